@@ -1,0 +1,157 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""smrnb: a Jupyter lab bench for 3D reconstruction with PyTorch and NVIDIA kaolin.
+
+``import smrnb`` is cheap: it imports neither torch, kaolin nor pythreejs and never initialises
+CUDA. Public names are resolved on first use (PEP 562), so ``smrnb.voxelgrid_to_mesh`` imports
+the geometry core only when it is first touched.
+
+In a notebook: ``%load_ext smrnb`` then ``%smr_doctor``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from smrnb._errors import MemoryEstimateError, SmrnbError, SmrnbTypeError, SmrnbValueError
+from smrnb._version import __version__
+
+__all__ = [
+    "__version__",
+    # errors
+    "SmrnbError",
+    "SmrnbValueError",
+    "SmrnbTypeError",
+    "MemoryEstimateError",
+    # doctor
+    "diagnose",
+    "explain",
+    "Report",
+    # containers and conventions
+    "Mesh",
+    "PointCloud",
+    "Frames",
+    "VoxelGrid",
+    "OPENNI_TO_OPENGL",
+    "convert_coordinates",
+    # RGB-D to points, cleaning
+    "depth_to_points",
+    "frames_to_points",
+    "crop_depth_range",
+    "remove_statistical_outliers",
+    "remove_radius_outliers",
+    "voxel_downsample",
+    "clean_points",
+    # surfaces
+    "pointcloud_to_voxelgrid",
+    "voxelgrid_to_mesh",
+    "fuse_tsdf",
+    "TSDFVolume",
+    "render_depth",
+    # metrics
+    "surface_metrics",
+    "depth_error",
+    # repair, simplify, texture, export
+    "fill_holes",
+    "repair_non_manifold",
+    "simplify_mesh",
+    "subdivide_mesh",
+    "auto_uv",
+    "bake_texture",
+    "compute_face_normals",
+    "compute_vertex_normals",
+    "export_mesh",
+    "load_mesh",
+    # datasets
+    "load_sample",
+    "load_redwood",
+    "load_tum",
+    "load_7scenes",
+    # pipeline
+    "Pipeline",
+    "get_step",
+    "list_steps",
+    # widgets
+    "Viewer",
+    "StepWidget",
+    "ReconstructionApp",
+    "DoctorView",
+    # IPython
+    "load_ipython_extension",
+    "unload_ipython_extension",
+]
+
+# public name -> module that defines it (imported on first access)
+_LAZY: dict[str, str] = {
+    "diagnose": "smrnb.doctor",
+    "explain": "smrnb.doctor",
+    "Report": "smrnb.doctor",
+    "Mesh": "smrnb.geometry.mesh",
+    "PointCloud": "smrnb.geometry.mesh",
+    "Frames": "smrnb.geometry.mesh",
+    "VoxelGrid": "smrnb.geometry.voxels",
+    "OPENNI_TO_OPENGL": "smrnb.geometry.points",
+    "convert_coordinates": "smrnb.geometry.points",
+    "depth_to_points": "smrnb.geometry.points",
+    "frames_to_points": "smrnb.geometry.points",
+    "crop_depth_range": "smrnb.geometry.clean",
+    "remove_statistical_outliers": "smrnb.geometry.clean",
+    "remove_radius_outliers": "smrnb.geometry.clean",
+    "voxel_downsample": "smrnb.geometry.clean",
+    "clean_points": "smrnb.geometry.clean",
+    "pointcloud_to_voxelgrid": "smrnb.geometry.voxels",
+    "voxelgrid_to_mesh": "smrnb.geometry.marching_cubes",
+    "fuse_tsdf": "smrnb.geometry.tsdf",
+    "TSDFVolume": "smrnb.geometry.tsdf",
+    "render_depth": "smrnb.geometry.render",
+    "surface_metrics": "smrnb.geometry.metrics",
+    "depth_error": "smrnb.geometry.metrics",
+    "fill_holes": "smrnb.geometry.repair",
+    "repair_non_manifold": "smrnb.geometry.repair",
+    "simplify_mesh": "smrnb.geometry.simplify",
+    "subdivide_mesh": "smrnb.geometry.simplify",
+    "auto_uv": "smrnb.geometry.uv",
+    "bake_texture": "smrnb.geometry.texture",
+    "compute_face_normals": "smrnb.geometry.normals",
+    "compute_vertex_normals": "smrnb.geometry.normals",
+    "export_mesh": "smrnb.geometry.io",
+    "load_mesh": "smrnb.geometry.io",
+    "load_sample": "smrnb.datasets",
+    "load_redwood": "smrnb.datasets",
+    "load_tum": "smrnb.datasets",
+    "load_7scenes": "smrnb.datasets",
+    "Pipeline": "smrnb.pipeline",
+    "get_step": "smrnb.pipeline",
+    "list_steps": "smrnb.pipeline",
+    "Viewer": "smrnb.widgets",
+    "StepWidget": "smrnb.widgets",
+    "ReconstructionApp": "smrnb.widgets",
+    "DoctorView": "smrnb.widgets",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smrnb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext smrnb``: register the magics and check the loader environment now."""
+    from smrnb import magics
+
+    magics.load_ipython_extension(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext smrnb``: remove the post-cell hook and the exception hook."""
+    from smrnb import magics
+
+    magics.unload_ipython_extension(ipython)

@@ -1,0 +1,220 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Data model shared by every part of the doctor: commands, facts, findings.
+
+Collect / decide / render are separate:
+
+* **collect**: ``smrnb.doctor.probes.<layer>.probe(ctx) -> dict`` reads one layer of the machine
+  and returns plain JSON-able facts. Probes never raise: :func:`smrnb.doctor.probes.collect`
+  wraps each one and turns any exception into ``{"status": "unavailable", "reason": ...}``.
+* **decide**: rules (``smrnb.doctor.rules``) turn the facts into :class:`Finding` objects.
+* **render**: ``smrnb.doctor.report`` renders findings and facts as HTML / text / JSON / markdown.
+
+Every external command goes through a :class:`Runner`: list-form argv, a timeout, never
+``shell=True``, never an exception. Tests swap the runner or put fake executables on PATH.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The layers, in the order the report shows them.
+LAYERS: tuple[str, ...] = (
+    "driver",
+    "torch",
+    "toolkit",
+    "loader",
+    "abi",
+    "kaolin",
+    "jupyter",
+    "context",
+)
+
+#: Severities, most severe first.
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info", "ok")
+
+DEFAULT_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class CmdResult:
+    """What one external command did. ``ok`` is True only for exit status 0 within the timeout."""
+
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    error: str | None = None  # "not found", "permission denied", "timeout after 5.0 s", ...
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and self.error is None
+
+
+class Runner:
+    """Runs a list-form command with a timeout and never raises.
+
+    Parameters
+    ----------
+    env : mapping, optional
+        Environment for the child (default: ``os.environ`` at call time).
+    default_timeout : float
+        Seconds before the child is killed.
+    """
+
+    def __init__(self, env: Mapping[str, str] | None = None, default_timeout: float = DEFAULT_TIMEOUT):
+        self.env = dict(env) if env is not None else None
+        self.default_timeout = float(default_timeout)
+
+    def __call__(self, argv: list[str] | tuple[str, ...], timeout: float | None = None,
+                 env: Mapping[str, str] | None = None, input: str | None = None) -> CmdResult:
+        argv = tuple(str(a) for a in argv)
+        timeout = self.default_timeout if timeout is None else float(timeout)
+        child_env = dict(env) if env is not None else (self.env if self.env is not None else None)
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(  # noqa: S603 - list form, no shell
+                list(argv), capture_output=True, text=True, timeout=timeout, env=child_env,
+                input=input, errors="replace", stdin=None if input is not None else subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired as exc:
+            out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+            return CmdResult(argv, None, out, err, timed_out=True,
+                             error=f"timeout after {timeout:g} s", seconds=time.perf_counter() - t0)
+        except FileNotFoundError:
+            return CmdResult(argv, None, error="not found", seconds=time.perf_counter() - t0)
+        except PermissionError:
+            return CmdResult(argv, None, error="permission denied", seconds=time.perf_counter() - t0)
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            return CmdResult(argv, None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+        return CmdResult(argv, proc.returncode, proc.stdout or "", proc.stderr or "",
+                         seconds=time.perf_counter() - t0)
+
+
+@dataclass(frozen=True)
+class Fix:
+    """How to repair a finding: why, and commands/snippets to copy (shown as code blocks)."""
+
+    why: str
+    commands: tuple[str, ...] = ()
+    docs: tuple[str, ...] = ()  # URLs
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"why": self.why, "commands": list(self.commands), "docs": list(self.docs)}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One conclusion of the doctor.
+
+    ``code`` is stable (documented in ``smrnb/doctor/CODES.md``); ``layer`` is one of
+    :data:`LAYERS`; ``severity`` one of :data:`SEVERITIES`; ``evidence`` lists the facts that led
+    to it, each a short human-readable line.
+    """
+
+    code: str
+    layer: str
+    severity: str
+    title: str
+    evidence: tuple[str, ...] = ()
+    fix: Fix | None = None
+
+    def __post_init__(self) -> None:
+        if self.layer not in LAYERS:
+            raise ValueError(f"layer must be one of {LAYERS}, got {self.layer!r}")
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {SEVERITIES}, got {self.severity!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["evidence"] = list(self.evidence)
+        d["fix"] = self.fix.to_dict() if self.fix else None
+        return d
+
+
+def read_proc_environ(path: str = "/proc/self/environ") -> dict[str, str] | None:
+    """The environment the process *started* with (what ld.so saw), or None if unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    env: dict[str, str] = {}
+    for item in raw.split(b"\0"):
+        if not item or b"=" not in item:
+            continue
+        k, _, v = item.partition(b"=")
+        env[k.decode(errors="replace")] = v.decode(errors="replace")
+    return env
+
+
+@dataclass
+class ProbeContext:
+    """Everything a probe may look at; tests build one describing a fabricated machine.
+
+    Attributes
+    ----------
+    run : Runner-like callable
+        ``run(argv, timeout=None, env=None) -> CmdResult``.
+    environ : dict
+        The current environment (``os.environ``).
+    start_environ : dict or None
+        The environment at process start (``/proc/self/environ``); None if unreadable.
+    proc_self : str
+        Directory standing for ``/proc/self`` (``maps``, ``environ``).
+    extension_paths : list of str
+        Extra compiled extensions the user asked to inspect.
+    import_check : bool
+        Whether the kaolin probe may import kaolin in a subprocess.
+    timeout : float
+        Default seconds per command.
+    python : str
+        The Python interpreter of this kernel (``sys.executable``).
+    """
+
+    run: Callable[..., CmdResult] = field(default_factory=Runner)
+    environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    start_environ: dict[str, str] | None = None
+    proc_self: str = "/proc/self"
+    extension_paths: list[str] = field(default_factory=list)
+    import_check: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    python: str = ""
+    # facts of layers collected earlier in the same run, by layer name (probes may read them)
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.start_environ is None:
+            self.start_environ = read_proc_environ(os.path.join(self.proc_self, "environ"))
+        if not self.python:
+            import sys
+
+            self.python = sys.executable
+
+    def which(self, name: str, path: str | None = None) -> str | None:
+        """``shutil.which`` against *this context's* PATH (not the real process's)."""
+        import shutil
+
+        return shutil.which(name, path=self.environ.get("PATH", "") if path is None else path)
+
+
+def unavailable(reason: str, **extra: Any) -> dict[str, Any]:
+    """The one form of a probe that could not read its layer."""
+    return {"status": "unavailable", "reason": reason, **extra}
+
+
+SECRET_MARKERS = ("TOKEN", "SECRET", "KEY", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE")
+
+
+def is_secret_name(name: str) -> bool:
+    """True for environment variable names that may hold a secret (never printed)."""
+    up = name.upper()
+    return any(m in up for m in SECRET_MARKERS)
