@@ -1,0 +1,76 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Decide: turn facts into findings.
+
+Each layer's rules live in ``rules/<layer>.py``; a rule is a function ``(facts) -> iterable of
+Finding`` registered with :func:`rule`. Each rules module declares the codes it may emit in a
+module-level ``CODES = {code: one-line meaning}``; :func:`all_codes` merges them (the
+documentation page and the explain feature use the same vocabulary).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from smrnb.doctor._model import LAYERS, SEVERITIES, Finding
+
+Facts = dict[str, dict[str, Any]]
+RuleFn = Callable[[Facts], Iterable[Finding]]
+
+RULE_MODULES: tuple[str, ...] = tuple(f"smrnb.doctor.rules.{layer}" for layer in LAYERS)
+
+_RULES: list[tuple[str, RuleFn]] = []
+
+
+def rule(layer: str) -> Callable[[RuleFn], RuleFn]:
+    """Register a rule for ``layer``."""
+    if layer not in LAYERS:
+        raise ValueError(f"layer must be one of {LAYERS}, got {layer!r}")
+
+    def deco(fn: RuleFn) -> RuleFn:
+        _RULES.append((layer, fn))
+        return fn
+
+    return deco
+
+
+def _load_rule_modules() -> list[Any]:
+    mods = []
+    for name in RULE_MODULES:
+        try:
+            mods.append(importlib.import_module(name))
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+    return mods
+
+
+def all_codes() -> dict[str, str]:
+    """Every documented finding code -> its meaning."""
+    codes: dict[str, str] = {"rule_failed": "A rule of the doctor itself failed; the report says which."}
+    for mod in _load_rule_modules():
+        codes.update(getattr(mod, "CODES", {}))
+    return codes
+
+
+def evaluate(facts: Facts, layers: Iterable[str] | None = None) -> list[Finding]:
+    """Run every rule (of ``layers``, default all) over ``facts``; never raises.
+
+    Findings are sorted by layer order then severity.
+    """
+    _load_rule_modules()
+    wanted = set(LAYERS if layers is None else layers)
+    out: list[Finding] = []
+    for layer, fn in list(_RULES):
+        if layer not in wanted:
+            continue
+        try:
+            out.extend(fn(facts) or ())
+        except Exception as exc:  # a rule bug must not take the report down
+            out.append(Finding("rule_failed", layer, "info", f"rule {fn.__name__} failed",
+                               (f"{type(exc).__name__}: {exc}",)))
+    order = {l: i for i, l in enumerate(LAYERS)}
+    sev = {s: i for i, s in enumerate(SEVERITIES)}
+    out.sort(key=lambda f: (order[f.layer], sev[f.severity]))
+    return out
