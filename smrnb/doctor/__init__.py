@@ -1,0 +1,1 @@
+"""The environment doctor (filled in by the framework work)."""
