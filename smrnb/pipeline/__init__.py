@@ -1,0 +1,51 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""The pipeline backbone: one step registry, the :class:`Pipeline`, config files and the ``smrnb`` CLI.
+
+* :func:`get_step` / :func:`list_steps`: the registered steps (:class:`Step`: a pure function,
+  its :class:`ParamSpec` knobs, input and output kinds). Widget controls, CLI flags, the config
+  schema and ``docs/steps.md`` are generated from them.
+* :class:`Pipeline`: ordered stages over a source, cached results, ``set_params`` invalidates
+  downstream only, ``run(until=...)``, a :class:`StepResult` per stage.
+* ``smrnb step|run|demo|steps`` on the command line (:mod:`smrnb.pipeline.cli`).
+"""
+
+from __future__ import annotations
+
+from smrnb.pipeline._config import config_schema, dump_config, load_config, validate_config
+from smrnb.pipeline._pipeline import (
+    Pipeline,
+    Stage,
+    StepError,
+    StepMemoryError,
+    StepOutput,
+    StepResult,
+    StepTypeError,
+    StepValueError,
+    format_results,
+)
+from smrnb.pipeline._registry import KINDS, PARAM_KINDS, ParamSpec, Step, StepRegistry
+from smrnb.pipeline._steps import REGISTRY, get_step, list_steps
+
+__all__ = [
+    "KINDS",
+    "PARAM_KINDS",
+    "REGISTRY",
+    "ParamSpec",
+    "Pipeline",
+    "Stage",
+    "Step",
+    "StepError",
+    "StepMemoryError",
+    "StepOutput",
+    "StepRegistry",
+    "StepResult",
+    "StepTypeError",
+    "StepValueError",
+    "config_schema",
+    "dump_config",
+    "format_results",
+    "get_step",
+    "list_steps",
+    "load_config",
+    "validate_config",
+]

@@ -1,0 +1,175 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Pipeline config files (YAML): the schema is derived from the step registry.
+
+A config file::
+
+    source: sample            # 'sample', a dataset folder, or a mesh / point-cloud file
+    device: cpu               # cpu | cuda | cuda:N (optional)
+    output_dir: out           # where relative export paths go (optional; --output overrides)
+    steps:
+      - step: tsdf
+        params: {voxel_size: 0.02}
+      - step: extract_mesh
+      - step: export
+        params: {path: mesh.ply}
+
+Unknown keys anywhere (top level, step entries, parameters) are errors that name them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.pipeline._registry import StepRegistry
+
+TOP_KEYS: tuple[str, ...] = ("source", "device", "output_dir", "steps")
+STEP_KEYS: tuple[str, ...] = ("step", "name", "params")
+
+
+def _registry(registry: StepRegistry | None) -> StepRegistry:
+    if registry is None:
+        from smrnb.pipeline._steps import REGISTRY
+
+        return REGISTRY
+    return registry
+
+
+def config_schema(registry: StepRegistry | None = None) -> dict[str, Any]:
+    """JSON schema (draft 2020-12) of config files, generated from the registry's parameter specs."""
+    reg = _registry(registry)
+    variants = []
+    for step in reg:
+        variants.append({
+            "type": "object",
+            "description": step.summary,
+            "properties": {
+                "step": {"const": step.name},
+                "name": {"type": "string", "description": "stage name (defaults to the step name)"},
+                "params": {"type": "object", "additionalProperties": False,
+                           "properties": {p.name: p.json_schema() for p in step.params}},
+            },
+            "required": ["step"],
+            "additionalProperties": False,
+        })
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "smrnb pipeline config",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "source": {"type": ["string", "null"],
+                       "description": "'sample', a dataset folder (Redwood, TUM, 7-Scenes) or a mesh / point-cloud file"},
+            "device": {"type": ["string", "null"], "pattern": "^(cpu|cuda(:[0-9]+)?)$"},
+            "output_dir": {"type": ["string", "null"], "description": "where relative export paths are written"},
+            "steps": {"type": "array", "items": {"oneOf": variants}},
+        },
+        "required": ["steps"],
+    }
+
+
+def validate_config(config: Any, registry: StepRegistry | None = None, *, where: str = "config") -> dict[str, Any]:
+    """A checked copy of ``config`` with every step's parameters validated (defaults not filled in).
+
+    Raises :class:`SmrnbValueError` / :class:`SmrnbTypeError` naming the unknown keys, the step and
+    the parameter at fault.
+    """
+    reg = _registry(registry)
+    if not isinstance(config, Mapping):
+        raise SmrnbTypeError(f"{where} must be a mapping with keys {', '.join(TOP_KEYS)}, got {type(config).__name__}")
+    unknown = [k for k in config if k not in TOP_KEYS]
+    if unknown:
+        raise SmrnbValueError(f"{where} has unknown key(s) {', '.join(map(repr, unknown))}; "
+                              f"allowed: {', '.join(TOP_KEYS)}")
+    if "steps" not in config:
+        raise SmrnbValueError(f"{where} needs a 'steps' list")
+    steps = config["steps"]
+    if not isinstance(steps, list):
+        raise SmrnbTypeError(f"{where} 'steps' must be a list, got {type(steps).__name__}")
+    out: dict[str, Any] = {}
+    for key in ("source", "device", "output_dir"):
+        v = config.get(key)
+        if v is not None and not isinstance(v, (str, os.PathLike)):
+            raise SmrnbTypeError(f"{where} {key!r} must be a string, got {type(v).__name__} {v!r}")
+        if v is not None:
+            out[key] = os.fspath(v)
+    dev = out.get("device")
+    if dev is not None and not (dev == "cpu" or dev == "cuda" or (dev.startswith("cuda:") and dev[5:].isdigit())):
+        raise SmrnbValueError(f"{where} 'device' must be cpu, cuda or cuda:N, got {dev!r}")
+    checked = []
+    for i, entry in enumerate(steps):
+        here = f"{where} steps[{i}]"
+        if isinstance(entry, str):
+            entry = {"step": entry}
+        if not isinstance(entry, Mapping):
+            raise SmrnbTypeError(f"{here} must be a mapping with keys step, params, name, got {type(entry).__name__}")
+        bad = [k for k in entry if k not in STEP_KEYS]
+        if bad:
+            raise SmrnbValueError(f"{here} has unknown key(s) {', '.join(map(repr, bad))}; "
+                                  f"allowed: {', '.join(STEP_KEYS)}")
+        if "step" not in entry:
+            raise SmrnbValueError(f"{here} needs a 'step' key naming one of: {', '.join(reg.names())}")
+        step = reg.get(entry["step"])
+        params = entry.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise SmrnbTypeError(f"{here} params of step {step.name!r} must be a mapping, got {type(params).__name__}")
+        e: dict[str, Any] = {"step": step.name}
+        if entry.get("name") is not None:
+            if not isinstance(entry["name"], str):
+                raise SmrnbTypeError(f"{here} 'name' must be a string, got {entry['name']!r}")
+            e["name"] = entry["name"]
+        p = step.validate_params(dict(params), partial=True)
+        if p:
+            e["params"] = p
+        checked.append(e)
+    out["steps"] = checked
+    return out
+
+
+def load_config(path: str | os.PathLike, registry: StepRegistry | None = None) -> dict[str, Any]:
+    """Read and validate a YAML config file; relative ``source`` and ``output_dir`` resolve against its folder."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise SmrnbValueError(f"config file {os.fspath(p)!r} does not exist")
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        raise SmrnbValueError(f"config file {os.fspath(p)!r} is not valid YAML: {exc}") from None
+    cfg = validate_config(raw, registry, where=f"config file {p.name}")
+    for key in ("source", "output_dir"):
+        v = cfg.get(key)
+        if v is not None and v != "sample" and not Path(v).expanduser().is_absolute():
+            cand = (p.parent / v)
+            if key == "output_dir" or cand.exists():
+                cfg[key] = os.fspath(cand)
+    return cfg
+
+
+def dump_config(config: Mapping[str, Any], registry: StepRegistry | None = None) -> str:
+    """YAML text of ``config`` (validated first), each step's parameters commented with their help."""
+    import yaml
+
+    reg = _registry(registry)
+    cfg = validate_config(config, reg)
+    lines = ["# smrnb pipeline config: `smrnb run THIS.yaml`; parameters documented in docs/steps.md"]
+    for key in ("source", "device", "output_dir"):
+        if key in cfg or key == "source":
+            lines.append(f"{key}: {yaml.safe_dump(cfg.get(key), default_flow_style=True).strip().removesuffix('...').strip()}")
+    lines.append("steps:")
+    for e in cfg["steps"]:
+        step = reg.get(e["step"])
+        lines.append(f"  - step: {step.name}    # {step.summary}")
+        if "name" in e:
+            lines.append(f"    name: {e['name']}")
+        if e.get("params"):
+            lines.append("    params:")
+            for k, v in e["params"].items():
+                val = yaml.safe_dump(v, default_flow_style=True).strip().removesuffix("...").strip()
+                spec = step.param(k)
+                lines.append(f"      {k}: {val}    # {spec.unit + ', ' if spec.unit else ''}default {spec.default_text()}")
+    return "\n".join(lines) + "\n"
