@@ -1,0 +1,22 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Dataset readers returning :class:`smrnb.Frames`, and the bundled sample.
+
+- :func:`load_redwood`: Redwood / Open3D layout (``.log`` camera-to-world trajectories).
+- :func:`load_tum`: TUM RGB-D (timestamp associations, quaternion ground truth, depth x5000).
+- :func:`load_7scenes`: Microsoft 7-Scenes (``frame-XXXXXX.*``, 65535 = no depth).
+- :func:`load_sample`: 71 frames of Augmented ICL-NUIM "living room 1" bundled in the package
+  (``smrnb/datasets/sample``, CC BY 3.0, see its ``LICENSE.md``).
+
+Every reader returns depth in metres (float32, 0 = no measurement), color uint8, K (3, 3) and
+camera-to-world poses with OpenCV camera axes (x right, y down, z forward).
+"""
+
+from __future__ import annotations
+
+from smrnb.datasets._redwood import load_redwood, read_intrinsic_json, read_log, write_log
+from smrnb.datasets._sample import load_sample, sample_path
+from smrnb.datasets._sevenscenes import load_7scenes
+from smrnb.datasets._tum import load_tum
+
+__all__ = ["load_7scenes", "load_redwood", "load_sample", "load_tum", "read_intrinsic_json", "read_log",
+           "sample_path", "write_log"]

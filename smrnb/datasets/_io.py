@@ -1,0 +1,144 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Shared pieces of the dataset readers: frame selection, image decoding, the Frames build."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry.mesh import Frames
+
+#: PrimeSense / Kinect v1 default (Redwood, ICL-NUIM, ROS): fx, fy, cx, cy for 640x480
+PRIMESENSE_K = (525.0, 525.0, 319.5, 239.5)
+
+
+def as_dir(path: Any, reader: str) -> Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise SmrnbTypeError(f"{reader}: path must be a str or os.PathLike folder, got {type(path).__name__}")
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise SmrnbValueError(f"{reader}: path {str(p)!r} does not exist")
+    if not p.is_dir():
+        raise SmrnbValueError(f"{reader}: path {str(p)!r} is not a folder")
+    return p
+
+
+def select(n: int, stride: int = 1, max_frames: int | None = None, frames: Sequence[int] | None = None,
+           reader: str = "") -> list[int]:
+    """Positions into a sequence of ``n`` frames: ``frames`` (or all), then every ``stride``-th, then the first
+    ``max_frames``."""
+    if isinstance(stride, bool) or not isinstance(stride, (int, np.integer)) or stride < 1:
+        raise SmrnbValueError(f"{reader}: stride must be an int >= 1, got {stride!r}")
+    if max_frames is not None and (isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer))
+                                   or max_frames < 1):
+        raise SmrnbValueError(f"{reader}: max_frames must be an int >= 1 or None, got {max_frames!r}")
+    if frames is None:
+        idx = list(range(n))
+    else:
+        if isinstance(frames, (str, bytes)) or not hasattr(frames, "__iter__"):
+            raise SmrnbTypeError(f"{reader}: frames must be a sequence of ints, got {type(frames).__name__}")
+        idx = []
+        for f in frames:
+            if isinstance(f, bool) or not isinstance(f, (int, np.integer)):
+                raise SmrnbTypeError(f"{reader}: frames must contain ints, got {f!r}")
+            if not 0 <= int(f) < n:
+                raise SmrnbValueError(f"{reader}: frames must be in [0, {n - 1}] (the sequence has {n} frames), got {int(f)}")
+            idx.append(int(f))
+    idx = idx[::int(stride)]
+    if max_frames is not None:
+        idx = idx[: int(max_frames)]
+    if not idx:
+        raise SmrnbValueError(f"{reader}: the selection is empty (sequence of {n} frames)")
+    return idx
+
+
+def read_depth(path: Path, depth_scale: float, invalid_65535: bool) -> np.ndarray:
+    """(H, W) float32 metres from a 16-bit PNG; 0 stays 0 (no measurement), 65535 -> 0 when asked."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            if im.mode not in ("I;16", "I;16B", "I;16L", "I"):
+                raise SmrnbValueError(f"depth image {str(path)!r} must be a 16-bit single-channel PNG, got PIL mode "
+                                      f"{im.mode!r}")
+            a = np.asarray(im)
+    except OSError as exc:
+        raise SmrnbValueError(f"cannot read depth image {str(path)!r}: {exc}") from None
+    a = a.astype(np.float32)
+    if invalid_65535:
+        a[a == 65535] = 0
+    a /= np.float32(depth_scale)
+    return a
+
+
+def read_color(path: Path) -> np.ndarray:
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            return np.asarray(im.convert("RGB"))
+    except OSError as exc:
+        raise SmrnbValueError(f"cannot read color image {str(path)!r}: {exc}") from None
+
+
+def load_images(depth_paths: list[Path], color_paths: list[Path] | None, depth_scale: float,
+                invalid_65535: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """Decode in a few threads (PIL releases the GIL); check all sizes agree."""
+    workers = max(1, min(4, os.cpu_count() or 1))
+    with ThreadPoolExecutor(workers) as ex:
+        depths = list(ex.map(lambda p: read_depth(p, depth_scale, invalid_65535), depth_paths))
+        colors = list(ex.map(read_color, color_paths)) if color_paths is not None else None
+    H, W = depths[0].shape
+    for p, d in zip(depth_paths, depths):
+        if d.shape != (H, W):
+            raise SmrnbValueError(f"depth image {str(p)!r} is {d.shape[1]}x{d.shape[0]}, expected {W}x{H} like "
+                                  f"{str(depth_paths[0])!r}")
+    if colors is not None:
+        for p, c in zip(color_paths, colors):
+            if c.shape[:2] != (H, W):
+                raise SmrnbValueError(f"color image {str(p)!r} is {c.shape[1]}x{c.shape[0]}, expected {W}x{H} "
+                                      "(the size of its depth image; color must be registered to depth)")
+    return np.stack(depths), (np.stack(colors) if colors is not None else None)
+
+
+def make_K(intrinsics: Any, reader: str) -> np.ndarray:
+    """(3, 3) float64 from a (3, 3) matrix or an (fx, fy, cx, cy) sequence."""
+    a = np.asarray(intrinsics.detach().cpu() if isinstance(intrinsics, torch.Tensor) else intrinsics, dtype=np.float64)
+    if a.shape == (4,):
+        fx, fy, cx, cy = a
+        a = np.array([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], dtype=np.float64)
+    if a.shape != (3, 3):
+        raise SmrnbValueError(f"{reader}: intrinsics must be a (3, 3) matrix or (fx, fy, cx, cy), got shape {a.shape}")
+    if not np.isfinite(a).all() or a[0, 0] <= 0 or a[1, 1] <= 0:
+        raise SmrnbValueError(f"{reader}: intrinsics must be finite with fx, fy > 0, got {a.tolist()}")
+    return a
+
+
+def build_frames(depth: np.ndarray, color: np.ndarray | None, K: np.ndarray, poses: np.ndarray | None,
+                 names: list[str], meta: dict[str, Any]) -> Frames:
+    H, W = depth.shape[1:]
+    cx, cy = K[0, 2], K[1, 2]
+    if not (0 <= cx <= W - 1 and 0 <= cy <= H - 1):
+        raise SmrnbValueError(f"{meta.get('dataset', 'reader')}: intrinsics (cx, cy) = ({cx:g}, {cy:g}) do not fit "
+                              f"the {W}x{H} images of {meta.get('path')!r}; pass intrinsics= for this resolution")
+    meta = {"frame": "opencv", "depth_unit": "m", **meta}
+    return Frames(torch.from_numpy(depth), torch.from_numpy(K.astype(np.float32)),
+                  None if color is None else torch.from_numpy(color),
+                  None if poses is None else torch.from_numpy(poses.astype(np.float32)), names, meta)
+
+
+def read_matrix_txt(path: Path, shape: tuple[int, int], what: str) -> np.ndarray:
+    try:
+        a = np.loadtxt(path, dtype=np.float64, ndmin=2)
+    except (OSError, ValueError) as exc:
+        raise SmrnbValueError(f"cannot read {what} {str(path)!r}: {exc}") from None
+    if a.shape != shape:
+        raise SmrnbValueError(f"{what} {str(path)!r} must hold a {shape[0]}x{shape[1]} matrix, got shape {a.shape}")
+    return a

@@ -1,0 +1,232 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Redwood / Open3D layout: ``image/`` or ``color/``, ``depth/``, ``*.log`` trajectories, intrinsics JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.datasets._io import PRIMESENSE_K, as_dir, build_frames, load_images, make_K, select
+from smrnb.geometry.mesh import Frames
+
+_IMG_EXT = (".jpg", ".jpeg", ".png")
+_INTRINSIC_NAMES = ("camera_primesense.json", "camera_intrinsic.json", "intrinsic.json", "intrinsics.json")
+
+
+def read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """Parse a Redwood ``.log`` trajectory: blocks of a metadata line (3 ints: frame id, frame id, count) and
+    four rows of a 4x4 camera-to-world matrix. Returns (metadata per pose, (P, 4, 4) float64)."""
+    try:
+        lines = [ln.strip() for ln in Path(path).read_text().splitlines()]
+    except OSError as exc:
+        raise SmrnbValueError(f"cannot read trajectory {str(path)!r}: {exc}") from None
+    lines = [(i + 1, ln) for i, ln in enumerate(lines) if ln]
+    if len(lines) % 5:
+        raise SmrnbValueError(f"trajectory {str(path)!r} must hold blocks of 5 non-empty lines (metadata + 4x4), got "
+                              f"{len(lines)} lines")
+    metas, mats = [], []
+    for b in range(0, len(lines), 5):
+        lineno, head = lines[b]
+        try:
+            meta = tuple(int(v) for v in head.split())
+        except ValueError:
+            raise SmrnbValueError(f"trajectory {str(path)!r} line {lineno}: expected a metadata line of integers "
+                                  f"'id id count', got {head!r}") from None
+        rows = []
+        for lineno, ln in lines[b + 1: b + 5]:
+            try:
+                row = [float(v) for v in ln.split()]
+            except ValueError:
+                row = []
+            if len(row) != 4:
+                raise SmrnbValueError(f"trajectory {str(path)!r} line {lineno}: expected 4 numbers of a 4x4 matrix "
+                                      f"row, got {ln!r}")
+            rows.append(row)
+        metas.append(meta)
+        mats.append(rows)
+    return metas, np.asarray(mats, dtype=np.float64).reshape(-1, 4, 4)
+
+
+def write_log(path: Path, poses: np.ndarray, ids: Sequence[int] | None = None) -> None:
+    """Write (P, 4, 4) camera-to-world poses as a Redwood ``.log`` (metadata ``id id id+1``)."""
+    ids = list(range(len(poses))) if ids is None else list(ids)
+    out = []
+    for i, T in zip(ids, np.asarray(poses, dtype=np.float64)):
+        out.append(f"{i} {i} {i + 1}")
+        out.extend(" ".join(f"{v:.8f}" for v in row) for row in T)
+    Path(path).write_text("\n".join(out) + "\n")
+
+
+def read_intrinsic_json(path: Path) -> tuple[np.ndarray, tuple[int, int] | None]:
+    """Open3D ``PinholeCameraIntrinsic`` JSON: ``intrinsic_matrix`` is 9 numbers, COLUMN-major."""
+    try:
+        d = json.loads(Path(path).read_text())
+        m = np.asarray(d["intrinsic_matrix"], dtype=np.float64)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SmrnbValueError(f"cannot read intrinsics {str(path)!r} (need 'intrinsic_matrix' with 9 numbers, "
+                              f"column-major): {type(exc).__name__}: {exc}") from None
+    if m.shape != (9,):
+        raise SmrnbValueError(f"intrinsics {str(path)!r}: 'intrinsic_matrix' must have 9 numbers, got shape {m.shape}")
+    K = m.reshape(3, 3).T  # column-major
+    size = (int(d["width"]), int(d["height"])) if "width" in d and "height" in d else None
+    return K, size
+
+
+def _image_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in _IMG_EXT and p.is_file())
+
+
+def _pick_trajectory(root: Path, trajectory: Any) -> Path | None:
+    if trajectory is not None:
+        if not isinstance(trajectory, (str, os.PathLike)):
+            raise SmrnbTypeError(f"load_redwood: trajectory must be a path, got {type(trajectory).__name__}")
+        t = Path(trajectory)
+        t = t if t.is_absolute() or t.exists() else root / t
+        if not t.is_file():
+            raise SmrnbValueError(f"load_redwood: trajectory {str(t)!r} does not exist")
+        return t
+    logs = sorted(root.glob("*.log"))
+    if not logs:
+        return None
+    if len(logs) == 1:
+        return logs[0]
+    for name in ("trajectory.log",):
+        if (root / name).is_file():
+            return root / name
+    traj = [p for p in logs if p.name.startswith("trajectory")]
+    if len(traj) == 1:
+        return traj[0]
+    raise SmrnbValueError(f"load_redwood: several .log trajectories in {str(root)!r} "
+                          f"({', '.join(p.name for p in logs)}); choose one with trajectory=")
+
+
+def _pairs(root: Path, depth_dir: Path, color_dir: Path | None) -> list[tuple[Path, Path | None]]:
+    depths = _image_files(depth_dir)
+    if not depths:
+        raise SmrnbValueError(f"load_redwood: no depth images (.png) in {str(depth_dir)!r}")
+    if color_dir is None:
+        return [(d, None) for d in depths]
+    match = root / "rgbd.match"
+    if match.is_file():
+        pairs = []
+        for k, ln in enumerate(match.read_text().splitlines(), 1):
+            parts = ln.split()
+            if not parts:
+                continue
+            if len(parts) != 2:
+                raise SmrnbValueError(f"load_redwood: {str(match)!r} line {k}: expected 'depth/X.png color/X.jpg', "
+                                      f"got {ln!r}")
+            d, c = root / parts[0], root / parts[1]
+            for p, what in ((d, "depth"), (c, "color")):
+                if not p.is_file():
+                    raise SmrnbValueError(f"load_redwood: {str(match)!r} line {k} names {what} file {str(p)!r}, "
+                                          "which does not exist")
+            pairs.append((d, c))
+        return pairs
+    colors = {p.stem: p for p in _image_files(color_dir)}
+    missing = [d.name for d in depths if d.stem not in colors]
+    if missing:
+        raise SmrnbValueError(f"load_redwood: no color image in {str(color_dir)!r} for {len(missing)} depth image(s), "
+                              f"e.g. {missing[0]!r} (pairing is by file stem; or add an rgbd.match file, or color=False)")
+    return [(d, colors[d.stem]) for d in depths]
+
+
+def load_redwood(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None = None,
+                 frames: Sequence[int] | None = None, trajectory: str | os.PathLike | None = None,
+                 intrinsics: Any = None, depth_scale: float = 1000.0, color: bool = True) -> Frames:
+    """Read a Redwood / Open3D reconstruction-system folder.
+
+    Layout::
+
+        path/
+          image/ or color/   00000.jpg ...   RGB, registered to depth
+          depth/             00000.png ...   uint16, millimetres (depth_scale=1000), 0 = no measurement
+          *.log              camera-to-world 4x4 per frame ('id id count' then 4 rows); optional
+          camera_primesense.json             Open3D intrinsics JSON, column-major; optional
+          rgbd.match         'depth/X.png color/X.jpg' per line; optional (else pairing by file stem)
+
+    Parameters
+    ----------
+    path : the folder.
+    stride, max_frames, frames : selection: ``frames`` (positions in the sorted sequence, default all),
+        then every ``stride``-th of those, then the first ``max_frames``.
+    trajectory : which ``.log`` (default: the only one, else ``trajectory.log``); poses are paired by
+        the metadata frame id when the ids name the depth files' numbers, else in order.
+    intrinsics : (3, 3) or (fx, fy, cx, cy); default from the JSON, else PrimeSense 525/525/319.5/239.5.
+    depth_scale : raw depth units per metre.
+    color : read the color images.
+
+    Returns
+    -------
+    Frames: depth (N, H, W) float32 metres (0 = none), color (N, H, W, 3) uint8, K (3, 3) float32,
+    poses (N, 4, 4) float32 camera-to-world with OpenCV camera axes (None when there is no ``.log``),
+    names = depth file stems; ``meta`` records the path, the positions selected and where K came from.
+    """
+    root = as_dir(path, "load_redwood")
+    depth_dir = root / "depth"
+    if not depth_dir.is_dir():
+        raise SmrnbValueError(f"load_redwood: no depth/ folder in {str(root)!r} (expected the Redwood layout: "
+                              "image/ or color/, depth/, a .log trajectory)")
+    color_dir = None
+    if color:
+        color_dir = next((root / n for n in ("image", "color", "rgb") if (root / n).is_dir()), None)
+        if color_dir is None:
+            raise SmrnbValueError(f"load_redwood: no image/ or color/ folder in {str(root)!r} (pass color=False to "
+                                  "read depth only)")
+    pairs = _pairs(root, depth_dir, color_dir)
+    n = len(pairs)
+
+    poses_all = None
+    traj = _pick_trajectory(root, trajectory)
+    if traj is not None:
+        metas, mats = read_log(traj)
+        stems = [p[0].stem for p in pairs]
+        ids = [m[0] for m in metas]
+        by_id = dict(zip(ids, mats))
+        if all(s.isdigit() for s in stems) and len(set(ids)) == len(ids) and all(int(s) in by_id for s in stems):
+            poses_all = np.stack([by_id[int(s)] for s in stems])
+            pairing = "by frame id"
+        elif len(mats) == n:
+            poses_all = mats
+            pairing = "in order"
+        else:
+            raise SmrnbValueError(f"load_redwood: trajectory {str(traj)!r} has {len(mats)} poses for {n} frames and "
+                                  "its frame ids do not name the depth files; pass trajectory= with a matching .log")
+
+    K_source = "intrinsics="
+    size = None
+    if intrinsics is not None:
+        if isinstance(intrinsics, (str, os.PathLike)):
+            K, size = read_intrinsic_json(Path(intrinsics))
+            K_source = str(intrinsics)
+        else:
+            K = make_K(intrinsics, "load_redwood")
+    else:
+        js = next((root / n for n in _INTRINSIC_NAMES if (root / n).is_file()), None)
+        if js is not None:
+            K, size = read_intrinsic_json(js)
+            K_source = str(js)
+        else:
+            fx, fy, cx, cy = PRIMESENSE_K
+            K = np.array([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], dtype=np.float64)
+            K_source = "default PrimeSense 525/525/319.5/239.5 (no intrinsics JSON found)"
+
+    idx = select(n, stride, max_frames, frames, "load_redwood")
+    sel = [pairs[i] for i in idx]
+    depth, col = load_images([p[0] for p in sel], None if color_dir is None else [p[1] for p in sel],
+                             depth_scale, invalid_65535=False)
+    if size is not None and size != (depth.shape[2], depth.shape[1]):
+        raise SmrnbValueError(f"load_redwood: intrinsics {K_source!r} are for {size[0]}x{size[1]} images, the depth "
+                              f"images are {depth.shape[2]}x{depth.shape[1]}")
+    poses = None if poses_all is None else poses_all[idx]
+    meta = {"dataset": "redwood", "path": str(root), "indices": idx, "num_available": n, "depth_scale": depth_scale,
+            "intrinsics_source": K_source, "trajectory": None if traj is None else str(traj)}
+    if traj is not None:
+        meta["pose_pairing"] = pairing
+    return build_frames(depth, col, K, poses, [p[0].stem for p in sel], meta)
