@@ -333,10 +333,14 @@ class Pipeline:
         directory); it is created when a stage writes there.
     registry : StepRegistry, optional
         Where step names are looked up (default: smrnb's registry).
+    side_inputs : mapping kind -> data, optional
+        Data for a step's ``extra_inputs`` that neither the source nor an earlier stage provides
+        (e.g. ``{"frames": frames}`` for a texture step in a pipeline that starts from a mesh).
     """
 
     def __init__(self, steps: Iterable[Any] = (), source: Any = None, *, device: str | None = None,
-                 output_dir: str | os.PathLike | None = None, registry: StepRegistry | None = None) -> None:
+                 output_dir: str | os.PathLike | None = None, registry: StepRegistry | None = None,
+                 side_inputs: Mapping[str, Any] | None = None) -> None:
         if registry is None:
             from smrnb.pipeline._steps import REGISTRY
 
@@ -349,6 +353,10 @@ class Pipeline:
         self.stages: list[Stage] = []
         for entry in steps:
             self._add(entry)
+        self.side_inputs = dict(side_inputs or {})
+        bad = [k for k in self.side_inputs if k not in KINDS]
+        if bad:
+            raise SmrnbValueError(f"side_inputs keys must be kinds ({', '.join(KINDS)}), got {', '.join(map(repr, bad))}")
         self._source = source
         self._source_loaded: tuple[str, Any] | None = None
         # per stage: (data, StepResult) for the last good run, None when stale
@@ -497,6 +505,9 @@ class Pipeline:
                 return self._cache[j][0]
         if src[0] == kind:
             return src[1]
+        if kind in self.side_inputs:
+            data = self.side_inputs[kind]
+            return data.to(self.device) if self.device is not None and hasattr(data, "to") else data
         raise SmrnbValueError(f"step {self.stages[i].name!r} needs {kind} but neither the source nor an "
                               f"earlier step provides it")
 

@@ -1,0 +1,284 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""The ``smrnb`` command: ``steps``, ``step NAME``, ``run CONFIG.yaml`` and ``demo``.
+
+Every ``smrnb step NAME`` flag is generated from the step's :class:`ParamSpec` list. Exit codes:
+0 success, 1 a step failed (the message names it), 2 a usage error (bad flag or value, unknown
+config key, unreadable input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from smrnb._errors import SmrnbError
+from smrnb.pipeline._registry import ParamSpec, Step, StepRegistry
+
+#: kinds ``smrnb step`` can read from a path, and what the path must be
+READABLE = {"frames": "a dataset folder (Redwood, TUM, 7-Scenes) or 'sample'",
+            "points": "a point-cloud file (.ply, .xyz, ...)",
+            "mesh": "a mesh file (.ply, .obj, .glb, .off, .stl)",
+            "textured_mesh": "a textured mesh file (.glb, .obj)"}
+#: kinds ``smrnb step`` can write to a path
+WRITABLE = {"points": "a .ply point cloud", "mesh": "a .ply, .obj or .glb mesh",
+            "textured_mesh": "a .glb or .obj (+ .mtl + .png) textured mesh", "file": "the file the step writes"}
+
+
+class UsageError(Exception):
+    """Exit code 2: the command line or the config is wrong."""
+
+
+def _registry() -> StepRegistry:
+    from smrnb.pipeline._steps import REGISTRY
+
+    return REGISTRY
+
+
+def _param_type(spec: ParamSpec, step: str):
+    def parse(text: str) -> Any:
+        try:
+            return spec.parse(text, step)
+        except SmrnbError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = spec.kind
+    return parse
+
+
+def add_param_flags(parser: argparse.ArgumentParser, step: Step, *, skip: Sequence[str] = ()) -> None:
+    """One ``--flag`` per :class:`ParamSpec` of ``step`` (``voxel_size`` -> ``--voxel-size``)."""
+    group = parser.add_argument_group(f"parameters of {step.name}")
+    for spec in step.params:
+        if spec.name in skip:
+            continue
+        metavar = {"bool": "true|false", "choice": "{" + ",".join(spec.choices or ()) + "}",
+                   "path": "PATH"}.get(spec.kind, spec.kind.upper())
+        group.add_argument(spec.flag, dest=f"param__{spec.name}", type=_param_type(spec, step.name),
+                           default=argparse.SUPPRESS, metavar=metavar,
+                           help=spec.describe().replace("%", "%%"))
+
+
+def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParser:
+    reg = registry or _registry()
+    p = argparse.ArgumentParser(prog="smrnb", description="smrnb reconstruction pipeline: RGB-D frames to meshes.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    sp = sub.add_parser("steps", help="list the registered steps with their parameters")
+    sp.add_argument("--format", choices=("text", "markdown"), default="text")
+
+    st = sub.add_parser("step", help="run one step on a file or folder",
+                        description="Run one registered step: read --input by the step's input kind, "
+                                    "write --output by its output kind. `smrnb step NAME --help` lists its flags.")
+    steps_sub = st.add_subparsers(dest="step_name", metavar="NAME")
+    steps_sub.required = True
+    for step in reg:
+        one = steps_sub.add_parser(step.name, help=step.summary, description=f"{step.summary}. "
+                                   f"{step.signature_text()}.")
+        ins = " or ".join(READABLE.get(k, k) for k in step.inputs) or "nothing"
+        one.add_argument("--input", required=bool(step.inputs), metavar="PATH", help=f"input: {ins}")
+        for k in step.extra_inputs:
+            one.add_argument(f"--{k.replace('_', '-')}", required=True, dest=f"extra__{k}", metavar="PATH",
+                             help=f"second input: {READABLE.get(k, k)}")
+        path_param = step.output == "file" and any(s.name == "path" for s in step.params)
+        one.add_argument("--output", required=True, metavar="PATH",
+                         help=f"output: {WRITABLE.get(step.output, step.output)}"
+                         + (" (sets --path)" if path_param else ""))
+        one.add_argument("--device", default=None, help="cpu or cuda (default: where the input is loaded, cpu)")
+        add_param_flags(one, step, skip=("path",) if path_param else ())
+
+    rp = sub.add_parser("run", help="run a pipeline config file (YAML)")
+    rp.add_argument("config", metavar="CONFIG.yaml")
+    rp.add_argument("--output", metavar="DIR", help="folder for exported files (default: the config's output_dir, "
+                                                    "else the current folder)")
+    rp.add_argument("--device", default=None, help="cpu or cuda (overrides the config)")
+    rp.add_argument("--until", default=None, metavar="STAGE", help="stop after this stage")
+
+    dp = sub.add_parser("demo", help="the bundled RGB-D sample to a mesh file, with a summary")
+    dp.add_argument("--output", metavar="DIR", default="smrnb-demo", help="output folder (default: ./smrnb-demo)")
+    dp.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    return p
+
+
+# ---------------------------------------------------------------------------------- commands
+
+
+def _print_steps(reg: StepRegistry, fmt: str) -> None:
+    if fmt == "markdown":
+        from smrnb.pipeline.docs import render_markdown
+
+        print(render_markdown(reg), end="")
+        return
+    for step in reg:
+        print(f"{step.name}: {step.summary}")
+        print(f"    {step.signature_text()}")
+        for spec in step.params:
+            print(f"    {spec.flag:<30} {spec.describe()}")
+        print()
+
+
+def read_input(kind_options: Sequence[str], path: str, what: str = "--input") -> tuple[str, Any]:
+    """Read ``path`` as one of ``kind_options`` (by what the path holds)."""
+    from smrnb.pipeline._pipeline import load_source
+
+    readable = [k for k in kind_options if k in READABLE]
+    if not readable:
+        raise UsageError(f"{what}: this step takes {' or '.join(kind_options)}, which cannot be read from a file; "
+                         "run it inside a pipeline (`smrnb run CONFIG.yaml`) after the step that makes it")
+    if path != "sample" and not Path(path).exists():
+        raise UsageError(f"{what}: {path!r} does not exist")
+    try:
+        kind, data = load_source(path)
+    except SmrnbError as exc:
+        raise UsageError(f"{what}: {exc}") from None
+    if kind == "textured_mesh" and "textured_mesh" not in kind_options and "mesh" in kind_options:
+        kind = "mesh"
+    if kind == "mesh" and kind not in kind_options and "textured_mesh" in kind_options:
+        raise UsageError(f"{what}: {path!r} holds a mesh without a texture; this step needs a textured mesh")
+    if kind not in kind_options:
+        raise UsageError(f"{what}: {path!r} holds {kind}, this step takes {' or '.join(kind_options)}")
+    return kind, data
+
+
+def write_output(kind: str, data: Any, path: str) -> str:
+    """Write ``data`` of ``kind`` to ``path``; returns what was written."""
+    if kind == "file":
+        return os.fspath(data)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "points":
+        import numpy as np
+        import trimesh
+
+        pts = data.points.detach().cpu().numpy()
+        cols = None
+        if data.colors is not None:
+            cols = (data.colors.detach().cpu().float().clamp(0, 1).numpy() * 255 + 0.5).astype(np.uint8)
+        out.write_bytes(trimesh.PointCloud(pts, colors=cols).export(file_type="ply", encoding="binary"))
+        return os.fspath(out)
+    if kind in ("mesh", "textured_mesh"):
+        from smrnb.geometry.io import export_mesh
+
+        return export_mesh(data, out).path
+    raise UsageError(f"--output: {kind} cannot be written to a file by `smrnb step`; put the step in a "
+                     f"pipeline config that ends in a step making a mesh")
+
+
+def _cmd_step(args: argparse.Namespace, reg: StepRegistry) -> int:
+    from smrnb.pipeline._pipeline import Pipeline
+
+    step = reg.get(args.step_name)
+    params = {k[len("param__"):]: v for k, v in vars(args).items() if k.startswith("param__")}
+    if step.output == "file" and any(s.name == "path" for s in step.params):
+        params["path"] = args.output
+    elif step.output not in WRITABLE:
+        raise UsageError(f"--output: step {step.name!r} makes {step.output}, which cannot be written to a file; "
+                         "run it in a pipeline config (`smrnb run`) followed by a step that makes a mesh")
+    if step.inputs:
+        _, source = read_input(step.inputs, args.input)
+    else:
+        source = None
+    side = {k: read_input((k,), getattr(args, f"extra__{k}"), f"--{k.replace('_', '-')}")[1]
+            for k in step.extra_inputs}
+    pipe = Pipeline([(step.name, params)], source=source, device=args.device, registry=reg, side_inputs=side)
+    out = pipe.run()
+    rec = pipe.record()
+    written = write_output(step.output, out, args.output)
+    print(rec)
+    print(f"wrote {written}")
+    return 0
+
+
+def _run_pipeline(pipe: Any, until: str | None) -> Any:
+    t0 = time.perf_counter()
+
+    def started(name: str) -> None:
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+
+    out = pipe.run(until, on_start=started)
+    from smrnb.pipeline._pipeline import format_results
+
+    print(format_results(pipe.records))
+    print(f"wall time {time.perf_counter() - t0:.2f} s")
+    return out
+
+
+def _cmd_run(args: argparse.Namespace, reg: StepRegistry) -> int:
+    from smrnb.pipeline._config import load_config
+    from smrnb.pipeline._pipeline import Pipeline
+
+    try:
+        cfg = load_config(args.config, reg)
+    except SmrnbError as exc:
+        raise UsageError(str(exc)) from None
+    out_dir = args.output or cfg.get("output_dir") or "."
+    try:
+        pipe = Pipeline(cfg["steps"], source=cfg.get("source"), device=args.device or cfg.get("device"),
+                        output_dir=out_dir, registry=reg)
+        until = None if args.until is None else pipe.names[pipe._index(args.until)]
+    except SmrnbError as exc:
+        raise UsageError(str(exc)) from None
+    if pipe.source is None:
+        raise UsageError(f"config file {args.config}: 'source' is not set (use 'sample' or a dataset folder)")
+    out = _run_pipeline(pipe, until)
+    last = pipe.stages[pipe._index(until) if until else -1].step
+    if last.output == "file":
+        print(f"wrote {out}")
+    return 0
+
+
+def default_config_path() -> Path:
+    """The bundled demo config (``smrnb/pipeline/default.yaml``)."""
+    return Path(__file__).with_name("default.yaml")
+
+
+def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
+    from smrnb.pipeline._pipeline import Pipeline
+
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda: torch sees no CUDA GPU here (torch "
+                             f"{torch.__version__}); use --device cpu, or run `smr-doctor`")
+    t0 = time.perf_counter()
+    pipe = Pipeline.from_config(default_config_path(), registry=reg, device=args.device, output_dir=args.output)
+    print(f"smrnb demo: {len(pipe.stages)} steps ({' -> '.join(pipe.names)}) on the bundled sample, "
+          f"device {args.device}", flush=True)
+    out = _run_pipeline(pipe, None)
+    print(f"wrote {out}")
+    print(f"demo finished in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``smrnb``; returns the exit code (0 ok, 1 a step failed, 2 usage error)."""
+    reg = _registry()
+    parser = build_parser(reg)
+    args = parser.parse_args(argv)  # exits 2 on bad flags or values
+    try:
+        if args.command == "steps":
+            _print_steps(reg, args.format)
+            return 0
+        if args.command == "step":
+            return _cmd_step(args, reg)
+        if args.command == "run":
+            return _cmd_run(args, reg)
+        if args.command == "demo":
+            return _cmd_demo(args, reg)
+    except UsageError as exc:
+        parser.exit(2, f"smrnb {args.command}: error: {exc}\n")
+    except SmrnbError as exc:
+        print(f"smrnb {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    parser.error(f"unknown command {args.command!r}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
