@@ -1,0 +1,307 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""The doctor's data tables: small CSV / JSON files beside this module, with typed, cached loaders.
+
+Every row carries ``verified`` (``yes`` / ``no`` / ``partial``) and ``source`` columns, so a wrong
+row can be corrected without touching logic. Adding a CUDA release is one line in
+``cuda_driver.csv`` (and, when it adds architectures or raises the gcc limit, one line in
+``nvcc_archs.csv`` / ``nvcc_gcc.csv``).
+
+Files
+-----
+``cuda_driver.csv``   CUDA release -> minimum Linux x86_64 driver (NVIDIA release notes, Table 3)
+``cuda_family.csv``   CUDA major -> minimum driver under minor-version compatibility
+``nvcc_archs.csv``    nvcc major.minor (first release of a row) -> compute capabilities it compiles for
+``nvcc_gcc.csv``      nvcc major.minor (first release of a row) -> newest host gcc major
+``gpu_cc.csv``        GPU marketing-name regex -> compute capability
+``torch_cuda.csv``    torch major.minor -> CUDA variants on download.pytorch.org, PyPI default
+``kaolin.json``       kaolin release -> Python / torch range and ``{torch}_cu{cuda}`` wheel pages
+``pythreejs_labext.csv`` pythreejs version -> the ``jupyter-threejs`` lab extension version it ships
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+__all__ = [
+    "CudaRelease",
+    "GpuPattern",
+    "KaolinRelease",
+    "TorchVariants",
+    "compute_capability_for_gpu",
+    "cuda_releases",
+    "family_min_driver",
+    "kaolin_release",
+    "kaolin_releases",
+    "kaolin_wheel_page",
+    "max_gcc_for_nvcc",
+    "min_driver_for_cuda",
+    "newest_cuda_for_driver",
+    "nvcc_archs",
+    "parse_version",
+    "rows",
+    "threejs_labext_for_pythreejs",
+    "torch_cuda_variants",
+    "version_key",
+]
+
+
+def parse_version(text: object) -> tuple[int, ...] | None:
+    """Leading dotted integers of a version string: ``"580.159.04" -> (580, 159, 4)``,
+    ``"2.11.0+cu130" -> (2, 11, 0)``, ``"13.0" -> (13, 0)``; None when there are none."""
+    if text is None:
+        return None
+    m = re.match(r"\s*v?(\d+(?:\.\d+)*)", str(text))
+    if not m:
+        return None
+    return tuple(int(p) for p in m.group(1).split("."))
+
+
+def version_key(text: object) -> tuple[int, ...]:
+    """Sort key for version strings; unparsable sorts first."""
+    return parse_version(text) or ()
+
+
+def _cmp(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """Compare dotted versions, padding the shorter with zeros."""
+    n = max(len(a), len(b))
+    aa, bb = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+    return (aa > bb) - (aa < bb)
+
+
+@functools.cache
+def rows(name: str) -> tuple[dict[str, str], ...]:
+    """All rows of ``<name>.csv`` as dicts (strings), cached."""
+    path = HERE / f"{name}.csv"
+    with open(path, newline="", encoding="utf-8") as fh:
+        return tuple(dict(r) for r in csv.DictReader(fh))
+
+
+# --- CUDA -> driver --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CudaRelease:
+    cuda: str  # "12.8"
+    release: str  # "CUDA 12.8 Update 1"
+    min_driver: str  # "570.124.06"
+    verified: str
+    source: str
+
+
+@functools.cache
+def cuda_releases() -> tuple[CudaRelease, ...]:
+    """Every CUDA release row, newest first."""
+    out = [CudaRelease(r["cuda"], r["release"], r["min_driver"], r["verified"], r["source"])
+           for r in rows("cuda_driver")]
+    out.sort(key=lambda r: (version_key(r.cuda), version_key(r.min_driver)), reverse=True)
+    return tuple(out)
+
+
+def min_driver_for_cuda(cuda: str) -> CudaRelease | None:
+    """The GA row (lowest driver) of the toolkit ``cuda`` (``"12.8"``, ``"12.8.93"``): the driver
+    that toolkit release needs for its *full* feature set. None when the table lacks that minor."""
+    v = parse_version(cuda)
+    if not v or len(v) < 2:
+        return None
+    same = [r for r in cuda_releases() if parse_version(r.cuda)[:2] == v[:2]]
+    if not same:
+        return None
+    return min(same, key=lambda r: version_key(r.min_driver))
+
+
+@functools.cache
+def _families() -> dict[int, str]:
+    return {int(r["major"]): r["min_driver"] for r in rows("cuda_family")}
+
+
+def family_min_driver(cuda: str | int) -> str | None:
+    """Minimum driver for *any* binary built with CUDA major ``cuda`` under minor-version
+    compatibility (13 -> "580", 12 -> "525.60.13", 11 -> "450.80.02"); None if unknown."""
+    v = parse_version(cuda)
+    return _families().get(v[0]) if v else None
+
+
+def newest_cuda_for_driver(driver: str) -> str | None:
+    """The newest CUDA minor whose GA driver requirement ``driver`` meets (from the release table),
+    e.g. ``"535.129.03" -> "12.2"``; None for unparsable or too-old drivers."""
+    d = parse_version(driver)
+    if not d:
+        return None
+    best: tuple[int, ...] | None = None
+    for r in cuda_releases():
+        ga = min_driver_for_cuda(r.cuda)
+        if ga and _cmp(d, parse_version(ga.min_driver) or ()) >= 0:
+            cv = parse_version(r.cuda) or ()
+            if best is None or cv > best:
+                best = cv
+    return ".".join(str(p) for p in best) if best else None
+
+
+# --- nvcc -> archs, gcc --------------------------------------------------------------------
+
+
+def _floor_row(table: str, version: str) -> dict[str, str] | None:
+    """The row of ``table`` with the greatest ``cuda`` <= ``version`` (same major required)."""
+    v = parse_version(version)
+    if not v or len(v) < 2:
+        return None
+    best = None
+    for r in rows(table):
+        rv = parse_version(r["cuda"]) or ()
+        if rv[:1] == v[:1] and rv[:2] <= v[:2] and (best is None or rv > (parse_version(best["cuda"]) or ())):
+            best = r
+    return best
+
+
+def nvcc_archs(version: str) -> tuple[int, ...] | None:
+    """Compute capabilities (``75`` = 7.5) nvcc ``version`` compiles for, per the table (used when
+    ``nvcc --list-gpu-arch`` is unavailable); None when the major is unknown."""
+    r = _floor_row("nvcc_archs", version)
+    if r is None:
+        return None
+    return tuple(int(a) for a in r["archs"].split())
+
+
+def max_gcc_for_nvcc(version: str) -> int | None:
+    """Newest host gcc major that nvcc ``version`` accepts (``crt/host_config.h``)."""
+    r = _floor_row("nvcc_gcc", version)
+    if r is None:
+        # a newer major than the table knows: the newest row is a lower bound, not an answer
+        return None
+    return int(r["max_gcc"])
+
+
+# --- GPU -> compute capability ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuPattern:
+    pattern: re.Pattern[str]
+    cc: str
+    verified: str
+    source: str
+
+
+@functools.cache
+def _gpu_patterns() -> tuple[GpuPattern, ...]:
+    return tuple(GpuPattern(re.compile(r["pattern"], re.IGNORECASE), r["cc"], r["verified"], r["source"])
+                 for r in rows("gpu_cc"))
+
+
+def compute_capability_for_gpu(name: str) -> str | None:
+    """Compute capability (``"9.0"``) of a GPU by its name (``"NVIDIA H200"``); None if unknown.
+    Used only when the driver does not report the capability itself (drivers before ~510)."""
+    if not name:
+        return None
+    for p in _gpu_patterns():
+        if p.pattern.search(name):
+            return p.cc
+    return None
+
+
+# --- torch -> CUDA variants ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TorchVariants:
+    torch: str  # "2.8"
+    variants: tuple[str, ...]  # ("cu126", "cu128", "cu129")
+    pypi_default: str
+    verified: str
+    source: str
+
+
+def torch_cuda_variants(torch_version: str) -> TorchVariants | None:
+    """CUDA variants published for torch ``major.minor`` of ``torch_version``; None if unknown."""
+    v = parse_version(torch_version)
+    if not v or len(v) < 2:
+        return None
+    for r in rows("torch_cuda"):
+        if parse_version(r["torch"]) == v[:2]:
+            return TorchVariants(r["torch"], tuple(r["variants"].split()), r["pypi_default"],
+                                 r["verified"], r["source"])
+    return None
+
+
+# --- kaolin ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KaolinRelease:
+    version: str
+    python_min: str
+    python_max: str
+    torch_min: str
+    torch_max: str
+    wheels: tuple[str, ...]  # "2.8.0_cu128"
+    verified: str
+    source: str
+
+    def supports_python(self, python: str) -> bool:
+        v = parse_version(python)
+        if not v:
+            return False
+        return (_cmp(v[:2], parse_version(self.python_min) or ()) >= 0
+                and _cmp(v[:2], parse_version(self.python_max) or ()) <= 0)
+
+    def torch_in_range(self, torch_version: str) -> bool:
+        """Whether kaolin's ``setup.py`` gate accepts this torch (base version, local tag dropped)."""
+        v = parse_version(torch_version)
+        if not v:
+            return False
+        return (_cmp(v, parse_version(self.torch_min) or ()) >= 0
+                and _cmp(v, parse_version(self.torch_max) or ()) <= 0)
+
+    def has_wheel(self, torch_base: str, cuda: str | None) -> bool:
+        return cuda is not None and f"{torch_base}_cu{cuda.replace('.', '')}" in self.wheels
+
+
+@functools.cache
+def _kaolin() -> dict:
+    with open(HERE / "kaolin.json", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@functools.cache
+def kaolin_releases() -> tuple[KaolinRelease, ...]:
+    """Every kaolin release in the table, newest first."""
+    out = [KaolinRelease(r["version"], r["python_min"], r["python_max"], r["torch_min"], r["torch_max"],
+                         tuple(r["wheels"]), r["verified"], r["source"]) for r in _kaolin()["releases"]]
+    out.sort(key=lambda r: version_key(r.version), reverse=True)
+    return tuple(out)
+
+
+def kaolin_release(version: str) -> KaolinRelease | None:
+    """The table row for kaolin ``version`` (``"0.18.0"``), matched on major.minor.patch."""
+    v = parse_version(version)
+    for r in kaolin_releases():
+        if parse_version(r.version) == (v[:3] if v else None):
+            return r
+    return None
+
+
+def kaolin_wheel_page(torch_base: str, cuda: str) -> str:
+    """URL of the kaolin wheel page for ``torch_base`` (``"2.8.0"``) and CUDA ``"12.8"``."""
+    return _kaolin()["wheel_page"].format(torch=torch_base, cuda=cuda.replace(".", ""))
+
+
+def kaolin_repository() -> str:
+    return _kaolin()["repository"]
+
+
+# --- pythreejs -> lab extension ------------------------------------------------------------
+
+
+def threejs_labext_for_pythreejs(pythreejs_version: str) -> str | None:
+    """The ``jupyter-threejs`` lab extension version that pythreejs ``pythreejs_version`` ships."""
+    for r in rows("pythreejs_labext"):
+        if r["pythreejs"] == pythreejs_version:
+            return r["jupyter_threejs"]
+    return None

@@ -1,0 +1,212 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""The exact kaolin install command for *this* environment.
+
+kaolin is not on PyPI (``pip install kaolin`` only finds a placeholder). It is installed either
+
+* from a wheel page ``https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-{torch}_cu{cuda}.html``
+  that must match the installed torch *patch* version and its CUDA variant, for a kaolin release
+  that supports this Python; or
+* from source, with the toolkit whose nvcc matches ``torch.version.cuda`` as ``CUDA_HOME``,
+  ``TORCH_CUDA_ARCH_LIST`` = the GPUs' compute capabilities that this nvcc can compile for,
+  ``IGNORE_TORCH_VER=1`` when torch is outside kaolin's ``setup.py`` range, stale ``build/`` and
+  ``*.egg-info`` removed, and ``pip install --no-build-isolation`` (so the build sees this torch).
+
+:func:`install_plan` takes the facts of the driver, torch and toolkit layers and returns an
+:class:`InstallPlan`; it never raises on missing facts.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from smrnb.doctor import tables
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    """How to install kaolin here.
+
+    ``kind`` is ``"wheel"``, ``"source"`` or ``"none"`` (no torch: install torch first).
+    ``command`` is a copyable shell text (one line for a wheel, a script for a source build).
+    """
+
+    kind: str
+    command: str
+    kaolin_version: str | None
+    wheel_page: str | None
+    wheel_available: bool | None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "command": self.command, "kaolin_version": self.kaolin_version,
+                "wheel_page": self.wheel_page, "wheel_available": self.wheel_available, "notes": list(self.notes)}
+
+
+def cc_to_int(cc: str | None) -> int | None:
+    """``"9.0" -> 90``, ``"12.1" -> 121``."""
+    v = tables.parse_version(cc)
+    if not v or len(v) < 2:
+        return None
+    return v[0] * 10 + v[1]
+
+
+def int_to_cc(n: int) -> str:
+    return f"{n // 10}.{n % 10}"
+
+
+def nvcc_supported_ccs(nvcc: dict[str, Any]) -> set[int] | None:
+    """Compute capabilities one nvcc fact entry compiles for (its --list-gpu-arch, else the table)."""
+    if nvcc.get("list_gpu_arch"):
+        out = set()
+        for a in nvcc["list_gpu_arch"]:
+            try:
+                out.add(int(str(a).split("_")[1].rstrip("abf")))
+            except (IndexError, ValueError):
+                continue
+        return out
+    if nvcc.get("version"):
+        archs = tables.nvcc_archs(nvcc["version"])
+        return set(archs) if archs is not None else None
+    return None
+
+
+def matching_nvcc(toolkit: dict[str, Any], torch_cuda: str | None) -> dict[str, Any] | None:
+    """The nvcc entry best suited to build for ``torch_cuda``: same major.minor, preferring the one
+    reached through CUDA_HOME, then the one cpp_extension would pick; else the same major; else None."""
+    nvccs = [n for n in toolkit.get("nvccs") or [] if n.get("version")]
+    if not torch_cuda or not nvccs:
+        return None
+    tv = tables.parse_version(torch_cuda) or ()
+    build_nvcc = toolkit.get("build_nvcc")
+
+    def rank(n: dict[str, Any]) -> tuple[int, int, int]:
+        return ("CUDA_HOME" in n.get("found_via", []),
+                build_nvcc is not None and build_nvcc in n.get("paths", []),
+                -len(n.get("toolkit_dir") or ""))
+
+    exact = [n for n in nvccs if (tables.parse_version(n["version"]) or ())[:2] == tv[:2]]
+    if exact:
+        return max(exact, key=rank)
+    same_major = [n for n in nvccs if (tables.parse_version(n["version"]) or ())[:1] == tv[:1]]
+    if same_major:
+        return max(same_major, key=lambda n: (tables.version_key(n["version"]), rank(n)))
+    return None
+
+
+def toolkit_dir_for(nvcc: dict[str, Any]) -> str:
+    """The CUDA_HOME to export for an nvcc entry: the directory above ``bin/`` of the path as the
+    user reaches it (``/usr/local/cuda``, not the resolved ``/etc/alternatives`` target)."""
+    for p in nvcc.get("paths") or [nvcc["path"]]:
+        if p.endswith("/bin/nvcc"):
+            return p[: -len("/bin/nvcc")] or "/"
+    return nvcc.get("toolkit_dir") or ""
+
+
+def arch_list_for(gpu_ccs: list[str], nvcc: dict[str, Any] | None) -> tuple[list[str], list[str]]:
+    """(archs to build, GPU archs this nvcc cannot build) as ``"9.0"`` strings."""
+    want = sorted({c for c in (cc_to_int(x) for x in gpu_ccs) if c is not None})
+    supported = nvcc_supported_ccs(nvcc) if nvcc else None
+    if supported is None:
+        return [int_to_cc(c) for c in want], []
+    return [int_to_cc(c) for c in want if c in supported], [int_to_cc(c) for c in want if c not in supported]
+
+
+def _pip(python: str) -> str:
+    return f"{shlex.quote(python)} -m pip"
+
+
+def install_plan(torch: dict[str, Any] | None, driver: dict[str, Any] | None, toolkit: dict[str, Any] | None,
+                 python_version: str, python: str = "python") -> InstallPlan:
+    """The kaolin install command for this environment.
+
+    Parameters
+    ----------
+    torch, driver, toolkit : dict or None
+        Facts of those layers (``smrnb/doctor/FACTS.md``).
+    python_version : str
+        The kernel's Python, ``"3.12.3"``.
+    python : str
+        The interpreter to run pip with (the kernel's ``sys.executable``).
+    """
+    torch = torch or {}
+    driver = driver or {}
+    toolkit = toolkit or {}
+    pip = _pip(python)
+    if not torch.get("installed") or not torch.get("version_base"):
+        return InstallPlan("none", f"# install torch first (https://pytorch.org/get-started/locally/), then:\n"
+                                   f"{pip} install kaolin -f {tables._kaolin()['wheel_index']}",
+                           None, None, None, ("torch is not installed in this Python",))
+    tbase, tcuda = torch["version_base"], torch.get("cuda")
+    page = tables.kaolin_wheel_page(tbase, tcuda) if tcuda else None
+    notes: list[str] = []
+    releases = tables.kaolin_releases()
+    for rel in releases:
+        if rel.supports_python(python_version) and rel.has_wheel(tbase, tcuda):
+            return InstallPlan("wheel", f"{pip} install kaolin=={rel.version} -f {page}", rel.version, page, True,
+                               (f"kaolin {rel.version} has a wheel for torch {tbase} + CUDA {tcuda} "
+                                f"(Python {rel.python_min}-{rel.python_max})",))
+    if tcuda:
+        for rel in releases:
+            if rel.has_wheel(tbase, tcuda):
+                notes.append(f"kaolin {rel.version} has a wheel page for torch {tbase}_cu{tcuda.replace('.', '')}, "
+                             f"but not for Python {python_version} (supports {rel.python_min}-{rel.python_max})")
+                break
+        else:
+            notes.append(f"no kaolin release in the table has a wheel for torch {tbase} + CUDA {tcuda} "
+                         f"({page} does not list one)")
+    else:
+        notes.append(f"torch {torch.get('version')} is a CPU-only build: kaolin wheels are per CUDA variant; "
+                     "building from source gives the CPU-only subset of kaolin")
+    rel = releases[0]
+    lines = [f"# kaolin {rel.version} from source for torch {torch.get('version')} on Python {python_version}"]
+    env: list[str] = []
+    nvcc = None
+    if tcuda:
+        nvcc = matching_nvcc(toolkit, tcuda)
+        if nvcc is None:
+            lines.append(f"# no nvcc {tcuda} found: install the toolkit matching torch.version.cuda first, e.g.")
+            lines.append(f"#   conda install -c nvidia cuda-nvcc={tcuda} cuda-cudart-dev={tcuda}")
+            lines.append("#   (then CUDA_HOME=$CONDA_PREFIX)")
+            env.append('export CUDA_HOME="$CONDA_PREFIX"')
+            notes.append(f"no installed nvcc matches torch's CUDA {tcuda}")
+        else:
+            env.append(f"export CUDA_HOME={shlex.quote(toolkit_dir_for(nvcc))}")
+            env.append('export PATH="$CUDA_HOME/bin:$PATH"')
+            if nvcc.get("version") != tcuda:
+                notes.append(f"nvcc {nvcc.get('version')} differs in minor from torch's CUDA {tcuda} (works, warns)")
+        gpu_ccs = [g.get("compute_capability") for g in driver.get("gpus") or [] if g.get("compute_capability")]
+        if gpu_ccs:
+            archs, missing = arch_list_for(gpu_ccs, nvcc)
+            if missing:
+                notes.append(f"this nvcc cannot compile for compute capability {', '.join(missing)}")
+            if archs:
+                env.append(f'export TORCH_CUDA_ARCH_LIST="{";".join(archs)}"')
+        else:
+            env.append("export FORCE_CUDA=1  # no GPU visible: cross-compile")
+            if toolkit.get("torch_cuda_arch_list_env"):
+                env.append(f'export TORCH_CUDA_ARCH_LIST="{toolkit["torch_cuda_arch_list_env"]}"')
+            else:
+                lines.append('# set TORCH_CUDA_ARCH_LIST to the compute capability of the GPU that will run it, e.g. "8.6"')
+        gcc = toolkit.get("gcc") or {}
+        max_gcc = tables.max_gcc_for_nvcc(nvcc["version"]) if nvcc and nvcc.get("version") else None
+        if gcc.get("major") and max_gcc and gcc["major"] > max_gcc:
+            lines.append(f"# host gcc {gcc.get('version')} is newer than nvcc {nvcc['version']} accepts (<= {max_gcc}):")
+            lines.append(f"#   install gcc-{max_gcc} g++-{max_gcc} (or conda gxx_linux-64={max_gcc})")
+            env.append(f"export CC=gcc-{max_gcc} CXX=g++-{max_gcc} CUDAHOSTCXX=g++-{max_gcc}")
+            notes.append(f"gcc {gcc.get('version')} is too new for nvcc {nvcc['version']}")
+    if not rel.torch_in_range(tbase):
+        env.append("export IGNORE_TORCH_VER=1")
+        notes.append(f"torch {tbase} is outside kaolin {rel.version}'s setup.py range {rel.torch_min}-{rel.torch_max}")
+    if not toolkit.get("ninja"):
+        lines.append(f"{pip} install ninja")
+    lines += [
+        f"git clone --recursive --branch v{rel.version} {tables.kaolin_repository()}",
+        "cd kaolin",
+        "rm -rf build/ *.egg-info",
+        *env,
+        f"{pip} install -r tools/build_requirements.txt -r tools/viz_requirements.txt -r tools/requirements.txt",
+        f"{pip} install --no-build-isolation .",
+    ]
+    return InstallPlan("source", "\n".join(lines), rel.version, page, False if tcuda else None, tuple(notes))

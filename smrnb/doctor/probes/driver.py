@@ -1,0 +1,170 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Layer 1, driver: GPUs, driver version, compute capability, the newest CUDA the driver supports.
+
+NVML (``pynvml`` from nvidia-ml-py) is asked first; when it cannot load (no ``libnvidia-ml.so``,
+no kernel module: a CPU machine) the probe falls back to ``nvidia-smi`` on ``ctx.environ["PATH"]``:
+
+* ``nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total,uuid --format=csv,noheader``
+  (drivers older than ~510 do not know ``compute_cap``: the query is repeated without it and the
+  capability comes from the GPU-name table);
+* the plain ``nvidia-smi`` header for ``CUDA Version: X.Y``, which is the newest CUDA the *driver*
+  supports, not an installed toolkit.
+
+No NVIDIA driver is ``status: "absent"`` (a plain fact). A tool that hangs is cut by its timeout
+and the layer is ``"unavailable"``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from smrnb.doctor import tables
+from smrnb.doctor._model import ProbeContext, unavailable
+
+QUERY_FIELDS = "name,driver_version,compute_cap,memory.total,uuid"
+QUERY_FIELDS_OLD = "name,driver_version,memory.total,uuid"
+_CUDA_HDR = re.compile(r"CUDA Version\s*:\s*([0-9]+\.[0-9]+)")
+_DRIVER_HDR = re.compile(r"Driver Version\s*:\s*([0-9][0-9.]*)")
+
+
+def probe(ctx: ProbeContext, *, use_nvml: bool = True) -> dict[str, Any]:
+    """Facts of the driver layer (schema in ``smrnb/doctor/FACTS.md``).
+
+    Parameters
+    ----------
+    ctx : ProbeContext
+    use_nvml : bool
+        Ask NVML first (tests that fabricate ``nvidia-smi`` turn it off).
+    """
+    nvml_error = None
+    if use_nvml:
+        facts, nvml_error = _via_nvml()
+        if facts is not None:
+            return facts
+    return _via_nvidia_smi(ctx, nvml_error)
+
+
+def _dec(v: Any) -> str:
+    return v.decode(errors="replace") if isinstance(v, bytes) else str(v)
+
+
+def _via_nvml() -> tuple[dict[str, Any] | None, str | None]:
+    """NVML facts, or (None, why) when NVML does not load. Never raises."""
+    try:
+        import pynvml
+    except Exception as exc:  # not installed, or broken
+        return None, f"pynvml not importable: {type(exc).__name__}"
+    try:
+        pynvml.nvmlInit()
+    except Exception as exc:  # LibraryNotFound / DriverNotLoaded on a CPU machine
+        return None, f"nvmlInit failed: {exc}"
+    try:
+        driver = _dec(pynvml.nvmlSystemGetDriverVersion())
+        cuda = None
+        try:
+            code = int(pynvml.nvmlSystemGetCudaDriverVersion())  # 13000 -> "13.0"
+            cuda = f"{code // 1000}.{(code % 1000) // 10}"
+        except Exception:
+            pass
+        gpus = []
+        for i in range(int(pynvml.nvmlDeviceGetCount())):
+            h = pynvml.nvmlDeviceGetHandleByIndex(i)
+            gpu: dict[str, Any] = {"index": i, "name": _dec(pynvml.nvmlDeviceGetName(h)),
+                                   "compute_capability": None, "memory_bytes": None, "uuid": None}
+            try:
+                major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(h)
+                gpu["compute_capability"] = f"{int(major)}.{int(minor)}"
+            except Exception:
+                gpu["compute_capability"] = tables.compute_capability_for_gpu(gpu["name"])
+            try:
+                gpu["memory_bytes"] = int(pynvml.nvmlDeviceGetMemoryInfo(h).total)
+            except Exception:
+                pass
+            try:
+                gpu["uuid"] = _dec(pynvml.nvmlDeviceGetUUID(h))
+            except Exception:
+                pass
+            gpus.append(gpu)
+    except Exception as exc:
+        return None, f"NVML query failed: {type(exc).__name__}: {exc}"
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except Exception:
+            pass
+    return {"status": "ok" if gpus else "absent", "source": "nvml", "driver_version": driver,
+            "cuda_driver_version": cuda, "gpus": gpus}, None
+
+
+def _parse_memory(text: str) -> int | None:
+    m = re.match(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(MiB|GiB|KiB|B)?\s*$", text)
+    if not m:
+        return None
+    scale = {"KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "B": 1, None: 1024**2}[m.group(2)]
+    return int(float(m.group(1)) * scale)
+
+
+def parse_query_csv(text: str, with_cc: bool) -> list[dict[str, Any]]:
+    """Rows of ``nvidia-smi --query-gpu=... --format=csv,noheader``; malformed rows are skipped."""
+    gpus: list[dict[str, Any]] = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) != (5 if with_cc else 4) or not parts[0]:
+            continue
+        if with_cc:
+            name, driver, cc, mem, uuid = parts
+        else:
+            name, driver, mem, uuid = parts
+            cc = ""
+        if not tables.parse_version(driver):
+            continue
+        if not re.fullmatch(r"[0-9]+\.[0-9]+", cc):
+            cc = tables.compute_capability_for_gpu(name) or ""
+        gpus.append({"index": len(gpus), "name": name, "driver_version": driver,
+                     "compute_capability": cc or None, "memory_bytes": _parse_memory(mem),
+                     "uuid": uuid if uuid.startswith("GPU-") else None})
+    return gpus
+
+
+def _via_nvidia_smi(ctx: ProbeContext, nvml_error: str | None) -> dict[str, Any]:
+    smi = ctx.which("nvidia-smi")
+    base = {"source": "nvidia-smi", "driver_version": None, "cuda_driver_version": None, "gpus": []}
+    if nvml_error:
+        base["nvml_error"] = nvml_error
+    if smi is None:
+        return {"status": "absent", **base, "source": None,
+                "reason": "no NVIDIA driver: NVML does not load and nvidia-smi is not on PATH"}
+    timeout = min(ctx.timeout, 10.0)
+    res = ctx.run([smi, f"--query-gpu={QUERY_FIELDS}", "--format=csv,noheader"], timeout=timeout)
+    if res.timed_out:
+        return unavailable(f"nvidia-smi did not answer within {timeout:g} s", **base)
+    with_cc = True
+    if not res.ok and "compute_cap" in (res.stdout + res.stderr) and "valid field" in (res.stdout + res.stderr):
+        # drivers before ~510 do not know compute_cap
+        with_cc = False
+        res = ctx.run([smi, f"--query-gpu={QUERY_FIELDS_OLD}", "--format=csv,noheader"], timeout=timeout)
+        if res.timed_out:
+            return unavailable(f"nvidia-smi did not answer within {timeout:g} s", **base)
+    if not res.ok:
+        text = (res.stdout + res.stderr).strip().splitlines()
+        why = text[0][:300] if text else (res.error or f"exit status {res.returncode}")
+        # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver": no driver loaded
+        return {"status": "absent", **base, "nvidia_smi": smi, "reason": f"nvidia-smi failed: {why}"}
+    gpus = parse_query_csv(res.stdout, with_cc)
+    if not gpus:
+        return unavailable("nvidia-smi printed no GPU rows it could read", **base, nvidia_smi=smi,
+                           output_head=res.stdout[:200])
+    drivers = {g.pop("driver_version") for g in gpus}
+    driver = sorted(drivers, key=tables.version_key)[0]
+    cuda = None
+    hdr = ctx.run([smi], timeout=timeout)
+    if hdr.ok:
+        m = _CUDA_HDR.search(hdr.stdout)
+        cuda = m.group(1) if m else None
+    if cuda is None:
+        # no header (hung or odd): the release table says what this driver supports at least
+        cuda = tables.newest_cuda_for_driver(driver)
+        base["cuda_driver_version_from"] = "table"
+    return {"status": "ok", **base, "nvidia_smi": smi, "driver_version": driver,
+            "cuda_driver_version": cuda, "gpus": gpus}
