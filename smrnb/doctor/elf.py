@@ -13,11 +13,14 @@ Nothing here imports or loads the object: it is read as bytes.
 * :func:`demangle` (``c++filt``) and :func:`abi_flavour` (old-ABI ``Ss`` vs ``std::__cxx11``).
 * :func:`embedded_cuda_archs`: the ``sm_XX`` cubins and PTX targets in the ``.nv_fatbin`` section.
 
-Implementation note. pyelftools locates the sections (``.nv_fatbin``, version sections) and
-parses the version records.  The dynamic segment, the dynamic symbol table and the hash tables are
-read with :mod:`struct` directly: pyelftools' ``GNUHashSection`` parses the whole bucket array
-with ``construct`` when it is built (60 ms for libtorch_cpu.so, against < 1 ms here), and the
-doctor has to finish in under 2 s.  The tests cross-check the lookups against pyelftools.
+Implementation note. pyelftools locates the ``.nv_fatbin`` section.  The dynamic segment, the
+version records (DT_VERNEED / DT_VERDEF), the dynamic symbol table and the hash tables are read
+with :mod:`struct` directly from the program headers, because pyelftools is too slow for the 2 s
+budget of the doctor on torch-sized libraries: its ``GNUHashSection`` parses the whole bucket
+array with ``construct`` when built (60 ms for libtorch_cpu.so, against < 1 ms here) and walking
+the sections of libtorch_python.so for its version records takes 240 ms (< 1 ms here).  Reading
+the dynamic segment also works on objects whose section headers were stripped, as ld.so does.
+The tests cross-check every one of these readers against pyelftools on real libraries.
 
 Every public function takes any path (a missing file, a directory, random bytes, a truncated ELF)
 and answers ``None`` or an empty value with a reason instead of raising.
@@ -51,6 +54,7 @@ _PT_LOAD, _PT_DYNAMIC = 1, 2
 _DT_NULL, _DT_NEEDED, _DT_HASH, _DT_STRTAB, _DT_SYMTAB = 0, 1, 4, 5, 6
 _DT_STRSZ, _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 10, 14, 15, 29
 _DT_GNU_HASH, _DT_VERSYM, _DT_FLAGS_1 = 0x6FFFFEF5, 0x6FFFFFF0, 0x6FFFFFFB
+_DT_VERDEF, _DT_VERDEFNUM, _DT_VERNEED, _DT_VERNEEDNUM = 0x6FFFFFFC, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
 DF_1_NODEFLIB = 0x800
 
 #: ELF e_machine values the doctor names.
@@ -206,12 +210,14 @@ def _parse_dynamic(fh: BinaryIO, path: str) -> DynamicInfo:
     runpath = tuple(p for t, v in tags if t == _DT_RUNPATH for p in s(v).split(":"))
     layout: dict[str, int] = {"strtab": strtab, "strsz": len(strtab_bytes)}
     for key, tag in (("symtab", _DT_SYMTAB), ("gnu_hash", _DT_GNU_HASH), ("hash", _DT_HASH),
-                     ("versym", _DT_VERSYM)):
+                     ("versym", _DT_VERSYM), ("verdef", _DT_VERDEF), ("verneed", _DT_VERNEED)):
         if tag in first:
             try:
                 layout[key] = v2o(first[tag])
             except _Bad:
                 pass
+    layout["verdefnum"] = first.get(_DT_VERDEFNUM, 0)
+    layout["verneednum"] = first.get(_DT_VERNEEDNUM, 0)
     return DynamicInfo(path, 64 if cls == 2 else 32, data == 1, machine, soname, needed, rpath, runpath,
                        first.get(_DT_FLAGS_1, 0), layout)
 
@@ -304,41 +310,116 @@ def _symbol_count(fh: BinaryIO, d: DynamicInfo) -> int:
     raise _Bad("no hash table to size .dynsym")
 
 
-def _versions(path: str) -> tuple[dict[int, tuple[str, str]], dict[str, list[str]], tuple[str, ...], bool]:
-    """Via pyelftools: {version index: (file, version name)} of .gnu.version_r, the needs per file,
-    the names defined in .gnu.version_d, and whether a .nv_fatbin section exists."""
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
+def _versions(fh: BinaryIO, d: DynamicInfo, strtab: bytes,
+              ) -> tuple[dict[int, tuple[str, str]], dict[str, list[str]], tuple[str, ...]]:
+    """From the dynamic segment's DT_VERNEED / DT_VERDEF records (the data of ``.gnu.version_r`` /
+    ``.gnu.version_d``): {version index: (file, version name)}, the needs per file, and the
+    version names this object defines.  Record layouts are the same for ELF32 and ELF64::
+
+        Verneed  u16 version, u16 cnt, u32 file, u32 aux, u32 next      (16 bytes)
+        Vernaux  u32 hash, u16 flags, u16 other, u32 name, u32 next     (16 bytes)
+        Verdef   u16 version, u16 flags, u16 ndx, u16 cnt, u32 hash, u32 aux, u32 next (20 bytes)
+        Verdaux  u32 name, u32 next                                     (8 bytes)
+    """
+    e = "<" if d.little_endian else ">"
+
+    def s(off: int) -> str:
+        if off >= len(strtab):
+            raise _Bad("version name outside DT_STRTAB")
+        end = strtab.find(b"\0", off)
+        return strtab[off: end if end >= 0 else len(strtab)].decode("utf-8", "replace")
 
     idx: dict[int, tuple[str, str]] = {}
     needs: dict[str, list[str]] = {}
     defs: list[str] = []
-    fatbin = False
-    with open(path, "rb") as fh:
-        elf = ELFFile(fh)
-        for i in range(elf.num_sections()):
-            try:
-                hdr = elf.get_section(i, type=("SHT_GNU_verneed", "SHT_GNU_verdef", "SHT_PROGBITS"))
-            except ELFError:
-                continue
-            if hdr["sh_type"] == "SHT_PROGBITS":
-                if hdr.name == ".nv_fatbin":
-                    fatbin = True
-                continue
-            if hdr["sh_type"] == "SHT_GNU_verneed":
-                for ver, auxes in hdr.iter_versions():
-                    fname = ver.name
-                    for aux in auxes:
-                        needs.setdefault(fname, []).append(aux.name)
-                        idx[int(aux["vna_other"])] = (fname, aux.name)
-            else:
-                for ver, auxes in hdr.iter_versions():
-                    names = [a.name for a in auxes]
-                    if names and not (ver["vd_flags"] & 0x1):  # VER_FLG_BASE names the file itself
-                        defs.append(names[0])
-                    if names:
-                        idx.setdefault(int(ver["vd_ndx"]), ("", names[0]))
-    return idx, needs, tuple(defs), fatbin
+    if "verneed" in d.layout:
+        pos = d.layout["verneed"]
+        for _ in range(min(int(d.layout.get("verneednum", 0)) or 1000, 1000)):
+            _v, cnt, vfile, aux, nxt = struct.unpack(e + "HHIII", _read_at(fh, pos, 16))
+            fname = s(vfile)
+            apos = pos + aux
+            for _j in range(min(cnt, 1000)):
+                _h, _fl, other, name, anext = struct.unpack(e + "IHHII", _read_at(fh, apos, 16))
+                vname = s(name)
+                needs.setdefault(fname, []).append(vname)
+                idx[other & 0x7FFF] = (fname, vname)
+                if not anext:
+                    break
+                apos += anext
+            if not nxt:
+                break
+            pos += nxt
+    if "verdef" in d.layout:
+        pos = d.layout["verdef"]
+        for _ in range(min(int(d.layout.get("verdefnum", 0)) or 10000, 10000)):
+            _v, flags, ndx, cnt, _h, aux, nxt = struct.unpack(e + "HHHHIII", _read_at(fh, pos, 20))
+            if cnt:
+                name = s(struct.unpack(e + "I", _read_at(fh, pos + aux, 4))[0])
+                idx.setdefault(ndx & 0x7FFF, ("", name))
+                if not flags & 0x1:  # VER_FLG_BASE names the file itself
+                    defs.append(name)
+            if not nxt:
+                break
+            pos += nxt
+    return idx, needs, tuple(defs)
+
+
+def _has_section(fh: BinaryIO, d: DynamicInfo, wanted: bytes) -> bool:
+    """Whether a section named ``wanted`` exists (section headers + .shstrtab, via struct)."""
+    e = "<" if d.little_endian else ">"
+    hdr = _read_at(fh, 0, 64 if d.elf_class == 64 else 52)
+    if d.elf_class == 64:
+        shoff = struct.unpack_from(e + "Q", hdr, 40)[0]
+        shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", hdr, 58)
+        name_off, off_off, size_off, off_fmt = 0, 24, 32, "Q"
+    else:
+        shoff = struct.unpack_from(e + "I", hdr, 32)[0]
+        shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", hdr, 46)
+        name_off, off_off, size_off, off_fmt = 0, 16, 20, "I"
+    if not shoff or not shnum or shnum > 65000 or shstrndx >= shnum or shentsize < 40:
+        return False
+    raw = _read_at(fh, shoff, shentsize * shnum)
+    sbase = shstrndx * shentsize
+    str_off = struct.unpack_from(e + off_fmt, raw, sbase + off_off)[0]
+    str_size = struct.unpack_from(e + off_fmt, raw, sbase + size_off)[0]
+    names = _read_at_most(fh, str_off, min(str_size, 1 << 20))
+    for i in range(shnum):
+        n = struct.unpack_from(e + "I", raw, i * shentsize + name_off)[0]
+        if names[n: n + len(wanted) + 1] == wanted + b"\0":
+            return True
+    return False
+
+
+def _read_symbols(fh: BinaryIO, d: DynamicInfo, strtab: bytes, vidx: dict[int, tuple[str, str]],
+                  ) -> tuple[list[Symbol], list[Symbol]]:
+    n = _symbol_count(fh, d)
+    fmt, size = _sym_layout(d)
+    raw = _read_at(fh, d.layout["symtab"], n * size)
+    e = "<" if d.little_endian else ">"
+    versym = None
+    if "versym" in d.layout:
+        try:
+            versym = struct.unpack(e + f"{n}H", _read_at(fh, d.layout["versym"], 2 * n))
+        except _Bad:
+            versym = None
+    undefined: list[Symbol] = []
+    defined: list[Symbol] = []
+    for i in range(1, n):
+        st_name, st_info, st_shndx = _unpack_sym(d, raw, i * size)
+        if st_name >= len(strtab):
+            continue
+        end = strtab.find(b"\0", st_name)
+        name = strtab[st_name: end if end >= 0 else len(strtab)].decode("utf-8", "replace")
+        if not name:
+            continue
+        ver = None
+        if versym is not None:
+            vi = versym[i] & 0x7FFF
+            if vi >= 2 and vi in vidx:
+                ver = vidx[vi][1]
+        sym = Symbol(name, ver, weak=(st_info >> 4) == 2, defined=st_shndx != 0)
+        (defined if sym.defined else undefined).append(sym)
+    return undefined, defined
 
 
 def read_elf(path: str | os.PathLike[str], symbols: bool = True) -> ElfInfo | None:
@@ -362,47 +443,48 @@ def read_elf(path: str | os.PathLike[str], symbols: bool = True) -> ElfInfo | No
     if d is None:
         return None
     p = d.path
+    try:
+        st = os.stat(p)
+        memo_key = (p, st.st_size, st.st_mtime_ns, bool(symbols))
+    except OSError:
+        return None
+    if memo_key in _ELF_MEMO:
+        return _ELF_MEMO[memo_key]
     undefined: list[Symbol] = []
     defined: list[Symbol] = []
     symbols_read = False
+    vidx: dict[int, tuple[str, str]] = {}
+    needs: dict[str, list[str]] = {}
+    defs: tuple[str, ...] = ()
+    fatbin = False
     try:
-        vidx, needs, defs, fatbin = _versions(p)
-    except Exception:  # pyelftools raises many types on damaged files
-        vidx, needs, defs, fatbin = {}, {}, (), False
-    if symbols and "symtab" in d.layout:
-        try:
-            with open(p, "rb") as fh:
-                n = _symbol_count(fh, d)
-                fmt, size = _sym_layout(d)
-                raw = _read_at(fh, d.layout["symtab"], n * size)
-                e = "<" if d.little_endian else ">"
-                versym = None
-                if "versym" in d.layout:
-                    try:
-                        versym = struct.unpack(e + f"{n}H", _read_at(fh, d.layout["versym"], 2 * n))
-                    except _Bad:
-                        versym = None
-                strtab = _read_at_most(fh, d.layout["strtab"], d.layout["strsz"])
-            for i in range(1, n):
-                st_name, st_info, st_shndx = _unpack_sym(d, raw, i * size)
-                if st_name >= len(strtab):
-                    continue
-                end = strtab.find(b"\0", st_name)
-                name = strtab[st_name: end if end >= 0 else len(strtab)].decode("utf-8", "replace")
-                if not name:
-                    continue
-                ver = None
-                if versym is not None:
-                    vi = versym[i] & 0x7FFF
-                    if vi >= 2 and vi in vidx:
-                        ver = vidx[vi][1]
-                sym = Symbol(name, ver, weak=(st_info >> 4) == 2, defined=st_shndx != 0)
-                (defined if sym.defined else undefined).append(sym)
-            symbols_read = True
-        except (_Bad, OSError, struct.error, ValueError, OverflowError, MemoryError):
-            undefined, defined = [], []
-    return ElfInfo(d.path, d.elf_class, d.little_endian, d.machine, d.soname, d.needed, d.rpath, d.runpath,
+        with open(p, "rb") as fh:
+            strtab = _read_at_most(fh, d.layout["strtab"], d.layout["strsz"])
+            try:
+                vidx, needs, defs = _versions(fh, d, strtab)
+            except (_Bad, struct.error, ValueError, OverflowError):
+                vidx, needs, defs = {}, {}, ()
+            try:
+                fatbin = _has_section(fh, d, b".nv_fatbin")
+            except (_Bad, struct.error, ValueError, OverflowError):
+                fatbin = False
+            if symbols and "symtab" in d.layout:
+                try:
+                    undefined, defined = _read_symbols(fh, d, strtab, vidx)
+                    symbols_read = True
+                except (_Bad, struct.error, ValueError, OverflowError, MemoryError):
+                    undefined, defined = [], []
+    except OSError:
+        pass
+    info = ElfInfo(d.path, d.elf_class, d.little_endian, d.machine, d.soname, d.needed, d.rpath, d.runpath,
                    d.flags_1, d.layout, tuple(undefined), tuple(defined), needs, defs, fatbin, symbols_read)
+    if len(_ELF_MEMO) > 256:
+        _ELF_MEMO.clear()
+    _ELF_MEMO[memo_key] = info
+    return info
+
+
+_ELF_MEMO: dict[tuple[str, int, int, bool], ElfInfo] = {}
 
 
 def _gnu_hash(name: bytes) -> int:
