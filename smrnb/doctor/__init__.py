@@ -1,1 +1,127 @@
-"""The environment doctor (filled in by the framework work)."""
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""The environment doctor: why does kaolin / a CUDA extension not build, load or run here?
+
+Three separate parts (collect / decide / render) and thin surfaces over them:
+
+* :func:`smrnb.doctor.probes.collect` reads the machine, layer by layer, into plain facts;
+* :func:`smrnb.doctor.rules.evaluate` turns facts into findings (stable codes, see ``CODES.md``);
+* :class:`Report` renders them (notebook HTML, text, JSON, markdown for bug reports).
+
+:func:`diagnose` runs all three; :func:`explain` turns a pasted error into findings. The
+``%smr_doctor`` magic (``%load_ext smrnb``) and the ``smr-doctor`` command are shells over these.
+Importing this package imports neither torch nor kaolin.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, Finding, ProbeContext
+from smrnb.doctor.report import Report
+
+__all__ = ["diagnose", "explain", "Report", "LAYERS", "Finding"]
+
+
+def _meta(layers: list[str], t0: float, **extra: Any) -> dict[str, Any]:
+    import sys
+
+    from smrnb._version import __version__
+
+    return {"layers": layers, "elapsed_s": round(time.perf_counter() - t0, 4), "smrnb_version": __version__,
+            "python": sys.version.split()[0], "executable": sys.executable, **extra}
+
+
+def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterable[str] = (),
+             import_check: bool = False, timeout: float = DEFAULT_TIMEOUT,
+             ctx: ProbeContext | None = None) -> Report:
+    """Collect the facts of this machine and decide what is wrong.
+
+    Parameters
+    ----------
+    layers : str or iterable of str, optional
+        Layers to check (default all of :data:`LAYERS`: driver, torch, toolkit, loader, abi,
+        kaolin, jupyter, context). Layers they depend on are collected too but not shown.
+    extension_paths : iterable of str
+        Extra compiled extensions (``.so`` paths) for the loader and ABI layers to inspect.
+    import_check : bool
+        Also import kaolin in a subprocess (with ``timeout``; slow: ~10 s on a GPU machine).
+    timeout : float
+        Seconds per external command (nvidia-smi, nvcc, gcc, ...); the whole collection is cut
+        off after ``2 * timeout + 1`` seconds (at least 2 s).
+    ctx : ProbeContext, optional
+        A fabricated machine (tests); default this process.
+
+    Returns
+    -------
+    Report
+        Never raises for a broken machine; bad arguments raise ``SmrnbValueError``/``SmrnbTypeError``.
+    """
+    from smrnb._errors import SmrnbTypeError, SmrnbValueError
+    from smrnb.doctor.probes import collect, expand_layers
+    from smrnb.doctor.rules import evaluate
+
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise SmrnbTypeError(f"timeout must be a number of seconds, got {type(timeout).__name__}")
+    if not timeout > 0:
+        raise SmrnbValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+    if isinstance(extension_paths, str):
+        extension_paths = [extension_paths]
+    wanted, _ = expand_layers(layers)
+    t0 = time.perf_counter()
+    if ctx is None:
+        ctx = ProbeContext(timeout=float(timeout), import_check=bool(import_check),
+                           extension_paths=[str(p) for p in extension_paths])
+    else:
+        ctx.extension_paths = list(ctx.extension_paths) + [str(p) for p in extension_paths]
+        ctx.import_check = ctx.import_check or bool(import_check)
+    facts = collect(ctx, wanted)
+    findings = evaluate(ctx.facts, wanted)
+    return Report(facts, findings, _meta(wanted, t0, timeout_s=float(timeout)))
+
+
+def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
+            timeout: float = DEFAULT_TIMEOUT, ctx: ProbeContext | None = None) -> Report:
+    """Turn a pasted error (one line, a traceback or a build log) into findings with fixes.
+
+    Parameters
+    ----------
+    text : str
+        The error text.
+    live : bool
+        Also collect this machine's facts now and use them: the text's findings are refined (for
+        example an undefined ``c10::`` symbol is compared with torch's C++ ABI flag) and the live
+        errors/warnings of the layers the text points at are added.
+    layers, timeout, ctx
+        As for :func:`diagnose` (only used when ``live``).
+
+    Returns
+    -------
+    Report
+        Findings from the text first; ``meta["matched"]`` is the number of text findings.
+    """
+    from smrnb._errors import SmrnbTypeError
+    from smrnb.doctor.explain import explain_text
+
+    if not isinstance(text, str):
+        raise SmrnbTypeError(f"text must be a str (the error to explain), got {type(text).__name__}")
+    t0 = time.perf_counter()
+    if not live:
+        found = explain_text(text)
+        layers_shown = [ly for ly in LAYERS if any(f.layer == ly for f in found)]
+        return Report({}, found, _meta(layers_shown, t0, matched=len(found), live=False))
+    from smrnb.doctor.probes import collect, expand_layers
+    from smrnb.doctor.rules import evaluate
+
+    wanted, _ = expand_layers(layers)
+    ctx = ctx if ctx is not None else ProbeContext(timeout=float(timeout))
+    facts = collect(ctx, wanted)
+    found = explain_text(text, ctx.facts)
+    touched = {f.layer for f in found}
+    text_codes = {f.code for f in found}
+    live_findings = [f for f in evaluate(ctx.facts, wanted)
+                     if f.layer in touched and f.severity in ("error", "warning") and f.code not in text_codes]
+    shown = [ly for ly in LAYERS if ly in touched] or wanted
+    return Report({ly: facts[ly] for ly in shown if ly in facts}, found + live_findings,
+                  _meta(shown, t0, matched=len(found), live=True))

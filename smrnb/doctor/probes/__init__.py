@@ -1,0 +1,226 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Collect: run every layer's probe and gather the facts.
+
+Each layer ``L`` of :data:`smrnb.doctor._model.LAYERS` has a module
+``smrnb.doctor.probes.<PROBE_MODULES[L]>`` exposing ``probe(ctx) -> dict``. :func:`collect` runs
+them in ``LAYERS`` order (a probe may read ``ctx.facts`` of the layers before it) and wraps every
+one: an exception, a missing module, a result that is not a dict, or a probe still running when
+the overall deadline passes all become ``{"status": "unavailable", "reason": ...}``. Nothing here
+raises. Every layer's facts get ``elapsed_s`` (float, seconds of wall time the probe took).
+
+Secrets are removed here, once: values of environment variables named like ``*TOKEN*``,
+``*SECRET*``, ``*KEY*``, ``*PASSWORD*`` never reach the facts (see :func:`sanitize`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from smrnb.doctor._model import LAYERS, ProbeContext, is_secret_name, unavailable
+
+#: layer -> probe module name under ``smrnb.doctor.probes``
+PROBE_MODULES: dict[str, str] = {
+    "driver": "driver",
+    "torch": "torch_build",
+    "toolkit": "toolkit",
+    "loader": "loader",
+    "abi": "abi",
+    "kaolin": "kaolin",
+    "jupyter": "jupyter",
+    "context": "context",
+}
+
+#: layers whose facts a layer's probe reads (collected first even when not asked for)
+DEPENDS: dict[str, tuple[str, ...]] = {
+    "driver": (),
+    "torch": (),
+    "toolkit": ("driver", "torch"),
+    "loader": ("torch",),
+    "abi": ("torch", "loader"),
+    "kaolin": ("driver", "torch", "toolkit"),
+    "jupyter": (),
+    "context": (),
+}
+
+REDACTED = "<redacted>"
+# values that are never secrets even in a variable named like one (would wreck every text)
+_NOT_SECRET_VALUES = frozenset({"", "0", "1", "true", "false", "yes", "no", "on", "off", "none", "null"})
+_MIN_SECRET_LEN = 3
+
+
+def default_deadline(timeout: float) -> float:
+    """Overall seconds allowed for one :func:`collect` given the per-command ``timeout``."""
+    return max(2.0, 2.0 * float(timeout) + 1.0)
+
+
+def expand_layers(layers: Iterable[str] | None) -> tuple[list[str], list[str]]:
+    """``(wanted, to_run)``: the layers asked for and those to run (with dependencies), in order.
+
+    Raises ``SmrnbValueError`` for an unknown layer name.
+    """
+    if layers is None:
+        return list(LAYERS), list(LAYERS)
+    if isinstance(layers, str):
+        layers = [layers]
+    wanted_set = set()
+    for layer in layers:
+        if layer not in LAYERS:
+            from smrnb._errors import SmrnbValueError
+
+            raise SmrnbValueError(f"layers must be a subset of {list(LAYERS)}, got {layer!r}")
+        wanted_set.add(layer)
+    run_set = set(wanted_set)
+    stack = list(wanted_set)
+    while stack:
+        for dep in DEPENDS[stack.pop()]:
+            if dep not in run_set:
+                run_set.add(dep)
+                stack.append(dep)
+    return [ly for ly in LAYERS if ly in wanted_set], [ly for ly in LAYERS if ly in run_set]
+
+
+def secret_values(*environs: Mapping[str, str] | None) -> list[str]:
+    """Values of secret-named variables in the given environments, longest first."""
+    vals: set[str] = set()
+    for env in environs:
+        if not env:
+            continue
+        for k, v in env.items():
+            if is_secret_name(k) and isinstance(v, str):
+                v = v.strip()
+                if len(v) >= _MIN_SECRET_LEN and v.lower() not in _NOT_SECRET_VALUES:
+                    vals.add(v)
+    return sorted(vals, key=len, reverse=True)
+
+
+_ASSIGN_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|[^\s;,'\"]+)")
+
+
+def _scrub_text(s: str, secrets: list[str]) -> str:
+    for v in secrets:
+        if v in s:
+            s = s.replace(v, REDACTED)
+
+    def repl(m: re.Match[str]) -> str:
+        return f"{m.group(1)}={REDACTED}" if is_secret_name(m.group(1)) else m.group(0)
+
+    return _ASSIGN_RE.sub(repl, s) if "=" in s else s
+
+
+def sanitize(obj: Any, secrets: list[str] | None = None) -> Any:
+    """A copy of ``obj`` (JSON-like) with secrets replaced by ``"<redacted>"``.
+
+    Removes (1) every occurrence of ``secrets`` (default: values of secret-named variables of
+    ``os.environ`` and of the process start environment) in any string, (2) the value of any
+    dict key named like a secret, (3) ``NAME=value`` assignments whose NAME is secret-like.
+    """
+    if secrets is None:
+        import os
+
+        from smrnb.doctor._model import read_proc_environ
+
+        secrets = secret_values(os.environ, read_proc_environ())
+    return _sanitize(obj, secrets)
+
+
+def _sanitize(obj: Any, secrets: list[str]) -> Any:
+    if isinstance(obj, str):
+        return _scrub_text(obj, secrets)
+    if isinstance(obj, Mapping):
+        out = {}
+        for k, v in obj.items():
+            key = _scrub_text(k, secrets) if isinstance(k, str) else k
+            if isinstance(k, str) and is_secret_name(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                out[key] = REDACTED
+            else:
+                out[key] = _sanitize(v, secrets)
+        return out
+    if isinstance(obj, (list, tuple)):
+        seq = [_sanitize(v, secrets) for v in obj]
+        return seq if isinstance(obj, list) else tuple(seq)
+    return obj
+
+
+def _run_one(module_name: str, ctx: ProbeContext, budget: float) -> dict[str, Any]:
+    """Run one probe in a daemon thread, at most ``budget`` seconds; never raises."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            mod = importlib.import_module(f"smrnb.doctor.probes.{module_name}")
+        except ModuleNotFoundError as exc:
+            box["result"] = unavailable(f"probe module smrnb.doctor.probes.{module_name} is missing ({exc.name})")
+            return
+        except Exception as exc:  # a broken probe module must not take the report down
+            box["result"] = unavailable(f"probe module failed to import: {type(exc).__name__}: {exc}")
+            return
+        fn = getattr(mod, "probe", None)
+        if not callable(fn):
+            box["result"] = unavailable(f"smrnb.doctor.probes.{module_name} has no probe(ctx) function")
+            return
+        try:
+            box["result"] = fn(ctx)
+        except BaseException as exc:
+            box["result"] = unavailable(f"probe raised {type(exc).__name__}: {exc}")
+
+    th = threading.Thread(target=target, name=f"smrnb-probe-{module_name}", daemon=True)
+    th.start()
+    th.join(max(0.0, budget))
+    if th.is_alive():
+        return unavailable(f"probe did not finish within the doctor's deadline ({budget:.1f} s left); cut off")
+    res = box.get("result")
+    if not isinstance(res, dict):
+        return unavailable(f"probe returned {type(res).__name__}, not a dict")
+    res = dict(res)
+    res.setdefault("status", "ok")
+    if res["status"] not in ("ok", "absent", "unavailable"):
+        res = unavailable(f"probe returned an unknown status {res['status']!r}", probe_result=res)
+    return res
+
+
+def collect(ctx: ProbeContext | None = None, layers: Iterable[str] | None = None,
+            deadline: float | None = None) -> dict[str, dict[str, Any]]:
+    """Run the probes of ``layers`` (default all, in ``LAYERS`` order) and return their facts.
+
+    Parameters
+    ----------
+    ctx : ProbeContext, optional
+        The machine to look at (default: this process). ``ctx.facts`` is filled as probes run.
+    layers : iterable of str, optional
+        Layers wanted; layers they depend on (:data:`DEPENDS`) run too but are not returned.
+    deadline : float, optional
+        Overall wall-clock seconds for all probes (default :func:`default_deadline` of
+        ``ctx.timeout``). A probe still running when it passes is reported unavailable.
+
+    Returns
+    -------
+    dict
+        ``{layer: facts}`` for the wanted layers, each facts dict JSON-able, with ``status`` and
+        ``elapsed_s``; secrets removed.
+    """
+    ctx = ctx if ctx is not None else ProbeContext()
+    wanted, to_run = expand_layers(layers)
+    total = default_deadline(ctx.timeout) if deadline is None else float(deadline)
+    secrets = secret_values(ctx.environ, ctx.start_environ)
+    t_end = time.monotonic() + total
+    for layer in to_run:
+        if layer in ctx.facts and layer not in wanted:
+            continue
+        t0 = time.perf_counter()
+        remaining = t_end - time.monotonic()
+        if remaining <= 0:
+            res = unavailable(f"skipped: the doctor's overall deadline ({total:.1f} s) had passed")
+        else:
+            res = _run_one(PROBE_MODULES[layer], ctx, remaining)
+        try:
+            res = _sanitize(res, secrets)
+        except Exception as exc:  # facts that cannot be walked are not shown
+            res = unavailable(f"facts could not be sanitized: {type(exc).__name__}: {exc}")
+        res["elapsed_s"] = round(time.perf_counter() - t0, 4)
+        ctx.facts[layer] = res
+    return {layer: ctx.facts[layer] for layer in wanted}

@@ -35,14 +35,20 @@ def rule(layer: str) -> Callable[[RuleFn], RuleFn]:
     return deco
 
 
+_LOAD_ERRORS: dict[str, str] = {}
+
+
 def _load_rule_modules() -> list[Any]:
+    """Import every existing rules module; a missing one is skipped, a broken one is recorded."""
     mods = []
     for name in RULE_MODULES:
         try:
             mods.append(importlib.import_module(name))
         except ModuleNotFoundError as exc:
             if exc.name != name:
-                raise
+                _LOAD_ERRORS[name] = f"ModuleNotFoundError: {exc}"
+        except Exception as exc:  # a broken rules module must not take the doctor down
+            _LOAD_ERRORS[name] = f"{type(exc).__name__}: {exc}"
     return mods
 
 
@@ -51,6 +57,12 @@ def all_codes() -> dict[str, str]:
     codes: dict[str, str] = {"rule_failed": "A rule of the doctor itself failed; the report says which."}
     for mod in _load_rule_modules():
         codes.update(getattr(mod, "CODES", {}))
+    try:  # the explain feature shares the vocabulary; its own codes are documented too
+        from smrnb.doctor.explain import CODES as explain_codes
+    except ImportError:
+        explain_codes = {}
+    for code, meaning in explain_codes.items():
+        codes.setdefault(code, meaning)
     return codes
 
 
@@ -62,6 +74,10 @@ def evaluate(facts: Facts, layers: Iterable[str] | None = None) -> list[Finding]
     _load_rule_modules()
     wanted = set(LAYERS if layers is None else layers)
     out: list[Finding] = []
+    for name, err in _LOAD_ERRORS.items():
+        layer = name.rsplit(".", 1)[-1]
+        if layer in LAYERS and layer in wanted:
+            out.append(Finding("rule_failed", layer, "info", f"rules module {name} failed to import", (err,)))
     for layer, fn in list(_RULES):
         if layer not in wanted:
             continue
@@ -70,7 +86,7 @@ def evaluate(facts: Facts, layers: Iterable[str] | None = None) -> list[Finding]
         except Exception as exc:  # a rule bug must not take the report down
             out.append(Finding("rule_failed", layer, "info", f"rule {fn.__name__} failed",
                                (f"{type(exc).__name__}: {exc}",)))
-    order = {l: i for i, l in enumerate(LAYERS)}
+    order = {ly: i for i, ly in enumerate(LAYERS)}
     sev = {s: i for i, s in enumerate(SEVERITIES)}
     out.sort(key=lambda f: (order[f.layer], sev[f.severity]))
     return out

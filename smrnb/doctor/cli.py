@@ -1,0 +1,146 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""``smr-doctor``: the environment doctor on the command line.
+
+Commands::
+
+    smr-doctor [check]                  collect facts, print findings (default)
+    smr-doctor explain [TEXT|-]         explain a pasted error (argument, or stdin with - / nothing)
+    smr-doctor fix kernelspec [--name N] [--dry-run] [--force]
+    smr-doctor fix snippets             ~/.bashrc, sbatch, systemd, JupyterHub snippets
+    smr-doctor codes                    print CODES.md (every finding code)
+
+Options (any position): ``--json``, ``--markdown``, ``--layer L`` (repeatable), ``--extension PATH``
+(repeatable), ``--import-check``, ``--timeout S``.
+Exit status: 0 no errors found, 1 errors found (or a fix failed), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0 seconds, got {text!r}")
+    return v
+
+
+def _common(defaults: bool) -> argparse.ArgumentParser:
+    """Options accepted before and after the command (subparsers must not reset them: SUPPRESS)."""
+    d = (lambda v: v) if defaults else (lambda v: argparse.SUPPRESS)
+    p = argparse.ArgumentParser(add_help=False)
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", default=d(False), help="print the report as JSON")
+    out.add_argument("--markdown", action="store_true", default=d(False),
+                     help="print markdown for a bug report (home, user, host and secrets redacted)")
+    p.add_argument("--layer", action="append", choices=LAYERS, default=d(None), metavar="LAYER",
+                   help=f"check only this layer (repeatable): {', '.join(LAYERS)}")
+    p.add_argument("--extension", action="append", default=d(None), metavar="PATH",
+                   help="also inspect this compiled extension (.so) in the loader and ABI layers (repeatable)")
+    p.add_argument("--import-check", action="store_true", default=d(False),
+                   help="also import kaolin in a subprocess (slow: ~10 s on a GPU machine)")
+    p.add_argument("--timeout", type=_positive_float, default=d(DEFAULT_TIMEOUT), metavar="S",
+                   help=f"seconds per external command (default {DEFAULT_TIMEOUT:g}); the whole run is cut "
+                        "off after 2*S+1 s")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="smr-doctor", parents=[_common(True)],
+        description="Diagnose the CUDA / PyTorch / kaolin / Jupyter environment and print fixes.",
+        epilog="Exit status: 0 no errors, 1 errors found, 2 usage error.")
+    sub = parser.add_subparsers(dest="command", metavar="{check,explain,fix,codes}")
+    sub.add_parser("check", parents=[_common(False)], help="check this environment (default)")
+    ex = sub.add_parser("explain", parents=[_common(False)], help="explain a pasted error text")
+    ex.add_argument("text", nargs="*", help="the error text; '-' or nothing reads stdin")
+    ex.add_argument("--offline", action="store_true", help="use only the text, not this machine's facts")
+    fx = sub.add_parser("fix", parents=[_common(False)], help="write fixes (always with a dry run)")
+    fsub = fx.add_subparsers(dest="fix_command", metavar="{kernelspec,snippets}")
+    fsub.required = True
+    ks = fsub.add_parser("kernelspec", parents=[_common(False)],
+                         help="write a kernelspec whose env carries LD_LIBRARY_PATH / CUDA_HOME / PATH")
+    ks.add_argument("--name", help="kernelspec name (default <current>-smrnb, never an existing one)")
+    ks.add_argument("--dry-run", action="store_true", help="print the kernel.json, write nothing")
+    ks.add_argument("--force", action="store_true", help="replace an existing kernelspec of that name")
+    fsub.add_parser("snippets", parents=[_common(False)],
+                    help="print ~/.bashrc, sbatch, systemd and JupyterHub snippets")
+    sub.add_parser("codes", help="print the documentation of every finding code (CODES.md)")
+    return parser
+
+
+def _emit(report, args) -> int:
+    if args.json:
+        print(report.to_json())
+    elif args.markdown:
+        print(report.to_markdown(redact=True))
+    else:
+        print(report.to_text(), end="")
+    return report.exit_code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``smr-doctor``; returns the exit status (argparse exits 2 on usage errors)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    cmd = args.command or "check"
+    if cmd == "codes":
+        from smrnb.doctor.codes import codes_markdown
+
+        print(codes_markdown(), end="")
+        return 0
+    if cmd == "check":
+        from smrnb.doctor import diagnose
+
+        report = diagnose(layers=args.layer, extension_paths=args.extension or (),
+                          import_check=args.import_check, timeout=args.timeout)
+        return _emit(report, args)
+    if cmd == "explain":
+        from smrnb.doctor import explain
+
+        text = " ".join(args.text)
+        if not args.text or text.strip() == "-":
+            text = sys.stdin.read()
+        if not text.strip():
+            parser.error("explain needs an error text (argument, or on stdin)")
+        report = explain(text, live=not args.offline, layers=args.layer, timeout=args.timeout)
+        if not report.meta.get("matched") and not args.json:
+            print("smr-doctor: no known error signature in the text; run `smr-doctor` for a full check.",
+                  file=sys.stderr)
+        return _emit(report, args)
+    # fix
+    from smrnb._errors import SmrnbError
+    from smrnb.doctor import diagnose
+    from smrnb.doctor.fixes import snippets_text, write_kernelspec
+
+    report = diagnose(layers=["toolkit", "jupyter", "context"], timeout=args.timeout)
+    if args.fix_command == "snippets":
+        print(snippets_text(facts=report.facts), end="")
+        return 0
+    try:
+        dry = write_kernelspec(args.name, dry_run=True, force=args.force, facts=report.facts)
+        print(dry.describe())
+        if args.dry_run:
+            return 0
+        res = write_kernelspec(args.name, force=args.force, facts=report.facts)
+    except SmrnbError as exc:
+        print(f"smr-doctor fix kernelspec: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"smr-doctor fix kernelspec: could not write the kernelspec: {exc}", file=sys.stderr)
+        return 1
+    print()
+    print(res.describe())
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,232 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Fixes: a Jupyter kernelspec whose ``env`` carries the loader environment, and shell snippets.
+
+The dynamic loader reads ``LD_LIBRARY_PATH`` once, when a process starts, so a kernel only sees
+what its launcher gave it. The durable fix is a kernelspec (``kernel.json``) whose ``env`` sets
+``LD_LIBRARY_PATH`` / ``CUDA_HOME`` / ``PATH``: Jupyter applies it before the kernel process starts.
+:func:`write_kernelspec` writes one through ``jupyter_client.kernelspec.KernelSpecManager`` (never
+over an existing spec unless ``force``), always able to show what it would write first
+(``dry_run``). :func:`snippets` gives the same variables for ~/.bashrc, an sbatch script, a
+systemd unit and JupyterHub's ``c.Spawner.environment``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+
+#: the variables a kernelspec fix carries
+ENV_VARS: tuple[str, ...] = ("LD_LIBRARY_PATH", "CUDA_HOME", "PATH")
+_NAME_RE = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def _facts_get(facts: Mapping[str, Any] | None, layer: str, key: str) -> Any:
+    d = (facts or {}).get(layer)
+    if isinstance(d, Mapping) and d.get("status", "ok") == "ok":
+        return d.get(key)
+    return None
+
+
+def needed_env(facts: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a kernel should start with: this process's current values of ``ENV_VARS``.
+
+    ``LD_LIBRARY_PATH`` and ``PATH`` are taken as they are *now* (including changes made after
+    the process started, which the loader could not see); ``CUDA_HOME`` from the environment or,
+    when unset, the toolkit the doctor found for builds (``facts["toolkit"]["build_cuda_home"]``).
+    Variables that are unset and unknown are left out.
+    """
+    env = dict(os.environ if environ is None else environ)
+    out: dict[str, str] = {}
+    if env.get("LD_LIBRARY_PATH"):
+        out["LD_LIBRARY_PATH"] = env["LD_LIBRARY_PATH"]
+    cuda_home = env.get("CUDA_HOME") or _facts_get(facts, "toolkit", "build_cuda_home")
+    if cuda_home and ":" not in str(cuda_home) and os.path.isdir(str(cuda_home)):
+        out["CUDA_HOME"] = str(cuda_home)
+    if env.get("PATH"):
+        out["PATH"] = env["PATH"]
+    return out
+
+
+def current_kernel_argv(facts: Mapping[str, Any] | None = None) -> list[str]:
+    """argv of the kernelspec in use (from the jupyter facts), else this Python's ipykernel."""
+    spec = _facts_get(facts, "jupyter", "kernelspec")
+    if isinstance(spec, Mapping) and isinstance(spec.get("argv"), list) and spec["argv"]:
+        return [str(a) for a in spec["argv"]]
+    return [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+
+
+def build_kernel_json(name: str, env: Mapping[str, str], argv: list[str] | None = None,
+                      display_name: str | None = None) -> dict[str, Any]:
+    """The ``kernel.json`` content: argv, display_name, language, env, metadata."""
+    return {
+        "argv": list(argv) if argv else current_kernel_argv(),
+        "display_name": display_name or f"Python ({name}, env fixed by smr-doctor)",
+        "language": "python",
+        "env": dict(env),
+        "metadata": {"smrnb": {"written_by": "smr-doctor fix kernelspec", "vars": sorted(env)}},
+    }
+
+
+@dataclass(frozen=True)
+class KernelspecResult:
+    """What :func:`write_kernelspec` did (or would do, for a dry run)."""
+
+    name: str
+    path: str  # directory of the kernelspec
+    kernel_json: dict[str, Any]
+    written: bool
+    dry_run: bool
+    replaced: bool
+
+    def describe(self) -> str:
+        body = json.dumps(self.kernel_json, indent=1)
+        if self.dry_run:
+            head = f"Dry run: would write {os.path.join(self.path, 'kernel.json')}" + (
+                " (replacing the existing spec)" if self.replaced else "")
+        else:
+            head = f"Wrote {os.path.join(self.path, 'kernel.json')}" + (" (replaced)" if self.replaced else "")
+        tail = ("" if self.dry_run else
+                f"\nChoose the kernel '{self.kernel_json['display_name']}' (or `jupyter console --kernel "
+                f"{self.name}`) and restart into it: its loader then sees {', '.join(self.kernel_json['env'])}.")
+        return f"{head}:\n{body}{tail}"
+
+
+def _manager(ksm: Any = None, data_dir: str | None = None) -> Any:
+    if ksm is not None:
+        return ksm
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    return KernelSpecManager(data_dir=data_dir) if data_dir else KernelSpecManager()
+
+
+def _default_name(existing: set[str], facts: Mapping[str, Any] | None) -> str:
+    spec = _facts_get(facts, "jupyter", "kernelspec")
+    base = (spec.get("name") if isinstance(spec, Mapping) and spec.get("name") else "python3") + "-smrnb"
+    base = re.sub(r"[^A-Za-z0-9._-]", "-", base)
+    if base not in existing:
+        return base
+    i = 2
+    while f"{base}-{i}" in existing:
+        i += 1
+    return f"{base}-{i}"
+
+
+def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: bool = False,
+                     env: Mapping[str, str] | None = None, facts: Mapping[str, Any] | None = None,
+                     argv: list[str] | None = None, display_name: str | None = None,
+                     user: bool = True, prefix: str | None = None, ksm: Any = None,
+                     data_dir: str | None = None) -> KernelspecResult:
+    """Write (or with ``dry_run`` only describe) a kernelspec whose ``env`` fixes the loader path.
+
+    Parameters
+    ----------
+    name : str, optional
+        Kernelspec name (letters, digits, ``._-``). Default ``<current kernel>-smrnb``, with a
+        numeric suffix if taken. An explicit name that exists raises unless ``force``.
+    dry_run : bool
+        Write nothing; the result's :meth:`~KernelspecResult.describe` shows the kernel.json.
+    force : bool
+        Replace an existing kernelspec of that name.
+    env : mapping, optional
+        Variables for the spec's ``env`` (default :func:`needed_env`).
+    facts : dict, optional
+        Doctor facts (the jupyter layer gives the current kernel's argv and name).
+    argv, display_name : optional
+        Override the kernel command line / the name shown in the launcher.
+    user, prefix, ksm, data_dir :
+        Where to install (``KernelSpecManager.install_kernel_spec`` arguments; ``data_dir`` or
+        ``ksm`` choose another Jupyter data directory, e.g. in tests).
+
+    Returns
+    -------
+    KernelspecResult
+    """
+    if name is not None and not isinstance(name, str):
+        raise SmrnbTypeError(f"name must be a str, got {type(name).__name__}")
+    if name is not None and not _NAME_RE.match(name):
+        raise SmrnbValueError(f"name must contain only letters, digits, '.', '_' or '-', got {name!r}")
+    mgr = _manager(ksm, data_dir)
+    try:
+        existing = set(mgr.find_kernel_specs())
+    except Exception:  # unreadable dirs: treat as none
+        existing = set()
+    if name is None:
+        name = _default_name(existing, facts)
+    replaced = name in existing
+    if replaced and not force and not dry_run:
+        raise SmrnbValueError(f"name {name!r} is an existing kernelspec ({mgr.find_kernel_specs()[name]}); "
+                              "choose another name or pass force=True (--force) to replace it")
+    env = dict(needed_env(facts) if env is None else env)
+    kj = build_kernel_json(name, env, argv or current_kernel_argv(facts), display_name)
+    if prefix is not None:
+        target_root = os.path.join(prefix, "share", "jupyter", "kernels")
+    elif user:
+        target_root = mgr.user_kernel_dir
+    else:
+        from jupyter_client.kernelspec import SYSTEM_JUPYTER_PATH
+
+        target_root = os.path.join(SYSTEM_JUPYTER_PATH[0], "kernels")
+    target = os.path.join(target_root, name)
+    if replaced:
+        target = mgr.find_kernel_specs()[name]
+    if dry_run:
+        return KernelspecResult(name, target, kj, written=False, dry_run=True, replaced=replaced)
+    with tempfile.TemporaryDirectory(prefix="smrnb-kernelspec-") as tmp:
+        src = os.path.join(tmp, name)
+        os.makedirs(src)
+        with open(os.path.join(src, "kernel.json"), "w", encoding="utf-8") as fh:
+            json.dump(kj, fh, indent=1)
+        if replaced and force:
+            try:
+                mgr.remove_kernel_spec(name)
+            except Exception:  # install_kernel_spec replaces the directory anyway
+                pass
+        path = mgr.install_kernel_spec(src, kernel_name=name, user=user, prefix=prefix)
+    return KernelspecResult(name, str(path), kj, written=True, dry_run=False, replaced=replaced)
+
+
+# ---------------------------------------------------------------------- snippets
+def snippets(env: Mapping[str, str] | None = None, facts: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Text to paste, per place the environment can be set: ``bashrc``, ``sbatch``, ``systemd``,
+    ``jupyterhub``; ordered so the one matching this machine's context (Slurm job, JupyterHub,
+    systemd unit) comes first."""
+    env = dict(needed_env(facts) if env is None else env)
+    if not env:
+        env = {"LD_LIBRARY_PATH": "/path/to/lib"}
+    exports = "\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items())
+    out = {
+        "bashrc": "# ~/.bashrc (then start Jupyter from a new login shell)\n" + exports,
+        "sbatch": ("#!/bin/bash\n#SBATCH --job-name=jupyter\n#SBATCH --export=NONE   # do not inherit the "
+                   "submitting shell; set what the kernel needs here:\n" + exports
+                   + "\nsrun jupyter lab --no-browser --ip=0.0.0.0"),
+        "systemd": ("# systemctl --user edit jupyter.service  (or the unit that starts Jupyter)\n[Service]\n"
+                    + "\n".join(f'Environment="{k}={v}"' for k, v in env.items())),
+        "jupyterhub": ("# jupyterhub_config.py\nc.Spawner.environment = "
+                       + json.dumps(env, indent=4)
+                       + "\nc.Spawner.env_keep = c.Spawner.env_keep + " + json.dumps(sorted(env))),
+    }
+    ctx = (facts or {}).get("context") if facts else None
+    first: list[str] = []
+    if isinstance(ctx, Mapping):
+        if ctx.get("slurm"):
+            first.append("sbatch")
+        if ctx.get("jupyterhub"):
+            first.append("jupyterhub")
+        if ctx.get("systemd_unit"):
+            first.append("systemd")
+    order = first + [k for k in out if k not in first]
+    return {k: out[k] for k in order}
+
+
+def snippets_text(env: Mapping[str, str] | None = None, facts: Mapping[str, Any] | None = None) -> str:
+    """:func:`snippets` as one text, each under a heading."""
+    return "\n\n".join(f"== {k} ==\n{v}" for k, v in snippets(env, facts).items()) + "\n"
