@@ -41,8 +41,8 @@ def _load_kaolin() -> Any:
             _state["reason"] = "disabled by SMRNB_DISABLE_KAOLIN"
             return None
         try:
-            import kaolin  # noqa: F401  (the only kaolin import in smrnb)
-            import kaolin.ops.conversions  # noqa: F401
+            import kaolin  # the only kaolin import in smrnb
+            import kaolin.ops.conversions
         except (ImportError, OSError) as exc:
             _state["reason"] = f"{type(exc).__name__}: {exc}"
             return None
@@ -96,3 +96,47 @@ def backend_name(device: torch.device, used_kaolin: bool) -> str:
 def suspicious_empty(result_numel: int, input_nonempty: bool) -> bool:
     """An empty kaolin result for non-empty input: the "no kernel image" failure mode."""
     return input_nonempty and result_numel == 0
+
+
+def kaolin_voxelize(points: torch.Tensor, resolution: int, origin: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """kaolin ``pointclouds_to_voxelgrids``: (B, N, 3) points -> (B, R, R, R) float occupancy.
+
+    ``origin`` (B, 3) and ``scale`` (B,) are passed through; kaolin rounds
+    ``round((p - origin) / scale * (R - 1))`` and drops points outside ``[0, R - 1]`` silently.
+    Raises whatever kaolin raises; callers check availability with :func:`use_kaolin` first.
+    """
+    import warnings
+
+    k = get_kaolin()
+    if k is None:
+        raise RuntimeError(f"kaolin is not usable: {_state['reason']}")
+    with warnings.catch_warnings():
+        # kaolin builds the grid through the deprecated torch.sparse.FloatTensor constructor
+        warnings.simplefilter("ignore", UserWarning)
+        return k.ops.conversions.pointclouds_to_voxelgrids(points, int(resolution), origin=origin, scale=scale)
+
+
+def kaolin_marching_cubes(grid: torch.Tensor, iso_value: float) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """kaolin ``voxelgrids_to_trianglemeshes`` (CUDA only) on one (X, Y, Z) grid.
+
+    Returns ``(vertices (V, 3) float32 in grid index units, faces (F, 3) int64)`` with kaolin's
+    one-voxel zero padding undone (vertices shifted by -1) and faces oriented so the enclosed
+    signed volume is positive (normals out of ``{value > iso_value}``), or None if kaolin raised
+    (the reason is recorded with :func:`distrust`).
+    """
+    op = "voxelgrids_to_trianglemeshes"
+    k = get_kaolin()
+    if k is None:
+        return None
+    try:
+        verts_l, faces_l = k.ops.conversions.voxelgrids_to_trianglemeshes(grid[None].float(), iso_value=float(iso_value))
+    except Exception as exc:  # a broken build raises anything (missing kernel, ABI, OOM)
+        distrust(op, f"{type(exc).__name__}: {exc}")
+        return None
+    verts = verts_l[0].to(torch.float32) - 1.0
+    faces = faces_l[0].to(torch.int64)
+    if faces.shape[0]:
+        tri = verts[faces]
+        signed = (tri[:, 0] * torch.cross(tri[:, 1], tri[:, 2], dim=1)).sum()
+        faces = torch.where(signed < 0, faces.flip(1), faces)
+    return verts, faces
