@@ -18,6 +18,9 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+# The submodule ``smrnb.doctor.explain`` shares its name with the function :func:`explain` below:
+# import it first so that the function, defined afterwards, is what ``smrnb.doctor.explain`` names.
+from smrnb.doctor import explain as _explain_module  # noqa: F401
 from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, Finding, ProbeContext
 from smrnb.doctor.report import Report
 
