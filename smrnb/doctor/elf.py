@@ -488,10 +488,47 @@ _ELF_MEMO: dict[tuple[str, int, int, bool], ElfInfo] = {}
 
 
 def _gnu_hash(name: bytes) -> int:
-    h = 5381
-    for c in name:
-        h = (h * 33 + c) & 0xFFFFFFFF
+    """The DT_GNU_HASH function (Bernstein: h = h * 33 + c, from 5381, modulo 2**32)."""
+    h = _GNU_HASH_MEMO.get(name)
+    if h is None:
+        h = 5381
+        for c in name:
+            h = (h * 33 + c) & 0xFFFFFFFF
+        if len(_GNU_HASH_MEMO) > 200_000:
+            _GNU_HASH_MEMO.clear()
+        _GNU_HASH_MEMO[name] = h
     return h
+
+
+_GNU_HASH_MEMO: dict[bytes, int] = {}
+
+
+def _prime_gnu_hashes(names: list[bytes]) -> None:
+    """Hash many names at once with numpy (the same polynomial, uint32 wrap-around arithmetic):
+    h = 5381 * 33**n + sum_j c_j * 33**(n-1-j)  (mod 2**32).  Worth it from a few hundred names."""
+    todo = [n for n in dict.fromkeys(names) if n not in _GNU_HASH_MEMO and len(n) < 4096]
+    if len(todo) < 256:
+        return
+    import numpy as np
+
+    todo.sort(key=len)
+    top = len(todo[-1])
+    pw = np.array([pow(33, k, 1 << 32) for k in range(top + 1)], dtype=np.uint32)
+    out: list[int] = []
+    for start in range(0, len(todo), 256):  # chunks of similar length keep the padding small
+        chunk = todo[start: start + 256]
+        width = len(chunk[-1])
+        mat = np.zeros((len(chunk), width), dtype=np.uint32)
+        for i, n in enumerate(chunk):  # right-aligned: the last byte has weight 33**0
+            if n:
+                mat[i, width - len(n):] = np.frombuffer(n, dtype=np.uint8)
+        body = (mat * pw[width - 1::-1][None, :]).sum(axis=1, dtype=np.uint32) if width else \
+            np.zeros(len(chunk), dtype=np.uint32)
+        lengths = np.array([len(n) for n in chunk], dtype=np.int64)
+        out.extend(int(x) for x in body + np.uint32(5381) * pw[lengths])
+    if len(_GNU_HASH_MEMO) > 200_000:
+        _GNU_HASH_MEMO.clear()
+    _GNU_HASH_MEMO.update(zip(todo, out))
 
 
 def _sysv_hash(name: bytes) -> int:
@@ -506,60 +543,71 @@ def _sysv_hash(name: bytes) -> int:
 
 
 class _HashLookup:
-    """Symbol lookup through one object's DT_GNU_HASH or DT_HASH table (file kept open)."""
+    """Symbol lookup through one object's DT_GNU_HASH or DT_HASH table.
 
-    def __init__(self, d: DynamicInfo, fh: BinaryIO):
-        self.d, self.fh = d, fh
+    Reads through a read-only ``mmap`` of the file: a lookup touches a bloom word, one bucket, a
+    few chain words, one symbol and one string, whatever the size of the table."""
+
+    def __init__(self, d: DynamicInfo, buf: Any):
+        self.d, self.buf = d, buf
         self.e = "<" if d.little_endian else ">"
         self.fmt, self.size = _sym_layout(d)
         self.strtab = d.layout["strtab"]
         self.symtab = d.layout["symtab"]
+        self.n = len(buf)
         if "gnu_hash" in d.layout:
             off = d.layout["gnu_hash"]
             self.kind = "gnu"
-            self.nbuckets, self.symoffset, self.bloom_size, self.shift = struct.unpack(
-                self.e + "4I", _read_at(fh, off, 16))
+            self.nbuckets, self.symoffset, self.bloom_size, self.shift = self._u(self.e + "4I", off)
             if self.nbuckets == 0 or self.bloom_size == 0 or self.bloom_size > 1 << 24 or self.nbuckets > 1 << 24:
                 raise _Bad("implausible GNU hash table")
             word = d.elf_class // 8
-            self.bloom = struct.unpack(self.e + f"{self.bloom_size}{'Q' if word == 8 else 'I'}",
-                                       _read_at(fh, off + 16, word * self.bloom_size))
-            boff = off + 16 + word * self.bloom_size
-            self.buckets = struct.unpack(self.e + f"{self.nbuckets}I", _read_at(fh, boff, 4 * self.nbuckets))
-            self.chain = boff + 4 * self.nbuckets
+            self.bloom_off, self.word_fmt = off + 16, self.e + ("Q" if word == 8 else "I")
+            self.word = word
+            self.buckets = off + 16 + word * self.bloom_size
+            self.chain = self.buckets + 4 * self.nbuckets
         elif "hash" in d.layout:
             off = d.layout["hash"]
             self.kind = "sysv"
-            self.nbucket, self.nchain = struct.unpack(self.e + "II", _read_at(fh, off, 8))
+            self.nbucket, self.nchain = self._u(self.e + "II", off)
             if self.nbucket == 0 or self.nbucket > 1 << 24 or self.nchain > _MAX_SYMBOLS:
                 raise _Bad("implausible SysV hash table")
-            self.buckets = struct.unpack(self.e + f"{self.nbucket}I", _read_at(fh, off + 8, 4 * self.nbucket))
+            self.buckets = off + 8
             self.chain = off + 8 + 4 * self.nbucket
         else:
             raise _Bad("no DT_GNU_HASH or DT_HASH")
 
+    def _u(self, fmt: str, off: int) -> tuple[int, ...]:
+        if off < 0 or off + struct.calcsize(fmt) > self.n:
+            raise _Bad("hash table read outside the file")
+        return struct.unpack_from(fmt, self.buf, off)
+
     def _name_matches(self, idx: int, name: bytes) -> bool | None:
-        """None: no match; else whether the matching symbol is defined."""
-        st_name, _info, shndx = _unpack_sym(self.d, _read_at(self.fh, self.symtab + idx * self.size, self.size), 0)
-        got = _read_at_most(self.fh, self.strtab + st_name, len(name) + 1)
-        if got == name + b"\0":
+        """None: not this name; else whether the symbol of that name is defined."""
+        off = self.symtab + idx * self.size
+        if off + self.size > self.n:
+            raise _Bad("symbol index outside the file")
+        st_name, _info, shndx = _unpack_sym(self.d, self.buf, off)
+        s = self.strtab + st_name
+        if self.buf[s: s + len(name) + 1] == name + b"\0":
             return shndx != 0
         return None
 
     def defined(self, name: str) -> bool:
         b = name.encode()
+        u32 = self.e + "I"
         if self.kind == "gnu":
             h = _gnu_hash(b)
             bits = self.d.elf_class
-            word = self.bloom[(h // bits) % self.bloom_size]
+            word = self._u(self.word_fmt, self.bloom_off + self.word * ((h // bits) % self.bloom_size))[0]
             mask = (1 << (h % bits)) | (1 << ((h >> self.shift) % bits))
             if word & mask != mask:
                 return False
-            idx = self.buckets[h % self.nbuckets]
+            idx = self._u(u32, self.buckets + 4 * (h % self.nbuckets))[0]
             if idx < self.symoffset:
                 return False
             for _ in range(_MAX_SYMBOLS):
-                cur = struct.unpack(self.e + "I", _read_at(self.fh, self.chain + 4 * (idx - self.symoffset), 4))[0]
+                cur = self._u(u32, self.chain + 4 * (idx - self.symoffset))[0]
                 if (cur | 1) == (h | 1):
                     hit = self._name_matches(idx, b)
                     if hit is not None:
@@ -569,32 +617,35 @@ class _HashLookup:
                 idx += 1
             return False
         h = _sysv_hash(b)
-        idx = self.buckets[h % self.nbucket]
+        idx = self._u(u32, self.buckets + 4 * (h % self.nbucket))[0]
         for _ in range(self.nchain + 1):
             if idx == 0 or idx >= self.nchain:
                 return False
-            hit = self._name_matches(idx, b)
-            if hit:
+            if self._name_matches(idx, b):
                 return True
-            idx = struct.unpack(self.e + "I", _read_at(self.fh, self.chain + 4 * idx, 4))[0]
+            idx = self._u(u32, self.chain + 4 * idx)[0]
         return False
 
 
 def lookup_symbols(library: str | os.PathLike[str], names: Iterable[str]) -> dict[str, bool] | None:
     """Which ``names`` does ``library`` define in its dynamic symbol table?
 
-    Uses the library's ``DT_GNU_HASH`` table (or ``DT_HASH``): O(1) reads per name whatever the
-    size of the table.  Symbol versions are ignored (torch's symbols carry none).
+    Uses the library's ``DT_GNU_HASH`` table (or ``DT_HASH``): a handful of reads per name
+    whatever the size of the table.  Symbol versions are ignored (torch's symbols carry none).
 
     Returns ``{name: defined}`` or None when the library cannot be read.
     """
+    import mmap
+
     d = read_dynamic(library)
     names = list(dict.fromkeys(names))
     if d is None or "symtab" not in d.layout:
         return None
     try:
-        with open(d.path, "rb") as fh:
-            table = _HashLookup(d, fh)
+        if "gnu_hash" in d.layout:
+            _prime_gnu_hashes([n.encode() for n in names])
+        with open(d.path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            table = _HashLookup(d, buf)
             return {n: table.defined(n) for n in names}
     except (_Bad, OSError, struct.error, ValueError, OverflowError, MemoryError):
         return None

@@ -135,11 +135,11 @@ def parse_ldconfig_p(text: str) -> LdCache:
     return out
 
 
-def load_ld_cache(path: str = "/etc/ld.so.cache", run: Callable[..., Any] | None = None,
+def load_ld_cache(path: str | None = "/etc/ld.so.cache", run: Callable[..., Any] | None = None,
                   timeout: float = 5.0) -> LdCache | None:
-    """The ld.so cache: parsed from ``path``, else from ``ldconfig -p`` through ``run`` (a Runner),
-    else None (then the resolver skips that step and says so)."""
-    cache = parse_ld_cache(path)
+    """The ld.so cache: parsed from ``path`` (None: skip the file), else from ``ldconfig -p``
+    through ``run`` (a Runner), else None (then the resolver skips that step)."""
+    cache = parse_ld_cache(path) if path else None
     if cache is not None:
         return cache
     if run is None:
