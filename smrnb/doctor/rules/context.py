@@ -1,0 +1,104 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Rules of the context layer, and :func:`env_fix_commands`: how to set an environment variable
+so that it reaches *this* kernel (Slurm job, JupyterHub spawner, systemd unit, conda env, shell).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.rules import Facts, rule
+
+CODES = {
+    "context_slurm": "The kernel runs inside a Slurm job: environment fixes go into the sbatch script (or module load).",
+    "context_jupyterhub": "The kernel was spawned by JupyterHub: the environment comes from c.Spawner.environment / env_keep.",
+    "context_systemd": "The server runs as a systemd service: it does not read ~/.bashrc; use Environment= in the unit.",
+    "context_container": "The kernel runs in a container: fixes belong in the image (Dockerfile ENV) or the run command.",
+    "context_conda": "A conda environment is active: conda env config vars and conda packages (cuda-nvcc) are the fix channel.",
+    "context_venv": "A virtualenv is active: pip installs go into it; system toolkits are outside it.",
+}
+
+
+def layer(facts: Facts, name: str) -> dict[str, Any]:
+    """The facts of one layer, or {} when missing or unavailable."""
+    d = facts.get(name) or {}
+    return d if isinstance(d, dict) and d.get("status") != "unavailable" else {}
+
+
+def env_fix_commands(facts: Facts, assignments: Mapping[str, str], module: str | None = None) -> list[str]:
+    """Copyable snippets that set ``assignments`` (``{"CUDA_HOME": "/usr/local/cuda-12.1"}``) where
+    this kernel's environment really comes from. ``module`` is an environment-module name to load
+    (``"cuda/12.1"``) on clusters that have them. The first snippet is the most specific one."""
+    ctx = layer(facts, "context")
+    jup = layer(facts, "jupyter")
+    exports = [f"export {k}={shlex.quote(str(v))}" for k, v in assignments.items()]
+    out: list[str] = []
+    mods = (ctx.get("env_modules") or {}).get("system")
+    if ctx.get("slurm"):
+        lines = ["# in the sbatch script, before the command that starts Jupyter / python:"]
+        if module and mods:
+            lines.append(f"module load {module}")
+        lines += exports
+        out.append("\n".join(lines))
+    if ctx.get("jupyterhub"):
+        body = ", ".join(f"{k!r}: {str(v)!r}" for k, v in assignments.items())
+        out.append("# jupyterhub_config.py (admin), then restart your server:\n"
+                   f"c.Spawner.environment.update({{{body}}})")
+    unit = ctx.get("systemd_unit")
+    if unit:
+        lines = [f"sudo systemctl edit {unit if unit != 'unknown.service' else '<jupyter unit>'}", "# add:", "[Service]"]
+        lines += [f'Environment="{k}={v}"' for k, v in assignments.items()]
+        lines.append(f"sudo systemctl restart {unit if unit != 'unknown.service' else '<jupyter unit>'}")
+        out.append("\n".join(lines))
+    if ctx.get("conda_env"):
+        pairs = " ".join(f"{k}={shlex.quote(str(v))}" for k, v in assignments.items())
+        out.append(f"conda env config vars set {pairs}\nconda deactivate && conda activate {ctx.get('conda_env_name') or ctx['conda_env']}")
+    spec = jup.get("kernelspec")
+    if spec and spec.get("path"):
+        out.append(f"# or in the kernelspec {spec['path']}/kernel.json (restart the kernel):\n"
+                   + '"env": {' + ", ".join(f'"{k}": "{v}"' for k, v in assignments.items()) + "}")
+    if ctx.get("container"):
+        out.append("# in the image (Dockerfile):\n" + "\n".join(f"ENV {k}={v}" for k, v in assignments.items()))
+    out.append("# ~/.bashrc (then restart Jupyter from that shell):\n" + "\n".join(exports))
+    return out
+
+
+def conda_nvcc_command(cuda: str) -> str:
+    """Install an nvcc of CUDA ``cuda`` (``"12.1"``) into the active conda env (no root needed)."""
+    return f"conda install -c nvidia cuda-nvcc={cuda} cuda-cudart-dev={cuda}"
+
+
+@rule("context")
+def context_findings(facts: Facts) -> Iterable[Finding]:
+    ctx = layer(facts, "context")
+    if not ctx:
+        return
+    if ctx.get("slurm"):
+        s = ctx["slurm"]
+        yield Finding("context_slurm", "context", "info", f"Slurm job {s.get('job_id')}",
+                      tuple(f"SLURM_{k.upper()}={v}" for k, v in s.items()),
+                      Fix("A job's environment is the one of the submitting shell (sbatch --export) plus what the "
+                          "script sets; put exports and module loads in the sbatch script.",
+                          ("#SBATCH --export=ALL",)))
+    if ctx.get("jupyterhub"):
+        yield Finding("context_jupyterhub", "context", "info", "Spawned by JupyterHub",
+                      tuple(f"{n} is set" for n in ctx.get("jupyterhub_variables") or ()),
+                      Fix("JupyterHub starts single-user servers with a clean environment: variables reach the "
+                          "kernel only through c.Spawner.environment or c.Spawner.env_keep.",
+                          ("c.Spawner.env_keep.append('LD_LIBRARY_PATH')",)))
+    if ctx.get("systemd_unit"):
+        yield Finding("context_systemd", "context", "info", f"Running under systemd ({ctx['systemd_unit']})",
+                      (f"systemd unit: {ctx['systemd_unit']}",),
+                      Fix("A service does not read ~/.bashrc or ~/.profile; set variables with Environment= lines.",
+                          (f"sudo systemctl edit {ctx['systemd_unit']}",)))
+    if ctx.get("container"):
+        yield Finding("context_container", "context", "info", f"Inside a {ctx['container']} container",
+                      (f"container: {ctx['container']}",))
+    if ctx.get("conda_env"):
+        yield Finding("context_conda", "context", "info", f"conda env {ctx.get('conda_env_name') or ctx['conda_env']}",
+                      (f"CONDA_PREFIX={ctx['conda_env']}",))
+    if ctx.get("venv"):
+        yield Finding("context_venv", "context", "info", "virtualenv active", (f"venv: {ctx['venv']}",))

@@ -1,0 +1,105 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Rules of the driver layer: GPU present, driver new enough for torch's CUDA (family rule)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from smrnb.doctor import tables
+from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.rules import Facts, rule
+from smrnb.doctor.rules.context import layer
+
+CODES = {
+    "no_gpu": "No NVIDIA GPU/driver on this machine: torch and smrnb run on the CPU (a plain fact).",
+    "driver_unavailable": "The driver could not be read (nvidia-smi hung or failed).",
+    "driver_too_old": "The NVIDIA driver is older than the minimum for torch's CUDA major (13.x >= 580, 12.x >= 525, 11.x >= 450).",
+    "driver_below_cuda_minor": "The driver runs torch's CUDA only under minor-version compatibility (no PTX JIT of newer PTX).",
+    "driver_cuda_version_not_toolkit": "nvidia-smi's 'CUDA Version' is the newest CUDA the driver supports, not the installed toolkit.",
+    "driver_ok": "The driver supports torch's CUDA.",
+}
+
+DRIVER_DOCS = ("https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",)
+
+
+def _cmp(a: str, b: str) -> int:
+    va, vb = tables.parse_version(a) or (), tables.parse_version(b) or ()
+    n = max(len(va), len(vb))
+    va, vb = va + (0,) * (n - len(va)), vb + (0,) * (n - len(vb))
+    return (va > vb) - (va < vb)
+
+
+def torch_variants_for_driver(torch_version: str, driver: str) -> list[str]:
+    """torch CUDA variants (``cu126``...) of this torch release that ``driver`` can run."""
+    tv = tables.torch_cuda_variants(torch_version)
+    if tv is None:
+        return []
+    out = []
+    for v in tv.variants:
+        cuda = f"{v[2:-1]}.{v[-1]}"
+        fam = tables.family_min_driver(cuda)
+        if fam and _cmp(driver, fam) >= 0:
+            out.append(v)
+    return out
+
+
+@rule("driver")
+def driver_findings(facts: Facts) -> Iterable[Finding]:
+    drv = facts.get("driver") or {}
+    torch = layer(facts, "torch")
+    if drv.get("status") == "unavailable":
+        yield Finding("driver_unavailable", "driver", "warning", "Could not read the NVIDIA driver",
+                      (drv.get("reason") or "unknown reason",),
+                      Fix("nvidia-smi hung or failed; a hung nvidia-smi usually means a wedged driver.",
+                          ("nvidia-smi", "dmesg | grep -i nvrm")))
+        return
+    if drv.get("status") == "absent" or not drv.get("gpus"):
+        ev = [drv.get("reason") or "no GPU reported"]
+        if torch.get("cuda"):
+            ev.append(f"torch {torch.get('version')} is a CUDA {torch['cuda']} build; it will run on the CPU here")
+        yield Finding("no_gpu", "driver", "info", "No NVIDIA GPU on this machine: CPU only", tuple(ev))
+        return
+    driver = drv.get("driver_version") or ""
+    gpus = ", ".join(f"{g.get('name')} (CC {g.get('compute_capability')})" for g in drv["gpus"])
+    ev = [f"driver {driver}, supports CUDA up to {drv.get('cuda_driver_version')} (source: {drv.get('source')})",
+          f"GPUs: {gpus}"]
+    tcuda = torch.get("cuda")
+    if tcuda and driver:
+        fam = tables.family_min_driver(tcuda)
+        ev.append(f"torch {torch.get('version')} needs driver >= {fam} (CUDA {tcuda.split('.')[0]}.x family)")
+        if fam and _cmp(driver, fam) < 0:
+            ok_variants = torch_variants_for_driver(torch.get("version_base") or "", driver)
+            cmds = ["# update the NVIDIA driver (needs root), e.g. the R580 branch for CUDA 13"]
+            if ok_variants:
+                v = ok_variants[-1]
+                cmds.append(f"pip install --force-reinstall torch=={torch.get('version_base')} "
+                            f"--index-url https://download.pytorch.org/whl/{v}")
+            yield Finding("driver_too_old", "driver", "error",
+                          f"Driver {driver} is too old for torch built with CUDA {tcuda}", tuple(ev),
+                          Fix(f"A CUDA {tcuda} binary needs a driver >= {fam}; torch.cuda.is_available() is False "
+                              f"and torch reports 'The NVIDIA driver on your system is too old'. Update the driver "
+                              f"or install a torch variant this driver runs"
+                              + (f" ({', '.join(ok_variants)})." if ok_variants else "."),
+                              tuple(cmds), DRIVER_DOCS))
+            return
+        ga = tables.min_driver_for_cuda(tcuda)
+        if ga and _cmp(driver, ga.min_driver) < 0:
+            yield Finding("driver_below_cuda_minor", "driver", "info",
+                          f"Driver {driver} runs CUDA {tcuda} through minor-version compatibility",
+                          (*ev, f"{ga.release} ships with driver >= {ga.min_driver}"),
+                          Fix("Most of torch works; features that need a newer driver and JIT of newer PTX do not.",
+                              (), DRIVER_DOCS))
+        else:
+            yield Finding("driver_ok", "driver", "ok", f"Driver {driver} supports torch's CUDA {tcuda}", tuple(ev))
+    cdv = drv.get("cuda_driver_version")
+    if cdv:
+        nvccs = sorted({n.get("version") for n in (layer(facts, "toolkit").get("nvccs") or []) if n.get("version")},
+                       key=tables.version_key)
+        yield Finding("driver_cuda_version_not_toolkit", "driver", "info",
+                      f"'CUDA Version: {cdv}' in nvidia-smi is the driver's limit, not your toolkit",
+                      (f"driver supports CUDA <= {cdv}",
+                       f"torch's CUDA: {tcuda or 'none (CPU build)'}",
+                       f"installed nvcc: {', '.join(nvccs) if nvccs else 'none'}"),
+                      Fix("torch brings its own CUDA runtime (pip nvidia-* wheels); the local toolkit (nvcc) is only "
+                          "used to build extensions such as kaolin. Compare torch.version.cuda and nvcc --version, "
+                          "not nvidia-smi."))

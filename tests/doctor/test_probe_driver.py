@@ -1,0 +1,216 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Driver probe and rules against fake ``nvidia-smi`` executables printing real outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from smrnb.doctor._model import ProbeContext, Runner
+from smrnb.doctor.probes import driver
+from smrnb.doctor.rules import evaluate
+
+QUERY = "--query-gpu=name,driver_version,compute_cap,memory.total,uuid --format=csv,noheader"
+QUERY_OLD = "--query-gpu=name,driver_version,memory.total,uuid --format=csv,noheader"
+
+H200_HEADER = """Wed Dec  2 10:12:03 2026
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |
++-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|=========================================+========================+======================|
+|   0  NVIDIA H200                    On  |   00000000:19:00.0 Off |                    0 |
+| N/A   31C    P0             76W /  700W |       0MiB / 143771MiB |      0%      Default |
++-----------------------------------------+------------------------+----------------------+
+"""
+H200_QUERY = "NVIDIA H200, 580.159.04, 9.0, 143771 MiB, GPU-6f2b7c0e-2d1a-4c1e-9a51-0c7e3e2b9d11\n"
+
+T4_470_HEADER = """Mon Mar 28 14:18:01 2022
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  Tesla T4            Off  | 00000000:00:1E.0 Off |                    0 |
+| N/A   30C    P8     9W /  70W |      0MiB / 15109MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+"""
+T4_470_QUERY_ERR = 'Field "compute_cap" is not a valid field to query.\n\n'
+T4_470_QUERY_OLD = "Tesla T4, 470.57.02, 15109 MiB, GPU-1f0c7c6a-0f7e-8a55-6c1a-43b6f3e7a0a2\n"
+
+RTX3090_HEADER = """Sat Dec 30 08:28:59 2023
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.129.03             Driver Version: 535.129.03   CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+|   0  NVIDIA GeForce RTX 3090        Off | 00000000:01:00.0  On |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+"""
+RTX3090_QUERY = "NVIDIA GeForce RTX 3090, 535.129.03, 8.6, 24576 MiB, GPU-0c9a1a35-6e0f-77b1-3c3d-6a2b4a7e5f10\n"
+
+NO_DRIVER = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+             "latest NVIDIA driver is installed and running.\n\n")
+
+
+def make_tool(bin_dir: Path, name: str, answers: dict[str, tuple[str | bytes, int]],
+              default: tuple[str | bytes, int] = ("", 0), sleep: float = 0.0) -> Path:
+    """A shell script ``name`` printing ``answers["$*"]`` (stdout, exit status)."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    lines = ["#!/bin/sh"]
+    if sleep:
+        lines.append(f"exec sleep {sleep}")  # exec: the timeout kills the sleeper itself
+    lines.append('case "$*" in')
+    for i, (args, (out, rc)) in enumerate(list(answers.items()) + [("*", default)]):
+        f = bin_dir / f".{name}.{i}.out"
+        f.write_bytes(out if isinstance(out, bytes) else out.encode())
+        pat = "*" if args == "*" else "'" + args + "'"
+        lines.append(f"  {pat}) cat '{f}'; exit {rc};;")
+    lines.append("esac")
+    p = bin_dir / name
+    p.write_text("\n".join(lines) + "\n")
+    p.chmod(0o755)
+    return p
+
+
+def smi_ctx(tmp_path: Path, answers, default=("", 0), sleep=0.0, timeout=5.0) -> ProbeContext:
+    make_tool(tmp_path / "bin", "nvidia-smi", answers, default, sleep)
+    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"}
+    return ProbeContext(run=Runner(env=env), environ=env, timeout=timeout)
+
+
+def h200_answers():
+    return {QUERY: (H200_QUERY, 0), "": (H200_HEADER, 0)}
+
+
+def test_h200_from_nvidia_smi(tmp_path):
+    facts = driver.probe(smi_ctx(tmp_path, h200_answers()), use_nvml=False)
+    assert facts["status"] == "ok"
+    assert facts["source"] == "nvidia-smi"
+    assert facts["driver_version"] == "580.159.04"
+    assert facts["cuda_driver_version"] == "13.0"
+    assert facts["gpus"] == [{"index": 0, "name": "NVIDIA H200", "compute_capability": "9.0",
+                              "memory_bytes": 150754820096, "uuid": "GPU-6f2b7c0e-2d1a-4c1e-9a51-0c7e3e2b9d11"}]
+    json.dumps(facts)
+
+
+def test_old_470_driver_without_compute_cap_field(tmp_path):
+    answers = {QUERY: (T4_470_QUERY_ERR, 2), QUERY_OLD: (T4_470_QUERY_OLD, 0), "": (T4_470_HEADER, 0)}
+    facts = driver.probe(smi_ctx(tmp_path, answers), use_nvml=False)
+    assert facts["status"] == "ok"
+    assert facts["driver_version"] == "470.57.02"
+    assert facts["cuda_driver_version"] == "11.4"
+    assert facts["gpus"][0]["name"] == "Tesla T4"
+    assert facts["gpus"][0]["compute_capability"] == "7.5"  # from the GPU-name table
+    assert facts["gpus"][0]["memory_bytes"] == 15109 * 2**20
+
+
+def test_rtx3090_535(tmp_path):
+    facts = driver.probe(smi_ctx(tmp_path, {QUERY: (RTX3090_QUERY, 0), "": (RTX3090_HEADER, 0)}), use_nvml=False)
+    assert (facts["driver_version"], facts["cuda_driver_version"]) == ("535.129.03", "12.2")
+    assert facts["gpus"][0]["compute_capability"] == "8.6"
+
+
+def test_header_missing_falls_back_to_release_table(tmp_path):
+    facts = driver.probe(smi_ctx(tmp_path, {QUERY: (RTX3090_QUERY, 0), "": ("garbage\n", 0)}), use_nvml=False)
+    assert facts["cuda_driver_version"] == "12.2"  # 535.129.03 >= 535.54.03 (12.2 GA), < 545 (12.3)
+    assert facts["cuda_driver_version_from"] == "table"
+
+
+def test_no_nvidia_smi_is_absent_not_error(tmp_path):
+    env = {"PATH": str(tmp_path)}
+    facts = driver.probe(ProbeContext(run=Runner(env=env), environ=env), use_nvml=False)
+    assert facts["status"] == "absent"
+    assert facts["gpus"] == []
+    findings = evaluate({"driver": facts}, layers=["driver"])
+    assert [(f.code, f.severity) for f in findings] == [("no_gpu", "info")]
+
+
+def test_nvml_on_this_cpu_machine_falls_back(tmp_path):
+    """The real nvidia-ml-py on a machine without libnvidia-ml.so: nvmlInit fails, no exception escapes."""
+    env = {"PATH": str(tmp_path)}
+    facts = driver.probe(ProbeContext(run=Runner(env=env), environ=env))
+    if facts["source"] == "nvml":  # a GPU machine
+        assert facts["gpus"] and facts["driver_version"]
+    else:
+        assert facts["status"] == "absent"
+        assert "nvml" in facts.get("nvml_error", "").lower() or "pynvml" in facts.get("nvml_error", "")
+
+
+def test_driver_not_loaded_message_is_absent(tmp_path):
+    facts = driver.probe(smi_ctx(tmp_path, {}, default=(NO_DRIVER, 9)), use_nvml=False)
+    assert facts["status"] == "absent"
+    assert "couldn't communicate" in facts["reason"]
+
+
+def test_hanging_nvidia_smi_is_cut_by_timeout(tmp_path):
+    ctx = smi_ctx(tmp_path, h200_answers(), sleep=600, timeout=1.0)
+    t0 = time.perf_counter()
+    facts = driver.probe(ctx, use_nvml=False)
+    assert time.perf_counter() - t0 < 5
+    assert facts["status"] == "unavailable"
+    assert "did not answer within 1 s" in facts["reason"]
+    findings = evaluate({"driver": facts}, layers=["driver"])
+    assert [f.code for f in findings] == ["driver_unavailable"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fuzzed_outputs_never_raise(tmp_path, seed):
+    rnd = random.Random(seed)
+    blobs = [b"", b"\xff\xfe\x00garbage\x80", bytes(rnd.randrange(256) for _ in range(300)),
+             b"NVIDIA H200, not-a-version, 9.0\n", b",,,,\n,,,,,\n", "NVIDIA H200, 580.1, x.y, lots, GPU-1\n".encode()]
+    out = blobs[seed]
+    facts = driver.probe(smi_ctx(tmp_path, {QUERY: (out, rnd.choice([0, 1, 2])), "": (out, 0)}), use_nvml=False)
+    assert facts["status"] in ("ok", "absent", "unavailable")
+    json.dumps(facts)
+    evaluate({"driver": facts}, layers=["driver"])
+
+
+def _torch(cuda: str, version: str) -> dict:
+    return {"status": "ok", "installed": True, "version": version, "version_base": version.split("+")[0], "cuda": cuda}
+
+
+def test_rules_h200_driver_580_runs_torch_cu130(tmp_path):
+    facts = {"driver": driver.probe(smi_ctx(tmp_path, h200_answers()), use_nvml=False),
+             "torch": _torch("13.0", "2.11.0+cu130")}
+    findings = evaluate(facts, layers=["driver"])
+    codes = {f.code: f for f in findings}
+    assert not [f for f in findings if f.severity in ("error", "warning")]
+    assert codes["driver_ok"].severity == "ok"
+    assert "driver_cuda_version_not_toolkit" in codes
+
+
+def test_rules_470_driver_too_old_for_cu121(tmp_path):
+    answers = {QUERY: (T4_470_QUERY_ERR, 2), QUERY_OLD: (T4_470_QUERY_OLD, 0), "": (T4_470_HEADER, 0)}
+    facts = {"driver": driver.probe(smi_ctx(tmp_path, answers), use_nvml=False),
+             "torch": _torch("12.1", "2.3.1+cu121")}
+    findings = evaluate(facts, layers=["driver"])
+    too_old = [f for f in findings if f.code == "driver_too_old"]
+    assert len(too_old) == 1 and too_old[0].severity == "error"
+    assert "525.60.13" in " ".join(too_old[0].evidence)
+    # torch 2.3 has a cu118 variant, which the 470 driver runs (CUDA 11 family >= 450.80.02)
+    assert "cu118" in too_old[0].fix.why
+    assert any("whl/cu118" in c for c in too_old[0].fix.commands)
+
+
+def test_rules_535_runs_cu128_via_minor_version_compat(tmp_path):
+    facts = {"driver": driver.probe(smi_ctx(tmp_path, {QUERY: (RTX3090_QUERY, 0), "": (RTX3090_HEADER, 0)}),
+                                    use_nvml=False),
+             "torch": _torch("12.8", "2.8.0+cu128")}
+    findings = evaluate(facts, layers=["driver"])
+    assert not [f for f in findings if f.severity == "error"]
+    assert "driver_below_cuda_minor" in {f.code for f in findings}
+
+
+def test_probe_is_fast_with_fake_smi(tmp_path):
+    t0 = time.perf_counter()
+    driver.probe(smi_ctx(tmp_path, h200_answers()), use_nvml=False)
+    assert time.perf_counter() - t0 < 2.0
+    assert os.path.exists(tmp_path / "bin" / "nvidia-smi")
