@@ -1,0 +1,288 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain: real error texts (verbatim from public issue threads) -> findings with the right code."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from smrnb.doctor import explain
+from smrnb.doctor.explain import CODES, explain_text, load_signatures, string_abi
+from smrnb.doctor.rules import all_codes
+
+# NVIDIAGameWorks/kaolin#678 (whole traceback)
+KAOLIN_678 = """code$ python3.9 main.py
+Traceback (most recent call last):
+  File "2dimageto3dmodel/code/main.py", line 21, in <module>
+    from rendering.mesh_template import MeshTemplate
+  File "2dimageto3dmodel/code/rendering/mesh_template.py", line 1, in <module>
+    import kaolin as kal
+  File "/usr/local/lib/python3.9/dist-packages/kaolin/__init__.py", line 1, in <module>
+    from . import io
+  File "/usr/local/lib/python3.9/dist-packages/kaolin/ops/batch.py", line 17, in <module>
+    from kaolin import _C
+ImportError: /usr/local/lib/python3.9/dist-packages/kaolin/_C.so: undefined symbol: _ZN3c106detail19maybe_wrap_dim_slowEllb
+"""
+# NVIDIAGameWorks/kaolin#924 (title)
+KAOLIN_924 = ("ImportError: python3.10/site-packages/kaolin/_C.so: undefined symbol: "
+              "_ZN3c105ErrorC2ENS_14SourceLocationESs")
+# NVIDIAGameWorks/kaolin#937 (last line of the traceback)
+KAOLIN_937 = ("ImportError: /tmp/pyenv1/vto3D/lib/python3.10/site-packages/kaolin/_C.so: undefined symbol: "
+              "_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE")
+# CannyLab/tsne-cuda#126
+CUDART = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory"
+# ali-vilab/dreamtalk#32 (TensorFlow's dso loader line)
+CUDART_TF = ("2024-02-25 18:52:47.991396: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not "
+             "load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: "
+             "No such file or directory; LD_LIBRARY_PATH: /usr/local/lib/python3.10/dist-packages/cv2/../../lib64:"
+             "/usr/lib64-nvidia")
+# thu-ml/TurboDiffusion#80 / mit-han-lab/Block-Sparse-Attention#15
+NVCC_120 = "nvcc fatal   : Unsupported gpu architecture 'compute_120'"
+# CityU-AIM-Group/SIGMA#40
+UNKNOWN_ARCH = """  File "/home/hc/anaconda3/envs/SIGMA/lib/python3.7/site-packages/torch/utils/cpp_extension.py", line 1027, in _get_cuda_arch_flags
+    raise ValueError("Unknown CUDA arch ({}) or GPU not supported".format(arch))
+ValueError: Unknown CUDA arch (8.6) or GPU not supported
+"""
+# Comfy-Org/ComfyUI#10326
+NO_KERNEL = """RuntimeError: CUDA error: no kernel image is available for execution on the device
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1
+Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.
+"""
+# kodenii/Responsible-Visual-Editing#4
+NVCC_TORCH = """ raise RuntimeError(CUDA_MISMATCH_MESSAGE.format(cuda_str_version, torch.version.cuda))
+RuntimeError:
+The detected CUDA version (12.4) mismatches the version that was used to compile
+PyTorch (11.8). Please make sure to use the same CUDA versions.
+"""
+# NVIDIA/flownet2-pytorch#218
+CUDA_HOME_TB = """  File "/home/user/.local/lib/python3.7/site-packages/torch/utils/cpp_extension.py", line 1252, in _join_cuda_home
+    raise EnvironmentError('CUDA_HOME environment variable is not set. '
+
+OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.
+"""
+# microsoft/Oscar#113
+NVCC_MISSING = ("FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc': "
+                "'/usr/local/cuda/bin/nvcc'")
+# NVIDIA/apex#368
+CUDA_HOME_LIST = ("FileNotFoundError: [Errno 2] No such file or directory: ':/usr/local/cuda:/usr/local/cuda-10.1/bin/"
+                  "nvcc': ':/usr/local/cuda:/usr/local/cuda-10.1/bin/nvcc'")
+# pytorch/pytorch#136556
+GCC_LOG = """/usr/include/crt/host_config.h:132:2: error: #error -- unsupported GNU version! gcc versions later than 12 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check; however, using an unsupported host compiler may cause compilation failure or incorrect run time execution. Use at your own risk.
+  132 | #error -- unsupported GNU version! gcc versions later than 12 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check; however, using an unsupported host compiler may cause compilation failure or incorrect run time execution. Use at your own risk.
+      |  ^~~~~
+"""
+# lllyasviel/Fooocus#1313
+DRIVER = ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU "
+          "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx "
+          "Alternatively, go to: https://pytorch.org to install a PyTorch version that has been compiled with your "
+          "version of the CUDA driver.")
+# kvcache-ai/ktransformers#524
+GLIBCXX = ("ImportError: /usr/local/miniconda3/envs/ktransformers/bin/../lib/libstdc++.so.6: version `GLIBCXX_3.4.30' "
+           "not found (required by /usr/local/miniconda3/envs/ktransformers/lib/python3.11/site-packages/"
+           "cpuinfer_ext.cpython-311-x86_64-linux-gnu.so)")
+# NVIDIAGameWorks/kaolin#729 (build log)
+BUILD_ISOLATION = """  Installing build dependencies ... done
+  Getting requirements to build wheel ... error
+  error: subprocess-exited-with-error
+
+  × Getting requirements to build wheel did not run successfully.
+  │ exit code: 1
+  ╰─> [17 lines of output]
+      Traceback (most recent call last):
+        File "C:\\Users\\Name\\anaconda3\\envs\\ObjectSegmentSelection\\lib\\site-packages\\pip\\_vendor\\pyproject_hooks\\_in_process\\_in_process.py", line 353, in <module>
+          main()
+        File "C:\\Users\\Name\\anaconda3\\envs\\ObjectSegmentSelection\\lib\\site-packages\\pip\\_vendor\\pyproject_hooks\\_in_process\\_in_process.py", line 118, in get_requires_for_build_wheel
+          return hook(config_settings)
+      ModuleNotFoundError: No module named 'torch'
+      [end of output]
+"""
+KAOLIN_729_TITLE = "ImportError: Kaolin requires PyTorch >=1.6.0, <=2.0.0, but couldn't find the module installed."
+# NVIDIAGameWorks/kaolin#886
+KAOLIN_886 = "ImportError: Kaolin requires PyTorch >= 1.6.0, <= 2.6.0. Please install it before proceeding."
+# unifiedparsing#12 / KNN_CUDA#14
+NINJA = """  File "/home/liy0r/anaconda3/envs/pt/lib/python3.7/site-packages/torch/utils/cpp_extension.py", line 1430, in verify_ninja_availability
+    raise RuntimeError("Ninja is required to load C++ extensions")
+RuntimeError: Ninja is required to load C++ extensions
+"""
+# NVIDIAGameWorks/kaolin#712
+KAOLIN_00 = """(base) [yshan@neptune5 textured-3d-gan]$ pip install kaolin==0.13.0 -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-1.12.1_cu113.html
+Looking in links: https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-1.12.1_cu113.html
+ERROR: Could not find a version that satisfies the requirement kaolin==0.13.0 (from versions: 0.0)
+ERROR: No matching distribution found for kaolin==0.13.0
+"""
+# NVIDIAGameWorks/kaolin#896
+KAOLIN_01 = """[x@machine ~]$ pip install kaolin==0.17.0 -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-2.7.0_cu128.html
+
+Looking in links: https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-2.7.0_cu128.html
+ERROR: Could not find a version that satisfies the requirement kaolin==0.17.0 (from versions: 0.1)
+ERROR: No matching distribution found for kaolin==0.17.0
+"""
+# NVIDIAGameWorks/kaolin#694
+KAOLIN_694 = "ImportError: Kaolin requires PyTorch >=1.6.0, <=1.13.0, but found version 1.13.1 instead.If yo"
+# heroding77/fedavg_encrypt#1, NVIDIAGameWorks/kaolin#865
+SIX = "AttributeError: module 'torch' has no attribute '_six'"
+DEPRECATED_TYPE = ('error: no suitable conversion function from "const at::DeprecatedTypeProperties" to '
+                   '"c10::ScalarType" exists')
+# pytorch/pytorch#150733 family (lmoe/wyoming-xtts#1)
+SM120 = """/opt/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:287: UserWarning:
+NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the current PyTorch installation.
+The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.
+If you want to use the NVIDIA GeForce RTX 5060 Ti GPU with PyTorch, please check the instructions at https://pytorch.org/get-started/locally/
+"""
+# doctor-facts.md (d): _C.so loaded before import torch on the H200 machine
+LIBC10 = "ImportError: libc10.so: cannot open shared object file: No such file or directory"
+KERNEL_CELL = 'import os\nos.environ["LD_LIBRARY_PATH"] = "/usr/local/cuda-12.1/lib64:" + os.environ.get("LD_LIBRARY_PATH", "")'
+ENV_MAGIC = "%env LD_LIBRARY_PATH=/opt/conda/lib"
+
+CASES = [
+    (KAOLIN_678, "abi_torch_version_mismatch", "maybe_wrap_dim_slow"),
+    (KAOLIN_924, "cxx11_abi_mismatch", "SourceLocation"),
+    (KAOLIN_937, "abi_torch_version_mismatch", "SourceLocation"),
+    (CUDART, "cudart_not_found", "libcudart.so.11.0"),
+    (CUDART_TF, "cudart_not_found", "libcudart.so.11.0"),
+    (NVCC_120, "unsupported_gpu_arch", "compute_120"),
+    (UNKNOWN_ARCH, "unsupported_gpu_arch", "8.6"),
+    (NO_KERNEL, "no_kernel_image_for_gpu", "No kernel image"),
+    (NVCC_TORCH, "nvcc_torch_cuda_mismatch", "12.4"),
+    (CUDA_HOME_TB, "cuda_home_missing", "nvcc"),
+    (NVCC_MISSING, "cuda_home_missing", "nvcc"),
+    (CUDA_HOME_LIST, "cuda_home_malformed", ":/usr/local/cuda:/usr/local/cuda-10.1/bin/nvcc"),
+    (GCC_LOG, "host_compiler_unsupported", "gcc 12"),
+    (DRIVER, "driver_too_old", "CUDA up to 11.4"),
+    (GLIBCXX, "libstdcxx_too_old", "GLIBCXX_3.4.30"),
+    (BUILD_ISOLATION, "torch_not_found_at_build", "build isolation"),
+    (KAOLIN_729_TITLE, "torch_not_found_at_build", "build isolation"),
+    (KAOLIN_886, "torch_not_found_at_build", "build isolation"),
+    (NINJA, "ninja_missing", "ninja"),
+    (KAOLIN_00, "kaolin_no_wheel_for_combo", "No kaolin wheel"),
+    (KAOLIN_01, "kaolin_no_wheel_for_combo", "No kaolin wheel"),
+    (KAOLIN_694, "kaolin_version_gate", "1.13.1"),
+    (SIX, "torch_api_incompatible_source", "_six"),
+    (DEPRECATED_TYPE, "torch_api_incompatible_source", "DeprecatedTypeProperties"),
+    (SM120, "torch_wheel_lacks_gpu_arch", "sm_120"),
+    (LIBC10, "torch_libs_not_loaded", "libc10.so"),
+    (KERNEL_CELL, "env_not_propagated_to_kernel", "LD_LIBRARY_PATH"),
+    (ENV_MAGIC, "env_not_propagated_to_kernel", "LD_LIBRARY_PATH"),
+]
+
+
+@pytest.mark.parametrize(("text", "code", "in_title"), CASES, ids=[f"{i:02d}-{c[1]}" for i, c in enumerate(CASES)])
+def test_real_error_texts_give_their_code(text, code, in_title):
+    found = explain_text(text)
+    assert found, "no signature matched"
+    f = found[0]
+    assert f.code == code, [x.code for x in found]
+    assert in_title in f.title
+    assert f.fix is not None and f.fix.why
+    assert f.severity in ("error", "warning")
+    assert any(ev.startswith("matched: ") for ev in f.evidence)
+    assert len({x.code for x in found}) == len(found), "one finding per distinct cause"
+
+
+def test_extracted_fields_drive_title_and_commands():
+    [f] = explain_text(GCC_LOG)  # the same line twice -> one finding
+    assert "gcc 12" in f.title
+    assert any("g++-12" in c for c in f.fix.commands)
+    [f] = explain_text(NVCC_TORCH)
+    assert f.title == "nvcc is CUDA 12.4 but torch was built with CUDA 11.8"
+    [f] = explain_text(GLIBCXX)
+    assert any("/usr/local/miniconda3/envs/ktransformers/bin/../lib/libstdc++.so.6" in c for c in f.fix.commands)
+    [f] = explain_text(KAOLIN_01)
+    assert any("torch-2.7.0_cu128.html" in ev for ev in f.evidence)
+    [f] = explain_text(SM120)
+    assert "sm_120" in f.title
+
+
+@pytest.mark.skipif(shutil.which("c++filt") is None, reason="c++filt (binutils) not installed")
+def test_undefined_symbol_is_demangled():
+    [f] = explain_text(KAOLIN_924)
+    assert any(ev == "demangled: c10::Error::Error(c10::SourceLocation, std::basic_string<char, std::char_traits"
+               "<char>, std::allocator<char> >)" for ev in f.evidence), f.evidence
+    assert any("needed by: python3.10/site-packages/kaolin/_C.so" == ev for ev in f.evidence)
+
+
+def test_string_abi_flavours():
+    assert string_abi("_ZN3c105ErrorC2ENS_14SourceLocationESs") == "old"
+    assert string_abi("_ZN3c105ErrorC1ENS_14SourceLocationERKSs") == "old"
+    assert string_abi("_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE") == "cxx11"
+    assert string_abi("_ZN3c106detail19maybe_wrap_dim_slowEllb") == "none"
+
+
+def _torch_facts(cxx11: bool, version: str = "2.11.0+cu130", cuda: str = "13.0") -> dict:
+    return {"torch": {"status": "ok", "installed": True, "version": version, "version_base": version.split("+")[0],
+                      "cuda": cuda, "cxx11_abi": cxx11, "arch_list": ["sm_75", "sm_80", "sm_86", "sm_90"]}}
+
+
+def test_facts_decide_abi_flag_vs_version_mismatch():
+    # new-ABI symbol missing from an old-ABI torch: the ABI flag differs
+    [f] = explain_text(KAOLIN_937, _torch_facts(cxx11=False, version="2.4.0+cu118", cuda="11.8"))
+    assert f.code == "cxx11_abi_mismatch"
+    assert any("_GLIBCXX_USE_CXX11_ABI=0" in ev for ev in f.evidence)
+    # same symbol, torch with the same (new) ABI: the torch version differs
+    [f] = explain_text(KAOLIN_937, _torch_facts(cxx11=True))
+    assert f.code == "abi_torch_version_mismatch"
+    # old-ABI symbol against a new-ABI torch (the H200 machine's broken build)
+    [f] = explain_text(KAOLIN_924, _torch_facts(cxx11=True))
+    assert f.code == "cxx11_abi_mismatch"
+    assert any("_GLIBCXX_USE_CXX11_ABI=1" in c for c in f.fix.commands)
+    # a kaolin extension: the kaolin wheel page for this torch is offered
+    assert any("torch-2.11.0_cu130.html" in c for c in f.fix.commands)
+
+
+def test_facts_decide_cudart_not_found_vs_wrong_cuda():
+    assert explain_text(CUDART, _torch_facts(True, cuda="11.8"))[0].code == "cudart_not_found"
+    f = explain_text(CUDART, _torch_facts(True, cuda="12.4"))[0]
+    assert f.code == "prebuilt_binary_wrong_cuda"
+    assert "CUDA 11" in f.title
+    assert any("nvidia-cuda-runtime-cu11" in c for c in f.fix.commands)
+
+
+def test_no_kernel_image_points_at_torch_or_extension():
+    facts = _torch_facts(True)
+    facts["driver"] = {"status": "ok", "gpus": [{"index": 0, "name": "NVIDIA H200", "compute_capability": "9.0"}]}
+    f = explain_text(NO_KERNEL, facts)[0]
+    assert f.layer == "abi" and any("the extension lacks them" in ev for ev in f.evidence)
+    facts["driver"]["gpus"][0]["compute_capability"] = "12.0"
+    f = explain_text(NO_KERNEL, facts)[0]
+    assert f.layer == "torch" and any("torch lacks kernels" in ev for ev in f.evidence)
+
+
+def test_unrelated_text_gives_nothing():
+    assert explain_text("") == []
+    assert explain_text("Traceback (most recent call last):\nKeyError: 'x'\n") == []
+    assert explain_text("No module named 'torch'") == []  # not during a build: not build isolation
+
+
+def test_build_log_with_several_causes_gives_each_once():
+    log = GCC_LOG + "\n" + NVCC_120 + "\n" + NVCC_120 + "\n" + NINJA
+    codes = [f.code for f in explain_text(log)]
+    assert codes == ["host_compiler_unsupported", "unsupported_gpu_arch", "ninja_missing"]
+
+
+def test_explain_codes_are_documented_and_shared_with_rules():
+    sig_codes = {s["code"] for s in load_signatures()}
+    assert sig_codes <= set(CODES)
+    assert set(CODES) <= set(all_codes())
+
+
+def test_explain_offline_report():
+    rep = explain(NVCC_TORCH, live=False)
+    assert rep.codes == ["nvcc_torch_cuda_mismatch"]
+    assert rep.exit_code == 1
+    assert rep.meta["matched"] == 1 and rep.meta["live"] is False
+    assert rep.facts == {}
+
+
+def test_explain_live_uses_facts_of_this_machine():
+    rep = explain(KAOLIN_924, live=True, timeout=2.0)
+    assert rep.codes[0] in ("cxx11_abi_mismatch", "abi_torch_version_mismatch")
+    assert rep.meta["live"] is True and "abi" in rep.layers()
+
+
+def test_explain_rejects_non_text():
+    from smrnb import SmrnbTypeError
+
+    with pytest.raises(SmrnbTypeError, match="text must be a str"):
+        explain(b"bytes", live=False)
