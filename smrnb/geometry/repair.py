@@ -1,0 +1,837 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Mesh repair: hole filling (:func:`fill_holes`) and non-manifold edge splitting
+(:func:`repair_non_manifold`).
+
+Both are topological work on small index sets, so they run on the CPU (numpy/scipy) whatever
+the mesh's device, and move the result back to the mesh's device and dtypes. Neither deletes a
+vertex or a face: hole filling only appends vertices and faces, the non-manifold split only
+appends vertex copies and re-points face corners to them. Each returns a small result record that
+says what it found and what it changed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._topology import _edges_np, _hole_halfedges, _trace_loops
+from smrnb.geometry._validate import check_int_range
+from smrnb.geometry.mesh import Mesh
+
+__all__ = ["FillHolesResult", "RepairResult", "fill_holes", "repair_non_manifold"]
+
+# loops up to this many edges use Liepa's O(n^3) dynamic programme; longer ones the ear clipper
+_DP_MAX_EDGES = 200
+# two dihedral angles whose cosines are closer than this tie, and the smaller area decides
+# (Liepa 2003 compares (max dihedral angle, area) lexicographically)
+_COS_TIE = 1e-6
+# Liepa's density factor: split a patch triangle when its centroid is farther than sigma / alpha
+_ALPHA = math.sqrt(2.0)
+
+
+# ------------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass(eq=False)
+class FillHolesResult:
+    """What :func:`fill_holes` found and did.
+
+    Attributes
+    ----------
+    mesh : the repaired :class:`Mesh` (on the input's device); the input mesh itself when there
+        was nothing to do (no faces, or no hole to fill)
+    holes_found : size in edges of every closed boundary loop, longest first
+    holes_filled : sizes of the loops that were closed
+    holes_left : sizes of the loops left open, with ``left_reasons`` (same order)
+    left_reasons : why each loop in ``holes_left`` was left ("larger than max_hole_edges=30", ...)
+    non_manifold_edges : edges used by three or more faces in the input (never touched here)
+    open_boundary_edges : boundary edges that lie on no closed loop (dangling edges, e.g. the free
+        edge of a triangle glued to the surface along two non-manifold edges); reported, not patched
+    non_manifold_spots : connected groups of those open edges (one per place that needs
+        :func:`repair_non_manifold` or a look, not a patch)
+    vertices_added, faces_added : counts appended to the mesh
+    dropped : attributes that could not be carried over (``"uvs"``, ``"texture"``...)
+    time_s : wall time in seconds
+    """
+
+    mesh: Mesh
+    holes_found: list[int] = field(default_factory=list)
+    holes_filled: list[int] = field(default_factory=list)
+    holes_left: list[int] = field(default_factory=list)
+    left_reasons: list[str] = field(default_factory=list)
+    non_manifold_edges: int = 0
+    open_boundary_edges: int = 0
+    non_manifold_spots: int = 0
+    vertices_added: int = 0
+    faces_added: int = 0
+    dropped: list[str] = field(default_factory=list)
+    time_s: float = 0.0
+
+    def summary(self) -> str:
+        """One line for widgets and the CLI."""
+        s = (f"fill_holes: {len(self.holes_found)} hole(s) found {self.holes_found}, "
+             f"{len(self.holes_filled)} filled {self.holes_filled}, {len(self.holes_left)} left {self.holes_left}; "
+             f"+{self.vertices_added} vertices, +{self.faces_added} faces; "
+             f"{self.non_manifold_edges} non-manifold edge(s), {self.open_boundary_edges} open boundary edge(s) "
+             f"at {self.non_manifold_spots} non-manifold spot(s) left for repair_non_manifold; {self.time_s:.3f} s")
+        if self.dropped:
+            s += f"; dropped {', '.join(self.dropped)}"
+        return s
+
+
+@dataclass(eq=False)
+class RepairResult:
+    """What :func:`repair_non_manifold` found and changed.
+
+    Attributes
+    ----------
+    mesh : the repaired :class:`Mesh` (the input mesh itself when nothing changed)
+    non_manifold_edges_before, non_manifold_edges_after : edges with three or more faces
+    non_manifold_vertices_before, non_manifold_vertices_after : vertices whose incident faces form
+        more than one fan (edge-connected through manifold edges); counted among used vertices
+    vertices_added : vertex copies appended
+    split_vertices : (K,) int64 indices of the original vertices that were copied (one entry per
+        copy, so a vertex copied twice appears twice); copy ``k`` is vertex ``V + k``
+    faces_changed : faces with at least one corner moved to a copy
+    time_s : wall time in seconds
+    """
+
+    mesh: Mesh
+    non_manifold_edges_before: int = 0
+    non_manifold_edges_after: int = 0
+    non_manifold_vertices_before: int = 0
+    non_manifold_vertices_after: int = 0
+    vertices_added: int = 0
+    split_vertices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    faces_changed: int = 0
+    time_s: float = 0.0
+
+    def summary(self) -> str:
+        return (f"repair_non_manifold: non-manifold edges {self.non_manifold_edges_before} -> "
+                f"{self.non_manifold_edges_after}, non-manifold vertices {self.non_manifold_vertices_before} -> "
+                f"{self.non_manifold_vertices_after}; +{self.vertices_added} vertex copies, "
+                f"{self.faces_changed} face(s) re-pointed; {self.time_s:.3f} s")
+
+
+# ------------------------------------------------------------------------------------------------
+# validation
+
+
+def _check_mesh(mesh: Any, name: str = "mesh") -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(mesh, Mesh):
+        raise SmrnbTypeError(f"{name} must be a smrnb.Mesh, got {type(mesh).__name__}")
+    v = mesh.vertices.detach().cpu().numpy().astype(np.float64, copy=False)
+    if not np.isfinite(v).all():
+        bad = int((~np.isfinite(v)).sum())
+        raise SmrnbValueError(f"{name}.vertices must be finite, got {bad} NaN/inf value(s)")
+    f = mesh.faces.detach().cpu().numpy().astype(np.int64, copy=False)
+    V = mesh.num_vertices
+    if f.size:
+        lo, hi = int(f.min()), int(f.max())
+        if lo < 0 or hi >= V:
+            raise SmrnbValueError(
+                f"{name}.faces must index vertices in [0, {V - 1}], got indices in [{lo}, {hi}]")
+    return v, f
+
+
+# ------------------------------------------------------------------------------------------------
+# triangulation of one loop
+
+
+def _unit_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n = np.linalg.norm(x, axis=-1)
+    ok = n > 1e-300
+    u = np.where(ok[..., None], x / np.where(ok, n, 1.0)[..., None], 0.0)
+    return u, n
+
+
+def _liepa_dp(P: np.ndarray, nb_normals: np.ndarray, forbidden: np.ndarray) -> list[tuple[int, int, int]] | None:
+    """Minimum (max dihedral angle, area) triangulation of a closed loop (Liepa 2003).
+
+    ``P`` (n, 3) loop points in loop order; ``nb_normals`` (n, 3) unit normal of the mesh face
+    across loop edge ``i -> i+1``; ``forbidden`` (n, n) bool, True where a diagonal ``(i, j)``
+    already exists as a mesh edge (using it would make a non-manifold edge). Returns triangles as
+    loop-index triples ``(i, m, j)``, ``i < m < j``, wound like the loop, or None if every
+    triangulation needs a forbidden diagonal.
+
+    The dihedral angle is carried as its cosine (the largest angle is the smallest cosine); the
+    table is filled one diagonal band ``j - i = d`` at a time, vectorized over ``i`` and the apex.
+    """
+    n = len(P)
+    INF = np.inf
+    nn = n * n
+    C = np.full(nn, -INF)  # cos of the max dihedral angle of the best triangulation of i..j
+    S = np.full(nn, INF)  # its area
+    apex = np.full(nn, -1, np.int64)
+    TX, TY, TZ = np.zeros(nn), np.zeros(nn), np.zeros(nn)  # unit normal of the triangle on (i, j)
+    idx = np.arange(n - 1)
+    band1 = idx * n + idx + 1
+    C[band1] = 1.0
+    S[band1] = 0.0
+    TX[band1], TY[band1], TZ[band1] = nb_normals[:-1, 0], nb_normals[:-1, 1], nb_normals[:-1, 2]
+    px, py, pz = P[:, 0], P[:, 1], P[:, 2]
+    d2 = (px[:, None] - px[None]) ** 2 + (py[:, None] - py[None]) ** 2 + (pz[:, None] - pz[None]) ** 2
+    forb = forbidden.ravel()
+    d2f = d2.ravel()
+    for d in range(2, n):
+        r = n - d
+        i = np.arange(r)[:, None]
+        k = np.arange(1, d)[None, :]
+        m = i + k
+        j = i + d
+        im = i * n + m
+        mj = m * n + j
+        ij = i * n + j  # (r, 1)
+        ax, ay, az = px[m] - px[i], py[m] - py[i], pz[m] - pz[i]
+        bx, by, bz = px[j] - px[i], py[j] - py[i], pz[j] - pz[i]
+        cx, cy, cz = ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+        nrm = np.sqrt(cx * cx + cy * cy + cz * cz)
+        inv = 1.0 / np.where(nrm > 0, nrm, 1.0)
+        cx, cy, cz = cx * inv, cy * inv, cz * inv
+        cos = np.minimum(C[im], C[mj])
+        cos = np.minimum(cos, cx * TX[im] + cy * TY[im] + cz * TZ[im])
+        cos = np.minimum(cos, cx * TX[mj] + cy * TY[mj] + cz * TZ[mj])
+        if d == n - 1:  # the root triangle also meets the mesh face across loop edge n-1 -> 0
+            q = nb_normals[n - 1]
+            cos = np.minimum(cos, cx * q[0] + cy * q[1] + cz * q[2])
+        # degenerate (zero-area) triangles count as folded over
+        cos = np.where(nrm * nrm <= 1e-24 * d2f[ij] ** 2, -1.0, cos)
+        tot = S[im] + S[mj] + 0.5 * nrm
+        bad = (forb[im] & (k > 1)) | (forb[mj] & (k < d - 1))
+        cos = np.where(bad, -INF, cos)
+        best = cos.max(axis=1)
+        tie = cos >= np.minimum(best - _COS_TIE, best)[:, None]
+        tot_t = np.where(tie & ~bad, tot, INF)
+        kk = np.argmin(tot_t, axis=1)
+        rows = np.arange(r)
+        c_best = cos[rows, kk]
+        s_best = tot_t[rows, kk]
+        ok = np.isfinite(c_best) & np.isfinite(s_best)
+        if d < n - 1:
+            ok &= ~forb[ij[:, 0]]
+        dst = ij[:, 0]
+        C[dst] = np.where(ok, c_best, -INF)
+        S[dst] = np.where(ok, s_best, INF)
+        apex[dst] = np.where(ok, rows + kk + 1, -1)
+        TX[dst], TY[dst], TZ[dst] = cx[rows, kk], cy[rows, kk], cz[rows, kk]
+    if apex[n - 1] < 0:
+        return None
+    apex = apex.reshape(n, n)
+    tris: list[tuple[int, int, int]] = []
+    stack = [(0, n - 1)]
+    while stack:
+        a, b = stack.pop()
+        if b - a < 2:
+            continue
+        mm = int(apex[a, b])
+        tris.append((a, mm, b))
+        stack.append((a, mm))
+        stack.append((mm, b))
+    return tris
+
+
+def _ear_clip(P: np.ndarray, forbidden: np.ndarray) -> list[tuple[int, int, int]] | None:
+    """Fallback for long loops: clip the sharpest valid ear first, in the loop's best-fit plane.
+
+    An ear ``(prev, i, next)`` is valid when it is convex in the plane, no other remaining loop
+    point lies inside it and its new edge ``(prev, next)`` is no existing mesh edge. Returns None
+    when it gets stuck (the loop is left open rather than patched with a bad triangle).
+    """
+    n = len(P)
+    c = P.mean(axis=0)
+    area_vec = 0.5 * np.cross(P, np.roll(P, -1, axis=0)).sum(axis=0)
+    nz, nn = _unit_rows(area_vec[None])
+    if nn[0] <= 0:
+        return None
+    nz = nz[0]
+    ref = np.array([1.0, 0.0, 0.0]) if abs(nz[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    ex = np.cross(ref, nz)
+    ex /= np.linalg.norm(ex)
+    ey = np.cross(nz, ex)
+    Q = np.stack([(P - c) @ ex, (P - c) @ ey], axis=1)  # loop is counter-clockwise here
+    used = forbidden.copy()
+    ring = list(range(n))
+    tris: list[tuple[int, int, int]] = []
+    while len(ring) > 3:
+        r = np.asarray(ring)
+        pr = np.roll(r, 1)
+        nx = np.roll(r, -1)
+        e1 = Q[r] - Q[pr]
+        e2 = Q[nx] - Q[r]
+        turn = e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]
+        u1, _ = _unit_rows(Q[pr] - Q[r])
+        u2, _ = _unit_rows(Q[nx] - Q[r])
+        angle = np.arccos(np.clip((u1 * u2).sum(-1), -1, 1))
+        order = np.argsort(np.where(turn > 0, angle, np.inf))
+        chosen = -1
+        for t in order.tolist():
+            if turn[t] <= 0:
+                break
+            a, b, cc = int(pr[t]), int(r[t]), int(nx[t])
+            if used[a, cc]:
+                continue
+            # no remaining point strictly inside the ear
+            others = r[(r != a) & (r != b) & (r != cc)]
+            if len(others):
+                p = Q[others]
+                def side(u, v, p=p):
+                    return (Q[v, 0] - Q[u, 0]) * (p[:, 1] - Q[u, 1]) - (Q[v, 1] - Q[u, 1]) * (p[:, 0] - Q[u, 0])
+                inside = (side(a, b) > 0) & (side(b, cc) > 0) & (side(cc, a) > 0)
+                if inside.any():
+                    continue
+            chosen = t
+            break
+        if chosen < 0:
+            return None
+        a, b, cc = int(pr[chosen]), int(r[chosen]), int(nx[chosen])
+        tris.append((a, b, cc))
+        used[a, cc] = used[cc, a] = True
+        ring.pop(chosen)
+    a, b, cc = ring
+    tris.append((a, b, cc))
+    return tris
+
+
+# ------------------------------------------------------------------------------------------------
+# refinement and fairing of one patch (Liepa 2003, sections 3.2-3.3)
+
+
+def _angle_at(p: list[tuple[float, float, float]], a: int, b: int, c: int) -> float:
+    """Angle at ``c`` in triangle (a, b, c) (pure Python: these patches are small)."""
+    pa, pb, pc = p[a], p[b], p[c]
+    ux, uy, uz = pa[0] - pc[0], pa[1] - pc[1], pa[2] - pc[2]
+    vx, vy, vz = pb[0] - pc[0], pb[1] - pc[1], pb[2] - pc[2]
+    nu = math.sqrt(ux * ux + uy * uy + uz * uz)
+    nv = math.sqrt(vx * vx + vy * vy + vz * vz)
+    if nu == 0.0 or nv == 0.0:
+        return math.pi
+    return math.acos(max(-1.0, min(1.0, (ux * vx + uy * vy + uz * vz) / (nu * nv))))
+
+
+class _Patch:
+    """A patch being refined: triangles over local vertex ids with a half-edge map."""
+
+    def __init__(self, tris: list[tuple[int, int, int]], pos: list[tuple[float, float, float]],
+                 sigma: list[float], blocked: set[tuple[int, int]]):
+        self.tris: list[tuple[int, int, int] | None] = []
+        self.he: dict[tuple[int, int], int] = {}
+        self.pos = pos
+        self.sigma = sigma
+        self.blocked = blocked  # undirected edges (min, max) that already exist outside the patch
+        self.parents: list[tuple[int, int, int]] = []  # per new vertex: the triangle it split
+        for t in tris:
+            self.add(t)
+
+    def add(self, t: tuple[int, int, int]) -> int:
+        ti = len(self.tris)
+        self.tris.append(t)
+        for k in range(3):
+            self.he[(t[k], t[(k + 1) % 3])] = ti
+        return ti
+
+    def remove(self, ti: int) -> None:
+        t = self.tris[ti]
+        assert t is not None
+        for k in range(3):
+            self.he.pop((t[k], t[(k + 1) % 3]), None)
+        self.tris[ti] = None
+
+    def edge_exists(self, a: int, b: int) -> bool:
+        return (a, b) in self.he or (b, a) in self.he or (min(a, b), max(a, b)) in self.blocked
+
+    def relax(self, a: int, b: int) -> tuple[int, int] | None:
+        """Flip interior edge (a, b) when its two opposite angles sum past pi (not Delaunay).
+
+        Returns the new edge's opposite vertices ``(c, d)`` when flipped, else None.
+        """
+        t1 = self.he.get((a, b))
+        t2 = self.he.get((b, a))
+        if t1 is None or t2 is None:
+            return None
+        c = next(x for x in self.tris[t1] if x != a and x != b)
+        d = next(x for x in self.tris[t2] if x != a and x != b)
+        if c == d or self.edge_exists(c, d):
+            return None
+        if _angle_at(self.pos, a, b, c) + _angle_at(self.pos, a, b, d) <= math.pi + 1e-9:
+            return None
+        self.remove(t1)
+        self.remove(t2)
+        self.add((d, b, c))
+        self.add((c, a, d))
+        return c, d
+
+    def relax_all(self, queue: list[tuple[int, int]]) -> None:
+        """Delaunay-flip until no edge in the work queue (and those a flip touches) needs it."""
+        budget = 50 * (len(self.he) + 10)
+        while queue and budget > 0:
+            budget -= 1
+            a, b = queue.pop()
+            cd = self.relax(a, b)
+            if cd is not None:
+                c, d = cd
+                queue.extend(((a, d), (d, b), (b, c), (c, a)))
+
+    def live(self) -> list[tuple[int, int, int]]:
+        return [t for t in self.tris if t is not None]
+
+
+def _refine(patch: _Patch, n_loop: int, max_vertices: int) -> None:
+    """Liepa's refinement: split triangles by their centroid until the patch's vertex density
+    matches the surrounding mesh (edge lengths ~ sigma), relaxing edges by Delaunay flips."""
+    pos = patch.pos
+    sig = patch.sigma
+    patch.relax_all([e for e in patch.he if e[0] < e[1]])
+    for _ in range(64):
+        split_any = False
+        queue: list[tuple[int, int]] = []
+        for ti in range(len(patch.tris)):
+            t = patch.tris[ti]
+            if t is None:
+                continue
+            if len(pos) - n_loop >= max_vertices:
+                break
+            p0, p1, p2 = pos[t[0]], pos[t[1]], pos[t[2]]
+            c = ((p0[0] + p1[0] + p2[0]) / 3.0, (p0[1] + p1[1] + p2[1]) / 3.0, (p0[2] + p1[2] + p2[2]) / 3.0)
+            sc = (sig[t[0]] + sig[t[1]] + sig[t[2]]) / 3.0
+            if all(_ALPHA * math.dist(c, pos[m]) > max(sc, sig[m]) for m in t):
+                ci = len(pos)
+                pos.append(c)
+                sig.append(sc)
+                patch.parents.append(t)
+                patch.remove(ti)
+                a, b, cc = t
+                patch.add((a, b, ci))
+                patch.add((b, cc, ci))
+                patch.add((cc, a, ci))
+                queue.extend(((a, b), (b, cc), (cc, a)))
+                split_any = True
+        patch.relax_all(queue)
+        if not split_any:
+            break
+
+
+def _fair(pos: np.ndarray, tris: list[tuple[int, int, int]], n_loop: int, ring: list[list[int]],
+          ring_pos: np.ndarray, loop_edges: list[tuple[int, int]]) -> np.ndarray:
+    """Thin-plate (uniform bi-Laplacian) fairing of the new vertices, loop and its one-ring fixed.
+
+    ``ring[i]`` lists, for loop vertex ``i``, indices into ``ring_pos`` of its mesh neighbours
+    outside the loop (they make the Laplacian at the loop complete, so the patch meets the
+    surrounding surface smoothly); ``loop_edges`` are mesh edges between two loop vertices (local
+    ids). Returns updated positions for the local vertices.
+    """
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    nloc = len(pos)
+    n_new = nloc - n_loop
+    if n_new <= 0:
+        return pos
+    nring = len(ring_pos)
+    N = nloc + nring
+    rows: list[int] = []
+    cols: list[int] = []
+    for t in tris:
+        for k in range(3):
+            a, b = t[k], t[(k + 1) % 3]
+            rows += [a, b]
+            cols += [b, a]
+    for i, lst in enumerate(ring):
+        for r in lst:
+            rows.append(i)
+            cols.append(nloc + r)
+    for a, b in loop_edges:
+        rows += [a, b]
+        cols += [b, a]
+    adj = sp.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(N, N)).tocsr()
+    adj.data[:] = 1.0  # duplicates collapse to one neighbour
+    deg = np.asarray(adj.sum(axis=1)).ravel()
+    keep = np.arange(nloc)  # rows with a complete neighbourhood: patch and loop vertices
+    W = sp.diags(1.0 / np.maximum(deg[keep], 1)) @ adj[keep]
+    L = W - sp.eye(nloc, N)  # (nloc, N) umbrella operator
+    L2 = L[n_loop:, :nloc] @ L  # (n_new, N) bi-Laplacian rows of the new vertices
+    Xall = np.concatenate([pos, ring_pos], axis=0)
+    unk = np.arange(n_loop, nloc)
+    fixed = np.concatenate([np.arange(n_loop), np.arange(nloc, N)])
+    Au = L2[:, unk].tocsc()
+    rhs = -(L2[:, fixed] @ Xall[fixed])
+    try:
+        sol = spla.spsolve(Au, rhs)
+    except Exception:  # singular system: keep the refined positions
+        return pos
+    sol = np.asarray(sol).reshape(n_new, 3)
+    if not np.isfinite(sol).all():
+        return pos
+    out = pos.copy()
+    out[n_loop:] = sol
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# fill_holes
+
+
+def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True, fair: bool = True) -> FillHolesResult:
+    """Close the holes of a triangle mesh that have at most ``max_hole_edges`` boundary edges.
+
+    Boundary loops are traced on directed hole half-edges, pruned of dangling chains and split
+    at vertices where several loops touch, so each hole is a simple cycle. Each hole is
+    triangulated with Liepa's minimum (max dihedral angle, area) dynamic programme (loops of up to
+    200 edges; longer ones by clipping the sharpest valid ear in the loop's best-fit plane), never
+    re-using an existing edge as a diagonal (so no non-manifold edge is created) and wound like
+    the surrounding faces. With ``refine`` the patch is densified to the surrounding edge lengths
+    (centroid splits and Delaunay flips), with ``fair`` the new interior vertices are placed by a
+    thin-plate (bi-Laplacian) solve with the loop and its one-ring fixed.
+
+    Boundary edges that lie on no closed loop (on the Stanford bunny scan: the free edges of
+    triangles glued to the surface along two non-manifold edges) are reported as non-manifold
+    spots and left alone; split them with :func:`repair_non_manifold` if needed. Non-manifold
+    edges are never touched. Vertices and faces are only appended, never deleted or moved.
+
+    Runs on the CPU (numpy/scipy): the work is topological and on small loops. The result is moved
+    back to the input mesh's device and dtypes.
+
+    Parameters
+    ----------
+    mesh : :class:`Mesh`, vertices (V, 3) float (any frame, any unit), faces (F, 3) int
+    max_hole_edges : largest hole (in boundary edges) to close, ``>= 3``; ``None`` = no limit
+    refine : densify the patches to match the surrounding edge lengths
+    fair : smooth the new interior vertices (needs ``refine`` to have added any)
+
+    Returns
+    -------
+    :class:`FillHolesResult`. A mesh with no faces is a documented no-op: the same mesh object
+    comes back with empty lists. New vertices get vertex colors interpolated from their parents;
+    vertex normals, if present, are recomputed (area-weighted); ``uvs``/``face_uvs_idx``/``texture``
+    cannot be extended to the patch and are dropped (listed in ``dropped``).
+    """
+    t0 = time.perf_counter()
+    if max_hole_edges is not None:
+        max_hole_edges = check_int_range(max_hole_edges, "max_hole_edges", lo=3)
+    if not isinstance(refine, bool):
+        raise SmrnbTypeError(f"refine must be a bool, got {type(refine).__name__}")
+    if not isinstance(fair, bool):
+        raise SmrnbTypeError(f"fair must be a bool, got {type(fair).__name__}")
+    v, f = _check_mesh(mesh)
+    if f.shape[0] == 0:
+        return FillHolesResult(mesh=mesh, time_s=time.perf_counter() - t0)
+    V = len(v)
+    emap = _edges_np(f)
+    edges, counts, _ = emap
+    hh, hface = _hole_halfedges(f, emap)
+    loops, open_idx = _trace_loops(hh)
+    loops.sort(key=len, reverse=True)
+    res = FillHolesResult(mesh=mesh, non_manifold_edges=int((counts > 2).sum()),
+                          open_boundary_edges=len(open_idx))
+    res.non_manifold_spots = _count_groups(hh[open_idx]) if len(open_idx) else 0
+    res.holes_found = [len(lp) for lp in loops]
+
+    # existing undirected edges as sorted int64 keys, plus the ones patches add as we go
+    key_n = np.int64(V + 1)
+    ekeys = edges[:, 0] * key_n + edges[:, 1]
+    added_keys: set[int] = set()
+    # per-vertex mean incident edge length (Liepa's sigma)
+    elen = np.linalg.norm(v[edges[:, 0]] - v[edges[:, 1]], axis=1)
+    ssum = np.bincount(edges.ravel(), weights=np.repeat(elen, 2), minlength=V)
+    scnt = np.bincount(edges.ravel(), minlength=V)
+    sigma_v = ssum / np.maximum(scnt, 1)
+    fa = v[f[hface, 0]]
+    fn, _ = _unit_rows(np.cross(v[f[hface, 1]] - fa, v[f[hface, 2]] - fa))
+    if fair and refine:  # vertex -> neighbours (CSR) for the one-ring the fairing keeps fixed
+        both = np.concatenate([edges, edges[:, ::-1]])
+        order = np.argsort(both[:, 0], kind="stable")
+        nbr_sorted = both[order, 1]
+        nbr_start = np.searchsorted(both[order, 0], np.arange(V + 1))
+
+    new_pos: list[np.ndarray] = []
+    new_parents: list[tuple[int, int, int]] = []  # per new vertex: global ids of the 3 it averages
+    new_faces: list[tuple[int, int, int]] = []
+    next_id = V
+    for idx in loops:
+        size = len(idx)
+        if max_hole_edges is not None and size > max_hole_edges:
+            res.holes_left.append(size)
+            res.left_reasons.append(f"larger than max_hole_edges={max_hole_edges}")
+            continue
+        loop = hh[idx, 0]
+        P = v[loop]
+        nb = fn[idx]
+        # forbidden diagonals: pairs of loop vertices already joined by an edge
+        lo = np.minimum(loop[:, None], loop[None, :])
+        hi = np.maximum(loop[:, None], loop[None, :])
+        keys = lo * key_n + hi
+        pos_k = np.searchsorted(ekeys, keys)
+        forb = (pos_k < len(ekeys)) & (ekeys[np.minimum(pos_k, len(ekeys) - 1)] == keys)
+        if added_keys:
+            forb |= np.isin(keys, np.fromiter(added_keys, np.int64))
+        if size == 3:
+            tris = [(0, 1, 2)]
+            # a 3-loop whose triangle already exists (with the other winding) would double a face
+            sf = np.sort(f[hface[idx]], axis=1)
+            if (sf == np.sort(loop)).all(axis=1).any():
+                res.holes_left.append(size)
+                res.left_reasons.append("the patch triangle would duplicate an existing face")
+                continue
+        elif size <= _DP_MAX_EDGES:
+            tris = _liepa_dp(P, nb, forb)
+        else:
+            tris = _ear_clip(P, forb)
+        if tris is None:
+            res.holes_left.append(size)
+            res.left_reasons.append("every triangulation would re-use an existing edge (non-manifold)")
+            continue
+        pos_local: np.ndarray = P.copy()
+        parents_local: list[tuple[int, int, int]] = []
+        if refine:
+            blocked = {(int(a), int(b)) for a, b in zip(*np.nonzero(np.triu(forb, 1)))}
+            patch = _Patch(tris, [tuple(x) for x in P.tolist()], [float(x) for x in sigma_v[loop]], blocked)
+            _refine(patch, size, max_vertices=max(64, 50 * size))
+            tris = patch.live()
+            pos_local = np.asarray(patch.pos)
+            parents_local = patch.parents
+            if fair and len(pos_local) > size:
+                pos_local = _fair(pos_local, tris, size, *_one_ring(loop, nbr_sorted, nbr_start, v))
+        # map local ids -> global ids
+        gid = np.empty(len(pos_local), np.int64)
+        gid[:size] = loop
+        n_new = len(pos_local) - size
+        gid[size:] = np.arange(next_id, next_id + n_new)
+        next_id += n_new
+        new_pos.extend(pos_local[size:])
+        new_parents.extend(tuple(int(gid[x]) for x in t) for t in parents_local)
+        for t in tris:
+            g = (int(gid[t[0]]), int(gid[t[1]]), int(gid[t[2]]))
+            new_faces.append(g)
+            for k in range(3):
+                a, b = g[k], g[(k + 1) % 3]
+                if a < V and b < V:
+                    added_keys.add(min(a, b) * int(key_n) + max(a, b))
+        res.holes_filled.append(size)
+
+    res.vertices_added = len(new_pos)
+    res.faces_added = len(new_faces)
+    if new_faces:
+        res.mesh = _append(mesh, new_pos, new_parents, new_faces, res)
+    res.time_s = time.perf_counter() - t0
+    return res
+
+
+def _one_ring(loop: np.ndarray, nbr_sorted: np.ndarray, nbr_start: np.ndarray, v: np.ndarray):
+    """Mesh neighbours of the loop vertices, split into outside vertices and loop-to-loop edges."""
+    local = {int(g): i for i, g in enumerate(loop.tolist())}
+    ring_ids: dict[int, int] = {}
+    ring: list[list[int]] = []
+    loop_edges: list[tuple[int, int]] = []
+    for i, gv in enumerate(loop.tolist()):
+        lst: list[int] = []
+        for w in nbr_sorted[nbr_start[gv]:nbr_start[gv + 1]].tolist():
+            if w in local:
+                loop_edges.append((i, local[w]))
+            else:
+                lst.append(ring_ids.setdefault(w, len(ring_ids)))
+        ring.append(lst)
+    ring_pos = v[np.fromiter(ring_ids, np.int64, len(ring_ids))] if ring_ids else np.zeros((0, 3))
+    return ring, ring_pos, loop_edges
+
+
+def _count_groups(hedges: np.ndarray) -> int:
+    """Connected components of a small edge set (by shared vertices)."""
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in hedges.tolist():
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+    return len({find(x) for x in list(parent)})
+
+
+def _append(mesh: Mesh, new_pos: list[np.ndarray], parents: list, new_faces: list, res: FillHolesResult) -> Mesh:
+    dev = mesh.vertices.device
+    nv = torch.as_tensor(np.asarray(new_pos).reshape(-1, 3), dtype=mesh.vertices.dtype, device=dev)
+    verts = torch.cat([mesh.vertices, nv], dim=0)
+    faces = torch.cat([mesh.faces, torch.as_tensor(np.asarray(new_faces, np.int64).reshape(-1, 3),
+                                                   dtype=mesh.faces.dtype, device=mesh.faces.device)], dim=0)
+    colors = None
+    if mesh.vertex_colors is not None:
+        # a new vertex is the centroid of a triangle of older vertices: average their colors
+        c = mesh.vertex_colors.detach().cpu().double().numpy()
+        allc = np.concatenate([c, np.zeros((len(parents), 3))], axis=0)
+        for i, p in enumerate(parents):
+            allc[len(c) + i] = allc[list(p)].mean(axis=0)
+        colors = torch.as_tensor(allc, dtype=mesh.vertex_colors.dtype, device=mesh.vertex_colors.device)
+    normals = None
+    if mesh.vertex_normals is not None:
+        from smrnb.geometry.normals import compute_vertex_normals
+
+        normals = compute_vertex_normals(verts, faces).to(mesh.vertex_normals.dtype)
+    for name in ("uvs", "texture"):
+        if getattr(mesh, name) is not None:
+            res.dropped.append(name)
+    return Mesh(verts, faces, vertex_colors=colors, vertex_normals=normals, frame=mesh.frame,
+                meta=dict(mesh.meta))
+
+
+# ------------------------------------------------------------------------------------------------
+# repair_non_manifold
+
+
+def _fans(f: np.ndarray, counts: np.ndarray, fe: np.ndarray) -> np.ndarray:
+    """Per face corner, the id of its fan: faces around a vertex joined through manifold edges.
+
+    Corner ``(f, k)`` sits at vertex ``f[f, k]``. Two corners at the same vertex are in one fan
+    when their faces share an edge with exactly two faces that contains that vertex, or are
+    linked through a chain of such faces. Returns ``(F, 3)`` int64 fan ids.
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    F = len(f)
+    eid = fe.reshape(-1)
+    slots = np.nonzero(counts[eid] == 2)[0]
+    slots = slots[np.argsort(eid[slots], kind="stable")].reshape(-1, 2)
+    f1, k1 = np.divmod(slots[:, 0], 3)
+    f2, k2 = np.divmod(slots[:, 1], 3)
+    same_dir = f[f1, k1] == f[f2, k2]  # inconsistently wound pair: a->b in both faces
+    k1n = (k1 + 1) % 3
+    k2n = (k2 + 1) % 3
+    # the corner of face 2 at the vertex of corner k1 of face 1, and at k1 + 1
+    m_a = np.where(same_dir, k2, k2n)
+    m_b = np.where(same_dir, k2n, k2)
+    src = np.concatenate([f1 * 3 + k1, f1 * 3 + k1n])
+    dst = np.concatenate([f2 * 3 + m_a, f2 * 3 + m_b])
+    g = sp.coo_matrix((np.ones(len(src), np.int8), (src, dst)), shape=(3 * F, 3 * F))
+    _, labels = connected_components(g, directed=False)
+    return labels.reshape(F, 3).astype(np.int64)
+
+
+def repair_non_manifold(mesh: Mesh, split_vertices: bool = False) -> RepairResult:
+    """Split non-manifold edges (and, optionally, non-manifold vertices) by duplicating vertices.
+
+    Around each vertex, the incident faces fall into fans: groups joined through manifold edges
+    (edges with exactly two faces). For every vertex on a non-manifold edge, each fan other than
+    the largest one that touches a non-manifold edge gets its own copy of the vertex; with
+    ``split_vertices=True`` every extra fan of every vertex gets a copy (bow-tie vertices are
+    separated too). If an edge still has more than two faces after that (sheets that also
+    connect around both endpoints), the extra faces beyond a consistently wound pair get their
+    own copies of that edge's endpoints. Afterwards every edge has at most two faces. No vertex or
+    face is deleted; copies are appended and carry the original's color and normal. Positions are
+    unchanged, so the surface looks the same; only connectivity changes.
+
+    Runs on the CPU (numpy); the result is moved back to the mesh's device.
+
+    Parameters
+    ----------
+    mesh : :class:`Mesh`
+    split_vertices : also separate the fans of non-manifold (bow-tie) vertices
+
+    Returns
+    -------
+    :class:`RepairResult`; the same mesh object (and zero counts) when nothing needed splitting
+    or the mesh has no faces.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(split_vertices, bool):
+        raise SmrnbTypeError(f"split_vertices must be a bool, got {type(split_vertices).__name__}")
+    v, f = _check_mesh(mesh)
+    res = RepairResult(mesh=mesh)
+    if f.shape[0] == 0:
+        res.time_s = time.perf_counter() - t0
+        return res
+    V = len(v)
+    edges, counts, fe = _edges_np(f)
+    nm = counts > 2
+    res.non_manifold_edges_before = int(nm.sum())
+    corner_fan = _fans(f, counts, fe)
+    res.non_manifold_vertices_before = _count_nm_vertices(f, corner_fan)
+    if res.non_manifold_edges_before == 0 and not (split_vertices and res.non_manifold_vertices_before):
+        res.non_manifold_vertices_after = res.non_manifold_vertices_before
+        res.time_s = time.perf_counter() - t0
+        return res
+    flat_v = f.reshape(-1)
+    flat_fan = corner_fan.reshape(-1)
+    n_fans = int(flat_fan.max()) + 1
+    fan_v = np.zeros(n_fans, np.int64)
+    fan_v[flat_fan] = flat_v
+    fan_size = np.bincount(flat_fan, minlength=n_fans)
+    # fans that hold a face of a non-manifold edge at one of that edge's endpoints
+    s_nm = np.nonzero(nm[fe.reshape(-1)])[0]
+    fi, k = np.divmod(s_nm, 3)
+    touched = np.zeros(n_fans, bool)
+    touched[corner_fan[fi, k]] = True
+    touched[corner_fan[fi, (k + 1) % 3]] = True
+    # the fan that keeps the original vertex index: the largest one (ties: lowest fan id)
+    o = np.lexsort((np.arange(n_fans), -fan_size, fan_v))
+    first = np.ones(n_fans, bool)
+    first[1:] = fan_v[o][1:] != fan_v[o][:-1]
+    keeper = np.full(V, -1, np.int64)
+    keeper[fan_v[o][first]] = o[first]
+    extra = keeper[fan_v] != np.arange(n_fans)
+    needs_copy = extra if split_vertices else (extra & touched)
+    copy_fans = np.nonzero(needs_copy)[0]
+    new_id = np.full(n_fans, -1, np.int64)
+    new_id[copy_fans] = V + np.arange(len(copy_fans))
+    split_src: list[int] = fan_v[copy_fans].tolist()
+    f2 = f.copy().reshape(-1)
+    moved = new_id[flat_fan] >= 0
+    f2[moved] = new_id[flat_fan[moved]]
+    f2 = f2.reshape(-1, 3)
+    # second pass: an edge still used by more than two faces (sheets that also join around both
+    # endpoints) keeps one face per direction; the others get their own copies of its endpoints
+    e2, c2, fe2 = _edges_np(f2)
+    for ei in np.nonzero(c2 > 2)[0].tolist():
+        slots = np.nonzero(fe2.reshape(-1) == ei)[0]
+        seen_dir: set[bool] = set()
+        for slot in slots.tolist():
+            face_i, kk = divmod(slot, 3)
+            forward = bool(f2[face_i, kk] == e2[ei, 0])
+            if forward not in seen_dir:
+                seen_dir.add(forward)
+                continue
+            for corner in (kk, (kk + 1) % 3):
+                cur = int(f2[face_i, corner])
+                split_src.append(cur if cur < V else split_src[cur - V])
+                f2[face_i, corner] = V + len(split_src) - 1
+    src = np.asarray(split_src, np.int64)
+    e3, c3, fe3 = _edges_np(f2)
+    res.non_manifold_edges_after = int((c3 > 2).sum())
+    res.non_manifold_vertices_after = _count_nm_vertices(f2, _fans(f2, c3, fe3))
+    res.vertices_added = len(src)
+    res.split_vertices = src
+    res.faces_changed = int((f2 != f).any(axis=1).sum())
+    if len(src):
+        res.mesh = _with_copies(mesh, src, f2)
+    res.time_s = time.perf_counter() - t0
+    return res
+
+
+def _count_nm_vertices(f: np.ndarray, corner_fan: np.ndarray) -> int:
+    """Vertices whose corners fall into more than one fan (fan ids are per vertex)."""
+    fan = corner_fan.reshape(-1)
+    fan_v = np.zeros(int(fan.max()) + 1, np.int64)
+    fan_v[fan] = f.reshape(-1)
+    return int((np.bincount(fan_v) > 1).sum())
+
+
+def _with_copies(mesh: Mesh, src: np.ndarray, f2: np.ndarray) -> Mesh:
+    dev = mesh.vertices.device
+    s = torch.as_tensor(src, device=dev)
+    verts = torch.cat([mesh.vertices, mesh.vertices[s]], dim=0)
+    faces = torch.as_tensor(f2, dtype=mesh.faces.dtype, device=mesh.faces.device)
+    kw: dict[str, Any] = {}
+    for name in ("vertex_colors", "vertex_normals"):
+        t = getattr(mesh, name)
+        kw[name] = None if t is None else torch.cat([t, t[s.to(t.device)]], dim=0)
+    return Mesh(verts, faces, uvs=mesh.uvs, face_uvs_idx=mesh.face_uvs_idx, texture=mesh.texture,
+                frame=mesh.frame, meta=dict(mesh.meta), **kw)
