@@ -1,0 +1,137 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Report renderings (HTML / text / JSON / markdown), exit codes, and CODES.md completeness."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from smrnb.doctor import Report
+from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.codes import CODES_PATH, REQUIRED_CODES, codes_markdown
+from smrnb.doctor.report import redact_identity
+from smrnb.doctor.rules import all_codes
+
+FACTS = {
+    "driver": {"status": "absent", "reason": "no NVIDIA driver"},
+    "torch": {"status": "ok", "version": "2.11.0+cu130", "cuda": "13.0"},
+    "toolkit": {"status": "unavailable", "reason": "nvcc timed out after 1 s"},
+}
+FINDINGS = [
+    Finding("driver_too_old", "driver", "error", "The driver supports CUDA 11.4 only",
+            ("driver 470.86", "torch needs CUDA 12.4 <script>alert(1)</script>"),
+            Fix("Update the driver.", ("nvidia-smi", "sudo apt-get install nvidia-driver-550"), ("https://example.org/x",))),
+    Finding("ninja_missing", "toolkit", "warning", "ninja is not on PATH", ("PATH=/usr/bin",),
+            Fix("Install ninja.", ("pip install ninja",))),
+    Finding("no_gpu", "driver", "info", "CPU only"),
+    Finding("torch_ok", "torch", "ok", "torch imports"),
+]
+
+
+@pytest.fixture()
+def report():
+    return Report(FACTS, FINDINGS, {"elapsed_s": 0.12})
+
+
+def test_summary_errors_warnings_exit_code(report):
+    assert [f.code for f in report.errors] == ["driver_too_old"]
+    assert [f.code for f in report.warnings] == ["ninja_missing"]
+    assert report.exit_code == 1
+    assert Report(FACTS, FINDINGS[1:]).exit_code == 0
+    assert report.summary() == "1 error(s), 1 warning(s), 1 note(s), 1 ok"
+    # sorted by layer then severity
+    assert report.codes == ["driver_too_old", "no_gpu", "torch_ok", "ninja_missing"]
+
+
+def test_text_has_conda_doctor_lines(report):
+    text = report.to_text()
+    assert "❌ The driver supports CUDA 11.4 only  [driver_too_old]" in text
+    assert "⚠️ ninja is not on PATH  [ninja_missing]" in text
+    assert "ℹ️ CPU only  [no_gpu]" in text
+    assert "✅ torch imports  [torch_ok]" in text
+    assert "$ sudo apt-get install nvidia-driver-550" in text
+    assert "(unavailable: nvcc timed out after 1 s)" in text
+    assert text.index("[driver]") < text.index("[torch]") < text.index("[toolkit]")
+
+
+def test_json_round_trips(report):
+    d = json.loads(report.to_json())
+    assert d["summary"] == {"errors": 1, "warnings": 1, "exit_code": 1, "text": report.summary()}
+    assert d["findings"][0]["fix"]["commands"] == ["nvidia-smi", "sudo apt-get install nvidia-driver-550"]
+    assert d["facts"]["torch"]["version"] == "2.11.0+cu130"
+    assert d["meta"]["layers"] == ["driver", "torch", "toolkit"]
+
+
+def test_html_has_layers_colors_evidence_and_copyable_commands(report):
+    h = report._repr_html_()
+    for layer in ("driver", "torch", "toolkit"):
+        assert f'data-layer="{layer}"' in h
+    assert "#c62828" in h and "#b26a00" in h  # error red, warning amber
+    assert "<details open><summary>evidence (2)</summary>" in h  # errors open, others collapsed
+    assert "<details><summary>evidence (1)</summary>" in h
+    assert "<pre>sudo apt-get install nvidia-driver-550</pre>" in h
+    assert h.count('class="smrnb-copy"') == 3
+    assert "navigator.clipboard" in h and "execCommand(&#x27;copy&#x27;)" in h  # clipboard API + fallback
+    assert "<script>" not in h and "&lt;script&gt;alert(1)&lt;/script&gt;" in h  # evidence is escaped
+
+
+def test_as_format_switches_the_notebook_rendering(report):
+    j = report.as_format("json")
+    assert j._repr_html_() is None and j._repr_json_()["summary"]["errors"] == 1
+    m = report.as_format("markdown")
+    assert m._repr_html_() is None and m._repr_markdown_().startswith("### smrnb doctor report")
+    assert report._repr_json_() is None  # the original is unchanged
+    from smrnb import SmrnbValueError
+
+    with pytest.raises(SmrnbValueError, match="fmt must be one of"):
+        report.as_format("pdf")
+
+
+def test_markdown_redacts_home_user_and_host():
+    home = os.path.expanduser("~")
+    host = socket.gethostname()
+    facts = {"kaolin": {"status": "ok", "location": f"{home}/venv/lib/kaolin", "host": host}}
+    f = Finding("kaolin_missing", "kaolin", "warning", "kaolin at " + home + "/x", (f"on {host}",))
+    rep = Report(facts, [f])
+    md = rep.to_markdown(redact=True)
+    assert home not in md and "~/venv/lib/kaolin" in md
+    if len(host) >= 3:
+        assert host not in md and "<host>" in md
+    assert home in rep.to_markdown(redact=False)
+
+
+def test_redact_identity_whole_words_only():
+    reps = {"/home/alice": "~", "alice": "<user>", "gpu01": "<host>"}
+    text = "/home/alice/x alice@gpu01 malice gpu012 /home/alicex"
+    assert redact_identity(text, reps) == "~/x <user>@<host> malice gpu012 /home/alicex"
+
+
+def test_codes_doc_is_generated_and_complete():
+    codes = all_codes()
+    missing = [c for c in REQUIRED_CODES if c not in codes]
+    assert not missing, f"required codes not documented by any rules module or explain: {missing}"
+    text = CODES_PATH.read_text(encoding="utf-8")
+    undocumented = [c for c in codes if f"`{c}`" not in text]
+    assert not undocumented, ("CODES.md is stale; run `python -m smrnb.doctor.codes --write` "
+                              f"(missing {undocumented})")
+    assert codes_markdown().count("\n| `") == len(codes)
+
+
+def test_every_code_a_rules_module_emits_is_declared():
+    """Static scan: Finding("code", ...) literals in rules modules must be in all_codes()."""
+    codes = all_codes()
+    rules_dir = Path(__file__).resolve().parents[2] / "smrnb" / "doctor" / "rules"
+    emitted = {}
+    for py in rules_dir.glob("*.py"):
+        tree = ast.parse(py.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Finding"
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                emitted.setdefault(node.args[0].value, py.name)
+    undeclared = {c: m for c, m in emitted.items() if c not in codes}
+    assert not undeclared, f"codes emitted but not declared in CODES: {undeclared}"
