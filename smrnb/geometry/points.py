@@ -243,14 +243,16 @@ def depth_to_points(depth: Any, K: Any, pose: Any = None, color: Any = None, dep
             f"outside ({dmin:g}, {dmax:g}] m: {excluded['out_of_range']}); check the depth image, depth_scale "
             f"and depth_min/depth_max")
 
-    vs = torch.arange(0, H, stride, device=dev, dtype=out_dtype)
-    us = torch.arange(0, W, stride, device=dev, dtype=out_dtype)
-    vv, uu = torch.meshgrid(vs, us, indexing="ij")
-    zv, uv, vvv = z[valid], uu[valid], vv[valid]
-    Kinv = torch.linalg.inv(Kt.detach().to(device=dev, dtype=torch.float64)).to(out_dtype)
-    pix = torch.stack([uv, vvv, torch.ones_like(uv)], dim=-1)  # (M, 3)
-    rays = pix @ Kinv.T  # (M, 3), z component == 1
-    pts = rays * zv[:, None]
+    Kd = Kt.detach().cpu().double()
+    fx, fy, cx, cy, skew = (float(Kd[0, 0]), float(Kd[1, 1]), float(Kd[0, 2]), float(Kd[1, 2]), float(Kd[0, 1]))
+    # normalised ray per sampled pixel (K^-1 [u, v, 1] for the upper-triangular K), then scaled by z
+    yn = (torch.arange(0, H, stride, device=dev, dtype=out_dtype) - cy) / fy  # (Hs,)
+    xn0 = (torch.arange(0, W, stride, device=dev, dtype=out_dtype) - cx) / fx  # (Ws,)
+    rows, cols = torch.nonzero(valid, as_tuple=True)
+    zv = z[rows, cols]
+    y = yn[rows]
+    x = xn0[cols] - (skew / fx) * y if skew else xn0[cols]
+    pts = torch.stack([x * zv, y * zv, zv], dim=-1)
     space = "camera"
     if P is not None:
         Pd = P.detach().to(device=dev, dtype=out_dtype)

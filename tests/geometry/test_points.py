@@ -348,3 +348,14 @@ def test_depth_to_points_cuda_matches_cpu():
     assert torch.allclose(gpu.colors.cpu(), cpu.colors)
     pcs = frames_to_points(smrnb.load_sample(max_frames=3).to("cuda"), stride=2)
     assert pcs.points.is_cuda and pcs.meta["space"] == "world"
+
+
+def test_skewed_K_matches_inverse_K():
+    H, W = 10, 12
+    K = torch.tensor([[40.0, 3.0, 5.5], [0.0, 42.0, 4.5], [0.0, 0.0, 1.0]], dtype=torch.float64)
+    d = torch.rand(H, W, generator=torch.Generator().manual_seed(4), dtype=torch.float64) + 1
+    pc = depth_to_points(d, K)
+    v, u = torch.meshgrid(torch.arange(H, dtype=torch.float64), torch.arange(W, dtype=torch.float64), indexing="ij")
+    pix = torch.stack([u, v, torch.ones_like(u)], -1).reshape(-1, 3)
+    expected = (pix @ torch.linalg.inv(K).T) * d.reshape(-1, 1)
+    assert torch.allclose(pc.points, expected, atol=1e-12)
