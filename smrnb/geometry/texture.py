@@ -1,0 +1,312 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Texture baking from RGB frames (plain PyTorch, CPU and CUDA).
+
+:func:`bake_texture` follows the classic recipe:
+
+1. **Rasterize the mesh in UV space** (the same z-buffer rasterizer as :func:`smrnb.render_depth`,
+   with an orthographic UV camera) to get, for every texel, the triangle under it and the 3D
+   point and normal there.
+2. **Project every texel into every frame**; keep a view only where it *sees* the texel: inside
+   the image, in front of the camera, and passing a depth test against the mesh rendered in that
+   view (so walls behind a sofa do not get the sofa's colour) and, where the frame has a depth
+   measurement, against the measured depth too (objects missing from the mesh occlude as well).
+3. **Weight** each view by the viewing angle (``cos^angle_power``), the distance (``1/z^2``), a
+   falloff near the image border and a strong penalty at depth discontinuities of the view (pixels
+   on a silhouette mix foreground and background in the photograph), then take the weighted mean of the bilinearly sampled colours.
+   ``confidence`` is the best cosine among the views that saw the texel (0 = never seen).
+4. **Dilate across seams**: texels just outside charts (and unseen texels inside) take the mean of
+   their filled neighbours for ``dilate`` rounds, so bilinear lookups at chart borders do not
+   bleed background into the surface.
+
+Frames: mesh vertices must be in the world frame of the frames' poses. A mesh in the OpenGL
+frame (``mesh.frame == "opengl"``, y and z flipped w.r.t. the poses' OpenCV world) is flipped back
+for the projection; the returned mesh keeps the caller's frame.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._validate import check_int_range, check_positive
+from smrnb.geometry.mesh import Frames, Mesh
+
+
+@dataclass
+class BakeResult:
+    """What :func:`bake_texture` returns.
+
+    Attributes
+    ----------
+    mesh : Mesh
+        The input mesh with ``texture`` set (same vertices, faces, uvs).
+    texture : (R, R, 3) float32 in [0, 1]; row 0 is the top of the image (v = 1)
+    confidence : (R, R) float32 in [0, 1]; best viewing cosine among the views that saw the texel
+    texels_in_charts, texels_seen : int
+    views_used : int (frames that saw at least one texel)
+    seconds : float
+    """
+
+    mesh: Mesh
+    texture: torch.Tensor
+    confidence: torch.Tensor
+    texels_in_charts: int
+    texels_seen: int
+    views_used: int
+    seconds: float
+
+    def summary(self) -> str:
+        cov = self.texels_seen / max(self.texels_in_charts, 1)
+        return (f"texture {self.texture.shape[0]}x{self.texture.shape[1]}: {cov:.1%} of chart texels seen by "
+                f"{self.views_used} view(s) in {self.seconds:.2f} s")
+
+
+def uv_rasterize(uvs: torch.Tensor, face_uvs_idx: torch.Tensor, resolution: int
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Face index (R, R) (-1 outside charts) and barycentrics (R, R, 3) of every texel centre.
+
+    Texel (row i, column j) has its centre at ``u = (j + 0.5) / R``, ``v = 1 - (i + 0.5) / R``.
+    """
+    from smrnb.geometry.render import rasterize
+
+    R = resolution
+    dev = uvs.device
+    # an orthographic camera in disguise: every vertex at z = 1, so perspective == affine
+    x = uvs[:, 0].double()
+    y = 1.0 - uvs[:, 1].double()
+    pts = torch.stack([x, y, torch.ones_like(x)], 1)
+    K = torch.tensor([[R, 0.0, -0.5], [0.0, R, -0.5], [0.0, 0.0, 1.0]], dtype=torch.float64, device=dev)
+    pose = torch.eye(4, dtype=torch.float64, device=dev)
+    uv_mesh = Mesh(pts, face_uvs_idx.long())
+    _, fidx, bary = rasterize(uv_mesh, K, pose, R, R)
+    return fidx, bary
+
+
+def _bilinear(img: torch.Tensor, u: torch.Tensor, v: torch.Tensor, valid: Any = None) -> torch.Tensor:
+    """Sample (H, W, C) at float pixel coords (u = column, v = row; centres at integers).
+
+    ``valid``, a callable ``(rows, cols) -> bool mask``, drops corner pixels that show another
+    surface (the four weights are renormalised over the valid corners), so a texel on a silhouette
+    does not pick up the background's colour.
+    """
+    H, W = img.shape[:2]
+    u = u.clamp(0, W - 1)
+    v = v.clamp(0, H - 1)
+    u0 = u.floor().long().clamp(0, max(W - 2, 0))
+    v0 = v.floor().long().clamp(0, max(H - 2, 0))
+    du = (u - u0).clamp(0, 1)
+    dv = (v - v0).clamp(0, 1)
+    u1 = (u0 + 1).clamp(max=W - 1)
+    v1 = (v0 + 1).clamp(max=H - 1)
+    corners = ((v0, u0, (1 - du) * (1 - dv)), (v0, u1, du * (1 - dv)), (v1, u0, (1 - du) * dv), (v1, u1, du * dv))
+    out = torch.zeros(u.shape[0], img.shape[2], dtype=img.dtype, device=img.device)
+    wsum = torch.zeros_like(u)
+    for rr, cc, w in corners:
+        if valid is not None:
+            w = w * valid(rr, cc).to(w.dtype)
+        out += w[:, None] * img[rr, cc]
+        wsum += w
+    return out / wsum.clamp_min(1e-12)[:, None]
+
+
+def _dilate(tex: torch.Tensor, filled: torch.Tensor, rounds: int) -> torch.Tensor:
+    """Grow filled texels into their empty 8-neighbours ``rounds`` times (mean of filled neighbours)."""
+    k = torch.ones(1, 1, 3, 3, dtype=tex.dtype, device=tex.device)
+    x = (tex * filled[..., None]).permute(2, 0, 1)[:, None]  # (3, 1, R, R)
+    m = filled.to(tex.dtype)[None, None]
+    for _ in range(rounds):
+        s = torch.nn.functional.conv2d(x, k, padding=1)
+        n = torch.nn.functional.conv2d(m, k, padding=1)
+        grow = (m == 0) & (n > 0)
+        x = torch.where(grow, s / n.clamp_min(1), x)
+        m = torch.where(grow, torch.ones_like(m), m)
+    return x[:, 0].permute(1, 2, 0)
+
+
+def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_power: float = 2.0,
+                 visibility_tolerance: float = 0.02, depth_check: float | None = 0.05, border: int = 8,
+                 dilate: int = 4, near: float = 0.05) -> BakeResult:
+    """Bake a colour texture for ``mesh`` from the RGB frames that see it.
+
+    Parameters
+    ----------
+    mesh : Mesh
+        With ``uvs`` and ``face_uvs_idx`` (from :func:`smrnb.auto_uv`); vertices in the world frame
+        of ``frames.poses`` (``frame="opencv"``) or that frame flipped to OpenGL (``"opengl"``).
+    frames : Frames
+        With ``color`` and ``poses`` (camera-to-world, OpenCV axes); depth used for the optional
+        measured-depth check.
+    resolution : int
+        Texture side in texels.
+    angle_power : float
+        Weight exponent on the viewing cosine (higher = prefer head-on views more strongly).
+    visibility_tolerance : float
+        Metres; a texel is visible in a view when its depth is within this of the mesh's rendered
+        depth there (plus 1 % of the depth).
+    depth_check : float or None
+        Metres; also reject views whose measured depth disagrees by more than this (None = off).
+    border : int
+        Pixels; weights fall off linearly to 0 over this many pixels at the image border.
+    dilate : int
+        Rounds of seam dilation (texels).
+    near : float
+        Metres; points closer to a camera than this are not textured from it.
+
+    Returns
+    -------
+    BakeResult
+        Texture and confidence on the mesh's device, and the textured mesh.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(mesh, Mesh):
+        raise SmrnbTypeError(f"mesh must be a smrnb.Mesh, got {type(mesh).__name__}")
+    if not isinstance(frames, Frames):
+        raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__}")
+    if mesh.uvs is None or mesh.face_uvs_idx is None:
+        raise SmrnbValueError("mesh must have uvs and face_uvs_idx (run smrnb.auto_uv first), got uvs=None")
+    if mesh.num_faces == 0:
+        raise SmrnbValueError("mesh must have at least one face to bake, got 0 faces")
+    if frames.color is None:
+        raise SmrnbValueError("frames must carry color images to bake a texture, got color=None")
+    if frames.poses is None:
+        raise SmrnbValueError("frames must carry camera-to-world poses to bake a texture, got poses=None")
+    if not bool(torch.isfinite(mesh.vertices).all()):
+        raise SmrnbValueError("mesh.vertices must be finite, got NaN/inf values")
+    R = check_int_range(resolution, "resolution", lo=16, hi=8192)
+    check_positive(angle_power, "angle_power", allow_zero=True)
+    vis_tol = check_positive(visibility_tolerance, "visibility_tolerance")
+    if depth_check is not None:
+        depth_check = check_positive(depth_check, "depth_check")
+    border = check_int_range(border, "border", lo=0)
+    dilate = check_int_range(dilate, "dilate", lo=0, hi=64)
+    near = check_positive(near, "near")
+
+    dev = mesh.device
+    verts = mesh.vertices.to(torch.float32)
+    if mesh.frame == "opengl":  # back to the poses' world frame (y and z flipped)
+        verts = verts * torch.tensor([1.0, -1.0, -1.0], device=dev)
+    faces = mesh.faces.long()
+    geo = Mesh(verts, faces)
+
+    fidx, bary = uv_rasterize(mesh.uvs.to(dev), mesh.face_uvs_idx.to(dev), R)
+    inside = fidx >= 0
+    texel_face = fidx[inside]
+    w3 = bary[inside]
+    tri = verts[faces[texel_face]]  # (T, 3, 3)
+    P = (w3[:, :, None] * tri).sum(1)  # texel points, world
+    n = torch.linalg.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    n = n / n.norm(dim=1, keepdim=True).clamp_min(1e-20)
+
+    T = P.shape[0]
+    acc = torch.zeros(T, 3, dtype=torch.float32, device=dev)
+    wsum = torch.zeros(T, dtype=torch.float32, device=dev)
+    best = torch.zeros(T, dtype=torch.float32, device=dev)
+    views_used = 0
+    H, W = frames.height, frames.width
+    from smrnb.geometry.render import render_depth
+
+    for i in range(len(frames)):
+        K = frames.intrinsics(i).to(dev, torch.float32)
+        pose = frames.poses[i].to(dev, torch.float32)
+        Rm, t = pose[:3, :3], pose[:3, 3]
+        pc = (P - t) @ Rm  # camera frame (OpenCV)
+        z = pc[:, 2]
+        ok = z > near
+        zs = z.clamp_min(near)
+        u = K[0, 0] * pc[:, 0] / zs + K[0, 1] * pc[:, 1] / zs + K[0, 2]
+        v = K[1, 1] * pc[:, 1] / zs + K[1, 2]
+        ok &= (u >= 0) & (u <= W - 1) & (v >= 0) & (v <= H - 1)
+        if not bool(ok.any()):
+            continue
+        ui = u.round().long().clamp(0, W - 1)
+        vi = v.round().long().clamp(0, H - 1)
+        rd = render_depth(geo, K, pose, H, W)
+        dr = rd[vi, ui]
+        # silhouettes: a pixel whose 3x3 neighbourhood jumps in depth (or meets background) mixes two
+        # surfaces in the photograph; such samples only count where nothing better saw the texel
+        big = torch.where(rd > 0, rd, torch.full_like(rd, 1e6))[None, None]
+        dmax = torch.nn.functional.max_pool2d(big, 3, 1, 1)[0, 0]
+        dmin = -torch.nn.functional.max_pool2d(-big, 3, 1, 1)[0, 0]
+        jump = (dmax - dmin) > (vis_tol + 0.01 * rd)
+        at_edge = jump[vi, ui]
+        tol = vis_tol + 0.01 * z
+        ok &= (dr > 0) & ((z - dr).abs() <= tol)
+        if depth_check is not None:
+            md = frames.depth[i].to(dev)[vi, ui]
+            ok &= (md <= 0) | ((z - md).abs() <= depth_check + 0.01 * z)
+        cam_c = t
+        d = cam_c[None] - P
+        d = d / d.norm(dim=1, keepdim=True).clamp_min(1e-20)
+        cos = (n * d).sum(1).abs()
+        ok &= cos > 1e-3
+        if not bool(ok.any()):
+            continue
+        wb = torch.ones_like(z)
+        if border > 0:
+            edge = torch.minimum(torch.minimum(u, (W - 1) - u), torch.minimum(v, (H - 1) - v))
+            wb = (edge / border).clamp(0, 1)
+        w = torch.where(ok, cos.pow(angle_power) * wb / zs.pow(2), torch.zeros_like(z))
+        w = torch.where(at_edge, w * 1e-3, w)
+        if not bool((w > 0).any()):
+            continue
+        views_used += 1
+        sel = w > 0
+        col = frames.color[i].to(dev).to(torch.float32) / 255.0
+        zsel = z[sel]
+        tol_sel = vis_tol + 0.01 * zsel
+
+        def same_surface(rr, cc, zsel=zsel, tol_sel=tol_sel, rd=rd):
+            d = rd[rr, cc]
+            return (d > 0) & ((d - zsel).abs() <= tol_sel)
+
+        c = _bilinear(col, u[sel], v[sel], same_surface)
+        acc[sel] += w[sel, None] * c
+        wsum[sel] += w[sel]
+        best[sel] = torch.maximum(best[sel], cos[sel])
+
+    seen = wsum > 0
+    tex = torch.zeros(R, R, 3, dtype=torch.float32, device=dev)
+    conf = torch.zeros(R, R, dtype=torch.float32, device=dev)
+    vals = torch.zeros(T, 3, dtype=torch.float32, device=dev)
+    vals[seen] = acc[seen] / wsum[seen, None]
+    tex[inside] = vals
+    conf[inside] = best
+    filled = torch.zeros(R, R, dtype=torch.bool, device=dev)
+    filled[inside] = seen
+    if bool(filled.any()):
+        tex = _dilate(tex, filled, dilate + int(math.ceil(R / 64)) if dilate else 0)
+    tex = tex.clamp(0, 1)
+    out = mesh.replace(texture=tex, meta={**mesh.meta, "bake": {"resolution": R, "views_used": views_used}})
+    return BakeResult(out, tex, conf, int(inside.sum()), int(seen.sum()), views_used, time.perf_counter() - t0)
+
+
+def render_textured(mesh: Mesh, K: Any, pose: Any, height: int, width: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Render a textured mesh into a pinhole view: (H, W, 3) colours in [0, 1] and an (H, W) coverage mask.
+
+    Used to compare a baked texture with a held-out photograph. Vertices in the poses' world frame
+    (OpenGL-frame meshes are flipped back as in :func:`bake_texture`); bilinear texture lookups.
+    """
+    from smrnb.geometry.render import rasterize
+
+    if mesh.texture is None or mesh.uvs is None or mesh.face_uvs_idx is None:
+        raise SmrnbValueError("mesh must carry texture, uvs and face_uvs_idx to render it textured")
+    verts = mesh.vertices.to(torch.float32)
+    if mesh.frame == "opengl":
+        verts = verts * torch.tensor([1.0, -1.0, -1.0], device=verts.device)
+    _, fidx, bary = rasterize(Mesh(verts, mesh.faces), K, pose, height, width)
+    hit = fidx >= 0
+    uvc = mesh.uvs[mesh.face_uvs_idx[fidx[hit]]].to(torch.float32)  # (N, 3, 2)
+    uv = (bary[hit][:, :, None] * uvc).sum(1)
+    Rt = mesh.texture.shape[0]
+    Wt = mesh.texture.shape[1]
+    img = torch.zeros(height, width, 3, dtype=torch.float32, device=verts.device)
+    img[hit] = _bilinear(mesh.texture[..., :3].to(torch.float32), uv[:, 0] * Wt - 0.5, (1 - uv[:, 1]) * Rt - 0.5)
+    return img, hit
+
+
+__all__ = ["bake_texture", "BakeResult", "render_textured", "uv_rasterize"]
