@@ -81,8 +81,8 @@ def matching_nvcc(toolkit: dict[str, Any], torch_cuda: str | None) -> dict[str, 
     tv = tables.parse_version(torch_cuda) or ()
     build_nvcc = toolkit.get("build_nvcc")
 
-    def rank(n: dict[str, Any]) -> tuple[int, int, int]:
-        return ("CUDA_HOME" in n.get("found_via", []),
+    def rank(n: dict[str, Any]) -> tuple[bool, bool, bool, int]:
+        return (n.get("has_headers", True), "CUDA_HOME" in n.get("found_via", []),
                 build_nvcc is not None and build_nvcc in n.get("paths", []),
                 -len(n.get("toolkit_dir") or ""))
 

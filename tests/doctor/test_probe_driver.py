@@ -72,7 +72,7 @@ def make_tool(bin_dir: Path, name: str, answers: dict[str, tuple[str | bytes, in
         f = bin_dir / f".{name}.{i}.out"
         f.write_bytes(out if isinstance(out, bytes) else out.encode())
         pat = "*" if args == "*" else "'" + args + "'"
-        lines.append(f"  {pat}) cat '{f}'; exit {rc};;")
+        lines.append(f"  {pat}) /bin/cat '{f}'; exit {rc};;")
     lines.append("esac")
     p = bin_dir / name
     p.write_text("\n".join(lines) + "\n")
@@ -165,7 +165,7 @@ def test_hanging_nvidia_smi_is_cut_by_timeout(tmp_path):
 def test_fuzzed_outputs_never_raise(tmp_path, seed):
     rnd = random.Random(seed)
     blobs = [b"", b"\xff\xfe\x00garbage\x80", bytes(rnd.randrange(256) for _ in range(300)),
-             b"NVIDIA H200, not-a-version, 9.0\n", b",,,,\n,,,,,\n", "NVIDIA H200, 580.1, x.y, lots, GPU-1\n".encode()]
+             b"NVIDIA H200, not-a-version, 9.0\n", b",,,,\n,,,,,\n", b"NVIDIA H200, 580.1, x.y, lots, GPU-1\n"]
     out = blobs[seed]
     facts = driver.probe(smi_ctx(tmp_path, {QUERY: (out, rnd.choice([0, 1, 2])), "": (out, 0)}), use_nvml=False)
     assert facts["status"] in ("ok", "absent", "unavailable")

@@ -173,6 +173,7 @@ def probe(ctx: ProbeContext, *, root: str = "/usr/local") -> dict[str, Any]:
             res2 = ctx.run([e["path"], "--list-gpu-arch"], timeout=min(ctx.timeout, 10.0))
             e["list_gpu_arch"] = parse_list_gpu_arch(res2.stdout) if res2.ok else None
         e["toolkit_dir"] = os.path.dirname(os.path.dirname(e["path"]))
+        e["has_headers"] = os.path.isfile(os.path.join(e["toolkit_dir"], "include", "cuda_runtime.h"))
         nvccs.append(e)
 
     malformed = cuda_home_malformed(raw_home) or cuda_home_malformed(raw_path)
