@@ -1,0 +1,111 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""collect(): every probe wrapped (exceptions, missing modules, deadlines), order, dependencies, timings."""
+
+from __future__ import annotations
+
+import sys
+import time
+import types
+
+import pytest
+
+from smrnb import SmrnbValueError
+from smrnb.doctor import diagnose
+from smrnb.doctor._model import LAYERS, ProbeContext
+from smrnb.doctor.probes import PROBE_MODULES, collect, default_deadline, expand_layers
+
+
+def _install_probe(monkeypatch, layer: str, fn) -> None:
+    """Stand a fabricated probe module in for ``layer`` (a real module object with probe(ctx))."""
+    name = f"_test_probe_{layer}"
+    mod = types.ModuleType(f"smrnb.doctor.probes.{name}")
+    mod.probe = fn
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    monkeypatch.setitem(PROBE_MODULES, layer, name)
+
+
+def _ctx(**kw) -> ProbeContext:
+    return ProbeContext(start_environ={}, **kw)
+
+
+def test_layer_module_map_and_order():
+    assert tuple(PROBE_MODULES) == LAYERS
+    assert PROBE_MODULES["torch"] == "torch_build"
+    wanted, run = expand_layers(["abi"])
+    assert wanted == ["abi"] and run == ["torch", "loader", "abi"]
+    with pytest.raises(SmrnbValueError, match="layers must be a subset of"):
+        expand_layers(["gpu"])
+
+
+def test_a_raising_probe_is_unavailable_and_others_still_run(monkeypatch):
+    def boom(ctx):
+        raise RuntimeError("nvml exploded")
+
+    _install_probe(monkeypatch, "driver", boom)
+    _install_probe(monkeypatch, "context", lambda ctx: {"status": "ok", "saw_driver": ctx.facts["driver"]["status"]})
+    facts = collect(_ctx(), ["driver", "context"])
+    assert facts["driver"]["status"] == "unavailable"
+    assert facts["driver"]["reason"] == "probe raised RuntimeError: nvml exploded"
+    assert facts["context"] == {"status": "ok", "saw_driver": "unavailable", "elapsed_s": facts["context"]["elapsed_s"]}
+
+
+def test_missing_module_and_bad_results(monkeypatch):
+    monkeypatch.setitem(PROBE_MODULES, "jupyter", "_no_such_probe_module")
+    _install_probe(monkeypatch, "context", lambda ctx: ["not", "a", "dict"])
+    _install_probe(monkeypatch, "driver", lambda ctx: {"status": "weird"})
+    facts = collect(_ctx(), ["driver", "jupyter", "context"])
+    assert facts["jupyter"]["status"] == "unavailable" and "_no_such_probe_module is missing" in facts["jupyter"]["reason"]
+    assert facts["context"]["reason"] == "probe returned list, not a dict"
+    assert "unknown status 'weird'" in facts["driver"]["reason"]
+
+
+def test_a_hanging_probe_is_cut_off_by_the_deadline(monkeypatch):
+    _install_probe(monkeypatch, "driver", lambda ctx: time.sleep(60))
+    _install_probe(monkeypatch, "torch", lambda ctx: {"status": "ok", "installed": False})
+    t0 = time.perf_counter()
+    facts = collect(_ctx(), ["driver", "torch"], deadline=0.5)
+    wall = time.perf_counter() - t0
+    assert wall < 2.0
+    assert facts["driver"]["status"] == "unavailable" and "deadline" in facts["driver"]["reason"]
+    assert 0.4 < facts["driver"]["elapsed_s"] < 2.0
+    # the deadline had passed: later probes are skipped, not run late
+    assert facts["torch"]["status"] == "unavailable" and "deadline" in facts["torch"]["reason"]
+
+
+def test_default_deadline_scales_with_timeout():
+    assert default_deadline(5.0) == 11.0
+    assert default_deadline(0.1) == 2.0
+
+
+def test_probe_timings_are_recorded(monkeypatch):
+    _install_probe(monkeypatch, "context", lambda ctx: (time.sleep(0.2), {"status": "ok"})[1])
+    facts = collect(_ctx(), ["context"])
+    assert 0.15 < facts["context"]["elapsed_s"] < 2.0
+
+
+def test_real_collect_on_this_machine_never_raises_and_is_fast():
+    ctx = ProbeContext(timeout=2.0)
+    t0 = time.perf_counter()
+    facts = collect(ctx)
+    assert time.perf_counter() - t0 < default_deadline(2.0) + 1
+    assert list(facts) == list(LAYERS)
+    for layer, f in facts.items():
+        assert f["status"] in ("ok", "absent", "unavailable"), layer
+        assert isinstance(f["elapsed_s"], float)
+
+
+def test_diagnose_validates_arguments():
+    from smrnb import SmrnbTypeError
+
+    with pytest.raises(SmrnbValueError, match="timeout must be > 0 seconds, got 0"):
+        diagnose(timeout=0)
+    with pytest.raises(SmrnbTypeError, match="timeout must be a number of seconds, got str"):
+        diagnose(timeout="5")
+    with pytest.raises(SmrnbValueError, match="layers must be a subset"):
+        diagnose(layers=["kaolinx"])
+
+
+def test_diagnose_one_layer_shows_only_it():
+    rep = diagnose(layers="torch", timeout=2.0)
+    assert rep.layers() == ["torch"] and set(rep.facts) == {"torch"}
+    assert all(f.layer == "torch" for f in rep.findings)
