@@ -3,7 +3,8 @@
 
 A config file::
 
-    source: sample            # 'sample', a dataset folder, or a mesh / point-cloud file
+    source: sample            # 'sample', a dataset folder, or a mesh / point-cloud file;
+                              # or {path: sample, stride: 5, max_frames: 20} to read fewer frames
     device: cpu               # cpu | cuda | cuda:N (optional)
     output_dir: out           # where relative export paths go (optional; --output overrides)
     steps:
@@ -61,8 +62,13 @@ def config_schema(registry: StepRegistry | None = None) -> dict[str, Any]:
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "source": {"type": ["string", "null"],
-                       "description": "'sample', a dataset folder (Redwood, TUM, 7-Scenes) or a mesh / point-cloud file"},
+            "source": {"description": "'sample', a dataset folder (Redwood, TUM, 7-Scenes) or a mesh / "
+                                      "point-cloud file; or a mapping {path, stride, max_frames} for frames",
+                       "oneOf": [{"type": ["string", "null"]},
+                                 {"type": "object", "additionalProperties": False, "required": ["path"],
+                                  "properties": {"path": {"type": "string"},
+                                                 "stride": {"type": "integer", "minimum": 1},
+                                                 "max_frames": {"type": ["integer", "null"], "minimum": 1}}}]},
             "device": {"type": ["string", "null"], "pattern": "^(cpu|cuda(:[0-9]+)?)$"},
             "output_dir": {"type": ["string", "null"], "description": "where relative export paths are written"},
             "steps": {"type": "array", "items": {"oneOf": variants}},
@@ -90,8 +96,14 @@ def validate_config(config: Any, registry: StepRegistry | None = None, *, where:
     if not isinstance(steps, list):
         raise SmrnbTypeError(f"{where} 'steps' must be a list, got {type(steps).__name__}")
     out: dict[str, Any] = {}
+    if isinstance(config.get("source"), Mapping):
+        from smrnb.pipeline._pipeline import check_source_mapping
+
+        out["source"] = check_source_mapping(config["source"], where=f"{where} 'source'")
     for key in ("source", "device", "output_dir"):
         v = config.get(key)
+        if key in out:
+            continue
         if v is not None and not isinstance(v, (str, os.PathLike)):
             raise SmrnbTypeError(f"{where} {key!r} must be a string, got {type(v).__name__} {v!r}")
         if v is not None:
@@ -142,11 +154,12 @@ def load_config(path: str | os.PathLike, registry: StepRegistry | None = None) -
         raise SmrnbValueError(f"config file {os.fspath(p)!r} is not valid YAML: {exc}") from None
     cfg = validate_config(raw, registry, where=f"config file {p.name}")
     for key in ("source", "output_dir"):
-        v = cfg.get(key)
+        holder, k2 = (cfg["source"], "path") if key == "source" and isinstance(cfg.get("source"), dict) else (cfg, key)
+        v = holder.get(k2)
         if v is not None and v != "sample" and not Path(v).expanduser().is_absolute():
             cand = (p.parent / v)
             if key == "output_dir" or cand.exists():
-                cfg[key] = os.fspath(cand)
+                holder[k2] = os.fspath(cand)
     return cfg
 
 

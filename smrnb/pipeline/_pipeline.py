@@ -59,9 +59,11 @@ def _wrap_error(stage: str, exc: BaseException) -> StepError:
     msg = f"step {stage!r} failed: {exc}"
     if isinstance(exc, MemoryEstimateError):
         knob = exc.knob
+        knobs = [k.strip() for k in knob.split("/") if k.strip()]
         msg = (f"step {stage!r} refused to run: {exc} (estimate {format_bytes(exc.estimate_bytes)}, "
-               f"budget {format_bytes(exc.budget_bytes)}; turn {knob!r}, e.g. "
-               f"pipeline.set_params({stage!r}, {knob}=...) or --{knob.replace('_', '-')})")
+               f"budget {format_bytes(exc.budget_bytes)}; turn {' or '.join(map(repr, knobs))}, e.g. "
+               f"pipeline.set_params({stage!r}, {knobs[0] if knobs else knob}=...) or "
+               f"{' / '.join('--' + k.replace('_', '-') for k in knobs)})")
         return StepMemoryError(msg, step=stage, estimate_bytes=exc.estimate_bytes,
                                budget_bytes=exc.budget_bytes, knob=knob)
     if isinstance(exc, ValueError):
@@ -205,11 +207,11 @@ class StepResult:
                                               "seconds", "backend", "device", "notes", "warnings", "error")}
 
 
-def format_results(results: Iterable[StepResult]) -> str:
-    """The summary table printed by the CLI: one line per stage plus notes, and the total time."""
+def format_results(results: Iterable[StepResult], source: str | None = None) -> str:
+    """The summary table printed by the CLI: the source line, one line per stage plus notes, the steps' total time."""
     results = list(results)
-    lines = [str(r) for r in results]
-    lines.append(f"{'total':<14} {sum(r.seconds for r in results):.2f} s")
+    lines = ([source] if source else []) + [str(r) for r in results]
+    lines.append(f"{'steps total':<14} {sum(r.seconds for r in results):.2f} s")
     return "\n".join(lines)
 
 
@@ -235,23 +237,31 @@ def source_kind(data: Any) -> str:
                          f"or 'sample', got {type(data).__name__}")
 
 
-def load_frames(path: str | os.PathLike) -> Any:
-    """Frames from ``'sample'`` (the bundled sample) or a dataset folder (Redwood, TUM or 7-Scenes layout)."""
+#: options a mapping source may carry besides ``path`` (passed to the dataset reader)
+SOURCE_OPTIONS: tuple[str, ...] = ("stride", "max_frames")
+
+
+def load_frames(path: str | os.PathLike, **options: Any) -> Any:
+    """Frames from ``'sample'`` (the bundled sample) or a dataset folder (Redwood, TUM or 7-Scenes layout).
+
+    ``options`` (``stride``, ``max_frames``) go to the reader: every ``stride``-th frame, at most
+    ``max_frames`` of them, read from disk (cheaper than reading all and selecting later).
+    """
     import smrnb.datasets as ds
 
     if os.fspath(path) == "sample":
-        return ds.load_sample()
+        return ds.load_sample(**options)
     p = Path(path)
     if not p.is_dir():
         raise SmrnbValueError(f"source must be 'sample' or an existing dataset folder, got {os.fspath(path)!r}")
     names = {c.name for c in p.iterdir()}
     if any(n.endswith(".log") for n in names) and ("depth" in names):
-        return ds.load_redwood(p)
+        return ds.load_redwood(p, **options)
     if "depth.txt" in names or "rgb.txt" in names or "associations.txt" in names:
-        return ds.load_tum(p)
+        return ds.load_tum(p, **options)
     if any(n.startswith("frame-") and n.endswith(".depth.png") for n in names) or \
             any(c.is_dir() and c.name.startswith("seq-") for c in p.iterdir()):
-        return ds.load_7scenes(p)
+        return ds.load_7scenes(p, **options)
     raise SmrnbValueError(f"source folder {os.fspath(p)!r} is not a Redwood (depth/ + *.log), TUM "
                           f"(rgb.txt, depth.txt) or 7-Scenes (frame-XXXXXX.depth.png) dataset")
 
@@ -288,8 +298,31 @@ def load_geometry(path: str | os.PathLike) -> Any:
     raise SmrnbValueError(f"input file {os.fspath(p)!r} holds a {type(obj).__name__}, not a mesh or point cloud")
 
 
+def check_source_mapping(source: Mapping[str, Any], where: str = "source") -> dict[str, Any]:
+    """Validate ``{"path": ..., "stride": int >= 1, "max_frames": int >= 1 or None}``."""
+    bad = [k for k in source if k not in ("path", *SOURCE_OPTIONS)]
+    if bad:
+        raise SmrnbValueError(f"{where} has unknown key(s) {', '.join(map(repr, bad))}; "
+                              f"allowed: path, {', '.join(SOURCE_OPTIONS)}")
+    if not isinstance(source.get("path"), (str, os.PathLike)):
+        raise SmrnbValueError(f"{where} needs 'path' ('sample' or a dataset folder), got {source.get('path')!r}")
+    out: dict[str, Any] = {"path": os.fspath(source["path"])}
+    for k in SOURCE_OPTIONS:
+        v = source.get(k)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise SmrnbValueError(f"{where} {k!r} must be an int >= 1, got {v!r}")
+        out[k] = v
+    return out
+
+
 def load_source(source: Any) -> tuple[str, Any]:
-    """``(kind, data)`` for a source object, ``'sample'``, a dataset folder or a geometry file."""
+    """``(kind, data)`` for a source object, ``'sample'``, a dataset folder, a geometry file, or a
+    mapping ``{"path": 'sample' or folder, "stride": k, "max_frames": n}``."""
+    if isinstance(source, Mapping):
+        src = check_source_mapping(source)
+        return "frames", load_frames(src.pop("path"), **src)
     if isinstance(source, (str, os.PathLike)):
         s = os.fspath(source)
         if s == "sample" or Path(s).is_dir():
@@ -325,7 +358,8 @@ class Pipeline:
         step name and must be unique (give ``name`` to use a step twice).
     source : optional
         ``Frames`` / ``PointCloud`` / ``Mesh``, ``"sample"`` (the bundled RGB-D sample), a dataset
-        folder or a mesh / point-cloud file. Loaded on the first :meth:`run`.
+        folder or a mesh / point-cloud file, or ``{"path": "sample" or folder, "stride": k,
+        "max_frames": n}`` to read only some frames. Loaded on the first :meth:`run`.
     device : str, optional
         ``"cpu"`` or ``"cuda"``: the source is moved there; steps keep their input's device.
     output_dir : path, optional
@@ -357,14 +391,22 @@ class Pipeline:
         bad = [k for k in self.side_inputs if k not in KINDS]
         if bad:
             raise SmrnbValueError(f"side_inputs keys must be kinds ({', '.join(KINDS)}), got {', '.join(map(repr, bad))}")
-        self._source = source
+        self._source = self._check_source(source)
         self._source_loaded: tuple[str, Any] | None = None
         # per stage: (data, StepResult) for the last good run, None when stale
         self._cache: list[tuple[Any, StepResult] | None] = [None] * len(self.stages)
         self.last_error: StepError | None = None
         self.last_failed: StepResult | None = None
-        if source is not None and not isinstance(source, (str, os.PathLike)):
+        #: seconds the last source load took (reading frames from disk), None before the first run
+        self.source_seconds: float | None = None
+
+    def _check_source(self, source: Any) -> Any:
+        if isinstance(source, Mapping):
+            source = check_source_mapping(source)
+            self._check_chain("frames")
+        elif source is not None and not isinstance(source, (str, os.PathLike)):
             self._check_chain(source_kind(source))
+        return source
 
     # ------------------------------------------------------------------------- construction
     def _add(self, entry: Any) -> None:
@@ -451,9 +493,7 @@ class Pipeline:
 
     def set_source(self, source: Any) -> None:
         """Replace the source; every stage becomes stale."""
-        if source is not None and not isinstance(source, (str, os.PathLike)):
-            self._check_chain(source_kind(source))
-        self._source = source
+        self._source = self._check_source(source)
         self._source_loaded = None
         self.invalidate()
 
@@ -480,7 +520,18 @@ class Pipeline:
         return [c[1] for c in self._cache if c is not None]
 
     def summary(self) -> str:
-        return format_results(self.records)
+        """The CLI's table: the source load, one line per cached stage, the total."""
+        return format_results(self.records, source=self.source_summary())
+
+    def source_summary(self) -> str | None:
+        if self._source_loaded is None:
+            return None
+        kind, data = self._source_loaded
+        s = self._source
+        name = (s.get("path") if isinstance(s, Mapping) else os.fspath(s)) if isinstance(s, (Mapping, str, os.PathLike)) \
+            else type(s).__name__
+        return (f"{'source':<14} {name}: {_fmt_counts(count(kind, data))}"
+                + (f"  {self.source_seconds:.2f} s" if self.source_seconds is not None else ""))
 
     # ------------------------------------------------------------------------------------- run
     def _load_source(self) -> tuple[str, Any]:
@@ -488,9 +539,11 @@ class Pipeline:
             if self._source is None:
                 raise SmrnbValueError("source is not set: pass source= ('sample', a dataset folder, a mesh "
                                       "file or Frames/PointCloud/Mesh)")
+            t0 = time.perf_counter()
             kind, data = load_source(self._source)
             if self.device is not None and hasattr(data, "to"):
                 data = data.to(self.device)
+            self.source_seconds = time.perf_counter() - t0
             self._check_chain(kind)
             self._source_loaded = (kind, data)
         return self._source_loaded
@@ -613,7 +666,8 @@ class Pipeline:
                 entry["params"] = changed
             steps.append(entry)
         src = self._source
-        cfg: dict[str, Any] = {"source": os.fspath(src) if isinstance(src, (str, os.PathLike)) else None}
+        cfg: dict[str, Any] = {"source": os.fspath(src) if isinstance(src, (str, os.PathLike))
+                               else dict(src) if isinstance(src, Mapping) else None}
         if self.device is not None:
             cfg["device"] = self.device
         cfg["steps"] = steps

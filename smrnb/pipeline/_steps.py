@@ -45,6 +45,49 @@ def frames_to_points(frames: Any, *, stride: int = 1, depth_min: float = 0.0,
     return f2p(frames, stride=stride, depth_min=depth_min, depth_max=math.inf if depth_max is None else depth_max)
 
 
+def voxelize(points: Any, *, voxel_size: float = 0.02, max_grid_size: int = 256) -> StepOutput:
+    """:func:`smrnb.pointcloud_to_voxelgrid` on a grid fitted to the cloud.
+
+    The grid covers the cloud's bounding box plus one empty voxel on each side (so marching
+    cubes closes the surface), at most ``max_grid_size`` voxels per axis; a larger cloud is cut
+    symmetrically (the dropped points are counted in the notes). Grid centred on the cloud.
+    """
+    import torch
+
+    from smrnb.geometry.voxels import pointcloud_to_voxelgrid
+
+    pts = getattr(points, "points", points)
+    if pts.shape[0] == 0:
+        from smrnb._errors import SmrnbValueError
+
+        raise SmrnbValueError("points must not be empty, got 0 points")
+    ext = (pts.amax(0) - pts.amin(0)).double()
+    shape = [min(max_grid_size, int(torch.ceil(e / voxel_size).item()) + 3) for e in ext]
+    grid = pointcloud_to_voxelgrid(points, voxel_size=voxel_size, grid_shape=tuple(shape))
+    notes = [f"grid {shape[0]} x {shape[1]} x {shape[2]} at {voxel_size * 1000:g} mm"]
+    if grid.dropped:
+        notes.append(f"{grid.dropped:,} points outside the grid were dropped: raise max_grid_size or voxel_size")
+    return StepOutput(grid, notes)
+
+
+def extract_mesh(volume: Any, *, weight_threshold: float = 1.0) -> Any:
+    """``TSDFVolume.extract_mesh``: marching cubes at tsdf = 0 on the observed voxels (OpenCV world frame)."""
+    return volume.extract_mesh(weight_threshold=weight_threshold)
+
+
+def uv_unwrap(mesh: Any, *, chart_num: int = 100, padding: float = 0.001, resolution: int = 1024,
+              max_normal_deviation: float = 60.0) -> StepOutput:
+    """:func:`smrnb.auto_uv` on the mesh; the result is the same mesh with ``uvs`` and ``face_uvs_idx``."""
+    from smrnb.geometry.uv import auto_uv
+
+    res = auto_uv(mesh.vertices, mesh.faces, chart_num=chart_num, padding=padding, resolution=resolution,
+                  max_normal_deviation=max_normal_deviation)
+    r = res.report
+    notes = [f"{r.charts} charts, {r.utilization:.0%} of the atlas used, stretch mean {r.stretch_mean:.3f} "
+             f"max {r.stretch_max:.3f}, {r.vertices_out:,} uv vertices after seam splits"]
+    return StepOutput(mesh.replace(uvs=res.uvs, face_uvs_idx=res.face_uvs_idx), notes)
+
+
 def simplify(mesh: Any, *, target_number_of_vertices: int = 80000, preserve_border: bool = True,
              aggressiveness: float = 7.0) -> StepOutput:
     """:func:`smrnb.simplify_mesh` with its report's notes and Hausdorff distance in the record."""
@@ -99,6 +142,68 @@ STEPS: tuple[Step, ...] = (
                       help="drop depths below this (sensor noise close to the lens)"),
             ParamSpec("depth_max", None, "float", (0.1, 100.0), 0.1, unit="m",
                       help="drop depths beyond this (far, noisy returns); none keeps all"),
+        ),
+    ),
+    Step(
+        "voxelize", "smrnb.pipeline._steps:voxelize",
+        "Occupancy grid of the points, fitted to their bounding box",
+        inputs=("points",), output="voxels", memory_hungry=True,
+        params=(
+            ParamSpec("voxel_size", 0.02, "float", (0.002, 0.5), unit="m", log_scale=True, help=_VOXEL_SIZE_HELP),
+            ParamSpec("max_grid_size", 256, "int", (8, 1024), 8, unit="voxels",
+                      help="cap on voxels per axis; points beyond it are dropped"),
+        ),
+    ),
+    Step(
+        "marching_cubes", "smrnb.geometry.marching_cubes:voxelgrid_to_mesh",
+        "Triangle mesh of the occupancy grid by marching cubes (world units)",
+        inputs=("voxels",), output="mesh",
+        params=(
+            ParamSpec("iso_value", 0.5, "float", (0.01, 0.99), 0.01,
+                      help="voxels with a value above this are inside"),
+            ParamSpec("smooth", False, "bool",
+                      help="blur the binary occupancy first so the surface is not a voxel staircase"),
+        ),
+    ),
+    Step(
+        "tsdf", "smrnb.geometry.tsdf:fuse_tsdf",
+        "Fuse the posed RGB-D frames into a sparse truncated signed distance volume with colors",
+        inputs=("frames",), output="tsdf", memory_hungry=True,
+        params=(
+            ParamSpec("voxel_size", 0.02, "float", (0.002, 0.2), unit="m", log_scale=True, help=_VOXEL_SIZE_HELP),
+            ParamSpec("truncation", None, "float", (0.002, 1.0), 0.002, unit="m",
+                      help="distance band kept around the surface; none means 4 voxels (use 6-8 on noisy depth)"),
+            ParamSpec("depth_min", 0.1, "float", (0.0, 20.0), 0.05, unit="m", help="ignore depths below this"),
+            ParamSpec("depth_max", 3.0, "float", (0.1, 100.0), 0.1, unit="m",
+                      help="ignore depths beyond this (far readings are noisy and cost memory)"),
+            ParamSpec("block_size", 8, "int", (2, 32), unit="voxels",
+                      help="edge of an allocation block; smaller blocks follow the surface more tightly"),
+            ParamSpec("color", True, "bool", help="fuse colors too (when the frames have them)"),
+            ParamSpec("max_weight", None, "float", (1.0, 1e6), unit="observations",
+                      help="cap on a voxel's weight so the volume can follow changes; none: no cap"),
+        ),
+    ),
+    Step(
+        "extract_mesh", "smrnb.pipeline._steps:extract_mesh",
+        "Marching cubes on the TSDF's observed voxels, with vertex colors",
+        inputs=("tsdf",), output="mesh",
+        params=(
+            ParamSpec("weight_threshold", 1.0, "float", (0.1, 1000.0), 0.1, unit="observations",
+                      help="voxels seen fewer times count as unobserved (raise to drop flimsy surfaces)"),
+        ),
+    ),
+    Step(
+        "uv", "smrnb.pipeline._steps:uv_unwrap",
+        "UV atlas by xatlas, charts split where the normal turns",
+        inputs=("mesh",), output="mesh",
+        params=(
+            ParamSpec("chart_num", 100, "int", (1, 10000), help="maximum chart area = surface area / chart_num"),
+            ParamSpec("padding", 0.001, "float", (0.0, 0.2), 0.001, unit="uv",
+                      help="gap between charts as a fraction of the atlas side"),
+            ParamSpec("resolution", 1024, "int", (16, 16384), 16, unit="texels",
+                      help="atlas side used for packing; match the texture you bake"),
+            ParamSpec("max_normal_deviation", 60.0, "float", (1.0, 180.0), 1.0, unit="degrees",
+                      help="charts split where the normal turns more than this"),
         ),
     ),
     Step(

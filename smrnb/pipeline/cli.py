@@ -201,9 +201,7 @@ def _run_pipeline(pipe: Any, until: str | None) -> Any:
         print(f"running {name} ...", file=sys.stderr, flush=True)
 
     out = pipe.run(until, on_start=started)
-    from smrnb.pipeline._pipeline import format_results
-
-    print(format_results(pipe.records))
+    print(pipe.summary())
     print(f"wall time {time.perf_counter() - t0:.2f} s")
     return out
 
