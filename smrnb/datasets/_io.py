@@ -126,7 +126,7 @@ def build_frames(depth: np.ndarray, color: np.ndarray | None, K: np.ndarray, pos
     H, W = depth.shape[1:]
     cx, cy = K[0, 2], K[1, 2]
     if not (0 <= cx <= W - 1 and 0 <= cy <= H - 1):
-        raise SmrnbValueError(f"{meta.get('dataset', 'reader')}: intrinsics (cx, cy) = ({cx:g}, {cy:g}) do not fit "
+        raise SmrnbValueError(f"load_{meta.get('dataset', 'frames')}: intrinsics (cx, cy) = ({cx:g}, {cy:g}) do not fit "
                               f"the {W}x{H} images of {meta.get('path')!r}; pass intrinsics= for this resolution")
     meta = {"frame": "opencv", "depth_unit": "m", **meta}
     return Frames(torch.from_numpy(depth), torch.from_numpy(K.astype(np.float32)),
