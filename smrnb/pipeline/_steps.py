@@ -37,7 +37,7 @@ def select_frames(frames: Any, *, start: int = 0, every: int = 1, max_frames: in
     return frames.select(idx)
 
 
-def frames_to_points(frames: Any, *, stride: int = 1, depth_min: float = 0.0,
+def frames_to_points(frames: Any, *, stride: int = 2, depth_min: float = 0.0,
                      depth_max: float | None = None) -> Any:
     """Back-project every frame into one world-frame cloud (``depth_max=None``: no far limit)."""
     from smrnb.geometry.points import frames_to_points as f2p

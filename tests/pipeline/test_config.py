@@ -1,0 +1,194 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Config files: round trip, unknown keys, schema; one registry feeds CLI flags, schema, docs and widgets."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+
+import pytest
+import yaml
+
+from smrnb import SmrnbTypeError, SmrnbValueError
+from smrnb.pipeline import (
+    ParamSpec,
+    Pipeline,
+    Step,
+    StepRegistry,
+    config_schema,
+    dump_config,
+    get_step,
+    list_steps,
+    load_config,
+    validate_config,
+)
+from smrnb.pipeline.cli import build_parser, default_config_path
+from smrnb.pipeline.docs import render_markdown
+
+
+def ident(pc, **kw):
+    return pc
+
+
+def _reg(extra: tuple[ParamSpec, ...] = ()) -> StepRegistry:
+    return StepRegistry([
+        Step("denoise", ident, "drop noisy points", ("points",), "points",
+             (ParamSpec("radius", 0.05, "float", (0.001, 1.0), unit="m", help="neighbourhood radius", log_scale=True),
+              ParamSpec("min_neighbours", 4, "int", (1, 64)),
+              ParamSpec("method", "radius", "choice", choices=("radius", "statistical")),
+              ParamSpec("keep_colors", True, "bool"),
+              ParamSpec("max_points", None, "int", (1, 10**9)),
+              *extra)),
+        Step("save", ident, "write points", ("points",), "file", (ParamSpec("path", "out.ply", "path"),)),
+    ])
+
+
+def test_to_config_round_trips_through_yaml(tmp_path):
+    reg = _reg()
+    p = Pipeline([("denoise", {"radius": 0.1, "method": "statistical", "max_points": 1000}),
+                  {"step": "denoise", "name": "again", "params": {"keep_colors": False}},
+                  ("save", {"path": "x.ply"})], source="sample", device="cpu", registry=reg)
+    cfg = p.to_config()
+    assert cfg == {"source": "sample", "device": "cpu", "steps": [
+        {"step": "denoise", "params": {"radius": 0.1, "method": "statistical", "max_points": 1000}},
+        {"step": "denoise", "name": "again", "params": {"keep_colors": False}},
+        {"step": "save", "params": {"path": "x.ply"}}]}
+    path = p.save_config(tmp_path / "c.yaml")
+    text = path.read_text()
+    assert "radius: 0.1    # m, default 0.05 m" in text
+    back = Pipeline.from_config(path, registry=reg)
+    assert back.to_config() == cfg
+    assert back.names == ["denoise", "again", "save"]
+    assert back.params("denoise") == {"radius": 0.1, "min_neighbours": 4, "method": "statistical",
+                                      "keep_colors": True, "max_points": 1000}
+    assert yaml.safe_load(text)["steps"][1] == {"step": "denoise", "name": "again", "params": {"keep_colors": False}}
+
+
+def test_mapping_source_round_trips(tmp_path):
+    p = Pipeline(["tsdf"], source={"path": "sample", "stride": 5})
+    cfg = p.to_config()
+    assert cfg["source"] == {"path": "sample", "stride": 5}
+    (tmp_path / "c.yaml").write_text(dump_config(cfg))
+    assert Pipeline.from_config(tmp_path / "c.yaml").to_config() == cfg
+    with pytest.raises(SmrnbValueError, match=r"source has unknown key\(s\) 'strid'; allowed: path, stride, max_frames"):
+        Pipeline(["tsdf"], source={"path": "sample", "strid": 5})
+    with pytest.raises(SmrnbValueError, match=r"source 'stride' must be an int >= 1, got 0"):
+        Pipeline(["tsdf"], source={"path": "sample", "stride": 0})
+
+
+def test_default_demo_config_is_valid_and_round_trips():
+    cfg = load_config(default_config_path())
+    p = Pipeline.from_config(cfg)
+    assert p.names[0] == "tsdf" and p.stages[-1].step.output == "file"
+    back = Pipeline.from_config(p.to_config())
+    assert [(s.name, s.params) for s in back.stages] == [(s.name, s.params) for s in p.stages]
+    assert back.source == p.source == {"path": "sample", "stride": 5}
+
+
+def test_unknown_keys_are_named(tmp_path):
+    reg = _reg()
+    with pytest.raises(SmrnbValueError, match=r"config has unknown key\(s\) 'sourc', 'stepz'; allowed: source"):
+        validate_config({"sourc": "sample", "stepz": [], "steps": []}, reg)
+    with pytest.raises(SmrnbValueError, match=r"config steps\[0\] has unknown key\(s\) 'parms'; allowed: step, name, params"):
+        validate_config({"steps": [{"step": "denoise", "parms": {}}]}, reg)
+    with pytest.raises(SmrnbValueError, match=r"step 'denoise' has no parameter\(s\) 'radiuss'; its parameters are: radius"):
+        validate_config({"steps": [{"step": "denoise", "params": {"radiuss": 1}}]}, reg)
+    with pytest.raises(SmrnbValueError, match=r"unknown step 'denoize'; registered steps: denoise, save"):
+        validate_config({"steps": ["denoize"]}, reg)
+    with pytest.raises(SmrnbValueError, match=r"step 'denoise' parameter 'radius' must be in \[0.001, 1\] m, got 5"):
+        validate_config({"steps": [{"step": "denoise", "params": {"radius": 5}}]}, reg)
+    with pytest.raises(SmrnbTypeError, match=r"config 'steps' must be a list, got dict"):
+        validate_config({"steps": {"denoise": {}}}, reg)
+    with pytest.raises(SmrnbValueError, match=r"config 'device' must be cpu, cuda or cuda:N, got 'gpu'"):
+        validate_config({"device": "gpu", "steps": []}, reg)
+    f = tmp_path / "bad.yaml"
+    f.write_text("steps:\n  - step: denoise\n    params: {radius: [1, 2}\n")
+    with pytest.raises(SmrnbValueError, match=r"config file .*bad.yaml' is not valid YAML"):
+        load_config(f, reg)
+    f.write_text("steps:\n  - step: denoise\n    params: {colour: 1}\n")
+    with pytest.raises(SmrnbValueError, match=r"step 'denoise' has no parameter\(s\) 'colour'"):
+        load_config(f, reg)
+
+
+def test_schema_is_derived_from_specs():
+    s = config_schema(_reg())
+    variants = s["properties"]["steps"]["items"]["oneOf"]
+    assert [v["properties"]["step"]["const"] for v in variants] == ["denoise", "save"]
+    props = variants[0]["properties"]["params"]["properties"]
+    assert props["radius"]["minimum"] == 0.001 and props["radius"]["maximum"] == 1.0 and props["radius"]["x-unit"] == "m"
+    assert props["method"]["enum"] == ["radius", "statistical"]
+    assert props["keep_colors"]["type"] == "boolean"
+    assert props["max_points"]["type"] == ["integer", "null"]
+    assert variants[0]["properties"]["params"]["additionalProperties"] is False
+    assert s["additionalProperties"] is False
+    # the real registry: every step and every parameter appears
+    real = config_schema()
+    names = [v["properties"]["step"]["const"] for v in real["properties"]["steps"]["items"]["oneOf"]]
+    assert names == [st.name for st in list_steps()]
+
+
+def _help_text(parser: argparse.ArgumentParser, argv: list[str]) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), pytest.raises(SystemExit) as ei:
+        parser.parse_args(argv)
+    assert ei.value.code == 0
+    return buf.getvalue()
+
+
+def test_a_new_spec_shows_up_in_every_generated_interface():
+    new = ParamSpec("leaf_size", 16, "int", (2, 128), unit="points", help="kd-tree leaf size for the search")
+    reg = _reg((new,))
+    # CLI flag, with help, unit and range
+    text = _help_text(build_parser(reg), ["step", "denoise", "--help"])
+    assert "--leaf-size INT" in text and "kd-tree leaf size for the search" in " ".join(text.split())
+    args = build_parser(reg).parse_args(["step", "denoise", "--input", "a.ply", "--output", "b.ply", "--leaf-size", "32"])
+    assert args.param__leaf_size == 32
+    # config schema and validation
+    params = config_schema(reg)["properties"]["steps"]["items"]["oneOf"][0]["properties"]["params"]["properties"]
+    assert params["leaf_size"] == {"description": new.describe(), "type": "integer", "minimum": 2, "maximum": 128,
+                                   "default": 16, "x-unit": "points"}
+    assert validate_config({"steps": [{"step": "denoise", "params": {"leaf_size": 8}}]}, reg)["steps"][0]["params"] == {"leaf_size": 8}
+    # docs
+    md = render_markdown(reg)
+    assert "| `leaf_size` | `--leaf-size` | int | 16 points | [2, 128] | points | kd-tree leaf size for the search |" in md
+    # widget control
+    w = reg.get("denoise").param("leaf_size").widget()
+    assert w["widget"] == "IntSlider" and (w["kwargs"]["min"], w["kwargs"]["max"], w["kwargs"]["value"]) == (2, 128, 16)
+    # and without it, none of them mention it
+    assert "leaf" not in render_markdown(_reg()) and "leaf" not in _help_text(build_parser(_reg()), ["step", "denoise", "--help"])
+
+
+def test_cli_rejects_bad_values_with_exit_2(capsys):
+    parser = build_parser(_reg())
+    with pytest.raises(SystemExit) as ei:
+        parser.parse_args(["step", "denoise", "--input", "a", "--output", "b", "--radius", "7"])
+    assert ei.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --radius: step 'denoise' parameter 'radius' must be in [0.001, 1] m, got 7.0" in err
+
+
+def test_docs_page_matches_registry():
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "steps.md"
+    assert page.is_file(), "docs/steps.md missing: run python -m smrnb.pipeline.docs"
+    assert page.read_text() == render_markdown(), "docs/steps.md is stale: run python -m smrnb.pipeline.docs"
+
+
+def test_real_steps_parameter_names_match_their_functions():
+    """Drift check: every spec is a keyword of the function the step calls, with the same default
+    where the step binds an adapter of this package."""
+    import inspect
+
+    for step in list_steps():
+        try:
+            fn = step.resolve()
+        except SmrnbValueError as exc:  # a geometry module that is not there yet
+            pytest.fail(f"step {step.name!r} cannot resolve its function: {exc}")
+        sig = inspect.signature(fn)
+        for spec in step.params:
+            assert spec.name in sig.parameters, f"{step.name}: {fn.__qualname__} has no parameter {spec.name!r}"
+            if fn.__module__ == "smrnb.pipeline._steps":
+                assert sig.parameters[spec.name].default == spec.default, (step.name, spec.name)
+    assert get_step("tsdf").memory_hungry
