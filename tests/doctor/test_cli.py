@@ -1,0 +1,125 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""smr-doctor in subprocesses: exit codes 0/1/2, stdin, JSON, fixes, and a hanging nvidia-smi."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+CLI = [sys.executable, "-m", "smrnb.doctor.cli"]
+NVCC_120 = "nvcc fatal   : Unsupported gpu architecture 'compute_120'"
+
+
+def run(args, *, input=None, env=None, timeout=60):
+    """Run smr-doctor in its own session; afterwards kill whatever it left behind in that group."""
+    p = subprocess.Popen([*CLI, *args], stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True)
+    t0 = time.perf_counter()
+    try:
+        out, err = p.communicate(input, timeout=timeout)
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # the group of the process this test started
+        except ProcessLookupError:
+            pass
+    return p.returncode, out, err, time.perf_counter() - t0
+
+
+def test_check_json_parses_and_exit_code_matches_errors():
+    rc, out, err, _ = run(["--json", "--timeout", "2"])
+    d = json.loads(out)
+    assert rc == d["summary"]["exit_code"] == (1 if d["summary"]["errors"] else 0), err
+    assert set(d) == {"summary", "meta", "findings", "facts"}
+    assert list(d["facts"]) == ["driver", "torch", "toolkit", "loader", "abi", "kaolin", "jupyter", "context"]
+
+
+def test_check_is_the_default_and_layers_filter():
+    rc, out, err, _ = run(["check", "--layer", "torch", "--layer", "driver", "--json"])
+    d = json.loads(out)
+    assert d["meta"]["layers"] == ["driver", "torch"]
+    assert {f["layer"] for f in d["findings"]} <= {"driver", "torch"}
+    rc2, out2, _, _ = run(["--layer", "torch"])
+    assert out2.startswith("smrnb doctor: ") and "[torch] PyTorch build" in out2
+
+
+def test_explain_exit_1_on_error_0_on_nothing_and_reads_stdin():
+    rc, out, _, _ = run(["explain", "--offline", NVCC_120])
+    assert rc == 1 and "[unsupported_gpu_arch]" in out
+    rc, out, _, _ = run(["explain", "--offline", "-"], input="RuntimeError: Ninja is required to load C++ extensions\n")
+    assert rc == 1 and "[ninja_missing]" in out
+    rc, out, err, _ = run(["explain", "--offline"], input="KeyError: 'x'\n")
+    assert rc == 0 and "no known error signature" in err
+    rc, out, _, _ = run(["explain", "--offline", "--json", NVCC_120])
+    assert [f["code"] for f in json.loads(out)["findings"]] == ["unsupported_gpu_arch"]
+
+
+@pytest.mark.slow
+def test_usage_errors_exit_2():
+    for args in (["--bogus"], ["--layer", "gpu"], ["--timeout", "0"], ["fix"], ["fix", "kernelspec", "--what"],
+                 ["--json", "--markdown"]):
+        rc, out, err, _ = run(args)
+        assert rc == 2, args
+        assert "usage: smr-doctor" in err
+    rc, _, err, _ = run(["explain", "--offline"], input="")
+    assert rc == 2 and "explain needs an error text" in err
+
+
+def test_markdown_output():
+    rc, out, _, _ = run(["--markdown", "--layer", "torch"])
+    assert out.startswith("### smrnb doctor report") and "<details><summary>facts</summary>" in out
+
+
+@pytest.mark.slow
+def test_fix_kernelspec_dry_run_then_write_then_refuse(tmp_path):
+    env = dict(os.environ, JUPYTER_DATA_DIR=str(tmp_path), LD_LIBRARY_PATH="/opt/lib-for-kernel")
+    rc, out, _, _ = run(["fix", "kernelspec", "--name", "t1", "--dry-run"], env=env)
+    assert rc == 0 and out.startswith(f"Dry run: would write {tmp_path}/kernels/t1/kernel.json")
+    assert not (tmp_path / "kernels").exists()
+    rc, out, _, _ = run(["fix", "kernelspec", "--name", "t1"], env=env)
+    kj = json.loads((tmp_path / "kernels" / "t1" / "kernel.json").read_text())
+    assert rc == 0 and kj["env"]["LD_LIBRARY_PATH"] == "/opt/lib-for-kernel"
+    rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1"], env=env)
+    assert rc == 1 and "existing kernelspec" in err and "--force" in err
+    rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1", "--force"], env=env)
+    assert rc == 0 and "(replaced)" in out
+
+
+def test_fix_snippets():
+    rc, out, _, _ = run(["fix", "snippets"])
+    assert rc == 0 and "c.Spawner.environment" in out and "[Service]" in out and "#SBATCH" in out
+
+
+def _fake_tool(bindir, name, body):
+    p = bindir / name
+    p.write_text("#!/bin/sh\n" + body + "\n")
+    p.chmod(0o755)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("body", ["exec sleep 600", "sleep 600; echo never"], ids=["exec", "child-holds-pipe"])
+def test_hanging_nvidia_smi_is_cut_off(tmp_path, body):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    _fake_tool(bindir, "nvidia-smi", body)
+    env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}")
+    rc, out, err, wall = run(["--json", "--timeout", "1"], env=env, timeout=60)
+    d = json.loads(out)
+    assert wall < 8.0, wall  # per-command timeout 1 s, whole collection at most 3 s, plus start-up
+    drv = d["facts"]["driver"]
+    assert drv["status"] in ("unavailable", "absent"), drv
+    assert "nvidia-smi" in drv["reason"] or "deadline" in drv["reason"], drv
+    assert drv["elapsed_s"] <= 3.5, drv  # the deadline (2 * timeout + 1 s) bounds the probe
+
+
+@pytest.mark.skipif(shutil.which("smr-doctor") is None, reason="smr-doctor console script not installed")
+def test_console_script_is_wired():
+    p = subprocess.run(["smr-doctor", "codes"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.startswith("# Doctor finding codes")
