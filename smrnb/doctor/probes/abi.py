@@ -138,6 +138,11 @@ def torch_string_abi(ctx: ProbeContext, libs: list[str]) -> tuple[bool | None, s
             return True, "libc10.so defines c10::Error(SourceLocation, std::__cxx11::string)"
         if got.get(_OLD_PROBE):
             return False, "libc10.so defines c10::Error(SourceLocation, old-ABI std::string)"
+        info = read_elf(c10[0], symbols=True)  # libc10.so is small (~1 300 exported symbols)
+        if info is not None:
+            old, cxx11 = _string_flavours([s.name for s in info.defined])
+            if cxx11 != old:
+                return cxx11, f"libc10.so exports {'std::__cxx11' if cxx11 else 'old-ABI std::string'} symbols"
     return None, None
 
 
@@ -175,10 +180,11 @@ def check_extension(path: str, libs: list[str], torch_cxx11: bool | None, gpus: 
         flav = abi_flavour(n)
         cp = counterparts.get(n)
         cp_found = (cp_where.get(cp) is not None) if cp else None
-        if cp_found or (flav == "old" and torch_cxx11 is True) or (flav == "cxx11" and torch_cxx11 is False):
-            diagnosis = "cxx11_abi_mismatch"
-        else:
-            diagnosis = "abi_torch_version_mismatch"
+        if cp is not None:  # the other-ABI spelling is known exactly: torch defines it, or not
+            abi_cause = bool(cp_found)
+        else:  # a name the textual swap cannot rewrite: fall back on the flavours
+            abi_cause = (flav == "old" and torch_cxx11 is True) or (flav == "cxx11" and torch_cxx11 is False)
+        diagnosis = "cxx11_abi_mismatch" if abi_cause else "abi_torch_version_mismatch"
         unresolved.append({"mangled": n, "demangled": d, "abi": flav, "other_abi_defined": cp_found,
                            "diagnosis": diagnosis})
     facts: dict[str, Any] = {
