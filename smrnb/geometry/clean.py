@@ -97,13 +97,20 @@ def _space(cloud: PointCloud, space: str | None) -> str:
     return check_choice(space, "space", ("camera", "world"))
 
 
-def _largest_duplicate(points: torch.Tensor) -> tuple[int, torch.Tensor | None]:
-    """Size and location of the largest group of exactly identical points."""
+def _duplicate_groups(points: torch.Tensor, min_group: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mask of points that belong to a group of at least ``min_group`` exactly identical points, and
+    the (G, 3) locations of those groups (largest first)."""
     if points.shape[0] == 0:
-        return 0, None
-    uniq, counts = torch.unique(points, dim=0, return_counts=True)
-    k = int(torch.argmax(counts))
-    return int(counts[k]), uniq[k]
+        return torch.zeros(0, dtype=torch.bool, device=points.device), points.new_zeros((0, 3))
+    uniq, inv, counts = torch.unique(points, dim=0, return_inverse=True, return_counts=True)
+    big = counts >= min_group
+    order = torch.argsort(counts[big], descending=True)
+    return big[inv], uniq[big][order]
+
+
+def _min_group(N: int) -> int:
+    # real scans never repeat a float point 10 times; back-projected zeros repeat it per hole pixel
+    return max(10, int(0.001 * N))
 
 
 def check_points(cloud: PointCloud, *, space: str | None = None, max_fraction: float = 0.05) -> PointCheck:
@@ -123,8 +130,9 @@ def check_points(cloud: PointCloud, *, space: str | None = None, max_fraction: f
     - ``z0`` (camera frame): more than ``max_fraction`` of points with ``|z| < 1e-6``: depth-0 pixels
       ("no measurement") were back-projected instead of dropped, or the depth scale is wrong. They sit on
       the camera centre, and a surface built through them becomes a dark fan / black mesh.
-    - ``collapsed``: more than ``max_fraction`` of points exactly identical (in the world frame the
-      back-projected zeros of a frame land on its camera centre).
+    - ``collapsed``: more than ``max_fraction`` of points in groups of exactly identical points (groups
+      of at least max(10, 0.1 % of N)): in the world frame the back-projected zeros of each frame land
+      on that frame's camera centre.
     - ``scale_small`` / ``scale_large``: median camera depth below 5 cm or above 100 m (world: extent
       above 1 km): a wrong ``depth_scale`` (raw millimetres read as metres, or scaled twice).
     - ``black_colors``: more than half of the colors are exactly black (colors lost or mis-scaled).
@@ -167,13 +175,21 @@ def check_points(cloud: PointCloud, *, space: str | None = None, max_fraction: f
                 "or an all-black mesh",
                 "back-project with smrnb.depth_to_points (drops 0, 65535, NaN, inf, negative depth) or run "
                 "smrnb.clean_points, which drops them", n0, n0 / N))
-    n_dup, loc = _largest_duplicate(pf)
-    if n_dup > mf * N and not (z0_reported and loc is not None and abs(float(loc[2])) < _Z0_EPS):
-        xyz = ", ".join(f"{float(v):.4g}" for v in loc)
+    in_groups, locs = _duplicate_groups(pf, _min_group(N))
+    if z0_reported and locs.shape[0]:  # the camera-frame zeros are already reported as z0
+        at_z0 = pf[:, 2].abs() < _Z0_EPS
+        in_groups = in_groups & ~at_z0
+        locs = locs[locs[:, 2].abs() >= _Z0_EPS]
+    n_dup = int(in_groups.sum())
+    if n_dup > mf * N:
+        xyz = ", ".join(f"{float(v):.4g}" for v in locs[0])
+        where = f"the same point ({xyz})" if locs.shape[0] == 1 else \
+            f"{locs.shape[0]} repeated points (the largest group at ({xyz}))"
         rep.anomalies.append(Anomaly(
-            "collapsed", f"{n_dup} of {N} points ({100 * n_dup / N:.1f} %) are the same point ({xyz})",
-            "invalid depth pixels (0) were back-projected: in the world frame they all land on the camera centre",
-            "back-project with smrnb.depth_to_points or run smrnb.clean_points, which drops them", n_dup, n_dup / N))
+            "collapsed", f"{n_dup} of {N} points ({100 * n_dup / N:.1f} %) are {where}",
+            "invalid depth pixels (0) were back-projected: in the world frame each frame's zeros land on its "
+            "camera centre", "back-project with smrnb.depth_to_points or run smrnb.clean_points, which drops them",
+            n_dup, n_dup / N))
     if sp == "camera":
         z = pf[:, 2]
         z = z[z.abs() >= _Z0_EPS]
@@ -477,8 +493,9 @@ def clean_points(cloud: PointCloud, *, drop_invalid: bool = True, depth_min: flo
             if "z0" in codes:
                 keep &= ~(p[:, 2].abs() < _Z0_EPS)
             if "collapsed" in codes:
-                _, loc = _largest_duplicate(p[keep])
-                keep &= ~(p == loc).all(dim=1)
+                in_groups = torch.zeros_like(keep)
+                in_groups[keep] = _duplicate_groups(p[keep], _min_group(len(c)))[0]
+                keep &= ~in_groups
             return _subset(c, keep, "drop_invalid")
 
         why = [c for c in codes if c in ("nonfinite", "z0", "collapsed")]

@@ -173,6 +173,15 @@ def depth_to_points(depth: Any, K: Any, pose: Any = None, color: Any = None, dep
     ------
     SmrnbValueError when no pixel is valid (e.g. an all-zero depth image), naming the counts.
     """
+    pc, msg = _depth_to_points(depth, K, pose, color, depth_scale, depth_min, depth_max, stride)
+    if pc is None:
+        raise SmrnbValueError(msg)
+    return pc
+
+
+def _depth_to_points(depth: Any, K: Any, pose: Any, color: Any, depth_scale: float | None, depth_min: float,
+                     depth_max: float, stride: int) -> tuple[PointCloud | None, str]:
+    """:func:`depth_to_points` that returns ``(None, why)`` instead of raising when no pixel is valid."""
     d = as_tensor(depth, "depth")
     if d.dim() != 2:
         extra = " (for several frames use frames_to_points)" if d.dim() == 3 else ""
@@ -237,7 +246,7 @@ def depth_to_points(depth: Any, K: Any, pose: Any = None, color: Any = None, dep
     n_valid = int(valid.sum())
     excluded["out_of_range"] = n_pix - n_valid - int((zero | ~finite | negative | sentinel).sum())
     if n_valid == 0:
-        raise SmrnbValueError(
+        return None, (
             f"depth has no valid pixels: all {n_pix} sampled pixels are excluded (zero: {excluded['zero']}, "
             f"NaN/inf: {excluded['nonfinite']}, negative: {excluded['negative']}, raw 65535: {excluded['raw_65535']}, "
             f"outside ({dmin:g}, {dmax:g}] m: {excluded['out_of_range']}); check the depth image, depth_scale "
@@ -264,7 +273,7 @@ def depth_to_points(depth: Any, K: Any, pose: Any = None, color: Any = None, dep
         colors = cs.to(out_dtype) / 255.0 if cs.dtype == torch.uint8 else cs.to(out_dtype)
     meta = {"space": space, "num_pixels": n_pix, "num_valid": n_valid, "excluded": excluded, "stride": stride,
             "depth_scale": depth_scale}
-    return PointCloud(pts, colors, None, "opencv", meta)
+    return PointCloud(pts, colors, None, "opencv", meta), ""
 
 
 def frames_to_points(frames: Frames, *, indices: Sequence[int] | None = None, depth_scale: float | None = None,
@@ -314,15 +323,15 @@ def frames_to_points(frames: Frames, *, indices: Sequence[int] | None = None, de
     total = 0
     for i in idx:
         try:
-            pc = depth_to_points(frames.depth[i], frames.intrinsics(i),
-                                 None if frames.poses is None else frames.poses[i],
-                                 None if frames.color is None else frames.color[i],
-                                 depth_scale=depth_scale, depth_min=depth_min, depth_max=depth_max, stride=stride)
+            pc, _ = _depth_to_points(frames.depth[i], frames.intrinsics(i),
+                                     None if frames.poses is None else frames.poses[i],
+                                     None if frames.color is None else frames.color[i],
+                                     depth_scale, depth_min, depth_max, stride)
         except SmrnbValueError as exc:
-            if "no valid pixels" in str(exc):
-                empty.append(i)
-                continue
             raise SmrnbValueError(f"frame {i}: {exc}") from None
+        if pc is None:
+            empty.append(i)
+            continue
         starts.append(total)
         total += len(pc)
         counts.append(len(pc))

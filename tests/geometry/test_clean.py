@@ -86,6 +86,21 @@ def test_collapsed_points_in_world_frame():
     assert "are the same point (1, -2, 0.5)" in rep.anomalies[0].message
     res = clean_points(cloud)
     assert len(res.cloud) == int((d > 0).sum())
+    # two frames, each with 8 % holes: each camera centre holds 4 % of the cloud (< 5 %), together 8 %
+    frames = []
+    for k, seed in enumerate((2, 3)):
+        dk = 1.0 + torch.rand(30, 40, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+        dk.view(-1)[torch.randperm(1200, generator=torch.Generator().manual_seed(seed))[:96]] = 0.0
+        pk = pose.clone()
+        pk[0, 3] += k
+        frames.append(_naive_backproject(dk, K, pk))
+    cloud = PointCloud(torch.cat(frames), meta={"space": "world"})
+    rep = check_points(cloud)
+    assert rep.codes() == ["collapsed"]
+    assert rep.anomalies[0].message.startswith("192 of 2400 points (8.0 %) are 2 repeated points (the largest "
+                                               "group at (")
+    res = clean_points(cloud)
+    assert len(res.cloud) == 2400 - 192 and check_points(res.cloud).ok
 
 
 def test_scale_and_other_anomalies():
