@@ -1,0 +1,159 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""%load_ext smrnb in a real in-process IPython: magics, the start-environment check, hooks."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+IPython = pytest.importorskip("IPython")
+from IPython.core.error import UsageError  # noqa: E402
+from IPython.testing.globalipapp import start_ipython  # noqa: E402
+
+from smrnb import magics  # noqa: E402
+from smrnb.doctor import Report  # noqa: E402
+from smrnb.magics import SmrnbEnvironmentWarning, check_start_environment  # noqa: E402
+
+UNDEF = "ImportError: /x/kaolin/_C.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs"
+
+
+@pytest.fixture()
+def ip(monkeypatch, tmp_path):
+    """The test IPython shell with smrnb loaded; the loader variables as the process started."""
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("SMRNB_NO_EXCEPTION_HOOK", raising=False)
+    from smrnb.doctor._model import read_proc_environ
+
+    start = read_proc_environ() or {}
+    for var in ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH"):
+        if var in start:
+            monkeypatch.setenv(var, start[var])
+        else:
+            monkeypatch.delenv(var, raising=False)
+    shell = start_ipython() or IPython.get_ipython()  # the global test shell (created once per process)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmrnbEnvironmentWarning)  # nothing differs: no warning expected
+        shell.run_line_magic("load_ext", "smrnb")
+    yield shell
+    shell.run_line_magic("unload_ext", "smrnb")
+
+
+def test_magics_are_registered_and_smr_doctor_returns_a_report(ip):
+    assert "smr_doctor" in ip.magics_manager.magics["line"]
+    assert "smr_explain" in ip.magics_manager.magics["cell"]
+    rep = ip.run_line_magic("smr_doctor", "--layer torch --timeout 2")
+    assert isinstance(rep, Report)
+    assert rep.layers() == ["torch"]
+    assert 'data-layer="torch"' in rep._repr_html_()
+
+
+def test_json_and_markdown_options(ip):
+    rep = ip.run_line_magic("smr_doctor", "--layer driver --json")
+    assert rep._repr_html_() is None and rep._repr_json_()["meta"]["layers"] == ["driver"]
+    rep = ip.run_line_magic("smr_doctor", "--layer driver --markdown")
+    assert rep._repr_markdown_().startswith("### smrnb doctor report")
+
+
+@pytest.mark.parametrize("line", ["--bogus", "--layer gpu", "--json --markdown", "--dry-run", "--timeout 0",
+                                  "--fix nothing", "--hook --no-hook"])
+def test_bad_options_raise_usage_error(ip, line):
+    with pytest.raises(UsageError):
+        ip.run_line_magic("smr_doctor", line)
+
+
+def test_explain_option_and_cell_magic(ip):
+    rep = ip.run_line_magic("smr_doctor", f"--explain {UNDEF}")
+    assert rep.codes[0] in ("cxx11_abi_mismatch", "abi_torch_version_mismatch")
+    rep = ip.run_cell_magic("smr_explain", "--offline", "some log\nRuntimeError: Ninja is required to load C++ extensions\n")
+    assert rep.codes == ["ninja_missing"]
+
+
+def test_fix_kernelspec_dry_run(ip, tmp_path, capsys):
+    res = ip.run_line_magic("smr_doctor", "--fix kernelspec --dry-run --name nb-test")
+    assert res.dry_run and not res.written
+    assert "Dry run: would write" in capsys.readouterr().out
+    assert not (tmp_path / "kernels" / "nb-test").exists()
+
+
+def test_post_run_cell_warns_after_a_cell_that_sets_ld_library_path(ip, capsys):
+    with pytest.warns(SmrnbEnvironmentWarning, match="LD_LIBRARY_PATH"):
+        ip.run_cell("import os; os.environ['LD_LIBRARY_PATH'] = '/opt/from-a-cell/lib'")
+    err = capsys.readouterr().err
+    assert "'/opt/from-a-cell/lib'" in err and "will NOT be found" in err and "smr-doctor fix kernelspec" in err
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmrnbEnvironmentWarning)
+        ip.run_cell("x = 1")  # nothing changed: silent
+    with pytest.warns(SmrnbEnvironmentWarning, match="CUDA_HOME"):
+        ip.run_cell("%env CUDA_HOME=/usr/local/cuda-12.1")
+
+
+def test_exception_hook_appends_a_diagnosis_and_can_be_switched_off(ip, capsys):
+    ip.run_cell(f"raise ImportError({UNDEF.split(': ', 1)[1]!r})")
+    err = capsys.readouterr().err
+    assert "smrnb doctor: [" in err and "%smr_doctor --explain" in err
+    ip.run_cell("raise KeyError('unrelated')")
+    assert "smrnb doctor:" not in capsys.readouterr().err
+    ip.run_line_magic("smr_doctor", "--no-hook")
+    ip.run_cell(f"raise ImportError({UNDEF.split(': ', 1)[1]!r})")
+    assert "smrnb doctor:" not in capsys.readouterr().err
+    ip.run_line_magic("smr_doctor", "--hook")
+    ip.run_cell("raise OSError('libcudart.so.11.0: cannot open shared object file: No such file or directory')")
+    assert "[cudart_not_found]" in capsys.readouterr().err
+
+
+def test_env_switch_disables_the_hook(ip, monkeypatch):
+    ip.run_line_magic("unload_ext", "smrnb")
+    assert ip.custom_exceptions == ()
+    monkeypatch.setenv("SMRNB_NO_EXCEPTION_HOOK", "1")
+    ip.run_line_magic("load_ext", "smrnb")
+    assert ip.custom_exceptions == ()
+    monkeypatch.delenv("SMRNB_NO_EXCEPTION_HOOK")
+    ip.run_line_magic("reload_ext", "smrnb")
+    assert ImportError in ip.custom_exceptions
+
+
+def test_load_warns_when_the_environment_changed_before_load(ip, monkeypatch, capsys):
+    ip.run_line_magic("unload_ext", "smrnb")
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/set-before-load/lib")
+    with pytest.warns(SmrnbEnvironmentWarning, match="since this kernel started"):
+        ip.run_line_magic("load_ext", "smrnb")
+    assert "/opt/set-before-load/lib" in capsys.readouterr().err
+
+
+def test_check_start_environment_compares_start_and_now():
+    start = {"LD_LIBRARY_PATH": "/a", "PATH": "/usr/bin"}
+    assert check_start_environment(start, dict(start), paths=[]) == []
+    assert magics._changes(None, {"LD_LIBRARY_PATH": "/b"}) == {}  # start environment unknown: nothing to compare
+    [msg] = check_start_environment(start, {"LD_LIBRARY_PATH": "/a:/b", "PATH": "/usr/local/cuda-13.0/bin:/usr/bin"},
+                                    paths=[])
+    assert "LD_LIBRARY_PATH" in msg and "'/a:/b'" in msg and "PATH" in msg and "smr-doctor fix kernelspec" in msg
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_library_findable_only_through_a_new_directory(tmp_path):
+    """A real extension needing a real library that only the new LD_LIBRARY_PATH directory has."""
+    newdir = tmp_path / "newlib"
+    newdir.mkdir()
+    (tmp_path / "foo.c").write_text("int smr_foo(void) { return 42; }\n")
+    (tmp_path / "ext.c").write_text("int smr_foo(void);\nint ext_entry(void) { return smr_foo(); }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(newdir / "libsmrfoo.so"), str(tmp_path / "foo.c")],
+                   check=True, timeout=60)
+    ext = tmp_path / "ext.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(ext), str(tmp_path / "ext.c"), f"-L{newdir}", "-lsmrfoo"],
+                   check=True, timeout=60)
+    start = {"PATH": "/usr/bin"}
+    now = {"PATH": "/usr/bin", "LD_LIBRARY_PATH": str(newdir)}
+    msgs = check_start_environment(start, now, paths=[str(ext)], mapped={})
+    assert any("libsmrfoo.so" in m and str(newdir) in m and "cannot open shared object file" in m for m in msgs), msgs
+    # with the directory already there at start, nothing to say
+    assert check_start_environment(now, now, paths=[str(ext)], mapped={}) == []
+
+
+def test_importing_magics_does_not_import_ipython():
+    code = "import sys, smrnb.magics; assert 'IPython' not in sys.modules, 'IPython imported'; print('ok')"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
