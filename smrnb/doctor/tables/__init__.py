@@ -35,6 +35,7 @@ __all__ = [
     "KaolinRelease",
     "TorchVariants",
     "compute_capability_for_gpu",
+    "clear_caches",
     "cuda_releases",
     "family_min_driver",
     "kaolin_release",
@@ -50,6 +51,12 @@ __all__ = [
     "torch_cuda_variants",
     "version_key",
 ]
+
+
+def clear_caches() -> None:
+    """Forget loaded tables (after editing a data file, or pointing :data:`HERE` elsewhere)."""
+    for fn in (rows, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases):
+        fn.cache_clear()
 
 
 def parse_version(text: object) -> tuple[int, ...] | None:
@@ -78,7 +85,7 @@ def _cmp(a: tuple[int, ...], b: tuple[int, ...]) -> int:
 @functools.cache
 def rows(name: str) -> tuple[dict[str, str], ...]:
     """All rows of ``<name>.csv`` as dicts (strings), cached."""
-    path = HERE / f"{name}.csv"
+    path = Path(HERE) / f"{name}.csv"
     with open(path, newline="", encoding="utf-8") as fh:
         return tuple(dict(r) for r in csv.DictReader(fh))
 
@@ -265,7 +272,7 @@ class KaolinRelease:
 
 @functools.cache
 def _kaolin() -> dict:
-    with open(HERE / "kaolin.json", encoding="utf-8") as fh:
+    with open(Path(HERE) / "kaolin.json", encoding="utf-8") as fh:
         return json.load(fh)
 
 
