@@ -195,20 +195,28 @@ def _parse_dynamic(fh: BinaryIO, path: str) -> DynamicInfo:
     if _DT_STRTAB not in first:
         raise _Bad("no DT_STRTAB")
     strtab = v2o(first[_DT_STRTAB])
-    strsz = first.get(_DT_STRSZ, 1 << 20)
-    strtab_bytes = _read_at_most(fh, strtab, min(strsz, 64 << 20))
+    strsz = min(first.get(_DT_STRSZ, 1 << 20), 64 << 20)
 
     def s(off: int) -> str:
-        if off < 0 or off >= len(strtab_bytes):
+        # read only the strings needed: libtorch_cpu.so's DT_STRTAB is 5 MB of symbol names
+        if off < 0 or off >= strsz:
             raise _Bad("string offset outside DT_STRTAB")
-        end = strtab_bytes.find(b"\0", off)
-        return strtab_bytes[off: end if end >= 0 else len(strtab_bytes)].decode("utf-8", "replace")
+        out = b""
+        while len(out) < 65536:
+            chunk = _read_at_most(fh, strtab + off + len(out), min(512, strsz - off - len(out)))
+            if not chunk:
+                break
+            end = chunk.find(b"\0")
+            if end >= 0:
+                return (out + chunk[:end]).decode("utf-8", "replace")
+            out += chunk
+        return out.decode("utf-8", "replace")
 
     needed = tuple(s(v) for t, v in tags if t == _DT_NEEDED)
     soname = s(first[_DT_SONAME]) if _DT_SONAME in first else None
     rpath = tuple(p for t, v in tags if t == _DT_RPATH for p in s(v).split(":"))
     runpath = tuple(p for t, v in tags if t == _DT_RUNPATH for p in s(v).split(":"))
-    layout: dict[str, int] = {"strtab": strtab, "strsz": len(strtab_bytes)}
+    layout: dict[str, int] = {"strtab": strtab, "strsz": strsz}
     for key, tag in (("symtab", _DT_SYMTAB), ("gnu_hash", _DT_GNU_HASH), ("hash", _DT_HASH),
                      ("versym", _DT_VERSYM), ("verdef", _DT_VERDEF), ("verneed", _DT_VERNEED)):
         if tag in first:

@@ -24,6 +24,7 @@ subdirectories, secure-execution (setuid) rules, ``LD_PRELOAD``, and dlopen name
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import platform
@@ -98,11 +99,21 @@ def parse_ld_cache(path: str = "/etc/ld.so.cache") -> LdCache | None:
             nlibs = struct.unpack_from("<I", data, base + 20)[0]
             if base + 48 + 24 * nlibs <= len(data):
                 result = {}
+                # the string table follows the entries: split it once, index by offset
+                str_start = base + 48 + 24 * nlibs
+                strings: dict[int, bytes] = {}
+                pos = str_start - base
+                for piece in data[str_start:].split(b"\0"):
+                    strings[pos] = piece
+                    pos += len(piece) + 1
 
                 def cstr(off: int) -> str:
-                    o = base + off
-                    end = data.find(b"\0", o)
-                    return data[o: end if end >= 0 else len(data)].decode("utf-8", "replace")
+                    got = strings.get(off)
+                    if got is None:  # an offset into the middle of a string (shared suffix)
+                        o = base + off
+                        end = data.find(b"\0", o)
+                        got = data[o: end if end >= 0 else len(data)]
+                    return got.decode("utf-8", "replace")
 
                 for i in range(nlibs):
                     flags, key, value = struct.unpack_from("<iII", data, base + 48 + 24 * i)
@@ -154,6 +165,7 @@ def load_ld_cache(path: str | None = "/etc/ld.so.cache", run: Callable[..., Any]
 # ----------------------------------------------------------------------------- search path pieces
 
 
+@functools.lru_cache(maxsize=1)
 def _multiarch() -> str:
     import sysconfig
 
@@ -172,6 +184,7 @@ def default_dirs(elf_class: int = 64, root: str = "/") -> list[str]:
     return ["/lib", "/usr/lib"]
 
 
+@functools.lru_cache(maxsize=1)
 def _lib_token() -> str:
     ma = _multiarch()
     if os.path.isdir(f"/lib/{ma}"):
