@@ -199,6 +199,26 @@ def _subprocess_torch_facts(ctx: ProbeContext) -> dict[str, Any]:
         return {"import_error": "could not read the import check's output"}
 
 
+def nvidia_distributions(dirs: list[str]) -> dict[str, str]:
+    """``{"nvidia-cuda-runtime": "13.0.96", ...}``: installed ``nvidia-*`` CUDA wheels, read from the
+    ``.dist-info`` directory names (parsing every distribution's METADATA took ~1 s here).
+    ``nvidia-ml-py`` (NVML bindings) is not a CUDA library and is left out."""
+    out: dict[str, str] = {}
+    for d in dirs:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for entry in names:
+            m = re.match(r"^(nvidia[-_][A-Za-z0-9_.-]+?)-(\d[^-]*)\.dist-info$", entry, re.IGNORECASE)
+            if not m:
+                continue
+            name = re.sub(r"[-_.]+", "-", m.group(1)).lower()
+            if name != "nvidia-ml-py" and name not in out:
+                out[name] = m.group(2)
+    return out
+
+
 def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str, Any]:
     """Facts of the torch layer (schema in ``smrnb/doctor/FACTS.md``).
 
@@ -210,14 +230,7 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
         fabricated site-packages.
     """
     dirs = site_dirs if site_dirs is not None else site_dirs_default()
-    nvidia_wheels = {}
-    try:
-        for d in md.distributions(path=dirs):
-            name = (d.metadata.get("Name") or "").strip()
-            if name.lower().replace("_", "-").startswith("nvidia-") and name.lower() != "nvidia-ml-py":
-                nvidia_wheels[name] = d.version
-    except Exception:
-        pass
+    nvidia_wheels = nvidia_distributions(dirs)
     tdir = find_package_dir("torch", dirs)
     dist = find_distribution("torch", dirs)
     if tdir is None and dist is None:

@@ -95,7 +95,7 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                       _set_cuda_home_fix(facts, f"Building kaolin needs nvcc {tcuda} (torch's CUDA). pip nvidia-* "
                                                 "wheels and conda cudatoolkit have no nvcc.", target, tcuda))
     elif build_nvcc and tk.get("build_cuda_home") and not tk.get("build_cuda_home_has_headers"):
-        yield Finding("cuda_home_incomplete", "toolkit", "warning",
+        yield Finding("cuda_home_incomplete", "toolkit", "warning" if tcuda else "info",
                       f"CUDA_HOME={tk['build_cuda_home']} has nvcc but no CUDA headers",
                       (f"torch would use CUDA_HOME={tk['build_cuda_home']} (derived from {build_nvcc})",
                        f"{tk['build_cuda_home']}/include/cuda_runtime.h does not exist"),
