@@ -1,0 +1,140 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""The ``smrnb`` command through real subprocesses: exit codes, generated flags, files written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import trimesh
+
+from smrnb.pipeline import list_steps
+from smrnb.pipeline.cli import main
+
+TIMEOUT = 120
+
+
+def smrnb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "smrnb.pipeline.cli", *args], capture_output=True, text=True,
+                          timeout=TIMEOUT, cwd=cwd, check=False)
+
+
+@pytest.fixture(scope="module")
+def sphere_ply(tmp_path_factory) -> Path:
+    p = tmp_path_factory.mktemp("cli") / "sphere.ply"
+    trimesh.creation.icosphere(subdivisions=3, radius=0.5).export(p)
+    return p
+
+
+def test_help_and_usage_errors():
+    r = smrnb("--help")
+    assert r.returncode == 0 and all(c in r.stdout for c in ("steps", "step", "run", "demo"))
+    r = smrnb()
+    assert r.returncode == 2 and "required" in r.stderr
+    r = smrnb("step", "nosuchstep", "--input", "x", "--output", "y")
+    assert r.returncode == 2 and "invalid choice: 'nosuchstep'" in r.stderr
+
+
+def test_step_help_lists_generated_flags():
+    r = smrnb("step", "tsdf", "--help")
+    assert r.returncode == 0
+    out = " ".join(r.stdout.split())
+    for spec in next(s for s in list_steps() if s.name == "tsdf").params:
+        assert spec.flag in out
+    assert "--voxel-size FLOAT" in out and "float in [0.002, 0.2] m; default 0.02 m" in out
+
+
+def test_steps_lists_every_step_and_flag():
+    r = smrnb("steps")
+    assert r.returncode == 0
+    for step in list_steps():
+        assert f"{step.name}: {step.summary}" in r.stdout
+        for spec in step.params:
+            assert spec.flag in r.stdout
+
+
+@pytest.mark.slow  # ~4 s idle, 20 s on a loaded 2-core machine (torch + trimesh imports)
+def test_step_runs_and_writes(sphere_ply, tmp_path):
+    out = tmp_path / "small.ply"
+    r = smrnb("step", "simplify", "--input", str(sphere_ply), "--output", str(out),
+              "--target-number-of-vertices", "100")
+    assert r.returncode == 0, r.stderr
+    assert "simplify" in r.stdout and "642 vertices, 1,280 faces ->" in r.stdout and f"wrote {out}" in r.stdout
+    m = trimesh.load(out, process=False)
+    assert 0 < len(m.vertices) <= 100
+    # the decimated sphere still is a sphere of radius 0.5 (vertices kept on/near the surface)
+    r_ = np.linalg.norm(np.asarray(m.vertices), axis=1)
+    assert abs(float(np.median(r_)) - 0.5) < 0.03
+
+
+def test_bad_parameter_value_exits_2(sphere_ply, tmp_path):
+    r = smrnb("step", "simplify", "--input", str(sphere_ply), "--output", str(tmp_path / "o.ply"),
+              "--target-number-of-vertices", "ten")
+    assert r.returncode == 2
+    assert "step 'simplify' parameter 'target_number_of_vertices' must be an integer, got 'ten'" in r.stderr
+    r = smrnb("step", "simplify", "--input", str(tmp_path / "missing.ply"), "--output", str(tmp_path / "o.ply"))
+    assert r.returncode == 2 and "missing.ply' does not exist" in r.stderr
+
+
+def test_unwritable_kind_is_a_usage_error(sphere_ply, tmp_path):
+    r = smrnb("step", "tsdf", "--input", "sample", "--output", str(tmp_path / "v.npz"))
+    assert r.returncode == 2 and "makes tsdf, which cannot be written to a file" in r.stderr
+    r = smrnb("step", "extract_mesh", "--input", str(sphere_ply), "--output", str(tmp_path / "m.ply"))
+    assert r.returncode == 2 and "this step takes tsdf, which cannot be read from a file" in r.stderr
+
+
+# The next two call main() in-process (same code path as the entry point): each subprocess that
+# runs a step pays torch + trimesh imports, which is most of this file's time on a 2-core machine.
+
+
+def test_failing_step_exits_1_naming_it(sphere_ply, tmp_path, capsys):
+    assert main(["step", "export", "--input", str(sphere_ply), "--output", str(tmp_path / "m.xyz")]) == 1
+    assert "step 'export' failed: format must be one of glb, obj, ply" in capsys.readouterr().err
+
+
+def test_run_config(sphere_ply, tmp_path, capsys):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"source: {sphere_ply}\nsteps:\n  - step: simplify\n    params: {{target_number_of_vertices: 200}}\n"
+                   "  - step: export\n    params: {path: out/s.glb}\n")
+    assert main(["run", str(cfg), "--output", str(tmp_path / "dir")]) == 0
+    out = capsys.readouterr().out
+    glb = tmp_path / "dir" / "out" / "s.glb"
+    assert f"wrote {glb}" in out and "steps total" in out and f"source         {sphere_ply}: 642 vertices" in out
+    m = trimesh.load(glb, force="mesh", process=False)
+    assert 0 < len(m.vertices) <= 200 and len(m.faces) > 100
+    # unknown keys and unknown params are usage errors naming them
+    cfg.write_text(f"source: {sphere_ply}\noutput: x\nsteps: [simplify]\n")
+    r = smrnb("run", str(cfg))
+    assert r.returncode == 2 and "unknown key(s) 'output'" in r.stderr
+    cfg.write_text(f"source: {sphere_ply}\nsteps:\n  - step: simplify\n    params: {{target: 5}}\n")
+    r = smrnb("run", str(cfg))
+    assert r.returncode == 2 and "step 'simplify' has no parameter(s) 'target'" in r.stderr
+    r = smrnb("run", str(tmp_path / "nope.yaml"))
+    assert r.returncode == 2 and "nope.yaml' does not exist" in r.stderr
+
+
+@pytest.mark.slow
+def test_demo_end_to_end(tmp_path):
+    """`smrnb demo`: the bundled sample -> TSDF -> mesh -> file, with the summary printed."""
+    import time
+
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "smrnb.pipeline.cli", "demo", "--output", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300, check=False)
+    wall = time.perf_counter() - t0
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for name in ("source", "tsdf", "extract_mesh", "export", "steps total", "demo finished in"):
+        assert name in out
+    assert "[torch CPU, cpu]" in out
+    mesh_path = tmp_path / "mesh.ply"
+    assert f"wrote {mesh_path}" in out
+    m = trimesh.load(mesh_path, process=False)
+    assert len(m.faces) > 10_000
+    # a living room: metres across, not millimetres or kilometres
+    extent = np.ptp(np.asarray(m.vertices), axis=0)
+    assert 1.0 < extent.max() < 20.0
+    print(f"smrnb demo wall time {wall:.1f} s")
