@@ -789,6 +789,7 @@ def demangle(names: Sequence[str], run: Callable[..., Any] | None = None, timeou
 
 FATBIN_MAGIC = 0xBA55ED50
 _FATBIN_KIND_PTX, _FATBIN_KIND_ELF = 1, 2
+_FLAG_ARCH_SPECIFIC, _FLAG_FAMILY_SPECIFIC = 0x100000, 0x200000  # sm_90a / sm_100f (seen with nvcc 13.0)
 
 
 def embedded_cuda_archs(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -813,14 +814,15 @@ def embedded_cuda_archs(path: str | os.PathLike[str]) -> dict[str, Any] | None:
         +24 u16 minor, u16 major: the code version (PTX ISA 9.0; cubin ELF format 1.8)
         +28 u32 arch        e.g. 80 -> sm_80 cubin / compute_80 PTX
         +32 u32 name offset, u32 name size (0 = no name)
-        +40 u64 flags       (bit 0: 64-bit code; 0x2000/0x8000: compressed payload)
+        +40 u64 flags       (bit 0: 64-bit code; 0x2000/0x8000: compressed payload;
+                             0x100000: arch-specific ``sm_90a``; 0x200000: family ``sm_100f``)
 
       The next entry starts at ``entry + header_size + data_size``.
 
     Returns
     -------
     dict or None
-        ``{"archs": ["sm_80", ...], "ptx": ["compute_90", ...], "containers": n}`` (sorted by
+        ``{"archs": ["sm_80", "sm_90a", ...], "ptx": ["compute_90", ...], "containers": n}`` (sorted by
         number, deduplicated over all containers), or ``{"archs": [], "ptx": [], "containers": 0}``
         for an ELF without a ``.nv_fatbin`` section (CPU-only code), or None when the file cannot
         be read as ELF or its fatbin is damaged.
@@ -852,8 +854,8 @@ def embedded_cuda_archs(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 def _parse_fatbin(fh: BinaryIO, start: int, size: int) -> dict[str, Any]:
     end = start + size
-    archs: set[int] = set()
-    ptx: set[int] = set()
+    archs: set[tuple[int, str]] = set()
+    ptx: set[tuple[int, str]] = set()
     containers = 0
     pos = start
     while pos + 16 <= end:
@@ -872,12 +874,14 @@ def _parse_fatbin(fh: BinaryIO, start: int, size: int) -> dict[str, Any]:
                 "<HHIQIIHHI", _read_at(fh, e, 32))
             if ehs < 32:
                 raise _Bad("fatbin entry header too small")
+            flags = struct.unpack("<Q", _read_at(fh, e + 40, 8))[0] if ehs >= 48 else 0
+            suffix = "a" if flags & _FLAG_ARCH_SPECIFIC else "f" if flags & _FLAG_FAMILY_SPECIFIC else ""
             if kind == _FATBIN_KIND_PTX:
-                ptx.add(arch)
+                ptx.add((arch, suffix))
             elif kind == _FATBIN_KIND_ELF:
-                archs.add(arch)
+                archs.add((arch, suffix))
             e += ehs + dsize
         pos = cend
         pos += (-(pos - start)) % 8
-    return {"archs": [f"sm_{a}" for a in sorted(archs)], "ptx": [f"compute_{a}" for a in sorted(ptx)],
+    return {"archs": [f"sm_{a}{x}" for a, x in sorted(archs)], "ptx": [f"compute_{a}{x}" for a, x in sorted(ptx)],
             "containers": containers}

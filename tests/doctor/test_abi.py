@@ -155,6 +155,10 @@ def test_torch_abi_flag_from_torch_facts_wins(fake):
     ("7.5", ["sm_80"], ["compute_80"], False, None),        # PTX JITs only upwards
     ("9.0", ["sm_80", "sm_90"], ["compute_90"], True, "sm_90"),
     ("12.0", ["sm_90"], ["compute_90a"], False, None),      # arch-specific PTX does not JIT forward
+    ("9.0", ["sm_90a"], [], True, "sm_90a"),
+    ("10.3", ["sm_100f"], [], True, "sm_100f"),             # family cubin within major 10
+    ("12.0", [], ["compute_100f"], False, None),            # family PTX stays in its family
+    ("10.3", [], ["compute_100f"], True, "compute_100f (PTX JIT)"),
     ("garbage", ["sm_80"], [], None, None),
 ])
 def test_kernel_image_for(cc, archs, ptx, ok, via):

@@ -227,7 +227,9 @@ def fatbins(built) -> dict[str, Path]:
     out = {}
     for key, gencode in {"sm80": ["-gencode", "arch=compute_80,code=sm_80"],
                          "mixed": ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
-                                   "-gencode", "arch=compute_90,code=compute_90"]}.items():
+                                   "-gencode", "arch=compute_90,code=compute_90"],
+                         "specific": ["-gencode", "arch=compute_90a,code=sm_90a", "-gencode",
+                                      "arch=compute_100f,code=compute_100f"]}.items():
         fb = _fatbin(d, f"{key}.fatbin", *gencode)
         so = d / f"lib{key}.so"
         shutil.copy(built["sysv"], so)
@@ -243,6 +245,8 @@ def test_embedded_archs_from_real_nvcc_fatbins(fatbins):
     mixed = elf.embedded_cuda_archs(fatbins["mixed"])
     assert mixed["archs"] == ["sm_80", "sm_90"] and mixed["ptx"] == ["compute_90"]
     assert elf.read_elf(fatbins["mixed"]).has_fatbin
+    assert elf.embedded_cuda_archs(fatbins["specific"]) == {"archs": ["sm_90a"], "ptx": ["compute_100f"],
+                                                            "containers": 1}
     if shutil.which("cuobjdump"):
         listed = sh(["cuobjdump", "--list-elf", str(fatbins["mixed"])])
         assert sorted(set(re.findall(r"sm_\d+", listed))) == mixed["archs"]

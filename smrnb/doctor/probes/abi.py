@@ -62,30 +62,46 @@ def parse_capability(cc: Any) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-def _arch_num(a: str) -> tuple[int, int] | None:
-    m = re.fullmatch(r"(?:sm|compute)_(\d+)[af]?", a)
+def _arch_num(a: str) -> tuple[int, int, str] | None:
+    m = re.fullmatch(r"(?:sm|compute)_(\d+)([af]?)", a)
     if not m:
         return None
     n = int(m.group(1))
-    return n // 10, n % 10
+    return n // 10, n % 10, m.group(2)
 
 
 def kernel_image_for(capability: Any, archs: list[str], ptx: list[str]) -> dict[str, Any]:
     """Can a GPU of ``capability`` run code embedded as ``archs`` cubins and ``ptx``?
 
-    A cubin ``sm_XY`` runs on a GPU of the same major version X with minor >= Y (binary
-    compatibility within a major); PTX ``compute_XY`` is JIT-compiled by the driver for any GPU of
-    capability >= X.Y.  Returns ``{"ok": bool|None, "via": "sm_90" | "compute_80 (PTX JIT)" | None}``.
+    A cubin ``sm_XY`` (or family ``sm_XYf``) runs on a GPU of the same major version X with minor
+    >= Y (binary compatibility within a major); an arch-specific ``sm_XYa`` only on exactly X.Y.
+    PTX ``compute_XY`` is JIT-compiled by the driver for any GPU of capability >= X.Y;
+    ``compute_XYf`` only within major X, ``compute_XYa`` only for exactly X.Y.
+    Returns ``{"ok": bool|None, "via": "sm_90" | "compute_80 (PTX JIT)" | None}``.
     """
     cc = parse_capability(capability)
     if cc is None:
         return {"ok": None, "via": None}
-    sass = [a for a in archs if (n := _arch_num(a)) and n[0] == cc[0] and n[1] <= cc[1]]
+
+    def runs(n: tuple[int, int, str] | None, jit: bool) -> bool:
+        if n is None:
+            return False
+        major, minor, kind = n
+        if kind == "a":
+            return (major, minor) == cc
+        if kind == "f" or not jit:
+            return major == cc[0] and minor <= cc[1]
+        return (major, minor) <= cc
+
+    def best(items: list[str]) -> str:
+        return max(items, key=lambda a: (_arch_num(a) or (0, 0, ""))[:2])
+
+    sass = [a for a in archs if runs(_arch_num(a), jit=False)]
     if sass:
-        return {"ok": True, "via": max(sass, key=lambda a: _arch_num(a) or (0, 0))}
-    jit = [p for p in ptx if (n := _arch_num(p)) and n <= cc and not p.endswith(("a", "f"))]
+        return {"ok": True, "via": best(sass)}
+    jit = [p for p in ptx if runs(_arch_num(p), jit=True)]
     if jit:
-        return {"ok": True, "via": f"{max(jit, key=lambda a: _arch_num(a) or (0, 0))} (PTX JIT)"}
+        return {"ok": True, "via": f"{best(jit)} (PTX JIT)"}
     return {"ok": False, "via": None}
 
 
