@@ -716,6 +716,58 @@ def _fans(f: np.ndarray, counts: np.ndarray, fe: np.ndarray) -> np.ndarray:
     return labels.reshape(F, 3).astype(np.int64)
 
 
+def _join_across_non_manifold(f: np.ndarray, nm: np.ndarray, fe: np.ndarray, corner_fan: np.ndarray) -> np.ndarray:
+    """Keep one pair of faces joined across each non-manifold edge.
+
+    Of the faces on a non-manifold edge, the pair that stays joined is a consistently wound one
+    (one face runs ``a -> b``, the other ``b -> a``) whose fans are the largest at both endpoints:
+    the surface the edge belongs to stays whole, while slivers and flaps (whose fans are small) are
+    the ones split off. Returns updated ``(F, 3)`` fan ids (merged fans share an id).
+    """
+    flat_fan = corner_fan.reshape(-1)
+    parent = np.arange(int(flat_fan.max()) + 1)
+    size = np.bincount(flat_fan).astype(np.int64)
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = int(parent[x])
+        return x
+
+    slots = np.nonzero(nm[fe.reshape(-1)])[0]
+    eid = fe.reshape(-1)[slots]
+    order = np.argsort(eid, kind="stable")
+    slots, eid = slots[order], eid[order]
+    bounds = np.flatnonzero(np.diff(eid)) + 1
+    for group in np.split(slots, bounds):
+        cand = []
+        info = []
+        for sl in group.tolist():
+            fi, k = divmod(sl, 3)
+            kn = (k + 1) % 3
+            info.append((fi, k, kn, int(f[fi, k])))
+        for x in range(len(info)):
+            for y in range(x + 1, len(info)):
+                f1, k1, k1n, a1 = info[x]
+                f2, k2, k2n, a2 = info[y]
+                consistent = a1 != a2
+                # corners of face 2 at the vertices of corners k1 and k1 + 1 of face 1
+                m_a, m_b = (k2n, k2) if consistent else (k2, k2n)
+                pairs = ((f1 * 3 + k1, f2 * 3 + m_a), (f1 * 3 + k1n, f2 * 3 + m_b))
+                score = sum(min(size[find(int(flat_fan[p]))], size[find(int(flat_fan[q]))]) for p, q in pairs)
+                cand.append((consistent, score, pairs))
+        if not cand:
+            continue
+        _, _, pairs = max(cand, key=lambda c: (c[0], c[1]))
+        for p, q in pairs:
+            rp, rq = find(int(flat_fan[p])), find(int(flat_fan[q]))
+            if rp != rq:
+                parent[rp] = rq
+                size[rq] += size[rp]
+    roots = np.fromiter((find(int(x)) for x in range(len(parent))), np.int64, len(parent))
+    return roots[corner_fan]
+
+
 def repair_non_manifold(mesh: Mesh, split_vertices: bool = False) -> RepairResult:
     """Split non-manifold edges (and, optionally, non-manifold vertices) by duplicating vertices.
 
@@ -759,6 +811,7 @@ def repair_non_manifold(mesh: Mesh, split_vertices: bool = False) -> RepairResul
         res.non_manifold_vertices_after = res.non_manifold_vertices_before
         res.time_s = time.perf_counter() - t0
         return res
+    corner_fan = _join_across_non_manifold(f, nm, fe, corner_fan)
     flat_v = f.reshape(-1)
     flat_fan = corner_fan.reshape(-1)
     n_fans = int(flat_fan.max()) + 1

@@ -1,0 +1,411 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Hole filling and non-manifold repair: break a mesh, check it is broken, repair, check it is back."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import trimesh
+
+import smrnb
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._topology import (
+    boundary_loops,
+    edges_with_counts,
+    euler_characteristic,
+    is_watertight,
+    is_winding_consistent,
+    non_manifold_edges,
+    open_boundary_edges,
+)
+from smrnb.geometry.mesh import Mesh
+from smrnb.geometry.normals import compute_face_normals
+from smrnb.geometry.repair import FillHolesResult, _liepa_dp, fill_holes, repair_non_manifold
+
+
+def icosphere(sub: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    s = trimesh.creation.icosphere(subdivisions=sub)
+    return np.asarray(s.vertices, np.float64), np.asarray(s.faces, np.int64)
+
+
+def mesh_without(v: np.ndarray, f: np.ndarray, remove) -> Mesh:
+    keep = np.setdiff1d(np.arange(len(f)), np.asarray(remove, np.int64))
+    return Mesh(torch.as_tensor(v, dtype=torch.float32), torch.as_tensor(f[keep]))
+
+
+def faces_at(f: np.ndarray, vtx) -> np.ndarray:
+    return np.nonzero(np.isin(f, np.atleast_1d(vtx)).any(axis=1))[0]
+
+
+def region_boundary_size(f: np.ndarray, remove) -> int:
+    """Edges used by exactly one removed face: the hole's size, counted independently."""
+    e, c = edges_with_counts(f[np.asarray(remove)])
+    return int((c == 1).sum())
+
+
+def assert_repaired_sphere(before: Mesh, res: FillHolesResult, min_dot: float = 0.5) -> None:
+    """Watertight, consistently wound, genus 0, nothing moved or deleted, patch faces outward."""
+    after = res.mesh
+    f = after.faces.numpy()
+    assert is_watertight(f)
+    assert is_winding_consistent(f)
+    assert euler_characteristic(after.num_vertices, f) == 2
+    assert len(non_manifold_edges(f)) == 0
+    V, F = before.num_vertices, before.num_faces
+    assert torch.equal(after.vertices[:V], before.vertices)  # nothing moved
+    assert torch.equal(after.faces[:F], before.faces)  # nothing deleted or re-ordered
+    assert after.num_vertices == V + res.vertices_added
+    assert after.num_faces == F + res.faces_added
+    # patch normals agree with the surface around (on a unit sphere: point outward)
+    fn = compute_face_normals(after.vertices, after.faces)[F:]
+    centre = after.vertices[after.faces[F:]].mean(dim=1)
+    radial = centre / centre.norm(dim=1, keepdim=True)
+    assert float((fn * radial).sum(dim=1).min()) > min_dot
+
+
+def test_single_triangle_hole():
+    v, f = icosphere(3)
+    m = mesh_without(v, f, [17])
+    assert [len(lp) for lp in boundary_loops(m.faces)] == [3]
+    res = fill_holes(m)
+    assert res.holes_found == [3] and res.holes_filled == [3] and res.holes_left == []
+    assert res.faces_added == 1 and res.vertices_added == 0
+    assert_repaired_sphere(m, res)
+    # the patch is the removed triangle with its original winding
+    assert sorted(res.mesh.faces[-1].tolist()) == sorted(f[17].tolist())
+
+
+def star_hole(f: np.ndarray, centre: int) -> list[int]:
+    """Faces of the 1-ring of ``centre`` plus, for every other ring vertex, that vertex's 1-ring:
+    a star with concave (reflex) corners between its arms."""
+    ring_faces = faces_at(f, centre)
+    ring = [x for x in dict.fromkeys(f[ring_faces].ravel().tolist()) if x != centre]
+    # order the ring by walking the fan
+    order = [ring[0]]
+    while len(order) < len(ring):
+        last = order[-1]
+        nxt = next(x for x in ring if x not in order and any(
+            {last, x, centre} == set(f[g].tolist()) for g in ring_faces))
+        order.append(nxt)
+    arms = order[::2][: len(order) // 2]
+    return sorted(set(ring_faces.tolist()) | set(faces_at(f, arms).tolist()))
+
+
+@pytest.mark.parametrize("refine,fair", [(False, False), (True, False), (True, True)])
+def test_concave_star_hole(refine, fair):
+    v, f = icosphere(3)
+    remove = star_hole(f, centre=100)
+    m = mesh_without(v, f, remove)
+    loops = boundary_loops(m.faces)
+    assert [len(lp) for lp in loops] == [region_boundary_size(f, remove)]
+    n = len(loops[0])
+    assert n >= 12
+    # the hole is concave: in the tangent plane at its centre, some corners are reflex
+    P = v[loops[0].numpy()]
+    nz = P.mean(axis=0) / np.linalg.norm(P.mean(axis=0))
+    ex = np.cross(nz, [0.0, 0.0, 1.0] if abs(nz[2]) < 0.9 else [1.0, 0.0, 0.0])
+    ex /= np.linalg.norm(ex)
+    ey = np.cross(nz, ex)
+    Q = np.stack([P @ ex, P @ ey], axis=1)
+    d1 = Q - np.roll(Q, 1, axis=0)
+    d2 = np.roll(Q, -1, axis=0) - Q
+    turn = d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]
+    assert (turn > 0).any() and (turn < 0).any()
+    res = fill_holes(m, max_hole_edges=None, refine=refine, fair=fair)
+    assert res.holes_filled == [n]
+    assert_repaired_sphere(m, res)
+    if refine:
+        assert res.vertices_added > 0
+        # the patch's edges are on the scale of the surrounding ones (no long fan spokes)
+        after = res.mesh
+        pf = after.faces[m.num_faces:]
+        el = (after.vertices[pf] - after.vertices[pf[:, [1, 2, 0]]]).norm(dim=-1)
+        e0 = (m.vertices[m.faces] - m.vertices[m.faces[:, [1, 2, 0]]]).norm(dim=-1)
+        assert float(el.max()) < 2.5 * float(e0.mean())
+    else:
+        assert res.vertices_added == 0 and res.faces_added == n - 2
+    if fair:
+        # faired new vertices sit near the sphere the hole was cut from
+        r = res.mesh.vertices[m.num_vertices:].norm(dim=1)
+        assert float((1 - r).abs().max()) < 0.02
+
+
+def test_fan_would_flip_but_patch_does_not():
+    """A fan (trimesh's ``use_fan``, valid only for convex holes) folds over on the star hole from
+    most apexes; the DP patch has no folded triangle."""
+    v, f = icosphere(3)
+    remove = star_hole(f, centre=100)
+    m = mesh_without(v, f, remove)
+    loop = boundary_loops(m.faces)[0].numpy()
+    folded = 0
+    for s in range(len(loop)):
+        lp = np.roll(loop, -s)
+        fan = np.stack([np.full(len(lp) - 2, lp[0]), lp[1:-1], lp[2:]], axis=1)
+        fn = compute_face_normals(m.vertices, torch.as_tensor(fan)).numpy()
+        c = v[fan].mean(axis=1)
+        folded += int(((fn * c).sum(axis=1) < 0).any())
+    assert folded >= len(loop) // 2
+    res = fill_holes(m, refine=False, fair=False, max_hole_edges=None)
+    assert_repaired_sphere(m, res)
+
+
+def test_two_holes_sharing_a_vertex():
+    v, f = icosphere(3)
+    vtx = 0
+    fan = faces_at(f, vtx)
+    a = fan[0]
+    b = next(g for g in fan[1:] if len(set(f[g]) & set(f[a])) == 1)
+    # grow each into a bigger hole through its edge opposite the shared vertex
+    edge_faces: dict[tuple[int, int], list[int]] = {}
+    for i, face in enumerate(f):
+        for k in range(3):
+            edge_faces.setdefault(tuple(sorted((int(face[k]), int(face[(k + 1) % 3])))), []).append(i)
+    remove = [int(a), int(b)]
+    for g in (a, b):
+        outer = tuple(sorted(int(x) for x in f[g] if x != vtx))
+        remove.append(next(h for h in edge_faces[outer] if h != g))
+    m = mesh_without(v, f, remove)
+    loops = boundary_loops(m.faces)
+    assert sorted(len(lp) for lp in loops) == [4, 4]
+    assert all(vtx in lp.tolist() for lp in loops)
+    res = fill_holes(m)
+    assert sorted(res.holes_filled) == [4, 4]
+    assert_repaired_sphere(m, res)
+
+
+def test_max_hole_edges_limits_what_is_filled():
+    v, f = icosphere(3)
+    small = [5]
+    big = star_hole(f, centre=300)
+    assert not set(faces_at(f, f[5]).tolist()) & set(big)
+    m = mesh_without(v, f, small + big)
+    n_big = region_boundary_size(f, big)
+    res = fill_holes(m, max_hole_edges=10)
+    assert res.holes_found == [n_big, 3]
+    assert res.holes_filled == [3]
+    assert res.holes_left == [n_big]
+    assert res.left_reasons == ["larger than max_hole_edges=10"]
+    assert [len(lp) for lp in boundary_loops(res.mesh.faces)] == [n_big]
+    full = fill_holes(m, max_hole_edges=None)
+    assert sorted(full.holes_filled) == [3, n_big]
+    assert_repaired_sphere(m, full)
+
+
+def test_long_loop_uses_ear_clipping_and_stays_manifold():
+    """A cap bigger than the DP limit (200 edges): the ear-clipping fallback closes it."""
+    v, f = icosphere(6)
+    remove = np.nonzero(v[f].mean(axis=1)[:, 2] > 0.5)[0]
+    m = mesh_without(v, f, remove)
+    n = [len(lp) for lp in boundary_loops(m.faces)]
+    assert len(n) == 1 and n[0] > 200
+    res = fill_holes(m, max_hole_edges=None, refine=False, fair=False)
+    assert res.holes_filled == n
+    # a flat cap over the z = 0.5 circle: its normals lean up to 60 degrees off the radius there
+    assert_repaired_sphere(m, res, min_dot=0.3)
+
+
+def test_dp_never_uses_an_existing_edge():
+    # a square loop 0-1-2-3 where the diagonal 0-2 already exists elsewhere: must use 1-3
+    P = np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]])
+    nb = np.tile([0.0, 0, 1], (4, 1))
+    forb = np.zeros((4, 4), bool)
+    free = _liepa_dp(P, nb, forb)
+    forb[0, 2] = forb[2, 0] = True
+    tris = _liepa_dp(P, nb, forb)
+    assert free is not None and tris is not None
+    diag = {(a, c) for a, b, c in tris if c - a > 1 and (a, c) != (0, 3)}
+    assert diag == {(1, 3)}
+    forb[1, 3] = forb[3, 1] = True
+    assert _liepa_dp(P, nb, forb) is None
+
+
+def flap_mesh():
+    """An icosphere with a triangle glued along two existing edges (as on the bunny scan)."""
+    v, f = icosphere(2)
+    a = 7
+    ring = sorted(set(f[faces_at(f, a)].ravel().tolist()) - {a})
+    edges, _ = edges_with_counts(f)
+    eset = {tuple(e) for e in edges.tolist()}
+    b, c = next((b, c) for b in ring for c in ring if b < c and (b, c) not in eset)
+    g = np.concatenate([f, [[a, b, c]]])
+    return Mesh(torch.as_tensor(v, dtype=torch.float32), torch.as_tensor(g)), (a, b, c)
+
+
+def test_non_manifold_spot_is_reported_not_patched():
+    m, _ = flap_mesh()
+    res = fill_holes(m, max_hole_edges=None)
+    assert res.holes_found == [] and res.faces_added == 0
+    assert res.non_manifold_edges == 2
+    assert res.open_boundary_edges == 1 and res.non_manifold_spots == 1
+    assert res.mesh is m
+
+
+def test_repair_non_manifold_splits_the_flap():
+    m, (a, b, c) = flap_mesh()
+    res = repair_non_manifold(m)
+    assert res.non_manifold_edges_before == 2 and res.non_manifold_edges_after == 0
+    out = res.mesh
+    assert len(non_manifold_edges(out.faces)) == 0
+    assert sorted(res.split_vertices.tolist()) == sorted([a, b, c])
+    assert res.vertices_added == 3 and res.faces_changed == 1
+    # copies sit where the originals are; the sphere itself is intact and watertight again
+    V = m.num_vertices
+    assert torch.equal(out.vertices[V:], m.vertices[torch.as_tensor(res.split_vertices)])
+    assert is_watertight(out.faces[:-1]) and out.faces[-1].min() >= V
+    # idempotent: nothing left to split
+    again = repair_non_manifold(out)
+    assert again.vertices_added == 0 and again.mesh is out
+
+
+def test_repair_non_manifold_bowtie_only_with_split_vertices():
+    # two triangles sharing only vertex 0 (a bow-tie): no non-manifold edge, one such vertex
+    v = torch.tensor([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [-1, 0, 0], [-1, -1, 0]])
+    f = torch.tensor([[0, 1, 2], [0, 3, 4]])
+    m = Mesh(v, f, vertex_colors=torch.rand(5, 3))
+    r = repair_non_manifold(m)
+    assert r.non_manifold_vertices_before == 1 and r.vertices_added == 0 and r.mesh is m
+    r2 = repair_non_manifold(m, split_vertices=True)
+    assert r2.vertices_added == 1 and r2.split_vertices.tolist() == [0]
+    assert r2.non_manifold_vertices_after == 0
+    assert torch.equal(r2.mesh.vertex_colors[5], m.vertex_colors[0])
+
+
+def test_three_sheets_on_one_edge():
+    # three triangles on edge (0, 1): after the split every edge has at most two faces
+    v = torch.tensor([[0.0, 0, 0], [0, 0, 1], [1, 0, 0], [-1, 0, 0], [0, 1, 0]])
+    f = torch.tensor([[0, 1, 2], [1, 0, 3], [0, 1, 4]])
+    res = repair_non_manifold(Mesh(v, f))
+    assert res.non_manifold_edges_before == 1 and res.non_manifold_edges_after == 0
+    _, counts = edges_with_counts(res.mesh.faces)
+    assert int(counts.max()) <= 2
+
+
+def test_colors_carried_and_normals_recomputed_uvs_dropped():
+    v, f = icosphere(2)
+    colors = torch.as_tensor(np.abs(v), dtype=torch.float32)
+    keep = np.setdiff1d(np.arange(len(f)), star_hole(f, 30))
+    m = Mesh(torch.as_tensor(v, dtype=torch.float32), torch.as_tensor(f[keep]), vertex_colors=colors,
+             vertex_normals=torch.as_tensor(v, dtype=torch.float32),
+             uvs=torch.zeros(1, 2), face_uvs_idx=torch.zeros(len(keep), 3, dtype=torch.long))
+    res = fill_holes(m, max_hole_edges=None)
+    out = res.mesh
+    assert res.vertices_added > 0
+    assert out.vertex_colors.shape == (out.num_vertices, 3)
+    new_c = out.vertex_colors[m.num_vertices:]
+    loop_c = colors[torch.as_tensor(boundary_loops(m.faces)[0])]
+    assert bool(((new_c >= loop_c.min(0).values - 1e-6) & (new_c <= loop_c.max(0).values + 1e-6)).all())
+    assert out.vertex_normals.shape == (out.num_vertices, 3)
+    assert res.dropped == ["uvs"] and out.uvs is None and out.face_uvs_idx is None
+
+
+def test_public_names_resolve_here():
+    assert smrnb.fill_holes is fill_holes
+    assert smrnb.repair_non_manifold is repair_non_manifold
+
+
+# ----------------------------------------------------------------------------------------------
+# bad input
+
+
+def test_no_faces_is_a_documented_no_op():
+    m = Mesh(torch.rand(4, 3), torch.zeros((0, 3), dtype=torch.long))
+    res = fill_holes(m)
+    assert res.mesh is m and res.holes_found == [] and res.vertices_added == 0
+    r = repair_non_manifold(m)
+    assert r.mesh is m and r.vertices_added == 0
+
+
+def test_bad_input_messages():
+    v, f = icosphere(1)
+    m = Mesh(torch.as_tensor(v, dtype=torch.float32), torch.as_tensor(f))
+    with pytest.raises(SmrnbValueError, match=r"max_hole_edges must be >= 3, got -1"):
+        fill_holes(m, max_hole_edges=-1)
+    with pytest.raises(SmrnbTypeError, match=r"max_hole_edges must be an int, got float"):
+        fill_holes(m, max_hole_edges=30.0)
+    with pytest.raises(SmrnbTypeError, match=r"mesh must be a smrnb.Mesh, got tuple"):
+        fill_holes((v, f))
+    with pytest.raises(SmrnbTypeError, match=r"refine must be a bool, got str"):
+        fill_holes(m, refine="yes")
+    bad = Mesh(m.vertices, torch.cat([m.faces, torch.tensor([[0, 1, 42]])]))
+    with pytest.raises(SmrnbValueError, match=r"mesh.faces must index vertices in \[0, 41\], got indices in \[0, 42\]"):
+        fill_holes(bad)
+    with pytest.raises(SmrnbValueError, match=r"mesh.faces must index vertices"):
+        repair_non_manifold(bad)
+    nan = m.vertices.clone()
+    nan[0, 0] = float("nan")
+    with pytest.raises(SmrnbValueError, match=r"mesh.vertices must be finite, got 1 NaN/inf value\(s\)"):
+        fill_holes(Mesh(nan, m.faces))
+    with pytest.raises(SmrnbTypeError, match=r"split_vertices must be a bool, got int"):
+        repair_non_manifold(m, split_vertices=1)
+
+
+# ----------------------------------------------------------------------------------------------
+# the real scan
+
+
+@pytest.fixture(scope="module")
+def bunny(bunny_path) -> Mesh:
+    return Mesh.from_trimesh(trimesh.load(bunny_path, process=False))
+
+
+def directed_duplicates(faces: torch.Tensor, first_face: int) -> int:
+    """Half-edges of faces >= first_face that some other face uses in the same direction."""
+    f = faces.numpy()
+    he = np.stack([f, f[:, [1, 2, 0]]], axis=-1).reshape(-1, 2)
+    key = he[:, 0] * (f.max() + 1) + he[:, 1]
+    u, c = np.unique(key, return_counts=True)
+    new = key[first_face * 3:]
+    return int((c[np.searchsorted(u, new)] > 1).sum())
+
+
+@pytest.mark.shared_data
+def test_bunny_no_limit_closes_all_five_holes(bunny):
+    res = fill_holes(bunny, max_hole_edges=None)
+    assert res.holes_found == [90, 58, 58, 55, 26]
+    assert res.holes_filled == [90, 58, 58, 55, 26] and res.holes_left == []
+    assert res.non_manifold_edges == 132
+    assert res.open_boundary_edges == 66 and res.non_manifold_spots == 66
+    out = res.mesh
+    assert boundary_loops(out.faces) == []
+    assert len(open_boundary_edges(out.faces)) == 66  # the non-manifold spots, untouched
+    assert len(non_manifold_edges(out.faces)) == 132  # no new non-manifold edge
+    _, counts = edges_with_counts(out.faces)
+    assert int((counts == 1).sum()) == 66
+    assert torch.equal(out.vertices[:50000], bunny.vertices) and torch.equal(out.faces[:99785], bunny.faces)
+    assert directed_duplicates(out.faces, bunny.num_faces) == 0  # patches wound like their neighbours
+    # patch normals agree with the neighbouring scan faces across every loop edge
+    fn = compute_face_normals(out.vertices.double(), out.faces)
+    f = out.faces.numpy()
+    old = {}
+    for i, face in enumerate(f[: bunny.num_faces]):
+        for k in range(3):
+            old[(int(face[(k + 1) % 3]), int(face[k]))] = i
+    dots = [float(fn[i] @ fn[old[(int(face[k]), int(face[(k + 1) % 3]))]])
+            for i, face in enumerate(f[bunny.num_faces:], start=bunny.num_faces) for k in range(3)
+            if (int(face[k]), int(face[(k + 1) % 3])) in old]
+    assert len(dots) == 26 + 55 + 58 + 58 + 90
+    assert min(dots) > 0.3 and float(np.median(dots)) > 0.9
+
+
+@pytest.mark.shared_data
+def test_bunny_limit_30_closes_only_the_26_edge_hole(bunny):
+    res = fill_holes(bunny, max_hole_edges=30)
+    assert res.holes_filled == [26]
+    assert res.holes_left == [90, 58, 58, 55]
+    loops_before = {frozenset(lp.tolist()) for lp in boundary_loops(bunny.faces)}
+    loops_after = {frozenset(lp.tolist()) for lp in boundary_loops(res.mesh.faces)}
+    assert loops_after < loops_before and len(loops_before - loops_after) == 1
+    assert len(non_manifold_edges(res.mesh.faces)) == 132
+
+
+@pytest.mark.shared_data
+def test_bunny_repair_non_manifold_then_fill(bunny):
+    rep = repair_non_manifold(bunny)
+    assert rep.non_manifold_edges_before == 132 and rep.non_manifold_edges_after == 0
+    assert len(non_manifold_edges(rep.mesh.faces)) == 0
+    assert rep.mesh.num_faces == bunny.num_faces
+    res = fill_holes(rep.mesh, max_hole_edges=None)
+    # the five real holes are still the ones found and closed; detached flaps are left alone
+    assert sorted(res.holes_filled) == [26, 55, 58, 58, 90]
+    assert len(non_manifold_edges(res.mesh.faces)) == 0
