@@ -63,6 +63,9 @@ class ParamSpec:
         One sentence: what the knob does and which way to turn it.
     log_scale : bool
         Sliders move on a log scale (for values spanning decades, e.g. voxel sizes).
+    none_ok : bool
+        ``None`` is accepted although the default is a value (e.g. "no limit"); implied when the
+        default is ``None``.
     """
 
     name: str
@@ -74,6 +77,7 @@ class ParamSpec:
     unit: str = ""
     help: str = ""
     log_scale: bool = False
+    none_ok: bool = False
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():
@@ -102,7 +106,7 @@ class ParamSpec:
     @property
     def optional(self) -> bool:
         """``None`` is an accepted value (the default is ``None``)."""
-        return self.default is None
+        return self.default is None or self.none_ok
 
     @property
     def flag(self) -> str:

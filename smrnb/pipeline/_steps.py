@@ -70,6 +70,36 @@ def voxelize(points: Any, *, voxel_size: float = 0.02, max_grid_size: int = 256)
     return StepOutput(grid, notes)
 
 
+def clean(points: Any, *, drop_invalid: bool = True, voxel_size: float | None = None,
+          nb_neighbors: int | None = None, std_ratio: float = 2.0, nb_points: int | None = None,
+          radius: float = 0.05) -> StepOutput:
+    """:func:`smrnb.clean_points`; each op's before/after and every anomaly found go to the notes."""
+    from smrnb.geometry.clean import clean_points
+
+    res = clean_points(points, drop_invalid=drop_invalid, voxel_size=voxel_size, nb_neighbors=nb_neighbors,
+                       std_ratio=std_ratio, nb_points=nb_points, radius=radius)
+    notes = [f"{s.name}: {s.before:,} -> {s.after:,} points" + (f" ({s.note})" if s.note else "")
+             for s in res.steps]
+    notes += [f"anomaly [{a.code}] {a.message} (fix: {a.fix})" for a in res.check.anomalies]
+    return StepOutput(res.cloud, notes)
+
+
+def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = True, fair: bool = True) -> StepOutput:
+    """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes."""
+    from smrnb.geometry.repair import fill_holes as fh
+
+    res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair)
+    return StepOutput(res.mesh, [res.summary()])
+
+
+def repair_non_manifold(mesh: Any, *, split_vertices: bool = False) -> StepOutput:
+    """:func:`smrnb.repair_non_manifold` with its summary in the notes."""
+    from smrnb.geometry.repair import repair_non_manifold as rnm
+
+    res = rnm(mesh, split_vertices=split_vertices)
+    return StepOutput(res.mesh, [res.summary()])
+
+
 def extract_mesh(volume: Any, *, weight_threshold: float = 1.0) -> Any:
     """``TSDFVolume.extract_mesh``: marching cubes at tsdf = 0 on the observed voxels (OpenCV world frame)."""
     return volume.extract_mesh(weight_threshold=weight_threshold)
@@ -145,6 +175,24 @@ STEPS: tuple[Step, ...] = (
         ),
     ),
     Step(
+        "clean", "smrnb.pipeline._steps:clean",
+        "Drop invalid points (NaN, z = 0 piles), downsample, remove outliers; anomalies reported",
+        inputs=("points",), output="points",
+        params=(
+            ParamSpec("drop_invalid", True, "bool",
+                      help="drop NaN/inf points and the z = 0 / collapsed piles that check_points reports"),
+            ParamSpec("voxel_size", None, "float", (0.001, 0.5), unit="m", log_scale=True,
+                      help="keep one point per voxel of this size; none: no downsampling"),
+            ParamSpec("nb_neighbors", None, "int", (2, 200), unit="points",
+                      help="statistical outlier removal over this many neighbours; none: off"),
+            ParamSpec("std_ratio", 2.0, "float", (0.1, 10.0), 0.1,
+                      help="statistical removal threshold in standard deviations (lower removes more)"),
+            ParamSpec("nb_points", None, "int", (1, 200), unit="points",
+                      help="radius outlier removal: points with fewer neighbours within radius go; none: off"),
+            ParamSpec("radius", 0.05, "float", (0.001, 1.0), 0.001, unit="m", help="radius of that search"),
+        ),
+    ),
+    Step(
         "voxelize", "smrnb.pipeline._steps:voxelize",
         "Occupancy grid of the points, fitted to their bounding box",
         inputs=("points",), output="voxels", memory_hungry=True,
@@ -193,17 +241,20 @@ STEPS: tuple[Step, ...] = (
         ),
     ),
     Step(
-        "uv", "smrnb.pipeline._steps:uv_unwrap",
-        "UV atlas by xatlas, charts split where the normal turns",
+        "repair_non_manifold", "smrnb.pipeline._steps:repair_non_manifold",
+        "Split non-manifold edges (and optionally bow-tie vertices) by duplicating vertices",
+        inputs=("mesh",), output="mesh",
+        params=(ParamSpec("split_vertices", False, "bool", help="also separate the fans of bow-tie vertices"),),
+    ),
+    Step(
+        "fill_holes", "smrnb.pipeline._steps:fill_holes",
+        "Close holes of up to N boundary edges with fair patches; report what was left",
         inputs=("mesh",), output="mesh",
         params=(
-            ParamSpec("chart_num", 100, "int", (1, 10000), help="maximum chart area = surface area / chart_num"),
-            ParamSpec("padding", 0.001, "float", (0.0, 0.2), 0.001, unit="uv",
-                      help="gap between charts as a fraction of the atlas side"),
-            ParamSpec("resolution", 1024, "int", (16, 16384), 16, unit="texels",
-                      help="atlas side used for packing; match the texture you bake"),
-            ParamSpec("max_normal_deviation", 60.0, "float", (1.0, 180.0), 1.0, unit="degrees",
-                      help="charts split where the normal turns more than this"),
+            ParamSpec("max_hole_edges", 30, "int", (3, 100000), unit="edges", none_ok=True,
+                      help="holes with more boundary edges stay open; none: close every hole"),
+            ParamSpec("refine", True, "bool", help="densify each patch to the surrounding edge lengths"),
+            ParamSpec("fair", True, "bool", help="place the patch's inner vertices smoothly (thin-plate)"),
         ),
     ),
     Step(
@@ -217,6 +268,20 @@ STEPS: tuple[Step, ...] = (
                       help="never move open-boundary vertices (keeps hole rims and scan edges in place)"),
             ParamSpec("aggressiveness", 7.0, "float", (0.0, 10.0), 0.5,
                       help="0 is slow and careful, 10 fast and rough"),
+        ),
+    ),
+    Step(
+        "uv", "smrnb.pipeline._steps:uv_unwrap",
+        "UV atlas by xatlas, charts split where the normal turns",
+        inputs=("mesh",), output="mesh",
+        params=(
+            ParamSpec("chart_num", 100, "int", (1, 10000), help="maximum chart area = surface area / chart_num"),
+            ParamSpec("padding", 0.001, "float", (0.0, 0.2), 0.001, unit="uv",
+                      help="gap between charts as a fraction of the atlas side"),
+            ParamSpec("resolution", 1024, "int", (16, 16384), 16, unit="texels",
+                      help="atlas side used for packing; match the texture you bake"),
+            ParamSpec("max_normal_deviation", 60.0, "float", (1.0, 180.0), 1.0, unit="degrees",
+                      help="charts split where the normal turns more than this"),
         ),
     ),
     Step(
