@@ -436,9 +436,10 @@ def resolve_needed(elf_path: str, env: Mapping[str, str], mapped: Mapping[str, s
     env : mapping
         The environment **at process start** (only ``LD_LIBRARY_PATH`` matters to ld.so).
     mapped : mapping, optional
-        ``{soname: path}`` already mapped in the process (:func:`read_mapped_libraries`).
+        ``{soname: path}`` already mapped in the process; None reads this process's
+        ``/proc/self/maps`` (:func:`read_mapped_libraries`); ``{}`` for a fresh process.
     ld_cache : dict, optional
-        :func:`load_ld_cache` result; None skips the cache step.
+        :func:`load_ld_cache` result; None parses ``/etc/ld.so.cache``; ``{}`` skips the step.
     loaders : iterable of str
         Objects above the extension in the load chain whose RPATHs ld.so also searches (the Python
         executable for an extension module).
@@ -463,6 +464,10 @@ def resolve_needed(elf_path: str, env: Mapping[str, str], mapped: Mapping[str, s
         why = "file not found" if not os.path.exists(path) else "not a dynamic ELF object (or damaged)"
         return {"path": path, "status": "unavailable", "reason": why, "needed": [], "rpath": [],
                 "runpath": [], "resolved": {}, "missing": []}
+    if mapped is None:
+        mapped = read_mapped_libraries()
+    if ld_cache is None:
+        ld_cache = parse_ld_cache()
     loader_infos = [d for d in (read_dynamic(p) for p in loaders) if d is not None]
     resolved: dict[str, dict[str, Any]] = {}
     missing: list[str] = []
