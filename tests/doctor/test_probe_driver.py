@@ -214,3 +214,62 @@ def test_probe_is_fast_with_fake_smi(tmp_path):
     driver.probe(smi_ctx(tmp_path, h200_answers()), use_nvml=False)
     assert time.perf_counter() - t0 < 2.0
     assert os.path.exists(tmp_path / "bin" / "nvidia-smi")
+
+
+class _FakeNVML:
+    """Stands in for the ``pynvml`` module with the H200's real NVML answers (doctor-facts.md d)."""
+
+    class NVMLError(Exception):
+        pass
+
+    def __init__(self, fail_init: bool = False):
+        self.fail_init = fail_init
+        self.shutdown_called = False
+
+    def nvmlInit(self):
+        if self.fail_init:
+            raise self.NVMLError("Driver Not Loaded")
+
+    def nvmlShutdown(self):
+        self.shutdown_called = True
+
+    def nvmlSystemGetDriverVersion(self):
+        return "580.159.04"
+
+    def nvmlSystemGetCudaDriverVersion(self):
+        return 13000
+
+    def nvmlDeviceGetCount(self):
+        return 1
+
+    def nvmlDeviceGetHandleByIndex(self, i):
+        return ("h", i)
+
+    def nvmlDeviceGetName(self, h):
+        return b"NVIDIA H200"  # older bindings return bytes
+
+    def nvmlDeviceGetCudaComputeCapability(self, h):
+        return (9, 0)
+
+    def nvmlDeviceGetMemoryInfo(self, h):
+        return type("Mem", (), {"total": 150754820096})()
+
+    def nvmlDeviceGetUUID(self, h):
+        raise self.NVMLError("Not Supported")
+
+
+def test_nvml_path_with_h200_answers(tmp_path, monkeypatch):
+    import sys
+
+    fake = _FakeNVML()
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    env = {"PATH": str(tmp_path)}
+    facts = driver.probe(ProbeContext(run=Runner(env=env), environ=env))
+    assert facts == {"status": "ok", "source": "nvml", "driver_version": "580.159.04", "cuda_driver_version": "13.0",
+                     "gpus": [{"index": 0, "name": "NVIDIA H200", "compute_capability": "9.0",
+                               "memory_bytes": 150754820096, "uuid": None}]}
+    assert fake.shutdown_called
+    # NVML present but the driver is not loaded: fall back to nvidia-smi (absent here)
+    monkeypatch.setitem(sys.modules, "pynvml", _FakeNVML(fail_init=True))
+    facts = driver.probe(ProbeContext(run=Runner(env=env), environ=env))
+    assert facts["status"] == "absent" and "Driver Not Loaded" in facts["nvml_error"]

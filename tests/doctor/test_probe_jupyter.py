@@ -133,3 +133,36 @@ def test_garbage_kernelspecs_never_raise(tmp_path):
                           runtime_dir=str(tmp_path / "none"), proc=str(tmp_path / "noproc"))
     assert facts["kernelspecs"] == ["k3"]
     json.dumps(facts)
+
+
+@pytest.mark.slow
+def test_inside_a_real_ipykernel(tmp_path):
+    """A real kernel started by jupyter_client from a kernelspec with an env: the probe, run inside it,
+    sees it is in a kernel, finds the kernelspec through the connection file, and redacts the secret."""
+    from jupyter_client.manager import start_new_kernel
+
+    kdir = tmp_path / "data" / "kernels"
+    write_spec(kdir, "smrnb-test", sys.executable, {"CUDA_HOME": "/opt/cuda-12.8", "LAB_TOKEN": "s3cr3t-value"})
+    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "data"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    old = dict(os.environ)
+    os.environ.update(env)
+    try:
+        km, kc = start_new_kernel(kernel_name="smrnb-test", startup_timeout=60)
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    try:
+        code = ("import json\nfrom smrnb.doctor._model import ProbeContext\nfrom smrnb.doctor.probes import jupyter\n"
+                "print(json.dumps(jupyter.probe(ProbeContext())))\n")
+        out: list[str] = []
+        reply = kc.execute_interactive(code, timeout=60, output_hook=lambda m: out.append(
+            m["content"].get("text", "")) if m["msg_type"] == "stream" else None)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        facts = json.loads("".join(out))
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert facts["in_kernel"] is True and facts["connection_file"]
+    assert facts["kernelspec"]["name"] == "smrnb-test"
+    assert facts["kernelspec"]["env"] == {"CUDA_HOME": "/opt/cuda-12.8", "LAB_TOKEN": "<redacted>"}
+    assert "s3cr3t-value" not in json.dumps(facts)
