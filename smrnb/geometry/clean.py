@@ -7,13 +7,17 @@ modified); colors and normals follow their points.
 
 Neighbour searches (the two outlier filters):
 
-- CPU tensors: ``scipy.spatial.cKDTree`` (float64); the kept mask comes back as a tensor on the
-  caller's device (CPU).
-- CUDA tensors: a chunked brute-force search in PyTorch (float64, chunks of queries against all
-  points, ``O(N^2)`` work, bounded memory) that stays on the GPU. Voxel-downsample large clouds first.
+- CPU tensors: ``scipy.spatial.cKDTree`` (float64; the kept mask is a tensor on the caller's
+  device, CPU).
+- CUDA tensors: grid hashing in PyTorch that stays on the GPU: points sorted into cubic cells, each
+  query visits its 3x3x3 block of cells, candidate pairs are processed in bounded chunks. Exact:
+  radius counts use cells slightly larger than the radius; a k-nearest answer is accepted only when
+  its k-th distance is below the cell edge, otherwise the query is redone with doubled cells and
+  finally by brute force. ``backend="torch-brute"`` is the slow reference twin (chunks of queries
+  against all points, ``O(N^2)``).
 
-Both compute squared distances as ``dx*dx + dy*dy + dz*dz`` in float64 and share the statistics, so
-they keep the same points (tested by running the PyTorch path on CPU against scipy).
+All three compute squared distances as ``dx*dx + dy*dy + dz*dz`` in float64 and share the statistics,
+so they keep exactly the same points (tested: scipy vs grid vs brute force, run on CPU).
 """
 
 from __future__ import annotations
@@ -285,7 +289,7 @@ def voxel_downsample(cloud: PointCloud, voxel_size: float) -> PointCloud:
 # ------------------------------------------------------------------------------------ neighbour search
 
 def _pick_backend(device: torch.device, backend: str) -> str:
-    check_choice(backend, "backend", ("auto", "scipy", "torch"))
+    check_choice(backend, "backend", ("auto", "scipy", "torch", "torch-brute"))
     if backend == "auto":
         return "torch" if device.type != "cpu" else "scipy"
     return backend
@@ -301,27 +305,155 @@ def _sqdist_chunk(q: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     return s + d * d
 
 
+def _pair_sqdist(q: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """(T,) squared distances of paired rows, same operation order as :func:`_sqdist_chunk`."""
+    d = q[:, 0] - c[:, 0]
+    s = d * d
+    d = q[:, 1] - c[:, 1]
+    s = s + d * d
+    d = q[:, 2] - c[:, 2]
+    return s + d * d
+
+
 def _chunk_rows(N: int, budget_elems: int) -> int:
     return max(1, min(N, budget_elems // max(N, 1)))
 
 
-def _knn_sqdist_torch(p: torch.Tensor, k: int, budget_elems: int = 1 << 24) -> torch.Tensor:
-    """(N, k) squared distances to the k nearest other points (ascending), chunked on p's device."""
-    N = p.shape[0]
-    out = torch.empty((N, k), dtype=torch.float64, device=p.device)
-    C = _chunk_rows(N, budget_elems)
-    for s in range(0, N, C):
-        d2 = _sqdist_chunk(p[s:s + C], p)
+# --- brute force (the reference twin): chunks of queries against all points, O(N^2) work
+
+def _knn_sqdist_brute(p: torch.Tensor, k: int, queries: torch.Tensor | None = None,
+                      budget_elems: int = 1 << 24) -> torch.Tensor:
+    """(Q, k) squared distances from ``p[queries]`` (default all) to their k nearest other points, ascending."""
+    q_idx = torch.arange(p.shape[0], device=p.device) if queries is None else queries
+    out = torch.empty((q_idx.shape[0], k), dtype=torch.float64, device=p.device)
+    C = _chunk_rows(p.shape[0], budget_elems)
+    for s in range(0, q_idx.shape[0], C):
+        d2 = _sqdist_chunk(p[q_idx[s:s + C]], p)
         out[s:s + C] = torch.topk(d2, k + 1, dim=1, largest=False, sorted=True).values[:, 1:]
     return out
 
 
-def _radius_count_torch(p: torch.Tensor, r2: float, budget_elems: int = 1 << 24) -> torch.Tensor:
+def _radius_count_brute(p: torch.Tensor, r2: float, budget_elems: int = 1 << 24) -> torch.Tensor:
     N = p.shape[0]
     out = torch.empty(N, dtype=torch.long, device=p.device)
     C = _chunk_rows(N, budget_elems)
     for s in range(0, N, C):
         out[s:s + C] = (_sqdist_chunk(p[s:s + C], p) <= r2).sum(dim=1) - 1
+    return out
+
+
+# --- grid hashing: points sorted by cell, each query visits its 3x3x3 block of cells
+
+class _Grid:
+    """Points bucketed into cubic cells of edge ``h``; ``candidates`` lists, per query, every point in
+    the query's 3x3x3 block (which contains every point within distance ``h`` of the query)."""
+
+    def __init__(self, p: torch.Tensor, h: float):
+        c = torch.floor(p / h).long()
+        c = c - c.min(dim=0).values + 1  # >= 1, so the -1 neighbours stay >= 0
+        dims = c.max(dim=0).values + 2
+        if float(dims[0]) * float(dims[1]) * float(dims[2]) > 2.0 ** 62:
+            raise OverflowError("grid too fine for int64 cell keys")
+        d1, d2 = int(dims[1]), int(dims[2])
+        self.lin = (c[:, 0] * d1 + c[:, 1]) * d2 + c[:, 2]
+        self.order = torch.argsort(self.lin)
+        self.cells, self.counts = torch.unique_consecutive(self.lin[self.order], return_counts=True)
+        self.starts = torch.cumsum(self.counts, 0) - self.counts
+        o = torch.tensor([-1, 0, 1], device=p.device)
+        ox, oy, oz = torch.meshgrid(o, o, o, indexing="ij")
+        self.offsets = ((ox * d1 + oy) * d2 + oz).flatten()  # (27,)
+
+    def ranges(self, q_idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(Q, 27) start (into ``order``) and count of each neighbouring cell of the queries."""
+        nk = self.lin[q_idx][:, None] + self.offsets[None, :]
+        j = torch.searchsorted(self.cells, nk).clamp_max(self.cells.shape[0] - 1)
+        hit = self.cells[j] == nk
+        zero = torch.zeros((), dtype=torch.long, device=nk.device)
+        return torch.where(hit, self.starts[j], zero), torch.where(hit, self.counts[j], zero)
+
+    def candidates(self, q_idx: torch.Tensor, starts: torch.Tensor, counts: torch.Tensor
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Flattened pairs: (query position in q_idx, candidate point index), grouped by query."""
+        cnt = counts.flatten()
+        rng = torch.repeat_interleave(torch.arange(cnt.shape[0], device=cnt.device), cnt)
+        first = (torch.cumsum(cnt, 0) - cnt)[rng]
+        pos = starts.flatten()[rng] + (torch.arange(rng.shape[0], device=cnt.device) - first)
+        return rng // 27, self.order[pos]
+
+
+def _query_chunks(n_pairs: torch.Tensor, budget: int) -> list[tuple[int, int]]:
+    """Split queries into consecutive runs whose candidate-pair totals stay near ``budget``."""
+    cum = torch.cumsum(n_pairs, 0)
+    total = int(cum[-1]) if cum.numel() else 0
+    cuts = []
+    if total > budget:
+        marks = torch.arange(budget, total, budget, device=cum.device)
+        cuts = torch.searchsorted(cum, marks, right=True).tolist()
+    bounds = sorted({0, *[c for c in cuts if 0 < c < n_pairs.shape[0]], int(n_pairs.shape[0])})
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _radius_count_grid(p: torch.Tensor, r: float, budget_pairs: int = 1 << 23, block: int = 1 << 16) -> torch.Tensor:
+    """Number of other points within distance ``r`` (``<=`` on squared distances), per point."""
+    N = p.shape[0]
+    grid = _Grid(p, r * 1.001)  # cells a hair larger than r: floor() rounding never hides a neighbour
+    r2 = r * r
+    out = torch.empty(N, dtype=torch.long, device=p.device)
+    for b in range(0, N, block):
+        q_idx = grid.order[b:b + block]  # queries in cell order: chunks are spatially coherent
+        st, ct = grid.ranges(q_idx)
+        for s, e in _query_chunks(ct.sum(1), budget_pairs):
+            qi, cand = grid.candidates(q_idx[s:e], st[s:e], ct[s:e])
+            inside = _pair_sqdist(p[q_idx[s:e]][qi], p[cand]) <= r2
+            out[q_idx[s:e]] = torch.bincount(qi[inside], minlength=e - s) - 1
+    return out
+
+
+def _knn_sqdist_grid(p: torch.Tensor, k: int, budget_pairs: int = 1 << 23, block: int = 1 << 16) -> torch.Tensor:
+    """(N, k) squared distances to the k nearest other points, ascending, exact.
+
+    Cell edge ``h`` starts at twice the 90th percentile of the k-th neighbour distance of a sample
+    (brute force). A query's answer is accepted when its k-th distance is within ``0.999 h`` (then no
+    point outside its 3x3x3 block can be closer); the others are redone with ``h`` doubled, and after
+    a few rounds by brute force.
+    """
+    N = p.shape[0]
+    out = torch.empty((N, k), dtype=torch.float64, device=p.device)
+    g = torch.Generator(device="cpu").manual_seed(0)
+    sample = torch.randperm(N, generator=g)[: min(N, 256)].to(p.device)
+    h = 2.0 * float(torch.quantile(_knn_sqdist_brute(p, k, sample)[:, -1].sqrt(), 0.9))
+    ext = float((p.max(dim=0).values - p.min(dim=0).values).norm())
+    todo = torch.arange(N, device=p.device)
+    for _ in range(4):
+        if todo.numel() == 0 or not h > 0 or h > ext:
+            break
+        try:
+            grid = _Grid(p, h)
+        except OverflowError:
+            break
+        lim = (0.999 * h) ** 2
+        failed = []
+        q_all = todo[torch.argsort(grid.lin[todo])]
+        for b in range(0, q_all.shape[0], block):
+            q_idx = q_all[b:b + block]
+            st, ct = grid.ranges(q_idx)
+            n_q = ct.sum(1)
+            for s, e in _query_chunks(n_q, budget_pairs):
+                qi, cand = grid.candidates(q_idx[s:e], st[s:e], ct[s:e])
+                d2 = _pair_sqdist(p[q_idx[s:e]][qi], p[cand])
+                nq = n_q[s:e]
+                width = int(nq.max()) if nq.numel() else 0
+                M = torch.full((e - s, max(width, k + 1)), math.inf, dtype=torch.float64, device=p.device)
+                col = torch.arange(qi.shape[0], device=p.device) - (torch.cumsum(nq, 0) - nq)[qi]
+                M[qi, col] = d2
+                top = torch.topk(M, k + 1, dim=1, largest=False, sorted=True).values
+                ok = top[:, -1] <= lim  # also false when fewer than k + 1 candidates (inf)
+                out[q_idx[s:e][ok]] = top[ok, 1:]
+                failed.append(q_idx[s:e][~ok])
+        todo = torch.cat(failed) if failed else todo[:0]
+        h *= 2.0
+    if todo.numel():
+        out[todo] = _knn_sqdist_brute(p, k, todo)
     return out
 
 
@@ -343,8 +475,9 @@ def remove_statistical_outliers(cloud: PointCloud, nb_neighbors: int = 20, std_r
     cloud : PointCloud, (N, 3), N > nb_neighbors, finite.
     nb_neighbors : int >= 1.
     std_ratio : float > 0.
-    backend : "auto" (scipy cKDTree for CPU tensors, chunked PyTorch for CUDA tensors, which stays on
-        the GPU), "scipy" (CUDA input is copied to the CPU and the mask moved back) or "torch".
+    backend : "auto" (scipy cKDTree for CPU tensors, PyTorch grid hashing for CUDA tensors, which
+        stays on the GPU), "scipy" (CUDA input is copied to the CPU and the mask moved back),
+        "torch" (grid hashing on the input's device) or "torch-brute" (reference, ``O(N^2)``).
 
     Returns
     -------
@@ -370,7 +503,8 @@ def remove_statistical_outliers(cloud: PointCloud, nb_neighbors: int = 20, std_r
         d2 = dx[..., 0] * dx[..., 0] + dx[..., 1] * dx[..., 1] + dx[..., 2] * dx[..., 2]
         mean_d = d2.sort(dim=1).values.sqrt().mean(dim=1).to(p.device)
     else:
-        mean_d = _knn_sqdist_torch(p, k).sqrt().mean(dim=1)
+        knn = _knn_sqdist_brute if be == "torch-brute" else _knn_sqdist_grid
+        mean_d = knn(p, k).sqrt().mean(dim=1)
     mu = mean_d.mean()
     sd = mean_d.std(unbiased=True) if N > 1 else torch.zeros((), dtype=torch.float64, device=p.device)
     thr = mu + ratio * sd
@@ -402,7 +536,7 @@ def remove_radius_outliers(cloud: PointCloud, nb_points: int = 16, radius: float
         cnt = torch.from_numpy(cKDTree(pn).query_ball_point(pn, r, return_length=True).astype("int64")) - 1
         cnt = cnt.to(p.device)
     else:
-        cnt = _radius_count_torch(p, r * r)
+        cnt = _radius_count_brute(p, r * r) if be == "torch-brute" else _radius_count_grid(p, r)
     out = _subset(cloud, (cnt >= m).to(cloud.points.device), "remove_radius_outliers")
     out.meta["knn_backend"] = be
     return out

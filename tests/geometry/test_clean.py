@@ -198,16 +198,17 @@ def _reference_statistical(p: np.ndarray, k: int, ratio: float) -> np.ndarray:
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 def test_statistical_parity_scipy_torch_and_reference(dtype):
     g = torch.Generator().manual_seed(5)
-    p = torch.cat([torch.rand(1500, 3, generator=g, dtype=torch.float64),
-                   torch.rand(40, 3, generator=g, dtype=torch.float64) * 3]).to(dtype)
+    p = torch.cat([torch.rand(1000, 3, generator=g, dtype=torch.float64),
+                   torch.rand(30, 3, generator=g, dtype=torch.float64) * 3]).to(dtype)
     cloud = PointCloud(p, colors=torch.rand(len(p), 3, generator=g))
     a = remove_statistical_outliers(cloud, 20, 2.0, backend="scipy")
-    b = remove_statistical_outliers(cloud, 20, 2.0, backend="torch")
-    assert a.meta["knn_backend"] == "scipy" and b.meta["knn_backend"] == "torch"
-    assert torch.equal(a.points, b.points) and torch.equal(a.colors, b.colors)
-    assert a.meta["statistical_threshold"] == b.meta["statistical_threshold"]
+    for be in ("torch", "torch-brute"):
+        b = remove_statistical_outliers(cloud, 20, 2.0, backend=be)
+        assert a.meta["knn_backend"] == "scipy" and b.meta["knn_backend"] == be
+        assert torch.equal(a.points, b.points) and torch.equal(a.colors, b.colors)
+        assert a.meta["statistical_threshold"] == b.meta["statistical_threshold"]
     ref = _reference_statistical(p.double().numpy(), 20, 2.0)
-    assert 1500 - 40 < len(a) < len(p) and len(a) == int(ref.sum())
+    assert 1000 - 30 < len(a) < len(p) and len(a) == int(ref.sum())
     assert torch.equal(a.points, p[torch.from_numpy(ref)])
     assert a.points.dtype == dtype
 
@@ -225,9 +226,31 @@ def test_radius_outliers_analytic_grid_and_parity():
                    torch.rand(40, 3, generator=g, dtype=torch.float64) * 3])
     a = remove_radius_outliers(PointCloud(p), 16, 0.15, backend="scipy")
     b = remove_radius_outliers(PointCloud(p), 16, 0.15, backend="torch")
-    assert 100 < len(a) < len(p) and torch.equal(a.points, b.points)
+    c = remove_radius_outliers(PointCloud(p), 16, 0.15, backend="torch-brute")
+    assert 100 < len(a) < len(p) and torch.equal(a.points, b.points) and torch.equal(a.points, c.points)
     D = torch.cdist(p, p)
     assert len(a) == int(((D <= 0.15).sum(1) - 1 >= 16).sum())
+
+
+@pytest.mark.slow
+def test_grid_neighbours_equal_brute_force_on_surfaces_duplicates_and_outliers():
+    from smrnb.geometry import clean as C
+
+    g = torch.Generator().manual_seed(9)
+    plane = torch.cat([torch.rand(500, 2, generator=g, dtype=torch.float64), torch.zeros(500, 1,
+                                                                                          dtype=torch.float64)], 1)
+    sphere = torch.randn(300, 3, generator=g, dtype=torch.float64)
+    sphere = sphere / sphere.norm(dim=1, keepdim=True) * 0.3 + 0.5
+    far = torch.rand(15, 3, generator=g, dtype=torch.float64) * 5  # sparse: forces the doubled-cell rounds
+    p = torch.cat([plane, sphere, far, plane[:20]])  # 20 exact duplicates
+    for k in (1, 20):
+        assert torch.equal(C._knn_sqdist_grid(p, k), C._knn_sqdist_brute(p, k))
+    for r in (0.02, 0.1):
+        assert torch.equal(C._radius_count_grid(p, r), C._radius_count_brute(p, r * r))
+    # a tight pair budget splits the queries into many chunks and gives the same answer
+    assert torch.equal(C._knn_sqdist_grid(p, 5, budget_pairs=5000, block=512), C._knn_sqdist_brute(p, 5))
+    assert torch.equal(C._radius_count_grid(p, 0.05, budget_pairs=5000, block=512),
+                       C._radius_count_brute(p, 0.05 ** 2))
 
 
 def test_outlier_ops_bad_input():
@@ -242,7 +265,7 @@ def test_outlier_ops_bad_input():
         remove_radius_outliers(cloud, 2, -1)
     with pytest.raises(smrnb.SmrnbValueError, match="nb_neighbors must be >= 1, got 0"):
         remove_statistical_outliers(cloud, 0)
-    with pytest.raises(smrnb.SmrnbValueError, match="backend must be one of 'auto', 'scipy', 'torch', got 'cuda'"):
+    with pytest.raises(smrnb.SmrnbValueError, match="backend must be one of 'auto', 'scipy', 'torch', 'torch-brute', got 'cuda'"):
         remove_radius_outliers(cloud, 2, 0.1, backend="cuda")
     bad = torch.rand(30, 3)
     bad[0, 0] = float("nan")
