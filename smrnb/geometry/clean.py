@@ -506,7 +506,7 @@ def remove_statistical_outliers(cloud: PointCloud, nb_neighbors: int = 20, std_r
         knn = _knn_sqdist_brute if be == "torch-brute" else _knn_sqdist_grid
         mean_d = knn(p, k).sqrt().mean(dim=1)
     mu = mean_d.mean()
-    sd = mean_d.std(unbiased=True) if N > 1 else torch.zeros((), dtype=torch.float64, device=p.device)
+    sd = mean_d.std(correction=1) if N > 1 else torch.zeros((), dtype=torch.float64, device=p.device)
     thr = mu + ratio * sd
     keep = mean_d <= thr
     out = _subset(cloud, keep.to(cloud.points.device), "remove_statistical_outliers")
@@ -546,7 +546,8 @@ def remove_radius_outliers(cloud: PointCloud, nb_points: int = 16, radius: float
 
 @dataclass
 class CleanStep:
-    """One op run by :func:`clean_points`: its name, parameters, points before/after, seconds."""
+    """One op run by :func:`clean_points`: name, parameters, points before/after, seconds, note
+    (what was dropped, or the neighbour-search backend) and the device it ran on."""
 
     name: str
     params: dict[str, Any]
@@ -554,6 +555,7 @@ class CleanStep:
     after: int
     seconds: float
     note: str = ""
+    device: str = "cpu"
 
     @property
     def removed(self) -> int:
@@ -580,7 +582,7 @@ class CleanResult:
         lines = [f"clean_points: {self.before} -> {self.after} points ({self.before - self.after} removed)"]
         for s in self.steps:
             params = ", ".join(f"{k}={v}" for k, v in s.params.items())
-            lines.append(f"  {s.name}({params}): {s.before} -> {s.after} (-{s.removed}) in {s.seconds * 1000:.1f} ms"
+            lines.append(f"  {s.name}({params}): {s.before} -> {s.after} (-{s.removed}) in {s.seconds * 1000:.1f} ms on {s.device}"
                          + (f"  [{s.note}]" if s.note else ""))
         if not self.check.ok:
             lines.append(str(self.check))
@@ -616,7 +618,7 @@ def clean_points(cloud: PointCloud, *, drop_invalid: bool = True, depth_min: flo
         t = time.perf_counter()
         before = len(cur)
         cur = fn(cur)
-        steps.append(CleanStep(name, params, before, len(cur), time.perf_counter() - t, note))
+        steps.append(CleanStep(name, params, before, len(cur), time.perf_counter() - t, note, str(cur.device)))
 
     if drop_invalid:
         codes = chk.codes()
