@@ -218,9 +218,22 @@ def _tables_on(device: torch.device) -> dict[str, torch.Tensor]:
             "face_corners": torch.as_tensor(_FACE, device=device),
             "int_edge_corners": torch.as_tensor(_INT_EDGE, device=device),
             "int_result": torch.as_tensor(_INT_RESULT, device=device),
+            "row_uses_center": torch.as_tensor((d["tri"] == 12).any((1, 2)), device=device),
+            "corner_pos": torch.as_tensor(_CORNER, dtype=torch.float32, device=device),
         }
+        et = _edge_tables()
+        t["bits12"] = torch.as_tensor(((np.arange(4096)[:, None] >> np.arange(12)) & 1).astype(bool), device=device)
+        for name in ("crossed", "own", "owner_edge", "popcount", "ends"):
+            t[name] = torch.as_tensor(et[name], device=device)
+        owner_off = torch.as_tensor(et["owner_off"], device=device)
+        t["owner_lin"] = cache(lambda a, b, _o=owner_off: _o @ torch.tensor([a, b, 1], device=_o.device))
         _DEVICE_TABLES[key] = t
     return t
+
+
+def _g(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """``x[idx]`` along dim 0 for an index of any shape (``index_select``: the fastest CPU gather)."""
+    return torch.index_select(x, 0, idx.reshape(-1)).view(*idx.shape, *x.shape[1:])
 
 
 def _threshold_f32(level: float) -> float:
@@ -296,7 +309,8 @@ def _check_volume(volume: Any, name: str) -> torch.Tensor:
     if min(v.shape) < 2:
         raise SmrnbValueError(f"{name} must be at least 2 x 2 x 2, got {tuple(v.shape)}")
     v = v.to(torch.float32)
-    if not bool(torch.isfinite(v).all()):
+    lo, hi = torch.aminmax(v)  # NaN propagates; one pass, no temporary
+    if not (bool(torch.isfinite(lo)) and bool(torch.isfinite(hi))):
         bad = int((~torch.isfinite(v)).sum())
         raise SmrnbValueError(
             f"{name} must be finite, got {bad} NaN/inf value(s); mark unobserved voxels with mask= instead")
@@ -392,86 +406,162 @@ def _check_memory(vol: torch.Tensor) -> None:
             knob="grid_shape/voxel_size")
 
 
+@cache
+def _edge_tables() -> dict[str, np.ndarray]:
+    """Tables for numbering edge vertices by an "owner" cube (built once, in numpy).
+
+    Every crossed edge gets exactly one vertex, stored by the owner cube: the cube whose corner 0
+    is the edge's base node, or, for edges on the far faces of the volume (where that cube does not
+    exist), the last cube along those axes. ``flags`` (3 bits: the cube is the last one along axis
+    0, 1, 2) decide which local edges a cube owns.
+
+    Returns ``crossed`` (256,) int64 12-bit masks of the edges a cube index crosses; ``own``
+    (8,) 12-bit masks of owned edges by flags; ``owner_off`` (8, 12, 3) the owner cube's offset from
+    the cube and ``owner_edge`` (8, 12) the edge's number in the owner cube; ``popcount`` (4096,).
+    """
+    ends = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [4, 5], [5, 6], [6, 7], [7, 4],
+                     [0, 4], [1, 5], [2, 6], [3, 7]])
+    idx = np.arange(256)
+    bits = (idx[:, None] >> np.arange(8)) & 1
+    crossed = ((bits[:, ends[:, 0]] != bits[:, ends[:, 1]]) << np.arange(12)).sum(1)
+    edge_of = {(*e[:3], e[3]): k for k, e in enumerate(_EDGE.tolist())}
+    own = np.zeros(8, np.int64)
+    owner_off = np.zeros((8, 12, 3), np.int64)
+    owner_edge = np.zeros((8, 12), np.int64)
+    for flags in range(8):
+        last = [(flags >> t) & 1 for t in range(3)]
+        for e, (o0, o1, o2, d) in enumerate(_EDGE.tolist()):
+            off = (o0, o1, o2)
+            if all(off[t] == 0 or last[t] for t in range(3)):
+                own[flags] |= 1 << e
+            delta = [off[t] if not last[t] else 0 for t in range(3)]
+            rest = tuple(off[t] - delta[t] for t in range(3))
+            owner_off[flags, e] = delta
+            owner_edge[flags, e] = edge_of[(*rest, d)]
+    popcount = np.array([bin(i).count("1") for i in range(4096)], np.int64)
+    return {"crossed": crossed.astype(np.int64), "own": own, "owner_off": owner_off,
+            "owner_edge": owner_edge, "popcount": popcount, "ends": ends}
+
+
 def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | None
                           ) -> tuple[torch.Tensor, torch.Tensor]:
     """The vectorised algorithm on a float32 contiguous (N0, N1, N2) volume; index-unit vertices."""
     dev = vol.device
     T = _tables_on(dev)
     N0, N1, N2 = vol.shape
-    s = vol > _threshold_f32(level)
-    cube = _cube_index(s)  # (N0-1, N1-1, N2-1) uint8
-    active = (cube != 0) & (cube != 255)
-    if mask is not None:
-        mu = mask.to(torch.uint8)
-        ok = mu[:, :, :-1] & mu[:, :, 1:]
-        ok = ok[:, :-1] & ok[:, 1:]
-        ok = ok[:-1] & ok[1:]
-        active &= ok.bool()
-    lin = active.view(-1).nonzero().squeeze(1)  # cube linear index in the (N0-1, N1-1, N2-1) grid
-    if lin.numel() == 0:
+    a, b = N1 * N2, N2
+    L = N0 * N1 * N2
+    flat = vol.view(-1)
+    # dense passes over flat views: cube index at node n (corner 0) for n < Lc
+    s = (flat > _threshold_f32(level)).view(torch.uint8)
+    Lq, Lc = L - b - 1, L - a - b - 1
+    q = torch.add(s[:Lq], s[1:Lq + 1], alpha=2)
+    q.add_(s[b + 1:b + 1 + Lq], alpha=4)
+    q.add_(s[b:b + Lq], alpha=8)
+    cube = torch.add(q[:Lc], q[a:a + Lc], alpha=16)
+    del q, s
+    # x * (x + 1) in uint8 is 0 exactly for x in {0, 255} (x and x + 1 are coprime): one pass
+    cand = torch.addcmul(cube, cube, cube)
+    lin = cand.nonzero().squeeze(1)  # node index of corner 0; rows that wrap are filtered next
+    del cand
+    c2 = lin % N2
+    r = lin // N2
+    c1 = r % N1
+    c0 = r // N1
+    keep = (c2 < N2 - 1) & (c1 < N1 - 1)
+    if not bool(keep.all()):
+        kept = keep.nonzero().squeeze(1)
+        lin, c0, c1, c2 = _g(lin, kept), _g(c0, kept), _g(c1, kept), _g(c2, kept)
+    M = lin.numel()
+    if M == 0:
         return (torch.zeros((0, 3), dtype=torch.float32, device=dev),
                 torch.zeros((0, 3), dtype=torch.int64, device=dev))
-    cidx = cube.view(-1)[lin].long()
-    # node linear index of each cube's corner 0
-    c2 = lin % (N2 - 1)
-    r = lin // (N2 - 1)
-    c1 = r % (N1 - 1)
-    c0 = r // (N1 - 1)
-    node = (c0 * N1 + c1) * N2 + c2
-    flat = vol.view(-1)
-    stride = torch.tensor([N1 * N2, N2, 1], device=dev)
-    corner_off = torch.as_tensor(_CORNER, device=dev) @ stride  # (8,)
+    cidx = _g(cube, lin).long()
+    del cube
+    corner_off = torch.tensor([0, 1, b + 1, b, a, a + 1, a + b + 1, a + b], device=dev)
 
+    # which cubes make triangles: all active ones, or those whose 8 corners are all observed
+    tri_cubes = None
+    if mask is not None:
+        mu = mask.view(-1).view(torch.uint8)
+        ok = torch.ones(M, dtype=torch.bool, device=dev)
+        for o in corner_off.tolist():
+            ok &= _g(mu, lin + o).bool()
+        tri_cubes = ok.nonzero().squeeze(1)
+
+    # Lewiner case analysis: table row per cube (ambiguous cubes run the face/interior tests)
     key = cidx * 128
-    amb = T["ambiguous"][cidx].nonzero().squeeze(1)
+    amb = _g(T["ambiguous"], cidx).nonzero().squeeze(1)
     if amb.numel():
-        vals = flat[node[amb, None] + corner_off].double() - level  # (A, 8) float64 as the reference
-        key[amb] += _face_and_interior_bits(vals, cidx[amb], T)
-    row = T["row"][key]
-    ntri = T["ntri"][row]
-    cube_of_tri = torch.repeat_interleave(torch.arange(lin.numel(), device=dev), ntri)
-    first = torch.cumsum(ntri, 0) - ntri
-    tri_in_cube = torch.arange(cube_of_tri.numel(), device=dev) - first[cube_of_tri]
-    local = T["tri"][row[cube_of_tri], tri_in_cube]  # (F, 3) Lewiner edge numbers 0..12
-    # descent winding (as scikit-image with its axis flip): reverse the table's corner order
-    local = local.flip(1)
+        vals = _g(flat, _g(lin, amb)[:, None] + corner_off).double() - level  # (A, 8) float64 as the reference
+        key.index_add_(0, amb, _face_and_interior_bits(vals, _g(cidx, amb), T))
+    row = _g(T["row"], key)
 
-    edge = torch.as_tensor(_EDGE, device=dev)
-    koff = torch.cat([4 * (edge[:, :3] @ stride) + edge[:, 3], torch.tensor([3], device=dev)])  # (13,)
-    keys = 4 * node[cube_of_tri, None] + koff[local]
-    uniq, inv = torch.unique(keys.view(-1), sorted=True, return_inverse=True)
-    faces = inv.view(-1, 3)
-    verts = _vertex_positions(uniq, flat, level, (N0, N1, N2), corner_off)
+    # edge vertices, numbered by owner cube (cube order, then local edge order)
+    flags = (c0 == N0 - 2).long() + 2 * (c1 == N1 - 2).long() + 4 * (c2 == N2 - 2).long()
+    owned = _g(T["crossed"], cidx) & _g(T["own"], flags)  # (M,) 12-bit
+    count = _g(T["popcount"], owned)
+    vstart = torch.cumsum(count, 0) - count
+    n_edge_verts = int(vstart[-1] + count[-1]) if M else 0
+    slot = torch.empty(L, dtype=torch.int32 if M < 2**31 else torch.int64, device=dev)
+    slot.index_put_((lin,), torch.arange(M, device=dev, dtype=slot.dtype))
+
+    # triangles
+    m_of = tri_cubes if tri_cubes is not None else None
+    rows = row if m_of is None else _g(row, m_of)
+    ntri = _g(T["ntri"], rows)
+    tri_cube = torch.repeat_interleave(ntri)  # index into rows
+    first = torch.cumsum(ntri, 0) - ntri
+    tri_in_cube = torch.arange(tri_cube.numel(), device=dev) - _g(first, tri_cube)
+    local = _g(T["tri"].view(-1, 3), _g(rows, tri_cube) * _MAX_TRI + tri_in_cube).flip(1)  # (F, 3); flip = descent winding
+    m = tri_cube if m_of is None else _g(m_of, tri_cube)  # (F,) active-cube index of each triangle
+    is_c = local == 12
+    e = local.clamp(max=11)
+    fe = _g(flags, m)[:, None] * 12 + e  # (F, 3)
+    owner = _g(slot, _g(lin, m)[:, None] + _g(T["owner_lin"](a, b).view(-1), fe)).long()
+    e2 = _g(T["owner_edge"].view(-1), fe)
+    below = _g(owned, owner) & ((1 << e2) - 1)
+    vid = _g(vstart, owner) + _g(T["popcount"], below)
+    # interior vertices (some tilings of ambiguous cases): numbered after the edge vertices
+    uses_c = _g(T["row_uses_center"], row)
+    n_centers = int(uses_c.sum())
+    if n_centers:
+        cid = torch.cumsum(uses_c.long(), 0) - 1
+        vid = torch.where(is_c, n_edge_verts + _g(cid, m)[:, None], vid)
+    faces = vid
+
+    verts = _vertex_positions(lin, cidx, owned, c0, c1, c2, uses_c, n_centers, flat, level, corner_off, T)
+    if mask is not None and faces.numel():
+        # vertices owned by cubes that make no triangles may be unreferenced: drop them
+        used = torch.zeros(verts.shape[0], dtype=torch.bool, device=dev)
+        used[faces.reshape(-1)] = True
+        remap = torch.cumsum(used.long(), 0) - 1
+        verts, faces = verts[used], _g(remap, faces)
+    elif mask is not None:
+        verts = verts[:0]
     return verts, faces
 
 
-def _vertex_positions(keys: torch.Tensor, flat: torch.Tensor, level: float, shape: tuple[int, int, int],
-                      corner_off: torch.Tensor) -> torch.Tensor:
-    """Positions (index units) of vertex keys ``node * 4 + axis`` (axis 3 = cube interior)."""
-    N0, N1, N2 = shape
-    dev = keys.device
-    n = keys >> 2
-    axis = keys & 3
-    i2 = n % N2
-    i1 = (n // N2) % N1
-    i0 = n // (N1 * N2)
-    base = torch.stack([i0, i1, i2], 1).to(torch.float32)
-    total = flat.numel()
-    # edge vertices: linear interpolation between the edge's two nodes
-    step = torch.tensor([N1 * N2, N2, 1, 0], device=dev)[axis]
-    va = (flat[n] - level).abs()
-    vb = (flat[(n + step).clamp(max=total - 1)] - level).abs()
-    t = va / (va + vb)
-    unit = torch.eye(3, dtype=torch.float32, device=dev)[axis.clamp(max=2)]
-    pos = base + t[:, None] * unit
-    is_center = axis == 3
-    if bool(is_center.any()):
-        cen = is_center.nonzero().squeeze(1)
-        cn = n[cen]
-        w = 1.0 / (_EPS + (flat[cn[:, None] + corner_off].double() - level).abs())  # (C, 8)
-        offs = torch.as_tensor(_CORNER, dtype=torch.float64, device=dev)
-        centre = (w @ offs) / w.sum(1, keepdim=True)
-        pos[cen] = base[cen] + centre.to(torch.float32)
+def _vertex_positions(lin, cidx, owned, c0, c1, c2, uses_c, n_centers, flat, level, corner_off, T):
+    """Positions (index units, float32) of the owned edge vertices then the interior vertices."""
+    dev = lin.device
+    bitsel = _g(T["bits12"], owned)  # (M, 12) bool
+    mi, ei = bitsel.nonzero().unbind(1)  # cube-major, edge ascending = numbering order
+    ends = _g(T["ends"], ei)  # (V, 2) corners
+    base = _g(lin, mi)
+    va = (_g(flat, base + _g(corner_off, ends[:, 0])) - level).abs()
+    vb = (_g(flat, base + _g(corner_off, ends[:, 1])) - level).abs()
+    t = (va / (va + vb))[:, None]
+    cpos = T["corner_pos"]
+    cube_pos = _g(torch.stack([c0, c1, c2], 1), mi).to(torch.float32)
+    pa, pb = _g(cpos, ends[:, 0]), _g(cpos, ends[:, 1])
+    pos = cube_pos + pa + t * (pb - pa)
+    if n_centers:
+        cm = uses_c.nonzero().squeeze(1)
+        w = 1.0 / (_EPS + (_g(flat, _g(lin, cm)[:, None] + corner_off).double() - level).abs())  # (C, 8)
+        centre = (w @ cpos.double()) / w.sum(1, keepdim=True)
+        cen = _g(torch.stack([c0, c1, c2], 1), cm).to(torch.float32) + centre.to(torch.float32)
+        pos = torch.cat([pos, cen])
     return pos
 
 
