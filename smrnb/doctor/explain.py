@@ -378,21 +378,35 @@ def explain_text(text: str, facts: Mapping[str, Any] | None = None, max_findings
         return []
     hits: list[tuple[int, Finding]] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+    lines: list[str] | None = None
     for sig in load_signatures():
         if sig["unless_regex"] is not None and sig["unless_regex"].search(text):
             continue
-        for m in sig["regex"].finditer(text):
+        hay = text
+        needle = sig.get("needle")
+        if needle:  # patterns without a literal start: search only the lines around the needle (long logs)
+            if needle not in text:
+                continue
+            lines = text.split("\n") if lines is None else lines
+            ctx = int(sig.get("context_lines", 0))
+            keep: set[int] = set()
+            for i, ln in enumerate(lines):
+                if needle in ln:
+                    keep.update(range(max(0, i - ctx), i + 1))
+            hay = "\n".join(lines[i] for i in sorted(keep))
+        for m in sig["regex"].finditer(hay):
             fields = {k: v for k, v in m.groupdict().items() if v is not None}
             key = (sig["id"], tuple(sorted(fields.items())))
             if key in seen:
                 continue
             seen.add(key)
             try:
-                finding = _make_finding(sig, fields, facts, _line_of(text, m.start(), m.end()))
+                finding = _make_finding(sig, fields, facts, _line_of(hay, m.start(), m.end()))
             except Exception as exc:  # a handler bug must not hide the other findings
                 finding = Finding("rule_failed", sig["layer"], "info", f"explain signature {sig['id']} failed",
                                   (f"{type(exc).__name__}: {exc}",))
-            hits.append((m.start(), finding))
+            pos = m.start() if hay is text else max(0, text.find(m.group(0)[:60]))
+            hits.append((pos, finding))
             if len(hits) >= max_findings:
                 break
     hits.sort(key=lambda h: h[0])

@@ -286,3 +286,28 @@ def test_explain_rejects_non_text():
 
     with pytest.raises(SmrnbTypeError, match="text must be a str"):
         explain(b"bytes", live=False)
+
+
+def test_a_long_build_log_is_scanned_quickly_and_in_order():
+    import time
+
+    noise = ("building 'kaolin._C' extension -Ixxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n" * 40000)
+    log = noise + GCC_LOG + noise + KAOLIN_678 + noise + KAOLIN_01
+    t0 = time.perf_counter()
+    codes = [f.code for f in explain_text(log)]
+    assert time.perf_counter() - t0 < 10.0  # ~1 s here for ~10 MB; no regex scans every position of every line
+    assert codes == ["host_compiler_unsupported", "abi_torch_version_mismatch", "kaolin_no_wheel_for_combo"]
+
+
+def test_fuzzed_texts_never_raise():
+    import random
+    import string
+
+    rng = random.Random(1234)
+    alphabet = string.printable + "'`()\u2018\u2019×│╰─>"
+    pieces = [NVCC_120, GLIBCXX, KAOLIN_00, "undefined symbol: ", "libcudart.so.", "(from versions: 0.", "GLIBCXX_"]
+    for _ in range(300):
+        parts = [rng.choice(pieces)[: rng.randint(0, 80)] if rng.random() < 0.3 else
+                 "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 200))) for _ in range(rng.randint(1, 8))]
+        for f in explain_text("".join(parts)):
+            assert f.code in CODES, f  # a handler failure would show as rule_failed
