@@ -14,6 +14,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from smrnb.doctor import tables
@@ -160,9 +161,7 @@ def probe(ctx: ProbeContext, *, root: str = "/usr/local") -> dict[str, Any]:
     if env.get("CONDA_PREFIX"):
         add(_nvcc_in(env["CONDA_PREFIX"]), "conda")
 
-    nvccs = []
-    for real in order:
-        e = found[real]
+    def query_nvcc(e: dict[str, Any]) -> dict[str, Any]:
         res = ctx.run([e["path"], "--version"], timeout=min(ctx.timeout, 10.0))
         parsed = parse_nvcc_version(res.stdout) if res.ok else None
         e["version"], e["version_full"], e["release_line"] = parsed if parsed else (None, None, None)
@@ -174,7 +173,19 @@ def probe(ctx: ProbeContext, *, root: str = "/usr/local") -> dict[str, Any]:
             e["list_gpu_arch"] = parse_list_gpu_arch(res2.stdout) if res2.ok else None
         e["toolkit_dir"] = os.path.dirname(os.path.dirname(e["path"]))
         e["has_headers"] = os.path.isfile(os.path.join(e["toolkit_dir"], "include", "cuda_runtime.h"))
-        nvccs.append(e)
+        return e
+
+    # every tool is asked in parallel: each answer costs a process start (tens of ms)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        nvcc_jobs = [pool.submit(query_nvcc, found[real]) for real in order]
+        gcc_job = pool.submit(_compiler, ctx, "gcc")
+        gxx_job = pool.submit(_compiler, ctx, "g++")
+        ninja_job = pool.submit(_tool_version, ctx, ctx.which("ninja"), ["--version"], r"(\d+\.\d+(?:\.\d+)?)")
+        cmake_job = pool.submit(_tool_version, ctx, ctx.which("cmake"), ["--version"],
+                                r"cmake version (\d+\.\d+(?:\.\d+)?)")
+        nvccs = [j.result() for j in nvcc_jobs]
+        gcc, gxx = gcc_job.result(), gxx_job.result()
+        ninja, cmake = ninja_job.result(), cmake_job.result()
 
     malformed = cuda_home_malformed(raw_home) or cuda_home_malformed(raw_path)
     build_home = find_cuda_home(ctx, root)
@@ -185,7 +196,6 @@ def probe(ctx: ProbeContext, *, root: str = "/usr/local") -> dict[str, Any]:
     build_version = build_entry.get("version") if build_entry else None
     has_headers = bool(build_home) and os.path.isfile(os.path.join(build_home, "include", "cuda_runtime.h"))
 
-    gcc, gxx = _compiler(ctx, "gcc"), _compiler(ctx, "g++")
     return {
         "status": "ok",
         "nvccs": nvccs,
@@ -202,7 +212,7 @@ def probe(ctx: ProbeContext, *, root: str = "/usr/local") -> dict[str, Any]:
         "cxx": gxx,
         "host_compiler_env": {k: env[k] for k in ("CC", "CXX", "CUDAHOSTCXX", "NVCC_CCBIN") if env.get(k)},
         "max_gcc_for_build_nvcc": tables.max_gcc_for_nvcc(build_version) if build_version else None,
-        "ninja": _tool_version(ctx, ctx.which("ninja"), ["--version"], r"(\d+\.\d+(?:\.\d+)?)"),
-        "cmake": _tool_version(ctx, ctx.which("cmake"), ["--version"], r"cmake version (\d+\.\d+(?:\.\d+)?)"),
+        "ninja": ninja,
+        "cmake": cmake,
         "torch_cuda_arch_list_env": env.get("TORCH_CUDA_ARCH_LIST"),
     }
