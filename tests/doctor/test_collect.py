@@ -109,3 +109,39 @@ def test_diagnose_one_layer_shows_only_it():
     rep = diagnose(layers="torch", timeout=2.0)
     assert rep.layers() == ["torch"] and set(rep.facts) == {"torch"}
     assert all(f.layer == "torch" for f in rep.findings)
+
+
+def _fuzz_runner(seed: int):
+    import random
+
+    from smrnb.doctor._model import CmdResult
+
+    rng = random.Random(seed)
+    samples = ["", "\x00\xff garbage", "NVIDIA-SMI 580.159.04  Driver Version: 580.159.04  CUDA Version: 13.0",
+               "Cuda compilation tools, release 99.x, V", "gcc (GCC) banana", "compute_", "9999999999999999999",
+               "name, driver_version, compute_cap\nNVIDIA H200, 580.159.04, 9.0\n,,,\n", "{not json", "-1"]
+
+    def run(argv, timeout=None, env=None, input=None):
+        r = rng.random()
+        if r < 0.15:
+            return CmdResult(tuple(argv), None, timed_out=True, error=f"timeout after {timeout} s")
+        if r < 0.25:
+            return CmdResult(tuple(argv), None, error="not found")
+        out = "".join(rng.choice(samples) for _ in range(rng.randint(0, 4)))
+        return CmdResult(tuple(argv), rng.choice([0, 0, 1, 127]), out, rng.choice(samples))
+
+    return run
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_no_probe_raises_on_fuzzed_tools_and_missing_proc(tmp_path, seed):
+    """Every command answers garbage, times out or is missing; /proc/self is an empty directory."""
+    ctx = ProbeContext(run=_fuzz_runner(seed), environ={"PATH": str(tmp_path), "CUDA_HOME": "/nonexistent:/x"},
+                       start_environ=None, proc_self=str(tmp_path), timeout=1.0)
+    facts = collect(ctx)
+    raised = {k: v["reason"] for k, v in facts.items() if "probe raised" in str(v.get("reason", ""))}
+    assert not raised, raised
+    from smrnb.doctor.rules import evaluate
+
+    failed = [f for f in evaluate(ctx.facts) if f.code == "rule_failed"]
+    assert not failed, failed
