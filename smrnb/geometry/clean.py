@@ -175,10 +175,11 @@ def check_points(cloud: PointCloud, *, space: str | None = None, max_fraction: f
             rep.anomalies.append(Anomaly(
                 "z0", f"{n0} of {N} points ({100 * n0 / N:.1f} %) lie at z = 0 in the camera frame",
                 "depth pixels with value 0 (no measurement) were back-projected instead of dropped, or the depth "
-                "scale is wrong; these points sit on the camera centre and would turn the surface into a dark fan "
+                "scale is wrong; back-projected zeros sit on the camera centre and turn the surface into a dark fan "
                 "or an all-black mesh",
                 "back-project with smrnb.depth_to_points (drops 0, 65535, NaN, inf, negative depth) or run "
-                "smrnb.clean_points, which drops them", n0, n0 / N))
+                "smrnb.clean_points, which drops them (if this cloud is in a world frame where z = 0 is a real "
+                "plane, pass space='world')", n0, n0 / N))
     in_groups, locs = _duplicate_groups(pf, _min_group(N))
     if z0_reported and locs.shape[0]:  # the camera-frame zeros are already reported as z0
         at_z0 = pf[:, 2].abs() < _Z0_EPS
