@@ -198,8 +198,8 @@ def diagnosis_line(text: str) -> str | None:
     if not found:
         return None
     f = found[0]
-    return (f"smrnb doctor: [{f.code}] {f.title}. Details and fix: %smr_doctor --explain "
-            f"\"{text.strip().splitlines()[-1][:80]}\"")
+    last = text.strip().splitlines()[-1][:80].replace('"', "'")
+    return f"smrnb doctor: [{f.code}] {f.title}. Details and fix: %smr_doctor --explain \"{last}\""
 
 
 def _set_hook(ip: Any, on: bool) -> None:

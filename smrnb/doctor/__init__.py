@@ -102,7 +102,8 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     Returns
     -------
     Report
-        Findings from the text first; ``meta["matched"]`` is the number of text findings.
+        The text's findings plus the live errors/warnings of the layers they point at (sorted by
+        layer, then severity); ``meta["matched"]`` is the number of findings from the text.
     """
     from smrnb._errors import SmrnbTypeError
     from smrnb.doctor.explain import explain_text

@@ -95,6 +95,9 @@ def test_exception_hook_appends_a_diagnosis_and_can_be_switched_off(ip, capsys):
     ip.run_cell(f"raise ImportError({UNDEF.split(': ', 1)[1]!r})")
     err = capsys.readouterr().err
     assert "smrnb doctor: [" in err and "%smr_doctor --explain" in err
+    suggested = err.split("Details and fix: %smr_doctor ", 1)[1].splitlines()[0]
+    rep = ip.run_line_magic("smr_doctor", suggested)  # the suggested command works as printed
+    assert rep.codes[0] in ("cxx11_abi_mismatch", "abi_torch_version_mismatch")
     ip.run_cell("raise KeyError('unrelated')")
     assert "smrnb doctor:" not in capsys.readouterr().err
     ip.run_line_magic("smr_doctor", "--no-hook")
