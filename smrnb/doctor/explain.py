@@ -19,7 +19,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from smrnb.doctor._model import CmdResult, Finding, Fix, Runner
@@ -32,7 +32,7 @@ _OLD_STRING_RE = re.compile(r"(?:E|K|P|R|I|S_|[0-9]|^)Ss(?![a-z])")
 @functools.lru_cache(maxsize=1)
 def load_signatures() -> tuple[dict[str, Any], ...]:
     """The signatures of ``tables/signatures.json`` with compiled ``regex`` / ``unless_regex``."""
-    raw = json.loads(resources.files("smrnb.doctor.tables").joinpath("signatures.json").read_text("utf-8"))
+    raw = json.loads((Path(__file__).parent / "tables" / "signatures.json").read_text("utf-8"))
     out = []
     for s in raw["signatures"]:
         flags = 0
