@@ -99,3 +99,12 @@ def test_this_machine():
     assert facts["glibc"] and facts["glibc"][0].isdigit()
     if os.path.exists("/.dockerenv"):
         assert facts["container"] == "docker"
+
+
+def test_non_utf8_files_never_raise(tmp_path):
+    root = make_root(tmp_path)
+    (root / "etc" / "os-release").write_bytes(b'PRETTY_NAME="\xff\xfe Linux"\n\x00\x80garbage')
+    (root / "proc" / "self" / "cgroup").write_bytes(b"\xff\xfe/docker/\x00")
+    facts = context.probe(make_ctx({"PATH": "/bin"}), root=str(root))
+    assert facts["container"] == "docker" and "Linux" in facts["os_release"]
+    json.dumps(facts)

@@ -274,3 +274,18 @@ def test_build_cuda_home_mirrors_torch_find_cuda_home(two_toolkits, monkeypatch)
         for k, v in env.items():
             monkeypatch.setenv(k, v)
         assert toolkit.find_cuda_home(ctx_for(env), root=str(root)) == cpp_extension._find_cuda_home(), env
+
+
+def test_hanging_nvcc_is_cut_by_timeout(tmp_path):
+    import time
+
+    d = tmp_path / "cuda-12.1" / "bin"
+    d.mkdir(parents=True)
+    (d / "nvcc").write_text("#!/bin/sh\nexec /bin/sleep 600\n")
+    (d / "nvcc").chmod(0o755)
+    env = {"PATH": "/nonexistent", "CUDA_HOME": str(tmp_path / "cuda-12.1")}
+    c = ProbeContext(run=Runner(env=env), environ=env, timeout=1.0)
+    t0 = time.perf_counter()
+    facts = toolkit.probe(c, root=str(tmp_path))
+    assert time.perf_counter() - t0 < 5
+    assert facts["nvccs"][0]["version"] is None and "timeout" in facts["nvccs"][0]["error"]
