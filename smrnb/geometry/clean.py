@@ -397,7 +397,10 @@ def _query_chunks(n_pairs: torch.Tensor, budget: int) -> list[tuple[int, int]]:
 def _radius_count_grid(p: torch.Tensor, r: float, budget_pairs: int = 1 << 23, block: int = 1 << 16) -> torch.Tensor:
     """Number of other points within distance ``r`` (``<=`` on squared distances), per point."""
     N = p.shape[0]
-    grid = _Grid(p, r * 1.001)  # cells a hair larger than r: floor() rounding never hides a neighbour
+    try:
+        grid = _Grid(p, r * 1.001)  # cells a hair larger than r: floor() rounding never hides a neighbour
+    except OverflowError:  # radius tiny against the extent: more cells than int64 keys
+        return _radius_count_brute(p, r * r)
     r2 = r * r
     out = torch.empty(N, dtype=torch.long, device=p.device)
     for b in range(0, N, block):
