@@ -118,9 +118,8 @@ def _decision_tables() -> dict[str, np.ndarray]:
         case, config = int(cases[idx, 0]), int(cases[idx, 1])
         nf = {3: 1, 6: 1, 7: 3, 10: 2, 12: 2, 13: 6}.get(case, 0)
         if nf:
-            src = {3: lambda: t3[config:config + 1], 6: lambda: t6[config, :1], 7: lambda: t7[config, :3],
-                   10: lambda: t10[config, :2], 12: lambda: t12[config, :2], 13: lambda: t13[config, :6]}[case]
-            faces[idx, :nf] = src()
+            src = {3: t3, 6: t6, 7: t7, 10: t10, 12: t12, 13: t13}[case]
+            faces[idx, :nf] = src[config:config + 1] if case == 3 else src[config, :nf]
         ambiguous[idx] = case in (3, 4, 6, 7, 10, 12, 13)
         for bits in range(64 if nf else 1):
             if bits >> nf:
@@ -544,7 +543,6 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
 
 def _vertex_positions(lin, cidx, owned, c0, c1, c2, uses_c, n_centers, flat, level, corner_off, T):
     """Positions (index units, float32) of the owned edge vertices then the interior vertices."""
-    dev = lin.device
     bitsel = _g(T["bits12"], owned)  # (M, 12) bool
     mi, ei = bitsel.nonzero().unbind(1)  # cube-major, edge ascending = numbering order
     ends = _g(T["ends"], ei)  # (V, 2) corners
