@@ -229,6 +229,8 @@ STEPS: tuple[Step, ...] = (
             ParamSpec("color", True, "bool", help="fuse colors too (when the frames have them)"),
             ParamSpec("max_weight", None, "float", (1.0, 1e6), unit="observations",
                       help="cap on a voxel's weight so the volume can follow changes; none: no cap"),
+            ParamSpec("memory_budget", None, "int", (1 << 20, 1 << 42), unit="bytes",
+                      help="refuse before allocating more than this; none: half the free RAM, 80 % of free GPU memory"),
         ),
     ),
     Step(

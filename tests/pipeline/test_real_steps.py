@@ -73,3 +73,17 @@ def test_points_clean_voxels_marching_cubes_on_two_frames():
     p.set_params("points", depth_min=3.9)
     with pytest.raises(StepValueError, match=r"step 'points' failed"):
         p.run(until="points")
+
+
+def test_real_memory_estimate_surfaces_with_knob():
+    from smrnb import MemoryEstimateError
+
+    p = Pipeline([("tsdf", {"voxel_size": 0.04, "memory_budget": 1 << 20}), "extract_mesh"],
+                 source={"path": "sample", "stride": 35, "max_frames": 2})
+    with pytest.raises(MemoryEstimateError) as ei:
+        p.run()
+    e = ei.value
+    assert e.step == "tsdf" and e.knob == "voxel_size" and e.budget_bytes == 1 << 20
+    assert e.estimate_bytes > e.budget_bytes
+    assert "step 'tsdf' refused to run" in str(e) and "--voxel-size" in str(e)
+    assert p.result("tsdf") is None and p.last_failed.step == "tsdf" and not p.last_failed.ok
