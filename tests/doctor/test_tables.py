@@ -112,3 +112,26 @@ def test_a_new_cuda_release_is_one_line(tmp_path, monkeypatch):
 def test_loaded_tables_are_json_able():
     json.dumps([r.__dict__ for r in tables.cuda_releases()])
     json.dumps([{**r.__dict__, "wheels": list(r.wheels)} for r in tables.kaolin_releases()])
+
+
+@pytest.mark.parametrize("layer", ["driver", "torch", "toolkit", "kaolin", "jupyter", "context"])
+def test_every_emitted_code_is_documented(layer):
+    """Each ``Finding("<code>", ...)`` in a rules module is in that module's CODES (the explain
+    feature and the docs use the same vocabulary)."""
+    import importlib
+    import inspect
+    import re
+
+    mod = importlib.import_module(f"smrnb.doctor.rules.{layer}")
+    emitted = set(re.findall(r'Finding\(\s*"([a-z0-9_]+)"', inspect.getsource(mod)))
+    assert emitted and emitted <= set(mod.CODES), emitted - set(mod.CODES)
+    required = {"driver": {"no_gpu", "driver_too_old"},
+                "torch": {"torch_wheel_lacks_gpu_arch", "cpu_only_torch_with_gpu"},
+                "toolkit": {"multiple_cuda_toolkits", "nvcc_torch_cuda_mismatch", "cuda_home_missing",
+                            "cuda_home_malformed", "host_compiler_unsupported", "unsupported_gpu_arch",
+                            "ninja_missing", "torch_not_found_at_build"},
+                "kaolin": {"kaolin_not_installed", "kaolin_no_wheel_for_combo", "kaolin_version_gate",
+                           "kaolin_import_failed"},
+                "jupyter": {"threejs_extension_missing", "kernel_server_python_differs", "kernelspec_env"},
+                "context": {"context_slurm", "context_jupyterhub", "context_systemd"}}[layer]
+    assert required <= emitted
