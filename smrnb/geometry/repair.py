@@ -167,60 +167,61 @@ def _liepa_dp(P: np.ndarray, nb_normals: np.ndarray, forbidden: np.ndarray) -> l
     n = len(P)
     INF = np.inf
     nn = n * n
-    C = np.full(nn, -INF)  # cos of the max dihedral angle of the best triangulation of i..j
-    S = np.full(nn, INF)  # its area
+    # per (i, j) = i * n + j: [cos of max dihedral, area, normal x, y, z, forbidden] of the best
+    # triangulation of sub-polygon i..j (the normal is that of its triangle on edge (i, j))
+    G = np.zeros((nn, 6))
+    G[:, 0] = -INF
+    G[:, 1] = INF
+    G[:, 5] = forbidden.ravel()
     apex = np.full(nn, -1, np.int64)
-    TX, TY, TZ = np.zeros(nn), np.zeros(nn), np.zeros(nn)  # unit normal of the triangle on (i, j)
     idx = np.arange(n - 1)
     band1 = idx * n + idx + 1
-    C[band1] = 1.0
-    S[band1] = 0.0
-    TX[band1], TY[band1], TZ[band1] = nb_normals[:-1, 0], nb_normals[:-1, 1], nb_normals[:-1, 2]
-    px, py, pz = P[:, 0], P[:, 1], P[:, 2]
-    d2 = (px[:, None] - px[None]) ** 2 + (py[:, None] - py[None]) ** 2 + (pz[:, None] - pz[None]) ** 2
-    forb = forbidden.ravel()
-    d2f = d2.ravel()
+    G[band1, 0] = 1.0
+    G[band1, 1] = 0.0
+    G[band1, 2:5] = nb_normals[:-1]
+    d2 = ((P[:, None, :] - P[None, :, :]) ** 2).sum(-1).ravel()
+    q = nb_normals[n - 1]
     for d in range(2, n):
         r = n - d
         i = np.arange(r)[:, None]
         k = np.arange(1, d)[None, :]
         m = i + k
-        j = i + d
-        im = i * n + m
-        mj = m * n + j
-        ij = i * n + j  # (r, 1)
-        ax, ay, az = px[m] - px[i], py[m] - py[i], pz[m] - pz[i]
-        bx, by, bz = px[j] - px[i], py[j] - py[i], pz[j] - pz[i]
-        cx, cy, cz = ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+        ij = (i * n + i + d)[:, 0]
+        gim = G[i * n + m]  # (r, d-1, 6)
+        gmj = G[m * n + i + d]
+        a = P[m] - P[i]  # (r, d-1, 3)
+        b = (P[i + d] - P[i])  # (r, 1, 3)
+        cx = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+        cy = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+        cz = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
         nrm = np.sqrt(cx * cx + cy * cy + cz * cz)
         inv = 1.0 / np.where(nrm > 0, nrm, 1.0)
         cx, cy, cz = cx * inv, cy * inv, cz * inv
-        cos = np.minimum(C[im], C[mj])
-        cos = np.minimum(cos, cx * TX[im] + cy * TY[im] + cz * TZ[im])
-        cos = np.minimum(cos, cx * TX[mj] + cy * TY[mj] + cz * TZ[mj])
+        cos = np.minimum(np.minimum(gim[..., 0], gmj[..., 0]),
+                         np.minimum(cx * gim[..., 2] + cy * gim[..., 3] + cz * gim[..., 4],
+                                    cx * gmj[..., 2] + cy * gmj[..., 3] + cz * gmj[..., 4]))
         if d == n - 1:  # the root triangle also meets the mesh face across loop edge n-1 -> 0
-            q = nb_normals[n - 1]
             cos = np.minimum(cos, cx * q[0] + cy * q[1] + cz * q[2])
         # degenerate (zero-area) triangles count as folded over
-        cos = np.where(nrm * nrm <= 1e-24 * d2f[ij] ** 2, -1.0, cos)
-        tot = S[im] + S[mj] + 0.5 * nrm
-        bad = (forb[im] & (k > 1)) | (forb[mj] & (k < d - 1))
+        cos = np.where(nrm * nrm <= 1e-24 * d2[ij][:, None] ** 2, -1.0, cos)
+        bad = ((gim[..., 5] > 0) & (k > 1)) | ((gmj[..., 5] > 0) & (k < d - 1))
         cos = np.where(bad, -INF, cos)
         best = cos.max(axis=1)
         tie = cos >= np.minimum(best - _COS_TIE, best)[:, None]
-        tot_t = np.where(tie & ~bad, tot, INF)
-        kk = np.argmin(tot_t, axis=1)
+        tot = np.where(tie & ~bad, gim[..., 1] + gmj[..., 1] + 0.5 * nrm, INF)
+        kk = np.argmin(tot, axis=1)
         rows = np.arange(r)
         c_best = cos[rows, kk]
-        s_best = tot_t[rows, kk]
+        s_best = tot[rows, kk]
         ok = np.isfinite(c_best) & np.isfinite(s_best)
         if d < n - 1:
-            ok &= ~forb[ij[:, 0]]
-        dst = ij[:, 0]
-        C[dst] = np.where(ok, c_best, -INF)
-        S[dst] = np.where(ok, s_best, INF)
-        apex[dst] = np.where(ok, rows + kk + 1, -1)
-        TX[dst], TY[dst], TZ[dst] = cx[rows, kk], cy[rows, kk], cz[rows, kk]
+            ok &= G[ij, 5] == 0
+        G[ij, 0] = np.where(ok, c_best, -INF)
+        G[ij, 1] = np.where(ok, s_best, INF)
+        G[ij, 2] = cx[rows, kk]
+        G[ij, 3] = cy[rows, kk]
+        G[ij, 4] = cz[rows, kk]
+        apex[ij] = np.where(ok, rows + kk + 1, -1)
     if apex[n - 1] < 0:
         return None
     apex = apex.reshape(n, n)
@@ -303,18 +304,6 @@ def _ear_clip(P: np.ndarray, forbidden: np.ndarray) -> list[tuple[int, int, int]
 # refinement and fairing of one patch (Liepa 2003, sections 3.2-3.3)
 
 
-def _angle_at(p: list[tuple[float, float, float]], a: int, b: int, c: int) -> float:
-    """Angle at ``c`` in triangle (a, b, c) (pure Python: these patches are small)."""
-    pa, pb, pc = p[a], p[b], p[c]
-    ux, uy, uz = pa[0] - pc[0], pa[1] - pc[1], pa[2] - pc[2]
-    vx, vy, vz = pb[0] - pc[0], pb[1] - pc[1], pb[2] - pc[2]
-    nu = math.sqrt(ux * ux + uy * uy + uz * uz)
-    nv = math.sqrt(vx * vx + vy * vy + vz * vz)
-    if nu == 0.0 or nv == 0.0:
-        return math.pi
-    return math.acos(max(-1.0, min(1.0, (ux * vx + uy * vy + uz * vz) / (nu * nv))))
-
-
 class _Patch:
     """A patch being refined: triangles over local vertex ids with a half-edge map."""
 
@@ -355,11 +344,22 @@ class _Patch:
         t2 = self.he.get((b, a))
         if t1 is None or t2 is None:
             return None
-        c = next(x for x in self.tris[t1] if x != a and x != b)
-        d = next(x for x in self.tris[t2] if x != a and x != b)
+        ta, tb = self.tris[t1], self.tris[t2]
+        c = ta[0] + ta[1] + ta[2] - a - b
+        d = tb[0] + tb[1] + tb[2] - a - b
         if c == d or self.edge_exists(c, d):
             return None
-        if _angle_at(self.pos, a, b, c) + _angle_at(self.pos, a, b, d) <= math.pi + 1e-9:
+        # the opposite angles at c and d sum past pi  <=>  cot(c) + cot(d) < 0
+        pa, pb, pc, pd = self.pos[a], self.pos[b], self.pos[c], self.pos[d]
+        ax, ay, az = pa[0] - pc[0], pa[1] - pc[1], pa[2] - pc[2]
+        bx, by, bz = pb[0] - pc[0], pb[1] - pc[1], pb[2] - pc[2]
+        dot1 = ax * bx + ay * by + az * bz
+        cr1 = math.sqrt((ay * bz - az * by) ** 2 + (az * bx - ax * bz) ** 2 + (ax * by - ay * bx) ** 2)
+        ax, ay, az = pa[0] - pd[0], pa[1] - pd[1], pa[2] - pd[2]
+        bx, by, bz = pb[0] - pd[0], pb[1] - pd[1], pb[2] - pd[2]
+        dot2 = ax * bx + ay * by + az * bz
+        cr2 = math.sqrt((ay * bz - az * by) ** 2 + (az * bx - ax * bz) ** 2 + (ax * by - ay * bx) ** 2)
+        if cr1 == 0.0 or cr2 == 0.0 or dot1 * cr2 + dot2 * cr1 >= -1e-12 * (cr1 * cr2 + abs(dot1 * cr2) + abs(dot2 * cr1)):
             return None
         self.remove(t1)
         self.remove(t2)
@@ -400,7 +400,8 @@ def _refine(patch: _Patch, n_loop: int, max_vertices: int) -> None:
             p0, p1, p2 = pos[t[0]], pos[t[1]], pos[t[2]]
             c = ((p0[0] + p1[0] + p2[0]) / 3.0, (p0[1] + p1[1] + p2[1]) / 3.0, (p0[2] + p1[2] + p2[2]) / 3.0)
             sc = (sig[t[0]] + sig[t[1]] + sig[t[2]]) / 3.0
-            if all(_ALPHA * math.dist(c, pos[m]) > max(sc, sig[m]) for m in t):
+            if (_ALPHA * math.dist(c, p0) > max(sc, sig[t[0]]) and _ALPHA * math.dist(c, p1) > max(sc, sig[t[1]])
+                    and _ALPHA * math.dist(c, p2) > max(sc, sig[t[2]])):
                 ci = len(pos)
                 pos.append(c)
                 sig.append(sc)
