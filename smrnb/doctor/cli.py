@@ -89,6 +89,19 @@ def _emit(report, args) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``smr-doctor``; returns the exit status (argparse exits 2 on usage errors)."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `smr-doctor --json | head`: stop quietly
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     cmd = args.command or "check"
