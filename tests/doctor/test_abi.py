@@ -73,6 +73,12 @@ def fake(tmp_path_factory) -> dict[str, Path]:
                      " int foo(int x){ return x + 1; } }\n", "-D_GLIBCXX_USE_CXX11_ABI=1", "-Wl,-soname,libc10.so")
     gxx(lib / "libtorch_global_deps.so", "namespace c10 { int foo(int); } int g(){ return c10::foo(1); }",
         f"-L{lib}", "-lc10", "-Wl,-rpath,$ORIGIN", "-Wl,--enable-new-dtags")
+    # torch/_C*.so -> libtorch_python.so (RUNPATH $ORIGIN/lib), as in the real wheel: import torch maps it
+    gxx(lib / "libtorch_python.so", "int THPFake_Wrap(int x){ return x; }\n", "-Wl,-soname,libtorch_python.so")
+    gxx(site / "torch" / "_C.cpython-311-x86_64-linux-gnu.so", "int THPFake_Wrap(int); int m(){ return THPFake_Wrap(1); }",
+        f"-L{lib}", "-ltorch_python", "-Wl,-rpath,$ORIGIN/lib", "-Wl,--enable-new-dtags")
+    out["global"] = gxx(d / "ext" / "libext_global.so", "int THPFake_Wrap(int); int THPGone(int);\n"
+                        "int use(){ return THPFake_Wrap(1) + THPGone(2); }\n", f"-L{lib}", "-ltorch_python")
     use = "int use(){ c10::Error e(std::string(\"x\")); return c10::foo(1); }\n"
     link = (f"-L{lib}", "-lc10")
     out["old"] = gxx(d / "ext" / "libext_old.so", C10_DECL + use, "-D_GLIBCXX_USE_CXX11_ABI=0", *link)
@@ -86,7 +92,13 @@ def fake(tmp_path_factory) -> dict[str, Path]:
 
 def run_layers(paths: list[Path], fake: dict[str, Path], gpus: list[dict] | None = None,
                torch_facts: dict | None = None) -> ProbeContext:
-    ctx = ProbeContext(extension_paths=[str(p) for p in paths])
+    # a fabricated /proc/self: this test process has the real torch mapped (conftest imports it), and
+    # its libc10.so / libtorch_python.so would satisfy the fake extensions' NEEDED by soname
+    proc = fake["site"].parent / "proc"
+    proc.mkdir(exist_ok=True)
+    (proc / "maps").write_text("")
+    (proc / "environ").write_bytes(b"PATH=/usr/bin\0")
+    ctx = ProbeContext(extension_paths=[str(p) for p in paths], proc_self=str(proc), environ={"PATH": "/usr/bin"})
     ctx.facts["torch"] = torch_facts if torch_facts is not None else {
         "status": "ok", "installed": True, "lib_dir": str(fake["lib"]), "version": "2.11.0+cu130", "cuda": "13.0",
         "cxx11_abi": None}
@@ -139,6 +151,17 @@ def test_symbols_missing_in_both_abis_mean_another_torch_version(fake):
     f = next(f for f in evaluate(ctx.facts, ["abi"]) if "libext_missing.so" in f.title)
     assert any("c10::bar_v2(int)" in e for e in f.evidence)
     assert any("--force-reinstall" in c for c in f.fix.commands)
+
+
+def test_global_namespace_torch_symbols_are_checked_too(fake):
+    ctx = run_layers([fake["global"]], fake)
+    (e,) = ctx.facts["abi"]["extensions"]
+    assert e["torch_undefined"] == 0 and e["unresolved_count"] == 1
+    assert e["defined_in"]["libtorch_python.so"] == 1
+    (u,) = e["unresolved"]
+    assert u["demangled"] == "THPGone(int)" and u["diagnosis"] == "abi_torch_version_mismatch"
+    lres = ctx.facts["loader"]["extensions"][0]["resolved"]["libtorch_python.so"]
+    assert lres["via"] == "already-loaded" and lres["loaded_by"] == "import torch"
 
 
 def test_torch_abi_flag_from_torch_facts_wins(fake):

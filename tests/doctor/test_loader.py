@@ -436,3 +436,15 @@ def test_never_raises_on_garbage_and_missing_proc_files(tree, tmp_path):
     facts = loader_probe.probe(ctx, site_dirs=[])
     assert facts["start_environ_known"] is False and facts["mapped_libraries"] == {}
     assert facts["extensions"][0]["status"] == "unavailable"
+
+
+def test_expand_tokens():
+    import platform
+
+    assert loader.expand_tokens("$ORIGIN/../lib", "/a/b") == "/a/b/../lib"
+    assert loader.expand_tokens("${ORIGIN}/x", "/o") == "/o/x"
+    assert loader.expand_tokens("/opt/$PLATFORM", "/o") == f"/opt/{platform.machine()}"
+    lib = loader.expand_tokens("/usr/$LIB", "/o")
+    assert lib in {"/usr/lib64", "/usr/lib", f"/usr/lib/{loader._multiarch()}"} and os.path.isdir(lib)
+    assert loader.expand_tokens("$NOPE/x", "/o") is None  # glibc drops entries with unknown tokens
+    assert loader.expand_tokens("", "/o") == os.getcwd()

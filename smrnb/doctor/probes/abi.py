@@ -175,8 +175,14 @@ def _string_flavours(names: list[str]) -> tuple[bool, bool]:
 
 
 def check_extension(path: str, libs: list[str], torch_cxx11: bool | None, gpus: list[dict[str, Any]],
-                    run: Any = None, timeout: float = 5.0) -> dict[str, Any]:
-    """The abi facts of one extension (see FACTS.md); never raises on unreadable files."""
+                    run: Any = None, timeout: float = 5.0, other_libs: list[str] | None = None) -> dict[str, Any]:
+    """The abi facts of one extension (see FACTS.md); never raises on unreadable files.
+
+    Checked symbols: undefined, non-weak, and either in a torch namespace or an unversioned C++
+    name (``THPVariable_Wrap``...; libstdc++'s exports always carry a GLIBCXX/CXXABI version).
+    They are looked up in torch's ``libs``, then in the extension's other resolved libraries
+    (``other_libs``); ``torch_undefined`` counts those in torch namespaces.
+    """
     info = read_elf(path, symbols=True)
     if info is None:
         return {"path": path, "status": "unavailable",
@@ -184,8 +190,13 @@ def check_extension(path: str, libs: list[str], torch_cxx11: bool | None, gpus: 
                 "torch_undefined": 0, "unresolved": [], "uses_old_abi": False, "uses_cxx11_abi": False,
                 "embedded_archs": None, "has_ptx": None}
     torch_undef = [s.name for s in info.undefined if not s.weak and is_torch_symbol(s.name)]
-    where = _lookup_any(libs, torch_undef) if libs else dict.fromkeys(torch_undef)
-    unresolved_names = [n for n in torch_undef if where[n] is None] if libs else []
+    candidates = torch_undef + [s.name for s in info.undefined if not s.weak and s.version is None
+                                and s.name.startswith("_Z") and not is_torch_symbol(s.name)]
+    where = _lookup_any(libs, candidates) if libs else dict.fromkeys(candidates)
+    rest = [n for n in candidates if where[n] is None]
+    if rest and other_libs:
+        where.update({n: p for n, p in _lookup_any([p for p in other_libs if p not in libs], rest).items() if p})
+    unresolved_names = [n for n in candidates if where[n] is None] if libs else []
     counterparts = {n: other_abi_spelling(n) for n in unresolved_names}
     cp_where = _lookup_any(libs, [c for c in counterparts.values() if c]) if libs else {}
     old, cxx11 = _string_flavours([s.name for s in info.undefined] + [s.name for s in info.defined])
@@ -208,7 +219,8 @@ def check_extension(path: str, libs: list[str], torch_cxx11: bool | None, gpus: 
         "torch_undefined": len(torch_undef), "unresolved_count": len(unresolved_names), "unresolved": unresolved,
         "uses_old_abi": old, "uses_cxx11_abi": cxx11, "torch_cxx11_abi": torch_cxx11,
         "checked_in": [os.path.basename(p) for p in libs],
-        "defined_in": {os.path.basename(p): sum(1 for v in where.values() if v == p) for p in libs},
+        "defined_in": {os.path.basename(p): sum(1 for v in where.values() if v == p)
+                       for p in dict.fromkeys([*libs, *(v for v in where.values() if v)])},
     }
     fat = embedded_cuda_archs(path) if info.has_fatbin else {"archs": [], "ptx": [], "containers": 0}
     if fat is None:
@@ -237,7 +249,10 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
     libs = torch_libraries(ctx)
     torch_cxx11, abi_from = torch_string_abi(ctx, libs)
     gpus = (ctx.facts.get("driver") or {}).get("gpus") or []
-    exts = [check_extension(p, libs, torch_cxx11, gpus, run=ctx.run, timeout=ctx.timeout) for p in paths]
+    resolved_by_path = {e.get("path"): [r.get("path") for r in (e.get("resolved") or {}).values() if r.get("path")]
+                        for e in lf.get("extensions") or [] if isinstance(e, dict)}
+    exts = [check_extension(p, libs, torch_cxx11, gpus, run=ctx.run, timeout=ctx.timeout,
+                            other_libs=resolved_by_path.get(p)) for p in paths]
     return {"status": "ok", "torch_libraries": libs, "torch_cxx11_abi": torch_cxx11, "torch_cxx11_abi_from": abi_from,
             "gpus": [{"index": g.get("index"), "name": g.get("name"), "compute_capability": g.get("compute_capability")}
                      for g in gpus if isinstance(g, dict)],
