@@ -135,3 +135,33 @@ def test_every_code_a_rules_module_emits_is_declared():
                 emitted.setdefault(node.args[0].value, py.name)
     undeclared = {c: m for c, m in emitted.items() if c not in codes}
     assert not undeclared, f"codes emitted but not declared in CODES: {undeclared}"
+
+
+@pytest.mark.browser
+def test_copy_button_copies_in_chromium(tmp_path):
+    """The copy button puts the command on the clipboard (Clipboard API), and falls back to execCommand."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    rep = Report(FACTS, FINDINGS)
+    page_html = tmp_path / "r.html"
+    page_html.write_text("<html><body>" + rep._repr_html_() + "</body></html>", encoding="utf-8")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        try:
+            ctx = browser.new_context()
+            ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+            page = ctx.new_page()
+            page.goto(page_html.as_uri())
+            buttons = page.locator("button.smrnb-copy")
+            buttons.nth(1).click()
+            page.wait_for_function("document.querySelectorAll('button.smrnb-copy')[1].innerText == 'copied'",
+                                   timeout=5000)
+            assert page.evaluate("navigator.clipboard.readText()") == "sudo apt-get install nvidia-driver-550"
+            # no Clipboard API (e.g. plain http): the execCommand fallback
+            page2 = ctx.new_page()
+            page2.add_init_script("Object.defineProperty(navigator, 'clipboard', {value: undefined});")
+            page2.goto(page_html.as_uri())
+            page2.locator("button.smrnb-copy").nth(2).click()
+            page2.wait_for_function("document.querySelectorAll('button.smrnb-copy')[2].innerText == 'copied'",
+                                    timeout=5000)
+        finally:
+            browser.close()
