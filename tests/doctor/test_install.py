@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -160,3 +161,29 @@ def test_h200_ground_truth_is_reported_truthfully(h200):
     assert "rm -rf build/ *.egg-info" in lines
     assert not any("ninja" in ln and "install" in ln for ln in lines)  # ninja is there
     assert not any(ln.startswith("export CC=") for ln in lines)  # gcc 13.3 <= 15
+
+
+def test_h200_with_kaolin_built_from_source(h200, tmp_path):
+    """The H200 as read off (section d): kaolin 0.18.0 built from source against torch 2.11.0+cu130
+    (IGNORE_TORCH_VER), importing in 10.8 s. No error or warning may appear in these layers."""
+    ctx, _root = h200
+    site = tmp_path / "site"
+    pkg = site / "kaolin"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('must not be imported')\n")
+    (pkg / "_C.cpython-312-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    di = site / "kaolin-0.18.0.dist-info"
+    di.mkdir()
+    (di / "METADATA").write_text("Metadata-Version: 2.1\nName: kaolin\nVersion: 0.18.0\n")
+    (di / "direct_url.json").write_text('{"url": "file:///root/kaolin", "dir_info": {}}')
+    py = Path(ctx.python)
+    py.write_text('#!/bin/sh\ncase "$2" in *kaolin*) echo \'{"version": "0.18.0", "seconds": 10.8}\';; '
+                  '*) echo 3.12.3;; esac\n')
+    ctx.import_check = True
+    ctx.facts["kaolin"] = kaolin.probe(ctx, site_dirs=[str(site)])
+    k = ctx.facts["kaolin"]
+    assert k["installed"] and k["version"] == "0.18.0" and k["install_kind"] == "direct-url"
+    assert k["import_check"] == {"ok": True, "seconds": 10.8, "error": None}
+    findings = evaluate(ctx.facts, layers=["driver", "torch", "toolkit", "kaolin"])
+    assert [(f.code, f.title) for f in findings if f.severity in ("error", "warning")] == []
+    assert "kaolin_ok" in {f.code for f in findings}
