@@ -196,23 +196,26 @@ def expand_tokens(entry: str, origin: str) -> str | None:
     """Expand ``$ORIGIN``/``${ORIGIN}``, ``$LIB``, ``$PLATFORM`` in one RPATH/RUNPATH entry.
 
     ``origin`` is the directory of the object as it was opened (symlinks not resolved, as glibc).
-    An empty entry means the current directory; an unknown ``$TOKEN`` makes the entry unusable
-    (None), as in glibc."""
+    An empty entry means the current directory.  As in glibc's ``_dl_dst_substitute``, an
+    unrecognised ``$NAME`` stays literally in the path (a bare token counts only when followed by
+    ``/`` or the end: ``$ORIGIN-x`` is literal), and a known token without a value
+    (an empty ``origin``) makes the entry unusable (None).
+    """
     if entry == "":
         return os.getcwd()
     repl = {"ORIGIN": origin, "LIB": _lib_token(), "PLATFORM": platform.machine()}
-
     bad = False
 
     def sub(m: re.Match[str]) -> str:
         nonlocal bad
         name = m.group(1) or m.group(2)
         if name not in repl:
-            bad = True
             return m.group(0)
+        if not repl[name]:
+            bad = True
         return repl[name]
 
-    out = re.sub(r"\$(?:\{(\w+)\}|(\w+))", sub, entry)
+    out = re.sub(r"\$(?:\{(ORIGIN|LIB|PLATFORM)\}|(ORIGIN|LIB|PLATFORM)(?=/|$))", sub, entry)
     return None if bad else out
 
 

@@ -446,5 +446,9 @@ def test_expand_tokens():
     assert loader.expand_tokens("/opt/$PLATFORM", "/o") == f"/opt/{platform.machine()}"
     lib = loader.expand_tokens("/usr/$LIB", "/o")
     assert lib in {"/usr/lib64", "/usr/lib", f"/usr/lib/{loader._multiarch()}"} and os.path.isdir(lib)
-    assert loader.expand_tokens("$NOPE/x", "/o") is None  # glibc drops entries with unknown tokens
+    assert loader.expand_tokens("$NOPE/x", "/o") == "$NOPE/x"  # glibc keeps an unknown $NAME literally
+    assert loader.expand_tokens("$ORIGINAL/x", "/o") == "$ORIGINAL/x"
+    assert loader.expand_tokens("$ORIGIN/x", "") is None
     assert loader.expand_tokens("", "/o") == os.getcwd()
+    assert loader.expand_tokens("$ORIGIN-x/y", "/o") == "$ORIGIN-x/y"
+    assert loader.expand_tokens("${ORIGIN}-x/y", "/o") == "/o-x/y"
