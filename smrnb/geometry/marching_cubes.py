@@ -460,7 +460,10 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     cube = torch.add(q[:Lc], q[a:a + Lc], alpha=16)
     del q, s
     # x * (x + 1) in uint8 is 0 exactly for x in {0, 255} (x and x + 1 are coprime): one pass
-    cand = torch.addcmul(cube, cube, cube)
+    try:
+        cand = torch.addcmul(cube, cube, cube)
+    except (RuntimeError, NotImplementedError):  # a build without integer addcmul on this device
+        cand = cube * (cube + 1)
     lin = cand.nonzero().squeeze(1)  # node index of corner 0; rows that wrap are filtered next
     del cand
     c2 = lin % N2

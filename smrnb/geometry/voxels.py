@@ -37,6 +37,9 @@ from smrnb.geometry._validate import as_tensor, check_choice, check_positive
 __all__ = ["VoxelGrid", "pointcloud_to_voxelgrid"]
 
 
+_SMALL = 64 << 20  # estimates below this are not checked against the device (always fit)
+
+
 def _memory_budget(device: torch.device) -> int:
     """Bytes a single step may allocate on ``device``: 80 % of what is free/available now.
 
@@ -219,9 +222,6 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
         raise SmrnbTypeError(f"points must be a floating-point tensor, got dtype {pts.dtype}")
     if pts.shape[-2] == 0 or pts.numel() == 0:
         raise SmrnbValueError(f"points must not be empty, got shape {tuple(pts.shape)}")
-    if not bool(torch.isfinite(pts).all()):
-        bad = int((~torch.isfinite(pts).all(-1)).sum())
-        raise SmrnbValueError(f"points must be finite, got {bad} point(s) with NaN/inf coordinates")
     vs = check_positive(voxel_size, "voxel_size")
     shape = _grid_shape(grid_shape)
     check_choice(backend, "backend", ("auto", "torch", "kaolin"))
@@ -232,7 +232,8 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
 
     cells = B * shape[0] * shape[1] * shape[2]
     estimate = cells + B * N * 40  # bool grid + per-point float/int64 temporaries
-    budget = _memory_budget(dev)
+    # asking the device costs a driver call: only for allocations that could matter
+    budget = _memory_budget(dev) if estimate > _SMALL else estimate
     if estimate > budget:
         raise MemoryEstimateError(
             f"pointcloud_to_voxelgrid: a {B} x {shape[0]} x {shape[1]} x {shape[2]} grid for {B * N} points needs "
@@ -260,6 +261,12 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
         occ, dropped = _voxelize_torch(pb, vs, shape, org)
         used = "torch CUDA" if dev.type == "cuda" else "torch CPU"
     per = dropped.tolist()
+    if any(per):
+        # NaN/inf coordinates never land in a voxel: check for them only when something was dropped
+        finite = torch.isfinite(pb).all(-1)
+        if not bool(finite.all()):
+            bad = int((~finite).sum())
+            raise SmrnbValueError(f"points must be finite, got {bad} point(s) with NaN/inf coordinates")
     meta = {"backend": used, "num_points": B * N, "dropped_per_batch": per}
     return VoxelGrid(occ if batched else occ[0], org, vs, frame, int(sum(per)), meta)
 
@@ -271,17 +278,19 @@ def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], or
     X, Y, Z = shape
     dev = pb.device
     o = org.to(pb.dtype)
-    idx = torch.floor((pb - o) / vs)
-    lim = torch.tensor(shape, dtype=pb.dtype, device=dev)
-    inside = ((idx >= 0) & (idx < lim)).all(-1)  # (B, N)
-    il = idx.long()
-    b = torch.arange(B, device=dev)[:, None]
-    flat = ((b * X + il[..., 0]) * Y + il[..., 1]) * Z + il[..., 2]
+    fidx = torch.floor((pb - o) / vs)
+    lim = torch.tensor(shape, dtype=pb.dtype).to(dev, non_blocking=True)
+    inside = ((fidx >= 0) & (fidx < lim)).all(-1)  # (B, N); NaN compares False -> outside
+    il = fidx.long()  # garbage where not inside; replaced below
+    stride = torch.tensor([Y * Z, Z, 1], dtype=torch.long).to(dev, non_blocking=True)
+    flat = (il * stride).sum(-1)
+    if B > 1:
+        flat += torch.arange(B, device=dev)[:, None] * (X * Y * Z)
     total = B * X * Y * Z
-    flat = torch.where(inside, flat, torch.full_like(flat, total))  # outside -> one spare slot
+    flat = torch.where(inside, flat, total)  # outside -> one spare slot
     occ = torch.zeros(total + 1, dtype=torch.bool, device=dev)
     occ.index_fill_(0, flat.reshape(-1), True)
-    dropped = (~inside).sum(1)
+    dropped = pb.shape[1] - inside.sum(1)
     return occ[:total].view(B, X, Y, Z), dropped
 
 
