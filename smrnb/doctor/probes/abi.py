@@ -248,7 +248,7 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
         paths = [e["path"] for e in extensions_of_interest(ctx, site_dirs)]
     libs = torch_libraries(ctx)
     torch_cxx11, abi_from = torch_string_abi(ctx, libs)
-    gpus = (ctx.facts.get("driver") or {}).get("gpus") or []
+    gpus = [g for g in (ctx.facts.get("driver") or {}).get("gpus") or [] if isinstance(g, dict)]
     resolved_by_path = {e.get("path"): [r.get("path") for r in (e.get("resolved") or {}).values() if r.get("path")]
                         for e in lf.get("extensions") or [] if isinstance(e, dict)}
     exts = [check_extension(p, libs, torch_cxx11, gpus, run=ctx.run, timeout=ctx.timeout,
