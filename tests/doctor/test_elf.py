@@ -206,7 +206,10 @@ def test_demangle_with_real_cxxfilt_and_fallbacks(built):
     def short(argv, timeout=None, input=None, env=None):
         return CmdResult(tuple(argv), 0, stdout="only one line\n")
 
-    for run in (failing, hanging, short):
+    def no_input_kwarg(argv, timeout=None):  # a runner that cannot feed stdin
+        return CmdResult(tuple(argv), 0, stdout="")
+
+    for run in (failing, hanging, short, no_input_kwarg):
         assert elf.demangle(names, run=run) == names  # the clear fallback: names unchanged
     assert elf.demangle([]) == []
 
