@@ -52,7 +52,7 @@ def kaolin_findings(facts: Facts) -> Iterable[Finding]:
                           (f"wheel page: {k.get('wheel_page')}",
                            "'pip install kaolin' alone finds only the PyPI placeholder (from versions: 0.0 / 0.1)",
                            f"nearest wheels of kaolin {tables.kaolin_releases()[0].version}: {', '.join(near)}"),
-                          Fix("Build from source (script above), or install a torch that has a kaolin wheel.",
+                          Fix("Build from source with the script below, or install a torch that has a kaolin wheel.",
                               (cmd,) if cmd else (), INSTALL_DOCS))
     ic = k.get("import_check")
     if tbase and not (ic and ic.get("ok")):
@@ -64,7 +64,7 @@ def kaolin_findings(facts: Facts) -> Iterable[Finding]:
             yield Finding("kaolin_version_gate", "kaolin", "info",
                           f"torch {tbase} is outside kaolin {rel.version}'s range {rel.torch_min}-{rel.torch_max}",
                           (f"kaolin {rel.version} setup.py accepts torch >= {rel.torch_min}, <= {rel.torch_max}",
-                           f"source: {rel.source}"),
+                           f"from smrnb/doctor/tables/kaolin.json (verified: {rel.verified})"),
                           Fix("setup.py raises 'Kaolin requires PyTorch >= ..., <= ...' unless IGNORE_TORCH_VER=1; "
                               "newer torch may also break kaolin's sources (torch API changes).",
                               ("export IGNORE_TORCH_VER=1",), INSTALL_DOCS))
