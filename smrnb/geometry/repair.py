@@ -56,6 +56,8 @@ class FillHolesResult:
         edge of a triangle glued to the surface along two non-manifold edges); reported, not patched
     non_manifold_spots : connected groups of those open edges (one per place that needs
         :func:`repair_non_manifold` or a look, not a patch)
+    holes_with_winding_flips : holes (counted in ``holes_found``) whose neighbouring faces are not
+        consistently wound; their patch follows the majority of the neighbours
     vertices_added, faces_added : counts appended to the mesh
     dropped : attributes that could not be carried over (``"uvs"``, ``"texture"``...)
     time_s : wall time in seconds
@@ -69,6 +71,7 @@ class FillHolesResult:
     non_manifold_edges: int = 0
     open_boundary_edges: int = 0
     non_manifold_spots: int = 0
+    holes_with_winding_flips: int = 0
     vertices_added: int = 0
     faces_added: int = 0
     dropped: list[str] = field(default_factory=list)
@@ -514,7 +517,9 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     """
     t0 = time.perf_counter()
     if max_hole_edges is not None:
-        max_hole_edges = check_int_range(max_hole_edges, "max_hole_edges", lo=3)
+        max_hole_edges = check_int_range(max_hole_edges, "max_hole_edges")
+        if max_hole_edges < 3:
+            raise SmrnbValueError(f"max_hole_edges must be an int >= 3 or None (no limit), got {max_hole_edges}")
     if not isinstance(refine, bool):
         raise SmrnbTypeError(f"refine must be a bool, got {type(refine).__name__}")
     if not isinstance(fair, bool):
@@ -526,12 +531,20 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     emap = _edges_np(f)
     edges, counts, _ = emap
     hh, hface = _hole_halfedges(f, emap)
-    loops, open_idx = _trace_loops(hh)
-    loops.sort(key=len, reverse=True)
+    loops_he, open_idx = _trace_loops(hh)
+    fa = v[f[hface, 0]]
+    fn, _ = _unit_rows(np.cross(v[f[hface, 1]] - fa, v[f[hface, 2]] - fa))
+    # each loop: (vertices in patch order, unit normal of the face across each loop edge oriented
+    # as the patch should be, index of that face)
+    loops = [(hh[idx, 0], fn[idx], hface[idx]) for idx in loops_he]
+    flipped, open_idx = _undirected_cycles(hh, open_idx)
+    for verts, he_idx, sign in flipped:
+        loops.append((verts, fn[he_idx] * sign[:, None], hface[he_idx]))
+    loops.sort(key=lambda x: len(x[0]), reverse=True)
     res = FillHolesResult(mesh=mesh, non_manifold_edges=int((counts > 2).sum()),
-                          open_boundary_edges=len(open_idx))
+                          open_boundary_edges=len(open_idx), holes_with_winding_flips=len(flipped))
     res.non_manifold_spots = _count_groups(hh[open_idx]) if len(open_idx) else 0
-    res.holes_found = [len(lp) for lp in loops]
+    res.holes_found = [len(lp[0]) for lp in loops]
 
     # existing undirected edges as sorted int64 keys, plus the ones patches add as we go
     key_n = np.int64(V + 1)
@@ -542,8 +555,6 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     ssum = np.bincount(edges.ravel(), weights=np.repeat(elen, 2), minlength=V)
     scnt = np.bincount(edges.ravel(), minlength=V)
     sigma_v = ssum / np.maximum(scnt, 1)
-    fa = v[f[hface, 0]]
-    fn, _ = _unit_rows(np.cross(v[f[hface, 1]] - fa, v[f[hface, 2]] - fa))
     if fair and refine:  # vertex -> neighbours (CSR) for the one-ring the fairing keeps fixed
         both = np.concatenate([edges, edges[:, ::-1]])
         order = np.argsort(both[:, 0], kind="stable")
@@ -554,15 +565,13 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     new_parents: list[tuple[int, int, int]] = []  # per new vertex: global ids of the 3 it averages
     new_faces: list[tuple[int, int, int]] = []
     next_id = V
-    for idx in loops:
-        size = len(idx)
+    for loop, nb, across in loops:
+        size = len(loop)
         if max_hole_edges is not None and size > max_hole_edges:
             res.holes_left.append(size)
             res.left_reasons.append(f"larger than max_hole_edges={max_hole_edges}")
             continue
-        loop = hh[idx, 0]
         P = v[loop]
-        nb = fn[idx]
         # forbidden diagonals: pairs of loop vertices already joined by an edge
         lo = np.minimum(loop[:, None], loop[None, :])
         hi = np.maximum(loop[:, None], loop[None, :])
@@ -574,7 +583,7 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
         if size == 3:
             tris = [(0, 1, 2)]
             # a 3-loop whose triangle already exists (with the other winding) would double a face
-            sf = np.sort(f[hface[idx]], axis=1)
+            sf = np.sort(f[across], axis=1)
             if (sf == np.sort(loop)).all(axis=1).any():
                 res.holes_left.append(size)
                 res.left_reasons.append("the patch triangle would duplicate an existing face")
@@ -639,6 +648,56 @@ def _one_ring(loop: np.ndarray, nbr_sorted: np.ndarray, nbr_start: np.ndarray, v
         ring.append(lst)
     ring_pos = v[np.fromiter(ring_ids, np.int64, len(ring_ids))] if ring_ids else np.zeros((0, 3))
     return ring, ring_pos, loop_edges
+
+
+def _undirected_cycles(hh: np.ndarray, open_idx: np.ndarray):
+    """Boundary cycles that the directed tracing left open because the winding flips along them.
+
+    Among the open hole half-edges, each connected set whose vertices all have exactly two of
+    them is a simple cycle: a real hole next to inconsistently wound faces. It is oriented like
+    the majority of its half-edges; ``sign`` is -1 on the edges whose face is wound the other way
+    (so their normals are flipped before the patch is matched to them). Returns
+    ``[(vertices, half-edge ids, sign)]`` and the half-edge ids still open.
+    """
+    if len(open_idx) < 3:
+        return [], open_idx
+    e = hh[open_idx]
+    inc: dict[int, list[int]] = {}
+    for k, (a, b) in enumerate(e.tolist()):
+        inc.setdefault(a, []).append(k)
+        inc.setdefault(b, []).append(k)
+    used = np.zeros(len(e), bool)
+    cycles = []
+    for k0 in range(len(e)):
+        if used[k0]:
+            continue
+        start, cur = int(e[k0, 0]), int(e[k0, 1])
+        walk_v, walk_k, agree = [start], [k0], [True]
+        ok = len(inc[start]) == 2
+        prev = k0
+        while ok and cur != start:
+            nxt = [k for k in inc[cur] if k != prev]
+            if len(inc[cur]) != 2 or len(nxt) != 1 or used[nxt[0]]:
+                ok = False
+                break
+            k = nxt[0]
+            walk_v.append(cur)
+            walk_k.append(k)
+            agree.append(int(e[k, 0]) == cur)
+            prev = k
+            cur = int(e[k, 1]) if int(e[k, 0]) == cur else int(e[k, 0])
+        if not ok or len(walk_k) < 3 or all(agree):
+            continue
+        used[walk_k] = True
+        verts = np.asarray(walk_v, np.int64)
+        ks = np.asarray(walk_k, np.int64)
+        sign = np.where(np.asarray(agree), 1.0, -1.0)
+        if sign.sum() < 0:  # follow the majority: reverse the walk
+            verts = np.concatenate([verts[:1], verts[1:][::-1]])
+            ks = ks[::-1]
+            sign = -sign[::-1]
+        cycles.append((verts, open_idx[ks], sign))
+    return cycles, open_idx[~np.isin(np.arange(len(open_idx)), np.nonzero(used)[0])]
 
 
 def _count_groups(hedges: np.ndarray) -> int:

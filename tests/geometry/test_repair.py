@@ -174,6 +174,28 @@ def test_two_holes_sharing_a_vertex():
     assert_repaired_sphere(m, res)
 
 
+def test_hole_next_to_a_flipped_face_follows_the_majority():
+    v, f = icosphere(3)
+    remove = star_hole(f, centre=100)
+    keep = np.setdiff1d(np.arange(len(f)), remove)
+    g = f[keep].copy()
+    loop = boundary_loops(g)[0]
+    # flip one face that has an edge on the hole
+    e0 = {int(loop[0]), int(loop[1])}
+    j = next(i for i, face in enumerate(g) if e0 <= set(face.tolist()))
+    g[j] = g[j, ::-1]
+    m = Mesh(torch.as_tensor(v, dtype=torch.float32), torch.as_tensor(g))
+    assert boundary_loops(m.faces) == []  # the directed loop is broken by the flip
+    res = fill_holes(m, max_hole_edges=None)
+    assert res.holes_found == [len(loop)] and res.holes_filled == [len(loop)]
+    assert res.holes_with_winding_flips == 1 and res.open_boundary_edges == 0
+    out = res.mesh.faces.numpy().copy()
+    assert is_watertight(out) and euler_characteristic(res.mesh.num_vertices, out) == 2
+    assert not is_winding_consistent(out)
+    out[j] = out[j, ::-1]  # un-flip the face: then everything, patch included, agrees
+    assert is_winding_consistent(out)
+
+
 def test_max_hole_edges_limits_what_is_filled():
     v, f = icosphere(3)
     small = [5]
@@ -299,6 +321,30 @@ def test_colors_carried_and_normals_recomputed_uvs_dropped():
     assert res.dropped == ["uvs"] and out.uvs is None and out.face_uvs_idx is None
 
 
+def test_dtypes_kept():
+    v, f = icosphere(2)
+    m = mesh_without(v, f, [3, 40])
+    m = Mesh(m.vertices.double(), m.faces.int())
+    res = fill_holes(m)
+    assert res.mesh.vertices.dtype == torch.float64 and res.mesh.faces.dtype == torch.int32
+    assert_repaired_sphere(Mesh(m.vertices.float(), m.faces.long()),
+                           FillHolesResult(Mesh(res.mesh.vertices.float(), res.mesh.faces.long()),
+                                           vertices_added=res.vertices_added, faces_added=res.faces_added))
+
+
+@pytest.mark.cuda
+def test_cuda_mesh_comes_back_on_cuda():
+    v, f = icosphere(3)
+    m = mesh_without(v, f, star_hole(f, centre=100))
+    cpu = fill_holes(m)
+    gpu = fill_holes(m.to("cuda"))
+    assert gpu.mesh.vertices.device.type == "cuda" and gpu.mesh.faces.device.type == "cuda"
+    assert torch.equal(gpu.mesh.faces.cpu(), cpu.mesh.faces)
+    assert torch.allclose(gpu.mesh.vertices.cpu(), cpu.mesh.vertices)
+    rep = repair_non_manifold(flap_mesh()[0].to("cuda"))
+    assert rep.mesh.vertices.device.type == "cuda" and rep.non_manifold_edges_after == 0
+
+
 def test_public_names_resolve_here():
     assert smrnb.fill_holes is fill_holes
     assert smrnb.repair_non_manifold is repair_non_manifold
@@ -319,7 +365,7 @@ def test_no_faces_is_a_documented_no_op():
 def test_bad_input_messages():
     v, f = icosphere(1)
     m = Mesh(torch.as_tensor(v, dtype=torch.float32), torch.as_tensor(f))
-    with pytest.raises(SmrnbValueError, match=r"max_hole_edges must be >= 3, got -1"):
+    with pytest.raises(SmrnbValueError, match=r"max_hole_edges must be an int >= 3 or None \(no limit\), got -1"):
         fill_holes(m, max_hole_edges=-1)
     with pytest.raises(SmrnbTypeError, match=r"max_hole_edges must be an int, got float"):
         fill_holes(m, max_hole_edges=30.0)
