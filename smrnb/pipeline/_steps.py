@@ -118,6 +118,20 @@ def uv_unwrap(mesh: Any, *, chart_num: int = 100, padding: float = 0.001, resolu
     return StepOutput(mesh.replace(uvs=res.uvs, face_uvs_idx=res.face_uvs_idx), notes)
 
 
+def texture(mesh: Any, *, frames: Any, resolution: int = 1024, angle_power: float = 2.0,
+            visibility_tolerance: float = 0.02, depth_check: float | None = 0.05, border: int = 8,
+            dilate: int = 4, near: float = 0.05) -> StepOutput:
+    """:func:`smrnb.bake_texture` from the RGB frames (the pipeline's latest frames); the textured
+    mesh out, the per-texel confidence in ``mesh.meta["texture_confidence"]``, coverage in the notes."""
+    from smrnb.geometry.texture import bake_texture
+
+    res = bake_texture(mesh, frames, resolution=resolution, angle_power=angle_power,
+                       visibility_tolerance=visibility_tolerance, depth_check=depth_check, border=border,
+                       dilate=dilate, near=near)
+    out = res.mesh.replace(meta={**res.mesh.meta, "texture_confidence": res.confidence})
+    return StepOutput(out, [res.summary()])
+
+
 def simplify(mesh: Any, *, target_number_of_vertices: int = 80000, preserve_border: bool = True,
              aggressiveness: float = 7.0) -> StepOutput:
     """:func:`smrnb.simplify_mesh` with its report's notes and Hausdorff distance in the record."""
@@ -284,6 +298,24 @@ STEPS: tuple[Step, ...] = (
                       help="atlas side used for packing; match the texture you bake"),
             ParamSpec("max_normal_deviation", 60.0, "float", (1.0, 180.0), 1.0, unit="degrees",
                       help="charts split where the normal turns more than this"),
+        ),
+    ),
+    Step(
+        "texture", "smrnb.pipeline._steps:texture",
+        "Bake a color texture from the RGB frames that see each texel (depth-tested, angle-weighted)",
+        inputs=("mesh",), output="textured_mesh", extra_inputs=("frames",),
+        params=(
+            ParamSpec("resolution", 1024, "int", (64, 8192), 64, unit="texels", help="texture side"),
+            ParamSpec("angle_power", 2.0, "float", (0.0, 8.0), 0.5,
+                      help="weight exponent on the viewing cosine; higher prefers head-on views"),
+            ParamSpec("visibility_tolerance", 0.02, "float", (0.001, 0.5), 0.001, unit="m",
+                      help="a texel is visible when within this of the mesh's rendered depth (plus 1 %)"),
+            ParamSpec("depth_check", 0.05, "float", (0.001, 1.0), 0.005, unit="m", none_ok=True,
+                      help="reject views whose measured depth disagrees by more than this; none: off"),
+            ParamSpec("border", 8, "int", (0, 100), unit="px", help="weights fade to 0 over this many image-border pixels"),
+            ParamSpec("dilate", 4, "int", (0, 64), unit="texels", help="rounds of dilation across UV seams"),
+            ParamSpec("near", 0.05, "float", (0.001, 5.0), 0.01, unit="m",
+                      help="points closer to a camera than this are not textured from it"),
         ),
     ),
     Step(

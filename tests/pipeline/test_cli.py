@@ -138,3 +138,23 @@ def test_demo_end_to_end(tmp_path):
     extent = np.ptp(np.asarray(m.vertices), axis=0)
     assert 1.0 < extent.max() < 20.0
     print(f"smrnb demo wall time {wall:.1f} s")
+
+
+def test_extra_input_gets_its_own_flag():
+    r = smrnb("step", "texture", "--help")
+    assert r.returncode == 0
+    out = " ".join(r.stdout.split())
+    assert "--frames PATH second input: a dataset folder (Redwood, TUM, 7-Scenes) or 'sample'" in out
+    assert "--resolution INT" in out and "--depth-check FLOAT" in out and "or none" in out
+    r = smrnb("step", "texture", "--input", "m.glb", "--output", "t.glb")
+    assert r.returncode == 2 and "the following arguments are required: --frames" in r.stderr
+
+
+def test_listing_and_help_do_not_import_torch():
+    code = ("import sys, json\nfrom smrnb.pipeline.cli import main\n"
+            "import contextlib, io\nbuf = io.StringIO()\n"
+            "with contextlib.redirect_stdout(buf):\n    main(['steps'])\n"
+            "print(json.dumps({'torch': 'torch' in sys.modules, 'trimesh': 'trimesh' in sys.modules}))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == '{"torch": false, "trimesh": false}'
