@@ -32,16 +32,17 @@ def _kaolin_available() -> tuple[bool, str]:
 
 def pytest_collection_modifyitems(config, items):
     cuda = _cuda_available()
-    kaolin_ok, kaolin_reason = _kaolin_available() if any("kaolin" in i.keywords for i in items) else (True, "")
+    kaolin_ok, kaolin_reason = (_kaolin_available() if any(i.get_closest_marker("kaolin") for i in items)
+                                else (True, ""))
     chromium = shutil.which("chromium") or os.path.exists("/usr/bin/chromium")
     for item in items:
-        if "cuda" in item.keywords and not cuda:
+        if item.get_closest_marker("cuda") and not cuda:
             item.add_marker(pytest.mark.skip(reason="no CUDA GPU visible to torch (CUDA tests run on a GPU machine)"))
-        if "kaolin" in item.keywords and not kaolin_ok:
+        if item.get_closest_marker("kaolin") and not kaolin_ok:
             item.add_marker(pytest.mark.skip(reason=f"kaolin not usable here: {kaolin_reason}"))
-        if "browser" in item.keywords and not chromium:
+        if item.get_closest_marker("browser") and not chromium:
             item.add_marker(pytest.mark.skip(reason="Debian chromium not installed (/usr/bin/chromium); .ci/run installs it"))
-        if "shared_data" in item.keywords and not SHARED_DATA.is_dir():
+        if item.get_closest_marker("shared_data") and not SHARED_DATA.is_dir():
             item.add_marker(pytest.mark.skip(reason=f"../shared/data not found at {SHARED_DATA}"))
 
 
