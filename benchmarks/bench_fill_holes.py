@@ -61,9 +61,27 @@ def stats(v0: np.ndarray, f0: np.ndarray, v: np.ndarray, f: np.ndarray, same_ind
         new = key[len(f0) * 3:] if len(f) >= len(f0) and np.array_equal(f[: len(f0)], f0) else np.zeros(0, np.int64)
         row["new faces wound wrong"] = int((c[np.searchsorted(u, new)] > 1).sum()) if len(new) else 0
         row["new faces folded"] = _folded(v, f, len(f0)) if len(new) else 0
+        if len(f) > len(f0):
+            a = _min_angles(v, f[len(f0):])
+            row["new faces: min angle deg (p5 / median)"] = f"{np.percentile(a, 5):.1f} / {np.median(a):.1f}"
+        elif len(f) == len(f0):
+            a = _min_angles(v, f)
+            row["new faces: min angle deg (p5 / median)"] = f"scan: {np.percentile(a, 5):.1f} / {np.median(a):.1f}"
     else:
         row["vertices deleted"] = f"n/a (re-indexed; net {len(v) - len(v0):+d} vertices)"
     return row
+
+
+def _min_angles(v: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Smallest interior angle of each face, degrees (60 = equilateral, 0 = sliver)."""
+    p = v[f]
+    out = []
+    for k in range(3):
+        u = p[:, (k + 1) % 3] - p[:, k]
+        w = p[:, (k + 2) % 3] - p[:, k]
+        c = (u * w).sum(1) / np.maximum(np.linalg.norm(u, axis=1) * np.linalg.norm(w, axis=1), 1e-300)
+        out.append(np.degrees(np.arccos(np.clip(c, -1, 1))))
+    return np.min(out, axis=0)
 
 
 def _folded(v: np.ndarray, f: np.ndarray, n_old: int) -> int:
@@ -151,7 +169,7 @@ def main() -> None:
     print(f"# fill_holes on {path.name}: {len(v0)} vertices, {len(f0)} faces; load average {load[0]:.1f} "
           f"on {os.cpu_count()} CPUs; wall = median of {N}, CPU = min of {N}\n")
     cols = ["boundary edges left", "hole loops left", "non-manifold edges", "vertices deleted", "new faces wound wrong",
-            "new faces folded"]
+            "new faces folded", "new faces: min angle deg (p5 / median)"]
     print("| tool | wall s | CPU s | " + " | ".join(cols) + " | notes |")
     print("|---" * (len(cols) + 4) + "|")
     for label, w, c, row, note in rows:

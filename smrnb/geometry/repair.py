@@ -485,13 +485,19 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     """Close the holes of a triangle mesh that have at most ``max_hole_edges`` boundary edges.
 
     Boundary loops are traced on directed hole half-edges, pruned of dangling chains and split
-    at vertices where several loops touch, so each hole is a simple cycle. Each hole is
+    at vertices where several loops touch, so each hole is a simple cycle; a cycle of boundary
+    edges whose neighbouring faces flip winding is still a hole, and its patch follows the
+    majority of its neighbours (counted in ``holes_with_winding_flips``). Each hole is
     triangulated with Liepa's minimum (max dihedral angle, area) dynamic programme (loops of up to
     200 edges; longer ones by clipping the sharpest valid ear in the loop's best-fit plane), never
     re-using an existing edge as a diagonal (so no non-manifold edge is created) and wound like
     the surrounding faces. With ``refine`` the patch is densified to the surrounding edge lengths
     (centroid splits and Delaunay flips), with ``fair`` the new interior vertices are placed by a
-    thin-plate (bi-Laplacian) solve with the loop and its one-ring fixed.
+    thin-plate (uniform bi-Laplacian) solve with the loop and its one-ring fixed, so the patch
+    continues the surrounding surface's slope (the converged form of umbrella smoothing
+    iterations). Refinement adds at most ``50 * hole edges`` vertices per hole. A 3-edge hole whose
+    triangle already exists (a detached flap) is left open rather than doubling that face. There
+    is no self-intersection test: a patch over a hole facing other geometry may cross it.
 
     Boundary edges that lie on no closed loop (on the Stanford bunny scan: the free edges of
     triangles glued to the surface along two non-manifold edges) are reported as non-manifold
@@ -506,7 +512,7 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     mesh : :class:`Mesh`, vertices (V, 3) float (any frame, any unit), faces (F, 3) int
     max_hole_edges : largest hole (in boundary edges) to close, ``>= 3``; ``None`` = no limit
     refine : densify the patches to match the surrounding edge lengths
-    fair : smooth the new interior vertices (needs ``refine`` to have added any)
+    fair : smooth the new interior vertices (only acts when ``refine`` added some)
 
     Returns
     -------
@@ -832,14 +838,19 @@ def repair_non_manifold(mesh: Mesh, split_vertices: bool = False) -> RepairResul
     """Split non-manifold edges (and, optionally, non-manifold vertices) by duplicating vertices.
 
     Around each vertex, the incident faces fall into fans: groups joined through manifold edges
-    (edges with exactly two faces). For every vertex on a non-manifold edge, each fan other than
-    the largest one that touches a non-manifold edge gets its own copy of the vertex; with
-    ``split_vertices=True`` every extra fan of every vertex gets a copy (bow-tie vertices are
-    separated too). If an edge still has more than two faces after that (sheets that also
-    connect around both endpoints), the extra faces beyond a consistently wound pair get their
-    own copies of that edge's endpoints. Afterwards every edge has at most two faces. No vertex or
-    face is deleted; copies are appended and carry the original's color and normal. Positions are
-    unchanged, so the surface looks the same; only connectivity changes.
+    (edges with exactly two faces). Across each non-manifold edge one pair of faces stays
+    joined: a consistently wound pair (``a -> b`` and ``b -> a``) whose fans are the largest, so
+    the surface the edge belongs to stays whole and small flaps or slivers are what is cut off.
+    Then, at every vertex of a non-manifold edge, each fan other than the vertex's largest that
+    holds a face of that edge gets its own copy of the vertex; with ``split_vertices=True`` every
+    extra fan of every vertex gets a copy (bow-tie vertices are separated too). If an edge still
+    has more than two faces after that (sheets that also connect around both endpoints), the
+    faces beyond one per direction get their own copies of that edge's endpoints. Afterwards
+    every edge has at most two faces. No vertex or face is deleted; copies are appended and carry
+    the original's color and normal; ``uvs``/``face_uvs_idx``/``texture`` are kept as they are
+    (they index faces, not vertices). Positions are unchanged, so the surface looks the same;
+    only connectivity changes. On the Stanford bunny scan this cuts off the 66 glued-on
+    triangles (3 copies each) and leaves every other face as it was.
 
     Runs on the CPU (numpy); the result is moved back to the mesh's device.
 
