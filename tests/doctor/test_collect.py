@@ -32,21 +32,21 @@ def test_layer_module_map_and_order():
     assert tuple(PROBE_MODULES) == LAYERS
     assert PROBE_MODULES["torch"] == "torch_build"
     wanted, run = expand_layers(["abi"])
-    assert wanted == ["abi"] and run == ["torch", "loader", "abi"]
+    assert wanted == ["abi"] and run == ["driver", "torch", "loader", "abi"]
     with pytest.raises(SmrnbValueError, match="layers must be a subset of"):
         expand_layers(["gpu"])
 
 
 def test_a_raising_probe_is_unavailable_and_others_still_run(monkeypatch):
     def boom(ctx):
-        raise RuntimeError("nvml exploded")
+        raise RuntimeError("torch probe exploded")
 
-    _install_probe(monkeypatch, "driver", boom)
-    _install_probe(monkeypatch, "context", lambda ctx: {"status": "ok", "saw_driver": ctx.facts["driver"]["status"]})
-    facts = collect(_ctx(), ["driver", "context"])
-    assert facts["driver"]["status"] == "unavailable"
-    assert facts["driver"]["reason"] == "probe raised RuntimeError: nvml exploded"
-    assert facts["context"] == {"status": "ok", "saw_driver": "unavailable", "elapsed_s": facts["context"]["elapsed_s"]}
+    _install_probe(monkeypatch, "torch", boom)
+    _install_probe(monkeypatch, "loader", lambda ctx: {"status": "ok", "saw_torch": ctx.facts["torch"]["status"]})
+    facts = collect(_ctx(), ["torch", "loader"])
+    assert facts["torch"]["status"] == "unavailable"
+    assert facts["torch"]["reason"] == "probe raised RuntimeError: torch probe exploded"
+    assert facts["loader"] == {"status": "ok", "saw_torch": "unavailable", "elapsed_s": facts["loader"]["elapsed_s"]}
 
 
 def test_missing_module_and_bad_results(monkeypatch):
@@ -59,7 +59,7 @@ def test_missing_module_and_bad_results(monkeypatch):
     assert "unknown status 'weird'" in facts["driver"]["reason"]
 
 
-def test_a_hanging_probe_is_cut_off_by_the_deadline(monkeypatch):
+def test_a_hanging_probe_is_cut_off_by_the_deadline_and_delays_no_other(monkeypatch):
     _install_probe(monkeypatch, "driver", lambda ctx: time.sleep(60))
     _install_probe(monkeypatch, "torch", lambda ctx: {"status": "ok", "installed": False})
     t0 = time.perf_counter()
@@ -68,8 +68,25 @@ def test_a_hanging_probe_is_cut_off_by_the_deadline(monkeypatch):
     assert wall < 2.0
     assert facts["driver"]["status"] == "unavailable" and "deadline" in facts["driver"]["reason"]
     assert 0.4 < facts["driver"]["elapsed_s"] < 2.0
-    # the deadline had passed: later probes are skipped, not run late
-    assert facts["torch"]["status"] == "unavailable" and "deadline" in facts["torch"]["reason"]
+    # torch runs in the same wave, concurrently: the hanging driver probe does not hold it up
+    assert facts["torch"]["status"] == "ok" and facts["torch"]["elapsed_s"] < 0.4
+
+
+def test_layers_after_the_deadline_are_skipped_not_run_late(monkeypatch):
+    ran = []
+    _install_probe(monkeypatch, "torch", lambda ctx: time.sleep(60))
+    _install_probe(monkeypatch, "loader", lambda ctx: ran.append("loader") or {"status": "ok"})
+    facts = collect(_ctx(), ["loader"], deadline=0.3)
+    assert list(facts) == ["loader"]  # torch ran as a dependency but is not returned
+    assert facts["loader"]["status"] == "unavailable" and "skipped" in facts["loader"]["reason"]
+    assert ran == []
+
+
+def test_a_probe_sees_the_facts_of_its_dependencies(monkeypatch):
+    _install_probe(monkeypatch, "torch", lambda ctx: (time.sleep(0.2), {"status": "ok", "version": "9.9"})[1])
+    _install_probe(monkeypatch, "loader", lambda ctx: {"status": "ok", "torch_seen": ctx.facts["torch"]["version"]})
+    facts = collect(_ctx(), ["loader"])
+    assert facts["loader"]["torch_seen"] == "9.9"
 
 
 def test_default_deadline_scales_with_timeout():

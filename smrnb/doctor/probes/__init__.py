@@ -3,8 +3,9 @@
 
 Each layer ``L`` of :data:`smrnb.doctor._model.LAYERS` has a module
 ``smrnb.doctor.probes.<PROBE_MODULES[L]>`` exposing ``probe(ctx) -> dict``. :func:`collect` runs
-them in ``LAYERS`` order (a probe may read ``ctx.facts`` of the layers before it) and wraps every
-one: an exception, a missing module, a result that is not a dict, or a probe still running when
+them concurrently in waves ordered by :data:`DEPENDS` (a probe reads ``ctx.facts`` of the layers
+it depends on, complete before it starts; a hanging tool in one layer delays no other) and wraps
+every one: an exception, a missing module, a result that is not a dict, or a probe still running when
 the overall deadline passes all become ``{"status": "unavailable", "reason": ...}``. Nothing here
 raises. Every layer's facts get ``elapsed_s`` (float, seconds of wall time the probe took).
 
@@ -35,13 +36,14 @@ PROBE_MODULES: dict[str, str] = {
     "context": "context",
 }
 
-#: layers whose facts a layer's probe reads (collected first even when not asked for)
+#: layers whose facts a layer's probe reads (collected first even when not asked for). Probes
+#: run concurrently in waves: a probe sees ``ctx.facts`` of exactly these layers (and earlier waves).
 DEPENDS: dict[str, tuple[str, ...]] = {
     "driver": (),
     "torch": (),
-    "toolkit": ("driver", "torch"),
+    "toolkit": (),
     "loader": ("torch",),
-    "abi": ("torch", "loader"),
+    "abi": ("driver", "torch", "loader"),
     "kaolin": ("driver", "torch", "toolkit"),
     "jupyter": (),
     "context": (),
@@ -146,33 +148,42 @@ def _sanitize(obj: Any, secrets: list[str]) -> Any:
     return obj
 
 
-def _run_one(module_name: str, ctx: ProbeContext, budget: float) -> dict[str, Any]:
-    """Run one probe in a daemon thread, at most ``budget`` seconds; never raises."""
-    box: dict[str, Any] = {}
+def _start(module_name: str, ctx: ProbeContext) -> tuple[threading.Thread, dict[str, Any]]:
+    """Start one probe in a daemon thread; ``box`` gets ``result`` and ``t_done`` when it ends."""
+    box: dict[str, Any] = {"t0": time.perf_counter()}
 
     def target() -> None:
         try:
-            mod = importlib.import_module(f"smrnb.doctor.probes.{module_name}")
-        except ModuleNotFoundError as exc:
-            box["result"] = unavailable(f"probe module smrnb.doctor.probes.{module_name} is missing ({exc.name})")
-            return
-        except Exception as exc:  # a broken probe module must not take the report down
-            box["result"] = unavailable(f"probe module failed to import: {type(exc).__name__}: {exc}")
-            return
-        fn = getattr(mod, "probe", None)
-        if not callable(fn):
-            box["result"] = unavailable(f"smrnb.doctor.probes.{module_name} has no probe(ctx) function")
-            return
-        try:
-            box["result"] = fn(ctx)
-        except BaseException as exc:
-            box["result"] = unavailable(f"probe raised {type(exc).__name__}: {exc}")
+            box["result"] = _call_probe(module_name, ctx)
+        finally:
+            box["t_done"] = time.perf_counter()
 
     th = threading.Thread(target=target, name=f"smrnb-probe-{module_name}", daemon=True)
     th.start()
-    th.join(max(0.0, budget))
+    return th, box
+
+
+def _call_probe(module_name: str, ctx: ProbeContext) -> Any:
+    try:
+        mod = importlib.import_module(f"smrnb.doctor.probes.{module_name}")
+    except ModuleNotFoundError as exc:
+        return unavailable(f"probe module smrnb.doctor.probes.{module_name} is missing ({exc.name})")
+    except Exception as exc:  # a broken probe module must not take the report down
+        return unavailable(f"probe module failed to import: {type(exc).__name__}: {exc}")
+    fn = getattr(mod, "probe", None)
+    if not callable(fn):
+        return unavailable(f"smrnb.doctor.probes.{module_name} has no probe(ctx) function")
+    try:
+        return fn(ctx)
+    except BaseException as exc:  # probes must never take the doctor down
+        return unavailable(f"probe raised {type(exc).__name__}: {exc}")
+
+
+def _finish(th: threading.Thread, box: dict[str, Any], t_end: float, total: float) -> dict[str, Any]:
+    """Wait for a started probe until ``t_end`` (monotonic); validate what it returned."""
+    th.join(max(0.0, t_end - time.monotonic()))
     if th.is_alive():
-        return unavailable(f"probe did not finish within the doctor's deadline ({budget:.1f} s left); cut off")
+        return unavailable(f"probe did not finish within the doctor's overall deadline ({total:.1f} s); cut off")
     res = box.get("result")
     if not isinstance(res, dict):
         return unavailable(f"probe returned {type(res).__name__}, not a dict")
@@ -181,6 +192,21 @@ def _run_one(module_name: str, ctx: ProbeContext, budget: float) -> dict[str, An
     if res["status"] not in ("ok", "absent", "unavailable"):
         res = unavailable(f"probe returned an unknown status {res['status']!r}", probe_result=res)
     return res
+
+
+def _waves(to_run: list[str], have: set[str]) -> list[list[str]]:
+    """Group layers so each wave only needs (from :data:`DEPENDS`) layers of earlier waves."""
+    waves: list[list[str]] = []
+    done = set(have)
+    pending = [ly for ly in to_run if ly not in have]
+    while pending:
+        ready = [ly for ly in pending if all(d in done or d not in to_run for d in DEPENDS[ly])]
+        if not ready:  # a dependency cycle cannot happen with DEPENDS; run the rest in order
+            ready = pending[:1]
+        waves.append(ready)
+        done.update(ready)
+        pending = [ly for ly in pending if ly not in ready]
+    return waves
 
 
 def collect(ctx: ProbeContext | None = None, layers: Iterable[str] | None = None,
@@ -208,19 +234,26 @@ def collect(ctx: ProbeContext | None = None, layers: Iterable[str] | None = None
     total = default_deadline(ctx.timeout) if deadline is None else float(deadline)
     secrets = secret_values(ctx.environ, ctx.start_environ)
     t_end = time.monotonic() + total
-    for layer in to_run:
-        if layer in ctx.facts and layer not in wanted:
-            continue
-        t0 = time.perf_counter()
-        remaining = t_end - time.monotonic()
-        if remaining <= 0:
-            res = unavailable(f"skipped: the doctor's overall deadline ({total:.1f} s) had passed")
-        else:
-            res = _run_one(PROBE_MODULES[layer], ctx, remaining)
-        try:
-            res = _sanitize(res, secrets)
-        except Exception as exc:  # facts that cannot be walked are not shown
-            res = unavailable(f"facts could not be sanitized: {type(exc).__name__}: {exc}")
-        res["elapsed_s"] = round(time.perf_counter() - t0, 4)
-        ctx.facts[layer] = res
+    have = {ly for ly in to_run if ly in ctx.facts and ly not in wanted}
+    for wave in _waves(to_run, have):
+        started = {}
+        for layer in wave:
+            if time.monotonic() >= t_end:
+                continue
+            started[layer] = _start(PROBE_MODULES[layer], ctx)
+        results = {}
+        for layer in wave:
+            if layer not in started:
+                res, elapsed = unavailable(f"skipped: the doctor's overall deadline ({total:.1f} s) had passed"), 0.0
+            else:
+                th, box = started[layer]
+                res = _finish(th, box, t_end, total)
+                elapsed = box.get("t_done", time.perf_counter()) - box["t0"]
+            try:
+                res = _sanitize(res, secrets)
+            except Exception as exc:  # facts that cannot be walked are not shown
+                res = unavailable(f"facts could not be sanitized: {type(exc).__name__}: {exc}")
+            res["elapsed_s"] = round(elapsed, 4)
+            results[layer] = res
+        ctx.facts.update(results)  # a wave's facts become visible to the next wave only
     return {layer: ctx.facts[layer] for layer in wanted}
