@@ -1,0 +1,15 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Widgets: the 3D :class:`Viewer`, :class:`StepWidget`, :class:`ReconstructionApp`, :class:`DoctorView`.
+
+Importing this package imports ipywidgets (and, when a viewer is made, pythreejs); ``import smrnb``
+does not import it (the names resolve lazily). pythreejs is used only in :mod:`smrnb.widgets._viewer`.
+"""
+
+from __future__ import annotations
+
+from smrnb.widgets._app import ReconstructionApp
+from smrnb.widgets._doctor import DoctorView
+from smrnb.widgets._step import StepWidget
+from smrnb.widgets._viewer import Viewer
+
+__all__ = ["DoctorView", "ReconstructionApp", "StepWidget", "Viewer"]

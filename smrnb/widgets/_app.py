@@ -1,0 +1,245 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""``ReconstructionApp``: every step of a pipeline as a :class:`StepWidget`, in order, in tabs.
+
+One :class:`~smrnb.pipeline.Pipeline` is shared by all step widgets: changing a parameter marks
+that stage and the later ones stale (earlier results stay cached), and a step's "Run to here"
+runs only what is stale up to it. The top bar picks the source (the bundled sample or a dataset
+folder), saves / loads the parameters as the YAML config ``smrnb run`` reads, and exports the
+latest mesh as GLB, OBJ or PLY (y-up OpenGL files, see :func:`smrnb.export_mesh`).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import traceback
+from pathlib import Path
+from typing import Any
+
+from smrnb._errors import SmrnbValueError
+
+#: the default source: the bundled sample, every 10th of its 71 frames read (8 frames)
+DEFAULT_SOURCE: dict[str, Any] = {"path": "sample", "stride": 10}
+#: the default steps, sized so the whole chain runs in well under a minute on a 2-core CPU
+DEFAULT_STEPS: tuple[Any, ...] = (
+    ("points", {"stride": 8, "depth_max": 3.0}),
+    ("clean", {}),
+    ("voxelize", {"voxel_size": 0.05}),
+    ("marching_cubes", {}),
+    ("fill_holes", {}),
+)
+EXPORT_FORMATS = ("glb", "obj", "ply")
+
+
+class ReconstructionApp:
+    """The reconstruction lab bench: source, steps in tabs, config save/load and export.
+
+    Parameters
+    ----------
+    source : optional
+        ``"sample"``, a dataset folder (Redwood, TUM, 7-Scenes), a mesh / point-cloud file, an
+        in-memory Frames / PointCloud / Mesh, or ``{"path": ..., "stride": k, "max_frames": n}``.
+        Default: :data:`DEFAULT_SOURCE`.
+    steps : list, optional
+        Pipeline entries (names, ``(name, params)`` pairs or mappings); default :data:`DEFAULT_STEPS`.
+    config : path, optional
+        A config file (``smrnb run`` format) giving source and steps instead.
+    output_dir : path, optional
+        Where relative export / config paths go (default: the current directory).
+    auto_run : bool
+        Step widgets re-run after each parameter change.
+    """
+
+    def __init__(self, source: Any = None, steps: Any = None, *, config: str | os.PathLike | None = None,
+                 output_dir: str | os.PathLike | None = None, auto_run: bool = False) -> None:
+        import ipywidgets as ipw
+
+        from smrnb.pipeline import Pipeline
+
+        if config is not None and (steps is not None or source is not None):
+            raise SmrnbValueError("give either config or source/steps, got both")
+        self.output_dir = Path(output_dir) if output_dir is not None else Path.cwd()
+        self.auto_run = auto_run
+        if config is not None:
+            pipe = Pipeline.from_config(config, output_dir=self.output_dir)
+        else:
+            pipe = Pipeline(list(DEFAULT_STEPS if steps is None else steps),
+                            source=dict(DEFAULT_SOURCE) if source is None else source, output_dir=self.output_dir)
+        if not pipe.names:
+            raise SmrnbValueError("steps must name at least one step, got none")
+        self.pipeline = pipe
+        src = pipe.source
+        src_text = src.get("path") if isinstance(src, dict) else os.fspath(src) if isinstance(src, (str, os.PathLike)) \
+            else type(src).__name__
+        self.source_text = ipw.Text(value=str(src_text), description="source",
+                                    tooltip="'sample' or a dataset folder (Redwood, TUM, 7-Scenes)",
+                                    layout=ipw.Layout(width="420px"))
+        self.source_button = ipw.Button(description="Use source", icon="folder-open")
+        self.source_button.on_click(lambda _b: self.set_source(self.source_text.value))
+        self.config_path = ipw.Text(value="smrnb_params.yaml", description="config", layout=ipw.Layout(width="420px"),
+                                    tooltip="YAML file of parameters: the file `smrnb run` reads")
+        self.save_button = ipw.Button(description="Save params", icon="save")
+        self.save_button.on_click(lambda _b: self.save_params(self.config_path.value))
+        self.load_button = ipw.Button(description="Load params", icon="upload")
+        self.load_button.on_click(lambda _b: self.load_params(self.config_path.value))
+        self.export_format = ipw.Dropdown(options=list(EXPORT_FORMATS), value="glb", description="export",
+                                          layout=ipw.Layout(width="180px"))
+        self.export_path = ipw.Text(value="smrnb_mesh", description="file", layout=ipw.Layout(width="320px"),
+                                    tooltip="output file; the suffix comes from the format")
+        self.export_button = ipw.Button(description="Export mesh", icon="download")
+        self.export_button.on_click(lambda _b: self.export(self.export_path.value, self.export_format.value))
+        self.run_all_button = ipw.Button(description="Run all", icon="forward", button_style="primary")
+        self.run_all_button.on_click(lambda _b: self.run())
+        self.message = ipw.HTML(value="")
+        self.output = ipw.Output()
+        self.tabs = ipw.Tab()
+        self.steps: list[Any] = []
+        self._build_steps()
+        bar = ipw.VBox([ipw.HBox([self.source_text, self.source_button, self.run_all_button]),
+                        ipw.HBox([self.config_path, self.save_button, self.load_button]),
+                        ipw.HBox([self.export_format, self.export_path, self.export_button])])
+        self.widget = ipw.VBox([bar, self.message, self.output, self.tabs])
+        self.widget.add_class("smrnb-app")
+
+    # ------------------------------------------------------------------------------ steps
+    def _build_steps(self) -> None:
+        from smrnb.widgets._step import StepWidget
+
+        self.steps = [StepWidget(st.step, pipeline=self.pipeline, stage=st.name, auto_run=self.auto_run,
+                                 on_change=self._on_change, on_run=self._on_run)
+                      for st in self.pipeline.stages]
+        self.tabs.children = tuple(w.widget for w in self.steps)
+        for i, st in enumerate(self.pipeline.stages):
+            self.tabs.set_title(i, f"{i + 1} {st.name}")
+
+    def step(self, stage: str | int) -> Any:
+        """The :class:`StepWidget` of ``stage`` (name or index)."""
+        return self.steps[self.pipeline._index(stage)]
+
+    def _on_change(self, _stale: list[str]) -> None:
+        for w in self.steps:
+            w.refresh()
+
+    def _on_run(self, widget: Any) -> None:
+        for w in self.steps:
+            if w is not widget:
+                w.refresh()
+        if widget.error is None:
+            self.tabs.selected_index = self.steps.index(widget)
+
+    def run(self, until: str | int | None = None) -> bool:
+        """Run the pipeline up to ``until`` (default: the last stage) through the step widgets, so
+        each shows its result; stops at the first failure (shown in that step). True on success."""
+        end = len(self.steps) - 1 if until is None else self.pipeline._index(until)
+        for w in self.steps[:end + 1]:
+            if not self.pipeline.is_stale(w.stage) and w.record is not None:
+                continue
+            if not w.run():
+                self.tabs.selected_index = self.steps.index(w)
+                return False
+        return True
+
+    # ------------------------------------------------------------------------------ top bar
+    def _report(self, fn: Any, *args: Any) -> Any:
+        """Call ``fn``; an exception goes into the app's Output with its traceback (never lost)."""
+        try:
+            result = fn(*args)
+        except Exception as exc:
+            tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+            self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
+                                    "traceback": "".join(tb).splitlines()},)
+            self.message.value = (f"<span class='smrnb-step-error' style='color:#b00020'>"
+                                  f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</span>")
+            return None
+        self.output.outputs = ()
+        return result
+
+    def set_source(self, source: Any) -> None:
+        """Use another source (``'sample'`` or a dataset folder); every stage becomes stale."""
+        def apply() -> None:
+            if isinstance(source, str):
+                s = source.strip()
+                if s != "sample" and not Path(s).expanduser().exists():
+                    raise SmrnbValueError(f"source must be 'sample' or an existing folder or file, got {s!r}")
+                value: Any = dict(DEFAULT_SOURCE) if s == "sample" else str(Path(s).expanduser())
+            else:
+                value = source
+            self.pipeline.set_source(value)
+            self._on_change(self.pipeline.names)
+            self.message.value = f"source: <code>{html.escape(str(value))}</code> (all steps stale)"
+        self._report(apply)
+
+    def _path(self, path: str | os.PathLike) -> Path:
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else self.output_dir / p
+
+    def save_params(self, path: str | os.PathLike) -> Path | None:
+        """Write the current source and parameters as a ``smrnb run`` config file; returns its path."""
+        def save() -> Path:
+            p = self._path(path)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            self.pipeline.save_config(p)
+            self.message.value = f"saved parameters to <code>{html.escape(str(p))}</code>"
+            return p
+        return self._report(save)
+
+    def load_params(self, path: str | os.PathLike) -> bool:
+        """Read a config file. Same steps in the same order: parameters are set stage by stage (only
+        what changed goes stale); other steps: the pipeline and the tabs are rebuilt. True on success."""
+        def load() -> bool:
+            from smrnb.pipeline import Pipeline, load_config
+
+            p = self._path(path)
+            cfg = load_config(p)
+            entries = cfg["steps"]
+            same = [e["step"] for e in entries] == [s.step.name for s in self.pipeline.stages] and \
+                [e.get("name", e["step"]) for e in entries] == self.pipeline.names
+            if same:
+                for e, w in zip(entries, self.steps):
+                    values = {**w.step.defaults(), **e.get("params", {})}
+                    w.set_params(**values)
+                if "source" in cfg and cfg["source"] != self.pipeline.source:
+                    self.pipeline.set_source(cfg["source"])
+                    self._on_change(self.pipeline.names)
+            else:
+                self.pipeline = Pipeline.from_config(p, output_dir=self.output_dir,
+                                                     source=cfg.get("source", self.pipeline.source))
+                self._build_steps()
+            src = self.pipeline.source
+            self.source_text.value = str(src.get("path") if isinstance(src, dict) else src)
+            self.message.value = f"loaded parameters from <code>{html.escape(str(p))}</code>"
+            return True
+        return bool(self._report(load))
+
+    def latest_mesh(self) -> Any:
+        """The output of the last stage that makes a mesh, running the pipeline up to it if stale."""
+        stages = [i for i, s in enumerate(self.pipeline.stages) if s.step.output in ("mesh", "textured_mesh")]
+        if not stages:
+            raise SmrnbValueError(f"no step of this pipeline makes a mesh: {', '.join(self.pipeline.names)}")
+        i = stages[-1]
+        if self.pipeline.is_stale(i) and not self.run(until=i):
+            raise SmrnbValueError(f"step {self.pipeline.names[i]!r} failed; see its tab")
+        return self.pipeline.result(i)
+
+    def export(self, path: str | os.PathLike, format: str = "glb") -> Path | None:
+        """Export the latest mesh to ``path`` (suffix set from ``format``: glb, obj or ply)."""
+        def do() -> Path:
+            from smrnb.geometry.io import export_mesh
+
+            if format not in EXPORT_FORMATS:
+                raise SmrnbValueError(f"format must be one of {', '.join(EXPORT_FORMATS)}, got {format!r}")
+            p = self._path(path).with_suffix("." + format)
+            rep = export_mesh(self.latest_mesh(), p)
+            self.message.value = (f"exported {rep.vertices:,} vertices, {rep.faces:,} faces to "
+                                  f"<code>{html.escape(str(rep.path))}</code>")
+            return Path(rep.path)
+        return self._report(do)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"ReconstructionApp({self.pipeline!r})"
+
+
+__all__ = ["DEFAULT_SOURCE", "DEFAULT_STEPS", "EXPORT_FORMATS", "ReconstructionApp"]

@@ -1,0 +1,308 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""``StepWidget``: one pipeline step with controls generated from its parameter specs.
+
+The controls come from :meth:`smrnb.pipeline.ParamSpec.widget` (sliders, checkboxes, dropdowns,
+text boxes for optional / unbounded values; tooltips carry help, unit and range). A Run button
+(and an auto-run checkbox) runs the step through a :class:`~smrnb.pipeline.Pipeline`; a progress
+bar counts the stages being run; the :class:`~smrnb.pipeline.StepResult` record (counts before
+and after, time, backend, device, notes) is shown; the output is drawn in a :class:`Viewer`.
+
+Errors never escape a callback: they are written into the widget's own ``Output`` (message and
+traceback) and the last good result, record and picture stay on screen.
+"""
+
+from __future__ import annotations
+
+import html
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+
+_VIEWABLE = ("points", "voxels", "mesh", "textured_mesh")
+
+
+def _frame_png(frames: Any, index: int = 0, max_side: int = 320) -> bytes:
+    """PNG of frame ``index``: its colour image, or its depth as grey levels (near = bright)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    if frames.color is not None:
+        img = frames.color[index].detach().cpu().numpy().astype(np.uint8)
+    else:
+        d = frames.depth[index].detach().cpu().numpy()
+        valid = d > 0
+        hi = float(d[valid].max()) if valid.any() else 1.0
+        img = np.where(valid, 255 - np.clip(d / hi * 200, 0, 200), 0).astype(np.uint8)
+    im = Image.fromarray(img)
+    im.thumbnail((max_side, max_side))
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+class StepWidget:
+    """Controls, Run button, progress, result record, error area and viewer for one step.
+
+    Parameters
+    ----------
+    step : str or Step
+        A registered step name (``"voxelize"``) or a :class:`~smrnb.pipeline.Step`.
+    data : optional
+        The step's input (a PointCloud, Mesh, Frames...), ``"sample"``, a dataset folder or a
+        file; ignored when ``pipeline`` is given.
+    pipeline, stage : optional
+        Drive stage ``stage`` (default: the step's name) of an existing pipeline instead (how
+        :class:`ReconstructionApp` chains widgets); Run then runs everything stale up to here.
+    params : dict, optional
+        Starting parameter values (validated; unknown names raise).
+    auto_run : bool
+        Re-run after every parameter change.
+    viewer_size : (width, height)
+        Canvas size of the result viewer, CSS pixels.
+    on_change, on_run : callables, optional
+        ``on_change(stale_stage_names)`` after a parameter change, ``on_run(widget)`` after a run
+        (successful or not).
+    """
+
+    def __init__(self, step: Any, data: Any = None, *, pipeline: Any = None, stage: str | None = None,
+                 params: dict[str, Any] | None = None, auto_run: bool = False,
+                 viewer_size: tuple[int, int] = (560, 360),
+                 on_change: Callable[[list[str]], None] | None = None,
+                 on_run: Callable[[StepWidget], None] | None = None) -> None:
+        import ipywidgets as ipw
+
+        from smrnb.pipeline import Pipeline, Step, get_step
+
+        if isinstance(step, str):
+            step = get_step(step)
+        if not isinstance(step, Step):
+            raise SmrnbTypeError(f"step must be a step name or a Step, got {type(step).__name__}")
+        self.step = step
+        if pipeline is None:
+            pipeline = Pipeline([(step.name, params or {})], source=data, registry=_registry_with(step))
+            stage = step.name
+        else:
+            if not isinstance(pipeline, Pipeline):
+                raise SmrnbTypeError(f"pipeline must be a Pipeline, got {type(pipeline).__name__}")
+            stage = stage or step.name
+            if stage not in pipeline.names:
+                raise SmrnbValueError(f"stage {stage!r} is not in the pipeline; its stages: "
+                                      f"{', '.join(pipeline.names) or '(none)'}")
+            if params:
+                pipeline.set_params(stage, **params)
+        self.pipeline = pipeline
+        self.stage = stage
+        self.on_change = on_change
+        self.on_run = on_run
+        self.viewer_size = viewer_size
+        self._chained = len(pipeline.names) > 1
+
+        #: the last good output and its record (kept when a later run fails)
+        self.result: Any = None
+        self.record: Any = None
+        #: the last error (None after a successful run)
+        self.error: BaseException | None = None
+        self.viewer: Any = None
+
+        self.controls: dict[str, Any] = {}
+        current = pipeline.params(stage)
+        for spec in step.params:
+            self.controls[spec.name] = self._make_control(ipw, spec, current.get(spec.name))
+        self.run_button = ipw.Button(description="Run to here" if self._chained else "Run", icon="play",
+                                     button_style="primary", tooltip=f"run {stage} (and anything stale before it)")
+        self.run_button.on_click(lambda _b: self.run())
+        self.auto_run = ipw.Checkbox(value=bool(auto_run), description="auto-run", indent=False,
+                                     layout=ipw.Layout(width="90px"))
+        self.progress = ipw.IntProgress(value=0, min=0, max=1, description="", bar_style="",
+                                        layout=ipw.Layout(width="160px", visibility="hidden"))
+        self.status = ipw.HTML(value=self._status_html())
+        self.record_html = ipw.HTML(value="")
+        self.output = ipw.Output(layout=ipw.Layout(border="0"))
+        self.preview = ipw.Box()
+        title = ipw.HTML(value=f"<b>{html.escape(stage)}</b> <span style='color:#666'>"
+                               f"{html.escape(step.summary)} ({html.escape(step.signature_text())})</span>")
+        self.widget = ipw.VBox([title, ipw.VBox(list(self.controls.values())),
+                                ipw.HBox([self.run_button, self.auto_run, self.progress, self.status]),
+                                self.output, self.record_html, self.preview])
+        self.widget.add_class("smrnb-step")
+
+    # ------------------------------------------------------------------------------ controls
+    def _make_control(self, ipw: Any, spec: Any, value: Any) -> Any:
+        desc = spec.widget()
+        kwargs = dict(desc["kwargs"])
+        tip = kwargs.pop("description_tooltip", None)
+        kwargs["tooltip"] = tip
+        if spec.unit:
+            kwargs["description"] = f"{spec.name} ({spec.unit})"
+        cls = getattr(ipw, desc["widget"])
+        if desc["widget"] == "Text":
+            kwargs["continuous_update"] = False
+            kwargs["value"] = self._text_of(spec, value)
+        elif value is not None:
+            kwargs["value"] = value
+        if desc["widget"] in ("FloatSlider", "FloatLogSlider", "IntSlider"):
+            kwargs["continuous_update"] = False
+            kwargs["readout_format"] = ".4g" if desc["widget"] != "IntSlider" else "d"
+        kwargs["style"] = {"description_width": "180px"}
+        kwargs["layout"] = ipw.Layout(width="520px")
+        w = cls(**kwargs)
+        w.observe(lambda change, name=spec.name: self._on_control(name, change), names="value")
+        return w
+
+    @staticmethod
+    def _text_of(spec: Any, value: Any) -> str:
+        if value is None:
+            return "none"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value)
+
+    def _on_control(self, name: str, change: dict[str, Any]) -> None:
+        spec = self.step.param(name)
+        value = change["new"]
+        try:
+            if isinstance(value, str) and (spec.kind not in ("str", "path") or
+                                           (spec.optional and value.strip().lower() in ("none", "null"))):
+                value = spec.parse(value, self.stage)
+            self.set_params(**{name: value})
+        except Exception as exc:  # shown in the widget, never lost
+            self._show_error(exc)
+            return
+        if self.auto_run.value:
+            self.run()
+
+    def set_params(self, **params: Any) -> list[str]:
+        """Set parameters (validated), update the controls, mark this stage and later ones stale.
+
+        Returns the stale stage names. Bad values raise (nothing changes).
+        """
+        stale = self.pipeline.set_params(self.stage, **params)
+        current = self.pipeline.params(self.stage)
+        for name in params:
+            w = self.controls[name]
+            want = current[name]
+            shown = self._text_of(self.step.param(name), want) if isinstance(w.value, str) else want
+            if w.value != shown:
+                w.unobserve_all("value")
+                w.value = shown
+                w.observe(lambda change, n=name: self._on_control(n, change), names="value")
+        self.status.value = self._status_html()
+        if self.on_change is not None:
+            self.on_change(stale)
+        return stale
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The stage's current parameter values."""
+        return self.pipeline.params(self.stage)
+
+    # ----------------------------------------------------------------------------------- run
+    def run(self) -> bool:
+        """Run this stage (and the stale ones before it). Returns True on success.
+
+        On failure the error (message and traceback) goes into :attr:`output`, :attr:`error` is
+        set, and :attr:`result`, :attr:`record` and the viewer keep the last good run.
+        """
+        p = self.pipeline
+        end = p.names.index(self.stage)
+        todo = [n for n in p.names[:end + 1] if p.is_stale(n)]
+        self.progress.max = max(len(todo), 1)
+        self.progress.value = 0
+        self.progress.bar_style = "info"
+        self.progress.layout.visibility = "visible"
+        self.run_button.disabled = True
+
+        def started(name: str) -> None:
+            self.progress.description = name[:12]
+            self.status.value = f"<span style='color:#0b61a4'>running {html.escape(name)}...</span>"
+
+        def done(_rec: Any) -> None:
+            self.progress.value += 1
+
+        ok = False
+        try:
+            out = p.run(until=self.stage, on_start=started, on_done=done)
+            self.result, self.record, self.error = out, p.record(self.stage), None
+            self.output.outputs = ()
+            self.output.clear_output()
+            self.record_html.value = self.record._repr_html_()
+            self._show_result(out)
+            self.progress.bar_style = "success"
+            ok = True
+        except Exception as exc:
+            self.progress.bar_style = "danger"
+            self._show_error(exc)
+        finally:
+            self.run_button.disabled = False
+            self.progress.layout.visibility = "hidden" if ok else "visible"
+            self.status.value = self._status_html()
+        if self.on_run is not None:
+            self.on_run(self)
+        return ok
+
+    def _show_error(self, exc: BaseException) -> None:
+        self.error = exc
+        tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+        self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
+                                "traceback": [line.rstrip("\n") for line in "".join(tb).splitlines()]},)
+        self.status.value = (f"<span class='smrnb-step-error' style='color:#b00020'>"
+                             f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</span>")
+
+    def _status_html(self) -> str:
+        if self.error is not None:
+            return (f"<span class='smrnb-step-error' style='color:#b00020'>{html.escape(type(self.error).__name__)}: "
+                    f"{html.escape(str(self.error))}</span>")
+        if self.pipeline.is_stale(self.stage):
+            note = " (parameters changed: press Run)" if self.record is not None else ""
+            return f"<span style='color:#a15c00'>stale{note}</span>"
+        return "<span style='color:#0a7d32'>up to date</span>"
+
+    def refresh(self) -> None:
+        """Update the status line (stale / up to date) after the pipeline changed elsewhere."""
+        self.status.value = self._status_html()
+
+    def _show_result(self, out: Any) -> None:
+        import ipywidgets as ipw
+
+        kind = self.step.output
+        if kind in _VIEWABLE:
+            if self.viewer is None:
+                from smrnb.widgets._viewer import Viewer
+
+                self.viewer = Viewer(width=self.viewer_size[0], height=self.viewer_size[1])
+                self.preview.children = (self.viewer.widget,)
+            self.viewer.show(out)
+        elif kind == "frames":
+            img = ipw.Image(value=_frame_png(out), format="png")
+            self.preview.children = (ipw.VBox([img, ipw.HTML(f"<span style='color:#555'>first of {len(out)} "
+                                                             f"frames</span>")]),)
+        elif kind == "file":
+            self.preview.children = (ipw.HTML(f"wrote <code>{html.escape(str(out))}</code>"),)
+        else:
+            self.preview.children = (ipw.HTML(f"<code>{html.escape(repr(out))}</code>"),)
+
+    # -------------------------------------------------------------------------------- output
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        state = "failed" if self.error is not None else ("stale" if self.pipeline.is_stale(self.stage) else "done")
+        return f"StepWidget({self.stage!r}, {state}, params={self.params})"
+
+
+def _registry_with(step: Any) -> Any:
+    """smrnb's registry, or a one-step registry when ``step`` is not registered there."""
+    from smrnb.pipeline import REGISTRY, StepRegistry
+
+    if step.name in REGISTRY and REGISTRY.get(step.name) is step:
+        return REGISTRY
+    return StepRegistry([step])
+
+
+__all__ = ["StepWidget"]

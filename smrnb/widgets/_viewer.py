@@ -1,0 +1,646 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""The 3D viewer: smrnb's only pythreejs module.
+
+:class:`Viewer` is a small interface (``show`` / ``add`` / ``clear`` / ``fit_camera`` / ``link``
+/ ``to_png`` / ``widget``) so that another front end could replace pythreejs later. Scene data is
+first turned into plain numpy "layers" (:class:`Layer`, shared with the static renderer in
+:mod:`smrnb.widgets._static`), then into three.js objects.
+
+Coordinates: the viewer draws in the OpenGL frame (x right, y up, z towards the viewer), metres.
+Data labelled ``frame="opencv"`` (points, grids and meshes straight from RGB-D frames) is flipped
+``(x, y, z) -> (x, -y, -z)`` for display only; the caller's data is never changed.
+
+Every large array goes to the browser as a binary numpy buffer: positions, normals, colors and
+uvs as float32, triangle indices as uint32, textures as uint8 RGBA.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+
+#: default cap on voxels drawn; a grid with more occupied voxels is coarsened (a notice says so)
+MAX_VOXELS = 200_000
+#: cap on normals drawn as lines by the ``normals`` overlay
+MAX_NORMALS = 20_000
+OVERLAYS = ("boundary", "non_manifold", "normals")
+_OVERLAY_COLORS = {"boundary": "#e00000", "non_manifold": "#d000d0", "normals": "#1060ff"}
+_DEFAULT_MESH_COLOR = (0.72, 0.72, 0.74)
+_DEFAULT_POINT_COLOR = (0.2, 0.45, 0.8)
+
+
+# ------------------------------------------------------------------------------ numpy layers
+
+
+@dataclass
+class Layer:
+    """One drawable thing, as plain numpy arrays in the display (OpenGL) frame.
+
+    kind : ``"points"``, ``"mesh"`` or ``"lines"``.
+    positions : (N, 3) float32, metres. For ``lines`` consecutive pairs are segments.
+    colors : (N, 3) float32 in [0, 1] or None (then ``color`` is used).
+    faces : (F, 3) uint32 (meshes only).
+    normals : (N, 3) float32 unit vertex normals (meshes only), computed in Python.
+    uvs : (N, 2) float32 per vertex, texture : (H, W, 4) uint8 RGBA with row 0 at v = 0 (bottom).
+    size : point size in metres (points only).
+    """
+
+    kind: str
+    positions: np.ndarray
+    colors: np.ndarray | None = None
+    color: tuple[float, float, float] = _DEFAULT_MESH_COLOR
+    faces: np.ndarray | None = None
+    normals: np.ndarray | None = None
+    uvs: np.ndarray | None = None
+    texture: np.ndarray | None = None
+    size: float = 0.01
+    flat: bool = False
+    wireframe: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the binary buffers this layer sends to the browser."""
+        return sum(a.nbytes for a in (self.positions, self.colors, self.faces, self.normals, self.uvs, self.texture)
+                   if a is not None)
+
+
+def _np(x: Any, dtype: Any) -> np.ndarray:
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    return np.ascontiguousarray(np.asarray(x), dtype=dtype)
+
+
+def _to_gl(p: np.ndarray, frame: str) -> np.ndarray:
+    if frame == "opencv":
+        p = p * np.array([1.0, -1.0, -1.0], dtype=p.dtype)
+    return np.ascontiguousarray(p, dtype=np.float32)
+
+
+def _colors(c: Any, n: int, name: str) -> np.ndarray | None:
+    if c is None:
+        return None
+    a = _np(c, np.float32)
+    if a.shape != (n, 3):
+        raise SmrnbValueError(f"{name} must have shape ({n}, 3), got {a.shape}")
+    if a.size and a.max() > 1.0 + 1e-6:  # 0..255 colors
+        a = a / 255.0
+    return np.ascontiguousarray(np.clip(a, 0.0, 1.0), dtype=np.float32)
+
+
+def _extent(p: np.ndarray) -> float:
+    if len(p) == 0:
+        return 1.0
+    finite = p[np.isfinite(p).all(1)]
+    if len(finite) == 0:
+        return 1.0
+    return float(np.linalg.norm(finite.max(0) - finite.min(0))) or 1.0
+
+
+def points_layer(points: Any, *, colors: Any = None, point_size: float | None = None,
+                 color: Any = None) -> Layer:
+    """A :class:`Layer` for a PointCloud or an (N, 3) array (metres; PointCloud's ``frame`` honoured)."""
+    frame = getattr(points, "frame", "opengl")
+    if colors is None:
+        colors = getattr(points, "colors", None)
+    pts = getattr(points, "points", points)
+    if not hasattr(pts, "shape"):
+        raise SmrnbTypeError(f"points must be a PointCloud or an (N, 3) array, got {type(points).__name__}")
+    p = _np(pts, np.float64)
+    if p.ndim != 2 or p.shape[1] != 3:
+        raise SmrnbValueError(f"points must have shape (N, 3), got {p.shape}")
+    keep = np.isfinite(p).all(1)
+    p = _to_gl(p[keep], frame)
+    c = _colors(colors, len(keep), "colors")
+    c = None if c is None else np.ascontiguousarray(c[keep])
+    size = point_size if point_size is not None else max(_extent(p) / 300.0, 1e-6)
+    notes = [] if keep.all() else [f"{int((~keep).sum()):,} non-finite points not drawn"]
+    return Layer("points", p, c, _rgb(color, _DEFAULT_POINT_COLOR), size=float(size), notes=notes)
+
+
+def _pool_any(occ: np.ndarray, k: int) -> np.ndarray:
+    pad = [(0, (-s) % k) for s in occ.shape]
+    o = np.pad(occ, pad)
+    X, Y, Z = (s // k for s in o.shape)
+    return o.reshape(X, k, Y, k, Z, k).any(axis=(1, 3, 5))
+
+
+def voxels_layer(grid: Any, *, mode: str = "points", max_voxels: int = MAX_VOXELS, color: Any = None) -> Layer:
+    """Occupied voxels of a ``VoxelGrid`` (unbatched) as points (one square per voxel) or cubes.
+
+    ``cubes`` draws only the voxel faces that touch an empty voxel. More than ``max_voxels``
+    occupied voxels: the grid is coarsened by 2, 3, ... (a voxel is drawn when any of its k^3
+    children is occupied) until it fits, and the layer's notes say so.
+    """
+    if mode not in ("points", "cubes"):
+        raise SmrnbValueError(f"voxel_mode must be 'points' or 'cubes', got {mode!r}")
+    if not isinstance(max_voxels, int) or max_voxels < 1:
+        raise SmrnbValueError(f"max_voxels must be an int >= 1, got {max_voxels!r}")
+    occ_t = getattr(grid, "occupancy", None)
+    if occ_t is None:
+        raise SmrnbTypeError(f"voxels must be a VoxelGrid, got {type(grid).__name__}")
+    if occ_t.dim() != 3:
+        raise SmrnbValueError(f"voxels must be an unbatched VoxelGrid (X, Y, Z), got shape {tuple(occ_t.shape)}")
+    occ = _np(occ_t > 0 if occ_t.dtype.is_floating_point else occ_t, bool)
+    total = int(occ.sum())
+    vs = float(grid.voxel_size)
+    origin = _np(grid.origin, np.float64)
+    k = 1
+    notes: list[str] = []
+    while int(occ.sum()) > max_voxels:
+        k += 1
+        occ = _pool_any(_np(occ_t > 0 if occ_t.dtype.is_floating_point else occ_t, bool), k)
+    if k > 1:
+        notes.append(f"{total:,} occupied voxels exceed the cap of {max_voxels:,}: showing the grid coarsened "
+                     f"{k}x ({int(occ.sum()):,} voxels of {vs * k * 1000:g} mm); raise max_voxels to see all")
+    vs_k = vs * k
+    idx = np.argwhere(occ)
+    col = _rgb(color, (0.85, 0.55, 0.2))
+    frame = getattr(grid, "frame", "opengl")
+    if mode == "points":
+        centers = origin + (idx + 0.5) * vs_k
+        return Layer("points", _to_gl(centers, frame), None, col, size=vs_k, notes=notes)
+    # cubes: the faces between an occupied voxel and an empty (or outside) neighbour
+    padded = np.pad(occ, 1)
+    quads = []
+    # (axis, direction): corner offsets of the face, ordered counter-clockwise seen from outside
+    cube = {(0, 1): [(1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1)], (0, -1): [(0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0)],
+            (1, 1): [(0, 1, 0), (0, 1, 1), (1, 1, 1), (1, 1, 0)], (1, -1): [(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1)],
+            (2, 1): [(0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)], (2, -1): [(0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0)]}
+    for (axis, d), corners in cube.items():
+        off = np.zeros(3, dtype=int)
+        off[axis] = d
+        nb = padded[tuple(idx[:, a] + 1 + off[a] for a in range(3))]
+        sel = idx[~nb]
+        if len(sel):
+            quads.append(sel[:, None, :] + np.array(corners)[None])
+    if not quads:
+        return Layer("mesh", np.zeros((0, 3), np.float32), None, col, faces=np.zeros((0, 3), np.uint32),
+                     normals=np.zeros((0, 3), np.float32), notes=notes)
+    q = np.concatenate(quads)  # (Q, 4, 3) integer corners
+    verts = origin + q.reshape(-1, 3) * vs_k
+    if frame == "opencv":  # flipping y and z keeps the handedness, so the winding stays outward
+        verts = verts * np.array([1.0, -1.0, -1.0])
+    base = np.arange(len(q), dtype=np.uint32)[:, None] * 4
+    faces = np.concatenate([base + np.array([0, 1, 2], np.uint32), base + np.array([0, 2, 3], np.uint32)], 1)
+    faces = faces.reshape(-1, 3)
+    v32 = np.ascontiguousarray(verts, np.float32)
+    e1 = v32[faces[:, 1]] - v32[faces[:, 0]]
+    e2 = v32[faces[:, 2]] - v32[faces[:, 0]]
+    fn = np.cross(e1, e2)
+    fn /= np.maximum(np.linalg.norm(fn, axis=1, keepdims=True), 1e-20)
+    normals = np.repeat(fn[0::2], 4, axis=0).astype(np.float32)
+    return Layer("mesh", v32, None, col, faces=np.ascontiguousarray(faces, np.uint32), normals=normals,
+                 flat=True, notes=notes)
+
+
+def mesh_layer(mesh: Any, *, shading: str = "smooth", wireframe: bool = False, texture: bool = True,
+               color: Any = None) -> Layer:
+    """A :class:`Layer` for a :class:`~smrnb.geometry.mesh.Mesh`.
+
+    Normals: the mesh's own ``vertex_normals`` or area-weighted ones from
+    :func:`smrnb.compute_vertex_normals` (computed here, never in the browser). With a texture
+    (``uvs``, ``face_uvs_idx``, ``texture``) vertices are split at uv seams exactly like the
+    exporters do (:func:`smrnb.geometry.io._split_seams`), normals carried along.
+    """
+    import torch
+
+    from smrnb.geometry.io import _split_seams
+    from smrnb.geometry.normals import compute_vertex_normals
+
+    if not (hasattr(mesh, "vertices") and hasattr(mesh, "faces")):
+        raise SmrnbTypeError(f"mesh must be a Mesh, got {type(mesh).__name__}")
+    if shading not in ("smooth", "flat"):
+        raise SmrnbValueError(f"shading must be 'smooth' or 'flat', got {shading!r}")
+    frame = getattr(mesh, "frame", "opengl")
+    normals = mesh.vertex_normals
+    if normals is None:
+        if mesh.faces.shape[0]:
+            normals = compute_vertex_normals(mesh.vertices.float(), mesh.faces)
+        else:
+            normals = torch.zeros_like(mesh.vertices, dtype=torch.float32)
+    notes: list[str] = []
+    tex_img = None
+    if texture and mesh.texture is not None and mesh.uvs is not None:
+        # the colors slot of _split_seams carries the normals through the seam split
+        v, f, uv, n = _split_seams(mesh.replace(vertex_colors=normals.float()))
+        tex = _np(mesh.texture.float().clamp(0, 1) * 255.0 + 0.5, np.float32).astype(np.uint8)
+        if tex.shape[2] == 3:
+            tex = np.concatenate([tex, np.full(tex.shape[:2] + (1,), 255, np.uint8)], 2)
+        tex_img = np.ascontiguousarray(tex[::-1])  # row 0 = v 0 (three.js DataTexture, flipY false)
+        uvs = np.ascontiguousarray(uv, np.float32)
+        colors = None
+        notes.append(f"texture {mesh.texture.shape[1]} x {mesh.texture.shape[0]}; {len(v):,} vertices after "
+                     f"uv-seam splits")
+    else:
+        v = _np(mesh.vertices, np.float64)
+        f = _np(mesh.faces, np.int64)
+        n = _np(normals, np.float32)
+        uvs = None
+        colors = _colors(mesh.vertex_colors, len(v), "vertex_colors")
+    pos = _to_gl(np.asarray(v, np.float64), frame)
+    nrm = _to_gl(np.asarray(n, np.float32), frame)
+    faces = np.ascontiguousarray(f, dtype=np.uint32)
+    return Layer("mesh", pos, colors, _rgb(color, _DEFAULT_MESH_COLOR), faces=faces, normals=nrm, uvs=uvs,
+                 texture=tex_img, flat=shading == "flat", wireframe=wireframe, notes=notes)
+
+
+def overlay_layers(mesh: Any, overlays: Any, base: Layer) -> list[Layer]:
+    """Teaching overlays of a mesh as ``lines`` layers: open boundary edges (holes) in red,
+    non-manifold edges in magenta, vertex normals as short blue lines (at most MAX_NORMALS)."""
+    from smrnb.geometry._topology import boundary_edges, non_manifold_edges
+
+    names = (overlays,) if isinstance(overlays, str) else tuple(overlays or ())
+    bad = [o for o in names if o not in OVERLAYS]
+    if bad:
+        raise SmrnbValueError(f"overlays must be among {', '.join(OVERLAYS)}, got {', '.join(map(repr, bad))}")
+    out = []
+    frame = getattr(mesh, "frame", "opengl")
+    pos = _to_gl(_np(mesh.vertices, np.float64), frame)
+    faces = _np(mesh.faces, np.int64)
+    for name in names:
+        col = _rgb(_OVERLAY_COLORS[name], (1, 0, 0))
+        if name in ("boundary", "non_manifold"):
+            e = np.asarray(boundary_edges(faces) if name == "boundary" else non_manifold_edges(faces)).reshape(-1, 2)
+            seg = pos[e.reshape(-1)] if len(e) else np.zeros((0, 3), np.float32)
+            label = "boundary (hole) edges" if name == "boundary" else "non-manifold edges"
+            out.append(Layer("lines", np.ascontiguousarray(seg, np.float32), None, col,
+                             notes=[f"{len(e):,} {label} in {_OVERLAY_COLORS[name]}"]))
+        else:
+            p, n = base.positions, base.normals
+            step = max(1, math.ceil(len(p) / MAX_NORMALS))
+            p, n = p[::step], n[::step]
+            length = _extent(base.positions) * 0.02
+            seg = np.stack([p, p + n * length], 1).reshape(-1, 3)
+            note = f"normals of {len(p):,} vertices" + (f" (every {step}th)" if step > 1 else "")
+            out.append(Layer("lines", np.ascontiguousarray(seg, np.float32), None, col, notes=[note]))
+    return out
+
+
+def _rgb(c: Any, default: tuple[float, float, float]) -> tuple[float, float, float]:
+    if c is None:
+        return default
+    if isinstance(c, str):
+        s = c.lstrip("#")
+        if len(s) != 6:
+            raise SmrnbValueError(f"color must be '#rrggbb' or an (r, g, b) triple in [0, 1], got {c!r}")
+        return tuple(int(s[i:i + 2], 16) / 255.0 for i in (0, 2, 4))  # type: ignore[return-value]
+    t = tuple(float(x) for x in c)
+    if len(t) != 3:
+        raise SmrnbValueError(f"color must be '#rrggbb' or an (r, g, b) triple in [0, 1], got {c!r}")
+    return t  # type: ignore[return-value]
+
+
+def _hex(c: tuple[float, float, float]) -> str:
+    return "#" + "".join(f"{int(round(min(max(x, 0.0), 1.0) * 255)):02x}" for x in c)
+
+
+def layers_for(data: Any, *, point_size: float | None = None, colors: Any = None, color: Any = None,
+               voxel_mode: str = "points", max_voxels: int = MAX_VOXELS, shading: str = "smooth",
+               wireframe: bool = False, overlays: Any = (), texture: bool = True) -> list[Layer]:
+    """The layers that draw ``data`` (Mesh, PointCloud, VoxelGrid or an (N, 3) array)."""
+    name = type(data).__name__
+    if overlays and name != "Mesh":
+        raise SmrnbValueError(f"overlays need a Mesh, got {name}")
+    if name == "Mesh":
+        base = mesh_layer(data, shading=shading, wireframe=wireframe, texture=texture, color=color)
+        return [base, *overlay_layers(data, overlays, base)]
+    if name == "PointCloud" or (hasattr(data, "shape") and len(getattr(data, "shape", ())) == 2):
+        return [points_layer(data, colors=colors, point_size=point_size, color=color)]
+    if name == "VoxelGrid":
+        return [voxels_layer(data, mode=voxel_mode, max_voxels=max_voxels, color=color)]
+    raise SmrnbTypeError(f"data must be a Mesh, PointCloud, VoxelGrid or an (N, 3) array, got {name}")
+
+
+# ------------------------------------------------------------------------------- camera math
+
+
+def fit_camera_pose(positions: list[np.ndarray], fov: float = 45.0, aspect: float = 1.6,
+                    direction: tuple[float, float, float] = (0.45, 0.35, 1.0)) -> dict[str, Any]:
+    """Camera that frames every position: ``{position, target, quaternion, near, far, radius}``.
+
+    The bounding sphere (centre of the box, half its diagonal) fits inside the narrower of the
+    vertical and horizontal field of view (``fov`` is vertical, degrees; ``aspect`` = width/height).
+    """
+    pts = [p for p in positions if len(p)]
+    if pts:
+        allp = np.concatenate(pts)
+        allp = allp[np.isfinite(allp).all(1)]
+    else:
+        allp = np.zeros((0, 3))
+    if len(allp) == 0:
+        lo, hi = -np.ones(3), np.ones(3)
+    else:
+        lo, hi = allp.min(0).astype(np.float64), allp.max(0).astype(np.float64)
+    center = (lo + hi) / 2
+    radius = max(float(np.linalg.norm(hi - lo)) / 2, 1e-3)
+    half_v = math.radians(fov) / 2
+    half_h = math.atan(math.tan(half_v) * aspect)
+    dist = radius / math.sin(min(half_v, half_h)) * 1.05
+    d = np.asarray(direction, np.float64)
+    d /= np.linalg.norm(d)
+    pos = center + d * dist
+    return {"position": tuple(float(x) for x in pos), "target": tuple(float(x) for x in center),
+            "quaternion": _look_at_quaternion(pos, center), "near": dist / 100.0,
+            "far": dist * 10.0 + radius * 2, "radius": radius}
+
+
+def _look_at_quaternion(eye: np.ndarray, target: np.ndarray, up: tuple[float, float, float] = (0, 1, 0)
+                        ) -> tuple[float, float, float, float]:
+    """Quaternion (x, y, z, w) of a camera at ``eye`` looking at ``target`` (camera looks down -z)."""
+    z = eye - target
+    z = z / np.linalg.norm(z)
+    x = np.cross(np.asarray(up, np.float64), z)
+    if np.linalg.norm(x) < 1e-9:
+        x = np.cross((0.0, 0.0, 1.0), z)
+    x /= np.linalg.norm(x)
+    y = np.cross(z, x)
+    m = np.stack([x, y, z], 1)  # columns: camera axes in world
+    tr = m[0, 0] + m[1, 1] + m[2, 2]
+    if tr > 0:
+        s = math.sqrt(tr + 1.0) * 2
+        w, qx, qy, qz = 0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
+        w, qx, qy, qz = (m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s
+    elif m[1, 1] > m[2, 2]:
+        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
+        w, qx, qy, qz = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s
+    else:
+        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
+        w, qx, qy, qz = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s
+    return (float(qx), float(qy), float(qz), float(w))
+
+
+# ---------------------------------------------------------------------------- front end check
+
+
+def frontend_status() -> dict[str, Any]:
+    """Is the ``jupyter-threejs`` lab extension where the server looks? (the doctor's jupyter probe facts)."""
+    import os
+    import sys
+
+    from smrnb.doctor.probes import jupyter
+
+    try:
+        import importlib.metadata as md
+
+        version = md.version("pythreejs")
+    except Exception:
+        version = None
+    try:
+        facts = jupyter.threejs_labextension(jupyter._jupyter_paths("labextensions", dict(os.environ), sys.prefix),
+                                             version)
+    except Exception as exc:  # a failed probe means "unknown", never an exception
+        return {"installed": None, "reason": f"{type(exc).__name__}: {exc}"}
+    return facts
+
+
+# ------------------------------------------------------------------------------------ viewer
+
+
+class Viewer:
+    """An interactive 3D view (pythreejs) of meshes, point clouds and voxel grids.
+
+    Parameters
+    ----------
+    data : Mesh, PointCloud, VoxelGrid or (N, 3) array, optional
+        Shown right away (see :meth:`show` for the options, passed as keywords).
+    width, height : int
+        Canvas size in CSS pixels; the camera's aspect ratio is ``width / height``.
+    background : str
+        Canvas colour ``'#rrggbb'``.
+    fov : float
+        Vertical field of view, degrees.
+
+    ``display(viewer)`` (or a viewer as the last expression of a cell) shows the live widget and
+    carries a PNG of the same scene for nbconvert, docs and front ends without the widget extension.
+    ``show`` on a viewer already on screen updates it in place: same canvas, camera kept.
+    """
+
+    def __init__(self, data: Any = None, *, width: int = 640, height: int = 400, background: str = "#ffffff",
+                 fov: float = 45.0, **options: Any) -> None:
+        import ipywidgets as ipw
+        import pythreejs as three
+
+        for nm, v in (("width", width), ("height", height)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 16:
+                raise SmrnbValueError(f"{nm} must be an int >= 16 (pixels), got {v!r}")
+        self._three = three
+        self.width, self.height = width, height
+        self.background = _hex(_rgb(background, (1, 1, 1)))
+        self.fov = float(fov)
+        self.layers: dict[str, list[Layer]] = {}
+        self._objects: dict[str, list[Any]] = {}
+        self._fitted = False
+        self.camera = three.PerspectiveCamera(position=[0, 0, 3], fov=self.fov, aspect=width / height, near=0.01,
+                                              far=100.0, children=[three.DirectionalLight(color="#ffffff",
+                                                                                          position=[1, 2, 3],
+                                                                                          intensity=0.6)])
+        self.controls = three.OrbitControls(controlling=self.camera)
+        self.scene = three.Scene(children=[self.camera, three.AmbientLight(color="#ffffff", intensity=0.55)],
+                                 background=self.background)
+        self.renderer = three.Renderer(scene=self.scene, camera=self.camera, controls=[self.controls], width=width,
+                                       height=height, antialias=True)
+        self.renderer.add_class("smrnb-viewer")
+        self.notice = ipw.HTML(value="", layout=ipw.Layout(margin="2px 0 0 0"))
+        self.widget = ipw.VBox([self.renderer, self.notice])
+        self._links: list[Any] = []
+        if data is not None:
+            self.show(data, **options)
+        elif options:
+            raise SmrnbValueError(f"options {sorted(options)} need data to show")
+
+    # ----------------------------------------------------------------------------- content
+    def show(self, data: Any, *, name: str = "main", fit: bool | None = None, **options: Any) -> Viewer:
+        """Replace layer ``name`` (default ``"main"``) with ``data``; other layers stay.
+
+        Options: ``point_size`` (metres), ``colors`` ((N, 3) in [0, 1] for arrays), ``color``
+        (``'#rrggbb'``, used without per-vertex colours), ``voxel_mode`` (``points`` | ``cubes``),
+        ``max_voxels``, ``shading`` (``smooth`` | ``flat``), ``wireframe`` (bool), ``overlays``
+        (any of ``boundary``, ``non_manifold``, ``normals``), ``texture`` (bool: draw the baked
+        texture when the mesh has one). ``fit``: refit the camera (default: only for the first data).
+        Returns the viewer (so ``Viewer().show(mesh)`` displays).
+        """
+        layers = layers_for(data, **options)
+        self._set_layers(name, layers)
+        if fit or (fit is None and not self._fitted):
+            self.fit_camera()
+        return self
+
+    add = show
+
+    def remove(self, name: str) -> None:
+        """Remove layer ``name`` (unknown names raise, listing the layers)."""
+        if name not in self.layers:
+            raise SmrnbValueError(f"no layer named {name!r}; layers: {', '.join(self.layers) or '(none)'}")
+        self._set_layers(name, [])
+        del self.layers[name]
+
+    def clear(self) -> None:
+        """Remove every layer (the camera stays where it is)."""
+        for name in list(self.layers):
+            self.remove(name)
+
+    def _set_layers(self, name: str, layers: list[Layer]) -> None:
+        old = self._objects.pop(name, [])
+        new = [self._make_object(layer) for layer in layers]
+        keep = [c for c in self.scene.children if not any(c is o for o in old)]
+        self.scene.children = tuple(keep + new)
+        for o in old:  # free the front-end models of the replaced geometry
+            _close_tree(o)
+        self._objects[name] = new
+        self.layers[name] = layers
+        self._update_notice()
+
+    def _update_notice(self) -> None:
+        import html
+
+        notes = [n for ls in self.layers.values() for layer in ls for n in layer.notes]
+        self.notice.value = "".join(f"<div class='smrnb-viewer-note' style='font-size:12px;color:#555'>"
+                                    f"{html.escape(n)}</div>" for n in notes)
+
+    def _make_object(self, layer: Layer) -> Any:
+        t = self._three
+        attrs = {"position": t.BufferAttribute(layer.positions, normalized=False)}
+        if layer.colors is not None:
+            attrs["color"] = t.BufferAttribute(layer.colors, normalized=False)
+        vc = "VertexColors" if layer.colors is not None else "NoColors"
+        if layer.kind == "points":
+            geo = t.BufferGeometry(attributes=attrs)
+            mat = t.PointsMaterial(size=layer.size, sizeAttenuation=True, vertexColors=vc, color=_hex(layer.color)
+                                   if layer.colors is None else "#ffffff")
+            return t.Points(geometry=geo, material=mat)
+        if layer.kind == "lines":
+            geo = t.BufferGeometry(attributes=attrs)
+            return t.LineSegments(geometry=geo, material=t.LineBasicMaterial(color=_hex(layer.color)))
+        attrs["normal"] = t.BufferAttribute(layer.normals, normalized=False)
+        if layer.uvs is not None:
+            attrs["uv"] = t.BufferAttribute(layer.uvs, normalized=False)
+        geo = t.BufferGeometry(attributes=attrs, index=t.BufferAttribute(layer.faces.reshape(-1), normalized=False))
+        kw: dict[str, Any] = {"flatShading": layer.flat, "side": "DoubleSide", "metalness": 0.0, "roughness": 0.9,
+                              "polygonOffset": True, "polygonOffsetFactor": 1.0, "polygonOffsetUnits": 1.0}
+        if layer.texture is not None:
+            tex = t.DataTexture(data=layer.texture, format="RGBAFormat", type="UnsignedByteType",
+                                magFilter="LinearFilter", minFilter="LinearFilter")
+            mat = t.MeshStandardMaterial(map=tex, color="#ffffff", **kw)
+        else:
+            mat = t.MeshStandardMaterial(vertexColors=vc, color=_hex(layer.color) if layer.colors is None
+                                         else "#ffffff", **kw)
+        obj = t.Mesh(geometry=geo, material=mat)
+        if layer.wireframe:
+            wire = t.Mesh(geometry=geo, material=t.MeshBasicMaterial(color="#202020", wireframe=True))
+            return t.Group(children=[obj, wire])
+        return obj
+
+    # ------------------------------------------------------------------------------ camera
+    def fit_camera(self) -> dict[str, Any]:
+        """Point the camera at everything shown, at the canvas's aspect ratio; returns the pose."""
+        pose = fit_camera_pose([layer.positions for ls in self.layers.values() for layer in ls], self.fov,
+                               self.width / self.height)
+        with self.camera.hold_sync():
+            self.camera.aspect = self.width / self.height
+            self.camera.near = pose["near"]
+            self.camera.far = pose["far"]
+            self.camera.position = pose["position"]
+            self.camera.quaternion = pose["quaternion"]
+        self.controls.target = pose["target"]
+        self._fitted = True
+        return pose
+
+    def link(self, other: Viewer) -> None:
+        """Share one camera view with ``other`` (before/after): orbiting either moves both.
+
+        Both sides are linked in the browser (``jslink`` of position, quaternion and the orbit
+        target) and ``other`` takes this viewer's current pose now.
+        """
+        import ipywidgets as ipw
+
+        if not isinstance(other, Viewer):
+            raise SmrnbTypeError(f"other must be a Viewer, got {type(other).__name__}")
+        if other is self:
+            raise SmrnbValueError("other must be a different Viewer, got this one")
+        with other.camera.hold_sync():
+            for attr in ("position", "quaternion", "near", "far"):
+                setattr(other.camera, attr, getattr(self.camera, attr))
+        other.controls.target = self.controls.target
+        other._fitted = True
+        for a, b in ((self.camera, other.camera), (self.controls, other.controls)):
+            for attr in (("position", "quaternion") if a is self.camera else ("target",)):
+                lk = ipw.jslink((a, attr), (b, attr))
+                self._links.append(lk)
+                other._links.append(lk)
+
+    # ------------------------------------------------------------------------------ output
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the binary geometry buffers currently in the scene."""
+        return sum(layer.nbytes for ls in self.layers.values() for layer in ls)
+
+    def to_png(self, width: int | None = None, height: int | None = None) -> bytes:
+        """A PNG of the scene from the current camera (software renderer, no browser needed)."""
+        from smrnb.widgets._static import render_png
+
+        return render_png([layer for ls in self.layers.values() for layer in ls], self.camera_pose(),
+                          width or self.width, height or self.height, self.background)
+
+    def camera_pose(self) -> dict[str, Any]:
+        return {"position": tuple(self.camera.position), "quaternion": tuple(self.camera.quaternion),
+                "fov": self.fov, "near": self.camera.near, "far": self.camera.far}
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
+        png = base64.b64encode(self.to_png()).decode("ascii")
+        data: dict[str, Any] = {"text/plain": repr(self), "image/png": png}
+        status = frontend_status()
+        if status.get("installed") is False:
+            data["text/html"] = (f"<div><img src='data:image/png;base64,{png}'/><div style='color:#a15c00'>"
+                                 "static picture: the jupyter-threejs front end is not installed where the "
+                                 "server looks (run %smr_doctor)</div></div>")
+            return data
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        if bundle:
+            data.update({k: v for k, v in bundle.items() if k != "text/plain"})
+        return data
+
+    def __repr__(self) -> str:
+        parts = []
+        for name, ls in self.layers.items():
+            for layer in ls:
+                n = len(layer.positions) // (2 if layer.kind == "lines" else 1)
+                unit = {"points": "points", "mesh": "vertices", "lines": "segments"}[layer.kind]
+                extra = f", {len(layer.faces):,} faces" if layer.faces is not None else ""
+                parts.append(f"{name}: {layer.kind} {n:,} {unit}{extra}")
+        return f"Viewer({self.width}x{self.height}; {'; '.join(parts) or 'empty'})"
+
+
+def _close_tree(obj: Any) -> None:
+    """Close the widgets of a replaced scene object (geometry, attributes, material, texture)."""
+    seen: set[int] = set()
+
+    def walk(o: Any) -> None:
+        if o is None or id(o) in seen or not hasattr(o, "close"):
+            return
+        seen.add(id(o))
+        for attr in ("children", "geometry", "material", "map", "index"):
+            v = getattr(o, attr, None)
+            for c in (v if isinstance(v, (list, tuple)) else [v]):
+                walk(c)
+        attrs = getattr(o, "attributes", None)
+        if isinstance(attrs, dict):
+            for c in attrs.values():
+                walk(c)
+        o.close()
+
+    walk(obj)
+
+
+__all__ = ["MAX_VOXELS", "OVERLAYS", "Layer", "Viewer", "fit_camera_pose", "frontend_status", "layers_for",
+           "mesh_layer", "overlay_layers", "points_layer", "voxels_layer"]
