@@ -37,7 +37,6 @@ import os
 import warnings
 from typing import Any
 
-import numpy as np
 import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
@@ -472,13 +471,10 @@ class TSDFVolume:
                 cv = cv[:X]
             obs = wv >= weight_threshold
             tv = torch.where(obs, tv, torch.ones((), device=dev))
-            cube = obs[:-1, :-1, :-1] & obs[1:, :-1, :-1] & obs[:-1, 1:, :-1] & obs[:-1, :-1, 1:]
-            cube &= obs[1:, 1:, :-1] & obs[1:, :-1, 1:] & obs[:-1, 1:, 1:] & obs[1:, 1:, 1:]
-            mask = torch.zeros_like(obs)
-            mask[1:, 1:, 1:] = cube  # skimage gates the cube with origin (x-1, y-1, z-1) by mask[x, y, z]
-            if not bool(mask.any()):
+            cube = obs[:-1, :-1, :-1] & obs[1:, 1:, 1:]  # quick "anything to mesh here?" test
+            if not bool(cube.any()):
                 continue
-            v, f = _marching_cubes(tv, mask)
+            v, f = _marching_cubes(tv, obs)
             if v.shape[0] == 0:
                 continue
             if cv is not None:
@@ -503,23 +499,15 @@ class TSDFVolume:
         return Mesh(verts, faces, vertex_colors=colors, frame="opencv", meta=meta)
 
 
-def _marching_cubes(volume: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Iso-surface ``volume == 0`` on cubes where ``mask``: vertices in voxel-index units (x, y, z
-    order of the array axes) and faces wound counter-clockwise seen from the positive side."""
-    dev = volume.device
-    vol = volume.detach().cpu().numpy()
-    if vol.min() > 0 or vol.max() < 0:
-        return torch.zeros(0, 3, device=dev), torch.zeros(0, 3, dtype=torch.int64, device=dev)
-    from skimage.measure import marching_cubes as sk_mc
+def _marching_cubes(volume: torch.Tensor, observed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Iso-surface ``volume == 0`` over cubes whose 8 corners are all ``observed``: vertices in
+    voxel-index units (array axis order x, y, z), faces counter-clockwise seen from the positive
+    (free-space) side. Uses the project's vectorised marching cubes on the volume's device."""
+    from smrnb.geometry.marching_cubes import marching_cubes
 
-    try:
-        # the positive side (free space) is the "exterior": gradient_direction="ascent"
-        v, f, _, _ = sk_mc(vol, level=0.0, mask=mask.cpu().numpy(), gradient_direction="ascent",
-                           allow_degenerate=False)
-    except RuntimeError:  # "No surface found at the given iso value."
-        return torch.zeros(0, 3, device=dev), torch.zeros(0, 3, dtype=torch.int64, device=dev)
-    return (torch.as_tensor(np.ascontiguousarray(v), dtype=torch.float32, device=dev),
-            torch.as_tensor(np.ascontiguousarray(f), dtype=torch.int64, device=dev))
+    # "value > level" is the inside for marching_cubes; here the positive side is free space, so
+    # "ascent" winds the faces with normals pointing to the positive (observed, outer) side
+    return marching_cubes(volume, 0.0, mask=observed, gradient_direction="ascent")
 
 
 def _trilinear(grid: torch.Tensor, obs: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
