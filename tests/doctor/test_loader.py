@@ -388,7 +388,7 @@ def test_probe_reports_kaolin_like_extension_resolvable_not_broken(tree, tmp_pat
     assert not any("c10" in f.title for f in evaluate(ctx.facts, ["loader"]))
 
 
-def test_probe_in_this_process_is_cheap_and_sees_the_real_maps(tree):
+def test_probe_in_this_process_sees_the_real_maps(tree):
     ctx = ProbeContext(extension_paths=[str(tree["user_rpath"])])
     facts = loader_probe.probe(ctx)
     assert "libc.so.6" in facts["mapped_libraries"]
