@@ -830,7 +830,12 @@ def _join_across_non_manifold(f: np.ndarray, nm: np.ndarray, fe: np.ndarray, cor
             if rp != rq:
                 parent[rp] = rq
                 size[rq] += size[rp]
-    roots = np.fromiter((find(int(x)) for x in range(len(parent))), np.int64, len(parent))
+    roots = parent.copy()
+    while True:  # pointer jumping to the roots, vectorized
+        nxt = roots[roots]
+        if np.array_equal(nxt, roots):
+            break
+        roots = nxt
     return roots[corner_fan]
 
 
