@@ -158,3 +158,14 @@ def test_listing_and_help_do_not_import_torch():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, check=False)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == '{"torch": false, "trimesh": false}'
+
+
+def test_demo_cuda_without_gpu_is_a_usage_error(capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA GPU is visible: --device cuda is valid here")
+    with pytest.raises(SystemExit) as ei:
+        main(["demo", "--device", "cuda", "--output", "unused"])
+    assert ei.value.code == 2
+    assert "--device cuda: torch sees no CUDA GPU here" in capsys.readouterr().err
