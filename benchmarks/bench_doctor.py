@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -24,23 +25,33 @@ def smr_doctor() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "smrnb.doctor.cli"]
 
 
+CPU: list[float] = []
+
+
 def run(args: list[str], env: dict[str, str] | None = None) -> tuple[float, dict]:
+    """Wall seconds and the parsed JSON; the child's user+sys CPU seconds go to ``CPU``."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run([*smr_doctor(), *args], capture_output=True, text=True, timeout=120, env=env,
                        start_new_session=True)
     dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
     return dt, json.loads(p.stdout)
 
 
 def main() -> None:
     run(["--json"])  # warm caches
     times, last = [], {}
+    CPU.clear()
     for _ in range(N):
         dt, last = run(["--json"])
         times.append(dt)
     probe = {k: v.get("elapsed_s") for k, v in last["facts"].items()}
     print(f"smr-doctor --json: median {statistics.median(times):.2f} s over {N} runs "
           f"(min {min(times):.2f}, max {max(times):.2f}); bar <= 2 s")
+    print(f"  CPU (user+sys) of the smr-doctor process tree: median {statistics.median(CPU):.2f} s; "
+          f"load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(f"  in-process collection {last['meta']['elapsed_s']:.2f} s; per probe (s): {probe}")
     with tempfile.TemporaryDirectory() as tmp:
         fake = os.path.join(tmp, "nvidia-smi")
