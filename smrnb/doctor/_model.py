@@ -80,7 +80,7 @@ class Runner:
         child_env = dict(env) if env is not None else (self.env if self.env is not None else None)
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run(  # noqa: S603 - list form, no shell
+            proc = subprocess.run(  # list form, no shell
                 list(argv), capture_output=True, text=True, timeout=timeout, env=child_env,
                 input=input, errors="replace", stdin=None if input is not None else subprocess.DEVNULL,
             )
