@@ -421,15 +421,19 @@ def test_bunny_no_limit_closes_all_five_holes(bunny):
     assert torch.equal(out.vertices[:50000], bunny.vertices) and torch.equal(out.faces[:99785], bunny.faces)
     assert directed_duplicates(out.faces, bunny.num_faces) == 0  # patches wound like their neighbours
     # patch normals agree with the neighbouring scan faces across every loop edge
-    fn = compute_face_normals(out.vertices.double(), out.faces)
+    fn = compute_face_normals(out.vertices.double(), out.faces).numpy()
     f = out.faces.numpy()
-    old = {}
-    for i, face in enumerate(f[: bunny.num_faces]):
-        for k in range(3):
-            old[(int(face[(k + 1) % 3]), int(face[k]))] = i
-    dots = [float(fn[i] @ fn[old[(int(face[k]), int(face[(k + 1) % 3]))]])
-            for i, face in enumerate(f[bunny.num_faces:], start=bunny.num_faces) for k in range(3)
-            if (int(face[k]), int(face[(k + 1) % 3])) in old]
+    F0 = bunny.num_faces
+    he = np.stack([f, f[:, [1, 2, 0]]], axis=-1).reshape(-1, 2)
+    n = int(f.max()) + 1
+    old_key = he[: F0 * 3, 1] * n + he[: F0 * 3, 0]  # old half-edge b -> a, keyed as (a, b)
+    order = np.argsort(old_key)
+    new_key = he[F0 * 3:, 0] * n + he[F0 * 3:, 1]
+    pos = np.searchsorted(old_key[order], new_key).clip(0, len(order) - 1)
+    hit = old_key[order][pos] == new_key
+    new_face = F0 + np.nonzero(hit)[0] // 3
+    old_face = order[pos[hit]] // 3
+    dots = (fn[new_face] * fn[old_face]).sum(axis=1)
     assert len(dots) == 26 + 55 + 58 + 58 + 90
     assert min(dots) > 0.3 and float(np.median(dots)) > 0.9
 
