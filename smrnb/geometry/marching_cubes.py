@@ -18,18 +18,25 @@ How it works (no Python loop over cubes):
    table maps (cube index, face-test bits, interior-test bit) to one row of a combined tiling
    table (:func:`_decision_tables`), so the "big switch" of the reference implementation becomes
    one gather.
-3. Each triangle corner is a cube edge (or, for some tilings, a vertex inside the cube). Corners
-   get a global key (node index * 4 + axis, axis 3 = cube interior) so that neighbouring cubes
-   share the vertex on a common edge; ``torch.unique`` numbers the keys. Edge vertices are placed
-   by linear interpolation, interior vertices at the inverse-distance weighted mean of the corners
-   (both exactly as scikit-image).
+3. Each triangle corner is a cube edge (or, for some tilings, a vertex inside the cube). Every
+   crossed edge gets one vertex, numbered by an "owner" cube (the cube whose corner 0 is the
+   edge's base node, or the last cube along an axis for edges on the volume's far faces): a
+   prefix sum over the active cubes numbers the vertices and neighbouring cubes look the owner up
+   in a node -> active-cube map, so no sort or hash is needed. Edge vertices are placed by linear
+   interpolation, interior vertices at the inverse-distance weighted mean of the eight corners
+   (both as scikit-image).
 
 Coordinates: vertex ``(i, j, k)`` is in index units of the volume's axes 0, 1, 2 (the node
-``volume[i, j, k]`` sits at ``(i, j, k)``), then ``origin + index * spacing``. Winding follows
-scikit-image's ``gradient_direction="descent"``: triangles are counter-clockwise seen from the
-low-value side, so normals (right-hand rule) point toward decreasing values, i.e. out of the
-super-level set ``{value > level}`` (out of an occupancy, into a signed distance that is negative
-inside). ``gradient_direction="ascent"`` flips it.
+``volume[i, j, k]`` sits at ``(i, j, k)``), then ``origin + index * spacing``.
+
+Winding: triangles are counter-clockwise seen from the low-value side, so their right-hand normals
+point toward decreasing values, out of the super-level set ``{value > level}``: out of an occupancy
+(or of a field that is positive inside), as :class:`~smrnb.geometry.mesh.Mesh`, trimesh and OpenGL
+expect. This is the *meaning* of scikit-image's default ``gradient_direction="descent"`` ("object
+greater than exterior"), which scikit-image states with a left-hand rule: its face arrays list the
+same triangles with the opposite index order (``faces[:, ::-1]``). For a signed distance or TSDF
+that is negative inside, pass ``gradient_direction="ascent"`` (or negate the field) to get
+outward normals.
 """
 
 from __future__ import annotations
@@ -346,8 +353,10 @@ def marching_cubes(volume: Any, level: float, mask: Any = None, spacing: Any = (
         result. The all-corners rule never builds faces from unobserved values.)
     spacing : 3 floats, node spacing along axes 0, 1, 2 (e.g. metres per voxel).
     origin : 3 floats, position of node ``(0, 0, 0)``; vertices are ``origin + index * spacing``.
-    gradient_direction : ``"descent"`` (default, as scikit-image: normals point toward lower
-        values, out of ``{value > level}``) or ``"ascent"`` (flipped winding).
+    gradient_direction : ``"descent"`` (default: right-hand normals point toward lower values,
+        out of ``{value > level}``) or ``"ascent"`` (the opposite winding, for fields that are
+        negative inside such as a TSDF). scikit-image's face arrays are these reversed (it uses a
+        left-hand rule), see the module docstring.
 
     Returns
     -------
@@ -515,7 +524,8 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     tri_cube = torch.repeat_interleave(ntri)  # index into rows
     first = torch.cumsum(ntri, 0) - ntri
     tri_in_cube = torch.arange(tri_cube.numel(), device=dev) - _g(first, tri_cube)
-    local = _g(T["tri"].view(-1, 3), _g(rows, tri_cube) * _MAX_TRI + tri_in_cube).flip(1)  # (F, 3); flip = descent winding
+    # (F, 3) Lewiner edge numbers; the tables' order is right-handed with normals toward lower values
+    local = _g(T["tri"].view(-1, 3), _g(rows, tri_cube) * _MAX_TRI + tri_in_cube)
     m = tri_cube if m_of is None else _g(m_of, tri_cube)  # (F,) active-cube index of each triangle
     is_c = local == 12
     e = local.clamp(max=11)
