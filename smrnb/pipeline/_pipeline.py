@@ -153,8 +153,9 @@ class StepResult:
 
     ``counts_before`` / ``counts_after`` map a unit (``points``, ``voxels``, ``vertices``,
     ``faces``, ``frames``, ``bytes``) to a count. ``backend`` is ``kaolin``, ``torch CPU`` or
-    ``torch CUDA`` (or what the step reported); ``seconds`` is wall time of the function call.
-    ``error`` is set (and ``ok`` false) when the stage failed.
+    ``torch CUDA`` (or what the step reported); ``seconds`` is wall time of the function call and
+    ``cpu_seconds`` the process CPU time it used (all threads; on a busy shared machine the wall
+    time grows but this does not). ``error`` is set (and ``ok`` false) when the stage failed.
     """
 
     step: str
@@ -169,6 +170,7 @@ class StepResult:
     warnings: list[str] = field(default_factory=list)
     params: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    cpu_seconds: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -177,7 +179,8 @@ class StepResult:
     def __str__(self) -> str:
         head = (f"{self.step:<14} {_fmt_counts(self.counts_before)} -> "
                 + (_fmt_counts(self.counts_after) if self.ok else "FAILED")
-                + f"  {self.seconds:.2f} s  [{self.backend}, {self.device}]")
+                + f"  {self.seconds:.2f} s" + (f" (cpu {self.cpu_seconds:.2f} s)" if self.cpu_seconds is not None else "")
+                + f"  [{self.backend}, {self.device}]")
         lines = [head]
         lines += [f"    note: {n}" for n in self.notes]
         lines += [f"    warning: {w}" for w in self.warnings]
@@ -204,14 +207,17 @@ class StepResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("step", "kind_in", "kind_out", "counts_before", "counts_after",
-                                              "seconds", "backend", "device", "notes", "warnings", "error")}
+                                              "seconds", "cpu_seconds", "backend", "device", "notes", "warnings",
+                                              "error")}
 
 
 def format_results(results: Iterable[StepResult], source: str | None = None) -> str:
     """The summary table printed by the CLI: the source line, one line per stage plus notes, the steps' total time."""
     results = list(results)
     lines = ([source] if source else []) + [str(r) for r in results]
-    lines.append(f"{'steps total':<14} {sum(r.seconds for r in results):.2f} s")
+    cpu = [r.cpu_seconds for r in results if r.cpu_seconds is not None]
+    lines.append(f"{'steps total':<14} {sum(r.seconds for r in results):.2f} s"
+                 + (f" (cpu {sum(cpu):.2f} s)" if cpu else ""))
     return "\n".join(lines)
 
 
@@ -399,6 +405,7 @@ class Pipeline:
         self.last_failed: StepResult | None = None
         #: seconds the last source load took (reading frames from disk), None before the first run
         self.source_seconds: float | None = None
+        self.source_cpu_seconds: float | None = None
 
     def _check_source(self, source: Any) -> Any:
         if isinstance(source, Mapping):
@@ -455,6 +462,10 @@ class Pipeline:
                 return i
         raise SmrnbValueError(f"unknown stage {stage!r}; this pipeline's stages: "
                               f"{', '.join(s.name for s in self.stages) or '(none)'}")
+
+    def stage(self, stage: str | int) -> Stage:
+        """The :class:`Stage` (name, step, current params) at ``stage`` (name or index)."""
+        return self.stages[self._index(stage)]
 
     @property
     def names(self) -> list[str]:
@@ -531,7 +542,8 @@ class Pipeline:
         name = (s.get("path") if isinstance(s, Mapping) else os.fspath(s)) if isinstance(s, (Mapping, str, os.PathLike)) \
             else type(s).__name__
         return (f"{'source':<14} {name}: {_fmt_counts(count(kind, data))}"
-                + (f"  {self.source_seconds:.2f} s" if self.source_seconds is not None else ""))
+                + (f"  {self.source_seconds:.2f} s (cpu {self.source_cpu_seconds:.2f} s)"
+                   if self.source_seconds is not None else ""))
 
     # ------------------------------------------------------------------------------------- run
     def _load_source(self) -> tuple[str, Any]:
@@ -539,11 +551,19 @@ class Pipeline:
             if self._source is None:
                 raise SmrnbValueError("source is not set: pass source= ('sample', a dataset folder, a mesh "
                                       "file or Frames/PointCloud/Mesh)")
+            if self.device is not None and str(self.device).startswith("cuda"):
+                import torch
+
+                if not torch.cuda.is_available():
+                    raise SmrnbValueError(f"device {self.device!r} was asked for but torch {torch.__version__} "
+                                          "sees no CUDA GPU; use device='cpu' (smr-doctor explains why)")
             t0 = time.perf_counter()
+            c0 = time.process_time()
             kind, data = load_source(self._source)
             if self.device is not None and hasattr(data, "to"):
                 data = data.to(self.device)
             self.source_seconds = time.perf_counter() - t0
+            self.source_cpu_seconds = time.process_time() - c0
             self._check_chain(kind)
             self._source_loaded = (kind, data)
         return self._source_loaded
@@ -610,6 +630,7 @@ class Pipeline:
         step = st.step
         before = count(prev_kind, prev) if step.inputs else {}
         dev = _device_of(prev)
+        c0 = time.process_time()
         t0 = time.perf_counter()
         caught: list[warnings.WarningMessage] = []
         try:
@@ -627,6 +648,7 @@ class Pipeline:
             self.last_error = err
             raise err from exc
         seconds = time.perf_counter() - t0
+        cpu_seconds = time.process_time() - c0
         notes: list[str] = []
         backend = None
         if isinstance(out, StepOutput):
@@ -642,7 +664,8 @@ class Pipeline:
         out_dev = _device_of(out) if step.output != "file" else dev
         rec = StepResult(st.name, prev_kind, step.output, before, count(step.output, out), seconds,
                          backend or _backend_for(out_dev), out_dev, notes,
-                         [f"{w.category.__name__}: {w.message}" for w in caught], dict(st.params))
+                         [f"{w.category.__name__}: {w.message}" for w in caught], dict(st.params),
+                         cpu_seconds=cpu_seconds)
         self._cache[i] = (out, rec)
         self.last_error = None
         self.last_failed = None

@@ -169,3 +169,18 @@ def test_demo_cuda_without_gpu_is_a_usage_error(capsys):
         main(["demo", "--device", "cuda", "--output", "unused"])
     assert ei.value.code == 2
     assert "--device cuda: torch sees no CUDA GPU here" in capsys.readouterr().err
+
+
+def test_points_round_trip_through_ply(tmp_path):
+    import torch
+
+    from smrnb import PointCloud
+    from smrnb.pipeline.cli import read_input, write_output
+
+    torch.manual_seed(1)
+    pc = PointCloud(torch.rand(500, 3) * 4 - 2, colors=torch.rand(500, 3))
+    path = write_output("points", pc, str(tmp_path / "p.ply"))
+    kind, back = read_input(("points",), path)
+    assert kind == "points" and len(back) == 500
+    torch.testing.assert_close(back.points, pc.points)
+    assert float((back.colors - pc.colors).abs().max()) <= 0.5 / 255 + 1e-6  # 8-bit colors

@@ -295,3 +295,19 @@ def test_widget_description_follows_spec():
     assert ParamSpec("m", "a", "choice", choices=("a", "b")).widget()["kwargs"]["options"] == ["a", "b"]
     assert ParamSpec("b", True, "bool").widget() ["widget"] == "Checkbox"
     assert ParamSpec("d", None, "float", (0.1, 9.0)).widget()["widget"] == "Text"
+
+
+def test_cuda_device_without_gpu_is_a_clear_error(source):
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA GPU is visible")
+    p = Pipeline(["scale"], source=source, device="cuda", registry=_registry())
+    with pytest.raises(SmrnbValueError, match=r"device 'cuda' was asked for but torch .* sees no CUDA GPU"):
+        p.run()
+    with pytest.raises(SmrnbValueError, match=r"device must be 'cpu' or 'cuda' \(or 'cuda:N'\), got 'gpu'"):
+        Pipeline(["scale"], device="gpu", registry=_registry())
+
+
+def test_cpu_seconds_recorded(pipe):
+    pipe.run()
+    assert all(r.cpu_seconds is not None and r.cpu_seconds >= 0 for r in pipe.records)
+    assert "(cpu " in pipe.summary() and pipe.summary().splitlines()[0].startswith("source")
