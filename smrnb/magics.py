@@ -343,7 +343,12 @@ def load_ipython_extension(ip: Any) -> None:
             pass
     _STATE[id(ip)] = st
     ip.events.register("post_run_cell", st.post_run_cell)
-    if os.environ.get(HOOK_ENV_OFF, "").strip().lower() not in ("1", "true", "yes", "on"):
+    hook_off = os.environ.get(HOOK_ENV_OFF, "").strip().lower() in ("1", "true", "yes", "on")
+    ours_before = old is not None and old.hook_on
+    if not hook_off and tuple(getattr(ip, "custom_exceptions", ())) and not ours_before:
+        print("smrnb: another custom exception handler is installed; the smrnb traceback diagnosis stays off "
+              "(`%smr_doctor --hook` replaces it)", file=sys.stderr)
+    elif not hook_off:
         _set_hook(ip, on=True)
     try:
         msgs = check_start_environment()

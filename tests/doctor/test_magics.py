@@ -160,3 +160,23 @@ def test_importing_magics_does_not_import_ipython():
     code = "import sys, smrnb.magics; assert 'IPython' not in sys.modules, 'IPython imported'; print('ok')"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
+
+
+def test_an_existing_custom_exception_handler_is_not_replaced(ip, capsys):
+    ip.run_line_magic("unload_ext", "smrnb")
+    seen = []
+
+    def theirs(shell, etype, value, tb, tb_offset=None):
+        seen.append(etype)
+
+    ip.set_custom_exc((ValueError,), theirs)
+    try:
+        ip.run_line_magic("load_ext", "smrnb")
+        assert ip.custom_exceptions == (ValueError,)
+        assert "another custom exception handler is installed" in capsys.readouterr().err
+        ip.run_cell("raise ValueError('x')")
+        assert seen == [ValueError]
+    finally:
+        ip.run_line_magic("unload_ext", "smrnb")
+        ip.set_custom_exc((), None)
+        ip.run_line_magic("load_ext", "smrnb")
