@@ -182,6 +182,8 @@ def _h_undefined_symbol(fields: dict[str, str], facts: Mapping[str, Any] | None,
             "pip install --force-reinstall --no-cache-dir <the package that owns " + (lib or "the extension") + ">"]
     flavour = string_abi(sym, dem)
     torch_abi = _f(facts, "torch", "cxx11_abi")
+    if torch_abi is None:  # torch not imported: the abi probe reads the flag from libc10's symbols
+        torch_abi = _f(facts, "abi", "torch_cxx11_abi")
     torch_ver = _f(facts, "torch", "version")
     ev.append({"cxx11": "the symbol uses the new C++11 ABI std::string (std::__cxx11::basic_string)",
                "old": "the symbol uses the old (pre-C++11 ABI) std::string (`Ss`)",
@@ -199,6 +201,18 @@ def _h_undefined_symbol(fields: dict[str, str], facts: Mapping[str, Any] | None,
         code = "abi_torch_version_mismatch"
         if flavour == "cxx11":
             ev.append("(if this torch is an old-ABI build, pip wheels before 2.7, it is an ABI flag mismatch instead)")
+    for ext in _f(facts, "abi", "extensions") or []:  # the static ELF check saw the same symbol missing
+        if not isinstance(ext, Mapping):
+            continue
+        for u in ext.get("unresolved") or []:
+            if isinstance(u, Mapping) and u.get("mangled") == sym and u.get("diagnosis") in (
+                    "cxx11_abi_mismatch", "abi_torch_version_mismatch"):
+                code = u["diagnosis"]
+                ev.append(f"the doctor's static check of {ext.get('path')} finds this symbol unresolved too"
+                          + (": its other-ABI spelling IS defined in torch" if u.get("other_abi_defined") else "")
+                          + (": its other-ABI spelling is not defined in torch either"
+                             if u.get("other_abi_defined") is False else ""))
+                break
     flag = "1" if torch_abi else "0" if torch_abi is not None else "<torch's flag>"
     if code == "cxx11_abi_mismatch":
         cmds = ["python -c \"import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)\"",

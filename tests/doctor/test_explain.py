@@ -311,3 +311,18 @@ def test_fuzzed_texts_never_raise():
                  "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 200))) for _ in range(rng.randint(1, 8))]
         for f in explain_text("".join(parts)):
             assert f.code in CODES, f  # a handler failure would show as rule_failed
+
+
+def test_the_static_abi_check_decides_when_it_saw_the_symbol():
+    sym = "_ZN3c105ErrorC2ENS_14SourceLocationESs"
+    facts = {"abi": {"status": "ok", "torch_cxx11_abi": True, "extensions": [
+        {"path": "/env/kaolin/_C.so", "unresolved": [{"mangled": sym, "abi": "old", "other_abi_defined": True,
+                                                      "diagnosis": "cxx11_abi_mismatch"}]}]}}
+    [f] = explain_text(KAOLIN_924, facts)
+    assert f.code == "cxx11_abi_mismatch"
+    assert any("static check of /env/kaolin/_C.so" in ev and "IS defined in torch" in ev for ev in f.evidence)
+    assert any("_GLIBCXX_USE_CXX11_ABI=1" in ev for ev in f.evidence)  # torch's flag from the abi layer
+    facts["abi"]["extensions"][0]["unresolved"][0].update(other_abi_defined=False,
+                                                          diagnosis="abi_torch_version_mismatch")
+    [f] = explain_text(KAOLIN_924, facts)
+    assert f.code == "abi_torch_version_mismatch"
