@@ -1,0 +1,233 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Viewer without a browser: the three.js objects it builds, the bytes it sends, the camera it fits."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import numpy as np
+import pytest
+import torch
+from ipywidgets.widgets.widget import _remove_buffers
+from PIL import Image
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry.mesh import Mesh, PointCloud
+from smrnb.geometry.normals import compute_vertex_normals
+from smrnb.geometry.voxels import VoxelGrid
+from smrnb.widgets import Viewer, _viewer
+from smrnb.widgets._static import project
+
+
+def icosphere(subdiv: int = 2) -> Mesh:
+    import trimesh
+
+    tm = trimesh.creation.icosphere(subdiv)
+    return Mesh(torch.tensor(tm.vertices, dtype=torch.float32), torch.tensor(tm.faces, dtype=torch.int64))
+
+
+def scene_objects(v: Viewer, kind: str) -> list:
+    import pythreejs as three
+
+    cls = {"mesh": three.Mesh, "points": three.Points, "lines": three.LineSegments}[kind]
+    out = []
+    for c in v.scene.children:
+        out += [c] if type(c) is cls else [g for g in getattr(c, "children", ()) if type(g) is cls]
+    return out
+
+
+def test_mesh_buffers_are_binary_float32_uint32_and_normals_come_from_python():
+    m = icosphere(2)
+    v = Viewer(m)
+    (obj,) = scene_objects(v, "mesh")
+    geo = obj.geometry
+    pos, nrm = geo.attributes["position"].array, geo.attributes["normal"].array
+    assert pos.dtype == np.float32 and pos.shape == (m.num_vertices, 3)
+    assert nrm.dtype == np.float32
+    assert geo.index.array.dtype == np.uint32 and geo.index.array.shape == (m.num_faces * 3,)
+    np.testing.assert_allclose(nrm, compute_vertex_normals(m.vertices, m.faces).numpy(), atol=1e-6)
+    # the synced state carries the arrays as binary buffers, not JSON number lists
+    state = geo.attributes["position"].get_state()
+    _, paths, buffers = _remove_buffers(state)
+    assert paths and sum(len(memoryview(b).cast("B")) for b in buffers) == pos.nbytes
+    assert len(json.dumps(_remove_buffers(state)[0], default=str)) < 2000
+    assert v.nbytes == pos.nbytes + nrm.nbytes + geo.index.array.nbytes
+
+
+def test_vertex_colors_and_opencv_frame_flip():
+    pts = torch.tensor([[0.0, 1.0, 2.0], [1.0, -1.0, 3.0]])
+    cols = torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    v = Viewer(PointCloud(pts, colors=cols, frame="opencv"), point_size=0.05)
+    (obj,) = scene_objects(v, "points")
+    np.testing.assert_allclose(obj.geometry.attributes["position"].array, pts.numpy() * [1, -1, -1])
+    np.testing.assert_allclose(obj.geometry.attributes["color"].array, cols.numpy())
+    assert obj.geometry.attributes["color"].array.dtype == np.float32
+    assert obj.material.vertexColors == "VertexColors" and obj.material.size == pytest.approx(0.05)
+
+
+def test_voxel_cubes_draw_exposed_faces_only():
+    occ = torch.zeros(4, 4, 4, dtype=torch.bool)
+    occ[1:3, 1:3, 1:3] = True  # a 2x2x2 block: 6 sides x 4 quads x 2 triangles
+    g = VoxelGrid(occ, torch.zeros(3), 0.1)
+    v = Viewer(g, voxel_mode="cubes")
+    (obj,) = scene_objects(v, "mesh")
+    faces = obj.geometry.index.array.reshape(-1, 3)
+    assert len(faces) == 48
+    p = obj.geometry.attributes["position"].array
+    np.testing.assert_allclose(p.min(0), [0.1, 0.1, 0.1], atol=1e-6)
+    np.testing.assert_allclose(p.max(0), [0.3, 0.3, 0.3], atol=1e-6)
+    # every triangle's normal points away from the block centre (outward winding)
+    tri = p[faces]
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    assert (np.einsum("ij,ij->i", n, tri.mean(1) - 0.2) > 0).all()
+    pts = Viewer(g)  # points mode: one point per voxel at its centre
+    (po,) = scene_objects(pts, "points")
+    assert len(po.geometry.attributes["position"].array) == 8
+    assert po.material.size == pytest.approx(0.1)
+
+
+def test_huge_grid_is_capped_with_a_visible_notice():
+    occ = torch.ones(20, 20, 20, dtype=torch.bool)
+    v = Viewer(VoxelGrid(occ, torch.zeros(3), 0.01), max_voxels=999)
+    (po,) = scene_objects(v, "points")
+    assert len(po.geometry.attributes["position"].array) == 343  # ceil(20 / 3) ** 3
+    assert "8,000 occupied voxels exceed the cap of 999" in v.notice.value
+    assert "coarsened 3x" in v.notice.value
+
+
+def test_texture_splits_seams_and_sends_rgba_uint8_rows_flipped():
+    verts = torch.tensor([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], dtype=torch.float32)
+    faces = torch.tensor([[0, 1, 2], [0, 2, 3]])
+    uvs = torch.tensor([[0, 0], [1, 0], [1, 1], [0.5, 0.5], [0, 1]], dtype=torch.float32)
+    fuv = torch.tensor([[0, 1, 2], [3, 2, 4]])  # vertex 0 has two uvs: a seam
+    tex = torch.zeros(2, 2, 3)
+    tex[0] = torch.tensor([1.0, 0.0, 0.0])  # top row red
+    m = Mesh(verts, faces, uvs=uvs, face_uvs_idx=fuv, texture=tex)
+    v = Viewer(m)
+    (obj,) = scene_objects(v, "mesh")
+    attrs = obj.geometry.attributes
+    assert attrs["position"].array.shape == (5, 3) and attrs["uv"].array.shape == (5, 2)
+    assert attrs["uv"].array.dtype == np.float32
+    data = obj.material.map.data
+    assert data.dtype == np.uint8 and data.shape == (2, 2, 4)
+    assert data[1, 0, 0] == 255 and data[0, 0, 0] == 0  # top image row is the last texture row (v = 1)
+    # each split vertex keeps its uv
+    pos = attrs["position"].array
+    uv = attrs["uv"].array
+    idx = obj.geometry.index.array.reshape(-1, 3)
+    for f in range(2):
+        for k in range(3):
+            np.testing.assert_allclose(pos[idx[f, k]], verts[faces[f, k]].numpy())
+            np.testing.assert_allclose(uv[idx[f, k]], uvs[fuv[f, k]].numpy())
+
+
+def test_overlays_boundary_nonmanifold_normals():
+    m = icosphere(1)
+    open_mesh = Mesh(m.vertices, m.faces[1:])
+    v = Viewer(open_mesh, overlays=("boundary", "normals"), wireframe=True, shading="flat")
+    lines = scene_objects(v, "lines")
+    assert len(lines) == 2
+    red = [ln for ln in lines if ln.material.color == "#e00000"][0]
+    assert len(red.geometry.attributes["position"].array) == 6  # 3 boundary edges of the removed face
+    assert "3 boundary (hole) edges" in v.notice.value
+    meshes = scene_objects(v, "mesh")
+    assert any(o.material.wireframe for o in meshes) and any(o.material.flatShading for o in meshes)
+    fan = Mesh(torch.tensor([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1]], dtype=torch.float32),
+               torch.tensor([[0, 1, 2], [1, 0, 3], [0, 1, 4]]))
+    nm = Viewer(fan, overlays="non_manifold")
+    assert "1 non-manifold edges" in nm.notice.value
+
+
+@pytest.mark.parametrize("size", [(640, 400), (300, 600)])
+def test_camera_fits_the_data_at_the_canvas_aspect(size):
+    pts = torch.tensor([[-2.0, 0, 0], [2.0, 0, 0], [0, -0.5, 0], [0, 0.5, 0], [0, 0, 1.0]]) + 5.0
+    w, h = size
+    v = Viewer(PointCloud(pts, frame="opengl"), width=w, height=h)
+    assert v.camera.aspect == pytest.approx(w / h)
+    px, depth = project(pts.numpy(), v.camera_pose(), w, h)
+    assert (depth > v.camera.near).all() and (depth < v.camera.far).all()
+    assert (px[:, 0] >= 0).all() and (px[:, 0] <= w).all() and (px[:, 1] >= 0).all() and (px[:, 1] <= h).all()
+    # fitted, not tiny: the data spans a good part of the narrower side
+    span = px.max(0) - px.min(0)
+    assert span.max() > 0.4 * min(w, h)
+    np.testing.assert_allclose(v.controls.target, [5.0, 5.0, 5.5], atol=1e-6)
+
+
+def test_update_in_place_keeps_renderer_and_camera_and_closes_old_geometry():
+    v = Viewer(icosphere(1))
+    renderer, camera = v.renderer, v.camera
+    old = scene_objects(v, "mesh")[0]
+    pose = tuple(v.camera.position)
+    bigger = icosphere(3)
+    v.show(Mesh(bigger.vertices * 3, bigger.faces))
+    assert v.renderer is renderer and v.camera is camera and tuple(v.camera.position) == pose
+    new = scene_objects(v, "mesh")[0]
+    assert new is not old and len(new.geometry.attributes["position"].array) == bigger.num_vertices
+    assert old.comm is None and old.geometry.comm is None  # front-end models of the old mesh freed
+    v.show(Mesh(bigger.vertices * 3, bigger.faces), fit=True)
+    assert tuple(v.camera.position) != pose
+    v.show(PointCloud(torch.zeros(3, 3)), name="extra")
+    assert set(v.layers) == {"main", "extra"}
+    v.remove("extra")
+    with pytest.raises(SmrnbValueError, match="no layer named 'nope'; layers: main"):
+        v.remove("nope")
+
+
+def test_linked_viewers_share_the_view():
+    from ipywidgets.widgets.widget_link import Link
+
+    a, b = Viewer(icosphere(1)), Viewer(icosphere(2))
+    b.camera.position = (9.0, 9.0, 9.0)
+    a.link(b)
+    assert tuple(b.camera.position) == tuple(a.camera.position)
+    links = [lk for lk in a._links if isinstance(lk, Link)]
+    assert {(lk.source[1], lk.target[1]) for lk in links} == {("position", "position"),
+                                                             ("quaternion", "quaternion"), ("target", "target")}
+    assert all(lk.source[0] in (a.camera, a.controls) and lk.target[0] in (b.camera, b.controls) for lk in links)
+    b.show(icosphere(1))  # b was fitted by the link: showing new data keeps the shared view
+    assert tuple(b.camera.position) == tuple(a.camera.position)
+    with pytest.raises(SmrnbTypeError, match="other must be a Viewer, got int"):
+        a.link(3)
+
+
+def test_mimebundle_has_the_widget_and_a_png(monkeypatch):
+    v = Viewer(icosphere(2), width=200, height=120, background="#ffffff")
+    data = v._repr_mimebundle_()
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == v.widget.model_id
+    img = np.asarray(Image.open(io.BytesIO(base64.b64decode(data["image/png"]))).convert("RGB"))
+    assert img.shape == (120, 200, 3)
+    assert (img != 255).any(axis=2).sum() > 0.05 * img.shape[0] * img.shape[1]  # the sphere is drawn
+    assert "Renderer(" not in data["text/plain"] and "Viewer(200x120" in data["text/plain"]
+    monkeypatch.setattr(_viewer, "frontend_status", lambda: {"installed": False})
+    data = v._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" not in data
+    assert "jupyter-threejs front end is not installed" in data["text/html"] and "image/png" in data
+
+
+def test_bad_arguments_name_themselves():
+    with pytest.raises(SmrnbValueError, match="width must be an int >= 16 \\(pixels\\), got 3"):
+        Viewer(width=3)
+    with pytest.raises(SmrnbValueError, match="shading must be 'smooth' or 'flat', got 'toon'"):
+        Viewer(icosphere(1), shading="toon")
+    with pytest.raises(SmrnbValueError, match="overlays need a Mesh, got PointCloud"):
+        Viewer(PointCloud(torch.zeros(2, 3)), overlays="boundary")
+    with pytest.raises(SmrnbValueError, match="overlays must be among boundary, non_manifold, normals, got 'holes'"):
+        Viewer(icosphere(1), overlays="holes")
+    with pytest.raises(SmrnbTypeError, match="data must be a Mesh, PointCloud, VoxelGrid or an \\(N, 3\\) array, got dict"):
+        Viewer({})
+    with pytest.raises(SmrnbValueError, match="voxel_mode must be 'points' or 'cubes', got 'boxes'"):
+        Viewer(VoxelGrid(torch.ones(2, 2, 2, dtype=torch.bool), torch.zeros(3), 0.1), voxel_mode="boxes")
+    with pytest.raises(SmrnbValueError, match="colors must have shape \\(2, 3\\), got \\(3, 3\\)"):
+        Viewer(np.zeros((2, 3)), colors=np.zeros((3, 3)))
+
+
+def test_import_smrnb_does_not_import_pythreejs_or_ipywidgets():
+    import subprocess
+    import sys
+
+    code = ("import sys, smrnb; smrnb.__version__; "
+            "print(sorted(m for m in ('pythreejs', 'ipywidgets', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
