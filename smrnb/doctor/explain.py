@@ -353,6 +353,15 @@ def _h_toolkit_hint(fields: dict[str, str], facts: Mapping[str, Any] | None, sig
     return sig["code"], sig["layer"], ev, []
 
 
+def _h_ld_env(fields: dict[str, str], facts: Mapping[str, Any] | None, sig: Mapping[str, Any]) -> Refined:
+    ev = []
+    changed = _f(facts, "loader", "changed_since_start") or {}
+    for var, ch in changed.items() if isinstance(changed, Mapping) else ():
+        if isinstance(ch, Mapping):
+            ev.append(f"in this process {var} was {ch.get('start')!r} at start and is {ch.get('now')!r} now")
+    return sig["code"], sig["layer"], ev, []
+
+
 HANDLERS: dict[str, Callable[[dict[str, str], Mapping[str, Any] | None, Mapping[str, Any]], Refined]] = {
     "undefined_symbol": _h_undefined_symbol,
     "cudart": _h_cudart,
@@ -362,6 +371,7 @@ HANDLERS: dict[str, Callable[[dict[str, str], Mapping[str, Any] | None, Mapping[
     "driver": _h_driver,
     "kaolin_wheel": _h_kaolin_wheel,
     "toolkit_hint": _h_toolkit_hint,
+    "ld_env": _h_ld_env,
 }
 
 

@@ -326,3 +326,12 @@ def test_the_static_abi_check_decides_when_it_saw_the_symbol():
                                                           diagnosis="abi_torch_version_mismatch")
     [f] = explain_text(KAOLIN_924, facts)
     assert f.code == "abi_torch_version_mismatch"
+
+
+def test_ld_library_path_text_with_live_loader_facts():
+    facts = {"loader": {"status": "ok", "changed_since_start": {
+        "LD_LIBRARY_PATH": {"start": None, "now": "/usr/local/cuda-12.1/lib64:"}}}}
+    [f] = explain_text(KERNEL_CELL, facts)
+    assert f.code == "env_not_propagated_to_kernel" and f.severity == "warning"
+    assert "in this process LD_LIBRARY_PATH was None at start and is '/usr/local/cuda-12.1/lib64:' now" in f.evidence
+    assert f.fix.commands[0].startswith("smr-doctor fix kernelspec")
