@@ -324,15 +324,17 @@ class _Patch:
     def add(self, t: tuple[int, int, int]) -> int:
         ti = len(self.tris)
         self.tris.append(t)
-        for k in range(3):
-            self.he[(t[k], t[(k + 1) % 3])] = ti
+        a, b, c = t
+        he = self.he
+        he[(a, b)] = he[(b, c)] = he[(c, a)] = ti
         return ti
 
     def remove(self, ti: int) -> None:
         t = self.tris[ti]
         assert t is not None
-        for k in range(3):
-            self.he.pop((t[k], t[(k + 1) % 3]), None)
+        a, b, c = t
+        he = self.he
+        del he[(a, b)], he[(b, c)], he[(c, a)]
         self.tris[ti] = None
 
     def edge_exists(self, a: int, b: int) -> bool:
@@ -373,9 +375,12 @@ class _Patch:
     def relax_all(self, queue: list[tuple[int, int]]) -> None:
         """Delaunay-flip until no edge in the work queue (and those a flip touches) needs it."""
         budget = 50 * (len(self.he) + 10)
+        he = self.he
         while queue and budget > 0:
             budget -= 1
             a, b = queue.pop()
+            if (b, a) not in he or (a, b) not in he:  # boundary edge of the patch, or gone
+                continue
             cd = self.relax(a, b)
             if cd is not None:
                 c, d = cd
