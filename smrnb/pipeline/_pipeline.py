@@ -709,6 +709,13 @@ class Pipeline:
                    device=cfg.get("device") if device is _UNSET else device, output_dir=output_dir,
                    registry=registry)
 
+    @classmethod
+    def default(cls, source: Any = _UNSET, *, device: Any = _UNSET, output_dir: str | os.PathLike | None = None
+                ) -> Pipeline:
+        """The ``smrnb demo`` pipeline (``smrnb/pipeline/default.yaml``), optionally on another source."""
+        return cls.from_config(Path(__file__).with_name("default.yaml"), source=source, device=device,
+                               output_dir=output_dir)
+
     def save_config(self, path: str | os.PathLike) -> Path:
         from smrnb.pipeline._config import dump_config
 

@@ -70,7 +70,8 @@ def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParse
     sub.required = True
 
     sp = sub.add_parser("steps", help="list the registered steps with their parameters")
-    sp.add_argument("--format", choices=("text", "markdown"), default="text")
+    sp.add_argument("--format", choices=("text", "markdown", "schema"), default="text",
+                    help="text (default), markdown (the docs page) or schema (JSON schema of config files)")
 
     st = sub.add_parser("step", help="run one step on a file or folder",
                         description="Run one registered step: read --input by the step's input kind, "
@@ -109,6 +110,13 @@ def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParse
 
 
 def _print_steps(reg: StepRegistry, fmt: str) -> None:
+    if fmt == "schema":
+        import json
+
+        from smrnb.pipeline._config import config_schema
+
+        print(json.dumps(config_schema(reg), indent=2))
+        return
     if fmt == "markdown":
         from smrnb.pipeline.docs import render_markdown
 
@@ -169,10 +177,25 @@ def write_output(kind: str, data: Any, path: str) -> str:
                      f"pipeline config that ends in a step making a mesh")
 
 
+def _check_device(device: str | None, flag: str = "--device") -> None:
+    """Usage error (exit 2) for a device this machine cannot give: unknown names, CUDA without a GPU."""
+    if device is None:
+        return
+    if not (device in ("cpu", "cuda") or (device.startswith("cuda:") and device[5:].isdigit())):
+        raise UsageError(f"{flag} must be cpu, cuda or cuda:N, got {device!r}")
+    if device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError(f"{flag} {device}: torch sees no CUDA GPU here (torch {torch.__version__}); "
+                             "use --device cpu, or run `smr-doctor`")
+
+
 def _cmd_step(args: argparse.Namespace, reg: StepRegistry) -> int:
     from smrnb.pipeline._pipeline import Pipeline
 
     step = reg.get(args.step_name)
+    _check_device(args.device)
     params = {k[len("param__"):]: v for k, v in vars(args).items() if k.startswith("param__")}
     if step.output == "file" and any(s.name == "path" for s in step.params):
         params["path"] = args.output
@@ -215,6 +238,7 @@ def _cmd_run(args: argparse.Namespace, reg: StepRegistry) -> int:
     except SmrnbError as exc:
         raise UsageError(str(exc)) from None
     out_dir = args.output or cfg.get("output_dir") or "."
+    _check_device(args.device or cfg.get("device"), "--device" if args.device else "config 'device'")
     try:
         pipe = Pipeline(cfg["steps"], source=cfg.get("source"), device=args.device or cfg.get("device"),
                         output_dir=out_dir, registry=reg)
@@ -238,14 +262,9 @@ def default_config_path() -> Path:
 def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
     from smrnb.pipeline._pipeline import Pipeline
 
-    if args.device == "cuda":
-        import torch
-
-        if not torch.cuda.is_available():
-            raise UsageError("--device cuda: torch sees no CUDA GPU here (torch "
-                             f"{torch.__version__}); use --device cpu, or run `smr-doctor`")
+    _check_device(args.device)
     t0 = time.perf_counter()
-    pipe = Pipeline.from_config(default_config_path(), registry=reg, device=args.device, output_dir=args.output)
+    pipe = Pipeline.default(device=args.device, output_dir=args.output)
     print(f"smrnb demo: {len(pipe.stages)} steps ({' -> '.join(pipe.names)}) on the bundled sample, "
           f"device {args.device}", flush=True)
     out = _run_pipeline(pipe, None)

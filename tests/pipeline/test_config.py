@@ -192,3 +192,25 @@ def test_real_steps_parameter_names_match_their_functions():
             if fn.__module__ == "smrnb.pipeline._steps":
                 assert sig.parameters[spec.name].default == spec.default, (step.name, spec.name)
     assert get_step("tsdf").memory_hungry
+
+
+def test_schema_accepts_what_validation_accepts_and_rejects_the_rest():
+    """The generated JSON schema agrees with validate_config on real configs (jsonschema is a
+    dependency of jupyterlab, so present wherever the lab extra is)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = config_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    v = jsonschema.Draft202012Validator(schema)
+    good = yaml.safe_load(default_config_path().read_text())
+    assert list(v.iter_errors(good)) == []
+    validate_config(good)
+    for bad in ({**good, "outputs": "x"},
+                {**good, "steps": [{"step": "tsdf", "params": {"voxel_sise": 0.1}}]},
+                {**good, "steps": [{"step": "tsdf", "params": {"voxel_size": 5.0}}]},
+                {**good, "steps": [{"step": "fill_holes", "params": {"max_hole_edges": 2}}]},
+                {**good, "source": {"path": "sample", "stride": 0}}):
+        assert list(v.iter_errors(bad)), bad
+        with pytest.raises(SmrnbValueError):
+            validate_config(bad)
+    ok_none = {**good, "steps": [{"step": "fill_holes", "params": {"max_hole_edges": None}}]}
+    assert list(v.iter_errors(ok_none)) == [] and validate_config(ok_none)
