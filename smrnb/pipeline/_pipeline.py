@@ -278,7 +278,7 @@ def load_geometry(path: str | os.PathLike) -> Any:
     import torch
     import trimesh
 
-    from smrnb.geometry.mesh import Mesh, PointCloud
+    from smrnb.geometry.mesh import PointCloud
 
     p = Path(path)
     if not p.is_file():
@@ -287,14 +287,11 @@ def load_geometry(path: str | os.PathLike) -> Any:
         obj = trimesh.load(p, process=False, force=None)
     except Exception as exc:
         raise SmrnbValueError(f"input file {os.fspath(p)!r} could not be read by trimesh: {exc}") from None
-    if isinstance(obj, trimesh.Scene):
-        geoms = list(obj.dump()) if hasattr(obj, "dump") else list(obj.geometry.values())
-        meshes = [g for g in geoms if isinstance(g, trimesh.Trimesh)]
-        if not meshes:
-            raise SmrnbValueError(f"input file {os.fspath(p)!r} holds no triangle mesh")
-        obj = trimesh.util.concatenate(meshes) if len(meshes) > 1 else meshes[0]
-    if isinstance(obj, trimesh.Trimesh):
-        return Mesh.from_trimesh(obj)
+    if isinstance(obj, (trimesh.Scene, trimesh.Trimesh)):
+        # smrnb's reader keeps uvs and the base-color texture (GLB/OBJ) and never merges vertices
+        from smrnb.geometry.io import load_mesh
+
+        return load_mesh(p)
     if isinstance(obj, trimesh.PointCloud):
         cols = None
         c = getattr(obj, "colors", None)

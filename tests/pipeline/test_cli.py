@@ -184,3 +184,26 @@ def test_points_round_trip_through_ply(tmp_path):
     assert kind == "points" and len(back) == 500
     torch.testing.assert_close(back.points, pc.points)
     assert float((back.colors - pc.colors).abs().max()) <= 0.5 / 255 + 1e-6  # 8-bit colors
+
+
+def test_textured_glb_reads_back_as_textured_mesh(tmp_path):
+    import torch
+
+    from smrnb.geometry.io import export_mesh
+    from smrnb.geometry.mesh import Mesh
+    from smrnb.pipeline.cli import UsageError, read_input
+
+    v = torch.tensor([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], dtype=torch.float32)
+    f = torch.tensor([[0, 1, 2], [0, 2, 3]])
+    tex = torch.zeros(8, 8, 3)
+    tex[:, :, 0] = 1.0
+    m = Mesh(v, f, uvs=v[:, :2].clone(), face_uvs_idx=f.clone(), texture=tex)
+    path = export_mesh(m, tmp_path / "t.glb").path
+    kind, back = read_input(("mesh", "textured_mesh"), path)
+    assert kind == "textured_mesh" and back.texture is not None and back.num_faces == 2
+    assert float(back.texture[..., 0].mean()) > 0.99 and float(back.texture[..., 1].mean()) < 0.01
+    kind, _ = read_input(("mesh",), path)  # a mesh-only step takes it as a plain mesh
+    assert kind == "mesh"
+    plain = export_mesh(Mesh(v, f), tmp_path / "p.ply").path
+    with pytest.raises(UsageError, match="holds a mesh without a texture; this step needs a textured mesh"):
+        read_input(("textured_mesh",), plain)
