@@ -31,6 +31,9 @@ _DP_MAX_EDGES = 200
 # two dihedral angles whose cosines are closer than this tie, and the smaller area decides
 # (Liepa 2003 compares (max dihedral angle, area) lexicographically)
 _COS_TIE = 1e-6
+# a loop whose best patch meets its neighbours at a mean dihedral angle past 120 degrees would fold
+# back onto the surface: the outer rim of an open sheet, not a hole
+_RIM_FOLD_COS = -0.5
 # Liepa's density factor: split a patch triangle when its centroid is farther than sigma / alpha
 _ALPHA = math.sqrt(2.0)
 
@@ -239,6 +242,20 @@ def _liepa_dp(P: np.ndarray, nb_normals: np.ndarray, forbidden: np.ndarray) -> l
         stack.append((a, mm))
         stack.append((mm, b))
     return tris
+
+
+def _rim_fold(P: np.ndarray, nb_normals: np.ndarray, tris: list[tuple[int, int, int]]) -> float:
+    """Mean cosine of the dihedral angle between the patch and the mesh across the loop edges."""
+    n = len(P)
+    t = np.asarray(tris, np.int64)
+    nrm, _ = _unit_rows(np.cross(P[t[:, 1]] - P[t[:, 0]], P[t[:, 2]] - P[t[:, 0]]))
+    across = {}
+    for k in range(3):
+        a, b = t[:, k], t[:, (k + 1) % 3]
+        for ti in np.nonzero(b == (a + 1) % n)[0].tolist():
+            across[int(a[ti])] = ti
+    cos = [float(nrm[across[i]] @ nb_normals[i]) for i in range(n) if i in across]
+    return float(np.mean(cos)) if cos else 1.0
 
 
 def _ear_clip(P: np.ndarray, forbidden: np.ndarray) -> list[tuple[int, int, int]] | None:
@@ -606,6 +623,13 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
         if tris is None:
             res.holes_left.append(size)
             res.left_reasons.append("every triangulation would re-use an existing edge (non-manifold)")
+            continue
+        fold = _rim_fold(P, nb, tris)
+        if fold < _RIM_FOLD_COS:
+            res.holes_left.append(size)
+            res.left_reasons.append(
+                f"the patch would fold back onto the surface (mean dihedral {math.degrees(math.acos(fold)):.0f} deg "
+                "at the rim): the open rim of a sheet, not a hole")
             continue
         pos_local: np.ndarray = P.copy()
         parents_local: list[tuple[int, int, int]] = []

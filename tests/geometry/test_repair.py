@@ -227,6 +227,29 @@ def test_long_loop_uses_ear_clipping_and_stays_manifold():
     assert_repaired_sphere(m, res, min_dot=0.3)
 
 
+def test_flat_sheet_rim_is_not_a_hole_but_its_inner_hole_is():
+    n = 12
+    xs, ys = np.meshgrid(np.arange(n), np.arange(n))
+    v = np.stack([xs.ravel(), ys.ravel(), np.zeros(n * n)], axis=1).astype(np.float32)
+    f = []
+    for i in range(n - 1):
+        for j in range(n - 1):
+            a = i * n + j
+            f += [[a, a + 1, a + n + 1], [a, a + n + 1, a + n]]
+    f = np.asarray(f)
+    c = v[f].mean(axis=1)
+    inner = (np.abs(c[:, 0] - 5.5) < 1.6) & (np.abs(c[:, 1] - 5.5) < 1.6)
+    m = Mesh(torch.as_tensor(v), torch.as_tensor(f[~inner]))
+    res = fill_holes(m, max_hole_edges=None)
+    assert res.holes_found == [44, 12]
+    assert res.holes_filled == [12] and res.holes_left == [44]
+    assert "fold back onto the surface" in res.left_reasons[0]
+    new = res.mesh.faces[m.num_faces:]
+    fn = compute_face_normals(res.mesh.vertices, new)
+    assert torch.allclose(fn, torch.tensor([0.0, 0.0, 1.0]).expand_as(fn), atol=1e-5)  # coplanar, same side
+    assert float(res.mesh.vertices[m.num_vertices:, 2].abs().max()) < 1e-5
+
+
 def test_dp_never_uses_an_existing_edge():
     # a square loop 0-1-2-3 where the diagonal 0-2 already exists elsewhere: must use 1-3
     P = np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]])
