@@ -231,8 +231,10 @@ def _tables_on(device: torch.device) -> dict[str, torch.Tensor]:
         t["bits12"] = torch.as_tensor(((np.arange(4096)[:, None] >> np.arange(12)) & 1).astype(bool), device=device)
         for name in ("crossed", "own", "owner_edge", "popcount", "ends"):
             t[name] = torch.as_tensor(et[name], device=device)
-        owner_off = torch.as_tensor(et["owner_off"], device=device)
-        t["owner_lin"] = cache(lambda a, b, _o=owner_off: _o @ torch.tensor([a, b, 1], device=_o.device))
+        # (8, 12) linear offset of the owner cube for node strides (a, b, 1); integer math in numpy
+        # (CUDA has no integer matmul)
+        t["owner_lin"] = cache(lambda a, b, _o=et["owner_off"], _d=device: torch.as_tensor(
+            _o @ np.array([a, b, 1], dtype=np.int64), device=_d))
         _DEVICE_TABLES[key] = t
     return t
 
