@@ -518,7 +518,9 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     thin-plate (uniform bi-Laplacian) solve with the loop and its one-ring fixed, so the patch
     continues the surrounding surface's slope (the converged form of umbrella smoothing
     iterations). Refinement adds at most ``50 * hole edges`` vertices per hole. A 3-edge hole whose
-    triangle already exists (a detached flap) is left open rather than doubling that face. There
+    triangle already exists (a detached flap) is left open rather than doubling that face, and so
+    is a loop whose best patch would fold back onto the surface (mean dihedral angle at the rim
+    past 120 degrees: the outer rim of an open sheet, not a hole). There
     is no self-intersection test: a patch over a hole facing other geometry may cross it.
 
     Boundary edges that lie on no closed loop (on the Stanford bunny scan: the free edges of
@@ -583,11 +585,14 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     ssum = np.bincount(edges.ravel(), weights=np.repeat(elen, 2), minlength=V)
     scnt = np.bincount(edges.ravel(), minlength=V)
     sigma_v = ssum / np.maximum(scnt, 1)
-    if fair and refine:  # vertex -> neighbours (CSR) for the one-ring the fairing keeps fixed
-        both = np.concatenate([edges, edges[:, ::-1]])
-        order = np.argsort(both[:, 0], kind="stable")
-        nbr_sorted = both[order, 1]
-        nbr_start = np.searchsorted(both[order, 0], np.arange(V + 1))
+    nbrs: dict[int, list[int]] = {}
+    if fair and refine and loops:  # loop vertex -> mesh neighbours, for the fairing's fixed one-ring
+        lv = np.unique(np.concatenate([lp[0] for lp in loops]))
+        sel = np.isin(edges, lv)
+        for col in (0, 1):
+            rows = edges[sel[:, col]]
+            for a, b in zip(rows[:, col].tolist(), rows[:, 1 - col].tolist()):
+                nbrs.setdefault(a, []).append(b)
 
     new_pos: list[np.ndarray] = []
     new_parents: list[tuple[int, int, int]] = []  # per new vertex: global ids of the 3 it averages
@@ -641,7 +646,7 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
             pos_local = np.asarray(patch.pos)
             parents_local = patch.parents
             if fair and len(pos_local) > size:
-                pos_local = _fair(pos_local, tris, size, *_one_ring(loop, nbr_sorted, nbr_start, v))
+                pos_local = _fair(pos_local, tris, size, *_one_ring(loop, nbrs, v))
         # map local ids -> global ids
         gid = np.empty(len(pos_local), np.int64)
         gid[:size] = loop
@@ -667,7 +672,7 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     return res
 
 
-def _one_ring(loop: np.ndarray, nbr_sorted: np.ndarray, nbr_start: np.ndarray, v: np.ndarray):
+def _one_ring(loop: np.ndarray, nbrs: dict[int, list[int]], v: np.ndarray):
     """Mesh neighbours of the loop vertices, split into outside vertices and loop-to-loop edges."""
     local = {int(g): i for i, g in enumerate(loop.tolist())}
     ring_ids: dict[int, int] = {}
@@ -675,7 +680,7 @@ def _one_ring(loop: np.ndarray, nbr_sorted: np.ndarray, nbr_start: np.ndarray, v
     loop_edges: list[tuple[int, int]] = []
     for i, gv in enumerate(loop.tolist()):
         lst: list[int] = []
-        for w in nbr_sorted[nbr_start[gv]:nbr_start[gv + 1]].tolist():
+        for w in nbrs.get(gv, ()):
             if w in local:
                 loop_edges.append((i, local[w]))
             else:
