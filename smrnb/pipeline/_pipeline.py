@@ -25,7 +25,7 @@ from smrnb._errors import (
     SmrnbValueError,
     format_bytes,
 )
-from smrnb.pipeline._registry import KINDS, ParamSpec, Step, StepRegistry, kinds_text
+from smrnb.pipeline._registry import KINDS, ParamSpec, Step, StepOutput, StepRegistry, kinds_text
 
 # ------------------------------------------------------------------------------------------ errors
 
@@ -74,15 +74,6 @@ def _wrap_error(stage: str, exc: BaseException) -> StepError:
 
 
 # ------------------------------------------------------------------------------- step outputs
-
-
-@dataclass
-class StepOutput:
-    """What a step function may return instead of bare data, to report notes and its backend."""
-
-    data: Any
-    notes: list[str] = field(default_factory=list)
-    backend: str | None = None
 
 
 def count(kind: str, data: Any) -> dict[str, int]:

@@ -276,6 +276,19 @@ class ParamSpec:
         return s
 
 
+@dataclass
+class StepOutput:
+    """What a step function may return instead of bare data, to report notes and its backend.
+
+    The pipeline unwraps it: ``data`` becomes the stage's result, ``notes`` go to its
+    :class:`~smrnb.pipeline.StepResult`, ``backend`` overrides the one inferred from the device.
+    """
+
+    data: Any
+    notes: list[str] = field(default_factory=list)
+    backend: str | None = None
+
+
 @dataclass(frozen=True)
 class Step:
     """A registered step: a pure function and its description.
@@ -373,12 +386,14 @@ class Step:
         return fn
 
     def __call__(self, data: Any, **kwargs: Any) -> Any:
-        """Run the function on ``data`` with validated parameters (extra inputs pass through)."""
+        """Run the function on ``data`` with validated parameters (defaults filled in, extra inputs by
+        keyword); returns the output data (a :class:`StepOutput` is unwrapped)."""
         extras = {k: kwargs.pop(k) for k in list(kwargs) if k in self.extra_inputs}
         missing = [k for k in self.extra_inputs if k not in extras]
         if missing:
             raise SmrnbValueError(f"step {self.name!r} needs input(s) {', '.join(missing)} passed by keyword")
-        return self.resolve()(data, **extras, **self.validate_params(kwargs))
+        out = self.resolve()(data, **extras, **self.validate_params(kwargs))
+        return out.data if isinstance(out, StepOutput) else out
 
     def signature_text(self) -> str:
         ins = "|".join(self.inputs) or "(source)"

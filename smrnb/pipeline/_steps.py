@@ -15,8 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from smrnb.pipeline._pipeline import StepOutput
-from smrnb.pipeline._registry import ParamSpec, Step, StepRegistry
+from smrnb.pipeline._registry import ParamSpec, Step, StepOutput, StepRegistry
 
 # --------------------------------------------------------------------------------- adapters
 

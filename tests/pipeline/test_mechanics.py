@@ -311,3 +311,15 @@ def test_cpu_seconds_recorded(pipe):
     pipe.run()
     assert all(r.cpu_seconds is not None and r.cpu_seconds >= 0 for r in pipe.records)
     assert "(cpu " in pipe.summary() and pipe.summary().splitlines()[0].startswith("source")
+
+
+def test_calling_a_step_validates_and_unwraps(source):
+    reg = _registry()
+    with pytest.warns(UserWarning, match="toy tetrahedron"):
+        mesh = reg.get("hull")(source)  # StepOutput unwrapped, default mode filled in
+    assert isinstance(mesh, Mesh) and mesh.num_faces == 4
+    with pytest.raises(SmrnbValueError, match=r"step 'hull' parameter 'mode' must be one of"):
+        reg.get("hull")(source, mode="sphere")
+    with pytest.raises(SmrnbValueError, match=r"step 'texture_like' needs input\(s\) points passed by keyword"):
+        reg.get("texture_like")(mesh)
+    assert reg.get("texture_like")(mesh, points=source).meta["n_side"] == 100
