@@ -1,0 +1,160 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""ReconstructionApp driven without a browser: run to here, downstream-only reruns, config, export."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+import smrnb.datasets
+from smrnb.geometry.mesh import PointCloud
+from smrnb.pipeline import load_config
+from smrnb.widgets import ReconstructionApp
+from smrnb.widgets._app import DEFAULT_STEPS
+
+SAMPLE_DIR = Path(smrnb.datasets.__file__).parent / "sample"
+
+STEPS = [("voxelize", {"voxel_size": 0.1}), "marching_cubes", ("fill_holes", {"max_hole_edges": 10})]
+
+
+def sphere_cloud(n: int = 4000, r: float = 1.0) -> PointCloud:
+    g = torch.Generator().manual_seed(0)
+    p = torch.randn(n, 3, generator=g)
+    return PointCloud(p / p.norm(dim=1, keepdim=True) * r, frame="opengl")
+
+
+@pytest.fixture
+def app(tmp_path):
+    return ReconstructionApp(sphere_cloud(), STEPS, output_dir=tmp_path)
+
+
+def test_tabs_hold_every_step_in_order(app):
+    assert [app.tabs.get_title(i) for i in range(3)] == ["1 voxelize", "2 marching_cubes", "3 fill_holes"]
+    assert [w.stage for w in app.steps] == ["voxelize", "marching_cubes", "fill_holes"]
+    assert all(w.pipeline is app.pipeline for w in app.steps)
+    assert app.tabs.children == tuple(w.widget for w in app.steps)
+
+
+def test_run_to_here_then_a_change_reruns_only_downstream(app):
+    mc = app.step("marching_cubes")
+    mc.run_button.click()  # "run to here": voxelize and marching_cubes, not fill_holes
+    assert [app.pipeline.is_stale(n) for n in app.pipeline.names] == [False, False, True]
+    vox_rec = app.pipeline.record("voxelize")
+    assert app.run()
+    assert app.pipeline.record("voxelize") is vox_rec  # cached, not re-run
+    mc_rec = app.pipeline.record("marching_cubes")
+    app.step("fill_holes").controls["refine"].value = False
+    assert [app.pipeline.is_stale(n) for n in app.pipeline.names] == [False, False, True]
+    assert "stale" in app.step("fill_holes").status.value and "up to date" in app.step("voxelize").status.value
+    app.step("fill_holes").run_button.click()
+    assert app.pipeline.record("marching_cubes") is mc_rec and app.pipeline.record("voxelize") is vox_rec
+    app.step("voxelize").controls["voxel_size"].value = 0.2
+    assert all(app.pipeline.is_stale(n) for n in app.pipeline.names)
+    assert all("stale" in w.status.value for w in app.steps)
+
+
+def test_failure_in_one_step_is_shown_there_and_stops_the_chain(app):
+    assert app.run()
+    good_mesh = app.step("fill_holes").result
+    good_picture = app.step("fill_holes").viewer.layers["main"][0].positions
+    app.pipeline.set_source(PointCloud(torch.zeros(0, 3)))  # voxelize refuses an empty cloud
+    assert app.run() is False
+    vox = app.step("voxelize")
+    (out,) = vox.output.outputs
+    assert out["output_type"] == "error" and "points must not be empty, got 0 points" in out["evalue"]
+    assert "points must not be empty" in vox.status.value
+    assert app.tabs.selected_index == 0
+    fh = app.step("fill_holes")  # later steps were not run and still show their last good result
+    assert fh.error is None and fh.result is good_mesh
+    assert fh.viewer.layers["main"][0].positions is good_picture
+
+
+def test_save_and_load_params_round_trip_the_smrnb_run_config(app, tmp_path):
+    app.step("voxelize").controls["voxel_size"].value = 0.15
+    app.step("fill_holes").controls["fair"].value = False
+    app.config_path.value = "params.yaml"
+    app.save_button.click()
+    cfg = load_config(tmp_path / "params.yaml")
+    assert cfg["steps"][0]["params"]["voxel_size"] == pytest.approx(0.15)
+    assert cfg["steps"][2]["params"] == {"max_hole_edges": 10, "fair": False}
+    assert "saved parameters" in app.message.value
+    app.run(until="marching_cubes")
+    vox_rec = app.pipeline.record("voxelize")
+    app.step("fill_holes").set_params(fair=True)
+    app.step("marching_cubes").set_params(smooth=True)
+    app.load_button.click()  # same steps: only what differs is set, the voxel grid stays cached
+    assert app.step("fill_holes").params["fair"] is False and app.step("fill_holes").controls["fair"].value is False
+    assert app.step("marching_cubes").params["smooth"] is False
+    assert app.pipeline.record("voxelize") is vox_rec
+
+
+def test_load_params_with_other_steps_rebuilds_the_tabs(app, tmp_path):
+    (tmp_path / "other.yaml").write_text(yaml.safe_dump({"steps": [{"step": "voxelize",
+                                                                    "params": {"voxel_size": 0.3}},
+                                                                   {"step": "marching_cubes"}]}))
+    assert app.load_params("other.yaml")
+    assert app.pipeline.names == ["voxelize", "marching_cubes"] and len(app.tabs.children) == 2
+    assert app.step("voxelize").controls["voxel_size"].value == pytest.approx(0.3)
+    assert app.run()
+
+
+def test_load_params_error_is_shown_in_the_app(app):
+    assert app.load_params("missing.yaml") is False
+    assert "does not exist" in app.output.outputs[0]["evalue"] and "missing.yaml" in app.message.value
+
+
+@pytest.mark.parametrize("fmt", ["glb", "obj", "ply"])
+def test_export_writes_the_latest_mesh(app, tmp_path, fmt):
+    import trimesh
+
+    app.export_format.value = fmt
+    app.export_path.value = "out/mesh"
+    app.export_button.click()
+    path = tmp_path / "out" / f"mesh.{fmt}"
+    assert path.is_file(), app.message.value
+    tm = trimesh.load(path, force="mesh", process=False)
+    mesh = app.pipeline.result("fill_holes")
+    assert len(tm.faces) == mesh.num_faces
+    # a sphere of radius 1 (voxelized at 0.1 m): the export keeps its size
+    r = float(torch.as_tensor(tm.vertices).norm(dim=1).mean())
+    assert math.isclose(r, 1.0, rel_tol=0.1)
+    assert "exported" in app.message.value
+
+
+def test_source_box_switches_source_and_rejects_missing_folders(app, tmp_path):
+    app.run()
+    app.source_text.value = "/no/such/folder"
+    app.source_button.click()
+    assert ("source must be 'sample' or an existing folder or file, got '/no/such/folder'"
+            in app.output.outputs[0]["evalue"])
+    assert "SmrnbValueError" in app.message.value
+    assert not app.pipeline.is_stale("voxelize")  # nothing changed
+    other = ReconstructionApp(output_dir=tmp_path)
+    other.source_text.value = str(SAMPLE_DIR)
+    other.source_button.click()
+    assert other.pipeline.source == str(SAMPLE_DIR) and other.output.outputs == ()
+    other.source_text.value = "sample"
+    other.source_button.click()
+    assert other.pipeline.source == {"path": "sample", "stride": 10}
+
+
+def test_default_app_is_the_sample_pipeline(tmp_path):
+    a = ReconstructionApp(output_dir=tmp_path)
+    assert a.pipeline.names == [s[0] if isinstance(s, tuple) else s for s in DEFAULT_STEPS]
+    assert a.source_text.value == "sample"
+    with pytest.raises(Exception, match="give either config or source/steps, got both"):
+        ReconstructionApp("sample", config=tmp_path / "x.yaml")
+
+
+@pytest.mark.slow
+def test_default_app_runs_on_the_bundled_sample(tmp_path):
+    a = ReconstructionApp(output_dir=tmp_path)
+    assert a.run()
+    mesh = a.pipeline.result(-1)
+    assert mesh.num_faces > 1000
+    assert all(w.viewer is not None for w in a.steps)
+    assert a.export("sample_mesh", "ply").is_file()

@@ -1,0 +1,149 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""StepWidget driven without a browser: controls from the specs, handlers, errors kept in the widget."""
+
+from __future__ import annotations
+
+import ipywidgets as ipw
+import pytest
+import torch
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry.mesh import PointCloud
+from smrnb.pipeline import ParamSpec, Pipeline, Step, StepRegistry, get_step
+from smrnb.widgets import StepWidget
+
+
+def grid_cloud(n: int = 10, spacing: float = 0.1) -> PointCloud:
+    ax = torch.arange(n, dtype=torch.float32) * spacing
+    g = torch.stack(torch.meshgrid(ax, ax, ax, indexing="ij"), -1).reshape(-1, 3)
+    return PointCloud(g, frame="opengl")
+
+
+def scale(points, *, factor: float = 1.0, explode: bool = False):
+    if explode:
+        raise RuntimeError("the scale step exploded on purpose")
+    return PointCloud(points.points * factor, frame=points.frame)
+
+
+SCALE = Step("scale", scale, "multiply coordinates", ("points",), "points",
+             params=(ParamSpec("factor", 1.0, "float", (0.1, 10.0), 0.1, unit="x", help="multiplier"),
+                     ParamSpec("explode", False, "bool", help="fail on purpose")))
+
+
+def test_controls_are_generated_from_the_param_specs():
+    w = StepWidget("clean", grid_cloud(3))
+    c = w.controls
+    assert list(c) == [p.name for p in get_step("clean").params]
+    assert isinstance(c["drop_invalid"], ipw.Checkbox) and c["drop_invalid"].value is True
+    assert isinstance(c["voxel_size"], ipw.Text) and c["voxel_size"].value == "none"  # optional -> text box
+    assert isinstance(c["std_ratio"], ipw.FloatSlider)
+    assert (c["std_ratio"].min, c["std_ratio"].max, c["std_ratio"].value) == (0.1, 10.0, 2.0)
+    assert "radius (m)" == c["radius"].description
+    assert "unit" not in c["radius"].tooltip and " m" in c["radius"].tooltip and "radius of that search" in c["radius"].tooltip
+    v = StepWidget("voxelize", grid_cloud(3)).controls
+    assert isinstance(v["voxel_size"], ipw.FloatLogSlider) and v["voxel_size"].value == pytest.approx(0.02)
+    assert isinstance(v["max_grid_size"], ipw.IntSlider) and v["max_grid_size"].max == 1024
+    assert "halving it gives 8x the voxels" in v["voxel_size"].tooltip
+    e = StepWidget("export", None).controls
+    assert isinstance(e["path"], ipw.Text) and e["path"].value == "mesh.ply"
+
+
+def test_run_shows_the_record_and_the_result_and_slider_changes_reach_the_pipeline():
+    w = StepWidget("voxelize", grid_cloud(10), params={"voxel_size": 0.1})
+    assert w.pipeline.is_stale("voxelize") and "stale" in w.status.value
+    assert w.run() is True
+    assert w.record.counts_before == {"points": 1000} and w.record.counts_after == {"voxels": 1000}
+    assert "1,000 voxels" in w.record_html.value and "torch CPU" in w.record_html.value
+    assert w.progress.value == w.progress.max == 1 and w.progress.bar_style == "success"
+    assert w.viewer is not None and "points 1,000 points" in repr(w.viewer)
+    assert w.preview.children == (w.viewer.widget,)
+    renderer = w.viewer.renderer
+    w.controls["voxel_size"].value = 0.2  # a slider move goes through the handler into the pipeline
+    assert w.params["voxel_size"] == pytest.approx(0.2) and w.pipeline.is_stale("voxelize")
+    assert "press Run" in w.status.value
+    w.run_button.click()
+    assert w.record.counts_after["voxels"] < 1000 and w.viewer.renderer is renderer
+    assert "up to date" in w.status.value
+
+
+def test_auto_run_reruns_after_a_change():
+    w = StepWidget(SCALE, grid_cloud(2), auto_run=True)
+    w.run()
+    first = w.result
+    w.controls["factor"].value = 2.0
+    assert w.result is not first
+    torch.testing.assert_close(w.result.points, first.points * 2)
+
+
+def test_a_failing_step_shows_its_error_inside_the_widget_and_keeps_the_last_good_result():
+    w = StepWidget(SCALE, grid_cloud(2), params={"factor": 3.0})
+    assert w.run()
+    good, good_rec, shown = w.result, w.record, w.viewer.layers["main"][0].positions.copy()
+    w.controls["explode"].value = True  # the handler sets the parameter; Run then fails
+    assert w.run_button.click() is None and w.error is not None
+    (out,) = w.output.outputs
+    assert out["output_type"] == "error" and out["ename"] == "StepError"
+    assert "the scale step exploded on purpose" in out["evalue"]
+    assert any("RuntimeError: the scale step exploded on purpose" in line for line in out["traceback"])
+    assert "exploded on purpose" in w.status.value and w.progress.bar_style == "danger"
+    assert w.result is good and w.record is good_rec
+    assert (w.viewer.layers["main"][0].positions == shown).all()
+    assert "3" in w.record_html.value or "8 points" in w.record_html.value
+    w.controls["explode"].value = False  # fixing the knob and re-running clears the error
+    assert w.run() and w.error is None and w.output.outputs == ()
+
+
+def test_bad_text_input_is_reported_in_the_widget_and_changes_nothing():
+    w = StepWidget("clean", grid_cloud(2))
+    before = w.params
+    w.controls["voxel_size"].value = "abc"
+    (out,) = w.output.outputs
+    assert "step 'clean' parameter 'voxel_size' must be a number, got 'abc'" in out["evalue"]
+    assert w.params == before
+    w.controls["voxel_size"].value = "0.05"
+    assert w.params["voxel_size"] == pytest.approx(0.05)
+    w.controls["voxel_size"].value = "none"
+    assert w.params["voxel_size"] is None
+
+
+def test_set_params_updates_controls_and_validates():
+    w = StepWidget(SCALE, grid_cloud(2))
+    w.set_params(factor=4.0)
+    assert w.controls["factor"].value == pytest.approx(4.0)
+    with pytest.raises(SmrnbValueError, match="step 'scale' parameter 'factor' must be in \\[0.1, 10\\] x, got 50"):
+        w.set_params(factor=50)
+    assert w.params["factor"] == pytest.approx(4.0)
+
+
+def test_stage_of_a_shared_pipeline_runs_to_here():
+    reg = StepRegistry([SCALE, Step("scale2", scale, "again", ("points",), "points",
+                                    params=SCALE.params)])
+    p = Pipeline(["scale", ("scale2", {"factor": 2.0})], source=grid_cloud(2), registry=reg)
+    changes = []
+    w2 = StepWidget(reg.get("scale2"), pipeline=p, on_change=changes.append)
+    assert w2.run_button.description == "Run to here"
+    assert w2.run() and not p.is_stale("scale") and w2.progress.max == 2
+    w2.set_params(factor=3.0)  # downstream only: the stage before stays cached
+    assert changes == [["scale2"]] and not p.is_stale("scale") and p.is_stale("scale2")
+    assert w2.run() and w2.progress.max == 1
+    w1 = StepWidget(reg.get("scale"), pipeline=p)
+    assert w1.set_params(factor=5.0) == ["scale", "scale2"]
+    assert "stale" in w2._status_html()
+    with pytest.raises(SmrnbValueError, match="stage 'nope' is not in the pipeline; its stages: scale, scale2"):
+        StepWidget(SCALE, pipeline=p, stage="nope")
+    with pytest.raises(SmrnbTypeError, match="step must be a step name or a Step, got int"):
+        StepWidget(3)
+
+
+def test_frames_output_shows_the_first_frame():
+    from smrnb.geometry.mesh import Frames
+
+    depth = torch.full((3, 8, 10), 2.0)
+    color = torch.zeros(3, 8, 10, 3, dtype=torch.uint8)
+    color[..., 0] = 200
+    fr = Frames(depth, torch.tensor([[10.0, 0, 5], [0, 10.0, 4], [0, 0, 1]]), color=color,
+                poses=torch.eye(4).repeat(3, 1, 1))
+    w = StepWidget("select_frames", fr, params={"every": 2})
+    assert w.run() and w.record.counts_after == {"frames": 2}
+    img = w.preview.children[0].children[0]
+    assert isinstance(img, ipw.Image) and img.value[:8] == b"\x89PNG\r\n\x1a\n"
