@@ -202,6 +202,11 @@ def _cmd_step(args: argparse.Namespace, reg: StepRegistry) -> int:
     elif step.output not in WRITABLE:
         raise UsageError(f"--output: step {step.name!r} makes {step.output}, which cannot be written to a file; "
                          "run it in a pipeline config (`smrnb run`) followed by a step that makes a mesh")
+    suffix = Path(args.output).suffix.lower()
+    allowed = {"points": (".ply",), "mesh": (".glb", ".obj", ".ply"), "textured_mesh": (".glb", ".obj", ".ply")}
+    if step.output in allowed and suffix not in allowed[step.output]:
+        raise UsageError(f"--output: step {step.name!r} makes {step.output}, written as "
+                         f"{' or '.join(allowed[step.output])}; got {args.output!r}")
     if step.inputs:
         _, source = read_input(step.inputs, args.input)
     else:

@@ -84,6 +84,8 @@ def test_unwritable_kind_is_a_usage_error(sphere_ply, tmp_path):
     assert r.returncode == 2 and "makes tsdf, which cannot be written to a file" in r.stderr
     r = smrnb("step", "extract_mesh", "--input", str(sphere_ply), "--output", str(tmp_path / "m.ply"))
     assert r.returncode == 2 and "this step takes tsdf, which cannot be read from a file" in r.stderr
+    r = smrnb("step", "simplify", "--input", str(sphere_ply), "--output", str(tmp_path / "m.stl"))
+    assert r.returncode == 2 and "step 'simplify' makes mesh, written as .glb or .obj or .ply; got" in r.stderr
 
 
 # The next two call main() in-process (same code path as the entry point): each subprocess that
