@@ -27,12 +27,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 @pytest.fixture()
 def kernel_factory(tmp_path):
     """Start real kernels (this Python's ipykernel) with a given start environment; always shut down."""
-    kdir = tmp_path / "kernels" / "smrnb-test-py"
+    kdir = tmp_path / "data" / "kernels" / "smrnb-test-py"  # in JUPYTER_DATA_DIR, where Jupyter looks
     kdir.mkdir(parents=True)
     (kdir / "kernel.json").write_text(json.dumps({
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "smrnb test", "language": "python"}))
-    ksm = KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")])
+    ksm = KernelSpecManager(kernel_dirs=[str(tmp_path / "data" / "kernels")])
     started = []
 
     def start(env: dict[str, str]):
@@ -115,3 +115,10 @@ def test_ld_library_path_set_inside_the_kernel_warns_on_load_and_after_cells(ker
     # a cell that changes nothing stays silent
     out, errors = run_cell(kc, "x = 1")
     assert WARNING_HEAD not in out
+    # the one command that fixes it, from inside this kernel: a kernelspec carrying the current value
+    out, errors = run_cell(kc, "_ = %smr_doctor --fix kernelspec --dry-run --name e2e-fixed")
+    assert not errors, errors
+    shown = json.loads(out.split(":\n", 1)[1])
+    assert shown["env"]["LD_LIBRARY_PATH"] == "/opt/smrnb-later/lib"
+    # the running kernel's own spec (found through its connection file) gives the argv that is copied
+    assert shown["argv"][0] == sys.executable and "{connection_file}" in shown["argv"]
