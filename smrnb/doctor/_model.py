@@ -80,23 +80,45 @@ class Runner:
         child_env = dict(env) if env is not None else (self.env if self.env is not None else None)
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run(  # list form, no shell
-                list(argv), capture_output=True, text=True, timeout=timeout, env=child_env,
-                input=input, errors="replace", stdin=None if input is not None else subprocess.DEVNULL,
+            # own process group, so a timeout ends the tool *and* whatever it started
+            proc = subprocess.Popen(  # list form, no shell
+                list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                env=child_env, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                start_new_session=True,
             )
-        except subprocess.TimeoutExpired as exc:
-            out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-            return CmdResult(argv, None, out, err, timed_out=True,
-                             error=f"timeout after {timeout:g} s", seconds=time.perf_counter() - t0)
         except FileNotFoundError:
             return CmdResult(argv, None, error="not found", seconds=time.perf_counter() - t0)
         except PermissionError:
             return CmdResult(argv, None, error="permission denied", seconds=time.perf_counter() - t0)
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             return CmdResult(argv, None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
-        return CmdResult(argv, proc.returncode, proc.stdout or "", proc.stderr or "",
-                         seconds=time.perf_counter() - t0)
+        try:
+            out, err = proc.communicate(input=input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            try:
+                out, err = proc.communicate(timeout=1.0)
+            except (subprocess.TimeoutExpired, OSError, ValueError):
+                out, err = "", ""
+            return CmdResult(argv, None, out or "", err or "", timed_out=True,
+                             error=f"timeout after {timeout:g} s", seconds=time.perf_counter() - t0)
+        except (OSError, ValueError) as exc:
+            _kill_group(proc)
+            return CmdResult(argv, None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+        return CmdResult(argv, proc.returncode, out or "", err or "", seconds=time.perf_counter() - t0)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the child's whole process group (it was started in a new session); never raises."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, ProcessLookupError):
+        try:
+            proc.kill()
+        except OSError:
+            pass
 
 
 @dataclass(frozen=True)
