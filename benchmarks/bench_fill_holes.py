@@ -44,7 +44,7 @@ def stats(v0: np.ndarray, f0: np.ndarray, v: np.ndarray, f: np.ndarray, same_ind
 
     edges, counts, fe = _edges_np(f)
     hh, _ = _hole_halfedges(f, (edges, counts, fe))
-    loops, _ = _trace_loops(hh)
+    loops, _ = _trace_loops(hh, f)
     row = {
         "boundary edges left": int((counts == 1).sum()),
         "hole loops left": sorted((len(x) for x in loops), reverse=True),

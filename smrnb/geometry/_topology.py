@@ -156,13 +156,56 @@ def _hole_halfedges(f: np.ndarray, emap: tuple[np.ndarray, np.ndarray, np.ndarra
     return np.stack([b, a], axis=1), fi
 
 
-def _trace_loops(hh: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+def _wedge_successors(f: np.ndarray, hh: np.ndarray) -> dict[int, int]:
+    """At vertices where several holes touch: for an incoming hole half-edge, the outgoing one
+    reached by rotating through the faces around the vertex (the next hole's edge, never its own).
+
+    Around a vertex where two holes touch, the faces form two wedges; rotating from hole A's
+    incoming edge through the adjacent wedge arrives at hole B's outgoing edge. So at a vertex
+    with exactly two holes, A's own outgoing edge is the other one. Rotation stops (no entry) at
+    non-manifold or inconsistently wound spots. Returns ``{in half-edge id: out half-edge id}``.
+    """
+    starts, n_out = np.unique(hh[:, 0], return_counts=True)
+    multi = starts[n_out > 1]
+    if len(multi) == 0:
+        return {}
+    out_id = {(int(a), int(b)): i for i, (a, b) in enumerate(hh.tolist())}
+    faces_at = np.nonzero(np.isin(f, multi).any(axis=1))[0]
+    res: dict[int, int] = {}
+    for v in multi.tolist():
+        fv = faces_at[(f[faces_at] == v).any(axis=1)]
+        out_map: dict[int, list[int]] = {}  # w -> faces using v -> w
+        prev_of: dict[int, int] = {}  # face -> the vertex before v in it
+        for fi in fv.tolist():
+            a, b, c = f[fi].tolist()
+            nxt, prv = {a: (b, c), b: (c, a), c: (a, b)}[v]
+            out_map.setdefault(nxt, []).append(fi)
+            prev_of[fi] = prv
+        for i in np.nonzero(hh[:, 1] == v)[0].tolist():
+            a = int(hh[i, 0])
+            fl = out_map.get(a, [])
+            steps = 0
+            while len(fl) == 1 and steps <= len(fv):
+                c = prev_of[fl[0]]
+                fl = out_map.get(c, [])
+                steps += 1
+                if not fl:
+                    j = out_id.get((v, c))
+                    if j is not None:
+                        res[i] = j
+                    break
+    return res
+
+
+def _trace_loops(hh: np.ndarray, f: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
     """Split directed hole half-edges into simple closed cycles.
 
     ``hh`` is ``(H, 2)`` (start, end). Half-edges that cannot be part of any closed walk (chains
     hanging from a vertex, e.g. the free edge of a triangle glued to the surface along its two
-    other edges) are pruned first. Where several loops touch at a vertex, the closed walks are
-    split at repeated vertices, so every returned loop visits each vertex once.
+    other edges) are pruned first. Where several loops touch at a vertex, the walk leaves it by
+    an outgoing half-edge of the same hole when the faces ``f`` tell which one that is (see
+    :func:`_wedge_successors`), and closed walks are split at repeated vertices, so every returned
+    loop visits each vertex once.
 
     Returns the loops (each an int64 array of half-edge indices into ``hh``, in walk order) and
     the indices of the half-edges left out (open chains).
@@ -197,6 +240,7 @@ def _trace_loops(hh: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     used = ~alive
     loops: list[np.ndarray] = []
     ptr = {v: [j for j in lst if alive[j]] for v, lst in out_of.items()}
+    avoid = _wedge_successors(f, hh) if f is not None else {}
     for start in range(H):
         if used[start]:
             continue
@@ -207,11 +251,13 @@ def _trace_loops(hh: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
         while cur != int(hh[start, 0]):
             nxt = None
             lst = ptr.get(cur, [])
-            while lst:
-                j = lst.pop()
-                if not used[j]:
-                    nxt = j
-                    break
+            while lst and used[lst[-1]]:
+                lst.pop()
+            if lst:
+                bad = avoid.get(walk[-1], -1)
+                cand = [j for j in lst if not used[j] and j != bad]
+                nxt = cand[-1] if cand else lst[-1]
+                lst.remove(nxt)
             if nxt is None:
                 ok = False
                 break
@@ -270,7 +316,7 @@ def boundary_loops(faces: Any) -> list[Any]:
     """
     f, dev = _to_numpy_faces(faces)
     hh, _ = _hole_halfedges(f)
-    loops, _ = _trace_loops(hh)
+    loops, _ = _trace_loops(hh, f)
     vloops = [hh[idx, 0] for idx in loops]
     vloops.sort(key=len, reverse=True)
     return [_back(v, dev) for v in vloops]
@@ -280,6 +326,6 @@ def open_boundary_edges(faces: Any) -> Any:
     """``(K, 2)`` boundary edges (sorted endpoints) that belong to no closed boundary loop."""
     f, dev = _to_numpy_faces(faces)
     hh, _ = _hole_halfedges(f)
-    _, open_idx = _trace_loops(hh)
+    _, open_idx = _trace_loops(hh, f)
     e = np.sort(hh[open_idx], axis=1) if len(open_idx) else np.zeros((0, 2), np.int64)
     return _back(e, dev)

@@ -561,7 +561,7 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     emap = _edges_np(f)
     edges, counts, _ = emap
     hh, hface = _hole_halfedges(f, emap)
-    loops_he, open_idx = _trace_loops(hh)
+    loops_he, open_idx = _trace_loops(hh, f)
     fa = v[f[hface, 0]]
     fn, _ = _unit_rows(np.cross(v[f[hface, 1]] - fa, v[f[hface, 2]] - fa))
     # each loop: (vertices in patch order, unit normal of the face across each loop edge oriented

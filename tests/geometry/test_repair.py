@@ -174,6 +174,18 @@ def test_two_holes_sharing_a_vertex():
     assert_repaired_sphere(m, res)
 
 
+def test_two_holes_sharing_two_vertices():
+    v, f = icosphere(3)
+    edges, _ = edges_with_counts(f)
+    u, w = (int(x) for x in edges[0])
+    on_edge = [i for i, t in enumerate(f) if u in t and w in t]
+    ring = [i for i, t in enumerate(f) if (u in t or w in t) and i not in on_edge]
+    m = mesh_without(v, f, ring)
+    res = fill_holes(m)
+    assert len(res.holes_filled) == 2 and sum(res.holes_filled) == region_boundary_size(f, ring)
+    assert_repaired_sphere(m, res)
+
+
 def test_hole_next_to_a_flipped_face_follows_the_majority():
     v, f = icosphere(3)
     remove = star_hole(f, centre=100)

@@ -126,6 +126,36 @@ def test_three_holes_at_one_vertex_bigger_holes():
     assert sorted(len(lp) for lp in loops) == [4, 4]
 
 
+def test_two_holes_sharing_two_vertices_pair_by_the_faces():
+    """Remove the faces around both ends of an edge u-w except the two on the edge: a diamond
+    x-u-y-w hangs between two holes that share x and y. Each hole is one side of the diamond
+    plus the outer arc on that side; pairing the edges at x and y blindly can instead give the
+    diamond itself and the two arcs joined, which would be filled across each other."""
+    v, f = icosphere(3)
+    edges, _ = edges_with_counts(f)
+    u, w = (int(x) for x in edges[0])
+    on_edge = [i for i, t in enumerate(f) if u in t and w in t]
+    ring = [i for i, t in enumerate(f) if (u in t or w in t) and i not in on_edge]
+    g = np.delete(f, ring, axis=0)
+    loops = [lp.tolist() for lp in boundary_loops(g)]
+    assert len(loops) == 2
+    lu = next(lp for lp in loops if u in lp)
+    lw = next(lp for lp in loops if w in lp)
+    assert w not in lu and u not in lw
+    shared = set(lu) & set(lw)
+    assert len(shared) == 2  # x and y
+    axis = v[u] - v[w]
+    mid = (v[u] + v[w]) / 2
+    assert all((v[x] - mid) @ axis > 0 for x in lu if x not in shared)
+    assert all((v[x] - mid) @ axis < 0 for x in lw if x not in shared)
+    assert sorted(map(len, loops)) == sorted([len(lu), len(lw)]) and len(lu) + len(lw) == region_edges(f, ring)
+
+
+def region_edges(f, remove):
+    e, c = edges_with_counts(f[np.asarray(remove)])
+    return int((c == 1).sum())
+
+
 def test_dangling_flap_edge_is_open_not_a_loop():
     """A triangle glued along two existing edges: two non-manifold edges, one open boundary edge."""
     v, f = icosphere(2)
