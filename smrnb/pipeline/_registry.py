@@ -184,15 +184,19 @@ class ParamSpec:
             return self.validate(value, step)
         return self.validate(t, step)
 
+    def num_text(self, x: float) -> str:
+        """A bound or value as text: integers in full, floats in ``%g``."""
+        return str(int(x)) if self.kind == "int" else f"{x:g}"
+
     def _range_text(self) -> str:
         lo, hi = self.range if self.range is not None else (None, None)
         u = f" {self.unit}" if self.unit else ""
         if lo is not None and hi is not None:
-            return f"in [{lo:g}, {hi:g}]{u}"
+            return f"in [{self.num_text(lo)}, {self.num_text(hi)}]{u}"
         if lo is not None:
-            return f">= {lo:g}{u}"
+            return f">= {self.num_text(lo)}{u}"
         if hi is not None:
-            return f"<= {hi:g}{u}"
+            return f"<= {self.num_text(hi)}{u}"
         return "any value"
 
     def _expect(self) -> str:

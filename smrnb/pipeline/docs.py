@@ -26,7 +26,7 @@ def _range(spec: ParamSpec) -> str:
     if spec.range is None:
         return ""
     lo, hi = spec.range
-    return f"[{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}]" + \
+    return f"[{'-inf' if lo is None else spec.num_text(lo)}, {'inf' if hi is None else spec.num_text(hi)}]" + \
         (" (log)" if spec.log_scale else "")
 
 

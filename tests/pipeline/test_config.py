@@ -214,3 +214,17 @@ def test_schema_accepts_what_validation_accepts_and_rejects_the_rest():
             validate_config(bad)
     ok_none = {**good, "steps": [{"step": "fill_holes", "params": {"max_hole_edges": None}}]}
     assert list(v.iter_errors(ok_none)) == [] and validate_config(ok_none)
+
+
+def test_relative_paths_in_a_config_file_resolve_against_its_folder(tmp_path):
+    import trimesh
+
+    (tmp_path / "cfg").mkdir()
+    trimesh.creation.box().export(tmp_path / "cfg" / "box.ply")
+    f = tmp_path / "cfg" / "c.yaml"
+    f.write_text("source: box.ply\noutput_dir: out\nsteps: [export]\n")
+    cfg = load_config(f)
+    assert cfg["source"] == str(tmp_path / "cfg" / "box.ply")
+    assert cfg["output_dir"] == str(tmp_path / "cfg" / "out")
+    f.write_text("source: {path: sample, stride: 3}\nsteps: [tsdf]\n")
+    assert load_config(f)["source"] == {"path": "sample", "stride": 3}
