@@ -87,3 +87,17 @@ def test_real_memory_estimate_surfaces_with_knob():
     assert e.estimate_bytes > e.budget_bytes
     assert "step 'tsdf' refused to run" in str(e) and "--voxel-size" in str(e)
     assert p.result("tsdf") is None and p.last_failed.step == "tsdf" and not p.last_failed.ok
+
+
+def test_select_frames_keeps_poses_and_names():
+    p = Pipeline([("select_frames", {"start": 1, "every": 3, "max_frames": 2})],
+                 source={"path": "sample", "stride": 10})
+    src = p.source_data()
+    out = p.run()
+    assert len(src) == 8 and len(out) == 2
+    assert out.names == [src.names[1], src.names[4]]
+    torch.testing.assert_close(out.poses, src.poses[[1, 4]])
+    assert p.record().counts_before == {"frames": 8} and p.record().counts_after == {"frames": 2}
+    p.set_params("select_frames", start=8)
+    with pytest.raises(StepValueError, match=r"step 'select_frames' failed: start must be < the number of frames \(8\), got 8"):
+        p.run()
