@@ -194,6 +194,7 @@ def test_real_steps_parameter_names_match_their_functions():
     assert get_step("tsdf").memory_hungry
 
 
+@pytest.mark.slow  # importing jsonschema alone takes ~2-7 s here (its format grammars)
 def test_schema_accepts_what_validation_accepts_and_rejects_the_rest():
     """The generated JSON schema agrees with validate_config on real configs (jsonschema is a
     dependency of jupyterlab, so present wherever the lab extra is)."""
