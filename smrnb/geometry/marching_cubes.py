@@ -76,6 +76,10 @@ _INT_RESULT = np.array([0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 3, 1, 0, 1, 1, 1])
 
 _MAX_TRI = 12
 
+# backend="auto" hands CUDA grids at least this big to kaolin (when it works and gives the same
+# mesh); set from the H200 measurements in benchmarks/RESULTS_mc.md
+_KAOLIN_MC_MIN_VOXELS = 0
+
 
 @cache
 def _decision_tables() -> dict[str, np.ndarray]:
@@ -598,8 +602,14 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
         device, in float32.
     mask : (X, Y, Z) bool, optional: False marks unobserved voxels; cubes touching one produce no
         faces (see :func:`marching_cubes`).
-    backend : ``"auto"`` (kaolin's CUDA kernel on CUDA grids when kaolin works and no mask is
-        given, else PyTorch), ``"torch"`` or ``"kaolin"`` (CUDA only; raises when unusable).
+    backend : ``"auto"``, ``"torch"`` or ``"kaolin"``. ``"auto"`` uses kaolin's CUDA
+        ``voxelgrids_to_trianglemeshes`` only where it gives the same mesh and is faster: a CUDA grid
+        of at least ``_KAOLIN_MC_MIN_VOXELS`` voxels, no ``mask``, nothing inside on the grid's
+        boundary layer (kaolin pads the grid with one layer of zeros, which closes surfaces that
+        PyTorch leaves open at the border), kaolin importable and not distrusted. Otherwise PyTorch.
+        An empty kaolin result for a grid with inside and outside voxels (the "no kernel image"
+        failure) is distrusted for the rest of the process and PyTorch runs instead.
+        ``"kaolin"`` forces it (CUDA only, boundary closed by its padding; raises when unusable).
 
     Returns
     -------
@@ -642,7 +652,9 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
     meta: dict[str, Any] = {}
     used_kaolin = False
     verts = faces = None
-    want_kaolin = backend == "kaolin" or (backend == "auto" and mask is None)
+    want_kaolin = backend == "kaolin" or (
+        backend == "auto" and mask is None and vol.numel() >= _KAOLIN_MC_MIN_VOXELS
+        and not _inside_on_boundary(vol, iso))
     if want_kaolin and _backend.use_kaolin("voxelgrids_to_trianglemeshes", vol.device, backend):
         if mask is not None:
             raise SmrnbValueError("mask is not supported by backend='kaolin'; use backend='torch'")
@@ -671,6 +683,12 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
             origin, dtype=torch.float32, device=verts.device)
     meta["backend"] = _backend.backend_name(vol.device, used_kaolin)
     return Mesh(verts, faces, frame=frame, meta=meta)
+
+
+def _inside_on_boundary(vol: torch.Tensor, iso: float) -> bool:
+    """Whether any voxel of the grid's outer layer is inside (``> iso``)."""
+    faces = (vol[0], vol[-1], vol[:, 0], vol[:, -1], vol[:, :, 0], vol[:, :, -1])
+    return bool(torch.stack([f.max() for f in faces]).max() > iso)
 
 
 def _smooth(vol: torch.Tensor) -> torch.Tensor:

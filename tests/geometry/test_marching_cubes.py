@@ -392,3 +392,31 @@ def test_voxelgrid_mask_argument():
     half = voxelgrid_to_mesh(grid, mask=mask)
     assert 0 < half.num_faces < full.num_faces
     assert float(half.vertices[:, 0].min()) >= -0.2 + 20.5 * 0.01 - 1e-6
+
+
+def test_empty_kaolin_result_is_distrusted_and_torch_takes_over(monkeypatch):
+    """kaolin built without kernels for the GPU returns empty meshes without raising: never trust it."""
+    from smrnb.geometry import _backend
+
+    calls = []
+
+    def fake_kaolin_mc(grid, iso):
+        calls.append(grid.shape)
+        return torch.zeros(0, 3), torch.zeros(0, 3, dtype=torch.int64)
+
+    monkeypatch.setattr(_backend, "_distrusted", {})
+    monkeypatch.setattr(_backend, "use_kaolin", lambda op, device, backend="auto": op not in _backend._distrusted)
+    monkeypatch.setattr(_backend, "kaolin_marching_cubes", fake_kaolin_mc)
+    grid = _ball_grid(n=24, r_m=0.08)
+    ref = voxelgrid_to_mesh(grid, backend="torch")
+    mesh = voxelgrid_to_mesh(grid)
+    assert len(calls) == 1
+    assert mesh.meta["backend"] == "torch CPU" and "returned no faces" in mesh.meta["kaolin_fallback"]
+    assert torch.equal(mesh.faces, ref.faces)
+    assert "voxelgrids_to_trianglemeshes" in _backend.distrusted()
+    voxelgrid_to_mesh(grid)
+    assert len(calls) == 1  # not asked again in this process
+    # auto leaves kaolin out when something inside touches the border (its padding would close it)
+    monkeypatch.setattr(_backend, "_distrusted", {})
+    voxelgrid_to_mesh(torch.ones(6, 6, 6))
+    assert len(calls) == 1

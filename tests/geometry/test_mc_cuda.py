@@ -115,3 +115,12 @@ def test_kaolin_voxelize_matches_floor_convention():
     diff = (a.occupancy != b.occupancy).sum().item()
     assert diff <= 1e-3 * a.num_occupied()
     assert abs(a.dropped - b.dropped) <= 1e-3 * p.shape[0]
+
+
+@pytest.mark.cuda
+@pytest.mark.kaolin
+def test_auto_keeps_torch_when_inside_touches_the_border():
+    vol = (_smooth_random(128, 6) > 0).float().cuda()
+    mesh = voxelgrid_to_mesh(vol)
+    vt, ft = marching_cubes(vol, 0.5)
+    assert mesh.meta["backend"] == "torch CUDA" and mesh.num_faces == ft.shape[0]
