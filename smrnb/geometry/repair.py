@@ -28,6 +28,8 @@ __all__ = ["FillHolesResult", "RepairResult", "fill_holes", "repair_non_manifold
 
 # loops up to this many edges use Liepa's O(n^3) dynamic programme; longer ones the ear clipper
 _DP_MAX_EDGES = 200
+# up to this many edges the plain-Python twin of the programme is the faster one
+_DP_SMALL = 24
 # two dihedral angles whose cosines are closer than this tie, and the smaller area decides
 # (Liepa 2003 compares (max dihedral angle, area) lexicographically)
 _COS_TIE = 1e-6
@@ -203,13 +205,13 @@ def _liepa_dp(P: np.ndarray, nb_normals: np.ndarray, forbidden: np.ndarray) -> l
         nrm = np.sqrt(cx * cx + cy * cy + cz * cz)
         inv = 1.0 / np.where(nrm > 0, nrm, 1.0)
         cx, cy, cz = cx * inv, cy * inv, cz * inv
-        cos = np.minimum(np.minimum(gim[..., 0], gmj[..., 0]),
-                         np.minimum(cx * gim[..., 2] + cy * gim[..., 3] + cz * gim[..., 4],
-                                    cx * gmj[..., 2] + cy * gmj[..., 3] + cz * gmj[..., 4]))
+        cos = np.minimum(cx * gim[..., 2] + cy * gim[..., 3] + cz * gim[..., 4],
+                         cx * gmj[..., 2] + cy * gmj[..., 3] + cz * gmj[..., 4])
         if d == n - 1:  # the root triangle also meets the mesh face across loop edge n-1 -> 0
             cos = np.minimum(cos, cx * q[0] + cy * q[1] + cz * q[2])
         # degenerate (zero-area) triangles count as folded over
         cos = np.where(nrm * nrm <= 1e-24 * d2[ij][:, None] ** 2, -1.0, cos)
+        cos = np.minimum(cos, np.minimum(gim[..., 0], gmj[..., 0]))
         bad = ((gim[..., 5] > 0) & (k > 1)) | ((gmj[..., 5] > 0) & (k < d - 1))
         cos = np.where(bad, -INF, cos)
         best = cos.max(axis=1)
@@ -238,6 +240,74 @@ def _liepa_dp(P: np.ndarray, nb_normals: np.ndarray, forbidden: np.ndarray) -> l
         if b - a < 2:
             continue
         mm = int(apex[a, b])
+        tris.append((a, mm, b))
+        stack.append((a, mm))
+        stack.append((mm, b))
+    return tris
+
+
+def _liepa_dp_small(P: np.ndarray, nb_normals: np.ndarray, forbidden: np.ndarray
+                    ) -> list[tuple[int, int, int]] | None:
+    """The same programme as :func:`_liepa_dp` in plain Python: faster for short loops (no
+    per-band numpy overhead). Same inputs, same rule, same result (tests compare the two)."""
+    n = len(P)
+    p = P.tolist()
+    q = nb_normals.tolist()
+    fb = forbidden.tolist()
+    INF = math.inf
+    C = [[-INF] * n for _ in range(n)]
+    S = [[INF] * n for _ in range(n)]
+    T: list[list[tuple[float, float, float]]] = [[(0.0, 0.0, 0.0)] * n for _ in range(n)]
+    apex = [[-1] * n for _ in range(n)]
+    for i in range(n - 1):
+        C[i][i + 1] = 1.0
+        S[i][i + 1] = 0.0
+        T[i][i + 1] = tuple(q[i])
+    for d in range(2, n):
+        for i in range(n - d):
+            j = i + d
+            if d < n - 1 and fb[i][j]:
+                continue
+            pi, pj = p[i], p[j]
+            bx, by, bz = pj[0] - pi[0], pj[1] - pi[1], pj[2] - pi[2]
+            d2 = bx * bx + by * by + bz * bz
+            cand = []
+            for m in range(i + 1, j):
+                if (m - i > 1 and fb[i][m]) or (j - m > 1 and fb[m][j]):
+                    continue
+                cim, cmj = C[i][m], C[m][j]
+                if cim == -INF or cmj == -INF:
+                    continue
+                pm = p[m]
+                ax, ay, az = pm[0] - pi[0], pm[1] - pi[1], pm[2] - pi[2]
+                cx, cy, cz = ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+                nrm = math.sqrt(cx * cx + cy * cy + cz * cz)
+                inv = 1.0 / nrm if nrm > 0 else 1.0
+                cx, cy, cz = cx * inv, cy * inv, cz * inv
+                t1, t2 = T[i][m], T[m][j]
+                cos = min(cx * t1[0] + cy * t1[1] + cz * t1[2], cx * t2[0] + cy * t2[1] + cz * t2[2])
+                if d == n - 1:
+                    r = q[n - 1]
+                    cos = min(cos, cx * r[0] + cy * r[1] + cz * r[2])
+                if nrm * nrm <= 1e-24 * d2 * d2:
+                    cos = -1.0
+                cos = min(cos, cim, cmj)
+                cand.append((cos, S[i][m] + S[m][j] + 0.5 * nrm, m, (cx, cy, cz)))
+            if not cand:
+                continue
+            best = max(c[0] for c in cand)
+            lim = min(best - _COS_TIE, best)
+            pick = min((c for c in cand if c[0] >= lim), key=lambda c: (c[1], c[2]))
+            C[i][j], S[i][j], apex[i][j], T[i][j] = pick[0], pick[1], pick[2], pick[3]
+    if apex[0][n - 1] < 0:
+        return None
+    tris: list[tuple[int, int, int]] = []
+    stack = [(0, n - 1)]
+    while stack:
+        a, b = stack.pop()
+        if b - a < 2:
+            continue
+        mm = apex[a][b]
         tris.append((a, mm, b))
         stack.append((a, mm))
         stack.append((mm, b))
@@ -443,59 +513,53 @@ def _refine(patch: _Patch, n_loop: int, max_vertices: int) -> None:
             break
 
 
-def _fair(pos: np.ndarray, tris: list[tuple[int, int, int]], n_loop: int, ring: list[list[int]],
-          ring_pos: np.ndarray, loop_edges: list[tuple[int, int]]) -> np.ndarray:
-    """Thin-plate (uniform bi-Laplacian) fairing of the new vertices, loop and its one-ring fixed.
+def _fair_all(v: np.ndarray, edges: np.ndarray, new_pos: np.ndarray, new_faces: np.ndarray,
+              loop_vertices: np.ndarray, V: int) -> np.ndarray:
+    """Thin-plate (uniform bi-Laplacian) fairing of all new vertices at once.
 
-    ``ring[i]`` lists, for loop vertex ``i``, indices into ``ring_pos`` of its mesh neighbours
-    outside the loop (they make the Laplacian at the loop complete, so the patch meets the
-    surrounding surface smoothly); ``loop_edges`` are mesh edges between two loop vertices (local
-    ids). Returns updated positions for the local vertices.
+    Unknowns: the new vertices (ids ``V ..``). Fixed: the hole loops' vertices and their mesh
+    one-ring, so the Laplacian at the loop is complete and the patches meet the surrounding
+    surface smoothly. Solves ``(L^2 x)_new = 0`` with ``L = D^-1 A - I`` on the graph of the
+    patches plus the mesh edges at the loops (patches are independent blocks of one sparse
+    system). Returns the new positions (unchanged where the solve fails).
     """
     import scipy.sparse as sp
     import scipy.sparse.linalg as spla
 
-    nloc = len(pos)
-    n_new = nloc - n_loop
-    if n_new <= 0:
-        return pos
-    nring = len(ring_pos)
-    N = nloc + nring
-    rows: list[int] = []
-    cols: list[int] = []
-    for t in tris:
-        for k in range(3):
-            a, b = t[k], t[(k + 1) % 3]
-            rows += [a, b]
-            cols += [b, a]
-    for i, lst in enumerate(ring):
-        for r in lst:
-            rows.append(i)
-            cols.append(nloc + r)
-    for a, b in loop_edges:
-        rows += [a, b]
-        cols += [b, a]
-    adj = sp.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(N, N)).tocsr()
-    adj.data[:] = 1.0  # duplicates collapse to one neighbour
-    deg = np.asarray(adj.sum(axis=1)).ravel()
-    keep = np.arange(nloc)  # rows with a complete neighbourhood: patch and loop vertices
-    W = sp.diags(1.0 / np.maximum(deg[keep], 1)) @ adj[keep]
-    L = W - sp.eye(nloc, N)  # (nloc, N) umbrella operator
-    L2 = L[n_loop:, :nloc] @ L  # (n_new, N) bi-Laplacian rows of the new vertices
-    Xall = np.concatenate([pos, ring_pos], axis=0)
-    unk = np.arange(n_loop, nloc)
-    fixed = np.concatenate([np.arange(n_loop), np.arange(nloc, N)])
-    Au = L2[:, unk].tocsc()
-    rhs = -(L2[:, fixed] @ Xall[fixed])
+    n_new = len(new_pos)
+    if n_new == 0:
+        return new_pos
+    ring_e = edges[np.isin(edges, loop_vertices).any(axis=1)]
+    pe = np.concatenate([new_faces[:, [0, 1]], new_faces[:, [1, 2]], new_faces[:, [2, 0]]])
+    pairs = np.concatenate([ring_e, pe])
+    ids, inv = np.unique(pairs, return_inverse=True)  # compact ids for every vertex involved
+    inv = inv.reshape(-1, 2)
+    N = len(ids)
+    adj = sp.coo_matrix((np.ones(2 * len(inv)), (np.concatenate([inv[:, 0], inv[:, 1]]),
+                                                 np.concatenate([inv[:, 1], inv[:, 0]]))), shape=(N, N)).tocsr()
+    adj.data[:] = 1.0  # duplicate pairs collapse to one neighbour
+    is_new = ids >= V
+    rows = np.nonzero(is_new | np.isin(ids, loop_vertices))[0]  # complete neighbourhoods
+    deg = np.asarray(adj[rows].sum(axis=1)).ravel()
+    L = sp.diags(1.0 / np.maximum(deg, 1)) @ adj[rows] - sp.csr_matrix(
+        (np.ones(len(rows)), (np.arange(len(rows)), rows)), shape=(len(rows), N))
+    unk = np.nonzero(is_new)[0]
+    r_of = np.full(N, -1, np.int64)
+    r_of[rows] = np.arange(len(rows))
+    L2 = L[r_of[unk]][:, rows] @ L  # (n_new, N)
+    X = np.empty((N, 3))
+    X[~is_new] = v[ids[~is_new]]
+    X[is_new] = new_pos[ids[is_new] - V]
+    fixed = np.nonzero(~is_new)[0]
     try:
-        sol = spla.spsolve(Au, rhs)
+        sol = spla.spsolve(L2[:, unk].tocsc(), -(L2[:, fixed] @ X[fixed]))
     except Exception:  # singular system: keep the refined positions
-        return pos
-    sol = np.asarray(sol).reshape(n_new, 3)
+        return new_pos
+    sol = np.asarray(sol).reshape(len(unk), 3)
     if not np.isfinite(sol).all():
-        return pos
-    out = pos.copy()
-    out[n_loop:] = sol
+        return new_pos
+    out = new_pos.copy()
+    out[ids[unk] - V] = sol
     return out
 
 
@@ -585,14 +649,7 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     ssum = np.bincount(edges.ravel(), weights=np.repeat(elen, 2), minlength=V)
     scnt = np.bincount(edges.ravel(), minlength=V)
     sigma_v = ssum / np.maximum(scnt, 1)
-    nbrs: dict[int, list[int]] = {}
-    if fair and refine and loops:  # loop vertex -> mesh neighbours, for the fairing's fixed one-ring
-        lv = np.unique(np.concatenate([lp[0] for lp in loops]))
-        sel = np.isin(edges, lv)
-        for col in (0, 1):
-            rows = edges[sel[:, col]]
-            for a, b in zip(rows[:, col].tolist(), rows[:, 1 - col].tolist()):
-                nbrs.setdefault(a, []).append(b)
+    faired_loops: list[np.ndarray] = []  # loops whose patch got new vertices (fixed in the fairing)
 
     new_pos: list[np.ndarray] = []
     new_parents: list[tuple[int, int, int]] = []  # per new vertex: global ids of the 3 it averages
@@ -612,7 +669,7 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
         pos_k = np.searchsorted(ekeys, keys)
         forb = (pos_k < len(ekeys)) & (ekeys[np.minimum(pos_k, len(ekeys) - 1)] == keys)
         if added_keys:
-            forb |= np.isin(keys, np.fromiter(added_keys, np.int64))
+            forb |= np.array([k in added_keys for k in keys.ravel().tolist()]).reshape(keys.shape)
         if size == 3:
             tris = [(0, 1, 2)]
             # a 3-loop whose triangle already exists (with the other winding) would double a face
@@ -621,6 +678,8 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
                 res.holes_left.append(size)
                 res.left_reasons.append("the patch triangle would duplicate an existing face")
                 continue
+        elif size <= _DP_SMALL:
+            tris = _liepa_dp_small(P, nb, forb)
         elif size <= _DP_MAX_EDGES:
             tris = _liepa_dp(P, nb, forb)
         else:
@@ -645,8 +704,8 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
             tris = patch.live()
             pos_local = np.asarray(patch.pos)
             parents_local = patch.parents
-            if fair and len(pos_local) > size:
-                pos_local = _fair(pos_local, tris, size, *_one_ring(loop, nbrs, v))
+            if len(pos_local) > size:
+                faired_loops.append(loop)
         # map local ids -> global ids
         gid = np.empty(len(pos_local), np.int64)
         gid[:size] = loop
@@ -666,28 +725,14 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
 
     res.vertices_added = len(new_pos)
     res.faces_added = len(new_faces)
+    if fair and new_pos:
+        new_pos = list(_fair_all(v, edges, np.asarray(new_pos).reshape(-1, 3),
+                                 np.asarray(new_faces, np.int64).reshape(-1, 3),
+                                 np.unique(np.concatenate(faired_loops)), V))
     if new_faces:
         res.mesh = _append(mesh, new_pos, new_parents, new_faces, res)
     res.time_s = time.perf_counter() - t0
     return res
-
-
-def _one_ring(loop: np.ndarray, nbrs: dict[int, list[int]], v: np.ndarray):
-    """Mesh neighbours of the loop vertices, split into outside vertices and loop-to-loop edges."""
-    local = {int(g): i for i, g in enumerate(loop.tolist())}
-    ring_ids: dict[int, int] = {}
-    ring: list[list[int]] = []
-    loop_edges: list[tuple[int, int]] = []
-    for i, gv in enumerate(loop.tolist()):
-        lst: list[int] = []
-        for w in nbrs.get(gv, ()):
-            if w in local:
-                loop_edges.append((i, local[w]))
-            else:
-                lst.append(ring_ids.setdefault(w, len(ring_ids)))
-        ring.append(lst)
-    ring_pos = v[np.fromiter(ring_ids, np.int64, len(ring_ids))] if ring_ids else np.zeros((0, 3))
-    return ring, ring_pos, loop_edges
 
 
 def _undirected_cycles(hh: np.ndarray, open_idx: np.ndarray):
