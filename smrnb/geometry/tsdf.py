@@ -24,7 +24,10 @@ the way Open3D's ``VoxelBlockGrid`` does it (every 4th pixel in both directions,
 ray between ``depth - truncation`` and ``depth + truncation``); every voxel of those blocks is
 projected into the depth image (nearest pixel), ``sdf = depth(pixel) - z_cam(voxel)``; voxels with
 ``sdf < -truncation`` (hidden behind the surface) or no valid depth are skipped; the others take
-``tsdf = min(1, sdf / truncation)`` into a running weighted average (observation weight 1).
+``tsdf = min(1, sdf / truncation)`` into a running weighted average (observation weight 1). On the
+CPU the touched blocks are updated 256 at a time so that each pass's temporaries stay in the cache.
+:func:`fuse_tsdf` first plans every frame's touched blocks (cheap: strided pixels), so the exact
+block count is known, checked against the memory budget and allocated once before integrating.
 
 Poses are camera-to-world 4x4 matrices with OpenCV camera axes (x right, y down, z forward), as in
 :class:`smrnb.Frames`; the fused mesh is in that same world frame (``Mesh.frame == "opencv"`` with
@@ -47,7 +50,9 @@ __all__ = ["TSDFVolume", "fuse_tsdf", "estimate_memory_budget"]
 # Block touching, as in Open3D's VoxelBlockGrid::GetUniqueBlockCoordinates: pixel stride and samples
 _TOUCH_STRIDE = 4
 _TOUCH_SAMPLES = 4
-_NO_DEPTH = -1.0e6  # stands in for "no depth" in the padded depth image
+_NO_DEPTH = -1.0e6
+# CPU: blocks updated per pass, so that the temporaries of one pass stay in the cache
+_CHUNK_BLOCKS = 256  # stands in for "no depth" in the padded depth image
 
 
 def estimate_memory_budget(device: torch.device | str) -> int:
@@ -255,7 +260,7 @@ class TSDFVolume:
         self.num_blocks = e
 
     # ------------------------------------------------------------------ per-frame work
-    def _prepare(self, depth: Any, K: Any, pose: Any, color: Any) -> dict[str, Any]:
+    def _prepare(self, depth: Any, K: Any, pose: Any, color: Any, *, touch_only: bool = False) -> dict[str, Any]:
         depth = as_tensor(depth, "depth")
         check_shape(depth, "depth", (None, None))
         if not depth.dtype.is_floating_point:
@@ -273,6 +278,10 @@ class TSDFVolume:
             color = None
         valid = torch.isfinite(depth) & (depth > self.depth_min) & (depth < self.depth_max)
         d = torch.where(valid, depth, torch.zeros((), device=self.device))
+        cam = {"K": [float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2])],
+               "R": pose[:3, :3].to(self.device), "t": pose[:3, 3].to(self.device), "H": H, "W": W}
+        if touch_only:
+            return {"depth": d, **cam}
         # padded copy for the voxel projection: a 1-pixel border and invalid pixels hold a depth so
         # negative that every voxel projecting there fails the "sdf >= -truncation" test
         dpad = torch.full((H + 2, W + 2), _NO_DEPTH, dtype=torch.float32, device=self.device)
@@ -281,9 +290,7 @@ class TSDFVolume:
         if color is not None:
             cpad = torch.zeros((H + 2, W + 2, 3), dtype=torch.float32, device=self.device)
             cpad[1:-1, 1:-1] = color
-        return {"depth": d, "dpad": dpad.reshape(-1), "cpad": None if cpad is None else cpad.reshape(-1, 3),
-                "K": [float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2])],
-                "R": pose[:3, :3].to(self.device), "t": pose[:3, 3].to(self.device), "H": H, "W": W}
+        return {"depth": d, "dpad": dpad.reshape(-1), "cpad": None if cpad is None else cpad.reshape(-1, 3), **cam}
 
     def _touch(self, fr: dict[str, Any]) -> torch.Tensor | None:
         """Block coordinates (with repeats) touched by the frame's truncation band: (n, 3) int64."""
@@ -325,6 +332,11 @@ class TSDFVolume:
         """
         if ids.numel() == 0:
             return
+        chunk = _CHUNK_BLOCKS if ids.device.type == "cpu" else ids.numel()
+        for s in range(0, ids.numel(), chunk):
+            self._integrate_chunk(ids[s : s + chunk], fr)
+
+    def _integrate_chunk(self, ids: torch.Tensor, fr: dict[str, Any]) -> None:
         dpad, cpad, H, W = fr["dpad"], fr["cpad"], fr["H"], fr["W"]
         fx, fy, cx, cy = fr["K"]
         R, t = fr["R"], fr["t"]
@@ -594,16 +606,14 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     for i in range(N):
         _check_pose(poses[i], f"frames.poses[{i}]")
 
-    def frame(i: int) -> dict[str, Any]:
-        c = frames.color[i] if use_color else None
-        return vol._prepare(frames.depth[i], Ks[i], poses[i], c)
+    def frame(i: int, touch_only: bool = False) -> dict[str, Any]:
+        c = frames.color[i] if use_color and not touch_only else None
+        return vol._prepare(frames.depth[i], Ks[i], poses[i], c, touch_only=touch_only)
 
     # pass 1: touched blocks of every frame -> exact block count -> refuse before allocating
-    cands: list[torch.Tensor | None] = []
     bounds = []
     for i in range(N):
-        c = vol._touch(frame(i))
-        cands.append(None)
+        c = vol._touch(frame(i, touch_only=True))
         if c is not None:
             bounds.append(torch.cat([c.amin(0), c.amax(0)]))
     if not bounds:
@@ -617,7 +627,7 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     union = torch.zeros(vol._tbl.numel(), dtype=torch.bool, device=dev)
     keys: list[torch.Tensor | None] = []
     for i in range(N):
-        c = vol._touch(frame(i))
+        c = vol._touch(frame(i, touch_only=True))
         if c is None:
             keys.append(None)
             continue
@@ -629,7 +639,7 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     if est > vol.memory_budget:
         vol._refuse(int(est), f"{vol.num_blocks + new.numel()} blocks of {block_size}^3 voxels")
     vol._allocate(new)
-    del union, cands
+    del union
 
     from tqdm.auto import tqdm
 
