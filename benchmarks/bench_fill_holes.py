@@ -177,5 +177,40 @@ def main() -> None:
         print(f"| {label} | {w:.3f} | {c:.3f} | " + " | ".join(cells) + f" | {note} |")
 
 
+def many_holes() -> None:
+    """Scaling with the number of holes: 2-ring holes cut around random vertices of an icosphere."""
+    import torch
+    import trimesh
+
+    from smrnb.geometry._topology import euler_characteristic, is_watertight
+    from smrnb.geometry.mesh import Mesh
+    from smrnb.geometry.repair import fill_holes
+
+    s = trimesh.creation.icosphere(subdivisions=5)
+    v, f = np.asarray(s.vertices), np.asarray(s.faces)
+    rng = np.random.default_rng(0)
+    taken: set[int] = set()
+    remove: set[int] = set()
+    for c in rng.permutation(len(v))[:3000].tolist():
+        ring = set(f[(f == c).any(axis=1)].ravel().tolist())
+        two = np.nonzero(np.isin(f, list(ring)).any(axis=1))[0]
+        verts = set(f[two].ravel().tolist())
+        if verts & taken:
+            continue
+        taken |= verts
+        remove |= set(two.tolist())
+    m = Mesh(torch.as_tensor(v, dtype=torch.float32), torch.as_tensor(np.delete(f, sorted(remove), axis=0)))
+    print(f"\n# many holes: icosphere(5) ({len(f)} faces) with {len(remove)} faces removed as 2-ring holes\n")
+    print("| call | holes | wall s | CPU s | watertight after | Euler | vertices added |")
+    print("|---|---|---|---|---|---|---|")
+    for kw in (dict(max_hole_edges=None), dict(max_hole_edges=None, refine=False, fair=False)):
+        w, c, res = timed(lambda kw=kw: fill_holes(m, **kw), n=3)
+        fo = res.mesh.faces.numpy()
+        print(f"| fill_holes({', '.join(f'{k}={x}' for k, x in kw.items())}) | {len(res.holes_filled)} filled of "
+              f"{len(res.holes_found)} | {w:.3f} | {c:.3f} | {is_watertight(fo)} | "
+              f"{euler_characteristic(res.mesh.num_vertices, fo)} | {res.vertices_added} |")
+
+
 if __name__ == "__main__":
     main()
+    many_holes()
