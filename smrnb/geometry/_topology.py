@@ -22,18 +22,23 @@ from typing import Any
 import numpy as np
 import torch
 
-from smrnb._errors import SmrnbValueError
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
 
 
 def _to_numpy_faces(faces: Any) -> tuple[np.ndarray, torch.device | None]:
+    dev = None
     if isinstance(faces, torch.Tensor):
-        return faces.detach().cpu().numpy().astype(np.int64, copy=False), faces.device
-    arr = np.asarray(faces)
+        dev = faces.device
+        arr = faces.detach().cpu().numpy()
+    else:
+        arr = np.asarray(faces)
     if arr.size == 0:
         arr = arr.reshape(0, 3)
     if arr.ndim != 2 or arr.shape[1] != 3:
         raise SmrnbValueError(f"faces must have shape (N, 3), got {tuple(arr.shape)}")
-    return arr.astype(np.int64, copy=False), None
+    if arr.dtype.kind not in "iu":
+        raise SmrnbTypeError(f"faces must be an integer tensor or array, got dtype {arr.dtype}")
+    return arr.astype(np.int64, copy=False), dev
 
 
 def _back(x: np.ndarray, device: torch.device | None) -> Any:

@@ -172,6 +172,15 @@ def test_dangling_flap_edge_is_open_not_a_loop():
     assert open_boundary_edges(g).tolist() == [[b, c]]
 
 
+def test_bad_faces_messages():
+    from smrnb._errors import SmrnbTypeError, SmrnbValueError
+
+    with pytest.raises(SmrnbValueError, match=r"faces must have shape \(N, 3\), got \(4, 4\)"):
+        edges_with_counts(torch.zeros((4, 4), dtype=torch.long))
+    with pytest.raises(SmrnbTypeError, match=r"faces must be an integer tensor or array, got dtype float32"):
+        boundary_loops(np.zeros((2, 3), np.float32))
+
+
 @pytest.mark.shared_data
 def test_bunny_boundary_structure(bunny_path):
     tm = trimesh.load(bunny_path, process=False)
