@@ -41,6 +41,7 @@ outward normals.
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from typing import Any
 
@@ -322,7 +323,7 @@ def _check_volume(volume: Any, name: str) -> torch.Tensor:
         raise SmrnbValueError(f"{name} must be at least 2 x 2 x 2, got {tuple(v.shape)}")
     v = v.to(torch.float32)
     lo, hi = torch.aminmax(v)  # NaN propagates; one pass, no temporary
-    if not (bool(torch.isfinite(lo)) and bool(torch.isfinite(hi))):
+    if not bool(torch.isfinite(torch.stack([lo, hi])).all()):
         bad = int((~torch.isfinite(v)).sum())
         raise SmrnbValueError(
             f"{name} must be finite, got {bad} NaN/inf value(s); mark unobserved voxels with mask= instead")
@@ -405,11 +406,11 @@ def marching_cubes(volume: Any, level: float, mask: Any = None, spacing: Any = (
 
 def _check_memory(vol: torch.Tensor) -> None:
     """Refuse volumes whose working set (about 6 bytes per node) does not fit."""
-    from smrnb.geometry.voxels import _memory_budget
+    from smrnb.geometry.voxels import _SMALL, _memory_budget
 
     n = vol.numel()
     estimate = 6 * n  # node classes (1) + cube index (1) + active flags (1) + temporaries (3)
-    budget = _memory_budget(vol.device)
+    budget = _memory_budget(vol.device) if estimate > _SMALL or "SMRNB_MEMORY_BUDGET" in os.environ else estimate
     if estimate > budget:
         from smrnb._errors import MemoryEstimateError, format_bytes
 
@@ -472,23 +473,25 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     q = torch.add(s[:Lq], s[1:Lq + 1], alpha=2)
     q.add_(s[b + 1:b + 1 + Lq], alpha=4)
     q.add_(s[b:b + Lq], alpha=8)
-    cube = torch.add(q[:Lc], q[a:a + Lc], alpha=16)
+    cube = torch.empty(L, dtype=torch.uint8, device=dev)
+    torch.add(q[:Lc], q[a:a + Lc], alpha=16, out=cube[:Lc])
     del q, s
+    # nodes without a cube (last index along an axis) wrap around in the flat views: index 0
+    c3 = cube.view(N0, N1, N2)
+    c3[:, :, -1] = 0
+    c3[:, -1, :] = 0
+    c3[-1] = 0
     # x * (x + 1) in uint8 is 0 exactly for x in {0, 255} (x and x + 1 are coprime): one pass
     try:
         cand = torch.addcmul(cube, cube, cube)
     except (RuntimeError, NotImplementedError):  # a build without integer addcmul on this device
         cand = cube * (cube + 1)
-    lin = cand.nonzero().squeeze(1)  # node index of corner 0; rows that wrap are filtered next
+    lin = cand.nonzero().squeeze(1)  # node index of each active cube's corner 0, ascending
     del cand
     c2 = lin % N2
     r = lin // N2
     c1 = r % N1
     c0 = r // N1
-    keep = (c2 < N2 - 1) & (c1 < N1 - 1)
-    if not bool(keep.all()):
-        kept = keep.nonzero().squeeze(1)
-        lin, c0, c1, c2 = _g(lin, kept), _g(c0, kept), _g(c1, kept), _g(c2, kept)
     M = lin.numel()
     if M == 0:
         return (torch.zeros((0, 3), dtype=torch.float32, device=dev),
@@ -519,7 +522,7 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     owned = _g(T["crossed"], cidx) & _g(T["own"], flags)  # (M,) 12-bit
     count = _g(T["popcount"], owned)
     vstart = torch.cumsum(count, 0) - count
-    n_edge_verts = int(vstart[-1] + count[-1]) if M else 0
+    n_edge_verts = vstart[-1] + count[-1]  # stays on the device
     slot = torch.empty(L, dtype=torch.int32 if M < 2**31 else torch.int64, device=dev)
     slot.index_put_((lin,), torch.arange(M, device=dev, dtype=slot.dtype))
 
@@ -542,13 +545,13 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     vid = _g(vstart, owner) + _g(T["popcount"], below)
     # interior vertices (some tilings of ambiguous cases): numbered after the edge vertices
     uses_c = _g(T["row_uses_center"], row)
-    n_centers = int(uses_c.sum())
-    if n_centers:
+    centre_cubes = uses_c.nonzero().squeeze(1)
+    if centre_cubes.numel():
         cid = torch.cumsum(uses_c.long(), 0) - 1
         vid = torch.where(is_c, n_edge_verts + _g(cid, m)[:, None], vid)
     faces = vid
 
-    verts = _vertex_positions(lin, cidx, owned, c0, c1, c2, uses_c, n_centers, flat, level, corner_off, T)
+    verts = _vertex_positions(lin, owned, c0, c1, c2, centre_cubes, flat, level, corner_off, T)
     if mask is not None and faces.numel():
         # vertices owned by cubes that make no triangles may be unreferenced: drop them
         used = torch.zeros(verts.shape[0], dtype=torch.bool, device=dev)
@@ -560,7 +563,7 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     return verts, faces
 
 
-def _vertex_positions(lin, cidx, owned, c0, c1, c2, uses_c, n_centers, flat, level, corner_off, T):
+def _vertex_positions(lin, owned, c0, c1, c2, cm, flat, level, corner_off, T):
     """Positions (index units, float32) of the owned edge vertices then the interior vertices."""
     bitsel = _g(T["bits12"], owned)  # (M, 12) bool
     mi, ei = bitsel.nonzero().unbind(1)  # cube-major, edge ascending = numbering order
@@ -573,8 +576,7 @@ def _vertex_positions(lin, cidx, owned, c0, c1, c2, uses_c, n_centers, flat, lev
     cube_pos = _g(torch.stack([c0, c1, c2], 1), mi).to(torch.float32)
     pa, pb = _g(cpos, ends[:, 0]), _g(cpos, ends[:, 1])
     pos = cube_pos + pa + t * (pb - pa)
-    if n_centers:
-        cm = uses_c.nonzero().squeeze(1)
+    if cm.numel():
         w = 1.0 / (_EPS + (_g(flat, _g(lin, cm)[:, None] + corner_off).double() - level).abs())  # (C, 8)
         centre = (w @ cpos.double()) / w.sum(1, keepdim=True)
         cen = _g(torch.stack([c0, c1, c2], 1), cm).to(torch.float32) + centre.to(torch.float32)
