@@ -13,7 +13,8 @@ centre.
 * ``block_coords (M, 3) int64``: block coordinates of the M allocated blocks.
 * ``tsdf (M, B**3) float32`` in ``[-1, 1]`` (signed distance / truncation, positive in front of the
   surface, i.e. in observed free space), ``weight (M, B**3) float32`` (number of observations, capped
-  at ``max_weight`` when given), ``color (M, B**3, 3) float32`` in ``[0, 1]`` (optional). Voxels inside
+  at ``max_weight`` when given), ``color (M, 3, B**3) float32`` in ``[0, 1]`` (optional, channel-planar so that every
+  update pass is a plain 1-D gather). Voxels inside
   a block are ordered ``(i*B + j)*B + k``.
 * Block lookup: a dense ``int32`` table over the bounding box of the touched blocks (``-1`` = not
   allocated), grown when a frame reaches outside it. It costs 4 bytes per *block* of the bounding
@@ -157,7 +158,7 @@ class TSDFVolume:
         self.block_coords = torch.zeros(0, 3, dtype=torch.int64, device=self.device)
         self.tsdf = torch.zeros(0, B ** 3, dtype=torch.float32, device=self.device)
         self.weight = torch.zeros(0, B ** 3, dtype=torch.float32, device=self.device)
-        self.color = torch.zeros(0, B ** 3, 3, dtype=torch.float32, device=self.device) if color else None
+        self.color = torch.zeros(0, 3, B ** 3, dtype=torch.float32, device=self.device) if color else None
         self._tbl = torch.zeros(0, dtype=torch.int32, device=self.device)
         self._tbl_lo = [0, 0, 0]
         self._tbl_shape = [0, 0, 0]
@@ -241,7 +242,7 @@ class TSDFVolume:
         self.tsdf = grow(self.tsdf, (B3,))
         self.weight = grow(self.weight, (B3,))
         if self.color is not None:
-            self.color = grow(self.color, (B3, 3))
+            self.color = grow(self.color, (3, B3))
         self._cap = cap
 
     def _allocate(self, flat_new: torch.Tensor) -> None:
@@ -288,9 +289,9 @@ class TSDFVolume:
         dpad[1:-1, 1:-1] = torch.where(valid, depth, torch.full((), _NO_DEPTH, device=self.device))
         cpad = None
         if color is not None:
-            cpad = torch.zeros((H + 2, W + 2, 3), dtype=torch.float32, device=self.device)
-            cpad[1:-1, 1:-1] = color
-        return {"depth": d, "dpad": dpad.reshape(-1), "cpad": None if cpad is None else cpad.reshape(-1, 3), **cam}
+            cpad = torch.zeros((3, H + 2, W + 2), dtype=torch.float32, device=self.device)
+            cpad[:, 1:-1, 1:-1] = color.permute(2, 0, 1)
+        return {"depth": d, "dpad": dpad.reshape(-1), "cpad": None if cpad is None else cpad.reshape(3, -1), **cam}
 
     def _touch(self, fr: dict[str, Any]) -> torch.Tensor | None:
         """Block coordinates (with repeats) touched by the frame's truncation band: (n, 3) int64."""
@@ -363,12 +364,13 @@ class TSDFVolume:
         w_old = self.weight[ids]
         num = torch.addcmul(obs, self.tsdf[ids], w_old)
         if cpad is not None and self.color is not None:
-            cnum = torch.addcmul(cpad[pix].mul_(updf[..., None]), self.color[ids], w_old[..., None])
+            c_obs = torch.stack([cpad[c][pix] for c in range(3)], dim=1)  # (n, 3, B^3)
+            cnum = torch.addcmul(c_obs.mul_(updf[:, None]), self.color[ids], w_old[:, None])
         w_new = w_old.add_(updf)
         inv = torch.reciprocal(w_new.clamp_min(1.0))
         self.tsdf.index_copy_(0, ids, num.mul_(inv))
         if cpad is not None and self.color is not None:
-            self.color.index_copy_(0, ids, cnum.mul_(inv[..., None]))
+            self.color.index_copy_(0, ids, cnum.mul_(inv[:, None]))
         if self.max_weight is not None:
             w_new.clamp_(max=self.max_weight)
         self.weight.index_copy_(0, ids, w_new)
@@ -476,7 +478,7 @@ class TSDFVolume:
             cv = None
             if self.color is not None:
                 cv = torch.zeros((*shape, 3), dtype=torch.float32, device=dev)
-                scatter(cv, self.color[sid])
+                scatter(cv, self.color[sid].transpose(1, 2))
             X = (bx1 - bx0) * B + 1 if bx1 <= hi[0] else (bx1 - bx0) * B
             tv, wv = tv[:X], wv[:X]
             if cv is not None:
