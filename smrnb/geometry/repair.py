@@ -563,6 +563,26 @@ def _fair_all(v: np.ndarray, edges: np.ndarray, new_pos: np.ndarray, new_faces: 
     return out
 
 
+def _no_flip_blend(v: np.ndarray, before: np.ndarray, after: np.ndarray, faces: np.ndarray, V: int) -> np.ndarray:
+    """Faired positions, or a partial step toward them, such that no patch triangle turns over.
+
+    The fairing moves only new vertices; if that flips a patch triangle (its normal against the
+    one it had before), the step is halved (up to 4 times) and finally dropped.
+    """
+    def normals(newp: np.ndarray) -> np.ndarray:
+        allp = np.concatenate([v, newp], axis=0)
+        p = allp[faces]
+        return np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+
+    n0 = normals(before)
+    live = (n0 ** 2).sum(axis=1) > 0  # degenerate before: nothing to turn over
+    for t in (1.0, 0.5, 0.25, 0.125):
+        cand = before + t * (after - before)
+        if ((normals(cand)[live] * n0[live]).sum(axis=1) > 0).all():
+            return cand
+    return before
+
+
 # ------------------------------------------------------------------------------------------------
 # fill_holes
 
@@ -726,9 +746,10 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     res.vertices_added = len(new_pos)
     res.faces_added = len(new_faces)
     if fair and new_pos:
-        new_pos = list(_fair_all(v, edges, np.asarray(new_pos).reshape(-1, 3),
-                                 np.asarray(new_faces, np.int64).reshape(-1, 3),
-                                 np.unique(np.concatenate(faired_loops)), V))
+        before = np.asarray(new_pos).reshape(-1, 3)
+        nf_arr = np.asarray(new_faces, np.int64).reshape(-1, 3)
+        after = _fair_all(v, edges, before, nf_arr, np.unique(np.concatenate(faired_loops)), V)
+        new_pos = list(_no_flip_blend(v, before, after, nf_arr, V))
     if new_faces:
         res.mesh = _append(mesh, new_pos, new_parents, new_faces, res)
     res.time_s = time.perf_counter() - t0

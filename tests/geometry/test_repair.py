@@ -21,7 +21,14 @@ from smrnb.geometry._topology import (
 )
 from smrnb.geometry.mesh import Mesh
 from smrnb.geometry.normals import compute_face_normals
-from smrnb.geometry.repair import FillHolesResult, _liepa_dp, _liepa_dp_small, fill_holes, repair_non_manifold
+from smrnb.geometry.repair import (
+    FillHolesResult,
+    _liepa_dp,
+    _liepa_dp_small,
+    _no_flip_blend,
+    fill_holes,
+    repair_non_manifold,
+)
 
 
 def icosphere(sub: int = 3) -> tuple[np.ndarray, np.ndarray]:
@@ -302,6 +309,18 @@ def test_dp_numpy_and_python_twins_agree():
         if fast is not None:
             assert sorted(fast) == sorted(slow)
             assert len(fast) == n - 2
+
+
+def test_fairing_step_never_turns_a_triangle_over():
+    v = np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]])
+    faces = np.array([[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]])  # fan around new vertex 4
+    before = np.array([[0.5, 0.5, 0.0]])
+    ok = _no_flip_blend(v, before, np.array([[0.6, 0.4, 0.1]]), faces, 4)
+    assert np.allclose(ok, [[0.6, 0.4, 0.1]])  # harmless step: taken in full
+    far = _no_flip_blend(v, before, np.array([[1.4, 0.5, 0.0]]), faces, 4)
+    assert np.allclose(far, [[0.95, 0.5, 0.0]])  # halved until the fan stays unflipped
+    out = _no_flip_blend(v, before, np.array([[9.0, 0.5, 0.0]]), faces, 4)
+    assert np.allclose(out, before)  # no safe step: keep the unfaired positions
 
 
 def flap_mesh():
