@@ -85,13 +85,22 @@ class FillHolesResult:
     def summary(self) -> str:
         """One line for widgets and the CLI."""
         s = (f"fill_holes: {len(self.holes_found)} hole(s) found {self.holes_found}, "
-             f"{len(self.holes_filled)} filled {self.holes_filled}, {len(self.holes_left)} left {self.holes_left}; "
-             f"+{self.vertices_added} vertices, +{self.faces_added} faces; "
-             f"{self.non_manifold_edges} non-manifold edge(s), {self.open_boundary_edges} open boundary edge(s) "
-             f"at {self.non_manifold_spots} non-manifold spot(s) left for repair_non_manifold; {self.time_s:.3f} s")
+             f"{len(self.holes_filled)} filled {self.holes_filled}, {len(self.holes_left)} left {self.holes_left}")
+        if self.left_reasons:
+            why: dict[str, int] = {}
+            for r in self.left_reasons:
+                why[r] = why.get(r, 0) + 1
+            s += " (" + "; ".join(f"{r} x{k}" if k > 1 else r for r, k in why.items()) + ")"
+        s += f"; +{self.vertices_added} vertices, +{self.faces_added} faces"
+        if self.holes_with_winding_flips:
+            s += f"; {self.holes_with_winding_flips} hole(s) next to inconsistently wound faces"
+        s += f"; {self.non_manifold_edges} non-manifold edge(s)"
+        if self.open_boundary_edges:
+            s += (f", {self.open_boundary_edges} open boundary edge(s) at {self.non_manifold_spots} non-manifold "
+                  "spot(s) left alone (see repair_non_manifold)")
         if self.dropped:
             s += f"; dropped {', '.join(self.dropped)}"
-        return s
+        return s + f"; {self.time_s:.3f} s"
 
 
 @dataclass(eq=False)

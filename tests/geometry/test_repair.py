@@ -223,6 +223,7 @@ def test_max_hole_edges_limits_what_is_filled():
     m = mesh_without(v, f, small + big)
     n_big = region_boundary_size(f, big)
     res = fill_holes(m, max_hole_edges=10)
+    assert f"1 left [{n_big}] (larger than max_hole_edges=10)" in res.summary()
     assert res.holes_found == [n_big, 3]
     assert res.holes_filled == [3]
     assert res.holes_left == [n_big]
