@@ -154,7 +154,7 @@ def _hole_halfedges(f: np.ndarray, emap: tuple[np.ndarray, np.ndarray, np.ndarra
     ``emap`` is ``_edges_np(f)`` when the caller already has it.
     """
     edges, counts, fe = _edges_np(f) if emap is None else emap
-    is_b = counts[fe] == 1  # (F, 3)
+    is_b = (counts[fe] == 1) & (f != f[:, [1, 2, 0]])  # (F, 3); a collapsed edge (a, a) bounds nothing
     fi, k = np.nonzero(is_b)
     a = f[fi, k]
     b = f[fi, (k + 1) % 3]

@@ -172,6 +172,11 @@ def test_dangling_flap_edge_is_open_not_a_loop():
     assert open_boundary_edges(g).tolist() == [[b, c]]
 
 
+def test_collapsed_edges_of_degenerate_faces_are_no_loops():
+    faces = np.array([[0, 1, 2], [2, 1, 3], [4, 5, 5]])  # (5, 5) is used once, bounds nothing
+    assert sorted(len(lp) for lp in boundary_loops(faces)) == [4]
+
+
 def test_bad_faces_messages():
     from smrnb._errors import SmrnbTypeError, SmrnbValueError
 
