@@ -130,7 +130,7 @@ def _dilate(tex: torch.Tensor, filled: torch.Tensor, rounds: int) -> torch.Tenso
 
 def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_power: float = 2.0,
                  visibility_tolerance: float = 0.02, depth_check: float | None = 0.05, border: int = 8,
-                 dilate: int = 4, near: float = 0.05) -> BakeResult:
+                 dilate: int = 4, near: float = 0.05, visibility_scale: float = 0.5) -> BakeResult:
     """Bake a colour texture for ``mesh`` from the RGB frames that see it.
 
     Parameters
@@ -156,6 +156,10 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         Rounds of seam dilation (texels).
     near : float
         Metres; points closer to a camera than this are not textured from it.
+    visibility_scale : float
+        The mesh depth used for the visibility test is rendered at this fraction of the frame size
+        (0.5 = a quarter of the pixels; rasterizing is the expensive part of baking), but never
+        below 320 pixels across.
 
     Returns
     -------
@@ -185,6 +189,9 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     border = check_int_range(border, "border", lo=0)
     dilate = check_int_range(dilate, "dilate", lo=0, hi=64)
     near = check_positive(near, "near")
+    visibility_scale = check_positive(visibility_scale, "visibility_scale")
+    if visibility_scale > 1:
+        raise SmrnbValueError(f"visibility_scale must be in (0, 1], got {visibility_scale}")
 
     dev = mesh.device
     verts = mesh.vertices.to(torch.float32)
@@ -210,64 +217,75 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     H, W = frames.height, frames.width
     from smrnb.geometry.render import render_depth
 
+    # visibility is decided on a depth image rendered at `visibility_scale` of the frame size:
+    # rasterizing is the expensive part, and the depth test has centimetre tolerances anyway
+    scale = max(visibility_scale, min(1.0, 320.0 / W))  # never below 320 pixels across
+    Hs, Ws = max(1, int(round(H * scale))), max(1, int(round(W * scale)))
+    sy, sx = Hs / H, Ws / W
     for i in range(len(frames)):
         K = frames.intrinsics(i).to(dev, torch.float32)
         pose = frames.poses[i].to(dev, torch.float32)
         Rm, t = pose[:3, :3], pose[:3, 3]
         pc = (P - t) @ Rm  # camera frame (OpenCV)
         z = pc[:, 2]
-        ok = z > near
         zs = z.clamp_min(near)
         u = K[0, 0] * pc[:, 0] / zs + K[0, 1] * pc[:, 1] / zs + K[0, 2]
         v = K[1, 1] * pc[:, 1] / zs + K[1, 2]
-        ok &= (u >= 0) & (u <= W - 1) & (v >= 0) & (v <= H - 1)
-        if not bool(ok.any()):
+        cand = torch.nonzero((z > near) & (u >= 0) & (u <= W - 1) & (v >= 0) & (v <= H - 1)).squeeze(1)
+        if cand.numel() == 0:
             continue
-        ui = u.round().long().clamp(0, W - 1)
-        vi = v.round().long().clamp(0, H - 1)
-        rd = render_depth(geo, K, pose, H, W)
+        z, u, v, Pc = z[cand], u[cand], v[cand], P[cand]
+        Kc = K.clone()
+        Kc[0] *= sx
+        Kc[1] *= sy
+        Kc[0, 2] = (K[0, 2] + 0.5) * sx - 0.5
+        Kc[1, 2] = (K[1, 2] + 0.5) * sy - 0.5
+        rd = render_depth(geo, Kc, pose, Hs, Ws)
+
+        def to_small(rr, cc):
+            return (((rr + 0.5) * sy - 0.5).round().long().clamp(0, Hs - 1),
+                    ((cc + 0.5) * sx - 0.5).round().long().clamp(0, Ws - 1))
+
+        vi, ui = to_small(v, u)
         dr = rd[vi, ui]
         # silhouettes: a pixel whose 3x3 neighbourhood jumps in depth (or meets background) mixes two
         # surfaces in the photograph; such samples only count where nothing better saw the texel
         big = torch.where(rd > 0, rd, torch.full_like(rd, 1e6))[None, None]
         dmax = torch.nn.functional.max_pool2d(big, 3, 1, 1)[0, 0]
         dmin = -torch.nn.functional.max_pool2d(-big, 3, 1, 1)[0, 0]
-        jump = (dmax - dmin) > (vis_tol + 0.01 * rd)
-        at_edge = jump[vi, ui]
+        at_edge = ((dmax - dmin) > (vis_tol + 0.01 * rd))[vi, ui]
         tol = vis_tol + 0.01 * z
-        ok &= (dr > 0) & ((z - dr).abs() <= tol)
+        ok = (dr > 0) & ((z - dr).abs() <= tol)
         if depth_check is not None:
-            md = frames.depth[i].to(dev)[vi, ui]
+            md = frames.depth[i].to(dev)[v.round().long().clamp(0, H - 1), u.round().long().clamp(0, W - 1)]
             ok &= (md <= 0) | ((z - md).abs() <= depth_check + 0.01 * z)
-        cam_c = t
-        d = cam_c[None] - P
-        d = d / d.norm(dim=1, keepdim=True).clamp_min(1e-20)
-        cos = (n * d).sum(1).abs()
+        d = t[None] - Pc
+        cos = ((n[cand] * d).sum(1) / d.norm(dim=1).clamp_min(1e-20)).abs()
         ok &= cos > 1e-3
-        if not bool(ok.any()):
-            continue
-        wb = torch.ones_like(z)
         if border > 0:
             edge = torch.minimum(torch.minimum(u, (W - 1) - u), torch.minimum(v, (H - 1) - v))
             wb = (edge / border).clamp(0, 1)
-        w = torch.where(ok, cos.pow(angle_power) * wb / zs.pow(2), torch.zeros_like(z))
+        else:
+            wb = torch.ones_like(z)
+        w = torch.where(ok, cos.pow(angle_power) * wb / z.pow(2), torch.zeros_like(z))
         w = torch.where(at_edge, w * 1e-3, w)
-        if not bool((w > 0).any()):
+        keep = torch.nonzero(w > 0).squeeze(1)
+        if keep.numel() == 0:
             continue
         views_used += 1
-        sel = w > 0
         col = frames.color[i].to(dev).to(torch.float32) / 255.0
-        zsel = z[sel]
-        tol_sel = vis_tol + 0.01 * zsel
+        zk, tk = z[keep], tol[keep]
 
-        def same_surface(rr, cc, zsel=zsel, tol_sel=tol_sel, rd=rd):
-            d = rd[rr, cc]
-            return (d > 0) & ((d - zsel).abs() <= tol_sel)
+        def same_surface(rr, cc, zk=zk, tk=tk, rd=rd):
+            d = rd[to_small(rr, cc)]
+            return (d > 0) & ((d - zk).abs() <= tk)
 
-        c = _bilinear(col, u[sel], v[sel], same_surface)
-        acc[sel] += w[sel, None] * c
-        wsum[sel] += w[sel]
-        best[sel] = torch.maximum(best[sel], cos[sel])
+        c = _bilinear(col, u[keep], v[keep], same_surface)
+        idx = cand[keep]
+        wk = w[keep]
+        acc.index_add_(0, idx, wk[:, None] * c)
+        wsum.index_add_(0, idx, wk)
+        best[idx] = torch.maximum(best[idx], cos[keep])
 
     seen = wsum > 0
     tex = torch.zeros(R, R, 3, dtype=torch.float32, device=dev)
