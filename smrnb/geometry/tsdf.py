@@ -26,7 +26,7 @@ ray between ``depth - truncation`` and ``depth + truncation``); every voxel of t
 projected into the depth image (nearest pixel), ``sdf = depth(pixel) - z_cam(voxel)``; voxels with
 ``sdf < -truncation`` (hidden behind the surface) or no valid depth are skipped; the others take
 ``tsdf = min(1, sdf / truncation)`` into a running weighted average (observation weight 1). On the
-CPU the touched blocks are updated 256 at a time so that each pass's temporaries stay in the cache.
+CPU the touched blocks are updated 1024 at a time so that each pass's temporaries stay in the cache.
 :func:`fuse_tsdf` first plans every frame's touched blocks (cheap: strided pixels), so the exact
 block count is known, checked against the memory budget and allocated once before integrating.
 
