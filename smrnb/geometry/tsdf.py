@@ -51,9 +51,9 @@ __all__ = ["TSDFVolume", "fuse_tsdf", "estimate_memory_budget"]
 # Block touching, as in Open3D's VoxelBlockGrid::GetUniqueBlockCoordinates: pixel stride and samples
 _TOUCH_STRIDE = 4
 _TOUCH_SAMPLES = 4
-_NO_DEPTH = -1.0e6
+_NO_DEPTH = -1.0e6  # stands in for "no depth" in the padded depth image
 # CPU: blocks updated per pass, so that the temporaries of one pass stay in the cache
-_CHUNK_BLOCKS = 256  # stands in for "no depth" in the padded depth image
+_CHUNK_BLOCKS = 1024
 
 
 def estimate_memory_budget(device: torch.device | str) -> int:
