@@ -325,7 +325,7 @@ def fit_camera_pose(positions: list[np.ndarray], fov: float = 45.0, aspect: floa
                     direction: tuple[float, float, float] = (0.45, 0.35, 1.0)) -> dict[str, Any]:
     """Camera that frames every position: ``{position, target, quaternion, near, far, radius}``.
 
-    The bounding sphere (centre of the box, half its diagonal) fits inside the narrower of the
+    The bounding sphere (centred on the bounding box, through the farthest point) fits inside the narrower of the
     vertical and horizontal field of view (``fov`` is vertical, degrees; ``aspect`` = width/height).
     """
     pts = [p for p in positions if len(p)]
@@ -339,7 +339,7 @@ def fit_camera_pose(positions: list[np.ndarray], fov: float = 45.0, aspect: floa
     else:
         lo, hi = allp.min(0).astype(np.float64), allp.max(0).astype(np.float64)
     center = (lo + hi) / 2
-    radius = max(float(np.linalg.norm(hi - lo)) / 2, 1e-3)
+    radius = max(float(np.linalg.norm(allp - center, axis=1).max()) if len(allp) else 1.0, 1e-3)
     half_v = math.radians(fov) / 2
     half_h = math.atan(math.tan(half_v) * aspect)
     dist = radius / math.sin(min(half_v, half_h)) * 1.05
@@ -440,9 +440,7 @@ class Viewer:
         self._objects: dict[str, list[Any]] = {}
         self._fitted = False
         self.camera = three.PerspectiveCamera(position=[0, 0, 3], fov=self.fov, aspect=width / height, near=0.01,
-                                              far=100.0, children=[three.DirectionalLight(color="#ffffff",
-                                                                                          position=[1, 2, 3],
-                                                                                          intensity=0.6)])
+                                              far=100.0, children=[_headlight(three)])
         self.controls = three.OrbitControls(controlling=self.camera)
         self.scene = three.Scene(children=[self.camera, three.AmbientLight(color="#ffffff", intensity=0.55)],
                                  background=self.background)
@@ -619,6 +617,14 @@ class Viewer:
                 extra = f", {len(layer.faces):,} faces" if layer.faces is not None else ""
                 parts.append(f"{name}: {layer.kind} {n:,} {unit}{extra}")
         return f"Viewer({self.width}x{self.height}; {'; '.join(parts) or 'empty'})"
+
+
+def _headlight(three: Any) -> Any:
+    """A directional light riding with the camera. ``target`` and ``shadow`` are given explicitly:
+    left uninitialised, the front end logs "Error setting state: t.on is not a function"."""
+    return three.DirectionalLight(color="#ffffff", position=[1, 2, 3], intensity=0.6, target=three.Object3D(),
+                                  shadow=three.DirectionalLightShadow(
+                                      camera=three.OrthographicCamera(-5, 5, 5, -5, 0.5, 500)))
 
 
 def _close_tree(obj: Any) -> None:

@@ -1,0 +1,97 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Real browser: JupyterLab and Notebook 7 run the test notebooks; every viewer paints; a slider repaints.
+
+Screenshots go to ``test-artifacts/browser/``. Bounded waits everywhere; the servers are killed by
+the fixtures' finalizers.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.browser import _lab
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
+
+
+def n_code_cells(server: _lab.Server, name: str) -> int:
+    nb = json.loads((server.root / name).read_text())
+    return sum(c["cell_type"] == "code" for c in nb["cells"])
+
+
+def check_canvases(page, prefix: str, min_painted: float = 0.01) -> int:
+    canvases = page.locator(".smrnb-viewer canvas")
+    n = canvases.count()
+    for i in range(n):
+        c = canvases.nth(i)
+        if not c.is_visible():
+            continue
+        c.scroll_into_view_if_needed()
+        img = _lab.canvas_image(c)
+        _lab.save_artifact(f"{prefix}-canvas{i}.png", img)
+        frac = _lab.painted_fraction(img)
+        assert frac >= min_painted, f"viewer canvas {i} of {prefix} is blank ({frac:.4f} painted)"
+    return n
+
+
+def run_notebook(page, server: _lab.Server, name: str, app: str = "lab") -> dict:
+    _lab.open_notebook(page, server, name, app=app)
+    _lab.run_all_cells(page, n_code_cells(server, name))
+    page.wait_for_timeout(2000)  # let the last geometry reach the canvases
+    nb = _lab.save_notebook(page, server.root / name)
+    _lab.save_artifact(f"{app}-{name}.png", page.screenshot(full_page=True))
+    assert _lab.error_outputs(nb) == []
+    return nb
+
+
+def test_viewer_notebook_in_jupyterlab(lab, page):
+    run_notebook(page, lab, "viewer.ipynb")
+    # every viewer canvas (mesh + overlays, textured, points, voxels, step widget) is painted
+    assert check_canvases(page, "lab-viewer") == 5
+    assert page.locator(".smrnb-viewer-note", has_text="boundary (hole) edges").count() == 1
+    # a slider change re-runs the step (auto-run) and repaints its viewer in place
+    step_canvas = page.locator(".smrnb-step .smrnb-viewer canvas").first
+    step_canvas.scroll_into_view_if_needed()
+    before = _lab.canvas_image(step_canvas)
+    handle = page.locator(".smrnb-step .widget-slider .noUi-handle").first
+    handle.focus()
+    handle.press("End")  # voxel_size to its maximum: far fewer, far bigger voxels
+    after = _lab.wait_repaint(step_canvas, before)
+    _lab.save_artifact("lab-viewer-slider-before.png", before)
+    _lab.save_artifact("lab-viewer-slider-after.png", after)
+    assert page.locator(".smrnb-step .smrnb-viewer canvas").count() == 1  # same canvas, updated in place
+    errors = _lab.widget_errors(page.console)
+    assert errors == [], errors
+
+
+def test_app_notebook_in_jupyterlab(lab, page):
+    run_notebook(page, lab, "app.ipynb")
+    tabs = page.locator(".smrnb-app .lm-TabBar-tab")
+    assert tabs.count() == 5
+    for i in range(tabs.count()):
+        tabs.nth(i).click()
+        page.wait_for_timeout(800)
+        visible = page.locator(".smrnb-app .smrnb-viewer canvas:visible")
+        assert visible.count() == 1, f"tab {i} shows {visible.count()} viewers"
+        img = _lab.canvas_image(visible.first)
+        _lab.save_artifact(f"lab-app-tab{i}.png", img)
+        assert _lab.painted_fraction(img) >= 0.01, f"viewer of tab {i} is blank"
+    # the doctor view: one copy button per fix command, and a click copies
+    assert page.locator(".smrnb-doctor").count() == 1
+    errors = _lab.widget_errors(page.console)
+    assert errors == [], errors
+
+
+def test_notebook7_runs_the_viewers(notebook7, page):
+    run_notebook(page, notebook7, "notebook7.ipynb", app="notebook")
+    assert check_canvases(page, "nb7") == 2
+    step_canvas = page.locator(".smrnb-step .smrnb-viewer canvas").first
+    before = _lab.canvas_image(step_canvas)
+    handle = page.locator(".smrnb-step .widget-slider .noUi-handle").first
+    handle.focus()
+    handle.press("End")
+    _lab.wait_repaint(step_canvas, before)
+    errors = _lab.widget_errors(page.console)
+    assert errors == [], errors
