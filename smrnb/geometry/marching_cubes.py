@@ -612,6 +612,9 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
         An empty kaolin result for a grid with inside and outside voxels (the "no kernel image"
         failure) is distrusted for the rest of the process and PyTorch runs instead.
         ``"kaolin"`` forces it (CUDA only, boundary closed by its padding; raises when unusable).
+        kaolin runs classic (Lorensen) marching cubes: same vertices on crossed edges and the same
+        counts on smooth closed shapes, but on ambiguous cubes its triangles can differ from the
+        Lewiner topology of the PyTorch path.
 
     Returns
     -------

