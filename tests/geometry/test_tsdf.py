@@ -82,6 +82,25 @@ def test_sphere_surface_radius_color_and_orientation(sphere_volume):
     assert float((out > 0).double().mean()) > 0.999
 
 
+def test_vertex_colors_follow_the_surface(sphere_frames):
+    # paint every pixel by the world height of its surface point: red = top, green = bottom
+    v, u = torch.meshgrid(torch.arange(H, dtype=torch.float32), torch.arange(W, dtype=torch.float32), indexing="ij")
+    z0, span = CENTER[2] - R_SPHERE, 2 * R_SPHERE
+    cols = []
+    for i in range(len(sphere_frames)):
+        d = sphere_frames.depth[i]
+        pc = torch.stack([(u - 63.5) / 100 * d, (v - 47.5) / 100 * d, d], dim=-1)
+        pw = pc @ sphere_frames.poses[i, :3, :3].T + sphere_frames.poses[i, :3, 3]
+        val = ((pw[..., 2] - z0) / span).clamp(0, 1)
+        cols.append(torch.stack([val * 255, (1 - val) * 255, torch.zeros_like(val)], dim=-1).round().to(torch.uint8))
+    frames = Frames(sphere_frames.depth, K, color=torch.stack(cols), poses=sphere_frames.poses)
+    mesh = fuse_tsdf(frames, voxel_size=0.01, progress=False).extract_mesh()
+    expect = ((mesh.vertices[:, 2].double() - z0) / span).clamp(0, 1)
+    err = (mesh.vertex_colors[:, 0].double() - expect).abs()
+    assert float(err.median()) < 0.03 and float(torch.quantile(err, 0.95)) < 0.08
+    assert torch.allclose(mesh.vertex_colors[:, 0] + mesh.vertex_colors[:, 1], torch.ones(mesh.num_vertices), atol=0.02)
+
+
 def test_allocation_is_sparse_and_near_the_surface(sphere_volume):
     vol = sphere_volume
     B, L = vol.block_size, vol.block_length
