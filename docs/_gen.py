@@ -227,7 +227,7 @@ def guide_images() -> dict[str, bytes]:
     uvs, face_uvs_idx = smrnb.auto_uv(small.vertices, small.faces, resolution=256, padding=0.008)
     baked = smrnb.bake_texture(small.replace(uvs=uvs, face_uvs_idx=face_uvs_idx), few, resolution=256)
     return {"images/points.png": shot(cloud), "images/marching_cubes.png": shot(smrnb.voxelgrid_to_mesh(grid, smooth=True)),
-            "images/tsdf.png": shot(scan), "images/fill_holes.png": shot(scan, overlays=["boundary"]),
+            "images/tsdf.png": shot(scan), "images/fill_holes.png": shot(filled.mesh, overlays=["boundary"]),
             "images/texture.png": shot(baked.mesh)}
 
 
