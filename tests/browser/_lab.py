@@ -181,15 +181,35 @@ def open_notebook(page: Any, server: Server, name: str, app: str = "lab", timeou
 
 def run_all_cells(page: Any, n_code_cells: int, timeout_ms: int = 240_000) -> None:
     """Run -> Run All Cells from the menu bar, then wait until every code cell has run and the kernel is idle."""
-    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click(timeout=30_000)
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All( Cells)?$")).click(timeout=30_000)
-    page.wait_for_function(
-        """(n) => {
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
-                .map(p => p.textContent.trim());
-            return prompts.length >= n && prompts.every(t => /^\\[\\d+\\]:$/.test(t));
-        }""", arg=n_code_cells, timeout=timeout_ms)
-    wait_kernel_idle(page, timeout_ms)
+    deadline = time.monotonic() + 60
+    while True:  # the menu items stay disabled until the notebook panel is active
+        dismiss_dialogs(page)
+        page.locator(".jp-Notebook .jp-Cell").first.click(position={"x": 2, "y": 2}, timeout=30_000)
+        page.keyboard.press("Escape")
+        page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click(timeout=30_000)
+        item = page.locator(".lm-Menu-item", has=page.locator(".lm-Menu-itemLabel",
+                                                              has_text=re.compile(r"^Run All( Cells)?$")))
+        item.wait_for(timeout=10_000)
+        if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
+            item.click(timeout=30_000)
+            break
+        page.keyboard.press("Escape")
+        if time.monotonic() > deadline:
+            save_artifact("run-menu-disabled.png", page.screenshot())
+            raise AssertionError("Run -> Run All Cells stayed disabled for 60 s")
+        page.wait_for_timeout(1000)
+    try:
+        page.wait_for_function(
+            """(n) => {
+                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+                    .map(p => p.textContent.trim());
+                return prompts.length >= n && prompts.every(t => /^\\[\\d+\\]:$/.test(t));
+            }""", arg=n_code_cells, timeout=timeout_ms)
+        wait_kernel_idle(page, timeout_ms)
+    except Exception as exc:
+        prompts = page.locator(".jp-CodeCell .jp-InputArea-prompt").all_inner_texts()
+        save_artifact("run-all-timeout.png", page.screenshot())
+        raise AssertionError(f"Run All did not finish within {timeout_ms / 1000:.0f} s; prompts {prompts}") from exc
 
 
 def save_notebook(page: Any, path: Path, timeout_s: float = 30.0) -> dict[str, Any]:
