@@ -120,7 +120,7 @@ def test_run_config(sphere_ply, tmp_path, capsys):
 
 @pytest.mark.slow
 def test_demo_end_to_end(tmp_path):
-    """`smrnb demo`: the bundled sample -> TSDF -> mesh -> file, with the summary printed."""
+    """`smrnb demo`: the bundled sample -> TSDF -> mesh -> ... -> textured GLB, with the summary printed."""
     import time
 
     t0 = time.perf_counter()
@@ -129,13 +129,17 @@ def test_demo_end_to_end(tmp_path):
     wall = time.perf_counter() - t0
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    for name in ("source", "tsdf", "extract_mesh", "export", "steps total", "demo finished in"):
+    for name in ("source", "tsdf", "extract_mesh", "fill_holes", "simplify", "uv", "texture", "export",
+                 "steps total", "demo finished in"):
         assert name in out
     assert "[torch CPU, cpu]" in out
-    mesh_path = tmp_path / "mesh.ply"
+    mesh_path = tmp_path / "mesh.glb"
     assert f"wrote {mesh_path}" in out
-    m = trimesh.load(mesh_path, process=False)
-    assert len(m.faces) > 10_000
+    m = trimesh.load(mesh_path, process=False, force="mesh")
+    assert 5_000 < len(m.faces) and len(m.vertices) >= 7_000  # simplified to 8000 vertices, then split at seams
+    assert m.visual.kind == "texture" and m.visual.material.baseColorTexture.size == (1024, 1024)
+    tex = np.asarray(m.visual.material.baseColorTexture.convert("RGB"), dtype=float)
+    assert tex.std() > 10  # a real photo texture, not a flat fill
     # a living room: metres across, not millimetres or kilometres
     extent = np.ptp(np.asarray(m.vertices), axis=0)
     assert 1.0 < extent.max() < 20.0

@@ -81,6 +81,7 @@ def test_default_demo_config_is_valid_and_round_trips():
     cfg = load_config(default_config_path())
     p = Pipeline.from_config(cfg)
     assert p.names[0] == "tsdf" and p.stages[-1].step.output == "file"
+    assert p.names == ["tsdf", "extract_mesh", "fill_holes", "simplify", "uv", "texture", "export"]
     back = Pipeline.from_config(p.to_config())
     assert [(s.name, s.params) for s in back.stages] == [(s.name, s.params) for s in p.stages]
     assert back.source == p.source == {"path": "sample", "stride": 5}
