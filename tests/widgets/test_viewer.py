@@ -231,3 +231,16 @@ def test_import_smrnb_does_not_import_pythreejs_or_ipywidgets():
             "print(sorted(m for m in ('pythreejs', 'ipywidgets', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_numpy_vertex_normals_match_the_torch_core():
+    from smrnb.widgets._viewer import vertex_normals
+
+    m = icosphere(3)
+    g = torch.Generator().manual_seed(1)
+    v = m.vertices * (1 + 0.2 * torch.rand(m.num_vertices, 1, generator=g))  # bumpy: weighting matters
+    ours = vertex_normals(v.numpy(), m.faces.numpy())
+    assert ours.dtype == np.float32
+    np.testing.assert_allclose(ours, compute_vertex_normals(v, m.faces, weighting="area").numpy(), atol=2e-6)
+    lone = vertex_normals(np.zeros((4, 3), np.float32), np.array([[0, 1, 2]]))
+    assert (lone == 0).all()  # degenerate face and unused vertex: zero, not NaN
