@@ -502,6 +502,14 @@ class Viewer:
             self.remove(name)
 
     def _set_layers(self, name: str, layers: list[Layer]) -> None:
+        prev = self.layers.get(name)
+        if prev is not None and len(prev) == len(layers) and all(map(_same_structure, prev, layers)):
+            # same kinds of buffers: swap the arrays in place (no new front-end models or materials)
+            for obj, a, b in zip(self._objects[name], prev, layers):
+                self._update_object(obj, a, b)
+            self.layers[name] = layers
+            self._update_notice()
+            return
         old = self._objects.pop(name, [])
         new = [self._make_object(layer) for layer in layers]
         keep = [c for c in self.scene.children if not any(c is o for o in old)]
@@ -519,6 +527,37 @@ class Viewer:
         self.notice.value = "".join(f"<div class='smrnb-viewer-note' style='font-size:12px;color:#555'>"
                                     f"{html.escape(n)}</div>" for n in notes)
 
+    def _update_object(self, obj: Any, old: Layer, new: Layer) -> None:
+        """Replace the arrays of ``obj`` (made from ``old``) with those of ``new`` (same structure).
+
+        Order keeps every intermediate state drawable: when the vertex count grows the vertex
+        arrays go first and the triangle indices last; when it shrinks, the indices go first.
+        """
+        mesh = obj.children[0] if type(obj).__name__ == "Group" else obj
+        geo = mesh.geometry
+
+        def vertex_arrays() -> None:
+            for key, arr in (("position", new.positions), ("normal", new.normals), ("color", new.colors),
+                             ("uv", new.uvs)):
+                if arr is not None:
+                    geo.attributes[key].array = arr
+
+        def index() -> None:
+            if new.faces is not None:
+                geo.index.array = new.faces.reshape(-1)
+
+        if len(new.positions) >= len(old.positions):
+            vertex_arrays()
+            index()
+        else:
+            index()
+            vertex_arrays()
+        mat = mesh.material
+        if new.colors is None and new.texture is None:
+            mat.color = _hex(new.color)
+        if new.kind == "points":
+            mat.size = new.size
+
     def _make_object(self, layer: Layer) -> Any:
         t = self._three
         attrs = {"position": t.BufferAttribute(layer.positions, normalized=False)}
@@ -529,10 +568,11 @@ class Viewer:
             geo = t.BufferGeometry(attributes=attrs)
             mat = t.PointsMaterial(size=layer.size, sizeAttenuation=True, vertexColors=vc, color=_hex(layer.color)
                                    if layer.colors is None else "#ffffff")
-            return t.Points(geometry=geo, material=mat)
+            return t.Points(geometry=geo, material=mat, frustumCulled=False)
         if layer.kind == "lines":
             geo = t.BufferGeometry(attributes=attrs)
-            return t.LineSegments(geometry=geo, material=t.LineBasicMaterial(color=_hex(layer.color)))
+            return t.LineSegments(geometry=geo, material=t.LineBasicMaterial(color=_hex(layer.color)),
+                                  frustumCulled=False)
         attrs["normal"] = t.BufferAttribute(layer.normals, normalized=False)
         if layer.uvs is not None:
             attrs["uv"] = t.BufferAttribute(layer.uvs, normalized=False)
@@ -546,9 +586,11 @@ class Viewer:
         else:
             mat = t.MeshStandardMaterial(vertexColors=vc, color=_hex(layer.color) if layer.colors is None
                                          else "#ffffff", **kw)
-        obj = t.Mesh(geometry=geo, material=mat)
+        # not culled: three.js computes a bounding sphere once, in-place updates would leave it stale
+        obj = t.Mesh(geometry=geo, material=mat, frustumCulled=False)
         if layer.wireframe:
-            wire = t.Mesh(geometry=geo, material=t.MeshBasicMaterial(color="#202020", wireframe=True))
+            wire = t.Mesh(geometry=geo, material=t.MeshBasicMaterial(color="#202020", wireframe=True),
+                          frustumCulled=False)
             return t.Group(children=[obj, wire])
         return obj
 
@@ -632,6 +674,13 @@ class Viewer:
                 extra = f", {len(layer.faces):,} faces" if layer.faces is not None else ""
                 parts.append(f"{name}: {layer.kind} {n:,} {unit}{extra}")
         return f"Viewer({self.width}x{self.height}; {'; '.join(parts) or 'empty'})"
+
+
+def _same_structure(a: Layer, b: Layer) -> bool:
+    """Can ``b`` reuse the three.js objects made for ``a`` (same buffers and material kind)?"""
+    return (a.kind == b.kind and a.flat == b.flat and a.wireframe == b.wireframe and a.texture is None
+            and b.texture is None and all((getattr(a, k) is None) == (getattr(b, k) is None)
+                                          for k in ("colors", "faces", "normals", "uvs")))
 
 
 def _headlight(three: Any) -> Any:

@@ -155,17 +155,26 @@ def test_camera_fits_the_data_at_the_canvas_aspect(size):
     np.testing.assert_allclose(v.controls.target, [5.0, 5.0, 5.5], atol=1e-6)
 
 
-def test_update_in_place_keeps_renderer_and_camera_and_closes_old_geometry():
+def test_update_in_place_keeps_renderer_camera_and_objects_and_rebuilds_on_new_structure():
     v = Viewer(icosphere(1))
     renderer, camera = v.renderer, v.camera
     old = scene_objects(v, "mesh")[0]
+    attr, index = old.geometry.attributes["position"], old.geometry.index
     pose = tuple(v.camera.position)
     bigger = icosphere(3)
     v.show(Mesh(bigger.vertices * 3, bigger.faces))
     assert v.renderer is renderer and v.camera is camera and tuple(v.camera.position) == pose
+    same = scene_objects(v, "mesh")[0]
+    # same buffers, new arrays: only the data travels
+    assert same is old and same.geometry.attributes["position"] is attr and same.geometry.index is index
+    np.testing.assert_allclose(attr.array, bigger.vertices.numpy() * 3)
+    assert index.array.dtype == np.uint32 and len(index.array) == bigger.num_faces * 3
+    assert old.frustumCulled is False  # the browser's bounding sphere would be stale
+    # another structure (vertex colors now): new objects, the old front-end models are closed
+    v.show(Mesh(bigger.vertices, bigger.faces, vertex_colors=torch.rand(bigger.num_vertices, 3)))
     new = scene_objects(v, "mesh")[0]
-    assert new is not old and len(new.geometry.attributes["position"].array) == bigger.num_vertices
-    assert old.comm is None and old.geometry.comm is None  # front-end models of the old mesh freed
+    assert new is not old and "color" in new.geometry.attributes
+    assert old.comm is None and old.geometry.comm is None and attr.comm is None
     v.show(Mesh(bigger.vertices * 3, bigger.faces), fit=True)
     assert tuple(v.camera.position) != pose
     v.show(PointCloud(torch.zeros(3, 3)), name="extra")
