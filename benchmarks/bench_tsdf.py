@@ -22,6 +22,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -135,8 +136,9 @@ def main() -> None:
     frames = smrnb.load_redwood(args.data)
     lines = [f"## TSDF fusion ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.node()}, "
              f"torch {torch.__version__}, {args.threads} CPU threads)", "",
-             f"Command: `python benchmarks/bench_tsdf.py --device {args.device}`; data: {len(frames)} frames "
-             f"{frames.width}x{frames.height} ({Path(args.data).name}).", ""]
+             f"Command: `python benchmarks/bench_tsdf.py --device {args.device} --threads {args.threads}`; data: "
+             f"{len(frames)} frames {frames.width}x{frames.height} ({Path(args.data).name}); load average at start "
+             f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.", ""]
 
     def emit(s: str = "") -> None:
         print(s, flush=True)
