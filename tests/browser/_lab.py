@@ -162,7 +162,8 @@ def wait_kernel_idle(page: Any, timeout_ms: int) -> None:
 
 def open_notebook(page: Any, server: Server, name: str, app: str = "lab", timeout_ms: int = 120_000) -> list[str]:
     """Open notebook ``name``; wait for its kernel; returns the text of dialogs that were dismissed."""
-    path = f"lab/tree/{name}" if app == "lab" else f"notebooks/{name}"
+    # ?reset: a fresh workspace, so notebooks of earlier tests do not reopen hidden behind this one
+    path = f"lab/tree/{name}?reset" if app == "lab" else f"notebooks/{name}"
     page.goto(server.url(path), timeout=timeout_ms, wait_until="domcontentloaded")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout_ms)
     deadline = time.monotonic() + timeout_ms / 1000
@@ -184,7 +185,7 @@ def run_all_cells(page: Any, n_code_cells: int, timeout_ms: int = 240_000) -> No
     deadline = time.monotonic() + 60
     while True:  # the menu items stay disabled until the notebook panel is active
         dismiss_dialogs(page)
-        page.locator(".jp-Notebook .jp-Cell").first.click(position={"x": 2, "y": 2}, timeout=30_000)
+        page.locator(".jp-Notebook:visible .jp-Cell").first.click(position={"x": 2, "y": 2}, timeout=30_000)
         page.keyboard.press("Escape")
         page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click(timeout=30_000)
         item = page.locator(".lm-Menu-item", has=page.locator(".lm-Menu-itemLabel",
@@ -201,13 +202,14 @@ def run_all_cells(page: Any, n_code_cells: int, timeout_ms: int = 240_000) -> No
     try:
         page.wait_for_function(
             """(n) => {
-                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+                const nb = [...document.querySelectorAll('.jp-Notebook')].find(e => e.offsetParent !== null);
+            const prompts = [...(nb ? nb.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt') : [])]
                     .map(p => p.textContent.trim());
                 return prompts.length >= n && prompts.every(t => /^\\[\\d+\\]:$/.test(t));
             }""", arg=n_code_cells, timeout=timeout_ms)
         wait_kernel_idle(page, timeout_ms)
     except Exception as exc:
-        prompts = page.locator(".jp-CodeCell .jp-InputArea-prompt").all_inner_texts()
+        prompts = page.locator(".jp-Notebook:visible .jp-CodeCell .jp-InputArea-prompt").all_inner_texts()
         save_artifact("run-all-timeout.png", page.screenshot())
         raise AssertionError(f"Run All did not finish within {timeout_ms / 1000:.0f} s; prompts {prompts}") from exc
 
@@ -215,7 +217,7 @@ def run_all_cells(page: Any, n_code_cells: int, timeout_ms: int = 240_000) -> No
 def save_notebook(page: Any, path: Path, timeout_s: float = 30.0) -> dict[str, Any]:
     """Save (Ctrl+S) and read the notebook back from disk (outputs as the front end holds them)."""
     before = path.stat().st_mtime_ns
-    page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
+    page.locator(".jp-Notebook:visible").first.click(position={"x": 5, "y": 5})
     page.keyboard.press("Control+s")
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
