@@ -505,8 +505,13 @@ class Viewer:
         prev = self.layers.get(name)
         if prev is not None and len(prev) == len(layers) and all(map(_same_structure, prev, layers)):
             # same kinds of buffers: swap the arrays in place (no new front-end models or materials)
-            for obj, a, b in zip(self._objects[name], prev, layers):
-                self._update_object(obj, a, b)
+            # one repaint for the whole update, not one per array (each costs a frame in software GL)
+            self.renderer._pause_autorender = True
+            try:
+                for obj, a, b in zip(self._objects[name], prev, layers):
+                    self._update_object(obj, a, b)
+            finally:
+                self.renderer._pause_autorender = False
             self.layers[name] = layers
             self._update_notice()
             return
