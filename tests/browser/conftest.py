@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import _lab
+from . import _lab
 
 
 @pytest.fixture(scope="session")

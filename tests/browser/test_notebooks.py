@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from tests.browser import _lab
+from . import _lab
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
 
