@@ -14,8 +14,8 @@
    falloff near the image border and a strong penalty at depth discontinuities of the view (pixels
    on a silhouette mix foreground and background in the photograph), then take the weighted mean of the bilinearly sampled colours.
    ``confidence`` is the best cosine among the views that saw the texel (0 = never seen).
-4. **Dilate across seams**: texels just outside charts (and unseen texels inside) take the mean of
-   their filled neighbours for ``dilate`` rounds, so bilinear lookups at chart borders do not
+4. **Dilate across seams**: texels within ``dilate`` texels outside a chart, and unseen texels
+   inside, take the colour of the nearest seen texel, so bilinear lookups at chart borders do not
    bleed background into the surface.
 
 Frames: mesh vertices must be in the world frame of the frames' poses. A mesh in the OpenGL
@@ -25,7 +25,6 @@ for the projection; the returned mesh keeps the caller's frame.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -95,37 +94,45 @@ def _bilinear(img: torch.Tensor, u: torch.Tensor, v: torch.Tensor, valid: Any = 
     does not pick up the background's colour.
     """
     H, W = img.shape[:2]
+    flat = img.reshape(H * W, -1)
     u = u.clamp(0, W - 1)
     v = v.clamp(0, H - 1)
-    u0 = u.floor().long().clamp(0, max(W - 2, 0))
-    v0 = v.floor().long().clamp(0, max(H - 2, 0))
+    u0 = u.floor().clamp(0, max(W - 2, 0))
+    v0 = v.floor().clamp(0, max(H - 2, 0))
     du = (u - u0).clamp(0, 1)
     dv = (v - v0).clamp(0, 1)
+    u0, v0 = u0.long(), v0.long()
     u1 = (u0 + 1).clamp(max=W - 1)
     v1 = (v0 + 1).clamp(max=H - 1)
     corners = ((v0, u0, (1 - du) * (1 - dv)), (v0, u1, du * (1 - dv)), (v1, u0, (1 - du) * dv), (v1, u1, du * dv))
-    out = torch.zeros(u.shape[0], img.shape[2], dtype=img.dtype, device=img.device)
+    out = torch.zeros(u.shape[0], flat.shape[1], dtype=img.dtype, device=img.device)
     wsum = torch.zeros_like(u)
     for rr, cc, w in corners:
         if valid is not None:
             w = w * valid(rr, cc).to(w.dtype)
-        out += w[:, None] * img[rr, cc]
+        out += w[:, None] * flat[rr * W + cc]
         wsum += w
     return out / wsum.clamp_min(1e-12)[:, None]
 
 
-def _dilate(tex: torch.Tensor, filled: torch.Tensor, rounds: int) -> torch.Tensor:
-    """Grow filled texels into their empty 8-neighbours ``rounds`` times (mean of filled neighbours)."""
-    k = torch.ones(1, 1, 3, 3, dtype=tex.dtype, device=tex.device)
-    x = (tex * filled[..., None]).permute(2, 0, 1)[:, None]  # (3, 1, R, R)
-    m = filled.to(tex.dtype)[None, None]
-    for _ in range(rounds):
-        s = torch.nn.functional.conv2d(x, k, padding=1)
-        n = torch.nn.functional.conv2d(m, k, padding=1)
-        grow = (m == 0) & (n > 0)
-        x = torch.where(grow, s / n.clamp_min(1), x)
-        m = torch.where(grow, torch.ones_like(m), m)
-    return x[:, 0].permute(1, 2, 0)
+def _fill(tex: torch.Tensor, filled: torch.Tensor, inside: torch.Tensor, dilate: int) -> torch.Tensor:
+    """Give every unfilled texel inside a chart, and every texel within ``dilate`` texels of a chart,
+    the colour of its nearest filled texel (Euclidean distance transform, scipy, on the CPU)."""
+    from scipy.ndimage import distance_transform_edt
+
+    f = filled.cpu().numpy()
+    ins = inside.cpu().numpy()
+    _, (iy, ix) = distance_transform_edt(~f, return_indices=True)
+    target = ~f & ins
+    if dilate > 0:
+        target |= ~f & (distance_transform_edt(~ins) <= dilate)
+    ty, tx = target.nonzero()
+    out = tex.clone()
+    if len(ty):
+        src = torch.as_tensor(iy[ty, tx] * f.shape[1] + ix[ty, tx], device=tex.device)
+        dst = torch.as_tensor(ty * f.shape[1] + tx, device=tex.device)
+        out.view(-1, tex.shape[2])[dst] = tex.view(-1, tex.shape[2])[src]
+    return out
 
 
 def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_power: float = 2.0,
@@ -153,7 +160,9 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     border : int
         Pixels; weights fall off linearly to 0 over this many pixels at the image border.
     dilate : int
-        Rounds of seam dilation (texels).
+        Texels; texels this close to a chart take the colour of the nearest seen texel (so
+        bilinear lookups at chart borders do not bleed background). Unseen texels inside charts
+        always do.
     near : float
         Metres; points closer to a camera than this are not textured from it.
     visibility_scale : float
@@ -222,45 +231,52 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     scale = max(visibility_scale, min(1.0, 320.0 / W))  # never below 320 pixels across
     Hs, Ws = max(1, int(round(H * scale))), max(1, int(round(W * scale)))
     sy, sx = Hs / H, Ws / W
+    Ph = torch.cat([P, torch.ones_like(P[:, :1])], 1)  # (T, 4) homogeneous texel points
+    nP = (n * P).sum(1)
+    PP = (P * P).sum(1)
     for i in range(len(frames)):
         K = frames.intrinsics(i).to(dev, torch.float32)
         pose = frames.poses[i].to(dev, torch.float32)
         Rm, t = pose[:3, :3], pose[:3, 3]
-        pc = (P - t) @ Rm  # camera frame (OpenCV)
-        z = pc[:, 2]
+        w2c = torch.cat([Rm.T, -(Rm.T @ t)[:, None]], 1)  # (3, 4) world -> camera (OpenCV)
+        q = Ph @ (K @ w2c).T  # (T, 3) = (z u, z v, z)
+        z = q[:, 2]
         zs = z.clamp_min(near)
-        u = K[0, 0] * pc[:, 0] / zs + K[0, 1] * pc[:, 1] / zs + K[0, 2]
-        v = K[1, 1] * pc[:, 1] / zs + K[1, 2]
+        u = q[:, 0] / zs
+        v = q[:, 1] / zs
         cand = torch.nonzero((z > near) & (u >= 0) & (u <= W - 1) & (v >= 0) & (v <= H - 1)).squeeze(1)
         if cand.numel() == 0:
             continue
-        z, u, v, Pc = z[cand], u[cand], v[cand], P[cand]
+        z, u, v = z[cand], u[cand], v[cand]
         Kc = K.clone()
         Kc[0] *= sx
         Kc[1] *= sy
         Kc[0, 2] = (K[0, 2] + 0.5) * sx - 0.5
         Kc[1, 2] = (K[1, 2] + 0.5) * sy - 0.5
-        rd = render_depth(geo, Kc, pose, Hs, Ws)
+        rd = render_depth(geo, Kc, pose, Hs, Ws).reshape(-1)
 
-        def to_small(rr, cc):
-            return (((rr + 0.5) * sy - 0.5).round().long().clamp(0, Hs - 1),
-                    ((cc + 0.5) * sx - 0.5).round().long().clamp(0, Ws - 1))
+        def small(rr, cc):  # flat index into the reduced depth image of full-size pixel (rr, cc)
+            r = ((rr.to(torch.float32) + 0.5) * sy - 0.5).round().clamp(0, Hs - 1).long()
+            c = ((cc.to(torch.float32) + 0.5) * sx - 0.5).round().clamp(0, Ws - 1).long()
+            return r * Ws + c
 
-        vi, ui = to_small(v, u)
-        dr = rd[vi, ui]
+        si = small(v, u)
+        dr = rd[si]
         # silhouettes: a pixel whose 3x3 neighbourhood jumps in depth (or meets background) mixes two
         # surfaces in the photograph; such samples only count where nothing better saw the texel
-        big = torch.where(rd > 0, rd, torch.full_like(rd, 1e6))[None, None]
-        dmax = torch.nn.functional.max_pool2d(big, 3, 1, 1)[0, 0]
-        dmin = -torch.nn.functional.max_pool2d(-big, 3, 1, 1)[0, 0]
-        at_edge = ((dmax - dmin) > (vis_tol + 0.01 * rd))[vi, ui]
+        big = torch.where(rd > 0, rd, torch.full_like(rd, 1e6)).view(1, 1, Hs, Ws)
+        dmax = torch.nn.functional.max_pool2d(big, 3, 1, 1).reshape(-1)
+        dmin = -torch.nn.functional.max_pool2d(-big, 3, 1, 1).reshape(-1)
+        at_edge = ((dmax - dmin) > (vis_tol + 0.01 * rd))[si]
         tol = vis_tol + 0.01 * z
         ok = (dr > 0) & ((z - dr).abs() <= tol)
         if depth_check is not None:
-            md = frames.depth[i].to(dev)[v.round().long().clamp(0, H - 1), u.round().long().clamp(0, W - 1)]
+            md = frames.depth[i].to(dev).reshape(-1)[v.round().long().clamp(0, H - 1) * W
+                                                     + u.round().long().clamp(0, W - 1)]
             ok &= (md <= 0) | ((z - md).abs() <= depth_check + 0.01 * z)
-        d = t[None] - Pc
-        cos = ((n[cand] * d).sum(1) / d.norm(dim=1).clamp_min(1e-20)).abs()
+        # |cos| between the face normal and the direction to the camera centre t
+        dist = (PP[cand] - 2 * (P[cand] @ t) + (t * t).sum()).clamp_min(1e-20).sqrt()
+        cos = ((n[cand] @ t - nP[cand]) / dist).abs()
         ok &= cos > 1e-3
         if border > 0:
             edge = torch.minimum(torch.minimum(u, (W - 1) - u), torch.minimum(v, (H - 1) - v))
@@ -277,7 +293,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         zk, tk = z[keep], tol[keep]
 
         def same_surface(rr, cc, zk=zk, tk=tk, rd=rd):
-            d = rd[to_small(rr, cc)]
+            d = rd[small(rr, cc)]
             return (d > 0) & ((d - zk).abs() <= tk)
 
         c = _bilinear(col, u[keep], v[keep], same_surface)
@@ -297,7 +313,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     filled = torch.zeros(R, R, dtype=torch.bool, device=dev)
     filled[inside] = seen
     if bool(filled.any()):
-        tex = _dilate(tex, filled, dilate + int(math.ceil(R / 64)) if dilate else 0)
+        tex = _fill(tex, filled, inside, dilate)
     tex = tex.clamp(0, 1)
     out = mesh.replace(texture=tex, meta={**mesh.meta, "bake": {"resolution": R, "views_used": views_used}})
     return BakeResult(out, tex, conf, int(inside.sum()), int(seen.sum()), views_used, time.perf_counter() - t0)
