@@ -185,6 +185,9 @@ def run_all_cells(page: Any, n_code_cells: int, timeout_ms: int = 240_000) -> No
     deadline = time.monotonic() + 60
     while True:  # the menu items stay disabled until the notebook panel is active
         dismiss_dialogs(page)
+        # a notebook panel that is still loading shows a spinner over its cells, swallowing clicks
+        page.wait_for_function("() => ![...document.querySelectorAll('.jp-Spinner')].some(e => e.offsetParent !== null)",
+                               timeout=120_000)
         page.locator(".jp-Notebook:visible .jp-Cell").first.click(position={"x": 2, "y": 2}, timeout=30_000)
         page.keyboard.press("Escape")
         page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click(timeout=30_000)
