@@ -144,24 +144,44 @@ def test_copy_button_copies_in_chromium(tmp_path):
     rep = Report(FACTS, FINDINGS)
     page_html = tmp_path / "r.html"
     page_html.write_text("<html><body>" + rep._repr_html_() + "</body></html>", encoding="utf-8")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+    def drive():
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            try:
+                ctx = browser.new_context()
+                ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+                page = ctx.new_page()
+                page.goto(page_html.as_uri())
+                buttons = page.locator("button.smrnb-copy")
+                buttons.nth(1).click()
+                page.wait_for_function("document.querySelectorAll('button.smrnb-copy')[1].innerText == 'copied'",
+                                       timeout=5000)
+                assert page.evaluate("navigator.clipboard.readText()") == "sudo apt-get install nvidia-driver-550"
+                # no Clipboard API (e.g. plain http): the execCommand fallback
+                page2 = ctx.new_page()
+                page2.add_init_script("Object.defineProperty(navigator, 'clipboard', {value: undefined});")
+                page2.goto(page_html.as_uri())
+                page2.locator("button.smrnb-copy").nth(2).click()
+                page2.wait_for_function("document.querySelectorAll('button.smrnb-copy')[2].innerText == 'copied'",
+                                        timeout=5000)
+            finally:
+                browser.close()
+
+    # a session-scoped Playwright of the browser tests may be alive in this thread (its loop counts as
+    # running), and the sync API refuses to nest: drive this browser from a thread of its own
+    errors: list[BaseException] = []
+
+    def target():
         try:
-            ctx = browser.new_context()
-            ctx.grant_permissions(["clipboard-read", "clipboard-write"])
-            page = ctx.new_page()
-            page.goto(page_html.as_uri())
-            buttons = page.locator("button.smrnb-copy")
-            buttons.nth(1).click()
-            page.wait_for_function("document.querySelectorAll('button.smrnb-copy')[1].innerText == 'copied'",
-                                   timeout=5000)
-            assert page.evaluate("navigator.clipboard.readText()") == "sudo apt-get install nvidia-driver-550"
-            # no Clipboard API (e.g. plain http): the execCommand fallback
-            page2 = ctx.new_page()
-            page2.add_init_script("Object.defineProperty(navigator, 'clipboard', {value: undefined});")
-            page2.goto(page_html.as_uri())
-            page2.locator("button.smrnb-copy").nth(2).click()
-            page2.wait_for_function("document.querySelectorAll('button.smrnb-copy')[2].innerText == 'copied'",
-                                    timeout=5000)
-        finally:
-            browser.close()
+            drive()
+        except BaseException as exc:  # re-raised in the test's thread
+            errors.append(exc)
+
+    import threading
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join(timeout=120)
+    assert not t.is_alive(), "the Chromium copy-button check did not finish within 120 s"
+    if errors:
+        raise errors[0]
