@@ -95,3 +95,14 @@ def test_notebook7_runs_the_viewers(notebook7, page):
     _lab.wait_repaint(step_canvas, before)
     errors = _lab.widget_errors(page.console)
     assert errors == [], errors
+
+
+def test_teaching_app_notebook_in_jupyterlab(lab, page):
+    """The teaching series' app notebook (notebooks/06) runs in a real JupyterLab with painted viewers."""
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "notebooks" / "06_reconstruction_app.ipynb"
+    shutil.copy(src, lab.root / src.name)
+    run_notebook(page, lab, src.name)
+    assert check_canvases(page, "lab-nb06") >= 1
