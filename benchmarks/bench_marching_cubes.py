@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import torch
+from _timing import cuda_median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -45,18 +46,7 @@ def wall(fn, repeats: int) -> float:
 
 
 def cuda_time(fn, repeats: int = 20, warmup: int = 3) -> float:
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(repeats):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        ts.append(a.elapsed_time(b) / 1000)
-    return statistics.median(ts)
+    return cuda_median(fn, repeats, warmup)
 
 
 def main() -> int:

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import torch
+from _timing import cuda_median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -37,18 +38,7 @@ def noisy_sphere(n: int, device: str) -> torch.Tensor:
 
 def timer(device: str, fn, repeats: int) -> float:
     if device == "cuda":
-        for _ in range(3):
-            fn()
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(repeats):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            b.record()
-            torch.cuda.synchronize()
-            ts.append(a.elapsed_time(b) / 1000)
-        return statistics.median(ts)
+        return cuda_median(fn, repeats, warmup=3)
     fn()
     ts = []
     for _ in range(repeats):
