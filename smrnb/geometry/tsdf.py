@@ -344,14 +344,10 @@ class TSDFVolume:
         vs = self.voxel_size
         # camera coords (R^T (x - t)) of each block's voxel (0, 0, 0) and of the in-block offsets
         o = self.block_coords[ids].to(torch.float64) * (self.block_size * vs) - t
+        A = (o[:, 0:1] * R[0] + o[:, 1:2] * R[1] + o[:, 2:3] * R[2]).to(torch.float32)  # (n, 3)
         Rf = R.to(torch.float32)
-        if o.device.type == "cuda":  # fewer kernel launches; (n, 3) @ (3, 3) is slow on the CPU
-            A = (o @ R).to(torch.float32)
-            Off = (self._local * vs) @ Rf
-        else:
-            A = (o[:, 0:1] * R[0] + o[:, 1:2] * R[1] + o[:, 2:3] * R[2]).to(torch.float32)  # (n, 3)
-            Off = self._local * vs
-            Off = Off[:, 0:1] * Rf[0] + Off[:, 1:2] * Rf[1] + Off[:, 2:3] * Rf[2]  # (B^3, 3)
+        Off = self._local * vs
+        Off = Off[:, 0:1] * Rf[0] + Off[:, 1:2] * Rf[1] + Off[:, 2:3] * Rf[2]  # (B^3, 3)
         z = A[:, 2:3] + Off[:, 2]  # (n, B^3)
         iz = torch.reciprocal(z.clamp_min(1e-6))  # behind the camera -> far outside the image
         # nearest pixel, shifted by the 1-pixel border: floor(u + 0.5) + 1, clamped onto the border
@@ -368,10 +364,7 @@ class TSDFVolume:
         w_old = self.weight[ids]
         num = torch.addcmul(obs, self.tsdf[ids], w_old)
         if cpad is not None and self.color is not None:
-            if pix.device.type == "cuda":
-                c_obs = cpad[:, pix].transpose(0, 1)  # one gather kernel; (n, 3, B^3) view
-            else:
-                c_obs = torch.stack([cpad[c][pix] for c in range(3)], dim=1)  # (n, 3, B^3)
+            c_obs = torch.stack([cpad[c][pix] for c in range(3)], dim=1)  # (n, 3, B^3)
             cnum = torch.addcmul(c_obs.mul_(updf[:, None]), self.color[ids], w_old[:, None])
         w_new = w_old.add_(updf)
         inv = torch.reciprocal(w_new.clamp_min(1.0))
