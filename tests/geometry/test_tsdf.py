@@ -235,8 +235,12 @@ def test_cuda_matches_cpu(sphere_frames, sphere_volume):
     a, b = vol.extract_mesh(), sphere_volume.extract_mesh()
     assert a.vertices.device.type == "cuda"
     assert abs(a.num_faces - b.num_faces) <= 0.002 * b.num_faces
-    m = surface_metrics(a, b.to("cuda"), tau=0.001, n_samples=20_000)
-    assert m["fscore"] > 0.99
+    # same surface: every CUDA vertex sits on a CPU vertex and back (a sampled F-score at 1 mm is
+    # at its noise floor here: measured 0.113 for the CPU mesh against itself on the H200)
+    from scipy.spatial import cKDTree
+
+    va, vb = a.vertices.cpu().double().numpy(), b.vertices.double().numpy()
+    assert cKDTree(vb).query(va)[0].max() < 1e-4 and cKDTree(va).query(vb)[0].max() < 1e-4
 
 
 # --------------------------------------------------------------------------- bars on real data
