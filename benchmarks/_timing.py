@@ -22,3 +22,16 @@ def cuda_median(fn, repeats: int = 20, warmup: int = 3) -> float:
         torch.cuda.synchronize()
         ts.append(a.elapsed_time(b) / 1000)
     return statistics.median(ts)
+
+
+def wall_median(fn, repeats: int) -> float:
+    """Median wall-clock seconds of ``fn()`` over ``repeats`` calls, after one untimed call."""
+    import time
+
+    fn()
+    ts = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
-from _timing import cuda_median
+from _timing import cuda_median, wall_median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -36,13 +34,7 @@ def sphere_sdf(n: int, device: str) -> torch.Tensor:
 
 
 def wall(fn, repeats: int) -> float:
-    fn()
-    ts = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+    return wall_median(fn, repeats)
 
 
 def cuda_time(fn, repeats: int = 20, warmup: int = 3) -> float:

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
-from _timing import cuda_median
+from _timing import cuda_median, wall_median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -39,13 +37,7 @@ def noisy_sphere(n: int, device: str) -> torch.Tensor:
 def timer(device: str, fn, repeats: int) -> float:
     if device == "cuda":
         return cuda_median(fn, repeats, warmup=3)
-    fn()
-    ts = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+    return wall_median(fn, repeats)
 
 
 def main() -> int:
