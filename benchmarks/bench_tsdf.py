@@ -99,7 +99,7 @@ def cuda_integrate_only(frames, voxel: float, trunc: float, reps: int = 3) -> di
     ids = []
     for fr in prepared:
         cand = vol._touch(fr)
-        ids.append(vol._tbl[vol._touched_keys(cand)].long())
+        ids.append(vol._tbl[vol._flat(cand)].long())
     voxels = sum(int(i.numel()) for i in ids) * vol.block_size ** 3
     best = float("inf")
     for _ in range(reps):

@@ -26,7 +26,7 @@ ray between ``depth - truncation`` and ``depth + truncation``); every voxel of t
 projected into the depth image (nearest pixel), ``sdf = depth(pixel) - z_cam(voxel)``; voxels with
 ``sdf < -truncation`` (hidden behind the surface) or no valid depth are skipped; the others take
 ``tsdf = min(1, sdf / truncation)`` into a running weighted average (observation weight 1). On the
-CPU the touched blocks are updated 1024 at a time so that each pass's temporaries stay in the cache.
+CPU the touched blocks are updated 256 at a time so that each pass's temporaries stay in the cache.
 :func:`fuse_tsdf` first plans every frame's touched blocks (cheap: strided pixels), so the exact
 block count is known, checked against the memory budget and allocated once before integrating.
 
@@ -53,7 +53,7 @@ _TOUCH_STRIDE = 4
 _TOUCH_SAMPLES = 4
 _NO_DEPTH = -1.0e6  # stands in for "no depth" in the padded depth image
 # CPU: blocks updated per pass, so that the temporaries of one pass stay in the cache
-_CHUNK_BLOCKS = 1024
+_CHUNK_BLOCKS = 256
 
 
 def estimate_memory_budget(device: torch.device | str) -> int:
@@ -261,28 +261,36 @@ class TSDFVolume:
         self.num_blocks = e
 
     # ------------------------------------------------------------------ per-frame work
-    def _prepare(self, depth: Any, K: Any, pose: Any, color: Any, *, touch_only: bool = False) -> dict[str, Any]:
+    def _prepare(self, depth: Any, K: Any, pose: Any, color: Any, *, touch_only: bool = False,
+                 checked: bool = False) -> dict[str, Any]:
+        """Per-frame inputs on the volume's device. ``touch_only`` keeps only what block planning
+        needs (every ``_TOUCH_STRIDE``-th pixel); ``checked`` skips the K/pose checks (done by the caller)."""
         depth = as_tensor(depth, "depth")
         check_shape(depth, "depth", (None, None))
         if not depth.dtype.is_floating_point:
             raise SmrnbTypeError(f"depth must be a floating-point tensor in metres, got dtype {depth.dtype}")
         H, W = depth.shape
+        if not checked:
+            K = _check_K(K, "K", H, W)  # small matrices are checked on the CPU (no device syncs later)
+            pose = _check_pose(pose, "pose")
+        pose_l = pose.detach().to("cpu", torch.float64).tolist()  # host copy: no device syncs later
+        cam = {"K": [float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2])],
+               "R": pose[:3, :3].to(self.device), "t": pose[:3, 3].to(self.device), "H": H, "W": W,
+               "Rl": [row[:3] for row in pose_l[:3]], "tl": [row[3] for row in pose_l[:3]]}
+        s = _TOUCH_STRIDE
+        ds = depth[s // 2 :: s, s // 2 :: s].to(device=self.device, dtype=torch.float32)
+        ds = torch.where(torch.isfinite(ds) & (ds > self.depth_min) & (ds < self.depth_max), ds,
+                         torch.zeros((), device=self.device))
+        if touch_only:
+            return {"ds": ds, **cam}
         depth = depth.to(device=self.device, dtype=torch.float32)
-        K = _check_K(K, "K", H, W)  # small matrices are checked on the CPU (no device syncs later)
-        pose = _check_pose(pose, "pose")
         if color is not None and self.has_color:
             color = as_tensor(color, "color")
             check_shape(color, "color", (H, W, 3))
             color = color.to(self.device)
-            color = color.to(torch.float32) / 255.0 if color.dtype == torch.uint8 else color.to(torch.float32)
         else:
             color = None
         valid = torch.isfinite(depth) & (depth > self.depth_min) & (depth < self.depth_max)
-        d = torch.where(valid, depth, torch.zeros((), device=self.device))
-        cam = {"K": [float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2])],
-               "R": pose[:3, :3].to(self.device), "t": pose[:3, 3].to(self.device), "H": H, "W": W}
-        if touch_only:
-            return {"depth": d, **cam}
         # padded copy for the voxel projection: a 1-pixel border and invalid pixels hold a depth so
         # negative that every voxel projecting there fails the "sdf >= -truncation" test
         dpad = torch.full((H + 2, W + 2), _NO_DEPTH, dtype=torch.float32, device=self.device)
@@ -290,39 +298,37 @@ class TSDFVolume:
         cpad = None
         if color is not None:
             cpad = torch.zeros((3, H + 2, W + 2), dtype=torch.float32, device=self.device)
-            cpad[:, 1:-1, 1:-1] = color.permute(2, 0, 1)
-        return {"depth": d, "dpad": dpad.reshape(-1), "cpad": None if cpad is None else cpad.reshape(3, -1), **cam}
+            inner = cpad[:, 1:-1, 1:-1]
+            inner.copy_(color.permute(2, 0, 1))
+            if color.dtype == torch.uint8:
+                inner.mul_(1.0 / 255.0)
+        return {"ds": ds, "dpad": dpad.reshape(-1), "cpad": None if cpad is None else cpad.reshape(3, -1), **cam}
 
     def _touch(self, fr: dict[str, Any]) -> torch.Tensor | None:
-        """Block coordinates (with repeats) touched by the frame's truncation band: (n, 3) int64."""
-        d = fr["depth"]
+        """Distinct block coordinates touched by the frame's truncation band, ``(n, 3) int64`` sorted
+        (x, y, z)-lexicographically; None when the frame has no valid depth."""
+        ds = fr["ds"]
         s = _TOUCH_STRIDE
-        ds = d[s // 2 :: s, s // 2 :: s]
         vv, uu = torch.nonzero(ds > 0, as_tuple=True)
         if vv.numel() == 0:
             return None
         z = ds[vv, uu]
-        u = (uu * s + s // 2).to(torch.float32)
-        v = (vv * s + s // 2).to(torch.float32)
         fx, fy, cx, cy = fr["K"]
-        ray = torch.stack([(u - cx) / fx, (v - cy) / fy, torch.ones_like(u)], dim=1)  # camera, z = 1
-        R = fr["R"].to(torch.float32)
-        t = fr["t"].to(torch.float32)
-        ray_w = ray[:, 0:1] * R[:, 0] + ray[:, 1:2] * R[:, 1] + ray[:, 2:3] * R[:, 2]  # R @ ray
+        rx = (uu * s + s // 2).to(torch.float32).sub_(cx).mul_(1.0 / fx)  # camera ray with z = 1
+        ry = (vv * s + s // 2).to(torch.float32).sub_(cy).mul_(1.0 / fy)
+        R, t = fr["Rl"], fr["tl"]
         tr = self.truncation
-        z0 = (z - tr).clamp_min(0.0)
-        z1 = (z + tr).clamp_max(self.depth_max)
+        z0 = (z - tr).clamp_min_(0.0)
+        dz = (z + tr).clamp_max_(self.depth_max).sub_(z0)
         steps = torch.linspace(0.0, 1.0, _TOUCH_SAMPLES, device=self.device)
-        zs = z0[:, None] + (z1 - z0)[:, None] * steps[None, :]  # (n, S)
-        pts = t + zs[:, :, None] * ray_w[:, None, :]  # (n, S, 3) world
-        return torch.floor(pts.reshape(-1, 3) / self.block_length).to(torch.int64)
-
-    def _touched_keys(self, cand: torch.Tensor) -> torch.Tensor:
-        """Unique table keys of candidate block coordinates (table must cover them)."""
-        flat = self._flat(cand)
-        mark = torch.zeros(self._tbl.numel(), dtype=torch.bool, device=self.device)
-        mark[flat] = True
-        return torch.nonzero(mark).flatten()
+        zs = torch.addcmul(z0[:, None], dz[:, None], steps[None, :])  # (n, S) depths along each ray
+        inv_bl = 1.0 / self.block_length
+        q = []  # block coordinate along each world axis, (n, S) planes
+        for c in range(3):
+            rw = rx * R[c][0] + ry * R[c][1] + R[c][2]  # world ray component c
+            q.append(torch.addcmul(torch.full((), t[c], device=self.device), zs, rw[:, None])
+                     .mul_(inv_bl).floor_().to(torch.int64))
+        return _unique_rows(q)
 
     def _integrate_blocks(self, ids: torch.Tensor, fr: dict[str, Any]) -> None:
         """Projective TSDF update of the blocks ``ids`` (int64 rows of the voxel arrays).
@@ -352,28 +358,30 @@ class TSDFVolume:
         iz = torch.reciprocal(z.clamp_min(1e-6))  # behind the camera -> far outside the image
         # nearest pixel, shifted by the 1-pixel border: floor(u + 0.5) + 1, clamped onto the border
         uf = torch.addcmul(torch.full((), cx + 1.5, device=z.device), A[:, 0:1] + Off[:, 0], iz, value=fx)
-        ui = uf.clamp_(0, W + 1).to(torch.int32)
+        ui = uf.clamp_(0, W + 1).to(torch.int64)
         vf = torch.addcmul(torch.full((), cy + 1.5, device=z.device), A[:, 1:2] + Off[:, 1], iz, value=fy)
-        pix = vf.clamp_(0, H + 1).to(torch.int32).mul_(W + 2).add_(ui)
+        pix = vf.clamp_(0, H + 1).to(torch.int64).mul_(W + 2).add_(ui)
         del uf, vf, ui, iz
-        sdf = dpad[pix].sub_(z)
+        # torch.gather over a broadcast view of the image: several times faster than advanced
+        # indexing (dpad[pix]) on the CPU, and one kernel on CUDA
+        n, B3 = pix.shape
+        sdf = torch.gather(dpad.expand(n, -1), 1, pix).sub_(z)
         del z
         tr = self.truncation
-        updf = (sdf >= -tr).to(torch.float32)
-        obs = sdf.div_(tr).clamp_(-1.0, 1.0).mul_(updf)
-        w_old = self.weight[ids]
-        num = torch.addcmul(obs, self.tsdf[ids], w_old)
+        upd = (sdf >= -tr).to(torch.float32)  # 1 where this frame observes the voxel
+        obs = sdf.div_(tr).clamp_(-1.0, 1.0)
+        # running weighted average as one lerp per array: x += (obs - x) * upd / (w + upd); the
+        # factor is exactly 0 where the voxel is not observed, which leaves x bit-for-bit unchanged
+        w = self.weight.index_select(0, ids).add_(upd)
+        a = upd.div_(w.clamp_min(1.0))
+        self.tsdf.index_copy_(0, ids, self.tsdf.index_select(0, ids).lerp_(obs, a))
+        del obs
         if cpad is not None and self.color is not None:
-            c_obs = torch.stack([cpad[c][pix] for c in range(3)], dim=1)  # (n, 3, B^3)
-            cnum = torch.addcmul(c_obs.mul_(updf[:, None]), self.color[ids], w_old[:, None])
-        w_new = w_old.add_(updf)
-        inv = torch.reciprocal(w_new.clamp_min(1.0))
-        self.tsdf.index_copy_(0, ids, num.mul_(inv))
-        if cpad is not None and self.color is not None:
-            self.color.index_copy_(0, ids, cnum.mul_(inv[:, None]))
+            c_obs = torch.gather(cpad.unsqueeze(0).expand(n, -1, -1), 2, pix.unsqueeze(1).expand(n, 3, B3))
+            self.color.index_copy_(0, ids, self.color.index_select(0, ids).lerp_(c_obs, a.unsqueeze(1)))
         if self.max_weight is not None:
-            w_new.clamp_(max=self.max_weight)
-        self.weight.index_copy_(0, ids, w_new)
+            w.clamp_(max=self.max_weight)
+        self.weight.index_copy_(0, ids, w)
 
     def integrate(self, depth: Any, K: Any, pose: Any, color: Any = None) -> int:
         """Fuse one RGB-D frame.
@@ -398,7 +406,7 @@ class TSDFVolume:
             return 0
         b = torch.cat([cand.amin(0), cand.amax(0)]).tolist()
         self._ensure_table(b[:3], b[3:])
-        keys = self._touched_keys(cand)
+        keys = self._flat(cand)  # distinct and sorted, like cand
         ids = self._tbl[keys]
         new = ids < 0
         if bool(new.any()):
@@ -513,6 +521,27 @@ class TSDFVolume:
         return Mesh(verts, faces, vertex_colors=colors, frame="opencv", meta=meta)
 
 
+def _unique_rows(q: list[torch.Tensor]) -> torch.Tensor:
+    """Distinct block coordinates from per-axis integer tensors ``q = [qx, qy, qz]`` (same shape),
+    as ``(n, 3) int64`` rows sorted (x, y, z)-lexicographically: a mark over the bounding box when it
+    is small, a sort otherwise."""
+    bounds = torch.stack([torch.stack([a.min(), a.max()]) for a in q]).tolist()
+    lo = [b[0] for b in bounds]
+    ext = [b[1] - b[0] + 1 for b in bounds]
+    flat = ((q[0] - lo[0]) * ext[1] + (q[1] - lo[1])).mul_(ext[2]).add_(q[2] - lo[2]).flatten()
+    n = ext[0] * ext[1] * ext[2]
+    if n <= max(1 << 20, 16 * flat.numel()):
+        mark = torch.zeros(n, dtype=torch.bool, device=flat.device)
+        mark[flat] = True
+        flat = torch.nonzero(mark).flatten()
+    else:
+        flat = torch.unique(flat)
+    z = flat % ext[2]
+    y = torch.div(flat, ext[2], rounding_mode="floor") % ext[1]
+    x = torch.div(flat, ext[1] * ext[2], rounding_mode="floor")
+    return torch.stack([x + lo[0], y + lo[1], z + lo[2]], dim=1)
+
+
 def _marching_cubes(volume: torch.Tensor, observed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Iso-surface ``volume == 0`` over cubes whose 8 corners are all ``observed``: vertices in
     voxel-index units (array axis order x, y, z), faces counter-clockwise seen from the positive
@@ -610,32 +639,33 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
 
     def frame(i: int, touch_only: bool = False) -> dict[str, Any]:
         c = frames.color[i] if use_color and not touch_only else None
-        return vol._prepare(frames.depth[i], Ks[i], poses[i], c, touch_only=touch_only)
+        return vol._prepare(frames.depth[i], Ks[i], poses[i], c, touch_only=touch_only, checked=True)
 
-    # pass 1: touched blocks of every frame -> exact block count -> refuse before allocating
-    bounds = []
+    # pass 1: the distinct blocks each frame touches (cheap: strided pixels) -> exact block count ->
+    # refuse before allocating
+    touched: list[torch.Tensor | None] = []
     for i in range(N):
         c = vol._touch(frame(i, touch_only=True))
-        if c is not None:
-            bounds.append(torch.cat([c.amin(0), c.amax(0)]))
-    if not bounds:
+        touched.append(c)
+    live = [c for c in touched if c is not None]
+    if not live:
         vol.frames_integrated = vol.frames_empty = N
         warnings.warn(f"fuse_tsdf: none of the {N} frames has depth in ({depth_min:g}, {depth_max:g}) m; "
                       "nothing was allocated and the volume is empty", UserWarning, stacklevel=2)
         return vol
-    bb = torch.stack(bounds)
+    bb = torch.stack([torch.cat([c.amin(0), c.amax(0)]) for c in live])
     b = torch.cat([bb[:, :3].amin(0), bb[:, 3:].amax(0)]).tolist()
     vol._ensure_table(b[:3], b[3:])
     union = torch.zeros(vol._tbl.numel(), dtype=torch.bool, device=dev)
     keys: list[torch.Tensor | None] = []
-    for i in range(N):
-        c = vol._touch(frame(i, touch_only=True))
+    for c in touched:
         if c is None:
             keys.append(None)
             continue
-        k = vol._touched_keys(c)
+        k = vol._flat(c)
         union[k] = True
         keys.append(k)
+    del touched, live
     new = torch.nonzero(union & (vol._tbl < 0)).flatten()
     est = (vol.num_blocks + new.numel()) * vol.bytes_per_block + vol._tbl.numel() * 4
     if est > vol.memory_budget:
