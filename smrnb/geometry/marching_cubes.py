@@ -221,12 +221,19 @@ def _tables_on(device: torch.device) -> dict[str, torch.Tensor]:
             "tri": torch.as_tensor(d["tri"].astype(np.int64), device=device),
             "ntri": torch.as_tensor(d["ntri"].astype(np.int64), device=device),
             "row": torch.as_tensor(d["row"].astype(np.int64), device=device),
-            "faces": torch.as_tensor(d["faces"].astype(np.int64), device=device),
+            "row0": torch.as_tensor(d["row"][::128].astype(np.int64), device=device),
+            "face_abcd": torch.as_tensor(_FACE[np.maximum(np.abs(d["faces"].astype(np.int64)) - 1, 0)]
+                                         * (d["faces"] != 0)[:, :, None], device=device),
+            "face_pos": torch.as_tensor(d["faces"] > 0, device=device),
+            "face_used": torch.as_tensor(d["faces"] != 0, device=device),
+            "face_sign": torch.as_tensor(d["faces"].astype(np.float64), device=device),
+            "bit6": torch.as_tensor(1 << np.arange(6), device=device),
+            "bit4": torch.as_tensor(1 << np.arange(4), device=device),
+            "q0321": torch.as_tensor([0, 3, 2, 1], device=device),
+            "rule_ok": torch.as_tensor([1, 1, 0, 0, 0, 1, 1, 0], dtype=torch.bool, device=device),
+            "int_kes": torch.as_tensor(np.stack([d["int_kind"], d["int_edge"], d["int_sign"]], 1).astype(np.int64),
+                                       device=device),
             "ambiguous": torch.as_tensor(d["ambiguous"], device=device),
-            "int_kind": torch.as_tensor(d["int_kind"].astype(np.int64), device=device),
-            "int_edge": torch.as_tensor(d["int_edge"].astype(np.int64), device=device),
-            "int_sign": torch.as_tensor(d["int_sign"].astype(np.float64), device=device),
-            "face_corners": torch.as_tensor(_FACE, device=device),
             "int_edge_corners": torch.as_tensor(_INT_EDGE, device=device),
             "int_result": torch.as_tensor(_INT_RESULT, device=device),
             "row_uses_center": torch.as_tensor((d["tri"] == 12).any((1, 2)), device=device),
@@ -234,8 +241,12 @@ def _tables_on(device: torch.device) -> dict[str, torch.Tensor]:
         }
         et = _edge_tables()
         t["bits12"] = torch.as_tensor(((np.arange(4096)[:, None] >> np.arange(12)) & 1).astype(bool), device=device)
-        for name in ("crossed", "own", "owner_edge", "popcount", "ends"):
+        for name in ("owner_edge", "popcount", "ends"):
             t[name] = torch.as_tensor(et[name], device=device)
+        # owned edges by (flags, cube index): flags * 256 + index -> 12-bit mask
+        t["owned"] = torch.as_tensor((et["own"][:, None] & et["crossed"][None, :]).reshape(-1), device=device)
+        # (8, 12) mask of the owner cube's edges numbered before edge e: (1 << owner_edge) - 1
+        t["owner_below"] = torch.as_tensor((np.int64(1) << et["owner_edge"]) - 1, device=device)
         # (8, 12) linear offset of the owner cube for node strides (a, b, 1); integer math in numpy
         # (CUDA has no integer matmul)
         t["owner_lin"] = cache(lambda a, b, _o=et["owner_off"], _d=device: torch.as_tensor(
@@ -267,49 +278,51 @@ def _cube_index(s: torch.Tensor) -> torch.Tensor:
 
 
 def _face_and_interior_bits(vals: torch.Tensor, cidx: torch.Tensor, T: dict[str, torch.Tensor]) -> torch.Tensor:
-    """Face-test bits and interior-test bit of ambiguous cubes -> key offset ``bits * 2 + interior``.
+    """Face-test bits and interior-test bit of cubes -> key offset ``bits * 2 + interior``.
 
     vals : (A, 8) float64 corner values minus level, Lewiner corner order; cidx : (A,) int64.
+    Unambiguous cube indices get 0. The arithmetic is the reference's, term by term (same rounding,
+    same decisions on near-ties); tables replace its branches so that all cases run at once.
     """
     eps = _EPS
-    faces = T["faces"][cidx]  # (A, 6) signed face numbers, 0 = none
-    corners = T["face_corners"][(faces.abs() - 1).clamp(min=0)]  # (A, 6, 4)
+    corners = _g(T["face_abcd"], cidx)  # (A, 6, 4) corners A, B, C, D of each face test (0 = none)
     abcd = torch.gather(vals[:, None, :].expand(-1, 6, -1), 2, corners)
     A, B, C, D = abcd.unbind(-1)
     ac_bd = A * C - B * D
-    fsign = faces.to(vals.dtype)
-    res = torch.where(ac_bd.abs() < eps, faces >= 0, fsign * A * ac_bd >= 0) & (faces != 0)
-    weights = 1 << torch.arange(6, device=vals.device)
-    bits = (res.long() * weights).sum(1)
+    res = torch.where(ac_bd.abs() < eps, _g(T["face_pos"], cidx), _g(T["face_sign"], cidx) * A * ac_bd >= 0)
+    res &= _g(T["face_used"], cidx)
+    bits = (res * T["bit6"]).sum(1)
 
-    k = cidx * 64 + bits
-    kind, edge, s = T["int_kind"][k], T["int_edge"][k], T["int_sign"][k]
+    kes = _g(T["int_kes"], torch.add(bits, cidx, alpha=64))  # (A, 3): interior test kind, edge, sign
+    kind, edge, s = kes.unbind(1)
     v = vals.unbind(1)
+    P = vals[:, 4:] - vals[:, :4]  # v4 - v0, v5 - v1, v6 - v2, v7 - v3
+    p0, p1, p2, p3 = P.unbind(1)
     # case 4 / 10 formula
-    a = (v[4] - v[0]) * (v[6] - v[2]) - (v[7] - v[3]) * (v[5] - v[1])
-    b = v[2] * (v[4] - v[0]) + v[0] * (v[6] - v[2]) - v[1] * (v[7] - v[3]) - v[3] * (v[5] - v[1])
+    a = p0 * p2 - p3 * p1
+    b = v[2] * p0 + v[0] * p2 - v[1] * p3 - v[3] * p1
     t = -b / (2 * a + eps)
     out_of_range = (t < 0) | (t > 1)
-    At1, Bt1 = v[0] + (v[4] - v[0]) * t, v[3] + (v[7] - v[3]) * t
-    Ct1, Dt1 = v[2] + (v[6] - v[2]) * t, v[1] + (v[5] - v[1]) * t
+    # At, Bt, Ct, Dt = v0 + (v4 - v0) t, v3 + (v7 - v3) t, v2 + (v6 - v2) t, v1 + (v5 - v1) t
+    q = T["q0321"]
+    abcd_t = torch.index_select(vals, 1, q) + torch.index_select(P, 1, q) * t[:, None]  # (A, 4)
     # edge formula
-    ec = T["int_edge_corners"][edge]  # (A, 8)
-    g = torch.gather(vals, 1, ec)
+    g = torch.gather(vals, 1, _g(T["int_edge_corners"], edge))  # (A, 8)
     t2 = g[:, 0] / (g[:, 0] - g[:, 1] + eps)
-    Bt2, Ct2, Dt2 = g[:, 2] + (g[:, 3] - g[:, 2]) * t2, g[:, 4] + (g[:, 5] - g[:, 4]) * t2, g[:, 6] + (g[:, 7] - g[:, 6]) * t2
-    edge_kind = kind == 2
-    At = torch.where(edge_kind, torch.zeros_like(At1), At1)
-    Bt = torch.where(edge_kind, Bt2, Bt1)
-    Ct = torch.where(edge_kind, Ct2, Ct1)
-    Dt = torch.where(edge_kind, Dt2, Dt1)
-    test = (At >= 0).long() + 2 * (Bt >= 0).long() + 4 * (Ct >= 0).long() + 8 * (Dt >= 0).long()
-    rule = T["int_result"][test]
+    lo = g[:, 2::2]
+    bcd2 = lo + (g[:, 3::2] - lo) * t2[:, None]  # (A, 3)
+    edge_kind = (kind == 2)[:, None]
+    abcd_t[:, 0].masked_fill_(edge_kind[:, 0], 0.0)
+    abcd_t[:, 1:] = torch.where(edge_kind, bcd2, abcd_t[:, 1:])
+    test = ((abcd_t >= 0) * T["bit4"]).sum(1)
+    rule = _g(T["int_result"], test)
+    At, Bt, Ct, Dt = abcd_t.unbind(1)
     det = At * Ct - Bt * Dt
-    pos, neg = s > 0, s < 0
-    interior = torch.where(rule == 0, pos, torch.where(rule == 1, neg, torch.where(
-        rule == 2, pos & (det < eps), pos & (det >= eps))))
+    pos = s > 0
+    # rule 0: s > 0; 1: s < 0; 2: s > 0 and det < eps; 3: s > 0 and det >= eps
+    interior = torch.where(rule == 1, s < 0, pos & _g(T["rule_ok"], torch.add((det < eps).long(), rule, alpha=2)))
     interior = torch.where((kind == 1) & out_of_range, pos, interior) & (kind != 0)
-    return bits * 2 + interior.long()
+    return torch.add(interior.long(), bits, alpha=2)
 
 
 def _check_volume(volume: Any, name: str) -> torch.Tensor:
@@ -323,10 +336,12 @@ def _check_volume(volume: Any, name: str) -> torch.Tensor:
         raise SmrnbValueError(f"{name} must be at least 2 x 2 x 2, got {tuple(v.shape)}")
     v = v.to(torch.float32)
     lo, hi = torch.aminmax(v)  # NaN propagates; one pass, no temporary
-    if not bool(torch.isfinite(torch.stack([lo, hi])).all()):
+    # lo - hi is finite exactly when both are, unless it overflows (then count to be sure)
+    if not bool(torch.isfinite(lo - hi)):
         bad = int((~torch.isfinite(v)).sum())
-        raise SmrnbValueError(
-            f"{name} must be finite, got {bad} NaN/inf value(s); mark unobserved voxels with mask= instead")
+        if bad:
+            raise SmrnbValueError(
+                f"{name} must be finite, got {bad} NaN/inf value(s); mark unobserved voxels with mask= instead")
     return v.contiguous()
 
 
@@ -375,7 +390,12 @@ def marching_cubes(volume: Any, level: float, mask: Any = None, spacing: Any = (
     ordered by (edge base node, edge axis), not in scikit-image's order. Degenerate (zero-area)
     triangles are kept, as scikit-image's default ``allow_degenerate=True``.
     """
-    vol = _check_volume(volume, "volume")
+    return _marching_cubes_checked(_check_volume(volume, "volume"), level, mask, spacing, origin, gradient_direction)
+
+
+def _marching_cubes_checked(vol: torch.Tensor, level: Any, mask: Any, spacing: Any, origin: Any,
+                            gradient_direction: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`marching_cubes` on a volume already through ``_check_volume``."""
     try:
         lev = float(level)
     except (TypeError, ValueError):
@@ -396,11 +416,9 @@ def marching_cubes(volume: Any, level: float, mask: Any = None, spacing: Any = (
     verts, faces = _marching_cubes_torch(vol, lev, m)
     if gradient_direction == "ascent":
         faces = faces.flip(1)
-    if verts.shape[0]:
-        sp_t = torch.tensor(sp, dtype=torch.float32, device=vol.device)
-        org_t = torch.tensor(org, dtype=torch.float32, device=vol.device)
-        if sp != (1.0, 1.0, 1.0) or org != (0.0, 0.0, 0.0):
-            verts = verts * sp_t + org_t
+    if verts.shape[0] and (sp != (1.0, 1.0, 1.0) or org != (0.0, 0.0, 0.0)):
+        verts = verts * torch.tensor(sp, dtype=torch.float32, device=vol.device) + torch.tensor(
+            org, dtype=torch.float32, device=vol.device)
     return verts, faces
 
 
@@ -410,7 +428,10 @@ def _check_memory(vol: torch.Tensor) -> None:
 
     n = vol.numel()
     estimate = 6 * n  # node classes (1) + cube index (1) + active flags (1) + temporaries (3)
-    budget = _memory_budget(vol.device) if estimate > _SMALL or "SMRNB_MEMORY_BUDGET" in os.environ else estimate
+    # asking a GPU for its free memory costs a driver call (~25 us on an H200, 1/60 of a 256^3 run):
+    # only for working sets that could matter there
+    small = _SMALL if vol.device.type == "cpu" else 4 * _SMALL
+    budget = _memory_budget(vol.device) if estimate > small or "SMRNB_MEMORY_BUDGET" in os.environ else estimate
     if estimate > budget:
         from smrnb._errors import MemoryEstimateError, format_bytes
 
@@ -458,9 +479,41 @@ def _edge_tables() -> dict[str, np.ndarray]:
             "owner_edge": owner_edge, "popcount": popcount, "ends": ends}
 
 
+_CONSTS: dict[tuple[Any, ...], torch.Tensor] = {}
+# devices where the face/interior tests run on the ambiguous cubes only (compacted first, one host
+# sync); elsewhere they would run on every active cube. Measured on an H200 at 256^3 and 512^3: the
+# tests on every cube cost more GPU time (a (cubes, 6, 4) gather) than the sync saves, so every
+# device compacts; the other path stays tested for parity.
+_AMBIGUOUS_SUBSET_DEVICES: tuple[str, ...] = ("cpu", "cuda")
+
+
+def _const(device: torch.device, values: tuple[int, ...]) -> torch.Tensor:
+    """A small int64 tensor of ``values`` on ``device``, made once (no host-to-device copy per call)."""
+    key = (device.type, device.index, values)
+    t = _CONSTS.get(key)
+    if t is None:
+        if len(_CONSTS) > 256:
+            _CONSTS.clear()
+        t = _CONSTS[key] = torch.tensor(values, dtype=torch.int64, device=device)
+    return t
+
+
+def _nonzero(x: torch.Tensor, size: int) -> torch.Tensor:
+    """``x.nonzero()`` when the count ``size`` is already known: no host sync on CUDA."""
+    try:
+        return torch.nonzero_static(x, size=size)
+    except (AttributeError, RuntimeError, NotImplementedError):  # an older torch or an unsupported device
+        return x.nonzero()
+
+
 def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | None
                           ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The vectorised algorithm on a float32 contiguous (N0, N1, N2) volume; index-unit vertices."""
+    """The vectorised algorithm on a float32 contiguous (N0, N1, N2) volume; index-unit vertices.
+
+    Written for few kernel launches and host syncs (on a GPU the cost of a 256^3 grid is mostly
+    launches): one sync for the active cubes, one (on the CPU: two) for the ambiguous ones, one for
+    all output sizes.
+    """
     dev = vol.device
     T = _tables_on(dev)
     N0, N1, N2 = vol.shape
@@ -488,70 +541,70 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
         cand = cube * (cube + 1)
     lin = cand.nonzero().squeeze(1)  # node index of each active cube's corner 0, ascending
     del cand
-    c2 = lin % N2
-    r = lin // N2
-    c1 = r % N1
-    c0 = r // N1
     M = lin.numel()
     if M == 0:
         return (torch.zeros((0, 3), dtype=torch.float32, device=dev),
                 torch.zeros((0, 3), dtype=torch.int64, device=dev))
+    C = torch.remainder(torch.div(lin[:, None], _const(dev, (a, b, 1)), rounding_mode="floor"),
+                        _const(dev, (N0, N1, N2)))  # (M, 3) cube coordinates
     cidx = _g(cube, lin).long()
     del cube
-    corner_off = torch.tensor([0, 1, b + 1, b, a, a + 1, a + b + 1, a + b], device=dev)
+    corner_off = _const(dev, (0, 1, b + 1, b, a, a + 1, a + b + 1, a + b))
 
     # which cubes make triangles: all active ones, or those whose 8 corners are all observed
     tri_cubes = None
     if mask is not None:
-        mu = mask.view(-1).view(torch.uint8)
-        ok = torch.ones(M, dtype=torch.bool, device=dev)
-        for o in corner_off.tolist():
-            ok &= _g(mu, lin + o).bool()
+        ok = _g(mask.reshape(-1), lin[:, None] + corner_off).all(1)
         tri_cubes = ok.nonzero().squeeze(1)
 
     # Lewiner case analysis: table row per cube (ambiguous cubes run the face/interior tests)
-    key = cidx * 128
-    amb = _g(T["ambiguous"], cidx).nonzero().squeeze(1)
-    if amb.numel():
-        vals = _g(flat, _g(lin, amb)[:, None] + corner_off).double() - level  # (A, 8) float64 as the reference
-        key.index_add_(0, amb, _face_and_interior_bits(vals, _g(cidx, amb), T))
-    row = _g(T["row"], key)
+    if dev.type in _AMBIGUOUS_SUBSET_DEVICES:  # only the ambiguous cubes: less arithmetic, one more sync
+        row = _g(T["row0"], cidx)  # the row of every cube index without tests
+        amb = _g(T["ambiguous"], cidx).nonzero().squeeze(1)
+        if amb.numel():
+            ca = _g(cidx, amb)
+            vals = _g(flat, _g(lin, amb)[:, None] + corner_off).double() - level  # (A, 8) float64 as the reference
+            row.index_copy_(0, amb, _g(T["row"], torch.add(_face_and_interior_bits(vals, ca, T), ca, alpha=128)))
+    else:  # every active cube (the tests give 0 for unambiguous ones): no compaction, no sync
+        vals = _g(flat, lin[:, None] + corner_off).double() - level
+        row = _g(T["row"], torch.add(_face_and_interior_bits(vals, cidx, T), cidx, alpha=128))
+        del vals
 
     # edge vertices, numbered by owner cube (cube order, then local edge order)
-    flags = (c0 == N0 - 2).long() + 2 * (c1 == N1 - 2).long() + 4 * (c2 == N2 - 2).long()
-    owned = _g(T["crossed"], cidx) & _g(T["own"], flags)  # (M,) 12-bit
+    flags = ((C == _const(dev, (N0 - 2, N1 - 2, N2 - 2))) * _const(dev, (1, 2, 4))).sum(1)
+    owned = _g(T["owned"], torch.add(cidx, flags, alpha=256))  # (M,) 12-bit
     count = _g(T["popcount"], owned)
-    vstart = torch.cumsum(count, 0) - count
-    n_edge_verts = vstart[-1] + count[-1]  # stays on the device
+    vend = torch.cumsum(count, 0)
+    vstart = vend - count
     slot = torch.empty(L, dtype=torch.int32 if M < 2**31 else torch.int64, device=dev)
-    slot.index_put_((lin,), torch.arange(M, device=dev, dtype=slot.dtype))
+    slot.index_copy_(0, lin, torch.arange(M, device=dev, dtype=slot.dtype))
 
-    # triangles
-    m_of = tri_cubes if tri_cubes is not None else None
-    rows = row if m_of is None else _g(row, m_of)
+    # triangles of the cubes that make them; all output sizes in one host sync
+    rows = row if tri_cubes is None else _g(row, tri_cubes)
     ntri = _g(T["ntri"], rows)
-    tri_cube = torch.repeat_interleave(ntri)  # index into rows
-    first = torch.cumsum(ntri, 0) - ntri
-    tri_in_cube = torch.arange(tri_cube.numel(), device=dev) - _g(first, tri_cube)
+    uses_c = _g(T["row_uses_center"], row)
+    tend = torch.cumsum(ntri, 0)
+    F, n_edge_verts, n_centre = torch.stack([tend[-1], vend[-1], uses_c.sum()]).tolist()
+    tri_cube = torch.repeat_interleave(ntri, output_size=F)  # index into rows
+    first = tend - ntri
+    tri_in_cube = torch.arange(F, device=dev) - _g(first, tri_cube)
     # (F, 3) Lewiner edge numbers; the tables' order is right-handed with normals toward lower values
-    local = _g(T["tri"].view(-1, 3), _g(rows, tri_cube) * _MAX_TRI + tri_in_cube)
-    m = tri_cube if m_of is None else _g(m_of, tri_cube)  # (F,) active-cube index of each triangle
-    is_c = local == 12
+    local = _g(T["tri"].view(-1, 3), torch.add(tri_in_cube, _g(rows, tri_cube), alpha=_MAX_TRI))
+    m = tri_cube if tri_cubes is None else _g(tri_cubes, tri_cube)  # (F,) active-cube index of each triangle
     e = local.clamp(max=11)
-    fe = _g(flags, m)[:, None] * 12 + e  # (F, 3)
-    owner = _g(slot, _g(lin, m)[:, None] + _g(T["owner_lin"](a, b).view(-1), fe)).long()
-    e2 = _g(T["owner_edge"].view(-1), fe)
-    below = _g(owned, owner) & ((1 << e2) - 1)
+    fe = torch.add(e, _g(flags, m)[:, None], alpha=12)  # (F, 3)
+    owner = _g(slot, _g(lin, m)[:, None] + _g(T["owner_lin"](a, b).view(-1), fe))  # int32: an index as is
+    below = _g(owned, owner) & _g(T["owner_below"].view(-1), fe)
     vid = _g(vstart, owner) + _g(T["popcount"], below)
     # interior vertices (some tilings of ambiguous cases): numbered after the edge vertices
-    uses_c = _g(T["row_uses_center"], row)
-    centre_cubes = uses_c.nonzero().squeeze(1)
-    if centre_cubes.numel():
+    centre_cubes = None
+    if n_centre:
+        centre_cubes = _nonzero(uses_c, n_centre).squeeze(1)
         cid = torch.cumsum(uses_c.long(), 0) - 1
-        vid = torch.where(is_c, n_edge_verts + _g(cid, m)[:, None], vid)
+        vid = torch.where(local == 12, n_edge_verts + _g(cid, m)[:, None], vid)
     faces = vid
 
-    verts = _vertex_positions(lin, owned, c0, c1, c2, centre_cubes, flat, level, corner_off, T)
+    verts = _vertex_positions(lin, owned, C, centre_cubes, flat, level, corner_off, T, n_edge_verts)
     if mask is not None and faces.numel():
         # vertices owned by cubes that make no triangles may be unreferenced: drop them
         used = torch.zeros(verts.shape[0], dtype=torch.bool, device=dev)
@@ -563,23 +616,19 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     return verts, faces
 
 
-def _vertex_positions(lin, owned, c0, c1, c2, cm, flat, level, corner_off, T):
+def _vertex_positions(lin, owned, C, cm, flat, level, corner_off, T, n_edge_verts):
     """Positions (index units, float32) of the owned edge vertices then the interior vertices."""
     bitsel = _g(T["bits12"], owned)  # (M, 12) bool
-    mi, ei = bitsel.nonzero().unbind(1)  # cube-major, edge ascending = numbering order
+    mi, ei = _nonzero(bitsel, n_edge_verts).unbind(1)  # cube-major, edge ascending = numbering order
     ends = _g(T["ends"], ei)  # (V, 2) corners
-    base = _g(lin, mi)
-    va = (_g(flat, base + _g(corner_off, ends[:, 0])) - level).abs()
-    vb = (_g(flat, base + _g(corner_off, ends[:, 1])) - level).abs()
-    t = (va / (va + vb))[:, None]
-    cpos = T["corner_pos"]
-    cube_pos = _g(torch.stack([c0, c1, c2], 1), mi).to(torch.float32)
-    pa, pb = _g(cpos, ends[:, 0]), _g(cpos, ends[:, 1])
-    pos = cube_pos + pa + t * (pb - pa)
-    if cm.numel():
+    d = (_g(flat, _g(lin, mi)[:, None] + _g(corner_off, ends)) - level).abs_()  # (V, 2)
+    t = d[:, 0].div_(d.sum(1))
+    cpos = _g(T["corner_pos"], ends)  # (V, 2, 3)
+    pos = torch.lerp(cpos[:, 0], cpos[:, 1], t[:, None]).add_(_g(C, mi))
+    if cm is not None:
         w = 1.0 / (_EPS + (_g(flat, _g(lin, cm)[:, None] + corner_off).double() - level).abs())  # (C, 8)
-        centre = (w @ cpos.double()) / w.sum(1, keepdim=True)
-        cen = _g(torch.stack([c0, c1, c2], 1), cm).to(torch.float32) + centre.to(torch.float32)
+        centre = (w @ T["corner_pos"].double()) / w.sum(1, keepdim=True)
+        cen = _g(C, cm).to(torch.float32) + centre.to(torch.float32)
         pos = torch.cat([pos, cen])
     return pos
 
@@ -657,10 +706,12 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
     meta: dict[str, Any] = {}
     used_kaolin = False
     verts = faces = None
-    want_kaolin = backend == "kaolin" or (
-        backend == "auto" and mask is None and vol.numel() >= _KAOLIN_MC_MIN_VOXELS
-        and not _inside_on_boundary(vol, iso))
-    if want_kaolin and _backend.use_kaolin("voxelgrids_to_trianglemeshes", vol.device, backend):
+    # cheap tests first: the boundary scan costs a device sync, only worth it when kaolin could run
+    want_kaolin = (backend == "kaolin" or (backend == "auto" and mask is None
+                                           and vol.numel() >= _KAOLIN_MC_MIN_VOXELS)) \
+        and _backend.use_kaolin("voxelgrids_to_trianglemeshes", vol.device, backend) \
+        and (backend == "kaolin" or not _inside_on_boundary(vol, iso))
+    if want_kaolin:
         if mask is not None:
             raise SmrnbValueError("mask is not supported by backend='kaolin'; use backend='torch'")
         out = _backend.kaolin_marching_cubes(vol, iso)
@@ -682,7 +733,7 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
             + (f" (distrusted: {_backend.distrusted()['voxelgrids_to_trianglemeshes']})"
                if "voxelgrids_to_trianglemeshes" in _backend.distrusted() else ""))
     if verts is None:
-        verts, faces = marching_cubes(vol, iso, mask=mask)
+        verts, faces = _marching_cubes_checked(vol, iso, mask, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0), "descent")
     if verts.shape[0] and (spacing != (1.0, 1.0, 1.0) or origin != (0.0, 0.0, 0.0)):
         verts = verts * torch.tensor(spacing, dtype=torch.float32, device=verts.device) + torch.tensor(
             origin, dtype=torch.float32, device=verts.device)

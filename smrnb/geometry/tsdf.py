@@ -162,6 +162,9 @@ class TSDFVolume:
         self._tbl = torch.zeros(0, dtype=torch.int32, device=self.device)
         self._tbl_lo = [0, 0, 0]
         self._tbl_shape = [0, 0, 0]
+        self._no_depth = torch.full((), _NO_DEPTH, dtype=torch.float32, device=self.device)
+        self._rays_key: Any = None
+        self._rays = self._touch_steps = None
         r = torch.arange(B, device=self.device)
         ii, jj, kk = torch.meshgrid(r, r, r, indexing="ij")
         self._local = torch.stack([ii, jj, kk], dim=-1).reshape(-1, 3).to(torch.float32)  # (B^3, 3)
@@ -188,18 +191,19 @@ class TSDFVolume:
             f"depth_max (now {self.depth_max:g} m), or raise memory_budget",
             estimate_bytes=estimate, budget_bytes=self.memory_budget, knob="voxel_size")
 
-    def _ensure_table(self, lo: list[int], hi: list[int]) -> None:
-        """Grow the dense block-index table to cover block coordinates ``lo..hi`` (inclusive)."""
+    def _ensure_table(self, lo: list[int], hi: list[int], margin: bool = True) -> None:
+        """Grow the dense block-index table to cover block coordinates ``lo..hi`` (inclusive); with a
+        margin, so that frames integrated one by one do not regrow it every time."""
         if self._tbl.numel():
             olo, osh = self._tbl_lo, self._tbl_shape
             if all(lo[a] >= olo[a] and hi[a] < olo[a] + osh[a] for a in range(3)):
                 return
             lo = [min(lo[a], olo[a]) for a in range(3)]
             hi = [max(hi[a], olo[a] + osh[a] - 1) for a in range(3)]
-        # margin so that a camera moving on does not regrow the table every frame
         ext = [hi[a] - lo[a] + 1 for a in range(3)]
-        lo = [lo[a] - max(2, ext[a] // 4) for a in range(3)]
-        shape = [ext[a] + 2 * max(2, ext[a] // 4) for a in range(3)]
+        pad = [max(2, ext[a] // 4) if margin else 0 for a in range(3)]
+        lo = [lo[a] - pad[a] for a in range(3)]
+        shape = [ext[a] + 2 * pad[a] for a in range(3)]
         n = shape[0] * shape[1] * shape[2]
         est = n * 4 + self._cap * self.bytes_per_block
         if est > self.memory_budget:
@@ -262,9 +266,10 @@ class TSDFVolume:
 
     # ------------------------------------------------------------------ per-frame work
     def _prepare(self, depth: Any, K: Any, pose: Any, color: Any, *, touch_only: bool = False,
-                 checked: bool = False) -> dict[str, Any]:
+                 checked: bool = False, touch: bool = True) -> dict[str, Any]:
         """Per-frame inputs on the volume's device. ``touch_only`` keeps only what block planning
-        needs (every ``_TOUCH_STRIDE``-th pixel); ``checked`` skips the K/pose checks (done by the caller)."""
+        needs (every ``_TOUCH_STRIDE``-th pixel), ``touch=False`` leaves that out (blocks already
+        planned); ``checked`` skips the K/pose checks (done by the caller)."""
         depth = as_tensor(depth, "depth")
         check_shape(depth, "depth", (None, None))
         if not depth.dtype.is_floating_point:
@@ -273,14 +278,15 @@ class TSDFVolume:
         if not checked:
             K = _check_K(K, "K", H, W)  # small matrices are checked on the CPU (no device syncs later)
             pose = _check_pose(pose, "pose")
-        pose_l = pose.detach().to("cpu", torch.float64).tolist()  # host copy: no device syncs later
+        # one non-blocking copy to the device (from host memory: no stream sync)
+        pose_d = pose.detach().to(self.device, torch.float64, non_blocking=True)
         cam = {"K": [float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2])],
-               "R": pose[:3, :3].to(self.device), "t": pose[:3, 3].to(self.device), "H": H, "W": W,
-               "Rl": [row[:3] for row in pose_l[:3]], "tl": [row[3] for row in pose_l[:3]]}
-        s = _TOUCH_STRIDE
-        ds = depth[s // 2 :: s, s // 2 :: s].to(device=self.device, dtype=torch.float32)
-        ds = torch.where(torch.isfinite(ds) & (ds > self.depth_min) & (ds < self.depth_max), ds,
-                         torch.zeros((), device=self.device))
+               "R": pose_d[:3, :3], "t": pose_d[:3, 3], "H": H, "W": W}
+        ds = None
+        if touch or touch_only:
+            s = _TOUCH_STRIDE
+            ds = depth[s // 2 :: s, s // 2 :: s].to(device=self.device, dtype=torch.float32)
+            ds = torch.where((ds > self.depth_min) & (ds < self.depth_max), ds, torch.zeros((), device=self.device))
         if touch_only:
             return {"ds": ds, **cam}
         depth = depth.to(device=self.device, dtype=torch.float32)
@@ -290,11 +296,11 @@ class TSDFVolume:
             color = color.to(self.device)
         else:
             color = None
-        valid = torch.isfinite(depth) & (depth > self.depth_min) & (depth < self.depth_max)
         # padded copy for the voxel projection: a 1-pixel border and invalid pixels hold a depth so
-        # negative that every voxel projecting there fails the "sdf >= -truncation" test
+        # negative that every voxel projecting there fails the "sdf >= -truncation" test (NaN and
+        # inf fail both comparisons, so they count as invalid too)
         dpad = torch.full((H + 2, W + 2), _NO_DEPTH, dtype=torch.float32, device=self.device)
-        dpad[1:-1, 1:-1] = torch.where(valid, depth, torch.full((), _NO_DEPTH, device=self.device))
+        torch.where((depth > self.depth_min) & (depth < self.depth_max), depth, self._no_depth, out=dpad[1:-1, 1:-1])
         cpad = None
         if color is not None:
             cpad = torch.zeros((3, H + 2, W + 2), dtype=torch.float32, device=self.device)
@@ -304,31 +310,61 @@ class TSDFVolume:
                 inner.mul_(1.0 / 255.0)
         return {"ds": ds, "dpad": dpad.reshape(-1), "cpad": None if cpad is None else cpad.reshape(3, -1), **cam}
 
-    def _touch(self, fr: dict[str, Any]) -> torch.Tensor | None:
-        """Distinct block coordinates touched by the frame's truncation band, ``(n, 3) int64`` sorted
-        (x, y, z)-lexicographically; None when the frame has no valid depth."""
+    def _touch_planes(self, fr: dict[str, Any], lo: tuple[int, int, int] = (0, 0, 0)
+                      ) -> tuple[list[torch.Tensor], torch.Tensor]:
+        """Block coordinates (minus ``lo``) of the truncation-band samples of every strided pixel:
+        three float32 ``(h*w, S)`` planes holding integers, and ``valid (h*w,)`` (pixels with depth).
+        No compaction, so no host sync."""
         ds = fr["ds"]
-        s = _TOUCH_STRIDE
-        vv, uu = torch.nonzero(ds > 0, as_tuple=True)
-        if vv.numel() == 0:
-            return None
-        z = ds[vv, uu]
-        fx, fy, cx, cy = fr["K"]
-        rx = (uu * s + s // 2).to(torch.float32).sub_(cx).mul_(1.0 / fx)  # camera ray with z = 1
-        ry = (vv * s + s // 2).to(torch.float32).sub_(cy).mul_(1.0 / fy)
-        R, t = fr["Rl"], fr["tl"]
+        z = ds.reshape(-1)
+        valid = z > 0
+        # camera rays (z = 1) of the strided pixels, mapped to the world and scaled to block units
+        inv_bl = 1.0 / self.block_length
+        Rb = fr["R"].to(torch.float32).T * inv_bl
+        rw = self._touch_rays(fr, ds.shape) @ Rb  # (h*w, 3)
+        tb = (fr["t"] * inv_bl).to(torch.float32) - torch.tensor(lo, dtype=torch.float32).to(
+            self.device, non_blocking=True)
         tr = self.truncation
         z0 = (z - tr).clamp_min_(0.0)
         dz = (z + tr).clamp_max_(self.depth_max).sub_(z0)
-        steps = torch.linspace(0.0, 1.0, _TOUCH_SAMPLES, device=self.device)
-        zs = torch.addcmul(z0[:, None], dz[:, None], steps[None, :])  # (n, S) depths along each ray
-        inv_bl = 1.0 / self.block_length
-        q = []  # block coordinate along each world axis, (n, S) planes
-        for c in range(3):
-            rw = rx * R[c][0] + ry * R[c][1] + R[c][2]  # world ray component c
-            q.append(torch.addcmul(torch.full((), t[c], device=self.device), zs, rw[:, None])
-                     .mul_(inv_bl).floor_().to(torch.int64))
-        return _unique_rows(q)
+        zs = torch.addcmul(z0[:, None], dz[:, None], self._touch_steps)  # (n, S) depths along each ray
+        q = [torch.addcmul(tb[c], zs, rw[:, c : c + 1]).floor_() for c in range(3)]
+        return q, valid
+
+    def _touch_rays(self, fr: dict[str, Any], shape: tuple[int, int]) -> torch.Tensor:
+        """(h*w, 3) float32 camera rays (x, y, 1) through the strided pixel centres, cached per intrinsics."""
+        key = (tuple(fr["K"]), fr["H"], fr["W"])
+        if self._rays_key != key:
+            s = _TOUCH_STRIDE
+            fx, fy, cx, cy = fr["K"]
+            h, w = shape
+            rx = (torch.arange(w, dtype=torch.float32, device=self.device) * s + s // 2 - cx) / fx
+            ry = (torch.arange(h, dtype=torch.float32, device=self.device) * s + s // 2 - cy) / fy
+            self._rays = torch.stack([rx[None, :].expand(h, w), ry[:, None].expand(h, w),
+                                      torch.ones(h, w, device=self.device)], dim=-1).reshape(-1, 3)
+            self._touch_steps = torch.linspace(0.0, 1.0, _TOUCH_SAMPLES, device=self.device)[None, :]
+            self._rays_key = key
+        return self._rays
+
+    def _touch(self, fr: dict[str, Any]) -> torch.Tensor | None:
+        """Distinct block coordinates touched by the frame's truncation band, ``(n, 3) int64`` sorted
+        (x, y, z)-lexicographically; None when the frame has no valid depth."""
+        q, valid = self._touch_planes(fr)
+        keep = valid.nonzero().squeeze(1)
+        if keep.numel() == 0:
+            return None
+        return _unique_rows([p.index_select(0, keep).to(torch.int64) for p in q])
+
+    def _touch_keys(self, fr: dict[str, Any]) -> torch.Tensor:
+        """Table keys of the blocks the frame touches, with repeats, ``(h*w*S,) int64``; samples of
+        pixels without depth get the spare key ``table size``. The table must cover the frame."""
+        lo, (_, s1, s2) = self._tbl_lo, self._tbl_shape
+        (qx, qy, qz), valid = self._touch_planes(fr, tuple(lo))
+        # exact in float32: the table has fewer than 2**24 entries (fuse_tsdf's planner makes sure)
+        flat = torch.add(qz, torch.add(qy, qx, alpha=s1), alpha=s2).to(torch.int64)
+        T = self._tbl.numel()
+        # the clamp only guards the device against an out-of-range index (the table has a 1-block margin)
+        return torch.where(valid[:, None], flat.clamp_(0, T), T).reshape(-1)
 
     def _integrate_blocks(self, ids: torch.Tensor, fr: dict[str, Any]) -> None:
         """Projective TSDF update of the blocks ``ids`` (int64 rows of the voxel arrays).
@@ -349,11 +385,10 @@ class TSDFVolume:
         R, t = fr["R"], fr["t"]
         vs = self.voxel_size
         # camera coords (R^T (x - t)) of each block's voxel (0, 0, 0) and of the in-block offsets
-        o = self.block_coords[ids].to(torch.float64) * (self.block_size * vs) - t
-        A = (o[:, 0:1] * R[0] + o[:, 1:2] * R[1] + o[:, 2:3] * R[2]).to(torch.float32)  # (n, 3)
-        Rf = R.to(torch.float32)
-        Off = self._local * vs
-        Off = Off[:, 0:1] * Rf[0] + Off[:, 1:2] * Rf[1] + Off[:, 2:3] * Rf[2]  # (B^3, 3)
+        # (row vectors: R^T v is v @ R)
+        o = self.block_coords.index_select(0, ids).to(torch.float64).mul_(self.block_size * vs).sub_(t)
+        A = (o @ R).to(torch.float32)  # (n, 3)
+        Off = (self._local * vs) @ R.to(torch.float32)  # (B^3, 3)
         z = A[:, 2:3] + Off[:, 2]  # (n, B^3)
         iz = torch.reciprocal(z.clamp_min(1e-6))  # behind the camera -> far outside the image
         # nearest pixel, shifted by the 1-pixel border: floor(u + 0.5) + 1, clamped onto the border
@@ -521,6 +556,32 @@ class TSDFVolume:
         return Mesh(verts, faces, vertex_colors=colors, frame="opencv", meta=meta)
 
 
+# fuse_tsdf's planner: the dense block table stays below 2**24 entries (64 MiB; keys exact in
+# float32), and the per-group mark array below this many bytes
+_MAX_TABLE = 1 << 24
+_MARK_BYTES = 64 << 20
+
+
+def _frusta_bounds(Ks: list[torch.Tensor], poses: torch.Tensor, H: int, W: int, far: float, block_length: float
+                   ) -> tuple[list[int], list[int]]:
+    """Block coordinates bounding every frame's view frustum up to depth ``far`` (host arithmetic):
+    the camera centre and the four image-corner rays at ``far`` span the frustum's bounding box."""
+    import numpy as np
+
+    P = poses.numpy()  # (N, 4, 4) camera-to-world, float64 on the CPU
+    Kn = np.stack([k.numpy() for k in Ks])  # (N, 3, 3)
+    u = np.array([0.0, W - 1.0, 0.0, W - 1.0])
+    v = np.array([0.0, 0.0, H - 1.0, H - 1.0])
+    x = (u[None, :] - Kn[:, 0, 2:3]) / Kn[:, 0, 0:1] * far  # (N, 4) corner points in the camera
+    y = (v[None, :] - Kn[:, 1, 2:3]) / Kn[:, 1, 1:2] * far
+    cam = np.stack([x, y, np.full_like(x, far)], axis=-1)  # (N, 4, 3)
+    world = np.einsum("nij,nkj->nki", P[:, :3, :3], cam) + P[:, None, :3, 3]
+    pts = np.concatenate([world.reshape(-1, 3), P[:, :3, 3]])
+    lo = np.floor(pts.min(0) / block_length).astype(np.int64) - 1
+    hi = np.floor(pts.max(0) / block_length).astype(np.int64) + 1
+    return lo.tolist(), hi.tolist()
+
+
 def _unique_rows(q: list[torch.Tensor]) -> torch.Tensor:
     """Distinct block coordinates from per-axis integer tensors ``q = [qx, qy, qz]`` (same shape),
     as ``(n, 3) int64`` rows sorted (x, y, z)-lexicographically: a mark over the bounding box when it
@@ -639,34 +700,50 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
 
     def frame(i: int, touch_only: bool = False) -> dict[str, Any]:
         c = frames.color[i] if use_color and not touch_only else None
-        return vol._prepare(frames.depth[i], Ks[i], poses[i], c, touch_only=touch_only, checked=True)
+        return vol._prepare(frames.depth[i], Ks[i], poses[i], c, touch_only=touch_only, checked=True, touch=touch_only)
 
     # pass 1: the distinct blocks each frame touches (cheap: strided pixels) -> exact block count ->
-    # refuse before allocating
-    touched: list[torch.Tensor | None] = []
-    for i in range(N):
-        c = vol._touch(frame(i, touch_only=True))
-        touched.append(c)
-    live = [c for c in touched if c is not None]
-    if not live:
+    # refuse before allocating. The block table covers the union of the frames' view frusta (up to
+    # depth_max + truncation), known on the host from poses and intrinsics alone; frames are marked
+    # in groups, one host sync per group.
+    lo, hi = _frusta_bounds(Ks, poses, H, W, depth_max + vol.truncation, vol.block_length)
+    tsize = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
+    if tsize >= _MAX_TABLE:  # a long trajectory: bound the blocks the frames really touch instead
+        bounds = []
+        for i in range(N):
+            q, valid = vol._touch_planes(frame(i, touch_only=True))
+            big = torch.full((), 3.0e38, device=dev)
+            bounds.append(torch.stack([torch.where(valid[:, None], p, big).amin() for p in q]
+                                      + [torch.where(valid[:, None], p, -big).amax() for p in q]))
+        b = torch.stack(bounds)
+        b = torch.cat([b[:, :3].amin(0), b[:, 3:].amax(0)]).tolist()
+        if b[0] > b[3]:
+            b = [0.0] * 6  # no valid depth anywhere (handled below)
+        lo, hi = [int(x) - 1 for x in b[:3]], [int(x) + 1 for x in b[3:]]  # 1 block for float rounding
+        tsize = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
+        if tsize >= _MAX_TABLE:
+            vol._refuse(tsize * 4, f"block lookup table of {tsize} blocks (over {_MAX_TABLE} entries)")
+    vol._ensure_table(lo, hi, margin=False)
+    T = vol._tbl.numel()
+    group = max(1, min(32, _MARK_BYTES // (T + 1)))
+    union = torch.zeros(T + 1, dtype=torch.bool, device=dev)
+    keys: list[torch.Tensor | None] = []
+    for g0 in range(0, N, group):
+        g1 = min(N, g0 + group)
+        mark = torch.zeros(g1 - g0, T + 1, dtype=torch.bool, device=dev)
+        for i in range(g0, g1):
+            mark[i - g0].index_fill_(0, vol._touch_keys(frame(i, touch_only=True)), True)
+        mark[:, T] = False  # the spare key of pixels without depth
+        union |= mark.any(0)
+        fk = mark.nonzero()  # (frame, key) pairs, by frame then key: the one sync of the group
+        counts = torch.bincount(fk[:, 0], minlength=g1 - g0).tolist()
+        keys.extend(k if k.numel() else None for k in torch.split(fk[:, 1], counts))
+    if all(k is None for k in keys):
         vol.frames_integrated = vol.frames_empty = N
         warnings.warn(f"fuse_tsdf: none of the {N} frames has depth in ({depth_min:g}, {depth_max:g}) m; "
                       "nothing was allocated and the volume is empty", UserWarning, stacklevel=2)
         return vol
-    bb = torch.stack([torch.cat([c.amin(0), c.amax(0)]) for c in live])
-    b = torch.cat([bb[:, :3].amin(0), bb[:, 3:].amax(0)]).tolist()
-    vol._ensure_table(b[:3], b[3:])
-    union = torch.zeros(vol._tbl.numel(), dtype=torch.bool, device=dev)
-    keys: list[torch.Tensor | None] = []
-    for c in touched:
-        if c is None:
-            keys.append(None)
-            continue
-        k = vol._flat(c)
-        union[k] = True
-        keys.append(k)
-    del touched, live
-    new = torch.nonzero(union & (vol._tbl < 0)).flatten()
+    new = torch.nonzero(union[:T] & (vol._tbl < 0)).flatten()
     est = (vol.num_blocks + new.numel()) * vol.bytes_per_block + vol._tbl.numel() * 4
     if est > vol.memory_budget:
         vol._refuse(int(est), f"{vol.num_blocks + new.numel()} blocks of {block_size}^3 voxels")
@@ -681,7 +758,7 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
         if keys[i] is None:
             empty += 1
             continue
-        vol._integrate_blocks(vol._tbl[keys[i]].long(), frame(i))
+        vol._integrate_blocks(vol._tbl.index_select(0, keys[i]).long(), frame(i))
     vol.frames_empty = empty
     if empty:
         warnings.warn(f"fuse_tsdf: {empty} of {N} frames had no depth in ({depth_min:g}, {depth_max:g}) m and "

@@ -242,23 +242,32 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
             estimate_bytes=estimate, budget_bytes=budget, knob="grid_shape/voxel_size")
 
     if origin is None:
-        flat = pb.reshape(-1, 3).double()
-        centre = (flat.min(0).values + flat.max(0).values) / 2
-        half = torch.tensor([s // 2 for s in shape], dtype=torch.float64, device=dev)
+        lo, hi = torch.aminmax(pb.reshape(-1, 3), dim=0)
+        centre = (lo.double() + hi.double()) / 2
+        half = _device_const(dev, tuple(float(s // 2) for s in shape), torch.float64)
         org = (torch.floor(centre / vs) - half) * vs
+        org_pts = org
     else:
-        org = as_tensor(origin, "origin", device=dev)
-        if tuple(org.shape) != (3,):
-            raise SmrnbValueError(f"origin must have shape (3,), got {tuple(org.shape)}")
-        org = org.to(torch.float64)
-        if not bool(torch.isfinite(org).all()):
-            raise SmrnbValueError(f"origin must be finite, got {org.tolist()}")
+        # checked on the host: no device round trip for an origin given as numbers or a CPU tensor
+        if isinstance(origin, torch.Tensor):
+            if tuple(origin.shape) != (3,):
+                raise SmrnbValueError(f"origin must have shape (3,), got {tuple(origin.shape)}")
+            vals = origin.detach().to("cpu", torch.float64).tolist()
+        else:
+            arr = as_tensor(origin, "origin", dtype=torch.float64, device="cpu")
+            if tuple(arr.shape) != (3,):
+                raise SmrnbValueError(f"origin must have shape (3,), got {tuple(arr.shape)}")
+            vals = arr.tolist()
+        if not all(np.isfinite(vals)):
+            raise SmrnbValueError(f"origin must be finite, got {vals}")
+        org = _device_const(dev, tuple(vals), torch.float64)
+        org_pts = _device_const(dev, tuple(vals), pts.dtype)  # the same numbers, cast once
 
     if backend == "kaolin":
         occ, dropped = _voxelize_kaolin(pb, vs, shape, org)
         used = "kaolin"
     else:
-        occ, dropped = _voxelize_torch(pb, vs, shape, org)
+        occ, dropped = _voxelize_torch(pb, vs, shape, org_pts)
         used = "torch CUDA" if dev.type == "cuda" else "torch CPU"
     per = dropped.tolist()
     if any(per):
@@ -268,22 +277,40 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
             bad = int((~finite).sum())
             raise SmrnbValueError(f"points must be finite, got {bad} point(s) with NaN/inf coordinates")
     meta = {"backend": used, "num_points": B * N, "dropped_per_batch": per}
-    return VoxelGrid(occ if batched else occ[0], org, vs, frame, int(sum(per)), meta)
+    # every field was checked above: build without VoxelGrid's own checks (a device sync for origin)
+    grid = object.__new__(VoxelGrid)
+    grid.occupancy, grid.origin, grid.voxel_size = occ if batched else occ[0], org, vs
+    grid.frame, grid.dropped, grid.meta = frame, int(sum(per)), meta
+    return grid
+
+
+_CONSTS: dict[tuple[Any, ...], torch.Tensor] = {}
+
+
+def _device_const(device: torch.device, values: tuple[float, ...], dtype: torch.dtype) -> torch.Tensor:
+    """A small tensor of ``values`` on ``device``, made once (repeated calls with the same grid and
+    origin copy nothing to the device)."""
+    key = (device.type, device.index, dtype, values)
+    t = _CONSTS.get(key)
+    if t is None:
+        if len(_CONSTS) > 256:
+            _CONSTS.clear()
+        t = _CONSTS[key] = torch.tensor(values, dtype=dtype, device=device)
+    return t
 
 
 def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor
                     ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Plain scatter: (B, N, 3) -> (B, X, Y, Z) bool, (B,) int64 dropped counts. No host sync."""
+    """Plain scatter: (B, N, 3) -> (B, X, Y, Z) bool, (B,) int64 dropped counts. No host sync,
+    few kernels (on a GPU this call is bound by launches, not by memory)."""
     B = pb.shape[0]
     X, Y, Z = shape
     dev = pb.device
-    o = org.to(pb.dtype)
-    fidx = torch.floor((pb - o) / vs)
-    lim = torch.tensor(shape, dtype=pb.dtype).to(dev, non_blocking=True)
-    inside = ((fidx >= 0) & (fidx < lim)).all(-1)  # (B, N); NaN compares False -> outside
-    il = fidx.long()  # garbage where not inside; replaced below
-    stride = torch.tensor([Y * Z, Z, 1], dtype=torch.long).to(dev, non_blocking=True)
-    flat = (il * stride).sum(-1)
+    fidx = torch.sub(pb, org.to(pb.dtype)).div_(vs).floor_()
+    clamped = torch.clamp(fidx, min=_device_const(dev, (0.0,) * 3, pb.dtype),
+                          max=_device_const(dev, (X - 1.0, Y - 1.0, Z - 1.0), pb.dtype))
+    inside = (fidx == clamped).all(-1)  # (B, N); NaN compares unequal -> outside
+    flat = (clamped.long() * _device_const(dev, (Y * Z, Z, 1), torch.int64)).sum(-1)
     if B > 1:
         flat += torch.arange(B, device=dev)[:, None] * (X * Y * Z)
     total = B * X * Y * Z

@@ -143,6 +143,20 @@ def test_white_noise_exercises_ambiguous_cases_same_as_skimage(seed):
     assert f.shape[0] > 0
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_all_cubes_face_tests_path_same_as_skimage(seed, monkeypatch):
+    """The GPU formulation (face/interior tests on every active cube, no compaction) run on the CPU:
+    unambiguous cubes must come out of the tests with 0 bits and the mesh equal scikit-image's."""
+    import smrnb.geometry.marching_cubes as mc
+
+    monkeypatch.setattr(mc, "_AMBIGUOUS_SUBSET_DEVICES", ())
+    r = np.random.default_rng(seed).standard_normal((22, 23, 24)).astype(np.float32)
+    assert_same_as_skimage(r, 0.0)
+    assert_same_as_skimage(sphere_field(30, 11.3, c=(14.2, 15.1, 13.7)), 0.0)
+    noise = (np.random.default_rng(seed + 5).random((16, 17, 18)) > 0.5).astype(np.float32)
+    assert_same_as_skimage(noise, 0.5)
+
+
 def test_every_cube_configuration_same_as_skimage():
     """All 256 corner-sign patterns, each with several random magnitudes, as isolated cubes."""
     rng = np.random.default_rng(7)

@@ -282,3 +282,22 @@ def test_redwood_held_out_depth_error(redwood_micro):
     e = depth_error(mesh, frames.select(held))
     assert e["median_abs_error"] <= 0.010, e
     assert e["coverage"] > 0.9, e
+
+
+def test_planner_fallback_bounds_give_the_same_volume(monkeypatch):
+    """fuse_tsdf sizes its block table from the view frusta; when that box is too big it bounds the
+    blocks the frames really touch instead. Both plans must fuse the same blocks and mesh."""
+    import smrnb.geometry.tsdf as T
+    from smrnb.datasets import load_sample
+
+    fr = load_sample(max_frames=12)
+    a = T.fuse_tsdf(fr, 0.02, progress=False)
+    monkeypatch.setattr(T, "_frusta_bounds", lambda *args: ([-10**6] * 3, [10**6] * 3))
+    b = T.fuse_tsdf(fr, 0.02, progress=False)
+    assert b._tbl.numel() < a._tbl.numel()  # the other plan really ran
+    ka = {tuple(r) for r in a.block_coords[: a.num_blocks].tolist()}
+    kb = {tuple(r) for r in b.block_coords[: b.num_blocks].tolist()}
+    assert ka == kb and len(ka) > 100
+    ma, mb = a.extract_mesh(), b.extract_mesh()
+    assert ma.vertices.shape == mb.vertices.shape and ma.faces.shape == mb.faces.shape
+    assert torch.equal(torch.sort(ma.vertices.view(-1))[0], torch.sort(mb.vertices.view(-1))[0])
