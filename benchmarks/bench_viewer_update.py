@@ -163,8 +163,9 @@ def report(res: dict, out: Path, command: str) -> str:
                      f"{r['ws_bytes'] / r['vertices']:.1f} | {r['nbytes'] / r['vertices']:.1f} |")
     lines += ["", f"Median latency {statistics.median(lat):.3f} s (min {min(lat):.3f}, max {max(lat):.3f}); "
               f"target <= 0.5 s: {'met' if statistics.median(lat) <= 0.5 else 'NOT met'} (median).", "",
-              "Scene buffers per vertex: position 12 + normal 12 + color 12 (float32) + index 3 x 4 x F/V "
-              "(uint32, F/V ~ 2) = ~60 bytes; every array travels as a binary websocket buffer.", ""]
+              "Scene buffers per vertex: position 12 (float32) + normal 3 (normalized int8) + color 3 "
+              "(normalized uint8) + index 3 x 4 x F/V (uint32, F/V ~ 2) = ~42 bytes; every array travels "
+              "as a binary websocket buffer.", ""]
     text = "\n".join(lines)
     out.write_text(text)
     return text

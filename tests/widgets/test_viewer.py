@@ -45,9 +45,10 @@ def test_mesh_buffers_are_binary_float32_uint32_and_normals_come_from_python():
     geo = obj.geometry
     pos, nrm = geo.attributes["position"].array, geo.attributes["normal"].array
     assert pos.dtype == np.float32 and pos.shape == (m.num_vertices, 3)
-    assert nrm.dtype == np.float32
+    # normals travel as normalized int8 (3 bytes per vertex): within 1/127 per component
+    assert nrm.dtype == np.int8 and geo.attributes["normal"].normalized
     assert geo.index.array.dtype == np.uint32 and geo.index.array.shape == (m.num_faces * 3,)
-    np.testing.assert_allclose(nrm, compute_vertex_normals(m.vertices, m.faces).numpy(), atol=1e-6)
+    np.testing.assert_allclose(nrm / 127.0, compute_vertex_normals(m.vertices, m.faces).numpy(), atol=0.5 / 127 + 1e-6)
     # the synced state carries the arrays as binary buffers, not JSON number lists
     state = geo.attributes["position"].get_state()
     _, paths, buffers = _remove_buffers(state)
@@ -62,8 +63,10 @@ def test_vertex_colors_and_opencv_frame_flip():
     v = Viewer(PointCloud(pts, colors=cols, frame="opencv"), point_size=0.05)
     (obj,) = scene_objects(v, "points")
     np.testing.assert_allclose(obj.geometry.attributes["position"].array, pts.numpy() * [1, -1, -1])
-    np.testing.assert_allclose(obj.geometry.attributes["color"].array, cols.numpy())
-    assert obj.geometry.attributes["color"].array.dtype == np.float32
+    # colors travel as normalized uint8
+    col = obj.geometry.attributes["color"]
+    assert col.array.dtype == np.uint8 and col.normalized
+    np.testing.assert_array_equal(col.array, (cols.numpy() * 255).round())
     assert obj.material.vertexColors == "VertexColors" and obj.material.size == pytest.approx(0.05)
 
 
