@@ -245,18 +245,24 @@ def _tables_on(device: torch.device) -> dict[str, torch.Tensor]:
             t[name] = torch.as_tensor(et[name], device=device)
         # owned edges by (flags, cube index): flags * 256 + index -> 12-bit mask
         t["owned"] = torch.as_tensor((et["own"][:, None] & et["crossed"][None, :]).reshape(-1), device=device)
-        # (8, 12) mask of the owner cube's edges numbered before edge e: (1 << owner_edge) - 1
-        t["owner_below"] = torch.as_tensor((np.int64(1) << et["owner_edge"]) - 1, device=device)
-        # (8, 12) linear offset of the owner cube for node strides (a, b, 1); integer math in numpy
-        # (CUDA has no integer matmul)
-        t["owner_lin"] = cache(lambda a, b, _o=et["owner_off"], _d=device: torch.as_tensor(
-            _o @ np.array([a, b, 1], dtype=np.int64), device=_d))
+        # (8 * 12, 2) per (flags, edge): linear offset of the owner cube for node strides (a, b, 1)
+        # (integer math in numpy: CUDA has no integer matmul) and the mask of the owner cube's edges
+        # numbered before the edge, (1 << owner_edge) - 1
+        below = (np.int64(1) << et["owner_edge"]) - 1
+        t["owner_lin_below"] = cache(lambda a, b, _o=et["owner_off"], _d=device, _b=below: torch.as_tensor(
+            np.stack([_o @ np.array([a, b, 1], dtype=np.int64), _b], -1).reshape(-1, 2), device=_d))
+        # per local edge: corner offsets (node strides a, b) and corner positions of its two ends
+        t["edge_off"] = cache(lambda a, b, _d=device, _e=et["ends"]: torch.as_tensor(
+            np.array([0, 1, b + 1, b, a, a + 1, a + b + 1, a + b], dtype=np.int64)[_e], device=_d))
+        t["edge_pos"] = torch.as_tensor(_CORNER[et["ends"]].astype(np.float32), device=device)  # (12, 2, 3)
         _DEVICE_TABLES[key] = t
     return t
 
 
 def _g(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     """``x[idx]`` along dim 0 for an index of any shape (``index_select``: the fastest CPU gather)."""
+    if idx.dim() == 1:  # the common case, one dispatcher call (this runs ~25 times per extraction)
+        return torch.index_select(x, 0, idx)
     return torch.index_select(x, 0, idx.reshape(-1)).view(*idx.shape, *x.shape[1:])
 
 
@@ -325,7 +331,16 @@ def _face_and_interior_bits(vals: torch.Tensor, cidx: torch.Tensor, T: dict[str,
     return torch.add(interior.long(), bits, alpha=2)
 
 
-def _check_volume(volume: Any, name: str) -> torch.Tensor:
+def _raise_nonfinite(v: torch.Tensor, name: str = "volume") -> None:
+    bad = int((~torch.isfinite(v)).sum())
+    if bad:
+        raise SmrnbValueError(
+            f"{name} must be finite, got {bad} NaN/inf value(s); mark unobserved voxels with mask= instead")
+
+
+def _check_volume(volume: Any, name: str, defer: bool = False) -> Any:
+    """The volume as contiguous float32, checked. ``defer=True`` returns ``(volume, nonfinite)`` with a
+    0-d bool tensor instead of checking finiteness here (no host sync): the caller must check it."""
     v = as_tensor(volume, name)
     check_shape(v, name, (None, None, None))
     if v.dtype == torch.bool:
@@ -336,12 +351,12 @@ def _check_volume(volume: Any, name: str) -> torch.Tensor:
         raise SmrnbValueError(f"{name} must be at least 2 x 2 x 2, got {tuple(v.shape)}")
     v = v.to(torch.float32)
     lo, hi = torch.aminmax(v)  # NaN propagates; one pass, no temporary
-    # lo - hi is finite exactly when both are, unless it overflows (then count to be sure)
-    if not bool(torch.isfinite(lo - hi)):
-        bad = int((~torch.isfinite(v)).sum())
-        if bad:
-            raise SmrnbValueError(
-                f"{name} must be finite, got {bad} NaN/inf value(s); mark unobserved voxels with mask= instead")
+    # lo - hi is finite exactly when both are, unless it overflows (then counting decides)
+    nonfinite = ~torch.isfinite(lo - hi)
+    if defer:
+        return v.contiguous(), nonfinite
+    if bool(nonfinite):
+        _raise_nonfinite(v, name)
     return v.contiguous()
 
 
@@ -390,12 +405,15 @@ def marching_cubes(volume: Any, level: float, mask: Any = None, spacing: Any = (
     ordered by (edge base node, edge axis), not in scikit-image's order. Degenerate (zero-area)
     triangles are kept, as scikit-image's default ``allow_degenerate=True``.
     """
-    return _marching_cubes_checked(_check_volume(volume, "volume"), level, mask, spacing, origin, gradient_direction)
+    vol, nonfinite = _check_volume(volume, "volume", defer=True)
+    return _marching_cubes_checked(vol, level, mask, spacing, origin, gradient_direction, nonfinite)
 
 
 def _marching_cubes_checked(vol: torch.Tensor, level: Any, mask: Any, spacing: Any, origin: Any,
-                            gradient_direction: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """:func:`marching_cubes` on a volume already through ``_check_volume``."""
+                            gradient_direction: str, nonfinite: torch.Tensor | None = None
+                            ) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`marching_cubes` on a volume already through ``_check_volume`` (``nonfinite``: its
+    deferred finiteness flag, checked at the extraction's size sync)."""
     try:
         lev = float(level)
     except (TypeError, ValueError):
@@ -413,7 +431,7 @@ def _marching_cubes_checked(vol: torch.Tensor, level: Any, mask: Any, spacing: A
         if tuple(m.shape) != tuple(vol.shape):
             raise SmrnbValueError(f"mask must have the volume's shape {tuple(vol.shape)}, got {tuple(m.shape)}")
     _check_memory(vol)
-    verts, faces = _marching_cubes_torch(vol, lev, m)
+    verts, faces = _marching_cubes_torch(vol, lev, m, nonfinite)
     if gradient_direction == "ascent":
         faces = faces.flip(1)
     if verts.shape[0] and (sp != (1.0, 1.0, 1.0) or org != (0.0, 0.0, 0.0)):
@@ -506,8 +524,8 @@ def _nonzero(x: torch.Tensor, size: int) -> torch.Tensor:
         return x.nonzero()
 
 
-def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | None
-                          ) -> tuple[torch.Tensor, torch.Tensor]:
+def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | None,
+                          nonfinite: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """The vectorised algorithm on a float32 contiguous (N0, N1, N2) volume; index-unit vertices.
 
     Written for few kernel launches and host syncs (on a GPU the cost of a 256^3 grid is mostly
@@ -543,6 +561,8 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     del cand
     M = lin.numel()
     if M == 0:
+        if nonfinite is not None and bool(nonfinite):
+            _raise_nonfinite(vol)
         return (torch.zeros((0, 3), dtype=torch.float32, device=dev),
                 torch.zeros((0, 3), dtype=torch.int64, device=dev))
     C = torch.remainder(torch.div(lin[:, None], _const(dev, (a, b, 1)), rounding_mode="floor"),
@@ -584,17 +604,21 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     ntri = _g(T["ntri"], rows)
     uses_c = _g(T["row_uses_center"], row)
     tend = torch.cumsum(ntri, 0)
-    F, n_edge_verts, n_centre = torch.stack([tend[-1], vend[-1], uses_c.sum()]).tolist()
+    sizes = [tend[-1], vend[-1], uses_c.sum()] + ([] if nonfinite is None else [nonfinite.long()])
+    F, n_edge_verts, n_centre, *bad = torch.stack(sizes).tolist()  # the finiteness check rides along
+    if bad and bad[0]:
+        _raise_nonfinite(vol)
     tri_cube = torch.repeat_interleave(ntri, output_size=F)  # index into rows
-    first = tend - ntri
-    tri_in_cube = torch.arange(F, device=dev) - _g(first, tri_cube)
-    # (F, 3) Lewiner edge numbers; the tables' order is right-handed with normals toward lower values
-    local = _g(T["tri"].view(-1, 3), torch.add(tri_in_cube, _g(rows, tri_cube), alpha=_MAX_TRI))
+    # (F, 3) Lewiner edge numbers: table row * 12 + (triangle number - first triangle of its cube);
+    # the tables' order is right-handed with normals toward lower values
+    local = _g(T["tri"].view(-1, 3), torch.add(_g(torch.add(ntri - tend, rows, alpha=_MAX_TRI), tri_cube),
+                                                torch.arange(F, device=dev)))
     m = tri_cube if tri_cubes is None else _g(tri_cubes, tri_cube)  # (F,) active-cube index of each triangle
     e = local.clamp(max=11)
     fe = torch.add(e, _g(flags, m)[:, None], alpha=12)  # (F, 3)
-    owner = _g(slot, _g(lin, m)[:, None] + _g(T["owner_lin"](a, b).view(-1), fe))  # int32: an index as is
-    below = _g(owned, owner) & _g(T["owner_below"].view(-1), fe)
+    ob = _g(T["owner_lin_below"](a, b), fe)  # (F, 3, 2): owner cube offset, mask of its lower edges
+    owner = _g(slot, _g(lin, m)[:, None] + ob[..., 0])  # int32: an index as is
+    below = _g(owned, owner) & ob[..., 1]
     vid = _g(vstart, owner) + _g(T["popcount"], below)
     # interior vertices (some tilings of ambiguous cases): numbered after the edge vertices
     centre_cubes = None
@@ -604,7 +628,7 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
         vid = torch.where(local == 12, n_edge_verts + _g(cid, m)[:, None], vid)
     faces = vid
 
-    verts = _vertex_positions(lin, owned, C, centre_cubes, flat, level, corner_off, T, n_edge_verts)
+    verts = _vertex_positions(lin, owned, C, centre_cubes, flat, level, corner_off, T, n_edge_verts, a, b)
     if mask is not None and faces.numel():
         # vertices owned by cubes that make no triangles may be unreferenced: drop them
         used = torch.zeros(verts.shape[0], dtype=torch.bool, device=dev)
@@ -616,14 +640,13 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     return verts, faces
 
 
-def _vertex_positions(lin, owned, C, cm, flat, level, corner_off, T, n_edge_verts):
+def _vertex_positions(lin, owned, C, cm, flat, level, corner_off, T, n_edge_verts, a, b):
     """Positions (index units, float32) of the owned edge vertices then the interior vertices."""
     bitsel = _g(T["bits12"], owned)  # (M, 12) bool
     mi, ei = _nonzero(bitsel, n_edge_verts).unbind(1)  # cube-major, edge ascending = numbering order
-    ends = _g(T["ends"], ei)  # (V, 2) corners
-    d = (_g(flat, _g(lin, mi)[:, None] + _g(corner_off, ends)) - level).abs_()  # (V, 2)
+    d = (_g(flat, _g(lin, mi)[:, None] + _g(T["edge_off"](a, b), ei)) - level).abs_()  # (V, 2)
     t = d[:, 0].div_(d.sum(1))
-    cpos = _g(T["corner_pos"], ends)  # (V, 2, 3)
+    cpos = _g(T["edge_pos"], ei)  # (V, 2, 3)
     pos = torch.lerp(cpos[:, 0], cpos[:, 1], t[:, None]).add_(_g(C, mi))
     if cm is not None:
         w = 1.0 / (_EPS + (_g(flat, _g(lin, cm)[:, None] + corner_off).double() - level).abs())  # (C, 8)

@@ -24,6 +24,7 @@ boundary (kaolin rounds half to even). It is 10x slower than the scatter on CUDA
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -242,40 +243,43 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
             estimate_bytes=estimate, budget_bytes=budget, knob="grid_shape/voxel_size")
 
     if origin is None:
+        # bounding-box centre on the host (one small sync instead of a chain of tiny kernels), in
+        # float64 as documented; NaN/inf points make it non-finite and are reported below
         lo, hi = torch.aminmax(pb.reshape(-1, 3), dim=0)
-        centre = (lo.double() + hi.double()) / 2
-        half = _device_const(dev, tuple(float(s // 2) for s in shape), torch.float64)
-        org = (torch.floor(centre / vs) - half) * vs
-        org_pts = org
+        b = torch.stack([lo, hi]).tolist()
+        vals = tuple((math.floor(((b[0][a] + b[1][a]) / 2) / vs) - shape[a] // 2) * vs
+                     if math.isfinite(b[0][a] + b[1][a]) else math.nan for a in range(3))
+        if not all(map(math.isfinite, vals)):
+            _raise_nonfinite(pb)
+        org = _device_const(dev, vals, torch.float64)
+        org_pts = _device_const(dev, vals, pts.dtype)
     else:
         # checked on the host: no device round trip for an origin given as numbers or a CPU tensor
         if isinstance(origin, torch.Tensor):
             if tuple(origin.shape) != (3,):
                 raise SmrnbValueError(f"origin must have shape (3,), got {tuple(origin.shape)}")
-            vals = origin.detach().to("cpu", torch.float64).tolist()
+            vals = origin.detach().cpu().tolist()  # float32 or float64 values, exactly, as Python floats
         else:
             arr = as_tensor(origin, "origin", dtype=torch.float64, device="cpu")
             if tuple(arr.shape) != (3,):
                 raise SmrnbValueError(f"origin must have shape (3,), got {tuple(arr.shape)}")
             vals = arr.tolist()
-        if not all(np.isfinite(vals)):
+        if not all(map(math.isfinite, vals)):
             raise SmrnbValueError(f"origin must be finite, got {vals}")
         org = _device_const(dev, tuple(vals), torch.float64)
         org_pts = _device_const(dev, tuple(vals), pts.dtype)  # the same numbers, cast once
 
     if backend == "kaolin":
         occ, dropped = _voxelize_kaolin(pb, vs, shape, org)
+        kept = N - dropped
         used = "kaolin"
     else:
-        occ, dropped = _voxelize_torch(pb, vs, shape, org_pts)
+        occ, kept = _voxelize_torch(pb, vs, shape, org_pts)
         used = "torch CUDA" if dev.type == "cuda" else "torch CPU"
-    per = dropped.tolist()
+    per = [N - k for k in kept.tolist()]
     if any(per):
         # NaN/inf coordinates never land in a voxel: check for them only when something was dropped
-        finite = torch.isfinite(pb).all(-1)
-        if not bool(finite.all()):
-            bad = int((~finite).sum())
-            raise SmrnbValueError(f"points must be finite, got {bad} point(s) with NaN/inf coordinates")
+        _raise_nonfinite(pb)
     meta = {"backend": used, "num_points": B * N, "dropped_per_batch": per}
     # every field was checked above: build without VoxelGrid's own checks (a device sync for origin)
     grid = object.__new__(VoxelGrid)
@@ -290,7 +294,7 @@ _CONSTS: dict[tuple[Any, ...], torch.Tensor] = {}
 def _device_const(device: torch.device, values: tuple[float, ...], dtype: torch.dtype) -> torch.Tensor:
     """A small tensor of ``values`` on ``device``, made once (repeated calls with the same grid and
     origin copy nothing to the device)."""
-    key = (device.type, device.index, dtype, values)
+    key = (device, dtype, values)
     t = _CONSTS.get(key)
     if t is None:
         if len(_CONSTS) > 256:
@@ -299,26 +303,57 @@ def _device_const(device: torch.device, values: tuple[float, ...], dtype: torch.
     return t
 
 
+_GRID_CONSTS: dict[tuple[Any, ...], tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}
+
+
+def _grid_consts(device: torch.device, dtype: torch.dtype, shape: tuple[int, int, int]
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(0, 0, 0), (X-1, Y-1, Z-1) and the flat strides (Y*Z, Z, 1) of a grid, as ``dtype`` on ``device``."""
+    key = (device, dtype, shape)
+    c = _GRID_CONSTS.get(key)
+    if c is None:
+        if len(_GRID_CONSTS) > 64:
+            _GRID_CONSTS.clear()
+        X, Y, Z = shape
+        c = _GRID_CONSTS[key] = tuple(torch.tensor(v, dtype=dtype, device=device)
+                                      for v in ((0, 0, 0), (X - 1, Y - 1, Z - 1), (Y * Z, Z, 1)))
+    return c
+
+
+def _raise_nonfinite(pb: torch.Tensor) -> None:
+    """Raise naming the NaN/inf points of ``pb``, if there are any."""
+    finite = torch.isfinite(pb).all(-1)
+    if not bool(finite.all()):
+        bad = int((~finite).sum())
+        raise SmrnbValueError(f"points must be finite, got {bad} point(s) with NaN/inf coordinates")
+
+
 def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor
                     ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Plain scatter: (B, N, 3) -> (B, X, Y, Z) bool, (B,) int64 dropped counts. No host sync,
-    few kernels (on a GPU this call is bound by launches, not by memory)."""
+    """Plain scatter: (B, N, 3) -> (B, X, Y, Z) bool, (B,) int64 counts of points inside. No host
+    sync, few kernels (on a GPU this call is bound by launches, not by memory)."""
     B = pb.shape[0]
     X, Y, Z = shape
     dev = pb.device
-    fidx = torch.sub(pb, org.to(pb.dtype)).div_(vs).floor_()
-    clamped = torch.clamp(fidx, min=_device_const(dev, (0.0,) * 3, pb.dtype),
-                          max=_device_const(dev, (X - 1.0, Y - 1.0, Z - 1.0), pb.dtype))
-    inside = (fidx == clamped).all(-1)  # (B, N); NaN compares unequal -> outside
-    flat = (clamped.long() * _device_const(dev, (Y * Z, Z, 1), torch.int64)).sum(-1)
-    if B > 1:
-        flat += torch.arange(B, device=dev)[:, None] * (X * Y * Z)
     total = B * X * Y * Z
-    flat = torch.where(inside, flat, total)  # outside -> one spare slot
+    zero, top, strides = _grid_consts(dev, pb.dtype, shape)
+    fidx = torch.sub(pb, org if org.dtype == pb.dtype else org.to(pb.dtype)).div_(vs).floor_()
+    clamped = torch.clamp(fidx, min=zero, max=top)
+    inside = (fidx == clamped).all(-1)  # (B, N); NaN compares unequal -> outside
+    if total < (1 << 24) and pb.dtype == torch.float32:
+        # the flat index as one matrix-vector product: exact in float32 (integers below 2**24)
+        flat = torch.mv(clamped.view(-1, 3), strides).view(B, -1)
+        if B > 1:
+            flat += _device_const(dev, tuple(float(b * X * Y * Z) for b in range(B)), pb.dtype)[:, None]
+        flat = torch.where(inside, flat, float(total)).to(torch.int64)  # outside -> one spare slot
+    else:
+        flat = (clamped.long() * _device_const(dev, (Y * Z, Z, 1), torch.int64)).sum(-1)
+        if B > 1:
+            flat += torch.arange(B, device=dev)[:, None] * (X * Y * Z)
+        flat = torch.where(inside, flat, total)
     occ = torch.zeros(total + 1, dtype=torch.bool, device=dev)
     occ.index_fill_(0, flat.reshape(-1), True)
-    dropped = pb.shape[1] - inside.sum(1)
-    return occ[:total].view(B, X, Y, Z), dropped
+    return occ[:total].view(B, X, Y, Z), torch.count_nonzero(inside, dim=1)
 
 
 def _voxelize_kaolin(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor
