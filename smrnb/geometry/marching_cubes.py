@@ -245,16 +245,21 @@ def _tables_on(device: torch.device) -> dict[str, torch.Tensor]:
             t[name] = torch.as_tensor(et[name], device=device)
         # owned edges by (flags, cube index): flags * 256 + index -> 12-bit mask
         t["owned"] = torch.as_tensor((et["own"][:, None] & et["crossed"][None, :]).reshape(-1), device=device)
-        # (8 * 12, 2) per (flags, edge): linear offset of the owner cube for node strides (a, b, 1)
-        # (integer math in numpy: CUDA has no integer matmul) and the mask of the owner cube's edges
-        # numbered before the edge, (1 << owner_edge) - 1
-        below = (np.int64(1) << et["owner_edge"]) - 1
-        t["owner_lin_below"] = cache(lambda a, b, _o=et["owner_off"], _d=device, _b=below: torch.as_tensor(
-            np.stack([_o @ np.array([a, b, 1], dtype=np.int64), _b], -1).reshape(-1, 2), device=_d))
-        # per local edge: corner offsets (node strides a, b) and corner positions of its two ends
+        # flat tables (see _marching_cubes_torch on why flat): per (flags, edge), 8 * 12 entries,
+        # the linear offset of the owner cube for node strides (a, b, 1) (integer math in numpy:
+        # CUDA has no integer matmul) and the mask of the owner cube's edges numbered before the
+        # edge, (1 << owner_edge) - 1; per (local edge, end), 12 * 2 entries, the end's node offset;
+        # per (local edge, axis), 12 * 3 entries, the first end's position and the edge direction
+        t["owner_below"] = torch.as_tensor(((np.int64(1) << et["owner_edge"]) - 1).reshape(-1), device=device)
+        t["owner_lin"] = cache(lambda a, b, _o=et["owner_off"], _d=device: torch.as_tensor(
+            (_o @ np.array([a, b, 1], dtype=np.int64)).reshape(-1), device=_d))
         t["edge_off"] = cache(lambda a, b, _d=device, _e=et["ends"]: torch.as_tensor(
-            np.array([0, 1, b + 1, b, a, a + 1, a + b + 1, a + b], dtype=np.int64)[_e], device=_d))
-        t["edge_pos"] = torch.as_tensor(_CORNER[et["ends"]].astype(np.float32), device=device)  # (12, 2, 3)
+            np.array([0, 1, b + 1, b, a, a + 1, a + b + 1, a + b], dtype=np.int64)[_e].reshape(-1), device=_d))
+        p0, p1 = _CORNER[et["ends"][:, 0]], _CORNER[et["ends"][:, 1]]
+        t["edge_p0"] = torch.as_tensor(p0.astype(np.float32).reshape(-1), device=device)
+        t["edge_dir"] = torch.as_tensor((p1 - p0).astype(np.float32).reshape(-1), device=device)
+        t["pair"] = torch.arange(2, device=device)
+        t["triple"] = torch.arange(3, device=device)
         _DEVICE_TABLES[key] = t
     return t
 
@@ -616,9 +621,10 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     m = tri_cube if tri_cubes is None else _g(tri_cubes, tri_cube)  # (F,) active-cube index of each triangle
     e = local.clamp(max=11)
     fe = torch.add(e, _g(flags, m)[:, None], alpha=12)  # (F, 3)
-    ob = _g(T["owner_lin_below"](a, b), fe)  # (F, 3, 2): owner cube offset, mask of its lower edges
-    owner = _g(slot, _g(lin, m)[:, None] + ob[..., 0])  # int32: an index as is
-    below = _g(owned, owner) & ob[..., 1]
+    # (tables indexed by (flags, edge) are kept 1-D: on CUDA, index_select from a tiny table with
+    # several columns is ~50x slower than from a flat one, measured on an H200)
+    owner = _g(slot, _g(lin, m)[:, None] + _g(T["owner_lin"](a, b), fe))  # int32: an index as is
+    below = _g(owned, owner) & _g(T["owner_below"], fe)
     vid = _g(vstart, owner) + _g(T["popcount"], below)
     # interior vertices (some tilings of ambiguous cases): numbered after the edge vertices
     centre_cubes = None
@@ -644,10 +650,11 @@ def _vertex_positions(lin, owned, C, cm, flat, level, corner_off, T, n_edge_vert
     """Positions (index units, float32) of the owned edge vertices then the interior vertices."""
     bitsel = _g(T["bits12"], owned)  # (M, 12) bool
     mi, ei = _nonzero(bitsel, n_edge_verts).unbind(1)  # cube-major, edge ascending = numbering order
-    d = (_g(flat, _g(lin, mi)[:, None] + _g(T["edge_off"](a, b), ei)) - level).abs_()  # (V, 2)
+    e2 = torch.add(T["pair"], ei[:, None], alpha=2)  # (V, 2) keys into the flat (edge, end) table
+    d = (_g(flat, _g(lin, mi)[:, None] + _g(T["edge_off"](a, b), e2)) - level).abs_()  # (V, 2)
     t = d[:, 0].div_(d.sum(1))
-    cpos = _g(T["edge_pos"], ei)  # (V, 2, 3)
-    pos = torch.lerp(cpos[:, 0], cpos[:, 1], t[:, None]).add_(_g(C, mi))
+    e3 = torch.add(T["triple"], ei[:, None], alpha=3)  # (V, 3) keys into the flat (edge, axis) tables
+    pos = torch.addcmul(_g(T["edge_p0"], e3), _g(T["edge_dir"], e3), t[:, None]).add_(_g(C, mi))
     if cm is not None:
         w = 1.0 / (_EPS + (_g(flat, _g(lin, cm)[:, None] + corner_off).double() - level).abs())  # (C, 8)
         centre = (w @ T["corner_pos"].double()) / w.sum(1, keepdim=True)
