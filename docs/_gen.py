@@ -150,14 +150,6 @@ def _split_wheel(w: str) -> tuple[str, str]:
     return torch_v, f"{cu[:-1]}.{cu[-1]}"
 
 
-#: public names whose docstrings griffe's numpy parser reads with warnings (a free paragraph inside a
-#: "Parameters" section). Their pages render; the warnings are silenced for these names only, so any
-#: other docstring that does not parse still fails ``mkdocs build --strict``. Shrink this set as the
-#: docstrings are fixed.
-LENIENT_DOCSTRINGS = {"smrnb.geometry.points.depth_to_points", "smrnb.geometry.voxels.VoxelGrid",
-                      "smrnb.widgets.Viewer"}
-
-
 def api_md() -> str:
     """One mkdocstrings block per public name, grouped as in ``smrnb.__all__``."""
     import smrnb
@@ -180,8 +172,6 @@ def api_md() -> str:
         out += [f"## {titles.get(key, key)}", ""]
         for p in paths:
             out += [f"::: {p}", "    options:", "      heading_level: 3"]
-            if p in LENIENT_DOCSTRINGS:
-                out += ["      docstring_options:", "        warnings: false"]
             out.append("")
     return "\n".join(out)
 

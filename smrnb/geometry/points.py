@@ -158,6 +158,8 @@ def depth_to_points(depth: Any, K: Any, pose: Any = None, color: Any = None, dep
     depth_min, depth_max : metres; kept points have ``depth_min < z <= depth_max`` (camera z).
     stride : keep every ``stride``-th row and column (pixel coordinates and K are unchanged).
 
+    Notes
+    -----
     Invalid pixels are excluded, never back-projected: depth 0, raw 65535 (integer input or
     ``depth_scale`` given), NaN, +-inf, negative values, and those outside the depth range.
     ``meta`` of the result counts them (``meta["excluded"]``).

@@ -88,6 +88,8 @@ class VoxelGrid:
     dropped : int, points that fell outside the grid when it was built (0 if not built from points).
     meta : dict, free-form record (``backend``, ``num_points``, ``dropped_per_batch``...).
 
+    Notes
+    -----
     Stores what it is given; nothing is converted except numpy -> tensor and ``origin`` -> float64.
     """
 

@@ -449,6 +449,8 @@ class Viewer:
     fov : float
         Vertical field of view, degrees.
 
+    Notes
+    -----
     ``display(viewer)`` (or a viewer as the last expression of a cell) shows the live widget and
     carries a PNG of the same scene for nbconvert, docs and front ends without the widget extension.
     ``show`` on a viewer already on screen updates it in place: same canvas, camera kept.
