@@ -50,6 +50,7 @@ import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.geometry._mc_tables import table
+from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_shape
 
 __all__ = ["marching_cubes", "voxelgrid_to_mesh"]
@@ -502,23 +503,11 @@ def _edge_tables() -> dict[str, np.ndarray]:
             "owner_edge": owner_edge, "popcount": popcount, "ends": ends}
 
 
-_CONSTS: dict[tuple[Any, ...], torch.Tensor] = {}
 # devices where the face/interior tests run on the ambiguous cubes only (compacted first, one host
 # sync); elsewhere they would run on every active cube. Measured on an H200 at 256^3 and 512^3: the
 # tests on every cube cost more GPU time (a (cubes, 6, 4) gather) than the sync saves, so every
 # device compacts; the other path stays tested for parity.
 _AMBIGUOUS_SUBSET_DEVICES: tuple[str, ...] = ("cpu", "cuda")
-
-
-def _const(device: torch.device, values: tuple[int, ...]) -> torch.Tensor:
-    """A small int64 tensor of ``values`` on ``device``, made once (no host-to-device copy per call)."""
-    key = (device.type, device.index, values)
-    t = _CONSTS.get(key)
-    if t is None:
-        if len(_CONSTS) > 256:
-            _CONSTS.clear()
-        t = _CONSTS[key] = torch.tensor(values, dtype=torch.int64, device=device)
-    return t
 
 
 def _nonzero(x: torch.Tensor, size: int) -> torch.Tensor:
@@ -570,11 +559,11 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
             _raise_nonfinite(vol)
         return (torch.zeros((0, 3), dtype=torch.float32, device=dev),
                 torch.zeros((0, 3), dtype=torch.int64, device=dev))
-    C = torch.remainder(torch.div(lin[:, None], _const(dev, (a, b, 1)), rounding_mode="floor"),
-                        _const(dev, (N0, N1, N2)))  # (M, 3) cube coordinates
+    C = torch.remainder(torch.div(lin[:, None], device_const(dev, (a, b, 1)), rounding_mode="floor"),
+                        device_const(dev, (N0, N1, N2)))  # (M, 3) cube coordinates
     cidx = _g(cube, lin).long()
     del cube
-    corner_off = _const(dev, (0, 1, b + 1, b, a, a + 1, a + b + 1, a + b))
+    corner_off = device_const(dev, (0, 1, b + 1, b, a, a + 1, a + b + 1, a + b))
 
     # which cubes make triangles: all active ones, or those whose 8 corners are all observed
     tri_cubes = None
@@ -596,7 +585,7 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
         del vals
 
     # edge vertices, numbered by owner cube (cube order, then local edge order)
-    flags = ((C == _const(dev, (N0 - 2, N1 - 2, N2 - 2))) * _const(dev, (1, 2, 4))).sum(1)
+    flags = ((C == device_const(dev, (N0 - 2, N1 - 2, N2 - 2))) * device_const(dev, (1, 2, 4))).sum(1)
     owned = _g(T["owned"], torch.add(cidx, flags, alpha=256))  # (M,) 12-bit
     count = _g(T["popcount"], owned)
     vend = torch.cumsum(count, 0)

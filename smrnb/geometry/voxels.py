@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_positive
 
 __all__ = ["VoxelGrid", "pointcloud_to_voxelgrid"]
@@ -253,8 +254,8 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
                      if math.isfinite(b[0][a] + b[1][a]) else math.nan for a in range(3))
         if not all(map(math.isfinite, vals)):
             _raise_nonfinite(pb)
-        org = _device_const(dev, vals, torch.float64)
-        org_pts = _device_const(dev, vals, pts.dtype)
+        org = device_const(dev, vals, torch.float64)
+        org_pts = device_const(dev, vals, pts.dtype)
     else:
         # checked on the host: no device round trip for an origin given as numbers or a CPU tensor
         if isinstance(origin, torch.Tensor):
@@ -268,8 +269,8 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
             vals = arr.tolist()
         if not all(map(math.isfinite, vals)):
             raise SmrnbValueError(f"origin must be finite, got {vals}")
-        org = _device_const(dev, tuple(vals), torch.float64)
-        org_pts = _device_const(dev, tuple(vals), pts.dtype)  # the same numbers, cast once
+        org = device_const(dev, tuple(vals), torch.float64)
+        org_pts = device_const(dev, tuple(vals), pts.dtype)  # the same numbers, cast once
 
     if backend == "kaolin":
         occ, dropped = _voxelize_kaolin(pb, vs, shape, org)
@@ -290,38 +291,6 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
     return grid
 
 
-_CONSTS: dict[tuple[Any, ...], torch.Tensor] = {}
-
-
-def _device_const(device: torch.device, values: tuple[float, ...], dtype: torch.dtype) -> torch.Tensor:
-    """A small tensor of ``values`` on ``device``, made once (repeated calls with the same grid and
-    origin copy nothing to the device)."""
-    key = (device, dtype, values)
-    t = _CONSTS.get(key)
-    if t is None:
-        if len(_CONSTS) > 256:
-            _CONSTS.clear()
-        t = _CONSTS[key] = torch.tensor(values, dtype=dtype, device=device)
-    return t
-
-
-_GRID_CONSTS: dict[tuple[Any, ...], tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}
-
-
-def _grid_consts(device: torch.device, dtype: torch.dtype, shape: tuple[int, int, int]
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(0, 0, 0), (X-1, Y-1, Z-1) and the flat strides (Y*Z, Z, 1) of a grid, as ``dtype`` on ``device``."""
-    key = (device, dtype, shape)
-    c = _GRID_CONSTS.get(key)
-    if c is None:
-        if len(_GRID_CONSTS) > 64:
-            _GRID_CONSTS.clear()
-        X, Y, Z = shape
-        c = _GRID_CONSTS[key] = tuple(torch.tensor(v, dtype=dtype, device=device)
-                                      for v in ((0, 0, 0), (X - 1, Y - 1, Z - 1), (Y * Z, Z, 1)))
-    return c
-
-
 def _raise_nonfinite(pb: torch.Tensor) -> None:
     """Raise naming the NaN/inf points of ``pb``, if there are any."""
     finite = torch.isfinite(pb).all(-1)
@@ -338,7 +307,9 @@ def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], or
     X, Y, Z = shape
     dev = pb.device
     total = B * X * Y * Z
-    zero, top, strides = _grid_consts(dev, pb.dtype, shape)
+    zero = device_const(dev, (0, 0, 0), pb.dtype)
+    top = device_const(dev, (X - 1, Y - 1, Z - 1), pb.dtype)
+    strides = device_const(dev, (Y * Z, Z, 1), pb.dtype)
     fidx = torch.sub(pb, org if org.dtype == pb.dtype else org.to(pb.dtype)).div_(vs).floor_()
     clamped = torch.clamp(fidx, min=zero, max=top)
     inside = (fidx == clamped).all(-1)  # (B, N); NaN compares unequal -> outside
@@ -346,10 +317,10 @@ def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], or
         # the flat index as one matrix-vector product: exact in float32 (integers below 2**24)
         flat = torch.mv(clamped.view(-1, 3), strides).view(B, -1)
         if B > 1:
-            flat += _device_const(dev, tuple(float(b * X * Y * Z) for b in range(B)), pb.dtype)[:, None]
+            flat += device_const(dev, tuple(float(b * X * Y * Z) for b in range(B)), pb.dtype)[:, None]
         flat = torch.where(inside, flat, float(total)).to(torch.int64)  # outside -> one spare slot
     else:
-        flat = (clamped.long() * _device_const(dev, (Y * Z, Z, 1), torch.int64)).sum(-1)
+        flat = (clamped.long() * device_const(dev, (Y * Z, Z, 1), torch.int64)).sum(-1)
         if B > 1:
             flat += torch.arange(B, device=dev)[:, None] * (X * Y * Z)
         flat = torch.where(inside, flat, total)
