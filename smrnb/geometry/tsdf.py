@@ -315,20 +315,26 @@ class TSDFVolume:
         """Block coordinates (minus ``lo``) of the truncation-band samples of every strided pixel:
         three float32 ``(h*w, S)`` planes holding integers, and ``valid (h*w,)`` (pixels with depth).
         No compaction, so no host sync."""
-        ds = fr["ds"]
-        z = ds.reshape(-1)
+        q, valid = self._band_planes(fr["ds"][None], fr["R"][None], fr["t"][None], fr, lo)
+        return [p[0] for p in q], valid[0]
+
+    def _band_planes(self, ds: torch.Tensor, R: torch.Tensor, t: torch.Tensor, cam: dict[str, Any],
+                     lo: tuple[int, int, int]) -> tuple[list[torch.Tensor], torch.Tensor]:
+        """:meth:`_touch_planes` for G frames at once: strided depth ``ds (G, h, w)`` (0 = none),
+        camera-to-world ``R (G, 3, 3)``, ``t (G, 3)`` on the device, intrinsics from ``cam``; planes
+        ``(G, h*w, S)`` and ``valid (G, h*w)``."""
+        G = ds.shape[0]
+        z = ds.reshape(G, -1)
         valid = z > 0
         # camera rays (z = 1) of the strided pixels, mapped to the world and scaled to block units
         inv_bl = 1.0 / self.block_length
-        Rb = fr["R"].to(torch.float32).T * inv_bl
-        rw = self._touch_rays(fr, ds.shape) @ Rb  # (h*w, 3)
-        tb = (fr["t"] * inv_bl).to(torch.float32) - torch.tensor(lo, dtype=torch.float32).to(
-            self.device, non_blocking=True)
+        rw = self._touch_rays(cam, ds.shape[1:]) @ (R.to(torch.float32).transpose(1, 2) * inv_bl)  # (G, n, 3)
+        tb = (t * inv_bl).to(torch.float32) - torch.tensor(lo, dtype=torch.float32).to(self.device, non_blocking=True)
         tr = self.truncation
         z0 = (z - tr).clamp_min_(0.0)
         dz = (z + tr).clamp_max_(self.depth_max).sub_(z0)
-        zs = torch.addcmul(z0[:, None], dz[:, None], self._touch_steps)  # (n, S) depths along each ray
-        q = [torch.addcmul(tb[c], zs, rw[:, c : c + 1]).floor_() for c in range(3)]
+        zs = torch.addcmul(z0[..., None], dz[..., None], self._touch_steps)  # (G, n, S) depths along each ray
+        q = [torch.addcmul(tb[:, c, None, None], zs, rw[:, :, c : c + 1]).floor_() for c in range(3)]
         return q, valid
 
     def _touch_rays(self, fr: dict[str, Any], shape: tuple[int, int]) -> torch.Tensor:
@@ -355,16 +361,18 @@ class TSDFVolume:
             return None
         return _unique_rows([p.index_select(0, keep).to(torch.int64) for p in q])
 
-    def _touch_keys(self, fr: dict[str, Any]) -> torch.Tensor:
-        """Table keys of the blocks the frame touches, with repeats, ``(h*w*S,) int64``; samples of
-        pixels without depth get the spare key ``table size``. The table must cover the frame."""
+    def _touch_keys(self, ds: torch.Tensor, R: torch.Tensor, t: torch.Tensor, cam: dict[str, Any]) -> torch.Tensor:
+        """Keys of the blocks G frames touch, with repeats, ``(G*h*w*S,) int64``: frame g's keys are
+        offset by ``g * (table size + 1)`` (rows of a ``(G, table size + 1)`` mark array) and samples of
+        pixels without depth get the spare key ``table size``. The table must cover the frames."""
         lo, (_, s1, s2) = self._tbl_lo, self._tbl_shape
-        (qx, qy, qz), valid = self._touch_planes(fr, tuple(lo))
+        (qx, qy, qz), valid = self._band_planes(ds, R, t, cam, tuple(lo))
         # exact in float32: the table has fewer than 2**24 entries (fuse_tsdf's planner makes sure)
         flat = torch.add(qz, torch.add(qy, qx, alpha=s1), alpha=s2).to(torch.int64)
         T = self._tbl.numel()
         # the clamp only guards the device against an out-of-range index (the table has a 1-block margin)
-        return torch.where(valid[:, None], flat.clamp_(0, T), T).reshape(-1)
+        flat = torch.where(valid[..., None], flat.clamp_(0, T), T)
+        return flat.add_(torch.arange(0, ds.shape[0] * (T + 1), T + 1, device=self.device)[:, None, None]).reshape(-1)
 
     def _integrate_blocks(self, ids: torch.Tensor, fr: dict[str, Any]) -> None:
         """Projective TSDF update of the blocks ``ids`` (int64 rows of the voxel arrays).
@@ -725,14 +733,24 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
             vol._refuse(tsize * 4, f"block lookup table of {tsize} blocks (over {_MAX_TABLE} entries)")
     vol._ensure_table(lo, hi, margin=False)
     T = vol._tbl.numel()
+    same_K = Kc.dim() == 2 or bool((Kc == Kc[:1]).all())
+    cam0 = {"K": [float(Ks[0][0, 0]), float(Ks[0][1, 1]), float(Ks[0][0, 2]), float(Ks[0][1, 2])], "H": H, "W": W}
     group = max(1, min(32, _MARK_BYTES // (T + 1)))
     union = torch.zeros(T + 1, dtype=torch.bool, device=dev)
     keys: list[torch.Tensor | None] = []
     for g0 in range(0, N, group):
         g1 = min(N, g0 + group)
         mark = torch.zeros(g1 - g0, T + 1, dtype=torch.bool, device=dev)
-        for i in range(g0, g1):
-            mark[i - g0].index_fill_(0, vol._touch_keys(frame(i, touch_only=True)), True)
+        if same_K:  # all frames of the group in one pass
+            s = _TOUCH_STRIDE
+            ds = frames.depth[g0:g1, s // 2 :: s, s // 2 :: s].to(device=dev, dtype=torch.float32)
+            ds = torch.where((ds > vol.depth_min) & (ds < vol.depth_max), ds, torch.zeros((), device=dev))
+            pose_d = poses[g0:g1].to(dev, non_blocking=True)
+            mark.view(-1).index_fill_(0, vol._touch_keys(ds, pose_d[:, :3, :3], pose_d[:, :3, 3], cam0), True)
+        else:
+            for i in range(g0, g1):
+                fr = frame(i, touch_only=True)
+                mark[i - g0].index_fill_(0, vol._touch_keys(fr["ds"][None], fr["R"][None], fr["t"][None], fr), True)
         mark[:, T] = False  # the spare key of pixels without depth
         union |= mark.any(0)
         fk = mark.nonzero()  # (frame, key) pairs, by frame then key: the one sync of the group
