@@ -426,6 +426,71 @@ class TSDFVolume:
             w.clamp_(max=self.max_weight)
         self.weight.index_copy_(0, ids, w)
 
+    def _integrate_group(self, ids_list: list[torch.Tensor], depth: torch.Tensor, color: torch.Tensor | None,
+                         poses: torch.Tensor, cam: dict[str, Any]) -> None:
+        """Fuse G frames in one pass (GPU path of :func:`fuse_tsdf`, no weight cap): every (frame,
+        block) pair is projected at once, observations are summed per block with ``index_add_`` and
+        each voxel takes ``x += (sum_obs - x * n) / (w + n)`` once -- the same running average as
+        frame-by-frame updates (sums in another order: equal up to float rounding), in ~50 kernel
+        launches per group instead of ~45 per frame. ``depth (G, H, W)`` float metres and ``color
+        (G, H, W, 3)`` on the device, ``poses (G, 4, 4)`` camera-to-world, ``ids_list`` the rows of
+        each frame's blocks (distinct within a frame)."""
+        dev, B3 = self.device, self.block_size ** 3
+        G, H, W = depth.shape
+        fx, fy, cx, cy = cam["K"]
+        P2 = (H + 2) * (W + 2)
+        counts = [int(i.numel()) for i in ids_list]
+        n = sum(counts)
+        ids = torch.cat(ids_list)
+        fi = torch.repeat_interleave(torch.arange(G, device=dev), torch.tensor(counts).to(dev, non_blocking=True),
+                                     output_size=n)
+        # the G padded images, side by side (see _prepare)
+        dpad = torch.full((G, H + 2, W + 2), _NO_DEPTH, dtype=torch.float32, device=dev)
+        torch.where((depth > self.depth_min) & (depth < self.depth_max), depth, self._no_depth, out=dpad[:, 1:-1, 1:-1])
+        cflat = None
+        if color is not None and self.color is not None:
+            cpad = torch.zeros((3, G, H + 2, W + 2), dtype=torch.float32, device=dev)
+            inner = cpad[:, :, 1:-1, 1:-1]
+            inner.copy_(color.permute(3, 0, 1, 2))
+            if color.dtype == torch.uint8:
+                inner.mul_(1.0 / 255.0)
+            cflat = cpad.view(3, -1)
+        # camera coordinates: block origins for every frame, then each pair's own frame
+        pose_d = poses.to(dev, torch.float64, non_blocking=True)
+        R, t = pose_d[:, :3, :3], pose_d[:, :3, 3]
+        o = self.block_coords.index_select(0, ids).to(torch.float64).mul_(self.block_size * self.voxel_size)
+        allA = torch.matmul(o, R) - torch.matmul(t[:, None, :], R)  # (G, n, 3): R_g^T (x - t_g)
+        A = torch.gather(allA, 0, fi[None, :, None].expand(1, n, 3))[0].to(torch.float32)
+        Off = torch.matmul(self._local * self.voxel_size, R.to(torch.float32))  # (G, B^3, 3)
+        Ox, Oy, Oz = (Off[:, :, c].index_select(0, fi) for c in range(3))  # (n, B^3) each
+        z = Oz.add_(A[:, 2:3])
+        iz = torch.reciprocal(z.clamp_min(1e-6))
+        uf = torch.addcmul(torch.full((), cx + 1.5, device=dev), Ox.add_(A[:, 0:1]), iz, value=fx)
+        ui = uf.clamp_(0, W + 1).to(torch.int64)
+        vf = torch.addcmul(torch.full((), cy + 1.5, device=dev), Oy.add_(A[:, 1:2]), iz, value=fy)
+        pix = vf.clamp_(0, H + 1).to(torch.int64).mul_(W + 2).add_(ui).add_(fi[:, None] * P2)
+        del uf, vf, ui, iz, Ox, Oy
+        sdf = torch.gather(dpad.view(-1).expand(n, -1), 1, pix).sub_(z)
+        del z
+        tr = self.truncation
+        upd = (sdf >= -tr).to(torch.float32)
+        obs = sdf.div_(tr).clamp_(-1.0, 1.0).mul_(upd)
+        M = self.num_blocks
+        cnt = torch.zeros(M, B3, device=dev).index_add_(0, ids, upd)
+        acc = torch.zeros(M, B3, device=dev).index_add_(0, ids, obs)
+        del obs
+        w = self.weight[:M]
+        a = torch.reciprocal((w + cnt).clamp_min_(1.0))
+        tv = self.tsdf[:M]
+        tv.add_(acc.sub_(tv * cnt).mul_(a))  # untouched voxels: + 0, unchanged
+        if cflat is not None:
+            c_obs = torch.gather(cflat.unsqueeze(0).expand(n, -1, -1), 2, pix.unsqueeze(1).expand(n, 3, B3))
+            cacc = torch.zeros(M, 3, B3, device=dev).index_add_(0, ids, c_obs.mul_(upd[:, None]))
+            del c_obs
+            cv = self.color[:M]
+            cv.add_(cacc.sub_(cv * cnt[:, None]).mul_(a[:, None]))
+        w.add_(cnt)
+
     def integrate(self, depth: Any, K: Any, pose: Any, color: Any = None) -> int:
         """Fuse one RGB-D frame.
 
@@ -568,6 +633,10 @@ class TSDFVolume:
 # float32), and the per-group mark array below this many bytes
 _MAX_TABLE = 1 << 24
 _MARK_BYTES = 64 << 20
+# devices where fuse_tsdf updates groups of frames in one pass (launch-bound GPUs); on the CPU the
+# frame-by-frame update is faster (its passes stay in the cache) and is the reference
+_GROUPED_UPDATE_DEVICES: tuple[str, ...] = ("cuda",)
+_GROUP_BYTES = 1 << 30
 
 
 def _frusta_bounds(Ks: list[torch.Tensor], poses: torch.Tensor, H: int, W: int, far: float, block_length: float
@@ -770,13 +839,38 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
 
     from tqdm.auto import tqdm
 
-    empty = 0
-    for i in tqdm(range(N), desc="fuse_tsdf", unit="frame", disable=not progress):
-        vol.frames_integrated += 1
-        if keys[i] is None:
-            empty += 1
-            continue
-        vol._integrate_blocks(vol._tbl.index_select(0, keys[i]).long(), frame(i))
+    empty = sum(k is None for k in keys)
+    if dev.type in _GROUPED_UPDATE_DEVICES and vol.max_weight is None and same_K:
+        # groups of frames in one pass each, sized so that a group's (pair, voxel) temporaries stay
+        # within _GROUP_BYTES (~80 bytes per pair-voxel with color)
+        per_pair = vol.block_size ** 3 * 80
+        with tqdm(total=N, desc="fuse_tsdf", unit="frame", disable=not progress) as bar:
+            i = 0
+            while i < N:
+                j, pairs = i, 0
+                while j < N and (j == i or (pairs + (0 if keys[j] is None else keys[j].numel())) * per_pair
+                                 <= _GROUP_BYTES) and j - i < 64:
+                    pairs += 0 if keys[j] is None else keys[j].numel()
+                    j += 1
+                live = [k for k in range(i, j) if keys[k] is not None]
+                if live:
+                    col = (frames.color[live[0]: live[-1] + 1] if use_color else None)
+                    sel = torch.tensor([k - live[0] for k in live])
+                    d = frames.depth[live[0]: live[-1] + 1].index_select(0, sel.to(frames.depth.device)).to(
+                        device=dev, dtype=torch.float32)
+                    if col is not None:
+                        col = col.index_select(0, sel.to(col.device)).to(dev)
+                    vol._integrate_group([vol._tbl.index_select(0, keys[k]).long() for k in live], d, col,
+                                         poses[live], cam0)
+                vol.frames_integrated += j - i
+                bar.update(j - i)
+                i = j
+    else:
+        for i in tqdm(range(N), desc="fuse_tsdf", unit="frame", disable=not progress):
+            vol.frames_integrated += 1
+            if keys[i] is None:
+                continue
+            vol._integrate_blocks(vol._tbl.index_select(0, keys[i]).long(), frame(i))
     vol.frames_empty = empty
     if empty:
         warnings.warn(f"fuse_tsdf: {empty} of {N} frames had no depth in ({depth_min:g}, {depth_max:g}) m and "

@@ -301,3 +301,24 @@ def test_planner_fallback_bounds_give_the_same_volume(monkeypatch):
     ma, mb = a.extract_mesh(), b.extract_mesh()
     assert ma.vertices.shape == mb.vertices.shape and ma.faces.shape == mb.faces.shape
     assert torch.equal(torch.sort(ma.vertices.view(-1))[0], torch.sort(mb.vertices.view(-1))[0])
+
+
+def test_grouped_update_equals_frame_by_frame(monkeypatch):
+    """The GPU path of fuse_tsdf updates groups of frames in one pass (sums per block); run on the CPU
+    it must give the frame-by-frame volume up to float rounding: same blocks, weights, tsdf, colors."""
+    import smrnb.geometry.tsdf as T
+    from smrnb.datasets import load_sample
+
+    fr = load_sample(max_frames=16)
+    a = T.fuse_tsdf(fr, 0.02, progress=False)
+    monkeypatch.setattr(T, "_GROUPED_UPDATE_DEVICES", ("cpu",))
+    monkeypatch.setattr(T, "_GROUP_BYTES", 6 * 900 * 8 ** 3 * 80)  # several groups of a few frames
+    b = T.fuse_tsdf(fr, 0.02, progress=False)
+    assert b.frames_integrated == a.frames_integrated == 16 and b.num_blocks == a.num_blocks
+    M = a.num_blocks
+    assert torch.equal(a.block_coords[:M], b.block_coords[:M])
+    assert torch.equal(a.weight[:M], b.weight[:M]) and float(a.weight[:M].max()) > 3
+    assert torch.allclose(a.tsdf[:M], b.tsdf[:M], atol=1e-5)
+    assert torch.allclose(a.color[:M], b.color[:M], atol=1e-5)
+    ma, mb = a.extract_mesh(), b.extract_mesh()
+    assert abs(ma.num_vertices - mb.num_vertices) <= 0.001 * ma.num_vertices
