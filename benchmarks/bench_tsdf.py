@@ -6,8 +6,10 @@ Data: the Redwood/ICL living-room sample (211 RGB-D frames, 640x480, clean depth
 
 1. Speed (CPU, or the frames' device): all 211 frames at 1 cm voxels, truncation 8 voxels, depth_max
    3 m, with color; frames per second of smrnb and of Open3D (block_resolution 16, its default), and
-   the ratio. On CUDA the frames are pre-loaded on the GPU and integration alone is timed with CUDA
-   events (the block planning pass is reported separately).
+   the ratio. On CUDA the frames are pre-loaded on the GPU; "whole fuse_tsdf" is the call users make
+   (block planning, then groups of frames updated in one pass each), while "integrate only" and
+   "prepare + integrate" time the frame-by-frame update (the path of ``TSDFVolume.integrate``) with
+   CUDA events.
 2. Quality: fuse all frames but every 10th (1 cm, truncation 4 voxels) with both systems, extract
    meshes, re-render them with smrnb's rasterizer into the 21 held-out frames and compare with the
    measured depth (median / mean absolute error, coverage).
