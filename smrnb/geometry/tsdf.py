@@ -282,11 +282,7 @@ class TSDFVolume:
         pose_d = pose.detach().to(self.device, torch.float64, non_blocking=True)
         cam = {"K": [float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2])],
                "R": pose_d[:3, :3], "t": pose_d[:3, 3], "H": H, "W": W}
-        ds = None
-        if touch or touch_only:
-            s = _TOUCH_STRIDE
-            ds = depth[s // 2 :: s, s // 2 :: s].to(device=self.device, dtype=torch.float32)
-            ds = torch.where((ds > self.depth_min) & (ds < self.depth_max), ds, torch.zeros((), device=self.device))
+        ds = self._strided_depth(depth) if touch or touch_only else None
         if touch_only:
             return {"ds": ds, **cam}
         depth = depth.to(device=self.device, dtype=torch.float32)
@@ -296,19 +292,53 @@ class TSDFVolume:
             color = color.to(self.device)
         else:
             color = None
-        # padded copy for the voxel projection: a 1-pixel border and invalid pixels hold a depth so
-        # negative that every voxel projecting there fails the "sdf >= -truncation" test (NaN and
-        # inf fail both comparisons, so they count as invalid too)
-        dpad = torch.full((H + 2, W + 2), _NO_DEPTH, dtype=torch.float32, device=self.device)
-        torch.where((depth > self.depth_min) & (depth < self.depth_max), depth, self._no_depth, out=dpad[1:-1, 1:-1])
-        cpad = None
-        if color is not None:
-            cpad = torch.zeros((3, H + 2, W + 2), dtype=torch.float32, device=self.device)
-            inner = cpad[:, 1:-1, 1:-1]
-            inner.copy_(color.permute(2, 0, 1))
-            if color.dtype == torch.uint8:
-                inner.mul_(1.0 / 255.0)
-        return {"ds": ds, "dpad": dpad.reshape(-1), "cpad": None if cpad is None else cpad.reshape(3, -1), **cam}
+        dpad, cpad = self._pad_images(depth[None], None if color is None else color[None])
+        return {"ds": ds, "dpad": dpad, "cpad": cpad, **cam}
+
+    def _strided_depth(self, depth: torch.Tensor) -> torch.Tensor:
+        """Every ``_TOUCH_STRIDE``-th pixel of ``depth (..., H, W)`` (what block planning samples), as
+        float32 on the volume's device, 0 where there is no valid depth."""
+        s = _TOUCH_STRIDE
+        ds = depth[..., s // 2 :: s, s // 2 :: s].to(device=self.device, dtype=torch.float32)
+        return torch.where((ds > self.depth_min) & (ds < self.depth_max), ds, torch.zeros((), device=self.device))
+
+    def _pad_images(self, depth: torch.Tensor, color: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The G images the voxel projection reads, flattened: ``depth (G, H, W)`` float32 and ``color
+        (G, H, W, 3)`` on the device -> depth ``(G*(H+2)*(W+2),)`` and colors ``(3, G*(H+2)*(W+2))`` in
+        [0, 1] (or None). A 1-pixel border and invalid pixels hold a depth so negative that every voxel
+        projecting there fails the "sdf >= -truncation" test (NaN and inf fail both comparisons, so they
+        count as invalid too)."""
+        G, H, W = depth.shape
+        dpad = torch.full((G, H + 2, W + 2), _NO_DEPTH, dtype=torch.float32, device=self.device)
+        torch.where((depth > self.depth_min) & (depth < self.depth_max), depth, self._no_depth, out=dpad[:, 1:-1, 1:-1])
+        if color is None or self.color is None:
+            return dpad.view(-1), None
+        cpad = torch.zeros((3, G, H + 2, W + 2), dtype=torch.float32, device=self.device)
+        inner = cpad[:, :, 1:-1, 1:-1]
+        inner.copy_(color.permute(3, 0, 1, 2))
+        if color.dtype == torch.uint8:
+            inner.mul_(1.0 / 255.0)
+        return dpad.view(-1), cpad.view(3, -1)
+
+    def _sdf_at(self, X: torch.Tensor, Y: torch.Tensor, z: torch.Tensor, dflat: torch.Tensor, cam: dict[str, Any],
+                offset: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Projective signed distance of voxels at camera coordinates ``(X, Y, z)`` (``(n, B^3)`` or
+        broadcastable; ``z`` is consumed): nearest pixel of the padded images ``dflat`` (plus
+        ``offset``, the image's start, per row), ``sdf = depth(pixel) - z``. Returns ``(sdf, pix)``."""
+        fx, fy, cx, cy = cam["K"]
+        H, W = cam["H"], cam["W"]
+        iz = torch.reciprocal(z.clamp_min(1e-6))  # behind the camera -> far outside the image
+        # nearest pixel, shifted by the 1-pixel border: floor(u + 0.5) + 1, clamped onto the border
+        uf = torch.addcmul(torch.full((), cx + 1.5, device=z.device), X, iz, value=fx)
+        ui = uf.clamp_(0, W + 1).to(torch.int64)
+        vf = torch.addcmul(torch.full((), cy + 1.5, device=z.device), Y, iz, value=fy)
+        pix = vf.clamp_(0, H + 1).to(torch.int64).mul_(W + 2).add_(ui)
+        del uf, vf, ui, iz
+        if offset is not None:
+            pix.add_(offset)
+        # torch.gather over a broadcast view of the images: several times faster than advanced
+        # indexing (dflat[pix]) on the CPU, and one kernel on CUDA
+        return torch.gather(dflat.expand(pix.shape[0], -1), 1, pix).sub_(z), pix
 
     def _touch_planes(self, fr: dict[str, Any], lo: tuple[int, int, int] = (0, 0, 0)
                       ) -> tuple[list[torch.Tensor], torch.Tensor]:
@@ -388,8 +418,7 @@ class TSDFVolume:
             self._integrate_chunk(ids[s : s + chunk], fr)
 
     def _integrate_chunk(self, ids: torch.Tensor, fr: dict[str, Any]) -> None:
-        dpad, cpad, H, W = fr["dpad"], fr["cpad"], fr["H"], fr["W"]
-        fx, fy, cx, cy = fr["K"]
+        cpad = fr["cpad"]
         R, t = fr["R"], fr["t"]
         vs = self.voxel_size
         # camera coords (R^T (x - t)) of each block's voxel (0, 0, 0) and of the in-block offsets
@@ -397,19 +426,8 @@ class TSDFVolume:
         o = self.block_coords.index_select(0, ids).to(torch.float64).mul_(self.block_size * vs).sub_(t)
         A = (o @ R).to(torch.float32)  # (n, 3)
         Off = (self._local * vs) @ R.to(torch.float32)  # (B^3, 3)
-        z = A[:, 2:3] + Off[:, 2]  # (n, B^3)
-        iz = torch.reciprocal(z.clamp_min(1e-6))  # behind the camera -> far outside the image
-        # nearest pixel, shifted by the 1-pixel border: floor(u + 0.5) + 1, clamped onto the border
-        uf = torch.addcmul(torch.full((), cx + 1.5, device=z.device), A[:, 0:1] + Off[:, 0], iz, value=fx)
-        ui = uf.clamp_(0, W + 1).to(torch.int64)
-        vf = torch.addcmul(torch.full((), cy + 1.5, device=z.device), A[:, 1:2] + Off[:, 1], iz, value=fy)
-        pix = vf.clamp_(0, H + 1).to(torch.int64).mul_(W + 2).add_(ui)
-        del uf, vf, ui, iz
-        # torch.gather over a broadcast view of the image: several times faster than advanced
-        # indexing (dpad[pix]) on the CPU, and one kernel on CUDA
+        sdf, pix = self._sdf_at(A[:, 0:1] + Off[:, 0], A[:, 1:2] + Off[:, 1], A[:, 2:3] + Off[:, 2], fr["dpad"], fr)
         n, B3 = pix.shape
-        sdf = torch.gather(dpad.expand(n, -1), 1, pix).sub_(z)
-        del z
         tr = self.truncation
         upd = (sdf >= -tr).to(torch.float32)  # 1 where this frame observes the voxel
         obs = sdf.div_(tr).clamp_(-1.0, 1.0)
@@ -437,24 +455,12 @@ class TSDFVolume:
         each frame's blocks (distinct within a frame)."""
         dev, B3 = self.device, self.block_size ** 3
         G, H, W = depth.shape
-        fx, fy, cx, cy = cam["K"]
-        P2 = (H + 2) * (W + 2)
         counts = [int(i.numel()) for i in ids_list]
         n = sum(counts)
         ids = torch.cat(ids_list)
         fi = torch.repeat_interleave(torch.arange(G, device=dev), torch.tensor(counts).to(dev, non_blocking=True),
                                      output_size=n)
-        # the G padded images, side by side (see _prepare)
-        dpad = torch.full((G, H + 2, W + 2), _NO_DEPTH, dtype=torch.float32, device=dev)
-        torch.where((depth > self.depth_min) & (depth < self.depth_max), depth, self._no_depth, out=dpad[:, 1:-1, 1:-1])
-        cflat = None
-        if color is not None and self.color is not None:
-            cpad = torch.zeros((3, G, H + 2, W + 2), dtype=torch.float32, device=dev)
-            inner = cpad[:, :, 1:-1, 1:-1]
-            inner.copy_(color.permute(3, 0, 1, 2))
-            if color.dtype == torch.uint8:
-                inner.mul_(1.0 / 255.0)
-            cflat = cpad.view(3, -1)
+        dflat, cflat = self._pad_images(depth, color)  # the G padded images, side by side
         # camera coordinates: block origins for every frame, then each pair's own frame
         pose_d = poses.to(dev, torch.float64, non_blocking=True)
         R, t = pose_d[:, :3, :3], pose_d[:, :3, 3]
@@ -463,15 +469,9 @@ class TSDFVolume:
         A = torch.gather(allA, 0, fi[None, :, None].expand(1, n, 3))[0].to(torch.float32)
         Off = torch.matmul(self._local * self.voxel_size, R.to(torch.float32))  # (G, B^3, 3)
         Ox, Oy, Oz = (Off[:, :, c].index_select(0, fi) for c in range(3))  # (n, B^3) each
-        z = Oz.add_(A[:, 2:3])
-        iz = torch.reciprocal(z.clamp_min(1e-6))
-        uf = torch.addcmul(torch.full((), cx + 1.5, device=dev), Ox.add_(A[:, 0:1]), iz, value=fx)
-        ui = uf.clamp_(0, W + 1).to(torch.int64)
-        vf = torch.addcmul(torch.full((), cy + 1.5, device=dev), Oy.add_(A[:, 1:2]), iz, value=fy)
-        pix = vf.clamp_(0, H + 1).to(torch.int64).mul_(W + 2).add_(ui).add_(fi[:, None] * P2)
-        del uf, vf, ui, iz, Ox, Oy
-        sdf = torch.gather(dpad.view(-1).expand(n, -1), 1, pix).sub_(z)
-        del z
+        sdf, pix = self._sdf_at(Ox.add_(A[:, 0:1]), Oy.add_(A[:, 1:2]), Oz.add_(A[:, 2:3]), dflat, cam,
+                                offset=fi[:, None] * ((H + 2) * (W + 2)))
+        del Ox, Oy, Oz
         tr = self.truncation
         upd = (sdf >= -tr).to(torch.float32)
         obs = sdf.div_(tr).clamp_(-1.0, 1.0).mul_(upd)
@@ -787,9 +787,9 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     tsize = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
     if tsize >= _MAX_TABLE:  # a long trajectory: bound the blocks the frames really touch instead
         bounds = []
+        big = torch.full((), 3.0e38, device=dev)
         for i in range(N):
             q, valid = vol._touch_planes(frame(i, touch_only=True))
-            big = torch.full((), 3.0e38, device=dev)
             bounds.append(torch.stack([torch.where(valid[:, None], p, big).amin() for p in q]
                                       + [torch.where(valid[:, None], p, -big).amax() for p in q]))
         b = torch.stack(bounds)
@@ -811,9 +811,7 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
         g1 = min(N, g0 + group)
         mark = torch.zeros(g1 - g0, T + 1, dtype=torch.bool, device=dev)
         if same_K:  # all frames of the group in one pass
-            s = _TOUCH_STRIDE
-            ds = frames.depth[g0:g1, s // 2 :: s, s // 2 :: s].to(device=dev, dtype=torch.float32)
-            ds = torch.where((ds > vol.depth_min) & (ds < vol.depth_max), ds, torch.zeros((), device=dev))
+            ds = vol._strided_depth(frames.depth[g0:g1])
             pose_d = poses[g0:g1].to(dev, non_blocking=True)
             mark.view(-1).index_fill_(0, vol._touch_keys(ds, pose_d[:, :3, :3], pose_d[:, :3, 3], cam0), True)
         else:
@@ -854,12 +852,9 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
                     j += 1
                 live = [k for k in range(i, j) if keys[k] is not None]
                 if live:
-                    col = (frames.color[live[0]: live[-1] + 1] if use_color else None)
-                    sel = torch.tensor([k - live[0] for k in live])
-                    d = frames.depth[live[0]: live[-1] + 1].index_select(0, sel.to(frames.depth.device)).to(
-                        device=dev, dtype=torch.float32)
-                    if col is not None:
-                        col = col.index_select(0, sel.to(col.device)).to(dev)
+                    sel = torch.tensor(live, device=frames.depth.device)
+                    d = frames.depth.index_select(0, sel).to(device=dev, dtype=torch.float32)
+                    col = frames.color.index_select(0, sel.to(frames.color.device)).to(dev) if use_color else None
                     vol._integrate_group([vol._tbl.index_select(0, keys[k]).long() for k in live], d, col,
                                          poses[live], cam0)
                 vol.frames_integrated += j - i
