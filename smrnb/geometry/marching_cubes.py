@@ -242,8 +242,7 @@ def _tables_on(device: torch.device) -> dict[str, torch.Tensor]:
         }
         et = _edge_tables()
         t["bits12"] = torch.as_tensor(((np.arange(4096)[:, None] >> np.arange(12)) & 1).astype(bool), device=device)
-        for name in ("owner_edge", "popcount", "ends"):
-            t[name] = torch.as_tensor(et[name], device=device)
+        t["popcount"] = torch.as_tensor(et["popcount"], device=device)
         # owned edges by (flags, cube index): flags * 256 + index -> 12-bit mask
         t["owned"] = torch.as_tensor((et["own"][:, None] & et["crossed"][None, :]).reshape(-1), device=device)
         # flat tables (see _marching_cubes_torch on why flat): per (flags, edge), 8 * 12 entries,
@@ -523,8 +522,8 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     """The vectorised algorithm on a float32 contiguous (N0, N1, N2) volume; index-unit vertices.
 
     Written for few kernel launches and host syncs (on a GPU the cost of a 256^3 grid is mostly
-    launches): one sync for the active cubes, one (on the CPU: two) for the ambiguous ones, one for
-    all output sizes.
+    launches): one sync for the active cubes, one for the ambiguous ones (when there are any), one
+    for all output sizes.
     """
     dev = vol.device
     T = _tables_on(dev)
