@@ -241,14 +241,19 @@ def _liepa_dp(P: np.ndarray, nb_normals: np.ndarray, forbidden: np.ndarray) -> l
         apex[ij] = np.where(ok, rows + kk + 1, -1)
     if apex[n - 1] < 0:
         return None
-    apex = apex.reshape(n, n)
+    return _apex_triangles(apex.reshape(n, n).tolist(), n)
+
+
+def _apex_triangles(apex: list[list[int]], n: int) -> list[tuple[int, int, int]]:
+    """The triangulation a Liepa table encodes: ``apex[a][b]`` is the third vertex of the triangle
+    on loop edge/diagonal (a, b); walked from (0, n - 1)."""
     tris: list[tuple[int, int, int]] = []
     stack = [(0, n - 1)]
     while stack:
         a, b = stack.pop()
         if b - a < 2:
             continue
-        mm = int(apex[a, b])
+        mm = apex[a][b]
         tris.append((a, mm, b))
         stack.append((a, mm))
         stack.append((mm, b))
@@ -310,17 +315,7 @@ def _liepa_dp_small(P: np.ndarray, nb_normals: np.ndarray, forbidden: np.ndarray
             C[i][j], S[i][j], apex[i][j], T[i][j] = pick[0], pick[1], pick[2], pick[3]
     if apex[0][n - 1] < 0:
         return None
-    tris: list[tuple[int, int, int]] = []
-    stack = [(0, n - 1)]
-    while stack:
-        a, b = stack.pop()
-        if b - a < 2:
-            continue
-        mm = apex[a][b]
-        tris.append((a, mm, b))
-        stack.append((a, mm))
-        stack.append((mm, b))
-    return tris
+    return _apex_triangles(apex, n)
 
 
 def _rim_fold(P: np.ndarray, nb_normals: np.ndarray, tris: list[tuple[int, int, int]]) -> float:
