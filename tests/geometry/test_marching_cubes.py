@@ -296,10 +296,19 @@ def test_empty_result_has_one_form():
 # ---------------------------------------------------------------- bad input
 
 
+def _one_nan(field):
+    v = torch.as_tensor(field).clone()
+    v[0, 0, 0] = float("nan")
+    return v
+
+
 @pytest.mark.parametrize(
     ("call", "exc", "text"),
     [
         (lambda: marching_cubes(torch.full((4, 4, 4), float("nan")), 0.0), smrnb.SmrnbValueError, "volume must be finite"),
+        # a surface to extract and one bad value: the check is deferred to the size sync, it must still fire
+        (lambda: marching_cubes(_one_nan(sphere_field(12, 4.0)), 0.0), smrnb.SmrnbValueError,
+         "volume must be finite, got 1 NaN/inf value"),
         (lambda: marching_cubes(torch.zeros(4, 4), 0.0), smrnb.SmrnbValueError, "volume must have shape"),
         (lambda: marching_cubes(torch.zeros(1, 4, 4), 0.0), smrnb.SmrnbValueError, "at least 2 x 2 x 2"),
         (lambda: marching_cubes(torch.zeros(4, 4, 4), float("nan")), smrnb.SmrnbValueError, "level must be finite"),
