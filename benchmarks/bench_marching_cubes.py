@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import torch
-from _timing import cuda_median, wall_median
+from _timing import cuda_graph_modes, cuda_median, wall_median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -89,8 +89,9 @@ def main() -> int:
                 if field == "sphere occupancy":
                     vol, level = (vol > 0).float(), 0.5
                 v, f = marching_cubes(vol, level)
-                t = cuda_time(lambda vol=vol, level=level: marching_cubes(vol, level))
-                r = {"device": torch.cuda.get_device_name(), "n": n, "field": field, "smrnb_ms": t * 1e3,
+                modes = cuda_graph_modes(lambda vol=vol, level=level: marching_cubes(vol, level))
+                r = {"device": torch.cuda.get_device_name(), "n": n, "field": field, "smrnb_ms": modes["graphs"] * 1e3,
+                     **{f"{k}_ms": t * 1e3 for k, t in modes.items()},
                      "V": int(v.shape[0]), "F": int(f.shape[0]), "kaolin_ms": None}
                 if kal is not None and field == "sphere occupancy":
                     conv = kal.ops.conversions.voxelgrids_to_trianglemeshes
@@ -100,12 +101,14 @@ def main() -> int:
                 rows.append(r)
                 del vol
                 torch.cuda.empty_cache()
-        print("| grid | field | smrnb (torch CUDA) | kaolin | V | F | kaolin V / F |")
-        print("|---|---|---|---|---|---|---|")
+        print("| grid | field | smrnb, repeated (CUDA graphs) | smrnb, graphs off | first call | second call "
+              "(capture) | kaolin | V | F | kaolin V / F |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
             k = f"{r['kaolin_ms']:.3f} ms" if r["kaolin_ms"] is not None else "n/a"
             kvf = f"{r.get('kaolin_V')} / {r.get('kaolin_F')}" if r["kaolin_ms"] is not None else "n/a"
-            print(f"| {r['n']}^3 | {r['field']} | {r['smrnb_ms']:.3f} ms | {k} | {r['V']} | {r['F']} | {kvf} |")
+            print(f"| {r['n']}^3 | {r['field']} | {r['graphs_ms']:.3f} ms | {r['eager_ms']:.3f} ms | "
+                  f"{r['first_ms']:.3f} ms | {r['capture_ms']:.3f} ms | {k} | {r['V']} | {r['F']} | {kvf} |")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

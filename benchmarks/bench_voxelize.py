@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import torch
-from _timing import cuda_median, wall_median
+from _timing import cuda_graph_modes, cuda_median, wall_median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -62,12 +62,14 @@ def main() -> int:
     for n in counts:
         pts = noisy_sphere(n, dev)
         grid = pointcloud_to_voxelgrid(pts, 0.01, (256, 256, 256), origin)
+        given = lambda pts=pts: pointcloud_to_voxelgrid(pts, 0.01, (256, 256, 256), origin)  # noqa: E731
+        auto = lambda pts=pts: pointcloud_to_voxelgrid(pts, 0.01, (256, 256, 256))  # noqa: E731
         r = {"device": name, "points": n, "occupied": grid.num_occupied(), "dropped": grid.dropped,
-             "smrnb_origin_ms": timer(dev, lambda pts=pts: pointcloud_to_voxelgrid(pts, 0.01, (256, 256, 256), origin),
-                                      repeats) * 1e3,
-             "smrnb_auto_origin_ms": timer(dev, lambda pts=pts: pointcloud_to_voxelgrid(pts, 0.01, (256, 256, 256)),
-                                           repeats) * 1e3,
-             "kaolin_ms": None}
+             "smrnb_origin_ms": timer(dev, given, repeats) * 1e3,
+             "smrnb_auto_origin_ms": timer(dev, auto, repeats) * 1e3, "kaolin_ms": None}
+        if dev == "cuda":  # the same calls without CUDA graphs, and the first and second (capture) calls
+            r.update({f"origin_{k}_ms": t * 1e3 for k, t in cuda_graph_modes(given, repeats).items()})
+            r.update({f"auto_{k}_ms": t * 1e3 for k, t in cuda_graph_modes(auto, repeats).items()})
         if kal is not None:
             conv = kal.ops.conversions.pointclouds_to_voxelgrids
             import warnings
@@ -82,6 +84,14 @@ def main() -> int:
         k = f"{r['kaolin_ms']:.3f} ms" if r["kaolin_ms"] is not None else "n/a"
         print(f"| {r['device']} | {r['points']:,} | {r['smrnb_origin_ms']:.3f} ms | {r['smrnb_auto_origin_ms']:.3f} ms | "
               f"{k} | {r['occupied']:,} | {r['dropped']} |")
+    if dev == "cuda":
+        print()
+        print("| points | origin | repeated (CUDA graphs) | graphs off | first call | second call (capture) |")
+        print("|---|---|---|---|---|---|")
+        for r in rows:
+            for o in ("origin", "auto"):
+                print(f"| {r['points']:,} | {'given' if o == 'origin' else 'None'} | {r[o + '_graphs_ms']:.3f} ms | "
+                      f"{r[o + '_eager_ms']:.3f} ms | {r[o + '_first_ms']:.3f} ms | {r[o + '_capture_ms']:.3f} ms |")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

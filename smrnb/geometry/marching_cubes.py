@@ -41,6 +41,7 @@ outward normals.
 
 from __future__ import annotations
 
+import functools
 import os
 from functools import cache
 from typing import Any
@@ -49,6 +50,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry import _graphs
 from smrnb.geometry._mc_tables import table
 from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_shape
@@ -343,9 +345,9 @@ def _raise_nonfinite(v: torch.Tensor, name: str = "volume") -> None:
             f"{name} must be finite, got {bad} NaN/inf value(s); mark unobserved voxels with mask= instead")
 
 
-def _check_volume(volume: Any, name: str, defer: bool = False) -> Any:
-    """The volume as contiguous float32, checked. ``defer=True`` returns ``(volume, nonfinite)`` with a
-    0-d bool tensor instead of checking finiteness here (no host sync): the caller must check it."""
+def _check_volume(volume: Any, name: str, defer: bool = False) -> torch.Tensor:
+    """The volume as contiguous float32, checked. ``defer=True`` leaves the finiteness check to the
+    caller (marching cubes does it at its first host sync, which comes anyway)."""
     v = as_tensor(volume, name)
     check_shape(v, name, (None, None, None))
     if v.dtype == torch.bool:
@@ -354,15 +356,12 @@ def _check_volume(volume: Any, name: str, defer: bool = False) -> Any:
         raise SmrnbTypeError(f"{name} must be a real (float, integer or bool) tensor, got dtype {v.dtype}")
     if min(v.shape) < 2:
         raise SmrnbValueError(f"{name} must be at least 2 x 2 x 2, got {tuple(v.shape)}")
-    v = v.to(torch.float32)
-    lo, hi = torch.aminmax(v)  # NaN propagates; one pass, no temporary
-    # lo - hi is finite exactly when both are, unless it overflows (then counting decides)
-    nonfinite = ~torch.isfinite(lo - hi)
-    if defer:
-        return v.contiguous(), nonfinite
-    if bool(nonfinite):
-        _raise_nonfinite(v, name)
-    return v.contiguous()
+    v = v.to(torch.float32).contiguous()
+    if not defer:
+        lo, hi = torch.aminmax(v)  # NaN propagates; one pass, no temporary
+        if not bool(torch.isfinite(lo - hi)):  # lo - hi may overflow: counting decides
+            _raise_nonfinite(v, name)
+    return v
 
 
 def _triple(value: Any, name: str) -> tuple[float, float, float]:
@@ -410,15 +409,14 @@ def marching_cubes(volume: Any, level: float, mask: Any = None, spacing: Any = (
     ordered by (edge base node, edge axis), not in scikit-image's order. Degenerate (zero-area)
     triangles are kept, as scikit-image's default ``allow_degenerate=True``.
     """
-    vol, nonfinite = _check_volume(volume, "volume", defer=True)
-    return _marching_cubes_checked(vol, level, mask, spacing, origin, gradient_direction, nonfinite)
+    vol = _check_volume(volume, "volume", defer=True)
+    return _marching_cubes_checked(vol, level, mask, spacing, origin, gradient_direction)
 
 
 def _marching_cubes_checked(vol: torch.Tensor, level: Any, mask: Any, spacing: Any, origin: Any,
-                            gradient_direction: str, nonfinite: torch.Tensor | None = None
-                            ) -> tuple[torch.Tensor, torch.Tensor]:
-    """:func:`marching_cubes` on a volume already through ``_check_volume`` (``nonfinite``: its
-    deferred finiteness flag, checked at the extraction's size sync)."""
+                            gradient_direction: str, name: str = "volume") -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`marching_cubes` on a volume through ``_check_volume`` (finiteness checked in the
+    extraction; errors name the argument ``name``)."""
     try:
         lev = float(level)
     except (TypeError, ValueError):
@@ -436,7 +434,7 @@ def _marching_cubes_checked(vol: torch.Tensor, level: Any, mask: Any, spacing: A
         if tuple(m.shape) != tuple(vol.shape):
             raise SmrnbValueError(f"mask must have the volume's shape {tuple(vol.shape)}, got {tuple(m.shape)}")
     _check_memory(vol)
-    verts, faces = _marching_cubes_torch(vol, lev, m, nonfinite)
+    verts, faces = _marching_cubes_torch(vol, lev, m, name)
     if gradient_direction == "ascent":
         faces = faces.flip(1)
     if verts.shape[0] and (sp != (1.0, 1.0, 1.0) or org != (0.0, 0.0, 0.0)):
@@ -502,37 +500,144 @@ def _edge_tables() -> dict[str, np.ndarray]:
             "owner_edge": owner_edge, "popcount": popcount, "ends": ends}
 
 
-# devices where the face/interior tests run on the ambiguous cubes only (compacted first, one host
-# sync); elsewhere they would run on every active cube. Measured on an H200 at 256^3 and 512^3: the
-# tests on every cube cost more GPU time (a (cubes, 6, 4) gather) than the sync saves, so every
-# device compacts; the other path stays tested for parity.
-_AMBIGUOUS_SUBSET_DEVICES: tuple[str, ...] = ("cpu", "cuda")
+def _nonzero(x: torch.Tensor, size: int, fill: int = 0) -> torch.Tensor:
+    """``x.nonzero()`` padded (or known) to ``size`` rows of ``fill``: ``nonzero_static`` on a GPU (no
+    host sync, capturable in a CUDA graph); on the CPU ``nonzero`` (3x faster there) and a pad."""
+    if x.device.type != "cpu":
+        try:
+            return torch.nonzero_static(x, size=size, fill_value=fill)
+        except (AttributeError, RuntimeError, NotImplementedError):  # an older torch or another device
+            pass
+    nz = x.nonzero()
+    if nz.shape[0] < size:
+        nz = torch.cat([nz, nz.new_full((size - nz.shape[0], nz.shape[1]), fill)])
+    return nz
 
 
-def _nonzero(x: torch.Tensor, size: int) -> torch.Tensor:
-    """``x.nonzero()`` when the count ``size`` is already known: no host sync on CUDA."""
-    try:
-        return torch.nonzero_static(x, size=size)
-    except (AttributeError, RuntimeError, NotImplementedError):  # an older torch or an unsupported device
-        return x.nonzero()
+# Volumes up to this many nodes run through CUDA graphs (see _graphs); above it the kernels, not
+# their launches, dominate (512^3: 2.7-3.3 ms on an H200, measured eagerly) and the graphs' buffers
+# would hold gigabytes.
+_GRAPH_MAX_NODES = 1 << 25
 
 
-def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | None,
-                          nonfinite: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | None, name: str = "volume"
+                          ) -> tuple[torch.Tensor, torch.Tensor]:
     """The vectorised algorithm on a float32 contiguous (N0, N1, N2) volume; index-unit vertices.
 
-    Written for few kernel launches and host syncs (on a GPU the cost of a 256^3 grid is mostly
-    launches): one sync for the active cubes, one for the ambiguous ones (when there are any), one
-    for all output sizes.
+    The volume's finiteness is checked here, at the first host sync that comes anyway. The work is
+    cut into four segments at the algorithm's three host syncs (the active cubes, the ambiguous
+    cubes, all output sizes). On a GPU without ``mask`` the segments run padded to capacities and
+    through CUDA graphs (:mod:`smrnb.geometry._graphs`): a 256^3 extraction is ~90 kernels, and
+    launching them costs more than running them. Elsewhere they run eagerly at the exact sizes.
     """
-    dev = vol.device
-    T = _tables_on(dev)
+    if vol.device.type == "cuda" and mask is None and vol.numel() <= _GRAPH_MAX_NODES \
+            and _graphs.enabled(vol.device):
+        with _graphs.session(vol.device):
+            return _marching_cubes_padded(vol, level, graphs=True, name=name)
+    return _marching_cubes_exact(vol, level, mask, name)
+
+
+def _dims(vol: torch.Tensor) -> tuple[int, int, int, int, int]:
     N0, N1, N2 = vol.shape
-    a, b = N1 * N2, N2
+    return N0, N1, N2, N1 * N2, N2
+
+
+def _empty(dev: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    return (torch.zeros((0, 3), dtype=torch.float32, device=dev),
+            torch.zeros((0, 3), dtype=torch.int64, device=dev))
+
+
+def _marching_cubes_exact(vol: torch.Tensor, level: float, mask: torch.Tensor | None, name: str = "volume"
+                          ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The segments run eagerly at the exact sizes (CPU, masks, large or one-off GPU volumes)."""
+    dev = vol.device
+    dims = _dims(vol)
+    st = _seg_classify(vol, _threshold_f32(level), float(level), dims=dims, count=False)
+    lin = st["cand"].nonzero().squeeze(1)  # node index of each active cube's corner 0, ascending
+    M = lin.numel()
+    if M == 0:
+        if bool(st["nonfinite"]):
+            _raise_nonfinite(vol, name)
+        return _empty(dev)
+    st.update(_seg_cubes(**st, dims=dims, lin=lin, cap=M))
+    amb = st["ambflag"].nonzero().squeeze(1)
+    tri_cubes = None
+    if mask is not None:  # cubes that make triangles: those whose 8 corners are all observed
+        corner_off = device_const(dev, _corner_offsets(dims))
+        tri_cubes = _g(mask.reshape(-1), lin[:, None] + corner_off).all(1).nonzero().squeeze(1)
+    st.update(_seg_rows(**st, dims=dims, amb=amb, tri_cubes=tri_cubes))
+    F, n_edge, n_centre, bad = st["sizes"].tolist()  # the finiteness check rides along
+    if bad:
+        _raise_nonfinite(vol, name)
+    out = _seg_mesh(**st, dims=dims, tri_cubes=tri_cubes, n_faces=F, n_verts=n_edge, n_centre=n_centre,
+                    padded=False)
+    faces = out["faces"]
+    verts = out["pos"] if out["cen"] is None else torch.cat([out["pos"], out["cen"]])
+    if mask is not None and faces.numel():
+        # vertices owned by cubes that make no triangles may be unreferenced: drop them
+        used = torch.zeros(verts.shape[0], dtype=torch.bool, device=dev)
+        used[faces.reshape(-1)] = True
+        remap = torch.cumsum(used.long(), 0) - 1
+        verts, faces = verts[used], _g(remap, faces)
+    elif mask is not None:
+        verts = verts[:0]
+    return verts, faces
+
+
+def _marching_cubes_padded(vol: torch.Tensor, level: float, graphs: bool, name: str = "volume"
+                           ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The segments at capacities (:func:`~smrnb.geometry._graphs.capacity`), replayed from CUDA
+    graphs when ``graphs``. Padding entries point at a node whose cube is empty by construction
+    (``(0, 0, N2 - 1)``; its corners are never read), at the first active cube or at the last real
+    triangle, so every gather stays in range and the pads add nothing; what is returned is cut to
+    the exact sizes and copied out of the graphs' buffers."""
+    dev = vol.device
+    dims = _dims(vol)
+
+    def seg(path, fn, inputs, parent, **kw):
+        if not graphs:
+            return fn(**inputs), False
+        return _graphs.run(path, fn, inputs, device=dev, parent_graphed=parent, **kw)
+
+    path = ("marching_cubes", dev.index, tuple(vol.shape))
+    st, up = seg(path, functools.partial(_seg_classify, dims=dims, count=True),
+                 {"vol": vol, "thr": _threshold_f32(level), "lev": float(level)}, True, copy_inputs=True)
+    M, bad = st["sync1"].tolist()
+    if bad:
+        _raise_nonfinite(vol, name)
+    if M == 0:
+        return _empty(dev)
+    m_cap = _graphs.capacity(M)
+    path += (m_cap,)
+    out, up = seg(path, functools.partial(_seg_cubes, dims=dims, cap=m_cap), st, up)
+    st = {**st, **out}
+    a_cap = _graphs.capacity(int(st["n_amb"]))
+    path += (a_cap,)
+    out, up = seg(path, functools.partial(_seg_rows, dims=dims, amb_cap=a_cap), st, up)
+    st = {**st, **out}
+    F, n_edge, n_centre = st["sizes"][:3].tolist()
+    caps = (_graphs.capacity(F), _graphs.capacity(n_edge), _graphs.capacity(n_centre))
+    path += caps
+    out, _ = seg(path, functools.partial(_seg_mesh, dims=dims, n_faces=caps[0], n_verts=caps[1],
+                                         n_centre=caps[2], padded=True), st, up)
+    faces = out["faces"][:F].clone()
+    verts = out["pos"][:n_edge] if not n_centre else torch.cat([out["pos"][:n_edge], out["cen"][:n_centre]])
+    return verts.clone() if not n_centre else verts, faces
+
+
+def _corner_offsets(dims: tuple[int, int, int, int, int]) -> tuple[int, ...]:
+    a, b = dims[3], dims[4]
+    return (0, 1, b + 1, b, a, a + 1, a + b + 1, a + b)
+
+
+def _seg_classify(vol: torch.Tensor, thr: Any, lev: Any, *, dims, count: bool) -> dict[str, Any]:
+    """Segment 1: the 8-bit index of every node's cube, the active flags, the finiteness flag."""
+    N0, N1, N2, a, b = dims
     L = N0 * N1 * N2
+    dev = vol.device
     flat = vol.view(-1)
     # dense passes over flat views: cube index at node n (corner 0) for n < Lc
-    s = (flat > _threshold_f32(level)).view(torch.uint8)
+    s = (flat > thr).view(torch.uint8)
     Lq, Lc = L - b - 1, L - a - b - 1
     q = torch.add(s[:Lq], s[1:Lq + 1], alpha=2)
     q.add_(s[b + 1:b + 1 + Lq], alpha=4)
@@ -550,62 +655,87 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
         cand = torch.addcmul(cube, cube, cube)
     except (RuntimeError, NotImplementedError):  # a build without integer addcmul on this device
         cand = cube * (cube + 1)
-    lin = cand.nonzero().squeeze(1)  # node index of each active cube's corner 0, ascending
-    del cand
-    M = lin.numel()
-    if M == 0:
-        if nonfinite is not None and bool(nonfinite):
-            _raise_nonfinite(vol)
-        return (torch.zeros((0, 3), dtype=torch.float32, device=dev),
-                torch.zeros((0, 3), dtype=torch.int64, device=dev))
+    lo, hi = torch.aminmax(flat)  # NaN propagates; one pass, no temporary
+    # lo - hi is finite exactly when both are, unless it overflows (then counting decides)
+    nonfinite = ~torch.isfinite(lo - hi)
+    out = {"flat": flat, "lev": lev, "cube": cube, "cand": cand, "nonfinite": nonfinite}
+    if count:
+        out["sync1"] = torch.stack([torch.count_nonzero(cand), nonfinite.long()])
+    return out
+
+
+def _seg_cubes(*, cube, cand, dims, cap: int, lin=None, **_: Any) -> dict[str, Any]:
+    """Segment 2: the active cubes (``lin``: node of corner 0, ascending), their coordinates, index
+    and table row without tests, and which of them are ambiguous. Without ``lin``: ``cap`` rows
+    padded with node ``(0, 0, N2 - 1)``, whose cube is forced empty."""
+    N0, N1, N2, a, b = dims
+    dev = cube.device
+    if lin is None:
+        lin = _nonzero(cand, cap, N2 - 1).squeeze(1)
     C = torch.remainder(torch.div(lin[:, None], device_const(dev, (a, b, 1)), rounding_mode="floor"),
                         device_const(dev, (N0, N1, N2)))  # (M, 3) cube coordinates
+    T = _tables_on(dev)
     cidx = _g(cube, lin).long()
-    del cube
-    corner_off = device_const(dev, (0, 1, b + 1, b, a, a + 1, a + b + 1, a + b))
+    ambflag = _g(T["ambiguous"], cidx)
+    out = {"lin": lin, "C": C, "cidx": cidx, "row": _g(T["row0"], cidx), "ambflag": ambflag}
+    out["n_amb"] = torch.count_nonzero(ambflag)
+    return out
 
-    # which cubes make triangles: all active ones, or those whose 8 corners are all observed
-    tri_cubes = None
-    if mask is not None:
-        ok = _g(mask.reshape(-1), lin[:, None] + corner_off).all(1)
-        tri_cubes = ok.nonzero().squeeze(1)
 
-    # Lewiner case analysis: table row per cube (ambiguous cubes run the face/interior tests)
-    if dev.type in _AMBIGUOUS_SUBSET_DEVICES:  # only the ambiguous cubes: less arithmetic, one more sync
-        row = _g(T["row0"], cidx)  # the row of every cube index without tests
-        amb = _g(T["ambiguous"], cidx).nonzero().squeeze(1)
-        if amb.numel():
-            ca = _g(cidx, amb)
-            vals = _g(flat, _g(lin, amb)[:, None] + corner_off).double() - level  # (A, 8) float64 as the reference
-            row.index_copy_(0, amb, _g(T["row"], torch.add(_face_and_interior_bits(vals, ca, T), ca, alpha=128)))
-    else:  # every active cube (the tests give 0 for unambiguous ones): no compaction, no sync
-        vals = _g(flat, lin[:, None] + corner_off).double() - level
-        row = _g(T["row"], torch.add(_face_and_interior_bits(vals, cidx, T), cidx, alpha=128))
-        del vals
-
+def _seg_rows(*, flat, lev, lin, C, cidx, row, ambflag, nonfinite, dims, amb=None, amb_cap: int = 0,
+              tri_cubes=None, **_: Any) -> dict[str, Any]:
+    """Segment 3: Lewiner's tests on the ambiguous cubes, the owned edge vertices, the triangle
+    counts, and all output sizes in one tensor. Without ``amb``: ``amb_cap`` rows padded with the
+    first active cube (tested again, it gets its own row again: an unambiguous cube's tests give
+    no bits, so its row is the test-free one)."""
+    N0, N1, N2, a, b = dims
+    dev = flat.device
+    T = _tables_on(dev)
+    L = N0 * N1 * N2
+    if amb is None:
+        amb = _nonzero(ambflag, amb_cap, 0).squeeze(1)
+    if amb.numel():
+        ca = _g(cidx, amb)
+        corner_off = device_const(dev, _corner_offsets(dims))
+        vals = _g(flat, _g(lin, amb)[:, None] + corner_off).double() - lev  # (A, 8) float64 as the reference
+        row.index_copy_(0, amb, _g(T["row"], torch.add(_face_and_interior_bits(vals, ca, T), ca, alpha=128)))
     # edge vertices, numbered by owner cube (cube order, then local edge order)
     flags = ((C == device_const(dev, (N0 - 2, N1 - 2, N2 - 2))) * device_const(dev, (1, 2, 4))).sum(1)
     owned = _g(T["owned"], torch.add(cidx, flags, alpha=256))  # (M,) 12-bit
     count = _g(T["popcount"], owned)
     vend = torch.cumsum(count, 0)
-    vstart = vend - count
+    M = lin.numel()
     slot = torch.empty(L, dtype=torch.int32 if M < 2**31 else torch.int64, device=dev)
     slot.index_copy_(0, lin, torch.arange(M, device=dev, dtype=slot.dtype))
-
-    # triangles of the cubes that make them; all output sizes in one host sync
+    # triangles of the cubes that make them; all output sizes in one tensor (one host sync)
     rows = row if tri_cubes is None else _g(row, tri_cubes)
     ntri = _g(T["ntri"], rows)
     uses_c = _g(T["row_uses_center"], row)
     tend = torch.cumsum(ntri, 0)
-    sizes = [tend[-1], vend[-1], uses_c.sum()] + ([] if nonfinite is None else [nonfinite.long()])
-    F, n_edge_verts, n_centre, *bad = torch.stack(sizes).tolist()  # the finiteness check rides along
-    if bad and bad[0]:
-        _raise_nonfinite(vol)
-    tri_cube = torch.repeat_interleave(ntri, output_size=F)  # index into rows
+    n_faces = tend[-1] if tend.numel() else tend.new_zeros(())
+    sizes = torch.stack([n_faces, vend[-1], uses_c.sum(), nonfinite.long()])
+    return {"row": row, "flags": flags, "owned": owned, "vstart": vend - count, "vend": vend, "slot": slot,
+            "rows": rows, "ntri": ntri, "uses_c": uses_c, "tend": tend, "sizes": sizes}
+
+
+def _seg_mesh(*, flat, lev, lin, C, owned, flags, vstart, vend, slot, rows, ntri, uses_c, tend, dims,
+              n_faces: int, n_verts: int, n_centre: int, padded: bool, tri_cubes=None, **_: Any
+              ) -> dict[str, Any]:
+    """Segment 4: faces (n_faces, 3) as vertex ids, edge-vertex positions (n_verts, 3) and interior
+    vertex positions (n_centre, 3) or None. ``padded``: rows past the real counts repeat a real
+    face, the first active cube's first edge, and the first active cube's centre."""
+    N0, N1, N2, a, b = dims
+    dev = flat.device
+    T = _tables_on(dev)
+    f = torch.arange(n_faces, device=dev)
+    if padded:  # faces past the real count repeat the last real one
+        f = torch.minimum(f, tend[-1] - 1)
+        tri_cube = torch.searchsorted(tend, f, right=True)  # index into rows
+    else:
+        tri_cube = torch.repeat_interleave(ntri, output_size=n_faces)
     # (F, 3) Lewiner edge numbers: table row * 12 + (triangle number - first triangle of its cube);
     # the tables' order is right-handed with normals toward lower values
-    local = _g(T["tri"].view(-1, 3), torch.add(_g(torch.add(ntri - tend, rows, alpha=_MAX_TRI), tri_cube),
-                                                torch.arange(F, device=dev)))
+    local = _g(T["tri"].view(-1, 3), torch.add(_g(torch.add(ntri - tend, rows, alpha=_MAX_TRI), tri_cube), f))
     m = tri_cube if tri_cubes is None else _g(tri_cubes, tri_cube)  # (F,) active-cube index of each triangle
     e = local.clamp(max=11)
     fe = torch.add(e, _g(flags, m)[:, None], alpha=12)  # (F, 3)
@@ -614,41 +744,23 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     owner = _g(slot, _g(lin, m)[:, None] + _g(T["owner_lin"](a, b), fe))  # int32: an index as is
     below = _g(owned, owner) & _g(T["owner_below"], fe)
     vid = _g(vstart, owner) + _g(T["popcount"], below)
-    # interior vertices (some tilings of ambiguous cases): numbered after the edge vertices
-    centre_cubes = None
-    if n_centre:
-        centre_cubes = _nonzero(uses_c, n_centre).squeeze(1)
+    corner_off = device_const(dev, _corner_offsets(dims))
+    cen = None
+    if n_centre:  # interior vertices (some tilings of ambiguous cases): numbered after the edge vertices
+        cm = _nonzero(uses_c, n_centre).squeeze(1)
         cid = torch.cumsum(uses_c.long(), 0) - 1
-        vid = torch.where(local == 12, n_edge_verts + _g(cid, m)[:, None], vid)
-    faces = vid
-
-    verts = _vertex_positions(lin, owned, C, centre_cubes, flat, level, corner_off, T, n_edge_verts, a, b)
-    if mask is not None and faces.numel():
-        # vertices owned by cubes that make no triangles may be unreferenced: drop them
-        used = torch.zeros(verts.shape[0], dtype=torch.bool, device=dev)
-        used[faces.reshape(-1)] = True
-        remap = torch.cumsum(used.long(), 0) - 1
-        verts, faces = verts[used], _g(remap, faces)
-    elif mask is not None:
-        verts = verts[:0]
-    return verts, faces
-
-
-def _vertex_positions(lin, owned, C, cm, flat, level, corner_off, T, n_edge_verts, a, b):
-    """Positions (index units, float32) of the owned edge vertices then the interior vertices."""
-    bitsel = _g(T["bits12"], owned)  # (M, 12) bool
-    mi, ei = _nonzero(bitsel, n_edge_verts).unbind(1)  # cube-major, edge ascending = numbering order
+        vid = torch.where(local == 12, vend[-1] + _g(cid, m)[:, None], vid)
+        w = 1.0 / (_EPS + (_g(flat, _g(lin, cm)[:, None] + corner_off).double() - lev).abs())  # (C, 8)
+        centre = (w @ T["corner_pos"].double()) / w.sum(1, keepdim=True)
+        cen = _g(C, cm).to(torch.float32) + centre.to(torch.float32)
+    # positions of the owned edge vertices, in numbering order (cube-major, edge ascending)
+    mi, ei = _nonzero(_g(T["bits12"], owned), n_verts).unbind(1)
     e2 = torch.add(T["pair"], ei[:, None], alpha=2)  # (V, 2) keys into the flat (edge, end) table
-    d = (_g(flat, _g(lin, mi)[:, None] + _g(T["edge_off"](a, b), e2)) - level).abs_()  # (V, 2)
+    d = (_g(flat, _g(lin, mi)[:, None] + _g(T["edge_off"](a, b), e2)) - lev).abs_()  # (V, 2)
     t = d[:, 0].div_(d.sum(1))
     e3 = torch.add(T["triple"], ei[:, None], alpha=3)  # (V, 3) keys into the flat (edge, axis) tables
     pos = torch.addcmul(_g(T["edge_p0"], e3), _g(T["edge_dir"], e3), t[:, None]).add_(_g(C, mi))
-    if cm is not None:
-        w = 1.0 / (_EPS + (_g(flat, _g(lin, cm)[:, None] + corner_off).double() - level).abs())  # (C, 8)
-        centre = (w @ T["corner_pos"].double()) / w.sum(1, keepdim=True)
-        cen = _g(C, cm).to(torch.float32) + centre.to(torch.float32)
-        pos = torch.cat([pos, cen])
-    return pos
+    return {"faces": vid, "pos": pos, "cen": cen}
 
 
 def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = False, mask: Any = None,
@@ -712,7 +824,7 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
         grid = as_tensor(voxelgrid, "voxelgrid")
         check_shape(grid, "voxelgrid", (None, None, None))
         spacing, origin = (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)
-    vol = _check_volume(grid, "voxelgrid")
+    vol = _check_volume(grid, "voxelgrid", defer=True)  # finiteness: checked by the extraction
     try:
         iso = float(iso_value)
     except (TypeError, ValueError):
@@ -732,6 +844,7 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
     if want_kaolin:
         if mask is not None:
             raise SmrnbValueError("mask is not supported by backend='kaolin'; use backend='torch'")
+        _check_volume(vol, "voxelgrid")  # kaolin gets a checked volume
         out = _backend.kaolin_marching_cubes(vol, iso)
         has_both = bool((vol > iso).any()) and bool((vol <= iso).any())
         if out is None or _backend.suspicious_empty(out[1].shape[0], has_both):
@@ -751,7 +864,8 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
             + (f" (distrusted: {_backend.distrusted()['voxelgrids_to_trianglemeshes']})"
                if "voxelgrids_to_trianglemeshes" in _backend.distrusted() else ""))
     if verts is None:
-        verts, faces = _marching_cubes_checked(vol, iso, mask, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0), "descent")
+        verts, faces = _marching_cubes_checked(vol, iso, mask, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0), "descent",
+                                               "voxelgrid")
     if verts.shape[0] and (spacing != (1.0, 1.0, 1.0) or origin != (0.0, 0.0, 0.0)):
         verts = verts * torch.tensor(spacing, dtype=torch.float32, device=verts.device) + torch.tensor(
             origin, dtype=torch.float32, device=verts.device)

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb.geometry import _graphs
 from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_positive
 
@@ -261,7 +262,7 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
         if isinstance(origin, torch.Tensor):
             if tuple(origin.shape) != (3,):
                 raise SmrnbValueError(f"origin must have shape (3,), got {tuple(origin.shape)}")
-            vals = origin.detach().cpu().tolist()  # float32 or float64 values, exactly, as Python floats
+            vals = origin.tolist()  # float32 or float64 values, exactly, as Python floats
         else:
             arr = as_tensor(origin, "origin", dtype=torch.float64, device="cpu")
             if tuple(arr.shape) != (3,):
@@ -277,9 +278,12 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
         kept = N - dropped
         used = "kaolin"
     else:
-        occ, kept = _voxelize_torch(pb, vs, shape, org_pts)
+        if _graphs.enabled(dev) and cells <= _GRAPH_MAX_CELLS:
+            occ, kept = _voxelize_graphed(pb, vs, shape, org_pts)
+        else:
+            occ, kept = _voxelize_torch(pb, vs, shape, org_pts)
         used = "torch CUDA" if dev.type == "cuda" else "torch CPU"
-    per = [N - k for k in kept.tolist()]
+    per = [N - k for k in (kept if isinstance(kept, list) else kept.tolist())]
     if any(per):
         # NaN/inf coordinates never land in a voxel: check for them only when something was dropped
         _raise_nonfinite(pb)
@@ -327,6 +331,43 @@ def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], or
     occ = torch.zeros(total + 1, dtype=torch.bool, device=dev)
     occ.index_fill_(0, flat.reshape(-1), True)
     return occ[:total].view(B, X, Y, Z), torch.count_nonzero(inside, dim=1)
+
+
+# grids up to this many cells are voxelized through CUDA graphs (see _graphs): a million points
+# into 256^3 is a dozen small kernels, bound by their launches
+_GRAPH_MAX_CELLS = 1 << 26
+
+
+def _voxelize_graphed(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor
+                      ) -> tuple[torch.Tensor, list[int]]:
+    """:func:`_voxelize_torch` replayed from a CUDA graph: the grid (copied out of the graph's
+    buffer) and the points kept per batch. The graph's input buffer holds ``points - origin`` (one
+    kernel writes it, so the origin is no graph constant) padded up to a capacity (eight steps per
+    octave) with +inf, which falls outside every grid and is not counted, so clouds of similar
+    sizes share a graph."""
+    B, N = int(pb.shape[0]), int(pb.shape[1])
+    dev = pb.device
+    cap = _graphs.capacity(N, minimum=1024)
+    zero = device_const(dev, (0.0, 0.0, 0.0), pb.dtype)
+
+    def load(static: dict[str, torch.Tensor] | None) -> dict[str, torch.Tensor]:
+        if static is None:
+            static = {"pb": torch.full((B, cap, 3), math.inf, dtype=pb.dtype, device=dev), "org": zero,
+                      "filled": [cap]}  # type: ignore[dict-item]
+        q = static["pb"]
+        torch.sub(pb, org, out=q[:, :N])
+        hw = static["filled"]  # the buffer is +inf from hw[0] on: refill only what the last call used
+        if hw[0] > N:
+            q[:, N:hw[0]].fill_(math.inf)
+        hw[0] = N
+        return static
+
+    path = ("voxelize", dev.index, B, cap, shape, pb.dtype, vs)
+    with _graphs.session(dev):
+        (occ, kept), graphed = _graphs.run(
+            path, lambda pb, org, filled=None: _voxelize_torch(pb, vs, shape, org), {"pb": pb, "org": org},
+            device=dev, load=load)
+        return (occ.clone() if graphed else occ), kept.tolist()
 
 
 def _voxelize_kaolin(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor

@@ -143,18 +143,53 @@ def test_white_noise_exercises_ambiguous_cases_same_as_skimage(seed):
     assert f.shape[0] > 0
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_all_cubes_face_tests_path_same_as_skimage(seed, monkeypatch):
-    """The GPU formulation (face/interior tests on every active cube, no compaction) run on the CPU:
-    unambiguous cubes must come out of the tests with 0 bits and the mesh equal scikit-image's."""
+@pytest.mark.parametrize("extra", [0, 1, 29])
+def test_padded_segments_give_the_exact_mesh(extra, monkeypatch):
+    """The formulation the GPU replays from CUDA graphs (every size padded up to a capacity, the pads
+    pointing at an empty cube, the first active cube or the last real face), run eagerly on the CPU:
+    the same vertices and faces, bit for bit, as the exact path, whatever the padding."""
+    import smrnb.geometry._graphs as graphs
     import smrnb.geometry.marching_cubes as mc
 
-    monkeypatch.setattr(mc, "_AMBIGUOUS_SUBSET_DEVICES", ())
-    r = np.random.default_rng(seed).standard_normal((22, 23, 24)).astype(np.float32)
-    assert_same_as_skimage(r, 0.0)
-    assert_same_as_skimage(sphere_field(30, 11.3, c=(14.2, 15.1, 13.7)), 0.0)
-    noise = (np.random.default_rng(seed + 5).random((16, 17, 18)) > 0.5).astype(np.float32)
-    assert_same_as_skimage(noise, 0.5)
+    monkeypatch.setattr(graphs, "capacity", lambda n, minimum=16: int(n) + extra)
+    rng = np.random.default_rng(extra)
+    fields = [
+        (rng.standard_normal((22, 23, 24)).astype(np.float32), 0.0),  # every ambiguous case, interior vertices
+        (sphere_field(30, 11.3, c=(14.2, 15.1, 13.7)), 0.0),
+        ((rng.random((16, 17, 18)) > 0.5).astype(np.float32), 0.5),
+        (np.zeros((5, 6, 7), np.float32), 0.5),  # no surface
+        (np.array([1, 0, 0, 0, 0, 0, 0, 0], np.float32).reshape(2, 2, 2), 0.5),  # one cube
+    ]
+    for vol, level in fields:
+        t = torch.from_numpy(vol)
+        v0, f0 = mc._marching_cubes_exact(t, level, None)
+        v1, f1 = mc._marching_cubes_padded(t, level, graphs=False)
+        assert torch.equal(f0, f1) and torch.equal(v0, v1)
+        if f0.shape[0]:
+            sv, sf = sk_mc(vol, level)
+            assert (v1.shape[0], f1.shape[0]) == (sv.shape[0], sf.shape[0])
+    bad = rng.standard_normal((9, 9, 9)).astype(np.float32)
+    bad[3, 4, 5] = np.nan
+    with pytest.raises(smrnb.SmrnbValueError, match="volume must be finite, got 1 NaN"):
+        mc._marching_cubes_padded(torch.from_numpy(bad), 0.0, graphs=False)
+
+
+def test_padding_cube_adds_nothing():
+    """What the padding relies on: cube index 0 has no tests, no triangles and no vertices; the node
+    (0, 0, N2 - 1) always gets cube index 0; an unambiguous cube run through the face and interior
+    tests (the padded ambiguous list repeats the first active cube) keeps its test-free row."""
+    import smrnb.geometry.marching_cubes as mc
+
+    d = mc._decision_tables()
+    assert not d["ambiguous"][0] and d["ntri"][d["row"][:128]].max() == 0
+    T = mc._tables_on(torch.device("cpu"))
+    plain = torch.from_numpy(np.flatnonzero(~d["ambiguous"]))
+    vals = torch.from_numpy(np.random.default_rng(3).standard_normal((plain.numel(), 8)))
+    assert int(mc._face_and_interior_bits(vals, plain, T).abs().max()) == 0
+    vol = torch.ones(4, 5, 6)
+    st = mc._seg_classify(vol, 0.5, 0.5, dims=mc._dims(vol), count=True)
+    assert int(st["cube"][6 - 1]) == 0
+    assert mc._edge_tables()["crossed"][0] == 0
 
 
 def test_every_cube_configuration_same_as_skimage():

@@ -136,3 +136,80 @@ def test_auto_keeps_torch_when_inside_touches_the_border():
     mesh = voxelgrid_to_mesh(vol)
     vt, ft = marching_cubes(vol, 0.5)
     assert mesh.meta["backend"] == "torch CUDA" and mesh.num_faces == ft.shape[0]
+
+
+@pytest.mark.cuda
+def test_marching_cubes_cuda_graphs_replay_the_exact_mesh(monkeypatch):
+    """Repeated extractions on the GPU are replayed from CUDA graphs (captured on the second call
+    of a shape and capacities): every call, for fields of the same shape with other counts, another
+    level, the ascent winding, gives what the eager exact path and the CPU give, and a result is
+    not overwritten by the next call."""
+    import smrnb.geometry._graphs as graphs
+    import smrnb.geometry.marching_cubes as mc
+
+    monkeypatch.delenv("SMRNB_CUDA_GRAPHS", raising=False)
+    graphs.release()
+    before = graphs.status()
+    vols = [(_sphere(128, 50.3), 0.0), (_sphere(128, 50.3), 0.0), (_sphere(128, 50.3), 0.0),
+            (_sphere(128, 47.9), 0.0), (_smooth_random(128, 1), 0.0), (_smooth_random(128, 1), 0.0),
+            (_smooth_random(128, 1), 0.1), (_smooth_random(128, 1), 0.1), (_sphere(128, 50.3), 0.0)]
+    results = []
+    for vol, level in vols:
+        v, f = marching_cubes(vol.cuda(), level)
+        v0, f0 = mc._marching_cubes_exact(vol.cuda(), level, None)
+        vc, fc = marching_cubes(vol, level)
+        assert torch.equal(f, f0) and torch.equal(v, v0)
+        assert torch.equal(f.cpu(), fc) and torch.allclose(v.cpu(), vc, atol=1e-4)
+        results.append((v.clone(), f.clone(), v, f))
+    for v_copy, f_copy, v, f in results:  # later replays did not write into earlier results
+        assert torch.equal(v, v_copy) and torch.equal(f, f_copy)
+    after = graphs.status()
+    assert after["off_reason"] is None, after["off_reason"]
+    assert after["captures"] - before["captures"] >= 4  # the four segments of the sphere at least
+    assert after["replays"] - before["replays"] >= 8
+    va, fa = marching_cubes(_sphere(128, 50.3).cuda(), 0.0, gradient_direction="ascent")
+    assert torch.equal(fa.cpu(), results[0][1].cpu().flip(1))
+    bad = _sphere(128, 50.3)
+    bad[3, 4, 5] = float("nan")
+    with pytest.raises(Exception, match="volume must be finite, got 1 NaN"):
+        marching_cubes(bad.cuda(), 0.0)
+    v, f = marching_cubes(_sphere(128, 50.3).cuda(), 0.0)  # the graphs still work after the error
+    assert torch.equal(f, results[0][1])
+    graphs.release()
+    assert graphs.status()["segments"] == 0
+
+
+@pytest.mark.cuda
+def test_voxelize_cuda_graphs_same_grid_and_counts(monkeypatch):
+    """Voxelization replayed from a CUDA graph (points padded with +inf up to a capacity): clouds of
+    different sizes in one capacity give the eager grid and the exact dropped counts."""
+    import smrnb.geometry._graphs as graphs
+    import smrnb.geometry.voxels as vx
+
+    monkeypatch.delenv("SMRNB_CUDA_GRAPHS", raising=False)
+    graphs.release()
+    g = torch.Generator().manual_seed(5)
+    before = graphs.status()["replays"]
+    grids = []
+    for n in (1_000_000, 1_000_000, 1_000_000, 990_001, 1_040_000, 1_000_000):
+        p = (torch.randn(n, 3, generator=g) * 0.5).cuda()
+        origin = (-1.28, -1.28, -1.28)
+        grid = pointcloud_to_voxelgrid(p, 0.01, 256, origin)
+        monkeypatch.setenv("SMRNB_CUDA_GRAPHS", "0")
+        ref = pointcloud_to_voxelgrid(p, 0.01, 256, origin)
+        monkeypatch.delenv("SMRNB_CUDA_GRAPHS")
+        assert torch.equal(grid.occupancy, ref.occupancy)
+        assert grid.dropped == ref.dropped > 0
+        inside = ((p - torch.tensor(origin, device="cuda")) / 0.01).floor()
+        assert grid.dropped == int((~((inside >= 0) & (inside <= 255)).all(1)).sum())
+        grids.append((grid.occupancy, grid.occupancy.clone()))
+    for occ, copy in grids:
+        assert torch.equal(occ, copy)
+    assert graphs.status()["replays"] - before >= 3
+    assert graphs.status()["off_reason"] is None
+    pb = torch.randn(2, 5000, 3, generator=g).cuda()
+    for _ in range(3):  # batched clouds, origin=None
+        grid = pointcloud_to_voxelgrid(pb, 0.05, (40, 50, 60))
+        occ, kept = vx._voxelize_torch(pb, 0.05, (40, 50, 60), grid.origin.float())
+        assert torch.equal(grid.occupancy, occ) and grid.meta["dropped_per_batch"] == (5000 - kept).tolist()
+    graphs.release()
