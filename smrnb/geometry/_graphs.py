@@ -40,7 +40,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["capacity", "enabled", "release", "run", "session", "status"]
+__all__ = ["capacity", "enabled", "mark_seen", "release", "run", "seen", "session", "status"]
 
 MAX_SEGMENTS = 48
 MIN_FREE_FRACTION = 0.25
@@ -147,6 +147,20 @@ def run(path: tuple[Any, ...], fn: Callable[..., Any], inputs: dict[str, Any], *
             _SEEN.clear()
         _SEEN.add(path)
     return fn(**inputs), False
+
+
+def seen(path: tuple[Any, ...]) -> bool:
+    """Whether ``path`` ran before (it is captured on its next run)."""
+    return path in _SEEN or path in _SEGMENTS
+
+
+def mark_seen(*paths: tuple[Any, ...]) -> None:
+    """Record paths a step ran without :func:`run` (an exact eager run that knows its sizes), so
+    that their next run is captured."""
+    with _LOCK:
+        if len(_SEEN) > 4 * MAX_SEGMENTS:
+            _SEEN.clear()
+        _SEEN.update(paths)
 
 
 def _copy_into(inputs: dict[str, Any], device: torch.device,

@@ -532,9 +532,23 @@ def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     """
     if vol.device.type == "cuda" and mask is None and vol.numel() <= _GRAPH_MAX_NODES \
             and _graphs.enabled(vol.device):
-        with _graphs.session(vol.device):
-            return _marching_cubes_padded(vol, level, graphs=True, name=name)
+        root = _graph_path(vol)
+        if _graphs.seen(root):
+            with _graphs.session(vol.device):
+                return _marching_cubes_padded(vol, level, graphs=True, name=name)
+        # a shape seen for the first time runs exactly (a one-off call pays no padding) and records
+        # the capacities its next call is captured at
+        counts: list[int] = []
+        out = _marching_cubes_exact(vol, level, mask, name, counts)
+        if counts:
+            caps = [_graphs.capacity(c) for c in counts]
+            _graphs.mark_seen(*(root + tuple(caps[:k]) for k in (0, 1, 2, 5)))
+        return out
     return _marching_cubes_exact(vol, level, mask, name)
+
+
+def _graph_path(vol: torch.Tensor) -> tuple[Any, ...]:
+    return ("marching_cubes", vol.device.index, tuple(vol.shape))
 
 
 def _dims(vol: torch.Tensor) -> tuple[int, int, int, int, int]:
@@ -547,9 +561,10 @@ def _empty(dev: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
             torch.zeros((0, 3), dtype=torch.int64, device=dev))
 
 
-def _marching_cubes_exact(vol: torch.Tensor, level: float, mask: torch.Tensor | None, name: str = "volume"
-                          ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The segments run eagerly at the exact sizes (CPU, masks, large or one-off GPU volumes)."""
+def _marching_cubes_exact(vol: torch.Tensor, level: float, mask: torch.Tensor | None, name: str = "volume",
+                          counts: list[int] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The segments run eagerly at the exact sizes (CPU, masks, large or one-off GPU volumes).
+    ``counts`` (a list) receives the active, ambiguous, face, edge-vertex and interior-vertex counts."""
     dev = vol.device
     dims = _dims(vol)
     st = _seg_classify(vol, _threshold_f32(level), float(level), dims=dims, count=False)
@@ -569,6 +584,8 @@ def _marching_cubes_exact(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     F, n_edge, n_centre, bad = st["sizes"].tolist()  # the finiteness check rides along
     if bad:
         _raise_nonfinite(vol, name)
+    if counts is not None:
+        counts += [M, amb.numel(), F, n_edge, n_centre]
     out = _seg_mesh(**st, dims=dims, tri_cubes=tri_cubes, n_faces=F, n_verts=n_edge, n_centre=n_centre,
                     padded=False)
     faces = out["faces"]
@@ -599,7 +616,7 @@ def _marching_cubes_padded(vol: torch.Tensor, level: float, graphs: bool, name: 
             return fn(**inputs), False
         return _graphs.run(path, fn, inputs, device=dev, parent_graphed=parent, **kw)
 
-    path = ("marching_cubes", dev.index, tuple(vol.shape))
+    path = _graph_path(vol)
     st, up = seg(path, functools.partial(_seg_classify, dims=dims, count=True),
                  {"vol": vol, "thr": _threshold_f32(level), "lev": float(level)}, True, copy_inputs=True)
     M, bad = st["sync1"].tolist()

@@ -278,7 +278,7 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
         kept = N - dropped
         used = "kaolin"
     else:
-        if _graphs.enabled(dev) and cells <= _GRAPH_MAX_CELLS:
+        if cells <= _GRAPH_MAX_CELLS and B * N <= _GRAPH_MAX_POINTS and _graphs.enabled(dev):
             occ, kept = _voxelize_graphed(pb, vs, shape, org_pts)
         else:
             occ, kept = _voxelize_torch(pb, vs, shape, org_pts)
@@ -303,10 +303,11 @@ def _raise_nonfinite(pb: torch.Tensor) -> None:
         raise SmrnbValueError(f"points must be finite, got {bad} point(s) with NaN/inf coordinates")
 
 
-def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor
+def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor | None
                     ) -> tuple[torch.Tensor, torch.Tensor]:
     """Plain scatter: (B, N, 3) -> (B, X, Y, Z) bool, (B,) int64 counts of points inside. No host
-    sync, few kernels (on a GPU this call is bound by launches, not by memory)."""
+    sync, few kernels (on a GPU this call is bound by launches, not by memory). ``org`` None: the
+    points are already ``points - origin``."""
     B = pb.shape[0]
     X, Y, Z = shape
     dev = pb.device
@@ -314,7 +315,10 @@ def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], or
     zero = device_const(dev, (0, 0, 0), pb.dtype)
     top = device_const(dev, (X - 1, Y - 1, Z - 1), pb.dtype)
     strides = device_const(dev, (Y * Z, Z, 1), pb.dtype)
-    fidx = torch.sub(pb, org if org.dtype == pb.dtype else org.to(pb.dtype)).div_(vs).floor_()
+    if org is None:
+        fidx = torch.div(pb, vs).floor_()
+    else:
+        fidx = torch.sub(pb, org if org.dtype == pb.dtype else org.to(pb.dtype)).div_(vs).floor_()
     clamped = torch.clamp(fidx, min=zero, max=top)
     inside = (fidx == clamped).all(-1)  # (B, N); NaN compares unequal -> outside
     if total < (1 << 24) and pb.dtype == torch.float32:
@@ -333,9 +337,11 @@ def _voxelize_torch(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], or
     return occ[:total].view(B, X, Y, Z), torch.count_nonzero(inside, dim=1)
 
 
-# grids up to this many cells are voxelized through CUDA graphs (see _graphs): a million points
-# into 256^3 is a dozen small kernels, bound by their launches
+# grids up to this many cells, from up to this many points, are voxelized through CUDA graphs (see
+# _graphs): a million points into 256^3 is a dozen small kernels, bound by their launches; ten million
+# points are bound by the kernels (H200: 1.38 ms eagerly, 1.54 ms through a graph and its copies)
 _GRAPH_MAX_CELLS = 1 << 26
+_GRAPH_MAX_POINTS = 1 << 22
 
 
 def _voxelize_graphed(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor
@@ -348,11 +354,10 @@ def _voxelize_graphed(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], 
     B, N = int(pb.shape[0]), int(pb.shape[1])
     dev = pb.device
     cap = _graphs.capacity(N, minimum=1024)
-    zero = device_const(dev, (0.0, 0.0, 0.0), pb.dtype)
 
     def load(static: dict[str, torch.Tensor] | None) -> dict[str, torch.Tensor]:
         if static is None:
-            static = {"pb": torch.full((B, cap, 3), math.inf, dtype=pb.dtype, device=dev), "org": zero,
+            static = {"pb": torch.full((B, cap, 3), math.inf, dtype=pb.dtype, device=dev),
                       "filled": [cap]}  # type: ignore[dict-item]
         q = static["pb"]
         torch.sub(pb, org, out=q[:, :N])
@@ -365,7 +370,7 @@ def _voxelize_graphed(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], 
     path = ("voxelize", dev.index, B, cap, shape, pb.dtype, vs)
     with _graphs.session(dev):
         (occ, kept), graphed = _graphs.run(
-            path, lambda pb, org, filled=None: _voxelize_torch(pb, vs, shape, org), {"pb": pb, "org": org},
+            path, lambda pb, org=None, filled=None: _voxelize_torch(pb, vs, shape, org), {"pb": pb, "org": org},
             device=dev, load=load)
         return (occ.clone() if graphed else occ), kept.tolist()
 
