@@ -12,10 +12,15 @@ def cuda_median(fn, repeats: int = 20, warmup: int = 3) -> float:
     """Median seconds of ``fn()`` measured with CUDA events, after ``warmup`` untimed calls."""
     for _ in range(warmup):
         fn()
+    # the events exist before the timed region: a CUDA event is created at its first record, and
+    # creating the end event inside the region added tens of microseconds on some hosts
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
+    for a, b in events:
+        a.record()
+        b.record()
     torch.cuda.synchronize()
     ts = []
-    for _ in range(repeats):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for a, b in events:
         a.record()
         fn()
         b.record()
@@ -48,6 +53,8 @@ def cuda_graph_modes(fn, repeats: int = 20) -> dict[str, float]:
 
     def once() -> float:
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        b.record()
         torch.cuda.synchronize()
         a.record()
         fn()
