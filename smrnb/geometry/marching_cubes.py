@@ -26,6 +26,12 @@ How it works (no Python loop over cubes):
    interpolation, interior vertices at the inverse-distance weighted mean of the eight corners
    (both as scikit-image).
 
+4. The work is cut into four segments at the three host syncs (the active cubes, the ambiguous
+   cubes, the output sizes). On a GPU, where a 256^3 extraction is bound by kernel launches, a grid
+   shape seen before runs its segments padded to capacities and replayed from CUDA graphs
+   (:mod:`smrnb.geometry._graphs`; ``SMRNB_CUDA_GRAPHS=0`` turns them off); the padded formulation
+   gives the same mesh bit for bit (tested on the CPU).
+
 Coordinates: vertex ``(i, j, k)`` is in index units of the volume's axes 0, 1, 2 (the node
 ``volume[i, j, k]`` sits at ``(i, j, k)``), then ``origin + index * spacing``.
 
