@@ -19,8 +19,9 @@ How this module uses them
   A child segment reads its parent's outputs in place, so a child is only ever replayed right
   after its parent, and evicting a segment evicts its children.
 * What is held is bounded: at most :data:`MAX_SEGMENTS` segments per device, least recently used
-  first out, and a capture is skipped when the device has less than :data:`MIN_FREE_FRACTION` of its
-  memory free. A capture that fails (an operation that cannot be captured in this torch build)
+  first out, holding at most :data:`MAX_BYTES_FRACTION` of the device's memory (and at most
+  :data:`MAX_BYTES`; counted as the memory torch reserved while capturing), and a capture is skipped
+  when the device has less than :data:`MIN_FREE_FRACTION` of its memory free. A capture that fails (an operation that cannot be captured in this torch build)
   turns graphs off for the process, and the step runs eagerly; :func:`status` tells why.
 * ``SMRNB_CUDA_GRAPHS=0`` in the environment turns them off; :func:`release` frees what is held.
 
@@ -43,6 +44,8 @@ import torch
 __all__ = ["capacity", "enabled", "mark_seen", "release", "run", "seen", "session", "status"]
 
 MAX_SEGMENTS = 48
+MAX_BYTES_FRACTION = 0.05  # of the device's memory, at most MAX_BYTES
+MAX_BYTES = 4 << 30
 MIN_FREE_FRACTION = 0.25
 
 _LOCK = threading.RLock()
@@ -52,10 +55,10 @@ _STATE: dict[str, Any] = {"off_reason": None, "captures": 0, "replays": 0, "evic
 
 
 class _Segment:
-    __slots__ = ("graph", "inputs", "outputs")
+    __slots__ = ("graph", "inputs", "outputs", "nbytes")
 
-    def __init__(self, graph: Any, inputs: dict[str, torch.Tensor], outputs: Any) -> None:
-        self.graph, self.inputs, self.outputs = graph, inputs, outputs
+    def __init__(self, graph: Any, inputs: dict[str, torch.Tensor], outputs: Any, nbytes: int) -> None:
+        self.graph, self.inputs, self.outputs, self.nbytes = graph, inputs, outputs, nbytes
 
 
 def capacity(n: int, minimum: int = 16) -> int:
@@ -83,7 +86,8 @@ def enabled(device: torch.device) -> bool:
 def status() -> dict[str, Any]:
     """Segments held, captures and replays so far, and why graphs are off (None when on)."""
     with _LOCK:
-        return {"segments": len(_SEGMENTS), **{k: v for k, v in _STATE.items() if k != "stream"}}
+        return {"segments": len(_SEGMENTS), "bytes": sum(s.nbytes for s in _SEGMENTS.values()),
+                **{k: v for k, v in _STATE.items() if k != "stream"}}
 
 
 def release() -> None:
@@ -134,7 +138,7 @@ def run(path: tuple[Any, ...], fn: Callable[..., Any], inputs: dict[str, Any], *
     with _LOCK:
         seg = _SEGMENTS.get(path) if parent_graphed else None
         if seg is None and parent_graphed and path in _SEEN and _STATE["off_reason"] is None and _room(device):
-            seg = _capture(path, fn, inputs if load is None else load(None), device)
+            seg = _capture(path, fn, (lambda: inputs) if load is None else (lambda: load(None)), device)
         elif seg is not None:
             _SEGMENTS.move_to_end(path)
             if load is not None:
@@ -186,11 +190,13 @@ def _room(device: torch.device) -> bool:
     return free >= MIN_FREE_FRACTION * total
 
 
-def _capture(path: tuple[Any, ...], fn: Callable[..., Any], static: dict[str, Any], device: torch.device
-             ) -> _Segment | None:
+def _capture(path: tuple[Any, ...], fn: Callable[..., Any], make_inputs: Callable[[], dict[str, Any]],
+             device: torch.device) -> _Segment | None:
     while len(_SEGMENTS) >= MAX_SEGMENTS:
         _evict(next(iter(_SEGMENTS)))
     _evict(path)  # a stale copy and its children
+    reserved = torch.cuda.memory_reserved(device)  # the graph's own input buffers count too
+    static = make_inputs()
     graph = torch.cuda.CUDAGraph()
     side = torch.cuda.Stream(device)
     side.wait_stream(torch.cuda.current_stream(device))
@@ -207,5 +213,12 @@ def _capture(path: tuple[Any, ...], fn: Callable[..., Any], static: dict[str, An
         return None
     torch.cuda.current_stream(device).wait_stream(side)
     _STATE["captures"] += 1
-    seg = _SEGMENTS[path] = _Segment(graph, static, outputs)
+    seg = _SEGMENTS[path] = _Segment(graph, static, outputs,
+                                     max(0, torch.cuda.memory_reserved(device) - reserved))
+    budget = min(MAX_BYTES, MAX_BYTES_FRACTION * torch.cuda.get_device_properties(device).total_memory)
+    while sum(s.nbytes for s in _SEGMENTS.values()) > budget:
+        oldest = next(iter(_SEGMENTS))
+        if path[:len(oldest)] == oldest:  # the new segment and its parents stay
+            break
+        _evict(oldest)
     return seg
