@@ -168,7 +168,7 @@ def test_marching_cubes_cuda_graphs_replay_the_exact_mesh(monkeypatch):
     assert after["captures"] - before["captures"] >= 4  # the four segments of the sphere at least
     assert after["replays"] - before["replays"] >= 8
     total = torch.cuda.get_device_properties(0).total_memory
-    assert 0 < after["bytes"] <= min(graphs.MAX_BYTES, graphs.MAX_BYTES_FRACTION * total) + 512 << 20
+    assert 0 < after["bytes"] <= min(graphs.MAX_BYTES, graphs.MAX_BYTES_FRACTION * total) + (512 << 20)
     va, fa = marching_cubes(_sphere(128, 50.3).cuda(), 0.0, gradient_direction="ascent")
     assert torch.equal(fa.cpu(), results[0][1].cpu().flip(1))
     bad = _sphere(128, 50.3)
