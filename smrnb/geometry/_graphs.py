@@ -21,7 +21,9 @@ How this module uses them
 * What is held is bounded: at most :data:`MAX_SEGMENTS` segments per device, least recently used
   first out, holding at most :data:`MAX_BYTES_FRACTION` of the device's memory (and at most
   :data:`MAX_BYTES`; counted as the memory torch reserved while capturing), and a capture is skipped
-  when the device has less than :data:`MIN_FREE_FRACTION` of its memory free. A capture that fails (an operation that cannot be captured in this torch build)
+  when the device has less than :data:`MIN_FREE_FRACTION` of its memory free. A segment that alone
+  holds over a quarter of that budget is dropped after its capture and runs eagerly from then on
+  (the steps also keep large data-dependent sizes out of graphs before capturing). A capture that fails (an operation that cannot be captured in this torch build)
   turns graphs off for the process, and the step runs eagerly; :func:`status` tells why.
 * ``SMRNB_CUDA_GRAPHS=0`` in the environment turns them off; :func:`release` frees what is held.
 
@@ -51,6 +53,7 @@ MIN_FREE_FRACTION = 0.25
 _LOCK = threading.RLock()
 _SEGMENTS: OrderedDict[tuple[Any, ...], _Segment] = OrderedDict()
 _SEEN: set[tuple[Any, ...]] = set()
+_TOO_BIG: set[tuple[Any, ...]] = set()  # captured once, over the memory budget on their own: eager
 _STATE: dict[str, Any] = {"off_reason": None, "captures": 0, "replays": 0, "evictions": 0, "stream": None}
 
 
@@ -95,6 +98,7 @@ def release() -> None:
     with _LOCK:
         _SEGMENTS.clear()
         _SEEN.clear()
+        _TOO_BIG.clear()
 
 
 @contextlib.contextmanager
@@ -137,7 +141,8 @@ def run(path: tuple[Any, ...], fn: Callable[..., Any], inputs: dict[str, Any], *
         load = functools.partial(_copy_into, inputs, device)
     with _LOCK:
         seg = _SEGMENTS.get(path) if parent_graphed else None
-        if seg is None and parent_graphed and path in _SEEN and _STATE["off_reason"] is None and _room(device):
+        if seg is None and parent_graphed and path in _SEEN and path not in _TOO_BIG \
+                and _STATE["off_reason"] is None and _room(device):
             seg = _capture(path, fn, (lambda: inputs) if load is None else (lambda: load(None)), device)
         elif seg is not None:
             _SEGMENTS.move_to_end(path)
@@ -216,6 +221,10 @@ def _capture(path: tuple[Any, ...], fn: Callable[..., Any], make_inputs: Callabl
     seg = _SEGMENTS[path] = _Segment(graph, static, outputs,
                                      max(0, torch.cuda.memory_reserved(device) - reserved))
     budget = min(MAX_BYTES, MAX_BYTES_FRACTION * torch.cuda.get_device_properties(device).total_memory)
+    if seg.nbytes > budget / 4:  # one segment may not hold a quarter of the budget: drop it, stay eager
+        _evict(path)
+        _TOO_BIG.add(path)
+        return None
     while sum(s.nbytes for s in _SEGMENTS.values()) > budget:
         oldest = next(iter(_SEGMENTS))
         if path[:len(oldest)] == oldest:  # the new segment and its parents stay

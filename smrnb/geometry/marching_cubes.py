@@ -524,6 +524,9 @@ def _nonzero(x: torch.Tensor, size: int, fill: int = 0) -> torch.Tensor:
 # their launches, dominate (512^3: 2.7-3.3 ms on an H200, measured eagerly) and the graphs' buffers
 # would hold gigabytes.
 _GRAPH_MAX_NODES = 1 << 25
+# ... and with up to this many active cubes: beyond it (noise-like fields) the work is the kernels,
+# and the graphs' buffers would keep the whole working set (gigabytes) allocated
+_GRAPH_MAX_ACTIVE = 1 << 21
 
 
 def _marching_cubes_torch(vol: torch.Tensor, level: float, mask: torch.Tensor | None, name: str = "volume"
@@ -632,6 +635,7 @@ def _marching_cubes_padded(vol: torch.Tensor, level: float, graphs: bool, name: 
         return _empty(dev)
     m_cap = _graphs.capacity(M)
     path += (m_cap,)
+    up = up and m_cap <= _GRAPH_MAX_ACTIVE
     out, up = seg(path, functools.partial(_seg_cubes, dims=dims, cap=m_cap), st, up)
     st = {**st, **out}
     a_cap = _graphs.capacity(int(st["n_amb"]))

@@ -215,3 +215,24 @@ def test_voxelize_cuda_graphs_same_grid_and_counts(monkeypatch):
         occ, kept = vx._voxelize_torch(pb, 0.05, (40, 50, 60), grid.origin.float())
         assert torch.equal(grid.occupancy, occ) and grid.meta["dropped_per_batch"] == (5000 - kept).tolist()
     graphs.release()
+
+
+@pytest.mark.cuda
+def test_cuda_graphs_keep_to_their_memory_budget(monkeypatch):
+    """A noise field (nearly every cube active: gigabytes of working set) is not kept in graphs: the
+    graphs stay within their budget and the mesh is still the exact one."""
+    import smrnb.geometry._graphs as graphs
+    import smrnb.geometry.marching_cubes as mc
+
+    monkeypatch.delenv("SMRNB_CUDA_GRAPHS", raising=False)
+    graphs.release()
+    vol = torch.randn(200, 200, 200, generator=torch.Generator().manual_seed(9)).cuda()
+    ref = mc._marching_cubes_exact(vol, 0.0, None)
+    for _ in range(3):
+        v, f = marching_cubes(vol, 0.0)
+        assert torch.equal(f, ref[1]) and torch.equal(v, ref[0])
+    st = graphs.status()
+    total = torch.cuda.get_device_properties(0).total_memory
+    assert st["off_reason"] is None and st["replays"] >= 1  # the dense first segment is still replayed
+    assert st["bytes"] <= min(graphs.MAX_BYTES, graphs.MAX_BYTES_FRACTION * total)
+    graphs.release()
