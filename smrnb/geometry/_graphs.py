@@ -18,17 +18,19 @@ How this module uses them
 * A path is captured the *second* time it is seen (a one-off call pays no capture), then replayed.
   A child segment reads its parent's outputs in place, so a child is only ever replayed right
   after its parent, and evicting a segment evicts its children.
-* What is held is bounded: at most :data:`MAX_SEGMENTS` segments per device, least recently used
-  first out, holding at most :data:`MAX_BYTES_FRACTION` of the device's memory (and at most
-  :data:`MAX_BYTES`; counted as the memory torch reserved while capturing), and a capture is skipped
-  when the device has less than :data:`MIN_FREE_FRACTION` of its memory free. A segment that alone
-  holds over a quarter of that budget is dropped after its capture and runs eagerly from then on
-  (the steps also keep large data-dependent sizes out of graphs before capturing). A capture that fails (an operation that cannot be captured in this torch build)
-  turns graphs off for the process, and the step runs eagerly; :func:`status` tells why.
+* What is held is bounded: at most :data:`MAX_SEGMENTS` segments, least recently used first out,
+  holding at most :data:`MAX_BYTES_FRACTION` of the device's memory (and at most :data:`MAX_BYTES`;
+  counted as the memory torch reserved while capturing), and a capture is skipped when the device
+  has less than :data:`MIN_FREE_FRACTION` of its memory free. A segment that alone holds over a
+  quarter of that budget is dropped after its capture and runs eagerly from then on (the steps also
+  keep large data-dependent sizes out of graphs before capturing). A capture that fails (an
+  operation this torch build cannot capture) turns graphs off for the process, and the step runs
+  eagerly; :func:`status` tells why.
 * ``SMRNB_CUDA_GRAPHS=0`` in the environment turns them off; :func:`release` frees what is held.
 
-Results never alias a graph's buffers: the steps copy what they return out of them, inside one
-:func:`session` (threads take turns; a call from another CUDA stream waits for the previous one).
+Results never alias a graph's buffers: the steps copy what they return out of them, or compute it
+outside the graphs, inside one :func:`session` (threads take turns; a call from another CUDA stream
+waits for the previous one).
 """
 
 from __future__ import annotations
