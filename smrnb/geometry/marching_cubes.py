@@ -86,9 +86,12 @@ _INT_RESULT = np.array([0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 3, 1, 0, 1, 1, 1])
 
 _MAX_TRI = 12
 
-# backend="auto" hands CUDA grids at least this big to kaolin (when it works and gives the same
-# mesh); set from the H200 measurements in benchmarks/RESULTS_mc.md
-_KAOLIN_MC_MIN_VOXELS = 0
+# backend="auto" hands CUDA grids with fewer voxels than this to kaolin (when it works): kaolin's
+# reference H200 times are 0.45 ms at 128^3, 1.21 ms at 256^3 and 7.6 ms at 512^3 (shared reference,
+# kaolin cannot be installed on the machines lent to this project); the PyTorch path measured 0.47-0.56
+# ms at 128^3 (1.4-2.6 ms on a shape's first call), 0.83-0.94 ms at 256^3 and 2.4-3.4 ms at 512^3
+# (benchmarks/RESULTS_mc.md). kaolin is the faster one below 256^3 only.
+_KAOLIN_MC_MAX_VOXELS = 1 << 24
 
 
 @cache
@@ -811,8 +814,8 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
     mask : (X, Y, Z) bool, optional: False marks unobserved voxels; cubes touching one produce no
         faces (see :func:`marching_cubes`).
     backend : ``"auto"``, ``"torch"`` or ``"kaolin"``. ``"auto"`` uses kaolin's CUDA
-        ``voxelgrids_to_trianglemeshes`` only where it gives the same mesh and is faster: a CUDA grid
-        of at least ``_KAOLIN_MC_MIN_VOXELS`` voxels, no ``mask``, nothing inside on the grid's
+        ``voxelgrids_to_trianglemeshes`` only where it is faster and closes the same surfaces: a CUDA
+        grid of fewer than 256^3 voxels (``_KAOLIN_MC_MAX_VOXELS``), no ``mask``, nothing inside on the grid's
         boundary layer (kaolin pads the grid with one layer of zeros, which closes surfaces that
         PyTorch leaves open at the border), kaolin importable and not distrusted. Otherwise PyTorch.
         An empty kaolin result for a grid with inside and outside voxels (the "no kernel image"
@@ -865,7 +868,7 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
     verts = faces = None
     # cheap tests first: the boundary scan costs a device sync, only worth it when kaolin could run
     want_kaolin = (backend == "kaolin" or (backend == "auto" and mask is None
-                                           and vol.numel() >= _KAOLIN_MC_MIN_VOXELS)) \
+                                           and vol.numel() < _KAOLIN_MC_MAX_VOXELS)) \
         and _backend.use_kaolin("voxelgrids_to_trianglemeshes", vol.device, backend) \
         and (backend == "kaolin" or not _inside_on_boundary(vol, iso))
     if want_kaolin:

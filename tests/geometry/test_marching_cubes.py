@@ -478,3 +478,11 @@ def test_empty_kaolin_result_is_distrusted_and_torch_takes_over(monkeypatch):
     monkeypatch.setattr(_backend, "_distrusted", {})
     voxelgrid_to_mesh(torch.ones(6, 6, 6))
     assert len(calls) == 1
+    # ... and for grids from _KAOLIN_MC_MAX_VOXELS on (the PyTorch path is the faster one there)
+    import smrnb.geometry.marching_cubes as mc
+
+    monkeypatch.setattr(mc, "_KAOLIN_MC_MAX_VOXELS", grid.occupancy.numel())
+    assert voxelgrid_to_mesh(grid).meta["backend"] == "torch CPU" and len(calls) == 1
+    monkeypatch.setattr(mc, "_KAOLIN_MC_MAX_VOXELS", grid.occupancy.numel() + 1)
+    voxelgrid_to_mesh(grid)
+    assert len(calls) == 2
