@@ -252,10 +252,7 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
             f"reduce grid_shape (or raise voxel_size to cover the same extent with fewer voxels)",
             estimate_bytes=estimate, budget_bytes=budget, knob="grid_shape/voxel_size")
 
-    graphed = backend != "kaolin" and cells <= _GRAPH_MAX_CELLS and B * N <= _GRAPH_MAX_POINTS \
-        and _graphs.enabled(dev)
-    org = org_pts = None
-    if origin is None and not graphed:
+    if origin is None:
         # bounding-box centre on the host (one small sync instead of a chain of tiny kernels), in
         # float64 as documented; NaN/inf points make it non-finite and are reported below
         lo, hi = torch.aminmax(pb.reshape(-1, 3), dim=0)
@@ -266,7 +263,7 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
             _raise_nonfinite(pb)
         org = device_const(dev, vals, torch.float64)
         org_pts = device_const(dev, vals, pts.dtype)
-    elif origin is not None:
+    else:
         # checked on the host: no device round trip for an origin given as numbers or a CPU tensor
         if isinstance(origin, torch.Tensor):
             if tuple(origin.shape) != (3,):
@@ -287,12 +284,8 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
         kept = N - dropped
         used = "kaolin"
     else:
-        if graphed:  # origin=None: the bounding box and the origin are computed in the graph too
-            occ, kept, auto = _voxelize_graphed(pb, vs, shape, org_pts)
-            if auto is not None:
-                org, values = auto  # the values came back with the counts
-                if not all(map(math.isfinite, values)):
-                    _raise_nonfinite(pb)
+        if cells <= _GRAPH_MAX_CELLS and B * N <= _GRAPH_MAX_POINTS and _graphs.enabled(dev):
+            occ, kept = _voxelize_graphed(pb, vs, shape, org_pts)
         else:
             occ, kept = _voxelize_torch(pb, vs, shape, org_pts)
         used = "torch CUDA" if dev.type == "cuda" else "torch CPU"
@@ -373,26 +366,13 @@ _GRAPH_MAX_CELLS = 1 << 26
 _GRAPH_MAX_POINTS = 1 << 22
 
 
-def _auto_origin(pb: torch.Tensor, vs: float, shape: tuple[int, int, int]) -> torch.Tensor:
-    """``origin=None`` on the device: ``(floor(centre / vs) - grid_shape // 2) * vs`` in float64 from
-    the bounding box of all points (+inf padding left out of the maximum; NaN and -inf propagate),
-    the same IEEE operations as the host formula in :func:`pointcloud_to_voxelgrid`."""
-    p = pb.reshape(-1, 3)
-    lo = torch.amin(p, 0).double()
-    hi = torch.amax(torch.nan_to_num(p, nan=math.nan, posinf=-math.inf), 0).double()
-    half = device_const(pb.device, tuple(float(n // 2) for n in shape), torch.float64)
-    return torch.floor(lo.add_(hi).div_(2).div_(vs)).sub_(half).mul_(vs)
-
-
-def _voxelize_graphed(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor | None
-                      ) -> tuple[torch.Tensor, list[int], tuple[torch.Tensor, list[float]] | None]:
-    """:func:`_voxelize_torch` with its index computation replayed from a CUDA graph: the grid, the
-    points kept per batch and, for ``org`` None, the origin the graph computed (float64 (3,) tensor
-    and its values).
-    The graph's input buffer holds ``points - origin`` (one kernel writes it, so the origin is no
-    graph constant), or the points themselves when the graph computes the origin, padded up to a
-    capacity (eight steps per octave) with +inf, which falls outside every grid and is not counted,
-    so clouds of similar sizes share a graph."""
+def _voxelize_graphed(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor
+                      ) -> tuple[torch.Tensor, list[int]]:
+    """:func:`_voxelize_torch` with its index computation replayed from a CUDA graph: the grid and
+    the points kept per batch. The graph's input buffer holds ``points - origin`` (one
+    kernel writes it, so the origin is no graph constant) padded up to a capacity (eight steps per
+    octave) with +inf, which falls outside every grid and is not counted, so clouds of similar
+    sizes share a graph."""
     B, N = int(pb.shape[0]), int(pb.shape[1])
     dev = pb.device
     cap = _graphs.capacity(N, minimum=1024)
@@ -407,36 +387,21 @@ def _voxelize_graphed(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], 
             if len(views) > 8:
                 views.clear()
             q = views[N] = static["pb"][:, :N]
-        if org is None:
-            q.copy_(pb)
-        else:
-            torch.sub(pb, org, out=q)
+        torch.sub(pb, org, out=q)
         hw = static["filled"]  # the buffer is +inf from hw[0] on: refill only what the last call used
         if hw[0] > N:
             static["pb"][:, N:hw[0]].fill_(math.inf)
         hw[0] = N
         return static
 
-    auto_origin = org is None
-
-    def indices(pb: torch.Tensor, org: torch.Tensor | None = None, **_: Any
-                ) -> tuple[torch.Tensor, torch.Tensor]:
-        if not auto_origin:  # (in the graph org is None: its buffer holds points - origin already)
-            return _voxel_indices(pb, vs, shape, org)
-        auto = _auto_origin(pb, vs, shape)
-        flat, kept = _voxel_indices(pb, vs, shape, auto.to(pb.dtype))
-        return flat, torch.cat([kept.double(), auto])  # one transfer for counts and origin
-
-    path = ("voxelize", dev.index, B, cap, shape, pb.dtype, vs, org is None)
+    path = ("voxelize", dev.index, B, cap, shape, pb.dtype, vs)
     with _graphs.session(dev):
         # the graph stops at the voxel indices: the grid is filled from them outside it, into fresh
         # memory (cheaper than copying a grid out of the graph's buffer)
-        (flat, info), _ = _graphs.run(path, indices, {"pb": pb, "org": org}, device=dev, load=load)
-        occ = _scatter(flat, B, shape)
-        if not auto_origin:
-            return occ, info.tolist(), None
-        values = info.tolist()
-        return occ, [int(k) for k in values[:B]], (info[B:].clone(), values[B:])
+        (flat, kept), _ = _graphs.run(
+            path, lambda pb, org=None, **_: _voxel_indices(pb, vs, shape, org), {"pb": pb, "org": org},
+            device=dev, load=load)
+        return _scatter(flat, B, shape), kept.tolist()
 
 
 def _voxelize_kaolin(pb: torch.Tensor, vs: float, shape: tuple[int, int, int], org: torch.Tensor

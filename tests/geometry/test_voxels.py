@@ -184,28 +184,3 @@ def test_voxelgrid_container_checks_and_stores():
         VoxelGrid(occ, torch.zeros(3), 0.5, frame="y-up")
     with pytest.raises(smrnb.SmrnbValueError, match="indexing needs a batched VoxelGrid"):
         g[0]
-
-
-@pytest.mark.parametrize("B,N,pad", [(1, 5000, 0), (1, 5000, 333), (3, 2000, 17)])
-def test_origin_computed_on_the_device_matches_the_host_formula(B, N, pad):
-    """What the GPU graph for ``origin=None`` computes (bounding box, origin and indices from points
-    padded with +inf), run eagerly on the CPU: the same origin as the host formula, bit for bit, the
-    same voxel indices and counts; NaN and -inf make the origin non-finite, +inf points do not."""
-    import math
-
-    import smrnb.geometry.voxels as vx
-
-    g = torch.Generator().manual_seed(B * N + pad)
-    pb = torch.randn(B, N, 3, generator=g) * torch.tensor([1.3, 0.4, 2.2]) + torch.tensor([5.0, -3.0, 0.7])
-    vs, shape = 0.037, (96, 64, 80)
-    ref = pointcloud_to_voxelgrid(pb, vs, shape)  # the host formula
-    padded = torch.cat([pb, torch.full((B, pad, 3), math.inf)], 1)
-    auto = vx._auto_origin(padded, vs, shape)
-    assert auto.dtype == torch.float64 and auto.tolist() == ref.origin.tolist()
-    flat, kept = vx._voxel_indices(padded, vs, shape, auto.float())
-    assert kept.tolist() == [N - d for d in ref.meta["dropped_per_batch"]]
-    assert torch.equal(vx._scatter(flat, B, shape), ref.occupancy)
-    for bad, finite in ((math.nan, False), (-math.inf, False), (math.inf, True)):
-        p = padded.clone()
-        p[0, 1, 2] = bad
-        assert bool(torch.isfinite(vx._auto_origin(p, vs, shape)).all()) is finite
