@@ -209,6 +209,14 @@ def test_voxelize_cuda_graphs_same_grid_and_counts(monkeypatch):
         assert torch.equal(occ, copy)
     assert graphs.status()["replays"] - before >= 3
     assert graphs.status()["off_reason"] is None
+    for n in (1_000_000, 1_000_000, 1_000_000, 1_020_000):  # origin=None at a realistic size
+        p = (torch.randn(n, 3, generator=g) * 0.4 + torch.tensor([0.3, -0.2, 1.1])).cuda()
+        grid = pointcloud_to_voxelgrid(p, 0.01, 256)
+        monkeypatch.setenv("SMRNB_CUDA_GRAPHS", "0")
+        ref = pointcloud_to_voxelgrid(p, 0.01, 256)
+        monkeypatch.delenv("SMRNB_CUDA_GRAPHS")
+        assert torch.equal(grid.origin, ref.origin) and grid.origin.dtype == torch.float64
+        assert torch.equal(grid.occupancy, ref.occupancy) and grid.dropped == ref.dropped > 0
     pb = torch.randn(2, 5000, 3, generator=g).cuda()
     for _ in range(3):  # batched clouds, origin=None
         grid = pointcloud_to_voxelgrid(pb, 0.05, (40, 50, 60))
