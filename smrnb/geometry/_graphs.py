@@ -217,6 +217,7 @@ def _capture(path: tuple[Any, ...], fn: Callable[..., Any], make_inputs: Callabl
     except Exception as exc:  # an op this torch build cannot capture: run eagerly from now on
         _STATE["off_reason"] = f"capture of {path[0]} failed: {type(exc).__name__}: {exc}"[:300]
         torch.cuda.current_stream(device).wait_stream(side)
+        _SEGMENTS.clear()  # never replayed again: give their memory back
         return None
     torch.cuda.current_stream(device).wait_stream(side)
     _STATE["captures"] += 1
