@@ -244,3 +244,33 @@ def test_cuda_graphs_keep_to_their_memory_budget(monkeypatch):
     assert st["off_reason"] is None and st["replays"] >= 1  # the dense first segment is still replayed
     assert st["bytes"] <= min(graphs.MAX_BYTES, graphs.MAX_BYTES_FRACTION * total)
     graphs.release()
+
+
+@pytest.mark.cuda
+def test_a_failed_capture_falls_back_to_eager_and_says_why(monkeypatch):
+    """A segment that cannot be captured (here: it reads a value back to the host) runs eagerly, turns
+    graphs off for the process with the reason in ``status()``, and the steps keep working."""
+    import smrnb.geometry._graphs as graphs
+
+    monkeypatch.setitem(graphs._STATE, "off_reason", None)  # restored afterwards
+    monkeypatch.delenv("SMRNB_CUDA_GRAPHS", raising=False)
+    graphs.release()
+    vol = _sphere(96, 30.3).cuda()
+    marching_cubes(vol, 0.0)
+    marching_cubes(vol, 0.0)  # captured
+    assert graphs.status()["segments"] >= 1
+    x = torch.arange(10.0, device="cuda")
+
+    def syncing(x):
+        return {"y": x * 2, "n": int((x > 3).sum())}
+
+    results = [graphs.run(("syncing",), syncing, {"x": x}, device=x.device, copy_inputs=True) for _ in range(3)]
+    for out, graphed in results:
+        assert not graphed and out["n"] == 6 and torch.equal(out["y"], x * 2)
+    st = graphs.status()
+    assert "capture of syncing failed" in st["off_reason"] and st["segments"] == 0
+    assert not graphs.enabled(x.device)
+    v, f = marching_cubes(vol, 0.0)
+    vc, fc = marching_cubes(vol.cpu(), 0.0)
+    assert torch.equal(f.cpu(), fc)
+    graphs.release()
