@@ -265,7 +265,7 @@ def _tables_on(device: torch.device) -> dict[str, torch.Tensor]:
         t["owner_lin"] = cache(lambda a, b, _o=et["owner_off"], _d=device: torch.as_tensor(
             (_o @ np.array([a, b, 1], dtype=np.int64)).reshape(-1), device=_d))
         t["edge_off"] = cache(lambda a, b, _d=device, _e=et["ends"]: torch.as_tensor(
-            np.array([0, 1, b + 1, b, a, a + 1, a + b + 1, a + b], dtype=np.int64)[_e].reshape(-1), device=_d))
+            np.array(_corner_offsets(a, b), dtype=np.int64)[_e].reshape(-1), device=_d))
         p0, p1 = _CORNER[et["ends"][:, 0]], _CORNER[et["ends"][:, 1]]
         t["edge_p0"] = torch.as_tensor(p0.astype(np.float32).reshape(-1), device=device)
         t["edge_dir"] = torch.as_tensor((p1 - p0).astype(np.float32).reshape(-1), device=device)
@@ -288,15 +288,6 @@ def _threshold_f32(level: float) -> float:
     if float(lo) > level:
         lo = np.nextafter(lo, np.float32(-np.inf))
     return float(lo)
-
-
-def _cube_index(s: torch.Tensor) -> torch.Tensor:
-    """8-bit Lewiner index of every cube from node classes ``s`` (N0, N1, N2) bool -> uint8."""
-    u = s.to(torch.uint8)
-    lo, hi = u[:, :, :-1], u[:, :, 1:]  # x and x + 1 (axis 2)
-    # within a z-slice: corners 0 (0,0) 1 (0,1) on row y, 3 (1,0) 2 (1,1) on row y + 1
-    quad = lo[:, :-1] | (hi[:, :-1] << 1) | (hi[:, 1:] << 2) | (lo[:, 1:] << 3)
-    return quad[:-1] | (quad[1:] << 4)
 
 
 def _face_and_interior_bits(vals: torch.Tensor, cidx: torch.Tensor, T: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -590,7 +581,7 @@ def _marching_cubes_exact(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     amb = st["ambflag"].nonzero().squeeze(1)
     tri_cubes = None
     if mask is not None:  # cubes that make triangles: those whose 8 corners are all observed
-        corner_off = device_const(dev, _corner_offsets(dims))
+        corner_off = device_const(dev, _corner_offsets(*dims[3:]))
         tri_cubes = _g(mask.reshape(-1), lin[:, None] + corner_off).all(1).nonzero().squeeze(1)
     st.update(_seg_rows(**st, dims=dims, amb=amb, tri_cubes=tri_cubes))
     F, n_edge, n_centre, bad = st["sizes"].tolist()  # the finiteness check rides along
@@ -655,8 +646,8 @@ def _marching_cubes_padded(vol: torch.Tensor, level: float, graphs: bool, name: 
     return verts.clone() if not n_centre else verts, faces
 
 
-def _corner_offsets(dims: tuple[int, int, int, int, int]) -> tuple[int, ...]:
-    a, b = dims[3], dims[4]
+def _corner_offsets(a: int, b: int) -> tuple[int, ...]:
+    """Flat node offsets of Lewiner corners 0..7 for node strides ``(a, b, 1)``."""
     return (0, 1, b + 1, b, a, a + 1, a + b + 1, a + b)
 
 
@@ -700,7 +691,8 @@ def _seg_cubes(*, cube, cand, dims, cap: int, lin=None, **_: Any) -> dict[str, A
     padded with node ``(0, 0, N2 - 1)``, whose cube is forced empty."""
     N0, N1, N2, a, b = dims
     dev = cube.device
-    if lin is None:
+    padded = lin is None
+    if padded:
         lin = _nonzero(cand, cap, N2 - 1).squeeze(1)
     C = torch.remainder(torch.div(lin[:, None], device_const(dev, (a, b, 1)), rounding_mode="floor"),
                         device_const(dev, (N0, N1, N2)))  # (M, 3) cube coordinates
@@ -708,7 +700,8 @@ def _seg_cubes(*, cube, cand, dims, cap: int, lin=None, **_: Any) -> dict[str, A
     cidx = _g(cube, lin).long()
     ambflag = _g(T["ambiguous"], cidx)
     out = {"lin": lin, "C": C, "cidx": cidx, "row": _g(T["row0"], cidx), "ambflag": ambflag}
-    out["n_amb"] = torch.count_nonzero(ambflag)
+    if padded:  # the padded driver sizes the ambiguous list from it (the exact one calls nonzero)
+        out["n_amb"] = torch.count_nonzero(ambflag)
     return out
 
 
@@ -726,7 +719,7 @@ def _seg_rows(*, flat, lev, lin, C, cidx, row, ambflag, nonfinite, dims, amb=Non
         amb = _nonzero(ambflag, amb_cap, 0).squeeze(1)
     if amb.numel():
         ca = _g(cidx, amb)
-        corner_off = device_const(dev, _corner_offsets(dims))
+        corner_off = device_const(dev, _corner_offsets(a, b))
         vals = _g(flat, _g(lin, amb)[:, None] + corner_off).double() - lev  # (A, 8) float64 as the reference
         row.index_copy_(0, amb, _g(T["row"], torch.add(_face_and_interior_bits(vals, ca, T), ca, alpha=128)))
     # edge vertices, numbered by owner cube (cube order, then local edge order)
@@ -774,9 +767,9 @@ def _seg_mesh(*, flat, lev, lin, C, owned, flags, vstart, vend, slot, rows, ntri
     owner = _g(slot, _g(lin, m)[:, None] + _g(T["owner_lin"](a, b), fe))  # int32: an index as is
     below = _g(owned, owner) & _g(T["owner_below"], fe)
     vid = _g(vstart, owner) + _g(T["popcount"], below)
-    corner_off = device_const(dev, _corner_offsets(dims))
     cen = None
     if n_centre:  # interior vertices (some tilings of ambiguous cases): numbered after the edge vertices
+        corner_off = device_const(dev, _corner_offsets(a, b))
         cm = _nonzero(uses_c, n_centre).squeeze(1)
         cid = torch.cumsum(uses_c.long(), 0) - 1
         vid = torch.where(local == 12, vend[-1] + _g(cid, m)[:, None], vid)
