@@ -261,8 +261,6 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
                      if math.isfinite(b[0][a] + b[1][a]) else math.nan for a in range(3))
         if not all(map(math.isfinite, vals)):
             _raise_nonfinite(pb)
-        org = device_const(dev, vals, torch.float64)
-        org_pts = device_const(dev, vals, pts.dtype)
     else:
         # checked on the host: no device round trip for an origin given as numbers or a CPU tensor
         if isinstance(origin, torch.Tensor):
@@ -276,8 +274,8 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
             vals = arr.tolist()
         if not all(map(math.isfinite, vals)):
             raise SmrnbValueError(f"origin must be finite, got {vals}")
-        org = device_const(dev, tuple(vals), torch.float64)
-        org_pts = device_const(dev, tuple(vals), pts.dtype)  # the same numbers, cast once
+    org = device_const(dev, tuple(vals), torch.float64)
+    org_pts = device_const(dev, tuple(vals), pts.dtype)  # the same numbers, cast once
 
     if backend == "kaolin":
         occ, dropped = _voxelize_kaolin(pb, vs, shape, org)
