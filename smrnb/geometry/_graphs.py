@@ -15,8 +15,7 @@ How this module uses them
   on a grid of eight steps per octave (:func:`capacity`) so that calls on similar data share a
   graph. The segment functions pad up to the capacity with entries that contribute nothing; the
   same functions run eagerly, unpadded, on the CPU and for one-off calls.
-* A path is captured the *second* time it is seen (a one-off call pays no capture), after one
-  eager warm-up run of the segment, then replayed.
+* A path is captured the *second* time it is seen (a one-off call pays no capture), then replayed.
   A child segment reads its parent's outputs in place, so a child is only ever replayed right
   after its parent, and evicting a segment evicts its children.
 * What is held is bounded: at most :data:`MAX_SEGMENTS` segments, least recently used first out,
@@ -210,9 +209,6 @@ def _capture(path: tuple[Any, ...], fn: Callable[..., Any], make_inputs: Callabl
     side.wait_stream(torch.cuda.current_stream(device))
     try:
         with torch.cuda.stream(side):
-            # one eager run first: whatever the segment creates lazily (cached device constants,
-            # lookup tables) exists before the capture, which cannot copy from the host
-            fn(**static)
             graph.capture_begin(capture_error_mode="thread_local")
             try:
                 outputs = fn(**static)
