@@ -107,6 +107,8 @@ class StepWidget:
         #: the last error (None after a successful run)
         self.error: BaseException | None = None
         self.viewer: Any = None
+        self._error_from_control = False
+        self._quiet = False  # True while the widget itself writes a control's value
 
         self.controls: dict[str, Any] = {}
         current = pipeline.params(stage)
@@ -144,12 +146,12 @@ class StepWidget:
             kwargs["value"] = self._text_of(spec, value)
         elif value is not None:
             kwargs["value"] = value
-        if desc["widget"] in ("FloatSlider", "FloatLogSlider", "IntSlider"):
-            kwargs["continuous_update"] = False
-            kwargs["readout_format"] = ".4g" if desc["widget"] != "IntSlider" else "d"
         kwargs["style"] = {"description_width": "180px"}
-        kwargs["layout"] = ipw.Layout(width="520px")
-        w = cls(**kwargs)
+        if desc["widget"] in ("FloatSlider", "FloatLogSlider", "IntSlider"):
+            w = _range_control(ipw, cls, desc["widget"] == "IntSlider", kwargs)
+        else:
+            kwargs["layout"] = ipw.Layout(width="520px")
+            w = cls(**kwargs)
         w.observe(lambda change, name=spec.name: self._on_control(name, change), names="value")
         return w
 
@@ -164,6 +166,8 @@ class StepWidget:
         return str(value)
 
     def _on_control(self, name: str, change: dict[str, Any]) -> None:
+        if self._quiet:
+            return
         spec = self.step.param(name)
         value = change["new"]
         try:
@@ -171,27 +175,40 @@ class StepWidget:
                                            (spec.optional and value.strip().lower() in ("none", "null"))):
                 value = spec.parse(value, self.stage)
             self.set_params(**{name: value})
-        except Exception as exc:  # shown in the widget, never lost
-            self._show_error(exc)
+        except Exception as exc:  # shown in the widget, never lost; the box shows the value in use again
+            kept = self.pipeline.params(self.stage).get(name)
+            self._show_control(name, kept)
+            self._show_error(exc, note=f"{name} keeps {self._text_of(spec, kept)}", from_control=True)
             return
         if self.auto_run.value:
             self.run()
 
+    def _show_control(self, name: str, value: Any) -> None:
+        """Show ``value`` in the control of ``name`` without running the control's handler."""
+        w = self.controls[name]
+        shown = self._text_of(self.step.param(name), value) if isinstance(w.value, str) else value
+        if w.value != shown:
+            self._quiet = True
+            try:
+                w.value = shown
+            finally:
+                self._quiet = False
+
     def set_params(self, **params: Any) -> list[str]:
         """Set parameters (validated), update the controls, mark this stage and later ones stale.
 
-        Returns the stale stage names. Bad values raise (nothing changes).
+        Returns the stale stage names. Bad values raise (nothing changes). A successful change
+        clears an error left by a refused control value (a failed run's error stays until the
+        next run).
         """
         stale = self.pipeline.set_params(self.stage, **params)
         current = self.pipeline.params(self.stage)
         for name in params:
-            w = self.controls[name]
-            want = current[name]
-            shown = self._text_of(self.step.param(name), want) if isinstance(w.value, str) else want
-            if w.value != shown:
-                w.unobserve_all("value")
-                w.value = shown
-                w.observe(lambda change, n=name: self._on_control(n, change), names="value")
+            self._show_control(name, current[name])
+        if self.error is not None and self._error_from_control:
+            self.error = None
+            self._error_from_control = False
+            self.output.outputs = ()
         self.status.value = self._status_html()
         if self.on_change is not None:
             self.on_change(stale)
@@ -229,6 +246,7 @@ class StepWidget:
         try:
             out = p.run(until=self.stage, on_start=started, on_done=done)
             self.result, self.record, self.error = out, p.record(self.stage), None
+            self._error_from_control = False
             self.output.outputs = ()
             self.output.clear_output()
             self.record_html.value = self.record._repr_html_()
@@ -246,13 +264,15 @@ class StepWidget:
             self.on_run(self)
         return ok
 
-    def _show_error(self, exc: BaseException) -> None:
+    def _show_error(self, exc: BaseException, *, note: str = "", from_control: bool = False) -> None:
         self.error = exc
+        self._error_from_control = from_control
         tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-        self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
+        evalue = f"{exc} ({note})" if note else str(exc)
+        self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": evalue,
                                 "traceback": [line.rstrip("\n") for line in "".join(tb).splitlines()]},)
         self.status.value = (f"<span class='smrnb-step-error' style='color:#b00020'>"
-                             f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</span>")
+                             f"{html.escape(type(exc).__name__)}: {html.escape(evalue)}</span>")
 
     def _status_html(self) -> str:
         if self.error is not None:
@@ -294,6 +314,60 @@ class StepWidget:
     def __repr__(self) -> str:
         state = "failed" if self.error is not None else ("stale" if self.pipeline.is_stale(self.stage) else "done")
         return f"StepWidget({self.stage!r}, {state}, params={self.params})"
+
+
+_RANGE_CONTROLS: dict[int, Any] = {}
+
+
+def _range_control(ipw: Any, slider_cls: Any, integer: bool, kwargs: dict[str, Any]) -> Any:
+    """A bounded number parameter: a slider to drag plus a number box to type into.
+
+    The box is unbounded on purpose: ipywidgets' sliders and bounded boxes clamp what is typed
+    (-0.05 would silently become the minimum); here an out-of-range value reaches the step's
+    validation and is refused with the range, and the box shows the value in use again.
+    ``value`` is the control's value; setting it behaves as typing it.
+    """
+    cls = _RANGE_CONTROLS.get(id(ipw))
+    if cls is None:
+        import traitlets
+
+        class RangeControl(ipw.HBox):
+            value = traitlets.Any()
+
+            def __init__(self, slider: Any, box: Any) -> None:
+                super().__init__([slider, box])
+                self.slider, self.box = slider, box
+                self._syncing = False
+                self.value = slider.value
+                slider.observe(self._from_part, names="value")
+                box.observe(self._from_part, names="value")
+                self.observe(self._to_parts, names="value")
+
+            def _from_part(self, change: dict[str, Any]) -> None:
+                if not self._syncing:
+                    self.value = change["new"]
+
+            def _to_parts(self, change: dict[str, Any]) -> None:
+                self._syncing = True
+                try:
+                    v = change["new"]
+                    if self.box.value != v:
+                        self.box.value = v
+                    lo, hi = self.slider.min, self.slider.max
+                    if isinstance(self.slider, ipw.FloatLogSlider):
+                        lo, hi = self.slider.base ** lo, self.slider.base ** hi
+                    if lo <= v <= hi and self.slider.value != v:
+                        self.slider.value = v
+                finally:
+                    self._syncing = False
+
+        cls = _RANGE_CONTROLS[id(ipw)] = RangeControl
+    slider_kwargs = {**kwargs, "continuous_update": False, "readout": False,
+                     "layout": ipw.Layout(width="420px")}
+    box_cls = ipw.IntText if integer else ipw.FloatText
+    box = box_cls(value=kwargs.get("value", 0), continuous_update=False, tooltip=kwargs.get("tooltip"),
+                  layout=ipw.Layout(width="96px"))
+    return cls(slider_cls(**slider_kwargs), box)
 
 
 def _registry_with(step: Any) -> Any:

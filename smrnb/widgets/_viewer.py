@@ -162,18 +162,20 @@ def voxels_layer(grid: Any, *, mode: str = "points", max_voxels: int = MAX_VOXEL
         raise SmrnbTypeError(f"voxels must be a VoxelGrid, got {type(grid).__name__}")
     if occ_t.dim() != 3:
         raise SmrnbValueError(f"voxels must be an unbatched VoxelGrid (X, Y, Z), got shape {tuple(occ_t.shape)}")
-    occ = _np(occ_t > 0 if occ_t.dtype.is_floating_point else occ_t, bool)
-    total = int(occ.sum())
+    full = _np(occ_t > 0 if occ_t.dtype.is_floating_point else occ_t, bool)
+    occ = full
+    total = count = int(np.count_nonzero(full))  # count_nonzero: no int64 copy of a 512^3 grid
     vs = float(grid.voxel_size)
     origin = _np(grid.origin, np.float64)
     k = 1
     notes: list[str] = []
-    while int(occ.sum()) > max_voxels:
+    while count > max_voxels:
         k += 1
-        occ = _pool_any(_np(occ_t > 0 if occ_t.dtype.is_floating_point else occ_t, bool), k)
+        occ = _pool_any(full, k)
+        count = int(np.count_nonzero(occ))
     if k > 1:
         notes.append(f"{total:,} occupied voxels exceed the cap of {max_voxels:,}: showing the grid coarsened "
-                     f"{k}x ({int(occ.sum()):,} voxels of {vs * k * 1000:g} mm); raise max_voxels to see all")
+                     f"{k}x ({count:,} voxels of {vs * k * 1000:g} mm); raise max_voxels to see all")
     vs_k = vs * k
     idx = np.argwhere(occ)
     col = _rgb(color, (0.85, 0.55, 0.2))

@@ -36,14 +36,18 @@ def test_controls_are_generated_from_the_param_specs():
     assert list(c) == [p.name for p in get_step("clean").params]
     assert isinstance(c["drop_invalid"], ipw.Checkbox) and c["drop_invalid"].value is True
     assert isinstance(c["voxel_size"], ipw.Text) and c["voxel_size"].value == "none"  # optional -> text box
-    assert isinstance(c["std_ratio"], ipw.FloatSlider)
-    assert (c["std_ratio"].min, c["std_ratio"].max, c["std_ratio"].value) == (0.1, 10.0, 2.0)
-    assert "radius (m)" == c["radius"].description
-    assert "unit" not in c["radius"].tooltip and " m" in c["radius"].tooltip and "radius of that search" in c["radius"].tooltip
+    s = c["std_ratio"].slider  # a bounded number: slider to drag + unbounded box to type into
+    assert isinstance(s, ipw.FloatSlider) and s.readout is False
+    assert (s.min, s.max, s.value, c["std_ratio"].value) == (0.1, 10.0, 2.0, 2.0)
+    assert isinstance(c["std_ratio"].box, ipw.FloatText) and c["std_ratio"].box.value == 2.0
+    assert "radius (m)" == c["radius"].slider.description
+    tip = c["radius"].slider.tooltip
+    assert "unit" not in tip and " m" in tip and "radius of that search" in tip
     v = StepWidget("voxelize", grid_cloud(3)).controls
-    assert isinstance(v["voxel_size"], ipw.FloatLogSlider) and v["voxel_size"].value == pytest.approx(0.02)
-    assert isinstance(v["max_grid_size"], ipw.IntSlider) and v["max_grid_size"].max == 1024
-    assert "halving it gives 8x the voxels" in v["voxel_size"].tooltip
+    assert isinstance(v["voxel_size"].slider, ipw.FloatLogSlider) and v["voxel_size"].value == pytest.approx(0.02)
+    assert isinstance(v["max_grid_size"].slider, ipw.IntSlider) and v["max_grid_size"].slider.max == 1024
+    assert isinstance(v["max_grid_size"].box, ipw.IntText)
+    assert "halving it gives 8x the voxels" in v["voxel_size"].slider.tooltip
     e = StepWidget("export", None).controls
     assert isinstance(e["path"], ipw.Text) and e["path"].value == "mesh.ply"
 
@@ -147,3 +151,50 @@ def test_frames_output_shows_the_first_frame():
     assert w.run() and w.record.counts_after == {"frames": 2}
     img = w.preview.children[0].children[0]
     assert isinstance(img, ipw.Image) and img.value[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_out_of_range_typed_values_are_refused_with_the_range_never_clamped():
+    w = StepWidget("voxelize", grid_cloud(3))
+    c = w.controls["voxel_size"]
+    c.box.value = -0.05  # typed into the number box: a slider would clamp it to its minimum
+    assert w.params["voxel_size"] == pytest.approx(0.02)
+    (out,) = w.output.outputs
+    assert "parameter 'voxel_size' must be in" in out["evalue"] and "got -0.05" in out["evalue"]
+    assert "voxel_size keeps 0.02" in out["evalue"] and "got -0.05" in w.status.value
+    assert c.value == pytest.approx(0.02) and c.box.value == pytest.approx(0.02)  # the box shows what is used
+    assert c.slider.value == pytest.approx(0.02)
+    g = w.controls["max_grid_size"]
+    g.value = 0  # an int below the slider's minimum is refused too, not raised to the minimum
+    assert w.params["max_grid_size"] == get_step("voxelize").param("max_grid_size").default
+    assert "got 0" in w.output.outputs[0]["evalue"]
+    c.slider.value = 0.1  # dragging the slider works and reaches the box
+    assert w.params["voxel_size"] == pytest.approx(0.1) and c.box.value == pytest.approx(0.1)
+
+
+def test_a_corrected_value_clears_the_old_error():
+    w = StepWidget("fill_holes", None)
+    ctl = w.controls["max_hole_edges"]
+    ctl.value = "0" if isinstance(ctl.value, str) else 0
+    assert w.error is not None and "got 0" in w.status.value
+    ctl.value = "40" if isinstance(ctl.value, str) else 40
+    assert w.error is None and w.output.outputs == ()
+    assert "got 0" not in w.status.value and "stale" in w.status.value
+    assert w.params["max_hole_edges"] == 40
+
+
+def test_rejected_text_does_not_stay_in_the_box():
+    w = StepWidget("clean", grid_cloud(2))
+    w.controls["voxel_size"].value = "0.05"
+    w.controls["voxel_size"].value = "abc"
+    assert w.controls["voxel_size"].value == "0.05"  # the box shows the value Run will use
+    assert "voxel_size keeps 0.05" in w.output.outputs[0]["evalue"]
+    assert w.run() and "up to date" in w.status.value and w.params["voxel_size"] == pytest.approx(0.05)
+
+
+def test_set_params_keeps_the_users_observers():
+    w = StepWidget(SCALE, grid_cloud(2))
+    seen = []
+    w.controls["factor"].observe(lambda ch: seen.append(ch["new"]), names="value")
+    w.set_params(factor=4.0)
+    w.controls["factor"].value = 5.0
+    assert seen == [4.0, 5.0] and w.params["factor"] == pytest.approx(5.0)
