@@ -236,7 +236,19 @@ class ReconstructionApp:
         return self._report(do)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        from smrnb.widgets._viewer import static_pictures, widget_bundle
+
+        mode = static_pictures()
+        if mode == "live":
+            return self.widget._repr_mimebundle_(**kwargs)
+        body = "".join(f"<details{' open' if w.record is not None else ''}><summary>{i + 1} "
+                       f"{html.escape(w.stage)}</summary>{w.static_html()}</details>"
+                       for i, w in enumerate(self.steps))
+        data = {"text/plain": repr(self),
+                "text/html": f"<div class='smrnb-app-static'><div>{self.message.value}</div>{body}</div>"}
+        if mode == "both":
+            data.update(widget_bundle(self.widget, **kwargs))
+        return data
 
     def __repr__(self) -> str:
         return f"ReconstructionApp({self.pipeline!r})"

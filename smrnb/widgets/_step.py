@@ -309,7 +309,35 @@ class StepWidget:
 
     # -------------------------------------------------------------------------------- output
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        from smrnb.widgets._viewer import static_pictures, widget_bundle
+
+        mode = static_pictures()
+        if mode == "live":
+            return self.widget._repr_mimebundle_(**kwargs)
+        data = {"text/plain": repr(self), "text/html": self.static_html()}
+        if mode == "both":
+            data.update(widget_bundle(self.widget, **kwargs))
+        return data
+
+    def static_html(self) -> str:
+        """The step as a static page fragment: title, parameters, status, record and a picture of
+        the result (what nbconvert, the docs and GitHub show where no widget front end runs)."""
+        from smrnb.widgets._viewer import png_html
+
+        rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{html.escape(repr(v))}</td></tr>"
+                       for k, v in self.params.items())
+        parts = [f"<div class='smrnb-step-static'><b>{html.escape(self.stage)}</b> "
+                 f"<span style='color:#666'>{html.escape(self.step.summary)}</span>",
+                 f"<table style='font-size:90%'>{rows}</table>", f"<div>{self._status_html()}</div>"]
+        if self.record is not None:
+            parts.append(self.record._repr_html_())
+        if self.viewer is not None and self.result is not None:
+            parts.append(png_html(self.viewer.to_png(), "static picture of the result; run the notebook for "
+                                                        "the 3D view"))
+        elif self.step.output == "frames" and self.result is not None:
+            parts.append(png_html(_frame_png(self.result), f"first of {len(self.result)} frames"))
+        parts.append("</div>")
+        return "".join(parts)
 
     def __repr__(self) -> str:
         state = "failed" if self.error is not None else ("stale" if self.pipeline.is_stale(self.stage) else "done")

@@ -19,6 +19,7 @@ vertex on the wire (positions 12, normals 3, colors 3, indices ~24).
 from __future__ import annotations
 
 import base64
+import html
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -434,6 +435,54 @@ def frontend_status() -> dict[str, Any]:
     return facts
 
 
+def live_frontend() -> bool:
+    """Is a live widget front end attached to this kernel now?
+
+    JupyterLab, Notebook 7 and every front end built on ``@jupyter-widgets/base-manager`` open the
+    ``jupyter.widget.control`` comm when they connect to the kernel (to restore widget state);
+    ipywidgets keeps it as ``Widget._control_comm``. A kernel run by ``nbconvert --execute``,
+    nbclient, papermill or a plain IPython terminal has none. ``SMRNB_STATIC_PICTURES`` overrides
+    the guess: ``always`` (static pictures beside the live widget), ``never`` (the widget alone),
+    ``auto`` (the default).
+    """
+    import os
+
+    mode = os.environ.get("SMRNB_STATIC_PICTURES", "auto").strip().lower()
+    if mode == "never":
+        return True
+    if mode == "always":
+        return False
+    try:
+        from ipywidgets import Widget
+    except ImportError:  # pragma: no cover - ipywidgets is a dependency of the widgets
+        return False
+    return getattr(Widget, "_control_comm", None) is not None
+
+
+def static_pictures() -> str:
+    """``"live"``: the widget alone; ``"static"``: a picture instead of the widget; ``"both"``."""
+    import os
+
+    if os.environ.get("SMRNB_STATIC_PICTURES", "auto").strip().lower() == "always":
+        return "both"
+    return "live" if live_frontend() else "static"
+
+
+def widget_bundle(widget: Any, **kwargs: Any) -> dict[str, Any]:
+    """An ipywidget's display data without its ``text/plain``."""
+    bundle = widget._repr_mimebundle_(**kwargs)
+    if isinstance(bundle, tuple):
+        bundle = bundle[0]
+    return {k: v for k, v in (bundle or {}).items() if k != "text/plain"}
+
+
+def png_html(png: bytes, caption: str = "") -> str:
+    """An ``<img>`` with the PNG inline (and a grey caption), for static outputs."""
+    b64 = base64.b64encode(png).decode("ascii")
+    cap = f"<div style='color:#666;font-size:90%'>{html.escape(caption)}</div>" if caption else ""
+    return f"<div><img src='data:image/png;base64,{b64}'/>{cap}</div>"
+
+
 # ------------------------------------------------------------------------------------ viewer
 
 
@@ -675,20 +724,41 @@ class Viewer:
                 "fov": self.fov, "near": self.camera.near, "far": self.camera.far}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
-        png = base64.b64encode(self.to_png()).decode("ascii")
-        data: dict[str, Any] = {"text/plain": repr(self), "image/png": png}
-        status = frontend_status()
-        if status.get("installed") is False:
-            data["text/html"] = (f"<div><img src='data:image/png;base64,{png}'/><div style='color:#a15c00'>"
-                                 "static picture: the jupyter-threejs front end is not installed where the "
-                                 "server looks (run %smr_doctor)</div></div>")
+        data: dict[str, Any] = {"text/plain": repr(self)}
+        mode = static_pictures()
+        status = frontend_status() if mode != "static" else {}
+        if mode == "live" and status.get("installed") is not False:
+            data.update(widget_bundle(self.widget, include=include, exclude=exclude, **kwargs))  # no picture
             return data
-        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
-        if isinstance(bundle, tuple):
-            bundle = bundle[0]
-        if bundle:
-            data.update({k: v for k, v in bundle.items() if k != "text/plain"})
+        png = self.to_png()
+        data["image/png"] = base64.b64encode(png).decode("ascii")
+        if status.get("installed") is False:
+            data["text/html"] = png_html(png, "static picture: the jupyter-threejs front end is not installed "
+                                              "where the server looks (run %smr_doctor)")
+            return data
+        if mode == "both":
+            data.update(widget_bundle(self.widget, include=include, exclude=exclude, **kwargs))
+        else:  # no live front end (nbconvert, docs, GitHub): the picture, not an empty widget view
+            data["text/html"] = png_html(png, f"static picture of {self!r}; run the notebook for the 3D view")
         return data
+
+    def save_png(self, path: Any, width: int | None = None, height: int | None = None) -> Any:
+        """Write :meth:`to_png` to ``path`` (atomically); returns the path."""
+        import os
+        import tempfile
+        from pathlib import Path
+
+        path = Path(path)
+        data = self.to_png(width, height)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
 
     def __repr__(self) -> str:
         parts = []

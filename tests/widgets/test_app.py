@@ -158,3 +158,18 @@ def test_default_app_runs_on_the_bundled_sample(tmp_path):
     assert mesh.num_faces > 1000
     assert all(w.viewer is not None for w in a.steps)
     assert a.export("sample_mesh", "ply").is_file()
+
+
+def test_without_a_live_front_end_the_app_is_a_static_page(app, monkeypatch):
+    import ipywidgets
+
+    monkeypatch.delenv("SMRNB_STATIC_PICTURES", raising=False)
+    monkeypatch.setattr(ipywidgets.Widget, "_control_comm", None)
+    assert app.run(until="marching_cubes")
+    data = app._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" not in data
+    page = data["text/html"]
+    assert all(f"{i} {n}</summary>" in page for i, n in enumerate(app.pipeline.names, 1))
+    assert page.count("data:image/png;base64,") == 2  # the two steps that ran: voxels and their mesh
+    monkeypatch.setattr(ipywidgets.Widget, "_control_comm", object())
+    assert "application/vnd.jupyter.widget-view+json" in app._repr_mimebundle_()

@@ -198,3 +198,19 @@ def test_set_params_keeps_the_users_observers():
     w.set_params(factor=4.0)
     w.controls["factor"].value = 5.0
     assert seen == [4.0, 5.0] and w.params["factor"] == pytest.approx(5.0)
+
+
+def test_without_a_live_front_end_a_step_shows_a_static_picture(monkeypatch):
+    import ipywidgets
+
+    monkeypatch.delenv("SMRNB_STATIC_PICTURES", raising=False)
+    monkeypatch.setattr(ipywidgets.Widget, "_control_comm", None)
+    w = StepWidget("voxelize", grid_cloud(6), params={"voxel_size": 0.1})
+    data = w._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" not in data and "stale" in data["text/html"]
+    assert "<img" not in data["text/html"]  # nothing run yet: no picture
+    assert w.run()
+    html_ = w._repr_mimebundle_()["text/html"]
+    assert "voxel_size" in html_ and "up to date" in html_ and "data:image/png;base64," in html_
+    monkeypatch.setattr(ipywidgets.Widget, "_control_comm", object())
+    assert "application/vnd.jupyter.widget-view+json" in w._repr_mimebundle_()

@@ -204,18 +204,48 @@ def test_linked_viewers_share_the_view():
         a.link(3)
 
 
-def test_mimebundle_has_the_widget_and_a_png(monkeypatch):
+def _live(monkeypatch, live: bool) -> None:
+    import ipywidgets
+
+    monkeypatch.delenv("SMRNB_STATIC_PICTURES", raising=False)
+    monkeypatch.setattr(ipywidgets.Widget, "_control_comm", object() if live else None)
+
+
+def test_a_live_front_end_gets_the_widget_and_no_picture(monkeypatch):
     v = Viewer(icosphere(2), width=200, height=120, background="#ffffff")
+    _live(monkeypatch, True)
+    monkeypatch.setattr(Viewer, "to_png", lambda *a, **k: pytest.fail("no picture is rendered for a live front end"))
     data = v._repr_mimebundle_()
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == v.widget.model_id
+    assert "image/png" not in data and "text/html" not in data
+    assert "Renderer(" not in data["text/plain"] and "Viewer(200x120" in data["text/plain"]
+
+
+def test_without_a_live_front_end_the_picture_replaces_the_widget(monkeypatch):
+    v = Viewer(icosphere(2), width=200, height=120, background="#ffffff")
+    _live(monkeypatch, False)
+    data = v._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" not in data  # nbconvert would show it empty
     img = np.asarray(Image.open(io.BytesIO(base64.b64decode(data["image/png"]))).convert("RGB"))
     assert img.shape == (120, 200, 3)
     assert (img != 255).any(axis=2).sum() > 0.05 * img.shape[0] * img.shape[1]  # the sphere is drawn
-    assert "Renderer(" not in data["text/plain"] and "Viewer(200x120" in data["text/plain"]
+    assert f"data:image/png;base64,{data['image/png']}" in data["text/html"]
+    monkeypatch.setenv("SMRNB_STATIC_PICTURES", "always")  # both, e.g. for a front end that hides its manager
+    data = v._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data and "image/png" in data
+    monkeypatch.setenv("SMRNB_STATIC_PICTURES", "never")
+    assert "image/png" not in v._repr_mimebundle_()
+    _live(monkeypatch, True)
     monkeypatch.setattr(_viewer, "frontend_status", lambda: {"installed": False})
     data = v._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" not in data
     assert "jupyter-threejs front end is not installed" in data["text/html"] and "image/png" in data
+
+
+def test_save_png_writes_the_picture(tmp_path):
+    v = Viewer(icosphere(2), width=64, height=48)
+    out = v.save_png(tmp_path / "sphere.png")
+    assert Image.open(out).size == (64, 48) and not list(tmp_path.glob(".sphere.png.*"))
 
 
 def test_bad_arguments_name_themselves():
