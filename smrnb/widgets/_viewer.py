@@ -438,12 +438,13 @@ def frontend_status() -> dict[str, Any]:
 def live_frontend() -> bool:
     """Is a live widget front end attached to this kernel now?
 
-    JupyterLab, Notebook 7 and every front end built on ``@jupyter-widgets/base-manager`` open the
-    ``jupyter.widget.control`` comm when they connect to the kernel (to restore widget state);
-    ipywidgets keeps it as ``Widget._control_comm``. A kernel run by ``nbconvert --execute``,
-    nbclient, papermill or a plain IPython terminal has none. ``SMRNB_STATIC_PICTURES`` overrides
-    the guess: ``always`` (static pictures beside the live widget), ``never`` (the widget alone),
-    ``auto`` (the default).
+    Two signs, either enough: ipywidgets' ``jupyter.widget.control`` comm is open (front ends built
+    on ``@jupyter-widgets/base-manager`` open it on connecting to a kernel that has ipywidgets
+    imported), or the request being executed carries cell metadata (JupyterLab and Notebook 7
+    send ``cellId``, ``deletedCells``, ``recordTiming``). ``nbconvert --execute``, nbclient and
+    papermill send none and open no control comm; a terminal IPython has no kernel at all.
+    ``SMRNB_STATIC_PICTURES`` overrides the guess: ``always`` (static pictures beside the live
+    widget), ``never`` (the widget alone), ``auto`` (the default).
     """
     import os
 
@@ -456,7 +457,16 @@ def live_frontend() -> bool:
         from ipywidgets import Widget
     except ImportError:  # pragma: no cover - ipywidgets is a dependency of the widgets
         return False
-    return getattr(Widget, "_control_comm", None) is not None
+    if getattr(Widget, "_control_comm", None) is not None:
+        return True
+    try:
+        from IPython import get_ipython
+
+        ip = get_ipython()
+        parent = getattr(ip, "parent_header", None) if getattr(ip, "kernel", None) is not None else None
+        return bool((parent or {}).get("metadata"))
+    except Exception:  # a shell without a parent header: no live front end known
+        return False
 
 
 def static_pictures() -> str:

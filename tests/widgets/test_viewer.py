@@ -286,3 +286,20 @@ def test_numpy_vertex_normals_match_the_torch_core():
     np.testing.assert_allclose(ours, compute_vertex_normals(v, m.faces, weighting="area").numpy(), atol=2e-6)
     lone = vertex_normals(np.zeros((4, 3), np.float32), np.array([[0, 1, 2]]))
     assert (lone == 0).all()  # degenerate face and unused vertex: zero, not NaN
+
+
+def test_live_front_end_is_read_from_the_control_comm_or_the_cells_metadata(monkeypatch):
+    import types
+
+    import IPython
+
+    _live(monkeypatch, False)
+    shell = types.SimpleNamespace(kernel=object(), parent_header={"header": {}, "metadata": {}})
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    assert _viewer.live_frontend() is False  # nbconvert / nbclient / papermill: no metadata
+    shell.parent_header["metadata"] = {"cellId": "c1", "deletedCells": [], "recordTiming": False}  # JupyterLab
+    assert _viewer.live_frontend() is True
+    monkeypatch.setattr(IPython, "get_ipython", lambda: types.SimpleNamespace(parent_header={"metadata": {"x": 1}}))
+    assert _viewer.live_frontend() is False  # no kernel: a terminal
+    _live(monkeypatch, True)
+    assert _viewer.live_frontend() is True
