@@ -146,7 +146,9 @@ class StepResult:
     ``faces``, ``frames``, ``bytes``) to a count. ``backend`` is ``kaolin``, ``torch CPU`` or
     ``torch CUDA`` (or what the step reported); ``seconds`` is wall time of the function call and
     ``cpu_seconds`` the process CPU time it used (all threads; on a busy shared machine the wall
-    time grows but this does not). ``error`` is set (and ``ok`` false) when the stage failed.
+    time grows but this does not). ``view_seconds`` is the time a widget then spent showing the
+    result (converting it for the viewer and sending it), so ``waited_seconds`` is what the person
+    at the widget waited for this stage. ``error`` is set (and ``ok`` false) when the stage failed.
     """
 
     step: str
@@ -162,15 +164,27 @@ class StepResult:
     params: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     cpu_seconds: float | None = None
+    view_seconds: float | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def waited_seconds(self) -> float:
+        """The step's own time plus the time spent showing its result (when it was shown)."""
+        return self.seconds + (self.view_seconds or 0.0)
+
+    def _time_text(self, digits: int) -> str:
+        t = f"{self.seconds:.{digits}f} s"
+        if self.view_seconds is not None:
+            t += f" + {self.view_seconds:.{digits}f} s to show = {self.waited_seconds:.{digits}f} s waited"
+        return t
+
     def __str__(self) -> str:
         head = (f"{self.step:<14} {_fmt_counts(self.counts_before)} -> "
                 + (_fmt_counts(self.counts_after) if self.ok else "FAILED")
-                + f"  {self.seconds:.2f} s" + (f" (cpu {self.cpu_seconds:.2f} s)" if self.cpu_seconds is not None else "")
+                + f"  {self._time_text(2)}" + (f" (cpu {self.cpu_seconds:.2f} s)" if self.cpu_seconds is not None else "")
                 + f"  [{self.backend}, {self.device}]")
         lines = [head]
         lines += [f"    note: {n}" for n in self.notes]
@@ -186,7 +200,7 @@ class StepResult:
         rows = [("step", e(self.step) + f" ({e(self.kind_in)} &rarr; {e(self.kind_out)}) " + status),
                 ("before", e(_fmt_counts(self.counts_before))),
                 ("after", e(_fmt_counts(self.counts_after)) if self.ok else "-"),
-                ("time", f"{self.seconds:.3f} s"),
+                ("time", self._time_text(3)),
                 ("backend", e(f"{self.backend} on {self.device}"))]
         rows += [("note", e(n)) for n in self.notes]
         rows += [("warning", f"<span style='color:#a15c00'>{e(w)}</span>") for w in self.warnings]
@@ -198,8 +212,8 @@ class StepResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("step", "kind_in", "kind_out", "counts_before", "counts_after",
-                                              "seconds", "cpu_seconds", "backend", "device", "notes", "warnings",
-                                              "error")}
+                                              "seconds", "cpu_seconds", "view_seconds", "backend", "device",
+                                              "notes", "warnings", "error")}
 
 
 def format_results(results: Iterable[StepResult], source: str | None = None) -> str:

@@ -14,6 +14,7 @@ traceback) and the last good result, record and picture stay on screen.
 from __future__ import annotations
 
 import html
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -249,8 +250,11 @@ class StepWidget:
             self._error_from_control = False
             self.output.outputs = ()
             self.output.clear_output()
-            self.record_html.value = self.record._repr_html_()
+            t0 = time.perf_counter()
             self._show_result(out)
+            if self.record is not None:
+                self.record.view_seconds = time.perf_counter() - t0
+                self.record_html.value = self.record._repr_html_()
             self.progress.bar_style = "success"
             ok = True
         except Exception as exc:

@@ -214,3 +214,23 @@ def test_without_a_live_front_end_a_step_shows_a_static_picture(monkeypatch):
     assert "voxel_size" in html_ and "up to date" in html_ and "data:image/png;base64," in html_
     monkeypatch.setattr(ipywidgets.Widget, "_control_comm", object())
     assert "application/vnd.jupyter.widget-view+json" in w._repr_mimebundle_()
+
+
+def test_the_record_counts_the_time_spent_showing_the_result(monkeypatch):
+    w = StepWidget("voxelize", grid_cloud(6), params={"voxel_size": 0.1})
+    from smrnb.widgets import _viewer
+
+    show = _viewer.Viewer.show
+
+    def slow_show(self, *a, **k):
+        import time
+
+        time.sleep(0.3)  # a viewer conversion the person waits for
+        return show(self, *a, **k)
+
+    monkeypatch.setattr(_viewer.Viewer, "show", slow_show)
+    assert w.run()
+    rec = w.record
+    assert rec.view_seconds >= 0.3 and rec.waited_seconds == pytest.approx(rec.seconds + rec.view_seconds)
+    assert "to show" in w.record_html.value and "waited" in w.record_html.value
+    assert "waited" in str(rec) and rec.to_dict()["view_seconds"] == rec.view_seconds
