@@ -7,9 +7,9 @@ does not import it (the names resolve lazily). pythreejs is used only in :mod:`s
 
 from __future__ import annotations
 
-from smrnb.widgets._app import ReconstructionApp
+from smrnb.widgets._app import OCCUPANCY_STEPS, ReconstructionApp
 from smrnb.widgets._doctor import DoctorView
 from smrnb.widgets._step import StepWidget
 from smrnb.widgets._viewer import Viewer
 
-__all__ = ["DoctorView", "ReconstructionApp", "StepWidget", "Viewer"]
+__all__ = ["OCCUPANCY_STEPS", "DoctorView", "ReconstructionApp", "StepWidget", "Viewer"]

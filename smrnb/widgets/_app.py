@@ -18,10 +18,25 @@ from typing import Any
 
 from smrnb._errors import SmrnbValueError
 
-#: the default source: the bundled sample, every 10th of its 71 frames read (8 frames)
-DEFAULT_SOURCE: dict[str, Any] = {"path": "sample", "stride": 10}
-#: the default steps, sized so the whole chain runs in well under a minute on a 2-core CPU
-DEFAULT_STEPS: tuple[Any, ...] = (
+
+def _demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
+    """Source and steps of ``smrnb demo`` (``smrnb/pipeline/default.yaml``), without its export step
+    (the app has an Export button): one home for the default reconstruction."""
+    import yaml
+
+    from smrnb.pipeline.cli import default_config_path
+
+    cfg = yaml.safe_load(default_config_path().read_text())
+    steps = tuple((e["step"], dict(e.get("params") or {})) for e in cfg["steps"] if e["step"] != "export")
+    return dict(cfg["source"]), steps
+
+
+#: the default source and steps: the demo's chain (TSDF -> mesh -> repair -> simplify -> UV -> texture) on
+#: every 5th frame of the bundled sample, sized to run in seconds on a 2-core CPU
+DEFAULT_SOURCE, DEFAULT_STEPS = _demo_chain()
+#: the lesson variant of notebook 03: occupancy voxelization of back-projected points, marching cubes on the
+#: occupancy grid (a blocky surface: the point of the lesson), hole filling
+OCCUPANCY_STEPS: tuple[Any, ...] = (
     ("points", {"stride": 8, "depth_max": 3.0}),
     ("clean", {}),
     ("voxelize", {"voxel_size": 0.05}),
@@ -254,4 +269,4 @@ class ReconstructionApp:
         return f"ReconstructionApp({self.pipeline!r})"
 
 
-__all__ = ["DEFAULT_SOURCE", "DEFAULT_STEPS", "EXPORT_FORMATS", "ReconstructionApp"]
+__all__ = ["DEFAULT_SOURCE", "DEFAULT_STEPS", "EXPORT_FORMATS", "OCCUPANCY_STEPS", "ReconstructionApp"]

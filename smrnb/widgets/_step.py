@@ -21,7 +21,7 @@ from typing import Any
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 
-_VIEWABLE = ("points", "voxels", "mesh", "textured_mesh")
+_VIEWABLE = ("points", "voxels", "tsdf", "mesh", "textured_mesh")
 
 
 def _frame_png(frames: Any, index: int = 0, max_side: int = 320) -> bytes:

@@ -334,10 +334,54 @@ def _hex(c: tuple[float, float, float]) -> str:
     return "#" + "".join(f"{int(round(min(max(x, 0.0), 1.0) * 255)):02x}" for x in c)
 
 
+#: at most this many TSDF voxels are drawn (a random, seeded subset beyond it)
+MAX_TSDF_POINTS = 200_000
+
+
+def _viridis(t: np.ndarray) -> np.ndarray:
+    """A perceptually ordered colour ramp (5 stops of viridis, linear between them) for t in [0, 1]."""
+    stops = np.array([[0.267, 0.005, 0.329], [0.230, 0.322, 0.546], [0.128, 0.567, 0.551],
+                      [0.369, 0.789, 0.383], [0.993, 0.906, 0.144]], np.float32)
+    x = np.clip(t, 0.0, 1.0) * (len(stops) - 1)
+    i = np.minimum(x.astype(np.int64), len(stops) - 2)
+    f = (x - i)[:, None].astype(np.float32)
+    return stops[i] * (1 - f) + stops[i + 1] * f
+
+
+def tsdf_layer(volume: Any, *, band: float = 0.5, max_points: int = MAX_TSDF_POINTS) -> Layer:
+    """The voxels of a ``TSDFVolume`` near its surface (``|tsdf| < band`` of the truncation, seen at
+    least once), one point per voxel, coloured by weight (how many frames saw the voxel) on a
+    dark-blue -> yellow ramp; the layer's notes give the weight range (the colour bar's ends).
+    """
+    if not isinstance(max_points, int) or max_points < 1:
+        raise SmrnbValueError(f"max_points must be an int >= 1, got {max_points!r}")
+    n = int(volume.num_blocks)
+    B, vs = int(volume.block_size), float(volume.voxel_size)
+    tsdf = _np(volume.tsdf[:n], np.float32)
+    weight = _np(volume.weight[:n], np.float32)
+    keep = (weight > 0) & (np.abs(tsdf) < band)
+    blk, loc = np.nonzero(keep)
+    total = len(blk)
+    notes = []
+    if total > max_points:
+        pick = np.sort(np.random.default_rng(0).choice(total, max_points, replace=False))
+        blk, loc = blk[pick], loc[pick]
+        notes.append(f"{max_points:,} of {total:,} near-surface voxels drawn")
+    w = weight[blk, loc]
+    local = np.stack(np.unravel_index(loc, (B, B, B)), axis=1)  # voxels are stored row-major per block
+    coords = _np(volume.block_coords[:n], np.int64)[blk] * B + local
+    centers = coords.astype(np.float64) * vs
+    lo, hi = (float(w.min()), float(w.max())) if len(w) else (0.0, 0.0)
+    colors = _viridis((w - lo) / (hi - lo) if hi > lo else np.zeros_like(w))
+    notes.append(f"colour = TSDF weight (frames that saw the voxel): dark blue {lo:g} -> yellow {hi:g}; "
+                 f"{total:,} voxels within {band:g} of the truncation distance from the surface")
+    return Layer("points", _to_gl(centers, "opencv"), colors, size=vs, notes=notes)
+
+
 def layers_for(data: Any, *, point_size: float | None = None, colors: Any = None, color: Any = None,
                voxel_mode: str = "points", max_voxels: int = MAX_VOXELS, shading: str = "smooth",
                wireframe: bool = False, overlays: Any = (), texture: bool = True) -> list[Layer]:
-    """The layers that draw ``data`` (Mesh, PointCloud, VoxelGrid or an (N, 3) array)."""
+    """The layers that draw ``data`` (Mesh, PointCloud, VoxelGrid, TSDFVolume or an (N, 3) array)."""
     name = type(data).__name__
     if overlays and name != "Mesh":
         raise SmrnbValueError(f"overlays need a Mesh, got {name}")
@@ -348,7 +392,9 @@ def layers_for(data: Any, *, point_size: float | None = None, colors: Any = None
         return [points_layer(data, colors=colors, point_size=point_size, color=color)]
     if name == "VoxelGrid":
         return [voxels_layer(data, mode=voxel_mode, max_voxels=max_voxels, color=color)]
-    raise SmrnbTypeError(f"data must be a Mesh, PointCloud, VoxelGrid or an (N, 3) array, got {name}")
+    if name == "TSDFVolume":
+        return [tsdf_layer(data)]
+    raise SmrnbTypeError(f"data must be a Mesh, PointCloud, VoxelGrid, TSDFVolume or an (N, 3) array, got {name}")
 
 
 # ------------------------------------------------------------------------------- camera math

@@ -69,7 +69,7 @@ def test_viewer_notebook_in_jupyterlab(lab, page):
 def test_app_notebook_in_jupyterlab(lab, page):
     run_notebook(page, lab, "app.ipynb")
     tabs = page.locator(".smrnb-app .lm-TabBar-tab")
-    assert tabs.count() == 5
+    assert tabs.count() == 6  # the demo chain: tsdf, extract_mesh, fill_holes, simplify, uv, texture
     for i in range(tabs.count()):
         tabs.nth(i).click()
         page.wait_for_timeout(800)

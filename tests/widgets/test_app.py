@@ -14,7 +14,7 @@ import smrnb.datasets
 from smrnb.geometry.mesh import PointCloud
 from smrnb.pipeline import load_config
 from smrnb.widgets import ReconstructionApp
-from smrnb.widgets._app import DEFAULT_STEPS
+from smrnb.widgets._app import DEFAULT_SOURCE, DEFAULT_STEPS, OCCUPANCY_STEPS
 
 SAMPLE_DIR = Path(smrnb.datasets.__file__).parent / "sample"
 
@@ -139,7 +139,7 @@ def test_source_box_switches_source_and_rejects_missing_folders(app, tmp_path):
     assert other.pipeline.source == str(SAMPLE_DIR) and other.output.outputs == ()
     other.source_text.value = "sample"
     other.source_button.click()
-    assert other.pipeline.source == {"path": "sample", "stride": 10}
+    assert other.pipeline.source == DEFAULT_SOURCE == {"path": "sample", "stride": 5}
 
 
 def test_default_app_is_the_sample_pipeline(tmp_path):
@@ -150,14 +150,29 @@ def test_default_app_is_the_sample_pipeline(tmp_path):
         ReconstructionApp("sample", config=tmp_path / "x.yaml")
 
 
+def test_default_app_is_the_demo_chain(tmp_path):
+    from smrnb.pipeline import load_config
+    from smrnb.pipeline.cli import default_config_path
+
+    a = ReconstructionApp(output_dir=tmp_path)
+    demo = load_config(default_config_path())
+    assert a.pipeline.names == [e["step"] for e in demo["steps"] if e["step"] != "export"]
+    assert a.pipeline.names[:2] == ["tsdf", "extract_mesh"] and a.pipeline.names[-1] == "texture"
+    assert a.step("tsdf").params["voxel_size"] == demo["steps"][0]["params"]["voxel_size"]
+    lesson = ReconstructionApp(steps=OCCUPANCY_STEPS, output_dir=tmp_path)  # the occupancy lesson variant
+    assert lesson.pipeline.names == ["points", "clean", "voxelize", "marching_cubes", "fill_holes"]
+
+
 @pytest.mark.slow
 def test_default_app_runs_on_the_bundled_sample(tmp_path):
     a = ReconstructionApp(output_dir=tmp_path)
     assert a.run()
     mesh = a.pipeline.result(-1)
-    assert mesh.num_faces > 1000
-    assert all(w.viewer is not None for w in a.steps)
-    assert a.export("sample_mesh", "ply").is_file()
+    assert mesh.num_faces > 1000 and mesh.texture is not None
+    assert all(w.viewer is not None for w in a.steps)  # the TSDF tab too: its voxels by weight
+    fh = a.pipeline.record("fill_holes")  # the default repair step has something to do on the default data
+    assert fh.counts_after["faces"] > fh.counts_before["faces"] and any("filled" in n for n in fh.notes)
+    assert a.export("sample_mesh", "glb").is_file()
 
 
 def test_without_a_live_front_end_the_app_is_a_static_page(app, monkeypatch):

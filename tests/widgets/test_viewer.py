@@ -257,7 +257,7 @@ def test_bad_arguments_name_themselves():
         Viewer(PointCloud(torch.zeros(2, 3)), overlays="boundary")
     with pytest.raises(SmrnbValueError, match="overlays must be among boundary, non_manifold, normals, got 'holes'"):
         Viewer(icosphere(1), overlays="holes")
-    with pytest.raises(SmrnbTypeError, match="data must be a Mesh, PointCloud, VoxelGrid or an \\(N, 3\\) array, got dict"):
+    with pytest.raises(SmrnbTypeError, match="data must be a Mesh, PointCloud, VoxelGrid, TSDFVolume or an \\(N, 3\\) array, got dict"):
         Viewer({})
     with pytest.raises(SmrnbValueError, match="voxel_mode must be 'points' or 'cubes', got 'boxes'"):
         Viewer(VoxelGrid(torch.ones(2, 2, 2, dtype=torch.bool), torch.zeros(3), 0.1), voxel_mode="boxes")
@@ -303,3 +303,25 @@ def test_live_front_end_is_read_from_the_control_comm_or_the_cells_metadata(monk
     assert _viewer.live_frontend() is False  # no kernel: a terminal
     _live(monkeypatch, True)
     assert _viewer.live_frontend() is True
+
+
+def test_a_tsdf_volume_is_drawn_as_its_near_surface_voxels_coloured_by_weight():
+    from smrnb.geometry.tsdf import TSDFVolume
+
+    vol = TSDFVolume(voxel_size=0.02, block_size=8, color=False)
+    K = torch.tensor([[100.0, 0, 32], [0, 100.0, 24], [0, 0, 1]])
+    depth = torch.full((48, 64), 1.0)  # a wall 1 m in front of the camera
+    left = torch.eye(4)
+    vol.integrate(depth, K, left)
+    shifted = torch.eye(4)
+    shifted[0, 3] = 0.1  # a second view, 10 cm to the right, sees only part of what the first saw
+    vol.integrate(depth, K, shifted)
+    (layer,) = _viewer.layers_for(vol)
+    z = -layer.positions[:, 2]  # back from the OpenGL frame to the camera's z
+    assert layer.kind == "points" and len(z) > 500
+    assert np.abs(z - 1.0).max() <= 0.5 * vol.truncation + 1e-6  # only the band around the wall
+    lo, hi = layer.colors.min(axis=0), layer.colors.max(axis=0)
+    assert (hi - lo).max() > 0.3  # seen once and seen twice: two colours
+    assert any("dark blue 1 -> yellow 2" in n for n in layer.notes)
+    few = _viewer.tsdf_layer(vol, max_points=100)
+    assert len(few.positions) == 100 and "100 of" in few.notes[0]
