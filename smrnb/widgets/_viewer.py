@@ -401,29 +401,42 @@ def layers_for(data: Any, *, point_size: float | None = None, colors: Any = None
 
 
 def fit_camera_pose(positions: list[np.ndarray], fov: float = 45.0, aspect: float = 1.6,
-                    direction: tuple[float, float, float] = (0.45, 0.35, 1.0)) -> dict[str, Any]:
+                    direction: tuple[float, float, float] = (0.45, 0.35, 1.0), fill: float = 0.9,
+                    sample: int = 20_000) -> dict[str, Any]:
     """Camera that frames every position: ``{position, target, quaternion, near, far, radius}``.
 
-    The bounding sphere (centred on the bounding box, through the farthest point) fits inside the narrower of the
-    vertical and horizontal field of view (``fov`` is vertical, degrees; ``aspect`` = width/height).
+    The camera looks at the centre of the bounding box from ``direction`` and stands just far enough
+    back that every position (up to ``sample`` of them, a seeded random subset) projects inside ``fill``
+    of the half-width and half-height of the view (``fov`` is vertical, degrees; ``aspect`` =
+    width/height): a wide room fills the canvas instead of the circle around its bounding sphere.
     """
     pts = [p for p in positions if len(p)]
     if pts:
-        allp = np.concatenate(pts)
+        allp = np.concatenate(pts).astype(np.float64)
         allp = allp[np.isfinite(allp).all(1)]
     else:
         allp = np.zeros((0, 3))
     if len(allp) == 0:
-        lo, hi = -np.ones(3), np.ones(3)
-    else:
-        lo, hi = allp.min(0).astype(np.float64), allp.max(0).astype(np.float64)
+        allp = np.array([[-1.0, -1.0, -1.0], [1.0, 1.0, 1.0]])
+    lo, hi = allp.min(0), allp.max(0)
     center = (lo + hi) / 2
-    radius = max(float(np.linalg.norm(allp - center, axis=1).max()) if len(allp) else 1.0, 1e-3)
-    half_v = math.radians(fov) / 2
-    half_h = math.atan(math.tan(half_v) * aspect)
-    dist = radius / math.sin(min(half_v, half_h)) * 1.05
+    radius = max(float(np.linalg.norm(allp - center, axis=1).max()), 1e-3)
+    if len(allp) > sample:
+        allp = allp[np.random.default_rng(0).choice(len(allp), sample, replace=False)]
     d = np.asarray(direction, np.float64)
     d /= np.linalg.norm(d)
+    right = np.cross((0.0, 1.0, 0.0), d)
+    if np.linalg.norm(right) < 1e-9:
+        right = np.cross((0.0, 0.0, 1.0), d)
+    right /= np.linalg.norm(right)
+    up = np.cross(d, right)
+    q = allp - center
+    toward, a, b = q @ d, np.abs(q @ right), np.abs(q @ up)
+    tan_v = math.tan(math.radians(fov) / 2) * fill
+    tan_h = math.tan(math.radians(fov) / 2) * aspect * fill
+    # a point at depth dist - toward projects inside the view when |a| / depth <= tan_h (and b likewise)
+    dist = float(np.max(np.maximum(toward + a / tan_h, toward + b / tan_v)))
+    dist = max(dist, float(toward.max()) + radius * 0.05, radius * 0.1)  # the camera stays outside the data
     pos = center + d * dist
     return {"position": tuple(float(x) for x in pos), "target": tuple(float(x) for x in center),
             "quaternion": _look_at_quaternion(pos, center), "near": dist / 100.0,
@@ -725,10 +738,12 @@ class Viewer:
         return obj
 
     # ------------------------------------------------------------------------------ camera
-    def fit_camera(self) -> dict[str, Any]:
-        """Point the camera at everything shown, at the canvas's aspect ratio; returns the pose."""
-        pose = fit_camera_pose([layer.positions for ls in self.layers.values() for layer in ls], self.fov,
-                               self.width / self.height)
+    def fit_camera(self, *, also: Viewer | None = None) -> dict[str, Any]:
+        """Point the camera at everything shown (and at what ``also`` shows), at the canvas's aspect
+        ratio; returns the pose."""
+        viewers = (self,) if also is None else (self, also)
+        pose = fit_camera_pose([layer.positions for v in viewers for ls in v.layers.values() for layer in ls],
+                               self.fov, self.width / self.height)
         with self.camera.hold_sync():
             self.camera.aspect = self.width / self.height
             self.camera.near = pose["near"]
@@ -743,7 +758,7 @@ class Viewer:
         """Share one camera view with ``other`` (before/after): orbiting either moves both.
 
         Both sides are linked in the browser (``jslink`` of position, quaternion and the orbit
-        target) and ``other`` takes this viewer's current pose now.
+        target); the shared view is fitted to what both show, so neither side runs off its canvas.
         """
         import ipywidgets as ipw
 
@@ -751,6 +766,7 @@ class Viewer:
             raise SmrnbTypeError(f"other must be a Viewer, got {type(other).__name__}")
         if other is self:
             raise SmrnbValueError("other must be a different Viewer, got this one")
+        self.fit_camera(also=other)
         with other.camera.hold_sync():
             for attr in ("position", "quaternion", "near", "far"):
                 setattr(other.camera, attr, getattr(self.camera, attr))

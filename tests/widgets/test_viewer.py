@@ -325,3 +325,31 @@ def test_a_tsdf_volume_is_drawn_as_its_near_surface_voxels_coloured_by_weight():
     assert any("dark blue 1 -> yellow 2" in n for n in layer.notes)
     few = _viewer.tsdf_layer(vol, max_points=100)
     assert len(few.positions) == 100 and "100 of" in few.notes[0]
+
+
+def _painted_extent(png: bytes) -> tuple[float, float]:
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    ink = (img != 255).any(axis=2)
+    ys, xs = np.nonzero(ink)
+    return (xs.max() - xs.min() + 1) / img.shape[1], (ys.max() - ys.min() + 1) / img.shape[0]
+
+
+def test_framing_fills_the_canvas_for_a_wide_room():
+    import trimesh
+
+    room = trimesh.creation.box(extents=(5.0, 2.6, 4.0))  # a living room's proportions
+    v = Viewer(Mesh(torch.tensor(room.vertices, dtype=torch.float32), torch.tensor(room.faces)), width=320, height=200)
+    fx, fy = _painted_extent(v.to_png())
+    assert max(fx, fy) >= 0.7 and fx <= 1.0 and fy <= 1.0, (fx, fy)
+
+
+def test_linked_views_fit_both_objects():
+    small = Viewer(icosphere(2), width=200, height=160)
+    big_mesh = icosphere(2)
+    big = Viewer(Mesh(big_mesh.vertices * 3 + torch.tensor([2.0, 0, 0]), big_mesh.faces), width=200, height=160)
+    small.link(big)
+    for v in (small, big):
+        img = np.asarray(Image.open(io.BytesIO(v.to_png())).convert("RGB"))
+        ink = (img != 255).any(axis=2)
+        assert not (ink[0].any() or ink[-1].any() or ink[:, 0].any() or ink[:, -1].any()), "runs off the canvas"
+    assert tuple(small.camera.position) == tuple(big.camera.position)
