@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from smrnb import _cancel
 from smrnb._errors import (
     MemoryEstimateError,
     SmrnbError,
@@ -620,6 +621,7 @@ class Pipeline:
             if self._cache[i] is not None:
                 prev_kind, prev = st.step.output, self._cache[i][0]
                 continue
+            _cancel.check(f"before stage {st.name!r}")
             if on_start is not None:
                 on_start(st.name)
             rec = self._run_stage(i, st, prev_kind, prev, src)
@@ -642,6 +644,8 @@ class Pipeline:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 out = fn(prev, **extras, **params)
+        except _cancel.Stopped:
+            raise  # stopped on request: no record of a failure, the stage stays stale
         except Exception as exc:
             err = _wrap_error(st.name, exc)
             self.last_failed = StepResult(st.name, prev_kind, step.output, before, {}, time.perf_counter() - t0,

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import html
 import os
+import threading
 import traceback
 from pathlib import Path
 from typing import Any
 
+from smrnb import _cancel
 from smrnb._errors import SmrnbValueError
 
 
@@ -103,14 +105,24 @@ class ReconstructionApp:
                                     tooltip="output file; the suffix comes from the format")
         self.export_button = ipw.Button(description="Export mesh", icon="download")
         self.export_button.on_click(lambda _b: self.export(self.export_path.value, self.export_format.value))
-        self.run_all_button = ipw.Button(description="Run all", icon="forward", button_style="primary")
-        self.run_all_button.on_click(lambda _b: self.run())
+        self.run_all_button = ipw.Button(description="Run all", icon="forward", button_style="primary",
+                                         tooltip="run every stale step, in the background (Stop ends it between frames)")
+        self.run_all_button.on_click(lambda _b: self.run_in_background())
+        self.stop_button = ipw.Button(description="Stop", icon="stop", button_style="warning", disabled=True,
+                                      tooltip="stop the running step between two frames; its last good result stays")
+        self.stop_button.on_click(lambda _b: self.stop())
+        #: the chain's progress, above the tabs (every tab sees it)
+        self.run_progress = ipw.IntProgress(value=0, min=0, max=1, layout=ipw.Layout(width="200px", visibility="hidden"))
+        self.run_status = ipw.HTML(value="")
+        self._stop_event: threading.Event | None = None
+        self._thread: threading.Thread | None = None
         self.message = ipw.HTML(value="")
         self.output = ipw.Output()
         self.tabs = ipw.Tab()
         self.steps: list[Any] = []
         self._build_steps()
-        bar = ipw.VBox([ipw.HBox([self.source_text, self.source_button, self.run_all_button]),
+        bar = ipw.VBox([ipw.HBox([self.source_text, self.source_button, self.run_all_button, self.stop_button]),
+                        ipw.HBox([self.run_progress, self.run_status]),
                         ipw.HBox([self.config_path, self.save_button, self.load_button]),
                         ipw.HBox([self.export_format, self.export_path, self.export_button])])
         self.widget = ipw.VBox([bar, self.message, self.output, self.tabs])
@@ -144,15 +156,78 @@ class ReconstructionApp:
 
     def run(self, until: str | int | None = None) -> bool:
         """Run the pipeline up to ``until`` (default: the last stage) through the step widgets, so
-        each shows its result; stops at the first failure (shown in that step). True on success."""
+        each shows its result; stops at the first failure (shown in that step). True on success.
+
+        While it runs, the running step's tab is the one shown, the header above the tabs says which
+        step of how many is running, and the Run buttons are disabled.
+        """
         end = len(self.steps) - 1 if until is None else self.pipeline._index(until)
-        for w in self.steps[:end + 1]:
-            if not self.pipeline.is_stale(w.stage) and w.record is not None:
-                continue
-            if not w.run():
+        todo = [w for w in self.steps[:end + 1] if self.pipeline.is_stale(w.stage) or w.record is None]
+        self._set_busy(True, len(todo))
+        ok = True
+        try:
+            for k, w in enumerate(todo, 1):
+                if not self.pipeline.is_stale(w.stage) and w.record is not None:
+                    continue
                 self.tabs.selected_index = self.steps.index(w)
-                return False
-        return True
+                self.run_status.value = (f"<span style='color:#0b61a4'>running step {k} of {len(todo)}: "
+                                         f"<b>{html.escape(w.stage)}</b>...</span>")
+                if not w.run():
+                    self.tabs.selected_index = self.steps.index(w)
+                    stopped = w._stopped
+                    self.run_status.value = (f"<span style='color:#a15c00'>{html.escape(w.stage)}: "
+                                             f"{html.escape(stopped)}</span>" if stopped else
+                                             f"<span style='color:#b00020'>{html.escape(w.stage)} failed "
+                                             "(see its tab)</span>")
+                    ok = False
+                    break
+                self.run_progress.value = k
+            if ok:
+                self.run_status.value = (f"<span style='color:#0a7d32'>{len(todo)} step(s) ran</span>" if todo
+                                         else "<span style='color:#0a7d32'>up to date</span>")
+        finally:
+            self._set_busy(False)
+        return ok
+
+    def run_in_background(self, until: str | int | None = None) -> threading.Thread | None:
+        """:meth:`run` in a thread (what **Run all** does), so the kernel keeps answering the page and
+        **Stop** (:meth:`stop`) can end the running step between two frames. Returns the thread, or
+        None when a run is already going on."""
+        if self._thread is not None and self._thread.is_alive():
+            return None
+        self._stop_event = threading.Event()
+        event = self._stop_event
+
+        def work() -> None:
+            try:
+                with _cancel.stoppable(event):
+                    self._report(self.run, until)  # anything unexpected lands in the app's Output
+            finally:
+                self._stop_event = None
+                self.stop_button.disabled = True
+
+        self._thread = threading.Thread(target=work, name="smrnb-app-run", daemon=True)
+        self._set_busy(True)  # before the thread starts: a second click finds the buttons disabled
+        self._thread.start()
+        return self._thread
+
+    def stop(self) -> None:
+        """Ask a background run to stop between two frames (or two steps); nothing half-done is kept."""
+        event = self._stop_event
+        if event is not None and not event.is_set():
+            event.set()
+            self.run_status.value = "<span style='color:#a15c00'>stopping after this frame...</span>"
+
+    def _set_busy(self, busy: bool, total: int | None = None) -> None:
+        self.run_all_button.disabled = busy
+        self.source_button.disabled = self.load_button.disabled = busy
+        self.stop_button.disabled = not busy or self._stop_event is None
+        for w in self.steps:
+            w.locked = busy
+            w.run_button.disabled = busy
+        if total is not None:
+            self.run_progress.max, self.run_progress.value = max(total, 1), 0
+        self.run_progress.layout.visibility = "visible" if busy else "hidden"
 
     # ------------------------------------------------------------------------------ top bar
     def _report(self, fn: Any, *args: Any) -> Any:

@@ -19,6 +19,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from smrnb._cancel import Stopped
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 
 _VIEWABLE = ("points", "voxels", "tsdf", "mesh", "textured_mesh")
@@ -110,6 +111,9 @@ class StepWidget:
         self.viewer: Any = None
         self._error_from_control = False
         self._quiet = False  # True while the widget itself writes a control's value
+        self._stopped = ""  # why the last run stopped on request ("" when it did not)
+        #: True while an app runs its chain: the Run button stays disabled
+        self.locked = False
 
         self.controls: dict[str, Any] = {}
         current = pipeline.params(stage)
@@ -244,6 +248,7 @@ class StepWidget:
             self.progress.value += 1
 
         ok = False
+        self._stopped = ""
         try:
             out = p.run(until=self.stage, on_start=started, on_done=done)
             self.result, self.record, self.error = out, p.record(self.stage), None
@@ -257,11 +262,14 @@ class StepWidget:
                 self.record_html.value = self.record._repr_html_()
             self.progress.bar_style = "success"
             ok = True
+        except Stopped as exc:  # stopped on request: not an error; the last good result stays
+            self.progress.bar_style = "warning"
+            self._stopped = str(exc)
         except Exception as exc:
             self.progress.bar_style = "danger"
             self._show_error(exc)
         finally:
-            self.run_button.disabled = False
+            self.run_button.disabled = self.locked
             self.progress.layout.visibility = "hidden" if ok else "visible"
             self.status.value = self._status_html()
         if self.on_run is not None:
@@ -282,6 +290,8 @@ class StepWidget:
         if self.error is not None:
             return (f"<span class='smrnb-step-error' style='color:#b00020'>{html.escape(type(self.error).__name__)}: "
                     f"{html.escape(str(self.error))}</span>")
+        if self._stopped and self.pipeline.is_stale(self.stage):
+            return f"<span class='smrnb-step-stopped' style='color:#a15c00'>{html.escape(self._stopped)}: press Run</span>"
         if self.pipeline.is_stale(self.stage):
             note = " (parameters changed: press Run)" if self.record is not None else ""
             return f"<span style='color:#a15c00'>stale{note}</span>"

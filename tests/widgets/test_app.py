@@ -188,3 +188,62 @@ def test_without_a_live_front_end_the_app_is_a_static_page(app, monkeypatch):
     assert page.count("data:image/png;base64,") == 2  # the two steps that ran: voxels and their mesh
     monkeypatch.setattr(ipywidgets.Widget, "_control_comm", object())
     assert "application/vnd.jupyter.widget-view+json" in app._repr_mimebundle_()
+
+
+def test_run_all_shows_the_running_step_and_locks_the_buttons(app, monkeypatch):
+    from smrnb.widgets._step import StepWidget
+
+    seen = []
+    original = StepWidget.run
+
+    def spy(w):
+        seen.append((w.stage, app.tabs.selected_index, app.run_all_button.disabled,
+                     all(s.run_button.disabled for s in app.steps), app.run_status.value))
+        return original(w)
+
+    monkeypatch.setattr(StepWidget, "run", spy)
+    assert app.run()
+    assert [s[:4] for s in seen] == [("voxelize", 0, True, True), ("marching_cubes", 1, True, True),
+                                     ("fill_holes", 2, True, True)]
+    assert "running step 2 of 3: <b>marching_cubes</b>" in seen[1][4]
+    assert not app.run_all_button.disabled and not any(s.run_button.disabled for s in app.steps)
+    assert app.stop_button.disabled and "3 step(s) ran" in app.run_status.value
+
+
+def test_stop_ends_the_running_step_between_frames_and_keeps_the_last_good_result(tmp_path, request):
+    import threading
+
+    from smrnb import _cancel
+    from smrnb.geometry import tsdf
+
+    a = ReconstructionApp(steps=["tsdf", "extract_mesh"], output_dir=tmp_path)
+    assert a.run()
+    good = a.pipeline.result("tsdf")
+    real = tsdf.fuse_tsdf
+    second_frame, done = threading.Event(), []
+
+    def slow_fuse(frames, **kw):
+        for i in range(len(frames)):
+            _cancel.check(f"at frame {i}")
+            done.append(i)
+            if i == 1:
+                second_frame.set()
+            threading.Event().wait(0.2)
+        return real(frames, **kw)
+
+    resolved = a.step("tsdf").step._resolved  # the registered step's resolved function, put back afterwards
+    request.addfinalizer(lambda kept=list(resolved): resolved.__setitem__(slice(None), kept))
+    resolved[:] = [slow_fuse]
+    a.step("tsdf").set_params(voxel_size=0.05)
+    t = a.run_in_background()
+    assert t is not None and a.run_all_button.disabled
+    assert a.run_in_background() is None  # one run at a time
+    assert second_frame.wait(30)
+    assert not a.stop_button.disabled
+    a.stop()
+    t.join(30)
+    assert not t.is_alive() and 2 <= len(done) < 15
+    w = a.step("tsdf")
+    assert a.pipeline.is_stale("tsdf") and w.error is None and w.result is good  # nothing half-done is kept
+    assert "stopped on request at frame" in w.status.value and "stopped on request" in a.run_status.value
+    assert not a.run_all_button.disabled and a.stop_button.disabled and not w.run_button.disabled
