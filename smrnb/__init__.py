@@ -14,6 +14,7 @@ import importlib
 from typing import Any
 
 from smrnb._errors import MemoryEstimateError, SmrnbError, SmrnbTypeError, SmrnbValueError
+from smrnb._extras import MissingExtraError
 from smrnb._version import __version__
 
 __all__ = [
@@ -134,7 +135,11 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'smrnb' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    try:
+        mod = importlib.import_module(module)
+    except MissingExtraError as exc:  # `pip install smrnb` is the doctor alone: say which extra to add
+        raise MissingExtraError(f"smrnb.{name}: {exc}") from None
+    value = getattr(mod, name)
     globals()[name] = value
     return value
 

@@ -28,6 +28,7 @@ and answers ``None`` or an empty value with a reason instead of raising.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -518,8 +519,8 @@ def _prime_gnu_hashes(names: list[bytes]) -> None:
     """Hash many names at once with numpy (the same polynomial, uint32 wrap-around arithmetic):
     h = 5381 * 33**n + sum_j c_j * 33**(n-1-j)  (mod 2**32).  Worth it from a few hundred names."""
     todo = [n for n in dict.fromkeys(names) if n not in _GNU_HASH_MEMO and len(n) < 4096]
-    if len(todo) < 256:
-        return
+    if len(todo) < 256 or not _HAVE_NUMPY:
+        return  # the scalar hash fills the memo name by name (the doctor needs no numpy)
     import numpy as np
 
     todo.sort(key=len)
@@ -639,6 +640,8 @@ class _HashLookup:
 
 
 _VECTOR_FROM = 256  # names per library from which the numpy lookup pays for itself
+# numpy only speeds up large lookups; `pip install smrnb` (the doctor alone) does not bring it
+_HAVE_NUMPY = importlib.util.find_spec("numpy") is not None
 
 
 def _gnu_lookup_many(t: _HashLookup, names: list[str]) -> dict[str, bool]:
@@ -719,7 +722,7 @@ def lookup_symbols(library: str | os.PathLike[str], names: Iterable[str]) -> dic
             _prime_gnu_hashes([n.encode() for n in names])
         with open(d.path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
             table = _HashLookup(d, buf)
-            if table.kind == "gnu" and len(names) >= _VECTOR_FROM:
+            if table.kind == "gnu" and len(names) >= _VECTOR_FROM and _HAVE_NUMPY:
                 return _gnu_lookup_many(table, names)
             return {n: table.defined(n) for n in names}
     except (_Bad, OSError, struct.error, ValueError, OverflowError, MemoryError):

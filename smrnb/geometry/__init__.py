@@ -4,3 +4,7 @@
 Import the public names from :mod:`smrnb` (``smrnb.voxelgrid_to_mesh``); the submodules are
 implementation homes, one per op family.
 """
+
+from smrnb._extras import require as _require
+
+_require(__name__)  # one clear message when an extra is missing

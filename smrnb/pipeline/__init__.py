@@ -11,8 +11,12 @@
 
 from __future__ import annotations
 
-from smrnb.pipeline._config import config_schema, dump_config, load_config, validate_config
-from smrnb.pipeline._pipeline import (
+from smrnb._extras import require as _require
+
+_require(__name__)  # one clear message when an extra is missing
+
+from smrnb.pipeline._config import config_schema, dump_config, load_config, validate_config  # noqa: E402
+from smrnb.pipeline._pipeline import (  # noqa: E402
     Pipeline,
     Stage,
     StepError,
@@ -23,8 +27,8 @@ from smrnb.pipeline._pipeline import (
     StepValueError,
     format_results,
 )
-from smrnb.pipeline._registry import KINDS, PARAM_KINDS, ParamSpec, Step, StepRegistry
-from smrnb.pipeline._steps import REGISTRY, get_step, list_steps
+from smrnb.pipeline._registry import KINDS, PARAM_KINDS, ParamSpec, Step, StepRegistry  # noqa: E402
+from smrnb.pipeline._steps import REGISTRY, get_step, list_steps  # noqa: E402
 
 __all__ = [
     "KINDS",

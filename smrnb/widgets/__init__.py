@@ -7,9 +7,13 @@ does not import it (the names resolve lazily). pythreejs is used only in :mod:`s
 
 from __future__ import annotations
 
-from smrnb.widgets._app import OCCUPANCY_STEPS, ReconstructionApp
-from smrnb.widgets._doctor import DoctorView
-from smrnb.widgets._step import StepWidget
-from smrnb.widgets._viewer import Viewer
+from smrnb._extras import require as _require
+
+_require(__name__)  # one clear message when an extra is missing
+
+from smrnb.widgets._app import OCCUPANCY_STEPS, ReconstructionApp  # noqa: E402
+from smrnb.widgets._doctor import DoctorView  # noqa: E402
+from smrnb.widgets._step import StepWidget  # noqa: E402
+from smrnb.widgets._viewer import Viewer  # noqa: E402
 
 __all__ = ["OCCUPANCY_STEPS", "DoctorView", "ReconstructionApp", "StepWidget", "Viewer"]

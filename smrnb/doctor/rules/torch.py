@@ -13,6 +13,8 @@ from smrnb.doctor.rules.driver import torch_variants_for_driver
 
 CODES = {
     "torch_not_installed": "torch is not installed in the kernel's Python.",
+    "torch_import_failed": "torch is installed but `import torch` fails (the import check's last error line says which "
+                           "library or symbol).",
     "cpu_only_torch_with_gpu": "A CPU-only torch build is installed on a machine with an NVIDIA GPU.",
     "torch_wheel_lacks_gpu_arch": "torch was not compiled for this GPU's compute capability (no kernel image).",
     "torch_gpu_arch_ok": "torch's arch list covers the GPU.",
@@ -53,6 +55,12 @@ def arch_covers(arch_list: list[str], cc: str) -> tuple[bool, str]:
     return False, "no cubin or PTX it can run"
 
 
+def _shell_quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
 @rule("torch")
 def torch_findings(facts: Facts) -> Iterable[Finding]:
     torch = facts.get("torch") or {}
@@ -67,6 +75,14 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
         return
     gpus = drv.get("gpus") or []
     version = torch.get("version")
+    err = torch.get("import_error")
+    if err and not (torch.get("cuda") and gpus):  # with a CUDA torch on a GPU, torch_cuda_unavailable says it
+        yield Finding("torch_import_failed", "torch", "error",
+                      f"torch{' ' + version if version else ''} is installed but cannot be imported",
+                      (f"import torch in a subprocess: {err}", f"torch found at {torch.get('location')}"),
+                      Fix("Ask the doctor what the error means (a missing CUDA library is usually a loader path or "
+                          "a torch build for another CUDA; an undefined symbol a mixed install).",
+                          (f"smr-doctor explain {_shell_quote(err)}",)))
     if gpus and not torch.get("cuda") and not torch.get("hip"):
         cmds = []
         ok = torch_variants_for_driver(torch.get("version_base") or "", drv.get("driver_version") or "")

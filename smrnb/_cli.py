@@ -1,0 +1,21 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""The ``smrnb`` command: the pipeline CLI, or one clear line when the ``recon`` extra is missing."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from smrnb._extras import MissingExtraError
+
+    try:
+        from smrnb.pipeline.cli import main as pipeline_main
+    except MissingExtraError as exc:
+        print(f"smrnb: {exc}", file=sys.stderr)
+        return 2
+    return pipeline_main(argv)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,57 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Which optional part of smrnb needs which extra, and the one message when it is missing.
+
+``pip install smrnb`` is the doctor alone (no torch: the doctor must not change the torch it
+diagnoses). The reconstruction core (``smrnb.geometry``, ``smrnb.datasets``, ``smrnb.pipeline``)
+needs the ``recon`` extra, the widgets the ``lab`` extra. Importing a part whose extra is missing
+raises :class:`MissingExtraError` naming the extra to install, whatever the name was reached by
+(``smrnb.fuse_tsdf``, ``from smrnb.geometry import ...``, the ``smrnb`` command).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from smrnb._errors import SmrnbError
+
+#: extra -> (what it brings, the import names it needs); ``lab`` includes ``recon``
+EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "recon": ("the reconstruction core", ("torch", "numpy", "trimesh", "scipy", "PIL", "yaml", "tqdm",
+                                          "xatlas", "fast_simplification")),
+    "lab": ("the widgets and JupyterLab", ("ipywidgets", "pythreejs", "IPython")),
+}
+#: smrnb subpackage -> the extras it needs
+PARTS: dict[str, tuple[str, ...]] = {
+    "smrnb.geometry": ("recon",),
+    "smrnb.datasets": ("recon",),
+    "smrnb.pipeline": ("recon",),
+    "smrnb.widgets": ("recon", "lab"),
+}
+
+
+class MissingExtraError(SmrnbError, ImportError):
+    """A part of smrnb was used whose optional dependencies are not installed."""
+
+
+def missing(extra: str) -> list[str]:
+    """The import names of ``extra`` that cannot be found (without importing them)."""
+    return [m for m in EXTRAS[extra][1] if importlib.util.find_spec(m) is None]
+
+
+def message(part: str, extra: str, absent: list[str]) -> str:
+    what = EXTRAS[extra][0]
+    torch_first = (" Install the torch build for your machine first (see the README), or let "
+                   "`python3 -m smrnb demo` in a source checkout set everything up.") if "torch" in absent else ""
+    return (f"{part} is part of {what}, which needs {', '.join(absent)} (not installed): "
+            f"pip install \"smrnb[{extra}]\".{torch_first}")
+
+
+def require(part: str) -> None:
+    """Raise :class:`MissingExtraError` when an extra that ``part`` needs is missing."""
+    for extra in PARTS.get(part, ()):
+        absent = missing(extra)
+        if absent:
+            raise MissingExtraError(message(part, extra, absent))
+
+
+__all__ = ["EXTRAS", "PARTS", "MissingExtraError", "message", "missing", "require"]
