@@ -13,6 +13,12 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("SMRNB_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
+def pytest_configure(config):
+    from _depaudit import DependencyAudit  # tests/ is on sys.path beside this conftest
+
+    config.pluginmanager.register(DependencyAudit(REPO), "smrnb-dependency-audit")
+
+
 def _cuda_available() -> bool:
     try:
         import torch

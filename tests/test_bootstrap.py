@@ -1,0 +1,70 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""``python3 -m smrnb demo|test``: the decisions of the set-up (CI runs the real thing from nothing)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from smrnb import _bootstrap as b
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_torch_for_a_machine_without_a_driver_is_the_cpu_build():
+    c = b.torch_choice(None, env={})
+    assert c["requirement"] == b.TORCH_CPU and c["index"] == "https://download.pytorch.org/whl/cpu"
+    assert "no NVIDIA driver" in c["why"]
+
+
+def test_torch_for_a_machine_with_a_driver_is_pypis_cuda_build_and_the_override_wins():
+    c = b.torch_choice("580.159.04", env={})
+    assert c["requirement"] == "torch>=2.1" and c["index"] is None and "580.159.04" in c["why"]
+    c = b.torch_choice(None, env={"SMRNB_TORCH": "torch==2.8.0", "SMRNB_TORCH_INDEX": "https://example.invalid/cu128"})
+    assert c == {"requirement": "torch==2.8.0", "index": "https://example.invalid/cu128", "why": "SMRNB_TORCH is set"}
+
+
+def test_the_driver_is_read_from_nvidia_smi_and_a_broken_one_is_none(monkeypatch):
+    monkeypatch.setattr(b.shutil, "which", lambda name: "/usr/bin/nvidia-smi")
+
+    def ok(cmd, **kw):
+        return subprocess.CompletedProcess(cmd, 0, "580.159.04\n", "")
+
+    def broken(cmd, **kw):
+        return subprocess.CompletedProcess(cmd, 9, "NVIDIA-SMI has failed because it couldn't communicate with the "
+                                                   "NVIDIA driver.\n", "")
+
+    def hangs(cmd, **kw):
+        raise subprocess.TimeoutExpired(cmd, kw.get("timeout"))
+
+    assert b.nvidia_driver(run=ok) == "580.159.04"
+    assert b.nvidia_driver(run=broken) is None and b.nvidia_driver(run=hangs) is None
+    monkeypatch.setattr(b.shutil, "which", lambda name: None)
+    assert b.nvidia_driver(run=ok) is None
+
+
+def test_commands_and_extras():
+    assert b.checkout_root() == REPO
+    assert b.EXTRAS["demo"] == ("recon",) and set(b.EXTRAS["test"]) == {"test", "docs"}
+    r = subprocess.run([sys.executable, "-m", "smrnb", "--help"], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert r.returncode == 0 and "python3 -m smrnb demo" in r.stdout and "python3 -m smrnb test" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "smrnb", "setup", "banana"], capture_output=True, text=True, cwd=REPO,
+                       timeout=60)
+    assert r.returncode == 2 and "setup takes demo, test or lab, got 'banana'" in r.stderr
+
+
+def test_the_stamp_makes_a_second_set_up_install_nothing(tmp_path, monkeypatch, capsys):
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)  # an environment that has torch already
+    monkeypatch.setenv("SMRNB_VENV", str(venv))
+    calls = []
+    monkeypatch.setattr(b, "_pip", lambda py, *args: calls.append(args) or 0)
+    b.ensure(REPO, "demo")
+    assert calls and calls[-1][:2] == ("install", "-e") and calls[-1][2].endswith("[recon]")
+    calls.clear()
+    b.ensure(REPO, "demo")
+    assert calls == [] and "is up to date for `demo`" in capsys.readouterr().out
+    b.ensure(REPO, "lab")  # another extra: installed on top, keeping recon
+    assert calls and calls[-1][2].endswith("[lab,recon]")
