@@ -72,6 +72,7 @@ __all__ = [
     "Pipeline",
     "get_step",
     "list_steps",
+    "batch",
     # widgets
     "Viewer",
     "StepWidget",
@@ -124,6 +125,7 @@ _LAZY: dict[str, str] = {
     "Pipeline": "smrnb.pipeline",
     "get_step": "smrnb.pipeline",
     "list_steps": "smrnb.pipeline",
+    "batch": "smrnb.pipeline._batch",
     "Viewer": "smrnb.widgets",
     "StepWidget": "smrnb.widgets",
     "ReconstructionApp": "smrnb.widgets",

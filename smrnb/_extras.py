@@ -19,6 +19,7 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "recon": ("the reconstruction core", ("torch", "numpy", "trimesh", "scipy", "PIL", "yaml", "tqdm",
                                           "xatlas", "fast_simplification")),
     "lab": ("the widgets and JupyterLab", ("ipywidgets", "pythreejs", "IPython")),
+    "cluster": ("batch runs on Dask", ("dask", "distributed")),
 }
 #: smrnb subpackage -> the extras it needs
 PARTS: dict[str, tuple[str, ...]] = {

@@ -17,7 +17,7 @@ EXPECTED = [
     "fill_holes", "repair_non_manifold", "simplify_mesh", "subdivide_mesh", "auto_uv", "bake_texture",
     "compute_face_normals", "compute_vertex_normals", "export_mesh", "load_mesh",
     "load_sample", "load_redwood", "load_tum", "load_7scenes",
-    "Pipeline", "get_step", "list_steps",
+    "Pipeline", "get_step", "list_steps", "batch",
     "Viewer", "StepWidget", "ReconstructionApp", "DoctorView",
     "load_ipython_extension", "unload_ipython_extension",
 ]

@@ -100,6 +100,21 @@ def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParse
     rp.add_argument("--device", default=None, help="cpu or cuda (overrides the config)")
     rp.add_argument("--until", default=None, metavar="STAGE", help="stop after this stage")
 
+    bp = sub.add_parser("batch", help="run many config files (one scan each) as tasks on a Dask cluster",
+                        description="One pipeline run per config file, each a dask.distributed task, outputs written "
+                                    "atomically to OUTPUT/<config name>/, re-runs skip finished scans, a summary "
+                                    "table in OUTPUT/summary.csv and summary.md.")
+    bp.add_argument("configs", nargs="+", metavar="CONFIG_OR_FOLDER")
+    bp.add_argument("--output", metavar="DIR", required=True, help="one folder per scan is made under it")
+    where = bp.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786)")
+    where.add_argument("--local", type=int, default=2, metavar="N", help="workers of a LocalCluster (default 2)")
+    bp.add_argument("--device", choices=("cpu", "cuda"), default=None, help="for every scan (default: the config's)")
+    bp.add_argument("--gpu", action="store_true", help="one GPU worker resource per scan (workers with "
+                                                       "--resources GPU=1)")
+    bp.add_argument("--retries", type=int, default=1, help="re-runs of a scan whose worker died (default 1)")
+    bp.add_argument("--force", action="store_true", help="run finished scans again")
+
     dp = sub.add_parser("demo", help="the bundled RGB-D sample to a mesh file, with a summary")
     dp.add_argument("--output", metavar="DIR", default="smrnb-demo", help="output folder (default: ./smrnb-demo)")
     dp.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
@@ -279,6 +294,31 @@ def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
     return 0
 
 
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from smrnb.pipeline._batch import batch
+
+    if args.local < 1:
+        raise UsageError(f"--local must be >= 1 (workers), got {args.local}")
+    client = None
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise UsageError("--scheduler needs dask.distributed: pip install \"dask[distributed]\"") from None
+        try:
+            client = Client(args.scheduler, timeout=30)
+        except OSError as exc:
+            raise UsageError(f"--scheduler {args.scheduler}: no Dask scheduler answers there ({exc})") from None
+    try:
+        res = batch(args.configs, args.output, client=client, local=args.local, device=args.device, gpu=args.gpu,
+                    retries=args.retries, force=args.force)
+    finally:
+        if client is not None:
+            client.close()
+    print(res)
+    return 1 if res.failed else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``smrnb``; returns the exit code (0 ok, 1 a step failed, 2 usage error)."""
     reg = _registry()
@@ -294,6 +334,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_run(args, reg)
         if args.command == "demo":
             return _cmd_demo(args, reg)
+        if args.command == "batch":
+            return _cmd_batch(args)
     except UsageError as exc:
         parser.exit(2, f"smrnb {args.command}: error: {exc}\n")
     except SmrnbError as exc:
