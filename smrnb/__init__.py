@@ -28,6 +28,7 @@ __all__ = [
     "diagnose",
     "explain",
     "Report",
+    "diagnose_cluster",
     # containers and conventions
     "Mesh",
     "PointCloud",
@@ -88,6 +89,7 @@ _LAZY: dict[str, str] = {
     "diagnose": "smrnb.doctor",
     "explain": "smrnb.doctor",
     "Report": "smrnb.doctor",
+    "diagnose_cluster": "smrnb.doctor.cluster",
     "Mesh": "smrnb.geometry.mesh",
     "PointCloud": "smrnb.geometry.mesh",
     "Frames": "smrnb.geometry.mesh",

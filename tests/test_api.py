@@ -8,7 +8,7 @@ import smrnb
 
 EXPECTED = [
     "__version__", "SmrnbError", "SmrnbValueError", "SmrnbTypeError", "MemoryEstimateError",
-    "diagnose", "explain", "Report",
+    "diagnose", "explain", "Report", "diagnose_cluster",
     "Mesh", "PointCloud", "Frames", "VoxelGrid", "OPENNI_TO_OPENGL", "convert_coordinates",
     "depth_to_points", "frames_to_points", "crop_depth_range", "remove_statistical_outliers",
     "remove_radius_outliers", "voxel_downsample", "clean_points",

@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="smr-doctor", parents=[_common(True)],
         description="Diagnose the CUDA / PyTorch / kaolin / Jupyter environment and print fixes.",
         epilog="Exit status: 0 no errors, 1 errors found, 2 usage error.")
-    sub = parser.add_subparsers(dest="command", metavar="{check,explain,fix,codes}")
+    sub = parser.add_subparsers(dest="command", metavar="{check,explain,fix,codes,cluster}")
     sub.add_parser("check", parents=[_common(False)], help="check this environment (default)")
     ex = sub.add_parser("explain", parents=[_common(False)], help="explain a pasted error text")
     ex.add_argument("text", nargs="*", help="the error text; '-' or nothing reads stdin")
@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     fsub.add_parser("snippets", parents=[_common(False)],
                     help="print ~/.bashrc, sbatch, systemd and JupyterHub snippets")
     sub.add_parser("codes", help="print the documentation of every finding code (CODES.md)")
+    cl = sub.add_parser("cluster", parents=[_common(False)],
+                        help="run the doctor on every worker of a Dask cluster and show what differs")
+    cl.add_argument("--scheduler", required=True, metavar="ADDRESS", help="the Dask scheduler (tcp://host:8786)")
     return parser
 
 
@@ -110,6 +113,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
         print(codes_markdown(), end="")
         return 0
+    if cmd == "cluster":
+        return _cluster(args)
     if cmd == "check":
         from smrnb.doctor import diagnose
 
@@ -153,6 +158,30 @@ def _main(argv: Sequence[str] | None) -> int:
     print()
     print(res.describe())
     return 0
+
+
+def _cluster(args) -> int:
+    try:
+        from distributed import Client
+    except ImportError:
+        print('smr-doctor cluster: needs dask.distributed: pip install "smrnb[cluster]"', file=sys.stderr)
+        return 2
+    from smrnb.doctor.cluster import diagnose_cluster
+
+    try:
+        client = Client(args.scheduler, timeout=max(10.0, args.timeout * 4))
+    except (OSError, TimeoutError) as exc:
+        print(f"smr-doctor cluster: no Dask scheduler answers at {args.scheduler} ({exc})", file=sys.stderr)
+        return 2
+    try:
+        rep = diagnose_cluster(client, layers=args.layer, timeout=args.timeout)
+    finally:
+        client.close()
+    import json
+
+    print(json.dumps(rep.to_dict(), indent=1, default=str) if args.json else rep)
+    errors = any(f.get("severity") == "error" for g in rep.groups for f in g.findings)
+    return 1 if errors or rep.failed else 0
 
 
 if __name__ == "__main__":  # pragma: no cover
