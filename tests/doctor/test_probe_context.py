@@ -39,7 +39,9 @@ def test_slurm_job_with_lmod(tmp_path):
     env = {"SLURM_JOB_ID": "4242", "SLURM_JOB_PARTITION": "gpu", "SLURM_JOB_GPUS": "0", "LMOD_CMD": "/usr/share/lmod",
            "LOADEDMODULES": "gcc/12.2:cuda/12.1", **SECRETS}
     facts = context.probe(make_ctx(env), root=str(make_root(tmp_path)))
-    assert facts["slurm"] == {"job_id": "4242", "job_partition": "gpu", "job_gpus": "0"}
+    assert {k: facts["slurm"][k] for k in ("job_id", "job_partition", "job_gpus")} == \
+        {"job_id": "4242", "job_partition": "gpu", "job_gpus": "0"}
+    assert facts["slurm"]["has_env"] == {"LD_LIBRARY_PATH": False, "CUDA_HOME": False, "CUDA_PATH": False}
     assert facts["env_modules"] == {"system": "lmod", "loaded": ["gcc/12.2", "cuda/12.1"]}
     assert facts["os_release"] == "Ubuntu 24.04.3 LTS" and facts["pid1"] == "systemd"
     blob = json.dumps(facts)
@@ -108,3 +110,29 @@ def test_non_utf8_files_never_raise(tmp_path):
     facts = context.probe(make_ctx({"PATH": "/bin"}), root=str(root))
     assert facts["container"] == "docker" and "Linux" in facts["os_release"]
     json.dumps(facts)
+
+
+def slurm_findings(tmp_path: Path, env: dict[str, str]) -> dict:
+    root = tmp_path / "root"
+    facts = context.probe(make_ctx({"SLURM_JOB_ID": "77", "PATH": "/usr/bin:/bin", **env}),
+                          root=str(root if root.is_dir() else make_root(tmp_path)))
+    return {f.code: f for f in evaluate({"context": facts}, layers=["context"])}
+
+
+def test_sbatch_export_none_that_dropped_the_cuda_environment_is_diagnosed(tmp_path):
+    f = slurm_findings(tmp_path, {"SLURM_EXPORT_ENV": "NONE"})["slurm_export_dropped_env"]
+    assert f.severity == "warning"
+    assert f.title == "sbatch --export=NONE: LD_LIBRARY_PATH, CUDA_HOME, the CUDA entries of PATH did not reach the job"
+    assert "SLURM_EXPORT_ENV=NONE" in f.evidence and f.fix.commands[0] == "#SBATCH --export=ALL"
+    # a list without ALL drops what it does not name, and the fix keeps the list
+    f = slurm_findings(tmp_path, {"SLURM_EXPORT_ENV": "CUDA_HOME", "CUDA_HOME": "/usr/local/cuda"})
+    assert f["slurm_export_dropped_env"].title.startswith("sbatch --export=CUDA_HOME: LD_LIBRARY_PATH, the CUDA")
+    assert f["slurm_export_dropped_env"].fix.commands[0] == "#SBATCH --export=ALL,CUDA_HOME"
+
+
+def test_sbatch_export_all_or_a_script_that_sets_the_environment_is_fine(tmp_path):
+    assert "slurm_export_dropped_env" not in slurm_findings(tmp_path, {"SLURM_EXPORT_ENV": "ALL"})
+    assert "slurm_export_dropped_env" not in slurm_findings(tmp_path, {})  # sbatch's default (ALL), not recorded
+    ok = {"SLURM_EXPORT_ENV": "NONE", "LD_LIBRARY_PATH": "/usr/local/cuda/lib64", "CUDA_HOME": "/usr/local/cuda",
+          "PATH": "/usr/local/cuda/bin:/usr/bin"}  # `module load cuda` in the script put them back
+    assert "slurm_export_dropped_env" not in slurm_findings(tmp_path, ok)

@@ -16,6 +16,8 @@ from typing import Any
 
 from smrnb.doctor._model import ProbeContext, is_secret_name
 
+#: the variables a job's CUDA environment depends on, which an `sbatch --export=NONE` drops
+SLURM_WATCHED = ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH")
 SLURM_VARS = ("SLURM_JOB_ID", "SLURM_JOB_NAME", "SLURM_JOB_PARTITION", "SLURM_JOB_NODELIST", "SLURM_CLUSTER_NAME",
               "SLURM_CPUS_ON_NODE", "SLURM_GPUS", "SLURM_JOB_GPUS", "SLURM_GPUS_ON_NODE", "SLURM_SUBMIT_DIR")
 HUB_VARS = ("JUPYTERHUB_USER", "JUPYTERHUB_SERVICE_PREFIX", "JUPYTERHUB_SERVER_NAME", "JUPYTERHUB_BASE_URL",
@@ -83,6 +85,12 @@ def probe(ctx: ProbeContext, *, root: str = "/") -> dict[str, Any]:
     slurm = None
     if env.get("SLURM_JOB_ID"):
         slurm = {k.removeprefix("SLURM_").lower(): env[k] for k in SLURM_VARS if env.get(k)}
+        # what the scheduler did to the environment: sbatch records --export in SLURM_EXPORT_ENV
+        # (NONE, ALL, or a list such as ALL,CUDA_HOME or NIL); which loader/toolkit variables the job has
+        if env.get("SLURM_EXPORT_ENV") is not None:
+            slurm["export_env"] = env["SLURM_EXPORT_ENV"]
+        slurm["has_env"] = {k: bool(env.get(k)) for k in SLURM_WATCHED}
+        slurm["path_has_cuda"] = any("cuda" in d.lower() for d in env.get("PATH", "").split(":"))
     hub_names = sorted(k for k in env if k.startswith("JUPYTERHUB_"))
     jupyterhub = bool(hub_names)
     pid1 = (_read(os.path.join(root, "proc", "1", "comm")) or "").strip() or None

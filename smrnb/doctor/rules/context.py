@@ -14,6 +14,8 @@ from smrnb.doctor.rules import Facts, rule
 
 CODES = {
     "context_slurm": "The kernel runs inside a Slurm job: environment fixes go into the sbatch script (or module load).",
+    "slurm_export_dropped_env": "The Slurm job was submitted with --export=NONE (or a list without ALL): LD_LIBRARY_PATH, "
+                                "CUDA_HOME and the CUDA entries of PATH of the submitting shell did not reach the job.",
     "context_jupyterhub": "The kernel was spawned by JupyterHub: the environment comes from c.Spawner.environment / env_keep.",
     "context_systemd": "The server runs as a systemd service: it does not read ~/.bashrc; use Environment= in the unit.",
     "context_container": "The kernel runs in a container: fixes belong in the image (Dockerfile ENV) or the run command.",
@@ -71,6 +73,34 @@ def conda_nvcc_command(cuda: str) -> str:
     return f"conda install -c nvidia cuda-nvcc={cuda} cuda-cudart-dev={cuda}"
 
 
+def _slurm_export(s: Mapping[str, Any]) -> Iterable[Finding]:
+    """``sbatch --export=NONE`` (or ``--export=A,B`` without ALL) starts the job without the submitting
+    shell's variables: the CUDA ones a job needs are then missing unless the script sets them."""
+    export = s.get("export_env")
+    if export is None:
+        return
+    parts = [p.strip() for p in str(export).split(",") if p.strip()]
+    names = {p.split("=", 1)[0] for p in parts}
+    if "ALL" in {n.upper() for n in names}:
+        return
+    have = s.get("has_env") or {}
+    dropped = [k for k in ("LD_LIBRARY_PATH", "CUDA_HOME") if k not in names and not have.get(k)]
+    if not s.get("path_has_cuda") and "PATH" not in names:
+        dropped.append("the CUDA entries of PATH")
+    if not dropped:
+        return  # the script set them again itself (module load, exports): nothing was lost
+    keep = ",".join(["ALL"] + [n for n in names if n.upper() not in ("NONE", "NIL")])
+    yield Finding("slurm_export_dropped_env", "context", "warning",
+                  f"sbatch --export={export}: {', '.join(dropped)} did not reach the job",
+                  (f"SLURM_EXPORT_ENV={export}", *(f"{k} is not set in the job" for k in ("LD_LIBRARY_PATH", "CUDA_HOME")
+                                                  if k in dropped)),
+                  Fix("The job started without the submitting shell's environment. Either export it, or set the CUDA "
+                      "environment inside the script (after the #SBATCH lines), where every node runs it.",
+                      (f"#SBATCH --export={keep}", "# or, in the script:\nmodule load cuda   # or: export "
+                       "LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH CUDA_HOME=/usr/local/cuda",
+                       "# for srun steps inside the job: srun --export=ALL ...")))
+
+
 @rule("context")
 def context_findings(facts: Facts) -> Iterable[Finding]:
     ctx = layer(facts, "context")
@@ -83,6 +113,8 @@ def context_findings(facts: Facts) -> Iterable[Finding]:
                       Fix("A job's environment is the one of the submitting shell (sbatch --export) plus what the "
                           "script sets; put exports and module loads in the sbatch script.",
                           ("#SBATCH --export=ALL",)))
+    if ctx.get("slurm"):
+        yield from _slurm_export(ctx["slurm"])
     if ctx.get("jupyterhub"):
         yield Finding("context_jupyterhub", "context", "info", "Spawned by JupyterHub",
                       tuple(f"{n} is set" for n in ctx.get("jupyterhub_variables") or ()),
