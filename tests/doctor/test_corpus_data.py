@@ -1,0 +1,53 @@
+"""The error-text corpus of the doctor's explain is well formed and split by thread."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+_SPLIT = Path(__file__).resolve().parent / "corpus" / "split.py"
+_spec = importlib.util.spec_from_file_location("corpus_split", _SPLIT)
+split = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(split)
+
+
+def test_corpus_has_no_problems():
+    dev, test = split.load(split.DEV), split.load(split.TEST)
+    assert split.problems(dev, test) == []
+
+
+def test_corpus_size_and_split_share():
+    dev, test = split.load(split.DEV), split.load(split.TEST)
+    n = len(dev) + len(test)
+    assert n >= 150
+    threads = {e["url"] for e in dev + test}
+    share = sum(split.part_of(u) == "test" for u in threads) / len(threads)
+    assert 0.25 <= share <= 0.55
+
+
+def test_split_is_by_thread():
+    dev, test = split.load(split.DEV), split.load(split.TEST)
+    assert not ({e["url"] for e in dev} & {e["url"] for e in test})
+
+
+@pytest.mark.parametrize("bad, needle", [
+    ({"url": "https://example.com/x"}, "thread address"),
+    ({"cause": "not_a_code"}, "neither"),
+])
+def test_checker_catches_bad_entries(bad, needle):
+    good = {"id": "x-1", "url": "https://github.com/a/b/issues/1", "project": "p",
+            "text": "some error text", "cause": "cuda_oom", "also": [], "fix": "a fix"}
+    entry = {**good, **bad}
+    part = split.part_of(entry["url"])
+    probs = split.problems(*(([entry], []) if part == "dev" else ([], [entry])))
+    assert any(needle in p for p in probs)
+
+
+def test_checker_catches_wrong_part_and_duplicate_text():
+    e1 = {"id": "x-1", "url": "https://github.com/a/b/issues/1", "project": "p",
+          "text": "some error text", "cause": "cuda_oom", "also": [], "fix": "a fix"}
+    e2 = {**e1, "id": "x-2"}
+    wrong = "test" if split.part_of(e1["url"]) == "dev" else "dev"
+    probs = split.problems(*(([e1, e2], []) if wrong == "dev" else ([], [e1, e2])))
+    assert any("belongs to" in p for p in probs)
+    assert any("same text" in p for p in probs)
