@@ -254,8 +254,14 @@ def _make_magics_class() -> type:
             for layer in args.layer or ():
                 if layer not in LAYERS:
                     raise UsageError(f"--layer must be one of {', '.join(LAYERS)}, got {layer!r}")
-            if args.timeout is not None and not args.timeout > 0:
-                raise UsageError(f"--timeout must be > 0 seconds, got {args.timeout}")
+            if args.timeout is not None:
+                from smrnb._errors import SmrnbError
+                from smrnb.doctor._model import check_timeout
+
+                try:
+                    check_timeout(args.timeout, "--timeout")
+                except SmrnbError as exc:
+                    raise UsageError(str(exc)) from None
             if (args.dry_run or args.force or args.name) and args.fix != "kernelspec":
                 raise UsageError("--dry-run, --force and --name go with --fix kernelspec")
             if args.hook and args.no_hook:

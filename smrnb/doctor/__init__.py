@@ -21,7 +21,7 @@ from typing import Any
 # The submodule ``smrnb.doctor.explain`` shares its name with the function :func:`explain` below:
 # import it first so that the function, defined afterwards, is what ``smrnb.doctor.explain`` names.
 from smrnb.doctor import explain as _explain_module  # noqa: F401
-from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, Finding, ProbeContext
+from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, Finding, ProbeContext, check_timeout
 from smrnb.doctor.report import Report
 
 __all__ = ["diagnose", "explain", "Report", "LAYERS", "Finding"]
@@ -61,14 +61,10 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     Report
         Never raises for a broken machine; bad arguments raise ``SmrnbValueError``/``SmrnbTypeError``.
     """
-    from smrnb._errors import SmrnbTypeError, SmrnbValueError
     from smrnb.doctor.probes import collect, expand_layers
     from smrnb.doctor.rules import evaluate
 
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise SmrnbTypeError(f"timeout must be a number of seconds, got {type(timeout).__name__}")
-    if not timeout > 0:
-        raise SmrnbValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+    timeout = check_timeout(timeout)
     if isinstance(extension_paths, str):
         extension_paths = [extension_paths]
     wanted, _ = expand_layers(layers)
@@ -118,6 +114,7 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     from smrnb.doctor.probes import collect, expand_layers
     from smrnb.doctor.rules import evaluate
 
+    timeout = check_timeout(timeout)
     wanted, _ = expand_layers(layers)
     ctx = ctx if ctx is not None else ProbeContext(timeout=float(timeout))
     facts = collect(ctx, wanted)

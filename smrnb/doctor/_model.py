@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -52,14 +53,70 @@ class CmdResult:
     timed_out: bool = False
     error: str | None = None  # "not found", "permission denied", "timeout after 5.0 s", ...
     seconds: float = 0.0
+    flooded: bool = False  # stopped for printing more than the runner's output limit
+
+    @property
+    def no_answer(self) -> bool:
+        """The tool exists but did not answer usefully: it hung (timeout) or flooded its output."""
+        return self.timed_out or self.flooded
 
     @property
     def ok(self) -> bool:
         return self.returncode == 0 and not self.timed_out and self.error is None
 
 
+#: bytes of stdout (and of stderr) kept from one command; a tool printing more is stopped
+DEFAULT_MAX_OUTPUT = 8 << 20
+
+#: the largest per-command timeout the doctor accepts (seconds); ``inf``/``nan``/huge values are refused
+MAX_TIMEOUT = 3600.0
+
+
+def check_timeout(value: object, name: str = "timeout") -> float:
+    """``value`` as a float of seconds in ``(0, MAX_TIMEOUT]``; ``SmrnbTypeError``/``SmrnbValueError`` otherwise
+    (``inf``, ``nan``, ``1e308`` and negatives are refused: they would overflow the deadlines)."""
+    import math
+
+    from smrnb._errors import SmrnbTypeError, SmrnbValueError
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SmrnbTypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
+    v = float(value)
+    if math.isnan(v) or not 0 < v <= MAX_TIMEOUT:
+        raise SmrnbValueError(f"{name} must be > 0 and <= {MAX_TIMEOUT:g} seconds, got {value!r}")
+    return v
+
+
+def _pump(stream: Any, chunks: list[bytes], limit: int, over: threading.Event, wake: threading.Event) -> None:
+    """Read ``stream`` to EOF keeping at most ``limit`` bytes; past the limit set ``over`` and stop."""
+    kept = 0
+    try:
+        while True:
+            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+            if not chunk:
+                break
+            if kept < limit:
+                chunks.append(chunk[: limit - kept])
+            kept += len(chunk)
+            if kept > limit:
+                over.set()
+                wake.set()
+                break
+    except (OSError, ValueError):
+        pass
+
+
+def _text(chunks: list[bytes]) -> str:
+    s = b"".join(chunks).decode(errors="replace")
+    return s.replace("\r\n", "\n").replace("\r", "\n") if "\r" in s else s
+
+
 class Runner:
     """Runs a list-form command with a timeout and never raises.
+
+    Output is read as it comes, at most ``max_output`` bytes per stream: a tool that floods its
+    output (an ``nvidia-smi`` printing gigabytes) is stopped and reported (``error`` says so),
+    never buffered whole.
 
     Parameters
     ----------
@@ -67,22 +124,30 @@ class Runner:
         Environment for the child (default: ``os.environ`` at call time).
     default_timeout : float
         Seconds before the child is killed.
+    max_output : int
+        Bytes kept of stdout and of stderr each.
     """
 
-    def __init__(self, env: Mapping[str, str] | None = None, default_timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, env: Mapping[str, str] | None = None, default_timeout: float = DEFAULT_TIMEOUT,
+                 max_output: int = DEFAULT_MAX_OUTPUT):
         self.env = dict(env) if env is not None else None
         self.default_timeout = float(default_timeout)
+        self.max_output = int(max_output)
 
     def __call__(self, argv: list[str] | tuple[str, ...], timeout: float | None = None,
-                 env: Mapping[str, str] | None = None, input: str | None = None) -> CmdResult:
+                 env: Mapping[str, str] | None = None, input: str | None = None,
+                 max_output: int | None = None) -> CmdResult:
         argv = tuple(str(a) for a in argv)
         timeout = self.default_timeout if timeout is None else float(timeout)
+        if not timeout > 0 or timeout > 1e6:  # nan, inf, negative: a bounded wait instead of an overflow
+            timeout = self.default_timeout if 0 < self.default_timeout <= 1e6 else DEFAULT_TIMEOUT
+        limit = self.max_output if max_output is None else int(max_output)
         child_env = dict(env) if env is not None else (self.env if self.env is not None else None)
         t0 = time.perf_counter()
         try:
             # own process group, so a timeout ends the tool *and* whatever it started
             proc = subprocess.Popen(  # list form, no shell
-                list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=child_env, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                 start_new_session=True,
             )
@@ -92,20 +157,62 @@ class Runner:
             return CmdResult(argv, None, error="permission denied", seconds=time.perf_counter() - t0)
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             return CmdResult(argv, None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
-        try:
-            out, err = proc.communicate(input=input, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
+        out: list[bytes] = []
+        err: list[bytes] = []
+        over, wake = threading.Event(), threading.Event()
+        readers = [threading.Thread(target=_pump, args=(s, buf, limit, over, wake), daemon=True)
+                   for s, buf in ((proc.stdout, out), (proc.stderr, err))]
+        for th in readers:
+            th.start()
+
+        def _wait_exit() -> None:
             try:
-                out, err = proc.communicate(timeout=1.0)
-            except (subprocess.TimeoutExpired, OSError, ValueError):
-                out, err = "", ""
-            return CmdResult(argv, None, out or "", err or "", timed_out=True,
-                             error=f"timeout after {timeout:g} s", seconds=time.perf_counter() - t0)
-        except (OSError, ValueError) as exc:
+                proc.wait()
+            except Exception:
+                pass
+            wake.set()
+
+        threading.Thread(target=_wait_exit, daemon=True).start()
+        if input is not None:
+            def _feed() -> None:
+                try:
+                    proc.stdin.write(input.encode())
+                    proc.stdin.close()
+                except (OSError, ValueError):
+                    pass
+
+            threading.Thread(target=_feed, daemon=True).start()
+        deadline = t0 + timeout
+        wake.wait(max(0.0, deadline - time.perf_counter()))
+        error = None
+        timed_out = False
+        if over.is_set():
             _kill_group(proc)
-            return CmdResult(argv, None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
-        return CmdResult(argv, proc.returncode, out or "", err or "", seconds=time.perf_counter() - t0)
+            error = f"output over {limit} bytes; the tool was stopped"
+        elif proc.poll() is None:
+            _kill_group(proc)
+            timed_out, error = True, f"timeout after {timeout:g} s"
+        else:
+            # exited: read what is left in the pipes (a grandchild holding them open is cut at the deadline)
+            for th in readers:
+                th.join(max(0.0, deadline - time.perf_counter()))
+            if any(th.is_alive() for th in readers):
+                _kill_group(proc)
+        for th in readers:
+            th.join(1.0)
+        for s in (proc.stdout, proc.stderr):
+            try:
+                if not any(th.is_alive() for th in readers):
+                    s.close()
+            except (OSError, ValueError):
+                pass
+        try:
+            proc.wait(timeout=1.0)
+        except (subprocess.TimeoutExpired, OSError):
+            pass
+        rc = None if (timed_out or over.is_set()) else proc.returncode
+        return CmdResult(argv, rc, _text(out), _text(err), timed_out=timed_out, error=error,
+                         seconds=time.perf_counter() - t0, flooded=over.is_set())
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -20,17 +20,22 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS
+from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, MAX_TIMEOUT
 
 
 def _positive_float(text: str) -> float:
+    """``--timeout``: a finite number of seconds in (0, MAX_TIMEOUT]; anything else is a usage error."""
+    from smrnb._errors import SmrnbError
+    from smrnb.doctor._model import check_timeout
+
     try:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0 seconds, got {text!r}")
-    return v
+    try:
+        return check_timeout(v)
+    except SmrnbError:
+        raise argparse.ArgumentTypeError(f"must be > 0 and <= {MAX_TIMEOUT:g} seconds, got {text!r}") from None
 
 
 def _common(defaults: bool) -> argparse.ArgumentParser:

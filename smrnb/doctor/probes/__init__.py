@@ -57,7 +57,12 @@ _MIN_SECRET_LEN = 3
 
 def default_deadline(timeout: float) -> float:
     """Overall seconds allowed for one :func:`collect` given the per-command ``timeout``."""
-    return max(2.0, 2.0 * float(timeout) + 1.0)
+    from smrnb.doctor._model import MAX_TIMEOUT
+
+    t = float(timeout)
+    if not 0 < t <= MAX_TIMEOUT:  # nan / inf / negative from a hand-built context: a bounded deadline
+        t = MAX_TIMEOUT if t > MAX_TIMEOUT else 5.0
+    return max(2.0, 2.0 * t + 1.0)
 
 
 def expand_layers(layers: Iterable[str] | None) -> tuple[list[str], list[str]]:
