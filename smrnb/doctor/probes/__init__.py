@@ -49,6 +49,14 @@ DEPENDS: dict[str, tuple[str, ...]] = {
     "context": (),
 }
 
+#: layers whose facts a layer's *rules* read (collected too, concurrently, not shown): e.g. the driver is
+#: compared with every nvcc a build would use, whatever torch is installed
+RULE_NEEDS: dict[str, tuple[str, ...]] = {
+    "driver": ("torch", "toolkit"),
+    "torch": ("driver",),
+    "toolkit": ("driver", "torch"),
+}
+
 REDACTED = "<redacted>"
 # values that are never secrets even in a variable named like one (would wreck every text)
 _NOT_SECRET_VALUES = frozenset({"", "0", "1", "true", "false", "yes", "no", "on", "off", "none", "null"})
@@ -82,7 +90,9 @@ def expand_layers(layers: Iterable[str] | None) -> tuple[list[str], list[str]]:
             raise SmrnbValueError(f"layers must be a subset of {list(LAYERS)}, got {layer!r}")
         wanted_set.add(layer)
     run_set = set(wanted_set)
-    stack = list(wanted_set)
+    for layer in wanted_set:
+        run_set.update(RULE_NEEDS.get(layer, ()))
+    stack = list(run_set)
     while stack:
         for dep in DEPENDS[stack.pop()]:
             if dep not in run_set:
@@ -194,7 +204,7 @@ def _finish(th: threading.Thread, box: dict[str, Any], t_end: float, total: floa
         return unavailable(f"probe returned {type(res).__name__}, not a dict")
     res = dict(res)
     res.setdefault("status", "ok")
-    if res["status"] not in ("ok", "absent", "unavailable"):
+    if res["status"] not in ("ok", "absent", "broken", "unavailable"):
         res = unavailable(f"probe returned an unknown status {res['status']!r}", probe_result=res)
     return res
 
