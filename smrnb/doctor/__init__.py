@@ -49,10 +49,12 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     extension_paths : iterable of str
         Extra compiled extensions (``.so`` paths) for the loader and ABI layers to inspect.
     import_check : bool
-        Also import kaolin in a subprocess (with ``timeout``; slow: ~10 s on a GPU machine).
+        Also import torch and kaolin in subprocesses (slow: ~10 s on a GPU machine). They run after
+        the static layers, concurrently, with a budget of their own (60 s, or ``timeout`` if larger),
+        so a slow import never cuts the other layers off.
     timeout : float
-        Seconds per external command (nvidia-smi, nvcc, gcc, ...); the whole collection is cut
-        off after ``2 * timeout + 1`` seconds (at least 2 s).
+        Seconds per external command (nvidia-smi, nvcc, gcc, ...), in ``(0, 3600]``; the static
+        layers are cut off after ``2 * timeout + 1`` seconds (at least 2 s).
     ctx : ProbeContext, optional
         A fabricated machine (tests); default this process.
 

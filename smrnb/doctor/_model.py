@@ -302,7 +302,10 @@ class ProbeContext:
     extension_paths : list of str
         Extra compiled extensions the user asked to inspect.
     import_check : bool
-        Whether the kaolin probe may import kaolin in a subprocess.
+        Whether torch and kaolin may be imported in subprocesses (slow).
+    imports_deferred : bool
+        Set by :func:`smrnb.doctor.probes.collect`: the probes skip their import checks, which run
+        afterwards as a phase of their own (own budget), so they never cost the static layers.
     timeout : float
         Default seconds per command.
     python : str
@@ -315,6 +318,7 @@ class ProbeContext:
     proc_self: str = "/proc/self"
     extension_paths: list[str] = field(default_factory=list)
     import_check: bool = False
+    imports_deferred: bool = False
     timeout: float = DEFAULT_TIMEOUT
     python: str = ""
     # facts of layers collected earlier in the same run, by layer name (probes may read them)

@@ -51,10 +51,11 @@ def _common(defaults: bool) -> argparse.ArgumentParser:
     p.add_argument("--extension", action="append", default=d(None), metavar="PATH",
                    help="also inspect this compiled extension (.so) in the loader and ABI layers (repeatable)")
     p.add_argument("--import-check", action="store_true", default=d(False),
-                   help="also import kaolin in a subprocess (slow: ~10 s on a GPU machine)")
+                   help="also import torch and kaolin in subprocesses (slow: ~10 s on a GPU machine); runs after "
+                        "the other layers, with its own budget of 60 s")
     p.add_argument("--timeout", type=_positive_float, default=d(DEFAULT_TIMEOUT), metavar="S",
-                   help=f"seconds per external command (default {DEFAULT_TIMEOUT:g}); the whole run is cut "
-                        "off after 2*S+1 s")
+                   help=f"seconds per external command, > 0 and <= {MAX_TIMEOUT:g} (default {DEFAULT_TIMEOUT:g}); "
+                        "the static layers are cut off after 2*S+1 s (the import check has its own budget)")
     return p
 
 

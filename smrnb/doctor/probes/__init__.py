@@ -63,6 +63,17 @@ _NOT_SECRET_VALUES = frozenset({"", "0", "1", "true", "false", "yes", "no", "on"
 _MIN_SECRET_LEN = 3
 
 
+#: seconds the import check (``import torch`` / ``import torch, kaolin`` in subprocesses) may take, on
+#: top of the static layers' deadline: the import alone took 9-10 s on an H200 with kaolin
+IMPORT_CHECK_BUDGET = 60.0
+
+
+def import_check_budget(timeout: float) -> float:
+    """Seconds of the import-check phase for a per-command ``timeout``: at least 60 s."""
+    t = float(timeout)
+    return max(IMPORT_CHECK_BUDGET, t) if t == t and t < 1e6 else IMPORT_CHECK_BUDGET
+
+
 def default_deadline(timeout: float) -> float:
     """Overall seconds allowed for one :func:`collect` given the per-command ``timeout``."""
     from smrnb.doctor._model import MAX_TIMEOUT
@@ -247,6 +258,11 @@ def collect(ctx: ProbeContext | None = None, layers: Iterable[str] | None = None
     ctx = ctx if ctx is not None else ProbeContext()
     wanted, to_run = expand_layers(layers)
     total = default_deadline(ctx.timeout) if deadline is None else float(deadline)
+    if not 0 <= total < 1e6:  # nan / inf: a bounded deadline
+        total = default_deadline(ctx.timeout)
+    imports = bool(ctx.import_check)
+    if imports:
+        ctx.imports_deferred = True  # static layers first; the imports get a phase of their own below
     secrets = secret_values(ctx.environ, ctx.start_environ)
     t_end = time.monotonic() + total
     have = {ly for ly in to_run if ly in ctx.facts and ly not in wanted}
@@ -271,4 +287,63 @@ def collect(ctx: ProbeContext | None = None, layers: Iterable[str] | None = None
             res["elapsed_s"] = round(elapsed, 4)
             results[layer] = res
         ctx.facts.update(results)  # a wave's facts become visible to the next wave only
+    if imports:
+        _import_phase(ctx, to_run, secrets)
     return {layer: ctx.facts[layer] for layer in wanted}
+
+
+def _import_phase(ctx: ProbeContext, to_run: list[str], secrets: list[str]) -> None:
+    """Import torch (its arch list, ABI flag, ``cuda.is_available()``) and kaolin in subprocesses,
+    concurrently, within :func:`import_check_budget`; after the static layers, so a slow import never
+    cuts them off. Never raises; results go into ``ctx.facts["torch"]`` / ``ctx.facts["kaolin"]``."""
+    budget = import_check_budget(ctx.timeout)
+    jobs: dict[str, Any] = {}
+    tf, kf = ctx.facts.get("torch") or {}, ctx.facts.get("kaolin") or {}
+    if "torch" in to_run and tf.get("installed") and not tf.get("imported"):
+        from smrnb.doctor.probes.torch_build import _subprocess_torch_facts
+
+        jobs["torch"] = lambda: _subprocess_torch_facts(ctx, timeout=budget)
+    if "kaolin" in to_run and kf.get("installed"):
+        from smrnb.doctor.probes.kaolin import import_check
+
+        jobs["kaolin"] = lambda: import_check(ctx, timeout=budget)
+    boxes: dict[str, dict[str, Any]] = {}
+    threads = []
+    for name, fn in jobs.items():
+        box: dict[str, Any] = {"t0": time.perf_counter()}
+
+        def target(fn: Any = fn, box: dict[str, Any] = box) -> None:
+            try:
+                box["result"] = fn()
+            except BaseException as exc:  # never take the doctor down
+                box["result"] = {"import_error": f"import check raised {type(exc).__name__}: {exc}"}
+            box["t1"] = time.perf_counter()
+
+        th = threading.Thread(target=target, name=f"smrnb-import-{name}", daemon=True)
+        th.start()
+        boxes[name] = box
+        threads.append(th)
+    t_end = time.monotonic() + budget + 2.0
+    for th in threads:
+        th.join(max(0.0, t_end - time.monotonic()))
+    for name, box in boxes.items():
+        seconds = round(box.get("t1", time.perf_counter()) - box["t0"], 3)
+        res = box.get("result")
+        try:
+            if name == "torch":
+                from smrnb.doctor.probes.torch_build import merge_live_facts
+
+                live = res if isinstance(res, dict) else {"import_error": f"did not finish within {budget:g} s"}
+                facts = dict(ctx.facts["torch"])
+                merge_live_facts(facts, live)
+                facts["import_check"] = True
+                facts["import_check_s"] = seconds
+                ctx.facts["torch"] = _sanitize(facts, secrets)
+            else:
+                facts = dict(ctx.facts["kaolin"])
+                facts["import_check"] = res if isinstance(res, dict) else {
+                    "ok": False, "seconds": seconds, "error": f"import did not finish within {budget:g} s"}
+                ctx.facts["kaolin"] = _sanitize(facts, secrets)
+        except Exception as exc:  # facts that cannot be merged are reported, not raised
+            ctx.facts[name] = dict(ctx.facts.get(name) or {},
+                                   import_check_error=f"{type(exc).__name__}: {exc}")
