@@ -2,9 +2,10 @@
 """Render: the doctor's :class:`Report` as HTML (notebook), text, JSON and markdown.
 
 A report holds the facts (``{layer: facts}``), the findings (:class:`~smrnb.doctor._model.Finding`)
-and ``meta`` (versions, timings, the layers shown). It is sanitized when built: values of
-environment variables named like ``*TOKEN*``/``*SECRET*``/``*KEY*``/``*PASSWORD*`` never appear in
-any rendering. :meth:`Report.to_markdown` additionally hides the home directory, the user name and
+and ``meta`` (versions, timings, the layers shown). It is sanitized when built and every rendering
+passes through :mod:`smrnb.doctor._redact` once more: values of variables named like
+``*TOKEN*``/``*SECRET*``/``*KEY*``/``*PASSWORD*``, URL userinfo and token shapes (``ghp_``,
+``hf_``, ``AKIA``, ``sk-``...) never appear in any rendering. :meth:`Report.to_markdown` additionally hides the home directory, the user name and
 the host name, for pasting into a public bug report.
 """
 
@@ -44,7 +45,7 @@ def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
 
 
 def _sanitize_finding(f: Finding, secrets: list[str]) -> Finding:
-    from smrnb.doctor.probes import _sanitize
+    from smrnb.doctor._redact import _sanitize
 
     return _finding_from_dict(_sanitize(f.to_dict(), secrets))
 
@@ -70,12 +71,11 @@ class Report:
 
     def __init__(self, facts: Mapping[str, Any] | None, findings: Iterable[Finding],
                  meta: Mapping[str, Any] | None = None, *, secrets: list[str] | None = None):
-        from smrnb.doctor.probes import _sanitize, secret_values
+        from smrnb.doctor._redact import _sanitize, process_secrets
 
         if secrets is None:
-            from smrnb.doctor._model import read_proc_environ
-
-            secrets = secret_values(os.environ, read_proc_environ())
+            secrets = process_secrets()
+        self._secrets = list(secrets)
         self.facts: dict[str, Any] = _sanitize(dict(facts or {}), secrets)
         order = {ly: i for i, ly in enumerate(LAYERS)}
         sev = {s: i for i, s in enumerate(SEVERITIES)}
@@ -85,6 +85,13 @@ class Report:
         self.meta: dict[str, Any] = _sanitize(dict(meta or {}), secrets)
         self.meta.setdefault("layers", [ly for ly in LAYERS if ly in self.facts or any(f.layer == ly for f in fs)])
         self._format = "html"
+
+    def _redact(self, text: str) -> str:
+        """The last step of every rendering: secrets by value, by shape and by name (``_redact``), so
+        findings added after construction (or produced by ``explain``) are covered too."""
+        from smrnb.doctor._redact import redact_text
+
+        return redact_text(text, self._secrets)
 
     # ------------------------------------------------------------------ summary
     @property
@@ -132,17 +139,19 @@ class Report:
 
     # ------------------------------------------------------------------ renderings
     def to_dict(self) -> dict[str, Any]:
-        return {
+        from smrnb.doctor._redact import _sanitize
+
+        return _sanitize({
             "summary": {"errors": len(self.errors), "warnings": len(self.warnings),
                         "exit_code": self.exit_code, "text": self.summary()},
             "meta": self.meta,
             "findings": [f.to_dict() for f in self.findings],
             "facts": self.facts,
-        }
+        }, self._secrets)
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text: ``summary``, ``meta``, ``findings`` (list of dicts), ``facts``."""
-        return json.dumps(self.to_dict(), indent=indent, default=str, ensure_ascii=False)
+        return self._redact(json.dumps(self.to_dict(), indent=indent, default=str, ensure_ascii=False))
 
     def to_text(self, verbose: bool = False) -> str:
         """Plain text, one ✅/❌/⚠️/ℹ️ line per finding (like ``conda doctor``), grouped by layer."""
@@ -169,13 +178,13 @@ class Report:
                         for url in f.fix.docs:
                             lines.append(f"      see: {url}")
             lines.append("")
-        return "\n".join(lines).rstrip() + "\n"
+        return self._redact("\n".join(lines).rstrip() + "\n")
 
     def __str__(self) -> str:
         return self.to_text()
 
     def __repr__(self) -> str:
-        return f"<smrnb doctor Report: {self.summary()}; codes={self.codes}>"
+        return self._redact(f"<smrnb doctor Report: {self.summary()}; codes={self.codes}>")
 
     def to_markdown(self, redact: bool = True) -> str:
         """Markdown for a bug report. ``redact`` hides home directory, user name and host name."""
@@ -201,13 +210,13 @@ class Report:
             out.append("")
         out += ["<details><summary>facts</summary>", "", "```json",
                 json.dumps(self.facts, indent=1, default=str, ensure_ascii=False), "```", "", "</details>", ""]
-        text = "\n".join(out)
+        text = self._redact("\n".join(out))
         return redact_identity(text) if redact else text
 
     def _repr_html_(self) -> str | None:
         if self._format != "html":
             return None
-        return render_html(self)
+        return self._redact(render_html(self))
 
     def _repr_markdown_(self) -> str | None:
         return self.to_markdown() if self._format == "markdown" else None

@@ -9,20 +9,21 @@ every one: an exception, a missing module, a result that is not a dict, or a pro
 the overall deadline passes all become ``{"status": "unavailable", "reason": ...}``. Nothing here
 raises. Every layer's facts get ``elapsed_s`` (float, seconds of wall time the probe took).
 
-Secrets are removed here, once: values of environment variables named like ``*TOKEN*``,
-``*SECRET*``, ``*KEY*``, ``*PASSWORD*`` never reach the facts (see :func:`sanitize`).
+Secrets are removed here (and again by every renderer): :mod:`smrnb.doctor._redact` decides,
+by name (``*TOKEN*``, ``*SECRET*``, ``*KEY*``, ``*PASSWORD*``...) and by value (URL userinfo,
+token shapes, the values of secret-named variables), see :func:`sanitize`.
 """
 
 from __future__ import annotations
 
 import importlib
-import re
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from smrnb.doctor._model import LAYERS, ProbeContext, is_secret_name, unavailable
+from smrnb.doctor._model import LAYERS, ProbeContext, unavailable
+from smrnb.doctor._redact import REDACTED, _sanitize, redact_text, sanitize, secret_values  # noqa: F401 (re-exported)
 
 #: layer -> probe module name under ``smrnb.doctor.probes``
 PROBE_MODULES: dict[str, str] = {
@@ -56,12 +57,6 @@ RULE_NEEDS: dict[str, tuple[str, ...]] = {
     "torch": ("driver",),
     "toolkit": ("driver", "torch"),
 }
-
-REDACTED = "<redacted>"
-# values that are never secrets even in a variable named like one (would wreck every text)
-_NOT_SECRET_VALUES = frozenset({"", "0", "1", "true", "false", "yes", "no", "on", "off", "none", "null"})
-_MIN_SECRET_LEN = 3
-
 
 #: seconds the import check (``import torch`` / ``import torch, kaolin`` in subprocesses) may take, on
 #: top of the static layers' deadline: the import alone took 9-10 s on an H200 with kaolin
@@ -110,68 +105,6 @@ def expand_layers(layers: Iterable[str] | None) -> tuple[list[str], list[str]]:
                 run_set.add(dep)
                 stack.append(dep)
     return [ly for ly in LAYERS if ly in wanted_set], [ly for ly in LAYERS if ly in run_set]
-
-
-def secret_values(*environs: Mapping[str, str] | None) -> list[str]:
-    """Values of secret-named variables in the given environments, longest first."""
-    vals: set[str] = set()
-    for env in environs:
-        if not env:
-            continue
-        for k, v in env.items():
-            if is_secret_name(k) and isinstance(v, str):
-                v = v.strip()
-                if len(v) >= _MIN_SECRET_LEN and v.lower() not in _NOT_SECRET_VALUES:
-                    vals.add(v)
-    return sorted(vals, key=len, reverse=True)
-
-
-_ASSIGN_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|[^\s;,'\"]+)")
-
-
-def _scrub_text(s: str, secrets: list[str]) -> str:
-    for v in secrets:
-        if v in s:
-            s = s.replace(v, REDACTED)
-
-    def repl(m: re.Match[str]) -> str:
-        return f"{m.group(1)}={REDACTED}" if is_secret_name(m.group(1)) else m.group(0)
-
-    return _ASSIGN_RE.sub(repl, s) if "=" in s else s
-
-
-def sanitize(obj: Any, secrets: list[str] | None = None) -> Any:
-    """A copy of ``obj`` (JSON-like) with secrets replaced by ``"<redacted>"``.
-
-    Removes (1) every occurrence of ``secrets`` (default: values of secret-named variables of
-    ``os.environ`` and of the process start environment) in any string, (2) the value of any
-    dict key named like a secret, (3) ``NAME=value`` assignments whose NAME is secret-like.
-    """
-    if secrets is None:
-        import os
-
-        from smrnb.doctor._model import read_proc_environ
-
-        secrets = secret_values(os.environ, read_proc_environ())
-    return _sanitize(obj, secrets)
-
-
-def _sanitize(obj: Any, secrets: list[str]) -> Any:
-    if isinstance(obj, str):
-        return _scrub_text(obj, secrets)
-    if isinstance(obj, Mapping):
-        out = {}
-        for k, v in obj.items():
-            key = _scrub_text(k, secrets) if isinstance(k, str) else k
-            if isinstance(k, str) and is_secret_name(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool):
-                out[key] = REDACTED
-            else:
-                out[key] = _sanitize(v, secrets)
-        return out
-    if isinstance(obj, (list, tuple)):
-        seq = [_sanitize(v, secrets) for v in obj]
-        return seq if isinstance(obj, list) else tuple(seq)
-    return obj
 
 
 def _start(module_name: str, ctx: ProbeContext) -> tuple[threading.Thread, dict[str, Any]]:

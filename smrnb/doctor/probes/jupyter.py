@@ -5,7 +5,7 @@ widget/lab versions, and whether the ``jupyter-threejs`` lab extension is where 
 Kernelspec directories are scanned the way ``jupyter_client.kernelspec.KernelSpecManager`` does
 (``jupyter_path("kernels")``: user, env, system), reading ``kernel.json`` directly: importing
 jupyter_client and asking ``find_kernel_specs()`` took 0.8 s here, over the doctor's budget.
-Values of secret-looking variables in a kernelspec ``env`` are never stored.
+Of a kernelspec's ``env`` only the names are stored, and the values of path-like variables.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import sys
 from typing import Any
 
 from smrnb.doctor import tables
-from smrnb.doctor._model import ProbeContext, is_secret_name
+from smrnb.doctor._model import ProbeContext
+from smrnb.doctor._redact import display_env
 
 DISTS = ("jupyterlab", "notebook", "jupyter_server", "ipywidgets", "jupyterlab_widgets", "pythreejs",
          "ipykernel", "jupyter_client")
@@ -48,7 +49,9 @@ def _jupyter_paths(subdir: str, environ: dict[str, str], prefix: str) -> list[st
 
 
 def redact_env(env: dict[str, Any]) -> dict[str, str]:
-    return {str(k): (REDACTED if is_secret_name(str(k)) else str(v)) for k, v in env.items()}
+    """A kernelspec ``env`` as the doctor may show it: every name, values only of path-like variables
+    (``PATH``, ``LD_LIBRARY_PATH``, ``CUDA_HOME``, ``*_DIR``...); see :func:`smrnb.doctor._redact.display_env`."""
+    return display_env(env)
 
 
 def _read_json(path: str) -> dict[str, Any] | None:
