@@ -186,8 +186,18 @@ def _exception_handler(shell: Any, etype: type, value: BaseException, tb: Any, t
     except Exception:  # the hook must never hide the user's traceback
         line = None
     if line:
-        print(line, file=sys.stderr, flush=True)
+        print(_redacted(line), file=sys.stderr, flush=True)  # the echoed error text may carry a secret
     return None
+
+
+def _redacted(text: str) -> str:
+    """``text`` with secrets removed (by name and by value, :mod:`smrnb.doctor._redact`); never raises."""
+    try:
+        from smrnb.doctor._redact import process_secrets, redact_text
+
+        return redact_text(text, process_secrets())
+    except Exception:  # never print what could not be checked
+        return "smrnb: (message withheld: it could not be checked for secrets)"
 
 
 def diagnosis_line(text: str) -> str | None:
@@ -286,7 +296,7 @@ def _make_magics_class() -> type:
             except UsageError:
                 raise
             except Exception as exc:  # the doctor never raises from a magic
-                print(f"smrnb doctor failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                print(_redacted(f"smrnb doctor failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
                 return None
             return report.as_format(fmt)
 
@@ -302,7 +312,7 @@ def _make_magics_class() -> type:
 
                 report = explain(cell, live=not args.offline)
             except Exception as exc:  # never raise from a magic
-                print(f"smrnb explain failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                print(_redacted(f"smrnb explain failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
                 return None
             if not report.meta.get("matched"):
                 print("smrnb: no known error signature in the text; %smr_doctor runs a full check.")
@@ -316,14 +326,14 @@ def _run_fix(args: Any, timeout: float) -> Any:
     from smrnb.doctor import diagnose
     from smrnb.doctor.fixes import snippets_text, write_kernelspec
 
-    facts = diagnose(layers=["toolkit", "jupyter", "context"], timeout=timeout).facts
+    facts = diagnose(layers=["torch", "toolkit", "jupyter", "context"], timeout=timeout).facts
     if args.fix == "snippets":
-        print(snippets_text(facts=facts), end="")
+        print(_redacted(snippets_text(facts=facts)), end="")
         return None
     try:
         res = write_kernelspec(args.name, dry_run=args.dry_run, force=args.force, facts=facts)
-    except SmrnbError as exc:
-        print(f"smrnb fix kernelspec: {exc}", file=sys.stderr)
+    except (SmrnbError, OSError) as exc:
+        print(_redacted(f"smrnb fix kernelspec: {exc}"), file=sys.stderr)
         return None
     print(res.describe())
     return res

@@ -93,8 +93,15 @@ def _emit(report, args) -> int:
     return report.exit_code
 
 
+def _redacted(text: str) -> str:
+    from smrnb.doctor._redact import process_secrets, redact_text
+
+    return redact_text(text, process_secrets())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``smr-doctor``; returns the exit status (argparse exits 2 on usage errors)."""
+    """Entry point of ``smr-doctor``; returns the exit status (argparse exits 2 on usage errors).
+    Never a traceback: an unexpected failure is one redacted line on stderr and exit status 1."""
     try:
         return _main(argv)
     except BrokenPipeError:  # `smr-doctor --json | head`: stop quietly
@@ -105,6 +112,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except SystemExit:
+        raise
+    except Exception as exc:  # the doctor never ends in a traceback
+        print(_redacted(f"smr-doctor: failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
+        return 1
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -140,9 +152,9 @@ def _main(argv: Sequence[str] | None) -> int:
     from smrnb.doctor import diagnose
     from smrnb.doctor.fixes import snippets_text, write_kernelspec
 
-    report = diagnose(layers=["toolkit", "jupyter", "context"], timeout=args.timeout)
+    report = diagnose(layers=["torch", "toolkit", "jupyter", "context"], timeout=args.timeout)
     if args.fix_command == "snippets":
-        print(snippets_text(facts=report.facts), end="")
+        print(_redacted(snippets_text(facts=report.facts)), end="")
         return 0
     try:
         dry = write_kernelspec(args.name, dry_run=True, force=args.force, facts=report.facts)
@@ -151,10 +163,11 @@ def _main(argv: Sequence[str] | None) -> int:
             return 0
         res = write_kernelspec(args.name, force=args.force, facts=report.facts)
     except SmrnbError as exc:
-        print(f"smr-doctor fix kernelspec: {exc}", file=sys.stderr)
+        print(_redacted(f"smr-doctor fix kernelspec: {exc}"), file=sys.stderr)
         return 1
     except OSError as exc:
-        print(f"smr-doctor fix kernelspec: could not write the kernelspec: {exc}", file=sys.stderr)
+        print(_redacted(f"smr-doctor fix kernelspec: could not back up or write the kernelspec (nothing was "
+                        f"removed): {exc}"), file=sys.stderr)
         return 1
     print()
     print(res.describe())
