@@ -89,7 +89,10 @@ def test_fix_kernelspec_dry_run_then_write_then_refuse(tmp_path):
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1"], env=env)
     assert rc == 1 and "existing kernelspec" in err and "--force" in err
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1", "--force"], env=env)
-    assert rc == 0 and "(replaced)" in out
+    assert rc == 0 and "(replaced; the previous spec is backed up in " in out
+    backups = list((tmp_path / "smrnb-kernelspec-backups").iterdir())
+    assert len(backups) == 1 and str(backups[0]) in out
+    assert json.loads((backups[0] / "kernel.json").read_text()) == kj
 
 
 def test_fix_snippets():
