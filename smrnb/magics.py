@@ -16,8 +16,9 @@ Loading the extension
   ``%smr_doctor --no-hook`` (back on: ``--hook``) or by starting the kernel with
   ``SMRNB_NO_EXCEPTION_HOOK=1``.
 
-Warnings are :class:`SmrnbEnvironmentWarning` (via :func:`warnings.warn`) and are also printed to
-the cell's stderr, so they are visible whatever the warning filters. Nothing here raises from a
+Each warning is shown once: as a :class:`SmrnbEnvironmentWarning` when the warning filters let it
+through, else printed to the cell's stderr (visible whatever the filters). A cell that restores a
+variable's start value is silent (the loader and the process agree again). Nothing here raises from a
 magic except ``UsageError`` for bad options; the doctor itself never hangs (its probes have
 timeouts and an overall deadline).
 
@@ -141,38 +142,69 @@ def check_start_environment(start_env: Mapping[str, str] | None = None, now_env:
 
 
 def change_message(changes: Mapping[str, Mapping[str, Any]], when: str) -> str:
-    """The warning text for changed loader variables: what the loader sees, what not, the fix."""
+    """The warning text for changed loader variables: the values, what each change reaches and what
+    not (the loader reads only LD_LIBRARY_PATH, and only at start), the fix."""
+    from smrnb.doctor.loader import change_effect
+
     lines = [f"smrnb: the loader environment changed {when}:"]
     for var, ch in changes.items():
-        lines.append(f"  {var}: at start {ch.get('start')!r}, now {ch.get('now')!r}")
-    lines.append("The dynamic loader of this running kernel still uses the start-time values: libraries in the new "
-                 "directories will NOT be found by `import` of compiled extensions (torch, kaolin, ...); only "
-                 "child processes (subprocess, !commands) see the new values.")
-    lines.append(f"Fix: run `{FIX_COMMAND}` (writes a kernelspec whose env carries these values), then "
-                 "switch this notebook to that kernel and restart it.")
+        before = f", before this cell {ch.get('before')!r}" if "before" in ch else ""
+        lines.append(f"  {var}: at start {ch.get('start')!r}{before}, now {ch.get('now')!r}")
+    for var in changes:
+        lines.append(f"- {change_effect(var)}.")
+    if "LD_LIBRARY_PATH" in changes:
+        lines.append(f"Fix: run `{FIX_COMMAND}` (writes a kernelspec whose env carries these values), then "
+                     "switch this notebook to that kernel and restart it.")
+    else:
+        lines.append(f"To keep them for the next kernel start: `{FIX_COMMAND}`, then switch to that kernel.")
     return "\n".join(lines)
 
 
 def _announce(msg: str) -> None:
-    """Visible output AND a SmrnbEnvironmentWarning."""
-    print(msg, file=sys.stderr, flush=True)
-    warnings.warn(msg, SmrnbEnvironmentWarning, stacklevel=3)
+    """Show ``msg`` once: as a :class:`SmrnbEnvironmentWarning` when the warning filters let it through
+    (then the warning *is* the visible message), else printed to stderr (visible whatever the filters)."""
+    try:
+        with warnings.catch_warnings(record=True) as seen:  # the user's filters, recording instead of showing
+            warnings.warn(msg, SmrnbEnvironmentWarning, stacklevel=2)
+        shown = bool(seen)
+    except Exception:  # a filter that turns warnings into errors: print instead, never raise
+        shown = False
+    if shown:
+        # a fresh registry: shown whatever was shown before ("default" would hide a repeat)
+        warnings.warn_explicit(msg, SmrnbEnvironmentWarning, "smrnb", 0, module="smrnb.magics", registry={})
+    else:
+        print(msg, file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------- hooks
 class _State:
     def __init__(self, ip: Any):
+        from smrnb.doctor._model import read_proc_environ
+
         self.ip = ip
         self.snapshot = env_snapshot()
+        start = read_proc_environ()
+        self.start = env_snapshot(start) if start is not None else None
         self.hook_on = False
 
     def post_run_cell(self, result: Any = None) -> None:
-        now = env_snapshot()
-        if now == self.snapshot:
-            return
-        changed = {k: {"start": self.snapshot[k], "now": now[k]} for k in now if now[k] != self.snapshot[k]}
-        self.snapshot = now
-        _announce(change_message(changed, when="in the cell that just ran").replace("at start", "before"))
+        try:
+            now = env_snapshot()
+            if now == self.snapshot:
+                return
+            before, self.snapshot = self.snapshot, now
+            changed = {}
+            for k in now:
+                if now[k] == before[k]:
+                    continue
+                if self.start is not None and now[k] == self.start[k]:
+                    continue  # the cell restored the start value: the loader and the process agree again
+                changed[k] = {"start": self.start[k] if self.start is not None else "(unknown)",
+                              "before": before[k], "now": now[k]}
+            if changed:
+                _announce(change_message(changed, when="in the cell that just ran"))
+        except Exception as exc:  # a hook must never break the user's cell
+            print(f"smrnb: the environment check after this cell failed: {type(exc).__name__}", file=sys.stderr)
 
 
 _STATE: dict[int, _State] = {}
