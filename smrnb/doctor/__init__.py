@@ -77,9 +77,12 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     else:
         ctx.extension_paths = list(ctx.extension_paths) + [str(p) for p in extension_paths]
         ctx.import_check = ctx.import_check or bool(import_check)
+    from smrnb.doctor.report import environment_summary
+
     facts = collect(ctx, wanted)
     findings = evaluate(ctx.facts, wanted)
-    return Report(facts, findings, _meta(wanted, t0, timeout_s=float(timeout)))
+    return Report(facts, findings, _meta(wanted, t0, timeout_s=float(timeout),
+                                         environment=environment_summary(ctx.facts)))
 
 
 def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,

@@ -35,7 +35,43 @@ LAYER_TITLES = {
     "jupyter": "Jupyter kernel and front end",
     "context": "Where this runs (Slurm, JupyterHub, container, env)",
 }
-STATUS_ICONS = {"ok": "✅", "absent": "➖", "unavailable": "❔"}
+STATUS_ICONS = {"ok": "✅", "absent": "➖", "broken": "❌", "unavailable": "❔"}
+
+
+def environment_summary(facts: Mapping[str, Any]) -> dict[str, str]:
+    """``{"torch": "2.13.0+cpu (CPU build)", "nvcc": "13.0 at /usr/local/cuda/bin/nvcc"}`` from the
+    torch and toolkit facts (those layers not collected are left out)."""
+    out: dict[str, str] = {}
+    tf = facts.get("torch")
+    if isinstance(tf, Mapping):
+        if tf.get("status") == "unavailable":
+            out["torch"] = f"unknown (could not look: {tf.get('reason')})"
+        elif not tf.get("installed"):
+            out["torch"] = "not installed"
+        else:
+            build = (f"CUDA {tf['cuda']}" if tf.get("cuda") else f"ROCm {tf['hip']}" if tf.get("hip") else "CPU")
+            out["torch"] = f"{tf.get('version')} ({build} build)"
+    tk = facts.get("toolkit")
+    if isinstance(tk, Mapping):
+        if tk.get("status") == "unavailable":
+            out["nvcc"] = f"unknown (could not look: {tk.get('reason')})"
+        elif tk.get("build_nvcc"):
+            ver = tk.get("build_nvcc_version")
+            out["nvcc"] = f"{ver or 'version unknown'} at {tk['build_nvcc']} (what a build would use)"
+        else:
+            home = tk.get("build_cuda_home")
+            out["nvcc"] = (f"none (a build would use CUDA_HOME={home}, which has no bin/nvcc)" if home else
+                           "none found (no CUDA_HOME, no nvcc on PATH, no /usr/local/cuda)")
+    return out
+
+
+def _empty_words(status: str, reason: str) -> str:
+    """What a layer without findings says: only a layer that looked has 'nothing to report'."""
+    if status == "unavailable":
+        return f"could not look{': ' + reason if reason else ''}"
+    if status == "absent":
+        return f"not present{': ' + reason if reason else ''}"
+    return "nothing to report"
 
 
 def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
@@ -153,9 +189,17 @@ class Report:
         """JSON text: ``summary``, ``meta``, ``findings`` (list of dicts), ``facts``."""
         return self._redact(json.dumps(self.to_dict(), indent=indent, default=str, ensure_ascii=False))
 
+    def environment(self) -> dict[str, str]:
+        """torch's version and build and the nvcc in use (``meta["environment"]``, else from the facts)."""
+        env = self.meta.get("environment")
+        return dict(env) if isinstance(env, Mapping) else environment_summary(self.facts)
+
     def to_text(self, verbose: bool = False) -> str:
-        """Plain text, one ✅/❌/⚠️/ℹ️ line per finding (like ``conda doctor``), grouped by layer."""
-        lines = ["smrnb doctor: " + self.summary(), ""]
+        """Plain text, one ✅/❌/⚠️/ℹ️ line per finding (like ``conda doctor``), grouped by layer; the
+        head names torch's version and build (CPU / CUDA x.y) and the nvcc in use."""
+        lines = ["smrnb doctor: " + self.summary()]
+        lines += [f"  {k}: {v}" for k, v in self.environment().items()]
+        lines.append("")
         for layer in self.layers():
             st, reason = self._layer_status(layer)
             head = f"[{layer}] {LAYER_TITLES.get(layer, layer)}"
@@ -164,7 +208,7 @@ class Report:
             lines.append(head)
             fs = self._by_layer(layer)
             if not fs:
-                lines.append(f"  {STATUS_ICONS.get(st, '✅')} nothing to report")
+                lines.append(f"  {STATUS_ICONS.get(st, '✅')} {_empty_words(st, reason)}")
             for f in fs:
                 lines.append(f"  {ICONS[f.severity]} {f.title}  [{f.code}]")
                 if verbose or f.severity in ("error", "warning"):
@@ -189,6 +233,9 @@ class Report:
     def to_markdown(self, redact: bool = True) -> str:
         """Markdown for a bug report. ``redact`` hides home directory, user name and host name."""
         out = ["### smrnb doctor report", "", f"**{self.summary()}**", ""]
+        env = self.environment()
+        if env:
+            out += [f"- {k}: `{v}`" for k, v in env.items()] + [""]
         out += ["| layer | status | findings |", "|---|---|---|"]
         for layer in self.layers():
             st, _ = self._layer_status(layer)
@@ -340,6 +387,9 @@ def render_html(report: Report) -> str:
     head_color = COLORS["error"] if n_err else COLORS["warning"] if n_warn else COLORS["ok"]
     parts = [_CSS, '<div class="smrnb-doctor">',
              f'<h4 style="color:{head_color}">smrnb doctor: {_e(report.summary())}</h4>']
+    env = report.environment()
+    if env:
+        parts.append("<div class='smrnb-muted'>" + " · ".join(f"{_e(k)} {_e(v)}" for k, v in env.items()) + "</div>")
     for layer in report.layers():
         st, reason = report._layer_status(layer)
         fs = report._by_layer(layer)
@@ -348,7 +398,7 @@ def render_html(report: Report) -> str:
         parts.append(f"<b>{_e(LAYER_TITLES.get(layer, layer))}</b> <span class='smrnb-muted'>[{_e(layer)}"
                      f"{(': ' + _e(st)) if st else ''}{(' - ' + _e(reason)) if reason else ''}]</span>")
         if not fs:
-            parts.append(f"<div class='smrnb-muted'>{STATUS_ICONS.get(st, '')} nothing to report</div>")
+            parts.append(f"<div class='smrnb-muted'>{STATUS_ICONS.get(st, '')} {_e(_empty_words(st, reason))}</div>")
         parts += [_finding_html(f) for f in fs]
         facts = report.facts.get(layer)
         if isinstance(facts, Mapping):

@@ -36,7 +36,7 @@ def test_dry_run_writes_nothing_and_shows_kernel_json(ksm, tmp_path):
     assert not (tmp_path / "kernels").exists()
     text = res.describe()
     assert text.startswith(f"Dry run: would write {tmp_path}/kernels/smrnb-test/kernel.json:")
-    shown = json.loads(text.split(":\n", 1)[1])
+    shown, _ = json.JSONDecoder().raw_decode(text.split(":\n", 1)[1])
     assert shown["env"] == ENV
     assert shown["argv"] == FACTS["jupyter"]["kernelspec"]["argv"]  # the current kernel's argv, copied
 
