@@ -214,12 +214,19 @@ def _exception_handler(shell: Any, etype: type, value: BaseException, tb: Any, t
     """IPython custom exception handler: the normal traceback, then a one-line diagnosis."""
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
     try:
-        line = diagnosis_line(f"{etype.__name__}: {value}")
+        line = diagnosis_line(_redacted_last_line(f"{etype.__name__}: {value}"))
     except Exception:  # the hook must never hide the user's traceback
         line = None
     if line:
         print(_redacted(line), file=sys.stderr, flush=True)  # the echoed error text may carry a secret
     return None
+
+
+def _redacted_last_line(text: str, limit: int = 4096) -> str:
+    """``text`` with the start of its last line redacted (the part a diagnosis echoes), before any
+    truncation can cut a token below the length its shape needs; O(len(text)), cheap for 1 MB."""
+    head, sep, tail = text.rstrip().rpartition("\n")
+    return head + sep + _redacted(tail[:limit]) + tail[limit:]
 
 
 def _redacted(text: str) -> str:

@@ -268,7 +268,14 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
     if env is None:
         env, notes = plan_env(facts)
     env = dict(env)
-    kj = build_kernel_json(name, env, argv or current_kernel_argv(facts), display_name, base=base_spec(facts))
+    base = base_spec(facts)
+    base_home = (base.get("env") or {}).get("CUDA_HOME") if isinstance(base.get("env"), dict) else None
+    if base_home and "CUDA_HOME" not in env:
+        why = _cuda_home_verdict(str(base_home), facts)
+        if why:  # the spec being copied carries a CUDA_HOME the doctor flags: not into the new one
+            base = dict(base, env={k: v for k, v in base["env"].items() if k != "CUDA_HOME"})
+            notes.append(f"the base kernelspec's CUDA_HOME={base_home!r} {why}: not copied")
+    kj = build_kernel_json(name, env, argv or current_kernel_argv(facts), display_name, base=base)
     if prefix is not None:
         target_root = os.path.join(prefix, "share", "jupyter", "kernels")
     elif user:

@@ -222,3 +222,14 @@ def test_an_existing_custom_exception_handler_is_not_replaced(ip, capsys):
         ip.run_line_magic("unload_ext", "smrnb")
         ip.set_custom_exc((), None)
         ip.run_line_magic("load_ext", "smrnb")
+
+
+def test_the_hooks_echoed_line_carries_no_secret(ip, capsys):
+    token = "ghp_Z3xKq9vT2mB7nR4wY6pL1sD8fH0jA5cE2gU9"
+    ip.run_cell("raise OSError('libcudart.so.11.0: cannot open shared object file: "
+                f"{token} https://bob:hunter2pw@h.example')")
+    err = capsys.readouterr().err
+    ours = [ln for ln in err.splitlines() if ln.startswith("smrnb doctor:")]
+    assert ours, err
+    for ln in ours:
+        assert "ghp_Z3xKq9" not in ln and "hunter2pw" not in ln, ln
