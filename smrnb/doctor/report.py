@@ -263,7 +263,7 @@ class Report:
     def _repr_html_(self) -> str | None:
         if self._format != "html":
             return None
-        return self._redact(render_html(self))
+        return render_html(self)
 
     def _repr_markdown_(self) -> str | None:
         return self.to_markdown() if self._format == "markdown" else None
@@ -409,4 +409,7 @@ def render_html(report: Report) -> str:
     if el is not None:
         parts.append(f"<div class='smrnb-muted'>collected in {float(el):.2f} s</div>")
     parts.append("</div>")
-    return "".join(parts)
+    from smrnb.doctor._redact import redact_text
+
+    # the last step, here rather than in _repr_html_: the DoctorView widget calls render_html directly
+    return redact_text("".join(parts), getattr(report, "_secrets", ()))

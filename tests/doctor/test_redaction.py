@@ -96,6 +96,15 @@ def test_findings_added_after_construction_are_redacted_by_the_renderers():
     _assert_clean(_all_formats(rep))
 
 
+def test_render_html_called_directly_is_clean():
+    """The DoctorView widget calls render_html itself, not through _repr_html_."""
+    from smrnb.doctor.report import render_html
+
+    rep = Report({}, [])
+    rep.findings.append(Finding("cudart_not_found", "loader", "error", PLANTED["aws"], (PLANTED["url_userinfo"],)))
+    _assert_clean({"render_html": render_html(rep)})
+
+
 def test_explain_echoes_no_secret():
     text = ("Looking in indexes: " + PLANTED["url_userinfo"] + "\n"
             f"HF_TOKEN={PLANTED['hf']} GITHUB={PLANTED['ghp']} AWS={PLANTED['aws']}\n"
