@@ -87,25 +87,6 @@ def check_timeout(value: object, name: str = "timeout") -> float:
     return v
 
 
-def _pump(stream: Any, chunks: list[bytes], limit: int, over: threading.Event, wake: threading.Event) -> None:
-    """Read ``stream`` to EOF keeping at most ``limit`` bytes; past the limit set ``over`` and stop."""
-    kept = 0
-    try:
-        while True:
-            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
-            if not chunk:
-                break
-            if kept < limit:
-                chunks.append(chunk[: limit - kept])
-            kept += len(chunk)
-            if kept > limit:
-                over.set()
-                wake.set()
-                break
-    except (OSError, ValueError):
-        pass
-
-
 def _text(chunks: list[bytes]) -> str:
     s = b"".join(chunks).decode(errors="replace")
     return s.replace("\r\n", "\n").replace("\r", "\n") if "\r" in s else s
@@ -159,60 +140,76 @@ class Runner:
             return CmdResult(argv, None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
         out: list[bytes] = []
         err: list[bytes] = []
-        over, wake = threading.Event(), threading.Event()
-        readers = [threading.Thread(target=_pump, args=(s, buf, limit, over, wake), daemon=True)
-                   for s, buf in ((proc.stdout, out), (proc.stderr, err))]
-        for th in readers:
-            th.start()
-
-        def _wait_exit() -> None:
-            try:
-                proc.wait()
-            except Exception:
-                pass
-            wake.set()
-
-        threading.Thread(target=_wait_exit, daemon=True).start()
-        if input is not None:
-            def _feed() -> None:
-                try:
-                    proc.stdin.write(input.encode())
-                    proc.stdin.close()
-                except (OSError, ValueError):
-                    pass
-
-            threading.Thread(target=_feed, daemon=True).start()
-        deadline = t0 + timeout
-        wake.wait(max(0.0, deadline - time.perf_counter()))
-        error = None
-        timed_out = False
-        if over.is_set():
+        flooded, timed_out, error = self._pump(proc, out, err, limit, t0 + timeout, input)
+        if flooded:
             _kill_group(proc)
             error = f"output over {limit} bytes; the tool was stopped"
-        elif proc.poll() is None:
+        elif timed_out:
             _kill_group(proc)
-            timed_out, error = True, f"timeout after {timeout:g} s"
+            error = f"timeout after {timeout:g} s"
         else:
-            # exited: read what is left in the pipes (a grandchild holding them open is cut at the deadline)
-            for th in readers:
-                th.join(max(0.0, deadline - time.perf_counter()))
-            if any(th.is_alive() for th in readers):
-                _kill_group(proc)
-        for th in readers:
-            th.join(1.0)
-        for s in (proc.stdout, proc.stderr):
             try:
-                if not any(th.is_alive() for th in readers):
-                    s.close()
+                proc.wait(timeout=max(0.0, t0 + timeout - time.perf_counter()))
+            except subprocess.TimeoutExpired:  # closed its output but kept running
+                _kill_group(proc)
+                timed_out, error = True, f"timeout after {timeout:g} s"
+        for stream in (proc.stdout, proc.stderr, proc.stdin):
+            try:
+                if stream is not None:
+                    stream.close()
             except (OSError, ValueError):
                 pass
         try:
             proc.wait(timeout=1.0)
         except (subprocess.TimeoutExpired, OSError):
             pass
-        rc = None if (timed_out or over.is_set()) else proc.returncode
+        rc = None if (timed_out or flooded) else proc.returncode
         return CmdResult(argv, rc, _text(out), _text(err), timed_out=timed_out, error=error,
-                         seconds=time.perf_counter() - t0, flooded=over.is_set())
+                         seconds=time.perf_counter() - t0, flooded=flooded)
+
+    @staticmethod
+    def _pump(proc: subprocess.Popen, out: list[bytes], err: list[bytes], limit: int, deadline: float,
+              input: str | None) -> tuple[bool, bool, str | None]:
+        """Read both pipes until EOF, the byte limit or the deadline: ``(flooded, timed_out, error)``."""
+        import selectors
+
+        if input is not None and proc.stdin is not None:
+            data = input.encode()
+
+            def feed() -> None:
+                try:
+                    proc.stdin.write(data)
+                    proc.stdin.close()
+                except (OSError, ValueError):
+                    pass
+
+            if len(data) <= 16384:
+                feed()  # fits in the pipe buffer: no thread needed
+            else:
+                threading.Thread(target=feed, daemon=True).start()
+        kept = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+        sizes = dict.fromkeys(kept, 0)
+        try:
+            with selectors.DefaultSelector() as sel:
+                for fd in kept:
+                    sel.register(fd, selectors.EVENT_READ)
+                while sel.get_map():
+                    left = deadline - time.perf_counter()
+                    if left <= 0:
+                        return False, True, None
+                    for key, _ in sel.select(left):
+                        chunk = os.read(key.fd, 65536)
+                        if not chunk:
+                            sel.unregister(key.fd)
+                            continue
+                        if sizes[key.fd] < limit:
+                            kept[key.fd].append(chunk[: limit - sizes[key.fd]])
+                        sizes[key.fd] += len(chunk)
+                        if sizes[key.fd] > limit:
+                            return True, False, None
+        except (OSError, ValueError) as exc:
+            return False, False, f"{type(exc).__name__}: {exc}"
+        return False, False, None
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

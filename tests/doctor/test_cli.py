@@ -64,10 +64,11 @@ def test_explain_exit_1_on_error_0_on_nothing_and_reads_stdin():
 @pytest.mark.slow
 def test_usage_errors_exit_2():
     for args in (["--bogus"], ["--layer", "gpu"], ["--timeout", "0"], ["fix"], ["fix", "kernelspec", "--what"],
-                 ["--json", "--markdown"]):
+                 ["--json", "--markdown"], ["--timeout", "inf"], ["--timeout", "1e308"], ["--timeout", "nan"],
+                 ["--timeout=-1"], ["explain", "--timeout", "inf", "x"], ["fix", "snippets", "--timeout", "1e999"]):
         rc, out, err, _ = run(args)
         assert rc == 2, args
-        assert "usage: smr-doctor" in err
+        assert "usage: smr-doctor" in err and "Traceback" not in err and "OverflowError" not in err
     rc, _, err, _ = run(["explain", "--offline"], input="")
     assert rc == 2 and "explain needs an error text" in err
 

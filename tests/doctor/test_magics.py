@@ -59,6 +59,7 @@ def test_json_and_markdown_options(ip):
 
 
 @pytest.mark.parametrize("line", ["--bogus", "--layer gpu", "--json --markdown", "--dry-run", "--timeout 0",
+                                  "--timeout inf", "--timeout nan", "--timeout 1e308", "--timeout -1",
                                   "--fix nothing", "--hook --no-hook"])
 def test_bad_options_raise_usage_error(ip, line):
     with pytest.raises(UsageError):
