@@ -25,30 +25,32 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from smrnb.doctor._model import is_secret_name
+from smrnb.doctor._model import SECRET_MARKERS, is_secret_name
 
 REDACTED = "<redacted>"
 # values that are never secrets even in a variable named like one (would wreck every text)
 _NOT_SECRET_VALUES = frozenset({"", "0", "1", "true", "false", "yes", "no", "on", "off", "none", "null"})
 _MIN_SECRET_LEN = 3
 
-#: token shapes of well-known services (prefix + a long run of token characters)
-TOKEN_SHAPES = re.compile(
-    r"(?<![A-Za-z0-9_])(?:"
-    r"gh[pousr]_[A-Za-z0-9]{20,}"
-    r"|github_pat_[A-Za-z0-9_]{20,}"
-    r"|hf_[A-Za-z0-9]{20,}"
-    r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])"
-    r"|xox[abposre]-[A-Za-z0-9-]{8,}"
-    r"|sk-[A-Za-z0-9_-]{16,}"
-    r")"
-)
+#: token shapes of well-known services: literal prefix -> the whole token, matched at the prefix
+_TOKEN_RX = {
+    "ghp_": r"ghp_[A-Za-z0-9]{20,}", "gho_": r"gho_[A-Za-z0-9]{20,}", "ghu_": r"ghu_[A-Za-z0-9]{20,}",
+    "ghs_": r"ghs_[A-Za-z0-9]{20,}", "ghr_": r"ghr_[A-Za-z0-9]{20,}", "github_pat_": r"github_pat_[A-Za-z0-9_]{20,}",
+    "hf_": r"hf_[A-Za-z0-9]{20,}", "AKIA": r"AKIA[0-9A-Z]{16}(?![0-9A-Z])", "ASIA": r"ASIA[0-9A-Z]{16}(?![0-9A-Z])",
+    "xox": r"xox[abposre]-[A-Za-z0-9-]{8,}", "sk-": r"sk-[A-Za-z0-9_-]{16,}",
+}
+_TOKEN_MATCH = {k: re.compile(v) for k, v in _TOKEN_RX.items()}
+#: the same shapes as one pattern (for callers that want ``search``)
+TOKEN_SHAPES = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(_TOKEN_RX.values()) + ")")
 _BEARER = re.compile(r"(?i)\b(bearer)([ \t]+)([A-Za-z0-9._~+/=-]{12,})")
-_FLAG = re.compile(r"(?i)(--?(?:[a-z]+[-_])?(?:token|password|passwd|secret|api[-_]?key)(?:=|[ \t]+))"
-                   r"([^\s\"']{1,1024})")
-_ASSIGN = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"\n]{0,1024}\"|'[^'\n]{0,1024}'|[^\s;,'\"&]+)")
-_JSON_PAIR = re.compile(r"([\"'])([A-Za-z_][A-Za-z0-9_.-]{0,200})\1(\s*:\s*)([\"'])([^\"'\n]{0,1024})\4")
-_URL_USERINFO = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31})://([^\s/?#@\"'<>]{1,512})@")
+_VALUE = re.compile(r"\"[^\"\n]{0,1024}\"|'[^'\n]{0,1024}'|[^\s;,'\"&]{1,1024}")
+_PAIR_TAIL = re.compile(r"\s{0,20}:\s{0,20}([\"'])([^\"'\n]{0,1024})\1")
+_FLAG_TAIL = re.compile(r"[ \t]{1,20}([^\s\"'-][^\s\"']{0,1023})")
+_USERINFO = re.compile(r"[^\s/?#@\"'<>]{1,512}@")
+_SCHEME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
+_NON_WORD = re.compile(r"[^A-Za-z0-9_]")
+_WORD_RUN = re.compile(r"[A-Za-z0-9_]*")
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 #: variables whose values are directories or lists of them: shown in kernelspec env displays
 PATH_LIKE_NAMES = frozenset({
@@ -83,32 +85,108 @@ def process_secrets() -> list[str]:
     return secret_values(os.environ, read_proc_environ())
 
 
-def _userinfo_repl(m: re.Match[str]) -> str:
-    info = m.group(2)
-    if ":" in info or TOKEN_SHAPES.search(info) or len(info) >= 20:
-        return f"{m.group(1)}://{REDACTED}@"
-    return m.group(0)
+def _replace_spans(s: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return s
+    out, last = [], 0
+    for a, b in sorted(spans):
+        if a < last:  # overlapping: extend the previous cut
+            a = last
+        if b <= a:
+            continue
+        out.append(s[last:a])
+        out.append(REDACTED)
+        last = b
+    out.append(s[last:])
+    return "".join(out)
+
+
+def _find_all(s: str, lit: str):
+    j = s.find(lit)
+    while j >= 0:
+        yield j
+        j = s.find(lit, j + 1)
+
+
+def _shape_spans(s: str) -> list[tuple[int, int]]:
+    spans = []
+    for lit, rx in _TOKEN_MATCH.items():
+        for j in _find_all(s, lit):
+            if j and s[j - 1] in _WORD:
+                continue
+            m = rx.match(s, j)
+            if m:
+                spans.append((j, m.end()))
+    return spans
+
+
+def _userinfo_spans(s: str) -> list[tuple[int, int]]:
+    spans = []
+    for j in _find_all(s, "://"):
+        if not j or s[j - 1] not in _SCHEME_CHARS:
+            continue
+        m = _USERINFO.match(s, j + 3)
+        if m:
+            info = s[j + 3:m.end() - 1]
+            if ":" in info or TOKEN_SHAPES.search(info) or len(info) >= 20:
+                spans.append((j + 3, m.end() - 1))
+    return spans
+
+
+def _word_bounds(s: str, j: int, k: int) -> tuple[int, int]:
+    """The word (``[A-Za-z0-9_]``, at most 200 characters each side) around ``s[j:k]``, in C-speed steps."""
+    back = s[max(0, j - 200):j][::-1]
+    m = _NON_WORD.search(back)
+    a = j - (m.start() if m else len(back))
+    b = _WORD_RUN.match(s, k, min(len(s), k + 200)).end()
+    return a, b
+
+
+def _name_spans(s: str, up: str) -> list[tuple[int, int]]:
+    """Values given to secret-like names: ``NAME=value``, ``"NAME": "value"``, ``--name value``. Found
+    from the occurrences of the markers (TOKEN, KEY...), so the cost follows them, not the text."""
+    spans = []
+    n = len(s)
+    for marker in SECRET_MARKERS:
+        done = -1
+        for j in _find_all(up, marker):
+            if j < done:
+                continue  # in the word just handled
+            a, b = _word_bounds(s, j, j + len(marker))
+            done = b
+            if b < n and s[b] == "=":
+                m = _VALUE.match(s, b + 1)
+                if m:
+                    spans.append((b + 1, m.end()))
+            elif a > 0 and s[a - 1] in "\"'" and b < n and s[b] == s[a - 1]:
+                m = _PAIR_TAIL.match(s, b + 1)
+                if m:
+                    spans.append((m.start(2), m.end(2)))
+            elif a > 0 and s[a - 1] == "-":
+                m = _FLAG_TAIL.match(s, b)
+                if m:
+                    spans.append((m.start(1), m.end(1)))
+    return spans
 
 
 def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
-    """``s`` with every secret replaced by ``<redacted>`` (by value, by shape and by name)."""
+    """``s`` with every secret replaced by ``<redacted>`` (by value, by shape and by name).
+
+    Linear time: literal searches in C (the secret values, ``://``, the token prefixes, the marker
+    words), then a bounded match at each hit."""
     if not isinstance(s, str) or not s:
         return s
     for v in secrets:
         if v in s:
             s = s.replace(v, REDACTED)
-    if "://" in s:
-        s = _URL_USERINFO.sub(_userinfo_repl, s)
-    s = TOKEN_SHAPES.sub(REDACTED, s)
-    if "earer" in s or "EARER" in s:
+    s = _replace_spans(s, _userinfo_spans(s) + _shape_spans(s)) if ("://" in s or "_" in s or "-" in s
+                                                                    or "AKIA" in s or "ASIA" in s) else s
+    up = s.upper()
+    if "BEARER" in up:
         s = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", s)
-    if "-" in s:
-        s = _FLAG.sub(lambda m: m.group(1) + REDACTED, s)
-    if "=" in s:
-        s = _ASSIGN.sub(lambda m: f"{m.group(1)}={REDACTED}" if is_secret_name(m.group(1)) else m.group(0), s)
-    if ":" in s and ("\"" in s or "'" in s):
-        s = _JSON_PAIR.sub(lambda m: (f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{m.group(4)}{REDACTED}"
-                                      f"{m.group(4)}") if is_secret_name(m.group(2)) else m.group(0), s)
+        up = s.upper()
+    if any(m in up for m in SECRET_MARKERS):
+        s = _replace_spans(s, _name_spans(s, up))
     return s
 
 
