@@ -16,8 +16,9 @@ Loading the extension
   ``%smr_doctor --no-hook`` (back on: ``--hook``) or by starting the kernel with
   ``SMRNB_NO_EXCEPTION_HOOK=1``.
 
-Warnings are :class:`SmrnbEnvironmentWarning` (via :func:`warnings.warn`) and are also printed to
-the cell's stderr, so they are visible whatever the warning filters. Nothing here raises from a
+Each warning is shown once: as a :class:`SmrnbEnvironmentWarning` when the warning filters let it
+through, else printed to the cell's stderr (visible whatever the filters). A cell that restores a
+variable's start value is silent (the loader and the process agree again). Nothing here raises from a
 magic except ``UsageError`` for bad options; the doctor itself never hangs (its probes have
 timeouts and an overall deadline).
 
@@ -141,38 +142,69 @@ def check_start_environment(start_env: Mapping[str, str] | None = None, now_env:
 
 
 def change_message(changes: Mapping[str, Mapping[str, Any]], when: str) -> str:
-    """The warning text for changed loader variables: what the loader sees, what not, the fix."""
+    """The warning text for changed loader variables: the values, what each change reaches and what
+    not (the loader reads only LD_LIBRARY_PATH, and only at start), the fix."""
+    from smrnb.doctor.loader import change_effect
+
     lines = [f"smrnb: the loader environment changed {when}:"]
     for var, ch in changes.items():
-        lines.append(f"  {var}: at start {ch.get('start')!r}, now {ch.get('now')!r}")
-    lines.append("The dynamic loader of this running kernel still uses the start-time values: libraries in the new "
-                 "directories will NOT be found by `import` of compiled extensions (torch, kaolin, ...); only "
-                 "child processes (subprocess, !commands) see the new values.")
-    lines.append(f"Fix: run `{FIX_COMMAND}` (writes a kernelspec whose env carries these values), then "
-                 "switch this notebook to that kernel and restart it.")
+        before = f", before this cell {ch.get('before')!r}" if "before" in ch else ""
+        lines.append(f"  {var}: at start {ch.get('start')!r}{before}, now {ch.get('now')!r}")
+    for var in changes:
+        lines.append(f"- {change_effect(var)}.")
+    if "LD_LIBRARY_PATH" in changes:
+        lines.append(f"Fix: run `{FIX_COMMAND}` (writes a kernelspec whose env carries these values), then "
+                     "switch this notebook to that kernel and restart it.")
+    else:
+        lines.append(f"To keep them for the next kernel start: `{FIX_COMMAND}`, then switch to that kernel.")
     return "\n".join(lines)
 
 
 def _announce(msg: str) -> None:
-    """Visible output AND a SmrnbEnvironmentWarning."""
-    print(msg, file=sys.stderr, flush=True)
-    warnings.warn(msg, SmrnbEnvironmentWarning, stacklevel=3)
+    """Show ``msg`` once: as a :class:`SmrnbEnvironmentWarning` when the warning filters let it through
+    (then the warning *is* the visible message), else printed to stderr (visible whatever the filters)."""
+    try:
+        with warnings.catch_warnings(record=True) as seen:  # the user's filters, recording instead of showing
+            warnings.warn(msg, SmrnbEnvironmentWarning, stacklevel=2)
+        shown = bool(seen)
+    except Exception:  # a filter that turns warnings into errors: print instead, never raise
+        shown = False
+    if shown:
+        # a fresh registry: shown whatever was shown before ("default" would hide a repeat)
+        warnings.warn_explicit(msg, SmrnbEnvironmentWarning, "smrnb", 0, module="smrnb.magics", registry={})
+    else:
+        print(msg, file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------- hooks
 class _State:
     def __init__(self, ip: Any):
+        from smrnb.doctor._model import read_proc_environ
+
         self.ip = ip
         self.snapshot = env_snapshot()
+        start = read_proc_environ()
+        self.start = env_snapshot(start) if start is not None else None
         self.hook_on = False
 
     def post_run_cell(self, result: Any = None) -> None:
-        now = env_snapshot()
-        if now == self.snapshot:
-            return
-        changed = {k: {"start": self.snapshot[k], "now": now[k]} for k in now if now[k] != self.snapshot[k]}
-        self.snapshot = now
-        _announce(change_message(changed, when="in the cell that just ran").replace("at start", "before"))
+        try:
+            now = env_snapshot()
+            if now == self.snapshot:
+                return
+            before, self.snapshot = self.snapshot, now
+            changed = {}
+            for k in now:
+                if now[k] == before[k]:
+                    continue
+                if self.start is not None and now[k] == self.start[k]:
+                    continue  # the cell restored the start value: the loader and the process agree again
+                changed[k] = {"start": self.start[k] if self.start is not None else "(unknown)",
+                              "before": before[k], "now": now[k]}
+            if changed:
+                _announce(change_message(changed, when="in the cell that just ran"))
+        except Exception as exc:  # a hook must never break the user's cell
+            print(f"smrnb: the environment check after this cell failed: {type(exc).__name__}", file=sys.stderr)
 
 
 _STATE: dict[int, _State] = {}
@@ -182,12 +214,29 @@ def _exception_handler(shell: Any, etype: type, value: BaseException, tb: Any, t
     """IPython custom exception handler: the normal traceback, then a one-line diagnosis."""
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
     try:
-        line = diagnosis_line(f"{etype.__name__}: {value}")
+        line = diagnosis_line(_redacted_last_line(f"{etype.__name__}: {value}"))
     except Exception:  # the hook must never hide the user's traceback
         line = None
     if line:
-        print(line, file=sys.stderr, flush=True)
+        print(_redacted(line), file=sys.stderr, flush=True)  # the echoed error text may carry a secret
     return None
+
+
+def _redacted_last_line(text: str, limit: int = 4096) -> str:
+    """``text`` with the start of its last line redacted (the part a diagnosis echoes), before any
+    truncation can cut a token below the length its shape needs; O(len(text)), cheap for 1 MB."""
+    head, sep, tail = text.rstrip().rpartition("\n")
+    return head + sep + _redacted(tail[:limit]) + tail[limit:]
+
+
+def _redacted(text: str) -> str:
+    """``text`` with secrets removed (by name and by value, :mod:`smrnb.doctor._redact`); never raises."""
+    try:
+        from smrnb.doctor._redact import process_secrets, redact_text
+
+        return redact_text(text, process_secrets())
+    except Exception:  # never print what could not be checked
+        return "smrnb: (message withheld: it could not be checked for secrets)"
 
 
 def diagnosis_line(text: str) -> str | None:
@@ -254,8 +303,14 @@ def _make_magics_class() -> type:
             for layer in args.layer or ():
                 if layer not in LAYERS:
                     raise UsageError(f"--layer must be one of {', '.join(LAYERS)}, got {layer!r}")
-            if args.timeout is not None and not args.timeout > 0:
-                raise UsageError(f"--timeout must be > 0 seconds, got {args.timeout}")
+            if args.timeout is not None:
+                from smrnb._errors import SmrnbError
+                from smrnb.doctor._model import check_timeout
+
+                try:
+                    check_timeout(args.timeout, "--timeout")
+                except SmrnbError as exc:
+                    raise UsageError(str(exc)) from None
             if (args.dry_run or args.force or args.name) and args.fix != "kernelspec":
                 raise UsageError("--dry-run, --force and --name go with --fix kernelspec")
             if args.hook and args.no_hook:
@@ -280,7 +335,7 @@ def _make_magics_class() -> type:
             except UsageError:
                 raise
             except Exception as exc:  # the doctor never raises from a magic
-                print(f"smrnb doctor failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                print(_redacted(f"smrnb doctor failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
                 return None
             return report.as_format(fmt)
 
@@ -296,7 +351,7 @@ def _make_magics_class() -> type:
 
                 report = explain(cell, live=not args.offline)
             except Exception as exc:  # never raise from a magic
-                print(f"smrnb explain failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                print(_redacted(f"smrnb explain failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
                 return None
             if not report.meta.get("matched"):
                 print("smrnb: no known error signature in the text; %smr_doctor runs a full check.")
@@ -310,14 +365,14 @@ def _run_fix(args: Any, timeout: float) -> Any:
     from smrnb.doctor import diagnose
     from smrnb.doctor.fixes import snippets_text, write_kernelspec
 
-    facts = diagnose(layers=["toolkit", "jupyter", "context"], timeout=timeout).facts
+    facts = diagnose(layers=["torch", "toolkit", "jupyter", "context"], timeout=timeout).facts
     if args.fix == "snippets":
-        print(snippets_text(facts=facts), end="")
+        print(_redacted(snippets_text(facts=facts)), end="")
         return None
     try:
         res = write_kernelspec(args.name, dry_run=args.dry_run, force=args.force, facts=facts)
-    except SmrnbError as exc:
-        print(f"smrnb fix kernelspec: {exc}", file=sys.stderr)
+    except (SmrnbError, OSError) as exc:
+        print(_redacted(f"smrnb fix kernelspec: {exc}"), file=sys.stderr)
         return None
     print(res.describe())
     return res

@@ -21,7 +21,7 @@ from typing import Any
 # The submodule ``smrnb.doctor.explain`` shares its name with the function :func:`explain` below:
 # import it first so that the function, defined afterwards, is what ``smrnb.doctor.explain`` names.
 from smrnb.doctor import explain as _explain_module  # noqa: F401
-from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, Finding, ProbeContext
+from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, Finding, ProbeContext, check_timeout
 from smrnb.doctor.report import Report
 
 __all__ = ["diagnose", "explain", "Report", "LAYERS", "Finding"]
@@ -49,10 +49,12 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     extension_paths : iterable of str
         Extra compiled extensions (``.so`` paths) for the loader and ABI layers to inspect.
     import_check : bool
-        Also import kaolin in a subprocess (with ``timeout``; slow: ~10 s on a GPU machine).
+        Also import torch and kaolin in subprocesses (slow: ~10 s on a GPU machine). They run after
+        the static layers, concurrently, with a budget of their own (60 s, or ``timeout`` if larger),
+        so a slow import never cuts the other layers off.
     timeout : float
-        Seconds per external command (nvidia-smi, nvcc, gcc, ...); the whole collection is cut
-        off after ``2 * timeout + 1`` seconds (at least 2 s).
+        Seconds per external command (nvidia-smi, nvcc, gcc, ...), in ``(0, 3600]``; the static
+        layers are cut off after ``2 * timeout + 1`` seconds (at least 2 s).
     ctx : ProbeContext, optional
         A fabricated machine (tests); default this process.
 
@@ -61,14 +63,10 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     Report
         Never raises for a broken machine; bad arguments raise ``SmrnbValueError``/``SmrnbTypeError``.
     """
-    from smrnb._errors import SmrnbTypeError, SmrnbValueError
     from smrnb.doctor.probes import collect, expand_layers
     from smrnb.doctor.rules import evaluate
 
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise SmrnbTypeError(f"timeout must be a number of seconds, got {type(timeout).__name__}")
-    if not timeout > 0:
-        raise SmrnbValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+    timeout = check_timeout(timeout)
     if isinstance(extension_paths, str):
         extension_paths = [extension_paths]
     wanted, _ = expand_layers(layers)
@@ -79,9 +77,12 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     else:
         ctx.extension_paths = list(ctx.extension_paths) + [str(p) for p in extension_paths]
         ctx.import_check = ctx.import_check or bool(import_check)
+    from smrnb.doctor.report import environment_summary
+
     facts = collect(ctx, wanted)
     findings = evaluate(ctx.facts, wanted)
-    return Report(facts, findings, _meta(wanted, t0, timeout_s=float(timeout)))
+    return Report(facts, findings, _meta(wanted, t0, timeout_s=float(timeout),
+                                         environment=environment_summary(ctx.facts)))
 
 
 def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
@@ -118,6 +119,7 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     from smrnb.doctor.probes import collect, expand_layers
     from smrnb.doctor.rules import evaluate
 
+    timeout = check_timeout(timeout)
     wanted, _ = expand_layers(layers)
     ctx = ctx if ctx is not None else ProbeContext(timeout=float(timeout))
     facts = collect(ctx, wanted)

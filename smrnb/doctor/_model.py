@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -52,14 +53,51 @@ class CmdResult:
     timed_out: bool = False
     error: str | None = None  # "not found", "permission denied", "timeout after 5.0 s", ...
     seconds: float = 0.0
+    flooded: bool = False  # stopped for printing more than the runner's output limit
+
+    @property
+    def no_answer(self) -> bool:
+        """The tool exists but did not answer usefully: it hung (timeout) or flooded its output."""
+        return self.timed_out or self.flooded
 
     @property
     def ok(self) -> bool:
         return self.returncode == 0 and not self.timed_out and self.error is None
 
 
+#: bytes of stdout (and of stderr) kept from one command; a tool printing more is stopped
+DEFAULT_MAX_OUTPUT = 8 << 20
+
+#: the largest per-command timeout the doctor accepts (seconds); ``inf``/``nan``/huge values are refused
+MAX_TIMEOUT = 3600.0
+
+
+def check_timeout(value: object, name: str = "timeout") -> float:
+    """``value`` as a float of seconds in ``(0, MAX_TIMEOUT]``; ``SmrnbTypeError``/``SmrnbValueError`` otherwise
+    (``inf``, ``nan``, ``1e308`` and negatives are refused: they would overflow the deadlines)."""
+    import math
+
+    from smrnb._errors import SmrnbTypeError, SmrnbValueError
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SmrnbTypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
+    v = float(value)
+    if math.isnan(v) or not 0 < v <= MAX_TIMEOUT:
+        raise SmrnbValueError(f"{name} must be > 0 and <= {MAX_TIMEOUT:g} seconds, got {value!r}")
+    return v
+
+
+def _text(chunks: list[bytes]) -> str:
+    s = b"".join(chunks).decode(errors="replace")
+    return s.replace("\r\n", "\n").replace("\r", "\n") if "\r" in s else s
+
+
 class Runner:
     """Runs a list-form command with a timeout and never raises.
+
+    Output is read as it comes, at most ``max_output`` bytes per stream: a tool that floods its
+    output (an ``nvidia-smi`` printing gigabytes) is stopped and reported (``error`` says so),
+    never buffered whole.
 
     Parameters
     ----------
@@ -67,22 +105,30 @@ class Runner:
         Environment for the child (default: ``os.environ`` at call time).
     default_timeout : float
         Seconds before the child is killed.
+    max_output : int
+        Bytes kept of stdout and of stderr each.
     """
 
-    def __init__(self, env: Mapping[str, str] | None = None, default_timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, env: Mapping[str, str] | None = None, default_timeout: float = DEFAULT_TIMEOUT,
+                 max_output: int = DEFAULT_MAX_OUTPUT):
         self.env = dict(env) if env is not None else None
         self.default_timeout = float(default_timeout)
+        self.max_output = int(max_output)
 
     def __call__(self, argv: list[str] | tuple[str, ...], timeout: float | None = None,
-                 env: Mapping[str, str] | None = None, input: str | None = None) -> CmdResult:
+                 env: Mapping[str, str] | None = None, input: str | None = None,
+                 max_output: int | None = None) -> CmdResult:
         argv = tuple(str(a) for a in argv)
         timeout = self.default_timeout if timeout is None else float(timeout)
+        if not timeout > 0 or timeout > 1e6:  # nan, inf, negative: a bounded wait instead of an overflow
+            timeout = self.default_timeout if 0 < self.default_timeout <= 1e6 else DEFAULT_TIMEOUT
+        limit = self.max_output if max_output is None else int(max_output)
         child_env = dict(env) if env is not None else (self.env if self.env is not None else None)
         t0 = time.perf_counter()
         try:
             # own process group, so a timeout ends the tool *and* whatever it started
             proc = subprocess.Popen(  # list form, no shell
-                list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=child_env, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                 start_new_session=True,
             )
@@ -92,20 +138,78 @@ class Runner:
             return CmdResult(argv, None, error="permission denied", seconds=time.perf_counter() - t0)
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             return CmdResult(argv, None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
-        try:
-            out, err = proc.communicate(input=input, timeout=timeout)
-        except subprocess.TimeoutExpired:
+        out: list[bytes] = []
+        err: list[bytes] = []
+        flooded, timed_out, error = self._pump(proc, out, err, limit, t0 + timeout, input)
+        if flooded:
             _kill_group(proc)
+            error = f"output over {limit} bytes; the tool was stopped"
+        elif timed_out:
+            _kill_group(proc)
+            error = f"timeout after {timeout:g} s"
+        else:
             try:
-                out, err = proc.communicate(timeout=1.0)
-            except (subprocess.TimeoutExpired, OSError, ValueError):
-                out, err = "", ""
-            return CmdResult(argv, None, out or "", err or "", timed_out=True,
-                             error=f"timeout after {timeout:g} s", seconds=time.perf_counter() - t0)
+                proc.wait(timeout=max(0.0, t0 + timeout - time.perf_counter()))
+            except subprocess.TimeoutExpired:  # closed its output but kept running
+                _kill_group(proc)
+                timed_out, error = True, f"timeout after {timeout:g} s"
+        for stream in (proc.stdout, proc.stderr, proc.stdin):
+            try:
+                if stream is not None:
+                    stream.close()
+            except (OSError, ValueError):
+                pass
+        try:
+            proc.wait(timeout=1.0)
+        except (subprocess.TimeoutExpired, OSError):
+            pass
+        rc = None if (timed_out or flooded) else proc.returncode
+        return CmdResult(argv, rc, _text(out), _text(err), timed_out=timed_out, error=error,
+                         seconds=time.perf_counter() - t0, flooded=flooded)
+
+    @staticmethod
+    def _pump(proc: subprocess.Popen, out: list[bytes], err: list[bytes], limit: int, deadline: float,
+              input: str | None) -> tuple[bool, bool, str | None]:
+        """Read both pipes until EOF, the byte limit or the deadline: ``(flooded, timed_out, error)``."""
+        import selectors
+
+        if input is not None and proc.stdin is not None:
+            data = input.encode()
+
+            def feed() -> None:
+                try:
+                    proc.stdin.write(data)
+                    proc.stdin.close()
+                except (OSError, ValueError):
+                    pass
+
+            if len(data) <= 16384:
+                feed()  # fits in the pipe buffer: no thread needed
+            else:
+                threading.Thread(target=feed, daemon=True).start()
+        kept = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+        sizes = dict.fromkeys(kept, 0)
+        try:
+            with selectors.DefaultSelector() as sel:
+                for fd in kept:
+                    sel.register(fd, selectors.EVENT_READ)
+                while sel.get_map():
+                    left = deadline - time.perf_counter()
+                    if left <= 0:
+                        return False, True, None
+                    for key, _ in sel.select(left):
+                        chunk = os.read(key.fd, 65536)
+                        if not chunk:
+                            sel.unregister(key.fd)
+                            continue
+                        if sizes[key.fd] < limit:
+                            kept[key.fd].append(chunk[: limit - sizes[key.fd]])
+                        sizes[key.fd] += len(chunk)
+                        if sizes[key.fd] > limit:
+                            return True, False, None
         except (OSError, ValueError) as exc:
-            _kill_group(proc)
-            return CmdResult(argv, None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
-        return CmdResult(argv, proc.returncode, out or "", err or "", seconds=time.perf_counter() - t0)
+            return False, False, f"{type(exc).__name__}: {exc}"
+        return False, False, None
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -195,7 +299,10 @@ class ProbeContext:
     extension_paths : list of str
         Extra compiled extensions the user asked to inspect.
     import_check : bool
-        Whether the kaolin probe may import kaolin in a subprocess.
+        Whether torch and kaolin may be imported in subprocesses (slow).
+    imports_deferred : bool
+        Set by :func:`smrnb.doctor.probes.collect`: the probes skip their import checks, which run
+        afterwards as a phase of their own (own budget), so they never cost the static layers.
     timeout : float
         Default seconds per command.
     python : str
@@ -208,6 +315,7 @@ class ProbeContext:
     proc_self: str = "/proc/self"
     extension_paths: list[str] = field(default_factory=list)
     import_check: bool = False
+    imports_deferred: bool = False
     timeout: float = DEFAULT_TIMEOUT
     python: str = ""
     # facts of layers collected earlier in the same run, by layer name (probes may read them)

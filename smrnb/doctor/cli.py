@@ -20,17 +20,22 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS
+from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, MAX_TIMEOUT
 
 
 def _positive_float(text: str) -> float:
+    """``--timeout``: a finite number of seconds in (0, MAX_TIMEOUT]; anything else is a usage error."""
+    from smrnb._errors import SmrnbError
+    from smrnb.doctor._model import check_timeout
+
     try:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0 seconds, got {text!r}")
-    return v
+    try:
+        return check_timeout(v)
+    except SmrnbError:
+        raise argparse.ArgumentTypeError(f"must be > 0 and <= {MAX_TIMEOUT:g} seconds, got {text!r}") from None
 
 
 def _common(defaults: bool) -> argparse.ArgumentParser:
@@ -46,10 +51,11 @@ def _common(defaults: bool) -> argparse.ArgumentParser:
     p.add_argument("--extension", action="append", default=d(None), metavar="PATH",
                    help="also inspect this compiled extension (.so) in the loader and ABI layers (repeatable)")
     p.add_argument("--import-check", action="store_true", default=d(False),
-                   help="also import kaolin in a subprocess (slow: ~10 s on a GPU machine)")
+                   help="also import torch and kaolin in subprocesses (slow: ~10 s on a GPU machine); runs after "
+                        "the other layers, with its own budget of 60 s")
     p.add_argument("--timeout", type=_positive_float, default=d(DEFAULT_TIMEOUT), metavar="S",
-                   help=f"seconds per external command (default {DEFAULT_TIMEOUT:g}); the whole run is cut "
-                        "off after 2*S+1 s")
+                   help=f"seconds per external command, > 0 and <= {MAX_TIMEOUT:g} (default {DEFAULT_TIMEOUT:g}); "
+                        "the static layers are cut off after 2*S+1 s (the import check has its own budget)")
     return p
 
 
@@ -90,8 +96,15 @@ def _emit(report, args) -> int:
     return report.exit_code
 
 
+def _redacted(text: str) -> str:
+    from smrnb.doctor._redact import process_secrets, redact_text
+
+    return redact_text(text, process_secrets())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``smr-doctor``; returns the exit status (argparse exits 2 on usage errors)."""
+    """Entry point of ``smr-doctor``; returns the exit status (argparse exits 2 on usage errors).
+    Never a traceback: an unexpected failure is one redacted line on stderr and exit status 1."""
     try:
         return _main(argv)
     except BrokenPipeError:  # `smr-doctor --json | head`: stop quietly
@@ -102,6 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except SystemExit:
+        raise
+    except Exception as exc:  # the doctor never ends in a traceback
+        print(_redacted(f"smr-doctor: failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
+        return 1
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -139,9 +157,9 @@ def _main(argv: Sequence[str] | None) -> int:
     from smrnb.doctor import diagnose
     from smrnb.doctor.fixes import snippets_text, write_kernelspec
 
-    report = diagnose(layers=["toolkit", "jupyter", "context"], timeout=args.timeout)
+    report = diagnose(layers=["torch", "toolkit", "jupyter", "context"], timeout=args.timeout)
     if args.fix_command == "snippets":
-        print(snippets_text(facts=report.facts), end="")
+        print(_redacted(snippets_text(facts=report.facts)), end="")
         return 0
     try:
         dry = write_kernelspec(args.name, dry_run=True, force=args.force, facts=report.facts)
@@ -150,10 +168,11 @@ def _main(argv: Sequence[str] | None) -> int:
             return 0
         res = write_kernelspec(args.name, force=args.force, facts=report.facts)
     except SmrnbError as exc:
-        print(f"smr-doctor fix kernelspec: {exc}", file=sys.stderr)
+        print(_redacted(f"smr-doctor fix kernelspec: {exc}"), file=sys.stderr)
         return 1
     except OSError as exc:
-        print(f"smr-doctor fix kernelspec: could not write the kernelspec: {exc}", file=sys.stderr)
+        print(_redacted(f"smr-doctor fix kernelspec: could not back up or write the kernelspec (nothing was "
+                        f"removed): {exc}"), file=sys.stderr)
         return 1
     print()
     print(res.describe())

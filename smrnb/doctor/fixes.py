@@ -16,8 +16,10 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,44 +38,129 @@ def _facts_get(facts: Mapping[str, Any] | None, layer: str, key: str) -> Any:
     return None
 
 
+def _cuda_home_verdict(value: str, facts: Mapping[str, Any] | None) -> str | None:
+    """Why the doctor flags ``value`` as CUDA_HOME (so a kernelspec must not carry it), or None."""
+    from smrnb.doctor.probes.toolkit import cuda_home_malformed
+
+    why = cuda_home_malformed(value)
+    if why:
+        return why
+    nvcc = os.path.join(value, "bin", "nvcc")
+    if not (os.path.isfile(nvcc) and os.access(nvcc, os.X_OK)):
+        return "has no bin/nvcc"
+    if not os.path.isfile(os.path.join(value, "include", "cuda_runtime.h")):
+        return "has no include/cuda_runtime.h (not a complete toolkit)"
+    tcuda = _facts_get(facts, "torch", "cuda")
+    if tcuda:
+        real = os.path.realpath(nvcc)
+        for n in _facts_get(facts, "toolkit", "nvccs") or []:
+            if isinstance(n, Mapping) and n.get("realpath") == real and n.get("version"):
+                if str(n["version"]).split(".")[:2] != str(tcuda).split(".")[:2]:
+                    return f"holds nvcc {n['version']}, but torch was built with CUDA {tcuda}"
+    return None
+
+
+def plan_env(facts: Mapping[str, Any] | None = None,
+             environ: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """``(env, notes)``: :func:`needed_env` and why a variable was left out or replaced."""
+    env = dict(os.environ if environ is None else environ)
+    out: dict[str, str] = {}
+    notes: list[str] = []
+    if env.get("LD_LIBRARY_PATH"):
+        out["LD_LIBRARY_PATH"] = env["LD_LIBRARY_PATH"]
+    given = env.get("CUDA_HOME")
+    cuda_home = given or _facts_get(facts, "toolkit", "build_cuda_home")
+    if cuda_home:
+        why = _cuda_home_verdict(str(cuda_home), facts)
+        if why is None:
+            out["CUDA_HOME"] = str(cuda_home)
+        else:
+            better = None
+            tcuda = _facts_get(facts, "torch", "cuda")
+            tk = (facts or {}).get("toolkit")
+            if tcuda and isinstance(tk, Mapping):
+                from smrnb.doctor.install import matching_nvcc, toolkit_dir_for
+
+                m = matching_nvcc(dict(tk), tcuda)
+                if m and str(m.get("version")).split(".")[:2] == str(tcuda).split(".")[:2]:
+                    cand = toolkit_dir_for(m)
+                    if cand and _cuda_home_verdict(cand, facts) is None:
+                        better = cand
+            if better:
+                out["CUDA_HOME"] = better
+                notes.append(f"CUDA_HOME={cuda_home!r} {why}: the kernelspec uses {better} (nvcc {tcuda}) instead")
+            else:
+                notes.append(f"CUDA_HOME={cuda_home!r} {why}: left out of the kernelspec (the doctor flags it)")
+    if env.get("PATH"):
+        out["PATH"] = env["PATH"]
+    return out, notes
+
+
 def needed_env(facts: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment a kernel should start with: this process's current values of ``ENV_VARS``.
 
     ``LD_LIBRARY_PATH`` and ``PATH`` are taken as they are *now* (including changes made after
     the process started, which the loader could not see); ``CUDA_HOME`` from the environment or,
-    when unset, the toolkit the doctor found for builds (``facts["toolkit"]["build_cuda_home"]``).
-    Variables that are unset and unknown are left out.
+    when unset, the toolkit the doctor found for builds (``facts["toolkit"]["build_cuda_home"]``),
+    but never one the doctor flags (relative, missing, a file, a list, without nvcc or headers, or
+    of another CUDA than torch's): then the matching toolkit the doctor found, or nothing
+    (:func:`plan_env` says why). Variables that are unset and unknown are left out.
     """
-    env = dict(os.environ if environ is None else environ)
-    out: dict[str, str] = {}
-    if env.get("LD_LIBRARY_PATH"):
-        out["LD_LIBRARY_PATH"] = env["LD_LIBRARY_PATH"]
-    cuda_home = env.get("CUDA_HOME") or _facts_get(facts, "toolkit", "build_cuda_home")
-    if cuda_home and ":" not in str(cuda_home) and os.path.isdir(str(cuda_home)):
-        out["CUDA_HOME"] = str(cuda_home)
-    if env.get("PATH"):
-        out["PATH"] = env["PATH"]
-    return out
+    return plan_env(facts, environ)[0]
+
+
+def _kernel_python(facts: Mapping[str, Any] | None) -> str:
+    py = _facts_get(facts, "jupyter", "kernel_python")
+    return os.path.abspath(py) if isinstance(py, str) and py else sys.executable
 
 
 def current_kernel_argv(facts: Mapping[str, Any] | None = None) -> list[str]:
-    """argv of the kernelspec in use (from the jupyter facts), else this Python's ipykernel."""
+    """argv of the kernelspec in use (from the jupyter facts), with the kernel's own absolute Python
+    as ``argv[0]``; else this Python's ipykernel."""
+    py = _kernel_python(facts)
     spec = _facts_get(facts, "jupyter", "kernelspec")
     if isinstance(spec, Mapping) and isinstance(spec.get("argv"), list) and spec["argv"]:
-        return [str(a) for a in spec["argv"]]
-    return [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        argv = [str(a) for a in spec["argv"]]
+        first = argv[0]
+        if (not os.path.isabs(first) or os.path.basename(first).startswith("python")
+                or os.path.realpath(first) == os.path.realpath(py)):
+            argv[0] = py  # "python" on PATH would be whatever PATH finds first when Jupyter starts it
+        return argv
+    return [py, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+
+
+def base_spec(facts: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The ``kernel.json`` of the kernelspec in use, read from disk (its env values are not in the
+    facts, which keep only names and path-like values); ``{}`` when unknown or unreadable."""
+    spec = _facts_get(facts, "jupyter", "kernelspec")
+    if not isinstance(spec, Mapping) or not spec.get("path"):
+        return {}
+    try:
+        with open(os.path.join(str(spec["path"]), "kernel.json"), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def build_kernel_json(name: str, env: Mapping[str, str], argv: list[str] | None = None,
-                      display_name: str | None = None) -> dict[str, Any]:
-    """The ``kernel.json`` content: argv, display_name, language, env, metadata."""
-    return {
+                      display_name: str | None = None, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ``kernel.json`` content: argv, display_name, language, env (the base spec's env with
+    ``env`` on top), metadata; other fields of ``base`` (``interrupt_mode``...) are kept."""
+    base = dict(base or {})
+    merged = {str(k): str(v) for k, v in base["env"].items()} if isinstance(base.get("env"), dict) else {}
+    merged.update(env)
+    meta = dict(base["metadata"]) if isinstance(base.get("metadata"), dict) else {}
+    meta["smrnb"] = {"written_by": "smr-doctor fix kernelspec", "vars": sorted(env)}
+    out = {k: v for k, v in base.items() if k not in ("argv", "display_name", "env", "metadata", "language")}
+    out.update({
         "argv": list(argv) if argv else current_kernel_argv(),
         "display_name": display_name or f"Python ({name}, env fixed by smr-doctor)",
-        "language": "python",
-        "env": dict(env),
-        "metadata": {"smrnb": {"written_by": "smr-doctor fix kernelspec", "vars": sorted(env)}},
-    }
+        "language": base.get("language") or "python",
+        "env": merged,
+        "metadata": meta,
+    })
+    return out
 
 
 @dataclass(frozen=True)
@@ -86,18 +173,28 @@ class KernelspecResult:
     written: bool
     dry_run: bool
     replaced: bool
+    backup: str | None = None  # where the replaced spec was (or would be) copied first
+    notes: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        body = json.dumps(self.kernel_json, indent=1)
+        """What was (or would be) written. Of ``env`` every name is shown but values only of
+        path-like variables (:func:`smrnb.doctor._redact.display_env`); the file holds the values."""
+        from smrnb.doctor._redact import display_env, process_secrets, redact_text
+
+        shown = dict(self.kernel_json)
+        shown["env"] = display_env(self.kernel_json.get("env") or {})
+        body = json.dumps(shown, indent=1)
         if self.dry_run:
             head = f"Dry run: would write {os.path.join(self.path, 'kernel.json')}" + (
-                " (replacing the existing spec)" if self.replaced else "")
+                f" (replacing the existing spec, backed up first to {self.backup})" if self.replaced else "")
         else:
-            head = f"Wrote {os.path.join(self.path, 'kernel.json')}" + (" (replaced)" if self.replaced else "")
+            head = f"Wrote {os.path.join(self.path, 'kernel.json')}" + (
+                f" (replaced; the previous spec is backed up in {self.backup})" if self.replaced else "")
         tail = ("" if self.dry_run else
                 f"\nChoose the kernel '{self.kernel_json['display_name']}' (or `jupyter console --kernel "
                 f"{self.name}`) and restart into it: its loader then sees {', '.join(self.kernel_json['env'])}.")
-        return f"{head}:\n{body}{tail}"
+        notes = "".join(f"\nnote: {n}" for n in self.notes)
+        return redact_text(f"{head}:\n{body}{tail}{notes}", process_secrets())
 
 
 def _manager(ksm: Any = None, data_dir: str | None = None) -> Any:
@@ -135,9 +232,11 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
     dry_run : bool
         Write nothing; the result's :meth:`~KernelspecResult.describe` shows the kernel.json.
     force : bool
-        Replace an existing kernelspec of that name.
+        Replace an existing kernelspec of that name; its folder is first copied to
+        ``<jupyter data dir>/smrnb-kernelspec-backups/<name>-<time>/`` (the result's ``backup``).
     env : mapping, optional
-        Variables for the spec's ``env`` (default :func:`needed_env`).
+        Variables for the spec's ``env`` (default :func:`needed_env`), on top of the ``env`` of the
+        kernelspec in use (read from its kernel.json), which is kept.
     facts : dict, optional
         Doctor facts (the jupyter layer gives the current kernel's argv and name).
     argv, display_name : optional
@@ -165,8 +264,18 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
     if replaced and not force and not dry_run:
         raise SmrnbValueError(f"name {name!r} is an existing kernelspec ({mgr.find_kernel_specs()[name]}); "
                               "choose another name or pass force=True (--force) to replace it")
-    env = dict(needed_env(facts) if env is None else env)
-    kj = build_kernel_json(name, env, argv or current_kernel_argv(facts), display_name)
+    notes: list[str] = []
+    if env is None:
+        env, notes = plan_env(facts)
+    env = dict(env)
+    base = base_spec(facts)
+    base_home = (base.get("env") or {}).get("CUDA_HOME") if isinstance(base.get("env"), dict) else None
+    if base_home and "CUDA_HOME" not in env:
+        why = _cuda_home_verdict(str(base_home), facts)
+        if why:  # the spec being copied carries a CUDA_HOME the doctor flags: not into the new one
+            base = dict(base, env={k: v for k, v in base["env"].items() if k != "CUDA_HOME"})
+            notes.append(f"the base kernelspec's CUDA_HOME={base_home!r} {why}: not copied")
+    kj = build_kernel_json(name, env, argv or current_kernel_argv(facts), display_name, base=base)
     if prefix is not None:
         target_root = os.path.join(prefix, "share", "jupyter", "kernels")
     elif user:
@@ -178,8 +287,13 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
     target = os.path.join(target_root, name)
     if replaced:
         target = mgr.find_kernel_specs()[name]
+    backup = _backup_path(mgr, name) if replaced else None
     if dry_run:
-        return KernelspecResult(name, target, kj, written=False, dry_run=True, replaced=replaced)
+        return KernelspecResult(name, target, kj, written=False, dry_run=True, replaced=replaced, backup=backup,
+                                notes=tuple(notes))
+    if replaced and backup:
+        # never delete a spec (an edited kernel.json, a logo) without a copy: a failed copy stops here
+        shutil.copytree(target, backup, symlinks=True)
     with tempfile.TemporaryDirectory(prefix="smrnb-kernelspec-") as tmp:
         src = os.path.join(tmp, name)
         os.makedirs(src)
@@ -191,7 +305,21 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
             except Exception:  # install_kernel_spec replaces the directory anyway
                 pass
         path = mgr.install_kernel_spec(src, kernel_name=name, user=user, prefix=prefix)
-    return KernelspecResult(name, str(path), kj, written=True, dry_run=False, replaced=replaced)
+    return KernelspecResult(name, str(path), kj, written=True, dry_run=False, replaced=replaced, backup=backup,
+                            notes=tuple(notes))
+
+
+def _backup_path(mgr: Any, name: str) -> str:
+    """A fresh directory for a copy of the spec ``name``, outside every kernels/ directory (a copy
+    there would show up as one more kernel): ``<jupyter data dir>/smrnb-kernelspec-backups/``."""
+    root = os.path.join(os.path.dirname(str(mgr.user_kernel_dir).rstrip(os.sep)), "smrnb-kernelspec-backups")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = os.path.join(root, f"{name}-{stamp}")
+    i = 2
+    while os.path.exists(path):
+        path = os.path.join(root, f"{name}-{stamp}-{i}")
+        i += 1
+    return path
 
 
 # ---------------------------------------------------------------------- snippets

@@ -506,6 +506,30 @@ def resolve_needed(elf_path: str, env: Mapping[str, str], mapped: Mapping[str, s
 _ENV_VARS = ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH")
 
 
+def change_effect(var: str) -> str:
+    """What a change of ``var`` inside a running process does and does not reach (the words the
+    warnings and findings use: the loader reads only LD_LIBRARY_PATH, and only at start)."""
+    if var == "LD_LIBRARY_PATH":
+        return ("the dynamic loader of this running process read LD_LIBRARY_PATH when it started: libraries in the "
+                "new directories will NOT be found by `import` of compiled extensions (torch, kaolin, ...); only "
+                "child processes (subprocess, !commands) see the new value")
+    if var in ("CUDA_HOME", "CUDA_PATH"):
+        import sys
+
+        cpp = sys.modules.get("torch.utils.cpp_extension")
+        now = getattr(cpp, "CUDA_HOME", None) if cpp is not None else None
+        return (f"{var} is not read by the loader; it tells CUDA extension builds where the toolkit is. Builds run as "
+                "child processes (!pip install, subprocess) see the new value; torch.utils.cpp_extension (load(), "
+                "JIT builds in this process) reads it once, when first imported"
+                + (f": here it was imported already and still uses CUDA_HOME={now!r}" if cpp is not None else
+                   " (not imported yet here, so it will use the new value)"))
+    if var == "PATH":
+        return ("PATH is not read by the loader either: its CUDA entries decide which nvcc child processes and builds "
+                "find, and the new entries apply to them from now on; a kernel started later does not have them "
+                "unless its kernelspec sets them")
+    return f"{var} changed"
+
+
 def cuda_path_entries(path_value: str | None) -> list[str]:
     """The entries of a PATH value that belong to a CUDA toolkit (name contains ``cuda``, or the
     directory holds ``nvcc``)."""

@@ -2,9 +2,10 @@
 """Render: the doctor's :class:`Report` as HTML (notebook), text, JSON and markdown.
 
 A report holds the facts (``{layer: facts}``), the findings (:class:`~smrnb.doctor._model.Finding`)
-and ``meta`` (versions, timings, the layers shown). It is sanitized when built: values of
-environment variables named like ``*TOKEN*``/``*SECRET*``/``*KEY*``/``*PASSWORD*`` never appear in
-any rendering. :meth:`Report.to_markdown` additionally hides the home directory, the user name and
+and ``meta`` (versions, timings, the layers shown). It is sanitized when built and every rendering
+passes through :mod:`smrnb.doctor._redact` once more: values of variables named like
+``*TOKEN*``/``*SECRET*``/``*KEY*``/``*PASSWORD*``, URL userinfo and token shapes (``ghp_``,
+``hf_``, ``AKIA``, ``sk-``...) never appear in any rendering. :meth:`Report.to_markdown` additionally hides the home directory, the user name and
 the host name, for pasting into a public bug report.
 """
 
@@ -34,7 +35,43 @@ LAYER_TITLES = {
     "jupyter": "Jupyter kernel and front end",
     "context": "Where this runs (Slurm, JupyterHub, container, env)",
 }
-STATUS_ICONS = {"ok": "✅", "absent": "➖", "unavailable": "❔"}
+STATUS_ICONS = {"ok": "✅", "absent": "➖", "broken": "❌", "unavailable": "❔"}
+
+
+def environment_summary(facts: Mapping[str, Any]) -> dict[str, str]:
+    """``{"torch": "2.13.0+cpu (CPU build)", "nvcc": "13.0 at /usr/local/cuda/bin/nvcc"}`` from the
+    torch and toolkit facts (those layers not collected are left out)."""
+    out: dict[str, str] = {}
+    tf = facts.get("torch")
+    if isinstance(tf, Mapping):
+        if tf.get("status") == "unavailable":
+            out["torch"] = f"unknown (could not look: {tf.get('reason')})"
+        elif not tf.get("installed"):
+            out["torch"] = "not installed"
+        else:
+            build = (f"CUDA {tf['cuda']}" if tf.get("cuda") else f"ROCm {tf['hip']}" if tf.get("hip") else "CPU")
+            out["torch"] = f"{tf.get('version')} ({build} build)"
+    tk = facts.get("toolkit")
+    if isinstance(tk, Mapping):
+        if tk.get("status") == "unavailable":
+            out["nvcc"] = f"unknown (could not look: {tk.get('reason')})"
+        elif tk.get("build_nvcc"):
+            ver = tk.get("build_nvcc_version")
+            out["nvcc"] = f"{ver or 'version unknown'} at {tk['build_nvcc']} (what a build would use)"
+        else:
+            home = tk.get("build_cuda_home")
+            out["nvcc"] = (f"none (a build would use CUDA_HOME={home}, which has no bin/nvcc)" if home else
+                           "none found (no CUDA_HOME, no nvcc on PATH, no /usr/local/cuda)")
+    return out
+
+
+def _empty_words(status: str, reason: str) -> str:
+    """What a layer without findings says: only a layer that looked has 'nothing to report'."""
+    if status == "unavailable":
+        return f"could not look{': ' + reason if reason else ''}"
+    if status == "absent":
+        return f"not present{': ' + reason if reason else ''}"
+    return "nothing to report"
 
 
 def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
@@ -44,7 +81,7 @@ def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
 
 
 def _sanitize_finding(f: Finding, secrets: list[str]) -> Finding:
-    from smrnb.doctor.probes import _sanitize
+    from smrnb.doctor._redact import _sanitize
 
     return _finding_from_dict(_sanitize(f.to_dict(), secrets))
 
@@ -70,12 +107,11 @@ class Report:
 
     def __init__(self, facts: Mapping[str, Any] | None, findings: Iterable[Finding],
                  meta: Mapping[str, Any] | None = None, *, secrets: list[str] | None = None):
-        from smrnb.doctor.probes import _sanitize, secret_values
+        from smrnb.doctor._redact import _sanitize, process_secrets
 
         if secrets is None:
-            from smrnb.doctor._model import read_proc_environ
-
-            secrets = secret_values(os.environ, read_proc_environ())
+            secrets = process_secrets()
+        self._secrets = list(secrets)
         self.facts: dict[str, Any] = _sanitize(dict(facts or {}), secrets)
         order = {ly: i for i, ly in enumerate(LAYERS)}
         sev = {s: i for i, s in enumerate(SEVERITIES)}
@@ -85,6 +121,13 @@ class Report:
         self.meta: dict[str, Any] = _sanitize(dict(meta or {}), secrets)
         self.meta.setdefault("layers", [ly for ly in LAYERS if ly in self.facts or any(f.layer == ly for f in fs)])
         self._format = "html"
+
+    def _redact(self, text: str) -> str:
+        """The last step of every rendering: secrets by value, by shape and by name (``_redact``), so
+        findings added after construction (or produced by ``explain``) are covered too."""
+        from smrnb.doctor._redact import redact_text
+
+        return redact_text(text, self._secrets)
 
     # ------------------------------------------------------------------ summary
     @property
@@ -132,21 +175,31 @@ class Report:
 
     # ------------------------------------------------------------------ renderings
     def to_dict(self) -> dict[str, Any]:
-        return {
+        from smrnb.doctor._redact import _sanitize
+
+        return _sanitize({
             "summary": {"errors": len(self.errors), "warnings": len(self.warnings),
                         "exit_code": self.exit_code, "text": self.summary()},
             "meta": self.meta,
             "findings": [f.to_dict() for f in self.findings],
             "facts": self.facts,
-        }
+        }, self._secrets)
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text: ``summary``, ``meta``, ``findings`` (list of dicts), ``facts``."""
-        return json.dumps(self.to_dict(), indent=indent, default=str, ensure_ascii=False)
+        return self._redact(json.dumps(self.to_dict(), indent=indent, default=str, ensure_ascii=False))
+
+    def environment(self) -> dict[str, str]:
+        """torch's version and build and the nvcc in use (``meta["environment"]``, else from the facts)."""
+        env = self.meta.get("environment")
+        return dict(env) if isinstance(env, Mapping) else environment_summary(self.facts)
 
     def to_text(self, verbose: bool = False) -> str:
-        """Plain text, one ✅/❌/⚠️/ℹ️ line per finding (like ``conda doctor``), grouped by layer."""
-        lines = ["smrnb doctor: " + self.summary(), ""]
+        """Plain text, one ✅/❌/⚠️/ℹ️ line per finding (like ``conda doctor``), grouped by layer; the
+        head names torch's version and build (CPU / CUDA x.y) and the nvcc in use."""
+        lines = ["smrnb doctor: " + self.summary()]
+        lines += [f"  {k}: {v}" for k, v in self.environment().items()]
+        lines.append("")
         for layer in self.layers():
             st, reason = self._layer_status(layer)
             head = f"[{layer}] {LAYER_TITLES.get(layer, layer)}"
@@ -155,7 +208,7 @@ class Report:
             lines.append(head)
             fs = self._by_layer(layer)
             if not fs:
-                lines.append(f"  {STATUS_ICONS.get(st, '✅')} nothing to report")
+                lines.append(f"  {STATUS_ICONS.get(st, '✅')} {_empty_words(st, reason)}")
             for f in fs:
                 lines.append(f"  {ICONS[f.severity]} {f.title}  [{f.code}]")
                 if verbose or f.severity in ("error", "warning"):
@@ -169,17 +222,20 @@ class Report:
                         for url in f.fix.docs:
                             lines.append(f"      see: {url}")
             lines.append("")
-        return "\n".join(lines).rstrip() + "\n"
+        return self._redact("\n".join(lines).rstrip() + "\n")
 
     def __str__(self) -> str:
         return self.to_text()
 
     def __repr__(self) -> str:
-        return f"<smrnb doctor Report: {self.summary()}; codes={self.codes}>"
+        return self._redact(f"<smrnb doctor Report: {self.summary()}; codes={self.codes}>")
 
     def to_markdown(self, redact: bool = True) -> str:
         """Markdown for a bug report. ``redact`` hides home directory, user name and host name."""
         out = ["### smrnb doctor report", "", f"**{self.summary()}**", ""]
+        env = self.environment()
+        if env:
+            out += [f"- {k}: `{v}`" for k, v in env.items()] + [""]
         out += ["| layer | status | findings |", "|---|---|---|"]
         for layer in self.layers():
             st, _ = self._layer_status(layer)
@@ -201,7 +257,7 @@ class Report:
             out.append("")
         out += ["<details><summary>facts</summary>", "", "```json",
                 json.dumps(self.facts, indent=1, default=str, ensure_ascii=False), "```", "", "</details>", ""]
-        text = "\n".join(out)
+        text = self._redact("\n".join(out))
         return redact_identity(text) if redact else text
 
     def _repr_html_(self) -> str | None:
@@ -331,6 +387,9 @@ def render_html(report: Report) -> str:
     head_color = COLORS["error"] if n_err else COLORS["warning"] if n_warn else COLORS["ok"]
     parts = [_CSS, '<div class="smrnb-doctor">',
              f'<h4 style="color:{head_color}">smrnb doctor: {_e(report.summary())}</h4>']
+    env = report.environment()
+    if env:
+        parts.append("<div class='smrnb-muted'>" + " · ".join(f"{_e(k)} {_e(v)}" for k, v in env.items()) + "</div>")
     for layer in report.layers():
         st, reason = report._layer_status(layer)
         fs = report._by_layer(layer)
@@ -339,7 +398,7 @@ def render_html(report: Report) -> str:
         parts.append(f"<b>{_e(LAYER_TITLES.get(layer, layer))}</b> <span class='smrnb-muted'>[{_e(layer)}"
                      f"{(': ' + _e(st)) if st else ''}{(' - ' + _e(reason)) if reason else ''}]</span>")
         if not fs:
-            parts.append(f"<div class='smrnb-muted'>{STATUS_ICONS.get(st, '')} nothing to report</div>")
+            parts.append(f"<div class='smrnb-muted'>{STATUS_ICONS.get(st, '')} {_e(_empty_words(st, reason))}</div>")
         parts += [_finding_html(f) for f in fs]
         facts = report.facts.get(layer)
         if isinstance(facts, Mapping):
@@ -350,4 +409,7 @@ def render_html(report: Report) -> str:
     if el is not None:
         parts.append(f"<div class='smrnb-muted'>collected in {float(el):.2f} s</div>")
     parts.append("</div>")
-    return "".join(parts)
+    from smrnb.doctor._redact import redact_text
+
+    # the last step, here rather than in _repr_html_: the DoctorView widget calls render_html directly
+    return redact_text("".join(parts), getattr(report, "_secrets", ()))

@@ -64,10 +64,11 @@ def test_explain_exit_1_on_error_0_on_nothing_and_reads_stdin():
 @pytest.mark.slow
 def test_usage_errors_exit_2():
     for args in (["--bogus"], ["--layer", "gpu"], ["--timeout", "0"], ["fix"], ["fix", "kernelspec", "--what"],
-                 ["--json", "--markdown"]):
+                 ["--json", "--markdown"], ["--timeout", "inf"], ["--timeout", "1e308"], ["--timeout", "nan"],
+                 ["--timeout=-1"], ["explain", "--timeout", "inf", "x"], ["fix", "snippets", "--timeout", "1e999"]):
         rc, out, err, _ = run(args)
         assert rc == 2, args
-        assert "usage: smr-doctor" in err
+        assert "usage: smr-doctor" in err and "Traceback" not in err and "OverflowError" not in err
     rc, _, err, _ = run(["explain", "--offline"], input="")
     assert rc == 2 and "explain needs an error text" in err
 
@@ -89,7 +90,10 @@ def test_fix_kernelspec_dry_run_then_write_then_refuse(tmp_path):
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1"], env=env)
     assert rc == 1 and "existing kernelspec" in err and "--force" in err
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1", "--force"], env=env)
-    assert rc == 0 and "(replaced)" in out
+    assert rc == 0 and "(replaced; the previous spec is backed up in " in out
+    backups = list((tmp_path / "smrnb-kernelspec-backups").iterdir())
+    assert len(backups) == 1 and str(backups[0]) in out
+    assert json.loads((backups[0] / "kernel.json").read_text()) == kj
 
 
 def test_fix_snippets():

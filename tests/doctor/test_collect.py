@@ -107,15 +107,16 @@ def test_real_collect_on_this_machine_never_raises_and_is_fast():
     assert time.perf_counter() - t0 < default_deadline(2.0) + 1
     assert list(facts) == list(LAYERS)
     for layer, f in facts.items():
-        assert f["status"] in ("ok", "absent", "unavailable"), layer
+        assert f["status"] in ("ok", "absent", "broken", "unavailable"), layer
         assert isinstance(f["elapsed_s"], float)
 
 
 def test_diagnose_validates_arguments():
     from smrnb import SmrnbTypeError
 
-    with pytest.raises(SmrnbValueError, match="timeout must be > 0 seconds, got 0"):
-        diagnose(timeout=0)
+    for bad in (0, -1.0, float("inf"), 1e308, float("nan")):
+        with pytest.raises(SmrnbValueError, match=r"timeout must be > 0 and <= 3600 seconds, got"):
+            diagnose(timeout=bad)
     with pytest.raises(SmrnbTypeError, match="timeout must be a number of seconds, got str"):
         diagnose(timeout="5")
     with pytest.raises(SmrnbValueError, match="layers must be a subset"):
@@ -162,3 +163,37 @@ def test_no_probe_raises_on_fuzzed_tools_and_missing_proc(tmp_path, seed):
 
     failed = [f for f in evaluate(ctx.facts) if f.code == "rule_failed"]
     assert not failed, failed
+
+
+def test_import_check_runs_after_the_static_layers_with_its_own_budget(tmp_path, monkeypatch):
+    """A 3 s import (like kaolin's 9-10 s on an H200) with a 0.5 s per-command timeout: the static
+    layers' 2 s deadline cuts nothing off, and both import checks still report."""
+    site = tmp_path / "site"
+    for name, version in (("torch", "2.11.0"), ("kaolin", "0.18.0")):
+        (site / name).mkdir(parents=True)
+        (site / name / "__init__.py").write_text("raise RuntimeError('must not be imported')\n")
+        (site / f"{name}-{version}.dist-info").mkdir()
+        (site / f"{name}-{version}.dist-info" / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    py = tmp_path / "python"
+    py.write_text("#!/bin/sh\ncase \"$2\" in\n"
+                  "  *kaolin*) sleep 3; echo '{\"version\": \"0.18.0\", \"seconds\": 3.0}';;\n"
+                  "  *torch*) sleep 3; echo '{\"cxx11_abi\": true, \"cuda_available\": false, \"arch_list\": null}';;\n"
+                  "  *) echo 3.12.3;;\nesac\n")
+    py.chmod(0o755)
+    from smrnb.doctor.probes import kaolin as kaolin_probe
+    from smrnb.doctor.probes import torch_build
+
+    monkeypatch.setattr(torch_build, "site_dirs_default", lambda: [str(site)])
+    monkeypatch.setattr(kaolin_probe, "site_dirs_default", lambda: [str(site)])
+    monkeypatch.delitem(sys.modules, "torch", raising=False)  # this process's torch must not answer instead
+    ctx = _ctx(timeout=0.5, import_check=True, python=str(py))
+    t0 = time.perf_counter()
+    facts = collect(ctx)
+    wall = time.perf_counter() - t0
+    assert wall < 10, wall  # the two imports run concurrently, each about 3 s
+    for layer, f in facts.items():
+        assert "deadline" not in str(f.get("reason", "")), (layer, f)
+    assert facts["kaolin"]["import_check"]["ok"] is True
+    assert facts["torch"]["cxx11_abi"] is True and facts["torch"]["cxx11_abi_from"] == "torch._C"
+    assert facts["torch"]["import_check"] is True and facts["torch"]["import_check_s"] >= 2.5

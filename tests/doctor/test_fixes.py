@@ -13,11 +13,12 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
 from smrnb import SmrnbValueError
-from smrnb.doctor.fixes import needed_env, snippets, snippets_text, write_kernelspec
+from smrnb.doctor.fixes import needed_env, plan_env, snippets, snippets_text, write_kernelspec
 
 ENV = {"LD_LIBRARY_PATH": "/opt/cuda 12/lib64:/usr/local/nvidia/lib64", "CUDA_HOME": "/usr/local/cuda-13.0",
        "PATH": "/usr/local/cuda-13.0/bin:/usr/bin"}
-FACTS = {"jupyter": {"status": "ok", "kernelspec": {"name": "lab-py", "argv": ["/opt/py/bin/python", "-m",
+FACTS = {"jupyter": {"status": "ok", "kernel_python": "/opt/py/bin/python",
+                     "kernelspec": {"name": "lab-py", "argv": ["/opt/py/bin/python", "-m",
                                                                               "ipykernel_launcher", "-f",
                                                                               "{connection_file}"]}}}
 
@@ -35,7 +36,7 @@ def test_dry_run_writes_nothing_and_shows_kernel_json(ksm, tmp_path):
     assert not (tmp_path / "kernels").exists()
     text = res.describe()
     assert text.startswith(f"Dry run: would write {tmp_path}/kernels/smrnb-test/kernel.json:")
-    shown = json.loads(text.split(":\n", 1)[1])
+    shown, _ = json.JSONDecoder().raw_decode(text.split(":\n", 1)[1])
     assert shown["env"] == ENV
     assert shown["argv"] == FACTS["jupyter"]["kernelspec"]["argv"]  # the current kernel's argv, copied
 
@@ -49,8 +50,19 @@ def test_write_then_refuse_then_force(ksm, tmp_path):
     with pytest.raises(SmrnbValueError, match=r"name 'smrnb-test' is an existing kernelspec .* force=True"):
         write_kernelspec("smrnb-test", env={"PATH": "/x"}, ksm=ksm)
     assert ksm.get_kernel_spec("smrnb-test").env == ENV  # untouched
+    (tmp_path / "kernels" / "smrnb-test" / "logo-64x64.png").write_bytes(b"\x89PNG fake logo")
     res2 = write_kernelspec("smrnb-test", env={"PATH": "/x"}, force=True, ksm=ksm)
     assert res2.replaced and ksm.get_kernel_spec("smrnb-test").env == {"PATH": "/x"}
+    # the replaced folder was copied first, outside kernels/ (a copy there would be one more kernel)
+    backup = res2.backup
+    assert backup and os.path.isdir(backup) and f"{os.sep}kernels{os.sep}" not in backup
+    assert backup.startswith(str(tmp_path / "smrnb-kernelspec-backups"))
+    assert json.loads(open(os.path.join(backup, "kernel.json")).read())["env"] == ENV
+    assert open(os.path.join(backup, "logo-64x64.png"), "rb").read() == b"\x89PNG fake logo"
+    assert backup in res2.describe() and "smrnb-test" in ksm.find_kernel_specs()
+    assert not any(n.startswith("smrnb-test-") or ".bak" in n for n in ksm.find_kernel_specs())
+    dry = write_kernelspec("smrnb-test", env={"PATH": "/y"}, force=True, dry_run=True, ksm=ksm)
+    assert "backed up first to" in dry.describe() and not os.path.exists(dry.backup)
 
 
 def test_default_name_never_takes_an_existing_one(ksm):
@@ -67,12 +79,19 @@ def test_bad_names_are_refused(ksm):
 
 def test_needed_env_takes_current_values_and_a_valid_cuda_home(tmp_path):
     cuda = tmp_path / "cuda-13.0"
-    cuda.mkdir()
+    (cuda / "bin").mkdir(parents=True)
+    (cuda / "bin" / "nvcc").write_text("#!/bin/sh\n")
+    (cuda / "bin" / "nvcc").chmod(0o755)
+    (cuda / "include").mkdir()
+    (cuda / "include" / "cuda_runtime.h").write_text("/* fake */\n")
     env = needed_env(environ={"LD_LIBRARY_PATH": "/a:/b", "PATH": "/usr/bin", "CUDA_HOME": f"{cuda}:/other"},
                      facts={"toolkit": {"status": "ok", "build_cuda_home": str(cuda)}})
     assert env == {"LD_LIBRARY_PATH": "/a:/b", "PATH": "/usr/bin"}  # a malformed CUDA_HOME is not copied
     env = needed_env(environ={"PATH": "/usr/bin"}, facts={"toolkit": {"status": "ok", "build_cuda_home": str(cuda)}})
     assert env == {"CUDA_HOME": str(cuda), "PATH": "/usr/bin"}
+    (cuda / "include" / "cuda_runtime.h").unlink()  # an incomplete toolkit is flagged: not baked in
+    assert needed_env(environ={"PATH": "/usr/bin"}, facts={"toolkit": {"status": "ok", "build_cuda_home": str(cuda)}}) \
+        == {"PATH": "/usr/bin"}
 
 
 def test_bashrc_snippet_runs_in_bash_and_sets_the_values():
@@ -104,3 +123,66 @@ def test_snippets_put_the_machines_context_first():
     facts = {"context": {"status": "ok", "slurm": None, "jupyterhub": True}}
     assert list(snippets(ENV, facts))[0] == "jupyterhub"
     assert snippets_text(ENV).startswith("== bashrc ==")
+
+
+def _spec_dir(root, name, kj):
+    d = root / "kernels" / name
+    d.mkdir(parents=True)
+    (d / "kernel.json").write_text(json.dumps(kj))
+    return d
+
+
+def test_argv_gets_the_kernels_absolute_python_and_the_base_env_is_kept(ksm, tmp_path):
+    base = _spec_dir(tmp_path / "other", "lab-py", {
+        "argv": ["python", "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "Lab",
+        "language": "python", "interrupt_mode": "message",
+        "env": {"WANDB_API_KEY": "wandb-value-123456", "OMP_NUM_THREADS": "4", "LD_LIBRARY_PATH": "/old/lib"}})
+    facts = {"jupyter": {"status": "ok", "kernel_python": "/opt/venv/bin/python3",
+                         "kernelspec": {"name": "lab-py", "path": str(base), "argv": ["python", "-m",
+                                        "ipykernel_launcher", "-f", "{connection_file}"],
+                                        "env": {"WANDB_API_KEY": "<redacted>"}}}}
+    res = write_kernelspec("fixed", env={"LD_LIBRARY_PATH": "/new/lib", "PATH": "/usr/bin"}, facts=facts, ksm=ksm)
+    spec = ksm.get_kernel_spec("fixed")
+    assert spec.argv[0] == "/opt/venv/bin/python3"  # not "python" (whatever PATH finds first)
+    assert spec.env == {"WANDB_API_KEY": "wandb-value-123456", "OMP_NUM_THREADS": "4",
+                        "LD_LIBRARY_PATH": "/new/lib", "PATH": "/usr/bin"}  # the file holds the real values
+    assert spec.interrupt_mode == "message"
+    text = res.describe()
+    assert "WANDB_API_KEY" in text and "OMP_NUM_THREADS" in text  # names shown...
+    assert "wandb-value-123456" not in text and '"4"' not in text  # ...values only for path-like variables
+    assert "/new/lib" in text
+
+
+def test_a_cuda_home_the_doctor_flags_is_never_baked_in(tmp_path):
+    def make_cuda(root, version, headers=True):
+        d = root / f"cuda-{version}"
+        (d / "bin").mkdir(parents=True)
+        (d / "bin" / "nvcc").write_text(f"#!/bin/sh\necho 'Cuda compilation tools, release {version}, V{version}.1'\n")
+        (d / "bin" / "nvcc").chmod(0o755)
+        if headers:
+            (d / "include").mkdir()
+            (d / "include" / "cuda_runtime.h").write_text("/* fake */\n")
+        return d
+
+    good = make_cuda(tmp_path, "12.8")
+    other = make_cuda(tmp_path, "13.0")
+    nohdr = make_cuda(tmp_path, "12.1", headers=False)
+    torch = {"status": "ok", "installed": True, "cuda": "12.8", "version": "2.8.0+cu128"}
+
+    def entry(d, v):
+        p = str(d / "bin" / "nvcc")
+        return {"path": p, "realpath": os.path.realpath(p), "paths": [p], "found_via": ["/usr/local"], "version": v,
+                "toolkit_dir": str(d), "has_headers": True}
+
+    tk = {"status": "ok", "nvccs": [entry(good, "12.8"), entry(other, "13.0")], "build_nvcc": None}
+    facts = {"torch": torch, "toolkit": tk}
+    for bad, words in (("cuda-12.8", "relative"), (str(tmp_path / "gone"), "does not exist"),
+                       (str(nohdr), "cuda_runtime.h"), (f"{good}:/usr/local/cuda", "':'"),
+                       (str(other), "nvcc 13.0, but torch was built with CUDA 12.8")):
+        env, notes = plan_env(facts, {"PATH": "/usr/bin", "CUDA_HOME": bad})
+        assert env["CUDA_HOME"] == str(good), (bad, env)  # the matching toolkit the doctor found
+        assert len(notes) == 1 and words in notes[0] and "instead" in notes[0], notes
+    env, notes = plan_env({"torch": torch, "toolkit": dict(tk, nvccs=[entry(other, "13.0")])},
+                          {"PATH": "/usr/bin", "CUDA_HOME": str(tmp_path / "gone")})
+    assert "CUDA_HOME" not in env and "left out" in notes[0]
+    assert needed_env(facts, {"PATH": "/usr/bin", "CUDA_HOME": str(good)})["CUDA_HOME"] == str(good)

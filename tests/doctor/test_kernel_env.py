@@ -118,7 +118,7 @@ def test_ld_library_path_set_inside_the_kernel_warns_on_load_and_after_cells(ker
     # the one command that fixes it, from inside this kernel: a kernelspec carrying the current value
     out, errors = run_cell(kc, "_ = %smr_doctor --fix kernelspec --dry-run --name e2e-fixed")
     assert not errors, errors
-    shown = json.loads(out.split(":\n", 1)[1])
+    shown, _ = json.JSONDecoder().raw_decode(out.split(":\n", 1)[1])  # notes may follow the JSON
     assert shown["env"]["LD_LIBRARY_PATH"] == "/opt/smrnb-later/lib"
     # the running kernel's own spec (found through its connection file) gives the argv that is copied
     assert shown["argv"][0] == sys.executable and "{connection_file}" in shown["argv"]

@@ -144,10 +144,81 @@ def test_nvml_on_this_cpu_machine_falls_back(tmp_path):
         assert "nvml" in facts.get("nvml_error", "").lower() or "pynvml" in facts.get("nvml_error", "")
 
 
-def test_driver_not_loaded_message_is_absent(tmp_path):
-    facts = driver.probe(smi_ctx(tmp_path, {}, default=(NO_DRIVER, 9)), use_nvml=False)
-    assert facts["status"] == "absent"
-    assert "couldn't communicate" in facts["reason"]
+MISMATCH = "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 535.183\n"
+PROC_VERSION = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.161.08  Tue Mar  5 22:42:15 UTC 2024\n"
+                "GCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n")
+
+
+def _proc(tmp_path, version_text=None):
+    proc = tmp_path / "proc"
+    (proc / "driver" / "nvidia").mkdir(parents=True, exist_ok=True)
+    if version_text is not None:
+        (proc / "driver" / "nvidia" / "version").write_text(version_text)
+    return str(proc)
+
+
+def test_driver_not_loaded_is_broken_not_absent(tmp_path):
+    facts = driver.probe(smi_ctx(tmp_path, {}, default=(NO_DRIVER, 9)), use_nvml=False, proc=_proc(tmp_path))
+    assert facts["status"] == "broken" and facts["broken_kind"] == "not_loaded"
+    assert "couldn't communicate" in facts["message"] and facts["kernel_module_version"] is None
+    [f] = evaluate({"driver": facts}, layers=["driver"])
+    assert (f.code, f.severity) == ("driver_broken", "error")
+    assert "CPU only" not in f.title and "not a CPU-only machine" in f.fix.why
+    assert any("modprobe nvidia" in c for c in f.fix.commands) and any("reboot" in c for c in f.fix.commands)
+
+
+def test_driver_library_version_mismatch_is_broken(tmp_path):
+    facts = driver.probe(smi_ctx(tmp_path, {}, default=(MISMATCH, 18)), use_nvml=False,
+                         proc=_proc(tmp_path, PROC_VERSION))
+    assert facts["status"] == "broken" and facts["broken_kind"] == "version_mismatch"
+    assert facts["library_version"] == "535.183" and facts["kernel_module_version"] == "535.161.08"
+    [f] = evaluate({"driver": facts}, layers=["driver"])
+    assert f.code == "driver_broken" and f.severity == "error" and "different versions" in f.title
+    ev = " ".join(f.evidence)
+    assert "535.183" in ev and "535.161.08" in ev
+    assert any("rmmod nvidia_uvm" in c and "modprobe nvidia" in c for c in f.fix.commands)
+    assert any("reboot" in c for c in f.fix.commands)
+
+
+def test_no_devices_found_stays_absent(tmp_path):
+    facts = driver.probe(smi_ctx(tmp_path, {}, default=("No devices were found\n", 6)), use_nvml=False)
+    assert facts["status"] == "absent" and "No devices were found" in facts["reason"]
+
+
+def test_flooding_nvidia_smi_is_stopped_and_did_not_answer(tmp_path):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    tool = bindir / "nvidia-smi"
+    tool.write_text("#!/bin/sh\nexec yes 'NVIDIA H200, 580.159.04, 9.0, 143771 MiB, GPU-x'\n")
+    tool.chmod(0o755)
+    env = {"PATH": f"{bindir}:/usr/bin:/bin"}
+    ctx = ProbeContext(run=Runner(env=env, max_output=1 << 20), environ=env, timeout=20.0)
+    t0 = time.perf_counter()
+    facts = driver.probe(ctx, use_nvml=False)
+    assert time.perf_counter() - t0 < 5  # stopped at the byte cap, not at the 20 s timeout
+    assert facts["status"] == "unavailable" and facts["did_not_answer"] is True
+    assert "did not answer" in facts["reason"] and "output over 1048576 bytes" in facts["reason"]
+    [f] = evaluate({"driver": facts}, layers=["driver"])
+    assert f.code == "driver_unavailable" and "No NVIDIA GPU" not in f.title
+
+
+def test_nvml_driver_not_loaded_and_mismatch_are_broken(tmp_path, monkeypatch):
+    import sys
+
+    class Err(Exception):
+        def __init__(self, value, text):
+            super().__init__(text)
+            self.value = value
+
+    for value, text, kind in ((9, "Driver Not Loaded", "not_loaded"),
+                              (18, "RM has detected an NVML/RM version mismatch.", "version_mismatch")):
+        fake = _FakeNVML()
+        fake.nvmlInit = lambda v=value, t=text: (_ for _ in ()).throw(Err(v, t))
+        monkeypatch.setitem(sys.modules, "pynvml", fake)
+        env = {"PATH": str(tmp_path)}  # no nvidia-smi: NVML's own words are used
+        facts = driver.probe(ProbeContext(run=Runner(env=env), environ=env), proc=_proc(tmp_path))
+        assert facts["status"] == "broken" and facts["broken_kind"] == kind and facts["source"] == "nvml"
+        assert [f.code for f in evaluate({"driver": facts}, layers=["driver"])] == ["driver_broken"]
 
 
 def test_hanging_nvidia_smi_is_cut_by_timeout(tmp_path):
@@ -168,7 +239,7 @@ def test_fuzzed_outputs_never_raise(tmp_path, seed):
              b"NVIDIA H200, not-a-version, 9.0\n", b",,,,\n,,,,,\n", b"NVIDIA H200, 580.1, x.y, lots, GPU-1\n"]
     out = blobs[seed]
     facts = driver.probe(smi_ctx(tmp_path, {QUERY: (out, rnd.choice([0, 1, 2])), "": (out, 0)}), use_nvml=False)
-    assert facts["status"] in ("ok", "absent", "unavailable")
+    assert facts["status"] in ("ok", "absent", "broken", "unavailable")
     json.dumps(facts)
     evaluate({"driver": facts}, layers=["driver"])
 
@@ -269,7 +340,38 @@ def test_nvml_path_with_h200_answers(tmp_path, monkeypatch):
                      "gpus": [{"index": 0, "name": "NVIDIA H200", "compute_capability": "9.0",
                                "memory_bytes": 150754820096, "uuid": None}]}
     assert fake.shutdown_called
-    # NVML present but the driver is not loaded: fall back to nvidia-smi (absent here)
+    # NVML present but the driver is not loaded: an installed, broken driver (never "no GPU")
     monkeypatch.setitem(sys.modules, "pynvml", _FakeNVML(fail_init=True))
     facts = driver.probe(ProbeContext(run=Runner(env=env), environ=env))
-    assert facts["status"] == "absent" and "Driver Not Loaded" in facts["nvml_error"]
+    assert facts["status"] == "broken" and "Driver Not Loaded" in facts["nvml_error"]
+
+
+def _nvcc_entry(path, version, via="PATH"):
+    return {"path": path, "realpath": path, "paths": [path], "found_via": [via], "version": version}
+
+
+def test_driver_470_flagged_against_nvcc_121_with_cpu_only_torch(tmp_path):
+    answers = {QUERY: (T4_470_QUERY_ERR, 2), QUERY_OLD: (T4_470_QUERY_OLD, 0), "": (T4_470_HEADER, 0)}
+    nvcc = "/usr/local/cuda-12.1/bin/nvcc"
+    facts = {"driver": driver.probe(smi_ctx(tmp_path, answers), use_nvml=False),
+             "torch": {"status": "ok", "installed": True, "version": "2.3.1+cpu", "version_base": "2.3.1",
+                       "cuda": None},
+             "toolkit": {"status": "ok", "nvccs": [_nvcc_entry(nvcc, "12.1"),
+                                                   _nvcc_entry("/usr/local/cuda-11.4/bin/nvcc", "11.4", "/usr/local")],
+                         "build_nvcc": nvcc, "build_nvcc_version": "12.1"}}
+    found = [f for f in evaluate(facts, layers=["driver"]) if f.code == "driver_too_old_for_toolkit"]
+    assert len(found) == 1  # 11.4 runs on 470 (CUDA 11 family >= 450.80.02); 12.1 does not
+    f = found[0]
+    assert f.severity == "error" and "nvcc 12.1" in f.title and "470.57.02" in f.title
+    assert any("CPU build" in e for e in f.evidence) and any("525" in e for e in f.evidence)
+    # a reachable nvcc that the build would not use: a warning
+    facts["toolkit"]["build_nvcc"] = "/usr/local/cuda-11.4/bin/nvcc"
+    [f] = [f for f in evaluate(facts, layers=["driver"]) if f.code == "driver_too_old_for_toolkit"]
+    assert f.severity == "warning"
+
+
+def test_layer_driver_alone_collects_the_toolkit_for_its_rules():
+    from smrnb.doctor.probes import expand_layers
+
+    wanted, to_run = expand_layers(["driver"])
+    assert wanted == ["driver"] and {"toolkit", "torch"} <= set(to_run)

@@ -112,7 +112,15 @@ def fake_server(tmp_path):
 def test_server_python_from_runtime_files(tmp_path, fake_server):
     other, rt = fake_server
     write_labext(other / "share" / "jupyter", "2.4.1")
+    # not a kernel of that server: it is someone else's, never compared
     facts = jupyter.probe(make_ctx(tmp_path, sys.executable), prefix=sys.prefix, runtime_dir=str(rt))
+    assert facts["server_python"] is None and facts["server_python_differs"] is None
+    assert len(facts["servers"]) == 1
+    pid = facts["servers"][0]["pid"]
+    assert "kernel_server_python_differs" not in {f.code for f in evaluate({"jupyter": facts}, layers=["jupyter"])}
+    # a kernel whose ancestors include the server: this kernel's server
+    facts = jupyter.probe(make_ctx(tmp_path, sys.executable), prefix=sys.prefix, runtime_dir=str(rt),
+                          kernel_ancestors=[12345, pid, 1])
     assert facts["server_python"] == str(other / "bin" / "python3")
     assert facts["server_prefix"] == str(other)
     assert facts["server_python_differs"] is True
@@ -122,6 +130,27 @@ def test_server_python_from_runtime_files(tmp_path, fake_server):
     found = {f.code: f for f in evaluate({"jupyter": facts}, layers=["jupyter"])}
     assert found["kernel_server_python_differs"].severity == "info"
     assert found["kernel_server_python_differs"].fix.commands[0].startswith(str(other / "bin" / "python3"))
+    # the server's environment belongs to another user: no pip command into it, ever
+    os.chown(other, 4242, 4242)
+    try:
+        facts = jupyter.probe(make_ctx(tmp_path, sys.executable), prefix=sys.prefix, runtime_dir=str(rt),
+                              kernel_ancestors=[pid])
+        assert facts["server_prefix_owned"] is False
+        found = evaluate({"jupyter": facts}, layers=["jupyter"])
+        cmds = [c for f in found for c in (f.fix.commands if f.fix else ())]
+        assert not any("pip install" in c and str(other) in c for c in cmds), cmds
+        assert "not yours to change" in {f.code: f for f in found}["kernel_server_python_differs"].fix.why
+    finally:
+        os.chown(other, os.getuid(), os.getgid())
+
+
+def test_ancestors_from_a_fabricated_proc(tmp_path):
+    proc = tmp_path / "proc"
+    for pid, ppid in ((500, 400), (400, 300), (300, 1), (1, 0)):
+        (proc / str(pid)).mkdir(parents=True)
+        (proc / str(pid) / "stat").write_text(f"{pid} (python (x) 3) S {ppid} {pid} {pid} 0 -1\n")
+    assert jupyter.ancestors(500, str(proc)) == [400, 300, 1]
+    assert jupyter.ancestors(500, str(tmp_path / "masked")) is None
 
 
 def test_garbage_kernelspecs_never_raise(tmp_path):

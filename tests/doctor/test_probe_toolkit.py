@@ -289,3 +289,43 @@ def test_hanging_nvcc_is_cut_by_timeout(tmp_path):
     facts = toolkit.probe(c, root=str(tmp_path))
     assert time.perf_counter() - t0 < 5
     assert facts["nvccs"][0]["version"] is None and "timeout" in facts["nvccs"][0]["error"]
+
+
+CPU_TORCH = {"status": "ok", "installed": True, "version": "2.13.0+cpu", "version_base": "2.13.0", "cuda": None}
+
+
+@pytest.mark.parametrize("kind", ["missing", "file", "relative"])
+def test_cuda_home_that_cannot_be_a_toolkit_is_reported_with_a_cpu_torch(tmp_path, kind, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    value = {"missing": str(tmp_path / "no-such-cuda"), "file": str(tmp_path / "cuda.txt"),
+             "relative": "cuda-13.0"}[kind]
+    (tmp_path / "cuda.txt").write_text("not a directory\n")
+    make_cuda(tmp_path, "13.0")  # a real-looking tree at ./cuda-13.0: the relative value resolves here only
+    env = {"PATH": "/usr/bin:/bin", "CUDA_HOME": value}
+    facts = toolkit.probe(ProbeContext(run=Runner(env=env), environ=env), root=str(tmp_path / "none"))
+    assert facts["cuda_home_malformed"] and facts["cuda_home_malformed_var"] == "CUDA_HOME"
+    words = {"missing": "does not exist", "file": "is a file", "relative": "is a relative path"}[kind]
+    assert words in facts["cuda_home_malformed_why"]
+    found = [f for f in evaluate({"toolkit": facts, "torch": CPU_TORCH}, layers=["toolkit"])
+             if f.code == "cuda_home_malformed"]
+    assert len(found) == 1 and found[0].severity == "warning" and words.split(" (")[0] in found[0].title
+    assert any("CPU build" in e for e in found[0].evidence)
+    cuda_torch = dict(CPU_TORCH, cuda="13.0", version="2.13.0+cu130")
+    [f] = [f for f in evaluate({"toolkit": facts, "torch": cuda_torch}, layers=["toolkit"])
+           if f.code in ("cuda_home_malformed", "cuda_home_missing")]
+    assert (f.code, f.severity) == ("cuda_home_malformed", "error")  # one finding, not two
+
+
+def test_a_hung_tool_did_not_answer_and_is_not_missing(tmp_path):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for name in ("ninja", "gcc"):
+        (bindir / name).write_text("#!/bin/sh\nexec sleep 600\n")
+        (bindir / name).chmod(0o755)
+    env = {"PATH": f"{bindir}:/bin"}
+    facts = toolkit.probe(ProbeContext(run=Runner(env=env), environ=env, timeout=0.5), root=str(tmp_path / "none"))
+    assert set(facts["did_not_answer"]) == {"ninja", "gcc"}
+    assert "did not answer within 0.5 s" in facts["did_not_answer"]["ninja"]
+    codes = {f.code: f for f in evaluate({"toolkit": facts, "torch": CPU_TORCH}, layers=["toolkit"])}
+    assert "ninja_missing" not in codes
+    assert codes["tool_did_not_answer"].severity == "warning" and "ninja" in codes["tool_did_not_answer"].title

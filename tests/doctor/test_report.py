@@ -185,3 +185,57 @@ def test_copy_button_copies_in_chromium(tmp_path):
     assert not t.is_alive(), "the Chromium copy-button check did not finish within 120 s"
     if errors:
         raise errors[0]
+
+
+def test_masked_proc_says_what_could_not_be_checked(tmp_path):
+    """A /proc the doctor cannot read (masked in a container): the layers say so, never 'nothing to report'."""
+    from smrnb.doctor import diagnose
+    from smrnb.doctor._model import ProbeContext
+
+    masked = tmp_path / "proc-self"
+    masked.mkdir()  # exists, but holds no environ, maps or cgroup
+    ctx = ProbeContext(proc_self=str(masked), timeout=2.0)
+    assert ctx.start_environ is None
+    rep = diagnose(layers=["loader", "context"], ctx=ctx, timeout=2.0)
+    looks = {f.layer: f for f in rep.findings if f.code == "could_not_look"}
+    assert set(looks) == {"loader", "context"}
+    assert any("environ could not be read" in e for e in looks["loader"].evidence)
+    assert any("maps could not be read" in e for e in looks["loader"].evidence)
+    assert any("cgroup could not be read" in e for e in looks["context"].evidence)
+    text = rep.to_text(verbose=True)
+    assert "environ could not be read" in text
+    for layer in ("loader", "context"):
+        block = text.split(f"[{layer}]", 1)[1].split("\n\n", 1)[0]
+        assert "nothing to report" not in block, block
+
+
+def test_an_unavailable_layer_could_not_look():
+    from smrnb.doctor import Report
+
+    rep = Report({"driver": {"status": "unavailable", "reason": "nvidia-smi did not answer within 5 s"}}, [])
+    text = rep.to_text()
+    assert "could not look: nvidia-smi did not answer within 5 s" in text and "nothing to report" not in text
+    assert "could not look" in rep._repr_html_()
+
+
+def test_text_report_names_torch_build_and_nvcc():
+    from smrnb.doctor import Report
+
+    facts = {"torch": {"status": "ok", "installed": True, "version": "2.11.0+cu130", "cuda": "13.0"},
+             "toolkit": {"status": "ok", "build_nvcc": "/usr/local/cuda/bin/nvcc", "build_nvcc_version": "13.0"}}
+    rep = Report(facts, [])
+    text = rep.to_text()
+    assert "torch: 2.11.0+cu130 (CUDA 13.0 build)" in text
+    assert "nvcc: 13.0 at /usr/local/cuda/bin/nvcc" in text
+    assert "2.11.0+cu130 (CUDA 13.0 build)" in rep.to_markdown() and "CUDA 13.0 build" in rep._repr_html_()
+    cpu = Report({"torch": {"status": "ok", "installed": True, "version": "2.13.0+cpu", "cuda": None},
+                  "toolkit": {"status": "ok", "build_nvcc": None, "build_cuda_home": None}}, [])
+    assert "torch: 2.13.0+cpu (CPU build)" in cpu.to_text() and "nvcc: none found" in cpu.to_text()
+
+
+def test_diagnose_text_names_this_machines_torch_and_nvcc():
+    from smrnb.doctor import diagnose
+
+    env = diagnose(layers=["driver"], timeout=2.0).environment()
+    assert set(env) == {"torch", "nvcc"}  # collected for the driver's rules, named even for one layer
+    assert "build)" in env["torch"] or env["torch"] == "not installed"

@@ -9,20 +9,21 @@ every one: an exception, a missing module, a result that is not a dict, or a pro
 the overall deadline passes all become ``{"status": "unavailable", "reason": ...}``. Nothing here
 raises. Every layer's facts get ``elapsed_s`` (float, seconds of wall time the probe took).
 
-Secrets are removed here, once: values of environment variables named like ``*TOKEN*``,
-``*SECRET*``, ``*KEY*``, ``*PASSWORD*`` never reach the facts (see :func:`sanitize`).
+Secrets are removed here (and again by every renderer): :mod:`smrnb.doctor._redact` decides,
+by name (``*TOKEN*``, ``*SECRET*``, ``*KEY*``, ``*PASSWORD*``...) and by value (URL userinfo,
+token shapes, the values of secret-named variables), see :func:`sanitize`.
 """
 
 from __future__ import annotations
 
 import importlib
-import re
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from smrnb.doctor._model import LAYERS, ProbeContext, is_secret_name, unavailable
+from smrnb.doctor._model import LAYERS, ProbeContext, unavailable
+from smrnb.doctor._redact import REDACTED, _sanitize, redact_text, sanitize, secret_values  # noqa: F401 (re-exported)
 
 #: layer -> probe module name under ``smrnb.doctor.probes``
 PROBE_MODULES: dict[str, str] = {
@@ -49,15 +50,33 @@ DEPENDS: dict[str, tuple[str, ...]] = {
     "context": (),
 }
 
-REDACTED = "<redacted>"
-# values that are never secrets even in a variable named like one (would wreck every text)
-_NOT_SECRET_VALUES = frozenset({"", "0", "1", "true", "false", "yes", "no", "on", "off", "none", "null"})
-_MIN_SECRET_LEN = 3
+#: layers whose facts a layer's *rules* read (collected too, concurrently, not shown): e.g. the driver is
+#: compared with every nvcc a build would use, whatever torch is installed
+RULE_NEEDS: dict[str, tuple[str, ...]] = {
+    "driver": ("torch", "toolkit"),
+    "torch": ("driver",),
+    "toolkit": ("driver", "torch"),
+}
+
+#: seconds the import check (``import torch`` / ``import torch, kaolin`` in subprocesses) may take, on
+#: top of the static layers' deadline: the import alone took 9-10 s on an H200 with kaolin
+IMPORT_CHECK_BUDGET = 60.0
+
+
+def import_check_budget(timeout: float) -> float:
+    """Seconds of the import-check phase for a per-command ``timeout``: at least 60 s."""
+    t = float(timeout)
+    return max(IMPORT_CHECK_BUDGET, t) if t == t and t < 1e6 else IMPORT_CHECK_BUDGET
 
 
 def default_deadline(timeout: float) -> float:
     """Overall seconds allowed for one :func:`collect` given the per-command ``timeout``."""
-    return max(2.0, 2.0 * float(timeout) + 1.0)
+    from smrnb.doctor._model import MAX_TIMEOUT
+
+    t = float(timeout)
+    if not 0 < t <= MAX_TIMEOUT:  # nan / inf / negative from a hand-built context: a bounded deadline
+        t = MAX_TIMEOUT if t > MAX_TIMEOUT else 5.0
+    return max(2.0, 2.0 * t + 1.0)
 
 
 def expand_layers(layers: Iterable[str] | None) -> tuple[list[str], list[str]]:
@@ -77,75 +96,15 @@ def expand_layers(layers: Iterable[str] | None) -> tuple[list[str], list[str]]:
             raise SmrnbValueError(f"layers must be a subset of {list(LAYERS)}, got {layer!r}")
         wanted_set.add(layer)
     run_set = set(wanted_set)
-    stack = list(wanted_set)
+    for layer in wanted_set:
+        run_set.update(RULE_NEEDS.get(layer, ()))
+    stack = list(run_set)
     while stack:
         for dep in DEPENDS[stack.pop()]:
             if dep not in run_set:
                 run_set.add(dep)
                 stack.append(dep)
     return [ly for ly in LAYERS if ly in wanted_set], [ly for ly in LAYERS if ly in run_set]
-
-
-def secret_values(*environs: Mapping[str, str] | None) -> list[str]:
-    """Values of secret-named variables in the given environments, longest first."""
-    vals: set[str] = set()
-    for env in environs:
-        if not env:
-            continue
-        for k, v in env.items():
-            if is_secret_name(k) and isinstance(v, str):
-                v = v.strip()
-                if len(v) >= _MIN_SECRET_LEN and v.lower() not in _NOT_SECRET_VALUES:
-                    vals.add(v)
-    return sorted(vals, key=len, reverse=True)
-
-
-_ASSIGN_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|[^\s;,'\"]+)")
-
-
-def _scrub_text(s: str, secrets: list[str]) -> str:
-    for v in secrets:
-        if v in s:
-            s = s.replace(v, REDACTED)
-
-    def repl(m: re.Match[str]) -> str:
-        return f"{m.group(1)}={REDACTED}" if is_secret_name(m.group(1)) else m.group(0)
-
-    return _ASSIGN_RE.sub(repl, s) if "=" in s else s
-
-
-def sanitize(obj: Any, secrets: list[str] | None = None) -> Any:
-    """A copy of ``obj`` (JSON-like) with secrets replaced by ``"<redacted>"``.
-
-    Removes (1) every occurrence of ``secrets`` (default: values of secret-named variables of
-    ``os.environ`` and of the process start environment) in any string, (2) the value of any
-    dict key named like a secret, (3) ``NAME=value`` assignments whose NAME is secret-like.
-    """
-    if secrets is None:
-        import os
-
-        from smrnb.doctor._model import read_proc_environ
-
-        secrets = secret_values(os.environ, read_proc_environ())
-    return _sanitize(obj, secrets)
-
-
-def _sanitize(obj: Any, secrets: list[str]) -> Any:
-    if isinstance(obj, str):
-        return _scrub_text(obj, secrets)
-    if isinstance(obj, Mapping):
-        out = {}
-        for k, v in obj.items():
-            key = _scrub_text(k, secrets) if isinstance(k, str) else k
-            if isinstance(k, str) and is_secret_name(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool):
-                out[key] = REDACTED
-            else:
-                out[key] = _sanitize(v, secrets)
-        return out
-    if isinstance(obj, (list, tuple)):
-        seq = [_sanitize(v, secrets) for v in obj]
-        return seq if isinstance(obj, list) else tuple(seq)
-    return obj
 
 
 def _start(module_name: str, ctx: ProbeContext) -> tuple[threading.Thread, dict[str, Any]]:
@@ -189,7 +148,7 @@ def _finish(th: threading.Thread, box: dict[str, Any], t_end: float, total: floa
         return unavailable(f"probe returned {type(res).__name__}, not a dict")
     res = dict(res)
     res.setdefault("status", "ok")
-    if res["status"] not in ("ok", "absent", "unavailable"):
+    if res["status"] not in ("ok", "absent", "broken", "unavailable"):
         res = unavailable(f"probe returned an unknown status {res['status']!r}", probe_result=res)
     return res
 
@@ -232,6 +191,11 @@ def collect(ctx: ProbeContext | None = None, layers: Iterable[str] | None = None
     ctx = ctx if ctx is not None else ProbeContext()
     wanted, to_run = expand_layers(layers)
     total = default_deadline(ctx.timeout) if deadline is None else float(deadline)
+    if not 0 <= total < 1e6:  # nan / inf: a bounded deadline
+        total = default_deadline(ctx.timeout)
+    imports = bool(ctx.import_check)
+    if imports:
+        ctx.imports_deferred = True  # static layers first; the imports get a phase of their own below
     secrets = secret_values(ctx.environ, ctx.start_environ)
     t_end = time.monotonic() + total
     have = {ly for ly in to_run if ly in ctx.facts and ly not in wanted}
@@ -256,4 +220,63 @@ def collect(ctx: ProbeContext | None = None, layers: Iterable[str] | None = None
             res["elapsed_s"] = round(elapsed, 4)
             results[layer] = res
         ctx.facts.update(results)  # a wave's facts become visible to the next wave only
+    if imports:
+        _import_phase(ctx, to_run, secrets)
     return {layer: ctx.facts[layer] for layer in wanted}
+
+
+def _import_phase(ctx: ProbeContext, to_run: list[str], secrets: list[str]) -> None:
+    """Import torch (its arch list, ABI flag, ``cuda.is_available()``) and kaolin in subprocesses,
+    concurrently, within :func:`import_check_budget`; after the static layers, so a slow import never
+    cuts them off. Never raises; results go into ``ctx.facts["torch"]`` / ``ctx.facts["kaolin"]``."""
+    budget = import_check_budget(ctx.timeout)
+    jobs: dict[str, Any] = {}
+    tf, kf = ctx.facts.get("torch") or {}, ctx.facts.get("kaolin") or {}
+    if "torch" in to_run and tf.get("installed") and not tf.get("imported"):
+        from smrnb.doctor.probes.torch_build import _subprocess_torch_facts
+
+        jobs["torch"] = lambda: _subprocess_torch_facts(ctx, timeout=budget)
+    if "kaolin" in to_run and kf.get("installed"):
+        from smrnb.doctor.probes.kaolin import import_check
+
+        jobs["kaolin"] = lambda: import_check(ctx, timeout=budget)
+    boxes: dict[str, dict[str, Any]] = {}
+    threads = []
+    for name, fn in jobs.items():
+        box: dict[str, Any] = {"t0": time.perf_counter()}
+
+        def target(fn: Any = fn, box: dict[str, Any] = box) -> None:
+            try:
+                box["result"] = fn()
+            except BaseException as exc:  # never take the doctor down
+                box["result"] = {"import_error": f"import check raised {type(exc).__name__}: {exc}"}
+            box["t1"] = time.perf_counter()
+
+        th = threading.Thread(target=target, name=f"smrnb-import-{name}", daemon=True)
+        th.start()
+        boxes[name] = box
+        threads.append(th)
+    t_end = time.monotonic() + budget + 2.0
+    for th in threads:
+        th.join(max(0.0, t_end - time.monotonic()))
+    for name, box in boxes.items():
+        seconds = round(box.get("t1", time.perf_counter()) - box["t0"], 3)
+        res = box.get("result")
+        try:
+            if name == "torch":
+                from smrnb.doctor.probes.torch_build import merge_live_facts
+
+                live = res if isinstance(res, dict) else {"import_error": f"did not finish within {budget:g} s"}
+                facts = dict(ctx.facts["torch"])
+                merge_live_facts(facts, live)
+                facts["import_check"] = True
+                facts["import_check_s"] = seconds
+                ctx.facts["torch"] = _sanitize(facts, secrets)
+            else:
+                facts = dict(ctx.facts["kaolin"])
+                facts["import_check"] = res if isinstance(res, dict) else {
+                    "ok": False, "seconds": seconds, "error": f"import did not finish within {budget:g} s"}
+                ctx.facts["kaolin"] = _sanitize(facts, secrets)
+        except Exception as exc:  # facts that cannot be merged are reported, not raised
+            ctx.facts[name] = dict(ctx.facts.get(name) or {},
+                                   import_check_error=f"{type(exc).__name__}: {exc}")

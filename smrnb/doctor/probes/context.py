@@ -104,6 +104,10 @@ def probe(ctx: ProbeContext, *, root: str = "/") -> dict[str, Any]:
     if not venv and root == "/" and sys.prefix != getattr(sys, "base_prefix", sys.prefix):
         venv = sys.prefix
     modules = [m for m in env.get("LOADEDMODULES", "").split(":") if m]
+    not_checked = []
+    if cgroup is None:
+        not_checked.append(f"{proc_self}/cgroup could not be read: containers and systemd units are detected from "
+                           "the environment and marker files only")
     return {
         "status": "ok",
         "slurm": slurm,
@@ -122,4 +126,5 @@ def probe(ctx: ProbeContext, *, root: str = "/") -> dict[str, Any]:
         "os_id": osr.get("ID"),
         "glibc": glibc.split()[-1] if glibc else None,
         "secret_variable_names": sorted(k for k in env if is_secret_name(k)),
+        "not_checked": not_checked,
     }

@@ -10,8 +10,19 @@ no kernel module: a CPU machine) the probe falls back to ``nvidia-smi`` on ``ctx
 * the plain ``nvidia-smi`` header for ``CUDA Version: X.Y``, which is the newest CUDA the *driver*
   supports, not an installed toolkit.
 
-No NVIDIA driver is ``status: "absent"`` (a plain fact). A tool that hangs is cut by its timeout
-and the layer is ``"unavailable"``.
+No NVIDIA driver is ``status: "absent"`` (a plain fact). A driver that is installed but does not
+work is ``status: "broken"`` with ``broken_kind``:
+
+* ``"not_loaded"``: nvidia-smi "couldn't communicate with the NVIDIA driver" / NVML "Driver Not
+  Loaded": the user-space driver is there, its kernel module is not loaded (driver updated without
+  a reboot, Secure Boot refusing an unsigned module, a DKMS build that failed for a new kernel);
+* ``"version_mismatch"``: "Failed to initialize NVML: Driver/library version mismatch" / NVML
+  "RM has detected an NVML/RM version mismatch": the loaded kernel module is of another version
+  than the user-space libraries (an upgrade without a reboot).
+
+The loaded kernel module's version is read from ``/proc/driver/nvidia/version`` when present. A
+tool that hangs (or floods its output) is cut off and the layer is ``"unavailable"``: it "did not
+answer", which says nothing about whether a driver is installed.
 """
 
 from __future__ import annotations
@@ -26,9 +37,47 @@ QUERY_FIELDS = "name,driver_version,compute_cap,memory.total,uuid"
 QUERY_FIELDS_OLD = "name,driver_version,memory.total,uuid"
 _CUDA_HDR = re.compile(r"CUDA Version\s*:\s*([0-9]+\.[0-9]+)")
 _DRIVER_HDR = re.compile(r"Driver Version\s*:\s*([0-9][0-9.]*)")
+_NOT_LOADED = re.compile(r"couldn't communicate with the NVIDIA driver|Driver Not Loaded|NVIDIA kernel module.{0,40}not loaded",
+                         re.IGNORECASE)
+_MISMATCH = re.compile(r"Driver/library version mismatch|NVML/RM version mismatch", re.IGNORECASE)
+_NVML_LIB_VERSION = re.compile(r"NVML library version:\s*([0-9][0-9.]*)")
+_KMOD_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+([0-9]+\.[0-9]+(?:\.[0-9]+)?)")
+# NVML return codes (nvml.h): the library loaded, the kernel side did not answer as it should
+NVML_ERROR_DRIVER_NOT_LOADED = 9
+NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18
 
 
-def probe(ctx: ProbeContext, *, use_nvml: bool = True) -> dict[str, Any]:
+def kernel_module_version(proc: str = "/proc") -> str | None:
+    """Version of the loaded ``nvidia`` kernel module (``/proc/driver/nvidia/version``), or None."""
+    try:
+        with open(f"{proc}/driver/nvidia/version", encoding="utf-8", errors="replace") as fh:
+            m = _KMOD_VERSION.search(fh.read(4096))
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def broken_kind(text: str) -> str | None:
+    """``"not_loaded"`` / ``"version_mismatch"`` when a driver tool's message says the installed driver
+    does not work, else None."""
+    if _MISMATCH.search(text or ""):
+        return "version_mismatch"
+    if _NOT_LOADED.search(text or ""):
+        return "not_loaded"
+    return None
+
+
+def _broken(kind: str, message: str, source: str, proc: str, **extra: Any) -> dict[str, Any]:
+    m = _NVML_LIB_VERSION.search(message)
+    return {"status": "broken", "broken_kind": kind, "source": source, "message": message.strip()[:500],
+            "reason": ("the NVIDIA driver is installed but its kernel module is not loaded" if kind == "not_loaded"
+                       else "the loaded NVIDIA kernel module and the driver libraries are of different versions"),
+            "driver_version": None, "cuda_driver_version": None, "gpus": [],
+            "library_version": m.group(1) if m else None,
+            "kernel_module_version": kernel_module_version(proc), **extra}
+
+
+def probe(ctx: ProbeContext, *, use_nvml: bool = True, proc: str = "/proc") -> dict[str, Any]:
     """Facts of the driver layer (schema in ``smrnb/doctor/FACTS.md``).
 
     Parameters
@@ -36,13 +85,22 @@ def probe(ctx: ProbeContext, *, use_nvml: bool = True) -> dict[str, Any]:
     ctx : ProbeContext
     use_nvml : bool
         Ask NVML first (tests that fabricate ``nvidia-smi`` turn it off).
+    proc : str
+        Where ``driver/nvidia/version`` is read (tests pass a fabricated tree).
     """
     nvml_error = None
     if use_nvml:
         facts, nvml_error = _via_nvml()
         if facts is not None:
             return facts
-    return _via_nvidia_smi(ctx, nvml_error)
+        if nvml_error and broken_kind(nvml_error):
+            # libnvidia-ml.so loaded, the kernel side failed: an installed, broken driver. nvidia-smi
+            # would say the same; its wording is kept when it is there.
+            smi = _via_nvidia_smi(ctx, nvml_error, proc)
+            if smi.get("status") == "broken":
+                return smi
+            return _broken(broken_kind(nvml_error) or "not_loaded", nvml_error, "nvml", proc, nvml_error=nvml_error)
+    return _via_nvidia_smi(ctx, nvml_error, proc)
 
 
 def _dec(v: Any) -> str:
@@ -57,8 +115,14 @@ def _via_nvml() -> tuple[dict[str, Any] | None, str | None]:
         return None, f"pynvml not importable: {type(exc).__name__}"
     try:
         pynvml.nvmlInit()
-    except Exception as exc:  # LibraryNotFound / DriverNotLoaded on a CPU machine
-        return None, f"nvmlInit failed: {exc}"
+    except Exception as exc:  # LibraryNotFound on a CPU machine; DriverNotLoaded / mismatch: broken
+        code = getattr(exc, "value", None)
+        text = str(exc)
+        if code == NVML_ERROR_DRIVER_NOT_LOADED and not broken_kind(text):
+            text += " (Driver Not Loaded)"
+        elif code == NVML_ERROR_LIB_RM_VERSION_MISMATCH and not broken_kind(text):
+            text += " (NVML/RM version mismatch)"
+        return None, f"nvmlInit failed: {text}"
     try:
         driver = _dec(pynvml.nvmlSystemGetDriverVersion())
         cuda = None
@@ -127,7 +191,7 @@ def parse_query_csv(text: str, with_cc: bool) -> list[dict[str, Any]]:
     return gpus
 
 
-def _via_nvidia_smi(ctx: ProbeContext, nvml_error: str | None) -> dict[str, Any]:
+def _via_nvidia_smi(ctx: ProbeContext, nvml_error: str | None, proc: str = "/proc") -> dict[str, Any]:
     smi = ctx.which("nvidia-smi")
     base = {"source": "nvidia-smi", "driver_version": None, "cuda_driver_version": None, "gpus": []}
     if nvml_error:
@@ -136,20 +200,31 @@ def _via_nvidia_smi(ctx: ProbeContext, nvml_error: str | None) -> dict[str, Any]
         return {"status": "absent", **base, "source": None,
                 "reason": "no NVIDIA driver: NVML does not load and nvidia-smi is not on PATH"}
     timeout = min(ctx.timeout, 10.0)
+
+    def no_answer(res: Any) -> dict[str, Any]:
+        why = (f"nvidia-smi did not answer within {timeout:g} s" if res.timed_out else
+               f"nvidia-smi did not answer usefully: {res.error}")
+        return unavailable(why, **base, nvidia_smi=smi, did_not_answer=True)
+
     res = ctx.run([smi, f"--query-gpu={QUERY_FIELDS}", "--format=csv,noheader"], timeout=timeout)
-    if res.timed_out:
-        return unavailable(f"nvidia-smi did not answer within {timeout:g} s", **base)
+    if res.no_answer:
+        return no_answer(res)
     with_cc = True
     if not res.ok and "compute_cap" in (res.stdout + res.stderr) and "valid field" in (res.stdout + res.stderr):
         # drivers before ~510 do not know compute_cap
         with_cc = False
         res = ctx.run([smi, f"--query-gpu={QUERY_FIELDS_OLD}", "--format=csv,noheader"], timeout=timeout)
-        if res.timed_out:
-            return unavailable(f"nvidia-smi did not answer within {timeout:g} s", **base)
+        if res.no_answer:
+            return no_answer(res)
     if not res.ok:
-        text = (res.stdout + res.stderr).strip().splitlines()
+        whole = (res.stdout + "\n" + res.stderr).strip()
+        kind = broken_kind(whole)
+        if kind:
+            return _broken(kind, whole, "nvidia-smi", proc, nvidia_smi=smi,
+                           **({"nvml_error": nvml_error} if nvml_error else {}))
+        text = whole.splitlines()
         why = text[0][:300] if text else (res.error or f"exit status {res.returncode}")
-        # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver": no driver loaded
+        # "No devices were found": a driver without a visible GPU
         return {"status": "absent", **base, "nvidia_smi": smi, "reason": f"nvidia-smi failed: {why}"}
     gpus = parse_query_csv(res.stdout, with_cc)
     if not gpus:

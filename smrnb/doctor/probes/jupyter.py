@@ -5,7 +5,7 @@ widget/lab versions, and whether the ``jupyter-threejs`` lab extension is where 
 Kernelspec directories are scanned the way ``jupyter_client.kernelspec.KernelSpecManager`` does
 (``jupyter_path("kernels")``: user, env, system), reading ``kernel.json`` directly: importing
 jupyter_client and asking ``find_kernel_specs()`` took 0.8 s here, over the doctor's budget.
-Values of secret-looking variables in a kernelspec ``env`` are never stored.
+Of a kernelspec's ``env`` only the names are stored, and the values of path-like variables.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import sys
 from typing import Any
 
 from smrnb.doctor import tables
-from smrnb.doctor._model import ProbeContext, is_secret_name
+from smrnb.doctor._model import ProbeContext
+from smrnb.doctor._redact import display_env
 
 DISTS = ("jupyterlab", "notebook", "jupyter_server", "ipywidgets", "jupyterlab_widgets", "pythreejs",
          "ipykernel", "jupyter_client")
@@ -48,7 +49,9 @@ def _jupyter_paths(subdir: str, environ: dict[str, str], prefix: str) -> list[st
 
 
 def redact_env(env: dict[str, Any]) -> dict[str, str]:
-    return {str(k): (REDACTED if is_secret_name(str(k)) else str(v)) for k, v in env.items()}
+    """A kernelspec ``env`` as the doctor may show it: every name, values only of path-like variables
+    (``PATH``, ``LD_LIBRARY_PATH``, ``CUDA_HOME``, ``*_DIR``...); see :func:`smrnb.doctor._redact.display_env`."""
+    return display_env(env)
 
 
 def _read_json(path: str) -> dict[str, Any] | None:
@@ -105,8 +108,46 @@ def _same_python(a: str, b: str, path: str) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def find_server(runtime_dir: str, proc: str = "/proc", ppid: int | None = None) -> tuple[dict | None, list[dict]]:
-    """The Python of the running Jupyter server, from ``jpserver-*.json`` (pid) and ``/proc/<pid>/exe``."""
+def ancestors(pid: int, proc: str = "/proc", limit: int = 32) -> list[int] | None:
+    """Parent, grandparent... of process ``pid`` (from ``/proc/<pid>/stat``); None when ``/proc``
+    cannot be read (masked), ``[]`` for a process without readable parents."""
+    out: list[int] = []
+    cur = pid
+    for _ in range(limit):
+        try:
+            with open(os.path.join(proc, str(cur), "stat"), "rb") as fh:
+                stat = fh.read(4096).decode(errors="replace")
+        except OSError:
+            return None if not out and cur == pid else out
+        try:
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (ValueError, IndexError):
+            return out
+        if ppid <= 0 or ppid in out:
+            return out
+        out.append(ppid)
+        cur = ppid
+    return out
+
+
+def _owned(prefix: str | None) -> bool | None:
+    """True when ``prefix`` is this user's to install into (owned by us and writable), False when it
+    belongs to someone else, None when it cannot be told."""
+    if not prefix:
+        return None
+    try:
+        st = os.stat(prefix)
+    except OSError:
+        return None
+    return st.st_uid == os.getuid() and os.access(prefix, os.W_OK)
+
+
+def find_server(runtime_dir: str, proc: str = "/proc", ppid: int | list[int] | None = None
+                ) -> tuple[dict | None, list[dict]]:
+    """``(the server running this kernel, every live server)`` from ``jpserver-*.json`` (pid) and
+    ``/proc/<pid>/exe``. ``ppid`` is this kernel's parent pid or list of ancestor pids; the server
+    is the one among them (None when this process is not a kernel or none of them is a server:
+    another running server is someone else's, never "this kernel's server")."""
     servers = []
     for f in sorted(glob.glob(os.path.join(runtime_dir, "jpserver-*.json")) +
                     glob.glob(os.path.join(runtime_dir, "nbserver-*.json"))):
@@ -132,10 +173,11 @@ def find_server(runtime_dir: str, proc: str = "/proc", ppid: int | None = None) 
                         "root_dir": d.get("root_dir") or d.get("notebook_dir"), "version": d.get("version")})
     if not servers:
         return None, []
+    mine = [ppid] if isinstance(ppid, int) else list(ppid or [])
     for s in servers:
-        if ppid is not None and s["pid"] == ppid:
+        if s["pid"] in mine:
             return s, servers
-    return (servers[0] if len(servers) == 1 else None), servers
+    return None, servers
 
 
 def threejs_labextension(dirs: list[str], pythreejs_version: str | None) -> dict[str, Any]:
@@ -159,7 +201,8 @@ def threejs_labextension(dirs: list[str], pythreejs_version: str | None) -> dict
 
 
 def probe(ctx: ProbeContext, *, prefix: str | None = None, runtime_dir: str | None = None,
-          proc: str = "/proc", site_dirs: list[str] | None = None) -> dict[str, Any]:
+          proc: str = "/proc", site_dirs: list[str] | None = None,
+          kernel_ancestors: list[int] | None = None) -> dict[str, Any]:
     """Facts of the jupyter layer (schema in ``smrnb/doctor/FACTS.md``).
 
     Parameters
@@ -170,6 +213,9 @@ def probe(ctx: ProbeContext, *, prefix: str | None = None, runtime_dir: str | No
         Jupyter runtime dir with ``jpserver-*.json`` (default from JUPYTER_RUNTIME_DIR / data dir).
     proc : str
         ``/proc`` (tests pass a fabricated tree).
+    kernel_ancestors : list of int, optional
+        Pids above this kernel (default from ``/proc/<pid>/stat`` when running in a kernel): the
+        server running *this* kernel is the one among them; others are not compared.
     """
     env = ctx.environ
     prefix = prefix or sys.prefix
@@ -199,7 +245,16 @@ def probe(ctx: ProbeContext, *, prefix: str | None = None, runtime_dir: str | No
             env.get("JUPYTER_DATA_DIR") or os.path.join(
                 env.get("XDG_DATA_HOME") or os.path.join(env.get("HOME", os.path.expanduser("~")), ".local", "share"),
                 "jupyter"), "runtime")
-    server, servers = find_server(runtime_dir, proc, os.getppid() if in_kernel else None)
+    not_checked: list[str] = []
+    if kernel_ancestors is None and in_kernel:
+        kernel_ancestors = ancestors(os.getpid(), proc)
+        if kernel_ancestors is None:
+            kernel_ancestors = [os.getppid()]
+            not_checked.append(f"{proc} could not be read: the server running this kernel is looked for among its "
+                               "direct parent only")
+    server, servers = find_server(runtime_dir, proc, kernel_ancestors if in_kernel or kernel_ancestors else None)
+    if servers and not os.path.isdir(os.path.join(proc, "self")):
+        not_checked.append(f"{proc} could not be read: the servers' Pythons are unknown")
     srv_python = server["python"] if server else None
     kernel_prefix = os.path.dirname(os.path.dirname(os.path.abspath(ctx.python)))
     differs = None
@@ -220,6 +275,8 @@ def probe(ctx: ProbeContext, *, prefix: str | None = None, runtime_dir: str | No
         "server_prefix": server["prefix"] if server else None,
         "kernel_prefix": kernel_prefix,
         "server_python_differs": differs,
+        "server_prefix_owned": _owned(server["prefix"]) if server else None,
+        "not_checked": not_checked,
         "kernelspec": spec,
         "kernelspec_matched_by": matched_by,
         "kernelspecs": sorted(specs),

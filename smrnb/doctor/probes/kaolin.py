@@ -101,7 +101,7 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
     facts["install_kind_suggested"] = plan.kind
     facts["install_notes"] = list(plan.notes)
     facts["install_kaolin_version"] = plan.kaolin_version
-    if ctx.import_check and facts["installed"]:
+    if ctx.import_check and facts["installed"] and not ctx.imports_deferred:
         facts["import_check"] = import_check(ctx)
     facts["status"] = "ok" if facts["installed"] else "absent"
     return facts

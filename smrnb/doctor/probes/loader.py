@@ -97,6 +97,16 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
                            elsewhere_env=now)
         r["source"] = ext["source"]
         results.append(r)
+    not_checked = []
+    if start is None:
+        not_checked.append(f"{ctx.proc_self}/environ could not be read: the environment this process started with "
+                           "is unknown, so a LD_LIBRARY_PATH changed after start cannot be told apart")
+    if not os.access(os.path.join(ctx.proc_self, "maps"), os.R_OK):
+        not_checked.append(f"{ctx.proc_self}/maps could not be read: the libraries already loaded are unknown "
+                           "(a library found only that way may be reported missing)")
+    if ld_cache is None:
+        not_checked.append("neither /etc/ld.so.cache nor `ldconfig -p` could be read: libraries found only through "
+                           "the loader cache may be reported missing")
     changed = start_env_changes(start, now)
     only_new = libraries_only_findable_via_new_dirs(
         [r["path"] for r in results if r.get("status") == "ok"], start, now, mapped, ld_cache)
@@ -113,4 +123,5 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
         "torch_import_libraries": preloaded,
         "ld_cache": {"entries": len(ld_cache) if ld_cache is not None else None, "source": cache_source},
         "torch_imported": "torch" in sys.modules,
+        "not_checked": not_checked,
     }

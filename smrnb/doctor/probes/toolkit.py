@@ -69,7 +69,11 @@ def _nvcc_in(entry: str) -> str | None:
 
 
 def cuda_home_malformed(value: str | None) -> str | None:
-    """Why a CUDA_HOME / CUDA_PATH value is malformed (a PATH-style list, or a path to nvcc), or None."""
+    """Why a CUDA_HOME / CUDA_PATH value cannot be a toolkit directory, or None.
+
+    A PATH-style list, a path to nvcc or to ``bin/``, a relative path (torch joins it with the current
+    directory, so a build works from one directory only), a path that does not exist, or a file.
+    """
     if not value:
         return None
     if ":" in value:
@@ -78,6 +82,13 @@ def cuda_home_malformed(value: str | None) -> str | None:
         return "points to the nvcc executable, not to the toolkit directory"
     if value.rstrip("/").endswith("/bin"):
         return "points to the toolkit's bin/ directory, not to the toolkit directory"
+    if not os.path.isabs(value):
+        return ("is a relative path (torch joins it with the current directory: a build finds it only when run "
+                "from one particular directory)")
+    if not os.path.exists(value):
+        return "does not exist"
+    if not os.path.isdir(value):
+        return "is a file, not a directory"
     return None
 
 
@@ -95,23 +106,38 @@ def find_cuda_home(ctx: ProbeContext, root: str = "/usr/local") -> str | None:
     return cuda_home
 
 
-def _tool_version(ctx: ProbeContext, exe: str | None, args: list[str], pattern: str) -> str | None:
+def _no_answer(res: Any, timeout: float) -> str:
+    return (f"did not answer within {timeout:g} s" if res.timed_out else
+            f"did not answer usefully ({res.error})")
+
+
+def _tool_version(ctx: ProbeContext, exe: str | None, args: list[str], pattern: str,
+                  problems: dict[str, str] | None = None, name: str = "") -> str | None:
     if exe is None:
         return None
-    res = ctx.run([exe, *args], timeout=min(ctx.timeout, 5.0))
+    timeout = min(ctx.timeout, 5.0)
+    res = ctx.run([exe, *args], timeout=timeout)
+    if res.no_answer and problems is not None:
+        problems[name or os.path.basename(exe)] = f"{exe} {_no_answer(res, timeout)}"
     if not res.ok:
         return None
     m = re.search(pattern, res.stdout + res.stderr)
     return m.group(1) if m else None
 
 
-def _compiler(ctx: ProbeContext, name: str) -> dict[str, Any] | None:
+def _compiler(ctx: ProbeContext, name: str, problems: dict[str, str] | None = None) -> dict[str, Any] | None:
     exe = ctx.which(name)
     if exe is None:
         return None
     out: dict[str, Any] = {"path": exe, "version": None, "major": None}
+    timeout = min(ctx.timeout, 5.0)
     for flag in ("-dumpfullversion", "-dumpversion"):
-        res = ctx.run([exe, flag], timeout=min(ctx.timeout, 5.0))
+        res = ctx.run([exe, flag], timeout=timeout)
+        if res.no_answer:
+            out["error"] = _no_answer(res, timeout)
+            if problems is not None:
+                problems[name] = f"{exe} {out['error']}"
+            break
         if res.ok:
             parsed = parse_gcc_version(res.stdout)
             if parsed:
@@ -161,10 +187,16 @@ def probe(ctx: ProbeContext, *, root: str = "/usr/local") -> dict[str, Any]:
     if env.get("CONDA_PREFIX"):
         add(_nvcc_in(env["CONDA_PREFIX"]), "conda")
 
+    problems: dict[str, str] = {}  # tool -> "did not answer ..." (hung or flooded: not the same as missing)
+
     def query_nvcc(e: dict[str, Any]) -> dict[str, Any]:
-        res = ctx.run([e["path"], "--version"], timeout=min(ctx.timeout, 10.0))
+        timeout = min(ctx.timeout, 10.0)
+        res = ctx.run([e["path"], "--version"], timeout=timeout)
         parsed = parse_nvcc_version(res.stdout) if res.ok else None
         e["version"], e["version_full"], e["release_line"] = parsed if parsed else (None, None, None)
+        if res.no_answer:
+            e["did_not_answer"] = True
+            problems[e["path"]] = f"{e['path']} --version {_no_answer(res, timeout)}"
         if not res.ok:
             e["error"] = res.error or f"exit status {res.returncode}"
         e["list_gpu_arch"] = None
@@ -178,15 +210,17 @@ def probe(ctx: ProbeContext, *, root: str = "/usr/local") -> dict[str, Any]:
     # every tool is asked in parallel: each answer costs a process start (tens of ms)
     with ThreadPoolExecutor(max_workers=8) as pool:
         nvcc_jobs = [pool.submit(query_nvcc, found[real]) for real in order]
-        gcc_job = pool.submit(_compiler, ctx, "gcc")
-        gxx_job = pool.submit(_compiler, ctx, "g++")
-        ninja_job = pool.submit(_tool_version, ctx, ctx.which("ninja"), ["--version"], r"(\d+\.\d+(?:\.\d+)?)")
+        gcc_job = pool.submit(_compiler, ctx, "gcc", problems)
+        gxx_job = pool.submit(_compiler, ctx, "g++", problems)
+        ninja_job = pool.submit(_tool_version, ctx, ctx.which("ninja"), ["--version"], r"(\d+\.\d+(?:\.\d+)?)",
+                                problems, "ninja")
         cmake_job = pool.submit(_tool_version, ctx, ctx.which("cmake"), ["--version"],
-                                r"cmake version (\d+\.\d+(?:\.\d+)?)")
+                                r"cmake version (\d+\.\d+(?:\.\d+)?)", problems, "cmake")
         nvccs = [j.result() for j in nvcc_jobs]
         gcc, gxx = gcc_job.result(), gxx_job.result()
         ninja, cmake = ninja_job.result(), cmake_job.result()
 
+    malformed_var = "CUDA_HOME" if cuda_home_malformed(raw_home) else "CUDA_PATH" if cuda_home_malformed(raw_path) else None
     malformed = cuda_home_malformed(raw_home) or cuda_home_malformed(raw_path)
     build_home = find_cuda_home(ctx, root)
     build_nvcc = os.path.join(build_home, "bin", "nvcc") if build_home else None
@@ -203,6 +237,8 @@ def probe(ctx: ProbeContext, *, root: str = "/usr/local") -> dict[str, Any]:
         "cuda_path_env": raw_path,
         "cuda_home_malformed": bool(malformed),
         "cuda_home_malformed_why": malformed,
+        "cuda_home_malformed_var": malformed_var,
+        "did_not_answer": dict(sorted(problems.items())),
         "build_cuda_home": build_home,
         "build_cuda_home_exists": bool(build_home) and os.path.isdir(build_home),
         "build_cuda_home_has_headers": has_headers,

@@ -187,8 +187,12 @@ _IMPORT_CHECK = (
 )
 
 
-def _subprocess_torch_facts(ctx: ProbeContext) -> dict[str, Any]:
-    res = ctx.run([ctx.python, "-c", _IMPORT_CHECK], timeout=max(ctx.timeout, 60.0))
+def _subprocess_torch_facts(ctx: ProbeContext, timeout: float | None = None) -> dict[str, Any]:
+    timeout = max(ctx.timeout, 60.0) if timeout is None else timeout
+    res = ctx.run([ctx.python, "-c", _IMPORT_CHECK], timeout=timeout)
+    if res.no_answer:
+        return {"import_error": f"import torch did not finish within {timeout:g} s" if res.timed_out else
+                f"import torch did not answer usefully ({res.error})"}
     if not res.ok:
         tail = (res.stderr or res.error or "").strip().splitlines()
         return {"import_error": tail[-1][:300] if tail else f"exit status {res.returncode}"}
@@ -267,12 +271,19 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
         facts["libtorch_cuda_rpath"] = rpath_dirs
         facts["has_libtorch_cuda"] = os.path.isfile(os.path.join(lib_dir, "libtorch_cuda.so"))
     live = _live_torch_facts() if facts["imported"] else {}
-    if not live and ctx.import_check:
+    if not live and ctx.import_check and not ctx.imports_deferred:
         live = _subprocess_torch_facts(ctx)
         facts["import_check"] = True
+    merge_live_facts(facts, live)
+    return facts
+
+
+def merge_live_facts(facts: dict[str, Any], live: dict[str, Any]) -> None:
+    """Put the answers of a live torch (this process, or an import check) into the torch facts."""
     if live.get("cxx11_abi") is not None:
         facts["cxx11_abi"], facts["cxx11_abi_from"] = live["cxx11_abi"], "torch._C"
-    elif lib_dir:
+    elif facts.get("lib_dir") and facts.get("cxx11_abi") is None:
+        lib_dir = facts["lib_dir"]
         c10 = sorted(glob.glob(os.path.join(lib_dir, "libc10.so*")))
         if c10:
             facts["cxx11_abi"] = elf_defines_cxx11_symbols(c10[0])
@@ -280,4 +291,3 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
     for k in ("arch_list", "cuda_available", "import_error"):
         if k in live:
             facts[k] = live[k]
-    return facts

@@ -54,7 +54,9 @@ def _load_rule_modules() -> list[Any]:
 
 def all_codes() -> dict[str, str]:
     """Every documented finding code -> its meaning."""
-    codes: dict[str, str] = {"rule_failed": "A rule of the doctor itself failed; the report says which."}
+    codes: dict[str, str] = {"rule_failed": "A rule of the doctor itself failed; the report says which.",
+                             "could_not_look": "Part of a layer could not be checked (a masked /proc, an unreadable "
+                                               "file): the report says what, instead of 'nothing to report'."}
     for mod in _load_rule_modules():
         codes.update(getattr(mod, "CODES", {}))
     try:  # the explain feature shares the vocabulary; its own codes are documented too
@@ -78,6 +80,12 @@ def evaluate(facts: Facts, layers: Iterable[str] | None = None) -> list[Finding]
         layer = name.rsplit(".", 1)[-1]
         if layer in LAYERS and layer in wanted:
             out.append(Finding("rule_failed", layer, "info", f"rules module {name} failed to import", (err,)))
+    for layer in LAYERS:
+        lf = facts.get(layer)
+        if layer in wanted and isinstance(lf, dict) and lf.get("not_checked"):
+            items = [str(x) for x in lf["not_checked"]]
+            out.append(Finding("could_not_look", layer, "info",
+                               f"{len(items)} part(s) of this layer could not be checked", tuple(items)))
     for layer, fn in list(_RULES):
         if layer not in wanted:
             continue

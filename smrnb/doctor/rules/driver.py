@@ -12,7 +12,11 @@ from smrnb.doctor.rules.context import layer
 
 CODES = {
     "no_gpu": "No NVIDIA GPU/driver on this machine: torch and smrnb run on the CPU (a plain fact).",
-    "driver_unavailable": "The driver could not be read (nvidia-smi hung or failed).",
+    "driver_unavailable": "The driver did not answer (nvidia-smi hung or flooded its output): nothing is known about it.",
+    "driver_broken": "An NVIDIA driver is installed but does not work: its kernel module is not loaded, or it is of "
+                     "another version than the driver libraries (reboot, or reload the module).",
+    "driver_too_old_for_toolkit": "The driver is older than the minimum for a CUDA toolkit (nvcc) a build would use: "
+                                  "what that nvcc builds will not run here (also with a CPU-only torch).",
     "driver_too_old": "The NVIDIA driver is older than the minimum for torch's CUDA major (13.x >= 580, 12.x >= 525, 11.x >= 450).",
     "driver_below_cuda_minor": "The driver runs torch's CUDA only under minor-version compatibility (no PTX JIT of newer PTX).",
     "driver_cuda_version_not_toolkit": "nvidia-smi's 'CUDA Version' is the newest CUDA the driver supports, not the installed toolkit.",
@@ -47,11 +51,16 @@ def torch_variants_for_driver(torch_version: str, driver: str) -> list[str]:
 def driver_findings(facts: Facts) -> Iterable[Finding]:
     drv = facts.get("driver") or {}
     torch = layer(facts, "torch")
+    if drv.get("status") == "broken":
+        yield _broken_finding(drv)
+        return
     if drv.get("status") == "unavailable":
-        yield Finding("driver_unavailable", "driver", "warning", "Could not read the NVIDIA driver",
-                      (drv.get("reason") or "unknown reason",),
-                      Fix("nvidia-smi hung or failed; a hung nvidia-smi usually means a wedged driver.",
-                          ("nvidia-smi", "dmesg | grep -i nvrm")))
+        yield Finding("driver_unavailable", "driver", "warning", "The NVIDIA driver did not answer",
+                      (drv.get("reason") or "unknown reason",
+                       "whether a driver and GPUs are present is unknown (not the same as 'no GPU')"),
+                      Fix("A hung nvidia-smi usually means a wedged driver or a GPU that fell off the bus; the "
+                          "kernel log says which.",
+                          ("timeout 20 nvidia-smi", "sudo dmesg | grep -iE 'nvrm|xid'")))
         return
     if drv.get("status") == "absent" or not drv.get("gpus"):
         ev = [drv.get("reason") or "no GPU reported"]
@@ -103,3 +112,69 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
                       Fix("torch brings its own CUDA runtime (pip nvidia-* wheels); the local toolkit (nvcc) is only "
                           "used to build extensions such as kaolin. Compare torch.version.cuda and nvcc --version, "
                           "not nvidia-smi."))
+
+
+def _broken_finding(drv: dict) -> Finding:
+    kind = drv.get("broken_kind")
+    ev = [f"{drv.get('source')}: {drv.get('message') or drv.get('reason')}"]
+    if drv.get("library_version"):
+        ev.append(f"driver libraries (NVML): {drv['library_version']}")
+    kmod = drv.get("kernel_module_version")
+    ev.append(f"loaded kernel module: {kmod}" if kmod else
+              "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version does not exist)")
+    if kind == "version_mismatch":
+        title = "NVIDIA driver broken: the kernel module and the driver libraries are of different versions"
+        why = ("The driver was upgraded (or downgraded) but the old kernel module is still loaded. Reboot; without a "
+               "reboot, stop everything using the GPU and reload the module. CUDA reports no GPU until then; this "
+               "is not a CPU-only machine.")
+        cmds = ("sudo reboot   # simplest",
+                "# or, with nothing using the GPU (stop X / display manager, nvidia-persistenced, jobs):\n"
+                "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia && nvidia-smi",
+                "cat /proc/driver/nvidia/version; dpkg -l | grep -E 'nvidia-(driver|utils)'   # the two versions")
+    else:
+        title = "NVIDIA driver broken: installed, but its kernel module is not loaded"
+        why = ("nvidia-smi and NVML are installed but cannot reach the kernel module. Usual causes: the driver or the "
+               "kernel was updated without a reboot, a DKMS build failed for the running kernel, or Secure Boot "
+               "refused the unsigned module. CUDA reports no GPU until it loads; this is not a CPU-only machine "
+               "(in a VM or container without a GPU attached the driver packages are simply useless).")
+        cmds = ("sudo modprobe nvidia && nvidia-smi   # load it; the error says why it does not",
+                "sudo dmesg | grep -iE 'nvrm|nvidia' | tail -20",
+                "dkms status; mokutil --sb-state   # module built for this kernel? Secure Boot on?",
+                "sudo reboot   # after a driver or kernel update")
+    return Finding("driver_broken", "driver", "error", title, tuple(ev),
+                   Fix(why, cmds, ("https://docs.nvidia.com/deploy/driver-persistence/index.html",)))
+
+
+@rule("driver")
+def driver_vs_toolkits(facts: Facts) -> Iterable[Finding]:
+    """The driver against every nvcc a build would use: what it compiles must run on this driver."""
+    drv = layer(facts, "driver")
+    tk = layer(facts, "toolkit")
+    driver = drv.get("driver_version")
+    if drv.get("status") != "ok" or not driver or not drv.get("gpus") or not tk:
+        return
+    build_nvcc = tk.get("build_nvcc")
+    seen: set[str] = set()
+    for n in sorted(tk.get("nvccs") or [], key=lambda n: build_nvcc not in (n.get("paths") or [])):
+        ver = n.get("version")
+        if not ver or ver in seen:
+            continue
+        seen.add(ver)
+        fam = tables.family_min_driver(ver)
+        if not fam or _cmp(driver, fam) >= 0:
+            continue
+        is_build = bool(build_nvcc) and build_nvcc in (n.get("paths") or [])
+        torch = layer(facts, "torch")
+        ev = (f"driver {driver} (supports CUDA <= {drv.get('cuda_driver_version')})",
+              f"nvcc {ver} at {n.get('path')} ({'the one a build would use' if is_build else 'reachable via ' + ', '.join(n.get('found_via') or [])})",
+              f"CUDA {ver.split('.')[0]}.x binaries need a driver >= {fam}",
+              f"torch: {torch.get('version')} ({'CUDA ' + torch['cuda'] if torch.get('cuda') else 'CPU build'})"
+              if torch.get("installed") else "torch: not installed")
+        yield Finding("driver_too_old_for_toolkit", "driver", "error" if is_build else "warning",
+                      f"Driver {driver} is too old for nvcc {ver}: what it builds will not run here", ev,
+                      Fix(f"Code built by nvcc {ver} fails at run time with 'CUDA driver version is insufficient for "
+                          f"CUDA runtime version' on driver {driver}. Update the driver (>= {fam}), or build with a "
+                          "toolkit this driver supports"
+                          + (f" (CUDA <= {drv.get('cuda_driver_version')})." if drv.get("cuda_driver_version") else "."),
+                          ("# update the NVIDIA driver (needs root), then reboot",
+                           "nvidia-smi   # 'CUDA Version' = the newest CUDA this driver runs"), DRIVER_DOCS))

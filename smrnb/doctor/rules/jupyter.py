@@ -12,7 +12,7 @@ from smrnb.doctor.rules.context import layer
 
 CODES = {
     "threejs_extension_missing": "pythreejs is installed but its jupyter-threejs lab extension is missing or of another version where the server looks.",
-    "kernel_server_python_differs": "The kernel runs another Python environment than the Jupyter server (lab extensions come from the server's).",
+    "kernel_server_python_differs": "This kernel runs another Python environment than the Jupyter server that runs it (lab extensions come from the server's); other servers are not compared.",
     "kernelspec_env": "The kernelspec in use sets environment variables (its 'env'): they apply only to kernels started from it.",
 }
 
@@ -24,29 +24,41 @@ def jupyter_findings(facts: Facts) -> Iterable[Finding]:
         return
     versions = j.get("versions") or {}
     server_python = j.get("server_python")
+    owned = j.get("server_prefix_owned")
     if j.get("server_python_differs"):
+        wheels = f"jupyterlab_widgets pythreejs=={versions.get('pythreejs') or '2.4.2'}"
+        if server_python and owned:
+            fix = Fix("Front-end extensions (ipywidgets, jupyter-threejs) must be installed in the server's "
+                      "environment; Python packages in the kernel's.",
+                      (f"{shlex.quote(server_python)} -m pip install {wheels}",))
+        else:
+            fix = Fix("Front-end extensions (ipywidgets, jupyter-threejs) must be installed in the server's "
+                      f"environment ({j.get('server_prefix')}), which is not yours to change: ask whoever manages "
+                      f"it to install {wheels} there.")
         yield Finding("kernel_server_python_differs", "jupyter", "info",
-                      "The kernel and the Jupyter server use different Python environments",
+                      "This kernel and the Jupyter server running it use different Python environments",
                       (f"kernel: {j.get('kernel_python')} (prefix {j.get('kernel_prefix')})",
-                       f"server: {server_python} (prefix {j.get('server_prefix')})"),
-                      Fix("Front-end extensions (ipywidgets, jupyter-threejs) must be installed in the server's "
-                          "environment; Python packages in the kernel's.",
-                          (f"{shlex.quote(server_python)} -m pip install jupyterlab_widgets "
-                           f"pythreejs=={versions.get('pythreejs') or '2.4.2'}",) if server_python else ()))
+                       f"server (pid {next((s.get('pid') for s in j.get('servers') or [] if s.get('python') == server_python), '?')}, "
+                       f"an ancestor of this kernel): {server_python} (prefix {j.get('server_prefix')})"), fix)
     ext = j.get("threejs_labextension") or {}
     pv = versions.get("pythreejs")
     if pv and (not ext.get("installed") or ext.get("matches_pythreejs") is False):
-        target = shlex.quote(server_python) if server_python else "python"
         title = ("jupyter-threejs lab extension not found" if not ext.get("installed") else
                  f"jupyter-threejs {ext.get('version')} does not match pythreejs {pv}")
+        why = ("Without it 3D views show 'Error displaying widget: model not found'; smrnb falls back to "
+               "static pictures. Reinstall pythreejs in the server's environment and reload the page.")
+        if server_python and owned is False:
+            cmds: tuple[str, ...] = ("jupyter labextension list",)
+            why += f" The server's environment ({j.get('server_prefix')}) is not yours: ask whoever manages it."
+        else:
+            target = shlex.quote(server_python) if server_python else "python"
+            cmds = (f"{target} -m pip install --force-reinstall pythreejs=={pv}", "jupyter labextension list")
         yield Finding("threejs_extension_missing", "jupyter", "warning", title,
                       (f"pythreejs {pv} in the kernel",
                        f"expected jupyter-threejs {ext.get('expected_version') or 'matching'}",
                        f"found: {ext.get('path') or 'nothing'}",
                        f"searched: {', '.join(ext.get('searched') or [])}"),
-                      Fix("Without it 3D views show 'Error displaying widget: model not found'; smrnb falls back to "
-                          "static pictures. Reinstall pythreejs in the server's environment and reload the page.",
-                          (f"{target} -m pip install --force-reinstall pythreejs=={pv}", "jupyter labextension list")))
+                      Fix(why, cmds))
     spec = j.get("kernelspec")
     if spec and spec.get("env"):
         yield Finding("kernelspec_env", "jupyter", "info", f"Kernelspec '{spec.get('name')}' sets {len(spec['env'])} variable(s)",

@@ -190,14 +190,22 @@ def env_changed(facts: Mapping[str, Any]) -> Iterator[Finding]:
     for d in only_new:
         ev.append(f"{os.path.basename(str(d.get('extension')))} needs {d.get('library')}: only in {d.get('dir')}, "
                   "which is on LD_LIBRARY_PATH now but was not when the process started")
-    severity = "error" if only_new else "warning"
+    from smrnb.doctor.loader import change_effect
+
+    ev += [f"{var}: {change_effect(var)}" for var in changed]
+    severity = "error" if only_new else "warning" if "LD_LIBRARY_PATH" in changed else "info"
     title = ("Libraries an extension needs are reachable only through LD_LIBRARY_PATH set after start: the loader "
              "will not see them" if only_new else
-             f"{', '.join(changed)} changed after the process started: this process's loader does not see it")
+             "LD_LIBRARY_PATH changed after the process started: this process's loader does not see it"
+             if "LD_LIBRARY_PATH" in changed else
+             f"{', '.join(changed)} changed after the process started: child processes and builds see the new "
+             "value, a restarted kernel will not")
     yield Finding(
         "env_not_propagated_to_kernel", "loader", severity, title, tuple(ev),
-        Fix("ld.so reads LD_LIBRARY_PATH once, when the process starts; assigning os.environ (or %env) later "
-            "changes only child processes. Set it where the kernel is started: a kernelspec whose env carries it, "
-            "then restart the kernel with that kernel selected.",
+        Fix(("ld.so reads LD_LIBRARY_PATH once, when the process starts; assigning os.environ (or %env) later "
+             "changes only child processes. " if "LD_LIBRARY_PATH" in changed or only_new else
+             "Values set inside a running kernel are lost when it restarts. ")
+            + "Set them where the kernel is started: a kernelspec whose env carries them, then restart the kernel "
+              "with that kernel selected.",
             ("smr-doctor fix kernelspec --dry-run   # shows the kernel.json it would write",
              "smr-doctor fix kernelspec", "# then: Kernel > Change kernel > the new kernel, and restart it")))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -14,7 +15,11 @@ from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules.context import conda_nvcc_command, env_fix_commands, layer
 
 CODES = {
-    "cuda_home_malformed": "CUDA_HOME/CUDA_PATH is a PATH-style list or points to nvcc itself; torch uses it verbatim.",
+    "cuda_home_malformed": "CUDA_HOME/CUDA_PATH is not a toolkit directory (a PATH-style list, nvcc itself, bin/, a "
+                           "relative path, a path that does not exist, a file); torch uses it verbatim. Reported "
+                           "whatever torch is installed.",
+    "tool_did_not_answer": "A build tool (nvcc, gcc, ninja, cmake) exists but hung or flooded its output: it did not "
+                           "answer, which is not the same as missing.",
     "cuda_home_missing": "No CUDA toolkit (nvcc) where torch.utils.cpp_extension looks: CUDA extensions cannot build.",
     "cuda_home_incomplete": "The CUDA_HOME torch would use has nvcc but no include/cuda_runtime.h (a wrapper or partial toolkit).",
     "multiple_cuda_toolkits": "Several CUDA toolkits of different versions are reachable; the build may use another one than you think.",
@@ -79,10 +84,14 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
     target = toolkit_dir_for(exact) if exact else None
 
     if tk.get("cuda_home_malformed"):
-        raw = tk.get("cuda_home_env") or tk.get("cuda_path_env")
-        yield Finding("cuda_home_malformed", "toolkit", "error", "CUDA_HOME is malformed",
-                      (f"CUDA_HOME={raw!r}: {tk.get('cuda_home_malformed_why')}",
-                       f"torch would look for {raw}/bin/nvcc"),
+        var = tk.get("cuda_home_malformed_var") or ("CUDA_HOME" if tk.get("cuda_home_env") else "CUDA_PATH")
+        raw = tk.get("cuda_home_env") if var == "CUDA_HOME" else tk.get("cuda_path_env")
+        why = tk.get("cuda_home_malformed_why") or "is malformed"
+        yield Finding("cuda_home_malformed", "toolkit", "error" if tcuda else "warning", f"{var} {why.split(' (')[0]}",
+                      (f"{var}={raw!r}: {why}",
+                       f"torch.utils.cpp_extension would look for {raw}/bin/nvcc",
+                       f"torch: {torch.get('version')} ({'CUDA ' + tcuda if tcuda else 'CPU build'})"
+                       if torch.get("installed") else "torch: not installed"),
                       _set_cuda_home_fix(facts, "CUDA_HOME must be one toolkit directory (the one containing bin/nvcc "
                                                 "and include/), e.g. /usr/local/cuda-12.1.", target, tcuda))
 
@@ -168,7 +177,16 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                                        f"nvcc {build_ver} supports: {', '.join(int_to_cc(s) for s in sorted(supported))}"),
                                       _arch_list_fix(facts, supported))
 
-    if torch.get("installed") and tk.get("ninja") is None:
+    hung = tk.get("did_not_answer") or {}
+    if hung:
+        yield Finding("tool_did_not_answer", "toolkit", "warning",
+                      f"{len(hung)} build tool(s) did not answer: {', '.join(os.path.basename(k) for k in hung)}",
+                      tuple(hung.values()),
+                      Fix("These tools exist but hung (or printed without end) and were stopped; what they would "
+                          "report is unknown. Run them by hand to see why (a network file system, a licence or "
+                          "module system waiting, a wrapper script).",
+                          tuple(f"timeout 20 {k if k.startswith('/') else k} --version" for k in hung)))
+    if torch.get("installed") and tk.get("ninja") is None and "ninja" not in hung:
         yield Finding("ninja_missing", "toolkit", "warning", "ninja is not on PATH",
                       ("ninja --version: not found",),
                       Fix("torch's extension builder uses ninja for parallel builds, and JIT-loaded extensions "

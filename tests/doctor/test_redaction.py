@@ -1,0 +1,152 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Redaction by value: each kind of secret is planted, then every output format is searched for it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from smrnb.doctor import Report, explain
+from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor._redact import REDACTED, display_env, redact_text, sanitize
+
+# one planted value of each kind (shapes as the services issue them; none is a real credential)
+PLANTED = {
+    "url_userinfo": "https://alice:pa55-w0rd-xyz@pypi.internal.example/simple",
+    "ghp": "ghp_Z3xKq9vT2mB7nR4wY6pL1sD8fH0jA5cE2gU9",
+    "github_pat": "github_pat_11ABCDEFG0q8RkP2Ls7Mw_Vt5Xn3Yb9Zc4Hd6Jf1Gk8Lm2Np5Qr7St0Uv",
+    "hf": "hf_QmWnEbRvTcYxUzIaOsPdLfKgJhMqNwBeVrCt",
+    "aws": "AKIAZ7QPLMNB3XWV5KTR",
+    "slack": "xoxb-2718281828-3141592653-Qz8Wv2Lm6Np4",
+    "openai": "sk-proj-Tq8Zr2Lw9Xv4Bn7Mk1Pd3Sf6Gh0Jc5",
+}
+# the part of each planted value that must never appear
+SECRET_PART = {k: v for k, v in PLANTED.items()}
+SECRET_PART["url_userinfo"] = "pa55-w0rd-xyz"
+KERNEL_ENV = {"WANDB_MODE_SETTING": "team-value-77", "OMP_NUM_THREADS": "8", "CUDA_HOME": "/opt/cuda-12.8",
+              "LD_LIBRARY_PATH": "/opt/lib:/usr/local/cuda/lib64", "SERVICE_URL": "https://bob:kern3l-pw@svc.example"}
+KERNEL_SECRET_VALUES = ("team-value-77", "kern3l-pw")
+
+
+def _all_formats(rep: Report) -> dict[str, str]:
+    return {"text": rep.to_text(verbose=True), "json": rep.to_json(), "markdown": rep.to_markdown(redact=True),
+            "markdown_raw": rep.to_markdown(redact=False), "html": rep._repr_html_() or "", "repr": repr(rep),
+            "dict": str(rep.to_dict()), "pretty_json": rep.as_format("json").to_json()}
+
+
+def _assert_clean(outputs: dict[str, str], secrets=None) -> None:
+    secrets = list(SECRET_PART.values()) if secrets is None else list(secrets)
+    for fmt, text in outputs.items():
+        for s in secrets:
+            assert s not in text, f"{s!r} leaked in {fmt}"
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTED))
+def test_each_kind_is_redacted_in_plain_text(kind):
+    text = f"pip install --index-url x {PLANTED[kind]} failed"
+    out = redact_text(text)
+    assert SECRET_PART[kind] not in out and REDACTED in out
+    assert out.startswith("pip install --index-url x ") and out.endswith(" failed")
+
+
+def test_ordinary_text_is_left_alone():
+    for t in ("ssh://git@github.com/NVIDIAGameWorks/kaolin.git", "/usr/local/cuda-12.1/bin/nvcc",
+              "hf_hub_download scikit-learn sk-learn", "libcudart.so.12: cannot open shared object file",
+              "https://download.pytorch.org/whl/cu128", "_ZN3c105ErrorC2ENS_14SourceLocationESs",
+              "TORCH_CUDA_ARCH_LIST=9.0 CUDA_HOME=/usr/local/cuda", "torch 2.11.0+cu130 (CUDA 13.0 build)"):
+        assert redact_text(t) == t, t
+
+
+def test_kernelspec_env_shows_names_and_only_path_values():
+    shown = display_env(KERNEL_ENV)
+    assert set(shown) == set(KERNEL_ENV)
+    assert shown["CUDA_HOME"] == "/opt/cuda-12.8" and shown["LD_LIBRARY_PATH"] == KERNEL_ENV["LD_LIBRARY_PATH"]
+    for k in ("WANDB_MODE_SETTING", "OMP_NUM_THREADS", "SERVICE_URL"):
+        assert shown[k] == REDACTED
+
+
+def _planted_report() -> Report:
+    facts = {"jupyter": {"status": "ok", "kernelspec": {"name": "k", "env": display_env(KERNEL_ENV)},
+                         "note": f"index {PLANTED['url_userinfo']}"},
+             "context": {"status": "ok", "cmdline": " ".join(PLANTED.values())}}
+    f = Finding("kernelspec_env", "jupyter", "warning", f"token {PLANTED['ghp']} in a title",
+                tuple(f"{k}: {v}" for k, v in PLANTED.items()),
+                Fix(f"why {PLANTED['hf']}", (f"git clone {PLANTED['url_userinfo']}", f"export X={PLANTED['aws']}"),
+                    (PLANTED["url_userinfo"],)))
+    return Report(facts, [f], {"command": f"smr-doctor --token {PLANTED['slack']} {PLANTED['openai']}"})
+
+
+def test_every_format_of_a_report_is_clean():
+    rep = _planted_report()
+    outs = _all_formats(rep)
+    _assert_clean(outs)
+    _assert_clean(outs, KERNEL_SECRET_VALUES)
+    assert "WANDB_MODE_SETTING" in outs["json"]  # the name is shown
+
+
+def test_findings_added_after_construction_are_redacted_by_the_renderers():
+    rep = Report({}, [])
+    rep.findings.append(Finding("cudart_not_found", "loader", "error", f"echo {PLANTED['github_pat']}",
+                                (f"pulled from {PLANTED['url_userinfo']}",), Fix(PLANTED["openai"])))
+    _assert_clean(_all_formats(rep))
+
+
+def test_render_html_called_directly_is_clean():
+    """The DoctorView widget calls render_html itself, not through _repr_html_."""
+    from smrnb.doctor.report import render_html
+
+    rep = Report({}, [])
+    rep.findings.append(Finding("cudart_not_found", "loader", "error", PLANTED["aws"], (PLANTED["url_userinfo"],)))
+    _assert_clean({"render_html": render_html(rep)})
+
+
+def test_explain_echoes_no_secret():
+    text = ("Looking in indexes: " + PLANTED["url_userinfo"] + "\n"
+            f"HF_TOKEN={PLANTED['hf']} GITHUB={PLANTED['ghp']} AWS={PLANTED['aws']}\n"
+            "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+            f"slack {PLANTED['slack']} key {PLANTED['openai']} pat {PLANTED['github_pat']}\n")
+    rep = explain(text, live=False)
+    _assert_clean(_all_formats(rep))
+
+
+def test_sanitize_walks_nested_data_and_is_fast():
+    obj = {"a": [PLANTED["ghp"], {"b": (PLANTED["url_userinfo"],)}], "MY_TOKEN": "plain-value-here"}
+    out = sanitize(obj, [])
+    assert json.dumps(out).count(REDACTED) == 3
+    big = ("x" * 200 + " " + PLANTED["hf"] + " https://u:p@h/ ") * 5000  # ~1.4 MB
+    t0 = time.perf_counter()
+    red = redact_text(big)
+    assert time.perf_counter() - t0 < 2.0
+    assert PLANTED["hf"] not in red and "u:p@" not in red
+
+
+@pytest.mark.slow
+def test_cli_outputs_with_planted_values_and_a_kernelspec(tmp_path):
+    kdir = tmp_path / "data" / "kernels" / "mine"
+    kdir.mkdir(parents=True)
+    (kdir / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "Mine",
+        "language": "python", "env": KERNEL_ENV}))
+    env = dict(os.environ, JUPYTER_DATA_DIR=str(tmp_path / "data"), PIP_INDEX_URL=PLANTED["url_userinfo"],
+               SOME_SETTING=PLANTED["github_pat"])
+    text = " ".join(PLANTED.values()) + " libcudart.so.11.0: cannot open shared object file"
+    runs = [["explain", "--offline", text], ["explain", "--offline", "--json", text],
+            ["explain", "--offline", "--markdown", text], ["--json", "--layer", "jupyter", "--timeout", "3"],
+            ["--layer", "jupyter", "--timeout", "3"], ["--markdown", "--layer", "jupyter", "--timeout", "3"],
+            ["fix", "kernelspec", "--dry-run", "--timeout", "3"], ["fix", "snippets", "--timeout", "3"]]
+    for args in runs:
+        p = subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", *args], capture_output=True, text=True,
+                           timeout=120, env=env)
+        assert p.returncode in (0, 1), (args, p.stderr)
+        _assert_clean({f"{args} stdout": p.stdout, f"{args} stderr": p.stderr})
+        _assert_clean({f"{args} stdout": p.stdout}, KERNEL_SECRET_VALUES)
+        if args[0] == "fix" and args[1] == "kernelspec":
+            # the base spec (matched by its argv[0]) is copied: names shown, secret values not; its
+            # CUDA_HOME=/opt/cuda-12.8 does not exist here, so it is not copied at all
+            assert '"WANDB_MODE_SETTING": "<redacted>"' in p.stdout and '"OMP_NUM_THREADS"' in p.stdout, p.stdout
+            assert "CUDA_HOME='/opt/cuda-12.8' does not exist: not copied" in p.stdout, p.stdout
