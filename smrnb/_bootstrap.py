@@ -68,36 +68,64 @@ def inside(venv: Path) -> bool:
 
 
 def nvidia_driver(run=subprocess.run) -> str | None:
-    """The NVIDIA driver version ``nvidia-smi`` reports, or None (no tool, no GPU, broken driver)."""
+    """The CUDA version the NVIDIA driver supports (``nvidia-smi``'s "CUDA Version"), or None: no tool,
+    no GPU, or a broken driver (which the doctor then explains)."""
+    import re
+
     smi = shutil.which("nvidia-smi")
     if smi is None:
         return None
     try:
-        r = run([smi, "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True, text=True,
-                timeout=20)
+        r = run([smi], capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.SubprocessError):
         return None
-    line = (r.stdout or "").strip().splitlines()
-    return line[0].strip() if r.returncode == 0 and line and line[0].strip()[:1].isdigit() else None
+    m = re.search(r"CUDA Version:\s*([0-9]+\.[0-9]+)", r.stdout or "") if r.returncode == 0 else None
+    return m.group(1) if m else None
 
 
-def torch_choice(driver: str | None, env: dict[str, str] | None = None) -> dict[str, object]:
+def _vt(text: str) -> tuple[int, ...]:
+    import re
+
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
+
+
+def torch_table() -> list[tuple[str, list[str]]]:
+    """``(torch minor, [CUDA variants])`` from the doctor's own table (``doctor/tables/torch_cuda.csv``)."""
+    import csv
+
+    with open(Path(__file__).resolve().parent / "doctor" / "tables" / "torch_cuda.csv", newline="",
+              encoding="utf-8") as fh:
+        rows = [(r["torch"], r["variants"].split()) for r in csv.DictReader(fh)]
+    return sorted(rows, key=lambda r: _vt(r[0]))
+
+
+def torch_choice(driver_cuda: str | None, env: dict[str, str] | None = None,
+                 table: list[tuple[str, list[str]]] | None = None) -> dict[str, object]:
     """What to install for torch: ``{"requirement", "index" (or None), "why"}``.
 
     ``SMRNB_TORCH`` (a requirement such as ``torch==2.8.0``) and ``SMRNB_TORCH_INDEX`` override.
     No driver: the CPU build (:data:`TORCH_CPU`), tried from pip's own configuration first (a local
-    wheel or mirror) and from :data:`TORCH_CPU_INDEX` otherwise. A driver: PyPI's ``torch``, a CUDA
-    build; ``smr-doctor`` then checks it against the driver and prints another variant if needed.
+    wheel or mirror) and from :data:`TORCH_CPU_INDEX` otherwise. A driver supporting CUDA X.Y: the
+    newest torch in the doctor's table with a CUDA build <= X.Y, from that build's PyTorch index
+    (PyPI's default CUDA build may need a newer driver than the machine has).
     """
     env = os.environ if env is None else env
     if env.get("SMRNB_TORCH"):
         return {"requirement": env["SMRNB_TORCH"], "index": env.get("SMRNB_TORCH_INDEX") or None,
                 "why": "SMRNB_TORCH is set"}
-    if driver is None:
-        return {"requirement": TORCH_CPU, "index": TORCH_CPU_INDEX,
-                "why": "no NVIDIA driver answers (nvidia-smi): the CPU build"}
-    return {"requirement": "torch>=2.1", "index": None,
-            "why": f"NVIDIA driver {driver}: PyPI's CUDA build (smr-doctor checks it against the driver)"}
+    cpu = {"requirement": TORCH_CPU, "index": TORCH_CPU_INDEX}
+    if driver_cuda is None:
+        return {**cpu, "why": "no NVIDIA driver answers (nvidia-smi): the CPU build"}
+    drv = _vt(driver_cuda)[:2]
+    for minor, variants in reversed(table if table is not None else torch_table()):
+        runnable = [v for v in variants if v.startswith("cu") and v[2:].isdigit()
+                    and (int(v[2:-1]), int(v[-1])) <= drv]
+        if runnable:
+            best = max(runnable, key=lambda v: (int(v[2:-1]), int(v[-1])))
+            return {"requirement": f"torch=={minor}.*", "index": f"https://download.pytorch.org/whl/{best}",
+                    "why": f"NVIDIA driver for CUDA {driver_cuda}: torch {minor} built for CUDA "
+                           f"{best[2:-1]}.{best[-1]} ({best})"}
+    return {**cpu, "why": f"the driver's CUDA {driver_cuda} is older than every CUDA build of torch: the CPU build"}
 
 
 def _pip(py: Path, *args: str) -> int:

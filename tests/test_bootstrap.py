@@ -18,9 +18,14 @@ def test_torch_for_a_machine_without_a_driver_is_the_cpu_build():
     assert "no NVIDIA driver" in c["why"]
 
 
-def test_torch_for_a_machine_with_a_driver_is_pypis_cuda_build_and_the_override_wins():
-    c = b.torch_choice("580.159.04", env={})
-    assert c["requirement"] == "torch>=2.1" and c["index"] is None and "580.159.04" in c["why"]
+def test_torch_for_a_driver_is_the_newest_build_it_can_run_and_the_override_wins():
+    table = [("2.6", ["cu118", "cu124", "cu126"]), ("2.9", ["cu126", "cu128", "cu130"]), ("2.11", ["cu128", "cu130"])]
+    c = b.torch_choice("13.0", env={}, table=table)
+    assert c["requirement"] == "torch==2.11.*" and c["index"] == "https://download.pytorch.org/whl/cu130"
+    c = b.torch_choice("12.6", env={}, table=table)  # an older driver: the newest torch with a cu126 build
+    assert c["requirement"] == "torch==2.9.*" and c["index"].endswith("/cu126") and "CUDA 12.6" in c["why"]
+    assert b.torch_choice("11.4", env={}, table=table)["requirement"] == b.TORCH_CPU  # too old for any
+    assert b.torch_choice("13.0", env={})["index"].startswith("https://download.pytorch.org/whl/cu")  # the real table
     c = b.torch_choice(None, env={"SMRNB_TORCH": "torch==2.8.0", "SMRNB_TORCH_INDEX": "https://example.invalid/cu128"})
     assert c == {"requirement": "torch==2.8.0", "index": "https://example.invalid/cu128", "why": "SMRNB_TORCH is set"}
 
@@ -29,7 +34,8 @@ def test_the_driver_is_read_from_nvidia_smi_and_a_broken_one_is_none(monkeypatch
     monkeypatch.setattr(b.shutil, "which", lambda name: "/usr/bin/nvidia-smi")
 
     def ok(cmd, **kw):
-        return subprocess.CompletedProcess(cmd, 0, "580.159.04\n", "")
+        return subprocess.CompletedProcess(cmd, 0, "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   "
+                                                   "CUDA Version: 13.0     |\n", "")
 
     def broken(cmd, **kw):
         return subprocess.CompletedProcess(cmd, 9, "NVIDIA-SMI has failed because it couldn't communicate with the "
@@ -38,7 +44,7 @@ def test_the_driver_is_read_from_nvidia_smi_and_a_broken_one_is_none(monkeypatch
     def hangs(cmd, **kw):
         raise subprocess.TimeoutExpired(cmd, kw.get("timeout"))
 
-    assert b.nvidia_driver(run=ok) == "580.159.04"
+    assert b.nvidia_driver(run=ok) == "13.0"
     assert b.nvidia_driver(run=broken) is None and b.nvidia_driver(run=hangs) is None
     monkeypatch.setattr(b.shutil, "which", lambda name: None)
     assert b.nvidia_driver(run=ok) is None
