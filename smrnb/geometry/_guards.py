@@ -23,24 +23,31 @@ def _short(value: Any, limit: int = 60) -> str:
     return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
-def resolve_device(device: Any, name: str = "device") -> torch.device:
-    """``device`` as a ``torch.device`` this process can use, or a :class:`SmrnbError` naming ``name``.
-
-    Accepts ``'cpu'``, ``'cuda'``, ``'cuda:N'`` and ``torch.device``; refuses other types, unknown
-    names and CUDA when torch sees no GPU (a CPU-only build or no driver) or not that many GPUs.
-    """
+def parse_device(device: Any, name: str = "device") -> torch.device:
+    """``device`` as a ``torch.device`` of a type smrnb runs on (``cpu``, ``cuda``, ``cuda:N``), not yet
+    checked against this machine (a pipeline may be built here and run on a GPU node)."""
     if isinstance(device, torch.device):
         dev = device
     elif isinstance(device, str):
         try:
             dev = torch.device(device.strip())
         except (RuntimeError, ValueError):
-            raise SmrnbValueError(f"{name} must be 'cpu', 'cuda' or 'cuda:N', got {_short(device)}") from None
+            raise SmrnbValueError(f"{name} must be 'cpu' or 'cuda' (or 'cuda:N'), got {_short(device)}") from None
     else:
         raise SmrnbTypeError(f"{name} must be a str ('cpu', 'cuda', 'cuda:N') or torch.device, "
                              f"got {type(device).__name__}")
     if dev.type not in DEVICE_TYPES:
-        raise SmrnbValueError(f"{name} must be 'cpu', 'cuda' or 'cuda:N', got {_short(device)}")
+        raise SmrnbValueError(f"{name} must be 'cpu' or 'cuda' (or 'cuda:N'), got {_short(device)}")
+    return dev
+
+
+def resolve_device(device: Any, name: str = "device") -> torch.device:
+    """``device`` as a ``torch.device`` this process can use, or a :class:`SmrnbError` naming ``name``.
+
+    Accepts ``'cpu'``, ``'cuda'``, ``'cuda:N'`` and ``torch.device``; refuses other types, unknown
+    names and CUDA when torch sees no GPU (a CPU-only build or no driver) or not that many GPUs.
+    """
+    dev = parse_device(device, name)
     if dev.type == "cuda":
         if not torch.cuda.is_available():
             build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
@@ -79,4 +86,4 @@ def check_index_range(idx: torch.Tensor, n: int, name: str, into: str) -> None:
                               f"outside, in [{lo}, {hi}]")
 
 
-__all__ = ["resolve_device", "same_device", "check_index_range", "DEVICE_TYPES"]
+__all__ = ["parse_device", "resolve_device", "same_device", "check_index_range", "DEVICE_TYPES"]
