@@ -114,7 +114,7 @@ def _():
 def _():
     out = tmp() / "o.ply"
     out.write_text("keep")
-    r, _ = smrnb_cli("step", "tsdf", "--input", "sample", "--output", str(out))
+    r, _ = smrnb_cli("step", "points", "--input", "sample", "--output", str(out))
     assert r.returncode == 2 and "--overwrite" in r.stderr and out.read_text() == "keep", r.stderr[-800:]
 
 

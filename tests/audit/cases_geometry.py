@@ -323,9 +323,8 @@ def _():
 @case("surface_metrics_same_mesh", ("surface_metrics",), OK, group="metrics")
 def _():
     m = sphere(2)
-    r = _s().surface_metrics(m, m, tau=0.01, n_samples=5000)
-    fs = r["fscore"] if "fscore" in r else r.get("f_score", r.get("f-score"))
-    assert fs is None or fs > 0.99, r
+    r = _s().surface_metrics(m, m, tau=0.2, n_samples=5000)  # samples ~0.05 apart on the unit sphere
+    assert r["fscore"] > 0.99 and r["accuracy"] < 0.05 and r["normal_consistency"] > 0.95, r
 
 
 @case("depth_error_not_frames", ("depth_error",), r"frames must be", group="metrics")
@@ -359,7 +358,8 @@ def _():
 @case("simplify_all_degenerate", ("simplify_mesh",), r"mesh must have faces of non-zero area", group="repair")
 def _():
     torch = _t()
-    _s().simplify_mesh(_s().Mesh(torch.rand(4, 3), torch.tensor([[0, 0, 1], [2, 2, 2]])), 4)
+    f = torch.tensor([[i, i, i + 1] for i in range(0, 18, 2)])
+    _s().simplify_mesh(_s().Mesh(torch.rand(20, 3), f), 4)
 
 
 @case("simplify_negative_target", ("simplify_mesh",), r"target_number_of_vertices", group="repair")
