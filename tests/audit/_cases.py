@@ -1,11 +1,10 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """The bad-input audit: every public function of smrnb tried as a hostile user would.
 
-Each case is a function that runs in a child process (see ``_runner.py``). It either raises (the
-harness then requires a :class:`smrnb.SmrnbError` whose message matches ``expect``, a pattern that
-names the argument or file at fault) or returns normally after asserting the correct result itself
-(``expect=OK``). A case that can crash, hang or exhaust memory is ``isolate=True``: it gets its own
-process; the others share one process per ``group``.
+Each case is a function that runs in its own forked process (see ``_runner.py``) under a memory
+limit and a timeout. It either raises (the harness then requires a :class:`smrnb.SmrnbError` whose
+message matches ``expect``, a pattern that names the argument or file at fault) or returns
+normally after asserting the correct result itself (``expect=OK``).
 
 ``NEEDS_TUTORIAL`` lists the cases about validation where data enters (poses, intrinsics, colour
 ranges) and the memory budget: they pass once that work is merged.
@@ -29,22 +28,19 @@ class Case:
     targets: tuple[str, ...]  # public names (smrnb.__all__) or "cli" it exercises
     fn: Callable[[], object]
     expect: str  # OK, or a regex the SmrnbError message must match (case-insensitive)
-    isolate: bool = False
-    group: str = "misc"
     timeout: float = 60.0
-    mem_gib: float = 6.0  # RLIMIT_AS of the child
+    mem_gib: float = 6.0  # RLIMIT_AS of the case: what the runner maps plus this
 
 
 CASES: dict[str, Case] = {}
 
 
-def case(name: str, targets: str | tuple[str, ...], expect: str, *, isolate: bool = False, group: str | None = None,
-         timeout: float = 60.0, mem_gib: float = 6.0):
+def case(name: str, targets: str | tuple[str, ...], expect: str, *, timeout: float = 60.0, mem_gib: float = 6.0):
     def deco(fn):
         if name in CASES:
             raise AssertionError(f"duplicate audit case {name}")
         t = (targets,) if isinstance(targets, str) else tuple(targets)
-        CASES[name] = Case(name, t, fn, expect, isolate, group or t[0], timeout, mem_gib)
+        CASES[name] = Case(name, t, fn, expect, timeout, mem_gib)
         return fn
     return deco
 

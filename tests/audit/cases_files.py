@@ -15,7 +15,7 @@ def _s():
     return smrnb
 
 
-@case("disk_full_keeps_previous_glb", ("export_mesh",), OK, isolate=True, timeout=60)
+@case("disk_full_keeps_previous_glb", ("export_mesh",), OK, timeout=60)
 def _():
     p = tmp() / "mesh.glb"
     _s().export_mesh(sphere(1), p)
@@ -31,7 +31,7 @@ def _():
     assert [q.name for q in p.parent.iterdir()] == ["mesh.glb"], list(p.parent.iterdir())
 
 
-@case("disk_full_new_ply_is_error", ("export_mesh",), r"could not be written.*nothing was written", isolate=True)
+@case("disk_full_new_ply_is_error", ("export_mesh",), r"could not be written.*nothing was written")
 def _():
     limit_file_size(1024)
     p = tmp() / "new.ply"
@@ -41,7 +41,7 @@ def _():
         assert not p.exists()
 
 
-@case("killed_mid_write_keeps_previous", ("export_mesh",), OK, isolate=True, timeout=60)
+@case("killed_mid_write_keeps_previous", ("export_mesh",), OK, timeout=60)
 def _():
     """A child killed while writing (SIGKILL from inside the write) leaves the old file whole."""
     import signal
@@ -68,7 +68,7 @@ def _():
     assert p.read_bytes() != before
 
 
-@case("unwritable_folder_checked_before_work", ("export_mesh",), r"cannot be written", isolate=True)
+@case("unwritable_folder_checked_before_work", ("export_mesh",), r"cannot be written")
 def _():
     """/proc takes no new files, even from root (who bypasses permission bits)."""
     _s().export_mesh(sphere(1), "/proc/1/smrnb/x.ply")

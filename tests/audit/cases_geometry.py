@@ -45,7 +45,7 @@ def _():
     _s().TSDFVolume(0.05, device=3.5)
 
 
-@case("device_cuda_load_mesh", ("load_mesh",), r"device=.cuda.*no CUDA GPU|device.*cuda", group="io")
+@case("device_cuda_load_mesh", ("load_mesh",), r"device=.cuda.*no CUDA GPU|device.*cuda")
 def _():
     torch = _t()
     if torch.cuda.is_available():
@@ -57,12 +57,12 @@ def _():
     _s().load_mesh(p, device="cuda")
 
 
-@case("device_banana_pipeline", ("Pipeline",), r"device must be 'cpu' or 'cuda'.*banana", group="pipeline")
+@case("device_banana_pipeline", ("Pipeline",), r"device must be 'cpu' or 'cuda'.*banana")
 def _():
     _s().Pipeline(["tsdf"], source="sample", device="banana")
 
 
-@case("device_mixed_export", ("export_mesh",), r"one device.*vertices on cpu.*faces on meta|one device", group="io")
+@case("device_mixed_export", ("export_mesh",), r"one device.*vertices on cpu.*faces on meta|one device")
 def _():
     m = sphere(1)
     from tests.audit._cases import tmp
@@ -70,7 +70,7 @@ def _():
     _s().export_mesh(m.replace(faces=m.faces.to("meta")), tmp() / "x.glb")
 
 
-@case("device_mixed_auto_uv", ("auto_uv",), r"one device", group="uv")
+@case("device_mixed_auto_uv", ("auto_uv",), r"one device")
 def _():
     m = sphere(1)
     _s().auto_uv(m.vertices, m.faces.to("meta"))
@@ -239,15 +239,14 @@ def _():
     _s().pointcloud_to_voxelgrid(p, 0.1, (8, 8, 8))
 
 
-@case("pointcloud_to_voxelgrid_huge_grid", ("pointcloud_to_voxelgrid",), r"grid_shape|memory|estimate",
-      isolate=True, mem_gib=8.0, timeout=60)
+@case("pointcloud_to_voxelgrid_huge_grid", ("pointcloud_to_voxelgrid",), r"grid_shape|memory|estimate", mem_gib=4.0,
+      timeout=60)
 def _():
     torch = _t()
     _s().pointcloud_to_voxelgrid(torch.rand(10, 3), 0.001, (2048, 2048, 2048))
 
 
-@case("voxelgrid_to_mesh_huge_input", ("voxelgrid_to_mesh",), r"memory|estimate|voxelgrid",
-      isolate=True, mem_gib=8.0, timeout=90)
+@case("voxelgrid_to_mesh_huge_input", ("voxelgrid_to_mesh",), r"memory|estimate|voxelgrid", mem_gib=8.0, timeout=90)
 def _():
     torch = _t()
     g = torch.zeros(1200, 1200, 1200, dtype=torch.uint8)
@@ -297,7 +296,7 @@ def _():
 
 # ------------------------------------------------------------------------------------ metrics
 
-@case("surface_metrics_negative_face", ("surface_metrics",), r"pred.faces must index", group="metrics")
+@case("surface_metrics_negative_face", ("surface_metrics",), r"pred.faces must index")
 def _():
     m = sphere(1)
     f = m.faces.clone()
@@ -305,7 +304,7 @@ def _():
     _s().surface_metrics(m.replace(faces=f), m, n_samples=1000)
 
 
-@case("surface_metrics_out_of_range_face", ("surface_metrics",), r"gt.faces must index", group="metrics")
+@case("surface_metrics_out_of_range_face", ("surface_metrics",), r"gt.faces must index")
 def _():
     m = sphere(1)
     f = m.faces.clone()
@@ -313,33 +312,33 @@ def _():
     _s().surface_metrics(m, m.replace(faces=f), n_samples=1000)
 
 
-@case("surface_metrics_huge_n_samples", ("surface_metrics",), r"n_samples|memory|estimate", isolate=True,
+@case("surface_metrics_huge_n_samples", ("surface_metrics",), r"n_samples|memory|estimate",
       mem_gib=8.0, timeout=60)
 def _():
     m = sphere(1)
     _s().surface_metrics(m, m, n_samples=10 ** 10)
 
 
-@case("surface_metrics_same_mesh", ("surface_metrics",), OK, group="metrics")
+@case("surface_metrics_same_mesh", ("surface_metrics",), OK)
 def _():
     m = sphere(2)
     r = _s().surface_metrics(m, m, tau=0.2, n_samples=5000)  # samples ~0.05 apart on the unit sphere
     assert r["fscore"] > 0.99 and r["accuracy"] < 0.05 and r["normal_consistency"] > 0.95, r
 
 
-@case("depth_error_not_frames", ("depth_error",), r"frames must be", group="metrics")
+@case("depth_error_not_frames", ("depth_error",), r"frames must be")
 def _():
     _s().depth_error(sphere(1), "x")
 
 
 # ------------------------------------------------------------------------------------ repair, simplify, normals
 
-@case("fill_holes_not_mesh", ("fill_holes",), r"mesh must be", group="repair")
+@case("fill_holes_not_mesh", ("fill_holes",), r"mesh must be")
 def _():
     _s().fill_holes("mesh")
 
 
-@case("fill_holes_bad_faces", ("fill_holes",), r"faces", group="repair")
+@case("fill_holes_bad_faces", ("fill_holes",), r"faces")
 def _():
     m = sphere(1)
     f = m.faces.clone()
@@ -347,7 +346,7 @@ def _():
     _s().fill_holes(m.replace(faces=f))
 
 
-@case("repair_non_manifold_bad_faces", ("repair_non_manifold",), r"faces", group="repair")
+@case("repair_non_manifold_bad_faces", ("repair_non_manifold",), r"faces")
 def _():
     m = sphere(1)
     f = m.faces.clone()
@@ -355,30 +354,30 @@ def _():
     _s().repair_non_manifold(m.replace(faces=f))
 
 
-@case("simplify_all_degenerate", ("simplify_mesh",), r"mesh must have faces of non-zero area", group="repair")
+@case("simplify_all_degenerate", ("simplify_mesh",), r"mesh must have faces of non-zero area")
 def _():
     torch = _t()
     f = torch.tensor([[i, i, i + 1] for i in range(0, 18, 2)])
     _s().simplify_mesh(_s().Mesh(torch.rand(20, 3), f), 4)
 
 
-@case("simplify_negative_target", ("simplify_mesh",), r"target_number_of_vertices", group="repair")
+@case("simplify_negative_target", ("simplify_mesh",), r"target_number_of_vertices")
 def _():
     _s().simplify_mesh(sphere(1), -5)
 
 
-@case("subdivide_bad_method", ("subdivide_mesh",), r"method", group="repair")
+@case("subdivide_bad_method", ("subdivide_mesh",), r"method")
 def _():
     _s().subdivide_mesh(sphere(1), method="banana")
 
 
-@case("face_normals_bad_faces", ("compute_face_normals",), r"faces", group="repair")
+@case("face_normals_bad_faces", ("compute_face_normals",), r"faces")
 def _():
     torch = _t()
     _s().compute_face_normals(torch.rand(4, 3), torch.tensor([[0, 1, 9]]))
 
 
-@case("vertex_normals_bad_weighting", ("compute_vertex_normals",), r"weighting", group="repair")
+@case("vertex_normals_bad_weighting", ("compute_vertex_normals",), r"weighting")
 def _():
     m = sphere(1)
     _s().compute_vertex_normals(m.vertices, m.faces, weighting="banana")
@@ -395,10 +394,10 @@ for _scale in (1e10, 1e15, 1e20, 1e30):
             assert bool(torch.isfinite(uvs).all()) and float(uvs.min()) >= 0 and float(uvs.max()) <= 1
             assert fuv.shape == m.faces.shape and int(fuv.max()) < uvs.shape[0]
         return run
-    case(f"auto_uv_huge_coordinates_x{_scale:.0e}", ("auto_uv",), OK, isolate=True, timeout=60)(_make(_scale))
+    case(f"auto_uv_huge_coordinates_x{_scale:.0e}", ("auto_uv",), OK, timeout=60)(_make(_scale))
 
 
-@case("auto_uv_scale_invariant", ("auto_uv",), OK, group="uv")
+@case("auto_uv_scale_invariant", ("auto_uv",), OK)
 def _():
     m = sphere(2)
     a = _s().auto_uv(m.vertices, m.faces, chart_num=8, resolution=256)
@@ -408,7 +407,7 @@ def _():
     assert abs(a.report.stretch_mean - b.report.stretch_mean) < 0.05
 
 
-@case("auto_uv_nan_vertices", ("auto_uv",), r"vertices must be finite", group="uv")
+@case("auto_uv_nan_vertices", ("auto_uv",), r"vertices must be finite")
 def _():
     m = sphere(1)
     v = m.vertices.clone()
@@ -416,20 +415,20 @@ def _():
     _s().auto_uv(v, m.faces)
 
 
-@case("auto_uv_all_degenerate", ("auto_uv",), r"non-zero (area|extent)", isolate=True, timeout=60)
+@case("auto_uv_all_degenerate", ("auto_uv",), r"non-zero (area|extent)", timeout=60)
 def _():
     torch = _t()
     _s().auto_uv(torch.zeros(4, 3), torch.tensor([[0, 1, 2], [1, 2, 3]]))
 
 
-@case("auto_uv_collinear", ("auto_uv",), r"faces must enclose a non-zero area", isolate=True, timeout=60)
+@case("auto_uv_collinear", ("auto_uv",), r"faces must enclose a non-zero area", timeout=60)
 def _():
     torch = _t()
     v = torch.tensor([[0.0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]])
     _s().auto_uv(v, torch.tensor([[0, 1, 2], [1, 2, 3]]))
 
 
-@case("auto_uv_negative_face", ("auto_uv",), r"faces must index vertices", group="uv")
+@case("auto_uv_negative_face", ("auto_uv",), r"faces must index vertices")
 def _():
     m = sphere(1)
     f = m.faces.clone()
@@ -437,13 +436,13 @@ def _():
     _s().auto_uv(m.vertices, f)
 
 
-@case("auto_uv_bad_resolution", ("auto_uv",), r"resolution", group="uv")
+@case("auto_uv_bad_resolution", ("auto_uv",), r"resolution")
 def _():
     m = sphere(1)
     _s().auto_uv(m.vertices, m.faces, resolution=10 ** 9)
 
 
-@case("auto_uv_no_assert_lines", ("auto_uv",), OK, isolate=True, timeout=60)
+@case("auto_uv_no_assert_lines", ("auto_uv",), OK, timeout=60)
 def _():
     """Nearly-degenerate slivers: xatlas' ASSERT lines stay off the terminal (counted in the report)."""
     import os
@@ -470,7 +469,7 @@ def _():
 
 # ------------------------------------------------------------------------------------ texture
 
-@case("bake_negative_face", ("bake_texture",), r"mesh.faces must index", group="texture")
+@case("bake_negative_face", ("bake_texture",), r"mesh.faces must index")
 def _():
     m = uv_sphere()
     f = m.faces.clone()
@@ -478,7 +477,7 @@ def _():
     _s().bake_texture(m.replace(faces=f), frames(2), resolution=64)
 
 
-@case("bake_out_of_range_face", ("bake_texture",), r"mesh.faces must index", group="texture")
+@case("bake_out_of_range_face", ("bake_texture",), r"mesh.faces must index")
 def _():
     m = uv_sphere()
     f = m.faces.clone()
@@ -486,7 +485,7 @@ def _():
     _s().bake_texture(m.replace(faces=f), frames(2), resolution=64)
 
 
-@case("bake_out_of_range_face_uvs_idx", ("bake_texture",), r"mesh.face_uvs_idx must index", group="texture")
+@case("bake_out_of_range_face_uvs_idx", ("bake_texture",), r"mesh.face_uvs_idx must index")
 def _():
     m = uv_sphere()
     fuv = m.face_uvs_idx.clone()
@@ -494,7 +493,7 @@ def _():
     _s().bake_texture(m.replace(face_uvs_idx=fuv), frames(2), resolution=64)
 
 
-@case("bake_nan_uvs", ("bake_texture",), r"mesh.uvs must be finite", group="texture")
+@case("bake_nan_uvs", ("bake_texture",), r"mesh.uvs must be finite")
 def _():
     m = uv_sphere()
     uvs = m.uvs.clone()
@@ -502,11 +501,11 @@ def _():
     _s().bake_texture(m.replace(uvs=uvs), frames(2), resolution=64)
 
 
-@case("bake_no_uvs", ("bake_texture",), r"uvs", group="texture")
+@case("bake_no_uvs", ("bake_texture",), r"uvs")
 def _():
     _s().bake_texture(sphere(1), frames(2), resolution=64)
 
 
-@case("bake_resolution_8192", ("bake_texture",), r"resolution|memory|estimate", isolate=True, mem_gib=2.0, timeout=90)
+@case("bake_resolution_8192", ("bake_texture",), r"resolution|memory|estimate", mem_gib=2.0, timeout=90)
 def _():
     _s().bake_texture(uv_sphere(), frames(2), resolution=8192)

@@ -33,11 +33,11 @@ for _fmt in ("glb", "ply", "obj"):
                 finally:
                     assert not p.exists(), f"{p} was written"
             return run
-        case(f"export_{_label}_face_{_fmt}", ("export_mesh",), r"mesh.faces must index", group="io")(
+        case(f"export_{_label}_face_{_fmt}", ("export_mesh",), r"mesh.faces must index")(
             _make(_fmt, _value))
 
 
-@case("export_nan_uvs", ("export_mesh",), r"mesh.uvs must be finite", group="io")
+@case("export_nan_uvs", ("export_mesh",), r"mesh.uvs must be finite")
 def _():
     m = uv_sphere()
     uvs = m.uvs.clone()
@@ -45,7 +45,7 @@ def _():
     _s().export_mesh(m.replace(uvs=uvs), tmp() / "x.glb")
 
 
-@case("export_bad_face_uvs_idx", ("export_mesh",), r"mesh.face_uvs_idx must index", group="io")
+@case("export_bad_face_uvs_idx", ("export_mesh",), r"mesh.face_uvs_idx must index")
 def _():
     m = uv_sphere()
     fuv = m.face_uvs_idx.clone()
@@ -53,36 +53,36 @@ def _():
     _s().export_mesh(m.replace(face_uvs_idx=fuv), tmp() / "x.glb")
 
 
-@case("export_to_directory", ("export_mesh",), r"path .* is a folder", group="io")
+@case("export_to_directory", ("export_mesh",), r"path .* is a folder")
 def _():
     d = tmp() / "folder.glb"
     d.mkdir(exist_ok=True)
     _s().export_mesh(sphere(1), d)
 
 
-@case("export_under_a_file", ("export_mesh",), r"is a file, not a folder", group="io")
+@case("export_under_a_file", ("export_mesh",), r"is a file, not a folder")
 def _():
     f = tmp() / "plain.txt"
     f.write_text("x")
     _s().export_mesh(sphere(1), f / "sub" / "x.glb")
 
 
-@case("export_unwritable_place", ("export_mesh",), r"cannot be written|does not accept", group="io")
+@case("export_unwritable_place", ("export_mesh",), r"cannot be written|does not accept")
 def _():
     _s().export_mesh(sphere(1), "/proc/smrnb-audit/x.glb")
 
 
-@case("export_none_path", ("export_mesh",), r"path must be a str", group="io")
+@case("export_none_path", ("export_mesh",), r"path must be a str")
 def _():
     _s().export_mesh(sphere(1), None)
 
 
-@case("export_bad_format", ("export_mesh",), r"format must be one of", group="io")
+@case("export_bad_format", ("export_mesh",), r"format must be one of")
 def _():
     _s().export_mesh(sphere(1), tmp() / "x.stl")
 
 
-@case("export_replaces_and_says_so", ("export_mesh",), OK, group="io")
+@case("export_replaces_and_says_so", ("export_mesh",), OK)
 def _():
     p = tmp() / "again.glb"
     r1 = _s().export_mesh(sphere(1), p)
@@ -91,7 +91,7 @@ def _():
     assert not [q for q in p.parent.iterdir() if q.name.endswith(".tmp")]
 
 
-@case("export_round_trip_obj_textured", ("export_mesh", "load_mesh"), OK, group="io")
+@case("export_round_trip_obj_textured", ("export_mesh", "load_mesh"), OK)
 def _():
     import torch
 
@@ -105,19 +105,19 @@ def _():
 
 # ------------------------------------------------------------------------------------ load_mesh
 
-@case("load_mesh_none", ("load_mesh",), r"path must be a str", group="io")
+@case("load_mesh_none", ("load_mesh",), r"path must be a str")
 def _():
     _s().load_mesh(None)
 
 
-@case("load_mesh_nan_obj", ("load_mesh",), r"not finite.*vertex 2", group="io")
+@case("load_mesh_nan_obj", ("load_mesh",), r"not finite.*vertex 2")
 def _():
     p = tmp() / "nan.obj"
     p.write_text("v 0 0 0\nv 1 0 0\nv nan 1 0\nf 1 2 3\n")
     _s().load_mesh(p)
 
 
-@case("load_mesh_bad_face_obj", ("load_mesh",), r"faces of .* must index|could not be read|holds no", group="io")
+@case("load_mesh_bad_face_obj", ("load_mesh",), r"faces of .* must index|could not be read|holds no")
 def _():
     p = tmp() / "badf.ply"
     p.write_text("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
@@ -125,12 +125,12 @@ def _():
     _s().load_mesh(p)
 
 
-@case("load_mesh_directory", ("load_mesh",), r"path must be a mesh file, got the folder", group="io")
+@case("load_mesh_directory", ("load_mesh",), r"path must be a mesh file, got the folder")
 def _():
     _s().load_mesh(tmp())
 
 
-@case("load_mesh_garbage", ("load_mesh",), r"could not be read as a mesh|holds no|not a triangle", group="io")
+@case("load_mesh_garbage", ("load_mesh",), r"could not be read as a mesh|holds no|not a triangle")
 def _():
     p = tmp() / "g.glb"
     p.write_bytes(b"\x00\xff" * 100)
@@ -141,7 +141,7 @@ def _():
 
 TUM_K = (50.0, 50.0, 31.5, 23.5)  # for the 64x48 images of tum_folder()
 
-@case("redwood_8bit_depth_png", ("load_redwood",), r"8-bit", group="datasets")
+@case("redwood_8bit_depth_png", ("load_redwood",), r"8-bit")
 def _():
     import numpy as np
     from PIL import Image
@@ -152,7 +152,7 @@ def _():
     _s().load_redwood(root)
 
 
-@case("redwood_8bit_values_in_16bit_png", ("load_redwood",), r"8-bit data in a 16-bit PNG", group="datasets")
+@case("redwood_8bit_values_in_16bit_png", ("load_redwood",), r"8-bit data in a 16-bit PNG")
 def _():
     import numpy as np
     from PIL import Image
@@ -163,14 +163,14 @@ def _():
     _s().load_redwood(root)
 
 
-@case("redwood_non_utf8_trajectory", ("load_redwood",), r"trajectory .* is not UTF-8", group="datasets")
+@case("redwood_non_utf8_trajectory", ("load_redwood",), r"trajectory .* is not UTF-8")
 def _():
     root = copy_sample(2)
     (root / "trajectory.log").write_bytes(b"0 0 1\n\xff\xfe 1 0 0\n")
     _s().load_redwood(root)
 
 
-@case("redwood_scaled_pose", ("load_redwood",), r"rigid|rotation|line", group="datasets")
+@case("redwood_scaled_pose", ("load_redwood",), r"rigid|rotation|line")
 def _():
     root = copy_sample(2)
     lines = (root / "trajectory.log").read_text().splitlines()
@@ -179,7 +179,7 @@ def _():
     _s().load_redwood(root)
 
 
-@case("redwood_last_row_1234", ("load_redwood",), r"last row|0 0 0 1|line", group="datasets")
+@case("redwood_last_row_1234", ("load_redwood",), r"last row|0 0 0 1|line")
 def _():
     root = copy_sample(2)
     lines = (root / "trajectory.log").read_text().splitlines()
@@ -188,7 +188,7 @@ def _():
     _s().load_redwood(root)
 
 
-@case("redwood_nan_pose", ("load_redwood",), r"finite|NaN|line", group="datasets")
+@case("redwood_nan_pose", ("load_redwood",), r"finite|NaN|line")
 def _():
     root = copy_sample(2)
     lines = (root / "trajectory.log").read_text().splitlines()
@@ -197,52 +197,52 @@ def _():
     _s().load_redwood(root)
 
 
-@case("redwood_nan_intrinsics", ("load_redwood",), r"intrinsics", group="datasets")
+@case("redwood_nan_intrinsics", ("load_redwood",), r"intrinsics")
 def _():
     _s().load_redwood(copy_sample(2), intrinsics=(math.nan, 525, 319.5, 239.5))
 
 
-@case("redwood_missing", ("load_redwood",), r"does not exist", group="datasets")
+@case("redwood_missing", ("load_redwood",), r"does not exist")
 def _():
     _s().load_redwood(tmp() / "nope")
 
 
-@case("tum_non_utf8_list", ("load_tum",), r"depth list .* is not UTF-8", group="datasets")
+@case("tum_non_utf8_list", ("load_tum",), r"depth list .* is not UTF-8")
 def _():
     root = tum_folder()
     (root / "depth.txt").write_bytes(b"# \xff\xfe\n1.0 depth/1.0.png\n")
     _s().load_tum(root, intrinsics=TUM_K)
 
 
-@case("tum_non_numeric_ground_truth", ("load_tum",), r"ground truth .* must hold 7 numbers", group="datasets")
+@case("tum_non_numeric_ground_truth", ("load_tum",), r"ground truth .* must hold 7 numbers")
 def _():
     _s().load_tum(tum_folder("1.0 0 0 one 0 0 0 1"), intrinsics=TUM_K)
 
 
-@case("tum_zero_quaternion", ("load_tum",), r"quaternion|pose|finite", group="datasets")
+@case("tum_zero_quaternion", ("load_tum",), r"quaternion|pose|finite")
 def _():
     _s().load_tum(tum_folder("1.0 0 0 1 0 0 0 0"), intrinsics=TUM_K)
 
 
-@case("tum_nan_translation", ("load_tum",), r"pose|finite|NaN", group="datasets")
+@case("tum_nan_translation", ("load_tum",), r"pose|finite|NaN")
 def _():
     _s().load_tum(tum_folder("1.0 nan 0 1 0 0 0 1"), intrinsics=TUM_K)
 
 
-@case("tum_good", ("load_tum",), OK, group="datasets")
+@case("tum_good", ("load_tum",), OK)
 def _():
     f = _s().load_tum(tum_folder(), intrinsics=TUM_K)
     assert len(f) == 1 and abs(float(f.depth.max()) - 1.0) < 1e-6
 
 
-@case("sevenscenes_empty_folder", ("load_7scenes",), r"load_7scenes", group="datasets")
+@case("sevenscenes_empty_folder", ("load_7scenes",), r"load_7scenes")
 def _():
     d = tmp() / "seven"
     d.mkdir(exist_ok=True)
     _s().load_7scenes(d)
 
 
-@case("sevenscenes_scaled_pose", ("load_7scenes",), r"rigid|rotation|pose", group="datasets")
+@case("sevenscenes_scaled_pose", ("load_7scenes",), r"rigid|rotation|pose")
 def _():
     import numpy as np
     from PIL import Image
@@ -255,76 +255,75 @@ def _():
     _s().load_7scenes(d, intrinsics=(50, 50, 32, 24))
 
 
-@case("load_sample_bad_stride", ("load_sample",), r"stride", group="datasets")
+@case("load_sample_bad_stride", ("load_sample",), r"stride")
 def _():
     _s().load_sample(stride=0)
 
 
 # ------------------------------------------------------------------------------------ pipeline, doctor, widgets
 
-@case("get_step_unknown", ("get_step",), r"banana", group="pipeline")
+@case("get_step_unknown", ("get_step",), r"banana")
 def _():
     _s().get_step("banana")
 
 
-@case("list_steps_ok", ("list_steps",), OK, group="pipeline")
+@case("list_steps_ok", ("list_steps",), OK)
 def _():
     assert len(_s().list_steps()) > 5
 
 
-@case("pipeline_unknown_param", ("Pipeline",), r"voxel_sizee|no parameter", group="pipeline")
+@case("pipeline_unknown_param", ("Pipeline",), r"voxel_sizee|no parameter")
 def _():
     _s().Pipeline([("tsdf", {"voxel_sizee": 0.1})], source="sample")
 
 
-@case("diagnose_bad_layer", ("diagnose",), r"layer", group="doctor", timeout=120)
+@case("diagnose_bad_layer", ("diagnose",), r"layer", timeout=120)
 def _():
     _s().diagnose(layers=["banana"])
 
 
-@case("explain_not_text", ("explain",), r"text", group="doctor")
+@case("explain_not_text", ("explain",), r"text")
 def _():
     _s().explain(12345, live=False)
 
 
-@case("explain_huge_text", ("explain",), OK, group="doctor", timeout=120)
+@case("explain_huge_text", ("explain",), OK, timeout=120)
 def _():
     r = _s().explain("ImportError: undefined symbol " + "x" * 5_000_000, live=False)
     assert r is not None
 
 
-@case("report_bad_findings", ("Report",), r"finding", group="doctor")
+@case("report_bad_findings", ("Report",), r"finding")
 def _():
     _s().Report({}, [object()])
 
 
-@case("viewer_bad_data", ("Viewer",), r"data", group="widgets")
+@case("viewer_bad_data", ("Viewer",), r"data")
 def _():
     _s().Viewer(data=object())
 
 
-@case("stepwidget_unknown_step", ("StepWidget",), r"banana|step", group="widgets")
+@case("stepwidget_unknown_step", ("StepWidget",), r"banana|step")
 def _():
     _s().StepWidget("banana")
 
 
-@case("app_missing_config", ("ReconstructionApp",), r"config", group="widgets")
+@case("app_missing_config", ("ReconstructionApp",), r"config")
 def _():
     _s().ReconstructionApp(config=tmp() / "missing.yaml")
 
 
-@case("doctorview_bad_report", ("DoctorView",), r"report", group="widgets")
+@case("doctorview_bad_report", ("DoctorView",), r"report")
 def _():
     _s().DoctorView(report=42)
 
 
-@case("load_ipython_extension_none", ("load_ipython_extension", "unload_ipython_extension"), r"ipython|IPython",
-      group="widgets")
+@case("load_ipython_extension_none", ("load_ipython_extension", "unload_ipython_extension"), r"ipython|IPython")
 def _():
     _s().load_ipython_extension(None)
 
 
-@case("memory_estimate_error_fields", ("MemoryEstimateError",), OK, group="misc")
+@case("memory_estimate_error_fields", ("MemoryEstimateError",), OK)
 def _():
     e = _s().MemoryEstimateError("x", estimate_bytes=10, budget_bytes=5, knob="voxel_size")
     assert isinstance(e, ValueError) and e.knob == "voxel_size"
