@@ -5,8 +5,6 @@ refuses before allocating. Everything else in the audit passes without them."""
 
 NEEDS_TUTORIAL: tuple[str, ...] = (
     # poses and intrinsics where data enters
-    "depth_to_points_scaled_pose",
-    "depth_to_points_pose_last_row",
     "frames_to_points_scaled_pose",
     "frames_nan_pose",
     "frames_nan_intrinsics",
