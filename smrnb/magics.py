@@ -388,6 +388,10 @@ def __getattr__(name: str) -> Any:
 
 def load_ipython_extension(ip: Any) -> None:
     """``%load_ext smrnb``: register the magics, check the start environment, add the hooks."""
+    if not hasattr(ip, "register_magics"):
+        from smrnb._errors import SmrnbTypeError
+
+        raise SmrnbTypeError(f"ipython must be an IPython shell (get_ipython()), got {type(ip).__name__}")
     ip.register_magics(__getattr__("DoctorMagics"))
     st = _State(ip)
     old = _STATE.pop(id(ip), None)

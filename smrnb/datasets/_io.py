@@ -59,6 +59,20 @@ def select(n: int, stride: int = 1, max_frames: int | None = None, frames: Seque
     return idx
 
 
+def read_text_file(path: Path, what: str) -> str:
+    """The text of a list / trajectory file as UTF-8, or an error naming the file, the line and the byte."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise SmrnbValueError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SmrnbValueError(f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start}, line {line}: "
+                              f"{data[exc.start:exc.start + 1]!r}); is it the right file?") from None
+
+
 def read_depth(path: Path, depth_scale: float, invalid_65535: bool) -> np.ndarray:
     """(H, W) float32 metres from a 16-bit PNG; 0 stays 0 (no measurement), 65535 -> 0 when asked."""
     from PIL import Image
@@ -66,11 +80,18 @@ def read_depth(path: Path, depth_scale: float, invalid_65535: bool) -> np.ndarra
     try:
         with Image.open(path) as im:
             if im.mode not in ("I;16", "I;16B", "I;16L", "I"):
+                eight = " (an 8-bit image cannot hold depth in millimetres: at most 0.255 m)" \
+                    if im.mode in ("L", "P", "LA", "RGB", "RGBA", "1") else ""
                 raise SmrnbValueError(f"depth image {str(path)!r} must be a 16-bit single-channel PNG, got PIL mode "
-                                      f"{im.mode!r}")
+                                      f"{im.mode!r}{eight}; is this a color image in the depth folder?")
             a = np.asarray(im)
     except OSError as exc:
         raise SmrnbValueError(f"cannot read depth image {str(path)!r}: {exc}") from None
+    valid = a[(a > 0) & (a != 65535)] if invalid_65535 else a[a > 0]
+    if depth_scale >= 100 and valid.size and int(valid.max()) <= 255:
+        raise SmrnbValueError(f"depth image {str(path)!r} holds only values 1..{int(valid.max())} (8-bit data in a "
+                              f"16-bit PNG): with depth_scale={depth_scale:g} every depth would be under "
+                              f"{255 / depth_scale:.3g} m; convert the source to 16-bit millimetres, or set depth_scale")
     a = a.astype(np.float32)
     if invalid_65535:
         a[a == 65535] = 0

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.datasets._io import PRIMESENSE_K, as_dir, build_frames, load_images, make_K, select
+from smrnb.datasets._io import PRIMESENSE_K, as_dir, build_frames, load_images, make_K, read_text_file, select
 from smrnb.geometry.mesh import Frames
 
 _IMG_EXT = (".jpg", ".jpeg", ".png")
@@ -23,7 +23,7 @@ def read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray]:
     """Parse a Redwood ``.log`` trajectory: blocks of a metadata line (3 ints: frame id, frame id, count) and
     four rows of a 4x4 camera-to-world matrix. Returns (metadata per pose, (P, 4, 4) float64)."""
     try:
-        lines = [ln.strip() for ln in Path(path).read_text().splitlines()]
+        lines = [ln.strip() for ln in read_text_file(Path(path), "trajectory").splitlines()]
     except OSError as exc:
         raise SmrnbValueError(f"cannot read trajectory {str(path)!r}: {exc}") from None
     lines = [(i + 1, ln) for i, ln in enumerate(lines) if ln]
@@ -115,7 +115,7 @@ def _pairs(root: Path, depth_dir: Path, color_dir: Path | None) -> list[tuple[Pa
     match = root / "rgbd.match"
     if match.is_file():
         pairs = []
-        for k, ln in enumerate(match.read_text().splitlines(), 1):
+        for k, ln in enumerate(read_text_file(match, "match file").splitlines(), 1):
             parts = ln.split()
             if not parts:
                 continue

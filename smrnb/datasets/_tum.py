@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from smrnb._errors import SmrnbValueError
-from smrnb.datasets._io import PRIMESENSE_K, as_dir, build_frames, load_images, make_K, select
+from smrnb.datasets._io import PRIMESENSE_K, as_dir, build_frames, load_images, make_K, read_text_file, select
 from smrnb.geometry.mesh import Frames
 
 #: calibrated intrinsics per TUM sensor (fx, fy, cx, cy), from the TUM RGB-D "file formats" page;
@@ -30,7 +30,7 @@ def read_list(path: Path, ncols: int, what: str) -> tuple[np.ndarray, list[list[
         raise SmrnbValueError(f"load_tum: {what} {str(path)!r} is missing (the TUM layout has rgb.txt, depth.txt and "
                               "groundtruth.txt next to rgb/ and depth/)")
     ts, rest = [], []
-    for k, ln in enumerate(path.read_text().splitlines(), 1):
+    for k, ln in enumerate(read_text_file(path, f"load_tum: {what}").splitlines(), 1):
         s = ln.strip()
         if not s or s.startswith("#"):
             continue
@@ -43,6 +43,14 @@ def read_list(path: Path, ncols: int, what: str) -> tuple[np.ndarray, list[list[
             raise SmrnbValueError(f"load_tum: {str(path)!r} line {k}: timestamp {parts[0]!r} is not a number") from None
         rest.append(parts[1:])
     return np.asarray(ts, dtype=np.float64), rest
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def associate(a: np.ndarray, b: np.ndarray, max_dt: float) -> list[tuple[int, int]]:
@@ -134,7 +142,13 @@ def load_tum(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None
     dropped_no_pose = 0
     if poses:
         g_ts, g_vals = read_list(root / "groundtruth.txt", 8, "ground truth")
-        vals = np.asarray([[float(v) for v in r] for r in g_vals], dtype=np.float64).reshape(-1, 7)
+        try:
+            vals = np.asarray([[float(v) for v in r] for r in g_vals], dtype=np.float64).reshape(-1, 7)
+        except ValueError:
+            bad = next(k for k, r in enumerate(g_vals) if not all(_is_number(v) for v in r))
+            raise SmrnbValueError(f"load_tum: ground truth {str(root / 'groundtruth.txt')!r} pose {bad + 1} (after "
+                                  f"comments) must hold 7 numbers tx ty tz qx qy qz qw, got {' '.join(g_vals[bad])[:120]!r}"
+                                  ) from None
         T = quat_to_pose(vals[:, :3], vals[:, 3:])
         for i, j in associate(d_ts[keep], g_ts, max_dt):
             pose_of[keep[i]] = T[j]

@@ -382,6 +382,17 @@ def _line_of(text: str, start: int, end: int) -> str:
     return line if len(line) <= 300 else line[:297] + "..."
 
 
+#: a line longer than this is cut before matching: some signatures backtrack quadratically on one huge
+#: token (a 100 kB line took minutes), and no real error line is this long
+MAX_LINE = 2000
+
+
+def _cap_lines(text: str) -> str:
+    if all(len(ln) <= MAX_LINE for ln in text.split("\n")):
+        return text
+    return "\n".join(ln[:MAX_LINE] for ln in text.split("\n"))
+
+
 def explain_text(text: str, facts: Mapping[str, Any] | None = None, max_findings: int = 20) -> list[Finding]:
     """Findings for every known error signature in ``text``; never raises.
 
@@ -400,6 +411,7 @@ def explain_text(text: str, facts: Mapping[str, Any] | None = None, max_findings
     """
     if not isinstance(text, str) or not text.strip():
         return []
+    text = _cap_lines(text)
     hits: list[tuple[int, Finding]] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     lines: list[str] | None = None

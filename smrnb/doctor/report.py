@@ -115,6 +115,12 @@ class Report:
         self.facts: dict[str, Any] = _sanitize(dict(facts or {}), secrets)
         order = {ly: i for i, ly in enumerate(LAYERS)}
         sev = {s: i for i, s in enumerate(SEVERITIES)}
+        from smrnb._errors import SmrnbTypeError
+
+        findings = list(findings)
+        for i, f in enumerate(findings):
+            if not isinstance(f, Finding):
+                raise SmrnbTypeError(f"findings[{i}] must be a smrnb.doctor Finding, got {type(f).__name__}")
         fs = [_sanitize_finding(f, secrets) for f in findings]
         fs.sort(key=lambda f: (order.get(f.layer, 99), sev.get(f.severity, 9)))
         self.findings: list[Finding] = fs

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._files import as_path, atomic_write, check_writable
+from smrnb.geometry._guards import check_index_range, resolve_device, same_device
 from smrnb.geometry.mesh import Mesh
 
 FORMATS = ("glb", "obj", "ply")
@@ -37,6 +38,7 @@ class ExportReport:
     faces: int
     textured: bool
     converted_from_opencv: bool
+    replaced: tuple[str, ...] = ()  # files that existed before and were replaced (atomically)
 
 
 def _split_seams(mesh: Mesh) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
@@ -100,35 +102,58 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None) 
     """
     if not isinstance(mesh, Mesh):
         raise SmrnbTypeError(f"mesh must be a smrnb.Mesh, got {type(mesh).__name__}")
-    path = Path(path)
+    path = as_path(path, "path")
+    if format is not None and not isinstance(format, str):
+        raise SmrnbTypeError(f"format must be a str ({', '.join(FORMATS)}) or None, got {type(format).__name__}")
     fmt = (format or path.suffix.lstrip(".")).lower()
     if fmt not in FORMATS:
         raise SmrnbValueError(f"format must be one of {', '.join(FORMATS)} (from the path suffix or format=), "
-                              f"got {fmt!r} for {str(path)!r}")
-    if mesh.num_faces == 0:
-        raise SmrnbValueError("mesh must have at least one face to export, got 0 faces")
-    if not bool(torch.isfinite(mesh.vertices).all()):
-        raise SmrnbValueError("mesh.vertices must be finite to export, got NaN/inf values")
-    path.parent.mkdir(parents=True, exist_ok=True)
+                              f"got {fmt[:20]!r} for {str(path)[:200]!r}")
+    check_mesh_for_export(mesh)
+    check_writable(path, "path")
     tm, textured, converted = _to_trimesh(mesh, name=path.stem)
     files = [str(path)]
+    replaced: list[str] = []
     if fmt == "glb":
-        data = tm.export(file_type="glb")
-        path.write_bytes(data)
+        blobs = [(path, tm.export(file_type="glb"))]
     elif fmt == "ply":
-        path.write_bytes(tm.export(file_type="ply", encoding="binary"))
+        blobs = [(path, tm.export(file_type="ply", encoding="binary"))]
     else:
         import trimesh.exchange.obj as objx
 
         mtl_name = path.stem + ".mtl"
         text, texture = objx.export_obj(tm, include_texture=textured, return_texture=True, mtl_name=mtl_name,
                                         include_normals=False, header="smrnb")
-        path.write_text(text)
+        blobs = [(path, text)]
         for name, blob in (texture or {}).items():
             out = path.parent / name
-            out.write_bytes(blob)
+            blobs.append((out, blob))
             files.append(str(out))
-    return ExportReport(str(path), fmt, tuple(files), len(tm.vertices), len(tm.faces), textured, converted)
+    # side files first, the main file last: a reader never sees a new .obj pointing at a missing .mtl
+    for out, blob in blobs[1:] + blobs[:1]:
+        if atomic_write(out, blob, "path"):
+            replaced.append(str(out))
+    return ExportReport(str(path), fmt, tuple(files), len(tm.vertices), len(tm.faces), textured, converted,
+                        tuple(replaced))
+
+
+def check_mesh_for_export(mesh: Mesh) -> None:
+    """What a file format cannot hold: no faces, non-finite vertices or uvs, indices out of range, mixed devices."""
+    if mesh.num_faces == 0:
+        raise SmrnbValueError("mesh must have at least one face to export, got 0 faces")
+    same_device(vertices=mesh.vertices, faces=mesh.faces, uvs=mesh.uvs, face_uvs_idx=mesh.face_uvs_idx,
+                vertex_colors=mesh.vertex_colors, texture=mesh.texture)
+    if not bool(torch.isfinite(mesh.vertices).all()):
+        raise SmrnbValueError("mesh.vertices must be finite to export, got NaN/inf values")
+    check_index_range(mesh.faces, mesh.num_vertices, "mesh.faces", "mesh.vertices")
+    if mesh.uvs is not None:
+        if not bool(torch.isfinite(mesh.uvs).all()):
+            raise SmrnbValueError("mesh.uvs must be finite, got NaN/inf values")
+        if mesh.face_uvs_idx is not None:
+            check_index_range(mesh.face_uvs_idx, mesh.uvs.shape[0], "mesh.face_uvs_idx", "mesh.uvs")
+        elif mesh.uvs.shape[0] != mesh.num_vertices:
+            raise SmrnbValueError(f"mesh.uvs without face_uvs_idx must have one uv per vertex ({mesh.num_vertices}), "
+                                  f"got {mesh.uvs.shape[0]}")
 
 
 def load_mesh(path: str | os.PathLike, device: Any = "cpu") -> Mesh:
@@ -140,13 +165,16 @@ def load_mesh(path: str | os.PathLike, device: Any = "cpu") -> Mesh:
     """
     import trimesh
 
-    path = Path(path)
+    path = as_path(path, "path")
+    dev = resolve_device(device, "device")
+    if path.is_dir():
+        raise SmrnbValueError(f"path must be a mesh file, got the folder {str(path)[:200]!r}")
     if not path.is_file():
-        raise SmrnbValueError(f"path must be an existing mesh file, got {str(path)!r} (not found)")
+        raise SmrnbValueError(f"path must be an existing mesh file, got {str(path)[:200]!r} (not found)")
     try:
         loaded = trimesh.load(str(path), process=False, maintain_order=True)
     except Exception as exc:  # trimesh raises many types on bad files
-        raise SmrnbValueError(f"path {str(path)!r} could not be read as a mesh: {type(exc).__name__}: {exc}") from None
+        raise SmrnbValueError(f"path {str(path)!r} could not be read as a mesh: {type(exc).__name__}: {str(exc)[:300]}") from None
     if isinstance(loaded, trimesh.Scene):
         geoms = [g for g in loaded.dump() if isinstance(g, trimesh.Trimesh)] if hasattr(loaded, "dump") else []
         if not geoms:
@@ -158,6 +186,12 @@ def load_mesh(path: str | os.PathLike, device: Any = "cpu") -> Mesh:
         raise SmrnbValueError(f"path {str(path)!r} holds a {type(tm).__name__}, not a triangle mesh")
     v = torch.as_tensor(np.asarray(tm.vertices, dtype=np.float32))
     f = torch.as_tensor(np.asarray(tm.faces, dtype=np.int64))
+    bad = ~torch.isfinite(v).all(dim=1) if v.numel() else torch.zeros(0, dtype=torch.bool)
+    if bool(bad.any()):
+        first = int(bad.nonzero()[0, 0])
+        raise SmrnbValueError(f"path {str(path)[:200]!r}: {int(bad.sum())} vertex(es) are not finite (NaN/inf), "
+                              f"the first is vertex {first}; fix the file or drop those vertices")
+    check_index_range(f, v.shape[0], f"faces of {str(path)[:200]!r}", "its vertices")
     kw: dict[str, Any] = {}
     visual = tm.visual
     if getattr(visual, "kind", None) == "texture" and getattr(visual, "uv", None) is not None:
@@ -174,7 +208,7 @@ def load_mesh(path: str | os.PathLike, device: Any = "cpu") -> Mesh:
             kw["texture"] = torch.as_tensor(arr)
     elif getattr(visual, "kind", None) == "vertex":
         kw["vertex_colors"] = torch.as_tensor(np.asarray(visual.vertex_colors)[:, :3].astype(np.float32) / 255.0)
-    return Mesh(v, f, frame="opengl", **kw).to(device)
+    return Mesh(v, f, frame="opengl", **kw).to(dev)
 
 
 __all__ = ["export_mesh", "load_mesh", "ExportReport", "FORMATS"]

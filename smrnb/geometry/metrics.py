@@ -36,6 +36,12 @@ def _as_mesh(mesh: Any, name: str):
 
     if not isinstance(mesh, Mesh):
         raise SmrnbTypeError(f"{name} must be a smrnb.Mesh, got {type(mesh).__name__}")
+    from smrnb.geometry._guards import check_index_range, same_device
+
+    same_device(**{f"{name}.vertices": mesh.vertices, f"{name}.faces": mesh.faces})
+    if mesh.vertices.dtype.is_floating_point and not bool(torch.isfinite(mesh.vertices).all()):
+        raise SmrnbValueError(f"{name}.vertices must be finite, got NaN/inf values")
+    check_index_range(mesh.faces, mesh.num_vertices, f"{name}.faces", f"{name}.vertices")
     return mesh
 
 

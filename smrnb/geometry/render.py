@@ -28,6 +28,7 @@ from typing import Any
 import torch
 
 from smrnb._errors import SmrnbValueError
+from smrnb.geometry._guards import check_index_range, same_device
 from smrnb.geometry._validate import as_tensor, check_finite, check_int_range, check_positive, check_shape
 
 __all__ = ["rasterize", "render_depth"]
@@ -90,6 +91,8 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
     """
     verts, faces = _mesh_arrays(mesh)
     device = verts.device
+    same_device(vertices=verts, faces=faces)
+    check_index_range(faces, verts.shape[0], "faces", "vertices")
     H = check_int_range(height, "height", 1, 1 << 15)
     W = check_int_range(width, "width", 1, 1 << 15)
     near = check_positive(near, "near")

@@ -176,6 +176,9 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
     v, f, merged, dropped = _merge_degenerate(v, f)
     if merged or dropped:
         notes.append(f"merged {merged} coincident vertices and dropped {dropped} degenerate faces first")
+    if len(f) == 0:
+        raise SmrnbValueError(f"mesh must have faces of non-zero area to simplify, got {F} face(s), all degenerate "
+                              "(repeated or coincident vertices)")
     labels = _components(f, len(v))
     comp_ids, comp_sizes = np.unique(labels, return_counts=True)
     subdivided = 0

@@ -32,6 +32,7 @@ from typing import Any
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._guards import check_index_range, same_device
 from smrnb.geometry._validate import check_int_range, check_positive
 from smrnb.geometry.mesh import Frames, Mesh
 
@@ -190,6 +191,13 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         raise SmrnbValueError("frames must carry camera-to-world poses to bake a texture, got poses=None")
     if not bool(torch.isfinite(mesh.vertices).all()):
         raise SmrnbValueError("mesh.vertices must be finite, got NaN/inf values")
+    same_device(**{"mesh.vertices": mesh.vertices, "mesh.faces": mesh.faces, "mesh.uvs": mesh.uvs,
+                   "mesh.face_uvs_idx": mesh.face_uvs_idx})
+    check_index_range(mesh.faces, mesh.num_vertices, "mesh.faces", "mesh.vertices")
+    check_index_range(mesh.face_uvs_idx, mesh.uvs.shape[0], "mesh.face_uvs_idx", "mesh.uvs")
+    if not mesh.uvs.dtype.is_floating_point or not bool(torch.isfinite(mesh.uvs).all()):
+        raise SmrnbValueError(f"mesh.uvs must be finite floats (texture coordinates in [0, 1]), got "
+                              f"{int((~torch.isfinite(mesh.uvs.double())).sum())} NaN/inf value(s), dtype {mesh.uvs.dtype}")
     R = check_int_range(resolution, "resolution", lo=16, hi=8192)
     check_positive(angle_power, "angle_power", allow_zero=True)
     vis_tol = check_positive(visibility_tolerance, "visibility_tolerance")

@@ -44,6 +44,7 @@ from typing import Any
 import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb.geometry._guards import resolve_device
 from smrnb.geometry._validate import as_tensor, check_finite, check_int_range, check_positive, check_shape
 
 __all__ = ["TSDFVolume", "fuse_tsdf", "estimate_memory_budget"]
@@ -146,7 +147,7 @@ class TSDFVolume:
             raise SmrnbTypeError(f"color must be a bool, got {type(color).__name__}")
         self.has_color = color
         self.max_weight = None if max_weight is None else check_positive(max_weight, "max_weight")
-        self.device = torch.device(device) if device is not None else torch.device("cpu")
+        self.device = resolve_device(device) if device is not None else torch.device("cpu")
         self.memory_budget = (estimate_memory_budget(self.device) if memory_budget is None
                               else int(check_positive(memory_budget, "memory_budget")))
         B = self.block_size
@@ -758,7 +759,7 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     if frames.poses is None:
         raise SmrnbValueError("frames.poses is None: fuse_tsdf needs camera-to-world poses (N, 4, 4); "
                               "load a trajectory or estimate poses first")
-    dev = torch.device(device) if device is not None else frames.depth.device
+    dev = resolve_device(device) if device is not None else frames.depth.device
     use_color = bool(color) and frames.color is not None
     vol = TSDFVolume(voxel_size, truncation, block_size=block_size, depth_min=depth_min, depth_max=depth_max,
                      color=use_color, max_weight=max_weight, device=dev, memory_budget=memory_budget)

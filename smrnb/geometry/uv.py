@@ -17,6 +17,13 @@ How the tutorial's knobs map onto xatlas (honestly: xatlas has no "number of cha
 from __future__ import annotations
 
 import math
+import os
+import pickle
+import select
+import signal
+import sys
+import tempfile
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +31,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbValueError
+from smrnb.geometry._guards import check_index_range, same_device
 from smrnb.geometry._validate import (
     as_tensor,
     check_finite,
@@ -46,6 +54,7 @@ class UVReport:
     stretch_max: float
     vertices_in: int
     vertices_out: int  # after seam splits
+    native_warnings: int = 0  # xatlas ASSERT/warning lines (kept off the terminal, counted here)
 
 
 class UVResult(tuple):
@@ -89,8 +98,117 @@ def _stretch(v: np.ndarray, f: np.ndarray, uv: np.ndarray, fuv: np.ndarray) -> t
     return mean, float(L2.max())
 
 
+def _xatlas_job(vs: np.ndarray, fs: np.ndarray, opts: dict[str, Any]) -> dict[str, Any]:
+    """The xatlas calls (run by :func:`_run_native`, in a child process where fork exists)."""
+    import xatlas
+
+    co = xatlas.ChartOptions()
+    co.max_chart_area = opts["max_chart_area"]
+    co.normal_deviation_weight = opts["normal_deviation_weight"]
+    co.max_cost = opts["max_cost"]
+    padding, resolution = opts["padding"], opts["resolution"]
+    pad_texels = max(1, int(math.ceil(padding * resolution)))
+    for _ in range(3):  # the atlas side only approximates `resolution`: re-pack until the padding holds
+        atlas = xatlas.Atlas()
+        atlas.add_mesh(vs, fs)
+        po = xatlas.PackOptions()
+        po.padding = pad_texels
+        po.resolution = resolution
+        po.bilinear = True
+        atlas.generate(chart_options=co, pack_options=po)
+        W, H = atlas.width, atlas.height
+        if W <= 0 or H <= 0 or pad_texels / max(W, H) >= padding:
+            break
+        pad_texels = int(math.ceil(padding * max(W, H))) + 1
+    out: dict[str, Any] = {"W": int(W), "H": int(H), "pad_texels": int(pad_texels),
+                           "atlas_count": int(atlas.atlas_count), "chart_count": int(atlas.chart_count),
+                           "utilization": float(atlas.utilization), "vmap": np.zeros(0), "idx": np.zeros((0, 3)),
+                           "uvs": np.zeros((0, 2))}
+    if out["atlas_count"] == 1:
+        out["vmap"], out["idx"], out["uvs"] = (np.asarray(a) for a in atlas[0])
+    return out
+
+
+def _run_native(fn: Any, args: tuple, *, timeout: float | None, what: str) -> dict[str, Any]:
+    """``fn(*args)`` in a forked child: a native crash, a hang or Ctrl-C cannot take the caller down.
+
+    The child's C-level stdout/stderr go to a temporary file (xatlas prints ``ASSERT`` lines there);
+    their count comes back as ``native_warnings``. Where ``fork`` is missing (Windows) or
+    ``SMRNB_NO_FORK`` is set, ``fn`` runs in this process. Raises :class:`SmrnbValueError` when the
+    child crashes or runs past ``timeout`` seconds.
+    """
+    if not hasattr(os, "fork") or os.environ.get("SMRNB_NO_FORK", "").strip() not in ("", "0"):
+        return fn(*args)
+    rfd, wfd = os.pipe()
+    log = tempfile.TemporaryFile()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # child: never returns into the caller's code
+        code = 1
+        try:
+            os.close(rfd)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+            try:
+                payload = ("ok", fn(*args))
+            except BaseException as exc:  # report it to the parent, do not unwind into its code
+                payload = ("error", f"{type(exc).__name__}: {str(exc)[:500]}")
+            data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(wfd, "wb") as fh:
+                fh.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(wfd)
+    chunks: list[bytes] = []
+    deadline = None if timeout is None else time.monotonic() + float(timeout)
+    status = None
+    try:
+        while True:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([rfd], [], [], min(0.5, wait) if wait is not None else 0.5)
+            if ready:
+                b = os.read(rfd, 1 << 20)
+                if not b:
+                    break
+                chunks.append(b)
+            elif deadline is not None and time.monotonic() >= deadline:
+                raise SmrnbValueError(f"{what} ran past its time limit of {timeout:g} s and was stopped; simplify "
+                                      "the mesh first (simplify_mesh) or raise timeout")
+        _, status = os.waitpid(pid, 0)
+    except BaseException:  # timeout, Ctrl-C: stop the child, then let the error through
+        if status is None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        raise
+    finally:
+        os.close(rfd)
+        log.seek(0)
+        text = log.read(1 << 20).decode("utf-8", "replace")
+        log.close()
+    warnings_count = sum(1 for line in text.splitlines() if line.strip())
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        raise SmrnbValueError(f"{what} crashed in native code ({name}) on this input; check the mesh for "
+                              "degenerate or huge triangles (repair_non_manifold, simplify_mesh)")
+    if not chunks:
+        raise SmrnbValueError(f"{what} ended without a result (exit status {os.WEXITSTATUS(status)})")
+    kind, value = pickle.loads(b"".join(chunks))
+    if kind != "ok":
+        raise SmrnbValueError(f"{what} failed: {value}")
+    if isinstance(value, dict):
+        value["native_warnings"] = warnings_count
+    return value
+
+
 def auto_uv(vertices: Any, faces: Any, chart_num: int = 100, padding: float = 0.001, resolution: int = 1024,
-            max_normal_deviation: float = 60.0) -> UVResult:
+            max_normal_deviation: float = 60.0, *, timeout: float | None = 600.0) -> UVResult:
     """Unwrap a triangle mesh into a UV atlas (the tutorial's signature).
 
     Parameters
@@ -105,6 +223,9 @@ def auto_uv(vertices: Any, faces: Any, chart_num: int = 100, padding: float = 0.
         Atlas side in texels used for packing (match the texture you will bake).
     max_normal_deviation : float
         Degrees; charts split where the normal turns more than about this.
+    timeout : float or None
+        Seconds xatlas may run (in a child process, so a native crash, a hang or Ctrl-C stops it
+        cleanly); None waits forever.
 
     Returns
     -------
@@ -112,8 +233,6 @@ def auto_uv(vertices: Any, faces: Any, chart_num: int = 100, padding: float = 0.
         ``uvs`` (T, 2) float32 in [0, 1] (v up, origin bottom-left) and ``face_uvs_idx`` (F, 3) int64
         into ``uvs``, face order unchanged; ``.report`` has chart count, stretch and utilisation.
     """
-    import xatlas
-
     v = as_tensor(vertices, "vertices")
     f = as_tensor(faces, "faces")
     check_shape(v, "vertices", (None, 3))
@@ -123,52 +242,54 @@ def auto_uv(vertices: Any, faces: Any, chart_num: int = 100, padding: float = 0.
     check_integer(f, "faces")
     if f.shape[0] == 0:
         raise SmrnbValueError("faces must hold at least one triangle to unwrap, got 0 faces")
-    if int(f.min()) < 0 or int(f.max()) >= v.shape[0]:
-        raise SmrnbValueError(f"faces must index vertices in [0, {v.shape[0] - 1}], got indices in "
-                              f"[{int(f.min())}, {int(f.max())}]")
+    same_device(vertices=v, faces=f)
+    check_index_range(f, v.shape[0], "faces", "vertices")
     chart_num = check_int_range(chart_num, "chart_num", lo=1)
     padding = check_positive(padding, "padding", allow_zero=True)
     if padding >= 0.25:
         raise SmrnbValueError(f"padding must be < 0.25 (UV units), got {padding}")
     resolution = check_int_range(resolution, "resolution", lo=16, hi=16384)
     max_normal_deviation = check_positive(max_normal_deviation, "max_normal_deviation")
+    if timeout is not None:
+        timeout = check_positive(timeout, "timeout")
 
     device = v.device
     vn = v.detach().cpu().double().numpy()
     fn = f.detach().cpu().long().numpy()
-    tri = vn[fn]
-    area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+    # xatlas works in float32 and segfaults or loops on huge coordinates: hand it the mesh centred
+    # and scaled into the unit cube. UVs are scale-invariant; max_chart_area is taken from the
+    # scaled mesh, and padding is in texels, so the atlas is the same as for the mesh at unit size.
+    lo, hi = vn.min(axis=0), vn.max(axis=0)
+    extent = float((hi - lo).max())
+    if not math.isfinite(extent) or extent <= 0:
+        raise SmrnbValueError(f"vertices must span a non-zero extent to unwrap, got a bounding box of size {extent:g}")
+    vs = (vn - (lo + hi) / 2) / extent
+    tri = vs[fn]
+    areas = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+    area = float(areas.sum())
+    if not area > 1e-12:
+        raise SmrnbValueError(f"faces must enclose a non-zero area to unwrap, got {fn.shape[0]} degenerate "
+                              "(zero-area) faces")
 
-    co = xatlas.ChartOptions()
-    co.max_chart_area = float(area / chart_num) if area > 0 else 0.0
     # xatlas' cost grows with the normal deviation (1 - cos); turn the angle into its max_cost
-    co.normal_deviation_weight = 2.0
-    co.max_cost = max(0.05, 2.0 * (1.0 - math.cos(math.radians(min(max_normal_deviation, 179.0)))))
-    pad_texels = max(1, int(math.ceil(padding * resolution)))
-    for _ in range(3):  # the atlas side only approximates `resolution`: re-pack until the padding holds
-        atlas = xatlas.Atlas()
-        atlas.add_mesh(vn.astype(np.float32), fn.astype(np.uint32))
-        po = xatlas.PackOptions()
-        po.padding = pad_texels
-        po.resolution = resolution
-        po.bilinear = True
-        atlas.generate(chart_options=co, pack_options=po)
-        W, H = atlas.width, atlas.height
-        if W <= 0 or H <= 0 or pad_texels / max(W, H) >= padding:
-            break
-        pad_texels = int(math.ceil(padding * max(W, H))) + 1
-    if atlas.atlas_count != 1:
-        raise SmrnbValueError(f"xatlas split the atlas into {atlas.atlas_count} pages; lower chart_num (got "
+    opts = {"max_chart_area": area / chart_num, "normal_deviation_weight": 2.0,
+            "max_cost": max(0.05, 2.0 * (1.0 - math.cos(math.radians(min(max_normal_deviation, 179.0))))),
+            "padding": padding, "resolution": resolution}
+    res = _run_native(_xatlas_job, (vs.astype(np.float32), fn.astype(np.uint32), opts), timeout=timeout,
+                      what="auto_uv (xatlas)")
+    W, H, pad_texels = res["W"], res["H"], res["pad_texels"]
+    if res["atlas_count"] != 1:
+        raise SmrnbValueError(f"xatlas split the atlas into {res['atlas_count']} pages; lower chart_num (got "
                               f"{chart_num}) or raise resolution (got {resolution})")
-    vmap, idx, uvs = atlas[0]
+    vmap, idx, uvs = res["vmap"], res["idx"], res["uvs"]
     if W <= 0 or H <= 0 or len(uvs) == 0:
         raise SmrnbValueError("xatlas produced an empty atlas (degenerate mesh?): check faces and vertices")
     # xatlas returns uvs normalised by the atlas size; keep them in [0, 1]
     uvs = np.clip(np.asarray(uvs, dtype=np.float64), 0.0, 1.0)
     idx = np.asarray(idx, dtype=np.int64)
-    mean, mx = _stretch(vn, fn, uvs, idx)
-    rep = UVReport(int(atlas.chart_count), int(W), int(H), float(atlas.utilization), pad_texels, mean, mx,
-                   int(vn.shape[0]), int(len(vmap)))
+    mean, mx = _stretch(vs, fn, uvs, idx)  # scale-invariant: on the unit-size copy
+    rep = UVReport(int(res["chart_count"]), int(W), int(H), float(res["utilization"]), pad_texels, mean, mx,
+                   int(vn.shape[0]), int(len(vmap)), int(res.get("native_warnings", 0)))
     return UVResult(torch.as_tensor(uvs, dtype=torch.float32).to(device), torch.as_tensor(idx).to(device), rep)
 
 

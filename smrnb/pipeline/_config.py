@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._text import short
 from smrnb.pipeline._registry import StepRegistry
 
 TOP_KEYS: tuple[str, ...] = ("source", "device", "output_dir", "steps")
@@ -105,12 +106,12 @@ def validate_config(config: Any, registry: StepRegistry | None = None, *, where:
         if key in out:
             continue
         if v is not None and not isinstance(v, (str, os.PathLike)):
-            raise SmrnbTypeError(f"{where} {key!r} must be a string, got {type(v).__name__} {v!r}")
+            raise SmrnbTypeError(f"{where} {key!r} must be a string, got {type(v).__name__} {short(v)}")
         if v is not None:
             out[key] = os.fspath(v)
     dev = out.get("device")
     if dev is not None and not (dev == "cpu" or dev == "cuda" or (dev.startswith("cuda:") and dev[5:].isdigit())):
-        raise SmrnbValueError(f"{where} 'device' must be cpu, cuda or cuda:N, got {dev!r}")
+        raise SmrnbValueError(f"{where} 'device' must be cpu, cuda or cuda:N, got {short(dev)}")
     checked = []
     for i, entry in enumerate(steps):
         here = f"{where} steps[{i}]"
@@ -131,7 +132,7 @@ def validate_config(config: Any, registry: StepRegistry | None = None, *, where:
         e: dict[str, Any] = {"step": step.name}
         if entry.get("name") is not None:
             if not isinstance(entry["name"], str):
-                raise SmrnbTypeError(f"{here} 'name' must be a string, got {entry['name']!r}")
+                raise SmrnbTypeError(f"{here} 'name' must be a string, got {short(entry['name'])}")
             e["name"] = entry["name"]
         p = step.validate_params(dict(params), partial=True)
         if p:
@@ -141,17 +142,98 @@ def validate_config(config: Any, registry: StepRegistry | None = None, *, where:
     return out
 
 
-def load_config(path: str | os.PathLike, registry: StepRegistry | None = None) -> dict[str, Any]:
-    """Read and validate a YAML config file; relative ``source`` and ``output_dir`` resolve against its folder."""
+#: bounds on a config file: bytes, YAML nodes once aliases are expanded, nesting depth
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CONFIG_NODES = 100_000
+MAX_CONFIG_DEPTH = 32
+
+
+def _expanded_size(root: Any, where: str) -> None:
+    """Refuse a node graph whose alias expansion exceeds :data:`MAX_CONFIG_NODES` or nests past
+    :data:`MAX_CONFIG_DEPTH` (an alias bomb is small on disk and huge once expanded)."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    # iterative post-order walk; a node seen again through an alias reuses its size
+    stack: list[tuple[Any, int, bool]] = [(root, 1, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, depth, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            kids = _children(node, yaml)
+            total = 1 + sum(sizes[id(k)] for k in kids)
+            if total > MAX_CONFIG_NODES:
+                raise SmrnbValueError(f"{where}: expands to more than {MAX_CONFIG_NODES:,} values through YAML aliases "
+                                      "(&anchor / *alias); a config needs only a few dozen: write the values out")
+            sizes[key] = total
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise SmrnbValueError(f"{where}: holds a recursive YAML alias (a value that contains itself)")
+        if depth > MAX_CONFIG_DEPTH:
+            raise SmrnbValueError(f"{where}: is nested more than {MAX_CONFIG_DEPTH} levels deep; a config is a mapping "
+                                  "of steps with flat parameters")
+        on_path.add(key)
+        stack.append((node, depth, True))
+        for k in _children(node, yaml):
+            stack.append((k, depth + 1, False))
+
+
+def _children(node: Any, yaml: Any) -> list[Any]:
+    if isinstance(node, yaml.MappingNode):
+        return [x for pair in node.value for x in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def read_yaml(path: str | os.PathLike, where: str | None = None) -> Any:
+    """Parse a small YAML file safely: at most :data:`MAX_CONFIG_BYTES`, UTF-8 text, bounded alias
+    expansion and nesting (checked on the node graph before any Python object is built)."""
     import yaml
 
     p = Path(path)
-    if not p.is_file():
-        raise SmrnbValueError(f"config file {os.fspath(p)!r} does not exist")
+    where = where or f"config file {os.fspath(p)[:200]!r}"
     try:
-        raw = yaml.safe_load(p.read_text())
+        with open(p, "rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise SmrnbValueError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise SmrnbValueError(f"{where} is larger than {MAX_CONFIG_BYTES >> 20} MiB; a config is a few lines of YAML")
+    if b"\x00" in data:
+        raise SmrnbValueError(f"{where} is a binary file (it holds NUL bytes), not YAML text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SmrnbValueError(f"{where} is not UTF-8 text (byte {exc.start}): is it the right file?") from None
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node, where)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise SmrnbValueError(f"config file {os.fspath(p)!r} is not valid YAML: {exc}") from None
+        raise SmrnbValueError(f"{where} is not valid YAML: {str(exc)[:500]}") from None
+    except RecursionError:
+        raise SmrnbValueError(f"{where} is nested too deeply to be a config") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a scalar the constructor refuses (e.g. a 5000-digit int)
+        raise SmrnbValueError(f"{where} holds a value YAML cannot build: {type(exc).__name__}: {str(exc)[:200]}") from None
+    finally:
+        loader.dispose()
+
+
+def load_config(path: str | os.PathLike, registry: StepRegistry | None = None) -> dict[str, Any]:
+    """Read and validate a YAML config file; relative ``source`` and ``output_dir`` resolve against its folder."""
+
+    p = Path(path)
+    if not p.is_file():
+        raise SmrnbValueError(f"config file {os.fspath(p)[:200]!r} does not exist")
+    raw = read_yaml(p)
     cfg = validate_config(raw, registry, where=f"config file {p.name}")
     for key in ("source", "output_dir"):
         holder, k2 = (cfg["source"], "path") if key == "source" and isinstance(cfg.get("source"), dict) else (cfg, key)

@@ -390,8 +390,10 @@ class Pipeline:
             registry = REGISTRY
         self.registry = registry
         self.device = device
-        if device is not None and not (device == "cpu" or str(device).startswith("cuda")):
-            raise SmrnbValueError(f"device must be 'cpu' or 'cuda' (or 'cuda:N'), got {device!r}")
+        if device is not None:
+            from smrnb.geometry._guards import parse_device
+
+            parse_device(device, "device")  # the name now; CUDA's presence when it runs
         self.output_dir = None if output_dir is None else Path(output_dir)
         self.stages: list[Stage] = []
         for entry in steps:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._text import short
 
 #: Kinds of data that flow between steps.
 #:
@@ -129,37 +130,37 @@ class ParamSpec:
         k = self.kind
         if k == "bool":
             if not isinstance(value, bool):
-                raise SmrnbTypeError(f"{where} must be true or false, got {type(value).__name__} {value!r}")
+                raise SmrnbTypeError(f"{where} must be true or false, got {type(value).__name__} {short(value)}")
             return value
         if k in ("float", "int"):
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise SmrnbTypeError(f"{where} must be {'a number' if k == 'float' else 'an integer'}, "
-                                     f"got {type(value).__name__} {value!r}")
+                                     f"got {type(value).__name__} {short(value)}")
             if k == "int":
                 if isinstance(value, numbers.Integral):
                     v: float | int = int(value)
                 elif float(value).is_integer():
                     v = int(value)
                 else:
-                    raise SmrnbTypeError(f"{where} must be an integer, got {value!r}")
+                    raise SmrnbTypeError(f"{where} must be an integer, got {short(value)}")
             else:
                 v = float(value)
                 if not math.isfinite(v):
-                    raise SmrnbValueError(f"{where} must be finite, got {value!r}")
+                    raise SmrnbValueError(f"{where} must be finite, got {short(value)}")
             lo, hi = self.range if self.range is not None else (None, None)
             if (lo is not None and v < lo) or (hi is not None and v > hi):
-                raise SmrnbValueError(f"{where} must be {self._range_text()}, got {value!r}")
+                raise SmrnbValueError(f"{where} must be {self._range_text()}, got {short(value)}")
             return v
         if k == "choice":
             if value not in self.choices:
-                raise SmrnbValueError(f"{where} must be one of {', '.join(map(repr, self.choices))}, got {value!r}")
+                raise SmrnbValueError(f"{where} must be one of {', '.join(map(repr, self.choices))}, got {short(value)}")
             return value
         if k == "path":
             if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
-                raise SmrnbTypeError(f"{where} must be a non-empty path, got {type(value).__name__} {value!r}")
+                raise SmrnbTypeError(f"{where} must be a non-empty path, got {type(value).__name__} {short(value)}")
             return os.fspath(value)
         if not isinstance(value, str):
-            raise SmrnbTypeError(f"{where} must be a string, got {type(value).__name__} {value!r}")
+            raise SmrnbTypeError(f"{where} must be a string, got {type(value).__name__} {short(value)}")
         return value
 
     def parse(self, text: str, step: str = "?") -> Any:
@@ -174,13 +175,13 @@ class ParamSpec:
                 return True
             if t.lower() in _FALSE:
                 return False
-            raise SmrnbValueError(f"{where} must be true or false, got {text!r}")
+            raise SmrnbValueError(f"{where} must be true or false, got {short(text)}")
         if k in ("float", "int"):
             try:
                 value: Any = float(t) if k == "float" else int(t)
             except ValueError:
                 raise SmrnbValueError(f"{where} must be {'a number' if k == 'float' else 'an integer'}, "
-                                      f"got {text!r}") from None
+                                      f"got {short(text)}") from None
             return self.validate(value, step)
         return self.validate(t, step)
 

@@ -155,6 +155,8 @@ def export(mesh: Any, *, path: str = "mesh.ply") -> StepOutput:
              + (", flipped OpenCV -> OpenGL (y up)" if rep.converted_from_opencv else "")]
     if len(rep.files) > 1:
         notes.append("also wrote " + ", ".join(rep.files[1:]))
+    if rep.replaced:
+        notes.append("replaced the existing " + ", ".join(rep.replaced))
     return StepOutput(rep.path, notes, backend="trimesh (CPU)")
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from smrnb._errors import SmrnbError
+from smrnb._text import cap
 from smrnb.pipeline._registry import ParamSpec, Step, StepRegistry
 
 #: kinds ``smrnb step`` can read from a path, and what the path must be
@@ -91,6 +92,7 @@ def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParse
                          help=f"output: {WRITABLE.get(step.output, step.output)}"
                          + (" (sets --path)" if path_param else ""))
         one.add_argument("--device", default=None, help="cpu or cuda (default: where the input is loaded, cpu)")
+        one.add_argument("--overwrite", action="store_true", help="replace --output if it exists (default: refuse)")
         add_param_flags(one, step, skip=("path",) if path_param else ())
 
     rp = sub.add_parser("run", help="run a pipeline config file (YAML)")
@@ -99,6 +101,8 @@ def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParse
                                                     "else the current folder)")
     rp.add_argument("--device", default=None, help="cpu or cuda (overrides the config)")
     rp.add_argument("--until", default=None, metavar="STAGE", help="stop after this stage")
+    rp.add_argument("--overwrite", action="store_true", help="replace files the config writes if they exist "
+                                                             "(default: refuse before running anything)")
 
     bp = sub.add_parser("batch", help="run many config files (one scan each) as tasks on a Dask cluster",
                         description="One pipeline run per config file, each a dask.distributed task, outputs written "
@@ -173,7 +177,6 @@ def write_output(kind: str, data: Any, path: str) -> str:
     if kind == "file":
         return os.fspath(data)
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
     if kind == "points":
         import numpy as np
         import trimesh
@@ -182,7 +185,9 @@ def write_output(kind: str, data: Any, path: str) -> str:
         cols = None
         if data.colors is not None:
             cols = (data.colors.detach().cpu().float().clamp(0, 1).numpy() * 255 + 0.5).astype(np.uint8)
-        out.write_bytes(trimesh.PointCloud(pts, colors=cols).export(file_type="ply", encoding="binary"))
+        from smrnb._files import atomic_write
+
+        atomic_write(out, trimesh.PointCloud(pts, colors=cols).export(file_type="ply", encoding="binary"), "--output")
         return os.fspath(out)
     if kind in ("mesh", "textured_mesh"):
         from smrnb.geometry.io import export_mesh
@@ -206,6 +211,38 @@ def _check_device(device: str | None, flag: str = "--device") -> None:
                              "use --device cpu, or run `smr-doctor`")
 
 
+def _check_output(path: Any, what: str, overwrite: bool) -> Path:
+    """Before any work: ``path`` can be written, and is not an existing file unless ``overwrite``."""
+    from smrnb._files import check_writable
+
+    try:
+        p = check_writable(path, what)
+    except SmrnbError as exc:
+        raise UsageError(str(exc)) from None
+    if p.exists() and not overwrite:
+        raise UsageError(f"{what} {os.fspath(p)[:200]!r} exists; pass --overwrite to replace it (it is replaced "
+                         "atomically, only once the new file is complete)")
+    return p
+
+
+def _check_config_outputs(pipe: Any, out_dir: str, until: str | None, overwrite: bool) -> None:
+    """Every path a config's stages will write: inside ``out_dir``, writable, and new unless ``overwrite``."""
+    from smrnb._files import confine
+
+    end = pipe._index(until) if until else len(pipe.stages) - 1
+    for st in pipe.stages[: end + 1]:
+        for spec in st.step.params:
+            value = st.params.get(spec.name, spec.default) if spec.kind == "path" else None
+            if value is None:
+                continue
+            what = f"stage {st.name!r} parameter {spec.name!r}"
+            try:
+                full = confine(value, out_dir, what)
+            except SmrnbError as exc:
+                raise UsageError(str(exc)) from None
+            _check_output(full, what, overwrite)
+
+
 def _cmd_step(args: argparse.Namespace, reg: StepRegistry) -> int:
     from smrnb.pipeline._pipeline import Pipeline
 
@@ -222,6 +259,7 @@ def _cmd_step(args: argparse.Namespace, reg: StepRegistry) -> int:
     if step.output in allowed and suffix not in allowed[step.output]:
         raise UsageError(f"--output: step {step.name!r} makes {step.output}, written as "
                          f"{' or '.join(allowed[step.output])}; got {args.output!r}")
+    _check_output(args.output, "--output", args.overwrite)
     if step.inputs:
         _, source = read_input(step.inputs, args.input)
     else:
@@ -267,6 +305,7 @@ def _cmd_run(args: argparse.Namespace, reg: StepRegistry) -> int:
         raise UsageError(str(exc)) from None
     if pipe.source is None:
         raise UsageError(f"config file {args.config}: 'source' is not set (use 'sample' or a dataset folder)")
+    _check_config_outputs(pipe, out_dir, until, args.overwrite)
     out = _run_pipeline(pipe, until)
     last = pipe.stages[pipe._index(until) if until else -1].step
     if last.output == "file":
@@ -337,9 +376,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "batch":
             return _cmd_batch(args)
     except UsageError as exc:
-        parser.exit(2, f"smrnb {args.command}: error: {exc}\n")
+        parser.print_usage(sys.stderr)
+        parser.exit(2, f"smrnb {args.command}: error: {cap(str(exc))}\n")
     except SmrnbError as exc:
-        print(f"smrnb {args.command}: error: {exc}", file=sys.stderr)
+        print(f"smrnb {args.command}: error: {cap(str(exc))}", file=sys.stderr)
         return 1
     parser.error(f"unknown command {args.command!r}")
     return 2
