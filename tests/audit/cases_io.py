@@ -327,3 +327,31 @@ def _():
 def _():
     e = _s().MemoryEstimateError("x", estimate_bytes=10, budget_bytes=5, knob="voxel_size")
     assert isinstance(e, ValueError) and e.knob == "voxel_size"
+
+
+# ------------------------------------------------------------------------------- batch and cluster
+
+@case("batch_missing_config", ("batch",), r"configs: .* is neither a config file nor a folder of them")
+def _():
+    _s().batch([tmp() / "nope.yaml"], tmp() / "out")
+
+
+@case("batch_bad_workers_and_device", ("batch",), r"local must be an int >= 1 \(workers\), got -3")
+def _():
+    p = tmp() / "c.yaml"
+    p.write_text("source: sample\nsteps: [tsdf]\n")
+    _s().batch([p], tmp() / "out", local=-3)
+
+
+@case("batch_hostile_yaml", ("batch",), r"alias|expand|values")
+def _():
+    p = tmp() / "bomb.yaml"
+    p.write_text("a: &a [1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+                 "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+                 "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n")
+    _s().batch([p], tmp() / "out")
+
+
+@case("diagnose_cluster_not_a_client", ("diagnose_cluster",), r"client must be a distributed.Client, got str")
+def _():
+    _s().diagnose_cluster("tcp://127.0.0.1:9")
