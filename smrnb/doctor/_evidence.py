@@ -21,6 +21,9 @@ HEAD_CHARS = 256 * 1024
 TAIL_CHARS = 256 * 1024
 #: characters kept of one line (head and tail halves)
 LINE_CHARS = 2000
+#: lines kept from the middle of a long log: those holding one of MIDDLE_KEYS
+MIDDLE_LINES = 2000
+MIDDLE_KEYS = ("error", "fatal", "undefined symbol", "not found", "no such file", "unsupported", "mismatch")
 #: seconds extraction may take before it stops reading further lines
 TIME_BUDGET_S = 0.5
 
@@ -36,8 +39,15 @@ class Evidence:
 
 def cap_text(text: str) -> str:
     """``text`` with at most HEAD_CHARS + TAIL_CHARS characters and lines of at most LINE_CHARS."""
-    if len(text) > HEAD_CHARS + TAIL_CHARS:
-        text = text[:HEAD_CHARS] + "\n...\n" + text[-TAIL_CHARS:]
+    if len(text) > HEAD_CHARS + TAIL_CHARS:  # head, tail, and the middle's error lines (up to MIDDLE_LINES)
+        middle = []
+        for ln in text[HEAD_CHARS:-TAIL_CHARS].split("\n"):
+            if len(middle) >= MIDDLE_LINES:
+                break
+            low = ln[:LINE_CHARS].lower()
+            if any(k in low for k in MIDDLE_KEYS):
+                middle.append(ln[:LINE_CHARS])
+        text = text[:HEAD_CHARS] + "\n...\n" + "\n".join(middle) + "\n...\n" + text[-TAIL_CHARS:]
     out = []
     for ln in text.split("\n"):
         if len(ln) > LINE_CHARS:
@@ -109,7 +119,7 @@ _GCC_RE = re.compile(r"gcc versions? later than ([0-9]{1,2})")
 _CUDA_VER_RE = re.compile(r"CUDA (?:Version|version)[ :=]{0,3}([0-9]{1,2}\.[0-9]{1,2})")
 _NVCC_REL_RE = re.compile(r"release ([0-9]{1,2}\.[0-9]{1,2}), V")
 _TORCH_BUILD_RE = re.compile(r"\btorch[=-]{1,2}([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\+(cpu|cu[0-9]{2,3})")
-_CUDA_HOME_RE = re.compile(r"CUDA_HOME[ =:'\"]{1,4}([^\s'\"]{0,300})")
+_CUDA_HOME_RE = re.compile(r"CUDA_HOME ?[=:] ?['\"]?([^\s'\",]{0,300})")
 _EXEC_NVCC_RE = re.compile(r"'([^'\s]{0,300})/bin/nvcc'")
 _NO_MODULE_RE = re.compile(r"No module named '([A-Za-z0-9_.]{1,100})'")
 _HEADER_RE = re.compile(r"fatal error: ([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh)): No such file")
@@ -156,6 +166,8 @@ PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("build_isolation", ("pip-build-env", "getting requirements to build wheel", "build_meta",
                          "installing build dependencies", "--no-build-isolation", "build-system.requires",
                          "build backend returned an error", "failed to build", "setup.py")),
+    ("torch_absent_at_build", ("couldn't find the module installed", "depends on `torch`, but doesn't declare",
+                               "please install it before proceeding")),
     ("ninja_missing", ("'ninja'", "ninja is required", "ninja: not found", "ninja: command not found")),
     ("flash_min_gpu", ("only supports ampere", "requires a gpu with compute capability", "turing or newer",
                        "fullyfusedmlp", "ampere gpus or newer", "sm80 or newer")),
@@ -165,7 +177,7 @@ PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("sys_executable", ("sys.executable", "which python", "kernelspec", "!pip")),
     ("env_var_set", ("ld_library_path", ".bashrc", ".profile", "pythonpath", "module load", "printenv", "export ")),
     ("kaolin", ("kaolin",)),
-    ("kaolin_gate", ("searching for torch<", "ignore_torch_ver", "kaolin requires pytorch", "torch<=")),
+    ("kaolin_gate", ("searching for torch<", "ignore_torch_ver", "but found version")),
     ("from_versions_none", ("from versions: none", "from versions: 0.", "no matching distribution")),
     ("cudnn_version_mismatch", ("cudnn version mismatch", "cudnn version incompatibility",
                                 "was compiled against", "loaded runtime cudnn")),

@@ -693,11 +693,11 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
               "pip install --force-reinstall torch==<ver> torchvision==<matching> --index-url "
               "https://download.pytorch.org/whl/<cuXYZ>"), "abi_torch_version_mismatch is your own extension")
     nomods = [e for e in _ev(ev, "no_module")]
-    if any(e.value == "torch" for e in nomods) and "build_isolation" in kinds or (
+    if "torch_absent_at_build" in kinds or any(e.value == "torch" for e in nomods) and "build_isolation" in kinds or (
             "build_isolation" in kinds and any("getting requirements to build wheel" in e.line.lower()
                                                or "pip-build-env" in e.line.lower() for e in ev)):
         find(15, "torch_not_found_at_build", "torch", "pip's build isolation hides torch from the build",
-             [e for e in nomods if e.value == "torch"][:1] + first("build_isolation"),
+             first("torch_absent_at_build") + [e for e in nomods if e.value == "torch"][:1] + first("build_isolation"),
              "The package imports torch in setup.py; build without isolation.",
              ("pip install --no-build-isolation <package>",), "a missing torch at run time is another env")
     if "cannot_import_c" in kinds or any(e.value.split(".")[-1] in ("_C", "_ext") or "scatter_c" in e.value
@@ -712,7 +712,7 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
              "Install a CUDA build of torch from the PyTorch index.",
              ("pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu124",),
              "no_gpu: the machine has no GPU at all")
-    if "kaolin_gate" in kinds:
+    if "kaolin_gate" in kinds and "torch_absent_at_build" not in kinds:
         find(20, "kaolin_version_gate", "kaolin", "kaolin's setup.py refuses this torch version", first("kaolin_gate"),
              "Use a kaolin release for this torch, or IGNORE_TORCH_VER=1 when building from source.",
              ("IGNORE_TORCH_VER=1 pip install --no-build-isolation .",))

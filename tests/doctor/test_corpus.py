@@ -1,0 +1,59 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain on the corpus of real error texts, and its bounds on pathological inputs."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from smrnb.doctor import _evidence
+from smrnb.doctor._corpus import accuracy, load
+from smrnb.doctor.explain import explain_text
+from smrnb.magics import diagnosis_line
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+@pytest.mark.parametrize("part,bar", [("dev", 0.85), ("test", 0.80)])
+def test_corpus_accuracy(part, bar):
+    p = CORPUS / f"{part}.jsonl"
+    if not p.exists():
+        pytest.skip(f"{p} absent (the corpus arrives with its own branch)")
+    ok, n = accuracy(load(p))
+    assert n >= 20 and ok / n >= bar, f"{part}: {ok}/{n}"
+
+
+def _elapsed(fn, text):
+    t0 = time.perf_counter()
+    fn(text)
+    return time.perf_counter() - t0
+
+
+def test_caps_bound_what_is_read():
+    long = ("x" * 100 + "\n") * 100_000 + ":" * 1_000_000
+    capped = _evidence.cap_text(long)
+    assert len(capped) <= _evidence.HEAD_CHARS + _evidence.TAIL_CHARS + 10_000
+    assert max(len(ln) for ln in capped.split("\n")) <= _evidence.LINE_CHARS + 5
+
+
+@pytest.mark.parametrize("unit", [":", "a:", "/usr/lib/x86_64-linux-gnu/libcudart.so.12:", "sm_86 " * 3])
+def test_time_grows_at_most_linearly(unit):
+    small, big = unit * 20_000, unit * 200_000
+    for fn in (explain_text, diagnosis_line):
+        t1 = min(_elapsed(fn, small) for _ in range(3))
+        t10 = min(_elapsed(fn, big) for _ in range(3))
+        assert t10 <= 15 * t1 + 0.05, (unit, fn.__name__, t1, t10)
+
+
+def test_pathological_inputs_end_quickly():
+    for text in ("RuntimeError: " + ":" * 200_000, ("/a/b/" * 40 + "\n") * 50_000, "x" * 3_000_000,
+                 "undefined symbol: " + "_ZN" * 100_000):
+        assert _elapsed(explain_text, text) < 10.0
+        assert _elapsed(diagnosis_line, text) < 10.0
+
+
+def test_bytes_are_decoded():
+    f = explain_text(b"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB \xff\xfe")
+    assert f and f[0].code == "cuda_oom"
