@@ -227,6 +227,8 @@ def _h_undefined_symbol(fields: dict[str, str], facts: Mapping[str, Any] | None,
         inst = _f(facts, "kaolin", "install_command")
         if inst:
             cmds.append(str(inst))
+        elif _f(facts, "torch", "version") and not _f(facts, "torch", "cuda"):
+            cmds.append("# this torch is CPU-only: kaolin's wheel pages are per CUDA build; install a CUDA torch first")
         else:
             cmds.append("pip install kaolin==<version> -f " + KAOLIN_WHEEL_PAGE.format(
                 torch=_f(facts, "torch", "version_base") or "<torch>",
@@ -251,7 +253,9 @@ def _h_cudart(fields: dict[str, str], facts: Mapping[str, Any] | None, sig: Mapp
         return "prebuilt_binary_wrong_cuda", "loader", ev, [
             f"pip install --force-reinstall <package> built for CUDA {_major(torch_cuda) or sorted(majors)[0]}   "
             "# the variant matching this torch",
-            f"# or provide the CUDA {want} runtime: pip install nvidia-cuda-runtime-cu{want}"]
+            (f"# or provide the CUDA {want} runtime: pip install nvidia-cuda-runtime-cu{want}"
+             if want in ("11", "12") else f"# or provide a CUDA {want} runtime from a CUDA {want} toolkit "
+             "(no pip package exists for it)")]
     return "cudart_not_found", "loader", ev, ["smr-doctor fix kernelspec   # if the library's directory is known "
                                               "but only set after the kernel started"]
 
@@ -273,7 +277,22 @@ def _h_arch(fields: dict[str, str], facts: Mapping[str, Any] | None, sig: Mappin
     env = _f(facts, "toolkit", "torch_cuda_arch_list_env")
     if env:
         ev.append(f"TORCH_CUDA_ARCH_LIST={env}")
-    return sig["code"], sig["layer"], ev, []
+    nvcc_ver = None
+    for n in _f(facts, "toolkit", "nvccs") or []:
+        if isinstance(n, Mapping) and n.get("path") == bn:
+            nvcc_ver = n.get("version")
+    nvcc_ver = nvcc_ver or fields.get("text_nvcc")  # "release X.Y, V..." in the same log
+    if not nvcc_ver and sig.get("id") == "nvcc_unsupported_arch":  # the nvcc refused it: its list lacks it
+        return sig["code"], sig["layer"], ev, [
+            "export TORCH_CUDA_ARCH_LIST=\"<X.Y>+PTX\"   # X.Y: the highest arch `nvcc --list-gpu-arch` prints "
+            f"below {fields.get('arch')}; or a newer toolkit"]
+    wanted = [fields.get("arch") or ""] + ([cc] if cc else [])
+    al = build_arch_list([a for a in wanted if a], str(nvcc_ver) if nvcc_ver else None)
+    cmds = [f"export TORCH_CUDA_ARCH_LIST=\"{al}\"   # computed from {', '.join(a for a in wanted if a)}"
+            + (f" and nvcc {nvcc_ver}" if nvcc_ver else "")] if al else [
+        "export TORCH_CUDA_ARCH_LIST=\"<X.Y>\"   # X.Y: the GPU's capability (nvidia-smi --query-gpu=compute_cap "
+        "--format=csv), if the nvcc in use lists it (nvcc --list-gpu-arch)"]
+    return sig["code"], sig["layer"], ev, cmds
 
 
 def _h_no_kernel_image(fields: dict[str, str], facts: Mapping[str, Any] | None, sig: Mapping[str, Any]) -> Refined:
@@ -423,6 +442,10 @@ def explain_text(text: str, facts: Mapping[str, Any] | None = None, max_findings
 
 
 def _signature_findings(text: str, facts: Mapping[str, Any] | None, max_findings: int) -> list[Finding]:
+    from smrnb.doctor._evidence import _NVCC_REL_RE
+
+    m_nv = _NVCC_REL_RE.search(text) if "release" in text else None
+    text_nvcc = m_nv.group(1) if m_nv else None
     hits: list[tuple[int, Finding]] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     lines: list[str] | None = None
@@ -443,6 +466,8 @@ def _signature_findings(text: str, facts: Mapping[str, Any] | None, max_findings
             hay = "\n".join(lines[i] for i in sorted(keep))
         for m in sig["regex"].finditer(hay):
             fields = {k: v for k, v in m.groupdict().items() if v is not None}
+            if sig.get("handler") == "arch" and text_nvcc:
+                fields["text_nvcc"] = text_nvcc
             key = (sig["id"], tuple(sorted(fields.items())))
             if key in seen:
                 continue
@@ -517,6 +542,45 @@ def _arch_list(archs: list[str]) -> str | None:
             if v not in out:
                 out.append(v)
     return ";".join(out) or None
+
+
+def nvcc_archs(nvcc: str | None) -> list[int] | None:
+    """Compute capabilities (as 86, 90...) the nvcc release ``nvcc`` compiles for (tables/nvcc_archs.csv)."""
+    from smrnb.doctor.tables import rows, version_key
+
+    if not nvcc:
+        return None
+    best = None
+    for r in rows("nvcc_archs"):
+        if version_key(r["cuda"]) <= version_key(nvcc):
+            best = r
+    return sorted(int(a) for a in best["archs"].split()) if best else None
+
+
+#: embedded (Jetson/Tegra) archs: never the PTX fallback for a discrete GPU
+_TEGRA_ARCHS = frozenset({32, 53, 62, 72, 87, 88, 101, 110})
+
+
+def build_arch_list(gpu_archs: list[str], nvcc: str | None) -> str | None:
+    """TORCH_CUDA_ARCH_LIST for the GPU arch(s) named in the text and what the nvcc in use can build.
+
+    An arch the nvcc supports is kept (``8.6``); a newer one becomes the highest arch the nvcc has, with
+    PTX the driver compiles for the newer GPU (``8.6+PTX``); None when the text names no arch.
+    """
+    caps = sorted({int(d) for d in ("".join(ch for ch in a if ch.isdigit()) for a in gpu_archs)
+                   if d and 2 <= len(d) <= 3})
+    if not caps:
+        return None
+    have = nvcc_archs(nvcc)
+    out = []
+    for c in caps:
+        if have is None or c in have:
+            out.append(f"{c // 10}.{c % 10}")
+        else:
+            lower = [a for a in have if a < c and a not in _TEGRA_ARCHS]
+            if lower:
+                out.append(f"{lower[-1] // 10}.{lower[-1] % 10}+PTX")
+    return ";".join(dict.fromkeys(out)) or None
 
 
 def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[int, Finding]]:
@@ -641,7 +705,8 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
              first("flash_min_gpu"), "No build will run on this GPU; use another implementation or GPU.",
              ("nvidia-smi --query-gpu=name,compute_cap --format=csv",), "no_kernel_image_for_gpu: a rebuild fixes it")
     if "no_kernel_image" in kinds:
-        al = _arch_list(archs)
+        nv = [e.value for e in _ev(ev, "nvcc_version")]
+        al = build_arch_list(archs, nv[0] if nv else None)
         find(22, "no_kernel_image_for_gpu", "abi", "A binary has no kernels for this GPU", first("no_kernel_image"),
              "Rebuild the extension with this GPU's arch in TORCH_CUDA_ARCH_LIST.",
              ("nvidia-smi --query-gpu=compute_cap --format=csv",
@@ -651,7 +716,11 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
     if "unsupported_arch" in kinds and ("nvcc fatal" in " ".join(e.line.lower() for e in ev) or archs):
         find(24, "unsupported_gpu_arch", "toolkit", "nvcc cannot build the requested GPU arch",
              first("unsupported_arch"), "The nvcc in use does not know this arch (too new or dropped).",
-             ("nvcc --list-gpu-arch",), "no_kernel_image_for_gpu is a built binary without the arch")
+             ("nvcc --version; nvcc --list-gpu-arch",) + tuple(
+                 f"export TORCH_CUDA_ARCH_LIST=\"{al}\"   # from the arch in the text and nvcc {nv[0]}"
+                 for nv in [[e.value for e in _ev(ev, "nvcc_version")]] if nv
+                 for al in [build_arch_list(archs, nv[0])] if al),
+             "no_kernel_image_for_gpu is a built binary without the arch")
     # --- toolkit / build
     homes = [e for e in _ev(ev, "cuda_home") if cuda_home_problem(e.value)]
     if homes:

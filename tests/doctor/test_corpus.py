@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from smrnb.doctor._corpus import accuracy, load
 from smrnb.doctor.explain import explain_text
 from smrnb.magics import diagnosis_line
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(os.environ.get("SMRNB_CORPUS") or Path(__file__).parent / "corpus")
 
 
 @pytest.mark.parametrize("part,bar", [("dev", 0.85), ("test", 0.80)])
@@ -57,3 +58,31 @@ def test_pathological_inputs_end_quickly():
 def test_bytes_are_decoded():
     f = explain_text(b"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB \xff\xfe")
     assert f and f[0].code == "cuda_oom"
+
+
+def test_arch_list_is_computed_from_the_gpu_and_the_nvcc():
+    from smrnb.doctor.explain import build_arch_list
+
+    assert build_arch_list(["sm_86"], "12.1") == "8.6"
+    assert build_arch_list(["compute_89"], "11.4") == "8.6+PTX"  # 11.4 has no sm_89; never a Jetson arch
+    assert build_arch_list(["sm_120"], "12.8") == "12.0"
+    assert build_arch_list(["sm_35"], "13.0") is None  # nothing this nvcc can build runs there
+    log = "nvcc fatal   : Unsupported gpu architecture 'compute_89'\nCuda compilation tools, release 11.4, V11.4.152"
+    f = explain_text(log)[0]
+    assert f.code == "unsupported_gpu_arch"
+    assert any('TORCH_CUDA_ARCH_LIST="8.6+PTX"' in c for c in f.fix.commands)
+    assert not any('"9.0"' in c for c in f.fix.commands)
+
+
+def test_printed_fixes_name_real_packages_only():
+    for major in ("8", "10"):
+        for f in explain_text(f"ImportError: libcudart.so.{major}.0: cannot open shared object file: No such file"):
+            assert not any(f"nvidia-cuda-runtime-cu{major}" in c for c in (f.fix.commands if f.fix else ())), f
+
+
+def test_findings_name_the_evidence_and_the_neighbour():
+    text = "ImportError: libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12"
+    f = explain_text(text)[0]
+    assert f.code == "library_shadowed_older_copy"
+    assert any(e.startswith("evidence: undefined_symbol nvjitlink:") for e in f.evidence)
+    assert any(e.startswith("told from its neighbour:") for e in f.evidence)
