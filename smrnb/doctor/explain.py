@@ -1,6 +1,13 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """Explain: turn a pasted error (one line, a traceback or a whole build log) into findings.
 
+Two sources, ranked together: :func:`decide` takes the evidence facts that
+:func:`smrnb.doctor._evidence.extract` reads from any wording (library families and versions,
+undefined symbols and their owners, GPU archs, CUDA versions on both sides, CUDA_HOME forms, ...)
+and names causes, each finding listing the evidence that fired it and its nearest neighbour; the
+signatures below still add their richer, fact-refined fixes for the phrasings they know. The text
+is capped first (head, tail and the middle's error lines), so the work is linear and bounded.
+
 The signatures are data (``tables/signatures.json``): a regular expression per known error text,
 the finding code it means (the same vocabulary as the rules), the layer, a title and a fix, both
 templated with the fields the expression extracts (the undefined symbol, the missing library, the
