@@ -241,13 +241,15 @@ def _redacted(text: str) -> str:
 
 def diagnosis_line(text: str) -> str | None:
     """One line for a traceback whose text matches a known signature, else None."""
+    from smrnb.doctor._evidence import cap_text
     from smrnb.doctor.explain import explain_text
 
+    text = cap_text(text)  # a 1 MB message costs what its head and tail cost
     found = explain_text(text)
     if not found:
         return None
     f = found[0]
-    last = text.strip().splitlines()[-1][:80].replace('"', "'")
+    last = text.strip().rsplit("\n", 1)[-1][:80].replace('"', "'")
     return f"smrnb doctor: [{f.code}] {f.title}. Details and fix: %smr_doctor --explain \"{last}\""
 
 

@@ -109,6 +109,8 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     from smrnb._errors import SmrnbTypeError
     from smrnb.doctor.explain import explain_text
 
+    if isinstance(text, (bytes, bytearray)):  # a log opened in binary mode
+        text = bytes(text).decode("utf-8", errors="replace")
     if not isinstance(text, str):
         raise SmrnbTypeError(f"text must be a str (the error to explain), got {type(text).__name__}")
     t0 = time.perf_counter()

@@ -1,6 +1,13 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """Explain: turn a pasted error (one line, a traceback or a whole build log) into findings.
 
+Two sources, ranked together: :func:`decide` takes the evidence facts that
+:func:`smrnb.doctor._evidence.extract` reads from any wording (library families and versions,
+undefined symbols and their owners, GPU archs, CUDA versions on both sides, CUDA_HOME forms, ...)
+and names causes, each finding listing the evidence that fired it and its nearest neighbour; the
+signatures below still add their richer, fact-refined fixes for the phrasings they know. The text
+is capped first (head, tail and the middle's error lines), so the work is linear and bounded.
+
 The signatures are data (``tables/signatures.json``): a regular expression per known error text,
 the finding code it means (the same vocabulary as the rules), the layer, a title and a fix, both
 templated with the fields the expression extracts (the undefined symbol, the missing library, the
@@ -22,6 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from smrnb.doctor._evidence import cap_text, cuda_home_problem, extract
 from smrnb.doctor._model import CmdResult, Finding, Fix, Runner
 
 KAOLIN_WHEEL_PAGE = "https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-{torch}_cu{cuda}.html"
@@ -226,6 +234,8 @@ def _h_undefined_symbol(fields: dict[str, str], facts: Mapping[str, Any] | None,
         inst = _f(facts, "kaolin", "install_command")
         if inst:
             cmds.append(str(inst))
+        elif _f(facts, "torch", "version") and not _f(facts, "torch", "cuda"):
+            cmds.append("# this torch is CPU-only: kaolin's wheel pages are per CUDA build; install a CUDA torch first")
         else:
             cmds.append("pip install kaolin==<version> -f " + KAOLIN_WHEEL_PAGE.format(
                 torch=_f(facts, "torch", "version_base") or "<torch>",
@@ -250,7 +260,9 @@ def _h_cudart(fields: dict[str, str], facts: Mapping[str, Any] | None, sig: Mapp
         return "prebuilt_binary_wrong_cuda", "loader", ev, [
             f"pip install --force-reinstall <package> built for CUDA {_major(torch_cuda) or sorted(majors)[0]}   "
             "# the variant matching this torch",
-            f"# or provide the CUDA {want} runtime: pip install nvidia-cuda-runtime-cu{want}"]
+            (f"# or provide the CUDA {want} runtime: pip install nvidia-cuda-runtime-cu{want}"
+             if want in ("11", "12") else f"# or provide a CUDA {want} runtime from a CUDA {want} toolkit "
+             "(no pip package exists for it)")]
     return "cudart_not_found", "loader", ev, ["smr-doctor fix kernelspec   # if the library's directory is known "
                                               "but only set after the kernel started"]
 
@@ -272,7 +284,22 @@ def _h_arch(fields: dict[str, str], facts: Mapping[str, Any] | None, sig: Mappin
     env = _f(facts, "toolkit", "torch_cuda_arch_list_env")
     if env:
         ev.append(f"TORCH_CUDA_ARCH_LIST={env}")
-    return sig["code"], sig["layer"], ev, []
+    nvcc_ver = None
+    for n in _f(facts, "toolkit", "nvccs") or []:
+        if isinstance(n, Mapping) and n.get("path") == bn:
+            nvcc_ver = n.get("version")
+    nvcc_ver = nvcc_ver or fields.get("text_nvcc")  # "release X.Y, V..." in the same log
+    if not nvcc_ver and sig.get("id") == "nvcc_unsupported_arch":  # the nvcc refused it: its list lacks it
+        return sig["code"], sig["layer"], ev, [
+            "export TORCH_CUDA_ARCH_LIST=\"<X.Y>+PTX\"   # X.Y: the highest arch `nvcc --list-gpu-arch` prints "
+            f"below {fields.get('arch')}; or a newer toolkit"]
+    wanted = [fields.get("arch") or ""] + ([cc] if cc else [])
+    al = build_arch_list([a for a in wanted if a], str(nvcc_ver) if nvcc_ver else None)
+    cmds = [f"export TORCH_CUDA_ARCH_LIST=\"{al}\"   # computed from {', '.join(a for a in wanted if a)}"
+            + (f" and nvcc {nvcc_ver}" if nvcc_ver else "")] if al else [
+        "export TORCH_CUDA_ARCH_LIST=\"<X.Y>\"   # X.Y: the GPU's capability (nvidia-smi --query-gpu=compute_cap "
+        "--format=csv), if the nvcc in use lists it (nvcc --list-gpu-arch)"]
+    return sig["code"], sig["layer"], ev, cmds
 
 
 def _h_no_kernel_image(fields: dict[str, str], facts: Mapping[str, Any] | None, sig: Mapping[str, Any]) -> Refined:
@@ -382,17 +409,6 @@ def _line_of(text: str, start: int, end: int) -> str:
     return line if len(line) <= 300 else line[:297] + "..."
 
 
-#: a line longer than this is cut before matching: some signatures backtrack quadratically on one huge
-#: token (a 100 kB line took minutes), and no real error line is this long
-MAX_LINE = 2000
-
-
-def _cap_lines(text: str) -> str:
-    if all(len(ln) <= MAX_LINE for ln in text.split("\n")):
-        return text
-    return "\n".join(ln[:MAX_LINE] for ln in text.split("\n"))
-
-
 def explain_text(text: str, facts: Mapping[str, Any] | None = None, max_findings: int = 20) -> list[Finding]:
     """Findings for every known error signature in ``text``; never raises.
 
@@ -409,9 +425,34 @@ def explain_text(text: str, facts: Mapping[str, Any] | None = None, max_findings
         In order of appearance in the text, one per distinct (code, extracted fields); empty when
         nothing is recognised.
     """
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
     if not isinstance(text, str) or not text.strip():
         return []
-    text = _cap_lines(text)
+    text = cap_text(text)  # head and tail of a long log, long lines cut: bounded work below
+    try:
+        ranked = decide(extract(text), facts)
+    except Exception as exc:  # never raises
+        ranked = [(99, Finding("rule_failed", "loader", "info", "explain evidence failed",
+                               (f"{type(exc).__name__}: {exc}",)))]
+    sig = _signature_findings(text, facts, max_findings)
+    best: dict[str, tuple[float, int, Finding]] = {}
+    for i, f in enumerate(sig):
+        best[f.code] = (23.0, i, f)
+    for i, (rank, f) in enumerate(ranked):
+        if f.code in best:  # the signature's finding has the richer fix: keep it, at the better rank
+            r, j, g = best[f.code]
+            best[f.code] = (min(r, rank), j, g)
+        else:
+            best[f.code] = (float(rank), 1000 + i, f)
+    return [f for _, _, f in sorted(best.values(), key=lambda t: (t[0], t[1]))][:max_findings]
+
+
+def _signature_findings(text: str, facts: Mapping[str, Any] | None, max_findings: int) -> list[Finding]:
+    from smrnb.doctor._evidence import _NVCC_REL_RE
+
+    m_nv = _NVCC_REL_RE.search(text) if "release" in text else None
+    text_nvcc = m_nv.group(1) if m_nv else None
     hits: list[tuple[int, Finding]] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     lines: list[str] | None = None
@@ -432,6 +473,8 @@ def explain_text(text: str, facts: Mapping[str, Any] | None = None, max_findings
             hay = "\n".join(lines[i] for i in sorted(keep))
         for m in sig["regex"].finditer(hay):
             fields = {k: v for k, v in m.groupdict().items() if v is not None}
+            if sig.get("handler") == "arch" and text_nvcc:
+                fields["text_nvcc"] = text_nvcc
             key = (sig["id"], tuple(sorted(fields.items())))
             if key in seen:
                 continue
@@ -468,3 +511,314 @@ def _make_finding(sig: Mapping[str, Any], fields: dict[str, str], facts: Mapping
     commands = [c.format_map(fmt) for c in sig.get("commands", ())] + extra_cmds
     fix = Fix(sig["why"].format_map(fmt), tuple(commands), tuple(sig.get("docs", ())))
     return Finding(code, layer, sig.get("severity", "error"), title, tuple(evidence), fix)
+
+
+# ---------------------------------------------------------------------- decide from evidence
+CODES.update({
+    "library_shadowed_older_copy": "A CUDA library (cuDNN, NCCL, nvJitLink, cuBLAS...) is found, but an older copy "
+                                   "on the loader path is loaded before the one torch ships.",
+    "gpu_not_exposed_to_process": "The host has a GPU and driver but this process is not given it (container "
+                                  "without --gpus, Slurm without --gres, CUDA_VISIBLE_DEVICES).",
+    "driver_broken_or_mismatch": "An NVIDIA driver is installed but unusable (kernel module and user-space library "
+                                 "differ, or nvidia-smi cannot talk to it).",
+    "companion_built_for_other_torch": "torchvision/torchaudio (a companion with compiled operators) was built for "
+                                       "another torch or CUDA than the installed torch.",
+    "cuda_oom": "The GPU ran out of memory: the setup is right, the workload is too large.",
+    "kernel_wrong_python": "The Jupyter kernel runs another Python than the one the packages were installed into.",
+    "gpu_below_extension_minimum": "The GPU is older than the minimum the extension's own code supports.",
+    "build_dependency_missing": "A non-CUDA system header, library or tool the build needs is absent.",
+    "extension_not_compiled": "The package is installed but its compiled module (_C, _ext) was never built.",
+    "windows_msvc_toolchain": "A Windows build fails in the MSVC toolchain (cl.exe, Visual C++ build tools).",
+})
+
+_CUDA_FAMILIES = {"cudart", "cudnn", "nccl", "nvjitlink", "cublas", "cusparse", "cusolver", "cufft", "curand",
+                  "nvrtc", "nvtx", "cupti"}
+
+
+def _ev(ev: list[Any], kind: str) -> list[Any]:
+    return [e for e in ev if e.kind == kind]
+
+
+def _arch_list(archs: list[str]) -> str | None:
+    """TORCH_CUDA_ARCH_LIST value for the (CUDA) archs named in the text, e.g. ``"8.6"``."""
+    out = []
+    for a in archs:
+        d = "".join(ch for ch in a if ch.isdigit())
+        if 2 <= len(d) <= 3:
+            v = f"{d[:-1]}.{d[-1]}"
+            if v not in out:
+                out.append(v)
+    return ";".join(out) or None
+
+
+def nvcc_archs(nvcc: str | None) -> list[int] | None:
+    """Compute capabilities (as 86, 90...) the nvcc release ``nvcc`` compiles for (tables/nvcc_archs.csv)."""
+    from smrnb.doctor.tables import rows, version_key
+
+    if not nvcc:
+        return None
+    best = None
+    for r in rows("nvcc_archs"):
+        if version_key(r["cuda"]) <= version_key(nvcc):
+            best = r
+    return sorted(int(a) for a in best["archs"].split()) if best else None
+
+
+#: embedded (Jetson/Tegra) archs: never the PTX fallback for a discrete GPU
+_TEGRA_ARCHS = frozenset({32, 53, 62, 72, 87, 88, 101, 110})
+
+
+def build_arch_list(gpu_archs: list[str], nvcc: str | None) -> str | None:
+    """TORCH_CUDA_ARCH_LIST for the GPU arch(s) named in the text and what the nvcc in use can build.
+
+    An arch the nvcc supports is kept (``8.6``); a newer one becomes the highest arch the nvcc has, with
+    PTX the driver compiles for the newer GPU (``8.6+PTX``); None when the text names no arch.
+    """
+    caps = sorted({int(d) for d in ("".join(ch for ch in a if ch.isdigit()) for a in gpu_archs)
+                   if d and 2 <= len(d) <= 3})
+    if not caps:
+        return None
+    have = nvcc_archs(nvcc)
+    out = []
+    for c in caps:
+        if have is None or c in have:
+            out.append(f"{c // 10}.{c % 10}")
+        else:
+            lower = [a for a in have if a < c and a not in _TEGRA_ARCHS]
+            if lower:
+                out.append(f"{lower[-1] // 10}.{lower[-1] % 10}+PTX")
+    return ";".join(dict.fromkeys(out)) or None
+
+
+def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[int, Finding]]:
+    """Ranked findings (rank, Finding) from evidence facts; lower rank first."""
+    kinds = {e.kind for e in ev}
+    out: list[tuple[int, Finding]] = []
+
+    def find(rank: int, code: str, layer: str, title: str, fired: list[Any], why: str,
+             cmds: tuple[str, ...] = (), neighbour: str = "", severity: str = "error") -> None:
+        evidence = tuple([f"evidence: {e.kind} {e.value} (line: {e.line[:160]})" for e in fired[:4]]
+                         + ([f"told from its neighbour: {neighbour}"] if neighbour else []))
+        out.append((rank, Finding(code, layer, severity, title, evidence, Fix(why, cmds))))
+
+    def first(kind: str) -> list[Any]:
+        return _ev(ev, kind)[:1]
+
+    missing = _ev(ev, "lib_missing")
+    undef = _ev(ev, "undefined_symbol")
+    archs = [e.value for e in _ev(ev, "gpu_arch")]
+    # --- driver side
+    if "nvml_mismatch" in kinds or "driver_unreachable" in kinds:
+        find(10, "driver_broken_or_mismatch", "driver", "The NVIDIA driver is installed but broken",
+             first("nvml_mismatch") + first("driver_unreachable"),
+             "The kernel module and the user-space driver library differ (often after an upgrade without reboot) "
+             "or the module is not loaded.",
+             ("nvidia-smi", "sudo reboot   # or reload the module: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset "
+              "nvidia && sudo modprobe nvidia"),
+             "driver_too_old is a working driver older than the CUDA runtime needs")
+    if "driver_insufficient" in kinds:
+        find(12, "driver_too_old", "driver", "The NVIDIA driver is older than the CUDA runtime needs",
+             first("driver_insufficient"),
+             "The CUDA runtime (torch's build) needs a newer driver than the one installed.",
+             ("nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports",
+              "pip install torch --index-url https://download.pytorch.org/whl/cu118   # a build the driver "
+              "supports, or upgrade the driver"),
+             "driver_broken_or_mismatch is a driver that does not answer at all")
+    if "ptx_toolchain" in kinds:
+        find(12, "driver_below_cuda_minor", "driver", "The driver is older than the toolkit that produced the PTX",
+             first("ptx_toolchain"), "Upgrade the driver or build with the CUDA version the driver supports.",
+             ("nvidia-smi", "nvcc --version"), "driver_too_old: the runtime itself refuses to start")
+    container = [e for e in ev if e.kind == "no_cuda_gpus"] + \
+        [e for e in missing if e.value.startswith("driver:")]
+    if container or "no_cuda_runtime_at_build" in kinds:
+        find(14, "gpu_not_exposed_to_process", "driver", "This process is not given the GPU",
+             container[:2] + first("no_cuda_runtime_at_build"),
+             "The driver library (libcuda.so.1 / NVML) or the device is not visible here: a container started "
+             "without the NVIDIA runtime, a scheduler job without a GPU, or CUDA_VISIBLE_DEVICES.",
+             ("docker run --gpus all ...   # or: srun --gres=gpu:1 ...", "echo $CUDA_VISIBLE_DEVICES; nvidia-smi",
+              "TORCH_CUDA_ARCH_LIST=<arch> FORCE_CUDA=1 pip install ...   # building in a GPU-less docker build"),
+             "cudart_not_found is a toolkit library missing while the driver is there")
+    if "no_driver_found" in kinds:
+        find(20, "no_gpu", "driver", "No NVIDIA driver (or GPU) on this machine", first("no_driver_found"),
+             "torch found no NVIDIA driver: the machine or runtime has no NVIDIA GPU, or the driver is not installed.",
+             ("nvidia-smi", "lspci | grep -i nvidia"), "gpu_not_exposed_to_process: a GPU exists but is hidden")
+        find(40, "gpu_not_exposed_to_process", "driver", "This process may not be given the GPU",
+             first("no_driver_found"), "In a container or job, the GPU must be passed in.",
+             ("docker run --gpus all ...",), severity="warning")
+    if "oom" in kinds:
+        find(15, "cuda_oom", "torch", "The GPU ran out of memory", first("oom"),
+             "The setup works; the workload (batch, resolution, other processes) does not fit the GPU's memory.",
+             ("nvidia-smi   # other processes holding memory",
+              "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True   # fragmentation"),
+             "driver_broken_or_mismatch / no_kernel_image_for_gpu are setup errors", "error")
+    # --- libraries and symbols
+    for e in undef:
+        owner = e.value.split(":", 1)[0]
+        if owner in _CUDA_FAMILIES - {"cudart"} or owner == "cuda_runtime" and "version lib" in e.line:
+            find(11, "library_shadowed_older_copy", "loader",
+                 f"An older {owner} library is loaded before the one torch ships", [e],
+                 "A copy of the CUDA library on LD_LIBRARY_PATH (system toolkit, conda) shadows the newer copy in "
+                 "torch's nvidia/* wheels.",
+                 ("echo $LD_LIBRARY_PATH", "python -c \"import torch\" ; ldd $(python -c 'import torch,os;"
+                  "print(os.path.dirname(torch.__file__))')/lib/libtorch_cuda.so | grep -i " + owner,
+                  "unset LD_LIBRARY_PATH   # or drop the toolkit's lib64 from it"),
+                 "cudart_not_found is no copy found at all")
+        elif owner == "torch_python":
+            find(20, "torch_libs_not_loaded", "loader", "The extension was loaded before torch", [e],
+                 "Import torch before the extension.", ("python -c \"import torch; import <extension>\"",))
+    if "cudnn_version_mismatch" in kinds:
+        find(13, "library_shadowed_older_copy", "loader", "Another cuDNN is loaded than torch was built with",
+             first("cudnn_version_mismatch"),
+             "An older libcudnn on the loader path is loaded before torch's own.",
+             ("echo $LD_LIBRARY_PATH",), "cudart_not_found is no copy at all")
+    for e in missing:
+        fam, ver, name = (e.value.split(":", 2) + ["", ""])[:3]
+        if fam in _CUDA_FAMILIES:
+            major = ver.split(".")[0] if ver else ""
+            if fam == "cudart" and major:
+                find(25, "prebuilt_binary_wrong_cuda", "loader", f"{name} missing: a binary built for CUDA {major}",
+                     [e], f"A prebuilt binary asks for the CUDA {major} runtime.",
+                     (f"pip install --force-reinstall <package> built for this environment's CUDA   "
+                      f"# or provide the CUDA {major} runtime",), "cudart_not_found when CUDA "
+                     f"{major} is the environment's own major", "error")
+            find(30, "cudart_not_found", "loader", f"{name} is not on the loader path", [e],
+                 f"The {fam} library{(' (major ' + major + ')') if major else ''} is not found by the loader.",
+                 ("ldconfig -p | grep " + fam, "pip list | grep nvidia-"),
+                 "gpu_not_exposed_to_process when the missing library is libcuda.so.1 (the driver)")
+        elif fam == "torch":
+            find(20, "torch_libs_not_loaded", "loader", f"{name} not found: import torch first", [e],
+                 "An extension without RPATH to torch's lib directory was loaded before `import torch`.",
+                 ("python -c \"import torch; import <extension>\"",))
+        elif fam == "gl":
+            find(30, "build_dependency_missing", "toolkit", f"{name} (a system library) is missing", [e],
+                 "Install the system package providing it.", ("sudo apt-get install libegl1 libgl1",))
+    for e in _ev(ev, "symbol_version"):
+        if e.value.startswith("GLIBC_"):
+            find(18, "symbol_version_missing", "loader", f"{e.value} not found: the C library is older",
+                 [e], "The binary needs a newer glibc than this system has; use a build for this system.",
+                 ("ldd --version",), "libstdcxx_too_old is GLIBCXX_/CXXABI_")
+        else:
+            find(18, "libstdcxx_too_old", "loader", f"{e.value} not found in the libstdc++ loaded", [e],
+                 "An older libstdc++.so.6 (often conda's) is loaded first.",
+                 ("conda install -c conda-forge libstdcxx-ng",), "symbol_version_missing is GLIBC_")
+    # --- GPU archs
+    if "torch_drops_gpu" in kinds:
+        find(16, "torch_wheel_lacks_gpu_arch", "torch", "The installed torch has no kernels for this GPU",
+             first("torch_drops_gpu"), "torch dropped this GPU's compute capability; install an older torch "
+             "that still has it.", ("python -c \"import torch; print(torch.cuda.get_arch_list())\"",),
+             "no_kernel_image_for_gpu is an extension lacking the arch")
+    if "flash_min_gpu" in kinds:
+        find(16, "gpu_below_extension_minimum", "torch", "The GPU is older than the extension supports",
+             first("flash_min_gpu"), "No build will run on this GPU; use another implementation or GPU.",
+             ("nvidia-smi --query-gpu=name,compute_cap --format=csv",), "no_kernel_image_for_gpu: a rebuild fixes it")
+    if "no_kernel_image" in kinds:
+        nv = [e.value for e in _ev(ev, "nvcc_version")]
+        al = build_arch_list(archs, nv[0] if nv else None)
+        find(22, "no_kernel_image_for_gpu", "abi", "A binary has no kernels for this GPU", first("no_kernel_image"),
+             "Rebuild the extension with this GPU's arch in TORCH_CUDA_ARCH_LIST.",
+             ("nvidia-smi --query-gpu=compute_cap --format=csv",
+              f"TORCH_CUDA_ARCH_LIST=\"{al or '<compute_cap from nvidia-smi>'}\" pip install --no-build-isolation "
+              "--no-cache-dir --force-reinstall ."),
+             "torch_wheel_lacks_gpu_arch: torch's own ops fail too")
+    if "unsupported_arch" in kinds and ("nvcc fatal" in " ".join(e.line.lower() for e in ev) or archs):
+        find(24, "unsupported_gpu_arch", "toolkit", "nvcc cannot build the requested GPU arch",
+             first("unsupported_arch"), "The nvcc in use does not know this arch (too new or dropped).",
+             ("nvcc --version; nvcc --list-gpu-arch",) + tuple(
+                 f"export TORCH_CUDA_ARCH_LIST=\"{al}\"   # from the arch in the text and nvcc {nv[0]}"
+                 for nv in [[e.value for e in _ev(ev, "nvcc_version")]] if nv
+                 for al in [build_arch_list(archs, nv[0])] if al),
+             "no_kernel_image_for_gpu is a built binary without the arch")
+    # --- toolkit / build
+    homes = [e for e in _ev(ev, "cuda_home") if cuda_home_problem(e.value)]
+    if homes:
+        find(14, "cuda_home_malformed", "toolkit",
+             f"CUDA_HOME is not one toolkit directory ({cuda_home_problem(homes[0].value)})", homes[:1],
+             "CUDA_HOME must be one absolute directory such as /usr/local/cuda-12.4.",
+             ("echo \"$CUDA_HOME\"", "export CUDA_HOME=/usr/local/cuda-<x.y>"),
+             "cuda_home_missing is a CUDA_HOME pointing where there is no nvcc")
+    if "nvcc_missing" in kinds:
+        env_hint = "jupyter" in kinds and "terminal_works" in kinds
+        find(26 if env_hint else 19, "cuda_home_missing", "toolkit", "No nvcc where the build looks for it",
+             first("nvcc_missing"), "Install a CUDA toolkit matching torch.version.cuda and point CUDA_HOME at it.",
+             ("ls -d /usr/local/cuda*/bin/nvcc", "export CUDA_HOME=/usr/local/cuda-<x.y> PATH=$CUDA_HOME/bin:$PATH"),
+             "cuda_home_malformed is a CUDA_HOME that is not one directory")
+    if "nvcc_torch_mismatch" in kinds:
+        find(21, "nvcc_torch_cuda_mismatch", "toolkit", "nvcc and torch use different CUDA versions",
+             first("nvcc_torch_mismatch"), "Use the toolkit of torch.version.cuda for the build.",
+             ("python -c \"import torch; print(torch.version.cuda)\"", "nvcc --version"))
+    if "gcc_unsupported" in kinds or _ev(ev, "gcc_max"):
+        g = _ev(ev, "gcc_max")
+        find(17, "host_compiler_unsupported", "toolkit",
+             f"gcc is newer than nvcc accepts{(' (gcc ' + g[0].value + ' at most)') if g else ''}",
+             (g or first("gcc_unsupported"))[:1], "Use a host compiler the nvcc accepts.",
+             (f"export CC=gcc-{g[0].value} CXX=g++-{g[0].value}" if g else "export CC=gcc-<n> CXX=g++-<n>",))
+    if "msvc" in kinds:
+        find(15, "windows_msvc_toolchain", "toolkit", "The MSVC toolchain is not usable for this build",
+             first("msvc"), "Install the Visual C++ Build Tools and build from an x64 Native Tools prompt.",
+             ("where cl",), "host_compiler_unsupported is gcc on Linux")
+    if "torch_symbol_missing_api" in kinds:
+        find(16, "torch_api_incompatible_source", "abi", "The source uses a torch API that torch removed",
+             first("torch_symbol_missing_api"),
+             "Use a release of the extension written for this torch (THC, AT_CHECK, .data<T>() are gone).",
+             ("pip install --upgrade <the extension>",), "abi_torch_version_mismatch is a compiled binary")
+    if "companion_mismatch" in kinds:
+        find(13, "companion_built_for_other_torch", "torch", "torchvision/torchaudio do not match the installed torch",
+             first("companion_mismatch"),
+             "Install the companion version that matches torch, from the same index.",
+             ("python -c \"import torch; print(torch.__version__)\"",
+              "pip install --force-reinstall torch==<ver> torchvision==<matching> --index-url "
+              "https://download.pytorch.org/whl/<cuXYZ>"), "abi_torch_version_mismatch is your own extension")
+    nomods = [e for e in _ev(ev, "no_module")]
+    if "torch_absent_at_build" in kinds or any(e.value == "torch" for e in nomods) and "build_isolation" in kinds or (
+            "build_isolation" in kinds and any("getting requirements to build wheel" in e.line.lower()
+                                               or "pip-build-env" in e.line.lower() for e in ev)):
+        find(15, "torch_not_found_at_build", "torch", "pip's build isolation hides torch from the build",
+             first("torch_absent_at_build") + [e for e in nomods if e.value == "torch"][:1] + first("build_isolation"),
+             "The package imports torch in setup.py; build without isolation.",
+             ("pip install --no-build-isolation <package>",), "a missing torch at run time is another env")
+    if "cannot_import_c" in kinds or any(e.value.split(".")[-1] in ("_C", "_ext") or "scatter_c" in e.value
+                                         for e in nomods):
+        find(20, "extension_not_compiled", "abi", "The package's compiled module was never built",
+             first("cannot_import_c") + [e for e in nomods][:1],
+             "Reinstall the package with its compiled extension (mmcv-full, a CUDA build of the source).",
+             ("pip install --no-build-isolation --force-reinstall --no-cache-dir <package>",),
+             "abi_torch_version_mismatch: the .so exists but fails to load")
+    if "cpu_torch" in kinds or any(e.value.endswith("+cpu") for e in _ev(ev, "torch_build")):
+        find(18, "cpu_only_torch_with_gpu", "torch", "torch is a CPU-only build", first("cpu_torch"),
+             "Install a CUDA build of torch from the PyTorch index.",
+             ("pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu124",),
+             "no_gpu: the machine has no GPU at all")
+    if "kaolin_gate" in kinds and "torch_absent_at_build" not in kinds:
+        find(20, "kaolin_version_gate", "kaolin", "kaolin's setup.py refuses this torch version", first("kaolin_gate"),
+             "Use a kaolin release for this torch, or IGNORE_TORCH_VER=1 when building from source.",
+             ("IGNORE_TORCH_VER=1 pip install --no-build-isolation .",))
+    if "ninja_missing" in kinds:
+        find(22, "ninja_missing", "toolkit", "ninja is not on PATH", first("ninja_missing"),
+             "torch.utils.cpp_extension needs ninja.", ("pip install ninja",))
+    for e in _ev(ev, "missing_header"):
+        low = e.value.lower()
+        if low.startswith("thc/"):
+            continue
+        if low.startswith(("cuda", "cusparse", "cublas", "curand", "cufft", "cusolver", "nv", "crt/")):
+            find(26, "cuda_home_incomplete", "toolkit", f"{e.value} is missing from the toolkit", [e],
+                 "The toolkit in CUDA_HOME lacks its development headers.", ("ls $CUDA_HOME/include",))
+        else:
+            find(24, "build_dependency_missing", "toolkit", f"The header {e.value} is missing", [e],
+                 "Install the system development package that provides it.",
+                 ("sudo apt-get install libegl1-mesa-dev   # EGL/GL headers" if "gl" in low
+                  else "apt-file search " + e.value,), "cuda_home_incomplete is a CUDA header")
+    if "jupyter" in kinds and ("terminal_works" in kinds or "sys_executable" in kinds):
+        if "sys_executable" in kinds and "env_var_set" not in kinds or (_ev(ev, "no_module") and
+                                                                        "env_var_set" not in kinds):
+            find(19, "kernel_wrong_python", "jupyter", "The kernel runs another Python than the terminal",
+                 first("sys_executable") + first("terminal_works"),
+                 "Install the kernel of the environment you installed into.",
+                 ("python -m ipykernel install --user --name <env>",), "env_not_propagated_to_kernel: same Python")
+        find(21, "env_not_propagated_to_kernel", "loader", "A variable set in the shell is not in the kernel",
+             first("env_var_set") + first("terminal_works"),
+             "Variables set in a shell profile are not seen by a kernel started elsewhere.",
+             ("smr-doctor fix kernelspec",), "kernel_wrong_python: another Python", "warning")
+    if "multiple_nvcc" in kinds and not out:
+        find(40, "multiple_cuda_toolkits", "toolkit", "Another installed toolkit is picked than intended",
+             first("multiple_nvcc"), "Put the intended toolkit first on PATH and CUDA_HOME.", ("which -a nvcc",))
+    return out

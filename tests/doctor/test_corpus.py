@@ -1,0 +1,90 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain on the corpus of real error texts, and its bounds on pathological inputs."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from smrnb.doctor import _evidence
+from smrnb.doctor._corpus import accuracy, load
+from smrnb.doctor.explain import explain_text
+from smrnb.magics import diagnosis_line
+
+CORPUS = Path(os.environ.get("SMRNB_CORPUS") or Path(__file__).parent / "corpus")
+
+
+@pytest.mark.parametrize("part,bar", [("dev", 0.85), ("test", 0.80)])
+def test_corpus_accuracy(part, bar):
+    p = CORPUS / f"{part}.jsonl"
+    if not p.exists():
+        pytest.skip(f"{p} absent (the corpus arrives with its own branch)")
+    ok, n = accuracy(load(p))
+    assert n >= 20 and ok / n >= bar, f"{part}: {ok}/{n}"
+
+
+def _elapsed(fn, text):
+    t0 = time.perf_counter()
+    fn(text)
+    return time.perf_counter() - t0
+
+
+def test_caps_bound_what_is_read():
+    long = ("x" * 100 + "\n") * 100_000 + ":" * 1_000_000
+    capped = _evidence.cap_text(long)
+    assert len(capped) <= _evidence.HEAD_CHARS + _evidence.TAIL_CHARS + 10_000
+    assert max(len(ln) for ln in capped.split("\n")) <= _evidence.LINE_CHARS + 5
+
+
+@pytest.mark.parametrize("unit", [":", "a:", "/usr/lib/x86_64-linux-gnu/libcudart.so.12:", "sm_86 " * 3])
+def test_time_grows_at_most_linearly(unit):
+    # both sizes well above the head+tail cap (3 and 30 caps), so the same code path runs on 10x the input
+    n = 3 * (_evidence.HEAD_CHARS + _evidence.TAIL_CHARS) // len(unit) + 1
+    small, big = unit * n, unit * (10 * n)
+    for fn in (explain_text, diagnosis_line):
+        t1 = min(_elapsed(fn, small) for _ in range(2))
+        t10 = min(_elapsed(fn, big) for _ in range(2))
+        assert t10 <= 15 * t1 + 0.1, (unit, fn.__name__, t1, t10)
+
+
+def test_pathological_inputs_end_quickly():
+    for text in ("RuntimeError: " + ":" * 200_000, ("/a/b/" * 40 + "\n") * 50_000, "x" * 3_000_000,
+                 "undefined symbol: " + "_ZN" * 100_000):
+        assert _elapsed(explain_text, text) < 10.0
+        assert _elapsed(diagnosis_line, text) < 10.0
+
+
+def test_bytes_are_decoded():
+    f = explain_text(b"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB \xff\xfe")
+    assert f and f[0].code == "cuda_oom"
+
+
+def test_arch_list_is_computed_from_the_gpu_and_the_nvcc():
+    from smrnb.doctor.explain import build_arch_list
+
+    assert build_arch_list(["sm_86"], "12.1") == "8.6"
+    assert build_arch_list(["compute_89"], "11.4") == "8.6+PTX"  # 11.4 has no sm_89; never a Jetson arch
+    assert build_arch_list(["sm_120"], "12.8") == "12.0"
+    assert build_arch_list(["sm_35"], "13.0") is None  # nothing this nvcc can build runs there
+    log = "nvcc fatal   : Unsupported gpu architecture 'compute_89'\nCuda compilation tools, release 11.4, V11.4.152"
+    f = explain_text(log)[0]
+    assert f.code == "unsupported_gpu_arch"
+    assert any('TORCH_CUDA_ARCH_LIST="8.6+PTX"' in c for c in f.fix.commands)
+    assert not any('"9.0"' in c for c in f.fix.commands)
+
+
+def test_printed_fixes_name_real_packages_only():
+    for major in ("8", "10"):
+        for f in explain_text(f"ImportError: libcudart.so.{major}.0: cannot open shared object file: No such file"):
+            assert not any(f"nvidia-cuda-runtime-cu{major}" in c for c in (f.fix.commands if f.fix else ())), f
+
+
+def test_findings_name_the_evidence_and_the_neighbour():
+    text = "ImportError: libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12"
+    f = explain_text(text)[0]
+    assert f.code == "library_shadowed_older_copy"
+    assert any(e.startswith("evidence: undefined_symbol nvjitlink:") for e in f.evidence)
+    assert any(e.startswith("told from its neighbour:") for e in f.evidence)
