@@ -76,6 +76,13 @@ class Mesh:
         if self.frame not in ("opengl", "opencv"):
             raise SmrnbValueError(f"frame must be 'opengl' or 'opencv', got {self.frame!r}")
 
+    def __iter__(self):
+        """``vertices, faces = mesh``: a mesh unpacks as the tutorial's ``(vertices, faces)`` pair.
+
+        Only the two tensors come out (colors, UVs and ``meta`` stay on the mesh object).
+        """
+        return iter((self.vertices, self.faces))
+
     @property
     def num_vertices(self) -> int:
         return int(self.vertices.shape[0])

@@ -87,7 +87,7 @@ def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = Tru
     """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes."""
     from smrnb.geometry.repair import fill_holes as fh
 
-    res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair)
+    res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair, return_report=True)
     return StepOutput(res.mesh, [res.summary()])
 
 
