@@ -681,26 +681,31 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     return res if return_report else res.mesh
 
 
-# meshes returned by fill_holes: vertices tensor -> (faces tensor, versions, parameters). Weak keys:
-# an entry lives as long as the returned tensors do, and a new tensor at a reused address never matches.
-_OWN_OUTPUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# meshes returned by fill_holes: id(vertices) -> (weak refs to vertices and faces, their versions,
+# the parameters). An entry is dropped when its vertices tensor dies, and a match needs the very
+# same tensor objects (weakref identity), so a new tensor at a reused address never matches.
+_OWN_OUTPUTS: dict[int, tuple] = {}
 
 
 def _remember(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: bool) -> None:
     v, f = mesh.vertices, mesh.faces
-    _OWN_OUTPUTS[v] = (weakref.ref(f), v._version, f._version, (max_hole_edges, refine, fair))
+    key = id(v)
+    old = _OWN_OUTPUTS.get(key)
+    if old is not None and old[0]() is v:
+        vref = old[0]
+    else:
+        vref = weakref.ref(v, lambda _r, key=key: _OWN_OUTPUTS.pop(key, None)
+                           if _OWN_OUTPUTS.get(key, (None,))[0] is _r else None)
+    _OWN_OUTPUTS[key] = (vref, weakref.ref(f), v._version, f._version, (max_hole_edges, refine, fair))
 
 
 def _is_own_output(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: bool) -> bool:
     """True when ``mesh``'s tensors are those :func:`fill_holes` returned with these parameters,
     not edited in place since (their version counters unchanged)."""
     v, f = mesh.vertices, mesh.faces
-    try:
-        entry = _OWN_OUTPUTS.get(v)
-    except TypeError:
-        return False
-    return (entry is not None and entry[0]() is f and entry[1] == v._version and entry[2] == f._version
-            and entry[3] == (max_hole_edges, refine, fair))
+    entry = _OWN_OUTPUTS.get(id(v))
+    return (entry is not None and entry[0]() is v and entry[1]() is f and entry[2] == v._version
+            and entry[3] == f._version and entry[4] == (max_hole_edges, refine, fair))
 
 
 def _fill_holes(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: bool, t0: float) -> FillHolesResult:

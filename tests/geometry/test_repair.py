@@ -541,3 +541,25 @@ def test_bunny_repair_non_manifold_then_fill(bunny):
     # the five real holes are still the ones found and closed; detached flaps are left alone
     assert sorted(res.holes_filled) == [26, 55, 58, 58, 90]
     assert len(non_manifold_edges(res.mesh.faces)) == 0
+
+
+def test_default_returns_the_mesh_and_repeats_are_no_ops():
+    v, f = icosphere(3)
+    m = mesh_without(v, f, star_hole(f, centre=100))
+    out = fill_holes(m, max_hole_edges=30)
+    assert isinstance(out, Mesh) and out.num_faces > m.num_faces
+    rep = out.meta["fill_holes"]
+    assert rep["holes_filled"] and rep["repeated"] is False and rep["summary"].startswith("fill_holes:")
+    again = fill_holes(out, max_hole_edges=30)
+    assert again.vertices is out.vertices and again.faces is out.faces and again.meta["fill_holes"]["repeated"]
+    third = fill_holes(again, max_hole_edges=30)
+    assert third.faces is out.faces
+    # the chain gives what one pass gives: a fresh pass on the output finds nothing to fill
+    fresh = fill_holes(Mesh(out.vertices.clone(), out.faces.clone()), max_hole_edges=30, return_report=True)
+    assert fresh.holes_filled == [] and fresh.faces_added == 0
+    # other parameters, or an in-place edit since, are not a repeat
+    assert fill_holes(out, max_hole_edges=None).meta["fill_holes"]["repeated"] is False
+    out.vertices[0, 0] += 0.0
+    assert fill_holes(out, max_hole_edges=30).meta["fill_holes"]["repeated"] is False
+    with pytest.raises(SmrnbTypeError, match="return_report must be a bool, got int"):
+        fill_holes(m, return_report=1)
