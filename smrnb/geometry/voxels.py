@@ -25,7 +25,6 @@ boundary (kaolin rounds half to even). It is 10x slower than the scatter on CUDA
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,6 +33,7 @@ import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
 from smrnb.geometry import _graphs
+from smrnb.geometry._memory import memory_budget
 from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_positive
 
@@ -48,34 +48,8 @@ _SMALL = 64 << 20  # estimates below this are not checked against the device (al
 
 
 def _memory_budget(device: torch.device) -> int:
-    """Bytes a single step may allocate on ``device``: 80 % of what is free/available now.
-
-    ``SMRNB_MEMORY_BUDGET`` (bytes) overrides it (tests, shared machines).
-    """
-    env = os.environ.get("SMRNB_MEMORY_BUDGET", "").strip()
-    if env:
-        try:
-            return int(float(env))
-        except ValueError:
-            raise SmrnbValueError(f"SMRNB_MEMORY_BUDGET must be a number of bytes, got {env!r}") from None
-    if device.type == "cuda":
-        free, _total = torch.cuda.mem_get_info(device)
-        return int(0.8 * free)
-    avail = None
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    avail = int(line.split()[1]) * 1024
-                    break
-    except OSError:
-        pass
-    if avail is None:
-        try:
-            avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        except (ValueError, OSError, AttributeError):
-            avail = 8 << 30
-    return int(0.8 * avail)
+    """The shared budget (:func:`smrnb.geometry._memory.memory_budget`)."""
+    return memory_budget(device)
 
 
 @dataclass(eq=False)
