@@ -54,7 +54,7 @@ def _mesh_arrays(mesh: Any) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: float = 1e-3
-              ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+              , _image_camera: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Rasterize ``mesh`` into a pinhole camera: per-pixel depth, face index and barycentrics.
 
     Parameters
@@ -88,7 +88,9 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
     H = check_int_range(height, "height", 1, 1 << 15)
     W = check_int_range(width, "width", 1, 1 << 15)
     near = check_positive(near, "near")
-    K, pose = _check_camera(K, pose, device, H, W)
+    # _image_camera=False: an internal camera that is no image camera (texture.py's UV-space
+    # raster, principal point at -0.5): K is checked without the principal-point-in-image rule
+    K, pose = _check_camera(K, pose, device, H if _image_camera else None, W if _image_camera else None)
 
     depth = torch.zeros(H, W, dtype=torch.float32, device=device)
     face_idx = torch.full((H, W), -1, dtype=torch.int64, device=device)
