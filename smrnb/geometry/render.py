@@ -53,8 +53,8 @@ def _mesh_arrays(mesh: Any) -> tuple[torch.Tensor, torch.Tensor]:
     return mesh.vertices, mesh.faces
 
 
-def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: float = 1e-3
-              , _image_camera: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: float = 1e-3,
+              _image_camera: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Rasterize ``mesh`` into a pinhole camera: per-pixel depth, face index and barycentrics.
 
     Parameters
