@@ -119,8 +119,8 @@ def main() -> None:
     for label, kw in [("smrnb fill_holes(max_hole_edges=None)", dict(max_hole_edges=None)),
                       ("smrnb fill_holes(max_hole_edges=30)", dict(max_hole_edges=30)),
                       ("smrnb fill_holes(None, refine=False, fair=False)", dict(max_hole_edges=None, refine=False, fair=False))]:
-        fill_holes(mesh, **kw)  # warm-up
-        w, c, res = timed(lambda kw=kw: fill_holes(mesh, **kw))
+        fill_holes(mesh, **kw, return_report=True)  # warm-up
+        w, c, res = timed(lambda kw=kw: fill_holes(mesh, **kw, return_report=True))
         m = res.mesh
         note = (f"filled {res.holes_filled}, left {res.holes_left}; {res.non_manifold_spots} non-manifold spots "
                 f"reported; +{res.vertices_added} v")
@@ -204,7 +204,7 @@ def many_holes() -> None:
     print("| call | holes | wall s | CPU s | watertight after | Euler | vertices added |")
     print("|---|---|---|---|---|---|---|")
     for kw in (dict(max_hole_edges=None), dict(max_hole_edges=None, refine=False, fair=False)):
-        w, c, res = timed(lambda kw=kw: fill_holes(m, **kw), n=3)
+        w, c, res = timed(lambda kw=kw: fill_holes(m, **kw, return_report=True), n=3)
         fo = res.mesh.faces.numpy()
         print(f"| fill_holes({', '.join(f'{k}={x}' for k, x in kw.items())}) | {len(res.holes_filled)} filled of "
               f"{len(res.holes_found)} | {w:.3f} | {c:.3f} | {is_watertight(fo)} | "

@@ -212,7 +212,7 @@ def guide_images() -> dict[str, bytes]:
     grid = smrnb.pointcloud_to_voxelgrid(cloud, voxel_size=0.04, grid_shape=(100, 48, 52))
     few = smrnb.load_sample(stride=18)
     scan = smrnb.fuse_tsdf(few, voxel_size=0.03, progress=False).extract_mesh()
-    filled = smrnb.fill_holes(scan)
+    filled = smrnb.fill_holes(scan, return_report=True)
     small = smrnb.simplify_mesh(filled.mesh, target_number_of_vertices=4000, measure_hausdorff=False)
     uvs, face_uvs_idx = smrnb.auto_uv(small.vertices, small.faces, resolution=256, padding=0.008)
     baked = smrnb.bake_texture(small.replace(uvs=uvs, face_uvs_idx=face_uvs_idx), few, resolution=256)

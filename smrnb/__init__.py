@@ -46,6 +46,7 @@ __all__ = [
     "clean_points",
     # surfaces
     "pointcloud_to_voxelgrid",
+    "pointcloud_to_voxelgrid_pt",
     "voxelgrid_to_mesh",
     "fuse_tsdf",
     "TSDFVolume",
@@ -104,6 +105,7 @@ _LAZY: dict[str, str] = {
     "voxel_downsample": "smrnb.geometry.clean",
     "clean_points": "smrnb.geometry.clean",
     "pointcloud_to_voxelgrid": "smrnb.geometry.voxels",
+    "pointcloud_to_voxelgrid_pt": "smrnb.geometry.voxels",
     "voxelgrid_to_mesh": "smrnb.geometry.marching_cubes",
     "fuse_tsdf": "smrnb.geometry.tsdf",
     "TSDFVolume": "smrnb.geometry.tsdf",

@@ -12,7 +12,7 @@ EXPECTED = [
     "Mesh", "PointCloud", "Frames", "VoxelGrid", "OPENNI_TO_OPENGL", "convert_coordinates",
     "depth_to_points", "frames_to_points", "crop_depth_range", "remove_statistical_outliers",
     "remove_radius_outliers", "voxel_downsample", "clean_points",
-    "pointcloud_to_voxelgrid", "voxelgrid_to_mesh", "fuse_tsdf", "TSDFVolume", "render_depth",
+    "pointcloud_to_voxelgrid", "pointcloud_to_voxelgrid_pt", "voxelgrid_to_mesh", "fuse_tsdf", "TSDFVolume", "render_depth",
     "surface_metrics", "depth_error",
     "fill_holes", "repair_non_manifold", "simplify_mesh", "subdivide_mesh", "auto_uv", "bake_texture",
     "compute_face_normals", "compute_vertex_normals", "export_mesh", "load_mesh",

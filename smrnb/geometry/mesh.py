@@ -13,7 +13,8 @@ from typing import Any
 
 import torch
 
-from smrnb._errors import SmrnbValueError
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._camera import check_K, check_poses
 from smrnb.geometry._validate import as_tensor, check_float, check_integer, check_shape
 
 
@@ -75,6 +76,13 @@ class Mesh:
             check_shape(self.texture, "texture", (None, None, 3), (None, None, 4))
         if self.frame not in ("opengl", "opencv"):
             raise SmrnbValueError(f"frame must be 'opengl' or 'opencv', got {self.frame!r}")
+
+    def __iter__(self):
+        """``vertices, faces = mesh``: a mesh unpacks as the tutorial's ``(vertices, faces)`` pair.
+
+        Only the two tensors come out (colors, UVs and ``meta`` stay on the mesh object).
+        """
+        return iter((self.vertices, self.faces))
 
     @property
     def num_vertices(self) -> int:
@@ -205,13 +213,31 @@ class Frames:
         self.K = as_tensor(self.K, "K")
         check_shape(self.K, "K", (3, 3), (N, 3, 3))
         check_float(self.K, "K")
+        # the one camera/pose home (smrnb.geometry._camera): readers build Frames, so they validate here
+        where = self.meta.get("where") if callable(self.meta.get("where")) else None
+        if self.K.dim() == 2:
+            check_K(self.K, "K", height=H, width=W)
+        else:
+            for i in range(N):
+                check_K(self.K[i], "K", height=H, width=W, index=i, where=where(i) if where else None)
         self.color = _opt(self.color, "color")
         if self.color is not None:
             check_shape(self.color, "color", (N, H, W, 3))
+            if self.color.dtype != torch.uint8:
+                if not self.color.dtype.is_floating_point:
+                    raise SmrnbTypeError(f"color must be uint8 (0..255) or float in [0, 1], got dtype {self.color.dtype}")
+                if self.color.numel():
+                    lo, hi = torch.aminmax(self.color)
+                    if not (float(lo) >= 0.0 and float(hi) <= 1.0):
+                        raise SmrnbValueError(
+                            f"color must be uint8 (0..255) or float in [0, 1], got float values in [{float(lo):g}, "
+                            f"{float(hi):g}]" + ("; divide by 255" if float(hi) > 1.0 else ""))
         self.poses = _opt(self.poses, "poses")
         if self.poses is not None:
             check_shape(self.poses, "poses", (N, 4, 4))
             check_float(self.poses, "poses")
+            check_poses(self.poses, "poses", where=where)
+        self.meta.pop("where", None)
         if self.names is not None and len(self.names) != N:
             raise SmrnbValueError(f"names must have {N} entries (one per frame), got {len(self.names)}")
 

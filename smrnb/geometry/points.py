@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb.geometry._camera import check_K, check_pose
 from smrnb.geometry._validate import as_tensor, check_choice, check_finite, check_int_range, check_shape
 from smrnb.geometry.mesh import Frames, Mesh, PointCloud
 
@@ -107,37 +108,11 @@ def convert_coordinates(x: Any, src: str, dst: str, *, axes: str = "both") -> An
 
 
 def _check_K(K: Any, H: int, W: int, name: str = "K") -> torch.Tensor:
-    Kt = as_tensor(K, name)
-    check_shape(Kt, name, (3, 3))
-    if not Kt.dtype.is_floating_point:
-        Kt = Kt.double()
-    check_finite(Kt, name)
-    Kd = Kt.detach().cpu().double()
-    fx, fy, cx, cy = float(Kd[0, 0]), float(Kd[1, 1]), float(Kd[0, 2]), float(Kd[1, 2])
-    if fx <= 0 or fy <= 0:
-        raise SmrnbValueError(f"{name} must have positive focal lengths fx, fy, got fx={fx:g}, fy={fy:g}")
-    if not torch.allclose(Kd[2], torch.tensor([0.0, 0.0, 1.0], dtype=torch.float64)) or float(Kd[1, 0]) != 0.0:
-        raise SmrnbValueError(f"{name} must be [[fx, s, cx], [0, fy, cy], [0, 0, 1]] (pixel units), got "
-                              f"{Kd.tolist()}")
-    if not (0 <= cx <= W - 1) or not (0 <= cy <= H - 1):
-        raise SmrnbValueError(
-            f"{name} does not match the image size {W}x{H} (width x height): principal point "
-            f"(cx, cy) = ({cx:g}, {cy:g}) lies outside the pixel range [0, {W - 1}] x [0, {H - 1}]; "
-            f"was {name} made for another resolution (e.g. {round(2 * cx + 1)}x{round(2 * cy + 1)})?")
-    return Kt
+    return check_K(K, name, height=H, width=W)
 
 
 def _check_pose(pose: Any, name: str = "pose") -> torch.Tensor:
-    P = as_tensor(pose, name)
-    check_shape(P, name, (4, 4))
-    if not P.dtype.is_floating_point:
-        raise SmrnbTypeError(f"{name} must be a floating-point (4, 4) camera-to-world matrix, got dtype {P.dtype}")
-    check_finite(P, name)
-    last = P[3].detach().cpu().double()
-    if not torch.allclose(last, torch.tensor([0.0, 0.0, 0.0, 1.0], dtype=torch.float64), atol=1e-6):
-        raise SmrnbValueError(f"{name} must be a rigid 4x4 transform with last row [0, 0, 0, 1], got "
-                              f"{last.tolist()}")
-    return P
+    return check_pose(pose, name)
 
 
 def depth_to_points(depth: Any, K: Any, pose: Any = None, color: Any = None, depth_scale: float | None = None,

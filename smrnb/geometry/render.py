@@ -27,9 +27,9 @@ from typing import Any
 
 import torch
 
-from smrnb._errors import SmrnbValueError
+from smrnb.geometry._camera import check_K, check_pose
 from smrnb.geometry._guards import check_index_range, same_device
-from smrnb.geometry._validate import as_tensor, check_finite, check_int_range, check_positive, check_shape
+from smrnb.geometry._validate import check_int_range, check_positive
 
 __all__ = ["rasterize", "render_depth"]
 
@@ -37,15 +37,10 @@ __all__ = ["rasterize", "render_depth"]
 _CHUNK = 2_000_000
 
 
-def _check_camera(K: Any, pose: Any, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
-    K = as_tensor(K, "K", dtype=torch.float64, device=device)
-    check_shape(K, "K", (3, 3))
-    check_finite(K, "K")
-    if float(K[0, 0]) <= 0 or float(K[1, 1]) <= 0:
-        raise SmrnbValueError(f"K must have positive focal lengths fx, fy, got fx={float(K[0, 0])}, fy={float(K[1, 1])}")
-    pose = as_tensor(pose, "pose", dtype=torch.float64, device=device)
-    check_shape(pose, "pose", (4, 4))
-    check_finite(pose, "pose")
+def _check_camera(K: Any, pose: Any, device: torch.device, height: int | None = None,
+                  width: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    K = check_K(K, "K", height=height, width=width).to(dtype=torch.float64, device=device)
+    pose = check_pose(pose, "pose").to(dtype=torch.float64, device=device)
     return K, pose
 
 
@@ -59,8 +54,8 @@ def _mesh_arrays(mesh: Any) -> tuple[torch.Tensor, torch.Tensor]:
     return mesh.vertices, mesh.faces
 
 
-def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: float = 1e-3
-              ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: float = 1e-3,
+              _image_camera: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Rasterize ``mesh`` into a pinhole camera: per-pixel depth, face index and barycentrics.
 
     Parameters
@@ -96,7 +91,9 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
     H = check_int_range(height, "height", 1, 1 << 15)
     W = check_int_range(width, "width", 1, 1 << 15)
     near = check_positive(near, "near")
-    K, pose = _check_camera(K, pose, device)
+    # _image_camera=False: an internal camera that is no image camera (texture.py's UV-space
+    # raster, principal point at -0.5): K is checked without the principal-point-in-image rule
+    K, pose = _check_camera(K, pose, device, H if _image_camera else None, W if _image_camera else None)
 
     depth = torch.zeros(H, W, dtype=torch.float32, device=device)
     face_idx = torch.full((H, W), -1, dtype=torch.int64, device=device)

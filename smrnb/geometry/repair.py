@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -591,7 +592,8 @@ def _no_flip_blend(v: np.ndarray, before: np.ndarray, after: np.ndarray, faces: 
 # fill_holes
 
 
-def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True, fair: bool = True) -> FillHolesResult:
+def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True, fair: bool = True, *,
+               return_report: bool = False) -> Mesh | FillHolesResult:
     """Close the holes of a triangle mesh that have at most ``max_hole_edges`` boundary edges.
 
     Boundary loops are traced on directed hole half-edges, pruned of dangling chains and split
@@ -626,9 +628,17 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
     refine : densify the patches to match the surrounding edge lengths
     fair : smooth the new interior vertices (only acts when ``refine`` added some)
 
+    return_report : ``False`` (default): return the repaired :class:`Mesh`, so the call chains
+        (``for _ in range(3): mesh = fill_holes(mesh, max_hole_edges=30)``), with the report as a
+        dict in ``mesh.meta["fill_holes"]`` (the fields of :class:`FillHolesResult` without the
+        mesh, plus ``summary``). ``True``: return the :class:`FillHolesResult` itself.
+
     Returns
     -------
-    :class:`FillHolesResult`. A mesh with no faces is a documented no-op: the same mesh object
+    :class:`Mesh` (default) or :class:`FillHolesResult`. A repeated call on a mesh this function
+    returned, with the same parameters and its tensors unchanged since (same storage, no in-place
+    edit), is a cheap no-op: nothing is traced again, the same tensors come back and the report
+    says ``repeated: True``. A mesh with no faces is a documented no-op: the same mesh object
     comes back with empty lists. New vertices get vertex colors interpolated from their parents;
     vertex normals, if present, are recomputed (area-weighted); ``uvs``/``face_uvs_idx``/``texture``
     cannot be extended to the patch and are dropped (listed in ``dropped``).
@@ -642,6 +652,63 @@ def fill_holes(mesh: Mesh, max_hole_edges: int | None = 30, refine: bool = True,
         raise SmrnbTypeError(f"refine must be a bool, got {type(refine).__name__}")
     if not isinstance(fair, bool):
         raise SmrnbTypeError(f"fair must be a bool, got {type(fair).__name__}")
+    if not isinstance(return_report, bool):
+        raise SmrnbTypeError(f"return_report must be a bool, got {type(return_report).__name__}")
+    if isinstance(mesh, Mesh):
+        prev = mesh.meta.get("fill_holes")
+        if isinstance(prev, dict) and _is_own_output(mesh, max_hole_edges, refine, fair):
+            # a repeat on our own unchanged output: every hole was already filled or judged
+            rep = {**prev, "repeated": True, "holes_filled": [], "vertices_added": 0, "faces_added": 0,
+                   "time_s": time.perf_counter() - t0}
+            rep["summary"] = ("fill_holes: repeated on its own unchanged output, nothing to do; "
+                              f"{len(rep.get('holes_left', []))} hole(s) left as before {rep.get('holes_left', [])}")
+            out = mesh.replace(meta={**mesh.meta, "fill_holes": rep})
+            _remember(out, max_hole_edges, refine, fair)
+            if return_report:
+                kept = {k: rep[k] for k in FillHolesResult.__dataclass_fields__ if k in rep and k != "mesh"}
+                return FillHolesResult(mesh=out, **kept)
+            return out
+    res = _fill_holes(mesh, max_hole_edges, refine, fair, t0)
+    if res.mesh is mesh:
+        if return_report:
+            return res
+        res.mesh = mesh.replace(meta=dict(mesh.meta))
+    rep = {k: getattr(res, k) for k in FillHolesResult.__dataclass_fields__ if k != "mesh"}
+    rep["summary"] = res.summary()
+    rep["repeated"] = False
+    res.mesh.meta["fill_holes"] = rep
+    _remember(res.mesh, max_hole_edges, refine, fair)
+    return res if return_report else res.mesh
+
+
+# meshes returned by fill_holes: id(vertices) -> (weak refs to vertices and faces, their versions,
+# the parameters). An entry is dropped when its vertices tensor dies, and a match needs the very
+# same tensor objects (weakref identity), so a new tensor at a reused address never matches.
+_OWN_OUTPUTS: dict[int, tuple] = {}
+
+
+def _remember(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: bool) -> None:
+    v, f = mesh.vertices, mesh.faces
+    key = id(v)
+    old = _OWN_OUTPUTS.get(key)
+    if old is not None and old[0]() is v:
+        vref = old[0]
+    else:
+        vref = weakref.ref(v, lambda _r, key=key: _OWN_OUTPUTS.pop(key, None)
+                           if _OWN_OUTPUTS.get(key, (None,))[0] is _r else None)
+    _OWN_OUTPUTS[key] = (vref, weakref.ref(f), v._version, f._version, (max_hole_edges, refine, fair))
+
+
+def _is_own_output(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: bool) -> bool:
+    """True when ``mesh``'s tensors are those :func:`fill_holes` returned with these parameters,
+    not edited in place since (their version counters unchanged)."""
+    v, f = mesh.vertices, mesh.faces
+    entry = _OWN_OUTPUTS.get(id(v))
+    return (entry is not None and entry[0]() is v and entry[1]() is f and entry[2] == v._version
+            and entry[3] == f._version and entry[4] == (max_hole_edges, refine, fair))
+
+
+def _fill_holes(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: bool, t0: float) -> FillHolesResult:
     v, f = _check_mesh(mesh)
     if f.shape[0] == 0:
         return FillHolesResult(mesh=mesh, time_s=time.perf_counter() - t0)

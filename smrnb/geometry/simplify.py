@@ -8,10 +8,15 @@
   ``subdivide_trianglemesh`` is also Loop).
 
 The thin-structure pitfall: a global face budget lets QEM collapse a thin part (a cable, a tube a
-few triangles around) to nothing, giving "0 faces after simplification" for that part. Here the
-budget is distributed over connected components in proportion to their face counts with a floor
-per component, and a component that still vanishes is subdivided first and decimated again; if it
-vanishes even then, :func:`simplify_mesh` refuses with a message naming the component.
+few triangles around) to nothing, giving "0 faces after simplification" for that part, and
+fast-simplification refuses every collapse that would leave a sliver (an angle under about 2.5
+degrees), so a thin tube, made of slivers, does not shrink at all. Here the budget is distributed
+over connected components in proportion to their face counts with a floor per component; a
+component that vanishes is subdivided first and decimated again, and a component that still
+vanishes or stalls above its share goes to a sliver-tolerant quadric edge collapse that keeps the
+surface a closed 2-manifold (:func:`_collapse_decimate`). A component is never returned with 0 faces:
+if nothing works it is kept as it was. When the target cannot be reached the best mesh comes back
+with ``reached=False`` and the reason in its report; nothing raises for that.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from smrnb.geometry.mesh import Mesh
 
 #: faces kept at least per connected component (a closed tube needs a few around its circumference)
 MIN_FACES_PER_COMPONENT = 24
+#: components up to this many faces go to the sliver-tolerant collapse when fast-simplification stalls
+_COLLAPSE_MAX_FACES = 20_000
 
 
 @dataclass
@@ -44,6 +51,9 @@ class SimplifyReport:
     components_subdivided_first: int = 0
     hausdorff: float | None = None  # symmetric, sampled, in mesh units
     notes: list[str] = field(default_factory=list)
+    reached: bool = True  # the output has at most target_number_of_vertices vertices
+    reason: str | None = None  # why not, when reached is False
+    components_collapsed: int = 0  # decimated by the sliver-tolerant collapse instead of fast-simplification
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -104,6 +114,121 @@ def _decimate(v: np.ndarray, f: np.ndarray, target_faces: int, preserve_border: 
     return vo, fo.astype(np.int64)
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross product of (N, 3) arrays (np.cross' axis handling costs more than the maths)."""
+    return np.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1], a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+                     a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], 1)
+
+
+def _collapse_decimate(v: np.ndarray, f: np.ndarray, target_vertices: int, preserve_border: bool
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Quadric edge collapse without fast-simplification's sliver test, for the components it
+    cannot decimate (each collapse there is refused because it would leave a triangle with an angle
+    under about 2.5 degrees: a 3 mm tube 1 m long is made of nothing else).
+
+    Greedy Garland-Heckbert: every edge costs the summed plane quadric of its two ends at the best
+    of (a, b, midpoint); a collapse is done only if it keeps the surface a 2-manifold (link
+    condition: the two ends share exactly the opposite vertices of the edge's two faces), turns no
+    face normal by more than 90 degrees, keeps at least 4 vertices (a closed part stays closed) and,
+    with ``preserve_border``, touches no boundary vertex. Pure numpy/heapq, meant for small parts.
+    """
+    import heapq
+
+    v = v.astype(np.float64).copy()
+    f = f.astype(np.int64).copy()
+    nV = len(v)
+    tri = v[f]
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    ln = np.linalg.norm(n, axis=1)
+    nu = n / np.maximum(ln, 1e-300)[:, None]
+    plane = np.concatenate([nu, -(nu * tri[:, 0]).sum(1, keepdims=True)], 1)
+    Kf = plane[:, :, None] * plane[:, None, :] * (0.5 * ln)[:, None, None]
+    Q = np.zeros((nV, 4, 4))
+    for k in range(3):
+        np.add.at(Q, f[:, k], Kf)
+    alive_f = np.ones(len(f), bool)
+    vf: list[set[int]] = [set() for _ in range(nV)]
+    for i, t in enumerate(f.tolist()):
+        for x in t:
+            vf[x].add(i)
+    e = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
+    ue, cnt = np.unique(e, axis=0, return_counts=True)
+    border = np.zeros(nV, bool)
+    border[ue[cnt == 1].ravel()] = True
+    stamp = np.zeros(nV, np.int64)
+    used = np.zeros(nV, bool)
+    used[f.ravel()] = True
+    alive_v = int(used.sum())
+
+    def nbrs(x: int) -> set[int]:
+        out: set[int] = set()
+        for fi in vf[x]:
+            out.update(f[fi].tolist())
+        out.discard(x)
+        return out
+
+    def best(a: int, b: int) -> tuple[float, np.ndarray]:
+        q = Q[a] + Q[b]
+        c, p = math.inf, v[a]
+        for cand in (v[a], v[b], 0.5 * (v[a] + v[b])):
+            h = np.append(cand, 1.0)
+            err = float(h @ q @ h)
+            if err < c:
+                c, p = err, cand
+        return c, p
+
+    heap: list[tuple[float, int, int, int, int]] = []
+
+    def push(a: int, b: int) -> None:
+        if preserve_border and (border[a] or border[b]):
+            return
+        c, _ = best(a, b)
+        heapq.heappush(heap, (c, a, b, int(stamp[a]), int(stamp[b])))
+
+    for a, b in ue.tolist():
+        push(a, b)
+    while alive_v > max(target_vertices, 4) and heap:
+        _, a, b, sa, sb = heapq.heappop(heap)
+        if stamp[a] != sa or stamp[b] != sb or not used[a] or not used[b]:
+            continue
+        shared = vf[a] & vf[b]
+        if len(shared) != 2:
+            continue
+        opposite = {x for fi in shared for x in f[fi].tolist()} - {a, b}
+        if nbrs(a) & nbrs(b) != opposite:
+            continue  # the collapse would pinch the surface (non-manifold edge or vertex)
+        _, p = best(a, b)
+        ring = f[list((vf[a] | vf[b]) - shared)]
+        old = v[ring]
+        new = old.copy()
+        new[(ring == a) | (ring == b)] = p
+        d0, d1 = old[:, 1:] - old[:, :1], new[:, 1:] - new[:, :1]
+        n0 = _cross(d0[:, 0], d0[:, 1])
+        n1 = _cross(d1[:, 0], d1[:, 1])
+        if len(ring) and float((n0 * n1).sum(1).min()) <= 0.0:
+            continue  # a face would turn over
+        for fi in shared:
+            alive_f[fi] = False
+            for x in f[fi].tolist():
+                vf[x].discard(fi)
+        for fi in list(vf[b]):
+            f[fi][f[fi] == b] = a
+            vf[a].add(fi)
+        vf[b].clear()
+        v[a] = p
+        Q[a] += Q[b]
+        border[a] |= border[b]
+        used[b] = False
+        alive_v -= 1
+        stamp[a] += 1
+        stamp[b] += 1
+        for x in nbrs(a):
+            push(min(a, x), max(a, x))
+    fo = f[alive_f]
+    keep, inv = np.unique(fo, return_inverse=True)
+    return v[keep], inv.reshape(-1, 3)
+
+
 def _midpoint_np(v: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     m = subdivide_mesh(Mesh(torch.as_tensor(v, dtype=torch.float64), torch.as_tensor(f)), iterations=1)
     return m.vertices.numpy(), m.faces.numpy()
@@ -157,8 +282,8 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
     Raises
     ------
     SmrnbValueError
-        Bad target, NaN vertices, out-of-range faces, or a connected component that vanishes even
-        after subdividing it first (the message names it).
+        Bad target, NaN vertices, out-of-range faces. An unreachable target does not raise: the
+        best mesh comes back with ``meta["simplify"]["reached"] = False`` and ``"reason"``.
     """
     mesh = _check_mesh(mesh)
     target = check_int_range(target_number_of_vertices, "target_number_of_vertices", lo=4)
@@ -183,9 +308,11 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
     comp_ids, comp_sizes = np.unique(labels, return_counts=True)
     subdivided = 0
 
+    collapsed = 0
+
     def run(target_faces_total: int):
         parts_v, parts_f, off, vanished = [], [], 0, []
-        nonlocal subdivided
+        nonlocal subdivided, collapsed
         for cid, size in zip(comp_ids, comp_sizes):
             cf = f[labels == cid]
             used, inv = np.unique(cf, return_inverse=True)
@@ -199,8 +326,14 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
                     sv, sf = _midpoint_np(cv, cf)
                     ov, of = _decimate(sv, sf, max(share, MIN_FACES_PER_COMPONENT), preserve_border, aggressiveness)
                     subdivided += 1
-                    if len(of) == 0:
-                        vanished.append((int(cid), int(size)))
+                if (len(of) == 0 or len(of) > 1.25 * share) and len(cf) <= _COLLAPSE_MAX_FACES:
+                    # fast-simplification stalled (it refuses every collapse that leaves a sliver,
+                    # and a thin part is made of slivers) or lost the part: collapse it ourselves
+                    ov, of = _collapse_decimate(cv, cf, max(4, share // 2 + 2), preserve_border)
+                    collapsed += 1
+                if len(of) == 0:  # never drop a part nobody asked to delete: keep it as it was
+                    vanished.append((int(cid), int(size)))
+                    ov, of = cv, cf
             parts_v.append(ov)
             parts_f.append(of + off)
             off += len(ov)
@@ -208,27 +341,43 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
 
     # faces ~ 2 x vertices on a closed surface; shrink the face budget until the vertex bound holds
     target_faces = max(2 * target, 1)
+    best: tuple[np.ndarray, np.ndarray, list] | None = None
     for _ in range(6):
-        subdivided = 0
+        subdivided = collapsed = 0
         ov, of, vanished = run(target_faces)
-        if vanished:
-            cid, size = vanished[0]
-            raise SmrnbValueError(
-                f"simplify_mesh would reduce connected component {cid} ({size} faces, a thin part) to 0 faces even "
-                f"after subdividing it first; raise target_number_of_vertices (got {target}) or remove that part")
         # drop vertices no face uses (fast-simplification keeps none, but components keep theirs)
         used, inv = np.unique(of, return_inverse=True)
         ov, of = ov[used], inv.reshape(-1, 3)
+        if best is None or len(ov) < len(best[0]):
+            best = (ov, of, vanished)
         if len(ov) <= target:
             break
         target_faces = int(target_faces * target / len(ov) * 0.97)
-    else:
-        raise SmrnbValueError(
-            f"simplify_mesh could not reach target_number_of_vertices={target} (got {len(ov)}): the mesh has "
-            f"{len(comp_ids)} connected components and each keeps at least {MIN_FACES_PER_COMPONENT} faces; "
-            f"raise the target or remove small components first")
+    ov, of, vanished = best
+    reached = len(ov) <= target
+    reason = None
+    if vanished:
+        notes.append(f"{len(vanished)} component(s) could not be decimated without losing them and were kept as "
+                     f"they were: {vanished[:5]} (component, faces)")
+    if not reached:
+        why = []
+        if preserve_border:
+            e = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
+            ue, cnt = np.unique(e, axis=0, return_counts=True)
+            nb = len(np.unique(ue[cnt == 1]))
+            if nb:
+                why.append(f"preserve_border=True keeps its {nb} boundary vertices where they are "
+                           "(pass preserve_border=False to let the border move)")
+        why.append(f"the mesh has {len(comp_ids)} connected components and each keeps at least "
+                   f"{MIN_FACES_PER_COMPONENT} faces (or its own faces when it cannot be decimated)")
+        reason = (f"stopped at {len(ov)} vertices, over target_number_of_vertices={target}: " + "; ".join(why)
+                  + "; raise the target or remove small components")
+        notes.append(reason)
     if subdivided:
         notes.append(f"{subdivided} thin component(s) subdivided before decimation so they keep faces")
+    if collapsed:
+        notes.append(f"{collapsed} thin component(s) decimated by the sliver-tolerant edge collapse "
+                     "(fast-simplification could not reach their share)")
 
     colors = None
     if mesh.vertex_colors is not None:
@@ -237,7 +386,8 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
         _, nn = cKDTree(mesh.vertices.detach().cpu().double().numpy()).query(ov)
         colors = mesh.vertex_colors.detach().cpu()[torch.as_tensor(nn)].to(device)
     haus = _sampled_hausdorff(v, f, ov, of) if measure_hausdorff else None
-    rep = SimplifyReport(V, F, len(ov), len(of), target, len(comp_ids), subdivided, haus, notes)
+    rep = SimplifyReport(V, F, len(ov), len(of), target, len(comp_ids), subdivided, haus, notes, reached, reason,
+                         collapsed)
     return Mesh(torch.as_tensor(ov, dtype=mesh.vertices.dtype).to(device),
                 torch.as_tensor(of, dtype=torch.int64).to(device), vertex_colors=colors, frame=mesh.frame,
                 meta={**mesh.meta, "simplify": rep.as_dict()})

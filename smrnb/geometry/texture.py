@@ -83,7 +83,7 @@ def uv_rasterize(uvs: torch.Tensor, face_uvs_idx: torch.Tensor, resolution: int
     K = torch.tensor([[R, 0.0, -0.5], [0.0, R, -0.5], [0.0, 0.0, 1.0]], dtype=torch.float64, device=dev)
     pose = torch.eye(4, dtype=torch.float64, device=dev)
     uv_mesh = Mesh(pts, face_uvs_idx.long())
-    _, fidx, bary = rasterize(uv_mesh, K, pose, R, R)
+    _, fidx, bary = rasterize(uv_mesh, K, pose, R, R, _image_camera=False)
     return fidx, bary
 
 

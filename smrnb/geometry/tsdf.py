@@ -37,15 +37,16 @@ Poses are camera-to-world 4x4 matrices with OpenCV camera axes (x right, y down,
 
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Any
 
 import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb.geometry._camera import check_K, check_pose
 from smrnb.geometry._guards import resolve_device
-from smrnb.geometry._validate import as_tensor, check_finite, check_int_range, check_positive, check_shape
+from smrnb.geometry._memory import memory_budget
+from smrnb.geometry._validate import as_tensor, check_int_range, check_positive, check_shape
 
 __all__ = ["TSDFVolume", "fuse_tsdf", "estimate_memory_budget"]
 
@@ -58,52 +59,17 @@ _CHUNK_BLOCKS = 256
 
 
 def estimate_memory_budget(device: torch.device | str) -> int:
-    """Default memory budget in bytes: half the available RAM (CPU) or 80 % of free GPU memory."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        try:
-            free, _ = torch.cuda.mem_get_info(device)
-            return int(free * 0.8)
-        except RuntimeError:  # pragma: no cover - a broken CUDA context
-            return 4 << 30
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024 // 2
-    except OSError:  # pragma: no cover - not Linux
-        pass
-    try:  # pragma: no cover - not Linux
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")) // 2
-    except (ValueError, OSError, AttributeError):  # pragma: no cover
-        return 4 << 30
+    """Default memory budget in bytes: the shared one (:func:`smrnb.geometry._memory.memory_budget`:
+    ``SMRNB_MEMORY_BUDGET`` or 80 % of free memory, honouring RLIMIT_AS and cgroup limits)."""
+    return memory_budget(device)
 
 
 def _check_K(K: Any, name: str, height: int, width: int) -> torch.Tensor:
-    K = as_tensor(K, name, dtype=torch.float64, device="cpu")
-    check_shape(K, name, (3, 3))
-    check_finite(K, name)
-    fx, fy, cx, cy = float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2])
-    if fx <= 0 or fy <= 0:
-        raise SmrnbValueError(f"{name} must have positive focal lengths fx, fy, got fx={fx}, fy={fy}")
-    if abs(cx - (width - 1) / 2) > 0.25 * width or abs(cy - (height - 1) / 2) > 0.25 * height:
-        raise SmrnbValueError(
-            f"{name} does not match the depth image: principal point (cx, cy) = ({cx:g}, {cy:g}) is far from "
-            f"the centre of a {height}x{width} (H x W) image; intrinsics of another resolution? "
-            f"Scale K to the depth image size")
-    return K
+    return check_K(K, name, height=height, width=width).to(dtype=torch.float64, device="cpu")
 
 
 def _check_pose(pose: Any, name: str) -> torch.Tensor:
-    pose = as_tensor(pose, name, dtype=torch.float64, device="cpu")
-    check_shape(pose, name, (4, 4))
-    check_finite(pose, name)
-    R = pose[:3, :3]
-    err = float((R.T @ R - torch.eye(3, dtype=R.dtype, device=R.device)).abs().max())
-    if err > 1e-3:
-        raise SmrnbValueError(f"{name} must be a rigid camera-to-world transform (rotation part orthonormal), "
-                              f"got |R^T R - I| = {err:.3g}")
-    return pose
+    return check_pose(pose, name).to(dtype=torch.float64, device="cpu")
 
 
 class TSDFVolume:

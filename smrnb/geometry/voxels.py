@@ -25,7 +25,6 @@ boundary (kaolin rounds half to even). It is 10x slower than the scatter on CUDA
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,44 +33,23 @@ import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
 from smrnb.geometry import _graphs
+from smrnb.geometry._memory import memory_budget
 from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_positive
 
-__all__ = ["VoxelGrid", "pointcloud_to_voxelgrid"]
+__all__ = ["VoxelGrid", "pointcloud_to_voxelgrid", "pointcloud_to_voxelgrid_pt", "GridIndexError"]
+
+
+class GridIndexError(SmrnbValueError, IndexError):
+    """A batch index out of range (an ``IndexError`` too, as a tensor's would be)."""
 
 
 _SMALL = 64 << 20  # estimates below this are not checked against the device (always fit)
 
 
 def _memory_budget(device: torch.device) -> int:
-    """Bytes a single step may allocate on ``device``: 80 % of what is free/available now.
-
-    ``SMRNB_MEMORY_BUDGET`` (bytes) overrides it (tests, shared machines).
-    """
-    env = os.environ.get("SMRNB_MEMORY_BUDGET", "").strip()
-    if env:
-        try:
-            return int(float(env))
-        except ValueError:
-            raise SmrnbValueError(f"SMRNB_MEMORY_BUDGET must be a number of bytes, got {env!r}") from None
-    if device.type == "cuda":
-        free, _total = torch.cuda.mem_get_info(device)
-        return int(0.8 * free)
-    avail = None
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    avail = int(line.split()[1]) * 1024
-                    break
-    except OSError:
-        pass
-    if avail is None:
-        try:
-            avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        except (ValueError, OSError, AttributeError):
-            avail = 8 << 30
-    return int(0.8 * avail)
+    """The shared budget (:func:`smrnb.geometry._memory.memory_budget`)."""
+    return memory_budget(device)
 
 
 @dataclass(eq=False)
@@ -152,13 +130,120 @@ class VoxelGrid:
         idx = as_tensor(index, "index", device=self.device)
         return self.origin + (idx.to(torch.float64) + 0.5) * self.voxel_size
 
-    def __getitem__(self, b: int) -> VoxelGrid:
-        """Grid ``b`` of a batched grid (shares memory)."""
-        if not self.batched:
-            raise SmrnbValueError("indexing needs a batched VoxelGrid (B, X, Y, Z), got an unbatched one")
-        per = self.meta.get("dropped_per_batch")
-        dropped = int(per[b]) if per is not None else 0
-        return VoxelGrid(self.occupancy[b], self.origin, self.voxel_size, self.frame, dropped, dict(self.meta))
+    # ---- the tutorial's tensor: a VoxelGrid stands in for its occupancy tensor ----------------
+    # Operations that keep the three spatial axes (squeeze/unsqueeze of a batch axis, float(),
+    # bool(), picking one grid of a batch) return a VoxelGrid with the same origin, voxel size and
+    # frame; everything else (sum, slicing inside the grid, torch functions) returns plain tensors.
+
+    @property
+    def shape(self) -> torch.Size:
+        """The occupancy's shape: (X, Y, Z) or (B, X, Y, Z)."""
+        return self.occupancy.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.occupancy.dim()
+
+    def dim(self) -> int:
+        return self.occupancy.dim()
+
+    def size(self, dim: int | None = None):
+        return self.occupancy.size() if dim is None else self.occupancy.size(dim)
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.occupancy.dtype
+
+    def __len__(self) -> int:
+        return int(self.occupancy.shape[0])
+
+    def numel(self) -> int:
+        return self.occupancy.numel()
+
+    def _with(self, occ: torch.Tensor, dropped: int | None = None, meta: dict[str, Any] | None = None) -> VoxelGrid:
+        return VoxelGrid(occ, self.origin, self.voxel_size, self.frame, self.dropped if dropped is None else dropped,
+                         dict(self.meta) if meta is None else meta)
+
+    def _spatial(self, out: torch.Tensor) -> VoxelGrid | torch.Tensor:
+        """``out`` as a grid when it still has this grid's three spatial axes last (and at most
+        one leading batch axis), else the plain tensor."""
+        if out.dim() in (3, 4) and tuple(out.shape[-3:]) == self.grid_shape:
+            return self._with(out)
+        return out
+
+    def squeeze(self, dim: int | None = None) -> VoxelGrid | torch.Tensor:
+        """``occupancy.squeeze(dim)``: squeezing the batch axis of a 1-grid batch gives the
+        (X, Y, Z) grid (origin, voxel size and dropped count kept)."""
+        out = self.occupancy.squeeze() if dim is None else self.occupancy.squeeze(dim)
+        return self._spatial(out)
+
+    def unsqueeze(self, dim: int) -> VoxelGrid | torch.Tensor:
+        """``occupancy.unsqueeze(dim)``: ``unsqueeze(0)`` gives a batch of one grid."""
+        out = self.occupancy.unsqueeze(dim)
+        if out.dim() == 4 and tuple(out.shape[1:]) == self.grid_shape:
+            return VoxelGrid(out, self.origin, self.voxel_size, self.frame, self.dropped,
+                             {**self.meta, "dropped_per_batch": [self.dropped]})
+        return out
+
+    def sum(self, *args: Any, **kwargs: Any) -> torch.Tensor:
+        """``occupancy.sum(...)`` (a tensor): ``grid.sum()`` counts the occupied voxels of a bool grid."""
+        return self.occupancy.sum(*args, **kwargs)
+
+    def float(self) -> VoxelGrid:
+        """The same grid with float32 occupancy (0. / 1. for a bool grid)."""
+        return self._with(self.occupancy.float())
+
+    def bool(self) -> VoxelGrid:
+        """The same grid with bool occupancy (``occupancy != 0``)."""
+        return self._with(self.occupancy.bool())
+
+    def cpu(self) -> VoxelGrid:
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None) -> VoxelGrid:
+        return self.to("cuda" if device is None else device)
+
+    def numpy(self) -> np.ndarray:
+        return self.occupancy.detach().cpu().numpy()
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        """DLPack export of the occupancy: ``torch.as_tensor(grid)`` shares its memory."""
+        return self.occupancy.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self.occupancy.__dlpack_device__()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``np.asarray(grid)``: the occupancy as a numpy array (copied to the host if needed)."""
+        arr = self.occupancy.detach().cpu().numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        """Any torch function given a VoxelGrid sees its occupancy tensor (``torch.as_tensor(grid)``,
+        ``torch.nonzero(grid)``, ``torch.equal(a, b)``...); results are plain tensors."""
+        def unwrap(x: Any) -> Any:
+            if isinstance(x, VoxelGrid):
+                return x.occupancy
+            if isinstance(x, (list, tuple)):
+                return type(x)(unwrap(y) for y in x)
+            return x
+        return func(*unwrap(tuple(args)), **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+
+    def __getitem__(self, index: Any) -> VoxelGrid | torch.Tensor:
+        """``grid[b]`` (an int) on a batched grid: grid ``b`` as a VoxelGrid (shares memory,
+        placement and its own dropped count). Any other index: ``occupancy[index]`` (a tensor)."""
+        if self.batched and isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            b = int(index)
+            if not -self.batch_size <= b < self.batch_size:
+                raise GridIndexError(f"index must be in [{-self.batch_size}, {self.batch_size - 1}] for a batch of "
+                                      f"{self.batch_size} grids, got {b}")
+            per = self.meta.get("dropped_per_batch")
+            dropped = int(per[b]) if per is not None and len(per) == self.batch_size else 0
+            return self._with(self.occupancy[b], dropped)
+        if isinstance(index, VoxelGrid):
+            index = index.occupancy
+        return self.occupancy[index]
 
     def to(self, device: Any) -> VoxelGrid:
         return VoxelGrid(self.occupancy.to(device), self.origin.to(device), self.voxel_size, self.frame,
@@ -297,6 +382,19 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
     grid.occupancy, grid.origin, grid.voxel_size = occ if batched else occ[0], org, vs
     grid.frame, grid.dropped, grid.meta = frame, int(sum(per)), meta
     return grid
+
+
+def pointcloud_to_voxelgrid_pt(points: Any, voxel_size: float = 0.02, grid_shape: Any = (256, 256, 256),
+                               origin: Any = None) -> VoxelGrid:
+    """The pure-PyTorch twin of :func:`pointcloud_to_voxelgrid` (the seed tutorial's fallback for
+    when kaolin is missing or broken).
+
+    Same arguments, same rounding convention (a point falls in voxel
+    ``floor((p - origin) / voxel_size)``), same placement and the same :class:`VoxelGrid`, on the
+    points' device; it never imports kaolin (``backend="torch"``). See
+    :func:`pointcloud_to_voxelgrid` for the parameters and the memory check.
+    """
+    return pointcloud_to_voxelgrid(points, voxel_size, grid_shape, origin, backend="torch")
 
 
 def _raise_nonfinite(pb: torch.Tensor) -> None:

@@ -87,7 +87,7 @@ def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = Tru
     """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes."""
     from smrnb.geometry.repair import fill_holes as fh
 
-    res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair)
+    res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair, return_report=True)
     return StepOutput(res.mesh, [res.summary()])
 
 
@@ -233,7 +233,8 @@ STEPS: tuple[Step, ...] = (
         "Fuse the posed RGB-D frames into a sparse truncated signed distance volume with colors",
         inputs=("frames",), output="tsdf", memory_hungry=True,
         params=(
-            ParamSpec("voxel_size", 0.02, "float", (0.002, 0.2), unit="m", log_scale=True, help=_VOXEL_SIZE_HELP),
+            # default = fuse_tsdf's (tests/geometry/test_homes.py catches any drift)
+            ParamSpec("voxel_size", 0.01, "float", (0.002, 0.2), unit="m", log_scale=True, help=_VOXEL_SIZE_HELP),
             ParamSpec("truncation", None, "float", (0.002, 1.0), 0.002, unit="m",
                       help="distance band kept around the surface; none means 4 voxels (use 6-8 on noisy depth)"),
             ParamSpec("depth_min", 0.1, "float", (0.0, 20.0), 0.05, unit="m", help="ignore depths below this"),

@@ -75,7 +75,7 @@ def test_single_triangle_hole():
     v, f = icosphere(3)
     m = mesh_without(v, f, [17])
     assert [len(lp) for lp in boundary_loops(m.faces)] == [3]
-    res = fill_holes(m)
+    res = fill_holes(m, return_report=True)
     assert res.holes_found == [3] and res.holes_filled == [3] and res.holes_left == []
     assert res.faces_added == 1 and res.vertices_added == 0
     assert_repaired_sphere(m, res)
@@ -119,7 +119,7 @@ def test_concave_star_hole(refine, fair):
     d2 = np.roll(Q, -1, axis=0) - Q
     turn = d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]
     assert (turn > 0).any() and (turn < 0).any()
-    res = fill_holes(m, max_hole_edges=None, refine=refine, fair=fair)
+    res = fill_holes(m, max_hole_edges=None, refine=refine, fair=fair, return_report=True)
     assert res.holes_filled == [n]
     assert_repaired_sphere(m, res)
     if refine:
@@ -153,7 +153,7 @@ def test_fan_would_flip_but_patch_does_not():
         c = v[fan].mean(axis=1)
         folded += int(((fn * c).sum(axis=1) < 0).any())
     assert folded >= len(loop) // 2
-    res = fill_holes(m, refine=False, fair=False, max_hole_edges=None)
+    res = fill_holes(m, refine=False, fair=False, max_hole_edges=None, return_report=True)
     assert_repaired_sphere(m, res)
 
 
@@ -176,7 +176,7 @@ def test_two_holes_sharing_a_vertex():
     loops = boundary_loops(m.faces)
     assert sorted(len(lp) for lp in loops) == [4, 4]
     assert all(vtx in lp.tolist() for lp in loops)
-    res = fill_holes(m)
+    res = fill_holes(m, return_report=True)
     assert sorted(res.holes_filled) == [4, 4]
     assert_repaired_sphere(m, res)
 
@@ -188,7 +188,7 @@ def test_two_holes_sharing_two_vertices():
     on_edge = [i for i, t in enumerate(f) if u in t and w in t]
     ring = [i for i, t in enumerate(f) if (u in t or w in t) and i not in on_edge]
     m = mesh_without(v, f, ring)
-    res = fill_holes(m)
+    res = fill_holes(m, return_report=True)
     assert len(res.holes_filled) == 2 and sum(res.holes_filled) == region_boundary_size(f, ring)
     assert_repaired_sphere(m, res)
 
@@ -205,7 +205,7 @@ def test_hole_next_to_a_flipped_face_follows_the_majority():
     g[j] = g[j, ::-1]
     m = Mesh(torch.as_tensor(v, dtype=torch.float32), torch.as_tensor(g))
     assert boundary_loops(m.faces) == []  # the directed loop is broken by the flip
-    res = fill_holes(m, max_hole_edges=None)
+    res = fill_holes(m, max_hole_edges=None, return_report=True)
     assert res.holes_found == [len(loop)] and res.holes_filled == [len(loop)]
     assert res.holes_with_winding_flips == 1 and res.open_boundary_edges == 0
     out = res.mesh.faces.numpy().copy()
@@ -222,14 +222,14 @@ def test_max_hole_edges_limits_what_is_filled():
     assert not set(faces_at(f, f[5]).tolist()) & set(big)
     m = mesh_without(v, f, small + big)
     n_big = region_boundary_size(f, big)
-    res = fill_holes(m, max_hole_edges=10)
+    res = fill_holes(m, max_hole_edges=10, return_report=True)
     assert f"1 left [{n_big}] (larger than max_hole_edges=10)" in res.summary()
     assert res.holes_found == [n_big, 3]
     assert res.holes_filled == [3]
     assert res.holes_left == [n_big]
     assert res.left_reasons == ["larger than max_hole_edges=10"]
     assert [len(lp) for lp in boundary_loops(res.mesh.faces)] == [n_big]
-    full = fill_holes(m, max_hole_edges=None)
+    full = fill_holes(m, max_hole_edges=None, return_report=True)
     assert sorted(full.holes_filled) == [3, n_big]
     assert_repaired_sphere(m, full)
 
@@ -241,7 +241,7 @@ def test_long_loop_uses_ear_clipping_and_stays_manifold():
     m = mesh_without(v, f, remove)
     n = [len(lp) for lp in boundary_loops(m.faces)]
     assert len(n) == 1 and n[0] > 200
-    res = fill_holes(m, max_hole_edges=None, refine=False, fair=False)
+    res = fill_holes(m, max_hole_edges=None, refine=False, fair=False, return_report=True)
     assert res.holes_filled == n
     # a flat cap over the z = 0.5 circle: its normals lean up to 60 degrees off the radius there
     assert_repaired_sphere(m, res, min_dot=0.3)
@@ -260,7 +260,7 @@ def test_flat_sheet_rim_is_not_a_hole_but_its_inner_hole_is():
     c = v[f].mean(axis=1)
     inner = (np.abs(c[:, 0] - 5.5) < 1.6) & (np.abs(c[:, 1] - 5.5) < 1.6)
     m = Mesh(torch.as_tensor(v), torch.as_tensor(f[~inner]))
-    res = fill_holes(m, max_hole_edges=None)
+    res = fill_holes(m, max_hole_edges=None, return_report=True)
     assert res.holes_found == [44, 12]
     assert res.holes_filled == [12] and res.holes_left == [44]
     assert "fold back onto the surface" in res.left_reasons[0]
@@ -338,7 +338,7 @@ def flap_mesh():
 
 def test_non_manifold_spot_is_reported_not_patched():
     m, _ = flap_mesh()
-    res = fill_holes(m, max_hole_edges=None)
+    res = fill_holes(m, max_hole_edges=None, return_report=True)
     assert res.holes_found == [] and res.faces_added == 0
     assert res.non_manifold_edges == 2
     assert res.open_boundary_edges == 1 and res.non_manifold_spots == 1
@@ -392,7 +392,7 @@ def test_colors_carried_and_normals_recomputed_uvs_dropped():
     m = Mesh(torch.as_tensor(v, dtype=torch.float32), torch.as_tensor(f[keep]), vertex_colors=colors,
              vertex_normals=torch.as_tensor(v, dtype=torch.float32),
              uvs=torch.zeros(1, 2), face_uvs_idx=torch.zeros(len(keep), 3, dtype=torch.long))
-    res = fill_holes(m, max_hole_edges=None)
+    res = fill_holes(m, max_hole_edges=None, return_report=True)
     out = res.mesh
     assert res.vertices_added > 0
     assert out.vertex_colors.shape == (out.num_vertices, 3)
@@ -407,7 +407,7 @@ def test_dtypes_kept():
     v, f = icosphere(2)
     m = mesh_without(v, f, [3, 40])
     m = Mesh(m.vertices.double(), m.faces.int())
-    res = fill_holes(m)
+    res = fill_holes(m, return_report=True)
     assert res.mesh.vertices.dtype == torch.float64 and res.mesh.faces.dtype == torch.int32
     assert_repaired_sphere(Mesh(m.vertices.float(), m.faces.long()),
                            FillHolesResult(Mesh(res.mesh.vertices.float(), res.mesh.faces.long()),
@@ -418,8 +418,8 @@ def test_dtypes_kept():
 def test_cuda_mesh_comes_back_on_cuda():
     v, f = icosphere(3)
     m = mesh_without(v, f, star_hole(f, centre=100))
-    cpu = fill_holes(m)
-    gpu = fill_holes(m.to("cuda"))
+    cpu = fill_holes(m, return_report=True)
+    gpu = fill_holes(m.to("cuda"), return_report=True)
     assert gpu.mesh.vertices.device.type == "cuda" and gpu.mesh.faces.device.type == "cuda"
     assert torch.equal(gpu.mesh.faces.cpu(), cpu.mesh.faces)
     assert torch.allclose(gpu.mesh.vertices.cpu(), cpu.mesh.vertices)
@@ -438,7 +438,7 @@ def test_public_names_resolve_here():
 
 def test_no_faces_is_a_documented_no_op():
     m = Mesh(torch.rand(4, 3), torch.zeros((0, 3), dtype=torch.long))
-    res = fill_holes(m)
+    res = fill_holes(m, return_report=True)
     assert res.mesh is m and res.holes_found == [] and res.vertices_added == 0
     r = repair_non_manifold(m)
     assert r.mesh is m and r.vertices_added == 0
@@ -489,7 +489,7 @@ def directed_duplicates(faces: torch.Tensor, first_face: int) -> int:
 
 @pytest.mark.shared_data
 def test_bunny_no_limit_closes_all_five_holes(bunny):
-    res = fill_holes(bunny, max_hole_edges=None)
+    res = fill_holes(bunny, max_hole_edges=None, return_report=True)
     assert res.holes_found == [90, 58, 58, 55, 26]
     assert res.holes_filled == [90, 58, 58, 55, 26] and res.holes_left == []
     assert res.non_manifold_edges == 132
@@ -522,7 +522,7 @@ def test_bunny_no_limit_closes_all_five_holes(bunny):
 
 @pytest.mark.shared_data
 def test_bunny_limit_30_closes_only_the_26_edge_hole(bunny):
-    res = fill_holes(bunny, max_hole_edges=30)
+    res = fill_holes(bunny, max_hole_edges=30, return_report=True)
     assert res.holes_filled == [26]
     assert res.holes_left == [90, 58, 58, 55]
     loops_before = {frozenset(lp.tolist()) for lp in boundary_loops(bunny.faces)}
@@ -537,7 +537,29 @@ def test_bunny_repair_non_manifold_then_fill(bunny):
     assert rep.non_manifold_edges_before == 132 and rep.non_manifold_edges_after == 0
     assert len(non_manifold_edges(rep.mesh.faces)) == 0
     assert rep.mesh.num_faces == bunny.num_faces
-    res = fill_holes(rep.mesh, max_hole_edges=None)
+    res = fill_holes(rep.mesh, max_hole_edges=None, return_report=True)
     # the five real holes are still the ones found and closed; detached flaps are left alone
     assert sorted(res.holes_filled) == [26, 55, 58, 58, 90]
     assert len(non_manifold_edges(res.mesh.faces)) == 0
+
+
+def test_default_returns_the_mesh_and_repeats_are_no_ops():
+    v, f = icosphere(3)
+    m = mesh_without(v, f, star_hole(f, centre=100))
+    out = fill_holes(m, max_hole_edges=30)
+    assert isinstance(out, Mesh) and out.num_faces > m.num_faces
+    rep = out.meta["fill_holes"]
+    assert rep["holes_filled"] and rep["repeated"] is False and rep["summary"].startswith("fill_holes:")
+    again = fill_holes(out, max_hole_edges=30)
+    assert again.vertices is out.vertices and again.faces is out.faces and again.meta["fill_holes"]["repeated"]
+    third = fill_holes(again, max_hole_edges=30)
+    assert third.faces is out.faces
+    # the chain gives what one pass gives: a fresh pass on the output finds nothing to fill
+    fresh = fill_holes(Mesh(out.vertices.clone(), out.faces.clone()), max_hole_edges=30, return_report=True)
+    assert fresh.holes_filled == [] and fresh.faces_added == 0
+    # other parameters, or an in-place edit since, are not a repeat
+    assert fill_holes(out, max_hole_edges=None).meta["fill_holes"]["repeated"] is False
+    out.vertices[0, 0] += 0.0
+    assert fill_holes(out, max_hole_edges=30).meta["fill_holes"]["repeated"] is False
+    with pytest.raises(SmrnbTypeError, match="return_report must be a bool, got int"):
+        fill_holes(m, return_report=1)

@@ -182,5 +182,4 @@ def test_voxelgrid_container_checks_and_stores():
         VoxelGrid(occ, torch.zeros(3), 0.0)
     with pytest.raises(smrnb.SmrnbValueError, match="frame must be 'opengl' or 'opencv'"):
         VoxelGrid(occ, torch.zeros(3), 0.5, frame="y-up")
-    with pytest.raises(smrnb.SmrnbValueError, match="indexing needs a batched VoxelGrid"):
-        g[0]
+    assert torch.equal(g[0], occ[0])  # an unbatched grid indexes like its occupancy tensor

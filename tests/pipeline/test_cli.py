@@ -44,7 +44,7 @@ def test_step_help_lists_generated_flags():
     out = " ".join(r.stdout.split())
     for spec in next(s for s in list_steps() if s.name == "tsdf").params:
         assert spec.flag in out
-    assert "--voxel-size FLOAT" in out and "float in [0.002, 0.2] m; default 0.02 m" in out
+    assert "--voxel-size FLOAT" in out and "float in [0.002, 0.2] m; default 0.01 m" in out
 
 
 def test_steps_lists_every_step_and_flag():
