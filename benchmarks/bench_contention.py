@@ -76,7 +76,7 @@ def worker(step: str, system: str, args: argparse.Namespace) -> dict:
     if system == "peer":
         import open3d  # noqa: F401  (its OpenMP runtime loads with the environment as given)
     else:
-        import smrnb  # noqa: F401  (first, as `smrnb demo` does: sets the OpenMP wait policy before torch)
+        import smrnb  # first, as `smrnb demo` does: sets the OpenMP wait policy before torch loads
     import numpy as np
 
     res: dict = {"step": step, "system": system}

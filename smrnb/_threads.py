@@ -21,7 +21,8 @@ So:
    1 thread, because spinning threads are what turns a busy machine into 10x slower steps.
 3. The user decides when they say so: ``SMRNB_NUM_THREADS=N`` uses N threads in every step,
    ``SMRNB_NUM_THREADS=keep`` leaves torch's setting alone; so does ``OMP_NUM_THREADS`` or a
-   ``torch.set_num_threads`` call that changed torch's count since smrnb's geometry was imported.
+   ``torch.set_num_threads`` call: a count that is not torch's own default (the CPUs or the physical
+   cores this process may use) or that changed since smrnb's first heavy step counts as the caller's.
 
 :func:`decide_threads` is the pure decision (tested on given loads, affinities and quotas);
 :func:`last_decision` tells what the latest step chose and why.
@@ -99,6 +100,22 @@ def affinity_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def physical_cores(cpus: set[int] | None = None, root: Path = Path("/sys/devices/system/cpu")) -> int | None:
+    """Physical cores among the allowed CPUs (sysfs topology), or None where unknown."""
+    try:
+        cpus = set(os.sched_getaffinity(0)) if cpus is None else cpus
+    except (AttributeError, OSError):
+        return None
+    cores = set()
+    for c in cpus:
+        try:
+            topo = root / f"cpu{c}" / "topology"
+            cores.add(((topo / "physical_package_id").read_text().strip(), (topo / "core_id").read_text().strip()))
+        except OSError:
+            return None
+    return len(cores) or None
+
+
 def parse_cpu_max(text: str) -> float | None:
     """CPUs allowed by a cgroup v2 ``cpu.max`` line (``"200000 100000"`` -> 2.0, ``"max 100000"`` -> None)."""
     parts = text.split()
@@ -162,14 +179,15 @@ def others_busy(stat: Path = Path("/proc/stat"), samples: int = 4) -> float:
 
 
 def decide_threads(step: str, *, cpus: int, quota: float | None, others: float, spin_wait: bool,
-                   env_value: str | None, current: int, torch_default: int,
+                   env_value: str | None, current: int, torch_defaults: tuple[int, ...],
                    omp_env: str | None = None) -> ThreadDecision:
     """The thread count for one step, from the given facts (no I/O; see the module docstring).
 
     ``cpus``: CPUs in the affinity mask; ``quota``: CPUs the cgroup allows (None: no quota);
     ``others``: CPUs other tasks keep busy; ``spin_wait``: the OpenMP runtime spins;
-    ``env_value``: ``SMRNB_NUM_THREADS``; ``current``/``torch_default``: torch's thread count now and
-    when smrnb's geometry was imported; ``omp_env``: ``OMP_NUM_THREADS``.
+    ``env_value``: ``SMRNB_NUM_THREADS``; ``current``: torch's thread count now; ``torch_defaults``:
+    the counts that are torch's own default here (any other was set by the caller);
+    ``omp_env``: ``OMP_NUM_THREADS``.
     """
     common = {"cpus": cpus, "others_busy": others, "spin_wait": spin_wait}
     if env_value is not None and env_value.strip():
@@ -186,7 +204,7 @@ def decide_threads(step: str, *, cpus: int, quota: float | None, others: float, 
         return ThreadDecision(step, n, f"{ENV}={n}", **common)
     if omp_env is not None and omp_env.strip():
         return ThreadDecision(step, None, f"OMP_NUM_THREADS={omp_env} set: torch's setting kept", **common)
-    if current != torch_default:
+    if current not in torch_defaults:
         return ThreadDecision(step, None, f"torch.set_num_threads({current}) by the caller: kept", **common)
     cap = cpus
     if quota is not None:
@@ -211,7 +229,7 @@ _torch_default: list[int] = []
 
 
 def note_torch_default() -> None:
-    """Remember torch's thread count as the default (called when smrnb's geometry is imported)."""
+    """Remember torch's thread count when smrnb's first heavy step runs."""
     import torch
 
     if not _torch_default:
@@ -251,9 +269,11 @@ def cpu_threads(step: str) -> Iterator[ThreadDecision | None]:
 
     note_torch_default()
     before = torch.get_num_threads()
-    d = decide_threads(step, cpus=affinity_cpus(), quota=cgroup_cpus(), others=_others_cached(),
+    cpus = affinity_cpus()
+    natural = {cpus, physical_cores() or cpus}
+    d = decide_threads(step, cpus=cpus, quota=cgroup_cpus(), others=_others_cached(),
                        spin_wait=runtime_spins(), env_value=os.environ.get(ENV), current=before,
-                       torch_default=_torch_default[0], omp_env=os.environ.get("OMP_NUM_THREADS"))
+                       torch_defaults=tuple(natural & {_torch_default[0]}), omp_env=os.environ.get("OMP_NUM_THREADS"))
     _last[:] = [d]
     _state.depth = 1
     try:

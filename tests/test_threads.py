@@ -15,33 +15,33 @@ from smrnb._threads import decide_threads
 
 def decide(**kw):
     base = {"cpus": 2, "quota": None, "others": 0.0, "spin_wait": False, "env_value": None, "current": 2,
-            "torch_default": 2, "omp_env": None}
+            "torch_defaults": (2,), "omp_env": None}
     base.update(kw)
     return decide_threads("tsdf", **base)
 
 
 def test_idle_machine_uses_every_allowed_cpu():
     assert decide().threads == 2
-    assert decide(cpus=8, current=8, torch_default=8).threads == 8
+    assert decide(cpus=8, current=8, torch_defaults=(8,)).threads == 8
     assert decide(spin_wait=True).threads == 2
 
 
 def test_busy_machine_uses_fewer_threads():
     assert decide(others=2.0).threads == 1
-    assert decide(cpus=8, current=8, torch_default=8, others=3.0).threads == 5
-    assert decide(cpus=8, current=8, torch_default=8, others=30.0).threads == 1
+    assert decide(cpus=8, current=8, torch_defaults=(8,), others=3.0).threads == 5
+    assert decide(cpus=8, current=8, torch_defaults=(8,), others=30.0).threads == 1
 
 
 def test_spinning_runtime_drops_to_one_thread_at_any_real_load():
-    assert decide(cpus=8, current=8, torch_default=8, others=1.0, spin_wait=True).threads == 1
-    assert decide(cpus=8, current=8, torch_default=8, others=1.0, spin_wait=False).threads == 7
-    assert decide(cpus=8, current=8, torch_default=8, others=0.2, spin_wait=True).threads == 8
+    assert decide(cpus=8, current=8, torch_defaults=(8,), others=1.0, spin_wait=True).threads == 1
+    assert decide(cpus=8, current=8, torch_defaults=(8,), others=1.0, spin_wait=False).threads == 7
+    assert decide(cpus=8, current=8, torch_defaults=(8,), others=0.2, spin_wait=True).threads == 8
 
 
 def test_cgroup_quota_caps_threads():
-    assert decide(cpus=16, current=16, torch_default=16, quota=2.0).threads == 2
-    assert decide(cpus=16, current=16, torch_default=16, quota=0.5).threads == 1
-    assert decide(cpus=4, current=4, torch_default=4, quota=1.5, others=0.0).threads == 1
+    assert decide(cpus=16, current=16, torch_defaults=(16,), quota=2.0).threads == 2
+    assert decide(cpus=16, current=16, torch_defaults=(16,), quota=0.5).threads == 1
+    assert decide(cpus=4, current=4, torch_defaults=(4,), quota=1.5, others=0.0).threads == 1
 
 
 def test_env_override_and_keep():
@@ -54,11 +54,28 @@ def test_env_override_and_keep():
 
 
 def test_explicit_user_settings_are_respected():
-    d = decide(current=1, torch_default=2)
+    d = decide(current=1, torch_defaults=(2,))
     assert d.threads is None and "torch.set_num_threads(1)" in d.reason
     assert decide(omp_env="4").threads is None
     # the env override beats both
-    assert decide(current=1, torch_default=2, env_value="2").threads == 2
+    assert decide(current=1, torch_defaults=(2,), env_value="2").threads == 2
+
+
+def test_a_count_that_is_not_torchs_default_is_the_callers():
+    assert decide(current=1, torch_defaults=()).threads is None
+    assert decide(cpus=8, current=8, torch_defaults=(8, 4), others=2.0).threads == 6
+    assert decide(cpus=8, current=4, torch_defaults=(8, 4), others=0.0).threads == 8
+
+
+def test_physical_cores_from_sysfs(tmp_path):
+    for cpu, core in ((0, 0), (1, 1), (2, 0), (3, 1)):  # 2 cores, 2 hyperthreads each
+        topo = tmp_path / f"cpu{cpu}" / "topology"
+        topo.mkdir(parents=True)
+        (topo / "physical_package_id").write_text("0\n")
+        (topo / "core_id").write_text(f"{core}\n")
+    assert _threads.physical_cores({0, 1, 2, 3}, tmp_path) == 2
+    assert _threads.physical_cores({0, 2}, tmp_path) == 1
+    assert _threads.physical_cores({0, 7}, tmp_path) is None
 
 
 def test_parse_cpu_max_and_cgroup_files(tmp_path):
@@ -129,7 +146,7 @@ def test_caller_setting_is_kept(monkeypatch):
     before = torch.get_num_threads()
     monkeypatch.delenv("SMRNB_NUM_THREADS", raising=False)
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    monkeypatch.setattr(_threads, "_torch_default", [before + 5])  # the caller changed it since import
+    monkeypatch.setattr(_threads, "_torch_default", [before + 5])  # the caller changed it since the first step
     with _threads.cpu_threads("mc") as d:
         assert d.threads is None and torch.get_num_threads() == before
     assert torch.get_num_threads() == before
