@@ -152,7 +152,7 @@ def worker(step: str, system: str, args: argparse.Namespace) -> dict:
             pipe = Pipeline.default(device="cpu", output_dir=tmp)
             recs = []
             _, res["wall"], res["cpu"] = _timed(lambda: pipe.run(on_done=recs.append))
-        res["steps"] = {r.name: [round(r.seconds, 2), round(r.cpu_seconds, 2)] for r in recs}
+        res["steps"] = {r.step: [round(r.seconds, 2), round(r.cpu_seconds, 2)] for r in recs}
     if system == "smrnb":
         from smrnb._threads import last_decision
 
@@ -237,7 +237,8 @@ def main() -> None:
                     print(f"[{cond} #{rep}] {step}: smrnb {ours['wall']:.2f}s wall {ours['cpu']:.2f}s cpu "
                           f"(threads {ours.get('threads')})"
                           + ("" if peer is None else f"; peer {peer['wall']:.2f}s wall {peer['cpu']:.2f}s cpu")
-                          + f"{ratio}; {before}", flush=True)
+                          + f"{ratio}; {before}" + (f"; steps {json.dumps(ours['steps'])}" if "steps" in ours else ""),
+                          flush=True)
             finally:
                 for h in hogs:
                     h.terminate()
