@@ -13,9 +13,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from smrnb import _threads
 from smrnb._errors import MemoryEstimateError, SmrnbError, SmrnbTypeError, SmrnbValueError
 from smrnb._extras import MissingExtraError
 from smrnb._version import __version__
+
+# OpenMP reads its wait policy once, when torch loads it: sleeping, not spinning, waiters (smrnb/_threads.py)
+_threads.wait_policy_at_import()
 
 __all__ = [
     "__version__",

@@ -56,6 +56,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._threads import cpu_step
 from smrnb.geometry import _graphs
 from smrnb.geometry._mc_tables import table
 from smrnb.geometry._tensors import device_const
@@ -378,6 +379,7 @@ def _triple(value: Any, name: str) -> tuple[float, float, float]:
     return out  # type: ignore[return-value]
 
 
+@cpu_step("marching_cubes")
 def marching_cubes(volume: Any, level: float, mask: Any = None, spacing: Any = (1.0, 1.0, 1.0),
                    origin: Any = (0.0, 0.0, 0.0), *,
                    gradient_direction: str = "descent") -> tuple[torch.Tensor, torch.Tensor]:

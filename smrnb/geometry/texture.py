@@ -32,6 +32,7 @@ from typing import Any
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._threads import cpu_step
 from smrnb.geometry._guards import check_index_range, same_device
 from smrnb.geometry._validate import check_int_range, check_positive
 from smrnb.geometry.mesh import Frames, Mesh
@@ -136,6 +137,7 @@ def _fill(tex: torch.Tensor, filled: torch.Tensor, inside: torch.Tensor, dilate:
     return out
 
 
+@cpu_step("texture")
 def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_power: float = 2.0,
                  visibility_tolerance: float = 0.02, depth_check: float | None = 0.05, border: int = 8,
                  dilate: int = 4, near: float = 0.05, visibility_scale: float = 0.5) -> BakeResult:

@@ -43,6 +43,7 @@ from typing import Any
 import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb._threads import cpu_step
 from smrnb.geometry._camera import check_K, check_pose
 from smrnb.geometry._guards import resolve_device
 from smrnb.geometry._memory import memory_budget
@@ -458,6 +459,7 @@ class TSDFVolume:
             cv.add_(cacc.sub_(cv * cnt[:, None]).mul_(a[:, None]))
         w.add_(cnt)
 
+    @cpu_step("tsdf")
     def integrate(self, depth: Any, K: Any, pose: Any, color: Any = None) -> int:
         """Fuse one RGB-D frame.
 
@@ -491,6 +493,7 @@ class TSDFVolume:
         return int(keys.numel())
 
     # ------------------------------------------------------------------ extraction
+    @cpu_step("extract_mesh")
     def extract_mesh(self, weight_threshold: float = 1.0, *, max_bytes: int | None = None):
         """Marching cubes on the allocated blocks at ``tsdf = 0``, with per-vertex colors.
 
@@ -680,6 +683,7 @@ def _trilinear(grid: torch.Tensor, obs: torch.Tensor, p: torch.Tensor) -> torch.
     return (out / wsum.clamp_min(1e-12)).clamp_(0, 1)
 
 
+@cpu_step("tsdf")
 def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = None, depth_max: float = 3.0,
               depth_min: float = 0.1, block_size: int = 8, color: bool = True, progress: bool = True,
               device: Any = None, *, max_weight: float | None = None, memory_budget: int | None = None

@@ -26,6 +26,7 @@ from smrnb._errors import (
     SmrnbValueError,
     format_bytes,
 )
+from smrnb._threads import cpu_threads
 from smrnb.pipeline._registry import KINDS, ParamSpec, Step, StepOutput, StepRegistry, kinds_text
 
 # ------------------------------------------------------------------------------------------ errors
@@ -643,7 +644,7 @@ class Pipeline:
             extras = {k: self._latest(i, k, src) for k in step.extra_inputs}
             params = self._resolve_paths(st)
             fn = step.resolve()
-            with warnings.catch_warnings(record=True) as caught:
+            with warnings.catch_warnings(record=True) as caught, cpu_threads(st.name):
                 warnings.simplefilter("always")
                 out = fn(prev, **extras, **params)
         except _cancel.Stopped:
