@@ -22,8 +22,8 @@ import pytest
 
 ALWAYS = {"pip", "setuptools", "wheel", "torch"}  # torch: installed by the test command itself, first
 #: optional speed-ups that libraries import when they happen to be installed and do without otherwise
-#: (jupyter_client tries orjson): present by hand on a developer's machine, never needed by a test
-OPTIONAL_BY_LIBRARIES = {"orjson"}
+#: (jupyter_client tries orjson, others regex): present by hand on a developer's machine, never needed by a test
+OPTIONAL_BY_LIBRARIES = {"orjson", "regex"}
 
 
 def _canon(name: str) -> str:
