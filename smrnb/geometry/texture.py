@@ -31,6 +31,7 @@ from typing import Any
 
 import torch
 
+from smrnb import _cancel
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._threads import cpu_step
 from smrnb.geometry._guards import check_index_range, same_device
@@ -245,6 +246,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     nP = (n * P).sum(1)
     PP = (P * P).sum(1)
     for i in range(len(frames)):
+        _cancel.check(f"in bake_texture at frame {i}")  # the app's Stop: between two frames
         K = frames.intrinsics(i).to(dev, torch.float32)
         pose = frames.poses[i].to(dev, torch.float32)
         Rm, t = pose[:3, :3], pose[:3, 3]
