@@ -63,7 +63,9 @@ def declared_distributions(repo: Path, extras: tuple[str, ...]) -> set[str]:
     from packaging.requirements import Requirement
 
     seen: dict[str, set[str]] = {}
-    todo = [(Requirement(r), None) for r in _project_requirements(repo, extras)]
+    # what every environment has (pip's setuptools with the packages it uses itself, e.g. jaraco.text
+    # through pkg_resources) and the project's own requirements
+    todo = [(Requirement(r), None) for r in ("setuptools[core]", *_project_requirements(repo, extras))]
     while todo:
         req, _ = todo.pop()
         if req.marker is not None and not req.marker.evaluate({"extra": ""}):
@@ -72,9 +74,14 @@ def declared_distributions(repo: Path, extras: tuple[str, ...]) -> set[str]:
         if name in seen and set(req.extras) <= seen[name]:
             continue
         seen.setdefault(name, set()).update(req.extras)
-        try:
-            reqs = metadata.requires(req.name) or []
-        except metadata.PackageNotFoundError:
+        reqs = None
+        for candidate in dict.fromkeys((req.name, req.name.replace(".", "_"), name, name.replace("-", "_"))):
+            try:  # metadata lookups are not name-normalised on every Python: jaraco.text is jaraco_text
+                reqs = metadata.requires(candidate) or []
+                break
+            except metadata.PackageNotFoundError:
+                continue
+        if reqs is None:
             continue
         for r in reqs:
             sub = Requirement(r)
