@@ -102,8 +102,9 @@ def undeclared(modules: set[str], declared: set[str], repo: Path) -> tuple[dict[
             continue
         mod = sys.modules.get(top)
         f = getattr(mod, "__file__", None)
-        if f and Path(f).resolve().is_relative_to(repo):
-            continue
+        where = [f] if f else [str(x) for x in getattr(mod, "__path__", [])]  # a namespace package: its folders
+        if where and all(Path(w).resolve().is_relative_to(repo) or "/_vendor/" in w for w in where):
+            continue  # the repository's own modules; copies a package vendors (setuptools' jaraco, ...)
         dists = owners.get(top)
         if not dists:
             if f:  # a module file no distribution claims (and not the repository's)
