@@ -13,10 +13,10 @@ camera-to-world poses with OpenCV camera axes (x right, y down, z forward).
 
 from __future__ import annotations
 
-from smrnb.datasets._redwood import load_redwood, read_intrinsic_json, read_log, write_log
+from smrnb.datasets._redwood import iter_redwood, load_redwood, read_intrinsic_json, read_log, write_log
 from smrnb.datasets._sample import load_sample, sample_path
 from smrnb.datasets._sevenscenes import load_7scenes
 from smrnb.datasets._tum import load_tum
 
-__all__ = ["load_7scenes", "load_redwood", "load_sample", "load_tum", "read_intrinsic_json", "read_log",
+__all__ = ["iter_redwood", "load_7scenes", "load_redwood", "load_sample", "load_tum", "read_intrinsic_json", "read_log",
            "sample_path", "write_log"]
