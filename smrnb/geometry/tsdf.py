@@ -1010,7 +1010,8 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     if isinstance(frames, Frames):
         batches: Any = iter((frames,))
     elif isinstance(frames, (str, bytes, torch.Tensor)) or not hasattr(frames, "__iter__"):
-        raise SmrnbTypeError(f"frames must be a smrnb.Frames or an iterable of them, got {type(frames).__name__}")
+        raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__} (or pass an iterable of "
+                             "Frames batches, e.g. iter_redwood)")
     else:
         batches = iter(frames)
     first = next(batches, None)
