@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "redwood-livingroom1-clean-micro"
 
 
-def child(system: str, data: str, voxel: float, threads: int) -> dict:
+def child(system: str, data: str, voxel: float, threads: int, o3d_blocks: int) -> dict:
     import numpy as np
     import torch
 
@@ -50,7 +50,7 @@ def child(system: str, data: str, voxel: float, threads: int) -> dict:
 
         vbg = o3d.t.geometry.VoxelBlockGrid(attr_names=("tsdf", "weight", "color"), attr_dtypes=(o3c.float32,) * 3,
                                             attr_channels=(1, 1, 3), voxel_size=voxel, block_resolution=16,
-                                            block_count=50000, device=o3c.Device("CPU:0"))
+                                            block_count=o3d_blocks, device=o3c.Device("CPU:0"))
         for batch in iter_redwood(data, frames=keep, batch_size=8):
             K = o3c.Tensor(batch.K.double().numpy())
             for i in range(len(batch)):
@@ -74,14 +74,16 @@ def main() -> None:
     ap.add_argument("--voxel", type=float, default=0.01)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--child", default=None)
+    ap.add_argument("--o3d-blocks", type=int, default=50000,
+                    help="Open3D block_count (its pre-allocated capacity; size it to the scene for a fair peak)")
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.child, args.data, args.voxel, args.threads)))
+        print(json.dumps(child(args.child, args.data, args.voxel, args.threads, args.o3d_blocks)))
         return
     rows = []
     for system in ("smrnb", "open3d"):
         r = subprocess.run([sys.executable, __file__, "--child", system, "--data", args.data, "--voxel",
-                            str(args.voxel), "--threads", str(args.threads)], capture_output=True, text=True,
+                            str(args.voxel), "--threads", str(args.threads), "--o3d-blocks", str(args.o3d_blocks)], capture_output=True, text=True,
                            timeout=1800)
         if r.returncode:
             print(r.stderr[-2000:])
