@@ -17,10 +17,16 @@ from smrnb._extras import require as _require
 
 _require(__name__)  # one clear message when an extra is missing
 
-from smrnb.datasets._redwood import load_redwood, read_intrinsic_json, read_log, write_log  # noqa: E402
+from smrnb.datasets._redwood import (  # noqa: E402
+    iter_redwood,
+    load_redwood,
+    read_intrinsic_json,
+    read_log,
+    write_log,
+)
 from smrnb.datasets._sample import load_sample, sample_path  # noqa: E402
 from smrnb.datasets._sevenscenes import load_7scenes  # noqa: E402
 from smrnb.datasets._tum import load_tum  # noqa: E402
 
-__all__ = ["load_7scenes", "load_redwood", "load_sample", "load_tum", "read_intrinsic_json", "read_log",
+__all__ = ["iter_redwood", "load_7scenes", "load_redwood", "load_sample", "load_tum", "read_intrinsic_json", "read_log",
            "sample_path", "write_log"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ import numpy as np
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.datasets._io import PRIMESENSE_K, as_dir, build_frames, load_images, make_K, read_text_file, select
+from smrnb.geometry._validate import check_int_range
 from smrnb.geometry.mesh import Frames
 
 _IMG_EXT = (".jpg", ".jpeg", ".png")
@@ -230,3 +231,29 @@ def load_redwood(path: str | os.PathLike, *, stride: int = 1, max_frames: int | 
     if traj is not None:
         meta["pose_pairing"] = pairing
     return build_frames(depth, col, K, poses, [p[0].stem for p in sel], meta)
+
+
+def iter_redwood(path: str | os.PathLike, *, batch_size: int = 8, stride: int = 1, max_frames: int | None = None,
+                 frames: Sequence[int] | None = None, trajectory: str | os.PathLike | None = None,
+                 intrinsics: Any = None, depth_scale: float = 1000.0, color: bool = True) -> Iterator[Frames]:
+    """:func:`load_redwood` as a stream: yields :class:`smrnb.Frames` batches of at most ``batch_size``
+    frames, in order, reading each batch's images only when it is asked for (peak memory: one batch).
+    The selection arguments mean what they mean for :func:`load_redwood`; ``fuse_tsdf`` takes the
+    iterator as it is. The folder, trajectory and intrinsics are checked before the first batch."""
+    batch_size = check_int_range(batch_size, "batch_size", 1, 1 << 20)
+    root = as_dir(path, "iter_redwood")
+    depth_dir = root / "depth"
+    if not depth_dir.is_dir():
+        raise SmrnbValueError(f"iter_redwood: no depth/ folder in {str(root)!r} (expected the Redwood layout: "
+                              "image/ or color/, depth/, a .log trajectory)")
+    color_dir = next((root / n for n in ("image", "color", "rgb") if (root / n).is_dir()), None) if color else None
+    n = len(_pairs(root, depth_dir, color_dir))  # the sequence load_redwood selects from
+    idx = select(n, stride, max_frames, frames, "iter_redwood")
+    kw = {"trajectory": trajectory, "intrinsics": intrinsics, "depth_scale": depth_scale, "color": color}
+    load_redwood(root, frames=idx[:1], **kw)  # fail early: layout, trajectory, intrinsics
+
+    def gen() -> Iterator[Frames]:
+        for s in range(0, len(idx), batch_size):
+            yield load_redwood(root, frames=idx[s : s + batch_size], **kw)
+
+    return gen()

@@ -42,6 +42,7 @@ from typing import Any
 
 import torch
 
+from smrnb import _cancel
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
 from smrnb._threads import cpu_step
 from smrnb.geometry._camera import check_K, check_pose
@@ -492,6 +493,142 @@ class TSDFVolume:
         self._integrate_blocks(ids.long(), fr)
         return int(keys.numel())
 
+    def integrate_frames(self, frames: Any, *, progress: Any = None) -> int:
+        """Fuse a batch of frames (a :class:`smrnb.Frames`); returns the number of frames.
+
+        The blocks every frame touches are planned first (strided pixels), counted against the
+        memory budget and allocated at once (:class:`smrnb.MemoryEstimateError` before allocating when
+        over); then the frames are integrated in order (on CUDA, groups of frames in one pass each,
+        the same running average up to float rounding). Calling it on consecutive batches of a
+        sequence gives the volume of one call on the whole sequence, with only one batch in memory.
+        Frames without valid depth are counted in ``frames_empty``. ``progress``: an object with
+        ``update(n)`` (e.g. a ``tqdm`` bar) told of each frame done.
+        """
+        from smrnb.geometry.mesh import Frames
+
+        if not isinstance(frames, Frames):
+            raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__}")
+        if frames.poses is None:
+            raise SmrnbValueError("frames.poses is None: fusion needs camera-to-world poses (N, 4, 4); "
+                                  "load a trajectory or estimate poses first")
+        N = len(frames)
+        if N == 0:
+            return 0
+        bar = progress
+        dev = self.device
+        use_color = self.has_color and frames.color is not None
+        H, W = frames.height, frames.width
+        Kc = frames.K.detach().to("cpu", torch.float64)  # one transfer for all frames
+        if Kc.dim() == 3:
+            Ks = [_check_K(Kc[i], f"frames.K[{i}]", H, W) for i in range(N)]
+        else:
+            Ks = [_check_K(Kc, "frames.K", H, W)] * N
+        poses = frames.poses.detach().to("cpu", torch.float64)
+        for i in range(N):
+            _check_pose(poses[i], f"frames.poses[{i}]")
+
+        def frame(i: int, touch_only: bool = False) -> dict[str, Any]:
+            c = frames.color[i] if use_color and not touch_only else None
+            return self._prepare(frames.depth[i], Ks[i], poses[i], c, touch_only=touch_only, checked=True, touch=touch_only)
+
+        # pass 1: the distinct blocks each frame touches (cheap: strided pixels) -> exact block count ->
+        # refuse before allocating. The block table covers the union of the frames' view frusta (up to
+        # depth_max + truncation), known on the host from poses and intrinsics alone; frames are marked
+        # in groups, one host sync per group.
+        lo, hi = _frusta_bounds(Ks, poses, H, W, self.depth_max + self.truncation, self.block_length)
+        tsize = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
+        if tsize >= _MAX_TABLE:  # a long trajectory: bound the blocks the frames really touch instead
+            bounds = []
+            big = torch.full((), 3.0e38, device=dev)
+            for i in range(N):
+                q, valid = self._touch_planes(frame(i, touch_only=True))
+                bounds.append(torch.stack([torch.where(valid[:, None], p, big).amin() for p in q]
+                                          + [torch.where(valid[:, None], p, -big).amax() for p in q]))
+            b = torch.stack(bounds)
+            b = torch.cat([b[:, :3].amin(0), b[:, 3:].amax(0)]).tolist()
+            if b[0] > b[3]:
+                b = [0.0] * 6  # no valid depth anywhere (handled below)
+            lo, hi = [int(x) - 1 for x in b[:3]], [int(x) + 1 for x in b[3:]]  # 1 block for float rounding
+            tsize = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
+            if tsize >= _MAX_TABLE:
+                self._refuse(tsize * 4, f"block lookup table of {tsize} blocks (over {_MAX_TABLE} entries)")
+        self._ensure_table(lo, hi, margin=self._tbl.numel() > 0)
+        T = self._tbl.numel()
+        if T >= _MAX_TABLE:  # a long stream grew the table past exact float32 keys: frame by frame
+            for i in range(N):
+                self.integrate(frames.depth[i], Ks[i], poses[i], frames.color[i] if use_color else None)
+                if bar is not None:
+                    bar.update(1)
+            return N
+        same_K = Kc.dim() == 2 or bool((Kc == Kc[:1]).all())
+        cam0 = {"K": [float(Ks[0][0, 0]), float(Ks[0][1, 1]), float(Ks[0][0, 2]), float(Ks[0][1, 2])], "H": H, "W": W}
+        group = max(1, min(32, _MARK_BYTES // (T + 1)))
+        union = torch.zeros(T + 1, dtype=torch.bool, device=dev)
+        keys: list[torch.Tensor | None] = []
+        for g0 in range(0, N, group):
+            g1 = min(N, g0 + group)
+            mark = torch.zeros(g1 - g0, T + 1, dtype=torch.bool, device=dev)
+            if same_K:  # all frames of the group in one pass
+                ds = self._strided_depth(frames.depth[g0:g1])
+                pose_d = poses[g0:g1].to(dev, non_blocking=True)
+                mark.view(-1).index_fill_(0, self._touch_keys(ds, pose_d[:, :3, :3], pose_d[:, :3, 3], cam0), True)
+            else:
+                for i in range(g0, g1):
+                    fr = frame(i, touch_only=True)
+                    mark[i - g0].index_fill_(0, self._touch_keys(fr["ds"][None], fr["R"][None], fr["t"][None], fr), True)
+            mark[:, T] = False  # the spare key of pixels without depth
+            union |= mark.any(0)
+            fk = mark.nonzero()  # (frame, key) pairs, by frame then key: the one sync of the group
+            counts = torch.bincount(fk[:, 0], minlength=g1 - g0).tolist()
+            keys.extend(k if k.numel() else None for k in torch.split(fk[:, 1], counts))
+        if all(k is None for k in keys):
+            self.frames_integrated += N
+            self.frames_empty += N
+            if bar is not None:
+                bar.update(N)
+            return N
+        new = torch.nonzero(union[:T] & (self._tbl < 0)).flatten()
+        est = (self.num_blocks + new.numel()) * self.bytes_per_block + self._tbl.numel() * 4
+        if est > self.memory_budget:
+            self._refuse(int(est), f"{self.num_blocks + new.numel()} blocks of {self.block_size}^3 voxels")
+        self._allocate(new)
+        del union
+
+        empty = sum(k is None for k in keys)
+        if dev.type in _GROUPED_UPDATE_DEVICES and self.max_weight is None and same_K:
+            # groups of frames in one pass each, sized so that a group's (pair, voxel) temporaries stay
+            # within _GROUP_BYTES (~80 bytes per pair-voxel with color)
+            per_pair = self.block_size ** 3 * 80
+            i = 0
+            while i < N:
+                j, pairs = i, 0
+                while j < N and (j == i or (pairs + (0 if keys[j] is None else keys[j].numel())) * per_pair
+                                 <= _GROUP_BYTES) and j - i < 64:
+                    pairs += 0 if keys[j] is None else keys[j].numel()
+                    j += 1
+                _cancel.check(f"in fuse_tsdf at frame {self.frames_integrated}")
+                live = [k for k in range(i, j) if keys[k] is not None]
+                if live:
+                    sel = torch.tensor(live, device=frames.depth.device)
+                    d = frames.depth.index_select(0, sel).to(device=dev, dtype=torch.float32)
+                    col = frames.color.index_select(0, sel.to(frames.color.device)).to(dev) if use_color else None
+                    self._integrate_group([self._tbl.index_select(0, keys[k]).long() for k in live], d, col,
+                                         poses[live], cam0)
+                self.frames_integrated += j - i
+                if bar is not None:
+                    bar.update(j - i)
+                i = j
+        else:
+            for i in range(N):
+                _cancel.check(f"in fuse_tsdf at frame {self.frames_integrated}")  # the app's Stop
+                self.frames_integrated += 1
+                if keys[i] is not None:
+                    self._integrate_blocks(self._tbl.index_select(0, keys[i]).long(), frame(i))
+                if bar is not None:
+                    bar.update(1)
+        self.frames_empty += empty
+        return N
+
     # ------------------------------------------------------------------ extraction
     @cpu_step("extract_mesh")
     def extract_mesh(self, weight_threshold: float = 1.0, *, max_bytes: int | None = None):
@@ -503,9 +640,8 @@ class TSDFVolume:
             Voxels with ``weight < weight_threshold`` count as unobserved; a cube is meshed only when
             all 8 of its corners are observed (no surfaces at the edge of the unknown).
         max_bytes : int, optional
-            Working-memory cap for the dense slabs the blocks are packed into (default
-            ``min(memory_budget, 1 GiB)``): when the bounding box of the blocks does not fit, it is
-            processed in slabs along x and the seams are welded.
+            Working-memory cap for one batch of packed blocks (default ``min(memory_budget, 256 MiB)``):
+            the blocks are meshed in batches that fit, and the vertices on block faces are welded.
 
         Returns
         -------
@@ -513,6 +649,15 @@ class TSDFVolume:
         ``faces (F, 3) int64`` counter-clockwise seen from the observed (free-space) side,
         ``vertex_colors (V, 3) float32`` in [0, 1] when the volume keeps colors, ``frame="opencv"``.
         An empty volume gives a mesh with 0 vertices and 0 faces.
+
+        Notes
+        -----
+        Sparse, like the volume: each block with an observed voxel is packed with the first voxel
+        plane of its +x, +y, +z neighbours into a ``(B+1)^3`` brick (a missing neighbour reads as
+        unobserved), the bricks are stacked along x with one unobserved separator plane each, and
+        one marching-cubes call meshes a batch of bricks. Each cube lies in exactly one brick (the
+        block of its lowest corner), so the surface is the one a dense volume would give; only the
+        vertices on block faces are duplicated, and welded by position.
         """
         from smrnb.geometry.mesh import Mesh
 
@@ -529,74 +674,140 @@ class TSDFVolume:
         if M == 0:
             return empty()
         B = self.block_size
-        wmax = self.weight[:M].amax(dim=1)
-        live = torch.nonzero(wmax >= weight_threshold).flatten()
+        live = torch.nonzero(self.weight[:M].amax(dim=1) >= weight_threshold).flatten()
         if live.numel() == 0:
             return empty()
-        bc = self.block_coords[live]
-        lo = bc.amin(0).tolist()
-        hi = bc.amax(0).tolist()
-        nb = [hi[a] - lo[a] + 1 for a in range(3)]
-        per_voxel = 4 + 4 + 1 + (12 if self.has_color else 0) + 16  # dense arrays + marching-cubes temporaries
-        cap = min(self.memory_budget, 1 << 30) if max_bytes is None else int(check_positive(max_bytes, "max_bytes"))
-        slab_voxels_per_block_x = B * (nb[1] * B + 1) * (nb[2] * B + 1)
-        k = max(1, cap // max(1, per_voxel * slab_voxels_per_block_x) - 1)
+        # the range of observed tsdf values per block: a brick can hold surface only when its own and
+        # its neighbours' observed values reach both sides of 0 (a conservative test: whole blocks)
+        obs = self.weight[:M] >= weight_threshold
+        big = torch.full((), 2.0, device=dev)
+        tmin = torch.where(obs, self.tsdf[:M], big).amin(1)
+        tmax = torch.where(obs, self.tsdf[:M], -big).amax(1)
+        del obs
+        # neighbour rows (+x, +y, +z and their combinations; -1 = not allocated) of every live block
+        bc = self.block_coords.index_select(0, live)
+        lo, sh = self._tbl_lo, self._tbl_shape
+        nbr = {}
+        bmin, bmax = tmin.index_select(0, live), tmax.index_select(0, live)
+        for d in ((0, 0, 1), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1)):
+            q = bc + torch.tensor(d, device=dev)
+            inside = ((q[:, 0] - lo[0] < sh[0]) & (q[:, 1] - lo[1] < sh[1]) & (q[:, 2] - lo[2] < sh[2]))
+            ids = self._tbl.index_select(0, torch.where(inside, self._flat(q), 0)).long()
+            nbr[d] = torch.where(inside, ids, -1)
+            j = nbr[d].clamp_min(0)
+            has = nbr[d] >= 0
+            bmin = torch.minimum(bmin, torch.where(has, tmin.index_select(0, j), big))
+            bmax = torch.maximum(bmax, torch.where(has, tmax.index_select(0, j), -big))
+        keep = torch.nonzero((bmin <= 0) & (bmax > 0)).flatten()  # "inside" is tsdf > 0 for marching cubes
+        if keep.numel() == 0:
+            return empty()
+        live, bc = live.index_select(0, keep), bc.index_select(0, keep)
+        nbr = {d: v.index_select(0, keep) for d, v in nbr.items()}
+        per_brick = (B + 2) ** 3 * (4 + 4 + 1 + (12 if self.has_color else 0) + 24)
+        cap = min(self.memory_budget, 256 << 20) if max_bytes is None else int(check_positive(max_bytes, "max_bytes"))
+        chunk = max(1, cap // per_brick)
         verts_all, faces_all, cols_all = [], [], []
         nv = 0
-        for bx0 in range(lo[0], hi[0] + 1, k):
-            bx1 = min(bx0 + k, hi[0] + 1)  # slab blocks [bx0, bx1); plus the first plane of bx1
-            sel = (bc[:, 0] >= bx0) & (bc[:, 0] <= bx1)
-            sid = live[sel]
-            sbc = bc[sel]
-            nx = bx1 - bx0 + 1
-            shape = (nx * B, nb[1] * B, nb[2] * B)
-            tv = torch.ones(shape, dtype=torch.float32, device=dev)
-            wv = torch.zeros(shape, dtype=torch.float32, device=dev)
-            idx = (sbc[:, 0] - bx0, sbc[:, 1] - lo[1], sbc[:, 2] - lo[2])
-
-            def scatter(dst: torch.Tensor, src: torch.Tensor, idx=idx, nx=nx) -> None:
-                tail = dst.shape[3:]
-                view = dst.view(nx, B, nb[1], B, nb[2], B, *tail).permute(0, 2, 4, 1, 3, 5, *range(6, 6 + len(tail)))
-                view[idx] = src.reshape(-1, B, B, B, *tail)
-
-            scatter(tv, self.tsdf[sid])
-            scatter(wv, self.weight[sid])
-            cv = None
-            if self.color is not None:
-                cv = torch.zeros((*shape, 3), dtype=torch.float32, device=dev)
-                scatter(cv, self.color[sid].transpose(1, 2))
-            X = (bx1 - bx0) * B + 1 if bx1 <= hi[0] else (bx1 - bx0) * B
-            tv, wv = tv[:X], wv[:X]
-            if cv is not None:
-                cv = cv[:X]
-            obs = wv >= weight_threshold
-            tv = torch.where(obs, tv, torch.ones((), device=dev))
-            cube = obs[:-1, :-1, :-1] & obs[1:, 1:, 1:]  # quick "anything to mesh here?" test
-            if not bool(cube.any()):
-                continue
-            v, f = _marching_cubes(tv, obs)
-            if v.shape[0] == 0:
-                continue
-            if cv is not None:
-                cols_all.append(_trilinear(cv, obs, v))
-            origin = torch.tensor([bx0 * B, lo[1] * B, lo[2] * B], dtype=torch.float64, device=dev)
-            verts_all.append(((v.to(torch.float64) + origin) * self.voxel_size).to(torch.float32))
-            faces_all.append(f + nv)
-            nv += v.shape[0]
+        for s in range(0, live.numel(), chunk):
+            own = live[s : s + chunk]
+            v, f, c = self._mesh_bricks(own, {d: n[s : s + chunk] for d, n in nbr.items()}, bc[s : s + chunk],
+                                        weight_threshold)
+            if v.shape[0]:
+                verts_all.append(v)
+                faces_all.append(f + nv)
+                if c is not None:
+                    cols_all.append(c)
+                nv += v.shape[0]
         if not verts_all:
             return empty()
-        verts = torch.cat(verts_all)
+        vox = torch.cat(verts_all)  # float64 voxel-lattice coordinates
         faces = torch.cat(faces_all)
         colors = torch.cat(cols_all) if cols_all else None
-        if len(verts_all) > 1:  # weld the duplicate vertices on slab seams
-            key = torch.round(verts.to(torch.float64) / self.voxel_size * 1024).to(torch.int64)
-            uniq, inv = torch.unique(key, dim=0, return_inverse=True)
-            first = torch.full((uniq.shape[0],), verts.shape[0], dtype=torch.int64, device=dev)
-            first.scatter_reduce_(0, inv, torch.arange(verts.shape[0], device=dev), reduce="amin")
-            verts = verts[first]
-            colors = None if colors is None else colors[first]
-            faces = inv[faces]
+        # weld the vertices on block faces (a local coordinate 0 or B): each is made by the bricks
+        # on both sides of its face
+        local = vox - torch.floor(vox / B) * B
+        on_face = ((local == 0) | (local == B)).any(1)
+        bi = torch.nonzero(on_face).flatten()
+        if bi.numel():
+            key = torch.round(vox.index_select(0, bi) * 1024).to(torch.int64)
+            key = key - key.amin(0)
+            ext = (key.amax(0) + 1).tolist()
+            if ext[0] * ext[1] * ext[2] < (1 << 62):
+                _, inv = torch.unique((key[:, 0] * ext[1] + key[:, 1]) * ext[2] + key[:, 2], return_inverse=True)
+            else:  # pragma: no cover - a volume over ~10^6 voxels per axis
+                _, inv = torch.unique(key, dim=0, return_inverse=True)
+            first = torch.full((int(inv.max()) + 1,), vox.shape[0], dtype=torch.int64, device=dev)
+            first.scatter_reduce_(0, inv, bi, reduce="amin")
+            remap = torch.arange(vox.shape[0], device=dev)
+            remap[bi] = first[inv]
+            keep = remap == torch.arange(vox.shape[0], device=dev)
+            new_index = torch.cumsum(keep, 0) - 1
+            faces = new_index[remap[faces]]
+            vox = vox[keep]
+            colors = None if colors is None else colors[keep]
+        verts = (vox * self.voxel_size).to(torch.float32)
         return Mesh(verts, faces, vertex_colors=colors, frame="opencv", meta=meta)
+
+    def _mesh_bricks(self, own: torch.Tensor, nbr: dict[tuple[int, int, int], torch.Tensor], bc: torch.Tensor,
+                     weight_threshold: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """Marching cubes over the ``(B+1)^3`` bricks of blocks ``own`` (rows) whose neighbour rows are
+        ``nbr[(dx, dy, dz)]`` (-1 = none) and coordinates ``bc``: vertices as float64 voxel-lattice
+        coordinates, faces (local to this batch), colors or None."""
+        B = self.block_size
+        n = own.numel()
+        dev = self.device
+        # bricks of (B+2)^3 nodes, the last plane along each axis an unobserved separator, laid out
+        # in a g x g x gx grid so that packed coordinates stay small (float32 vertices keep ~1e-5 voxel)
+        P = B + 2
+        g = max(1, round(n ** (1 / 3)))
+        gx = -(-n // (g * g))
+        G = gx * g * g
+        tv = torch.ones((G, P, P, P), dtype=torch.float32, device=dev)
+        wv = torch.zeros((G, P, P, P), dtype=torch.float32, device=dev)
+        cv = torch.zeros((G, P, P, P, 3), dtype=torch.float32, device=dev) if self.color is not None else None
+        M = self.num_blocks
+        grids = [(tv, self.tsdf[:M].view(M, B, B, B)), (wv, self.weight[:M].view(M, B, B, B))]
+        if cv is not None:
+            grids.append((cv, self.color[:M].view(M, 3, B, B, B).permute(0, 2, 3, 4, 1)))
+        full, first = slice(0, B), slice(0, 1)
+        for d in ((0, 0, 0), *nbr):
+            src_sl = tuple(first if di else full for di in d)
+            dst_sl = tuple(slice(B, B + 1) if di else full for di in d)
+            if d == (0, 0, 0):
+                rows, sel = own, torch.arange(n, device=dev)
+            else:
+                sel = torch.nonzero(nbr[d] >= 0).flatten()
+                if sel.numel() == 0:
+                    continue
+                rows = nbr[d].index_select(0, sel)
+            for dst, src in grids:
+                dst[(slice(None), *dst_sl)].index_copy_(0, sel, src[(slice(None), *src_sl)].index_select(0, rows))
+        obs = wv >= weight_threshold
+        del wv
+        tv = torch.where(obs, tv, torch.ones((), device=dev))
+
+        def dense(x: torch.Tensor) -> torch.Tensor:  # (G, P, P, P, ...) -> (gx*P, g*P, g*P, ...)
+            tail = x.shape[4:]
+            x = x.view(gx, g, g, P, P, P, *tail).permute(0, 3, 1, 4, 2, 5, *range(6, 6 + len(tail)))
+            return x.reshape(gx * P, g * P, g * P, *tail)
+
+        obs_d, tv_d = dense(obs), dense(tv)
+        v, f = _marching_cubes(tv_d, obs_d)
+        if v.shape[0] == 0:
+            return v.to(torch.float64), f, None
+        e = _EdgeVertices(v, tv_d)
+        cols = e.lerp(dense(cv), obs_d) if cv is not None else None
+        # voxel-lattice coordinates: the brick's block origin + the node within the brick + the
+        # edge fraction (recomputed from the two node values, so that a vertex made by the bricks
+        # on both sides of a block face gets the same bits whatever their place in the layout)
+        cell = torch.div(e.p0, P, rounding_mode="floor")
+        brick = ((cell[:, 0] * g + cell[:, 1]) * g + cell[:, 2]).clamp_(0, n - 1)
+        vox = (e.p0 - cell * P + bc.index_select(0, brick) * B).to(torch.float64)
+        vox.scatter_add_(1, e.axis[:, None], e.t[:, None].to(torch.float64))
+        if e.inner.numel():  # vertices inside a cube keep marching cubes' position
+            vox[e.inner] = (v.index_select(0, e.inner) - (cell * P).index_select(0, e.inner)).to(torch.float64) + (
+                bc.index_select(0, brick.index_select(0, e.inner)) * B).to(torch.float64)
+        return vox, f, cols
 
 
 # fuse_tsdf's planner: the dense block table stays below 2**24 entries (64 MiB; keys exact in
@@ -661,6 +872,47 @@ def _marching_cubes(volume: torch.Tensor, observed: torch.Tensor) -> tuple[torch
     return marching_cubes(volume, 0.0, mask=observed, gradient_direction="ascent")
 
 
+class _EdgeVertices:
+    """Marching-cubes vertices ``v (N, 3)`` (float32, node units) of the volume ``values (X, Y, Z)``,
+    split into node ``p0`` (int64), edge ``axis`` and the fraction ``t`` along it, recomputed from the
+    edge's two node values as marching cubes does (``|a| / (|a| + |b|)`` at level 0), so it does not
+    depend on where the edge sits in the volume. Vertices on a node have ``t = 0``; the few vertices
+    inside a cube (ambiguous cases: more than one fractional coordinate) are listed in ``inner``."""
+
+    def __init__(self, v: torch.Tensor, values: torch.Tensor):
+        X, Y, Z = values.shape
+        p0 = torch.floor(v)
+        frac = v - p0
+        _, self.axis = frac.max(1)
+        self.inner = torch.nonzero((frac > 0).sum(1) > 1).flatten()
+        self.p0 = p0.to(torch.int64)
+        self.shape = (X, Y, Z)
+        self.flat0 = (self.p0[:, 0] * Y + self.p0[:, 1]) * Z + self.p0[:, 2]
+        step = torch.tensor([Y * Z, Z, 1], device=v.device)[self.axis]
+        hi = torch.tensor([X - 1, Y - 1, Z - 1], device=v.device)[self.axis]
+        on_edge = (frac.amax(1) > 0) & (self.p0.gather(1, self.axis[:, None])[:, 0] < hi)
+        self.flat1 = torch.where(on_edge, self.flat0 + step, self.flat0)
+        vals = values.reshape(-1)
+        d0 = vals[self.flat0].abs()
+        d1 = vals[self.flat1].abs()
+        self.t = torch.where(on_edge, d0 / (d0 + d1).clamp_min(1e-30), torch.zeros((), device=v.device))
+        self.v = v
+
+    def lerp(self, grid: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
+        """:func:`_trilinear` of ``grid (X, Y, Z, C)`` over observed nodes at the vertices: on an edge
+        only its two end nodes have non-zero weight; vertices inside a cube take the full blend."""
+        C = grid.shape[3]
+        g = grid.reshape(-1, C)
+        o = obs.reshape(-1)
+        w0 = (1 - self.t) * o[self.flat0]
+        w1 = self.t * o[self.flat1]
+        out = (g[self.flat0] * w0[:, None] + g[self.flat1] * w1[:, None]).div_(
+            (w0 + w1).clamp_min(1e-12)[:, None]).clamp_(0, 1)
+        if self.inner.numel():
+            out[self.inner] = _trilinear(grid, obs, self.v.index_select(0, self.inner))
+        return out
+
+
 def _trilinear(grid: torch.Tensor, obs: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     """Trilinear interpolation of ``grid (X, Y, Z, C)`` at voxel-unit points ``p (N, 3)`` over
     observed corners only."""
@@ -692,9 +944,13 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
 
     Parameters
     ----------
-    frames : smrnb.Frames
+    frames : smrnb.Frames, or an iterable of them
         ``depth (N, H, W)`` float metres (0 = none), ``K (3, 3)`` or ``(N, 3, 3)``, ``poses (N, 4, 4)``
         camera-to-world with OpenCV camera axes (required), ``color (N, H, W, 3)`` uint8 (optional).
+        An iterable (e.g. :func:`smrnb.iter_redwood`, a generator) is fused batch by batch with
+        :meth:`TSDFVolume.integrate_frames`, so only one batch is in memory at a time: the peak
+        memory follows the volume, not the sequence. The result is the volume of the whole sequence
+        in one batch.
     voxel_size : float
         Voxel edge in metres.
     truncation : float, optional
@@ -708,13 +964,14 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     progress : bool
         Show a ``tqdm.auto`` progress bar over frames.
     device : torch device, optional
-        Where to fuse; default the device of ``frames.depth``.
+        Where to fuse; default the device of the (first batch's) ``frames.depth``.
     max_weight : float, optional
         Cap on the per-voxel weight.
     memory_budget : int, optional
-        Bytes the volume may take; default :func:`estimate_memory_budget`. All frames' touched
-        blocks are counted first, and the call raises :class:`smrnb.MemoryEstimateError` (knob:
-        ``voxel_size``) before allocating when the estimate is over budget.
+        Bytes the volume may take; default :func:`estimate_memory_budget`. The touched blocks of all
+        frames (of each batch, when streaming) are counted first, and the call raises
+        :class:`smrnb.MemoryEstimateError` (knob: ``voxel_size``) before allocating when the estimate is
+        over budget.
 
     Returns
     -------
@@ -724,121 +981,45 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     """
     from smrnb.geometry.mesh import Frames
 
-    if not isinstance(frames, Frames):
-        raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__}")
-    if frames.poses is None:
+    if isinstance(frames, Frames):
+        batches: Any = iter((frames,))
+    elif isinstance(frames, (str, bytes, torch.Tensor)) or not hasattr(frames, "__iter__"):
+        raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__} (or pass an iterable of "
+                             "Frames batches, e.g. iter_redwood)")
+    else:
+        batches = iter(frames)
+    first = next(batches, None)
+    if first is None:
+        raise SmrnbValueError("frames must hold at least one frame, got an empty iterable")
+    if not isinstance(first, Frames):
+        raise SmrnbTypeError(f"frames must yield smrnb.Frames batches, got {type(first).__name__}")
+    if first.poses is None:
         raise SmrnbValueError("frames.poses is None: fuse_tsdf needs camera-to-world poses (N, 4, 4); "
                               "load a trajectory or estimate poses first")
-    dev = resolve_device(device) if device is not None else frames.depth.device
-    use_color = bool(color) and frames.color is not None
-    vol = TSDFVolume(voxel_size, truncation, block_size=block_size, depth_min=depth_min, depth_max=depth_max,
-                     color=use_color, max_weight=max_weight, device=dev, memory_budget=memory_budget)
-    N = len(frames)
-    if N == 0:
+    if len(first) == 0 and isinstance(frames, Frames):
         raise SmrnbValueError("frames must hold at least one frame, got 0")
-    H, W = frames.height, frames.width
-    Kc = frames.K.detach().to("cpu", torch.float64)  # one transfer for all frames
-    if Kc.dim() == 3:
-        Ks = [_check_K(Kc[i], f"frames.K[{i}]", H, W) for i in range(N)]
-    else:
-        Ks = [_check_K(Kc, "frames.K", H, W)] * N
-    poses = frames.poses.detach().to("cpu", torch.float64)
-    for i in range(N):
-        _check_pose(poses[i], f"frames.poses[{i}]")
-
-    def frame(i: int, touch_only: bool = False) -> dict[str, Any]:
-        c = frames.color[i] if use_color and not touch_only else None
-        return vol._prepare(frames.depth[i], Ks[i], poses[i], c, touch_only=touch_only, checked=True, touch=touch_only)
-
-    # pass 1: the distinct blocks each frame touches (cheap: strided pixels) -> exact block count ->
-    # refuse before allocating. The block table covers the union of the frames' view frusta (up to
-    # depth_max + truncation), known on the host from poses and intrinsics alone; frames are marked
-    # in groups, one host sync per group.
-    lo, hi = _frusta_bounds(Ks, poses, H, W, depth_max + vol.truncation, vol.block_length)
-    tsize = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
-    if tsize >= _MAX_TABLE:  # a long trajectory: bound the blocks the frames really touch instead
-        bounds = []
-        big = torch.full((), 3.0e38, device=dev)
-        for i in range(N):
-            q, valid = vol._touch_planes(frame(i, touch_only=True))
-            bounds.append(torch.stack([torch.where(valid[:, None], p, big).amin() for p in q]
-                                      + [torch.where(valid[:, None], p, -big).amax() for p in q]))
-        b = torch.stack(bounds)
-        b = torch.cat([b[:, :3].amin(0), b[:, 3:].amax(0)]).tolist()
-        if b[0] > b[3]:
-            b = [0.0] * 6  # no valid depth anywhere (handled below)
-        lo, hi = [int(x) - 1 for x in b[:3]], [int(x) + 1 for x in b[3:]]  # 1 block for float rounding
-        tsize = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
-        if tsize >= _MAX_TABLE:
-            vol._refuse(tsize * 4, f"block lookup table of {tsize} blocks (over {_MAX_TABLE} entries)")
-    vol._ensure_table(lo, hi, margin=False)
-    T = vol._tbl.numel()
-    same_K = Kc.dim() == 2 or bool((Kc == Kc[:1]).all())
-    cam0 = {"K": [float(Ks[0][0, 0]), float(Ks[0][1, 1]), float(Ks[0][0, 2]), float(Ks[0][1, 2])], "H": H, "W": W}
-    group = max(1, min(32, _MARK_BYTES // (T + 1)))
-    union = torch.zeros(T + 1, dtype=torch.bool, device=dev)
-    keys: list[torch.Tensor | None] = []
-    for g0 in range(0, N, group):
-        g1 = min(N, g0 + group)
-        mark = torch.zeros(g1 - g0, T + 1, dtype=torch.bool, device=dev)
-        if same_K:  # all frames of the group in one pass
-            ds = vol._strided_depth(frames.depth[g0:g1])
-            pose_d = poses[g0:g1].to(dev, non_blocking=True)
-            mark.view(-1).index_fill_(0, vol._touch_keys(ds, pose_d[:, :3, :3], pose_d[:, :3, 3], cam0), True)
-        else:
-            for i in range(g0, g1):
-                fr = frame(i, touch_only=True)
-                mark[i - g0].index_fill_(0, vol._touch_keys(fr["ds"][None], fr["R"][None], fr["t"][None], fr), True)
-        mark[:, T] = False  # the spare key of pixels without depth
-        union |= mark.any(0)
-        fk = mark.nonzero()  # (frame, key) pairs, by frame then key: the one sync of the group
-        counts = torch.bincount(fk[:, 0], minlength=g1 - g0).tolist()
-        keys.extend(k if k.numel() else None for k in torch.split(fk[:, 1], counts))
-    if all(k is None for k in keys):
-        vol.frames_integrated = vol.frames_empty = N
-        warnings.warn(f"fuse_tsdf: none of the {N} frames has depth in ({depth_min:g}, {depth_max:g}) m; "
-                      "nothing was allocated and the volume is empty", UserWarning, stacklevel=2)
-        return vol
-    new = torch.nonzero(union[:T] & (vol._tbl < 0)).flatten()
-    est = (vol.num_blocks + new.numel()) * vol.bytes_per_block + vol._tbl.numel() * 4
-    if est > vol.memory_budget:
-        vol._refuse(int(est), f"{vol.num_blocks + new.numel()} blocks of {block_size}^3 voxels")
-    vol._allocate(new)
-    del union
-
+    dev = resolve_device(device) if device is not None else first.depth.device
+    vol = TSDFVolume(voxel_size, truncation, block_size=block_size, depth_min=depth_min, depth_max=depth_max,
+                     color=bool(color) and first.color is not None, max_weight=max_weight, device=dev,
+                     memory_budget=memory_budget)
     from tqdm.auto import tqdm
 
-    empty = sum(k is None for k in keys)
-    if dev.type in _GROUPED_UPDATE_DEVICES and vol.max_weight is None and same_K:
-        # groups of frames in one pass each, sized so that a group's (pair, voxel) temporaries stay
-        # within _GROUP_BYTES (~80 bytes per pair-voxel with color)
-        per_pair = vol.block_size ** 3 * 80
-        with tqdm(total=N, desc="fuse_tsdf", unit="frame", disable=not progress) as bar:
-            i = 0
-            while i < N:
-                j, pairs = i, 0
-                while j < N and (j == i or (pairs + (0 if keys[j] is None else keys[j].numel())) * per_pair
-                                 <= _GROUP_BYTES) and j - i < 64:
-                    pairs += 0 if keys[j] is None else keys[j].numel()
-                    j += 1
-                live = [k for k in range(i, j) if keys[k] is not None]
-                if live:
-                    sel = torch.tensor(live, device=frames.depth.device)
-                    d = frames.depth.index_select(0, sel).to(device=dev, dtype=torch.float32)
-                    col = frames.color.index_select(0, sel.to(frames.color.device)).to(dev) if use_color else None
-                    vol._integrate_group([vol._tbl.index_select(0, keys[k]).long() for k in live], d, col,
-                                         poses[live], cam0)
-                vol.frames_integrated += j - i
-                bar.update(j - i)
-                i = j
-    else:
-        for i in tqdm(range(N), desc="fuse_tsdf", unit="frame", disable=not progress):
-            vol.frames_integrated += 1
-            if keys[i] is None:
-                continue
-            vol._integrate_blocks(vol._tbl.index_select(0, keys[i]).long(), frame(i))
-    vol.frames_empty = empty
-    if empty:
+    total = len(frames) if isinstance(frames, Frames) else None
+    with tqdm(total=total, desc="fuse_tsdf", unit="frame", disable=not progress) as bar:
+        batch, b = first, 0
+        while batch is not None:
+            if not isinstance(batch, Frames):
+                raise SmrnbTypeError(f"frames must yield smrnb.Frames batches, got {type(batch).__name__} "
+                                     f"as batch {b}")
+            vol.integrate_frames(batch, progress=bar)
+            batch, b = next(batches, None), b + 1
+    N, empty = vol.frames_integrated, vol.frames_empty
+    if N == 0:
+        raise SmrnbValueError("frames must hold at least one frame, got 0")
+    if empty == N:
+        warnings.warn(f"fuse_tsdf: none of the {N} frames has depth in ({depth_min:g}, {depth_max:g}) m; "
+                      "nothing was allocated and the volume is empty", UserWarning, stacklevel=2)
+    elif empty:
         warnings.warn(f"fuse_tsdf: {empty} of {N} frames had no depth in ({depth_min:g}, {depth_max:g}) m and "
                       "were skipped", UserWarning, stacklevel=2)
     return vol
