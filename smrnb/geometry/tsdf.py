@@ -45,7 +45,7 @@ import torch
 from smrnb import _cancel
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
 from smrnb._threads import cpu_step
-from smrnb.geometry._camera import check_K, check_pose
+from smrnb.geometry._camera import check_K, check_pose, check_poses
 from smrnb.geometry._guards import resolve_device
 from smrnb.geometry._memory import memory_budget
 from smrnb.geometry._validate import as_tensor, check_int_range, check_positive, check_shape
@@ -524,8 +524,7 @@ class TSDFVolume:
         else:
             Ks = [_check_K(Kc, "frames.K", H, W)] * N
         poses = frames.poses.detach().to("cpu", torch.float64)
-        for i in range(N):
-            _check_pose(poses[i], f"frames.poses[{i}]")
+        check_poses(poses, "frames.poses")  # all frames in one batched check; the message names the frame
 
         def frame(i: int, touch_only: bool = False) -> dict[str, Any]:
             c = frames.color[i] if use_color and not touch_only else None
