@@ -357,6 +357,8 @@ def _check_volume(volume: Any, name: str, defer: bool = False) -> torch.Tensor:
         raise SmrnbTypeError(f"{name} must be a real (float, integer or bool) tensor, got dtype {v.dtype}")
     if min(v.shape) < 2:
         raise SmrnbValueError(f"{name} must be at least 2 x 2 x 2, got {tuple(v.shape)}")
+    if v.dtype != torch.float32 or not v.is_contiguous():
+        _check_memory(v, copy_bytes=4)  # the float32 copy below comes on top of the extraction's working set
     v = v.to(torch.float32).contiguous()
     if not defer:
         lo, hi = torch.aminmax(v)  # NaN propagates; one pass, no temporary
@@ -445,12 +447,13 @@ def _marching_cubes_checked(vol: torch.Tensor, level: Any, mask: Any, spacing: A
     return verts, faces
 
 
-def _check_memory(vol: torch.Tensor) -> None:
-    """Refuse volumes whose working set (about 6 bytes per node) does not fit."""
+def _check_memory(vol: torch.Tensor, copy_bytes: int = 0) -> None:
+    """Refuse volumes whose working set (about 6 bytes per node, plus ``copy_bytes`` per node for a
+    float32 copy of the input still to be made) does not fit."""
     from smrnb.geometry.voxels import _SMALL, _memory_budget
 
     n = vol.numel()
-    estimate = 6 * n  # node classes (1) + cube index (1) + active flags (1) + temporaries (3)
+    estimate = (6 + copy_bytes) * n  # node classes (1) + cube index (1) + active flags (1) + temporaries (3)
     # asking a GPU for its free memory costs a driver call (~25 us on an H200, 1/60 of a 256^3 run):
     # only for working sets that could matter there
     small = _SMALL if vol.device.type == "cpu" else 4 * _SMALL

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._memory import require
 from smrnb.geometry._validate import check_int_range, check_positive
 
 __all__ = ["sample_surface", "surface_metrics", "depth_error"]
@@ -119,6 +120,10 @@ def surface_metrics(pred: Any, gt: Any, tau: float = 0.005, n_samples: int = 100
     if gt.faces.shape[0] == 0:
         raise SmrnbValueError("gt must have at least one face, got an empty mesh (0 faces)")
     dev = gt.vertices.device
+    # two clouds of samples with normals (float32), their nearest-neighbour distances and indices, and the
+    # k-d trees (float64 copies): about 200 bytes per sample, asked of the one memory budget first
+    require(200 * n_samples, dev, f"surface_metrics with n_samples={n_samples}", "n_samples",
+            "use fewer samples (100000 resolves millimetres on a room)")
     p, pn = sample_surface(pred, n_samples, seed=seed)
     g, gn = sample_surface(gt, n_samples, seed=seed + 1)
     p, pn = p.to(dev), pn.to(dev)

@@ -35,6 +35,7 @@ from smrnb import _cancel
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._threads import cpu_step
 from smrnb.geometry._guards import check_index_range, same_device
+from smrnb.geometry._memory import require
 from smrnb.geometry._validate import check_int_range, check_positive
 from smrnb.geometry.mesh import Frames, Mesh
 
@@ -214,6 +215,10 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         raise SmrnbValueError(f"visibility_scale must be in (0, 1], got {visibility_scale}")
 
     dev = mesh.device
+    # per texel: the texture-space raster (int64 depth key, face index, barycentrics), the colour and weight
+    # accumulators and the best-view bookkeeping: about 96 bytes, asked of the one memory budget first
+    require(96 * R * R, dev, f"bake_texture at resolution {R}", "resolution",
+            f"lower resolution (texels per side; {R // 2} needs a quarter)")
     verts = mesh.vertices.to(torch.float32)
     if mesh.frame == "opengl":  # back to the poses' world frame (y and z flipped)
         verts = verts * torch.tensor([1.0, -1.0, -1.0], device=dev)

@@ -239,6 +239,12 @@ def _():
     _s().pointcloud_to_voxelgrid(p, 0.1, (8, 8, 8))
 
 
+@case("pointcloud_to_voxelgrid_pt_bad_voxel_size", ("pointcloud_to_voxelgrid_pt",), r"voxel_size")
+def _():
+    torch = _t()
+    _s().pointcloud_to_voxelgrid_pt(torch.rand(10, 3), -0.1, (8, 8, 8))
+
+
 @case("pointcloud_to_voxelgrid_huge_grid", ("pointcloud_to_voxelgrid",), r"grid_shape|memory|estimate", mem_gib=4.0,
       timeout=60)
 def _():
