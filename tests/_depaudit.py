@@ -90,6 +90,13 @@ def declared_distributions(repo: Path, extras: tuple[str, ...]) -> set[str]:
     return set(seen) | ALWAYS
 
 
+def _own(path: str, repo: Path) -> bool:
+    """A module of the repository itself -- not one installed into a virtual environment that happens to
+    live inside the checkout (``.venv``, where the README's commands put it)."""
+    p = Path(path).resolve()
+    return p.is_relative_to(repo) and not p.is_relative_to(Path(sys.prefix).resolve())
+
+
 def undeclared(modules: set[str], declared: set[str], repo: Path) -> tuple[dict[str, list[str]], list[str]]:
     """``({distribution: [modules]}, [modules of unknown origin])`` for modules no declared
     distribution installed; standard-library, smrnb's own and the repository's modules are fine."""
@@ -103,7 +110,7 @@ def undeclared(modules: set[str], declared: set[str], repo: Path) -> tuple[dict[
         mod = sys.modules.get(top)
         f = getattr(mod, "__file__", None)
         where = [f] if f else [str(x) for x in getattr(mod, "__path__", [])]  # a namespace package: its folders
-        if where and all(Path(w).resolve().is_relative_to(repo) or "/_vendor/" in w for w in where):
+        if where and all(_own(w, repo) or "/_vendor/" in w for w in where):
             continue  # the repository's own modules; copies a package vendors (setuptools' jaraco, ...)
         dists = owners.get(top)
         if not dists:
