@@ -187,7 +187,9 @@ def ensure(root: Path, command: str) -> Path:
     want = set(EXTRAS[command])
     py = make_venv(venv)
     stamp = _stamp(venv)
-    fresh = stamp.get("pyproject") == _pyproject_hash(root) and want <= set(stamp.get("extras", []))
+    pp_hash = _pyproject_hash(root)
+    same_project = stamp.get("pyproject") == pp_hash
+    fresh = same_project and want <= set(stamp.get("extras", []))
     steps = ["torch", f"smrnb[{','.join(sorted(want))}]"] + (["chromium"] if command == "test" else [])
     if fresh and _has(py, "torch"):
         say(f"{venv} is up to date for `{command}` ({', '.join(steps)})")
@@ -207,12 +209,11 @@ def ensure(root: Path, command: str) -> Path:
             if _pip(py, "install", req, *extra) != 0:
                 raise SystemExit(f"{_TAG} could not install {req}; set SMRNB_TORCH (and SMRNB_TORCH_INDEX) to "
                                  "the torch build for this machine and run this again")
-        extras = sorted(want | set(stamp.get("extras", [])) if stamp.get("pyproject") == _pyproject_hash(root)
-                        else want)
+        extras = sorted(want | set(stamp.get("extras", [])) if same_project else want)
         say(f"2/{n} smrnb (editable) with the extras {', '.join(extras)}")
         if _pip(py, "install", "-e", f"{root}[{','.join(extras)}]") != 0:
             raise SystemExit(f"{_TAG} pip could not install smrnb[{','.join(extras)}] (see above)")
-        (venv / STAMP).write_text(json.dumps({"extras": extras, "pyproject": _pyproject_hash(root)}))
+        (venv / STAMP).write_text(json.dumps({"extras": extras, "pyproject": pp_hash}))
     if command == "test":
         ensure_chromium(len(steps))
     return py

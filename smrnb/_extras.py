@@ -35,8 +35,18 @@ class MissingExtraError(SmrnbError, ImportError):
 
 
 def missing(extra: str) -> list[str]:
-    """The import names of ``extra`` that cannot be found (without importing them)."""
-    return [m for m in EXTRAS[extra][1] if importlib.util.find_spec(m) is None]
+    """The import names of ``extra`` that cannot be found (without importing them). An extra found
+    complete once is not looked up again (each of geometry, datasets, pipeline and widgets asks when
+    it is imported); a missing one is, so a `pip install` in a running kernel is seen."""
+    if extra in _COMPLETE:
+        return []
+    absent = [m for m in EXTRAS[extra][1] if importlib.util.find_spec(m) is None]
+    if not absent:
+        _COMPLETE.add(extra)
+    return absent
+
+
+_COMPLETE: set[str] = set()
 
 
 def message(part: str, extra: str, absent: list[str]) -> str:

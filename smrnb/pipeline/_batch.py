@@ -307,10 +307,10 @@ def write_summary(res: BatchResult) -> None:
     w.writeheader()
     for r in res.scans:
         w.writerow(r.row())
+    from smrnb._files import atomic_write
+
     for name, text in (("summary.csv", buf.getvalue()), ("summary.md", res.table() + "\n")):
-        tmp = res.output / f".{name}.tmp"
-        tmp.write_text(text)
-        os.replace(tmp, res.output / name)
+        atomic_write(res.output / name, text)
 
 
 __all__ = ["BatchResult", "ScanResult", "batch", "find_configs", "run_scan"]

@@ -815,22 +815,13 @@ class Viewer:
         return data
 
     def save_png(self, path: Any, width: int | None = None, height: int | None = None) -> Any:
-        """Write :meth:`to_png` to ``path`` (atomically); returns the path."""
-        import os
-        import tempfile
+        """Write :meth:`to_png` to ``path`` (atomically, :func:`smrnb._files.atomic_write`); returns the path."""
         from pathlib import Path
 
-        path = Path(path)
-        data = self.to_png(width, height)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        from smrnb._files import atomic_write
+
+        atomic_write(path, self.to_png(width, height))
+        return Path(path)
 
     def __repr__(self) -> str:
         parts = []
