@@ -84,6 +84,7 @@ __all__ = [
     "StepWidget",
     "ReconstructionApp",
     "DoctorView",
+    "BatchTable",
     # IPython
     "load_ipython_extension",
     "unload_ipython_extension",
@@ -138,6 +139,7 @@ _LAZY: dict[str, str] = {
     "StepWidget": "smrnb.widgets",
     "ReconstructionApp": "smrnb.widgets",
     "DoctorView": "smrnb.widgets",
+    "BatchTable": "smrnb.widgets",
 }
 
 

@@ -18,7 +18,7 @@ EXPECTED = [
     "compute_face_normals", "compute_vertex_normals", "export_mesh", "load_mesh",
     "load_sample", "load_redwood", "load_tum", "load_7scenes",
     "Pipeline", "get_step", "list_steps", "batch",
-    "Viewer", "StepWidget", "ReconstructionApp", "DoctorView",
+    "Viewer", "StepWidget", "ReconstructionApp", "DoctorView", "BatchTable",
     "load_ipython_extension", "unload_ipython_extension",
 ]
 

@@ -17,7 +17,7 @@ def decide(**kw):
     base = {"cpus": 2, "quota": None, "others": 0.0, "spin_wait": False, "env_value": None, "current": 2,
             "torch_defaults": (2,), "omp_env": None}
     base.update(kw)
-    return decide_threads("tsdf", **base)
+    return decide_threads("marching_cubes", **base)
 
 
 def test_idle_machine_uses_every_allowed_cpu():
@@ -36,6 +36,23 @@ def test_spinning_runtime_drops_to_one_thread_at_any_real_load():
     assert decide(cpus=8, current=8, torch_defaults=(8,), others=1.0, spin_wait=True).threads == 1
     assert decide(cpus=8, current=8, torch_defaults=(8,), others=1.0, spin_wait=False).threads == 7
     assert decide(cpus=8, current=8, torch_defaults=(8,), others=0.2, spin_wait=True).threads == 8
+
+
+def test_fine_grained_steps_use_half_the_free_cpus_at_most_four_when_threads_sleep():
+    def tsdf(**kw):
+        base = {"cpus": 2, "quota": None, "others": 0.0, "spin_wait": False, "env_value": None, "current": 2,
+                "torch_defaults": (2,), "omp_env": None}
+        base.update(kw)
+        return decide_threads("tsdf", **base)
+
+    assert tsdf().threads == 1
+    assert tsdf(cpus=16, current=16, torch_defaults=(16,)).threads == 4
+    assert tsdf(cpus=6, current=6, torch_defaults=(6,)).threads == 3
+    assert tsdf(cpus=16, current=16, torch_defaults=(16,), others=13.0).threads == 1
+    assert "small parallel regions" in tsdf(cpus=16, current=16, torch_defaults=(16,)).reason
+    # a spinning runtime is judged by the load alone; an explicit count is still obeyed
+    assert tsdf(cpus=16, current=16, torch_defaults=(16,), spin_wait=True).threads == 16
+    assert tsdf(env_value="8").threads == 8
 
 
 def test_cgroup_quota_caps_threads():

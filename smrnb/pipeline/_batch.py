@@ -36,7 +36,8 @@ from typing import Any
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 
 RECORD = "smrnb-scan.json"
-SUMMARY_COLUMNS = ("scan", "status", "frames", "blocks", "vertices", "faces", "seconds", "outputs", "error")
+SUMMARY_COLUMNS = ("scan", "status", "frames", "blocks", "vertices", "faces", "heldout_frames",
+                   "heldout_median_mm", "heldout_coverage", "seconds", "outputs", "error")
 
 
 @dataclass
@@ -51,11 +52,18 @@ class ScanResult:
     seconds: float | None = None
     outputs: list[str] = field(default_factory=list)
     error: str | None = None
+    #: the final mesh's depth error on the frames the source held out (``holdout: k``), else empty
+    heldout: dict[str, Any] = field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
+        h = self.heldout
+        med = h.get("median_abs_error")
+        cov = h.get("coverage")
         return {"scan": self.scan, "status": self.status, "frames": self.counts.get("frames", ""),
                 "blocks": self.counts.get("blocks", ""), "vertices": self.counts.get("vertices", ""),
-                "faces": self.counts.get("faces", ""),
+                "faces": self.counts.get("faces", ""), "heldout_frames": h.get("n_frames", ""),
+                "heldout_median_mm": "" if med is None or med != med else f"{1000 * med:.2f}",
+                "heldout_coverage": "" if cov is None or cov != cov else f"{cov:.3f}",
                 "seconds": "" if self.seconds is None else f"{self.seconds:.2f}",
                 "outputs": " ".join(self.outputs), "error": (self.error or "")[:300]}
 
@@ -167,8 +175,11 @@ def run_scan(config: str, name: str, output: str, key: str, device: str | None =
                 counts[k] = v  # the last stage that reports a count wins (vertices of the final mesh)
             if rec.kind_out == "frames" or "frames" in rec.counts_before:
                 counts.setdefault("frames", rec.counts_before.get("frames", rec.counts_after.get("frames", 0)))
+        held = pipe.heldout_error()
+        heldout = {} if held is None else {k: v for k, v in held.items() if k != "per_frame"}
         outputs = sorted(os.path.relpath(p, partial) for p in partial.rglob("*") if p.is_file())
         record = {"scan": name, "config": config, "key": key, "status": "done", "counts": counts,
+                  "heldout": heldout,
                   "seconds": time.perf_counter() - t0, "outputs": outputs, "device": str(dev or "cpu"),
                   "steps": [r.to_dict() for r in pipe.records]}
         (partial / RECORD).write_text(json.dumps(record, indent=1, default=str))
@@ -202,7 +213,7 @@ def _clean_partials(output: Path, names: Iterable[str]) -> None:
 
 def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, client: Any = None,
           local: int = 2, device: str | None = None, gpu: bool = False, retries: int = 1,
-          force: bool = False, progress: bool = True) -> BatchResult:
+          force: bool = False, progress: Any = True) -> BatchResult:
     """Run every config as one task on a Dask cluster; see the module docstring.
 
     Parameters
@@ -221,6 +232,11 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
         Times Dask re-runs a scan whose worker died (a killed worker, out of memory).
     force : bool
         Run every scan even when its folder is complete from an earlier run of the same config.
+    progress : bool or listener
+        True: a tqdm bar (in a terminal or a notebook) and the dashboard link; False: quiet. Or an
+        object with ``start(scans)`` and ``update(scan)`` methods, called with :class:`ScanResult`
+        records (``status`` ``queued`` before a scan finishes) as scans finish: the notebook table
+        :class:`smrnb.widgets.BatchTable` is one.
     """
     t0 = time.perf_counter()
     paths = find_configs([configs] if isinstance(configs, (str, os.PathLike)) else configs)
@@ -247,9 +263,18 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
         rec = None if force else completed(out / name, key)
         if rec is not None:
             results[name] = ScanResult(name, os.fspath(p), "skipped", os.fspath(out / name), rec.get("counts", {}),
-                                       rec.get("seconds"), rec.get("outputs", []))
+                                       rec.get("seconds"), rec.get("outputs", []), heldout=rec.get("heldout", {}))
         else:
             todo.append((p, name, key))
+    listener = None if isinstance(progress, bool) or progress is None else progress
+    if listener is not None and not (callable(getattr(listener, "start", None))
+                                     and callable(getattr(listener, "update", None))):
+        raise SmrnbTypeError(f"progress must be True, False or an object with start(scans) and update(scan) "
+                             f"methods, got {type(progress).__name__}")
+    if listener is not None:
+        listener.start([results.get(name) or ScanResult(name, os.fspath(p), "queued")
+                        for p, name in zip(paths, names)])
+    show = progress is True
     own = None
     if todo:
         from smrnb._extras import MissingExtraError, message, missing
@@ -265,24 +290,26 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
             raise SmrnbTypeError(f"client must be a distributed.Client, got {type(client).__name__}")
         try:
             link = getattr(client, "dashboard_link", None)
-            if progress and link:
+            if show and link:
                 print(f"smrnb batch: Dask dashboard {link}", flush=True)
             extra = {"resources": {"GPU": 1}} if gpu or device == "cuda" else {}
             futures = {client.submit(run_scan, os.fspath(p.resolve()), name, os.fspath(out.resolve()), key, device,
                                      key=f"smrnb-scan-{name}-{uuid.uuid4().hex[:6]}", retries=retries,
                                      pure=False, **extra): (p, name)
                        for p, name, key in todo}
-            bar = _bar(len(futures), progress)
+            bar = _bar(len(futures), show)
             for fut in as_completed(futures):
                 p, name = futures[fut]
                 try:
                     rec = fut.result()
                     results[name] = ScanResult(name, os.fspath(p), "done", os.fspath(out / name), rec["counts"],
-                                               rec["seconds"], rec["outputs"])
+                                               rec["seconds"], rec["outputs"], heldout=rec.get("heldout", {}))
                 except Exception as exc:
                     results[name] = ScanResult(name, os.fspath(p), "failed", None, error=f"{type(exc).__name__}: {exc}")
                 bar.update(1)
                 bar.set_postfix_str(f"{name}: {results[name].status}")
+                if listener is not None:
+                    listener.update(results[name])
             bar.close()
         finally:
             if own is not None:

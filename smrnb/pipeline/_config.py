@@ -64,12 +64,15 @@ def config_schema(registry: StepRegistry | None = None) -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {
             "source": {"description": "'sample', a dataset folder (Redwood, TUM, 7-Scenes) or a mesh / "
-                                      "point-cloud file; or a mapping {path, stride, max_frames} for frames",
+                                      "point-cloud file; or a mapping {path, stride, max_frames, holdout} for frames "
+                                      "(holdout k: every k-th frame is left out of the steps and used to "
+                                      "measure the final mesh's depth error)",
                        "oneOf": [{"type": ["string", "null"]},
                                  {"type": "object", "additionalProperties": False, "required": ["path"],
                                   "properties": {"path": {"type": "string"},
                                                  "stride": {"type": "integer", "minimum": 1},
-                                                 "max_frames": {"type": ["integer", "null"], "minimum": 1}}}]},
+                                                 "max_frames": {"type": ["integer", "null"], "minimum": 1},
+                                                 "holdout": {"type": ["integer", "null"], "minimum": 2}}}]},
             "device": {"type": ["string", "null"], "pattern": "^(cpu|cuda(:[0-9]+)?)$"},
             "output_dir": {"type": ["string", "null"], "description": "where relative export paths are written"},
             "steps": {"type": "array", "items": {"oneOf": variants}},

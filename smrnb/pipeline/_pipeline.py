@@ -251,7 +251,9 @@ def source_kind(data: Any) -> str:
 
 
 #: options a mapping source may carry besides ``path`` (passed to the dataset reader)
-SOURCE_OPTIONS: tuple[str, ...] = ("stride", "max_frames")
+SOURCE_OPTIONS: tuple[str, ...] = ("stride", "max_frames", "holdout")
+#: options read by the dataset readers (``holdout`` is applied after reading, by the pipeline)
+READER_OPTIONS: tuple[str, ...] = ("stride", "max_frames")
 
 
 def load_frames(path: str | os.PathLike, **options: Any) -> Any:
@@ -309,7 +311,7 @@ def load_geometry(path: str | os.PathLike) -> Any:
 
 
 def check_source_mapping(source: Mapping[str, Any], where: str = "source") -> dict[str, Any]:
-    """Validate ``{"path": ..., "stride": int >= 1, "max_frames": int >= 1 or None}``."""
+    """Validate ``{"path": ..., "stride": int >= 1, "max_frames": int >= 1 or None, "holdout": int >= 2}``."""
     bad = [k for k in source if k not in ("path", *SOURCE_OPTIONS)]
     if bad:
         raise SmrnbValueError(f"{where} has unknown key(s) {', '.join(map(repr, bad))}; "
@@ -321,10 +323,27 @@ def check_source_mapping(source: Mapping[str, Any], where: str = "source") -> di
         v = source.get(k)
         if v is None:
             continue
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise SmrnbValueError(f"{where} {k!r} must be an int >= 1, got {v!r}")
+        low = 2 if k == "holdout" else 1
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            what = " (every k-th frame is held out for evaluation)" if k == "holdout" else ""
+            raise SmrnbValueError(f"{where} {k!r} must be an int >= {low}{what}, got {v!r}")
         out[k] = v
     return out
+
+
+def split_holdout(frames: Any, every: int) -> tuple[Any, Any]:
+    """``(kept, held)``: frame ``i`` is held out when ``i % every == 0`` (the benchmarks' protocol).
+
+    The held-out frames never reach the steps; :meth:`Pipeline.heldout_error` re-renders the final
+    mesh into them and compares with their measured depth.
+    """
+    import torch
+
+    n = len(frames)
+    held = torch.arange(n) % every == 0
+    if int((~held).sum()) == 0:
+        raise SmrnbValueError(f"source 'holdout' {every} leaves no frame to reconstruct from ({n} frame(s) loaded)")
+    return frames.select(~held), frames.select(held)
 
 
 def load_source(source: Any) -> tuple[str, Any]:
@@ -332,6 +351,9 @@ def load_source(source: Any) -> tuple[str, Any]:
     mapping ``{"path": 'sample' or folder, "stride": k, "max_frames": n}``."""
     if isinstance(source, Mapping):
         src = check_source_mapping(source)
+        if "holdout" in src:
+            raise SmrnbValueError("source 'holdout' is applied by a Pipeline (which keeps the held-out frames "
+                                  "for heldout_error()); load_source reads frames only")
         return "frames", load_frames(src.pop("path"), **src)
     if isinstance(source, (str, os.PathLike)):
         s = os.fspath(source)
@@ -412,6 +434,8 @@ class Pipeline:
         #: seconds the last source load took (reading frames from disk), None before the first run
         self.source_seconds: float | None = None
         self.source_cpu_seconds: float | None = None
+        #: frames held out of the steps by the source's ``holdout`` option (None without it)
+        self.heldout_frames: Any = None
 
     def _check_source(self, source: Any) -> Any:
         if isinstance(source, Mapping):
@@ -512,6 +536,7 @@ class Pipeline:
         """Replace the source; every stage becomes stale."""
         self._source = self._check_source(source)
         self._source_loaded = None
+        self.heldout_frames = None
         self.invalidate()
 
     @property
@@ -565,7 +590,13 @@ class Pipeline:
                                           "sees no CUDA GPU; use device='cpu' (smr-doctor explains why)")
             t0 = time.perf_counter()
             c0 = time.process_time()
-            kind, data = load_source(self._source)
+            src = self._source
+            every = src.get("holdout") if isinstance(src, Mapping) else None
+            if every:
+                src = {k: v for k, v in src.items() if k != "holdout"}
+            kind, data = load_source(src)
+            if every:
+                data, self.heldout_frames = split_holdout(data, every)
             if self.device is not None and hasattr(data, "to"):
                 data = data.to(self.device)
             self.source_seconds = time.perf_counter() - t0
@@ -573,6 +604,31 @@ class Pipeline:
             self._check_chain(kind)
             self._source_loaded = (kind, data)
         return self._source_loaded
+
+    def heldout_error(self, *, max_error: float | None = 0.1) -> dict[str, Any] | None:
+        """Depth error of the last mesh this pipeline made, on the frames its source held out.
+
+        The mesh (the latest stage result that is a mesh, in the frames' world coordinates, so
+        before ``export``'s y-up conversion, which writes files only) is rendered into every
+        held-out frame and compared with the measured depth (:func:`smrnb.geometry.metrics.depth_error`;
+        pixels off by more than ``max_error`` metres count as outliers, not errors). None when the
+        source holds no frames out or no stage has made a mesh yet.
+        """
+        if self.heldout_frames is None or len(self.heldout_frames) == 0:
+            return None
+        mesh = None
+        for j in range(len(self.stages) - 1, -1, -1):
+            if self.stages[j].step.output == "mesh" and self._cache[j] is not None:
+                mesh = self._cache[j][0]
+                break
+        if mesh is None:
+            return None
+        from smrnb.geometry.metrics import depth_error
+
+        frames = self.heldout_frames.to(mesh.vertices.device)
+        r = depth_error(mesh, frames, max_error=max_error)
+        r["n_frames"] = len(frames)
+        return r
 
     def source_data(self) -> Any:
         """The loaded source (loads it now if needed)."""

@@ -104,6 +104,56 @@ def test_a_worker_killed_mid_task_leaves_nothing_half_written_as_complete(tmp_pa
     client.wait_for_workers(2, timeout=120)
 
 
+HELD = """source: {{path: sample, stride: {stride}, holdout: {holdout}}}
+steps:
+  - step: tsdf
+    params: {{voxel_size: {voxel}, depth_max: 3.0}}
+  - step: extract_mesh
+  - step: export
+    params: {{path: mesh.ply}}
+"""
+
+
+class Listener:
+    """A progress listener that records what the batch told it, in order."""
+
+    def __init__(self):
+        self.started: list = []
+        self.updates: list = []
+
+    def start(self, scans):
+        self.started = [(s.scan, s.status) for s in scans]
+
+    def update(self, scan):
+        self.updates.append((scan.scan, scan.status))
+
+
+def test_held_out_depth_error_column_and_a_progress_listener(tmp_path, client):
+    cfg = tmp_path / "configs"
+    write(cfg, "held", HELD.format(stride=5, holdout=4, voxel=0.04))
+    write(cfg, "plain", QUICK.format(stride=30, voxel=0.06))
+    out = tmp_path / "out"
+    seen = Listener()
+    res = smrnb.batch([cfg], out, client=client, progress=seen)
+    by = {s.scan: s for s in res.scans}
+    assert seen.started == [("held", "queued"), ("plain", "queued")]
+    assert sorted(seen.updates) == [("held", "done"), ("plain", "done")]
+    h = by["held"].heldout
+    assert h["n_frames"] == 4 and 0 < h["median_abs_error"] < 0.015 and h["coverage"] > 0.8
+    assert by["held"].counts["frames"] == 15 - 4  # the held-out frames were not fused
+    assert by["plain"].heldout == {}
+    rows = {r["scan"]: r for r in csv.DictReader((out / "summary.csv").open())}
+    assert float(rows["held"]["heldout_median_mm"]) == pytest.approx(1000 * h["median_abs_error"], abs=0.01)
+    assert rows["held"]["heldout_frames"] == "4" and rows["plain"]["heldout_median_mm"] == ""
+    # a re-run skips the finished scans and still reports their held-out error (from their records)
+    again = Listener()
+    res2 = smrnb.batch([cfg], out, client=client, progress=again)
+    assert again.started == [("held", "skipped"), ("plain", "skipped")] and again.updates == []
+    assert res2.scans[0].heldout["median_abs_error"] == h["median_abs_error"]
+    with pytest.raises(smrnb.SmrnbTypeError, match="progress must be True, False or an object with start"):
+        smrnb.batch([cfg], out, client=client, progress="yes")
+
+
 def test_the_command_line(tmp_path):
     cfg = write(tmp_path / "c", "one", QUICK.format(stride=35, voxel=0.05))
     r = subprocess.run([sys.executable, "-m", "smrnb._cli", "batch", str(cfg), "--output", str(tmp_path / "o"),
