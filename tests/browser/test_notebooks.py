@@ -106,3 +106,18 @@ def test_teaching_app_notebook_in_jupyterlab(lab, page):
     shutil.copy(src, lab.root / src.name)
     run_notebook(page, lab, src.name)
     assert check_canvases(page, "lab-nb06") >= 1
+
+
+def test_batch_table_in_jupyterlab(lab, page):
+    """A batch run from a notebook: the table shows both scans done, with thumbnails and held-out errors."""
+    run_notebook(page, lab, "batch.ipynb")
+    header = page.locator(".widget-html", has_text="smrnb batch:")
+    assert header.count() == 1 and "2 done" in header.inner_text()
+    images = page.locator("img.widget-image")
+    assert images.count() == 2
+    for i in range(2):
+        assert images.nth(i).evaluate("img => img.complete && img.naturalWidth > 0"), f"thumbnail {i} is empty"
+    assert page.locator(".widget-html", has_text="mm median").count() == 2
+    _lab.save_artifact("lab-batch-table.png", page.screenshot(full_page=True))
+    errors = _lab.widget_errors(page.console)
+    assert errors == [], errors
