@@ -104,14 +104,7 @@ def test_a_worker_killed_mid_task_leaves_nothing_half_written_as_complete(tmp_pa
     client.wait_for_workers(2, timeout=120)
 
 
-HELD = """source: {{path: sample, stride: {stride}, holdout: {holdout}}}
-steps:
-  - step: tsdf
-    params: {{voxel_size: {voxel}, depth_max: 3.0}}
-  - step: extract_mesh
-  - step: export
-    params: {{path: mesh.ply}}
-"""
+HELD = QUICK.replace("stride: {stride}}}", "stride: {stride}, holdout: {holdout}}}")  # every k-th frame held out
 
 
 class Listener:
