@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from smrnb.doctor import explain
-from smrnb.doctor.explain import CODES, explain_text, load_signatures, string_abi
+from smrnb.doctor.codes import CODES as TABLE
+from smrnb.doctor.explain import CODES, explain_text, string_abi
 from smrnb.doctor.rules import all_codes
 
 # NVIDIAGameWorks/kaolin#678 (whole traceback)
@@ -148,7 +149,7 @@ CASES = [
     (NVCC_TORCH, "nvcc_torch_cuda_mismatch", "12.4"),
     (CUDA_HOME_TB, "cuda_home_missing", "nvcc"),
     (NVCC_MISSING, "cuda_home_missing", "nvcc"),
-    (CUDA_HOME_LIST, "cuda_home_malformed", ":/usr/local/cuda:/usr/local/cuda-10.1/bin/nvcc"),
+    (CUDA_HOME_LIST, "cuda_home_malformed", ":/usr/local/cuda:/usr/local/cuda-10.1"),
     (GCC_LOG, "host_compiler_unsupported", "gcc 12"),
     (DRIVER, "driver_too_old", "CUDA up to 11.4"),
     (GLIBCXX, "libstdcxx_too_old", "GLIBCXX_3.4.30"),
@@ -171,13 +172,14 @@ CASES = [
 @pytest.mark.parametrize(("text", "code", "in_title"), CASES, ids=[f"{i:02d}-{c[1]}" for i, c in enumerate(CASES)])
 def test_real_error_texts_give_their_code(text, code, in_title):
     found = explain_text(text)
-    assert found, "no signature matched"
+    assert found, "no cause found"
     f = found[0]
     assert f.code == code, [x.code for x in found]
     assert in_title in f.title
     assert f.fix is not None and f.fix.why
     assert f.severity in ("error", "warning")
-    assert any(ev.startswith("matched: ") for ev in f.evidence)
+    assert any(ev.startswith("evidence: ") for ev in f.evidence)  # which evidence fired it
+    assert f.fix.why.startswith(TABLE[f.code].fix) and f.layer == TABLE[f.code].layer  # the one table's wording
     assert len({x.code for x in found}) == len(found), "one finding per distinct cause"
 
 
@@ -235,18 +237,23 @@ def test_facts_decide_cudart_not_found_vs_wrong_cuda():
     assert explain_text(CUDART, _torch_facts(True, cuda="11.8"))[0].code == "cudart_not_found"
     f = explain_text(CUDART, _torch_facts(True, cuda="12.4"))[0]
     assert f.code == "prebuilt_binary_wrong_cuda"
-    assert "CUDA 11" in f.title
-    assert any("nvidia-cuda-runtime-cu11" in c for c in f.fix.commands)
+    assert "CUDA 11" in f.title and "torch here uses CUDA 12.4" in f.title
+    assert any("nothing here provides CUDA 11" in ev for ev in f.evidence)
+    assert any("torch's CUDA 12" in c for c in f.fix.commands)
+    # without facts both readings are offered, the plain one first
+    assert [x.code for x in explain_text(CUDART)][:2] == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
 
 
 def test_no_kernel_image_points_at_torch_or_extension():
     facts = _torch_facts(True)
     facts["driver"] = {"status": "ok", "gpus": [{"index": 0, "name": "NVIDIA H200", "compute_capability": "9.0"}]}
     f = explain_text(NO_KERNEL, facts)[0]
-    assert f.layer == "abi" and any("the extension lacks them" in ev for ev in f.evidence)
+    assert f.code == "no_kernel_image_for_gpu" and any("the extension lacks them" in ev for ev in f.evidence)
+    assert any('TORCH_CUDA_ARCH_LIST="9.0"' in c for c in f.fix.commands)
     facts["driver"]["gpus"][0]["compute_capability"] = "12.0"
     f = explain_text(NO_KERNEL, facts)[0]
-    assert f.layer == "torch" and any("torch lacks kernels" in ev for ev in f.evidence)
+    assert f.code == "torch_wheel_lacks_gpu_arch" and f.layer == "torch"
+    assert any("torch lacks kernels" in ev for ev in f.evidence)
 
 
 def test_unrelated_text_gives_nothing():
@@ -262,10 +269,32 @@ def test_build_log_with_several_causes_gives_each_once():
     assert sorted(codes) == sorted(["host_compiler_unsupported", "unsupported_gpu_arch", "ninja_missing"])
 
 
-def test_explain_codes_are_documented_and_shared_with_rules():
-    sig_codes = {s["code"] for s in load_signatures()}
-    assert sig_codes <= set(CODES)
+def test_explain_codes_are_the_tables_explain_codes():
+    import importlib
+    import re
+    from pathlib import Path
+
+    src = Path(importlib.import_module("smrnb.doctor.explain").__file__).read_text()
+    emitted = {c for c in TABLE if f'"{c}"' in src}  # every code explain.py names
+    assert set(re.findall(r"find\([^,()]+, \"(\w+)\"", src)) <= set(CODES)
+    assert all(TABLE[c].fix for c in CODES)  # every cause explain gives has its one fix wording
     assert set(CODES) <= set(all_codes())
+    assert not set(CODES) - emitted, set(CODES) - emitted  # the table claims no code explain never gives
+
+
+def test_broken_driver_is_one_cause_with_the_live_rule():
+    from smrnb.doctor.rules.driver import driver_findings
+
+    for text, kind in (("Failed to initialize NVML: Driver/library version mismatch", "version_mismatch"),
+                       ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+                        "that the latest NVIDIA driver is installed and running.", "not_loaded")):
+        [f] = explain_text(text)
+        [live] = driver_findings({"driver": {"status": "broken", "broken_kind": kind, "source": "nvidia-smi",
+                                             "message": text, "kernel_module_version": None}})
+        assert f.code == live.code == "driver_broken" and f.layer == live.layer == "driver"
+        assert f.title == live.title and f.fix.why == live.fix.why and f.fix.commands == live.fix.commands
+        assert not any("kernel module is loaded" in ev for ev in f.evidence)  # the text says nothing about /proc
+        assert any(ev.startswith("told from its neighbour: driver_too_old") for ev in f.evidence)
 
 
 def test_explain_offline_report():
