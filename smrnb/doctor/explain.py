@@ -352,7 +352,8 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
              ("nvidia-smi", "lspci | grep -i nvidia"), "gpu_not_exposed_to_process: a GPU exists but is hidden",
              severity="warning")
         find(40, "gpu_not_exposed_to_process", "This process may not be given the GPU", first("no_driver_found"),
-             cmds=("docker run --gpus all ...",), severity="warning")
+             cmds=("docker run --gpus all ...",), severity="warning",
+             neighbour="no_gpu: the machine has no NVIDIA GPU at all")
     if "oom" in kinds:
         find(15, "cuda_oom", "The GPU ran out of memory", first("oom"),
              cmds=("nvidia-smi   # other processes holding memory",
@@ -389,7 +390,8 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
                  cmds=("python -c \"import torch; print(torch.version.cuda)\"", "nvcc --version"),
                  neighbour="cudart_not_found: no CUDA runtime found at all")
             find(24, "extension_undefined_symbol", f"Undefined symbol {sym[:120]}", [e],
-                 cmds=("pip install --no-build-isolation --no-cache-dir --force-reinstall <the package>",))
+                 cmds=("pip install --no-build-isolation --no-cache-dir --force-reinstall <the package>",),
+                 neighbour="nvcc_torch_cuda_mismatch when the nvcc that built it is newer than the runtime loaded")
         else:
             dem = demangle(sym) if sym.startswith("_Z") else None
             find(24, "extension_undefined_symbol",
@@ -612,7 +614,8 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
              cmds=("IGNORE_TORCH_VER=1 pip install --no-build-isolation .",),
              neighbour="torch_not_found_at_build: setup.py sees no torch at all")
     if "ninja_missing" in kinds:
-        find(22, "ninja_missing", "ninja is not on PATH", first("ninja_missing"), cmds=("pip install ninja",))
+        find(22, "ninja_missing", "ninja is not on PATH", first("ninja_missing"), cmds=("pip install ninja",),
+             neighbour="cuda_home_missing: nvcc (not ninja) is what the build cannot find")
     for e in _ev(ev, "missing_header"):
         low = e.value.lower()
         if low.startswith("thc/"):
@@ -647,7 +650,8 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
              neighbour="kernel_wrong_python: another Python", severity="warning")
     if "multiple_nvcc" in kinds and not out:
         find(40, "multiple_cuda_toolkits", "Another installed toolkit is picked than intended", first("multiple_nvcc"),
-             cmds=("which -a nvcc",), severity="warning")
+             cmds=("which -a nvcc",), severity="warning",
+             neighbour="nvcc_torch_cuda_mismatch: the text says which two CUDA versions differ")
     return out
 
 

@@ -26,6 +26,19 @@ def test_corpus_accuracy(part, bar):
     assert n >= 20 and ok / n >= bar, f"{part}: {ok}/{n}"
 
 
+def test_every_finding_names_its_evidence_and_its_neighbour():
+    p = CORPUS / "dev.jsonl"
+    if not p.exists():
+        pytest.skip(f"{p} absent")
+    n = 0
+    for row in load(p):
+        for f in explain_text(row["text"]):
+            assert any(e.startswith("evidence: ") for e in f.evidence), f
+            assert any(e.startswith("told from its neighbour: ") for e in f.evidence), f
+            n += 1
+    assert n >= 150
+
+
 def _elapsed(fn, text):
     t0 = time.perf_counter()
     fn(text)

@@ -183,6 +183,32 @@ def test_every_code_a_rules_module_emits_is_declared():
     assert not elsewhere, f"codes emitted by a rules module the table does not name as their home: {elsewhere}"
 
 
+def test_live_rules_word_shared_causes_as_the_table():
+    """Static scan: a rules-module Finding of a code explain gives too words its fix with the table's
+    wording (``why(code, ...)``), so the live report and explain say the same thing."""
+    from smrnb.doctor.codes import CODES
+
+    rules_dir = Path(__file__).resolve().parents[2] / "smrnb" / "doctor" / "rules"
+    seen, unworded = set(), []
+    for py in rules_dir.glob("*.py"):
+        tree = ast.parse(py.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Finding" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                continue
+            code = node.args[0].value
+            if "explain" not in CODES[code].homes or len(node.args) < 6:  # no fix at all: a plain fact
+                continue
+            seen.add(code)
+            worded = any(isinstance(n, ast.Call) and getattr(n.func, "id", None) in ("why", "fix_wording")
+                         and n.args and isinstance(n.args[0], ast.Constant) and n.args[0].value == code
+                         for n in ast.walk(node.args[5]))
+            if not worded:
+                unworded.append(f"{py.name}:{node.lineno} {code}")
+    assert not unworded, unworded
+    assert len(seen) >= 15
+
+
 @pytest.mark.browser
 def test_copy_button_copies_in_chromium(tmp_path):
     """The copy button puts the command on the clipboard (Clipboard API), and falls back to execCommand."""
