@@ -26,6 +26,8 @@ from smrnb.doctor._evidence import cap_text, cuda_home_problem, extract
 from smrnb.doctor._model import CmdResult, Finding, Fix, Runner
 from smrnb.doctor.codes import CODES as _TABLE
 from smrnb.doctor.codes import meanings, why
+from smrnb.doctor.rules.driver import driver_too_old_title
+from smrnb.doctor.tables import version_key
 
 KAOLIN_WHEEL_PAGE = "https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-{torch}_cu{cuda}.html"
 _TORCH_NS_RE = re.compile(r"(?:^_Z|N|K|L)(?:3c10|2at|5torch|6caffe2)")
@@ -246,6 +248,15 @@ def decide_torch_symbol(sym: str, lib: str | None, facts: Mapping[str, Any] | No
     return code, ev, cmds, title
 
 
+def _torch_flag_unknown(sym: str, facts: Mapping[str, Any] | None) -> bool:
+    """Neither torch's ABI flag nor the static check's verdict on ``sym`` is known."""
+    if _f(facts, "torch", "cxx11_abi") is not None or _f(facts, "abi", "torch_cxx11_abi") is not None:
+        return False
+    return not any(isinstance(u, Mapping) and u.get("mangled") == sym
+                   for ext in _f(facts, "abi", "extensions") or [] if isinstance(ext, Mapping)
+                   for u in ext.get("unresolved") or [])
+
+
 def _facts_cuda_majors(facts: Mapping[str, Any] | None) -> tuple[set[str], Any]:
     torch_cuda = _f(facts, "torch", "cuda")
     majors = {_major(torch_cuda)} if torch_cuda else set()
@@ -327,14 +338,26 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
         extra = ([f"found version {found} = cudaDriverGetVersion(): the driver supports CUDA up to {dcuda}"]
                  if found else []) + ([f"torch here is built for CUDA {tc}"] if tc else []) + \
             ([f"driver version {dv}"] if dv else [])
-        from smrnb.doctor.rules.driver import driver_too_old_title
-
         find(12, "driver_too_old", driver_too_old_title(dv, tc, dcuda), first("driver_insufficient"),
              cmds=("nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports",
                    "pip install torch --index-url https://download.pytorch.org/whl/cu"
                    + (dcuda.replace(".", "") if dcuda else "<xy>") + "   # a build the driver supports "
                    "(check the index lists it), or update the driver"),
              neighbour="driver_broken is a driver that does not answer at all", extra=extra)
+    dmax, wanted = value("driver_max_cuda"), [e.value for e in _ev(ev, "cuda_wanted")] + [
+        f"{b[2:-1]}.{b[-1]}" for b in (e.value.split("+")[1] for e in _ev(ev, "torch_build")) if b.startswith("cu")]
+    newer = [w for w in wanted if dmax and version_key(w) > version_key(dmax)]
+    if newer and "driver_insufficient" not in kinds:
+        top = max(newer, key=version_key)
+        dv = value("driver_version")
+        find(16, "driver_too_old", driver_too_old_title(dv, top, dmax),
+             first("driver_max_cuda") + [e for e in _ev(ev, "cuda_wanted") + _ev(ev, "torch_build") if top in e.value
+                                         or top.replace(".", "") in e.value][:1],
+             cmds=("nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports",
+                   f"# install the CUDA {dmax} (or older) build instead, or update the driver"),
+             extra=[f"nvidia-smi: the driver runs CUDA <= {dmax}; the text installs or uses CUDA {top}"],
+             neighbour="driver_cuda_version_not_toolkit: nvidia-smi's CUDA Version is the driver's limit, "
+                       "not an installed toolkit")
     if "ptx_toolchain" in kinds:
         find(12, "driver_below_cuda_minor", "The driver is older than the toolkit that produced the PTX",
              first("ptx_toolchain"), cmds=("nvidia-smi", "nvcc --version"),
@@ -384,6 +407,13 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
                             if code == "cxx11_abi_mismatch" else
                             "cxx11_abi_mismatch: the same symbol exists in torch in the other std::string ABI; "
                             "an old-ABI `Ss` symbol with a pre-2.7 pip torch is a version mismatch, not a flag"))
+            if _torch_flag_unknown(sym, facts) and string_abi(sym, demangle(sym)) != "none":
+                # the text alone cannot say which: an old-ABI torch (pip wheels before 2.7) turns one into the other
+                alt, _, alt_cmds, alt_title = decide_torch_symbol(sym, lib, {"torch": {"cxx11_abi": False}})
+                find(18, alt, alt_title, [e], cmds=alt_cmds,
+                     extra=["if torch is an old-ABI build (pip wheels before 2.7): the text does not say which torch "
+                            "is installed; `python -c \"import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)\"` does"],
+                     neighbour=f"{code}: the reading when torch uses the new ABI (pip wheels from 2.7 on, conda)")
         elif owner == "cuda_runtime" and sym.startswith("__cudaRegister"):
             find(20, "nvcc_torch_cuda_mismatch", f"{sym} is missing: the extension was compiled by a newer nvcc than "
                  "the CUDA runtime it loads", [e],
@@ -648,6 +678,17 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
         find(21, "env_not_propagated_to_kernel", "A variable set in the shell is not in the kernel",
              first("env_var_set") + first("terminal_works"), cmds=ENV_FIX_COMMANDS,
              neighbour="kernel_wrong_python: another Python", severity="warning")
+    in_notebook = "jupyter" in kinds and not ("terminal_works" in kinds or "sys_executable" in kinds)
+    if in_notebook and "env_var_set" in kinds:
+        find(30, "env_not_propagated_to_kernel", "A variable set in a shell or profile may not reach the kernel",
+             first("env_var_set") + first("jupyter"), cmds=ENV_FIX_COMMANDS, severity="warning",
+             neighbour="kernel_wrong_python: the kernel runs another Python altogether")
+    if in_notebook and nomods and "build_isolation" not in kinds and not out:
+        find(35, "kernel_wrong_python", f"No module named '{nomods[0].value}' in a notebook: the kernel may run "
+             "another Python than the one it was installed into", nomods[:1] + first("jupyter"),
+             cmds=("import sys; print(sys.executable)   # in the notebook", "%pip install " + nomods[0].value.split(".")[0]
+                   + "   # into the kernel's own Python"), severity="warning",
+             neighbour="env_not_propagated_to_kernel: same Python, variables lost")
     if "multiple_nvcc" in kinds and not out:
         find(40, "multiple_cuda_toolkits", "Another installed toolkit is picked than intended", first("multiple_nvcc"),
              cmds=("which -a nvcc",), severity="warning",
