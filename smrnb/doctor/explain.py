@@ -54,6 +54,7 @@ def _demangle_cached(symbol: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)
 def demangle(symbol: str) -> str | None:
     """The demangled C++ name of ``symbol`` (via ``c++filt``), or None when it cannot be."""
     if not symbol.startswith("_Z"):
