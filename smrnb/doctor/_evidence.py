@@ -135,6 +135,7 @@ _PT_CUDA_RE = re.compile(r"PyTorch \(([0-9.]{1,12})\)")
 _ARCH_ASKED_RE = re.compile(r"(?:Unsupported gpu architecture '([A-Za-z0-9_]{1,20})'|Unknown CUDA arch \(([^)\n]{1,40})\))")
 _DRIVER_HDR_RE = re.compile(r"Driver Version: ?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
 _CUDA_WANTED_RE = re.compile(r"(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime)[= ]{1,2}([0-9]{1,2}\.[0-9]{1,2})")
+_LINK_LIB_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
 _FOUND_VERSION_RE = re.compile(r"but found version ([0-9][0-9A-Za-z.+]{0,30})")
 
 #: (kind, literal substrings any of which fires it) -- phrases whose mere presence is the fact
@@ -258,7 +259,11 @@ def extract(text: str, budget_s: float = TIME_BUDGET_S) -> list[Evidence]:
         if "cuda" in low and "version" in low:
             for v in _CUDA_VER_RE.findall(line):
                 add("cuda_version", v, line)
-        if "driver version" in low and ("cuda version" in low or "nvidia-smi" in low):  # nvidia-smi's header
+        if "cannot find -l" in low:  # the linker of a build
+            for v in _LINK_LIB_RE.findall(line):
+                add("link_lib_missing", v, line)
+        if "cuda version" in low and ("driver version" in low or "nvcc" not in low
+                                      and -1 < low.find("nvidia-smi") < low.find("cuda version")):  # nvidia-smi's
             for v in _DRIVER_HDR_RE.findall(line):
                 add("driver_version", v, line)
             for v in _CUDA_VER_RE.findall(line):

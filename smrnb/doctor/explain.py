@@ -347,7 +347,16 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
              neighbour="driver_broken is a driver that does not answer at all", extra=extra)
     dmax, wanted = value("driver_max_cuda"), [e.value for e in _ev(ev, "cuda_wanted")] + [
         f"{b[2:-1]}.{b[-1]}" for b in (e.value.split("+")[1] for e in _ev(ev, "torch_build")) if b.startswith("cu")]
-    newer = [w for w in wanted if dmax and version_key(w) > version_key(dmax)]
+    # CUDA 11+ runs newer minors of its major on an older driver (minor-version compatibility); 10.x does not
+    newer = [w for w in wanted if dmax and version_key(w) > version_key(dmax)
+             and (_major(w) != _major(dmax) or int(_major(w) or 0) <= 10)]
+    minor_only = [w for w in wanted if dmax and version_key(w) > version_key(dmax) and w not in newer]
+    if minor_only and not newer:
+        find(20, "driver_below_cuda_minor", f"The driver (CUDA up to {dmax}) runs CUDA {minor_only[0]} only under "
+             "minor-version compatibility", first("driver_max_cuda"),
+             cmds=("nvidia-smi",), extra=[f"nvidia-smi: the driver runs CUDA <= {dmax}; the text uses CUDA "
+                                          f"{minor_only[0]}"],
+             neighbour="driver_too_old: a newer CUDA major than the driver supports", severity="warning")
     if newer and "driver_insufficient" not in kinds:
         top = max(newer, key=version_key)
         dv = value("driver_version")
@@ -464,6 +473,18 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
                      neighbour="gpu_not_exposed_to_process when the missing library is libcuda.so.1 (the driver); "
                                "prebuilt_binary_wrong_cuda when the environment has another CUDA major",
                      extra=extra)
+        elif fam == "torch" and name.lower().startswith(("libtorch_cuda_cu.", "libtorch_cuda_cpp.")):
+            # only torch 1.11 and 1.12 split libtorch_cuda.so in two: the binary was built for one of them
+            find(17, "abi_torch_version_mismatch", f"{name} missing: the extension was built for torch 1.11/1.12",
+                 [e], cmds=("python -c \"import torch; print(torch.__version__)\"",
+                            "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
+                            "(or install the wheel) for the installed torch"),
+                 extra=["libtorch_cuda_cu.so / libtorch_cuda_cpp.so exist only in torch 1.11 and 1.12 (split "
+                        "libtorch_cuda.so); other torch releases have neither"],
+                 neighbour="torch_libs_not_loaded: a torch library every torch has (libc10.so), not yet loaded")
+            find(21, "torch_libs_not_loaded", f"{name} not found: import torch first", [e],
+                 cmds=("python -c \"import torch; import <extension>\"",),
+                 neighbour="abi_torch_version_mismatch: the library belongs to another torch release")
         elif fam == "torch":
             find(20, "torch_libs_not_loaded", f"{name} not found: import torch first", [e],
                  cmds=("python -c \"import torch; import <extension>\"",),
@@ -658,6 +679,19 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
             find(24, "build_dependency_missing", f"The header {e.value} is missing", [e],
                  cmds=("sudo apt-get install libegl1-mesa-dev   # EGL/GL headers" if "gl" in low
                        else "apt-file search " + e.value,), neighbour="cuda_home_incomplete is a CUDA header")
+    for e in _ev(ev, "link_lib_missing"):
+        lib = e.value.lower()
+        if lib.startswith(("cudart", "cublas", "cusparse", "cusolver", "cufft", "curand", "nvrtc", "nvtoolsext",
+                           "nvjitlink", "cudadevrt")):
+            find(24, "cuda_home_incomplete", f"The linker cannot find -l{e.value}: the toolkit's libraries are "
+                 "not where the build looks", [e], cmds=("ls $CUDA_HOME/lib64 $CUDA_HOME/lib",
+                                                         "export LIBRARY_PATH=$CUDA_HOME/lib64:$LIBRARY_PATH"),
+                 neighbour="build_dependency_missing is a library that is not CUDA's")
+        else:
+            find(26, "build_dependency_missing", f"The linker cannot find -l{e.value}", [e],
+                 cmds=("export LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LIBRARY_PATH   # libcuda: the toolkit's "
+                       "stub, for a build without a driver" if lib == "cuda" else f"apt-file search lib{e.value}.so",),
+                 neighbour="cuda_home_incomplete is a CUDA toolkit library (-lcudart)")
     from smrnb.doctor.rules.loader import ENV_FIX_COMMANDS
 
     if "ld_set_in_process" in kinds:

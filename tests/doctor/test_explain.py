@@ -370,3 +370,22 @@ def test_ld_library_path_text_with_live_loader_facts():
     assert f.code == "env_not_propagated_to_kernel" and f.severity == "warning"
     assert "in this process LD_LIBRARY_PATH was None at start and is '/usr/local/cuda-12.1/lib64:' now" in f.evidence
     assert f.fix.commands[0].startswith("smr-doctor fix kernelspec")
+
+
+@pytest.mark.parametrize(("text", "codes"), [
+    # wordings built for these tests (the shapes torch, ld and nvidia-smi print), not corpus texts
+    ("ImportError: libtorch_cuda_cu.so: cannot open shared object file: No such file or directory",
+     ["abi_torch_version_mismatch", "torch_libs_not_loaded"]),  # only torch 1.11/1.12 have that library
+    ("/usr/bin/ld: cannot find -lcudart", ["cuda_home_incomplete"]),
+    ("/usr/bin/ld: cannot find -lcuda", ["build_dependency_missing"]),
+    ("| NVIDIA-SMI 418.67   Driver Version: 418.67   CUDA Version: 10.1 |\nconda install pytorch cudatoolkit=10.2",
+     ["driver_too_old"]),  # CUDA 10 has no minor-version compatibility
+    ("| NVIDIA-SMI 525.60   Driver Version: 525.60   CUDA Version: 12.0 |\npip install torch==2.1.0+cu121",
+     ["driver_below_cuda_minor"]),  # 12.1 runs on a 12.0 driver, without PTX JIT of newer PTX
+    ("nvidia-smi says CUDA Version: 11.4\npip install torch==2.1.0+cu121", ["driver_too_old"]),
+    ("OSError: libGL.so.1: cannot open shared object file: No such file or directory", ["library_not_found"]),
+])
+def test_evidence_decides_unseen_wordings(text, codes):
+    found = explain_text(text)
+    assert [f.code for f in found][:len(codes)] == codes
+    assert all(f.fix.why.startswith(TABLE[f.code].fix) for f in found)
