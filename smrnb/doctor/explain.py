@@ -406,6 +406,13 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
             find(20, "torch_libs_not_loaded", "The extension was loaded before torch", [e],
                  cmds=("python -c \"import torch; import <extension>\"",),
                  neighbour="abi_torch_version_mismatch: a c10/at symbol missing from a loaded torch")
+        elif owner in ("torch", "c10") and lib and ("torchvision" in lib or "torchaudio" in lib):
+            find(13, "companion_built_for_other_torch", f"{lib.rsplit('/', 1)[-1]} of {('torchvision' if 'torchvision' in lib else 'torchaudio')} "
+                 "needs a torch symbol the installed torch lacks", [e],
+                 cmds=("python -c \"import torch; print(torch.__version__)\"",
+                       "pip install --force-reinstall torch==<ver> torchvision==<matching> --index-url "
+                       "https://download.pytorch.org/whl/<cuXYZ>"),
+                 neighbour="abi_torch_version_mismatch: your own extension, which you rebuild")
         elif owner in ("torch", "c10"):
             try:
                 code, extra, cmds, title = decide_torch_symbol(sym, lib, facts)
@@ -554,8 +561,8 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
         find(22, code, title, first("no_kernel_image"), cmds=cmds, extra=extra,
              neighbour="torch_wheel_lacks_gpu_arch: torch's own ops fail too" if code == "no_kernel_image_for_gpu"
              else "no_kernel_image_for_gpu: torch has the arch, an extension lacks it")
-    if "unsupported_arch" in kinds and ("nvcc fatal" in " ".join(e.line.lower() for e in ev) or archs
-                                        or "arch_requested" in kinds):
+    if "unsupported_arch" in kinds and (archs or "arch_requested" in kinds or any(
+            e.value != "nvcc fatal" or "arch" in e.line.lower() for e in _ev(ev, "unsupported_arch"))):
         req = value("arch_requested")
         nv_ver, nv_archs = _build_nvcc(facts)
         nv = nv_ver or text_nvcc

@@ -384,6 +384,11 @@ def test_ld_library_path_text_with_live_loader_facts():
      ["driver_below_cuda_minor"]),  # 12.1 runs on a 12.0 driver, without PTX JIT of newer PTX
     ("nvidia-smi says CUDA Version: 11.4\npip install torch==2.1.0+cu121", ["driver_too_old"]),
     ("OSError: libGL.so.1: cannot open shared object file: No such file or directory", ["library_not_found"]),
+    ("OSError: /env/lib/python3.10/site-packages/torchvision/_C.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev",
+     ["companion_built_for_other_torch"]),  # torchvision's own binary: install the matching torchvision
+    ("nvrtc: error: invalid value for --gpu-architecture (-arch)", ["unsupported_gpu_arch"]),
+    ("nvcc fatal   : Cannot find compiler 'cl.exe' in PATH", ["windows_msvc_toolchain"]),  # not an arch problem
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", ["cuda_oom"]),
 ])
 def test_evidence_decides_unseen_wordings(text, codes):
     found = explain_text(text)
