@@ -197,6 +197,7 @@ PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cudnn_version_mismatch", ("cudnn version mismatch", "cudnn version incompatibility",
                                 "was compiled against", "loaded runtime cudnn")),
     ("module_load", ("module load",)),
+    ("env_dropped", ("sudo ", "sudo: ", "srun ", "sbatch ", "systemd", "crontab", "env_reset")),
     ("cannot_import_c", ("cannot import name '_c'", "no module named 'detectron2._c'", "mmcv._ext",
                          "_ext' ", "scatter_cuda", "scatter_cpu", "cannot import name '_ext'")),
     ("multiple_nvcc", ("which nvcc", "/usr/bin/nvcc", "nvcc -v` returns", "cudatoolkit=")),
@@ -322,14 +323,12 @@ def extract(text: str, budget_s: float = TIME_BUDGET_S) -> list[Evidence]:
 
 
 def cuda_home_problem(value: str) -> str | None:
-    """Why a CUDA_HOME value is broken, or None: ``"list"`` / ``"empty segment"`` / ``"relative"``."""
+    """Why a CUDA_HOME value read in a text is broken, or None: the live probe's rule
+    (:func:`smrnb.doctor.probes.toolkit.cuda_home_shape_problem`), on the value as the text shows it
+    (a shell variable or ``~`` not yet expanded is not judged)."""
+    from smrnb.doctor.probes.toolkit import cuda_home_shape_problem
+
     v = value.strip().strip("'\"")
-    if not v or v.lower() in ("none", "''"):
+    if not v or v.lower() in ("none", "''") or v.startswith(("$", "~")):
         return None
-    if "::" in v or v.startswith(":") or v.endswith(":"):
-        return "empty segment"
-    if ":" in v and not re.match(r"^[A-Za-z]:[\\/]", v):
-        return "list"
-    if not v.startswith(("/", "~", "$")) and not re.match(r"^[A-Za-z]:[\\/]", v):
-        return "relative"
-    return None
+    return cuda_home_shape_problem(v)

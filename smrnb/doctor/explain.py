@@ -586,7 +586,7 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
         v = homes[0].value
         find(14, "cuda_home_malformed",
              f"CUDA_HOME is not one toolkit directory: '{v[:100]}{'...' if len(v) > 100 else ''}' "
-             f"({cuda_home_problem(v)})", homes[:1],
+             f"{(cuda_home_problem(v) or '').split(' (')[0]}", homes[:1],
              cmds=("echo \"$CUDA_HOME\"", "export CUDA_HOME=/usr/local/cuda-<x.y>"),
              neighbour="cuda_home_missing is a CUDA_HOME pointing where there is no nvcc")
     if "nvcc_missing" in kinds:
@@ -597,6 +597,13 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
              cmds=("ls -d /usr/local/cuda*/bin/nvcc",
                    "export CUDA_HOME=/usr/local/cuda-<x.y> PATH=$CUDA_HOME/bin:$PATH"),
              neighbour="cuda_home_malformed is a CUDA_HOME that is not one directory", extra=extra)
+    if "env_dropped" in kinds and ("nvcc_missing" in kinds or "lib_missing" in kinds and
+                                   any(e.value.split(":")[0] in _CUDA_FAMILIES for e in missing)):
+        find(20, "env_not_propagated_to_kernel", "A variable set in your shell is dropped by sudo or the scheduler",
+             first("env_dropped") + (first("nvcc_missing") or missing[:1]),
+             cmds=("sudo env \"CUDA_HOME=$CUDA_HOME\" \"PATH=$PATH\" <command>   # or: sudo -E (if the sudoers "
+                   "policy keeps it)", "#SBATCH --export=ALL   # or export the variables inside the job script"),
+             neighbour="cuda_home_missing: no toolkit where the build looks, whoever runs it", severity="warning")
     if "nvcc_torch_mismatch" in kinds:
         nvc, tc = value("nvcc_cuda"), value("torch_cuda")
         find(21, "nvcc_torch_cuda_mismatch", f"nvcc is CUDA {nvc} but torch was built with CUDA {tc}" if nvc and tc

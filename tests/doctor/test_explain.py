@@ -389,8 +389,23 @@ def test_ld_library_path_text_with_live_loader_facts():
     ("nvrtc: error: invalid value for --gpu-architecture (-arch)", ["unsupported_gpu_arch"]),
     ("nvcc fatal   : Cannot find compiler 'cl.exe' in PATH", ["windows_msvc_toolchain"]),  # not an arch problem
     ("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", ["cuda_oom"]),
+    ("$ sudo python setup.py install\nOSError: CUDA_HOME environment variable is not set. Please set it to your CUDA "
+     "install root.", ["cuda_home_missing", "env_not_propagated_to_kernel"]),  # sudo resets the environment
+    ("export CUDA_HOME=/usr/local/cuda-12.1/bin/nvcc", ["cuda_home_malformed"]),  # nvcc itself
+    ("CUDA_HOME=/usr/local/cuda-12.1/bin", ["cuda_home_malformed"]),
+    ("CUDA_HOME=cuda-12.1 pip install .", ["cuda_home_malformed"]),  # relative
 ])
 def test_evidence_decides_unseen_wordings(text, codes):
     found = explain_text(text)
     assert [f.code for f in found][:len(codes)] == codes
     assert all(f.fix.why.startswith(TABLE[f.code].fix) for f in found)
+
+
+def test_cuda_home_shapes_are_judged_by_the_live_probes_rule():
+    from smrnb.doctor._evidence import cuda_home_problem
+    from smrnb.doctor.probes.toolkit import cuda_home_malformed
+
+    for value in (":/usr/local/cuda", "/a::/b", "/usr/local/cuda:/opt/cuda", "/usr/local/cuda/bin/nvcc",
+                  "/usr/local/cuda/bin", "cuda-12.1"):
+        assert cuda_home_problem(value) == cuda_home_malformed(value) is not None, value
+    assert cuda_home_problem("$CUDA_HOME") is None and cuda_home_problem("/usr/local/cuda-12.4") is None
