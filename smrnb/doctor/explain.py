@@ -127,18 +127,6 @@ def _ev(ev: list[Any], kind: str) -> list[Any]:
     return [e for e in ev if e.kind == kind]
 
 
-def _arch_list(archs: list[str]) -> str | None:
-    """TORCH_CUDA_ARCH_LIST value for the (CUDA) archs named in the text, e.g. ``"8.6"``."""
-    out = []
-    for a in archs:
-        d = "".join(ch for ch in a if ch.isdigit())
-        if 2 <= len(d) <= 3:
-            v = f"{d[:-1]}.{d[-1]}"
-            if v not in out:
-                out.append(v)
-    return ";".join(out) or None
-
-
 def nvcc_archs(nvcc: str | None) -> list[int] | None:
     """Compute capabilities (as 86, 90...) the nvcc release ``nvcc`` compiles for (tables/nvcc_archs.csv)."""
     from smrnb.doctor.tables import rows, version_key
