@@ -103,13 +103,16 @@ def test_findings_name_the_evidence_and_the_neighbour():
     assert any(e.startswith("told from its neighbour:") for e in f.evidence)
 
 
-def _cpu(fn, text) -> float:
-    """CPU seconds of this process in ``fn(text)`` (the load of other processes does not count); best of 2."""
+def _cpu(fn, text, bar: float = float("inf")) -> float:
+    """CPU seconds of this process in ``fn(text)`` (the load of other processes does not count); a second
+    run only when the first is over ``bar`` (a busy moment), the better of the two."""
     best = float("inf")
     for _ in range(2):
         t0 = time.process_time()
         fn(text)
         best = min(best, time.process_time() - t0)
+        if best <= bar:
+            break
     return best
 
 
@@ -121,9 +124,9 @@ _LOG_LINE = "/usr/local/lib/python3.11/site-packages/pkg/a.cpp:12:3: warning: un
                                   "sm_86 compute_90 ", "error: fatal: not found\n", _LOG_LINE])
 def test_explain_of_10_mb_takes_at_most_a_second(unit):
     text = unit * (10_000_000 // len(unit)) + "\nfatal error: THC/THC.h: No such file or directory\n"
-    assert _cpu(explain_text, text) <= 1.0
+    assert _cpu(explain_text, text, bar=1.0) <= 1.0
 
 
 @pytest.mark.parametrize("n", [30_000, 200_000, 1_000_000])
 def test_the_hook_on_a_1_mb_message_takes_at_most_50_ms(n):
-    assert _cpu(diagnosis_line, "RuntimeError: " + ":" * n) <= 0.05
+    assert _cpu(diagnosis_line, "RuntimeError: " + ":" * n, bar=0.05) <= 0.05

@@ -158,13 +158,16 @@ ADVERSARIAL = ['"KEY":', '"KEY": ', "'KEY': '", '"KEY" : "', 'KEY:"', "KEY=", "T
                "Bearer ", "KEY_", "x" * 50 + "KEY"]
 
 
-def _cpu(fn, *args) -> float:
-    """CPU seconds of this process spent in ``fn(*args)`` (other processes' load does not count); best of 2."""
+def _cpu(fn, *args, bar: float = float("inf")) -> float:
+    """CPU seconds of this process in ``fn(*args)`` (the load of other processes does not count); a second
+    run only when the first is over ``bar`` (a busy moment), the better of the two."""
     best = float("inf")
     for _ in range(2):
         t0 = time.process_time()
         fn(*args)
         best = min(best, time.process_time() - t0)
+        if best <= bar:
+            break
     return best
 
 
@@ -173,7 +176,7 @@ def test_redaction_of_10_mb_adversarial_text_is_bounded(unit):
     # the bar is 1 s for 10 MB (benchmarks/bench_explain.py measures the slowest kind: ~0.65-0.95 s CPU here, a
     # match every 8 characters); 1.5 s keeps the test from flaking on a loaded 2-core machine
     text = unit * (10_000_000 // len(unit))
-    assert _cpu(redact_text, text) <= 1.5
+    assert _cpu(redact_text, text, bar=1.5) <= 1.5
 
 
 @pytest.mark.parametrize("unit", ["sk-", '"KEY":', "KEY=", "a://a:b@"])
