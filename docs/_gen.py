@@ -4,7 +4,7 @@
 * ``kaolin-install.md``: the kaolin install guide, from the doctor's tables
   (``smrnb/doctor/tables/*.csv``, ``kaolin.json``) and the doctor's own planner
   (:func:`smrnb.doctor.install.install_plan`) run on example environments;
-* ``codes.md``: the doctor's finding codes (``smrnb/doctor/CODES.md``, itself generated from the rules);
+* ``codes.md``: the doctor's finding codes, from its one table of codes (``smrnb.doctor.codes``, like CODES.md);
 * ``api.md``: one mkdocstrings block per public name of ``smrnb.__all__``, in the module that defines it
   (``smrnb._LAZY``);
 * ``images/*.png``: the user guide's pictures, drawn by the viewer's renderer on the bundled sample;
@@ -193,7 +193,10 @@ def benchmarks_md() -> str:
 
 
 def codes_md() -> str:
-    return (REPO / "smrnb" / "doctor" / "CODES.md").read_text(encoding="utf-8")
+    """The finding-codes page, generated from the doctor's one table of codes (as CODES.md is)."""
+    from smrnb.doctor.codes import codes_markdown
+
+    return codes_markdown()
 
 
 def guide_images() -> dict[str, bytes]:

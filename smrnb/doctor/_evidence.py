@@ -125,10 +125,18 @@ _CUDA_VER_RE = re.compile(r"CUDA (?:Version|version)[ :=]{0,3}([0-9]{1,2}\.[0-9]
 _NVCC_REL_RE = re.compile(r"release ([0-9]{1,2}\.[0-9]{1,2}), V")
 _TORCH_BUILD_RE = re.compile(r"\btorch[=-]{1,2}([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\+(cpu|cu[0-9]{2,3})")
 _CUDA_HOME_RE = re.compile(r"CUDA_HOME ?[=:] ?['\"]?([^\s'\",]{0,300})")
-_EXEC_NVCC_RE = re.compile(r"'([^'\s]{0,300})/bin/nvcc'")
 _NO_MODULE_RE = re.compile(r"No module named '([A-Za-z0-9_.]{1,100})'")
 _HEADER_RE = re.compile(r"fatal error: ([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh)): No such file")
 _RUNTIME_ERR_RE = re.compile(r"(?:cuda runtime error|CUDA error) ?\(?([0-9]{1,3})\)?")
+_LINKS_RE = re.compile(r"Looking in links: (\S{1,300})")
+_DRIVER_FOUND_RE = re.compile(r"found version ([0-9]{4,6})\)")
+_DETECTED_CUDA_RE = re.compile(r"detected CUDA version \(([0-9.]{1,12})\)")
+_PT_CUDA_RE = re.compile(r"PyTorch \(([0-9.]{1,12})\)")
+_ARCH_ASKED_RE = re.compile(r"(?:Unsupported gpu architecture '([A-Za-z0-9_]{1,20})'|Unknown CUDA arch \(([^)\n]{1,40})\))")
+_DRIVER_HDR_RE = re.compile(r"Driver Version: ?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
+_CUDA_WANTED_RE = re.compile(r"(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime)[= ]{1,2}([0-9]{1,2}\.[0-9]{1,2})")
+_LINK_LIB_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
+_FOUND_VERSION_RE = re.compile(r"but found version ([0-9][0-9A-Za-z.+]{0,30})")
 
 #: (kind, literal substrings any of which fires it) -- phrases whose mere presence is the fact
 PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -152,8 +160,9 @@ PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
                          "cuda capability sm_", "pytorch no longer supports")),
     ("no_kernel_image", ("no kernel image is available", "cudaerrornokernelimagefordevice",
                          "invalid device function")),
-    ("unsupported_arch", ("unsupported gpu architecture", "value 'sm_", "nvcc fatal")),
-    ("oom", ("out of memory", "outofmemoryerror", "cudaerrormemoryallocation")),
+    ("unsupported_arch", ("unsupported gpu architecture", "value 'sm_", "nvcc fatal", "unknown cuda arch",
+                          "invalid value for --gpu-architecture")),
+    ("oom", ("out of memory", "outofmemoryerror", "cudaerrormemoryallocation", "cublas_status_alloc_failed")),
     ("gcc_unsupported", ("unsupported gnu version", "unsupported clang version", "host_config.h",
                          "parameter packs not expanded")),
     ("msvc", ("cl.exe", "microsoft visual c++", "error checking compiler version for cl", "vcvars",
@@ -167,6 +176,7 @@ PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("companion_mismatch", ("torchvision::", "torchaudio::", "compiled with different cuda",
                             "reinstall the torchvision", "operator does not exist")),
     ("torch_symbol_missing_api", ("thc/thc.h", "thc/thc", "at_check", "torch/_six", "torch._six",
+                                  "has no attribute '_six'", "deprecatedtypeproperties",
                                   ".type().is_cuda()", "data<t>()", "thcstate", "is deprecated: tensor.data<t>")),
     ("build_isolation", ("pip-build-env", "getting requirements to build wheel", "build_meta",
                          "installing build dependencies", "--no-build-isolation", "build-system.requires",
@@ -187,6 +197,7 @@ PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cudnn_version_mismatch", ("cudnn version mismatch", "cudnn version incompatibility",
                                 "was compiled against", "loaded runtime cudnn")),
     ("module_load", ("module load",)),
+    ("env_dropped", ("sudo ", "sudo: ", "srun ", "sbatch ", "systemd", "crontab", "env_reset")),
     ("cannot_import_c", ("cannot import name '_c'", "no module named 'detectron2._c'", "mmcv._ext",
                          "_ext' ", "scatter_cuda", "scatter_cpu", "cannot import name '_ext'")),
     ("multiple_nvcc", ("which nvcc", "/usr/bin/nvcc", "nvcc -v` returns", "cudatoolkit=")),
@@ -250,6 +261,18 @@ def extract(text: str, budget_s: float = TIME_BUDGET_S) -> list[Evidence]:
         if "cuda" in low and "version" in low:
             for v in _CUDA_VER_RE.findall(line):
                 add("cuda_version", v, line)
+        if "cannot find -l" in low:  # the linker of a build
+            for v in _LINK_LIB_RE.findall(line):
+                add("link_lib_missing", v, line)
+        if "cuda version" in low and ("driver version" in low or "nvcc" not in low
+                                      and -1 < low.find("nvidia-smi") < low.find("cuda version")):  # nvidia-smi's
+            for v in _DRIVER_HDR_RE.findall(line):
+                add("driver_version", v, line)
+            for v in _CUDA_VER_RE.findall(line):
+                add("driver_max_cuda", v, line)
+        if "cuda" in low and ("=" in low or "cuda-" in low):
+            for v in _CUDA_WANTED_RE.findall(low):
+                add("cuda_wanted", v, line)
         if "release" in low:
             for v in _NVCC_REL_RE.findall(line):
                 add("nvcc_version", v, line)
@@ -259,9 +282,34 @@ def extract(text: str, budget_s: float = TIME_BUDGET_S) -> list[Evidence]:
         if "cuda_home" in low or "cudahome" in low:
             for v in _CUDA_HOME_RE.findall(line):
                 add("cuda_home", v, line)
-        if "/bin/nvcc'" in line:
-            for v in _EXEC_NVCC_RE.findall(line):
-                add("cuda_home", v, line)
+        if "/bin/nvcc'" in line:  # the quoted nvcc path a build tried (spaces and colons included)
+            for piece in line.split("'"):
+                if piece.endswith("/bin/nvcc") and len(piece) <= 2000:
+                    add("cuda_home", piece[:-len("/bin/nvcc")], line)
+        if "looking in links" in low:
+            for v in _LINKS_RE.findall(line):
+                add("links_page", v, line)
+        if "found version" in low:
+            for v in _DRIVER_FOUND_RE.findall(line):
+                add("driver_cuda_found", v, line)
+            for v in _FOUND_VERSION_RE.findall(line):
+                add("found_version", v.rstrip("."), line)
+        if "detected cuda version" in low:
+            for v in _DETECTED_CUDA_RE.findall(line):
+                add("nvcc_cuda", v, line)
+        if "pytorch (" in low:
+            for v in _PT_CUDA_RE.findall(line):
+                add("torch_cuda", v, line)
+        if "gpu architecture '" in low or "unknown cuda arch" in low:
+            for a, b in _ARCH_ASKED_RE.findall(line):
+                digits = "".join(ch for ch in (a or b) if ch.isdigit())
+                if digits:  # not the "({})" of the source line that raises it
+                    add("arch_requested", a or b, line)
+                if 2 <= len(digits) <= 3:
+                    add("gpu_arch", digits, line)
+        if "ld_library_path" in low and ("os.environ" in low or "%env" in low or "putenv" in low
+                                         or "%set_env" in low):
+            add("ld_set_in_process", "LD_LIBRARY_PATH", line)
         if "no module named" in low:
             for m in _NO_MODULE_RE.findall(line):
                 add("no_module", m, line)
@@ -275,14 +323,12 @@ def extract(text: str, budget_s: float = TIME_BUDGET_S) -> list[Evidence]:
 
 
 def cuda_home_problem(value: str) -> str | None:
-    """Why a CUDA_HOME value is broken, or None: ``"list"`` / ``"empty segment"`` / ``"relative"``."""
+    """Why a CUDA_HOME value read in a text is broken, or None: the live probe's rule
+    (:func:`smrnb.doctor.probes.toolkit.cuda_home_shape_problem`), on the value as the text shows it
+    (a shell variable or ``~`` not yet expanded is not judged)."""
+    from smrnb.doctor.probes.toolkit import cuda_home_shape_problem
+
     v = value.strip().strip("'\"")
-    if not v or v.lower() in ("none", "''"):
+    if not v or v.lower() in ("none", "''") or v.startswith(("$", "~")):
         return None
-    if "::" in v or v.startswith(":") or v.endswith(":"):
-        return "empty segment"
-    if ":" in v and not re.match(r"^[A-Za-z]:[\\/]", v):
-        return "list"
-    if not v.startswith(("/", "~", "$")) and not re.match(r"^[A-Za-z]:[\\/]", v):
-        return "relative"
-    return None
+    return cuda_home_shape_problem(v)

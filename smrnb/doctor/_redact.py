@@ -15,8 +15,10 @@ and by the exception hook's echoed line. Secrets are recognised
 * **kernelspec env values**: names are shown, values only for path-like variables
   (:func:`display_env`).
 
-Every pattern here runs in linear time (bounded repetitions, no nested quantifiers), so a
-megabyte of text costs milliseconds.
+Every pass here is linear in the text and runs in C (``str.replace``, and ``re.sub`` / ``re.split``
+with expressions that start at a literal or a quote and never backtrack over more than a bounded
+prefix), so 10 MB built to make a backtracking pattern take quadratic time (``"KEY":`` or ``sk-``
+repeated) costs well under a second (``tests/doctor/test_redaction.py``).
 """
 
 from __future__ import annotations
@@ -32,25 +34,51 @@ REDACTED = "<redacted>"
 _NOT_SECRET_VALUES = frozenset({"", "0", "1", "true", "false", "yes", "no", "on", "off", "none", "null"})
 _MIN_SECRET_LEN = 3
 
-#: token shapes of well-known services: literal prefix -> the whole token, matched at the prefix
+#: token shapes of well-known services: literal prefix -> the whole token
 _TOKEN_RX = {
     "ghp_": r"ghp_[A-Za-z0-9]{20,}", "gho_": r"gho_[A-Za-z0-9]{20,}", "ghu_": r"ghu_[A-Za-z0-9]{20,}",
     "ghs_": r"ghs_[A-Za-z0-9]{20,}", "ghr_": r"ghr_[A-Za-z0-9]{20,}", "github_pat_": r"github_pat_[A-Za-z0-9_]{20,}",
     "hf_": r"hf_[A-Za-z0-9]{20,}", "AKIA": r"AKIA[0-9A-Z]{16}(?![0-9A-Z])", "ASIA": r"ASIA[0-9A-Z]{16}(?![0-9A-Z])",
     "xox": r"xox[abposre]-[A-Za-z0-9-]{8,}", "sk-": r"sk-[A-Za-z0-9_-]{16,}",
 }
-_TOKEN_MATCH = {k: re.compile(v) for k, v in _TOKEN_RX.items()}
-#: the same shapes as one pattern (for callers that want ``search``)
+# Every expression below runs as one left-to-right pass in C (``re.sub`` with a literal replacement, or
+# ``re.split`` when the text around the secret is kept) and is linear in the text: each starts with a
+# literal, a quote or a fixed-width look-behind, has no nested quantifiers, and its only unbounded
+# repetition is one character class that nothing after it can make backtrack, so a failed attempt costs
+# at most its bounded prefix. A word is taken whole with ``(?=(\w+))\N`` (an atomic group: it is never
+# re-split on backtracking), and a name is recognised by a lazy look-ahead for a marker inside it.
+#: the token shapes as one pattern (for ``search``)
 TOKEN_SHAPES = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(_TOKEN_RX.values()) + ")")
-_BEARER = re.compile(r"(?i)\b(bearer)([ \t]+)([A-Za-z0-9._~+/=-]{12,})")
-_VALUE = re.compile(r"\"[^\"\n]{0,1024}\"|'[^'\n]{0,1024}'|[^\s;,'\"&]{1,1024}")
-_PAIR_TAIL = re.compile(r"\s{0,20}:\s{0,20}([\"'])([^\"'\n]{0,1024})\1")
-_FLAG_TAIL = re.compile(r"[ \t]{1,20}([^\s\"'-][^\s\"']{0,1023})")
-_USERINFO = re.compile(r"[^\s/?#@\"'<>]{1,512}@")
-_SCHEME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
-_NON_WORD = re.compile(r"[^A-Za-z0-9_]")
-_WORD_RUN = re.compile(r"[A-Za-z0-9_]*")
-_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+#: one pattern per shape, starting with its literal (searched for in C) and then looking behind it for a
+#: word character, so only the occurrences of the literal cost anything
+_SHAPE_SUBS = tuple((lit, re.compile(re.escape(lit) + f"(?<![A-Za-z0-9_]{re.escape(lit)})" + rx[len(lit):]))
+                    for lit, rx in _TOKEN_RX.items())
+#: URL userinfo with a password (``user:pass@``) or long enough to be a token (20+ characters)
+_USERINFO = re.compile(r"://(?<=[A-Za-z0-9+.\-]://)(?:[^\s/?#@\"'<>:]{0,511}:[^\s/?#@\"'<>]{0,511}"
+                       r"|[^\s/?#@\"'<>]{20,512})@")
+#: a look-ahead: the word starting here holds a marker (any case; classes instead of IGNORECASE are cheaper)
+_MARKED = "(?=\\w*?(?:" + "|".join("".join(f"[{c}{c.lower()}]" for c in m) for m in SECRET_MARKERS) + "))"
+# For the patterns below (used with _split_redact): two capturing groups, the text kept before the secret
+# and the secret; the rest of a match, if any, is in look-aheads. A name is ``\w+`` after a marker
+# look-ahead: it can only be followed by a fixed character, so a failed attempt gives back at most one
+# word, and attempts start only at a quote, a dash or a word start.
+_BEARER = re.compile(r"(?a)\b([Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,20})([A-Za-z0-9._~+/=-]{12,})")
+#: ``NAME=value`` (value quoted, or up to a blank / ; , & / quote)
+_ASSIGN = re.compile(r"(?a)(\b(?=\w*=)" + _MARKED + r"\w+=)(\"[^\"\n]{0,1024}\"|'[^'\n]{0,1024}'|[^\s;,'\"&]{1,1024})")
+#: ``"NAME": "value"`` (JSON, Python dicts); the quotes of the value are kept
+_PAIR = re.compile(r"(?a)([\"']" + _MARKED + r"\w+[\"']\s{0,20}:\s{0,20}[\"'])([^\"'\n]{0,1024})(?=[\"'])")
+#: ``--name value`` / ``-name value``
+_FLAG = re.compile(r"(?a)(-" + _MARKED + r"\w+[ \t]{1,20})([^\s\"'-][^\s\"']{0,1023})")
+
+
+def _split_redact(rx: re.Pattern[str], s: str) -> str:
+    """``s`` with the secret group of every match of ``rx`` replaced; all in C (split, slice, join)."""
+    parts = rx.split(s)
+    if len(parts) == 1:
+        return s
+    parts[2::3] = [REDACTED] * (len(parts) // 3)
+    return "".join(parts)
+
 
 #: variables whose values are directories or lists of them: shown in kernelspec env displays
 PATH_LIKE_NAMES = frozenset({
@@ -85,108 +113,30 @@ def process_secrets() -> list[str]:
     return secret_values(os.environ, read_proc_environ())
 
 
-def _replace_spans(s: str, spans: list[tuple[int, int]]) -> str:
-    if not spans:
-        return s
-    out, last = [], 0
-    for a, b in sorted(spans):
-        if a < last:  # overlapping: extend the previous cut
-            a = last
-        if b <= a:
-            continue
-        out.append(s[last:a])
-        out.append(REDACTED)
-        last = b
-    out.append(s[last:])
-    return "".join(out)
-
-
-def _find_all(s: str, lit: str):
-    j = s.find(lit)
-    while j >= 0:
-        yield j
-        j = s.find(lit, j + 1)
-
-
-def _shape_spans(s: str) -> list[tuple[int, int]]:
-    spans = []
-    for lit, rx in _TOKEN_MATCH.items():
-        for j in _find_all(s, lit):
-            if j and s[j - 1] in _WORD:
-                continue
-            m = rx.match(s, j)
-            if m:
-                spans.append((j, m.end()))
-    return spans
-
-
-def _userinfo_spans(s: str) -> list[tuple[int, int]]:
-    spans = []
-    for j in _find_all(s, "://"):
-        if not j or s[j - 1] not in _SCHEME_CHARS:
-            continue
-        m = _USERINFO.match(s, j + 3)
-        if m:
-            info = s[j + 3:m.end() - 1]
-            if ":" in info or TOKEN_SHAPES.search(info) or len(info) >= 20:
-                spans.append((j + 3, m.end() - 1))
-    return spans
-
-
-def _word_bounds(s: str, j: int, k: int) -> tuple[int, int]:
-    """The word (``[A-Za-z0-9_]``, at most 200 characters each side) around ``s[j:k]``, in C-speed steps."""
-    back = s[max(0, j - 200):j][::-1]
-    m = _NON_WORD.search(back)
-    a = j - (m.start() if m else len(back))
-    b = _WORD_RUN.match(s, k, min(len(s), k + 200)).end()
-    return a, b
-
-
-def _name_spans(s: str, up: str) -> list[tuple[int, int]]:
-    """Values given to secret-like names: ``NAME=value``, ``"NAME": "value"``, ``--name value``. Found
-    from the occurrences of the markers (TOKEN, KEY...), so the cost follows them, not the text."""
-    spans = []
-    n = len(s)
-    for marker in SECRET_MARKERS:
-        done = -1
-        for j in _find_all(up, marker):
-            if j < done:
-                continue  # in the word just handled
-            a, b = _word_bounds(s, j, j + len(marker))
-            done = b
-            if b < n and s[b] == "=":
-                m = _VALUE.match(s, b + 1)
-                if m:
-                    spans.append((b + 1, m.end()))
-            elif a > 0 and s[a - 1] in "\"'" and b < n and s[b] == s[a - 1]:
-                m = _PAIR_TAIL.match(s, b + 1)
-                if m:
-                    spans.append((m.start(2), m.end(2)))
-            elif a > 0 and s[a - 1] == "-":
-                m = _FLAG_TAIL.match(s, b)
-                if m:
-                    spans.append((m.start(1), m.end(1)))
-    return spans
-
-
 def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     """``s`` with every secret replaced by ``<redacted>`` (by value, by shape and by name).
 
-    Linear time: literal searches in C (the secret values, ``://``, the token prefixes, the marker
-    words), then a bounded match at each hit."""
+    Linear time: the secret values are replaced with ``str.replace``; the shapes, URL userinfo and
+    values of secret-like names with one ``re.sub`` each, in C, by expressions that never backtrack
+    over more than a fixed length (see the comment above ``TOKEN_SHAPES``). A pass is skipped when its
+    literal cannot occur."""
     if not isinstance(s, str) or not s:
         return s
     for v in secrets:
         if v in s:
             s = s.replace(v, REDACTED)
-    s = _replace_spans(s, _userinfo_spans(s) + _shape_spans(s)) if ("://" in s or "_" in s or "-" in s
-                                                                    or "AKIA" in s or "ASIA" in s) else s
+    if "://" in s:
+        s = _USERINFO.sub("://" + REDACTED + "@", s)
+    for lit, rx in _SHAPE_SUBS:
+        if lit in s:
+            s = rx.sub(REDACTED, s)
     up = s.upper()
     if "BEARER" in up:
-        s = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", s)
-        up = s.upper()
+        s = _split_redact(_BEARER, s)
     if any(m in up for m in SECRET_MARKERS):
-        s = _replace_spans(s, _name_spans(s, up))
+        for rx, lit in ((_ASSIGN, "="), (_PAIR, ":"), (_FLAG, "-")):
+            if lit in s:
+                s = _split_redact(rx, s)
     return s
 
 

@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from smrnb.doctor import explain
-from smrnb.doctor.explain import CODES, explain_text, load_signatures, string_abi
+from smrnb.doctor.codes import CODES as TABLE
+from smrnb.doctor.explain import CODES, explain_text, string_abi
 from smrnb.doctor.rules import all_codes
 
 # NVIDIAGameWorks/kaolin#678 (whole traceback)
@@ -148,7 +149,7 @@ CASES = [
     (NVCC_TORCH, "nvcc_torch_cuda_mismatch", "12.4"),
     (CUDA_HOME_TB, "cuda_home_missing", "nvcc"),
     (NVCC_MISSING, "cuda_home_missing", "nvcc"),
-    (CUDA_HOME_LIST, "cuda_home_malformed", ":/usr/local/cuda:/usr/local/cuda-10.1/bin/nvcc"),
+    (CUDA_HOME_LIST, "cuda_home_malformed", ":/usr/local/cuda:/usr/local/cuda-10.1"),
     (GCC_LOG, "host_compiler_unsupported", "gcc 12"),
     (DRIVER, "driver_too_old", "CUDA up to 11.4"),
     (GLIBCXX, "libstdcxx_too_old", "GLIBCXX_3.4.30"),
@@ -171,13 +172,14 @@ CASES = [
 @pytest.mark.parametrize(("text", "code", "in_title"), CASES, ids=[f"{i:02d}-{c[1]}" for i, c in enumerate(CASES)])
 def test_real_error_texts_give_their_code(text, code, in_title):
     found = explain_text(text)
-    assert found, "no signature matched"
+    assert found, "no cause found"
     f = found[0]
     assert f.code == code, [x.code for x in found]
     assert in_title in f.title
     assert f.fix is not None and f.fix.why
     assert f.severity in ("error", "warning")
-    assert any(ev.startswith("matched: ") for ev in f.evidence)
+    assert any(ev.startswith("evidence: ") for ev in f.evidence)  # which evidence fired it
+    assert f.fix.why.startswith(TABLE[f.code].fix) and f.layer == TABLE[f.code].layer  # the one table's wording
     assert len({x.code for x in found}) == len(found), "one finding per distinct cause"
 
 
@@ -197,7 +199,10 @@ def test_extracted_fields_drive_title_and_commands():
 
 @pytest.mark.skipif(shutil.which("c++filt") is None, reason="c++filt (binutils) not installed")
 def test_undefined_symbol_is_demangled():
-    [f] = explain_text(KAOLIN_924)
+    f, alt = explain_text(KAOLIN_924)
+    # without the machine's torch, the old-ABI symbol has two readings: flag mismatch, or an old-ABI torch
+    assert (f.code, alt.code) == ("cxx11_abi_mismatch", "abi_torch_version_mismatch")
+    assert any("pip wheels before 2.7" in ev for ev in alt.evidence)
     assert any(ev == "demangled: c10::Error::Error(c10::SourceLocation, std::basic_string<char, std::char_traits"
                "<char>, std::allocator<char> >)" for ev in f.evidence), f.evidence
     assert any("needed by: python3.10/site-packages/kaolin/_C.so" == ev for ev in f.evidence)
@@ -235,18 +240,23 @@ def test_facts_decide_cudart_not_found_vs_wrong_cuda():
     assert explain_text(CUDART, _torch_facts(True, cuda="11.8"))[0].code == "cudart_not_found"
     f = explain_text(CUDART, _torch_facts(True, cuda="12.4"))[0]
     assert f.code == "prebuilt_binary_wrong_cuda"
-    assert "CUDA 11" in f.title
-    assert any("nvidia-cuda-runtime-cu11" in c for c in f.fix.commands)
+    assert "CUDA 11" in f.title and "torch here uses CUDA 12.4" in f.title
+    assert any("nothing here provides CUDA 11" in ev for ev in f.evidence)
+    assert any("torch's CUDA 12" in c for c in f.fix.commands)
+    # without facts both readings are offered, the plain one first
+    assert [x.code for x in explain_text(CUDART)][:2] == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
 
 
 def test_no_kernel_image_points_at_torch_or_extension():
     facts = _torch_facts(True)
     facts["driver"] = {"status": "ok", "gpus": [{"index": 0, "name": "NVIDIA H200", "compute_capability": "9.0"}]}
     f = explain_text(NO_KERNEL, facts)[0]
-    assert f.layer == "abi" and any("the extension lacks them" in ev for ev in f.evidence)
+    assert f.code == "no_kernel_image_for_gpu" and any("the extension lacks them" in ev for ev in f.evidence)
+    assert any('TORCH_CUDA_ARCH_LIST="9.0"' in c for c in f.fix.commands)
     facts["driver"]["gpus"][0]["compute_capability"] = "12.0"
     f = explain_text(NO_KERNEL, facts)[0]
-    assert f.layer == "torch" and any("torch lacks kernels" in ev for ev in f.evidence)
+    assert f.code == "torch_wheel_lacks_gpu_arch" and f.layer == "torch"
+    assert any("torch lacks kernels" in ev for ev in f.evidence)
 
 
 def test_unrelated_text_gives_nothing():
@@ -262,10 +272,32 @@ def test_build_log_with_several_causes_gives_each_once():
     assert sorted(codes) == sorted(["host_compiler_unsupported", "unsupported_gpu_arch", "ninja_missing"])
 
 
-def test_explain_codes_are_documented_and_shared_with_rules():
-    sig_codes = {s["code"] for s in load_signatures()}
-    assert sig_codes <= set(CODES)
+def test_explain_codes_are_the_tables_explain_codes():
+    import importlib
+    import re
+    from pathlib import Path
+
+    src = Path(importlib.import_module("smrnb.doctor.explain").__file__).read_text()
+    emitted = {c for c in TABLE if f'"{c}"' in src}  # every code explain.py names
+    assert set(re.findall(r"find\([^,()]+, \"(\w+)\"", src)) <= set(CODES)
+    assert all(TABLE[c].fix for c in CODES)  # every cause explain gives has its one fix wording
     assert set(CODES) <= set(all_codes())
+    assert not set(CODES) - emitted, set(CODES) - emitted  # the table claims no code explain never gives
+
+
+def test_broken_driver_is_one_cause_with_the_live_rule():
+    from smrnb.doctor.rules.driver import driver_findings
+
+    for text, kind in (("Failed to initialize NVML: Driver/library version mismatch", "version_mismatch"),
+                       ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+                        "that the latest NVIDIA driver is installed and running.", "not_loaded")):
+        [f] = explain_text(text)
+        [live] = driver_findings({"driver": {"status": "broken", "broken_kind": kind, "source": "nvidia-smi",
+                                             "message": text, "kernel_module_version": None}})
+        assert f.code == live.code == "driver_broken" and f.layer == live.layer == "driver"
+        assert f.title == live.title and f.fix.why == live.fix.why and f.fix.commands == live.fix.commands
+        assert not any("kernel module is loaded" in ev for ev in f.evidence)  # the text says nothing about /proc
+        assert any(ev.startswith("told from its neighbour: driver_too_old") for ev in f.evidence)
 
 
 def test_explain_offline_report():
@@ -338,3 +370,42 @@ def test_ld_library_path_text_with_live_loader_facts():
     assert f.code == "env_not_propagated_to_kernel" and f.severity == "warning"
     assert "in this process LD_LIBRARY_PATH was None at start and is '/usr/local/cuda-12.1/lib64:' now" in f.evidence
     assert f.fix.commands[0].startswith("smr-doctor fix kernelspec")
+
+
+@pytest.mark.parametrize(("text", "codes"), [
+    # wordings built for these tests (the shapes torch, ld and nvidia-smi print), not corpus texts
+    ("ImportError: libtorch_cuda_cu.so: cannot open shared object file: No such file or directory",
+     ["abi_torch_version_mismatch", "torch_libs_not_loaded"]),  # only torch 1.11/1.12 have that library
+    ("/usr/bin/ld: cannot find -lcudart", ["cuda_home_incomplete"]),
+    ("/usr/bin/ld: cannot find -lcuda", ["build_dependency_missing"]),
+    ("| NVIDIA-SMI 418.67   Driver Version: 418.67   CUDA Version: 10.1 |\nconda install pytorch cudatoolkit=10.2",
+     ["driver_too_old"]),  # CUDA 10 has no minor-version compatibility
+    ("| NVIDIA-SMI 525.60   Driver Version: 525.60   CUDA Version: 12.0 |\npip install torch==2.1.0+cu121",
+     ["driver_below_cuda_minor"]),  # 12.1 runs on a 12.0 driver, without PTX JIT of newer PTX
+    ("nvidia-smi says CUDA Version: 11.4\npip install torch==2.1.0+cu121", ["driver_too_old"]),
+    ("OSError: libGL.so.1: cannot open shared object file: No such file or directory", ["library_not_found"]),
+    ("OSError: /env/lib/python3.10/site-packages/torchvision/_C.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev",
+     ["companion_built_for_other_torch"]),  # torchvision's own binary: install the matching torchvision
+    ("nvrtc: error: invalid value for --gpu-architecture (-arch)", ["unsupported_gpu_arch"]),
+    ("nvcc fatal   : Cannot find compiler 'cl.exe' in PATH", ["windows_msvc_toolchain"]),  # not an arch problem
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", ["cuda_oom"]),
+    ("$ sudo python setup.py install\nOSError: CUDA_HOME environment variable is not set. Please set it to your CUDA "
+     "install root.", ["cuda_home_missing", "env_not_propagated_to_kernel"]),  # sudo resets the environment
+    ("export CUDA_HOME=/usr/local/cuda-12.1/bin/nvcc", ["cuda_home_malformed"]),  # nvcc itself
+    ("CUDA_HOME=/usr/local/cuda-12.1/bin", ["cuda_home_malformed"]),
+    ("CUDA_HOME=cuda-12.1 pip install .", ["cuda_home_malformed"]),  # relative
+])
+def test_evidence_decides_unseen_wordings(text, codes):
+    found = explain_text(text)
+    assert [f.code for f in found][:len(codes)] == codes
+    assert all(f.fix.why.startswith(TABLE[f.code].fix) for f in found)
+
+
+def test_cuda_home_shapes_are_judged_by_the_live_probes_rule():
+    from smrnb.doctor._evidence import cuda_home_problem
+    from smrnb.doctor.probes.toolkit import cuda_home_malformed
+
+    for value in (":/usr/local/cuda", "/a::/b", "/usr/local/cuda:/opt/cuda", "/usr/local/cuda/bin/nvcc",
+                  "/usr/local/cuda/bin", "cuda-12.1"):
+        assert cuda_home_problem(value) == cuda_home_malformed(value) is not None, value
+    assert cuda_home_problem("$CUDA_HOME") is None and cuda_home_problem("/usr/local/cuda-12.4") is None

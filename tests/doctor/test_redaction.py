@@ -150,3 +150,45 @@ def test_cli_outputs_with_planted_values_and_a_kernelspec(tmp_path):
             # CUDA_HOME=/opt/cuda-12.8 does not exist here, so it is not copied at all
             assert '"WANDB_MODE_SETTING": "<redacted>"' in p.stdout and '"OMP_NUM_THREADS"' in p.stdout, p.stdout
             assert "CUDA_HOME='/opt/cuda-12.8' does not exist: not copied" in p.stdout, p.stdout
+
+
+#: inputs built to make a backtracking pattern take quadratic time (each repeated to 10 MB)
+ADVERSARIAL = ['"KEY":', '"KEY": ', "'KEY': '", '"KEY" : "', 'KEY:"', "KEY=", "TOKEN", "=", ":", "@", '"', "'", "-",
+               "_", "sk-", "sk-a", "xoxb-", "ghp_", "hf_" + "a" * 19, "AKIA", "://", "a://", "a://a:b@", "--token ",
+               "Bearer ", "KEY_", "x" * 50 + "KEY"]
+
+
+def _cpu(fn, *args, bar: float = float("inf")) -> float:
+    """CPU seconds of this process in ``fn(*args)`` (the load of other processes does not count); a second
+    run only when the first is over ``bar`` (a busy moment), the better of the two."""
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.process_time()
+        fn(*args)
+        best = min(best, time.process_time() - t0)
+        if best <= bar:
+            break
+    return best
+
+
+@pytest.mark.parametrize("unit", ADVERSARIAL)
+def test_redaction_of_10_mb_adversarial_text_is_bounded(unit):
+    # the bar is 1 s for 10 MB (benchmarks/bench_explain.py measures the slowest kind: ~0.65-0.95 s CPU here, a
+    # match every 8 characters); 1.5 s keeps the test from flaking on a loaded 2-core machine
+    text = unit * (10_000_000 // len(unit))
+    assert _cpu(redact_text, text, bar=1.5) <= 1.5
+
+
+@pytest.mark.parametrize("unit", ["sk-", '"KEY":', "KEY=", "a://a:b@"])
+def test_redaction_time_is_linear(unit):
+    small, big = unit * (200_000 // len(unit)), unit * (2_000_000 // len(unit))
+    assert _cpu(redact_text, big) <= 15 * _cpu(redact_text, small) + 0.05
+
+
+def test_adversarial_runs_are_still_redacted():
+    assert redact_text("sk-" * 10) == REDACTED
+    assert redact_text('"KEY": "v1", "api_key": "v2"') == f'"KEY": "{REDACTED}", "api_key": "{REDACTED}"'
+    assert redact_text("KEY=KEY=KEY=x") == f"KEY={REDACTED}"
+    assert redact_text("https://u:" + ":" * 30 + "@host/") == f"https://{REDACTED}@host/"
+    assert redact_text("--token --token") == "--token --token"  # a flag is no value
+    assert redact_text("x --api-key abc123") == f"x --api-key {REDACTED}"

@@ -120,6 +120,47 @@ def test_codes_doc_is_generated_and_complete():
     assert not undocumented, ("CODES.md is stale; run `python -m smrnb.doctor.codes --write` "
                               f"(missing {undocumented})")
     assert codes_markdown().count("\n| `") == len(codes)
+    assert text == codes_markdown(), "CODES.md drifted from the table; run `python -m smrnb.doctor.codes --write`"
+
+
+def test_docs_finding_vocabulary_is_the_tables():
+    """The docs page of codes is generated from the table; every code the hand-written pages name
+    (``code `x```, the handbook's "finding code" column) is in the table, with the table's layer."""
+    import re
+
+    from smrnb.doctor.codes import CODES
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    pytest.importorskip("mkdocs")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_gen", docs / "_gen.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert gen.codes_md() == codes_markdown()
+    checked = 0
+    for page in sorted(docs.glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        named = re.findall(r"\bcodes? `([a-z0-9_]+)`", text)
+        header: list[str] = []
+        for line in text.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+            if "finding code" in cells:
+                header = cells
+                continue
+            if not cells:
+                header = []
+            if header and len(cells) == len(header) and not set(line) <= set("|-: "):
+                col = cells[header.index("finding code")]
+                codes_here = re.findall(r"`([a-z0-9_]+)`", col)
+                named += codes_here
+                if "layer" in header:
+                    for c in codes_here:
+                        assert CODES[c].layer == cells[header.index("layer")], (page.name, c)
+        unknown = [c for c in named if c not in CODES]
+        assert not unknown, f"{page.name} names codes the table does not have: {unknown}"
+        checked += len(named)
+    assert checked >= 10  # the handbook's table and notes were read
 
 
 def test_every_code_a_rules_module_emits_is_declared():
@@ -135,6 +176,37 @@ def test_every_code_a_rules_module_emits_is_declared():
                 emitted.setdefault(node.args[0].value, py.name)
     undeclared = {c: m for c, m in emitted.items() if c not in codes}
     assert not undeclared, f"codes emitted but not declared in CODES: {undeclared}"
+    from smrnb.doctor.codes import CODES
+
+    home = {"__init__.py": "rules"}
+    elsewhere = {c: m for c, m in emitted.items() if home.get(m, f"rules.{m[:-3]}") not in CODES[c].homes}
+    assert not elsewhere, f"codes emitted by a rules module the table does not name as their home: {elsewhere}"
+
+
+def test_live_rules_word_shared_causes_as_the_table():
+    """Static scan: a rules-module Finding of a code explain gives too words its fix with the table's
+    wording (``why(code, ...)``), so the live report and explain say the same thing."""
+    from smrnb.doctor.codes import CODES
+
+    rules_dir = Path(__file__).resolve().parents[2] / "smrnb" / "doctor" / "rules"
+    seen, unworded = set(), []
+    for py in rules_dir.glob("*.py"):
+        tree = ast.parse(py.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Finding" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                continue
+            code = node.args[0].value
+            if "explain" not in CODES[code].homes or len(node.args) < 6:  # no fix at all: a plain fact
+                continue
+            seen.add(code)
+            worded = any(isinstance(n, ast.Call) and getattr(n.func, "id", None) in ("why", "fix_wording")
+                         and n.args and isinstance(n.args[0], ast.Constant) and n.args[0].value == code
+                         for n in ast.walk(node.args[5]))
+            if not worded:
+                unworded.append(f"{py.name}:{node.lineno} {code}")
+    assert not unworded, unworded
+    assert len(seen) >= 15
 
 
 @pytest.mark.browser

@@ -68,23 +68,45 @@ def _nvcc_in(entry: str) -> str | None:
     return None
 
 
-def cuda_home_malformed(value: str | None) -> str | None:
-    """Why a CUDA_HOME / CUDA_PATH value cannot be a toolkit directory, or None.
+def cuda_home_shape_problem(value: str | None) -> str | None:
+    """Why a CUDA_HOME / CUDA_PATH *value* cannot be a toolkit directory, from its text alone, or None.
 
-    A PATH-style list, a path to nvcc or to ``bin/``, a relative path (torch joins it with the current
-    directory, so a build works from one directory only), a path that does not exist, or a file.
+    The one rule for the shape of the value, used by the live probe (:func:`cuda_home_malformed`, which
+    adds what the file system says) and by explain on a value read in an error text: a PATH-style list
+    (an empty segment when it was built from an unset variable, ``:/usr/local/cuda``), a path to nvcc or
+    to ``bin/``, a relative path.
     """
     if not value:
         return None
-    if ":" in value:
+    drive = len(value) > 2 and value[0].isalpha() and value[1] == ":" and value[2] in "\\/"  # C:\CUDA (Windows)
+    if ":" in (value[2:] if drive else value):
+        if "::" in value or value.startswith(":") or value.endswith(":"):
+            return ("contains ':' with an empty segment (a PATH-style list built from an unset variable, e.g. "
+                    "':/usr/local/cuda'; torch uses the whole string as one directory)")
         return "contains ':' (a PATH-style list; torch uses the whole string as one directory)"
-    if value.rstrip("/").endswith("bin/nvcc") or (os.path.isfile(value) and os.path.basename(value) == "nvcc"):
+    if value.rstrip("/").endswith("bin/nvcc"):
         return "points to the nvcc executable, not to the toolkit directory"
     if value.rstrip("/").endswith("/bin"):
         return "points to the toolkit's bin/ directory, not to the toolkit directory"
-    if not os.path.isabs(value):
+    if not (os.path.isabs(value) or drive):
         return ("is a relative path (torch joins it with the current directory: a build finds it only when run "
                 "from one particular directory)")
+    return None
+
+
+def cuda_home_malformed(value: str | None) -> str | None:
+    """Why a CUDA_HOME / CUDA_PATH value cannot be a toolkit directory, or None.
+
+    :func:`cuda_home_shape_problem`, then what the file system says: nvcc itself, a path that does not
+    exist, or a file.
+    """
+    if not value:
+        return None
+    shape = cuda_home_shape_problem(value)
+    if shape:
+        return shape
+    if os.path.isfile(value) and os.path.basename(value) == "nvcc":
+        return "points to the nvcc executable, not to the toolkit directory"
     if not os.path.exists(value):
         return "does not exist"
     if not os.path.isdir(value):

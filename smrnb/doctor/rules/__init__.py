@@ -2,9 +2,9 @@
 """Decide: turn facts into findings.
 
 Each layer's rules live in ``rules/<layer>.py``; a rule is a function ``(facts) -> iterable of
-Finding`` registered with :func:`rule`. Each rules module declares the codes it may emit in a
-module-level ``CODES = {code: one-line meaning}``; :func:`all_codes` merges them (the
-documentation page and the explain feature use the same vocabulary).
+Finding`` registered with :func:`rule`. The codes, their meanings and fix wordings live in one
+table (:mod:`smrnb.doctor.codes`); each rules module's ``CODES`` is its view of it, and explain
+uses the same table.
 """
 
 from __future__ import annotations
@@ -53,19 +53,10 @@ def _load_rule_modules() -> list[Any]:
 
 
 def all_codes() -> dict[str, str]:
-    """Every documented finding code -> its meaning."""
-    codes: dict[str, str] = {"rule_failed": "A rule of the doctor itself failed; the report says which.",
-                             "could_not_look": "Part of a layer could not be checked (a masked /proc, an unreadable "
-                                               "file): the report says what, instead of 'nothing to report'."}
-    for mod in _load_rule_modules():
-        codes.update(getattr(mod, "CODES", {}))
-    try:  # the explain feature shares the vocabulary; its own codes are documented too
-        from smrnb.doctor.explain import CODES as explain_codes
-    except ImportError:
-        explain_codes = {}
-    for code, meaning in explain_codes.items():
-        codes.setdefault(code, meaning)
-    return codes
+    """Every documented finding code -> its meaning (the one table, :data:`smrnb.doctor.codes.CODES`)."""
+    from smrnb.doctor.codes import CODES
+
+    return {code: entry.meaning for code, entry in CODES.items()}
 
 
 def evaluate(facts: Facts, layers: Iterable[str] | None = None) -> list[Finding]:

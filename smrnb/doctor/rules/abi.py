@@ -10,20 +10,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.codes import meanings, why
 from smrnb.doctor.rules import rule
 
-CODES = {
-    "abi_torch_version_mismatch": "An extension needs torch symbols the installed torch does not define in either "
-                                  "string ABI: it was built against another torch version ('undefined symbol' at "
-                                  "import).",
-    "cxx11_abi_mismatch": "An extension and torch were built with different _GLIBCXX_USE_CXX11_ABI (old `Ss` "
-                          "std::string vs std::__cxx11): its torch symbols exist only in the other ABI.",
-    "no_kernel_image_for_gpu": "An extension's embedded GPU code has no cubin for the GPU's architecture and no PTX "
-                               "the driver can JIT: its kernels fail ('no kernel image is available'); kaolin then "
-                               "returns empty results without raising.",
-    "extension_ok": "A compiled extension's libraries resolve, its torch symbols are all defined and it carries "
-                    "code for every GPU.",
-}
+CODES = meanings("rules.abi")  # this module's codes, from the one table (codes.py)
 
 
 def _name(path: Any) -> str:
@@ -81,10 +71,9 @@ def unresolved_torch_symbols(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 "cxx11_abi_mismatch", "abi", "error",
                 f"{_name(path)} will fail to import: built with the other C++ string ABI than torch",
                 tuple(ev),
-                Fix("Rebuild the extension against this torch without forcing _GLIBCXX_USE_CXX11_ABI: "
-                    "torch.utils.cpp_extension passes torch's own flag; a hand-set -D_GLIBCXX_USE_CXX11_ABI=0 "
-                    "(setup.py, CFLAGS, CMake) or a build made for another torch distribution (pip vs conda) "
-                    "causes this.",
+                Fix(why("cxx11_abi_mismatch", "torch.utils.cpp_extension passes torch's own flag; a hand-set "
+                        "-D_GLIBCXX_USE_CXX11_ABI=0 (setup.py, CFLAGS, CMake) or a build made for another torch "
+                        "distribution (pip vs conda) causes this."),
                     ("python -c \"import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)\"",
                      "grep -rn _GLIBCXX_USE_CXX11_ABI setup.py CMakeLists.txt   # remove a hard-coded flag",
                      *_reinstall_commands(path, facts))))
@@ -97,9 +86,8 @@ def unresolved_torch_symbols(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 "abi_torch_version_mismatch", "abi", "error",
                 f"{_name(path)} will fail to import: built against another torch version",
                 tuple(ev),
-                Fix("torch's C++ ABI changes between releases; a compiled extension works only with the torch it "
-                    "was built against. Reinstall the build made for the installed torch, or rebuild it here "
-                    "(after upgrading torch, always rebuild extensions).", _reinstall_commands(path, facts)))
+                Fix(why("abi_torch_version_mismatch", "torch's C++ ABI changes between releases: after upgrading "
+                        "torch, always rebuild extensions."), _reinstall_commands(path, facts)))
 
 
 def _gpu_code_text(ext: Mapping[str, Any]) -> str:
@@ -140,8 +128,8 @@ def gpu_code(facts: Mapping[str, Any]) -> Iterator[Finding]:
             "no_kernel_image_for_gpu", "abi", "error",
             f"{_name(path)} has no GPU code for compute capability {', '.join(caps)}",
             tuple(ev),
-            Fix("A cubin runs only on GPUs of its major architecture (sm_80 does not run on 9.0) and PTX is JIT-"
-                "compiled only for GPUs at or above its version. Rebuild for this GPU.", tuple(cmds)))
+            Fix(why("no_kernel_image_for_gpu", "A cubin runs only on GPUs of its major architecture (sm_80 does "
+                    "not run on 9.0) and PTX is JIT-compiled only for GPUs at or above its version."), tuple(cmds)))
 
 
 @rule("abi")

@@ -10,18 +10,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.codes import meanings
 from smrnb.doctor.rules import Facts, rule
 
-CODES = {
-    "context_slurm": "The kernel runs inside a Slurm job: environment fixes go into the sbatch script (or module load).",
-    "slurm_export_dropped_env": "The Slurm job was submitted with --export=NONE (or a list without ALL): LD_LIBRARY_PATH, "
-                                "CUDA_HOME and the CUDA entries of PATH of the submitting shell did not reach the job.",
-    "context_jupyterhub": "The kernel was spawned by JupyterHub: the environment comes from c.Spawner.environment / env_keep.",
-    "context_systemd": "The server runs as a systemd service: it does not read ~/.bashrc; use Environment= in the unit.",
-    "context_container": "The kernel runs in a container: fixes belong in the image (Dockerfile ENV) or the run command.",
-    "context_conda": "A conda environment is active: conda env config vars and conda packages (cuda-nvcc) are the fix channel.",
-    "context_venv": "A virtualenv is active: pip installs go into it; system toolkits are outside it.",
-}
+CODES = meanings("rules.context")  # this module's codes, from the one table (codes.py)
 
 
 def layer(facts: Facts, name: str) -> dict[str, Any]:

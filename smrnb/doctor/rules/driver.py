@@ -3,25 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from smrnb.doctor import tables
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.codes import meanings, why
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules.context import layer
 
-CODES = {
-    "no_gpu": "No NVIDIA GPU/driver on this machine: torch and smrnb run on the CPU (a plain fact).",
-    "driver_unavailable": "The driver did not answer (nvidia-smi hung or flooded its output): nothing is known about it.",
-    "driver_broken": "An NVIDIA driver is installed but does not work: its kernel module is not loaded, or it is of "
-                     "another version than the driver libraries (reboot, or reload the module).",
-    "driver_too_old_for_toolkit": "The driver is older than the minimum for a CUDA toolkit (nvcc) a build would use: "
-                                  "what that nvcc builds will not run here (also with a CPU-only torch).",
-    "driver_too_old": "The NVIDIA driver is older than the minimum for torch's CUDA major (13.x >= 580, 12.x >= 525, 11.x >= 450).",
-    "driver_below_cuda_minor": "The driver runs torch's CUDA only under minor-version compatibility (no PTX JIT of newer PTX).",
-    "driver_cuda_version_not_toolkit": "nvidia-smi's 'CUDA Version' is the newest CUDA the driver supports, not the installed toolkit.",
-    "driver_ok": "The driver supports torch's CUDA.",
-}
+CODES = meanings("rules.driver")  # this module's codes, from the one table (codes.py)
 
 DRIVER_DOCS = ("https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",)
 
@@ -52,7 +43,7 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
     drv = facts.get("driver") or {}
     torch = layer(facts, "torch")
     if drv.get("status") == "broken":
-        yield _broken_finding(drv)
+        yield broken_driver_finding(drv)
         return
     if drv.get("status") == "unavailable":
         yield Finding("driver_unavailable", "driver", "warning", "The NVIDIA driver did not answer",
@@ -84,11 +75,11 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
                 cmds.append(f"pip install --force-reinstall torch=={torch.get('version_base')} "
                             f"--index-url https://download.pytorch.org/whl/{v}")
             yield Finding("driver_too_old", "driver", "error",
-                          f"Driver {driver} is too old for torch built with CUDA {tcuda}", tuple(ev),
-                          Fix(f"A CUDA {tcuda} binary needs a driver >= {fam}; torch.cuda.is_available() is False "
-                              f"and torch reports 'The NVIDIA driver on your system is too old'. Update the driver "
-                              f"or install a torch variant this driver runs"
-                              + (f" ({', '.join(ok_variants)})." if ok_variants else "."),
+                          driver_too_old_title(driver, tcuda, drv.get("cuda_driver_version")), tuple(ev),
+                          Fix(why("driver_too_old", f"A CUDA {tcuda} binary needs a driver >= {fam}; "
+                                  "torch.cuda.is_available() is False and torch reports 'The NVIDIA driver on your "
+                                  "system is too old'."
+                                  + (f" Variants this driver runs: {', '.join(ok_variants)}." if ok_variants else "")),
                               tuple(cmds), DRIVER_DOCS))
             return
         ga = tables.min_driver_for_cuda(tcuda)
@@ -96,8 +87,7 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
             yield Finding("driver_below_cuda_minor", "driver", "info",
                           f"Driver {driver} runs CUDA {tcuda} through minor-version compatibility",
                           (*ev, f"{ga.release} ships with driver >= {ga.min_driver}"),
-                          Fix("Most of torch works; features that need a newer driver and JIT of newer PTX do not.",
-                              (), DRIVER_DOCS))
+                          Fix(why("driver_below_cuda_minor", "Most of torch works."), (), DRIVER_DOCS))
         else:
             yield Finding("driver_ok", "driver", "ok", f"Driver {driver} supports torch's CUDA {tcuda}", tuple(ev))
     cdv = drv.get("cuda_driver_version")
@@ -114,35 +104,45 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
                           "not nvidia-smi."))
 
 
-def _broken_finding(drv: dict) -> Finding:
+def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:
+    """The finding for a driver that is installed but does not work (``status: "broken"``), whether the
+    probe saw it on this machine or explain read it in an error text (``source: "the error text"``)."""
     kind = drv.get("broken_kind")
     ev = [f"{drv.get('source')}: {drv.get('message') or drv.get('reason')}"]
     if drv.get("library_version"):
         ev.append(f"driver libraries (NVML): {drv['library_version']}")
-    kmod = drv.get("kernel_module_version")
-    ev.append(f"loaded kernel module: {kmod}" if kmod else
-              "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version does not exist)")
+    if "kernel_module_version" in drv:  # only what the probe looked at
+        kmod = drv.get("kernel_module_version")
+        ev.append(f"loaded kernel module: {kmod}" if kmod else
+                  "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version does not exist)")
     if kind == "version_mismatch":
         title = "NVIDIA driver broken: the kernel module and the driver libraries are of different versions"
-        why = ("The driver was upgraded (or downgraded) but the old kernel module is still loaded. Reboot; without a "
-               "reboot, stop everything using the GPU and reload the module. CUDA reports no GPU until then; this "
-               "is not a CPU-only machine.")
-        cmds = ("sudo reboot   # simplest",
-                "# or, with nothing using the GPU (stop X / display manager, nvidia-persistenced, jobs):\n"
-                "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia && nvidia-smi",
-                "cat /proc/driver/nvidia/version; dpkg -l | grep -E 'nvidia-(driver|utils)'   # the two versions")
+        detail = "Without a reboot, stop everything using the GPU and reload the module."
+        cmds: tuple[str, ...] = (
+            "sudo reboot   # simplest",
+            "# or, with nothing using the GPU (stop X / display manager, nvidia-persistenced, jobs):\n"
+            "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia && nvidia-smi",
+            "cat /proc/driver/nvidia/version; dpkg -l | grep -E 'nvidia-(driver|utils)'   # the two versions")
     else:
         title = "NVIDIA driver broken: installed, but its kernel module is not loaded"
-        why = ("nvidia-smi and NVML are installed but cannot reach the kernel module. Usual causes: the driver or the "
-               "kernel was updated without a reboot, a DKMS build failed for the running kernel, or Secure Boot "
-               "refused the unsigned module. CUDA reports no GPU until it loads; this is not a CPU-only machine "
-               "(in a VM or container without a GPU attached the driver packages are simply useless).")
+        detail = ("Usual causes: the driver or the kernel was updated without a reboot, a DKMS build failed for the "
+                  "running kernel, or Secure Boot refused the unsigned module (in a VM or container without a GPU "
+                  "attached the driver packages are simply useless).")
         cmds = ("sudo modprobe nvidia && nvidia-smi   # load it; the error says why it does not",
                 "sudo dmesg | grep -iE 'nvrm|nvidia' | tail -20",
                 "dkms status; mokutil --sb-state   # module built for this kernel? Secure Boot on?",
                 "sudo reboot   # after a driver or kernel update")
     return Finding("driver_broken", "driver", "error", title, tuple(ev),
-                   Fix(why, cmds, ("https://docs.nvidia.com/deploy/driver-persistence/index.html",)))
+                   Fix(why("driver_broken", detail), cmds,
+                       ("https://docs.nvidia.com/deploy/driver-persistence/index.html",)))
+
+
+def driver_too_old_title(driver: str | None, torch_cuda: str | None, driver_cuda: str | None = None) -> str:
+    """The title of ``driver_too_old`` from what is known: the driver's version or the newest CUDA it runs."""
+    who = f"Driver {driver}" if driver else "The NVIDIA driver"
+    if driver_cuda:
+        who += f" (supports CUDA up to {driver_cuda})"
+    return f"{who} is too old for " + (f"torch built with CUDA {torch_cuda}" if torch_cuda else "this CUDA runtime")
 
 
 @rule("driver")

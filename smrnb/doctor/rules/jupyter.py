@@ -7,14 +7,11 @@ import shlex
 from collections.abc import Iterable
 
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.codes import meanings
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules.context import layer
 
-CODES = {
-    "threejs_extension_missing": "pythreejs is installed but its jupyter-threejs lab extension is missing or of another version where the server looks.",
-    "kernel_server_python_differs": "This kernel runs another Python environment than the Jupyter server that runs it (lab extensions come from the server's); other servers are not compared.",
-    "kernelspec_env": "The kernelspec in use sets environment variables (its 'env'): they apply only to kernels started from it.",
-}
+CODES = meanings("rules.jupyter")  # this module's codes, from the one table (codes.py)
 
 
 @rule("jupyter")

@@ -7,17 +7,12 @@ from collections.abc import Iterable
 
 from smrnb.doctor import tables
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.codes import meanings
+from smrnb.doctor.codes import why as fix_wording
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules.context import layer
 
-CODES = {
-    "kaolin_not_installed": "kaolin is not installed; smrnb works without it (the install command is given).",
-    "kaolin_no_wheel_for_combo": "No kaolin wheel exists for this torch / CUDA / Python: build from source or change torch.",
-    "kaolin_version_gate": "torch is outside the range kaolin's setup.py accepts (needs IGNORE_TORCH_VER=1 to build).",
-    "kaolin_import_failed": "Importing kaolin in a subprocess failed (the error says which layer).",
-    "kaolin_ok": "kaolin is installed and imports.",
-    "kaolin_installed": "kaolin is installed (import not checked).",
-}
+CODES = meanings("rules.kaolin")  # this module's codes, from the one table (codes.py)
 
 INSTALL_DOCS = ("https://kaolin.readthedocs.io/en/latest/notes/installation.html",)
 
@@ -52,7 +47,8 @@ def kaolin_findings(facts: Facts) -> Iterable[Finding]:
                           (f"wheel page: {k.get('wheel_page')}",
                            "'pip install kaolin' alone finds only the PyPI placeholder (from versions: 0.0 / 0.1)",
                            f"nearest wheels of kaolin {tables.kaolin_releases()[0].version}: {', '.join(near)}"),
-                          Fix("Build from source with the script below, or install a torch that has a kaolin wheel.",
+                          Fix(fix_wording("kaolin_no_wheel_for_combo", "For this torch: build from source with the script below, or "
+                              "install a torch that has a kaolin wheel."),
                               (cmd,) if cmd else (), INSTALL_DOCS))
     ic = k.get("import_check")
     if tbase and not (ic and ic.get("ok")):
@@ -65,8 +61,7 @@ def kaolin_findings(facts: Facts) -> Iterable[Finding]:
                           f"torch {tbase} is outside kaolin {rel.version}'s range {rel.torch_min}-{rel.torch_max}",
                           (f"kaolin {rel.version} setup.py accepts torch >= {rel.torch_min}, <= {rel.torch_max}",
                            f"from smrnb/doctor/tables/kaolin.json (verified: {rel.verified})"),
-                          Fix("setup.py raises 'Kaolin requires PyTorch >= ..., <= ...' unless IGNORE_TORCH_VER=1; "
-                              "newer torch may also break kaolin's sources (torch API changes).",
+                          Fix(fix_wording("kaolin_version_gate", "Newer torch may also break kaolin's sources (torch API changes)."),
                               ("export IGNORE_TORCH_VER=1",), INSTALL_DOCS))
     if k.get("installed"):
         if ic and not ic.get("ok"):

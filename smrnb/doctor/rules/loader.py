@@ -10,22 +10,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.codes import meanings, why
 from smrnb.doctor.rules import rule
 
-CODES = {
-    "cudart_not_found": "A CUDA runtime library (libcudart.so.N, libcublas.so.N, ...) an extension needs is on "
-                        "none of the loader's search paths.",
-    "prebuilt_binary_wrong_cuda": "An extension needs the CUDA libraries of another CUDA major version than the "
-                                  "installed torch (libcudart.so.11.0 with a cu13 torch): it was built for another "
-                                  "CUDA.",
-    "libstdcxx_too_old": "The libstdc++.so.6 the process loads lacks a GLIBCXX_x version an extension needs.",
-    "symbol_version_missing": "A library the extension needs resolves, but lacks a symbol version it requires "
-                              "(GLIBC_2.38 from an older libc, ...).",
-    "env_not_propagated_to_kernel": "LD_LIBRARY_PATH (or CUDA_HOME / CUDA entries of PATH) changed after the process "
-                                    "started: its loader still searches the start-time value.",
-    "library_not_found": "A library an extension needs is on none of the loader's search paths.",
-    "extension_unreadable": "An extension path given to the doctor is missing or is not a shared library.",
-}
+CODES = meanings("rules.loader")  # this module's codes, from the one table (codes.py)
 
 #: CUDA toolkit libraries whose soname carries the CUDA major version (cudnn / nccl version separately)
 _CUDA_LIB = re.compile(r"^lib(cudart|cublas|cublasLt|cufft|cufftw|curand|cusparse|cusolver|nvrtc|nvJitLink|"
@@ -41,6 +29,19 @@ def _torch_cuda_major(facts: Mapping[str, Any]) -> int | None:
 
 def _runtime_wheel(major: int) -> str:
     return f"nvidia-cuda-runtime-cu{major}" if major <= 12 else f"'nvidia-cuda-runtime=={major}.*'"
+
+
+def runtime_wheel_command(major: int) -> str:
+    """``pip install`` of the CUDA runtime of major ``major`` as a pip wheel, or a comment where none exists
+    (the runtime wheels start with CUDA 11: there is no ``nvidia-cuda-runtime-cu10``)."""
+    if major < 11:
+        return f"# no pip wheel carries the CUDA {major} runtime: install a CUDA {major} toolkit, or a build of the package for this CUDA"
+    return f"pip install {_runtime_wheel(major)}"
+
+
+#: what fixes a variable set after the process started (the live rule and explain print the same)
+ENV_FIX_COMMANDS = ("smr-doctor fix kernelspec --dry-run   # shows the kernel.json it would write",
+                    "smr-doctor fix kernelspec", "# then: Kernel > Change kernel > the new kernel, and restart it")
 
 
 def _name(ext: Mapping[str, Any]) -> str:
@@ -89,9 +90,7 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
                     "prebuilt_binary_wrong_cuda", "loader", "error",
                     f"{_name(ext)} was built for CUDA {m.group(2)}, torch here uses CUDA {torch_major}",
                     (*ev, f"torch {torch_version}: torch.version.cuda = {(facts.get('torch') or {}).get('cuda')}"),
-                    Fix(f"{lib} belongs to CUDA {m.group(2)}. The extension is a prebuilt binary for another CUDA "
-                        "major version: install the build made for this torch and CUDA (or rebuild it here). "
-                        "Pointing LD_LIBRARY_PATH at an old CUDA runtime mixes two runtimes in one process.",
+                    Fix(why("prebuilt_binary_wrong_cuda", f"{lib} belongs to CUDA {m.group(2)}."),
                         ("python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
                          "pip uninstall -y <package-owning-the-extension>",
                          "pip install --no-cache-dir <package>   # the wheel/index built for torch "
@@ -107,13 +106,12 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
                                  "starts jupyter / python, before it starts"]
                 fix_cmds += ["python -c \"import torch\"   # torch's own CUDA wheels: import torch before the "
                              "extension so its RPATH-loaded runtime is already mapped",
-                             f"pip install {_runtime_wheel(int(m.group(2)))}   # the runtime as a pip wheel"]
+                             runtime_wheel_command(int(m.group(2))) + "   # the runtime as a pip wheel"]
                 yield Finding(
                     "cudart_not_found", "loader", "error",
                     f"{_name(ext)}: {lib} not found by the loader", tuple(ev),
-                    Fix(f"{lib} is not on the RPATH, the start-time LD_LIBRARY_PATH, the ld.so cache or the default "
-                        "directories. Put its directory on LD_LIBRARY_PATH *before* the process starts (for "
-                        "Jupyter: in the kernelspec env), or install the runtime the extension expects.",
+                    Fix(why("cudart_not_found", f"{lib} is not on the RPATH, the start-time LD_LIBRARY_PATH, the "
+                            "ld.so cache or the default directories."),
                         tuple(fix_cmds)))
                 continue
             fix_cmds = []
@@ -122,6 +120,10 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
                                 "found only once torch is imported")
                 if not (facts.get("torch") or {}).get("installed"):
                     fix_cmds.append("pip install torch   # the version the extension was built for")
+                yield Finding("torch_libs_not_loaded", "loader", "error",
+                              f"{_name(ext)}: {lib} not found: import torch first", tuple(ev),
+                              Fix(why("torch_libs_not_loaded"), tuple(fix_cmds)))
+                continue
             if elsewhere:
                 fix_cmds += ["smr-doctor fix kernelspec   # kernel env with LD_LIBRARY_PATH including "
                              f"{elsewhere[0]}", f"export LD_LIBRARY_PATH={elsewhere[0]}:$LD_LIBRARY_PATH   "
@@ -130,8 +132,8 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 fix_cmds.append(f"apt-file search {lib}   # or: conda search / pip search the package that ships it")
             yield Finding("library_not_found", "loader", "error", f"{_name(ext)}: {lib} not found by the loader",
                           tuple(ev),
-                          Fix(f"ld.so will fail with '{lib}: cannot open shared object file'. Make the directory "
-                              "holding it visible at process start, or install it.", tuple(fix_cmds)))
+                          Fix(why("library_not_found", f"ld.so will fail with '{lib}: cannot open shared object file'."),
+                              tuple(fix_cmds)))
 
 
 def _gcc_hint(version: str | None) -> str:
@@ -157,9 +159,7 @@ def symbol_versions(facts: Mapping[str, Any]) -> Iterator[Finding]:
                     f"GLIBCXX_{ext.get('glibcxx_loaded')}",
                     (f"{ext.get('path')} requires {', '.join(versions)} from libstdc++.so.6 (.gnu.version_r)",
                      f"libstdc++ {loaded}: {path} (newest GLIBCXX_{ext.get('glibcxx_loaded')})"),
-                    Fix("The extension was compiled by a newer GCC than the libstdc++ this process uses (often a "
-                        "conda env's old libstdc++ shadowing the system one). Use a libstdc++ that defines "
-                        f"{_gcc_hint(ext.get('glibcxx_needed'))}, or rebuild the extension with the older compiler.",
+                    Fix(why("libstdcxx_too_old", f"Needed: {_gcc_hint(ext.get('glibcxx_needed'))}."),
                         (f"strings {path} | grep -c GLIBCXX_{ext.get('glibcxx_needed')}   # 0 here",
                          "conda install -c conda-forge 'libstdcxx-ng>=12'   # conda envs: newer libstdc++",
                          "ls /usr/lib/x86_64-linux-gnu/libstdc++.so.6*   # the system one, if newer: put its "
@@ -169,8 +169,7 @@ def symbol_versions(facts: Mapping[str, Any]) -> Iterator[Finding]:
                     "symbol_version_missing", "loader", "error",
                     f"{_name(ext)} needs {', '.join(versions)} from {lib}, which {path} does not define",
                     (f"{ext.get('path')} requires {', '.join(versions)} from {lib}", f"{lib} resolves to {path}"),
-                    Fix(f"The extension was built on a newer system than this one ({lib} is older). Install a build "
-                        "made for this system's libraries, or rebuild here.",
+                    Fix(why("symbol_version_missing", f"Here {lib} is the older one."),
                         ("ldd --version   # this system's glibc",
                          "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>")))
 
@@ -202,10 +201,6 @@ def env_changed(facts: Mapping[str, Any]) -> Iterator[Finding]:
              "value, a restarted kernel will not")
     yield Finding(
         "env_not_propagated_to_kernel", "loader", severity, title, tuple(ev),
-        Fix(("ld.so reads LD_LIBRARY_PATH once, when the process starts; assigning os.environ (or %env) later "
-             "changes only child processes. " if "LD_LIBRARY_PATH" in changed or only_new else
-             "Values set inside a running kernel are lost when it restarts. ")
-            + "Set them where the kernel is started: a kernelspec whose env carries them, then restart the kernel "
-              "with that kernel selected.",
-            ("smr-doctor fix kernelspec --dry-run   # shows the kernel.json it would write",
-             "smr-doctor fix kernelspec", "# then: Kernel > Change kernel > the new kernel, and restart it")))
+        Fix(why("env_not_propagated_to_kernel", "Assigning os.environ (or %env) later changes only child processes."
+                if "LD_LIBRARY_PATH" in changed or only_new else
+                "Values set inside a running kernel are also lost when it restarts."), ENV_FIX_COMMANDS))

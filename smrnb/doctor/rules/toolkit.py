@@ -10,26 +10,13 @@ from typing import Any
 
 from smrnb.doctor import tables
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.codes import meanings
+from smrnb.doctor.codes import why as fix_wording
 from smrnb.doctor.install import cc_to_int, int_to_cc, matching_nvcc, nvcc_supported_ccs, toolkit_dir_for
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules.context import conda_nvcc_command, env_fix_commands, layer
 
-CODES = {
-    "cuda_home_malformed": "CUDA_HOME/CUDA_PATH is not a toolkit directory (a PATH-style list, nvcc itself, bin/, a "
-                           "relative path, a path that does not exist, a file); torch uses it verbatim. Reported "
-                           "whatever torch is installed.",
-    "tool_did_not_answer": "A build tool (nvcc, gcc, ninja, cmake) exists but hung or flooded its output: it did not "
-                           "answer, which is not the same as missing.",
-    "cuda_home_missing": "No CUDA toolkit (nvcc) where torch.utils.cpp_extension looks: CUDA extensions cannot build.",
-    "cuda_home_incomplete": "The CUDA_HOME torch would use has nvcc but no include/cuda_runtime.h (a wrapper or partial toolkit).",
-    "multiple_cuda_toolkits": "Several CUDA toolkits of different versions are reachable; the build may use another one than you think.",
-    "nvcc_torch_cuda_mismatch": "The nvcc a build would use differs from torch.version.cuda (major: error, minor: warning).",
-    "host_compiler_unsupported": "The host gcc is newer than the build nvcc accepts (#error unsupported GNU version).",
-    "unsupported_gpu_arch": "The GPU (or an arch in TORCH_CUDA_ARCH_LIST) is newer/older than the build nvcc supports.",
-    "ninja_missing": "ninja is not on PATH: torch extension builds fall back to slow distutils, JIT loads fail.",
-    "torch_not_found_at_build": "pip's build isolation hides the installed torch from setup.py: use --no-build-isolation.",
-    "toolkit_ok": "The build toolkit matches torch's CUDA.",
-}
+CODES = meanings("rules.toolkit")  # this module's codes, from the one table (codes.py)
 
 # torch.utils.cpp_extension named_arches (torch 2.13)
 NAMED_ARCHES = {
@@ -92,8 +79,7 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                        f"torch.utils.cpp_extension would look for {raw}/bin/nvcc",
                        f"torch: {torch.get('version')} ({'CUDA ' + tcuda if tcuda else 'CPU build'})"
                        if torch.get("installed") else "torch: not installed"),
-                      _set_cuda_home_fix(facts, "CUDA_HOME must be one toolkit directory (the one containing bin/nvcc "
-                                                "and include/), e.g. /usr/local/cuda-12.1.", target, tcuda))
+                      _set_cuda_home_fix(facts, fix_wording("cuda_home_malformed"), target, tcuda))
 
     build_nvcc, build_ver = tk.get("build_nvcc"), tk.get("build_nvcc_version")
     if tcuda and not tk.get("cuda_home_malformed") and build_nvcc is None:
@@ -101,17 +87,15 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
               f"nvcc found: {', '.join(n['path'] + ' (' + str(n.get('version')) + ')' for n in nvccs) or 'none'}"]
         yield Finding("cuda_home_missing", "toolkit", "warning", "No CUDA toolkit for building extensions",
                       tuple(ev),
-                      _set_cuda_home_fix(facts, f"Building kaolin needs nvcc {tcuda} (torch's CUDA). pip nvidia-* "
-                                                "wheels and conda cudatoolkit have no nvcc.", target, tcuda))
+                      _set_cuda_home_fix(facts, fix_wording("cuda_home_missing", f"Here: nvcc {tcuda}."), target, tcuda))
     elif build_nvcc and tk.get("build_cuda_home") and not tk.get("build_cuda_home_has_headers"):
         yield Finding("cuda_home_incomplete", "toolkit", "warning" if tcuda else "info",
                       f"CUDA_HOME={tk['build_cuda_home']} has nvcc but no CUDA headers",
                       (f"torch would use CUDA_HOME={tk['build_cuda_home']} (derived from {build_nvcc})",
                        f"{tk['build_cuda_home']}/include/cuda_runtime.h does not exist"),
-                      _set_cuda_home_fix(facts, "cpp_extension derives CUDA_HOME as the directory above the nvcc on "
-                                                "PATH; a wrapper script like /usr/local/bin/nvcc gives /usr/local, "
-                                                "where include/ and lib64/ of CUDA are missing. Set CUDA_HOME to the "
-                                                "toolkit directory.",
+                      _set_cuda_home_fix(facts, fix_wording("cuda_home_incomplete", "cpp_extension derives CUDA_HOME as the "
+                                                "directory above the nvcc on PATH: a wrapper script like "
+                                                "/usr/local/bin/nvcc gives /usr/local."),
                                          target or (toolkit_dir_for(match) if match else None), tcuda))
 
     versions = sorted({n["version"] for n in nvccs if n.get("version")}, key=tables.version_key)
@@ -120,9 +104,8 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                       f"{len(versions)} CUDA toolkit versions reachable: {', '.join(versions)}",
                       (*(f"{n['path']} -> {n['realpath']}: {n.get('version')} (via {', '.join(n['found_via'])})"
                          for n in nvccs), f"a build would use: {build_nvcc or 'none'} ({build_ver})"),
-                      _set_cuda_home_fix(facts, "Pin the toolkit explicitly so the build does not pick another one "
-                                                "(conda cudatoolkit-dev or an old /usr/local/cuda on PATH are "
-                                                "classic culprits).", target, tcuda))
+                      _set_cuda_home_fix(facts, fix_wording("multiple_cuda_toolkits", "Classic culprits: conda cudatoolkit-dev, "
+                                                "an old /usr/local/cuda on PATH."), target, tcuda))
 
     if tcuda and build_ver:
         tv, bv = tables.parse_version(tcuda) or (), tables.parse_version(build_ver) or ()
@@ -133,8 +116,8 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                           (f"build nvcc: {build_nvcc} ({build_ver})", f"torch {torch.get('version')}: CUDA {tcuda}",
                            "torch raises 'The detected CUDA version (...) mismatches the version that was used to "
                            "compile PyTorch'" if major else "torch warns about the minor mismatch; builds usually work"),
-                          _set_cuda_home_fix(facts, f"Build with an nvcc {tcuda} (same major is required; same minor "
-                                                    "is safest).", target, tcuda))
+                          _set_cuda_home_fix(facts, fix_wording("nvcc_torch_cuda_mismatch", f"Here: an nvcc {tcuda}."),
+                                             target, tcuda))
         elif build_ver:
             yield Finding("toolkit_ok", "toolkit", "ok", f"Build nvcc {build_ver} matches torch's CUDA {tcuda}",
                           (f"build nvcc: {build_nvcc}",))
@@ -147,8 +130,7 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
             yield Finding("host_compiler_unsupported", "toolkit", "error",
                           f"gcc {gcc.get('version')} is too new for nvcc {build_ver} (max {max_gcc})",
                           (f"{gcc.get('path')}: {gcc.get('version')}", f"nvcc {build_ver} accepts gcc <= {max_gcc}"),
-                          Fix("nvcc refuses newer host compilers ('#error -- unsupported GNU version'). Install an "
-                              "older gcc alongside and point the build at it.",
+                          Fix(fix_wording("host_compiler_unsupported"),
                               (f"sudo apt-get install gcc-{max_gcc} g++-{max_gcc}  # or: conda install -c conda-forge "
                                f"gxx_linux-64={max_gcc}",
                                f"export CC=gcc-{max_gcc} CXX=g++-{max_gcc} CUDAHOSTCXX=g++-{max_gcc}")))
@@ -161,10 +143,10 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                     yield Finding("unsupported_gpu_arch", "toolkit", "error",
                                   f"nvcc {build_ver} cannot compile for {name} (compute {cc})",
                                   (f"nvcc {build_ver} supports: {', '.join(int_to_cc(s) for s in sorted(supported))}",),
-                                  Fix(("This GPU is newer than the toolkit: install a newer CUDA toolkit "
-                                       "(and matching torch)." if newer else
-                                       "This GPU is older than the toolkit supports (CUDA 13 dropped < 7.5): use a "
-                                       "CUDA 12.x toolkit and a cu126-or-older torch."),
+                                  Fix(fix_wording("unsupported_gpu_arch", "This GPU is newer than the toolkit: install a newer "
+                                          "CUDA toolkit (and matching torch)." if newer else
+                                          "This GPU is older than the toolkit supports (CUDA 13 dropped < 7.5): "
+                                          "use a CUDA 12.x toolkit and a cu126-or-older torch."),
                                       (f"nvcc 'Unsupported gpu architecture compute_{n}'",)))
             env_list = tk.get("torch_cuda_arch_list_env")
             if env_list:
@@ -175,7 +157,8 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                                       f"TORCH_CUDA_ARCH_LIST names {arch}, which nvcc {build_ver} cannot compile",
                                       (f"TORCH_CUDA_ARCH_LIST={env_list}",
                                        f"nvcc {build_ver} supports: {', '.join(int_to_cc(s) for s in sorted(supported))}"),
-                                      _arch_list_fix(facts, supported))
+                                      _arch_list_fix(facts, supported, fix_wording("unsupported_gpu_arch", "Your GPU's capability is enough "
+                                                                                  "for a local build.")))
 
     hung = tk.get("did_not_answer") or {}
     if hung:
@@ -189,21 +172,21 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
     if torch.get("installed") and tk.get("ninja") is None and "ninja" not in hung:
         yield Finding("ninja_missing", "toolkit", "warning", "ninja is not on PATH",
                       ("ninja --version: not found",),
-                      Fix("torch's extension builder uses ninja for parallel builds, and JIT-loaded extensions "
-                          "need it ('Ninja is required to load C++ extensions').", ("pip install ninja",)))
+                      Fix(fix_wording("ninja_missing", "Without it: 'Ninja is required to load C++ extensions'."),
+                          ("pip install ninja",)))
 
     kao = layer(facts, "kaolin")
     if torch.get("installed") and kao and not kao.get("installed") and kao.get("install_kind_suggested") == "source":
         yield Finding("torch_not_found_at_build", "toolkit", "info", "Build kaolin with --no-build-isolation",
                       ("pip builds in an isolated environment by default, without the installed torch",),
-                      Fix("Otherwise setup.py fails with \"ModuleNotFoundError: No module named 'torch'\" or "
-                          "builds against a different torch. Install build deps first, then disable isolation.",
+                      Fix(fix_wording("torch_not_found_at_build", "Otherwise setup.py fails with \"ModuleNotFoundError: No module "
+                              "named 'torch'\" or builds against a different torch."),
                           ("pip install ninja setuptools wheel", "pip install --no-build-isolation .")))
 
 
-def _arch_list_fix(facts: Facts, supported: set[int]) -> Fix:
+def _arch_list_fix(facts: Facts, supported: set[int], reason: str) -> Fix:
     gpus = [cc for _, cc in _gpu_ccs(facts) if cc_to_int(cc) in supported]
     value = ";".join(sorted(set(gpus), key=tables.version_key)) or int_to_cc(max(supported))
-    return Fix("Only list architectures this nvcc supports (your GPU's capability is enough for a local build).",
+    return Fix(reason,
                tuple(env_fix_commands(facts, {"TORCH_CUDA_ARCH_LIST": value})[:1]) or
                (f'export TORCH_CUDA_ARCH_LIST="{value}"',))

@@ -7,21 +7,12 @@ from collections.abc import Iterable
 
 from smrnb.doctor import tables
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.codes import meanings, why
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules.context import layer
 from smrnb.doctor.rules.driver import torch_variants_for_driver
 
-CODES = {
-    "torch_not_installed": "torch is not installed in the kernel's Python.",
-    "torch_import_failed": "torch is installed but `import torch` fails (the import check's last error line says which "
-                           "library or symbol).",
-    "cpu_only_torch_with_gpu": "A CPU-only torch build is installed on a machine with an NVIDIA GPU.",
-    "torch_wheel_lacks_gpu_arch": "torch was not compiled for this GPU's compute capability (no kernel image).",
-    "torch_gpu_arch_ok": "torch's arch list covers the GPU.",
-    "torch_arch_list_unknown": "torch's arch list was not read (torch not imported); run with --import-check.",
-    "torch_cuda_unavailable": "A CUDA build of torch reports torch.cuda.is_available() == False on a GPU machine.",
-    "torch_cuda_runtime": "Where torch's CUDA runtime libraries come from (pip nvidia-* wheels via RPATH, or the system).",
-}
+CODES = meanings("rules.torch")  # this module's codes, from the one table (codes.py)
 
 
 def arch_covers(arch_list: list[str], cc: str) -> tuple[bool, str]:
@@ -93,8 +84,8 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
             cmds.append("pip install --force-reinstall torch  # choose the CUDA variant on pytorch.org")
         yield Finding("cpu_only_torch_with_gpu", "torch", "warning", f"CPU-only torch {version} on a GPU machine",
                       (f"torch {version}: torch.version.cuda is None", f"GPU: {gpus[0].get('name')}"),
-                      Fix("This torch cannot use the GPU; install a CUDA variant the driver supports"
-                          + (f" ({', '.join(ok)})." if ok else "."), tuple(cmds)))
+                      Fix(why("cpu_only_torch_with_gpu", f"Variants this driver runs: {', '.join(ok)}." if ok else ""),
+                          tuple(cmds)))
     if torch.get("cuda") and gpus and torch.get("cuda_available") is False:
         yield Finding("torch_cuda_unavailable", "torch", "error",
                       f"torch {version} cannot see the GPU (torch.cuda.is_available() is False)",
@@ -124,9 +115,9 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
                 else:
                     yield Finding("torch_wheel_lacks_gpu_arch", "torch", "error",
                                   f"torch {version} has no kernels for {g.get('name')} (CC {cc})", ev,
-                                  Fix("CUDA ops fail with 'no kernel image is available for execution on the device'. "
-                                      "Install a torch CUDA variant built for this GPU (newer GPUs need newer CUDA "
-                                      "variants, e.g. cu128+ for compute 12.0; older GPUs (< 7.5) need cu126 or older).",
+                                  Fix(why("torch_wheel_lacks_gpu_arch", "CUDA ops fail with 'no kernel image is available for "
+                                          "execution on the device' (e.g. compute 12.0 needs cu128+; GPUs below "
+                                          "7.5 need cu126 or older)."),
                                       ("pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/<variant>",)))
     libs = torch.get("cuda_runtime_libs") or []
     if libs:
