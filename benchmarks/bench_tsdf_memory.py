@@ -4,7 +4,9 @@ fresh child process (peak RSS = ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of
 includes the interpreter and the library's own import: torch alone is ~220 MB resident here, Open3D ~125 MB).
 
 Data: the 190 fusion frames of ``redwood-livingroom1-clean-micro`` (the held-out protocol: every 10th
-frame left out), streamed with ``smrnb.datasets.iter_redwood`` in batches of 8 for both systems; voxel
+frame left out), streamed: smrnb through ``smrnb.datasets.iter_redwood`` (batches of 8), Open3D through
+its own readers (``o3d.t.io.read_image`` per frame, ``read_pinhole_camera_intrinsic`` /
+``read_pinhole_camera_trajectory``, no torch in its process), as its examples do; voxel
 ``--voxel`` (1 cm), truncation 4 voxels, depth_max 3 m, color; then ``extract_mesh`` /
 ``extract_triangle_mesh(weight_threshold=1)``. Both run with ``--threads`` threads (torch threads,
 ``OMP_NUM_THREADS`` for Open3D).
@@ -46,19 +48,18 @@ def _rss_mb() -> float:
 
 
 def child(system: str, data: str, voxel: float, threads: int) -> dict:
-    import numpy as np
-    import torch
-
-    torch.set_num_threads(threads)
-    sys.path.insert(0, str(REPO))
-    from smrnb.datasets import iter_redwood
-
     keep = [i for i in range(211) if i % 10]
-    out: dict = {"system": system, "rss_after_import_mb": _rss_mb()}
-    t0 = time.perf_counter()
+    out: dict = {"system": system}
     if system == "smrnb":
+        import torch
+
+        torch.set_num_threads(threads)
+        sys.path.insert(0, str(REPO))
+        from smrnb.datasets import iter_redwood
         from smrnb.geometry.tsdf import fuse_tsdf
 
+        out["rss_after_import_mb"] = _rss_mb()
+        t0 = time.perf_counter()
         vol = fuse_tsdf(iter_redwood(data, frames=keep, batch_size=8), voxel, 4 * voxel, progress=False)
         out["fuse_s"] = time.perf_counter() - t0
         out["rss_after_fuse_mb"] = _rss_mb()
@@ -68,22 +69,30 @@ def child(system: str, data: str, voxel: float, threads: int) -> dict:
         out["extract_s"] = time.perf_counter() - t1
         out["vertices"] = mesh.num_vertices
     else:
+        # Open3D as its own examples run it: its readers for the images, intrinsics and trajectory
+        # (no torch in this process)
+        import numpy as np
         import open3d as o3d
         import open3d.core as o3c
 
         blocks = int(system.split(":")[1])
         out["rss_after_import_mb"] = _rss_mb()
+        root = Path(data)
+        depths = sorted((root / "depth").glob("*.png"))
+        colors = {p.stem: p for p in (root / "image").glob("*.jpg")}
+        intr = o3d.io.read_pinhole_camera_intrinsic(str(root / "camera_primesense.json"))
+        K = o3c.Tensor(np.asarray(intr.intrinsic_matrix, dtype=np.float64))
+        traj = o3d.io.read_pinhole_camera_trajectory(str(root / "trajectory_open3d_estimated.log"))
+        t0 = time.perf_counter()
         vbg = o3d.t.geometry.VoxelBlockGrid(attr_names=("tsdf", "weight", "color"), attr_dtypes=(o3c.float32,) * 3,
                                             attr_channels=(1, 1, 3), voxel_size=voxel, block_resolution=16,
                                             block_count=blocks, device=o3c.Device("CPU:0"))
-        for batch in iter_redwood(data, frames=keep, batch_size=8):
-            K = o3c.Tensor(batch.K.double().numpy())
-            for i in range(len(batch)):
-                dep = o3d.t.geometry.Image(o3c.Tensor((batch.depth[i].numpy() * 1000).round().astype(np.uint16)))
-                col = o3d.t.geometry.Image(o3c.Tensor(np.ascontiguousarray(batch.color[i].numpy())))
-                ext = o3c.Tensor(np.linalg.inv(batch.poses[i].double().numpy()))
-                bc = vbg.compute_unique_block_coordinates(dep, K, ext, 1000.0, 3.0, 4.0)
-                vbg.integrate(bc, dep, col, K, K, ext, 1000.0, 3.0, 4.0)
+        for i in keep:
+            dep = o3d.t.io.read_image(str(depths[i]))
+            col = o3d.t.io.read_image(str(colors[depths[i].stem]))
+            ext = o3c.Tensor(np.asarray(traj.parameters[i].extrinsic, dtype=np.float64))  # world-to-camera
+            bc = vbg.compute_unique_block_coordinates(dep, K, ext, 1000.0, 3.0, 4.0)
+            vbg.integrate(bc, dep, col, K, K, ext, 1000.0, 3.0, 4.0)
         out["fuse_s"] = time.perf_counter() - t0
         out["rss_after_fuse_mb"] = _rss_mb()
         hm = vbg.hashmap()

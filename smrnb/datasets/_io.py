@@ -73,8 +73,9 @@ def read_text_file(path: Path, what: str) -> str:
                               f"{data[exc.start:exc.start + 1]!r}); is it the right file?") from None
 
 
-def read_depth(path: Path, depth_scale: float, invalid_65535: bool) -> np.ndarray:
-    """(H, W) float32 metres from a 16-bit PNG; 0 stays 0 (no measurement), 65535 -> 0 when asked."""
+def read_depth(path: Path, depth_scale: float, invalid_65535: bool, out: np.ndarray | None = None) -> np.ndarray:
+    """(H, W) float32 metres from a 16-bit PNG; 0 stays 0 (no measurement), 65535 -> 0 when asked.
+    ``out``: an (H, W) float32 array to write into (a slice of a batch), or None for a new one."""
     from PIL import Image
 
     try:
@@ -92,11 +93,13 @@ def read_depth(path: Path, depth_scale: float, invalid_65535: bool) -> np.ndarra
         raise SmrnbValueError(f"depth image {str(path)!r} holds only values 1..{int(valid.max())} (8-bit data in a "
                               f"16-bit PNG): with depth_scale={depth_scale:g} every depth would be under "
                               f"{255 / depth_scale:.3g} m; convert the source to 16-bit millimetres, or set depth_scale")
-    a = a.astype(np.float32)
+    del valid
+    if out is None or out.shape != a.shape:
+        out = np.empty(a.shape, np.float32)
+    np.divide(a, np.float32(depth_scale), out=out, dtype=np.float32)
     if invalid_65535:
-        a[a == 65535] = 0
-    a /= np.float32(depth_scale)
-    return a
+        out[a == 65535] = 0
+    return out
 
 
 def read_color(path: Path) -> np.ndarray:
@@ -111,22 +114,35 @@ def read_color(path: Path) -> np.ndarray:
 
 def load_images(depth_paths: list[Path], color_paths: list[Path] | None, depth_scale: float,
                 invalid_65535: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    """Decode in a few threads (PIL releases the GIL); check all sizes agree."""
+    """Decode in a few threads (PIL releases the GIL) straight into the batch arrays (no per-image
+    copies to stack: a streamed batch costs its own size); check all sizes agree."""
     workers = max(1, min(4, os.cpu_count() or 1))
-    with ThreadPoolExecutor(workers) as ex:
-        depths = list(ex.map(lambda p: read_depth(p, depth_scale, invalid_65535), depth_paths))
-        colors = list(ex.map(read_color, color_paths)) if color_paths is not None else None
-    H, W = depths[0].shape
-    for p, d in zip(depth_paths, depths):
+    first = read_depth(depth_paths[0], depth_scale, invalid_65535)
+    H, W = first.shape
+    depth = np.empty((len(depth_paths), H, W), np.float32)
+    depth[0] = first
+    del first
+
+    def one_depth(i: int) -> None:
+        d = read_depth(depth_paths[i], depth_scale, invalid_65535, out=depth[i])
         if d.shape != (H, W):
-            raise SmrnbValueError(f"depth image {str(p)!r} is {d.shape[1]}x{d.shape[0]}, expected {W}x{H} like "
-                                  f"{str(depth_paths[0])!r}")
-    if colors is not None:
-        for p, c in zip(color_paths, colors):
-            if c.shape[:2] != (H, W):
-                raise SmrnbValueError(f"color image {str(p)!r} is {c.shape[1]}x{c.shape[0]}, expected {W}x{H} "
-                                      "(the size of its depth image; color must be registered to depth)")
-    return np.stack(depths), (np.stack(colors) if colors is not None else None)
+            raise SmrnbValueError(f"depth image {str(depth_paths[i])!r} is {d.shape[1]}x{d.shape[0]}, expected {W}x{H} "
+                                  f"like {str(depth_paths[0])!r}")
+
+    color = None if color_paths is None else np.empty((len(color_paths), H, W, 3), np.uint8)
+
+    def one_color(i: int) -> None:
+        c = read_color(color_paths[i])
+        if c.shape[:2] != (H, W):
+            raise SmrnbValueError(f"color image {str(color_paths[i])!r} is {c.shape[1]}x{c.shape[0]}, expected {W}x{H} "
+                                  "(the size of its depth image; color must be registered to depth)")
+        color[i] = c
+
+    with ThreadPoolExecutor(workers) as ex:
+        list(ex.map(one_depth, range(1, len(depth_paths))))
+        if color is not None:
+            list(ex.map(one_color, range(len(color_paths))))
+    return depth, color
 
 
 def make_K(intrinsics: Any, reader: str) -> np.ndarray:

@@ -639,7 +639,7 @@ class TSDFVolume:
             Voxels with ``weight < weight_threshold`` count as unobserved; a cube is meshed only when
             all 8 of its corners are observed (no surfaces at the edge of the unknown).
         max_bytes : int, optional
-            Working-memory cap for one batch of packed blocks (default ``min(memory_budget, 64 MiB)``):
+            Working-memory cap for one batch of packed blocks (default ``min(memory_budget, 32 MiB)``):
             the blocks are meshed in batches that fit, and the vertices on block faces are welded.
 
         Returns
@@ -853,7 +853,7 @@ class TSDFVolume:
 
 
 # extraction's working memory cap per batch of bricks (default; memory_budget lowers it)
-_EXTRACT_BYTES = 64 << 20
+_EXTRACT_BYTES = 32 << 20
 
 
 # fuse_tsdf's planner: the dense block table stays below 2**24 entries (64 MiB; keys exact in
@@ -984,6 +984,7 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
                 raise SmrnbTypeError(f"frames must yield smrnb.Frames batches, got {type(batch).__name__} "
                                      f"as batch {b}")
             vol.integrate_frames(batch, progress=bar)
+            batch = None  # let the batch go before the next one is read: one batch in memory, not two
             batch, b = next(batches, None), b + 1
     N, empty = vol.frames_integrated, vol.frames_empty
     if N == 0:
