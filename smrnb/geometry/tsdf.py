@@ -15,7 +15,8 @@ centre.
   surface, i.e. in observed free space), ``weight (M, B**3) float32`` (number of observations, capped
   at ``max_weight`` when given), ``color (M, 3, B**3) float32`` in ``[0, 1]`` (optional, channel-planar so that every
   update pass is a plain 1-D gather). Voxels inside
-  a block are ordered ``(i*B + j)*B + k``.
+  a block are ordered ``(i*B + j)*B + k``. The arrays have room for more blocks than ``num_blocks``
+  (they grow by half when full); rows past ``num_blocks`` are spare capacity, uninitialised.
 * Block lookup: a dense ``int32`` table over the bounding box of the touched blocks (``-1`` = not
   allocated), grown when a frame reaches outside it. It costs 4 bytes per *block* of the bounding
   box (1/512 of a dense float volume at B = 8).
@@ -207,7 +208,9 @@ class TSDFVolume:
         B3 = self.block_size ** 3
 
         def grow(t: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
-            new = torch.zeros((cap, *shape), dtype=t.dtype, device=self.device)
+            # rows past num_blocks are written by _allocate before anything reads them: left
+            # uninitialised, the spare capacity costs no resident memory until it is used
+            new = torch.empty((cap, *shape), dtype=t.dtype, device=self.device)
             new[: self.num_blocks] = t[: self.num_blocks]
             return new
 
@@ -561,7 +564,9 @@ class TSDFVolume:
             return N
         same_K = Kc.dim() == 2 or bool((Kc == Kc[:1]).all())
         cam0 = {"K": [float(Ks[0][0, 0]), float(Ks[0][1, 1]), float(Ks[0][0, 2]), float(Ks[0][1, 2])], "H": H, "W": W}
-        group = max(1, min(32, _MARK_BYTES // (T + 1)))
+        # on the CPU one pass per frame costs nothing more and keeps the planner's temporaries (~3 MB a
+        # frame at 640x480) small; a GPU wants few launches
+        group = max(1, min(32 if dev.type != "cpu" else 1, _MARK_BYTES // (T + 1)))
         union = torch.zeros(T + 1, dtype=torch.bool, device=dev)
         keys: list[torch.Tensor | None] = []
         for g0 in range(0, N, group):
@@ -639,7 +644,7 @@ class TSDFVolume:
             Voxels with ``weight < weight_threshold`` count as unobserved; a cube is meshed only when
             all 8 of its corners are observed (no surfaces at the edge of the unknown).
         max_bytes : int, optional
-            Working-memory cap for one batch of packed blocks (default ``min(memory_budget, 32 MiB)``):
+            Working-memory cap for one batch of packed blocks (default ``min(memory_budget, 16 MiB)``):
             the blocks are meshed in batches that fit, and the vertices on block faces are welded.
 
         Returns
@@ -853,7 +858,7 @@ class TSDFVolume:
 
 
 # extraction's working memory cap per batch of bricks (default; memory_budget lowers it)
-_EXTRACT_BYTES = 32 << 20
+_EXTRACT_BYTES = 16 << 20
 
 
 # fuse_tsdf's planner: the dense block table stays below 2**24 entries (64 MiB; keys exact in
