@@ -593,7 +593,8 @@ def _masked_cubes(cand: torch.Tensor, mask: torch.Tensor, dims) -> tuple[torch.T
     q &= m[b + 1:b + 1 + Lq]
     tri = torch.zeros(L, dtype=torch.bool, device=cand.device)
     torch.logical_and(q[:Lc], q[a:a + Lc], out=tri[:Lc])
-    tri[:Lc] &= cand[:Lc] != 0
+    active = cand[:Lc] != 0
+    tri[:Lc] &= active
     del q
     # dilate "makes triangles" onto the owners: keep(n) = active(n) and tri(n - d) for some d in {0, 1}^3,
     # one axis at a time (a shift that wraps into the previous row only adds harmless extra cubes)
@@ -605,7 +606,7 @@ def _masked_cubes(cand: torch.Tensor, mask: torch.Tensor, dims) -> tuple[torch.T
     keep[a:] |= q[:-a]
     del q
     keep = keep[:Lc]
-    keep &= cand[:Lc] != 0
+    keep &= active
     lin = keep.nonzero().squeeze(1)
     tri_cubes = _g(tri, lin).nonzero().squeeze(1)
     return lin, tri_cubes

@@ -736,16 +736,19 @@ class TSDFVolume:
         key = torch.cat(keys_all)
         bi = torch.nonzero(key >= 0).flatten()
         if bi.numel():
+            V = vox.shape[0]
             _, inv = torch.unique(key.index_select(0, bi), return_inverse=True)
-            first = torch.full((int(inv.max()) + 1,), vox.shape[0], dtype=torch.int64, device=dev)
+            first = torch.full((int(inv.max()) + 1,), V, dtype=torch.int64, device=dev)
             first.scatter_reduce_(0, inv, bi, reduce="amin")
-            remap = torch.arange(vox.shape[0], device=dev)
-            remap[bi] = first[inv]
-            keep = remap == torch.arange(vox.shape[0], device=dev)
-            new_index = torch.cumsum(keep, 0) - 1
-            faces = new_index[remap[faces]]
-            vox = vox[keep]
-            colors = None if colors is None else colors[keep]
+            rep = first.index_select(0, inv)  # the vertex each face-vertex is welded onto
+            keep = torch.ones(V, dtype=torch.bool, device=dev)
+            keep.index_fill_(0, bi.masked_select(rep != bi), False)
+            new_index = torch.cumsum(keep, 0).sub_(1)
+            new_index.index_copy_(0, bi, new_index.index_select(0, rep))
+            faces = new_index.index_select(0, faces.reshape(-1)).view(-1, 3)
+            kept = torch.nonzero(keep).flatten()
+            vox = vox.index_select(0, kept)
+            colors = None if colors is None else colors.index_select(0, kept)
         verts = (vox * self.voxel_size).to(torch.float32)
         return Mesh(verts, faces, vertex_colors=colors, frame="opencv", meta=meta)
 
@@ -789,7 +792,9 @@ class TSDFVolume:
                 dst[(slice(None), *dst_sl)].index_copy_(0, sel, sv[(slice(None), *src_sl)].index_select(0, rows))
         obs = wv >= weight_threshold
         del wv
-        tv.masked_fill_(~obs, 1.0)
+        # the values at unobserved nodes are left as they are: marching cubes with a mask reads them
+        # for no vertex and no triangle (only cubes with 8 observed corners make triangles, and their
+        # edges' owners are numbered consistently whatever their other corners hold)
         vol = tv.view(n * P, P, P)
         _check_memory(vol)
         # "value > level" is the inside for marching cubes; here the positive side is free space, so
