@@ -2,12 +2,12 @@
 """Mesh extraction time: ``TSDFVolume.extract_mesh`` vs Open3D ``VoxelBlockGrid.extract_triangle_mesh``,
 in one process, on the same scene.
 
-Both systems fuse the 190 fusion frames of ``redwood-livingroom1-clean-micro`` (every 10th frame held
+Both systems fuse the 189 fusion frames of ``redwood-livingroom1-clean-micro`` (every 10th frame held
 out) at each ``--voxels`` size (truncation 4 voxels, depth_max 3 m, color), each into its own volume;
 then their extractions are timed alternately (smrnb, Open3D, Open3D, smrnb, ...) ``--repeat`` times
 each, after one untimed call each, with the same thread count (torch threads; ``OMP_NUM_THREADS`` for
-Open3D, set before it is imported). Reported: every timing, the medians and their ratio, vertex and
-face counts, the load average.
+Open3D, set before it is imported) and passive waiting OpenMP threads (``OMP_WAIT_POLICY=PASSIVE``).
+Reported: every timing, the medians and their ratio, vertex and face counts, the load average.
 
 Usage::
 
@@ -37,6 +37,9 @@ def main() -> None:
     ap.add_argument("--o3d-blocks", type=int, default=10000, help="Open3D initial block_count (grows by rehash)")
     args = ap.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    # waiting OpenMP threads sleep instead of spinning (both libraries; on a shared machine spinning
+    # threads turn a busy core into a 10x slower step, see smrnb/_threads.py)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import numpy as np
     import open3d as o3d
     import open3d.core as o3c
@@ -51,8 +54,9 @@ def main() -> None:
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     lines = [f"## Mesh extraction vs Open3D ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})", "",
              f"Command: `python benchmarks/bench_tsdf_extract.py --voxels {args.voxels} --threads {args.threads} "
-             f"--repeat {args.repeat}`; 190 frames, trunc 4 vox, color, weight threshold 1; one process, "
-             f"extractions alternated; `uptime` at start: {uptime}", "",
+             f"--repeat {args.repeat}`; 189 frames (every 10th of 211 held out), trunc 4 vox, color, weight threshold 1; "
+             f"one process, extractions alternated; OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}; `uptime` at start: "
+             f"{uptime}", "",
              "| voxel | system | extraction times (s) | median | vertices / faces | load |",
              "| --- | --- | --- | --- | --- | --- |"]
     for voxel in (float(v) for v in args.voxels.split(",")):

@@ -3,7 +3,7 @@
 fresh child process (peak RSS = ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of that child, which
 includes the interpreter and the library's own import: torch alone is ~220 MB resident here, Open3D ~125 MB).
 
-Data: the 190 fusion frames of ``redwood-livingroom1-clean-micro`` (the held-out protocol: every 10th
+Data: the 189 fusion frames of ``redwood-livingroom1-clean-micro`` (the held-out protocol: every 10th
 frame left out), streamed: smrnb through ``smrnb.datasets.iter_redwood`` (batches of 8), Open3D through
 its own readers (``o3d.t.io.read_image`` per frame, ``read_pinhole_camera_intrinsic`` /
 ``read_pinhole_camera_trajectory``, no torch in its process), as its examples do; voxel
@@ -108,6 +108,7 @@ def child(system: str, data: str, voxel: float, threads: int) -> dict:
 
 def run_child(system: str, args) -> dict | None:
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # no spinning threads on the shared machine (both systems)
     load = os.getloadavg()[0]
     r = subprocess.run([sys.executable, __file__, "--child", system, "--data", args.data, "--voxel", str(args.voxel),
                         "--threads", str(args.threads)], capture_output=True, text=True, timeout=1800, env=env)
@@ -158,7 +159,7 @@ def main() -> None:
     name["smrnb"] = "smrnb `fuse_tsdf(iter_redwood(...))` + `extract_mesh`"
     lines = [f"## Peak memory, streamed fusion + extraction ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})", "",
              f"Command: `python benchmarks/bench_tsdf_memory.py --voxel {args.voxel} --threads {args.threads} --repeat "
-             f"{args.repeat} --o3d {args.o3d}`; 190 frames, voxel {args.voxel * 1000:g} mm, trunc 4 vox, color; one fresh "
+             f"{args.repeat} --o3d {args.o3d}`; 189 frames, voxel {args.voxel * 1000:g} mm, trunc 4 vox, color; one fresh "
              f"child per run, alternating order; `uptime` at start: {uptime}", "",
              "| system | peak RSS (MB), per run | after import | after fusion | fuse (s) | extract (s) | vertices | blocks | load at child start |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
