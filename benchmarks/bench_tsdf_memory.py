@@ -16,15 +16,18 @@ float32 = 80 KB a block) and doubled by a rehash when a frame needs more. Settin
 
 * ``example``: sized as Open3D's own example does for a living room (``integrate.py``: 50000 blocks at
   voxel 3/512 m), scaled to this voxel size by block area: ``50000 * (0.005859 / voxel)^2``;
-* ``minimal``: the number of blocks the scene really activates (measured by a probe child that starts at
-  1000 and grows), so the map is never rehashed -- the least memory Open3D can run this scene with;
+* ``active``: the number of blocks the scene activates in the end (measured by a probe child that
+  starts at 1000 and grows). Open3D still rehashes once with it (a frame's candidate blocks are
+  reserved before they are matched with the ones it has), so the capacity column shows what it used;
+* an integer: that ``block_count`` (e.g. the smallest one found that is never rehashed: the least
+  memory Open3D can fuse this scene with);
 * ``grow``: ``block_count=1000``, growing by rehash (what a user who does not size it gets).
 
 Children run in alternating order over ``--repeat`` rounds; the load average is recorded before each.
 
 Usage::
 
-    python benchmarks/bench_tsdf_memory.py [--voxel 0.01] [--threads 2] [--repeat 2] [--o3d example,minimal,grow]
+    python benchmarks/bench_tsdf_memory.py [--voxel 0.01] [--threads 2] [--repeat 2] [--o3d example,active,1250,grow]
 """
 
 from __future__ import annotations
@@ -127,8 +130,8 @@ def main() -> None:
     ap.add_argument("--voxel", type=float, default=0.01)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--o3d", default="example,minimal,grow",
-                    help="Open3D block_count settings: example, minimal, grow or integers, comma-separated")
+    ap.add_argument("--o3d", default="example,active,grow",
+                    help="Open3D block_count settings: example, active, grow or integers, comma-separated")
     ap.add_argument("--child", default=None)
     args = ap.parse_args()
     if args.child:
@@ -140,13 +143,13 @@ def main() -> None:
             settings["example"] = int(round(50000 * (3.0 / 512 / args.voxel) ** 2))
         elif s == "grow":
             settings["grow"] = 1000
-        elif s == "minimal":
+        elif s == "active":
             probe = run_child("open3d:1000", args)  # starts small and grows: its final size is what the scene needs
             if probe is None:
                 sys.exit(1)
-            settings["minimal"] = probe["active_blocks"]
+            settings["active"] = probe["active_blocks"]
         else:
-            settings[s] = int(s)
+            settings[f"given, {s}"] = int(s)
     systems = ["smrnb"] + [f"open3d:{n}" for n in settings.values()]
     rows: dict[str, list[dict]] = {s: [] for s in systems}
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
