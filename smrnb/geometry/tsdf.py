@@ -660,8 +660,9 @@ class TSDFVolume:
         plane of its +x, +y, +z neighbours into a ``(B+1)^3`` brick (a missing neighbour reads as
         unobserved), the bricks are stacked along x with one unobserved separator plane each, and
         one marching-cubes call meshes a batch of bricks. Each cube lies in exactly one brick (the
-        block of its lowest corner), so the surface is the one a dense volume would give; only the
-        vertices on block faces are duplicated, and welded by position.
+        block of its lowest corner), so the mesh is the one marching cubes gives on the dense volume
+        (tested); only the vertices on block faces are made twice, and welded by their lattice edge.
+        Blocks whose observed tsdf range (with their neighbours') has no zero crossing are skipped.
         """
         from smrnb.geometry.mesh import Mesh
 
