@@ -11,8 +11,11 @@ Data: the Redwood/ICL living-room sample (211 RGB-D frames, 640x480, clean depth
    "prepare + integrate" time the frame-by-frame update (the path of ``TSDFVolume.integrate``) with
    CUDA events.
 2. Quality: fuse all frames but every 10th (1 cm, truncation 4 voxels) with both systems, extract
-   meshes, re-render them with smrnb's rasterizer into the 21 held-out frames and compare with the
-   measured depth (median / mean absolute error, coverage).
+   meshes, re-render them with smrnb's rasterizer into the 22 held-out frames and compare with the
+   measured depth (median / mean absolute error, coverage). Pixel-centre convention: integer centres,
+   the data's own (pixel ``(u, v)`` looks through ``((u - cx) / fx, (v - cy) / fy, 1)`` with cx = 319.5);
+   Open3D's ray caster uses ``u + 0.5``. ``bench_pixel_centre.py`` reports both conventions with both
+   renderers.
 
 Open3D is optional (``pip install open3d-cpu``); without it its rows are skipped with a message.
 
@@ -175,7 +178,8 @@ def main() -> None:
             emit(f"| **ratio smrnb / Open3D FPS** | | **{o_dt / ours:.2f}** | |")
     if not args.skip_quality:
         emit("")
-        emit("| held-out depth error (fuse 190 frames, 1 cm, trunc 4 vox; 21 held-out frames) | median | mean | coverage |")
+        emit("| held-out depth error (fuse 189 frames, 1 cm, trunc 4 vox; 22 held-out frames; integer pixel centres) "
+             "| median | mean | coverage |")
         emit("| --- | --- | --- | --- |")
         held = torch.arange(len(frames)) % 10 == 0
         train, test = frames.select(~held), frames.select(held)

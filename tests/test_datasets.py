@@ -323,3 +323,100 @@ def test_7scenes_jpg_and_errors(tmp_path):
     with pytest.raises(smrnb.SmrnbValueError, match=r"pose '.*frame-000001.pose.txt' must hold a 4x4 matrix, got "
                                                    r"shape \(2, 3\)"):
         load_7scenes(root)
+
+
+# ------------------------------------------------- a bad pose names its file line (validation where data enters)
+
+def _plant(path: Path, line: int, text: str) -> None:
+    """Replace 1-based ``line`` of a text file."""
+    lines = path.read_text().splitlines()
+    lines[line - 1] = text
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_redwood_bad_pose_names_the_trajectory_line(tmp_path):
+    from smrnb.datasets import iter_redwood
+
+    root = _redwood_layout(tmp_path, n=4)
+    log = root / "trajectory.log"
+    good = log.read_text()
+    kw = {"intrinsics": (5, 5, 3.5, 2.5)}
+    # write_log: pose k is the 5 lines 5k+1 (metadata) .. 5k+5 (its last matrix row)
+    _plant(log, 15, "1 2 3 4")  # last row of pose 2
+    msg = r"poses must be rigid camera-to-world transforms: last row must be \[0, 0, 0, 1\], got \[1.0, 2.0, 3.0, 4.0\] \(frame 2, .*trajectory.log line 15, frame id 2, " \
+          r"pose of depth/00002.png\)"
+    with pytest.raises(smrnb.SmrnbValueError, match="load_redwood: " + msg):
+        load_redwood(root, **kw)
+    # the stream checks every selected pose when it is made, before the first batch is read
+    with pytest.raises(smrnb.SmrnbValueError, match="iter_redwood: " + msg):
+        iter_redwood(root, batch_size=1, **kw)
+    # positions of the selection: frame 1 of frames=[0, 2]
+    with pytest.raises(smrnb.SmrnbValueError, match=r"\(frame 1, .*trajectory.log line 15, frame id 2,"):
+        load_redwood(root, frames=[0, 2], **kw)
+    assert len(load_redwood(root, frames=[0, 1, 3], **kw)) == 3  # only the selected poses are judged
+    log.write_text(good)
+    _plant(log, 8, "0 3 0 0")  # second row of pose 1 scaled by 3: the rotation rows are named
+    with pytest.raises(smrnb.SmrnbValueError, match=r"not orthonormal.*\(frame 1, .*trajectory.log lines 7-9, frame id 1"):
+        load_redwood(root, **kw)
+    log.write_text(good)
+    _plant(log, 3, "0 nan 1 0")  # the NaN's row of pose 0
+    with pytest.raises(smrnb.SmrnbValueError, match=r"finite.*\(frame 0, .*trajectory.log line 3, frame id 0"):
+        load_redwood(root, **kw)
+    # poses paired in order (the ids do not name the files): the line is still the pose's own
+    write_log(log, np.tile(np.eye(4), (4, 1, 1)), ids=[10, 11, 12, 13])
+    _plant(log, 20, "0 0 1 1")
+    with pytest.raises(smrnb.SmrnbValueError, match=r"\(frame 3, .*trajectory.log line 20, frame id 13, pose of "
+                                                   r"depth/00003.png\)"):
+        load_redwood(root, **kw)
+
+
+def test_redwood_bad_intrinsics_json_names_the_file(tmp_path):
+    root = _redwood_layout(tmp_path)
+    (root / "camera_primesense.json").write_text('{"intrinsic_matrix": [NaN, 0, 0, 0, 5, 0, 3.5, 2.5, 1]}')
+    with pytest.raises(smrnb.SmrnbValueError, match=r"K must be finite, got 1 NaN/inf value\(s\).*camera_primesense.json, "
+                                                   "'intrinsic_matrix'"):
+        load_redwood(root)
+    (root / "camera_primesense.json").write_text('{"intrinsic_matrix": [-5, 0, 0, 0, 5, 0, 3.5, 2.5, 1]}')
+    with pytest.raises(smrnb.SmrnbValueError, match=r"positive focal lengths.*camera_primesense.json"):
+        load_redwood(root)
+
+
+def test_tum_bad_pose_names_the_ground_truth_line(tmp_path):
+    root, _ = _tum_layout(tmp_path, H=8, W=10)
+    gt = root / "groundtruth.txt"
+    lines = gt.read_text().splitlines()
+    # ground truth 1.0300 (line 2 comments + 5th pose = line 7) pairs with depth 1.033
+    t, x, y, z = lines[6].split()[:4]
+    _plant(gt, 7, f"{t} {x} {y} {z} 0 0 0 0")
+    kw = {"intrinsics": (5, 5, 4.5, 3.5)}
+    with pytest.raises(smrnb.SmrnbValueError, match=r"load_tum: poses must be rigid.*finite.*\(frame 1, .*groundtruth.txt "
+                                                   r"line 7, ground truth at 1.030000 for depth at 1.033000: qx qy qz qw"
+                                                   r" = 0 0 0 0, a zero quaternion\)"):
+        load_tum(root, **kw)
+    assert len(load_tum(root, frames=[0], **kw)) == 1  # frame 0 (ground truth 1.00, line 3) is fine
+    _plant(gt, 7, f"{t} nan {y} {z} 0 0 0 1")
+    with pytest.raises(smrnb.SmrnbValueError, match=r"finite.*\(frame 1, .*groundtruth.txt line 7, ground truth at "
+                                                   r"1.030000.*= 0 0 0 1\)"):
+        load_tum(root, **kw)
+    _plant(gt, 7, f"{t} one {y} {z} 0 0 0 1")
+    with pytest.raises(smrnb.SmrnbValueError, match=r"ground truth '.*groundtruth.txt' line 7 must hold 7 numbers"):
+        load_tum(root, **kw)
+
+
+def test_7scenes_bad_pose_names_the_pose_file_line(tmp_path):
+    root = _seven_layout(tmp_path, n=3, H=6, W=8)
+    kw = {"intrinsics": (5, 5, 3.5, 2.5)}
+    pose = root / "frame-000001.pose.txt"
+    T = np.eye(4)
+    T[3] = [1, 2, 3, 4]
+    pose.write_text("# camera-to-world\n\n" + "\n".join(" ".join(f"{v:g}" for v in r) for r in T) + "\n")
+    with pytest.raises(smrnb.SmrnbValueError, match=r"load_7scenes: .*last row must be \[0, 0, 0, 1\].*\(frame 1, "
+                                                   r".*frame-000001.pose.txt line 6\)"):
+        load_7scenes(root, **kw)
+    np.savetxt(pose, np.diag([2.0, 2.0, 2.0, 1.0]))
+    with pytest.raises(smrnb.SmrnbValueError, match=r"not orthonormal.*\(frame 1, .*frame-000001.pose.txt lines 1-3\)"):
+        load_7scenes(root, **kw)
+    assert load_7scenes(root, frames=[0, 2], **kw).names == ["frame-000000", "frame-000002"]
+    pose.write_text("1 0 0 0\n0 1 0 0\n0 0 1 x\n0 0 0 1\n")
+    with pytest.raises(smrnb.SmrnbValueError, match=r"pose '.*frame-000001.pose.txt' line 3: expected numbers"):
+        load_7scenes(root, **kw)

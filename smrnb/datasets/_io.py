@@ -73,8 +73,9 @@ def read_text_file(path: Path, what: str) -> str:
                               f"{data[exc.start:exc.start + 1]!r}); is it the right file?") from None
 
 
-def read_depth(path: Path, depth_scale: float, invalid_65535: bool) -> np.ndarray:
-    """(H, W) float32 metres from a 16-bit PNG; 0 stays 0 (no measurement), 65535 -> 0 when asked."""
+def read_depth(path: Path, depth_scale: float, invalid_65535: bool, out: np.ndarray | None = None) -> np.ndarray:
+    """(H, W) float32 metres from a 16-bit PNG; 0 stays 0 (no measurement), 65535 -> 0 when asked.
+    ``out``: an (H, W) float32 array to write into (a slice of a batch), or None for a new one."""
     from PIL import Image
 
     try:
@@ -92,11 +93,13 @@ def read_depth(path: Path, depth_scale: float, invalid_65535: bool) -> np.ndarra
         raise SmrnbValueError(f"depth image {str(path)!r} holds only values 1..{int(valid.max())} (8-bit data in a "
                               f"16-bit PNG): with depth_scale={depth_scale:g} every depth would be under "
                               f"{255 / depth_scale:.3g} m; convert the source to 16-bit millimetres, or set depth_scale")
-    a = a.astype(np.float32)
+    del valid
+    if out is None or out.shape != a.shape:
+        out = np.empty(a.shape, np.float32)
+    np.divide(a, np.float32(depth_scale), out=out, dtype=np.float32)
     if invalid_65535:
-        a[a == 65535] = 0
-    a /= np.float32(depth_scale)
-    return a
+        out[a == 65535] = 0
+    return out
 
 
 def read_color(path: Path) -> np.ndarray:
@@ -111,22 +114,35 @@ def read_color(path: Path) -> np.ndarray:
 
 def load_images(depth_paths: list[Path], color_paths: list[Path] | None, depth_scale: float,
                 invalid_65535: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    """Decode in a few threads (PIL releases the GIL); check all sizes agree."""
+    """Decode in a few threads (PIL releases the GIL) straight into the batch arrays (no per-image
+    copies to stack: a streamed batch costs its own size); check all sizes agree."""
     workers = max(1, min(4, os.cpu_count() or 1))
-    with ThreadPoolExecutor(workers) as ex:
-        depths = list(ex.map(lambda p: read_depth(p, depth_scale, invalid_65535), depth_paths))
-        colors = list(ex.map(read_color, color_paths)) if color_paths is not None else None
-    H, W = depths[0].shape
-    for p, d in zip(depth_paths, depths):
+    first = read_depth(depth_paths[0], depth_scale, invalid_65535)
+    H, W = first.shape
+    depth = np.empty((len(depth_paths), H, W), np.float32)
+    depth[0] = first
+    del first
+
+    def one_depth(i: int) -> None:
+        d = read_depth(depth_paths[i], depth_scale, invalid_65535, out=depth[i])
         if d.shape != (H, W):
-            raise SmrnbValueError(f"depth image {str(p)!r} is {d.shape[1]}x{d.shape[0]}, expected {W}x{H} like "
-                                  f"{str(depth_paths[0])!r}")
-    if colors is not None:
-        for p, c in zip(color_paths, colors):
-            if c.shape[:2] != (H, W):
-                raise SmrnbValueError(f"color image {str(p)!r} is {c.shape[1]}x{c.shape[0]}, expected {W}x{H} "
-                                      "(the size of its depth image; color must be registered to depth)")
-    return np.stack(depths), (np.stack(colors) if colors is not None else None)
+            raise SmrnbValueError(f"depth image {str(depth_paths[i])!r} is {d.shape[1]}x{d.shape[0]}, expected {W}x{H} "
+                                  f"like {str(depth_paths[0])!r}")
+
+    color = None if color_paths is None else np.empty((len(color_paths), H, W, 3), np.uint8)
+
+    def one_color(i: int) -> None:
+        c = read_color(color_paths[i])
+        if c.shape[:2] != (H, W):
+            raise SmrnbValueError(f"color image {str(color_paths[i])!r} is {c.shape[1]}x{c.shape[0]}, expected {W}x{H} "
+                                  "(the size of its depth image; color must be registered to depth)")
+        color[i] = c
+
+    with ThreadPoolExecutor(workers) as ex:
+        list(ex.map(one_depth, range(1, len(depth_paths))))
+        if color is not None:
+            list(ex.map(one_color, range(len(color_paths))))
+    return depth, color
 
 
 def make_K(intrinsics: Any, reader: str) -> np.ndarray:
@@ -142,24 +158,75 @@ def make_K(intrinsics: Any, reader: str) -> np.ndarray:
     return a
 
 
+class PoseLines:
+    """Where each frame's pose came from, for the messages of the pose check (the ``where`` of
+    :class:`smrnb.Frames` and :func:`smrnb.geometry._camera.check_poses`): ``files[i]`` is frame
+    ``i``'s file, ``lines[i]`` the line numbers of its 4 matrix rows (or one line for all rows, as
+    a TUM ``timestamp tx ty tz qx qy qz qw`` line), ``labels[i]`` what the frame is called there
+    (e.g. ``pose of depth/00014.png``). Called with the frame index and the matrix rows at fault,
+    it gives ``"/path/trajectory.log line 57, pose of depth/00014.png"``."""
+
+    wants_rows = True
+
+    def __init__(self, files: Sequence[Any], lines: Sequence[Sequence[int]], labels: Sequence[str]):
+        self.files, self.lines, self.labels = list(files), [list(x) for x in lines], list(labels)
+
+    def select(self, idx: Sequence[int]) -> PoseLines:
+        return PoseLines([self.files[i] for i in idx], [self.lines[i] for i in idx], [self.labels[i] for i in idx])
+
+    def __call__(self, i: int | None, rows: Sequence[int] = (0, 1, 2, 3)) -> str | None:
+        if i is None or not 0 <= i < len(self.files):
+            return None
+        ln = self.lines[i]
+        at = sorted({ln[min(r, len(ln) - 1)] for r in rows}) or ln
+        where = f"line {at[0]}" if len(at) == 1 else (
+            f"lines {at[0]}-{at[-1]}" if at[-1] - at[0] == len(at) - 1 else "lines " + ", ".join(map(str, at)))
+        label = f", {self.labels[i]}" if self.labels[i] else ""
+        return f"{self.files[i]} {where}{label}"
+
+
+def check_reader_poses(poses: np.ndarray, where: PoseLines, reader: str) -> None:
+    """The pose check of :class:`smrnb.Frames` (finite, rigid, last row 0 0 0 1), run by a reader
+    on all the poses it selected before reading any image, naming the file line of a bad one."""
+    from smrnb.geometry._camera import check_poses
+
+    check_poses(torch.from_numpy(np.ascontiguousarray(poses, dtype=np.float64)), f"{reader}: poses", where=where)
+
+
 def build_frames(depth: np.ndarray, color: np.ndarray | None, K: np.ndarray, poses: np.ndarray | None,
-                 names: list[str], meta: dict[str, Any]) -> Frames:
+                 names: list[str], meta: dict[str, Any], where: PoseLines | None = None) -> Frames:
     H, W = depth.shape[1:]
     cx, cy = K[0, 2], K[1, 2]
     if not (0 <= cx <= W - 1 and 0 <= cy <= H - 1):
         raise SmrnbValueError(f"load_{meta.get('dataset', 'frames')}: intrinsics (cx, cy) = ({cx:g}, {cy:g}) do not fit "
                               f"the {W}x{H} images of {meta.get('path')!r}; pass intrinsics= for this resolution")
     meta = {"frame": "opencv", "depth_unit": "m", **meta}
+    if where is not None:
+        meta["where"] = where  # the Frames constructor names the file line of a bad pose, then drops it
     return Frames(torch.from_numpy(depth), torch.from_numpy(K.astype(np.float32)),
                   None if color is None else torch.from_numpy(color),
                   None if poses is None else torch.from_numpy(poses.astype(np.float32)), names, meta)
 
 
-def read_matrix_txt(path: Path, shape: tuple[int, int], what: str) -> np.ndarray:
-    try:
-        a = np.loadtxt(path, dtype=np.float64, ndmin=2)
-    except (OSError, ValueError) as exc:
-        raise SmrnbValueError(f"cannot read {what} {str(path)!r}: {exc}") from None
+def read_matrix_txt(path: Path, shape: tuple[int, int], what: str, *, with_lines: bool = False) -> Any:
+    """A whitespace-separated matrix text file (blank lines and ``#`` comments skipped); with
+    ``with_lines``, also the line number of each row."""
+    text = read_text_file(path, what)
+    rows, lines = [], []
+    for k, ln in enumerate(text.splitlines(), 1):
+        s = ln.split("#", 1)[0].strip()
+        if not s:
+            continue
+        try:
+            rows.append([float(v) for v in s.split()])
+        except ValueError:
+            raise SmrnbValueError(f"{what} {str(path)!r} line {k}: expected numbers, got {ln.strip()[:120]!r}") from None
+        lines.append(k)
+    ncol = {len(r) for r in rows}
+    if len(ncol) > 1:
+        raise SmrnbValueError(f"{what} {str(path)!r} must hold a {shape[0]}x{shape[1]} matrix, got rows of "
+                              f"{sorted(ncol)} numbers")
+    a = np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
     if a.shape != shape:
         raise SmrnbValueError(f"{what} {str(path)!r} must hold a {shape[0]}x{shape[1]} matrix, got shape {a.shape}")
-    return a
+    return (a, lines) if with_lines else a

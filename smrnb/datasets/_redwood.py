@@ -10,9 +10,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.datasets._io import PRIMESENSE_K, as_dir, build_frames, load_images, make_K, read_text_file, select
+from smrnb.datasets._io import (
+    PRIMESENSE_K,
+    PoseLines,
+    as_dir,
+    build_frames,
+    check_reader_poses,
+    load_images,
+    make_K,
+    read_text_file,
+    select,
+)
+from smrnb.geometry._camera import check_K
 from smrnb.geometry._validate import check_int_range
 from smrnb.geometry.mesh import Frames
 
@@ -23,6 +35,12 @@ _INTRINSIC_NAMES = ("camera_primesense.json", "camera_intrinsic.json", "intrinsi
 def read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray]:
     """Parse a Redwood ``.log`` trajectory: blocks of a metadata line (3 ints: frame id, frame id, count) and
     four rows of a 4x4 camera-to-world matrix. Returns (metadata per pose, (P, 4, 4) float64)."""
+    metas, mats, _ = _read_log(path)
+    return metas, mats
+
+
+def _read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray, list[list[int]]]:
+    """:func:`read_log` plus the file line numbers of each pose's 4 matrix rows."""
     try:
         lines = [ln.strip() for ln in read_text_file(Path(path), "trajectory").splitlines()]
     except OSError as exc:
@@ -31,7 +49,7 @@ def read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray]:
     if len(lines) % 5:
         raise SmrnbValueError(f"trajectory {str(path)!r} must hold blocks of 5 non-empty lines (metadata + 4x4), got "
                               f"{len(lines)} lines")
-    metas, mats = [], []
+    metas, mats, rowlines = [], [], []
     for b in range(0, len(lines), 5):
         lineno, head = lines[b]
         try:
@@ -51,7 +69,8 @@ def read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray]:
             rows.append(row)
         metas.append(meta)
         mats.append(rows)
-    return metas, np.asarray(mats, dtype=np.float64).reshape(-1, 4, 4)
+        rowlines.append([k for k, _ in lines[b + 1: b + 5]])
+    return metas, np.asarray(mats, dtype=np.float64).reshape(-1, 4, 4), rowlines
 
 
 def write_log(path: Path, poses: np.ndarray, ids: Sequence[int] | None = None) -> None:
@@ -75,6 +94,7 @@ def read_intrinsic_json(path: Path) -> tuple[np.ndarray, tuple[int, int] | None]
     if m.shape != (9,):
         raise SmrnbValueError(f"intrinsics {str(path)!r}: 'intrinsic_matrix' must have 9 numbers, got shape {m.shape}")
     K = m.reshape(3, 3).T  # column-major
+    check_K(torch.from_numpy(K), "K", where=f"{path}, 'intrinsic_matrix'")  # NaN, fx <= 0, a bad last row
     size = (int(d["width"]), int(d["height"])) if "width" in d and "height" in d else None
     return K, size
 
@@ -183,22 +203,8 @@ def load_redwood(path: str | os.PathLike, *, stride: int = 1, max_frames: int | 
     pairs = _pairs(root, depth_dir, color_dir)
     n = len(pairs)
 
-    poses_all = None
     traj = _pick_trajectory(root, trajectory)
-    if traj is not None:
-        metas, mats = read_log(traj)
-        stems = [p[0].stem for p in pairs]
-        ids = [m[0] for m in metas]
-        by_id = dict(zip(ids, mats))
-        if all(s.isdigit() for s in stems) and len(set(ids)) == len(ids) and all(int(s) in by_id for s in stems):
-            poses_all = np.stack([by_id[int(s)] for s in stems])
-            pairing = "by frame id"
-        elif len(mats) == n:
-            poses_all = mats
-            pairing = "in order"
-        else:
-            raise SmrnbValueError(f"load_redwood: trajectory {str(traj)!r} has {len(mats)} poses for {n} frames and "
-                                  "its frame ids do not name the depth files; pass trajectory= with a matching .log")
+    poses_all, pairing, where_all = _poses_for(traj, pairs, root, "load_redwood")
 
     K_source = "intrinsics="
     size = None
@@ -220,6 +226,10 @@ def load_redwood(path: str | os.PathLike, *, stride: int = 1, max_frames: int | 
 
     idx = select(n, stride, max_frames, frames, "load_redwood")
     sel = [pairs[i] for i in idx]
+    where = None
+    if poses_all is not None:
+        where = where_all.select(idx)
+        check_reader_poses(poses_all[idx], where, "load_redwood")  # before reading any image
     depth, col = load_images([p[0] for p in sel], None if color_dir is None else [p[1] for p in sel],
                              depth_scale, invalid_65535=False)
     if size is not None and size != (depth.shape[2], depth.shape[1]):
@@ -230,7 +240,33 @@ def load_redwood(path: str | os.PathLike, *, stride: int = 1, max_frames: int | 
             "intrinsics_source": K_source, "trajectory": None if traj is None else str(traj)}
     if traj is not None:
         meta["pose_pairing"] = pairing
-    return build_frames(depth, col, K, poses, [p[0].stem for p in sel], meta)
+    return build_frames(depth, col, K, poses, [p[0].stem for p in sel], meta, where)
+
+
+def _poses_for(traj: Path | None, pairs: list[tuple[Path, Path | None]], root: Path, reader: str
+               ) -> tuple[np.ndarray | None, str | None, PoseLines | None]:
+    """Poses of every frame of ``pairs`` from the trajectory (by frame id when the ids name the depth
+    files, else in order), how they were paired, and where each came from (file lines)."""
+    if traj is None:
+        return None, None, None
+    metas, mats, rowlines = _read_log(traj)
+    stems = [p[0].stem for p in pairs]
+    n = len(pairs)
+    ids = [m[0] for m in metas]
+    pos = {i: k for k, i in enumerate(ids)}
+    if all(s.isdigit() for s in stems) and len(set(ids)) == len(ids) and all(int(s) in pos for s in stems):
+        order = [pos[int(s)] for s in stems]
+        pairing = "by frame id"
+    elif len(mats) == n:
+        order = list(range(n))
+        pairing = "in order"
+    else:
+        raise SmrnbValueError(f"{reader}: trajectory {str(traj)!r} has {len(mats)} poses for {n} frames and "
+                              "its frame ids do not name the depth files; pass trajectory= with a matching .log")
+    depth_dir = pairs[0][0].parent.name
+    where = PoseLines([traj] * n, [rowlines[k] for k in order],
+                      [f"frame id {ids[k]}, pose of {depth_dir}/{pairs[i][0].name}" for i, k in enumerate(order)])
+    return mats[order], pairing, where
 
 
 def iter_redwood(path: str | os.PathLike, *, batch_size: int = 8, stride: int = 1, max_frames: int | None = None,
@@ -247,10 +283,15 @@ def iter_redwood(path: str | os.PathLike, *, batch_size: int = 8, stride: int = 
         raise SmrnbValueError(f"iter_redwood: no depth/ folder in {str(root)!r} (expected the Redwood layout: "
                               "image/ or color/, depth/, a .log trajectory)")
     color_dir = next((root / n for n in ("image", "color", "rgb") if (root / n).is_dir()), None) if color else None
-    n = len(_pairs(root, depth_dir, color_dir))  # the sequence load_redwood selects from
-    idx = select(n, stride, max_frames, frames, "iter_redwood")
+    pairs = _pairs(root, depth_dir, color_dir)  # the sequence load_redwood selects from
+    idx = select(len(pairs), stride, max_frames, frames, "iter_redwood")
     kw = {"trajectory": trajectory, "intrinsics": intrinsics, "depth_scale": depth_scale, "color": color}
     load_redwood(root, frames=idx[:1], **kw)  # fail early: layout, trajectory, intrinsics
+    # every selected pose is checked now, not when its batch comes (a stream that fails half-way
+    # through has spent its work for nothing)
+    poses_all, _, where_all = _poses_for(_pick_trajectory(root, trajectory), pairs, root, "iter_redwood")
+    if poses_all is not None:
+        check_reader_poses(poses_all[idx], where_all.select(idx), "iter_redwood")
 
     def gen() -> Iterator[Frames]:
         for s in range(0, len(idx), batch_size):

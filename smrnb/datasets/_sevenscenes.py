@@ -11,7 +11,16 @@ from typing import Any
 import numpy as np
 
 from smrnb._errors import SmrnbValueError
-from smrnb.datasets._io import as_dir, build_frames, load_images, make_K, read_matrix_txt, select
+from smrnb.datasets._io import (
+    PoseLines,
+    as_dir,
+    build_frames,
+    check_reader_poses,
+    load_images,
+    make_K,
+    read_matrix_txt,
+    select,
+)
 from smrnb.geometry.mesh import Frames
 
 #: 7-Scenes depth camera (Kinect v1), as used by andyzeng/tsdf-fusion-python
@@ -60,7 +69,8 @@ def load_7scenes(path: str | os.PathLike, *, stride: int = 1, max_frames: int | 
     if missing:
         raise SmrnbValueError(f"load_7scenes: {len(missing)} pose file(s) missing in {str(root)!r}, e.g. "
                               f"{missing[0].name!r} (every frame needs frame-XXXXXX.pose.txt)")
-    poses_all = np.stack([read_matrix_txt(p, (4, 4), "pose") for p in pose_files])
+    read = [read_matrix_txt(p, (4, 4), "pose", with_lines=True) for p in pose_files]
+    poses_all = np.stack([a for a, _ in read])
     good = [i for i in range(len(stems)) if np.isfinite(poses_all[i]).all()]
     dropped = [stems[i] for i in range(len(stems)) if i not in set(good)]
     if not good:
@@ -87,7 +97,9 @@ def load_7scenes(path: str | os.PathLike, *, stride: int = 1, max_frames: int | 
                 raise SmrnbValueError(f"load_7scenes: color image {stems[i]}.color.png (or .jpg) missing in "
                                       f"{str(root)!r} (pass color=False to read depth only)")
             cpaths.append(c)
+    where = PoseLines([pose_files[i] for i in chosen], [read[i][1] for i in chosen], [""] * len(chosen))
+    check_reader_poses(poses_all[chosen], where, "load_7scenes")  # before reading any image
     depth, col = load_images([root / f"{stems[i]}.depth.png" for i in chosen], cpaths, depth_scale, invalid_65535=True)
     meta = {"dataset": "7scenes", "path": str(root), "indices": idx, "num_available": len(good),
             "depth_scale": depth_scale, "intrinsics_source": K_source, "dropped_bad_pose": dropped}
-    return build_frames(depth, col, K, poses_all[chosen], [stems[i] for i in chosen], meta)
+    return build_frames(depth, col, K, poses_all[chosen], [stems[i] for i in chosen], meta, where)

@@ -11,7 +11,17 @@ from typing import Any
 import numpy as np
 
 from smrnb._errors import SmrnbValueError
-from smrnb.datasets._io import PRIMESENSE_K, as_dir, build_frames, load_images, make_K, read_text_file, select
+from smrnb.datasets._io import (
+    PRIMESENSE_K,
+    PoseLines,
+    as_dir,
+    build_frames,
+    check_reader_poses,
+    load_images,
+    make_K,
+    read_text_file,
+    select,
+)
 from smrnb.geometry.mesh import Frames
 
 #: calibrated intrinsics per TUM sensor (fx, fy, cx, cy), from the TUM RGB-D "file formats" page;
@@ -24,12 +34,13 @@ TUM_INTRINSICS = {
 }
 
 
-def read_list(path: Path, ncols: int, what: str) -> tuple[np.ndarray, list[list[str]]]:
-    """A TUM list file: '#' comments, then 'timestamp value...' lines. Returns (timestamps, other columns)."""
+def read_list(path: Path, ncols: int, what: str, *, with_lines: bool = False) -> Any:
+    """A TUM list file: '#' comments, then 'timestamp value...' lines. Returns (timestamps, other columns)
+    and, with ``with_lines``, the file line number of each entry."""
     if not path.is_file():
         raise SmrnbValueError(f"load_tum: {what} {str(path)!r} is missing (the TUM layout has rgb.txt, depth.txt and "
                               "groundtruth.txt next to rgb/ and depth/)")
-    ts, rest = [], []
+    ts, rest, lines = [], [], []
     for k, ln in enumerate(read_text_file(path, f"load_tum: {what}").splitlines(), 1):
         s = ln.strip()
         if not s or s.startswith("#"):
@@ -42,7 +53,9 @@ def read_list(path: Path, ncols: int, what: str) -> tuple[np.ndarray, list[list[
         except ValueError:
             raise SmrnbValueError(f"load_tum: {str(path)!r} line {k}: timestamp {parts[0]!r} is not a number") from None
         rest.append(parts[1:])
-    return np.asarray(ts, dtype=np.float64), rest
+        lines.append(k)
+    out = np.asarray(ts, dtype=np.float64), rest
+    return (*out, lines) if with_lines else out
 
 
 def _is_number(text: str) -> bool:
@@ -141,17 +154,20 @@ def load_tum(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None
     pose_of: dict[int, np.ndarray] = {}
     dropped_no_pose = 0
     if poses:
-        g_ts, g_vals = read_list(root / "groundtruth.txt", 8, "ground truth")
+        g_ts, g_vals, g_lines = read_list(root / "groundtruth.txt", 8, "ground truth", with_lines=True)
         try:
             vals = np.asarray([[float(v) for v in r] for r in g_vals], dtype=np.float64).reshape(-1, 7)
         except ValueError:
             bad = next(k for k, r in enumerate(g_vals) if not all(_is_number(v) for v in r))
-            raise SmrnbValueError(f"load_tum: ground truth {str(root / 'groundtruth.txt')!r} pose {bad + 1} (after "
-                                  f"comments) must hold 7 numbers tx ty tz qx qy qz qw, got {' '.join(g_vals[bad])[:120]!r}"
+            raise SmrnbValueError(f"load_tum: ground truth {str(root / 'groundtruth.txt')!r} line {g_lines[bad]} "
+                                  f"must hold 7 numbers tx ty tz qx qy qz qw, got {' '.join(g_vals[bad])[:120]!r}"
                                   ) from None
-        T = quat_to_pose(vals[:, :3], vals[:, 3:])
+        with np.errstate(invalid="ignore", divide="ignore"):  # a zero quaternion gives NaN: refused below
+            T = quat_to_pose(vals[:, :3], vals[:, 3:])
+        gt_line: dict[int, int] = {}
         for i, j in associate(d_ts[keep], g_ts, max_dt):
             pose_of[keep[i]] = T[j]
+            gt_line[keep[i]] = j
         dropped_no_pose = len([i for i in keep if i not in pose_of])
         keep = [i for i in keep if i in pose_of]
         if not keep:
@@ -175,9 +191,20 @@ def load_tum(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None
         if not p.is_file():
             raise SmrnbValueError(f"load_tum: image {str(p)!r} listed in {str(root)!r} does not exist")
     depth, col = load_images(dpaths, cpaths, depth_scale, invalid_65535=False)
-    P = np.stack([pose_of[i] for i in chosen]) if poses else None
+    P = where = None
+    if poses:
+        P = np.stack([pose_of[i] for i in chosen])
+        gt = root / "groundtruth.txt"
+        labels = []
+        for i in chosen:
+            j = gt_line[i]
+            q = " ".join(g_vals[j][3:])
+            zero = ", a zero quaternion" if not np.any(vals[j, 3:]) else ""
+            labels.append(f"ground truth at {g_ts[j]:.6f} for depth at {d_ts[i]:.6f}: qx qy qz qw = {q[:80]}{zero}")
+        where = PoseLines([gt] * len(chosen), [[g_lines[gt_line[i]]] * 4 for i in chosen], labels)
+        check_reader_poses(P, where, "load_tum")  # before reading any image
     meta = {"dataset": "tum", "path": str(root), "indices": idx, "num_available": len(keep),
             "depth_scale": depth_scale, "intrinsics_source": K_source, "max_dt": max_dt,
             "dropped_no_color": dropped_no_color, "dropped_no_pose": dropped_no_pose,
             "timestamps": [float(d_ts[i]) for i in chosen]}
-    return build_frames(depth, col, K, P, [f"{d_ts[i]:.6f}" for i in chosen], meta)
+    return build_frames(depth, col, K, P, [f"{d_ts[i]:.6f}" for i in chosen], meta, where)

@@ -82,15 +82,25 @@ def check_pose(pose: Any, name: str = "pose", *, index: int | None = None, where
 
 def check_poses(poses: torch.Tensor, name: str = "poses", *, where: Any = None) -> None:
     """Validate (N, 4, 4) poses at once; the message names the first bad frame (and ``where(i)``,
-    a callable giving its file and line, when given)."""
+    a callable giving its file and line, when given; a callable with ``wants_rows = True`` is
+    called as ``where(i, rows)`` with the matrix rows at fault, so that a reader can name the very
+    line of its file)."""
     P = poses.detach().cpu().double()
     _check_rigid(P, name, list(range(P.shape[0])), where)
 
 
+def where_text(where: Any, index: int | None, rows: tuple[int, ...] = (0, 1, 2, 3)) -> str | None:
+    """The text of a ``where`` (a string, None, or a callable of the frame index, see
+    :func:`check_poses`) for frame ``index`` and the matrix rows at fault."""
+    if not callable(where):
+        return where
+    return where(index, rows) if getattr(where, "wants_rows", False) else where(index)
+
+
 def _check_rigid(P: torch.Tensor, name: str, indices: list[int] | None, where: Any) -> None:
-    def fail(i: int, what: str) -> None:
+    def fail(i: int, what: str, rows: tuple[int, ...] = (0, 1, 2, 3)) -> None:
         idx = indices[i] if indices is not None else None
-        w = where(idx) if callable(where) else where
+        w = where_text(where, idx, rows)
         raise SmrnbValueError(f"{name} must be rigid camera-to-world transforms: {what}{_where(idx, w)}")
 
     if P.shape[0] == 0:
@@ -99,20 +109,22 @@ def _check_rigid(P: torch.Tensor, name: str, indices: list[int] | None, where: A
     if not bool(finite.all()):
         i = int((~finite).nonzero()[0])
         bad = int((~torch.isfinite(P[i])).sum())
-        fail(i, f"{name} must be finite, got {bad} NaN/inf value(s) in {P[i].tolist()}")
+        rows = tuple(int(r) for r in (~torch.isfinite(P[i])).any(1).nonzero().flatten())
+        fail(i, f"{name} must be finite, got {bad} NaN/inf value(s) in {P[i].tolist()}", rows)
     last = (P[:, 3] - torch.tensor([0.0, 0.0, 0.0, 1.0], dtype=torch.float64)).abs().amax(1)
     if bool((last > 1e-6).any()):
         i = int((last > 1e-6).nonzero()[0])
-        fail(i, f"last row must be [0, 0, 0, 1], got {P[i, 3].tolist()}")
+        fail(i, f"last row must be [0, 0, 0, 1], got {P[i, 3].tolist()}", (3,))
     R = P[:, :3, :3]
     err = (R.transpose(1, 2) @ R - torch.eye(3, dtype=torch.float64)).abs().flatten(1).amax(1)
     if bool((err > RIGID_TOL).any()):
         i = int((err > RIGID_TOL).nonzero()[0])
-        fail(i, f"rotation part not orthonormal, |R^T R - I| = {float(err[i]):.3g} (a scaled or sheared pose?)")
+        fail(i, f"rotation part not orthonormal, |R^T R - I| = {float(err[i]):.3g} (a scaled or sheared pose?)",
+             (0, 1, 2))
     det = torch.linalg.det(R)
     if bool((det < 0).any()):
         i = int((det < 0).nonzero()[0])
-        fail(i, f"rotation part is a reflection (det = {float(det[i]):.3g})")
+        fail(i, f"rotation part is a reflection (det = {float(det[i]):.3g})", (0, 1, 2))
 
 
-__all__ = ["check_K", "check_pose", "check_poses", "RIGID_TOL"]
+__all__ = ["check_K", "check_pose", "check_poses", "where_text", "RIGID_TOL"]

@@ -269,6 +269,10 @@ def _tables_on(device: torch.device) -> dict[str, torch.Tensor]:
             np.array(_corner_offsets(a, b), dtype=np.int64)[_e].reshape(-1), device=_d))
         p0, p1 = _CORNER[et["ends"][:, 0]], _CORNER[et["ends"][:, 1]]
         t["edge_p0"] = torch.as_tensor(p0.astype(np.float32).reshape(-1), device=device)
+        # per Lewiner edge: the flat offset of its lower end node (for node strides (a, b, 1)) and its axis
+        t["edge_lo"] = cache(lambda a, b, _d=device: torch.as_tensor(_EDGE[:, :3] @ np.array([a, b, 1], dtype=np.int64),
+                                                                    device=_d))
+        t["edge_axis"] = torch.as_tensor(_EDGE[:, 3].copy(), device=device)
         t["edge_dir"] = torch.as_tensor((p1 - p0).astype(np.float32).reshape(-1), device=device)
         t["pair"] = torch.arange(2, device=device)
         t["triple"] = torch.arange(3, device=device)
@@ -569,25 +573,66 @@ def _empty(dev: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
             torch.zeros((0, 3), dtype=torch.int64, device=dev))
 
 
+def _masked_cubes(cand: torch.Tensor, mask: torch.Tensor, dims) -> tuple[torch.Tensor, torch.Tensor]:
+    """With a mask: the active cubes to process and which of them make triangles, in dense passes.
+
+    A cube makes triangles when it is active and its 8 corners are observed (``tri``). Every vertex
+    is numbered by its edge's owner cube, which is the triangle-making cube itself or one of its
+    neighbours at offsets in ``{0, 1}^3`` (:func:`_edge_tables`), so the cubes kept are the active
+    ones with a triangle-making cube among their 8 neighbours at offsets in ``{0, -1}^3``: all
+    owners, and usually far fewer cubes than all active ones (a TSDF's frontier with unobserved
+    space is active and makes nothing). Returns ``lin`` (node of each kept cube's corner 0, ascending) and
+    ``tri_cubes`` (positions in ``lin`` of the triangle-making ones)."""
+    N0, N1, N2, a, b = dims
+    L = N0 * N1 * N2
+    Lq, Lc = L - b - 1, L - a - b - 1
+    m = mask.reshape(-1)
+    # the 8 corners of the cube at node n are n + (0, 1, b, b + 1, a, a + 1, a + b, a + b + 1)
+    q = m[:Lq] & m[1:Lq + 1]
+    q &= m[b:b + Lq]
+    q &= m[b + 1:b + 1 + Lq]
+    tri = torch.zeros(L, dtype=torch.bool, device=cand.device)
+    torch.logical_and(q[:Lc], q[a:a + Lc], out=tri[:Lc])
+    active = cand[:Lc] != 0
+    tri[:Lc] &= active
+    del q
+    # dilate "makes triangles" onto the owners: keep(n) = active(n) and tri(n - d) for some d in {0, 1}^3,
+    # one axis at a time (a shift that wraps into the previous row only adds harmless extra cubes)
+    q = tri.clone()
+    q[1:] |= tri[:-1]
+    keep = q.clone()
+    keep[b:] |= q[:-b]
+    q.copy_(keep)
+    keep[a:] |= q[:-a]
+    del q
+    keep = keep[:Lc]
+    keep &= active
+    lin = keep.nonzero().squeeze(1)
+    tri_cubes = _g(tri, lin).nonzero().squeeze(1)
+    return lin, tri_cubes
+
+
 def _marching_cubes_exact(vol: torch.Tensor, level: float, mask: torch.Tensor | None, name: str = "volume",
-                          counts: list[int] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                          counts: list[int] | None = None, raw: bool = False) -> Any:
     """The segments run eagerly at the exact sizes (CPU, masks, large or one-off GPU volumes).
-    ``counts`` (a list) receives the active, ambiguous, face, edge-vertex and interior-vertex counts."""
+    ``counts`` (a list) receives the active, ambiguous, face, edge-vertex and interior-vertex counts.
+    ``raw``: vertices as lattice identities instead of positions (see :func:`_seg_mesh`): a dict with
+    ``faces`` and ``edge_node``, ``edge_axis`` (edge vertices, then) ``cen_node``, ``cen_off``."""
     dev = vol.device
     dims = _dims(vol)
     st = _seg_classify(vol, _threshold_f32(level), float(level), dims=dims, count=False)
-    lin = st["cand"].nonzero().squeeze(1)  # node index of each active cube's corner 0, ascending
-    M = lin.numel()
-    if M == 0:
-        if bool(st["nonfinite"]):
-            _raise_nonfinite(vol, name)
-        return _empty(dev)
-    st.update(_seg_cubes(**st, dims=dims, lin=lin, cap=M))
-    amb = st["ambflag"].nonzero().squeeze(1)
     tri_cubes = None
     if mask is not None:  # cubes that make triangles: those whose 8 corners are all observed
-        corner_off = device_const(dev, _corner_offsets(*dims[3:]))
-        tri_cubes = _g(mask.reshape(-1), lin[:, None] + corner_off).all(1).nonzero().squeeze(1)
+        lin, tri_cubes = _masked_cubes(st["cand"], mask, dims)
+    else:
+        lin = st["cand"].nonzero().squeeze(1)  # node index of each active cube's corner 0, ascending
+    M = lin.numel()
+    if M == 0 or (tri_cubes is not None and tri_cubes.numel() == 0):
+        if bool(st["nonfinite"]):
+            _raise_nonfinite(vol, name)
+        return _empty_raw(dev) if raw else _empty(dev)
+    st.update(_seg_cubes(**st, dims=dims, lin=lin, cap=M))
+    amb = st["ambflag"].nonzero().squeeze(1)
     st.update(_seg_rows(**st, dims=dims, amb=amb, tri_cubes=tri_cubes))
     F, n_edge, n_centre, bad = st["sizes"].tolist()  # the finiteness check rides along
     if bad:
@@ -595,18 +640,36 @@ def _marching_cubes_exact(vol: torch.Tensor, level: float, mask: torch.Tensor | 
     if counts is not None:
         counts += [M, amb.numel(), F, n_edge, n_centre]
     out = _seg_mesh(**st, dims=dims, tri_cubes=tri_cubes, n_faces=F, n_verts=n_edge, n_centre=n_centre,
-                    padded=False)
+                    padded=False, raw=raw)
     faces = out["faces"]
-    verts = out["pos"] if out["cen"] is None else torch.cat([out["pos"], out["cen"]])
-    if mask is not None and faces.numel():
+    used = None
+    if mask is not None:
         # vertices owned by cubes that make no triangles may be unreferenced: drop them
-        used = torch.zeros(verts.shape[0], dtype=torch.bool, device=dev)
+        n_v = n_edge + n_centre
+        used = torch.zeros(n_v, dtype=torch.bool, device=dev)
         used[faces.reshape(-1)] = True
         remap = torch.cumsum(used.long(), 0) - 1
-        verts, faces = verts[used], _g(remap, faces)
-    elif mask is not None:
-        verts = verts[:0]
+        faces = _g(remap, faces)
+    if raw:
+        res = {"faces": faces, "edge_node": out["edge_node"], "edge_axis": out["edge_axis"],
+               "cen_node": out["cen_node"], "cen_off": out["cen_off"]}
+        if used is not None:
+            ue, uc = used[:n_edge], used[n_edge:]
+            for k in ("edge_node", "edge_axis"):
+                res[k] = res[k][ue]
+            for k in ("cen_node", "cen_off"):
+                res[k] = res[k][uc]
+        return res
+    verts = out["pos"] if out["cen"] is None else torch.cat([out["pos"], out["cen"]])
+    if used is not None:
+        verts = verts[used]
     return verts, faces
+
+
+def _empty_raw(dev: torch.device) -> dict[str, torch.Tensor]:
+    z = torch.zeros(0, dtype=torch.int64, device=dev)
+    return {"faces": torch.zeros((0, 3), dtype=torch.int64, device=dev), "edge_node": z, "edge_axis": z,
+            "cen_node": z, "cen_off": torch.zeros((0, 3), dtype=torch.float32, device=dev)}
 
 
 def _marching_cubes_padded(vol: torch.Tensor, level: float, graphs: bool, name: str = "volume"
@@ -747,11 +810,15 @@ def _seg_rows(*, flat, lev, lin, C, cidx, row, ambflag, nonfinite, dims, amb=Non
 
 
 def _seg_mesh(*, flat, lev, lin, C, owned, flags, vstart, vend, slot, rows, ntri, uses_c, tend, dims,
-              n_faces: int, n_verts: int, n_centre: int, padded: bool, tri_cubes=None, **_: Any
+              n_faces: int, n_verts: int, n_centre: int, padded: bool, tri_cubes=None, raw: bool = False, **_: Any
               ) -> dict[str, Any]:
     """Segment 4: faces (n_faces, 3) as vertex ids, edge-vertex positions (n_verts, 3) and interior
     vertex positions (n_centre, 3) or None. ``padded``: rows past the real counts repeat a real
-    face, the first active cube's first edge, and the first active cube's centre."""
+    face, the first active cube's first edge, and the first active cube's centre. ``raw``: instead
+    of positions, each edge vertex as its edge's lower node (flat index) and axis (``edge_node``,
+    ``edge_axis``), each interior vertex as its cube's corner-0 node and its offset in the cube
+    (``cen_node``, ``cen_off`` float32): exact however large the volume, for callers that place the
+    vertices themselves (the sparse TSDF extraction)."""
     N0, N1, N2, a, b = dims
     dev = flat.device
     T = _tables_on(dev)
@@ -772,7 +839,7 @@ def _seg_mesh(*, flat, lev, lin, C, owned, flags, vstart, vend, slot, rows, ntri
     owner = _g(slot, _g(lin, m)[:, None] + _g(T["owner_lin"](a, b), fe))  # int32: an index as is
     below = _g(owned, owner) & _g(T["owner_below"], fe)
     vid = _g(vstart, owner) + _g(T["popcount"], below)
-    cen = None
+    cen = cen_node = cen_off = None
     if n_centre:  # interior vertices (some tilings of ambiguous cases): numbered after the edge vertices
         corner_off = device_const(dev, _corner_offsets(a, b))
         cm = _nonzero(uses_c, n_centre).squeeze(1)
@@ -780,9 +847,18 @@ def _seg_mesh(*, flat, lev, lin, C, owned, flags, vstart, vend, slot, rows, ntri
         vid = torch.where(local == 12, vend[-1] + _g(cid, m)[:, None], vid)
         w = 1.0 / (_EPS + (_g(flat, _g(lin, cm)[:, None] + corner_off).double() - lev).abs())  # (C, 8)
         centre = (w @ T["corner_pos"].double()) / w.sum(1, keepdim=True)
-        cen = _g(C, cm).to(torch.float32) + centre.to(torch.float32)
+        if raw:
+            cen_node, cen_off = _g(lin, cm), centre.to(torch.float32)
+        else:
+            cen = _g(C, cm).to(torch.float32) + centre.to(torch.float32)
     # positions of the owned edge vertices, in numbering order (cube-major, edge ascending)
     mi, ei = _nonzero(_g(T["bits12"], owned), n_verts).unbind(1)
+    if raw:
+        if cen_node is None:
+            cen_node = torch.zeros(0, dtype=torch.int64, device=dev)
+            cen_off = torch.zeros((0, 3), dtype=torch.float32, device=dev)
+        return {"faces": vid, "edge_node": _g(lin, mi) + _g(T["edge_lo"](a, b), ei), "edge_axis": _g(T["edge_axis"], ei),
+                "cen_node": cen_node, "cen_off": cen_off}
     e2 = torch.add(T["pair"], ei[:, None], alpha=2)  # (V, 2) keys into the flat (edge, end) table
     d = (_g(flat, _g(lin, mi)[:, None] + _g(T["edge_off"](a, b), e2)) - lev).abs_()  # (V, 2)
     t = d[:, 0].div_(d.sum(1))

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.geometry._camera import check_K, check_poses
+from smrnb.geometry._camera import check_K, check_poses, where_text
 from smrnb.geometry._validate import as_tensor, check_float, check_integer, check_shape
 
 
@@ -219,7 +219,7 @@ class Frames:
             check_K(self.K, "K", height=H, width=W)
         else:
             for i in range(N):
-                check_K(self.K[i], "K", height=H, width=W, index=i, where=where(i) if where else None)
+                check_K(self.K[i], "K", height=H, width=W, index=i, where=where_text(where, i))
         self.color = _opt(self.color, "color")
         if self.color is not None:
             check_shape(self.color, "color", (N, H, W, 3))

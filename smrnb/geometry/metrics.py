@@ -140,7 +140,7 @@ def surface_metrics(pred: Any, gt: Any, tau: float = 0.005, n_samples: int = 100
             "nn_backend": "torch.cdist (cuda)" if dev.type == "cuda" else "scipy.cKDTree (cpu)"}
 
 
-def depth_error(mesh: Any, frames: Any, *, max_error: float | None = None) -> dict:
+def depth_error(mesh: Any, frames: Any, *, max_error: float | None = None, pixel_center: float = 0.0) -> dict:
     """Re-render ``mesh`` into every frame and compare with the frame's measured depth.
 
     Parameters
@@ -150,6 +150,11 @@ def depth_error(mesh: Any, frames: Any, *, max_error: float | None = None) -> di
     max_error : float, optional
         Pixels whose |rendered - measured| exceeds this (metres) are left out of the errors and
         counted in ``outlier_fraction`` (default: keep all).
+    pixel_center : float
+        Where pixel ``(u, v)`` is rendered: ``0.0`` (default) at integer coordinates, the convention
+        of the frames' intrinsics (``cx = 319.5`` for 640 columns); ``0.5`` at ``u + 0.5``, as an
+        evaluator built on Open3D's ``create_rays_pinhole`` does (see :func:`smrnb.render_depth`).
+        A half-pixel shift changes the error on slanted surfaces and at depth edges.
 
     Returns
     -------
@@ -169,6 +174,9 @@ def depth_error(mesh: Any, frames: Any, *, max_error: float | None = None) -> di
         raise SmrnbValueError("frames.poses is None: depth_error needs camera-to-world poses (N, 4, 4)")
     if max_error is not None:
         max_error = check_positive(max_error, "max_error")
+    from smrnb.geometry.render import _check_pixel_center
+
+    pixel_center = _check_pixel_center(pixel_center)
     dev = mesh.vertices.device
     errs = []
     per = []
@@ -176,7 +184,8 @@ def depth_error(mesh: Any, frames: Any, *, max_error: float | None = None) -> di
     for i in range(len(frames)):
         meas = frames.depth[i].to(dev, torch.float32)
         valid = torch.isfinite(meas) & (meas > 0)
-        r = render_depth(mesh, frames.intrinsics(i), frames.poses[i], frames.height, frames.width)
+        r = render_depth(mesh, frames.intrinsics(i), frames.poses[i], frames.height, frames.width,
+                         pixel_center=pixel_center)
         both = valid & (r > 0)
         e = (r[both] - meas[both]).abs()
         n_out = 0

@@ -8,7 +8,11 @@ Conventions
   trajectory). ``mesh.frame`` is not consulted.
 * ``pose`` is camera-to-world, 4x4, with OpenCV/OpenNI camera axes (x right, y down, z forward).
 * ``K`` is the 3x3 pinhole matrix in pixels; pixel centres sit at integer coordinates, so pixel
-  ``(row v, column u)`` looks along the ray through ``((u - cx) / fx, (v - cy) / fy, 1)``.
+  ``(row v, column u)`` looks along the ray through ``((u - cx) / fx, (v - cy) / fy, 1)``. That is
+  the convention of the datasets' intrinsics (PrimeSense ``cx = 319.5`` for 640 columns puts the
+  optical axis on the image's centre). ``pixel_center=0.5`` samples at ``(u + 0.5, v + 0.5)``
+  instead, the convention of Open3D's ``RaycastingScene.create_rays_pinhole`` and of OpenGL: give
+  both tools the same convention and they render the same depth (tests/geometry/test_render.py).
 * Depth is the camera-frame **z** (not the ray length), in the mesh's units (metres), ``0`` where no
   triangle covers the pixel centre.
 
@@ -54,8 +58,21 @@ def _mesh_arrays(mesh: Any) -> tuple[torch.Tensor, torch.Tensor]:
     return mesh.vertices, mesh.faces
 
 
+def _check_pixel_center(pixel_center: Any) -> float:
+    from smrnb._errors import SmrnbTypeError, SmrnbValueError
+
+    if isinstance(pixel_center, bool) or not isinstance(pixel_center, (int, float)):
+        raise SmrnbTypeError(f"pixel_center must be a number (0.0 or 0.5), got {type(pixel_center).__name__}")
+    pc = float(pixel_center)
+    if not 0.0 <= pc < 1.0:
+        raise SmrnbValueError(f"pixel_center must be in [0, 1) pixels (0.0: centres at integers, 0.5: at u + 0.5 as "
+                              f"Open3D's create_rays_pinhole), got {pixel_center!r}")
+    return pc
+
+
 def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: float = 1e-3,
-              _image_camera: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+              pixel_center: float = 0.0, _image_camera: bool = True
+              ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Rasterize ``mesh`` into a pinhole camera: per-pixel depth, face index and barycentrics.
 
     Parameters
@@ -70,6 +87,10 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
         Image size in pixels.
     near : float
         Triangles with a vertex at camera z < ``near`` (metres) are dropped (no clipping).
+    pixel_center : float
+        Where pixel ``(u, v)`` samples the image plane: at ``(u + pixel_center, v + pixel_center)``
+        in the pixel coordinates of ``K``. ``0.0`` (default): centres at integers, the convention of
+        the datasets' intrinsics; ``0.5``: Open3D's ``create_rays_pinhole`` / OpenGL convention.
 
     Returns
     -------
@@ -91,6 +112,7 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
     H = check_int_range(height, "height", 1, 1 << 15)
     W = check_int_range(width, "width", 1, 1 << 15)
     near = check_positive(near, "near")
+    pc = _check_pixel_center(pixel_center)
     # _image_camera=False: an internal camera that is no image camera (texture.py's UV-space
     # raster, principal point at -0.5): K is checked without the principal-point-in-image rule
     K, pose = _check_camera(K, pose, device, H if _image_camera else None, W if _image_camera else None)
@@ -106,7 +128,8 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
     R = pose[:3, :3]
     t = pose[:3, 3]
     vc = ((verts.to(torch.float64) - t) @ R).to(torch.float32)  # (V, 3) = R^T (x - t)
-    fx, fy, cx, cy = (float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2]))
+    # sampling pixel (u, v) at (u + pc, v + pc) is sampling at (u, v) with the principal point moved by -pc
+    fx, fy, cx, cy = (float(K[0, 0]), float(K[1, 1]), float(K[0, 2]) - pc, float(K[1, 2]) - pc)
     skew = float(K[0, 1])
     z = vc[:, 2]
     zs = z.clamp_min(near)
@@ -204,7 +227,7 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
     return depth, face_idx, bary
 
 
-def render_depth(mesh: Any, K: Any, pose: Any, height: int, width: int) -> torch.Tensor:
+def render_depth(mesh: Any, K: Any, pose: Any, height: int, width: int, *, pixel_center: float = 0.0) -> torch.Tensor:
     """Depth image of ``mesh`` seen from a pinhole camera (z-buffer, plain PyTorch, CPU or CUDA).
 
     Parameters
@@ -213,6 +236,8 @@ def render_depth(mesh: Any, K: Any, pose: Any, height: int, width: int) -> torch
     K : (3, 3) float intrinsics in pixels (pixel centres at integer coordinates)
     pose : (4, 4) float camera-to-world, OpenCV camera axes (x right, y down, z forward)
     height, width : int, image size in pixels
+    pixel_center : float, ``0.0`` (default, centres at integer pixel coordinates, as the datasets'
+        intrinsics) or ``0.5`` (at ``u + 0.5``, as Open3D's ``create_rays_pinhole``); see :func:`rasterize`
 
     Returns
     -------
@@ -220,4 +245,4 @@ def render_depth(mesh: Any, K: Any, pose: Any, height: int, width: int) -> torch
     through each pixel centre, ``0`` where no surface. See :func:`rasterize` for face indices and
     barycentrics.
     """
-    return rasterize(mesh, K, pose, height, width)[0]
+    return rasterize(mesh, K, pose, height, width, pixel_center=pixel_center)[0]

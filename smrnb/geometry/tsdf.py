@@ -15,7 +15,8 @@ centre.
   surface, i.e. in observed free space), ``weight (M, B**3) float32`` (number of observations, capped
   at ``max_weight`` when given), ``color (M, 3, B**3) float32`` in ``[0, 1]`` (optional, channel-planar so that every
   update pass is a plain 1-D gather). Voxels inside
-  a block are ordered ``(i*B + j)*B + k``.
+  a block are ordered ``(i*B + j)*B + k``. The arrays have room for more blocks than ``num_blocks``
+  (they grow by half when full); rows past ``num_blocks`` are spare capacity, uninitialised.
 * Block lookup: a dense ``int32`` table over the bounding box of the touched blocks (``-1`` = not
   allocated), grown when a frame reaches outside it. It costs 4 bytes per *block* of the bounding
   box (1/512 of a dense float volume at B = 8).
@@ -207,7 +208,9 @@ class TSDFVolume:
         B3 = self.block_size ** 3
 
         def grow(t: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
-            new = torch.zeros((cap, *shape), dtype=t.dtype, device=self.device)
+            # rows past num_blocks are written by _allocate before anything reads them: left
+            # uninitialised, the spare capacity costs no resident memory until it is used
+            new = torch.empty((cap, *shape), dtype=t.dtype, device=self.device)
             new[: self.num_blocks] = t[: self.num_blocks]
             return new
 
@@ -561,7 +564,9 @@ class TSDFVolume:
             return N
         same_K = Kc.dim() == 2 or bool((Kc == Kc[:1]).all())
         cam0 = {"K": [float(Ks[0][0, 0]), float(Ks[0][1, 1]), float(Ks[0][0, 2]), float(Ks[0][1, 2])], "H": H, "W": W}
-        group = max(1, min(32, _MARK_BYTES // (T + 1)))
+        # on the CPU one pass per frame costs nothing more and keeps the planner's temporaries (~3 MB a
+        # frame at 640x480) small; a GPU wants few launches
+        group = max(1, min(32 if dev.type != "cpu" else 1, _MARK_BYTES // (T + 1)))
         union = torch.zeros(T + 1, dtype=torch.bool, device=dev)
         keys: list[torch.Tensor | None] = []
         for g0 in range(0, N, group):
@@ -639,7 +644,7 @@ class TSDFVolume:
             Voxels with ``weight < weight_threshold`` count as unobserved; a cube is meshed only when
             all 8 of its corners are observed (no surfaces at the edge of the unknown).
         max_bytes : int, optional
-            Working-memory cap for one batch of packed blocks (default ``min(memory_budget, 256 MiB)``):
+            Working-memory cap for one batch of packed blocks (default ``min(memory_budget, 16 MiB)``):
             the blocks are meshed in batches that fit, and the vertices on block faces are welded.
 
         Returns
@@ -655,8 +660,9 @@ class TSDFVolume:
         plane of its +x, +y, +z neighbours into a ``(B+1)^3`` brick (a missing neighbour reads as
         unobserved), the bricks are stacked along x with one unobserved separator plane each, and
         one marching-cubes call meshes a batch of bricks. Each cube lies in exactly one brick (the
-        block of its lowest corner), so the surface is the one a dense volume would give; only the
-        vertices on block faces are duplicated, and welded by position.
+        block of its lowest corner), so the mesh is the one marching cubes gives on the dense volume
+        (tested); only the vertices on block faces are made twice, and welded by their lattice edge.
+        Blocks whose observed tsdf range (with their neighbours') has no zero crossing are skipped.
         """
         from smrnb.geometry.mesh import Mesh
 
@@ -702,18 +708,21 @@ class TSDFVolume:
             return empty()
         live, bc = live.index_select(0, keep), bc.index_select(0, keep)
         nbr = {d: v.index_select(0, keep) for d, v in nbr.items()}
-        per_brick = (B + 2) ** 3 * (4 + 4 + 1 + (12 if self.has_color else 0) + 24)
-        cap = min(self.memory_budget, 256 << 20) if max_bytes is None else int(check_positive(max_bytes, "max_bytes"))
+        # working set per brick node: tsdf and weight copies (8 bytes), the observed mask (1) and marching
+        # cubes' dense passes (~6); its sparse part scales with the surface, not the bricks
+        per_brick = (B + 2) ** 3 * 16
+        cap = min(self.memory_budget, _EXTRACT_BYTES) if max_bytes is None else int(check_positive(max_bytes, "max_bytes"))
         chunk = max(1, cap // per_brick)
-        verts_all, faces_all, cols_all = [], [], []
+        verts_all, faces_all, cols_all, keys_all = [], [], [], []
         nv = 0
         for s in range(0, live.numel(), chunk):
             own = live[s : s + chunk]
-            v, f, c = self._mesh_bricks(own, {d: n[s : s + chunk] for d, n in nbr.items()}, bc[s : s + chunk],
-                                        weight_threshold)
+            v, f, c, k = self._mesh_bricks(own, {d: n[s : s + chunk] for d, n in nbr.items()}, bc[s : s + chunk],
+                                           weight_threshold)
             if v.shape[0]:
                 verts_all.append(v)
                 faces_all.append(f + nv)
+                keys_all.append(k)
                 if c is not None:
                     cols_all.append(c)
                 nv += v.shape[0]
@@ -722,91 +731,140 @@ class TSDFVolume:
         vox = torch.cat(verts_all)  # float64 voxel-lattice coordinates
         faces = torch.cat(faces_all)
         colors = torch.cat(cols_all) if cols_all else None
-        # weld the vertices on block faces (a local coordinate 0 or B): each is made by the bricks
-        # on both sides of its face
-        local = vox - torch.floor(vox / B) * B
-        on_face = ((local == 0) | (local == B)).any(1)
-        bi = torch.nonzero(on_face).flatten()
+        # weld the vertices on block faces: an edge in a block's boundary plane is met by the cubes of
+        # the bricks on both of its sides, which both made its vertex. The lattice edge (lower node,
+        # axis) names a vertex exactly; -1 marks the vertices no other brick can make.
+        key = torch.cat(keys_all)
+        bi = torch.nonzero(key >= 0).flatten()
         if bi.numel():
-            key = torch.round(vox.index_select(0, bi) * 1024).to(torch.int64)
-            key = key - key.amin(0)
-            ext = (key.amax(0) + 1).tolist()
-            if ext[0] * ext[1] * ext[2] < (1 << 62):
-                _, inv = torch.unique((key[:, 0] * ext[1] + key[:, 1]) * ext[2] + key[:, 2], return_inverse=True)
-            else:  # pragma: no cover - a volume over ~10^6 voxels per axis
-                _, inv = torch.unique(key, dim=0, return_inverse=True)
-            first = torch.full((int(inv.max()) + 1,), vox.shape[0], dtype=torch.int64, device=dev)
+            V = vox.shape[0]
+            _, inv = torch.unique(key.index_select(0, bi), return_inverse=True)
+            first = torch.full((int(inv.max()) + 1,), V, dtype=torch.int64, device=dev)
             first.scatter_reduce_(0, inv, bi, reduce="amin")
-            remap = torch.arange(vox.shape[0], device=dev)
-            remap[bi] = first[inv]
-            keep = remap == torch.arange(vox.shape[0], device=dev)
-            new_index = torch.cumsum(keep, 0) - 1
-            faces = new_index[remap[faces]]
-            vox = vox[keep]
-            colors = None if colors is None else colors[keep]
+            rep = first.index_select(0, inv)  # the vertex each face-vertex is welded onto
+            keep = torch.ones(V, dtype=torch.bool, device=dev)
+            keep.index_fill_(0, bi.masked_select(rep != bi), False)
+            new_index = torch.cumsum(keep, 0).sub_(1)
+            new_index.index_copy_(0, bi, new_index.index_select(0, rep))
+            faces = new_index.index_select(0, faces.reshape(-1)).view(-1, 3)
+            kept = torch.nonzero(keep).flatten()
+            vox = vox.index_select(0, kept)
+            colors = None if colors is None else colors.index_select(0, kept)
         verts = (vox * self.voxel_size).to(torch.float32)
         return Mesh(verts, faces, vertex_colors=colors, frame="opencv", meta=meta)
 
     def _mesh_bricks(self, own: torch.Tensor, nbr: dict[tuple[int, int, int], torch.Tensor], bc: torch.Tensor,
-                     weight_threshold: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+                     weight_threshold: float
+                     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
         """Marching cubes over the ``(B+1)^3`` bricks of blocks ``own`` (rows) whose neighbour rows are
         ``nbr[(dx, dy, dz)]`` (-1 = none) and coordinates ``bc``: vertices as float64 voxel-lattice
-        coordinates, faces (local to this batch), colors or None."""
+        coordinates, faces (local to this batch), colors or None, and each vertex's weld key (the
+        global lattice edge it lies on, -1 when no other brick can make it)."""
+        from smrnb.geometry.marching_cubes import _check_memory, _marching_cubes_exact
+
         B = self.block_size
+        B3 = B ** 3
         n = own.numel()
         dev = self.device
-        # bricks of (B+2)^3 nodes, the last plane along each axis an unobserved separator, laid out
-        # in a g x g x gx grid so that packed coordinates stay small (float32 vertices keep ~1e-5 voxel)
+        # bricks of (B+2)^3 nodes, the last plane along each axis an unobserved separator, stacked along
+        # x: the (n, P, P, P) arrays are the (n*P, P, P) volume marching cubes runs on, no copy
         P = B + 2
-        g = max(1, round(n ** (1 / 3)))
-        gx = -(-n // (g * g))
-        G = gx * g * g
-        tv = torch.ones((G, P, P, P), dtype=torch.float32, device=dev)
-        wv = torch.zeros((G, P, P, P), dtype=torch.float32, device=dev)
-        cv = torch.zeros((G, P, P, P, 3), dtype=torch.float32, device=dev) if self.color is not None else None
+        tv = torch.ones((n, P, P, P), dtype=torch.float32, device=dev)
+        wv = torch.zeros((n, P, P, P), dtype=torch.float32, device=dev)
         M = self.num_blocks
         grids = [(tv, self.tsdf[:M].view(M, B, B, B)), (wv, self.weight[:M].view(M, B, B, B))]
-        if cv is not None:
-            grids.append((cv, self.color[:M].view(M, 3, B, B, B).permute(0, 2, 3, 4, 1)))
         full, first = slice(0, B), slice(0, 1)
+        # source rows of each brick's node groups: own block (k = 0) and the +x/+y/+z neighbours
+        # (k = 4 dx + 2 dy + dz), for the colors below
+        src = torch.full((8, n), -1, dtype=torch.int64, device=dev)
+        src[0] = own
         for d in ((0, 0, 0), *nbr):
             src_sl = tuple(first if di else full for di in d)
             dst_sl = tuple(slice(B, B + 1) if di else full for di in d)
             if d == (0, 0, 0):
                 rows, sel = own, torch.arange(n, device=dev)
             else:
+                src[4 * d[0] + 2 * d[1] + d[2]] = nbr[d]
                 sel = torch.nonzero(nbr[d] >= 0).flatten()
                 if sel.numel() == 0:
                     continue
                 rows = nbr[d].index_select(0, sel)
-            for dst, src in grids:
-                dst[(slice(None), *dst_sl)].index_copy_(0, sel, src[(slice(None), *src_sl)].index_select(0, rows))
+            for dst, sv in grids:
+                dst[(slice(None), *dst_sl)].index_copy_(0, sel, sv[(slice(None), *src_sl)].index_select(0, rows))
         obs = wv >= weight_threshold
         del wv
-        tv = torch.where(obs, tv, torch.ones((), device=dev))
+        # the values at unobserved nodes are left as they are: marching cubes with a mask reads them
+        # for no vertex and no triangle (only cubes with 8 observed corners make triangles, and their
+        # edges' owners are numbered consistently whatever their other corners hold)
+        vol = tv.view(n * P, P, P)
+        _check_memory(vol)
+        # "value > level" is the inside for marching cubes; here the positive side is free space, so
+        # the faces are flipped to wind counter-clockwise seen from it (normals toward observed space)
+        r = _marching_cubes_exact(vol, 0.0, obs.view(n * P, P, P), raw=True)
+        del obs
+        faces = r["faces"].flip(1)
+        P2, P3 = P * P, P * P * P
 
-        def dense(x: torch.Tensor) -> torch.Tensor:  # (G, P, P, P, ...) -> (gx*P, g*P, g*P, ...)
-            tail = x.shape[4:]
-            x = x.view(gx, g, g, P, P, P, *tail).permute(0, 3, 1, 4, 2, 5, *range(6, 6 + len(tail)))
-            return x.reshape(gx * P, g * P, g * P, *tail)
+        def split(node: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            """Brick index and node coordinates within the brick."""
+            brick = torch.div(node, P3, rounding_mode="floor")
+            rem = node - brick * P3
+            return brick, torch.stack([torch.div(rem, P2, rounding_mode="floor"),
+                                       torch.div(rem, P, rounding_mode="floor") % P, rem % P], 1)
 
-        obs_d, tv_d = dense(obs), dense(tv)
-        v, f = _marching_cubes(tv_d, obs_d)
-        if v.shape[0] == 0:
-            return v.to(torch.float64), f, None
-        e = _EdgeVertices(v, tv_d)
-        cols = e.lerp(dense(cv), obs_d) if cv is not None else None
-        # voxel-lattice coordinates: the brick's block origin + the node within the brick + the
-        # edge fraction (recomputed from the two node values, so that a vertex made by the bricks
-        # on both sides of a block face gets the same bits whatever their place in the layout)
-        cell = torch.div(e.p0, P, rounding_mode="floor")
-        brick = ((cell[:, 0] * g + cell[:, 1]) * g + cell[:, 2]).clamp_(0, n - 1)
-        vox = (e.p0 - cell * P + bc.index_select(0, brick) * B).to(torch.float64)
-        vox.scatter_add_(1, e.axis[:, None], e.t[:, None].to(torch.float64))
-        if e.inner.numel():  # vertices inside a cube keep marching cubes' position
-            vox[e.inner] = (v.index_select(0, e.inner) - (cell * P).index_select(0, e.inner)).to(torch.float64) + (
-                bc.index_select(0, brick.index_select(0, e.inner)) * B).to(torch.float64)
-        return vox, f, cols
+        # edge vertices: the lower node plus the edge fraction, recomputed from the two node values
+        # (|a| / (|a| + |b|) at level 0, as marching cubes does)
+        node, axis = r["edge_node"], r["edge_axis"]
+        eb, el = split(node)
+        unit = torch.nn.functional.one_hot(axis, 3)
+        step = (unit * torch.tensor([P2, P, 1], device=dev)).sum(1)
+        flat = tv.view(-1)
+        d0 = flat.index_select(0, node).abs_()
+        d1 = flat.index_select(0, node + step).abs_()
+        t = d0.div_((d0 + d1).clamp_min_(1e-30))
+        gl = bc.index_select(0, eb) * B + el  # global lattice node (int64)
+        vox = gl.to(torch.float64).addcmul_(unit.to(torch.float64), t.to(torch.float64)[:, None])
+        # the weld key of the edges in a block boundary plane (a coordinate across the edge at 0 or B)
+        across = ((el == 0) | (el == B)) & (unit == 0)
+        key = torch.full((node.numel(),), -1, dtype=torch.int64, device=dev)
+        shared = torch.nonzero(across.any(1)).flatten()
+        if shared.numel():  # keys relative to the block table's corner: the same in every batch of bricks
+            g = gl.index_select(0, shared) - torch.tensor(self._tbl_lo, device=dev) * B
+            ext = [s * B + 1 for s in self._tbl_shape]
+            key[shared] = ((g[:, 0] * ext[1] + g[:, 1]) * ext[2] + g[:, 2]) * 3 + axis.index_select(0, shared)
+        # interior vertices (ambiguous cubes): the cube's corner 0 plus the offset marching cubes gives
+        cb, cl = split(r["cen_node"])
+        cvox = (bc.index_select(0, cb) * B + cl).to(torch.float64) + r["cen_off"].to(torch.float64)
+        vox = torch.cat([vox, cvox])
+        key = torch.cat([key, torch.full((cb.numel(),), -1, dtype=torch.int64, device=dev)])
+        cols = None
+        if self.color is not None:
+            cflat = self.color[:M].reshape(-1)  # (M, 3, B^3) channel-planar
+
+            def color_at(brick: torch.Tensor, loc: torch.Tensor) -> torch.Tensor:
+                """(N, 3) colors of brick nodes (observed, so their source block exists)."""
+                d = (loc == B).long()
+                row = src.view(-1).index_select(0, (d[:, 0] * 4 + d[:, 1] * 2 + d[:, 2]) * n + brick).clamp_min_(0)
+                lv = loc - d * B
+                base = row * (3 * B3) + (lv[:, 0] * B + lv[:, 1]) * B + lv[:, 2]
+                return torch.stack([cflat.index_select(0, base + c * B3) for c in range(3)], 1)
+
+            c0 = color_at(eb, el)
+            cols = c0.lerp_(color_at(eb, el + unit), t[:, None])
+            if cb.numel():  # trilinear over the cube's 8 corners, all observed
+                f = r["cen_off"]
+                acc = torch.zeros(cb.numel(), 3, device=dev)
+                for corner in range(8):
+                    o = torch.tensor([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1], device=dev)
+                    w = torch.where(o.bool(), f, 1 - f).prod(1, keepdim=True)
+                    acc += w * color_at(cb, cl + o)
+                cols = torch.cat([cols, acc])
+            cols.clamp_(0, 1)
+        return vox, faces, cols, key
+
+
+# extraction's working memory cap per batch of bricks (default; memory_budget lowers it)
+_EXTRACT_BYTES = 16 << 20
 
 
 # fuse_tsdf's planner: the dense block table stays below 2**24 entries (64 MiB; keys exact in
@@ -858,80 +916,6 @@ def _unique_rows(q: list[torch.Tensor]) -> torch.Tensor:
     y = torch.div(flat, ext[2], rounding_mode="floor") % ext[1]
     x = torch.div(flat, ext[1] * ext[2], rounding_mode="floor")
     return torch.stack([x + lo[0], y + lo[1], z + lo[2]], dim=1)
-
-
-def _marching_cubes(volume: torch.Tensor, observed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Iso-surface ``volume == 0`` over cubes whose 8 corners are all ``observed``: vertices in
-    voxel-index units (array axis order x, y, z), faces counter-clockwise seen from the positive
-    (free-space) side. Uses the project's vectorised marching cubes on the volume's device."""
-    from smrnb.geometry.marching_cubes import marching_cubes
-
-    # "value > level" is the inside for marching_cubes; here the positive side is free space, so
-    # "ascent" winds the faces with normals pointing to the positive (observed, outer) side
-    return marching_cubes(volume, 0.0, mask=observed, gradient_direction="ascent")
-
-
-class _EdgeVertices:
-    """Marching-cubes vertices ``v (N, 3)`` (float32, node units) of the volume ``values (X, Y, Z)``,
-    split into node ``p0`` (int64), edge ``axis`` and the fraction ``t`` along it, recomputed from the
-    edge's two node values as marching cubes does (``|a| / (|a| + |b|)`` at level 0), so it does not
-    depend on where the edge sits in the volume. Vertices on a node have ``t = 0``; the few vertices
-    inside a cube (ambiguous cases: more than one fractional coordinate) are listed in ``inner``."""
-
-    def __init__(self, v: torch.Tensor, values: torch.Tensor):
-        X, Y, Z = values.shape
-        p0 = torch.floor(v)
-        frac = v - p0
-        _, self.axis = frac.max(1)
-        self.inner = torch.nonzero((frac > 0).sum(1) > 1).flatten()
-        self.p0 = p0.to(torch.int64)
-        self.shape = (X, Y, Z)
-        self.flat0 = (self.p0[:, 0] * Y + self.p0[:, 1]) * Z + self.p0[:, 2]
-        step = torch.tensor([Y * Z, Z, 1], device=v.device)[self.axis]
-        hi = torch.tensor([X - 1, Y - 1, Z - 1], device=v.device)[self.axis]
-        on_edge = (frac.amax(1) > 0) & (self.p0.gather(1, self.axis[:, None])[:, 0] < hi)
-        self.flat1 = torch.where(on_edge, self.flat0 + step, self.flat0)
-        vals = values.reshape(-1)
-        d0 = vals[self.flat0].abs()
-        d1 = vals[self.flat1].abs()
-        self.t = torch.where(on_edge, d0 / (d0 + d1).clamp_min(1e-30), torch.zeros((), device=v.device))
-        self.v = v
-
-    def lerp(self, grid: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
-        """:func:`_trilinear` of ``grid (X, Y, Z, C)`` over observed nodes at the vertices: on an edge
-        only its two end nodes have non-zero weight; vertices inside a cube take the full blend."""
-        C = grid.shape[3]
-        g = grid.reshape(-1, C)
-        o = obs.reshape(-1)
-        w0 = (1 - self.t) * o[self.flat0]
-        w1 = self.t * o[self.flat1]
-        out = (g[self.flat0] * w0[:, None] + g[self.flat1] * w1[:, None]).div_(
-            (w0 + w1).clamp_min(1e-12)[:, None]).clamp_(0, 1)
-        if self.inner.numel():
-            out[self.inner] = _trilinear(grid, obs, self.v.index_select(0, self.inner))
-        return out
-
-
-def _trilinear(grid: torch.Tensor, obs: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
-    """Trilinear interpolation of ``grid (X, Y, Z, C)`` at voxel-unit points ``p (N, 3)`` over
-    observed corners only."""
-    X, Y, Z, C = grid.shape
-    p0 = torch.floor(p).to(torch.int64)
-    f = p - p0
-    out = torch.zeros(p.shape[0], C, dtype=grid.dtype, device=grid.device)
-    wsum = torch.zeros(p.shape[0], 1, dtype=grid.dtype, device=grid.device)
-    for dx in (0, 1):
-        for dy in (0, 1):
-            for dz in (0, 1):
-                ix = (p0[:, 0] + dx).clamp(0, X - 1)
-                iy = (p0[:, 1] + dy).clamp(0, Y - 1)
-                iz = (p0[:, 2] + dz).clamp(0, Z - 1)
-                w = ((f[:, 0] if dx else 1 - f[:, 0]) * (f[:, 1] if dy else 1 - f[:, 1])
-                     * (f[:, 2] if dz else 1 - f[:, 2]))
-                w = (w * obs[ix, iy, iz]).unsqueeze(1)
-                out += w * grid[ix, iy, iz]
-                wsum += w
-    return (out / wsum.clamp_min(1e-12)).clamp_(0, 1)
 
 
 @cpu_step("tsdf")
@@ -1011,6 +995,7 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
                 raise SmrnbTypeError(f"frames must yield smrnb.Frames batches, got {type(batch).__name__} "
                                      f"as batch {b}")
             vol.integrate_frames(batch, progress=bar)
+            batch = None  # let the batch go before the next one is read: one batch in memory, not two
             batch, b = next(batches, None), b + 1
     N, empty = vol.frames_integrated, vol.frames_empty
     if N == 0:

@@ -170,7 +170,7 @@ def _():
     _s().load_redwood(root)
 
 
-@case("redwood_scaled_pose", ("load_redwood",), r"rigid|rotation|line")
+@case("redwood_scaled_pose", ("load_redwood",), r"not orthonormal.*trajectory.log lines 2-4, frame id 0")
 def _():
     root = copy_sample(2)
     lines = (root / "trajectory.log").read_text().splitlines()
@@ -179,7 +179,7 @@ def _():
     _s().load_redwood(root)
 
 
-@case("redwood_last_row_1234", ("load_redwood",), r"last row|0 0 0 1|line")
+@case("redwood_last_row_1234", ("load_redwood",), r"last row.*trajectory.log line 5, frame id 0")
 def _():
     root = copy_sample(2)
     lines = (root / "trajectory.log").read_text().splitlines()
@@ -188,7 +188,7 @@ def _():
     _s().load_redwood(root)
 
 
-@case("redwood_nan_pose", ("load_redwood",), r"finite|NaN|line")
+@case("redwood_nan_pose", ("load_redwood",), r"finite.*trajectory.log line 2, frame id 0")
 def _():
     root = copy_sample(2)
     lines = (root / "trajectory.log").read_text().splitlines()
@@ -219,12 +219,12 @@ def _():
     _s().load_tum(tum_folder("1.0 0 0 one 0 0 0 1"), intrinsics=TUM_K)
 
 
-@case("tum_zero_quaternion", ("load_tum",), r"quaternion|pose|finite")
+@case("tum_zero_quaternion", ("load_tum",), r"finite.*groundtruth.txt line 2, .*a zero quaternion")
 def _():
     _s().load_tum(tum_folder("1.0 0 0 1 0 0 0 0"), intrinsics=TUM_K)
 
 
-@case("tum_nan_translation", ("load_tum",), r"pose|finite|NaN")
+@case("tum_nan_translation", ("load_tum",), r"finite.*groundtruth.txt line 2")
 def _():
     _s().load_tum(tum_folder("1.0 nan 0 1 0 0 0 1"), intrinsics=TUM_K)
 
@@ -242,7 +242,7 @@ def _():
     _s().load_7scenes(d)
 
 
-@case("sevenscenes_scaled_pose", ("load_7scenes",), r"rigid|rotation|pose")
+@case("sevenscenes_scaled_pose", ("load_7scenes",), r"rigid.*frame-000000.pose.txt line 4")
 def _():
     import numpy as np
     from PIL import Image

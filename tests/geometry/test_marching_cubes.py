@@ -486,3 +486,31 @@ def test_empty_kaolin_result_is_distrusted_and_torch_takes_over(monkeypatch):
     monkeypatch.setattr(mc, "_KAOLIN_MC_MAX_VOXELS", grid.occupancy.numel() + 1)
     voxelgrid_to_mesh(grid)
     assert len(calls) == 2
+
+
+def test_raw_output_gives_each_vertex_as_its_lattice_edge():
+    """The sparse TSDF extraction asks for vertices as lattice identities (an edge's lower node and
+    axis; an interior vertex's cube and offset): placed by hand they are the returned positions."""
+    from smrnb.geometry.marching_cubes import _marching_cubes_exact
+
+    rng = np.random.default_rng(11)
+    vol = torch.from_numpy(gaussian_filter(rng.standard_normal((23, 26, 29)), 1.2).astype(np.float32))
+    mask = torch.from_numpy(gaussian_filter(rng.standard_normal(vol.shape), 3.0) > -0.1)
+    X, Y, Z = vol.shape
+
+    def coords(n):
+        return torch.stack([n // (Y * Z), (n // Z) % Y, n % Z], 1)
+
+    for m in (None, mask):
+        v, f = marching_cubes(vol, 0.0, mask=m)
+        r = _marching_cubes_exact(vol, 0.0, m, raw=True)
+        assert torch.equal(r["faces"], f)
+        ne, nc = r["edge_node"].numel(), r["cen_node"].numel()
+        assert ne + nc == v.shape[0] and nc > 0  # noise has ambiguous cubes with interior vertices
+        step = torch.tensor([Y * Z, Z, 1])[r["edge_axis"]]
+        flat = vol.reshape(-1)
+        d0, d1 = flat[r["edge_node"]].abs(), flat[r["edge_node"] + step].abs()
+        t = d0 / (d0 + d1)
+        pos = coords(r["edge_node"]).float() + t[:, None] * torch.nn.functional.one_hot(r["edge_axis"], 3).float()
+        assert torch.allclose(pos, v[:ne], atol=1e-5)
+        assert torch.allclose(coords(r["cen_node"]).float() + r["cen_off"], v[ne:], atol=1e-5)
