@@ -110,8 +110,79 @@ def _decimate(v: np.ndarray, f: np.ndarray, target_faces: int, preserve_border: 
     if target_faces >= len(f):
         return v, f
     vo, fo = fast_simplification.simplify(v.astype(np.float64), f.astype(np.int64), target_count=target_faces,
-                                          agg=agg, preserve_border=preserve_border)
+                                          agg=agg, preserve_border=preserve_border)[:2]
     return vo, fo.astype(np.int64)
+
+
+def _trace(n_vertices: int, f: np.ndarray, collapses: np.ndarray, vo: np.ndarray, fo: np.ndarray
+           ) -> np.ndarray | None:
+    """Input vertex that each output vertex of a fast-simplification call stands for, or None.
+
+    The core collapses edges only: ``collapses[i] = (i0, i1)`` moves ``i1`` into ``i0``, a face dies
+    exactly when two of its corners end in the same survivor, and the output lists the surviving
+    vertices and faces in input order. So the survivors of the input faces, renumbered, must equal the
+    output faces; when they do not (another core, another version) None is returned and nothing is
+    assumed about the output.
+    """
+    parent = np.arange(n_vertices)
+    if len(collapses):
+        c = np.asarray(collapses, dtype=np.int64).reshape(-1, 2)
+        parent[c[:, 1]] = c[:, 0]
+        while True:  # pointer jumping: every vertex to the end of its chain of collapses
+            nxt = parent[parent]
+            if np.array_equal(nxt, parent):
+                break
+            parent = nxt
+    rf = parent[f]
+    surv = rf[(rf[:, 0] != rf[:, 1]) & (rf[:, 1] != rf[:, 2]) & (rf[:, 2] != rf[:, 0])]
+    src = np.unique(surv)
+    if len(src) != len(vo) or surv.shape != fo.shape or not np.array_equal(np.searchsorted(src, surv), fo):
+        return None
+    return src
+
+
+def _global_pass(v: np.ndarray, f: np.ndarray, target_faces: int, preserve_border: bool, agg: float):
+    """One fast-simplification call on every face of ``f`` (any number of components at once).
+
+    Returns ``(vo, fo, src)``: the decimated mesh and, per output vertex, the input vertex it stands
+    for (``src`` is None when the call cannot be traced back, see :func:`_trace`).
+    """
+    import fast_simplification
+
+    target_faces = int(max(1, min(target_faces, len(f))))
+    if target_faces >= len(f):
+        src = np.unique(f)
+        return v[src], np.searchsorted(src, f), src
+    res = fast_simplification.simplify(v, f, target_count=target_faces, agg=agg, preserve_border=preserve_border,
+                                       return_collapses=True)
+    vo, fo = res[0], np.asarray(res[1], dtype=np.int64)
+    src = _trace(len(v), f, res[2], vo, fo) if len(res) > 2 else None
+    return vo, fo, src
+
+
+def _decimate_component(cv: np.ndarray, cf: np.ndarray, share: int, vshare: int, preserve_border: bool, agg: float
+                        ) -> tuple[np.ndarray, np.ndarray, int, int, bool]:
+    """One connected component to about ``share`` faces (``vshare`` vertices), never to nothing.
+
+    fast-simplification first; a part it wipes out is subdivided (midpoint, same surface) and
+    decimated again; a part it loses or cannot bring near its share (a thin part is made of the
+    slivers it refuses to create) goes to :func:`_collapse_decimate` when small enough; a part lost
+    even then is kept as it was. Returns ``(v, f, subdivided, collapsed, kept_as_it_was)``.
+    """
+    if share >= len(cf):
+        return cv, cf, 0, 0, False
+    subdivided = collapsed = 0
+    ov, of = _decimate(cv, cf, share, preserve_border, agg)
+    if len(of) == 0:  # the thin-structure pitfall: subdivide first, then decimate again
+        sv, sf = _midpoint_np(cv, cf)
+        ov, of = _decimate(sv, sf, max(share, MIN_FACES_PER_COMPONENT), preserve_border, agg)
+        subdivided = 1
+    if (len(of) == 0 or len(of) > 1.25 * share) and len(cf) <= _COLLAPSE_MAX_FACES:
+        ov, of = _collapse_decimate(cv, cf, max(4, vshare), preserve_border)
+        collapsed = 1
+    if len(of) == 0:  # never drop a part nobody asked to delete: keep it as it was
+        return cv, cf, subdivided, collapsed, True
+    return ov, of, subdivided, collapsed, False
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -296,8 +367,8 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
 
     device = mesh.device
     notes: list[str] = []
-    v = mesh.vertices.detach().cpu().double().numpy()
-    f = mesh.faces.detach().cpu().long().numpy()
+    v = mesh.vertices.detach().cpu().numpy().astype(np.float64)
+    f = mesh.faces.detach().cpu().numpy().astype(np.int64)
     v, f, merged, dropped = _merge_degenerate(v, f)
     if merged or dropped:
         notes.append(f"merged {merged} coincident vertices and dropped {dropped} degenerate faces first")
@@ -305,62 +376,107 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
         raise SmrnbValueError(f"mesh must have faces of non-zero area to simplify, got {F} face(s), all degenerate "
                               "(repeated or coincident vertices)")
     labels = _components(f, len(v))
-    comp_ids, comp_sizes = np.unique(labels, return_counts=True)
-    # faces grouped by component once (stable: each component keeps its face order), so that the loop
-    # below slices instead of scanning all faces per component (quadratic with many components)
-    comp_faces = np.split(f[np.argsort(labels, kind="stable")], np.cumsum(comp_sizes)[:-1])
-    subdivided = 0
+    sizes = np.bincount(labels)
+    ncomp = len(sizes)
+    vlab = np.full(len(v), -1, dtype=np.int64)  # component of each vertex (-1: used by no face)
+    vlab[f.reshape(-1)] = np.repeat(labels, 3)
+    vsizes = np.bincount(vlab[vlab >= 0], minlength=ncomp)
+    # the face budget of the whole mesh from its own face/vertex ratio; a component decimated on its
+    # own aims at its proportional share of it, never under the floor
+    total_faces = max(1, int(target * len(f) / max(int(vsizes.sum()), 1)))
+    shares = np.maximum(MIN_FACES_PER_COMPONENT, np.round(total_faces * sizes / len(f))).astype(np.int64)
+    vshares = np.floor(target * vsizes / max(int(vsizes.sum()), 1)).astype(np.int64)
+    order = np.argsort(labels, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(sizes)])
 
-    collapsed = 0
+    kept = sizes <= MIN_FACES_PER_COMPONENT  # parts at or under the floor stay as they are
+    in_pool = ~kept  # parts decimated together, in one fast-simplification call
+    separate: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # parts decimated on their own
+    vanished: dict[int, int] = {}
+    subdivided: set[int] = set()
+    collapsed: set[int] = set()
 
-    def run(target_faces_total: int):
-        parts_v, parts_f, off, vanished = [], [], 0, []
-        nonlocal subdivided, collapsed
-        for cid, size, cf in zip(comp_ids, comp_sizes, comp_faces):
+    def on_their_own(cids) -> None:
+        for c in cids:
+            cf = f[order[starts[c]:starts[c + 1]]]
             used, inv = np.unique(cf, return_inverse=True)
-            cv, cf = v[used], inv.reshape(-1, 3)
-            share = max(MIN_FACES_PER_COMPONENT, int(round(target_faces_total * size / len(f))))
-            if share >= len(cf):
-                ov, of = cv, cf
-            else:
-                ov, of = _decimate(cv, cf, share, preserve_border, aggressiveness)
-                if len(of) == 0:  # the thin-structure pitfall: subdivide first, then decimate again
-                    sv, sf = _midpoint_np(cv, cf)
-                    ov, of = _decimate(sv, sf, max(share, MIN_FACES_PER_COMPONENT), preserve_border, aggressiveness)
-                    subdivided += 1
-                if (len(of) == 0 or len(of) > 1.25 * share) and len(cf) <= _COLLAPSE_MAX_FACES:
-                    # fast-simplification stalled (it refuses every collapse that leaves a sliver,
-                    # and a thin part is made of slivers) or lost the part: collapse it ourselves
-                    ov, of = _collapse_decimate(cv, cf, max(4, share // 2 + 2), preserve_border)
-                    collapsed += 1
-                if len(of) == 0:  # never drop a part nobody asked to delete: keep it as it was
-                    vanished.append((int(cid), int(size)))
-                    ov, of = cv, cf
-            parts_v.append(ov)
-            parts_f.append(of + off)
-            off += len(ov)
-        return np.concatenate(parts_v), np.concatenate(parts_f), vanished
+            ov, of, s, k, lost = _decimate_component(v[used], inv.reshape(-1, 3), int(shares[c]), int(vshares[c]),
+                                                     preserve_border, aggressiveness)
+            separate[c] = (ov, of)
+            in_pool[c] = False
+            for flag, into in ((s, subdivided), (k, collapsed)):
+                if flag:
+                    into.add(c)
+            if lost:
+                vanished[c] = int(sizes[c])
 
-    # faces ~ 2 x vertices on a closed surface; shrink the face budget until the vertex bound holds
-    target_faces = max(2 * target, 1)
-    best: tuple[np.ndarray, np.ndarray, list] | None = None
-    for _ in range(6):
-        subdivided = collapsed = 0
-        ov, of, vanished = run(target_faces)
-        # drop vertices no face uses (fast-simplification keeps none, but components keep theirs)
-        used, inv = np.unique(of, return_inverse=True)
-        ov, of = ov[used], inv.reshape(-1, 3)
-        if best is None or len(ov) < len(best[0]):
-            best = (ov, of, vanished)
-        if len(ov) <= target:
+    def others() -> int:  # vertices outside the pool
+        return int(vsizes[kept].sum()) + sum(len(ov) for ov, _ in separate.values())
+
+    # One call for every part of the pool (as fast as fast-simplification on the whole mesh), traced
+    # back to the parts. A part the call took under the floor is decimated on its own. A part it could
+    # not decimate (thin, all slivers) too, and the call is repeated from the input for the rest, which
+    # it squeezed in its place. When the face budget simply gave too many vertices, the (small) output
+    # is decimated further; when only parts decimated on their own are left over, their shares shrink.
+    pv, pf, pvlab, pvs = v, f[in_pool[labels]], vlab, vsizes
+    out: tuple[np.ndarray, np.ndarray] | None = None
+    pool_nv, from_output, last = 0, False, None
+    for _ in range(8):
+        pf = pf[in_pool[pvlab[pf[:, 0]]]]
+        stuck = True
+        if len(pf):
+            allowed = target - others()
+            budget = int(allowed * len(pf) / max(int(pvs[in_pool].sum()), 1) * (0.97 if from_output else 1.0))
+            budget = max(budget, MIN_FACES_PER_COMPONENT * int(in_pool.sum()))
+            vo, fo, src = _global_pass(pv, pf, budget, preserve_border, aggressiveness)
+            if src is None:  # the call cannot be traced back to the parts: each part on its own
+                on_their_own(np.flatnonzero(in_pool).tolist())
+                out, pool_nv, pf, last = None, 0, pf[:0], None
+            else:
+                ovlab = pvlab[src]
+                flab = ovlab[fo[:, 0]]
+                counts = np.bincount(flab, minlength=ncomp)
+                stuck = len(fo) > 1.05 * budget  # the call stopped above its face budget
+                on_their_own(np.flatnonzero(in_pool & (counts < MIN_FACES_PER_COMPONENT)).tolist())
+                fo = fo[in_pool[flab]]
+                ovs = np.bincount(ovlab, minlength=ncomp) * in_pool
+                out, pool_nv = (vo, fo), int(ovs.sum())
+                stalled = in_pool & (counts > 1.25 * shares) & (sizes <= _COLLAPSE_MAX_FACES)
+                if stuck and stalled.any() and pool_nv + others() > target:
+                    on_their_own(np.flatnonzero(stalled).tolist())
+                    pv, pf, pvlab, pvs, from_output, last = v, f[in_pool[labels]], vlab, vsizes, False, None
+                    continue
+                pv, pf, pvlab, pvs, from_output = vo, fo, ovlab, ovs, True
+        else:
+            out, pool_nv = None, 0
+        total = pool_nv + others()
+        if total <= target or (last is not None and total >= last):
             break
-        target_faces = int(target_faces * target / len(ov) * 0.97)
-    ov, of, vanished = best
+        last = total
+        if not stuck:
+            continue  # the pool can go further
+        redo = [c for c in separate if c not in vanished]
+        if not redo:
+            break
+        own = sum(len(separate[c][0]) for c in redo)
+        scale = max(0.0, own - (total - target)) / own * 0.97
+        shares[redo] = np.maximum(MIN_FACES_PER_COMPONENT, np.floor(shares[redo] * scale))
+        vshares[redo] = np.maximum(4, np.floor(vshares[redo] * scale))
+        on_their_own(redo)
+
+    pieces = ([out] if out is not None else []) + ([(v, f[kept[labels]])] if kept.any() else [])
+    pieces += list(separate.values())
+    offsets = np.cumsum([0] + [len(pv_) for pv_, _ in pieces])
+    parts_v = [pv_ for pv_, _ in pieces]
+    parts_f = [pf_ + off for (_, pf_), off in zip(pieces, offsets)]
+    ov, of = np.concatenate(parts_v), np.concatenate(parts_f)
+    used, inv = np.unique(of, return_inverse=True)  # drop the vertices no face uses
+    ov, of = ov[used], inv.reshape(-1, 3)
     reached = len(ov) <= target
     reason = None
     if vanished:
         notes.append(f"{len(vanished)} component(s) could not be decimated without losing them and were kept as "
-                     f"they were: {vanished[:5]} (component, faces)")
+                     f"they were: {list(vanished.items())[:5]} (component, faces)")
     if not reached:
         why = []
         if preserve_border:
@@ -370,15 +486,15 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
             if nb:
                 why.append(f"preserve_border=True keeps its {nb} boundary vertices where they are "
                            "(pass preserve_border=False to let the border move)")
-        why.append(f"the mesh has {len(comp_ids)} connected components and each keeps at least "
+        why.append(f"the mesh has {ncomp} connected components and each keeps at least "
                    f"{MIN_FACES_PER_COMPONENT} faces (or its own faces when it cannot be decimated)")
         reason = (f"stopped at {len(ov)} vertices, over target_number_of_vertices={target}: " + "; ".join(why)
                   + "; raise the target or remove small components")
         notes.append(reason)
     if subdivided:
-        notes.append(f"{subdivided} thin component(s) subdivided before decimation so they keep faces")
+        notes.append(f"{len(subdivided)} thin component(s) subdivided before decimation so they keep faces")
     if collapsed:
-        notes.append(f"{collapsed} thin component(s) decimated by the sliver-tolerant edge collapse "
+        notes.append(f"{len(collapsed)} thin component(s) decimated by the sliver-tolerant edge collapse "
                      "(fast-simplification could not reach their share)")
 
     colors = None
@@ -388,8 +504,8 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
         _, nn = cKDTree(mesh.vertices.detach().cpu().double().numpy()).query(ov)
         colors = mesh.vertex_colors.detach().cpu()[torch.as_tensor(nn)].to(device)
     haus = _sampled_hausdorff(v, f, ov, of) if measure_hausdorff else None
-    rep = SimplifyReport(V, F, len(ov), len(of), target, len(comp_ids), subdivided, haus, notes, reached, reason,
-                         collapsed)
+    rep = SimplifyReport(V, F, len(ov), len(of), target, ncomp, len(subdivided), haus, notes, reached, reason,
+                         len(collapsed))
     return Mesh(torch.as_tensor(ov, dtype=mesh.vertices.dtype).to(device),
                 torch.as_tensor(of, dtype=torch.int64).to(device), vertex_colors=colors, frame=mesh.frame,
                 meta={**mesh.meta, "simplify": rep.as_dict()})
