@@ -95,6 +95,18 @@ def _components(faces: np.ndarray, n_vertices: int) -> np.ndarray:
     return (np.cumsum(present) - 1)[flabels]
 
 
+def _row_hash(bits: np.ndarray) -> np.ndarray:
+    """64-bit hash of each row of an ``(N, 3)`` uint64 array (splitmix64's finaliser over each column in turn)."""
+    h = np.zeros(len(bits), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(bits.shape[1]):
+            h = h ^ bits[:, k]
+            h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            h = h ^ (h >> np.uint64(31))
+    return h
+
+
 def _merge_degenerate(v: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Merge vertices at identical positions, drop faces that become degenerate (repeated index).
 
@@ -107,10 +119,9 @@ def _merge_degenerate(v: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndar
     vv = v + 0.0  # -0.0 -> 0.0, so that equal coordinates have equal bits
     bits = vv.view(np.uint64).reshape(-1, 3)
     # one sort of a 64-bit hash instead of np.unique(axis=0)'s sort of rows; equal hashes are then
-    # checked coordinate by coordinate, and a collision between different rows (never seen) falls
-    # back to the exact row sort
-    h = bits[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ bits[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F) \
-        ^ bits[:, 2] * np.uint64(0x165667B19E3779F9)
+    # checked coordinate by coordinate, and a collision between different rows (about one in 10^7
+    # for a million rows) falls back to the exact row sort
+    h = _row_hash(bits)
     order = np.argsort(h, kind="stable")
     hs = h[order]
     same_h = hs[1:] == hs[:-1]
@@ -174,23 +185,109 @@ def _trace(n_vertices: int, f: np.ndarray, collapses: np.ndarray, vo: np.ndarray
     return src
 
 
+def _det3(m: np.ndarray, i: tuple[int, ...]) -> np.ndarray:
+    """fast-simplification's ``SymetricMatrix::det`` on rows of 10 quadric entries."""
+    a11, a12, a13, a21, a22, a23, a31, a32, a33 = (m[:, k] for k in i)
+    return a11 * a22 * a33 + a13 * a21 * a32 + a12 * a23 * a31 - a13 * a22 * a31 - a11 * a23 * a32 - a12 * a21 * a33
+
+
+def _quadric_error(m: np.ndarray, p: np.ndarray) -> np.ndarray:
+    x, y, z = p[:, 0], p[:, 1], p[:, 2]
+    return (m[:, 0] * x * x + 2 * m[:, 1] * x * y + 2 * m[:, 2] * x * z + 2 * m[:, 3] * x + m[:, 4] * y * y
+            + 2 * m[:, 5] * y * z + 2 * m[:, 6] * y + m[:, 7] * z * z + 2 * m[:, 8] * z + m[:, 9])
+
+
+def _replay_prefix(v: np.ndarray, f: np.ndarray, vlab: np.ndarray, collapses: np.ndarray, keep: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The parts with ``keep[c] >= 0`` as they were after the first ``keep[c]`` of their own collapses
+    in a fast-simplification call on ``(v, f)`` (``vlab``: part of each vertex; -1: not wanted).
+
+    A part's collapses do not depend on the other parts (they share no vertex), so a prefix of them is
+    that part decimated less far, with the library's own choices. Faces: those whose corners end in
+    three different survivors. Positions: what the library computes at a survivor's last collapse,
+    its quadric error minimiser, from the summed plane quadrics of the vertices merged into it (sums
+    do not depend on the order); where the library falls back to an end point or the midpoint (a
+    singular quadric, or two border vertices) the candidates are taken at their input positions.
+    Returns the parts' vertices, faces (indexing those vertices) and each face's part.
+    """
+    c = np.asarray(collapses, dtype=np.int64).reshape(-1, 2)
+    part = vlab[c[:, 0]]
+    sel = np.flatnonzero(keep[part] >= 0)
+    cs, ps = c[sel], part[sel]
+    order = np.argsort(ps, kind="stable")
+    per = np.bincount(ps, minlength=len(keep))
+    rank = np.empty(len(sel), dtype=np.int64)
+    rank[order] = np.arange(len(sel)) - (np.cumsum(per) - per)[ps[order]]
+    cs = cs[rank < keep[ps]]  # still in the order the library did them
+    parent = np.arange(len(v))
+    parent[cs[:, 1]] = cs[:, 0]
+    while True:
+        nxt = parent[parent]
+        if np.array_equal(nxt, parent):
+            break
+        parent = nxt
+    ff = f[keep[vlab[f[:, 0]]] >= 0]
+    rf = parent[ff]
+    surv = rf[(rf[:, 0] != rf[:, 1]) & (rf[:, 1] != rf[:, 2]) & (rf[:, 2] != rf[:, 0])]
+    used = np.unique(surv)
+    pos = v[used].copy()
+    # survivors something was merged into: the library's position for their last collapse
+    last = np.zeros(len(v), dtype=np.int64) - 1
+    last[cs[:, 0]] = cs[:, 1]  # fancy assignment keeps the last write: the last collapse into each vertex
+    moved = np.flatnonzero(last[used] >= 0)
+    if len(moved):
+        s, s1 = used[moved], last[used[moved]]
+        p0, p1, p2 = v[ff[:, 0]], v[ff[:, 1]], v[ff[:, 2]]
+        n = _cross(p1 - p0, p2 - p0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n = np.nan_to_num(n / np.linalg.norm(n, axis=1, keepdims=True))
+        a, b, cc = n[:, 0], n[:, 1], n[:, 2]
+        d = -(n * p0).sum(1)
+        entries = (a * a, a * b, a * cc, a * d, b * b, b * cc, b * d, cc * cc, cc * d, d * d)
+        slot = np.full(len(v), -1, dtype=np.int64)
+        slot[s] = np.arange(len(s))
+        m = np.zeros((len(s), 10))
+        for j in range(3):
+            tgt = slot[parent[ff[:, j]]]
+            ok = tgt >= 0
+            for k, e in enumerate(entries):
+                m[:, k] += np.bincount(tgt[ok], weights=e[ok], minlength=len(s))
+        e = np.sort(np.concatenate([ff[:, [0, 1]], ff[:, [1, 2]], ff[:, [2, 0]]]), axis=1)
+        key = e[:, 0] * len(v) + e[:, 1]
+        uk, cnt = np.unique(key, return_counts=True)
+        border = np.zeros(len(v), dtype=bool)
+        border[uk[cnt == 1] // len(v)] = True
+        border[uk[cnt == 1] % len(v)] = True
+        det = _det3(m, (0, 1, 2, 1, 4, 5, 2, 5, 7))
+        solve = (det != 0) & ~(border[s] & border[s1])
+        safe = np.where(solve, det, 1.0)
+        opt = np.stack([-_det3(m, (1, 2, 3, 4, 5, 6, 5, 7, 8)), _det3(m, (0, 2, 3, 1, 5, 6, 2, 7, 8)),
+                        -_det3(m, (0, 1, 3, 1, 4, 6, 2, 5, 8))], 1) / safe[:, None]
+        cand = np.stack([v[s], v[s1], 0.5 * (v[s] + v[s1])])
+        err = np.stack([_quadric_error(m, x) for x in cand])
+        pick = cand[np.argmin(err, axis=0), np.arange(len(s))]
+        pos[moved] = np.where(solve[:, None], opt, pick)
+    return pos, np.searchsorted(used, surv), vlab[surv[:, 0]]
+
+
 def _global_pass(v: np.ndarray, f: np.ndarray, target_faces: int, preserve_border: bool, agg: float):
     """One fast-simplification call on every face of ``f`` (any number of components at once).
 
-    Returns ``(vo, fo, src)``: the decimated mesh and, per output vertex, the input vertex it stands
-    for (``src`` is None when the call cannot be traced back, see :func:`_trace`).
+    Returns ``(vo, fo, src, collapses)``: the decimated mesh, per output vertex the input vertex it
+    stands for (``src`` is None when the call cannot be traced back, see :func:`_trace`) and the
+    library's collapse history.
     """
     import fast_simplification
 
     target_faces = int(max(1, min(target_faces, len(f))))
     if target_faces >= len(f):
         src = np.unique(f)
-        return v[src], np.searchsorted(src, f), src
+        return v[src], np.searchsorted(src, f), src, np.zeros((0, 2), dtype=np.int64)
     res = fast_simplification.simplify(v, f, target_count=target_faces, agg=agg, preserve_border=preserve_border,
                                        return_collapses=True)
     vo, fo = res[0], np.asarray(res[1], dtype=np.int64)
     src = _trace(len(v), f, res[2], vo, fo) if len(res) > 2 else None
-    return vo, fo, src
+    return vo, fo, src, (res[2] if len(res) > 2 else None)
 
 
 def _decimate_component(cv: np.ndarray, cf: np.ndarray, share: int, vshare: int, preserve_border: bool, agg: float
@@ -366,40 +463,61 @@ def _point_triangle_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.
     return np.sqrt(np.where(inside, plane, edges))
 
 
+class _Surface:
+    """A triangle mesh laid out for distance queries: corners as ``(3, F)`` coordinate rows (flat array
+    operations instead of small-axis reductions), area-weighted sampling, a KD-tree on the centroids."""
+
+    def __init__(self, v: np.ndarray, f: np.ndarray):
+        self.v, self.f = v, f
+        vt = np.ascontiguousarray(v.T)
+        self.a, self.b, self.c = vt[:, f[:, 0]], vt[:, f[:, 1]], vt[:, f[:, 2]]
+        self._tree = None
+
+    def samples(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` points: half corners of random faces, half area-weighted points of the surface."""
+        a, b, c = self.a, self.b, self.c
+        nf = a.shape[1]
+        corners = self.v[self.f[rng.integers(nf, size=n // 2), rng.integers(3, size=n // 2)]]
+        u, w = b - a, c - a
+        area = np.sqrt((u[1] * w[2] - u[2] * w[1]) ** 2 + (u[2] * w[0] - u[0] * w[2]) ** 2
+                       + (u[0] * w[1] - u[1] * w[0]) ** 2)
+        total = float(area.sum())
+        if not total > 0:
+            return corners
+        m = n - len(corners)
+        idx = np.minimum(np.searchsorted(np.cumsum(area), rng.random(m) * total), nf - 1)
+        r1, r2 = np.sqrt(rng.random(m)), rng.random(m)
+        pts = a[:, idx] * (1 - r1) + b[:, idx] * (r1 * (1 - r2)) + c[:, idx] * (r1 * r2)
+        return np.concatenate([corners, pts.T])
+
+    def distances(self, q: np.ndarray, k: int = 4) -> np.ndarray:
+        """Distance from each point of ``q`` to the surface: exact point-triangle distance to the ``k``
+        triangles whose centroids are nearest (the nearest triangle is among them unless triangles are
+        much longer than the spacing of their neighbours)."""
+        from scipy.spatial import cKDTree
+
+        if self._tree is None:
+            cen = np.ascontiguousarray(((self.a + self.b + self.c) / 3.0).T)
+            self._tree = cKDTree(cen, leafsize=32, balanced_tree=False, compact_nodes=False)
+        k = min(k, self.a.shape[1])
+        _, idx = self._tree.query(q, k=k)
+        idx = np.asarray(idx).reshape(-1)
+        p = np.repeat(q, k, axis=0).T
+        return _point_triangle_distance(p, self.a[:, idx], self.b[:, idx], self.c[:, idx]).reshape(-1, k).min(1)
+
+
 def _surface_distances(q: np.ndarray, v: np.ndarray, f: np.ndarray, k: int = 4) -> np.ndarray:
-    """Distance from each query point to the surface ``(v, f)``: exact point-triangle distance to the
-    ``k`` triangles whose centroids are nearest (the nearest triangle is among them unless triangles
-    are much longer than the spacing of their neighbours)."""
-    from scipy.spatial import cKDTree
-
-    tri = v[f]
-    k = min(k, len(f))
-    _, idx = cKDTree(tri.mean(1), balanced_tree=False, compact_nodes=False).query(q, k=k)
-    t = tri[np.asarray(idx).reshape(-1)].transpose(1, 2, 0)  # (3 corners, 3 coords, M)
-    return _point_triangle_distance(np.repeat(q, k, axis=0).T, t[0], t[1], t[2]).reshape(-1, k).min(1)
-
-
-def _surface_samples(v: np.ndarray, f: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` points of the surface: half of them corners of random faces, half area-weighted points."""
-    verts = v[f[rng.integers(len(f), size=n // 2), rng.integers(3, size=n // 2)]]
-    tri = v[f]
-    area = np.linalg.norm(_cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
-    if not area.sum() > 0:
-        return verts
-    m = n - len(verts)
-    idx = np.minimum(np.searchsorted(np.cumsum(area), rng.random(m) * area.sum()), len(f) - 1)
-    r1, r2 = np.sqrt(rng.random(m)), rng.random(m)
-    w = np.stack([1 - r1, r1 * (1 - r2), r1 * r2], 1)
-    return np.concatenate([verts, (tri[idx] * w[:, :, None]).sum(1)])
+    """Distance from each query point to the surface ``(v, f)`` (see :meth:`_Surface.distances`)."""
+    return _Surface(v, f).distances(q, k)
 
 
 def _sampled_hausdorff(va, fa, vb, fb, n: int = 5_000, seed: int = 0) -> float:
     """Symmetric Hausdorff distance between two meshes, estimated on ``n`` points of each surface
-    (vertices and area-weighted points), each measured exactly to the other surface
-    (:func:`_surface_distances`). A sample: it can miss a single far point, it never adds spacing."""
+    (corners of random faces and area-weighted points), each measured exactly to the other surface
+    (:meth:`_Surface.distances`). A sample: it can miss a single far point, it never adds spacing."""
     rng = np.random.default_rng(seed)
-    a, b = _surface_samples(va, fa, n, rng), _surface_samples(vb, fb, n, rng)
-    return float(max(_surface_distances(a, vb, fb).max(), _surface_distances(b, va, fa).max()))
+    sa, sb = _Surface(va, fa), _Surface(vb, fb)
+    return float(max(sb.distances(sa.samples(n, rng)).max(), sa.distances(sb.samples(n, rng)).max()))
 
 
 def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_border: bool = True,
@@ -471,6 +589,7 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
     kept = sizes <= MIN_FACES_PER_COMPONENT  # parts at or under the floor stay as they are
     in_pool = ~kept  # parts decimated together, in one fast-simplification call
     separate: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # parts decimated on their own
+    replayed: list[tuple[np.ndarray, np.ndarray]] = []  # parts taken from a pool call's history
     vanished: dict[int, int] = {}
     subdivided: set[int] = set()
     collapsed: set[int] = set()
@@ -489,8 +608,26 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
             if lost:
                 vanished[c] = int(sizes[c])
 
+    def rescue(pv, pf, pvlab, hist, cids: np.ndarray) -> None:
+        """Parts a pool call took under the floor: each as it was in that call's own history when it
+        still had its share of faces (:func:`_replay_prefix`, no new decimation); on their own if that fails."""
+        keep = np.full(ncomp, -1, dtype=np.int64)
+        had = np.bincount(pvlab[pf[:, 0]], minlength=ncomp)
+        keep[cids] = np.maximum(0, (had[cids] - shares[cids]) // 2)  # a collapse removes at most two faces
+        rv, rf, rl = _replay_prefix(pv, pf, pvlab, hist, keep)
+        got = np.bincount(rl, minlength=ncomp)
+        good = np.zeros(ncomp, dtype=bool)
+        good[cids] = got[cids] >= np.minimum(MIN_FACES_PER_COMPONENT, had[cids])
+        if good.any():
+            rf_ok = rf[good[rl]]
+            used, inv = np.unique(rf_ok, return_inverse=True)
+            replayed.append((rv[used], inv.reshape(-1, 3)))
+            in_pool[good] = False
+        on_their_own([c for c in cids.tolist() if not good[c]])
+
     def others() -> int:  # vertices outside the pool
-        return int(vsizes[kept].sum()) + sum(len(ov) for ov, _ in separate.values())
+        return (int(vsizes[kept].sum()) + sum(len(ov) for ov, _ in separate.values())
+                + sum(len(rv) for rv, _ in replayed))
 
     # One call for every part of the pool (as fast as fast-simplification on the whole mesh), traced
     # back to the parts. A part the call took under the floor is decimated on its own. A part it could
@@ -507,7 +644,7 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
             allowed = target - others()
             budget = int(allowed * len(pf) / max(int(pvs[in_pool].sum()), 1) * (0.97 if from_output else 1.0))
             budget = max(budget, MIN_FACES_PER_COMPONENT * int(in_pool.sum()))
-            vo, fo, src = _global_pass(pv, pf, budget, preserve_border, aggressiveness)
+            vo, fo, src, hist = _global_pass(pv, pf, budget, preserve_border, aggressiveness)
             if src is None:  # the call cannot be traced back to the parts: each part on its own
                 on_their_own(np.flatnonzero(in_pool).tolist())
                 out, pool_nv, pf, last = None, 0, pf[:0], None
@@ -516,7 +653,9 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
                 flab = ovlab[fo[:, 0]]
                 counts = np.bincount(flab, minlength=ncomp)
                 stuck = len(fo) > 1.05 * budget  # the call stopped above its face budget
-                on_their_own(np.flatnonzero(in_pool & (counts < MIN_FACES_PER_COMPONENT)).tolist())
+                crushed = np.flatnonzero(in_pool & (counts < MIN_FACES_PER_COMPONENT))
+                if len(crushed):
+                    rescue(pv, pf, pvlab, hist, crushed)
                 fo = fo[in_pool[flab]]
                 ovs = np.bincount(ovlab, minlength=ncomp) * in_pool
                 out, pool_nv = (vo, fo), int(ovs.sum())
@@ -544,7 +683,7 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
         on_their_own(redo)
 
     pieces = ([out] if out is not None else []) + ([(v, f[kept[labels]])] if kept.any() else [])
-    pieces += list(separate.values())
+    pieces += list(separate.values()) + replayed
     offsets = np.cumsum([0] + [len(pv_) for pv_, _ in pieces])
     parts_v = [pv_ for pv_, _ in pieces]
     parts_f = [pf_ + off for (_, pf_), off in zip(pieces, offsets)]

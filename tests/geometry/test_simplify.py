@@ -324,14 +324,17 @@ def test_merge_degenerate_equals_the_row_sort():
         got, ref = S._merge_degenerate(v, f), _merge_reference(v, f)
         assert got[2:] == ref[2:]
         assert np.array_equal(got[0][got[1]], ref[0][ref[1]])  # the same triangles, corner by corner
-    # rows (K2 t, K1 t, c) have equal hashes for every t: the exact fallback must still tell them apart
-    k1, k2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
-    t = np.array([3, 5, 3], dtype=np.uint64)
-    bits = np.stack([k2 * t, k1 * t, np.zeros(3, np.uint64)], 1)
-    v = bits.view(np.float64)
-    assert np.isfinite(v).all() and not np.array_equal(v[0], v[1])
-    got = S._merge_degenerate(v, np.array([[0, 1, 2]]))
-    assert got[2] == 1 and got[3] == 1  # rows 0 and 2 are one vertex, row 1 is not
+
+
+def test_merge_degenerate_survives_hash_collisions(monkeypatch):
+    rng = np.random.default_rng(4)
+    v = rng.integers(0, 4, size=(200, 3)).astype(float)
+    f = rng.integers(0, 200, size=(300, 3))
+    ref = _merge_reference(v, f)
+    # every row hashes alike: equal hashes of different rows must send it to the exact row sort
+    monkeypatch.setattr(S, "_row_hash", lambda bits: np.zeros(len(bits), dtype=np.uint64))
+    got = S._merge_degenerate(v, f)
+    assert got[2:] == ref[2:] and np.array_equal(got[0][got[1]], ref[0][ref[1]])
 
 
 def test_merge_degenerate_returns_the_input_when_nothing_to_do():
@@ -356,3 +359,18 @@ def test_hausdorff_estimate_of_a_known_offset():
     assert S._sampled_hausdorff(v, f, v, f) < 1e-5  # no sample spacing added (the spacing here is ~0.01)
     h = S._sampled_hausdorff(v, f, v * 1.01, f)  # every face moves out by 1 % of its distance to the centre
     assert 0.0095 < h < 0.0105
+
+
+def test_replaying_the_whole_history_gives_the_library_result():
+    import fast_simplification
+
+    v, f = _noisy_sphere(3)
+    vo, fo, coll = fast_simplification.simplify(v, f, target_count=200, return_collapses=True)
+    vlab = np.zeros(len(v), dtype=np.int64)
+    pv, pf, pl = S._replay_prefix(v, f, vlab, coll, np.array([len(coll)]))
+    assert np.array_equal(pf, fo) and np.abs(pv - vo).max() < 1e-9 and (pl == 0).all()
+    # a prefix is the part decimated less far: more faces, still closed, near the sphere
+    pv, pf, _ = S._replay_prefix(v, f, vlab, coll, np.array([len(coll) // 2]))
+    assert len(pf) == len(f) - 2 * (len(coll) // 2)  # a closed part loses two faces per collapse
+    assert (_edges(pf) == 2).all()
+    assert np.abs(np.linalg.norm(pv, axis=1) - 1).max() < 0.05
