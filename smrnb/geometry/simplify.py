@@ -636,13 +636,17 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
     # is decimated further; when only parts decimated on their own are left over, their shares shrink.
     pv, pf, pvlab, pvs = v, f[in_pool[labels]], vlab, vsizes
     out: tuple[np.ndarray, np.ndarray] | None = None
-    pool_nv, from_output, last = 0, False, None
+    pool_nv, from_output, last, gain = 0, False, None, 1.0
     for _ in range(8):
         pf = pf[in_pool[pvlab[pf[:, 0]]]]
         stuck = True
         if len(pf):
-            allowed = target - others()
-            budget = int(allowed * len(pf) / max(int(pvs[in_pool].sum()), 1) * (0.97 if from_output else 1.0))
+            allowed, nv = target - others(), int(pvs[in_pool].sum())
+            if from_output:  # a collapse removes a vertex and at most two faces; gain: see below
+                budget = len(pf) - 2 * max(int(math.ceil((nv - allowed) * gain)), 1)
+            else:  # Euler: V = F/2 + B/2 + chi; chi + B/2 kept with the border, else ~2 per closed part
+                c = nv - len(pf) / 2
+                budget = int(2 * (allowed - (c if preserve_border else min(c, 2 * int(in_pool.sum())))))
             budget = max(budget, MIN_FACES_PER_COMPONENT * int(in_pool.sum()))
             vo, fo, src, hist = _global_pass(pv, pf, budget, preserve_border, aggressiveness)
             if src is None:  # the call cannot be traced back to the parts: each part on its own
@@ -670,6 +674,10 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
         total = pool_nv + others()
         if total <= target or (last is not None and total >= last):
             break
+        if from_output and last is not None:
+            # parts this pass took under the floor came back at the floor: ask the next pass for more,
+            # by the share of the excess this one failed to remove (no cascade of small passes)
+            gain = min(4.0, gain * (last - target) / max(last - total, 1))
         last = total
         if not stuck:
             continue  # the pool can go further
