@@ -521,7 +521,7 @@ def _sampled_hausdorff(va, fa, vb, fb, n: int = 5_000, seed: int = 0) -> float:
 
 
 def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_border: bool = True,
-                  aggressiveness: float = 7.0, measure_hausdorff: bool = True) -> Mesh:
+                  aggressiveness: float = 7.0, measure_hausdorff: bool = False) -> Mesh:
     """Quadric decimation to at most ``target_number_of_vertices`` vertices.
 
     Parameters
@@ -537,10 +537,12 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
     aggressiveness : float
         fast-simplification's ``agg`` (0 = slow and careful, 10 = fast and rough).
     measure_hausdorff : bool
-        Report an estimate of the symmetric Hausdorff distance to the input in the result's meta:
-        5,000 points of each surface (corners of random faces and area-weighted points), each
-        measured exactly to the nearest of the other surface's triangles (a few tens of
-        milliseconds; a sample, so it can miss a single far point).
+        Report an estimate of the symmetric Hausdorff distance to the input in ``meta["simplify"]
+        ["hausdorff"]`` (None when off): 5,000 points of each surface (corners of random faces and
+        area-weighted points), each measured exactly to the nearest of the other surface's
+        triangles; a sample, so it can miss a single far point. Off by default: it needs a search
+        tree over the input's triangles and costs 20-50 % of the decimation itself
+        (``benchmarks/RESULTS_simplify.md``).
 
     Returns
     -------
