@@ -612,10 +612,11 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
 
     def rescue(pv, pf, pvlab, hist, cids: np.ndarray) -> None:
         """Parts a pool call took under the floor: each as it was in that call's own history when it
-        still had its share of faces (:func:`_replay_prefix`, no new decimation); on their own if that fails."""
+        still had the floor's faces (:func:`_replay_prefix`, no new decimation); on their own if that fails."""
         keep = np.full(ncomp, -1, dtype=np.int64)
         had = np.bincount(pvlab[pf[:, 0]], minlength=ncomp)
-        keep[cids] = np.maximum(0, (had[cids] - shares[cids]) // 2)  # a collapse removes at most two faces
+        # back to the floor (the call found these parts cheap to simplify); a collapse removes at most two faces
+        keep[cids] = np.maximum(0, (had[cids] - MIN_FACES_PER_COMPONENT) // 2)
         rv, rf, rl = _replay_prefix(pv, pf, pvlab, hist, keep)
         got = np.bincount(rl, minlength=ncomp)
         good = np.zeros(ncomp, dtype=bool)
