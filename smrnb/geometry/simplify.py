@@ -207,7 +207,9 @@ def _replay_prefix(v: np.ndarray, f: np.ndarray, vlab: np.ndarray, collapses: np
     three different survivors. Positions: what the library computes at a survivor's last collapse,
     its quadric error minimiser, from the summed plane quadrics of the vertices merged into it (sums
     do not depend on the order); where the library falls back to an end point or the midpoint (a
-    singular quadric, or two border vertices) the candidates are taken at their input positions.
+    singular quadric, or two border vertices), and where a nearly singular quadric puts the
+    minimiser beyond twice the reach of the merged vertices, the best of those candidates is taken
+    at their input positions.
     Returns the parts' vertices, faces (indexing those vertices) and each face's part.
     """
     c = np.asarray(collapses, dtype=np.int64).reshape(-1, 2)
@@ -263,6 +265,12 @@ def _replay_prefix(v: np.ndarray, f: np.ndarray, vlab: np.ndarray, collapses: np
         safe = np.where(solve, det, 1.0)
         opt = np.stack([-_det3(m, (1, 2, 3, 4, 5, 6, 5, 7, 8)), _det3(m, (0, 2, 3, 1, 5, 6, 2, 7, 8)),
                         -_det3(m, (0, 1, 3, 1, 4, 6, 2, 5, 8))], 1) / safe[:, None]
+        # a nearly singular quadric (a thin tube) puts the minimiser anywhere, and rounding that differs
+        # from the library's moves it further: keep it only within twice the merged vertices' reach
+        members = np.flatnonzero(slot[parent] >= 0)
+        reach = np.zeros(len(s))
+        np.maximum.at(reach, slot[parent[members]], np.linalg.norm(v[members] - v[parent[members]], axis=1))
+        solve &= np.linalg.norm(opt - v[s], axis=1) <= 2 * reach
         cand = np.stack([v[s], v[s1], 0.5 * (v[s] + v[s1])])
         err = np.stack([_quadric_error(m, x) for x in cand])
         pick = cand[np.argmin(err, axis=0), np.arange(len(s))]
@@ -660,17 +668,19 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
                 flab = ovlab[fo[:, 0]]
                 counts = np.bincount(flab, minlength=ncomp)
                 stuck = len(fo) > 1.05 * budget  # the call stopped above its face budget
+                stalled = in_pool & (counts > 1.25 * shares) & (sizes <= _COLLAPSE_MAX_FACES)
+                if stuck and stalled.any() and len(vo) + others() > target:
+                    # the call squeezed the other parts (some maybe under the floor) in place of the
+                    # stalled ones: those on their own, the call again from the input for the rest
+                    on_their_own(np.flatnonzero(stalled).tolist())
+                    pv, pf, pvlab, pvs, from_output, last = v, f[in_pool[labels]], vlab, vsizes, False, None
+                    continue
                 crushed = np.flatnonzero(in_pool & (counts < MIN_FACES_PER_COMPONENT))
                 if len(crushed):
                     rescue(pv, pf, pvlab, hist, crushed)
                 fo = fo[in_pool[flab]]
                 ovs = np.bincount(ovlab, minlength=ncomp) * in_pool
                 out, pool_nv = (vo, fo), int(ovs.sum())
-                stalled = in_pool & (counts > 1.25 * shares) & (sizes <= _COLLAPSE_MAX_FACES)
-                if stuck and stalled.any() and pool_nv + others() > target:
-                    on_their_own(np.flatnonzero(stalled).tolist())
-                    pv, pf, pvlab, pvs, from_output, last = v, f[in_pool[labels]], vlab, vsizes, False, None
-                    continue
                 pv, pf, pvlab, pvs, from_output = vo, fo, ovlab, ovs, True
         else:
             out, pool_nv = None, 0
