@@ -70,11 +70,33 @@ def _check_mesh(mesh: Any, name: str = "mesh") -> Mesh:
         raise SmrnbTypeError(f"{name} must be a smrnb.Mesh, got {type(mesh).__name__}")
     check_finite(mesh.vertices, f"{name}.vertices")
     if mesh.num_faces:
-        fmin, fmax = int(mesh.faces.min()), int(mesh.faces.max())
-        if fmin < 0 or fmax >= mesh.num_vertices:
-            raise SmrnbValueError(
-                f"{name}.faces must index vertices in [0, {mesh.num_vertices - 1}], got indices in [{fmin}, {fmax}]")
+        _check_face_range(int(mesh.faces.min()), int(mesh.faces.max()), mesh.num_vertices, name)
     return mesh
+
+
+def _check_face_range(fmin: int, fmax: int, nv: int, name: str) -> None:
+    if fmin < 0 or fmax >= nv:
+        raise SmrnbValueError(f"{name}.faces must index vertices in [0, {nv - 1}], got indices in [{fmin}, {fmax}]")
+
+
+def _mesh_arrays(mesh: Any, name: str = "mesh") -> tuple[np.ndarray, np.ndarray]:
+    """``(vertices float64, faces int64)`` as numpy arrays, checked as :func:`_check_mesh` does; the
+    checks run on the arrays (one pass each, no torch intra-op threads to wait for on a busy machine)."""
+    if not isinstance(mesh, Mesh):
+        from smrnb._errors import SmrnbTypeError
+
+        raise SmrnbTypeError(f"{name} must be a smrnb.Mesh, got {type(mesh).__name__}")
+    v = mesh.vertices.detach().cpu().numpy().astype(np.float64)
+    f = mesh.faces.detach().cpu().numpy().astype(np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        suspect = v.size and not np.isfinite(v.sum())  # a NaN/inf term makes the sum non-finite (so may overflow)
+    if suspect:
+        bad = int((~np.isfinite(v)).sum())
+        if bad:
+            raise SmrnbValueError(f"{name}.vertices must be finite, got {bad} NaN/inf value(s)")
+    if f.size:
+        _check_face_range(int(f.min()), int(f.max()), len(v), name)
+    return v, f
 
 
 def _components(faces: np.ndarray, n_vertices: int) -> np.ndarray:
@@ -563,7 +585,7 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
         Bad target, NaN vertices, out-of-range faces. An unreachable target does not raise: the
         best mesh comes back with ``meta["simplify"]["reached"] = False`` and ``"reason"``.
     """
-    mesh = _check_mesh(mesh)
+    v, f = _mesh_arrays(mesh)
     target = check_int_range(target_number_of_vertices, "target_number_of_vertices", lo=4)
     V, F = mesh.num_vertices, mesh.num_faces
     if F == 0:
@@ -574,8 +596,6 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
 
     device = mesh.device
     notes: list[str] = []
-    v = mesh.vertices.detach().cpu().numpy().astype(np.float64)
-    f = mesh.faces.detach().cpu().numpy().astype(np.int64)
     v, f, merged, dropped = _merge_degenerate(v, f)
     if merged or dropped:
         notes.append(f"merged {merged} coincident vertices and dropped {dropped} degenerate faces first")
