@@ -137,7 +137,7 @@ def simplify(mesh: Any, *, target_number_of_vertices: int = 80000, preserve_bord
     from smrnb.geometry.simplify import simplify_mesh
 
     out = simplify_mesh(mesh, target_number_of_vertices=target_number_of_vertices,
-                        preserve_border=preserve_border, aggressiveness=aggressiveness)
+                        preserve_border=preserve_border, aggressiveness=aggressiveness, measure_hausdorff=True)
     rep = out.meta.get("simplify", {})
     notes = list(rep.get("notes", []))
     if rep.get("hausdorff") is not None:

@@ -21,7 +21,8 @@ def _edges(faces):
 
 def test_sphere_vertex_bound_hausdorff_and_closedness():
     sph = trimesh.creation.icosphere(5, radius=1.0)
-    out = smrnb.simplify_mesh(_mesh(sph), target_number_of_vertices=1000)
+    assert smrnb.simplify_mesh(_mesh(sph), target_number_of_vertices=1000).meta["simplify"]["hausdorff"] is None
+    out = smrnb.simplify_mesh(_mesh(sph), target_number_of_vertices=1000, measure_hausdorff=True)
     rep = out.meta["simplify"]
     assert out.num_vertices <= 1000
     assert out.num_vertices > 800  # it really simplified to near the target, not to nothing
@@ -106,11 +107,13 @@ def test_vanishing_part_is_subdivided_first_or_refused(monkeypatch, wipe_below, 
     calls = {"n": 0}
 
     def collapsing(points, triangles, target_count=None, **kw):
-        # a decimator that wipes out small parts entirely, as QEM can on thin structures
+        # a decimator that wipes out small parts entirely, as QEM can on thin structures, and gives no
+        # collapse history: simplify_mesh cannot trace its result back to the parts and decimates
+        # each part on its own (the path this test is about)
         calls["n"] += 1
         if len(triangles) < wipe_below:
             return points[:0], triangles[:0]
-        return real(points, triangles, target_count=target_count, **kw)
+        return real(points, triangles, target_count=target_count, **kw)[:2]
 
     monkeypatch.setattr(fast_simplification, "simplify", collapsing)
     if rescued:  # the cable (~1300 faces) vanishes, is subdivided (x4 faces) and survives the second pass
@@ -223,3 +226,154 @@ def test_fused_living_room_at_10_and_1_percent(living_room, fraction):
     if not prep["reached"]:
         assert "boundary vertices" in prep["reason"] and pinned.num_vertices < mesh.num_vertices
     assert len(np.unique(S._components(pinned.faces.numpy(), pinned.num_vertices))) >= n_in - 1
+
+
+# --- the single traced call, the floor per part, the merge and the distance estimate ----------------
+
+
+def _noisy_sphere(level=4, radius=1.0, seed=0):
+    sph = trimesh.creation.icosphere(level, radius=radius)
+    rng = np.random.default_rng(seed)
+    return sph.vertices * (1 + 0.002 * rng.standard_normal((len(sph.vertices), 1))), sph.faces.astype(np.int64)
+
+
+def test_trace_follows_the_library_output():
+    import fast_simplification
+
+    v, f = _noisy_sphere()
+    vo, fo, coll = fast_simplification.simplify(v, f, target_count=800, return_collapses=True)
+    src = S._trace(len(v), f, coll, vo, np.asarray(fo, np.int64))
+    assert src is not None and len(src) == len(vo)
+    moved = np.isin(src, coll[:, 0])
+    assert (~moved).sum() > 0 and np.array_equal(vo[~moved], v[src[~moved]])  # untouched vertices: same place
+    assert np.abs(vo[moved] - v[src[moved]]).max() < 0.2  # moved ones stay near the vertex they stand for
+    # a result that does not follow from the collapses is refused, not guessed at
+    assert S._trace(len(v), f, coll[:-1], vo, np.asarray(fo, np.int64)) is None
+    assert S._trace(len(v), f, coll, vo, np.asarray(fo[::-1], np.int64)) is None
+
+
+def _big_and_tiny(n_tiny=30):
+    v, f = _noisy_sphere(4)
+    parts_v, parts_f, off = [v], [f], len(v)
+    tiny = trimesh.creation.icosphere(2, radius=0.004)  # 320 faces each, 4 mm across: QEM's cheapest collapses
+    for i in range(n_tiny):
+        parts_v.append(tiny.vertices + [1.5 + 0.02 * i, 0.0, 0.0])
+        parts_f.append(tiny.faces + off)
+        off += len(tiny.vertices)
+    return np.concatenate(parts_v), np.concatenate(parts_f).astype(np.int64)
+
+
+def test_parts_the_global_call_crushes_are_decimated_on_their_own(monkeypatch):
+    import fast_simplification
+
+    v, f = _big_and_tiny()
+    target = len(v) // 10
+    # the library alone, one global budget, takes the tiny parts under the floor (this is what the floor is for)
+    pv, pf = fast_simplification.simplify(v, f, target_count=2 * target)
+    lab = S._components(np.asarray(pf, np.int64), len(pv))
+    per_part = np.bincount(lab)
+    assert len(per_part) < 31 or per_part.min() < S.MIN_FACES_PER_COMPONENT
+    real, calls = fast_simplification.simplify, []
+
+    def counting(points, triangles, **kw):
+        calls.append(len(triangles))
+        return real(points, triangles, **kw)
+
+    monkeypatch.setattr(fast_simplification, "simplify", counting)
+    out = smrnb.simplify_mesh(smrnb.Mesh(torch.tensor(v), torch.tensor(f)), target_number_of_vertices=target)
+    assert out.num_vertices <= target and out.meta["simplify"]["reached"]
+    lab = S._components(out.faces.numpy(), out.num_vertices)
+    per_part = np.bincount(lab)
+    assert len(per_part) == 31 and per_part.min() >= S.MIN_FACES_PER_COMPONENT  # every part kept, none crushed
+    assert calls[0] == len(f)  # one call with every part first, then only the crushed ones on their own
+    assert sum(1 for c in calls if c == len(f)) == 1  # never again from the input: no part stalled
+    assert sum(1 for c in calls if c == 320) <= 30 and len(calls) <= 30 + 4  # the rest: smaller pool outputs
+
+
+def test_many_parts_take_one_library_call(monkeypatch):
+    import fast_simplification
+
+    v, f = _noisy_sphere(2)
+    parts_v = [v * (0.05 + 0.01 * (i % 7)) + [0.3 * (i % 15), 0.3 * (i // 15), 0.0] for i in range(150)]
+    vv = np.concatenate(parts_v)
+    ff = np.concatenate([f + i * len(v) for i in range(150)])
+    real, calls = fast_simplification.simplify, []
+
+    def counting(points, triangles, **kw):
+        calls.append(len(triangles))
+        return real(points, triangles, **kw)
+
+    monkeypatch.setattr(fast_simplification, "simplify", counting)
+    out = smrnb.simplify_mesh(smrnb.Mesh(torch.tensor(vv), torch.tensor(ff)), target_number_of_vertices=len(vv) // 4)
+    assert out.num_vertices <= len(vv) // 4
+    per_part = np.bincount(S._components(out.faces.numpy(), out.num_vertices))
+    assert len(per_part) == 150 and per_part.min() >= S.MIN_FACES_PER_COMPONENT
+    assert calls[0] == len(ff) and len(calls) <= 3  # not one call per part
+
+
+def _merge_reference(v, f):
+    uniq, inv = np.unique(v, axis=0, return_inverse=True)
+    f2 = inv.reshape(-1)[f]
+    keep = (f2[:, 0] != f2[:, 1]) & (f2[:, 1] != f2[:, 2]) & (f2[:, 2] != f2[:, 0])
+    return uniq, f2[keep], len(v) - len(uniq), int((~keep).sum())
+
+
+def test_merge_degenerate_equals_the_row_sort():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        n = int(rng.integers(3, 300))
+        v = rng.integers(0, 5, size=(n, 3)).astype(float) * rng.choice([1.0, -1.0], size=(n, 3))  # -0.0 too
+        f = rng.integers(0, n, size=(2 * n, 3))
+        got, ref = S._merge_degenerate(v, f), _merge_reference(v, f)
+        assert got[2:] == ref[2:]
+        assert np.array_equal(got[0][got[1]], ref[0][ref[1]])  # the same triangles, corner by corner
+
+
+def test_merge_degenerate_survives_hash_collisions(monkeypatch):
+    rng = np.random.default_rng(4)
+    v = rng.integers(0, 4, size=(200, 3)).astype(float)
+    f = rng.integers(0, 200, size=(300, 3))
+    ref = _merge_reference(v, f)
+    # every row hashes alike: equal hashes of different rows must send it to the exact row sort
+    monkeypatch.setattr(S, "_row_hash", lambda bits: np.zeros(len(bits), dtype=np.uint64))
+    got = S._merge_degenerate(v, f)
+    assert got[2:] == ref[2:] and np.array_equal(got[0][got[1]], ref[0][ref[1]])
+
+
+def test_merge_degenerate_returns_the_input_when_nothing_to_do():
+    v, f = _noisy_sphere(2)
+    got = S._merge_degenerate(v, f)
+    assert got[0] is v and got[1] is f and got[2:] == (0, 0)
+
+
+def test_point_triangle_distance_is_exact():
+    rng = np.random.default_rng(1)
+    tm = trimesh.creation.icosphere(2)
+    q = np.concatenate([rng.normal(size=(300, 3)) * 1.3, tm.vertices[:40] * 1.0001, tm.triangles_center[:40]])
+    _, ref, _ = trimesh.proximity.closest_point(tm, q)
+    corners = [tm.vertices[tm.faces[:, i]].T for i in range(3)]
+    brute = np.array([S._point_triangle_distance(np.repeat(x[None], len(tm.faces), 0).T, *corners).min() for x in q])
+    assert np.abs(brute - ref).max() < 1e-12
+    assert np.abs(S._surface_distances(q, tm.vertices, tm.faces) - ref).max() < 1e-12
+
+
+def test_hausdorff_estimate_of_a_known_offset():
+    v, f = _noisy_sphere(4)
+    assert S._sampled_hausdorff(v, f, v, f) < 1e-5  # no sample spacing added (the spacing here is ~0.01)
+    h = S._sampled_hausdorff(v, f, v * 1.01, f)  # every face moves out by 1 % of its distance to the centre
+    assert 0.0095 < h < 0.0105
+
+
+def test_replaying_the_whole_history_gives_the_library_result():
+    import fast_simplification
+
+    v, f = _noisy_sphere(3)
+    vo, fo, coll = fast_simplification.simplify(v, f, target_count=200, return_collapses=True)
+    vlab = np.zeros(len(v), dtype=np.int64)
+    pv, pf, pl = S._replay_prefix(v, f, vlab, coll, np.array([len(coll)]))
+    assert np.array_equal(pf, fo) and np.abs(pv - vo).max() < 1e-9 and (pl == 0).all()
+    # a prefix is the part decimated less far: more faces, still closed, near the sphere
+    pv, pf, _ = S._replay_prefix(v, f, vlab, coll, np.array([len(coll) // 2]))
+    assert len(pf) == len(f) - 2 * (len(coll) // 2)  # a closed part loses two faces per collapse
+    assert (_edges(pf) == 2).all()
+    assert np.abs(np.linalg.norm(pv, axis=1) - 1).max() < 0.05
