@@ -574,6 +574,7 @@ class Viewer:
     ``display(viewer)`` (or a viewer as the last expression of a cell) shows the live widget and
     carries a PNG of the same scene for nbconvert, docs and front ends without the widget extension.
     ``show`` on a viewer already on screen updates it in place: same canvas, camera kept.
+    :meth:`save_png` and :meth:`save_html` (an offline interactive page) keep the current view.
     """
 
     def __init__(self, data: Any = None, *, width: int = 640, height: int = 400, background: str = "#ffffff",
@@ -821,6 +822,28 @@ class Viewer:
         from smrnb._files import atomic_write
 
         atomic_write(path, self.to_png(width, height))
+        return Path(path)
+
+    def save_html(self, path: Any, *, title: str | None = None) -> Any:
+        """Write one self-contained HTML page of the current scene and camera to ``path`` (atomically);
+        returns the path.
+
+        The page inlines three.js (npm ``three``, MIT, shipped in the wheel; version in
+        :func:`smrnb.widgets._html.threejs_version`) and every array, so it opens offline: orbit, zoom
+        and pan like the live viewer, with axes (their length in metres) and the layers' notes as captions.
+        """
+        from pathlib import Path
+
+        from smrnb._files import atomic_write
+        from smrnb.widgets._html import scene_html
+
+        if title is not None and not isinstance(title, str):
+            raise SmrnbTypeError(f"title must be a str, got {type(title).__name__}")
+        pose = self.camera_pose()
+        pose["target"] = tuple(self.controls.target)
+        page = scene_html([layer for ls in self.layers.values() for layer in ls], pose, self.width, self.height,
+                          self.background, title or repr(self))
+        atomic_write(path, page)
         return Path(path)
 
     def __repr__(self) -> str:
