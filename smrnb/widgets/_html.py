@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from smrnb.widgets._viewer import Layer, _hex, wire_colors, wire_normals
+from smrnb.widgets._viewer import Layer, _hex, colorbar_html, wire_colors, wire_normals
 
 
 def _js(name: str) -> str:
@@ -164,7 +164,7 @@ def scene_html(layers: list[Layer], camera: dict[str, Any], width: int, height: 
 
     importmap = json.dumps({"imports": {"three": data_url("three.module.min.js"),
                                         "three/addons/controls/OrbitControls.js": data_url("OrbitControls.js")}})
-    notes = "".join(f"<div class='smrnb-caption smrnb-note'>{html.escape(n)}</div>"
+    notes = colorbar_html(layers) + "".join(f"<div class='smrnb-caption smrnb-note'>{html.escape(n)}</div>"
                     for layer in layers for n in layer.notes)
     # "</" never occurs in base64 or in the numbers, but escape it so no text can end the JSON script early
     scene_json = json.dumps(scene).replace("</", "<\\/")
