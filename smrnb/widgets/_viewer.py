@@ -153,7 +153,12 @@ def _pool_any(occ: np.ndarray, k: int) -> np.ndarray:
 def voxels_layer(grid: Any, *, mode: str = "points", max_voxels: int = MAX_VOXELS, color: Any = None) -> Layer:
     """Occupied voxels of a ``VoxelGrid`` (unbatched) as points (one square per voxel) or cubes.
 
-    ``cubes`` draws only the voxel faces that touch an empty voxel. More than ``max_voxels``
+    ``cubes`` draws only the voxel faces that touch an empty voxel, as one merged mesh. Not instanced:
+    pythreejs 2.4.2 bundles three.js r97, which has ``InstancedBufferGeometry`` but no ``InstancedMesh``
+    (r109) and no built-in material that reads per-instance offsets (that needs a custom shader, and the
+    static renderer and ``save_html`` could not share it); and the exposed faces of a solid grid are
+    far fewer than 12 triangles per voxel (a 10^3 block: 1,200 triangles instead of 12,000). The
+    viewer's ``voxels`` toggle switches between cubes (default) and dots. More than ``max_voxels``
     occupied voxels: the grid is coarsened by 2, 3, ... (a voxel is drawn when any of its k^3
     children is occupied) until it fits, and the layer's notes say so.
     """
@@ -688,9 +693,17 @@ class Viewer:
         self.clip_axis.observe(lambda _: self._update_clip(), names="value")
         self.clip.observe(lambda _: self._update_clip(), names="value")
         self.legend = ipw.HTML(value="")
+        # voxel grids: cubes (exposed faces, one merged mesh) or one dot per voxel; shown with a grid only
+        self.voxel_mode = ipw.ToggleButtons(options=[("cubes", "cubes"), ("dots", "points")], value="cubes",
+                                            description="voxels", style={"button_width": "56px",
+                                                                         "description_width": "45px"},
+                                            layout=ipw.Layout(display="none"))
+        self.voxel_mode.add_class("smrnb-viewer-voxel-mode")
+        self.voxel_mode.observe(self._on_voxel_mode, names="value")
+        self._shown: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.notice = ipw.HTML(value="", layout=ipw.Layout(margin="2px 0 0 0"))
         tools = ipw.HBox([self.clip_axis, self.clip, self.pick_info], layout=ipw.Layout(align_items="center"))
-        self.widget = ipw.VBox([self.renderer, tools, self.legend, self.notice])
+        self.widget = ipw.VBox([self.renderer, tools, self.voxel_mode, self.legend, self.notice])
         self._links: list[Any] = []
         if data is not None:
             self.show(data, **options)
@@ -708,7 +721,16 @@ class Viewer:
         texture when the mesh has one). ``fit``: refit the camera (default: only for the first data).
         Returns the viewer (so ``Viewer().show(mesh)`` displays).
         """
+        if type(data).__name__ == "VoxelGrid":
+            mode = options.setdefault("voxel_mode", self.voxel_mode.value)
+            if mode in ("points", "cubes") and mode != self.voxel_mode.value:
+                with self.voxel_mode.hold_trait_notifications():
+                    self._shown[name] = (data, dict(options))  # the observer below sees this mode already
+                    self.voxel_mode.value = mode
         layers = layers_for(data, **options)
+        self._shown[name] = (data, dict(options))
+        self.voxel_mode.layout.display = "flex" if any(type(d).__name__ == "VoxelGrid"
+                                                       for d, _ in self._shown.values()) else "none"
         self._set_layers(name, layers)
         if fit or (fit is None and not self._fitted):
             self.fit_camera()
@@ -722,6 +744,7 @@ class Viewer:
             raise SmrnbValueError(f"no layer named {name!r}; layers: {', '.join(self.layers) or '(none)'}")
         self._set_layers(name, [])
         del self.layers[name]
+        self._shown.pop(name, None)
 
     def clear(self) -> None:
         """Remove every layer (the camera stays where it is)."""
@@ -865,6 +888,12 @@ class Viewer:
         self.renderer.clippingPlanes = [three.Plane(normal=normal, constant=lo + self.clip.value * (hi - lo))]
         for p in old:
             p.close()
+
+    def _on_voxel_mode(self, change: Any) -> None:
+        """Redraw every voxel grid shown in the mode just chosen (camera kept)."""
+        for name, (data, options) in list(self._shown.items()):
+            if type(data).__name__ == "VoxelGrid" and options.get("voxel_mode") != change["new"]:
+                self.show(data, name=name, fit=False, **{**options, "voxel_mode": change["new"]})
 
     def _on_pick(self, change: Any = None) -> None:
         self.pick_info.value = pick_text(self, self.picker.object, self.picker.point, self.picker.faceNormal,

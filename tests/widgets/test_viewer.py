@@ -85,7 +85,7 @@ def test_voxel_cubes_draw_exposed_faces_only():
     tri = p[faces]
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
     assert (np.einsum("ij,ij->i", n, tri.mean(1) - 0.2) > 0).all()
-    pts = Viewer(g)  # points mode: one point per voxel at its centre
+    pts = Viewer(g, voxel_mode="points")  # dots: one point per voxel at its centre
     (po,) = scene_objects(pts, "points")
     assert len(po.geometry.attributes["position"].array) == 8
     assert po.material.size == pytest.approx(0.1)
@@ -93,7 +93,7 @@ def test_voxel_cubes_draw_exposed_faces_only():
 
 def test_huge_grid_is_capped_with_a_visible_notice():
     occ = torch.ones(20, 20, 20, dtype=torch.bool)
-    v = Viewer(VoxelGrid(occ, torch.zeros(3), 0.01), max_voxels=999)
+    v = Viewer(VoxelGrid(occ, torch.zeros(3), 0.01), max_voxels=999, voxel_mode="points")
     (po,) = scene_objects(v, "points")
     assert len(po.geometry.attributes["position"].array) == 343  # ceil(20 / 3) ** 3
     assert "8,000 occupied voxels exceed the cap of 999" in v.notice.value
@@ -425,3 +425,20 @@ def test_clip_slider_sets_one_renderer_plane_along_the_chosen_axis():
     assert tuple(plane2.normal) == (0.0, -1.0, 0.0) and plane.comm is None  # the old plane is closed
     v.clip.value = 1.0
     assert list(v.renderer.clippingPlanes) == []
+
+
+def test_voxel_toggle_switches_cubes_and_dots_and_keeps_the_camera():
+    occ = torch.zeros(4, 4, 4, dtype=torch.bool)
+    occ[1:3, 1:3, 1:3] = True
+    g = VoxelGrid(occ, torch.zeros(3), 0.1)
+    v = Viewer(icosphere(1))
+    assert v.voxel_mode.layout.display == "none"  # no grid: no toggle
+    v.show(g)
+    assert v.voxel_mode.layout.display == "flex" and v.voxel_mode.value == "cubes"
+    assert len(scene_objects(v, "mesh")) == 1 and len(scene_objects(v, "mesh")[0].geometry.index.array) == 48 * 3
+    v.camera.position = (5.0, 0.0, 0.0)
+    v.voxel_mode.value = "points"
+    (pts,) = scene_objects(v, "points")
+    assert len(pts.geometry.attributes["position"].array) == 8 and tuple(v.camera.position) == (5.0, 0.0, 0.0)
+    v.show(g, voxel_mode="cubes")  # an explicit mode moves the toggle
+    assert v.voxel_mode.value == "cubes" and len(scene_objects(v, "mesh")) == 1
