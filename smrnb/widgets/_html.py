@@ -94,6 +94,8 @@ PAGE = """<!DOCTYPE html>
 import * as THREE from "three";
 import {{ OrbitControls }} from "three/addons/controls/OrbitControls.js";
 const S = JSON.parse(document.getElementById("smrnb-scene").textContent);
+const budgeted = [];
+window.smrnbDetail = "full";
 const bytes = (b) => Uint8Array.from(atob(b), (c) => c.charCodeAt(0)).buffer;
 const canvas = document.getElementById("smrnb-view");
 const renderer = new THREE.WebGLRenderer({{canvas, antialias: true, preserveDrawingBuffer: true}});
@@ -118,7 +120,22 @@ for (const L of S.layers) {{
   const vc = !!L.colors, col = vc ? 0xffffff : new THREE.Color(L.color);
   let obj;
   if (L.kind === "points") {{
-    obj = new THREE.Points(g, new THREE.PointsMaterial({{size: L.size, sizeAttenuation: true, vertexColors: vc, color: col}}));
+    const mat = new THREE.PointsMaterial({{size: L.size, sizeAttenuation: true, vertexColors: vc, color: col}});
+    obj = new THREE.Points(g, mat);
+    const n = g.attributes.position.count;
+    if (n > S.pointBudget) {{
+      // while orbiting: every k-th point only (at most pointBudget); full detail when the drag ends
+      const k = Math.ceil(n / S.pointBudget), sub = new THREE.BufferGeometry();
+      for (const [name, a] of Object.entries(g.attributes)) {{
+        const m = Math.ceil(n / k), out = new a.array.constructor(m * a.itemSize);
+        for (let i = 0; i < m; i++) for (let j = 0; j < a.itemSize; j++) out[i * a.itemSize + j] = a.array[i * k * a.itemSize + j];
+        sub.setAttribute(name, new THREE.BufferAttribute(out, a.itemSize, a.normalized));
+      }}
+      const light = new THREE.Points(sub, mat);
+      light.visible = false; light.frustumCulled = false;
+      budgeted.push([obj, light]);
+      scene.add(light);
+    }}
   }} else if (L.kind === "lines") {{
     obj = new THREE.LineSegments(g, new THREE.LineBasicMaterial({{color: col}}));
   }} else {{
@@ -144,18 +161,31 @@ controls.target.fromArray(S.camera.target);
 controls.update();
 const draw = () => {{ renderer.render(scene, cam); window.smrnbFrames = (window.smrnbFrames || 0) + 1; }};
 controls.addEventListener("change", draw);
+const detail = (full) => {{
+  for (const [all, few] of budgeted) {{ all.visible = full; few.visible = !full; }}
+  window.smrnbDetail = full ? "full" : "budget";
+}};
+if (budgeted.length) {{
+  controls.addEventListener("start", () => detail(false));
+  controls.addEventListener("end", () => {{ detail(true); draw(); }});
+}}
 draw();
 window.smrnbPainted = true;
 </script></body></html>
 """
 
 
+#: points drawn while the camera moves in a saved page (every k-th point of a larger cloud)
+POINT_BUDGET = 200_000
+
+
 def scene_html(layers: list[Layer], camera: dict[str, Any], width: int, height: int, background: str,
-               title: str = "smrnb viewer") -> str:
+               title: str = "smrnb viewer", point_budget: int = POINT_BUDGET) -> str:
     """The page (a str) for ``layers`` seen from ``camera`` (``position``, ``quaternion``, ``target``,
-    ``fov``, ``near``, ``far``)."""
+    ``fov``, ``near``, ``far``). A points layer larger than ``point_budget`` is drawn as every k-th
+    point (at most ``point_budget``) while the camera moves, in full when the drag ends."""
     ax = axes_of(layers)
-    scene = {"width": width, "height": height, "background": background, "axes": ax,
+    scene = {"width": width, "height": height, "background": background, "axes": ax, "pointBudget": point_budget,
              "camera": {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in camera.items()},
              "layers": [_layer_json(layer) for layer in layers]}
 

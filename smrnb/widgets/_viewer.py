@@ -985,13 +985,15 @@ class Viewer:
         atomic_write(path, self.to_png(width, height))
         return Path(path)
 
-    def save_html(self, path: Any, *, title: str | None = None) -> Any:
+    def save_html(self, path: Any, *, title: str | None = None, point_budget: int = 200_000) -> Any:
         """Write one self-contained HTML page of the current scene and camera to ``path`` (atomically);
         returns the path.
 
         The page inlines three.js (npm ``three``, MIT, shipped in the wheel; version in
         :func:`smrnb.widgets._html.threejs_version`) and every array, so it opens offline: orbit, zoom
-        and pan like the live viewer, with axes (their length in metres) and the layers' notes as captions.
+        and pan like the live viewer, with axes (their length in metres), colour bars and the layers'
+        notes as captions. While the camera moves, a cloud of more than ``point_budget`` points is
+        drawn as every k-th point (at most ``point_budget``), in full when the drag ends.
         """
         from pathlib import Path
 
@@ -1000,10 +1002,12 @@ class Viewer:
 
         if title is not None and not isinstance(title, str):
             raise SmrnbTypeError(f"title must be a str, got {type(title).__name__}")
+        if not isinstance(point_budget, int) or isinstance(point_budget, bool) or point_budget < 1:
+            raise SmrnbValueError(f"point_budget must be an int >= 1, got {point_budget!r}")
         pose = self.camera_pose()
         pose["target"] = tuple(self.controls.target)
         page = scene_html([layer for ls in self.layers.values() for layer in ls], pose, self.width, self.height,
-                          self.background, title or repr(self))
+                          self.background, title or repr(self), point_budget)
         atomic_write(path, page)
         return Path(path)
 

@@ -85,3 +85,25 @@ def test_saved_page_carries_textures_and_vertex_colours(page, tmp_path):
     img = _canvas(page)
     reddish = (img[..., 0] > 120) & (img[..., 1] < 80) & (img[..., 2] < 80)
     assert reddish.mean() > 0.2, f"{reddish.mean():.1%} red pixels"
+
+
+def test_saved_page_draws_a_point_budget_while_orbiting_and_full_detail_at_rest(page, tmp_path):
+    g = torch.Generator().manual_seed(0)
+    p = torch.randn(50_000, 3, generator=g)
+    v = Viewer(PointCloud(p / p.norm(dim=1, keepdim=True), frame="opengl"), width=240, height=180)
+    with pytest.raises(ValueError, match="point_budget must be an int >= 1, got 0"):
+        v.save_html(tmp_path / "x.html", point_budget=0)
+    out = v.save_html(tmp_path / "cloud.html", point_budget=5_000)
+    assert _open_offline(page, out) == []
+    assert page.evaluate("window.smrnbDetail") == "full"
+    rest = _canvas(page)
+    box = page.locator("#smrnb-view").bounding_box()
+    page.mouse.move(box["x"] + 120, box["y"] + 90)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 170, box["y"] + 100, steps=4)
+    assert page.evaluate("window.smrnbDetail") == "budget"
+    moving = _canvas(page)
+    page.mouse.up()
+    assert page.evaluate("window.smrnbDetail") == "full"
+    # fewer points are drawn while moving (5,000 of 50,000 on the same sphere)
+    assert _drawn(moving) < 0.8 * _drawn(rest), (_drawn(moving), _drawn(rest))
