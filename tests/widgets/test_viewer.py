@@ -442,3 +442,21 @@ def test_voxel_toggle_switches_cubes_and_dots_and_keeps_the_camera():
     assert len(pts.geometry.attributes["position"].array) == 8 and tuple(v.camera.position) == (5.0, 0.0, 0.0)
     v.show(g, voxel_mode="cubes")  # an explicit mode moves the toggle
     assert v.voxel_mode.value == "cubes" and len(scene_objects(v, "mesh")) == 1
+
+
+def test_save_html_ships_threejs_with_its_licence_and_inlines_it(tmp_path):
+    from importlib import resources
+
+    from smrnb.widgets import _html
+
+    js = resources.files("smrnb.widgets").joinpath("_js")
+    version = _html.threejs_version()
+    module = js.joinpath("three.module.min.js").read_text()
+    assert f'const t="{version.split(".")[1]}"' in module[:400]  # three's REVISION matches VERSION
+    assert "from\"./" not in module.replace(" ", "") and "MIT" in js.joinpath("LICENSE.three").read_text()
+    v = Viewer(icosphere(1), scalars=icosphere(1).vertices[:, 0], scalar_label="x (m)")
+    page = v.save_html(tmp_path / "s.html").read_text()
+    assert page.count("data:text/javascript;base64,") == 2 and "smrnb-colorbar" in page and "x (m)" in page
+    assert "http://" not in page and "https://" not in page.split('<script type="module">')[1]
+    with pytest.raises(SmrnbTypeError, match="title must be a str, got int"):
+        v.save_html(tmp_path / "t.html", title=3)
