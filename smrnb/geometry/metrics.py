@@ -29,7 +29,7 @@ from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.geometry._memory import require
 from smrnb.geometry._validate import check_int_range, check_positive
 
-__all__ = ["sample_surface", "surface_metrics", "depth_error"]
+__all__ = ["sample_surface", "surface_metrics", "depth_error", "vertex_depth_error"]
 
 
 def _as_mesh(mesh: Any, name: str):
@@ -207,3 +207,63 @@ def depth_error(mesh: Any, frames: Any, *, max_error: float | None = None, pixel
             "coverage": n_cov_total / n_valid_total if n_valid_total else float("nan"),
             "n_pixels": int(e.numel()), "outlier_fraction": n_out_total / n_cov_total if n_cov_total else 0.0,
             "per_frame": per}
+
+
+def vertex_depth_error(mesh: Any, frames: Any, *, visibility_tol: float = 0.01) -> torch.Tensor:
+    """Per-vertex held-out depth error: for each vertex, the mean over the frames that see it of
+    ``|rendered depth - measured depth|`` at the pixel it projects to (metres; the pixel error of
+    :func:`depth_error`, given to the vertex seen there).
+
+    A vertex counts as seen by a frame when it projects inside the image, in front of the camera,
+    onto a pixel with a measured depth, and no other surface hides it (its depth is within
+    ``visibility_tol`` metres of the mesh's own rendered depth there, :func:`render_depth`).
+    Colour a mesh by it: ``Viewer(mesh, scalars=vertex_depth_error(mesh, held_out), scalar_label=...)``.
+
+    Parameters
+    ----------
+    mesh : smrnb.Mesh, vertices in metres in the world frame of ``frames.poses``
+    frames : smrnb.Frames with ``poses`` (camera-to-world, OpenCV axes), e.g. frames not fused
+    visibility_tol : float > 0, metres
+
+    Returns
+    -------
+    (V,) float32 on the mesh's device: metres, ``nan`` for vertices no frame saw.
+    """
+    from smrnb.geometry.mesh import Frames
+    from smrnb.geometry.render import render_depth
+
+    mesh = _as_mesh(mesh, "mesh")
+    if not isinstance(frames, Frames):
+        raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__}")
+    if frames.poses is None:
+        raise SmrnbValueError("frames.poses is None: vertex_depth_error needs camera-to-world poses (N, 4, 4)")
+    visibility_tol = check_positive(visibility_tol, "visibility_tol")
+    v = mesh.vertices.float()
+    dev = v.device
+    total = torch.zeros(len(v), dtype=torch.float64, device=dev)
+    count = torch.zeros(len(v), dtype=torch.int64, device=dev)
+    H, W = frames.height, frames.width
+    for i in range(len(frames)):
+        K = frames.intrinsics(i).to(dev, torch.float32)
+        pose = frames.poses[i].to(dev, torch.float32)
+        cam = (v - pose[:3, 3]) @ pose[:3, :3]  # world -> camera: R^T (p - t)
+        z = cam[:, 2]
+        zs = z.clamp_min(1e-9)
+        u = torch.round(K[0, 0] * cam[:, 0] / zs + K[0, 2]).long()
+        w = torch.round(K[1, 1] * cam[:, 1] / zs + K[1, 2]).long()
+        inside = (z > 0) & (u >= 0) & (u < W) & (w >= 0) & (w < H)
+        idx = torch.nonzero(inside).flatten()
+        if idx.numel() == 0:
+            continue
+        r = render_depth(mesh, K, pose, H, W)
+        meas = frames.depth[i].to(dev, torch.float32)
+        ui, wi, zi = u[idx], w[idx], z[idx]
+        m, rr = meas[wi, ui], r[wi, ui]
+        ok = torch.isfinite(m) & (m > 0) & (rr > 0) & ((zi - rr).abs() <= visibility_tol)
+        sel = idx[ok]
+        # the pixel-wise error of depth_error (rendered surface vs measured), given to the vertex seen there
+        total.index_add_(0, sel, (rr[ok] - m[ok]).abs().double())
+        count.index_add_(0, sel, torch.ones_like(sel))
+    out = (total / count.clamp_min(1)).float()
+    out[count == 0] = float("nan")
+    return out

@@ -70,6 +70,7 @@ class ReconstructionApp:
     def __init__(self, source: Any = None, steps: Any = None, *, config: str | os.PathLike | None = None,
                  output_dir: str | os.PathLike | None = None, auto_run: bool = False) -> None:
         import ipywidgets as ipw
+        import pythreejs  # noqa: F401  (imported with the app, ~0.7 s once, not inside the first step's view time)
 
         from smrnb.pipeline import Pipeline
 

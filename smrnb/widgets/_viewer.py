@@ -66,6 +66,9 @@ class Layer:
     flat: bool = False
     wireframe: bool = False
     notes: list[str] = field(default_factory=list)
+    #: (low, high) of the scalar the colours show (then a colour bar is drawn), and its name
+    scalar_range: tuple[float, float] | None = None
+    scalar_label: str = ""
 
     @property
     def nbytes(self) -> int:
@@ -150,7 +153,12 @@ def _pool_any(occ: np.ndarray, k: int) -> np.ndarray:
 def voxels_layer(grid: Any, *, mode: str = "points", max_voxels: int = MAX_VOXELS, color: Any = None) -> Layer:
     """Occupied voxels of a ``VoxelGrid`` (unbatched) as points (one square per voxel) or cubes.
 
-    ``cubes`` draws only the voxel faces that touch an empty voxel. More than ``max_voxels``
+    ``cubes`` draws only the voxel faces that touch an empty voxel, as one merged mesh. Not instanced:
+    pythreejs 2.4.2 bundles three.js r97, which has ``InstancedBufferGeometry`` but no ``InstancedMesh``
+    (r109) and no built-in material that reads per-instance offsets (that needs a custom shader, and the
+    static renderer and ``save_html`` could not share it); and the exposed faces of a solid grid are
+    far fewer than 12 triangles per voxel (a 10^3 block: 1,200 triangles instead of 12,000). The
+    viewer's ``voxels`` toggle switches between cubes (default) and dots. More than ``max_voxels``
     occupied voxels: the grid is coarsened by 2, 3, ... (a voxel is drawn when any of its k^3
     children is occupied) until it fits, and the layer's notes say so.
     """
@@ -330,6 +338,56 @@ def _rgb(c: Any, default: tuple[float, float, float]) -> tuple[float, float, flo
     return t  # type: ignore[return-value]
 
 
+def _with_scalars(layer: Layer, scalars: Any, scalar_range: Any, label: Any, points: Any) -> Layer:
+    s = _np(scalars, np.float64)
+    n = len(layer.positions) if layer.kind == "mesh" else len(_np(points, np.float64)) if hasattr(points, "shape") \
+        else len(layer.positions)
+    if s.shape != (n,):
+        raise SmrnbValueError(f"scalars must have shape ({n},) (one value per {'vertex' if layer.kind == 'mesh' else 'point'}),"
+                              f" got {s.shape}")
+    if not isinstance(label, str):
+        raise SmrnbTypeError(f"scalar_label must be a str, got {type(label).__name__}")
+    if layer.kind == "points" and len(layer.positions) != n:  # non-finite points were dropped
+        keep = np.isfinite(_np(points, np.float64)).all(1)
+        s = s[keep]
+    fin = np.isfinite(s)
+    if scalar_range is None:
+        lo, hi = (float(s[fin].min()), float(s[fin].max())) if fin.any() else (0.0, 1.0)
+    else:
+        try:
+            lo, hi = (float(x) for x in scalar_range)
+        except (TypeError, ValueError):
+            raise SmrnbValueError(f"scalar_range must be (low, high) numbers, got {scalar_range!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and hi >= lo):
+            raise SmrnbValueError(f"scalar_range must be finite with low <= high, got {scalar_range!r}")
+    t = (s - lo) / (hi - lo) if hi > lo else np.zeros_like(s)
+    col = _viridis(np.where(fin, t, 0.0).astype(np.float32))
+    col[~fin] = 0.6
+    layer.colors = np.ascontiguousarray(col, np.float32)
+    layer.scalar_range, layer.scalar_label = (lo, hi), label
+    n_bad = int((~fin).sum())
+    layer.notes.append(f"colour = {label}: {lo:.4g} (dark blue) -> {hi:.4g} (yellow)"
+                       + (f"; {n_bad:,} without a value in grey" if n_bad else ""))
+    return layer
+
+
+def colorbar_html(layers: list[Layer]) -> str:
+    """One colour bar (viridis, low -> high with the label) per layer that shows a scalar."""
+    stops = ", ".join(_hex(tuple(c)) for c in _viridis(np.linspace(0, 1, 9, dtype=np.float32)))
+    out = []
+    for layer in layers:
+        if layer.scalar_range is None:
+            continue
+        lo, hi = layer.scalar_range
+        out.append("<div class='smrnb-colorbar' style='display:flex;align-items:center;gap:6px;font-size:12px;"
+                   f"color:#333;margin:2px 0'><span class='smrnb-colorbar-low'>{lo:.4g}</span>"
+                   f"<span style='display:inline-block;width:180px;height:12px;border:1px solid #999;"
+                   f"background:linear-gradient(to right, {stops})'></span>"
+                   f"<span class='smrnb-colorbar-high'>{hi:.4g}</span><span>{html.escape(layer.scalar_label)}"
+                   "</span></div>")
+    return "".join(out)
+
+
 def _hex(c: tuple[float, float, float]) -> str:
     return "#" + "".join(f"{int(round(min(max(x, 0.0), 1.0) * 255)):02x}" for x in c)
 
@@ -375,14 +433,30 @@ def tsdf_layer(volume: Any, *, band: float = 0.5, max_points: int = MAX_TSDF_POI
     colors = _viridis((w - lo) / (hi - lo) if hi > lo else np.zeros_like(w))
     notes.append(f"colour = TSDF weight (frames that saw the voxel): dark blue {lo:g} -> yellow {hi:g}; "
                  f"{total:,} voxels within {band:g} of the truncation distance from the surface")
-    return Layer("points", _to_gl(centers, "opencv"), colors, size=vs, notes=notes)
+    return Layer("points", _to_gl(centers, "opencv"), colors, size=vs, notes=notes, scalar_range=(lo, hi),
+                 scalar_label="TSDF weight (frames that saw the voxel)")
 
 
 def layers_for(data: Any, *, point_size: float | None = None, colors: Any = None, color: Any = None,
                voxel_mode: str = "points", max_voxels: int = MAX_VOXELS, shading: str = "smooth",
-               wireframe: bool = False, overlays: Any = (), texture: bool = True) -> list[Layer]:
-    """The layers that draw ``data`` (Mesh, PointCloud, VoxelGrid, TSDFVolume or an (N, 3) array)."""
+               wireframe: bool = False, overlays: Any = (), texture: bool = True, scalars: Any = None,
+               scalar_range: Any = None, scalar_label: str = "value") -> list[Layer]:
+    """The layers that draw ``data`` (Mesh, PointCloud, VoxelGrid, TSDFVolume or an (N, 3) array).
+
+    ``scalars`` ((N,) per vertex or point, e.g. :func:`smrnb.geometry.metrics.vertex_depth_error`)
+    colours the data on the viridis ramp over ``scalar_range`` (default: the finite min and max;
+    non-finite values grey) and the viewer draws a colour bar labelled ``scalar_label``.
+    """
     name = type(data).__name__
+    if scalars is not None:
+        if name not in ("Mesh", "PointCloud") and not hasattr(data, "shape"):
+            raise SmrnbValueError(f"scalars need a Mesh, a PointCloud or an (N, 3) array, got {name}")
+        if colors is not None:
+            raise SmrnbValueError("give colors or scalars, not both")
+        layers = layers_for(data, point_size=point_size, color=color, shading=shading, wireframe=wireframe,
+                            overlays=overlays, texture=False)
+        return [_with_scalars(layers[0], scalars, scalar_range, scalar_label, getattr(data, "points", data)),
+                *layers[1:]]
     if overlays and name != "Mesh":
         raise SmrnbValueError(f"overlays need a Mesh, got {name}")
     if name == "Mesh":
@@ -574,6 +648,7 @@ class Viewer:
     ``display(viewer)`` (or a viewer as the last expression of a cell) shows the live widget and
     carries a PNG of the same scene for nbconvert, docs and front ends without the widget extension.
     ``show`` on a viewer already on screen updates it in place: same canvas, camera kept.
+    :meth:`save_png` and :meth:`save_html` (an offline interactive page) keep the current view.
     """
 
     def __init__(self, data: Any = None, *, width: int = 640, height: int = 400, background: str = "#ffffff",
@@ -594,13 +669,41 @@ class Viewer:
         self.camera = three.PerspectiveCamera(position=[0, 0, 3], fov=self.fov, aspect=width / height, near=0.01,
                                               far=100.0, children=[_headlight(three)])
         self.controls = three.OrbitControls(controlling=self.camera)
-        self.scene = three.Scene(children=[self.camera, three.AmbientLight(color="#ffffff", intensity=0.55)],
-                                 background=self.background)
-        self.renderer = three.Renderer(scene=self.scene, camera=self.camera, controls=[self.controls], width=width,
-                                       height=height, antialias=True)
+        #: the drawn data (what picking looks at); axes and lights sit beside it in the scene
+        self.content = three.Group()
+        self.axes = three.AxesHelper(1.0, visible=False)
+        self.scene = three.Scene(children=[self.camera, three.AmbientLight(color="#ffffff", intensity=0.55),
+                                           self.content, self.axes], background=self.background)
+        # a double click picks (a single click ends every orbit drag, it would pick on each)
+        self.picker = three.Picker(controlling=self.content, event="dblclick", pointThreshold=0.01,
+                                   lineThreshold=0.005)
+        self.renderer = three.Renderer(scene=self.scene, camera=self.camera, controls=[self.controls, self.picker],
+                                       width=width, height=height, antialias=True)
         self.renderer.add_class("smrnb-viewer")
+        self.pick_info = ipw.HTML(value="<span style='color:#777;font-size:12px'>double-click the data: its "
+                                  "coordinates and normal</span>")
+        self.pick_info.add_class("smrnb-viewer-pick")
+        self.picker.observe(self._on_pick, names=["point", "distance"])
+        self.clip_axis = ipw.Dropdown(options=["x", "y", "z"], value="x", description="clip",
+                                      layout=ipw.Layout(width="110px"), style={"description_width": "30px"})
+        self.clip = ipw.FloatSlider(value=1.0, min=0.0, max=1.0, step=0.01, readout_format=".0%",
+                                    description="keep", style={"description_width": "35px"},
+                                    layout=ipw.Layout(width="260px"))
+        self.clip.add_class("smrnb-viewer-clip")
+        self.clip_axis.observe(lambda _: self._update_clip(), names="value")
+        self.clip.observe(lambda _: self._update_clip(), names="value")
+        self.legend = ipw.HTML(value="")
+        # voxel grids: cubes (exposed faces, one merged mesh) or one dot per voxel; shown with a grid only
+        self.voxel_mode = ipw.ToggleButtons(options=[("cubes", "cubes"), ("dots", "points")], value="cubes",
+                                            description="voxels", style={"button_width": "56px",
+                                                                         "description_width": "45px"},
+                                            layout=ipw.Layout(display="none"))
+        self.voxel_mode.add_class("smrnb-viewer-voxel-mode")
+        self.voxel_mode.observe(self._on_voxel_mode, names="value")
+        self._shown: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.notice = ipw.HTML(value="", layout=ipw.Layout(margin="2px 0 0 0"))
-        self.widget = ipw.VBox([self.renderer, self.notice])
+        tools = ipw.HBox([self.clip_axis, self.clip, self.pick_info], layout=ipw.Layout(align_items="center"))
+        self.widget = ipw.VBox([self.renderer, tools, self.voxel_mode, self.legend, self.notice])
         self._links: list[Any] = []
         if data is not None:
             self.show(data, **options)
@@ -618,7 +721,16 @@ class Viewer:
         texture when the mesh has one). ``fit``: refit the camera (default: only for the first data).
         Returns the viewer (so ``Viewer().show(mesh)`` displays).
         """
+        if type(data).__name__ == "VoxelGrid":
+            mode = options.setdefault("voxel_mode", self.voxel_mode.value)
+            if mode in ("points", "cubes") and mode != self.voxel_mode.value:
+                with self.voxel_mode.hold_trait_notifications():
+                    self._shown[name] = (data, dict(options))  # the observer below sees this mode already
+                    self.voxel_mode.value = mode
         layers = layers_for(data, **options)
+        self._shown[name] = (data, dict(options))
+        self.voxel_mode.layout.display = "flex" if any(type(d).__name__ == "VoxelGrid"
+                                                       for d, _ in self._shown.values()) else "none"
         self._set_layers(name, layers)
         if fit or (fit is None and not self._fitted):
             self.fit_camera()
@@ -632,6 +744,7 @@ class Viewer:
             raise SmrnbValueError(f"no layer named {name!r}; layers: {', '.join(self.layers) or '(none)'}")
         self._set_layers(name, [])
         del self.layers[name]
+        self._shown.pop(name, None)
 
     def clear(self) -> None:
         """Remove every layer (the camera stays where it is)."""
@@ -654,8 +767,8 @@ class Viewer:
             return
         old = self._objects.pop(name, [])
         new = [self._make_object(layer) for layer in layers]
-        keep = [c for c in self.scene.children if not any(c is o for o in old)]
-        self.scene.children = tuple(keep + new)
+        keep = [c for c in self.content.children if not any(c is o for o in old)]
+        self.content.children = tuple(keep + new)
         for o in old:  # free the front-end models of the replaced geometry
             _close_tree(o)
         self._objects[name] = new
@@ -665,6 +778,22 @@ class Viewer:
     def _update_notice(self) -> None:
         import html
 
+        from smrnb.widgets._html import _fmt_m, axes_of
+
+        layers = [layer for ls in self.layers.values() for layer in ls]
+        ax = axes_of(layers)
+        with self.axes.hold_sync():
+            self.axes.position = tuple(ax["origin"])
+            self.axes.scale = (ax["length"],) * 3
+            self.axes.visible = bool(layers)
+        self.legend.value = colorbar_html(layers) + (
+            "<div class='smrnb-viewer-axes' style='font-size:12px;color:#555'>axes <b style='color:#d00'>x</b> "
+            f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: {_fmt_m(ax['length'])} each (y up)</div>"
+            if layers else "")
+        sizes = [layer.size for layer in layers if layer.kind == "points"]
+        if sizes:  # points within about one point of the ray are picked
+            self.picker.pointThreshold = float(max(min(sizes), 1e-6))
+        self._update_clip()
         notes = [n for ls in self.layers.values() for layer in ls for n in layer.notes]
         self.notice.value = "".join(f"<div class='smrnb-viewer-note' style='font-size:12px;color:#555'>"
                                     f"{html.escape(n)}</div>" for n in notes)
@@ -736,6 +865,39 @@ class Viewer:
                           frustumCulled=False)
             return t.Group(children=[obj, wire])
         return obj
+
+    # ------------------------------------------------------------------------------ teaching tools
+    def _update_clip(self) -> None:
+        """Clip away what lies beyond ``clip`` (a fraction of the data's extent) along ``clip_axis``
+        (three.js renderer clipping plane: drawn where ``-x + c >= 0``, i.e. ``x <= c``)."""
+        three = self._three
+        old = list(self.renderer.clippingPlanes)
+        if self.clip.value >= 1.0 or not self.layers:
+            if old:
+                self.renderer.clippingPlanes = []
+            return
+        from smrnb.widgets._html import axes_of
+
+        layers = [layer for ls in self.layers.values() for layer in ls]
+        a = "xyz".index(self.clip_axis.value)
+        pts = [layer.positions[:, a] for layer in layers if len(layer.positions)]
+        lo = min(float(np.nanmin(p)) for p in pts) if pts else axes_of(layers)["origin"][a]
+        hi = max(float(np.nanmax(p)) for p in pts) if pts else lo + 1.0
+        normal = [0.0, 0.0, 0.0]
+        normal[a] = -1.0
+        self.renderer.clippingPlanes = [three.Plane(normal=normal, constant=lo + self.clip.value * (hi - lo))]
+        for p in old:
+            p.close()
+
+    def _on_voxel_mode(self, change: Any) -> None:
+        """Redraw every voxel grid shown in the mode just chosen (camera kept)."""
+        for name, (data, options) in list(self._shown.items()):
+            if type(data).__name__ == "VoxelGrid" and options.get("voxel_mode") != change["new"]:
+                self.show(data, name=name, fit=False, **{**options, "voxel_mode": change["new"]})
+
+    def _on_pick(self, change: Any = None) -> None:
+        self.pick_info.value = pick_text(self, self.picker.object, self.picker.point, self.picker.faceNormal,
+                                         self.picker.face, self.picker.index)
 
     # ------------------------------------------------------------------------------ camera
     def fit_camera(self, *, also: Viewer | None = None) -> dict[str, Any]:
@@ -823,6 +985,32 @@ class Viewer:
         atomic_write(path, self.to_png(width, height))
         return Path(path)
 
+    def save_html(self, path: Any, *, title: str | None = None, point_budget: int = 200_000) -> Any:
+        """Write one self-contained HTML page of the current scene and camera to ``path`` (atomically);
+        returns the path.
+
+        The page inlines three.js (npm ``three``, MIT, shipped in the wheel; version in
+        :func:`smrnb.widgets._html.threejs_version`) and every array, so it opens offline: orbit, zoom
+        and pan like the live viewer, with axes (their length in metres), colour bars and the layers'
+        notes as captions. While the camera moves, a cloud of more than ``point_budget`` points is
+        drawn as every k-th point (at most ``point_budget``), in full when the drag ends.
+        """
+        from pathlib import Path
+
+        from smrnb._files import atomic_write
+        from smrnb.widgets._html import scene_html
+
+        if title is not None and not isinstance(title, str):
+            raise SmrnbTypeError(f"title must be a str, got {type(title).__name__}")
+        if not isinstance(point_budget, int) or isinstance(point_budget, bool) or point_budget < 1:
+            raise SmrnbValueError(f"point_budget must be an int >= 1, got {point_budget!r}")
+        pose = self.camera_pose()
+        pose["target"] = tuple(self.controls.target)
+        page = scene_html([layer for ls in self.layers.values() for layer in ls], pose, self.width, self.height,
+                          self.background, title or repr(self), point_budget)
+        atomic_write(path, page)
+        return Path(path)
+
     def __repr__(self) -> str:
         parts = []
         for name, ls in self.layers.items():
@@ -832,6 +1020,52 @@ class Viewer:
                 extra = f", {len(layer.faces):,} faces" if layer.faces is not None else ""
                 parts.append(f"{name}: {layer.kind} {n:,} {unit}{extra}")
         return f"Viewer({self.width}x{self.height}; {'; '.join(parts) or 'empty'})"
+
+
+def pick_text(viewer: Viewer, obj: Any, point: Any, normal: Any, face: Any, index: Any) -> str:
+    """What a pick shows: the point (metres, display frame), the surface normal of a mesh, the index of a
+    picked point, and for a vertex on the rim of a hole the hole's edge count."""
+    layer = None
+    for name, objs in viewer._objects.items():
+        for o, lay in zip(objs, viewer.layers[name]):
+            if obj is o or any(obj is c for c in getattr(o, "children", ())):
+                layer = lay
+    if obj is None or layer is None:
+        return "<span class='smrnb-pick-miss' style='font-size:12px;color:#777'>nothing under the pointer</span>"
+    x, y, z = (float(c) for c in point)
+    parts = [f"<b>point</b> ({x:.3f}, {y:.3f}, {z:.3f}) m"]
+    if layer.kind == "mesh":
+        parts.append("<b>normal</b> ({:.2f}, {:.2f}, {:.2f})".format(*(float(c) for c in normal)))
+        f = [int(v) for v in face]
+        p = np.array([x, y, z], np.float32)
+        nearest = min(f, key=lambda v: float(np.linalg.norm(layer.positions[v] - p)))
+        rim = _rim_sizes(layer).get(nearest)
+        if rim:
+            parts.append(f"<b>hole rim</b>: {rim} edges")
+    elif layer.kind == "points" and index is not None:
+        parts.append(f"point #{int(index):,}")
+    return "<span class='smrnb-pick' style='font-size:12px'>" + " &middot; ".join(parts) + "</span>"
+
+
+def _rim_sizes(layer: Layer) -> dict[int, int]:
+    """Vertex -> edge count of the boundary loop (hole) it lies on, for a mesh layer (cached on it).
+    Vertices split at uv seams are welded by position first, so seams are not taken for holes."""
+    cached = getattr(layer, "_rims", None)
+    if cached is not None:
+        return cached
+    from smrnb.geometry._topology import boundary_loops
+
+    _, inv = np.unique(layer.positions, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    welded = inv[layer.faces.astype(np.int64)]
+    loop_len = np.zeros(int(inv.max()) + 1 if len(inv) else 0, np.int64)
+    for loop in boundary_loops(welded):
+        loop_len[np.asarray(loop)] = len(loop)
+    per_vertex = loop_len[inv]
+    on_rim = np.flatnonzero(per_vertex)
+    sizes = dict(zip(on_rim.tolist(), per_vertex[on_rim].tolist()))
+    layer._rims = sizes  # type: ignore[attr-defined]
+    return sizes
 
 
 def _same_structure(a: Layer, b: Layer) -> bool:

@@ -13,7 +13,7 @@ import trimesh
 
 import smrnb
 from smrnb.geometry.mesh import Frames, Mesh
-from smrnb.geometry.metrics import depth_error, sample_surface, surface_metrics
+from smrnb.geometry.metrics import depth_error, sample_surface, surface_metrics, vertex_depth_error
 from smrnb.geometry.render import render_depth
 
 
@@ -137,3 +137,25 @@ def test_cuda_matches_cpu():
     assert m1["nn_backend"] == "torch.cdist (cuda)"
     for k in ("accuracy", "completion", "precision", "recall", "fscore", "normal_consistency"):
         assert m1[k] == pytest.approx(m0[k], rel=1e-3, abs=1e-5), k
+
+
+def test_vertex_depth_error_is_zero_on_own_rendering_and_localises_a_bump():
+    K = torch.tensor([[60.0, 0, 39.5], [0, 60.0, 29.5], [0, 0, 1]])
+    sph = _sphere(0.25, sub=4)
+    poses = _views()
+    depth = torch.stack([render_depth(sph, K, p, 60, 80) for p in poses])
+    frames = Frames(depth, K, poses=poses)
+    e = vertex_depth_error(sph, frames)
+    assert e.shape == (sph.num_vertices,) and e.dtype == torch.float32
+    seen = torch.isfinite(e)
+    assert seen.float().mean() > 0.5 and float(e[seen].max()) < 1e-6
+    # push the vertices with y > 0.15 out by 2 cm: only they (and only by about that much) show an error
+    bump = sph.vertices[:, 1] > 0.15
+    moved = Mesh(torch.where(bump[:, None], sph.vertices * 1.08, sph.vertices), sph.faces)
+    e2 = vertex_depth_error(moved, frames)
+    ok = torch.isfinite(e2)
+    assert float(e2[bump & ok].median()) > 0.01 and float(e2[~bump & ok & (sph.vertices[:, 1] < 0.05)].max()) < 3e-3
+    with pytest.raises(smrnb.SmrnbValueError, match=r"visibility_tol must be > 0"):
+        vertex_depth_error(sph, frames, visibility_tol=0)
+    with pytest.raises(smrnb.SmrnbTypeError, match=r"frames must be a smrnb.Frames, got str"):
+        vertex_depth_error(sph, "frames")

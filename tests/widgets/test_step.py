@@ -59,7 +59,10 @@ def test_run_shows_the_record_and_the_result_and_slider_changes_reach_the_pipeli
     assert w.record.counts_before == {"points": 1000} and w.record.counts_after == {"voxels": 1000}
     assert "1,000 voxels" in w.record_html.value and "torch CPU" in w.record_html.value
     assert w.progress.value == w.progress.max == 1 and w.progress.bar_style == "success"
-    assert w.viewer is not None and "points 1,000 points" in repr(w.viewer)
+    # voxels are drawn as cubes (the exposed faces of a 10^3 block: 6 x 100 quads); the viewer's toggle gives dots
+    assert w.viewer is not None and "mesh 2,400 vertices, 1,200 faces" in repr(w.viewer)
+    w.viewer.voxel_mode.value = "points"
+    assert "points 1,000 points" in repr(w.viewer)
     assert w.preview.children == (w.viewer.widget,)
     renderer = w.viewer.renderer
     w.controls["voxel_size"].value = 0.2  # a slider move goes through the handler into the pipeline

@@ -33,7 +33,7 @@ def scene_objects(v: Viewer, kind: str) -> list:
 
     cls = {"mesh": three.Mesh, "points": three.Points, "lines": three.LineSegments}[kind]
     out = []
-    for c in v.scene.children:
+    for c in v.content.children:
         out += [c] if type(c) is cls else [g for g in getattr(c, "children", ()) if type(g) is cls]
     return out
 
@@ -85,7 +85,7 @@ def test_voxel_cubes_draw_exposed_faces_only():
     tri = p[faces]
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
     assert (np.einsum("ij,ij->i", n, tri.mean(1) - 0.2) > 0).all()
-    pts = Viewer(g)  # points mode: one point per voxel at its centre
+    pts = Viewer(g, voxel_mode="points")  # dots: one point per voxel at its centre
     (po,) = scene_objects(pts, "points")
     assert len(po.geometry.attributes["position"].array) == 8
     assert po.material.size == pytest.approx(0.1)
@@ -93,7 +93,7 @@ def test_voxel_cubes_draw_exposed_faces_only():
 
 def test_huge_grid_is_capped_with_a_visible_notice():
     occ = torch.ones(20, 20, 20, dtype=torch.bool)
-    v = Viewer(VoxelGrid(occ, torch.zeros(3), 0.01), max_voxels=999)
+    v = Viewer(VoxelGrid(occ, torch.zeros(3), 0.01), max_voxels=999, voxel_mode="points")
     (po,) = scene_objects(v, "points")
     assert len(po.geometry.attributes["position"].array) == 343  # ceil(20 / 3) ** 3
     assert "8,000 occupied voxels exceed the cap of 999" in v.notice.value
@@ -353,3 +353,110 @@ def test_linked_views_fit_both_objects():
         ink = (img != 255).any(axis=2)
         assert not (ink[0].any() or ink[-1].any() or ink[:, 0].any() or ink[:, -1].any()), "runs off the canvas"
     assert tuple(small.camera.position) == tuple(big.camera.position)
+
+
+def test_scalars_colour_the_mesh_and_draw_a_colour_bar():
+    m = icosphere(2)
+    h = m.vertices[:, 1]
+    v = Viewer(m, scalars=h, scalar_label="height (m)")
+    (obj,) = scene_objects(v, "mesh")
+    col = obj.geometry.attributes["color"].array
+    lo, hi = int(h.argmin()), int(h.argmax())
+    # viridis ends: dark blue-violet at the lowest vertex, yellow at the highest
+    assert col[lo][2] > col[lo][1] and col[hi][0] > 200 and col[hi][1] > 200 and col[hi][2] < 80
+    assert v.legend.value.count("smrnb-colorbar'") == 1 and "height (m)" in v.legend.value
+    assert f"{float(h.min()):.4g}" in v.legend.value and f"{float(h.max()):.4g}" in v.legend.value
+    s = h.clone()
+    s[0] = float("nan")
+    v.show(m, scalars=s, scalar_range=(0.0, 0.5))
+    (obj,) = scene_objects(v, "mesh")
+    assert tuple(obj.geometry.attributes["color"].array[0]) == (153, 153, 153)  # no value: grey
+    assert "1 without a value in grey" in v.notice.value and ">0.5<" in v.legend.value
+    with pytest.raises(SmrnbValueError, match=r"scalars must have shape \(162,\) \(one value per vertex\), got \(3,\)"):
+        v.show(m, scalars=[1.0, 2.0, 3.0])
+    with pytest.raises(SmrnbValueError, match="scalar_range must be finite with low <= high"):
+        v.show(m, scalars=h, scalar_range=(1.0, 0.0))
+    v.show(m)  # without scalars: no colour bar
+    assert "smrnb-colorbar'" not in v.legend.value
+
+
+def test_axes_sit_at_the_scene_corner_with_a_round_length_in_metres():
+    v = Viewer(icosphere(2))  # 2 m wide: axes of 0.5 m
+    assert v.axes.visible and v.axes.scale == (0.5, 0.5, 0.5)
+    np.testing.assert_allclose(v.axes.position, v.layers["main"][0].positions.min(0), atol=1e-6)
+    assert "50 cm each" in v.legend.value
+    v.clear()
+    assert not v.axes.visible and v.legend.value == ""
+
+
+def test_pick_shows_point_normal_and_the_hole_rim_edge_count():
+    m = icosphere(2)
+    v = Viewer(Mesh(m.vertices, m.faces[1:]))  # face 0 removed: a 3-edge hole
+    obj = v._objects["main"][0]
+    on_rim, inside = [int(i) for i in m.faces[0]], [int(i) for i in m.faces[-1]]
+    p = m.vertices[on_rim[0]].tolist()
+    text = _viewer.pick_text(v, obj, p, (0.0, 0.0, 1.0), on_rim, None)
+    assert "({:.3f}, {:.3f}, {:.3f}) m".format(*p) in text and "<b>normal</b> (0.00, 0.00, 1.00)" in text
+    assert "<b>hole rim</b>: 3 edges" in text
+    far = [i for i in inside if i not in on_rim]
+    assert "hole rim" not in _viewer.pick_text(v, obj, m.vertices[far[0]].tolist(), (0, 0, 1), inside, None)
+    assert "nothing under the pointer" in _viewer.pick_text(v, None, (0, 0, 0), (0, 0, 0), [0, 0, 0], None)
+    # a closed, textured sphere: vertices split at uv seams are not a hole
+    uv = (m.vertices[:, :2] + 1) / 2
+    tex = Mesh(m.vertices, m.faces, uvs=uv, face_uvs_idx=torch.flip(m.faces, [1]) % len(uv),
+               texture=torch.rand(8, 8, 3))
+    vt = Viewer(tex)
+    layer = vt.layers["main"][0]
+    assert len(layer.positions) > m.num_vertices  # split at seams
+    assert _viewer._rim_sizes(layer) == {}
+    # points: the point's index
+    vp = Viewer(PointCloud(m.vertices, frame="opengl"))
+    assert "point #7" in _viewer.pick_text(vp, vp._objects["main"][0], (0, 0, 0), (0, 0, 0), [0, 0, 0], 7)
+
+
+def test_clip_slider_sets_one_renderer_plane_along_the_chosen_axis():
+    v = Viewer(icosphere(2))
+    assert list(v.renderer.clippingPlanes) == []
+    v.clip.value = 0.25
+    (plane,) = v.renderer.clippingPlanes
+    assert tuple(plane.normal) == (-1.0, 0.0, 0.0) and plane.constant == pytest.approx(-0.5, abs=1e-6)
+    v.clip_axis.value = "y"
+    (plane2,) = v.renderer.clippingPlanes
+    assert tuple(plane2.normal) == (0.0, -1.0, 0.0) and plane.comm is None  # the old plane is closed
+    v.clip.value = 1.0
+    assert list(v.renderer.clippingPlanes) == []
+
+
+def test_voxel_toggle_switches_cubes_and_dots_and_keeps_the_camera():
+    occ = torch.zeros(4, 4, 4, dtype=torch.bool)
+    occ[1:3, 1:3, 1:3] = True
+    g = VoxelGrid(occ, torch.zeros(3), 0.1)
+    v = Viewer(icosphere(1))
+    assert v.voxel_mode.layout.display == "none"  # no grid: no toggle
+    v.show(g)
+    assert v.voxel_mode.layout.display == "flex" and v.voxel_mode.value == "cubes"
+    assert len(scene_objects(v, "mesh")) == 1 and len(scene_objects(v, "mesh")[0].geometry.index.array) == 48 * 3
+    v.camera.position = (5.0, 0.0, 0.0)
+    v.voxel_mode.value = "points"
+    (pts,) = scene_objects(v, "points")
+    assert len(pts.geometry.attributes["position"].array) == 8 and tuple(v.camera.position) == (5.0, 0.0, 0.0)
+    v.show(g, voxel_mode="cubes")  # an explicit mode moves the toggle
+    assert v.voxel_mode.value == "cubes" and len(scene_objects(v, "mesh")) == 1
+
+
+def test_save_html_ships_threejs_with_its_licence_and_inlines_it(tmp_path):
+    from importlib import resources
+
+    from smrnb.widgets import _html
+
+    js = resources.files("smrnb.widgets").joinpath("_js")
+    version = _html.threejs_version()
+    module = js.joinpath("three.module.min.js").read_text()
+    assert f'const t="{version.split(".")[1]}"' in module[:400]  # three's REVISION matches VERSION
+    assert "from\"./" not in module.replace(" ", "") and "MIT" in js.joinpath("LICENSE.three").read_text()
+    v = Viewer(icosphere(1), scalars=icosphere(1).vertices[:, 0], scalar_label="x (m)")
+    page = v.save_html(tmp_path / "s.html").read_text()
+    assert page.count("data:text/javascript;base64,") == 2 and "smrnb-colorbar" in page and "x (m)" in page
+    assert "http://" not in page and "https://" not in page.split('<script type="module">')[1]
+    with pytest.raises(SmrnbTypeError, match="title must be a str, got int"):
+        v.save_html(tmp_path / "t.html", title=3)

@@ -1,0 +1,42 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Real browser: the viewer's teaching tools in JupyterLab (colour bar, axes, picking, clipping)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from . import _lab
+from .test_notebooks import run_notebook
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
+
+
+def test_pick_and_clip_in_jupyterlab(lab, page):
+    run_notebook(page, lab, "teach.ipynb")
+    canvas = page.locator(".smrnb-viewer canvas").first
+    canvas.scroll_into_view_if_needed()
+    before = _lab.canvas_image(canvas)
+    assert _lab.painted_fraction(before) > 0.1
+    # the colour bar and the axes' scale are on the page
+    assert page.locator(".smrnb-colorbar", has_text="height (m)").count() == 1
+    assert page.locator(".smrnb-viewer-axes", has_text="50 cm each").count() == 1
+    # a double click on the sphere shows the point's coordinates and the surface normal
+    box = canvas.bounding_box()
+    canvas.dblclick(position={"x": box["width"] / 2, "y": box["height"] / 2})
+    pick = page.locator(".smrnb-viewer-pick .smrnb-pick")
+    pick.wait_for(timeout=60_000)
+    text = pick.inner_text()
+    assert "point (" in text and ") m" in text and "normal (" in text, text
+    xyz = np.array([float(t) for t in text.split("point (")[1].split(")")[0].split(",")])
+    assert 0.9 < np.linalg.norm(xyz) < 1.01, text  # on the unit sphere
+    # moving the clipping slider cuts the sphere open: the picture changes, in place
+    handle = page.locator(".smrnb-viewer-clip .noUi-handle").first
+    handle.focus()
+    for _ in range(10):
+        handle.press("PageDown")
+    after = _lab.wait_repaint(canvas, before, min_changed=0.02)
+    _lab.save_artifact("lab-teach-before.png", before)
+    _lab.save_artifact("lab-teach-clipped.png", after)
+    assert _lab.painted_fraction(after) < _lab.painted_fraction(before) - 0.02
+    assert _lab.widget_errors(page.console) == []
