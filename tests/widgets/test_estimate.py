@@ -115,3 +115,13 @@ def test_app_stops_at_the_question_and_run_anyway_resumes_the_chain(ask_always, 
     assert not app._thread.is_alive()
     assert not app.pipeline.is_stale("marching_cubes")
     assert app.pipeline.record("voxelize").estimate is not None
+
+
+def test_side_by_side_leaves_both_pictures_without_a_front_end():
+    from smrnb.widgets import Viewer, side_by_side
+
+    a, b = Viewer(sphere_cloud(500), width=160, height=120), Viewer(sphere_cloud(800, 2.0), width=160, height=120)
+    row = side_by_side(a, b)
+    bundle = row._repr_mimebundle_()
+    assert "smrnb-row" in bundle["text/html"] and bundle["text/html"].count("data:image/png;base64,") == 2
+    assert row.widget.children == (a.widget, b.widget)
