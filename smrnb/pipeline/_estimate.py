@@ -257,23 +257,31 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
     n = len(frames)
     R = int(params.get("resolution", 1024))
     fixed = {k: v for k, v in params.items() if k != "resolution"}
-    k = min(n, 2)
-    sub = frames.select([round(i * (n - 1) / max(k - 1, 1)) for i in range(k)]) if n > k else frames
+    # one frame from the middle of the sequence, and the same frame twice: the difference is exactly one
+    # view's cost, what remains is the once-per-bake cost (charts, dilation)
+    k = 2
+    one = frames.select([n // 2])
+    sub = frames.select([n // 2] * k)
 
-    def calibrate() -> tuple[float, float, float]:
-        # t = frames x (c + d * texels): rasterizing a view costs c, each texel looked up in it d
+    def calibrate() -> tuple[float, float, float, float]:
+        # t = e * texels (charts, dilation: once) + frames x (c + d * texels) (each view rasterized, looked up)
         c0 = time.perf_counter()
-        t1, _ = _timed(fn, mesh, frames=sub, resolution=64, **fixed)
-        t2, _ = _timed(fn, mesh, frames=sub, resolution=256, **fixed)
-        c, d = _line(64 ** 2, t1 / k, 256 ** 2, t2 / k)
-        return c, d, time.perf_counter() - c0
+        lo, hi = 128, 512
+        t_lo, _ = _timed(fn, mesh, frames=sub, resolution=lo, **fixed)
+        t_hi, _ = _timed(fn, mesh, frames=sub, resolution=hi, **fixed)
+        t_one, _ = _timed(fn, mesh, frames=one, resolution=hi, **fixed)
+        per_frame_hi = max((t_hi - t_one) / max(k - 1, 1), 0.0)
+        e = max(t_one - per_frame_hi, 0.0) / hi ** 2
+        per_frame_lo = max((t_lo - e * lo ** 2) / k, 0.0)
+        c, d = _line(lo ** 2, per_frame_lo, hi ** 2, per_frame_hi)
+        return e, c, d, time.perf_counter() - c0
 
-    (c, d, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
-    return Estimate("texture", n * (c + d * R * R), 96 * R * R,
+    (e, c, d, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
+    return Estimate("texture", e * R * R + n * (c + d * R * R), 96 * R * R,
                     {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
-                    f"time = {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured at 64^2 and 256^2 texels with "
-                    f"{k} of the frames on this mesh; memory = 96 B/texel (bake_texture's estimate)",
-                    0.0 if hit else cal)
+                    f"time = {e:.3g} s/texel + {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured at 128^2 and "
+                    f"512^2 texels with the middle frame once and twice on this mesh; memory = 96 B/texel (bake_texture's "
+                    "estimate)", 0.0 if hit else cal)
 
 
 #: step name -> model(step function, main input, params, extra inputs) -> Estimate
