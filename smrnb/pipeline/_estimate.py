@@ -31,10 +31,24 @@ from typing import Any
 
 from smrnb._errors import SmrnbError, format_bytes
 
-#: ask before a step estimated to take longer than this (seconds) ...
+#: ask before a step estimated to take longer than this (seconds; ``SMRNB_ASK_SECONDS`` overrides) ...
 ASK_SECONDS = 20.0
-#: ... or to allocate more than this (bytes), or more than half of the memory budget
+#: ... or to allocate more than this (bytes; ``SMRNB_ASK_BYTES``), or more than half of the memory budget
 ASK_BYTES = 2 << 30
+
+
+def _env_number(name: str, default: float) -> float:
+    import os
+
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        from smrnb._errors import SmrnbValueError
+
+        raise SmrnbValueError(f"{name} must be a number, got {text!r}") from None
 
 
 @dataclass
@@ -83,11 +97,12 @@ class NeedsConfirmation(SmrnbError):
 
 
 def needs_asking(est: Estimate | None, *, seconds: float | None = None, nbytes: int | None = None) -> bool:
-    """True when ``est`` is over :data:`ASK_SECONDS` or over :data:`ASK_BYTES` / half the budget."""
+    """True when ``est`` is over :data:`ASK_SECONDS` or over :data:`ASK_BYTES` / half the budget
+    (``SMRNB_ASK_SECONDS`` / ``SMRNB_ASK_BYTES`` override the two limits, e.g. for a class on a small machine)."""
     if est is None:
         return False
-    lim_s = ASK_SECONDS if seconds is None else seconds
-    lim_b = ASK_BYTES if nbytes is None else nbytes
+    lim_s = _env_number("SMRNB_ASK_SECONDS", ASK_SECONDS) if seconds is None else seconds
+    lim_b = int(_env_number("SMRNB_ASK_BYTES", ASK_BYTES)) if nbytes is None else nbytes
     if est.budget_bytes:
         lim_b = min(lim_b, est.budget_bytes // 2)
     return est.seconds > lim_s or est.bytes > lim_b

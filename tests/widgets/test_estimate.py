@@ -125,3 +125,13 @@ def test_side_by_side_leaves_both_pictures_without_a_front_end():
     bundle = row._repr_mimebundle_()
     assert "smrnb-row" in bundle["text/html"] and bundle["text/html"].count("data:image/png;base64,") == 2
     assert row.widget.children == (a.widget, b.widget)
+
+
+def test_the_limits_can_be_set_from_the_environment(monkeypatch):
+    e = Estimate("x", 5.0, 1 << 20, budget_bytes=8 << 30)
+    assert not needs_asking(e)
+    monkeypatch.setenv("SMRNB_ASK_SECONDS", "2")
+    assert needs_asking(e)
+    monkeypatch.setenv("SMRNB_ASK_SECONDS", "soon")
+    with pytest.raises(ValueError, match="SMRNB_ASK_SECONDS must be a number, got 'soon'"):
+        needs_asking(e)
