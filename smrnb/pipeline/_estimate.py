@@ -225,8 +225,8 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
     vs0, vs1 = 0.05, 0.0125
 
     def run(fr: Any, pvs: float) -> tuple[float, int]:
-        t, vol = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, **fixed)
-        t2, _ = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, **fixed)
+        t, vol = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
+        t2, _ = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
         return min(t, t2), int(vol.num_blocks)  # the better of two: a busy machine only adds time
 
     def calibrate() -> dict[str, float]:
@@ -235,7 +235,7 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
         from smrnb.geometry.points import frames_to_points
 
         c0 = time.perf_counter()
-        fn(frames.select([0]), voxel_size=vs0, truncation=tv * vs0, **fixed)  # warm-up: first-call costs
+        fn(frames.select([0]), voxel_size=vs0, truncation=tv * vs0, progress=False, **fixed)  # warm-up
         t0, b0 = run(sub, vs0)
         t1, b1 = run(sub, vs1) if vs1 < vs0 else (t0, b0)
         p = math.log(max(b1, 1) / max(b0, 1)) / math.log(vs0 / vs1) if vs1 < vs0 else 2.0
