@@ -127,10 +127,9 @@ def app_run() -> dict:
             cells.nth(1).click(position={"x": 2, "y": 2})
             page.keyboard.press("Escape")
             page.keyboard.press("Control+Enter")
-            page.wait_for_function(
-                "() => document.querySelectorAll('.jp-CodeCell')[1].innerText.includes('REPORT ')", timeout=120_000)
-            text = cells.nth(1).locator(".jp-OutputArea").inner_text()
-            rep = json.loads(text.split("REPORT ", 1)[1].strip().splitlines()[0])
+            out = cells.nth(1).locator(".jp-OutputArea-output", has_text="REPORT {")
+            out.wait_for(timeout=120_000)
+            rep = json.loads(out.inner_text().split("REPORT ", 1)[1].strip().splitlines()[0])
             browser.close()
     finally:
         server.stop()
