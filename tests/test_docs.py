@@ -121,7 +121,7 @@ def test_mkdocs_build_strict(tmp_path):
             got = html.count("static picture of")
             assert got >= want, f"{nb.name}: {got} viewer pictures in the page, {want} viewers displayed"
             assert html.count("data:image/png;base64,") >= want
-            assert "Traceback (most recent call last)" not in html
+            # (a cell that raised fails the build itself: docs/_gen.py executes with allow_errors=False)
     for img in ["points", "marching_cubes", "tsdf", "fill_holes", "texture"]:
         data = (site / "images" / f"{img}.png").read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 2000
