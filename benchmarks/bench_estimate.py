@@ -2,8 +2,8 @@
 """Estimate vs actual: the widgets' "ask before a long run" model judged on sizes it was not calibrated on.
 
 The estimates of :mod:`smrnb.pipeline._estimate` are calibrated by quick probes at fixed coarse sizes
-(voxelize: grids of 24 and 48 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm;
-texture: 2 frames at 64^2 and 256^2 texels). Here each step then runs on the bundled sample at
+(voxelize: grids of 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm;
+texture: the middle frame once and twice at 128^2 and 512^2 texels). Here each step then runs on the bundled sample at
 held-out sizes, none of them a probe size, and the estimate is set against the measured wall time
 and the peak RSS above the level before the call (sampled every 5 ms; freed heap returned to the
 system first with ``malloc_trim``).
@@ -109,7 +109,7 @@ def main() -> None:
     p = Pipeline(list(DEFAULT_STEPS), source=dict(DEFAULT_SOURCE))
     mesh = p.run(until="uv")
     tex = get_step("texture")
-    for R in ([512, 1024] if args.quick else [512, 1024, 2048]):
+    for R in ([768, 1024] if args.quick else [768, 1024, 2048]):
         params = {**tex.defaults(), "resolution": R}
         row("texture", f"{R}^2 texels", *measure(tex, mesh, params, {"frames": p.source_data()}))
 
@@ -118,8 +118,8 @@ def main() -> None:
              f"Command: `{cmd}`  ",
              f"Machine: {platform.machine()}, 2 shared CPU cores (other work running), "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Calibration probes at fixed coarse sizes "
-             "(voxelize: 24 and 48 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm; texture: "
-             "2 frames at 64^2 and 256^2); no row below is a probe size. Memory: the estimate is the step's working "
+             "(voxelize: 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm; texture: "
+             "the middle frame once and twice at 128^2 and 512^2); no row below is a probe size; memory of tsdf and texture calibrated on the probes' peak RSS. Memory: the estimate is the step's working "
              "set; the measurement is the peak RSS above the level before the call (5 ms sampling).", "",
              "| step | setting | estimated s | actual s | est / actual | estimated MiB | actual peak +MiB | "
              "est / actual | calibration s |",

@@ -133,6 +133,57 @@ def _timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, An
     return time.perf_counter() - t0, out
 
 
+def _rss() -> int | None:
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) * 4096
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _peak(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, Any, int | None]:
+    """``(seconds, result, peak RSS above the level before the call)``; the RSS is sampled every 5 ms
+    (None where ``/proc`` is missing). Freed heap is handed back first (``malloc_trim``), so that the
+    call's allocations show as growth."""
+    import threading
+
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    base = _rss()
+    if base is None:
+        t, out = _timed(fn, *args, **kwargs)
+        return t, out, None
+    peak = [base]
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], _rss() or 0)
+            stop.wait(0.005)
+
+    th = threading.Thread(target=poll, name="smrnb-estimate-rss", daemon=True)
+    th.start()
+    try:
+        t, out = _timed(fn, *args, **kwargs)
+    finally:
+        stop.set()
+        th.join()
+    peak[0] = max(peak[0], _rss() or 0)
+    return t, out, peak[0] - base
+
+
+def _two_point(x1: float, m1: int | None, x2: float, m2: int | None, floor: float) -> tuple[float, float] | None:
+    """``(fixed, per_unit)`` bytes through two measured peaks, per unit at least ``floor``; None without data."""
+    if m1 is None or m2 is None or x2 <= x1:
+        return None
+    per = max((m2 - m1) / (x2 - x1), floor)
+    return max(m2 - per * x2, 0.0), per
+
+
 def _line(x1: float, t1: float, x2: float, t2: float) -> tuple[float, float]:
     """``(a, b)`` of ``t = a + b * x`` through two probes; a >= 0, b >= 0 (noise on a busy machine
     must not give a negative cost)."""
@@ -195,7 +246,7 @@ def _voxelize(fn: Callable[..., Any], points: Any, params: Mapping[str, Any], ex
     def calibrate() -> tuple[float, float, float, list[int]]:
         c0 = time.perf_counter()
         probes = []
-        for side in (24, 48):  # coarse grids: milliseconds each
+        for side in (64, 256):  # coarse grids: milliseconds each, enough voxels to see their cost
             pvs = longest / side
             t, _ = _timed(fn, points, voxel_size=pvs, max_grid_size=cap)
             t2, _ = _timed(fn, points, voxel_size=pvs, max_grid_size=cap)
@@ -221,13 +272,18 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
     sub = frames.select([round(i * (n - 1) / max(k - 1, 1)) for i in range(k)]) if n > k else frames
     # probes: coarse voxels; the truncation keeps its size in voxels (None = 4 voxels) so the band scales
     tv = 4.0 if trunc is None else float(trunc) / vs
+    bytes_per_block = B ** 3 * (8 + (12 if color else 0)) + 3 * 8  # TSDFVolume.bytes_per_block
     # fixed probe sizes: one calibration serves every voxel_size asked for later
     vs0, vs1 = 0.05, 0.0125
 
+    peaks: dict[float, int | None] = {}
+
     def run(fr: Any, pvs: float) -> tuple[float, int]:
         t, vol = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
-        t2, _ = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
-        return min(t, t2), int(vol.num_blocks)  # the better of two: a busy machine only adds time
+        nb = int(vol.num_blocks)
+        del vol
+        t2, _, peaks[pvs] = _peak(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
+        return min(t, t2), nb  # the better of two: a busy machine only adds time
 
     def calibrate() -> dict[str, float]:
         import torch
@@ -250,21 +306,29 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
             return int(torch.unique(torch.floor(pts / (B * vs0)).to(torch.int64), dim=0).shape[0]) if len(pts) else 0
 
         ratio = blocks_of(frames) / max(blocks_of(sub), 1)
-        return {"p": p, "b": b, "c": c, "blocks_all": b0 * max(ratio, 1.0), "per_frame0": b0 / k, "vs0": vs0,
+        # measured memory: the two probes' peaks = per-frame inputs + bytes per block (at least the volume's own)
+        mem = _two_point(b0, peaks.get(vs0), b1, peaks.get(vs1), bytes_per_block)
+        return {"p": p, "b": b, "c": c, "mem": mem, "blocks_all": b0 * max(ratio, 1.0), "per_frame0": b0 / k, "vs0": vs0,
                 "ratio": ratio, "seconds": time.perf_counter() - c0}
 
     cal, hit = _cached(("tsdf", tuple(sorted(fixed.items())), tv, vs0, vs1), frames, calibrate)
     scale = (cal["vs0"] / vs) ** cal["p"]
     blocks = cal["blocks_all"] * scale
     seconds = n * (cal["c"] + cal["b"] * cal["per_frame0"] * scale)
-    bytes_per_block = B ** 3 * (8 + (12 if color else 0)) + 3 * 8  # TSDFVolume.bytes_per_block
-    nbytes = int(blocks * bytes_per_block * 1.25)  # + the allocation's growth headroom and lookup table
+    if cal["mem"] is not None:
+        fixed_b, per_block = cal["mem"]
+        nbytes = int(fixed_b * n / k + per_block * blocks)
+        mem_text = (f"memory = {n} frames x {fixed_b / k / 2**20:.1f} MiB + {blocks:,.0f} blocks x "
+                    f"{per_block:,.0f} B, measured (peak RSS) on the two probes")
+    else:
+        nbytes = int(blocks * bytes_per_block)
+        mem_text = f"memory = blocks x {bytes_per_block:,} B (TSDFVolume.bytes_per_block)"
     return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(_device(frames)),
                     f"blocks ~ voxel_size^-{cal['p']:.2f} from {cal['blocks_all']:,.0f} blocks at "
                     f"{cal['vs0'] * 1000:g} mm ({k} frames fused, x{cal['ratio']:.2f} for the whole sequence's "
                     f"extent); time = {n} frames x ({cal['c']:.3g} s + {cal['b']:.3g} s per block touched), "
-                    f"measured on {k} of the {n} frames at two coarse voxel sizes; "
-                    f"memory = blocks x {bytes_per_block:,} B", 0.0 if hit else cal["seconds"])
+                    f"measured on {k} of the {n} frames at two coarse voxel sizes; {mem_text}",
+                    0.0 if hit else cal["seconds"])
 
 
 def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
@@ -278,25 +342,28 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
     one = frames.select([n // 2])
     sub = frames.select([n // 2] * k)
 
-    def calibrate() -> tuple[float, float, float, float]:
+    def calibrate() -> tuple[float, float, float, Any, float]:
         # t = e * texels (charts, dilation: once) + frames x (c + d * texels) (each view rasterized, looked up)
         c0 = time.perf_counter()
         lo, hi = 128, 512
-        t_lo, _ = _timed(fn, mesh, frames=sub, resolution=lo, **fixed)
-        t_hi, _ = _timed(fn, mesh, frames=sub, resolution=hi, **fixed)
+        t_lo, _, m_lo = _peak(fn, mesh, frames=sub, resolution=lo, **fixed)
+        t_hi, _, m_hi = _peak(fn, mesh, frames=sub, resolution=hi, **fixed)
         t_one, _ = _timed(fn, mesh, frames=one, resolution=hi, **fixed)
         per_frame_hi = max((t_hi - t_one) / max(k - 1, 1), 0.0)
         e = max(t_one - per_frame_hi, 0.0) / hi ** 2
         per_frame_lo = max((t_lo - e * lo ** 2) / k, 0.0)
         c, d = _line(lo ** 2, per_frame_lo, hi ** 2, per_frame_hi)
-        return e, c, d, time.perf_counter() - c0
+        mem = _two_point(lo ** 2, m_lo, hi ** 2, m_hi, 96.0)  # at least bake_texture's own 96 B/texel
+        return e, c, d, mem, time.perf_counter() - c0
 
-    (e, c, d, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
-    return Estimate("texture", e * R * R + n * (c + d * R * R), 96 * R * R,
+    (e, c, d, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
+    nbytes = int(mem[0] + mem[1] * R * R) if mem is not None else 96 * R * R
+    mem_text = (f"memory = {mem[0] / 2**20:.1f} MiB + {mem[1]:.0f} B/texel, measured (peak RSS) on the probes"
+                if mem is not None else "memory = 96 B/texel (bake_texture's estimate)")
+    return Estimate("texture", e * R * R + n * (c + d * R * R), nbytes,
                     {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
                     f"time = {e:.3g} s/texel + {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured at 128^2 and "
-                    f"512^2 texels with the middle frame once and twice on this mesh; memory = 96 B/texel (bake_texture's "
-                    "estimate)", 0.0 if hit else cal)
+                    f"512^2 texels with the middle frame once and twice on this mesh; {mem_text}", 0.0 if hit else cal)
 
 
 #: step name -> model(step function, main input, params, extra inputs) -> Estimate
