@@ -353,12 +353,14 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
         e = max(t_one - per_frame_hi, 0.0) / hi ** 2
         per_frame_lo = max((t_lo - e * lo ** 2) / k, 0.0)
         c, d = _line(lo ** 2, per_frame_lo, hi ** 2, per_frame_hi)
-        mem = _two_point(lo ** 2, m_lo, hi ** 2, m_hi, 96.0)  # at least bake_texture's own 96 B/texel
+        # the per-texel arrays dominate: bytes ~ texels, from the larger probe's peak (at least bake_texture's own
+        # 96 B/texel)
+        mem = (0.0, max(m_hi / hi ** 2, 96.0)) if m_hi is not None else None
         return e, c, d, mem, time.perf_counter() - c0
 
     (e, c, d, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
     nbytes = int(mem[0] + mem[1] * R * R) if mem is not None else 96 * R * R
-    mem_text = (f"memory = {mem[0] / 2**20:.1f} MiB + {mem[1]:.0f} B/texel, measured (peak RSS) on the probes"
+    mem_text = (f"memory = {mem[1]:.0f} B/texel, measured (peak RSS) on the 512^2 probe"
                 if mem is not None else "memory = 96 B/texel (bake_texture's estimate)")
     return Estimate("texture", e * R * R + n * (c + d * R * R), nbytes,
                     {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
