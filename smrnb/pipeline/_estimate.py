@@ -6,12 +6,14 @@ An estimate comes from a model of the step's work, calibrated on the step's own 
 * ``voxelize``: the grid's voxels follow from the cloud's bounding box and ``voxel_size`` (the same
   sizing the step uses); memory is the step's own allocation estimate (1 byte per voxel + 40 per
   point, as :func:`smrnb.pointcloud_to_voxelgrid` checks it); time = a + b * voxels, with a and b
-  measured by running the step at two coarse voxel sizes on the same points.
-* ``tsdf``: the allocated blocks grow as ``voxel_size ** -p``; p, the blocks per frame and the time
-  per block-frame are measured by fusing a few of the frames at two coarse voxel sizes, and the
-  whole sequence once at the coarser one; memory = blocks x the volume's bytes per block.
-* ``texture``: memory is :func:`smrnb.bake_texture`'s 96 bytes per texel; time = a + b * texels,
-  measured by baking at two small resolutions.
+  measured by running the step on grids of 64 and 256 voxels along the longest side, same points.
+* ``tsdf``: the allocated blocks grow as ``voxel_size ** -p``; p, the time per frame and per block a
+  frame touches, and the memory per frame and per block (peak RSS) are measured by fusing 2 of the
+  frames at 50 and 12.5 mm; the whole sequence's extent against the 2 frames' is counted on sparse
+  back-projected points.
+* ``texture``: time = frames x (c + d * texels), measured by baking with the middle frame once at
+  128^2 and twice at 512^2 texels; memory = bytes per texel from the larger probe's peak RSS (at
+  least :func:`smrnb.bake_texture`'s own 96 bytes per texel).
 
 Probes run the registered step function itself on the real input (a few per cent of a long run;
 cached per input and fixed parameters, so changing the knob again costs nothing). The budget is
@@ -279,11 +281,8 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
     peaks: dict[float, int | None] = {}
 
     def run(fr: Any, pvs: float) -> tuple[float, int]:
-        t, vol = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
-        nb = int(vol.num_blocks)
-        del vol
-        t2, _, peaks[pvs] = _peak(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
-        return min(t, t2), nb  # the better of two: a busy machine only adds time
+        t, vol, peaks[pvs] = _peak(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
+        return t, int(vol.num_blocks)
 
     def calibrate() -> dict[str, float]:
         import torch
@@ -291,7 +290,6 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
         from smrnb.geometry.points import frames_to_points
 
         c0 = time.perf_counter()
-        fn(frames.select([0]), voxel_size=vs0, truncation=tv * vs0, progress=False, **fixed)  # warm-up
         t0, b0 = run(sub, vs0)
         t1, b1 = run(sub, vs1) if vs1 < vs0 else (t0, b0)
         p = math.log(max(b1, 1) / max(b0, 1)) / math.log(vs0 / vs1) if vs1 < vs0 else 2.0
@@ -336,36 +334,30 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
     n = len(frames)
     R = int(params.get("resolution", 1024))
     fixed = {k: v for k, v in params.items() if k != "resolution"}
-    # one frame from the middle of the sequence, and the same frame twice: the difference is exactly one
-    # view's cost, what remains is the once-per-bake cost (charts, dilation)
-    k = 2
+    # the middle frame of the sequence once at a small resolution, twice at a larger one (three views
+    # rendered in all): t = frames x (c + d * texels), the once-per-bake work folded in
     one = frames.select([n // 2])
-    sub = frames.select([n // 2] * k)
+    sub = frames.select([n // 2] * 2)
 
-    def calibrate() -> tuple[float, float, float, Any, float]:
-        # t = e * texels (charts, dilation: once) + frames x (c + d * texels) (each view rasterized, looked up)
+    def calibrate() -> tuple[float, float, Any, float]:
         c0 = time.perf_counter()
         lo, hi = 128, 512
-        t_lo, _, m_lo = _peak(fn, mesh, frames=sub, resolution=lo, **fixed)
+        t_lo, _ = _timed(fn, mesh, frames=one, resolution=lo, **fixed)
         t_hi, _, m_hi = _peak(fn, mesh, frames=sub, resolution=hi, **fixed)
-        t_one, _ = _timed(fn, mesh, frames=one, resolution=hi, **fixed)
-        per_frame_hi = max((t_hi - t_one) / max(k - 1, 1), 0.0)
-        e = max(t_one - per_frame_hi, 0.0) / hi ** 2
-        per_frame_lo = max((t_lo - e * lo ** 2) / k, 0.0)
-        c, d = _line(lo ** 2, per_frame_lo, hi ** 2, per_frame_hi)
+        c, d = _line(lo ** 2, t_lo, hi ** 2, t_hi / 2)
         # the per-texel arrays dominate: bytes ~ texels, from the larger probe's peak (at least bake_texture's own
         # 96 B/texel)
         mem = (0.0, max(m_hi / hi ** 2, 96.0)) if m_hi is not None else None
-        return e, c, d, mem, time.perf_counter() - c0
+        return c, d, mem, time.perf_counter() - c0
 
-    (e, c, d, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
+    (c, d, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
     nbytes = int(mem[0] + mem[1] * R * R) if mem is not None else 96 * R * R
     mem_text = (f"memory = {mem[1]:.0f} B/texel, measured (peak RSS) on the 512^2 probe"
                 if mem is not None else "memory = 96 B/texel (bake_texture's estimate)")
-    return Estimate("texture", e * R * R + n * (c + d * R * R), nbytes,
+    return Estimate("texture", n * (c + d * R * R), nbytes,
                     {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
-                    f"time = {e:.3g} s/texel + {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured at 128^2 and "
-                    f"512^2 texels with the middle frame once and twice on this mesh; {mem_text}", 0.0 if hit else cal)
+                    f"time = {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured with the middle frame at 128^2 "
+                    f"(once) and 512^2 (twice) texels on this mesh; {mem_text}", 0.0 if hit else cal)
 
 
 #: step name -> model(step function, main input, params, extra inputs) -> Estimate
