@@ -133,6 +133,8 @@ def app_run() -> dict:
             browser.close()
     finally:
         server.stop()
+    if "step(s) ran" not in rep["status"]:  # it asked (an estimate over the limits) or failed: not a full run
+        raise RuntimeError(f"the app's Run all did not run every step: {rep['status']}")
     return {**rep, "seconds": t_done - t_click, "seconds_to_idle": t_idle - t_click}
 
 

@@ -11,8 +11,8 @@ An estimate comes from a model of the step's work, calibrated on the step's own 
   frame touches, and the memory per frame and per block (peak RSS) are measured by fusing 2 of the
   frames at 50 and 12.5 mm; the whole sequence's extent against the 2 frames' is counted on sparse
   back-projected points.
-* ``texture``: time = frames x (c + d * texels), measured by baking with the middle frame once at
-  128^2 and twice at 512^2 texels; memory = bytes per texel from the larger probe's peak RSS (at
+* ``texture``: time = e * texels + frames x (c + d * texels), measured by baking with the middle
+  frame once at 128^2 and 512^2 texels and twice at 512^2 (the difference is one view's cost); memory = bytes per texel from the larger probe's peak RSS (at
   least :func:`smrnb.bake_texture`'s own 96 bytes per texel).
 
 Probes run the registered step function itself on the real input (a few per cent of a long run;
@@ -334,30 +334,34 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
     n = len(frames)
     R = int(params.get("resolution", 1024))
     fixed = {k: v for k, v in params.items() if k != "resolution"}
-    # the middle frame of the sequence once at a small resolution, twice at a larger one (three views
-    # rendered in all): t = frames x (c + d * texels), the once-per-bake work folded in
+    # the middle frame of the sequence once at 128^2 and 512^2 texels, and twice at 512^2: the difference of
+    # the last two is one view's cost; the rest of a bake (charts, dilation) is charged per texel, once
     one = frames.select([n // 2])
-    sub = frames.select([n // 2] * 2)
+    two = frames.select([n // 2] * 2)
 
-    def calibrate() -> tuple[float, float, Any, float]:
+    def calibrate() -> tuple[float, float, float, Any, float]:
         c0 = time.perf_counter()
         lo, hi = 128, 512
         t_lo, _ = _timed(fn, mesh, frames=one, resolution=lo, **fixed)
-        t_hi, _, m_hi = _peak(fn, mesh, frames=sub, resolution=hi, **fixed)
-        c, d = _line(lo ** 2, t_lo, hi ** 2, t_hi / 2)
+        t_one, _ = _timed(fn, mesh, frames=one, resolution=hi, **fixed)
+        t_two, _, m_hi = _peak(fn, mesh, frames=two, resolution=hi, **fixed)
+        view_hi = max(t_two - t_one, 0.0)  # one view at 512^2
+        e = max(t_one - view_hi, 0.0) / hi ** 2  # once per bake, per texel
+        view_lo = max(t_lo - e * lo ** 2, 0.0)
+        c, d = _line(lo ** 2, view_lo, hi ** 2, view_hi)
         # the per-texel arrays dominate: bytes ~ texels, from the larger probe's peak (at least bake_texture's own
         # 96 B/texel)
         mem = (0.0, max(m_hi / hi ** 2, 96.0)) if m_hi is not None else None
-        return c, d, mem, time.perf_counter() - c0
+        return e, c, d, mem, time.perf_counter() - c0
 
-    (c, d, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
+    (e, c, d, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
     nbytes = int(mem[0] + mem[1] * R * R) if mem is not None else 96 * R * R
     mem_text = (f"memory = {mem[1]:.0f} B/texel, measured (peak RSS) on the 512^2 probe"
                 if mem is not None else "memory = 96 B/texel (bake_texture's estimate)")
-    return Estimate("texture", n * (c + d * R * R), nbytes,
+    return Estimate("texture", e * R * R + n * (c + d * R * R), nbytes,
                     {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
-                    f"time = {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured with the middle frame at 128^2 "
-                    f"(once) and 512^2 (twice) texels on this mesh; {mem_text}", 0.0 if hit else cal)
+                    f"time = {e:.3g} s/texel + {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured with the middle frame "
+                    f"once at 128^2 and 512^2 and twice at 512^2 texels on this mesh; {mem_text}", 0.0 if hit else cal)
 
 
 #: step name -> model(step function, main input, params, extra inputs) -> Estimate
