@@ -3,7 +3,7 @@
 
 The estimates of :mod:`smrnb.pipeline._estimate` are calibrated by quick probes at fixed coarse sizes
 (voxelize: grids of 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm;
-texture: the middle frame once at 128^2 and 512^2, twice at 512^2 texels). Here each step then runs on the bundled sample at
+texture: the middle frame once at 128^2 and 512^2, four times at 512^2 texels). Here each step then runs on the bundled sample at
 held-out sizes, none of them a probe size, and the estimate is set against the measured wall time
 and the peak RSS above the level before the call (sampled every 5 ms; freed heap returned to the
 system first with ``malloc_trim``).
@@ -119,7 +119,7 @@ def main() -> None:
              f"Machine: {platform.machine()}, 2 shared CPU cores (other work running), "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Calibration probes at fixed coarse sizes "
              "(voxelize: 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm; texture: "
-             "the middle frame once at 128^2 and 512^2, twice at 512^2); no row below is a probe size; memory of tsdf and texture calibrated on the probes' peak RSS. Memory: the estimate is the step's working "
+             "the middle frame once at 128^2 and 512^2, four times at 512^2); no row below is a probe size; memory of tsdf and texture calibrated on the probes' peak RSS. Memory: the estimate is the step's working "
              "set; the measurement is the peak RSS above the level before the call (5 ms sampling).", "",
              "| step | setting | estimated s | actual s | est / actual | estimated MiB | actual peak +MiB | "
              "est / actual | calibration s |",

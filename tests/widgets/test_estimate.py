@@ -46,7 +46,7 @@ def test_no_model_no_estimate_and_small_steps_do_not_ask():
     assert not needs_asking(None)
     small = Estimate("x", 0.5, 1 << 20, budget_bytes=8 << 30)
     assert not needs_asking(small)
-    assert needs_asking(Estimate("x", 60.0, 1 << 20, budget_bytes=8 << 30))
+    assert needs_asking(Estimate("x", 90.0, 1 << 20, budget_bytes=8 << 30))
     assert needs_asking(Estimate("x", 1.0, 5 << 30, budget_bytes=8 << 30))  # over half the budget
     assert needs_asking(Estimate("x", 1.0, 3 << 30, budget_bytes=64 << 30))  # over ASK_BYTES
 
