@@ -9,8 +9,13 @@
   (``smrnb._LAZY``);
 * ``images/*.png``: the user guide's pictures, drawn by the viewer's renderer on the bundled sample;
 * ``benchmarks.md``: ``benchmarks/RESULTS.md`` and every ``benchmarks/RESULTS_*.md``, included verbatim;
-* ``notebooks/*.ipynb``: the teaching notebooks from ``notebooks/`` at the repository root (rendered by
-  mkdocs-jupyter without executing them).
+* ``notebooks/*.ipynb``: the teaching notebooks from ``notebooks/`` at the repository root, executed
+  here as a student would first run them (exercises unsolved: their checks say "not answered yet"),
+  two at a time, each in its own ``jupyter nbconvert --execute`` with a time limit, into a temporary
+  folder (nothing is written into the checkout); mkdocs-jupyter renders the executed copies. With no
+  live widget front end, every viewer, step widget and app leaves a static picture in the output
+  (``smrnb.widgets._viewer.static_pictures``). ``SMRNB_DOCS_EXECUTE=0`` renders them unexecuted (a
+  quick local build).
 
 Registered in ``mkdocs.yml`` under ``hooks:``. ``on_files`` runs before mkdocs-jupyter's (priority 100)
 so the added notebooks are wrapped as pages. Importing only the doctor tables and ``smrnb`` (lazy) keeps
@@ -19,7 +24,10 @@ the build free of torch.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
@@ -224,6 +232,58 @@ def guide_images() -> dict[str, bytes]:
             "images/texture.png": shot(baked.mesh)}
 
 
+#: per notebook; the CI bar is 120 s on a 2-core machine (tests/test_notebooks.py)
+NOTEBOOK_TIMEOUT_S = 600
+_EXECUTED: dict[str, Path] = {}
+
+
+def execute_notebooks(notebooks: list[Path], out_dir: Path, parallel: int = 2) -> dict[str, Path]:
+    """Execute ``notebooks`` with ``jupyter nbconvert --execute`` into ``out_dir``, ``parallel`` at a
+    time; returns name -> executed copy. A notebook that fails to execute raises with its log tail."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env.pop("SMRNB_STATIC_PICTURES", None)  # auto: no live front end here, so static pictures
+    out: dict[str, Path] = {}
+    pending = list(notebooks)
+    running: list[tuple[Path, subprocess.Popen, Path]] = []
+    while pending or running:
+        while pending and len(running) < parallel:
+            nb = pending.pop(0)
+            log = out_dir / f"{nb.stem}.log"
+            with open(log, "w") as fh:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                     f"--ExecutePreprocessor.timeout={NOTEBOOK_TIMEOUT_S}", "--ExecutePreprocessor.kernel_name=python3",
+                     "--ExecutePreprocessor.allow_errors=False", "--output-dir", str(out_dir), str(nb)],
+                    cwd=str(nb.parent), env=env, stdout=fh, stderr=subprocess.STDOUT)
+            running.append((nb, proc, log))
+        nb, proc, log = running.pop(0)
+        try:
+            rc = proc.wait(timeout=NOTEBOOK_TIMEOUT_S * 2)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+            rc = -1
+        if rc != 0:
+            for _nb, other, _log in running:
+                other.kill()
+            raise RuntimeError(f"executing {nb.name} for the docs failed ({rc}):\n{log.read_text()[-3000:]}")
+        out[nb.name] = out_dir / nb.name
+    return out
+
+
+def executed_notebooks() -> dict[str, Path]:
+    """The teaching notebooks, executed once per build process (see :func:`execute_notebooks`)."""
+    if not _EXECUTED:
+        notebooks = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        if os.environ.get("SMRNB_DOCS_EXECUTE", "1").strip() in ("0", "false", "no"):
+            _EXECUTED.update({nb.name: nb for nb in notebooks})
+        else:
+            out = Path(tempfile.mkdtemp(prefix="smrnb-docs-")) / "notebooks"
+            out.mkdir()
+            _EXECUTED.update(execute_notebooks(notebooks, out))
+    return _EXECUTED
+
+
 GENERATED = {"kaolin-install.md": kaolin_install_md, "api.md": api_md, "benchmarks.md": benchmarks_md,
              "codes.md": codes_md}
 
@@ -234,9 +294,9 @@ def on_files(files: Files, config) -> Files:
         files.append(File.generated(config, uri, content=make()))
     for uri, png in guide_images().items():
         files.append(File.generated(config, uri, content=png))
-    for nb in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        # a real File rooted at the repository (not File.generated): mkdocs-jupyter's NotebookFile wrapper
-        # recomputes abs_src_path from src_dir, which a generated file does not have
-        files.append(File(f"notebooks/{nb.name}", src_dir=str(REPO), dest_dir=config.site_dir,
+    for name, nb in executed_notebooks().items():
+        # a real File rooted at the folder that holds notebooks/NAME (not File.generated): mkdocs-jupyter's
+        # NotebookFile wrapper recomputes abs_src_path from src_dir, which a generated file does not have
+        files.append(File(f"notebooks/{name}", src_dir=str(nb.parent.parent), dest_dir=config.site_dir,
                           use_directory_urls=config.use_directory_urls))
     return files

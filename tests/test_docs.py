@@ -80,6 +80,25 @@ def test_benchmark_page_includes_the_results_files(gen):
         assert "No `benchmarks/RESULTS*.md`" in page
 
 
+def _viewers_displayed(path: Path) -> int:
+    """Viewers and step widgets a notebook displays: those made in a cell whose last line is an expression."""
+    import ast
+    import json
+
+    n = 0
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        src = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
+        if not src.strip():
+            continue
+        try:
+            body = ast.parse(src).body
+        except SyntaxError:  # a cell of magics
+            continue
+        if body and isinstance(body[-1], ast.Expr):
+            n += src.count("Viewer(") + src.count("StepWidget(")
+    return n
+
+
 @pytest.mark.slow
 def test_mkdocs_build_strict(tmp_path):
     site = tmp_path / "site"
@@ -95,6 +114,14 @@ def test_mkdocs_build_strict(tmp_path):
     for nb in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         html = (site / "notebooks" / nb.stem / "index.html").read_text(encoding="utf-8")
         assert "Learning goals" in html
+        # executed at build time: outputs are there, with a static picture for every viewer and step widget
+        if os.environ.get("SMRNB_DOCS_EXECUTE", "1") not in ("0", "false", "no"):
+            assert "not answered yet" in html, f"{nb.name}: the executed exercises' checks are missing"
+            want = _viewers_displayed(nb)
+            got = html.count("static picture of")
+            assert got >= want, f"{nb.name}: {got} viewer pictures in the page, {want} viewers displayed"
+            assert html.count("data:image/png;base64,") >= want
+            # (a cell that raised fails the build itself: docs/_gen.py executes with allow_errors=False)
     for img in ["points", "marching_cubes", "tsdf", "fill_holes", "texture"]:
         data = (site / "images" / f"{img}.png").read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 2000

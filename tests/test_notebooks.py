@@ -1,11 +1,14 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""The teaching notebooks: committed clean, executed top to bottom, and their exercise checks can fail.
+"""The teaching notebooks: committed clean and unsolved, executed top to bottom, and their checks can fail.
 
-Exercise cells carry ``metadata.smrnb = {"exercise": NAME, "wrong": CODE}`` (tag ``exercise``); the
-cell that checks it carries ``metadata.smrnb = {"exercise": NAME}`` (tag ``check``). A check prints
-a tick when the answer is right and raises ``AssertionError("... not yet: <hint>")`` when not. The
-slow tests execute each notebook as committed (no error output, every check passes) and once more
-with every exercise replaced by its wrong answer (every check, and only the checks, must fail).
+Exercise cells carry ``metadata.smrnb = {"exercise": NAME, "solution": CODE, "wrong": CODE}`` (tag
+``exercise``) and are committed unsolved (``...`` where the answer goes); the cell that checks it
+carries ``metadata.smrnb = {"exercise": NAME}`` (tag ``check``) and calls :func:`smrnb.lessons.check`,
+which prints a tick, "not answered yet" or one line per mistake, and never raises. A folded
+markdown Solution cell follows each check. The slow tests execute each notebook three times: with
+the solutions injected (no error, every check ticks, within the time bar), as committed (no error
+anywhere, every check says "not answered yet"), and with every exercise replaced by its wrong
+answer (every check, and only the checks, print a mistake line; no traceback anywhere).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from smrnb.lessons import RIGHT, TODO, WRONG
 
 nbformat = pytest.importorskip("nbformat")
 
@@ -42,6 +47,13 @@ def _exercise_cells(nb):
 
 def _check_cells(nb):
     return [c for c in nb.cells if c.cell_type == "code" and "check" in c.metadata.get("tags", [])]
+
+
+def _inject(nb, which: str):
+    """``nb`` with every exercise cell's source replaced by its ``solution`` or ``wrong`` code."""
+    for cell in _exercise_cells(nb):
+        cell.source = cell.metadata["smrnb"][which]
+    return nb
 
 
 def _execute(nb, *, allow_errors: bool) -> float:
@@ -96,32 +108,61 @@ def test_goals_knobs_and_checked_exercises(path):
         name = ex.metadata["smrnb"]["exercise"]
         assert "exercise" in ex.metadata.get("tags", [])
         assert order[id(checks[name])] > order[id(ex)], f"{path.name}: check of {name!r} comes before its exercise"
-        assert ex.metadata["smrnb"]["wrong"].strip() != ex.source.strip()
-        assert "check(" in checks[name].source
+        md = ex.metadata["smrnb"]
+        assert md["wrong"].strip() != md["solution"].strip()
+        assert "..." in ex.source and ex.source.strip() not in (md["solution"].strip(), md["wrong"].strip()), \
+            f"{path.name}: exercise {name!r} must be committed unsolved (a ... where the answer goes)"
+        assert "check(" in checks[name].source or "check_function(" in checks[name].source
+        # the folded solution right after the check shows exactly the solution the tests inject
+        after = nb.cells[order[id(checks[name])] + 1]
+        assert after.cell_type == "markdown" and after.metadata.get("smrnb", {}).get("solution") == name
+        assert "<details>" in after.source and md["solution"].strip() in after.source
+    assert "from smrnb.lessons import" in nb.cells[1].source
+    assert "raise AssertionError" not in "".join(c.source for c in nb.cells if c.cell_type == "code")
 
 
 # ------------------------------------------------------------------------------ execution (slow)
 
 
+def _lines(cell, mark: str) -> list[str]:
+    return [line for line in _text(cell).splitlines() if line.startswith(mark)]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
-def test_runs_top_to_bottom_without_errors(path):
-    nb = _read(path)
+def test_runs_top_to_bottom_with_the_solutions(path):
+    nb = _inject(_read(path), "solution")
     seconds = _execute(nb, allow_errors=False)
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert not _errors(cell), f"{path.name}: cell {cell.get('id')} raised"
     for cell in _check_cells(nb):
-        assert "\u2705" in _text(cell), f"{path.name}: check {cell.metadata['smrnb']['exercise']!r} did not pass"
+        name = cell.metadata["smrnb"]["exercise"]
+        assert _lines(cell, RIGHT), f"{path.name}: check {name!r} did not pass: {_text(cell)!r}"
+        assert not _lines(cell, WRONG) and not _lines(cell, TODO), _text(cell)
     assert seconds <= TIME_LIMIT_S, f"{path.name} took {seconds:.0f} s (limit {TIME_LIMIT_S:.0f} s)"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
-def test_wrong_answers_make_their_checks_fail(path):
+def test_unsolved_as_committed_runs_to_the_end_with_friendly_lines(path):
     nb = _read(path)
-    for cell in _exercise_cells(nb):
-        cell.source = cell.metadata["smrnb"]["wrong"]
+    _execute(nb, allow_errors=True)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            errs = _errors(cell)
+            assert not errs, f"{path.name}: cell {cell.get('id')} raised {errs[0]['ename']}: {errs[0]['evalue']}"
+    for cell in _check_cells(nb):
+        name = cell.metadata["smrnb"]["exercise"]
+        todo = _lines(cell, TODO)
+        assert len(todo) == 1 and "not answered yet" in todo[0], f"{path.name}: check {name!r}: {_text(cell)!r}"
+        assert not _lines(cell, RIGHT) and not _lines(cell, WRONG)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_wrong_answers_get_one_line_per_mistake_and_no_traceback(path):
+    nb = _inject(_read(path), "wrong")
     check_ids = {c.get("id") for c in _check_cells(nb)}
     last_check = max(i for i, c in enumerate(nb.cells) if c.get("id") in check_ids)
     nb.cells = nb.cells[:last_check + 1]  # what follows the last check cannot change the verdicts
@@ -130,10 +171,10 @@ def test_wrong_answers_make_their_checks_fail(path):
         if cell.cell_type != "code":
             continue
         errs = _errors(cell)
+        assert not errs, f"{path.name}: cell {cell.get('id')} raised {errs[0]['ename']}: {errs[0]['evalue']}"
         if cell.get("id") in check_ids:
             name = cell.metadata["smrnb"]["exercise"]
-            assert errs, f"{path.name}: check {name!r} passed a wrong answer"
-            assert errs[0]["ename"] == "AssertionError" and "not yet" in errs[0]["evalue"], errs[0]
-            assert "\u2705" not in _text(cell)
-        else:
-            assert not errs, f"{path.name}: cell {cell.get('id')} raised {errs[0]['ename']}: {errs[0]['evalue']}"
+            wrong = _lines(cell, WRONG)
+            assert wrong, f"{path.name}: check {name!r} passed a wrong answer: {_text(cell)!r}"
+            assert all(len(line) < 240 for line in wrong)
+            assert not _lines(cell, RIGHT)

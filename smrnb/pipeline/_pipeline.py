@@ -167,6 +167,8 @@ class StepResult:
     error: str | None = None
     cpu_seconds: float | None = None
     view_seconds: float | None = None
+    #: what the stage was estimated to cost before it ran (``Estimate.to_dict()``), when it was estimated
+    estimate: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -206,6 +208,10 @@ class StepResult:
                 ("backend", e(f"{self.backend} on {self.device}"))]
         rows += [("note", e(n)) for n in self.notes]
         rows += [("warning", f"<span style='color:#a15c00'>{e(w)}</span>") for w in self.warnings]
+        if self.estimate:
+            est = self.estimate
+            rows.append(("estimate", e(f"{est['seconds']:.3g} s, {format_bytes(est['bytes'])} before the run "
+                                       f"({est['basis']})")))
         if self.error:
             rows.append(("error", f"<pre style='color:#b00020;white-space:pre-wrap;margin:0'>{e(self.error)}</pre>"))
         body = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{k}</th><td>{v}</td></tr>"
@@ -215,7 +221,7 @@ class StepResult:
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("step", "kind_in", "kind_out", "counts_before", "counts_after",
                                               "seconds", "cpu_seconds", "view_seconds", "backend", "device",
-                                              "notes", "warnings", "error")}
+                                              "notes", "warnings", "error", "estimate")}
 
 
 def format_results(results: Iterable[StepResult], source: str | None = None) -> str:
@@ -660,13 +666,19 @@ class Pipeline:
 
     def run(self, until: str | int | None = None, *, force: bool = False,
             on_start: Callable[[str], None] | None = None,
-            on_done: Callable[[StepResult], None] | None = None) -> Any:
+            on_done: Callable[[StepResult], None] | None = None,
+            on_estimate: Callable[[str, Any], None] | None = None) -> Any:
         """Run the stale stages up to and including ``until`` (default: the last); return its output.
 
         Cached stages are not re-run unless ``force``. ``on_start(stage_name)`` and
         ``on_done(record)`` are called around each stage that runs (widgets hang progress on them).
         On failure a :class:`StepError` naming the stage is raised; stages before it keep their
         results, ``last_error`` / ``last_failed`` hold the error and its record.
+
+        With ``on_estimate``, each stage that has a cost model (:mod:`smrnb.pipeline._estimate`) is
+        estimated first and ``on_estimate(stage_name, estimate)`` is called before it runs (it may
+        raise :class:`~smrnb.pipeline._estimate.NeedsConfirmation` to ask first); the estimate goes
+        into the stage's record.
         """
         if not self.stages:
             raise SmrnbValueError("this pipeline has no steps")
@@ -681,13 +693,45 @@ class Pipeline:
                 prev_kind, prev = st.step.output, self._cache[i][0]
                 continue
             _cancel.check(f"before stage {st.name!r}")
+            est = None
+            if on_estimate is not None:
+                est = self.estimate(i, prev, src)
+                on_estimate(st.name, est)
             if on_start is not None:
                 on_start(st.name)
             rec = self._run_stage(i, st, prev_kind, prev, src)
+            if est is not None:
+                rec.estimate = est.to_dict()
             if on_done is not None:
                 on_done(rec)
             prev_kind, prev = st.step.output, self._cache[i][0]
         return self._cache[end][0]
+
+    def estimate(self, stage: str | int, prev: Any = None, src: tuple[str, Any] | None = None) -> Any:
+        """The cost :class:`~smrnb.pipeline._estimate.Estimate` of ``stage`` on its current input, or
+        None (no model for this step, or its input is not computed yet). Never raises for a model's
+        failure: the run itself reports what is wrong with the input."""
+        from smrnb.pipeline._estimate import estimate_step
+
+        i = self._index(stage)
+        st = self.stages[i]
+        if src is None:
+            src = self._load_source()
+        if prev is None:
+            if i == 0:
+                prev = src[1]
+            elif self._cache[i - 1] is None:
+                return None
+            else:
+                prev = self._cache[i - 1][0]
+        try:
+            extras = {k: self._latest(i, k, src) for k in st.step.extra_inputs}
+            with cpu_threads(st.name):
+                return estimate_step(st.step, prev, self._resolve_paths(st), extras)
+        except _cancel.Stopped:
+            raise
+        except Exception:  # a bad input or parameter: the stage's own run says what is wrong
+            return None
 
     def _run_stage(self, i: int, st: Stage, prev_kind: str, prev: Any, src: tuple[str, Any]) -> StepResult:
         step = st.step

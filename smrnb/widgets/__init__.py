@@ -15,7 +15,9 @@ _require(__name__)  # one clear message when an extra is missing
 from smrnb.widgets._app import OCCUPANCY_STEPS, ReconstructionApp  # noqa: E402
 from smrnb.widgets._batch_table import BatchTable  # noqa: E402
 from smrnb.widgets._doctor import DoctorView  # noqa: E402
+from smrnb.widgets._row import side_by_side  # noqa: E402
 from smrnb.widgets._step import StepWidget  # noqa: E402
 from smrnb.widgets._viewer import Viewer  # noqa: E402
 
-__all__ = ["OCCUPANCY_STEPS", "BatchTable", "DoctorView", "ReconstructionApp", "StepWidget", "Viewer"]
+__all__ = ["OCCUPANCY_STEPS", "BatchTable", "DoctorView", "ReconstructionApp", "StepWidget", "Viewer",
+           "side_by_side"]

@@ -116,6 +116,7 @@ class ReconstructionApp:
         self.run_progress = ipw.IntProgress(value=0, min=0, max=1, layout=ipw.Layout(width="200px", visibility="hidden"))
         self.run_status = ipw.HTML(value="")
         self._stop_event: threading.Event | None = None
+        self._until: str | int | None = None
         self._thread: threading.Thread | None = None
         self.message = ipw.HTML(value="")
         self.output = ipw.Output()
@@ -134,7 +135,7 @@ class ReconstructionApp:
         from smrnb.widgets._step import StepWidget
 
         self.steps = [StepWidget(st.step, pipeline=self.pipeline, stage=st.name, auto_run=self.auto_run,
-                                 on_change=self._on_change, on_run=self._on_run)
+                                 on_change=self._on_change, on_run=self._on_run, on_confirm=self._on_confirm)
                       for st in self.pipeline.stages]
         self.tabs.children = tuple(w.widget for w in self.steps)
         for i, st in enumerate(self.pipeline.stages):
@@ -155,6 +156,10 @@ class ReconstructionApp:
         if widget.error is None:
             self.tabs.selected_index = self.steps.index(widget)
 
+    def _on_confirm(self, _widget: Any) -> None:
+        """**Run anyway** in a step: go on with the chain where it stopped to ask, in the background."""
+        self.run_in_background(self._until)
+
     def run(self, until: str | int | None = None) -> bool:
         """Run the pipeline up to ``until`` (default: the last stage) through the step widgets, so
         each shows its result; stops at the first failure (shown in that step). True on success.
@@ -162,6 +167,7 @@ class ReconstructionApp:
         While it runs, the running step's tab is the one shown, the header above the tabs says which
         step of how many is running, and the Run buttons are disabled.
         """
+        self._until = until
         end = len(self.steps) - 1 if until is None else self.pipeline._index(until)
         todo = [w for w in self.steps[:end + 1] if self.pipeline.is_stale(w.stage) or w.record is None]
         self._set_busy(True, len(todo))
@@ -176,8 +182,12 @@ class ReconstructionApp:
                 if not w.run():
                     self.tabs.selected_index = self.steps.index(w)
                     stopped = w._stopped
-                    self.run_status.value = (f"<span style='color:#a15c00'>{html.escape(w.stage)}: "
-                                             f"{html.escape(stopped)}</span>" if stopped else
+                    self.run_status.value = (
+                        f"<span style='color:#a15c00'>{html.escape(w.stage)} waits for your answer: estimated at "
+                        f"{html.escape(w.awaiting.estimate.text())} (Run anyway / Cancel in its tab)</span>"
+                        if w.awaiting is not None else
+                        f"<span style='color:#a15c00'>{html.escape(w.stage)}: "
+                        f"{html.escape(stopped)}</span>" if stopped else
                                              f"<span style='color:#b00020'>{html.escape(w.stage)} failed "
                                              "(see its tab)</span>")
                     ok = False

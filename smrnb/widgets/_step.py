@@ -9,6 +9,11 @@ and after, time, backend, device, notes) is shown; the output is drawn in a :cla
 
 Errors never escape a callback: they are written into the widget's own ``Output`` (message and
 traceback) and the last good result, record and picture stay on screen.
+
+Before a stage that would take long or allocate much (see :mod:`smrnb.pipeline._estimate`: a cost
+model of the step calibrated on its input), the widget shows the estimate and asks: **Run anyway**
+runs it (and remembers the answer for these parameters), **Cancel** leaves everything as it was. The
+estimate goes into the stage's record.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 
 from smrnb._cancel import Stopped
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.pipeline._estimate import NeedsConfirmation, needs_asking
 
 _VIEWABLE = ("points", "voxels", "tsdf", "mesh", "textured_mesh")
 
@@ -68,13 +74,17 @@ class StepWidget:
     on_change, on_run : callables, optional
         ``on_change(stale_stage_names)`` after a parameter change, ``on_run(widget)`` after a run
         (successful or not).
+    on_confirm : callable, optional
+        ``on_confirm(widget)`` after **Run anyway** (default: :meth:`run` again); the app resumes its
+        chain through it.
     """
 
     def __init__(self, step: Any, data: Any = None, *, pipeline: Any = None, stage: str | None = None,
                  params: dict[str, Any] | None = None, auto_run: bool = False,
                  viewer_size: tuple[int, int] = (560, 360),
                  on_change: Callable[[list[str]], None] | None = None,
-                 on_run: Callable[[StepWidget], None] | None = None) -> None:
+                 on_run: Callable[[StepWidget], None] | None = None,
+                 on_confirm: Callable[[StepWidget], None] | None = None) -> None:
         import ipywidgets as ipw
 
         from smrnb.pipeline import Pipeline, Step, get_step
@@ -100,6 +110,10 @@ class StepWidget:
         self.stage = stage
         self.on_change = on_change
         self.on_run = on_run
+        self.on_confirm = on_confirm
+        #: the estimate waiting for the person's answer (None when not asking)
+        self.awaiting: Any = None
+        self._confirmed: set[str] = set()
         self.viewer_size = viewer_size
         self._chained = len(pipeline.names) > 1
 
@@ -129,12 +143,22 @@ class StepWidget:
         self.status = ipw.HTML(value=self._status_html())
         self.record_html = ipw.HTML(value="")
         self.output = ipw.Output(layout=ipw.Layout(border="0"))
+        self.confirm_html = ipw.HTML(value="")
+        self.confirm_button = ipw.Button(description="Run anyway", icon="check", button_style="danger",
+                                         tooltip="run it with these parameters despite the estimate")
+        self.confirm_button.on_click(lambda _b: self.confirm())
+        self.cancel_button = ipw.Button(description="Cancel", icon="times",
+                                        tooltip="do not run; turn the knob the estimate names, then Run")
+        self.cancel_button.on_click(lambda _b: self.cancel())
+        self.confirm_box = ipw.VBox([self.confirm_html, ipw.HBox([self.confirm_button, self.cancel_button])],
+                                    layout=ipw.Layout(display="none"))
+        self.confirm_box.add_class("smrnb-step-confirm")
         self.preview = ipw.Box()
         title = ipw.HTML(value=f"<b>{html.escape(stage)}</b> <span style='color:#666'>"
                                f"{html.escape(step.summary)} ({html.escape(step.signature_text())})</span>")
         self.widget = ipw.VBox([title, ipw.VBox(list(self.controls.values())),
                                 ipw.HBox([self.run_button, self.auto_run, self.progress, self.status]),
-                                self.output, self.record_html, self.preview])
+                                self.confirm_box, self.output, self.record_html, self.preview])
         self.widget.add_class("smrnb-step")
 
     # ------------------------------------------------------------------------------ controls
@@ -249,8 +273,9 @@ class StepWidget:
 
         ok = False
         self._stopped = ""
+        self._hide_question()
         try:
-            out = p.run(until=self.stage, on_start=started, on_done=done)
+            out = p.run(until=self.stage, on_start=started, on_done=done, on_estimate=self._on_estimate)
             self.result, self.record, self.error = out, p.record(self.stage), None
             self._error_from_control = False
             self.output.outputs = ()
@@ -265,6 +290,9 @@ class StepWidget:
         except Stopped as exc:  # stopped on request: not an error; the last good result stays
             self.progress.bar_style = "warning"
             self._stopped = str(exc)
+        except NeedsConfirmation as exc:  # long or large: ask first; nothing ran, nothing changed
+            self.progress.bar_style = "warning"
+            self._ask(exc)
         except Exception as exc:
             self.progress.bar_style = "danger"
             self._show_error(exc)
@@ -275,6 +303,49 @@ class StepWidget:
         if self.on_run is not None:
             self.on_run(self)
         return ok
+
+    # ------------------------------------------------------------------------- ask first
+    def _key(self, stage: str) -> str:
+        return f"{stage}:{sorted(self.pipeline.params(stage).items())!r}"
+
+    def _on_estimate(self, stage: str, est: Any) -> None:
+        if needs_asking(est) and self._key(stage) not in self._confirmed:
+            raise NeedsConfirmation(stage, est)
+
+    def _ask(self, exc: NeedsConfirmation) -> None:
+        est = exc.estimate
+        self.awaiting = exc
+        over = est.budget_bytes and est.bytes > est.budget_bytes
+        self.confirm_html.value = (
+            f"<span style='color:#a15c00'>&#9888; step <b>{html.escape(exc.stage)}</b> is estimated at "
+            f"<b>{html.escape(est.text())}</b>"
+            + (" &mdash; over the memory budget: it will refuse" if over else "")
+            + f". <span style='color:#666;font-size:90%'>({html.escape(est.basis)})</span> Run it anyway?</span>")
+        self.confirm_box.layout.display = "flex"
+
+    def _hide_question(self) -> None:
+        self.awaiting = None
+        self.confirm_box.layout.display = "none"
+
+    def confirm(self) -> None:
+        """**Run anyway**: run the stage that is waiting (its parameters are remembered as confirmed)."""
+        exc = self.awaiting
+        if exc is None:
+            return
+        self._confirmed.add(self._key(exc.stage))
+        self._hide_question()
+        if self.on_confirm is not None:
+            self.on_confirm(self)
+        else:
+            self.run()
+
+    def cancel(self) -> None:
+        """**Cancel**: do not run; the stage stays stale, the last good result stays on screen."""
+        exc = self.awaiting
+        self._hide_question()
+        if exc is not None:
+            self._stopped = f"cancelled ({exc.stage} estimated at {exc.estimate.text()})"
+        self.status.value = self._status_html()
 
     def _show_error(self, exc: BaseException, *, note: str = "", from_control: bool = False) -> None:
         self.error = exc
@@ -290,6 +361,9 @@ class StepWidget:
         if self.error is not None:
             return (f"<span class='smrnb-step-error' style='color:#b00020'>{html.escape(type(self.error).__name__)}: "
                     f"{html.escape(str(self.error))}</span>")
+        if self.awaiting is not None:
+            return ("<span class='smrnb-step-asking' style='color:#a15c00'>waiting for your answer: "
+                    f"{html.escape(self.awaiting.stage)} estimated at {html.escape(self.awaiting.estimate.text())}</span>")
         if self._stopped and self.pipeline.is_stale(self.stage):
             return f"<span class='smrnb-step-stopped' style='color:#a15c00'>{html.escape(self._stopped)}: press Run</span>"
         if self.pipeline.is_stale(self.stage):

@@ -1,0 +1,212 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""The default app's "Run all" in a real browser vs the headless ``Pipeline`` on the same steps.
+
+Bars (issue 14): "Run all" on the default :class:`smrnb.ReconstructionApp` takes <= 1.5x the headless
+``Pipeline`` time for the same source and steps; the viewer's share of any step <= 10 %; the
+kernel's peak memory <= 2 GB.
+
+Reference, measured in the same run: a fresh Python process imports smrnb, builds
+``Pipeline(DEFAULT_STEPS, source=DEFAULT_SOURCE)`` and times ``run()`` (the source load included);
+its peak RSS (``VmHWM``) is recorded too. It runs before and after the app, and the app is compared
+with their mean (the machine is shared: a drift shows as a difference between the two).
+
+App: JupyterLab on 127.0.0.1, headless Debian Chromium (SwiftShader WebGL). A notebook builds the
+default app and shows it; the benchmark clicks **Run all** in the page (Python ``time.time()`` just
+before the click) and waits until the app's header says the steps ran and the kernel is idle (page
+``Date.now()``, same clock). The kernel then reports each step's record (its own time, the time the
+widget spent showing it, the estimate) and its ``VmHWM``.
+
+    python benchmarks/bench_app.py [--repeats 1] [--out benchmarks/RESULTS_widgets.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser import _lab  # noqa: E402
+
+HEADLESS = r'''
+import json, sys, tempfile, time
+import smrnb
+from smrnb.pipeline import Pipeline
+from smrnb.widgets._app import DEFAULT_SOURCE, DEFAULT_STEPS
+
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+
+base = hwm()
+t0 = time.perf_counter()
+p = Pipeline(list(DEFAULT_STEPS), source=dict(DEFAULT_SOURCE), output_dir=tempfile.mkdtemp())
+p.run()
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds, "vmhwm": hwm(), "vmhwm_after_import": base,
+                  "steps": {r.step: r.seconds for r in p.records}, "source_seconds": p.source_seconds}))
+'''
+
+SETUP = '''
+import json, os, tempfile, time
+import smrnb
+from smrnb.widgets import ReconstructionApp
+
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+
+hwm_before = hwm()
+app = ReconstructionApp(output_dir=tempfile.mkdtemp())
+app
+'''
+
+REPORT = '''
+app._thread.join()
+print("REPORT " + json.dumps({
+    "vmhwm": hwm(), "vmhwm_before_app": hwm_before, "status": app.run_status.value,
+    "records": [{"step": r.step, "seconds": r.seconds, "view_seconds": r.view_seconds,
+                 "waited_seconds": r.waited_seconds, "estimate": r.estimate} for r in app.pipeline.records],
+    "source_seconds": app.pipeline.source_seconds}))
+'''
+
+
+def notebook(cells: list[str]) -> dict:
+    return {"cells": [{"cell_type": "code", "metadata": {}, "source": c.strip("\n"), "outputs": [],
+                       "execution_count": None, "id": f"c{i}"} for i, c in enumerate(cells)],
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def headless() -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", HEADLESS], capture_output=True, text=True, timeout=900, env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-3000:])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def app_run() -> dict:
+    from playwright.sync_api import sync_playwright
+
+    work = Path(tempfile.mkdtemp(prefix="smrnb-bench-app-"))
+    server = _lab.start_server("lab", work)
+    (server.root / "bench_app.ipynb").write_text(json.dumps(notebook([SETUP, REPORT])))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=_lab.CHROMIUM, args=_lab.CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1300, "height": 1000})
+            _lab.open_notebook(page, server, "bench_app.ipynb")
+            cells = page.locator(".jp-Notebook .jp-CodeCell")
+            cells.nth(0).click(position={"x": 2, "y": 2})
+            page.keyboard.press("Escape")
+            page.keyboard.press("Shift+Enter")
+            button = page.locator(".smrnb-app button", has_text="Run all")
+            button.wait_for(timeout=240_000)
+            _lab.wait_kernel_idle(page, 240_000)
+            page.wait_for_timeout(1000)
+            t_click = time.time()
+            button.click()
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.smrnb-app')].some(e => /step\\(s\\) ran|failed|waits for/"
+                ".test(e.innerText))", timeout=900_000, polling=100)
+            t_done = page.evaluate("() => Date.now()") / 1000.0
+            _lab.wait_kernel_idle(page, 120_000)
+            t_idle = page.evaluate("() => Date.now()") / 1000.0
+            _lab.save_artifact("bench-app-run-all.png", page.screenshot(full_page=True))
+            cells.nth(1).click(position={"x": 2, "y": 2})
+            page.keyboard.press("Escape")
+            page.keyboard.press("Control+Enter")
+            out = cells.nth(1).locator(".jp-OutputArea-output", has_text="REPORT {")
+            out.wait_for(timeout=120_000)
+            rep = json.loads(out.inner_text().split("REPORT ", 1)[1].strip().splitlines()[0])
+            browser.close()
+    finally:
+        server.stop()
+    if "step(s) ran" not in rep["status"]:  # it asked (an estimate over the limits) or failed: not a full run
+        raise RuntimeError(f"the app's Run all did not run every step: {rep['status']}")
+    return {**rep, "seconds": t_done - t_click, "seconds_to_idle": t_idle - t_click}
+
+
+def gib(n: float) -> str:
+    return f"{n / 2**30:.2f} GiB"
+
+
+def report(h1: dict, app: dict, h2: dict, command: str) -> str:
+    ref = (h1["seconds"] + h2["seconds"]) / 2
+    ratio = app["seconds"] / ref
+    peak = app["vmhwm"]
+    lines = [
+        "## Default app: Run all in the browser vs the headless Pipeline (issue 14 bars)",
+        "",
+        f"Command: `{command}`  ",
+        f"Machine: {platform.machine()}, 2 shared CPU cores (other work running), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+        "JupyterLab on 127.0.0.1, headless Debian Chromium (SwiftShader WebGL).",
+        "",
+        "| run | seconds | peak RSS (VmHWM) |",
+        "|---|---:|---:|",
+        f"| headless Pipeline, before | {h1['seconds']:.2f} | {gib(h1['vmhwm'])} |",
+        f"| app Run all (click -> header says the steps ran) | {app['seconds']:.2f} | {gib(peak)} (kernel) |",
+        f"| headless Pipeline, after | {h2['seconds']:.2f} | {gib(h2['vmhwm'])} |",
+        "",
+        f"Ratio app / headless mean: **{ratio:.2f}x** (bar <= 1.5x: {'met' if ratio <= 1.5 else 'NOT met'}). "
+        f"Kernel peak {gib(peak)} (bar <= 2 GB = 1.86 GiB: {'met' if peak <= 2e9 else 'NOT met'}); the kernel held "
+        f"{gib(app['vmhwm_before_app'])} after importing smrnb and the widgets, before the app.",
+        "",
+        "Per step in the app (the record's own time, the time to show the result, the viewer's share of what "
+        "the person waited, the estimate made before the run):",
+        "",
+        "| step | step s | headless s | show s | viewer share | estimated s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    hs = {k: (h1["steps"].get(k, 0) + h2["steps"].get(k, 0)) / 2 for k in h1["steps"]}
+    worst = 0.0
+    for r in app["records"]:
+        share = (r["view_seconds"] or 0) / r["waited_seconds"] if r["waited_seconds"] else 0.0
+        worst = max(worst, share)
+        est = r.get("estimate")
+        lines.append(f"| {r['step']} | {r['seconds']:.2f} | {hs.get(r['step'], float('nan')):.2f} | "
+                     f"{(r['view_seconds'] or 0):.2f} | {share:.0%} | {est['seconds']:.2f} |" if est else
+                     f"| {r['step']} | {r['seconds']:.2f} | {hs.get(r['step'], float('nan')):.2f} | "
+                     f"{(r['view_seconds'] or 0):.2f} | {share:.0%} | - |")
+    src_h = (h1["source_seconds"] + h2["source_seconds"]) / 2
+    lines += ["", f"Source load: app {app['source_seconds']:.2f} s, headless {src_h:.2f} s. Largest viewer share "
+              f"{worst:.0%} (bar <= 10 %: {'met' if worst <= 0.10 else 'NOT met'}). Kernel idle "
+              f"{app['seconds_to_idle']:.2f} s after the click.", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "RESULTS_widgets.md")
+    args = ap.parse_args()
+    h1 = headless()
+    print("headless before:", json.dumps(h1), flush=True)
+    app = app_run()
+    print("app:", json.dumps(app), flush=True)
+    h2 = headless()
+    print("headless after:", json.dumps(h2), flush=True)
+    text = report(h1, app, h2, "python benchmarks/bench_app.py " + " ".join(sys.argv[1:]))
+    print(text)
+    start, end = "<!-- bench_app -->", "<!-- /bench_app -->"
+    old = args.out.read_text() if args.out.exists() else "# Widgets benchmarks\n"
+    block = f"{start}\n{text}\n{end}"
+    if start in old and end in old:
+        new = old.split(start)[0] + block + old.split(end, 1)[1]
+    else:
+        new = old.rstrip("\n") + "\n\n" + block + "\n"
+    args.out.write_text(new)
+
+
+if __name__ == "__main__":
+    main()

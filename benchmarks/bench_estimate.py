@@ -1,0 +1,141 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Estimate vs actual: the widgets' "ask before a long run" model judged on sizes it was not calibrated on.
+
+The estimates of :mod:`smrnb.pipeline._estimate` are calibrated by quick probes at fixed coarse sizes
+(voxelize: grids of 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm;
+texture: the middle frame once at 128^2 and 512^2, four times at 512^2 texels). Here each step then runs on the bundled sample at
+held-out sizes, none of them a probe size, and the estimate is set against the measured wall time
+and the peak RSS above the level before the call (sampled every 5 ms; freed heap returned to the
+system first with ``malloc_trim``).
+
+    python benchmarks/bench_estimate.py [--quick] [--out benchmarks/RESULTS_widgets.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import platform
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * 4096
+
+
+class Peak:
+    """Peak RSS above the starting level while the block runs."""
+
+    def __enter__(self) -> Peak:
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except OSError:
+            pass
+        self.base = rss()
+        self.peak = self.base
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._poll, daemon=True)
+        self._t.start()
+        return self
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, rss())
+            time.sleep(0.005)
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._t.join()
+        self.peak = max(self.peak, rss())
+        self.delta = self.peak - self.base
+
+
+def measure(step, data, params, extras=None):
+    from smrnb.pipeline._estimate import estimate_step
+
+    est = estimate_step(step, data, params, extras)
+    fn = step.resolve()
+    with Peak() as pk:
+        t0 = time.perf_counter()
+        out = fn(data, **(extras or {}), **params)
+        seconds = time.perf_counter() - t0
+    del out
+    return est, seconds, pk.delta
+
+
+def main() -> None:
+    import warnings
+
+    import smrnb
+    from smrnb.pipeline import Pipeline, get_step
+    from smrnb.widgets._app import DEFAULT_SOURCE, DEFAULT_STEPS
+
+    warnings.simplefilter("ignore")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="skip the largest sizes")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "RESULTS_widgets.md")
+    args = ap.parse_args()
+
+    frames = smrnb.load_sample(stride=5)
+    rows = []
+
+    def row(name, setting, est, seconds, delta):
+        rows.append((name, setting, est.seconds, seconds, est.bytes, delta, est.calibration_seconds))
+        print(f"{name:9} {setting:>16}  est {est.seconds:8.2f} s  actual {seconds:8.2f} s  "
+              f"est {est.bytes / 2**20:9.1f} MiB  actual +{delta / 2**20:9.1f} MiB  (calibration "
+              f"{est.calibration_seconds:.2f} s)", flush=True)
+
+    # tsdf on the default app's frames (15 of the sample's 71), held-out voxel sizes
+    tsdf = get_step("tsdf")
+    for vs in ([0.03, 0.02, 0.008] if args.quick else [0.03, 0.02, 0.008, 0.005, 0.003]):
+        params = {**tsdf.defaults(), "voxel_size": vs, "depth_max": 4.0}
+        row("tsdf", f"voxel {vs * 1000:g} mm", *measure(tsdf, frames, params))
+
+    # voxelize: the occupancy lesson's points (stride 8, cleaned), held-out voxel sizes
+    cloud = smrnb.clean_points(smrnb.frames_to_points(frames, stride=8, depth_max=3.0)).cloud
+    vox = get_step("voxelize")
+    for vs in ([0.05, 0.02, 0.01] if args.quick else [0.05, 0.02, 0.01, 0.005, 0.003]):
+        params = {"voxel_size": vs, "max_grid_size": 1024}
+        row("voxelize", f"voxel {vs * 1000:g} mm", *measure(vox, cloud, params))
+
+    # texture on the default chain's UV mesh, held-out resolutions
+    p = Pipeline(list(DEFAULT_STEPS), source=dict(DEFAULT_SOURCE))
+    mesh = p.run(until="uv")
+    tex = get_step("texture")
+    for R in ([768, 1024] if args.quick else [768, 1024, 2048]):
+        params = {**tex.defaults(), "resolution": R}
+        row("texture", f"{R}^2 texels", *measure(tex, mesh, params, {"frames": p.source_data()}))
+
+    cmd = "python benchmarks/bench_estimate.py " + " ".join(sys.argv[1:])
+    lines = ["## Estimate before a run vs the run (held-out sizes)", "",
+             f"Command: `{cmd}`  ",
+             f"Machine: {platform.machine()}, 2 shared CPU cores (other work running), "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Calibration probes at fixed coarse sizes "
+             "(voxelize: 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm; texture: "
+             "the middle frame once at 128^2 and 512^2, four times at 512^2); no row below is a probe size; memory of tsdf and texture calibrated on the probes' peak RSS. Memory: the estimate is the step's working "
+             "set; the measurement is the peak RSS above the level before the call (5 ms sampling).", "",
+             "| step | setting | estimated s | actual s | est / actual | estimated MiB | actual peak +MiB | "
+             "est / actual | calibration s |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, setting, es, s, eb, b, cal in rows:
+        lines.append(f"| {name} | {setting} | {es:.2f} | {s:.2f} | {es / s:.2f} | {eb / 2**20:.1f} | "
+                     f"{b / 2**20:.1f} | {eb / b if b > 0 else float('nan'):.2f} | {cal:.2f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    start, end = "<!-- bench_estimate -->", "<!-- /bench_estimate -->"
+    old = args.out.read_text() if args.out.exists() else "# Widgets benchmarks\n"
+    block = f"{start}\n{text}{end}"
+    new = (old.split(start)[0] + block + old.split(end, 1)[1]) if start in old and end in old \
+        else old.rstrip("\n") + "\n\n" + block + "\n"
+    args.out.write_text(new)
+
+
+if __name__ == "__main__":
+    main()

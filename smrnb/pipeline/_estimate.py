@@ -1,0 +1,437 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Estimate a step's time and memory before it runs, so a widget can ask before a long or large run.
+
+An estimate comes from a model of the step's work, calibrated on the step's own input:
+
+* ``voxelize``: the grid's voxels follow from the cloud's bounding box and ``voxel_size`` (the same
+  sizing the step uses); memory is the step's own allocation estimate (1 byte per voxel + 40 per
+  point, as :func:`smrnb.pointcloud_to_voxelgrid` checks it); time = a + b * voxels, with a and b
+  measured by running the step on grids of 64 and 256 voxels along the longest side, same points.
+* ``tsdf``: the allocated blocks grow as ``voxel_size ** -p``; p, the time per frame and per block a
+  frame touches, and the memory per frame and per block (peak RSS) are measured by fusing 2 of the
+  frames at 50 and 12.5 mm; the whole sequence's extent against the 2 frames' is counted on sparse
+  back-projected points.
+* ``texture``: time = e * texels + frames x (c + d * texels), measured by baking with the middle
+  frame once at 128^2 and 512^2 texels and four times at 512^2 (the difference is three views' cost); memory = bytes per texel from the larger probe's peak RSS (at
+  least :func:`smrnb.bake_texture`'s own 96 bytes per texel).
+
+Probes run the registered step function itself on the real input (a few per cent of a long run;
+cached per input and fixed parameters, so changing the knob again costs nothing). The budget is
+:func:`smrnb.geometry._memory.memory_budget`, the one every step asks. :func:`needs_asking` says
+whether the widget should ask first (longer than :data:`ASK_SECONDS`, or more than
+:data:`ASK_BYTES` / half of the budget).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from smrnb._errors import SmrnbError, format_bytes
+
+#: ask before a step estimated to take longer than this (seconds; ``SMRNB_ASK_SECONDS`` overrides) ...
+ASK_SECONDS = 60.0
+#: ... or to allocate more than this (bytes; ``SMRNB_ASK_BYTES``), or more than half of the memory budget
+ASK_BYTES = 2 << 30
+
+
+def _env_number(name: str, default: float) -> float:
+    import os
+
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        from smrnb._errors import SmrnbValueError
+
+        raise SmrnbValueError(f"{name} must be a number, got {text!r}") from None
+
+
+@dataclass
+class Estimate:
+    """What a step is expected to cost: ``seconds`` (wall, this machine now) and ``bytes`` (peak
+    working memory of the step), with the work ``units`` they come from, the ``budget_bytes`` the
+    step may allocate, how the model was calibrated (``basis``) and what the calibration cost."""
+
+    step: str
+    seconds: float
+    bytes: int
+    units: dict[str, float] = field(default_factory=dict)
+    budget_bytes: int = 0
+    basis: str = ""
+    calibration_seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seconds": round(self.seconds, 3), "bytes": int(self.bytes), "units": dict(self.units),
+                "budget_bytes": int(self.budget_bytes), "basis": self.basis,
+                "calibration_seconds": round(self.calibration_seconds, 3)}
+
+    def text(self) -> str:
+        """``about 118 s and 7.3 GiB (budget 12.0 GiB)``."""
+        return (f"about {_seconds_text(self.seconds)} and {format_bytes(self.bytes)}"
+                + (f" (budget {format_bytes(self.budget_bytes)})" if self.budget_bytes else ""))
+
+    def __str__(self) -> str:
+        return f"{self.step}: {self.text()}; {self.basis}"
+
+
+def _seconds_text(s: float) -> str:
+    if s < 10:
+        return f"{s:.1f} s"
+    if s < 120:
+        return f"{s:.0f} s"
+    return f"{s / 60:.0f} min"
+
+
+class NeedsConfirmation(SmrnbError):
+    """A step would take long or allocate much: the caller asks the person first (not an error)."""
+
+    def __init__(self, stage: str, estimate: Estimate) -> None:
+        super().__init__(f"step {stage!r} is estimated at {estimate.text()}: confirm to run it")
+        self.stage = stage
+        self.estimate = estimate
+
+
+def needs_asking(est: Estimate | None, *, seconds: float | None = None, nbytes: int | None = None) -> bool:
+    """True when ``est`` is over :data:`ASK_SECONDS` or over :data:`ASK_BYTES` / half the budget
+    (``SMRNB_ASK_SECONDS`` / ``SMRNB_ASK_BYTES`` override the two limits, e.g. for a class on a small machine)."""
+    if est is None:
+        return False
+    lim_s = _env_number("SMRNB_ASK_SECONDS", ASK_SECONDS) if seconds is None else seconds
+    lim_b = int(_env_number("SMRNB_ASK_BYTES", ASK_BYTES)) if nbytes is None else nbytes
+    if est.budget_bytes:
+        lim_b = min(lim_b, est.budget_bytes // 2)
+    return est.seconds > lim_s or est.bytes > lim_b
+
+
+# ----------------------------------------------------------------------------------- calibration
+
+_CACHE: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
+_CACHE_SIZE = 16
+
+
+def _cached(key: tuple[Any, ...], data: Any, make: Callable[[], Any]) -> tuple[Any, bool]:
+    """``make()`` once per ``key`` and input object (the input is held so its id is not reused)."""
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is data:
+        _CACHE.move_to_end(key)
+        return hit[1], True
+    value = make()
+    _CACHE[key] = (data, value)
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return value, False
+
+
+def _timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return time.perf_counter() - t0, out
+
+
+def _rss() -> int | None:
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) * 4096
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _peak(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, Any, int | None]:
+    """``(seconds, result, peak RSS above the level before the call)``; the RSS is sampled every 5 ms
+    (None where ``/proc`` is missing). Freed heap is handed back first (``malloc_trim``), so that the
+    call's allocations show as growth."""
+    import threading
+
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    base = _rss()
+    if base is None:
+        t, out = _timed(fn, *args, **kwargs)
+        return t, out, None
+    peak = [base]
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], _rss() or 0)
+            stop.wait(0.005)
+
+    th = threading.Thread(target=poll, name="smrnb-estimate-rss", daemon=True)
+    th.start()
+    try:
+        t, out = _timed(fn, *args, **kwargs)
+    finally:
+        stop.set()
+        th.join()
+    peak[0] = max(peak[0], _rss() or 0)
+    return t, out, peak[0] - base
+
+
+def _two_point(x1: float, m1: int | None, x2: float, m2: int | None, floor: float) -> tuple[float, float] | None:
+    """``(fixed, per_unit)`` bytes through two measured peaks, per unit at least ``floor``; None without data."""
+    if m1 is None or m2 is None or x2 <= x1:
+        return None
+    per = max((m2 - m1) / (x2 - x1), floor)
+    return max(m2 - per * x2, 0.0), per
+
+
+def _line(x1: float, t1: float, x2: float, t2: float) -> tuple[float, float]:
+    """``(a, b)`` of ``t = a + b * x`` through two probes; a >= 0, b >= 0 (noise on a busy machine
+    must not give a negative cost)."""
+    if x2 == x1:
+        return max(t1, t2), 0.0
+    b = max((t2 - t1) / (x2 - x1), 0.0)
+    a = max(min(t1, t2) - b * min(x1, x2), 0.0)
+    if b == 0.0:  # both probes in the noise: charge their mean per unit from the larger one
+        b = max(t1, t2) / max(x1, x2)
+        a = 0.0
+    return a, b
+
+
+def _fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Least-squares ``(a, b)`` of ``t = a + b * x``, with :func:`_line`'s guards."""
+    xs = [x for x, _ in points]
+    if len(set(xs)) < 2:
+        return _line(points[0][0], points[0][1], points[-1][0], points[-1][1])
+    mx = sum(xs) / len(xs)
+    mt = sum(t for _, t in points) / len(points)
+    b = sum((x - mx) * (t - mt) for x, t in points) / sum((x - mx) ** 2 for x in xs)
+    if b <= 0.0:
+        return _line(min(points)[0], min(points)[1], max(points)[0], max(points)[1])
+    return max(mt - b * mx, 0.0), b
+
+
+def _budget(device: str) -> int:
+    from smrnb.geometry._memory import memory_budget
+
+    try:
+        return int(memory_budget(device))
+    except Exception:  # a bad SMRNB_MEMORY_BUDGET: the step itself will say so
+        return 0
+
+
+# ------------------------------------------------------------------------------------ models
+
+
+def _device(data: Any) -> str:
+    for obj in (getattr(data, "points", None), getattr(data, "depth", None), getattr(data, "vertices", None), data):
+        dev = getattr(obj, "device", None)
+        if dev is not None and not callable(dev):
+            return str(dev)
+    return "cpu"
+
+
+def _voxelize(fn: Callable[..., Any], points: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
+    pts = getattr(points, "points", points)
+    n = int(pts.shape[0])
+    ext = (pts.amax(0) - pts.amin(0)).double().tolist() if n else [0.0, 0.0, 0.0]
+    cap = int(params.get("max_grid_size", 256))
+
+    def cells(vs: float) -> int:  # the step's own sizing (smrnb.pipeline._steps.voxelize)
+        return math.prod(min(cap, int(math.ceil(e / vs)) + 3) for e in ext)
+
+    vs = float(params.get("voxel_size", 0.02))
+    v = cells(vs)
+    longest = max(max(ext), 1e-9)
+
+    def calibrate() -> tuple[float, float, float, list[int]]:
+        c0 = time.perf_counter()
+        probes = []
+        for side in (64, 256):  # coarse grids: milliseconds each, enough voxels to see their cost
+            pvs = longest / side
+            t, _ = _timed(fn, points, voxel_size=pvs, max_grid_size=cap)
+            t2, _ = _timed(fn, points, voxel_size=pvs, max_grid_size=cap)
+            probes.append((cells(pvs), min(t, t2)))
+        a, b = _line(probes[0][0], probes[0][1], probes[1][0], probes[1][1])
+        return a, b, time.perf_counter() - c0, [p[0] for p in probes]
+
+    (a, b, cal, sizes), hit = _cached(("voxelize", cap, n), points, calibrate)
+    nbytes = v + 40 * n  # bool grid + per-point temporaries: pointcloud_to_voxelgrid's refusal estimate
+    return Estimate("voxelize", a + b * v, nbytes, {"voxels": v, "points": n}, _budget(_device(points)),
+                    f"time = {a:.3g} s + {b:.3g} s/voxel, measured at {sizes[0]:,} and {sizes[1]:,} voxels on "
+                    f"these {n:,} points; memory = 1 B/voxel + 40 B/point", 0.0 if hit else cal)
+
+
+def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
+    n = len(frames)
+    vs = float(params.get("voxel_size", 0.01))
+    B = int(params.get("block_size", 8))
+    color = bool(params.get("color", True)) and getattr(frames, "color", None) is not None
+    trunc = params.get("truncation")
+    fixed = {k: v for k, v in params.items() if k not in ("voxel_size", "truncation", "memory_budget")}
+    k = min(n, 2)
+    sub = frames.select([round(i * (n - 1) / max(k - 1, 1)) for i in range(k)]) if n > k else frames
+    # probes: coarse voxels; the truncation keeps its size in voxels (None = 4 voxels) so the band scales
+    tv = 4.0 if trunc is None else float(trunc) / vs
+    bytes_per_block = B ** 3 * (8 + (12 if color else 0)) + 3 * 8  # TSDFVolume.bytes_per_block
+    # fixed probe sizes: one calibration serves every voxel_size asked for later
+    vs0, vs1 = 0.05, 0.0125
+
+    peaks: dict[float, int | None] = {}
+
+    def run(fr: Any, pvs: float) -> tuple[float, int]:
+        t, vol, peaks[pvs] = _peak(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
+        nb = int(vol.num_blocks)
+        del vol
+        t2, _ = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
+        return min(t, t2), nb  # the better of two: a busy machine only adds time
+
+    def calibrate() -> dict[str, float]:
+        import torch
+
+        from smrnb.geometry.points import frames_to_points
+
+        c0 = time.perf_counter()
+        t0, b0 = run(sub, vs0)
+        t1, b1 = run(sub, vs1) if vs1 < vs0 else (t0, b0)
+        p = math.log(max(b1, 1) / max(b0, 1)) / math.log(vs0 / vs1) if vs1 < vs0 else 2.0
+        p = min(max(p, 1.5), 3.0)  # a surface (2) with a band (up to 3): keep a noisy fit physical
+        # per frame: t / k = c + b * (blocks one frame touches ~ the subset's union / k)
+        c, b = _line(b0 / k, t0 / k, b1 / k, t1 / k)
+        # the whole sequence's union of blocks vs the subset's, counted on sparse points at the coarse size
+        dmin, dmax = float(params.get("depth_min", 0.1)), float(params.get("depth_max", 3.0))
+
+        def blocks_of(fr: Any) -> int:
+            pts = frames_to_points(fr, stride=16, depth_min=dmin, depth_max=dmax).points
+            return int(torch.unique(torch.floor(pts / (B * vs0)).to(torch.int64), dim=0).shape[0]) if len(pts) else 0
+
+        ratio = blocks_of(frames) / max(blocks_of(sub), 1)
+        # measured memory: the two probes' peaks = per-frame inputs + bytes per block (at least the volume's own)
+        mem = _two_point(b0, peaks.get(vs0), b1, peaks.get(vs1), bytes_per_block)
+        return {"p": p, "b": b, "c": c, "mem": mem, "blocks_all": b0 * max(ratio, 1.0), "per_frame0": b0 / k, "vs0": vs0,
+                "ratio": ratio, "seconds": time.perf_counter() - c0}
+
+    cal, hit = _cached(("tsdf", tuple(sorted(fixed.items())), tv, vs0, vs1), frames, calibrate)
+    scale = (cal["vs0"] / vs) ** cal["p"]
+    blocks = cal["blocks_all"] * scale
+    seconds = n * (cal["c"] + cal["b"] * cal["per_frame0"] * scale)
+    if cal["mem"] is not None:
+        fixed_b, per_block = cal["mem"]
+        nbytes = int(fixed_b * n / k + per_block * blocks)
+        mem_text = (f"memory = {n} frames x {fixed_b / k / 2**20:.1f} MiB + {blocks:,.0f} blocks x "
+                    f"{per_block:,.0f} B, measured (peak RSS) on the two probes")
+    else:
+        nbytes = int(blocks * bytes_per_block)
+        mem_text = f"memory = blocks x {bytes_per_block:,} B (TSDFVolume.bytes_per_block)"
+    return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(_device(frames)),
+                    f"blocks ~ voxel_size^-{cal['p']:.2f} from {cal['blocks_all']:,.0f} blocks at "
+                    f"{cal['vs0'] * 1000:g} mm ({k} frames fused, x{cal['ratio']:.2f} for the whole sequence's "
+                    f"extent); time = {n} frames x ({cal['c']:.3g} s + {cal['b']:.3g} s per block touched), "
+                    f"measured on {k} of the {n} frames at two coarse voxel sizes; {mem_text}",
+                    0.0 if hit else cal["seconds"])
+
+
+def _texels_in_view(mesh: Any, frames: Any, near: float) -> list[float]:
+    """Per frame, the share of the texture's texel points (sampled at 64^2) inside its view."""
+    import torch
+
+    from smrnb.geometry.texture import uv_rasterize
+
+    try:
+        fidx, bary = uv_rasterize(mesh.uvs, mesh.face_uvs_idx, 64)
+    except Exception:  # the bake itself reports a bad mesh
+        return []
+    inside = fidx >= 0
+    if not bool(inside.any()):
+        return []
+    verts = mesh.vertices.to(torch.float32)
+    if getattr(mesh, "frame", "opencv") == "opengl":
+        verts = verts * torch.tensor([1.0, -1.0, -1.0], device=verts.device)
+    tri = verts[mesh.faces.long()[fidx[inside]]]
+    P = (bary[inside][:, :, None].to(torch.float32) * tri).sum(1)
+    H, W = frames.height, frames.width
+    out = []
+    for i in range(len(frames)):
+        K = frames.intrinsics(i).to(P.device, torch.float32)
+        pose = frames.poses[i].to(P.device, torch.float32)
+        cam = (P - pose[:3, 3]) @ pose[:3, :3]
+        z = cam[:, 2]
+        q = cam @ K.T
+        u, v = q[:, 0] / z.clamp_min(near), q[:, 1] / z.clamp_min(near)
+        ok = (z > near) & (u >= 0) & (u <= W - 1) & (v >= 0) & (v <= H - 1)
+        out.append(float(ok.float().mean()))
+    return out
+
+
+def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
+    frames = extras.get("frames")
+    n = len(frames)
+    R = int(params.get("resolution", 1024))
+    fixed = {k: v for k, v in params.items() if k != "resolution"}
+    # the middle frame of the sequence once at 128^2 and 512^2 texels, and four times at 512^2: the
+    # difference of the last two is three views' cost; the rest of a bake (charts, dilation) is charged per
+    # texel, once
+    one = frames.select([n // 2])
+    many = frames.select([n // 2] * 4)
+
+    def calibrate() -> tuple[float, float, float, Any, float]:
+        c0 = time.perf_counter()
+        lo, hi = 128, 512
+        fn(mesh, frames=one, resolution=64, **fixed)  # warm-up: first-call costs are no view's
+        # all under the same conditions (freed heap handed back first, so each pays its page faults)
+        t_lo, _, _m = _peak(fn, mesh, frames=one, resolution=lo, **fixed)
+        t_one, _, _m = _peak(fn, mesh, frames=one, resolution=hi, **fixed)
+        t_many, _, m_hi = _peak(fn, mesh, frames=many, resolution=hi, **fixed)
+        view_hi = max(t_many - t_one, 0.0) / 3  # one view at 512^2
+        e = max(t_one - view_hi, 0.0) / hi ** 2  # once per bake, per texel
+        view_lo = max(t_lo - e * lo ** 2, 0.0)
+        c, d = _line(lo ** 2, view_lo, hi ** 2, view_hi)
+        # a view's texel work follows the texels it sees: the frames' mean share over the probe frame's
+        shares = _texels_in_view(mesh, frames, float(fixed.get("near", 0.05)))
+        d *= (sum(shares) / n) / max(shares[n // 2], 1e-3) if shares else 1.0
+        # the per-texel arrays dominate: bytes ~ texels, from the larger probe's peak (at least bake_texture's own
+        # 96 B/texel)
+        mem = (0.0, max(m_hi / hi ** 2, 96.0)) if m_hi is not None else None
+        return e, c, d, mem, time.perf_counter() - c0
+
+    (e, c, d, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
+    nbytes = int(mem[0] + mem[1] * R * R) if mem is not None else 96 * R * R
+    mem_text = (f"memory = {mem[1]:.0f} B/texel, measured (peak RSS) on the 512^2 probe"
+                if mem is not None else "memory = 96 B/texel (bake_texture's estimate)")
+    return Estimate("texture", e * R * R + n * (c + d * R * R), nbytes,
+                    {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
+                    f"time = {e:.3g} s/texel + {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured with the middle frame "
+                    f"once at 128^2 and 512^2 and four times at 512^2 texels on this mesh; {mem_text}", 0.0 if hit else cal)
+
+
+#: step name -> model(step function, main input, params, extra inputs) -> Estimate
+MODELS: dict[str, Callable[..., Estimate]] = {"voxelize": _voxelize, "tsdf": _tsdf, "texture": _texture}
+
+
+def estimate_step(step: Any, data: Any, params: Mapping[str, Any], extras: Mapping[str, Any] | None = None
+                  ) -> Estimate | None:
+    """The :class:`Estimate` of running ``step`` (a registered :class:`Step`) on ``data`` with
+    ``params`` (validated, paths resolved), or None when smrnb has no model for that step."""
+    model = MODELS.get(step.name)
+    if model is None:
+        return None
+    from smrnb import _cancel
+
+    _cancel.check(f"before estimating {step.name!r}")
+    fn = step.resolve()
+
+    def plain(*args: Any, **kw: Any) -> Any:
+        from smrnb.pipeline._registry import StepOutput
+
+        out = fn(*args, **kw)
+        return out.data if isinstance(out, StepOutput) else out
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a probe's warnings are not the run's
+        return model(plain, data, dict(params), dict(extras or {}))
+
+
+__all__ = ["ASK_BYTES", "ASK_SECONDS", "MODELS", "Estimate", "NeedsConfirmation", "estimate_step", "needs_asking"]
