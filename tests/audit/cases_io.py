@@ -355,3 +355,31 @@ def _():
 @case("diagnose_cluster_not_a_client", ("diagnose_cluster",), r"client must be a distributed.Client, got str")
 def _():
     _s().diagnose_cluster("tcp://127.0.0.1:9")
+
+
+@case("batchtable_bad_thumb_size", ("BatchTable",), r"thumb_size must be \(width, height\), ints in \[16, 1024\], got \(0, -5\)")
+def _():
+    _s().BatchTable(thumb_size=(0, -5))
+
+
+@case("batchtable_corrupt_mesh_and_hostile_names", ("BatchTable",), OK)
+def _():
+    # a finished scan whose mesh is garbage and whose name and error carry markup: the table records
+    # the thumbnail's failure, keeps every row, and escapes what it shows
+    from smrnb.pipeline._batch import ScanResult
+
+    folder = tmp() / "scan"
+    folder.mkdir()
+    (folder / "mesh.glb").write_bytes(b"\x00garbage" * 64)
+    table = _s().BatchTable()
+    bad = ScanResult(scan="<script>x</script>", config="c.yaml", status="done", folder=str(folder),
+                     outputs=["mesh.glb"], counts={"vertices": 3})
+    failed = ScanResult(scan="b", config="b.yaml", status="failed", error="<img src=x onerror=alert(1)>")
+    table.start([bad, failed])
+    table.update(bad)
+    table.update(failed)
+    assert "could not be read as a mesh" in table.thumb_errors.get(bad.scan, "") and bad.scan not in table.pngs, \
+        table.thumb_errors
+    page = table.to_html()
+    assert "<script>" not in page and "<img src=x" not in page, page
+    assert table.summary() == "1 done, 1 failed", table.summary()
