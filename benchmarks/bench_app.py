@@ -88,6 +88,29 @@ def notebook(cells: list[str]) -> dict:
             "nbformat": 4, "nbformat_minor": 5}
 
 
+def _cpu_by_group() -> dict[str, float]:
+    """CPU seconds (user + system) so far of every process on the machine, by kind: the browser
+    (Chromium and its renderer / GPU processes), the Jupyter kernel, the Jupyter server, anything else
+    (other users' work on a shared machine). Two snapshots around a run give who used the CPUs."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {"browser": 0.0, "kernel": 0.0, "server": 0.0, "other": 0.0}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        cpu = (int(fields[11]) + int(fields[12])) / tick
+        kind = ("browser" if "chrom" in cmd else "kernel" if "ipykernel" in cmd else
+                "server" if "jupyter" in cmd or "jupyterlab" in cmd else "other")
+        out[kind] += cpu
+    return out
+
+
 def headless() -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-c", HEADLESS], capture_output=True, text=True, timeout=900, env=env)
@@ -115,6 +138,7 @@ def app_run() -> dict:
             button.wait_for(timeout=240_000)
             _lab.wait_kernel_idle(page, 240_000)
             page.wait_for_timeout(1000)
+            cpu0 = _cpu_by_group()
             t_click = time.time()
             button.click()
             page.wait_for_function(
@@ -123,6 +147,7 @@ def app_run() -> dict:
             t_done = page.evaluate("() => Date.now()") / 1000.0
             _lab.wait_kernel_idle(page, 120_000)
             t_idle = page.evaluate("() => Date.now()") / 1000.0
+            cpu1 = _cpu_by_group()
             _lab.save_artifact("bench-app-run-all.png", page.screenshot(full_page=True))
             cells.nth(1).click(position={"x": 2, "y": 2})
             page.keyboard.press("Escape")
@@ -135,7 +160,8 @@ def app_run() -> dict:
         server.stop()
     if "step(s) ran" not in rep["status"]:  # it asked (an estimate over the limits) or failed: not a full run
         raise RuntimeError(f"the app's Run all did not run every step: {rep['status']}")
-    return {**rep, "seconds": t_done - t_click, "seconds_to_idle": t_idle - t_click}
+    cpu = {k: cpu1[k] - cpu0[k] for k in cpu0}
+    return {**rep, "seconds": t_done - t_click, "seconds_to_idle": t_idle - t_click, "cpu": cpu}
 
 
 def gib(n: float) -> str:
@@ -180,6 +206,16 @@ def report(h1: dict, app: dict, h2: dict, command: str) -> str:
                      f"| {r['step']} | {r['seconds']:.2f} | {hs.get(r['step'], float('nan')):.2f} | "
                      f"{(r['view_seconds'] or 0):.2f} | {share:.0%} | - |")
     src_h = (h1["source_seconds"] + h2["source_seconds"]) / 2
+    cal = sum((r.get("estimate") or {}).get("calibration_seconds", 0.0) for r in app["records"])
+    accounted = app["source_seconds"] + sum(r["seconds"] + (r["view_seconds"] or 0) for r in app["records"]) + cal
+    cpu = app.get("cpu", {})
+    lines += ["", f"Where the {app['seconds']:.2f} s went in the kernel: source {app['source_seconds']:.2f} s, steps "
+              f"{sum(r['seconds'] for r in app['records']):.2f} s, drawing {sum(r['view_seconds'] or 0 for r in app['records']):.2f} s, "
+              f"estimate probes {cal:.2f} s, the rest (between steps, messages) {app['seconds'] - accounted:.2f} s."]
+    if cpu:
+        lines += [f"CPU seconds used from the click to the kernel's idle ({app['seconds_to_idle']:.2f} s wall, "
+                  f"{os.cpu_count()} CPUs): kernel {cpu['kernel']:.2f}, browser {cpu['browser']:.2f}, Jupyter server "
+                  f"{cpu['server']:.2f}, other processes {cpu['other']:.2f}."]
     lines += ["", f"Source load: app {app['source_seconds']:.2f} s, headless {src_h:.2f} s. Largest viewer share "
               f"{worst:.0%} (bar <= 10 %: {'met' if worst <= 0.10 else 'NOT met'}). Kernel idle "
               f"{app['seconds_to_idle']:.2f} s after the click.", ""]

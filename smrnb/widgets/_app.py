@@ -121,8 +121,11 @@ class ReconstructionApp:
         self.message = ipw.HTML(value="")
         self.output = ipw.Output()
         self.tabs = ipw.Tab()
+        self._selecting = False
         self.steps: list[Any] = []
         self._build_steps()
+        # a step's result left undrawn while a chain ran past it is drawn when its tab is shown
+        self.tabs.observe(self._on_tab, names="selected_index")
         bar = ipw.VBox([ipw.HBox([self.source_text, self.source_button, self.run_all_button, self.stop_button]),
                         ipw.HBox([self.run_progress, self.run_status]),
                         ipw.HBox([self.config_path, self.save_button, self.load_button]),
@@ -145,6 +148,19 @@ class ReconstructionApp:
         """The :class:`StepWidget` of ``stage`` (name or index)."""
         return self.steps[self.pipeline._index(stage)]
 
+    def _select(self, index: int) -> None:
+        """Show tab ``index`` for a step about to run (nothing to draw there: it is drawn after)."""
+        self._selecting = True
+        try:
+            self.tabs.selected_index = index
+        finally:
+            self._selecting = False
+
+    def _on_tab(self, change: Any) -> None:
+        i = change["new"]
+        if not self._selecting and isinstance(i, int) and 0 <= i < len(self.steps):
+            self._report(self.steps[i].reveal)
+
     def _on_change(self, _stale: list[str]) -> None:
         for w in self.steps:
             w.refresh()
@@ -161,11 +177,13 @@ class ReconstructionApp:
         self.run_in_background(self._until)
 
     def run(self, until: str | int | None = None) -> bool:
-        """Run the pipeline up to ``until`` (default: the last stage) through the step widgets, so
-        each shows its result; stops at the first failure (shown in that step). True on success.
+        """Run the pipeline up to ``until`` (default: the last stage) through the step widgets;
+        stops at the first failure (shown in that step). True on success.
 
         While it runs, the running step's tab is the one shown, the header above the tabs says which
-        step of how many is running, and the Run buttons are disabled.
+        step of how many is running, and the Run buttons are disabled. A step the chain runs past is
+        drawn when its tab is opened (its record and status are up to date at once); the step the
+        run ends on is drawn before this returns.
         """
         self._until = until
         end = len(self.steps) - 1 if until is None else self.pipeline._index(until)
@@ -176,10 +194,17 @@ class ReconstructionApp:
             for k, w in enumerate(todo, 1):
                 if not self.pipeline.is_stale(w.stage) and w.record is not None:
                     continue
-                self.tabs.selected_index = self.steps.index(w)
+                self._select(self.steps.index(w))
                 self.run_status.value = (f"<span style='color:#0b61a4'>running step {k} of {len(todo)}: "
                                          f"<b>{html.escape(w.stage)}</b>...</span>")
-                if not w.run():
+                # the chain goes on past this step: its tab is replaced by the next one at once, so its
+                # result is drawn when the person opens the tab (or the run ends on it), not now
+                w.defer_view = k < len(todo)
+                try:
+                    ran = w.run()
+                finally:
+                    w.defer_view = False
+                if not ran:
                     self.tabs.selected_index = self.steps.index(w)
                     stopped = w._stopped
                     self.run_status.value = (
@@ -198,6 +223,9 @@ class ReconstructionApp:
                                          else "<span style='color:#0a7d32'>up to date</span>")
         finally:
             self._set_busy(False)
+            shown = self.tabs.selected_index
+            if isinstance(shown, int) and 0 <= shown < len(self.steps):
+                self.steps[shown].reveal()  # the tab on screen at the end is drawn
         return ok
 
     def run_in_background(self, until: str | int | None = None) -> threading.Thread | None:

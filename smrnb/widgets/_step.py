@@ -19,6 +19,7 @@ estimate goes into the stage's record.
 from __future__ import annotations
 
 import html
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -123,6 +124,12 @@ class StepWidget:
         #: the last error (None after a successful run)
         self.error: BaseException | None = None
         self.viewer: Any = None
+        #: True while this step runs as part of a chain that goes on past it (the app's Run all): its
+        #: result is drawn when its tab is shown (:meth:`reveal`), not while the next step's tab is on
+        #: screen -- nobody sees it there, and drawing costs the kernel and a software-WebGL browser
+        self.defer_view = False
+        self._unshown = False  # a result that was not drawn yet
+        self._view_lock = threading.RLock()
         self._error_from_control = False
         self._quiet = False  # True while the widget itself writes a control's value
         self._stopped = ""  # why the last run stopped on request ("" when it did not)
@@ -280,11 +287,13 @@ class StepWidget:
             self._error_from_control = False
             self.output.outputs = ()
             self.output.clear_output()
-            t0 = time.perf_counter()
-            self._show_result(out)
-            if self.record is not None:
-                self.record.view_seconds = time.perf_counter() - t0
-                self.record_html.value = self.record._repr_html_()
+            if self.defer_view:
+                with self._view_lock:
+                    self._unshown = True
+                if self.record is not None:
+                    self.record_html.value = self.record._repr_html_()
+            else:
+                self._draw()
             self.progress.bar_style = "success"
             ok = True
         except Stopped as exc:  # stopped on request: not an error; the last good result stays
@@ -375,6 +384,26 @@ class StepWidget:
         """Update the status line (stale / up to date) after the pipeline changed elsewhere."""
         self.status.value = self._status_html()
 
+    def _draw(self) -> None:
+        """Draw the last good result now; its record's ``view_seconds`` is the time this took."""
+        with self._view_lock:
+            self._unshown = False
+            if self.result is None:
+                return
+            t0 = time.perf_counter()
+            self._show_result(self.result)
+            if self.record is not None:
+                self.record.view_seconds = time.perf_counter() - t0
+                self.record_html.value = self.record._repr_html_()
+
+    def reveal(self) -> bool:
+        """Draw a result that was left undrawn while the step was off screen (see
+        :attr:`defer_view`); the app calls this when the step's tab is shown. True if it drew."""
+        if not self._unshown:
+            return False
+        self._draw()
+        return True
+
     def _show_result(self, out: Any) -> None:
         import ipywidgets as ipw
 
@@ -412,6 +441,7 @@ class StepWidget:
         the result (what nbconvert, the docs and GitHub show where no widget front end runs)."""
         from smrnb.widgets._viewer import png_html
 
+        self.reveal()
         rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{html.escape(repr(v))}</td></tr>"
                        for k, v in self.params.items())
         parts = [f"<div class='smrnb-step-static'><b>{html.escape(self.stage)}</b> "
@@ -420,8 +450,7 @@ class StepWidget:
         if self.record is not None:
             parts.append(self.record._repr_html_())
         if self.viewer is not None and self.result is not None:
-            parts.append(png_html(self.viewer.to_png(), "static picture of the result; run the notebook for "
-                                                        "the 3D view"))
+            parts.append(self.viewer.static_html("static picture of the result; run the notebook for the 3D view"))
         elif self.step.output == "frames" and self.result is not None:
             parts.append(png_html(_frame_png(self.result), f"first of {len(self.result)} frames"))
         parts.append("</div>")

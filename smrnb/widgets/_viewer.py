@@ -32,6 +32,10 @@ from smrnb._errors import SmrnbTypeError, SmrnbValueError
 MAX_VOXELS = 200_000
 #: cap on normals drawn as lines by the ``normals`` overlay
 MAX_NORMALS = 20_000
+#: points drawn while the camera moves in the live viewer (every k-th point of a larger cloud)
+POINT_BUDGET = 300_000
+#: seconds without camera motion before full detail comes back
+SETTLE_SECONDS = 0.3
 OVERLAYS = ("boundary", "non_manifold", "normals")
 _OVERLAY_COLORS = {"boundary": "#e00000", "non_manifold": "#d000d0", "normals": "#1060ff"}
 _DEFAULT_MESH_COLOR = (0.72, 0.72, 0.74)
@@ -642,6 +646,15 @@ class Viewer:
         Canvas colour ``'#rrggbb'``.
     fov : float
         Vertical field of view, degrees.
+    caption : str
+        A line under the canvas saying what the picture shows (kept in static pictures and
+        :meth:`save_html` pages); settable later through :attr:`caption`.
+    point_budget : int
+        While the person drags or zooms, a point layer of more than this many points is drawn as
+        every k-th point (at most ``point_budget``, dots enlarged to keep the surface closed); full
+        detail comes back when the camera rests (:data:`SETTLE_SECONDS`). A press or a wheel step on
+        the canvas starts it (the browser tells the kernel through a picker on an enclosing sphere:
+        OrbitControls itself reports only the end of a drag).
 
     Notes
     -----
@@ -652,13 +665,25 @@ class Viewer:
     """
 
     def __init__(self, data: Any = None, *, width: int = 640, height: int = 400, background: str = "#ffffff",
-                 fov: float = 45.0, **options: Any) -> None:
+                 fov: float = 45.0, caption: str = "", point_budget: int = POINT_BUDGET, **options: Any) -> None:
+        import threading
+
         import ipywidgets as ipw
         import pythreejs as three
 
         for nm, v in (("width", width), ("height", height)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 16:
                 raise SmrnbValueError(f"{nm} must be an int >= 16 (pixels), got {v!r}")
+        if not isinstance(point_budget, int) or isinstance(point_budget, bool) or point_budget < 1000:
+            raise SmrnbValueError(f"point_budget must be an int >= 1000 (points), got {point_budget!r}")
+        self.point_budget = point_budget
+        #: the coarse twin of each drawn object (None where the layer is within the budget)
+        self._coarse: dict[str, list[Any]] = {}
+        #: True while the camera moves and coarse twins are drawn; ``detail_log`` lists the switches
+        self.moving = False
+        self.detail_log: list[tuple[float, str]] = []
+        self._settle_timer: Any = None
+        self._detail_lock = threading.RLock()
         self._three = three
         self.width, self.height = width, height
         self.background = _hex(_rgb(background, (1, 1, 1)))
@@ -677,7 +702,17 @@ class Viewer:
         # a double click picks (a single click ends every orbit drag, it would pick on each)
         self.picker = three.Picker(controlling=self.content, event="dblclick", pointThreshold=0.01,
                                    lineThreshold=0.005)
-        self.renderer = three.Renderer(scene=self.scene, camera=self.camera, controls=[self.controls, self.picker],
+        # a press or a wheel step anywhere on the canvas: a picker on a sphere around everything (1000 km:
+        # never in the scene, never drawn, its world matrix the identity) reports it to the kernel, which
+        # switches big clouds to their coarse twins; each press hits it at another point, so each is sent
+        self._grab_sphere = three.Mesh(three.SphereBufferGeometry(1e6, 16, 12),
+                                       three.MeshBasicMaterial(side="DoubleSide", transparent=True, opacity=0.0))
+        self._grab = [three.Picker(controlling=self._grab_sphere, event=ev) for ev in ("mousedown", "wheel")]
+        for g in self._grab:
+            g.observe(self._on_grab, names=["point"])
+        self.camera.observe(self._on_camera_moved, names=["position", "quaternion"])
+        self.renderer = three.Renderer(scene=self.scene, camera=self.camera,
+                                       controls=[self.controls, self.picker, *self._grab],
                                        width=width, height=height, antialias=True)
         self.renderer.add_class("smrnb-viewer")
         self.pick_info = ipw.HTML(value="<span style='color:#777;font-size:12px'>double-click the data: its "
@@ -702,13 +737,29 @@ class Viewer:
         self.voxel_mode.observe(self._on_voxel_mode, names="value")
         self._shown: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.notice = ipw.HTML(value="", layout=ipw.Layout(margin="2px 0 0 0"))
+        self._caption_html = ipw.HTML(value="")
+        self._caption_html.add_class("smrnb-viewer-caption")
+        self.caption = caption
         tools = ipw.HBox([self.clip_axis, self.clip, self.pick_info], layout=ipw.Layout(align_items="center"))
-        self.widget = ipw.VBox([self.renderer, tools, self.voxel_mode, self.legend, self.notice])
+        self.widget = ipw.VBox([self.renderer, self._caption_html, tools, self.voxel_mode, self.legend, self.notice])
         self._links: list[Any] = []
         if data is not None:
             self.show(data, **options)
         elif options:
             raise SmrnbValueError(f"options {sorted(options)} need data to show")
+
+    @property
+    def caption(self) -> str:
+        """The line under the canvas (``""`` for none)."""
+        return self._caption
+
+    @caption.setter
+    def caption(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise SmrnbTypeError(f"caption must be a str, got {type(text).__name__}")
+        self._caption = text
+        self._caption_html.value = (f"<div style='font-size:13px;color:#333;margin:2px 0'>{html.escape(text)}</div>"
+                                    if text else "")
 
     # ----------------------------------------------------------------------------- content
     def show(self, data: Any, *, name: str = "main", fit: bool | None = None, **options: Any) -> Viewer:
@@ -751,29 +802,99 @@ class Viewer:
         for name in list(self.layers):
             self.remove(name)
 
+    def _coarse_layer(self, layer: Layer) -> Layer | None:
+        """Every k-th point of a points layer over the budget (dots enlarged by sqrt(k), at most 3x)."""
+        from dataclasses import replace
+
+        n = len(layer.positions)
+        if layer.kind != "points" or n <= self.point_budget:
+            return None
+        k = -(-n // self.point_budget)
+        return replace(layer, positions=np.ascontiguousarray(layer.positions[::k]),
+                       colors=None if layer.colors is None else np.ascontiguousarray(layer.colors[::k]),
+                       size=layer.size * min(math.sqrt(k), 3.0), notes=[])
+
     def _set_layers(self, name: str, layers: list[Layer]) -> None:
         prev = self.layers.get(name)
-        if prev is not None and len(prev) == len(layers) and all(map(_same_structure, prev, layers)):
+        coarse = [self._coarse_layer(layer) for layer in layers]
+        if (prev is not None and len(prev) == len(layers) and all(map(_same_structure, prev, layers))
+                and [c is None for c in coarse] == [c is None for c in self._coarse.get(name, [])]):
             # same kinds of buffers: swap the arrays in place (no new front-end models or materials)
             # one repaint for the whole update, not one per array (each costs a frame in software GL)
             self.renderer._pause_autorender = True
             try:
                 for obj, a, b in zip(self._objects[name], prev, layers):
                     self._update_object(obj, a, b)
+                for obj, b in zip(self._coarse[name], coarse):
+                    if obj is not None:
+                        self._update_object(obj, obj._smrnb_layer, b)
+                        obj._smrnb_layer = b
             finally:
                 self.renderer._pause_autorender = False
             self.layers[name] = layers
             self._update_notice()
             return
-        old = self._objects.pop(name, [])
+        old = self._objects.pop(name, []) + [o for o in self._coarse.pop(name, []) if o is not None]
         new = [self._make_object(layer) for layer in layers]
+        twins = []
+        for obj, c in zip(new, coarse):
+            twin = None
+            if c is not None:
+                twin = self._make_object(c)
+                twin._smrnb_layer = c
+                twin.visible = self.moving
+                obj.visible = not self.moving
+            twins.append(twin)
         keep = [c for c in self.content.children if not any(c is o for o in old)]
-        self.content.children = tuple(keep + new)
+        self.content.children = tuple(keep + new + [t for t in twins if t is not None])
         for o in old:  # free the front-end models of the replaced geometry
             _close_tree(o)
         self._objects[name] = new
+        self._coarse[name] = twins
         self.layers[name] = layers
         self._update_notice()
+
+    # ------------------------------------------------------------------------- level of detail
+    def _on_grab(self, change: Any = None) -> None:
+        """A press or wheel step on the canvas: coarse twins while the camera moves."""
+        self._set_detail(moving=True)
+        self._schedule_settle(3.0)  # a press without a drag never ends one: come back anyway
+
+    def _on_camera_moved(self, change: Any = None) -> None:
+        """The browser reports the camera at the end of a drag or wheel step: full detail once it rests."""
+        if self.moving:
+            self._schedule_settle(SETTLE_SECONDS)
+
+    def _schedule_settle(self, seconds: float) -> None:
+        import threading
+
+        with self._detail_lock:
+            if self._settle_timer is not None:
+                self._settle_timer.cancel()
+            self._settle_timer = threading.Timer(seconds, self._set_detail, kwargs={"moving": False})
+            self._settle_timer.daemon = True
+            self._settle_timer.start()
+
+    def _set_detail(self, *, moving: bool) -> None:
+        import time
+
+        with self._detail_lock:
+            if moving == self.moving:
+                return
+            twins = [(o, t) for name in self._objects for o, t in zip(self._objects[name], self._coarse.get(name, []))
+                     if t is not None]
+            self.moving = moving
+            if not twins:
+                return
+            self.renderer._pause_autorender = True  # one repaint for the switch
+            try:
+                for obj, twin in twins:
+                    (obj if moving else twin).visible = False
+                    (twin if moving else obj).visible = True
+            finally:
+                self.renderer._pause_autorender = False
+            self.detail_log.append((time.time(), "coarse" if moving else "full"))
+            del self.detail_log[:-100]
 
     def _update_notice(self) -> None:
         import html
@@ -872,20 +993,14 @@ class Viewer:
         (three.js renderer clipping plane: drawn where ``-x + c >= 0``, i.e. ``x <= c``)."""
         three = self._three
         old = list(self.renderer.clippingPlanes)
-        if self.clip.value >= 1.0 or not self.layers:
+        plane = self._clip_plane()
+        if plane is None:
             if old:
                 self.renderer.clippingPlanes = []
             return
-        from smrnb.widgets._html import axes_of
-
-        layers = [layer for ls in self.layers.values() for layer in ls]
-        a = "xyz".index(self.clip_axis.value)
-        pts = [layer.positions[:, a] for layer in layers if len(layer.positions)]
-        lo = min(float(np.nanmin(p)) for p in pts) if pts else axes_of(layers)["origin"][a]
-        hi = max(float(np.nanmax(p)) for p in pts) if pts else lo + 1.0
         normal = [0.0, 0.0, 0.0]
-        normal[a] = -1.0
-        self.renderer.clippingPlanes = [three.Plane(normal=normal, constant=lo + self.clip.value * (hi - lo))]
+        normal[plane[0]] = -1.0
+        self.renderer.clippingPlanes = [three.Plane(normal=normal, constant=plane[1])]
         for p in old:
             p.close()
 
@@ -946,12 +1061,83 @@ class Viewer:
         """Bytes of the binary geometry buffers currently in the scene."""
         return sum(layer.nbytes for ls in self.layers.values() for layer in ls)
 
+    def _clip_plane(self) -> tuple[int, float] | None:
+        """``(axis, c)``: what the clipping control keeps is ``position[axis] <= c``; None when it keeps all."""
+        if self.clip.value >= 1.0 or not self.layers:
+            return None
+        a = "xyz".index(self.clip_axis.value)
+        pts = [layer.positions[:, a] for ls in self.layers.values() for layer in ls if len(layer.positions)]
+        if not pts:
+            return None
+        lo = min(float(np.nanmin(p)) for p in pts)
+        hi = max(float(np.nanmax(p)) for p in pts)
+        return a, lo + self.clip.value * (hi - lo)
+
+    def static_layers(self) -> list[Layer]:
+        """What a static picture draws: the layers cut by the clipping control (whole faces and
+        segments: those with every vertex on the kept side; points one by one) and the axes."""
+        from dataclasses import replace
+
+        from smrnb.widgets._html import axes_of
+
+        layers = [layer for ls in self.layers.values() for layer in ls]
+        if not layers:
+            return []
+        axes = axes_of(layers)
+        plane = self._clip_plane()
+        if plane is not None:
+            a, c = plane
+            cut = []
+            for layer in layers:
+                keep = layer.positions[:, a] <= c
+                if layer.kind == "mesh" and layer.faces is not None:
+                    cut.append(replace(layer, faces=layer.faces[keep[layer.faces.astype(np.int64)].all(1)]))
+                elif layer.kind == "lines":
+                    seg = keep.reshape(-1, 2).all(1).repeat(2)
+                    cut.append(replace(layer, positions=layer.positions[seg],
+                                       colors=None if layer.colors is None else layer.colors[seg]))
+                else:
+                    cut.append(replace(layer, positions=layer.positions[keep],
+                                       colors=None if layer.colors is None else layer.colors[keep]))
+            layers = cut
+        o = np.asarray(axes["origin"], np.float32)
+        for k, rgb in enumerate(((0.87, 0.0, 0.0), (0.0, 0.5, 0.0), (0.0, 0.0, 0.87))):
+            end = o.copy()
+            end[k] += axes["length"]
+            layers.append(Layer("lines", np.stack([o, end]).astype(np.float32), None, rgb))
+        return layers
+
     def to_png(self, width: int | None = None, height: int | None = None) -> bytes:
-        """A PNG of the scene from the current camera (software renderer, no browser needed)."""
+        """A PNG of the scene from the current camera (software renderer, no browser needed), with
+        the axes and the clipping control's cut."""
         from smrnb.widgets._static import render_png
 
-        return render_png([layer for ls in self.layers.values() for layer in ls], self.camera_pose(),
-                          width or self.width, height or self.height, self.background)
+        return render_png(self.static_layers(), self.camera_pose(), width or self.width, height or self.height,
+                          self.background)
+
+    def static_html(self, note: str = "") -> str:
+        """The scene as a static page fragment: the PNG of :meth:`to_png`, the caption, the colour bars,
+        the axes' length, the layers' notes and ``note`` (what nbconvert, the docs and GitHub show)."""
+        from smrnb.widgets._html import _fmt_m, axes_of
+
+        png = self.to_png()
+        b64 = base64.b64encode(png).decode("ascii")
+        layers = [layer for ls in self.layers.values() for layer in ls]
+        parts = [f"<div class='smrnb-viewer-static'><img src='data:image/png;base64,{b64}'/>",
+                 self._caption_html.value, colorbar_html(layers)]
+        if layers:
+            parts.append("<div style='font-size:12px;color:#555'>axes <b style='color:#d00'>x</b> "
+                         f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: "
+                         f"{_fmt_m(axes_of(layers)['length'])} each (y up)</div>")
+        plane = self._clip_plane()
+        if plane is not None:
+            parts.append(f"<div style='font-size:12px;color:#555'>clipped: {'xyz'[plane[0]]} &lt;= "
+                         f"{plane[1]:.3g} m kept</div>")
+        parts += [f"<div style='font-size:12px;color:#555'>{html.escape(n)}</div>"
+                  for layer in layers for n in layer.notes]
+        if note:
+            parts.append(f"<div style='color:#666;font-size:90%'>{html.escape(note)}</div>")
+        return "".join(parts) + "</div>"
 
     def camera_pose(self) -> dict[str, Any]:
         return {"position": tuple(self.camera.position), "quaternion": tuple(self.camera.quaternion),
@@ -967,13 +1153,13 @@ class Viewer:
         png = self.to_png()
         data["image/png"] = base64.b64encode(png).decode("ascii")
         if status.get("installed") is False:
-            data["text/html"] = png_html(png, "static picture: the jupyter-threejs front end is not installed "
-                                              "where the server looks (run %smr_doctor)")
+            data["text/html"] = self.static_html("static picture: the jupyter-threejs front end is not installed "
+                                                 "where the server looks (run %smr_doctor)")
             return data
         if mode == "both":
             data.update(widget_bundle(self.widget, include=include, exclude=exclude, **kwargs))
         else:  # no live front end (nbconvert, docs, GitHub): the picture, not an empty widget view
-            data["text/html"] = png_html(png, f"static picture of {self!r}; run the notebook for the 3D view")
+            data["text/html"] = self.static_html(f"static picture of {self!r}; run the notebook for the 3D view")
         return data
 
     def save_png(self, path: Any, width: int | None = None, height: int | None = None) -> Any:
@@ -1007,7 +1193,7 @@ class Viewer:
         pose = self.camera_pose()
         pose["target"] = tuple(self.controls.target)
         page = scene_html([layer for ls in self.layers.values() for layer in ls], pose, self.width, self.height,
-                          self.background, title or repr(self), point_budget)
+                          self.background, title or self.caption or repr(self), point_budget)
         atomic_write(path, page)
         return Path(path)
 

@@ -40,3 +40,40 @@ def test_pick_and_clip_in_jupyterlab(lab, page):
     _lab.save_artifact("lab-teach-clipped.png", after)
     assert _lab.painted_fraction(after) < _lab.painted_fraction(before) - 0.02
     assert _lab.widget_errors(page.console) == []
+
+
+def _run_cell(page, index: int, marker: str, timeout_ms: int = 60_000) -> str:
+    """Run code cell ``index`` of the open notebook again; the text of its output line starting with ``marker``."""
+    cell = page.locator(".jp-Notebook:visible .jp-CodeCell").nth(index)
+    cell.locator(".jp-InputArea-prompt").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_timeout(300)
+    _lab.wait_kernel_idle(page, timeout_ms)
+    out = cell.locator(".jp-OutputArea-output", has_text=marker)
+    out.wait_for(timeout=timeout_ms)
+    return out.inner_text()
+
+
+def test_big_cloud_is_coarse_while_dragging_and_full_at_rest(lab, page):
+    """A 300k-point cloud with a 30k budget: a press on the canvas reaches the kernel, which draws every
+    10th point while the camera moves and the whole cloud once it rests."""
+    run_notebook(page, lab, "lod.ipynb")
+    assert "DETAIL [] False" in _run_cell(page, 1, "DETAIL")
+    canvas = page.locator(".smrnb-viewer canvas").first
+    canvas.scroll_into_view_if_needed()
+    before = _lab.canvas_image(canvas)
+    assert _lab.painted_fraction(before) > 0.05
+    box = canvas.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.wait_for_timeout(1500)  # the press's message reaches the kernel, the coarse twin is switched in
+    page.mouse.move(x + 90, y + 30, steps=6)
+    page.mouse.up()
+    moved = _lab.wait_repaint(canvas, before, min_changed=0.01)
+    page.wait_for_timeout(2000)  # at rest: full detail again
+    text = _run_cell(page, 1, "DETAIL")
+    assert "DETAIL ['coarse', 'full'] False" in text, text
+    _lab.save_artifact("lab-lod-after-drag.png", moved)
+    assert _lab.widget_errors(page.console) == []

@@ -169,7 +169,15 @@ def test_default_app_runs_on_the_bundled_sample(tmp_path):
     assert a.run()
     mesh = a.pipeline.result(-1)
     assert mesh.num_faces > 1000 and mesh.texture is not None
-    assert all(w.viewer is not None for w in a.steps)  # the TSDF tab too: its voxels by weight
+    # the steps the chain ran past are drawn when their tab opens; the one it ended on at once
+    assert a.tabs.selected_index == len(a.steps) - 1 and a.steps[-1].viewer.layers
+    assert all(w.viewer is None and w.record.view_seconds is None for w in a.steps[:-1])
+    for i, w in enumerate(a.steps[:-1]):
+        a.tabs.selected_index = i
+        assert w.viewer is not None and w.viewer.layers["main"], w.stage  # the TSDF tab too: voxels by weight
+        assert w.record.view_seconds is not None and "to show" in w.record_html.value
+    a.tabs.selected_index = 0  # drawn once: nothing left to draw
+    assert not a.steps[0].reveal()
     fh = a.pipeline.record("fill_holes")  # the default repair step has something to do on the default data
     assert fh.counts_after["faces"] > fh.counts_before["faces"] and any("filled" in n for n in fh.notes)
     assert a.export("sample_mesh", "glb").is_file()

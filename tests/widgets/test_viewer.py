@@ -460,3 +460,34 @@ def test_save_html_ships_threejs_with_its_licence_and_inlines_it(tmp_path):
     assert "http://" not in page and "https://" not in page.split('<script type="module">')[1]
     with pytest.raises(SmrnbTypeError, match="title must be a str, got int"):
         v.save_html(tmp_path / "t.html", title=3)
+
+
+def _png_array(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def test_static_pictures_carry_axes_the_clip_cut_the_caption_and_colour_bar(monkeypatch, tmp_path):
+    sphere = icosphere(3)
+    v = Viewer(sphere, width=240, height=160, caption="unit sphere, 642 vertices")
+    assert "unit sphere, 642 vertices" in v._caption_html.value
+    img = _png_array(v.to_png())
+    red = (img[..., 0] > 180) & (img[..., 1] < 60) & (img[..., 2] < 60)
+    blue = (img[..., 2] > 180) & (img[..., 0] < 60) & (img[..., 1] < 60)
+    assert red.sum() >= 10 and blue.sum() >= 5  # the x and z axes, drawn like the live view's AxesHelper
+    painted = (img != 255).any(axis=2).sum()
+    v.clip.value = 0.5  # keep x <= 0: about half the sphere
+    cut = _png_array(v.to_png())
+    assert 0.3 * painted < (cut != 255).any(axis=2).sum() < 0.8 * painted
+    (mesh,) = [layer for layer in v.static_layers() if layer.kind == "mesh"]
+    kept = mesh.positions[mesh.faces.astype(np.int64)]
+    assert (kept[..., 0] <= 1e-6).all() and len(mesh.faces) < 0.6 * sphere.num_faces
+    _live(monkeypatch, False)
+    page = v._repr_mimebundle_()["text/html"]
+    assert "unit sphere, 642 vertices" in page and "clipped: x &lt;= " in page and "axes" in page
+    v.clip.value = 1.0
+    v.show(sphere, scalars=sphere.vertices[:, 1], scalar_label="height (m)")
+    page = v._repr_mimebundle_()["text/html"]
+    assert "smrnb-colorbar" in page and "height (m)" in page
+    assert "unit sphere, 642 vertices" in v.save_html(tmp_path / "s.html").read_text()  # the page's title
+    with pytest.raises(SmrnbTypeError, match="caption must be a str, got int"):
+        v.caption = 3
