@@ -64,12 +64,23 @@ def nice_length(x: float) -> float:
 def axes_of(layers: list[Layer]) -> dict[str, Any]:
     """Where the axes go: the scene's lower corner, each axis a round length in metres (about a quarter
     of the scene's largest side)."""
-    pts = [layer.positions[np.isfinite(layer.positions).all(1)] for layer in layers if len(layer.positions)]
-    pts = [p for p in pts if len(p)]
-    if not pts:
+    los, his = [], []
+    for layer in layers:
+        p = layer.positions
+        if not len(p):
+            continue
+        lo, hi = p.min(0), p.max(0)
+        if not (np.isfinite(lo).all() and np.isfinite(hi).all()):  # rare: drop the non-finite rows, then again
+            p = p[np.isfinite(p).all(1)]
+            if not len(p):
+                continue
+            lo, hi = p.min(0), p.max(0)
+        los.append(lo)
+        his.append(hi)
+    if not los:
         return {"origin": [0.0, 0.0, 0.0], "length": 1.0}
-    lo = np.min([p.min(0) for p in pts], axis=0)
-    hi = np.max([p.max(0) for p in pts], axis=0)
+    lo = np.min(los, axis=0)
+    hi = np.max(his, axis=0)
     side = float((hi - lo).max()) or 1.0
     return {"origin": [float(x) for x in lo], "length": nice_length(side / 4.0)}
 

@@ -8,6 +8,7 @@ the fixtures' finalizers.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -70,12 +71,18 @@ def test_app_notebook_in_jupyterlab(lab, page):
     run_notebook(page, lab, "app.ipynb")
     tabs = page.locator(".smrnb-app .lm-TabBar-tab")
     assert tabs.count() == 6  # the demo chain: tsdf, extract_mesh, fill_holes, simplify, uv, texture
+    # app.run() drew only the last step; each other tab is drawn when it is opened
     for i in range(tabs.count()):
         tabs.nth(i).click()
-        page.wait_for_timeout(800)
         visible = page.locator(".smrnb-app .smrnb-viewer canvas:visible")
+        visible.first.wait_for(timeout=60_000)
         assert visible.count() == 1, f"tab {i} shows {visible.count()} viewers"
-        img = _lab.canvas_image(visible.first)
+        deadline = time.monotonic() + 60
+        while True:
+            img = _lab.canvas_image(visible.first)
+            if _lab.painted_fraction(img) >= 0.01 or time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(250)
         _lab.save_artifact(f"lab-app-tab{i}.png", img)
         assert _lab.painted_fraction(img) >= 0.01, f"viewer of tab {i} is blank"
     # the doctor view: one copy button per fix command, and a click copies
