@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import time
 
 import numpy as np
 import pytest
@@ -263,6 +264,32 @@ def test_bad_arguments_name_themselves():
         Viewer(VoxelGrid(torch.ones(2, 2, 2, dtype=torch.bool), torch.zeros(3), 0.1), voxel_mode="boxes")
     with pytest.raises(SmrnbValueError, match="colors must have shape \\(2, 3\\), got \\(3, 3\\)"):
         Viewer(np.zeros((2, 3)), colors=np.zeros((3, 3)))
+    with pytest.raises(SmrnbValueError, match="point_budget must be an int >= 1000 \\(points\\), got 10"):
+        Viewer(point_budget=10)
+    with pytest.raises(SmrnbTypeError, match="caption must be a str, got bytes"):
+        Viewer(caption=b"x")
+
+
+def test_a_cloud_over_the_point_budget_gets_a_coarse_twin_used_while_the_camera_moves(monkeypatch):
+    monkeypatch.setattr(_viewer, "SETTLE_SECONDS", 0.05)
+    g = torch.Generator().manual_seed(0)
+    v = Viewer(torch.rand(25_000, 3, generator=g), point_budget=10_000)
+    full, twin = v.content.children
+    assert len(twin.geometry.attributes["position"].array) == 8_334  # every 3rd point
+    assert twin.material.size == pytest.approx(full.material.size * 3 ** 0.5)
+    assert full.visible and not twin.visible and not v.moving
+    v._on_grab({"new": (1.0, 2.0, 3.0)})  # a press on the canvas
+    assert twin.visible and not full.visible and v.moving
+    v.show(torch.rand(30_000, 3, generator=g))  # an update while moving keeps the coarse twin on screen
+    assert twin.visible and not full.visible and len(twin.geometry.attributes["position"].array) == 10_000
+    v._on_camera_moved()  # the drag ended: full detail once the camera rests
+    for _ in range(100):
+        if not v.moving:
+            break
+        time.sleep(0.02)
+    assert full.visible and not twin.visible and [m for _, m in v.detail_log] == ["coarse", "full"]
+    v.show(torch.rand(500, 3, generator=g))  # within the budget: no twin
+    assert len(v.content.children) == 1 and v._coarse["main"] == [None]
 
 
 def test_import_smrnb_does_not_import_pythreejs_or_ipywidgets():
