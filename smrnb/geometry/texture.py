@@ -69,6 +69,35 @@ class BakeResult:
                 f"{self.views_used} view(s) in {self.seconds:.2f} s")
 
 
+#: peak working memory of :func:`bake_texture`: bytes per texel of the R x R grid, plus bytes per texel inside a
+#: uv chart (the chart area comes from the uvs), times a margin, plus a fixed part (the frames' per-view images).
+#: Measured as peak RSS on the bundled sample's mesh at 2048^2 with its charts covering 53 % and (uvs halved) 13 %
+#: of the texture: 208 and 123 B/texel (tests/geometry/test_texture_memory.py checks held-out cases)
+BAKE_BYTES_PER_TEXEL = 95
+BAKE_BYTES_PER_CHART_TEXEL = 214
+BAKE_MARGIN = 1.15
+BAKE_FIXED_BYTES = 64 << 20
+
+
+def uv_chart_area(uvs: torch.Tensor, face_uvs_idx: torch.Tensor) -> float:
+    """Fraction of the unit uv square that the charts cover (their triangles' total area, at most 1)."""
+    if face_uvs_idx.numel() == 0:
+        return 0.0
+    t = uvs.to(torch.float64)[face_uvs_idx.long()]
+    e1, e2 = t[:, 1] - t[:, 0], t[:, 2] - t[:, 0]
+    area = float((e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]).abs().sum()) / 2
+    return min(max(area, 0.0), 1.0)
+
+
+def bake_memory_estimate(mesh: Mesh, resolution: int) -> int:
+    """Bytes :func:`bake_texture` needs at ``resolution`` for ``mesh`` (with uvs): what it asks of the
+    memory budget before allocating (see :data:`BAKE_BYTES_PER_TEXEL`)."""
+    frac = uv_chart_area(mesh.uvs, mesh.face_uvs_idx) if mesh.uvs is not None and mesh.face_uvs_idx is not None \
+        else 1.0
+    R2 = int(resolution) ** 2
+    return int(BAKE_MARGIN * (BAKE_BYTES_PER_TEXEL + BAKE_BYTES_PER_CHART_TEXEL * frac) * R2) + BAKE_FIXED_BYTES
+
+
 def uv_rasterize(uvs: torch.Tensor, face_uvs_idx: torch.Tensor, resolution: int
                  ) -> tuple[torch.Tensor, torch.Tensor]:
     """Face index (R, R) (-1 outside charts) and barycentrics (R, R, 3) of every texel centre.
@@ -215,10 +244,10 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         raise SmrnbValueError(f"visibility_scale must be in (0, 1], got {visibility_scale}")
 
     dev = mesh.device
-    # per texel: the texture-space raster (int64 depth key, face index, barycentrics), the colour and weight
-    # accumulators and the best-view bookkeeping: about 96 bytes, asked of the one memory budget first
-    require(96 * R * R, dev, f"bake_texture at resolution {R}", "resolution",
-            f"lower resolution (texels per side; {R // 2} needs a quarter)")
+    # the texture-space raster, the per-chart-texel points, accumulators and per-view temporaries (measured
+    # peak, see BAKE_BYTES_PER_TEXEL), asked of the one memory budget before anything is allocated
+    require(bake_memory_estimate(mesh, R), dev, f"bake_texture at resolution {R}", "resolution",
+            f"lower resolution (texels per side; {R // 2} needs about a quarter)")
     verts = mesh.vertices.to(torch.float32)
     if mesh.frame == "opengl":  # back to the poses' world frame (y and z flipped)
         verts = verts * torch.tensor([1.0, -1.0, -1.0], device=dev)
@@ -229,10 +258,12 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     inside = fidx >= 0
     texel_face = fidx[inside]
     w3 = bary[inside]
+    del bary
     tri = verts[faces[texel_face]]  # (T, 3, 3)
     P = (w3[:, :, None] * tri).sum(1)  # texel points, world
     n = torch.linalg.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
     n = n / n.norm(dim=1, keepdim=True).clamp_min(1e-20)
+    del tri, w3, texel_face, fidx  # only `inside` is needed from here on
 
     T = P.shape[0]
     acc = torch.zeros(T, 3, dtype=torch.float32, device=dev)

@@ -13,7 +13,7 @@ An estimate comes from a model of the step's work, calibrated on the step's own 
   back-projected points.
 * ``texture``: time = e * texels + frames x (c + d * texels), measured by baking with the middle
   frame once at 128^2 and 512^2 texels and four times at 512^2 (the difference is three views' cost); memory = bytes per texel from the larger probe's peak RSS (at
-  least :func:`smrnb.bake_texture`'s own 96 bytes per texel).
+  least :func:`smrnb.bake_texture`'s own estimate, :func:`smrnb.geometry.texture.bake_memory_estimate`).
 
 Probes run the registered step function itself on the real input (a few per cent of a long run;
 cached per input and fixed parameters, so changing the knob again costs nothing). The budget is
@@ -391,14 +391,17 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
         shares = _texels_in_view(mesh, frames, float(fixed.get("near", 0.05)))
         d *= (sum(shares) / n) / max(shares[n // 2], 1e-3) if shares else 1.0
         # the per-texel arrays dominate: bytes ~ texels, from the larger probe's peak (at least bake_texture's own
-        # 96 B/texel)
-        mem = (0.0, max(m_hi / hi ** 2, 96.0)) if m_hi is not None else None
+        # estimate, applied below)
+        mem = (0.0, m_hi / hi ** 2) if m_hi is not None else None
         return e, c, d, mem, time.perf_counter() - c0
 
     (e, c, d, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
-    nbytes = int(mem[0] + mem[1] * R * R) if mem is not None else 96 * R * R
-    mem_text = (f"memory = {mem[1]:.0f} B/texel, measured (peak RSS) on the 512^2 probe"
-                if mem is not None else "memory = 96 B/texel (bake_texture's estimate)")
+    from smrnb.geometry.texture import bake_memory_estimate
+
+    own = bake_memory_estimate(mesh, R)  # what bake_texture itself asks of the budget
+    nbytes = max(int(mem[0] + mem[1] * R * R), own) if mem is not None else own
+    mem_text = (f"memory = the larger of {mem[1]:.0f} B/texel, measured (peak RSS) on the 512^2 probe, and "
+                f"bake_texture's own estimate" if mem is not None else "memory = bake_texture's own estimate")
     return Estimate("texture", e * R * R + n * (c + d * R * R), nbytes,
                     {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
                     f"time = {e:.3g} s/texel + {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured with the middle frame "
