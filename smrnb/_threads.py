@@ -15,9 +15,12 @@ So:
    none of ``OMP_WAIT_POLICY``, ``GOMP_SPINCOUNT``, ``KMP_BLOCKTIME`` (libgomp reads them once, when
    torch loads it; later changes do nothing). ``SMRNB_OMP_WAIT_POLICY=keep`` turns this off.
 2. Each heavy step runs inside :func:`cpu_threads`, which picks a thread count from the CPUs this
-   process may use (affinity, cgroup ``cpu.max``) minus the CPUs other jobs keep busy (runnable tasks
-   sampled from ``/proc/stat``, else the 1-minute load average), and restores the caller's setting
-   afterwards. When the runtime still spins (torch was imported first) any load from others gives
+   process may use (affinity, cgroup ``cpu.max``) minus the CPUs other jobs keep busy, and restores the
+   caller's setting afterwards. Other jobs' load is read without waiting: the busy time of the allowed
+   CPUs (``/proc/stat``) since the previous reading minus this process's own CPU time, over the time
+   between the two; only the first step of a process (or one after a long pause) samples runnable tasks
+   for :data:`SAMPLE_SECONDS` instead (else the 1-minute load average), so a short step re-run in a
+   widget does not wait 30 ms to learn the load. When the runtime still spins (torch was imported first) any load from others gives
    1 thread, because spinning threads are what turns a busy machine into 10x slower steps.
    Steps made of many small parallel regions (the TSDF: ~750 per 640x480 frame) are capped
    further when the runtime sleeps: every region then wakes its threads through the kernel, which
@@ -54,8 +57,9 @@ ENV = "SMRNB_NUM_THREADS"
 ENV_WAIT = "SMRNB_OMP_WAIT_POLICY"
 WAIT_VARS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME")
 KEEP_WORDS = ("keep", "torch", "off")
-SAMPLE_SECONDS = 0.03  # how long /proc/stat is watched for runnable tasks
+SAMPLE_SECONDS = 0.03  # how long /proc/stat is watched for runnable tasks (first reading only)
 CACHE_SECONDS = 1.0  # a load measurement is reused for this long (steps called in a loop)
+MAX_WINDOW_SECONDS = 300.0  # older busy-time readings are not taken for the load now: sample again
 
 #: steps of many small parallel regions, and the most threads they use while the runtime sleeps
 FINE_GRAINED: frozenset[str] = frozenset({"tsdf"})
@@ -185,6 +189,52 @@ def others_busy(stat: Path = Path("/proc/stat"), samples: int = 4) -> float:
         return 0.0
 
 
+def busy_seconds(cpus: set[int] | None = None, stat: Path = Path("/proc/stat")) -> float | None:
+    """CPU seconds the given CPUs (default: this process's affinity) have spent busy since boot:
+    user, nice, system, irq, softirq and steal of their ``cpuN`` lines in ``/proc/stat`` (idle and
+    iowait left out; guest time is already in user). None where the file or a line is missing."""
+    try:
+        if cpus is None:
+            cpus = set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = None
+    try:
+        tick = float(os.sysconf("SC_CLK_TCK"))
+    except (AttributeError, ValueError, OSError):
+        tick = 100.0
+    total = 0
+    seen = 0
+    try:
+        for line in stat.read_text().splitlines():
+            if not line.startswith("cpu") or line.startswith("cpu "):
+                continue
+            name, *vals = line.split()
+            try:
+                idx = int(name[3:])
+            except ValueError:
+                continue
+            if cpus is not None and idx not in cpus:
+                continue
+            v = [int(x) for x in vals[:8]] + [0] * max(0, 8 - len(vals))
+            total += v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
+            seen += 1
+    except (OSError, ValueError):
+        return None
+    if not seen or (cpus is not None and seen < len(cpus)):
+        return None
+    return total / tick
+
+
+def others_busy_between(prev: tuple[float, float, float], now: tuple[float, float, float]) -> float | None:
+    """CPUs other tasks kept busy between two readings ``(wall, busy_seconds, own_cpu_seconds)``: the
+    allowed CPUs' busy time minus this process's own, over the wall time. None for a window shorter
+    than a few clock ticks or older than :data:`MAX_WINDOW_SECONDS`."""
+    dt = now[0] - prev[0]
+    if not (0.2 <= dt <= MAX_WINDOW_SECONDS):
+        return None
+    return max(0.0, ((now[1] - prev[1]) - (now[2] - prev[2])) / dt)
+
+
 # --------------------------------------------------------------------------------------- decision
 
 
@@ -236,7 +286,7 @@ def decide_threads(step: str, *, cpus: int, quota: float | None, others: float, 
 
 _state = threading.local()
 _lock = threading.Lock()
-_cache: dict[str, Any] = {"t": -1e9, "others": 0.0}
+_cache: dict[str, Any] = {"t": -1e9, "others": 0.0, "reading": None}
 _last: list[ThreadDecision] = []
 _torch_default: list[int] = []
 
@@ -250,13 +300,20 @@ def note_torch_default() -> None:
 
 
 def _others_cached() -> float:
+    """Other tasks' load for the next step: the cached value for :data:`CACHE_SECONDS`, else from the
+    busy time since the previous reading (no waiting), else sampled (:func:`others_busy`)."""
     now = time.monotonic()
     with _lock:
         if now - _cache["t"] < CACHE_SECONDS:
             return float(_cache["others"])
-    val = others_busy()
+        prev = _cache["reading"]
+    busy = busy_seconds()
+    reading = None if busy is None else (now, busy, time.process_time())
+    val = None if prev is None or reading is None else others_busy_between(prev, reading)
+    if val is None:
+        val = others_busy()
     with _lock:
-        _cache.update(t=time.monotonic(), others=val)
+        _cache.update(t=time.monotonic(), others=val, reading=reading)
     return val
 
 

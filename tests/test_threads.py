@@ -209,3 +209,42 @@ def test_wait_policy_set_at_import_only_when_it_can_work(extra, first, expect):
     policy, torch_loaded = out.stdout.split()
     assert policy == str(expect)
     assert torch_loaded == ("True" if first == "torch" else "False")  # import smrnb never loads torch
+
+
+def test_busy_seconds_reads_the_allowed_cpus(tmp_path):
+    stat = tmp_path / "stat"
+    tick = os.sysconf("SC_CLK_TCK")
+    # user nice system idle iowait irq softirq steal
+    stat.write_text(f"cpu  999 0 0 0 0 0 0 0\ncpu0 {tick} 0 {tick} 5000 70 0 0 0\n"
+                    f"cpu1 {3 * tick} {tick} 0 0 0 {tick} 0 {tick}\ncpu2 {7 * tick} 0 0 0 0 0 0 0\nprocs_running 2\n")
+    assert _threads.busy_seconds({0}, stat) == 2.0  # idle and iowait are not busy
+    assert _threads.busy_seconds({0, 1}, stat) == 8.0
+    assert _threads.busy_seconds({0, 1, 2}, stat) == 15.0
+    assert _threads.busy_seconds({5}, stat) is None  # a CPU the file does not list
+    assert _threads.busy_seconds({0}, tmp_path / "absent") is None
+
+
+def test_others_busy_between_two_readings():
+    # 4 s of wall time: the allowed CPUs were busy 7 s, 3 s of it this process's own -> 1 CPU of others
+    assert _threads.others_busy_between((10.0, 100.0, 5.0), (14.0, 107.0, 8.0)) == 1.0
+    # this process alone: nothing left for others (never negative through jiffy rounding)
+    assert _threads.others_busy_between((10.0, 100.0, 5.0), (12.0, 103.99, 9.0)) == 0.0
+    assert _threads.others_busy_between((10.0, 100.0, 5.0), (10.05, 100.1, 5.0)) is None  # too short
+    assert _threads.others_busy_between((10.0, 100.0, 5.0), (10.0 + 10_000, 200.0, 6.0)) is None  # too old
+
+
+def test_later_steps_read_the_load_without_sampling(monkeypatch):
+    """Only the first reading of a process waits to sample runnable tasks; later steps take the busy
+    time since the previous reading (a re-run after a pause does not sleep)."""
+    calls = []
+    monkeypatch.setattr(_threads, "others_busy", lambda *a, **k: calls.append(1) or 0.0)
+    busy = iter([100.0, 103.0, 110.0])
+    monkeypatch.setattr(_threads, "busy_seconds", lambda *a, **k: next(busy))
+    clock = iter([1000.0, 1002.0, 1004.0, 1006.0, 1008.0, 1010.0])
+    monkeypatch.setattr(_threads.time, "monotonic", lambda: next(clock))
+    own = iter([1.0, 2.0, 3.0])
+    monkeypatch.setattr(_threads.time, "process_time", lambda: next(own))
+    monkeypatch.setattr(_threads, "_cache", {"t": -1e9, "others": 0.0, "reading": None})
+    assert _threads._others_cached() == 0.0 and calls == [1]  # first: sampled
+    assert _threads._others_cached() == 0.5 and calls == [1]  # (3 - 1) / 4 s
+    assert _threads._others_cached() == 1.5 and calls == [1]  # (7 - 1) / 4 s
