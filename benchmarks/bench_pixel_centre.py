@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from _results import append_results
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -123,10 +124,7 @@ def main() -> None:
              "Agreement of smrnb's rasterizer and Open3D's ray caster given the same convention (pixels both hit):", "",
              "| mesh | pixel centres | median abs difference | 99th percentile | max | pixels hit by one only / both |",
              "| --- | --- | --- | --- | --- | --- |", *agree]
-    print("\n".join(lines))
-    out = REPO / "benchmarks" / "RESULTS_tsdf.md"
-    out.write_text(out.read_text().rstrip("\n") + "\n\n" + "\n".join(lines) + "\n")
-    print(f"appended to {out}")
+    append_results(lines, "RESULTS_tsdf.md")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from _results import append_results
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "redwood-livingroom1-clean-micro"
 
@@ -100,10 +102,7 @@ def main() -> None:
                      f"{counts['open3d'][0]} / {counts['open3d'][1]} | {load} |")
         lines.append(f"| {voxel * 1000:g} mm | **ratio smrnb / Open3D** | | **{med['smrnb'] / med['open3d']:.2f}** | | |")
         print("\n".join(lines[-3:]), flush=True)
-    print("\n".join(lines))
-    out = REPO / "benchmarks" / "RESULTS_tsdf.md"
-    out.write_text(out.read_text().rstrip("\n") + "\n\n" + "\n".join(lines) + "\n")
-    print(f"appended to {out}")
+    append_results(lines, "RESULTS_tsdf.md")
 
 
 if __name__ == "__main__":

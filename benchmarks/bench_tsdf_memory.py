@@ -42,6 +42,8 @@ import sys
 import time
 from pathlib import Path
 
+from _results import append_results
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "redwood-livingroom1-clean-micro"
 
@@ -184,10 +186,7 @@ def main() -> None:
                 theirs = statistics.median(r["peak_rss_mb"] for r in rows[s])
                 lines.append(f"| **ratio smrnb / {name[s].split(', ', 1)[1]}** | **{ours / theirs:.2f}** (medians "
                              f"{ours:.0f} / {theirs:.0f} MB) | | | | | | | |")
-    print("\n".join(lines))
-    out = REPO / "benchmarks" / "RESULTS_tsdf.md"
-    out.write_text(out.read_text().rstrip("\n") + "\n\n" + "\n".join(lines) + "\n")
-    print(f"appended to {out}")
+    append_results(lines, "RESULTS_tsdf.md")
 
 
 if __name__ == "__main__":
