@@ -87,11 +87,11 @@ _INT_RESULT = np.array([0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 3, 1, 0, 1, 1, 1])
 
 _MAX_TRI = 12
 
-# backend="auto" hands CUDA grids with fewer voxels than this to kaolin (when it works): kaolin's
-# reference H200 times are 0.45 ms at 128^3, 1.21 ms at 256^3 and 7.6 ms at 512^3 (shared reference,
-# kaolin cannot be installed on the machines lent to this project); the PyTorch path measured 0.47-0.56
-# ms at 128^3 (1.4-2.6 ms on a shape's first call), 0.83-0.94 ms at 256^3 and 2.4-3.4 ms at 512^3
-# (benchmarks/RESULTS_mc.md). kaolin is the faster one below 256^3 only.
+# backend="auto" hands CUDA grids with fewer voxels than this to kaolin (when it works). kaolin 0.18.0 on
+# an H200, measured in one process with smrnb (benchmarks/RESULTS_mc.md, 2026-12-04): 0.40 ms at 128^3,
+# 1.19 ms at 256^3, 7.64 ms at 512^3; the PyTorch path's graph replays take 0.47-1.22 ms at 128^3,
+# 0.83-1.60 ms at 256^3 (host-dependent launch latency) and 2.4-3.4 ms at 512^3. kaolin is the faster one
+# below 256^3 everywhere; at 256^3 it depends on the host (within 0.4 ms either way), above it never.
 _KAOLIN_MC_MAX_VOXELS = 1 << 24
 
 
