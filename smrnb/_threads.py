@@ -20,8 +20,9 @@ So:
    CPUs (``/proc/stat``) since the previous reading minus this process's own CPU time, over the time
    between the two; only the first step of a process (or one after a long pause) samples runnable tasks
    for :data:`SAMPLE_SECONDS` instead (else the 1-minute load average), so a short step re-run in a
-   widget does not wait 30 ms to learn the load. When the runtime still spins (torch was imported first) any load from others gives
-   1 thread, because spinning threads are what turns a busy machine into 10x slower steps.
+   widget does not wait 30 ms to learn the load. When the runtime still spins (torch was imported
+   first) any load from others gives 1 thread, because spinning threads are what turns a busy machine
+   into 10x slower steps.
    Steps made of many small parallel regions (the TSDF: ~750 per 640x480 frame) are capped
    further when the runtime sleeps: every region then wakes its threads through the kernel, which
    costs more than the work it shares out beyond a few threads. ``fuse_tsdf`` on 60 frames, passive
