@@ -107,19 +107,24 @@ def runtime_spins(environ: dict[str, str] | None = None) -> bool:
     return True
 
 
+def allowed_cpus() -> set[int] | None:
+    """The CPU numbers this process may run on (``sched_getaffinity``), or None where that is unknown."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+
+
 def affinity_cpus() -> int:
     """CPUs this process may run on (``sched_getaffinity``), else ``os.cpu_count()``."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    cpus = allowed_cpus()
+    return max(1, len(cpus) if cpus is not None else os.cpu_count() or 1)
 
 
 def physical_cores(cpus: set[int] | None = None, root: Path = Path("/sys/devices/system/cpu")) -> int | None:
     """Physical cores among the allowed CPUs (sysfs topology), or None where unknown."""
-    try:
-        cpus = set(os.sched_getaffinity(0)) if cpus is None else cpus
-    except (AttributeError, OSError):
+    cpus = allowed_cpus() if cpus is None else cpus
+    if cpus is None:
         return None
     cores = set()
     for c in cpus:
@@ -194,11 +199,8 @@ def busy_seconds(cpus: set[int] | None = None, stat: Path = Path("/proc/stat")) 
     """CPU seconds the given CPUs (default: this process's affinity) have spent busy since boot:
     user, nice, system, irq, softirq and steal of their ``cpuN`` lines in ``/proc/stat`` (idle and
     iowait left out; guest time is already in user). None where the file or a line is missing."""
-    try:
-        if cpus is None:
-            cpus = set(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = None
+    if cpus is None:
+        cpus = allowed_cpus()
     try:
         tick = float(os.sysconf("SC_CLK_TCK"))
     except (AttributeError, ValueError, OSError):
