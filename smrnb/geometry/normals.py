@@ -87,20 +87,43 @@ def compute_vertex_normals(vertices, faces, weighting: str = "area") -> torch.Te
     """
     check_choice(weighting, "weighting", _WEIGHTINGS)
     vertices, faces = _check(vertices, faces)
+    if weighting == "area":
+        return area_vertex_normals(vertices, faces).contiguous()
     out = torch.zeros_like(vertices)
     if faces.shape[0] == 0:
         return out
     p = [vertices[faces[:, k]] for k in range(3)]
     fn = torch.linalg.cross(p[1] - p[0], p[2] - p[0], dim=-1)  # length = 2 * area
-    if weighting == "area":
-        for k in range(3):
-            out.index_add_(0, faces[:, k], fn)
-    else:
-        un = _unit(fn)
-        for k in range(3):
-            e1 = _unit(p[(k + 1) % 3] - p[k])
-            e2 = _unit(p[(k + 2) % 3] - p[k])
-            cos = (e1 * e2).sum(-1).clamp(-1.0, 1.0)
-            ang = torch.acos(cos)
-            out.index_add_(0, faces[:, k], un * ang[:, None])
+    un = _unit(fn)
+    for k in range(3):
+        e1 = _unit(p[(k + 1) % 3] - p[k])
+        e2 = _unit(p[(k + 2) % 3] - p[k])
+        cos = (e1 * e2).sum(-1).clamp(-1.0, 1.0)
+        ang = torch.acos(cos)
+        out.index_add_(0, faces[:, k], un * ang[:, None])
     return _unit(out)
+
+
+def area_vertex_normals(vertices: torch.Tensor, faces: torch.Tensor) -> torch.Tensor:
+    """Area-weighted unit vertex normals of checked input: (V, 3) float ``vertices``, (F, 3) int64
+    ``faces`` indexing them (no validation: :func:`compute_vertex_normals` is the checked entry, the
+    viewer calls this on a :class:`~smrnb.geometry.mesh.Mesh`, which was checked when it was made).
+
+    Each vertex gets the sum of ``cross(b - a, c - a)`` (twice the area times the unit normal) of its
+    faces, normalised; zero where that sum vanishes. Computed coordinate-planar: x, y and z as three
+    contiguous rows, so the cross product is six multiplications of contiguous rows and the sums are
+    ``index_add_`` along them (about 3x faster on the CPU than gathering (F, 3) rows and calling
+    ``torch.linalg.cross``; same results to float rounding). Returns a (V, 3) view of a (3, V) tensor
+    (``.contiguous()`` it where rows must be contiguous).
+    """
+    if faces.shape[0] == 0:
+        return torch.zeros_like(vertices)
+    vt = torch.stack(vertices.unbind(1))  # (3, V); stack of columns: ~4x faster than t().contiguous()
+    ft = torch.stack(faces.unbind(1))  # (3, F)
+    a = vt.index_select(1, ft[0])
+    (x1, y1, z1) = vt.index_select(1, ft[1]) - a
+    (x2, y2, z2) = vt.index_select(1, ft[2]) - a
+    fn = torch.stack((y1 * z2 - z1 * y2, z1 * x2 - x1 * z2, x1 * y2 - y1 * x2))  # (3, F), length = 2 * area
+    out = torch.zeros_like(vt).index_add_(1, ft[0], fn).index_add_(1, ft[1], fn).index_add_(1, ft[2], fn)
+    length = (out * out).sum(0).sqrt().clamp_min(torch.finfo(out.dtype).tiny)
+    return (out / length).t()  # a zero sum stays zero: 0 / tiny

@@ -86,6 +86,40 @@ def test_numpy_input_and_int32_faces():
     assert torch.allclose(a, b)
 
 
+def _textbook_area_normals(v, f):
+    """Gather the corners, cross the edges, add each face's normal to its three vertices."""
+    fn = torch.linalg.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]], dim=-1)
+    out = torch.zeros_like(v)
+    for k in range(3):
+        out = out.index_add(0, f[:, k], fn)
+    n = out.norm(dim=1, keepdim=True)
+    return torch.where(n > 0, out / n.clamp_min(1e-300), torch.zeros_like(out))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_planar_area_normals_equal_the_textbook_formula_and_keep_gradients(dtype):
+    from smrnb.geometry.normals import area_vertex_normals
+
+    v, f = sphere(4)
+    g = torch.Generator().manual_seed(3)
+    v = (v * (1 + 0.3 * torch.rand(len(v), 1, generator=g, dtype=v.dtype))).to(dtype)  # bumpy: weighting matters
+    v = torch.cat([v, torch.tensor([[9.0, 9.0, 9.0]], dtype=dtype)])  # unused vertex
+    f = torch.cat([f, torch.tensor([[0, 0, 5]])])  # degenerate face
+    ref = _textbook_area_normals(v, f)
+    ours = area_vertex_normals(v, f)
+    assert ours.shape == v.shape and ours.dtype == dtype
+    assert torch.allclose(ours, ref, atol=1e-6 if dtype == torch.float32 else 1e-12)
+    assert (ours[-1] == 0).all()  # unused: zero, not NaN
+    assert compute_vertex_normals(v, f).is_contiguous()
+    # differentiable like the textbook form (a normal-based loss can move vertices)
+    a = v.clone().requires_grad_()
+    b = v.clone().requires_grad_()
+    w = torch.randn(v.shape, generator=g, dtype=v.dtype).to(dtype)
+    (area_vertex_normals(a, f) * w).sum().backward()
+    (_textbook_area_normals(b, f) * w).sum().backward()
+    assert torch.allclose(a.grad, b.grad, atol=1e-4 if dtype == torch.float32 else 1e-9)
+
+
 def test_bad_input_messages():
     v, f = sphere(1)
     with pytest.raises(SmrnbValueError, match=r"faces must index vertices in \[0, 41\], got indices in \[0, 42\]"):
