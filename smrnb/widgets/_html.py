@@ -64,19 +64,8 @@ def nice_length(x: float) -> float:
 def axes_of(layers: list[Layer]) -> dict[str, Any]:
     """Where the axes go: the scene's lower corner, each axis a round length in metres (about a quarter
     of the scene's largest side)."""
-    los, his = [], []
-    for layer in layers:
-        p = layer.positions
-        if not len(p):
-            continue
-        lo, hi = p.min(0), p.max(0)
-        if not (np.isfinite(lo).all() and np.isfinite(hi).all()):  # rare: drop the non-finite rows, then again
-            p = p[np.isfinite(p).all(1)]
-            if not len(p):
-                continue
-            lo, hi = p.min(0), p.max(0)
-        los.append(lo)
-        his.append(hi)
+    bounds = [b for b in (layer.bounds() for layer in layers) if b is not None]
+    los, his = [b[0] for b in bounds], [b[1] for b in bounds]
     if not los:
         return {"origin": [0.0, 0.0, 0.0], "length": 1.0}
     lo = np.min(los, axis=0)

@@ -41,7 +41,7 @@ def scene_objects(v: Viewer, kind: str) -> list:
 
 def test_mesh_buffers_are_binary_float32_uint32_and_normals_come_from_python():
     m = icosphere(2)
-    v = Viewer(m)
+    v = Viewer(m, shading="smooth")
     (obj,) = scene_objects(v, "mesh")
     geo = obj.geometry
     pos, nrm = geo.attributes["position"].array, geo.attributes["normal"].array
@@ -56,6 +56,32 @@ def test_mesh_buffers_are_binary_float32_uint32_and_normals_come_from_python():
     assert paths and sum(len(memoryview(b).cast("B")) for b in buffers) == pos.nbytes
     assert len(json.dumps(_remove_buffers(state)[0], default=str)) < 2000
     assert v.nbytes == pos.nbytes + nrm.nbytes + geo.index.array.nbytes
+
+
+def test_plain_meshes_are_flat_shaded_textured_ones_smooth_and_the_buttons_switch():
+    m = icosphere(2)
+    v = Viewer(m)
+    (obj,) = scene_objects(v, "mesh")
+    # auto on a plain mesh: flat, no normals computed or sent (the shader lights each triangle by its plane)
+    assert obj.material.flatShading and "normal" not in obj.geometry.attributes
+    assert v.layers["main"][0].normals is None and v.shading.value == "auto"
+    assert v.shading.layout.display == "flex" and v.voxel_mode.layout.display == "none"
+    flat_bytes = v.nbytes
+    v.shading.value = "smooth"  # the buttons redraw the mesh with vertex normals, camera kept
+    (obj,) = scene_objects(v, "mesh")
+    assert not obj.material.flatShading and obj.geometry.attributes["normal"].array.shape == (m.num_vertices, 3)
+    assert v.nbytes == flat_bytes + 3 * m.num_vertices
+    v.show(m, shading="flat")  # an explicit shading sets the buttons
+    assert v.shading.value == "flat" and scene_objects(v, "mesh")[0].material.flatShading
+    # textured: smooth under auto (a photo texture already carries the shading)
+    tex = Mesh(m.vertices, m.faces, uvs=torch.rand(m.num_vertices, 2), face_uvs_idx=m.faces,
+               texture=torch.rand(8, 8, 3))
+    assert _viewer.resolve_shading(tex, "auto") == "smooth" and _viewer.resolve_shading(m, "auto") == "flat"
+    assert _viewer.resolve_shading(tex, "auto", texture=False) == "flat"
+    (obj,) = scene_objects(Viewer(tex), "mesh")
+    assert not obj.material.flatShading and "normal" in obj.geometry.attributes
+    # a points layer hides the shading buttons
+    assert Viewer(np.zeros((3, 3))).shading.layout.display == "none"
 
 
 def test_vertex_colors_and_opencv_frame_flip():
@@ -252,7 +278,7 @@ def test_save_png_writes_the_picture(tmp_path):
 def test_bad_arguments_name_themselves():
     with pytest.raises(SmrnbValueError, match="width must be an int >= 16 \\(pixels\\), got 3"):
         Viewer(width=3)
-    with pytest.raises(SmrnbValueError, match="shading must be 'smooth' or 'flat', got 'toon'"):
+    with pytest.raises(SmrnbValueError, match="shading must be one of 'auto', 'flat', 'smooth', got 'toon'"):
         Viewer(icosphere(1), shading="toon")
     with pytest.raises(SmrnbValueError, match="overlays need a Mesh, got PointCloud"):
         Viewer(PointCloud(torch.zeros(2, 3)), overlays="boundary")
@@ -302,19 +328,6 @@ def test_import_smrnb_does_not_import_pythreejs_or_ipywidgets():
     assert out.stdout.strip() == "[]"
 
 
-def test_numpy_vertex_normals_match_the_torch_core():
-    from smrnb.widgets._viewer import vertex_normals
-
-    m = icosphere(3)
-    g = torch.Generator().manual_seed(1)
-    v = m.vertices * (1 + 0.2 * torch.rand(m.num_vertices, 1, generator=g))  # bumpy: weighting matters
-    ours = vertex_normals(v.numpy(), m.faces.numpy())
-    assert ours.dtype == np.float32
-    np.testing.assert_allclose(ours, compute_vertex_normals(v, m.faces, weighting="area").numpy(), atol=2e-6)
-    lone = vertex_normals(np.zeros((4, 3), np.float32), np.array([[0, 1, 2]]))
-    assert (lone == 0).all()  # degenerate face and unused vertex: zero, not NaN
-
-
 def test_live_front_end_is_read_from_the_control_comm_or_the_cells_metadata(monkeypatch):
     import types
 
@@ -347,6 +360,13 @@ def test_a_tsdf_volume_is_drawn_as_its_near_surface_voxels_coloured_by_weight():
     z = -layer.positions[:, 2]  # back from the OpenGL frame to the camera's z
     assert layer.kind == "points" and len(z) > 500
     assert np.abs(z - 1.0).max() <= 0.5 * vol.truncation + 1e-6  # only the band around the wall
+    # every drawn point is its voxel's centre: block coords * B + the voxel's row-major offset, in metres
+    n = int(vol.num_blocks)
+    keep = (vol.weight[:n] > 0) & (vol.tsdf[:n].abs() < 0.5)
+    blk, loc = keep.nonzero(as_tuple=True)
+    local = torch.stack([loc // 64, (loc // 8) % 8, loc % 8], 1)
+    expect = ((vol.block_coords[:n][blk] * 8 + local).double() * 0.02 * torch.tensor([1.0, -1.0, -1.0])).numpy()
+    np.testing.assert_allclose(layer.positions, expect, atol=1e-6)
     lo, hi = layer.colors.min(axis=0), layer.colors.max(axis=0)
     assert (hi - lo).max() > 0.3  # seen once and seen twice: two colours
     assert any("dark blue 1 -> yellow 2" in n for n in layer.notes)
@@ -518,3 +538,12 @@ def test_static_pictures_carry_axes_the_clip_cut_the_caption_and_colour_bar(monk
     assert "unit sphere, 642 vertices" in v.save_html(tmp_path / "s.html").read_text()  # the page's title
     with pytest.raises(SmrnbTypeError, match="caption must be a str, got int"):
         v.caption = 3
+
+
+def test_the_colour_ramp_table_matches_the_ramp_and_takes_nan_and_out_of_range():
+    t = np.random.default_rng(0).random(10_000).astype(np.float32)
+    # the table's step is 1/1023 of the ramp; the steepest of its 4 segments rises ~2.5 per unit
+    np.testing.assert_allclose(_viewer._viridis(t), _viewer._ramp(t), atol=2.6 / 1023 / 2 + 1e-6)
+    ends = _viewer._viridis(np.array([np.nan, -3.0, 0.0, 1.0, 7.0], np.float32))
+    np.testing.assert_allclose(ends[[0, 1, 2]], np.repeat(_viewer._VIRIDIS_STOPS[:1], 3, 0), atol=1e-6)
+    np.testing.assert_allclose(ends[[3, 4]], np.repeat(_viewer._VIRIDIS_STOPS[-1:], 2, 0), atol=1e-6)
