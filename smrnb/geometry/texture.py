@@ -25,6 +25,7 @@ for the projection; the returned mesh keeps the caller's frame.
 
 from __future__ import annotations
 
+import contextvars
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -168,6 +169,31 @@ def _fill(tex: torch.Tensor, filled: torch.Tensor, inside: torch.Tensor, dilate:
     return out
 
 
+#: while set to a list, each :func:`bake_texture` appends where its time went (the estimator's probes read it,
+#: :mod:`smrnb.pipeline._estimate`): ``texels`` (chart texels), ``setup`` and ``finish`` seconds (texture-space
+#: raster, dilation: per texel), and per view ``(render, project, sample, candidates)`` seconds: the mesh's depth
+#: image (per frame pixel, not per texel), projecting every texel point, and the work on the candidates in view
+PHASES: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar("smrnb_bake_phases",
+                                                                                      default=None)
+
+
+class _Clock:
+    """Phase clock for :data:`PHASES` (synchronises CUDA so a phase is its own kernels' time)."""
+
+    def __init__(self, dev: torch.device) -> None:
+        self.cuda = dev.type == "cuda"
+        self.t = self.now()
+
+    def now(self) -> float:
+        if self.cuda:
+            torch.cuda.synchronize()
+        return time.perf_counter()
+
+    def lap(self) -> float:
+        t, self.t = self.t, self.now()
+        return self.t - t
+
+
 @cpu_step("texture")
 def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_power: float = 2.0,
                  visibility_tolerance: float = 0.02, depth_check: float | None = 0.05, border: int = 8,
@@ -244,6 +270,9 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         raise SmrnbValueError(f"visibility_scale must be in (0, 1], got {visibility_scale}")
 
     dev = mesh.device
+    record = PHASES.get()
+    clock = _Clock(dev) if record is not None else None
+    views: list[tuple[float, float, float, int]] = []
     # the texture-space raster, the per-chart-texel points, accumulators and per-view temporaries (measured
     # peak, see BAKE_BYTES_PER_TEXEL), asked of the one memory budget before anything is allocated
     require(bake_memory_estimate(mesh, R), dev, f"bake_texture at resolution {R}", "resolution",
@@ -281,8 +310,12 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     Ph = torch.cat([P, torch.ones_like(P[:, :1])], 1)  # (T, 4) homogeneous texel points
     nP = (n * P).sum(1)
     PP = (P * P).sum(1)
+    setup = clock.lap() if clock else 0.0
     for i in range(len(frames)):
         _cancel.check(f"in bake_texture at frame {i}")  # the app's Stop: between two frames
+        if clock:
+            clock.lap()
+            t_render = 0.0
         K = frames.intrinsics(i).to(dev, torch.float32)
         pose = frames.poses[i].to(dev, torch.float32)
         Rm, t = pose[:3, :3], pose[:3, 3]
@@ -293,7 +326,10 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         u = q[:, 0] / zs
         v = q[:, 1] / zs
         cand = torch.nonzero((z > near) & (u >= 0) & (u <= W - 1) & (v >= 0) & (v <= H - 1)).squeeze(1)
+        t_project = clock.lap() if clock else 0.0
         if cand.numel() == 0:
+            if clock:
+                views.append((0.0, t_project, 0.0, 0))
             continue
         z, u, v = z[cand], u[cand], v[cand]
         Kc = K.clone()
@@ -301,7 +337,17 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         Kc[1] *= sy
         Kc[0, 2] = (K[0, 2] + 0.5) * sx - 0.5
         Kc[1, 2] = (K[1, 2] + 0.5) * sy - 0.5
+        if clock:
+            clock.lap()
         rd = render_depth(geo, Kc, pose, Hs, Ws).reshape(-1)
+        # silhouettes: a pixel whose 3x3 neighbourhood jumps in depth (or meets background) mixes two
+        # surfaces in the photograph; such samples only count where nothing better saw the texel
+        big = torch.where(rd > 0, rd, torch.full_like(rd, 1e6)).view(1, 1, Hs, Ws)
+        dmax = torch.nn.functional.max_pool2d(big, 3, 1, 1).reshape(-1)
+        dmin = -torch.nn.functional.max_pool2d(-big, 3, 1, 1).reshape(-1)
+        edge_px = (dmax - dmin) > (vis_tol + 0.01 * rd)
+        if clock:
+            t_render = clock.lap()  # the view's depth image: per frame pixel, whatever the texture size
 
         def small(rr, cc):  # flat index into the reduced depth image of full-size pixel (rr, cc)
             r = ((rr.to(torch.float32) + 0.5) * sy - 0.5).round().clamp(0, Hs - 1).long()
@@ -310,12 +356,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
 
         si = small(v, u)
         dr = rd[si]
-        # silhouettes: a pixel whose 3x3 neighbourhood jumps in depth (or meets background) mixes two
-        # surfaces in the photograph; such samples only count where nothing better saw the texel
-        big = torch.where(rd > 0, rd, torch.full_like(rd, 1e6)).view(1, 1, Hs, Ws)
-        dmax = torch.nn.functional.max_pool2d(big, 3, 1, 1).reshape(-1)
-        dmin = -torch.nn.functional.max_pool2d(-big, 3, 1, 1).reshape(-1)
-        at_edge = ((dmax - dmin) > (vis_tol + 0.01 * rd))[si]
+        at_edge = edge_px[si]
         tol = vis_tol + 0.01 * z
         ok = (dr > 0) & ((z - dr).abs() <= tol)
         if depth_check is not None:
@@ -335,9 +376,16 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         w = torch.where(at_edge, w * 1e-3, w)
         keep = torch.nonzero(w > 0).squeeze(1)
         if keep.numel() == 0:
+            if clock:
+                views.append((t_render, t_project, clock.lap(), int(cand.numel())))
             continue
         views_used += 1
+        if clock:
+            t_cand = clock.lap()
         col = frames.color[i].to(dev).to(torch.float32) / 255.0
+        if clock:  # the photograph's conversion is per frame pixel too
+            t_render += clock.lap()
+            clock.t -= t_cand  # the candidates' phase resumes
         zk, tk = z[keep], tol[keep]
 
         def same_surface(rr, cc, zk=zk, tk=tk, rd=rd):
@@ -350,7 +398,11 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         acc.index_add_(0, idx, wk[:, None] * c)
         wsum.index_add_(0, idx, wk)
         best[idx] = torch.maximum(best[idx], cos[keep])
+        if clock:
+            views.append((t_render, t_project, clock.lap(), int(cand.numel())))
 
+    if clock:
+        clock.lap()
     seen = wsum > 0
     tex = torch.zeros(R, R, 3, dtype=torch.float32, device=dev)
     conf = torch.zeros(R, R, dtype=torch.float32, device=dev)
@@ -363,6 +415,8 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     if bool(filled.any()):
         tex = _fill(tex, filled, inside, dilate)
     tex = tex.clamp(0, 1)
+    if record is not None and clock is not None:
+        record.append({"resolution": R, "texels": T, "setup": setup, "finish": clock.lap(), "views": views})
     out = mesh.replace(texture=tex, meta={**mesh.meta, "bake": {"resolution": R, "views_used": views_used}})
     return BakeResult(out, tex, conf, int(inside.sum()), int(seen.sum()), views_used, time.perf_counter() - t0)
 

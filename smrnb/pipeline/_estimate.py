@@ -11,9 +11,12 @@ An estimate comes from a model of the step's work, calibrated on the step's own 
   frame touches, and the memory per frame and per block (peak RSS) are measured by fusing 2 of the
   frames at 50 and 12.5 mm; the whole sequence's extent against the 2 frames' is counted on sparse
   back-projected points.
-* ``texture``: time = e * texels + frames x (c + d * texels), measured by baking with the middle
-  frame once at 128^2 and 512^2 texels and four times at 512^2 (the difference is three views' cost); memory = bytes per texel from the larger probe's peak RSS (at
-  least :func:`smrnb.bake_texture`'s own estimate, :func:`smrnb.geometry.texture.bake_memory_estimate`).
+* ``texture``: time = e * texels + views x (c + p * chart texels) + s * chart texels in view, from one
+  bake of 3 of the frames at 512^2 texels that times its own phases (:data:`smrnb.geometry.texture.PHASES`:
+  texture-space work, each view's depth image, projecting the chart texels, sampling the ones in view);
+  the share of chart texels each frame sees is counted on a 64^2 sampling; memory = bytes per texel from
+  the probe's peak RSS (at least :func:`smrnb.bake_texture`'s own estimate,
+  :func:`smrnb.geometry.texture.bake_memory_estimate`).
 
 Probes run the registered step function itself on the real input (a few per cent of a long run;
 cached per input and fixed parameters, so changing the knob again costs nothing). The budget is
@@ -365,47 +368,66 @@ def _texels_in_view(mesh: Any, frames: Any, near: float) -> list[float]:
 
 
 def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
+    import torch
+
+    from smrnb.geometry.texture import PHASES
+
     frames = extras.get("frames")
     n = len(frames)
     R = int(params.get("resolution", 1024))
     fixed = {k: v for k, v in params.items() if k != "resolution"}
-    # the middle frame of the sequence once at 128^2 and 512^2 texels, and four times at 512^2: the
-    # difference of the last two is three views' cost; the rest of a bake (charts, dilation) is charged per
-    # texel, once
-    one = frames.select([n // 2])
-    many = frames.select([n // 2] * 4)
+    r = 512  # the probe's texture side
+    # three views spread over the sequence, baked once at 512^2 with bake_texture timing its own phases: the
+    # texture-space work per texel, each view's depth image (per view, whatever the texture size), projecting
+    # the chart texels (per texel and view) and the work on the texels a view sees (per texel in view)
+    picks = sorted({n // 4, n // 2, (3 * n) // 4})
 
-    def calibrate() -> tuple[float, float, float, Any, float]:
+    def calibrate() -> tuple[dict[str, float], Any, float]:
         c0 = time.perf_counter()
-        lo, hi = 128, 512
-        fn(mesh, frames=one, resolution=64, **fixed)  # warm-up: first-call costs are no view's
-        # all under the same conditions (freed heap handed back first, so each pays its page faults)
-        t_lo, _, _m = _peak(fn, mesh, frames=one, resolution=lo, **fixed)
-        t_one, _, _m = _peak(fn, mesh, frames=one, resolution=hi, **fixed)
-        t_many, _, m_hi = _peak(fn, mesh, frames=many, resolution=hi, **fixed)
-        view_hi = max(t_many - t_one, 0.0) / 3  # one view at 512^2
-        e = max(t_one - view_hi, 0.0) / hi ** 2  # once per bake, per texel
-        view_lo = max(t_lo - e * lo ** 2, 0.0)
-        c, d = _line(lo ** 2, view_lo, hi ** 2, view_hi)
-        # a view's texel work follows the texels it sees: the frames' mean share over the probe frame's
-        shares = _texels_in_view(mesh, frames, float(fixed.get("near", 0.05)))
-        d *= (sum(shares) / n) / max(shares[n // 2], 1e-3) if shares else 1.0
-        # the per-texel arrays dominate: bytes ~ texels, from the larger probe's peak (at least bake_texture's own
+        fn(mesh, frames=frames.select([n // 2]), resolution=64, **fixed)  # warm-up: first-call costs are no view's
+        record: list[dict[str, Any]] = []
+        token = PHASES.set(record)
+        try:
+            _t, _out, m = _peak(fn, mesh, frames=frames.select(picks), resolution=r, **fixed)
+        finally:
+            PHASES.reset(token)
+        ph = record[-1]
+        texels = max(int(ph["texels"]), 1)
+        views = ph["views"]
+        seen = [v for v in views if v[3] > 0]
+        model = {
+            "texel": (ph["setup"] + ph["finish"]) / r ** 2,  # s per texel of the texture, once per bake
+            "texels_per_texel": texels / r ** 2,  # chart texels per texel of the texture
+            "render": sum(v[0] for v in seen) / len(seen) if seen else 0.0,  # s per view that sees the mesh
+            "project": sum(v[1] for v in views) / max(len(views), 1) / texels,  # s per chart texel and view
+            "sample": sum(v[2] for v in seen) / max(sum(v[3] for v in seen), 1),  # s per chart texel in view
+        }
+        # which views see how much of the mesh: the share of chart texels (sampled at 64^2) inside each frame
+        with torch.no_grad():
+            model["shares"] = _texels_in_view(mesh, frames, float(fixed.get("near", 0.05)))
+        # the per-texel arrays dominate: bytes ~ texels, from the probe's peak (at least bake_texture's own
         # estimate, applied below)
-        mem = (0.0, m_hi / hi ** 2) if m_hi is not None else None
-        return e, c, d, mem, time.perf_counter() - c0
+        mem = (0.0, m / r ** 2) if m is not None else None
+        return model, mem, time.perf_counter() - c0
 
-    (e, c, d, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
+    (model, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
     from smrnb.geometry.texture import bake_memory_estimate
 
+    shares = model["shares"] or [1.0] * n
+    chart = model["texels_per_texel"] * R * R  # chart texels at R
+    seconds = (model["texel"] * R * R + sum(1 for x in shares if x > 0) * model["render"]
+               + n * model["project"] * chart + model["sample"] * chart * sum(shares))
     own = bake_memory_estimate(mesh, R)  # what bake_texture itself asks of the budget
     nbytes = max(int(mem[0] + mem[1] * R * R), own) if mem is not None else own
     mem_text = (f"memory = the larger of {mem[1]:.0f} B/texel, measured (peak RSS) on the 512^2 probe, and "
                 f"bake_texture's own estimate" if mem is not None else "memory = bake_texture's own estimate")
-    return Estimate("texture", e * R * R + n * (c + d * R * R), nbytes,
+    return Estimate("texture", seconds, nbytes,
                     {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
-                    f"time = {e:.3g} s/texel + {n} frames x ({c:.3g} s + {d:.3g} s/texel), measured with the middle frame "
-                    f"once at 128^2 and 512^2 and four times at 512^2 texels on this mesh; {mem_text}", 0.0 if hit else cal)
+                    f"time = {model['texel']:.3g} s/texel + {n} frames x ({model['render']:.3g} s depth image + "
+                    f"{model['project']:.3g} s per chart texel) + {model['sample']:.3g} s per chart texel in view, "
+                    f"{model['texels_per_texel']:.0%} of the texels in charts, {sum(shares) / n:.0%} of them in view "
+                    f"per frame; bake_texture timed its phases on 3 of the frames at 512^2 texels on this mesh; "
+                    f"{mem_text}", 0.0 if hit else cal)
 
 
 #: step name -> model(step function, main input, params, extra inputs) -> Estimate

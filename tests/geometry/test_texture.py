@@ -139,3 +139,30 @@ def test_bake_cuda_matches_cpu():
     assert b.texture.device.type == "cuda"
     diff = (a.texture - b.texture.cpu()).abs()
     assert float((diff > 2 / 255).float().mean()) < 0.002
+
+
+def test_a_bake_times_its_phases_only_when_asked():
+    from smrnb.geometry.texture import PHASES
+
+    mesh, frames = _scene()
+    uvs, fuv = smrnb.auto_uv(mesh.vertices, mesh.faces, resolution=128)
+    mesh = mesh.replace(uvs=uvs, face_uvs_idx=fuv)
+    plain = bake_texture(mesh, frames, resolution=128)
+    record: list = []
+    token = PHASES.set(record)
+    try:
+        res = bake_texture(mesh, frames, resolution=128)
+    finally:
+        PHASES.reset(token)
+    assert torch.equal(res.texture, plain.texture)  # timing changes nothing
+    (ph,) = record
+    assert ph["resolution"] == 128 and ph["texels"] == res.texels_in_charts
+    assert len(ph["views"]) == len(frames)  # one entry per frame, in order
+    # each view's candidates are the chart texels inside its image (in front of the camera, occluded or not):
+    # the whole sphere is in every view's frustum here
+    cands = [v[3] for v in ph["views"]]
+    assert all(0 < c <= ph["texels"] for c in cands) and max(cands) == ph["texels"]
+    parts = [ph["setup"], ph["finish"], *(t for v in ph["views"] for t in v[:3])]
+    assert all(t >= 0 for t in parts) and sum(parts) <= res.seconds  # disjoint pieces of the call
+    bake_texture(mesh, frames, resolution=64)
+    assert len(record) == 1  # nothing recorded once the variable is reset
