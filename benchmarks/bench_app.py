@@ -14,9 +14,10 @@ App: JupyterLab on 127.0.0.1, headless Debian Chromium (SwiftShader WebGL). A no
 default app and shows it; the benchmark clicks **Run all** in the page (Python ``time.time()`` just
 before the click) and waits until the app's header says the steps ran and the kernel is idle (page
 ``Date.now()``, same clock). The kernel then reports each step's record (its own time, the time the
-widget spent showing it, the estimate) and its ``VmHWM``.
+widget spent showing it, the estimate) and its ``VmHWM``; then each step is re-run alone on its tab
+after a parameter change, with the browser showing it (``bench_viewer_share.rerun_shares``).
 
-    python benchmarks/bench_app.py [--repeats 1] [--out benchmarks/RESULTS_widgets.md]
+    python benchmarks/bench_app.py [--repeats 7] [--out benchmarks/RESULTS_widgets.md]
 """
 
 from __future__ import annotations
@@ -80,6 +81,15 @@ print("REPORT " + json.dumps({
     "source_seconds": app.pipeline.source_seconds}))
 '''
 
+# after Run all: each step re-run alone on its tab after a parameter change, in this kernel with the browser
+# showing the app (so every widget message really travels); both shadings, as in bench_viewer_share.py
+RERUN = '''
+import sys
+sys.path.insert(0, {root!r})
+from benchmarks.bench_viewer_share import rerun_shares
+print("RERUN " + json.dumps({{"auto": rerun_shares(app, {repeats}), "smooth": rerun_shares(app, {repeats}, "smooth")}}))
+'''
+
 
 def notebook(cells: list[str]) -> dict:
     return {"cells": [{"cell_type": "code", "metadata": {}, "source": c.strip("\n"), "outputs": [],
@@ -119,12 +129,13 @@ def headless() -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def app_run() -> dict:
+def app_run(repeats: int = 7) -> dict:
     from playwright.sync_api import sync_playwright
 
     work = Path(tempfile.mkdtemp(prefix="smrnb-bench-app-"))
     server = _lab.start_server("lab", work)
-    (server.root / "bench_app.ipynb").write_text(json.dumps(notebook([SETUP, REPORT])))
+    rerun = RERUN.format(root=str(ROOT), repeats=repeats)
+    (server.root / "bench_app.ipynb").write_text(json.dumps(notebook([SETUP, REPORT, rerun])))
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=_lab.CHROMIUM, args=_lab.CHROMIUM_ARGS)
@@ -155,6 +166,13 @@ def app_run() -> dict:
             out = cells.nth(1).locator(".jp-OutputArea-output", has_text="REPORT {")
             out.wait_for(timeout=120_000)
             rep = json.loads(out.inner_text().split("REPORT ", 1)[1].strip().splitlines()[0])
+            cells.nth(2).click(position={"x": 2, "y": 2})
+            page.keyboard.press("Escape")
+            page.keyboard.press("Control+Enter")
+            out = cells.nth(2).locator(".jp-OutputArea-output", has_text="RERUN {")
+            out.wait_for(timeout=600_000)
+            rep["rerun"] = json.loads(out.inner_text().split("RERUN ", 1)[1].strip().splitlines()[0])
+            _lab.save_artifact("bench-app-reruns.png", page.screenshot(full_page=True))
             browser.close()
     finally:
         server.stop()
@@ -219,16 +237,29 @@ def report(h1: dict, app: dict, h2: dict, command: str) -> str:
     lines += ["", f"Source load: app {app['source_seconds']:.2f} s, headless {src_h:.2f} s. Largest viewer share "
               f"{worst:.0%} (bar <= 10 %: {'met' if worst <= 0.10 else 'NOT met'}). Kernel idle "
               f"{app['seconds_to_idle']:.2f} s after the click.", ""]
+    rr = app.get("rerun")
+    if rr:
+        lines += ["Then each step re-run alone on its tab after a parameter change (medians; the parameter each step "
+                  "changes is in `bench_viewer_share.RERUN_CHANGES`), in the kernel, with the browser showing the app:",
+                  "", "| step | step s | show s (auto) | share (auto) | step s | show s (smooth) | share (smooth) |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for (st, s1, v1, sh1), (_, s2, v2, sh2) in zip(rr["auto"], rr["smooth"]):
+            lines.append(f"| {st} | {s1:.3f} | {v1:.4f} | {sh1:.1%} | {s2:.3f} | {v2:.4f} | {sh2:.1%} |")
+        wa, ws = max(r[3] for r in rr["auto"]), max(r[3] for r in rr["smooth"])
+        lines += ["", f"Largest share re-running one step: {wa:.1%} with the viewers' default shading (auto: plain "
+                  f"meshes flat) (bar <= 10 %: {'met' if wa <= 0.10 else 'NOT met'}), {ws:.1%} with smooth shading "
+                  "chosen on their buttons.", ""]
     return "\n".join(lines)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "RESULTS_widgets.md")
+    ap.add_argument("--repeats", type=int, default=7, help="re-runs per step and shading after Run all (median)")
     args = ap.parse_args()
     h1 = headless()
     print("headless before:", json.dumps(h1), flush=True)
-    app = app_run()
+    app = app_run(args.repeats)
     print("app:", json.dumps(app), flush=True)
     h2 = headless()
     print("headless after:", json.dumps(h2), flush=True)

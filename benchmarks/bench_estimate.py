@@ -3,8 +3,9 @@
 
 The estimates of :mod:`smrnb.pipeline._estimate` are calibrated by quick probes at fixed coarse sizes
 (voxelize: grids of 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm;
-texture: the middle frame once at 128^2 and 512^2, four times at 512^2 texels). Here each step then runs on the bundled sample at
-held-out sizes, none of them a probe size, and the estimate is set against the measured wall time
+texture: 3 frames at 512^2 texels, the bake timing its own phases). Here each step then runs on the bundled
+sample at held-out sizes, none of them a probe size (the texture also on a second frame set,
+``../shared/data/redwood-livingroom1-rgbd5``), and the estimate is set against the measured wall time
 and the peak RSS above the level before the call (sampled every 5 ms; freed heap returned to the
 system first with ``malloc_trim``).
 
@@ -57,6 +58,13 @@ class Peak:
         self.delta = self.peak - self.base
 
 
+def shared_data() -> Path | None:
+    import os
+
+    d = Path(os.environ.get("SMRNB_SHARED_DATA", ROOT.parent / "shared" / "data"))
+    return d if d.is_dir() else None
+
+
 def measure(step, data, params, extras=None):
     from smrnb.pipeline._estimate import estimate_step
 
@@ -74,17 +82,19 @@ def main() -> None:
     import warnings
 
     import smrnb
-    from smrnb.pipeline import Pipeline, get_step
+    from smrnb.pipeline import Pipeline, _estimate, get_step
     from smrnb.widgets._app import DEFAULT_SOURCE, DEFAULT_STEPS
 
     warnings.simplefilter("ignore")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="skip the largest sizes")
+    ap.add_argument("--calibrations", type=int, default=5, help="fresh texture calibrations per size (spread)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "RESULTS_widgets.md")
     args = ap.parse_args()
 
     frames = smrnb.load_sample(stride=5)
     rows = []
+    spread: list[tuple[str, int, float, list[float], list[float]]] = []
 
     def row(name, setting, est, seconds, delta):
         rows.append((name, setting, est.seconds, seconds, est.bytes, delta, est.calibration_seconds))
@@ -105,13 +115,29 @@ def main() -> None:
         params = {"voxel_size": vs, "max_grid_size": 1024}
         row("voxelize", f"voxel {vs * 1000:g} mm", *measure(vox, cloud, params))
 
-    # texture on the default chain's UV mesh, held-out resolutions
-    p = Pipeline(list(DEFAULT_STEPS), source=dict(DEFAULT_SOURCE))
-    mesh = p.run(until="uv")
+    # texture on the default chain's UV mesh, held-out resolutions; then the same chain on a second frame set
+    # (the 5 frames of redwood-livingroom1-rgbd5: another sensor simulation, never looked at while the model was
+    # written). Each size is estimated after --calibrations fresh calibrations (cache cleared): their spread
     tex = get_step("texture")
-    for R in ([768, 1024] if args.quick else [768, 1024, 2048]):
-        params = {**tex.defaults(), "resolution": R}
-        row("texture", f"{R}^2 texels", *measure(tex, mesh, params, {"frames": p.source_data()}))
+    sets = [("sample", dict(DEFAULT_SOURCE))]
+    data = shared_data()
+    if data is not None and (data / "redwood-livingroom1-rgbd5").is_dir():
+        sets.append(("rgbd5", {"path": str(data / "redwood-livingroom1-rgbd5")}))
+    else:
+        print("second frame set skipped: ../shared/data/redwood-livingroom1-rgbd5 not found")
+    for set_name, source in sets:
+        p = Pipeline(list(DEFAULT_STEPS), source=source)
+        mesh = p.run(until="uv")
+        frames_t = p.source_data()
+        for R in ([768, 1024] if args.quick else [768, 1024, 2048]):
+            params = {**tex.defaults(), "resolution": R}
+            ests = []
+            for _ in range(args.calibrations):
+                _estimate._CACHE.clear()
+                ests.append(_estimate.estimate_step(tex, mesh, params, {"frames": frames_t}))
+            est, seconds, delta = measure(tex, mesh, params, {"frames": frames_t})
+            row("texture", f"{set_name} {R}^2 texels", est, seconds, delta)
+            spread.append((set_name, R, seconds, [e.seconds for e in ests], [e.calibration_seconds for e in ests]))
 
     cmd = "python benchmarks/bench_estimate.py " + " ".join(sys.argv[1:])
     lines = ["## Estimate before a run vs the run (held-out sizes)", "",
@@ -119,7 +145,8 @@ def main() -> None:
              f"Machine: {platform.machine()}, 2 shared CPU cores (other work running), "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Calibration probes at fixed coarse sizes "
              "(voxelize: 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm; texture: "
-             "the middle frame once at 128^2 and 512^2, four times at 512^2); no row below is a probe size; memory of tsdf and texture calibrated on the probes' peak RSS. Memory: the estimate is the step's working "
+             "3 frames at 512^2, the bake timing its own phases); no row below is a probe size; memory of tsdf and "
+             "texture calibrated on the probes' peak RSS. Memory: the estimate is the step's working "
              "set; the measurement is the peak RSS above the level before the call (5 ms sampling).", "",
              "| step | setting | estimated s | actual s | est / actual | estimated MiB | actual peak +MiB | "
              "est / actual | calibration s |",
@@ -127,6 +154,14 @@ def main() -> None:
     for name, setting, es, s, eb, b, cal in rows:
         lines.append(f"| {name} | {setting} | {es:.2f} | {s:.2f} | {es / s:.2f} | {eb / 2**20:.1f} | "
                      f"{b / 2**20:.1f} | {eb / b if b > 0 else float('nan'):.2f} | {cal:.2f} |")
+    if spread:
+        lines += ["", f"Texture time estimate over {args.calibrations} fresh calibrations per size (cache cleared each "
+                  "time), against the one measured bake:", "",
+                  "| frames | texture | actual s | estimates s (min - max) | est / actual (min - max) | calibration s |",
+                  "|---|---|---:|---:|---:|---:|"]
+        for set_name, R, secs, es, cs in spread:
+            lines.append(f"| {set_name} | {R}^2 | {secs:.2f} | {min(es):.2f} - {max(es):.2f} | "
+                         f"{min(es) / secs:.2f} - {max(es) / secs:.2f} | {min(cs):.2f} - {max(cs):.2f} |")
     text = "\n".join(lines) + "\n"
     print(text)
     start, end = "<!-- bench_estimate -->", "<!-- /bench_estimate -->"
