@@ -110,14 +110,22 @@ def area_vertex_normals(vertices: torch.Tensor, faces: torch.Tensor) -> torch.Te
     viewer calls this on a :class:`~smrnb.geometry.mesh.Mesh`, which was checked when it was made).
 
     Each vertex gets the sum of ``cross(b - a, c - a)`` (twice the area times the unit normal) of its
-    faces, normalised; zero where that sum vanishes. Computed coordinate-planar: x, y and z as three
-    contiguous rows, so the cross product is six multiplications of contiguous rows and the sums are
-    ``index_add_`` along them (about 3x faster on the CPU than gathering (F, 3) rows and calling
-    ``torch.linalg.cross``; same results to float rounding). Returns a (V, 3) view of a (3, V) tensor
+    faces, normalised; zero where that sum vanishes. On the CPU computed coordinate-planar: x, y and z as
+    three contiguous rows, so the cross product is six multiplications of contiguous rows and the sums are
+    ``index_add_`` along them (about 3x faster than gathering (F, 3) rows and calling ``torch.linalg.cross``;
+    same results to float rounding). On a GPU the (F, 3) form, which launches fewer kernels (0.15 ms
+    against 0.24 ms for 164k vertices on an H200). Returns (V, 3), on the CPU a view of a (3, V) tensor
     (``.contiguous()`` it where rows must be contiguous).
     """
     if faces.shape[0] == 0:
         return torch.zeros_like(vertices)
+    if vertices.device.type != "cpu":
+        fn = torch.linalg.cross(vertices[faces[:, 1]] - vertices[faces[:, 0]],
+                                vertices[faces[:, 2]] - vertices[faces[:, 0]], dim=-1)
+        out = torch.zeros_like(vertices)
+        for k in range(3):
+            out = out.index_add(0, faces[:, k], fn)
+        return _unit(out)
     vt = torch.stack(vertices.unbind(1))  # (3, V); stack of columns: ~4x faster than t().contiguous()
     ft = torch.stack(faces.unbind(1))  # (3, F)
     a = vt.index_select(1, ft[0])
