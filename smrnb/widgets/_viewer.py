@@ -808,7 +808,7 @@ class Viewer:
                                          tooltips=["flat for a plain mesh, smooth for a textured one",
                                                    "each triangle lit by its own plane: the triangles show",
                                                    "area-weighted vertex normals interpolated across triangles"],
-                                         style={"button_width": "56px", "description_width": "52px"},
+                                         style={"button_width": "72px", "description_width": "52px"},
                                          layout=ipw.Layout(display="none"))
         self.shading.add_class("smrnb-viewer-shading")
         self.shading.observe(self._on_shading, names="value")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -76,4 +78,44 @@ def test_big_cloud_is_coarse_while_dragging_and_full_at_rest(lab, page):
     text = _run_cell(page, 1, "DETAIL")
     assert "DETAIL ['coarse', 'full'] False" in text, text
     _lab.save_artifact("lab-lod-after-drag.png", moved)
+    assert _lab.widget_errors(page.console) == []
+
+
+def _shades(img) -> tuple[float, float]:
+    """(share of neighbouring pixel pairs inside a grey mesh on white that jump by 4+ levels, mean brightness):
+    flat shading jumps at every facet edge, smooth shading changes by a level or two at most."""
+    painted = np.abs(img.astype(int) - 255).max(axis=2) > 8
+    inner = painted.copy()
+    for dy in range(-3, 4):
+        for dx in range(-3, 4):
+            inner &= np.roll(np.roll(painted, dy, 0), dx, 1)  # far from the silhouette
+    grey = img.astype(int).mean(axis=2)
+    jumps = np.abs(np.diff(grey, axis=1)) >= 4
+    pairs = inner[:, 1:] & inner[:, :-1]
+    return float(jumps[pairs].mean()), float(img[painted].mean())
+
+
+def test_flat_shading_by_default_and_the_buttons_switch_to_smooth(lab, page):
+    """A plain mesh is drawn flat (no normals sent: the shader lights each triangle by its plane), lit, not
+    black; the viewer's "smooth" button redraws it with vertex normals: a continuous gradient, no facet edges."""
+    run_notebook(page, lab, "shading.ipynb")
+    canvas = page.locator(".smrnb-viewer canvas").first
+    canvas.scroll_into_view_if_needed()
+    flat = _lab.canvas_image(canvas)
+    assert _lab.painted_fraction(flat) > 0.1
+    jumps_flat, mean_flat = _shades(flat)
+    assert mean_flat > 60, mean_flat  # lit: the derivative normals work in this WebGL
+    assert jumps_flat > 0.01, jumps_flat  # facet edges
+    page.locator(".smrnb-viewer-shading button", has_text="smooth").click()
+    # facets to a gradient changes each pixel by a few levels only: wait for the jumps to go, not for a repaint
+    deadline = time.monotonic() + 90
+    while True:
+        smooth = _lab.canvas_image(canvas)
+        jumps_smooth, mean_smooth = _shades(smooth)
+        if jumps_smooth < 0.3 * jumps_flat or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    _lab.save_artifact("lab-shading-flat.png", flat)
+    _lab.save_artifact("lab-shading-smooth.png", smooth)
+    assert mean_smooth > 60 and jumps_smooth < 0.3 * jumps_flat, (jumps_flat, jumps_smooth)
     assert _lab.widget_errors(page.console) == []
