@@ -62,8 +62,8 @@ def nice_length(x: float) -> float:
 
 
 def axes_of(layers: list[Layer]) -> dict[str, Any]:
-    """Where the axes go: the scene's lower corner, each axis a round length in metres (about a quarter
-    of the scene's largest side)."""
+    """Where the axes go: at the scene's lower corner (snapped down to a fifth of an axis), each axis a
+    round length in metres (about a quarter of the scene's largest side)."""
     bounds = [b for b in (layer.bounds() for layer in layers) if b is not None]
     los, his = [b[0] for b in bounds], [b[1] for b in bounds]
     if not los:
@@ -71,7 +71,11 @@ def axes_of(layers: list[Layer]) -> dict[str, Any]:
     lo = np.min(los, axis=0)
     hi = np.max(his, axis=0)
     side = float((hi - lo).max()) or 1.0
-    return {"origin": [float(x) for x in lo], "length": nice_length(side / 4.0)}
+    length = nice_length(side / 4.0)
+    # the corner snapped down to a fifth of an axis: the axes stay put while a re-run moves the data's
+    # corner by less (no jitter, and no update to send to the browser)
+    step = length / 5.0
+    return {"origin": [float(math.floor(x / step) * step) for x in lo], "length": length}
 
 
 def _fmt_m(x: float) -> str:

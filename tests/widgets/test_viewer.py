@@ -428,10 +428,19 @@ def test_scalars_colour_the_mesh_and_draw_a_colour_bar():
 
 
 def test_axes_sit_at_the_scene_corner_with_a_round_length_in_metres():
-    v = Viewer(icosphere(2))  # 2 m wide: axes of 0.5 m
+    m = icosphere(2)
+    v = Viewer(m)  # 2 m wide: axes of 0.5 m
     assert v.axes.visible and v.axes.scale == (0.5, 0.5, 0.5)
+    # at the corner, snapped down to a fifth of an axis (10 cm): the sphere's corner (-1, -1, -1) exactly
     np.testing.assert_allclose(v.axes.position, v.layers["main"][0].positions.min(0), atol=1e-6)
     assert "50 cm each" in v.legend.value
+    # a re-run that moves the corner by less than 10 cm leaves the axes where they are (nothing sent)
+    sent = []
+    v.axes.observe(lambda ch: sent.append(ch["name"]), names=["position", "scale"])
+    v.show(Mesh(m.vertices + torch.tensor([0.05, 0.0, 0.05]), m.faces))
+    assert sent == [] and v.axes.position == (-1.0, -1.0, -1.0)
+    v.show(Mesh(m.vertices + torch.tensor([0.3, 0.0, 0.0]), m.faces))  # the corner moves 30 cm in x
+    assert v.axes.position[0] == pytest.approx(-0.7) and v.axes.position[1:] == (-1.0, -1.0)
     v.clear()
     assert not v.axes.visible and v.legend.value == ""
 
