@@ -63,11 +63,15 @@ def test_commands_and_extras():
 def test_the_stamp_makes_a_second_set_up_install_nothing(tmp_path, monkeypatch, capsys):
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
-    (venv / "bin" / "python").symlink_to(sys.executable)  # an environment that has torch already
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    # an environment that has torch already: said outright, not read through the symlink (which resolves to
+    # the base interpreter, with or without torch depending on the machine)
+    monkeypatch.setattr(b, "_has", lambda py, module: True)
     monkeypatch.setenv("SMRNB_VENV", str(venv))
     calls = []
     monkeypatch.setattr(b, "_pip", lambda py, *args: calls.append(args) or 0)
     b.ensure(REPO, "demo")
+    assert [c[0] for c in calls] == ["install"] and "torch" not in " ".join(calls[0])  # smrnb only
     assert calls and calls[-1][:2] == ("install", "-e") and calls[-1][2].endswith("[recon]")
     calls.clear()
     b.ensure(REPO, "demo")

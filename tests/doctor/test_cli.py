@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -123,7 +124,14 @@ def test_hanging_nvidia_smi_is_cut_off(tmp_path, body):
     assert drv["elapsed_s"] <= 3.5, drv  # the deadline (2 * timeout + 1 s) bounds the probe
 
 
-@pytest.mark.skipif(shutil.which("smr-doctor") is None, reason="smr-doctor console script not installed")
+def _console_script() -> str | None:
+    """The ``smr-doctor`` installed with this interpreter (its environment's bin, which need not be on PATH:
+    ``python3 -m smrnb test`` runs the project's .venv without activating it), else one on PATH."""
+    here = Path(sys.executable).parent / "smr-doctor"
+    return str(here) if here.is_file() else shutil.which("smr-doctor")
+
+
+@pytest.mark.skipif(_console_script() is None, reason="smr-doctor console script not installed")
 def test_console_script_is_wired():
-    p = subprocess.run(["smr-doctor", "codes"], capture_output=True, text=True, timeout=60)
+    p = subprocess.run([_console_script(), "codes"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout.startswith("# Doctor finding codes")
