@@ -48,6 +48,12 @@ def _unit(x: torch.Tensor) -> torch.Tensor:
     return torch.where(n > tiny, x / n.clamp_min(tiny), torch.zeros_like(x))
 
 
+def _corners_and_cross(vertices: torch.Tensor, faces: torch.Tensor) -> tuple[list[torch.Tensor], torch.Tensor]:
+    """Each face's three corners (three (F, 3) tensors) and ``cross(b - a, c - a)`` (length = twice the area)."""
+    p = [vertices[faces[:, k]] for k in range(3)]
+    return p, torch.linalg.cross(p[1] - p[0], p[2] - p[0], dim=-1)
+
+
 def compute_face_normals(vertices, faces, *, unit: bool = True) -> torch.Tensor:
     """Per-face normals.
 
@@ -64,8 +70,7 @@ def compute_face_normals(vertices, faces, *, unit: bool = True) -> torch.Tensor:
     vertices, faces = _check(vertices, faces)
     if faces.shape[0] == 0:
         return vertices.new_zeros((0, 3))
-    a, b, c = (vertices[faces[:, k]] for k in range(3))
-    n = torch.linalg.cross(b - a, c - a, dim=-1)
+    _, n = _corners_and_cross(vertices, faces)
     return _unit(n) if unit else n
 
 
@@ -92,8 +97,7 @@ def compute_vertex_normals(vertices, faces, weighting: str = "area") -> torch.Te
     out = torch.zeros_like(vertices)
     if faces.shape[0] == 0:
         return out
-    p = [vertices[faces[:, k]] for k in range(3)]
-    fn = torch.linalg.cross(p[1] - p[0], p[2] - p[0], dim=-1)  # length = 2 * area
+    p, fn = _corners_and_cross(vertices, faces)
     un = _unit(fn)
     for k in range(3):
         e1 = _unit(p[(k + 1) % 3] - p[k])
@@ -120,8 +124,7 @@ def area_vertex_normals(vertices: torch.Tensor, faces: torch.Tensor) -> torch.Te
     if faces.shape[0] == 0:
         return torch.zeros_like(vertices)
     if vertices.device.type != "cpu":
-        fn = torch.linalg.cross(vertices[faces[:, 1]] - vertices[faces[:, 0]],
-                                vertices[faces[:, 2]] - vertices[faces[:, 0]], dim=-1)
+        _, fn = _corners_and_cross(vertices, faces)
         out = torch.zeros_like(vertices)
         for k in range(3):
             out = out.index_add(0, faces[:, k], fn)
