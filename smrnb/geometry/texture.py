@@ -178,14 +178,15 @@ PHASES: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.Contex
 
 
 class _Clock:
-    """Phase clock for :data:`PHASES` (synchronises CUDA so a phase is its own kernels' time)."""
+    """Phase clock for :data:`PHASES`; ``sync``: wait for the GPU at each reading, so a phase is its own
+    kernels' time (only while a bake is being timed: a plain bake never waits)."""
 
-    def __init__(self, dev: torch.device) -> None:
-        self.cuda = dev.type == "cuda"
+    def __init__(self, sync: bool) -> None:
+        self.sync = sync
         self.t = self.now()
 
     def now(self) -> float:
-        if self.cuda:
+        if self.sync:
             torch.cuda.synchronize()
         return time.perf_counter()
 
@@ -271,8 +272,8 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
 
     dev = mesh.device
     record = PHASES.get()
-    clock = _Clock(dev) if record is not None else None
-    views: list[tuple[float, float, float, int]] = []
+    clock = _Clock(sync=record is not None and dev.type == "cuda")
+    views: list[tuple[float, float, float, int]] = []  # per view: render, project, sample seconds, candidates
     # the texture-space raster, the per-chart-texel points, accumulators and per-view temporaries (measured
     # peak, see BAKE_BYTES_PER_TEXEL), asked of the one memory budget before anything is allocated
     require(bake_memory_estimate(mesh, R), dev, f"bake_texture at resolution {R}", "resolution",
@@ -310,12 +311,10 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     Ph = torch.cat([P, torch.ones_like(P[:, :1])], 1)  # (T, 4) homogeneous texel points
     nP = (n * P).sum(1)
     PP = (P * P).sum(1)
-    setup = clock.lap() if clock else 0.0
+    setup = clock.lap()
     for i in range(len(frames)):
         _cancel.check(f"in bake_texture at frame {i}")  # the app's Stop: between two frames
-        if clock:
-            clock.lap()
-            t_render = 0.0
+        clock.lap()
         K = frames.intrinsics(i).to(dev, torch.float32)
         pose = frames.poses[i].to(dev, torch.float32)
         Rm, t = pose[:3, :3], pose[:3, 3]
@@ -326,10 +325,9 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         u = q[:, 0] / zs
         v = q[:, 1] / zs
         cand = torch.nonzero((z > near) & (u >= 0) & (u <= W - 1) & (v >= 0) & (v <= H - 1)).squeeze(1)
-        t_project = clock.lap() if clock else 0.0
+        t_project = clock.lap()
         if cand.numel() == 0:
-            if clock:
-                views.append((0.0, t_project, 0.0, 0))
+            views.append((0.0, t_project, 0.0, 0))
             continue
         z, u, v = z[cand], u[cand], v[cand]
         Kc = K.clone()
@@ -337,8 +335,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         Kc[1] *= sy
         Kc[0, 2] = (K[0, 2] + 0.5) * sx - 0.5
         Kc[1, 2] = (K[1, 2] + 0.5) * sy - 0.5
-        if clock:
-            clock.lap()
+        clock.lap()
         rd = render_depth(geo, Kc, pose, Hs, Ws).reshape(-1)
         # silhouettes: a pixel whose 3x3 neighbourhood jumps in depth (or meets background) mixes two
         # surfaces in the photograph; such samples only count where nothing better saw the texel
@@ -346,8 +343,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         dmax = torch.nn.functional.max_pool2d(big, 3, 1, 1).reshape(-1)
         dmin = -torch.nn.functional.max_pool2d(-big, 3, 1, 1).reshape(-1)
         edge_px = (dmax - dmin) > (vis_tol + 0.01 * rd)
-        if clock:
-            t_render = clock.lap()  # the view's depth image: per frame pixel, whatever the texture size
+        t_render = clock.lap()  # the view's depth image: per frame pixel, whatever the texture size
 
         def small(rr, cc):  # flat index into the reduced depth image of full-size pixel (rr, cc)
             r = ((rr.to(torch.float32) + 0.5) * sy - 0.5).round().clamp(0, Hs - 1).long()
@@ -376,16 +372,13 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         w = torch.where(at_edge, w * 1e-3, w)
         keep = torch.nonzero(w > 0).squeeze(1)
         if keep.numel() == 0:
-            if clock:
-                views.append((t_render, t_project, clock.lap(), int(cand.numel())))
+            views.append((t_render, t_project, clock.lap(), int(cand.numel())))
             continue
         views_used += 1
-        if clock:
-            t_cand = clock.lap()
+        t_cand = clock.lap()
         col = frames.color[i].to(dev).to(torch.float32) / 255.0
-        if clock:  # the photograph's conversion is per frame pixel too
-            t_render += clock.lap()
-            clock.t -= t_cand  # the candidates' phase resumes
+        t_render += clock.lap()  # the photograph's conversion is per frame pixel too
+        clock.t -= t_cand  # the candidates' phase resumes
         zk, tk = z[keep], tol[keep]
 
         def same_surface(rr, cc, zk=zk, tk=tk, rd=rd):
@@ -398,11 +391,9 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         acc.index_add_(0, idx, wk[:, None] * c)
         wsum.index_add_(0, idx, wk)
         best[idx] = torch.maximum(best[idx], cos[keep])
-        if clock:
-            views.append((t_render, t_project, clock.lap(), int(cand.numel())))
+        views.append((t_render, t_project, clock.lap(), int(cand.numel())))
 
-    if clock:
-        clock.lap()
+    clock.lap()
     seen = wsum > 0
     tex = torch.zeros(R, R, 3, dtype=torch.float32, device=dev)
     conf = torch.zeros(R, R, dtype=torch.float32, device=dev)
@@ -415,7 +406,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     if bool(filled.any()):
         tex = _fill(tex, filled, inside, dilate)
     tex = tex.clamp(0, 1)
-    if record is not None and clock is not None:
+    if record is not None:
         record.append({"resolution": R, "texels": T, "setup": setup, "finish": clock.lap(), "views": views})
     out = mesh.replace(texture=tex, meta={**mesh.meta, "bake": {"resolution": R, "views_used": views_used}})
     return BakeResult(out, tex, conf, int(inside.sum()), int(seen.sum()), views_used, time.perf_counter() - t0)
