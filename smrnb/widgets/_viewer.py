@@ -175,6 +175,10 @@ def _pool_any(occ: np.ndarray, k: int) -> np.ndarray:
     return o.reshape(X, k, Y, k, Z, k).any(axis=(1, 3, 5))
 
 
+#: how voxels are drawn: one dot per voxel, or cubes (their exposed faces)
+VOXEL_MODES = ("points", "cubes")
+
+
 def voxels_layer(grid: Any, *, mode: str = "points", max_voxels: int = MAX_VOXELS, color: Any = None) -> Layer:
     """Occupied voxels of a ``VoxelGrid`` (unbatched) as points (one square per voxel) or cubes.
 
@@ -187,7 +191,7 @@ def voxels_layer(grid: Any, *, mode: str = "points", max_voxels: int = MAX_VOXEL
     occupied voxels: the grid is coarsened by 2, 3, ... (a voxel is drawn when any of its k^3
     children is occupied) until it fits, and the layer's notes say so.
     """
-    if mode not in ("points", "cubes"):
+    if mode not in VOXEL_MODES:
         raise SmrnbValueError(f"voxel_mode must be 'points' or 'cubes', got {mode!r}")
     if not isinstance(max_voxels, int) or max_voxels < 1:
         raise SmrnbValueError(f"max_voxels must be an int >= 1, got {max_voxels!r}")
@@ -268,6 +272,9 @@ def _area_normals(vertices: Any, faces: Any) -> Any:
 #: mesh shadings: ``flat`` lights each triangle by its own plane (three.js ``flatShading``, no normals sent),
 #: ``smooth`` interpolates area-weighted vertex normals, ``auto`` is smooth for a textured mesh and flat otherwise
 SHADINGS = ("auto", "flat", "smooth")
+#: what a viewer's buttons set, by the kind of data they apply to: (the ``show`` option and viewer attribute,
+#: its values); the buttons show while such data is on screen
+_MODE_BUTTONS = {"VoxelGrid": ("voxel_mode", VOXEL_MODES), "Mesh": ("shading", SHADINGS)}
 
 
 def resolve_shading(mesh: Any, shading: str, texture: bool = True) -> str:
@@ -802,7 +809,7 @@ class Viewer:
                                                                          "description_width": "45px"},
                                             layout=ipw.Layout(display="none"))
         self.voxel_mode.add_class("smrnb-viewer-voxel-mode")
-        self.voxel_mode.observe(self._on_voxel_mode, names="value")
+        self.voxel_mode.observe(self._on_mode, names="value")
         # meshes: auto (flat, smooth when textured), each triangle lit by its plane, or smooth vertex normals
         self.shading = ipw.ToggleButtons(options=[(m, m) for m in SHADINGS], value="auto", description="shading",
                                          tooltips=["flat for a plain mesh, smooth for a textured one",
@@ -811,7 +818,7 @@ class Viewer:
                                          style={"button_width": "72px", "description_width": "52px"},
                                          layout=ipw.Layout(display="none"))
         self.shading.add_class("smrnb-viewer-shading")
-        self.shading.observe(self._on_shading, names="value")
+        self.shading.observe(self._on_mode, names="value")
         self._shown: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.notice = ipw.HTML(value="", layout=ipw.Layout(margin="2px 0 0 0"))
         self._caption_html = ipw.HTML(value="")
@@ -851,23 +858,20 @@ class Viewer:
         texture when the mesh has one). ``fit``: refit the camera (default: only for the first data).
         Returns the viewer (so ``Viewer().show(mesh)`` displays).
         """
-        if type(data).__name__ == "VoxelGrid":
-            mode = options.setdefault("voxel_mode", self.voxel_mode.value)
-            if mode in ("points", "cubes") and mode != self.voxel_mode.value:
-                with self.voxel_mode.hold_trait_notifications():
-                    self._shown[name] = (data, dict(options))  # the observer below sees this mode already
-                    self.voxel_mode.value = mode
-        if type(data).__name__ == "Mesh":
-            shading = options.setdefault("shading", self.shading.value)
-            if shading in SHADINGS and shading != self.shading.value:
-                with self.shading.hold_trait_notifications():
-                    self._shown[name] = (data, dict(options))  # the observer below sees this shading already
-                    self.shading.value = shading
+        kind = type(data).__name__
+        if kind in _MODE_BUTTONS:  # the option follows the buttons, and an option given sets them
+            option, allowed = _MODE_BUTTONS[kind]
+            buttons = getattr(self, option)
+            value = options.setdefault(option, buttons.value)
+            if value in allowed and value != buttons.value:
+                with buttons.hold_trait_notifications():
+                    self._shown[name] = (data, dict(options))  # the observer below sees this value already
+                    buttons.value = value
         layers = layers_for(data, **options)
         self._shown[name] = (data, dict(options))
         kinds = {type(d).__name__ for d, _ in self._shown.values()}
-        self.voxel_mode.layout.display = "flex" if "VoxelGrid" in kinds else "none"
-        self.shading.layout.display = "flex" if "Mesh" in kinds else "none"
+        for k, (option, _allowed) in _MODE_BUTTONS.items():
+            getattr(self, option).layout.display = "flex" if k in kinds else "none"
         self._set_layers(name, layers)
         if fit or (fit is None and not self._fitted):
             self.fit_camera()
@@ -1091,17 +1095,13 @@ class Viewer:
         for p in old:
             p.close()
 
-    def _on_voxel_mode(self, change: Any) -> None:
-        """Redraw every voxel grid shown in the mode just chosen (camera kept)."""
+    def _on_mode(self, change: Any) -> None:
+        """Redraw what the buttons just changed apply to (voxel grids for ``voxel_mode``, meshes for
+        ``shading``), camera kept."""
+        option = "voxel_mode" if change["owner"] is self.voxel_mode else "shading"
         for name, (data, options) in list(self._shown.items()):
-            if type(data).__name__ == "VoxelGrid" and options.get("voxel_mode") != change["new"]:
-                self.show(data, name=name, fit=False, **{**options, "voxel_mode": change["new"]})
-
-    def _on_shading(self, change: Any) -> None:
-        """Redraw every mesh shown with the shading just chosen (camera kept)."""
-        for name, (data, options) in list(self._shown.items()):
-            if type(data).__name__ == "Mesh" and options.get("shading") != change["new"]:
-                self.show(data, name=name, fit=False, **{**options, "shading": change["new"]})
+            if _MODE_BUTTONS.get(type(data).__name__, ("",))[0] == option and options.get(option) != change["new"]:
+                self.show(data, name=name, fit=False, **{**options, option: change["new"]})
 
     def _on_pick(self, change: Any = None) -> None:
         self.pick_info.value = pick_text(self, self.picker.object, self.picker.point, self.picker.faceNormal,
