@@ -69,6 +69,26 @@ def hwm():
 
 hwm_before = hwm()
 app = ReconstructionApp(output_dir=tempfile.mkdtemp())
+
+# a timeline of the kernel's work during Run all (wall clock, the page's clock too): what ran when
+TIMELINE = []
+
+def _traced(obj, name, label):
+    fn = getattr(obj, name)
+    def traced(*args, **kwargs):
+        t0 = time.time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            TIMELINE.append((label(args) if callable(label) else label, t0, time.time()))
+    setattr(obj, name, traced)
+
+_traced(app, "run", "app.run")
+_traced(app.pipeline, "_load_source", "source")
+_traced(app.pipeline, "estimate", lambda a: f"estimate {app.pipeline.names[app.pipeline._index(a[0])]}")
+_traced(app.pipeline, "_run_stage", lambda a: f"step {a[1].name}")
+for _w in app.steps:
+    _traced(_w, "_draw", f"draw {_w.stage}")
 app
 '''
 
@@ -78,7 +98,7 @@ print("REPORT " + json.dumps({
     "vmhwm": hwm(), "vmhwm_before_app": hwm_before, "status": app.run_status.value,
     "records": [{"step": r.step, "seconds": r.seconds, "view_seconds": r.view_seconds,
                  "waited_seconds": r.waited_seconds, "estimate": r.estimate} for r in app.pipeline.records],
-    "source_seconds": app.pipeline.source_seconds}))
+    "source_seconds": app.pipeline.source_seconds, "timeline": TIMELINE}))
 '''
 
 # after Run all: each step re-run alone on its tab after a parameter change, in this kernel with the browser
@@ -179,7 +199,7 @@ def app_run(repeats: int = 7) -> dict:
     if "step(s) ran" not in rep["status"]:  # it asked (an estimate over the limits) or failed: not a full run
         raise RuntimeError(f"the app's Run all did not run every step: {rep['status']}")
     cpu = {k: cpu1[k] - cpu0[k] for k in cpu0}
-    return {**rep, "seconds": t_done - t_click, "seconds_to_idle": t_idle - t_click, "cpu": cpu}
+    return {**rep, "seconds": t_done - t_click, "seconds_to_idle": t_idle - t_click, "cpu": cpu, "t_click": t_click}
 
 
 def gib(n: float) -> str:
@@ -234,6 +254,24 @@ def report(h1: dict, app: dict, h2: dict, command: str) -> str:
         lines += [f"CPU seconds used from the click to the kernel's idle ({app['seconds_to_idle']:.2f} s wall, "
                   f"{os.cpu_count()} CPUs): kernel {cpu['kernel']:.2f}, browser {cpu['browser']:.2f}, Jupyter server "
                   f"{cpu['server']:.2f}, other processes {cpu['other']:.2f}."]
+    tl = sorted(app.get("timeline") or [], key=lambda e: e[1])
+    if tl:
+        t_click = app["t_click"]
+        parts = []
+        for label, a, b in tl:
+            if label == "app.run":
+                continue
+            parts.append(f"{label} {a - t_click:.2f}-{b - t_click:.2f}")
+        run = [e for e in tl if e[0] == "app.run"]
+        inner = [e for e in tl if e[0] != "app.run" and not e[0].startswith("draw")] + \
+                [e for e in tl if e[0].startswith("draw")]
+        busy = sum(b - a for _, a, b in inner)
+        lines += ["", "Kernel timeline of the run (seconds after the click): " + "; ".join(parts) + "."]
+        if run:
+            _, ra, rb = run[0]
+            lines += [f"`app.run` from {ra - t_click:.2f} to {rb - t_click:.2f} s: source, estimates, steps and draws "
+                      f"{busy:.2f} s of its {rb - ra:.2f} s (the rest: widget updates between them); click to run "
+                      f"start {ra - t_click:.2f} s, run end to the header seen in the page {app['seconds'] - (rb - t_click):.2f} s."]
     lines += ["", f"Source load: app {app['source_seconds']:.2f} s, headless {src_h:.2f} s. Largest viewer share "
               f"{worst:.0%} (bar <= 10 %: {'met' if worst <= 0.10 else 'NOT met'}). Kernel idle "
               f"{app['seconds_to_idle']:.2f} s after the click.", ""]

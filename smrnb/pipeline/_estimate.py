@@ -11,12 +11,13 @@ An estimate comes from a model of the step's work, calibrated on the step's own 
   frame touches, and the memory per frame and per block (peak RSS) are measured by fusing 2 of the
   frames at 50 and 12.5 mm; the whole sequence's extent against the 2 frames' is counted on sparse
   back-projected points.
-* ``texture``: time = e * texels + views x (c + p * chart texels) + s * chart texels in view, from one
-  bake of 3 of the frames at 512^2 texels that times its own phases (:data:`smrnb.geometry.texture.PHASES`:
-  texture-space work, each view's depth image, projecting the chart texels, sampling the ones in view);
-  the share of chart texels each frame sees is counted on a 64^2 sampling; memory = bytes per texel from
-  the probe's peak RSS (at least :func:`smrnb.bake_texture`'s own estimate,
-  :func:`smrnb.geometry.texture.bake_memory_estimate`).
+* ``texture``: time = e * texels + views x (c + p * chart texels) + s * chart texels in view, from a
+  bake that times its own phases (:data:`smrnb.geometry.texture.PHASES`: texture-space work, each view's
+  depth image, projecting the chart texels, sampling the ones in view): first the middle frame at 256^2
+  texels (quick, errs high; memory = :func:`smrnb.geometry.texture.bake_memory_estimate`, what the bake
+  asks of the budget); when that lands within :data:`QUICK_SHARE` of a limit, 3 of the frames at 512^2
+  after a warm-up, memory = bytes per texel from that probe's peak RSS (at least the bake's own estimate).
+  The share of chart texels each frame sees is counted on a 64^2 sampling.
 
 Probes run the registered step function itself on the real input (a few per cent of a long run;
 cached per input and fixed parameters, so changing the knob again costs nothing). The budget is
@@ -101,16 +102,33 @@ class NeedsConfirmation(SmrnbError):
         self.estimate = estimate
 
 
+def _limits(est: Estimate, seconds: float | None = None, nbytes: int | None = None) -> tuple[float, int]:
+    """(seconds, bytes) over which the person is asked first: :data:`ASK_SECONDS` and the smaller of
+    :data:`ASK_BYTES` and half the budget, or what ``SMRNB_ASK_SECONDS`` / ``SMRNB_ASK_BYTES`` say."""
+    lim_s = _env_number("SMRNB_ASK_SECONDS", ASK_SECONDS) if seconds is None else seconds
+    lim_b = int(_env_number("SMRNB_ASK_BYTES", ASK_BYTES)) if nbytes is None else nbytes
+    if est.budget_bytes:
+        lim_b = min(lim_b, est.budget_bytes // 2)
+    return lim_s, lim_b
+
+
 def needs_asking(est: Estimate | None, *, seconds: float | None = None, nbytes: int | None = None) -> bool:
     """True when ``est`` is over :data:`ASK_SECONDS` or over :data:`ASK_BYTES` / half the budget
     (``SMRNB_ASK_SECONDS`` / ``SMRNB_ASK_BYTES`` override the two limits, e.g. for a class on a small machine)."""
     if est is None:
         return False
-    lim_s = _env_number("SMRNB_ASK_SECONDS", ASK_SECONDS) if seconds is None else seconds
-    lim_b = int(_env_number("SMRNB_ASK_BYTES", ASK_BYTES)) if nbytes is None else nbytes
-    if est.budget_bytes:
-        lim_b = min(lim_b, est.budget_bytes // 2)
+    lim_s, lim_b = _limits(est, seconds, nbytes)
     return est.seconds > lim_s or est.bytes > lim_b
+
+
+#: a quick probe's estimate under this share of both limits is final; above it a fuller calibration redoes it
+#: (the quick one may be off by a few times: that changes no answer this far from the limits)
+QUICK_SHARE = 0.25
+
+
+def _near_limits(est: Estimate) -> bool:
+    lim_s, lim_b = _limits(est)
+    return est.seconds > QUICK_SHARE * lim_s or est.bytes > QUICK_SHARE * lim_b
 
 
 # ----------------------------------------------------------------------------------- calibration
@@ -283,21 +301,24 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
 
     peaks: dict[float, int | None] = {}
 
-    def run(fr: Any, pvs: float) -> tuple[float, int]:
+    def run(fr: Any, pvs: float, full: bool) -> tuple[float, int]:
         t, vol, peaks[pvs] = _peak(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
         nb = int(vol.num_blocks)
         del vol
+        if not full:  # quick: one fusion per probe (a busy moment only adds time: errs high)
+            return t, nb
         t2, _ = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
         return min(t, t2), nb  # the better of two: a busy machine only adds time
 
-    def calibrate() -> dict[str, float]:
+    def calibrate(full: bool) -> dict[str, float]:
         import torch
 
         from smrnb.geometry.points import frames_to_points
 
         c0 = time.perf_counter()
-        t0, b0 = run(sub, vs0)
-        t1, b1 = run(sub, vs1) if vs1 < vs0 else (t0, b0)
+        peaks.clear()
+        t0, b0 = run(sub, vs0, full)
+        t1, b1 = run(sub, vs1, full) if vs1 < vs0 else (t0, b0)
         p = math.log(max(b1, 1) / max(b0, 1)) / math.log(vs0 / vs1) if vs1 < vs0 else 2.0
         p = min(max(p, 1.5), 3.0)  # a surface (2) with a band (up to 3): keep a noisy fit physical
         # per frame: t / k = c + b * (blocks one frame touches ~ the subset's union / k)
@@ -307,7 +328,12 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
 
         def blocks_of(fr: Any) -> int:
             pts = frames_to_points(fr, stride=16, depth_min=dmin, depth_max=dmax).points
-            return int(torch.unique(torch.floor(pts / (B * vs0)).to(torch.int64), dim=0).shape[0]) if len(pts) else 0
+            if not len(pts):
+                return 0
+            q = torch.floor(pts / (B * vs0)).to(torch.int64)
+            q = q - q.amin(0)
+            e = q.amax(0) + 1  # one integer per block (unique over rows, dim=0, is ~10x slower)
+            return int(torch.unique((q[:, 0] * e[1] + q[:, 1]) * e[2] + q[:, 2]).numel())
 
         ratio = blocks_of(frames) / max(blocks_of(sub), 1)
         # measured memory: the two probes' peaks = per-frame inputs + bytes per block (at least the volume's own)
@@ -315,24 +341,33 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
         return {"p": p, "b": b, "c": c, "mem": mem, "blocks_all": b0 * max(ratio, 1.0), "per_frame0": b0 / k, "vs0": vs0,
                 "ratio": ratio, "seconds": time.perf_counter() - c0}
 
-    cal, hit = _cached(("tsdf", tuple(sorted(fixed.items())), tv, vs0, vs1), frames, calibrate)
-    scale = (cal["vs0"] / vs) ** cal["p"]
-    blocks = cal["blocks_all"] * scale
-    seconds = n * (cal["c"] + cal["b"] * cal["per_frame0"] * scale)
-    if cal["mem"] is not None:
-        fixed_b, per_block = cal["mem"]
-        nbytes = int(fixed_b * n / k + per_block * blocks)
-        mem_text = (f"memory = {n} frames x {fixed_b / k / 2**20:.1f} MiB + {blocks:,.0f} blocks x "
-                    f"{per_block:,.0f} B, measured (peak RSS) on the two probes")
-    else:
-        nbytes = int(blocks * bytes_per_block)
-        mem_text = f"memory = blocks x {bytes_per_block:,} B (TSDFVolume.bytes_per_block)"
-    return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(_device(frames)),
-                    f"blocks ~ voxel_size^-{cal['p']:.2f} from {cal['blocks_all']:,.0f} blocks at "
-                    f"{cal['vs0'] * 1000:g} mm ({k} frames fused, x{cal['ratio']:.2f} for the whole sequence's "
-                    f"extent); time = {n} frames x ({cal['c']:.3g} s + {cal['b']:.3g} s per block touched), "
-                    f"measured on {k} of the {n} frames at two coarse voxel sizes; {mem_text}",
-                    0.0 if hit else cal["seconds"])
+    def estimate(cal: dict[str, float], cal_seconds: float, how: str) -> Estimate:
+        scale = (cal["vs0"] / vs) ** cal["p"]
+        blocks = cal["blocks_all"] * scale
+        seconds = n * (cal["c"] + cal["b"] * cal["per_frame0"] * scale)
+        if cal["mem"] is not None:
+            fixed_b, per_block = cal["mem"]
+            nbytes = int(fixed_b * n / k + per_block * blocks)
+            mem_text = (f"memory = {n} frames x {fixed_b / k / 2**20:.1f} MiB + {blocks:,.0f} blocks x "
+                        f"{per_block:,.0f} B, measured (peak RSS) on the two probes")
+        else:
+            nbytes = int(blocks * bytes_per_block)
+            mem_text = f"memory = blocks x {bytes_per_block:,} B (TSDFVolume.bytes_per_block)"
+        return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(_device(frames)),
+                        f"blocks ~ voxel_size^-{cal['p']:.2f} from {cal['blocks_all']:,.0f} blocks at "
+                        f"{cal['vs0'] * 1000:g} mm ({k} frames fused, x{cal['ratio']:.2f} for the whole sequence's "
+                        f"extent); time = {n} frames x ({cal['c']:.3g} s + {cal['b']:.3g} s per block touched), "
+                        f"measured on {k} of the {n} frames at two coarse voxel sizes ({how}); {mem_text}",
+                        cal_seconds)
+
+    key = ("tsdf", tuple(sorted(fixed.items())), tv, vs0, vs1)
+    cal, hit = _cached(("tsdf-quick", *key[1:]), frames, lambda: calibrate(False))
+    spent = 0.0 if hit else cal["seconds"]
+    est = estimate(cal, spent, "each probe fused once")
+    if not _near_limits(est):
+        return est
+    cal, hit = _cached(key, frames, lambda: calibrate(True))
+    return estimate(cal, spent + (0.0 if hit else cal["seconds"]), "each probe fused twice, the better time")
 
 
 def _texels_in_view(mesh: Any, frames: Any, near: float) -> list[float]:
@@ -367,28 +402,30 @@ def _texels_in_view(mesh: Any, frames: Any, near: float) -> list[float]:
     return out
 
 
-def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
-    import torch
-
-    from smrnb.geometry.texture import PHASES
-
-    frames = extras.get("frames")
-    n = len(frames)
-    R = int(params.get("resolution", 1024))
-    fixed = {k: v for k, v in params.items() if k != "resolution"}
-    r = 512  # the probe's texture side
-    # three views spread over the sequence, baked once at 512^2 with bake_texture timing its own phases: the
-    # texture-space work per texel, each view's depth image (per view, whatever the texture size), projecting
-    # the chart texels (per texel and view) and the work on the texels a view sees (per texel in view)
-    picks = sorted({n // 4, n // 2, (3 * n) // 4})
+def _texture_calibration(fn: Callable[..., Any], mesh: Any, frames: Any, fixed: Mapping[str, Any], r: int,
+                         picks: list[int], warm: bool) -> Callable[[], tuple[dict[str, float], Any, float]]:
+    """A calibration of the texture model: one bake of the views ``picks`` at ``r``^2 texels that times its own
+    phases (:data:`smrnb.geometry.texture.PHASES`). ``warm``: a 64^2 bake of one view first, so that first-call
+    costs are nobody's, and the probe's peak RSS measured for the memory model; without it first-call costs land
+    in the texture-space work (an estimate on the high side) and there is no memory measurement (a small
+    probe's peak is mostly fixed costs)."""
 
     def calibrate() -> tuple[dict[str, float], Any, float]:
+        from smrnb.geometry.texture import PHASES
+
         c0 = time.perf_counter()
-        fn(mesh, frames=frames.select([n // 2]), resolution=64, **fixed)  # warm-up: first-call costs are no view's
+        if warm:
+            fn(mesh, frames=frames.select([picks[len(picks) // 2]]), resolution=64, **fixed)
+        else:
+            import scipy.ndimage  # noqa: F401  (the bake's one lazy import: the step pays it anyway)
         record: list[dict[str, Any]] = []
         token = PHASES.set(record)
         try:
-            _t, _out, m = _peak(fn, mesh, frames=frames.select(picks), resolution=r, **fixed)
+            if warm:
+                _t, _out, m = _peak(fn, mesh, frames=frames.select(picks), resolution=r, **fixed)
+            else:
+                _t, _out = _timed(fn, mesh, frames=frames.select(picks), resolution=r, **fixed)
+                m = None
         finally:
             PHASES.reset(token)
         ph = record[-1]
@@ -398,36 +435,72 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
         model = {
             "texel": (ph["setup"] + ph["finish"]) / r ** 2,  # s per texel of the texture, once per bake
             "texels_per_texel": texels / r ** 2,  # chart texels per texel of the texture
-            "render": sum(v[0] for v in seen) / len(seen) if seen else 0.0,  # s per view that sees the mesh
+            # s per view that sees the mesh (a probe view that sees nothing: charge it its own time)
+            "render": sum(v[0] for v in seen) / len(seen) if seen else max(v[0] for v in views),
             "project": sum(v[1] for v in views) / max(len(views), 1) / texels,  # s per chart texel and view
             "sample": sum(v[2] for v in seen) / max(sum(v[3] for v in seen), 1),  # s per chart texel in view
+            "r": r, "views": len(picks),
         }
-        # which views see how much of the mesh: the share of chart texels (sampled at 64^2) inside each frame
-        with torch.no_grad():
-            model["shares"] = _texels_in_view(mesh, frames, float(fixed.get("near", 0.05)))
         # the per-texel arrays dominate: bytes ~ texels, from the probe's peak (at least bake_texture's own
-        # estimate, applied below)
+        # estimate, applied by the caller)
         mem = (0.0, m / r ** 2) if m is not None else None
         return model, mem, time.perf_counter() - c0
 
-    (model, mem, cal), hit = _cached(("texture", tuple(sorted(fixed.items())), id(frames)), mesh, calibrate)
+    return calibrate
+
+
+def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
+    import torch
+
     from smrnb.geometry.texture import bake_memory_estimate
 
-    shares = model["shares"] or [1.0] * n
-    chart = model["texels_per_texel"] * R * R  # chart texels at R
-    seconds = (model["texel"] * R * R + sum(1 for x in shares if x > 0) * model["render"]
-               + n * model["project"] * chart + model["sample"] * chart * sum(shares))
+    frames = extras.get("frames")
+    n = len(frames)
+    R = int(params.get("resolution", 1024))
+    fixed = {k: v for k, v in params.items() if k != "resolution"}
+    key = (tuple(sorted(fixed.items())), id(frames))
+
+    def shares() -> list[float]:  # which views see how much of the mesh: chart texels (sampled at 64^2) in view
+        with torch.no_grad():
+            return _texels_in_view(mesh, frames, float(fixed.get("near", 0.05)))
+
+    seen, hit_s = _cached(("texture-shares", *key), mesh, shares)
+    seen = seen or [1.0] * n
     own = bake_memory_estimate(mesh, R)  # what bake_texture itself asks of the budget
-    nbytes = max(int(mem[0] + mem[1] * R * R), own) if mem is not None else own
-    mem_text = (f"memory = the larger of {mem[1]:.0f} B/texel, measured (peak RSS) on the 512^2 probe, and "
-                f"bake_texture's own estimate" if mem is not None else "memory = bake_texture's own estimate")
-    return Estimate("texture", seconds, nbytes,
-                    {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
-                    f"time = {model['texel']:.3g} s/texel + {n} frames x ({model['render']:.3g} s depth image + "
-                    f"{model['project']:.3g} s per chart texel) + {model['sample']:.3g} s per chart texel in view, "
-                    f"{model['texels_per_texel']:.0%} of the texels in charts, {sum(shares) / n:.0%} of them in view "
-                    f"per frame; bake_texture timed its phases on 3 of the frames at 512^2 texels on this mesh; "
-                    f"{mem_text}", 0.0 if hit else cal)
+    cal_total = 0.0
+
+    def estimate(model: dict[str, float], mem: Any, cal: float, how: str) -> Estimate:
+        chart = model["texels_per_texel"] * R * R  # chart texels at R
+        seconds = (model["texel"] * R * R + sum(1 for x in seen if x > 0) * model["render"]
+                   + n * model["project"] * chart + model["sample"] * chart * sum(seen))
+        r = int(model["r"])
+        nbytes = max(int(mem[0] + mem[1] * R * R), own) if mem is not None else own
+        mem_text = (f"memory = the larger of {mem[1]:.0f} B/texel, measured (peak RSS) on the {r}^2 probe, and "
+                    f"bake_texture's own estimate" if mem is not None else
+                    "memory = bake_texture's own estimate (what it asks of the budget)")
+        return Estimate("texture", seconds, nbytes,
+                        {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
+                        f"time = {model['texel']:.3g} s/texel + {n} frames x ({model['render']:.3g} s depth image + "
+                        f"{model['project']:.3g} s per chart texel) + {model['sample']:.3g} s per chart texel in "
+                        f"view, {model['texels_per_texel']:.0%} of the texels in charts, {sum(seen) / n:.0%} of them "
+                        f"in view per frame; {how}; {mem_text}", cal)
+
+    # first a quick probe: the middle view at 256^2, no warm-up (its per-texel figures carry the bake's fixed
+    # costs, so the time errs high; memory is the bake's own estimate). Far below the limits that is the answer;
+    # near them three views at 512^2 after a warm-up, peak RSS measured, give the model again (see QUICK_SHARE)
+    (model, mem, cal), hit = _cached(("texture-quick", *key), mesh,
+                                     _texture_calibration(fn, mesh, frames, fixed, 256, [n // 2], warm=False))
+    cal_total += 0.0 if hit else cal
+    est = estimate(model, mem, cal_total, "bake_texture timed its phases on 1 frame at 256^2 texels on this mesh "
+                                          "(a quick probe: high side)")
+    if not _near_limits(est):
+        return est
+    picks = sorted({n // 4, n // 2, (3 * n) // 4})
+    (model, mem, cal), hit = _cached(("texture", *key), mesh,
+                                     _texture_calibration(fn, mesh, frames, fixed, 512, picks, warm=True))
+    cal_total += 0.0 if hit else cal
+    return estimate(model, mem, cal_total, f"bake_texture timed its phases on {len(picks)} of the frames at 512^2 "
+                                           "texels on this mesh")
 
 
 #: step name -> model(step function, main input, params, extra inputs) -> Estimate

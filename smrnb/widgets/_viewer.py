@@ -36,6 +36,10 @@ MAX_NORMALS = 20_000
 POINT_BUDGET = 300_000
 #: seconds without camera motion before full detail comes back
 SETTLE_SECONDS = 0.3
+#: an in-place update sending more bytes than this pauses the renderer's autorender around its messages (one
+#: repaint). A smaller one arrives within a frame: pythreejs already draws once per animation frame, and the
+#: two messages of the pause are ~40 % of the kernel's time to redraw a 16k-vertex mesh
+PAUSE_BYTES = 1 << 20
 OVERLAYS = ("boundary", "non_manifold", "normals")
 _OVERLAY_COLORS = {"boundary": "#e00000", "non_manifold": "#d000d0", "normals": "#1060ff"}
 _DEFAULT_MESH_COLOR = (0.72, 0.72, 0.74)
@@ -126,9 +130,16 @@ def _np(x: Any, dtype: Any) -> np.ndarray:
 
 
 def _to_gl(p: np.ndarray, frame: str) -> np.ndarray:
-    if frame == "opencv":
-        p = p * np.array([1.0, -1.0, -1.0], dtype=p.dtype)
-    return np.ascontiguousarray(p, dtype=np.float32)
+    """(N, 3) float32 in the OpenGL frame (an OpenCV-frame array has y and z negated). Column by column:
+    numpy broadcasts a row of 3 over (N, 3) as one 3-element inner loop per row (~4x slower)."""
+    p = np.ascontiguousarray(p, dtype=np.float32)
+    if frame != "opencv":
+        return p
+    out = np.empty_like(p)
+    out[:, 0] = p[:, 0]
+    np.negative(p[:, 1], out=out[:, 1])
+    np.negative(p[:, 2], out=out[:, 2])
+    return out
 
 
 def _colors(c: Any, n: int, name: str) -> np.ndarray | None:
@@ -909,18 +920,27 @@ class Viewer:
         coarse = [self._coarse_layer(layer) for layer in layers]
         if (prev is not None and len(prev) == len(layers) and all(map(_same_structure, prev, layers))
                 and [c is None for c in coarse] == [c is None for c in self._coarse.get(name, [])]):
-            # same kinds of buffers: swap the arrays in place (no new front-end models or materials)
-            # one repaint for the whole update, not one per array (each costs a frame in software GL)
-            self.renderer._pause_autorender = True
+            # same kinds of buffers: swap the arrays in place (no new front-end models or materials). The
+            # arrays and the bounds are computed before the first message goes out (each message wakes the
+            # kernel's IO thread, which then competes for the interpreter with the numpy work still to do)
+            updates = [(obj, a, b) for obj, a, b in zip(self._objects[name], prev, layers)]
+            updates += [(obj, obj._smrnb_layer, b) for obj, b in zip(self._coarse[name], coarse) if obj is not None]
+            sends = [(obj, b, self._wire_arrays(a, b)) for obj, a, b in updates]
+            for layer in layers:
+                layer.bounds()
+            # a large update: one repaint for the whole of it, not one per array (each costs a frame in software GL)
+            pause = sum(arr.nbytes for _o, _b, arrays in sends for _k, arr in arrays) > PAUSE_BYTES
+            if pause:
+                self.renderer._pause_autorender = True
             try:
-                for obj, a, b in zip(self._objects[name], prev, layers):
-                    self._update_object(obj, a, b)
+                for obj, b, arrays in sends:
+                    self._send_arrays(obj, b, arrays)
                 for obj, b in zip(self._coarse[name], coarse):
                     if obj is not None:
-                        self._update_object(obj, obj._smrnb_layer, b)
                         obj._smrnb_layer = b
             finally:
-                self.renderer._pause_autorender = False
+                if pause:
+                    self.renderer._pause_autorender = False
             self.layers[name] = layers
             self._update_notice()
             return
@@ -1009,32 +1029,27 @@ class Viewer:
         self.notice.value = "".join(f"<div class='smrnb-viewer-note' style='font-size:12px;color:#555'>"
                                     f"{html.escape(n)}</div>" for n in notes)
 
-    def _update_object(self, obj: Any, old: Layer, new: Layer) -> None:
-        """Replace the arrays of ``obj`` (made from ``old``) with those of ``new`` (same structure).
+    @staticmethod
+    def _wire_arrays(old: Layer, new: Layer) -> list[tuple[str, np.ndarray]]:
+        """The arrays that replace those of an object made from ``old`` with ``new`` (same structure), as
+        sent, in an order that keeps every intermediate state drawable: when the vertex count grows the
+        vertex arrays go first and the triangle indices last; when it shrinks, the indices go first."""
+        vertex = [(key, wire_normals(arr) if key == "normal" else wire_colors(arr) if key == "color" else arr)
+                  for key, arr in (("position", new.positions), ("normal", new.normals), ("color", new.colors),
+                                   ("uv", new.uvs)) if arr is not None]
+        index = [("index", new.faces.reshape(-1))] if new.faces is not None else []
+        return vertex + index if len(new.positions) >= len(old.positions) else index + vertex
 
-        Order keeps every intermediate state drawable: when the vertex count grows the vertex
-        arrays go first and the triangle indices last; when it shrinks, the indices go first.
-        """
+    @staticmethod
+    def _send_arrays(obj: Any, new: Layer, arrays: list[tuple[str, np.ndarray]]) -> None:
+        """Give ``obj`` the arrays of :meth:`_wire_arrays` (in their order) and ``new``'s colour and size."""
         mesh = obj.children[0] if type(obj).__name__ == "Group" else obj
         geo = mesh.geometry
-
-        def vertex_arrays() -> None:
-            for key, arr in (("position", new.positions), ("normal", new.normals), ("color", new.colors),
-                             ("uv", new.uvs)):
-                if arr is not None:
-                    geo.attributes[key].array = (wire_normals(arr) if key == "normal" else
-                                                 wire_colors(arr) if key == "color" else arr)
-
-        def index() -> None:
-            if new.faces is not None:
-                geo.index.array = new.faces.reshape(-1)
-
-        if len(new.positions) >= len(old.positions):
-            vertex_arrays()
-            index()
-        else:
-            index()
-            vertex_arrays()
+        for key, arr in arrays:
+            if key == "index":
+                geo.index.array = arr
+            else:
+                geo.attributes[key].array = arr
         mat = mesh.material
         if new.colors is None and new.texture is None:
             mat.color = _hex(new.color)

@@ -140,3 +140,53 @@ def test_the_limits_can_be_set_from_the_environment(monkeypatch):
     monkeypatch.setenv("SMRNB_ASK_SECONDS", "soon")
     with pytest.raises(ValueError, match="SMRNB_ASK_SECONDS must be a number, got 'soon'"):
         needs_asking(e)
+
+
+@pytest.fixture(scope="module")
+def uv_chain():
+    """The default chain's UV mesh and frames on a short stretch of the sample (texture's inputs)."""
+    import smrnb
+    from smrnb.widgets._app import DEFAULT_STEPS
+
+    frames = smrnb.load_sample(stride=10, max_frames=6)
+    p = Pipeline([s for s in DEFAULT_STEPS if s[0] != "texture"], source=frames)
+    return p.run(), frames
+
+
+def test_far_from_the_limits_a_quick_probe_is_the_estimate_near_them_a_fuller_one(uv_chain, monkeypatch):
+    from smrnb.geometry.texture import bake_memory_estimate
+
+    mesh, frames = uv_chain
+    step = get_step("texture")
+    params = {**step.defaults(), "resolution": 256}
+    est_mod._CACHE.clear()
+    quick = estimate_step(step, mesh, params, {"frames": frames})
+    assert "1 frame at 256^2" in quick.basis and quick.calibration_seconds > 0
+    assert not est_mod._near_limits(quick)
+    assert quick.bytes == bake_memory_estimate(mesh, 256)  # no peak RSS of a small probe: the bake's own figure
+    assert estimate_step(step, mesh, params, {"frames": frames}).calibration_seconds == 0.0  # cached
+    # limits low enough that the quick figure lands near them: the three-frame 512^2 calibration runs too,
+    # and its cost adds to the record's calibration time only the first time
+    monkeypatch.setenv("SMRNB_ASK_SECONDS", str(quick.seconds / est_mod.QUICK_SHARE / 2))
+    full = estimate_step(step, mesh, params, {"frames": frames})
+    assert "3 of the frames at 512^2" in full.basis and "measured (peak RSS)" in full.basis
+    assert full.calibration_seconds > 0 and full.bytes >= bake_memory_estimate(mesh, 256)
+    assert estimate_step(step, mesh, params, {"frames": frames}).calibration_seconds == 0.0
+    # the same units either way: only the calibration differs
+    assert full.units == quick.units == {"texels": 256 ** 2, "frames": len(frames), "faces": int(mesh.faces.shape[0])}
+
+
+def test_tsdf_quick_and_full_calibrations_count_the_same_blocks(monkeypatch):
+    import smrnb
+
+    frames = smrnb.load_sample(stride=10, max_frames=5)
+    step = get_step("tsdf")
+    params = {**step.defaults(), "voxel_size": 0.02, "depth_max": 4.0}
+    est_mod._CACHE.clear()
+    quick = estimate_step(step, frames, params)
+    assert "each probe fused once" in quick.basis
+    monkeypatch.setattr(est_mod, "QUICK_SHARE", 0.0)  # every figure counts as near the limits: refine
+    full = estimate_step(step, frames, params)
+    assert "each probe fused twice" in full.basis
+    assert quick.units == full.units  # block counts are exact counts of the same probes, not timings
+    assert full.calibration_seconds > 0

@@ -214,6 +214,34 @@ def test_update_in_place_keeps_renderer_camera_and_objects_and_rebuilds_on_new_s
         v.remove("nope")
 
 
+def test_in_place_updates_keep_every_state_drawable_and_pause_the_renderer_only_when_large():
+    v = Viewer(icosphere(1))
+    obj = scene_objects(v, "mesh")[0]
+    geo = obj.geometry
+    sent: list[str] = []
+    geo.attributes["position"].observe(lambda c: sent.append("position"), "array")
+    geo.index.observe(lambda c: sent.append("index"), "array")
+    v.renderer.observe(lambda c: sent.append(f"pause={c['new']}"), "_pause_autorender")
+
+    def drawable() -> None:  # every index points at a vertex the position array has at that moment
+        assert int(geo.index.array.max()) < len(geo.attributes["position"].array)
+
+    geo.index.observe(lambda c: drawable(), "array")
+    geo.attributes["position"].observe(lambda c: drawable(), "array")
+    small, smaller = icosphere(2), icosphere(1)  # 162 vertices, then 42 (from 42): well under PAUSE_BYTES
+    v.show(Mesh(small.vertices * 2, small.faces))
+    v.show(Mesh(smaller.vertices * 2, smaller.faces))
+    # growing: vertices first; shrinking: indices first; small updates: no pause around them
+    assert sent == ["position", "index", "index", "position"]
+    assert scene_objects(v, "mesh")[0] is obj  # swapped in place
+    sent.clear()
+    big = icosphere(6)  # 40,962 vertices: 0.5 MB of positions, 1 MB of indices
+    assert big.num_vertices * 12 + big.num_faces * 12 > _viewer.PAUSE_BYTES
+    v.show(Mesh(big.vertices, big.faces))
+    assert sent == ["pause=True", "position", "index", "pause=False"]  # one repaint for the large update
+    np.testing.assert_array_equal(geo.index.array, big.faces.numpy().reshape(-1))
+
+
 def test_linked_viewers_share_the_view():
     from ipywidgets.widgets.widget_link import Link
 
