@@ -102,12 +102,14 @@ print("REPORT " + json.dumps({
 '''
 
 # after Run all: each step re-run alone on its tab after a parameter change, in this kernel with the browser
-# showing the app (so every widget message really travels); both shadings, as in bench_viewer_share.py
+# showing the app (so every widget message really travels); both shadings, as in bench_viewer_share.py; 0.5 s
+# before each re-run, the time the page takes to draw the previous one here (a person looks at it first)
 RERUN = '''
 import sys
 sys.path.insert(0, {root!r})
 from benchmarks.bench_viewer_share import rerun_shares
-print("RERUN " + json.dumps({{"auto": rerun_shares(app, {repeats}), "smooth": rerun_shares(app, {repeats}, "smooth")}}))
+print("RERUN " + json.dumps({{"auto": rerun_shares(app, {repeats}, settle=0.5),
+                             "smooth": rerun_shares(app, {repeats}, "smooth", settle=0.5)}}))
 '''
 
 
@@ -278,7 +280,8 @@ def report(h1: dict, app: dict, h2: dict, command: str) -> str:
     rr = app.get("rerun")
     if rr:
         lines += ["Then each step re-run alone on its tab after a parameter change (medians; the parameter each step "
-                  "changes is in `bench_viewer_share.RERUN_CHANGES`), in the kernel, with the browser showing the app:",
+                  "changes is in `bench_viewer_share.RERUN_CHANGES`; 0.5 s between re-runs, so the page has drawn the "
+                  "previous one), in the kernel, with the browser showing the app:",
                   "", "| step | step s | show s (auto) | share (auto) | step s | show s (smooth) | share (smooth) |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
         for (st, s1, v1, sh1), (_, s2, v2, sh2) in zip(rr["auto"], rr["smooth"]):

@@ -47,9 +47,12 @@ RERUN_CHANGES = {
 }
 
 
-def rerun_shares(app, repeats: int, shading: str = "auto") -> list[tuple[str, float, float, float]]:
+def rerun_shares(app, repeats: int, shading: str = "auto", settle: float = 0.0) -> list[tuple[str, float, float, float]]:
     """Re-run each step alone on its tab after changing one parameter (``RERUN_CHANGES``), ``repeats``
-    times, its viewer's shading buttons on ``shading``; per step the medians of (step s, view s, share)."""
+    times, its viewer's shading buttons on ``shading``; per step the medians of (step s, view s, share).
+    ``settle``: seconds to wait before each re-run, as a person looks at the picture before changing a value
+    (with a browser showing the app, back-to-back runs would time each run against the page still drawing the
+    one before)."""
     rows = []
     for i, w in enumerate(app.steps):
         app.tabs.selected_index = i
@@ -59,6 +62,7 @@ def rerun_shares(app, repeats: int, shading: str = "auto") -> list[tuple[str, fl
         steps, views, shares = [], [], []
         for k in range(repeats):
             w.set_params(**{name: values[k % 2]})
+            time.sleep(settle)
             assert w.run(), w.error
             r = app.pipeline.record(w.stage)
             view = r.view_seconds or 0.0

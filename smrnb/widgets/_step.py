@@ -404,17 +404,27 @@ class StepWidget:
         self._draw()
         return True
 
+    def prepare_viewer(self) -> Any:
+        """This step's :class:`~smrnb.widgets.Viewer`, built now if it is not yet (not shown until a result
+        is drawn in it); None when the step's output is not 3D. Building one makes the page load the
+        three.js front end, a few tenths of a second in a browser without a GPU."""
+        if self.step.output not in _VIEWABLE:
+            return None
+        if self.viewer is None:
+            from smrnb.widgets._viewer import Viewer
+
+            self.viewer = Viewer(width=self.viewer_size[0], height=self.viewer_size[1])
+        return self.viewer
+
     def _show_result(self, out: Any) -> None:
         import ipywidgets as ipw
 
         kind = self.step.output
         if kind in _VIEWABLE:
-            if self.viewer is None:
-                from smrnb.widgets._viewer import Viewer
-
-                self.viewer = Viewer(width=self.viewer_size[0], height=self.viewer_size[1])
-                self.preview.children = (self.viewer.widget,)
-            self.viewer.show(out)
+            viewer = self.prepare_viewer()
+            if self.preview.children != (viewer.widget,):
+                self.preview.children = (viewer.widget,)
+            viewer.show(out)
         elif kind == "frames":
             img = ipw.Image(value=_frame_png(out), format="png")
             self.preview.children = (ipw.VBox([img, ipw.HTML(f"<span style='color:#555'>first of {len(out)} "

@@ -166,7 +166,12 @@ def test_default_app_is_the_demo_chain(tmp_path):
 @pytest.mark.slow
 def test_default_app_runs_on_the_bundled_sample(tmp_path):
     a = ReconstructionApp(output_dir=tmp_path)
+    # the viewer Run all ends on exists from the start (the page loads three.js then), shown only with a result
+    last = a.steps[-1]
+    assert last.viewer is not None and not last.viewer.layers and last.preview.children == ()
+    assert all(w.viewer is None for w in a.steps[:-1])
     assert a.run()
+    assert last.preview.children == (last.viewer.widget,)
     mesh = a.pipeline.result(-1)
     assert mesh.num_faces > 1000 and mesh.texture is not None
     # the steps the chain ran past are drawn when their tab opens; the one it ended on at once
