@@ -301,24 +301,23 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
 
     peaks: dict[float, int | None] = {}
 
-    def run(fr: Any, pvs: float, full: bool) -> tuple[float, int]:
+    def run(fr: Any, pvs: float) -> tuple[float, int]:
+        # twice, the better time: the first fusion after the peak measurement's malloc_trim touches fresh
+        # memory, and a busy machine only adds time (one run of each probe gave 1.6-1.8x estimates, two 1.0-1.2x)
         t, vol, peaks[pvs] = _peak(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
         nb = int(vol.num_blocks)
         del vol
-        if not full:  # quick: one fusion per probe (a busy moment only adds time: errs high)
-            return t, nb
         t2, _ = _timed(fn, fr, voxel_size=pvs, truncation=tv * pvs, progress=False, **fixed)
-        return min(t, t2), nb  # the better of two: a busy machine only adds time
+        return min(t, t2), nb
 
-    def calibrate(full: bool) -> dict[str, float]:
+    def calibrate() -> dict[str, float]:
         import torch
 
         from smrnb.geometry.points import frames_to_points
 
         c0 = time.perf_counter()
-        peaks.clear()
-        t0, b0 = run(sub, vs0, full)
-        t1, b1 = run(sub, vs1, full) if vs1 < vs0 else (t0, b0)
+        t0, b0 = run(sub, vs0)
+        t1, b1 = run(sub, vs1) if vs1 < vs0 else (t0, b0)
         p = math.log(max(b1, 1) / max(b0, 1)) / math.log(vs0 / vs1) if vs1 < vs0 else 2.0
         p = min(max(p, 1.5), 3.0)  # a surface (2) with a band (up to 3): keep a noisy fit physical
         # per frame: t / k = c + b * (blocks one frame touches ~ the subset's union / k)
@@ -341,33 +340,24 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
         return {"p": p, "b": b, "c": c, "mem": mem, "blocks_all": b0 * max(ratio, 1.0), "per_frame0": b0 / k, "vs0": vs0,
                 "ratio": ratio, "seconds": time.perf_counter() - c0}
 
-    def estimate(cal: dict[str, float], cal_seconds: float, how: str) -> Estimate:
-        scale = (cal["vs0"] / vs) ** cal["p"]
-        blocks = cal["blocks_all"] * scale
-        seconds = n * (cal["c"] + cal["b"] * cal["per_frame0"] * scale)
-        if cal["mem"] is not None:
-            fixed_b, per_block = cal["mem"]
-            nbytes = int(fixed_b * n / k + per_block * blocks)
-            mem_text = (f"memory = {n} frames x {fixed_b / k / 2**20:.1f} MiB + {blocks:,.0f} blocks x "
-                        f"{per_block:,.0f} B, measured (peak RSS) on the two probes")
-        else:
-            nbytes = int(blocks * bytes_per_block)
-            mem_text = f"memory = blocks x {bytes_per_block:,} B (TSDFVolume.bytes_per_block)"
-        return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(_device(frames)),
-                        f"blocks ~ voxel_size^-{cal['p']:.2f} from {cal['blocks_all']:,.0f} blocks at "
-                        f"{cal['vs0'] * 1000:g} mm ({k} frames fused, x{cal['ratio']:.2f} for the whole sequence's "
-                        f"extent); time = {n} frames x ({cal['c']:.3g} s + {cal['b']:.3g} s per block touched), "
-                        f"measured on {k} of the {n} frames at two coarse voxel sizes ({how}); {mem_text}",
-                        cal_seconds)
-
-    key = ("tsdf", tuple(sorted(fixed.items())), tv, vs0, vs1)
-    cal, hit = _cached(("tsdf-quick", *key[1:]), frames, lambda: calibrate(False))
-    spent = 0.0 if hit else cal["seconds"]
-    est = estimate(cal, spent, "each probe fused once")
-    if not _near_limits(est):
-        return est
-    cal, hit = _cached(key, frames, lambda: calibrate(True))
-    return estimate(cal, spent + (0.0 if hit else cal["seconds"]), "each probe fused twice, the better time")
+    cal, hit = _cached(("tsdf", tuple(sorted(fixed.items())), tv, vs0, vs1), frames, calibrate)
+    scale = (cal["vs0"] / vs) ** cal["p"]
+    blocks = cal["blocks_all"] * scale
+    seconds = n * (cal["c"] + cal["b"] * cal["per_frame0"] * scale)
+    if cal["mem"] is not None:
+        fixed_b, per_block = cal["mem"]
+        nbytes = int(fixed_b * n / k + per_block * blocks)
+        mem_text = (f"memory = {n} frames x {fixed_b / k / 2**20:.1f} MiB + {blocks:,.0f} blocks x "
+                    f"{per_block:,.0f} B, measured (peak RSS) on the two probes")
+    else:
+        nbytes = int(blocks * bytes_per_block)
+        mem_text = f"memory = blocks x {bytes_per_block:,} B (TSDFVolume.bytes_per_block)"
+    return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(_device(frames)),
+                    f"blocks ~ voxel_size^-{cal['p']:.2f} from {cal['blocks_all']:,.0f} blocks at "
+                    f"{cal['vs0'] * 1000:g} mm ({k} frames fused, x{cal['ratio']:.2f} for the whole sequence's "
+                    f"extent); time = {n} frames x ({cal['c']:.3g} s + {cal['b']:.3g} s per block touched), "
+                    f"measured on {k} of the {n} frames at two coarse voxel sizes; {mem_text}",
+                    0.0 if hit else cal["seconds"])
 
 
 def _texels_in_view(mesh: Any, frames: Any, near: float) -> list[float]:
@@ -439,7 +429,7 @@ def _texture_calibration(fn: Callable[..., Any], mesh: Any, frames: Any, fixed: 
             "render": sum(v[0] for v in seen) / len(seen) if seen else max(v[0] for v in views),
             "project": sum(v[1] for v in views) / max(len(views), 1) / texels,  # s per chart texel and view
             "sample": sum(v[2] for v in seen) / max(sum(v[3] for v in seen), 1),  # s per chart texel in view
-            "r": r, "views": len(picks),
+            "r": r,
         }
         # the per-texel arrays dominate: bytes ~ texels, from the probe's peak (at least bake_texture's own
         # estimate, applied by the caller)
@@ -460,14 +450,15 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
     fixed = {k: v for k, v in params.items() if k != "resolution"}
     key = (tuple(sorted(fixed.items())), id(frames))
 
-    def shares() -> list[float]:  # which views see how much of the mesh: chart texels (sampled at 64^2) in view
+    def shares() -> tuple[list[float], float]:  # which views see how much of the mesh: chart texels (64^2) in view
+        c0 = time.perf_counter()
         with torch.no_grad():
-            return _texels_in_view(mesh, frames, float(fixed.get("near", 0.05)))
+            return _texels_in_view(mesh, frames, float(fixed.get("near", 0.05))), time.perf_counter() - c0
 
-    seen, hit_s = _cached(("texture-shares", *key), mesh, shares)
+    (seen, cal_total), hit = _cached(("texture-shares", *key), mesh, shares)
     seen = seen or [1.0] * n
+    cal_total = 0.0 if hit else cal_total
     own = bake_memory_estimate(mesh, R)  # what bake_texture itself asks of the budget
-    cal_total = 0.0
 
     def estimate(model: dict[str, float], mem: Any, cal: float, how: str) -> Estimate:
         chart = model["texels_per_texel"] * R * R  # chart texels at R

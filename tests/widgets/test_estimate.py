@@ -174,19 +174,3 @@ def test_far_from_the_limits_a_quick_probe_is_the_estimate_near_them_a_fuller_on
     assert estimate_step(step, mesh, params, {"frames": frames}).calibration_seconds == 0.0
     # the same units either way: only the calibration differs
     assert full.units == quick.units == {"texels": 256 ** 2, "frames": len(frames), "faces": int(mesh.faces.shape[0])}
-
-
-def test_tsdf_quick_and_full_calibrations_count_the_same_blocks(monkeypatch):
-    import smrnb
-
-    frames = smrnb.load_sample(stride=10, max_frames=5)
-    step = get_step("tsdf")
-    params = {**step.defaults(), "voxel_size": 0.02, "depth_max": 4.0}
-    est_mod._CACHE.clear()
-    quick = estimate_step(step, frames, params)
-    assert "each probe fused once" in quick.basis
-    monkeypatch.setattr(est_mod, "QUICK_SHARE", 0.0)  # every figure counts as near the limits: refine
-    full = estimate_step(step, frames, params)
-    assert "each probe fused twice" in full.basis
-    assert quick.units == full.units  # block counts are exact counts of the same probes, not timings
-    assert full.calibration_seconds > 0
