@@ -2,9 +2,9 @@
 """Estimate vs actual: the widgets' "ask before a long run" model judged on sizes it was not calibrated on.
 
 The estimates of :mod:`smrnb.pipeline._estimate` are calibrated by quick probes at fixed coarse sizes
-(voxelize: grids of 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm, each
-fused once, twice near the limits; texture: the middle frame at 256^2 texels, 3 frames at 512^2 near the
-limits, the bake timing its own phases). Here each step then runs on the bundled
+(voxelize: grids of 64 and 256 voxels along the longest side; tsdf: 2 frames at 50 and 12.5 mm;
+texture: the middle frame at 256^2 texels, 3 frames at 512^2 near the limits, the bake timing its own
+phases). Here each step then runs on the bundled
 sample at held-out sizes, none of them a probe size (the texture also on a second frame set,
 ``../shared/data/redwood-livingroom1-rgbd5``), and the estimate is set against the measured wall time
 and the peak RSS above the level before the call (sampled every 5 ms; freed heap returned to the
