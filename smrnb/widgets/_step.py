@@ -53,6 +53,62 @@ def _frame_png(frames: Any, index: int = 0, max_side: int = 320) -> bytes:
     return buf.getvalue()
 
 
+#: a run that ends sooner than this never shows its "running" state: a bar flashing for a 10 ms re-run is one more
+#: frame for the page to draw (in a browser without a GPU, on the CPUs the step runs on), and nothing to read
+SHOW_RUNNING_AFTER = 0.15
+
+
+class _RunningUI:
+    """The "running" state of one :meth:`StepWidget.run` (the bar, the running stage in the status, the Run
+    button disabled), put on screen by a timer once the run has lasted :data:`SHOW_RUNNING_AFTER`; what
+    happens before that (stages started and done) is kept and shown with it. :meth:`end` stops it: from then
+    on the caller owns those widgets again."""
+
+    def __init__(self, w: StepWidget, total: int) -> None:
+        self.w = w
+        self.total = total
+        self.done = 0
+        self.name = ""
+        self.shown = self.over = False
+        self.lock = threading.Lock()
+        self.timer = threading.Timer(SHOW_RUNNING_AFTER, self.show)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _status(self) -> None:
+        if self.name:
+            self.w.progress.description = self.name[:12]
+            self.w.status.value = f"<span style='color:#0b61a4'>running {html.escape(self.name)}...</span>"
+
+    def show(self) -> None:
+        with self.lock:
+            if self.over:
+                return
+            self.shown = True
+            bar = self.w.progress
+            bar.max, bar.value, bar.bar_style = max(self.total, 1), self.done, "info"
+            self._status()
+            bar.layout.visibility = "visible"
+            self.w.run_button.disabled = True
+
+    def started(self, name: str) -> None:
+        with self.lock:
+            self.name = name
+            if self.shown and not self.over:
+                self._status()
+
+    def stage_done(self, _record: Any) -> None:
+        with self.lock:
+            self.done += 1
+            if self.shown and not self.over:
+                self.w.progress.value = self.done
+
+    def end(self) -> None:
+        self.timer.cancel()
+        with self.lock:
+            self.over = True
+
+
 class StepWidget:
     """Controls, Run button, progress, result record, error area and viewer for one step.
 
@@ -265,28 +321,19 @@ class StepWidget:
         p = self.pipeline
         end = p.names.index(self.stage)
         todo = [n for n in p.names[:end + 1] if p.is_stale(n)]
-        self.progress.max = max(len(todo), 1)
-        self.progress.value = 0
-        self.progress.bar_style = "info"
-        self.progress.layout.visibility = "visible"
-        self.run_button.disabled = True
-
-        def started(name: str) -> None:
-            self.progress.description = name[:12]
-            self.status.value = f"<span style='color:#0b61a4'>running {html.escape(name)}...</span>"
-
-        def done(_rec: Any) -> None:
-            self.progress.value += 1
-
+        ui = _RunningUI(self, len(todo))
         ok = False
         self._stopped = ""
         self._hide_question()
         try:
-            out = p.run(until=self.stage, on_start=started, on_done=done, on_estimate=self._on_estimate)
+            try:
+                out = p.run(until=self.stage, on_start=ui.started, on_done=ui.stage_done,
+                            on_estimate=self._on_estimate)
+            finally:
+                ui.end()  # from here on only this thread touches the bar, the button and the status
             self.result, self.record, self.error = out, p.record(self.stage), None
             self._error_from_control = False
-            self.output.outputs = ()
-            self.output.clear_output()
+            self.output.outputs = ()  # the only way outputs get here (no `with self.output:`): nothing else to clear
             if self.defer_view:
                 with self._view_lock:
                     self._unshown = True
@@ -306,6 +353,8 @@ class StepWidget:
             self.progress.bar_style = "danger"
             self._show_error(exc)
         finally:
+            self.progress.max = max(len(todo), 1)
+            self.progress.value = ui.done
             self.run_button.disabled = self.locked
             self.progress.layout.visibility = "hidden" if ok else "visible"
             self.status.value = self._status_html()

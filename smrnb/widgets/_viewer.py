@@ -129,6 +129,12 @@ def _np(x: Any, dtype: Any) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(x), dtype=dtype)
 
 
+def _set_changed(obj: Any, name: str, value: Any) -> None:
+    """``obj.name = value`` unless it already is (a widget trait set that changes nothing still validates)."""
+    if getattr(obj, name) != value:
+        setattr(obj, name, value)
+
+
 def _to_gl(p: np.ndarray, frame: str) -> np.ndarray:
     """(N, 3) float32 in the OpenGL frame (an OpenCV-frame array has y and z negated). Column by column:
     numpy broadcasts a row of 3 over (N, 3) as one 3-element inner loop per row (~4x slower)."""
@@ -882,7 +888,7 @@ class Viewer:
         self._shown[name] = (data, dict(options))
         kinds = {type(d).__name__ for d, _ in self._shown.values()}
         for k, (option, _allowed) in _MODE_BUTTONS.items():
-            getattr(self, option).layout.display = "flex" if k in kinds else "none"
+            _set_changed(getattr(self, option).layout, "display", "flex" if k in kinds else "none")
         self._set_layers(name, layers)
         if fit or (fit is None and not self._fitted):
             self.fit_camera()
@@ -1013,21 +1019,32 @@ class Viewer:
 
         layers = [layer for ls in self.layers.values() for layer in ls]
         ax = axes_of(layers)
-        with self.axes.hold_sync():
-            self.axes.position = tuple(ax["origin"])
-            self.axes.scale = (ax["length"],) * 3
-            self.axes.visible = bool(layers)
-        self.legend.value = colorbar_html(layers) + (
+        origin = tuple(ax["origin"])
+        # a re-run that moves the corner by at most one snap step (a fifth of an axis: a corner at -1.47 m then
+        # -1.54 m snaps to -1.5 then -1.6) leaves the axes where they are: no jump, and nothing to send
+        step = ax["length"] / 5.0
+        if (self.axes.visible and layers and tuple(self.axes.scale) == (ax["length"],) * 3
+                and all(abs(a - b) <= step * 1.001 for a, b in zip(origin, self.axes.position))):
+            origin = tuple(self.axes.position)
+        # traits are set only when they change: a set that changes nothing still validates (a re-run's redraw
+        # is ~1 ms of mostly widget machinery, and these are half of its trait sets)
+        axes = {"position": origin, "scale": (ax["length"],) * 3, "visible": bool(layers)}
+        changed = {k: v for k, v in axes.items() if getattr(self.axes, k) != v}
+        if changed:
+            with self.axes.hold_sync():
+                for k, v in changed.items():
+                    setattr(self.axes, k, v)
+        _set_changed(self.legend, "value", colorbar_html(layers) + (
             "<div class='smrnb-viewer-axes' style='font-size:12px;color:#555'>axes <b style='color:#d00'>x</b> "
             f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: {_fmt_m(ax['length'])} each (y up)</div>"
-            if layers else "")
+            if layers else ""))
         sizes = [layer.size for layer in layers if layer.kind == "points"]
         if sizes:  # points within about one point of the ray are picked
-            self.picker.pointThreshold = float(max(min(sizes), 1e-6))
+            _set_changed(self.picker, "pointThreshold", float(max(min(sizes), 1e-6)))
         self._update_clip()
         notes = [n for ls in self.layers.values() for layer in ls for n in layer.notes]
-        self.notice.value = "".join(f"<div class='smrnb-viewer-note' style='font-size:12px;color:#555'>"
-                                    f"{html.escape(n)}</div>" for n in notes)
+        _set_changed(self.notice, "value", "".join(f"<div class='smrnb-viewer-note' style='font-size:12px;color:#555'>"
+                                                   f"{html.escape(n)}</div>" for n in notes))
 
     @staticmethod
     def _wire_arrays(old: Layer, new: Layer) -> list[tuple[str, np.ndarray]]:

@@ -237,3 +237,40 @@ def test_the_record_counts_the_time_spent_showing_the_result(monkeypatch):
     assert rec.view_seconds >= 0.3 and rec.waited_seconds == pytest.approx(rec.seconds + rec.view_seconds)
     assert "to show" in w.record_html.value and "waited" in w.record_html.value
     assert "waited" in str(rec) and rec.to_dict()["view_seconds"] == rec.view_seconds
+
+
+def test_a_quick_run_never_flashes_its_running_state_a_long_one_shows_it_while_running(monkeypatch):
+    import threading
+
+    from smrnb.widgets import _step
+
+    gate = threading.Event()
+    seen_running: list[tuple] = []
+
+    def slow_scale(points, *, factor: float = 1.0, explode: bool = False):
+        if factor == 3.0:  # the long run: wait until the test has seen the running state
+            assert gate.wait(10)
+        return PointCloud(points.points * factor, frame=points.frame)
+
+    step = Step("scale", slow_scale, "multiply coordinates", ("points",), "points",
+                params=(ParamSpec("factor", 1.0, "float", (0.1, 10.0), 0.1), ParamSpec("explode", False, "bool")))
+    w = StepWidget(step, grid_cloud(3))
+    changes: list[str] = []
+    w.progress.layout.observe(lambda c: changes.append(f"bar {c['new']}"), "visibility")
+    w.run_button.observe(lambda c: changes.append(f"button disabled={c['new']}"), "disabled")
+    assert w.run() and changes == []  # done well under SHOW_RUNNING_AFTER: nothing flashed, nothing sent
+    assert w.progress.value == w.progress.max == 1 and w.progress.bar_style == "success"
+    monkeypatch.setattr(_step, "SHOW_RUNNING_AFTER", 0.05)
+    w.set_params(factor=3.0)
+    t = threading.Thread(target=w.run)
+    t.start()
+    for _ in range(200):  # the running state appears while the step still waits
+        if "running scale" in w.status.value:
+            seen_running.append((w.progress.layout.visibility, w.run_button.disabled, w.progress.bar_style))
+            break
+        threading.Event().wait(0.01)
+    gate.set()
+    t.join(10)
+    assert seen_running == [("visible", True, "info")]
+    assert changes == ["bar visible", "button disabled=True", "button disabled=False", "bar hidden"]
+    assert "up to date" in w.status.value and w.progress.bar_style == "success"

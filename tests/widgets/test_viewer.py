@@ -467,6 +467,9 @@ def test_axes_sit_at_the_scene_corner_with_a_round_length_in_metres():
     v.axes.observe(lambda ch: sent.append(ch["name"]), names=["position", "scale"])
     v.show(Mesh(m.vertices + torch.tensor([0.05, 0.0, 0.05]), m.faces))
     assert sent == [] and v.axes.position == (-1.0, -1.0, -1.0)
+    # nor does one that crosses a snap line by a few cm (the corner snaps one step down, to -1.1): no jump
+    v.show(Mesh(m.vertices + torch.tensor([-0.03, 0.0, 0.0]), m.faces))
+    assert sent == [] and v.axes.position == (-1.0, -1.0, -1.0)
     v.show(Mesh(m.vertices + torch.tensor([0.3, 0.0, 0.0]), m.faces))  # the corner moves 30 cm in x
     assert v.axes.position[0] == pytest.approx(-0.7) and v.axes.position[1:] == (-1.0, -1.0)
     v.clear()
