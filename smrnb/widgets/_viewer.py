@@ -38,7 +38,7 @@ POINT_BUDGET = 300_000
 SETTLE_SECONDS = 0.3
 #: an in-place update sending more bytes than this pauses the renderer's autorender around its messages (one
 #: repaint). A smaller one arrives within a frame: pythreejs already draws once per animation frame, and the
-#: two messages of the pause are ~40 % of the kernel's time to redraw a 16k-vertex mesh
+#: pause would be two of the five widget messages of redrawing a 16k-vertex coloured mesh
 PAUSE_BYTES = 1 << 20
 OVERLAYS = ("boundary", "non_manifold", "normals")
 _OVERLAY_COLORS = {"boundary": "#e00000", "non_manifold": "#d000d0", "normals": "#1060ff"}
@@ -1069,9 +1069,9 @@ class Viewer:
                 geo.attributes[key].array = arr
         mat = mesh.material
         if new.colors is None and new.texture is None:
-            mat.color = _hex(new.color)
+            _set_changed(mat, "color", _hex(new.color))
         if new.kind == "points":
-            mat.size = new.size
+            _set_changed(mat, "size", new.size)
 
     def _make_object(self, layer: Layer) -> Any:
         t = self._three
