@@ -184,11 +184,12 @@ POINT_BUDGET = 200_000
 
 
 def scene_html(layers: list[Layer], camera: dict[str, Any], width: int, height: int, background: str,
-               title: str = "smrnb viewer", point_budget: int = POINT_BUDGET) -> str:
+               title: str = "smrnb viewer", point_budget: int = POINT_BUDGET, axes: dict[str, Any] | None = None) -> str:
     """The page (a str) for ``layers`` seen from ``camera`` (``position``, ``quaternion``, ``target``,
     ``fov``, ``near``, ``far``). A points layer larger than ``point_budget`` is drawn as every k-th
-    point (at most ``point_budget``) while the camera moves, in full when the drag ends."""
-    ax = axes_of(layers)
+    point (at most ``point_budget``) while the camera moves, in full when the drag ends. ``axes``
+    (``origin``, ``length``): where a live viewer has them; default :func:`axes_of` the layers."""
+    ax = axes_of(layers) if axes is None else axes
     scene = {"width": width, "height": height, "background": background, "axes": ax, "pointBudget": point_budget,
              "camera": {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in camera.items()},
              "layers": [_layer_json(layer) for layer in layers]}

@@ -1198,17 +1198,20 @@ class Viewer:
         hi = max(float(np.nanmax(p)) for p in pts)
         return a, lo + self.clip.value * (hi - lo)
 
+    def _axes(self) -> dict[str, Any]:
+        """The axes as the live view draws them (``origin``, ``length``): pictures and pages show the same
+        ones (:meth:`_update_notice` places them, and keeps them through a small move of the data)."""
+        return {"origin": [float(x) for x in self.axes.position], "length": float(self.axes.scale[0])}
+
     def static_layers(self) -> list[Layer]:
         """What a static picture draws: the layers cut by the clipping control (whole faces and
         segments: those with every vertex on the kept side; points one by one) and the axes."""
         from dataclasses import replace
 
-        from smrnb.widgets._html import axes_of
-
         layers = [layer for ls in self.layers.values() for layer in ls]
         if not layers:
             return []
-        axes = axes_of(layers)
+        axes = self._axes()
         plane = self._clip_plane()
         if plane is not None:
             a, c = plane
@@ -1243,7 +1246,7 @@ class Viewer:
     def static_html(self, note: str = "") -> str:
         """The scene as a static page fragment: the PNG of :meth:`to_png`, the caption, the colour bars,
         the axes' length, the layers' notes and ``note`` (what nbconvert, the docs and GitHub show)."""
-        from smrnb.widgets._html import _fmt_m, axes_of
+        from smrnb.widgets._html import _fmt_m
 
         png = self.to_png()
         b64 = base64.b64encode(png).decode("ascii")
@@ -1253,7 +1256,7 @@ class Viewer:
         if layers:
             parts.append("<div style='font-size:12px;color:#555'>axes <b style='color:#d00'>x</b> "
                          f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: "
-                         f"{_fmt_m(axes_of(layers)['length'])} each (y up)</div>")
+                         f"{_fmt_m(self._axes()['length'])} each (y up)</div>")
         plane = self._clip_plane()
         if plane is not None:
             parts.append(f"<div style='font-size:12px;color:#555'>clipped: {'xyz'[plane[0]]} &lt;= "
@@ -1318,7 +1321,7 @@ class Viewer:
         pose = self.camera_pose()
         pose["target"] = tuple(self.controls.target)
         page = scene_html([layer for ls in self.layers.values() for layer in ls], pose, self.width, self.height,
-                          self.background, title or self.caption or repr(self), point_budget)
+                          self.background, title or self.caption or repr(self), point_budget, axes=self._axes())
         atomic_write(path, page)
         return Path(path)
 

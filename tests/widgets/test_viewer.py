@@ -455,7 +455,7 @@ def test_scalars_colour_the_mesh_and_draw_a_colour_bar():
     assert "smrnb-colorbar'" not in v.legend.value
 
 
-def test_axes_sit_at_the_scene_corner_with_a_round_length_in_metres():
+def test_axes_sit_at_the_scene_corner_with_a_round_length_in_metres(tmp_path):
     m = icosphere(2)
     v = Viewer(m)  # 2 m wide: axes of 0.5 m
     assert v.axes.visible and v.axes.scale == (0.5, 0.5, 0.5)
@@ -470,6 +470,12 @@ def test_axes_sit_at_the_scene_corner_with_a_round_length_in_metres():
     # nor does one that crosses a snap line by a few cm (the corner snaps one step down, to -1.1): no jump
     v.show(Mesh(m.vertices + torch.tensor([-0.03, 0.0, 0.0]), m.faces))
     assert sent == [] and v.axes.position == (-1.0, -1.0, -1.0)
+    # the picture and the offline page draw the axes where the live view has them (not re-snapped to -1.1)
+    x_axis = [layer for layer in v.static_layers() if layer.kind == "lines"][0]
+    np.testing.assert_allclose(x_axis.positions, [[-1.0, -1.0, -1.0], [-0.5, -1.0, -1.0]], atol=1e-6)
+    page = v.save_html(tmp_path / "axes.html").read_text()
+    scene = json.loads(page.split('<script type="application/json" id="smrnb-scene">', 1)[1].split("</script>", 1)[0])
+    assert scene["axes"] == {"origin": [-1.0, -1.0, -1.0], "length": 0.5}
     v.show(Mesh(m.vertices + torch.tensor([0.3, 0.0, 0.0]), m.faces))  # the corner moves 30 cm in x
     assert v.axes.position[0] == pytest.approx(-0.7) and v.axes.position[1:] == (-1.0, -1.0)
     v.clear()
