@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.widgets._sync import buffer_sync, send_arrays
 
 #: default cap on voxels drawn; a grid with more occupied voxels is coarsened (a notice says so)
 MAX_VOXELS = 200_000
@@ -769,6 +770,7 @@ class Viewer:
         if not isinstance(point_budget, int) or isinstance(point_budget, bool) or point_budget < 1000:
             raise SmrnbValueError(f"point_budget must be an int >= 1000 (points), got {point_budget!r}")
         self.point_budget = point_budget
+        buffer_sync()  # made with the first viewer, so that a front end has loaded it before any in-place update
         #: the coarse twin of each drawn object (None where the layer is within the budget)
         self._coarse: dict[str, list[Any]] = {}
         #: True while the camera moves and coarse twins are drawn; ``detail_log`` lists the switches
@@ -934,19 +936,26 @@ class Viewer:
             sends = [(obj, b, self._wire_arrays(a, b)) for obj, a, b in updates]
             for layer in layers:
                 layer.bounds()
-            # a large update: one repaint for the whole of it, not one per array (each costs a frame in software GL)
-            pause = sum(arr.nbytes for _o, _b, arrays in sends for _k, arr in arrays) > PAUSE_BYTES
-            if pause:
-                self.renderer._pause_autorender = True
-            try:
-                for obj, b, arrays in sends:
-                    self._send_arrays(obj, b, arrays)
-                for obj, b in zip(self._coarse[name], coarse):
-                    if obj is not None:
-                        obj._smrnb_layer = b
-            finally:
+            targets = [(attr, "array", arr) for obj, _b, arrays in sends for attr, arr in self._array_targets(obj, arrays)]
+            # one message for every array when the front end runs smrnb's sync model (it applies them within one
+            # task: the page draws the whole update in its next frame); else one message per array
+            if not send_arrays(targets):
+                # a large update: one repaint for the whole of it, not one per array (each costs a frame in
+                # software GL)
+                pause = sum(arr.nbytes for _w, _n, arr in targets) > PAUSE_BYTES
                 if pause:
-                    self.renderer._pause_autorender = False
+                    self.renderer._pause_autorender = True
+                try:
+                    for attr, _n, arr in targets:
+                        attr.array = arr
+                finally:
+                    if pause:
+                        self.renderer._pause_autorender = False
+            for obj, b, _arrays in sends:
+                self._set_look(obj, b)
+            for obj, b in zip(self._coarse[name], coarse):
+                if obj is not None:
+                    obj._smrnb_layer = b
             self.layers[name] = layers
             self._update_notice()
             return
@@ -1058,16 +1067,15 @@ class Viewer:
         return vertex + index if len(new.positions) >= len(old.positions) else index + vertex
 
     @staticmethod
-    def _send_arrays(obj: Any, new: Layer, arrays: list[tuple[str, np.ndarray]]) -> None:
-        """Give ``obj`` the arrays of :meth:`_wire_arrays` (in their order) and ``new``'s colour and size."""
-        mesh = obj.children[0] if type(obj).__name__ == "Group" else obj
-        geo = mesh.geometry
-        for key, arr in arrays:
-            if key == "index":
-                geo.index.array = arr
-            else:
-                geo.attributes[key].array = arr
-        mat = mesh.material
+    def _array_targets(obj: Any, arrays: list[tuple[str, np.ndarray]]) -> list[tuple[Any, np.ndarray]]:
+        """The buffer widgets of ``obj`` that take the arrays of :meth:`_wire_arrays`, in their order."""
+        geo = (obj.children[0] if type(obj).__name__ == "Group" else obj).geometry
+        return [(geo.index if key == "index" else geo.attributes[key], arr) for key, arr in arrays]
+
+    @staticmethod
+    def _set_look(obj: Any, new: Layer) -> None:
+        """``new``'s plain colour and point size on ``obj``'s material (set only where they change)."""
+        mat = (obj.children[0] if type(obj).__name__ == "Group" else obj).material
         if new.colors is None and new.texture is None:
             _set_changed(mat, "color", _hex(new.color))
         if new.kind == "points":

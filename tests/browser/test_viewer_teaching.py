@@ -119,3 +119,52 @@ def test_flat_shading_by_default_and_the_buttons_switch_to_smooth(lab, page):
     _lab.save_artifact("lab-shading-smooth.png", smooth)
     assert mean_smooth > 60 and jumps_smooth < 0.3 * jumps_flat, (jumps_flat, jumps_smooth)
     assert _lab.widget_errors(page.console) == []
+
+
+def _hue(img) -> int:
+    """0, 1 or 2: the colour channel that dominates the painted pixels (red, green, blue on white)."""
+    painted = np.abs(img.astype(int) - 255).max(axis=2) > 24
+    return int(np.argmax(img[painted].astype(float).mean(axis=0)))
+
+
+def _wait_hue(canvas, hue: int, timeout_s: float = 90.0):
+    deadline = time.monotonic() + timeout_s
+    while True:
+        img = _lab.canvas_image(canvas)
+        if (_lab.painted_fraction(img) > 0.02 and _hue(img) == hue) or time.monotonic() > deadline:
+            return img
+        time.sleep(0.3)
+
+
+def test_in_place_redraws_arrive_as_one_message_and_paint(lab, page):
+    """A redraw in place (same buffer widgets, new arrays) goes to the page as one message on smrnb's sync model:
+    the page's model says it is ready, the kernel uses that path, and the canvas shows the new arrays, growing
+    (162 -> 2562 vertices, red -> green) and shrinking (-> 42, blue)."""
+    _lab.open_notebook(page, lab, "inplace.ipynb")
+    cell = page.locator(".jp-Notebook:visible .jp-CodeCell").first
+    cell.locator(".jp-InputArea-prompt").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+Enter")
+    canvas = page.locator(".smrnb-viewer canvas").first
+    canvas.wait_for(timeout=120_000)
+    canvas.scroll_into_view_if_needed()
+    red = _wait_hue(canvas, 0)
+    assert _lab.painted_fraction(red) > 0.05 and _hue(red) == 0
+    deadline = time.monotonic() + 60  # the sync model says it is ready once the page has loaded its JavaScript
+    while "READY True" not in (text := _run_cell(page, 1, "READY")) and time.monotonic() < deadline:
+        time.sleep(1)
+    assert "READY True" in text, text
+    text = _run_cell(page, 2, "GROWN")
+    assert "GROWN True [True] True" in text, text
+    green = _wait_hue(canvas, 1)
+    assert _hue(green) == 1, "the grown arrays never reached the canvas"
+    text = _run_cell(page, 3, "SHRUNK")
+    assert "SHRUNK True [True, True] True" in text, text
+    blue = _wait_hue(canvas, 2)
+    _lab.save_artifact("lab-inplace-red.png", red)
+    _lab.save_artifact("lab-inplace-green.png", green)
+    _lab.save_artifact("lab-inplace-blue.png", blue)
+    assert _hue(blue) == 2, "the shrunk arrays never reached the canvas"
+    # the smaller sphere covers less of the canvas than the larger one did
+    assert _lab.painted_fraction(blue) < _lab.painted_fraction(green)
+    assert _lab.widget_errors(page.console) == []

@@ -242,6 +242,56 @@ def test_in_place_updates_keep_every_state_drawable_and_pause_the_renderer_only_
     np.testing.assert_array_equal(geo.index.array, big.faces.numpy().reshape(-1))
 
 
+def test_a_front_end_with_the_sync_model_gets_an_in_place_update_as_one_message(monkeypatch):
+    """Redrawing in place: one custom message on smrnb's sync model carries every array (in the drawable order,
+    as the same update messages each buffer widget's own comm would carry), the kernel's copy of every trait is
+    the new array (a page opened later asks for it), and no buffer widget sends a message of its own."""
+    import comm.base_comm as base_comm
+
+    from smrnb.widgets._sync import buffer_sync
+
+    v = Viewer(Mesh(icosphere(1).vertices, icosphere(1).faces, vertex_colors=torch.rand(42, 3)))
+    sync = buffer_sync()
+    assert sync is not None and not sync.ready  # no front end here: per-buffer messages until one says so
+    monkeypatch.setattr(sync, "ready", True)
+    geo = scene_objects(v, "mesh")[0].geometry
+    sent: list[tuple] = []
+    monkeypatch.setattr(base_comm.BaseComm, "send",
+                        lambda self, data=None, metadata=None, buffers=None: sent.append((self, data, buffers)))
+    big = icosphere(3)  # 642 vertices from 42: growing, so vertex arrays first
+    colors = torch.rand(big.num_vertices, 3)
+    v.show(Mesh(big.vertices * 2, big.faces, vertex_colors=colors))
+    arrays = [(c, d, b) for c, d, b in sent if b]
+    assert len(arrays) == 1 and arrays[0][0] is sync.comm
+    data, buffers = arrays[0][1], arrays[0][2]
+    assert data["method"] == "custom" and data["content"]["type"] == "smrnb-arrays"
+    updates = data["content"]["updates"]
+    targets = [geo.attributes["position"], geo.attributes["color"], geo.index]
+    assert [u["model_id"] for u in updates] == [t.model_id for t in targets]
+    np.testing.assert_array_equal(geo.attributes["position"].array, (big.vertices * 2).numpy())
+    np.testing.assert_array_equal(geo.index.array, big.faces.numpy().reshape(-1))
+    assert geo.attributes["color"].array.dtype == np.uint8 and len(geo.attributes["color"].array) == 642
+    k = 0
+    for u, t in zip(updates, targets):  # exactly what each widget's own update message would have carried
+        state, paths, bufs = _remove_buffers({"array": t.trait_metadata("array", "to_json")(t.array, t)})
+        assert u["state"] == state and u["buffer_paths"] == paths
+        for b in bufs:
+            assert bytes(buffers[k]) == bytes(b)
+            k += 1
+    assert k == len(buffers)
+    # a page opened now gets the new arrays from the kernel's state
+    assert bytes(_remove_buffers(geo.index.get_state())[2][0]) == geo.index.array.tobytes()
+    # new positions, same colours and triangles: only the changed array travels (as a trait set would send it)
+    sent.clear()
+    v.show(Mesh(big.vertices, big.faces, vertex_colors=colors))
+    assert [[u["model_id"] for u in d["content"]["updates"]] for _c, d, b in sent if b] == [[targets[0].model_id]]
+    # no front end with the model: one update per changed buffer widget, as before
+    sent.clear()
+    monkeypatch.setattr(sync, "ready", False)
+    v.show(Mesh(big.vertices * 3, big.faces, vertex_colors=colors * 0.5))
+    assert sorted(c.comm_id for c, _d, b in sent if b) == sorted(t.comm.comm_id for t in targets[:2])
+
+
 def test_linked_viewers_share_the_view():
     from ipywidgets.widgets.widget_link import Link
 
