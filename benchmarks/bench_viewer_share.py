@@ -12,7 +12,8 @@ turning the result into viewer layers and three.js buffers and sending them):
 3. **Re-running each step on its own tab after a parameter change** (its viewer on screen): the
    parameter in :data:`RERUN_CHANGES` is set to one of two values, alternately, and the step runs
    alone (earlier ones cached), so every run draws a result that differs from the one on screen;
-   share = view / (step + view), the median of ``--repeats`` runs; once with the viewers' default
+   share = view / (step + view) and view / waited (the whole ``StepWidget.run`` of the click), the
+   median of ``--repeats`` runs; once with the viewers' default
    shading (``auto``: plain meshes flat, no normals) and once with ``smooth`` chosen on their buttons
    (area-weighted vertex normals computed in the kernel).
 
@@ -47,32 +48,50 @@ RERUN_CHANGES = {
 }
 
 
-def rerun_shares(app, repeats: int, shading: str = "auto", settle: float = 0.0) -> list[tuple[str, float, float, float]]:
+def rerun_shares(app, repeats: int, shading: str = "auto", settle: float = 0.0) -> list[tuple]:
     """Re-run each step alone on its tab after changing one parameter (``RERUN_CHANGES``), ``repeats``
-    times, its viewer's shading buttons on ``shading``; per step the medians of (step s, view s, share).
+    times, its viewer's shading buttons on ``shading``. Per step the medians of: step s, view s, share of
+    step + view, waited s (the whole ``StepWidget.run``: the click's work in the kernel, from the pipeline's
+    bookkeeping to the status line), share of waited, and the widget messages the kernel sent during the run.
     ``settle``: seconds to wait before each re-run, as a person looks at the picture before changing a value
     (with a browser showing the app, back-to-back runs would time each run against the page still drawing the
     one before)."""
+    import comm.base_comm as base_comm
+
+    sent = [0]
+    send = base_comm.BaseComm.send
+
+    def counted(self, *args, **kwargs):
+        sent[0] += 1
+        return send(self, *args, **kwargs)
+
     rows = []
-    for i, w in enumerate(app.steps):
-        app.tabs.selected_index = i
-        if w.viewer is not None:
-            w.viewer.shading.value = shading
-        name, *values = RERUN_CHANGES[w.stage]
-        steps, views, shares = [], [], []
-        for k in range(repeats):
-            w.set_params(**{name: values[k % 2]})
-            time.sleep(settle)
-            assert w.run(), w.error
-            r = app.pipeline.record(w.stage)
-            view = r.view_seconds or 0.0
-            steps.append(r.seconds)
-            views.append(view)
-            shares.append(view / (r.seconds + view) if r.seconds + view > 0 else 0.0)
-        w.set_params(**{name: values[1]})
-        rows.append((w.stage, statistics.median(steps), statistics.median(views), statistics.median(shares)))
-        if w.viewer is not None:
-            w.viewer.shading.value = "auto"
+    base_comm.BaseComm.send = counted
+    try:
+        for i, w in enumerate(app.steps):
+            app.tabs.selected_index = i
+            if w.viewer is not None:
+                w.viewer.shading.value = shading
+            name, *values = RERUN_CHANGES[w.stage]
+            cols: list[list[float]] = [[], [], [], [], [], []]
+            for k in range(repeats):
+                w.set_params(**{name: values[k % 2]})
+                time.sleep(settle)
+                sent[0] = 0
+                t0 = time.perf_counter()
+                assert w.run(), w.error
+                waited = time.perf_counter() - t0
+                r = app.pipeline.record(w.stage)
+                view = r.view_seconds or 0.0
+                for col, x in zip(cols, (r.seconds, view, view / (r.seconds + view) if r.seconds + view > 0 else 0.0,
+                                         waited, view / waited, sent[0])):
+                    col.append(x)
+            w.set_params(**{name: values[1]})
+            rows.append((w.stage, *(statistics.median(c) for c in cols)))
+            if w.viewer is not None:
+                w.viewer.shading.value = "auto"
+    finally:
+        base_comm.BaseComm.send = send
     return rows
 
 
@@ -111,15 +130,18 @@ def main() -> int:
             print(f"| {w.stage} | {dt:.3f} |")
         print(f"\n3. Re-running each step on its own tab after a parameter change (medians of {repeats} runs; "
               "shading: the viewer's default 'auto', then 'smooth' chosen with its buttons)")
-        print("| step | parameter changed | step s | view s (auto) | share (auto) | step s | view s (smooth) | "
-              "share (smooth) |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        print("| step | parameter changed | shading | step s | view s | share of step + view | waited s | "
+              "share of waited | messages |")
+        print("|---|---|---|---:|---:|---:|---:|---:|---:|")
         auto, smooth = rerun_shares(app, repeats), rerun_shares(app, repeats, "smooth")
-        for (stage, s1, v1, sh1), (_, s2, v2, sh2) in zip(auto, smooth):
+        for row in auto + smooth:
+            stage, s1, v1, sh1, w1, shw1, n1 = row
             name, a, b = RERUN_CHANGES[stage]
-            print(f"| {stage} | {name} {a} <-> {b} | {s1:.3f} | {v1:.4f} | {sh1:.1%} | {s2:.3f} | {v2:.4f} | {sh2:.1%} |")
-        print(f"worst share re-running one step: {max(r[3] for r in auto):.1%} with the default shading, "
-              f"{max(r[3] for r in smooth):.1%} with smooth shading (bar <= 10 %)")
+            print(f"| {stage} | {name} {a} <-> {b} | {'auto' if row in auto else 'smooth'} | {s1:.3f} | {v1:.4f} | "
+                  f"{sh1:.1%} | {w1:.4f} | {shw1:.1%} | {n1:.0f} |")
+        for label, rows in (("the default shading", auto), ("smooth shading", smooth)):
+            print(f"worst share re-running one step with {label}: {max(r[3] for r in rows):.1%} of step + view, "
+                  f"{max(r[5] for r in rows):.1%} of the waited time (bar <= 10 %)")
         mesh = app.latest_mesh()
         v = Viewer(mesh)
         t0 = time.perf_counter()

@@ -41,8 +41,8 @@ def _layer_json(layer: Layer) -> dict[str, Any]:
                          "wireframe": layer.wireframe, "position": _b64(layer.positions.astype(np.float32))}
     if layer.colors is not None:
         d["colors"] = _b64(wire_colors(layer.colors))
-    if layer.normals is not None and layer.kind == "mesh":
-        d["normals"] = _b64(wire_normals(layer.normals))
+    if layer.has_normals and layer.kind == "mesh":
+        d["normals"] = _b64(wire_normals(layer.vertex_normals()))
     if layer.faces is not None:
         d["index"] = _b64(layer.faces.astype(np.uint32).reshape(-1))
     if layer.uvs is not None and layer.texture is not None:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.widgets._sync import buffer_sync, send_arrays
+from smrnb.widgets._sync import DerivedArray, buffer_sync, drop_pending, send_arrays, sync_ready
 
 #: default cap on voxels drawn; a grid with more occupied voxels is coarsened (a notice says so)
 MAX_VOXELS = 200_000
@@ -78,6 +78,24 @@ class Layer:
     #: (low, high) of the scalar the colours show (then a colour bar is drawn), and its name
     scalar_range: tuple[float, float] | None = None
     scalar_label: str = ""
+    #: ``normals`` are the area-weighted vertex normals of ``positions`` and ``faces``, computed on first use
+    #: (:meth:`vertex_normals`); a live viewer redrawing in place lets the page derive them instead
+    derived_normals: bool = False
+
+    @property
+    def has_normals(self) -> bool:
+        """Drawn with vertex normals (given, or derived from the positions and faces)."""
+        return self.normals is not None or self.derived_normals
+
+    def vertex_normals(self) -> np.ndarray | None:
+        """(N, 3) float32 unit vertex normals (derived ones computed here on first use), or None."""
+        if self.normals is None and self.derived_normals:
+            import torch
+
+            f = self.__dict__.get("_faces64")
+            f = self.faces.astype(np.int64) if f is None else f
+            self.normals = _np(_area_normals(torch.from_numpy(self.positions), torch.from_numpy(f)), np.float32)
+        return self.normals
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(low, high) corners of the finite positions, or None when there are none (computed once:
@@ -91,7 +109,8 @@ class Layer:
         """Bytes of the binary buffers this layer sends to the browser (colors and normals travel
         as 1 byte per component, see :func:`wire_colors` and :func:`wire_normals`)."""
         full = sum(a.nbytes for a in (self.positions, self.faces, self.uvs, self.texture) if a is not None)
-        return full + sum(a.size for a in (self.colors, self.normals) if a is not None)
+        return full + (self.colors.size if self.colors is not None else 0) + (self.positions.size if self.has_normals
+                                                                                else 0)
 
 
 def finite_bounds(p: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -356,13 +375,17 @@ def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, tex
         f = _np(mesh.faces, np.int64)
         if smooth and mesh.vertex_normals is not None:
             nrm = _to_gl(_np(mesh.vertex_normals, np.float32), frame)
-        elif smooth:  # from the display-frame positions: the OpenCV -> OpenGL flip is a rotation, normals turn with it
-            nrm = _np(_area_normals(torch.from_numpy(pos), torch.from_numpy(f)), np.float32)
         uvs = None
         colors = _colors(mesh.vertex_colors, len(pos), "vertex_colors")
     faces = np.ascontiguousarray(f, dtype=np.uint32)
-    return Layer("mesh", pos, colors, _rgb(color, _DEFAULT_MESH_COLOR), faces=faces, normals=nrm, uvs=uvs,
-                 texture=tex_img, flat=not smooth, wireframe=wireframe, notes=notes)
+    # smooth without normals of its own: area-weighted ones of the display-frame positions (the OpenCV -> OpenGL
+    # flip is a rotation, normals turn with it), computed when first needed (Layer.vertex_normals)
+    layer = Layer("mesh", pos, colors, _rgb(color, _DEFAULT_MESH_COLOR), faces=faces, normals=nrm, uvs=uvs,
+                  texture=tex_img, flat=not smooth, wireframe=wireframe, notes=notes,
+                  derived_normals=smooth and nrm is None)
+    if layer.derived_normals:
+        layer.__dict__["_faces64"] = f
+    return layer
 
 
 def overlay_layers(mesh: Any, overlays: Any, base: Layer) -> list[Layer]:
@@ -389,7 +412,7 @@ def overlay_layers(mesh: Any, overlays: Any, base: Layer) -> list[Layer]:
             out.append(Layer("lines", np.ascontiguousarray(seg, np.float32), None, col,
                              notes=[f"{len(e):,} {label} in {_OVERLAY_COLORS[name]}"]))
         else:
-            p, n = base.positions, base.normals
+            p, n = base.positions, base.vertex_normals()
             if n is None:  # a flat-shaded mesh sends no normals; the overlay still shows the vertex normals
                 import torch
 
@@ -933,13 +956,22 @@ class Viewer:
             # kernel's IO thread, which then competes for the interpreter with the numpy work still to do)
             updates = [(obj, a, b) for obj, a, b in zip(self._objects[name], prev, layers)]
             updates += [(obj, obj._smrnb_layer, b) for obj, b in zip(self._coarse[name], coarse) if obj is not None]
-            sends = [(obj, b, self._wire_arrays(a, b)) for obj, a, b in updates]
+            # one message for every array when a page runs smrnb's sync model (it applies them within one task:
+            # the page draws the whole update in its next frame), the page deriving smooth normals from the new
+            # positions and triangles; else one message per array, normals computed here
+            page = sync_ready()
+            sends = [(obj, b, self._wire_arrays(a, b, page_normals=page)) for obj, a, b in updates]
             for layer in layers:
                 layer.bounds()
             targets = [(attr, "array", arr) for obj, _b, arrays in sends for attr, arr in self._array_targets(obj, arrays)]
-            # one message for every array when the front end runs smrnb's sync model (it applies them within one
-            # task: the page draws the whole update in its next frame); else one message per array
-            if not send_arrays(targets):
+            derived = [(g.attributes["normal"], g.attributes["position"], g.index, _wire_normals_of(b))
+                       for obj, b, _arrays in sends if page and b.normals is None and b.derived_normals
+                       for g in [self._geometry(obj)]]
+            if not send_arrays(targets, derived):
+                if derived:  # no page to derive them after all
+                    sends = [(obj, b, self._wire_arrays(a, b)) for obj, a, b in updates]
+                    targets = [(attr, "array", arr) for obj, _b, arrays in sends
+                               for attr, arr in self._array_targets(obj, arrays)]
                 # a large update: one repaint for the whole of it, not one per array (each costs a frame in
                 # software GL)
                 pause = sum(arr.nbytes for _w, _n, arr in targets) > PAUSE_BYTES
@@ -947,6 +979,7 @@ class Viewer:
                     self.renderer._pause_autorender = True
                 try:
                     for attr, _n, arr in targets:
+                        drop_pending(attr)
                         attr.array = arr
                 finally:
                     if pause:
@@ -1056,20 +1089,26 @@ class Viewer:
                                                    f"{html.escape(n)}</div>" for n in notes))
 
     @staticmethod
-    def _wire_arrays(old: Layer, new: Layer) -> list[tuple[str, np.ndarray]]:
+    def _wire_arrays(old: Layer, new: Layer, page_normals: bool = False) -> list[tuple[str, np.ndarray]]:
         """The arrays that replace those of an object made from ``old`` with ``new`` (same structure), as
         sent, in an order that keeps every intermediate state drawable: when the vertex count grows the
-        vertex arrays go first and the triangle indices last; when it shrinks, the indices go first."""
+        vertex arrays go first and the triangle indices last; when it shrinks, the indices go first.
+        ``page_normals``: derived normals not yet computed are left out (the page derives them)."""
+        nrm = None if not new.has_normals or (page_normals and new.normals is None) else new.vertex_normals()
         vertex = [(key, wire_normals(arr) if key == "normal" else wire_colors(arr) if key == "color" else arr)
-                  for key, arr in (("position", new.positions), ("normal", new.normals), ("color", new.colors),
+                  for key, arr in (("position", new.positions), ("normal", nrm), ("color", new.colors),
                                    ("uv", new.uvs)) if arr is not None]
         index = [("index", new.faces.reshape(-1))] if new.faces is not None else []
         return vertex + index if len(new.positions) >= len(old.positions) else index + vertex
 
     @staticmethod
+    def _geometry(obj: Any) -> Any:
+        return (obj.children[0] if type(obj).__name__ == "Group" else obj).geometry
+
+    @staticmethod
     def _array_targets(obj: Any, arrays: list[tuple[str, np.ndarray]]) -> list[tuple[Any, np.ndarray]]:
         """The buffer widgets of ``obj`` that take the arrays of :meth:`_wire_arrays`, in their order."""
-        geo = (obj.children[0] if type(obj).__name__ == "Group" else obj).geometry
+        geo = Viewer._geometry(obj)
         return [(geo.index if key == "index" else geo.attributes[key], arr) for key, arr in arrays]
 
     @staticmethod
@@ -1096,8 +1135,8 @@ class Viewer:
             geo = t.BufferGeometry(attributes=attrs)
             return t.LineSegments(geometry=geo, material=t.LineBasicMaterial(color=_hex(layer.color)),
                                   frustumCulled=False)
-        if layer.normals is not None:  # smooth shading; flat shading derives each triangle's normal in the shader
-            attrs["normal"] = t.BufferAttribute(wire_normals(layer.normals), normalized=True)
+        if layer.has_normals:  # smooth shading; flat shading derives each triangle's normal in the shader
+            attrs["normal"] = _normal_attribute(t)(wire_normals(layer.vertex_normals()), normalized=True)
         if layer.uvs is not None:
             attrs["uv"] = t.BufferAttribute(layer.uvs, normalized=False)
         geo = t.BufferGeometry(attributes=attrs, index=t.BufferAttribute(layer.faces.reshape(-1), normalized=False))
@@ -1390,11 +1429,31 @@ def _rim_sizes(layer: Layer) -> dict[int, int]:
     return sizes
 
 
+_NORMAL_ATTRIBUTE: list[Any] = []
+
+
+def _normal_attribute(three: Any) -> Any:
+    """pythreejs' ``BufferAttribute`` whose kernel copy may be derived later (:class:`~smrnb.widgets._sync.DerivedArray`):
+    a page redrawing in place derives the normals itself; the kernel computes its own copy only when asked for
+    the widget's state (a page opened later)."""
+    if not _NORMAL_ATTRIBUTE:
+        class NormalAttribute(DerivedArray, three.BufferAttribute):
+            pass
+
+        _NORMAL_ATTRIBUTE.append(NormalAttribute)
+    return _NORMAL_ATTRIBUTE[0]
+
+
+def _wire_normals_of(layer: Layer) -> Any:
+    """The kernel's copy of normals a page derives: ``layer``'s, as sent, computed when first asked for."""
+    return lambda: wire_normals(layer.vertex_normals())
+
+
 def _same_structure(a: Layer, b: Layer) -> bool:
     """Can ``b`` reuse the three.js objects made for ``a`` (same buffers and material kind)?"""
     return (a.kind == b.kind and a.flat == b.flat and a.wireframe == b.wireframe and a.texture is None
-            and b.texture is None and all((getattr(a, k) is None) == (getattr(b, k) is None)
-                                          for k in ("colors", "faces", "normals", "uvs")))
+            and b.texture is None and a.has_normals == b.has_normals
+            and all((getattr(a, k) is None) == (getattr(b, k) is None) for k in ("colors", "faces", "uvs")))
 
 
 def _headlight(three: Any) -> Any:

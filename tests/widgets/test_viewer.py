@@ -285,11 +285,63 @@ def test_a_front_end_with_the_sync_model_gets_an_in_place_update_as_one_message(
     sent.clear()
     v.show(Mesh(big.vertices, big.faces, vertex_colors=colors))
     assert [[u["model_id"] for u in d["content"]["updates"]] for _c, d, b in sent if b] == [[targets[0].model_id]]
+    # a page that could not apply an update names the widgets: they get their array the ordinary way, and the
+    # kernel stops using the path (until a page loads the model again and says it is ready)
+    sent.clear()
+    sync._handle_custom_msg({"type": "smrnb-arrays-failed", "model_ids": [targets[2].model_id, "gone"]}, [])
+    assert not sync.ready
+    (c, d, b), = [m for m in sent if m[2]]
+    assert c is targets[2].comm and d["method"] == "update" and "array" in d["state"]
+    assert bytes(b[0]) == targets[2].array.tobytes()
     # no front end with the model: one update per changed buffer widget, as before
     sent.clear()
-    monkeypatch.setattr(sync, "ready", False)
     v.show(Mesh(big.vertices * 3, big.faces, vertex_colors=colors * 0.5))
     assert sorted(c.comm_id for c, _d, b in sent if b) == sorted(t.comm.comm_id for t in targets[:2])
+
+
+def test_smooth_normals_of_an_in_place_redraw_are_derived_by_the_page_and_owed_by_the_kernel(monkeypatch):
+    """Smooth shading redrawn in place for a page with the sync model: no normals computed or sent, the message
+    asks the page to derive them from its own position and index buffers (both sent), and the kernel's copy is
+    computed when the state is asked for: the int8 normals the ordinary path would have sent."""
+    import comm.base_comm as base_comm
+
+    from smrnb.widgets._sync import buffer_sync
+
+    v = Viewer(icosphere(2), shading="smooth")
+    sync = buffer_sync()
+    monkeypatch.setattr(sync, "ready", True)
+    geo = scene_objects(v, "mesh")[0].geometry
+    normal, position, index = geo.attributes["normal"], geo.attributes["position"], geo.index
+    sent: list[tuple] = []
+    monkeypatch.setattr(base_comm.BaseComm, "send",
+                        lambda self, data=None, metadata=None, buffers=None: sent.append((self, data, buffers)))
+    big = icosphere(3)
+    bumpy = Mesh(big.vertices * (1 + 0.2 * torch.rand(big.num_vertices, 1, generator=torch.Generator().manual_seed(0))),
+                 big.faces)
+    v.show(bumpy, shading="smooth")
+    assert v.layers["main"][0].normals is None  # not computed for the live view
+    (c, d, b), = [m for m in sent if m[2]]
+    content = d["content"]
+    assert c is sync.comm and [u["model_id"] for u in content["updates"]] == [position.model_id, index.model_id]
+    assert content["normals"] == [{"model_id": normal.model_id, "position": position.model_id,
+                                   "index": index.model_id}]
+    expected = _viewer.wire_normals(compute_vertex_normals(bumpy.vertices, bumpy.faces).numpy())
+    state, paths, bufs = _remove_buffers(normal.get_state())  # the owed copy, computed now
+    assert tuple(state["array"]["shape"]) == (big.num_vertices, 3) and state["array"]["dtype"] == "int8"
+    np.testing.assert_array_equal(np.frombuffer(bytes(bufs[0]), np.int8).reshape(-1, 3), expected)
+    # unchanged positions and triangles are still sent when the page derives normals from them
+    sent.clear()
+    v.show(bumpy, shading="smooth")
+    (_c, d, _b), = [m for m in sent if m[2]]
+    assert len(d["content"]["updates"]) == 2 and len(d["content"]["normals"]) == 1
+    # no page with the model: the normals are computed here and sent like any array
+    sent.clear()
+    monkeypatch.setattr(sync, "ready", False)
+    v.show(icosphere(3), shading="smooth")
+    assert normal.comm.comm_id in {c.comm_id for c, _d, b in sent if b}
+    sphere = icosphere(3)
+    np.testing.assert_array_equal(normal.array, _viewer.wire_normals(compute_vertex_normals(sphere.vertices,
+                                                                                            sphere.faces).numpy()))
 
 
 def test_linked_viewers_share_the_view():
