@@ -337,9 +337,11 @@ def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, tex
     ``shading`` (:data:`SHADINGS`, resolved by :func:`resolve_shading`): ``flat`` sends no normals (the
     browser lights each triangle by its plane); ``smooth`` sends the mesh's own ``vertex_normals`` or
     area-weighted ones (:func:`smrnb.geometry.normals.area_vertex_normals`, what
-    :func:`smrnb.compute_vertex_normals` computes by default), computed here, never in the browser. With a
-    texture (``uvs``, ``face_uvs_idx``, ``texture``) vertices are split at uv seams exactly like the
-    exporters do (:func:`smrnb.geometry.io._split_seams`), normals carried along.
+    :func:`smrnb.compute_vertex_normals` computes by default): for a plain mesh left to
+    :meth:`Layer.vertex_normals` (computed when first needed; a page redrawing in place with the sync model derives
+    them itself, see :mod:`smrnb.widgets._sync`). With a texture (``uvs``, ``face_uvs_idx``, ``texture``) vertices
+    are split at uv seams exactly like the exporters do (:func:`smrnb.geometry.io._split_seams`), normals computed
+    here and carried along.
     """
     import torch
 
