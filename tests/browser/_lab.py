@@ -160,6 +160,19 @@ def wait_kernel_idle(page: Any, timeout_ms: int) -> None:
         }""", timeout=timeout_ms)
 
 
+def run_cell(page: Any, index: int, marker: str, timeout_ms: int = 60_000) -> str:
+    """Run code cell ``index`` of the open notebook again; the text of its output line starting with ``marker``."""
+    cell = page.locator(".jp-Notebook:visible .jp-CodeCell").nth(index)
+    cell.locator(".jp-InputArea-prompt").click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_timeout(300)
+    wait_kernel_idle(page, timeout_ms)
+    out = cell.locator(".jp-OutputArea-output", has_text=marker)
+    out.wait_for(timeout=timeout_ms)
+    return out.inner_text()
+
+
 def open_notebook(page: Any, server: Server, name: str, app: str = "lab", timeout_ms: int = 120_000) -> list[str]:
     """Open notebook ``name``; wait for its kernel; returns the text of dialogs that were dismissed."""
     # ?reset: a fresh workspace, so notebooks of earlier tests do not reopen hidden behind this one

@@ -100,6 +100,9 @@ def test_notebook7_runs_the_viewers(notebook7, page):
     handle.focus()
     handle.press("End")
     _lab.wait_repaint(step_canvas, before)
+    # Notebook 7 loads smrnb's sync model too: the slider's re-run redrew in place with one message
+    text = _lab.run_cell(page, 4, "SYNC")
+    assert text.startswith("SYNC True [True") and "False" not in text, text
     errors = _lab.widget_errors(page.console)
     assert errors == [], errors
 

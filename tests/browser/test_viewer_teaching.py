@@ -44,24 +44,11 @@ def test_pick_and_clip_in_jupyterlab(lab, page):
     assert _lab.widget_errors(page.console) == []
 
 
-def _run_cell(page, index: int, marker: str, timeout_ms: int = 60_000) -> str:
-    """Run code cell ``index`` of the open notebook again; the text of its output line starting with ``marker``."""
-    cell = page.locator(".jp-Notebook:visible .jp-CodeCell").nth(index)
-    cell.locator(".jp-InputArea-prompt").click()
-    page.keyboard.press("Escape")
-    page.keyboard.press("Control+Enter")
-    page.wait_for_timeout(300)
-    _lab.wait_kernel_idle(page, timeout_ms)
-    out = cell.locator(".jp-OutputArea-output", has_text=marker)
-    out.wait_for(timeout=timeout_ms)
-    return out.inner_text()
-
-
 def test_big_cloud_is_coarse_while_dragging_and_full_at_rest(lab, page):
     """A 300k-point cloud with a 30k budget: a press on the canvas reaches the kernel, which draws every
     10th point while the camera moves and the whole cloud once it rests."""
     run_notebook(page, lab, "lod.ipynb")
-    assert "DETAIL [] False" in _run_cell(page, 1, "DETAIL")
+    assert "DETAIL [] False" in _lab.run_cell(page, 1, "DETAIL")
     canvas = page.locator(".smrnb-viewer canvas").first
     canvas.scroll_into_view_if_needed()
     before = _lab.canvas_image(canvas)
@@ -75,7 +62,7 @@ def test_big_cloud_is_coarse_while_dragging_and_full_at_rest(lab, page):
     page.mouse.up()
     moved = _lab.wait_repaint(canvas, before, min_changed=0.01)
     page.wait_for_timeout(2000)  # at rest: full detail again
-    text = _run_cell(page, 1, "DETAIL")
+    text = _lab.run_cell(page, 1, "DETAIL")
     assert "DETAIL ['coarse', 'full'] False" in text, text
     _lab.save_artifact("lab-lod-after-drag.png", moved)
     assert _lab.widget_errors(page.console) == []
@@ -151,14 +138,14 @@ def test_in_place_redraws_arrive_as_one_message_and_paint(lab, page):
     red = _wait_hue(canvas, 0)
     assert _lab.painted_fraction(red) > 0.05 and _hue(red) == 0
     deadline = time.monotonic() + 60  # the sync model says it is ready once the page has loaded its JavaScript
-    while "READY True" not in (text := _run_cell(page, 1, "READY")) and time.monotonic() < deadline:
+    while "READY True" not in (text := _lab.run_cell(page, 1, "READY")) and time.monotonic() < deadline:
         time.sleep(1)
     assert "READY True" in text, text
-    text = _run_cell(page, 2, "GROWN")
+    text = _lab.run_cell(page, 2, "GROWN")
     assert "GROWN True [True] True" in text, text
     green = _wait_hue(canvas, 1)
     assert _hue(green) == 1, "the grown arrays never reached the canvas"
-    text = _run_cell(page, 3, "SHRUNK")
+    text = _lab.run_cell(page, 3, "SHRUNK")
     assert "SHRUNK True [True, True] True" in text, text
     blue = _wait_hue(canvas, 2)
     _lab.save_artifact("lab-inplace-red.png", red)
@@ -168,14 +155,14 @@ def test_in_place_redraws_arrive_as_one_message_and_paint(lab, page):
     # the smaller sphere covers less of the canvas than the larger one did
     assert _lab.painted_fraction(blue) < _lab.painted_fraction(green)
     # smooth shading redrawn in place: the page derives the normals from the new positions and triangles
-    assert "FLAT True" in _run_cell(page, 4, "FLAT")
+    assert "FLAT True" in _lab.run_cell(page, 4, "FLAT")
     flat = _lab.wait_repaint(canvas, blue, min_changed=0.02)
     jf = _shades(flat)[0]
-    assert "SMOOTH True" in _run_cell(page, 5, "SMOOTH")
+    assert "SMOOTH True" in _lab.run_cell(page, 5, "SMOOTH")
     deadline = time.monotonic() + 90  # facets to a gradient: a few levels per pixel; wait for the jumps to go
     while _shades(smooth := _lab.canvas_image(canvas))[0] >= 0.3 * jf and time.monotonic() < deadline:
         time.sleep(0.5)
-    text = _run_cell(page, 6, "DERIVED")
+    text = _lab.run_cell(page, 6, "DERIVED")
     assert "DERIVED True [(True, 1)] True True" in text, text
     squashed = _lab.wait_repaint(canvas, smooth, min_changed=0.02)
     page.wait_for_timeout(1000)
@@ -187,7 +174,7 @@ def test_in_place_redraws_arrive_as_one_message_and_paint(lab, page):
     assert jf > 0.01 and js < 0.3 * jf and jd < 0.3 * jf, (jf, js, jd)  # smooth, no facet edges
     assert abs(md - ms) < 20 and md > 60, (ms, md)  # lit like the kernel's normals, not dark or inverted
     assert _lab.painted_fraction(squashed) < _lab.painted_fraction(smooth)  # the squashed sphere is drawn
-    assert "READY True" in _run_cell(page, 1, "READY")  # the page reported no failure
+    assert "READY True" in _lab.run_cell(page, 1, "READY")  # the page reported no failure
     assert _lab.widget_errors(page.console) == []
 
 
