@@ -30,6 +30,8 @@ import threading
 import weakref
 from typing import Any
 
+import numpy as np
+
 #: the page's area-weighted vertex normals of float32 positions (x, y, z per vertex) and uint32 triangles, as
 #: int8 (round(127 * unit normal); a vertex whose faces' normals cancel gets 0, 0, 0). Sums in float64.
 NORMALS_JS = r"""
@@ -188,7 +190,6 @@ def send_arrays(targets: list[tuple[Any, str, Any]], derived: list[tuple[Any, An
     Arrays equal to what a widget holds are left out. The arrays must already be what the trait accepts (the
     viewer's wire arrays: contiguous float32, uint8, int8 or uint32), since they are stored without the trait's
     validation."""
-    import numpy as np
     from ipywidgets.widgets.widget import _remove_buffers
 
     if not (targets or derived) or not sync_ready():
@@ -197,7 +198,7 @@ def send_arrays(targets: list[tuple[Any, str, Any]], derived: list[tuple[Any, An
     needed = {id(w) for _n, p, i, _f in derived for w in (p, i)}
     # an array equal to the one the widget holds is not sent (as ipydatawidgets' own trait set does)
     targets = [(w, n, v) for w, n, v in targets
-               if id(w) in needed or _PENDING in w.__dict__ or not _same(w._trait_values.get(n), v, np)]
+               if id(w) in needed or _PENDING in w.__dict__ or not _same(w._trait_values.get(n), v)]
     if not targets:
         return True
     updates, buffers = [], []
@@ -207,7 +208,7 @@ def send_arrays(targets: list[tuple[Any, str, Any]], derived: list[tuple[Any, An
         updates.append({"model_id": widget.model_id, "state": state, "buffer_paths": paths})
         buffers += bufs
     for widget, name, value in targets:  # the kernel's copy of each trait, for pages opened later
-        widget.__dict__.pop(_PENDING, None)
+        drop_pending(widget)
         widget._trait_values[name] = value
         _recent[widget.model_id] = widget
     for widget, _p, _i, compute in derived:
@@ -231,6 +232,6 @@ def _on_failed(sync: Any, content: Any, buffers: Any) -> None:
             w.send_state("array")
 
 
-def _same(old: Any, new: Any, np: Any) -> bool:
+def _same(old: Any, new: Any) -> bool:
     return old is new or (isinstance(old, np.ndarray) and old.shape == new.shape and old.dtype == new.dtype
                           and bool(np.array_equal(old, new)))

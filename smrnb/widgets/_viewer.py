@@ -90,11 +90,7 @@ class Layer:
     def vertex_normals(self) -> np.ndarray | None:
         """(N, 3) float32 unit vertex normals (derived ones computed here on first use), or None."""
         if self.normals is None and self.derived_normals:
-            import torch
-
-            f = self.__dict__.get("_faces64")
-            f = self.faces.astype(np.int64) if f is None else f
-            self.normals = _np(_area_normals(torch.from_numpy(self.positions), torch.from_numpy(f)), np.float32)
+            self.normals = _normals_of(self.positions, self.faces)
         return self.normals
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -310,6 +306,13 @@ def _area_normals(vertices: Any, faces: Any) -> Any:
             torch.set_num_threads(before)
 
 
+def _normals_of(positions: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """(N, 3) float32 area-weighted unit vertex normals of a layer's (N, 3) float32 positions and (F, 3) faces."""
+    import torch
+
+    return _np(_area_normals(torch.from_numpy(positions), torch.from_numpy(faces.astype(np.int64))), np.float32)
+
+
 #: mesh shadings: ``flat`` lights each triangle by its own plane (three.js ``flatShading``, no normals sent),
 #: ``smooth`` interpolates area-weighted vertex normals, ``auto`` is smooth for a textured mesh and flat otherwise
 SHADINGS = ("auto", "flat", "smooth")
@@ -386,12 +389,9 @@ def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, tex
     faces = np.ascontiguousarray(f, dtype=np.uint32)
     # smooth without normals of its own: area-weighted ones of the display-frame positions (the OpenCV -> OpenGL
     # flip is a rotation, normals turn with it), computed when first needed (Layer.vertex_normals)
-    layer = Layer("mesh", pos, colors, _rgb(color, _DEFAULT_MESH_COLOR), faces=faces, normals=nrm, uvs=uvs,
-                  texture=tex_img, flat=not smooth, wireframe=wireframe, notes=notes,
-                  derived_normals=smooth and nrm is None)
-    if layer.derived_normals:
-        layer.__dict__["_faces64"] = f
-    return layer
+    return Layer("mesh", pos, colors, _rgb(color, _DEFAULT_MESH_COLOR), faces=faces, normals=nrm, uvs=uvs,
+                 texture=tex_img, flat=not smooth, wireframe=wireframe, notes=notes,
+                 derived_normals=smooth and nrm is None)
 
 
 def overlay_layers(mesh: Any, overlays: Any, base: Layer) -> list[Layer]:
@@ -420,9 +420,7 @@ def overlay_layers(mesh: Any, overlays: Any, base: Layer) -> list[Layer]:
         else:
             p, n = base.positions, base.vertex_normals()
             if n is None:  # a flat-shaded mesh sends no normals; the overlay still shows the vertex normals
-                import torch
-
-                n = _np(_area_normals(torch.from_numpy(p), torch.from_numpy(base.faces.astype(np.int64))), np.float32)
+                n = _normals_of(p, base.faces)
             step = max(1, math.ceil(len(p) / MAX_NORMALS))
             p, n = p[::step], n[::step]
             length = _extent(base.positions) * 0.02
@@ -965,19 +963,21 @@ class Viewer:
             # one message for every array when a page runs smrnb's sync model (it applies them within one task:
             # the page draws the whole update in its next frame), the page deriving smooth normals from the new
             # positions and triangles; else one message per array, normals computed here
+            def plan(page_normals: bool) -> list[tuple[Any, str, np.ndarray]]:
+                """(buffer widget, trait, array) of every object, each object's in the order of _wire_arrays."""
+                return [(attr, "array", arr) for obj, a, b in updates
+                        for attr, arr in self._array_targets(obj, self._wire_arrays(a, b, page_normals))]
+
             page = sync_ready()
-            sends = [(obj, b, self._wire_arrays(a, b, page_normals=page)) for obj, a, b in updates]
+            targets = plan(page)
             for layer in layers:
                 layer.bounds()
-            targets = [(attr, "array", arr) for obj, _b, arrays in sends for attr, arr in self._array_targets(obj, arrays)]
             derived = [(g.attributes["normal"], g.attributes["position"], g.index, _wire_normals_of(b))
-                       for obj, b, _arrays in sends if page and b.normals is None and b.derived_normals
-                       for g in [self._geometry(obj)]]
+                       for obj, _a, b in updates if page and b.normals is None and b.derived_normals
+                       for g in [self._drawn(obj).geometry]]
             if not send_arrays(targets, derived):
                 if derived:  # no page to derive them after all
-                    sends = [(obj, b, self._wire_arrays(a, b)) for obj, a, b in updates]
-                    targets = [(attr, "array", arr) for obj, _b, arrays in sends
-                               for attr, arr in self._array_targets(obj, arrays)]
+                    targets = plan(False)
                 # a large update: one repaint for the whole of it, not one per array (each costs a frame in
                 # software GL)
                 pause = sum(arr.nbytes for _w, _n, arr in targets) > PAUSE_BYTES
@@ -990,7 +990,7 @@ class Viewer:
                 finally:
                     if pause:
                         self.renderer._pause_autorender = False
-            for obj, b, _arrays in sends:
+            for obj, _a, b in updates:
                 self._set_look(obj, b)
             for obj, b in zip(self._coarse[name], coarse):
                 if obj is not None:
@@ -1108,19 +1108,20 @@ class Viewer:
         return vertex + index if len(new.positions) >= len(old.positions) else index + vertex
 
     @staticmethod
-    def _geometry(obj: Any) -> Any:
-        return (obj.children[0] if type(obj).__name__ == "Group" else obj).geometry
+    def _drawn(obj: Any) -> Any:
+        """The three.js mesh, points or lines of a drawn object (a wireframe's Group holds the mesh first)."""
+        return obj.children[0] if type(obj).__name__ == "Group" else obj
 
     @staticmethod
     def _array_targets(obj: Any, arrays: list[tuple[str, np.ndarray]]) -> list[tuple[Any, np.ndarray]]:
         """The buffer widgets of ``obj`` that take the arrays of :meth:`_wire_arrays`, in their order."""
-        geo = Viewer._geometry(obj)
+        geo = Viewer._drawn(obj).geometry
         return [(geo.index if key == "index" else geo.attributes[key], arr) for key, arr in arrays]
 
     @staticmethod
     def _set_look(obj: Any, new: Layer) -> None:
         """``new``'s plain colour and point size on ``obj``'s material (set only where they change)."""
-        mat = (obj.children[0] if type(obj).__name__ == "Group" else obj).material
+        mat = Viewer._drawn(obj).material
         if new.colors is None and new.texture is None:
             _set_changed(mat, "color", _hex(new.color))
         if new.kind == "points":
