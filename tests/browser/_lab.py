@@ -271,18 +271,27 @@ def painted_fraction(img: Any, background: tuple[int, int, int] = (255, 255, 255
     return float((diff > 8).mean())
 
 
+def wait_canvas(locator: Any, ok: Any, timeout_s: float = 90.0, every_s: float = 0.5) -> Any:
+    """Poll the canvas until ``ok(image)`` holds or ``timeout_s`` has passed; the last image (callers assert)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        img = canvas_image(locator)
+        if ok(img) or time.monotonic() > deadline:
+            return img
+        time.sleep(every_s)
+
+
 def wait_repaint(locator: Any, before: Any, timeout_s: float = 90.0, min_changed: float = 0.005) -> Any:
     """Poll the canvas until at least ``min_changed`` of its pixels differ from ``before``."""
     import numpy as np
 
-    deadline = time.monotonic() + timeout_s
-    img = before
-    while time.monotonic() < deadline:
-        img = canvas_image(locator)
-        if img.shape == before.shape and (np.abs(img.astype(int) - before).max(axis=2) > 8).mean() >= min_changed:
-            return img
-        time.sleep(0.5)
-    raise AssertionError(f"the canvas did not repaint within {timeout_s:.0f} s")
+    def changed(img: Any) -> bool:
+        return img.shape == before.shape and (np.abs(img.astype(int) - before).max(axis=2) > 8).mean() >= min_changed
+
+    img = wait_canvas(locator, changed, timeout_s)
+    if not changed(img):
+        raise AssertionError(f"the canvas did not repaint within {timeout_s:.0f} s")
+    return img
 
 
 def save_artifact(name: str, png_or_img: Any) -> Path:

@@ -95,13 +95,8 @@ def test_flat_shading_by_default_and_the_buttons_switch_to_smooth(lab, page):
     assert jumps_flat > 0.01, jumps_flat  # facet edges
     page.locator(".smrnb-viewer-shading button", has_text="smooth").click()
     # facets to a gradient changes each pixel by a few levels only: wait for the jumps to go, not for a repaint
-    deadline = time.monotonic() + 90
-    while True:
-        smooth = _lab.canvas_image(canvas)
-        jumps_smooth, mean_smooth = _shades(smooth)
-        if jumps_smooth < 0.3 * jumps_flat or time.monotonic() > deadline:
-            break
-        time.sleep(0.5)
+    smooth = _lab.wait_canvas(canvas, lambda img: _shades(img)[0] < 0.3 * jumps_flat)
+    jumps_smooth, mean_smooth = _shades(smooth)
     _lab.save_artifact("lab-shading-flat.png", flat)
     _lab.save_artifact("lab-shading-smooth.png", smooth)
     assert mean_smooth > 60 and jumps_smooth < 0.3 * jumps_flat, (jumps_flat, jumps_smooth)
@@ -114,13 +109,8 @@ def _hue(img) -> int:
     return int(np.argmax(img[painted].astype(float).mean(axis=0)))
 
 
-def _wait_hue(canvas, hue: int, timeout_s: float = 90.0):
-    deadline = time.monotonic() + timeout_s
-    while True:
-        img = _lab.canvas_image(canvas)
-        if (_lab.painted_fraction(img) > 0.02 and _hue(img) == hue) or time.monotonic() > deadline:
-            return img
-        time.sleep(0.3)
+def _wait_hue(canvas, hue: int):
+    return _lab.wait_canvas(canvas, lambda img: _lab.painted_fraction(img) > 0.02 and _hue(img) == hue, every_s=0.3)
 
 
 def test_in_place_redraws_arrive_as_one_message_and_paint(lab, page):
@@ -159,9 +149,8 @@ def test_in_place_redraws_arrive_as_one_message_and_paint(lab, page):
     flat = _lab.wait_repaint(canvas, blue, min_changed=0.02)
     jf = _shades(flat)[0]
     assert "SMOOTH True" in _lab.run_cell(page, 5, "SMOOTH")
-    deadline = time.monotonic() + 90  # facets to a gradient: a few levels per pixel; wait for the jumps to go
-    while _shades(smooth := _lab.canvas_image(canvas))[0] >= 0.3 * jf and time.monotonic() < deadline:
-        time.sleep(0.5)
+    # facets to a gradient: a few levels per pixel; wait for the jumps to go
+    smooth = _lab.wait_canvas(canvas, lambda img: _shades(img)[0] < 0.3 * jf)
     text = _lab.run_cell(page, 6, "DERIVED")
     assert "DERIVED True [(True, 1)] True True" in text, text
     squashed = _lab.wait_repaint(canvas, smooth, min_changed=0.02)
