@@ -114,7 +114,7 @@ def check_start_environment(start_env: Mapping[str, str] | None = None, now_env:
     mapped : mapping, optional
         ``{soname: path}`` already loaded (default ``/proc/self/maps``).
     """
-    from smrnb.doctor._model import read_proc_environ
+    from smrnb.doctor import read_proc_environ
 
     start_env = read_proc_environ() if start_env is None else start_env
     now_env = dict(os.environ) if now_env is None else now_env
@@ -179,7 +179,7 @@ def _announce(msg: str) -> None:
 # ---------------------------------------------------------------------- hooks
 class _State:
     def __init__(self, ip: Any):
-        from smrnb.doctor._model import read_proc_environ
+        from smrnb.doctor import read_proc_environ
 
         self.ip = ip
         self.snapshot = env_snapshot()
@@ -232,7 +232,7 @@ def _redacted_last_line(text: str, limit: int = 4096) -> str:
 def _redacted(text: str) -> str:
     """``text`` with secrets removed (by name and by value, :mod:`smrnb.doctor._redact`); never raises."""
     try:
-        from smrnb.doctor._redact import process_secrets, redact_text
+        from smrnb.doctor import process_secrets, redact_text
 
         return redact_text(text, process_secrets())
     except Exception:  # never print what could not be checked
@@ -241,7 +241,7 @@ def _redacted(text: str) -> str:
 
 def diagnosis_line(text: str) -> str | None:
     """One line for a traceback whose text matches a known signature, else None."""
-    from smrnb.doctor._evidence import cap_text
+    from smrnb.doctor import cap_text
     from smrnb.doctor.explain import explain_text
 
     text = cap_text(text)  # a 1 MB message costs what its head and tail cost
@@ -269,7 +269,7 @@ def _make_magics_class() -> type:
     from IPython.core.error import UsageError
     from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-    from smrnb.doctor._model import LAYERS
+    from smrnb.doctor import LAYERS
 
     @magics_class
     class DoctorMagics(Magics):
@@ -307,7 +307,7 @@ def _make_magics_class() -> type:
                     raise UsageError(f"--layer must be one of {', '.join(LAYERS)}, got {layer!r}")
             if args.timeout is not None:
                 from smrnb._errors import SmrnbError
-                from smrnb.doctor._model import check_timeout
+                from smrnb.doctor import check_timeout
 
                 try:
                     check_timeout(args.timeout, "--timeout")

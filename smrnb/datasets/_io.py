@@ -160,7 +160,7 @@ def make_K(intrinsics: Any, reader: str) -> np.ndarray:
 
 class PoseLines:
     """Where each frame's pose came from, for the messages of the pose check (the ``where`` of
-    :class:`smrnb.Frames` and :func:`smrnb.geometry._camera.check_poses`): ``files[i]`` is frame
+    :class:`smrnb.Frames` and :func:`smrnb.geometry.check_poses`): ``files[i]`` is frame
     ``i``'s file, ``lines[i]`` the line numbers of its 4 matrix rows (or one line for all rows, as
     a TUM ``timestamp tx ty tz qx qy qz qw`` line), ``labels[i]`` what the frame is called there
     (e.g. ``pose of depth/00014.png``). Called with the frame index and the matrix rows at fault,
@@ -188,7 +188,7 @@ class PoseLines:
 def check_reader_poses(poses: np.ndarray, where: PoseLines, reader: str) -> None:
     """The pose check of :class:`smrnb.Frames` (finite, rigid, last row 0 0 0 1), run by a reader
     on all the poses it selected before reading any image, naming the file line of a bad one."""
-    from smrnb.geometry._camera import check_poses
+    from smrnb.geometry import check_poses
 
     check_poses(torch.from_numpy(np.ascontiguousarray(poses, dtype=np.float64)), f"{reader}: poses", where=where)
 

@@ -24,8 +24,7 @@ from smrnb.datasets._io import (
     read_text_file,
     select,
 )
-from smrnb.geometry._camera import check_K
-from smrnb.geometry._validate import check_int_range
+from smrnb.geometry import check_int_range, check_K
 from smrnb.geometry.mesh import Frames
 
 _IMG_EXT = (".jpg", ".jpeg", ".png")

@@ -133,3 +133,35 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     shown = [ly for ly in LAYERS if ly in touched] or wanted
     return Report({ly: facts[ly] for ly in shown if ly in facts}, found + live_findings,
                   _meta(shown, t0, matched=len(found), live=True))
+
+
+# ------------------------------------------------------------------ offered to the other smrnb packages
+# Not part of smrnb's public API: the command runner, redaction, evidence capping and the jupyter
+# paths probe, for the magics, the widgets and the pipeline. Loaded on first use (the jupyter probe
+# imports importlib.metadata).
+_INTERNAL = {
+    "Runner": "smrnb.doctor._model",
+    "CmdResult": "smrnb.doctor._model",
+    "check_timeout": "smrnb.doctor._model",
+    "read_proc_environ": "smrnb.doctor._model",
+    "redact_text": "smrnb.doctor._redact",
+    "process_secrets": "smrnb.doctor._redact",
+    "cap_text": "smrnb.doctor._evidence",
+    "jupyter_paths": "smrnb.doctor.probes.jupyter",
+    "threejs_labextension": "smrnb.doctor.probes.jupyter",
+    "render_html": "smrnb.doctor.report",
+}
+
+
+INTERNAL_API = tuple(sorted(_INTERNAL))
+
+
+def __getattr__(name: str) -> Any:
+    mod = _INTERNAL.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'smrnb.doctor' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(mod), name)
+    globals()[name] = value
+    return value

@@ -41,7 +41,7 @@ class ExportReport:
     replaced: tuple[str, ...] = ()  # files that existed before and were replaced (atomically)
 
 
-def _split_seams(mesh: Mesh) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+def split_seams(mesh: Mesh) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Per-vertex arrays for file formats: (vertices, faces, uv per vertex or None, colors or None)."""
     v = mesh.vertices.detach().cpu().double().numpy()
     f = mesh.faces.detach().cpu().long().numpy()
@@ -63,7 +63,7 @@ def _to_trimesh(mesh: Mesh, name: str = "smrnb"):
     import trimesh
     from PIL import Image
 
-    v, f, uv, colors = _split_seams(mesh)
+    v, f, uv, colors = split_seams(mesh)
     converted = mesh.frame == "opencv"
     if converted:
         v = v * np.array([1.0, -1.0, -1.0])

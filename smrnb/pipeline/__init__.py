@@ -15,7 +15,9 @@ from smrnb._extras import require as _require
 
 _require(__name__)  # one clear message when an extra is missing
 
+from smrnb.pipeline._batch import ScanResult, batch  # noqa: E402, F401
 from smrnb.pipeline._config import config_schema, dump_config, load_config, validate_config  # noqa: E402
+from smrnb.pipeline._estimate import Estimate, NeedsConfirmation, estimate_step, needs_asking  # noqa: E402, F401
 from smrnb.pipeline._pipeline import (  # noqa: E402
     Pipeline,
     Stage,
@@ -29,6 +31,10 @@ from smrnb.pipeline._pipeline import (  # noqa: E402
 )
 from smrnb.pipeline._registry import KINDS, PARAM_KINDS, ParamSpec, Step, StepRegistry  # noqa: E402
 from smrnb.pipeline._steps import REGISTRY, get_step, list_steps  # noqa: E402
+
+# Offered to the other smrnb packages, not part of smrnb's public API: the cost estimate a widget asks
+# before a long step, and the batch runner with its per-scan record (the batch table shows them).
+INTERNAL_API = ("Estimate", "NeedsConfirmation", "ScanResult", "batch", "estimate_step", "needs_asking")
 
 __all__ = [
     "KINDS",

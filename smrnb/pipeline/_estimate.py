@@ -234,7 +234,7 @@ def _fit(points: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def _budget(device: str) -> int:
-    from smrnb.geometry._memory import memory_budget
+    from smrnb.geometry import memory_budget
 
     try:
         return int(memory_budget(device))

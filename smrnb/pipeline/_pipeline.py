@@ -420,7 +420,7 @@ class Pipeline:
         self.registry = registry
         self.device = device
         if device is not None:
-            from smrnb.geometry._guards import parse_device
+            from smrnb.geometry import parse_device
 
             parse_device(device, "device")  # the name now; CUDA's presence when it runs
         self.output_dir = None if output_dir is None else Path(output_dir)

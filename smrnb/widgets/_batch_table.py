@@ -200,7 +200,7 @@ class BatchTable:
 
     def run(self, configs: Any, output: str | os.PathLike, **batch_options: Any) -> Any:
         """Show the table, run :func:`smrnb.batch` with it as ``progress``; returns the ``BatchResult``."""
-        from smrnb.pipeline._batch import batch
+        from smrnb.pipeline import batch
 
         if "progress" in batch_options:
             raise SmrnbValueError("BatchTable.run: 'progress' is the table itself; leave it out")

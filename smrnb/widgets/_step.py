@@ -10,7 +10,7 @@ and after, time, backend, device, notes) is shown; the output is drawn in a :cla
 Errors never escape a callback: they are written into the widget's own ``Output`` (message and
 traceback) and the last good result, record and picture stay on screen.
 
-Before a stage that would take long or allocate much (see :mod:`smrnb.pipeline._estimate`: a cost
+Before a stage that would take long or allocate much (see :func:`smrnb.pipeline.estimate_step`: a cost
 model of the step calibrated on its input), the widget shows the estimate and asks: **Run anyway**
 runs it (and remembers the answer for these parameters), **Cancel** leaves everything as it was. The
 estimate goes into the stage's record.
@@ -27,7 +27,7 @@ from typing import Any
 
 from smrnb._cancel import Stopped
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.pipeline._estimate import NeedsConfirmation, needs_asking
+from smrnb.pipeline import NeedsConfirmation, needs_asking
 
 _VIEWABLE = ("points", "voxels", "tsdf", "mesh", "textured_mesh")
 

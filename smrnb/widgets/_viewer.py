@@ -347,12 +347,12 @@ def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, tex
     :func:`smrnb.compute_vertex_normals` computes by default): for a plain mesh left to
     :meth:`Layer.vertex_normals` (computed when first needed; a page redrawing in place with the sync model derives
     them itself, see :mod:`smrnb.widgets._sync`). With a texture (``uvs``, ``face_uvs_idx``, ``texture``) vertices
-    are split at uv seams exactly like the exporters do (:func:`smrnb.geometry.io._split_seams`), normals computed
+    are split at uv seams exactly like the exporters do (:func:`smrnb.geometry.split_seams`), normals computed
     here and carried along.
     """
     import torch
 
-    from smrnb.geometry.io import _split_seams
+    from smrnb.geometry import split_seams
 
     if not (hasattr(mesh, "vertices") and hasattr(mesh, "faces")):
         raise SmrnbTypeError(f"mesh must be a Mesh, got {type(mesh).__name__}")
@@ -366,8 +366,8 @@ def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, tex
         if smooth and normals is None:
             normals = _area_normals(torch.as_tensor(mesh.vertices).detach().cpu().float(),
                                     torch.as_tensor(mesh.faces).detach().cpu().long())
-        # the colors slot of _split_seams carries the normals through the seam split
-        v, f, uv, n = _split_seams(mesh.replace(vertex_colors=normals.float() if smooth else None))
+        # the colors slot of split_seams carries the normals through the seam split
+        v, f, uv, n = split_seams(mesh.replace(vertex_colors=normals.float() if smooth else None))
         tex = _np(mesh.texture.float().clamp(0, 1) * 255.0 + 0.5, np.float32).astype(np.uint8)
         if tex.shape[2] == 3:
             tex = np.concatenate([tex, np.full(tex.shape[:2] + (1,), 255, np.uint8)], 2)
@@ -397,7 +397,7 @@ def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, tex
 def overlay_layers(mesh: Any, overlays: Any, base: Layer) -> list[Layer]:
     """Teaching overlays of a mesh as ``lines`` layers: open boundary edges (holes) in red,
     non-manifold edges in magenta, vertex normals as short blue lines (at most MAX_NORMALS)."""
-    from smrnb.geometry._topology import boundary_edges, non_manifold_edges
+    from smrnb.geometry import boundary_edges, non_manifold_edges
 
     names = (overlays,) if isinstance(overlays, str) else tuple(overlays or ())
     bad = [o for o in names if o not in OVERLAYS]
@@ -676,7 +676,7 @@ def frontend_status() -> dict[str, Any]:
     import os
     import sys
 
-    from smrnb.doctor.probes import jupyter
+    from smrnb.doctor import jupyter_paths, threejs_labextension
 
     try:
         import importlib.metadata as md
@@ -685,8 +685,7 @@ def frontend_status() -> dict[str, Any]:
     except Exception:
         version = None
     try:
-        facts = jupyter.threejs_labextension(jupyter._jupyter_paths("labextensions", dict(os.environ), sys.prefix),
-                                             version)
+        facts = threejs_labextension(jupyter_paths("labextensions", dict(os.environ), sys.prefix), version)
     except Exception as exc:  # a failed probe means "unknown", never an exception
         return {"installed": None, "reason": f"{type(exc).__name__}: {exc}"}
     return facts
@@ -1421,7 +1420,7 @@ def _rim_sizes(layer: Layer) -> dict[int, int]:
     cached = getattr(layer, "_rims", None)
     if cached is not None:
         return cached
-    from smrnb.geometry._topology import boundary_loops
+    from smrnb.geometry import boundary_loops
 
     _, inv = np.unique(layer.positions, axis=0, return_inverse=True)
     inv = inv.reshape(-1)

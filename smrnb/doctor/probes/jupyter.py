@@ -26,7 +26,7 @@ DISTS = ("jupyterlab", "notebook", "jupyter_server", "ipywidgets", "jupyterlab_w
 REDACTED = "<redacted>"
 
 
-def _jupyter_paths(subdir: str, environ: dict[str, str], prefix: str) -> list[str]:
+def jupyter_paths(subdir: str, environ: dict[str, str], prefix: str) -> list[str]:
     """``jupyter_core.paths.jupyter_path(subdir)`` against ``environ`` (JUPYTER_PATH first, user
     data dir, ``<prefix>/share/jupyter``, system dirs)."""
     out: list[str] = []
@@ -233,7 +233,7 @@ def probe(ctx: ProbeContext, *, prefix: str | None = None, runtime_dir: str | No
         d = _read_json(conn if os.path.isabs(conn) else os.path.join(env.get("JUPYTER_RUNTIME_DIR", ""), conn))
         if d and isinstance(d.get("kernel_name"), str) and d["kernel_name"]:
             kernel_name = d["kernel_name"]
-    specs = kernelspecs(_jupyter_paths("kernels", env, prefix))
+    specs = kernelspecs(jupyter_paths("kernels", env, prefix))
     spec = specs.get(kernel_name) if kernel_name else None
     matched_by = "connection file" if spec else None
     if spec is None:
@@ -260,7 +260,7 @@ def probe(ctx: ProbeContext, *, prefix: str | None = None, runtime_dir: str | No
     differs = None
     if server:
         differs = os.path.realpath(server["prefix"]) != os.path.realpath(kernel_prefix)
-    labext_dirs = _jupyter_paths("labextensions", env, prefix)
+    labext_dirs = jupyter_paths("labextensions", env, prefix)
     if server and differs:
         # the server looks for lab extensions in its own prefix, not the kernel's
         labext_dirs.insert(0, os.path.join(server["prefix"], "share", "jupyter", "labextensions"))
