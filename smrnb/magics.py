@@ -12,9 +12,10 @@ Loading the extension
 * adds a ``post_run_cell`` hook that warns right after any cell that changed those variables
   (``os.environ[...] = ...``, ``%env``);
 * installs an exception hook for ``ImportError``/``OSError``/``RuntimeError`` that appends a
-  one-line diagnosis to tracebacks matching a known error signature. Switch it off with
-  ``%smr_doctor --no-hook`` (back on: ``--hook``) or by starting the kernel with
-  ``SMRNB_NO_EXCEPTION_HOOK=1``.
+  one-line diagnosis to a traceback whose error explain recognises (the same engine and the same code as
+  ``smrnb.explain``; silent on what it does not know), with ``%smr_doctor --explain-last``, which explains
+  that same error in full. Switch it off with ``%smr_doctor --no-hook`` (back on: ``--hook``) or by starting
+  the kernel with ``SMRNB_NO_EXCEPTION_HOOK=1``.
 
 Each warning is shown once: as a :class:`SmrnbEnvironmentWarning` when the warning filters let it
 through, else printed to the cell's stderr (visible whatever the filters). A cell that restores a
@@ -210,11 +211,32 @@ class _State:
 _STATE: dict[int, _State] = {}
 
 
+def error_text(etype: type, value: BaseException) -> str:
+    """The text of an exception as the hook reads it (and ``--explain-last`` explains): ``Type: message``,
+    with the messages of the exceptions it was raised from or during (``raise ... from``)."""
+    parts = []
+    seen = set()
+    cur: BaseException | None = value
+    while cur is not None and id(cur) not in seen and len(parts) < 5:
+        seen.add(id(cur))
+        parts.append(f"{type(cur).__name__}: {cur}")
+        cur = cur.__cause__ or cur.__context__
+    if not parts or not isinstance(value, etype):
+        parts.insert(0, f"{etype.__name__}: {value}")
+    return "\n".join(reversed(parts))
+
+
+#: the text of the last exception the hook saw, per shell (what ``%smr_doctor --explain-last`` explains)
+_LAST_ERROR: dict[int, str] = {}
+
+
 def _exception_handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
     """IPython custom exception handler: the normal traceback, then a one-line diagnosis."""
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
     try:
-        line = diagnosis_line(_redacted_last_line(f"{etype.__name__}: {value}"))
+        text = error_text(etype, value)
+        _LAST_ERROR[id(shell)] = text
+        line = diagnosis_line(_redacted_last_line(text))
     except Exception:  # the hook must never hide the user's traceback
         line = None
     if line:
@@ -239,18 +261,20 @@ def _redacted(text: str) -> str:
         return "smrnb: (message withheld: it could not be checked for secrets)"
 
 
-def diagnosis_line(text: str) -> str | None:
-    """One line for a traceback whose text matches a known signature, else None."""
-    from smrnb.doctor import cap_text
-    from smrnb.doctor.explain import explain_text
+#: the command the hook's line suggests: it explains the same error text in full, as printed
+EXPLAIN_LAST = "%smr_doctor --explain-last"
 
-    text = cap_text(text)  # a 1 MB message costs what its head and tail cost
-    found = explain_text(text)
-    if not found:
+
+def diagnosis_line(text: str) -> str | None:
+    """One line for an error whose text explain recognises (its first finding: the same code and title as
+    ``smrnb.explain(text)``), else None: the hook says nothing about what it does not know."""
+    from smrnb.doctor.explain import explain_result
+
+    res = explain_result(text)  # capped and normalised there: a 1 MB message costs what its head and tail cost
+    if not res.recognised:
         return None
-    f = found[0]
-    last = text.strip().rsplit("\n", 1)[-1][:80].replace('"', "'")
-    return f"smrnb doctor: [{f.code}] {f.title}. Details and fix: %smr_doctor --explain \"{last}\""
+    f = res.findings[0]
+    return f"smrnb doctor: [{f.code}] {f.title}. Details and fix: {EXPLAIN_LAST}"
 
 
 def _set_hook(ip: Any, on: bool) -> None:
@@ -288,6 +312,10 @@ def _make_magics_class() -> type:
         @magic_arguments.argument("--timeout", type=float, default=None, help="seconds per external command")
         @magic_arguments.argument("--explain", nargs="+", default=None, metavar="TEXT",
                                   help="explain this error text instead of a full check")
+        @magic_arguments.argument("--explain-last", action="store_true",
+                                  help="explain the last error raised in this kernel (what the hook's line named)")
+        @magic_arguments.argument("--offline", action="store_true",
+                                  help="with --explain / --explain-last: the text alone, not this machine's facts")
         @magic_arguments.argument("--fix", choices=("kernelspec", "snippets"), default=None,
                                   help="write / print a fix")
         @magic_arguments.argument("--dry-run", action="store_true", help="with --fix kernelspec: only show it")
@@ -317,10 +345,12 @@ def _make_magics_class() -> type:
                 raise UsageError("--dry-run, --force and --name go with --fix kernelspec")
             if args.hook and args.no_hook:
                 raise UsageError("--hook and --no-hook are exclusive")
+            if args.explain and args.explain_last:
+                raise UsageError("--explain and --explain-last are exclusive")
             if args.no_hook or args.hook:
                 _set_hook(self.shell, on=bool(args.hook))
                 print(f"smrnb: exception hook {'on' if args.hook else 'off'}")
-                if not (args.explain or args.fix or args.layer or args.json or args.markdown):
+                if not (args.explain or args.explain_last or args.fix or args.layer or args.json or args.markdown):
                     return None
             fmt = "json" if args.json else "markdown" if args.markdown else "html"
             timeout = args.timeout if args.timeout is not None else 5.0
@@ -329,8 +359,15 @@ def _make_magics_class() -> type:
                     return _run_fix(args, timeout)
                 from smrnb.doctor import diagnose, explain
 
-                if args.explain:
-                    report = explain(" ".join(args.explain), live=True, layers=args.layer, timeout=timeout)
+                if args.explain_last:
+                    last = last_error(self.shell)
+                    if last is None:
+                        print("smrnb: no error was raised in this kernel since %load_ext smrnb (or the hook is off)")
+                        return None
+                    report = explain(last, live=not args.offline, layers=args.layer, timeout=timeout)
+                elif args.explain:
+                    report = explain(" ".join(args.explain), live=not args.offline, layers=args.layer,
+                                     timeout=timeout)
                 else:
                     report = diagnose(layers=args.layer, extension_paths=args.extension or (),
                                       import_check=args.import_check, timeout=timeout)
@@ -355,11 +392,17 @@ def _make_magics_class() -> type:
             except Exception as exc:  # never raise from a magic
                 print(_redacted(f"smrnb explain failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
                 return None
-            if not report.meta.get("matched"):
-                print("smrnb: no known error signature in the text; %smr_doctor runs a full check.")
             return report.as_format("json" if args.json else "html")
 
     return DoctorMagics
+
+
+def last_error(shell: Any) -> str | None:
+    """The text of the last exception raised in ``shell``: what the hook saw, else IPython's ``sys.last_value``."""
+    text = _LAST_ERROR.get(id(shell))
+    if text is None and getattr(sys, "last_value", None) is not None:
+        text = error_text(type(sys.last_value), sys.last_value)
+    return text
 
 
 def _run_fix(args: Any, timeout: float) -> Any:

@@ -144,7 +144,7 @@ CASES = [
     (CUDART, "cudart_not_found", "libcudart.so.11.0"),
     (CUDART_TF, "cudart_not_found", "libcudart.so.11.0"),
     (NVCC_120, "unsupported_gpu_arch", "compute_120"),
-    (UNKNOWN_ARCH, "unsupported_gpu_arch", "8.6"),
+    (UNKNOWN_ARCH, "arch_list_value_rejected", "8.6"),
     (NO_KERNEL, "no_kernel_image_for_gpu", "No kernel image"),
     (NVCC_TORCH, "nvcc_torch_cuda_mismatch", "12.4"),
     (CUDA_HOME_TB, "cuda_home_missing", "nvcc"),
@@ -256,7 +256,9 @@ def test_no_kernel_image_points_at_torch_or_extension():
     facts["driver"]["gpus"][0]["compute_capability"] = "12.0"
     f = explain_text(NO_KERNEL, facts)[0]
     assert f.code == "torch_wheel_lacks_gpu_arch" and f.layer == "torch"
-    assert any("torch lacks kernels" in ev for ev in f.evidence)
+    assert any(ev.startswith("decided by: torch's arch list") and "12.0" in ev for ev in f.evidence)
+    # without the machine both readings, the extension's first, each saying what decides
+    assert [x.code for x in explain_text(NO_KERNEL)][:2] == ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"]
 
 
 def test_unrelated_text_gives_nothing():
@@ -291,7 +293,7 @@ def test_broken_driver_is_one_cause_with_the_live_rule():
     for text, kind in (("Failed to initialize NVML: Driver/library version mismatch", "version_mismatch"),
                        ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
                         "that the latest NVIDIA driver is installed and running.", "not_loaded")):
-        [f] = explain_text(text)
+        f = explain_text(text)[0]
         [live] = driver_findings({"driver": {"status": "broken", "broken_kind": kind, "source": "nvidia-smi",
                                              "message": text, "kernel_module_version": None}})
         assert f.code == live.code == "driver_broken" and f.layer == live.layer == "driver"

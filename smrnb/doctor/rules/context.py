@@ -12,6 +12,7 @@ from typing import Any
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.codes import meanings
 from smrnb.doctor.rules import Facts, rule
+from smrnb.doctor.rules._events import events, resolve
 
 CODES = meanings("rules.context")  # this module's codes, from the one table (codes.py)
 
@@ -126,3 +127,12 @@ def context_findings(facts: Facts) -> Iterable[Finding]:
                       (f"CONDA_PREFIX={ctx['conda_env']}",))
     if ctx.get("venv"):
         yield Finding("context_venv", "context", "info", "virtualenv active", (f"venv: {ctx['venv']}",))
+
+
+# ------------------------------------------------------------------ container and Slurm messages
+@rule("context")
+def context_messages(facts: Facts) -> Iterable[Finding]:
+    """The NVIDIA container toolkit's, Docker's, Kubernetes' and Slurm's messages about GPUs
+    (tables/container_messages.csv, tables/slurm_gpu.csv), read in a text or produced by a probe."""
+    for ev in events(facts, "context", "message"):
+        yield from resolve(facts, ev)
