@@ -29,6 +29,7 @@ and answers ``None`` or an empty value with a reason instead of raising.
 from __future__ import annotations
 
 import importlib.util
+import mmap
 import os
 import re
 import shutil
@@ -36,6 +37,8 @@ import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
+
+from smrnb.doctor._model import Runner
 
 __all__ = [
     "DynamicInfo",
@@ -711,8 +714,6 @@ def lookup_symbols(library: str | os.PathLike[str], names: Iterable[str]) -> dic
 
     Returns ``{name: defined}`` or None when the library cannot be read.
     """
-    import mmap
-
     d = read_dynamic(library)
     names = list(dict.fromkeys(names))
     if d is None or "symtab" not in d.layout:
@@ -841,8 +842,6 @@ def demangle(names: Sequence[str], run: Callable[..., Any] | None = None, timeou
     if any("\n" in n for n in names):
         return list(names)
     if run is None:
-        from smrnb.doctor._model import Runner
-
         if shutil.which("c++filt") is None:
             return list(names)
         run = Runner()
