@@ -47,6 +47,7 @@ __all__ = [
     "abi_flavour",
     "demangle",
     "embedded_cuda_archs",
+    "file_version",
     "lookup_symbols",
     "read_dynamic",
     "read_elf",
@@ -244,6 +245,15 @@ def _read_at_most(fh: BinaryIO, offset: int, size: int) -> bytes:
 _DYN_CACHE: dict[tuple[str, int, int], DynamicInfo | None] = {}
 
 
+def file_version(path: str) -> tuple[str, int, int] | None:
+    """``(path, size, mtime_ns)``: what a parse of ``path`` is cached under; None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return path, st.st_size, st.st_mtime_ns
+
+
 def read_dynamic(path: str | os.PathLike[str]) -> DynamicInfo | None:
     """The dynamic segment of ``path`` (NEEDED, SONAME, RPATH, RUNPATH), or None when the file is
     missing, unreadable, not ELF, truncated, or has no dynamic segment.
@@ -252,10 +262,8 @@ def read_dynamic(path: str | os.PathLike[str]) -> DynamicInfo | None:
     every candidate library and every library mapped into the process.
     """
     p = os.fspath(path)
-    try:
-        st = os.stat(p)
-        key = (p, st.st_size, st.st_mtime_ns)
-    except (OSError, ValueError):
+    key = file_version(p)
+    if key is None:
         return None
     if key in _DYN_CACHE:
         return _DYN_CACHE[key]

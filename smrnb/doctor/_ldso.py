@@ -36,7 +36,7 @@ import sysconfig
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from smrnb.doctor._elf import DynamicInfo, read_dynamic, read_elf
+from smrnb.doctor._elf import DynamicInfo, file_version, read_dynamic, read_elf
 
 __all__ = [
     "cuda_path_entries",
@@ -81,10 +81,8 @@ def parse_ld_cache(path: str = "/etc/ld.so.cache") -> LdCache | None:
     u32 value, u32 osversion, u64 hwcap.  Key (soname) and value (path) are offsets of
     NUL-terminated strings from the start of the new-format header.
     """
-    try:
-        st = os.stat(path)
-        memo_key = (path, st.st_size, st.st_mtime_ns)
-    except (OSError, ValueError):
+    memo_key = file_version(path)
+    if memo_key is None:
         return None
     if memo_key in _CACHE_MEMO:
         return _CACHE_MEMO[memo_key]
