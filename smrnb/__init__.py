@@ -95,7 +95,7 @@ _LAZY: dict[str, str] = {
     "diagnose": "smrnb.doctor",
     "explain": "smrnb.doctor",
     "Report": "smrnb.doctor",
-    "diagnose_cluster": "smrnb.doctor.cluster",
+    "diagnose_cluster": "smrnb.doctor",
     "Mesh": "smrnb.geometry.mesh",
     "PointCloud": "smrnb.geometry.mesh",
     "Frames": "smrnb.geometry.mesh",
@@ -162,13 +162,13 @@ def __dir__() -> list[str]:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext smrnb``: register the magics and check the loader environment now."""
-    from smrnb import magics
+    from smrnb.doctor import load_ipython_extension as load  # the doctor loads with the extension
 
-    magics.load_ipython_extension(ipython)
+    load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext smrnb``: remove the post-cell hook and the exception hook."""
-    from smrnb import magics
+    from smrnb.doctor import unload_ipython_extension as unload
 
-    magics.unload_ipython_extension(ipython)
+    unload(ipython)

@@ -124,7 +124,7 @@ def test_every_emitted_code_is_documented(layer):
     import inspect
     import re
 
-    mod = importlib.import_module(f"smrnb.doctor.rules.{layer}")
+    mod = importlib.import_module(f"smrnb.doctor.rules._{layer}")
     emitted = set(re.findall(r'Finding\(\s*"([a-z0-9_]+)"', inspect.getsource(mod)))
     assert emitted and emitted <= set(mod.CODES), emitted - set(mod.CODES)
     required = {"driver": {"no_gpu", "driver_too_old"},

@@ -4,7 +4,7 @@ for this GPU?
 
 * Every undefined, non-weak dynamic symbol of the extension in a torch namespace (``c10::``,
   ``at::``, ``torch::``, ``caffe2::``) is looked up in the dynamic symbol tables of torch's
-  libraries (hash-table lookups, :func:`smrnb.doctor.elf.lookup_symbols`).  One that is defined
+  libraries (hash-table lookups, :func:`smrnb.doctor._elf.lookup_symbols`).  One that is defined
   nowhere is the "undefined symbol" ImportError, predicted without importing anything.
 * Each unresolved symbol is demangled and classified: old-ABI ``Ss`` or ``std::__cxx11``; when
   the same name in the other string ABI *is* defined by torch (or the flavours of extension and
@@ -23,8 +23,7 @@ import os
 import re
 from typing import Any
 
-from smrnb.doctor._model import ProbeContext
-from smrnb.doctor.elf import (
+from smrnb.doctor._elf import (
     abi_flavour,
     demangle,
     embedded_cuda_archs,
@@ -32,6 +31,8 @@ from smrnb.doctor.elf import (
     other_abi_spelling,
     read_elf,
 )
+from smrnb.doctor._model import ProbeContext
+from smrnb.doctor.probes._loader import extensions_of_interest, torch_dir_from
 
 #: a mangled name whose outermost scope is a torch namespace (also vtables/typeinfo of their types)
 TORCH_SYMBOL = re.compile(r"^_Z(?:T[VIS])?N?[rVK]*(?:3c10|2at|5torch|6caffe2)")
@@ -117,8 +118,6 @@ def torch_libraries(ctx: ProbeContext) -> list[str]:
         tf = ctx.facts.get("torch") or {}
         lib_dir = tf.get("lib_dir")
         if not (isinstance(lib_dir, str) and os.path.isdir(lib_dir)):
-            from smrnb.doctor.probes.loader import torch_dir_from
-
             td = torch_dir_from(ctx)
             lib_dir = os.path.join(td, "lib") if td else None
         if lib_dir:
@@ -243,8 +242,6 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
     lf = ctx.facts.get("loader") or {}
     paths = [e["path"] for e in lf.get("extensions", []) if isinstance(e, dict) and e.get("path")]
     if not lf.get("extensions"):
-        from smrnb.doctor.probes.loader import extensions_of_interest
-
         paths = [e["path"] for e in extensions_of_interest(ctx, site_dirs)]
     libs = torch_libraries(ctx)
     torch_cxx11, abi_from = torch_string_abi(ctx, libs)

@@ -12,16 +12,14 @@ the host name, for pasting into a public bug report.
 from __future__ import annotations
 
 import copy
-import getpass
 import html
 import json
-import os
-import re
-import socket
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.doctor._model import LAYERS, SEVERITIES, Finding, Fix
+from smrnb.doctor._redact import _sanitize, process_secrets, redact_identity, redact_text
 
 ICONS = {"error": "❌", "warning": "⚠️", "info": "ℹ️", "ok": "✅"}
 COLORS = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0", "ok": "#2e7d32"}
@@ -81,8 +79,6 @@ def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
 
 
 def _sanitize_finding(f: Finding, secrets: list[str]) -> Finding:
-    from smrnb.doctor._redact import _sanitize
-
     return _finding_from_dict(_sanitize(f.to_dict(), secrets))
 
 
@@ -107,16 +103,12 @@ class Report:
 
     def __init__(self, facts: Mapping[str, Any] | None, findings: Iterable[Finding],
                  meta: Mapping[str, Any] | None = None, *, secrets: list[str] | None = None):
-        from smrnb.doctor._redact import _sanitize, process_secrets
-
         if secrets is None:
             secrets = process_secrets()
         self._secrets = list(secrets)
         self.facts: dict[str, Any] = _sanitize(dict(facts or {}), secrets)
         order = {ly: i for i, ly in enumerate(LAYERS)}
         sev = {s: i for i, s in enumerate(SEVERITIES)}
-        from smrnb._errors import SmrnbTypeError
-
         findings = list(findings)
         for i, f in enumerate(findings):
             if not isinstance(f, Finding):
@@ -131,8 +123,6 @@ class Report:
     def _redact(self, text: str) -> str:
         """The last step of every rendering: secrets by value, by shape and by name (``_redact``), so
         findings added after construction (or produced by ``explain``) are covered too."""
-        from smrnb.doctor._redact import redact_text
-
         return redact_text(text, self._secrets)
 
     # ------------------------------------------------------------------ summary
@@ -162,8 +152,6 @@ class Report:
     def as_format(self, fmt: str) -> Report:
         """A copy that a notebook displays as ``fmt`` ("html", "json", "markdown", "text")."""
         if fmt not in ("html", "json", "markdown", "text"):
-            from smrnb._errors import SmrnbValueError
-
             raise SmrnbValueError(f"fmt must be one of 'html', 'json', 'markdown', 'text', got {fmt!r}")
         other = copy.copy(self)
         other._format = fmt
@@ -181,8 +169,6 @@ class Report:
 
     # ------------------------------------------------------------------ renderings
     def to_dict(self) -> dict[str, Any]:
-        from smrnb.doctor._redact import _sanitize
-
         return _sanitize({
             "summary": {"errors": len(self.errors), "warnings": len(self.warnings),
                         "exit_code": self.exit_code, "text": self.summary()},
@@ -286,51 +272,6 @@ class Report:
             p.text(self.to_text())
 
 
-# ---------------------------------------------------------------------- redaction
-def identity_strings() -> dict[str, str]:
-    """``{string: replacement}`` for the home directory, user name and host names of this machine."""
-    out: dict[str, str] = {}
-    home = os.path.expanduser("~")
-    if home and home not in ("/", "~") and len(home) > 1:
-        out[home.rstrip("/")] = "~"
-    names = set()
-    try:
-        names.add(getpass.getuser())
-    except Exception:  # no user name in some containers
-        pass
-    for var in ("USER", "LOGNAME"):
-        if os.environ.get(var):
-            names.add(os.environ[var])
-    for n in names:
-        if n and len(n) >= 3:
-            out[n] = "<user>"
-    hosts = set()
-    try:
-        hosts.add(socket.gethostname())
-        hosts.add(socket.getfqdn())
-    except OSError:
-        pass
-    for h in hosts:
-        if h and len(h) >= 3 and h not in ("localhost", "localhost.localdomain"):
-            out[h] = "<host>"
-            out[h.split(".")[0]] = "<host>" if len(h.split(".")[0]) >= 3 else h.split(".")[0]
-    return out
-
-
-def redact_identity(text: str, replacements: Mapping[str, str] | None = None) -> str:
-    """Replace home dir by ``~``, user and host names by ``<user>``/``<host>`` (whole words)."""
-    reps = identity_strings() if replacements is None else dict(replacements)
-    for s in sorted(reps, key=len, reverse=True):
-        r = reps[s]
-        if r == s:
-            continue
-        if s.startswith("/"):
-            text = re.sub(re.escape(s) + r"(?=/|\b|$)", r, text)
-        else:
-            text = re.sub(r"(?<![A-Za-z0-9_.-])" + re.escape(s) + r"(?![A-Za-z0-9_-])", r, text)
-    return text
-
-
 # ---------------------------------------------------------------------- HTML
 _COPY_JS = (
     "(function(b){var t=b.parentNode.querySelector('pre').innerText;"
@@ -415,7 +356,5 @@ def render_html(report: Report) -> str:
     if el is not None:
         parts.append(f"<div class='smrnb-muted'>collected in {float(el):.2f} s</div>")
     parts.append("</div>")
-    from smrnb.doctor._redact import redact_text
-
     # the last step, here rather than in _repr_html_: the DoctorView widget calls render_html directly
     return redact_text("".join(parts), getattr(report, "_secrets", ()))

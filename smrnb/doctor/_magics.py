@@ -30,11 +30,25 @@ To load it for every kernel, add to ``~/.ipython/profile_default/ipython_config.
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
 import sys
 import warnings
 from collections.abc import Mapping
 from typing import Any
+
+from smrnb._errors import SmrnbError, SmrnbTypeError
+from smrnb.doctor import diagnose, explain
+from smrnb.doctor._evidence import cap_text
+from smrnb.doctor._fixes import snippets_text, write_kernelspec
+from smrnb.doctor._ldso import (
+    change_effect,
+    cuda_path_entries,
+    libraries_only_findable_via_new_dirs,
+    start_env_changes,
+)
+from smrnb.doctor._model import LAYERS, check_timeout, read_proc_environ
+from smrnb.doctor._redact import process_secrets, redact_text
 
 __all__ = ["SmrnbEnvironmentWarning", "load_ipython_extension", "unload_ipython_extension",
            "check_start_environment", "env_snapshot"]
@@ -50,43 +64,22 @@ class SmrnbEnvironmentWarning(UserWarning):
 
 
 # ---------------------------------------------------------------------- environment comparison
-def _cuda_entries(path_value: str | None) -> list[str]:
-    try:
-        from smrnb.doctor.loader import cuda_path_entries
-
-        return list(cuda_path_entries(path_value))
-    except Exception:  # loader module absent: same rule, locally
-        return [p for p in (path_value or "").split(os.pathsep) if p and ("cuda" in p.lower() or "nvidia" in p.lower())]
-
-
 def env_snapshot(environ: Mapping[str, str] | None = None) -> dict[str, str | None]:
     """The watched variables now (``PATH`` reduced to its CUDA entries)."""
     env = os.environ if environ is None else environ
     snap: dict[str, str | None] = {k: env.get(k) for k in WATCHED if k != "PATH"}
-    snap["PATH"] = ":".join(_cuda_entries(env.get("PATH"))) or None
+    snap["PATH"] = ":".join(cuda_path_entries(env.get("PATH"))) or None
     return snap
 
 
 def _changes(start_env: Mapping[str, str] | None, now_env: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    """``{var: {"start", "now"}}`` of watched variables that differ; ``{}`` if start is unknown."""
-    if start_env is None:
-        return {}
-    try:
-        from smrnb.doctor.loader import start_env_changes
-
-        res = start_env_changes(start_env, now_env)
-        if isinstance(res, dict) and all(isinstance(v, Mapping) and "now" in v for v in res.values()):
-            return {k: dict(v) for k, v in res.items()}
-    except Exception:  # absent or broken: compare here
-        pass
-    a, b = env_snapshot(start_env), env_snapshot(now_env)
-    return {k: {"start": a[k], "now": b[k]} for k in WATCHED if a[k] != b[k]}
+    """``{var: {"start", "now", "added", "removed"}}`` of watched variables that differ; ``{}`` if start is
+    unknown."""
+    return start_env_changes(start_env, now_env)
 
 
 def _installed_extension_paths() -> list[str]:
     """Compiled extensions of interest that are installed (kaolin's ``_C*.so``), found without importing."""
-    import importlib.util
-
     out: list[str] = []
     try:
         spec = importlib.util.find_spec("kaolin")
@@ -114,8 +107,6 @@ def check_start_environment(start_env: Mapping[str, str] | None = None, now_env:
     mapped : mapping, optional
         ``{soname: path}`` already loaded (default ``/proc/self/maps``).
     """
-    from smrnb.doctor import read_proc_environ
-
     start_env = read_proc_environ() if start_env is None else start_env
     now_env = dict(os.environ) if now_env is None else now_env
     if start_env is None:
@@ -125,11 +116,9 @@ def check_start_environment(start_env: Mapping[str, str] | None = None, now_env:
     if changes:
         msgs.append(change_message(changes, when="since this kernel started"))
     try:
-        from smrnb.doctor.loader import libraries_only_findable_via_new_dirs
-
         exts = _installed_extension_paths() if paths is None else list(paths)
         only_new = libraries_only_findable_via_new_dirs(exts, start_env, now_env, mapped) if exts else []
-    except Exception:  # loader module absent or failing: skip this part
+    except Exception:  # an unreadable extension or loader file: this part is skipped, the check never raises
         only_new = []
     for item in only_new or []:
         if isinstance(item, Mapping):
@@ -144,8 +133,6 @@ def check_start_environment(start_env: Mapping[str, str] | None = None, now_env:
 def change_message(changes: Mapping[str, Mapping[str, Any]], when: str) -> str:
     """The warning text for changed loader variables: the values, what each change reaches and what
     not (the loader reads only LD_LIBRARY_PATH, and only at start), the fix."""
-    from smrnb.doctor.loader import change_effect
-
     lines = [f"smrnb: the loader environment changed {when}:"]
     for var, ch in changes.items():
         before = f", before this cell {ch.get('before')!r}" if "before" in ch else ""
@@ -171,7 +158,7 @@ def _announce(msg: str) -> None:
         shown = False
     if shown:
         # a fresh registry: shown whatever was shown before ("default" would hide a repeat)
-        warnings.warn_explicit(msg, SmrnbEnvironmentWarning, "smrnb", 0, module="smrnb.magics", registry={})
+        warnings.warn_explicit(msg, SmrnbEnvironmentWarning, "smrnb", 0, module=__name__, registry={})
     else:
         print(msg, file=sys.stderr, flush=True)
 
@@ -179,8 +166,6 @@ def _announce(msg: str) -> None:
 # ---------------------------------------------------------------------- hooks
 class _State:
     def __init__(self, ip: Any):
-        from smrnb.doctor import read_proc_environ
-
         self.ip = ip
         self.snapshot = env_snapshot()
         start = read_proc_environ()
@@ -232,8 +217,6 @@ def _redacted_last_line(text: str, limit: int = 4096) -> str:
 def _redacted(text: str) -> str:
     """``text`` with secrets removed (by name and by value, :mod:`smrnb.doctor._redact`); never raises."""
     try:
-        from smrnb.doctor import process_secrets, redact_text
-
         return redact_text(text, process_secrets())
     except Exception:  # never print what could not be checked
         return "smrnb: (message withheld: it could not be checked for secrets)"
@@ -241,8 +224,7 @@ def _redacted(text: str) -> str:
 
 def diagnosis_line(text: str) -> str | None:
     """One line for a traceback whose text matches a known signature, else None."""
-    from smrnb.doctor import cap_text
-    from smrnb.doctor.explain import explain_text
+    from smrnb.doctor._explain import explain_text  # the error signatures: loaded at the first traceback
 
     text = cap_text(text)  # a 1 MB message costs what its head and tail cost
     found = explain_text(text)
@@ -268,8 +250,6 @@ def _make_magics_class() -> type:
     from IPython.core import magic_arguments
     from IPython.core.error import UsageError
     from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-
-    from smrnb.doctor import LAYERS
 
     @magics_class
     class DoctorMagics(Magics):
@@ -306,9 +286,6 @@ def _make_magics_class() -> type:
                 if layer not in LAYERS:
                     raise UsageError(f"--layer must be one of {', '.join(LAYERS)}, got {layer!r}")
             if args.timeout is not None:
-                from smrnb._errors import SmrnbError
-                from smrnb.doctor import check_timeout
-
                 try:
                     check_timeout(args.timeout, "--timeout")
                 except SmrnbError as exc:
@@ -327,8 +304,6 @@ def _make_magics_class() -> type:
             try:
                 if args.fix:
                     return _run_fix(args, timeout)
-                from smrnb.doctor import diagnose, explain
-
                 if args.explain:
                     report = explain(" ".join(args.explain), live=True, layers=args.layer, timeout=timeout)
                 else:
@@ -349,8 +324,6 @@ def _make_magics_class() -> type:
             """Explain the error text pasted in the cell; returns a Report."""
             args = magic_arguments.parse_argstring(self.smr_explain, line)
             try:
-                from smrnb.doctor import explain
-
                 report = explain(cell, live=not args.offline)
             except Exception as exc:  # never raise from a magic
                 print(_redacted(f"smrnb explain failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
@@ -363,10 +336,6 @@ def _make_magics_class() -> type:
 
 
 def _run_fix(args: Any, timeout: float) -> Any:
-    from smrnb._errors import SmrnbError
-    from smrnb.doctor import diagnose
-    from smrnb.doctor.fixes import snippets_text, write_kernelspec
-
     facts = diagnose(layers=["torch", "toolkit", "jupyter", "context"], timeout=timeout).facts
     if args.fix == "snippets":
         print(_redacted(snippets_text(facts=facts)), end="")
@@ -381,18 +350,16 @@ def _run_fix(args: Any, timeout: float) -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "DoctorMagics":  # built lazily so that importing smrnb.magics does not import IPython
+    if name == "DoctorMagics":  # built on first use: importing this module does not import IPython
         cls = _make_magics_class()
         globals()["DoctorMagics"] = cls
         return cls
-    raise AttributeError(f"module 'smrnb.magics' has no attribute {name!r}")
+    raise AttributeError(f"module 'smrnb.doctor._magics' has no attribute {name!r}")
 
 
 def load_ipython_extension(ip: Any) -> None:
     """``%load_ext smrnb``: register the magics, check the start environment, add the hooks."""
     if not hasattr(ip, "register_magics"):
-        from smrnb._errors import SmrnbTypeError
-
         raise SmrnbTypeError(f"ipython must be an IPython shell (get_ipython()), got {type(ip).__name__}")
     ip.register_magics(__getattr__("DoctorMagics"))
     st = _State(ip)

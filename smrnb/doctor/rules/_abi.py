@@ -9,8 +9,8 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import meanings, why
 from smrnb.doctor.rules import rule
 
 CODES = meanings("rules.abi")  # this module's codes, from the one table (codes.py)

@@ -14,6 +14,7 @@ import glob
 import importlib.metadata as md
 import json
 import os
+import shutil
 import sys
 from typing import Any
 
@@ -99,8 +100,6 @@ def _connection_file() -> str | None:
 
 
 def _same_python(a: str, b: str, path: str) -> bool:
-    import shutil
-
     if not a or not b:
         return False
     if os.sep not in a:

@@ -4,7 +4,7 @@
 Two stages. :func:`smrnb.doctor._evidence.extract` reads structured evidence from any wording
 (library families and versions, undefined symbols and their owners, GPU archs, CUDA versions on both
 sides, CUDA_HOME forms, ...); :func:`decide` names causes from that evidence. Every code, its layer
-and the wording of its fix come from the one table (:mod:`smrnb.doctor.codes`) that the live rules use
+and the wording of its fix come from the one table (:mod:`smrnb.doctor._codes`) that the live rules use
 too, and where a cause has a live rule that can take what the text says as facts (a broken driver),
 explain calls that rule itself. Each finding lists the evidence that fired it and what tells it from
 its nearest neighbour. Live facts (``facts`` as returned by ``collect``), when given, refine the
@@ -22,14 +22,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from smrnb.doctor._codes import CODES as _TABLE
+from smrnb.doctor._codes import meanings, why
+from smrnb.doctor._elf import abi_flavour
+from smrnb.doctor._elf import demangle as _demangle_names
 from smrnb.doctor._evidence import cap_text, cuda_home_problem, extract
-from smrnb.doctor._model import CmdResult, Finding, Fix, Runner
-from smrnb.doctor.codes import CODES as _TABLE
-from smrnb.doctor.codes import meanings, why
-from smrnb.doctor.rules.driver import driver_too_old_title
-from smrnb.doctor.tables import version_key
+from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.rules._driver import driver_too_old_title
+from smrnb.doctor.tables import kaolin_wheel_page, rows, version_key
 
-KAOLIN_WHEEL_PAGE = "https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-{torch}_cu{cuda}.html"
+#: the kaolin wheel page of a torch and CUDA (``{torch}``, ``{cuda}`` without its dot), from tables/kaolin.json
+KAOLIN_WHEEL_PAGE = kaolin_wheel_page("{torch}", "{cuda}")
 _TORCH_NS_RE = re.compile(r"(?:^_Z|N|K|L)(?:3c10|2at|5torch|6caffe2)")
 _OLD_STRING_RE = re.compile(r"(?:E|K|P|R|I|S_|[0-9]|^)Ss(?![a-z])")
 #: the library named before ``: undefined symbol`` on the same line
@@ -40,46 +43,27 @@ _LIBSTDCXX_RE = re.compile(r"([^\s:'\"`]{0,300}libstdc\+\+\.so[.0-9]{0,12})")
 CODES: dict[str, str] = meanings("explain")
 
 
-def explain_codes() -> dict[str, str]:
-    """Every code an explain finding may carry -> a one-line meaning."""
-    return dict(CODES)
-
-
 # ---------------------------------------------------------------------- demangling
 @functools.lru_cache(maxsize=256)
-def _demangle_cached(symbol: str) -> str | None:
-    res: CmdResult = Runner(default_timeout=2.0)(["c++filt", symbol])
-    if res.ok and res.stdout.strip() and res.stdout.strip() != symbol:
-        return res.stdout.strip()
-    return None
-
-
-@functools.lru_cache(maxsize=256)
 def demangle(symbol: str) -> str | None:
-    """The demangled C++ name of ``symbol`` (via ``c++filt``), or None when it cannot be."""
+    """The demangled C++ name of ``symbol`` (``c++filt``, :func:`smrnb.doctor._elf.demangle`), or None when
+    it cannot be."""
     if not symbol.startswith("_Z"):
         return None
     try:
-        from smrnb.doctor import elf  # the ABI engineer's demangler, when present
-
-        out = elf.demangle([symbol], timeout=2.0)
-        if out and isinstance(out[0], str) and out[0] != symbol:
-            return out[0]
+        out = _demangle_names([symbol], timeout=2.0)
+    except Exception:  # explain never raises: an undemangled name is still evidence
         return None
-    except Exception:  # absent or broken: fall back to c++filt
-        pass
-    return _demangle_cached(symbol)
+    return out[0] if out and isinstance(out[0], str) and out[0] != symbol else None
 
 
 def string_abi(mangled: str, demangled: str | None = None) -> str:
     """``"cxx11"`` (std::__cxx11::basic_string), ``"old"`` (``Ss``) or ``"none"`` (no std::string)."""
-    try:  # the ABI engineer's tokenizer knows identifiers from substitutions
-        from smrnb.doctor.elf import abi_flavour
-
+    try:  # the ELF module's tokenizer tells identifiers from substitutions
         flav = abi_flavour(mangled)
         if flav in ("cxx11", "old", "none") and mangled.startswith("_Z"):
             return flav
-    except Exception:  # absent: the heuristics below
+    except Exception:  # a name the tokenizer cannot read: the heuristics below
         pass
     if "__cxx11" in mangled or (demangled and "__cxx11" in demangled):
         return "cxx11"
@@ -129,8 +113,6 @@ def _ev(ev: list[Any], kind: str) -> list[Any]:
 
 def nvcc_archs(nvcc: str | None) -> list[int] | None:
     """Compute capabilities (as 86, 90...) the nvcc release ``nvcc`` compiles for (tables/nvcc_archs.csv)."""
-    from smrnb.doctor.tables import rows, version_key
-
     if not nvcc:
         return None
     best = None
@@ -307,8 +289,8 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
     text_nvcc = value("nvcc_version")
     # --- driver side
     if "nvml_mismatch" in kinds or "driver_unreachable" in kinds:
-        from smrnb.doctor.probes.driver import broken_kind
-        from smrnb.doctor.rules.driver import broken_driver_finding
+        from smrnb.doctor.probes._driver import broken_kind
+        from smrnb.doctor.rules._driver import broken_driver_finding
 
         fired = first("nvml_mismatch") + first("driver_unreachable")
         line = fired[0].line
@@ -444,7 +426,7 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
     for e in missing:
         fam, ver, name = (e.value.split(":", 2) + ["", ""])[:3]
         if fam in _CUDA_FAMILIES:
-            from smrnb.doctor.rules.loader import runtime_wheel_command
+            from smrnb.doctor.rules._loader import runtime_wheel_command
 
             major = ver.split(".")[0] if ver else ""
             wrong = bool(fam == "cudart" and major and majors and major not in majors)
@@ -525,7 +507,7 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
         if cc:
             extra.append(f"the GPU has compute capability {cc}")
             if isinstance(arch_list, list):
-                from smrnb.doctor.rules.torch import arch_covers
+                from smrnb.doctor.rules._torch import arch_covers
 
                 if arch_covers(arch_list, cc)[0]:
                     extra.append(f"torch has kernels for it ({' '.join(arch_list)}): the extension lacks them")
@@ -694,7 +676,7 @@ def decide(ev: list[Any], facts: Mapping[str, Any] | None = None) -> list[tuple[
                  cmds=("export LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LIBRARY_PATH   # libcuda: the toolkit's "
                        "stub, for a build without a driver" if lib == "cuda" else f"apt-file search lib{e.value}.so",),
                  neighbour="cuda_home_incomplete is a CUDA toolkit library (-lcudart)")
-    from smrnb.doctor.rules.loader import ENV_FIX_COMMANDS
+    from smrnb.doctor.rules._loader import ENV_FIX_COMMANDS
 
     if "ld_set_in_process" in kinds:
         extra = []

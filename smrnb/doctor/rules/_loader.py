@@ -9,8 +9,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from smrnb.doctor._codes import meanings, why
+from smrnb.doctor._ldso import change_effect
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import meanings, why
 from smrnb.doctor.rules import rule
 
 CODES = meanings("rules.loader")  # this module's codes, from the one table (codes.py)
@@ -189,8 +190,6 @@ def env_changed(facts: Mapping[str, Any]) -> Iterator[Finding]:
     for d in only_new:
         ev.append(f"{os.path.basename(str(d.get('extension')))} needs {d.get('library')}: only in {d.get('dir')}, "
                   "which is on LD_LIBRARY_PATH now but was not when the process started")
-    from smrnb.doctor.loader import change_effect
-
     ev += [f"{var}: {change_effect(var)}" for var in changed]
     severity = "error" if only_new else "warning" if "LD_LIBRARY_PATH" in changed else "info"
     title = ("Libraries an extension needs are reachable only through LD_LIBRARY_PATH set after start: the loader "

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from smrnb.doctor import tables
+from smrnb.doctor._codes import meanings
+from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import meanings
-from smrnb.doctor.codes import why as fix_wording
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules.context import layer
+from smrnb.doctor.rules._context import layer
 
 CODES = meanings("rules.kaolin")  # this module's codes, from the one table (codes.py)
 

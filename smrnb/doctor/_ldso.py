@@ -29,12 +29,14 @@ import glob
 import os
 import platform
 import re
+import site
 import struct
 import sys
+import sysconfig
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from smrnb.doctor.elf import DynamicInfo, read_dynamic, read_elf
+from smrnb.doctor._elf import DynamicInfo, file_version, read_dynamic, read_elf
 
 __all__ = [
     "cuda_path_entries",
@@ -79,10 +81,8 @@ def parse_ld_cache(path: str = "/etc/ld.so.cache") -> LdCache | None:
     u32 value, u32 osversion, u64 hwcap.  Key (soname) and value (path) are offsets of
     NUL-terminated strings from the start of the new-format header.
     """
-    try:
-        st = os.stat(path)
-        memo_key = (path, st.st_size, st.st_mtime_ns)
-    except (OSError, ValueError):
+    memo_key = file_version(path)
+    if memo_key is None:
         return None
     if memo_key in _CACHE_MEMO:
         return _CACHE_MEMO[memo_key]
@@ -167,8 +167,6 @@ def load_ld_cache(path: str | None = "/etc/ld.so.cache", run: Callable[..., Any]
 
 @functools.lru_cache(maxsize=1)
 def _multiarch() -> str:
-    import sysconfig
-
     ma = sysconfig.get_config_var("MULTIARCH")
     return ma if isinstance(ma, str) and ma else f"{platform.machine()}-linux-gnu"
 
@@ -371,8 +369,6 @@ def _site_dirs_for(path: str) -> list[str]:
             break
         cur = os.path.dirname(cur)
     try:
-        import site
-
         out += list(site.getsitepackages()) + [site.getusersitepackages()]
     except (AttributeError, OSError):
         pass
@@ -514,8 +510,6 @@ def change_effect(var: str) -> str:
                 "new directories will NOT be found by `import` of compiled extensions (torch, kaolin, ...); only "
                 "child processes (subprocess, !commands) see the new value")
     if var in ("CUDA_HOME", "CUDA_PATH"):
-        import sys
-
         cpp = sys.modules.get("torch.utils.cpp_extension")
         now = getattr(cpp, "CUDA_HOME", None) if cpp is not None else None
         return (f"{var} is not read by the loader; it tells CUDA extension builds where the toolkit is. Builds run as "

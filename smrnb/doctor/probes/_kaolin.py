@@ -15,9 +15,9 @@ import re
 import sys
 from typing import Any
 
+from smrnb.doctor._install import install_plan
 from smrnb.doctor._model import ProbeContext
-from smrnb.doctor.install import install_plan
-from smrnb.doctor.probes.torch_build import find_distribution, find_package_dir, site_dirs_default
+from smrnb.doctor.probes._torch_build import find_distribution, find_package_dir, site_dirs_default
 
 IMPORT_CHECK_TIMEOUT = 60.0
 _IMPORT_CODE = (

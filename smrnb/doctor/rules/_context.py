@@ -9,8 +9,8 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from smrnb.doctor._codes import meanings
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import meanings
 from smrnb.doctor.rules import Facts, rule
 
 CODES = meanings("rules.context")  # this module's codes, from the one table (codes.py)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable
 
+from smrnb.doctor._codes import meanings
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import meanings
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules.context import layer
+from smrnb.doctor.rules._context import layer
 
 CODES = meanings("rules.jupyter")  # this module's codes, from the one table (codes.py)
 

@@ -3,7 +3,7 @@
 
 For kaolin's ``_C*.so`` (located from package metadata and the file system, **never imported**)
 and every path in ``ctx.extension_paths``, each ``DT_NEEDED`` is resolved by
-:func:`smrnb.doctor.loader.resolve_needed` against the environment **the process started with**
+:func:`smrnb.doctor._ldso.resolve_needed` against the environment **the process started with**
 (``/proc/self/environ``; ld.so read LD_LIBRARY_PATH then), the libraries already mapped
 (``/proc/self/maps``) and those ``import torch`` maps (kaolin imports torch first; its ``_C.so``
 needs libc10.so etc. with no RPATH).  Facts schema: ``smrnb/doctor/FACTS.md`` (loader).
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 from typing import Any
 
-from smrnb.doctor._model import ProbeContext
-from smrnb.doctor.loader import (
+from smrnb.doctor._ldso import (
     libraries_only_findable_via_new_dirs,
     load_ld_cache,
     parse_ld_cache,
@@ -25,13 +25,13 @@ from smrnb.doctor.loader import (
     start_env_changes,
     torch_import_libraries,
 )
+from smrnb.doctor._model import ProbeContext
+from smrnb.doctor.probes._torch_build import find_distribution, find_package_dir, site_dirs_default
 
 
 def kaolin_extension_paths(site_dirs: list[str] | None = None) -> list[str]:
     """kaolin's compiled extension modules, found without importing kaolin: the package directory's
     ``_C*.so`` plus every ``.so`` the installed distribution's RECORD lists."""
-    from smrnb.doctor.probes.torch_build import find_distribution, find_package_dir, site_dirs_default
-
     dirs = site_dirs if site_dirs is not None else site_dirs_default()
     out: list[str] = []
     loc = find_package_dir("kaolin", dirs)
@@ -59,8 +59,6 @@ def torch_dir_from(ctx: ProbeContext, site_dirs: list[str] | None = None) -> str
         return os.path.dirname(lib_dir.rstrip("/"))
     if tf.get("installed") is False:
         return None
-    from smrnb.doctor.probes.torch_build import find_package_dir, site_dirs_default
-
     return find_package_dir("torch", site_dirs if site_dirs is not None else site_dirs_default())
 
 
@@ -76,8 +74,6 @@ def extensions_of_interest(ctx: ProbeContext, site_dirs: list[str] | None = None
 
 def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str, Any]:
     """Facts of the loader layer (schema in ``smrnb/doctor/FACTS.md``)."""
-    import sys
-
     now = dict(ctx.environ)
     start = ctx.start_environ
     ld_env = start if start is not None else now

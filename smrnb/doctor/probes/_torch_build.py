@@ -9,7 +9,9 @@ torch is **not imported** here (it takes seconds, and may initialise CUDA): the 
 
 from __future__ import annotations
 
+import ast
 import glob
+import importlib.machinery
 import importlib.metadata as md
 import json
 import os
@@ -27,8 +29,6 @@ CUDA_LIB_PREFIXES = ("libcudart", "libcublas", "libcudnn", "libnvrtc", "libcufft
 def parse_version_py(text: str) -> dict[str, Any]:
     """Assignments of ``torch/version.py`` (``__version__``, ``cuda``, ``hip``, ``git_version``...)
     parsed as literals; unknown forms are skipped."""
-    import ast
-
     out: dict[str, Any] = {}
     for line in text.splitlines():
         m = _VERSION_LINE.match(line.strip())
@@ -57,8 +57,6 @@ def find_distribution(name: str, site_dirs: list[str] | None) -> md.Distribution
 
 def find_package_dir(name: str, site_dirs: list[str] | None) -> str | None:
     """Directory of top-level package ``name`` on ``site_dirs`` found *without importing it*."""
-    import importlib.machinery
-
     try:
         spec = importlib.machinery.PathFinder.find_spec(name, site_dirs if site_dirs is not None else sys.path)
     except Exception:

@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.doctor._install import matching_nvcc, toolkit_dir_for
+from smrnb.doctor._redact import display_env, process_secrets, redact_text
+from smrnb.doctor.probes._toolkit import cuda_home_malformed
 
 #: the variables a kernelspec fix carries
 ENV_VARS: tuple[str, ...] = ("LD_LIBRARY_PATH", "CUDA_HOME", "PATH")
@@ -40,8 +43,6 @@ def _facts_get(facts: Mapping[str, Any] | None, layer: str, key: str) -> Any:
 
 def _cuda_home_verdict(value: str, facts: Mapping[str, Any] | None) -> str | None:
     """Why the doctor flags ``value`` as CUDA_HOME (so a kernelspec must not carry it), or None."""
-    from smrnb.doctor.probes.toolkit import cuda_home_malformed
-
     why = cuda_home_malformed(value)
     if why:
         return why
@@ -79,8 +80,6 @@ def plan_env(facts: Mapping[str, Any] | None = None,
             tcuda = _facts_get(facts, "torch", "cuda")
             tk = (facts or {}).get("toolkit")
             if tcuda and isinstance(tk, Mapping):
-                from smrnb.doctor.install import matching_nvcc, toolkit_dir_for
-
                 m = matching_nvcc(dict(tk), tcuda)
                 if m and str(m.get("version")).split(".")[:2] == str(tcuda).split(".")[:2]:
                     cand = toolkit_dir_for(m)
@@ -179,8 +178,6 @@ class KernelspecResult:
     def describe(self) -> str:
         """What was (or would be) written. Of ``env`` every name is shown but values only of
         path-like variables (:func:`smrnb.doctor._redact.display_env`); the file holds the values."""
-        from smrnb.doctor._redact import display_env, process_secrets, redact_text
-
         shown = dict(self.kernel_json)
         shown["env"] = display_env(self.kernel_json.get("env") or {})
         body = json.dumps(shown, indent=1)

@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from smrnb.doctor import tables
+from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import meanings, why
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules.context import layer
+from smrnb.doctor.rules._context import layer
 
 CODES = meanings("rules.driver")  # this module's codes, from the one table (codes.py)
 

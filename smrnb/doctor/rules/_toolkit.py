@@ -9,12 +9,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from smrnb.doctor import tables
+from smrnb.doctor._codes import meanings
+from smrnb.doctor._codes import why as fix_wording
+from smrnb.doctor._install import cc_to_int, int_to_cc, matching_nvcc, nvcc_supported_ccs, toolkit_dir_for
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import meanings
-from smrnb.doctor.codes import why as fix_wording
-from smrnb.doctor.install import cc_to_int, int_to_cc, matching_nvcc, nvcc_supported_ccs, toolkit_dir_for
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules.context import conda_nvcc_command, env_fix_commands, layer
+from smrnb.doctor.rules._context import conda_nvcc_command, env_fix_commands, layer
 
 CODES = meanings("rules.toolkit")  # this module's codes, from the one table (codes.py)
 

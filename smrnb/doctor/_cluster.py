@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import html
 import json
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from smrnb._errors import SmrnbTypeError
+from smrnb.doctor import diagnose
 from smrnb.doctor._model import DEFAULT_TIMEOUT
 
 #: (label, layer, how to read it from that layer's facts): what a scheduler can make differ per node
@@ -37,10 +40,6 @@ COMPARED: tuple[tuple[str, str, Any], ...] = (
 
 def _worker_report(layers: list[str] | None, timeout: float) -> dict[str, Any]:
     """Runs in a worker: the doctor's report of this process, plus the host's name."""
-    import socket
-
-    from smrnb.doctor import diagnose
-
     rep = diagnose(layers=layers, timeout=timeout).to_dict()
     rep["host"] = socket.gethostname()
     return rep
@@ -160,8 +159,6 @@ def diagnose_cluster(client: Any, *, layers: list[str] | None = None, timeout: f
     deadline); a worker whose doctor fails is listed in ``failed`` with the reason, the others are
     still reported.
     """
-    from smrnb._errors import SmrnbTypeError
-
     if not hasattr(client, "run") or not hasattr(client, "scheduler_info"):
         raise SmrnbTypeError(f"client must be a distributed.Client, got {type(client).__name__}")
     workers = list(client.scheduler_info().get("workers", {}))

@@ -29,6 +29,7 @@ and answers ``None`` or an empty value with a reason instead of raising.
 from __future__ import annotations
 
 import importlib.util
+import mmap
 import os
 import re
 import shutil
@@ -37,6 +38,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from smrnb.doctor._model import Runner
+
 __all__ = [
     "DynamicInfo",
     "ElfInfo",
@@ -44,6 +47,7 @@ __all__ = [
     "abi_flavour",
     "demangle",
     "embedded_cuda_archs",
+    "file_version",
     "lookup_symbols",
     "read_dynamic",
     "read_elf",
@@ -241,6 +245,15 @@ def _read_at_most(fh: BinaryIO, offset: int, size: int) -> bytes:
 _DYN_CACHE: dict[tuple[str, int, int], DynamicInfo | None] = {}
 
 
+def file_version(path: str) -> tuple[str, int, int] | None:
+    """``(path, size, mtime_ns)``: what a parse of ``path`` is cached under; None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return path, st.st_size, st.st_mtime_ns
+
+
 def read_dynamic(path: str | os.PathLike[str]) -> DynamicInfo | None:
     """The dynamic segment of ``path`` (NEEDED, SONAME, RPATH, RUNPATH), or None when the file is
     missing, unreadable, not ELF, truncated, or has no dynamic segment.
@@ -249,10 +262,8 @@ def read_dynamic(path: str | os.PathLike[str]) -> DynamicInfo | None:
     every candidate library and every library mapped into the process.
     """
     p = os.fspath(path)
-    try:
-        st = os.stat(p)
-        key = (p, st.st_size, st.st_mtime_ns)
-    except (OSError, ValueError):
+    key = file_version(p)
+    if key is None:
         return None
     if key in _DYN_CACHE:
         return _DYN_CACHE[key]
@@ -711,8 +722,6 @@ def lookup_symbols(library: str | os.PathLike[str], names: Iterable[str]) -> dic
 
     Returns ``{name: defined}`` or None when the library cannot be read.
     """
-    import mmap
-
     d = read_dynamic(library)
     names = list(dict.fromkeys(names))
     if d is None or "symtab" not in d.layout:
@@ -841,8 +850,6 @@ def demangle(names: Sequence[str], run: Callable[..., Any] | None = None, timeou
     if any("\n" in n for n in names):
         return list(names)
     if run is None:
-        from smrnb.doctor._model import Runner
-
         if shutil.which("c++filt") is None:
             return list(names)
         run = Runner()

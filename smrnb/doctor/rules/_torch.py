@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 
 from smrnb.doctor import tables
+from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import meanings, why
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules.context import layer
-from smrnb.doctor.rules.driver import torch_variants_for_driver
+from smrnb.doctor.rules._context import layer
+from smrnb.doctor.rules._driver import torch_variants_for_driver
 
 CODES = meanings("rules.torch")  # this module's codes, from the one table (codes.py)
 
@@ -47,8 +48,6 @@ def arch_covers(arch_list: list[str], cc: str) -> tuple[bool, str]:
 
 
 def _shell_quote(text: str) -> str:
-    import shlex
-
     return shlex.quote(text)
 
 
