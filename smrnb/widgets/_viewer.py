@@ -19,6 +19,7 @@ vertex on the wire (positions 12, normals 3, colors 3, indices ~24).
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import math
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.widgets._compat import control_comm_open
 from smrnb.widgets._sync import DerivedArray, buffer_sync, drop_pending, send_arrays, sync_ready
 
 #: default cap on voxels drawn; a grid with more occupied voxels is coarsened (a notice says so)
@@ -710,11 +712,10 @@ def live_frontend() -> bool:
     if mode == "always":
         return False
     try:
-        from ipywidgets import Widget
+        if control_comm_open():
+            return True
     except ImportError:  # pragma: no cover - ipywidgets is a dependency of the widgets
         return False
-    if getattr(Widget, "_control_comm", None) is not None:
-        return True
     try:
         from IPython import get_ipython
 
@@ -980,15 +981,10 @@ class Viewer:
                 # a large update: one repaint for the whole of it, not one per array (each costs a frame in
                 # software GL)
                 pause = sum(arr.nbytes for _w, _n, arr in targets) > PAUSE_BYTES
-                if pause:
-                    self.renderer._pause_autorender = True
-                try:
+                with self.renderer.hold() if pause else contextlib.nullcontext():
                     for attr, _n, arr in targets:
                         drop_pending(attr)
                         attr.array = arr
-                finally:
-                    if pause:
-                        self.renderer._pause_autorender = False
             for obj, _a, b in updates:
                 self._set_look(obj, b)
             for obj, b in zip(self._coarse[name], coarse):
@@ -1049,13 +1045,10 @@ class Viewer:
             self.moving = moving
             if not twins:
                 return
-            self.renderer._pause_autorender = True  # one repaint for the switch
-            try:
+            with self.renderer.hold():  # one repaint for the switch
                 for obj, twin in twins:
                     (obj if moving else twin).visible = False
                     (twin if moving else obj).visible = True
-            finally:
-                self.renderer._pause_autorender = False
             self.detail_log.append((time.time(), "coarse" if moving else "full"))
             del self.detail_log[:-100]
 
