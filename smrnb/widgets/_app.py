@@ -19,6 +19,8 @@ from typing import Any
 
 from smrnb import _cancel
 from smrnb._errors import SmrnbValueError
+from smrnb.widgets._display import static_pictures, widget_bundle
+from smrnb.widgets._step import StepWidget
 
 
 def _demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
@@ -135,8 +137,6 @@ class ReconstructionApp:
 
     # ------------------------------------------------------------------------------ steps
     def _build_steps(self) -> None:
-        from smrnb.widgets._step import StepWidget
-
         self.steps = [StepWidget(st.step, pipeline=self.pipeline, stage=st.name, auto_run=self.auto_run,
                                  on_change=self._on_change, on_run=self._on_run, on_confirm=self._on_confirm)
                       for st in self.pipeline.stages]
@@ -371,8 +371,6 @@ class ReconstructionApp:
         return self._report(do)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        from smrnb.widgets._viewer import static_pictures, widget_bundle
-
         mode = static_pictures()
         if mode == "live":
             return self.widget._repr_mimebundle_(**kwargs)

@@ -19,24 +19,26 @@ estimate goes into the stage's record.
 from __future__ import annotations
 
 import html
+import io
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from smrnb._cancel import Stopped
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.pipeline import NeedsConfirmation, needs_asking
+from smrnb.widgets._display import png_html, static_pictures, widget_bundle
+from smrnb.widgets._viewer import Viewer
 
 _VIEWABLE = ("points", "voxels", "tsdf", "mesh", "textured_mesh")
 
 
 def _frame_png(frames: Any, index: int = 0, max_side: int = 320) -> bytes:
     """PNG of frame ``index``: its colour image, or its depth as grey levels (near = bright)."""
-    import io
-
-    import numpy as np
     from PIL import Image
 
     if frames.color is not None:
@@ -460,8 +462,6 @@ class StepWidget:
         if self.step.output not in _VIEWABLE:
             return None
         if self.viewer is None:
-            from smrnb.widgets._viewer import Viewer
-
             self.viewer = Viewer(width=self.viewer_size[0], height=self.viewer_size[1])
         return self.viewer
 
@@ -485,8 +485,6 @@ class StepWidget:
 
     # -------------------------------------------------------------------------------- output
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        from smrnb.widgets._viewer import static_pictures, widget_bundle
-
         mode = static_pictures()
         if mode == "live":
             return self.widget._repr_mimebundle_(**kwargs)
@@ -498,8 +496,6 @@ class StepWidget:
     def static_html(self) -> str:
         """The step as a static page fragment: title, parameters, status, record and a picture of
         the result (what nbconvert, the docs and GitHub show where no widget front end runs)."""
-        from smrnb.widgets._viewer import png_html
-
         self.reveal()
         rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{html.escape(repr(v))}</td></tr>"
                        for k, v in self.params.items())

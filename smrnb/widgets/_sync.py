@@ -12,8 +12,8 @@ own comm would have delivered (``_handle_comm_msg``: the same deserializers and 
 pythreejs redraws as it always does).
 
 Smooth shading's vertex normals can be **derived by the page** from the positions and triangles in the same
-message (area-weighted, as :func:`smrnb.geometry.normals.area_vertex_normals`; quantised to int8 like
-:func:`smrnb.widgets._viewer.wire_normals`): the kernel then sends no normals and computes its own copy only when
+message (area-weighted, as :func:`smrnb.compute_vertex_normals` computes them by default; quantised to int8 like
+:func:`smrnb.widgets._layers.wire_normals`): the kernel then sends no normals and computes its own copy only when
 asked for the widget's state (:class:`DerivedArray`).
 
 The kernel keeps its side of every widget current without a message (:func:`send_arrays` stores the value as
