@@ -19,6 +19,7 @@ from typing import Any
 
 from smrnb import _cancel
 from smrnb._errors import SmrnbValueError
+from smrnb.pipeline import Pipeline, load_config
 from smrnb.widgets._display import static_pictures, widget_bundle
 from smrnb.widgets._step import StepWidget
 
@@ -73,8 +74,6 @@ class ReconstructionApp:
                  output_dir: str | os.PathLike | None = None, auto_run: bool = False) -> None:
         import ipywidgets as ipw
         import pythreejs  # noqa: F401  (imported with the app, ~0.7 s once, not inside the first step's view time)
-
-        from smrnb.pipeline import Pipeline
 
         if config is not None and (steps is not None or source is not None):
             raise SmrnbValueError("give either config or source/steps, got both")
@@ -322,8 +321,6 @@ class ReconstructionApp:
         """Read a config file. Same steps in the same order: parameters are set stage by stage (only
         what changed goes stale); other steps: the pipeline and the tabs are rebuilt. True on success."""
         def load() -> bool:
-            from smrnb.pipeline import Pipeline, load_config
-
             p = self._path(path)
             cfg = load_config(p)
             entries = cfg["steps"]
@@ -359,7 +356,7 @@ class ReconstructionApp:
     def export(self, path: str | os.PathLike, format: str = "glb") -> Path | None:
         """Export the latest mesh to ``path`` (suffix set from ``format``: glb, obj or ply)."""
         def do() -> Path:
-            from smrnb.geometry.io import export_mesh
+            from smrnb import export_mesh
 
             if format not in EXPORT_FORMATS:
                 raise SmrnbValueError(f"format must be one of {', '.join(EXPORT_FORMATS)}, got {format!r}")

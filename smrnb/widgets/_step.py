@@ -30,7 +30,7 @@ import numpy as np
 
 from smrnb._cancel import Stopped
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.pipeline import NeedsConfirmation, needs_asking
+from smrnb.pipeline import REGISTRY, NeedsConfirmation, Pipeline, Step, StepRegistry, get_step, needs_asking
 from smrnb.widgets._display import png_html, static_pictures, widget_bundle
 from smrnb.widgets._viewer import Viewer
 
@@ -145,8 +145,6 @@ class StepWidget:
                  on_run: Callable[[StepWidget], None] | None = None,
                  on_confirm: Callable[[StepWidget], None] | None = None) -> None:
         import ipywidgets as ipw
-
-        from smrnb.pipeline import Pipeline, Step, get_step
 
         if isinstance(step, str):
             step = get_step(step)
@@ -572,8 +570,6 @@ def _range_control(ipw: Any, slider_cls: Any, integer: bool, kwargs: dict[str, A
 
 def _registry_with(step: Any) -> Any:
     """smrnb's registry, or a one-step registry when ``step`` is not registered there."""
-    from smrnb.pipeline import REGISTRY, StepRegistry
-
     if step.name in REGISTRY and REGISTRY.get(step.name) is step:
         return REGISTRY
     return StepRegistry([step])
