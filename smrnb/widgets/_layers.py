@@ -190,6 +190,38 @@ def _pool_any(occ: np.ndarray, k: int) -> np.ndarray:
     return o.reshape(X, k, Y, k, Z, k).any(axis=(1, 3, 5))
 
 
+def _coarsened(full: np.ndarray, count: int, max_voxels: int) -> tuple[np.ndarray, int, int]:
+    """``(occupancy, k, occupied count)``: ``full`` (``count`` voxels occupied) coarsened by the smallest k
+    (1, 2, 3, ...; a voxel occupied when any of its k^3 children is) that leaves at most ``max_voxels``."""
+    occ, k = full, 1
+    while count > max_voxels:
+        k += 1
+        occ = _pool_any(full, k)
+        count = int(np.count_nonzero(occ))
+    return occ, k, count
+
+
+#: the four corner offsets of each face of a unit cube, by (axis, direction), counter-clockwise seen from outside
+_CUBE_FACES = {(0, 1): [(1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1)], (0, -1): [(0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0)],
+               (1, 1): [(0, 1, 0), (0, 1, 1), (1, 1, 1), (1, 1, 0)], (1, -1): [(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1)],
+               (2, 1): [(0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)], (2, -1): [(0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0)]}
+
+
+def _exposed_quads(occ: np.ndarray, idx: np.ndarray) -> np.ndarray | None:
+    """(Q, 4, 3) integer corners (in voxels) of the faces between an occupied voxel of ``occ`` (their indices
+    ``idx``) and an empty (or outside) neighbour, each counter-clockwise seen from outside; None when none."""
+    padded = np.pad(occ, 1)
+    quads = []
+    for (axis, d), corners in _CUBE_FACES.items():
+        off = np.zeros(3, dtype=int)
+        off[axis] = d
+        nb = padded[tuple(idx[:, a] + 1 + off[a] for a in range(3))]
+        sel = idx[~nb]
+        if len(sel):
+            quads.append(sel[:, None, :] + np.array(corners)[None])
+    return np.concatenate(quads) if quads else None
+
+
 #: how voxels are drawn: one dot per voxel, or cubes (their exposed faces)
 VOXEL_MODES = ("points", "cubes")
 
@@ -216,16 +248,11 @@ def voxels_layer(grid: Any, *, mode: str = "points", max_voxels: int = MAX_VOXEL
     if occ_t.dim() != 3:
         raise SmrnbValueError(f"voxels must be an unbatched VoxelGrid (X, Y, Z), got shape {tuple(occ_t.shape)}")
     full = _np(occ_t > 0 if occ_t.dtype.is_floating_point else occ_t, bool)
-    occ = full
-    total = count = int(np.count_nonzero(full))  # count_nonzero: no int64 copy of a 512^3 grid
+    total = int(np.count_nonzero(full))  # count_nonzero: no int64 copy of a 512^3 grid
     vs = float(grid.voxel_size)
     origin = _np(grid.origin, np.float64)
-    k = 1
+    occ, k, count = _coarsened(full, total, max_voxels)
     notes: list[str] = []
-    while count > max_voxels:
-        k += 1
-        occ = _pool_any(full, k)
-        count = int(np.count_nonzero(occ))
     if k > 1:
         notes.append(f"{total:,} occupied voxels exceed the cap of {max_voxels:,}: showing the grid coarsened "
                      f"{k}x ({count:,} voxels of {vs * k * 1000:g} mm); raise max_voxels to see all")
@@ -236,24 +263,10 @@ def voxels_layer(grid: Any, *, mode: str = "points", max_voxels: int = MAX_VOXEL
     if mode == "points":
         centers = origin + (idx + 0.5) * vs_k
         return Layer("points", _to_gl(centers, frame), None, col, size=vs_k, notes=notes)
-    # cubes: the faces between an occupied voxel and an empty (or outside) neighbour
-    padded = np.pad(occ, 1)
-    quads = []
-    # (axis, direction): corner offsets of the face, ordered counter-clockwise seen from outside
-    cube = {(0, 1): [(1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1)], (0, -1): [(0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0)],
-            (1, 1): [(0, 1, 0), (0, 1, 1), (1, 1, 1), (1, 1, 0)], (1, -1): [(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1)],
-            (2, 1): [(0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)], (2, -1): [(0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0)]}
-    for (axis, d), corners in cube.items():
-        off = np.zeros(3, dtype=int)
-        off[axis] = d
-        nb = padded[tuple(idx[:, a] + 1 + off[a] for a in range(3))]
-        sel = idx[~nb]
-        if len(sel):
-            quads.append(sel[:, None, :] + np.array(corners)[None])
-    if not quads:
+    q = _exposed_quads(occ, idx)
+    if q is None:
         return Layer("mesh", np.zeros((0, 3), np.float32), None, col, faces=np.zeros((0, 3), np.uint32),
                      flat=True, notes=notes)
-    q = np.concatenate(quads)  # (Q, 4, 3) integer corners
     verts = origin + q.reshape(-1, 3) * vs_k
     if frame == "opencv":  # flipping y and z keeps the handedness, so the winding stays outward
         verts = verts * np.array([1.0, -1.0, -1.0])
@@ -312,6 +325,33 @@ def resolve_shading(mesh: Any, shading: str, texture: bool = True) -> str:
     return "smooth" if textured else "flat"
 
 
+def _split_at_seams(mesh: Any, smooth: bool, frame: str) -> tuple[np.ndarray, Any, np.ndarray, np.ndarray | None]:
+    """A textured mesh's vertices split at uv seams (:func:`smrnb.geometry.split_seams`, as the exporters split
+    them): ``(positions, faces, uvs, normals)``, positions and normals (the mesh's own or area-weighted ones,
+    computed before the split; None unless ``smooth``) in the display frame."""
+    import torch
+
+    from smrnb.geometry import split_seams
+
+    normals = mesh.vertex_normals
+    if smooth and normals is None:
+        normals = _area_normals(torch.as_tensor(mesh.vertices).detach().cpu().float(),
+                                torch.as_tensor(mesh.faces).detach().cpu().long())
+    # the colors slot of split_seams carries the normals through the seam split
+    v, f, uv, n = split_seams(mesh.replace(vertex_colors=normals.float() if smooth else None))
+    nrm = _to_gl(np.asarray(n, np.float32), frame) if smooth else None
+    return _to_gl(np.asarray(v, np.float32), frame), f, np.ascontiguousarray(uv, np.float32), nrm
+
+
+def _texture_rgba(texture: Any) -> np.ndarray:
+    """(H, W, 4) uint8 RGBA of an (H, W, 3 or 4) texture in [0, 1], row 0 = v 0 (three.js DataTexture, flipY
+    false)."""
+    tex = _np(texture.float().clamp(0, 1) * 255.0 + 0.5, np.float32).astype(np.uint8)
+    if tex.shape[2] == 3:
+        tex = np.concatenate([tex, np.full(tex.shape[:2] + (1,), 255, np.uint8)], 2)
+    return np.ascontiguousarray(tex[::-1])
+
+
 def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, texture: bool = True,
                color: Any = None) -> Layer:
     """A :class:`Layer` for a :class:`~smrnb.Mesh`.
@@ -324,10 +364,6 @@ def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, tex
     are split at uv seams exactly like the exporters do (:func:`smrnb.geometry.split_seams`), normals computed
     here and carried along.
     """
-    import torch
-
-    from smrnb.geometry import split_seams
-
     if not (hasattr(mesh, "vertices") and hasattr(mesh, "faces")):
         raise SmrnbTypeError(f"mesh must be a Mesh, got {type(mesh).__name__}")
     smooth = resolve_shading(mesh, shading, texture) == "smooth"
@@ -336,23 +372,11 @@ def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, tex
     tex_img = None
     nrm = None
     if texture and mesh.texture is not None and mesh.uvs is not None:
-        normals = mesh.vertex_normals
-        if smooth and normals is None:
-            normals = _area_normals(torch.as_tensor(mesh.vertices).detach().cpu().float(),
-                                    torch.as_tensor(mesh.faces).detach().cpu().long())
-        # the colors slot of split_seams carries the normals through the seam split
-        v, f, uv, n = split_seams(mesh.replace(vertex_colors=normals.float() if smooth else None))
-        tex = _np(mesh.texture.float().clamp(0, 1) * 255.0 + 0.5, np.float32).astype(np.uint8)
-        if tex.shape[2] == 3:
-            tex = np.concatenate([tex, np.full(tex.shape[:2] + (1,), 255, np.uint8)], 2)
-        tex_img = np.ascontiguousarray(tex[::-1])  # row 0 = v 0 (three.js DataTexture, flipY false)
-        uvs = np.ascontiguousarray(uv, np.float32)
+        pos, f, uvs, nrm = _split_at_seams(mesh, smooth, frame)
+        tex_img = _texture_rgba(mesh.texture)
         colors = None
-        notes.append(f"texture {mesh.texture.shape[1]} x {mesh.texture.shape[0]}; {len(v):,} vertices after "
+        notes.append(f"texture {mesh.texture.shape[1]} x {mesh.texture.shape[0]}; {len(pos):,} vertices after "
                      f"uv-seam splits")
-        pos = _to_gl(np.asarray(v, np.float32), frame)
-        if smooth:
-            nrm = _to_gl(np.asarray(n, np.float32), frame)
     else:
         pos = _to_gl(_np(mesh.vertices, np.float32), frame)
         f = _np(mesh.faces, np.int64)

@@ -121,8 +121,21 @@ class Viewer:
         self.layers: dict[str, list[Layer]] = {}
         self._objects: dict[str, list[Any]] = {}
         self._fitted = False
-        self.camera = three.PerspectiveCamera(position=[0, 0, 3], fov=self.fov, aspect=width / height, near=0.01,
-                                              far=100.0, children=[headlight(three)])
+        self._shown: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self._build_scene(three)
+        self._build_controls(ipw)
+        self.caption = caption
+        self._links: list[Any] = []
+        if data is not None:
+            self.show(data, **options)
+        elif options:
+            raise SmrnbValueError(f"options {sorted(options)} need data to show")
+
+    def _build_scene(self, three: Any) -> None:
+        """The three.js side: camera with its headlight, orbit controls, the content group beside the axes and
+        the ambient light, the pickers and the renderer."""
+        self.camera = three.PerspectiveCamera(position=[0, 0, 3], fov=self.fov, aspect=self.width / self.height,
+                                              near=0.01, far=100.0, children=[headlight(three)])
         self.controls = three.OrbitControls(controlling=self.camera)
         #: the drawn data (what picking looks at); axes and lights sit beside it in the scene
         self.content = three.Group()
@@ -143,8 +156,12 @@ class Viewer:
         self.camera.observe(self._on_camera_moved, names=["position", "quaternion"])
         self.renderer = three.Renderer(scene=self.scene, camera=self.camera,
                                        controls=[self.controls, self.picker, *self._grab],
-                                       width=width, height=height, antialias=True)
+                                       width=self.width, height=self.height, antialias=True)
         self.renderer.add_class("smrnb-viewer")
+
+    def _build_controls(self, ipw: Any) -> None:
+        """The controls around the canvas (pick readout, clipping, voxel and shading buttons, legend, notes and
+        caption) and :attr:`widget`, the whole panel."""
         self.pick_info = ipw.HTML(value="<span style='color:#777;font-size:12px'>double-click the data: its "
                                   "coordinates and normal</span>")
         self.pick_info.add_class("smrnb-viewer-pick")
@@ -174,19 +191,12 @@ class Viewer:
                                          layout=ipw.Layout(display="none"))
         self.shading.add_class("smrnb-viewer-shading")
         self.shading.observe(self._on_mode, names="value")
-        self._shown: dict[str, tuple[Any, dict[str, Any]]] = {}
         self.notice = ipw.HTML(value="", layout=ipw.Layout(margin="2px 0 0 0"))
         self._caption_html = ipw.HTML(value="")
         self._caption_html.add_class("smrnb-viewer-caption")
-        self.caption = caption
         tools = ipw.HBox([self.clip_axis, self.clip, self.pick_info], layout=ipw.Layout(align_items="center"))
         modes = ipw.HBox([self.voxel_mode, self.shading])
         self.widget = ipw.VBox([self.renderer, self._caption_html, tools, modes, self.legend, self.notice])
-        self._links: list[Any] = []
-        if data is not None:
-            self.show(data, **options)
-        elif options:
-            raise SmrnbValueError(f"options {sorted(options)} need data to show")
 
     @property
     def caption(self) -> str:
@@ -258,48 +268,60 @@ class Viewer:
                        size=layer.size * min(math.sqrt(k), 3.0), notes=[])
 
     def _set_layers(self, name: str, layers: list[Layer]) -> None:
+        """Draw ``layers`` as layer ``name``: in place when the objects drawn for it have the same structure
+        (same buffers and materials, and coarse twins for the same layers), else as new objects."""
         prev = self.layers.get(name)
         coarse = [self._coarse_layer(layer) for layer in layers]
         if (prev is not None and len(prev) == len(layers) and all(map(same_structure, prev, layers))
                 and [c is None for c in coarse] == [c is None for c in self._coarse.get(name, [])]):
-            # same kinds of buffers: swap the arrays in place (no new front-end models or materials). The
-            # arrays and the bounds are computed before the first message goes out (each message wakes the
-            # kernel's IO thread, which then competes for the interpreter with the numpy work still to do)
-            updates = [(obj, a, b) for obj, a, b in zip(self._objects[name], prev, layers)]
-            updates += [(obj, obj._smrnb_layer, b) for obj, b in zip(self._coarse[name], coarse) if obj is not None]
-            # one message for every array when a page runs smrnb's sync model (it applies them within one task:
-            # the page draws the whole update in its next frame), the page deriving smooth normals from the new
-            # positions and triangles; else one message per array, normals computed here
-            def plan(page_normals: bool) -> list[tuple[Any, str, np.ndarray]]:
-                """(buffer widget, trait, array) of every object, each object's in the order of _wire_arrays."""
-                return [(attr, "array", arr) for obj, a, b in updates
-                        for attr, arr in array_targets(obj, wire_arrays(a, b, page_normals))]
+            self._redraw_in_place(name, prev, layers, coarse)
+        else:
+            self._replace_objects(name, layers, coarse)
+        self.layers[name] = layers
+        self._update_notice()
 
-            page = sync_ready()
-            targets = plan(page)
-            for layer in layers:
-                layer.bounds()
-            derived = [(g.attributes["normal"], g.attributes["position"], g.index, wire_normals_of(b))
-                       for obj, _a, b in updates if page and b.normals is None and b.derived_normals
-                       for g in [drawn(obj).geometry]]
-            if not send_arrays(targets, derived):
-                if derived:  # no page to derive them after all
-                    targets = plan(False)
-                # a large update: one repaint for the whole of it, not one per array (each costs a frame in
-                # software GL)
-                pause = sum(arr.nbytes for _w, _n, arr in targets) > PAUSE_BYTES
-                with self.renderer.hold() if pause else contextlib.nullcontext():
-                    for attr, _n, arr in targets:
-                        drop_pending(attr)
-                        attr.array = arr
-            for obj, _a, b in updates:
-                set_look(obj, b)
-            for obj, b in zip(self._coarse[name], coarse):
-                if obj is not None:
-                    obj._smrnb_layer = b
-            self.layers[name] = layers
-            self._update_notice()
-            return
+    def _redraw_in_place(self, name: str, prev: list[Layer], layers: list[Layer],
+                         coarse: list[Layer | None]) -> None:
+        """Give the objects drawn for ``prev`` the arrays of ``layers`` (and their coarse twins those of
+        ``coarse``): no new front-end models or materials."""
+        # the arrays and the bounds are computed before the first message goes out (each message wakes the
+        # kernel's IO thread, which then competes for the interpreter with the numpy work still to do)
+        updates = [(obj, a, b) for obj, a, b in zip(self._objects[name], prev, layers)]
+        updates += [(obj, obj._smrnb_layer, b) for obj, b in zip(self._coarse[name], coarse) if obj is not None]
+        # one message for every array when a page runs smrnb's sync model (it applies them within one task:
+        # the page draws the whole update in its next frame), the page deriving smooth normals from the new
+        # positions and triangles; else one message per array, normals computed here
+        def plan(page_normals: bool) -> list[tuple[Any, str, np.ndarray]]:
+            """(buffer widget, trait, array) of every object, each object's in the order of wire_arrays."""
+            return [(attr, "array", arr) for obj, a, b in updates
+                    for attr, arr in array_targets(obj, wire_arrays(a, b, page_normals))]
+
+        page = sync_ready()
+        targets = plan(page)
+        for layer in layers:
+            layer.bounds()
+        derived = [(g.attributes["normal"], g.attributes["position"], g.index, wire_normals_of(b))
+                   for obj, _a, b in updates if page and b.normals is None and b.derived_normals
+                   for g in [drawn(obj).geometry]]
+        if not send_arrays(targets, derived):
+            if derived:  # no page to derive them after all
+                targets = plan(False)
+            # a large update: one repaint for the whole of it, not one per array (each costs a frame in
+            # software GL)
+            pause = sum(arr.nbytes for _w, _n, arr in targets) > PAUSE_BYTES
+            with self.renderer.hold() if pause else contextlib.nullcontext():
+                for attr, _n, arr in targets:
+                    drop_pending(attr)
+                    attr.array = arr
+        for obj, _a, b in updates:
+            set_look(obj, b)
+        for obj, b in zip(self._coarse[name], coarse):
+            if obj is not None:
+                obj._smrnb_layer = b
+
+    def _replace_objects(self, name: str, layers: list[Layer], coarse: list[Layer | None]) -> None:
+        """New three.js objects for ``layers`` (and coarse twins for ``coarse``) in place of layer ``name``'s,
+        whose front-end models are closed."""
         old = self._objects.pop(name, []) + [o for o in self._coarse.pop(name, []) if o is not None]
         new = [make_object(self._three, layer) for layer in layers]
         twins = []
@@ -317,8 +339,6 @@ class Viewer:
             close_tree(o)
         self._objects[name] = new
         self._coarse[name] = twins
-        self.layers[name] = layers
-        self._update_notice()
 
     # ------------------------------------------------------------------------- level of detail
     def _on_grab(self, change: Any = None) -> None:
