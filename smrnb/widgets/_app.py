@@ -87,7 +87,24 @@ class ReconstructionApp:
         if not pipe.names:
             raise SmrnbValueError("steps must name at least one step, got none")
         self.pipeline = pipe
-        src = pipe.source
+        bar = self._build_bar(ipw)
+        self._stop_event: threading.Event | None = None
+        self._until: str | int | None = None
+        self._thread: threading.Thread | None = None
+        self.message = ipw.HTML(value="")
+        self.output = ipw.Output()
+        self.tabs = ipw.Tab()
+        self._selecting = False
+        self.steps: list[Any] = []
+        self._build_steps()
+        # a step's result left undrawn while a chain ran past it is drawn when its tab is shown
+        self.tabs.observe(self._on_tab, names="selected_index")
+        self.widget = ipw.VBox([bar, self.message, self.output, self.tabs])
+        self.widget.add_class("smrnb-app")
+
+    def _build_bar(self, ipw: Any) -> Any:
+        """The bar above the tabs: source, Run all and Stop, the chain's progress, config save / load, export."""
+        src = self.pipeline.source
         src_text = src.get("path") if isinstance(src, dict) else os.fspath(src) if isinstance(src, (str, os.PathLike)) \
             else type(src).__name__
         self.source_text = ipw.Text(value=str(src_text), description="source",
@@ -116,23 +133,10 @@ class ReconstructionApp:
         #: the chain's progress, above the tabs (every tab sees it)
         self.run_progress = ipw.IntProgress(value=0, min=0, max=1, layout=ipw.Layout(width="200px", visibility="hidden"))
         self.run_status = ipw.HTML(value="")
-        self._stop_event: threading.Event | None = None
-        self._until: str | int | None = None
-        self._thread: threading.Thread | None = None
-        self.message = ipw.HTML(value="")
-        self.output = ipw.Output()
-        self.tabs = ipw.Tab()
-        self._selecting = False
-        self.steps: list[Any] = []
-        self._build_steps()
-        # a step's result left undrawn while a chain ran past it is drawn when its tab is shown
-        self.tabs.observe(self._on_tab, names="selected_index")
-        bar = ipw.VBox([ipw.HBox([self.source_text, self.source_button, self.run_all_button, self.stop_button]),
-                        ipw.HBox([self.run_progress, self.run_status]),
-                        ipw.HBox([self.config_path, self.save_button, self.load_button]),
-                        ipw.HBox([self.export_format, self.export_path, self.export_button])])
-        self.widget = ipw.VBox([bar, self.message, self.output, self.tabs])
-        self.widget.add_class("smrnb-app")
+        return ipw.VBox([ipw.HBox([self.source_text, self.source_button, self.run_all_button, self.stop_button]),
+                         ipw.HBox([self.run_progress, self.run_status]),
+                         ipw.HBox([self.config_path, self.save_button, self.load_button]),
+                         ipw.HBox([self.export_format, self.export_path, self.export_button])])
 
     # ------------------------------------------------------------------------------ steps
     def _build_steps(self) -> None:
@@ -211,15 +215,7 @@ class ReconstructionApp:
                     w.defer_view = False
                 if not ran:
                     self.tabs.selected_index = self.steps.index(w)
-                    stopped = w._stopped
-                    self.run_status.value = (
-                        f"<span style='color:#a15c00'>{html.escape(w.stage)} waits for your answer: estimated at "
-                        f"{html.escape(w.awaiting.estimate.text())} (Run anyway / Cancel in its tab)</span>"
-                        if w.awaiting is not None else
-                        f"<span style='color:#a15c00'>{html.escape(w.stage)}: "
-                        f"{html.escape(stopped)}</span>" if stopped else
-                                             f"<span style='color:#b00020'>{html.escape(w.stage)} failed "
-                                             "(see its tab)</span>")
+                    self.run_status.value = _not_ran_html(w)
                     ok = False
                     break
                 self.run_progress.value = k
@@ -382,6 +378,17 @@ class ReconstructionApp:
 
     def __repr__(self) -> str:
         return f"ReconstructionApp({self.pipeline!r})"
+
+
+def _not_ran_html(w: StepWidget) -> str:
+    """The chain's status line when step widget ``w`` did not run: waiting for an answer, stopped, or failed."""
+    stage = html.escape(w.stage)
+    if w.awaiting is not None:
+        return (f"<span style='color:#a15c00'>{stage} waits for your answer: estimated at "
+                f"{html.escape(w.awaiting.estimate.text())} (Run anyway / Cancel in its tab)</span>")
+    if w._stopped:
+        return f"<span style='color:#a15c00'>{stage}: {html.escape(w._stopped)}</span>"
+    return f"<span style='color:#b00020'>{stage} failed (see its tab)</span>"
 
 
 __all__ = ["DEFAULT_SOURCE", "DEFAULT_STEPS", "EXPORT_FORMATS", "OCCUPANCY_STEPS", "ReconstructionApp"]

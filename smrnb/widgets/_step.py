@@ -192,8 +192,15 @@ class StepWidget:
         #: True while an app runs its chain: the Run button stays disabled
         self.locked = False
 
+        self._build_widgets(ipw, auto_run)
+
+    def _build_widgets(self, ipw: Any, auto_run: bool) -> None:
+        """The controls (one per parameter), the Run button, auto-run box, progress bar and status, the
+        question asked before a long stage, the error area, the record and the preview; :attr:`widget` holds
+        them all."""
         self.controls: dict[str, Any] = {}
-        current = pipeline.params(stage)
+        step, stage = self.step, self.stage
+        current = self.pipeline.params(stage)
         for spec in step.params:
             self.controls[spec.name] = self._make_control(ipw, spec, current.get(spec.name))
         self.run_button = ipw.Button(description="Run to here" if self._chained else "Run", icon="play",
