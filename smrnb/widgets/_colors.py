@@ -11,6 +11,8 @@ from smrnb._errors import SmrnbValueError
 
 
 def parse_rgb(c: Any, default: tuple[float, float, float]) -> tuple[float, float, float]:
+    """A colour argument (``'#rrggbb'`` or an (r, g, b) triple in [0, 1]) as an (r, g, b) tuple; ``default`` for
+    None."""
     if c is None:
         return default
     if isinstance(c, str):
@@ -25,6 +27,7 @@ def parse_rgb(c: Any, default: tuple[float, float, float]) -> tuple[float, float
 
 
 def hex_color(c: tuple[float, float, float]) -> str:
+    """``'#rrggbb'`` of an (r, g, b) triple in [0, 1] (clamped to it)."""
     return "#" + "".join(f"{int(round(min(max(x, 0.0), 1.0) * 255)):02x}" for x in c)
 
 
