@@ -14,7 +14,7 @@
   two at a time, each in its own ``jupyter nbconvert --execute`` with a time limit, into a temporary
   folder (nothing is written into the checkout); mkdocs-jupyter renders the executed copies. With no
   live widget front end, every viewer, step widget and app leaves a static picture in the output
-  (``smrnb.widgets._viewer.static_pictures``). ``SMRNB_DOCS_EXECUTE=0`` renders them unexecuted (a
+  (``smrnb.widgets._display.static_pictures``). ``SMRNB_DOCS_EXECUTE=0`` renders them unexecuted (a
   quick local build).
 
 Registered in ``mkdocs.yml`` under ``hooks:``. ``on_files`` runs before mkdocs-jupyter's (priority 100)

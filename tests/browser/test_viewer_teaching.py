@@ -190,7 +190,7 @@ def test_page_derived_normals_match_the_kernels(page, tmp_path):
     from smrnb.geometry.mesh import Mesh
     from smrnb.geometry.normals import area_vertex_normals
     from smrnb.pipeline import Pipeline
-    from smrnb.widgets._viewer import wire_normals
+    from smrnb.widgets._layers import wire_normals
 
     p = Pipeline.default(output_dir=tmp_path)
     p.run(until="extract_mesh")
