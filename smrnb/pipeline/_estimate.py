@@ -12,16 +12,16 @@ An estimate comes from a model of the step's work, calibrated on the step's own 
   frames at 50 and 12.5 mm; the whole sequence's extent against the 2 frames' is counted on sparse
   back-projected points.
 * ``texture``: time = e * texels + views x (c + p * chart texels) + s * chart texels in view, from a
-  bake that times its own phases (:data:`smrnb.geometry.texture.PHASES`: texture-space work, each view's
+  bake that times its own phases (:data:`smrnb.geometry.PHASES`: texture-space work, each view's
   depth image, projecting the chart texels, sampling the ones in view): first the middle frame at 256^2
-  texels (quick, errs high; memory = :func:`smrnb.geometry.texture.bake_memory_estimate`, what the bake
+  texels (quick, errs high; memory = :func:`smrnb.geometry.bake_memory_estimate`, what the bake
   asks of the budget); when that lands within :data:`QUICK_SHARE` of a limit, 3 of the frames at 512^2
   after a warm-up, memory = bytes per texel from that probe's peak RSS (at least the bake's own estimate).
   The share of chart texels each frame sees is counted on a 64^2 sampling.
 
 Probes run the registered step function itself on the real input (a few per cent of a long run;
 cached per input and fixed parameters, so changing the knob again costs nothing). The budget is
-:func:`smrnb.geometry._memory.memory_budget`, the one every step asks. :func:`needs_asking` says
+:func:`smrnb.geometry.memory_budget`, the one every step asks. :func:`needs_asking` says
 whether the widget should ask first (longer than :data:`ASK_SECONDS`, or more than
 :data:`ASK_BYTES` / half of the budget).
 """
@@ -313,7 +313,7 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
     def calibrate() -> dict[str, float]:
         import torch
 
-        from smrnb.geometry.points import frames_to_points
+        from smrnb.geometry import frames_to_points
 
         c0 = time.perf_counter()
         t0, b0 = run(sub, vs0)
@@ -364,7 +364,7 @@ def _texels_in_view(mesh: Any, frames: Any, near: float) -> list[float]:
     """Per frame, the share of the texture's texel points (sampled at 64^2) inside its view."""
     import torch
 
-    from smrnb.geometry.texture import uv_rasterize
+    from smrnb.geometry import uv_rasterize
 
     try:
         fidx, bary = uv_rasterize(mesh.uvs, mesh.face_uvs_idx, 64)
@@ -395,13 +395,13 @@ def _texels_in_view(mesh: Any, frames: Any, near: float) -> list[float]:
 def _texture_calibration(fn: Callable[..., Any], mesh: Any, frames: Any, fixed: Mapping[str, Any], r: int,
                          picks: list[int], warm: bool) -> Callable[[], tuple[dict[str, float], Any, float]]:
     """A calibration of the texture model: one bake of the views ``picks`` at ``r``^2 texels that times its own
-    phases (:data:`smrnb.geometry.texture.PHASES`). ``warm``: a 64^2 bake of one view first, so that first-call
+    phases (:data:`smrnb.geometry.PHASES`). ``warm``: a 64^2 bake of one view first, so that first-call
     costs are nobody's, and the probe's peak RSS measured for the memory model; without it first-call costs land
     in the texture-space work (an estimate on the high side) and there is no memory measurement (a small
     probe's peak is mostly fixed costs)."""
 
     def calibrate() -> tuple[dict[str, float], Any, float]:
-        from smrnb.geometry.texture import PHASES
+        from smrnb.geometry import PHASES
 
         c0 = time.perf_counter()
         if warm:
@@ -442,7 +442,7 @@ def _texture_calibration(fn: Callable[..., Any], mesh: Any, frames: Any, fixed: 
 def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
     import torch
 
-    from smrnb.geometry.texture import bake_memory_estimate
+    from smrnb.geometry import bake_memory_estimate
 
     frames = extras.get("frames")
     n = len(frames)

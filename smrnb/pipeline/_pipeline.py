@@ -293,7 +293,7 @@ def load_geometry(path: str | os.PathLike) -> Any:
     import torch
     import trimesh
 
-    from smrnb.geometry.mesh import PointCloud
+    from smrnb.geometry import PointCloud
 
     p = Path(path)
     if not p.is_file():
@@ -304,7 +304,7 @@ def load_geometry(path: str | os.PathLike) -> Any:
         raise SmrnbValueError(f"input file {os.fspath(p)!r} could not be read by trimesh: {exc}") from None
     if isinstance(obj, (trimesh.Scene, trimesh.Trimesh)):
         # smrnb's reader keeps uvs and the base-color texture (GLB/OBJ) and never merges vertices
-        from smrnb.geometry.io import load_mesh
+        from smrnb.geometry import load_mesh
 
         return load_mesh(p)
     if isinstance(obj, trimesh.PointCloud):
@@ -616,7 +616,7 @@ class Pipeline:
 
         The mesh (the latest stage result that is a mesh, in the frames' world coordinates, so
         before ``export``'s y-up conversion, which writes files only) is rendered into every
-        held-out frame and compared with the measured depth (:func:`smrnb.geometry.metrics.depth_error`;
+        held-out frame and compared with the measured depth (:func:`smrnb.geometry.depth_error`;
         pixels off by more than ``max_error`` metres count as outliers, not errors). None when the
         source holds no frames out or no stage has made a mesh yet.
         """
@@ -629,7 +629,7 @@ class Pipeline:
                 break
         if mesh is None:
             return None
-        from smrnb.geometry.metrics import depth_error
+        from smrnb.geometry import depth_error
 
         frames = self.heldout_frames.to(mesh.vertices.device)
         r = depth_error(mesh, frames, max_error=max_error)

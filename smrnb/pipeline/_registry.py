@@ -26,9 +26,9 @@ from smrnb._text import short
 
 #: Kinds of data that flow between steps.
 #:
-#: ``frames`` :class:`~smrnb.geometry.mesh.Frames` (RGB-D + K + camera-to-world poses, OpenCV axes);
-#: ``points`` :class:`~smrnb.geometry.mesh.PointCloud`; ``voxels`` ``VoxelGrid`` (occupancy);
-#: ``tsdf`` ``TSDFVolume``; ``mesh`` / ``textured_mesh`` :class:`~smrnb.geometry.mesh.Mesh`
+#: ``frames`` :class:`~smrnb.geometry.Frames` (RGB-D + K + camera-to-world poses, OpenCV axes);
+#: ``points`` :class:`~smrnb.geometry.PointCloud`; ``voxels`` ``VoxelGrid`` (occupancy);
+#: ``tsdf`` ``TSDFVolume``; ``mesh`` / ``textured_mesh`` :class:`~smrnb.geometry.Mesh`
 #: (the latter with ``uvs``, ``face_uvs_idx`` and ``texture``); ``file`` a written file's path.
 KINDS: tuple[str, ...] = ("frames", "points", "voxels", "tsdf", "mesh", "textured_mesh", "file")
 

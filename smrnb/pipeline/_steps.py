@@ -39,7 +39,7 @@ def select_frames(frames: Any, *, start: int = 0, every: int = 1, max_frames: in
 def frames_to_points(frames: Any, *, stride: int = 2, depth_min: float = 0.0,
                      depth_max: float | None = None) -> Any:
     """Back-project every frame into one world-frame cloud (``depth_max=None``: no far limit)."""
-    from smrnb.geometry.points import frames_to_points as f2p
+    from smrnb.geometry import frames_to_points as f2p
 
     return f2p(frames, stride=stride, depth_min=depth_min, depth_max=math.inf if depth_max is None else depth_max)
 
@@ -53,7 +53,7 @@ def voxelize(points: Any, *, voxel_size: float = 0.02, max_grid_size: int = 256)
     """
     import torch
 
-    from smrnb.geometry.voxels import pointcloud_to_voxelgrid
+    from smrnb.geometry import pointcloud_to_voxelgrid
 
     pts = getattr(points, "points", points)
     if pts.shape[0] == 0:
@@ -73,7 +73,7 @@ def clean(points: Any, *, drop_invalid: bool = True, voxel_size: float | None = 
           nb_neighbors: int | None = None, std_ratio: float = 2.0, nb_points: int | None = None,
           radius: float = 0.05) -> StepOutput:
     """:func:`smrnb.clean_points`; each op's before/after and every anomaly found go to the notes."""
-    from smrnb.geometry.clean import clean_points
+    from smrnb.geometry import clean_points
 
     res = clean_points(points, drop_invalid=drop_invalid, voxel_size=voxel_size, nb_neighbors=nb_neighbors,
                        std_ratio=std_ratio, nb_points=nb_points, radius=radius)
@@ -85,7 +85,7 @@ def clean(points: Any, *, drop_invalid: bool = True, voxel_size: float | None = 
 
 def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = True, fair: bool = True) -> StepOutput:
     """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes."""
-    from smrnb.geometry.repair import fill_holes as fh
+    from smrnb.geometry import fill_holes as fh
 
     res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair, return_report=True)
     return StepOutput(res.mesh, [res.summary()])
@@ -93,7 +93,7 @@ def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = Tru
 
 def repair_non_manifold(mesh: Any, *, split_vertices: bool = False) -> StepOutput:
     """:func:`smrnb.repair_non_manifold` with its summary in the notes."""
-    from smrnb.geometry.repair import repair_non_manifold as rnm
+    from smrnb.geometry import repair_non_manifold as rnm
 
     res = rnm(mesh, split_vertices=split_vertices)
     return StepOutput(res.mesh, [res.summary()])
@@ -107,7 +107,7 @@ def extract_mesh(volume: Any, *, weight_threshold: float = 1.0) -> Any:
 def uv_unwrap(mesh: Any, *, chart_num: int = 100, padding: float = 0.001, resolution: int = 1024,
               max_normal_deviation: float = 60.0) -> StepOutput:
     """:func:`smrnb.auto_uv` on the mesh; the result is the same mesh with ``uvs`` and ``face_uvs_idx``."""
-    from smrnb.geometry.uv import auto_uv
+    from smrnb.geometry import auto_uv
 
     res = auto_uv(mesh.vertices, mesh.faces, chart_num=chart_num, padding=padding, resolution=resolution,
                   max_normal_deviation=max_normal_deviation)
@@ -122,7 +122,7 @@ def texture(mesh: Any, *, frames: Any, resolution: int = 1024, angle_power: floa
             dilate: int = 4, near: float = 0.05) -> StepOutput:
     """:func:`smrnb.bake_texture` from the RGB frames (the pipeline's latest frames); the textured
     mesh out, the per-texel confidence in ``mesh.meta["texture_confidence"]``, coverage in the notes."""
-    from smrnb.geometry.texture import bake_texture
+    from smrnb.geometry import bake_texture
 
     res = bake_texture(mesh, frames, resolution=resolution, angle_power=angle_power,
                        visibility_tolerance=visibility_tolerance, depth_check=depth_check, border=border,
@@ -134,7 +134,7 @@ def texture(mesh: Any, *, frames: Any, resolution: int = 1024, angle_power: floa
 def simplify(mesh: Any, *, target_number_of_vertices: int = 80000, preserve_border: bool = True,
              aggressiveness: float = 7.0) -> StepOutput:
     """:func:`smrnb.simplify_mesh` with its report's notes and Hausdorff distance in the record."""
-    from smrnb.geometry.simplify import simplify_mesh
+    from smrnb.geometry import simplify_mesh
 
     out = simplify_mesh(mesh, target_number_of_vertices=target_number_of_vertices,
                         preserve_border=preserve_border, aggressiveness=aggressiveness, measure_hausdorff=True)
@@ -147,7 +147,7 @@ def simplify(mesh: Any, *, target_number_of_vertices: int = 80000, preserve_bord
 
 def export(mesh: Any, *, path: str = "mesh.ply") -> StepOutput:
     """:func:`smrnb.export_mesh`; the output is the written path, the files listed in the notes."""
-    from smrnb.geometry.io import export_mesh
+    from smrnb.geometry import export_mesh
 
     rep = export_mesh(mesh, path)
     notes = [f"wrote {rep.format.upper()}: {rep.vertices:,} vertices, {rep.faces:,} faces"
@@ -218,7 +218,7 @@ STEPS: tuple[Step, ...] = (
         ),
     ),
     Step(
-        "marching_cubes", "smrnb.geometry.marching_cubes:voxelgrid_to_mesh",
+        "marching_cubes", "smrnb.geometry:voxelgrid_to_mesh",
         "Triangle mesh of the occupancy grid by marching cubes (world units)",
         inputs=("voxels",), output="mesh",
         params=(
@@ -229,7 +229,7 @@ STEPS: tuple[Step, ...] = (
         ),
     ),
     Step(
-        "tsdf", "smrnb.geometry.tsdf:fuse_tsdf",
+        "tsdf", "smrnb.geometry:fuse_tsdf",
         "Fuse the posed RGB-D frames into a sparse truncated signed distance volume with colors",
         inputs=("frames",), output="tsdf", memory_hungry=True,
         params=(

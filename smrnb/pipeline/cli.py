@@ -190,7 +190,7 @@ def write_output(kind: str, data: Any, path: str) -> str:
         atomic_write(out, trimesh.PointCloud(pts, colors=cols).export(file_type="ply", encoding="binary"), "--output")
         return os.fspath(out)
     if kind in ("mesh", "textured_mesh"):
-        from smrnb.geometry.io import export_mesh
+        from smrnb.geometry import export_mesh
 
         return export_mesh(data, out).path
     raise UsageError(f"--output: {kind} cannot be written to a file by `smrnb step`; put the step in a "

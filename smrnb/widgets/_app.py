@@ -359,7 +359,7 @@ class ReconstructionApp:
     def export(self, path: str | os.PathLike, format: str = "glb") -> Path | None:
         """Export the latest mesh to ``path`` (suffix set from ``format``: glb, obj or ply)."""
         def do() -> Path:
-            from smrnb.geometry.io import export_mesh
+            from smrnb.geometry import export_mesh
 
             if format not in EXPORT_FORMATS:
                 raise SmrnbValueError(f"format must be one of {', '.join(EXPORT_FORMATS)}, got {format!r}")

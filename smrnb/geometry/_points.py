@@ -34,8 +34,8 @@ import torch
 
 from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
 from smrnb.geometry._camera import check_K, check_pose
+from smrnb.geometry._mesh import Frames, Mesh, PointCloud
 from smrnb.geometry._validate import as_tensor, check_choice, check_finite, check_int_range, check_shape
-from smrnb.geometry.mesh import Frames, Mesh, PointCloud
 
 __all__ = ["OPENNI_TO_OPENGL", "convert_coordinates", "depth_to_points", "frames_to_points"]
 

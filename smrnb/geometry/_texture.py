@@ -37,8 +37,8 @@ from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._threads import cpu_step
 from smrnb.geometry._guards import check_index_range, same_device
 from smrnb.geometry._memory import require
+from smrnb.geometry._mesh import Frames, Mesh
 from smrnb.geometry._validate import check_int_range, check_positive
-from smrnb.geometry.mesh import Frames, Mesh
 
 
 @dataclass
@@ -105,7 +105,7 @@ def uv_rasterize(uvs: torch.Tensor, face_uvs_idx: torch.Tensor, resolution: int
 
     Texel (row i, column j) has its centre at ``u = (j + 0.5) / R``, ``v = 1 - (i + 0.5) / R``.
     """
-    from smrnb.geometry.render import rasterize
+    from smrnb.geometry._render import rasterize
 
     R = resolution
     dev = uvs.device
@@ -301,7 +301,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
     best = torch.zeros(T, dtype=torch.float32, device=dev)
     views_used = 0
     H, W = frames.height, frames.width
-    from smrnb.geometry.render import render_depth
+    from smrnb.geometry._render import render_depth
 
     # visibility is decided on a depth image rendered at `visibility_scale` of the frame size:
     # rasterizing is the expensive part, and the depth test has centimetre tolerances anyway
@@ -418,7 +418,7 @@ def render_textured(mesh: Mesh, K: Any, pose: Any, height: int, width: int) -> t
     Used to compare a baked texture with a held-out photograph. Vertices in the poses' world frame
     (OpenGL-frame meshes are flipped back as in :func:`bake_texture`); bilinear texture lookups.
     """
-    from smrnb.geometry.render import rasterize
+    from smrnb.geometry._render import rasterize
 
     if mesh.texture is None or mesh.uvs is None or mesh.face_uvs_idx is None:
         raise SmrnbValueError("mesh must carry texture, uvs and face_uvs_idx to render it textured")

@@ -33,8 +33,8 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbValueError
+from smrnb.geometry._mesh import Mesh
 from smrnb.geometry._validate import check_choice, check_finite, check_int_range
-from smrnb.geometry.mesh import Mesh
 
 #: faces kept at least per connected component (a closed tube needs a few around its circumference)
 MIN_FACES_PER_COMPONENT = 24

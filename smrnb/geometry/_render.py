@@ -49,7 +49,7 @@ def _check_camera(K: Any, pose: Any, device: torch.device, height: int | None = 
 
 
 def _mesh_arrays(mesh: Any) -> tuple[torch.Tensor, torch.Tensor]:
-    from smrnb.geometry.mesh import Mesh
+    from smrnb.geometry._mesh import Mesh
 
     if not isinstance(mesh, Mesh):
         from smrnb._errors import SmrnbTypeError

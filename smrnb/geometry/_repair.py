@@ -21,9 +21,9 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._mesh import Mesh
 from smrnb.geometry._topology import _edges_np, _hole_halfedges, _trace_loops
 from smrnb.geometry._validate import check_int_range
-from smrnb.geometry.mesh import Mesh
 
 __all__ = ["FillHolesResult", "RepairResult", "fill_holes", "repair_non_manifold"]
 
@@ -910,7 +910,7 @@ def _append(mesh: Mesh, new_pos: list[np.ndarray], parents: list, new_faces: lis
         colors = torch.as_tensor(allc, dtype=mesh.vertex_colors.dtype, device=mesh.vertex_colors.device)
     normals = None
     if mesh.vertex_normals is not None:
-        from smrnb.geometry.normals import compute_vertex_normals
+        from smrnb.geometry._normals import compute_vertex_normals
 
         normals = compute_vertex_normals(verts, faces).to(mesh.vertex_normals.dtype)
     for name in ("uvs", "texture"):

@@ -507,7 +507,7 @@ class TSDFVolume:
         Frames without valid depth are counted in ``frames_empty``. ``progress``: an object with
         ``update(n)`` (e.g. a ``tqdm`` bar) told of each frame done.
         """
-        from smrnb.geometry.mesh import Frames
+        from smrnb.geometry._mesh import Frames
 
         if not isinstance(frames, Frames):
             raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__}")
@@ -664,7 +664,7 @@ class TSDFVolume:
         (tested); only the vertices on block faces are made twice, and welded by their lattice edge.
         Blocks whose observed tsdf range (with their neighbours') has no zero crossing are skipped.
         """
-        from smrnb.geometry.mesh import Mesh
+        from smrnb.geometry._mesh import Mesh
 
         weight_threshold = check_positive(weight_threshold, "weight_threshold")
         dev = self.device
@@ -760,7 +760,7 @@ class TSDFVolume:
         ``nbr[(dx, dy, dz)]`` (-1 = none) and coordinates ``bc``: vertices as float64 voxel-lattice
         coordinates, faces (local to this batch), colors or None, and each vertex's weld key (the
         global lattice edge it lies on, -1 when no other brick can make it)."""
-        from smrnb.geometry.marching_cubes import _check_memory, _marching_cubes_exact
+        from smrnb.geometry._marching_cubes import _check_memory, _marching_cubes_exact
 
         B = self.block_size
         B3 = B ** 3
@@ -962,7 +962,7 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     skipped and counted in ``volume.frames_empty``; a ``UserWarning`` says how many. When no frame
     has valid depth nothing is allocated and the extracted mesh is empty.
     """
-    from smrnb.geometry.mesh import Frames
+    from smrnb.geometry._mesh import Frames
 
     if isinstance(frames, Frames):
         batches: Any = iter((frames,))

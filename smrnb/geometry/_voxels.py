@@ -277,7 +277,7 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
     Parameters
     ----------
     points : (N, 3) or (B, N, 3) float tensor/array, metres, any frame (kept as is), or a
-        :class:`~smrnb.geometry.mesh.PointCloud` (its ``frame`` label is carried to the grid).
+        :class:`~smrnb.geometry._mesh.PointCloud` (its ``frame`` label is carried to the grid).
         Must be finite and non-empty.
     voxel_size : float > 0, metres.
     grid_shape : int or (X, Y, Z) ints; anisotropic shapes are fine.
@@ -305,7 +305,7 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
     the same grid, voxel size and capacity (cloud sizes within about 12 % share one): the call is a
     dozen small kernels, bound by their launches. ``SMRNB_CUDA_GRAPHS=0`` turns this off.
     """
-    from smrnb.geometry.mesh import PointCloud
+    from smrnb.geometry._mesh import PointCloud
 
     frame = "opengl"
     if isinstance(points, PointCloud):
