@@ -59,6 +59,7 @@ from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._threads import cpu_step
 from smrnb.geometry import _graphs
 from smrnb.geometry._mc_tables import table
+from smrnb.geometry._memory import require
 from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_shape
 
@@ -462,14 +463,8 @@ def _check_memory(vol: torch.Tensor, copy_bytes: int = 0) -> None:
     # only for working sets that could matter there
     small = _SMALL if vol.device.type == "cpu" else 4 * _SMALL
     budget = _memory_budget(vol.device) if estimate > small or "SMRNB_MEMORY_BUDGET" in os.environ else estimate
-    if estimate > budget:
-        from smrnb._errors import MemoryEstimateError, format_bytes
-
-        raise MemoryEstimateError(
-            f"marching cubes on a {tuple(vol.shape)} volume needs about {format_bytes(estimate)} of working "
-            f"memory on {vol.device}, over the {format_bytes(budget)} available; lower the grid resolution "
-            f"(grid_shape, or a larger voxel_size)", estimate_bytes=estimate, budget_bytes=budget,
-            knob="grid_shape/voxel_size")
+    require(estimate, vol.device, f"marching cubes on a {tuple(vol.shape)} volume", "grid_shape/voxel_size",
+            "lower the grid resolution (grid_shape, or a larger voxel_size)", budget, detail="working memory")
 
 
 @cache

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.geometry import _graphs
-from smrnb.geometry._memory import memory_budget
+from smrnb.geometry._memory import memory_budget, require
 from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_positive
 
@@ -330,12 +330,9 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
     estimate = cells + B * N * 40  # bool grid + per-point float/int64 temporaries
     # asking the device costs a driver call: only for allocations that could matter
     budget = _memory_budget(dev) if estimate > _SMALL else estimate
-    if estimate > budget:
-        raise MemoryEstimateError(
-            f"pointcloud_to_voxelgrid: a {B} x {shape[0]} x {shape[1]} x {shape[2]} grid for {B * N} points needs "
-            f"about {format_bytes(estimate)} on {dev}, over the {format_bytes(budget)} available; "
-            f"reduce grid_shape (or raise voxel_size to cover the same extent with fewer voxels)",
-            estimate_bytes=estimate, budget_bytes=budget, knob="grid_shape/voxel_size")
+    require(estimate, dev, f"pointcloud_to_voxelgrid: a {B} x {shape[0]} x {shape[1]} x {shape[2]} grid for "
+            f"{B * N} points", "grid_shape/voxel_size",
+            "reduce grid_shape (or raise voxel_size to cover the same extent with fewer voxels)", budget)
 
     if origin is None:
         # bounding-box centre on the host (one small sync instead of a chain of tiny kernels), in
