@@ -146,7 +146,7 @@ def worker(step: str, system: str, args: argparse.Namespace) -> dict:
             _, res["wall"], res["cpu"] = _timed(
                 lambda: tm.project_images_to_albedo(imgs, Ks, Es, tex_size=1024, update_material=False))
     elif step == "demo":
-        from smrnb.pipeline._pipeline import Pipeline
+        from smrnb.pipeline import Pipeline
 
         with tempfile.TemporaryDirectory() as tmp:
             pipe = Pipeline.default(device="cpu", output_dir=tmp)

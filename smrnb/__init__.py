@@ -134,7 +134,7 @@ _LAZY: dict[str, str] = {
     "Pipeline": "smrnb.pipeline",
     "get_step": "smrnb.pipeline",
     "list_steps": "smrnb.pipeline",
-    "batch": "smrnb.pipeline._batch",
+    "batch": "smrnb.pipeline",
     "Viewer": "smrnb.widgets",
     "StepWidget": "smrnb.widgets",
     "ReconstructionApp": "smrnb.widgets",

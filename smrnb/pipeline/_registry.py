@@ -5,7 +5,7 @@ A :class:`Step` is a pure function (named by a dotted path, imported only when t
 plus :class:`ParamSpec` parameter descriptions, the kind(s) of data it takes and the kind it
 returns, and a one-line summary. Widget controls (:meth:`ParamSpec.widget`), CLI flags
 (:meth:`ParamSpec.flag`), the config-file schema (:func:`smrnb.pipeline._config.config_schema`)
-and ``docs/steps.md`` (:mod:`smrnb.pipeline.docs`) are all generated from these objects.
+and ``docs/steps.md`` (:mod:`smrnb.pipeline._docs`) are all generated from these objects.
 
 This module imports neither torch nor any geometry module, so listing steps and building CLI
 help stays fast.

@@ -26,7 +26,7 @@ def _demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
     (the app has an Export button): one home for the default reconstruction."""
     import yaml
 
-    from smrnb.pipeline.cli import default_config_path
+    from smrnb.pipeline import default_config_path
 
     cfg = yaml.safe_load(default_config_path().read_text())
     steps = tuple((e["step"], dict(e.get("params") or {})) for e in cfg["steps"] if e["step"] != "export")

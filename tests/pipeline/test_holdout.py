@@ -8,7 +8,7 @@ import torch
 
 import smrnb
 from smrnb import SmrnbValueError
-from smrnb.pipeline._pipeline import load_source, split_holdout
+from smrnb.pipeline._source import load_source, split_holdout
 
 STEPS = [("tsdf", {"voxel_size": 0.03, "depth_max": 3.0}), "extract_mesh"]
 

@@ -151,8 +151,7 @@ def test_default_app_is_the_sample_pipeline(tmp_path):
 
 
 def test_default_app_is_the_demo_chain(tmp_path):
-    from smrnb.pipeline import load_config
-    from smrnb.pipeline.cli import default_config_path
+    from smrnb.pipeline import default_config_path, load_config
 
     a = ReconstructionApp(output_dir=tmp_path)
     demo = load_config(default_config_path())
