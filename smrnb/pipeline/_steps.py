@@ -13,8 +13,10 @@ the world frame of the poses (OpenCV axes) until ``export``, which writes y-up O
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
+from smrnb._errors import SmrnbValueError
 from smrnb.pipeline._registry import ParamSpec, Step, StepOutput, StepRegistry
 
 # --------------------------------------------------------------------------------- adapters
@@ -25,8 +27,6 @@ def select_frames(frames: Any, *, start: int = 0, every: int = 1, max_frames: in
 
     frames : Frames (N, H, W) -> Frames (M, H, W), M = min(ceil((N - start) / every), max_frames).
     """
-    from smrnb._errors import SmrnbValueError
-
     n = len(frames)
     if start >= n:
         raise SmrnbValueError(f"start must be < the number of frames ({n}), got {start}")
@@ -44,6 +44,12 @@ def frames_to_points(frames: Any, *, stride: int = 2, depth_min: float = 0.0,
     return f2p(frames, stride=stride, depth_min=depth_min, depth_max=math.inf if depth_max is None else depth_max)
 
 
+def voxel_grid_shape(extent: Sequence[float], voxel_size: float, max_grid_size: int) -> list[int]:
+    """Voxels per axis of the grid :func:`voxelize` fits to a cloud whose bounding box has ``extent``
+    (metres per axis): the box, one empty voxel on each side and one for rounding, at most ``max_grid_size``."""
+    return [min(max_grid_size, math.ceil(e / voxel_size) + 3) for e in extent]
+
+
 def voxelize(points: Any, *, voxel_size: float = 0.02, max_grid_size: int = 256) -> StepOutput:
     """:func:`smrnb.pointcloud_to_voxelgrid` on a grid fitted to the cloud.
 
@@ -51,17 +57,12 @@ def voxelize(points: Any, *, voxel_size: float = 0.02, max_grid_size: int = 256)
     cubes closes the surface), at most ``max_grid_size`` voxels per axis; a larger cloud is cut
     symmetrically (the dropped points are counted in the notes). Grid centred on the cloud.
     """
-    import torch
-
     from smrnb.geometry import pointcloud_to_voxelgrid
 
     pts = getattr(points, "points", points)
     if pts.shape[0] == 0:
-        from smrnb._errors import SmrnbValueError
-
         raise SmrnbValueError("points must not be empty, got 0 points")
-    ext = (pts.amax(0) - pts.amin(0)).double()
-    shape = [min(max_grid_size, int(torch.ceil(e / voxel_size).item()) + 3) for e in ext]
+    shape = voxel_grid_shape((pts.amax(0) - pts.amin(0)).double().tolist(), voxel_size, max_grid_size)
     grid = pointcloud_to_voxelgrid(points, voxel_size=voxel_size, grid_shape=tuple(shape))
     notes = [f"grid {shape[0]} x {shape[1]} x {shape[2]} at {voxel_size * 1000:g} mm"]
     if grid.dropped:
@@ -210,7 +211,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "voxelize", "smrnb.pipeline._steps:voxelize",
         "Occupancy grid of the points, fitted to their bounding box",
-        inputs=("points",), output="voxels", memory_hungry=True,
+        inputs=("points",), output="voxels", memory_hungry=True, cost="smrnb.pipeline._estimate:voxelize_cost",
         params=(
             ParamSpec("voxel_size", 0.02, "float", (0.002, 0.5), unit="m", log_scale=True, help=_VOXEL_SIZE_HELP),
             ParamSpec("max_grid_size", 256, "int", (8, 1024), 8, unit="voxels",
@@ -231,7 +232,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "tsdf", "smrnb.geometry:fuse_tsdf",
         "Fuse the posed RGB-D frames into a sparse truncated signed distance volume with colors",
-        inputs=("frames",), output="tsdf", memory_hungry=True,
+        inputs=("frames",), output="tsdf", memory_hungry=True, cost="smrnb.pipeline._estimate:tsdf_cost",
         params=(
             # default = fuse_tsdf's (tests/geometry/test_homes.py catches any drift)
             ParamSpec("voxel_size", 0.01, "float", (0.002, 0.2), unit="m", log_scale=True, help=_VOXEL_SIZE_HELP),
@@ -305,7 +306,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "texture", "smrnb.pipeline._steps:texture",
         "Bake a color texture from the RGB frames that see each texel (depth-tested, angle-weighted)",
-        inputs=("mesh",), output="textured_mesh", extra_inputs=("frames",),
+        inputs=("mesh",), output="textured_mesh", extra_inputs=("frames",), cost="smrnb.pipeline._estimate:texture_cost",
         params=(
             ParamSpec("resolution", 1024, "int", (64, 8192), 64, unit="texels", help="texture side"),
             ParamSpec("angle_power", 2.0, "float", (0.0, 8.0), 0.5,
