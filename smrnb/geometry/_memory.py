@@ -61,7 +61,7 @@ def _cgroup_free(root: Path = Path("/sys/fs/cgroup")) -> int | None:
 def _rlimit_free() -> int | None:
     """RLIMIT_AS minus the current virtual size, or None when unlimited."""
     try:
-        import resource
+        import resource  # Unix only: elsewhere there is no address-space limit to read
 
         soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
     except (ImportError, OSError, ValueError):

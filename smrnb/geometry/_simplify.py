@@ -25,6 +25,7 @@ report; nothing raises for that.
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -363,8 +364,6 @@ def _collapse_decimate(v: np.ndarray, f: np.ndarray, target_vertices: int, prese
     face normal by more than 90 degrees, keeps at least 4 vertices (a closed part stays closed) and,
     with ``preserve_border``, touches no boundary vertex. Pure numpy/heapq, meant for small parts.
     """
-    import heapq
-
     v = v.astype(np.float64).copy()
     f = f.astype(np.int64).copy()
     nV = len(v)
@@ -852,4 +851,3 @@ def thin_part_risk(mesh: Mesh, target_number_of_vertices: int) -> list[dict[str,
 
 
 __all__ = ["simplify_mesh", "subdivide_mesh", "thin_part_risk", "SimplifyReport", "MIN_FACES_PER_COMPONENT"]
-_ = math
