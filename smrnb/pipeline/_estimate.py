@@ -42,6 +42,7 @@ from typing import Any
 
 from smrnb import _cancel
 from smrnb._errors import SmrnbError, SmrnbValueError, format_bytes
+from smrnb.pipeline._records import device_of
 from smrnb.pipeline._registry import Step, StepOutput
 from smrnb.pipeline._steps import voxel_grid_shape
 
@@ -232,14 +233,6 @@ def _budget(device: str) -> int:
 # ------------------------------------------------------------------------------------ models
 
 
-def _device(data: Any) -> str:
-    for obj in (getattr(data, "points", None), getattr(data, "depth", None), getattr(data, "vertices", None), data):
-        dev = getattr(obj, "device", None)
-        if dev is not None and not callable(dev):
-            return str(dev)
-    return "cpu"
-
-
 def voxelize_cost(fn: Callable[..., Any], points: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
     pts = getattr(points, "points", points)
     n = int(pts.shape[0])
@@ -266,7 +259,7 @@ def voxelize_cost(fn: Callable[..., Any], points: Any, params: Mapping[str, Any]
 
     (a, b, cal, sizes), hit = _cached(("voxelize", cap, n), points, calibrate)
     nbytes = v + 40 * n  # bool grid + per-point temporaries: pointcloud_to_voxelgrid's refusal estimate
-    return Estimate("voxelize", a + b * v, nbytes, {"voxels": v, "points": n}, _budget(_device(points)),
+    return Estimate("voxelize", a + b * v, nbytes, {"voxels": v, "points": n}, _budget(device_of(points)),
                     f"time = {a:.3g} s + {b:.3g} s/voxel, measured at {sizes[0]:,} and {sizes[1]:,} voxels on "
                     f"these {n:,} points; memory = 1 B/voxel + 40 B/point", 0.0 if hit else cal)
 
@@ -339,7 +332,7 @@ def tsdf_cost(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], ex
     else:
         nbytes = int(blocks * bytes_per_block)
         mem_text = f"memory = blocks x {bytes_per_block:,} B (TSDFVolume.bytes_per_block)"
-    return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(_device(frames)),
+    return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(device_of(frames)),
                     f"blocks ~ voxel_size^-{cal['p']:.2f} from {cal['blocks_all']:,.0f} blocks at "
                     f"{cal['vs0'] * 1000:g} mm ({k} frames fused, x{cal['ratio']:.2f} for the whole sequence's "
                     f"extent); time = {n} frames x ({cal['c']:.3g} s + {cal['b']:.3g} s per block touched), "
@@ -457,7 +450,7 @@ def texture_cost(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], e
                     f"bake_texture's own estimate" if mem is not None else
                     "memory = bake_texture's own estimate (what it asks of the budget)")
         return Estimate("texture", seconds, nbytes,
-                        {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
+                        {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(device_of(mesh)),
                         f"time = {model['texel']:.3g} s/texel + {n} frames x ({model['render']:.3g} s depth image + "
                         f"{model['project']:.3g} s per chart texel) + {model['sample']:.3g} s per chart texel in "
                         f"view, {model['texels_per_texel']:.0%} of the texels in charts, {sum(seen) / n:.0%} of them "

@@ -58,6 +58,7 @@ def _count_volume(data: Any) -> dict[str, int]:
 
 
 def device_of(data: Any) -> str:
+    """The device ``data`` (a tensor, or Frames / PointCloud / Mesh) lives on, ``"cpu"`` when it has none."""
     for obj in (data, getattr(data, "depth", None), getattr(data, "points", None),
                 getattr(data, "vertices", None)):
         dev = getattr(obj, "device", None)
