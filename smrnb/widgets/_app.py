@@ -29,7 +29,7 @@ def _demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
     (the app has an Export button): one home for the default reconstruction."""
     import yaml
 
-    from smrnb.pipeline.cli import default_config_path
+    from smrnb.pipeline import default_config_path
 
     cfg = yaml.safe_load(default_config_path().read_text())
     steps = tuple((e["step"], dict(e.get("params") or {})) for e in cfg["steps"] if e["step"] != "export")
@@ -352,7 +352,7 @@ class ReconstructionApp:
     def export(self, path: str | os.PathLike, format: str = "glb") -> Path | None:
         """Export the latest mesh to ``path`` (suffix set from ``format``: glb, obj or ply)."""
         def do() -> Path:
-            from smrnb import export_mesh
+            from smrnb.geometry import export_mesh
 
             if format not in EXPORT_FORMATS:
                 raise SmrnbValueError(f"format must be one of {', '.join(EXPORT_FORMATS)}, got {format!r}")

@@ -30,7 +30,7 @@ STATUS_COLOURS = {"queued": "#777777", "done": "#1a7f37", "skipped": "#0969da", 
 
 def thumbnail_png(path: str | os.PathLike, width: int = 128, height: int = 96) -> bytes:
     """A small PNG of the mesh in ``path`` (software renderer, fitted camera)."""
-    from smrnb import load_mesh
+    from smrnb.geometry import load_mesh
 
     mesh = load_mesh(path)
     layers = layers_for(mesh)

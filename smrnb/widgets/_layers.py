@@ -285,7 +285,7 @@ def _area_normals(vertices: Any, faces: Any) -> Any:
     split saves (16k vertices: 0.44 ms on one thread, 0.55 ms on two; 650k: 39 ms and 41 ms)."""
     import torch
 
-    from smrnb.geometry.normals import area_vertex_normals
+    from smrnb.geometry import area_vertex_normals
 
     before = torch.get_num_threads()
     if before != 1:

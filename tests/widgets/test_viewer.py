@@ -15,9 +15,7 @@ from ipywidgets.widgets.widget import _remove_buffers
 from PIL import Image
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.geometry.mesh import Mesh, PointCloud
-from smrnb.geometry.normals import compute_vertex_normals
-from smrnb.geometry.voxels import VoxelGrid
+from smrnb.geometry import Mesh, PointCloud, VoxelGrid, compute_vertex_normals
 from smrnb.widgets import Viewer, _colors, _display, _layers, _viewer
 from smrnb.widgets._static import project
 
@@ -484,7 +482,7 @@ def test_live_front_end_is_read_from_the_control_comm_or_the_cells_metadata(monk
 
 
 def test_a_tsdf_volume_is_drawn_as_its_near_surface_voxels_coloured_by_weight():
-    from smrnb.geometry.tsdf import TSDFVolume
+    from smrnb.geometry import TSDFVolume
 
     vol = TSDFVolume(voxel_size=0.02, block_size=8, color=False)
     K = torch.tensor([[100.0, 0, 32], [0, 100.0, 24], [0, 0, 1]])

@@ -32,10 +32,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.geometry._camera import check_K, check_pose
+from smrnb.geometry._memory import require
+from smrnb.geometry._mesh import Frames, Mesh, PointCloud
 from smrnb.geometry._validate import as_tensor, check_choice, check_finite, check_int_range, check_shape
-from smrnb.geometry.mesh import Frames, Mesh, PointCloud
 
 __all__ = ["OPENNI_TO_OPENGL", "convert_coordinates", "depth_to_points", "frames_to_points"]
 
@@ -290,12 +291,10 @@ def frames_to_points(frames: Frames, *, indices: Sequence[int] | None = None, de
     stride = check_int_range(stride, "stride", 1)
     per_point = 3 * frames.depth.element_size() * (2 if frames.color is not None else 1)
     worst = len(idx) * math.ceil(frames.height / stride) * math.ceil(frames.width / stride) * per_point
-    if worst > max_bytes:
-        raise MemoryEstimateError(
-            f"frames_to_points would need up to {format_bytes(worst)} for {len(idx)} frames of "
-            f"{frames.width}x{frames.height} at stride={stride}, over max_bytes={format_bytes(max_bytes)}; "
+    require(worst, frames.depth.device, "frames_to_points", "stride",
             f"raise stride (e.g. stride={stride * 2}), select fewer frames with indices, or raise max_bytes",
-            estimate_bytes=worst, budget_bytes=max_bytes, knob="stride")
+            max_bytes, detail=f"worst case, {len(idx)} frames of {frames.width}x{frames.height} at stride={stride}",
+            limit="max_bytes")
     pts, cols, counts, empty, starts = [], [], [], [], []
     total = 0
     for i in idx:

@@ -37,8 +37,9 @@ from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._threads import cpu_step
 from smrnb.geometry._guards import check_index_range, same_device
 from smrnb.geometry._memory import require
+from smrnb.geometry._mesh import Frames, Mesh
+from smrnb.geometry._render import rasterize, render_depth
 from smrnb.geometry._validate import check_int_range, check_positive
-from smrnb.geometry.mesh import Frames, Mesh
 
 
 @dataclass
@@ -105,8 +106,6 @@ def uv_rasterize(uvs: torch.Tensor, face_uvs_idx: torch.Tensor, resolution: int
 
     Texel (row i, column j) has its centre at ``u = (j + 0.5) / R``, ``v = 1 - (i + 0.5) / R``.
     """
-    from smrnb.geometry.render import rasterize
-
     R = resolution
     dev = uvs.device
     # an orthographic camera in disguise: every vertex at z = 1, so perspective == affine
@@ -196,6 +195,108 @@ class _Clock:
 
 
 @cpu_step("texture")
+def _check_bake_inputs(mesh: Mesh, frames: Frames) -> None:
+    """Refuse a mesh without uvs or faces, frames without color or poses, non-finite or mixed-device data."""
+    if not isinstance(mesh, Mesh):
+        raise SmrnbTypeError(f"mesh must be a smrnb.Mesh, got {type(mesh).__name__}")
+    if not isinstance(frames, Frames):
+        raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__}")
+    if mesh.uvs is None or mesh.face_uvs_idx is None:
+        raise SmrnbValueError("mesh must have uvs and face_uvs_idx (run smrnb.auto_uv first), got uvs=None")
+    if mesh.num_faces == 0:
+        raise SmrnbValueError("mesh must have at least one face to bake, got 0 faces")
+    if frames.color is None:
+        raise SmrnbValueError("frames must carry color images to bake a texture, got color=None")
+    if frames.poses is None:
+        raise SmrnbValueError("frames must carry camera-to-world poses to bake a texture, got poses=None")
+    if not bool(torch.isfinite(mesh.vertices).all()):
+        raise SmrnbValueError("mesh.vertices must be finite, got NaN/inf values")
+    same_device(**{"mesh.vertices": mesh.vertices, "mesh.faces": mesh.faces, "mesh.uvs": mesh.uvs,
+                   "mesh.face_uvs_idx": mesh.face_uvs_idx})
+    check_index_range(mesh.faces, mesh.num_vertices, "mesh.faces", "mesh.vertices")
+    check_index_range(mesh.face_uvs_idx, mesh.uvs.shape[0], "mesh.face_uvs_idx", "mesh.uvs")
+    if not mesh.uvs.dtype.is_floating_point or not bool(torch.isfinite(mesh.uvs).all()):
+        raise SmrnbValueError(f"mesh.uvs must be finite floats (texture coordinates in [0, 1]), got "
+                              f"{int((~torch.isfinite(mesh.uvs.double())).sum())} NaN/inf value(s), dtype {mesh.uvs.dtype}")
+
+
+def _texel_points(verts: torch.Tensor, faces: torch.Tensor, uvs: torch.Tensor, face_uvs_idx: torch.Tensor,
+                  R: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(inside, P, n)``: the (R, R) mask of texels inside a chart, their (T, 3) world points and the
+    unit normals of the faces they lie on."""
+    fidx, bary = uv_rasterize(uvs, face_uvs_idx, R)
+    inside = fidx >= 0
+    tri = verts[faces[fidx[inside]]]  # (T, 3, 3)
+    P = (bary[inside][:, :, None] * tri).sum(1)  # texel points, world
+    n = torch.linalg.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    return inside, P, n / n.norm(dim=1, keepdim=True).clamp_min(1e-20)
+
+
+def _scaled_K(K: torch.Tensor, sx: float, sy: float) -> torch.Tensor:
+    """``K`` of the same camera with its image scaled by ``sx`` x ``sy`` (pixel centres kept)."""
+    Kc = K.clone()
+    Kc[0] *= sx
+    Kc[1] *= sy
+    Kc[0, 2] = (K[0, 2] + 0.5) * sx - 0.5
+    Kc[1, 2] = (K[1, 2] + 0.5) * sy - 0.5
+    return Kc
+
+
+def _visibility_depth(geo: Mesh, K: torch.Tensor, pose: torch.Tensor, H: int, W: int, vis_tol: float
+                      ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The mesh's flat (H * W) depth image in one view and which of its pixels sit on a silhouette."""
+    rd = render_depth(geo, K, pose, H, W).reshape(-1)
+    # silhouettes: a pixel whose 3x3 neighbourhood jumps in depth (or meets background) mixes two
+    # surfaces in the photograph; such samples only count where nothing better saw the texel
+    big = torch.where(rd > 0, rd, torch.full_like(rd, 1e6)).view(1, 1, H, W)
+    dmax = torch.nn.functional.max_pool2d(big, 3, 1, 1).reshape(-1)
+    dmin = -torch.nn.functional.max_pool2d(-big, 3, 1, 1).reshape(-1)
+    return rd, (dmax - dmin) > (vis_tol + 0.01 * rd)
+
+
+def _project(Ph: torch.Tensor, K: torch.Tensor, pose: torch.Tensor, near: float, H: int, W: int
+             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(z, u, v, cand)``: depth and pixel coordinates of the (T, 4) homogeneous points ``Ph`` in the view
+    ``K``, ``pose`` (camera-to-world, OpenCV axes), and the indices of those in front of ``near`` and
+    inside the H x W image."""
+    Rm, t = pose[:3, :3], pose[:3, 3]
+    w2c = torch.cat([Rm.T, -(Rm.T @ t)[:, None]], 1)  # (3, 4) world -> camera (OpenCV)
+    q = Ph @ (K @ w2c).T  # (T, 3) = (z u, z v, z)
+    z = q[:, 2]
+    zs = z.clamp_min(near)
+    u = q[:, 0] / zs
+    v = q[:, 1] / zs
+    cand = torch.nonzero((z > near) & (u >= 0) & (u <= W - 1) & (v >= 0) & (v <= H - 1)).squeeze(1)
+    return z, u, v, cand
+
+
+def _border_weight(u: torch.Tensor, v: torch.Tensor, H: int, W: int, border: int) -> torch.Tensor:
+    """1 inside the image, falling linearly to 0 over ``border`` pixels at its edges (1 everywhere for 0)."""
+    if border > 0:
+        edge = torch.minimum(torch.minimum(u, (W - 1) - u), torch.minimum(v, (H - 1) - v))
+        return (edge / border).clamp(0, 1)
+    return torch.ones_like(u)
+
+
+def _texture_image(acc: torch.Tensor, wsum: torch.Tensor, best: torch.Tensor, inside: torch.Tensor, dilate: int
+                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(texture, confidence, seen)``: the weighted colours of the texels seen, unseen chart texels and
+    ``dilate`` texels around the charts filled from the nearest seen one, clamped to [0, 1]."""
+    R, dev = inside.shape[0], inside.device
+    seen = wsum > 0
+    tex = torch.zeros(R, R, 3, dtype=torch.float32, device=dev)
+    conf = torch.zeros(R, R, dtype=torch.float32, device=dev)
+    vals = torch.zeros(acc.shape[0], 3, dtype=torch.float32, device=dev)
+    vals[seen] = acc[seen] / wsum[seen, None]
+    tex[inside] = vals
+    conf[inside] = best
+    filled = torch.zeros(R, R, dtype=torch.bool, device=dev)
+    filled[inside] = seen
+    if bool(filled.any()):
+        tex = _fill(tex, filled, inside, dilate)
+    return tex.clamp(0, 1), conf, seen
+
+
 def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_power: float = 2.0,
                  visibility_tolerance: float = 0.02, depth_check: float | None = 0.05, border: int = 8,
                  dilate: int = 4, near: float = 0.05, visibility_scale: float = 0.5) -> BakeResult:
@@ -237,27 +338,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         Texture and confidence on the mesh's device, and the textured mesh.
     """
     t0 = time.perf_counter()
-    if not isinstance(mesh, Mesh):
-        raise SmrnbTypeError(f"mesh must be a smrnb.Mesh, got {type(mesh).__name__}")
-    if not isinstance(frames, Frames):
-        raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__}")
-    if mesh.uvs is None or mesh.face_uvs_idx is None:
-        raise SmrnbValueError("mesh must have uvs and face_uvs_idx (run smrnb.auto_uv first), got uvs=None")
-    if mesh.num_faces == 0:
-        raise SmrnbValueError("mesh must have at least one face to bake, got 0 faces")
-    if frames.color is None:
-        raise SmrnbValueError("frames must carry color images to bake a texture, got color=None")
-    if frames.poses is None:
-        raise SmrnbValueError("frames must carry camera-to-world poses to bake a texture, got poses=None")
-    if not bool(torch.isfinite(mesh.vertices).all()):
-        raise SmrnbValueError("mesh.vertices must be finite, got NaN/inf values")
-    same_device(**{"mesh.vertices": mesh.vertices, "mesh.faces": mesh.faces, "mesh.uvs": mesh.uvs,
-                   "mesh.face_uvs_idx": mesh.face_uvs_idx})
-    check_index_range(mesh.faces, mesh.num_vertices, "mesh.faces", "mesh.vertices")
-    check_index_range(mesh.face_uvs_idx, mesh.uvs.shape[0], "mesh.face_uvs_idx", "mesh.uvs")
-    if not mesh.uvs.dtype.is_floating_point or not bool(torch.isfinite(mesh.uvs).all()):
-        raise SmrnbValueError(f"mesh.uvs must be finite floats (texture coordinates in [0, 1]), got "
-                              f"{int((~torch.isfinite(mesh.uvs.double())).sum())} NaN/inf value(s), dtype {mesh.uvs.dtype}")
+    _check_bake_inputs(mesh, frames)
     R = check_int_range(resolution, "resolution", lo=16, hi=8192)
     check_positive(angle_power, "angle_power", allow_zero=True)
     vis_tol = check_positive(visibility_tolerance, "visibility_tolerance")
@@ -283,26 +364,13 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         verts = verts * torch.tensor([1.0, -1.0, -1.0], device=dev)
     faces = mesh.faces.long()
     geo = Mesh(verts, faces)
-
-    fidx, bary = uv_rasterize(mesh.uvs.to(dev), mesh.face_uvs_idx.to(dev), R)
-    inside = fidx >= 0
-    texel_face = fidx[inside]
-    w3 = bary[inside]
-    del bary
-    tri = verts[faces[texel_face]]  # (T, 3, 3)
-    P = (w3[:, :, None] * tri).sum(1)  # texel points, world
-    n = torch.linalg.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    n = n / n.norm(dim=1, keepdim=True).clamp_min(1e-20)
-    del tri, w3, texel_face, fidx  # only `inside` is needed from here on
-
+    inside, P, n = _texel_points(verts, faces, mesh.uvs.to(dev), mesh.face_uvs_idx.to(dev), R)
     T = P.shape[0]
     acc = torch.zeros(T, 3, dtype=torch.float32, device=dev)
     wsum = torch.zeros(T, dtype=torch.float32, device=dev)
     best = torch.zeros(T, dtype=torch.float32, device=dev)
     views_used = 0
     H, W = frames.height, frames.width
-    from smrnb.geometry.render import render_depth
-
     # visibility is decided on a depth image rendered at `visibility_scale` of the frame size:
     # rasterizing is the expensive part, and the depth test has centimetre tolerances anyway
     scale = max(visibility_scale, min(1.0, 320.0 / W))  # never below 320 pixels across
@@ -317,32 +385,16 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         clock.lap()
         K = frames.intrinsics(i).to(dev, torch.float32)
         pose = frames.poses[i].to(dev, torch.float32)
-        Rm, t = pose[:3, :3], pose[:3, 3]
-        w2c = torch.cat([Rm.T, -(Rm.T @ t)[:, None]], 1)  # (3, 4) world -> camera (OpenCV)
-        q = Ph @ (K @ w2c).T  # (T, 3) = (z u, z v, z)
-        z = q[:, 2]
-        zs = z.clamp_min(near)
-        u = q[:, 0] / zs
-        v = q[:, 1] / zs
-        cand = torch.nonzero((z > near) & (u >= 0) & (u <= W - 1) & (v >= 0) & (v <= H - 1)).squeeze(1)
+        t = pose[:3, 3]
+        z, u, v, cand = _project(Ph, K, pose, near, H, W)
         t_project = clock.lap()
         if cand.numel() == 0:
             views.append((0.0, t_project, 0.0, 0))
             continue
         z, u, v = z[cand], u[cand], v[cand]
-        Kc = K.clone()
-        Kc[0] *= sx
-        Kc[1] *= sy
-        Kc[0, 2] = (K[0, 2] + 0.5) * sx - 0.5
-        Kc[1, 2] = (K[1, 2] + 0.5) * sy - 0.5
+        Kc = _scaled_K(K, sx, sy)
         clock.lap()
-        rd = render_depth(geo, Kc, pose, Hs, Ws).reshape(-1)
-        # silhouettes: a pixel whose 3x3 neighbourhood jumps in depth (or meets background) mixes two
-        # surfaces in the photograph; such samples only count where nothing better saw the texel
-        big = torch.where(rd > 0, rd, torch.full_like(rd, 1e6)).view(1, 1, Hs, Ws)
-        dmax = torch.nn.functional.max_pool2d(big, 3, 1, 1).reshape(-1)
-        dmin = -torch.nn.functional.max_pool2d(-big, 3, 1, 1).reshape(-1)
-        edge_px = (dmax - dmin) > (vis_tol + 0.01 * rd)
+        rd, edge_px = _visibility_depth(geo, Kc, pose, Hs, Ws, vis_tol)
         t_render = clock.lap()  # the view's depth image: per frame pixel, whatever the texture size
 
         def small(rr, cc):  # flat index into the reduced depth image of full-size pixel (rr, cc)
@@ -363,11 +415,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         dist = (PP[cand] - 2 * (P[cand] @ t) + (t * t).sum()).clamp_min(1e-20).sqrt()
         cos = ((n[cand] @ t - nP[cand]) / dist).abs()
         ok &= cos > 1e-3
-        if border > 0:
-            edge = torch.minimum(torch.minimum(u, (W - 1) - u), torch.minimum(v, (H - 1) - v))
-            wb = (edge / border).clamp(0, 1)
-        else:
-            wb = torch.ones_like(z)
+        wb = _border_weight(u, v, H, W, border)
         w = torch.where(ok, cos.pow(angle_power) * wb / z.pow(2), torch.zeros_like(z))
         w = torch.where(at_edge, w * 1e-3, w)
         keep = torch.nonzero(w > 0).squeeze(1)
@@ -394,18 +442,7 @@ def bake_texture(mesh: Mesh, frames: Frames, resolution: int = 1024, *, angle_po
         views.append((t_render, t_project, clock.lap(), int(cand.numel())))
 
     clock.lap()
-    seen = wsum > 0
-    tex = torch.zeros(R, R, 3, dtype=torch.float32, device=dev)
-    conf = torch.zeros(R, R, dtype=torch.float32, device=dev)
-    vals = torch.zeros(T, 3, dtype=torch.float32, device=dev)
-    vals[seen] = acc[seen] / wsum[seen, None]
-    tex[inside] = vals
-    conf[inside] = best
-    filled = torch.zeros(R, R, dtype=torch.bool, device=dev)
-    filled[inside] = seen
-    if bool(filled.any()):
-        tex = _fill(tex, filled, inside, dilate)
-    tex = tex.clamp(0, 1)
+    tex, conf, seen = _texture_image(acc, wsum, best, inside, dilate)
     if record is not None:
         record.append({"resolution": R, "texels": T, "setup": setup, "finish": clock.lap(), "views": views})
     out = mesh.replace(texture=tex, meta={**mesh.meta, "bake": {"resolution": R, "views_used": views_used}})
@@ -418,8 +455,6 @@ def render_textured(mesh: Mesh, K: Any, pose: Any, height: int, width: int) -> t
     Used to compare a baked texture with a held-out photograph. Vertices in the poses' world frame
     (OpenGL-frame meshes are flipped back as in :func:`bake_texture`); bilinear texture lookups.
     """
-    from smrnb.geometry.render import rasterize
-
     if mesh.texture is None or mesh.uvs is None or mesh.face_uvs_idx is None:
         raise SmrnbValueError("mesh must carry texture, uvs and face_uvs_idx to render it textured")
     verts = mesh.vertices.to(torch.float32)

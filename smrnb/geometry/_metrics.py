@@ -33,7 +33,7 @@ __all__ = ["sample_surface", "surface_metrics", "depth_error", "vertex_depth_err
 
 
 def _as_mesh(mesh: Any, name: str):
-    from smrnb.geometry.mesh import Mesh
+    from smrnb.geometry._mesh import Mesh
 
     if not isinstance(mesh, Mesh):
         raise SmrnbTypeError(f"{name} must be a smrnb.Mesh, got {type(mesh).__name__}")
@@ -164,8 +164,8 @@ def depth_error(mesh: Any, frames: Any, *, max_error: float | None = None, pixel
     ``outlier_fraction``, and ``per_frame``: a list of per-frame dicts with the same keys (less
     ``per_frame``). Errors are ``nan`` when no pixel could be compared.
     """
-    from smrnb.geometry.mesh import Frames
-    from smrnb.geometry.render import render_depth
+    from smrnb.geometry._mesh import Frames
+    from smrnb.geometry._render import render_depth
 
     mesh = _as_mesh(mesh, "mesh")
     if not isinstance(frames, Frames):
@@ -174,7 +174,7 @@ def depth_error(mesh: Any, frames: Any, *, max_error: float | None = None, pixel
         raise SmrnbValueError("frames.poses is None: depth_error needs camera-to-world poses (N, 4, 4)")
     if max_error is not None:
         max_error = check_positive(max_error, "max_error")
-    from smrnb.geometry.render import _check_pixel_center
+    from smrnb.geometry._render import _check_pixel_center
 
     pixel_center = _check_pixel_center(pixel_center)
     dev = mesh.vertices.device
@@ -229,8 +229,8 @@ def vertex_depth_error(mesh: Any, frames: Any, *, visibility_tol: float = 0.01) 
     -------
     (V,) float32 on the mesh's device: metres, ``nan`` for vertices no frame saw.
     """
-    from smrnb.geometry.mesh import Frames
-    from smrnb.geometry.render import render_depth
+    from smrnb.geometry._mesh import Frames
+    from smrnb.geometry._render import render_depth
 
     mesh = _as_mesh(mesh, "mesh")
     if not isinstance(frames, Frames):

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.geometry import _graphs
-from smrnb.geometry._memory import memory_budget
+from smrnb.geometry._memory import memory_budget, require
 from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_positive
 
@@ -277,7 +277,7 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
     Parameters
     ----------
     points : (N, 3) or (B, N, 3) float tensor/array, metres, any frame (kept as is), or a
-        :class:`~smrnb.geometry.mesh.PointCloud` (its ``frame`` label is carried to the grid).
+        :class:`~smrnb.geometry._mesh.PointCloud` (its ``frame`` label is carried to the grid).
         Must be finite and non-empty.
     voxel_size : float > 0, metres.
     grid_shape : int or (X, Y, Z) ints; anisotropic shapes are fine.
@@ -305,7 +305,7 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
     the same grid, voxel size and capacity (cloud sizes within about 12 % share one): the call is a
     dozen small kernels, bound by their launches. ``SMRNB_CUDA_GRAPHS=0`` turns this off.
     """
-    from smrnb.geometry.mesh import PointCloud
+    from smrnb.geometry._mesh import PointCloud
 
     frame = "opengl"
     if isinstance(points, PointCloud):
@@ -330,12 +330,9 @@ def pointcloud_to_voxelgrid(points: Any, voxel_size: float = 0.02, grid_shape: A
     estimate = cells + B * N * 40  # bool grid + per-point float/int64 temporaries
     # asking the device costs a driver call: only for allocations that could matter
     budget = _memory_budget(dev) if estimate > _SMALL else estimate
-    if estimate > budget:
-        raise MemoryEstimateError(
-            f"pointcloud_to_voxelgrid: a {B} x {shape[0]} x {shape[1]} x {shape[2]} grid for {B * N} points needs "
-            f"about {format_bytes(estimate)} on {dev}, over the {format_bytes(budget)} available; "
-            f"reduce grid_shape (or raise voxel_size to cover the same extent with fewer voxels)",
-            estimate_bytes=estimate, budget_bytes=budget, knob="grid_shape/voxel_size")
+    require(estimate, dev, f"pointcloud_to_voxelgrid: a {B} x {shape[0]} x {shape[1]} x {shape[2]} grid for "
+            f"{B * N} points", "grid_shape/voxel_size",
+            "reduce grid_shape (or raise voxel_size to cover the same extent with fewer voxels)", budget)
 
     if origin is None:
         # bounding-box centre on the host (one small sync instead of a chain of tiny kernels), in

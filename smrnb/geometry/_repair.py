@@ -21,9 +21,10 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._mesh import Mesh
+from smrnb.geometry._tensors import edit_version
 from smrnb.geometry._topology import _edges_np, _hole_halfedges, _trace_loops
 from smrnb.geometry._validate import check_int_range
-from smrnb.geometry.mesh import Mesh
 
 __all__ = ["FillHolesResult", "RepairResult", "fill_holes", "repair_non_manifold"]
 
@@ -696,7 +697,7 @@ def _remember(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: bool) 
     else:
         vref = weakref.ref(v, lambda _r, key=key: _OWN_OUTPUTS.pop(key, None)
                            if _OWN_OUTPUTS.get(key, (None,))[0] is _r else None)
-    _OWN_OUTPUTS[key] = (vref, weakref.ref(f), v._version, f._version, (max_hole_edges, refine, fair))
+    _OWN_OUTPUTS[key] = (vref, weakref.ref(f), edit_version(v), edit_version(f), (max_hole_edges, refine, fair))
 
 
 def _is_own_output(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: bool) -> bool:
@@ -704,8 +705,8 @@ def _is_own_output(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: b
     not edited in place since (their version counters unchanged)."""
     v, f = mesh.vertices, mesh.faces
     entry = _OWN_OUTPUTS.get(id(v))
-    return (entry is not None and entry[0]() is v and entry[1]() is f and entry[2] == v._version
-            and entry[3] == f._version and entry[4] == (max_hole_edges, refine, fair))
+    return (entry is not None and entry[0]() is v and entry[1]() is f and entry[2] == edit_version(v)
+            and entry[3] == edit_version(f) and entry[4] == (max_hole_edges, refine, fair))
 
 
 def _fill_holes(mesh: Mesh, max_hole_edges: int | None, refine: bool, fair: bool, t0: float) -> FillHolesResult:
@@ -910,7 +911,7 @@ def _append(mesh: Mesh, new_pos: list[np.ndarray], parents: list, new_faces: lis
         colors = torch.as_tensor(allc, dtype=mesh.vertex_colors.dtype, device=mesh.vertex_colors.device)
     normals = None
     if mesh.vertex_normals is not None:
-        from smrnb.geometry.normals import compute_vertex_normals
+        from smrnb.geometry._normals import compute_vertex_normals
 
         normals = compute_vertex_normals(verts, faces).to(mesh.vertex_normals.dtype)
     for name in ("uvs", "texture"):

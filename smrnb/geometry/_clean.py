@@ -30,8 +30,8 @@ from typing import Any
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._mesh import PointCloud
 from smrnb.geometry._validate import check_choice, check_int_range, check_positive
-from smrnb.geometry.mesh import PointCloud
 
 __all__ = ["Anomaly", "CleanResult", "CleanStep", "PointCheck", "check_points", "clean_points", "crop_depth_range",
            "remove_radius_outliers", "remove_statistical_outliers", "voxel_downsample"]
@@ -249,7 +249,7 @@ def crop_depth_range(cloud: PointCloud, depth_min: float = 0.0, depth_max: float
                                   "world 4x4 to measure depth along) or crop the camera-frame cloud before the pose")
         z = p[:, 2]
     else:
-        from smrnb.geometry.points import _check_pose
+        from smrnb.geometry._points import _check_pose
 
         P = _check_pose(pose).to(device=p.device, dtype=torch.float64)
         z = ((p.double() - P[:3, 3]) @ P[:3, :3])[:, 2]

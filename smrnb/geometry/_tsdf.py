@@ -44,11 +44,11 @@ from typing import Any
 import torch
 
 from smrnb import _cancel
-from smrnb._errors import MemoryEstimateError, SmrnbTypeError, SmrnbValueError, format_bytes
+from smrnb._errors import SmrnbTypeError, SmrnbValueError, format_bytes
 from smrnb._threads import cpu_step
 from smrnb.geometry._camera import check_K, check_pose, check_poses
 from smrnb.geometry._guards import resolve_device
-from smrnb.geometry._memory import memory_budget
+from smrnb.geometry._memory import memory_budget, require
 from smrnb.geometry._validate import as_tensor, check_int_range, check_positive, check_shape
 
 __all__ = ["TSDFVolume", "fuse_tsdf", "estimate_memory_budget"]
@@ -154,12 +154,11 @@ class TSDFVolume:
                 f"truncation {self.truncation * 1000:g} mm, {self.frames_integrated} frames, "
                 f"{format_bytes(self.memory_bytes())}, device={self.device})")
 
-    def _refuse(self, estimate: int, what: str) -> None:
-        raise MemoryEstimateError(
-            f"TSDF volume would need about {format_bytes(estimate)} ({what}), over the memory budget of "
-            f"{format_bytes(self.memory_budget)}; increase voxel_size (now {self.voxel_size:g} m) or lower "
-            f"depth_max (now {self.depth_max:g} m), or raise memory_budget",
-            estimate_bytes=estimate, budget_bytes=self.memory_budget, knob="voxel_size")
+    def _require_memory(self, estimate: int, what: str, budget: int | None = None, limit: str = "the memory budget") -> None:
+        """Refuse when ``estimate`` is over ``budget`` (default: the volume's memory budget)."""
+        require(estimate, self.device, "TSDF volume", "voxel_size",
+                f"increase voxel_size (now {self.voxel_size:g} m) or lower depth_max (now {self.depth_max:g} m), "
+                "or raise memory_budget", self.memory_budget if budget is None else budget, detail=what, limit=limit)
 
     def _ensure_table(self, lo: list[int], hi: list[int], margin: bool = True) -> None:
         """Grow the dense block-index table to cover block coordinates ``lo..hi`` (inclusive); with a
@@ -176,8 +175,7 @@ class TSDFVolume:
         shape = [ext[a] + 2 * pad[a] for a in range(3)]
         n = shape[0] * shape[1] * shape[2]
         est = n * 4 + self._cap * self.bytes_per_block
-        if est > self.memory_budget:
-            self._refuse(est, f"block lookup table of {shape[0]}x{shape[1]}x{shape[2]} blocks")
+        self._require_memory(est, f"block lookup table of {shape[0]}x{shape[1]}x{shape[2]} blocks")
         tbl = torch.full((n,), -1, dtype=torch.int32, device=self.device)
         self._tbl, self._tbl_lo, self._tbl_shape = tbl, lo, shape
         if self.num_blocks:
@@ -203,8 +201,7 @@ class TSDFVolume:
         if est > self.memory_budget:
             cap = n_total
             est = cap * self.bytes_per_block + self._tbl.numel() * 4
-            if est > self.memory_budget:
-                self._refuse(est, f"{n_total} blocks of {self.block_size}^3 voxels")
+            self._require_memory(est, f"{n_total} blocks of {self.block_size}^3 voxels")
         B3 = self.block_size ** 3
 
         def grow(t: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
@@ -507,7 +504,7 @@ class TSDFVolume:
         Frames without valid depth are counted in ``frames_empty``. ``progress``: an object with
         ``update(n)`` (e.g. a ``tqdm`` bar) told of each frame done.
         """
-        from smrnb.geometry.mesh import Frames
+        from smrnb.geometry._mesh import Frames
 
         if not isinstance(frames, Frames):
             raise SmrnbTypeError(f"frames must be a smrnb.Frames, got {type(frames).__name__}")
@@ -552,8 +549,8 @@ class TSDFVolume:
                 b = [0.0] * 6  # no valid depth anywhere (handled below)
             lo, hi = [int(x) - 1 for x in b[:3]], [int(x) + 1 for x in b[3:]]  # 1 block for float rounding
             tsize = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1)
-            if tsize >= _MAX_TABLE:
-                self._refuse(tsize * 4, f"block lookup table of {tsize} blocks (over {_MAX_TABLE} entries)")
+            self._require_memory(tsize * 4, f"block lookup table of {tsize} blocks", (_MAX_TABLE - 1) * 4,
+                         f"the block table's cap of {_MAX_TABLE} entries")
         self._ensure_table(lo, hi, margin=self._tbl.numel() > 0)
         T = self._tbl.numel()
         if T >= _MAX_TABLE:  # a long stream grew the table past exact float32 keys: frame by frame
@@ -593,8 +590,7 @@ class TSDFVolume:
             return N
         new = torch.nonzero(union[:T] & (self._tbl < 0)).flatten()
         est = (self.num_blocks + new.numel()) * self.bytes_per_block + self._tbl.numel() * 4
-        if est > self.memory_budget:
-            self._refuse(int(est), f"{self.num_blocks + new.numel()} blocks of {self.block_size}^3 voxels")
+        self._require_memory(int(est), f"{self.num_blocks + new.numel()} blocks of {self.block_size}^3 voxels")
         self._allocate(new)
         del union
 
@@ -664,7 +660,7 @@ class TSDFVolume:
         (tested); only the vertices on block faces are made twice, and welded by their lattice edge.
         Blocks whose observed tsdf range (with their neighbours') has no zero crossing are skipped.
         """
-        from smrnb.geometry.mesh import Mesh
+        from smrnb.geometry._mesh import Mesh
 
         weight_threshold = check_positive(weight_threshold, "weight_threshold")
         dev = self.device
@@ -760,7 +756,7 @@ class TSDFVolume:
         ``nbr[(dx, dy, dz)]`` (-1 = none) and coordinates ``bc``: vertices as float64 voxel-lattice
         coordinates, faces (local to this batch), colors or None, and each vertex's weld key (the
         global lattice edge it lies on, -1 when no other brick can make it)."""
-        from smrnb.geometry.marching_cubes import _check_memory, _marching_cubes_exact
+        from smrnb.geometry._marching_cubes import _check_memory, _marching_cubes_exact
 
         B = self.block_size
         B3 = B ** 3
@@ -962,7 +958,7 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
     skipped and counted in ``volume.frames_empty``; a ``UserWarning`` says how many. When no frame
     has valid depth nothing is allocated and the extracted mesh is empty.
     """
-    from smrnb.geometry.mesh import Frames
+    from smrnb.geometry._mesh import Frames
 
     if isinstance(frames, Frames):
         batches: Any = iter((frames,))

@@ -22,7 +22,7 @@ import torch
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._files import as_path, atomic_write, check_writable
 from smrnb.geometry._guards import check_index_range, resolve_device, same_device
-from smrnb.geometry.mesh import Mesh
+from smrnb.geometry._mesh import Mesh
 
 FORMATS = ("glb", "obj", "ply")
 

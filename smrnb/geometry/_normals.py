@@ -111,7 +111,7 @@ def compute_vertex_normals(vertices, faces, weighting: str = "area") -> torch.Te
 def area_vertex_normals(vertices: torch.Tensor, faces: torch.Tensor) -> torch.Tensor:
     """Area-weighted unit vertex normals of checked input: (V, 3) float ``vertices``, (F, 3) int64
     ``faces`` indexing them (no validation: :func:`compute_vertex_normals` is the checked entry, the
-    viewer calls this on a :class:`~smrnb.geometry.mesh.Mesh`, which was checked when it was made).
+    viewer calls this on a :class:`~smrnb.geometry._mesh.Mesh`, which was checked when it was made).
 
     Each vertex gets the sum of ``cross(b - a, c - a)`` (twice the area times the unit normal) of its
     faces, normalised; zero where that sum vanishes. On the CPU computed coordinate-planar: x, y and z as

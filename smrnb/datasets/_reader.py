@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.geometry.mesh import Frames
+from smrnb.geometry import Frames, check_poses
 
 #: PrimeSense / Kinect v1 default (Redwood, ICL-NUIM, ROS): fx, fy, cx, cy for 640x480
 PRIMESENSE_K = (525.0, 525.0, 319.5, 239.5)
@@ -188,8 +188,6 @@ class PoseLines:
 def check_reader_poses(poses: np.ndarray, where: PoseLines, reader: str) -> None:
     """The pose check of :class:`smrnb.Frames` (finite, rigid, last row 0 0 0 1), run by a reader
     on all the poses it selected before reading any image, naming the file line of a bad one."""
-    from smrnb.geometry import check_poses
-
     check_poses(torch.from_numpy(np.ascontiguousarray(poses, dtype=np.float64)), f"{reader}: poses", where=where)
 
 

@@ -5,7 +5,7 @@
 same topology as ``skimage.measure.marching_cubes(volume, level)`` (method ``"lewiner"``,
 ``allow_degenerate=True``): the same vertex and face counts, the same vertex positions (up to
 float32 rounding) and the same triangles (up to vertex order). :func:`voxelgrid_to_mesh` wraps it
-for occupancy grids (:class:`~smrnb.geometry.voxels.VoxelGrid` or a plain tensor) and can use
+for occupancy grids (:class:`~smrnb.geometry._voxels.VoxelGrid` or a plain tensor) and can use
 kaolin's CUDA kernel where that is faster.
 
 How it works (no Python loop over cubes):
@@ -37,7 +37,7 @@ Coordinates: vertex ``(i, j, k)`` is in index units of the volume's axes 0, 1, 2
 
 Winding: triangles are counter-clockwise seen from the low-value side, so their right-hand normals
 point toward decreasing values, out of the super-level set ``{value > level}``: out of an occupancy
-(or of a field that is positive inside), as :class:`~smrnb.geometry.mesh.Mesh`, trimesh and OpenGL
+(or of a field that is positive inside), as :class:`~smrnb.geometry._mesh.Mesh`, trimesh and OpenGL
 expect. This is the *meaning* of scikit-image's default ``gradient_direction="descent"`` ("object
 greater than exterior"), which scikit-image states with a left-hand rule: its face arrays list the
 same triangles with the opposite index order (``faces[:, ::-1]``). For a signed distance or TSDF
@@ -59,6 +59,7 @@ from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._threads import cpu_step
 from smrnb.geometry import _graphs
 from smrnb.geometry._mc_tables import table
+from smrnb.geometry._memory import require
 from smrnb.geometry._tensors import device_const
 from smrnb.geometry._validate import as_tensor, check_choice, check_shape
 
@@ -454,7 +455,7 @@ def _marching_cubes_checked(vol: torch.Tensor, level: Any, mask: Any, spacing: A
 def _check_memory(vol: torch.Tensor, copy_bytes: int = 0) -> None:
     """Refuse volumes whose working set (about 6 bytes per node, plus ``copy_bytes`` per node for a
     float32 copy of the input still to be made) does not fit."""
-    from smrnb.geometry.voxels import _SMALL, _memory_budget
+    from smrnb.geometry._voxels import _SMALL, _memory_budget
 
     n = vol.numel()
     estimate = (6 + copy_bytes) * n  # node classes (1) + cube index (1) + active flags (1) + temporaries (3)
@@ -462,14 +463,8 @@ def _check_memory(vol: torch.Tensor, copy_bytes: int = 0) -> None:
     # only for working sets that could matter there
     small = _SMALL if vol.device.type == "cpu" else 4 * _SMALL
     budget = _memory_budget(vol.device) if estimate > small or "SMRNB_MEMORY_BUDGET" in os.environ else estimate
-    if estimate > budget:
-        from smrnb._errors import MemoryEstimateError, format_bytes
-
-        raise MemoryEstimateError(
-            f"marching cubes on a {tuple(vol.shape)} volume needs about {format_bytes(estimate)} of working "
-            f"memory on {vol.device}, over the {format_bytes(budget)} available; lower the grid resolution "
-            f"(grid_shape, or a larger voxel_size)", estimate_bytes=estimate, budget_bytes=budget,
-            knob="grid_shape/voxel_size")
+    require(estimate, vol.device, f"marching cubes on a {tuple(vol.shape)} volume", "grid_shape/voxel_size",
+            "lower the grid resolution (grid_shape, or a larger voxel_size)", budget, detail="working memory")
 
 
 @cache
@@ -873,7 +868,7 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
 
     Parameters
     ----------
-    voxelgrid : :class:`~smrnb.geometry.voxels.VoxelGrid` (unbatched) or a (X, Y, Z) tensor/array
+    voxelgrid : :class:`~smrnb.geometry._voxels.VoxelGrid` (unbatched) or a (X, Y, Z) tensor/array
         of occupancy (bool or float). With a VoxelGrid, vertices come out in world units (metres,
         the frame of the points it was built from): voxel ``(i, j, k)``'s centre is
         ``origin + (i + 0.5, j + 0.5, k + 0.5) * voxel_size`` and the surface passes between voxel
@@ -901,14 +896,14 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
 
     Returns
     -------
-    :class:`~smrnb.geometry.mesh.Mesh` with (V, 3) float32 vertices and (F, 3) int64 faces on the
+    :class:`~smrnb.geometry._mesh.Mesh` with (V, 3) float32 vertices and (F, 3) int64 faces on the
     grid's device, normals pointing out of the occupied region (counter-clockwise seen from
     outside). No surface: a Mesh with (0, 3) vertices and (0, 3) faces. ``mesh.meta`` records
     ``backend`` and, when kaolin was distrusted, ``kaolin_fallback``.
     """
     from smrnb.geometry import _backend
-    from smrnb.geometry.mesh import Mesh
-    from smrnb.geometry.voxels import VoxelGrid
+    from smrnb.geometry._mesh import Mesh
+    from smrnb.geometry._voxels import VoxelGrid
 
     check_choice(backend, "backend", ("auto", "torch", "kaolin"))
     if not isinstance(smooth, (bool, np.bool_)):

@@ -31,8 +31,10 @@ from typing import Any
 
 import torch
 
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.geometry._camera import check_K, check_pose
 from smrnb.geometry._guards import check_index_range, same_device
+from smrnb.geometry._mesh import Mesh
 from smrnb.geometry._validate import check_int_range, check_positive
 
 __all__ = ["rasterize", "render_depth"]
@@ -49,18 +51,12 @@ def _check_camera(K: Any, pose: Any, device: torch.device, height: int | None = 
 
 
 def _mesh_arrays(mesh: Any) -> tuple[torch.Tensor, torch.Tensor]:
-    from smrnb.geometry.mesh import Mesh
-
     if not isinstance(mesh, Mesh):
-        from smrnb._errors import SmrnbTypeError
-
         raise SmrnbTypeError(f"mesh must be a smrnb.Mesh, got {type(mesh).__name__}")
     return mesh.vertices, mesh.faces
 
 
 def _check_pixel_center(pixel_center: Any) -> float:
-    from smrnb._errors import SmrnbTypeError, SmrnbValueError
-
     if isinstance(pixel_center, bool) or not isinstance(pixel_center, (int, float)):
         raise SmrnbTypeError(f"pixel_center must be a number (0.0 or 0.5), got {type(pixel_center).__name__}")
     pc = float(pixel_center)
@@ -68,6 +64,30 @@ def _check_pixel_center(pixel_center: Any) -> float:
         raise SmrnbValueError(f"pixel_center must be in [0, 1) pixels (0.0: centres at integers, 0.5: at u + 0.5 as "
                               f"Open3D's create_rays_pinhole), got {pixel_center!r}")
     return pc
+
+
+def _chunk_bounds(npix: torch.Tensor) -> list[int]:
+    """Triangle index bounds of chunks of about :data:`_CHUNK` candidate pixels (``npix`` per triangle);
+    one huge triangle forms its own chunk."""
+    csum = torch.cumsum(npix, 0)
+    bounds = [0]
+    total = int(csum[-1])
+    if total > _CHUNK:
+        cuts = torch.arange(_CHUNK, total, _CHUNK, device=npix.device, dtype=csum.dtype)
+        for i in torch.searchsorted(csum, cuts, right=False).tolist():
+            if i + 1 > bounds[-1] and i + 1 < npix.numel():
+                bounds.append(i + 1)
+    bounds.append(npix.numel())
+    return bounds
+
+
+def _screen_bary(X: torch.Tensor, Y: torch.Tensor, u: torch.Tensor, v: torch.Tensor, inv_area: torch.Tensor
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Screen-space barycentrics of pixel centres ``(u, v)`` in triangles with corner columns ``X`` and
+    rows ``Y`` (n, 3), from the edge functions (``inv_area``: 1 / the signed doubled area)."""
+    w0 = ((X[:, 1] - u) * (Y[:, 2] - v) - (X[:, 2] - u) * (Y[:, 1] - v)) * inv_area
+    w1 = ((X[:, 2] - u) * (Y[:, 0] - v) - (X[:, 0] - u) * (Y[:, 2] - v)) * inv_area
+    return w0, w1, 1.0 - w0 - w1
 
 
 def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: float = 1e-3,
@@ -164,17 +184,7 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
 
     INF_KEY = torch.iinfo(torch.int64).max
     zkey = torch.full((H * W,), INF_KEY, dtype=torch.int64, device=device)
-    # chunk triangles by cumulative candidate-pixel count (one huge triangle forms its own chunk)
-    csum = torch.cumsum(npix, 0)
-    bounds = [0]
-    total = int(csum[-1])
-    if total > _CHUNK:
-        cuts = torch.arange(_CHUNK, total, _CHUNK, device=device, dtype=csum.dtype)
-        idx = torch.searchsorted(csum, cuts, right=False).tolist()
-        for i in idx:
-            if i + 1 > bounds[-1] and i + 1 < fid.numel():
-                bounds.append(i + 1)
-    bounds.append(fid.numel())
+    bounds = _chunk_bounds(npix)
     for a, b in zip(bounds[:-1], bounds[1:]):
         n = npix[a:b]
         local = torch.repeat_interleave(torch.arange(a, b, device=device), n)
@@ -185,12 +195,7 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
         v = y0[local] + torch.div(off, bwl, rounding_mode="floor")
         uf = u.to(torch.float32)
         vf = v.to(torch.float32)
-        X = tx[local]
-        Y = ty[local]
-        # edge functions -> screen-space barycentrics
-        w0 = ((X[:, 1] - uf) * (Y[:, 2] - vf) - (X[:, 2] - uf) * (Y[:, 1] - vf)) * inv_area[local]
-        w1 = ((X[:, 2] - uf) * (Y[:, 0] - vf) - (X[:, 0] - uf) * (Y[:, 2] - vf)) * inv_area[local]
-        w2 = 1.0 - w0 - w1
+        w0, w1, w2 = _screen_bary(tx[local], ty[local], uf, vf, inv_area[local])
         eps = -1e-6
         inside = (w0 >= eps) & (w1 >= eps) & (w2 >= eps)
         iz = tiz[local]
@@ -214,11 +219,7 @@ def rasterize(mesh: Any, K: Any, pose: Any, height: int, width: int, *, near: fl
     # recompute barycentrics and depth for the winning face of each pixel
     u = (hp % W).to(torch.float32)
     v = torch.div(hp, W, rounding_mode="floor").to(torch.float32)
-    X, Y = tri_x[f], tri_y[f]
-    ia = 1.0 / area[f]
-    w0 = ((X[:, 1] - u) * (Y[:, 2] - v) - (X[:, 2] - u) * (Y[:, 1] - v)) * ia
-    w1 = ((X[:, 2] - u) * (Y[:, 0] - v) - (X[:, 0] - u) * (Y[:, 2] - v)) * ia
-    w2 = 1.0 - w0 - w1
+    w0, w1, w2 = _screen_bary(tri_x[f], tri_y[f], u, v, 1.0 / area[f])
     iz = 1.0 / tri_z[f]
     pw = torch.stack([w0 * iz[:, 0], w1 * iz[:, 1], w2 * iz[:, 2]], dim=1)
     zinv = pw.sum(dim=1)

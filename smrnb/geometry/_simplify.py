@@ -25,6 +25,7 @@ report; nothing raises for that.
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,8 +34,8 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbValueError
+from smrnb.geometry._mesh import Mesh
 from smrnb.geometry._validate import check_choice, check_finite, check_int_range
-from smrnb.geometry.mesh import Mesh
 
 #: faces kept at least per connected component (a closed tube needs a few around its circumference)
 MIN_FACES_PER_COMPONENT = 24
@@ -363,8 +364,6 @@ def _collapse_decimate(v: np.ndarray, f: np.ndarray, target_vertices: int, prese
     face normal by more than 90 degrees, keeps at least 4 vertices (a closed part stays closed) and,
     with ``preserve_border``, touches no boundary vertex. Pure numpy/heapq, meant for small parts.
     """
-    import heapq
-
     v = v.astype(np.float64).copy()
     f = f.astype(np.int64).copy()
     nV = len(v)
@@ -550,6 +549,194 @@ def _sampled_hausdorff(va, fa, vb, fb, n: int = 5_000, seed: int = 0) -> float:
     return float(max(sb.distances(sa.samples(n, rng)).max(), sa.distances(sb.samples(n, rng)).max()))
 
 
+class _Parts:
+    """The connected components of a mesh and where each is decimated: kept as it is (at or under the
+    face floor), in the pool (one fast-simplification call for all of them, traced back to the parts),
+    on its own, or replayed from a pool call's history (no new decimation)."""
+
+    def __init__(self, v: np.ndarray, f: np.ndarray, target: int, preserve_border: bool, aggressiveness: float):
+        self.v, self.f, self.target = v, f, target
+        self.preserve_border, self.aggressiveness = preserve_border, aggressiveness
+        self.labels = labels = _components(f, len(v))
+        self.sizes = sizes = np.bincount(labels)
+        self.ncomp = ncomp = len(sizes)
+        self.vlab = vlab = np.full(len(v), -1, dtype=np.int64)  # component of each vertex (-1: used by no face)
+        vlab[f.reshape(-1)] = np.repeat(labels, 3)
+        self.vsizes = vsizes = np.bincount(vlab[vlab >= 0], minlength=ncomp)
+        # the face budget of the whole mesh from its own face/vertex ratio; a component decimated on its
+        # own aims at its proportional share of it, never under the floor
+        total_faces = max(1, int(target * len(f) / max(int(vsizes.sum()), 1)))
+        self.shares = np.maximum(MIN_FACES_PER_COMPONENT, np.round(total_faces * sizes / len(f))).astype(np.int64)
+        self.vshares = np.floor(target * vsizes / max(int(vsizes.sum()), 1)).astype(np.int64)
+        self.order = np.argsort(labels, kind="stable")
+        self.starts = np.concatenate([[0], np.cumsum(sizes)])
+
+        self.kept = sizes <= MIN_FACES_PER_COMPONENT  # parts at or under the floor stay as they are
+        self.in_pool = ~self.kept  # parts decimated together, in one fast-simplification call
+        self.separate: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # parts decimated on their own
+        self.replayed: list[tuple[np.ndarray, np.ndarray]] = []  # parts taken from a pool call's history
+        self.vanished: dict[int, int] = {}
+        self.subdivided: set[int] = set()
+        self.collapsed: set[int] = set()
+        self.pool_out: tuple[np.ndarray, np.ndarray] | None = None  # the pool's last output
+
+    def on_their_own(self, cids) -> None:
+        f, v = self.f, self.v
+        for c in cids:
+            cf = f[self.order[self.starts[c]:self.starts[c + 1]]]
+            used, inv = np.unique(cf, return_inverse=True)
+            ov, of, s, k, lost = _decimate_component(v[used], inv.reshape(-1, 3), int(self.shares[c]),
+                                                     int(self.vshares[c]), self.preserve_border, self.aggressiveness)
+            self.separate[c] = (ov, of)
+            self.in_pool[c] = False
+            for flag, into in ((s, self.subdivided), (k, self.collapsed)):
+                if flag:
+                    into.add(c)
+            if lost:
+                self.vanished[c] = int(self.sizes[c])
+
+    def rescue(self, pv, pf, pvlab, hist, cids: np.ndarray) -> None:
+        """Parts a pool call took under the floor: each as it was in that call's own history when it
+        still had the floor's faces (:func:`_replay_prefix`, no new decimation); on their own if that fails."""
+        ncomp = self.ncomp
+        keep = np.full(ncomp, -1, dtype=np.int64)
+        had = np.bincount(pvlab[pf[:, 0]], minlength=ncomp)
+        # back to the floor (the call found these parts cheap to simplify); a collapse removes at most two faces
+        keep[cids] = np.maximum(0, (had[cids] - MIN_FACES_PER_COMPONENT) // 2)
+        rv, rf, rl = _replay_prefix(pv, pf, pvlab, hist, keep)
+        got = np.bincount(rl, minlength=ncomp)
+        good = np.zeros(ncomp, dtype=bool)
+        good[cids] = got[cids] >= np.minimum(MIN_FACES_PER_COMPONENT, had[cids])
+        if good.any():
+            rf_ok = rf[good[rl]]
+            used, inv = np.unique(rf_ok, return_inverse=True)
+            self.replayed.append((rv[used], inv.reshape(-1, 3)))
+            self.in_pool[good] = False
+        self.on_their_own([c for c in cids.tolist() if not good[c]])
+
+    def others(self) -> int:
+        """Vertices outside the pool."""
+        return (int(self.vsizes[self.kept].sum()) + sum(len(ov) for ov, _ in self.separate.values())
+                + sum(len(rv) for rv, _ in self.replayed))
+
+    def decimate(self) -> None:
+        """One call for every part of the pool (as fast as fast-simplification on the whole mesh), traced
+        back to the parts. A part the call took under the floor is decimated on its own. A part it could
+        not decimate (thin, all slivers) too, and the call is repeated from the input for the rest, which
+        it squeezed in its place. When the face budget simply gave too many vertices, the (small) output
+        is decimated further; when only parts decimated on their own are left over, their shares shrink."""
+        v, f, labels, target, in_pool = self.v, self.f, self.labels, self.target, self.in_pool
+        shares, vshares, ncomp = self.shares, self.vshares, self.ncomp
+        pv, pf, pvlab, pvs = v, f[in_pool[labels]], self.vlab, self.vsizes
+        pool_nv, from_output, last, gain = 0, False, None, 1.0
+        for _ in range(8):
+            pf = pf[in_pool[pvlab[pf[:, 0]]]]
+            stuck = True
+            if len(pf):
+                allowed, nv = target - self.others(), int(pvs[in_pool].sum())
+                if from_output:  # a collapse removes a vertex and at most two faces; gain: see below
+                    budget = len(pf) - 2 * max(int(math.ceil((nv - allowed) * gain)), 1)
+                else:  # Euler: V = F/2 + B/2 + chi; chi + B/2 kept with the border, else ~2 per closed part
+                    c = nv - len(pf) / 2
+                    budget = int(2 * (allowed - (c if self.preserve_border else min(c, 2 * int(in_pool.sum())))))
+                budget = max(budget, MIN_FACES_PER_COMPONENT * int(in_pool.sum()))
+                vo, fo, src, hist = _global_pass(pv, pf, budget, self.preserve_border, self.aggressiveness)
+                if src is None:  # the call cannot be traced back to the parts: each part on its own
+                    self.on_their_own(np.flatnonzero(in_pool).tolist())
+                    self.pool_out, pool_nv, pf, last = None, 0, pf[:0], None
+                else:
+                    ovlab = pvlab[src]
+                    flab = ovlab[fo[:, 0]]
+                    counts = np.bincount(flab, minlength=ncomp)
+                    stuck = len(fo) > 1.05 * budget  # the call stopped above its face budget
+                    stalled = in_pool & (counts > 1.25 * shares) & (self.sizes <= _COLLAPSE_MAX_FACES)
+                    if stuck and stalled.any() and len(vo) + self.others() > target:
+                        # the call squeezed the other parts (some maybe under the floor) in place of the
+                        # stalled ones: those on their own, the call again from the input for the rest
+                        self.on_their_own(np.flatnonzero(stalled).tolist())
+                        pv, pf, pvlab, pvs, from_output, last = v, f[in_pool[labels]], self.vlab, self.vsizes, False, None
+                        continue
+                    crushed = np.flatnonzero(in_pool & (counts < MIN_FACES_PER_COMPONENT))
+                    if len(crushed):
+                        self.rescue(pv, pf, pvlab, hist, crushed)
+                    fo = fo[in_pool[flab]]
+                    ovs = np.bincount(ovlab, minlength=ncomp) * in_pool
+                    self.pool_out, pool_nv = (vo, fo), int(ovs.sum())
+                    pv, pf, pvlab, pvs, from_output = vo, fo, ovlab, ovs, True
+            else:
+                self.pool_out, pool_nv = None, 0
+            total = pool_nv + self.others()
+            if total <= target or (last is not None and total >= last):
+                break
+            if from_output and last is not None:
+                # parts this pass took under the floor came back at the floor: ask the next pass for more,
+                # by the share of the excess this one failed to remove (no cascade of small passes)
+                gain = min(4.0, gain * (last - target) / max(last - total, 1))
+            last = total
+            if not stuck:
+                continue  # the pool can go further
+            redo = [c for c in self.separate if c not in self.vanished]
+            if not redo:
+                break
+            own = sum(len(self.separate[c][0]) for c in redo)
+            scale = max(0.0, own - (total - target)) / own * 0.97
+            shares[redo] = np.maximum(MIN_FACES_PER_COMPONENT, np.floor(shares[redo] * scale))
+            vshares[redo] = np.maximum(4, np.floor(vshares[redo] * scale))
+            self.on_their_own(redo)
+
+    def assemble(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every part's vertices and faces in one mesh, without the vertices no face uses."""
+        pieces = [self.pool_out] if self.pool_out is not None else []
+        if self.kept.any():
+            pieces.append((self.v, self.f[self.kept[self.labels]]))
+        pieces += list(self.separate.values()) + self.replayed
+        offsets = np.cumsum([0] + [len(pv_) for pv_, _ in pieces])
+        ov = np.concatenate([pv_ for pv_, _ in pieces])
+        of = np.concatenate([pf_ + off for (_, pf_), off in zip(pieces, offsets)])
+        used, inv = np.unique(of, return_inverse=True)
+        return ov[used], inv.reshape(-1, 3)
+
+    def notes(self, n_out: int) -> tuple[list[str], str | None]:
+        """The report's notes on the parts, and the reason the target was missed (None when reached)."""
+        notes: list[str] = []
+        reason = None
+        if self.vanished:
+            notes.append(f"{len(self.vanished)} component(s) could not be decimated without losing them and were "
+                         f"kept as they were: {list(self.vanished.items())[:5]} (component, faces)")
+        if n_out > self.target:
+            why = []
+            if self.preserve_border:
+                f = self.f
+                e = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
+                ue, cnt = np.unique(e, axis=0, return_counts=True)
+                nb = len(np.unique(ue[cnt == 1]))
+                if nb:
+                    why.append(f"preserve_border=True keeps its {nb} boundary vertices where they are "
+                               "(pass preserve_border=False to let the border move)")
+            why.append(f"the mesh has {self.ncomp} connected components and each keeps at least "
+                       f"{MIN_FACES_PER_COMPONENT} faces (or its own faces when it cannot be decimated)")
+            reason = (f"stopped at {n_out} vertices, over target_number_of_vertices={self.target}: " + "; ".join(why)
+                      + "; raise the target or remove small components")
+            notes.append(reason)
+        if self.subdivided:
+            notes.append(f"{len(self.subdivided)} thin component(s) subdivided before decimation so they keep faces")
+        if self.collapsed:
+            notes.append(f"{len(self.collapsed)} thin component(s) decimated by the sliver-tolerant edge collapse "
+                         "(fast-simplification could not reach their share)")
+        return notes, reason
+
+
+def _nearest_colors(mesh: Mesh, points: np.ndarray) -> torch.Tensor | None:
+    """Each of ``points`` takes the vertex color of the nearest vertex of ``mesh`` (None without colors)."""
+    if mesh.vertex_colors is None:
+        return None
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(mesh.vertices.detach().cpu().double().numpy(), balanced_tree=False, compact_nodes=False)
+    _, nn = tree.query(points)
+    return mesh.vertex_colors.detach().cpu()[torch.as_tensor(nn)].to(mesh.device)
+
+
 def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_border: bool = True,
                   aggressiveness: float = 7.0, measure_hausdorff: bool = False) -> Mesh:
     """Quadric decimation to at most ``target_number_of_vertices`` vertices.
@@ -602,173 +789,17 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
     if len(f) == 0:
         raise SmrnbValueError(f"mesh must have faces of non-zero area to simplify, got {F} face(s), all degenerate "
                               "(repeated or coincident vertices)")
-    labels = _components(f, len(v))
-    sizes = np.bincount(labels)
-    ncomp = len(sizes)
-    vlab = np.full(len(v), -1, dtype=np.int64)  # component of each vertex (-1: used by no face)
-    vlab[f.reshape(-1)] = np.repeat(labels, 3)
-    vsizes = np.bincount(vlab[vlab >= 0], minlength=ncomp)
-    # the face budget of the whole mesh from its own face/vertex ratio; a component decimated on its
-    # own aims at its proportional share of it, never under the floor
-    total_faces = max(1, int(target * len(f) / max(int(vsizes.sum()), 1)))
-    shares = np.maximum(MIN_FACES_PER_COMPONENT, np.round(total_faces * sizes / len(f))).astype(np.int64)
-    vshares = np.floor(target * vsizes / max(int(vsizes.sum()), 1)).astype(np.int64)
-    order = np.argsort(labels, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(sizes)])
-
-    kept = sizes <= MIN_FACES_PER_COMPONENT  # parts at or under the floor stay as they are
-    in_pool = ~kept  # parts decimated together, in one fast-simplification call
-    separate: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # parts decimated on their own
-    replayed: list[tuple[np.ndarray, np.ndarray]] = []  # parts taken from a pool call's history
-    vanished: dict[int, int] = {}
-    subdivided: set[int] = set()
-    collapsed: set[int] = set()
-
-    def on_their_own(cids) -> None:
-        for c in cids:
-            cf = f[order[starts[c]:starts[c + 1]]]
-            used, inv = np.unique(cf, return_inverse=True)
-            ov, of, s, k, lost = _decimate_component(v[used], inv.reshape(-1, 3), int(shares[c]), int(vshares[c]),
-                                                     preserve_border, aggressiveness)
-            separate[c] = (ov, of)
-            in_pool[c] = False
-            for flag, into in ((s, subdivided), (k, collapsed)):
-                if flag:
-                    into.add(c)
-            if lost:
-                vanished[c] = int(sizes[c])
-
-    def rescue(pv, pf, pvlab, hist, cids: np.ndarray) -> None:
-        """Parts a pool call took under the floor: each as it was in that call's own history when it
-        still had the floor's faces (:func:`_replay_prefix`, no new decimation); on their own if that fails."""
-        keep = np.full(ncomp, -1, dtype=np.int64)
-        had = np.bincount(pvlab[pf[:, 0]], minlength=ncomp)
-        # back to the floor (the call found these parts cheap to simplify); a collapse removes at most two faces
-        keep[cids] = np.maximum(0, (had[cids] - MIN_FACES_PER_COMPONENT) // 2)
-        rv, rf, rl = _replay_prefix(pv, pf, pvlab, hist, keep)
-        got = np.bincount(rl, minlength=ncomp)
-        good = np.zeros(ncomp, dtype=bool)
-        good[cids] = got[cids] >= np.minimum(MIN_FACES_PER_COMPONENT, had[cids])
-        if good.any():
-            rf_ok = rf[good[rl]]
-            used, inv = np.unique(rf_ok, return_inverse=True)
-            replayed.append((rv[used], inv.reshape(-1, 3)))
-            in_pool[good] = False
-        on_their_own([c for c in cids.tolist() if not good[c]])
-
-    def others() -> int:  # vertices outside the pool
-        return (int(vsizes[kept].sum()) + sum(len(ov) for ov, _ in separate.values())
-                + sum(len(rv) for rv, _ in replayed))
-
-    # One call for every part of the pool (as fast as fast-simplification on the whole mesh), traced
-    # back to the parts. A part the call took under the floor is decimated on its own. A part it could
-    # not decimate (thin, all slivers) too, and the call is repeated from the input for the rest, which
-    # it squeezed in its place. When the face budget simply gave too many vertices, the (small) output
-    # is decimated further; when only parts decimated on their own are left over, their shares shrink.
-    pv, pf, pvlab, pvs = v, f[in_pool[labels]], vlab, vsizes
-    out: tuple[np.ndarray, np.ndarray] | None = None
-    pool_nv, from_output, last, gain = 0, False, None, 1.0
-    for _ in range(8):
-        pf = pf[in_pool[pvlab[pf[:, 0]]]]
-        stuck = True
-        if len(pf):
-            allowed, nv = target - others(), int(pvs[in_pool].sum())
-            if from_output:  # a collapse removes a vertex and at most two faces; gain: see below
-                budget = len(pf) - 2 * max(int(math.ceil((nv - allowed) * gain)), 1)
-            else:  # Euler: V = F/2 + B/2 + chi; chi + B/2 kept with the border, else ~2 per closed part
-                c = nv - len(pf) / 2
-                budget = int(2 * (allowed - (c if preserve_border else min(c, 2 * int(in_pool.sum())))))
-            budget = max(budget, MIN_FACES_PER_COMPONENT * int(in_pool.sum()))
-            vo, fo, src, hist = _global_pass(pv, pf, budget, preserve_border, aggressiveness)
-            if src is None:  # the call cannot be traced back to the parts: each part on its own
-                on_their_own(np.flatnonzero(in_pool).tolist())
-                out, pool_nv, pf, last = None, 0, pf[:0], None
-            else:
-                ovlab = pvlab[src]
-                flab = ovlab[fo[:, 0]]
-                counts = np.bincount(flab, minlength=ncomp)
-                stuck = len(fo) > 1.05 * budget  # the call stopped above its face budget
-                stalled = in_pool & (counts > 1.25 * shares) & (sizes <= _COLLAPSE_MAX_FACES)
-                if stuck and stalled.any() and len(vo) + others() > target:
-                    # the call squeezed the other parts (some maybe under the floor) in place of the
-                    # stalled ones: those on their own, the call again from the input for the rest
-                    on_their_own(np.flatnonzero(stalled).tolist())
-                    pv, pf, pvlab, pvs, from_output, last = v, f[in_pool[labels]], vlab, vsizes, False, None
-                    continue
-                crushed = np.flatnonzero(in_pool & (counts < MIN_FACES_PER_COMPONENT))
-                if len(crushed):
-                    rescue(pv, pf, pvlab, hist, crushed)
-                fo = fo[in_pool[flab]]
-                ovs = np.bincount(ovlab, minlength=ncomp) * in_pool
-                out, pool_nv = (vo, fo), int(ovs.sum())
-                pv, pf, pvlab, pvs, from_output = vo, fo, ovlab, ovs, True
-        else:
-            out, pool_nv = None, 0
-        total = pool_nv + others()
-        if total <= target or (last is not None and total >= last):
-            break
-        if from_output and last is not None:
-            # parts this pass took under the floor came back at the floor: ask the next pass for more,
-            # by the share of the excess this one failed to remove (no cascade of small passes)
-            gain = min(4.0, gain * (last - target) / max(last - total, 1))
-        last = total
-        if not stuck:
-            continue  # the pool can go further
-        redo = [c for c in separate if c not in vanished]
-        if not redo:
-            break
-        own = sum(len(separate[c][0]) for c in redo)
-        scale = max(0.0, own - (total - target)) / own * 0.97
-        shares[redo] = np.maximum(MIN_FACES_PER_COMPONENT, np.floor(shares[redo] * scale))
-        vshares[redo] = np.maximum(4, np.floor(vshares[redo] * scale))
-        on_their_own(redo)
-
-    pieces = ([out] if out is not None else []) + ([(v, f[kept[labels]])] if kept.any() else [])
-    pieces += list(separate.values()) + replayed
-    offsets = np.cumsum([0] + [len(pv_) for pv_, _ in pieces])
-    parts_v = [pv_ for pv_, _ in pieces]
-    parts_f = [pf_ + off for (_, pf_), off in zip(pieces, offsets)]
-    ov, of = np.concatenate(parts_v), np.concatenate(parts_f)
-    used, inv = np.unique(of, return_inverse=True)  # drop the vertices no face uses
-    ov, of = ov[used], inv.reshape(-1, 3)
-    reached = len(ov) <= target
-    reason = None
-    if vanished:
-        notes.append(f"{len(vanished)} component(s) could not be decimated without losing them and were kept as "
-                     f"they were: {list(vanished.items())[:5]} (component, faces)")
-    if not reached:
-        why = []
-        if preserve_border:
-            e = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
-            ue, cnt = np.unique(e, axis=0, return_counts=True)
-            nb = len(np.unique(ue[cnt == 1]))
-            if nb:
-                why.append(f"preserve_border=True keeps its {nb} boundary vertices where they are "
-                           "(pass preserve_border=False to let the border move)")
-        why.append(f"the mesh has {ncomp} connected components and each keeps at least "
-                   f"{MIN_FACES_PER_COMPONENT} faces (or its own faces when it cannot be decimated)")
-        reason = (f"stopped at {len(ov)} vertices, over target_number_of_vertices={target}: " + "; ".join(why)
-                  + "; raise the target or remove small components")
-        notes.append(reason)
-    if subdivided:
-        notes.append(f"{len(subdivided)} thin component(s) subdivided before decimation so they keep faces")
-    if collapsed:
-        notes.append(f"{len(collapsed)} thin component(s) decimated by the sliver-tolerant edge collapse "
-                     "(fast-simplification could not reach their share)")
-
-    colors = None
-    if mesh.vertex_colors is not None:
-        from scipy.spatial import cKDTree
-
-        tree = cKDTree(mesh.vertices.detach().cpu().double().numpy(), balanced_tree=False, compact_nodes=False)
-        _, nn = tree.query(ov)
-        colors = mesh.vertex_colors.detach().cpu()[torch.as_tensor(nn)].to(device)
+    parts = _Parts(v, f, target, preserve_border, aggressiveness)
+    parts.decimate()
+    ov, of = parts.assemble()
+    more, reason = parts.notes(len(ov))
+    notes += more
     haus = _sampled_hausdorff(v, f, ov, of) if measure_hausdorff else None
-    rep = SimplifyReport(V, F, len(ov), len(of), target, ncomp, len(subdivided), haus, notes, reached, reason,
-                         len(collapsed))
+    rep = SimplifyReport(V, F, len(ov), len(of), target, parts.ncomp, len(parts.subdivided), haus, notes,
+                         len(ov) <= target, reason, len(parts.collapsed))
     return Mesh(torch.as_tensor(ov, dtype=mesh.vertices.dtype).to(device),
-                torch.as_tensor(of, dtype=torch.int64).to(device), vertex_colors=colors, frame=mesh.frame,
-                meta={**mesh.meta, "simplify": rep.as_dict()})
+                torch.as_tensor(of, dtype=torch.int64).to(device), vertex_colors=_nearest_colors(mesh, ov),
+                frame=mesh.frame, meta={**mesh.meta, "simplify": rep.as_dict()})
 
 
 def subdivide_mesh(mesh: Mesh, iterations: int = 1, method: str = "midpoint") -> Mesh:
@@ -852,4 +883,3 @@ def thin_part_risk(mesh: Mesh, target_number_of_vertices: int) -> list[dict[str,
 
 
 __all__ = ["simplify_mesh", "subdivide_mesh", "thin_part_risk", "SimplifyReport", "MIN_FACES_PER_COMPONENT"]
-_ = math
