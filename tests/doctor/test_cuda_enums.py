@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from smrnb.doctor.codes import CODES
+from smrnb.doctor._codes import CODES
 
 from smrnb.doctor import tables
 from smrnb.doctor._model import LAYERS
