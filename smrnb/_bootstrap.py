@@ -8,30 +8,32 @@ each command sets up what it needs on first use and then runs:
    nothing is ever installed into the Python that started the command;
 2. the torch build that fits the machine (:func:`torch_choice`: a CPU build where no NVIDIA driver
    answers, PyPI's CUDA build where one does; ``SMRNB_TORCH`` overrides the requirement);
-3. smrnb itself, editable, with the extras the command needs (``demo``: ``recon``; ``test``:
-   ``test,docs``; ``lab``: ``lab``);
+3. smrnb itself, editable, with the extras the command needs (:data:`smrnb._extras.COMMAND_EXTRAS`:
+   ``demo``: ``recon``; ``test``: ``test,docs``; ``lab``: ``lab``);
 4. for ``test``: Debian's ``chromium`` (the real-browser tests drive it), through apt-get when run
    as root, otherwise the command to run is printed.
 
 A stamp file in the environment records what was installed, from which ``pyproject.toml``: a second
 run installs nothing and starts at once. Then the command runs inside the environment
 (``smrnb demo`` / ``python -m pytest -q``) and the next thing to try is printed. Everything here is
-standard library: it runs before any dependency exists. Outside a source checkout (smrnb installed
+standard library (and smrnb's own root modules, which are too): it runs before any dependency exists. Outside a source checkout (smrnb installed
 from a wheel) ``demo`` runs in the current environment and ``test`` says where the tests live.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-#: extras per command (``setup`` takes ``--for``)
-EXTRAS = {"demo": ("recon",), "test": ("test", "docs"), "lab": ("lab",)}
+from smrnb._extras import COMMAND_EXTRAS
+
 #: the CPU build used where there is no NVIDIA driver (a local wheel where pip's configuration has
 #: one, else the CPU index of download.pytorch.org)
 TORCH_CPU = "torch==2.13.0"
@@ -70,8 +72,6 @@ def inside(venv: Path) -> bool:
 def nvidia_driver(run=subprocess.run) -> str | None:
     """The CUDA version the NVIDIA driver supports (``nvidia-smi``'s "CUDA Version"), or None: no tool,
     no GPU, or a broken driver (which the doctor then explains)."""
-    import re
-
     smi = shutil.which("nvidia-smi")
     if smi is None:
         return None
@@ -84,15 +84,11 @@ def nvidia_driver(run=subprocess.run) -> str | None:
 
 
 def _vt(text: str) -> tuple[int, ...]:
-    import re
-
     return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
 
 
 def torch_table() -> list[tuple[str, list[str]]]:
     """``(torch minor, [CUDA variants])`` from the doctor's own table (``doctor/tables/torch_cuda.csv``)."""
-    import csv
-
     with open(Path(__file__).resolve().parent / "doctor" / "tables" / "torch_cuda.csv", newline="",
               encoding="utf-8") as fh:
         rows = [(r["torch"], r["variants"].split()) for r in csv.DictReader(fh)]
@@ -184,7 +180,7 @@ def _apt(*pkgs: str) -> int:
 def ensure(root: Path, command: str) -> Path:
     """Set up ``.venv`` for ``command`` (idempotent); returns the environment's Python."""
     venv = venv_dir(root)
-    want = set(EXTRAS[command])
+    want = set(COMMAND_EXTRAS[command])
     py = make_venv(venv)
     stamp = _stamp(venv)
     pp_hash = _pyproject_hash(root)
@@ -287,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         return smrnb_main(argv)
     root = checkout_root()
     target = (args[0] if args else "test") if command == "setup" else command
-    if target not in EXTRAS:
+    if target not in COMMAND_EXTRAS:
         print(f"smrnb: setup takes demo, test or lab, got {target!r}", file=sys.stderr)
         return 2
     if root is None:  # an installed smrnb: use the environment as it is
@@ -305,4 +301,4 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if command == "setup" else run_inside(command, args, root)
 
 
-__all__ = ["EXTRAS", "TORCH_CPU", "checkout_root", "ensure", "main", "nvidia_driver", "torch_choice"]
+__all__ = ["TORCH_CPU", "checkout_root", "ensure", "main", "nvidia_driver", "torch_choice"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from smrnb.doctor._explain import explain_result
+
 
 def load(path: str | Path) -> list[dict]:
     """The entries of one corpus file (one JSON object per non-empty line)."""
@@ -20,8 +22,6 @@ def load(path: str | Path) -> list[dict]:
 
 def is_right(row: dict, top: int = 2, transform=None) -> bool:
     """Whether explain answers ``row`` right (its ``text`` through ``transform`` first, when given)."""
-    from smrnb.doctor.explain import explain_result
-
     text = row["text"] if transform is None else transform(row["text"])
     res = explain_result(text)
     if row["cause"] == "unknown":

@@ -9,6 +9,8 @@ defines a symbol; :func:`cuda_home_problem` judges a CUDA_HOME value read in a t
 
 from __future__ import annotations
 
+from smrnb.doctor.probes._toolkit import cuda_home_shape_problem
+
 #: bytes of text kept from the head and from the tail of a long log
 HEAD_CHARS = 256 * 1024
 TAIL_CHARS = 256 * 1024
@@ -97,10 +99,8 @@ def symbol_owner(sym: str) -> str:
 
 def cuda_home_problem(value: str) -> str | None:
     """Why a CUDA_HOME value read in a text is broken, or None: the live probe's rule
-    (:func:`smrnb.doctor.probes.toolkit.cuda_home_shape_problem`), on the value as the text shows it
+    (:func:`smrnb.doctor.probes._toolkit.cuda_home_shape_problem`), on the value as the text shows it
     (a shell variable or ``~`` not yet expanded is not judged)."""
-    from smrnb.doctor.probes.toolkit import cuda_home_shape_problem
-
     v = value.strip().strip("'\"")
     if not v or v.lower() in ("none", "''") or v.startswith(("$", "~")):
         return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
-from smrnb.doctor import elf
+from smrnb.doctor import _elf as elf
 
 _TORCH_NS_RE = re.compile(r"(?:^_Z|N|K|L)(?:3c10|2at|5torch|6caffe2)")
 _OLD_STRING_RE = re.compile(r"(?:E|K|P|R|I|S_|[0-9]|^)Ss(?![a-z])")

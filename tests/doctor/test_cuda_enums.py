@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from smrnb.doctor._codes import CODES
 
 from smrnb.doctor import tables
 from smrnb.doctor._model import LAYERS
-from smrnb.doctor.codes import CODES
 
 REPO = Path(__file__).resolve().parents[2]
 TABLES = REPO / "smrnb" / "doctor" / "tables"

@@ -6,7 +6,7 @@ import trimesh
 from skimage.measure import marching_cubes
 
 import smrnb
-from smrnb.geometry import simplify as S
+from smrnb.geometry import _simplify as S
 
 
 def _mesh(tm, colors=None):

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import CODES, why
+from smrnb.doctor._codes import CODES, why
 
 Facts = Mapping[str, Any]
 Builder = Callable[[Facts, dict[str, Any]], "dict[str, Any] | None"]
@@ -174,7 +174,7 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         if value(facts, "driver", "status") == "absent" and "no_gpu" in s:
             return first("no_gpu", "no NVIDIA driver or GPU on this machine")
     if {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"} <= s:
-        from smrnb.doctor.install import arch_covers
+        from smrnb.doctor._install import arch_covers
 
         arch_list, ccs = value(facts, "torch", "arch_list"), gpu_ccs(facts)
         if isinstance(arch_list, list) and arch_list and ccs:

@@ -27,14 +27,14 @@ rows use are listed in ``NEW_CODES.md``.
 
 from __future__ import annotations
 
-import csv
 import functools
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from smrnb.doctor.tables import _read
+from smrnb.doctor.tables._read import rows
 
 __all__ = [
     "ENUM_TABLES",
@@ -81,7 +81,7 @@ __all__ = [
 
 
 def clear_caches() -> None:
-    """Forget loaded tables (after editing a data file, or pointing :data:`HERE` elsewhere)."""
+    """Forget loaded tables (after editing a data file, or pointing ``_read.HERE`` elsewhere)."""
     for fn in (rows, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases):
         fn.cache_clear()
     _enums.clear_caches()
@@ -110,12 +110,6 @@ def _cmp(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     return (aa > bb) - (aa < bb)
 
 
-@functools.cache
-def rows(name: str) -> tuple[dict[str, str], ...]:
-    """All rows of ``<name>.csv`` as dicts (strings), cached."""
-    path = Path(HERE) / f"{name}.csv"
-    with open(path, newline="", encoding="utf-8") as fh:
-        return tuple(dict(r) for r in csv.DictReader(fh))
 
 
 # --- CUDA -> driver --------------------------------------------------------------------------
@@ -300,7 +294,7 @@ class KaolinRelease:
 
 @functools.cache
 def _kaolin() -> dict:
-    with open(Path(HERE) / "kaolin.json", encoding="utf-8") as fh:
+    with open(Path(_read.HERE) / "kaolin.json", encoding="utf-8") as fh:
         return json.load(fh)
 
 
@@ -342,7 +336,7 @@ def threejs_labext_for_pythreejs(pythreejs_version: str) -> str | None:
     return None
 
 
-from smrnb.doctor.tables import _enums  # noqa: E402  (reads rows() of this module lazily)
+from smrnb.doctor.tables import _enums  # noqa: E402
 from smrnb.doctor.tables._enums import (  # noqa: E402
     ENUM_TABLES,
     MESSAGE_TABLES,

@@ -41,6 +41,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from smrnb.doctor.tables._read import rows
+
 ENUM_TABLES = ("cuda_errors", "cu_results", "nvrtc_results", "nvml_errors")
 MESSAGE_TABLES = ("loader_errors", "nvcc_errors", "cpp_extension_checks", "extension_checks",
                   "nvidia_smi_messages", "container_messages", "slurm_gpu", "jupyter_kernel", "torch_messages")
@@ -49,8 +51,6 @@ MAX_TEXT = 200_000
 
 
 def _rows(name: str) -> tuple[dict[str, str], ...]:
-    from smrnb.doctor.tables import rows
-
     return rows(name)
 
 

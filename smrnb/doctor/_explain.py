@@ -1,0 +1,195 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Explain: a pasted error (one line, a traceback or a whole build log) read as a machine.
+
+Three steps, no decision of its own:
+
+1. **read**: the text is normalised (:func:`smrnb.doctor._paste.normalise`: Unicode spaces, zero-width
+   characters, terminal colours, CRLF, ``> `` quotes), capped (head, tail and the middle's error lines) and
+   turned into facts of the shape the live probes produce, plus events (:func:`smrnb.doctor._textfacts.read_text`);
+2. **merge**: when the doctor runs on the machine, its probed facts fill what the text does not say; each
+   fact keeps where it came from (``provenance``: ``text`` / ``live``) and where the two disagree both are
+   kept (``disagree``), the text's value deciding (it describes the run that failed);
+3. **decide**: the same per-layer rules the live doctor runs (:func:`smrnb.doctor.rules.evaluate_traced`).
+
+The findings that rest on the text are kept, ranked (the cause's priority, how specific the wording was,
+the order of several readings), each once, each listing the facts it used and where they came from. A
+text with no finding of a cause is *not recognised* (:attr:`Explained.recognised`): its report says so and
+lists what was read, never an all-clear. :func:`explain_text` is pure (no probes); :func:`smrnb.doctor.explain`
+adds live facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from smrnb.doctor._codes import CODES as _TABLE
+from smrnb.doctor._codes import is_cause, meanings
+from smrnb.doctor._evidence import cap_text
+from smrnb.doctor._install import build_arch_list, nvcc_archs  # noqa: F401 (re-exported)
+from smrnb.doctor._model import LAYERS, Finding
+from smrnb.doctor._paste import normalise
+from smrnb.doctor._symbols import demangle, is_torch_symbol, string_abi  # noqa: F401 (re-exported)
+from smrnb.doctor._textfacts import read_text, summary
+from smrnb.doctor.rules import evaluate_traced
+from smrnb.doctor.rules._events import PRIORITY
+
+#: every code an explain finding may carry -> its meaning (a view of the one table: codes a text can show)
+CODES: dict[str, str] = meanings("text")
+#: keys of a layer's facts that are bookkeeping, not facts of the machine
+_META = frozenset({"status", "source", "read_from", "provenance", "disagree", "events", "elapsed_s", "reason",
+                   "not_checked", "installed"})
+
+
+def explain_codes() -> dict[str, str]:
+    """Every code an explain finding may carry -> a one-line meaning."""
+    return dict(CODES)
+
+
+@dataclass
+class Explained:
+    """What explain made of a text: ``findings`` (ranked, one per cause), ``recognised`` (a finding of a
+    cause), ``facts`` (merged, with provenance) and ``read`` (what the text showed, one line per kind)."""
+
+    findings: list[Finding]
+    recognised: bool
+    facts: dict[str, Any] = field(default_factory=dict)
+    read: list[str] = field(default_factory=list)
+
+
+def read(text: str | bytes) -> dict[str, dict[str, Any]]:
+    """The facts a pasted error shows (normalised and capped first); ``{}`` for an empty text."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    if not isinstance(text, str) or not text.strip():
+        return {}
+    return read_text(normalise(cap_text(text)))
+
+
+def merge(text_facts: Mapping[str, Any], live: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """``text_facts`` over ``live`` (probed) facts, layer by layer: the text's values decide, the machine's fill
+    the gaps; ``provenance`` says where each key came from and ``disagree`` keeps both values where they differ."""
+    out: dict[str, dict[str, Any]] = {}
+    for layer in LAYERS:
+        t = text_facts.get(layer) if isinstance(text_facts.get(layer), Mapping) else None
+        lv = live.get(layer) if live and isinstance(live.get(layer), Mapping) else None
+        if lv is None and t is None:
+            continue
+        if lv is None or lv.get("status") == "unavailable" and t is not None:
+            d = dict(t)
+            d["provenance"] = {k: "text" for k in t if k not in _META}
+            out[layer] = d
+            continue
+        d = dict(lv)
+        prov = {k: "live" for k in lv if k not in _META}
+        disagree: dict[str, Any] = {}
+        for k, v in (t or {}).items():
+            if k in ("status", "source", "elapsed_s"):
+                if k == "status" and v == "broken":
+                    d[k] = v
+                continue
+            if k == "events":
+                d["events"] = list(lv.get("events") or []) + list(v)
+                continue
+            if k == "read_from":
+                d["read_from"] = dict(v)
+                continue
+            if k in lv and lv[k] not in (None, [], {}) and lv[k] != v:
+                disagree[k] = {"text": v, "live": lv[k]}
+            d[k] = v
+            prov[k] = "text"
+        d["provenance"] = prov
+        if disagree:
+            d["disagree"] = disagree
+        out[layer] = d
+    return out
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, list):
+        v = ", ".join((f"{g.get('name') or 'GPU'} (CC {g.get('compute_capability')})" if isinstance(g, Mapping) and
+                       "compute_capability" in g else str(g.get("version") or g) if isinstance(g, Mapping) else str(g))
+                      for g in v[:4])
+    elif isinstance(v, Mapping):
+        v = v.get("version") or ", ".join(f"{k}={x}" for k, x in list(v.items())[:3])
+    return str(v)[:120]
+
+
+def _provenance_lines(facts: Mapping[str, Any], used: frozenset) -> tuple[list[str], set[str]]:
+    """Evidence lines for the facts a rule read: which came from the text (with its line), which from this
+    machine, and both values where they disagree; and the set of sources ("text", "machine")."""
+    lines, sources = [], set()
+    for layer, key in sorted(used, key=lambda p: (LAYERS.index(p[0]) if p[0] in LAYERS else 99, str(p[1]))):
+        d = facts.get(layer)
+        if not isinstance(d, Mapping) or key in _META or not isinstance(key, str) or d.get(key) in (None, [], {}, ""):
+            continue
+        prov = (d.get("provenance") or {}).get(key) or ("text" if d.get("source") == "the error text" else "live")
+        dis = (d.get("disagree") or {}).get(key)
+        if dis:
+            lines.append(f"{layer}.{key}: the text says {_show(dis['text'])}, this machine has {_show(dis['live'])}")
+            sources.update(("text", "machine"))
+        elif prov == "text":
+            where = (d.get("read_from") or {}).get(key)
+            lines.append(f"from the text: {layer}.{key} = {_show(d[key])}" + (f" (line: {where[:120]})" if where else ""))
+            sources.add("text")
+        else:
+            lines.append(f"from this machine: {layer}.{key} = {_show(d[key])}")
+            sources.add("machine")
+    return lines[:8], sources
+
+
+def decide_facts(facts: Mapping[str, Any]) -> list[Finding]:
+    """The findings of merged ``facts`` that rest on the text, ranked, one per code (best rank kept)."""
+    best: dict[str, tuple[int, int, Finding]] = {}
+    for i, (f, used) in enumerate(evaluate_traced(dict(facts))):
+        if f.severity == "ok" or not is_cause(f.code):
+            continue
+        prov, sources = _provenance_lines(facts, used)
+        sources |= set(f.sources)
+        if "text" not in sources:
+            continue  # a finding of the machine alone: the live report's, not this text's
+        rank = f.rank if f.rank != 50 else PRIORITY.get(f.code, 25) + 4
+        ev = list(f.evidence)
+        if not any(e.startswith("evidence: ") for e in ev):
+            ev.insert(0, "evidence: " + "; ".join(p for p in prov if p.startswith(("from the text", f.code))) or
+                      "evidence: facts read in the text")
+        if not any(e.startswith("told from its neighbour: ") for e in ev) and _TABLE[f.code].told_from:
+            ev.append(f"told from its neighbour: {_TABLE[f.code].told_from}")
+        ev += [p for p in prov if p not in ev]
+        g = replace(f, evidence=tuple(dict.fromkeys(ev)), rank=rank, sources=tuple(sorted(sources)))
+        if f.code not in best or rank < best[f.code][0]:
+            best[f.code] = (rank, i, g)
+    return [g for _, _, g in sorted(best.values(), key=lambda t: (t[0], t[1]))]
+
+
+def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None) -> Explained:
+    """Everything explain makes of ``text`` (with this machine's ``facts`` from ``collect`` when given);
+    never raises."""
+    try:
+        text_facts = read(text)
+        merged = merge(text_facts, facts)
+        found = decide_facts(merged) if text_facts else []
+    except Exception as exc:  # never raises: the failure is a finding of its own, the text not recognised
+        return Explained([Finding("rule_failed", "loader", "info", "explain failed", (f"{type(exc).__name__}: {exc}",))],
+                         False)
+    recognised = any(is_cause(f.code) for f in found)
+    return Explained(found, recognised, merged, summary(text_facts))
+
+
+def explain_text(text: str | bytes, facts: Mapping[str, Any] | None = None, max_findings: int = 20) -> list[Finding]:
+    """Findings for the causes the facts in ``text`` point at, best first; never raises.
+
+    Parameters
+    ----------
+    text : str or bytes
+        A pasted error: one line, a traceback or a build log (bytes are decoded as UTF-8).
+    facts : dict, optional
+        ``{layer: facts}`` of the machine (from ``collect``): they fill what the text does not say.
+
+    Returns
+    -------
+    list of Finding
+        One per cause, ranked; empty when nothing is recognised.
+    """
+    return explain_result(text, facts).findings[:max_findings]
