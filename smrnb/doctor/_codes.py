@@ -628,9 +628,12 @@ CODES: dict[str, Code] = {
     "slurm_export_dropped_env": _c("context",
         'The Slurm job was submitted with --export=NONE (or a list without ALL): LD_LIBRARY_PATH, '
         'CUDA_HOME and the CUDA entries of PATH of the submitting shell did not reach the job.',
+        fix="The job started without the submitting shell's environment: export it (#SBATCH --export=ALL), or set "
+            "the CUDA environment inside the script (after the #SBATCH lines), where every node runs it.",
         severity='warning',
         told_from='env_not_propagated_to_kernel: a variable lost another way (sudo, a kernelspec)',
-        check='scontrol show job $SLURM_JOB_ID | grep -i export'),
+        check='scontrol show job $SLURM_JOB_ID | grep -i export',
+        source="sbatch(1) --export (NONE: only SLURM_* variables reach the job); SLURM_EXPORT_ENV"),
     "slurm_gpu_request_rejected": _c("context",
         "Slurm refused the job's GPU request at submission ('Requested node configuration is not "
         "available', 'Invalid generic resource (gres) specification', QOS limits).",
@@ -700,14 +703,20 @@ CODES: dict[str, Code] = {
             "after all; torch.version.cuda and nvidia-smi tell which.",
         severity='error',
         told_from='driver_too_old / gpu_not_exposed_to_process: the reason behind it',
+        source="torch.cuda.is_available() (torch/cuda/__init__.py: cudaGetDeviceCount through torch._C._cuda_getDeviceCount)",
         check='python -c "import torch; print(torch.cuda.is_available())"'),
     "torch_gpu_arch_ok": _c("torch",
         "torch's arch list covers the GPU.",
         text=False),
     "torch_import_failed": _c("torch",
-        "torch is installed but `import torch` fails (the import check's last error line says which "
-        "library or symbol).",
-        text=False),
+        "torch is installed but `import torch` fails (the import check's last error line says which library or "
+        "symbol).",
+        fix="torch is installed but does not import: the last line of its import error names the library or "
+            "symbol that fails; the doctor explains that line (smr-doctor explain) and `smr-doctor --import-check` "
+            "shows it for this machine.",
+        told_from="kernel_wrong_python: a kernel that runs another Python, where torch is missing altogether",
+        check='python -c "import torch"',
+        source="import torch in a subprocess (the torch probe's import check); jupyter_client's KernelRestarter"),
     "torch_libs_not_loaded": _c("loader",
         'libc10.so / libtorch*.so not found: an extension without RPATH was loaded before `import torch`.',
         fix="torch's own libraries (libc10, libtorch_*) are found only once torch is imported: import "
@@ -727,9 +736,13 @@ CODES: dict[str, Code] = {
         source="PEP 517/518 build isolation (pip); setup.py 'import torch' in the isolated environment"),
     "torch_not_installed": _c("torch",
         "torch is not installed in the kernel's Python.",
-        severity='warning',
+        fix="torch is not installed in the Python that runs this code: install the torch build that matches this "
+            "machine into that Python (`python -m pip install torch` with the kernel's python, %pip install in a "
+            "notebook; the CUDA variant the driver supports, pytorch.org/get-started).",
+        severity="warning",
         told_from="kernel_wrong_python: torch is installed, in another Python than the kernel's",
-        check='python -c "import torch"'),
+        check='python -c "import torch"',
+        source="importlib.metadata / the torch package directory on sys.path (the torch probe)"),
     "torch_wheel_lacks_gpu_arch": _c("torch",
         "torch was not compiled for this GPU's compute capability (no kernel image).",
         fix="The installed torch has no kernels for this GPU's compute capability: install a torch CUDA "

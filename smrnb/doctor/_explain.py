@@ -122,7 +122,8 @@ def _provenance_lines(facts: Mapping[str, Any], used: frozenset) -> tuple[list[s
     lines, sources = [], set()
     for layer, key in sorted(used, key=lambda p: (LAYERS.index(p[0]) if p[0] in LAYERS else 99, str(p[1]))):
         d = facts.get(layer)
-        if not isinstance(d, Mapping) or key in _META or not isinstance(key, str) or d.get(key) in (None, [], {}, ""):
+        if not isinstance(d, Mapping) or key in _META or not isinstance(key, str) or d.get(key) in (
+                None, [], {}, "", False):
             continue
         prov = (d.get("provenance") or {}).get(key) or ("text" if d.get("source") == "the error text" else "live")
         dis = (d.get("disagree") or {}).get(key)
@@ -136,18 +137,23 @@ def _provenance_lines(facts: Mapping[str, Any], used: frozenset) -> tuple[list[s
         else:
             lines.append(f"from this machine: {layer}.{key} = {_show(d[key])}")
             sources.add("machine")
-    return lines[:8], sources
+    return lines[:6], sources
 
 
-def decide_facts(facts: Mapping[str, Any]) -> list[Finding]:
-    """The findings of merged ``facts`` that rest on the text, ranked, one per code (best rank kept)."""
+def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -> list[Finding]:
+    """The findings of merged ``facts`` that rest on the text, ranked, one per code (best rank kept).
+
+    A finding rests on the text when its rule read an event of the text, or (``text_codes`` given: the codes
+    the text's facts alone give) when the text alone shows its cause and the machine's facts only refine it:
+    the machine never adds a cause of its own to a text's explanation (the live report lists those)."""
     best: dict[str, tuple[int, int, Finding]] = {}
     for i, (f, used) in enumerate(evaluate_traced(dict(facts))):
         if f.severity == "ok" or not is_cause(f.code):
             continue
         prov, sources = _provenance_lines(facts, used)
+        from_event = "text" in f.sources
         sources |= set(f.sources)
-        if "text" not in sources:
+        if "text" not in sources or (text_codes is not None and not from_event and f.code not in text_codes):
             continue  # a finding of the machine alone: the live report's, not this text's
         rank = f.rank if f.rank != 50 else PRIORITY.get(f.code, 25) + 4
         ev = list(f.evidence)
@@ -169,7 +175,13 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None) ->
     try:
         text_facts = read(text)
         merged = merge(text_facts, facts)
-        found = decide_facts(merged) if text_facts else []
+        if not text_facts:
+            found = []
+        elif facts:
+            alone = {f.code for f in decide_facts(merge(text_facts, None))}
+            found = decide_facts(merged, alone)
+        else:
+            found = decide_facts(merged)
     except Exception as exc:  # never raises: the failure is a finding of its own, the text not recognised
         return Explained([Finding("rule_failed", "loader", "info", "explain failed", (f"{type(exc).__name__}: {exc}",))],
                          False)

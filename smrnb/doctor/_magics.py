@@ -250,7 +250,9 @@ EXPLAIN_LAST = "%smr_doctor --explain-last"
 def diagnosis_line(text: str) -> str | None:
     """One line for an error whose text explain recognises (its first finding: the same code and title as
     ``smrnb.explain(text)``), else None: the hook says nothing about what it does not know."""
-    from smrnb.doctor._explain import explain_result  # the readers and the rules: loaded at the first traceback
+    from smrnb.doctor._explain import (
+        explain_result,  # the readers and the rules: loaded at the first traceback
+    )
 
     res = explain_result(text)  # capped and normalised there: a 1 MB message costs what its head and tail cost
     if not res.recognised:

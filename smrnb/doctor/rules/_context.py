@@ -9,7 +9,7 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from smrnb.doctor._codes import meanings
+from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._events import events, resolve
@@ -87,8 +87,7 @@ def _slurm_export(s: Mapping[str, Any]) -> Iterable[Finding]:
                   f"sbatch --export={export}: {', '.join(dropped)} did not reach the job",
                   (f"SLURM_EXPORT_ENV={export}", *(f"{k} is not set in the job" for k in ("LD_LIBRARY_PATH", "CUDA_HOME")
                                                   if k in dropped)),
-                  Fix("The job started without the submitting shell's environment. Either export it, or set the CUDA "
-                      "environment inside the script (after the #SBATCH lines), where every node runs it.",
+                  Fix(why("slurm_export_dropped_env"),
                       (f"#SBATCH --export={keep}", "# or, in the script:\nmodule load cuda   # or: export "
                        "LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH CUDA_HOME=/usr/local/cuda",
                        "# for srun steps inside the job: srun --export=ALL ...")))

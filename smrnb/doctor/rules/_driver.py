@@ -10,8 +10,8 @@ from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, major, resolve, value
 from smrnb.doctor.rules._context import layer
+from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, major, resolve, value
 
 CODES = meanings("rules.driver")  # this module's codes, from the one table (codes.py)
 
@@ -106,9 +106,8 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
                       (f"driver supports CUDA <= {cdv}",
                        f"torch's CUDA: {tcuda or 'none (CPU build)'}",
                        f"installed nvcc: {', '.join(nvccs) if nvccs else 'none'}"),
-                      Fix("torch brings its own CUDA runtime (pip nvidia-* wheels); the local toolkit (nvcc) is only "
-                          "used to build extensions such as kaolin. Compare torch.version.cuda and nvcc --version, "
-                          "not nvidia-smi."))
+                      Fix(why("driver_cuda_version_not_toolkit", "The local toolkit (nvcc) is only used to build "
+                              "extensions such as kaolin.")))
 
 
 def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:

@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._codes import CODES, why
+from smrnb.doctor._model import Finding, Fix
 
 Facts = Mapping[str, Any]
 Builder = Callable[[Facts, dict[str, Any]], "dict[str, Any] | None"]

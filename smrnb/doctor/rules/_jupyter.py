@@ -11,8 +11,8 @@ from typing import Any
 from smrnb.doctor._codes import meanings
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._events import builds, events, resolve, signs
 from smrnb.doctor.rules._context import layer
+from smrnb.doctor.rules._events import builds, events, resolve, signs
 
 CODES = meanings("rules.jupyter")  # this module's codes, from the one table (codes.py)
 

@@ -11,8 +11,8 @@ from smrnb.doctor._codes import meanings
 from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._events import builds, events, has_sign, resolve, value
 from smrnb.doctor.rules._context import layer
+from smrnb.doctor.rules._events import builds, events, has_sign, resolve, value
 
 CODES = meanings("rules.kaolin")  # this module's codes, from the one table (codes.py)
 
@@ -114,7 +114,8 @@ def _no_wheel(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         "pip install kaolin==<ver> -f " + KAOLIN_WHEEL_PAGE.format(torch="<torch>", cuda="<xy>")
         + "   # a combination listed at https://nvidia-kaolin.s3.us-east-2.amazonaws.com/index.html",
         "# none for this torch: build from source with IGNORE_TORCH_VER=1 pip install --no-build-isolation ."]
-    return {"title": "No kaolin wheel for this torch / CUDA / Python", "evidence": extra, "commands": cmds}
+    return {"title": "No kaolin wheel for this torch / CUDA / Python", "evidence": extra, "commands": cmds,
+            "severity": "error"}  # pip stopped: nothing was installed
 
 
 @builds("kaolin_version_gate")

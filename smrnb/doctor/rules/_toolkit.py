@@ -10,14 +10,14 @@ from dataclasses import replace
 from typing import Any
 
 from smrnb.doctor import tables
+from smrnb.doctor._codes import CODES as CODES_TABLE
 from smrnb.doctor._codes import meanings
 from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._install import cc_to_int, int_to_cc, matching_nvcc, nvcc_supported_ccs, toolkit_dir_for
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor._codes import CODES as CODES_TABLE
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, resolve, value
 from smrnb.doctor.rules._context import conda_nvcc_command, env_fix_commands, layer
+from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, resolve, value
 
 CODES = meanings("rules.toolkit")  # this module's codes, from the one table (codes.py)
 
@@ -311,7 +311,8 @@ def _no_torch_at_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 @builds("ninja_missing")
 def _ninja(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    return {"title": "ninja is not on PATH", "commands": ["pip install ninja"]}
+    return {"title": "ninja is not on PATH", "commands": ["pip install ninja"],
+            "severity": "error"}  # the text shows a build or a JIT load that stopped for it
 
 
 @builds("multiple_cuda_toolkits")

@@ -9,12 +9,12 @@ from typing import Any
 
 from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings, why
-from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._install import arch_covers
+from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._events import builds, events, from_text, resolve, value
 from smrnb.doctor.rules._context import layer
 from smrnb.doctor.rules._driver import torch_variants_for_driver
+from smrnb.doctor.rules._events import builds, events, from_text, resolve, value
 
 CODES = meanings("rules.torch")  # this module's codes, from the one table (codes.py)
 
@@ -32,8 +32,7 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
     if not torch.get("installed"):
         yield Finding("torch_not_installed", "torch", "warning", "torch is not installed in this Python",
                       (f"searched the kernel's sys.path; nvidia wheels: {sorted(torch.get('nvidia_wheels') or {})}",),
-                      Fix("Install the torch build that matches this machine (pytorch.org/get-started).",
-                          ("pip install torch",)))
+                      Fix(why("torch_not_installed"), ("pip install torch",)))
         return
     gpus = drv.get("gpus") or []
     version = torch.get("version")
@@ -42,8 +41,8 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
         yield Finding("torch_import_failed", "torch", "error",
                       f"torch{' ' + version if version else ''} is installed but cannot be imported",
                       (f"import torch in a subprocess: {err}", f"torch found at {torch.get('location')}"),
-                      Fix("Ask the doctor what the error means (a missing CUDA library is usually a loader path or "
-                          "a torch build for another CUDA; an undefined symbol a mixed install).",
+                      Fix(why("torch_import_failed", "A missing CUDA library is usually a loader path or a torch "
+                              "build for another CUDA; an undefined symbol a mixed install."),
                           (f"smr-doctor explain {_shell_quote(err)}",)))
     if gpus and not torch.get("cuda") and not torch.get("hip"):
         cmds = []
@@ -62,8 +61,8 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
                       f"torch {version} cannot see the GPU (torch.cuda.is_available() is False)",
                       (f"torch CUDA {torch['cuda']}, driver {drv.get('driver_version')}",
                        *( [f"import check: {torch['import_error']}"] if torch.get("import_error") else [])),
-                      Fix("Usually the driver is too old for this torch (see the driver layer), or "
-                          "CUDA_VISIBLE_DEVICES hides the GPUs.", ("echo $CUDA_VISIBLE_DEVICES", "nvidia-smi")))
+                      Fix(why("torch_cuda_unavailable", "Here the driver layer says which."),
+                          ("echo $CUDA_VISIBLE_DEVICES", "nvidia-smi")))
     if torch.get("cuda") and gpus:
         arch_list = torch.get("arch_list")
         if not arch_list:
