@@ -249,7 +249,7 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("torch_absent_at_build", "toolkit", ("couldn't find the module installed", "depends on `torch`, but doesn't declare",
                                           "please install it before proceeding", "torch actually installed",
                                           "torch is installed", "already have torch installed"), False),
-    ("ninja_missing", "toolkit", ("'ninja'", "ninja: not found", "ninja: command not found", "no ninja",
+    ("ninja_absent", "toolkit", ("'ninja'", "ninja: not found", "ninja: command not found", "no ninja",
                                   "ninja is required"), False),
     ("gpu_too_old_for_extension", "toolkit", ("requires a gpu with compute capability", "turing or newer",
                                               "ampere gpus or newer", "sm80 or newer", "sm8x", "only supports ampere",
@@ -343,7 +343,7 @@ def _scan_symbols(r: _Reader, line: str, low: str) -> None:
     if "not found" in low and "version" in low:
         for lib, ver, by in _SYMVER_RE.findall(line):
             if ver.startswith(("GLIBC", "CXXABI")) or "lib" in lib or by:
-                r.event("loader", "symbol_version_missing", line, WEIGHT["symbol_version"], version=ver,
+                r.event("loader", "symbol_version_not_found", line, WEIGHT["symbol_version"], version=ver,
                         library=lib or None, required_by=by or None)
 
 

@@ -260,7 +260,7 @@ def undefined_symbols(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """Undefined symbols that are not torch's, and symbol versions a library lacks, read in an error text."""
     for ev in events(facts, "loader", "undefined_symbol"):
         yield from resolve(facts, ev, symbol_codes(facts, ev))
-    for ev in events(facts, "loader", "symbol_version_missing"):
+    for ev in events(facts, "loader", "symbol_version_not_found"):
         ver = str(ev.get("version") or "")
         code = ("symbol_version_missing" if ver.startswith("GLIBC_") else "libstdcxx_too_old"
                 if ver.startswith(("GLIBCXX_", "CXXABI_")) else "library_shadowed_older_copy")

@@ -398,7 +398,7 @@ def _sign_codes(facts: Facts, sign: str) -> list[str]:
     if sign == "pip_build" and has_sign(facts, "torch_absent_at_build"):
         return []
     return {"msvc": ["windows_msvc_toolchain"], "gcc_unsupported": ["host_compiler_unsupported"],
-            "ninja_missing": ["ninja_missing"], "gpu_too_old_for_extension": ["gpu_below_extension_minimum"],
+            "ninja_absent": ["ninja_missing"], "gpu_too_old_for_extension": ["gpu_below_extension_minimum"],
             "nvrtc_arch": ["unsupported_gpu_arch"],
             "multiple_nvcc": ["multiple_cuda_toolkits"]}.get(sign, [])
 
