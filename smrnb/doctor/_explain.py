@@ -144,17 +144,21 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -
     """The findings of merged ``facts`` that rest on the text, ranked, one per code (best rank kept).
 
     A finding rests on the text when its rule read an event of the text, or (``text_codes`` given: the codes
-    the text's facts alone give) when the text alone shows its cause and the machine's facts only refine it:
-    the machine never adds a cause of its own to a text's explanation (the live report lists those)."""
+    the text's facts alone give) when the text alone shows its cause, or when its rule read a fact of the text
+    and the text shows an event of the finding's layer (a build that failed, and this machine's nvcc against
+    the text's torch): the machine never adds a cause of its own to a text that is about something else."""
     best: dict[str, tuple[int, int, Finding]] = {}
+    about = {ly for ly in LAYERS if isinstance(facts.get(ly), Mapping) and any(
+        isinstance(e, Mapping) and e.get("from") == "text" for e in facts[ly].get("events") or ())}
     for i, (f, used) in enumerate(evaluate_traced(dict(facts))):
         if f.severity == "ok" or not is_cause(f.code):
             continue
         prov, sources = _provenance_lines(facts, used)
         from_event = "text" in f.sources
         sources |= set(f.sources)
-        if "text" not in sources or (text_codes is not None and not from_event and f.code not in text_codes):
-            continue  # a finding of the machine alone: the live report's, not this text's
+        if "text" not in sources or (text_codes is not None and not from_event and f.code not in text_codes
+                                     and f.layer not in about):
+            continue  # a finding of the machine alone (or about a layer the text shows nothing of): the live report's
         rank = f.rank if f.rank != 50 else PRIORITY.get(f.code, 25) + 4
         ev = list(f.evidence)
         if not any(e.startswith("evidence: ") for e in ev):

@@ -258,7 +258,10 @@ def diagnosis_line(text: str) -> str | None:
     if not res.recognised:
         return None
     f = res.findings[0]
-    return f"smrnb doctor: [{f.code}] {f.title}. Details and fix: {EXPLAIN_LAST}"
+    others = [g.code for g in res.findings[1:3] if any(e.startswith("another reading") for e in g.evidence)]
+    alt = (f" (or [{'] or ['.join(others)}]: the text alone cannot tell; this machine's facts decide)"
+           if others else "")
+    return f"smrnb doctor: [{f.code}] {f.title}{alt}. Details and fix: {EXPLAIN_LAST}"
 
 
 def _set_hook(ip: Any, on: bool) -> None:

@@ -161,7 +161,7 @@ _UNDEF_RE = re.compile(r"undefined symbol ?:? ?[\"'`]?([A-Za-z_][A-Za-z0-9_@.$]{
 _SYM_NOT_DEFINED_RE = re.compile(r"symbol ([A-Za-z_][A-Za-z0-9_]{0,300}),? version (lib[A-Za-z0-9_+.]{1,60}) not defined")
 _VERLIB_RE = re.compile(r"version (lib[A-Za-z0-9_]{1,40}\.so(?:\.[0-9]{1,4}){0,2})")
 _NEEDED_BY_RE = re.compile(r"([^\s:'\"]{1,300}\.so[^\s:'\"]{0,40}) ?: ?undefined symbol")
-_SYMVER_RE = re.compile(r"(?:(\S{1,300}): )?version [`'‘]?((?:GLIBCXX|CXXABI|GLIBC|CUDA|libcublas|[A-Za-z]{2,12})_[0-9.A-Za-z]{1,16})['’]? "
+_SYMVER_RE = re.compile(r"(?:(\S{1,300}): )?version [`'‘]?((?:GLIBCXX|CXXABI|GLIBC|CUDA|libcublas|[A-Za-z]{2,12})_[0-9.A-Za-z_]{1,40})['’]? "
                         r"not found(?: \(required by ([^)\s]{1,300})\))?")
 _SM_RE = re.compile(r"\b(?:sm|compute)_([0-9]{2,3}[a-z]?)\b")
 _CAP_RE = re.compile(r"capability (?:\(CC\) )?(?:sm_)?([0-9]{1,2})\.?([0-9])\b")
@@ -169,7 +169,7 @@ _SM_CAP_RE = re.compile(r"(?:CUDA|cuda) capability sm_([0-9]{2,3})")
 _GCC_MAX_RE = re.compile(r"gcc versions? later than ([0-9]{1,2})")
 _GCC_VER_RE = re.compile(r"(?:\bgcc(?: \([^)\n]{1,60}\))? |\bgcc version |installed version of [gc]\+{0,2}\w{0,3} \()([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,2})?)")
 _NVCC_REL_RE = re.compile(r"release ([0-9]{1,2}\.[0-9]{1,2}), V([0-9.]{3,12})")
-_TORCH_VER_RE = re.compile(r"\b(?:py)?torch(?:\.__version__|[ _]version|-version)?\s?(?:==?|:|-|\s)\s?['\"]?v?"
+_TORCH_VER_RE = re.compile(r"\b(?:py)?torch(?:\.__version__|[ _]version|-version)?\s{0,3}(?:==?|:|-|\s)\s{0,3}['\"]?v?"
                            r"([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?(?:\.?(?:dev|post|a|b|rc)[0-9]{0,10})?)"
                            r"(?:\+(cpu|cu[0-9]{2,3}|rocm[0-9.]{1,8}))?", re.IGNORECASE)
 _TORCH_SATISFIED_RE = re.compile(r"Requirement already satisfied: torch\b[^\n(]{0,200}\(([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)"
@@ -198,11 +198,14 @@ _LINK_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
 _FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.]{0,20}))? \(from versions: ([^)\n]{0,200})\)")
+#: a CUDA / NVML / NVRTC error given by number: the forms runtimes and frameworks print it in
 _CUDA_ERRNUM_RES = (
-    re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|cudaError|CUDA_ERROR)[ :=]{0,3}\(?([0-9]{1,3})\)?"),
-    re.compile(r"\berror[ =]([0-9]{1,3})\b"),
-    re.compile(r"\bError ([0-9]{1,3}):"),
-    re.compile(r"\b(?:returned|code|status|err(?:or)?(?: code)?)[ :=]{1,3}\(?([0-9]{1,3})\)?"),
+    re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"
+               r"[ :=]{0,3}\(?([0-9]{1,5})(?![0-9.])"),
+    re.compile(r"\berror=([0-9]{1,5})(?![0-9.])"),  # THCudaCheck FAIL file=... line=... error=48 : ...
+    re.compile(r"\bError ([0-9]{1,5}):"),  # cudaGetDeviceCount(): ... Error 804: forward compatibility ...
+    re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\(?[^)\n]{0,40}\)?"
+               r"(?: failed| returned| error)[ :=(]{0,4}([0-9]{1,5})(?![0-9.])"),  # cuInit(0) failed: 999
 )
 _ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR_)[A-Za-z0-9_]{1,60})")
 
@@ -229,7 +232,7 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("companion", "torch", ("torchvision::", "torchaudio::", "compiled with different cuda", "reinstall the torchvision",
                             "operator does not exist", "torchvision._c", "torchaudio._torchaudio",
                             "couldn't load custom c++ ops"), False),
-    ("torch_api_removed", "abi", ("thc/thc.h", "thc/thc", "at_check", "torch/_six", "torch._six", "has no attribute '_six'",
+    ("torch_api_removed", "abi", ("thc/thc.h", "<thc/", "at_check", "torch/_six", "torch._six", "has no attribute '_six'",
                                   "deprecatedtypeproperties", ".type().is_cuda()", "data<t>()", "thcstate",
                                   "is deprecated: tensor.data<t>", "thc.h", "c10::scalartype::", "at::type"), False),
     ("pip_build", "toolkit", ("pip-build-env", "getting requirements to build wheel", "build_meta",
@@ -272,9 +275,10 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                 "not compiled with cuda support"), False),
     ("multiple_nvcc", "toolkit", ("which nvcc", "/usr/bin/nvcc", "nvcc -v` returns", "cudatoolkit=", "which -a nvcc",
                                   "multiple cuda", "two cuda", "several cuda", "different cuda versions"), True),
-    ("import_order", "loader", ("import torch first", "before import", "after import", "import order",
-                                "order of import", "importing torch before", "importing torch after",
-                                "if i import", "imported first", "swap the import"), False),
+    ("import_order", "loader", ("import torch first", "importing torch first", "torch first", "before import",
+                                "after import", "import order", "order of import", "importing torch before",
+                                "importing torch after", "if i import", "imported first", "swap the import",
+                                "after torch", "before torch", "import it first"), False),
     ("build_context", "toolkit", ("error: command", "building '", "running build_ext", "ninja: build stopped",
                                   "error building extension", "subprocess-exited-with-error", "cmake error",
                                   "c++ -pthread", "x86_64-linux-gnu-gcc"), True),
@@ -437,7 +441,9 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
             _home(r, v, var if var in ("CUDA_HOME", "CUDA_PATH") else "CUDA_HOME", line, cuda_home_problem)
     if "nvcc" in low and ("/bin/nvcc" in low or "\\bin\\nvcc" in low):
         if "'" in line:  # a quoted path a build tried (spaces and colons included)
-            for piece in line.split("'"):
+            for i, piece in enumerate(line.split("'")):
+                if i % 2 == 0:  # outside quotes (a quote cut off at the start): the last word only
+                    piece = piece.split()[-1] if piece.split() else ""
                 if piece.endswith(("/bin/nvcc", "\\bin\\nvcc", "/bin/nvcc.exe")) and len(piece) <= 2000:
                     _nvcc_path(r, piece, line, cuda_home_problem)
         for p in _NVCC_PATH_RE.findall(line):
@@ -683,8 +689,8 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
     for gate, msgs in _message_gates().items():
         for line in _lines_with(text, low, gate, limit=50):
             ll = line.lower()
-            for msg, row in msgs:
-                if msg in ll:
+            for msg, row in msgs:  # a short message counts only beside a CUDA word (not a tool's own words)
+                if msg in ll and (len(msg) >= 30 or "cuda" in ll or "nvrtc" in ll or "nvml" in ll):
                     _enum_event(r, row, "message", line)
     _scan_error_numbers(r, text, low)
 

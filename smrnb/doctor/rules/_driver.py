@@ -295,6 +295,8 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "driver", "cuda_error"):
         yield from resolve(facts, ev)
     for ev in events(facts, "driver", "message"):
+        if ev.get("key") == "cuda_version_column":
+            continue  # nvidia-smi's header is a fact (driver.cuda_driver_version), judged with the others above
         yield from resolve(facts, ev)
     for ev in events(facts, "driver", "sign"):
         code = {"no_cuda_gpus": ["gpu_not_exposed_to_process", "no_gpu"], "egl": ["opengl_egl_unavailable"],

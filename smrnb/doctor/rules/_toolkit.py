@@ -75,7 +75,8 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
 
     if tk.get("cuda_home_malformed"):
         var = tk.get("cuda_home_malformed_var") or ("CUDA_HOME" if tk.get("cuda_home_env") else "CUDA_PATH")
-        raw = tk.get("cuda_home_env") if var == "CUDA_HOME" else tk.get("cuda_path_env")
+        raw = tk.get("cuda_home_malformed_value") or (tk.get("cuda_home_env") if var == "CUDA_HOME" else
+                                                      tk.get("cuda_path_env"))
         why = tk.get("cuda_home_malformed_why") or "is malformed"
         yield Finding("cuda_home_malformed", "toolkit", "error" if tcuda else "warning", f"{var} {why.split(' (')[0]}",
                       (f"{var}={raw!r}: {why}",
