@@ -156,7 +156,8 @@ _LIB_RE = re.compile(r"(lib[A-Za-z0-9_+\-]{1,60}(?:\.[0-9][0-9A-Za-z_]{0,8}){0,3
 _DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)\b", re.IGNORECASE)
 _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open", "could not open", "not found",
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
-                  "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find")
+                  "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
+                  "failed to open", "could not be found")
 _UNDEF_RE = re.compile(r"undefined symbol ?:? ?[\"'`]?([A-Za-z_][A-Za-z0-9_@.$]{0,600})")
 _SYM_NOT_DEFINED_RE = re.compile(r"symbol ([A-Za-z_][A-Za-z0-9_]{0,300}),? version (lib[A-Za-z0-9_+.]{1,60}) not defined")
 _VERLIB_RE = re.compile(r"version (lib[A-Za-z0-9_]{1,40}\.so(?:\.[0-9]{1,4}){0,2})")
@@ -288,6 +289,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("slurm", "context", ("srun", "sbatch", "slurm", "#sbatch", "salloc", "--gres"), True),
     ("windows", "context", ("c:\\", "win_amd64", ".dll", "windows", "winerror", "powershell"), True),
     ("wsl", "context", ("wsl", "microsoft-standard"), True),
+    ("nvidia_smi_missing", "driver", ("nvidia-smi: command not found", "nvidia-smi: not found",
+                                      "'nvidia-smi' is not recognized", "nvidia-smi: no such file"), False),
     ("egl", "driver", ("eglinitialize", "eglgetdisplay", "egl_not_initialized", "pyopengl_platform=egl",
                        "could not create egl", "egl_bad", "failed to create opengl context", "glfw error",
                        "rasterizeglcontext"), False),

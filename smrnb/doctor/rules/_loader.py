@@ -81,8 +81,10 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
     codes = list(row.row.codes) if row is not None else []
     if fam == "driver":
         codes = ["gpu_not_exposed_to_process", "no_gpu"]
-    elif fam in _CUDA_FAMILIES and not codes:
-        codes = ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
+    elif fam in _CUDA_FAMILIES and codes != ["cudart_not_found", "prebuilt_binary_wrong_cuda"]:
+        codes = ["cudart_not_found", "prebuilt_binary_wrong_cuda"]  # a CUDA library the row's list has no name for
+    elif fam == "torch" and low.endswith(".dll"):
+        codes = ["library_not_found"]  # torch's own DLL or one of its dependencies (the VC++ runtime, CUDA's DLLs)
     elif fam == "torch":
         codes = ["torch_libs_not_loaded"]
     elif fam in ("libstdcxx", "glibc"):
@@ -166,7 +168,11 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
     lib = str(ev.get("library") or (ev.get("groups") or {}).get("lib") or "the library")
     evidence, cmds = _needed_commands(ev)
     fam = ev.get("family")
-    if not cmds:
+    if not cmds and lib.lower().endswith(".dll"):
+        cmds = ["# install the Microsoft Visual C++ Redistributable (x64), then open a new terminal",
+                "pip install --force-reinstall --no-cache-dir torch --index-url https://download.pytorch.org/whl/<cuXYZ>",
+                f"where {lib}"]
+    elif not cmds:
         cmds = [f"ldconfig -p | grep {lib.split('.so')[0]}",
                 "sudo apt-get install libegl1 libgl1   # EGL / OpenGL" if fam == "gl" else
                 f"apt-file search {lib}   # or: conda search / pip the package that ships it"]
