@@ -45,6 +45,17 @@ def _elapsed(fn, text):
     return time.perf_counter() - t0
 
 
+def _cpu_best(fn, text, runs: int = 3) -> float:
+    """The best of ``runs`` measurements of this process's CPU time in ``fn(text)``: other processes on a busy
+    machine (and the moments this one waits for a core) do not count."""
+    best = float("inf")
+    for _ in range(runs):
+        t0 = time.process_time()
+        fn(text)
+        best = min(best, time.process_time() - t0)
+    return best
+
+
 def test_caps_bound_what_is_read():
     long = ("x" * 100 + "\n") * 100_000 + ":" * 1_000_000
     capped = _evidence.cap_text(long)
@@ -58,8 +69,8 @@ def test_time_grows_at_most_linearly(unit):
     n = 3 * (_evidence.HEAD_CHARS + _evidence.TAIL_CHARS) // len(unit) + 1
     small, big = unit * n, unit * (10 * n)
     for fn in (explain_text, diagnosis_line):
-        t1 = min(_elapsed(fn, small) for _ in range(2))
-        t10 = min(_elapsed(fn, big) for _ in range(2))
+        t1 = _cpu_best(fn, small)
+        t10 = _cpu_best(fn, big)
         assert t10 <= 15 * t1 + 0.1, (unit, fn.__name__, t1, t10)
 
 
