@@ -25,16 +25,19 @@ def cap_text(text: str) -> str:
     """``text`` with at most HEAD_CHARS + TAIL_CHARS characters and lines of at most LINE_CHARS."""
     if len(text) > HEAD_CHARS + TAIL_CHARS:  # head, tail, and the middle's error lines (up to MIDDLE_LINES)
         mid = text[HEAD_CHARS:-TAIL_CHARS]
+        # one lower-cased copy searched once per key (an ASCII text keeps its length when lower-cased); else
+        # each key in its three usual cases
+        hay = mid.lower() if mid.isascii() else mid
         spans: set[tuple[int, int]] = set()
         for key in MIDDLE_KEYS:  # str.find scans (C speed), each jumping to the next line after a hit
-            for k in dict.fromkeys((key, key.capitalize(), key.upper())):
-                i = mid.find(k)
+            for k in ((key,) if hay is not mid else dict.fromkeys((key, key.capitalize(), key.upper()))):
+                i = hay.find(k)
                 while i != -1 and len(spans) < MIDDLE_LINES:
                     a = mid.rfind("\n", 0, i) + 1
                     b = mid.find("\n", i)
                     b = len(mid) if b == -1 else b
                     spans.add((a, b))
-                    i = mid.find(k, b)
+                    i = hay.find(k, b)
         middle = [mid[a: min(b, a + LINE_CHARS)] for a, b in sorted(spans)]
         text = text[:HEAD_CHARS] + "\n...\n" + "\n".join(middle) + "\n...\n" + text[-TAIL_CHARS:]
     out = []
