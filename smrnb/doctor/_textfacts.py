@@ -299,6 +299,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
 
 
 def _scan_libraries(r: _Reader, line: str, low: str) -> None:
+    if ".so" not in low and ".dll" not in low:
+        return
     missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
         and "version '" not in low
     if ".so" in low:
@@ -510,7 +512,8 @@ def _scan_gpus(r: _Reader, line: str, low: str) -> None:
                 gpus.append({"name": name or None, "compute_capability": cc})
                 r.facts["driver"]["gpus_named"] = gpus
                 r.facts["driver"].setdefault("read_from", {}).setdefault("gpus_named", line.strip()[:240])
-    if any(k in low for k in ("nvidia", "geforce", "tesla", "quadro", "rtx", "gtx", "gpu", "titan")):
+    if ("gpu" in low or "nvidia" in low or "rtx" in low or "gtx" in low or "tesla" in low or "quadro" in low
+            or "geforce" in low or "titan" in low):
         name = _gpu_name(line)
         if name and not any(g.get("name") == name for g in gpus) and len(gpus) < 8:
             gpus.append({"name": name, "compute_capability": tables.compute_capability_for_gpu(name)})
