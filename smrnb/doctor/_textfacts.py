@@ -288,6 +288,11 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                               "runtimeclassname"), True),
     ("slurm", "context", ("srun", "sbatch", "slurm", "#sbatch", "salloc", "--gres"), True),
     ("windows", "context", ("c:\\", "win_amd64", ".dll", "windows", "winerror", "powershell"), True),
+    ("macos", "context", ("macbook", "macos", "mac os", "apple silicon", "apple m1", "apple m2", "apple m3",
+                          " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend"), True),
+    ("no_devices_seen", "driver", ("device_count() returns 0", "device_count() is 0", "device_count() = 0",
+                                   "device_count() == 0", "device_count() returned 0", "device_count()` returns 0"),
+     False),
     ("wsl", "context", ("wsl", "microsoft-standard"), True),
     ("nvidia_smi_missing", "driver", ("nvidia-smi: command not found", "nvidia-smi: not found",
                                       "'nvidia-smi' is not recognized", "nvidia-smi: no such file"), False),
@@ -814,6 +819,8 @@ def _context_from_signs(r: _Reader) -> None:
         ctx.setdefault("slurm", {"job_id": None})
     if "windows" in signs:
         ctx.setdefault("os", "windows")
+    if "macos" in signs:
+        ctx.setdefault("os", "macos")
     if "wsl" in signs:
         ctx.setdefault("wsl", True)
     if "in_notebook" in signs:

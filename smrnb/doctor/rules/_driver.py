@@ -301,7 +301,8 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "driver", "sign"):
         code = {"no_cuda_gpus": ["gpu_not_exposed_to_process", "no_gpu"], "egl": ["opengl_egl_unavailable"],
                 "no_kernel_image": ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"],
-                "nvrm": ["driver_broken"], "nvidia_smi_missing": ["gpu_not_exposed_to_process", "no_gpu"]}.get(
+                "nvrm": ["driver_broken"], "nvidia_smi_missing": ["gpu_not_exposed_to_process", "no_gpu"],
+                "no_devices_seen": ["gpu_not_exposed_to_process", "no_gpu"]}.get(
             str(ev.get("sign")))
         if code:
             yield from resolve(facts, ev, code)

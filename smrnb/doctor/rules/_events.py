@@ -183,6 +183,8 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
                              "an extension lacks them")
             return first("torch_wheel_lacks_gpu_arch", f"torch's arch list ({' '.join(arch_list)}) lacks compute "
                          f"capability {', '.join(ccs)}")
+    if {"cpu_only_torch_with_gpu", "no_gpu"} <= s and value(facts, "context", "os") == "macos":
+        return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):
         return first("cpu_only_torch_with_gpu", "torch is a CPU-only build ('+cpu')")
     if "cpu_only_torch_with_gpu" in s and value(facts, "torch", "cuda") and len(c) > 1:
