@@ -38,7 +38,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from smrnb._errors import SmrnbError, SmrnbTypeError
+from smrnb._errors import SmrnbError, SmrnbTypeError, SmrnbValueError
 from smrnb.doctor import diagnose, explain
 from smrnb.doctor._fixes import snippets_text, write_kernelspec
 from smrnb.doctor._ldso import (
@@ -292,6 +292,8 @@ def _make_magics_class() -> type:
                                   help=f"only this layer (repeatable): {', '.join(LAYERS)}")
         @magic_arguments.argument("--extension", action="append", default=None,
                                   help="also inspect this compiled extension .so (repeatable)")
+        @magic_arguments.argument("--package", action="append", default=None,
+                                  help="also inspect the compiled modules of this installed distribution (repeatable)")
         @magic_arguments.argument("--import-check", action="store_true",
                                   help="import kaolin in a subprocess (slow)")
         @magic_arguments.argument("--timeout", type=float, default=None, help="seconds per external command")
@@ -349,8 +351,11 @@ def _make_magics_class() -> type:
                     report = explain(" ".join(args.explain), live=not args.offline, layers=args.layer,
                                      timeout=timeout)
                 else:
-                    report = diagnose(layers=args.layer, extension_paths=args.extension or (),
-                                      import_check=args.import_check, timeout=timeout)
+                    try:
+                        report = diagnose(layers=args.layer, extension_paths=args.extension or (),
+                                          packages=args.package or (), import_check=args.import_check, timeout=timeout)
+                    except SmrnbValueError as exc:  # an unknown package name: the user's argument
+                        raise UsageError(str(exc)) from None
             except UsageError:
                 raise
             except Exception as exc:  # the doctor never raises from a magic

@@ -254,3 +254,5 @@ def test_explain_last_explains_what_the_hook_named(ip, capsys):
     assert unknown._repr_json_()["recognised"] is False and unknown.exit_code == 3
     with pytest.raises(UsageError, match="exclusive"):
         ip.run_line_magic("smr_doctor", "--explain x --explain-last")
+    with pytest.raises(UsageError, match="no installed distribution named 'no-such-dist-xyz'"):
+        ip.run_line_magic("smr_doctor", "--package no-such-dist-xyz --layer loader")
