@@ -132,6 +132,19 @@ def _device_of(data: Any) -> str:
     return "cpu"
 
 
+def _synchronize(*devices_or_data: Any) -> None:
+    """Wait for the GPU work queued on the CUDA devices among ``devices_or_data`` (device strings or
+    step outputs), so that a step's wall time is its own and not the next step's."""
+    import torch
+
+    seen = set()
+    for d in devices_or_data:
+        dev = d if isinstance(d, str) else _device_of(d)
+        if dev.startswith("cuda") and dev not in seen and torch.cuda.is_initialized():
+            seen.add(dev)
+            torch.cuda.synchronize(dev)
+
+
 def _backend_for(device: str) -> str:
     return "torch CUDA" if device.startswith("cuda") else "torch CPU"
 
@@ -747,6 +760,7 @@ class Pipeline:
             with warnings.catch_warnings(record=True) as caught, cpu_threads(st.name):
                 warnings.simplefilter("always")
                 out = fn(prev, **extras, **params)
+                _synchronize(dev, out)  # the step's time includes its queued GPU work
         except _cancel.Stopped:
             raise  # stopped on request: no record of a failure, the stage stays stale
         except Exception as exc:
