@@ -698,6 +698,9 @@ class Pipeline:
         end = len(self.stages) - 1 if until is None else self._index(until)
         if force:
             self.invalidate(0)
+        for i in range(end + 1):  # slow resources of the steps to come start now, in the background
+            if self._cache[i] is None:
+                self.stages[i].step.prepare()
         src = self._load_source()
         prev_kind, prev = src
         for i in range(end + 1):

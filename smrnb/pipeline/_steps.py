@@ -117,6 +117,13 @@ def uv_unwrap(mesh: Any, *, chart_num: int = 100, padding: float = 0.001, resolu
     return StepOutput(mesh.replace(uvs=res.uvs, face_uvs_idx=res.face_uvs_idx), notes)
 
 
+def warm_uv() -> None:
+    """Start the native helper process (numpy and xatlas imported) that :func:`uv_unwrap` calls."""
+    from smrnb import _native
+
+    _native.prewarm("smrnb._xatlas")
+
+
 def texture(mesh: Any, *, frames: Any, resolution: int = 1024, angle_power: float = 2.0,
             visibility_tolerance: float = 0.02, depth_check: float | None = 0.05, border: int = 8,
             dilate: int = 4, near: float = 0.05) -> StepOutput:
@@ -291,7 +298,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "uv", "smrnb.pipeline._steps:uv_unwrap",
         "UV atlas by xatlas, charts split where the normal turns",
-        inputs=("mesh",), output="mesh",
+        inputs=("mesh",), output="mesh", warm="smrnb.pipeline._steps:warm_uv",
         params=(
             ParamSpec("chart_num", 100, "int", (1, 10000), help="maximum chart area = surface area / chart_num"),
             ParamSpec("padding", 0.001, "float", (0.0, 0.2), 0.001, unit="uv",
