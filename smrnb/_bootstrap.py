@@ -40,6 +40,7 @@ import shutil
 import ssl
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -387,6 +388,21 @@ def _has(py: Path, module: str) -> bool:
     return r.returncode == 0
 
 
+def _torch_in(venv: Path) -> bool:
+    """torch is in the environment's site-packages, or in a folder its link file names (a file check:
+    no interpreter started, so a set-up environment starts the command at once)."""
+    for site in [*venv.glob("lib/python*/site-packages"), venv / "Lib" / "site-packages"]:
+        if (site / "torch" / "__init__.py").is_file():
+            return True
+        try:
+            linked = (site / LINK_PTH).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            continue
+        if any(p.strip() and (Path(p.strip()) / "torch" / "__init__.py").is_file() for p in linked):
+            return True
+    return False
+
+
 def _stamp(venv: Path) -> dict:
     try:
         return json.loads((venv / STAMP).read_text())
@@ -507,7 +523,7 @@ def ensure(root: Path, command: str) -> Path:
     same_project = stamp.get("pyproject") == pp_hash
     fresh = same_project and want <= set(stamp.get("extras", []))
     steps = ["torch", f"smrnb[{','.join(sorted(want))}]"] + (["chromium"] if command == "test" else [])
-    if fresh and _has(py, "torch"):
+    if fresh and (_torch_in(venv) or _has(py, "torch")):
         say(f"{venv} is up to date for `{command}` ({', '.join(steps)})")
     else:
         n = len(steps)
@@ -624,6 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else 2
+    os.environ.setdefault("SMRNB_STARTED", repr(time.time()))  # the demo reports the whole command's time
     command, args = argv[0], argv[1:]
     if command in ("demo", "test", "lab", "setup"):
         args, wheels = _take_option(args, "--wheels")

@@ -280,3 +280,18 @@ def test_wheel_folder_option_and_variable(tmp_path, monkeypatch):
     assert cmd.startswith("python3 -m pip download -d smrnb-wheels --only-binary=:all:")
     assert all(f'"{r}"' in cmd for r in ("hatchling", "editables", "trimesh>=4.0", "xatlas>=0.0.9"))
     assert "torch" not in cmd
+
+
+def test_a_set_up_environment_is_recognised_without_starting_python(tmp_path):
+    venv = tmp_path / "v"
+    site = venv / "lib" / "python3.12" / "site-packages"
+    site.mkdir(parents=True)
+    assert not b._torch_in(venv)
+    other = _fake_torch(tmp_path / "py")
+    (site / b.LINK_PTH).write_text(f"{other / 'site'}\n{other / 'other'}\n")
+    assert b._torch_in(venv)  # the starting Python's torch, linked
+    (site / b.LINK_PTH).write_text(f"{tmp_path / 'gone'}\n")
+    assert not b._torch_in(venv)  # that Python's torch was removed: set up again
+    (site / "torch").mkdir()
+    (site / "torch" / "__init__.py").write_text("")
+    assert b._torch_in(venv)
