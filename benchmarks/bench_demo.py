@@ -84,6 +84,8 @@ def main() -> None:
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--runs", type=int, default=3, help="runs in this process (the first is the cold one)")
     ap.add_argument("--profile", default=None, metavar="DIR")
+    ap.add_argument("--profile-run", type=int, default=None, metavar="K",
+                    help="which run --profile profiles (1 = the first, cold one; default the last)")
     args = ap.parse_args()
     t_imp = time.perf_counter()
     import torch  # noqa: F401
@@ -96,7 +98,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.runs):
             prof = None
-            if args.profile and k == args.runs - 1:
+            if args.profile and k == (args.profile_run or args.runs) - 1:
                 prof = Path(args.profile)
                 prof.mkdir(parents=True, exist_ok=True)
             steps, wall, src = one_run(args.device, f"{tmp}/run{k}", prof)
@@ -108,9 +110,8 @@ def main() -> None:
                 print(f"    {r.step:<13} {r.seconds:7.3f} s  cpu {r.cpu_seconds or 0:6.3f} s  [{r.backend}, {r.device}]",
                       flush=True)
     names = list(runs[0][0])
-    warm = runs[1:] if len(runs) > 1 else runs
-    if args.profile and len(warm) > 1:
-        warm = warm[:-1]  # the profiled run is slower: not in the medians
+    profiled = (args.profile_run or args.runs) - 1 if args.profile else None
+    warm = [r for k, r in enumerate(runs) if k > 0 and k != profiled] or runs  # the profiled run is slower
     print()
     print("| step | first run (s) | warm median (s) | backend |")
     print("| --- | --- | --- | --- |")

@@ -3,7 +3,8 @@
 
 Data: the 211 RGB-D frames (640x480) of ``../shared/data/redwood-livingroom1-clean-micro`` (or
 ``--data``), read once by this repository's reader and handed to every measured tree as the same
-tensors, pre-loaded on the GPU. For each voxel size (default 1 cm, 5 mm, 4 mm; truncation 4 voxels,
+tensors, pre-loaded on the GPU (``--frames-on cpu``: in host memory, as a reader returns them). For each
+voxel size (default 1 cm, 5 mm, 4 mm; truncation 4 voxels,
 depth_max 3 m, color): the first call of the process is reported apart (kernel loading, allocator
 growth), then one warm-up call and ``--reps`` timed calls (``torch.cuda.synchronize`` around each);
 FPS = 211 / median seconds. Every voxel size runs in the same process, as a user's session would.
@@ -33,7 +34,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _child(tree: str, device: str, cache: str, voxels: list[float], reps: int, profile: float | None, profile_out: str | None) -> None:
+def _child(tree: str, device: str, cache: str, voxels: list[float], reps: int, profile: float | None,
+           profile_out: str | None, frames_on: str) -> None:
     sys.path.insert(0, tree)
     import torch
 
@@ -44,8 +46,9 @@ def _child(tree: str, device: str, cache: str, voxels: list[float], reps: int, p
     d = torch.load(cache)
     sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
     t0 = time.perf_counter()
-    frames = smrnb.Frames(depth=d["depth"].to(device), K=d["K"].to(device), color=d["color"].to(device),
-                          poses=d["poses"].to(device))
+    where = device if frames_on == "device" else "cpu"
+    frames = smrnb.Frames(depth=d["depth"].to(where), K=d["K"].to(where), color=d["color"].to(where),
+                          poses=d["poses"].to(where))
     sync()
     upload = time.perf_counter() - t0
     n = len(frames)
@@ -54,7 +57,7 @@ def _child(tree: str, device: str, cache: str, voxels: list[float], reps: int, p
     def once(v: float):
         sync()
         t = time.perf_counter()
-        vol = fuse_tsdf(frames, voxel_size=v, progress=False)
+        vol = fuse_tsdf(frames, voxel_size=v, progress=False, device=device)
         sync()
         return time.perf_counter() - t, vol
 
@@ -97,6 +100,9 @@ def main() -> None:
     ap.add_argument("--voxels", default="0.01,0.005,0.004")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--device", default="cuda", help="cuda (default) or cpu (to try the script)")
+    ap.add_argument("--frames-on", choices=("device", "cpu"), default="device",
+                    help="where the frames are when fuse_tsdf is called: pre-loaded on the device (default) or in "
+                         "host memory, as a reader returns them (fuse_tsdf(frames, device='cuda'))")
     ap.add_argument("--tree", action="append", default=None, help="smrnb source tree to measure (repeatable)")
     ap.add_argument("--label", action="append", default=None, help="a name per --tree, in order")
     ap.add_argument("--profile", type=float, default=None, metavar="VOXEL")
@@ -106,7 +112,7 @@ def main() -> None:
     args = ap.parse_args()
     voxels = [float(x) for x in args.voxels.split(",")]
     if args.child:
-        _child(args.child, args.device, args.cache, voxels, args.reps, args.profile, args.profile_out)
+        _child(args.child, args.device, args.cache, voxels, args.reps, args.profile, args.profile_out, args.frames_on)
         return
     if not Path(args.data).is_dir():
         sys.exit(f"no Redwood data at {args.data} (--data)")
@@ -121,7 +127,7 @@ def main() -> None:
     except (OSError, subprocess.SubprocessError) as exc:
         smi = f"not available ({type(exc).__name__})"
     print(f"GPU {gpu}; nvidia-smi: {smi}; torch {torch.__version__} (CUDA {torch.version.cuda}); python "
-          f"{sys.version.split()[0]}", flush=True)
+          f"{sys.version.split()[0]}; frames on {args.frames_on}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         cache = os.path.join(tmp, "frames.pt")
         t0 = time.perf_counter()
@@ -130,7 +136,7 @@ def main() -> None:
         results = []
         for tree, label in zip(trees, labels):
             cmd = [sys.executable, __file__, "--child", tree, "--cache", cache, "--voxels", args.voxels,
-                   "--reps", str(args.reps), "--device", args.device]
+                   "--reps", str(args.reps), "--device", args.device, "--frames-on", args.frames_on]
             if args.profile is not None:
                 cmd += ["--profile", str(args.profile), "--profile-out",
                         os.path.join(args.profile_out or ".", f"tsdf_profile_{label}.txt")]
