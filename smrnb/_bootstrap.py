@@ -554,9 +554,44 @@ def ensure(root: Path, command: str) -> Path:
         if rc != 0:
             raise SystemExit(f"{_TAG} pip could not install smrnb[{','.join(extras)}]{where} (see above)")
         (venv / STAMP).write_text(json.dumps({"extras": extras, "pyproject": pp_hash, "torch": torch_rec}))
+        precompile(py, venv)
     if command == "test":
         ensure_chromium(len(steps))
     return py
+
+
+#: what a demo imports, byte-compiled once at set-up where bytecode goes to the environment's own cache
+_PRECOMPILE = ("torch", "numpy", "scipy.ndimage", "scipy.spatial", "PIL.Image", "yaml", "tqdm.auto", "trimesh",
+               "fast_simplification", "xatlas", "smrnb.pipeline.cli", "smrnb.geometry", "smrnb.datasets")
+
+
+def child_env(venv: Path, environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of the command run inside ``venv``. Where ``PYTHONDONTWRITEBYTECODE`` is set (images
+    often set it; nothing may be written beside the sources) and no ``PYTHONPYCACHEPREFIX`` is, bytecode
+    goes to the environment's own ``pycache`` folder instead: without any cached bytecode every process
+    compiles the modules it imports from source again (a second or more for torch alone). Nothing is
+    written beside any source file, the starting Python's included."""
+    env = dict(os.environ if environ is None else environ)
+    if env.get("PYTHONDONTWRITEBYTECODE") and not env.get("PYTHONPYCACHEPREFIX"):
+        env.pop("PYTHONDONTWRITEBYTECODE")
+        env["PYTHONPYCACHEPREFIX"] = str(venv / "pycache")
+    return env
+
+
+def precompile(py: Path, venv: Path) -> None:
+    """Where :func:`child_env` moves bytecode into the environment, compile what a demo imports now (once,
+    at set-up), so the first command does not pay for it."""
+    env = child_env(venv)
+    if env.get("PYTHONPYCACHEPREFIX") != str(venv / "pycache"):
+        return
+    say(f"byte-compiling what the demo imports into {venv / 'pycache'} (PYTHONDONTWRITEBYTECODE is set: nothing "
+        "is written beside the sources)")
+    code = ("import importlib, sys\nfor m in sys.argv[1:]:\n    try:\n        importlib.import_module(m)\n"
+            "    except ImportError:\n        pass\n")
+    try:
+        subprocess.run([str(py), "-c", code, *_PRECOMPILE], env=env, capture_output=True, timeout=600)
+    except (OSError, subprocess.SubprocessError):  # only a speed-up: the command compiles what it imports
+        pass
 
 
 def ensure_chromium(n: int) -> None:
@@ -671,7 +706,7 @@ def main(argv: list[str] | None = None) -> int:
             say(f"done: {py}")
             return 0
         os.environ["SMRNB_BOOTSTRAPPED"] = "1"
-        return subprocess.call([str(py), "-m", "smrnb", command, *args], cwd=os.getcwd())
+        return subprocess.call([str(py), "-m", "smrnb", command, *args], cwd=os.getcwd(), env=child_env(venv))
     if os.environ.get("SMRNB_BOOTSTRAPPED") != "1":  # started with .venv's own Python: still check it
         ensure(root, target)
     return 0 if command == "setup" else run_inside(command, args, root)

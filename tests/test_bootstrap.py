@@ -295,3 +295,20 @@ def test_a_set_up_environment_is_recognised_without_starting_python(tmp_path):
     (site / "torch").mkdir()
     (site / "torch" / "__init__.py").write_text("")
     assert b._torch_in(venv)
+
+
+def test_bytecode_goes_to_the_environment_where_none_may_be_written_beside_the_sources(tmp_path):
+    venv = tmp_path / "v"
+    env = b.child_env(venv, {"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"})
+    assert "PYTHONDONTWRITEBYTECODE" not in env and env["PYTHONPYCACHEPREFIX"] == str(venv / "pycache")
+    assert b.child_env(venv, {"PATH": "/bin"}) == {"PATH": "/bin"}  # bytecode beside the sources: as it was
+    mine = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/mine"}
+    assert b.child_env(venv, mine) == mine  # the user's own prefix wins
+    # a module imported under that environment leaves its bytecode in the prefix, none beside it
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "probe_mod.py").write_text("X = 1\n")
+    env = b.child_env(venv, {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(src)})
+    subprocess.run([sys.executable, "-c", "import probe_mod"], env=env, check=True, timeout=60)
+    assert not (src / "__pycache__").exists()
+    assert list((venv / "pycache").rglob("probe_mod*.pyc"))
