@@ -337,8 +337,8 @@ def _():
 def _shell():
     from IPython.core.interactiveshell import InteractiveShell
 
-    ip = InteractiveShell.instance()
-    return ip
+    os.environ["IPYTHONDIR"] = str(tmp() / "ipython")  # its profile and history stay in the case's folder
+    return InteractiveShell.instance()
 
 
 def _captured(fn):
@@ -351,6 +351,12 @@ def _captured(fn):
     return res, out.getvalue(), err.getvalue()
 
 
+def _magic_views(res, out: str, err: str, what: str) -> dict[str, str]:
+    if not getattr(res, "codes", None):
+        raise AuditMisleading(f"{what} gave no finding for a known error: {res!r} {out[-300:]} {err[-300:]}")
+    return {"stdout": out, "stderr": err} | report_views(res)
+
+
 @blind_case("secret_magic_explain", "load_ipython_extension", kind=KIND, timeout=90)
 def _():
     ip = _shell()
@@ -358,12 +364,7 @@ def _():
     s = "hf_" + _t("magic", 34)
     line = f'--explain "HF_TOKEN={s} python x.py: {CUDART}"'
     res, out, err = _captured(lambda: ip.run_line_magic("smr_doctor", line))
-    views = {"stdout": out, "stderr": err}
-    if res is not None and hasattr(res, "to_text"):
-        views |= report_views(res)
-    elif res is not None:
-        views["result"] = repr(res)
-    check_no_secret(views, [s], "%smr_doctor --explain")
+    check_no_secret(_magic_views(res, out, err, "%smr_doctor --explain"), [s], "%smr_doctor --explain")
 
 
 @blind_case("secret_magic_cell_explain", "load_ipython_extension", kind=KIND, timeout=90)
@@ -372,32 +373,39 @@ def _():
     _captured(lambda: ip.run_line_magic("load_ext", "smrnb"))
     text, secrets = _os_environ()
     res, out, err = _captured(lambda: ip.run_cell_magic("smr_explain", "", "\x1b[31m" + text + "\x1b]0;t\x07"))
-    views = {"stdout": out, "stderr": err}
-    if res is not None and hasattr(res, "to_text"):
-        views |= report_views(res)
-    elif res is not None:
-        views["result"] = repr(res)
-    check_no_secret(views, secrets, "%%smr_explain")
+    check_no_secret(_magic_views(res, out, err, "%%smr_explain"), secrets, "%%smr_explain")
 
 
-@blind_case("secret_exception_hook_adds_no_copy", "load_ipython_extension", kind=KIND, timeout=90)
-def _():
-    ip = _shell()
-    s = "hf_" + _t("hook", 34)
-    cell = 'raise ImportError("libcudart.so.11.0: cannot open shared object file: No such file or directory '
-    cell += f'[url https://ana:{s}@models.example.org/x]")'
-    _captured(lambda: ip.run_line_magic("load_ext", "smrnb"))
-    _, out_hook, err_hook = _captured(lambda: ip.run_cell(cell))
-    _captured(lambda: ip.run_line_magic("smr_doctor", "--no-hook"))
-    _, out_plain, err_plain = _captured(lambda: ip.run_cell(cell))
-    with_hook = (out_hook + err_hook).count(s)
-    without = (out_plain + err_plain).count(s)
-    if with_hook > without:
-        raise AuditSecret(f"the exception hook's diagnosis repeats the secret ({with_hook} copies with the hook, "
-                          f"{without} without):\n{(out_hook + err_hook)[-800:]}")
-    extra = control_chars((out_hook + err_hook).replace((out_plain + err_plain), ""))
-    if extra and "\x1b" not in (out_plain + err_plain):
-        raise AuditSecret(f"the exception hook adds control characters {extra}")
+def _hook_case(name: str, cell_of) -> None:
+    """The exception hook appends a diagnosis to a traceback: it may not repeat a secret of the error."""
+
+    @blind_case(name, "load_ipython_extension", kind=KIND, timeout=90)
+    def _():
+        ip = _shell()
+        s = "hf_" + _t("hook", 34)
+        cell = cell_of(s)
+        _captured(lambda: ip.run_line_magic("load_ext", "smrnb"))
+        _, out_hook, err_hook = _captured(lambda: ip.run_cell(cell))
+        _captured(lambda: ip.run_line_magic("smr_doctor", "--no-hook"))
+        _, out_plain, err_plain = _captured(lambda: ip.run_cell(cell))
+        hooked, plain = out_hook + err_hook, out_plain + err_plain
+        if "smrnb" not in hooked:
+            raise AuditMisleading(f"the exception hook said nothing about a known error:\n{hooked[-600:]}")
+        for part in {s[i:i + 10] for i in range(len(s) - 9)}:
+            if hooked.count(part) > plain.count(part):
+                raise AuditSecret(f"the exception hook's diagnosis repeats the secret ({part!r}...):\n"
+                                  f"{hooked[-800:]}")
+        extra = control_chars(hooked.replace(plain, ""))
+        if extra and "\x1b" not in plain:
+            raise AuditSecret(f"the exception hook adds control characters {extra}")
+
+
+_hook_case("secret_exception_hook_secret_after_error",
+           lambda s: 'raise ImportError("libcudart.so.11.0: cannot open shared object file: No such file or '
+                     f'directory [url https://ana:{s}@models.example.org/x]")')
+_hook_case("secret_exception_hook_secret_before_error",
+           lambda s: f'raise RuntimeError("loading https://ana:{s}@models.example.org/m.pt failed: CUDA error: '
+                     'no kernel image is available for execution on the device")')
 
 
 # ----------------------------------------------------------------------------- reports in files
