@@ -7,7 +7,7 @@ reach the other):
 - ``tsdf``: ``fuse_tsdf`` vs Open3D ``VoxelBlockGrid`` (block_resolution 16), Redwood living room
   (``redwood-livingroom1-clean-micro``): the 190 frames of the held-out protocol (every 10th frame
   left out), or every ``--stride``-th of them; 1 cm voxels, truncation 8 voxels, depth_max 3 m, color.
-- ``mc``: ``smrnb.geometry.marching_cubes.marching_cubes`` vs ``skimage.measure.marching_cubes``
+- ``mc``: ``smrnb.geometry._marching_cubes.marching_cubes`` vs ``skimage.measure.marching_cubes``
   on a 160^3 float32 field (a union of two ellipsoids' signed distances), level 0, median of 3 runs.
 - ``texture``: ``bake_texture`` vs Open3D ``project_images_to_albedo``, same mesh and UVs (TSDF of
   every 3rd frame at 2 cm, simplified to 10k vertices, ``auto_uv`` at 1024), 11 frames, 1024^2.
@@ -85,7 +85,7 @@ def worker(step: str, system: str, args: argparse.Namespace) -> dict:
         if system == "smrnb":
             import torch
 
-            from smrnb.geometry.marching_cubes import marching_cubes
+            from smrnb.geometry._marching_cubes import marching_cubes
 
             t = torch.from_numpy(vol)
             marching_cubes(t[::4, ::4, ::4].contiguous(), 0.0)  # warm-up (tables)
@@ -127,7 +127,7 @@ def worker(step: str, system: str, args: argparse.Namespace) -> dict:
         d = np.load(args.mesh)
         frames = smrnb.load_redwood(str(DATA)).select(d["train"].tolist())
         if system == "smrnb":
-            from smrnb.geometry.texture import bake_texture
+            from smrnb.geometry import bake_texture
 
             mesh = smrnb.Mesh(torch.from_numpy(d["v"]), torch.from_numpy(d["f"]), uvs=torch.from_numpy(d["uv"]),
                               face_uvs_idx=torch.from_numpy(d["fuv"]), frame="opencv")
@@ -146,7 +146,7 @@ def worker(step: str, system: str, args: argparse.Namespace) -> dict:
             _, res["wall"], res["cpu"] = _timed(
                 lambda: tm.project_images_to_albedo(imgs, Ks, Es, tex_size=1024, update_material=False))
     elif step == "demo":
-        from smrnb.pipeline._pipeline import Pipeline
+        from smrnb.pipeline import Pipeline
 
         with tempfile.TemporaryDirectory() as tmp:
             pipe = Pipeline.default(device="cpu", output_dir=tmp)

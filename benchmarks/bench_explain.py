@@ -32,8 +32,8 @@ def main() -> int:
                                                        str(Path(__file__).parents[1] / "tests/doctor/corpus")))
     args = ap.parse_args()
     from smrnb.doctor._corpus import accuracy, load
-    from smrnb.doctor.explain import explain_text
-    from smrnb.magics import diagnosis_line
+    from smrnb.doctor._explain import explain_text
+    from smrnb.doctor._magics import diagnosis_line
 
     for part in ("dev", "test"):
         p = Path(args.corpus) / f"{part}.jsonl"

@@ -104,8 +104,7 @@ def main() -> None:
     import torch
     import trimesh
 
-    from smrnb.geometry.mesh import Mesh
-    from smrnb.geometry.repair import fill_holes
+    from smrnb.geometry import Mesh, fill_holes
 
     torch.set_num_threads(1)
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
@@ -182,9 +181,7 @@ def many_holes() -> None:
     import torch
     import trimesh
 
-    from smrnb.geometry._topology import euler_characteristic, is_watertight
-    from smrnb.geometry.mesh import Mesh
-    from smrnb.geometry.repair import fill_holes
+    from smrnb.geometry import Mesh, euler_characteristic, fill_holes, is_watertight
 
     s = trimesh.creation.icosphere(subdivisions=5)
     v, f = np.asarray(s.vertices), np.asarray(s.faces)

@@ -66,7 +66,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "RESULTS_glb.md"))
     args = ap.parse_args()
 
-    from smrnb.geometry.io import _to_trimesh, export_mesh
+    from smrnb.geometry._io import _to_trimesh, export_mesh
     from smrnb.pipeline import Pipeline
     from tests import _gltftools
     from tests.browser import _glbpage

@@ -24,7 +24,7 @@ from _timing import cuda_graph_modes, cuda_median, wall_median
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from smrnb.geometry import _backend
-from smrnb.geometry.marching_cubes import marching_cubes
+from smrnb.geometry._marching_cubes import marching_cubes
 
 
 def sphere_sdf(n: int, device: str) -> torch.Tensor:

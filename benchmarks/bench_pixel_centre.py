@@ -36,8 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import smrnb  # noqa: E402
-from smrnb.geometry.render import render_depth  # noqa: E402
-from smrnb.geometry.tsdf import fuse_tsdf  # noqa: E402
+from smrnb.geometry import fuse_tsdf, render_depth  # noqa: E402
 
 CONVENTIONS = {"integer centres (u)": 0.0, "Open3D's u + 0.5": 0.5}
 

@@ -54,7 +54,7 @@ def _uptime() -> str:
 
 
 def _fuse(frames, voxel: float):
-    from smrnb.geometry.tsdf import fuse_tsdf
+    from smrnb.geometry import fuse_tsdf
 
     m = fuse_tsdf(frames, voxel, 4 * voxel, progress=False).extract_mesh()
     return m.vertices.numpy().astype(np.float32), m.faces.numpy().astype(np.int64)
@@ -131,7 +131,7 @@ def accuracy(v: np.ndarray, f: np.ndarray, vo: np.ndarray, fo: np.ndarray, n: in
 
 
 def components(f: np.ndarray, nv: int) -> int:
-    from smrnb.geometry.simplify import _components
+    from smrnb.geometry._simplify import _components
 
     return len(np.unique(_components(f, nv)))
 

@@ -5,7 +5,7 @@
 Protocol: fuse every frame except the held-out ones into a TSDF (smrnb), simplify to ~20k faces,
 unwrap with smrnb.auto_uv; bake from TRAIN frames (11 by default, spread along the trajectory) with
 both tools into a 1024^2 texture; render the textured mesh into each held-out view with the same
-renderer (smrnb.geometry.texture.render_textured) and report PSNR against the real photograph over
+renderer (smrnb.geometry._texture.render_textured) and report PSNR against the real photograph over
 pixels where the mesh is visible and agrees with the measured depth (within 3 cm).
 
 Usage::
@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 import smrnb
-from smrnb.geometry.texture import bake_texture, render_textured
+from smrnb.geometry._texture import bake_texture, render_textured
 
 
 def psnr(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor) -> float:

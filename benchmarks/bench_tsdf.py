@@ -40,8 +40,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import smrnb  # noqa: E402
-from smrnb.geometry.metrics import depth_error  # noqa: E402
-from smrnb.geometry.tsdf import TSDFVolume, fuse_tsdf  # noqa: E402
+from smrnb.geometry import (  # noqa: E402
+    TSDFVolume,
+    depth_error,
+    fuse_tsdf,
+)
 
 
 def _open3d():

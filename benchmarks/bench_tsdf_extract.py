@@ -50,7 +50,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     sys.path.insert(0, str(REPO))
     from smrnb.datasets import iter_redwood
-    from smrnb.geometry.tsdf import fuse_tsdf
+    from smrnb.geometry import fuse_tsdf
 
     keep = [i for i in range(211) if i % 10]
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()

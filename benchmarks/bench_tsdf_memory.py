@@ -61,7 +61,7 @@ def child(system: str, data: str, voxel: float, threads: int) -> dict:
         torch.set_num_threads(threads)
         sys.path.insert(0, str(REPO))
         from smrnb.datasets import iter_redwood
-        from smrnb.geometry.tsdf import fuse_tsdf
+        from smrnb.geometry import fuse_tsdf
 
         out["rss_after_import_mb"] = _rss_mb()
         t0 = time.perf_counter()

@@ -101,7 +101,7 @@ def main() -> int:
     repeats = ap.parse_args().repeats
     import torch
 
-    from smrnb.geometry.voxels import VoxelGrid
+    from smrnb.geometry import VoxelGrid
     from smrnb.widgets import ReconstructionApp, Viewer
 
     with tempfile.TemporaryDirectory() as tmp:

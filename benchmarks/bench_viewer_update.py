@@ -33,7 +33,7 @@ SETUP = '''
 import time, json
 import numpy as np
 import torch
-from smrnb.geometry.mesh import Mesh
+from smrnb.geometry import Mesh
 from smrnb.widgets import Viewer
 
 N = 317  # 317 x 317 = 100,489 vertices

@@ -23,8 +23,7 @@ from _timing import cuda_graph_modes, cuda_median, wall_median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from smrnb.geometry import _backend
-from smrnb.geometry.voxels import pointcloud_to_voxelgrid
+from smrnb.geometry import _backend, pointcloud_to_voxelgrid
 
 
 def noisy_sphere(n: int, device: str) -> torch.Tensor:

@@ -3,10 +3,10 @@
 
 * ``kaolin-install.md``: the kaolin install guide, from the doctor's tables
   (``smrnb/doctor/tables/*.csv``, ``kaolin.json``) and the doctor's own planner
-  (:func:`smrnb.doctor.install.install_plan`) run on example environments;
-* ``codes.md``: the doctor's finding codes, from its one table of codes (``smrnb.doctor.codes``, like CODES.md);
+  (:func:`smrnb.doctor._install.install_plan`) run on example environments;
+* ``codes.md``: the doctor's finding codes, from its one table of codes (``smrnb.doctor._codes``, like CODES.md);
 * ``api.md``: one mkdocstrings block per public name of ``smrnb.__all__``, in the module that defines it
-  (``smrnb._LAZY``);
+  (the object's ``__module__``; ``smrnb._LAZY``'s module for a constant);
 * ``images/*.png``: the user guide's pictures, drawn by the viewer's renderer on the bundled sample;
 * ``benchmarks.md``: ``benchmarks/RESULTS.md`` and every ``benchmarks/RESULTS_*.md``, included verbatim;
 * ``notebooks/*.ipynb``: the teaching notebooks from ``notebooks/`` at the repository root, executed
@@ -14,7 +14,7 @@
   two at a time, each in its own ``jupyter nbconvert --execute`` with a time limit, into a temporary
   folder (nothing is written into the checkout); mkdocs-jupyter renders the executed copies. With no
   live widget front end, every viewer, step widget and app leaves a static picture in the output
-  (``smrnb.widgets._viewer.static_pictures``). ``SMRNB_DOCS_EXECUTE=0`` renders them unexecuted (a
+  (``smrnb.widgets._display.static_pictures``). ``SMRNB_DOCS_EXECUTE=0`` renders them unexecuted (a
   quick local build).
 
 Registered in ``mkdocs.yml`` under ``hooks:``. ``on_files`` runs before mkdocs-jupyter's (priority 100)
@@ -24,6 +24,7 @@ the build free of torch.
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -60,7 +61,7 @@ def _csv_table(name: str, columns: list[str]) -> str:
 def kaolin_install_md() -> str:
     """The kaolin install guide, from the doctor's tables and planner."""
     from smrnb.doctor import tables
-    from smrnb.doctor.install import install_plan
+    from smrnb.doctor._install import install_plan
 
     k = tables._kaolin()
     rel_rows = []
@@ -93,7 +94,7 @@ def kaolin_install_md() -> str:
     return f"""# kaolin install guide
 
 *Generated at build time by `docs/_gen.py` from the doctor's tables (`smrnb/doctor/tables/`) and its planner
-(`smrnb.doctor.install.install_plan`): the same data `%smr_doctor` uses, so this page cannot disagree with it.*
+(`smrnb.doctor._install.install_plan`): the same data `%smr_doctor` uses, so this page cannot disagree with it.*
 
 smrnb works without kaolin (plain PyTorch everywhere); kaolin adds CUDA kernels for voxelization, marching cubes and
 rendering. {WHEEL_PAGE_NOTE}: `{k["wheel_page"]}`. A wheel must match the installed torch's **patch** version
@@ -169,6 +170,9 @@ def api_md() -> str:
         module = smrnb._LAZY.get(name)
         if module is None:
             module = "smrnb._errors" if name.endswith("Error") else "smrnb"
+        else:  # where it is defined: a package may offer it lazily, which the docs' static reader cannot follow
+            home = getattr(getattr(importlib.import_module(module), name), "__module__", None)
+            module = home if isinstance(home, str) and home.startswith("smrnb.") else module
         top = module.split(".")[1] if module.count(".") else "smrnb"
         groups.setdefault(top.lstrip("_") or "smrnb", []).append(f"{module}.{name}")
     titles = {"errors": "Errors", "doctor": "Doctor", "geometry": "Geometry", "datasets": "Datasets",
@@ -202,7 +206,7 @@ def benchmarks_md() -> str:
 
 def codes_md() -> str:
     """The finding-codes page, generated from the doctor's one table of codes (as CODES.md is)."""
-    from smrnb.doctor.codes import codes_markdown
+    from smrnb.doctor._codes import codes_markdown
 
     return codes_markdown()
 

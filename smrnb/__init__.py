@@ -95,38 +95,38 @@ _LAZY: dict[str, str] = {
     "diagnose": "smrnb.doctor",
     "explain": "smrnb.doctor",
     "Report": "smrnb.doctor",
-    "diagnose_cluster": "smrnb.doctor.cluster",
-    "Mesh": "smrnb.geometry.mesh",
-    "PointCloud": "smrnb.geometry.mesh",
-    "Frames": "smrnb.geometry.mesh",
-    "VoxelGrid": "smrnb.geometry.voxels",
-    "OPENNI_TO_OPENGL": "smrnb.geometry.points",
-    "convert_coordinates": "smrnb.geometry.points",
-    "depth_to_points": "smrnb.geometry.points",
-    "frames_to_points": "smrnb.geometry.points",
-    "crop_depth_range": "smrnb.geometry.clean",
-    "remove_statistical_outliers": "smrnb.geometry.clean",
-    "remove_radius_outliers": "smrnb.geometry.clean",
-    "voxel_downsample": "smrnb.geometry.clean",
-    "clean_points": "smrnb.geometry.clean",
-    "pointcloud_to_voxelgrid": "smrnb.geometry.voxels",
-    "pointcloud_to_voxelgrid_pt": "smrnb.geometry.voxels",
-    "voxelgrid_to_mesh": "smrnb.geometry.marching_cubes",
-    "fuse_tsdf": "smrnb.geometry.tsdf",
-    "TSDFVolume": "smrnb.geometry.tsdf",
-    "render_depth": "smrnb.geometry.render",
-    "surface_metrics": "smrnb.geometry.metrics",
-    "depth_error": "smrnb.geometry.metrics",
-    "fill_holes": "smrnb.geometry.repair",
-    "repair_non_manifold": "smrnb.geometry.repair",
-    "simplify_mesh": "smrnb.geometry.simplify",
-    "subdivide_mesh": "smrnb.geometry.simplify",
-    "auto_uv": "smrnb.geometry.uv",
-    "bake_texture": "smrnb.geometry.texture",
-    "compute_face_normals": "smrnb.geometry.normals",
-    "compute_vertex_normals": "smrnb.geometry.normals",
-    "export_mesh": "smrnb.geometry.io",
-    "load_mesh": "smrnb.geometry.io",
+    "diagnose_cluster": "smrnb.doctor",
+    "Mesh": "smrnb.geometry",
+    "PointCloud": "smrnb.geometry",
+    "Frames": "smrnb.geometry",
+    "VoxelGrid": "smrnb.geometry",
+    "OPENNI_TO_OPENGL": "smrnb.geometry",
+    "convert_coordinates": "smrnb.geometry",
+    "depth_to_points": "smrnb.geometry",
+    "frames_to_points": "smrnb.geometry",
+    "crop_depth_range": "smrnb.geometry",
+    "remove_statistical_outliers": "smrnb.geometry",
+    "remove_radius_outliers": "smrnb.geometry",
+    "voxel_downsample": "smrnb.geometry",
+    "clean_points": "smrnb.geometry",
+    "pointcloud_to_voxelgrid": "smrnb.geometry",
+    "pointcloud_to_voxelgrid_pt": "smrnb.geometry",
+    "voxelgrid_to_mesh": "smrnb.geometry",
+    "fuse_tsdf": "smrnb.geometry",
+    "TSDFVolume": "smrnb.geometry",
+    "render_depth": "smrnb.geometry",
+    "surface_metrics": "smrnb.geometry",
+    "depth_error": "smrnb.geometry",
+    "fill_holes": "smrnb.geometry",
+    "repair_non_manifold": "smrnb.geometry",
+    "simplify_mesh": "smrnb.geometry",
+    "subdivide_mesh": "smrnb.geometry",
+    "auto_uv": "smrnb.geometry",
+    "bake_texture": "smrnb.geometry",
+    "compute_face_normals": "smrnb.geometry",
+    "compute_vertex_normals": "smrnb.geometry",
+    "export_mesh": "smrnb.geometry",
+    "load_mesh": "smrnb.geometry",
     "load_sample": "smrnb.datasets",
     "load_redwood": "smrnb.datasets",
     "load_tum": "smrnb.datasets",
@@ -134,7 +134,7 @@ _LAZY: dict[str, str] = {
     "Pipeline": "smrnb.pipeline",
     "get_step": "smrnb.pipeline",
     "list_steps": "smrnb.pipeline",
-    "batch": "smrnb.pipeline._batch",
+    "batch": "smrnb.pipeline",
     "Viewer": "smrnb.widgets",
     "StepWidget": "smrnb.widgets",
     "ReconstructionApp": "smrnb.widgets",
@@ -162,13 +162,13 @@ def __dir__() -> list[str]:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext smrnb``: register the magics and check the loader environment now."""
-    from smrnb import magics
+    from smrnb.doctor import load_ipython_extension as load  # the doctor loads with the extension
 
-    magics.load_ipython_extension(ipython)
+    load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext smrnb``: remove the post-cell hook and the exception hook."""
-    from smrnb import magics
+    from smrnb.doctor import unload_ipython_extension as unload
 
-    magics.unload_ipython_extension(ipython)
+    unload(ipython)

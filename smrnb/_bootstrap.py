@@ -11,8 +11,8 @@ each command sets up what it needs on first use and then runs:
    downloaded and smrnb never changes it), else the build that fits the machine (:func:`torch_choice`: a
    CPU build where no NVIDIA driver answers, a CUDA build the driver runs where one does;
    ``SMRNB_TORCH`` overrides the requirement);
-3. smrnb itself, editable, with the extras the command needs (``demo``: ``recon``; ``test``:
-   ``test,docs``; ``lab``: ``lab``);
+3. smrnb itself, editable, with the extras the command needs (:data:`smrnb._extras.COMMAND_EXTRAS`:
+   ``demo``: ``recon``; ``test``: ``test,docs``; ``lab``: ``lab``);
 4. for ``test``: Debian's ``chromium`` (the real-browser tests drive it), through apt-get when run
    as root, otherwise the command to run is printed.
 
@@ -24,7 +24,7 @@ at once and names the two ways forward (a wheel folder, or a Python whose torch 
 A stamp file in the environment records what was installed, from which ``pyproject.toml``: a second
 run installs nothing and starts at once. Then the command runs inside the environment
 (``smrnb demo`` / ``python -m pytest -q``) and the next thing to try is printed. Everything here is
-standard library: it runs before any dependency exists. Outside a source checkout (smrnb installed
+standard library (and smrnb's own root modules, which are too): it runs before any dependency exists. Outside a source checkout (smrnb installed
 from a wheel) ``demo`` runs in the current environment and ``test`` says where the tests live.
 """
 
@@ -45,8 +45,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-#: extras per command (``setup`` takes ``--for``)
-EXTRAS = {"demo": ("recon",), "test": ("test", "docs"), "lab": ("lab",)}
+from smrnb._extras import COMMAND_EXTRAS
+
 #: the CPU build used where there is no NVIDIA driver (a local wheel where pip's configuration has
 #: one, else the CPU index of download.pytorch.org)
 TORCH_CPU = "torch==2.13.0"
@@ -515,7 +515,7 @@ def _install_torch(py: Path, venv: Path, n: int, wheels: Path | None, registry: 
 def ensure(root: Path, command: str) -> Path:
     """Set up ``.venv`` for ``command`` (idempotent); returns the environment's Python."""
     venv = venv_dir(root)
-    want = set(EXTRAS[command])
+    want = set(COMMAND_EXTRAS[command])
     wheels = wheel_folder()
     py = make_venv(venv)
     stamp = _stamp(venv)
@@ -694,7 +694,7 @@ def main(argv: list[str] | None = None) -> int:
         return smrnb_main(argv)
     root = checkout_root()
     target = (args[0] if args else "test") if command == "setup" else command
-    if target not in EXTRAS:
+    if target not in COMMAND_EXTRAS:
         print(f"smrnb: setup takes demo, test or lab, got {target!r}", file=sys.stderr)
         return 2
     if root is None:  # an installed smrnb: use the environment as it is
@@ -712,5 +712,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if command == "setup" else run_inside(command, args, root)
 
 
-__all__ = ["EXTRAS", "TORCH_CPU", "checkout_root", "ensure", "link_torch", "main", "nvidia_driver", "reach",
+__all__ = ["TORCH_CPU", "checkout_root", "ensure", "link_torch", "main", "nvidia_driver", "reach",
            "reuse_decision", "starting_torch", "torch_choice", "wheel_folder"]

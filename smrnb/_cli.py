@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import sys
 
+from smrnb._extras import MissingExtraError
+
 
 def main(argv: list[str] | None = None) -> int:
-    from smrnb._extras import MissingExtraError
-
     try:
         from smrnb.pipeline.cli import main as pipeline_main
     except MissingExtraError as exc:

@@ -1,5 +1,6 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""Which optional part of smrnb needs which extra, and the one message when it is missing.
+"""The extras of smrnb: what each brings, which part of smrnb needs which, which each ``python3 -m smrnb``
+command installs, and the one message when one is missing.
 
 ``pip install smrnb`` is the doctor alone (no torch: the doctor must not change the torch it
 diagnoses). The reconstruction core (``smrnb.geometry``, ``smrnb.datasets``, ``smrnb.pipeline``)
@@ -21,6 +22,8 @@ EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "lab": ("the widgets and JupyterLab", ("ipywidgets", "pythreejs", "IPython")),
     "cluster": ("batch runs on Dask", ("dask", "distributed")),
 }
+#: ``python3 -m smrnb`` command -> the extras it installs into the project's environment (:mod:`smrnb._bootstrap`)
+COMMAND_EXTRAS: dict[str, tuple[str, ...]] = {"demo": ("recon",), "test": ("test", "docs"), "lab": ("lab",)}
 #: smrnb subpackage -> the extras it needs
 PARTS: dict[str, tuple[str, ...]] = {
     "smrnb.geometry": ("recon",),
@@ -65,4 +68,4 @@ def require(part: str) -> None:
             raise MissingExtraError(message(part, extra, absent))
 
 
-__all__ = ["EXTRAS", "PARTS", "MissingExtraError", "message", "missing", "require"]
+__all__ = ["COMMAND_EXTRAS", "EXTRAS", "PARTS", "MissingExtraError", "message", "missing", "require"]

@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._text import short
 
-
-def _short(value: Any, limit: int = 120) -> str:
-    r = repr(os.fspath(value) if isinstance(value, os.PathLike) else value)
-    return r if len(r) <= limit else r[: limit - 3] + "..."
+_PATH_CHARS = 120  # a path echoed in a message is cut to about this many characters
 
 
 def as_path(path: Any, name: str = "path") -> Path:
@@ -31,9 +29,9 @@ def as_path(path: Any, name: str = "path") -> Path:
         raise SmrnbTypeError(f"{name} must be a str or os.PathLike file path, got {type(path).__name__}")
     p = os.fspath(path)
     if not isinstance(p, str) or not p.strip():
-        raise SmrnbValueError(f"{name} must be a non-empty file path, got {_short(p)}")
+        raise SmrnbValueError(f"{name} must be a non-empty file path, got {short(p, _PATH_CHARS)}")
     if "\x00" in p:
-        raise SmrnbValueError(f"{name} must not contain NUL characters, got {_short(p)}")
+        raise SmrnbValueError(f"{name} must not contain NUL characters, got {short(p, _PATH_CHARS)}")
     return Path(p).expanduser()
 
 
@@ -41,19 +39,19 @@ def check_writable(path: Any, name: str = "path") -> Path:
     """Raise unless a file can be written at ``path`` (parents may be missing: they will be created)."""
     p = as_path(path, name)
     if p.is_dir():
-        raise SmrnbValueError(f"{name} {_short(str(p))} is a folder; give a file name inside it, e.g. "
-                              f"{_short(str(p / 'mesh.glb'))}")
+        raise SmrnbValueError(f"{name} {short(str(p), _PATH_CHARS)} is a folder; give a file name inside it, e.g. "
+                              f"{short(str(p / 'mesh.glb'), _PATH_CHARS)}")
     anc = p.parent
     while not anc.exists():
         if anc.parent == anc:
             break
         anc = anc.parent
     if anc.exists() and not anc.is_dir():
-        raise SmrnbValueError(f"{name} {_short(str(p))} cannot be written: {_short(str(anc))} is a file, not a folder")
+        raise SmrnbValueError(f"{name} {short(str(p), _PATH_CHARS)} cannot be written: {short(str(anc), _PATH_CHARS)} is a file, not a folder")
     try:
         fd, tmp = tempfile.mkstemp(prefix=".smrnb-probe-", dir=anc)
     except OSError as exc:
-        raise SmrnbValueError(f"{name} {_short(str(p))} cannot be written: folder {_short(str(anc))} does not accept "
+        raise SmrnbValueError(f"{name} {short(str(p), _PATH_CHARS)} cannot be written: folder {short(str(anc), _PATH_CHARS)} does not accept "
                               f"new files ({exc.strerror or exc})") from None
     os.close(fd)
     with contextlib.suppress(OSError):
@@ -73,7 +71,7 @@ def atomic_write(path: Any, data: bytes | str, name: str = "path") -> bool:
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise SmrnbValueError(f"{name} {_short(str(p))}: cannot create folder {_short(str(p.parent))} "
+        raise SmrnbValueError(f"{name} {short(str(p), _PATH_CHARS)}: cannot create folder {short(str(p.parent), _PATH_CHARS)} "
                               f"({exc.strerror or exc})") from None
     existed = p.exists()
     tmp = None
@@ -95,7 +93,7 @@ def atomic_write(path: Any, data: bytes | str, name: str = "path") -> bool:
         tmp = None
     except OSError as exc:
         kept = "the previous file is unchanged" if existed else "nothing was written"
-        raise SmrnbValueError(f"{name} {_short(str(p))} could not be written ({exc.strerror or exc}); {kept}") from None
+        raise SmrnbValueError(f"{name} {short(str(p), _PATH_CHARS)} could not be written ({exc.strerror or exc}); {kept}") from None
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
@@ -114,13 +112,13 @@ def confine(path: Any, root: Any, name: str = "path") -> Path:
     p = as_path(path, name)
     r = Path(os.path.abspath(as_path(root, "output folder")))
     if p.is_absolute():
-        raise SmrnbValueError(f"{name} {_short(str(p))} is absolute; a config writes only inside the output folder "
-                              f"{_short(str(r))}: give a relative path (or pass --output)")
+        raise SmrnbValueError(f"{name} {short(str(p), _PATH_CHARS)} is absolute; a config writes only inside the output folder "
+                              f"{short(str(r), _PATH_CHARS)}: give a relative path (or pass --output)")
     full = Path(os.path.abspath(r / p))
     real_root = Path(os.path.realpath(r))
     real_full = Path(os.path.realpath(full))
     if not (full == r or r in full.parents) or not (real_full == real_root or real_root in real_full.parents):
-        raise SmrnbValueError(f"{name} {_short(str(p))} leads outside the output folder {_short(str(r))}; "
+        raise SmrnbValueError(f"{name} {short(str(p), _PATH_CHARS)} leads outside the output folder {short(str(r), _PATH_CHARS)}; "
                               "use a path inside it")
     return full
 

@@ -232,5 +232,8 @@ def _serve(answer_fd: int, preload: list[str]) -> None:
         out.flush()
 
 
+__all__ = ["ENV", "call", "helper_pid", "prewarm", "shutdown"]
+
+
 if __name__ == "__main__":
     _serve(int(sys.argv[1]), sys.argv[2:])

@@ -6,16 +6,15 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
-_REPR = reprlib.Repr()
-_REPR.maxstring = 80
-_REPR.maxother = 80
-_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 6
-_REPR.maxlevel = 3
 
-
-def short(value: Any) -> str:
-    """``repr(value)`` cut to about 80 characters, without building the full repr of a deep or huge value."""
-    return _REPR.repr(value)
+def short(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to about ``limit`` characters (a long string keeps its head and tail around
+    ``...``; containers show 6 items, 3 levels deep), without building the full repr of a deep or huge value."""
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = limit
+    r.maxlist = r.maxtuple = r.maxdict = r.maxset = 6
+    r.maxlevel = 3
+    return r.repr(value)
 
 
 def cap(message: str, limit: int = 2000) -> str:

@@ -41,3 +41,5 @@ def unwrap(vs: np.ndarray, fs: np.ndarray, opts: dict[str, Any]) -> dict[str, An
     if out["atlas_count"] == 1:
         out["vmap"], out["idx"], out["uvs"] = (np.asarray(a) for a in atlas[0])
     return out
+
+__all__ = ["unwrap"]

@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from smrnb._text import short
+
 #: what the verdict lines start with
 RIGHT, WRONG, TODO, HINT = "\u2705", "\u274c", "\u270f\ufe0f", "\U0001f4a1"
 
@@ -85,12 +87,9 @@ def _plain(x: Any) -> Any:
     return x
 
 
-def _short(x: Any, limit: int = 60) -> str:
-    if isinstance(x, float):
-        text = f"{x:.6g}"
-    else:
-        text = repr(x)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _short(x: Any) -> str:
+    """An answer as shown in feedback: a float in 6 significant digits, anything else as :func:`short` (60)."""
+    return f"{x:.6g}" if isinstance(x, float) else short(x, 60)
 
 
 def _kind(x: Any) -> str:

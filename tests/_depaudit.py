@@ -5,7 +5,7 @@ A pytest plugin (registered by ``conftest.py``): it remembers the modules loaded
 starts, and at the end maps every top-level module imported since (by the tests, or by a library
 a test called, as trimesh imports ``rtree`` for ray casting) to the distribution that installed it.
 Each distribution must be declared: by ``pyproject.toml`` for the extras the README's test command
-installs (:data:`smrnb._bootstrap.EXTRAS` ``["test"]``), or as a requirement of a declared one,
+installs (:data:`smrnb._extras.COMMAND_EXTRAS` ``["test"]``), or as a requirement of a declared one,
 followed down the tree. An undeclared one fails the session with its name -- the missing install
 step that a machine where someone had installed it by hand would hide. ``SMRNB_DEP_AUDIT=0`` turns
 the audit off (for a quick local run against a hand-made environment).
@@ -137,10 +137,10 @@ class DependencyAudit:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if os.environ.get("SMRNB_DEP_AUDIT") == "0":
             return
-        from smrnb._bootstrap import EXTRAS
+        from smrnb._extras import COMMAND_EXTRAS
 
         new = {m.split(".")[0] for m in set(sys.modules) - self.before}
-        missing, unknown = undeclared(new, declared_distributions(self.repo, EXTRAS["test"]), self.repo)
+        missing, unknown = undeclared(new, declared_distributions(self.repo, COMMAND_EXTRAS["test"]), self.repo)
         tr = session.config.pluginmanager.get_plugin("terminalreporter")
         lines = [f"the tests imported {', '.join(sorted(set(mods)))} from the distribution {dist!r}, which no "
                  f"install step of the project declares: add {dist} to an extra in pyproject.toml"

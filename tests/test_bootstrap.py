@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from smrnb import _bootstrap as b
+from smrnb._extras import COMMAND_EXTRAS
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -60,7 +61,7 @@ def test_the_driver_is_read_from_nvidia_smi_and_a_broken_one_is_none(monkeypatch
 
 def test_commands_and_extras():
     assert b.checkout_root() == REPO
-    assert b.EXTRAS["demo"] == ("recon",) and set(b.EXTRAS["test"]) == {"test", "docs"}
+    assert COMMAND_EXTRAS["demo"] == ("recon",) and set(COMMAND_EXTRAS["test"]) == {"test", "docs"}
     r = subprocess.run([sys.executable, "-m", "smrnb", "--help"], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert r.returncode == 0 and "python3 -m smrnb demo" in r.stdout and "python3 -m smrnb test" in r.stdout
     r = subprocess.run([sys.executable, "-m", "smrnb", "setup", "banana"], capture_output=True, text=True, cwd=REPO,

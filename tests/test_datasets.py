@@ -16,7 +16,7 @@ from PIL import Image
 
 import smrnb
 from smrnb.datasets import load_7scenes, load_redwood, load_sample, load_tum, read_log, sample_path, write_log
-from smrnb.geometry.mesh import Frames
+from smrnb.geometry import Frames
 
 
 def _png16(path: Path, a: np.ndarray) -> None:
@@ -272,7 +272,7 @@ def test_tum_real_frame(shared_data, tmp_path):
     assert 0.3 < float(valid.median()) < 6.0  # a Kinect room scene in metres (x1000 would be 5x too deep)
     assert 0.15 < float((fr.depth == 0).float().mean()) < 0.23  # README: ~19 % zeros
     pc = smrnb.depth_to_points(fr.depth[0], fr.K, color=fr.color[0])
-    from smrnb.geometry.clean import check_points
+    from smrnb.geometry import check_points
 
     assert check_points(pc).ok
 

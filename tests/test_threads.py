@@ -171,7 +171,7 @@ def test_caller_setting_is_kept(monkeypatch):
 
 def test_public_steps_run_under_the_policy(monkeypatch):
     torch = pytest.importorskip("torch")
-    from smrnb.geometry.marching_cubes import marching_cubes
+    from smrnb.geometry._marching_cubes import marching_cubes
 
     seen = []
     real = torch.set_num_threads

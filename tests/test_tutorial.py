@@ -163,7 +163,7 @@ def test_simplify_meets_the_vertex_budget_without_losing_parts(tutorial):
     assert rep["target_number_of_vertices"] == 80000
     if filled.num_vertices > 80000:
         assert simple.num_vertices < filled.num_vertices
-    from smrnb.geometry.simplify import _components
+    from smrnb.geometry._simplify import _components
     n_out = len(np.unique(_components(simple.faces.numpy(), simple.num_vertices)))
     assert n_out >= rep["components"] - 1
 

@@ -30,3 +30,10 @@ from smrnb.datasets._tum import load_tum  # noqa: E402
 
 __all__ = ["iter_redwood", "load_7scenes", "load_redwood", "load_sample", "load_tum", "read_intrinsic_json", "read_log",
            "sample_path", "write_log"]
+
+# ------------------------------------------------------------------ offered to the other smrnb packages
+# Not part of smrnb's public API: the pipeline opens its source through these ('sample' or a dataset
+# folder, its layout detected, as Frames; a mesh or point-cloud file as Mesh / PointCloud).
+from smrnb.datasets._open import load_frames, load_geometry  # noqa: E402, F401
+
+INTERNAL_API = ("load_frames", "load_geometry")

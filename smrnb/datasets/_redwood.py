@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.datasets._io import (
+from smrnb.datasets._reader import (
     PRIMESENSE_K,
     PoseLines,
     as_dir,
@@ -24,8 +24,7 @@ from smrnb.datasets._io import (
     read_text_file,
     select,
 )
-from smrnb.geometry import check_int_range, check_K
-from smrnb.geometry.mesh import Frames
+from smrnb.geometry import Frames, check_int_range, check_K
 
 _IMG_EXT = (".jpg", ".jpeg", ".png")
 _INTRINSIC_NAMES = ("camera_primesense.json", "camera_intrinsic.json", "intrinsic.json", "intrinsics.json")

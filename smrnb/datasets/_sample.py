@@ -8,7 +8,7 @@ from pathlib import Path
 
 from smrnb._errors import SmrnbValueError
 from smrnb.datasets._redwood import load_redwood
-from smrnb.geometry.mesh import Frames
+from smrnb.geometry import Frames
 
 
 def sample_path() -> Path:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from smrnb._errors import SmrnbValueError
-from smrnb.datasets._io import (
+from smrnb.datasets._reader import (
     PoseLines,
     as_dir,
     build_frames,
@@ -21,7 +21,7 @@ from smrnb.datasets._io import (
     read_matrix_txt,
     select,
 )
-from smrnb.geometry.mesh import Frames
+from smrnb.geometry import Frames
 
 #: 7-Scenes depth camera (Kinect v1), as used by andyzeng/tsdf-fusion-python
 SEVENSCENES_K = (585.0, 585.0, 320.0, 240.0)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from smrnb._errors import SmrnbValueError
-from smrnb.datasets._io import (
+from smrnb.datasets._reader import (
     PRIMESENSE_K,
     PoseLines,
     as_dir,
@@ -22,7 +22,7 @@ from smrnb.datasets._io import (
     read_text_file,
     select,
 )
-from smrnb.geometry.mesh import Frames
+from smrnb.geometry import Frames
 
 #: calibrated intrinsics per TUM sensor (fx, fy, cx, cy), from the TUM RGB-D "file formats" page;
 #: ``default`` is the ROS default the depth images were registered with.

@@ -14,24 +14,29 @@ Importing this package imports neither torch nor kaolin.
 
 from __future__ import annotations
 
+import importlib
+import sys
 import time
 from collections.abc import Iterable
 from typing import Any
 
-# The submodule ``smrnb.doctor.explain`` shares its name with the function :func:`explain` below:
-# import it first so that the function, defined afterwards, is what ``smrnb.doctor.explain`` names.
-from smrnb.doctor import explain as _explain_module  # noqa: F401
+from smrnb._errors import SmrnbTypeError
+from smrnb._version import __version__
 from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, Finding, ProbeContext, check_timeout
-from smrnb.doctor.report import Report
+from smrnb.doctor._report import Report, environment_summary
+from smrnb.doctor.probes import collect, expand_layers
+from smrnb.doctor.rules import evaluate
 
-__all__ = ["diagnose", "explain", "Report", "LAYERS", "Finding"]
+__all__ = ["LAYERS", "Finding", "Report", "SmrnbEnvironmentWarning", "diagnose", "diagnose_cluster", "explain",
+           "install_plan", "tables", "write_kernelspec"]
+
+#: names offered to the other smrnb packages (not part of smrnb's public API): the jupyter paths probe and
+#: the report's HTML for the widgets, the IPython extension for ``%load_ext smrnb``
+INTERNAL_API = ("jupyter_paths", "load_ipython_extension", "render_html", "threejs_labextension",
+                "unload_ipython_extension")
 
 
 def _meta(layers: list[str], t0: float, **extra: Any) -> dict[str, Any]:
-    import sys
-
-    from smrnb._version import __version__
-
     return {"layers": layers, "elapsed_s": round(time.perf_counter() - t0, 4), "smrnb_version": __version__,
             "python": sys.version.split()[0], "executable": sys.executable, **extra}
 
@@ -63,9 +68,6 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     Report
         Never raises for a broken machine; bad arguments raise ``SmrnbValueError``/``SmrnbTypeError``.
     """
-    from smrnb.doctor.probes import collect, expand_layers
-    from smrnb.doctor.rules import evaluate
-
     timeout = check_timeout(timeout)
     if isinstance(extension_paths, str):
         extension_paths = [extension_paths]
@@ -77,8 +79,6 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     else:
         ctx.extension_paths = list(ctx.extension_paths) + [str(p) for p in extension_paths]
         ctx.import_check = ctx.import_check or bool(import_check)
-    from smrnb.doctor.report import environment_summary
-
     facts = collect(ctx, wanted)
     findings = evaluate(ctx.facts, wanted)
     return Report(facts, findings, _meta(wanted, t0, timeout_s=float(timeout),
@@ -106,8 +106,7 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
         The text's findings plus the live errors/warnings of the layers they point at (sorted by
         layer, then severity); ``meta["matched"]`` is the number of findings from the text.
     """
-    from smrnb._errors import SmrnbTypeError
-    from smrnb.doctor.explain import explain_text
+    from smrnb.doctor._explain import explain_text  # the signatures and decisions: loaded on first use
 
     if isinstance(text, (bytes, bytearray)):  # a log opened in binary mode
         text = bytes(text).decode("utf-8", errors="replace")
@@ -118,9 +117,6 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
         found = explain_text(text)
         layers_shown = [ly for ly in LAYERS if any(f.layer == ly for f in found)]
         return Report({}, found, _meta(layers_shown, t0, matched=len(found), live=False))
-    from smrnb.doctor.probes import collect, expand_layers
-    from smrnb.doctor.rules import evaluate
-
     timeout = check_timeout(timeout)
     wanted, _ = expand_layers(layers)
     ctx = ctx if ctx is not None else ProbeContext(timeout=float(timeout))
@@ -135,33 +131,31 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
                   _meta(shown, t0, matched=len(found), live=True))
 
 
-# ------------------------------------------------------------------ offered to the other smrnb packages
-# Not part of smrnb's public API: the command runner, redaction, evidence capping and the jupyter
-# paths probe, for the magics, the widgets and the pipeline. Loaded on first use (the jupyter probe
-# imports importlib.metadata).
-_INTERNAL = {
-    "Runner": "smrnb.doctor._model",
-    "CmdResult": "smrnb.doctor._model",
-    "check_timeout": "smrnb.doctor._model",
-    "read_proc_environ": "smrnb.doctor._model",
-    "redact_text": "smrnb.doctor._redact",
-    "process_secrets": "smrnb.doctor._redact",
-    "cap_text": "smrnb.doctor._evidence",
-    "jupyter_paths": "smrnb.doctor.probes.jupyter",
-    "threejs_labextension": "smrnb.doctor.probes.jupyter",
-    "render_html": "smrnb.doctor.report",
+# name -> module that defines it, imported on first use (PEP 562): ``import smrnb.doctor`` loads only what
+# diagnose and explain need
+_LAZY = {
+    "diagnose_cluster": "smrnb.doctor._cluster",
+    "install_plan": "smrnb.doctor._install",
+    "write_kernelspec": "smrnb.doctor._fixes",
+    "jupyter_paths": "smrnb.doctor.probes._jupyter",
+    "threejs_labextension": "smrnb.doctor.probes._jupyter",
+    "render_html": "smrnb.doctor._report",
+    "SmrnbEnvironmentWarning": "smrnb.doctor._magics",
+    "load_ipython_extension": "smrnb.doctor._magics",
+    "unload_ipython_extension": "smrnb.doctor._magics",
 }
 
 
-INTERNAL_API = tuple(sorted(_INTERNAL))
-
-
 def __getattr__(name: str) -> Any:
-    mod = _INTERNAL.get(name)
-    if mod is None:
+    if name == "tables":
+        value = importlib.import_module("smrnb.doctor.tables")
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
         raise AttributeError(f"module 'smrnb.doctor' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(mod), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(INTERNAL_API))

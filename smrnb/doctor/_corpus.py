@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from smrnb.doctor._explain import explain_text
+
 
 def load(path: str | Path) -> list[dict]:
     """The entries of one corpus file (one JSON object per non-empty line)."""
@@ -19,8 +21,6 @@ def load(path: str | Path) -> list[dict]:
 
 def accuracy(rows: list[dict], top: int = 2) -> tuple[int, int]:
     """(right, total) for ``rows``: the right cause among the first ``top`` findings of explain."""
-    from smrnb.doctor.explain import explain_text
-
     ok = 0
     for r in rows:
         codes = [f.code for f in explain_text(r["text"])][:top]

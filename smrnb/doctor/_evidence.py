@@ -7,7 +7,7 @@ each extractor is gated by a literal substring test and its expressions have no 
 so the work is linear in the text. The result is a list of :class:`Evidence` facts (what the text
 *says*: a missing library split into family and version, an undefined symbol and its owner, a GPU
 arch, a CUDA version on the driver or runtime side...), never a cause. Causes are decided from these
-facts by :mod:`smrnb.doctor.explain`.
+facts by :mod:`smrnb.doctor._explain`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+
+from smrnb.doctor.probes._toolkit import cuda_home_shape_problem
 
 #: bytes of text kept from the head and from the tail of a long log
 HEAD_CHARS = 256 * 1024
@@ -324,10 +326,8 @@ def extract(text: str, budget_s: float = TIME_BUDGET_S) -> list[Evidence]:
 
 def cuda_home_problem(value: str) -> str | None:
     """Why a CUDA_HOME value read in a text is broken, or None: the live probe's rule
-    (:func:`smrnb.doctor.probes.toolkit.cuda_home_shape_problem`), on the value as the text shows it
+    (:func:`smrnb.doctor.probes._toolkit.cuda_home_shape_problem`), on the value as the text shows it
     (a shell variable or ``~`` not yet expanded is not judged)."""
-    from smrnb.doctor.probes.toolkit import cuda_home_shape_problem
-
     v = value.strip().strip("'\"")
     if not v or v.lower() in ("none", "''") or v.startswith(("$", "~")):
         return None

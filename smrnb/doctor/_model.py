@@ -7,7 +7,7 @@ Collect / decide / render are separate:
   and returns plain JSON-able facts. Probes never raise: :func:`smrnb.doctor.probes.collect`
   wraps each one and turns any exception into ``{"status": "unavailable", "reason": ...}``.
 * **decide**: rules (``smrnb.doctor.rules``) turn the facts into :class:`Finding` objects.
-* **render**: ``smrnb.doctor.report`` renders findings and facts as HTML / text / JSON / markdown.
+* **render**: ``smrnb.doctor._report`` renders findings and facts as HTML / text / JSON / markdown.
 
 Every external command goes through a :class:`Runner`: list-form argv, a timeout, never
 ``shell=True``, never an exception. Tests swap the runner or put fake executables on PATH.
@@ -16,13 +16,20 @@ Every external command goes through a :class:`Runner`: list-form argv, a timeout
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import selectors
+import shutil
+import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
 
 #: The layers, in the order the report shows them.
 LAYERS: tuple[str, ...] = (
@@ -75,10 +82,6 @@ MAX_TIMEOUT = 3600.0
 def check_timeout(value: object, name: str = "timeout") -> float:
     """``value`` as a float of seconds in ``(0, MAX_TIMEOUT]``; ``SmrnbTypeError``/``SmrnbValueError`` otherwise
     (``inf``, ``nan``, ``1e308`` and negatives are refused: they would overflow the deadlines)."""
-    import math
-
-    from smrnb._errors import SmrnbTypeError, SmrnbValueError
-
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SmrnbTypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
     v = float(value)
@@ -171,8 +174,6 @@ class Runner:
     def _pump(proc: subprocess.Popen, out: list[bytes], err: list[bytes], limit: int, deadline: float,
               input: str | None) -> tuple[bool, bool, str | None]:
         """Read both pipes until EOF, the byte limit or the deadline: ``(flooded, timed_out, error)``."""
-        import selectors
-
         if input is not None and proc.stdin is not None:
             data = input.encode()
 
@@ -214,8 +215,6 @@ class Runner:
 
 def _kill_group(proc: subprocess.Popen) -> None:
     """SIGKILL the child's whole process group (it was started in a new session); never raises."""
-    import signal
-
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (OSError, ProcessLookupError):
@@ -325,14 +324,10 @@ class ProbeContext:
         if self.start_environ is None:
             self.start_environ = read_proc_environ(os.path.join(self.proc_self, "environ"))
         if not self.python:
-            import sys
-
             self.python = sys.executable
 
     def which(self, name: str, path: str | None = None) -> str | None:
         """``shutil.which`` against *this context's* PATH (not the real process's)."""
-        import shutil
-
         return shutil.which(name, path=self.environ.get("PATH", "") if path is None else path)
 
 

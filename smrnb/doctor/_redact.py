@@ -13,7 +13,9 @@ and by the exception hook's echoed line. Secrets are recognised
   ``gho_`` / ``github_pat_``, Hugging Face ``hf_``, AWS ``AKIA``/``ASIA``, Slack ``xox?-``,
   ``sk-`` API keys);
 * **kernelspec env values**: names are shown, values only for path-like variables
-  (:func:`display_env`).
+  (:func:`display_env`);
+* **identity**, for markdown pasted into a public bug report: the home directory, the user name and the
+  host names (:func:`redact_identity`).
 
 Every pass here is linear in the text and runs in C (``str.replace``, and ``re.sub`` / ``re.split``
 with expressions that start at a literal or a quote and never backtrack over more than a bounded
@@ -23,11 +25,14 @@ repeated) costs well under a second (``tests/doctor/test_redaction.py``).
 
 from __future__ import annotations
 
+import getpass
+import os
 import re
+import socket
 from collections.abc import Mapping
 from typing import Any
 
-from smrnb.doctor._model import SECRET_MARKERS, is_secret_name
+from smrnb.doctor._model import SECRET_MARKERS, is_secret_name, read_proc_environ
 
 REDACTED = "<redacted>"
 # values that are never secrets even in a variable named like one (would wreck every text)
@@ -106,10 +111,6 @@ def secret_values(*environs: Mapping[str, str] | None) -> list[str]:
 
 def process_secrets() -> list[str]:
     """:func:`secret_values` of this process's environment, now and at start (``/proc/self/environ``)."""
-    import os
-
-    from smrnb.doctor._model import read_proc_environ
-
     return secret_values(os.environ, read_proc_environ())
 
 
@@ -189,3 +190,48 @@ def display_env(env: Mapping[str, Any], secrets: list[str] | tuple[str, ...] = (
         k = str(k)
         out[k] = redact_text(str(v), secrets) if is_path_like_name(k) and is_path_like_value(v) else REDACTED
     return out
+
+
+# ---------------------------------------------------------------------- identity (bug reports)
+def identity_strings() -> dict[str, str]:
+    """``{string: replacement}`` for the home directory, user name and host names of this machine."""
+    out: dict[str, str] = {}
+    home = os.path.expanduser("~")
+    if home and home not in ("/", "~") and len(home) > 1:
+        out[home.rstrip("/")] = "~"
+    names = set()
+    try:
+        names.add(getpass.getuser())
+    except Exception:  # no user name in some containers
+        pass
+    for var in ("USER", "LOGNAME"):
+        if os.environ.get(var):
+            names.add(os.environ[var])
+    for n in names:
+        if n and len(n) >= 3:
+            out[n] = "<user>"
+    hosts = set()
+    try:
+        hosts.add(socket.gethostname())
+        hosts.add(socket.getfqdn())
+    except OSError:
+        pass
+    for h in hosts:
+        if h and len(h) >= 3 and h not in ("localhost", "localhost.localdomain"):
+            out[h] = "<host>"
+            out[h.split(".")[0]] = "<host>" if len(h.split(".")[0]) >= 3 else h.split(".")[0]
+    return out
+
+
+def redact_identity(text: str, replacements: Mapping[str, str] | None = None) -> str:
+    """Replace home dir by ``~``, user and host names by ``<user>``/``<host>`` (whole words)."""
+    reps = identity_strings() if replacements is None else dict(replacements)
+    for s in sorted(reps, key=len, reverse=True):
+        r = reps[s]
+        if r == s:
+            continue
+        if s.startswith("/"):
+            text = re.sub(re.escape(s) + r"(?=/|\b|$)", r, text)
+        else:
+            text = re.sub(r"(?<![A-Za-z0-9_.-])" + re.escape(s) + r"(?![A-Za-z0-9_-])", r, text)
+    return text

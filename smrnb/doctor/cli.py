@@ -7,7 +7,7 @@ Commands::
     smr-doctor explain [TEXT|-]         explain a pasted error (argument, or stdin with - / nothing)
     smr-doctor fix kernelspec [--name N] [--dry-run] [--force]
     smr-doctor fix snippets             ~/.bashrc, sbatch, systemd, JupyterHub snippets
-    smr-doctor codes                    print CODES.md (every finding code)
+    smr-doctor codes [--write]          print CODES.md (every finding code), or write it beside the code
 
 Options (any position): ``--json``, ``--markdown``, ``--layer L`` (repeatable), ``--extension PATH``
 (repeatable), ``--import-check``, ``--timeout S``.
@@ -17,17 +17,22 @@ Exit status: 0 no errors found, 1 errors found (or a fix failed), 2 usage error.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from collections.abc import Sequence
 
-from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, MAX_TIMEOUT
+from smrnb._errors import SmrnbError
+from smrnb.doctor import diagnose, explain
+from smrnb.doctor._cluster import diagnose_cluster
+from smrnb.doctor._codes import CODES_PATH, codes_markdown
+from smrnb.doctor._fixes import snippets_text, write_kernelspec
+from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, MAX_TIMEOUT, check_timeout
+from smrnb.doctor._redact import process_secrets, redact_text
 
 
 def _positive_float(text: str) -> float:
     """``--timeout``: a finite number of seconds in (0, MAX_TIMEOUT]; anything else is a usage error."""
-    from smrnb._errors import SmrnbError
-    from smrnb.doctor._model import check_timeout
-
     try:
         v = float(text)
     except ValueError:
@@ -79,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     ks.add_argument("--force", action="store_true", help="replace an existing kernelspec of that name")
     fsub.add_parser("snippets", parents=[_common(False)],
                     help="print ~/.bashrc, sbatch, systemd and JupyterHub snippets")
-    sub.add_parser("codes", help="print the documentation of every finding code (CODES.md)")
+    cd = sub.add_parser("codes", help="print the documentation of every finding code (CODES.md)")
+    cd.add_argument("--write", action="store_true", help="write smrnb/doctor/CODES.md instead of printing it")
     cl = sub.add_parser("cluster", parents=[_common(False)],
                         help="run the doctor on every worker of a Dask cluster and show what differs")
     cl.add_argument("--scheduler", required=True, metavar="ADDRESS", help="the Dask scheduler (tcp://host:8786)")
@@ -97,8 +103,6 @@ def _emit(report, args) -> int:
 
 
 def _redacted(text: str) -> str:
-    from smrnb.doctor._redact import process_secrets, redact_text
-
     return redact_text(text, process_secrets())
 
 
@@ -108,8 +112,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
     except BrokenPipeError:  # `smr-doctor --json | head`: stop quietly
-        import os
-
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
@@ -127,21 +129,19 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     cmd = args.command or "check"
     if cmd == "codes":
-        from smrnb.doctor.codes import codes_markdown
-
-        print(codes_markdown(), end="")
+        if args.write:
+            CODES_PATH.write_text(codes_markdown(), encoding="utf-8")
+            print(f"wrote {CODES_PATH}")
+        else:
+            print(codes_markdown(), end="")
         return 0
     if cmd == "cluster":
         return _cluster(args)
     if cmd == "check":
-        from smrnb.doctor import diagnose
-
         report = diagnose(layers=args.layer, extension_paths=args.extension or (),
                           import_check=args.import_check, timeout=args.timeout)
         return _emit(report, args)
     if cmd == "explain":
-        from smrnb.doctor import explain
-
         text = " ".join(args.text)
         if not args.text or text.strip() == "-":
             text = sys.stdin.read()
@@ -153,10 +153,6 @@ def _main(argv: Sequence[str] | None) -> int:
                   file=sys.stderr)
         return _emit(report, args)
     # fix
-    from smrnb._errors import SmrnbError
-    from smrnb.doctor import diagnose
-    from smrnb.doctor.fixes import snippets_text, write_kernelspec
-
     report = diagnose(layers=["torch", "toolkit", "jupyter", "context"], timeout=args.timeout)
     if args.fix_command == "snippets":
         print(_redacted(snippets_text(facts=report.facts)), end="")
@@ -185,8 +181,6 @@ def _cluster(args) -> int:
     except ImportError:
         print('smr-doctor cluster: needs dask.distributed: pip install "smrnb[cluster]"', file=sys.stderr)
         return 2
-    from smrnb.doctor.cluster import diagnose_cluster
-
     try:
         client = Client(args.scheduler, timeout=max(10.0, args.timeout * 4))
     except (OSError, TimeoutError) as exc:
@@ -196,8 +190,6 @@ def _cluster(args) -> int:
         rep = diagnose_cluster(client, layers=args.layer, timeout=args.timeout)
     finally:
         client.close()
-    import json
-
     print(json.dumps(rep.to_dict(), indent=1, default=str) if args.json else rep)
     errors = any(f.get("severity") == "error" for g in rep.groups for f in g.findings)
     return 1 if errors or rep.failed else 0

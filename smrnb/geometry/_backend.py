@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,8 +106,6 @@ def kaolin_voxelize(points: torch.Tensor, resolution: int, origin: torch.Tensor,
     ``round((p - origin) / scale * (R - 1))`` and drops points outside ``[0, R - 1]`` silently.
     Raises whatever kaolin raises; callers check availability with :func:`use_kaolin` first.
     """
-    import warnings
-
     k = get_kaolin()
     if k is None:
         raise RuntimeError(f"kaolin is not usable: {_state['reason']}")

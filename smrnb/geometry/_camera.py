@@ -1,7 +1,7 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """The one home of camera and pose validation: every step that takes intrinsics or poses
 (``depth_to_points``, ``frames_to_points``, ``render_depth``, ``fuse_tsdf``/``TSDFVolume``, the
-:class:`~smrnb.geometry.mesh.Frames` constructor and so the dataset readers) judges them here, so
+:class:`~smrnb.geometry._mesh.Frames` constructor and so the dataset readers) judges them here, so
 they agree on what is accepted.
 
 Rules

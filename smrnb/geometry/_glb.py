@@ -388,3 +388,6 @@ def read_glb(data: bytes) -> dict[str, Any]:
     if texture is not None:
         out["texture"] = texture
     return out
+
+__all__ = ["QUANTIZE", "TEXTURE_FORMATS", "TextureInfo", "encode_texture", "fill_empty_texels", "needs_own_reader",
+           "read_glb", "write_glb"]

@@ -12,15 +12,10 @@ from typing import Any
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._text import short
 
 #: device types smrnb runs on
 DEVICE_TYPES = ("cpu", "cuda")
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """``repr`` cut to ``limit`` characters: messages never echo unbounded values."""
-    r = repr(value)
-    return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
 def parse_device(device: Any, name: str = "device") -> torch.device:
@@ -32,12 +27,12 @@ def parse_device(device: Any, name: str = "device") -> torch.device:
         try:
             dev = torch.device(device.strip())
         except (RuntimeError, ValueError):
-            raise SmrnbValueError(f"{name} must be 'cpu' or 'cuda' (or 'cuda:N'), got {_short(device)}") from None
+            raise SmrnbValueError(f"{name} must be 'cpu' or 'cuda' (or 'cuda:N'), got {short(device, 60)}") from None
     else:
         raise SmrnbTypeError(f"{name} must be a str ('cpu', 'cuda', 'cuda:N') or torch.device, "
                              f"got {type(device).__name__}")
     if dev.type not in DEVICE_TYPES:
-        raise SmrnbValueError(f"{name} must be 'cpu' or 'cuda' (or 'cuda:N'), got {_short(device)}")
+        raise SmrnbValueError(f"{name} must be 'cpu' or 'cuda' (or 'cuda:N'), got {short(device, 60)}")
     return dev
 
 
@@ -51,11 +46,11 @@ def resolve_device(device: Any, name: str = "device") -> torch.device:
     if dev.type == "cuda":
         if not torch.cuda.is_available():
             build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
-            raise SmrnbValueError(f"{name}={_short(str(device))}: torch {torch.__version__} ({build}) sees no CUDA GPU "
+            raise SmrnbValueError(f"{name}={short(str(device), 60)}: torch {torch.__version__} ({build}) sees no CUDA GPU "
                                   "here; use device='cpu', or run `smr-doctor` to see why")
         n = torch.cuda.device_count()
         if dev.index is not None and dev.index >= n:
-            raise SmrnbValueError(f"{name}={_short(str(device))}: this machine has {n} CUDA GPU(s) (cuda:0.."
+            raise SmrnbValueError(f"{name}={short(str(device), 60)}: this machine has {n} CUDA GPU(s) (cuda:0.."
                                   f"cuda:{n - 1})")
     return dev
 

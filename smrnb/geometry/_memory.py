@@ -61,7 +61,7 @@ def _cgroup_free(root: Path = Path("/sys/fs/cgroup")) -> int | None:
 def _rlimit_free() -> int | None:
     """RLIMIT_AS minus the current virtual size, or None when unlimited."""
     try:
-        import resource
+        import resource  # Unix only: elsewhere there is no address-space limit to read
 
         soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
     except (ImportError, OSError, ValueError):
@@ -123,14 +123,19 @@ def memory_budget(device: torch.device | str = "cpu") -> int:
 
 
 def require(estimate: int, device: torch.device | str, what: str, knob: str, hint: str,
-            budget: int | None = None) -> None:
-    """Raise :class:`MemoryEstimateError` when ``estimate`` bytes exceed the budget (``budget`` or
-    :func:`memory_budget`)."""
+            budget: int | None = None, *, detail: str = "", limit: str = "the memory budget") -> None:
+    """Raise :class:`MemoryEstimateError` when ``estimate`` bytes exceed ``budget`` (default
+    :func:`memory_budget` of ``device``): the one place a step refuses for memory.
+
+    The message reads ``{what} would need about {estimate} ({detail}) on {device}, over {limit} of
+    {budget}; {hint}``; ``knob`` names the parameter to turn (``"a/b"`` for either of two).
+    """
     budget = memory_budget(device) if budget is None else int(budget)
     if estimate > budget:
         raise MemoryEstimateError(
-            f"{what} needs about {format_bytes(estimate)} on {torch.device(device)}, over the "
-            f"{format_bytes(budget)} available; {hint}", estimate_bytes=int(estimate), budget_bytes=budget, knob=knob)
+            f"{what} would need about {format_bytes(estimate)}{f' ({detail})' if detail else ''} on "
+            f"{torch.device(device)}, over {limit} of {format_bytes(budget)}; {hint}",
+            estimate_bytes=int(estimate), budget_bytes=budget, knob=knob)
 
 
 __all__ = ["memory_budget", "require", "FRACTION", "ENV"]

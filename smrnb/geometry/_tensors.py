@@ -1,7 +1,7 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""Small device tensors made once: on a GPU, a ``torch.tensor([...], device=...)`` per call is a
-host-to-device copy that waits for the device, and the marching cubes and voxelization calls are
-bound by such fixed costs at the sizes of interest."""
+"""Tensor helpers: small device tensors made once (on a GPU, a ``torch.tensor([...], device=...)`` per
+call is a host-to-device copy that waits for the device, and the marching cubes and voxelization calls
+are bound by such fixed costs at the sizes of interest), and the one read of torch's edit counter."""
 
 from __future__ import annotations
 
@@ -22,3 +22,12 @@ def device_const(device: torch.device, values: tuple[Any, ...], dtype: torch.dty
             _CONSTS.clear()
         t = _CONSTS[key] = torch.tensor(values, dtype=dtype, device=device)
     return t
+
+
+def edit_version(t: torch.Tensor) -> int:
+    """How many times ``t``'s storage has been edited in place (through ``t`` or any view of it).
+
+    torch's version counter (``Tensor._version``, what autograd checks saved tensors with) is not public
+    API: this is the one place smrnb reads it (``tests/geometry/test_tensors.py`` fails if torch changes it).
+    """
+    return t._version

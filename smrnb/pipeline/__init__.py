@@ -16,25 +16,26 @@ from smrnb._extras import require as _require
 _require(__name__)  # one clear message when an extra is missing
 
 from smrnb.pipeline._batch import ScanResult, batch  # noqa: E402, F401
-from smrnb.pipeline._config import config_schema, dump_config, load_config, validate_config  # noqa: E402
-from smrnb.pipeline._estimate import Estimate, NeedsConfirmation, estimate_step, needs_asking  # noqa: E402, F401
-from smrnb.pipeline._pipeline import (  # noqa: E402
-    Pipeline,
-    Stage,
-    StepError,
-    StepMemoryError,
-    StepOutput,
-    StepResult,
-    StepTypeError,
-    StepValueError,
-    format_results,
+from smrnb.pipeline._config import (  # noqa: E402, F401
+    config_schema,
+    default_config,
+    default_config_path,
+    dump_config,
+    load_config,
+    validate_config,
 )
-from smrnb.pipeline._registry import KINDS, PARAM_KINDS, ParamSpec, Step, StepRegistry  # noqa: E402
+from smrnb.pipeline._estimate import Estimate, NeedsConfirmation, estimate_step, needs_asking  # noqa: E402, F401
+from smrnb.pipeline._pipeline import Pipeline, Stage  # noqa: E402
+from smrnb.pipeline._records import StepResult, format_results  # noqa: E402
+from smrnb.pipeline._registry import KINDS, PARAM_KINDS, ParamSpec, Step, StepOutput, StepRegistry  # noqa: E402
+from smrnb.pipeline._step_errors import StepError, StepMemoryError, StepTypeError, StepValueError  # noqa: E402
 from smrnb.pipeline._steps import REGISTRY, get_step, list_steps  # noqa: E402
 
 # Offered to the other smrnb packages, not part of smrnb's public API: the cost estimate a widget asks
-# before a long step, and the batch runner with its per-scan record (the batch table shows them).
-INTERNAL_API = ("Estimate", "NeedsConfirmation", "ScanResult", "batch", "estimate_step", "needs_asking")
+# before a long step, the batch runner's per-scan record (the batch table shows them) and the bundled
+# demo config (the app starts from its chain).
+INTERNAL_API = ("Estimate", "NeedsConfirmation", "ScanResult", "default_config", "default_config_path",
+                "estimate_step", "needs_asking")
 
 __all__ = [
     "KINDS",
@@ -51,6 +52,7 @@ __all__ = [
     "StepResult",
     "StepTypeError",
     "StepValueError",
+    "batch",
     "config_schema",
     "dump_config",
     "format_results",

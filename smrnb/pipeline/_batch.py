@@ -34,6 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._extras import MissingExtraError, message, missing
+from smrnb._files import atomic_write
+from smrnb._version import __version__
+from smrnb.pipeline._config import load_config
+from smrnb.pipeline._pipeline import Pipeline
 
 RECORD = "smrnb-scan.json"
 SUMMARY_COLUMNS = ("scan", "status", "frames", "blocks", "vertices", "faces", "heldout_frames",
@@ -131,8 +136,6 @@ def scan_names(configs: Sequence[Path]) -> list[str]:
 
 def config_key(config: Path) -> str:
     """What makes a finished scan reusable: the config's bytes, its resolved source and smrnb's version."""
-    from smrnb._version import __version__
-
     h = hashlib.sha256(config.read_bytes())
     h.update(os.fspath(config.resolve().parent).encode())
     h.update(__version__.encode())
@@ -156,9 +159,6 @@ def run_scan(config: str, name: str, output: str, key: str, device: str | None =
     Runs on a Dask worker (or in this process). Raises on failure (Dask reports it); the partial
     folder is removed then, and a killed worker leaves only a ``.partial`` folder behind.
     """
-    from smrnb.pipeline._config import load_config
-    from smrnb.pipeline._pipeline import Pipeline
-
     out_root = Path(output)
     final = out_root / name
     partial = out_root / f".{name}.partial-{uuid.uuid4().hex[:8]}"
@@ -250,8 +250,6 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
     out.mkdir(parents=True, exist_ok=True)
     if not os.access(out, os.W_OK):
         raise SmrnbValueError(f"output {os.fspath(out)!r} is not writable")
-    from smrnb.pipeline._config import load_config
-
     for p in paths:  # a bad config is refused before anything is submitted
         load_config(p)
     names = scan_names(paths)
@@ -277,8 +275,6 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
     show = progress is True
     own = None
     if todo:
-        from smrnb._extras import MissingExtraError, message, missing
-
         if missing("cluster"):
             raise MissingExtraError(message("smrnb.batch", "cluster", missing("cluster")))
         from distributed import Client, LocalCluster, as_completed
@@ -334,8 +330,6 @@ def write_summary(res: BatchResult) -> None:
     w.writeheader()
     for r in res.scans:
         w.writerow(r.row())
-    from smrnb._files import atomic_write
-
     for name, text in (("summary.csv", buf.getvalue()), ("summary.md", res.table() + "\n")):
         atomic_write(res.output / name, text)
 

@@ -19,6 +19,8 @@ Unknown keys anywhere (top level, step entries, parameters) are errors that name
 
 from __future__ import annotations
 
+import copy
+import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,17 +29,15 @@ from typing import Any
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._text import short
 from smrnb.pipeline._registry import StepRegistry
+from smrnb.pipeline._source import check_source_mapping
+from smrnb.pipeline._steps import REGISTRY
 
 TOP_KEYS: tuple[str, ...] = ("source", "device", "output_dir", "steps")
 STEP_KEYS: tuple[str, ...] = ("step", "name", "params")
 
 
 def _registry(registry: StepRegistry | None) -> StepRegistry:
-    if registry is None:
-        from smrnb.pipeline._steps import REGISTRY
-
-        return REGISTRY
-    return registry
+    return REGISTRY if registry is None else registry
 
 
 def config_schema(registry: StepRegistry | None = None) -> dict[str, Any]:
@@ -101,8 +101,6 @@ def validate_config(config: Any, registry: StepRegistry | None = None, *, where:
         raise SmrnbTypeError(f"{where} 'steps' must be a list, got {type(steps).__name__}")
     out: dict[str, Any] = {}
     if isinstance(config.get("source"), Mapping):
-        from smrnb.pipeline._pipeline import check_source_mapping
-
         out["source"] = check_source_mapping(config["source"], where=f"{where} 'source'")
     for key in ("source", "device", "output_dir"):
         v = config.get(key)
@@ -232,7 +230,6 @@ def read_yaml(path: str | os.PathLike, where: str | None = None) -> Any:
 
 def load_config(path: str | os.PathLike, registry: StepRegistry | None = None) -> dict[str, Any]:
     """Read and validate a YAML config file; relative ``source`` and ``output_dir`` resolve against its folder."""
-
     p = Path(path)
     if not p.is_file():
         raise SmrnbValueError(f"config file {os.fspath(p)[:200]!r} does not exist")
@@ -271,3 +268,18 @@ def dump_config(config: Mapping[str, Any], registry: StepRegistry | None = None)
                 spec = step.param(k)
                 lines.append(f"      {k}: {val}    # {spec.unit + ', ' if spec.unit else ''}default {spec.default_text()}")
     return "\n".join(lines) + "\n"
+
+
+def default_config_path() -> Path:
+    """The bundled ``smrnb demo`` config (``smrnb/pipeline/default.yaml``)."""
+    return Path(__file__).with_name("default.yaml")
+
+
+@functools.cache
+def _default_config() -> dict[str, Any]:
+    return load_config(default_config_path())
+
+
+def default_config() -> dict[str, Any]:
+    """The bundled ``smrnb demo`` config, read and validated on first use (each call gets its own copy)."""
+    return copy.deepcopy(_default_config())

@@ -1,10 +1,11 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """Estimate a step's time and memory before it runs, so a widget can ask before a long or large run.
 
-An estimate comes from a model of the step's work, calibrated on the step's own input:
+An estimate comes from the cost model a registered step carries (``Step.cost``), calibrated on the
+step's own input; the models of smrnb's steps are here:
 
-* ``voxelize``: the grid's voxels follow from the cloud's bounding box and ``voxel_size`` (the same
-  sizing the step uses); memory is the step's own allocation estimate (1 byte per voxel + 40 per
+* ``voxelize``: the grid's voxels follow from the cloud's bounding box and ``voxel_size``
+  (:func:`~smrnb.pipeline._steps.voxel_grid_shape`, the step's own sizing); memory is the step's own allocation estimate (1 byte per voxel + 40 per
   point, as :func:`smrnb.pointcloud_to_voxelgrid` checks it); time = a + b * voxels, with a and b
   measured by running the step on grids of 64 and 256 voxels along the longest side, same points.
 * ``tsdf``: the allocated blocks grow as ``voxel_size ** -p``; p, the time per frame and per block a
@@ -12,30 +13,38 @@ An estimate comes from a model of the step's work, calibrated on the step's own 
   frames at 50 and 12.5 mm; the whole sequence's extent against the 2 frames' is counted on sparse
   back-projected points.
 * ``texture``: time = e * texels + views x (c + p * chart texels) + s * chart texels in view, from a
-  bake that times its own phases (:data:`smrnb.geometry.texture.PHASES`: texture-space work, each view's
+  bake that times its own phases (:data:`smrnb.geometry.PHASES`: texture-space work, each view's
   depth image, projecting the chart texels, sampling the ones in view): first the middle frame at 256^2
-  texels (quick, errs high; memory = :func:`smrnb.geometry.texture.bake_memory_estimate`, what the bake
+  texels (quick, errs high; memory = :func:`smrnb.geometry.bake_memory_estimate`, what the bake
   asks of the budget); when that lands within :data:`QUICK_SHARE` of a limit, 3 of the frames at 512^2
   after a warm-up, memory = bytes per texel from that probe's peak RSS (at least the bake's own estimate).
   The share of chart texels each frame sees is counted on a 64^2 sampling.
 
 Probes run the registered step function itself on the real input (a few per cent of a long run;
 cached per input and fixed parameters, so changing the knob again costs nothing). The budget is
-:func:`smrnb.geometry._memory.memory_budget`, the one every step asks. :func:`needs_asking` says
+:func:`smrnb.geometry.memory_budget`, the one every step asks. :func:`needs_asking` says
 whether the widget should ask first (longer than :data:`ASK_SECONDS`, or more than
 :data:`ASK_BYTES` / half of the budget).
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
+import threading
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from smrnb._errors import SmrnbError, format_bytes
+from smrnb import _cancel
+from smrnb._errors import SmrnbError, SmrnbValueError, format_bytes
+from smrnb.pipeline._records import device_of
+from smrnb.pipeline._registry import Step, StepOutput
+from smrnb.pipeline._steps import voxel_grid_shape
 
 #: ask before a step estimated to take longer than this (seconds; ``SMRNB_ASK_SECONDS`` overrides) ...
 ASK_SECONDS = 60.0
@@ -44,16 +53,12 @@ ASK_BYTES = 2 << 30
 
 
 def _env_number(name: str, default: float) -> float:
-    import os
-
     text = os.environ.get(name, "").strip()
     if not text:
         return default
     try:
         return float(text)
     except ValueError:
-        from smrnb._errors import SmrnbValueError
-
         raise SmrnbValueError(f"{name} must be a number, got {text!r}") from None
 
 
@@ -168,11 +173,7 @@ def _peak(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, Any
     """``(seconds, result, peak RSS above the level before the call)``; the RSS is sampled every 5 ms
     (None where ``/proc`` is missing). Freed heap is handed back first (``malloc_trim``), so that the
     call's allocations show as growth."""
-    import threading
-
     try:
-        import ctypes
-
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
@@ -220,19 +221,6 @@ def _line(x1: float, t1: float, x2: float, t2: float) -> tuple[float, float]:
     return a, b
 
 
-def _fit(points: list[tuple[float, float]]) -> tuple[float, float]:
-    """Least-squares ``(a, b)`` of ``t = a + b * x``, with :func:`_line`'s guards."""
-    xs = [x for x, _ in points]
-    if len(set(xs)) < 2:
-        return _line(points[0][0], points[0][1], points[-1][0], points[-1][1])
-    mx = sum(xs) / len(xs)
-    mt = sum(t for _, t in points) / len(points)
-    b = sum((x - mx) * (t - mt) for x, t in points) / sum((x - mx) ** 2 for x in xs)
-    if b <= 0.0:
-        return _line(min(points)[0], min(points)[1], max(points)[0], max(points)[1])
-    return max(mt - b * mx, 0.0), b
-
-
 def _budget(device: str) -> int:
     from smrnb.geometry import memory_budget
 
@@ -245,22 +233,14 @@ def _budget(device: str) -> int:
 # ------------------------------------------------------------------------------------ models
 
 
-def _device(data: Any) -> str:
-    for obj in (getattr(data, "points", None), getattr(data, "depth", None), getattr(data, "vertices", None), data):
-        dev = getattr(obj, "device", None)
-        if dev is not None and not callable(dev):
-            return str(dev)
-    return "cpu"
-
-
-def _voxelize(fn: Callable[..., Any], points: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
+def voxelize_cost(fn: Callable[..., Any], points: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
     pts = getattr(points, "points", points)
     n = int(pts.shape[0])
     ext = (pts.amax(0) - pts.amin(0)).double().tolist() if n else [0.0, 0.0, 0.0]
     cap = int(params.get("max_grid_size", 256))
 
-    def cells(vs: float) -> int:  # the step's own sizing (smrnb.pipeline._steps.voxelize)
-        return math.prod(min(cap, int(math.ceil(e / vs)) + 3) for e in ext)
+    def cells(vs: float) -> int:
+        return math.prod(voxel_grid_shape(ext, vs, cap))
 
     vs = float(params.get("voxel_size", 0.02))
     v = cells(vs)
@@ -279,12 +259,12 @@ def _voxelize(fn: Callable[..., Any], points: Any, params: Mapping[str, Any], ex
 
     (a, b, cal, sizes), hit = _cached(("voxelize", cap, n), points, calibrate)
     nbytes = v + 40 * n  # bool grid + per-point temporaries: pointcloud_to_voxelgrid's refusal estimate
-    return Estimate("voxelize", a + b * v, nbytes, {"voxels": v, "points": n}, _budget(_device(points)),
+    return Estimate("voxelize", a + b * v, nbytes, {"voxels": v, "points": n}, _budget(device_of(points)),
                     f"time = {a:.3g} s + {b:.3g} s/voxel, measured at {sizes[0]:,} and {sizes[1]:,} voxels on "
                     f"these {n:,} points; memory = 1 B/voxel + 40 B/point", 0.0 if hit else cal)
 
 
-def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
+def tsdf_cost(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
     n = len(frames)
     vs = float(params.get("voxel_size", 0.01))
     B = int(params.get("block_size", 8))
@@ -313,7 +293,7 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
     def calibrate() -> dict[str, float]:
         import torch
 
-        from smrnb.geometry.points import frames_to_points
+        from smrnb.geometry import frames_to_points
 
         c0 = time.perf_counter()
         t0, b0 = run(sub, vs0)
@@ -352,7 +332,7 @@ def _tsdf(fn: Callable[..., Any], frames: Any, params: Mapping[str, Any], extras
     else:
         nbytes = int(blocks * bytes_per_block)
         mem_text = f"memory = blocks x {bytes_per_block:,} B (TSDFVolume.bytes_per_block)"
-    return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(_device(frames)),
+    return Estimate("tsdf", seconds, nbytes, {"blocks": round(blocks), "frames": n}, _budget(device_of(frames)),
                     f"blocks ~ voxel_size^-{cal['p']:.2f} from {cal['blocks_all']:,.0f} blocks at "
                     f"{cal['vs0'] * 1000:g} mm ({k} frames fused, x{cal['ratio']:.2f} for the whole sequence's "
                     f"extent); time = {n} frames x ({cal['c']:.3g} s + {cal['b']:.3g} s per block touched), "
@@ -364,7 +344,7 @@ def _texels_in_view(mesh: Any, frames: Any, near: float) -> list[float]:
     """Per frame, the share of the texture's texel points (sampled at 64^2) inside its view."""
     import torch
 
-    from smrnb.geometry.texture import uv_rasterize
+    from smrnb.geometry import uv_rasterize
 
     try:
         fidx, bary = uv_rasterize(mesh.uvs, mesh.face_uvs_idx, 64)
@@ -395,13 +375,13 @@ def _texels_in_view(mesh: Any, frames: Any, near: float) -> list[float]:
 def _texture_calibration(fn: Callable[..., Any], mesh: Any, frames: Any, fixed: Mapping[str, Any], r: int,
                          picks: list[int], warm: bool) -> Callable[[], tuple[dict[str, float], Any, float]]:
     """A calibration of the texture model: one bake of the views ``picks`` at ``r``^2 texels that times its own
-    phases (:data:`smrnb.geometry.texture.PHASES`). ``warm``: a 64^2 bake of one view first, so that first-call
+    phases (:data:`smrnb.geometry.PHASES`). ``warm``: a 64^2 bake of one view first, so that first-call
     costs are nobody's, and the probe's peak RSS measured for the memory model; without it first-call costs land
     in the texture-space work (an estimate on the high side) and there is no memory measurement (a small
     probe's peak is mostly fixed costs)."""
 
     def calibrate() -> tuple[dict[str, float], Any, float]:
-        from smrnb.geometry.texture import PHASES
+        from smrnb.geometry import PHASES
 
         c0 = time.perf_counter()
         if warm:
@@ -439,10 +419,10 @@ def _texture_calibration(fn: Callable[..., Any], mesh: Any, frames: Any, fixed: 
     return calibrate
 
 
-def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
+def texture_cost(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extras: Mapping[str, Any]) -> Estimate:
     import torch
 
-    from smrnb.geometry.texture import bake_memory_estimate
+    from smrnb.geometry import bake_memory_estimate
 
     frames = extras.get("frames")
     n = len(frames)
@@ -470,7 +450,7 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
                     f"bake_texture's own estimate" if mem is not None else
                     "memory = bake_texture's own estimate (what it asks of the budget)")
         return Estimate("texture", seconds, nbytes,
-                        {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(_device(mesh)),
+                        {"texels": R * R, "frames": n, "faces": int(mesh.faces.shape[0])}, _budget(device_of(mesh)),
                         f"time = {model['texel']:.3g} s/texel + {n} frames x ({model['render']:.3g} s depth image + "
                         f"{model['project']:.3g} s per chart texel) + {model['sample']:.3g} s per chart texel in "
                         f"view, {model['texels_per_texel']:.0%} of the texels in charts, {sum(seen) / n:.0%} of them "
@@ -494,33 +474,24 @@ def _texture(fn: Callable[..., Any], mesh: Any, params: Mapping[str, Any], extra
                                            "texels on this mesh")
 
 
-#: step name -> model(step function, main input, params, extra inputs) -> Estimate
-MODELS: dict[str, Callable[..., Estimate]] = {"voxelize": _voxelize, "tsdf": _tsdf, "texture": _texture}
-
-
-def estimate_step(step: Any, data: Any, params: Mapping[str, Any], extras: Mapping[str, Any] | None = None
+def estimate_step(step: Step, data: Any, params: Mapping[str, Any], extras: Mapping[str, Any] | None = None
                   ) -> Estimate | None:
     """The :class:`Estimate` of running ``step`` (a registered :class:`Step`) on ``data`` with
-    ``params`` (validated, paths resolved), or None when smrnb has no model for that step."""
-    model = MODELS.get(step.name)
+    ``params`` (validated, paths resolved), from the cost model the step carries; None when it has none."""
+    model = step.cost_model()
     if model is None:
         return None
-    from smrnb import _cancel
-
     _cancel.check(f"before estimating {step.name!r}")
     fn = step.resolve()
 
     def plain(*args: Any, **kw: Any) -> Any:
-        from smrnb.pipeline._registry import StepOutput
-
         out = fn(*args, **kw)
         return out.data if isinstance(out, StepOutput) else out
-
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a probe's warnings are not the run's
         return model(plain, data, dict(params), dict(extras or {}))
 
 
-__all__ = ["ASK_BYTES", "ASK_SECONDS", "MODELS", "Estimate", "NeedsConfirmation", "estimate_step", "needs_asking"]
+__all__ = ["ASK_BYTES", "ASK_SECONDS", "Estimate", "NeedsConfirmation", "estimate_step", "needs_asking",
+           "texture_cost", "tsdf_cost", "voxelize_cost"]

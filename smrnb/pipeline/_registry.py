@@ -5,7 +5,7 @@ A :class:`Step` is a pure function (named by a dotted path, imported only when t
 plus :class:`ParamSpec` parameter descriptions, the kind(s) of data it takes and the kind it
 returns, and a one-line summary. Widget controls (:meth:`ParamSpec.widget`), CLI flags
 (:meth:`ParamSpec.flag`), the config-file schema (:func:`smrnb.pipeline._config.config_schema`)
-and ``docs/steps.md`` (:mod:`smrnb.pipeline.docs`) are all generated from these objects.
+and ``docs/steps.md`` (:mod:`smrnb.pipeline._docs`) are all generated from these objects.
 
 This module imports neither torch nor any geometry module, so listing steps and building CLI
 help stays fast.
@@ -26,9 +26,9 @@ from smrnb._text import short
 
 #: Kinds of data that flow between steps.
 #:
-#: ``frames`` :class:`~smrnb.geometry.mesh.Frames` (RGB-D + K + camera-to-world poses, OpenCV axes);
-#: ``points`` :class:`~smrnb.geometry.mesh.PointCloud`; ``voxels`` ``VoxelGrid`` (occupancy);
-#: ``tsdf`` ``TSDFVolume``; ``mesh`` / ``textured_mesh`` :class:`~smrnb.geometry.mesh.Mesh`
+#: ``frames`` :class:`~smrnb.geometry.Frames` (RGB-D + K + camera-to-world poses, OpenCV axes);
+#: ``points`` :class:`~smrnb.geometry.PointCloud`; ``voxels`` ``VoxelGrid`` (occupancy);
+#: ``tsdf`` ``TSDFVolume``; ``mesh`` / ``textured_mesh`` :class:`~smrnb.geometry.Mesh`
 #: (the latter with ``uvs``, ``face_uvs_idx`` and ``texture``); ``file`` a written file's path.
 KINDS: tuple[str, ...] = ("frames", "points", "voxels", "tsdf", "mesh", "textured_mesh", "file")
 
@@ -317,6 +317,11 @@ class Step:
         taken from the latest upstream result (or the source) of that kind.
     memory_hungry : bool
         The function estimates its allocation first and may raise ``MemoryEstimateError``.
+    cost : str or callable, optional
+        The step's cost model, ``"package.module:function"`` (imported when first asked) or a callable:
+        ``cost(func, data, params, extra_inputs)`` returns the
+        :class:`~smrnb.pipeline._estimate.Estimate` of time and memory before the step runs, sized as
+        the step sizes its work. None: no estimate is made.
     warm : str or callable, optional
         ``"package.module:function"`` (or a callable) taking no argument, called when a pipeline that
         will run this step starts: it starts slow resources in the background (a helper process) so
@@ -331,6 +336,7 @@ class Step:
     params: tuple[ParamSpec, ...] = ()
     extra_inputs: tuple[str, ...] = ()
     memory_hungry: bool = False
+    cost: str | Callable[..., Any] | None = None
     warm: str | Callable[[], Any] | None = None
     _resolved: list = field(default_factory=list, compare=False, repr=False)
 
@@ -350,8 +356,9 @@ class Step:
         clash = set(names) & set(self.extra_inputs)
         if clash:
             raise SmrnbValueError(f"step {self.name!r}: parameter(s) {', '.join(sorted(clash))} clash with extra inputs")
-        if isinstance(self.func, str) and ":" not in self.func:
-            raise SmrnbValueError(f"step {self.name!r}: func must be 'module:function', got {self.func!r}")
+        for what, ref in (("func", self.func), ("cost", self.cost)):
+            if isinstance(ref, str) and ":" not in ref:
+                raise SmrnbValueError(f"step {self.name!r}: {what} must be 'module:function', got {ref!r}")
 
     def param(self, name: str) -> ParamSpec:
         for p in self.params:
@@ -395,18 +402,27 @@ class Step:
             return self.func
         if self._resolved:
             return self._resolved[0]
-        mod_name, _, attr = self.func.partition(":")
+        fn = self._import(self.func)
+        self._resolved.append(fn)
+        return fn
+
+    def cost_model(self) -> Callable[..., Any] | None:
+        """The step's cost model (imported now if given as a dotted path), or None."""
+        if self.cost is None or callable(self.cost):
+            return self.cost
+        return self._import(self.cost)
+
+    def _import(self, ref: str) -> Callable[..., Any]:
+        mod_name, _, attr = ref.partition(":")
         try:
             mod = importlib.import_module(mod_name)
         except ImportError as exc:
             raise SmrnbValueError(f"step {self.name!r} needs {mod_name} which cannot be imported "
                                   f"({type(exc).__name__}: {exc})") from exc
         try:
-            fn = getattr(mod, attr)
+            return getattr(mod, attr)
         except AttributeError:
             raise SmrnbValueError(f"step {self.name!r}: {mod_name} has no function {attr!r}") from None
-        self._resolved.append(fn)
-        return fn
 
     def __call__(self, data: Any, **kwargs: Any) -> Any:
         """Run the function on ``data`` with validated parameters (defaults filled in, extra inputs by

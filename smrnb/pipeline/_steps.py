@@ -13,8 +13,10 @@ the world frame of the poses (OpenCV axes) until ``export``, which writes y-up O
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
+from smrnb._errors import SmrnbValueError
 from smrnb.pipeline._registry import ParamSpec, Step, StepOutput, StepRegistry
 
 # --------------------------------------------------------------------------------- adapters
@@ -25,8 +27,6 @@ def select_frames(frames: Any, *, start: int = 0, every: int = 1, max_frames: in
 
     frames : Frames (N, H, W) -> Frames (M, H, W), M = min(ceil((N - start) / every), max_frames).
     """
-    from smrnb._errors import SmrnbValueError
-
     n = len(frames)
     if start >= n:
         raise SmrnbValueError(f"start must be < the number of frames ({n}), got {start}")
@@ -39,9 +39,15 @@ def select_frames(frames: Any, *, start: int = 0, every: int = 1, max_frames: in
 def frames_to_points(frames: Any, *, stride: int = 2, depth_min: float = 0.0,
                      depth_max: float | None = None) -> Any:
     """Back-project every frame into one world-frame cloud (``depth_max=None``: no far limit)."""
-    from smrnb.geometry.points import frames_to_points as f2p
+    from smrnb.geometry import frames_to_points as f2p
 
     return f2p(frames, stride=stride, depth_min=depth_min, depth_max=math.inf if depth_max is None else depth_max)
+
+
+def voxel_grid_shape(extent: Sequence[float], voxel_size: float, max_grid_size: int) -> list[int]:
+    """Voxels per axis of the grid :func:`voxelize` fits to a cloud whose bounding box has ``extent``
+    (metres per axis): the box, one empty voxel on each side and one for rounding, at most ``max_grid_size``."""
+    return [min(max_grid_size, math.ceil(e / voxel_size) + 3) for e in extent]
 
 
 def voxelize(points: Any, *, voxel_size: float = 0.02, max_grid_size: int = 256) -> StepOutput:
@@ -51,17 +57,12 @@ def voxelize(points: Any, *, voxel_size: float = 0.02, max_grid_size: int = 256)
     cubes closes the surface), at most ``max_grid_size`` voxels per axis; a larger cloud is cut
     symmetrically (the dropped points are counted in the notes). Grid centred on the cloud.
     """
-    import torch
-
-    from smrnb.geometry.voxels import pointcloud_to_voxelgrid
+    from smrnb.geometry import pointcloud_to_voxelgrid
 
     pts = getattr(points, "points", points)
     if pts.shape[0] == 0:
-        from smrnb._errors import SmrnbValueError
-
         raise SmrnbValueError("points must not be empty, got 0 points")
-    ext = (pts.amax(0) - pts.amin(0)).double()
-    shape = [min(max_grid_size, int(torch.ceil(e / voxel_size).item()) + 3) for e in ext]
+    shape = voxel_grid_shape((pts.amax(0) - pts.amin(0)).double().tolist(), voxel_size, max_grid_size)
     grid = pointcloud_to_voxelgrid(points, voxel_size=voxel_size, grid_shape=tuple(shape))
     notes = [f"grid {shape[0]} x {shape[1]} x {shape[2]} at {voxel_size * 1000:g} mm"]
     if grid.dropped:
@@ -73,7 +74,7 @@ def clean(points: Any, *, drop_invalid: bool = True, voxel_size: float | None = 
           nb_neighbors: int | None = None, std_ratio: float = 2.0, nb_points: int | None = None,
           radius: float = 0.05) -> StepOutput:
     """:func:`smrnb.clean_points`; each op's before/after and every anomaly found go to the notes."""
-    from smrnb.geometry.clean import clean_points
+    from smrnb.geometry import clean_points
 
     res = clean_points(points, drop_invalid=drop_invalid, voxel_size=voxel_size, nb_neighbors=nb_neighbors,
                        std_ratio=std_ratio, nb_points=nb_points, radius=radius)
@@ -95,7 +96,7 @@ CPU_BACKENDS = {
 
 def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = True, fair: bool = True) -> StepOutput:
     """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes."""
-    from smrnb.geometry.repair import fill_holes as fh
+    from smrnb.geometry import fill_holes as fh
 
     res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair, return_report=True)
     return StepOutput(res.mesh, [res.summary()], backend=CPU_BACKENDS["fill_holes"])
@@ -103,7 +104,7 @@ def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = Tru
 
 def repair_non_manifold(mesh: Any, *, split_vertices: bool = False) -> StepOutput:
     """:func:`smrnb.repair_non_manifold` with its summary in the notes."""
-    from smrnb.geometry.repair import repair_non_manifold as rnm
+    from smrnb.geometry import repair_non_manifold as rnm
 
     res = rnm(mesh, split_vertices=split_vertices)
     return StepOutput(res.mesh, [res.summary()])
@@ -117,7 +118,7 @@ def extract_mesh(volume: Any, *, weight_threshold: float = 1.0) -> Any:
 def uv_unwrap(mesh: Any, *, chart_num: int = 100, padding: float = 0.001, resolution: int = 1024,
               max_normal_deviation: float = 60.0) -> StepOutput:
     """:func:`smrnb.auto_uv` on the mesh; the result is the same mesh with ``uvs`` and ``face_uvs_idx``."""
-    from smrnb.geometry.uv import auto_uv
+    from smrnb.geometry import auto_uv
 
     res = auto_uv(mesh.vertices, mesh.faces, chart_num=chart_num, padding=padding, resolution=resolution,
                   max_normal_deviation=max_normal_deviation)
@@ -139,7 +140,7 @@ def texture(mesh: Any, *, frames: Any, resolution: int = 1024, angle_power: floa
             dilate: int = 4, near: float = 0.05) -> StepOutput:
     """:func:`smrnb.bake_texture` from the RGB frames (the pipeline's latest frames); the textured
     mesh out, the per-texel confidence in ``mesh.meta["texture_confidence"]``, coverage in the notes."""
-    from smrnb.geometry.texture import bake_texture
+    from smrnb.geometry import bake_texture
 
     res = bake_texture(mesh, frames, resolution=resolution, angle_power=angle_power,
                        visibility_tolerance=visibility_tolerance, depth_check=depth_check, border=border,
@@ -151,7 +152,7 @@ def texture(mesh: Any, *, frames: Any, resolution: int = 1024, angle_power: floa
 def simplify(mesh: Any, *, target_number_of_vertices: int = 80000, preserve_border: bool = True,
              aggressiveness: float = 7.0) -> StepOutput:
     """:func:`smrnb.simplify_mesh` with its report's notes and Hausdorff distance in the record."""
-    from smrnb.geometry.simplify import simplify_mesh
+    from smrnb.geometry import simplify_mesh
 
     out = simplify_mesh(mesh, target_number_of_vertices=target_number_of_vertices,
                         preserve_border=preserve_border, aggressiveness=aggressiveness, measure_hausdorff=True)
@@ -165,7 +166,7 @@ def simplify(mesh: Any, *, target_number_of_vertices: int = 80000, preserve_bord
 def export(mesh: Any, *, path: str = "mesh.ply", texture_format: str = "jpeg", quantize: str = "all",
            min_psnr: float = 40.0) -> StepOutput:
     """:func:`smrnb.export_mesh`; the output is the written path, the files listed in the notes."""
-    from smrnb.geometry.io import export_mesh
+    from smrnb.geometry import export_mesh
 
     rep = export_mesh(mesh, path, texture_format=texture_format, quantize=quantize, min_psnr=min_psnr)
     notes = [f"wrote {rep.format.upper()} ({rep.bytes / 1000:,.0f} kB): {rep.vertices:,} vertices, {rep.faces:,} faces"
@@ -237,7 +238,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "voxelize", "smrnb.pipeline._steps:voxelize",
         "Occupancy grid of the points, fitted to their bounding box",
-        inputs=("points",), output="voxels", memory_hungry=True,
+        inputs=("points",), output="voxels", memory_hungry=True, cost="smrnb.pipeline._estimate:voxelize_cost",
         params=(
             ParamSpec("voxel_size", 0.02, "float", (0.002, 0.5), unit="m", log_scale=True, help=_VOXEL_SIZE_HELP),
             ParamSpec("max_grid_size", 256, "int", (8, 1024), 8, unit="voxels",
@@ -245,7 +246,7 @@ STEPS: tuple[Step, ...] = (
         ),
     ),
     Step(
-        "marching_cubes", "smrnb.geometry.marching_cubes:voxelgrid_to_mesh",
+        "marching_cubes", "smrnb.geometry:voxelgrid_to_mesh",
         "Triangle mesh of the occupancy grid by marching cubes (world units)",
         inputs=("voxels",), output="mesh",
         params=(
@@ -256,9 +257,9 @@ STEPS: tuple[Step, ...] = (
         ),
     ),
     Step(
-        "tsdf", "smrnb.geometry.tsdf:fuse_tsdf",
+        "tsdf", "smrnb.geometry:fuse_tsdf",
         "Fuse the posed RGB-D frames into a sparse truncated signed distance volume with colors",
-        inputs=("frames",), output="tsdf", memory_hungry=True,
+        inputs=("frames",), output="tsdf", memory_hungry=True, cost="smrnb.pipeline._estimate:tsdf_cost",
         params=(
             # default = fuse_tsdf's (tests/geometry/test_homes.py catches any drift)
             ParamSpec("voxel_size", 0.01, "float", (0.002, 0.2), unit="m", log_scale=True, help=_VOXEL_SIZE_HELP),
@@ -332,7 +333,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "texture", "smrnb.pipeline._steps:texture",
         "Bake a color texture from the RGB frames that see each texel (depth-tested, angle-weighted)",
-        inputs=("mesh",), output="textured_mesh", extra_inputs=("frames",),
+        inputs=("mesh",), output="textured_mesh", extra_inputs=("frames",), cost="smrnb.pipeline._estimate:texture_cost",
         params=(
             ParamSpec("resolution", 1024, "int", (64, 8192), 64, unit="texels", help="texture side"),
             ParamSpec("angle_power", 2.0, "float", (0.0, 8.0), 0.5,

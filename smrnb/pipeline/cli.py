@@ -9,16 +9,27 @@ config key, unreadable input).
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
 import os
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from smrnb._errors import SmrnbError
+from smrnb._files import atomic_write, check_writable, confine
 from smrnb._text import cap
+from smrnb.pipeline._batch import batch
+from smrnb.pipeline._config import config_schema, load_config
+from smrnb.pipeline._docs import render_markdown
+from smrnb.pipeline._pipeline import Pipeline
 from smrnb.pipeline._registry import ParamSpec, Step, StepRegistry
+from smrnb.pipeline._source import load_source
+from smrnb.pipeline._steps import REGISTRY
 
 #: kinds ``smrnb step`` can read from a path, and what the path must be
 READABLE = {"frames": "a dataset folder (Redwood, TUM, 7-Scenes) or 'sample'",
@@ -32,12 +43,6 @@ WRITABLE = {"points": "a .ply point cloud", "mesh": "a .ply, .obj or .glb mesh",
 
 class UsageError(Exception):
     """Exit code 2: the command line or the config is wrong."""
-
-
-def _registry() -> StepRegistry:
-    from smrnb.pipeline._steps import REGISTRY
-
-    return REGISTRY
 
 
 def _param_type(spec: ParamSpec, step: str):
@@ -65,7 +70,7 @@ def add_param_flags(parser: argparse.ArgumentParser, step: Step, *, skip: Sequen
 
 
 def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParser:
-    reg = registry or _registry()
+    reg = registry or REGISTRY
     p = argparse.ArgumentParser(prog="smrnb", description="smrnb reconstruction pipeline: RGB-D frames to meshes.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -130,15 +135,9 @@ def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParse
 
 def _print_steps(reg: StepRegistry, fmt: str) -> None:
     if fmt == "schema":
-        import json
-
-        from smrnb.pipeline._config import config_schema
-
         print(json.dumps(config_schema(reg), indent=2))
         return
     if fmt == "markdown":
-        from smrnb.pipeline.docs import render_markdown
-
         print(render_markdown(reg), end="")
         return
     for step in reg:
@@ -151,8 +150,6 @@ def _print_steps(reg: StepRegistry, fmt: str) -> None:
 
 def read_input(kind_options: Sequence[str], path: str, what: str = "--input") -> tuple[str, Any]:
     """Read ``path`` as one of ``kind_options`` (by what the path holds)."""
-    from smrnb.pipeline._pipeline import load_source
-
     readable = [k for k in kind_options if k in READABLE]
     if not readable:
         raise UsageError(f"{what}: this step takes {' or '.join(kind_options)}, which cannot be read from a file; "
@@ -185,12 +182,10 @@ def write_output(kind: str, data: Any, path: str) -> str:
         cols = None
         if data.colors is not None:
             cols = (data.colors.detach().cpu().float().clamp(0, 1).numpy() * 255 + 0.5).astype(np.uint8)
-        from smrnb._files import atomic_write
-
         atomic_write(out, trimesh.PointCloud(pts, colors=cols).export(file_type="ply", encoding="binary"), "--output")
         return os.fspath(out)
     if kind in ("mesh", "textured_mesh"):
-        from smrnb.geometry.io import export_mesh
+        from smrnb.geometry import export_mesh
 
         return export_mesh(data, out).path
     raise UsageError(f"--output: {kind} cannot be written to a file by `smrnb step`; put the step in a "
@@ -213,8 +208,6 @@ def _check_device(device: str | None, flag: str = "--device") -> None:
 
 def _check_output(path: Any, what: str, overwrite: bool) -> Path:
     """Before any work: ``path`` can be written, and is not an existing file unless ``overwrite``."""
-    from smrnb._files import check_writable
-
     try:
         p = check_writable(path, what)
     except SmrnbError as exc:
@@ -227,8 +220,6 @@ def _check_output(path: Any, what: str, overwrite: bool) -> Path:
 
 def _check_config_outputs(pipe: Any, out_dir: str, until: str | None, overwrite: bool) -> None:
     """Every path a config's stages will write: inside ``out_dir``, writable, and new unless ``overwrite``."""
-    from smrnb._files import confine
-
     end = pipe._index(until) if until else len(pipe.stages) - 1
     for st in pipe.stages[: end + 1]:
         for spec in st.step.params:
@@ -244,8 +235,6 @@ def _check_config_outputs(pipe: Any, out_dir: str, until: str | None, overwrite:
 
 
 def _cmd_step(args: argparse.Namespace, reg: StepRegistry) -> int:
-    from smrnb.pipeline._pipeline import Pipeline
-
     step = reg.get(args.step_name)
     _check_device(args.device)
     params = {k[len("param__"):]: v for k, v in vars(args).items() if k.startswith("param__")}
@@ -288,9 +277,6 @@ def _run_pipeline(pipe: Any, until: str | None) -> Any:
 
 
 def _cmd_run(args: argparse.Namespace, reg: StepRegistry) -> int:
-    from smrnb.pipeline._config import load_config
-    from smrnb.pipeline._pipeline import Pipeline
-
     try:
         cfg = load_config(args.config, reg)
     except SmrnbError as exc:
@@ -313,16 +299,10 @@ def _cmd_run(args: argparse.Namespace, reg: StepRegistry) -> int:
     return 0
 
 
-def default_config_path() -> Path:
-    """The bundled demo config (``smrnb/pipeline/default.yaml``)."""
-    return Path(__file__).with_name("default.yaml")
-
-
-#: the demo's warm-up on a GPU: the same steps once on a tiny input (2 frames, coarse voxels, small atlas)
+#: the demo's warm-up on a GPU: the same steps once on a tiny input (3 frames, coarse voxels, small atlas)
 WARM_UP_PARAMS = {"tsdf": {"voxel_size": 0.08}, "simplify": {"target_number_of_vertices": 300},
                   "uv": {"resolution": 128, "chart_num": 4}, "texture": {"resolution": 128},
                   "export": {"path": "warm-up.glb"}}
-
 
 #: what the demo's steps import on first use (imported by the warm-up while the CUDA context is made)
 WARM_UP_IMPORTS = ("smrnb.geometry", "smrnb.datasets", "scipy.ndimage", "scipy.spatial", "fast_simplification",
@@ -334,13 +314,7 @@ def warm_up(device: str) -> dict[str, float]:
     once on 3 of the sample's frames at coarse settings: the kernels every step launches (loaded on first
     use), cuBLAS and the UV helper are ready afterwards, so the real run's step times are the work.
     Returns the seconds of each part and the total."""
-    import importlib
-    import tempfile
-    import threading
-
     import torch
-
-    from smrnb.pipeline._pipeline import Pipeline
 
     t0 = time.perf_counter()
     ctx: dict[str, float] = {}
@@ -377,7 +351,6 @@ def warm_up(device: str) -> dict[str, float]:
 
 def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
     from smrnb import _native
-    from smrnb.pipeline._pipeline import Pipeline
 
     _native.prewarm("smrnb._xatlas")  # the UV helper process starts now, beside this one
     t_import = time.perf_counter()
@@ -406,8 +379,6 @@ def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
-    from smrnb.pipeline._batch import batch
-
     if args.local < 1:
         raise UsageError(f"--local must be >= 1 (workers), got {args.local}")
     client = None
@@ -432,7 +403,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``smrnb``; returns the exit code (0 ok, 1 a step failed, 2 usage error)."""
-    reg = _registry()
+    reg = REGISTRY
     parser = build_parser(reg)
     args = parser.parse_args(argv)  # exits 2 on bad flags or values
     try:

@@ -19,6 +19,9 @@ from typing import Any
 
 from smrnb import _cancel
 from smrnb._errors import SmrnbValueError
+from smrnb.pipeline import Pipeline, load_config
+from smrnb.widgets._display import static_pictures, widget_bundle
+from smrnb.widgets._step import StepWidget
 
 
 def _demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
@@ -26,7 +29,7 @@ def _demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
     (the app has an Export button): one home for the default reconstruction."""
     import yaml
 
-    from smrnb.pipeline.cli import default_config_path
+    from smrnb.pipeline import default_config_path
 
     cfg = yaml.safe_load(default_config_path().read_text())
     steps = tuple((e["step"], dict(e.get("params") or {})) for e in cfg["steps"] if e["step"] != "export")
@@ -72,8 +75,6 @@ class ReconstructionApp:
         import ipywidgets as ipw
         import pythreejs  # noqa: F401  (imported with the app, ~0.7 s once, not inside the first step's view time)
 
-        from smrnb.pipeline import Pipeline
-
         if config is not None and (steps is not None or source is not None):
             raise SmrnbValueError("give either config or source/steps, got both")
         self.output_dir = Path(output_dir) if output_dir is not None else Path.cwd()
@@ -86,7 +87,24 @@ class ReconstructionApp:
         if not pipe.names:
             raise SmrnbValueError("steps must name at least one step, got none")
         self.pipeline = pipe
-        src = pipe.source
+        bar = self._build_bar(ipw)
+        self._stop_event: threading.Event | None = None
+        self._until: str | int | None = None
+        self._thread: threading.Thread | None = None
+        self.message = ipw.HTML(value="")
+        self.output = ipw.Output()
+        self.tabs = ipw.Tab()
+        self._selecting = False
+        self.steps: list[Any] = []
+        self._build_steps()
+        # a step's result left undrawn while a chain ran past it is drawn when its tab is shown
+        self.tabs.observe(self._on_tab, names="selected_index")
+        self.widget = ipw.VBox([bar, self.message, self.output, self.tabs])
+        self.widget.add_class("smrnb-app")
+
+    def _build_bar(self, ipw: Any) -> Any:
+        """The bar above the tabs: source, Run all and Stop, the chain's progress, config save / load, export."""
+        src = self.pipeline.source
         src_text = src.get("path") if isinstance(src, dict) else os.fspath(src) if isinstance(src, (str, os.PathLike)) \
             else type(src).__name__
         self.source_text = ipw.Text(value=str(src_text), description="source",
@@ -115,28 +133,13 @@ class ReconstructionApp:
         #: the chain's progress, above the tabs (every tab sees it)
         self.run_progress = ipw.IntProgress(value=0, min=0, max=1, layout=ipw.Layout(width="200px", visibility="hidden"))
         self.run_status = ipw.HTML(value="")
-        self._stop_event: threading.Event | None = None
-        self._until: str | int | None = None
-        self._thread: threading.Thread | None = None
-        self.message = ipw.HTML(value="")
-        self.output = ipw.Output()
-        self.tabs = ipw.Tab()
-        self._selecting = False
-        self.steps: list[Any] = []
-        self._build_steps()
-        # a step's result left undrawn while a chain ran past it is drawn when its tab is shown
-        self.tabs.observe(self._on_tab, names="selected_index")
-        bar = ipw.VBox([ipw.HBox([self.source_text, self.source_button, self.run_all_button, self.stop_button]),
-                        ipw.HBox([self.run_progress, self.run_status]),
-                        ipw.HBox([self.config_path, self.save_button, self.load_button]),
-                        ipw.HBox([self.export_format, self.export_path, self.export_button])])
-        self.widget = ipw.VBox([bar, self.message, self.output, self.tabs])
-        self.widget.add_class("smrnb-app")
+        return ipw.VBox([ipw.HBox([self.source_text, self.source_button, self.run_all_button, self.stop_button]),
+                         ipw.HBox([self.run_progress, self.run_status]),
+                         ipw.HBox([self.config_path, self.save_button, self.load_button]),
+                         ipw.HBox([self.export_format, self.export_path, self.export_button])])
 
     # ------------------------------------------------------------------------------ steps
     def _build_steps(self) -> None:
-        from smrnb.widgets._step import StepWidget
-
         self.steps = [StepWidget(st.step, pipeline=self.pipeline, stage=st.name, auto_run=self.auto_run,
                                  on_change=self._on_change, on_run=self._on_run, on_confirm=self._on_confirm)
                       for st in self.pipeline.stages]
@@ -212,15 +215,7 @@ class ReconstructionApp:
                     w.defer_view = False
                 if not ran:
                     self.tabs.selected_index = self.steps.index(w)
-                    stopped = w._stopped
-                    self.run_status.value = (
-                        f"<span style='color:#a15c00'>{html.escape(w.stage)} waits for your answer: estimated at "
-                        f"{html.escape(w.awaiting.estimate.text())} (Run anyway / Cancel in its tab)</span>"
-                        if w.awaiting is not None else
-                        f"<span style='color:#a15c00'>{html.escape(w.stage)}: "
-                        f"{html.escape(stopped)}</span>" if stopped else
-                                             f"<span style='color:#b00020'>{html.escape(w.stage)} failed "
-                                             "(see its tab)</span>")
+                    self.run_status.value = _not_ran_html(w)
                     ok = False
                     break
                 self.run_progress.value = k
@@ -322,8 +317,6 @@ class ReconstructionApp:
         """Read a config file. Same steps in the same order: parameters are set stage by stage (only
         what changed goes stale); other steps: the pipeline and the tabs are rebuilt. True on success."""
         def load() -> bool:
-            from smrnb.pipeline import Pipeline, load_config
-
             p = self._path(path)
             cfg = load_config(p)
             entries = cfg["steps"]
@@ -359,7 +352,7 @@ class ReconstructionApp:
     def export(self, path: str | os.PathLike, format: str = "glb") -> Path | None:
         """Export the latest mesh to ``path`` (suffix set from ``format``: glb, obj or ply)."""
         def do() -> Path:
-            from smrnb.geometry.io import export_mesh
+            from smrnb.geometry import export_mesh
 
             if format not in EXPORT_FORMATS:
                 raise SmrnbValueError(f"format must be one of {', '.join(EXPORT_FORMATS)}, got {format!r}")
@@ -371,8 +364,6 @@ class ReconstructionApp:
         return self._report(do)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        from smrnb.widgets._viewer import static_pictures, widget_bundle
-
         mode = static_pictures()
         if mode == "live":
             return self.widget._repr_mimebundle_(**kwargs)
@@ -387,6 +378,17 @@ class ReconstructionApp:
 
     def __repr__(self) -> str:
         return f"ReconstructionApp({self.pipeline!r})"
+
+
+def _not_ran_html(w: StepWidget) -> str:
+    """The chain's status line when step widget ``w`` did not run: waiting for an answer, stopped, or failed."""
+    stage = html.escape(w.stage)
+    if w.awaiting is not None:
+        return (f"<span style='color:#a15c00'>{stage} waits for your answer: estimated at "
+                f"{html.escape(w.awaiting.estimate.text())} (Run anyway / Cancel in its tab)</span>")
+    if w._stopped:
+        return f"<span style='color:#a15c00'>{stage}: {html.escape(w._stopped)}</span>"
+    return f"<span style='color:#b00020'>{stage} failed (see its tab)</span>"
 
 
 __all__ = ["DEFAULT_SOURCE", "DEFAULT_STEPS", "EXPORT_FORMATS", "OCCUPANCY_STEPS", "ReconstructionApp"]

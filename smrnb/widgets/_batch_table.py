@@ -18,6 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from smrnb._errors import SmrnbValueError
+from smrnb.widgets._display import live_frontend, widget_bundle
+from smrnb.widgets._framing import fit_camera_pose
+from smrnb.widgets._layers import layers_for
+from smrnb.widgets._static import render_png
 
 COLUMNS = ("", "scan", "status", "seconds", "frames", "vertices", "faces", "held-out error", "note")
 MESH_SUFFIXES = (".glb", ".gltf", ".ply", ".obj", ".off", ".stl")
@@ -26,9 +30,7 @@ STATUS_COLOURS = {"queued": "#777777", "done": "#1a7f37", "skipped": "#0969da", 
 
 def thumbnail_png(path: str | os.PathLike, width: int = 128, height: int = 96) -> bytes:
     """A small PNG of the mesh in ``path`` (software renderer, fitted camera)."""
-    from smrnb.geometry.io import load_mesh
-    from smrnb.widgets._static import render_png
-    from smrnb.widgets._viewer import fit_camera_pose, layers_for
+    from smrnb.geometry import load_mesh
 
     mesh = load_mesh(path)
     layers = layers_for(mesh)
@@ -189,8 +191,6 @@ class BatchTable:
             self._header.value = f"<b>smrnb batch</b>: {html.escape(self.summary())}"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
-        from smrnb.widgets._viewer import live_frontend, widget_bundle
-
         data: dict[str, Any] = {"text/plain": f"BatchTable({self.summary()})"}
         if live_frontend():
             data.update(widget_bundle(self.widget, include=include, exclude=exclude, **kwargs))

@@ -1,7 +1,7 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """``DoctorView``: the doctor's report in a widget, with copy buttons on every fix command.
 
-The report's own HTML (:func:`smrnb.doctor.report.render_html`) puts each fix command in a
+The report's own HTML (:func:`smrnb.doctor.render_html`) puts each fix command in a
 ``<pre>`` with a "copy" button (Clipboard API, ``execCommand('copy')`` fallback). Notebook output
 HTML is sanitised in untrusted notebooks (inline handlers removed); an ``ipywidgets.HTML`` widget
 sets its HTML directly, so the buttons work there. A Refresh button re-runs the diagnosis.
@@ -53,7 +53,7 @@ class DoctorView:
         self._render()
 
     def _render(self) -> None:
-        from smrnb.doctor.report import render_html
+        from smrnb.doctor import render_html
 
         self.html.value = render_html(self.report)
 

@@ -14,13 +14,15 @@ from __future__ import annotations
 import base64
 import html
 import json
-import math
 from importlib import resources
 from typing import Any
 
 import numpy as np
 
-from smrnb.widgets._viewer import Layer, _hex, colorbar_html, wire_colors, wire_normals
+from smrnb.widgets._colors import hex_color
+from smrnb.widgets._display import colorbar_html, format_metres
+from smrnb.widgets._framing import axes_of
+from smrnb.widgets._layers import Layer, wire_colors, wire_normals
 
 
 def _js(name: str) -> str:
@@ -37,7 +39,7 @@ def _b64(a: np.ndarray) -> str:
 
 
 def _layer_json(layer: Layer) -> dict[str, Any]:
-    d: dict[str, Any] = {"kind": layer.kind, "color": _hex(layer.color), "size": layer.size, "flat": layer.flat,
+    d: dict[str, Any] = {"kind": layer.kind, "color": hex_color(layer.color), "size": layer.size, "flat": layer.flat,
                          "wireframe": layer.wireframe, "position": _b64(layer.positions.astype(np.float32))}
     if layer.colors is not None:
         d["colors"] = _b64(wire_colors(layer.colors))
@@ -50,36 +52,6 @@ def _layer_json(layer: Layer) -> dict[str, Any]:
         d["texture"] = {"data": _b64(layer.texture), "width": int(layer.texture.shape[1]),
                         "height": int(layer.texture.shape[0])}
     return d
-
-
-def nice_length(x: float) -> float:
-    """The largest 1, 2 or 5 x 10^k not above ``x`` (a scale-bar length), ``x`` > 0."""
-    k = math.floor(math.log10(x))
-    for m in (5.0, 2.0, 1.0):
-        if m * 10.0 ** k <= x:
-            return m * 10.0 ** k
-    return 10.0 ** k  # pragma: no cover - m = 1 always fits
-
-
-def axes_of(layers: list[Layer]) -> dict[str, Any]:
-    """Where the axes go: at the scene's lower corner (snapped down to a fifth of an axis), each axis a
-    round length in metres (about a quarter of the scene's largest side)."""
-    bounds = [b for b in (layer.bounds() for layer in layers) if b is not None]
-    los, his = [b[0] for b in bounds], [b[1] for b in bounds]
-    if not los:
-        return {"origin": [0.0, 0.0, 0.0], "length": 1.0}
-    lo = np.min(los, axis=0)
-    hi = np.max(his, axis=0)
-    side = float((hi - lo).max()) or 1.0
-    length = nice_length(side / 4.0)
-    # the corner snapped down to a fifth of an axis: the axes stay put while a re-run moves the data's
-    # corner by less (no jitter, and no update to send to the browser)
-    step = length / 5.0
-    return {"origin": [float(math.floor(x / step) * step) for x in lo], "length": length}
-
-
-def _fmt_m(x: float) -> str:
-    return f"{x * 1000:g} mm" if x < 0.01 else f"{x * 100:g} cm" if x < 1 else f"{x:g} m"
 
 
 PAGE = """<!DOCTYPE html>
@@ -204,7 +176,7 @@ def scene_html(layers: list[Layer], camera: dict[str, Any], width: int, height: 
     # "</" never occurs in base64 or in the numbers, but escape it so no text can end the JSON script early
     scene_json = json.dumps(scene).replace("</", "<\\/")
     return PAGE.format(title=html.escape(title), importmap=importmap, width=width, height=height, notes=notes,
-                       scene=scene_json, axis_len=_fmt_m(ax["length"]))
+                       scene=scene_json, axis_len=format_metres(ax["length"]))
 
 
-__all__ = ["axes_of", "nice_length", "scene_html", "threejs_version"]
+__all__ = ["scene_html", "threejs_version"]

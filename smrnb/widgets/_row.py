@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from smrnb.widgets._display import static_pictures, widget_bundle
+
 
 class SideBySide:
     """A row of viewers / step widgets; ``widget`` is the live ``ipywidgets.HBox``."""
@@ -32,8 +34,6 @@ class SideBySide:
         return f"<pre>{html.escape(repr(item))}</pre>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        from smrnb.widgets._viewer import static_pictures, widget_bundle
-
         mode = static_pictures()
         if mode == "live":
             return self.widget._repr_mimebundle_(**kwargs)

@@ -3,7 +3,7 @@
 
 Used for the ``image/png`` part of :meth:`Viewer._repr_mimebundle_` (nbconvert, docs, front ends
 without the ``jupyter-threejs`` extension) and :meth:`Viewer.to_png`. It draws the same
-:class:`~smrnb.widgets._viewer.Layer` data the browser gets, from the same camera:
+:class:`~smrnb.widgets._layers.Layer` data the browser gets, from the same camera:
 
 * meshes: painter's algorithm (faces sorted far to near, filled with PIL), Lambert-shaded with a
   light at the camera; vertex colours or the texture sampled at each face's uv centroid;

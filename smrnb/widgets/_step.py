@@ -19,24 +19,26 @@ estimate goes into the stage's record.
 from __future__ import annotations
 
 import html
+import io
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from smrnb._cancel import Stopped
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.pipeline import NeedsConfirmation, needs_asking
+from smrnb.pipeline import REGISTRY, NeedsConfirmation, Pipeline, Step, StepRegistry, get_step, needs_asking
+from smrnb.widgets._display import png_html, static_pictures, widget_bundle
+from smrnb.widgets._viewer import Viewer
 
 _VIEWABLE = ("points", "voxels", "tsdf", "mesh", "textured_mesh")
 
 
 def _frame_png(frames: Any, index: int = 0, max_side: int = 320) -> bytes:
     """PNG of frame ``index``: its colour image, or its depth as grey levels (near = bright)."""
-    import io
-
-    import numpy as np
     from PIL import Image
 
     if frames.color is not None:
@@ -144,8 +146,6 @@ class StepWidget:
                  on_confirm: Callable[[StepWidget], None] | None = None) -> None:
         import ipywidgets as ipw
 
-        from smrnb.pipeline import Pipeline, Step, get_step
-
         if isinstance(step, str):
             step = get_step(step)
         if not isinstance(step, Step):
@@ -192,8 +192,15 @@ class StepWidget:
         #: True while an app runs its chain: the Run button stays disabled
         self.locked = False
 
+        self._build_widgets(ipw, auto_run)
+
+    def _build_widgets(self, ipw: Any, auto_run: bool) -> None:
+        """The controls (one per parameter), the Run button, auto-run box, progress bar and status, the
+        question asked before a long stage, the error area, the record and the preview; :attr:`widget` holds
+        them all."""
         self.controls: dict[str, Any] = {}
-        current = pipeline.params(stage)
+        step, stage = self.step, self.stage
+        current = self.pipeline.params(stage)
         for spec in step.params:
             self.controls[spec.name] = self._make_control(ipw, spec, current.get(spec.name))
         self.run_button = ipw.Button(description="Run to here" if self._chained else "Run", icon="play",
@@ -460,8 +467,6 @@ class StepWidget:
         if self.step.output not in _VIEWABLE:
             return None
         if self.viewer is None:
-            from smrnb.widgets._viewer import Viewer
-
             self.viewer = Viewer(width=self.viewer_size[0], height=self.viewer_size[1])
         return self.viewer
 
@@ -485,8 +490,6 @@ class StepWidget:
 
     # -------------------------------------------------------------------------------- output
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        from smrnb.widgets._viewer import static_pictures, widget_bundle
-
         mode = static_pictures()
         if mode == "live":
             return self.widget._repr_mimebundle_(**kwargs)
@@ -498,8 +501,6 @@ class StepWidget:
     def static_html(self) -> str:
         """The step as a static page fragment: title, parameters, status, record and a picture of
         the result (what nbconvert, the docs and GitHub show where no widget front end runs)."""
-        from smrnb.widgets._viewer import png_html
-
         self.reveal()
         rows = "".join(f"<tr><td><code>{html.escape(k)}</code></td><td>{html.escape(repr(v))}</td></tr>"
                        for k, v in self.params.items())
@@ -576,8 +577,6 @@ def _range_control(ipw: Any, slider_cls: Any, integer: bool, kwargs: dict[str, A
 
 def _registry_with(step: Any) -> Any:
     """smrnb's registry, or a one-step registry when ``step`` is not registered there."""
-    from smrnb.pipeline import REGISTRY, StepRegistry
-
     if step.name in REGISTRY and REGISTRY.get(step.name) is step:
         return REGISTRY
     return StepRegistry([step])

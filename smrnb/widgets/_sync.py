@@ -12,15 +12,15 @@ own comm would have delivered (``_handle_comm_msg``: the same deserializers and 
 pythreejs redraws as it always does).
 
 Smooth shading's vertex normals can be **derived by the page** from the positions and triangles in the same
-message (area-weighted, as :func:`smrnb.geometry.normals.area_vertex_normals`; quantised to int8 like
-:func:`smrnb.widgets._viewer.wire_normals`): the kernel then sends no normals and computes its own copy only when
+message (area-weighted, as :func:`smrnb.compute_vertex_normals` computes them by default; quantised to int8 like
+:func:`smrnb.widgets._layers.wire_normals`): the kernel then sends no normals and computes its own copy only when
 asked for the widget's state (:class:`DerivedArray`).
 
 The kernel keeps its side of every widget current without a message (:func:`send_arrays` stores the value as
 the trait's own), so a page opened or reloaded later asks for and gets the new arrays. The path is used only
 once a front end has loaded the model and said so (``ready``); before that, with no front end (nbconvert,
 scripts), or where anywidget is not installed, :func:`send_arrays` returns False and the caller sets the traits
-one by one as before. A page that cannot apply an update says which widgets it missed; they get their arrays the
+one by one. A page that cannot apply an update says which widgets it missed; they get their arrays the
 ordinary way and the kernel stops using the path until a page loads the model again.
 """
 
@@ -31,6 +31,8 @@ import weakref
 from typing import Any
 
 import numpy as np
+
+from smrnb.widgets._compat import split_buffers, store_value, stored_value
 
 #: the page's area-weighted vertex normals of float32 positions (x, y, z per vertex) and uint32 triangles, as
 #: int8 (round(127 * unit normal); a vertex whose faces' normals cancel gets 0, 0, 0). Sums in float64.
@@ -169,7 +171,7 @@ class DerivedArray:
     def get_state(self, key: Any = None, drop_defaults: bool = False) -> Any:
         fn = self.__dict__.pop(_PENDING, None)
         if fn is not None:
-            self._trait_values["array"] = fn()  # type: ignore[attr-defined]
+            store_value(self, "array", fn())
         return super().get_state(key=key, drop_defaults=drop_defaults)  # type: ignore[misc]
 
 
@@ -190,26 +192,24 @@ def send_arrays(targets: list[tuple[Any, str, Any]], derived: list[tuple[Any, An
     Arrays equal to what a widget holds are left out. The arrays must already be what the trait accepts (the
     viewer's wire arrays: contiguous float32, uint8, int8 or uint32), since they are stored without the trait's
     validation."""
-    from ipywidgets.widgets.widget import _remove_buffers
-
     if not (targets or derived) or not sync_ready():
         return False
     sync = _sync[0]
     needed = {id(w) for _n, p, i, _f in derived for w in (p, i)}
     # an array equal to the one the widget holds is not sent (as ipydatawidgets' own trait set does)
     targets = [(w, n, v) for w, n, v in targets
-               if id(w) in needed or _PENDING in w.__dict__ or not _same(w._trait_values.get(n), v)]
+               if id(w) in needed or _PENDING in w.__dict__ or not _same(stored_value(w, n), v)]
     if not targets:
         return True
     updates, buffers = [], []
     for widget, name, value in targets:
         to_json = widget.trait_metadata(name, "to_json")
-        state, paths, bufs = _remove_buffers({name: to_json(value, widget) if to_json else value})
+        state, paths, bufs = split_buffers({name: to_json(value, widget) if to_json else value})
         updates.append({"model_id": widget.model_id, "state": state, "buffer_paths": paths})
         buffers += bufs
     for widget, name, value in targets:  # the kernel's copy of each trait, for pages opened later
         drop_pending(widget)
-        widget._trait_values[name] = value
+        store_value(widget, name, value)
         _recent[widget.model_id] = widget
     for widget, _p, _i, compute in derived:
         widget.__dict__[_PENDING] = compute

@@ -15,7 +15,7 @@ CELLS = [
     """import os
 os.environ["SMRNB_ASK_SECONDS"] = "0"   # every estimated step counts as long here
 import torch
-from smrnb.geometry.mesh import PointCloud
+from smrnb.geometry import PointCloud
 from smrnb.widgets import StepWidget
 p = torch.randn(20000, 3)
 w = StepWidget("voxelize", PointCloud(p / p.norm(dim=1, keepdim=True), frame="opengl"), params={"voxel_size": 0.1})

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from smrnb.geometry.io import export_mesh
+from smrnb.geometry._io import export_mesh
 from tests import _gltftools
 from tests.geometry.test_glb import _textured
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 from PIL import Image
 
-from smrnb.geometry.mesh import Mesh, PointCloud
+from smrnb.geometry import Mesh, PointCloud
 from smrnb.widgets import Viewer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

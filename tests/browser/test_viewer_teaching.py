@@ -182,15 +182,14 @@ def _page_normals(page, mesh) -> np.ndarray:
 
 def test_page_derived_normals_match_the_kernels(page, tmp_path):
     """The normals a page derives for an in-place smooth redraw equal the kernel's int8 wire normals (area-weighted,
-    :func:`smrnb.geometry.normals.area_vertex_normals`) to one quantisation step, on a real reconstruction of the
+    :func:`smrnb.geometry._normals.area_vertex_normals`) to one quantisation step, on a real reconstruction of the
     bundled sample (slivers, open rims) and on a bumpy sphere with an unused vertex (zero normal)."""
     import torch
     import trimesh
 
-    from smrnb.geometry.mesh import Mesh
-    from smrnb.geometry.normals import area_vertex_normals
+    from smrnb.geometry import Mesh, area_vertex_normals
     from smrnb.pipeline import Pipeline
-    from smrnb.widgets._viewer import wire_normals
+    from smrnb.widgets._layers import wire_normals
 
     p = Pipeline.default(output_dir=tmp_path)
     p.run(until="extract_mesh")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from smrnb.doctor._model import ProbeContext
-from smrnb.doctor.probes import abi as abi_probe
-from smrnb.doctor.probes import loader as loader_probe
+from smrnb.doctor.probes import _abi as abi_probe
+from smrnb.doctor.probes import _loader as loader_probe
 from smrnb.doctor.rules import evaluate
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not on PATH (needed to build test ELF files)")

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("distributed", reason="dask.distributed is not installed (the cluster extra)")
 
-from smrnb.doctor.cluster import diagnose_cluster, group_reports
+from smrnb.doctor._cluster import diagnose_cluster, group_reports
 
 pytestmark = pytest.mark.slow
 

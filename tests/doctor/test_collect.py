@@ -30,7 +30,7 @@ def _ctx(**kw) -> ProbeContext:
 
 def test_layer_module_map_and_order():
     assert tuple(PROBE_MODULES) == LAYERS
-    assert PROBE_MODULES["torch"] == "torch_build"
+    assert PROBE_MODULES["torch"] == "_torch_build"
     wanted, run = expand_layers(["abi"])
     assert wanted == ["abi"] and run == ["driver", "torch", "loader", "abi"]
     with pytest.raises(SmrnbValueError, match="layers must be a subset of"):
@@ -181,8 +181,8 @@ def test_import_check_runs_after_the_static_layers_with_its_own_budget(tmp_path,
                   "  *torch*) sleep 3; echo '{\"cxx11_abi\": true, \"cuda_available\": false, \"arch_list\": null}';;\n"
                   "  *) echo 3.12.3;;\nesac\n")
     py.chmod(0o755)
-    from smrnb.doctor.probes import kaolin as kaolin_probe
-    from smrnb.doctor.probes import torch_build
+    from smrnb.doctor.probes import _kaolin as kaolin_probe
+    from smrnb.doctor.probes import _torch_build as torch_build
 
     monkeypatch.setattr(torch_build, "site_dirs_default", lambda: [str(site)])
     monkeypatch.setattr(kaolin_probe, "site_dirs_default", lambda: [str(site)])

@@ -11,8 +11,8 @@ import pytest
 
 from smrnb.doctor import _evidence
 from smrnb.doctor._corpus import accuracy, load
-from smrnb.doctor.explain import explain_text
-from smrnb.magics import diagnosis_line
+from smrnb.doctor._explain import explain_text
+from smrnb.doctor._magics import diagnosis_line
 
 CORPUS = Path(os.environ.get("SMRNB_CORPUS") or Path(__file__).parent / "corpus")
 
@@ -76,7 +76,7 @@ def test_bytes_are_decoded():
 
 
 def test_arch_list_is_computed_from_the_gpu_and_the_nvcc():
-    from smrnb.doctor.explain import build_arch_list
+    from smrnb.doctor._explain import build_arch_list
 
     assert build_arch_list(["sm_86"], "12.1") == "8.6"
     assert build_arch_list(["compute_89"], "11.4") == "8.6+PTX"  # 11.4 has no sm_89; never a Jetson arch

@@ -51,3 +51,29 @@ def test_checker_catches_wrong_part_and_duplicate_text():
     probs = split.problems(*(([e1, e2], []) if wrong == "dev" else ([], [e1, e2])))
     assert any("belongs to" in p for p in probs)
     assert any("same text" in p for p in probs)
+
+
+def test_heldout_has_no_problems_and_shares_nothing_with_dev_test():
+    dev, test, held = split.load(split.DEV), split.load(split.TEST), split.load(split.HELDOUT)
+    assert len(held) >= 60
+    assert split.heldout_problems(held, dev, test) == []
+
+
+def test_heldout_checker_catches_shared_thread_text_and_codes():
+    dev = [{"id": "x-1", "url": "https://github.com/Org/Repo/issues/7", "project": "p",
+            "text": "some error text", "cause": "cuda_oom", "also": [], "fix": "a fix"}]
+    good = {"id": "h-1", "url": "https://github.com/o/r/issues/1", "project": "proj", "text": "other text",
+            "cause": "cuda_oom", "also": [], "fix": "a fix", "evidence": "reporter: fixed", "query": "F10"}
+    assert split.heldout_problems([good], dev, []) == []
+    cases = [
+        ({"url": "https://github.com/org/repo/pull/7"}, "also in dev/test"),   # same repo + number
+        ({"text": "Some  error text"}, "same text"),
+        ({"cause": "not_a_code"}, "neither"),
+        ({"cause": "unknown", "also": ["cuda_oom"]}, "never combined"),
+        ({"id": "x-1"}, "duplicate id"),
+    ]
+    for bad, needle in cases:
+        probs = split.heldout_problems([{**good, **bad}], dev, [])
+        assert any(needle in p for p in probs), (bad, probs)
+    many = [{**good, "id": f"h-{i}", "text": f"text {i}"} for i in range(4)]
+    assert any("more than 3 texts" in p for p in split.heldout_problems(many, dev, []))

@@ -1,5 +1,5 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""smrnb.doctor.elf on real ELF files built here with gcc/g++ (and nvcc for fatbins), cross-checked
+"""smrnb.doctor._elf on real ELF files built here with gcc/g++ (and nvcc for fatbins), cross-checked
 against pyelftools, readelf and c++filt."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from smrnb.doctor import elf
+from smrnb.doctor import _elf as elf
 from smrnb.doctor._model import CmdResult
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("g++") is None,

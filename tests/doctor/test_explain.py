@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from smrnb.doctor import explain
-from smrnb.doctor.codes import CODES as TABLE
-from smrnb.doctor.explain import CODES, explain_text, string_abi
+from smrnb.doctor._codes import CODES as TABLE
+from smrnb.doctor._explain import CODES, explain_text, string_abi
 from smrnb.doctor.rules import all_codes
 
 # NVIDIAGameWorks/kaolin#678 (whole traceback)
@@ -277,7 +277,7 @@ def test_explain_codes_are_the_tables_explain_codes():
     import re
     from pathlib import Path
 
-    src = Path(importlib.import_module("smrnb.doctor.explain").__file__).read_text()
+    src = Path(importlib.import_module("smrnb.doctor._explain").__file__).read_text()
     emitted = {c for c in TABLE if f'"{c}"' in src}  # every code explain.py names
     assert set(re.findall(r"find\([^,()]+, \"(\w+)\"", src)) <= set(CODES)
     assert all(TABLE[c].fix for c in CODES)  # every cause explain gives has its one fix wording
@@ -286,7 +286,7 @@ def test_explain_codes_are_the_tables_explain_codes():
 
 
 def test_broken_driver_is_one_cause_with_the_live_rule():
-    from smrnb.doctor.rules.driver import driver_findings
+    from smrnb.doctor.rules._driver import driver_findings
 
     for text, kind in (("Failed to initialize NVML: Driver/library version mismatch", "version_mismatch"),
                        ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
@@ -403,7 +403,7 @@ def test_evidence_decides_unseen_wordings(text, codes):
 
 def test_cuda_home_shapes_are_judged_by_the_live_probes_rule():
     from smrnb.doctor._evidence import cuda_home_problem
-    from smrnb.doctor.probes.toolkit import cuda_home_malformed
+    from smrnb.doctor.probes._toolkit import cuda_home_malformed
 
     for value in (":/usr/local/cuda", "/a::/b", "/usr/local/cuda:/opt/cuda", "/usr/local/cuda/bin/nvcc",
                   "/usr/local/cuda/bin", "cuda-12.1"):

@@ -13,7 +13,7 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 
 from smrnb import SmrnbValueError
-from smrnb.doctor.fixes import needed_env, plan_env, snippets, snippets_text, write_kernelspec
+from smrnb.doctor._fixes import needed_env, plan_env, snippets, snippets_text, write_kernelspec
 
 ENV = {"LD_LIBRARY_PATH": "/opt/cuda 12/lib64:/usr/local/nvidia/lib64", "CUDA_HOME": "/usr/local/cuda-13.0",
        "PATH": "/usr/local/cuda-13.0/bin:/usr/bin"}

@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from smrnb.doctor._install import arch_list_for, install_plan, matching_nvcc
 from smrnb.doctor._model import ProbeContext, Runner
-from smrnb.doctor.install import arch_list_for, install_plan, matching_nvcc
-from smrnb.doctor.probes import driver, jupyter, kaolin, toolkit
+from smrnb.doctor.probes import _driver as driver
+from smrnb.doctor.probes import _jupyter as jupyter
+from smrnb.doctor.probes import _kaolin as kaolin
+from smrnb.doctor.probes import _toolkit as toolkit
 from smrnb.doctor.rules import evaluate
 
 from .test_probe_driver import H200_HEADER, H200_QUERY, QUERY

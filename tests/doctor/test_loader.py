@@ -1,5 +1,5 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""smrnb.doctor.loader and the loader probe/rules on libraries built here with gcc, checked against
+"""smrnb.doctor._ldso and the loader probe/rules on libraries built here with gcc, checked against
 the real ld.so (``ldd`` and ``ctypes.CDLL`` in subprocesses)."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from smrnb.doctor import loader
+from smrnb.doctor import _ldso as ldso
 from smrnb.doctor._model import ProbeContext
-from smrnb.doctor.probes import loader as loader_probe
+from smrnb.doctor.probes import _loader as loader_probe
 from smrnb.doctor.rules import evaluate
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("g++") is None,
@@ -116,7 +116,7 @@ def tree(tmp_path_factory) -> dict[str, Path]:
 def test_rpath_with_origin_beats_ld_library_path_like_ldso(tree):
     for llp in (None, str(tree["dep_other"].parent)):
         env = {"LD_LIBRARY_PATH": llp} if llp else {}
-        r = loader.resolve_needed(str(tree["user_rpath"]), env, mapped={}, ld_cache=loader.parse_ld_cache())
+        r = ldso.resolve_needed(str(tree["user_rpath"]), env, mapped={}, ld_cache=ldso.parse_ld_cache())
         assert r["resolved"]["libdep.so"]["via"] == "rpath"
         assert r["resolved"]["libdep.so"]["path"] == str(tree["root"] / "app/bin/../lib/libdep.so")
         real = ldd(tree["user_rpath"], llp)["libdep.so"]
@@ -125,22 +125,22 @@ def test_rpath_with_origin_beats_ld_library_path_like_ldso(tree):
 
 def test_runpath_comes_after_ld_library_path_like_ldso(tree):
     other = str(tree["dep_other"].parent)
-    r = loader.resolve_needed(str(tree["user_runpath"]), {"LD_LIBRARY_PATH": other}, mapped={})
+    r = ldso.resolve_needed(str(tree["user_runpath"]), {"LD_LIBRARY_PATH": other}, mapped={})
     assert r["runpath"] == ["$ORIGIN/../lib"] and r["rpath"] == []
     assert r["resolved"]["libdep.so"]["via"] == "ld_library_path"
     assert r["resolved"]["libdep.so"]["path"] == str(tree["dep_other"])
     assert os.path.realpath(ldd(tree["user_runpath"], other)["libdep.so"]) == str(tree["dep_other"])
-    r2 = loader.resolve_needed(str(tree["user_runpath"]), {}, mapped={})
+    r2 = ldso.resolve_needed(str(tree["user_runpath"]), {}, mapped={})
     assert r2["resolved"]["libdep.so"]["via"] == "runpath"
     assert os.path.realpath(ldd(tree["user_runpath"])["libdep.so"]) == os.path.realpath(tree["dep"])
 
 
 def test_loader_chain_rpath_is_used_only_without_runpath(tree):
-    r = loader.resolve_needed(str(tree["user_plain"]), {}, mapped={}, loaders=[str(tree["chain_loader"])])
+    r = ldso.resolve_needed(str(tree["user_plain"]), {}, mapped={}, loaders=[str(tree["chain_loader"])])
     assert r["resolved"]["libdep.so"]["via"] == "rpath"
     assert r["resolved"]["libdep.so"]["path"] == str(tree["dep"])
-    assert loader.resolve_needed(str(tree["user_plain"]), {}, mapped={})["missing"] == ["libdep.so"]
-    r = loader.resolve_needed(str(tree["user_plain"]), {}, mapped={}, loaders=[str(tree["chain_loader_runpath"])])
+    assert ldso.resolve_needed(str(tree["user_plain"]), {}, mapped={})["missing"] == ["libdep.so"]
+    r = ldso.resolve_needed(str(tree["user_plain"]), {}, mapped={}, loaders=[str(tree["chain_loader_runpath"])])
     assert r["missing"] == ["libdep.so"]
     # the real ld.so: libdep.so is found through the loading object's RPATH, never through a RUNPATH
     assert ldd(tree["chain_loader"])["libdep.so"] == str(tree["dep"])
@@ -149,8 +149,8 @@ def test_loader_chain_rpath_is_used_only_without_runpath(tree):
 
 
 def test_system_libraries_resolve_where_ldd_finds_them(tree):
-    cache = loader.parse_ld_cache()
-    r = loader.resolve_needed(str(tree["cxx_user"]), {}, mapped={}, ld_cache=cache)
+    cache = ldso.parse_ld_cache()
+    r = ldso.resolve_needed(str(tree["cxx_user"]), {}, mapped={}, ld_cache=cache)
     real = ldd(tree["cxx_user"])
     assert r["missing"] == []
     for name, entry in r["resolved"].items():
@@ -160,7 +160,7 @@ def test_system_libraries_resolve_where_ldd_finds_them(tree):
 
 
 def test_missing_library_names_the_directory_that_has_it(tree):
-    r = loader.resolve_needed(str(tree["needs_cudart"]), {}, mapped={},
+    r = ldso.resolve_needed(str(tree["needs_cudart"]), {}, mapped={},
                               elsewhere=[str(tree["dep"].parent), str(tree["cudart"].parent)])
     assert r["missing"] == ["libcudart.so.11.0"]
     entry = r["resolved"]["libcudart.so.11.0"]
@@ -184,14 +184,14 @@ def test_already_loaded_library_satisfies_needed_like_kaolin_after_torch(tree, t
         "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0      [stack]\n"
         "7f0000005000-7f0000006000 r--p 00000000 fe:00 43     /tmp/gone/libold.so (deleted)\n"
         "7f0000007000-7f0000008000 r--p 00000000 fe:00 44     /usr/share/locale/data.bin\n")
-    mapped = loader.read_mapped_libraries(str(maps))
+    mapped = ldso.read_mapped_libraries(str(maps))
     assert mapped == {"libhidden.so": str(hidden)}
-    r = loader.resolve_needed(str(tree["user_hidden"]), {}, mapped=mapped)
+    r = ldso.resolve_needed(str(tree["user_hidden"]), {}, mapped=mapped)
     assert r["missing"] == []
     assert r["resolved"]["libhidden.so"] == {"path": str(hidden), "via": "already-loaded", "found_elsewhere": [],
                                              "loaded_by": "process"}
     # without the mapping it is missing, exactly what plain ldd says ...
-    assert loader.resolve_needed(str(tree["user_hidden"]), {}, mapped={})["missing"] == ["libhidden.so"]
+    assert ldso.resolve_needed(str(tree["user_hidden"]), {}, mapped={})["missing"] == ["libhidden.so"]
     assert ldd(tree["user_hidden"])["libhidden.so"] is None
     # ... while the real loader, with libhidden already mapped, loads it fine, and fails without it
     assert cdll(hidden, tree["user_hidden"])[0]
@@ -201,7 +201,7 @@ def test_already_loaded_library_satisfies_needed_like_kaolin_after_torch(tree, t
 
 def test_glibcxx_need_above_the_mapped_libstdcxx(tree):
     fake = tree["fake_stdcxx"]
-    r = loader.resolve_needed(str(tree["cxx_user"]), {}, mapped={"libstdc++.so.6": str(fake)})
+    r = ldso.resolve_needed(str(tree["cxx_user"]), {}, mapped={"libstdc++.so.6": str(fake)})
     assert r["resolved"]["libstdc++.so.6"]["via"] == "already-loaded"
     assert r["glibcxx_loaded"] == "3.4.20"
     needed = r["glibcxx_needed"]
@@ -209,7 +209,7 @@ def test_glibcxx_need_above_the_mapped_libstdcxx(tree):
     assert "libstdc++.so.6" in r["version_missing"]
     assert f"GLIBCXX_{needed}" in r["version_missing"]["libstdc++.so.6"]
     # with the real libstdc++ nothing is missing
-    ok = loader.resolve_needed(str(tree["cxx_user"]), {}, mapped={}, ld_cache=loader.parse_ld_cache())
+    ok = ldso.resolve_needed(str(tree["cxx_user"]), {}, mapped={}, ld_cache=ldso.parse_ld_cache())
     assert ok["version_missing"] == {} and ok["glibcxx_loaded"] is not None
     # the real ld.so agrees: with the old libstdc++ first on the path the load fails on the version
     good, err = cdll(tree["cxx_user"], llp=str(fake.parent))
@@ -223,11 +223,11 @@ def test_glibcxx_need_above_the_mapped_libstdcxx(tree):
 
 
 def test_ld_so_cache_parse_agrees_with_ldconfig_p():
-    cache = loader.parse_ld_cache("/etc/ld.so.cache")
+    cache = ldso.parse_ld_cache("/etc/ld.so.cache")
     if cache is None or shutil.which("ldconfig") is None:
         pytest.skip("no /etc/ld.so.cache or ldconfig here")
     res = sh(["ldconfig", "-p"], timeout=30)
-    parsed = loader.parse_ldconfig_p(res.stdout)
+    parsed = ldso.parse_ldconfig_p(res.stdout)
     assert set(parsed) == set(cache)
     for name, entries in parsed.items():
         assert sorted(entries) == sorted(cache[name]), name
@@ -254,16 +254,16 @@ def test_fabricated_cache_and_arch_filter(tree, tmp_path):
     cache_file.write_bytes(_fake_cache([(0x0003, "libdep.so", "/nonexistent/libdep.so"),       # i386 entry
                                         (0x0303, "libdep.so", str(tree["dep_other"])),          # x86-64
                                         (0x0000, "libweird.so", "/x/libweird.so")]))            # not ELF libc6
-    cache = loader.parse_ld_cache(str(cache_file))
+    cache = ldso.parse_ld_cache(str(cache_file))
     assert cache == {"libdep.so": [("/nonexistent/libdep.so", 0x0000), (str(tree["dep_other"]), 0x0300)]}
-    r = loader.resolve_needed(str(tree["user_plain"]), {}, mapped={}, ld_cache=cache)
+    r = ldso.resolve_needed(str(tree["user_plain"]), {}, mapped={}, ld_cache=cache)
     assert r["resolved"]["libdep.so"] == {"path": str(tree["dep_other"]), "via": "ldconfig", "found_elsewhere": []}
     # old-format table in front of the new one is skipped
     old = b"ld.so-1.7.0\0" + struct.pack("<I", 1) + struct.pack("<iII", 3, 0, 0)
     old += bytes((-len(old)) % 8)
     combo = tmp_path / "combo.cache"
     combo.write_bytes(old + cache_file.read_bytes())
-    assert loader.parse_ld_cache(str(combo)) == cache
+    assert ldso.parse_ld_cache(str(combo)) == cache
 
 
 def test_ldconfig_fallback_through_a_runner(tmp_path):
@@ -276,13 +276,13 @@ def test_ldconfig_fallback_through_a_runner(tmp_path):
     def run(argv, timeout=None, env=None, input=None):
         return CmdResult(tuple(argv), 0, stdout=text)
 
-    cache = loader.load_ld_cache(str(tmp_path / "missing"), run=run)
+    cache = ldso.load_ld_cache(str(tmp_path / "missing"), run=run)
     assert cache == {"libz.so.1": [("/lib/x86_64-linux-gnu/libz.so.1", 0x0300), ("/lib/i386-linux-gnu/libz.so.1", 0)]}
 
     def hang(argv, timeout=None, env=None, input=None):
         return CmdResult(tuple(argv), None, timed_out=True, error="timeout after 5 s")
 
-    assert loader.load_ld_cache(str(tmp_path / "missing"), run=hang) is None
+    assert ldso.load_ld_cache(str(tmp_path / "missing"), run=hang) is None
 
 
 # ----------------------------------------------------------------------------- start environment
@@ -292,42 +292,42 @@ def test_start_env_changes():
     start = {"LD_LIBRARY_PATH": "/a", "PATH": "/usr/bin:/usr/local/cuda-12.1/bin", "CUDA_HOME": "/usr/local/cuda-12.1"}
     now = {"LD_LIBRARY_PATH": "/a:/usr/local/cuda/lib64", "PATH": "/usr/local/cuda-13.0/bin:/usr/bin:/home/u/bin",
            "CUDA_HOME": "/usr/local/cuda-12.1"}
-    ch = loader.start_env_changes(start, now)
+    ch = ldso.start_env_changes(start, now)
     assert set(ch) == {"LD_LIBRARY_PATH", "PATH"}
     assert ch["LD_LIBRARY_PATH"]["added"] == ["/usr/local/cuda/lib64"] and ch["LD_LIBRARY_PATH"]["removed"] == []
     assert ch["PATH"]["start"] == "/usr/local/cuda-12.1/bin" and ch["PATH"]["now"] == "/usr/local/cuda-13.0/bin"
-    assert loader.start_env_changes(start, dict(start)) == {}
-    assert loader.start_env_changes(start, {**start, "PATH": "/usr/bin:/usr/local/cuda-12.1/bin:/opt/x"}) == {}
-    assert set(loader.start_env_changes({}, {"CUDA_HOME": "/c"})) == {"CUDA_HOME"}
-    assert loader.start_env_changes(None, now) == {}
+    assert ldso.start_env_changes(start, dict(start)) == {}
+    assert ldso.start_env_changes(start, {**start, "PATH": "/usr/bin:/usr/local/cuda-12.1/bin:/opt/x"}) == {}
+    assert set(ldso.start_env_changes({}, {"CUDA_HOME": "/c"})) == {"CUDA_HOME"}
+    assert ldso.start_env_changes(None, now) == {}
 
 
 def test_library_only_findable_via_dir_added_after_start(tree):
     ext, cuda_dir = str(tree["needs_cudart"]), str(tree["cudart"].parent)
-    got = loader.libraries_only_findable_via_new_dirs([ext], {}, {"LD_LIBRARY_PATH": cuda_dir}, mapped={})
+    got = ldso.libraries_only_findable_via_new_dirs([ext], {}, {"LD_LIBRARY_PATH": cuda_dir}, mapped={})
     assert got == [{"extension": ext, "library": "libcudart.so.11.0", "path": str(tree["cudart"]), "dir": cuda_dir,
                     "variable": "LD_LIBRARY_PATH"}]
     same = {"LD_LIBRARY_PATH": cuda_dir}
-    assert loader.libraries_only_findable_via_new_dirs([ext], same, same, mapped={}) == []
-    assert loader.libraries_only_findable_via_new_dirs(
+    assert ldso.libraries_only_findable_via_new_dirs([ext], same, same, mapped={}) == []
+    assert ldso.libraries_only_findable_via_new_dirs(
         [ext], {}, same, mapped={"libcudart.so.11.0": str(tree["cudart"])}) == []
-    assert loader.libraries_only_findable_via_new_dirs([ext, "/nonexistent.so"], None, same, mapped={}) == []
+    assert ldso.libraries_only_findable_via_new_dirs([ext, "/nonexistent.so"], None, same, mapped={}) == []
     # the claim behind the warning, on the real loader: setting LD_LIBRARY_PATH after start does not help
     ok, err = cdll(tree["needs_cudart"], set_env_after_start=cuda_dir)
     assert not ok and "libcudart.so.11.0" in err
-    facts = {"loader": {"status": "ok", "changed_since_start": loader.start_env_changes({}, same),
+    facts = {"loader": {"status": "ok", "changed_since_start": ldso.start_env_changes({}, same),
                         "only_findable_via_new_dirs": got,
-                        "extensions": [loader.resolve_needed(ext, {}, mapped={}, elsewhere_env=same)]}}
+                        "extensions": [ldso.resolve_needed(ext, {}, mapped={}, elsewhere_env=same)]}}
     found = evaluate(facts, ["loader"])
     assert [(f.code, f.severity) for f in found] == [("env_not_propagated_to_kernel", "error")]
     assert any("smr-doctor fix kernelspec" in c for c in found[0].fix.commands)
-    warn = evaluate({"loader": {"status": "ok", "changed_since_start": loader.start_env_changes({}, same),
+    warn = evaluate({"loader": {"status": "ok", "changed_since_start": ldso.start_env_changes({}, same),
                                 "extensions": []}}, ["loader"])
     assert [(f.code, f.severity) for f in warn] == [("env_not_propagated_to_kernel", "warning")]
 
 
 def test_cudart_rules_wrong_cuda_and_not_found(tree):
-    r = loader.resolve_needed(str(tree["needs_cudart"]), {}, mapped={}, elsewhere=[str(tree["cudart"].parent)])
+    r = ldso.resolve_needed(str(tree["needs_cudart"]), {}, mapped={}, elsewhere=[str(tree["cudart"].parent)])
     base = {"loader": {"status": "ok", "extensions": [r]}}
     cu13 = evaluate({**base, "torch": {"installed": True, "version": "2.11.0+cu130", "cuda": "13.0"}}, ["loader"])
     assert [f.code for f in cu13] == ["prebuilt_binary_wrong_cuda"]
@@ -336,7 +336,7 @@ def test_cudart_rules_wrong_cuda_and_not_found(tree):
     assert [f.code for f in cu11] == ["cudart_not_found"]
     assert any(str(tree["cudart"].parent) in e for e in cu11[0].evidence)
     assert any(str(tree["cudart"].parent) in c for c in cu11[0].fix.commands)
-    plain = loader.resolve_needed(str(tree["user_hidden"]), {}, mapped={}, elsewhere=[])
+    plain = ldso.resolve_needed(str(tree["user_hidden"]), {}, mapped={}, elsewhere=[])
     lib = evaluate({"loader": {"status": "ok", "extensions": [plain]}}, ["loader"])
     assert [f.code for f in lib] == ["library_not_found"]
 
@@ -403,24 +403,24 @@ def test_never_raises_on_garbage_and_missing_proc_files(tree, tmp_path):
     rng = random.Random(99)
     garbage = tmp_path / "garbage"
     garbage.write_bytes(bytes(rng.randrange(256) for _ in range(5000)))
-    assert loader.read_mapped_libraries(str(garbage)) == {}
-    assert loader.read_mapped_libraries(str(tmp_path / "missing_maps")) == {}
-    assert loader.parse_ld_cache(str(garbage)) is None
-    assert loader.parse_ld_cache(str(tmp_path)) is None
+    assert ldso.read_mapped_libraries(str(garbage)) == {}
+    assert ldso.read_mapped_libraries(str(tmp_path / "missing_maps")) == {}
+    assert ldso.parse_ld_cache(str(garbage)) is None
+    assert ldso.parse_ld_cache(str(tmp_path)) is None
     real_cache = Path("/etc/ld.so.cache").read_bytes() if os.path.exists("/etc/ld.so.cache") else _fake_cache([])
     for n in (0, 10, 20, 47, 48, 100, len(real_cache) // 2):
         p = tmp_path / f"cache{n}"
         p.write_bytes(real_cache[:n])
-        c = loader.parse_ld_cache(str(p))
+        c = ldso.parse_ld_cache(str(p))
         assert c is None or isinstance(c, dict)
     bad_counts = bytearray(real_cache)
     bad_counts[20:24] = struct.pack("<I", 0xFFFFFFF)
     p = tmp_path / "cache_badcount"
     p.write_bytes(bytes(bad_counts))
-    assert loader.parse_ld_cache(str(p)) is None
-    r = loader.resolve_needed(str(garbage), {})
+    assert ldso.parse_ld_cache(str(p)) is None
+    r = ldso.resolve_needed(str(garbage), {})
     assert r["status"] == "unavailable" and r["missing"] == []
-    assert loader.resolve_needed(str(tmp_path / "nope.so"), {})["reason"] == "file not found"
+    assert ldso.resolve_needed(str(tmp_path / "nope.so"), {})["reason"] == "file not found"
     flipped = bytearray(tree["user_rpath"].read_bytes())
     for _ in range(200):
         b = bytearray(flipped)
@@ -428,7 +428,7 @@ def test_never_raises_on_garbage_and_missing_proc_files(tree, tmp_path):
             b[rng.randrange(len(b))] = rng.randrange(256)
         p = tmp_path / "flip.so"
         p.write_bytes(bytes(b))
-        res = loader.resolve_needed(str(p), {"LD_LIBRARY_PATH": "::;/x"}, mapped={})
+        res = ldso.resolve_needed(str(p), {"LD_LIBRARY_PATH": "::;/x"}, mapped={})
         assert res["status"] in ("ok", "unavailable")
     proc = tmp_path / "emptyproc"
     proc.mkdir()
@@ -441,14 +441,14 @@ def test_never_raises_on_garbage_and_missing_proc_files(tree, tmp_path):
 def test_expand_tokens():
     import platform
 
-    assert loader.expand_tokens("$ORIGIN/../lib", "/a/b") == "/a/b/../lib"
-    assert loader.expand_tokens("${ORIGIN}/x", "/o") == "/o/x"
-    assert loader.expand_tokens("/opt/$PLATFORM", "/o") == f"/opt/{platform.machine()}"
-    lib = loader.expand_tokens("/usr/$LIB", "/o")
-    assert lib in {"/usr/lib64", "/usr/lib", f"/usr/lib/{loader._multiarch()}"} and os.path.isdir(lib)
-    assert loader.expand_tokens("$NOPE/x", "/o") == "$NOPE/x"  # glibc keeps an unknown $NAME literally
-    assert loader.expand_tokens("$ORIGINAL/x", "/o") == "$ORIGINAL/x"
-    assert loader.expand_tokens("$ORIGIN/x", "") is None
-    assert loader.expand_tokens("", "/o") == os.getcwd()
-    assert loader.expand_tokens("$ORIGIN-x/y", "/o") == "$ORIGIN-x/y"
-    assert loader.expand_tokens("${ORIGIN}-x/y", "/o") == "/o-x/y"
+    assert ldso.expand_tokens("$ORIGIN/../lib", "/a/b") == "/a/b/../lib"
+    assert ldso.expand_tokens("${ORIGIN}/x", "/o") == "/o/x"
+    assert ldso.expand_tokens("/opt/$PLATFORM", "/o") == f"/opt/{platform.machine()}"
+    lib = ldso.expand_tokens("/usr/$LIB", "/o")
+    assert lib in {"/usr/lib64", "/usr/lib", f"/usr/lib/{ldso._multiarch()}"} and os.path.isdir(lib)
+    assert ldso.expand_tokens("$NOPE/x", "/o") == "$NOPE/x"  # glibc keeps an unknown $NAME literally
+    assert ldso.expand_tokens("$ORIGINAL/x", "/o") == "$ORIGINAL/x"
+    assert ldso.expand_tokens("$ORIGIN/x", "") is None
+    assert ldso.expand_tokens("", "/o") == os.getcwd()
+    assert ldso.expand_tokens("$ORIGIN-x/y", "/o") == "$ORIGIN-x/y"
+    assert ldso.expand_tokens("${ORIGIN}-x/y", "/o") == "/o-x/y"

@@ -14,9 +14,9 @@ IPython = pytest.importorskip("IPython")
 from IPython.core.error import UsageError  # noqa: E402
 from IPython.testing.globalipapp import start_ipython  # noqa: E402
 
-from smrnb import magics  # noqa: E402
 from smrnb.doctor import Report  # noqa: E402
-from smrnb.magics import SmrnbEnvironmentWarning, check_start_environment  # noqa: E402
+from smrnb.doctor import _magics as magics  # noqa: E402
+from smrnb.doctor._magics import SmrnbEnvironmentWarning, check_start_environment  # noqa: E402
 
 UNDEF = "ImportError: /x/kaolin/_C.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs"
 
@@ -200,7 +200,7 @@ def test_library_findable_only_through_a_new_directory(tmp_path):
 
 
 def test_importing_magics_does_not_import_ipython():
-    code = "import sys, smrnb.magics; assert 'IPython' not in sys.modules, 'IPython imported'; print('ok')"
+    code = "import sys, smrnb.doctor._magics; assert 'IPython' not in sys.modules, 'IPython imported'; print('ok')"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
 

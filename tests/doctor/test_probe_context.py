@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 from smrnb.doctor._model import ProbeContext, Runner
-from smrnb.doctor.probes import context
+from smrnb.doctor.probes import _context as context
 from smrnb.doctor.rules import evaluate
-from smrnb.doctor.rules.context import env_fix_commands
+from smrnb.doctor.rules._context import env_fix_commands
 
 SECRETS = {"JUPYTERHUB_API_TOKEN": "tok-0123456789abcdef", "AWS_SECRET_ACCESS_KEY": "aws-shh",
            "DB_PASSWORD": "hunter2", "MY_API_KEY": "k-42"}

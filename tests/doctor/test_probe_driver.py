@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from smrnb.doctor._model import ProbeContext, Runner
-from smrnb.doctor.probes import driver
+from smrnb.doctor.probes import _driver as driver
 from smrnb.doctor.rules import evaluate
 
 QUERY = "--query-gpu=name,driver_version,compute_cap,memory.total,uuid --format=csv,noheader"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from smrnb.doctor._model import ProbeContext, Runner
-from smrnb.doctor.probes import jupyter
+from smrnb.doctor.probes import _jupyter as jupyter
 from smrnb.doctor.rules import evaluate
 
 
@@ -181,7 +181,7 @@ def test_inside_a_real_ipykernel(tmp_path):
         os.environ.clear()
         os.environ.update(old)
     try:
-        code = ("import json\nfrom smrnb.doctor._model import ProbeContext\nfrom smrnb.doctor.probes import jupyter\n"
+        code = ("import json\nfrom smrnb.doctor._model import ProbeContext\nfrom smrnb.doctor.probes import _jupyter as jupyter\n"
                 "print(json.dumps(jupyter.probe(ProbeContext())))\n")
         out: list[str] = []
         reply = kc.execute_interactive(code, timeout=60, output_hook=lambda m: out.append(

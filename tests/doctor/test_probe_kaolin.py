@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from smrnb.doctor._model import ProbeContext, Runner
-from smrnb.doctor.probes import kaolin
+from smrnb.doctor.probes import _kaolin as kaolin
 from smrnb.doctor.rules import evaluate
 
 UNDEFINED = ("ImportError: /opt/venv/lib/python3.12/site-packages/kaolin/_C.cpython-312-x86_64-linux-gnu.so: "

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from smrnb.doctor._model import ProbeContext, Runner
-from smrnb.doctor.probes import toolkit
+from smrnb.doctor.probes import _toolkit as toolkit
 from smrnb.doctor.rules import evaluate
-from smrnb.doctor.rules.toolkit import parse_arch_list
+from smrnb.doctor.rules._toolkit import parse_arch_list
 
 NVCC_VERSION = {
     "11.8": """nvcc: NVIDIA (R) Cuda compiler driver

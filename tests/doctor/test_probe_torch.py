@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from smrnb.doctor._model import ProbeContext, Runner
-from smrnb.doctor.probes import torch_build
+from smrnb.doctor.probes import _torch_build as torch_build
 from smrnb.doctor.rules import evaluate
-from smrnb.doctor.rules.torch import arch_covers
+from smrnb.doctor.rules._torch import arch_covers
 
 pytestmark = pytest.mark.skipif(not shutil.which("g++"), reason="needs g++ to build test ELF files")
 

@@ -98,7 +98,7 @@ def test_findings_added_after_construction_are_redacted_by_the_renderers():
 
 def test_render_html_called_directly_is_clean():
     """The DoctorView widget calls render_html itself, not through _repr_html_."""
-    from smrnb.doctor.report import render_html
+    from smrnb.doctor._report import render_html
 
     rep = Report({}, [])
     rep.findings.append(Finding("cudart_not_found", "loader", "error", PLANTED["aws"], (PLANTED["url_userinfo"],)))

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from smrnb.doctor import Report
+from smrnb.doctor._codes import CODES_PATH, REQUIRED_CODES, codes_markdown
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.codes import CODES_PATH, REQUIRED_CODES, codes_markdown
-from smrnb.doctor.report import redact_identity
+from smrnb.doctor._redact import redact_identity
 from smrnb.doctor.rules import all_codes
 
 FACTS = {
@@ -117,10 +117,10 @@ def test_codes_doc_is_generated_and_complete():
     assert not missing, f"required codes not documented by any rules module or explain: {missing}"
     text = CODES_PATH.read_text(encoding="utf-8")
     undocumented = [c for c in codes if f"`{c}`" not in text]
-    assert not undocumented, ("CODES.md is stale; run `python -m smrnb.doctor.codes --write` "
+    assert not undocumented, ("CODES.md is stale; run `smr-doctor codes --write` "
                               f"(missing {undocumented})")
     assert codes_markdown().count("\n| `") == len(codes)
-    assert text == codes_markdown(), "CODES.md drifted from the table; run `python -m smrnb.doctor.codes --write`"
+    assert text == codes_markdown(), "CODES.md drifted from the table; run `smr-doctor codes --write`"
 
 
 def test_docs_finding_vocabulary_is_the_tables():
@@ -128,7 +128,7 @@ def test_docs_finding_vocabulary_is_the_tables():
     (``code `x```, the handbook's "finding code" column) is in the table, with the table's layer."""
     import re
 
-    from smrnb.doctor.codes import CODES
+    from smrnb.doctor._codes import CODES
 
     docs = Path(__file__).resolve().parents[2] / "docs"
     pytest.importorskip("mkdocs")
@@ -176,17 +176,17 @@ def test_every_code_a_rules_module_emits_is_declared():
                 emitted.setdefault(node.args[0].value, py.name)
     undeclared = {c: m for c, m in emitted.items() if c not in codes}
     assert not undeclared, f"codes emitted but not declared in CODES: {undeclared}"
-    from smrnb.doctor.codes import CODES
+    from smrnb.doctor._codes import CODES
 
-    home = {"__init__.py": "rules"}
-    elsewhere = {c: m for c, m in emitted.items() if home.get(m, f"rules.{m[:-3]}") not in CODES[c].homes}
+    home = {"__init__.py": "rules"}  # rules/_<layer>.py decides the codes whose homes name "rules.<layer>"
+    elsewhere = {c: m for c, m in emitted.items() if home.get(m, f"rules.{m[1:-3]}") not in CODES[c].homes}
     assert not elsewhere, f"codes emitted by a rules module the table does not name as their home: {elsewhere}"
 
 
 def test_live_rules_word_shared_causes_as_the_table():
     """Static scan: a rules-module Finding of a code explain gives too words its fix with the table's
     wording (``why(code, ...)``), so the live report and explain say the same thing."""
-    from smrnb.doctor.codes import CODES
+    from smrnb.doctor._codes import CODES
 
     rules_dir = Path(__file__).resolve().parents[2] / "smrnb" / "doctor" / "rules"
     seen, unworded = set(), []

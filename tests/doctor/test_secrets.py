@@ -11,7 +11,8 @@ import pytest
 
 from smrnb.doctor import Report, diagnose, explain
 from smrnb.doctor._model import Finding, Fix, ProbeContext
-from smrnb.doctor.probes import collect, sanitize, secret_values
+from smrnb.doctor._redact import sanitize, secret_values
+from smrnb.doctor.probes import collect
 
 SECRETS = {
     "MY_API_TOKEN": "sekrit123",

@@ -92,10 +92,10 @@ def test_kaolin_lookup():
 
 def test_a_new_cuda_release_is_one_line(tmp_path, monkeypatch):
     copy = tmp_path / "tables"
-    shutil.copytree(tables.HERE, copy, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    shutil.copytree(tables._read.HERE, copy, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     with open(copy / "cuda_driver.csv", "a") as fh:
         fh.write("13.3,CUDA 13.3 GA,600.10.01,no,test row\n")
-    monkeypatch.setattr(tables, "HERE", copy)
+    monkeypatch.setattr(tables._read, "HERE", copy)
     tables.clear_caches()
     try:
         assert tables.min_driver_for_cuda("13.3").min_driver == "600.10.01"
@@ -124,7 +124,7 @@ def test_every_emitted_code_is_documented(layer):
     import inspect
     import re
 
-    mod = importlib.import_module(f"smrnb.doctor.rules.{layer}")
+    mod = importlib.import_module(f"smrnb.doctor.rules._{layer}")
     emitted = set(re.findall(r'Finding\(\s*"([a-z0-9_]+)"', inspect.getsource(mod)))
     assert emitted and emitted <= set(mod.CODES), emitted - set(mod.CODES)
     required = {"driver": {"no_gpu", "driver_too_old"},

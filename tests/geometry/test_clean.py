@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import smrnb
-from smrnb.geometry.clean import (
+from smrnb.geometry._clean import (
     CleanResult,
     check_points,
     clean_points,
@@ -17,8 +17,8 @@ from smrnb.geometry.clean import (
     remove_statistical_outliers,
     voxel_downsample,
 )
-from smrnb.geometry.mesh import PointCloud
-from smrnb.geometry.points import depth_to_points
+from smrnb.geometry._mesh import PointCloud
+from smrnb.geometry._points import depth_to_points
 
 
 def _K(fx, fy, cx, cy):
@@ -234,7 +234,7 @@ def test_radius_outliers_analytic_grid_and_parity():
 
 @pytest.mark.slow
 def test_grid_neighbours_equal_brute_force_on_surfaces_duplicates_and_outliers():
-    from smrnb.geometry import clean as C
+    from smrnb.geometry import _clean as C
 
     g = torch.Generator().manual_seed(9)
     plane = torch.cat([torch.rand(500, 2, generator=g, dtype=torch.float64), torch.zeros(500, 1,

@@ -15,8 +15,8 @@ from PIL import Image
 
 import smrnb
 from smrnb.geometry._glb import fill_empty_texels, read_glb
-from smrnb.geometry.io import export_mesh, load_mesh
-from smrnb.geometry.texture import uv_rasterize
+from smrnb.geometry._io import export_mesh, load_mesh
+from smrnb.geometry._texture import uv_rasterize
 from tests import _gltftools
 
 

@@ -108,7 +108,9 @@ def test_frames_and_readers_name_the_frame():
 
 
 def test_one_budget_and_one_override_for_voxels_tsdf_and_marching_cubes(monkeypatch):
-    from smrnb.geometry import marching_cubes, tsdf, voxels
+    from smrnb.geometry import _marching_cubes as marching_cubes
+    from smrnb.geometry import _tsdf as tsdf
+    from smrnb.geometry import _voxels as voxels
 
     monkeypatch.setenv("SMRNB_MEMORY_BUDGET", "123456789")
     assert _memory.memory_budget("cpu") == 123456789
@@ -150,7 +152,7 @@ def test_refused_before_allocating_under_a_real_address_space_limit():
     code = textwrap.dedent("""
         import json, resource, torch
         import smrnb
-        from smrnb.geometry import _memory, marching_cubes
+        from smrnb.geometry import _memory, _marching_cubes as marching_cubes
         resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
         out = {"budget": _memory.memory_budget("cpu")}
         try:
@@ -179,15 +181,15 @@ def test_refused_before_allocating_under_a_real_address_space_limit():
 
 # step -> the core function it fronts (parameters of the same name must have the same default)
 FRONTS = {
-    "voxelize": "smrnb.geometry.voxels:pointcloud_to_voxelgrid",
-    "tsdf": "smrnb.geometry.tsdf:fuse_tsdf",
-    "fill_holes": "smrnb.geometry.repair:fill_holes",
-    "repair_non_manifold": "smrnb.geometry.repair:repair_non_manifold",
-    "simplify": "smrnb.geometry.simplify:simplify_mesh",
-    "uv": "smrnb.geometry.uv:auto_uv",
-    "texture": "smrnb.geometry.texture:bake_texture",
-    "marching_cubes": "smrnb.geometry.marching_cubes:voxelgrid_to_mesh",
-    "extract_mesh": "smrnb.geometry.tsdf:TSDFVolume.extract_mesh",
+    "voxelize": "smrnb.geometry._voxels:pointcloud_to_voxelgrid",
+    "tsdf": "smrnb.geometry._tsdf:fuse_tsdf",
+    "fill_holes": "smrnb.geometry._repair:fill_holes",
+    "repair_non_manifold": "smrnb.geometry._repair:repair_non_manifold",
+    "simplify": "smrnb.geometry._simplify:simplify_mesh",
+    "uv": "smrnb.geometry._uv:auto_uv",
+    "texture": "smrnb.geometry._texture:bake_texture",
+    "marching_cubes": "smrnb.geometry._marching_cubes:voxelgrid_to_mesh",
+    "extract_mesh": "smrnb.geometry._tsdf:TSDFVolume.extract_mesh",
 }
 
 

@@ -8,7 +8,7 @@ import torch
 import trimesh
 
 import smrnb
-from smrnb.geometry.uv import auto_uv
+from smrnb.geometry._uv import auto_uv
 
 
 def _sphere(sub=3, colors=False):

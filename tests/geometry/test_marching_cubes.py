@@ -13,8 +13,8 @@ from scipy.ndimage import gaussian_filter
 from scipy.special import ellipeinc, ellipkinc
 
 import smrnb
-from smrnb.geometry.marching_cubes import marching_cubes, voxelgrid_to_mesh
-from smrnb.geometry.voxels import VoxelGrid, pointcloud_to_voxelgrid
+from smrnb.geometry._marching_cubes import marching_cubes, voxelgrid_to_mesh
+from smrnb.geometry._voxels import VoxelGrid, pointcloud_to_voxelgrid
 
 skmeasure = pytest.importorskip("skimage.measure")
 
@@ -149,7 +149,7 @@ def test_padded_segments_give_the_exact_mesh(extra, monkeypatch):
     pointing at an empty cube, the first active cube or the last real face), run eagerly on the CPU:
     the same vertices and faces, bit for bit, as the exact path, whatever the padding."""
     import smrnb.geometry._graphs as graphs
-    import smrnb.geometry.marching_cubes as mc
+    import smrnb.geometry._marching_cubes as mc
 
     monkeypatch.setattr(graphs, "capacity", lambda n, minimum=16: int(n) + extra)
     rng = np.random.default_rng(extra)
@@ -178,7 +178,7 @@ def test_padding_cube_adds_nothing():
     """What the padding relies on: cube index 0 has no tests, no triangles and no vertices; the node
     (0, 0, N2 - 1) always gets cube index 0; an unambiguous cube run through the face and interior
     tests (the padded ambiguous list repeats the first active cube) keeps its test-free row."""
-    import smrnb.geometry.marching_cubes as mc
+    import smrnb.geometry._marching_cubes as mc
 
     d = mc._decision_tables()
     assert not d["ambiguous"][0] and d["ntri"][d["row"][:128]].max() == 0
@@ -479,7 +479,7 @@ def test_empty_kaolin_result_is_distrusted_and_torch_takes_over(monkeypatch):
     voxelgrid_to_mesh(torch.ones(6, 6, 6))
     assert len(calls) == 1
     # ... and for grids from _KAOLIN_MC_MAX_VOXELS on (the PyTorch path is the faster one there)
-    import smrnb.geometry.marching_cubes as mc
+    import smrnb.geometry._marching_cubes as mc
 
     monkeypatch.setattr(mc, "_KAOLIN_MC_MAX_VOXELS", grid.occupancy.numel())
     assert voxelgrid_to_mesh(grid).meta["backend"] == "torch CPU" and len(calls) == 1
@@ -491,7 +491,7 @@ def test_empty_kaolin_result_is_distrusted_and_torch_takes_over(monkeypatch):
 def test_raw_output_gives_each_vertex_as_its_lattice_edge():
     """The sparse TSDF extraction asks for vertices as lattice identities (an edge's lower node and
     axis; an interior vertex's cube and offset): placed by hand they are the returned positions."""
-    from smrnb.geometry.marching_cubes import _marching_cubes_exact
+    from smrnb.geometry._marching_cubes import _marching_cubes_exact
 
     rng = np.random.default_rng(11)
     vol = torch.from_numpy(gaussian_filter(rng.standard_normal((23, 26, 29)), 1.2).astype(np.float32))

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from smrnb.geometry.marching_cubes import marching_cubes, voxelgrid_to_mesh
-from smrnb.geometry.voxels import pointcloud_to_voxelgrid
+from smrnb.geometry._marching_cubes import marching_cubes, voxelgrid_to_mesh
+from smrnb.geometry._voxels import pointcloud_to_voxelgrid
 
 
 def _sphere(n: int, r: float) -> torch.Tensor:
@@ -73,7 +73,7 @@ def test_voxelize_cpu_cuda_parity():
 def test_voxelgrid_to_mesh_cuda_torch_backend_world_units():
     n, r = 128, 40.0
     occ = _sphere(n, r) > 0
-    from smrnb.geometry.voxels import VoxelGrid
+    from smrnb.geometry._voxels import VoxelGrid
 
     grid = VoxelGrid(occ.cuda(), torch.tensor([-0.64, -0.64, -0.64]), 0.01)
     mesh = voxelgrid_to_mesh(grid, backend="torch")
@@ -145,7 +145,7 @@ def test_marching_cubes_cuda_graphs_replay_the_exact_mesh(monkeypatch):
     level, the ascent winding, gives what the eager exact path and the CPU give, and a result is
     not overwritten by the next call."""
     import smrnb.geometry._graphs as graphs
-    import smrnb.geometry.marching_cubes as mc
+    import smrnb.geometry._marching_cubes as mc
 
     monkeypatch.delenv("SMRNB_CUDA_GRAPHS", raising=False)
     graphs.release()
@@ -186,7 +186,7 @@ def test_voxelize_cuda_graphs_same_grid_and_counts(monkeypatch):
     """Voxelization replayed from a CUDA graph (points padded with +inf up to a capacity): clouds of
     different sizes in one capacity give the eager grid and the exact dropped counts."""
     import smrnb.geometry._graphs as graphs
-    import smrnb.geometry.voxels as vx
+    import smrnb.geometry._voxels as vx
 
     monkeypatch.delenv("SMRNB_CUDA_GRAPHS", raising=False)
     graphs.release()
@@ -230,7 +230,7 @@ def test_cuda_graphs_keep_to_their_memory_budget(monkeypatch):
     """A noise field (nearly every cube active: gigabytes of working set) is not kept in graphs: the
     graphs stay within their budget and the mesh is still the exact one."""
     import smrnb.geometry._graphs as graphs
-    import smrnb.geometry.marching_cubes as mc
+    import smrnb.geometry._marching_cubes as mc
 
     monkeypatch.delenv("SMRNB_CUDA_GRAPHS", raising=False)
     graphs.release()

@@ -12,9 +12,9 @@ import torch
 import trimesh
 
 import smrnb
-from smrnb.geometry.mesh import Frames, Mesh
-from smrnb.geometry.metrics import depth_error, sample_surface, surface_metrics, vertex_depth_error
-from smrnb.geometry.render import render_depth
+from smrnb.geometry._mesh import Frames, Mesh
+from smrnb.geometry._metrics import depth_error, sample_surface, surface_metrics, vertex_depth_error
+from smrnb.geometry._render import render_depth
 
 
 def _sphere(r: float, sub: int = 5, center=(0.0, 0.0, 0.0)) -> Mesh:

@@ -11,7 +11,7 @@ import torch
 import trimesh
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.geometry.normals import compute_face_normals, compute_vertex_normals
+from smrnb.geometry._normals import compute_face_normals, compute_vertex_normals
 
 
 def sphere(sub=3, dtype=torch.float32):
@@ -98,7 +98,7 @@ def _textbook_area_normals(v, f):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_planar_area_normals_equal_the_textbook_formula_and_keep_gradients(dtype):
-    from smrnb.geometry.normals import area_vertex_normals
+    from smrnb.geometry._normals import area_vertex_normals
 
     v, f = sphere(4)
     g = torch.Generator().manual_seed(3)

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 import smrnb
-from smrnb.geometry.mesh import Frames, Mesh, PointCloud
-from smrnb.geometry.points import OPENNI_TO_OPENGL, convert_coordinates, depth_to_points, frames_to_points
+from smrnb.geometry._mesh import Frames, Mesh, PointCloud
+from smrnb.geometry._points import OPENNI_TO_OPENGL, convert_coordinates, depth_to_points, frames_to_points
 
 K640 = torch.tensor([[525.0, 0.0, 319.5], [0.0, 525.0, 239.5], [0.0, 0.0, 1.0]])
 

@@ -11,8 +11,8 @@ import torch
 import trimesh
 
 import smrnb
-from smrnb.geometry.mesh import Mesh
-from smrnb.geometry.render import rasterize, render_depth
+from smrnb.geometry._mesh import Mesh
+from smrnb.geometry._render import rasterize, render_depth
 
 H, W = 60, 80
 K = torch.tensor([[70.0, 0.0, 39.5], [0.0, 70.0, 29.5], [0.0, 0.0, 1.0]])

@@ -10,6 +10,16 @@ import trimesh
 
 import smrnb
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.geometry._mesh import Mesh
+from smrnb.geometry._normals import compute_face_normals
+from smrnb.geometry._repair import (
+    FillHolesResult,
+    _liepa_dp,
+    _liepa_dp_small,
+    _no_flip_blend,
+    fill_holes,
+    repair_non_manifold,
+)
 from smrnb.geometry._topology import (
     boundary_loops,
     edges_with_counts,
@@ -18,16 +28,6 @@ from smrnb.geometry._topology import (
     is_winding_consistent,
     non_manifold_edges,
     open_boundary_edges,
-)
-from smrnb.geometry.mesh import Mesh
-from smrnb.geometry.normals import compute_face_normals
-from smrnb.geometry.repair import (
-    FillHolesResult,
-    _liepa_dp,
-    _liepa_dp_small,
-    _no_flip_blend,
-    fill_holes,
-    repair_non_manifold,
 )
 
 

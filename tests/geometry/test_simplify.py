@@ -6,7 +6,7 @@ import trimesh
 from skimage.measure import marching_cubes
 
 import smrnb
-from smrnb.geometry import simplify as S
+from smrnb.geometry import _simplify as S
 
 
 def _mesh(tm, colors=None):
@@ -384,7 +384,7 @@ def test_components_are_scipys_without_scipy():
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
-    from smrnb.geometry.simplify import _components
+    from smrnb.geometry._simplify import _components
 
     rng = np.random.default_rng(1)
     for _ in range(100):

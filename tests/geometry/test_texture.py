@@ -6,8 +6,8 @@ import torch
 import trimesh
 
 import smrnb
-from smrnb.geometry.render import rasterize
-from smrnb.geometry.texture import bake_texture, render_textured, uv_rasterize
+from smrnb.geometry._render import rasterize
+from smrnb.geometry._texture import bake_texture, render_textured, uv_rasterize
 
 K = torch.tensor([[160.0, 0, 79.5], [0, 160.0, 59.5], [0, 0, 1]])
 H, W = 120, 160
@@ -142,7 +142,7 @@ def test_bake_cuda_matches_cpu():
 
 
 def test_a_bake_times_its_phases_only_when_asked():
-    from smrnb.geometry.texture import PHASES
+    from smrnb.geometry._texture import PHASES
 
     mesh, frames = _scene()
     uvs, fuv = smrnb.auto_uv(mesh.vertices, mesh.faces, resolution=128)
@@ -173,7 +173,7 @@ def test_the_dilation_ring_is_the_distance_transforms():
     those scipy's Euclidean distance transform puts within `dilate`."""
     from scipy.ndimage import distance_transform_edt
 
-    from smrnb.geometry.texture import _near
+    from smrnb.geometry._texture import _near
 
     g = torch.Generator().manual_seed(0)
     for radius in (1, 2, 4, 7):

@@ -17,7 +17,7 @@ CHILD = r'''
 import ctypes, json, sys, tempfile, threading, time
 from smrnb.pipeline import Pipeline
 from smrnb.widgets._app import DEFAULT_SOURCE, DEFAULT_STEPS
-from smrnb.geometry.texture import bake_memory_estimate, bake_texture, uv_chart_area
+from smrnb.geometry._texture import bake_memory_estimate, bake_texture, uv_chart_area
 
 def rss():
     with open("/proc/self/statm") as fh:

@@ -12,10 +12,10 @@ import torch
 import trimesh
 
 import smrnb
-from smrnb.geometry.mesh import Frames, Mesh
-from smrnb.geometry.metrics import depth_error, surface_metrics
-from smrnb.geometry.render import render_depth
-from smrnb.geometry.tsdf import TSDFVolume, fuse_tsdf
+from smrnb.geometry._mesh import Frames, Mesh
+from smrnb.geometry._metrics import depth_error, surface_metrics
+from smrnb.geometry._render import render_depth
+from smrnb.geometry._tsdf import TSDFVolume, fuse_tsdf
 
 H, W = 96, 128
 K = torch.tensor([[100.0, 0, 63.5], [0, 100.0, 47.5], [0, 0, 1]])
@@ -149,7 +149,7 @@ def _dense(vol: TSDFVolume) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
 def test_sparse_extraction_is_dense_marching_cubes(sphere_volume):
     """The bricks, their separators and the weld give exactly the mesh of marching cubes on the dense
     volume with unobserved voxels masked out: the same counts and the same vertices."""
-    from smrnb.geometry.marching_cubes import marching_cubes
+    from smrnb.geometry._marching_cubes import marching_cubes
 
     tsdf, weight, origin = _dense(sphere_volume)
     v, f = marching_cubes(tsdf, 0.0, mask=weight >= 1, gradient_direction="ascent")
@@ -334,7 +334,7 @@ def test_redwood_held_out_depth_error(redwood_micro):
 def test_planner_fallback_bounds_give_the_same_volume(monkeypatch):
     """fuse_tsdf sizes its block table from the view frusta; when that box is too big it bounds the
     blocks the frames really touch instead. Both plans must fuse the same blocks and mesh."""
-    import smrnb.geometry.tsdf as T
+    import smrnb.geometry._tsdf as T
     from smrnb.datasets import load_sample
 
     fr = load_sample(max_frames=12)
@@ -353,7 +353,7 @@ def test_planner_fallback_bounds_give_the_same_volume(monkeypatch):
 def test_grouped_update_equals_frame_by_frame(monkeypatch):
     """The GPU path of fuse_tsdf updates groups of frames in one pass (sums per block); run on the CPU
     it must give the frame-by-frame volume up to float rounding: same blocks, weights, tsdf, colors."""
-    import smrnb.geometry.tsdf as T
+    import smrnb.geometry._tsdf as T
     from smrnb.datasets import load_sample
 
     fr = load_sample(max_frames=16)

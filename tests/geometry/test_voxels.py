@@ -9,8 +9,8 @@ import pytest
 import torch
 
 import smrnb
-from smrnb.geometry.mesh import PointCloud
-from smrnb.geometry.voxels import VoxelGrid, pointcloud_to_voxelgrid
+from smrnb.geometry._mesh import PointCloud
+from smrnb.geometry._voxels import VoxelGrid, pointcloud_to_voxelgrid
 
 
 def test_public_names_resolve_to_this_module():

@@ -195,8 +195,7 @@ def test_points_round_trip_through_ply(tmp_path):
 def test_textured_glb_reads_back_as_textured_mesh(tmp_path):
     import torch
 
-    from smrnb.geometry.io import export_mesh
-    from smrnb.geometry.mesh import Mesh
+    from smrnb.geometry import Mesh, export_mesh
     from smrnb.pipeline.cli import UsageError, read_input
 
     v = torch.tensor([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], dtype=torch.float32)

@@ -17,14 +17,15 @@ from smrnb.pipeline import (
     Step,
     StepRegistry,
     config_schema,
+    default_config_path,
     dump_config,
     get_step,
     list_steps,
     load_config,
     validate_config,
 )
-from smrnb.pipeline.cli import build_parser, default_config_path
-from smrnb.pipeline.docs import render_markdown
+from smrnb.pipeline._docs import render_markdown
+from smrnb.pipeline.cli import build_parser
 
 
 def ident(pc, **kw):
@@ -173,8 +174,8 @@ def test_docs_page_matches_registry():
     from pathlib import Path
 
     page = Path(__file__).resolve().parents[2] / "docs" / "steps.md"
-    assert page.is_file(), "docs/steps.md missing: run python -m smrnb.pipeline.docs"
-    assert page.read_text() == render_markdown(), "docs/steps.md is stale: run python -m smrnb.pipeline.docs"
+    assert page.is_file(), "docs/steps.md missing: run smrnb steps --format markdown > docs/steps.md"
+    assert page.read_text() == render_markdown(), "docs/steps.md is stale: run smrnb steps --format markdown > docs/steps.md"
 
 
 def test_real_steps_parameter_names_match_their_functions():

@@ -8,7 +8,7 @@ import torch
 
 import smrnb
 from smrnb import SmrnbValueError
-from smrnb.pipeline._pipeline import load_source, split_holdout
+from smrnb.pipeline._source import load_source, split_holdout
 
 STEPS = [("tsdf", {"voxel_size": 0.03, "depth_max": 3.0}), "extract_mesh"]
 
@@ -29,7 +29,7 @@ def test_held_out_frames_never_reach_the_steps_and_measure_the_mesh():
     assert r["median_abs_error"] < 0.01 and r["coverage"] > 0.9
     # and a mesh that is wrong by 6 cm is measured as wrong
     shifted = smrnb.Mesh(mesh.vertices + torch.tensor([0.06, 0.0, 0.0]), mesh.faces)
-    bad = smrnb.geometry.metrics.depth_error(shifted, held, max_error=0.1)
+    bad = smrnb.geometry._metrics.depth_error(shifted, held, max_error=0.1)
     assert bad["median_abs_error"] > 3 * r["median_abs_error"]
 
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from smrnb import MemoryEstimateError, PointCloud, SmrnbTypeError, SmrnbValueError
-from smrnb.geometry.mesh import Mesh
+from smrnb.geometry import Mesh
 from smrnb.pipeline import (
     ParamSpec,
     Pipeline,

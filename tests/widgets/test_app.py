@@ -11,7 +11,7 @@ import torch
 import yaml
 
 import smrnb.datasets
-from smrnb.geometry.mesh import PointCloud
+from smrnb.geometry import PointCloud
 from smrnb.pipeline import load_config
 from smrnb.widgets import ReconstructionApp
 from smrnb.widgets._app import DEFAULT_SOURCE, DEFAULT_STEPS, OCCUPANCY_STEPS
@@ -151,8 +151,7 @@ def test_default_app_is_the_sample_pipeline(tmp_path):
 
 
 def test_default_app_is_the_demo_chain(tmp_path):
-    from smrnb.pipeline import load_config
-    from smrnb.pipeline.cli import default_config_path
+    from smrnb.pipeline import default_config_path, load_config
 
     a = ReconstructionApp(output_dir=tmp_path)
     demo = load_config(default_config_path())
@@ -227,12 +226,12 @@ def test_stop_ends_the_running_step_between_frames_and_keeps_the_last_good_resul
     import threading
 
     from smrnb import _cancel
-    from smrnb.geometry import tsdf
+    from smrnb.geometry import fuse_tsdf
 
     a = ReconstructionApp(steps=["tsdf", "extract_mesh"], output_dir=tmp_path)
     assert a.run()
     good = a.pipeline.result("tsdf")
-    real = tsdf.fuse_tsdf
+    real = fuse_tsdf
     second_frame, done = threading.Event(), []
 
     def slow_fuse(frames, **kw):

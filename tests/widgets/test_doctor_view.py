@@ -7,7 +7,7 @@ import pytest
 
 from smrnb._errors import SmrnbTypeError
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor.report import Report
+from smrnb.doctor._report import Report
 from smrnb.widgets import DoctorView
 
 

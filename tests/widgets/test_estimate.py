@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import smrnb.pipeline._estimate as est_mod
-from smrnb.geometry.mesh import PointCloud
+from smrnb.geometry import PointCloud
 from smrnb.pipeline import Pipeline, get_step
 from smrnb.pipeline._estimate import Estimate, estimate_step, needs_asking
 from smrnb.widgets import ReconstructionApp, StepWidget
@@ -154,7 +154,7 @@ def uv_chain():
 
 
 def test_far_from_the_limits_a_quick_probe_is_the_estimate_near_them_a_fuller_one(uv_chain, monkeypatch):
-    from smrnb.geometry.texture import bake_memory_estimate
+    from smrnb.geometry import bake_memory_estimate
 
     mesh, frames = uv_chain
     step = get_step("texture")

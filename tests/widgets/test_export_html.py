@@ -17,7 +17,7 @@ from PIL import Image
 pytestmark = pytest.mark.slow
 
 CELLS = [
-    "import torch\nfrom smrnb.geometry.mesh import PointCloud\nfrom smrnb.widgets import StepWidget, Viewer\n"
+    "import torch\nfrom smrnb.geometry import PointCloud\nfrom smrnb.widgets import StepWidget, Viewer\n"
     "g = torch.Generator().manual_seed(0)\np = torch.randn(3000, 3, generator=g)\n"
     "cloud = PointCloud(p / p.norm(dim=1, keepdim=True), frame='opengl')",
     "Viewer(cloud, width=240, height=160)",

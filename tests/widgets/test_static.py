@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from smrnb.widgets._framing import fit_camera_pose
+from smrnb.widgets._layers import Layer
 from smrnb.widgets._static import project, render_image
-from smrnb.widgets._viewer import Layer, fit_camera_pose
 
 CAM = {"position": (0.0, 0.0, 5.0), "quaternion": (0.0, 0.0, 0.0, 1.0), "fov": 90.0}
 

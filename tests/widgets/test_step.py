@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.geometry.mesh import PointCloud
+from smrnb.geometry import PointCloud
 from smrnb.pipeline import ParamSpec, Pipeline, Step, StepRegistry, get_step
 from smrnb.widgets import StepWidget
 
@@ -143,7 +143,7 @@ def test_stage_of_a_shared_pipeline_runs_to_here():
 
 
 def test_frames_output_shows_the_first_frame():
-    from smrnb.geometry.mesh import Frames
+    from smrnb.geometry import Frames
 
     depth = torch.full((3, 8, 10), 2.0)
     color = torch.zeros(3, 8, 10, 3, dtype=torch.uint8)

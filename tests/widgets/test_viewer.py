@@ -15,10 +15,8 @@ from ipywidgets.widgets.widget import _remove_buffers
 from PIL import Image
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.geometry.mesh import Mesh, PointCloud
-from smrnb.geometry.normals import compute_vertex_normals
-from smrnb.geometry.voxels import VoxelGrid
-from smrnb.widgets import Viewer, _viewer
+from smrnb.geometry import Mesh, PointCloud, VoxelGrid, compute_vertex_normals
+from smrnb.widgets import Viewer, _colors, _display, _layers, _viewer
 from smrnb.widgets._static import project
 
 
@@ -76,8 +74,8 @@ def test_plain_meshes_are_flat_shaded_textured_ones_smooth_and_the_buttons_switc
     # textured: smooth under auto (a photo texture already carries the shading)
     tex = Mesh(m.vertices, m.faces, uvs=torch.rand(m.num_vertices, 2), face_uvs_idx=m.faces,
                texture=torch.rand(8, 8, 3))
-    assert _viewer.resolve_shading(tex, "auto") == "smooth" and _viewer.resolve_shading(m, "auto") == "flat"
-    assert _viewer.resolve_shading(tex, "auto", texture=False) == "flat"
+    assert _layers.resolve_shading(tex, "auto") == "smooth" and _layers.resolve_shading(m, "auto") == "flat"
+    assert _layers.resolve_shading(tex, "auto", texture=False) == "flat"
     (obj,) = scene_objects(Viewer(tex), "mesh")
     assert not obj.material.flatShading and "normal" in obj.geometry.attributes
     # a points layer hides the shading buttons
@@ -331,7 +329,7 @@ def test_smooth_normals_of_an_in_place_redraw_are_derived_by_the_page_and_owed_b
     assert c is sync and [u["model_id"] for u in content["updates"]] == [position.model_id, index.model_id]
     assert content["normals"] == [{"model_id": normal.model_id, "position": position.model_id,
                                    "index": index.model_id}]
-    expected = _viewer.wire_normals(compute_vertex_normals(bumpy.vertices, bumpy.faces).numpy())
+    expected = _layers.wire_normals(compute_vertex_normals(bumpy.vertices, bumpy.faces).numpy())
     state, paths, bufs = _remove_buffers(normal.get_state())  # the owed copy, computed now
     assert tuple(state["array"]["shape"]) == (big.num_vertices, 3) and state["array"]["dtype"] == "int8"
     np.testing.assert_array_equal(np.frombuffer(bytes(bufs[0]), np.int8).reshape(-1, 3), expected)
@@ -348,7 +346,7 @@ def test_smooth_normals_of_an_in_place_redraw_are_derived_by_the_page_and_owed_b
     v.show(icosphere(3), shading="smooth")
     assert changed == ["normal"] and not [m for m in sent if m[0] is sync and m[2]]
     sphere = icosphere(3)
-    np.testing.assert_array_equal(normal.array, _viewer.wire_normals(compute_vertex_normals(sphere.vertices,
+    np.testing.assert_array_equal(normal.array, _layers.wire_normals(compute_vertex_normals(sphere.vertices,
                                                                                             sphere.faces).numpy()))
 
 
@@ -474,17 +472,17 @@ def test_live_front_end_is_read_from_the_control_comm_or_the_cells_metadata(monk
     _live(monkeypatch, False)
     shell = types.SimpleNamespace(kernel=object(), parent_header={"header": {}, "metadata": {}})
     monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
-    assert _viewer.live_frontend() is False  # nbconvert / nbclient / papermill: no metadata
+    assert _display.live_frontend() is False  # nbconvert / nbclient / papermill: no metadata
     shell.parent_header["metadata"] = {"cellId": "c1", "deletedCells": [], "recordTiming": False}  # JupyterLab
-    assert _viewer.live_frontend() is True
+    assert _display.live_frontend() is True
     monkeypatch.setattr(IPython, "get_ipython", lambda: types.SimpleNamespace(parent_header={"metadata": {"x": 1}}))
-    assert _viewer.live_frontend() is False  # no kernel: a terminal
+    assert _display.live_frontend() is False  # no kernel: a terminal
     _live(monkeypatch, True)
-    assert _viewer.live_frontend() is True
+    assert _display.live_frontend() is True
 
 
 def test_a_tsdf_volume_is_drawn_as_its_near_surface_voxels_coloured_by_weight():
-    from smrnb.geometry.tsdf import TSDFVolume
+    from smrnb.geometry import TSDFVolume
 
     vol = TSDFVolume(voxel_size=0.02, block_size=8, color=False)
     K = torch.tensor([[100.0, 0, 32], [0, 100.0, 24], [0, 0, 1]])
@@ -494,7 +492,7 @@ def test_a_tsdf_volume_is_drawn_as_its_near_surface_voxels_coloured_by_weight():
     shifted = torch.eye(4)
     shifted[0, 3] = 0.1  # a second view, 10 cm to the right, sees only part of what the first saw
     vol.integrate(depth, K, shifted)
-    (layer,) = _viewer.layers_for(vol)
+    (layer,) = _layers.layers_for(vol)
     z = -layer.positions[:, 2]  # back from the OpenGL frame to the camera's z
     assert layer.kind == "points" and len(z) > 500
     assert np.abs(z - 1.0).max() <= 0.5 * vol.truncation + 1e-6  # only the band around the wall
@@ -508,7 +506,7 @@ def test_a_tsdf_volume_is_drawn_as_its_near_surface_voxels_coloured_by_weight():
     lo, hi = layer.colors.min(axis=0), layer.colors.max(axis=0)
     assert (hi - lo).max() > 0.3  # seen once and seen twice: two colours
     assert any("dark blue 1 -> yellow 2" in n for n in layer.notes)
-    few = _viewer.tsdf_layer(vol, max_points=100)
+    few = _layers.tsdf_layer(vol, max_points=100)
     assert len(few.positions) == 100 and "100 of" in few.notes[0]
 
 
@@ -699,7 +697,7 @@ def test_static_pictures_carry_axes_the_clip_cut_the_caption_and_colour_bar(monk
 def test_the_colour_ramp_table_matches_the_ramp_and_takes_nan_and_out_of_range():
     t = np.random.default_rng(0).random(10_000).astype(np.float32)
     # the table's step is 1/1023 of the ramp; the steepest of its 4 segments rises ~2.5 per unit
-    np.testing.assert_allclose(_viewer._viridis(t), _viewer._ramp(t), atol=2.6 / 1023 / 2 + 1e-6)
-    ends = _viewer._viridis(np.array([np.nan, -3.0, 0.0, 1.0, 7.0], np.float32))
-    np.testing.assert_allclose(ends[[0, 1, 2]], np.repeat(_viewer._VIRIDIS_STOPS[:1], 3, 0), atol=1e-6)
-    np.testing.assert_allclose(ends[[3, 4]], np.repeat(_viewer._VIRIDIS_STOPS[-1:], 2, 0), atol=1e-6)
+    np.testing.assert_allclose(_colors.viridis(t), _colors._ramp(t), atol=2.6 / 1023 / 2 + 1e-6)
+    ends = _colors.viridis(np.array([np.nan, -3.0, 0.0, 1.0, 7.0], np.float32))
+    np.testing.assert_allclose(ends[[0, 1, 2]], np.repeat(_colors._VIRIDIS_STOPS[:1], 3, 0), atol=1e-6)
+    np.testing.assert_allclose(ends[[3, 4]], np.repeat(_colors._VIRIDIS_STOPS[-1:], 2, 0), atol=1e-6)

@@ -22,19 +22,20 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from smrnb.doctor._model import LAYERS, ProbeContext, unavailable
-from smrnb.doctor._redact import REDACTED, _sanitize, redact_text, sanitize, secret_values  # noqa: F401 (re-exported)
+from smrnb._errors import SmrnbValueError
+from smrnb.doctor._model import LAYERS, MAX_TIMEOUT, ProbeContext, unavailable
+from smrnb.doctor._redact import _sanitize, secret_values
 
 #: layer -> probe module name under ``smrnb.doctor.probes``
 PROBE_MODULES: dict[str, str] = {
-    "driver": "driver",
-    "torch": "torch_build",
-    "toolkit": "toolkit",
-    "loader": "loader",
-    "abi": "abi",
-    "kaolin": "kaolin",
-    "jupyter": "jupyter",
-    "context": "context",
+    "driver": "_driver",
+    "torch": "_torch_build",
+    "toolkit": "_toolkit",
+    "loader": "_loader",
+    "abi": "_abi",
+    "kaolin": "_kaolin",
+    "jupyter": "_jupyter",
+    "context": "_context",
 }
 
 #: layers whose facts a layer's probe reads (collected first even when not asked for). Probes
@@ -71,8 +72,6 @@ def import_check_budget(timeout: float) -> float:
 
 def default_deadline(timeout: float) -> float:
     """Overall seconds allowed for one :func:`collect` given the per-command ``timeout``."""
-    from smrnb.doctor._model import MAX_TIMEOUT
-
     t = float(timeout)
     if not 0 < t <= MAX_TIMEOUT:  # nan / inf / negative from a hand-built context: a bounded deadline
         t = MAX_TIMEOUT if t > MAX_TIMEOUT else 5.0
@@ -91,8 +90,6 @@ def expand_layers(layers: Iterable[str] | None) -> tuple[list[str], list[str]]:
     wanted_set = set()
     for layer in layers:
         if layer not in LAYERS:
-            from smrnb._errors import SmrnbValueError
-
             raise SmrnbValueError(f"layers must be a subset of {list(LAYERS)}, got {layer!r}")
         wanted_set.add(layer)
     run_set = set(wanted_set)
@@ -233,11 +230,11 @@ def _import_phase(ctx: ProbeContext, to_run: list[str], secrets: list[str]) -> N
     jobs: dict[str, Any] = {}
     tf, kf = ctx.facts.get("torch") or {}, ctx.facts.get("kaolin") or {}
     if "torch" in to_run and tf.get("installed") and not tf.get("imported"):
-        from smrnb.doctor.probes.torch_build import _subprocess_torch_facts
+        from smrnb.doctor.probes._torch_build import _subprocess_torch_facts
 
         jobs["torch"] = lambda: _subprocess_torch_facts(ctx, timeout=budget)
     if "kaolin" in to_run and kf.get("installed"):
-        from smrnb.doctor.probes.kaolin import import_check
+        from smrnb.doctor.probes._kaolin import import_check
 
         jobs["kaolin"] = lambda: import_check(ctx, timeout=budget)
     boxes: dict[str, dict[str, Any]] = {}
@@ -264,7 +261,7 @@ def _import_phase(ctx: ProbeContext, to_run: list[str], secrets: list[str]) -> N
         res = box.get("result")
         try:
             if name == "torch":
-                from smrnb.doctor.probes.torch_build import merge_live_facts
+                from smrnb.doctor.probes._torch_build import merge_live_facts
 
                 live = res if isinstance(res, dict) else {"import_error": f"did not finish within {budget:g} s"}
                 facts = dict(ctx.facts["torch"])

@@ -1,9 +1,9 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """Decide: turn facts into findings.
 
-Each layer's rules live in ``rules/<layer>.py``; a rule is a function ``(facts) -> iterable of
+Each layer's rules live in ``rules/_<layer>.py``; a rule is a function ``(facts) -> iterable of
 Finding`` registered with :func:`rule`. The codes, their meanings and fix wordings live in one
-table (:mod:`smrnb.doctor.codes`); each rules module's ``CODES`` is its view of it, and explain
+table (:mod:`smrnb.doctor._codes`); each rules module's ``CODES`` is its view of it, and explain
 uses the same table.
 """
 
@@ -13,12 +13,14 @@ import importlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from smrnb.doctor._codes import CODES
 from smrnb.doctor._model import LAYERS, SEVERITIES, Finding
 
 Facts = dict[str, dict[str, Any]]
 RuleFn = Callable[[Facts], Iterable[Finding]]
 
-RULE_MODULES: tuple[str, ...] = tuple(f"smrnb.doctor.rules.{layer}" for layer in LAYERS)
+#: layer -> the module holding its rules
+RULE_MODULES: dict[str, str] = {layer: f"smrnb.doctor.rules._{layer}" for layer in LAYERS}
 
 _RULES: list[tuple[str, RuleFn]] = []
 
@@ -35,27 +37,26 @@ def rule(layer: str) -> Callable[[RuleFn], RuleFn]:
     return deco
 
 
-_LOAD_ERRORS: dict[str, str] = {}
+#: layer -> (rules module, why it failed to import)
+_LOAD_ERRORS: dict[str, tuple[str, str]] = {}
 
 
 def _load_rule_modules() -> list[Any]:
     """Import every existing rules module; a missing one is skipped, a broken one is recorded."""
     mods = []
-    for name in RULE_MODULES:
+    for layer, name in RULE_MODULES.items():
         try:
             mods.append(importlib.import_module(name))
         except ModuleNotFoundError as exc:
             if exc.name != name:
-                _LOAD_ERRORS[name] = f"ModuleNotFoundError: {exc}"
+                _LOAD_ERRORS[layer] = (name, f"ModuleNotFoundError: {exc}")
         except Exception as exc:  # a broken rules module must not take the doctor down
-            _LOAD_ERRORS[name] = f"{type(exc).__name__}: {exc}"
+            _LOAD_ERRORS[layer] = (name, f"{type(exc).__name__}: {exc}")
     return mods
 
 
 def all_codes() -> dict[str, str]:
-    """Every documented finding code -> its meaning (the one table, :data:`smrnb.doctor.codes.CODES`)."""
-    from smrnb.doctor.codes import CODES
-
+    """Every documented finding code -> its meaning (the one table, :data:`smrnb.doctor._codes.CODES`)."""
     return {code: entry.meaning for code, entry in CODES.items()}
 
 
@@ -67,9 +68,8 @@ def evaluate(facts: Facts, layers: Iterable[str] | None = None) -> list[Finding]
     _load_rule_modules()
     wanted = set(LAYERS if layers is None else layers)
     out: list[Finding] = []
-    for name, err in _LOAD_ERRORS.items():
-        layer = name.rsplit(".", 1)[-1]
-        if layer in LAYERS and layer in wanted:
+    for layer, (name, err) in _LOAD_ERRORS.items():
+        if layer in wanted:
             out.append(Finding("rule_failed", layer, "info", f"rules module {name} failed to import", (err,)))
     for layer in LAYERS:
         lf = facts.get(layer)

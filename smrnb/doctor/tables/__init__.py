@@ -16,35 +16,62 @@ Files
 ``torch_cuda.csv``    torch major.minor -> CUDA variants on download.pytorch.org, PyPI default
 ``kaolin.json``       kaolin release -> Python / torch range and ``{torch}_cu{cuda}`` wheel pages
 ``pythreejs_labext.csv`` pythreejs version -> the ``jupyter-threejs`` lab extension version it ships
+
+The domain's enumerations and messages, each row naming the finding code it indicates, are described in
+:mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
+``nvml_errors`` (read from the CUDA headers by ``tools/cuda_enums.py``), ``loader_errors``, ``nvcc_errors``,
+``nvcc_options``, ``cpp_extension_checks``, ``extension_checks``, ``nvidia_smi_messages``,
+``container_messages``, ``slurm_gpu``, ``jupyter_kernel`` and ``cuda_home_shapes``. New finding codes those
+rows use are listed in ``NEW_CODES.md``.
 """
 
 from __future__ import annotations
 
-import csv
 import functools
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from smrnb.doctor.tables import _read
+from smrnb.doctor.tables._read import rows
 
 __all__ = [
+    "ENUM_TABLES",
+    "MESSAGE_TABLES",
+    "CudaHomeShape",
     "CudaRelease",
+    "EnumRow",
+    "MessageMatch",
+    "MessageRow",
+    "NvccOptionChange",
     "GpuPattern",
     "KaolinRelease",
     "TorchVariants",
     "compute_capability_for_gpu",
     "clear_caches",
+    "cu_result",
+    "cuda_error",
+    "cuda_home_shapes",
     "cuda_releases",
+    "enum_lookup",
+    "enum_rows",
+    "enum_rows_in_text",
     "family_min_driver",
+    "first_match",
     "kaolin_release",
     "kaolin_releases",
     "kaolin_wheel_page",
+    "match_messages",
     "max_gcc_for_nvcc",
+    "message_rows",
     "min_driver_for_cuda",
     "newest_cuda_for_driver",
     "nvcc_archs",
+    "nvcc_option_change",
+    "nvcc_option_changes",
+    "nvml_error",
+    "nvrtc_result",
     "parse_version",
     "rows",
     "threejs_labext_for_pythreejs",
@@ -54,9 +81,10 @@ __all__ = [
 
 
 def clear_caches() -> None:
-    """Forget loaded tables (after editing a data file, or pointing :data:`HERE` elsewhere)."""
+    """Forget loaded tables (after editing a data file, or pointing ``_read.HERE`` elsewhere)."""
     for fn in (rows, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases):
         fn.cache_clear()
+    _enums.clear_caches()
 
 
 def parse_version(text: object) -> tuple[int, ...] | None:
@@ -82,12 +110,6 @@ def _cmp(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     return (aa > bb) - (aa < bb)
 
 
-@functools.cache
-def rows(name: str) -> tuple[dict[str, str], ...]:
-    """All rows of ``<name>.csv`` as dicts (strings), cached."""
-    path = Path(HERE) / f"{name}.csv"
-    with open(path, newline="", encoding="utf-8") as fh:
-        return tuple(dict(r) for r in csv.DictReader(fh))
 
 
 # --- CUDA -> driver --------------------------------------------------------------------------
@@ -272,7 +294,7 @@ class KaolinRelease:
 
 @functools.cache
 def _kaolin() -> dict:
-    with open(Path(HERE) / "kaolin.json", encoding="utf-8") as fh:
+    with open(Path(_read.HERE) / "kaolin.json", encoding="utf-8") as fh:
         return json.load(fh)
 
 
@@ -312,3 +334,28 @@ def threejs_labext_for_pythreejs(pythreejs_version: str) -> str | None:
         if r["pythreejs"] == pythreejs_version:
             return r["jupyter_threejs"]
     return None
+
+
+from smrnb.doctor.tables import _enums  # noqa: E402
+from smrnb.doctor.tables._enums import (  # noqa: E402
+    ENUM_TABLES,
+    MESSAGE_TABLES,
+    CudaHomeShape,
+    EnumRow,
+    MessageMatch,
+    MessageRow,
+    NvccOptionChange,
+    cu_result,
+    cuda_error,
+    cuda_home_shapes,
+    enum_lookup,
+    enum_rows,
+    enum_rows_in_text,
+    first_match,
+    match_messages,
+    message_rows,
+    nvcc_option_change,
+    nvcc_option_changes,
+    nvml_error,
+    nvrtc_result,
+)

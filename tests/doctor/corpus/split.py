@@ -4,10 +4,15 @@ The corpus is split by thread: an entry belongs to the test part when
 ``int(sha256(url).hexdigest(), 16) % 10 < 4``, else to the development part, so every
 entry of one thread lands in the same part and the split never depends on order.
 
-    python tests/doctor/corpus/split.py check          # re-derive the split and check both parts
+    python tests/doctor/corpus/split.py check          # re-derive the split and check all parts
     python tests/doctor/corpus/split.py add NEW.jsonl  # distribute new entries into dev/test
 
-``check`` never prints texts of the test part.
+``heldout.jsonl`` is a third, separate part (see ``heldout.md``): texts from threads in neither
+dev nor test, labelled before the doctor ever saw them. It is never split and never written by
+``add``; ``check`` verifies its codes, its ids and that none of its threads (address, or GitHub
+repository + issue number) and none of its texts also occur in dev or test.
+
+``check`` never prints texts of the test or held-out part.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DEV = HERE / "dev.jsonl"
 TEST = HERE / "test.jsonl"
+HELDOUT = HERE / "heldout.jsonl"
 CAUSES = HERE / "CAUSES.md"
 CODES = HERE.parents[2] / "smrnb" / "doctor" / "CODES.md"
 KEYS = ("id", "url", "project", "text", "cause", "also", "fix")
@@ -36,6 +42,12 @@ URL_RE = re.compile(
     r"|serverfault\.com/questions/\d+)"
 )
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{2,60}$")
+HELDOUT_KEYS = (*KEYS, "evidence", "query")
+UNKNOWN = "unknown"          # held-out only: an error the doctor should honestly call unknown
+MAX_PER_THREAD = 3           # held-out texts taken from one thread at most
+MAX_UNKNOWN_SHARE = 0.10     # held-out texts labelled unknown at most
+_GH_RE = re.compile(r"^https://github\.com/([\w.-]+)/([\w.-]+)/(?:issues|pull|discussions)/(\d+)")
+_NUM_RE = re.compile(r"^https://([^/]+)/(?:questions|t/[^/]+)/(\d+)")
 
 
 def part_of(url: str) -> str:
@@ -59,6 +71,17 @@ def load(path: Path) -> list[dict]:
 
 def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
+
+
+def thread_key(url: str) -> tuple:
+    """One key per thread: GitHub repository (case-insensitive) + number, whatever the URL form."""
+    m = _GH_RE.match(url)
+    if m:
+        return ("github", m.group(1).lower(), m.group(2).lower(), m.group(3))
+    m = _NUM_RE.match(url)
+    if m:
+        return (m.group(1).lower(), m.group(2))
+    return (url.rstrip("/").lower(),)
 
 
 def problems(dev: list[dict], test: list[dict]) -> list[str]:
@@ -99,6 +122,58 @@ def problems(dev: list[dict], test: list[dict]) -> list[str]:
     return out
 
 
+def heldout_problems(held: list[dict], dev: list[dict], test: list[dict]) -> list[str]:
+    """Every violation of the held-out rules (empty when the held-out part is sound)."""
+    out: list[str] = []
+    causes = known_causes() | {UNKNOWN}
+    corpus_threads = {thread_key(e["url"]) for e in dev + test}
+    corpus_ids = {e.get("id") for e in dev + test}
+    corpus_texts = {_norm(e["text"]): e.get("id") for e in dev + test if isinstance(e.get("text"), str)}
+    seen_ids: set[str] = set()
+    seen_texts: dict[str, str] = {}
+    per_thread: dict[tuple, int] = {}
+    for e in held:
+        eid = e.get("id", "?")
+        if tuple(sorted(e)) != tuple(sorted(HELDOUT_KEYS)):
+            out.append(f"{eid}: keys {sorted(e)} != {sorted(HELDOUT_KEYS)}")
+            continue
+        if not ID_RE.match(eid):
+            out.append(f"{eid}: id is not a short slug")
+        if eid in seen_ids or eid in corpus_ids:
+            out.append(f"{eid}: duplicate id")
+        seen_ids.add(eid)
+        if not URL_RE.match(e["url"]):
+            out.append(f"{eid}: url does not look like a thread address: {e['url']}")
+        key = thread_key(e["url"])
+        if key in corpus_threads:
+            out.append(f"{eid}: thread {e['url']} is also in dev/test")
+        per_thread[key] = per_thread.get(key, 0) + 1
+        if per_thread[key] > MAX_PER_THREAD:
+            out.append(f"{eid}: more than {MAX_PER_THREAD} texts from one thread")
+        if not isinstance(e["also"], list):
+            out.append(f"{eid}: also is not a list")
+            continue
+        for c in [e["cause"], *e["also"]]:
+            if c not in causes:
+                out.append(f"{eid}: cause {c!r} is in neither CAUSES.md nor CODES.md nor {UNKNOWN!r}")
+        if e["cause"] in e["also"]:
+            out.append(f"{eid}: cause repeated in also")
+        if UNKNOWN in e["also"] or (e["cause"] == UNKNOWN and e["also"]):
+            out.append(f"{eid}: {UNKNOWN!r} is a cause of its own, never combined with others")
+        for k in ("text", "fix", "project", "evidence", "query"):
+            if not isinstance(e[k], str) or len(e[k].strip()) < 3:
+                out.append(f"{eid}: empty {k}")
+        norm = _norm(e["text"]) if isinstance(e["text"], str) else ""
+        if norm in corpus_texts:
+            out.append(f"{eid}: same text as {corpus_texts[norm]} of dev/test")
+        if norm in seen_texts:
+            out.append(f"{eid}: same text as {seen_texts[norm]}")
+        seen_texts[norm] = eid
+    if held and sum(e.get("cause") == UNKNOWN for e in held) > MAX_UNKNOWN_SHARE * len(held):
+        out.append(f"more than {MAX_UNKNOWN_SHARE:.0%} of the held-out texts are labelled {UNKNOWN!r}")
+    return out
+
+
 def add(new_path: Path) -> None:
     dev, test = load(DEV), load(TEST)
     for e in load(new_path):
@@ -111,12 +186,14 @@ def add(new_path: Path) -> None:
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "add":
         add(Path(argv[1]))
-    dev, test = load(DEV), load(TEST)
-    bad = problems(dev, test)
+    dev, test, held = load(DEV), load(TEST), load(HELDOUT)
+    bad = problems(dev, test) + heldout_problems(held, dev, test)
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
-          f"test {len(test)} entries / {len({e['url'] for e in test})} threads; {len(bad)} problems")
+          f"test {len(test)} entries / {len({e['url'] for e in test})} threads; "
+          f"heldout {len(held)} entries / {len({thread_key(e['url']) for e in held})} threads; "
+          f"{len(bad)} problems")
     return 1 if bad else 0
 
 

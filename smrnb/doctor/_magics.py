@@ -1,0 +1,400 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""IPython surfaces of the doctor: ``%load_ext smrnb``, ``%smr_doctor``, ``%%smr_explain``.
+
+Loading the extension
+
+* registers ``%smr_doctor`` (returns a :class:`smrnb.doctor.Report`, rendered as HTML) and the
+  ``%%smr_explain`` cell magic;
+* checks the loader environment right away: it warns when ``LD_LIBRARY_PATH`` (or ``CUDA_HOME``,
+  ``CUDA_PATH``, the CUDA entries of ``PATH``) differs from what this kernel process started with
+  (``/proc/self/environ``), or when a library an installed extension needs is findable only
+  through a directory that was not on the start-time search path;
+* adds a ``post_run_cell`` hook that warns right after any cell that changed those variables
+  (``os.environ[...] = ...``, ``%env``);
+* installs an exception hook for ``ImportError``/``OSError``/``RuntimeError`` that appends a
+  one-line diagnosis to tracebacks matching a known error signature. Switch it off with
+  ``%smr_doctor --no-hook`` (back on: ``--hook``) or by starting the kernel with
+  ``SMRNB_NO_EXCEPTION_HOOK=1``.
+
+Each warning is shown once: as a :class:`SmrnbEnvironmentWarning` when the warning filters let it
+through, else printed to the cell's stderr (visible whatever the filters). A cell that restores a
+variable's start value is silent (the loader and the process agree again). Nothing here raises from a
+magic except ``UsageError`` for bad options; the doctor itself never hangs (its probes have
+timeouts and an overall deadline).
+
+To load it for every kernel, add to ``~/.ipython/profile_default/ipython_config.py``::
+
+    c.InteractiveShellApp.extensions = ["smrnb"]
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import sys
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from smrnb._errors import SmrnbError, SmrnbTypeError
+from smrnb.doctor import diagnose, explain
+from smrnb.doctor._evidence import cap_text
+from smrnb.doctor._fixes import snippets_text, write_kernelspec
+from smrnb.doctor._ldso import (
+    change_effect,
+    cuda_path_entries,
+    libraries_only_findable_via_new_dirs,
+    start_env_changes,
+)
+from smrnb.doctor._model import LAYERS, check_timeout, read_proc_environ
+from smrnb.doctor._redact import process_secrets, redact_text
+
+__all__ = ["SmrnbEnvironmentWarning", "load_ipython_extension", "unload_ipython_extension",
+           "check_start_environment", "env_snapshot"]
+
+WATCHED = ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "PATH")
+HOOK_ENV_OFF = "SMRNB_NO_EXCEPTION_HOOK"
+FIX_COMMAND = "smr-doctor fix kernelspec"
+_HOOK_EXCEPTIONS = (ImportError, OSError, RuntimeError)
+
+
+class SmrnbEnvironmentWarning(UserWarning):
+    """The kernel's loader environment differs from what the user set (the loader will not see it)."""
+
+
+# ---------------------------------------------------------------------- environment comparison
+def env_snapshot(environ: Mapping[str, str] | None = None) -> dict[str, str | None]:
+    """The watched variables now (``PATH`` reduced to its CUDA entries)."""
+    env = os.environ if environ is None else environ
+    snap: dict[str, str | None] = {k: env.get(k) for k in WATCHED if k != "PATH"}
+    snap["PATH"] = ":".join(cuda_path_entries(env.get("PATH"))) or None
+    return snap
+
+
+def _changes(start_env: Mapping[str, str] | None, now_env: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """``{var: {"start", "now", "added", "removed"}}`` of watched variables that differ; ``{}`` if start is
+    unknown."""
+    return start_env_changes(start_env, now_env)
+
+
+def _installed_extension_paths() -> list[str]:
+    """Compiled extensions of interest that are installed (kaolin's ``_C*.so``), found without importing."""
+    out: list[str] = []
+    try:
+        spec = importlib.util.find_spec("kaolin")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        for d in spec.submodule_search_locations:
+            out += sorted(glob.glob(os.path.join(d, "_C*.so")))
+    return out
+
+
+def check_start_environment(start_env: Mapping[str, str] | None = None, now_env: Mapping[str, str] | None = None,
+                            paths: list[str] | None = None, mapped: Mapping[str, str] | None = None) -> list[str]:
+    """Messages (empty: nothing to warn about) comparing the start environment with now.
+
+    Parameters
+    ----------
+    start_env : mapping, optional
+        The environment the process started with (default ``/proc/self/environ``). When unknown,
+        nothing can be compared and no message is produced.
+    now_env : mapping, optional
+        Default ``os.environ``.
+    paths : list of str, optional
+        Extensions to check (default: installed kaolin ``_C*.so``).
+    mapped : mapping, optional
+        ``{soname: path}`` already loaded (default ``/proc/self/maps``).
+    """
+    start_env = read_proc_environ() if start_env is None else start_env
+    now_env = dict(os.environ) if now_env is None else now_env
+    if start_env is None:
+        return []
+    msgs: list[str] = []
+    changes = _changes(start_env, now_env)
+    if changes:
+        msgs.append(change_message(changes, when="since this kernel started"))
+    try:
+        exts = _installed_extension_paths() if paths is None else list(paths)
+        only_new = libraries_only_findable_via_new_dirs(exts, start_env, now_env, mapped) if exts else []
+    except Exception:  # an unreadable extension or loader file: this part is skipped, the check never raises
+        only_new = []
+    for item in only_new or []:
+        if isinstance(item, Mapping):
+            msgs.append(
+                f"{item.get('library')} (needed by {item.get('extension')}) is findable only through "
+                f"{item.get('dir')}, which came into {item.get('variable', 'LD_LIBRARY_PATH')} after this kernel "
+                f"started: importing that extension in this kernel will fail with 'cannot open shared object file'. "
+                f"Fix: `{FIX_COMMAND}`, then restart into the new kernel.")
+    return msgs
+
+
+def change_message(changes: Mapping[str, Mapping[str, Any]], when: str) -> str:
+    """The warning text for changed loader variables: the values, what each change reaches and what
+    not (the loader reads only LD_LIBRARY_PATH, and only at start), the fix."""
+    lines = [f"smrnb: the loader environment changed {when}:"]
+    for var, ch in changes.items():
+        before = f", before this cell {ch.get('before')!r}" if "before" in ch else ""
+        lines.append(f"  {var}: at start {ch.get('start')!r}{before}, now {ch.get('now')!r}")
+    for var in changes:
+        lines.append(f"- {change_effect(var)}.")
+    if "LD_LIBRARY_PATH" in changes:
+        lines.append(f"Fix: run `{FIX_COMMAND}` (writes a kernelspec whose env carries these values), then "
+                     "switch this notebook to that kernel and restart it.")
+    else:
+        lines.append(f"To keep them for the next kernel start: `{FIX_COMMAND}`, then switch to that kernel.")
+    return "\n".join(lines)
+
+
+def _announce(msg: str) -> None:
+    """Show ``msg`` once: as a :class:`SmrnbEnvironmentWarning` when the warning filters let it through
+    (then the warning *is* the visible message), else printed to stderr (visible whatever the filters)."""
+    try:
+        with warnings.catch_warnings(record=True) as seen:  # the user's filters, recording instead of showing
+            warnings.warn(msg, SmrnbEnvironmentWarning, stacklevel=2)
+        shown = bool(seen)
+    except Exception:  # a filter that turns warnings into errors: print instead, never raise
+        shown = False
+    if shown:
+        # a fresh registry: shown whatever was shown before ("default" would hide a repeat)
+        warnings.warn_explicit(msg, SmrnbEnvironmentWarning, "smrnb", 0, module=__name__, registry={})
+    else:
+        print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------- hooks
+class _State:
+    def __init__(self, ip: Any):
+        self.ip = ip
+        self.snapshot = env_snapshot()
+        start = read_proc_environ()
+        self.start = env_snapshot(start) if start is not None else None
+        self.hook_on = False
+
+    def post_run_cell(self, result: Any = None) -> None:
+        try:
+            now = env_snapshot()
+            if now == self.snapshot:
+                return
+            before, self.snapshot = self.snapshot, now
+            changed = {}
+            for k in now:
+                if now[k] == before[k]:
+                    continue
+                if self.start is not None and now[k] == self.start[k]:
+                    continue  # the cell restored the start value: the loader and the process agree again
+                changed[k] = {"start": self.start[k] if self.start is not None else "(unknown)",
+                              "before": before[k], "now": now[k]}
+            if changed:
+                _announce(change_message(changed, when="in the cell that just ran"))
+        except Exception as exc:  # a hook must never break the user's cell
+            print(f"smrnb: the environment check after this cell failed: {type(exc).__name__}", file=sys.stderr)
+
+
+_STATE: dict[int, _State] = {}
+
+
+def _exception_handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
+    """IPython custom exception handler: the normal traceback, then a one-line diagnosis."""
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    try:
+        line = diagnosis_line(_redacted_last_line(f"{etype.__name__}: {value}"))
+    except Exception:  # the hook must never hide the user's traceback
+        line = None
+    if line:
+        print(_redacted(line), file=sys.stderr, flush=True)  # the echoed error text may carry a secret
+    return None
+
+
+def _redacted_last_line(text: str, limit: int = 4096) -> str:
+    """``text`` with the start of its last line redacted (the part a diagnosis echoes), before any
+    truncation can cut a token below the length its shape needs; O(len(text)), cheap for 1 MB."""
+    head, sep, tail = text.rstrip().rpartition("\n")
+    return head + sep + _redacted(tail[:limit]) + tail[limit:]
+
+
+def _redacted(text: str) -> str:
+    """``text`` with secrets removed (by name and by value, :mod:`smrnb.doctor._redact`); never raises."""
+    try:
+        return redact_text(text, process_secrets())
+    except Exception:  # never print what could not be checked
+        return "smrnb: (message withheld: it could not be checked for secrets)"
+
+
+def diagnosis_line(text: str) -> str | None:
+    """One line for a traceback whose text matches a known signature, else None."""
+    from smrnb.doctor._explain import explain_text  # the error signatures: loaded at the first traceback
+
+    text = cap_text(text)  # a 1 MB message costs what its head and tail cost
+    found = explain_text(text)
+    if not found:
+        return None
+    f = found[0]
+    last = text.strip().rsplit("\n", 1)[-1][:80].replace('"', "'")
+    return f"smrnb doctor: [{f.code}] {f.title}. Details and fix: %smr_doctor --explain \"{last}\""
+
+
+def _set_hook(ip: Any, on: bool) -> None:
+    st = _STATE.get(id(ip))
+    if on:
+        ip.set_custom_exc(_HOOK_EXCEPTIONS, _exception_handler)
+    elif st is None or st.hook_on:
+        ip.set_custom_exc((), None)
+    if st is not None:
+        st.hook_on = on
+
+
+# ---------------------------------------------------------------------- magics
+def _make_magics_class() -> type:
+    from IPython.core import magic_arguments
+    from IPython.core.error import UsageError
+    from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+
+    @magics_class
+    class DoctorMagics(Magics):
+        """``%smr_doctor`` and ``%%smr_explain``."""
+
+        @magic_arguments.magic_arguments()
+        @magic_arguments.argument("--json", action="store_true", help="render the report as JSON")
+        @magic_arguments.argument("--markdown", action="store_true",
+                                  help="render markdown for a bug report (home, user, host, secrets redacted)")
+        @magic_arguments.argument("--layer", action="append", default=None,
+                                  help=f"only this layer (repeatable): {', '.join(LAYERS)}")
+        @magic_arguments.argument("--extension", action="append", default=None,
+                                  help="also inspect this compiled extension .so (repeatable)")
+        @magic_arguments.argument("--import-check", action="store_true",
+                                  help="import kaolin in a subprocess (slow)")
+        @magic_arguments.argument("--timeout", type=float, default=None, help="seconds per external command")
+        @magic_arguments.argument("--explain", nargs="+", default=None, metavar="TEXT",
+                                  help="explain this error text instead of a full check")
+        @magic_arguments.argument("--fix", choices=("kernelspec", "snippets"), default=None,
+                                  help="write / print a fix")
+        @magic_arguments.argument("--dry-run", action="store_true", help="with --fix kernelspec: only show it")
+        @magic_arguments.argument("--force", action="store_true", help="with --fix kernelspec: replace a spec")
+        @magic_arguments.argument("--name", default=None, help="with --fix kernelspec: the kernelspec name")
+        @magic_arguments.argument("--no-hook", action="store_true",
+                                  help="switch off the exception hook (one-line diagnosis after tracebacks)")
+        @magic_arguments.argument("--hook", action="store_true", help="switch the exception hook back on")
+        @line_magic
+        def smr_doctor(self, line: str = "") -> Any:
+            """Diagnose this kernel's CUDA / torch / kaolin / Jupyter environment; returns a Report."""
+            args = magic_arguments.parse_argstring(self.smr_doctor, line)
+            if args.json and args.markdown:
+                raise UsageError("--json and --markdown are exclusive")
+            for layer in args.layer or ():
+                if layer not in LAYERS:
+                    raise UsageError(f"--layer must be one of {', '.join(LAYERS)}, got {layer!r}")
+            if args.timeout is not None:
+                try:
+                    check_timeout(args.timeout, "--timeout")
+                except SmrnbError as exc:
+                    raise UsageError(str(exc)) from None
+            if (args.dry_run or args.force or args.name) and args.fix != "kernelspec":
+                raise UsageError("--dry-run, --force and --name go with --fix kernelspec")
+            if args.hook and args.no_hook:
+                raise UsageError("--hook and --no-hook are exclusive")
+            if args.no_hook or args.hook:
+                _set_hook(self.shell, on=bool(args.hook))
+                print(f"smrnb: exception hook {'on' if args.hook else 'off'}")
+                if not (args.explain or args.fix or args.layer or args.json or args.markdown):
+                    return None
+            fmt = "json" if args.json else "markdown" if args.markdown else "html"
+            timeout = args.timeout if args.timeout is not None else 5.0
+            try:
+                if args.fix:
+                    return _run_fix(args, timeout)
+                if args.explain:
+                    report = explain(" ".join(args.explain), live=True, layers=args.layer, timeout=timeout)
+                else:
+                    report = diagnose(layers=args.layer, extension_paths=args.extension or (),
+                                      import_check=args.import_check, timeout=timeout)
+            except UsageError:
+                raise
+            except Exception as exc:  # the doctor never raises from a magic
+                print(_redacted(f"smrnb doctor failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
+                return None
+            return report.as_format(fmt)
+
+        @magic_arguments.magic_arguments()
+        @magic_arguments.argument("--offline", action="store_true", help="only the text, no live facts")
+        @magic_arguments.argument("--json", action="store_true", help="render as JSON")
+        @cell_magic
+        def smr_explain(self, line: str, cell: str) -> Any:
+            """Explain the error text pasted in the cell; returns a Report."""
+            args = magic_arguments.parse_argstring(self.smr_explain, line)
+            try:
+                report = explain(cell, live=not args.offline)
+            except Exception as exc:  # never raise from a magic
+                print(_redacted(f"smrnb explain failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
+                return None
+            if not report.meta.get("matched"):
+                print("smrnb: no known error signature in the text; %smr_doctor runs a full check.")
+            return report.as_format("json" if args.json else "html")
+
+    return DoctorMagics
+
+
+def _run_fix(args: Any, timeout: float) -> Any:
+    facts = diagnose(layers=["torch", "toolkit", "jupyter", "context"], timeout=timeout).facts
+    if args.fix == "snippets":
+        print(_redacted(snippets_text(facts=facts)), end="")
+        return None
+    try:
+        res = write_kernelspec(args.name, dry_run=args.dry_run, force=args.force, facts=facts)
+    except (SmrnbError, OSError) as exc:
+        print(_redacted(f"smrnb fix kernelspec: {exc}"), file=sys.stderr)
+        return None
+    print(res.describe())
+    return res
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DoctorMagics":  # built on first use: importing this module does not import IPython
+        cls = _make_magics_class()
+        globals()["DoctorMagics"] = cls
+        return cls
+    raise AttributeError(f"module 'smrnb.doctor._magics' has no attribute {name!r}")
+
+
+def load_ipython_extension(ip: Any) -> None:
+    """``%load_ext smrnb``: register the magics, check the start environment, add the hooks."""
+    if not hasattr(ip, "register_magics"):
+        raise SmrnbTypeError(f"ipython must be an IPython shell (get_ipython()), got {type(ip).__name__}")
+    ip.register_magics(__getattr__("DoctorMagics"))
+    st = _State(ip)
+    old = _STATE.pop(id(ip), None)
+    if old is not None:
+        try:
+            ip.events.unregister("post_run_cell", old.post_run_cell)
+        except ValueError:
+            pass
+    _STATE[id(ip)] = st
+    ip.events.register("post_run_cell", st.post_run_cell)
+    hook_off = os.environ.get(HOOK_ENV_OFF, "").strip().lower() in ("1", "true", "yes", "on")
+    ours_before = old is not None and old.hook_on
+    if not hook_off and tuple(getattr(ip, "custom_exceptions", ())) and not ours_before:
+        print("smrnb: another custom exception handler is installed; the smrnb traceback diagnosis stays off "
+              "(`%smr_doctor --hook` replaces it)", file=sys.stderr)
+    elif not hook_off:
+        _set_hook(ip, on=True)
+    try:
+        msgs = check_start_environment()
+    except Exception as exc:  # never fail loading over the check
+        msgs = []
+        print(f"smrnb: the start-environment check failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    for msg in msgs:
+        _announce(msg)
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    """``%unload_ext smrnb``: remove the post-cell hook and the exception hook."""
+    st = _STATE.pop(id(ip), None)
+    if st is None:
+        return
+    try:
+        ip.events.unregister("post_run_cell", st.post_run_cell)
+    except ValueError:
+        pass
+    if st.hook_on:
+        ip.set_custom_exc((), None)

@@ -1,0 +1,360 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Render: the doctor's :class:`Report` as HTML (notebook), text, JSON and markdown.
+
+A report holds the facts (``{layer: facts}``), the findings (:class:`~smrnb.doctor._model.Finding`)
+and ``meta`` (versions, timings, the layers shown). It is sanitized when built and every rendering
+passes through :mod:`smrnb.doctor._redact` once more: values of variables named like
+``*TOKEN*``/``*SECRET*``/``*KEY*``/``*PASSWORD*``, URL userinfo and token shapes (``ghp_``,
+``hf_``, ``AKIA``, ``sk-``...) never appear in any rendering. :meth:`Report.to_markdown` additionally hides the home directory, the user name and
+the host name, for pasting into a public bug report.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb.doctor._model import LAYERS, SEVERITIES, Finding, Fix
+from smrnb.doctor._redact import _sanitize, process_secrets, redact_identity, redact_text
+
+ICONS = {"error": "❌", "warning": "⚠️", "info": "ℹ️", "ok": "✅"}
+COLORS = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0", "ok": "#2e7d32"}
+LAYER_TITLES = {
+    "driver": "NVIDIA driver and GPUs",
+    "torch": "PyTorch build",
+    "toolkit": "CUDA toolkit and compilers (for building extensions)",
+    "loader": "Runtime loader (shared libraries)",
+    "abi": "C++ ABI of compiled extensions",
+    "kaolin": "kaolin",
+    "jupyter": "Jupyter kernel and front end",
+    "context": "Where this runs (Slurm, JupyterHub, container, env)",
+}
+STATUS_ICONS = {"ok": "✅", "absent": "➖", "broken": "❌", "unavailable": "❔"}
+
+
+def environment_summary(facts: Mapping[str, Any]) -> dict[str, str]:
+    """``{"torch": "2.13.0+cpu (CPU build)", "nvcc": "13.0 at /usr/local/cuda/bin/nvcc"}`` from the
+    torch and toolkit facts (those layers not collected are left out)."""
+    out: dict[str, str] = {}
+    tf = facts.get("torch")
+    if isinstance(tf, Mapping):
+        if tf.get("status") == "unavailable":
+            out["torch"] = f"unknown (could not look: {tf.get('reason')})"
+        elif not tf.get("installed"):
+            out["torch"] = "not installed"
+        else:
+            build = (f"CUDA {tf['cuda']}" if tf.get("cuda") else f"ROCm {tf['hip']}" if tf.get("hip") else "CPU")
+            out["torch"] = f"{tf.get('version')} ({build} build)"
+    tk = facts.get("toolkit")
+    if isinstance(tk, Mapping):
+        if tk.get("status") == "unavailable":
+            out["nvcc"] = f"unknown (could not look: {tk.get('reason')})"
+        elif tk.get("build_nvcc"):
+            ver = tk.get("build_nvcc_version")
+            out["nvcc"] = f"{ver or 'version unknown'} at {tk['build_nvcc']} (what a build would use)"
+        else:
+            home = tk.get("build_cuda_home")
+            out["nvcc"] = (f"none (a build would use CUDA_HOME={home}, which has no bin/nvcc)" if home else
+                           "none found (no CUDA_HOME, no nvcc on PATH, no /usr/local/cuda)")
+    return out
+
+
+def _empty_words(status: str, reason: str) -> str:
+    """What a layer without findings says: only a layer that looked has 'nothing to report'."""
+    if status == "unavailable":
+        return f"could not look{': ' + reason if reason else ''}"
+    if status == "absent":
+        return f"not present{': ' + reason if reason else ''}"
+    return "nothing to report"
+
+
+def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
+    fix = d.get("fix")
+    fx = Fix(fix.get("why", ""), tuple(fix.get("commands", ())), tuple(fix.get("docs", ()))) if fix else None
+    return Finding(d["code"], d["layer"], d["severity"], d["title"], tuple(d.get("evidence", ())), fx)
+
+
+def _sanitize_finding(f: Finding, secrets: list[str]) -> Finding:
+    return _finding_from_dict(_sanitize(f.to_dict(), secrets))
+
+
+class Report:
+    """What the doctor found.
+
+    Parameters
+    ----------
+    facts : dict
+        ``{layer: facts dict}`` as returned by :func:`smrnb.doctor.probes.collect`.
+    findings : iterable of Finding
+        Sorted by layer then severity for display.
+    meta : dict, optional
+        ``layers`` (those shown), ``elapsed_s``, ``version``, ``command`` and anything else.
+
+    Attributes
+    ----------
+    errors, warnings : list of Finding
+    exit_code : int
+        1 when any finding is an error, else 0 (the CLI's exit status).
+    """
+
+    def __init__(self, facts: Mapping[str, Any] | None, findings: Iterable[Finding],
+                 meta: Mapping[str, Any] | None = None, *, secrets: list[str] | None = None):
+        if secrets is None:
+            secrets = process_secrets()
+        self._secrets = list(secrets)
+        self.facts: dict[str, Any] = _sanitize(dict(facts or {}), secrets)
+        order = {ly: i for i, ly in enumerate(LAYERS)}
+        sev = {s: i for i, s in enumerate(SEVERITIES)}
+        findings = list(findings)
+        for i, f in enumerate(findings):
+            if not isinstance(f, Finding):
+                raise SmrnbTypeError(f"findings[{i}] must be a smrnb.doctor Finding, got {type(f).__name__}")
+        fs = [_sanitize_finding(f, secrets) for f in findings]
+        fs.sort(key=lambda f: (order.get(f.layer, 99), sev.get(f.severity, 9)))
+        self.findings: list[Finding] = fs
+        self.meta: dict[str, Any] = _sanitize(dict(meta or {}), secrets)
+        self.meta.setdefault("layers", [ly for ly in LAYERS if ly in self.facts or any(f.layer == ly for f in fs)])
+        self._format = "html"
+
+    def _redact(self, text: str) -> str:
+        """The last step of every rendering: secrets by value, by shape and by name (``_redact``), so
+        findings added after construction (or produced by ``explain``) are covered too."""
+        return redact_text(text, self._secrets)
+
+    # ------------------------------------------------------------------ summary
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.errors else 0
+
+    @property
+    def codes(self) -> list[str]:
+        return [f.code for f in self.findings]
+
+    def layers(self) -> list[str]:
+        return [ly for ly in LAYERS if ly in self.meta.get("layers", LAYERS)]
+
+    def summary(self) -> str:
+        n = {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
+        return f"{n['error']} error(s), {n['warning']} warning(s), {n['info']} note(s), {n['ok']} ok"
+
+    def as_format(self, fmt: str) -> Report:
+        """A copy that a notebook displays as ``fmt`` ("html", "json", "markdown", "text")."""
+        if fmt not in ("html", "json", "markdown", "text"):
+            raise SmrnbValueError(f"fmt must be one of 'html', 'json', 'markdown', 'text', got {fmt!r}")
+        other = copy.copy(self)
+        other._format = fmt
+        return other
+
+    def _layer_status(self, layer: str) -> tuple[str, str]:
+        f = self.facts.get(layer)
+        if not isinstance(f, Mapping):
+            return "", ""  # not collected (explain without live facts)
+        st = str(f.get("status", "ok"))
+        return st, str(f.get("reason", "")) if st != "ok" else ""
+
+    def _by_layer(self, layer: str) -> list[Finding]:
+        return [f for f in self.findings if f.layer == layer]
+
+    # ------------------------------------------------------------------ renderings
+    def to_dict(self) -> dict[str, Any]:
+        return _sanitize({
+            "summary": {"errors": len(self.errors), "warnings": len(self.warnings),
+                        "exit_code": self.exit_code, "text": self.summary()},
+            "meta": self.meta,
+            "findings": [f.to_dict() for f in self.findings],
+            "facts": self.facts,
+        }, self._secrets)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """JSON text: ``summary``, ``meta``, ``findings`` (list of dicts), ``facts``."""
+        return self._redact(json.dumps(self.to_dict(), indent=indent, default=str, ensure_ascii=False))
+
+    def environment(self) -> dict[str, str]:
+        """torch's version and build and the nvcc in use (``meta["environment"]``, else from the facts)."""
+        env = self.meta.get("environment")
+        return dict(env) if isinstance(env, Mapping) else environment_summary(self.facts)
+
+    def to_text(self, verbose: bool = False) -> str:
+        """Plain text, one ✅/❌/⚠️/ℹ️ line per finding (like ``conda doctor``), grouped by layer; the
+        head names torch's version and build (CPU / CUDA x.y) and the nvcc in use."""
+        lines = ["smrnb doctor: " + self.summary()]
+        lines += [f"  {k}: {v}" for k, v in self.environment().items()]
+        lines.append("")
+        for layer in self.layers():
+            st, reason = self._layer_status(layer)
+            head = f"[{layer}] {LAYER_TITLES.get(layer, layer)}"
+            if st not in ("ok", ""):
+                head += f"  ({st}{': ' + reason if reason else ''})"
+            lines.append(head)
+            fs = self._by_layer(layer)
+            if not fs:
+                lines.append(f"  {STATUS_ICONS.get(st, '✅')} {_empty_words(st, reason)}")
+            for f in fs:
+                lines.append(f"  {ICONS[f.severity]} {f.title}  [{f.code}]")
+                if verbose or f.severity in ("error", "warning"):
+                    for ev in f.evidence:
+                        lines.append(f"      - {ev}")
+                    if f.fix:
+                        lines.append(f"      fix: {f.fix.why}")
+                        for cmd in f.fix.commands:
+                            for i, cl in enumerate(cmd.splitlines() or [""]):
+                                lines.append(("      $ " if i == 0 else "        ") + cl)
+                        for url in f.fix.docs:
+                            lines.append(f"      see: {url}")
+            lines.append("")
+        return self._redact("\n".join(lines).rstrip() + "\n")
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return self._redact(f"<smrnb doctor Report: {self.summary()}; codes={self.codes}>")
+
+    def to_markdown(self, redact: bool = True) -> str:
+        """Markdown for a bug report. ``redact`` hides home directory, user name and host name."""
+        out = ["### smrnb doctor report", "", f"**{self.summary()}**", ""]
+        env = self.environment()
+        if env:
+            out += [f"- {k}: `{v}`" for k, v in env.items()] + [""]
+        out += ["| layer | status | findings |", "|---|---|---|"]
+        for layer in self.layers():
+            st, _ = self._layer_status(layer)
+            fs = ", ".join(f"{ICONS[f.severity]} `{f.code}`" for f in self._by_layer(layer)) or "-"
+            out.append(f"| {layer} | {st or '-'} | {fs} |")
+        out.append("")
+        for f in self.findings:
+            if f.severity == "ok":
+                continue
+            out.append(f"#### {ICONS[f.severity]} {f.title} (`{f.code}`, {f.layer})")
+            for ev in f.evidence:
+                out.append(f"- {ev}")
+            if f.fix:
+                out += ["", f"Fix: {f.fix.why}"]
+                for cmd in f.fix.commands:
+                    out += ["```bash", cmd, "```"]
+                for url in f.fix.docs:
+                    out.append(f"- {url}")
+            out.append("")
+        out += ["<details><summary>facts</summary>", "", "```json",
+                json.dumps(self.facts, indent=1, default=str, ensure_ascii=False), "```", "", "</details>", ""]
+        text = self._redact("\n".join(out))
+        return redact_identity(text) if redact else text
+
+    def _repr_html_(self) -> str | None:
+        if self._format != "html":
+            return None
+        return render_html(self)
+
+    def _repr_markdown_(self) -> str | None:
+        return self.to_markdown() if self._format == "markdown" else None
+
+    def _repr_json_(self) -> Any:
+        return self.to_dict() if self._format == "json" else None
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        if self._format == "json":
+            p.text(self.to_json())
+        elif self._format == "markdown":
+            p.text(self.to_markdown())
+        else:
+            p.text(self.to_text())
+
+
+# ---------------------------------------------------------------------- HTML
+_COPY_JS = (
+    "(function(b){var t=b.parentNode.querySelector('pre').innerText;"
+    "function ok(){b.innerText='copied';setTimeout(function(){b.innerText='copy'},1500);}"
+    "function fb(){var a=document.createElement('textarea');a.value=t;a.style.position='fixed';"
+    "a.style.opacity='0';document.body.appendChild(a);a.focus();a.select();"
+    "try{document.execCommand('copy');ok();}catch(e){b.innerText='select and copy';}"
+    "document.body.removeChild(a);}"
+    "if(navigator.clipboard&&window.isSecureContext){navigator.clipboard.writeText(t).then(ok,fb);}"
+    "else{fb();}})(this)"
+)
+
+_CSS = """
+<style>
+.smrnb-doctor{font-family:var(--jp-ui-font-family,sans-serif);font-size:13px;line-height:1.4}
+.smrnb-doctor h4{margin:.6em 0 .2em 0}
+.smrnb-doctor .smrnb-layer{border-left:3px solid #bbb;padding:2px 8px;margin:6px 0}
+.smrnb-doctor .smrnb-finding{margin:4px 0 4px 4px}
+.smrnb-doctor .smrnb-sev{font-weight:bold;padding:0 4px;border-radius:3px;color:#fff}
+.smrnb-doctor code{font-size:12px}
+.smrnb-doctor .smrnb-cmd{position:relative;margin:4px 0}
+.smrnb-doctor .smrnb-cmd pre{background:var(--jp-layout-color2,#f4f4f4);padding:6px 60px 6px 8px;
+  margin:0;white-space:pre-wrap;border-radius:3px}
+.smrnb-doctor .smrnb-copy{position:absolute;top:3px;right:3px;font-size:11px;cursor:pointer}
+.smrnb-doctor .smrnb-muted{color:#777}
+</style>
+"""
+
+
+def _e(s: Any) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def _cmd_block(cmd: str) -> str:
+    return (f'<div class="smrnb-cmd"><pre>{_e(cmd)}</pre>'
+            f'<button class="smrnb-copy" title="copy to clipboard" onclick="{_e(_COPY_JS)}">copy</button></div>')
+
+
+def _finding_html(f: Finding) -> str:
+    color = COLORS[f.severity]
+    parts = [f'<div class="smrnb-finding" data-code="{_e(f.code)}" data-severity="{_e(f.severity)}">',
+             f'<span class="smrnb-sev" style="background:{color}">{ICONS[f.severity]} {_e(f.severity)}</span> ',
+             f"<b>{_e(f.title)}</b> <code class='smrnb-muted'>{_e(f.code)}</code>"]
+    if f.evidence:
+        opened = " open" if f.severity == "error" else ""
+        parts.append(f"<details{opened}><summary>evidence ({len(f.evidence)})</summary><ul>")
+        parts += [f"<li>{_e(ev)}</li>" for ev in f.evidence]
+        parts.append("</ul></details>")
+    if f.fix:
+        parts.append(f"<div><b>Fix:</b> {_e(f.fix.why)}</div>")
+        parts += [_cmd_block(c) for c in f.fix.commands]
+        parts += [f'<div><a href="{_e(u)}" target="_blank" rel="noopener">{_e(u)}</a></div>' for u in f.fix.docs]
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def render_html(report: Report) -> str:
+    """The notebook rendering: a header, then one section per layer with its findings."""
+    n_err, n_warn = len(report.errors), len(report.warnings)
+    head_color = COLORS["error"] if n_err else COLORS["warning"] if n_warn else COLORS["ok"]
+    parts = [_CSS, '<div class="smrnb-doctor">',
+             f'<h4 style="color:{head_color}">smrnb doctor: {_e(report.summary())}</h4>']
+    env = report.environment()
+    if env:
+        parts.append("<div class='smrnb-muted'>" + " · ".join(f"{_e(k)} {_e(v)}" for k, v in env.items()) + "</div>")
+    for layer in report.layers():
+        st, reason = report._layer_status(layer)
+        fs = report._by_layer(layer)
+        worst = fs[0].severity if fs else ("ok" if st == "ok" else "info")
+        parts.append(f'<div class="smrnb-layer" data-layer="{_e(layer)}" style="border-color:{COLORS[worst]}">')
+        parts.append(f"<b>{_e(LAYER_TITLES.get(layer, layer))}</b> <span class='smrnb-muted'>[{_e(layer)}"
+                     f"{(': ' + _e(st)) if st else ''}{(' - ' + _e(reason)) if reason else ''}]</span>")
+        if not fs:
+            parts.append(f"<div class='smrnb-muted'>{STATUS_ICONS.get(st, '')} {_e(_empty_words(st, reason))}</div>")
+        parts += [_finding_html(f) for f in fs]
+        facts = report.facts.get(layer)
+        if isinstance(facts, Mapping):
+            parts.append("<details><summary class='smrnb-muted'>facts</summary><pre>"
+                         + _e(json.dumps(facts, indent=1, default=str, ensure_ascii=False)) + "</pre></details>")
+        parts.append("</div>")
+    el = report.meta.get("elapsed_s")
+    if el is not None:
+        parts.append(f"<div class='smrnb-muted'>collected in {float(el):.2f} s</div>")
+    parts.append("</div>")
+    # the last step, here rather than in _repr_html_: the DoctorView widget calls render_html directly
+    return redact_text("".join(parts), getattr(report, "_secrets", ()))

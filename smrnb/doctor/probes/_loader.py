@@ -1,0 +1,123 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Layer 4, runtime loader: would ld.so find every library the compiled extensions need?
+
+For kaolin's ``_C*.so`` (located from package metadata and the file system, **never imported**)
+and every path in ``ctx.extension_paths``, each ``DT_NEEDED`` is resolved by
+:func:`smrnb.doctor._ldso.resolve_needed` against the environment **the process started with**
+(``/proc/self/environ``; ld.so read LD_LIBRARY_PATH then), the libraries already mapped
+(``/proc/self/maps``) and those ``import torch`` maps (kaolin imports torch first; its ``_C.so``
+needs libc10.so etc. with no RPATH).  Facts schema: ``smrnb/doctor/FACTS.md`` (loader).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+from typing import Any
+
+from smrnb.doctor._ldso import (
+    libraries_only_findable_via_new_dirs,
+    load_ld_cache,
+    parse_ld_cache,
+    read_mapped_libraries,
+    resolve_needed,
+    start_env_changes,
+    torch_import_libraries,
+)
+from smrnb.doctor._model import ProbeContext
+from smrnb.doctor.probes._torch_build import find_distribution, find_package_dir, site_dirs_default
+
+
+def kaolin_extension_paths(site_dirs: list[str] | None = None) -> list[str]:
+    """kaolin's compiled extension modules, found without importing kaolin: the package directory's
+    ``_C*.so`` plus every ``.so`` the installed distribution's RECORD lists."""
+    dirs = site_dirs if site_dirs is not None else site_dirs_default()
+    out: list[str] = []
+    loc = find_package_dir("kaolin", dirs)
+    if loc:
+        out += sorted(glob.glob(os.path.join(loc, "_C*.so")))
+    dist = find_distribution("kaolin", dirs)
+    if dist is not None:
+        try:
+            for f in dist.files or []:
+                if str(f).endswith(".so") and str(f).startswith("kaolin"):
+                    p = os.path.abspath(str(dist.locate_file(f)))
+                    if os.path.isfile(p):
+                        out.append(p)
+        except Exception:  # broken metadata must not break the probe
+            pass
+    return list(dict.fromkeys(out))
+
+
+def torch_dir_from(ctx: ProbeContext, site_dirs: list[str] | None = None) -> str | None:
+    """The torch package directory: the torch layer's ``lib_dir``'s parent, else found on
+    ``site_dirs`` without importing torch."""
+    tf = ctx.facts.get("torch") or {}
+    lib_dir = tf.get("lib_dir")
+    if isinstance(lib_dir, str) and os.path.isdir(lib_dir):
+        return os.path.dirname(lib_dir.rstrip("/"))
+    if tf.get("installed") is False:
+        return None
+    return find_package_dir("torch", site_dirs if site_dirs is not None else site_dirs_default())
+
+
+def extensions_of_interest(ctx: ProbeContext, site_dirs: list[str] | None = None) -> list[dict[str, str]]:
+    """``[{"path", "source": "kaolin"|"user"}]``, kaolin's first, each path once."""
+    seen: dict[str, str] = {}
+    for p in kaolin_extension_paths(site_dirs):
+        seen.setdefault(p, "kaolin")
+    for p in ctx.extension_paths or []:
+        seen.setdefault(os.path.abspath(os.path.expanduser(str(p))), "user")
+    return [{"path": p, "source": s} for p, s in seen.items()]
+
+
+def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str, Any]:
+    """Facts of the loader layer (schema in ``smrnb/doctor/FACTS.md``)."""
+    now = dict(ctx.environ)
+    start = ctx.start_environ
+    ld_env = start if start is not None else now
+    mapped = read_mapped_libraries(os.path.join(ctx.proc_self, "maps"))
+    ld_cache = parse_ld_cache()
+    cache_source = "/etc/ld.so.cache"
+    if ld_cache is None:
+        ld_cache = load_ld_cache(None, run=ctx.run, timeout=ctx.timeout)
+        cache_source = "ldconfig -p" if ld_cache is not None else None
+    tdir = torch_dir_from(ctx, site_dirs)
+    preloaded = torch_import_libraries(tdir, ld_cache)
+    python = os.path.realpath(ctx.python or sys.executable)
+    exts = extensions_of_interest(ctx, site_dirs)
+    results = []
+    for ext in exts:
+        r = resolve_needed(ext["path"], ld_env, mapped, ld_cache, loaders=[python], preloaded=preloaded,
+                           elsewhere_env=now)
+        r["source"] = ext["source"]
+        results.append(r)
+    not_checked = []
+    if start is None:
+        not_checked.append(f"{ctx.proc_self}/environ could not be read: the environment this process started with "
+                           "is unknown, so a LD_LIBRARY_PATH changed after start cannot be told apart")
+    if not os.access(os.path.join(ctx.proc_self, "maps"), os.R_OK):
+        not_checked.append(f"{ctx.proc_self}/maps could not be read: the libraries already loaded are unknown "
+                           "(a library found only that way may be reported missing)")
+    if ld_cache is None:
+        not_checked.append("neither /etc/ld.so.cache nor `ldconfig -p` could be read: libraries found only through "
+                           "the loader cache may be reported missing")
+    changed = start_env_changes(start, now)
+    only_new = libraries_only_findable_via_new_dirs(
+        [r["path"] for r in results if r.get("status") == "ok"], start, now, mapped, ld_cache)
+    return {
+        "status": "ok",
+        "start_environ_known": start is not None,
+        "start_ld_library_path": (start or {}).get("LD_LIBRARY_PATH") if start is not None else None,
+        "current_ld_library_path": now.get("LD_LIBRARY_PATH"),
+        "changed_since_start": changed,
+        "only_findable_via_new_dirs": only_new,
+        "extensions": results,
+        "mapped_libraries": mapped,
+        "torch_dir": tdir,
+        "torch_import_libraries": preloaded,
+        "ld_cache": {"entries": len(ld_cache) if ld_cache is not None else None, "source": cache_source},
+        "torch_imported": "torch" in sys.modules,
+        "not_checked": not_checked,
+    }

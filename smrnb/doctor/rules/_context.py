@@ -1,0 +1,128 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Rules of the context layer, and :func:`env_fix_commands`: how to set an environment variable
+so that it reaches *this* kernel (Slurm job, JupyterHub spawner, systemd unit, conda env, shell).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from smrnb.doctor._codes import meanings
+from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.rules import Facts, rule
+
+CODES = meanings("rules.context")  # this module's codes, from the one table (codes.py)
+
+
+def layer(facts: Facts, name: str) -> dict[str, Any]:
+    """The facts of one layer, or {} when missing or unavailable."""
+    d = facts.get(name) or {}
+    return d if isinstance(d, dict) and d.get("status") != "unavailable" else {}
+
+
+def env_fix_commands(facts: Facts, assignments: Mapping[str, str], module: str | None = None) -> list[str]:
+    """Copyable snippets that set ``assignments`` (``{"CUDA_HOME": "/usr/local/cuda-12.1"}``) where
+    this kernel's environment really comes from. ``module`` is an environment-module name to load
+    (``"cuda/12.1"``) on clusters that have them. The first snippet is the most specific one."""
+    ctx = layer(facts, "context")
+    jup = layer(facts, "jupyter")
+    exports = [f"export {k}={shlex.quote(str(v))}" for k, v in assignments.items()]
+    out: list[str] = []
+    mods = (ctx.get("env_modules") or {}).get("system")
+    if ctx.get("slurm"):
+        lines = ["# in the sbatch script, before the command that starts Jupyter / python:"]
+        if module and mods:
+            lines.append(f"module load {module}")
+        lines += exports
+        out.append("\n".join(lines))
+    if ctx.get("jupyterhub"):
+        body = ", ".join(f"{k!r}: {str(v)!r}" for k, v in assignments.items())
+        out.append("# jupyterhub_config.py (admin), then restart your server:\n"
+                   f"c.Spawner.environment.update({{{body}}})")
+    unit = ctx.get("systemd_unit")
+    if unit:
+        lines = [f"sudo systemctl edit {unit if unit != 'unknown.service' else '<jupyter unit>'}", "# add:", "[Service]"]
+        lines += [f'Environment="{k}={v}"' for k, v in assignments.items()]
+        lines.append(f"sudo systemctl restart {unit if unit != 'unknown.service' else '<jupyter unit>'}")
+        out.append("\n".join(lines))
+    if ctx.get("conda_env"):
+        pairs = " ".join(f"{k}={shlex.quote(str(v))}" for k, v in assignments.items())
+        out.append(f"conda env config vars set {pairs}\nconda deactivate && conda activate {ctx.get('conda_env_name') or ctx['conda_env']}")
+    spec = jup.get("kernelspec")
+    if spec and spec.get("path"):
+        out.append(f"# or in the kernelspec {spec['path']}/kernel.json (restart the kernel):\n"
+                   + '"env": {' + ", ".join(f'"{k}": "{v}"' for k, v in assignments.items()) + "}")
+    if ctx.get("container"):
+        out.append("# in the image (Dockerfile):\n" + "\n".join(f"ENV {k}={v}" for k, v in assignments.items()))
+    out.append("# ~/.bashrc (then restart Jupyter from that shell):\n" + "\n".join(exports))
+    return out
+
+
+def conda_nvcc_command(cuda: str) -> str:
+    """Install an nvcc of CUDA ``cuda`` (``"12.1"``) into the active conda env (no root needed)."""
+    return f"conda install -c nvidia cuda-nvcc={cuda} cuda-cudart-dev={cuda}"
+
+
+def _slurm_export(s: Mapping[str, Any]) -> Iterable[Finding]:
+    """``sbatch --export=NONE`` (or ``--export=A,B`` without ALL) starts the job without the submitting
+    shell's variables: the CUDA ones a job needs are then missing unless the script sets them."""
+    export = s.get("export_env")
+    if export is None:
+        return
+    parts = [p.strip() for p in str(export).split(",") if p.strip()]
+    names = {p.split("=", 1)[0] for p in parts}
+    if "ALL" in {n.upper() for n in names}:
+        return
+    have = s.get("has_env") or {}
+    dropped = [k for k in ("LD_LIBRARY_PATH", "CUDA_HOME") if k not in names and not have.get(k)]
+    if not s.get("path_has_cuda") and "PATH" not in names:
+        dropped.append("the CUDA entries of PATH")
+    if not dropped:
+        return  # the script set them again itself (module load, exports): nothing was lost
+    keep = ",".join(["ALL"] + [n for n in names if n.upper() not in ("NONE", "NIL")])
+    yield Finding("slurm_export_dropped_env", "context", "warning",
+                  f"sbatch --export={export}: {', '.join(dropped)} did not reach the job",
+                  (f"SLURM_EXPORT_ENV={export}", *(f"{k} is not set in the job" for k in ("LD_LIBRARY_PATH", "CUDA_HOME")
+                                                  if k in dropped)),
+                  Fix("The job started without the submitting shell's environment. Either export it, or set the CUDA "
+                      "environment inside the script (after the #SBATCH lines), where every node runs it.",
+                      (f"#SBATCH --export={keep}", "# or, in the script:\nmodule load cuda   # or: export "
+                       "LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH CUDA_HOME=/usr/local/cuda",
+                       "# for srun steps inside the job: srun --export=ALL ...")))
+
+
+@rule("context")
+def context_findings(facts: Facts) -> Iterable[Finding]:
+    ctx = layer(facts, "context")
+    if not ctx:
+        return
+    if ctx.get("slurm"):
+        s = ctx["slurm"]
+        yield Finding("context_slurm", "context", "info", f"Slurm job {s.get('job_id')}",
+                      tuple(f"SLURM_{k.upper()}={v}" for k, v in s.items()),
+                      Fix("A job's environment is the one of the submitting shell (sbatch --export) plus what the "
+                          "script sets; put exports and module loads in the sbatch script.",
+                          ("#SBATCH --export=ALL",)))
+    if ctx.get("slurm"):
+        yield from _slurm_export(ctx["slurm"])
+    if ctx.get("jupyterhub"):
+        yield Finding("context_jupyterhub", "context", "info", "Spawned by JupyterHub",
+                      tuple(f"{n} is set" for n in ctx.get("jupyterhub_variables") or ()),
+                      Fix("JupyterHub starts single-user servers with a clean environment: variables reach the "
+                          "kernel only through c.Spawner.environment or c.Spawner.env_keep.",
+                          ("c.Spawner.env_keep.append('LD_LIBRARY_PATH')",)))
+    if ctx.get("systemd_unit"):
+        yield Finding("context_systemd", "context", "info", f"Running under systemd ({ctx['systemd_unit']})",
+                      (f"systemd unit: {ctx['systemd_unit']}",),
+                      Fix("A service does not read ~/.bashrc or ~/.profile; set variables with Environment= lines.",
+                          (f"sudo systemctl edit {ctx['systemd_unit']}",)))
+    if ctx.get("container"):
+        yield Finding("context_container", "context", "info", f"Inside a {ctx['container']} container",
+                      (f"container: {ctx['container']}",))
+    if ctx.get("conda_env"):
+        yield Finding("context_conda", "context", "info", f"conda env {ctx.get('conda_env_name') or ctx['conda_env']}",
+                      (f"CONDA_PREFIX={ctx['conda_env']}",))
+    if ctx.get("venv"):
+        yield Finding("context_venv", "context", "info", "virtualenv active", (f"venv: {ctx['venv']}",))

@@ -1,0 +1,64 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Rules of the jupyter layer: kernel vs server environment, kernelspec env, the threejs lab extension."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+
+from smrnb.doctor._codes import meanings
+from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.rules import Facts, rule
+from smrnb.doctor.rules._context import layer
+
+CODES = meanings("rules.jupyter")  # this module's codes, from the one table (codes.py)
+
+
+@rule("jupyter")
+def jupyter_findings(facts: Facts) -> Iterable[Finding]:
+    j = layer(facts, "jupyter")
+    if not j:
+        return
+    versions = j.get("versions") or {}
+    server_python = j.get("server_python")
+    owned = j.get("server_prefix_owned")
+    if j.get("server_python_differs"):
+        wheels = f"jupyterlab_widgets pythreejs=={versions.get('pythreejs') or '2.4.2'}"
+        if server_python and owned:
+            fix = Fix("Front-end extensions (ipywidgets, jupyter-threejs) must be installed in the server's "
+                      "environment; Python packages in the kernel's.",
+                      (f"{shlex.quote(server_python)} -m pip install {wheels}",))
+        else:
+            fix = Fix("Front-end extensions (ipywidgets, jupyter-threejs) must be installed in the server's "
+                      f"environment ({j.get('server_prefix')}), which is not yours to change: ask whoever manages "
+                      f"it to install {wheels} there.")
+        yield Finding("kernel_server_python_differs", "jupyter", "info",
+                      "This kernel and the Jupyter server running it use different Python environments",
+                      (f"kernel: {j.get('kernel_python')} (prefix {j.get('kernel_prefix')})",
+                       f"server (pid {next((s.get('pid') for s in j.get('servers') or [] if s.get('python') == server_python), '?')}, "
+                       f"an ancestor of this kernel): {server_python} (prefix {j.get('server_prefix')})"), fix)
+    ext = j.get("threejs_labextension") or {}
+    pv = versions.get("pythreejs")
+    if pv and (not ext.get("installed") or ext.get("matches_pythreejs") is False):
+        title = ("jupyter-threejs lab extension not found" if not ext.get("installed") else
+                 f"jupyter-threejs {ext.get('version')} does not match pythreejs {pv}")
+        why = ("Without it 3D views show 'Error displaying widget: model not found'; smrnb falls back to "
+               "static pictures. Reinstall pythreejs in the server's environment and reload the page.")
+        if server_python and owned is False:
+            cmds: tuple[str, ...] = ("jupyter labextension list",)
+            why += f" The server's environment ({j.get('server_prefix')}) is not yours: ask whoever manages it."
+        else:
+            target = shlex.quote(server_python) if server_python else "python"
+            cmds = (f"{target} -m pip install --force-reinstall pythreejs=={pv}", "jupyter labextension list")
+        yield Finding("threejs_extension_missing", "jupyter", "warning", title,
+                      (f"pythreejs {pv} in the kernel",
+                       f"expected jupyter-threejs {ext.get('expected_version') or 'matching'}",
+                       f"found: {ext.get('path') or 'nothing'}",
+                       f"searched: {', '.join(ext.get('searched') or [])}"),
+                      Fix(why, cmds))
+    spec = j.get("kernelspec")
+    if spec and spec.get("env"):
+        yield Finding("kernelspec_env", "jupyter", "info", f"Kernelspec '{spec.get('name')}' sets {len(spec['env'])} variable(s)",
+                      (f"{spec.get('path')}/kernel.json", *(f"{k}={v}" for k, v in spec["env"].items())),
+                      Fix("These apply to kernels started from this kernelspec only; a shell or another kernel does "
+                          "not see them.", ("jupyter kernelspec list",)))

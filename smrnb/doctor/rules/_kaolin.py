@@ -1,0 +1,90 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Rules of the kaolin layer: installed?, wheel for this torch/CUDA/Python?, version gate, import."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from smrnb.doctor import tables
+from smrnb.doctor._codes import meanings
+from smrnb.doctor._codes import why as fix_wording
+from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor.rules import Facts, rule
+from smrnb.doctor.rules._context import layer
+
+CODES = meanings("rules.kaolin")  # this module's codes, from the one table (codes.py)
+
+INSTALL_DOCS = ("https://kaolin.readthedocs.io/en/latest/notes/installation.html",)
+
+
+def _nearest_wheels(torch_base: str, cuda: str | None) -> list[str]:
+    """Wheel combos of the newest kaolin release nearest to this torch, same CUDA major first."""
+    rel = tables.kaolin_releases()[0]
+    cu_major = cuda.split(".")[0] if cuda else None
+    same = [w for w in rel.wheels if cu_major and w.split("_cu")[1].startswith(cu_major)]
+    pool = same or list(rel.wheels)
+    return sorted(pool, key=lambda w: tables.version_key(w.split("_")[0]), reverse=True)[:3]
+
+
+@rule("kaolin")
+def kaolin_findings(facts: Facts) -> Iterable[Finding]:
+    k = layer(facts, "kaolin")
+    torch = layer(facts, "torch")
+    if not k:
+        return
+    tbase, tcuda = torch.get("version_base"), torch.get("cuda")
+    cmd = k.get("install_command") or ""
+    if not k.get("installed"):
+        yield Finding("kaolin_not_installed", "kaolin", "info",
+                      "kaolin is not installed (smrnb falls back to plain PyTorch)",
+                      tuple(k.get("install_notes") or ()),
+                      Fix(f"Install command for this environment ({k.get('install_kind_suggested')}):",
+                          (cmd,) if cmd else (), INSTALL_DOCS))
+        if tbase and k.get("wheel_available") is False:
+            near = _nearest_wheels(tbase, tcuda)
+            yield Finding("kaolin_no_wheel_for_combo", "kaolin", "warning",
+                          f"No kaolin wheel for torch {tbase} + CUDA {tcuda} on Python {k.get('python_version')}",
+                          (f"wheel page: {k.get('wheel_page')}",
+                           "'pip install kaolin' alone finds only the PyPI placeholder (from versions: 0.0 / 0.1)",
+                           f"nearest wheels of kaolin {tables.kaolin_releases()[0].version}: {', '.join(near)}"),
+                          Fix(fix_wording("kaolin_no_wheel_for_combo", "For this torch: build from source with the script below, or "
+                              "install a torch that has a kaolin wheel."),
+                              (cmd,) if cmd else (), INSTALL_DOCS))
+    ic = k.get("import_check")
+    if tbase and not (ic and ic.get("ok")):
+        # an installed kaolin that imports is past the gate (built with IGNORE_TORCH_VER, like the H200's);
+        # otherwise the gate is what a build of that release will hit
+        rel = tables.kaolin_release(k["version"]) if k.get("installed") and k.get("version") else (
+            tables.kaolin_release(k.get("install_kaolin_version") or "") if not k.get("installed") else None)
+        if rel and not rel.torch_in_range(tbase):
+            yield Finding("kaolin_version_gate", "kaolin", "info",
+                          f"torch {tbase} is outside kaolin {rel.version}'s range {rel.torch_min}-{rel.torch_max}",
+                          (f"kaolin {rel.version} setup.py accepts torch >= {rel.torch_min}, <= {rel.torch_max}",
+                           f"from smrnb/doctor/tables/kaolin.json (verified: {rel.verified})"),
+                          Fix(fix_wording("kaolin_version_gate", "Newer torch may also break kaolin's sources (torch API changes)."),
+                              ("export IGNORE_TORCH_VER=1",), INSTALL_DOCS))
+    if k.get("installed"):
+        if ic and not ic.get("ok"):
+            err = ic.get("error") or ""
+            if "undefined symbol" in err:
+                why = ("kaolin's _C.so was built against another torch (or another C++ ABI): rebuild it against the "
+                       "installed torch (see the abi layer for the symbol).")
+            elif "cannot open shared object file" in err:
+                why = ("A library kaolin's extension needs is not found by the loader (see the loader layer); "
+                       "torch's libraries resolve only after 'import torch'.")
+            elif "requires PyTorch" in err or "Kaolin requires" in err:
+                why = "kaolin's own version gate rejected this torch."
+            else:
+                why = "Read the error; rebuilding kaolin against the installed torch fixes most import failures."
+            yield Finding("kaolin_import_failed", "kaolin", "error", f"import kaolin failed: {err[:120]}",
+                          (f"error: {err}", f"kaolin {k.get('version')} at {k.get('location')}",
+                           f"extensions: {', '.join(k.get('extension_paths') or []) or 'none found'}"),
+                          Fix(why, (cmd,) if cmd else (), INSTALL_DOCS))
+        elif ic and ic.get("ok"):
+            yield Finding("kaolin_ok", "kaolin", "ok", f"kaolin {k.get('version')} imports ({ic.get('seconds', 0):.1f} s)",
+                          (f"location: {k.get('location')}",))
+        else:
+            yield Finding("kaolin_installed", "kaolin", "info", f"kaolin {k.get('version')} is installed",
+                          (f"location: {k.get('location')}",
+                           f"extensions: {', '.join(k.get('extension_paths') or []) or 'none found'}"),
+                          Fix("Check that it imports (about 10 s).", ("smr-doctor --import-check",)))

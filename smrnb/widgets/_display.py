@@ -1,0 +1,124 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""How a widget is displayed: is a live widget front end attached (and is pythreejs' one installed), the
+display data of a widget, and the HTML fragments of static outputs (pictures, colour bars, lengths).
+
+Where no live front end runs (nbconvert, the docs, GitHub), the widgets display a static picture instead
+of an empty widget view; ``SMRNB_STATIC_PICTURES`` (``auto``, ``always``, ``never``) overrides the guess.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import importlib.metadata
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+from smrnb.widgets._colors import hex_color, viridis
+from smrnb.widgets._compat import control_comm_open
+from smrnb.widgets._layers import Layer
+
+
+def frontend_status() -> dict[str, Any]:
+    """Is the ``jupyter-threejs`` lab extension where the server looks? (the doctor's jupyter probe facts)."""
+    from smrnb.doctor import jupyter_paths, threejs_labextension
+
+    try:
+        version = importlib.metadata.version("pythreejs")
+    except Exception:
+        version = None
+    try:
+        facts = threejs_labextension(jupyter_paths("labextensions", dict(os.environ), sys.prefix), version)
+    except Exception as exc:  # a failed probe means "unknown", never an exception
+        return {"installed": None, "reason": f"{type(exc).__name__}: {exc}"}
+    return facts
+
+
+def live_frontend() -> bool:
+    """Is a live widget front end attached to this kernel now?
+
+    Two signs, either enough: ipywidgets' ``jupyter.widget.control`` comm is open (front ends built
+    on ``@jupyter-widgets/base-manager`` open it on connecting to a kernel that has ipywidgets
+    imported), or the request being executed carries cell metadata (JupyterLab and Notebook 7
+    send ``cellId``, ``deletedCells``, ``recordTiming``). ``nbconvert --execute``, nbclient and
+    papermill send none and open no control comm; a terminal IPython has no kernel at all.
+    ``SMRNB_STATIC_PICTURES`` overrides the guess: ``always`` (static pictures beside the live
+    widget), ``never`` (the widget alone), ``auto`` (the default).
+    """
+    mode = os.environ.get("SMRNB_STATIC_PICTURES", "auto").strip().lower()
+    if mode == "never":
+        return True
+    if mode == "always":
+        return False
+    try:
+        if control_comm_open():
+            return True
+    except ImportError:  # pragma: no cover - ipywidgets is a dependency of the widgets
+        return False
+    try:
+        from IPython import get_ipython
+
+        ip = get_ipython()
+        parent = getattr(ip, "parent_header", None) if getattr(ip, "kernel", None) is not None else None
+        return bool((parent or {}).get("metadata"))
+    except Exception:  # a shell without a parent header: no live front end known
+        return False
+
+
+def static_pictures() -> str:
+    """``"live"``: the widget alone; ``"static"``: a picture instead of the widget; ``"both"``."""
+    if os.environ.get("SMRNB_STATIC_PICTURES", "auto").strip().lower() == "always":
+        return "both"
+    return "live" if live_frontend() else "static"
+
+
+def widget_bundle(widget: Any, **kwargs: Any) -> dict[str, Any]:
+    """An ipywidget's display data without its ``text/plain``."""
+    bundle = widget._repr_mimebundle_(**kwargs)
+    if isinstance(bundle, tuple):
+        bundle = bundle[0]
+    return {k: v for k, v in (bundle or {}).items() if k != "text/plain"}
+
+
+def png_html(png: bytes, caption: str = "") -> str:
+    """An ``<img>`` with the PNG inline (and a grey caption), for static outputs."""
+    b64 = base64.b64encode(png).decode("ascii")
+    cap = f"<div style='color:#666;font-size:90%'>{html.escape(caption)}</div>" if caption else ""
+    return f"<div><img src='data:image/png;base64,{b64}'/>{cap}</div>"
+
+
+def colorbar_html(layers: list[Layer]) -> str:
+    """One colour bar (viridis, low -> high with the label) per layer that shows a scalar."""
+    if all(layer.scalar_range is None for layer in layers):
+        return ""
+    stops = ", ".join(hex_color(tuple(c)) for c in viridis(np.linspace(0, 1, 9, dtype=np.float32)))
+    out = []
+    for layer in layers:
+        if layer.scalar_range is None:
+            continue
+        lo, hi = layer.scalar_range
+        out.append("<div class='smrnb-colorbar' style='display:flex;align-items:center;gap:6px;font-size:12px;"
+                   f"color:#333;margin:2px 0'><span class='smrnb-colorbar-low'>{lo:.4g}</span>"
+                   f"<span style='display:inline-block;width:180px;height:12px;border:1px solid #999;"
+                   f"background:linear-gradient(to right, {stops})'></span>"
+                   f"<span class='smrnb-colorbar-high'>{hi:.4g}</span><span>{html.escape(layer.scalar_label)}"
+                   "</span></div>")
+    return "".join(out)
+
+
+def format_metres(x: float) -> str:
+    """A length in metres as text, in mm, cm or m (``0.005`` -> ``5 mm``)."""
+    return f"{x * 1000:g} mm" if x < 0.01 else f"{x * 100:g} cm" if x < 1 else f"{x:g} m"
+
+
+def set_changed(obj: Any, name: str, value: Any) -> None:
+    """``obj.name = value`` unless it already is (a widget trait set that changes nothing still validates)."""
+    if getattr(obj, name) != value:
+        setattr(obj, name, value)
+
+
+__all__ = ["colorbar_html", "format_metres", "frontend_status", "live_frontend", "png_html", "set_changed",
+           "static_pictures", "widget_bundle"]
