@@ -175,3 +175,39 @@ def _image(path) -> bytes:
     binary = data[20 + n + 8:]
     view = gl["bufferViews"][gl["images"][0]["bufferView"]]
     return binary[view.get("byteOffset", 0):view.get("byteOffset", 0) + view["byteLength"]]
+
+
+_BLENDER_IMPORT = """
+import bpy, json, sys
+import numpy
+if not hasattr(numpy, "bool"):
+    numpy.bool = bool  # Blender 3.4's glTF importer still names numpy.bool (removed in numpy 1.24)
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.ops.import_scene.gltf(filepath=sys.argv[sys.argv.index("--") + 1])
+o = [o for o in bpy.context.scene.objects if o.type == "MESH"][0]
+ws = [o.matrix_world @ v.co for v in o.data.vertices]
+uv = [d.uv for d in o.data.uv_layers[0].data]
+imgs = [n.image for n in o.data.materials[0].node_tree.nodes if n.type == "TEX_IMAGE" and n.image]
+print("RESULT " + json.dumps({"faces": len(o.data.polygons), "extent": [max(w[i] for w in ws) - min(w[i] for w in ws)
+      for i in range(3)], "uv": [min(min(u) for u in uv), max(max(u) for u in uv)], "image": list(imgs[0].size)}))
+"""
+
+
+def test_blenders_importer_reads_the_default_glb(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("blender") is None:
+        pytest.skip("Blender is not installed (Debian: apt-get install blender python3-numpy)")
+    m = _textured(256)
+    export_mesh(m, tmp_path / "b.glb")
+    (tmp_path / "imp.py").write_text(_BLENDER_IMPORT)
+    r = subprocess.run(["blender", "-b", "--python", str(tmp_path / "imp.py"), "--", str(tmp_path / "b.glb")],
+                       capture_output=True, text=True, timeout=300)
+    line = next((ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    assert line is not None, r.stdout[-2000:] + r.stderr[-2000:]
+    got = json.loads(line[7:])
+    assert got["faces"] == m.num_faces and got["image"] == [256, 256]
+    ext = (m.vertices.amax(0) - m.vertices.amin(0)).tolist()  # y up in both (an OpenGL-frame mesh)
+    assert sorted(round(e, 3) for e in got["extent"]) == sorted(round(e, 3) for e in ext)  # Blender is z up
+    assert 0.0 <= got["uv"][0] and got["uv"][1] <= 1.0
