@@ -171,7 +171,8 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None, 
     files = [str(path)]
     replaced: list[str] = []
     if fmt == "glb":
-        data, nv, nf, textured, converted, info = _glb(mesh, path.stem, quantize, texture_format.lower(),
+        # names inside the file do not depend on its path: the same mesh gives the same bytes anywhere
+        data, nv, nf, textured, converted, info = _glb(mesh, "mesh", quantize, texture_format.lower(),
                                                        float(min_psnr))
         if atomic_write(path, data, "path"):
             replaced.append(str(path))
