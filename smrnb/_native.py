@@ -101,8 +101,11 @@ class _Helper:
     def request(self, target: str, args: tuple, timeout: float | None, what: str) -> tuple[str, Any, int]:
         data = pickle.dumps((target, args), protocol=pickle.HIGHEST_PROTOCOL)
         assert self.proc.stdin is not None
-        self.proc.stdin.write(_LEN.pack(len(data)) + data)
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(_LEN.pack(len(data)) + data)
+            self.proc.stdin.flush()
+        except BrokenPipeError:  # the helper died between two calls: reported as a crash
+            raise EOFError from None
         deadline = None if timeout is None else time.monotonic() + float(timeout)
         n = _LEN.unpack(self._read(_LEN.size, deadline, what, timeout))[0]
         return pickle.loads(self._read(n, deadline, what, timeout))

@@ -123,3 +123,12 @@ def _square():
     v = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], dtype=np.float32)
     f = np.array([[0, 1, 2], [0, 2, 3]], dtype=np.uint32)
     return v, f
+
+
+def test_a_helper_that_died_between_calls_is_replaced():
+    pid = _native.call(f"{T}:echo", {}, timeout=60, what="echo")["pid"]
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(0.3)
+    with pytest.raises(EOFError):  # writing to or reading from the dead helper: what call() reports as a crash
+        _native._helper.request(f"{T}:echo", ({},), 10, "echo")
+    assert _native.call(f"{T}:echo", {"n": 2}, timeout=60, what="echo")["pid"] != pid  # a new helper
