@@ -249,6 +249,18 @@ def test_one_worker_per_gpu_each_pinned_and_the_scans_spread_over_both(tmp_path,
 
 
 @pytest.mark.slow
+def test_the_doctor_reports_each_gpu_of_the_node_and_each_workers_pinning(gpu_client):
+    rep = smrnb.doctor.diagnose_cluster(gpu_client, layers=["driver"], timeout=10)
+    assert not rep.failed
+    (node,) = rep.nodes
+    assert [(g["index"], g["uuid"], g["pci_bus_id"], g["arch"]) for g in node.gpus] == [
+        (0, UUID[0], "00000000:19:00.0", "sm_90"), (1, UUID[1], "00000000:3B:00.0", "sm_90")]
+    assert sorted(node.workers.values()) == sorted(UUID[:2])  # each worker's CUDA_VISIBLE_DEVICES: its card
+    assert all(g["torch_asked"] and g["seen_by"] == [] for g in node.gpus)  # the CPU torch of this machine
+    assert "GPU 1: NVIDIA H200, " + UUID[1] in str(rep) and "torch sees it on: no worker" in str(rep)
+
+
+@pytest.mark.slow
 def test_a_scan_whose_card_fails_runs_on_the_other_card_and_no_later_scan_goes_there(tmp_path, gpu_client):
     client = gpu_client
     client.run(_break_card, UUID[0])
