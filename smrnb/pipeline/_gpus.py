@@ -21,6 +21,7 @@ not failed on yet, and no later scan is sent to a worker whose card failed.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -197,7 +198,7 @@ def gpu_cluster(gpus: Any = "all", *, engine: str = "auto", lister: Lister | Non
             "nthreads": 1, "memory_limit": mem, "resources": {"GPU": 1}, "env": pin_env(r), "host": "127.0.0.1"}}
             for r in rows}
         scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False}}
-        cluster = SpecCluster(workers=workers, scheduler=scheduler, name="smrnb-gpus")
+        cluster = SpecCluster(workers=workers, scheduler=scheduler, name="smrnb-gpus", silence_logs=logging.WARNING)
     cluster.smrnb_gpus = rows
     cluster.smrnb_engine = kind
     return cluster
