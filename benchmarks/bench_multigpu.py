@@ -9,8 +9,8 @@
 4. with one GPU only, instead of 2 and 3: two unpinned workers each offering a ``GPU`` resource on that one
    card (two TSDF volumes on it at once, which ``gpu_cluster`` never does), and "needs >= 2 GPUs for scaling".
 
-Each cluster is started and warmed (torch imported, a CUDA context made in every worker) before its clock
-starts, so the times are the batch's alone; scans are the bundled sample at strides k .. k+3 (different
+Each cluster is started and warmed (one small scan in every worker: imports, the CUDA context, the kernels'
+first loads) before its clock starts, so the times are the batch's alone; scans are the bundled sample at strides k .. k+3 (different
 sizes, as a class hands them in). The doctor's per-GPU rows of the all-GPU cluster are printed too: which
 worker's torch sees which card. ``--device cpu`` runs the same on the CPU (a dry run of the code path; the
 GPU list still comes from NVML / nvidia-smi).
@@ -36,22 +36,25 @@ steps:
 """
 
 
-def _warm(device: str) -> str:
-    """In a worker: import what a scan imports and make the CUDA context; returns what torch calls cuda:0."""
+def _warm(device: str, config: str, folder: str) -> str:
+    """In a worker: one small scan (imports, the CUDA context, the kernels' first loads); returns what torch
+    calls cuda:0 there."""
     import torch
 
-    import smrnb.pipeline  # noqa: F401
+    from smrnb.pipeline._batch import run_scan
 
+    run_scan(config, f"warm-{os.getpid()}", folder, "warm", device)
     if device != "cuda":
         return "cpu"
-    torch.zeros(1, device="cuda")
     return f"{torch.cuda.get_device_name(0)} ({os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')})"
 
 
 def timed_batch(client, cfgs, out: Path, device: str) -> dict:
     import smrnb
 
-    seen = client.run(_warm, device)
+    warm = out.parent / "warm.yaml"
+    warm.write_text(CONFIG.format(stride=30, voxel=0.05))
+    seen = client.run(_warm, device, os.fspath(warm), os.fspath(out.parent / "warm"))
     t0 = time.perf_counter()
     res = smrnb.batch(cfgs, out, client=client, device=device, gpu=True, progress=False)
     wall = time.perf_counter() - t0
@@ -67,8 +70,8 @@ def timed_batch(client, cfgs, out: Path, device: str) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scans", type=int, default=8)
-    ap.add_argument("--voxel", type=float, default=0.01, help="TSDF voxel size in metres: smaller = longer scans")
+    ap.add_argument("--scans", type=int, default=16)
+    ap.add_argument("--voxel", type=float, default=0.005, help="TSDF voxel size in metres: smaller = longer scans")
     ap.add_argument("--stride", type=int, default=2, help="every k-th sample frame (k .. k+3 over the scans)")
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     args = ap.parse_args()
