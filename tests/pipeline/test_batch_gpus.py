@@ -19,6 +19,7 @@ import smrnb
 from smrnb.pipeline import StepError, _gpus
 from smrnb.pipeline._gpus import GpuRetry, ScanGpuError, gpu_fault, held_gpu, select_gpus, visible
 from tests.doctor.test_probe_driver import make_tool
+from tests.pipeline.test_batch import QUICK
 
 UUID = ("GPU-6f2b7c0e-2d1a-4c1e-9a51-0c7e3e2b9d11", "GPU-0c9a1a35-6e0f-77b1-3c3d-6a2b4a7e5f10",
         "GPU-99aa1a35-6e0f-77b1-3c3d-6a2b4a7e5f10")
@@ -26,16 +27,6 @@ FIELDS = "index,name,uuid,pci.bus_id,driver_version,compute_cap,memory.total,mem
 SMI = "".join(f"{i}, NVIDIA H200, {u}, 00000000:{0x19 + 0x22 * i:02X}:00.0, 580.159.04, 9.0, 143771 MiB, 143208 MiB\n"
               for i, u in enumerate(UUID[:2]))
 ROWS = [{"index": i, "name": "NVIDIA H200", "uuid": u} for i, u in enumerate(UUID)]
-
-QUICK = """source: {{path: sample, stride: {stride}}}
-steps:
-  - step: tsdf
-    params: {{voxel_size: {voxel}, depth_max: 3.0}}
-  - step: extract_mesh
-  - step: export
-    params: {{path: mesh.ply}}
-"""
-
 
 def lister(rows=ROWS):
     return lambda: {"status": "ok", "gpus": [dict(r) for r in rows]}
