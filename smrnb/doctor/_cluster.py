@@ -61,10 +61,12 @@ def node_gpus(timeout: float = DEFAULT_TIMEOUT, *, use_nvml: bool = True) -> dic
 
 
 def _worker_report(layers: list[str] | None, timeout: float) -> dict[str, Any]:
-    """Runs in a worker: the doctor's report of this process, its node's GPUs, the host's and worker's names."""
+    """Runs in a worker: the doctor's report of this process, its node's GPUs (when the driver layer is asked
+    for), the host's and worker's names."""
     rep = diagnose(layers=layers, timeout=timeout).to_dict()
     rep["host"] = socket.gethostname()
-    rep["node_gpus"] = node_gpus(timeout)
+    if not layers or "driver" in layers:  # the per-GPU rows belong to the driver layer (and ask torch: seconds)
+        rep["node_gpus"] = node_gpus(timeout)
     try:
         from distributed import get_worker
 
