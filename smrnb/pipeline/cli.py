@@ -118,6 +118,10 @@ def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParse
     where = bp.add_mutually_exclusive_group()
     where.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786)")
     where.add_argument("--local", type=int, default=2, metavar="N", help="workers of a LocalCluster (default 2)")
+    where.add_argument("--gpus", metavar="all|N|I,J|device=I", default=None,
+                       help="one worker per GPU of this machine, each pinned to its card with CUDA_VISIBLE_DEVICES: "
+                            "all of them, the first N, or these indices/UUIDs as nvidia-smi lists them (one card: "
+                            "device=I); scans run on CUDA, one per card at a time")
     bp.add_argument("--device", choices=("cpu", "cuda"), default=None, help="for every scan (default: the config's)")
     bp.add_argument("--gpu", action="store_true", help="one GPU worker resource per scan (workers with "
                                                        "--resources GPU=1)")
@@ -378,6 +382,24 @@ def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
     return 0
 
 
+def _gpus_arg(text: str | None) -> Any:
+    """``--gpus``: ``all``, a count, or a comma-separated list of indices / UUIDs."""
+    if text is None:
+        return None
+    text = text.strip()
+    if text.lower() == "all":
+        return "all"
+    if text.isdigit():
+        return int(text)
+    explicit = text.lower().startswith("device=")
+    text = text[len("device="):] if explicit else text
+    if not text or any(not t.strip() for t in text.split(",")) or ("," not in text and not explicit
+                                                                      and not text.upper().startswith(("GPU-", "MIG-"))):
+        raise UsageError(f"--gpus must be all, a number of GPUs, a comma-separated list of GPU indices/UUIDs or "
+                         f"device=I (one card), got {text!r}")
+    return [int(t) if t.strip().isdigit() else t.strip() for t in text.split(",")]
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     if args.local < 1:
         raise UsageError(f"--local must be >= 1 (workers), got {args.local}")
@@ -393,7 +415,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             raise UsageError(f"--scheduler {args.scheduler}: no Dask scheduler answers there ({exc})") from None
     try:
         res = batch(args.configs, args.output, client=client, local=args.local, device=args.device, gpu=args.gpu,
-                    retries=args.retries, force=args.force)
+                    retries=args.retries, force=args.force, gpus=_gpus_arg(args.gpus))
     finally:
         if client is not None:
             client.close()
