@@ -206,8 +206,12 @@ _CUDA_ERRNUM_RES = (
     re.compile(r"\berror=([0-9]{1,5})(?![0-9.])"),  # THCudaCheck FAIL file=... line=... error=48 : ...
     re.compile(r"\bError ([0-9]{1,5}):"),  # cudaGetDeviceCount(): ... Error 804: forward compatibility ...
     re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\(?[^)\n]{0,40}\)?"
-               r"(?: failed| returned| error)[ :=(]{0,4}([0-9]{1,5})(?![0-9.])"),  # cuInit(0) failed: 999
+               r"(?: failed| returned| error)[^0-9\n]{0,30}?([0-9]{1,5})(?![0-9.])"),  # cuInit(0) failed with error 999
+    re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\b[^0-9(\n]{1,50}"
+               r"\(([0-9]{1,5})\)"),  # failed call to cuInit: UNKNOWN ERROR (303)
 )
+#: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
+_CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2})")
 _ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR_)[A-Za-z0-9_]{1,60})")
 
 #: phrases whose presence is the fact (no table has them): sign -> (layer, phrases, weak)
@@ -703,6 +707,11 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
             for msg, row in msgs:  # a short message counts only beside a CUDA word (not a tool's own words)
                 if msg in ll and (len(msg) >= 30 or "cuda" in ll or "nvrtc" in ll or "nvml" in ll):
                     _enum_event(r, row, "message", line)
+    for line in _lines_with(text, low, "cuda error: "):
+        for msg in _CUDA_ERROR_MSG_RE.findall(line + "\n"):
+            row = tables.cuda_error(msg.strip())
+            if row is not None and row.codes != ("none",):
+                _enum_event(r, row, "message", line)
     _scan_error_numbers(r, text, low)
 
 
