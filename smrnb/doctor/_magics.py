@@ -198,15 +198,13 @@ _STATE: dict[int, _State] = {}
 def error_text(etype: type, value: BaseException) -> str:
     """The text of an exception as the hook reads it (and ``--explain-last`` explains): ``Type: message``,
     with the messages of the exceptions it was raised from or during (``raise ... from``)."""
-    parts = []
-    seen = set()
-    cur: BaseException | None = value
-    while cur is not None and id(cur) not in seen and len(parts) < 5:
+    parts = [f"{getattr(etype, '__name__', 'Exception')}: {value}"]
+    seen = {id(value)}
+    cur = getattr(value, "__cause__", None) or getattr(value, "__context__", None)
+    while cur is not None and id(cur) not in seen and len(parts) < 5:  # the errors it was raised from, first
         seen.add(id(cur))
         parts.append(f"{type(cur).__name__}: {cur}")
         cur = cur.__cause__ or cur.__context__
-    if not parts or not isinstance(value, etype):
-        parts.insert(0, f"{etype.__name__}: {value}")
     return "\n".join(reversed(parts))
 
 

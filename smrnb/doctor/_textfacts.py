@@ -418,11 +418,10 @@ def _torch_version(r: _Reader, ver: str, tag: str, line: str) -> None:
     r.fact("torch", "version", full, line, replace=True)
     r.fact("torch", "version_base", ver, line, replace=True)
     r.fact("torch", "installed", True, line)
-    if tag == "cpu":
-        r.fact("torch", "cuda", None, line)
+    if tag == "cpu":  # a known CPU build: cuda None (not unknown), as the probe gives it
         d["cuda"] = None
-        d.setdefault("read_from", {})["cuda"] = line.strip()[:240]
         d["cpu_build"] = True
+        d.setdefault("read_from", {}).update(cuda=line.strip()[:240], cpu_build=line.strip()[:240])
     elif tag.startswith("cu") and len(tag) >= 4:
         r.fact("torch", "cuda", f"{tag[2:-1]}.{tag[-1]}", line, replace=True)
 
@@ -434,7 +433,8 @@ def _nvcc(r: _Reader, line: str, version: str | None = None, path: str | None = 
     tk.setdefault("read_from", {}).setdefault("nvccs", line.strip()[:240])
     for n in nvccs:
         if (version and n.get("version") == version) or (path and n.get("path") == path):
-            n.setdefault("version", version) if version else None
+            if version:
+                n.setdefault("version", version)
             if path and not n.get("path"):
                 n["path"] = path
             return
