@@ -190,6 +190,7 @@ _CUDA_HOME_RE = re.compile(r"\b(CUDA_HOME|CUDA_PATH|CUDA_ROOT|CUDA_TOOLKIT_ROOT_
 _NVCC_PATH_RE = re.compile(r"((?:[A-Za-z]:)?[^\s'\"=:]{0,200}[/\\]bin[/\\]nvcc(?:\.exe)?)\b")
 _INCLUDE_RE = re.compile(r"-I ?([^\s'\"]{0,200}cuda[^\s'\"]{0,80}[/\\]include)\b", re.IGNORECASE)
 _CUDA_DIR_VER_RE = re.compile(r"cuda-?([0-9]{1,2}\.[0-9]{1,2})\b", re.IGNORECASE)
+_LLP_RE = re.compile(r"\b(LD_LIBRARY_PATH|PATH) ?[=:] ?['\"]?([^\s'\";]{1,2000})")
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
 _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
@@ -471,6 +472,14 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
                 r.fact("toolkit", "include_cuda_version", m.group(1), line)
             if cuda_home_problem(home):
                 _home(r, home, "CUDA_HOME", line, cuda_home_problem, implied=True)
+    if "ld_library_path" in low or "path=" in low or "path:" in low:
+        for var, v in _LLP_RE.findall(line):
+            if var == "LD_LIBRARY_PATH":
+                r.fact("loader", "current_ld_library_path", v.rstrip(".,"), line)
+            else:  # the CUDA entries of a PATH shown (the live loader probe keeps the same ones)
+                entries = [e for e in v.split(":") if "cuda" in e.lower() or "nvidia" in e.lower()]
+                if entries:
+                    r.fact("toolkit", "path_cuda_entries", entries[:8], line)
     if "torch_cuda_arch_list" in low:
         for v in _ARCH_LIST_RE.findall(line):
             r.fact("toolkit", "torch_cuda_arch_list_env", v.strip(), line)
@@ -875,9 +884,11 @@ def summary(facts: dict[str, Any]) -> list[str]:
         out.append("nvcc: " + ", ".join(f"{n.get('version') or '?'}" + (f" at {n['path']}" if n.get("path") else "")
                                         for n in tk["nvccs"]))
     for key, what in (("cuda_home_env", "CUDA_HOME"), ("cuda_path_env", "CUDA_PATH"), ("cuda_include_dir", "include dir"),
-                      ("torch_cuda_arch_list_env", "TORCH_CUDA_ARCH_LIST")):
+                      ("torch_cuda_arch_list_env", "TORCH_CUDA_ARCH_LIST"), ("path_cuda_entries", "CUDA entries of PATH")):
         if tk.get(key):
             out.append(f"{what}: {tk[key]}")
+    if ld.get("current_ld_library_path"):
+        out.append(f"LD_LIBRARY_PATH: {ld['current_ld_library_path']}")
     if tk.get("gcc"):
         out.append(f"gcc: {tk['gcc'].get('version')}")
     if drv.get("driver_version") or drv.get("cuda_driver_version"):

@@ -378,3 +378,19 @@ def test_the_hook_gives_explains_first_code_for_every_corpus_text(part):
         assert code == first[0].code, (r["id"], code, first[0].code)
         assert line.endswith("Details and fix: %smr_doctor --explain-last")
     assert spoke >= 100
+
+
+def test_ld_library_path_in_a_text_decides_between_driver_readings():
+    stub = ("export LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LD_LIBRARY_PATH\n"
+            "RuntimeError: CUDA error: no CUDA-capable device is detected")
+    f = explain_text(stub)[0]
+    assert f.code == "cuda_stub_driver_loaded" and any(e.startswith("decided by: LD_LIBRARY_PATH holds a stubs") for e in f.evidence)
+    err804 = ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+              "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on "
+              "non supported HW")
+    assert _codes(err804) == ["driver_broken", "forward_compat_unsupported"]  # a reboot first, then compat
+    assert _codes("LD_LIBRARY_PATH=/usr/local/cuda-12.4/compat:/usr/lib\n" + err804)[0] == "forward_compat_unsupported"
+    # the probe's start-time LD_LIBRARY_PATH decides the same way for a text read on this machine
+    live = {"loader": {"status": "ok", "start_ld_library_path": "/usr/local/cuda/lib64/stubs"}}
+    assert explain_text("RuntimeError: CUDA error: no CUDA-capable device is detected", live)[0].code == \
+        "cuda_stub_driver_loaded"

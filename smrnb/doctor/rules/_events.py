@@ -162,6 +162,13 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
                 return first("prebuilt_binary_wrong_cuda", f"the library is of CUDA {lm}; this environment has CUDA "
                              f"{', '.join(map(str, sorted(have)))}")
             return first("cudart_not_found", f"CUDA {lm} is this environment's own CUDA major")
+    llp = str(value(facts, "loader", "current_ld_library_path") or value(facts, "loader", "start_ld_library_path") or "")
+    if s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"} and "/stubs" in llp:
+        return ["cuda_stub_driver_loaded"] + c[:MAX_READINGS - 1], (
+            f"LD_LIBRARY_PATH holds a stubs directory ({llp[:120]}): the toolkit's stub libcuda.so is loaded")
+    if {"driver_broken", "forward_compat_unsupported"} <= s and "compat" in llp:
+        return ["forward_compat_unsupported", "driver_broken"], (
+            f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})")
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
