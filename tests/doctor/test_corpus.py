@@ -141,3 +141,10 @@ def test_explain_of_10_mb_takes_at_most_a_second(unit):
 @pytest.mark.parametrize("n", [30_000, 200_000, 1_000_000])
 def test_the_hook_on_a_1_mb_message_takes_at_most_50_ms(n):
     assert _cpu(diagnosis_line, "RuntimeError: " + ":" * n, bar=0.05) <= 0.05
+
+
+def test_an_unknown_cause_is_right_when_explain_does_not_recognise_the_text():
+    rows = [{"text": "Segmentation fault (core dumped)", "cause": "unknown"},
+            {"text": "nvcc fatal   : Unsupported gpu architecture 'compute_120'", "cause": "unknown"},
+            {"text": "nvcc fatal   : Unsupported gpu architecture 'compute_120'", "cause": "unsupported_gpu_arch"}]
+    assert accuracy(rows) == (2, 3)
