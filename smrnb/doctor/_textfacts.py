@@ -714,7 +714,7 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
         for line in _lines_with(text, low, gate, limit=50):
             ll = line.lower()
             for msg, row in msgs:  # a short message counts only beside a CUDA word (not a tool's own words)
-                if msg in ll and (len(msg) >= 30 or "cuda" in ll or "nvrtc" in ll or "nvml" in ll):
+                if msg in ll and (len(msg) >= 30 or "cuda" in ll or ("nvrtc" in ll and row.table == "nvrtc_results")):
                     _enum_event(r, row, "message", line)
     for line in _lines_with(text, low, "cuda error: "):
         for msg in _CUDA_ERROR_MSG_RE.findall(line + "\n"):
