@@ -158,6 +158,12 @@ _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open"
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
                   "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
                   "failed to open", "could not be found")
+#: what a library's own initialisation failing reads like, and what a file that is not there reads like
+_INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
+                      "failed to initialize", "error initializing", "initialisation failed")
+_NOT_THERE_WORDS = ("cannot open shared object", "no such file", "not found", "could not be found")
+#: a driver release as its libraries' file names and nvidia-smi print it (``575.57.08``, ``470.141.03``)
+_DRIVER_VER_RE = re.compile(r"[0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?")
 _UNDEF_RE = re.compile(r"undefined symbol ?:? ?[\"'`]?([A-Za-z_][A-Za-z0-9_@.$]{0,600})")
 _SYM_NOT_DEFINED_RE = re.compile(r"symbol ([A-Za-z_][A-Za-z0-9_]{0,300}),? version (lib[A-Za-z0-9_+.]{1,60}) not defined")
 _VERLIB_RE = re.compile(r"version (lib[A-Za-z0-9_]{1,40}\.so(?:\.[0-9]{1,4}){0,2})")
@@ -210,6 +216,7 @@ _CUDA_ERRNUM_RES = (
                r"(?: failed| returned| error)[^0-9\n]{0,30}?([0-9]{1,5})(?![0-9.])"),  # cuInit(0) failed with error 999
     re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\b[^0-9(\n]{1,50}"
                r"\(([0-9]{1,5})\)"),  # failed call to cuInit: UNKNOWN ERROR (303)
+    re.compile(r"driver library init failure: ?([0-9]{1,5})(?![0-9.])"),  # ollama: cuInit's CUresult
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2})")
@@ -314,9 +321,12 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
     missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
         and "version '" not in low
     if ".so" in low:
-        for name in _LIB_RE.findall(line):
+        for m in _LIB_RE.finditer(line):
+            name = m.group(1)
             fam, ver = lib_family(name)
-            if missing:
+            if fam == "driver" and _DRIVER_VER_RE.fullmatch(ver):  # the driver's files carry its version
+                r.fact("driver", "driver_version", ver, line)
+            if missing and not _loaded_but_failed(line[m.end():].lower()):
                 r.event("loader", "library_missing", line, WEIGHT["library"], library=name, family=fam, version=ver)
             r.fact("loader", "libraries_named", [], line)
             named = r.facts["loader"]["libraries_named"]
@@ -326,6 +336,12 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
         for name in _DLL_RE.findall(line):
             fam, ver = _dll_family(name)
             r.event("loader", "library_missing", line, WEIGHT["library"] + 4, library=name, family=fam, version=ver)
+
+
+def _loaded_but_failed(after: str) -> bool:
+    """Whether the words after a library's name say it was found and loaded and then failed (its initialisation
+    returned an error: ``libcuda.so.575.57.08: cuda driver library init failure: 3``), not that it is missing."""
+    return any(w in after for w in _INIT_FAILED_WORDS) and not any(w in after for w in _NOT_THERE_WORDS)
 
 
 def _dll_family(name: str) -> tuple[str, str]:
@@ -737,7 +753,8 @@ def _scan_error_numbers(r: _Reader, text: str, low: str) -> None:
                 for num in rx.findall(line):
                     table = ("nvml_errors" if "nvml" in llow else "nvrtc_results" if "nvrtc" in llow else
                              "cu_results" if ("cuinit" in llow or "cu_result" in llow or "cuda_error" in llow
-                                              or re.search(r"\bcu[A-Z][a-z]", line)) else "cuda_errors")
+                                              or "driver library" in llow or re.search(r"\bcu[A-Z][a-z]", line))
+                             else "cuda_errors")
                     row = _number_row(tables, table, int(num), llow)
                     if row is not None and row.codes != ("none",) and int(num) != 0:
                         _enum_event(r, row, "number", line)

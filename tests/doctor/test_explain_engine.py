@@ -394,3 +394,35 @@ def test_ld_library_path_in_a_text_decides_between_driver_readings():
     live = {"loader": {"status": "ok", "start_ld_library_path": "/usr/local/cuda/lib64/stubs"}}
     assert explain_text("RuntimeError: CUDA error: no CUDA-capable device is detected", live)[0].code == \
         "cuda_stub_driver_loaded"
+
+
+# ------------------------------------------------------------------ the driver's own libraries and its initialisation
+def test_a_driver_library_names_the_driver_version_and_only_the_drivers_libraries_are_the_driver():
+    facts = read("dlopen /usr/lib64/libnvidia-ml.so.535.104.05 ok")
+    assert facts["driver"]["driver_version"] == "535.104.05"
+    # libnvidia-container is the container toolkit's library: a program that cannot start without it is a
+    # library the loader does not find (ldconfig after `make install`), not a GPU hidden from the process
+    text = ("nvidia-container-cli: error while loading shared libraries: libnvidia-container-go.so.1: cannot open "
+            "shared object file: No such file or directory")
+    assert _codes(text, n=1) == ["library_not_found"]
+    assert set(_codes("ImportError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory")) <= {
+        "gpu_not_exposed_to_process", "no_gpu"}
+
+
+@pytest.mark.parametrize("text", [
+    # ollama's discovery (gpu_info_nvcuda.c: snprintf "cuda driver library init failure: %d" of cuInit's CUresult)
+    'level=INFO msg="Unable to load cudart library /usr/lib64/libcuda.so.560.35.03: cuda driver library init failure: 3"',
+    "cuInit(0) failed with error 3",
+    "E external/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: CUDA_ERROR_NOT_INITIALIZED: "
+    "initialization error",
+])
+def test_a_failed_cuinit_is_the_driver_that_does_not_initialise(text):
+    res = explain_result(text)
+    first = res.findings[0]
+    assert first.code == "driver_broken" and "cuInit" in first.title, (text, first)
+    assert "user_code_error" not in [f.code for f in res.findings]
+    assert not any(e["kind"] == "library_missing" for e in res.facts.get("loader", {}).get("events", []))
+
+
+def test_a_driver_call_before_cuinit_is_the_calling_code_first():
+    assert _codes("cuCtxGetDevice failed: CUDA_ERROR_NOT_INITIALIZED") == ["user_code_error", "driver_broken"]

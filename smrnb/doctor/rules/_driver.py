@@ -129,6 +129,15 @@ def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:
             "# or, with nothing using the GPU (stop X / display manager, nvidia-persistenced, jobs):\n"
             "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia && nvidia-smi",
             "cat /proc/driver/nvidia/version; dpkg -l | grep -E 'nvidia-(driver|utils)'   # the two versions")
+    elif kind == "init_failed":
+        title = "NVIDIA driver installed, but CUDA cannot initialise it (cuInit fails)"
+        detail = ("The driver answers but its initialisation fails: most often the nvidia_uvm module (not loaded, or "
+                  "wedged after a suspend or a driver update), a /dev/nvidia* node this process may not open, or a "
+                  "driver bug that a module option or a driver update fixes; the kernel log names it.")
+        cmds = ("sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm   # with nothing using the GPU",
+                "ls -l /dev/nvidia*; lsmod | grep nvidia",
+                "sudo dmesg | grep -iE 'nvrm|nvidia|uvm' | tail -20",
+                "sudo reboot   # after a driver or kernel update")
     else:
         title = "NVIDIA driver broken: installed, but its kernel module is not loaded"
         detail = ("Usual causes: the driver or the kernel was updated without a reboot, a DKMS build failed for the "
@@ -248,11 +257,19 @@ def _broken_from_event(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     drv = dict(facts.get("driver") or {})
     if drv.get("status") != "broken":
         line = str(ev.get("line") or "")
-        drv = {"status": "broken", "broken_kind": broken_kind(line) or "not_loaded", "source": origin_name(ev),
-               "message": line}
+        kind = broken_kind(line) or (_ERROR_BROKEN_KIND.get(str(ev.get("name")), "init_failed")
+                                     if ev.get("kind") == "cuda_error" else "not_loaded")
+        drv = {"status": "broken", "broken_kind": kind, "source": origin_name(ev), "message": line}
     f = broken_driver_finding(drv)
     return {"title": f.title, "evidence": list(f.evidence[1:]), "commands": list(f.fix.commands),
             "detail": f.fix.why[len(why("driver_broken")):].strip(), "docs": list(f.fix.docs)}
+
+
+#: error codes whose driver reading is a kernel module of another version than the user-space driver
+#: (cuda_errors.csv / cu_results.csv meanings); every other CUDA error read as a broken driver is a failed cuInit
+_ERROR_BROKEN_KIND = {"cudaErrorCompatNotSupportedOnDevice": "version_mismatch",
+                      "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE": "version_mismatch",
+                      "cudaErrorSystemDriverMismatch": "version_mismatch", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH": "version_mismatch"}
 
 
 def origin_name(ev: Mapping[str, Any]) -> str:

@@ -180,6 +180,13 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return c, "the machine has an NVIDIA driver and GPU (nvidia-smi answers)"
         if value(facts, "driver", "status") == "absent" and "no_gpu" in s:
             return first("no_gpu", "no NVIDIA driver or GPU on this machine")
+    if {"driver_broken", "user_code_error"} <= s:
+        said = str(ev.get("line") or "").lower()
+        if "cuinit" in said or "init failure" in said or "init failed" in said:
+            return first("driver_broken", "the call that failed is the driver's initialisation (cuInit) itself, which "
+                                          "no calling code can skip")
+        if ev.get("name") == "CUDA_ERROR_NOT_INITIALIZED":
+            c = ["user_code_error", "driver_broken"]  # a driver API call before cuInit (after a fork), else init failed
     if {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"} <= s:
         from smrnb.doctor._install import arch_covers
 
