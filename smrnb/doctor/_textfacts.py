@@ -191,6 +191,16 @@ _DRIVER_HDR_RE = re.compile(r"Driver Version: ?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1
 _SMI_HDR_RE = re.compile(r"NVIDIA-SMI ([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
 _CUDA_VER_RE = re.compile(r"CUDA (?:Version|version)[ :=]{0,3}([0-9]{1,2}\.[0-9]{1,2})")
 _DRIVER_FOUND_RE = re.compile(r"found version ([0-9]{4,6})\)")
+#: a driver release named in prose ("my driver version is 470.141.03", "NVIDIA driver 535.104.05")
+_PROSE_DRIVER_RE = re.compile(r"\bdriver(?: version)?(?: is| =| of|:)? ?v?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\b",
+                              re.IGNORECASE)
+#: a CUDA version named in prose or a path ("CUDA 11.7", "cuda11.4", "CUDA Toolkit 12.1", "cuda-11.8"); not
+#: torch's ("torch.version.cuda", "pytorch-cuda=") and not a CUDA error number
+_CUDA_NAMED_RE = re.compile(r"(?<![\w.-])cuda(?:[ _-]?toolkit)?(?: version)?[ _:=v-]{0,3}([0-9]{1,2}\.[0-9])(?![0-9])",
+                            re.IGNORECASE)
+#: a torch release written with its local version tag without the word torch before it ("tried 1.11.0+cu113")
+_TAGGED_VER_RE = re.compile(r"(?<![0-9A-Za-z_.+])([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\+(cu[0-9]{2,3}|cpu)\b")
+_COMPANIONS = ("vision", "audio", "text", "data", "geometric", "scatter", "sparse", "cluster", "xformers", "mmcv")
 _DEVICEQUERY_RE = re.compile(r"CUDA Driver Version / Runtime Version\s{0,20}([0-9]{1,2}\.[0-9]) / ([0-9]{1,2}\.[0-9])")
 _CUDA_HOME_RE = re.compile(r"\b(CUDA_HOME|CUDA_PATH|CUDA_ROOT|CUDA_TOOLKIT_ROOT_DIR) ?[=:] ?['\"]?([^\s'\",;]{0,300})")
 _NVCC_PATH_RE = re.compile(r"((?:[A-Za-z]:)?[^\s'\"=:]{0,200}[/\\]bin[/\\]nvcc(?:\.exe)?)\b")
@@ -417,12 +427,43 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "runtime version" in low:
         for dv, _rv in _DEVICEQUERY_RE.findall(line):
             r.fact("driver", "cuda_driver_version", dv, line)
+    if "driver" in low and "driver_version" not in r.facts["driver"]:
+        for v in _PROSE_DRIVER_RE.findall(line):
+            r.fact("driver", "driver_version", v, line)
+    if "cuda" in low:
+        _cuda_named(r, line, low)
+    if "torch" in low and "+" in line:
+        for m in _TAGGED_VER_RE.finditer(line):
+            if not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS):
+                _torch_version(r, m.group(1), m.group(2).lower(), line)
     if "gcc" in low or "g++" in low or "c++ (" in low:
         for v in _GCC_VER_RE.findall(line):
             r.fact("toolkit", "gcc", {"version": v, "major": int(v.split(".")[0])}, line)
     if "later than" in low:
         for g in _GCC_MAX_RE.findall(low):
             r.fact("toolkit", "max_gcc_for_build_nvcc", int(g), line)
+
+
+def _cuda_named(r: _Reader, line: str, low: str) -> None:
+    """CUDA versions a text names without saying which component (``toolkit.cuda_named``: what a user says they
+    have is most often the toolkit they installed). On a line about nvidia-smi it is the driver's CUDA (nvidia-smi
+    prints no other); nvidia-smi's header, nvcc's release line and torch's own CUDA are read elsewhere."""
+    header = "cuda version" in low and ("driver version" in low or "|" in line)  # nvidia-smi's header: read above
+    if header or "nvidia-smi" in low or "release " in low or "runtime version" in low:
+        if "nvidia-smi" in low and not header:
+            for v in _CUDA_NAMED_RE.findall(line):
+                r.fact("driver", "cuda_driver_version", v, line)
+        return
+    if "torch" in low and ("compiled with" in low or "used to build" in low or "version.cuda" in low):
+        return
+    named = r.facts["toolkit"].get("cuda_named") or []
+    for m in _CUDA_NAMED_RE.finditer(line):
+        before = low[max(0, m.start() - 8): m.start()]
+        if "pytorch-" in before or "version." in before or m.group(1) in named or len(named) >= 8:
+            continue
+        named.append(m.group(1))
+    if named:
+        r.fact("toolkit", "cuda_named", named, line)
 
 
 def _torch_version(r: _Reader, ver: str, tag: str, line: str) -> None:
@@ -908,6 +949,8 @@ def summary(facts: dict[str, Any]) -> list[str]:
         out.append(f"LD_LIBRARY_PATH: {ld['current_ld_library_path']}")
     if tk.get("gcc"):
         out.append(f"gcc: {tk['gcc'].get('version')}")
+    if tk.get("cuda_named"):
+        out.append("CUDA named: " + ", ".join(tk["cuda_named"]))
     if drv.get("driver_version") or drv.get("cuda_driver_version"):
         out.append(f"driver: {drv.get('driver_version') or '?'}"
                    + (f" (CUDA up to {drv['cuda_driver_version']})" if drv.get("cuda_driver_version") else ""))

@@ -426,3 +426,30 @@ def test_a_failed_cuinit_is_the_driver_that_does_not_initialise(text):
 
 def test_a_driver_call_before_cuinit_is_the_calling_code_first():
     assert _codes("cuCtxGetDevice failed: CUDA_ERROR_NOT_INITIALIZED") == ["user_code_error", "driver_broken"]
+
+
+# ------------------------------------------------------------------ versions a user names in prose
+def test_versions_named_in_prose_are_facts_of_their_component():
+    f = read("Setup: NVIDIA driver 525.147.05, CUDA 12.1, two RTX3090 cards")
+    assert f["driver"]["driver_version"] == "525.147.05" and f["driver"]["cuda_driver_version"] == "12.0"
+    assert f["toolkit"]["cuda_named"] == ["12.1"]
+    assert {g["compute_capability"] for g in f["driver"]["gpus"]} == {"8.6"}
+    # nvidia-smi prints only the driver's CUDA: a version said of it is the driver's, never the toolkit's
+    f = read("nvcc says release 11.3, V11.3.109 but nvidia-smi shows cuda 12.4")
+    assert f["driver"]["cuda_driver_version"] == "12.4" and "cuda_named" not in f.get("toolkit", {})
+    assert "driver_cuda_version_not_toolkit" in _codes("nvcc: Cuda compilation tools, release 11.3, V11.3.109\n"
+                                                       "nvidia-smi reports CUDA 12.4", n=3)
+    # torch's local version tag names its CUDA wherever the word torch is on the line; a companion's does not
+    assert read("pytorch: tried 2.0.1+cu117 and then 2.1.2+cu118")["torch"]["cuda"] in ("11.7", "11.8")
+    assert "torch" not in read("torchvision 0.16.2+cu121")
+
+
+def test_forward_compatibility_asked_for_by_a_runtime_newer_than_the_driver_is_the_driver_first():
+    err804 = "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW"
+    assert _codes(err804) == ["driver_broken", "forward_compat_unsupported"]
+    res = explain_result("nvidia-smi: Driver Version: 450.236.01\ntorch 2.0.1+cu118\n" + err804)
+    assert [f.code for f in res.findings][:2] == ["driver_too_old", "forward_compat_unsupported"]
+    assert any(e.startswith("decided by: the driver runs CUDA <= 11.0") for e in res.findings[0].evidence)
+    # the CUDA a user names decides as torch's does; a driver new enough leaves the reboot reading first
+    assert _codes("driver 470.57.02, CUDA 11.6 toolkit\n" + err804)[0] == "driver_too_old"
+    assert _codes("driver 535.104.05, CUDA 11.6 toolkit\n" + err804)[0] == "driver_broken"

@@ -11,7 +11,8 @@ from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
-from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, major, resolve, value
+from smrnb.doctor.rules._events import (builds, cuda_in_use, events, finding, from_text, has_sign, major, resolve,
+                                        value)
 
 CODES = meanings("rules.driver")  # this module's codes, from the one table (codes.py)
 
@@ -233,9 +234,14 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     found = (ev.get("groups") or {}).get("found")
     evidence = ([f"found version {found} = cudaDriverGetVersion(): the driver supports CUDA up to {dcuda}"]
                 if found and dcuda else [f"the driver runs CUDA <= {dcuda}"] if dcuda else [])
-    evidence += ([f"torch is built for CUDA {tc}"] if tc else []) + ([f"driver version {dv}"] if dv else [])
+    used = None if tc else cuda_in_use(facts)
+    evidence += ([f"torch is built for CUDA {tc}"] if tc else [f"the text uses CUDA {used}"] if used else []) + (
+        [f"driver version {dv}"] if dv else [])
     variant = f"cu{dcuda.replace('.', '')}" if dcuda else "<cuXY>"
-    return {"title": driver_too_old_title(dv, tc, dcuda), "evidence": evidence,
+    title = driver_too_old_title(dv, tc, dcuda)
+    if used:
+        title = title.replace("this CUDA runtime", f"CUDA {used}")
+    return {"title": title, "evidence": evidence,
             "commands": ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports",
                          f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{variant}   "
                          "# a build the driver supports (check the index lists it), or update the driver"],

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from smrnb.doctor import tables
 from smrnb.doctor._codes import CODES, why
 from smrnb.doctor._model import Finding, Fix
 
@@ -91,6 +92,13 @@ def cuda_majors(facts: Facts) -> set[int]:
         if isinstance(n, Mapping):
             out.add(major(n.get("version")))
     return {m for m in out if m}
+
+
+def cuda_in_use(facts: Facts) -> str | None:
+    """The CUDA version the failing run uses: torch's build, else the build's nvcc, else the first CUDA version
+    the text names (``toolkit.cuda_named``)."""
+    named = value(facts, "toolkit", "cuda_named") or []
+    return value(facts, "torch", "cuda") or value(facts, "toolkit", "build_nvcc_version") or (named[0] if named else None)
 
 
 def gpu_ccs(facts: Facts) -> list[str]:
@@ -169,6 +177,13 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if {"driver_broken", "forward_compat_unsupported"} <= s and "compat" in llp:
         return ["forward_compat_unsupported", "driver_broken"], (
             f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})")
+    if {"driver_broken", "forward_compat_unsupported"} <= s:
+        dmax, used = value(facts, "driver", "cuda_driver_version"), cuda_in_use(facts)
+        if dmax and used and tables.version_key(dmax) < tables.version_key(used):
+            # the runtime is newer than the driver, so it asked for forward compatibility, which this GPU lacks:
+            # a driver of that CUDA needs none (the compat package is the other way out, on GPUs that support it)
+            return ["driver_too_old", "forward_compat_unsupported"], (
+                f"the driver runs CUDA <= {dmax} and the text uses CUDA {used}")
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
