@@ -453,3 +453,21 @@ def test_forward_compatibility_asked_for_by_a_runtime_newer_than_the_driver_is_t
     # the CUDA a user names decides as torch's does; a driver new enough leaves the reboot reading first
     assert _codes("driver 470.57.02, CUDA 11.6 toolkit\n" + err804)[0] == "driver_too_old"
     assert _codes("driver 535.104.05, CUDA 11.6 toolkit\n" + err804)[0] == "driver_broken"
+
+
+# ------------------------------------------------------------------ NVRTC: the runtime compiler of torch's CUDA
+def test_nvrtc_that_does_not_know_the_gpu_is_torchs_cuda_when_the_text_shows_both():
+    err = "RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)"
+    assert _codes(err) == ["unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"]  # the text alone: both readings
+    res = explain_result(err + "\ntorch 1.12.1+cu113 on an RTX 4070")  # CUDA 11.3 predates sm_89 (11.8)
+    first = res.findings[0]
+    assert [f.code for f in res.findings][:2] == ["torch_wheel_lacks_gpu_arch", "unsupported_gpu_arch"]
+    assert "NVRTC" in first.title and any("torch's CUDA 11.3" in e for e in first.evidence)
+    assert not any("cu113" in c or "cu115" in c for c in first.fix.commands)  # no variant of 1.12 knows sm_89
+    # torch's CUDA new enough for the GPU: the compiler at fault is another one (the toolkit's NVRTC or nvcc)
+    assert _codes(err + "\ntorch 2.1.0+cu121 on an RTX 4070", n=1) == ["unsupported_gpu_arch"]
+
+
+def test_nvrtc_without_its_builtins_library_is_a_cuda_library_the_loader_does_not_find():
+    f = explain_text("Exception: Error compiling program: nvrtc: error: failed to load builtins")[0]
+    assert f.code == "cudart_not_found" and "libnvrtc-builtins" in f.title

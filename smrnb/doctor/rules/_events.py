@@ -212,6 +212,18 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
                              "an extension lacks them")
             return first("torch_wheel_lacks_gpu_arch", f"torch's arch list ({' '.join(arch_list)}) lacks compute "
                          f"capability {', '.join(ccs)}")
+    if {"unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"} <= s:
+        # a compiler that does not know the GPU: the toolkit's nvcc/NVRTC, or the NVRTC of torch's own CUDA (torch
+        # ships it and compiles with it at run time); torch's CUDA release against the GPU decides
+        from smrnb.doctor._install import cc_to_int, nvcc_archs
+
+        tc, ccs = value(facts, "torch", "cuda"), gpu_ccs(facts)
+        known = nvcc_archs(tc) if tc else None
+        newer = [cc for cc in ccs if known and (cc_to_int(cc) or 0) > max(known)]
+        if newer:
+            return ["torch_wheel_lacks_gpu_arch", "unsupported_gpu_arch"], (
+                f"torch's CUDA {tc} compiles for compute capabilities up to {max(known) // 10}.{max(known) % 10}; "
+                f"the GPU is {', '.join(newer)}")
     if {"cpu_only_torch_with_gpu", "no_gpu"} <= s and value(facts, "context", "os") == "macos":
         return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):

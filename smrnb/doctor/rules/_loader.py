@@ -120,9 +120,15 @@ def _who(ev: Mapping[str, Any]) -> str:
     return f"{os.path.basename(str(nb))}: " if nb else ""
 
 
+#: loader-table rows whose message does not name the library it could not load
+_UNNAMED_LIBS = {"nvrtc_builtins": "libnvrtc-builtins"}
+
+
 @builds("cudart_not_found")
 def _cudart(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
-    lib, fam, ver = str(ev.get("library") or "the CUDA library"), ev.get("family"), str(ev.get("version") or "")
+    lib = str(ev.get("library") or (ev.get("groups") or {}).get("lib") or _UNNAMED_LIBS.get(str(ev.get("key")))
+              or "the CUDA library")
+    fam, ver = ev.get("family"), str(ev.get("version") or "")
     evidence, cmds = _needed_commands(ev)
     m = major(ver) if fam == "cudart" else None
     cmds += ["python -c \"import torch\"   # torch's own CUDA wheels: import torch before the extension so its "

@@ -400,7 +400,7 @@ def _sign_codes(facts: Facts, sign: str) -> list[str]:
         return []
     return {"msvc": ["windows_msvc_toolchain"], "gcc_unsupported": ["host_compiler_unsupported"],
             "ninja_absent": ["ninja_missing"], "gpu_too_old_for_extension": ["gpu_below_extension_minimum"],
-            "nvrtc_arch": ["unsupported_gpu_arch"],
+            "nvrtc_arch": ["unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"],
             "multiple_nvcc": ["multiple_cuda_toolkits"]}.get(sign, [])
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings, why
-from smrnb.doctor._install import arch_covers
+from smrnb.doctor._install import arch_covers, nvcc_archs
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
@@ -149,28 +149,31 @@ def _torch_lacks(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         arch = f"sm_{str(ccs[0]['compute_capability']).replace('.', '')}"
     tv = value(facts, "torch", "version_base")
     variant = _variant_for_arch(arch, tv)
-    return {"title": "The installed torch has no kernels for this GPU" + (f" ({arch})" if arch else ""),
+    tc = value(facts, "torch", "cuda")
+    title = ("The installed torch has no kernels for this GPU" if ev.get("sign") != "nvrtc_arch" else
+             f"torch's CUDA{' ' + tc if tc else ''} is older than this GPU: its runtime compiler (NVRTC) cannot "
+             "target it")
+    return {"title": title + (f" ({arch})" if arch else ""),
             "commands": ["python -c \"import torch; print(torch.__version__, torch.cuda.get_arch_list())\"",
                          f"pip install --force-reinstall torch{('==' + tv) if tv and variant else ''} --index-url "
                          f"https://download.pytorch.org/whl/{variant or '<a CUDA variant built for the GPU>'}"]}
 
 
 def _variant_for_arch(arch: str | None, torch_version: str | None) -> str | None:
-    """The newest CUDA variant of this torch release (tables/torch_cuda.csv) for a new GPU (sm_100+ needs
-    CUDA 12.8+); None when the table cannot say."""
+    """The newest CUDA variant of this torch release (tables/torch_cuda.csv) whose CUDA compiles for the GPU's
+    arch; None when the table cannot say or no variant of this release does."""
     if not torch_version:
         return None
     tv = tables.torch_cuda_variants(torch_version)
     if tv is None or not tv.variants:
         return None
     n = int("".join(ch for ch in str(arch or "") if ch.isdigit()) or 0)
-    if n >= 100:
-        ok = [v for v in tv.variants if tables.version_key(f"{v[2:-1]}.{v[-1]}") >= tables.version_key("12.8")]
-        return ok[-1] if ok else None
-    if 0 < n < 75:  # CUDA 13 dropped Maxwell/Pascal/Volta
-        ok = [v for v in tv.variants if v[2:-1] != "13"]
-        return ok[0] if ok else None
-    return tv.variants[-1]
+    if not n:
+        return tv.variants[-1]
+    # a variant whose CUDA release compiles for the GPU (tables/nvcc_archs.csv: sm_89 needs 11.8, sm_120 12.8;
+    # CUDA 13 dropped Maxwell, Pascal and Volta)
+    ok = [v for v in tv.variants if n in (nvcc_archs(f"{v[2:-1]}.{v[-1]}") or ())]
+    return ok[-1] if ok else None
 
 
 @builds("companion_built_for_other_torch")
