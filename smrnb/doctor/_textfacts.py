@@ -198,6 +198,9 @@ _PROSE_DRIVER_RE = re.compile(r"\bdriver(?: version)?(?: is| =| of|:)? ?v?([0-9]
 #: torch's ("torch.version.cuda", "pytorch-cuda=") and not a CUDA error number
 _CUDA_NAMED_RE = re.compile(r"(?<![\w.-])cuda(?:[ _-]?toolkit)?(?: version)?[ _:=v-]{0,3}([0-9]{1,2}\.[0-9])(?![0-9])",
                             re.IGNORECASE)
+#: torch.cuda.device_count() and the number it gave ("device_count(): 0", "device_count() returns 0")
+_DEVICE_COUNT_RE = re.compile(r"device_count\(\)`?\W{0,4}(?:returns?|returned|is|gives|=+|->|:)?\W{0,4}([0-9]{1,3})\b")
+_REPL_VALUE_RE = re.compile(r"\s{0,8}(?:out\[[0-9]{1,5}\]:\s{0,4})?(false|true|[0-9]{1,3})\s{0,4}$")
 #: a torch release written with its local version tag without the word torch before it ("tried 1.11.0+cu113")
 _TAGGED_VER_RE = re.compile(r"(?<![0-9A-Za-z_.+])([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\+(cu[0-9]{2,3}|cpu)\b")
 _COMPANIONS = ("vision", "audio", "text", "data", "geometric", "scatter", "sparse", "cluster", "xformers", "mmcv")
@@ -207,6 +210,8 @@ _NVCC_PATH_RE = re.compile(r"((?:[A-Za-z]:)?[^\s'\"=:]{0,200}[/\\]bin[/\\]nvcc(?
 _INCLUDE_RE = re.compile(r"-I ?([^\s'\"]{0,200}cuda[^\s'\"]{0,80}[/\\]include)\b", re.IGNORECASE)
 _CUDA_DIR_VER_RE = re.compile(r"cuda-?([0-9]{1,2}\.[0-9]{1,2})\b", re.IGNORECASE)
 _LLP_RE = re.compile(r"\b(LD_LIBRARY_PATH|PATH) ?[=:] ?['\"]?([^\s'\";]{1,2000})")
+#: a value of CUDA_VISIBLE_DEVICES as a shell, a job or a library prints it ("=1", ": 0,1", "os.environ[...]: ")
+_CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A-Za-z,\-]{0,60})")
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
 _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
@@ -305,16 +310,13 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("build_context", "toolkit", ("error: command", "building '", "running build_ext", "ninja: build stopped",
                                   "error building extension", "subprocess-exited-with-error", "cmake error",
                                   "c++ -pthread", "x86_64-linux-gnu-gcc"), True),
-    ("container", "context", ("docker run", "docker:", "dockerfile", "docker-compose", "docker compose",
-                              "nvidia-container-cli", "kubectl", "apptainer", "singularity", "podman",
-                              "runtimeclassname"), True),
+    ("container", "context", ("docker", "nvidia-container-cli", "kubectl", "apptainer", "singularity", "podman",
+                              "runtimeclassname", "in a container", "inside a container", "in the container",
+                              "inside the container", "container image"), True),
     ("slurm", "context", ("srun", "sbatch", "slurm", "#sbatch", "salloc", "--gres"), True),
     ("windows", "context", ("c:\\", "win_amd64", ".dll", "windows", "winerror", "powershell"), True),
     ("macos", "context", ("macbook", "macos", "mac os", "apple silicon", "apple m1", "apple m2", "apple m3",
                           " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend"), True),
-    ("no_devices_seen", "driver", ("device_count() returns 0", "device_count() is 0", "device_count() = 0",
-                                   "device_count() == 0", "device_count() returned 0", "device_count()` returns 0"),
-     False),
     ("wsl", "context", ("wsl", "microsoft-standard"), True),
     ("nvidia_smi_missing", "driver", ("nvidia-smi: command not found", "nvidia-smi: not found",
                                       "'nvidia-smi' is not recognized", "nvidia-smi: no such file"), False),
@@ -537,6 +539,10 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
                 entries = [e for e in v.split(":") if "cuda" in e.lower() or "nvidia" in e.lower()]
                 if entries:
                     r.fact("toolkit", "path_cuda_entries", entries[:8], line)
+    if "cuda_visible_devices" in low:
+        for v in _CVD_RE.findall(line):
+            if v.lower() not in ("none", "null", "unset"):
+                r.fact("context", "cuda_visible_devices", v, line)
     if "torch_cuda_arch_list" in low:
         for v in _ARCH_LIST_RE.findall(line):
             r.fact("toolkit", "torch_cuda_arch_list_env", v.strip(), line)
@@ -660,10 +666,28 @@ def _scan_cuda_available(r: _Reader, line: str, low: str) -> None:
     if "is_available()" in low and ("false" in low or "返回false" in low):  # torch.cuda.is_available() -> False
         r.event("torch", "sign", line, WEIGHT["sign"] + 6, sign="cuda_unavailable", phrase="is_available() false")
         r.fact("torch", "cuda_available", False, line)
+    if "device_count()" in low:
+        for n in _DEVICE_COUNT_RE.findall(low):
+            r.fact("torch", "device_count", int(n), line)
+            if int(n) == 0:  # torch sees no device: the driver layer says why (not given, none, broken)
+                r.event("driver", "sign", line, WEIGHT["sign"], sign="no_devices_seen", phrase="device_count() 0")
+
+
+def _repl_result(prev: str, line: str) -> str | None:
+    """A value printed on its own line for the expression of the line before (an IPython ``Out[2]: False``
+    after ``In [2]: torch.cuda.is_available()``, a REPL's ``False`` after ``>>> ...``), or the expression on the
+    line after the prose that says what it returned ("the following returns false:"): both as one line."""
+    if "is_available" in line and "false" not in line and "false" in prev and len(prev) < 300:
+        return f"{line.strip()} -> {prev.strip()}"  # prose before the expression: "the following returns false:"
+    if ("is_available" not in prev and "device_count" not in prev) or len(line) > 40:
+        return None
+    m = _REPL_VALUE_RE.match(line)
+    return f"{prev.strip()} -> {m.group(1)}" if m else None
 
 
 def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
     t0 = time.perf_counter()
+    prev = ""
     for i, line in enumerate(text.split("\n")):
         if i % 64 == 0 and time.perf_counter() - t0 > budget_s:
             r.fact("context", "text_truncated", f"stopped reading after {budget_s:g} s", "")
@@ -671,13 +695,17 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
         if not line.strip():
             continue
         low = line.lower()
+        joined = _repl_result(prev, low) if prev else None
+        prev = low
+        if joined:
+            _scan_cuda_available(r, joined, joined)
         _scan_libraries(r, line, low)
         _scan_symbols(r, line, low)
         _scan_versions(r, line, low)
         _scan_paths(r, line, low)
         _scan_gpus(r, line, low)
         _scan_python(r, line, low)
-        if "is_available" in low:
+        if "is_available" in low or "device_count" in low:
             _scan_cuda_available(r, line, low)
 
 
@@ -885,13 +913,18 @@ def _broken_driver(r: _Reader) -> None:
                 d.setdefault("read_from", {})["status"] = e["line"]
 
 
+#: rows of the Slurm table whose message any shell or script prints too (CUDA_VISIBLE_DEVICES set, or empty)
+_NOT_ONLY_SLURM = frozenset({"cvd_empty", "cvd_local_indices"})
+
+
 def _context_from_signs(r: _Reader) -> None:
     signs = {e.get("sign") for ly in LAYERS for e in r.events[ly] if e["kind"] == "sign"}
     ctx = r.facts["context"]
     if "container" in signs or any(e.get("table") == "container_messages" and e.get("key") != "torch_no_driver"
                                    for e in r.events["context"]):
         ctx.setdefault("container", "docker")
-    if "slurm" in signs or any(e.get("table") == "slurm_gpu" for e in r.events["context"]):
+    if "slurm" in signs or any(e.get("table") == "slurm_gpu" and e.get("key") not in _NOT_ONLY_SLURM
+                               for e in r.events["context"]):
         ctx.setdefault("slurm", {"job_id": None})
     if "windows" in signs:
         ctx.setdefault("os", "windows")

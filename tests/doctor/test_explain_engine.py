@@ -471,3 +471,43 @@ def test_nvrtc_that_does_not_know_the_gpu_is_torchs_cuda_when_the_text_shows_bot
 def test_nvrtc_without_its_builtins_library_is_a_cuda_library_the_loader_does_not_find():
     f = explain_text("Exception: Error compiling program: nvrtc: error: failed to load builtins")[0]
     assert f.code == "cudart_not_found" and "libnvrtc-builtins" in f.title
+
+
+# ------------------------------------------------------------------ torch that sees no GPU: where it runs decides
+def test_a_value_printed_on_the_next_line_of_a_session_is_read_with_its_expression():
+    f = read("In [4]: torch.cuda.is_available()\nOut[4]: False\n\nIn [5]: torch.cuda.device_count()\nOut[5]: 0")
+    assert f["torch"]["cuda_available"] is False and f["torch"]["device_count"] == 0
+    f = read(">>> import torch\n>>> torch.cuda.device_count()\n2")
+    assert f["torch"]["device_count"] == 2 and "driver" not in f
+    assert "torch" not in read("In [4]: x = 1\nOut[4]: False")
+
+
+def test_torch_without_a_gpu_in_a_container_is_a_process_not_given_the_gpu():
+    session = "In [2]: torch.cuda.is_available()\nOut[2]: False"
+    assert _codes(session) == ["torch_cuda_unavailable"]
+    for where in ("$ docker run -it --rm my/image:cuda12 ipython", "podman run -it my/image python",
+                  "I built the docker image from the repository's Dockerfile and ran it."):
+        assert _codes(where + "\n" + session) == ["gpu_not_exposed_to_process", "torch_cuda_unavailable"], where
+    assert _codes("torch 2.3.1+cpu inside the container\n" + session, n=1) == ["cpu_only_torch_with_gpu"]
+
+
+def test_no_device_and_an_empty_cuda_visible_devices_give_both_readings_with_what_decides():
+    text = ("torch.cuda.is_available(): False\ntorch.cuda.device_count(): 0\n"
+            "os.environ['CUDA_VISIBLE_DEVICES']: \nSee the install instructions.")
+    res = explain_result(text)
+    assert [f.code for f in res.findings][:2] == ["gpu_not_exposed_to_process", "no_gpu"]
+    assert "slurm" not in res.facts.get("context", {})  # any shell empties it, not only a job
+    second = res.findings[1]
+    assert any("what decides" in e and "nvidia-smi" in e for e in second.evidence)
+    assert "gpu_not_exposed_to_process" not in _codes("CUDA_VISIBLE_DEVICES=0 python train.py\n"
+                                                      "torch.cuda.is_available(): True")
+
+
+def test_a_cuda_visible_devices_the_text_sets_is_the_first_reading_of_a_torch_without_gpu():
+    text = "run.sh sets\nexport CUDA_VISIBLE_DEVICES=3\nand then this prints False:\n`torch.cuda.is_available()`"
+    res = explain_result(text)
+    assert res.facts["context"]["cuda_visible_devices"] == "3" and res.facts["torch"]["cuda_available"] is False
+    assert [f.code for f in res.findings][:2] == ["gpu_not_exposed_to_process", "torch_cuda_unavailable"]
+    res = explain_result("CUDA_VISIBLE_DEVICES=1 python train.py\nRuntimeError: No CUDA GPUs are available")
+    assert res.findings[0].code == "gpu_not_exposed_to_process"
+    assert any("CUDA_VISIBLE_DEVICES=1" in e for e in res.findings[0].evidence)

@@ -190,6 +190,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             if "no_gpu" in c:
                 c.remove("no_gpu")
             return c, "the process runs in a container or a job, which must be given the GPU"
+        cvd = value(facts, "context", "cuda_visible_devices")
+        if cvd is not None and "gpu_not_exposed_to_process" in s:
+            c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
+            return c[:MAX_READINGS], (f"CUDA_VISIBLE_DEVICES={cvd!s} chooses which GPUs CUDA shows this process"
+                                      + (" (empty: none)" if not cvd else ""))
         if _has_gpu(facts) and "no_gpu" in s:
             c.remove("no_gpu")
             return c, "the machine has an NVIDIA driver and GPU (nvidia-smi answers)"

@@ -203,6 +203,19 @@ def _arch_rejected(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          'export TORCH_CUDA_ARCH_LIST="8.6"   # major.minor values (not sm_86) that this torch knows']}
 
 
+def unavailable_codes(facts: Facts) -> list[str]:
+    """What ``torch.cuda.is_available() == False`` means from what else the facts show: a CPU build of torch;
+    in a container or a job that must be given the GPU, a process not given it (the symptom second); else the
+    symptom alone (the driver layer names a cause when the text shows one). A CUDA_VISIBLE_DEVICES the text sets
+    (to an index this machine lacks, or empty) hides GPUs as a container or a job does."""
+    if value(facts, "torch", "cpu_build"):
+        return ["cpu_only_torch_with_gpu"]
+    if value(facts, "context", "container") or value(facts, "context", "slurm") or value(
+            facts, "context", "cuda_visible_devices") is not None:
+        return ["gpu_not_exposed_to_process", "torch_cuda_unavailable"]
+    return ["torch_cuda_unavailable"]
+
+
 @rule("torch")
 def torch_messages(facts: Facts) -> Iterable[Finding]:
     """torch's own messages (tables/torch_messages.csv), CUDA errors by number, name or message
@@ -211,9 +224,11 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "torch", "message", table="torch_messages"):
         yield from resolve(facts, ev)
     for ev in events(facts, "torch", "sign"):
+        if ev.get("sign") == "cuda_unavailable":
+            yield from resolve(facts, ev, unavailable_codes(facts))
+            continue
         code = {"cpu_build": "cpu_only_torch_with_gpu", "gpu_dropped": "torch_wheel_lacks_gpu_arch",
-                "oom": "cuda_oom", "companion": "companion_built_for_other_torch",
-                "cuda_unavailable": "torch_cuda_unavailable"}.get(str(ev.get("sign")))
+                "oom": "cuda_oom", "companion": "companion_built_for_other_torch"}.get(str(ev.get("sign")))
         if code:
             yield from resolve(facts, ev, [code])
     from smrnb.doctor.rules._abi import module_codes
