@@ -198,6 +198,14 @@ _PROSE_DRIVER_RE = re.compile(r"\bdriver(?: version)?(?: is| =| of|:)? ?v?([0-9]
 #: torch's ("torch.version.cuda", "pytorch-cuda=") and not a CUDA error number
 _CUDA_NAMED_RE = re.compile(r"(?<![\w.-])cuda(?:[ _-]?toolkit)?(?: version)?[ _:=v-]{0,3}([0-9]{1,2}\.[0-9])(?![0-9])",
                             re.IGNORECASE)
+#: a notebook's cell as users name it ("run cell 1", "in the first cell", "cell [3]", "the cell output")
+_CELL_RE = re.compile(r"\b(?:(?:run|running|ran|execute|executing|executed|the|this|that|first|next|same|second|"
+                      r"last|a|in|my|each|every) (?:code )?cells?|cells? ?\[?[0-9]{1,3}\]?|cell outputs?)\b")
+#: torch said to be installed ("I installed torch already", "torch is already installed", "have pytorch installed")
+_TORCH_SAID_INSTALLED_RE = re.compile(
+    r"\b(?:installed|have|has|had) (?:the |a )?(?:py)?torch\b(?! ?(?:==|>|<|version))|"
+    r"\b(?:py)?torch (?:is |was |has been |are |were )?(?:already |definitely |properly |correctly |successfully )?"
+    r"installed\b")
 #: torch.cuda.device_count() and the number it gave ("device_count(): 0", "device_count() returns 0")
 _DEVICE_COUNT_RE = re.compile(r"device_count\(\)`?\W{0,4}(?:returns?|returned|is|gives|=+|->|:)?\W{0,4}([0-9]{1,3})\b")
 _REPL_VALUE_RE = re.compile(r"\s{0,8}(?:out\[[0-9]{1,5}\]:\s{0,4})?(false|true|[0-9]{1,3})\s{0,4}$")
@@ -673,6 +681,20 @@ def _scan_cuda_available(r: _Reader, line: str, low: str) -> None:
                 r.event("driver", "sign", line, WEIGHT["sign"], sign="no_devices_seen", phrase="device_count() 0")
 
 
+def _scan_claims(r: _Reader, line: str, low: str) -> None:
+    """What the user says of where the code ran and what is installed: a notebook's cell ("when I run cell 1",
+    "in the first cell"), torch said to be installed ("even though I installed torch", "torch is already
+    installed": then a 'No module named torch' comes from another environment than the user's)."""
+    if "cell" in low:
+        m = _CELL_RE.search(low)
+        if m:
+            r.event("jupyter", "sign", line, WEIGHT["weak_sign"], sign="in_notebook", phrase=m.group(0))
+    if "torch" in low and "install" in low:
+        m = _TORCH_SAID_INSTALLED_RE.search(low)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["sign"], sign="torch_said_installed", phrase=m.group(0))
+
+
 def _repl_result(prev: str, line: str) -> str | None:
     """A value printed on its own line for the expression of the line before (an IPython ``Out[2]: False``
     after ``In [2]: torch.cuda.is_available()``, a REPL's ``False`` after ``>>> ...``), or the expression on the
@@ -707,6 +729,8 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
         _scan_python(r, line, low)
         if "is_available" in low or "device_count" in low:
             _scan_cuda_available(r, line, low)
+        if "cell" in low or ("torch" in low and "install" in low):
+            _scan_claims(r, line, low)
 
 
 # ------------------------------------------------------------------ the tables, over the whole text

@@ -511,3 +511,21 @@ def test_a_cuda_visible_devices_the_text_sets_is_the_first_reading_of_a_torch_wi
     res = explain_result("CUDA_VISIBLE_DEVICES=1 python train.py\nRuntimeError: No CUDA GPUs are available")
     assert res.findings[0].code == "gpu_not_exposed_to_process"
     assert any("CUDA_VISIBLE_DEVICES=1" in e for e in res.findings[0].evidence)
+
+
+# ------------------------------------------------------------------ a module that is installed, yet not found
+@pytest.mark.parametrize("where", ["When I execute the first cell I get", "cell [3] fails with", "Running the cell:"])
+def test_a_cell_is_a_notebook(where):
+    res = explain_result(f"{where}\nModuleNotFoundError: No module named 'torch'")
+    assert res.findings[0].code == "kernel_wrong_python" and "notebook" in res.findings[0].title
+
+
+def test_torch_said_installed_yet_not_found_is_another_environment_with_both_readings():
+    text = "pip install mypkg\n...\nModuleNotFoundError: No module named 'torch'"
+    assert _codes(text, n=1) == ["torch_not_found_at_build"]  # a build: pip's isolated environment
+    said = "ModuleNotFoundError: No module named 'torch', but torch is already installed (2.4.0)"
+    res = explain_result(said)
+    assert [f.code for f in res.findings][:2] == ["torch_not_found_at_build", "kernel_wrong_python"]
+    assert any("what decides" in e for e in res.findings[1].evidence)
+    assert explain_result("ModuleNotFoundError: No module named 'torch'").recognised is False  # not installed, or unknown
+    assert "torch_said_installed" not in str(read("I have torch==2.1 and No module named 'torchvision'"))

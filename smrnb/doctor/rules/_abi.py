@@ -370,10 +370,15 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     last = parts[-1]
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
     if parts[0] == "torch" and len(parts) == 1:
+        notebook = has_sign(facts, "in_notebook")
         if building:
-            return ["torch_not_found_at_build"]
-        if has_sign(facts, "in_notebook"):
+            return ["torch_not_found_at_build"] + (["kernel_wrong_python"] if notebook else [])
+        if notebook:
             return ["kernel_wrong_python"]
+        if has_sign(facts, "torch_said_installed"):
+            # torch is installed, yet not where this import looks: pip's isolated build environment (installing a
+            # package) or another Python (a kernel, a venv); `pip install -v` / `sys.executable` decide
+            return ["torch_not_found_at_build", "kernel_wrong_python"]
         return []
     if mod in ("torch._six", "torch.six") or last == "_six":
         return ["torch_api_incompatible_source"]
