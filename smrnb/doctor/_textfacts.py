@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -198,6 +199,13 @@ _PROSE_DRIVER_RE = re.compile(r"\bdriver(?: version)?(?: is| =| of|:)? ?v?([0-9]
 #: torch's ("torch.version.cuda", "pytorch-cuda=") and not a CUDA error number
 _CUDA_NAMED_RE = re.compile(r"(?<![\w.-])cuda(?:[ _-]?toolkit)?(?: version)?[ _:=v-]{0,3}([0-9]{1,2}\.[0-9])(?![0-9])",
                             re.IGNORECASE)
+#: an import statement of Python code (a script, a REPL's ``>>>``, an IPython ``In [1]:``)
+_IMPORT_RE = re.compile(r"\s{0,12}(?:>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import ([A-Za-z_][\w.]{0,80})|from ([A-Za-z_][\w.]{0,80}) "
+                        r"import )")
+_STATEMENT_SPLIT_RE = re.compile(r";|-c [\"']")
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
+#: how a crash of the process reads (shell, IDE, faulthandler)
+_CRASH_WORDS = ("segmentation fault", "sigsegv", "sigabrt", "aborted (core dumped)", "fatal python error")
 #: a notebook's cell as users name it ("run cell 1", "in the first cell", "cell [3]", "the cell output")
 _CELL_RE = re.compile(r"\b(?:(?:run|running|ran|execute|executing|executed|the|this|that|first|next|same|second|"
                       r"last|a|in|my|each|every) (?:code )?cells?|cells? ?\[?[0-9]{1,3}\]?|cell outputs?)\b")
@@ -695,6 +703,33 @@ def _scan_claims(r: _Reader, line: str, low: str) -> None:
             r.event("torch", "sign", line, WEIGHT["sign"], sign="torch_said_installed", phrase=m.group(0))
 
 
+def _scan_imports(r: _Reader, line: str) -> None:
+    """Top-level packages a Python import statement of the text imports (``loader.modules_imported``), in order,
+    the standard library left out: which native packages share the process when it crashes."""
+    for top in _imported(line):
+        mods = r.facts["loader"].get("modules_imported") or []
+        if top not in mods and len(mods) < 12:
+            mods.append(top)
+            r.fact("loader", "modules_imported", mods, line, replace=True)
+
+
+def _imported(line: str) -> list[str]:
+    """The non-standard top-level packages the statements of one line import (``import a; import b``, a
+    ``python -c "import a"`` command)."""
+    out = []
+    for piece in _STATEMENT_SPLIT_RE.split(line)[:8]:
+        m = _IMPORT_RE.match(piece)
+        top = (m.group(1) or m.group(2)).split(".")[0] if m else None
+        if top and top not in _STDLIB and not top.startswith("_"):
+            out.append(top)
+    return out
+
+
+def _last_import(r: _Reader, line: str) -> str | None:
+    mods = _imported(line)
+    return mods[-1] if mods else None
+
+
 def _repl_result(prev: str, line: str) -> str | None:
     """A value printed on its own line for the expression of the line before (an IPython ``Out[2]: False``
     after ``In [2]: torch.cuda.is_available()``, a REPL's ``False`` after ``>>> ...``), or the expression on the
@@ -709,7 +744,7 @@ def _repl_result(prev: str, line: str) -> str | None:
 
 def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
     t0 = time.perf_counter()
-    prev = ""
+    prev, prev_import = "", None
     for i, line in enumerate(text.split("\n")):
         if i % 64 == 0 and time.perf_counter() - t0 > budget_s:
             r.fact("context", "text_truncated", f"stopped reading after {budget_s:g} s", "")
@@ -731,6 +766,11 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
             _scan_cuda_available(r, line, low)
         if "cell" in low or ("torch" in low and "install" in low):
             _scan_claims(r, line, low)
+        if "import" in low:
+            _scan_imports(r, line)
+        elif prev_import and any(w in low for w in _CRASH_WORDS):
+            r.fact("loader", "crashed_at_import", prev_import, line)
+        prev_import = _last_import(r, line) if "import" in low else None
 
 
 # ------------------------------------------------------------------ the tables, over the whole text
@@ -1026,7 +1066,8 @@ def summary(facts: dict[str, Any]) -> list[str]:
     mods = [e["module"] for e in evs if e["kind"] == "module_missing"]
     if mods:
         out.append("modules not found: " + ", ".join(dict.fromkeys(mods)))
-    crashes = [e["key"] for e in evs if e["kind"] == "message" and e.get("key") in ("segfault", "illegal_instruction")]
+    crashes = [e["key"] for e in evs if e["kind"] == "message" and e.get("key") in ("segfault", "illegal_instruction",
+                                                                                     "abort")]
     if crashes:
         out.append("the process crashed: " + ", ".join(crashes))
     where = [w for w, on in (("container", ctx.get("container")), ("Slurm", ctx.get("slurm")),

@@ -529,3 +529,28 @@ def test_torch_said_installed_yet_not_found_is_another_environment_with_both_rea
     assert any("what decides" in e for e in res.findings[1].evidence)
     assert explain_result("ModuleNotFoundError: No module named 'torch'").recognised is False  # not installed, or unknown
     assert "torch_said_installed" not in str(read("I have torch==2.1 and No module named 'torchvision'"))
+
+
+# ------------------------------------------------------------------ a crash with two native packages in the process
+@pytest.mark.parametrize("text", [
+    ">>> import pyrender\n>>> import torch\nFatal Python error: Segmentation fault",
+    "import numpy as np\nimport tensorflow as tf\nimport torch\n...\n"
+    "Process finished with exit code 134 (interrupted by signal 6: SIGABRT)",
+    "$ python -c \"import cv2; import torch\"\nAborted (core dumped)",
+])
+def test_a_crash_in_a_process_that_imports_two_native_packages_is_read_as_their_clash(text):
+    res = explain_result(text)
+    assert res.findings[0].code == "native_library_conflict", (text, [f.code for f in res.findings])
+    assert any("faulthandler" in c for c in res.findings[0].fix.commands)
+
+
+@pytest.mark.parametrize("text", ["Segmentation fault (core dumped)", "import os\nimport sys\nSegmentation fault",
+                                  "import torch\nSegmentation fault (core dumped)",
+                                  "import torch\nimport numpy\nIllegal instruction (core dumped)"])
+def test_a_crash_that_names_no_two_native_packages_stays_unrecognised(text):
+    assert explain_result(text).recognised is False, text
+
+
+def test_a_crash_right_at_an_import_says_so():
+    f = read(">>> from sklearn.neighbors import KDTree\n>>> import open3d\nSegmentation fault (core dumped)")
+    assert f["loader"]["modules_imported"] == ["sklearn", "open3d"] and f["loader"]["crashed_at_import"] == "open3d"

@@ -301,11 +301,46 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
     for ev in events(facts, "loader", "sign"):
         if ev.get("sign") == "cudnn_mismatch":
             yield from resolve(facts, ev, ["library_shadowed_older_copy"])
+    yield from _crash_with_native_packages(facts)
+
+
+def _crash_with_native_packages(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """A process that crashes (SIGSEGV, SIGABRT) while two packages with native code share it: when the text says
+    the import order matters, or shows the crash right at an import, or imports two such packages, their runtimes
+    clashing is a reading (a bare crash stays unrecognised: the text does not say whose code crashed)."""
     crash = [e for e in events(facts, "torch", "message", table="torch_messages")
-             if e.get("key") in ("segfault", "illegal_instruction")]
+             if e.get("key") in ("segfault", "illegal_instruction", "abort")]
+    if not crash:
+        return
     order = [e for e in events(facts, "loader", "sign") if e.get("sign") == "import_order"]
-    if crash and order:
-        yield from resolve(facts, {**order[0], "line": crash[0].get("line", "")}, ["native_library_conflict"])
+    mods = [str(m) for m in value(facts, "loader", "modules_imported") or []]
+    at = value(facts, "loader", "crashed_at_import")
+    if order:
+        yield from resolve(facts, {**order[0], "line": crash[0].get("line", ""), "modules": mods},
+                           ["native_library_conflict"])
+    elif len(mods) >= 2 and crash[0].get("key") != "illegal_instruction":
+        ev = {"kind": "state", "from": "text", "line": crash[0].get("line", ""), "modules": mods,
+              "weight": 20 if at else 28,
+              "fact": f"crashed {'at import ' + str(at) if at else 'in a process'} importing {', '.join(mods)}"}
+        yield from resolve(facts, ev, ["native_library_conflict"])
+
+
+@builds("native_library_conflict")
+def _native_conflict(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    mods = [m for m in ev.get("modules") or value(facts, "loader", "modules_imported") or [] if isinstance(m, str)]
+    a, b = (mods[0], mods[-1]) if len(mods) >= 2 else ("torch", "<the other package>")
+    at = value(facts, "loader", "crashed_at_import")
+    evidence = ([f"the text imports {', '.join(mods)}"] if mods else []) + (
+        [f"the process crashed at `import {at}`"] if at else [])
+    return {"title": f"Two native packages clash in one process ({a}, {b})" if len(mods) >= 2 else
+            "Two native packages clash in one process: the import order decides",
+            "evidence": evidence,
+            "commands": [f'python -X faulthandler -c "import {a}; import {b}"   # and in the other order:',
+                         f'python -X faulthandler -c "import {b}; import {a}"',
+                         f'LD_DEBUG=libs python -c "import {a}; import {b}" 2>&1 | grep -E "libstdc|libgomp|libiomp|'
+                         'libcudart"   # which copy of each runtime is loaded first',
+                         "# then import the one that works first in every module (or upgrade the package whose "
+                         "bundled runtime is older)"]}
 
 
 @builds("env_not_propagated_to_kernel")
