@@ -199,6 +199,17 @@ _PROSE_DRIVER_RE = re.compile(r"\bdriver(?: version)?(?: is| =| of|:)? ?v?([0-9]
 #: torch's ("torch.version.cuda", "pytorch-cuda=") and not a CUDA error number
 _CUDA_NAMED_RE = re.compile(r"(?<![\w.-])cuda(?:[ _-]?toolkit)?(?: version)?[ _:=v-]{0,3}([0-9]{1,2}\.[0-9])(?![0-9])",
                             re.IGNORECASE)
+#: a package pip builds, by its build lines
+_BUILT_RE = re.compile(r"(?:[Ff]ailed building wheel for|[Bb]uilding wheel for|[Rr]unning setup\.py (?:install|develop) for|"
+                       r"[Cc]ould not build wheels for|[Ff]ailed to build|[Bb]uilding editable for) ([A-Za-z0-9][A-Za-z0-9_.\-]{0,60})")
+_PIP_INSTALL_RE = re.compile(r"\bpip3? install ([^\n#]{1,400})")
+#: pip install options that take a value (the value is not a package)
+_PIP_VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
+                                "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root",
+                                "--config-settings", "-C", "--global-option", "--install-option", "--platform",
+                                "--python-version", "--implementation", "--abi", "--cache-dir", "--src", "--log",
+                                "--trusted-host", "--progress-bar", "--upgrade-strategy"})
+_PKG_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,60}")
 #: an import statement of Python code (a script, a REPL's ``>>>``, an IPython ``In [1]:``)
 _IMPORT_RE = re.compile(r"\s{0,12}(?:>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import ([A-Za-z_][\w.]{0,80})|from ([A-Za-z_][\w.]{0,80}) "
                         r"import )")
@@ -659,6 +670,12 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
     if "ld_library_path" in low and ("os.environ" in low or "%env" in low or "putenv" in low or "%set_env" in low):
         r.event("loader", "env_set_in_process", line, WEIGHT["sign"], variable="LD_LIBRARY_PATH")
+    if "wheel" in low or "setup.py" in low or "pip install" in low or "pip3 install" in low or "failed to build" in low:
+        for name in _packages_built(line):
+            built = r.facts["toolkit"].get("building") or []
+            if name not in built and len(built) < 8:
+                built.append(name)
+                r.fact("toolkit", "building", built, line, replace=True)
     if "looking in" in low:
         for v in _LINKS_RE.findall(line):
             r.fact("kaolin", "links_page", v, line)
@@ -666,6 +683,29 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
                     versions=versions.strip())
+
+
+def _packages_built(line: str) -> list[str]:
+    """The packages pip builds or installs on this line: its build lines ("Failed building wheel for X",
+    "Running setup.py install for X") and the arguments of a ``pip install`` command (options and their values,
+    paths, URLs and requirement files left out; version specifiers cut)."""
+    out = [m for m in _BUILT_RE.findall(line) if m.lower() not in ("installable", "wheels", "the", "some", "one")]
+    m = _PIP_INSTALL_RE.search(line)
+    if m:
+        skip = False
+        for tok in m.group(1).split()[:24]:
+            if skip:
+                skip = False
+                continue
+            if tok.startswith("-"):
+                skip = "=" not in tok and tok in _PIP_VALUE_OPTIONS
+                continue
+            if any(c in tok for c in "/\\:") or tok.startswith(".") or tok.endswith((".txt", ".whl")) or tok in ("&&", "|"):
+                continue
+            name = re.split(r"[<>=!~\[;@]", tok.strip("'\""), maxsplit=1)[0]
+            if _PKG_NAME_RE.fullmatch(name):
+                out.append(name)
+    return out[:4]
 
 
 def _scan_signs(r: _Reader, text: str, low: str) -> None:

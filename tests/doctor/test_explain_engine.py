@@ -554,3 +554,31 @@ def test_a_crash_that_names_no_two_native_packages_stays_unrecognised(text):
 def test_a_crash_right_at_an_import_says_so():
     f = read(">>> from sklearn.neighbors import KDTree\n>>> import open3d\nSegmentation fault (core dumped)")
     assert f["loader"]["modules_imported"] == ["sklearn", "open3d"] and f["loader"]["crashed_at_import"] == "open3d"
+
+
+# ------------------------------------------------------------------ an extension's own minimum toolkit
+def test_the_packages_pip_builds_are_read_from_its_lines_and_its_command():
+    f = read("$ pip install --no-build-isolation -v mamba-ssm==2.2.2 -i https://pypi.org/simple\n"
+             "  Building wheel for mamba-ssm (setup.py) ... error\nERROR: Failed building wheel for causal-conv1d")
+    assert f["toolkit"]["building"] == ["mamba-ssm", "causal-conv1d"]
+    assert "building" not in read("pip install -r requirements.txt -e .").get("toolkit", {})
+
+
+@pytest.mark.parametrize(("text", "first"), [
+    # the toolkit the build uses, from nvcc's own line, older than the extension's setup.py accepts
+    ("Cuda compilation tools, release 11.4, V11.4.152\n  Building wheel for flash-attn (setup.py) ... error",
+     "toolkit_below_extension_minimum"),
+    # the CUDA version the user names stands in for the toolkit when nvcc's line is absent
+    ("My machine has CUDA 11.4.\npip install mamba-ssm\nerror: subprocess-exited-with-error",
+     "toolkit_below_extension_minimum"),
+])
+def test_a_build_below_the_extensions_minimum_toolkit(text, first):
+    res = explain_result(text)
+    assert res.findings[0].code == first, [f.code for f in res.findings]
+    assert "CUDA >= 11." in res.findings[0].title and any("setup.py" in e for e in res.findings[0].evidence)
+
+
+def test_a_toolkit_at_or_above_the_minimum_is_not_that_cause():
+    text = "Cuda compilation tools, release 12.1, V12.1.105\nERROR: Failed building wheel for flash-attn"
+    assert "toolkit_below_extension_minimum" not in _codes(text, n=5)
+    assert "toolkit_below_extension_minimum" not in _codes("CUDA 11.4\nFailed building wheel for apex", n=5)
