@@ -233,6 +233,11 @@ _TAGGED_VER_RE = re.compile(r"(?<![0-9A-Za-z_.+])([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-
 _COMPANIONS = ("vision", "audio", "text", "data", "geometric", "scatter", "sparse", "cluster", "xformers", "mmcv")
 _DEVICEQUERY_RE = re.compile(r"CUDA Driver Version / Runtime Version\s{0,20}([0-9]{1,2}\.[0-9]) / ([0-9]{1,2}\.[0-9])")
 _CUDA_HOME_RE = re.compile(r"\b(CUDA_HOME|CUDA_PATH|CUDA_ROOT|CUDA_TOOLKIT_ROOT_DIR) ?[=:] ?['\"]?([^\s'\",;]{0,300})")
+#: a variable's value a user reports in prose or from its echo ("echo $CUDA_HOME, it is :/usr/local/cuda-9.0")
+_SAID_VALUE_RE = re.compile(r"\$\{?([A-Z_]{4,30})\}?[`'\"]?\W{0,3}(?:it is|it's|is|gives|shows|returns|prints|outputs?|"
+                            r"=|->|:)\s{0,3}[`'\"]?(\S{1,300})")
+_ECHO_RE = re.compile(r"echo \"?\$\{?([A-Z_]{4,30})\}?\"?\s*$")
+_HOME_VARS = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR")
 _NVCC_PATH_RE = re.compile(r"((?:[A-Za-z]:)?[^\s'\"=:]{0,200}[/\\]bin[/\\]nvcc(?:\.exe)?)\b")
 _INCLUDE_RE = re.compile(r"-I ?([^\s'\"]{0,200}cuda[^\s'\"]{0,80}[/\\]include)\b", re.IGNORECASE)
 _CUDA_DIR_VER_RE = re.compile(r"cuda-?([0-9]{1,2}\.[0-9]{1,2})\b", re.IGNORECASE)
@@ -244,6 +249,8 @@ _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
 _HEADER_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))'?: No such file")
+#: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
+_INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
 _LINK_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
@@ -535,9 +542,9 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
     from smrnb.doctor._evidence import cuda_home_problem
 
     if "cuda_home" in low or "cuda_path" in low or "cuda_root" in low or "cuda_toolkit_root" in low:
-        for var, v in _CUDA_HOME_RE.findall(line):
-            v = v.strip().rstrip(".")
-            if not v or v.startswith(("$", "%", "{")) or v.lower() in ("none", "''"):
+        for var, v in _CUDA_HOME_RE.findall(line) + _SAID_VALUE_RE.findall(line):
+            v = v.strip().rstrip(".,;`'\"")
+            if not v or v.startswith(("$", "%", "{")) or v.lower() in ("none", "''") or var not in _HOME_VARS:
                 continue
             _home(r, v, var if var in ("CUDA_HOME", "CUDA_PATH") else "CUDA_HOME", line, cuda_home_problem)
     if "nvcc" in low and ("/bin/nvcc" in low or "\\bin\\nvcc" in low):
@@ -660,8 +667,10 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for mod, attr in _NO_ATTR_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}", attribute=True)
     if "fatal error" in low:
+        by = _INCLUDER_RE.search(line)
         for h in _HEADER_RE.findall(line):
-            r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h)
+            r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
+                    included_from=by.group(1) if by else None)
     if "cannot find -l" in low:
         for lib in _LINK_RE.findall(line):
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
@@ -784,7 +793,7 @@ def _repl_result(prev: str, line: str) -> str | None:
 
 def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
     t0 = time.perf_counter()
-    prev, prev_import = "", None
+    prev, prev_raw, prev_import = "", "", None
     for i, line in enumerate(text.split("\n")):
         if i % 64 == 0 and time.perf_counter() - t0 > budget_s:
             r.fact("context", "text_truncated", f"stopped reading after {budget_s:g} s", "")
@@ -793,9 +802,12 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
             continue
         low = line.lower()
         joined = _repl_result(prev, low) if prev else None
-        prev = low
+        echoed = _ECHO_RE.search(prev_raw) if "echo" in prev else None
+        prev, prev_raw = low, line
         if joined:
             _scan_cuda_available(r, joined, joined)
+        if echoed and not line.lstrip().startswith(("$", "#", ">")) and " " not in line.strip():
+            _scan_paths(r, f"${echoed.group(1)} = {line.strip()}", f"${echoed.group(1)} = {line.strip()}".lower())
         _scan_libraries(r, line, low)
         _scan_symbols(r, line, low)
         _scan_versions(r, line, low)
@@ -1017,8 +1029,9 @@ def _broken_driver(r: _Reader) -> None:
                 d.setdefault("read_from", {})["status"] = e["line"]
 
 
-#: rows of the Slurm table whose message any shell or script prints too (CUDA_VISIBLE_DEVICES set, or empty)
-_NOT_ONLY_SLURM = frozenset({"cvd_empty", "cvd_local_indices"})
+#: rows of the Slurm table whose message any shell or script prints too (CUDA_VISIBLE_DEVICES set or empty, a
+#: module command the shell lacks)
+_NOT_ONLY_SLURM = frozenset({"cvd_empty", "cvd_local_indices", "module_function_missing"})
 
 
 def _context_from_signs(r: _Reader) -> None:

@@ -582,3 +582,34 @@ def test_a_toolkit_at_or_above_the_minimum_is_not_that_cause():
     text = "Cuda compilation tools, release 12.1, V12.1.105\nERROR: Failed building wheel for flash-attn"
     assert "toolkit_below_extension_minimum" not in _codes(text, n=5)
     assert "toolkit_below_extension_minimum" not in _codes("CUDA 11.4\nFailed building wheel for apex", n=5)
+
+
+# ------------------------------------------------------------------ a job's shell, a variable's value, torch's own headers
+@pytest.mark.parametrize("text", ["/var/spool/slurm/d/job4242/slurm_script: line 7: module: command not found",
+                                  "run.sh: line 2: ml: command not found\nnvcc: command not found"])
+def test_a_module_command_the_shell_lacks_is_an_environment_that_does_not_reach_the_job(text):
+    f = explain_text(text)[0]
+    assert f.code == "env_not_propagated_to_kernel" and "login shell" in f.title, f
+    assert any("#!/bin/bash -l" in c for c in f.fix.commands)
+
+
+@pytest.mark.parametrize("text", [
+    "$ echo $CUDA_HOME\n/usr/local/cuda-11.8:\n$ python setup.py install\nerror: [Errno 2] No such file or directory: "
+    "'/usr/local/cuda-11.8:/bin/nvcc'",
+    "nvcc not found although I installed it; echo $CUDA_HOME gives /usr/local/cuda/bin",
+])
+def test_a_variables_value_from_its_echo_is_checked_for_its_shape(text):
+    assert _codes(text, n=1) == ["cuda_home_malformed"], _codes(text, n=3)
+
+
+def test_a_header_torchs_own_headers_need_is_torch_without_its_cuda_headers():
+    own = ("/env/lib/python3.9/site-packages/torch/include/ATen/cuda/detail/IndexUtils.cuh:4:10: fatal error: "
+           "THC/THCTensorInfo.cuh: No such file or directory")
+    f = explain_text(own)[0]
+    assert f.code == "cpu_only_torch_with_gpu" and any("torch's own header" in e for e in f.evidence)
+    # the extension's own source including a header torch removed is the source, not the install
+    assert _codes("src/roi_align_kernel.cu:3:10: fatal error: THC/THC.h: No such file or directory", n=1) == [
+        "torch_api_incompatible_source"]
+    # torch's header including a CUDA toolkit header is the toolkit the build uses
+    assert _codes("/env/lib/python3.9/site-packages/torch/include/c10/cuda/CUDAStream.h:6:10: fatal error: "
+                  "cuda_runtime_api.h: No such file or directory", n=1) == ["cuda_home_incomplete"]

@@ -351,6 +351,14 @@ def _env_not_propagated(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[st
         if isinstance(ch, Mapping):
             extra.append(f"in this process {var} was {ch.get('start')!r} at start and is {ch.get('now')!r} now")
     sign = ev.get("sign")
+    if ev.get("key") == "module_function_missing":
+        cmd = (ev.get("groups") or {}).get("cmd") or "module"
+        return {"title": f"'{cmd}' is not defined in this shell: the script is not a login shell, so the toolkit its "
+                         "module load would set never reaches the job",
+                "commands": ["#!/bin/bash -l   # the job script's first line: a login shell reads /etc/profile.d",
+                             "source /etc/profile.d/lmod.sh   # or modules.sh: defines module/ml before `module load`",
+                             "type module   # 'module is a function' where it works"],
+                "evidence": extra, "severity": "warning"}
     if ev.get("kind") == "env_set_in_process":
         title = "LD_LIBRARY_PATH set inside the running process: its loader does not see it"
     elif sign in ("env_dropped",) or has_sign(facts, "env_dropped"):

@@ -16,6 +16,7 @@ from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._install import cc_to_int, int_to_cc, matching_nvcc, nvcc_supported_ccs, toolkit_dir_for
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
+from smrnb.doctor.rules._abi import torch_header_of_torch
 from smrnb.doctor.rules._context import conda_nvcc_command, env_fix_commands, layer
 from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, resolve, value
 
@@ -207,6 +208,8 @@ _CUDA_LINK_LIBS = ("cudart", "cublas", "cusparse", "cusolver", "cufft", "curand"
 
 def header_codes(ev: Mapping[str, Any]) -> list[str]:
     h = str(ev.get("header") or "").lower()
+    if torch_header_of_torch(ev):
+        return ["cpu_only_torch_with_gpu"]  # torch's own header needs one this torch did not install
     if h.startswith("thc/"):
         return []  # rules.abi: a torch API the source uses and torch removed
     return ["cuda_home_incomplete", "build_dependency_missing"] if h.startswith(_CUDA_HEADER_PREFIXES) else \

@@ -135,8 +135,11 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     cmd = (f"pip install --force-reinstall torch=={tv} --index-url https://download.pytorch.org/whl/{ok[-1]}" if ok else
            "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126   # a CUDA variant "
            "the driver supports (nvidia-smi 'CUDA Version' is its newest)")
+    evidence = ([f"torch's own header {ev['included_from']} includes {ev.get('header')}, which this torch did not "
+                 "install: a torch without its CUDA headers (a CPU-only build, or a broken install)"]
+                if ev.get("included_from") else [])
     return {"title": "torch is a CPU-only build" + (f" ({value(facts, 'torch', 'version')})"
-                                                    if value(facts, "torch", "cpu_build") else ""),
+                                                    if value(facts, "torch", "cpu_build") else ""), "evidence": evidence,
             "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"", cmd]}
 
 
