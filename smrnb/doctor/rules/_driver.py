@@ -11,8 +11,17 @@ from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
-from smrnb.doctor.rules._events import (builds, cuda_in_use, events, finding, from_text, has_sign, major, resolve,
-                                        value)
+from smrnb.doctor.rules._events import (
+    builds,
+    cuda_in_use,
+    events,
+    finding,
+    from_text,
+    has_sign,
+    major,
+    resolve,
+    value,
+)
 
 CODES = meanings("rules.driver")  # this module's codes, from the one table (codes.py)
 
