@@ -613,3 +613,9 @@ def test_a_header_torchs_own_headers_need_is_torch_without_its_cuda_headers():
     # torch's header including a CUDA toolkit header is the toolkit the build uses
     assert _codes("/env/lib/python3.9/site-packages/torch/include/c10/cuda/CUDAStream.h:6:10: fatal error: "
                   "cuda_runtime_api.h: No such file or directory", n=1) == ["cuda_home_incomplete"]
+
+
+def test_a_command_that_gives_a_container_the_gpu_is_where_it_runs_not_an_error():
+    assert explain_result("docker run --gpus all -it nvcr.io/nvidia/pytorch:24.01-py3").recognised is False
+    res = explain_result("docker run --gpus all -it my/image\nRuntimeError: No CUDA GPUs are available")
+    assert res.facts["context"]["container"] and res.findings[0].code == "gpu_not_exposed_to_process"
