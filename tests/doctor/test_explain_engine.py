@@ -447,11 +447,15 @@ def test_versions_named_in_prose_are_facts_of_their_component():
 def test_forward_compatibility_asked_for_by_a_runtime_newer_than_the_driver_is_the_driver_first():
     err804 = "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW"
     assert _codes(err804) == ["driver_broken", "forward_compat_unsupported"]
-    res = explain_result("nvidia-smi: Driver Version: 450.236.01\ntorch 2.0.1+cu118\n" + err804)
+    # a driver of another major than the CUDA in use cannot run it without the compat package: the driver first
+    res = explain_result("nvidia-smi: Driver Version: 470.256.02\ntorch 2.1.0+cu121\n" + err804)
     assert [f.code for f in res.findings][:2] == ["driver_too_old", "forward_compat_unsupported"]
-    assert any(e.startswith("decided by: the driver runs CUDA <= 11.0") for e in res.findings[0].evidence)
+    assert any(e.startswith("decided by: the driver runs CUDA <= 11.4") for e in res.findings[0].evidence)
+    # the same major runs under minor-version compatibility once the compat package is gone: that reading first;
     # the CUDA a user names decides as torch's does; a driver new enough leaves the reboot reading first
-    assert _codes("driver 470.57.02, CUDA 11.6 toolkit\n" + err804)[0] == "driver_too_old"
+    assert _codes("nvidia-smi: Driver Version: 450.236.01\ntorch 2.0.1+cu118\n" + err804) == [
+        "forward_compat_unsupported", "driver_too_old"]
+    assert _codes("driver 470.57.02, CUDA 11.6 toolkit\n" + err804) == ["forward_compat_unsupported", "driver_too_old"]
     assert _codes("driver 535.104.05, CUDA 11.6 toolkit\n" + err804)[0] == "driver_broken"
 
 

@@ -346,3 +346,17 @@ def _smi_cuda(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     return {"title": f"'CUDA Version: {dmax}' in nvidia-smi is the driver's limit, not your toolkit" if dmax else
             "nvidia-smi's 'CUDA Version' is the driver's limit, not your toolkit",
             "commands": ["nvcc --version", "python -c \"import torch; print(torch.version.cuda)\""]}
+
+
+@builds("forward_compat_unsupported")
+def _forward_compat(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    dcuda, used = _driver_cuda_of(facts), cuda_in_use(facts)
+    evidence = ([f"the driver runs CUDA <= {dcuda}; the run uses CUDA {used}: a newer user-space driver (cuda-compat) "
+                 "was loaded for it"] if dcuda and used else [])
+    return {"title": "A CUDA forward-compatibility package is loaded on a GPU that does not support forward "
+                     "compatibility", "evidence": evidence,
+            "commands": ["echo $LD_LIBRARY_PATH | tr ':' '\\n' | grep -i compat   # drop that directory (and any "
+                         "libcuda.so.* copied next to the program)",
+                         "ldconfig -p | grep libcuda.so   # the driver's own libcuda; a copy on LD_LIBRARY_PATH wins over it",
+                         "nvidia-smi   # the driver's own CUDA; update the driver to run a newer CUDA natively"],
+            "docs": ["https://docs.nvidia.com/deploy/cuda-compatibility/"]}

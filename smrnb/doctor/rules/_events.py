@@ -180,10 +180,14 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if {"driver_broken", "forward_compat_unsupported"} <= s:
         dmax, used = value(facts, "driver", "cuda_driver_version"), cuda_in_use(facts)
         if dmax and used and tables.version_key(dmax) < tables.version_key(used):
-            # the runtime is newer than the driver, so it asked for forward compatibility, which this GPU lacks:
-            # a driver of that CUDA needs none (the compat package is the other way out, on GPUs that support it)
-            return ["driver_too_old", "forward_compat_unsupported"], (
-                f"the driver runs CUDA <= {dmax} and the text uses CUDA {used}")
+            # the driver works (it answers with its version) and is older than the CUDA in use, so a compat package
+            # was loaded to run it, which this GPU refuses. Another major: without the compat package the driver
+            # cannot run it at all (a newer driver first); the same major: minor-version compatibility would run it
+            # without the compat package (removing it first, a newer driver second)
+            how = f"the driver runs CUDA <= {dmax} and the text uses CUDA {used}"
+            if major(dmax) != major(used):
+                return ["driver_too_old", "forward_compat_unsupported"], how + " (another major)"
+            return ["forward_compat_unsupported", "driver_too_old"], how + " (the same major)"
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
