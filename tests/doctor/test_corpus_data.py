@@ -77,3 +77,27 @@ def test_heldout_checker_catches_shared_thread_text_and_codes():
         assert any(needle in p for p in probs), (bad, probs)
     many = [{**good, "id": f"h-{i}", "text": f"text {i}"} for i in range(4)]
     assert any("more than 3 texts" in p for p in split.heldout_problems(many, dev, []))
+
+
+def test_second_heldout_has_no_problems_and_shares_nothing_with_earlier_parts():
+    dev, test = split.load(split.DEV), split.load(split.TEST)
+    held, held2 = split.load(split.HELDOUT), split.load(split.HELDOUT2)
+    assert len(held2) >= 80
+    assert split.heldout_problems(held2, dev, test, earlier=held, name="heldout2") == []
+    keys2 = {split.thread_key(e["url"]) for e in held2}
+    assert not keys2 & {split.thread_key(e["url"]) for e in dev + test + held}
+
+
+def test_second_heldout_checker_catches_what_the_first_heldout_already_has():
+    held = [{"id": "h-1", "url": "https://github.com/Org/Repo/issues/9", "project": "proj", "text": "first text",
+             "cause": "cuda_oom", "also": [], "fix": "a fix", "evidence": "reporter: fixed", "query": "F10"}]
+    good = {**held[0], "id": "h2-1", "url": "https://github.com/o/r/issues/1", "text": "second text"}
+    assert split.heldout_problems([good], [], [], earlier=held) == []
+    cases = [
+        ({"url": "https://github.com/org/repo/issues/9"}, "also in dev/test/heldout"),
+        ({"text": "First  text"}, "same text as h-1"),
+        ({"id": "h-1"}, "duplicate id"),
+    ]
+    for bad, needle in cases:
+        probs = split.heldout_problems([{**good, **bad}], [], [], earlier=held)
+        assert any(needle in p for p in probs), (bad, probs)

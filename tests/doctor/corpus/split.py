@@ -12,7 +12,11 @@ dev nor test, labelled before the doctor ever saw them. It is never split and ne
 ``add``; ``check`` verifies its codes, its ids and that none of its threads (address, or GitHub
 repository + issue number) and none of its texts also occur in dev or test.
 
-``check`` never prints texts of the test or held-out part.
+``heldout2.jsonl`` is a second held-out part (see ``heldout2.md``), sampled the same way with other
+queries after the first one had been scored: ``check`` verifies it by the same rules against dev,
+test and the first held-out part (no thread, id or text shared with any of them).
+
+``check`` never prints texts of the test or held-out parts.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 DEV = HERE / "dev.jsonl"
 TEST = HERE / "test.jsonl"
 HELDOUT = HERE / "heldout.jsonl"
+HELDOUT2 = HERE / "heldout2.jsonl"
 CAUSES = HERE / "CAUSES.md"
 CODES = HERE.parents[2] / "smrnb" / "doctor" / "CODES.md"
 KEYS = ("id", "url", "project", "text", "cause", "also", "fix")
@@ -122,13 +127,20 @@ def problems(dev: list[dict], test: list[dict]) -> list[str]:
     return out
 
 
-def heldout_problems(held: list[dict], dev: list[dict], test: list[dict]) -> list[str]:
-    """Every violation of the held-out rules (empty when the held-out part is sound)."""
+def heldout_problems(held: list[dict], dev: list[dict], test: list[dict],
+                     earlier: list[dict] | None = None, name: str = "heldout") -> list[str]:
+    """Every violation of the held-out rules (empty when the held-out part is sound).
+
+    ``earlier`` are the entries of held-out parts made before this one: their threads, ids and
+    texts are as forbidden as those of dev and test.
+    """
     out: list[str] = []
     causes = known_causes() | {UNKNOWN}
-    corpus_threads = {thread_key(e["url"]) for e in dev + test}
-    corpus_ids = {e.get("id") for e in dev + test}
-    corpus_texts = {_norm(e["text"]): e.get("id") for e in dev + test if isinstance(e.get("text"), str)}
+    others = dev + test + list(earlier or [])
+    other_parts = "dev/test" if not earlier else "dev/test/heldout"
+    corpus_threads = {thread_key(e["url"]) for e in others if isinstance(e.get("url"), str)}
+    corpus_ids = {e.get("id") for e in others}
+    corpus_texts = {_norm(e["text"]): e.get("id") for e in others if isinstance(e.get("text"), str)}
     seen_ids: set[str] = set()
     seen_texts: dict[str, str] = {}
     per_thread: dict[tuple, int] = {}
@@ -146,7 +158,7 @@ def heldout_problems(held: list[dict], dev: list[dict], test: list[dict]) -> lis
             out.append(f"{eid}: url does not look like a thread address: {e['url']}")
         key = thread_key(e["url"])
         if key in corpus_threads:
-            out.append(f"{eid}: thread {e['url']} is also in dev/test")
+            out.append(f"{eid}: thread {e['url']} is also in {other_parts}")
         per_thread[key] = per_thread.get(key, 0) + 1
         if per_thread[key] > MAX_PER_THREAD:
             out.append(f"{eid}: more than {MAX_PER_THREAD} texts from one thread")
@@ -165,12 +177,12 @@ def heldout_problems(held: list[dict], dev: list[dict], test: list[dict]) -> lis
                 out.append(f"{eid}: empty {k}")
         norm = _norm(e["text"]) if isinstance(e["text"], str) else ""
         if norm in corpus_texts:
-            out.append(f"{eid}: same text as {corpus_texts[norm]} of dev/test")
+            out.append(f"{eid}: same text as {corpus_texts[norm]} of {other_parts}")
         if norm in seen_texts:
             out.append(f"{eid}: same text as {seen_texts[norm]}")
         seen_texts[norm] = eid
     if held and sum(e.get("cause") == UNKNOWN for e in held) > MAX_UNKNOWN_SHARE * len(held):
-        out.append(f"more than {MAX_UNKNOWN_SHARE:.0%} of the held-out texts are labelled {UNKNOWN!r}")
+        out.append(f"more than {MAX_UNKNOWN_SHARE:.0%} of the {name} texts are labelled {UNKNOWN!r}")
     return out
 
 
@@ -186,13 +198,15 @@ def add(new_path: Path) -> None:
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "add":
         add(Path(argv[1]))
-    dev, test, held = load(DEV), load(TEST), load(HELDOUT)
-    bad = problems(dev, test) + heldout_problems(held, dev, test)
+    dev, test, held, held2 = load(DEV), load(TEST), load(HELDOUT), load(HELDOUT2)
+    bad = (problems(dev, test) + heldout_problems(held, dev, test)
+           + heldout_problems(held2, dev, test, earlier=held, name="heldout2"))
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
           f"test {len(test)} entries / {len({e['url'] for e in test})} threads; "
           f"heldout {len(held)} entries / {len({thread_key(e['url']) for e in held})} threads; "
+          f"heldout2 {len(held2)} entries / {len({thread_key(e['url']) for e in held2})} threads; "
           f"{len(bad)} problems")
     return 1 if bad else 0
 
