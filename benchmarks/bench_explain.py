@@ -1,5 +1,5 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""Explain: accuracy on the corpus (dev and test parts) and timing on long inputs.
+"""Explain: accuracy on the corpus (dev, test and the first held-out part) and timing on long inputs.
 
     python benchmarks/bench_explain.py [--corpus DIR]   (default tests/doctor/corpus; env SMRNB_CORPUS)
 
@@ -39,10 +39,16 @@ TRANSFORMS = {
     "quoted": lambda t: "\n".join(f"> {ln}" for ln in t.split("\n")),
     "smart quotes": lambda t: t.replace("'", "\u2019"),
 }
-#: the adversarial units of tests/doctor/test_corpus.py, each repeated to 10 MB
+#: the corpus parts scored here: dev and test, and the first held-out set (scored once before any work on it, then
+#: development material); a later held-out set is scored by whoever keeps it, never by this script
+PARTS = ("dev", "test", "heldout")
+#: the adversarial units of tests/doctor/test_corpus.py and the kinds of line the reader matches, each repeated to 10 MB
 UNITS = ["a:", ":", '"KEY":', "KEY=", "=", "@", '"', "sk-", "undefined symbol: _ZN", "/bin/nvcc'", "'",
          "libcudart.so.12: cannot open shared object file\n", "sm_86 compute_90 ", "error: fatal: not found\n",
-         "CUDA error 35 cudaErrorInsufficientDriver ", "Segmentation fault\n", "torch==2.1.0+cu121 release 12.3, V12.3.52 "]
+         "CUDA error 35 cudaErrorInsufficientDriver ", "Segmentation fault\n", "torch==2.1.0+cu121 release 12.3, V12.3.52 ",
+         "import a; import b\n", "In [1]: torch.cuda.is_available()\nOut[1]: False\n", "echo $CUDA_HOME\n/x:\n",
+         "CUDA_VISIBLE_DEVICES: \n", "when I run cell 1 torch is already installed\n", "Failed building wheel for x\n",
+         "libcuda.so.575.57.08: cuda driver library init failure: 3\n"]
 
 
 def main() -> int:
@@ -54,7 +60,7 @@ def main() -> int:
     from smrnb.doctor._explain import explain_text
     from smrnb.doctor._magics import diagnosis_line
 
-    for part in ("dev", "test"):
+    for part in PARTS:
         p = Path(args.corpus) / f"{part}.jsonl"
         if p.exists():
             rows = load(p)

@@ -50,8 +50,20 @@ def cap_text(text: str) -> str:
 
 # ------------------------------------------------------------------ library names
 #: library stem -> family (the family a loader error names; versions of cudnn/nccl are not CUDA versions)
+#: the driver's user-space libraries (libnvidia-container's list of what a container gets from the host's
+#: driver, src/nvc_info.c: utility, compute, video, graphics and NGX libraries); each file is named with the
+#: driver's version (``libcuda.so.575.57.08``). Other ``libnvidia-*`` libraries (libnvidia-container) are not
+#: the driver's.
+DRIVER_LIBS: tuple[str, ...] = (
+    "libcuda.", "libcudadebugger", "libnvidia-ml", "libnvidia-cfg", "libnvidia-nscq", "libnvidia-opencl",
+    "libnvidia-gpucomp", "libnvidia-ptxjitcompiler", "libnvidia-fatbinaryloader", "libnvidia-allocator",
+    "libnvidia-compiler", "libnvidia-pkcs11", "libnvidia-nvvm", "libnvidia-tileiras", "libnvidia-encode",
+    "libnvidia-opticalflow", "libnvcuvid", "libvdpau_nvidia", "libnvidia-eglcore", "libnvidia-glcore",
+    "libnvidia-tls", "libnvidia-glsi", "libnvidia-fbc", "libnvidia-ifr", "libnvidia-rtcore", "libnvoptix",
+    "libnvidia-glvkspirv", "libnvidia-cbl", "libnvidia-ngx",
+)
 LIB_FAMILIES: tuple[tuple[str, str], ...] = (
-    ("libcudart", "cudart"), ("libcuda", "driver"), ("libnvidia-ml", "driver"), ("libnvidia-", "driver"),
+    ("libcudart", "cudart"), *((stem, "driver") for stem in DRIVER_LIBS),
     ("libcudnn", "cudnn"), ("libnccl", "nccl"), ("libnvjitlink", "nvjitlink"), ("libcublaslt", "cublas"),
     ("libcublas", "cublas"), ("libcusparse", "cusparse"), ("libcusolver", "cusolver"), ("libcufft", "cufft"),
     ("libcurand", "curand"), ("libnvrtc", "nvrtc"), ("libnvtoolsext", "nvtx"), ("libcupti", "cupti"),
@@ -67,8 +79,6 @@ def lib_family(name: str) -> tuple[str, str]:
     fam = "other"
     for stem, f in LIB_FAMILIES:
         if low.startswith(stem):
-            if stem == "libcuda" and not (low.startswith("libcuda.") or low.startswith("libcuda.so")):
-                continue
             fam = f
             break
     ver = low.split(".so", 1)[1].lstrip(".") if ".so" in low else ""

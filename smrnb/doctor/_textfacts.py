@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -158,6 +159,12 @@ _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open"
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
                   "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
                   "failed to open", "could not be found")
+#: what a library's own initialisation failing reads like, and what a file that is not there reads like
+_INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
+                      "failed to initialize", "error initializing", "initialisation failed")
+_NOT_THERE_WORDS = ("cannot open shared object", "no such file", "not found", "could not be found")
+#: a driver release as its libraries' file names and nvidia-smi print it (``575.57.08``, ``470.141.03``)
+_DRIVER_VER_RE = re.compile(r"[0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?")
 _UNDEF_RE = re.compile(r"undefined symbol ?:? ?[\"'`]?([A-Za-z_][A-Za-z0-9_@.$]{0,600})")
 _SYM_NOT_DEFINED_RE = re.compile(r"symbol ([A-Za-z_][A-Za-z0-9_]{0,300}),? version (lib[A-Za-z0-9_+.]{1,60}) not defined")
 _VERLIB_RE = re.compile(r"version (lib[A-Za-z0-9_]{1,40}\.so(?:\.[0-9]{1,4}){0,2})")
@@ -185,17 +192,65 @@ _DRIVER_HDR_RE = re.compile(r"Driver Version: ?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1
 _SMI_HDR_RE = re.compile(r"NVIDIA-SMI ([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
 _CUDA_VER_RE = re.compile(r"CUDA (?:Version|version)[ :=]{0,3}([0-9]{1,2}\.[0-9]{1,2})")
 _DRIVER_FOUND_RE = re.compile(r"found version ([0-9]{4,6})\)")
+#: a driver release named in prose ("my driver version is 470.141.03", "NVIDIA driver 535.104.05")
+_PROSE_DRIVER_RE = re.compile(r"\bdriver(?: version)?(?: is| =| of|:)? ?v?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\b",
+                              re.IGNORECASE)
+#: a CUDA version named in prose or a path ("CUDA 11.7", "cuda11.4", "CUDA Toolkit 12.1", "cuda-11.8"); not
+#: torch's ("torch.version.cuda", "pytorch-cuda=") and not a CUDA error number
+_CUDA_NAMED_RE = re.compile(r"(?<![\w.-])cuda(?:[ _-]?toolkit)?(?: version)?[ _:=v-]{0,3}([0-9]{1,2}\.[0-9])(?![0-9])",
+                            re.IGNORECASE)
+#: a package pip builds, by its build lines
+_BUILT_RE = re.compile(r"(?:[Ff]ailed building wheel for|[Bb]uilding wheel for|[Rr]unning setup\.py (?:install|develop) for|"
+                       r"[Cc]ould not build wheels for|[Ff]ailed to build|[Bb]uilding editable for) ([A-Za-z0-9][A-Za-z0-9_.\-]{0,60})")
+_PIP_INSTALL_RE = re.compile(r"\bpip3? install ([^\n#]{1,400})")
+#: pip install options that take a value (the value is not a package)
+_PIP_VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
+                                "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root",
+                                "--config-settings", "-C", "--global-option", "--install-option", "--platform",
+                                "--python-version", "--implementation", "--abi", "--cache-dir", "--src", "--log",
+                                "--trusted-host", "--progress-bar", "--upgrade-strategy"})
+_PKG_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,60}")
+#: an import statement of Python code (a script, a REPL's ``>>>``, an IPython ``In [1]:``)
+_IMPORT_RE = re.compile(r"\s{0,12}(?:>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import ([A-Za-z_][\w.]{0,80})|from ([A-Za-z_][\w.]{0,80}) "
+                        r"import )")
+_STATEMENT_SPLIT_RE = re.compile(r";|-c [\"']")
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
+#: how a crash of the process reads (shell, IDE, faulthandler)
+_CRASH_WORDS = ("segmentation fault", "sigsegv", "sigabrt", "aborted (core dumped)", "fatal python error")
+#: a notebook's cell as users name it ("run cell 1", "in the first cell", "cell [3]", "the cell output")
+_CELL_RE = re.compile(r"\b(?:(?:run|running|ran|execute|executing|executed|the|this|that|first|next|same|second|"
+                      r"last|a|in|my|each|every) (?:code )?cells?|cells? ?\[?[0-9]{1,3}\]?|cell outputs?)\b")
+#: torch said to be installed ("I installed torch already", "torch is already installed", "have pytorch installed")
+_TORCH_SAID_INSTALLED_RE = re.compile(
+    r"\b(?:installed|have|has|had) (?:the |a )?(?:py)?torch\b(?! ?(?:==|>|<|version))|"
+    r"\b(?:py)?torch (?:is |was |has been |are |were )?(?:already |definitely |properly |correctly |successfully )?"
+    r"installed\b")
+#: torch.cuda.device_count() and the number it gave ("device_count(): 0", "device_count() returns 0")
+_DEVICE_COUNT_RE = re.compile(r"device_count\(\)`?\W{0,4}(?:returns?|returned|is|gives|=+|->|:)?\W{0,4}([0-9]{1,3})\b")
+_REPL_VALUE_RE = re.compile(r"\s{0,8}(?:out\[[0-9]{1,5}\]:\s{0,4})?(false|true|[0-9]{1,3})\s{0,4}$")
+#: a torch release written with its local version tag without the word torch before it ("tried 1.11.0+cu113")
+_TAGGED_VER_RE = re.compile(r"(?<![0-9A-Za-z_.+])([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\+(cu[0-9]{2,3}|cpu)\b")
+_COMPANIONS = ("vision", "audio", "text", "data", "geometric", "scatter", "sparse", "cluster", "xformers", "mmcv")
 _DEVICEQUERY_RE = re.compile(r"CUDA Driver Version / Runtime Version\s{0,20}([0-9]{1,2}\.[0-9]) / ([0-9]{1,2}\.[0-9])")
 _CUDA_HOME_RE = re.compile(r"\b(CUDA_HOME|CUDA_PATH|CUDA_ROOT|CUDA_TOOLKIT_ROOT_DIR) ?[=:] ?['\"]?([^\s'\",;]{0,300})")
+#: a variable's value a user reports in prose or from its echo ("echo $CUDA_HOME, it is :/usr/local/cuda-9.0")
+_SAID_VALUE_RE = re.compile(r"\$\{?([A-Z_]{4,30})\}?[`'\"]?\W{0,3}(?:it is|it's|is|gives|shows|returns|prints|outputs?|"
+                            r"=|->|:)\s{0,3}[`'\"]?(\S{1,300})")
+_ECHO_RE = re.compile(r"echo \"?\$\{?([A-Z_]{4,30})\}?\"?\s*$")
+_HOME_VARS = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR")
 _NVCC_PATH_RE = re.compile(r"((?:[A-Za-z]:)?[^\s'\"=:]{0,200}[/\\]bin[/\\]nvcc(?:\.exe)?)\b")
 _INCLUDE_RE = re.compile(r"-I ?([^\s'\"]{0,200}cuda[^\s'\"]{0,80}[/\\]include)\b", re.IGNORECASE)
 _CUDA_DIR_VER_RE = re.compile(r"cuda-?([0-9]{1,2}\.[0-9]{1,2})\b", re.IGNORECASE)
 _LLP_RE = re.compile(r"\b(LD_LIBRARY_PATH|PATH) ?[=:] ?['\"]?([^\s'\";]{1,2000})")
+#: a value of CUDA_VISIBLE_DEVICES as a shell, a job or a library prints it ("=1", ": 0,1", "os.environ[...]: ")
+_CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A-Za-z,\-]{0,60})")
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
 _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
 _HEADER_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))'?: No such file")
+#: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
+_INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
 _LINK_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
@@ -210,6 +265,7 @@ _CUDA_ERRNUM_RES = (
                r"(?: failed| returned| error)[^0-9\n]{0,30}?([0-9]{1,5})(?![0-9.])"),  # cuInit(0) failed with error 999
     re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\b[^0-9(\n]{1,50}"
                r"\(([0-9]{1,5})\)"),  # failed call to cuInit: UNKNOWN ERROR (303)
+    re.compile(r"driver library init failure: ?([0-9]{1,5})(?![0-9.])"),  # ollama: cuInit's CUresult
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2})")
@@ -221,8 +277,7 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                             "is_available() 就是false", "cuda.is_available()只会返回false"), False),
     ("gpu_dropped", "torch", ("no longer supports this gpu", "too old to be supported by the pytorch",
                               "which is older than the minimum", "pytorch no longer supports"), False),
-    ("no_cuda_gpus", "driver", ("no cuda gpus are available", "--gpus all", "--gpus=all", "no gpu found",
-                                "no gpus found", "nvidia-container-toolkit", "nvidia-docker"), False),
+    ("no_cuda_gpus", "driver", ("no cuda gpus are available", "no gpu found", "no gpus found"), False),
     ("oom", "torch", ("outofmemoryerror", "cudamalloc failed: out of memory", "cuda error: out of memory",
                       "cuda out of memory", "gpu out of memory", "cuda_error_out_of_memory"), False),
     ("nvrtc_arch", "toolkit", ("invalid value for --gpu-architecture", "value 'sm_"), False),
@@ -288,16 +343,13 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("build_context", "toolkit", ("error: command", "building '", "running build_ext", "ninja: build stopped",
                                   "error building extension", "subprocess-exited-with-error", "cmake error",
                                   "c++ -pthread", "x86_64-linux-gnu-gcc"), True),
-    ("container", "context", ("docker run", "docker:", "dockerfile", "docker-compose", "docker compose",
-                              "nvidia-container-cli", "kubectl", "apptainer", "singularity", "podman",
-                              "runtimeclassname"), True),
+    ("container", "context", ("docker", "nvidia-container-cli", "nvidia-container-toolkit", "--gpus", "kubectl", "apptainer", "singularity", "podman",
+                              "runtimeclassname", "in a container", "inside a container", "in the container",
+                              "inside the container", "container image"), True),
     ("slurm", "context", ("srun", "sbatch", "slurm", "#sbatch", "salloc", "--gres"), True),
     ("windows", "context", ("c:\\", "win_amd64", ".dll", "windows", "winerror", "powershell"), True),
     ("macos", "context", ("macbook", "macos", "mac os", "apple silicon", "apple m1", "apple m2", "apple m3",
                           " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend"), True),
-    ("no_devices_seen", "driver", ("device_count() returns 0", "device_count() is 0", "device_count() = 0",
-                                   "device_count() == 0", "device_count() returned 0", "device_count()` returns 0"),
-     False),
     ("wsl", "context", ("wsl", "microsoft-standard"), True),
     ("nvidia_smi_missing", "driver", ("nvidia-smi: command not found", "nvidia-smi: not found",
                                       "'nvidia-smi' is not recognized", "nvidia-smi: no such file"), False),
@@ -314,9 +366,12 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
     missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
         and "version '" not in low
     if ".so" in low:
-        for name in _LIB_RE.findall(line):
+        for m in _LIB_RE.finditer(line):
+            name = m.group(1)
             fam, ver = lib_family(name)
-            if missing:
+            if fam == "driver" and _DRIVER_VER_RE.fullmatch(ver):  # the driver's files carry its version
+                r.fact("driver", "driver_version", ver, line)
+            if missing and not _loaded_but_failed(line[m.end():].lower()):
                 r.event("loader", "library_missing", line, WEIGHT["library"], library=name, family=fam, version=ver)
             r.fact("loader", "libraries_named", [], line)
             named = r.facts["loader"]["libraries_named"]
@@ -326,6 +381,12 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
         for name in _DLL_RE.findall(line):
             fam, ver = _dll_family(name)
             r.event("loader", "library_missing", line, WEIGHT["library"] + 4, library=name, family=fam, version=ver)
+
+
+def _loaded_but_failed(after: str) -> bool:
+    """Whether the words after a library's name say it was found and loaded and then failed (its initialisation
+    returned an error: ``libcuda.so.575.57.08: cuda driver library init failure: 3``), not that it is missing."""
+    return any(w in after for w in _INIT_FAILED_WORDS) and not any(w in after for w in _NOT_THERE_WORDS)
 
 
 def _dll_family(name: str) -> tuple[str, str]:
@@ -401,12 +462,43 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "runtime version" in low:
         for dv, _rv in _DEVICEQUERY_RE.findall(line):
             r.fact("driver", "cuda_driver_version", dv, line)
+    if "driver" in low and "driver_version" not in r.facts["driver"]:
+        for v in _PROSE_DRIVER_RE.findall(line):
+            r.fact("driver", "driver_version", v, line)
+    if "cuda" in low:
+        _cuda_named(r, line, low)
+    if "torch" in low and "+" in line:
+        for m in _TAGGED_VER_RE.finditer(line):
+            if not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS):
+                _torch_version(r, m.group(1), m.group(2).lower(), line)
     if "gcc" in low or "g++" in low or "c++ (" in low:
         for v in _GCC_VER_RE.findall(line):
             r.fact("toolkit", "gcc", {"version": v, "major": int(v.split(".")[0])}, line)
     if "later than" in low:
         for g in _GCC_MAX_RE.findall(low):
             r.fact("toolkit", "max_gcc_for_build_nvcc", int(g), line)
+
+
+def _cuda_named(r: _Reader, line: str, low: str) -> None:
+    """CUDA versions a text names without saying which component (``toolkit.cuda_named``: what a user says they
+    have is most often the toolkit they installed). On a line about nvidia-smi it is the driver's CUDA (nvidia-smi
+    prints no other); nvidia-smi's header, nvcc's release line and torch's own CUDA are read elsewhere."""
+    header = "cuda version" in low and ("driver version" in low or "|" in line)  # nvidia-smi's header: read above
+    if header or "nvidia-smi" in low or "release " in low or "runtime version" in low:
+        if "nvidia-smi" in low and not header:
+            for v in _CUDA_NAMED_RE.findall(line):
+                r.fact("driver", "cuda_driver_version", v, line)
+        return
+    if "torch" in low and ("compiled with" in low or "used to build" in low or "version.cuda" in low):
+        return
+    named = r.facts["toolkit"].get("cuda_named") or []
+    for m in _CUDA_NAMED_RE.finditer(line):
+        before = low[max(0, m.start() - 8): m.start()]
+        if "pytorch-" in before or "version." in before or m.group(1) in named or len(named) >= 8:
+            continue
+        named.append(m.group(1))
+    if named:
+        r.fact("toolkit", "cuda_named", named, line)
 
 
 def _torch_version(r: _Reader, ver: str, tag: str, line: str) -> None:
@@ -449,9 +541,9 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
     from smrnb.doctor._evidence import cuda_home_problem
 
     if "cuda_home" in low or "cuda_path" in low or "cuda_root" in low or "cuda_toolkit_root" in low:
-        for var, v in _CUDA_HOME_RE.findall(line):
-            v = v.strip().rstrip(".")
-            if not v or v.startswith(("$", "%", "{")) or v.lower() in ("none", "''"):
+        for var, v in _CUDA_HOME_RE.findall(line) + _SAID_VALUE_RE.findall(line):
+            v = v.strip().rstrip(".,;`'\"")
+            if not v or v.startswith(("$", "%", "{")) or v.lower() in ("none", "''") or var not in _HOME_VARS:
                 continue
             _home(r, v, var if var in ("CUDA_HOME", "CUDA_PATH") else "CUDA_HOME", line, cuda_home_problem)
     if "nvcc" in low and ("/bin/nvcc" in low or "\\bin\\nvcc" in low):
@@ -480,6 +572,10 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
                 entries = [e for e in v.split(":") if "cuda" in e.lower() or "nvidia" in e.lower()]
                 if entries:
                     r.fact("toolkit", "path_cuda_entries", entries[:8], line)
+    if "cuda_visible_devices" in low:
+        for v in _CVD_RE.findall(line):
+            if v.lower() not in ("none", "null", "unset"):
+                r.fact("context", "cuda_visible_devices", v, line)
     if "torch_cuda_arch_list" in low:
         for v in _ARCH_LIST_RE.findall(line):
             r.fact("toolkit", "torch_cuda_arch_list_env", v.strip(), line)
@@ -570,8 +666,10 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for mod, attr in _NO_ATTR_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}", attribute=True)
     if "fatal error" in low:
+        by = _INCLUDER_RE.search(line)
         for h in _HEADER_RE.findall(line):
-            r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h)
+            r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
+                    included_from=by.group(1) if by else None)
     if "cannot find -l" in low:
         for lib in _LINK_RE.findall(line):
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
@@ -580,6 +678,12 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
     if "ld_library_path" in low and ("os.environ" in low or "%env" in low or "putenv" in low or "%set_env" in low):
         r.event("loader", "env_set_in_process", line, WEIGHT["sign"], variable="LD_LIBRARY_PATH")
+    if "wheel" in low or "setup.py" in low or "pip install" in low or "pip3 install" in low or "failed to build" in low:
+        for name in _packages_built(line):
+            built = r.facts["toolkit"].get("building") or []
+            if name not in built and len(built) < 8:
+                built.append(name)
+                r.fact("toolkit", "building", built, line, replace=True)
     if "looking in" in low:
         for v in _LINKS_RE.findall(line):
             r.fact("kaolin", "links_page", v, line)
@@ -587,6 +691,29 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
                     versions=versions.strip())
+
+
+def _packages_built(line: str) -> list[str]:
+    """The packages pip builds or installs on this line: its build lines ("Failed building wheel for X",
+    "Running setup.py install for X") and the arguments of a ``pip install`` command (options and their values,
+    paths, URLs and requirement files left out; version specifiers cut)."""
+    out = [m for m in _BUILT_RE.findall(line) if m.lower() not in ("installable", "wheels", "the", "some", "one")]
+    m = _PIP_INSTALL_RE.search(line)
+    if m:
+        skip = False
+        for tok in m.group(1).split()[:24]:
+            if skip:
+                skip = False
+                continue
+            if tok.startswith("-"):
+                skip = "=" not in tok and tok in _PIP_VALUE_OPTIONS
+                continue
+            if any(c in tok for c in "/\\:") or tok.startswith(".") or tok.endswith((".txt", ".whl")) or tok in ("&&", "|"):
+                continue
+            name = re.split(r"[<>=!~\[;@]", tok.strip("'\""), maxsplit=1)[0]
+            if _PKG_NAME_RE.fullmatch(name):
+                out.append(name)
+    return out[:4]
 
 
 def _scan_signs(r: _Reader, text: str, low: str) -> None:
@@ -603,10 +730,69 @@ def _scan_cuda_available(r: _Reader, line: str, low: str) -> None:
     if "is_available()" in low and ("false" in low or "返回false" in low):  # torch.cuda.is_available() -> False
         r.event("torch", "sign", line, WEIGHT["sign"] + 6, sign="cuda_unavailable", phrase="is_available() false")
         r.fact("torch", "cuda_available", False, line)
+    if "device_count()" in low:
+        for n in _DEVICE_COUNT_RE.findall(low):
+            r.fact("torch", "device_count", int(n), line)
+            if int(n) == 0:  # torch sees no device: the driver layer says why (not given, none, broken)
+                r.event("driver", "sign", line, WEIGHT["sign"], sign="no_devices_seen", phrase="device_count() 0")
+
+
+def _scan_claims(r: _Reader, line: str, low: str) -> None:
+    """What the user says of where the code ran and what is installed: a notebook's cell ("when I run cell 1",
+    "in the first cell"), torch said to be installed ("even though I installed torch", "torch is already
+    installed": then a 'No module named torch' comes from another environment than the user's)."""
+    if "cell" in low:
+        m = _CELL_RE.search(low)
+        if m:
+            r.event("jupyter", "sign", line, WEIGHT["weak_sign"], sign="in_notebook", phrase=m.group(0))
+    if "torch" in low and "install" in low:
+        m = _TORCH_SAID_INSTALLED_RE.search(low)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["sign"], sign="torch_said_installed", phrase=m.group(0))
+
+
+def _scan_imports(r: _Reader, line: str) -> None:
+    """Top-level packages a Python import statement of the text imports (``loader.modules_imported``), in order,
+    the standard library left out: which native packages share the process when it crashes."""
+    for top in _imported(line):
+        mods = r.facts["loader"].get("modules_imported") or []
+        if top not in mods and len(mods) < 12:
+            mods.append(top)
+            r.fact("loader", "modules_imported", mods, line, replace=True)
+
+
+def _imported(line: str) -> list[str]:
+    """The non-standard top-level packages the statements of one line import (``import a; import b``, a
+    ``python -c "import a"`` command)."""
+    out = []
+    for piece in _STATEMENT_SPLIT_RE.split(line)[:8]:
+        m = _IMPORT_RE.match(piece)
+        top = (m.group(1) or m.group(2)).split(".")[0] if m else None
+        if top and top not in _STDLIB and not top.startswith("_"):
+            out.append(top)
+    return out
+
+
+def _last_import(r: _Reader, line: str) -> str | None:
+    mods = _imported(line)
+    return mods[-1] if mods else None
+
+
+def _repl_result(prev: str, line: str) -> str | None:
+    """A value printed on its own line for the expression of the line before (an IPython ``Out[2]: False``
+    after ``In [2]: torch.cuda.is_available()``, a REPL's ``False`` after ``>>> ...``), or the expression on the
+    line after the prose that says what it returned ("the following returns false:"): both as one line."""
+    if "is_available" in line and "false" not in line and "false" in prev and len(prev) < 300:
+        return f"{line.strip()} -> {prev.strip()}"  # prose before the expression: "the following returns false:"
+    if ("is_available" not in prev and "device_count" not in prev) or len(line) > 40:
+        return None
+    m = _REPL_VALUE_RE.match(line)
+    return f"{prev.strip()} -> {m.group(1)}" if m else None
 
 
 def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
     t0 = time.perf_counter()
+    prev, prev_raw, prev_import = "", "", None
     for i, line in enumerate(text.split("\n")):
         if i % 64 == 0 and time.perf_counter() - t0 > budget_s:
             r.fact("context", "text_truncated", f"stopped reading after {budget_s:g} s", "")
@@ -614,14 +800,28 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
         if not line.strip():
             continue
         low = line.lower()
+        joined = _repl_result(prev, low) if prev else None
+        echoed = _ECHO_RE.search(prev_raw) if "echo" in prev else None
+        prev, prev_raw = low, line
+        if joined:
+            _scan_cuda_available(r, joined, joined)
+        if echoed and not line.lstrip().startswith(("$", "#", ">")) and " " not in line.strip():
+            _scan_paths(r, f"${echoed.group(1)} = {line.strip()}", f"${echoed.group(1)} = {line.strip()}".lower())
         _scan_libraries(r, line, low)
         _scan_symbols(r, line, low)
         _scan_versions(r, line, low)
         _scan_paths(r, line, low)
         _scan_gpus(r, line, low)
         _scan_python(r, line, low)
-        if "is_available" in low:
+        if "is_available" in low or "device_count" in low:
             _scan_cuda_available(r, line, low)
+        if "cell" in low or ("torch" in low and "install" in low):
+            _scan_claims(r, line, low)
+        if "import" in low:
+            _scan_imports(r, line)
+        elif prev_import and any(w in low for w in _CRASH_WORDS):
+            r.fact("loader", "crashed_at_import", prev_import, line)
+        prev_import = _last_import(r, line) if "import" in low else None
 
 
 # ------------------------------------------------------------------ the tables, over the whole text
@@ -737,7 +937,8 @@ def _scan_error_numbers(r: _Reader, text: str, low: str) -> None:
                 for num in rx.findall(line):
                     table = ("nvml_errors" if "nvml" in llow else "nvrtc_results" if "nvrtc" in llow else
                              "cu_results" if ("cuinit" in llow or "cu_result" in llow or "cuda_error" in llow
-                                              or re.search(r"\bcu[A-Z][a-z]", line)) else "cuda_errors")
+                                              or "driver library" in llow or re.search(r"\bcu[A-Z][a-z]", line))
+                             else "cuda_errors")
                     row = _number_row(tables, table, int(num), llow)
                     if row is not None and row.codes != ("none",) and int(num) != 0:
                         _enum_event(r, row, "number", line)
@@ -827,13 +1028,19 @@ def _broken_driver(r: _Reader) -> None:
                 d.setdefault("read_from", {})["status"] = e["line"]
 
 
+#: rows of the Slurm table whose message any shell or script prints too (CUDA_VISIBLE_DEVICES set or empty, a
+#: module command the shell lacks)
+_NOT_ONLY_SLURM = frozenset({"cvd_empty", "cvd_local_indices", "module_function_missing"})
+
+
 def _context_from_signs(r: _Reader) -> None:
     signs = {e.get("sign") for ly in LAYERS for e in r.events[ly] if e["kind"] == "sign"}
     ctx = r.facts["context"]
     if "container" in signs or any(e.get("table") == "container_messages" and e.get("key") != "torch_no_driver"
                                    for e in r.events["context"]):
         ctx.setdefault("container", "docker")
-    if "slurm" in signs or any(e.get("table") == "slurm_gpu" for e in r.events["context"]):
+    if "slurm" in signs or any(e.get("table") == "slurm_gpu" and e.get("key") not in _NOT_ONLY_SLURM
+                               for e in r.events["context"]):
         ctx.setdefault("slurm", {"job_id": None})
     if "windows" in signs:
         ctx.setdefault("os", "windows")
@@ -891,6 +1098,8 @@ def summary(facts: dict[str, Any]) -> list[str]:
         out.append(f"LD_LIBRARY_PATH: {ld['current_ld_library_path']}")
     if tk.get("gcc"):
         out.append(f"gcc: {tk['gcc'].get('version')}")
+    if tk.get("cuda_named"):
+        out.append("CUDA named: " + ", ".join(tk["cuda_named"]))
     if drv.get("driver_version") or drv.get("cuda_driver_version"):
         out.append(f"driver: {drv.get('driver_version') or '?'}"
                    + (f" (CUDA up to {drv['cuda_driver_version']})" if drv.get("cuda_driver_version") else ""))
@@ -909,7 +1118,8 @@ def summary(facts: dict[str, Any]) -> list[str]:
     mods = [e["module"] for e in evs if e["kind"] == "module_missing"]
     if mods:
         out.append("modules not found: " + ", ".join(dict.fromkeys(mods)))
-    crashes = [e["key"] for e in evs if e["kind"] == "message" and e.get("key") in ("segfault", "illegal_instruction")]
+    crashes = [e["key"] for e in evs if e["kind"] == "message" and e.get("key") in ("segfault", "illegal_instruction",
+                                                                                     "abort")]
     if crashes:
         out.append("the process crashed: " + ", ".join(crashes))
     where = [w for w, on in (("container", ctx.get("container")), ("Slurm", ctx.get("slurm")),

@@ -394,3 +394,232 @@ def test_ld_library_path_in_a_text_decides_between_driver_readings():
     live = {"loader": {"status": "ok", "start_ld_library_path": "/usr/local/cuda/lib64/stubs"}}
     assert explain_text("RuntimeError: CUDA error: no CUDA-capable device is detected", live)[0].code == \
         "cuda_stub_driver_loaded"
+
+
+# ------------------------------------------------------------------ the driver's own libraries and its initialisation
+def test_a_driver_library_names_the_driver_version_and_only_the_drivers_libraries_are_the_driver():
+    facts = read("dlopen /usr/lib64/libnvidia-ml.so.535.104.05 ok")
+    assert facts["driver"]["driver_version"] == "535.104.05"
+    # libnvidia-container is the container toolkit's library: a program that cannot start without it is a
+    # library the loader does not find (ldconfig after `make install`), not a GPU hidden from the process
+    text = ("nvidia-container-cli: error while loading shared libraries: libnvidia-container-go.so.1: cannot open "
+            "shared object file: No such file or directory")
+    assert _codes(text, n=1) == ["library_not_found"]
+    assert set(_codes("ImportError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory")) <= {
+        "gpu_not_exposed_to_process", "no_gpu"}
+
+
+@pytest.mark.parametrize("text", [
+    # ollama's discovery (gpu_info_nvcuda.c: snprintf "cuda driver library init failure: %d" of cuInit's CUresult)
+    'level=INFO msg="Unable to load cudart library /usr/lib64/libcuda.so.560.35.03: cuda driver library init failure: 3"',
+    "cuInit(0) failed with error 3",
+    "E external/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: CUDA_ERROR_NOT_INITIALIZED: "
+    "initialization error",
+])
+def test_a_failed_cuinit_is_the_driver_that_does_not_initialise(text):
+    res = explain_result(text)
+    first = res.findings[0]
+    assert first.code == "driver_broken" and "cuInit" in first.title, (text, first)
+    assert "user_code_error" not in [f.code for f in res.findings]
+    assert not any(e["kind"] == "library_missing" for e in res.facts.get("loader", {}).get("events", []))
+
+
+def test_a_driver_call_before_cuinit_is_the_calling_code_first():
+    assert _codes("cuCtxGetDevice failed: CUDA_ERROR_NOT_INITIALIZED") == ["user_code_error", "driver_broken"]
+
+
+# ------------------------------------------------------------------ versions a user names in prose
+def test_versions_named_in_prose_are_facts_of_their_component():
+    f = read("Setup: NVIDIA driver 525.147.05, CUDA 12.1, two RTX3090 cards")
+    assert f["driver"]["driver_version"] == "525.147.05" and f["driver"]["cuda_driver_version"] == "12.0"
+    assert f["toolkit"]["cuda_named"] == ["12.1"]
+    assert {g["compute_capability"] for g in f["driver"]["gpus"]} == {"8.6"}
+    # nvidia-smi prints only the driver's CUDA: a version said of it is the driver's, never the toolkit's
+    f = read("nvcc says release 11.3, V11.3.109 but nvidia-smi shows cuda 12.4")
+    assert f["driver"]["cuda_driver_version"] == "12.4" and "cuda_named" not in f.get("toolkit", {})
+    assert "driver_cuda_version_not_toolkit" in _codes("nvcc: Cuda compilation tools, release 11.3, V11.3.109\n"
+                                                       "nvidia-smi reports CUDA 12.4", n=3)
+    # torch's local version tag names its CUDA wherever the word torch is on the line; a companion's does not
+    assert read("pytorch: tried 2.0.1+cu117 and then 2.1.2+cu118")["torch"]["cuda"] in ("11.7", "11.8")
+    assert "torch" not in read("torchvision 0.16.2+cu121")
+
+
+def test_forward_compatibility_asked_for_by_a_runtime_newer_than_the_driver_is_the_driver_first():
+    err804 = "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW"
+    assert _codes(err804) == ["driver_broken", "forward_compat_unsupported"]
+    # a driver of another major than the CUDA in use cannot run it without the compat package: the driver first
+    res = explain_result("nvidia-smi: Driver Version: 470.256.02\ntorch 2.1.0+cu121\n" + err804)
+    assert [f.code for f in res.findings][:2] == ["driver_too_old", "forward_compat_unsupported"]
+    assert any(e.startswith("decided by: the driver runs CUDA <= 11.4") for e in res.findings[0].evidence)
+    # the same major runs under minor-version compatibility once the compat package is gone: that reading first;
+    # the CUDA a user names decides as torch's does; a driver new enough leaves the reboot reading first
+    assert _codes("nvidia-smi: Driver Version: 450.236.01\ntorch 2.0.1+cu118\n" + err804) == [
+        "forward_compat_unsupported", "driver_too_old"]
+    assert _codes("driver 470.57.02, CUDA 11.6 toolkit\n" + err804) == ["forward_compat_unsupported", "driver_too_old"]
+    assert _codes("driver 535.104.05, CUDA 11.6 toolkit\n" + err804)[0] == "driver_broken"
+
+
+# ------------------------------------------------------------------ NVRTC: the runtime compiler of torch's CUDA
+def test_nvrtc_that_does_not_know_the_gpu_is_torchs_cuda_when_the_text_shows_both():
+    err = "RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)"
+    assert _codes(err) == ["unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"]  # the text alone: both readings
+    res = explain_result(err + "\ntorch 1.12.1+cu113 on an RTX 4070")  # CUDA 11.3 predates sm_89 (11.8)
+    first = res.findings[0]
+    assert [f.code for f in res.findings][:2] == ["torch_wheel_lacks_gpu_arch", "unsupported_gpu_arch"]
+    assert "NVRTC" in first.title and any("torch's CUDA 11.3" in e for e in first.evidence)
+    assert not any("cu113" in c or "cu115" in c for c in first.fix.commands)  # no variant of 1.12 knows sm_89
+    # torch's CUDA new enough for the GPU: the compiler at fault is another one (the toolkit's NVRTC or nvcc)
+    assert _codes(err + "\ntorch 2.1.0+cu121 on an RTX 4070", n=1) == ["unsupported_gpu_arch"]
+
+
+def test_nvrtc_without_its_builtins_library_is_a_cuda_library_the_loader_does_not_find():
+    f = explain_text("Exception: Error compiling program: nvrtc: error: failed to load builtins")[0]
+    assert f.code == "cudart_not_found" and "libnvrtc-builtins" in f.title
+
+
+# ------------------------------------------------------------------ torch that sees no GPU: where it runs decides
+def test_a_value_printed_on_the_next_line_of_a_session_is_read_with_its_expression():
+    f = read("In [4]: torch.cuda.is_available()\nOut[4]: False\n\nIn [5]: torch.cuda.device_count()\nOut[5]: 0")
+    assert f["torch"]["cuda_available"] is False and f["torch"]["device_count"] == 0
+    f = read(">>> import torch\n>>> torch.cuda.device_count()\n2")
+    assert f["torch"]["device_count"] == 2 and "driver" not in f
+    assert "torch" not in read("In [4]: x = 1\nOut[4]: False")
+
+
+def test_torch_without_a_gpu_in_a_container_is_a_process_not_given_the_gpu():
+    session = "In [2]: torch.cuda.is_available()\nOut[2]: False"
+    assert _codes(session) == ["torch_cuda_unavailable"]
+    for where in ("$ docker run -it --rm my/image:cuda12 ipython", "podman run -it my/image python",
+                  "I built the docker image from the repository's Dockerfile and ran it."):
+        assert _codes(where + "\n" + session) == ["gpu_not_exposed_to_process", "torch_cuda_unavailable"], where
+    assert _codes("torch 2.3.1+cpu inside the container\n" + session, n=1) == ["cpu_only_torch_with_gpu"]
+
+
+def test_no_device_and_an_empty_cuda_visible_devices_give_both_readings_with_what_decides():
+    text = ("torch.cuda.is_available(): False\ntorch.cuda.device_count(): 0\n"
+            "os.environ['CUDA_VISIBLE_DEVICES']: \nSee the install instructions.")
+    res = explain_result(text)
+    assert [f.code for f in res.findings][:2] == ["gpu_not_exposed_to_process", "no_gpu"]
+    assert "slurm" not in res.facts.get("context", {})  # any shell empties it, not only a job
+    second = res.findings[1]
+    assert any("what decides" in e and "nvidia-smi" in e for e in second.evidence)
+    assert "gpu_not_exposed_to_process" not in _codes("CUDA_VISIBLE_DEVICES=0 python train.py\n"
+                                                      "torch.cuda.is_available(): True")
+
+
+def test_a_cuda_visible_devices_the_text_sets_is_the_first_reading_of_a_torch_without_gpu():
+    text = "run.sh sets\nexport CUDA_VISIBLE_DEVICES=3\nand then this prints False:\n`torch.cuda.is_available()`"
+    res = explain_result(text)
+    assert res.facts["context"]["cuda_visible_devices"] == "3" and res.facts["torch"]["cuda_available"] is False
+    assert [f.code for f in res.findings][:2] == ["gpu_not_exposed_to_process", "torch_cuda_unavailable"]
+    res = explain_result("CUDA_VISIBLE_DEVICES=1 python train.py\nRuntimeError: No CUDA GPUs are available")
+    assert res.findings[0].code == "gpu_not_exposed_to_process"
+    assert any("CUDA_VISIBLE_DEVICES=1" in e for e in res.findings[0].evidence)
+
+
+# ------------------------------------------------------------------ a module that is installed, yet not found
+@pytest.mark.parametrize("where", ["When I execute the first cell I get", "cell [3] fails with", "Running the cell:"])
+def test_a_cell_is_a_notebook(where):
+    res = explain_result(f"{where}\nModuleNotFoundError: No module named 'torch'")
+    assert res.findings[0].code == "kernel_wrong_python" and "notebook" in res.findings[0].title
+
+
+def test_torch_said_installed_yet_not_found_is_another_environment_with_both_readings():
+    text = "pip install mypkg\n...\nModuleNotFoundError: No module named 'torch'"
+    assert _codes(text, n=1) == ["torch_not_found_at_build"]  # a build: pip's isolated environment
+    said = "ModuleNotFoundError: No module named 'torch', but torch is already installed (2.4.0)"
+    res = explain_result(said)
+    assert [f.code for f in res.findings][:2] == ["torch_not_found_at_build", "kernel_wrong_python"]
+    assert any("what decides" in e for e in res.findings[1].evidence)
+    assert explain_result("ModuleNotFoundError: No module named 'torch'").recognised is False  # not installed, or unknown
+    assert "torch_said_installed" not in str(read("I have torch==2.1 and No module named 'torchvision'"))
+
+
+# ------------------------------------------------------------------ a crash with two native packages in the process
+@pytest.mark.parametrize("text", [
+    ">>> import pyrender\n>>> import torch\nFatal Python error: Segmentation fault",
+    "import numpy as np\nimport tensorflow as tf\nimport torch\n...\n"
+    "Process finished with exit code 134 (interrupted by signal 6: SIGABRT)",
+    "$ python -c \"import cv2; import torch\"\nAborted (core dumped)",
+])
+def test_a_crash_in_a_process_that_imports_two_native_packages_is_read_as_their_clash(text):
+    res = explain_result(text)
+    assert res.findings[0].code == "native_library_conflict", (text, [f.code for f in res.findings])
+    assert any("faulthandler" in c for c in res.findings[0].fix.commands)
+
+
+@pytest.mark.parametrize("text", ["Segmentation fault (core dumped)", "import os\nimport sys\nSegmentation fault",
+                                  "import torch\nSegmentation fault (core dumped)",
+                                  "import torch\nimport numpy\nIllegal instruction (core dumped)"])
+def test_a_crash_that_names_no_two_native_packages_stays_unrecognised(text):
+    assert explain_result(text).recognised is False, text
+
+
+def test_a_crash_right_at_an_import_says_so():
+    f = read(">>> from sklearn.neighbors import KDTree\n>>> import open3d\nSegmentation fault (core dumped)")
+    assert f["loader"]["modules_imported"] == ["sklearn", "open3d"] and f["loader"]["crashed_at_import"] == "open3d"
+
+
+# ------------------------------------------------------------------ an extension's own minimum toolkit
+def test_the_packages_pip_builds_are_read_from_its_lines_and_its_command():
+    f = read("$ pip install --no-build-isolation -v mamba-ssm==2.2.2 -i https://pypi.org/simple\n"
+             "  Building wheel for mamba-ssm (setup.py) ... error\nERROR: Failed building wheel for causal-conv1d")
+    assert f["toolkit"]["building"] == ["mamba-ssm", "causal-conv1d"]
+    assert "building" not in read("pip install -r requirements.txt -e .").get("toolkit", {})
+
+
+@pytest.mark.parametrize(("text", "first"), [
+    # the toolkit the build uses, from nvcc's own line, older than the extension's setup.py accepts
+    ("Cuda compilation tools, release 11.4, V11.4.152\n  Building wheel for flash-attn (setup.py) ... error",
+     "toolkit_below_extension_minimum"),
+    # the CUDA version the user names stands in for the toolkit when nvcc's line is absent
+    ("My machine has CUDA 11.4.\npip install mamba-ssm\nerror: subprocess-exited-with-error",
+     "toolkit_below_extension_minimum"),
+])
+def test_a_build_below_the_extensions_minimum_toolkit(text, first):
+    res = explain_result(text)
+    assert res.findings[0].code == first, [f.code for f in res.findings]
+    assert "CUDA >= 11." in res.findings[0].title and any("setup.py" in e for e in res.findings[0].evidence)
+
+
+def test_a_toolkit_at_or_above_the_minimum_is_not_that_cause():
+    text = "Cuda compilation tools, release 12.1, V12.1.105\nERROR: Failed building wheel for flash-attn"
+    assert "toolkit_below_extension_minimum" not in _codes(text, n=5)
+    assert "toolkit_below_extension_minimum" not in _codes("CUDA 11.4\nFailed building wheel for apex", n=5)
+
+
+# ------------------------------------------------------------------ a job's shell, a variable's value, torch's own headers
+@pytest.mark.parametrize("text", ["/var/spool/slurm/d/job4242/slurm_script: line 7: module: command not found",
+                                  "run.sh: line 2: ml: command not found\nnvcc: command not found"])
+def test_a_module_command_the_shell_lacks_is_an_environment_that_does_not_reach_the_job(text):
+    f = explain_text(text)[0]
+    assert f.code == "env_not_propagated_to_kernel" and "login shell" in f.title, f
+    assert any("#!/bin/bash -l" in c for c in f.fix.commands)
+
+
+@pytest.mark.parametrize("text", [
+    "$ echo $CUDA_HOME\n/usr/local/cuda-11.8:\n$ python setup.py install\nerror: [Errno 2] No such file or directory: "
+    "'/usr/local/cuda-11.8:/bin/nvcc'",
+    "nvcc not found although I installed it; echo $CUDA_HOME gives /usr/local/cuda/bin",
+])
+def test_a_variables_value_from_its_echo_is_checked_for_its_shape(text):
+    assert _codes(text, n=1) == ["cuda_home_malformed"], _codes(text, n=3)
+
+
+def test_a_header_torchs_own_headers_need_is_torch_without_its_cuda_headers():
+    own = ("/env/lib/python3.9/site-packages/torch/include/ATen/cuda/detail/IndexUtils.cuh:4:10: fatal error: "
+           "THC/THCTensorInfo.cuh: No such file or directory")
+    f = explain_text(own)[0]
+    assert f.code == "cpu_only_torch_with_gpu" and any("torch's own header" in e for e in f.evidence)
+    # the extension's own source including a header torch removed is the source, not the install
+    assert _codes("src/roi_align_kernel.cu:3:10: fatal error: THC/THC.h: No such file or directory", n=1) == [
+        "torch_api_incompatible_source"]
+    # torch's header including a CUDA toolkit header is the toolkit the build uses
+    assert _codes("/env/lib/python3.9/site-packages/torch/include/c10/cuda/CUDAStream.h:6:10: fatal error: "
+                  "cuda_runtime_api.h: No such file or directory", n=1) == ["cuda_home_incomplete"]
+
+
+def test_a_command_that_gives_a_container_the_gpu_is_where_it_runs_not_an_error():
+    assert explain_result("docker run --gpus all -it nvcr.io/nvidia/pytorch:24.01-py3").recognised is False
+    res = explain_result("docker run --gpus all -it my/image\nRuntimeError: No CUDA GPUs are available")
+    assert res.facts["context"]["container"] and res.findings[0].code == "gpu_not_exposed_to_process"

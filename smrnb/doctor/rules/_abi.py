@@ -361,6 +361,17 @@ def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, 
 _COMPILED_SUFFIXES = ("_c", "_ext", "_cuda", "_cpp", "_cpu", "_cuda_kernel", "_backend", "cuda", "_C")
 
 
+#: the namespaces of torch's own headers (installed under torch/include)
+TORCH_HEADER_DIRS = ("thc/", "thcunn/", "aten/", "c10/", "torch/", "caffe2/")
+
+
+def torch_header_of_torch(ev: Mapping[str, Any]) -> bool:
+    """Whether a missing header is one of torch's own, included by one of torch's own installed headers: then
+    the torch install lacks part of itself (a CPU-only build ships no CUDA headers), not the extension's source."""
+    by = str(ev.get("included_from") or "").replace("\\", "/")
+    return "/torch/include/" in by and str(ev.get("header") or "").lower().startswith(TORCH_HEADER_DIRS)
+
+
 def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """What a module (or name) that cannot be imported means: pip's build isolation hiding torch, a package
     without its compiled module, code written for another release of a package, or a kernel of another
@@ -370,10 +381,15 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     last = parts[-1]
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
     if parts[0] == "torch" and len(parts) == 1:
+        notebook = has_sign(facts, "in_notebook")
         if building:
-            return ["torch_not_found_at_build"]
-        if has_sign(facts, "in_notebook"):
+            return ["torch_not_found_at_build"] + (["kernel_wrong_python"] if notebook else [])
+        if notebook:
             return ["kernel_wrong_python"]
+        if has_sign(facts, "torch_said_installed"):
+            # torch is installed, yet not where this import looks: pip's isolated build environment (installing a
+            # package) or another Python (a kernel, a venv); `pip install -v` / `sys.executable` decide
+            return ["torch_not_found_at_build", "kernel_wrong_python"]
         return []
     if mod in ("torch._six", "torch.six") or last == "_six":
         return ["torch_api_incompatible_source"]
@@ -413,5 +429,7 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
         elif ev.get("sign") == "cannot_import_c":
             yield from resolve(facts, ev, ["extension_not_compiled"])
     for ev in events(facts, "toolkit", "header_missing"):
+        if torch_header_of_torch(ev):
+            continue  # rules.torch: torch's own header needs a header this torch did not install
         if str(ev.get("header") or "").lower().startswith("thc/"):
             yield from resolve(facts, {**ev, "phrase": ev.get("header")}, ["torch_api_incompatible_source"])

@@ -134,4 +134,10 @@ def context_messages(facts: Facts) -> Iterable[Finding]:
     """The NVIDIA container toolkit's, Docker's, Kubernetes' and Slurm's messages about GPUs
     (tables/container_messages.csv, tables/slurm_gpu.csv), read in a text or produced by a probe."""
     for ev in events(facts, "context", "message"):
+        if ev.get("key") in _SLURM_ONLY_WITH_A_JOB and not layer(facts, "context").get("slurm"):
+            continue  # CUDA_VISIBLE_DEVICES=0 means a job's renumbered GPU only inside a Slurm job
         yield from resolve(facts, ev)
+
+
+#: Slurm rows that are a cause only inside a job (the table's sign needs the job for company)
+_SLURM_ONLY_WITH_A_JOB = frozenset({"cvd_local_indices"})

@@ -11,7 +11,17 @@ from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
-from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, major, resolve, value
+from smrnb.doctor.rules._events import (
+    builds,
+    cuda_in_use,
+    events,
+    finding,
+    from_text,
+    has_sign,
+    major,
+    resolve,
+    value,
+)
 
 CODES = meanings("rules.driver")  # this module's codes, from the one table (codes.py)
 
@@ -129,6 +139,15 @@ def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:
             "# or, with nothing using the GPU (stop X / display manager, nvidia-persistenced, jobs):\n"
             "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia && nvidia-smi",
             "cat /proc/driver/nvidia/version; dpkg -l | grep -E 'nvidia-(driver|utils)'   # the two versions")
+    elif kind == "init_failed":
+        title = "NVIDIA driver installed, but CUDA cannot initialise it (cuInit fails)"
+        detail = ("The driver answers but its initialisation fails: most often the nvidia_uvm module (not loaded, or "
+                  "wedged after a suspend or a driver update), a /dev/nvidia* node this process may not open, or a "
+                  "driver bug that a module option or a driver update fixes; the kernel log names it.")
+        cmds = ("sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm   # with nothing using the GPU",
+                "ls -l /dev/nvidia*; lsmod | grep nvidia",
+                "sudo dmesg | grep -iE 'nvrm|nvidia|uvm' | tail -20",
+                "sudo reboot   # after a driver or kernel update")
     else:
         title = "NVIDIA driver broken: installed, but its kernel module is not loaded"
         detail = ("Usual causes: the driver or the kernel was updated without a reboot, a DKMS build failed for the "
@@ -224,9 +243,14 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     found = (ev.get("groups") or {}).get("found")
     evidence = ([f"found version {found} = cudaDriverGetVersion(): the driver supports CUDA up to {dcuda}"]
                 if found and dcuda else [f"the driver runs CUDA <= {dcuda}"] if dcuda else [])
-    evidence += ([f"torch is built for CUDA {tc}"] if tc else []) + ([f"driver version {dv}"] if dv else [])
+    used = None if tc else cuda_in_use(facts)
+    evidence += ([f"torch is built for CUDA {tc}"] if tc else [f"the text uses CUDA {used}"] if used else []) + (
+        [f"driver version {dv}"] if dv else [])
     variant = f"cu{dcuda.replace('.', '')}" if dcuda else "<cuXY>"
-    return {"title": driver_too_old_title(dv, tc, dcuda), "evidence": evidence,
+    title = driver_too_old_title(dv, tc, dcuda)
+    if used:
+        title = title.replace("this CUDA runtime", f"CUDA {used}")
+    return {"title": title, "evidence": evidence,
             "commands": ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports",
                          f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{variant}   "
                          "# a build the driver supports (check the index lists it), or update the driver"],
@@ -248,11 +272,19 @@ def _broken_from_event(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     drv = dict(facts.get("driver") or {})
     if drv.get("status") != "broken":
         line = str(ev.get("line") or "")
-        drv = {"status": "broken", "broken_kind": broken_kind(line) or "not_loaded", "source": origin_name(ev),
-               "message": line}
+        kind = broken_kind(line) or (_ERROR_BROKEN_KIND.get(str(ev.get("name")), "init_failed")
+                                     if ev.get("kind") == "cuda_error" else "not_loaded")
+        drv = {"status": "broken", "broken_kind": kind, "source": origin_name(ev), "message": line}
     f = broken_driver_finding(drv)
     return {"title": f.title, "evidence": list(f.evidence[1:]), "commands": list(f.fix.commands),
             "detail": f.fix.why[len(why("driver_broken")):].strip(), "docs": list(f.fix.docs)}
+
+
+#: error codes whose driver reading is a kernel module of another version than the user-space driver
+#: (cuda_errors.csv / cu_results.csv meanings); every other CUDA error read as a broken driver is a failed cuInit
+_ERROR_BROKEN_KIND = {"cudaErrorCompatNotSupportedOnDevice": "version_mismatch",
+                      "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE": "version_mismatch",
+                      "cudaErrorSystemDriverMismatch": "version_mismatch", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH": "version_mismatch"}
 
 
 def origin_name(ev: Mapping[str, Any]) -> str:
@@ -314,3 +346,17 @@ def _smi_cuda(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     return {"title": f"'CUDA Version: {dmax}' in nvidia-smi is the driver's limit, not your toolkit" if dmax else
             "nvidia-smi's 'CUDA Version' is the driver's limit, not your toolkit",
             "commands": ["nvcc --version", "python -c \"import torch; print(torch.version.cuda)\""]}
+
+
+@builds("forward_compat_unsupported")
+def _forward_compat(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    dcuda, used = _driver_cuda_of(facts), cuda_in_use(facts)
+    evidence = ([f"the driver runs CUDA <= {dcuda}; the run uses CUDA {used}: a newer user-space driver (cuda-compat) "
+                 "was loaded for it"] if dcuda and used else [])
+    return {"title": "A CUDA forward-compatibility package is loaded on a GPU that does not support forward "
+                     "compatibility", "evidence": evidence,
+            "commands": ["echo $LD_LIBRARY_PATH | tr ':' '\\n' | grep -i compat   # drop that directory (and any "
+                         "libcuda.so.* copied next to the program)",
+                         "ldconfig -p | grep libcuda.so   # the driver's own libcuda; a copy on LD_LIBRARY_PATH wins over it",
+                         "nvidia-smi   # the driver's own CUDA; update the driver to run a newer CUDA natively"],
+            "docs": ["https://docs.nvidia.com/deploy/cuda-compatibility/"]}

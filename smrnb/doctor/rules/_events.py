@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from smrnb.doctor import tables
 from smrnb.doctor._codes import CODES, why
 from smrnb.doctor._model import Finding, Fix
 
@@ -91,6 +92,13 @@ def cuda_majors(facts: Facts) -> set[int]:
         if isinstance(n, Mapping):
             out.add(major(n.get("version")))
     return {m for m in out if m}
+
+
+def cuda_in_use(facts: Facts) -> str | None:
+    """The CUDA version the failing run uses: torch's build, else the build's nvcc, else the first CUDA version
+    the text names (``toolkit.cuda_named``)."""
+    named = value(facts, "toolkit", "cuda_named") or []
+    return value(facts, "torch", "cuda") or value(facts, "toolkit", "build_nvcc_version") or (named[0] if named else None)
 
 
 def gpu_ccs(facts: Facts) -> list[str]:
@@ -169,17 +177,40 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if {"driver_broken", "forward_compat_unsupported"} <= s and "compat" in llp:
         return ["forward_compat_unsupported", "driver_broken"], (
             f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})")
+    if {"driver_broken", "forward_compat_unsupported"} <= s:
+        dmax, used = value(facts, "driver", "cuda_driver_version"), cuda_in_use(facts)
+        if dmax and used and tables.version_key(dmax) < tables.version_key(used):
+            # the driver works (it answers with its version) and is older than the CUDA in use, so a compat package
+            # was loaded to run it, which this GPU refuses. Another major: without the compat package the driver
+            # cannot run it at all (a newer driver first); the same major: minor-version compatibility would run it
+            # without the compat package (removing it first, a newer driver second)
+            how = f"the driver runs CUDA <= {dmax} and the text uses CUDA {used}"
+            if major(dmax) != major(used):
+                return ["driver_too_old", "forward_compat_unsupported"], how + " (another major)"
+            return ["forward_compat_unsupported", "driver_too_old"], how + " (the same major)"
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
             if "no_gpu" in c:
                 c.remove("no_gpu")
             return c, "the process runs in a container or a job, which must be given the GPU"
+        cvd = value(facts, "context", "cuda_visible_devices")
+        if cvd is not None and "gpu_not_exposed_to_process" in s:
+            c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
+            return c[:MAX_READINGS], (f"CUDA_VISIBLE_DEVICES={cvd!s} chooses which GPUs CUDA shows this process"
+                                      + (" (empty: none)" if not cvd else ""))
         if _has_gpu(facts) and "no_gpu" in s:
             c.remove("no_gpu")
             return c, "the machine has an NVIDIA driver and GPU (nvidia-smi answers)"
         if value(facts, "driver", "status") == "absent" and "no_gpu" in s:
             return first("no_gpu", "no NVIDIA driver or GPU on this machine")
+    if {"driver_broken", "user_code_error"} <= s:
+        said = str(ev.get("line") or "").lower()
+        if "cuinit" in said or "init failure" in said or "init failed" in said:
+            return first("driver_broken", "the call that failed is the driver's initialisation (cuInit) itself, which "
+                                          "no calling code can skip")
+        if ev.get("name") == "CUDA_ERROR_NOT_INITIALIZED":
+            c = ["user_code_error", "driver_broken"]  # a driver API call before cuInit (after a fork), else init failed
     if {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"} <= s:
         from smrnb.doctor._install import arch_covers
 
@@ -190,6 +221,18 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
                              "an extension lacks them")
             return first("torch_wheel_lacks_gpu_arch", f"torch's arch list ({' '.join(arch_list)}) lacks compute "
                          f"capability {', '.join(ccs)}")
+    if {"unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"} <= s:
+        # a compiler that does not know the GPU: the toolkit's nvcc/NVRTC, or the NVRTC of torch's own CUDA (torch
+        # ships it and compiles with it at run time); torch's CUDA release against the GPU decides
+        from smrnb.doctor._install import cc_to_int, nvcc_archs
+
+        tc, ccs = value(facts, "torch", "cuda"), gpu_ccs(facts)
+        known = nvcc_archs(tc) if tc else None
+        newer = [cc for cc in ccs if known and (cc_to_int(cc) or 0) > max(known)]
+        if newer:
+            return ["torch_wheel_lacks_gpu_arch", "unsupported_gpu_arch"], (
+                f"torch's CUDA {tc} compiles for compute capabilities up to {max(known) // 10}.{max(known) % 10}; "
+                f"the GPU is {', '.join(newer)}")
     if {"cpu_only_torch_with_gpu", "no_gpu"} <= s and value(facts, "context", "os") == "macos":
         return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):

@@ -72,8 +72,10 @@ def jupyter_findings(facts: Facts) -> Iterable[Finding]:
 def _wrong_python(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     mod = ev.get("module")
     top = str(mod).split(".")[0] if mod else None
-    return {"title": (f"No module named '{mod}' in a notebook: the kernel may run another Python than the one it was "
-                      "installed into") if mod else "The kernel runs another Python than the terminal",
+    notebook = "in_notebook" in signs(facts) or bool(layer(facts, "jupyter").get("in_kernel"))
+    where = ("in a notebook: the kernel may run another Python than the one it was installed into" if notebook else
+             "although it is installed: this Python may be another than the one it was installed into")
+    return {"title": f"No module named '{mod}' {where}" if mod else "The kernel runs another Python than the terminal",
             "commands": ["import sys; print(sys.executable)   # in the notebook, against `which python` in the terminal",
                          f"%pip install {top}   # into the kernel's own Python" if top else
                          "python -m ipykernel install --user --name <env>   # from the environment that has the packages"]}

@@ -120,9 +120,15 @@ def _who(ev: Mapping[str, Any]) -> str:
     return f"{os.path.basename(str(nb))}: " if nb else ""
 
 
+#: loader-table rows whose message does not name the library it could not load
+_UNNAMED_LIBS = {"nvrtc_builtins": "libnvrtc-builtins"}
+
+
 @builds("cudart_not_found")
 def _cudart(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
-    lib, fam, ver = str(ev.get("library") or "the CUDA library"), ev.get("family"), str(ev.get("version") or "")
+    lib = str(ev.get("library") or (ev.get("groups") or {}).get("lib") or _UNNAMED_LIBS.get(str(ev.get("key")))
+              or "the CUDA library")
+    fam, ver = ev.get("family"), str(ev.get("version") or "")
     evidence, cmds = _needed_commands(ev)
     m = major(ver) if fam == "cudart" else None
     cmds += ["python -c \"import torch\"   # torch's own CUDA wheels: import torch before the extension so its "
@@ -295,11 +301,46 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
     for ev in events(facts, "loader", "sign"):
         if ev.get("sign") == "cudnn_mismatch":
             yield from resolve(facts, ev, ["library_shadowed_older_copy"])
+    yield from _crash_with_native_packages(facts)
+
+
+def _crash_with_native_packages(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """A process that crashes (SIGSEGV, SIGABRT) while two packages with native code share it: when the text says
+    the import order matters, or shows the crash right at an import, or imports two such packages, their runtimes
+    clashing is a reading (a bare crash stays unrecognised: the text does not say whose code crashed)."""
     crash = [e for e in events(facts, "torch", "message", table="torch_messages")
-             if e.get("key") in ("segfault", "illegal_instruction")]
+             if e.get("key") in ("segfault", "illegal_instruction", "abort")]
+    if not crash:
+        return
     order = [e for e in events(facts, "loader", "sign") if e.get("sign") == "import_order"]
-    if crash and order:
-        yield from resolve(facts, {**order[0], "line": crash[0].get("line", "")}, ["native_library_conflict"])
+    mods = [str(m) for m in value(facts, "loader", "modules_imported") or []]
+    at = value(facts, "loader", "crashed_at_import")
+    if order:
+        yield from resolve(facts, {**order[0], "line": crash[0].get("line", ""), "modules": mods},
+                           ["native_library_conflict"])
+    elif len(mods) >= 2 and crash[0].get("key") != "illegal_instruction":
+        ev = {"kind": "state", "from": "text", "line": crash[0].get("line", ""), "modules": mods,
+              "weight": 20 if at else 28,
+              "fact": f"crashed {'at import ' + str(at) if at else 'in a process'} importing {', '.join(mods)}"}
+        yield from resolve(facts, ev, ["native_library_conflict"])
+
+
+@builds("native_library_conflict")
+def _native_conflict(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    mods = [m for m in ev.get("modules") or value(facts, "loader", "modules_imported") or [] if isinstance(m, str)]
+    a, b = (mods[0], mods[-1]) if len(mods) >= 2 else ("torch", "<the other package>")
+    at = value(facts, "loader", "crashed_at_import")
+    evidence = ([f"the text imports {', '.join(mods)}"] if mods else []) + (
+        [f"the process crashed at `import {at}`"] if at else [])
+    return {"title": f"Two native packages clash in one process ({a}, {b})" if len(mods) >= 2 else
+            "Two native packages clash in one process: the import order decides",
+            "evidence": evidence,
+            "commands": [f'python -X faulthandler -c "import {a}; import {b}"   # and in the other order:',
+                         f'python -X faulthandler -c "import {b}; import {a}"',
+                         f'LD_DEBUG=libs python -c "import {a}; import {b}" 2>&1 | grep -E "libstdc|libgomp|libiomp|'
+                         'libcudart"   # which copy of each runtime is loaded first',
+                         "# then import the one that works first in every module (or upgrade the package whose "
+                         "bundled runtime is older)"]}
 
 
 @builds("env_not_propagated_to_kernel")
@@ -310,6 +351,14 @@ def _env_not_propagated(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[st
         if isinstance(ch, Mapping):
             extra.append(f"in this process {var} was {ch.get('start')!r} at start and is {ch.get('now')!r} now")
     sign = ev.get("sign")
+    if ev.get("key") == "module_function_missing":
+        cmd = (ev.get("groups") or {}).get("cmd") or "module"
+        return {"title": f"'{cmd}' is not defined in this shell: the script is not a login shell, so the toolkit its "
+                         "module load would set never reaches the job",
+                "commands": ["#!/bin/bash -l   # the job script's first line: a login shell reads /etc/profile.d",
+                             "source /etc/profile.d/lmod.sh   # or modules.sh: defines module/ml before `module load`",
+                             "type module   # 'module is a function' where it works"],
+                "evidence": extra, "severity": "warning"}
     if ev.get("kind") == "env_set_in_process":
         title = "LD_LIBRARY_PATH set inside the running process: its loader does not see it"
     elif sign in ("env_dropped",) or has_sign(facts, "env_dropped"):

@@ -16,6 +16,7 @@ from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._install import cc_to_int, int_to_cc, matching_nvcc, nvcc_supported_ccs, toolkit_dir_for
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
+from smrnb.doctor.rules._abi import torch_header_of_torch
 from smrnb.doctor.rules._context import conda_nvcc_command, env_fix_commands, layer
 from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, resolve, value
 
@@ -207,6 +208,8 @@ _CUDA_LINK_LIBS = ("cudart", "cublas", "cusparse", "cusolver", "cufft", "curand"
 
 def header_codes(ev: Mapping[str, Any]) -> list[str]:
     h = str(ev.get("header") or "").lower()
+    if torch_header_of_torch(ev):
+        return ["cpu_only_torch_with_gpu"]  # torch's own header needs one this torch did not install
     if h.startswith("thc/"):
         return []  # rules.abi: a torch API the source uses and torch removed
     return ["cuda_home_incomplete", "build_dependency_missing"] if h.startswith(_CUDA_HEADER_PREFIXES) else \
@@ -400,7 +403,7 @@ def _sign_codes(facts: Facts, sign: str) -> list[str]:
         return []
     return {"msvc": ["windows_msvc_toolchain"], "gcc_unsupported": ["host_compiler_unsupported"],
             "ninja_absent": ["ninja_missing"], "gpu_too_old_for_extension": ["gpu_below_extension_minimum"],
-            "nvrtc_arch": ["unsupported_gpu_arch"],
+            "nvrtc_arch": ["unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"],
             "multiple_nvcc": ["multiple_cuda_toolkits"]}.get(sign, [])
 
 
@@ -427,3 +430,49 @@ def _text_compilers(facts: Facts) -> Iterable[Finding]:
                 "fact": f"GPU {g.get('name') or ''} (compute {g.get('compute_capability')}) is newer than nvcc {nv}"})
             if f is not None:
                 yield f
+
+
+# ------------------------------------------------------------------ an extension's own minimum toolkit
+@rule("toolkit")
+def extension_minimums(facts: Facts) -> Iterable[Finding]:
+    """A package pip builds (``toolkit.building``) against the oldest nvcc its setup.py accepts
+    (tables/extension_minimums.csv): the build's nvcc, else the CUDA version the text names."""
+    tk = layer(facts, "toolkit")
+    built = tk.get("building") or []
+    nv, named = tk.get("build_nvcc_version"), tk.get("cuda_named") or []
+    have = nv or (named[0] if named else None)
+    if not built or not have:
+        return
+    said = {str(e.get("project")) for e in events(facts, "toolkit", "message")
+            if "toolkit_below_extension_minimum" in (e.get("codes") or ())}
+    for pkg in built:
+        req = tables.extension_minimum(pkg)
+        if req is None or req.needs != "nvcc" or req.project in said:
+            continue  # the build's own message, when the text has it, is the finding
+        if tables.version_key(have) >= tables.version_key(req.minimum):
+            continue
+        ev = {"kind": "state", "from": "text", "weight": 14 if nv else 20, "project": req.project,
+              "minimum": req.minimum, "have": have, "have_from": "nvcc" if nv else "the CUDA the text names",
+              "line": (tk.get("read_from") or {}).get("building", ""),
+              "fact": f"{req.project} needs nvcc >= {req.minimum}; the text's toolkit is CUDA {have}"}
+        yield from resolve(facts, ev, ["toolkit_below_extension_minimum"])
+
+
+@builds("toolkit_below_extension_minimum")
+def _below_extension_minimum(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    project = ev.get("project")
+    req = tables.extension_minimum(str(project)) if project else None
+    minimum = ev.get("minimum") or (req.minimum if req else None)
+    have = ev.get("have") or value(facts, "toolkit", "build_nvcc_version")
+    who = project or "The extension"
+    title = (f"{who} builds only with CUDA >= {minimum}" + (f"; the toolkit here is CUDA {have}" if have else "")
+             if minimum else f"{who} needs a newer CUDA toolkit than the one the build uses")
+    evidence = ([f"{who}'s setup.py: {req.source}"] if req else []) + (
+        [f"CUDA {have} read from {ev.get('have_from')}"] if ev.get("have_from") else [])
+    target = minimum or "<x.y>"
+    return {"title": title, "evidence": evidence,
+            "commands": ["nvcc --version   # the toolkit the build uses (CUDA_HOME, else nvcc on PATH)",
+                         f"conda install -c nvidia cuda-toolkit={target}   # or a system toolkit >= {target}, matching "
+                         "torch.version.cuda's major",
+                         f"export CUDA_HOME=<that toolkit> PATH=<that toolkit>/bin:$PATH && pip install "
+                         f"--no-build-isolation {project or '<package>'}"]}

@@ -9,7 +9,7 @@ from typing import Any
 
 from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings, why
-from smrnb.doctor._install import arch_covers
+from smrnb.doctor._install import arch_covers, nvcc_archs
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
@@ -135,8 +135,11 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     cmd = (f"pip install --force-reinstall torch=={tv} --index-url https://download.pytorch.org/whl/{ok[-1]}" if ok else
            "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126   # a CUDA variant "
            "the driver supports (nvidia-smi 'CUDA Version' is its newest)")
+    evidence = ([f"torch's own header {ev['included_from']} includes {ev.get('header')}, which this torch did not "
+                 "install: a torch without its CUDA headers (a CPU-only build, or a broken install)"]
+                if ev.get("included_from") else [])
     return {"title": "torch is a CPU-only build" + (f" ({value(facts, 'torch', 'version')})"
-                                                    if value(facts, "torch", "cpu_build") else ""),
+                                                    if value(facts, "torch", "cpu_build") else ""), "evidence": evidence,
             "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"", cmd]}
 
 
@@ -149,28 +152,31 @@ def _torch_lacks(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         arch = f"sm_{str(ccs[0]['compute_capability']).replace('.', '')}"
     tv = value(facts, "torch", "version_base")
     variant = _variant_for_arch(arch, tv)
-    return {"title": "The installed torch has no kernels for this GPU" + (f" ({arch})" if arch else ""),
+    tc = value(facts, "torch", "cuda")
+    title = ("The installed torch has no kernels for this GPU" if ev.get("sign") != "nvrtc_arch" else
+             f"torch's CUDA{' ' + tc if tc else ''} is older than this GPU: its runtime compiler (NVRTC) cannot "
+             "target it")
+    return {"title": title + (f" ({arch})" if arch else ""),
             "commands": ["python -c \"import torch; print(torch.__version__, torch.cuda.get_arch_list())\"",
                          f"pip install --force-reinstall torch{('==' + tv) if tv and variant else ''} --index-url "
                          f"https://download.pytorch.org/whl/{variant or '<a CUDA variant built for the GPU>'}"]}
 
 
 def _variant_for_arch(arch: str | None, torch_version: str | None) -> str | None:
-    """The newest CUDA variant of this torch release (tables/torch_cuda.csv) for a new GPU (sm_100+ needs
-    CUDA 12.8+); None when the table cannot say."""
+    """The newest CUDA variant of this torch release (tables/torch_cuda.csv) whose CUDA compiles for the GPU's
+    arch; None when the table cannot say or no variant of this release does."""
     if not torch_version:
         return None
     tv = tables.torch_cuda_variants(torch_version)
     if tv is None or not tv.variants:
         return None
     n = int("".join(ch for ch in str(arch or "") if ch.isdigit()) or 0)
-    if n >= 100:
-        ok = [v for v in tv.variants if tables.version_key(f"{v[2:-1]}.{v[-1]}") >= tables.version_key("12.8")]
-        return ok[-1] if ok else None
-    if 0 < n < 75:  # CUDA 13 dropped Maxwell/Pascal/Volta
-        ok = [v for v in tv.variants if v[2:-1] != "13"]
-        return ok[0] if ok else None
-    return tv.variants[-1]
+    if not n:
+        return tv.variants[-1]
+    # a variant whose CUDA release compiles for the GPU (tables/nvcc_archs.csv: sm_89 needs 11.8, sm_120 12.8;
+    # CUDA 13 dropped Maxwell, Pascal and Volta)
+    ok = [v for v in tv.variants if n in (nvcc_archs(f"{v[2:-1]}.{v[-1]}") or ())]
+    return ok[-1] if ok else None
 
 
 @builds("companion_built_for_other_torch")
@@ -200,6 +206,19 @@ def _arch_rejected(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          'export TORCH_CUDA_ARCH_LIST="8.6"   # major.minor values (not sm_86) that this torch knows']}
 
 
+def unavailable_codes(facts: Facts) -> list[str]:
+    """What ``torch.cuda.is_available() == False`` means from what else the facts show: a CPU build of torch;
+    in a container or a job that must be given the GPU, a process not given it (the symptom second); else the
+    symptom alone (the driver layer names a cause when the text shows one). A CUDA_VISIBLE_DEVICES the text sets
+    (to an index this machine lacks, or empty) hides GPUs as a container or a job does."""
+    if value(facts, "torch", "cpu_build"):
+        return ["cpu_only_torch_with_gpu"]
+    if value(facts, "context", "container") or value(facts, "context", "slurm") or value(
+            facts, "context", "cuda_visible_devices") is not None:
+        return ["gpu_not_exposed_to_process", "torch_cuda_unavailable"]
+    return ["torch_cuda_unavailable"]
+
+
 @rule("torch")
 def torch_messages(facts: Facts) -> Iterable[Finding]:
     """torch's own messages (tables/torch_messages.csv), CUDA errors by number, name or message
@@ -208,9 +227,11 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "torch", "message", table="torch_messages"):
         yield from resolve(facts, ev)
     for ev in events(facts, "torch", "sign"):
+        if ev.get("sign") == "cuda_unavailable":
+            yield from resolve(facts, ev, unavailable_codes(facts))
+            continue
         code = {"cpu_build": "cpu_only_torch_with_gpu", "gpu_dropped": "torch_wheel_lacks_gpu_arch",
-                "oom": "cuda_oom", "companion": "companion_built_for_other_torch",
-                "cuda_unavailable": "torch_cuda_unavailable"}.get(str(ev.get("sign")))
+                "oom": "cuda_oom", "companion": "companion_built_for_other_torch"}.get(str(ev.get("sign")))
         if code:
             yield from resolve(facts, ev, [code])
     from smrnb.doctor.rules._abi import module_codes

@@ -16,6 +16,7 @@ Files
 ``torch_cuda.csv``    torch major.minor -> CUDA variants on download.pytorch.org, PyPI default
 ``kaolin.json``       kaolin release -> Python / torch range and ``{torch}_cu{cuda}`` wheel pages
 ``pythreejs_labext.csv`` pythreejs version -> the ``jupyter-threejs`` lab extension version it ships
+``extension_minimums.csv`` a CUDA extension (its pip and import names) -> the oldest nvcc its setup.py builds with
 
 The domain's enumerations and messages, each row naming the finding code it indicates, are described in
 :mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
@@ -42,6 +43,7 @@ __all__ = [
     "CudaHomeShape",
     "CudaRelease",
     "EnumRow",
+    "ExtensionMinimum",
     "MessageMatch",
     "MessageRow",
     "NvccOptionChange",
@@ -57,6 +59,7 @@ __all__ = [
     "enum_lookup",
     "enum_rows",
     "enum_rows_in_text",
+    "extension_minimum",
     "family_min_driver",
     "first_match",
     "kaolin_release",
@@ -82,7 +85,7 @@ __all__ = [
 
 def clear_caches() -> None:
     """Forget loaded tables (after editing a data file, or pointing ``_read.HERE`` elsewhere)."""
-    for fn in (rows, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases):
+    for fn in (rows, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases, _extension_minimums):
         fn.cache_clear()
     _enums.clear_caches()
 
@@ -205,6 +208,33 @@ def max_gcc_for_nvcc(version: str) -> int | None:
         # a newer major than the table knows: the newest row is a lower bound, not an answer
         return None
     return int(r["max_gcc"])
+
+
+# --- CUDA extensions -> the oldest toolkit their build accepts --------------------------------
+@dataclass(frozen=True)
+class ExtensionMinimum:
+    project: str
+    needs: str
+    minimum: str
+    source: str
+
+
+@functools.cache
+def _extension_minimums() -> dict[str, ExtensionMinimum]:
+    out: dict[str, ExtensionMinimum] = {}
+    for r in rows("extension_minimums"):
+        m = ExtensionMinimum(r["project"], r["needs"], r["minimum"], r["source"])
+        for name in r["names"].split():
+            out[name.lower()] = m
+    return out
+
+
+def extension_minimum(package: str) -> ExtensionMinimum | None:
+    """The oldest toolkit (``needs``: ``"nvcc"``) the build of ``package`` (a pip or import name, any case,
+    ``-``/``_`` alike) accepts, from its setup.py; None when the table has no row for it."""
+    key = str(package or "").lower().strip()
+    table = _extension_minimums()
+    return table.get(key) or table.get(key.replace("_", "-")) or table.get(key.replace("-", "_"))
 
 
 # --- GPU -> compute capability ---------------------------------------------------------------
