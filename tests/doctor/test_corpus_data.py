@@ -101,3 +101,41 @@ def test_second_heldout_checker_catches_what_the_first_heldout_already_has():
     for bad, needle in cases:
         probs = split.heldout_problems([{**good, **bad}], [], [], earlier=held)
         assert any(needle in p for p in probs), (bad, probs)
+
+
+def test_third_heldout_has_no_problems_and_shares_nothing_with_earlier_parts():
+    dev, test = split.load(split.DEV), split.load(split.TEST)
+    held, held2, held3 = split.load(split.HELDOUT), split.load(split.HELDOUT2), split.load(split.HELDOUT3)
+    assert len(held3) >= 80
+    assert split.heldout_problems(held3, dev, test, earlier=held + held2, name="heldout3",
+                                  other_parts="dev/test/heldout/heldout2") == []
+    keys3 = {split.thread_key(e["url"]) for e in held3}
+    assert not keys3 & {split.thread_key(e["url"]) for e in dev + test + held + held2}
+    assert len(keys3) == len({e["url"] for e in held3})   # one address form per thread
+
+
+def test_third_heldout_spread_over_families_and_unknown_share():
+    held3 = split.load(split.HELDOUT3)
+    per_family: dict[str, int] = {}
+    for e in held3:
+        family = e["query"].split()[0]
+        per_family[family] = per_family.get(family, 0) + 1
+    assert max(per_family.values()) <= 0.08 * len(held3)
+    assert sum(e["cause"] == split.UNKNOWN for e in held3) <= split.MAX_UNKNOWN_SHARE * len(held3)
+
+
+def test_third_heldout_checker_catches_what_the_second_heldout_already_has():
+    held2 = [{"id": "h2-1", "url": "https://github.com/Org/Repo/issues/5", "project": "proj", "text": "second text",
+              "cause": "cuda_oom", "also": [], "fix": "a fix", "evidence": "reporter: fixed", "query": "F10"}]
+    good = {**held2[0], "id": "h3-1", "url": "https://github.com/o/r/issues/1", "text": "third text"}
+    kwargs = {"earlier": held2, "name": "heldout3", "other_parts": "dev/test/heldout/heldout2"}
+    assert split.heldout_problems([good], [], [], **kwargs) == []
+    cases = [
+        ({"url": "https://github.com/org/repo/issues/5"}, "also in dev/test/heldout/heldout2"),
+        ({"text": "Second  TEXT"}, "same text as h2-1"),
+        ({"id": "h2-1"}, "duplicate id"),
+        ({"cause": "not_a_code"}, "neither"),
+    ]
+    for bad, needle in cases:
+        probs = split.heldout_problems([{**good, **bad}], [], [], **kwargs)
+        assert any(needle in p for p in probs), (bad, probs)

@@ -16,6 +16,10 @@ repository + issue number) and none of its texts also occur in dev or test.
 queries after the first one had been scored: ``check`` verifies it by the same rules against dev,
 test and the first held-out part (no thread, id or text shared with any of them).
 
+``heldout3.jsonl`` is a third held-out part (see ``heldout3.md``), sampled after the second one had
+been scored: ``check`` verifies it by the same rules against dev, test and both earlier held-out
+parts.
+
 ``check`` never prints texts of the test or held-out parts.
 """
 
@@ -32,6 +36,7 @@ DEV = HERE / "dev.jsonl"
 TEST = HERE / "test.jsonl"
 HELDOUT = HERE / "heldout.jsonl"
 HELDOUT2 = HERE / "heldout2.jsonl"
+HELDOUT3 = HERE / "heldout3.jsonl"
 CAUSES = HERE / "CAUSES.md"
 CODES = HERE.parents[2] / "smrnb" / "doctor" / "CODES.md"
 KEYS = ("id", "url", "project", "text", "cause", "also", "fix")
@@ -128,16 +133,19 @@ def problems(dev: list[dict], test: list[dict]) -> list[str]:
 
 
 def heldout_problems(held: list[dict], dev: list[dict], test: list[dict],
-                     earlier: list[dict] | None = None, name: str = "heldout") -> list[str]:
+                     earlier: list[dict] | None = None, name: str = "heldout",
+                     other_parts: str | None = None) -> list[str]:
     """Every violation of the held-out rules (empty when the held-out part is sound).
 
     ``earlier`` are the entries of held-out parts made before this one: their threads, ids and
-    texts are as forbidden as those of dev and test.
+    texts are as forbidden as those of dev and test. ``other_parts`` names those parts in the
+    messages (``dev/test`` or ``dev/test/heldout`` by default).
     """
     out: list[str] = []
     causes = known_causes() | {UNKNOWN}
     others = dev + test + list(earlier or [])
-    other_parts = "dev/test" if not earlier else "dev/test/heldout"
+    if other_parts is None:
+        other_parts = "dev/test" if not earlier else "dev/test/heldout"
     corpus_threads = {thread_key(e["url"]) for e in others if isinstance(e.get("url"), str)}
     corpus_ids = {e.get("id") for e in others}
     corpus_texts = {_norm(e["text"]): e.get("id") for e in others if isinstance(e.get("text"), str)}
@@ -198,15 +206,19 @@ def add(new_path: Path) -> None:
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "add":
         add(Path(argv[1]))
-    dev, test, held, held2 = load(DEV), load(TEST), load(HELDOUT), load(HELDOUT2)
+    dev, test = load(DEV), load(TEST)
+    held, held2, held3 = load(HELDOUT), load(HELDOUT2), load(HELDOUT3)
     bad = (problems(dev, test) + heldout_problems(held, dev, test)
-           + heldout_problems(held2, dev, test, earlier=held, name="heldout2"))
+           + heldout_problems(held2, dev, test, earlier=held, name="heldout2")
+           + heldout_problems(held3, dev, test, earlier=held + held2, name="heldout3",
+                              other_parts="dev/test/heldout/heldout2"))
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
           f"test {len(test)} entries / {len({e['url'] for e in test})} threads; "
           f"heldout {len(held)} entries / {len({thread_key(e['url']) for e in held})} threads; "
           f"heldout2 {len(held2)} entries / {len({thread_key(e['url']) for e in held2})} threads; "
+          f"heldout3 {len(held3)} entries / {len({thread_key(e['url']) for e in held3})} threads; "
           f"{len(bad)} problems")
     return 1 if bad else 0
 
