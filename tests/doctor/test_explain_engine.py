@@ -549,10 +549,16 @@ def test_a_crash_in_a_process_that_imports_two_native_packages_is_read_as_their_
 
 
 @pytest.mark.parametrize("text", ["Segmentation fault (core dumped)", "import os\nimport sys\nSegmentation fault",
-                                  "import torch\nSegmentation fault (core dumped)",
-                                  "import torch\nimport numpy\nIllegal instruction (core dumped)"])
+                                  "import torch\nSegmentation fault (core dumped)", "Bus error (core dumped)",
+                                  "import torch\nAborted (core dumped)"])
 def test_a_crash_that_names_no_two_native_packages_stays_unrecognised(text):
     assert explain_result(text).recognised is False, text
+
+
+def test_sigill_is_an_instruction_the_cpu_lacks_not_two_packages_clashing():
+    res = explain_result("import torch\nimport numpy\nIllegal instruction (core dumped)")
+    codes = [f.code for f in res.findings]
+    assert codes[0] == "cpu_instruction_unsupported" and "native_library_conflict" not in codes, codes
 
 
 def test_a_crash_right_at_an_import_says_so():
