@@ -255,6 +255,9 @@ _ORDER_MODULES_RE = re.compile(r"\bimport(?:ing|ed|s)? `?([A-Za-z_][A-Za-z0-9_]{
 #: torch.cuda.device_count() and the number it gave ("device_count(): 0", "device_count() returns 0")
 _DEVICE_COUNT_RE = re.compile(r"device_count\(\)`?\W{0,4}(?:returns?|returned|is|gives|=+|->|:)?\W{0,4}([0-9]{1,3})\b")
 _REPL_VALUE_RE = re.compile(r"\s{0,8}(?:out\[[0-9]{1,5}\]:\s{0,4})?(false|true|[0-9]{1,3})\s{0,4}$")
+#: words before a version that make it the one the user wanted, not the one installed ("instead of 2.1.0+cu118")
+_WISHED_RE = re.compile(r"(?:instead of|rather than|expected|expecting|should be|supposed to be|want(?:ed)?|"
+                        r"hoping for) [^,;\n]{0,30}$")
 #: a torch release written with its local version tag without the word torch before it ("tried 1.11.0+cu113")
 _TAGGED_VER_RE = re.compile(r"(?<![0-9A-Za-z_.+])([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\+(cu[0-9]{2,3}|cpu)\b")
 _COMPANIONS = ("vision", "audio", "text", "data", "geometric", "scatter", "sparse", "cluster", "xformers", "mmcv")
@@ -402,6 +405,14 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                  "after apt upgrade", "after system update", "after updating ubuntu",
                                  "unattended-upgrade"), False),
     ("dataloader", "torch", ("dataloader", "num_workers", "data loader worker"), True),
+    # torch (or the user) says no GPU is usable, in words other than is_available()'s False
+    ("cuda_unavailable", "torch", ("cuda is not available", "cuda not available", "cuda is unavailable",
+                                   "cuda isn't available", "no cuda device", "gpu not detected", "gpu is not detected",
+                                   "no gpu detected", "doesn't detect my gpu", "does not detect my gpu",
+                                   "doesn't detect the gpu", "does not detect the gpu", "not detecting my gpu",
+                                   "not detecting the gpu", "can't find my gpu", "cannot find my gpu",
+                                   "doesn't recognize my gpu", "does not recognize my gpu", "not using the gpu",
+                                   "not using my gpu"), False),
     ("shm_named", "context", ("/dev/shm", "shm-size", "shm_size", "--ipc", "shared memory"), True),
 )
 
@@ -477,6 +488,9 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "torch" in low:
         for m in _TORCH_VER_RE.finditer(line):
             ver, tag = m.group(1), (m.group(2) or "").lower()
+            if _WISHED_RE.search(low[max(0, m.start() - 40): m.start()]):
+                r.fact("torch", "version_wanted", ver + (f"+{tag}" if tag else ""), line)
+                continue  # the release the user expected, not the one installed
             _torch_version(r, ver, tag, line)
         if "requirement already satisfied" in low:
             for ver, tag in _TORCH_SATISFIED_RE.findall(line):
@@ -515,7 +529,9 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
         _cuda_named(r, line, low)
     if "torch" in low and "+" in line:
         for m in _TAGGED_VER_RE.finditer(line):
-            if not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS):
+            if _WISHED_RE.search(low[max(0, m.start() - 40): m.start()]):
+                r.fact("torch", "version_wanted", f"{m.group(1)}+{m.group(2).lower()}", line)
+            elif not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS):
                 _torch_version(r, m.group(1), m.group(2).lower(), line)
     if "gcc" in low or "g++" in low or "c++ (" in low:
         for v in _GCC_VER_RE.findall(line):
@@ -848,9 +864,41 @@ _OS_WORDS = ("centos", "rhel", "red hat", "rocky", "almalinux", "oracle linux", 
              "amazon linux")
 
 
+def _scan_container_command(r: _Reader, line: str, low: str) -> None:
+    """A ``docker run`` / ``podman run`` command and whether it gives the container a GPU (``--gpus``, the NVIDIA
+    runtime, a CDI or device-plugin device, ROCm's /dev/kfd): ``context.container_gpu_flag``."""
+    m = re.search(r"\b(?:nvidia-docker|docker|podman)(?: container)? (?:run|create)\b", low)
+    if not m:
+        return
+    cmd = low[m.start():]
+    given = low[m.start():].startswith("nvidia-docker") or any(f in cmd for f in _GPU_FLAGS)
+    r.fact("context", "container", "podman" if "podman" in m.group(0) else "docker", line)
+    r.fact("context", "container_gpu_flag", given, line)
+
+
+#: what gives a container the GPU on its command line
+_GPU_FLAGS = ("--gpus", "--runtime=nvidia", "--runtime nvidia", "nvidia.com/gpu", "--device nvidia", "--device=nvidia",
+              "/dev/kfd", "/dev/nvidia", "--device=/dev/dri", "--device /dev/dri")
+#: words that say a tool is absent, after its name on one line ("both nvcc and nvidia-smi not found")
+_ABSENT_WORDS = ("not found", "no such file", "not recognized", "is missing", "are missing", "not installed",
+                 "doesn't exist", "does not exist", "not available", "command not found", "cannot be found",
+                 "can't be found", "could not be found")
+
+
+def _said_absent(after: str) -> bool:
+    """Whether the words right after a tool's name say it is absent, and not that it works ("nvidia-smi works but
+    libcuda.so is not found" is about another thing)."""
+    hit = min((i for i in (after.find(w) for w in _ABSENT_WORDS) if i != -1), default=-1)
+    return hit != -1 and not any(w in after[:hit] for w in ("work", "fine", "show", "output", " ok", "print", "but"))
+
+
 def _scan_prose(r: _Reader, line: str, low: str) -> None:
     """What a user says in prose: the MPS backend, a regression that began with a release, an import order
     between two named packages (``loader.modules_imported`` gets both, in the order said)."""
+    if "nvidia-smi" in low and _said_absent(low[low.find("nvidia-smi") + 10:][:50]):
+        r.event("driver", "sign", line, WEIGHT["sign"], sign="nvidia_smi_missing", phrase="nvidia-smi ... not found")
+    if " run" in low and ("docker" in low or "podman" in low):
+        _scan_container_command(r, line, low)
     if "mps" in low and _MPS_RE.search(low):
         r.event("torch", "sign", line, WEIGHT["sign"], sign="mps_backend", phrase="mps")
     if ("before" in low or "since" in low or "after" in low or "until" in low or "with" in low or " in " in low

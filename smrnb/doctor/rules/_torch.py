@@ -129,6 +129,13 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["python -m bitsandbytes   # which CUDA it detected and which binary it looked for",
                              "pip install --upgrade bitsandbytes   # newer releases ship binaries for more CUDA versions "
                              "and for Windows"]}
+    if key == "thrust_sync_failed":
+        algo = (ev.get("groups") or {}).get("algo") or "an algorithm"
+        return {"title": f"A fault inside thrust/CUB's {algo}: a bug of the thrust/CUB release the extension was "
+                         "built with, or the arguments it was given",
+                "commands": ["compute-sanitizer --tool memcheck python <your script>   # the kernel and the bad access",
+                             "nvcc --version   # the toolkit whose thrust/CUB the extension was compiled with",
+                             "# rebuild the extension with another CUDA toolkit (a newer 11.x/12.x) and rerun"]}
     if bug == "regression":
         pkg = ev.get("package") or "<the package>"
         return {"title": f"A crash that began with a release of {pkg if ev.get('package') else 'a library'}",
@@ -246,9 +253,14 @@ def unavailable_codes(facts: Facts) -> list[str]:
     (to an index this machine lacks, or empty) hides GPUs as a container or a job does."""
     if value(facts, "torch", "cpu_build"):
         return ["cpu_only_torch_with_gpu"]
+    if value(facts, "context", "os") == "macos":
+        return ["no_gpu"]  # a Mac has no NVIDIA GPU: the code asks for CUDA where MPS or the CPU is what there is
     if value(facts, "context", "container") or value(facts, "context", "slurm") or value(
             facts, "context", "cuda_visible_devices") is not None:
         return ["gpu_not_exposed_to_process", "torch_cuda_unavailable"]
+    if not (value(facts, "driver", "gpus") or value(facts, "driver", "driver_version")):
+        # nothing in the text says the machine has an NVIDIA GPU: none at all is the other reading (nvidia-smi decides)
+        return ["torch_cuda_unavailable", "no_gpu"]
     return ["torch_cuda_unavailable"]
 
 
@@ -278,3 +290,11 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         line = (t.get("read_from") or {}).get("version", "")
         yield from resolve(facts, {"kind": "state", "from": "text", "weight": 22, "line": line,
                                    "fact": f"torch {t.get('version')}"}, ["cpu_only_torch_with_gpu"])
+    wanted, have = str(t.get("version_wanted") or ""), str(t.get("version") or "")
+    if "+cu" in wanted and have and "+" not in have and not t.get("cpu_build") and from_text(facts, "torch", "version"):
+        # the text expected a CUDA build (+cuXYZ) and shows a release without that tag: the CPU wheels of Windows and
+        # macOS (and a source build without CUDA) carry no tag, so does PyPI's default CUDA build on Linux;
+        # torch.version.cuda decides
+        line = (t.get("read_from") or {}).get("version_wanted", "")
+        yield from resolve(facts, {"kind": "state", "from": "text", "weight": 22, "line": line,
+                                   "fact": f"torch {have} where {wanted} was expected"}, ["cpu_only_torch_with_gpu"])
