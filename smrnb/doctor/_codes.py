@@ -97,6 +97,20 @@ CODES: dict[str, Code] = {
         check='python -c "import torch, torchvision; print(torch.__version__, torchvision.__version__)"',
         source="torchvision/torchaudio release compatibility tables; torchvision's _C load ('operator "
                "torchvision::nms does not exist', 'compiled with different CUDA major versions')"),
+    "container_shm_too_small": _c("context",
+        "The shared memory (/dev/shm) a container gives its processes is too small for what runs in it "
+        "(Docker's default is 64 MB): NCCL's shared-memory transport fails ('unhandled system error', "
+        "'Error while creating shared memory segment'), DataLoader workers die ('Bus error', 'out of shared "
+        "memory').",
+        fix="The container's /dev/shm is too small for NCCL's shared-memory transport or the DataLoader's "
+            "workers: start it with --ipc=host or a larger --shm-size (Kubernetes: an emptyDir volume with "
+            "medium: Memory on /dev/shm), or avoid shared memory (NCCL_SHM_DISABLE=1, num_workers=0).",
+        told_from="cuda_oom: GPU memory runs out, not host shared memory; gpu_not_exposed_to_process: the "
+                  "container does not see its GPUs at all",
+        check="df -h /dev/shm   # inside the container: 64M is Docker's default",
+        source="NCCL include/shm.h and misc/shmutils.cc ('Error while creating shared memory segment', "
+               "'Call to posix_fallocate failed'), ncclGetErrorString (ncclSystemError 2: 'unhandled system "
+               "error'); torch/csrc/DataLoader.cpp ('insufficient shared memory (shm)'); docker run --shm-size"),
     "context_conda": _c("context",
         'A conda environment is active: conda env config vars and conda packages (cuda-nvcc) are the fix '
         'channel.',
@@ -120,6 +134,25 @@ CODES: dict[str, Code] = {
         "Part of a layer could not be checked (a masked /proc, an unreadable file): the report says "
         "what, instead of 'nothing to report'.",
         text=False, home="rules"),
+    "cpu_instruction_unsupported": _c("loader",
+        "A binary executes a CPU instruction this CPU lacks (AVX, AVX2, AVX-512, FMA, an ARM extension) "
+        "because it was built for newer processors: the process dies with SIGILL ('Illegal instruction "
+        "(core dumped)', 'illegal hardware instruction', exit code 132) or the library's own check refuses "
+        "the CPU ('compiled to use AVX instructions, but these aren't available on your machine').",
+        fix="A library was built for a newer CPU than this one (it uses AVX/AVX2/AVX-512 or an ARM extension "
+            "this processor lacks): install a build made for this CPU (an older or a conda-forge build, a "
+            "native arm64 Python on Apple silicon instead of an x86 one under Rosetta), build it here, or "
+            "force its generic code path (torch: ATEN_CPU_CAPABILITY=default; OpenBLAS on Jetson/ARM: "
+            "OPENBLAS_CORETYPE=ARMV8).",
+        told_from="wrong_architecture_binary: another CPU architecture or word size altogether (the loader "
+                  "refuses the file); native_library_conflict: a segmentation fault or abort that depends on "
+                  "the import order, not SIGILL",
+        check="grep -o -w -E 'avx|avx2|avx512f|fma|sse4_2' /proc/cpuinfo | sort -u   # what this CPU has; "
+              "python -X faulthandler -c 'import <the package>'   # which library",
+        source="POSIX SIGILL (strsignal: 'Illegal instruction'; bash 'Illegal instruction (core dumped)', "
+               "zsh 'illegal hardware instruction', macOS 'Illegal instruction: 4', exit status 128+4); "
+               "TensorFlow core/platform/cpu_feature_guard.cc; jaxlib's CPU feature check; numpy "
+               "npy_cpu_features.c ('built with baseline optimizations')"),
     "cpu_only_torch_with_gpu": _c("torch",
         'A CPU-only torch build is installed on a machine with an NVIDIA GPU.',
         fix='This torch is a CPU-only build and cannot use the GPU: install a CUDA variant of torch that '

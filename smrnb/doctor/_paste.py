@@ -4,7 +4,7 @@
 Browsers, chat tools, terminals and mail clients change a text on its way to the doctor without
 changing what it says: non-breaking and other Unicode spaces, zero-width characters, "smart" quotes,
 fullwidth punctuation, ANSI colour and OSC (hyperlink, title) sequences of a terminal, CRLF line ends,
-and ``> `` quote prefixes of a mail or a forum quote. :func:`normalise` undoes all of them (NFKC first,
+``> `` quote prefixes of a mail or a forum quote, and markdown's ``**bold**`` markers. :func:`normalise` undoes all of them (NFKC first,
 which maps compatibility forms such as U+00A0, U+3000 or fullwidth ``：`` to their plain forms), so
 explain reads the same facts from every copy of one error. Every step is one linear pass.
 """
@@ -48,4 +48,6 @@ def normalise(text: str) -> str:
     text = _CONTROL_RE.sub("", text)
     if ">" in text:
         text = _QUOTE_RE.sub("", text)
+    if "**" in text:  # markdown bold pasted around words of a message ("no **CUDA-capable device**")
+        text = text.replace("**", "")
     return text

@@ -44,7 +44,7 @@ MAX_EVENTS = 400
 TABLE_LAYER: dict[str, str] = {
     "loader_errors": "loader", "nvcc_errors": "toolkit", "cpp_extension_checks": "toolkit",
     "extension_checks": "toolkit", "nvidia_smi_messages": "driver", "container_messages": "context",
-    "slurm_gpu": "context", "jupyter_kernel": "jupyter", "torch_messages": "torch",
+    "slurm_gpu": "context", "jupyter_kernel": "jupyter", "torch_messages": "torch", "library_messages": "torch",
 }
 
 #: how decisive each kind of reading is (lower: more); a rule adds its own offset
@@ -108,7 +108,7 @@ def _table_rows() -> tuple[tuple[str, Any, tuple[str, ...] | None], ...]:
     out = []
     for table in tables.MESSAGE_TABLES:
         for row in tables.message_rows(table):
-            if row.pattern is not None and (row.codes != ("none",) or table == "torch_messages"):
+            if row.pattern is not None and (row.codes != ("none",) or table in ("torch_messages", "library_messages")):
                 out.append((table, row, required_literals(row.pattern.pattern)))
     return tuple(out)
 
@@ -225,9 +225,39 @@ _TORCH_SAID_INSTALLED_RE = re.compile(
     r"\b(?:installed|have|has|had) (?:the |a )?(?:py)?torch\b(?! ?(?:==|>|<|version))|"
     r"\b(?:py)?torch (?:is |was |has been |are |were )?(?:already |definitely |properly |correctly |successfully )?"
     r"installed\b")
+#: the C library's version as ldd, torch's collect_env and platform strings print it ("ldd (GNU libc) 2.17",
+#: "Libc version: glibc-2.35", "...-x86_64-with-glibc2.31", "glibc 2.28")
+_GLIBC_VER_RE = re.compile(r"(?:\(gnu libc\)|\bglibc[- ]?(?:version)?:? ?|\blibc version: glibc-|"
+                           r"\(ubuntu glibc [0-9.\-a-z]{1,30}\)|\(debian glibc [0-9.\-a-z+]{1,30}\)) ?([0-9]\.[0-9]{1,2})\b")
+#: the CPU architecture a text names ("x86_64", "aarch64", "arm64", "amd64")
+_MACHINE_RE = re.compile(r"(?<![a-z0-9])(x86_64|amd64|aarch64|arm64|armv7l|ppc64le|i686)(?![a-z0-9])")
+#: a triton release named ("triton==3.5.0", "Triton 3.5.0.post21", "triton-3.4.0")
+_TRITON_VER_RE = re.compile(r"\btriton\b(?![._/])[^0-9\n'\"]{0,24}?v?([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,3})?)")
+#: torch's collect_env lines that say what this torch is ("CUDA used to build PyTorch: None", "Is CUDA available: No",
+#: "CUDA runtime version: 12.1.105": the toolkit's nvcc that collect_env ran)
+_COLLECT_ENV_RE = re.compile(r"^\s{0,4}(CUDA used to build PyTorch|Is CUDA available|CUDA runtime version): ?(.{0,40})$")
+#: the MPS (Apple GPU) backend named as a word ("device='mps'", "when using mps", "MPS backend")
+_MPS_RE = re.compile(r"(?<![a-z0-9_])mps(?![a-z0-9_])")
+#: a regression told in prose: the failure began with a release of the library ("before the 0.2 release", "worked
+#: with 1.12", "since upgrading to 2.1", "didn't face this issue before")
+_REGRESSION_RE = re.compile(
+    r"\b(?:before|since|after|until) (?:the )?(?:(?:v|version |release )[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})?|"
+    r"[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? (?:release|version|update|upgrade))\b|"
+    r"\b(?:worked|works|working|was fine|fine) (?:fine |well |ok )?(?:with|in|on|under) (?:version |release |v)?"
+    r"[0-9]{1,2}\.[0-9]{1,3}\b|"
+    r"\b(?:since|after) (?:upgrading|updating|the upgrade|the update)\b(?! (?:the |my )?(?:nvidia |gpu )?"
+    r"(?:driver|kernel|cuda|os|ubuntu|system))|"
+    r"\b(?:didn't|did not|never|haven't|have not) (?:face|faced|have|had|see|seen|get|got|hit) (?:this|the|that|any) "
+    r"(?:issue|problem|error|crash|bug)s? (?:before|with|in|on)\b|\bregression\b|\bbroke in\b")
+#: an import order told in prose ("importing open3d before torch", "import torch first then cv2")
+_ORDER_MODULES_RE = re.compile(r"\bimport(?:ing|ed|s)? `?([A-Za-z_][A-Za-z0-9_]{1,40})`? (?:module |package )?"
+                               r"(?:before|after|then|prior to) (?:import(?:ing)? )?`?([A-Za-z_][A-Za-z0-9_]{1,40})`?")
 #: torch.cuda.device_count() and the number it gave ("device_count(): 0", "device_count() returns 0")
 _DEVICE_COUNT_RE = re.compile(r"device_count\(\)`?\W{0,4}(?:returns?|returned|is|gives|=+|->|:)?\W{0,4}([0-9]{1,3})\b")
 _REPL_VALUE_RE = re.compile(r"\s{0,8}(?:out\[[0-9]{1,5}\]:\s{0,4})?(false|true|[0-9]{1,3})\s{0,4}$")
+#: words before a version that make it the one the user wanted, not the one installed ("instead of 2.1.0+cu118")
+_WISHED_RE = re.compile(r"(?:instead of|rather than|expected|expecting|should be|supposed to be|want(?:ed)?|"
+                        r"hoping for) [^,;\n]{0,30}$")
 #: a torch release written with its local version tag without the word torch before it ("tried 1.11.0+cu113")
 _TAGGED_VER_RE = re.compile(r"(?<![0-9A-Za-z_.+])([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\+(cu[0-9]{2,3}|cpu)\b")
 _COMPANIONS = ("vision", "audio", "text", "data", "geometric", "scatter", "sparse", "cluster", "xformers", "mmcv")
@@ -266,6 +296,7 @@ _CUDA_ERRNUM_RES = (
     re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\b[^0-9(\n]{1,50}"
                r"\(([0-9]{1,5})\)"),  # failed call to cuInit: UNKNOWN ERROR (303)
     re.compile(r"driver library init failure: ?([0-9]{1,5})(?![0-9.])"),  # ollama: cuInit's CUresult
+    re.compile(r"== ?cudaSuccess \(([0-9]{1,5}) vs\. 0\)"),  # glog CHECK_EQ (Caffe): error == cudaSuccess (38 vs. 0)
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2})")
@@ -319,7 +350,9 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                               "ampere gpus or newer", "sm80 or newer", "sm8x", "only supports ampere",
                                               "requires ampere", "gpu architecture is not supported"), False),
     ("in_notebook", "jupyter", ("notebook", "jupyter", "ipykernel", "ipython-input", "jupyterhub", "cell in[",
-                                "colab"), True),
+                                "colab", "!conda ", "%conda ", "%pip "), True),
+    ("package_said_installed", "torch", ("all requested packages already installed", "requirement already satisfied"),
+     False),
     ("terminal_works", "jupyter", ("in terminal", "in my terminal", "from terminal", "works in the terminal",
                                    "in the terminal", "from the terminal", "终端", "command line works",
                                    "from the command line", "from command line", "in a terminal"), False),
@@ -357,6 +390,30 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                        "could not create egl", "egl_bad", "failed to create opengl context", "glfw error",
                        "rasterizeglcontext"), False),
     ("stub_libcuda", "loader", ("lib64/stubs", "/stubs/libcuda"), True),
+    # a crash told in prose (the shell's own words are rows of torch_messages.csv)
+    ("crash_said", "torch", ("core dump", "segfault", "kernel died", "kernel dies", "kernel appears to have died",
+                             "kernel crashes", "kernel crashed", "kernel keeps dying", "kernel restarting",
+                             "python crashes", "python crashed", "process crashed", "crashes when", "crashed when",
+                             "crashes on import", "crashes at import"), False),
+    # the GPU worked on this machine before, and nothing the user did changed it (a driver's state, not a setup)
+    ("worked_before", "driver", ("haven't changed", "have not changed", "nothing changed", "didn't change anything",
+                                 "did not change anything", "was working", "used to work", "worked fine",
+                                 "was working fine", "worked yesterday", "worked before", "stopped working",
+                                 "suddenly", "all of a sudden", "after reboot", "after a reboot", "after rebooting",
+                                 "after restart", "after suspend", "after resume", "after waking", "after sleep",
+                                 "kernel update", "updated the kernel", "kernel upgrade", "upgraded the kernel",
+                                 "after apt upgrade", "after system update", "after updating ubuntu",
+                                 "unattended-upgrade"), False),
+    ("dataloader", "torch", ("dataloader", "num_workers", "data loader worker"), True),
+    # torch (or the user) says no GPU is usable, in words other than is_available()'s False
+    ("cuda_unavailable", "torch", ("cuda is not available", "cuda not available", "cuda is unavailable",
+                                   "cuda isn't available", "no cuda device", "gpu not detected", "gpu is not detected",
+                                   "no gpu detected", "doesn't detect my gpu", "does not detect my gpu",
+                                   "doesn't detect the gpu", "does not detect the gpu", "not detecting my gpu",
+                                   "not detecting the gpu", "can't find my gpu", "cannot find my gpu",
+                                   "doesn't recognize my gpu", "does not recognize my gpu", "not using the gpu",
+                                   "not using my gpu"), False),
+    ("shm_named", "context", ("/dev/shm", "shm-size", "shm_size", "--ipc", "shared memory"), True),
 )
 
 
@@ -364,7 +421,7 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
     if ".so" not in low and ".dll" not in low:
         return
     missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
-        and "version '" not in low
+        and "version '" not in low and "procedure could not be found" not in low
     if ".so" in low:
         for m in _LIB_RE.finditer(line):
             name = m.group(1)
@@ -431,6 +488,9 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "torch" in low:
         for m in _TORCH_VER_RE.finditer(line):
             ver, tag = m.group(1), (m.group(2) or "").lower()
+            if _WISHED_RE.search(low[max(0, m.start() - 40): m.start()]):
+                r.fact("torch", "version_wanted", ver + (f"+{tag}" if tag else ""), line)
+                continue  # the release the user expected, not the one installed
             _torch_version(r, ver, tag, line)
         if "requirement already satisfied" in low:
             for ver, tag in _TORCH_SATISFIED_RE.findall(line):
@@ -469,7 +529,9 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
         _cuda_named(r, line, low)
     if "torch" in low and "+" in line:
         for m in _TAGGED_VER_RE.finditer(line):
-            if not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS):
+            if _WISHED_RE.search(low[max(0, m.start() - 40): m.start()]):
+                r.fact("torch", "version_wanted", f"{m.group(1)}+{m.group(2).lower()}", line)
+            elif not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS):
                 _torch_version(r, m.group(1), m.group(2).lower(), line)
     if "gcc" in low or "g++" in low or "c++ (" in low:
         for v in _GCC_VER_RE.findall(line):
@@ -751,6 +813,113 @@ def _scan_claims(r: _Reader, line: str, low: str) -> None:
             r.event("torch", "sign", line, WEIGHT["sign"], sign="torch_said_installed", phrase=m.group(0))
 
 
+def _scan_platform(r: _Reader, line: str, low: str) -> None:
+    """The machine a text describes: its Linux release and C library, its CPU architecture, a cloud GPU machine type
+    (``driver.gpus``), triton's release, and torch's collect_env lines about this torch."""
+    from smrnb.doctor import tables
+
+    if "libc" in low or any(w in low for w in _OS_WORDS):
+        m = _GLIBC_VER_RE.search(low)
+        if m:
+            r.fact("context", "glibc", m.group(1), line)
+        named = tables.glibc_for_os(low) if any(w in low for w in _OS_WORDS) else None
+        if named:
+            r.fact("context", "os_release", named[0], line)
+            r.fact("context", "glibc", named[1], line)
+    if "x86_64" in low or "amd64" in low or "aarch64" in low or "arm64" in low or "armv7l" in low or "ppc64le" in low:
+        m = _MACHINE_RE.search(low)
+        if m and not any(w in low for w in ("manylinux", "win_amd64", "macosx_", ".whl", "musllinux", "linux_")):
+            r.fact("context", "machine", {"amd64": "x86_64", "arm64": "aarch64"}.get(m.group(1), m.group(1)), line)
+    if "large" in low or "gpu-" in low or "standard-" in low or "standard_nc" in low:
+        got = tables.cloud_gpu(low)
+        if got:
+            gpus = r.facts["driver"].get("gpus_named") or []
+            if not any(g.get("name") == got[0] for g in gpus) and len(gpus) < 8:
+                gpus.append({"name": got[0], "compute_capability": got[1]})
+                r.facts["driver"]["gpus_named"] = gpus
+                r.facts["driver"].setdefault("read_from", {}).setdefault("gpus_named", line.strip()[:240])
+    if "triton" in low:
+        m = _TRITON_VER_RE.search(low)
+        if m:
+            r.fact("torch", "triton_version", m.group(1), line)
+    if "pytorch:" in low or "available:" in low or "runtime version:" in low:
+        m = _COLLECT_ENV_RE.match(line)
+        if m:
+            key, val = m.group(1), m.group(2).strip().lower()
+            if key == "CUDA used to build PyTorch" and val in ("none", "no cuda"):
+                r.fact("torch", "cpu_build", True, line)
+                r.fact("torch", "cuda", None, line)
+                r.facts["torch"]["cuda"] = None
+            elif key == "Is CUDA available" and val in ("false", "no"):
+                r.fact("torch", "cuda_available", False, line)
+                r.event("torch", "sign", line, WEIGHT["sign"] + 6, sign="cuda_unavailable", phrase="is cuda available: no")
+            elif key == "CUDA runtime version":
+                v = re.match(r"([0-9]{1,2}\.[0-9]{1,2})\.[0-9]", val)
+                if v:
+                    _nvcc(r, line, version=v.group(1))
+
+
+#: words that name a Linux release (the gate of the os -> glibc table)
+_OS_WORDS = ("centos", "rhel", "red hat", "rocky", "almalinux", "oracle linux", "scientific linux", "ubuntu", "debian",
+             "amazon linux")
+
+
+def _scan_container_command(r: _Reader, line: str, low: str) -> None:
+    """A ``docker run`` / ``podman run`` command and whether it gives the container a GPU (``--gpus``, the NVIDIA
+    runtime, a CDI or device-plugin device, ROCm's /dev/kfd): ``context.container_gpu_flag``."""
+    m = re.search(r"\b(?:nvidia-docker|docker|podman)(?: container)? (?:run|create)\b", low)
+    if not m:
+        return
+    cmd = low[m.start():]
+    given = low[m.start():].startswith("nvidia-docker") or any(f in cmd for f in _GPU_FLAGS)
+    r.fact("context", "container", "podman" if "podman" in m.group(0) else "docker", line)
+    r.fact("context", "container_gpu_flag", given, line)
+
+
+#: what gives a container the GPU on its command line
+_GPU_FLAGS = ("--gpus", "--runtime=nvidia", "--runtime nvidia", "nvidia.com/gpu", "--device nvidia", "--device=nvidia",
+              "/dev/kfd", "/dev/nvidia", "--device=/dev/dri", "--device /dev/dri")
+#: words that say a tool is absent, after its name on one line ("both nvcc and nvidia-smi not found")
+_ABSENT_WORDS = ("not found", "no such file", "not recognized", "is missing", "are missing", "not installed",
+                 "doesn't exist", "does not exist", "not available", "command not found", "cannot be found",
+                 "can't be found", "could not be found")
+
+
+def _said_absent(after: str) -> bool:
+    """Whether the words right after a tool's name say it is absent, and not that it works ("nvidia-smi works but
+    libcuda.so is not found" is about another thing)."""
+    hit = min((i for i in (after.find(w) for w in _ABSENT_WORDS) if i != -1), default=-1)
+    return hit != -1 and not any(w in after[:hit] for w in ("work", "fine", "show", "output", " ok", "print", "but"))
+
+
+def _scan_prose(r: _Reader, line: str, low: str) -> None:
+    """What a user says in prose: the MPS backend, a regression that began with a release, an import order
+    between two named packages (``loader.modules_imported`` gets both, in the order said)."""
+    if "nvidia-smi" in low and _said_absent(low[low.find("nvidia-smi") + 10:][:50]):
+        r.event("driver", "sign", line, WEIGHT["sign"], sign="nvidia_smi_missing", phrase="nvidia-smi ... not found")
+    if " run" in low and ("docker" in low or "podman" in low):
+        _scan_container_command(r, line, low)
+    if "mps" in low and _MPS_RE.search(low):
+        r.event("torch", "sign", line, WEIGHT["sign"], sign="mps_backend", phrase="mps")
+    if ("before" in low or "since" in low or "after" in low or "until" in low or "with" in low or " in " in low
+            or "regression" in low or "broke" in low):
+        m = _REGRESSION_RE.search(low)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
+    if "import" in low:
+        for a, b in _ORDER_MODULES_RE.findall(low)[:2]:
+            for top in (a, b):
+                mods = r.facts["loader"].get("modules_imported") or []
+                if top not in mods and top not in _STDLIB and top not in _NOT_MODULES and len(mods) < 12:
+                    mods.append(top)
+                    r.fact("loader", "modules_imported", mods, line, replace=True)
+
+
+#: words the import-order phrase catches that are not packages ("importing it before", "import order then")
+_NOT_MODULES = frozenset({"it", "them", "this", "that", "the", "a", "an", "order", "statement", "statements", "first",
+                          "module", "modules", "package", "packages", "library", "libraries", "everything", "all"})
+
+
 def _scan_imports(r: _Reader, line: str) -> None:
     """Top-level packages a Python import statement of the text imports (``loader.modules_imported``), in order,
     the standard library left out: which native packages share the process when it crashes."""
@@ -817,6 +986,9 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
             _scan_cuda_available(r, line, low)
         if "cell" in low or ("torch" in low and "install" in low):
             _scan_claims(r, line, low)
+        if len(line) < 2000:
+            _scan_prose(r, line, low)
+            _scan_platform(r, line, low)
         if "import" in low:
             _scan_imports(r, line)
         elif prev_import and any(w in low for w in _CRASH_WORDS):

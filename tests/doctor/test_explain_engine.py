@@ -488,7 +488,8 @@ def test_a_value_printed_on_the_next_line_of_a_session_is_read_with_its_expressi
 
 def test_torch_without_a_gpu_in_a_container_is_a_process_not_given_the_gpu():
     session = "In [2]: torch.cuda.is_available()\nOut[2]: False"
-    assert _codes(session) == ["torch_cuda_unavailable"]
+    assert _codes(session) == ["torch_cuda_unavailable", "no_gpu"]  # nothing says the machine has an NVIDIA GPU
+    assert _codes("nvidia-smi: Driver Version: 535.104.05, one RTX 3090\n" + session, n=3) == ["torch_cuda_unavailable"]
     for where in ("$ docker run -it --rm my/image:cuda12 ipython", "podman run -it my/image python",
                   "I built the docker image from the repository's Dockerfile and ran it."):
         assert _codes(where + "\n" + session) == ["gpu_not_exposed_to_process", "torch_cuda_unavailable"], where
@@ -549,10 +550,16 @@ def test_a_crash_in_a_process_that_imports_two_native_packages_is_read_as_their_
 
 
 @pytest.mark.parametrize("text", ["Segmentation fault (core dumped)", "import os\nimport sys\nSegmentation fault",
-                                  "import torch\nSegmentation fault (core dumped)",
-                                  "import torch\nimport numpy\nIllegal instruction (core dumped)"])
+                                  "import torch\nSegmentation fault (core dumped)", "Bus error (core dumped)",
+                                  "import torch\nAborted (core dumped)"])
 def test_a_crash_that_names_no_two_native_packages_stays_unrecognised(text):
     assert explain_result(text).recognised is False, text
+
+
+def test_sigill_is_an_instruction_the_cpu_lacks_not_two_packages_clashing():
+    res = explain_result("import torch\nimport numpy\nIllegal instruction (core dumped)")
+    codes = [f.code for f in res.findings]
+    assert codes[0] == "cpu_instruction_unsupported" and "native_library_conflict" not in codes, codes
 
 
 def test_a_crash_right_at_an_import_says_so():

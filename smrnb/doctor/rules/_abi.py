@@ -359,6 +359,8 @@ def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, 
 
 
 _COMPILED_SUFFIXES = ("_c", "_ext", "_cuda", "_cpp", "_cpu", "_cuda_kernel", "_backend", "cuda", "_C")
+#: compiled modules whose names have none of those suffixes (apex's amp_C, gsplat's csrc)
+_COMPILED_NAMES = ("amp_C", "csrc")
 
 
 #: the namespaces of torch's own headers (installed under torch/include)
@@ -393,11 +395,14 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return []
     if mod in ("torch._six", "torch.six") or last == "_six":
         return ["torch_api_incompatible_source"]
-    if last.startswith("_") or last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in ("amp_C",):
+    if parts[0] == "triton":
+        # torch's inductor imports triton's internals, which change between releases: each torch release pins one
+        return ["companion_built_for_other_torch"]
+    if last.startswith("_") or last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES:
         return ["extension_not_compiled"]
     if len(parts) > 1 and (ev.get("import_name") or ev.get("attribute") or len(parts) > 1):
         return ["package_api_version_mismatch"]
-    if has_sign(facts, "in_notebook", "terminal_works"):
+    if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return ["kernel_wrong_python"]
     return []
 

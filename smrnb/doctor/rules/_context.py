@@ -12,7 +12,7 @@ from typing import Any
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._events import events, resolve
+from smrnb.doctor.rules._events import builds, events, resolve
 
 CODES = meanings("rules.context")  # this module's codes, from the one table (codes.py)
 
@@ -141,3 +141,18 @@ def context_messages(facts: Facts) -> Iterable[Finding]:
 
 #: Slurm rows that are a cause only inside a job (the table's sign needs the job for company)
 _SLURM_ONLY_WITH_A_JOB = frozenset({"cvd_local_indices"})
+
+
+@builds("container_shm_too_small")
+def _shm(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    ctx = layer(facts, "context")
+    k8s = "kubectl" in str(ev.get("line") or "") or ctx.get("container") == "kubernetes"
+    what = "NCCL's shared-memory transport" if "nccl" in str(ev.get("key") or ev.get("line") or "").lower() else \
+        "DataLoader workers" if "worker" in str(ev.get("line") or "").lower() else "shared memory"
+    cmds = ["df -h /dev/shm   # inside the container: 64M is Docker's default",
+            "docker run --ipc=host ...   # or --shm-size=16g (docker compose: shm_size: '16gb')"]
+    if k8s or not ctx.get("container"):
+        cmds.append("# Kubernetes: mount an emptyDir with medium: Memory (sizeLimit: 16Gi) at /dev/shm")
+    cmds.append("NCCL_SHM_DISABLE=1 python ...   # NCCL without shared memory (slower); DataLoader: num_workers=0")
+    return {"title": f"/dev/shm is too small for {what}" + (" in this container" if ctx.get("container") else ""),
+            "commands": cmds}

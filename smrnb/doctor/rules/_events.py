@@ -199,6 +199,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
             return c[:MAX_READINGS], (f"CUDA_VISIBLE_DEVICES={cvd!s} chooses which GPUs CUDA shows this process"
                                       + (" (empty: none)" if not cvd else ""))
+        if has_sign(facts, "worked_before") and "driver_broken" in s:
+            # the GPU worked here and nothing in the setup changed: the driver's state (a kernel or driver update
+            # without a reboot, a module unloaded, a suspend), not a missing GPU or a process not given it
+            c = ["driver_broken"] + [x for x in c if x not in ("driver_broken", "no_gpu")]
+            return c[:MAX_READINGS], "the GPU worked on this machine before and the setup did not change"
         if _has_gpu(facts) and "no_gpu" in s:
             c.remove("no_gpu")
             return c, "the machine has an NVIDIA driver and GPU (nvidia-smi answers)"
@@ -246,12 +251,26 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         if lib.startswith(("GLIBC", "GLIBCXX", "CXXABI")):
             return first("symbol_version_missing", "a C library version")
         return first("library_shadowed_older_copy", "a version of a library that is not the C library")
+    if ev.get("key") == "value_not_defined" and str((ev.get("groups") or {}).get("option")) in _ARCH_OPTIONS:
+        val = str((ev.get("groups") or {}).get("value") or "")
+        if _ARCH_VALUE_RE.fullmatch(val):
+            return first("unsupported_gpu_arch", f"'{val}' is a GPU architecture this nvcc release does not know "
+                                                 "(too new for it, or dropped by it)")
+        if val.lower() not in _ARCH_KEYWORDS:
+            return first("user_code_error", f"'{val}' is not written as an architecture (compute_XY, sm_XY, lto_XY): "
+                                            "the build command or script passes it malformed")
     if {"nvcc_option_unsupported", "nvcc_torch_cuda_mismatch"} <= s:
         nv, tc = value(facts, "toolkit", "build_nvcc_version"), value(facts, "torch", "cuda")
         if nv and tc and major(nv) != major(tc):
             return first("nvcc_torch_cuda_mismatch", f"nvcc {nv} is of another CUDA major than torch's {tc}")
         return first("nvcc_option_unsupported", "the option is one this nvcc release lacks")
     return c[:MAX_READINGS], None
+
+
+#: nvcc options whose value is a GPU architecture, and the keywords they accept besides one
+_ARCH_OPTIONS = frozenset({"gpu-architecture", "gpu-name", "gpu-code", "arch", "code"})
+_ARCH_KEYWORDS = frozenset({"all", "all-major", "native"})
+_ARCH_VALUE_RE = re.compile(r"(?:compute|sm|lto)_[0-9]{2,3}[a-z]?")
 
 
 # ------------------------------------------------------------------ building findings

@@ -85,6 +85,10 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         codes = ["cudart_not_found", "prebuilt_binary_wrong_cuda"]  # a CUDA library the row's list has no name for
     elif fam == "torch" and low.endswith(".dll"):
         codes = ["library_not_found"]  # torch's own DLL or one of its dependencies (the VC++ runtime, CUDA's DLLs)
+    elif fam == "torch" and "error in dlopen" in str(ev.get("line") or "").lower():
+        # torch itself loads it at run time (ATen's DynamicLibrary: libcaffe2_nvrtc.so, libtorch_cuda_linalg.so): no
+        # extension was imported too early; the torch install lacks the file or its directory is not searched
+        codes = ["library_not_found"]
     elif fam == "torch":
         codes = ["torch_libs_not_loaded"]
     elif fam in ("libstdcxx", "glibc"):
@@ -291,6 +295,10 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """The loader table's other messages (wrong ELF class, damaged files, static TLS, security policy...),
     a variable set inside a running process, and a crash that depends on the import order."""
     for ev in events(facts, "loader", "message", table="loader_errors"):
+        if ev.get("key") == "pip_unsupported_wheel":
+            codes, extra = wheel_codes(facts, ev)
+            yield from resolve(facts, {**ev, **extra}, codes)
+            continue
         if ev.get("key") in _STRUCTURED_ROWS:
             if ev.get("key") == "dlopen_not_found_python" and not events(facts, "loader", "library_missing"):
                 yield from resolve(facts, ev)
@@ -301,28 +309,117 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
     for ev in events(facts, "loader", "sign"):
         if ev.get("sign") == "cudnn_mismatch":
             yield from resolve(facts, ev, ["library_shadowed_older_copy"])
-    yield from _crash_with_native_packages(facts)
+    yield from _crash_readings(facts)
 
 
-def _crash_with_native_packages(facts: Mapping[str, Any]) -> Iterator[Finding]:
-    """A process that crashes (SIGSEGV, SIGABRT) while two packages with native code share it: when the text says
-    the import order matters, or shows the crash right at an import, or imports two such packages, their runtimes
-    clashing is a reading (a bare crash stays unrecognised: the text does not say whose code crashed)."""
-    crash = [e for e in events(facts, "torch", "message", table="torch_messages")
-             if e.get("key") in ("segfault", "illegal_instruction", "abort")]
-    if not crash:
+#: the oldest glibc of the legacy manylinux tags (PEP 513, 571, 599)
+_LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+_PLATFORM_OS = (("win", "windows"), ("macosx", "macos"), ("manylinux", "linux"), ("musllinux", "linux"),
+                ("linux", "linux"))
+
+
+def wheel_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """What pip's 'X.whl is not a supported wheel on this platform' means from the wheel's tags (PEP 425) against
+    the machine the text describes: another OS or CPU architecture (wrong_architecture_binary), a manylinux_2_N tag
+    needing a newer glibc than this system's (symbol_version_missing: PEP 600's manylinux_x_y is glibc x.y). Both
+    readings when the text names neither; none when only the Python tag can differ (another interpreter)."""
+    wheel = str((ev.get("groups") or {}).get("wheel") or "")
+    parts = wheel[:-4].split("-") if wheel.endswith(".whl") else []
+    if len(parts) < 5:
+        return list(ev.get("codes") or ()), {}
+    plats = parts[-1].split(".")
+    machine, glibc, os_ = (value(facts, "context", k) for k in ("machine", "glibc", "os"))
+    oses = {next((o for p, o in _PLATFORM_OS if pl.startswith(p)), None) for pl in plats} - {None}
+    extra: dict[str, Any] = {"wheel": wheel, "platforms": plats}
+    if (os_ and oses and os_ not in oses) or (machine and not any(pl.endswith((machine, "any", "universal2"))
+                                                                  for pl in plats)):
+        return ["wrong_architecture_binary"], {**extra, "machine": machine or os_}
+    needs = [n for n in (_manylinux_glibc(pl) for pl in plats) if n]
+    need = min(needs) if needs else None
+    if need and glibc:
+        have = tuple(int(x) for x in re.findall(r"\d+", str(glibc))[:2])
+        if have < need:
+            return ["symbol_version_missing"], {**extra, "needs_glibc": ".".join(map(str, need)), "have_glibc": glibc}
+        return [], extra
+    if need and need > (2, 17):
+        return ["symbol_version_missing", "wrong_architecture_binary"], {**extra, "needs_glibc": ".".join(map(str, need))}
+    return (["wrong_architecture_binary"] if not need else []), extra
+
+
+def _manylinux_glibc(platform_tag: str) -> tuple[int, int] | None:
+    """The oldest glibc a manylinux platform tag runs on: ``manylinux_2_27_x86_64`` -> (2, 27),
+    ``manylinux2014_aarch64`` -> (2, 17); None for another platform."""
+    m = re.match(r"manylinux_(\d+)_(\d+)_", platform_tag)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    m = re.match(r"(manylinux1|manylinux2010|manylinux2014)_", platform_tag)
+    return _LEGACY_MANYLINUX[m.group(1)] if m else None
+
+
+#: torch_messages rows that are the process dying on a signal (the shell's, an IDE's or faulthandler's words)
+CRASH_ROWS = ("segfault", "illegal_instruction", "abort", "bus_error")
+
+
+def _crash_readings(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """A process that died on a signal, or a crash told in prose ("leads to core dump", "the kernel dies"), read
+    with what else the text shows: SIGBUS where shared memory is small (a container, DataLoader workers) is /dev/shm;
+    a crash on torch's MPS backend is that backend's bug; two packages with native code sharing the process (the
+    text says the import order matters, shows the crash right at an import, or imports two such packages) are their
+    runtimes clashing; a crash the text says began with a release is that release's bug. A bare crash stays
+    unrecognised: the text does not say whose code crashed. SIGILL has its own reading (its table row)."""
+    crash = [e for e in events(facts, "torch", "message", table="torch_messages") if e.get("key") in CRASH_ROWS]
+    said = [e for e in events(facts, "torch", "sign") if e.get("sign") == "crash_said"]
+    if not crash and not said:
         return
+    first = (crash or said)[0]
+    kinds = {e.get("key") for e in crash}
+    line = str(first.get("line") or "")
+    if "bus_error" in kinds and (value(facts, "context", "container") or has_sign(facts, "dataloader", "shm_named")):
+        where = "a container" if value(facts, "context", "container") else "DataLoader workers"
+        yield from resolve(facts, {"kind": "state", "from": "text", "line": line, "weight": 14,
+                                   "fact": f"SIGBUS in {where}: a shared-memory file ran out of room"},
+                           ["container_shm_too_small"])
+    if kinds == {"illegal_instruction"}:
+        return
+    if has_sign(facts, "mps_backend"):
+        yield from resolve(facts, {"kind": "state", "from": "text", "line": line, "weight": 16, "bug": "mps_crash",
+                                   "fact": "the process crashed on torch's MPS backend"}, ["library_bug"])
     order = [e for e in events(facts, "loader", "sign") if e.get("sign") == "import_order"]
     mods = [str(m) for m in value(facts, "loader", "modules_imported") or []]
     at = value(facts, "loader", "crashed_at_import")
     if order:
-        yield from resolve(facts, {**order[0], "line": crash[0].get("line", ""), "modules": mods},
-                           ["native_library_conflict"])
-    elif len(mods) >= 2 and crash[0].get("key") != "illegal_instruction":
-        ev = {"kind": "state", "from": "text", "line": crash[0].get("line", ""), "modules": mods,
-              "weight": 20 if at else 28,
+        yield from resolve(facts, {**order[0], "line": line, "modules": mods}, ["native_library_conflict"])
+    elif len(mods) >= 2:
+        ev = {"kind": "state", "from": "text", "line": line, "modules": mods, "weight": 20 if at else 28,
               "fact": f"crashed {'at import ' + str(at) if at else 'in a process'} importing {', '.join(mods)}"}
         yield from resolve(facts, ev, ["native_library_conflict"])
+    regression = [e for e in events(facts, "torch", "sign") if e.get("sign") == "regression_said"]
+    if regression and not order and len(mods) < 2:
+        pkg = mods[0] if mods else None
+        yield from resolve(facts, {**regression[0], "weight": 20, "bug": "regression", "package": pkg,
+                                   "fact": f"a crash the text says began with a release ({regression[0].get('phrase')})"},
+                           ["library_bug"])
+
+
+@builds("cpu_instruction_unsupported")
+def _cpu_instruction(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    isa = (ev.get("groups") or {}).get("isa")
+    mods = [str(m) for m in value(facts, "loader", "modules_imported") or []]
+    who = value(facts, "loader", "crashed_at_import") or (mods[-1] if mods else None)
+    cmds = ["grep -o -w -E 'avx|avx2|avx512f|fma|sse4_2' /proc/cpuinfo | sort -u   # the instruction sets this CPU "
+            "has (no avx2: an older or low-power CPU)",
+            f'python -X faulthandler -c "import {who or "<the package>"}"   # the library that dies, and where']
+    if "torch" in mods or value(facts, "torch", "version"):
+        cmds.append("ATEN_CPU_CAPABILITY=default python <your script>   # torch's generic CPU kernels (no AVX2/AVX-512)")
+    if value(facts, "context", "os") == "macos":
+        cmds.append('python -c "import platform; print(platform.machine())"   # x86_64 on Apple silicon: an x86 '
+                    "Python under Rosetta, which has no AVX: install an arm64 Python")
+    else:
+        cmds.append("OPENBLAS_CORETYPE=ARMV8 python <your script>   # on Jetson/ARM boards: numpy's OpenBLAS picks "
+                    "a core type the CPU lacks")
+    what = f" ({isa})" if isa else ""
+    return {"title": f"A library uses CPU instructions{what} this processor lacks"
+            + (f": the process died loading {who}" if who else ""), "commands": cmds}
 
 
 @builds("native_library_conflict")
@@ -462,6 +559,14 @@ def _libstdcxx(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
 
 @builds("symbol_version_missing")
 def _symver(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("needs_glibc"):
+        have, osr = ev.get("have_glibc") or value(facts, "context", "glibc"), value(facts, "context", "os_release")
+        return {"title": f"{ev.get('wheel') or 'The wheel'} needs glibc >= {ev['needs_glibc']}"
+                + (f"; this system has glibc {have}" + (f" ({osr})" if osr else "") if have else ""),
+                "commands": ["ldd --version   # this system's glibc",
+                             "pip download --no-deps <package>==<version> --platform manylinux2014_x86_64 "
+                             "--only-binary=:all: -d .   # a release built for older glibc, if one exists",
+                             "pip install <package>==<an older release>   # or a newer OS / a container with newer glibc"]}
     ver = str(ev.get("version") or (ev.get("groups") or {}).get("ver") or "")
     by = ev.get("required_by") or (ev.get("groups") or {}).get("by")
     lib = "the C library" if ver.startswith("GLIBC_") else (ev.get("library") or "a system library")

@@ -113,6 +113,35 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 @builds("library_bug")
 def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    key, bug = str(ev.get("key") or ""), ev.get("bug")
+    if key.startswith("mps_") or bug == "mps_crash":
+        op = key == "mps_op_not_implemented" or key == "mps_dtype_unsupported"
+        return {"title": ("torch's MPS backend lacks this operation in the installed release" if op else
+                          "The process crashed in torch's MPS (Apple GPU) backend: a bug of that backend"),
+                "commands": ["python -c \"import torch; print(torch.__version__)\"",
+                             "pip install --upgrade torch   # MPS gains operators and fixes in every release; or the "
+                             "nightly: pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/cpu",
+                             "PYTORCH_ENABLE_MPS_FALLBACK=1 python <your script>   # run the missing operators on the CPU"
+                             if op else "python <your script> with device='cpu'   # the same code without MPS decides"]}
+    if key.startswith("bnb_"):
+        return {"title": "bitsandbytes cannot load a CUDA binary of its own (an older release without one for this "
+                         "CUDA or OS, or the CUDA runtime not found)",
+                "commands": ["python -m bitsandbytes   # which CUDA it detected and which binary it looked for",
+                             "pip install --upgrade bitsandbytes   # newer releases ship binaries for more CUDA versions "
+                             "and for Windows"]}
+    if key == "thrust_sync_failed":
+        algo = (ev.get("groups") or {}).get("algo") or "an algorithm"
+        return {"title": f"A fault inside thrust/CUB's {algo}: a bug of the thrust/CUB release the extension was "
+                         "built with, or the arguments it was given",
+                "commands": ["compute-sanitizer --tool memcheck python <your script>   # the kernel and the bad access",
+                             "nvcc --version   # the toolkit whose thrust/CUB the extension was compiled with",
+                             "# rebuild the extension with another CUDA toolkit (a newer 11.x/12.x) and rerun"]}
+    if bug == "regression":
+        pkg = ev.get("package") or "<the package>"
+        return {"title": f"A crash that began with a release of {pkg if ev.get('package') else 'a library'}",
+                "commands": [f"pip show {pkg}   # the release that crashes",
+                             f"pip install --upgrade {pkg}   # a release with the fix, or: pip install '{pkg}==<the "
+                             "release before>'"]}
     where = (ev.get("groups") or {}).get("file")
     return {"title": "A library's internal check failed: a bug in the library" + (f" ({where})" if where else ""),
             "commands": ["pip show torch   # the release, for the issue tracker",
@@ -184,6 +213,17 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     tv = value(facts, "torch", "version_base")
     tc = value(facts, "torch", "cuda")
     idx = f"cu{str(tc).replace('.', '')}" if tc else "<cuXYZ>"
+    line = str(ev.get("line") or "") + " " + str(ev.get("module") or "")
+    if "triton" in line.lower():
+        pin = tables.triton_for_torch(tv) if tv else None
+        have = value(facts, "torch", "triton_version")
+        title = "triton does not match the installed torch" + (f": triton {have}" if have else "") + (
+            f", torch {tv} is released with triton {pin}" if pin else "")
+        return {"title": title,
+                "commands": ["pip show torch triton   # the two releases",
+                             f"pip install 'triton=={pin}.*'   # the triton this torch release pins" if pin else
+                             "pip install --force-reinstall torch   # brings the triton it pins (Linux x86-64); on "
+                             "Windows the triton-windows release made for this torch"]}
     who = "torchaudio" if "torchaudio" in str(ev.get("line") or "") else "torchvision"
     return {"title": f"{who} does not match the installed torch",
             "commands": ["python -c \"import torch, torchvision; print(torch.__version__, torchvision.__version__)\"",
@@ -213,9 +253,14 @@ def unavailable_codes(facts: Facts) -> list[str]:
     (to an index this machine lacks, or empty) hides GPUs as a container or a job does."""
     if value(facts, "torch", "cpu_build"):
         return ["cpu_only_torch_with_gpu"]
+    if value(facts, "context", "os") == "macos":
+        return ["no_gpu"]  # a Mac has no NVIDIA GPU: the code asks for CUDA where MPS or the CPU is what there is
     if value(facts, "context", "container") or value(facts, "context", "slurm") or value(
             facts, "context", "cuda_visible_devices") is not None:
         return ["gpu_not_exposed_to_process", "torch_cuda_unavailable"]
+    if not (value(facts, "driver", "gpus") or value(facts, "driver", "driver_version")):
+        # nothing in the text says the machine has an NVIDIA GPU: none at all is the other reading (nvidia-smi decides)
+        return ["torch_cuda_unavailable", "no_gpu"]
     return ["torch_cuda_unavailable"]
 
 
@@ -225,6 +270,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     (cuda_errors and the other enumerations, decided here for every layer), modules that cannot be imported,
     and a CPU build read in a text."""
     for ev in events(facts, "torch", "message", table="torch_messages"):
+        yield from resolve(facts, ev)
+    for ev in events(facts, "torch", "message", table="library_messages"):
         yield from resolve(facts, ev)
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == "cuda_unavailable":
@@ -243,3 +290,11 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         line = (t.get("read_from") or {}).get("version", "")
         yield from resolve(facts, {"kind": "state", "from": "text", "weight": 22, "line": line,
                                    "fact": f"torch {t.get('version')}"}, ["cpu_only_torch_with_gpu"])
+    wanted, have = str(t.get("version_wanted") or ""), str(t.get("version") or "")
+    if "+cu" in wanted and have and "+" not in have and not t.get("cpu_build") and from_text(facts, "torch", "version"):
+        # the text expected a CUDA build (+cuXYZ) and shows a release without that tag: the CPU wheels of Windows and
+        # macOS (and a source build without CUDA) carry no tag, so does PyPI's default CUDA build on Linux;
+        # torch.version.cuda decides
+        line = (t.get("read_from") or {}).get("version_wanted", "")
+        yield from resolve(facts, {"kind": "state", "from": "text", "weight": 22, "line": line,
+                                   "fact": f"torch {have} where {wanted} was expected"}, ["cpu_only_torch_with_gpu"])

@@ -22,7 +22,8 @@ The domain's enumerations and messages, each row naming the finding code it indi
 :mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
 ``nvml_errors`` (read from the CUDA headers by ``tools/cuda_enums.py``), ``loader_errors``, ``nvcc_errors``,
 ``nvcc_options``, ``cpp_extension_checks``, ``extension_checks``, ``nvidia_smi_messages``,
-``container_messages``, ``slurm_gpu``, ``jupyter_kernel``, ``torch_messages`` and ``cuda_home_shapes``. Every
+``container_messages``, ``slurm_gpu``, ``jupyter_kernel``, ``torch_messages``, ``library_messages`` and
+``cuda_home_shapes``. Every
 code those rows use is a code of the one table (:mod:`smrnb.doctor._codes`).
 """
 
@@ -77,15 +78,19 @@ __all__ = [
     "nvrtc_result",
     "parse_version",
     "rows",
+    "cloud_gpu",
+    "glibc_for_os",
     "threejs_labext_for_pythreejs",
     "torch_cuda_variants",
+    "triton_for_torch",
     "version_key",
 ]
 
 
 def clear_caches() -> None:
     """Forget loaded tables (after editing a data file, or pointing ``_read.HERE`` elsewhere)."""
-    for fn in (rows, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases, _extension_minimums):
+    for fn in (rows, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases, _extension_minimums,
+               _os_glibc, _cloud_gpus):
         fn.cache_clear()
     _enums.clear_caches()
 
@@ -235,6 +240,49 @@ def extension_minimum(package: str) -> ExtensionMinimum | None:
     key = str(package or "").lower().strip()
     table = _extension_minimums()
     return table.get(key) or table.get(key.replace("_", "-")) or table.get(key.replace("-", "_"))
+
+
+def triton_for_torch(torch_version: str) -> str | None:
+    """The triton release (``"3.1"``) the torch release ``torch_version`` (``"2.5.1+cu124"``) pins in its Linux
+    wheels' requirements (``torch_triton.csv``); None for a release the table does not list."""
+    v = parse_version(torch_version)
+    if not v or len(v) < 2:
+        return None
+    for r in rows("torch_triton"):
+        if parse_version(r["torch"]) == v[:2]:
+            return r["triton"]
+    return None
+
+
+# --- an operating system -> its C library; a cloud machine type -> its GPU ---------------------
+@functools.cache
+def _os_glibc() -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    return tuple((re.compile(r["pattern"], re.IGNORECASE), r["os"], r["glibc"]) for r in rows("os_glibc"))
+
+
+def glibc_for_os(text: str) -> tuple[str, str] | None:
+    """``(os, glibc)`` of the first Linux release named in ``text`` ("CentOS 7" -> ``("CentOS/RHEL 7", "2.17")``),
+    from the distributions' own glibc packages (``os_glibc.csv``); None when none is named."""
+    low = str(text or "")[:2000]
+    for pat, name, glibc in _os_glibc():
+        if pat.search(low):
+            return name, glibc
+    return None
+
+
+@functools.cache
+def _cloud_gpus() -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    return tuple((re.compile(r["pattern"], re.IGNORECASE), r["gpu"], r["cc"]) for r in rows("cloud_gpus"))
+
+
+def cloud_gpu(text: str) -> tuple[str, str] | None:
+    """``(gpu, compute capability)`` of a cloud GPU machine type named in ``text`` ("g4dn.xlarge" -> ``("Tesla T4",
+    "7.5")``), from the providers' instance-type pages (``cloud_gpus.csv``); None when none is named."""
+    low = str(text or "")[:2000]
+    for pat, gpu, cc in _cloud_gpus():
+        if pat.search(low):
+            return gpu, cc
+    return None
 
 
 # --- GPU -> compute capability ---------------------------------------------------------------
