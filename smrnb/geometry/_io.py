@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb._files import as_path, atomic_write, check_writable
+from smrnb._files import as_path, atomic_write_set, check_writable
 from smrnb.geometry._guards import check_index_range, resolve_device, same_device
 from smrnb.geometry._mesh import Mesh
 
@@ -113,7 +113,6 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None) 
     check_writable(path, "path")
     tm, textured, converted = _to_trimesh(mesh, name=path.stem)
     files = [str(path)]
-    replaced: list[str] = []
     if fmt == "glb":
         blobs = [(path, tm.export(file_type="glb"))]
     elif fmt == "ply":
@@ -129,10 +128,9 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None) 
             out = path.parent / name
             blobs.append((out, blob))
             files.append(str(out))
-    # side files first, the main file last: a reader never sees a new .obj pointing at a missing .mtl
-    for out, blob in blobs[1:] + blobs[:1]:
-        if atomic_write(out, blob, "path"):
-            replaced.append(str(out))
+    # one unit: every file staged complete before any is renamed into place, the main file last (a
+    # reader never sees a new .obj pointing at a missing .mtl); a failure leaves every previous file whole
+    replaced = atomic_write_set(blobs, "path")
     return ExportReport(str(path), fmt, tuple(files), len(tm.vertices), len(tm.faces), textured, converted,
                         tuple(replaced))
 
