@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb._files import as_path, atomic_write_set, check_writable
+from smrnb._files import as_path, atomic_write_set, check_input, check_writable
 from smrnb.geometry._guards import check_index_range, resolve_device, same_device
 from smrnb.geometry._mesh import Mesh
 
@@ -135,6 +135,26 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None) 
                         tuple(replaced))
 
 
+#: colours a little outside [0, 1] (rounding of a bake or a filter) are clamped on export; further out is a mistake
+_COLOR_SLACK = 1e-3
+
+
+def _check_unit_range(t: torch.Tensor | None, name: str) -> None:
+    """Colours are floats in [0, 1]: refuse NaN/inf and values far outside (0-255 colours above all)."""
+    if t is None or t.numel() == 0:
+        return
+    if not t.dtype.is_floating_point:
+        raise SmrnbValueError(f"{name} must be float RGB in [0, 1], got dtype {t.dtype}; for 0-255 integers "
+                              "use .float() / 255")
+    finite = torch.isfinite(t)
+    if not bool(finite.all()):
+        raise SmrnbValueError(f"{name} must be finite RGB in [0, 1], got {int((~finite).sum())} NaN/inf value(s)")
+    lo, hi = float(t.min()), float(t.max())
+    if lo < -_COLOR_SLACK or hi > 1 + _COLOR_SLACK:
+        hint = "; they look like 0-255 colours: divide by 255" if hi > 1.5 and lo >= 0 and hi <= 255 else ""
+        raise SmrnbValueError(f"{name} must be RGB in [0, 1], got values in [{lo:.4g}, {hi:.4g}]{hint}")
+
+
 def check_mesh_for_export(mesh: Mesh) -> None:
     """What a file format cannot hold: no faces, non-finite vertices or uvs, indices out of range, mixed devices."""
     if mesh.num_faces == 0:
@@ -143,6 +163,8 @@ def check_mesh_for_export(mesh: Mesh) -> None:
                 vertex_colors=mesh.vertex_colors, texture=mesh.texture)
     if not bool(torch.isfinite(mesh.vertices).all()):
         raise SmrnbValueError("mesh.vertices must be finite to export, got NaN/inf values")
+    for name in ("vertex_colors", "texture"):
+        _check_unit_range(getattr(mesh, name), f"mesh.{name}")
     check_index_range(mesh.faces, mesh.num_vertices, "mesh.faces", "mesh.vertices")
     if mesh.uvs is not None:
         if not bool(torch.isfinite(mesh.uvs).all()):
@@ -163,12 +185,8 @@ def load_mesh(path: str | os.PathLike, device: Any = "cpu") -> Mesh:
     """
     import trimesh
 
-    path = as_path(path, "path")
     dev = resolve_device(device, "device")
-    if path.is_dir():
-        raise SmrnbValueError(f"path must be a mesh file, got the folder {str(path)[:200]!r}")
-    if not path.is_file():
-        raise SmrnbValueError(f"path must be an existing mesh file, got {str(path)[:200]!r} (not found)")
+    path = check_input(path, "path")  # missing, a symlink loop, no permission, a folder, 0 bytes: said so
     try:
         loaded = trimesh.load(str(path), process=False, maintain_order=True)
     except Exception as exc:  # trimesh raises many types on bad files
