@@ -420,3 +420,22 @@ def test_7scenes_bad_pose_names_the_pose_file_line(tmp_path):
     pose.write_text("1 0 0 0\n0 1 0 0\n0 0 1 x\n0 0 0 1\n")
     with pytest.raises(smrnb.SmrnbValueError, match=r"pose '.*frame-000001.pose.txt' line 3: expected numbers"):
         load_7scenes(root, **kw)
+
+
+def test_write_log_on_a_full_disk_keeps_the_old_file_and_checks_poses(tmp_path):
+    from tests._fsize import SMRNB_ERROR_EXITS_3, run_with_file_size_limit
+
+    old = tmp_path / "trajectory.log"
+    old.write_text("0 0 1\n")
+    code = ("import sys, numpy as np, smrnb, smrnb.datasets\ntry:\n"
+            "    smrnb.datasets.write_log(sys.argv[1], np.tile(np.eye(4), (50, 1, 1)))\n" + SMRNB_ERROR_EXITS_3)
+    r = run_with_file_size_limit(code, str(old), limit=500)
+    assert r.returncode == 3 and "unchanged" in r.stdout, (r.stdout, r.stderr[-1500:])
+    assert old.read_text() == "0 0 1\n" and [p.name for p in tmp_path.iterdir()] == ["trajectory.log"]
+    with pytest.raises(smrnb.SmrnbValueError, match=r"poses must have shape \(P, 4, 4\)"):
+        write_log(tmp_path / "x.log", np.eye(4))
+    with pytest.raises(smrnb.SmrnbValueError, match="poses must be finite"):
+        write_log(tmp_path / "x.log", np.full((1, 4, 4), np.nan))
+    with pytest.raises(smrnb.SmrnbValueError, match="one id per pose"):
+        write_log(tmp_path / "x.log", np.tile(np.eye(4), (2, 1, 1)), ids=[1])
+    assert not (tmp_path / "x.log").exists()

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._files import atomic_write
 from smrnb.datasets._reader import (
     PRIMESENSE_K,
     PoseLines,
@@ -73,12 +74,22 @@ def _read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray, list[list[
 
 def write_log(path: Path, poses: np.ndarray, ids: Sequence[int] | None = None) -> None:
     """Write (P, 4, 4) camera-to-world poses as a Redwood ``.log`` (metadata ``id id id+1``)."""
-    ids = list(range(len(poses))) if ids is None else list(ids)
+    try:
+        arr = np.asarray(poses, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise SmrnbTypeError(f"poses must be a (P, 4, 4) array of numbers, got {type(poses).__name__}") from None
+    if arr.ndim != 3 or arr.shape[1:] != (4, 4):
+        raise SmrnbValueError(f"poses must have shape (P, 4, 4), got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise SmrnbValueError(f"poses must be finite, got {int((~np.isfinite(arr)).sum())} NaN/inf value(s)")
+    ids = list(range(len(arr))) if ids is None else list(ids)
+    if len(ids) != len(arr):
+        raise SmrnbValueError(f"ids must have one id per pose ({len(arr)}), got {len(ids)}")
     out = []
-    for i, T in zip(ids, np.asarray(poses, dtype=np.float64)):
+    for i, T in zip(ids, arr):
         out.append(f"{i} {i} {i + 1}")
         out.extend(" ".join(f"{v:.8f}" for v in row) for row in T)
-    Path(path).write_text("\n".join(out) + "\n")
+    atomic_write(path, "\n".join(out) + "\n", "path")  # a full disk leaves an existing file whole
 
 
 def read_intrinsic_json(path: Path) -> tuple[np.ndarray, tuple[int, int] | None]:

@@ -231,3 +231,15 @@ def test_relative_paths_in_a_config_file_resolve_against_its_folder(tmp_path):
     assert cfg["output_dir"] == str(tmp_path / "cfg" / "out")
     f.write_text("source: {path: sample, stride: 3}\nsteps: [tsdf]\n")
     assert load_config(f)["source"] == {"path": "sample", "stride": 3}
+
+
+def test_save_config_on_a_full_disk_keeps_the_old_file(tmp_path):
+    from tests._fsize import SMRNB_ERROR_EXITS_3, run_with_file_size_limit
+
+    old = tmp_path / "params.yaml"
+    old.write_text("# the user's own config\n")
+    code = ("import sys, smrnb\np = smrnb.Pipeline(steps=['tsdf', 'extract_mesh', ('export', {'path': 'm.glb'})], "
+            "source='sample')\ntry:\n    p.save_config(sys.argv[1])\n" + SMRNB_ERROR_EXITS_3)
+    r = run_with_file_size_limit(code, str(old), limit=60)
+    assert r.returncode == 3 and "unchanged" in r.stdout, (r.stdout, r.stderr[-1500:])
+    assert old.read_text() == "# the user's own config\n" and sorted(p.name for p in tmp_path.iterdir()) == ["params.yaml"]
