@@ -114,6 +114,47 @@ def process_secrets() -> list[str]:
     return secret_values(os.environ, read_proc_environ())
 
 
+# ---------------------------------------------------------------------- terminal control sequences
+#: escape sequences a pasted terminal text carries (colours, cursor moves, screen clears, window titles,
+#: hyperlinks): CSI (7- and 8-bit), OSC / DCS / SOS / PM / APC strings up to their terminator (or the end of
+#: the line), and two-character escapes. Classes only, each followed by a disjoint class: linear in the text.
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?|[ -/]*[0-~]?)")
+_ESCAPES_8BIT = re.compile(r"\x9b[0-?]*[ -/]*[@-~]?|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?")
+
+#: what stays invisible or rewrites what is shown: C0 controls but tab and newline, DEL, C1 controls, and
+#: the bidirectional overrides and isolates that reorder a line on screen
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+")
+
+
+def _backspaces(line: str) -> str:
+    """What a terminal shows of a line with backspaces: each one takes back the character before it."""
+    out: list[str] = []
+    for ch in line:
+        if ch == "\x08":
+            if out:
+                out.pop()
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def strip_controls(s: str) -> str:
+    """``s`` as plain text a terminal or a page can show without being driven by it: escape sequences
+    removed, CR LF and lone CR made newlines, backspaces applied to the characters they erase, every
+    other control character (and bidi override) removed. Linear; a pass runs only when its character occurs."""
+    if not isinstance(s, str) or not s:
+        return s
+    if "\x1b" in s:
+        s = _ESCAPES.sub("", s)
+    if any(c in s for c in "\x9b\x90\x98\x9d\x9e\x9f"):
+        s = _ESCAPES_8BIT.sub("", s)
+    if "\r" in s:
+        s = s.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x08" in s:
+        s = "\n".join(_backspaces(ln) if "\x08" in ln else ln for ln in s.split("\n"))
+    return _CONTROLS.sub("", s)
+
+
 def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     """``s`` with every secret replaced by ``<redacted>`` (by value, by shape and by name).
 
@@ -123,6 +164,7 @@ def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     literal cannot occur."""
     if not isinstance(s, str) or not s:
         return s
+    s = strip_controls(s)
     for v in secrets:
         if v in s:
             s = s.replace(v, REDACTED)

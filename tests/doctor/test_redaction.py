@@ -192,3 +192,48 @@ def test_adversarial_runs_are_still_redacted():
     assert redact_text("https://u:" + ":" * 30 + "@host/") == f"https://{REDACTED}@host/"
     assert redact_text("--token --token") == "--token --token"  # a flag is no value
     assert redact_text("x --api-key abc123") == f"x --api-key {REDACTED}"
+
+
+# ---------------------------------------------------------------------- terminal control sequences
+CONTROLLED = {
+    "osc_title_bell": ("\x1b]0;you have been pwned\x07libcudart.so.11.0: cannot open\x07", "libcudart.so.11.0: cannot open"),
+    "csi_colour_cursor_clear": ("\x1b[2J\x1b[H\x1b[1;31mRuntimeError\x1b[0m: no kernel\x1b[10;10H", "RuntimeError: no kernel"),
+    "osc8_hyperlink": ("\x1b]8;;https://evil.example/pwn\x1b\\undefined symbol\x1b]8;;\x1b\\", "undefined symbol"),
+    "backspace_overwrite": ("libcudart.so.11.0\b\b\b\b12.4 /opt/x\b\b\b\b\b/home/u", "libcudart.so.12.4 //home/u"),
+    "c1_csi_and_cr": ("Downloading (10%)\r\x9b2K(90%)\r\nERROR\x1bc", "Downloading (10%)\n(90%)\nERROR"),
+    "bidi_and_nul": ("admin\u202e\u2066 user\x00\x7f", "admin user"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CONTROLLED))
+def test_control_sequences_are_stripped_from_echoed_text(kind):
+    from smrnb.doctor._redact import strip_controls
+
+    text, shown = CONTROLLED[kind]
+    assert strip_controls(text) == shown
+    assert redact_text(text) == shown
+    assert strip_controls("tabs\tand\nnewlines stay") == "tabs\tand\nnewlines stay"
+
+
+def test_every_format_of_a_report_from_controlled_text_is_plain():
+    import html as html_mod
+    import re
+
+    text = "".join(t for t, _ in CONTROLLED.values()) + "\nImportError: libcudart.so.11.0: cannot open shared object file"
+    rep = explain(text, live=False)
+    finding = Finding("x_test", "loader", "error", "title \x1b[31mred\x1b[0m", ("evidence \x1b]0;t\x07line\r",),
+                      Fix("why\x08\x08", ("echo \x9b2K",), ()))
+    rep.findings.append(finding)
+    outs = _all_formats(rep)
+    outs["json_decoded"] = json.dumps(json.loads(rep.to_json()), ensure_ascii=False)
+    outs["html_unescaped"] = html_mod.unescape(outs["html"])
+    for fmt, out in outs.items():
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out), (fmt, out[:400])
+
+
+@pytest.mark.parametrize("unit", ["\x1b[", "\x1b]", "\x1b", "\x9b", "a\b", "\r", "\x1b[1mKEY=\x1b[0m"])
+def test_control_stripping_time_is_linear(unit):
+    from smrnb.doctor._redact import strip_controls
+
+    small, big = unit * (200_000 // len(unit)), unit * (2_000_000 // len(unit))
+    assert _cpu(strip_controls, big) <= 15 * _cpu(strip_controls, small) + 0.05
