@@ -25,7 +25,6 @@ BLIND_KNOWN_FAILING: dict[str, str] = {
     "raw_cli_ascii_explain": "raw",
     "raw_cli_bad_export_suffix_refused_first": "misleading",
     "raw_cli_sigint_during_run": "raw",
-    "raw_config_zero_bytes": "misleading",
     "raw_explain_unknown_error_called_fine": "misleading",
     "raw_intrinsic_json_deep_nesting": "raw",
     "raw_intrinsic_json_zero_bytes": "misleading",
@@ -33,8 +32,6 @@ BLIND_KNOWN_FAILING: dict[str, str] = {
     "raw_meta_device_depth": "raw",
     "raw_meta_device_vertices": "raw",
     "raw_redwood_decompression_bomb": "raw",
-    "silent_config_duplicate_keys": "silent",
-    "silent_config_yaml11_octal": "silent",
     "silent_intrinsic_json_bools_and_strings": "silent",
     "silent_simplify_nan_aggressiveness": "silent",
 }
