@@ -31,8 +31,9 @@ __all__ = ["LAYERS", "Finding", "Report", "SmrnbEnvironmentWarning", "diagnose",
            "install_plan", "tables", "write_kernelspec"]
 
 #: names offered to the other smrnb packages (not part of smrnb's public API): the jupyter paths probe and
-#: the report's HTML for the widgets, the IPython extension for ``%load_ext smrnb``
-INTERNAL_API = ("jupyter_paths", "load_ipython_extension", "render_html", "threejs_labextension",
+#: the report's HTML for the widgets, the IPython extension for ``%load_ext smrnb``, the GPUs of this node
+#: (index, name, UUID, memory) for the batch runner's one worker per GPU
+INTERNAL_API = ("jupyter_paths", "list_gpus", "load_ipython_extension", "render_html", "threejs_labextension",
                 "unload_ipython_extension")
 
 
@@ -138,6 +139,7 @@ _LAZY = {
     "install_plan": "smrnb.doctor._install",
     "write_kernelspec": "smrnb.doctor._fixes",
     "jupyter_paths": "smrnb.doctor.probes._jupyter",
+    "list_gpus": "smrnb.doctor.probes._driver",
     "threejs_labextension": "smrnb.doctor.probes._jupyter",
     "render_html": "smrnb.doctor._report",
     "SmrnbEnvironmentWarning": "smrnb.doctor._magics",
