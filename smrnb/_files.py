@@ -104,7 +104,7 @@ def check_input(path: Any, name: str = "path", kind: str = "file", *, empty_ok: 
                                                           if os.path.islink(p) else ""))
     if kind == "folder":
         if state != "folder":
-            raise SmrnbValueError(f"{where} must be a folder, got a file")
+            raise SmrnbValueError(f"{where} is not a folder (it is a file)")
         if not os.access(p, os.R_OK | os.X_OK):
             raise SmrnbValueError(f"{where}: permission denied (the folder may not be read)")
         return p

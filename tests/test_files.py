@@ -170,7 +170,7 @@ def test_check_input_names_the_cause(tmp_path):
         check_input(tmp_path / "nope.ply")
     with pytest.raises(SmrnbValueError, match="not a folder|does not exist"):
         check_input(tmp_path / "f" / "x.ply")
-    with pytest.raises(SmrnbValueError, match="must be a folder"):
+    with pytest.raises(SmrnbValueError, match="is not a folder"):
         check_input(tmp_path / "f", kind="folder")
     assert check_input(tmp_path / "f") == tmp_path / "f"
 

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb._files import atomic_write
+from smrnb._files import atomic_write, check_input
 from smrnb.datasets._reader import (
     PRIMESENSE_K,
     PoseLines,
@@ -23,6 +23,7 @@ from smrnb.datasets._reader import (
     load_images,
     make_K,
     read_text_file,
+    reads_files,
     select,
 )
 from smrnb.geometry import Frames, check_int_range, check_K
@@ -31,6 +32,7 @@ _IMG_EXT = (".jpg", ".jpeg", ".png")
 _INTRINSIC_NAMES = ("camera_primesense.json", "camera_intrinsic.json", "intrinsic.json", "intrinsics.json")
 
 
+@reads_files("read_log")
 def read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray]:
     """Parse a Redwood ``.log`` trajectory: blocks of a metadata line (3 ints: frame id, frame id, count) and
     four rows of a 4x4 camera-to-world matrix. Returns (metadata per pose, (P, 4, 4) float64)."""
@@ -92,19 +94,52 @@ def write_log(path: Path, poses: np.ndarray, ids: Sequence[int] | None = None) -
     atomic_write(path, "\n".join(out) + "\n", "path")  # a full disk leaves an existing file whole
 
 
+#: an intrinsics JSON is a few hundred bytes; a larger file is not one
+MAX_INTRINSIC_JSON_BYTES = 1 << 20
+
+
+def _json_number(v: Any, what: str) -> float:
+    """A JSON number (not a bool, a string or null), as float."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise SmrnbValueError(f"{what} must be a number, got {type(v).__name__} {v!r:.40}" +
+                              (" (JSON true/false)" if isinstance(v, bool) else ""))
+    return float(v)
+
+
+@reads_files("read_intrinsic_json")
 def read_intrinsic_json(path: Path) -> tuple[np.ndarray, tuple[int, int] | None]:
     """Open3D ``PinholeCameraIntrinsic`` JSON: ``intrinsic_matrix`` is 9 numbers, COLUMN-major."""
+    p = check_input(path, "intrinsics file")  # missing, empty (0 bytes), a folder, permission
+    where = f"intrinsics {str(p)!r}"
+    if p.stat().st_size > MAX_INTRINSIC_JSON_BYTES:
+        raise SmrnbValueError(f"{where} is {p.stat().st_size:,} bytes; an intrinsics JSON is a few hundred (need "
+                              "'intrinsic_matrix' with 9 numbers, column-major)")
+    text = read_text_file(p, "intrinsics")
     try:
-        d = json.loads(Path(path).read_text())
-        m = np.asarray(d["intrinsic_matrix"], dtype=np.float64)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SmrnbValueError(f"cannot read intrinsics {str(path)!r} (need 'intrinsic_matrix' with 9 numbers, "
-                              f"column-major): {type(exc).__name__}: {exc}") from None
-    if m.shape != (9,):
-        raise SmrnbValueError(f"intrinsics {str(path)!r}: 'intrinsic_matrix' must have 9 numbers, got shape {m.shape}")
+        d = json.loads(text)
+    except RecursionError:
+        raise SmrnbValueError(f"{where} is nested too deeply to be an intrinsics JSON (need 'intrinsic_matrix' "
+                              "with 9 numbers, column-major)") from None
+    except ValueError as exc:
+        raise SmrnbValueError(f"{where} is not valid JSON ({exc}); need 'intrinsic_matrix' with 9 numbers, "
+                              "column-major") from None
+    if not isinstance(d, dict) or "intrinsic_matrix" not in d:
+        raise SmrnbValueError(f"{where} must be a JSON object with 'intrinsic_matrix' (9 numbers, column-major), got "
+                              f"{'an object with keys ' + ', '.join(map(repr, list(d)[:8])) if isinstance(d, dict) else type(d).__name__}")
+    raw = d["intrinsic_matrix"]
+    if not isinstance(raw, list) or len(raw) != 9:
+        got = f"a list of {len(raw)}" if isinstance(raw, list) else type(raw).__name__
+        raise SmrnbValueError(f"{where}: 'intrinsic_matrix' must have 9 numbers, got {got}")
+    m = np.array([_json_number(v, f"{where}: 'intrinsic_matrix'[{i}]") for i, v in enumerate(raw)], dtype=np.float64)
     K = m.reshape(3, 3).T  # column-major
-    check_K(torch.from_numpy(K), "K", where=f"{path}, 'intrinsic_matrix'")  # NaN, fx <= 0, a bad last row
-    size = (int(d["width"]), int(d["height"])) if "width" in d and "height" in d else None
+    check_K(torch.from_numpy(K), "K", where=f"{p}, 'intrinsic_matrix'")  # NaN, fx <= 0, a bad last row
+    size = None
+    if "width" in d and "height" in d:
+        w, h = d["width"], d["height"]
+        for k, v in (("width", w), ("height", h)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= 100_000:
+                raise SmrnbValueError(f"{where}: {k!r} must be a whole number of pixels in [1, 100000], got {v!r:.40}")
+        size = (w, h)
     return K, size
 
 
@@ -167,6 +202,7 @@ def _pairs(root: Path, depth_dir: Path, color_dir: Path | None) -> list[tuple[Pa
     return [(d, colors[d.stem]) for d in depths]
 
 
+@reads_files("load_redwood")
 def load_redwood(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None = None,
                  frames: Sequence[int] | None = None, trajectory: str | os.PathLike | None = None,
                  intrinsics: Any = None, depth_scale: float = 1000.0, color: bool = True) -> Frames:
@@ -278,6 +314,7 @@ def _poses_for(traj: Path | None, pairs: list[tuple[Path, Path | None]], root: P
     return mats[order], pairing, where
 
 
+@reads_files("iter_redwood")
 def iter_redwood(path: str | os.PathLike, *, batch_size: int = 8, stride: int = 1, max_frames: int | None = None,
                  frames: Sequence[int] | None = None, trajectory: str | os.PathLike | None = None,
                  intrinsics: Any = None, depth_scale: float = 1000.0, color: bool = True) -> Iterator[Frames]:

@@ -20,6 +20,7 @@ from smrnb.datasets._reader import (
     load_images,
     make_K,
     read_text_file,
+    reads_files,
     select,
 )
 from smrnb.geometry import Frames
@@ -103,6 +104,7 @@ def quat_to_pose(t: np.ndarray, q: np.ndarray) -> np.ndarray:
     return T
 
 
+@reads_files("load_tum")
 def load_tum(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None = None,
              frames: Sequence[int] | None = None, intrinsics: Any = None, max_dt: float = 0.02,
              depth_scale: float = 5000.0, color: bool = True, poses: bool = True) -> Frames:
