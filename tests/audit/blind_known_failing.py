@@ -26,12 +26,7 @@ BLIND_KNOWN_FAILING: dict[str, str] = {
     "raw_cli_bad_export_suffix_refused_first": "misleading",
     "raw_cli_sigint_during_run": "raw",
     "raw_explain_unknown_error_called_fine": "misleading",
-    "raw_intrinsic_json_deep_nesting": "raw",
-    "raw_intrinsic_json_zero_bytes": "misleading",
-    "raw_load_redwood_permission_denied": "raw",
     "raw_meta_device_depth": "raw",
     "raw_meta_device_vertices": "raw",
-    "raw_redwood_decompression_bomb": "raw",
-    "silent_intrinsic_json_bools_and_strings": "silent",
     "silent_simplify_nan_aggressiveness": "silent",
 }
