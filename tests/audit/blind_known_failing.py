@@ -26,7 +26,4 @@ BLIND_KNOWN_FAILING: dict[str, str] = {
     "raw_cli_bad_export_suffix_refused_first": "misleading",
     "raw_cli_sigint_during_run": "raw",
     "raw_explain_unknown_error_called_fine": "misleading",
-    "raw_meta_device_depth": "raw",
-    "raw_meta_device_vertices": "raw",
-    "silent_simplify_nan_aggressiveness": "silent",
 }
