@@ -398,6 +398,15 @@ def next_free_folder(base: Any, names: Sequence[str] = ()) -> Path:
     return b.with_name(f"{b.name}-{k}")
 
 
+def default_output_folder(base: str) -> tuple[Path, str | None]:
+    """The folder a command writes into when none was given: ``base``, or the next free ``base-N`` when
+    ``base`` holds files already (they are kept); with the sentence that says so (None for ``base``)."""
+    out = next_free_folder(base)
+    if out == Path(base):
+        return out, None
+    return out, f"./{base} holds files already (kept); this run writes into ./{out} (--output DIR chooses the folder)"
+
+
 def confine(path: Any, root: Any, name: str = "path") -> Path:
     """``root / path`` for a relative ``path`` that stays inside ``root``; refuses absolute paths and ``..`` escapes."""
     p = as_path(path, name)
@@ -414,4 +423,5 @@ def confine(path: Any, root: Any, name: str = "path") -> Path:
 
 
 __all__ = ["as_path", "path_state", "check_input", "check_writable", "check_new_file", "check_folder", "free_bytes",
-           "check_free_space", "no_clobber", "atomic_write", "atomic_write_set", "next_free_folder", "confine"]
+           "check_free_space", "no_clobber", "atomic_write", "atomic_write_set", "next_free_folder", "default_output_folder",
+           "confine"]
