@@ -17,13 +17,7 @@ BLIND_KNOWN_FAILING: dict[str, str] = {
     "explain_tabs": "misleading",
     "explain_zero_width_joiner_in_words": "misleading",
     "explain_zero_width_spaces": "misleading",
-    "lost_batch_output_is_a_file": "raw",
-    "lost_batch_users_folder_named_like_the_scan": "lost",
-    "lost_demo_output_is_a_file": "misleading",
-    "lost_demo_over_users_mesh": "lost",
     "raw_cli_ascii_doctor": "raw",
     "raw_cli_ascii_explain": "raw",
-    "raw_cli_bad_export_suffix_refused_first": "misleading",
-    "raw_cli_sigint_during_run": "raw",
     "raw_explain_unknown_error_called_fine": "misleading",
 }
