@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 
 from smrnb._errors import SmrnbError
+from smrnb._text import console_safe
 from smrnb.doctor import diagnose, explain
 from smrnb.doctor._cluster import diagnose_cluster
 from smrnb.doctor._codes import CODES_PATH, codes_markdown
@@ -109,6 +110,7 @@ def _redacted(text: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``smr-doctor``; returns the exit status (argparse exits 2 on usage errors).
     Never a traceback: an unexpected failure is one redacted line on stderr and exit status 1."""
+    console_safe()  # an ASCII-only terminal gets [ok]/[error] instead of no report
     try:
         return _main(argv)
     except BrokenPipeError:  # `smr-doctor --json | head`: stop quietly

@@ -32,7 +32,7 @@ from smrnb._files import (
     default_output_folder,
     no_clobber,
 )
-from smrnb._text import cap
+from smrnb._text import cap, console_safe
 from smrnb.pipeline._batch import batch
 from smrnb.pipeline._config import config_schema, load_config
 from smrnb.pipeline._docs import render_markdown
@@ -540,6 +540,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``smrnb``; returns the exit code (0 ok, 1 a step failed, 2 usage error)."""
+    console_safe()  # an ASCII-only terminal gets plain words instead of a UnicodeEncodeError
     reg = REGISTRY
     parser = build_parser(reg)
     args = parser.parse_args(argv)  # exits 2 on bad flags or values (argparse prints the usage then)
