@@ -17,7 +17,5 @@ BLIND_KNOWN_FAILING: dict[str, str] = {
     "explain_tabs": "misleading",
     "explain_zero_width_joiner_in_words": "misleading",
     "explain_zero_width_spaces": "misleading",
-    "raw_cli_ascii_doctor": "raw",
-    "raw_cli_ascii_explain": "raw",
     "raw_explain_unknown_error_called_fine": "misleading",
 }
