@@ -542,3 +542,41 @@ def test_unreadable_folders_are_named_as_permission_problems(tmp_path):
         os.chmod(target, 0o755)
     for name, msg in results.items():
         assert msg.startswith("SmrnbValueError") and "permission denied" in msg and "not exist" not in msg, (name, msg)
+
+
+def _tum_one_frame(root: Path, gt_line: str) -> Path:
+    _png16(root / "depth" / "1.0.png", np.full((48, 64), 5000))
+    _rgb(root / "rgb" / "1.0.png", np.full((48, 64, 3), 90))
+    (root / "depth.txt").write_text("1.0 depth/1.0.png\n")
+    (root / "rgb.txt").write_text("1.0 rgb/1.0.png\n")
+    (root / "groundtruth.txt").write_text(gt_line + "\n")
+    return root
+
+
+def test_numbers_that_overflow_are_named_not_called_nan(tmp_path):
+    # a quaternion whose norm overflows a float64 is still a rotation (180 degrees about x + y), not the identity
+    fr = load_tum(_tum_one_frame(tmp_path / "q", "1.0 0 0 0 1e200 1e200 0 0"), intrinsics=TINY_K)
+    R = fr.poses[0, :3, :3].double()
+    assert torch.allclose(R, torch.tensor([[0.0, 1, 0], [1, 0, 0], [0, 0, -1]], dtype=torch.float64), atol=1e-6)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"groundtruth.txt' line 1: 1e400 is too large for a 64-bit float"):
+        load_tum(_tum_one_frame(tmp_path / "t", "1.0 1e400 0 0 0 0 0 1"), intrinsics=TINY_K)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"pose value 1e\+39 \(.*groundtruth.txt line 1.*float32 range"):
+        load_tum(_tum_one_frame(tmp_path / "b", "1.0 1e39 0 0 0 0 0 1"), intrinsics=TINY_K)
+    root = _tiny_redwood(tmp_path / "rw")
+    eye = "1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n"
+    (root / "trajectory.log").write_text("0 0 1\n1 0 0 1e400\n0 1 0 0\n0 0 1 0\n0 0 0 1\n1 1 2\n" + eye)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"trajectory.log' line 2: 1e400 is too large"):
+        load_redwood(root, intrinsics=TINY_K)
+
+
+def test_duplicate_trajectory_ids_and_boolean_intrinsics_are_refused(tmp_path):
+    root = _tiny_redwood(tmp_path / "rw")
+    eye = "1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n"
+    (root / "trajectory.log").write_text("0 0 1\n" + eye + "0 0 1\n" + eye + "1 1 2\n" + eye)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"gives frame id 0 twice \(lines 1 and 6\)"):
+        load_redwood(root, intrinsics=TINY_K)
+    (root / "trajectory.log").write_text("0 0 1\n" + eye + "0 0 1\n" + eye)  # one id everywhere: in frame order
+    assert load_redwood(root, intrinsics=TINY_K).meta["pose_pairing"] == "in order"
+    for bad in ((True, True, 31.5, 23.5), np.eye(3, dtype=bool), ("50", 50, 31.5, 23.5)):
+        with pytest.raises(smrnb.SmrnbTypeError, match="intrinsics must be numbers"):
+            load_redwood(root, intrinsics=bad)

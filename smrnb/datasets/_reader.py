@@ -7,6 +7,7 @@ import contextlib
 import errno
 import functools
 import inspect
+import math
 import os
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -96,6 +97,18 @@ def select(n: int, stride: int = 1, max_frames: int | None = None, frames: Seque
     if not idx:
         raise SmrnbValueError(f"{reader}: the selection is empty (sequence of {n} frames)")
     return idx
+
+
+_NON_FINITE_WORDS = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "nan", "+nan", "-nan"})
+
+
+def check_overflow(tokens: Sequence[str], values: Sequence[float], where: str) -> None:
+    """A number written out in full that does not fit a 64-bit float (``1e400``) reads as inf: name it as
+    such, where ``inf`` / ``nan`` written as words are left to the finiteness checks that follow."""
+    for tok, v in zip(tokens, values):
+        if not math.isfinite(v) and tok.strip().lower() not in _NON_FINITE_WORDS:
+            raise SmrnbValueError(f"{where}: {tok[:40]} is too large for a 64-bit float (more than about 1.8e308); "
+                                  "is the file in metres?")
 
 
 def read_text_file(path: Path, what: str) -> str:
@@ -222,8 +235,18 @@ def load_images(depth_paths: list[Path], color_paths: list[Path] | None, depth_s
 
 
 def make_K(intrinsics: Any, reader: str) -> np.ndarray:
-    """(3, 3) float64 from a (3, 3) matrix or an (fx, fy, cx, cy) sequence."""
-    a = np.asarray(intrinsics.detach().cpu() if isinstance(intrinsics, torch.Tensor) else intrinsics, dtype=np.float64)
+    """(3, 3) float64 from a (3, 3) matrix or an (fx, fy, cx, cy) sequence of real numbers (not bools or text)."""
+    raw = np.asarray(intrinsics.detach().cpu() if isinstance(intrinsics, torch.Tensor) else intrinsics, dtype=object)
+    flat = raw.reshape(-1) if raw.ndim else raw.reshape(1)
+    bad = next((v for v in flat if isinstance(v, (bool, np.bool_, str, bytes)) or v is None
+                or not isinstance(v, (int, float, np.integer, np.floating))), None) if raw.size <= 64 else None
+    if bad is not None or (raw.size <= 64 and any(isinstance(v, (bool, np.bool_)) for v in flat)):
+        raise SmrnbTypeError(f"{reader}: intrinsics must be numbers (fx, fy, cx, cy or a 3x3 matrix), got "
+                             f"{type(bad).__name__} {bad!r:.40}")
+    try:
+        a = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise SmrnbTypeError(f"{reader}: intrinsics must be a (3, 3) matrix or (fx, fy, cx, cy) of numbers") from None
     if a.shape == (4,):
         fx, fy, cx, cy = a
         a = np.array([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], dtype=np.float64)
@@ -261,9 +284,21 @@ class PoseLines:
         return f"{self.files[i]} {where}{label}"
 
 
+#: the largest magnitude a pose value may have: Frames keep poses as float32
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def check_reader_poses(poses: np.ndarray, where: PoseLines, reader: str) -> None:
     """The pose check of :class:`smrnb.Frames` (finite, rigid, last row 0 0 0 1), run by a reader
-    on all the poses it selected before reading any image, naming the file line of a bad one."""
+    on all the poses it selected before reading any image, naming the file line of a bad one; in float64
+    first, so a value that overflows when stored as float32 is named as such, not as NaN/inf."""
+    p = np.asarray(poses, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        big = np.isfinite(p) & (np.abs(p) > _F32_MAX)
+    if big.any():
+        i, r, c = (int(x) for x in np.argwhere(big)[0])
+        raise SmrnbValueError(f"{reader}: pose value {p[i, r, c]:.6g} ({where(i, (r,)) or f'pose {i}'}) is beyond "
+                              f"the float32 range (+-{_F32_MAX:.3g}) poses are kept in: is the file in metres?")
     check_poses(torch.from_numpy(np.ascontiguousarray(poses, dtype=np.float64)), f"{reader}: poses", where=where)
 
 
@@ -295,6 +330,7 @@ def read_matrix_txt(path: Path, shape: tuple[int, int], what: str, *, with_lines
             rows.append([float(v) for v in s.split()])
         except ValueError:
             raise SmrnbValueError(f"{what} {str(path)!r} line {k}: expected numbers, got {ln.strip()[:120]!r}") from None
+        check_overflow(s.split(), rows[-1], f"{what} {str(path)!r} line {k}")
         lines.append(k)
     ncol = {len(r) for r in rows}
     if len(ncol) > 1:

@@ -19,6 +19,7 @@ from smrnb.datasets._reader import (
     PoseLines,
     as_dir,
     build_frames,
+    check_overflow,
     check_reader_poses,
     load_images,
     make_K,
@@ -67,6 +68,7 @@ def _read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray, list[list[
             if len(row) != 4:
                 raise SmrnbValueError(f"trajectory {str(path)!r} line {lineno}: expected 4 numbers of a 4x4 matrix "
                                       f"row, got {ln!r}")
+            check_overflow(ln.split(), row, f"trajectory {str(path)!r} line {lineno}")
             rows.append(row)
         metas.append(meta)
         mats.append(rows)
@@ -298,7 +300,13 @@ def _poses_for(traj: Path | None, pairs: list[tuple[Path, Path | None]], root: P
     stems = [p[0].stem for p in pairs]
     n = len(pairs)
     ids = [m[0] for m in metas]
-    pos = {i: k for k, i in enumerate(ids)}
+    pos: dict[int, int] = {}
+    for k, i in enumerate(ids):
+        if i in pos and len(set(ids)) > 1:  # one id everywhere is a placeholder: the poses are in frame order
+            raise SmrnbValueError(f"{reader}: trajectory {str(traj)!r} gives frame id {i} twice (lines "
+                                  f"{rowlines[pos[i]][0] - 1} and {rowlines[k][0] - 1}): a trajectory holds one pose "
+                                  "per frame (a pairwise registration .log is not one); pass trajectory= with one")
+        pos.setdefault(i, k)
     if all(s.isdigit() for s in stems) and len(set(ids)) == len(ids) and all(int(s) in pos for s in stems):
         order = [pos[int(s)] for s in stems]
         pairing = "by frame id"
