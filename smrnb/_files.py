@@ -374,6 +374,42 @@ def atomic_write_set(items: Sequence[tuple[Any, bytes | str]], name: str = "path
     return [os.fspath(p) for p, e in zip(paths, existed) if e]
 
 
+def replace_folder(src: Any, target: Any, name: str = "folder") -> Path:
+    """Put a copy of the folder ``src`` at ``target`` as a unit: copied complete into a staging folder beside
+    ``target``'s parent (same file system, outside any folder a program lists), then swapped in with two
+    renames; a failure while copying leaves ``target`` as it was, one between the renames puts it back."""
+    s, t = as_path(src, name), as_path(target, name)
+    stage_root = t.parent.parent / ".smrnb-staging"
+    tag = f"{t.name[:60]}.{_HOST}-{os.getpid()}-{os.urandom(4).hex()}"
+    staged, old = stage_root / f"{tag}.new", stage_root / f"{tag}.old"
+    try:
+        stage_root.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(s, staged, symlinks=True)
+    except OSError as exc:
+        shutil.rmtree(staged, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            stage_root.rmdir()
+        raise SmrnbValueError(f"{name} {_s(t)} could not be written ({exc.strerror or exc}); it is unchanged") from None
+    had = os.path.lexists(t)
+    try:
+        if had:
+            os.replace(t, old)
+        try:
+            os.replace(staged, t)
+        except OSError:
+            if had:
+                os.replace(old, t)
+            raise
+    except OSError as exc:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise SmrnbValueError(f"{name} {_s(t)} could not be replaced ({exc.strerror or exc}); it is unchanged") from None
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            stage_root.rmdir()
+    return t
+
+
 def next_free_folder(base: Any, names: Sequence[str] = ()) -> Path:
     """``base`` when it is missing, or holds none of ``names`` (or is empty when no names are given);
     else the first ``base-2``, ``base-3``, ... that is: a default output folder that never holds an
@@ -423,5 +459,5 @@ def confine(path: Any, root: Any, name: str = "path") -> Path:
 
 
 __all__ = ["as_path", "path_state", "check_input", "check_writable", "check_new_file", "check_folder", "free_bytes",
-           "check_free_space", "no_clobber", "atomic_write", "atomic_write_set", "next_free_folder", "default_output_folder",
+           "check_free_space", "no_clobber", "atomic_write", "atomic_write_set", "next_free_folder", "default_output_folder", "replace_folder",
            "confine"]
