@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 
 from smrnb._errors import SmrnbError
+from smrnb._files import atomic_write
 from smrnb._text import console_safe
 from smrnb.doctor import diagnose, explain
 from smrnb.doctor._cluster import diagnose_cluster
@@ -132,7 +133,7 @@ def _main(argv: Sequence[str] | None) -> int:
     cmd = args.command or "check"
     if cmd == "codes":
         if args.write:
-            CODES_PATH.write_text(codes_markdown(), encoding="utf-8")
+            atomic_write(CODES_PATH, codes_markdown(), "CODES.md")
             print(f"wrote {CODES_PATH}")
         else:
             print(codes_markdown(), end="")
