@@ -30,7 +30,6 @@ from a wheel) ``demo`` runs in the current environment and ``test`` says where t
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import hashlib
 import json
@@ -48,7 +47,7 @@ import urllib.request
 from pathlib import Path
 
 from smrnb._extras import COMMAND_EXTRAS
-from smrnb._files import default_output_folder
+from smrnb._files import DEMO_OUTPUT, default_output_folder
 
 #: the CPU build used where there is no NVIDIA driver (a local wheel where pip's configuration has
 #: one, else the CPU index of download.pytorch.org)
@@ -609,9 +608,6 @@ def ensure_chromium(n: int) -> None:
         "apt-get install -y chromium fonts-dejavu-core")
 
 
-#: the demo's folder when no --output is given: ./out, or ./out-2, -3, ... once ./out holds files
-DEMO_OUTPUT = "out"
-
 NEXT = {
     "demo": ("next: open {output}/mesh.glb in any glTF viewer (Blender, the three.js editor), then try "
              "`python3 -m smrnb lab` for the teaching notebooks or `python3 -m smrnb test` for the tests"),
@@ -679,15 +675,17 @@ DEMO_OPTIONS = """smrnb demo options (`smrnb demo --help` inside .venv gives the
 def _help(command: str) -> int:
     """``python3 -m smrnb COMMAND --help`` at once, without setting anything up."""
     if command == "demo":
+        from smrnb._cli import main as smrnb_main
+
         try:
-            from smrnb.pipeline.cli import build_parser
-        except Exception:  # torch or another dependency is not installed yet: the summary above it
-            print(USAGE + "\n\n" + DEMO_OPTIONS)
+            smrnb_main(["demo", "--help"])  # argparse prints the demo's help and exits; a return: not installed yet
+        except SystemExit:
+            print("set-up option of `python3 -m smrnb demo`:\n  --wheels DIR    install from a folder of wheels "
+                  "(offline machines)")
             return 0
-        with contextlib.suppress(SystemExit):
-            build_parser().parse_args(["demo", "--help"])  # prints the help
-        print("set-up option of `python3 -m smrnb demo`:\n  --wheels DIR    install from a folder of wheels (offline "
-              "machines)")
+        except Exception:  # torch or another dependency is not installed yet: the summary below
+            pass
+        print(USAGE + "\n\n" + DEMO_OPTIONS)
         return 0
     print(USAGE)
     return 0

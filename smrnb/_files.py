@@ -48,6 +48,9 @@ from smrnb._errors import SmrnbTypeError, SmrnbValueError, format_bytes
 from smrnb._text import short
 
 _PATH_CHARS = 120  # a path echoed in a message is cut to about this many characters
+#: the demo's folder when no --output is given (``python3 -m smrnb demo`` and ``smrnb demo``): ./out, or
+#: ./out-2, -3, ... once ./out holds files (:func:`default_output_folder`)
+DEMO_OUTPUT = "out"
 _NO_CLOBBER: contextvars.ContextVar[bool] = contextvars.ContextVar("smrnb_no_clobber", default=False)
 
 
@@ -458,6 +461,6 @@ def confine(path: Any, root: Any, name: str = "path") -> Path:
     return full
 
 
-__all__ = ["as_path", "path_state", "check_input", "check_writable", "check_new_file", "check_folder", "free_bytes",
+__all__ = ["DEMO_OUTPUT", "as_path", "path_state", "check_input", "check_writable", "check_new_file", "check_folder", "free_bytes",
            "check_free_space", "no_clobber", "atomic_write", "atomic_write_set", "next_free_folder", "default_output_folder", "replace_folder",
            "confine"]

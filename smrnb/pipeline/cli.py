@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from smrnb._bootstrap import DEMO_OUTPUT
 from smrnb._errors import SmrnbError
 from smrnb._files import (
+    DEMO_OUTPUT,
     atomic_write,
     check_folder,
     check_free_space,
