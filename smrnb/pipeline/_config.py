@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from smrnb._errors import SmrnbError, SmrnbTypeError, SmrnbValueError
+from smrnb._files import check_input
 from smrnb._text import short
 from smrnb.pipeline._registry import StepRegistry
 from smrnb.pipeline._source import check_source_mapping
@@ -312,9 +313,7 @@ def _read_yaml(path: str | os.PathLike, where: str | None = None) -> tuple[Any, 
 
 def load_config(path: str | os.PathLike, registry: StepRegistry | None = None) -> dict[str, Any]:
     """Read and validate a YAML config file; relative ``source`` and ``output_dir`` resolve against its folder."""
-    p = Path(path)
-    if not p.is_file():
-        raise SmrnbValueError(f"config file {os.fspath(p)[:200]!r} does not exist")
+    p = check_input(path, "config file", empty_ok=True)  # missing, a symlink loop, a folder, permission
     raw, notes = _read_yaml(p)
     try:
         cfg = validate_config(raw, registry, where=f"config file {p.name}")

@@ -274,3 +274,17 @@ def test_yaml_numbers_read_as_written(tmp_path):
     assert cfg["steps"][1]["params"]["max_hole_edges"] == 16
     p.write_text("source: sample\nsteps:\n  - step: export\n    params: {path: 'no'}\n")
     assert load_config(p)["steps"][0]["params"]["path"] == "no"
+
+
+def test_config_paths_name_their_cause(tmp_path):
+    import os
+
+    os.symlink("b.yaml", tmp_path / "a.yaml")
+    os.symlink("a.yaml", tmp_path / "b.yaml")
+    with pytest.raises(SmrnbValueError, match="a.yaml' is a symbolic link that leads back to itself") as e:
+        load_config(tmp_path / "a.yaml")
+    assert "not exist" not in str(e.value)
+    with pytest.raises(SmrnbValueError, match="must be a file, got a folder"):
+        load_config(tmp_path)
+    with pytest.raises(SmrnbValueError, match="nope.yaml' does not exist"):
+        load_config(tmp_path / "nope.yaml")
