@@ -272,8 +272,8 @@ def test_yaml_numbers_read_as_written(tmp_path):
     cfg = load_config(p)
     assert cfg["steps"][0]["params"]["voxel_size"] == pytest.approx(0.02)
     assert cfg["steps"][1]["params"]["max_hole_edges"] == 16
-    p.write_text("source: sample\nsteps:\n  - step: export\n    params: {path: 'no'}\n")
-    assert load_config(p)["steps"][0]["params"]["path"] == "no"
+    p.write_text("source: 'no'\nsteps:\n  - step: tsdf\n")  # quoted, a word stays text
+    assert load_config(p)["source"] == "no"
 
 
 def test_config_paths_name_their_cause(tmp_path):
