@@ -86,10 +86,11 @@ def path_state(p: Path) -> str:
     return "file" if stat.S_ISREG(st.st_mode) else "other"
 
 
-def check_input(path: Any, name: str = "path", kind: str = "file", *, empty_ok: bool = False) -> Path:
+def check_input(path: Any, name: str = "path", kind: str = "file", *, empty_ok: bool = False,
+                what: str = "file") -> Path:
     """``path`` as a readable ``kind`` ("file" or "folder"), or a :class:`SmrnbValueError` naming why not:
     it does not exist, it is a symlink loop, permission is denied, it is the other kind, or (a file) it is
-    empty. Returns the path."""
+    empty. ``what`` names the file expected ("mesh file"). Returns the path."""
     p = as_path(path, name)
     state = path_state(p)
     where = f"{name} {_s(p)}"
@@ -112,7 +113,7 @@ def check_input(path: Any, name: str = "path", kind: str = "file", *, empty_ok: 
             raise SmrnbValueError(f"{where}: permission denied (the folder may not be read)")
         return p
     if state == "folder":
-        raise SmrnbValueError(f"{where} must be a file, got a folder")
+        raise SmrnbValueError(f"{name} must be a {what}, got the folder {_s(p)}")
     if state == "other":
         raise SmrnbValueError(f"{where} must be a regular file, got a device, socket or pipe")
     if not os.access(p, os.R_OK):
@@ -349,7 +350,8 @@ def atomic_write_set(items: Sequence[tuple[Any, bytes | str]], name: str = "path
             for p, blob in zip(paths, blobs):
                 staged.append(_stage(p, blob))
         except OSError as exc:
-            kept = "the previous files are unchanged" if any(existed) else "nothing was written"
+            kept = ("nothing was written" if not any(existed) else "the previous file is unchanged" if len(paths) == 1
+                    else "the previous files are unchanged")
             raise SmrnbValueError(f"{name} {_s(paths[0])} could not be written ({exc.strerror or exc}); {kept}") from None
         try:
             for i in order:

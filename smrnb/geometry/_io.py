@@ -276,7 +276,7 @@ def load_mesh(path: str | os.PathLike, device: Any = "cpu") -> Mesh:
     import trimesh
 
     dev = resolve_device(device, "device")
-    path = check_input(path, "path")  # missing, a symlink loop, no permission, a folder, 0 bytes: said so
+    path = check_input(path, "path", what="mesh file")  # missing, a symlink loop, no permission, a folder, 0 bytes
     if path.suffix.lower() == ".glb":
         mesh = _load_quantized_glb(path, dev)
         if mesh is not None:

@@ -313,7 +313,7 @@ def _read_yaml(path: str | os.PathLike, where: str | None = None) -> tuple[Any, 
 
 def load_config(path: str | os.PathLike, registry: StepRegistry | None = None) -> dict[str, Any]:
     """Read and validate a YAML config file; relative ``source`` and ``output_dir`` resolve against its folder."""
-    p = check_input(path, "config file", empty_ok=True)  # missing, a symlink loop, a folder, permission
+    p = check_input(path, "config file", empty_ok=True, what="YAML file")  # missing, a symlink loop, a folder, permission
     raw, notes = _read_yaml(p)
     try:
         cfg = validate_config(raw, registry, where=f"config file {p.name}")

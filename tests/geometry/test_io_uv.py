@@ -108,7 +108,7 @@ def test_load_mesh_names_empty_files_and_symlink_loops(tmp_path):
         smrnb.load_mesh(tmp_path / "a.ply")
     assert "not exist" not in str(e.value) and "not found" not in str(e.value)
     (tmp_path / "d.ply").mkdir()
-    with pytest.raises(smrnb.SmrnbValueError, match="must be a file, got a folder"):
+    with pytest.raises(smrnb.SmrnbValueError, match="path must be a mesh file, got the folder"):
         smrnb.load_mesh(tmp_path / "d.ply")
 
 

@@ -284,7 +284,7 @@ def test_config_paths_name_their_cause(tmp_path):
     with pytest.raises(SmrnbValueError, match="a.yaml' is a symbolic link that leads back to itself") as e:
         load_config(tmp_path / "a.yaml")
     assert "not exist" not in str(e.value)
-    with pytest.raises(SmrnbValueError, match="must be a file, got a folder"):
+    with pytest.raises(SmrnbValueError, match="config file must be a YAML file, got the folder"):
         load_config(tmp_path)
     with pytest.raises(SmrnbValueError, match="nope.yaml' does not exist"):
         load_config(tmp_path / "nope.yaml")
