@@ -221,7 +221,7 @@ def no_clobber() -> Iterator[None]:
 
 
 _HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]
-_TMP_RX = re.compile(r"\.(?P<name>.+)\.(?P<host>[0-9a-f]{6})-(?P<pid>\d+)-[a-z0-9_]+\.tmp")
+_TMP_RX = re.compile(r"\.(?P<name>.+)\.(?P<host>[0-9a-f]{6})-(?P<pid>\d+)-[a-z0-9_]+\.(?:tmp|old)")
 
 
 def _tmp_prefix(p: Path) -> str:
@@ -293,6 +293,21 @@ def _publish(tmp: str, p: Path, replace: bool) -> None:
     os.unlink(tmp)
 
 
+def _hold_old(p: Path) -> str | None:
+    """A second name (hard link) for the file at ``p`` while a set is swapped in: the rename over ``p`` then
+    only changes a directory entry (freeing the old file inside the rename costs a file-system journal wait,
+    milliseconds on a busy disk, in which a kill would find the set half-replaced), and the set can be put
+    back if a later rename fails. None where there is no plain file or no hard links."""
+    if p.is_symlink() or not p.is_file():
+        return None
+    name = os.fspath(p.parent / f"{_tmp_prefix(p)}{os.urandom(4).hex()}.old")
+    try:
+        os.link(p, name)
+    except OSError:
+        return None
+    return name
+
+
 def _sync_folder(folder: Path) -> None:
     with contextlib.suppress(OSError):  # make the renames themselves durable
         dfd = os.open(folder, os.O_RDONLY)
@@ -323,8 +338,10 @@ def atomic_write_set(items: Sequence[tuple[Any, bytes | str]], name: str = "path
 
     Every file is staged complete (written and fsync-ed beside its target) before the first one is
     renamed into place; the renames follow back to back, the first item last (a reader that opens the
-    main file finds its side files new already). A failure while staging (full disk, quota, a kill)
-    leaves every previous file whole and removes the staged ones. With ``replace=False`` (default
+    main file finds its side files new already), each replaced file held under a second name meanwhile (so
+    a rename is only a directory change, microseconds, and a failed one puts the set back). A failure while
+    staging (full disk, quota, a kill) leaves every previous file whole and removes the staged ones; a
+    killed writer's leftovers are removed by the next write. With ``replace=False`` (default
     inside :func:`no_clobber`), an existing target is refused and the files already published by this
     call are removed again.
     """
@@ -344,6 +361,7 @@ def atomic_write_set(items: Sequence[tuple[Any, bytes | str]], name: str = "path
             raise SmrnbValueError(f"{name} {_s(taken[0])} exists; it is not replaced (pass --overwrite to replace it)")
     staged: list[str | None] = []
     published: list[Path] = []
+    held: dict[int, str | None] = {}
     order = list(range(1, len(paths))) + [0]
     try:
         try:
@@ -353,6 +371,10 @@ def atomic_write_set(items: Sequence[tuple[Any, bytes | str]], name: str = "path
             kept = ("nothing was written" if not any(existed) else "the previous file is unchanged" if len(paths) == 1
                     else "the previous files are unchanged")
             raise SmrnbValueError(f"{name} {_s(paths[0])} could not be written ({exc.strerror or exc}); {kept}") from None
+        if replace and len(order) > 1:
+            held = {i: _hold_old(paths[i]) for i in order}
+        if len(order) > 1 and hasattr(os, "sched_yield"):
+            os.sched_yield()  # the renames start on a fresh time slice: back to back, microseconds in all
         try:
             for i in order:
                 _publish(staged[i], paths[i], replace)  # type: ignore[arg-type]
@@ -366,11 +388,12 @@ def atomic_write_set(items: Sequence[tuple[Any, bytes | str]], name: str = "path
             raise SmrnbValueError(f"{name} {_s(busy)} appeared while this was written (another process writes "
                                   "there); it is not replaced") from None
         except OSError as exc:
-            done = ", ".join(_s(q) for q in published) or "none"
-            raise SmrnbValueError(f"{name} {_s(paths[0])} could not be written ({exc.strerror or exc}); "
-                                  f"already replaced: {done}") from None
+            undone = _put_back(published, {paths[i]: held.get(i) for i in order})
+            kept = "the previous files are unchanged" if undone else \
+                f"already replaced: {', '.join(_s(q) for q in published)}"
+            raise SmrnbValueError(f"{name} {_s(paths[0])} could not be written ({exc.strerror or exc}); {kept}") from None
     finally:
-        for tmp in staged:
+        for tmp in [*staged, *held.values()]:
             if tmp is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
@@ -413,6 +436,23 @@ def replace_folder(src: Any, target: Any, name: str = "folder") -> Path:
         with contextlib.suppress(OSError):
             stage_root.rmdir()
     return t
+
+
+def _put_back(published: Sequence[Path], held: dict[Path, str | None]) -> bool:
+    """Undo a set's renames after one failed: each replaced file back from its held name, each new one
+    removed. True when every file is as it was."""
+    ok = True
+    for q in published:
+        try:
+            old = held.get(q)
+            if old is not None:
+                os.replace(old, q)
+                held[q] = None
+            else:
+                os.unlink(q)
+        except OSError:
+            ok = False
+    return ok
 
 
 def next_free_folder(base: Any, names: Sequence[str] = ()) -> Path:

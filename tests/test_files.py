@@ -205,3 +205,52 @@ def test_next_free_folder(tmp_path):
     assert next_free_folder(base, ["mesh.glb"]) == tmp_path / "out-2"
     (tmp_path / "out-2").write_text("a file")
     assert next_free_folder(base, ["mesh.glb"]) == tmp_path / "out-3"
+
+
+def test_a_rename_that_fails_inside_a_set_puts_the_whole_set_back(tmp_path, monkeypatch):
+    import errno
+
+    import smrnb._files as F
+
+    names = ["m.obj", "m.mtl", "m.png"]
+    for n in names:
+        (tmp_path / n).write_bytes(b"old " + n.encode())
+    real, calls = F._publish, []
+
+    def second_fails(tmp, p, replace):
+        calls.append(p.name)
+        if len(calls) == 2:
+            raise OSError(errno.EIO, "Input/output error")
+        return real(tmp, p, replace)
+
+    monkeypatch.setattr(F, "_publish", second_fails)
+    with pytest.raises(SmrnbValueError, match="previous files are unchanged"):
+        atomic_write_set([(tmp_path / n, b"new") for n in names])
+    assert {n: (tmp_path / n).read_bytes() for n in names} == {n: b"old " + n.encode() for n in names}
+    assert _tree(tmp_path) == sorted(names)
+
+
+def test_replaced_files_are_held_during_the_swap_and_a_killed_writers_holds_are_swept(tmp_path, monkeypatch):
+    import smrnb._files as F
+
+    names = ["m.obj", "m.mtl"]
+    for n in names:
+        (tmp_path / n).write_bytes(b"old")
+    seen = []
+    real = F._publish
+
+    def look(tmp, p, replace):  # while the set is swapped in, each old file has a second name
+        seen.append(sorted(x for x in os.listdir(tmp_path) if x.endswith(".old")))
+        return real(tmp, p, replace)
+
+    monkeypatch.setattr(F, "_publish", look)
+    atomic_write_set([(tmp_path / n, b"new") for n in names])
+    assert all(len(s) == 2 for s in seen) and _tree(tmp_path) == sorted(names)
+    pid = os.fork()
+    if pid == 0:
+        F._hold_old(tmp_path / "m.obj")
+        os.kill(os.getpid(), signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert len(_tree(tmp_path)) == 3
+    atomic_write(tmp_path / "m.obj", b"again")
+    assert _tree(tmp_path) == sorted(names)
