@@ -333,3 +333,26 @@ def test_demo_options_before_set_up_match_the_demo_parser():
     sub = next(a for a in build_parser()._actions if a.dest == "command").choices["demo"]
     flags = {o for a in sub._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
     assert flags and all(f in b.DEMO_OPTIONS for f in flags), (flags, b.DEMO_OPTIONS)
+
+
+def test_the_demo_run_twice_writes_a_new_folder_and_says_so(tmp_path, monkeypatch, capsys):
+    import smrnb._cli
+
+    calls = []
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SMRNB_BOOTSTRAPPED", raising=False)
+
+    def fake_demo(argv):
+        calls.append(argv)
+        out = Path(argv[argv.index("--output") + 1])
+        out.mkdir(exist_ok=True)
+        (out / "mesh.glb").write_bytes(b"glb")
+        return 0
+
+    monkeypatch.setattr(smrnb._cli, "main", fake_demo)
+    assert b.run_inside("demo", [], None) == 0
+    assert b.run_inside("demo", [], None) == 0
+    assert [c[c.index("--output") + 1] for c in calls] == ["out", "out-2"]
+    out = capsys.readouterr().out
+    assert "./out holds files already (kept); this run writes into ./out-2" in out and "open out-2/mesh.glb" in out
+    assert (tmp_path / "out" / "mesh.glb").read_bytes() == b"glb"
