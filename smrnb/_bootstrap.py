@@ -37,6 +37,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import ssl
 import subprocess
 import sys
@@ -46,6 +47,7 @@ import urllib.request
 from pathlib import Path
 
 from smrnb._extras import COMMAND_EXTRAS
+from smrnb._files import DEMO_OUTPUT, default_output_folder
 
 #: the CPU build used where there is no NVIDIA driver (a local wheel where pip's configuration has
 #: one, else the CPU index of download.pytorch.org)
@@ -620,7 +622,10 @@ def run_inside(command: str, args: list[str], root: Path | None) -> int:
         from smrnb._cli import main as smrnb_main
 
         if not any(a == "--output" or a.startswith("--output=") for a in args):
-            args = [*args, "--output", "out"]
+            folder, note = default_output_folder(DEMO_OUTPUT)  # an earlier result is never replaced
+            if note:
+                print(f"smrnb demo: {note}", flush=True)
+            args = [*args, "--output", os.fspath(folder)]
         rc = smrnb_main(["demo", *args])
         out = next((a.split("=", 1)[1] for a in args if a.startswith("--output=")), None) or \
             args[args.index("--output") + 1]
@@ -659,6 +664,44 @@ the tests) on first use, then runs inside it. The starting Python's torch is use
 instead of a package registry (offline machines)."""
 
 
+#: the demo's options, for `python3 -m smrnb demo --help` before the set-up (the full help needs torch)
+DEMO_OPTIONS = """smrnb demo options (`smrnb demo --help` inside .venv gives the full help):
+  --output DIR    output folder (default: ./out, or ./out-2, -3, ... when ./out holds files already)
+  --device DEV    cpu (default) or cuda
+  --overwrite     replace the files the demo writes in --output DIR if they exist (default: refuse)
+  --wheels DIR    set-up only: install from a folder of wheels (offline machines)"""
+
+
+def _help(command: str) -> int:
+    """``python3 -m smrnb COMMAND --help`` at once, without setting anything up."""
+    if command == "demo":
+        from smrnb._cli import main as smrnb_main
+
+        try:
+            smrnb_main(["demo", "--help"])  # argparse prints the demo's help and exits; a return: not installed yet
+        except SystemExit:
+            print("set-up option of `python3 -m smrnb demo`:\n  --wheels DIR    install from a folder of wheels "
+                  "(offline machines)")
+            return 0
+        except Exception:  # torch or another dependency is not installed yet: the summary below
+            pass
+        print(USAGE + "\n\n" + DEMO_OPTIONS)
+        return 0
+    print(USAGE)
+    return 0
+
+
+def _call(cmd: list[str], **kwargs) -> int:
+    """Run the command in the environment and wait: a Ctrl-C reaches it (one process group) and it says
+    what it kept; this process waits for it instead of dying with a traceback."""
+    proc = subprocess.Popen(cmd, **kwargs)
+    old = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        return proc.wait()
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _take_option(args: list[str], name: str) -> tuple[list[str], str | None]:
     """``args`` without ``name VALUE`` / ``name=VALUE`` (the set-up's own options), and its value."""
     rest, value, i = [], None, 0
@@ -684,6 +727,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if argv else 2
     os.environ.setdefault("SMRNB_STARTED", repr(time.time()))  # the demo reports the whole command's time
     command, args = argv[0], argv[1:]
+    if command in ("demo", "test", "lab", "setup") and any(a in ("-h", "--help") for a in args):
+        return _help(command)
+    try:
+        return _main(command, args, argv)
+    except KeyboardInterrupt:
+        print(f"smrnb {command}: interrupted (Ctrl-C) while starting; nothing was written (a set-up of .venv is "
+              "recorded only once complete: run the command again to finish it)", file=sys.stderr, flush=True)
+        return 130
+
+
+def _main(command: str, args: list[str], argv: list[str]) -> int:
     if command in ("demo", "test", "lab", "setup"):
         args, wheels = _take_option(args, "--wheels")
         if wheels is not None:
@@ -706,7 +760,7 @@ def main(argv: list[str] | None = None) -> int:
             say(f"done: {py}")
             return 0
         os.environ["SMRNB_BOOTSTRAPPED"] = "1"
-        return subprocess.call([str(py), "-m", "smrnb", command, *args], cwd=os.getcwd(), env=child_env(venv))
+        return _call([str(py), "-m", "smrnb", command, *args], cwd=os.getcwd(), env=child_env(venv))
     if os.environ.get("SMRNB_BOOTSTRAPPED") != "1":  # started with .venv's own Python: still check it
         ensure(root, target)
     return 0 if command == "setup" else run_inside(command, args, root)

@@ -14,6 +14,9 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtraError as exc:
         print(f"smrnb: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # while torch and the steps are imported: nothing has run yet
+        print("smrnb: interrupted (Ctrl-C) while starting; nothing was written", file=sys.stderr, flush=True)
+        return 130
     return pipeline_main(argv)
 
 

@@ -313,3 +313,46 @@ def test_bytecode_goes_to_the_environment_where_none_may_be_written_beside_the_s
     subprocess.run([sys.executable, "-c", "import probe_mod"], env=env, check=True, timeout=60)
     assert not (src / "__pycache__").exists()
     assert list((venv / "pycache").rglob("probe_mod*.pyc"))
+
+
+def test_command_help_is_printed_at_once_without_any_set_up(monkeypatch, capsys):
+    def no_setup(*a, **k):
+        raise AssertionError("the set-up ran for --help")
+
+    monkeypatch.setattr(b, "ensure", no_setup)
+    monkeypatch.setattr(b, "make_venv", no_setup)
+    assert b.main(["demo", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--output" in out and "--overwrite" in out and "--device" in out and "--wheels" in out
+    assert b.main(["test", "-h"]) == 0 and "python3 -m smrnb test" in capsys.readouterr().out
+
+
+def test_demo_options_before_set_up_match_the_demo_parser():
+    from smrnb.pipeline.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["demo"]
+    flags = {o for a in sub._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
+    assert flags and all(f in b.DEMO_OPTIONS for f in flags), (flags, b.DEMO_OPTIONS)
+
+
+def test_the_demo_run_twice_writes_a_new_folder_and_says_so(tmp_path, monkeypatch, capsys):
+    import smrnb._cli
+
+    calls = []
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SMRNB_BOOTSTRAPPED", raising=False)
+
+    def fake_demo(argv):
+        calls.append(argv)
+        out = Path(argv[argv.index("--output") + 1])
+        out.mkdir(exist_ok=True)
+        (out / "mesh.glb").write_bytes(b"glb")
+        return 0
+
+    monkeypatch.setattr(smrnb._cli, "main", fake_demo)
+    assert b.run_inside("demo", [], None) == 0
+    assert b.run_inside("demo", [], None) == 0
+    assert [c[c.index("--output") + 1] for c in calls] == ["out", "out-2"]
+    out = capsys.readouterr().out
+    assert "./out holds files already (kept); this run writes into ./out-2" in out and "open out-2/mesh.glb" in out
+    assert (tmp_path / "out" / "mesh.glb").read_bytes() == b"glb"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import filecmp
 import json
 import math
+import os
 import shutil
 from pathlib import Path
 
@@ -420,3 +421,162 @@ def test_7scenes_bad_pose_names_the_pose_file_line(tmp_path):
     pose.write_text("1 0 0 0\n0 1 0 0\n0 0 1 x\n0 0 0 1\n")
     with pytest.raises(smrnb.SmrnbValueError, match=r"pose '.*frame-000001.pose.txt' line 3: expected numbers"):
         load_7scenes(root, **kw)
+
+
+def test_write_log_on_a_full_disk_keeps_the_old_file_and_checks_poses(tmp_path):
+    from tests._fsize import SMRNB_ERROR_EXITS_3, run_with_file_size_limit
+
+    old = tmp_path / "trajectory.log"
+    old.write_text("0 0 1\n")
+    code = ("import sys, numpy as np, smrnb, smrnb.datasets\ntry:\n"
+            "    smrnb.datasets.write_log(sys.argv[1], np.tile(np.eye(4), (50, 1, 1)))\n" + SMRNB_ERROR_EXITS_3)
+    r = run_with_file_size_limit(code, str(old), limit=500)
+    assert r.returncode == 3 and "unchanged" in r.stdout, (r.stdout, r.stderr[-1500:])
+    assert old.read_text() == "0 0 1\n" and [p.name for p in tmp_path.iterdir()] == ["trajectory.log"]
+    with pytest.raises(smrnb.SmrnbValueError, match=r"poses must have shape \(P, 4, 4\)"):
+        write_log(tmp_path / "x.log", np.eye(4))
+    with pytest.raises(smrnb.SmrnbValueError, match="poses must be finite"):
+        write_log(tmp_path / "x.log", np.full((1, 4, 4), np.nan))
+    with pytest.raises(smrnb.SmrnbValueError, match="one id per pose"):
+        write_log(tmp_path / "x.log", np.tile(np.eye(4), (2, 1, 1)), ids=[1])
+    assert not (tmp_path / "x.log").exists()
+
+
+# ---------------------------------------------------------------------- files as they come in
+
+TINY_K = (50.0, 50.0, 31.5, 23.5)
+
+
+def _tiny_redwood(root: Path, n: int = 2) -> Path:
+    for i in range(n):
+        _png16(root / "depth" / f"{i:05d}.png", np.full((48, 64), 1500))
+        _rgb(root / "image" / f"{i:05d}.jpg", np.full((48, 64, 3), 90))
+    return root
+
+
+def test_intrinsic_json_refuses_what_is_not_9_numbers(tmp_path):
+    from smrnb.datasets import read_intrinsic_json
+
+    p = tmp_path / "camera.json"
+    cases = {
+        "": r"is empty \(0 bytes\)",
+        "[" * 100_000 + "]" * 100_000: "nested too deeply",
+        '{"intrinsic_matrix": [true, 0, 0, 0, true, 0, "319.5", "239.5", 1]}': r"\[0\] must be a number, got bool True",
+        '{"intrinsic_matrix": [525, 0, 0, 0, 525, 0, "319.5", 239.5, 1]}': r"\[6\] must be a number, got str",
+        '{"intrinsic_matrix": [1, 2, 3]}': "must have 9 numbers, got a list of 3",
+        '{"width": 640}': "must be a JSON object with 'intrinsic_matrix'",
+        "{not json": "is not valid JSON",
+        '{"intrinsic_matrix": [525, 0, 0, 0, 525, 0, 319.5, 239.5, 1], "width": 640.5, "height": 480}':
+            "'width' must be a whole number of pixels",
+        '{"intrinsic_matrix": [1e400, 0, 0, 0, 525, 0, 319.5, 239.5, 1]}': "must be finite",
+    }
+    for text, match in cases.items():
+        p.write_text(text)
+        with pytest.raises(smrnb.SmrnbValueError, match=match):
+            read_intrinsic_json(p)
+    p.write_text('{"intrinsic_matrix": [525, 0, 0, 0, 525, 0, 319.5, 239.5, 1], "width": 640, "height": 480}')
+    K, size = read_intrinsic_json(p)
+    assert K[0, 2] == 319.5 and size == (640, 480)
+
+
+def test_a_decompression_bomb_is_refused_from_its_header(tmp_path):
+    import struct
+    import zlib
+
+    root = _tiny_redwood(tmp_path / "scan")
+
+    def chunk(t: bytes, d: bytes) -> bytes:
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+
+    for w, h in ((40_000, 40_000), (10_000, 10_000)):  # over PIL's own limit, and under it but over a frame's
+        ihdr = struct.pack(">IIBBBBB", w, h, 16, 0, 0, 0, 0)
+        (root / "depth" / "00001.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00" * 9))
+                                                   + chunk(b"IEND", b""))
+        with pytest.raises(smrnb.SmrnbValueError, match=r"00001\.png.*(too large|pixels)"):
+            load_redwood(root, intrinsics=TINY_K)
+
+
+def test_color_images_exif_orientation_is_applied_and_depth_in_the_color_folder_refused(tmp_path):
+    root = _tiny_redwood(tmp_path / "scan")
+    upright = np.zeros((48, 64, 3), np.uint8)
+    upright[:, :32] = (250, 10, 10)  # red left half, as a viewer shows it
+    stored = Image.fromarray(upright).transpose(Image.Transpose.ROTATE_90)  # the rows as a phone stores them
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise to display
+    stored.save(root / "image" / "00000.jpg", exif=exif.tobytes(), quality=95)
+    fr = load_redwood(root, intrinsics=TINY_K)
+    assert tuple(fr.color.shape[1:3]) == (48, 64)
+    c = fr.color[0].numpy().astype(int)
+    assert c[:, :28, 0].mean() > 200 and c[:, 36:, 0].mean() < 50
+    (root / "image" / "00001.jpg").unlink()
+    _png16(root / "image" / "00001.png", np.full((48, 64), 1500))
+    with pytest.raises(smrnb.SmrnbValueError, match=r"00001\.png.* is a single-channel .*depth image in the color folder"):
+        load_redwood(root, intrinsics=TINY_K)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="drops to an unprivileged user (needs root)")
+def test_unreadable_folders_are_named_as_permission_problems(tmp_path):
+    root = _tiny_redwood(tmp_path / "scan")
+    load_redwood(root, intrinsics=TINY_K)  # modules imported while readable
+    os.chmod(tmp_path, 0o755)
+    results = {}
+    for target in (root, root / "depth"):
+        os.chmod(target, 0o000)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            os.setgid(65534)
+            os.setuid(65534)
+            try:
+                load_redwood(root, intrinsics=TINY_K)
+                msg = "no error"
+            except Exception as exc:
+                msg = f"{type(exc).__name__}: {exc}"
+            os.write(w, msg.encode())
+            os._exit(0)
+        os.close(w)
+        os.waitpid(pid, 0)
+        results[target.name] = os.read(r, 4000).decode()
+        os.close(r)
+        os.chmod(target, 0o755)
+    for name, msg in results.items():
+        assert msg.startswith("SmrnbValueError") and "permission denied" in msg and "not exist" not in msg, (name, msg)
+
+
+def _tum_one_frame(root: Path, gt_line: str) -> Path:
+    _png16(root / "depth" / "1.0.png", np.full((48, 64), 5000))
+    _rgb(root / "rgb" / "1.0.png", np.full((48, 64, 3), 90))
+    (root / "depth.txt").write_text("1.0 depth/1.0.png\n")
+    (root / "rgb.txt").write_text("1.0 rgb/1.0.png\n")
+    (root / "groundtruth.txt").write_text(gt_line + "\n")
+    return root
+
+
+def test_numbers_that_overflow_are_named_not_called_nan(tmp_path):
+    # a quaternion whose norm overflows a float64 is still a rotation (180 degrees about x + y), not the identity
+    fr = load_tum(_tum_one_frame(tmp_path / "q", "1.0 0 0 0 1e200 1e200 0 0"), intrinsics=TINY_K)
+    R = fr.poses[0, :3, :3].double()
+    assert torch.allclose(R, torch.tensor([[0.0, 1, 0], [1, 0, 0], [0, 0, -1]], dtype=torch.float64), atol=1e-6)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"groundtruth.txt' line 1: 1e400 is too large for a 64-bit float"):
+        load_tum(_tum_one_frame(tmp_path / "t", "1.0 1e400 0 0 0 0 0 1"), intrinsics=TINY_K)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"pose value 1e\+39 \(.*groundtruth.txt line 1.*float32 range"):
+        load_tum(_tum_one_frame(tmp_path / "b", "1.0 1e39 0 0 0 0 0 1"), intrinsics=TINY_K)
+    root = _tiny_redwood(tmp_path / "rw")
+    eye = "1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n"
+    (root / "trajectory.log").write_text("0 0 1\n1 0 0 1e400\n0 1 0 0\n0 0 1 0\n0 0 0 1\n1 1 2\n" + eye)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"trajectory.log' line 2: 1e400 is too large"):
+        load_redwood(root, intrinsics=TINY_K)
+
+
+def test_duplicate_trajectory_ids_and_boolean_intrinsics_are_refused(tmp_path):
+    root = _tiny_redwood(tmp_path / "rw")
+    eye = "1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n"
+    (root / "trajectory.log").write_text("0 0 1\n" + eye + "0 0 1\n" + eye + "1 1 2\n" + eye)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"gives frame id 0 twice \(lines 1 and 6\)"):
+        load_redwood(root, intrinsics=TINY_K)
+    (root / "trajectory.log").write_text("0 0 1\n" + eye + "0 0 1\n" + eye)  # one id everywhere: in frame order
+    assert load_redwood(root, intrinsics=TINY_K).meta["pose_pairing"] == "in order"
+    for bad in ((True, True, 31.5, 23.5), np.eye(3, dtype=bool), ("50", 50, 31.5, 23.5)):
+        with pytest.raises(smrnb.SmrnbTypeError, match="intrinsics must be numbers"):
+            load_redwood(root, intrinsics=bad)

@@ -3,31 +3,71 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import functools
+import inspect
+import math
 import os
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._files import check_input
 from smrnb.geometry import Frames, check_poses
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: PrimeSense / Kinect v1 default (Redwood, ICL-NUIM, ROS): fx, fy, cx, cy for 640x480
 PRIMESENSE_K = (525.0, 525.0, 319.5, 239.5)
 
 
 def as_dir(path: Any, reader: str) -> Path:
+    """``path`` as a readable folder, or an error naming why not (missing, a file, a symlink loop, permission)."""
     if not isinstance(path, (str, os.PathLike)):
         raise SmrnbTypeError(f"{reader}: path must be a str or os.PathLike folder, got {type(path).__name__}")
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise SmrnbValueError(f"{reader}: path {str(p)!r} does not exist")
-    if not p.is_dir():
-        raise SmrnbValueError(f"{reader}: path {str(p)!r} is not a folder")
-    return p
+    return check_input(path, f"{reader}: path", "folder")
+
+
+def _fs_error(exc: OSError, reader: str) -> SmrnbValueError:
+    """A file-system error met while reading, as one line naming the file and the cause."""
+    cause = {errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+             errno.ELOOP: "a symbolic link that leads back to itself (a symlink loop)",
+             errno.EISDIR: "a folder where a file is expected", errno.ENOTDIR: "a file where a folder is expected",
+             errno.ENOENT: "does not exist", errno.EIO: "an input/output error (a failing disk or network mount)"}
+    what = cause.get(exc.errno or -1, exc.strerror or str(exc))
+    name = f" {str(exc.filename)!r}" if exc.filename else ""
+    return SmrnbValueError(f"{reader}: cannot read{name}: {what}")
+
+
+def reads_files(reader: str) -> Callable[[F], F]:
+    """Decorate a public reader: a file-system error on any file it opens (permission, a symlink loop, a
+    folder where a file was expected) reaches the user as one :class:`SmrnbValueError` naming the file and
+    the cause, from a function and from a generator alike."""
+    def wrap(fn: F) -> F:
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def gen(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    yield from fn(*args, **kwargs)
+                except OSError as exc:
+                    raise _fs_error(exc, reader) from None
+            return gen  # type: ignore[return-value]
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except OSError as exc:
+                raise _fs_error(exc, reader) from None
+        return call  # type: ignore[return-value]
+    return wrap
 
 
 def select(n: int, stride: int = 1, max_frames: int | None = None, frames: Sequence[int] | None = None,
@@ -59,6 +99,18 @@ def select(n: int, stride: int = 1, max_frames: int | None = None, frames: Seque
     return idx
 
 
+_NON_FINITE_WORDS = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "nan", "+nan", "-nan"})
+
+
+def check_overflow(tokens: Sequence[str], values: Sequence[float], where: str) -> None:
+    """A number written out in full that does not fit a 64-bit float (``1e400``) reads as inf: name it as
+    such, where ``inf`` / ``nan`` written as words are left to the finiteness checks that follow."""
+    for tok, v in zip(tokens, values):
+        if not math.isfinite(v) and tok.strip().lower() not in _NON_FINITE_WORDS:
+            raise SmrnbValueError(f"{where}: {tok[:40]} is too large for a 64-bit float (more than about 1.8e308); "
+                                  "is the file in metres?")
+
+
 def read_text_file(path: Path, what: str) -> str:
     """The text of a list / trajectory file as UTF-8, or an error naming the file, the line and the byte."""
     try:
@@ -73,21 +125,47 @@ def read_text_file(path: Path, what: str) -> str:
                               f"{data[exc.start:exc.start + 1]!r}); is it the right file?") from None
 
 
-def read_depth(path: Path, depth_scale: float, invalid_65535: bool, out: np.ndarray | None = None) -> np.ndarray:
-    """(H, W) float32 metres from a 16-bit PNG; 0 stays 0 (no measurement), 65535 -> 0 when asked.
-    ``out``: an (H, W) float32 array to write into (a slice of a batch), or None for a new one."""
+#: the most pixels a frame may have: 8K x 8K, beyond every RGB-D sensor (4096 x 3072 at most); a larger
+#: image is refused from its header, before anything is decoded (a decompression bomb is a few kB on disk)
+MAX_FRAME_PIXELS = 8192 * 8192
+
+
+@contextlib.contextmanager
+def open_image(path: Path, what: str) -> Iterator[Any]:
+    """``PIL.Image`` of ``path``, opened lazily (header only) and checked: readable, an image, at most
+    :data:`MAX_FRAME_PIXELS` pixels (PIL's own bomb limit is not relied on nor changed)."""
     from PIL import Image
 
     try:
-        with Image.open(path) as im:
-            if im.mode not in ("I;16", "I;16B", "I;16L", "I"):
-                eight = " (an 8-bit image cannot hold depth in millimetres: at most 0.255 m)" \
-                    if im.mode in ("L", "P", "LA", "RGB", "RGBA", "1") else ""
-                raise SmrnbValueError(f"depth image {str(path)!r} must be a 16-bit single-channel PNG, got PIL mode "
-                                      f"{im.mode!r}{eight}; is this a color image in the depth folder?")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            im = Image.open(path)
+    except Image.DecompressionBombError as exc:
+        raise SmrnbValueError(f"{what} {str(path)!r} is too large to be a frame ({exc}); it is not decoded") from None
+    except (OSError, SyntaxError, ValueError) as exc:  # PIL: unidentified, truncated header, bad chunk
+        raise SmrnbValueError(f"cannot read {what} {str(path)!r}: {exc}") from None
+    with im:
+        w, h = im.size
+        if w * h > MAX_FRAME_PIXELS or w < 1 or h < 1:
+            raise SmrnbValueError(f"{what} {str(path)!r} is {w}x{h} pixels ({w * h / 1e6:.0f} M), outside the "
+                                  f"1..{MAX_FRAME_PIXELS // 1_000_000} M pixels of an RGB-D frame; a damaged file or a "
+                                  "decompression bomb is not decoded")
+        yield im
+
+
+def read_depth(path: Path, depth_scale: float, invalid_65535: bool, out: np.ndarray | None = None) -> np.ndarray:
+    """(H, W) float32 metres from a 16-bit PNG; 0 stays 0 (no measurement), 65535 -> 0 when asked.
+    ``out``: an (H, W) float32 array to write into (a slice of a batch), or None for a new one."""
+    with open_image(path, "depth image") as im:
+        if im.mode not in ("I;16", "I;16B", "I;16L", "I"):
+            eight = " (an 8-bit image cannot hold depth in millimetres: at most 0.255 m)" \
+                if im.mode in ("L", "P", "LA", "RGB", "RGBA", "1") else ""
+            raise SmrnbValueError(f"depth image {str(path)!r} must be a 16-bit single-channel PNG, got PIL mode "
+                                  f"{im.mode!r}{eight}; is this a color image in the depth folder?")
+        try:
             a = np.asarray(im)
-    except OSError as exc:
-        raise SmrnbValueError(f"cannot read depth image {str(path)!r}: {exc}") from None
+        except (OSError, SyntaxError, ValueError) as exc:  # truncated or corrupt data
+            raise SmrnbValueError(f"cannot read depth image {str(path)!r}: {exc}") from None
     valid = a[(a > 0) & (a != 65535)] if invalid_65535 else a[a > 0]
     if depth_scale >= 100 and valid.size and int(valid.max()) <= 255:
         raise SmrnbValueError(f"depth image {str(path)!r} holds only values 1..{int(valid.max())} (8-bit data in a "
@@ -102,14 +180,25 @@ def read_depth(path: Path, depth_scale: float, invalid_65535: bool, out: np.ndar
     return out
 
 
-def read_color(path: Path) -> np.ndarray:
-    from PIL import Image
+#: EXIF orientation tag; values 2-8 ask a viewer to flip or rotate the stored rows
+_EXIF_ORIENTATION = 0x0112
 
-    try:
-        with Image.open(path) as im:
+
+def read_color(path: Path) -> np.ndarray:
+    """(H, W, 3) uint8 RGB; an EXIF orientation (a photo rotated by a phone or an editor) is applied, as
+    every viewer shows the image; a 16-bit single-channel image (a depth image) is refused."""
+    from PIL import ImageOps
+
+    with open_image(path, "color image") as im:
+        if im.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+            raise SmrnbValueError(f"color image {str(path)!r} is a single-channel {im.mode} image (16-bit or float): "
+                                  "is this a depth image in the color folder?")
+        try:
+            if im.getexif().get(_EXIF_ORIENTATION, 1) not in (0, 1):
+                im = ImageOps.exif_transpose(im)
             return np.asarray(im.convert("RGB"))
-    except OSError as exc:
-        raise SmrnbValueError(f"cannot read color image {str(path)!r}: {exc}") from None
+        except (OSError, SyntaxError, ValueError) as exc:  # truncated or corrupt data
+            raise SmrnbValueError(f"cannot read color image {str(path)!r}: {exc}") from None
 
 
 def load_images(depth_paths: list[Path], color_paths: list[Path] | None, depth_scale: float,
@@ -146,8 +235,18 @@ def load_images(depth_paths: list[Path], color_paths: list[Path] | None, depth_s
 
 
 def make_K(intrinsics: Any, reader: str) -> np.ndarray:
-    """(3, 3) float64 from a (3, 3) matrix or an (fx, fy, cx, cy) sequence."""
-    a = np.asarray(intrinsics.detach().cpu() if isinstance(intrinsics, torch.Tensor) else intrinsics, dtype=np.float64)
+    """(3, 3) float64 from a (3, 3) matrix or an (fx, fy, cx, cy) sequence of real numbers (not bools or text)."""
+    raw = np.asarray(intrinsics.detach().cpu() if isinstance(intrinsics, torch.Tensor) else intrinsics, dtype=object)
+    flat = raw.reshape(-1) if raw.ndim else raw.reshape(1)
+    bad = next((v for v in flat if isinstance(v, (bool, np.bool_, str, bytes)) or v is None
+                or not isinstance(v, (int, float, np.integer, np.floating))), None) if raw.size <= 64 else None
+    if bad is not None or (raw.size <= 64 and any(isinstance(v, (bool, np.bool_)) for v in flat)):
+        raise SmrnbTypeError(f"{reader}: intrinsics must be numbers (fx, fy, cx, cy or a 3x3 matrix), got "
+                             f"{type(bad).__name__} {bad!r:.40}")
+    try:
+        a = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise SmrnbTypeError(f"{reader}: intrinsics must be a (3, 3) matrix or (fx, fy, cx, cy) of numbers") from None
     if a.shape == (4,):
         fx, fy, cx, cy = a
         a = np.array([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], dtype=np.float64)
@@ -185,9 +284,21 @@ class PoseLines:
         return f"{self.files[i]} {where}{label}"
 
 
+#: the largest magnitude a pose value may have: Frames keep poses as float32
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def check_reader_poses(poses: np.ndarray, where: PoseLines, reader: str) -> None:
     """The pose check of :class:`smrnb.Frames` (finite, rigid, last row 0 0 0 1), run by a reader
-    on all the poses it selected before reading any image, naming the file line of a bad one."""
+    on all the poses it selected before reading any image, naming the file line of a bad one; in float64
+    first, so a value that overflows when stored as float32 is named as such, not as NaN/inf."""
+    p = np.asarray(poses, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        big = np.isfinite(p) & (np.abs(p) > _F32_MAX)
+    if big.any():
+        i, r, c = (int(x) for x in np.argwhere(big)[0])
+        raise SmrnbValueError(f"{reader}: pose value {p[i, r, c]:.6g} ({where(i, (r,)) or f'pose {i}'}) is beyond "
+                              f"the float32 range (+-{_F32_MAX:.3g}) poses are kept in: is the file in metres?")
     check_poses(torch.from_numpy(np.ascontiguousarray(poses, dtype=np.float64)), f"{reader}: poses", where=where)
 
 
@@ -219,6 +330,7 @@ def read_matrix_txt(path: Path, shape: tuple[int, int], what: str, *, with_lines
             rows.append([float(v) for v in s.split()])
         except ValueError:
             raise SmrnbValueError(f"{what} {str(path)!r} line {k}: expected numbers, got {ln.strip()[:120]!r}") from None
+        check_overflow(s.split(), rows[-1], f"{what} {str(path)!r} line {k}")
         lines.append(k)
     ncol = {len(r) for r in rows}
     if len(ncol) > 1:

@@ -13,15 +13,18 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._files import atomic_write, check_input
 from smrnb.datasets._reader import (
     PRIMESENSE_K,
     PoseLines,
     as_dir,
     build_frames,
+    check_overflow,
     check_reader_poses,
     load_images,
     make_K,
     read_text_file,
+    reads_files,
     select,
 )
 from smrnb.geometry import Frames, check_int_range, check_K
@@ -30,6 +33,7 @@ _IMG_EXT = (".jpg", ".jpeg", ".png")
 _INTRINSIC_NAMES = ("camera_primesense.json", "camera_intrinsic.json", "intrinsic.json", "intrinsics.json")
 
 
+@reads_files("read_log")
 def read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray]:
     """Parse a Redwood ``.log`` trajectory: blocks of a metadata line (3 ints: frame id, frame id, count) and
     four rows of a 4x4 camera-to-world matrix. Returns (metadata per pose, (P, 4, 4) float64)."""
@@ -64,6 +68,7 @@ def _read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray, list[list[
             if len(row) != 4:
                 raise SmrnbValueError(f"trajectory {str(path)!r} line {lineno}: expected 4 numbers of a 4x4 matrix "
                                       f"row, got {ln!r}")
+            check_overflow(ln.split(), row, f"trajectory {str(path)!r} line {lineno}")
             rows.append(row)
         metas.append(meta)
         mats.append(rows)
@@ -73,27 +78,70 @@ def _read_log(path: Path) -> tuple[list[tuple[int, ...]], np.ndarray, list[list[
 
 def write_log(path: Path, poses: np.ndarray, ids: Sequence[int] | None = None) -> None:
     """Write (P, 4, 4) camera-to-world poses as a Redwood ``.log`` (metadata ``id id id+1``)."""
-    ids = list(range(len(poses))) if ids is None else list(ids)
+    try:
+        arr = np.asarray(poses, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise SmrnbTypeError(f"poses must be a (P, 4, 4) array of numbers, got {type(poses).__name__}") from None
+    if arr.ndim != 3 or arr.shape[1:] != (4, 4):
+        raise SmrnbValueError(f"poses must have shape (P, 4, 4), got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise SmrnbValueError(f"poses must be finite, got {int((~np.isfinite(arr)).sum())} NaN/inf value(s)")
+    ids = list(range(len(arr))) if ids is None else list(ids)
+    if len(ids) != len(arr):
+        raise SmrnbValueError(f"ids must have one id per pose ({len(arr)}), got {len(ids)}")
     out = []
-    for i, T in zip(ids, np.asarray(poses, dtype=np.float64)):
+    for i, T in zip(ids, arr):
         out.append(f"{i} {i} {i + 1}")
         out.extend(" ".join(f"{v:.8f}" for v in row) for row in T)
-    Path(path).write_text("\n".join(out) + "\n")
+    atomic_write(path, "\n".join(out) + "\n", "path")  # a full disk leaves an existing file whole
 
 
+#: an intrinsics JSON is a few hundred bytes; a larger file is not one
+MAX_INTRINSIC_JSON_BYTES = 1 << 20
+
+
+def _json_number(v: Any, what: str) -> float:
+    """A JSON number (not a bool, a string or null), as float."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise SmrnbValueError(f"{what} must be a number, got {type(v).__name__} {v!r:.40}" +
+                              (" (JSON true/false)" if isinstance(v, bool) else ""))
+    return float(v)
+
+
+@reads_files("read_intrinsic_json")
 def read_intrinsic_json(path: Path) -> tuple[np.ndarray, tuple[int, int] | None]:
     """Open3D ``PinholeCameraIntrinsic`` JSON: ``intrinsic_matrix`` is 9 numbers, COLUMN-major."""
+    p = check_input(path, "intrinsics file")  # missing, empty (0 bytes), a folder, permission
+    where = f"intrinsics {str(p)!r}"
+    if p.stat().st_size > MAX_INTRINSIC_JSON_BYTES:
+        raise SmrnbValueError(f"{where} is {p.stat().st_size:,} bytes; an intrinsics JSON is a few hundred (need "
+                              "'intrinsic_matrix' with 9 numbers, column-major)")
+    text = read_text_file(p, "intrinsics")
     try:
-        d = json.loads(Path(path).read_text())
-        m = np.asarray(d["intrinsic_matrix"], dtype=np.float64)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SmrnbValueError(f"cannot read intrinsics {str(path)!r} (need 'intrinsic_matrix' with 9 numbers, "
-                              f"column-major): {type(exc).__name__}: {exc}") from None
-    if m.shape != (9,):
-        raise SmrnbValueError(f"intrinsics {str(path)!r}: 'intrinsic_matrix' must have 9 numbers, got shape {m.shape}")
+        d = json.loads(text)
+    except RecursionError:
+        raise SmrnbValueError(f"{where} is nested too deeply to be an intrinsics JSON (need 'intrinsic_matrix' "
+                              "with 9 numbers, column-major)") from None
+    except ValueError as exc:
+        raise SmrnbValueError(f"{where} is not valid JSON ({exc}); need 'intrinsic_matrix' with 9 numbers, "
+                              "column-major") from None
+    if not isinstance(d, dict) or "intrinsic_matrix" not in d:
+        raise SmrnbValueError(f"{where} must be a JSON object with 'intrinsic_matrix' (9 numbers, column-major), got "
+                              f"{'an object with keys ' + ', '.join(map(repr, list(d)[:8])) if isinstance(d, dict) else type(d).__name__}")
+    raw = d["intrinsic_matrix"]
+    if not isinstance(raw, list) or len(raw) != 9:
+        got = f"a list of {len(raw)}" if isinstance(raw, list) else type(raw).__name__
+        raise SmrnbValueError(f"{where}: 'intrinsic_matrix' must have 9 numbers, got {got}")
+    m = np.array([_json_number(v, f"{where}: 'intrinsic_matrix'[{i}]") for i, v in enumerate(raw)], dtype=np.float64)
     K = m.reshape(3, 3).T  # column-major
-    check_K(torch.from_numpy(K), "K", where=f"{path}, 'intrinsic_matrix'")  # NaN, fx <= 0, a bad last row
-    size = (int(d["width"]), int(d["height"])) if "width" in d and "height" in d else None
+    check_K(torch.from_numpy(K), "K", where=f"{p}, 'intrinsic_matrix'")  # NaN, fx <= 0, a bad last row
+    size = None
+    if "width" in d and "height" in d:
+        w, h = d["width"], d["height"]
+        for k, v in (("width", w), ("height", h)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= 100_000:
+                raise SmrnbValueError(f"{where}: {k!r} must be a whole number of pixels in [1, 100000], got {v!r:.40}")
+        size = (w, h)
     return K, size
 
 
@@ -156,6 +204,7 @@ def _pairs(root: Path, depth_dir: Path, color_dir: Path | None) -> list[tuple[Pa
     return [(d, colors[d.stem]) for d in depths]
 
 
+@reads_files("load_redwood")
 def load_redwood(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None = None,
                  frames: Sequence[int] | None = None, trajectory: str | os.PathLike | None = None,
                  intrinsics: Any = None, depth_scale: float = 1000.0, color: bool = True) -> Frames:
@@ -251,7 +300,13 @@ def _poses_for(traj: Path | None, pairs: list[tuple[Path, Path | None]], root: P
     stems = [p[0].stem for p in pairs]
     n = len(pairs)
     ids = [m[0] for m in metas]
-    pos = {i: k for k, i in enumerate(ids)}
+    pos: dict[int, int] = {}
+    for k, i in enumerate(ids):
+        if i in pos and len(set(ids)) > 1:  # one id everywhere is a placeholder: the poses are in frame order
+            raise SmrnbValueError(f"{reader}: trajectory {str(traj)!r} gives frame id {i} twice (lines "
+                                  f"{rowlines[pos[i]][0] - 1} and {rowlines[k][0] - 1}): a trajectory holds one pose "
+                                  "per frame (a pairwise registration .log is not one); pass trajectory= with one")
+        pos.setdefault(i, k)
     if all(s.isdigit() for s in stems) and len(set(ids)) == len(ids) and all(int(s) in pos for s in stems):
         order = [pos[int(s)] for s in stems]
         pairing = "by frame id"
@@ -267,6 +322,7 @@ def _poses_for(traj: Path | None, pairs: list[tuple[Path, Path | None]], root: P
     return mats[order], pairing, where
 
 
+@reads_files("iter_redwood")
 def iter_redwood(path: str | os.PathLike, *, batch_size: int = 8, stride: int = 1, max_frames: int | None = None,
                  frames: Sequence[int] | None = None, trajectory: str | os.PathLike | None = None,
                  intrinsics: Any = None, depth_scale: float = 1000.0, color: bool = True) -> Iterator[Frames]:

@@ -19,6 +19,7 @@ from smrnb.datasets._reader import (
     load_images,
     make_K,
     read_matrix_txt,
+    reads_files,
     select,
 )
 from smrnb.geometry import Frames
@@ -28,6 +29,7 @@ SEVENSCENES_K = (585.0, 585.0, 320.0, 240.0)
 _FRAME = re.compile(r"^frame-(\d+)\.depth\.png$")
 
 
+@reads_files("load_7scenes")
 def load_7scenes(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None = None,
                  frames: Sequence[int] | None = None, intrinsics: Any = None, depth_scale: float = 1000.0,
                  color: bool = True) -> Frames:

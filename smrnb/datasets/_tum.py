@@ -16,10 +16,12 @@ from smrnb.datasets._reader import (
     PoseLines,
     as_dir,
     build_frames,
+    check_overflow,
     check_reader_poses,
     load_images,
     make_K,
     read_text_file,
+    reads_files,
     select,
 )
 from smrnb.geometry import Frames
@@ -89,7 +91,11 @@ def associate(a: np.ndarray, b: np.ndarray, max_dt: float) -> list[tuple[int, in
 
 
 def quat_to_pose(t: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """(P, 4, 4) from translations (P, 3) and quaternions (P, 4) in TUM order qx qy qz qw (normalised here)."""
+    """(P, 4, 4) from translations (P, 3) and quaternions (P, 4) in TUM order qx qy qz qw (normalised here,
+    in float64 after scaling by the largest component, so a norm that would overflow or underflow does not
+    turn the rotation into the identity; the caller refuses zero and non-finite quaternions)."""
+    q = np.asarray(q, dtype=np.float64)
+    q = q / np.abs(q).max(axis=1, keepdims=True)
     q = q / np.linalg.norm(q, axis=1, keepdims=True)
     x, y, z, w = q.T
     R = np.stack([
@@ -103,6 +109,7 @@ def quat_to_pose(t: np.ndarray, q: np.ndarray) -> np.ndarray:
     return T
 
 
+@reads_files("load_tum")
 def load_tum(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None = None,
              frames: Sequence[int] | None = None, intrinsics: Any = None, max_dt: float = 0.02,
              depth_scale: float = 5000.0, color: bool = True, poses: bool = True) -> Frames:
@@ -162,6 +169,9 @@ def load_tum(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None
             raise SmrnbValueError(f"load_tum: ground truth {str(root / 'groundtruth.txt')!r} line {g_lines[bad]} "
                                   f"must hold 7 numbers tx ty tz qx qy qz qw, got {' '.join(g_vals[bad])[:120]!r}"
                                   ) from None
+        for r, row, ln in zip(g_vals, vals, g_lines):
+            if not np.isfinite(row).all():
+                check_overflow(r, row, f"load_tum: ground truth {str(root / 'groundtruth.txt')!r} line {ln}")
         with np.errstate(invalid="ignore", divide="ignore"):  # a zero quaternion gives NaN: refused below
             T = quat_to_pose(vals[:, :3], vals[:, 3:])
         gt_line: dict[int, int] = {}
@@ -190,7 +200,6 @@ def load_tum(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None
     for p in dpaths + (cpaths or []):
         if not p.is_file():
             raise SmrnbValueError(f"load_tum: image {str(p)!r} listed in {str(root)!r} does not exist")
-    depth, col = load_images(dpaths, cpaths, depth_scale, invalid_65535=False)
     P = where = None
     if poses:
         P = np.stack([pose_of[i] for i in chosen])
@@ -203,6 +212,7 @@ def load_tum(path: str | os.PathLike, *, stride: int = 1, max_frames: int | None
             labels.append(f"ground truth at {g_ts[j]:.6f} for depth at {d_ts[i]:.6f}: qx qy qz qw = {q[:80]}{zero}")
         where = PoseLines([gt] * len(chosen), [[g_lines[gt_line[i]]] * 4 for i in chosen], labels)
         check_reader_poses(P, where, "load_tum")  # before reading any image
+    depth, col = load_images(dpaths, cpaths, depth_scale, invalid_65535=False)
     meta = {"dataset": "tum", "path": str(root), "indices": idx, "num_available": len(keep),
             "depth_scale": depth_scale, "intrinsics_source": K_source, "max_dt": max_dt,
             "dropped_no_color": dropped_no_color, "dropped_no_pose": dropped_no_pose,

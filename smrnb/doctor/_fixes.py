@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._files import replace_folder
 from smrnb.doctor._install import matching_nvcc, toolkit_dir_for
 from smrnb.doctor._redact import display_env, process_secrets, redact_text
 from smrnb.doctor.probes._toolkit import cuda_home_malformed
@@ -296,12 +297,10 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
         os.makedirs(src)
         with open(os.path.join(src, "kernel.json"), "w", encoding="utf-8") as fh:
             json.dump(kj, fh, indent=1)
-        if replaced and force:
-            try:
-                mgr.remove_kernel_spec(name)
-            except Exception:  # install_kernel_spec replaces the directory anyway
-                pass
-        path = mgr.install_kernel_spec(src, kernel_name=name, user=user, prefix=prefix)
+        if replaced and force:  # the new spec swapped in whole: a failed write leaves the old one in place
+            path = replace_folder(src, target, "kernelspec")
+        else:
+            path = mgr.install_kernel_spec(src, kernel_name=name, user=user, prefix=prefix)
     return KernelspecResult(name, str(path), kj, written=True, dry_run=False, replaced=replaced, backup=backup,
                             notes=tuple(notes))
 

@@ -3,15 +3,21 @@
 
 Applied to the facts when they are collected, and again by every renderer of
 :class:`smrnb.doctor.Report` (text, JSON, markdown, HTML), by the kernelspec fix's description
-and by the exception hook's echoed line. Secrets are recognised
+and by the exception hook's echoed line. First, terminal control sequences are removed
+(:func:`strip_controls`: colours, cursor moves, titles, hyperlinks, CR and backspace overwrites), so a
+pasted text can neither drive the terminal nor hide what it shows. Secrets are recognised
 
-* **by name**: values of variables named like ``*TOKEN*``, ``*SECRET*``, ``*KEY*``,
-  ``*PASSWORD*``... (:func:`smrnb.doctor._model.is_secret_name`), as dict keys, ``NAME=value``,
-  ``"NAME": "value"`` and ``--token value`` / ``Bearer value``;
-* **by value**: every value such a variable has in this process's environment (now and at start),
-  wherever it appears; URL userinfo (``scheme://user:pass@host``); token shapes (GitHub ``ghp_`` /
-  ``gho_`` / ``github_pat_``, Hugging Face ``hf_``, AWS ``AKIA``/``ASIA``, Slack ``xox?-``,
-  ``sk-`` API keys);
+* **by name, in any syntax**: values given to a name holding a marker (``TOKEN``, ``SECRET``, ``KEY``,
+  ``PASSWORD``, ``AUTH``, ``COOKIE``, ``SESSION``, ``PRIVATE``, ``*_PWD``... :data:`TEXT_MARKERS`) as
+  shell / .env / INI ``NAME=value`` and ``name = value``, Python ``os.environ["NAME"] = "value"`` and
+  ``putenv("NAME", "value")``, JSON and dict ``"name": "value"``, YAML and HTTP header lines
+  (``api_key: value``, ``Authorization: Basic ...``, ``Cookie: ...``), ``--name value`` / ``--name=value``
+  flags, ``.netrc`` lines, and dict keys (:func:`sanitize`);
+* **by shape**: PEM private-key blocks, URL userinfo (``user:pass@``, or a token without a colon),
+  ``Authorization`` / ``Bearer`` credentials anywhere on a line, and the token formats of well-known
+  services (GitHub, Hugging Face, AWS, Slack, OpenAI, GCP, GitLab, PyPI, npm, Google OAuth, Stripe, JWTs);
+* **by value**: every value a secret-named variable has in this process's environment (now and at
+  start), wherever it appears;
 * **kernelspec env values**: names are shown, values only for path-like variables
   (:func:`display_env`);
 * **identity**, for markdown pasted into a public bug report: the home directory, the user name and the
@@ -38,6 +44,8 @@ REDACTED = "<redacted>"
 # values that are never secrets even in a variable named like one (would wreck every text)
 _NOT_SECRET_VALUES = frozenset({"", "0", "1", "true", "false", "yes", "no", "on", "off", "none", "null"})
 _MIN_SECRET_LEN = 3
+#: variable names that end like a database password (``MYSQL_PWD``, ``DB_PASS``)
+_SECRET_SUFFIXES = ("_PWD", "_PASS")
 
 #: token shapes of well-known services: literal prefix -> the whole token
 _TOKEN_RX = {
@@ -45,7 +53,14 @@ _TOKEN_RX = {
     "ghs_": r"ghs_[A-Za-z0-9]{20,}", "ghr_": r"ghr_[A-Za-z0-9]{20,}", "github_pat_": r"github_pat_[A-Za-z0-9_]{20,}",
     "hf_": r"hf_[A-Za-z0-9]{20,}", "AKIA": r"AKIA[0-9A-Z]{16}(?![0-9A-Z])", "ASIA": r"ASIA[0-9A-Z]{16}(?![0-9A-Z])",
     "xox": r"xox[abposre]-[A-Za-z0-9-]{8,}", "sk-": r"sk-[A-Za-z0-9_-]{16,}",
+    "AIza": r"AIza[0-9A-Za-z_-]{35,}", "glpat-": r"glpat-[0-9A-Za-z_-]{20,}", "pypi-": r"pypi-[A-Za-z0-9_-]{40,}",
+    "npm_": r"npm_[A-Za-z0-9]{36,}", "ya29.": r"ya29\.[0-9A-Za-z_-]{20,}", "sk_live_": r"sk_live_[0-9A-Za-z]{16,}",
+    "rk_live_": r"rk_live_[0-9A-Za-z]{16,}",
+    # a JSON Web Token: three base64url parts (header.payload.signature), the header always {"... = eyJ
+    "eyJ": r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
 }
+#: characters a token of that shape may be preceded by inside a longer word (it is then not a token)
+_TOKEN_BEFORE = {"eyJ": r"[A-Za-z0-9_.-]"}
 # Every expression below runs as one left-to-right pass in C (``re.sub`` with a literal replacement, or
 # ``re.split`` when the text around the secret is kept) and is linear in the text: each starts with a
 # literal, a quote or a fixed-width look-behind, has no nested quantifiers, and its only unbounded
@@ -55,25 +70,83 @@ _TOKEN_RX = {
 #: the token shapes as one pattern (for ``search``)
 TOKEN_SHAPES = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(_TOKEN_RX.values()) + ")")
 #: one pattern per shape, starting with its literal (searched for in C) and then looking behind it for a
-#: word character, so only the occurrences of the literal cost anything
-_SHAPE_SUBS = tuple((lit, re.compile(re.escape(lit) + f"(?<![A-Za-z0-9_]{re.escape(lit)})" + rx[len(lit):]))
+#: word character, so only the occurrences of the literal cost anything (and only one per run of the
+#: characters a token is made of, so a failed attempt never re-scans a run another attempt scanned)
+_SHAPE_SUBS = tuple((lit, re.compile(re.escape(lit) + f"(?<!{_TOKEN_BEFORE.get(lit, '[A-Za-z0-9_]')}{re.escape(lit)})"
+                                     + rx[len(lit) + rx[:len(lit) + 1].count(chr(92)):]))
                     for lit, rx in _TOKEN_RX.items())
-#: URL userinfo with a password (``user:pass@``) or long enough to be a token (20+ characters)
+#: URL userinfo: with a password (``user:pass@``), long enough to be a token (20+ characters), or a token
+#: without a colon of 8+ characters holding a digit (``https://a1b2c3d4e5@host``); a plain user name
+#: (``ssh://git@host``) stays
 _USERINFO = re.compile(r"://(?<=[A-Za-z0-9+.\-]://)(?:[^\s/?#@\"'<>:]{0,511}:[^\s/?#@\"'<>]{0,511}"
-                       r"|[^\s/?#@\"'<>]{20,512})@")
-#: a look-ahead: the word starting here holds a marker (any case; classes instead of IGNORECASE are cheaper)
-_MARKED = "(?=\\w*?(?:" + "|".join("".join(f"[{c}{c.lower()}]" for c in m) for m in SECRET_MARKERS) + "))"
+                       r"|[^\s/?#@\"'<>]{20,512}|(?=[^\s/?#@\"'<>:]{0,511}[0-9])[^\s/?#@\"'<>:]{8,512})@")
+#: parts of a name that mark its value secret in a text (any case): the environment's markers and those a
+#: pasted text shows (a cookie's session id, a key file's private key, a database's ``*_PWD`` / ``*_PASS``)
+TEXT_MARKERS = (*SECRET_MARKERS, "SESSION", "PRIVATE", "PASSPHRASE", "CREDS", "_PWD", "_PASS")
+
+
+def _ci(word: str) -> str:
+    """``word`` as a case-insensitive pattern of classes (cheaper than IGNORECASE on a whole pattern)."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)
+
+
+_MARKERS_RX = "(?:" + "|".join(_ci(m) for m in TEXT_MARKERS) + ")"
+#: look-aheads: the word (``\w``) or the quoted or header name (``[\w.-]``) starting here holds a marker
+_MARKED = f"(?=\\w*?{_MARKERS_RX})"
+_MARKED_NAME = f"(?=[\\w.-]*?{_MARKERS_RX})"
+#: an HTTP authorization scheme before the credential (kept, the credential is not)
+_SCHEME = "(?:(?:" + "|".join(_ci(w) for w in ("Basic", "Bearer", "Token", "Digest", "Negotiate", "NTLM",
+                                                 "AWS4-HMAC-SHA256")) + ")[ \\t]{1,20})?"
 # For the patterns below (used with _split_redact): two capturing groups, the text kept before the secret
 # and the secret; the rest of a match, if any, is in look-aheads. A name is ``\w+`` after a marker
 # look-ahead: it can only be followed by a fixed character, so a failed attempt gives back at most one
-# word, and attempts start only at a quote, a dash or a word start.
+# word, and attempts start only at a quote, a dash, a word start or a line start.
 _BEARER = re.compile(r"(?a)\b([Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,20})([A-Za-z0-9._~+/=-]{12,})")
-#: ``NAME=value`` (value quoted, or up to a blank / ; , & / quote)
-_ASSIGN = re.compile(r"(?a)(\b(?=\w*=)" + _MARKED + r"\w+=)(\"[^\"\n]{0,1024}\"|'[^'\n]{0,1024}'|[^\s;,'\"&]{1,1024})")
-#: ``"NAME": "value"`` (JSON, Python dicts); the quotes of the value are kept
-_PAIR = re.compile(r"(?a)([\"']" + _MARKED + r"\w+[\"']\s{0,20}:\s{0,20}[\"'])([^\"'\n]{0,1024})(?=[\"'])")
+#: ``NAME=value``, ``NAME = value`` (shell, Python, INI, .env, ``--name=value``); value quoted, or up to a
+#: blank / ; , & / quote
+_ASSIGN = re.compile(r"(?a)(\b(?=\w*[ \t]{0,20}=)" + _MARKED + r"\w+[ \t]{0,20}=[ \t]{0,20})"
+                     r"(\"[^\"\n]{0,1024}\"|'[^'\n]{0,1024}'|[^\s;,'\"&]{1,1024})")
+#: ``"NAME": "value"`` (JSON, Python dicts), ``["NAME"] = "value"`` (``os.environ``), ``("NAME", "value")``
+#: (``os.putenv``, ``setdefault``); the quotes of the value are kept
+_PAIR = re.compile(r"(?a)([\"']" + _MARKED_NAME + r"[\w.-]+[\"']\]?[ \t]{0,20}[:=,][ \t]{0,20}[\"'])"
+                   r"([^\"'\n]{0,1024})(?=[\"'])")
+#: ``name: value`` at the start of a line (YAML, HTTP headers such as ``Authorization: Basic ...``,
+#: ``Cookie: ...``, ``X-Api-Key: ...``): the rest of the line. An exception's name (``KeyError: ...``) is
+#: no field, and a plain number or version (``max_tokens: 512``, ``tokenizers: 0.15``) no secret.
+_FIELD = re.compile(r"(?am)(^[ \t]{0,40}(?:-[ \t]{1,4})?" + _MARKED_NAME
+                    + r"[\w.-]+(?<!Error)(?<!Exception)(?<!Warning)(?<!Interrupt)(?<!Exit)[ \t]{0,20}:[ \t]{1,20}" + _SCHEME + r")(?![0-9][0-9.]{0,40}[ \t]*$)"
+                    r"([^\s#][^\n]{0,1023})")
+#: an ``Authorization`` header anywhere in a line (``curl -H 'Authorization: Basic ...'``)
+_AUTH_HEADER = re.compile(r"(?a)(\b" + _ci("Authori") + "[SsZz]" + _ci("ation") + r"[\"']?[ \t]{0,5}[:=][ \t]{0,5}"
+                          r"[\"']?" + _SCHEME + r")([^\s\"',;]{1,1024})")
 #: ``--name value`` / ``-name value``
 _FLAG = re.compile(r"(?a)(-" + _MARKED + r"\w+[ \t]{1,20})([^\s\"'-][^\s\"']{0,1023})")
+#: ``.netrc`` lines: ``machine HOST login USER password SECRET``
+_NETRC = re.compile(r"(?am)(^[ \t]{0,40}(?:machine|default)\b[^\n]{0,2048}?\b(?:password|passwd|account)[ \t]{1,20})"
+                    r"(\S{1,1024})")
+#: a PEM private-key block (also inside a JSON string, with ``\n`` escapes): its body is redacted
+_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----")
+_KEY_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----")
+
+
+def _redact_key_blocks(s: str) -> str:
+    """Every private-key block's body replaced (an unterminated block: to the end of the text); linear, as
+    each search starts where the previous one ended."""
+    out: list[str] = []
+    pos = 0
+    while True:
+        b = _KEY_BEGIN.search(s, pos)
+        if b is None:
+            break
+        e = _KEY_END.search(s, b.end())
+        out.append(s[pos:b.end()])
+        out.append(REDACTED)
+        if e is None:
+            pos = len(s)
+            break
+        pos = e.start()
+    out.append(s[pos:])
+    return "".join(out)
 
 
 def _split_redact(rx: re.Pattern[str], s: str) -> str:
@@ -102,7 +175,7 @@ def secret_values(*environs: Mapping[str, str] | None) -> list[str]:
         if not env:
             continue
         for k, v in env.items():
-            if is_secret_name(str(k)) and isinstance(v, str):
+            if (is_secret_name(str(k)) or str(k).upper().endswith(_SECRET_SUFFIXES)) and isinstance(v, str):
                 v = v.strip()
                 if len(v) >= _MIN_SECRET_LEN and v.lower() not in _NOT_SECRET_VALUES:
                     vals.add(v)
@@ -114,6 +187,49 @@ def process_secrets() -> list[str]:
     return secret_values(os.environ, read_proc_environ())
 
 
+# ---------------------------------------------------------------------- terminal control sequences
+#: escape sequences a pasted terminal text carries (colours, cursor moves, screen clears, window titles,
+#: hyperlinks): CSI (7- and 8-bit), OSC / DCS / SOS / PM / APC strings up to their terminator (or the end of
+#: the line), and two-character escapes. Classes only, each followed by a disjoint class: linear in the text.
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?|[ -/]*[0-~]?)")
+_ESCAPES_8BIT = re.compile(r"\x9b[0-?]*[ -/]*[@-~]?|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?")
+
+#: what stays invisible or rewrites what is shown: C0 controls but tab and newline, DEL, C1 controls, and
+#: the bidirectional overrides and isolates that reorder a line on screen
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+")
+
+
+def _backspaces(line: str) -> str:
+    """What a terminal shows of a line with backspaces: each one takes back the character before it."""
+    out: list[str] = []
+    for ch in line:
+        if ch == "\x08":
+            if out:
+                out.pop()
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def strip_controls(s: str) -> str:
+    """``s`` as plain text a terminal or a page can show without being driven by it: escape sequences
+    removed, CR LF and lone CR made newlines, backspaces applied to the characters they erase, every
+    other control character (and bidi override) removed. Linear; a pass runs only when its character occurs."""
+    if not isinstance(s, str) or not s:
+        return s
+    if "\x1b" in s:
+        s = _ESCAPES.sub("", s)
+    if any(c in s for c in "\x9b\x90\x98\x9d\x9e\x9f"):
+        s = _ESCAPES_8BIT.sub("", s)
+    if "\r" in s:
+        s = s.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x08" in s:
+        s = "\n".join(_backspaces(ln) if "\x08" in ln else ln for ln in s.split("\n"))
+    if s.replace("\n", "").replace("\t", "").isprintable():  # the usual case, 2-3x cheaper than the scan
+        return s
+    return _CONTROLS.sub("", s)
+
+
 def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     """``s`` with every secret replaced by ``<redacted>`` (by value, by shape and by name).
 
@@ -123,9 +239,12 @@ def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     literal cannot occur."""
     if not isinstance(s, str) or not s:
         return s
+    s = strip_controls(s)
     for v in secrets:
         if v in s:
             s = s.replace(v, REDACTED)
+    if "PRIVATE KEY-----" in s:
+        s = _redact_key_blocks(s)
     if "://" in s:
         s = _USERINFO.sub("://" + REDACTED + "@", s)
     for lit, rx in _SHAPE_SUBS:
@@ -134,10 +253,14 @@ def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     up = s.upper()
     if "BEARER" in up:
         s = _split_redact(_BEARER, s)
-    if any(m in up for m in SECRET_MARKERS):
-        for rx, lit in ((_ASSIGN, "="), (_PAIR, ":"), (_FLAG, "-")):
-            if lit in s:
+    if "AUTHORI" in up:
+        s = _split_redact(_AUTH_HEADER, s)
+    if any(m in up for m in TEXT_MARKERS):
+        for rx, lit in ((_ASSIGN, "="), (_PAIR, "\"'"), (_FIELD, ":"), (_FLAG, "-")):
+            if any(c in s for c in lit):
                 s = _split_redact(rx, s)
+    if "PASSWORD" in up or "PASSWD" in up or "ACCOUNT" in up:
+        s = _split_redact(_NETRC, s)
     return s
 
 

@@ -25,6 +25,8 @@ import sys
 from collections.abc import Sequence
 
 from smrnb._errors import SmrnbError, SmrnbValueError
+from smrnb._files import atomic_write
+from smrnb._text import console_safe
 from smrnb.doctor import diagnose, explain
 from smrnb.doctor._cluster import diagnose_cluster
 from smrnb.doctor._codes import CODES_PATH, codes_markdown
@@ -115,6 +117,7 @@ def _redacted(text: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``smr-doctor``; returns the exit status (argparse exits 2 on usage errors).
     Never a traceback: an unexpected failure is one redacted line on stderr and exit status 1."""
+    console_safe()  # an ASCII-only terminal gets [ok]/[error] instead of no report
     try:
         return _main(argv)
     except BrokenPipeError:  # `smr-doctor --json | head`: stop quietly
@@ -136,7 +139,7 @@ def _main(argv: Sequence[str] | None) -> int:
     cmd = args.command or "check"
     if cmd == "codes":
         if args.write:
-            CODES_PATH.write_text(codes_markdown(), encoding="utf-8")
+            atomic_write(CODES_PATH, codes_markdown(), "CODES.md")
             print(f"wrote {CODES_PATH}")
         else:
             print(codes_markdown(), end="")

@@ -272,7 +272,7 @@ def voxel_downsample(cloud: PointCloud, voxel_size: float) -> PointCloud:
         raise SmrnbValueError("cloud must have finite points for voxel_downsample, got NaN/inf (run clean_points)")
     # cell indices must be exact integers: beyond 2**52 a float64 cannot tell neighbouring cells apart,
     # and beyond 2**63 the int64 keys overflow and merge distant points
-    reach = float(p.abs().max()) / vs if p.numel() else 0.0
+    reach = float(p.detach().abs().max()) / vs if p.numel() else 0.0
     if not reach < 2.0 ** 52:
         raise SmrnbValueError(f"voxel_size {vs:g} is too small for points reaching {float(p.abs().max()):g} m from the "
                               f"origin: cell indices would exceed 2**52 (exact float64 integers); use voxel_size >= "

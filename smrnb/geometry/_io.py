@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb._files import as_path, atomic_write, check_writable
+from smrnb._files import as_path, atomic_write, atomic_write_set, check_input, check_writable
 from smrnb.geometry._glb import QUANTIZE, TEXTURE_FORMATS, TextureInfo, needs_own_reader, read_glb, write_glb
 from smrnb.geometry._guards import check_index_range, resolve_device, same_device
 from smrnb.geometry._mesh import Mesh
@@ -169,13 +169,11 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None, 
     check_mesh_for_export(mesh)
     check_writable(path, "path")
     files = [str(path)]
-    replaced: list[str] = []
     if fmt == "glb":
         # names inside the file do not depend on its path: the same mesh gives the same bytes anywhere
         data, nv, nf, textured, converted, info = _glb(mesh, "mesh", quantize, texture_format.lower(),
                                                        float(min_psnr))
-        if atomic_write(path, data, "path"):
-            replaced.append(str(path))
+        replaced = [str(path)] if atomic_write(path, data, "path") else []
         return ExportReport(str(path), fmt, tuple(files), nv, nf, textured, converted, tuple(replaced), len(data),
                             quantize, info)
     tm, textured, converted = _to_trimesh(mesh, name=path.stem)
@@ -192,12 +190,31 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None, 
             out = path.parent / name
             blobs.append((out, blob))
             files.append(str(out))
-    # side files first, the main file last: a reader never sees a new .obj pointing at a missing .mtl
-    for out, blob in blobs[1:] + blobs[:1]:
-        if atomic_write(out, blob, "path"):
-            replaced.append(str(out))
+    # one unit: every file staged complete before any is renamed into place, the main file last (a
+    # reader never sees a new .obj pointing at a missing .mtl); a failure leaves every previous file whole
+    replaced = atomic_write_set(blobs, "path")
     return ExportReport(str(path), fmt, tuple(files), len(tm.vertices), len(tm.faces), textured, converted,
                         tuple(replaced), os.path.getsize(path))
+
+
+#: colours a little outside [0, 1] (rounding of a bake or a filter) are clamped on export; further out is a mistake
+_COLOR_SLACK = 1e-3
+
+
+def _check_unit_range(t: torch.Tensor | None, name: str) -> None:
+    """Colours are floats in [0, 1]: refuse NaN/inf and values far outside (0-255 colours above all)."""
+    if t is None or t.numel() == 0:
+        return
+    if not t.dtype.is_floating_point:
+        raise SmrnbValueError(f"{name} must be float RGB in [0, 1], got dtype {t.dtype}; for 0-255 integers "
+                              "use .float() / 255")
+    finite = torch.isfinite(t)
+    if not bool(finite.all()):
+        raise SmrnbValueError(f"{name} must be finite RGB in [0, 1], got {int((~finite).sum())} NaN/inf value(s)")
+    lo, hi = float(t.min()), float(t.max())
+    if lo < -_COLOR_SLACK or hi > 1 + _COLOR_SLACK:
+        hint = "; they look like 0-255 colours: divide by 255" if hi > 1.5 and lo >= 0 and hi <= 255 else ""
+        raise SmrnbValueError(f"{name} must be RGB in [0, 1], got values in [{lo:.4g}, {hi:.4g}]{hint}")
 
 
 def check_mesh_for_export(mesh: Mesh) -> None:
@@ -208,6 +225,8 @@ def check_mesh_for_export(mesh: Mesh) -> None:
                 vertex_colors=mesh.vertex_colors, texture=mesh.texture)
     if not bool(torch.isfinite(mesh.vertices).all()):
         raise SmrnbValueError("mesh.vertices must be finite to export, got NaN/inf values")
+    for name in ("vertex_colors", "texture"):
+        _check_unit_range(getattr(mesh, name), f"mesh.{name}")
     check_index_range(mesh.faces, mesh.num_vertices, "mesh.faces", "mesh.vertices")
     if mesh.uvs is not None:
         if not bool(torch.isfinite(mesh.uvs).all()):
@@ -256,12 +275,8 @@ def load_mesh(path: str | os.PathLike, device: Any = "cpu") -> Mesh:
     """
     import trimesh
 
-    path = as_path(path, "path")
     dev = resolve_device(device, "device")
-    if path.is_dir():
-        raise SmrnbValueError(f"path must be a mesh file, got the folder {str(path)[:200]!r}")
-    if not path.is_file():
-        raise SmrnbValueError(f"path must be an existing mesh file, got {str(path)[:200]!r} (not found)")
+    path = check_input(path, "path", what="mesh file")  # missing, a symlink loop, no permission, a folder, 0 bytes
     if path.suffix.lower() == ".glb":
         mesh = _load_quantized_glb(path, dev)
         if mesh is not None:

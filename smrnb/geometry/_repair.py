@@ -146,7 +146,7 @@ class RepairResult:
 def _check_mesh(mesh: Any, name: str = "mesh") -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(mesh, Mesh):
         raise SmrnbTypeError(f"{name} must be a smrnb.Mesh, got {type(mesh).__name__}")
-    v = mesh.vertices.detach().cpu().numpy().astype(np.float64, copy=False)
+    v = mesh.vertices.detach().cpu().double().numpy()  # float16 / bfloat16 widened (numpy has no bfloat16)
     if not np.isfinite(v).all():
         bad = int((~np.isfinite(v)).sum())
         raise SmrnbValueError(f"{name}.vertices must be finite, got {bad} NaN/inf value(s)")

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from smrnb._errors import SmrnbValueError
+from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.geometry._mesh import Mesh
 from smrnb.geometry._validate import check_choice, check_finite, check_int_range
 
@@ -87,7 +87,7 @@ def _mesh_arrays(mesh: Any, name: str = "mesh") -> tuple[np.ndarray, np.ndarray]
         from smrnb._errors import SmrnbTypeError
 
         raise SmrnbTypeError(f"{name} must be a smrnb.Mesh, got {type(mesh).__name__}")
-    v = mesh.vertices.detach().cpu().numpy().astype(np.float64)
+    v = mesh.vertices.detach().cpu().double().numpy()  # float16 / bfloat16 widened (numpy has no bfloat16)
     f = mesh.faces.detach().cpu().numpy().astype(np.int64)
     with np.errstate(over="ignore", invalid="ignore"):
         suspect = v.size and not np.isfinite(v.sum())  # a NaN/inf term makes the sum non-finite (so may overflow)
@@ -789,6 +789,13 @@ def simplify_mesh(mesh: Mesh, target_number_of_vertices: int = 80000, preserve_b
     """
     v, f = _mesh_arrays(mesh)
     target = check_int_range(target_number_of_vertices, "target_number_of_vertices", lo=4)
+    if isinstance(aggressiveness, bool) or not isinstance(aggressiveness, (int, float, np.integer, np.floating)) \
+            or not 0.0 <= float(aggressiveness) <= 10.0:  # NaN fails the comparison too
+        raise SmrnbValueError(f"aggressiveness must be a number in [0, 10] (0 careful, 10 fast), got {aggressiveness!r}")
+    for flag, value in (("preserve_border", preserve_border), ("measure_hausdorff", measure_hausdorff)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise SmrnbTypeError(f"{flag} must be True or False, got {type(value).__name__} {value!r:.40}")
+    aggressiveness = float(aggressiveness)
     V, F = mesh.num_vertices, mesh.num_faces
     if F == 0:
         raise SmrnbValueError("mesh must have faces to simplify, got 0 faces")

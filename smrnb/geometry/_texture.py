@@ -215,6 +215,8 @@ def _check_bake_inputs(mesh: Mesh, frames: Frames) -> None:
         raise SmrnbValueError("mesh must have uvs and face_uvs_idx (run smrnb.auto_uv first), got uvs=None")
     if mesh.num_faces == 0:
         raise SmrnbValueError("mesh must have at least one face to bake, got 0 faces")
+    if len(frames) == 0:  # as fuse_tsdf: no view to take a colour from is an error, not a black texture
+        raise SmrnbValueError("frames must hold at least one frame to bake a texture, got 0")
     if frames.color is None:
         raise SmrnbValueError("frames must carry color images to bake a texture, got color=None")
     if frames.poses is None:

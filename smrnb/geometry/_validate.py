@@ -24,9 +24,18 @@ def as_tensor(x: Any, name: str, *, dtype: torch.dtype | None = None, device: An
             raise SmrnbTypeError(f"{name} must be a tensor or array of numbers, got {type(x).__name__}: {exc}") from None
     else:
         raise SmrnbTypeError(f"{name} must be a torch.Tensor or numpy array, got {type(x).__name__}")
+    check_has_data(t, name)
     if dtype is not None or device is not None:
         t = t.to(dtype=dtype or t.dtype, device=device if device is not None else t.device)
     return t
+
+
+def check_has_data(t: torch.Tensor, name: str) -> None:
+    """Refuse a tensor without data: on the ``meta`` device (shapes only, as ``torch.device("meta")``
+    and empty-weight model loading make them), where every read of a value fails inside torch."""
+    if t.device.type == "meta":
+        raise SmrnbValueError(f"{name} is on the 'meta' device: a tensor with a shape but no data; give it data "
+                              "first (e.g. torch.empty_like(t, device='cpu') filled, or load the real values)")
 
 
 def check_shape(t: torch.Tensor, name: str, *shapes: Sequence[int | None | str]) -> None:

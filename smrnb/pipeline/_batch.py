@@ -22,6 +22,7 @@ and the dashboard; this module adds what a reconstruction batch needs on top:
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import hashlib
@@ -38,13 +39,15 @@ from typing import Any
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._extras import MissingExtraError, message, missing
-from smrnb._files import atomic_write
+from smrnb._files import atomic_write, check_folder
 from smrnb._version import __version__
 from smrnb.pipeline._config import load_config
 from smrnb.pipeline._gpus import GpuRetry, ScanGpuError, gpu_cluster, gpu_fault, gpu_label, held_gpu
 from smrnb.pipeline._pipeline import Pipeline
 
 RECORD = "smrnb-scan.json"
+#: the batch's own tables in the output folder (replaced only when a batch wrote them)
+SUMMARY_FILES = ("summary.csv", "summary.md")
 SUMMARY_COLUMNS = ("scan", "status", "gpu", "frames", "blocks", "vertices", "faces", "heldout_frames",
                    "heldout_median_mm", "heldout_coverage", "seconds", "outputs", "error")
 
@@ -162,6 +165,62 @@ def completed(folder: Path, key: str) -> dict[str, Any] | None:
     return rec if all((folder / o).exists() for o in rec.get("outputs", [])) else None
 
 
+def made_by_smrnb(folder: Path) -> bool:
+    """True for a scan folder a batch wrote and nobody added to: its record (``smrnb-scan.json``) lists
+    every file in it. Only such a folder is ever replaced or deleted by a batch."""
+    try:
+        rec = json.loads((folder / RECORD).read_text())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(rec, dict) or not isinstance(rec.get("outputs"), list):
+        return False
+    listed = {RECORD, *map(str, rec["outputs"])}
+    try:
+        for p in folder.rglob("*"):
+            if p.is_symlink() or (not p.is_dir() and os.path.relpath(p, folder) not in listed):
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def check_replaceable(final: Path) -> None:
+    """Refuse to replace ``final`` unless it is a scan folder a batch made (:func:`made_by_smrnb`)."""
+    if not os.path.lexists(final):
+        return
+    if final.is_symlink() or not final.is_dir():
+        raise SmrnbValueError(f"output {os.fspath(final)!r} is a file, where the scan's folder goes; move it away or "
+                              "choose another output folder (nothing of it was changed)")
+    if not made_by_smrnb(final):
+        raise SmrnbValueError(f"output folder {os.fspath(final)!r} exists and was not made by smrnb batch (no "
+                              f"{RECORD} listing every file in it), so it is not replaced: move it away or choose "
+                              "another output folder (nothing of it was changed)")
+
+
+def _summary_is_ours(path: Path) -> bool:
+    """A ``summary.csv`` / ``summary.md`` a batch wrote (its header row), or none there yet."""
+    if not os.path.lexists(path):
+        return True
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.readline()
+    except OSError:
+        return False
+    return path.is_file() and not path.is_symlink() and head.startswith(("scan,status,", "| scan | status |"))
+
+
+def check_batch_output(out: Path, names: Sequence[str]) -> None:
+    """Before anything is submitted: ``out`` is (or can become) a folder that accepts files, no scan's folder is
+    in the way unless a batch made it, and ``summary.csv`` / ``summary.md`` are absent or a batch's."""
+    check_folder(out, "output")
+    for name in names:
+        check_replaceable(out / name)
+    for s in SUMMARY_FILES:
+        if not _summary_is_ours(out / s):
+            raise SmrnbValueError(f"output {os.fspath(out / s)!r} exists and is not a batch summary, so it is not "
+                                  "replaced: move it away or choose another output folder (nothing was run)")
+
+
 def run_scan(config: str, name: str, output: str, key: str, device: str | None = None,
              gpus: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The task: run one config into ``output/name`` atomically; returns the scan's record.
@@ -198,11 +257,12 @@ def run_scan(config: str, name: str, output: str, key: str, device: str | None =
                   "gpu": card["label"], "gpu_card": card["row"], "worker": _worker_name(),
                   "started": started, "finished": time.time(),
                   "steps": [r.to_dict() for r in pipe.records]}
-        (partial / RECORD).write_text(json.dumps(record, indent=1, default=str))
+        atomic_write(partial / RECORD, json.dumps(record, indent=1, default=str))
         old = out_root / f".{name}.old-{uuid.uuid4().hex[:8]}"
-        if final.exists():
+        if os.path.lexists(final):
+            check_replaceable(final)  # another process may have put something there since the batch started
             os.replace(final, old)
-        os.replace(partial, final)
+        os.replace(partial, final)  # a crash between the two renames: the next batch puts the .old folder back
         shutil.rmtree(old, ignore_errors=True)
         return record
     except BaseException as exc:
@@ -212,6 +272,18 @@ def run_scan(config: str, name: str, output: str, key: str, device: str | None =
             raise
         card = _scan_gpu(dev, gpus)
         raise ScanGpuError(f"{type(exc).__name__}: {exc}", _worker_address(), card["label"], why) from exc
+
+
+def _scan_task(*args: Any) -> dict[str, Any]:
+    """:func:`run_scan` as a Dask task: a scan that fails on its own error (its config, its data, a step)
+    comes back as a ``failed`` record instead of an exception, so Dask's retries re-run only scans whose
+    worker died (or whose GPU failed: :class:`ScanGpuError` stays an exception for the GPU logic)."""
+    try:
+        return run_scan(*args)
+    except ScanGpuError:
+        raise
+    except Exception as exc:
+        return {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
 
 
 def _scan_gpu(dev: Any, table: list[dict[str, Any]] | None) -> dict[str, Any]:
@@ -264,8 +336,17 @@ def _worker_device() -> str | None:
 
 
 def _clean_partials(output: Path, names: Iterable[str]) -> None:
+    """Remove what killed tasks left: unfinished ``.NAME.partial-*`` folders, and ``.NAME.old-*`` folders of a
+    finished swap; an ``.old`` folder whose new result never arrived (a crash between the two renames) is put
+    back as ``NAME``."""
     for name in names:
-        for p in list(output.glob(f".{name}.partial-*")) + list(output.glob(f".{name}.old-*")):
+        for p in output.glob(f".{name}.partial-*"):
+            shutil.rmtree(p, ignore_errors=True)
+        for p in sorted(output.glob(f".{name}.old-*")):
+            if not os.path.lexists(output / name) and made_by_smrnb(p):
+                with contextlib.suppress(OSError):
+                    os.replace(p, output / name)
+                    continue
             shutil.rmtree(p, ignore_errors=True)
 
 
@@ -312,12 +393,11 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
         raise SmrnbValueError("gpus starts its own cluster of one worker per GPU; with client=, give the client of "
                               "smrnb.pipeline.gpu_cluster(...) (or of workers started with --resources GPU=1) instead")
     out = Path(output).expanduser()
-    out.mkdir(parents=True, exist_ok=True)
-    if not os.access(out, os.W_OK):
-        raise SmrnbValueError(f"output {os.fspath(out)!r} is not writable")
     for p in paths:  # a bad config is refused before anything is submitted
         load_config(p)
     names = scan_names(paths)
+    check_batch_output(out, names)  # folders in the way, a user's summary: refused before any work
+    out.mkdir(parents=True, exist_ok=True)
     _clean_partials(out, names)
     results: dict[str, ScanResult] = {}
     todo = []
@@ -361,7 +441,7 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
             table = getattr(getattr(client, "cluster", None), "smrnb_gpus", None)
 
             def submit(p: Path, name: str, key: str, **where: Any) -> Any:
-                return client.submit(run_scan, os.fspath(p.resolve()), name, os.fspath(out.resolve()), key, device,
+                return client.submit(_scan_task, os.fspath(p.resolve()), name, os.fspath(out.resolve()), key, device,
                                      table, key=f"smrnb-scan-{name}-{uuid.uuid4().hex[:6]}", retries=retries,
                                      pure=False, **extra, **where)
 
@@ -373,6 +453,8 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
                 p, name, key = futures[fut]
                 try:
                     rec = fut.result()
+                    if rec.get("status") == "failed":
+                        raise _ScanFailed(rec["error"])
                     results[name] = ScanResult(name, os.fspath(p), "done", os.fspath(out / name), rec["counts"],
                                                rec["seconds"], rec["outputs"], heldout=rec.get("heldout", {}),
                                                gpu=rec.get("gpu") or "", worker=rec.get("worker") or "")
@@ -383,13 +465,17 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
                         futures[again] = (p, name, key)
                         finished.add(again)
                         continue
-                    results[name] = ScanResult(name, os.fspath(p), "failed", None, error=gpu_retry.message(name, exc),
+                    error = str(exc) if isinstance(exc, _ScanFailed) else gpu_retry.message(name, exc)
+                    results[name] = ScanResult(name, os.fspath(p), "failed", None, error=error,
                                                gpu=getattr(exc, "gpu", None) or "")
                 bar.update(1)
                 bar.set_postfix_str(f"{name}: {results[name].status}")
                 if listener is not None:
                     listener.update(results[name])
             bar.close()
+        except KeyboardInterrupt:
+            _clean_partials(out, names)  # the scans that were running leave nothing; finished ones stay
+            raise
         finally:
             if own is not None:
                 cluster = own.cluster
@@ -399,6 +485,13 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
     res = BatchResult([results[n] for n in names], out, time.perf_counter() - t0)
     write_summary(res)
     return res
+
+
+class _ScanFailed(Exception):
+    """A scan's own error, reported by its task as a record (see :func:`_scan_task`)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def _bar(total: int, enabled: bool) -> Any:
@@ -413,7 +506,7 @@ def write_summary(res: BatchResult) -> None:
     w.writeheader()
     for r in res.scans:
         w.writerow(r.row())
-    for name, text in (("summary.csv", buf.getvalue()), ("summary.md", res.table() + "\n")):
+    for name, text in zip(SUMMARY_FILES, (buf.getvalue(), res.table() + "\n")):
         atomic_write(res.output / name, text)
 
 

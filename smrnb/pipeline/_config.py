@@ -22,11 +22,13 @@ from __future__ import annotations
 import copy
 import functools
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._errors import SmrnbError, SmrnbTypeError, SmrnbValueError
+from smrnb._files import check_input
 from smrnb._text import short
 from smrnb.pipeline._registry import StepRegistry
 from smrnb.pipeline._source import check_source_mapping
@@ -183,6 +185,75 @@ def _expanded_size(root: Any, where: str) -> None:
             stack.append((k, depth + 1, False))
 
 
+#: plain scalars YAML 1.1 (PyYAML) reads otherwise than YAML 1.2 and most people: ``010`` is octal 8,
+#: ``1:30`` is base-60 90; and the words ``yes``/``no``/``on``/``off`` are booleans
+_YAML11_OCTAL = re.compile(r"[-+]?0[0-7_]+")
+_YAML11_BOOL_WORDS = frozenset({"yes", "no", "on", "off"})
+
+
+def _key_text(node: Any) -> str:
+    v = getattr(node, "value", None)
+    return v[:60] if isinstance(v, str) else "?"
+
+
+def _check_yaml_forms(root: Any, where: str) -> list[str]:
+    """Refuse what YAML reads silently otherwise than written: a key given twice in one mapping (the last
+    would win), YAML 1.1 octal (``010`` = 8) and base-60 (``1:30`` = 90) numbers. Returns notes on the
+    YAML 1.1 boolean words (``yes``, ``no``, ``on``, ``off``) for an error message that may need them."""
+    import yaml
+
+    notes: list[str] = []
+    seen: set[int] = set()
+    stack: list[tuple[Any, str]] = [(root, "")]
+    while stack:
+        node, key = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        line = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for k, v in node.value:
+                if isinstance(k, yaml.ScalarNode):
+                    ident = (k.tag, k.value)
+                    if ident in first:
+                        raise SmrnbValueError(f"{where} line {k.start_mark.line + 1}: key {_key_text(k)!r} appears twice "
+                                              f"in one mapping (lines {first[ident]} and {k.start_mark.line + 1}); "
+                                              "YAML would keep the last one silently: keep one")
+                    first[ident] = k.start_mark.line + 1
+                stack.append((k, key))
+                stack.append((v, _key_text(k)))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((v, key) for v in node.value)
+        elif isinstance(node, yaml.ScalarNode) and node.style is None:
+            text, tag = node.value, node.tag.rsplit(":", 1)[-1]
+            what = f"{where} line {line}" + (f": {key}" if key else "")
+            if tag == "int" and _YAML11_OCTAL.fullmatch(text) and text.strip("+-0_"):
+                value = int(text.replace("_", ""), 8)
+                raise SmrnbValueError(f"{what}: {text} is an octal number in YAML 1.1 (= {value}); write it without "
+                                      f"the leading 0 ({int(text.replace('_', ''), 10)}), or {value} if you mean that")
+            if tag in ("int", "float") and ":" in text:
+                raise SmrnbValueError(f"{what}: {text} is a base-60 number in YAML 1.1 (1:30 = 90); write the number "
+                                      "itself, or quote it for text")
+            if tag == "bool" and text.lower() in _YAML11_BOOL_WORDS:
+                notes.append(f"line {line}: YAML reads the unquoted word {text!r}"
+                             f"{' of ' + repr(key) if key else ''} as {text.lower() in ('yes', 'on')}")
+    return notes
+
+
+@functools.cache
+def _config_loader() -> Any:
+    """PyYAML's safe loader, reading ``1e-3`` as the number YAML 1.2 (and everyone) means, not as text."""
+    import yaml
+
+    class ConfigLoader(yaml.SafeLoader):
+        pass
+
+    ConfigLoader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$"),
+                                       list("-+0123456789"))
+    return ConfigLoader
+
+
 def _children(node: Any, yaml: Any) -> list[Any]:
     if isinstance(node, yaml.MappingNode):
         return [x for pair in node.value for x in pair]
@@ -192,8 +263,14 @@ def _children(node: Any, yaml: Any) -> list[Any]:
 
 
 def read_yaml(path: str | os.PathLike, where: str | None = None) -> Any:
-    """Parse a small YAML file safely: at most :data:`MAX_CONFIG_BYTES`, UTF-8 text, bounded alias
-    expansion and nesting (checked on the node graph before any Python object is built)."""
+    """Parse a small YAML file safely: at most :data:`MAX_CONFIG_BYTES`, UTF-8 text, not empty, bounded
+    alias expansion and nesting, no key twice in one mapping, no YAML 1.1 octal or base-60 number (all
+    checked on the node graph before any Python object is built)."""
+    return _read_yaml(path, where)[0]
+
+
+def _read_yaml(path: str | os.PathLike, where: str | None = None) -> tuple[Any, list[str]]:
+    """:func:`read_yaml`'s data and the notes on YAML 1.1 boolean words it holds."""
     import yaml
 
     p = Path(path)
@@ -211,13 +288,19 @@ def read_yaml(path: str | os.PathLike, where: str | None = None) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SmrnbValueError(f"{where} is not UTF-8 text (byte {exc.start}): is it the right file?") from None
-    loader = yaml.SafeLoader(text)
+    if not text.strip():
+        raise SmrnbValueError(f"{where} is empty ({len(data)} bytes): a config needs at least a 'steps' list")
+    loader = _config_loader()(text)
     try:
         node = loader.get_single_node()
-        if node is None:
-            return None
+        if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")):
+            raise SmrnbValueError(f"{where} is empty (only comments or document markers): a config needs at least a "
+                                  "'steps' list")
         _expanded_size(node, where)
-        return loader.construct_document(node)
+        notes = _check_yaml_forms(node, where)
+        return loader.construct_document(node), notes
+    except SmrnbError:
+        raise
     except yaml.YAMLError as exc:
         raise SmrnbValueError(f"{where} is not valid YAML: {str(exc)[:500]}") from None
     except RecursionError:
@@ -230,11 +313,14 @@ def read_yaml(path: str | os.PathLike, where: str | None = None) -> Any:
 
 def load_config(path: str | os.PathLike, registry: StepRegistry | None = None) -> dict[str, Any]:
     """Read and validate a YAML config file; relative ``source`` and ``output_dir`` resolve against its folder."""
-    p = Path(path)
-    if not p.is_file():
-        raise SmrnbValueError(f"config file {os.fspath(p)[:200]!r} does not exist")
-    raw = read_yaml(p)
-    cfg = validate_config(raw, registry, where=f"config file {p.name}")
+    p = check_input(path, "config file", empty_ok=True, what="YAML file")  # missing, a symlink loop, a folder, permission
+    raw, notes = _read_yaml(p)
+    try:
+        cfg = validate_config(raw, registry, where=f"config file {p.name}")
+    except (SmrnbValueError, SmrnbTypeError) as exc:
+        if not notes:
+            raise
+        raise type(exc)(f"{exc} (note: {'; '.join(notes[:3])}; quote a word meant as text)") from None
     for key in ("source", "output_dir"):
         holder, k2 = (cfg["source"], "path") if key == "source" and isinstance(cfg.get("source"), dict) else (cfg, key)
         v = holder.get(k2)

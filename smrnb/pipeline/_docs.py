@@ -15,6 +15,8 @@ def _cell(text: str) -> str:
 def _range(spec: ParamSpec) -> str:
     if spec.kind == "choice":
         return ", ".join(f"`{c}`" for c in spec.choices or ())
+    if spec.suffixes:
+        return ", ".join(f"`{c}`" for c in spec.suffixes)
     if spec.range is None:
         return ""
     lo, hi = spec.range

@@ -20,6 +20,7 @@ from typing import Any
 
 from smrnb import _cancel
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._files import atomic_write, check_writable
 from smrnb._threads import cpu_threads
 from smrnb.pipeline._config import default_config, dump_config, load_config, validate_config
 from smrnb.pipeline._estimate import Estimate, estimate_step
@@ -491,8 +492,10 @@ class Pipeline:
         return cls.from_config(default_config(), source=source, device=device, output_dir=output_dir)
 
     def save_config(self, path: str | os.PathLike) -> Path:
-        p = Path(path)
-        p.write_text(dump_config(self.to_config(), registry=self.registry))
+        """Write :meth:`to_config` as a YAML config file (``smrnb run`` reads it); atomically: a full disk
+        or an error leaves an existing file whole."""
+        p = check_writable(path, "path")
+        atomic_write(p, dump_config(self.to_config(), registry=self.registry), "path")
         return p
 
     # ----------------------------------------------------------------------------------- display

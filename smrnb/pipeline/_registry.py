@@ -79,6 +79,7 @@ class ParamSpec:
     help: str = ""
     log_scale: bool = False
     none_ok: bool = False
+    suffixes: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():
@@ -97,6 +98,10 @@ class ParamSpec:
             if lo is not None and hi is not None and lo > hi:
                 raise SmrnbValueError(f"ParamSpec {self.name!r}: range min {lo} > max {hi}")
             object.__setattr__(self, "range", (lo, hi))
+        if self.suffixes is not None:
+            if self.kind != "path" or not all(isinstance(x, str) and x.startswith(".") for x in self.suffixes):
+                raise SmrnbValueError(f"ParamSpec {self.name!r}: suffixes are for kind 'path', each like '.glb'")
+            object.__setattr__(self, "suffixes", tuple(x.lower() for x in self.suffixes))
         if self.log_scale and (self.range is None or self.range[0] is None or self.range[0] <= 0):
             raise SmrnbValueError(f"ParamSpec {self.name!r}: log_scale needs a positive range minimum")
         if self.default is not None:
@@ -158,6 +163,9 @@ class ParamSpec:
         if k == "path":
             if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
                 raise SmrnbTypeError(f"{where} must be a non-empty path, got {type(value).__name__} {short(value)}")
+            if self.suffixes and os.path.splitext(os.fspath(value))[1].lower() not in self.suffixes:
+                raise SmrnbValueError(f"{where} must end in {' or '.join(self.suffixes)} (the suffix picks the file "
+                                      f"format), got {short(os.fspath(value))}")
             return os.fspath(value)
         if not isinstance(value, str):
             raise SmrnbTypeError(f"{where} must be a string, got {type(value).__name__} {short(value)}")
@@ -205,6 +213,8 @@ class ParamSpec:
             return f"{self.kind} {self._range_text()}"
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices or ())
+        if self.suffixes:
+            return f"{self.kind} ({', '.join(self.suffixes)})"
         return self.kind
 
     def describe(self) -> str:
@@ -270,6 +280,8 @@ class ParamSpec:
             s["enum"] = list(self.choices or ())
         else:
             s["type"] = "string"
+            if self.suffixes:
+                s["pattern"] = "(" + "|".join("\\" + x for x in self.suffixes) + ")$"
         if self.optional:
             if "type" in s:
                 s["type"] = [s["type"], "null"]

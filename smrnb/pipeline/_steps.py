@@ -353,8 +353,8 @@ STEPS: tuple[Step, ...] = (
         "Write the mesh as GLB, OBJ (+MTL+PNG) or PLY, y-up OpenGL frame",
         inputs=("mesh", "textured_mesh"), output="file",
         params=(
-            ParamSpec("path", "mesh.ply", "path",
-                      help="output file; its suffix (.glb, .obj, .ply) picks the format; relative to --output"),
+            ParamSpec("path", "mesh.ply", "path", suffixes=(".glb", ".obj", ".ply"),
+                      help="output file; its suffix picks the format; relative to --output"),
             ParamSpec("texture_format", "jpeg", "choice", choices=("jpeg", "png"),
                       help="GLB texture: jpeg (sized for the web, PSNR >= min_psnr) or png (lossless)"),
             ParamSpec("quantize", "all", "choice", choices=("all", "positions", "none"),

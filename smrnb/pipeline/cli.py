@@ -9,6 +9,7 @@ config key, unreadable input).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -21,8 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from smrnb._errors import SmrnbError
-from smrnb._files import atomic_write, check_writable, confine
-from smrnb._text import cap
+from smrnb._files import (
+    DEMO_OUTPUT,
+    atomic_write,
+    check_folder,
+    check_free_space,
+    check_new_file,
+    confine,
+    default_output_folder,
+    no_clobber,
+)
+from smrnb._text import cap, console_safe
 from smrnb.pipeline._batch import batch
 from smrnb.pipeline._config import config_schema, load_config
 from smrnb.pipeline._docs import render_markdown
@@ -39,6 +49,7 @@ READABLE = {"frames": "a dataset folder (Redwood, TUM, 7-Scenes) or 'sample'",
 #: kinds ``smrnb step`` can write to a path
 WRITABLE = {"points": "a .ply point cloud", "mesh": "a .ply, .obj or .glb mesh",
             "textured_mesh": "a .glb or .obj (+ .mtl + .png) textured mesh", "file": "the file the step writes"}
+
 
 
 class UsageError(Exception):
@@ -129,7 +140,11 @@ def build_parser(registry: StepRegistry | None = None) -> argparse.ArgumentParse
     bp.add_argument("--force", action="store_true", help="run finished scans again")
 
     dp = sub.add_parser("demo", help="the bundled RGB-D sample to a mesh file, with a summary")
-    dp.add_argument("--output", metavar="DIR", default="smrnb-demo", help="output folder (default: ./smrnb-demo)")
+    dp.add_argument("--output", metavar="DIR", default=None,
+                    help=f"output folder (default: ./{DEMO_OUTPUT}, or ./{DEMO_OUTPUT}-2, -3, ... when it holds files "
+                         "already: an earlier result is never replaced)")
+    dp.add_argument("--overwrite", action="store_true", help="replace the files the demo writes in --output DIR if "
+                                                             "they exist (default: refuse before running anything)")
     dp.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     return p
 
@@ -213,19 +228,48 @@ def _check_device(device: str | None, flag: str = "--device") -> None:
 def _check_output(path: Any, what: str, overwrite: bool) -> Path:
     """Before any work: ``path`` can be written, and is not an existing file unless ``overwrite``."""
     try:
-        p = check_writable(path, what)
+        return check_new_file(path, what, overwrite=overwrite)
     except SmrnbError as exc:
         raise UsageError(str(exc)) from None
-    if p.exists() and not overwrite:
-        raise UsageError(f"{what} {os.fspath(p)[:200]!r} exists; pass --overwrite to replace it (it is replaced "
-                         "atomically, only once the new file is complete)")
-    return p
 
 
-def _check_config_outputs(pipe: Any, out_dir: str, until: str | None, overwrite: bool) -> None:
-    """Every path a config's stages will write: inside ``out_dir``, writable, and new unless ``overwrite``."""
+#: what an export writes beside an OBJ (its material, and its texture when the mesh is textured)
+_OBJ_SIDE_FILES = (".mtl", ".png")
+#: a bound on the bytes a mesh file takes per vertex (OBJ text with uvs and faces; GLB and PLY take less)
+_BYTES_PER_VERTEX = 160
+
+
+def _stage_param(st: Any, name: str) -> Any:
+    spec = next((s for s in st.step.params if s.name == name), None)
+    return None if spec is None else st.params.get(name, spec.default)
+
+
+def _output_estimate(stages: Sequence[Any]) -> int:
+    """Bytes the exports of ``stages`` write at most, where it can be known before the run: the texture
+    (its side squared, 4 bytes a texel before compression) and a simplified mesh's vertices."""
+    need, texels, vertices = 0, 0, None
+    for st in stages:
+        if st.step.name == "texture":
+            texels = int(_stage_param(st, "resolution") or 0) ** 2
+        if st.step.name == "simplify":
+            vertices = _stage_param(st, "target_number_of_vertices")
+        if st.step.output == "file":
+            need += 4 * texels + (_BYTES_PER_VERTEX * int(vertices) if vertices else 0)
+    return need
+
+
+def _check_config_outputs(pipe: Any, out_dir: str, until: str | None, overwrite: bool) -> list[Path]:
+    """Before any work, every file a config's stages will write: inside ``out_dir`` (a folder, or one that can
+    be made), writable, new unless ``overwrite`` (an OBJ's .mtl and .png too), with room for what can be
+    estimated. Returns those files."""
+    try:
+        check_folder(out_dir, "--output")
+    except SmrnbError as exc:
+        raise UsageError(str(exc)) from None
     end = pipe._index(until) if until else len(pipe.stages) - 1
-    for st in pipe.stages[: end + 1]:
+    stages = pipe.stages[: end + 1]
+    files: list[Path] = []
+    for i, st in enumerate(stages):
         for spec in st.step.params:
             value = st.params.get(spec.name, spec.default) if spec.kind == "path" else None
             if value is None:
@@ -235,7 +279,57 @@ def _check_config_outputs(pipe: Any, out_dir: str, until: str | None, overwrite:
                 full = confine(value, out_dir, what)
             except SmrnbError as exc:
                 raise UsageError(str(exc)) from None
-            _check_output(full, what, overwrite)
+            files.append(_check_output(full, what, overwrite))
+            if full.suffix.lower() == ".obj":
+                textured = any(s.step.output == "textured_mesh" for s in stages[:i])
+                for suffix in _OBJ_SIDE_FILES[: 2 if textured else 1]:
+                    files.append(_check_output(full.with_suffix(suffix), f"{what} (its {suffix} beside it)", overwrite))
+    try:
+        check_free_space(out_dir, _output_estimate(stages), "--output")
+    except SmrnbError as exc:
+        raise UsageError(str(exc)) from None
+    return files
+
+
+class _Kept:
+    """What a run has written so far, for the one line a Ctrl-C prints: the planned output files, the
+    state they had before the run, and the stage running."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.files: list[tuple[Path, tuple[int, int] | None]] = []
+        self.stage: str | None = None
+        self.folder: str | None = None
+
+    @staticmethod
+    def _stat(p: Path) -> tuple[int, int] | None:
+        try:
+            st = os.stat(p)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns)
+
+    def plan(self, files: Sequence[Path]) -> None:
+        self.files = [(p, self._stat(p)) for p in files]
+
+    def line(self, command: str) -> str:
+        during = f" during {self.stage}" if self.stage else ""
+        written = [os.fspath(p) for p, before in self.files if self._stat(p) not in (None, before)]
+        if command == "batch":
+            kept = (f"finished scans are kept in {self.folder} (each in its own folder), unfinished ones left "
+                    "nothing" if self.folder else "nothing was written")
+        elif written:
+            kept = "kept, complete: " + ", ".join(written)
+        elif self.files:
+            kept = "nothing was written (" + ", ".join(os.fspath(p.name) for p, _ in self.files[:3]) + " as before)"
+        else:
+            kept = "nothing was written"
+        return f"smrnb {command}: interrupted (Ctrl-C){during}; {kept}"
+
+
+_KEPT = _Kept()
 
 
 def _cmd_step(args: argparse.Namespace, reg: StepRegistry) -> int:
@@ -252,6 +346,10 @@ def _cmd_step(args: argparse.Namespace, reg: StepRegistry) -> int:
     if step.output in allowed and suffix not in allowed[step.output]:
         raise UsageError(f"--output: step {step.name!r} makes {step.output}, written as "
                          f"{' or '.join(allowed[step.output])}; got {args.output!r}")
+    try:  # the parameters (their ranges, the export suffix) before any input is read
+        step.validate_params(dict(params), partial=True)
+    except SmrnbError as exc:
+        raise UsageError(str(exc)) from None
     _check_output(args.output, "--output", args.overwrite)
     if step.inputs:
         _, source = read_input(step.inputs, args.input)
@@ -259,7 +357,10 @@ def _cmd_step(args: argparse.Namespace, reg: StepRegistry) -> int:
         source = None
     side = {k: read_input((k,), getattr(args, f"extra__{k}"), f"--{k.replace('_', '-')}")[1]
             for k in step.extra_inputs}
-    pipe = Pipeline([(step.name, params)], source=source, device=args.device, registry=reg, side_inputs=side)
+    try:
+        pipe = Pipeline([(step.name, params)], source=source, device=args.device, registry=reg, side_inputs=side)
+    except SmrnbError as exc:  # a parameter the step refuses (its range, the export suffix): before any work
+        raise UsageError(str(exc)) from None
     out = pipe.run()
     rec = pipe.record()
     written = write_output(step.output, out, args.output)
@@ -272,6 +373,7 @@ def _run_pipeline(pipe: Any, until: str | None) -> Any:
     t0, c0 = time.perf_counter(), time.process_time()
 
     def started(name: str) -> None:
+        _KEPT.stage = name
         print(f"running {name} ...", file=sys.stderr, flush=True)
 
     out = pipe.run(until, on_start=started)
@@ -295,8 +397,9 @@ def _cmd_run(args: argparse.Namespace, reg: StepRegistry) -> int:
         raise UsageError(str(exc)) from None
     if pipe.source is None:
         raise UsageError(f"config file {args.config}: 'source' is not set (use 'sample' or a dataset folder)")
-    _check_config_outputs(pipe, out_dir, until, args.overwrite)
-    out = _run_pipeline(pipe, until)
+    _KEPT.plan(_check_config_outputs(pipe, out_dir, until, args.overwrite))
+    with contextlib.nullcontext() if args.overwrite else no_clobber():  # never over a file that appears meanwhile
+        out = _run_pipeline(pipe, until)
     last = pipe.stages[pipe._index(until) if until else -1].step
     if last.output == "file":
         print(f"wrote {out}")
@@ -356,12 +459,22 @@ def warm_up(device: str) -> dict[str, float]:
 def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
     from smrnb import _native
 
+    out_dir = args.output
+    if out_dir is None:
+        folder, note = default_output_folder(DEMO_OUTPUT)
+        out_dir = os.fspath(folder)
+        if note:
+            print(f"smrnb demo: {note}", flush=True)
+    try:
+        pipe = Pipeline.default(device=args.device, output_dir=out_dir)
+    except SmrnbError as exc:
+        raise UsageError(str(exc)) from None
+    _KEPT.plan(_check_config_outputs(pipe, out_dir, None, args.overwrite))  # before any work
     _native.prewarm("smrnb._xatlas")  # the UV helper process starts now, beside this one
     t_import = time.perf_counter()
     _check_device(args.device)  # imports torch
     t0 = time.perf_counter()
     imports = t0 - t_import
-    pipe = Pipeline.default(device=args.device, output_dir=args.output)
     print(f"smrnb demo: {len(pipe.stages)} steps ({' -> '.join(pipe.names)}) on the bundled sample, "
           f"device {args.device}", flush=True)
     warm = None
@@ -372,7 +485,8 @@ def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
               f"{w['context']:.2f} s beside the steps' imports {w['imports']:.2f} s ({w['context_and_imports']:.2f} s "
               f"together), then the pipeline once on 3 frames at 8 cm {w['pipeline']:.2f} s (kernels loaded on "
               "first use, the UV helper)", flush=True)
-    out = _run_pipeline(pipe, None)
+    with contextlib.nullcontext() if args.overwrite else no_clobber():
+        out = _run_pipeline(pipe, None)
     print(f"wrote {out}")
     started = os.environ.get("SMRNB_STARTED")  # set by `python3 -m smrnb` when it started this process
     since = f"; {time.time() - float(started):.1f} s since `python3 -m smrnb demo` started" if started else ""
@@ -414,6 +528,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"--scheduler {args.scheduler}: no Dask scheduler answers there ({exc})") from None
     try:
+        _KEPT.folder = args.output
         res = batch(args.configs, args.output, client=client, local=args.local, device=args.device, gpu=args.gpu,
                     retries=args.retries, force=args.force, gpus=_gpus_arg(args.gpus))
     finally:
@@ -425,9 +540,11 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``smrnb``; returns the exit code (0 ok, 1 a step failed, 2 usage error)."""
+    console_safe()  # an ASCII-only terminal gets plain words instead of a UnicodeEncodeError
     reg = REGISTRY
     parser = build_parser(reg)
-    args = parser.parse_args(argv)  # exits 2 on bad flags or values
+    args = parser.parse_args(argv)  # exits 2 on bad flags or values (argparse prints the usage then)
+    _KEPT.reset()
     try:
         if args.command == "steps":
             _print_steps(reg, args.format)
@@ -440,12 +557,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_demo(args, reg)
         if args.command == "batch":
             return _cmd_batch(args)
-    except UsageError as exc:
-        parser.print_usage(sys.stderr)
-        parser.exit(2, f"smrnb {args.command}: error: {cap(str(exc))}\n")
+    except UsageError as exc:  # one line: what is wrong and what to do; the generic usage adds nothing
+        print(f"smrnb {args.command}: error: {cap(str(exc))}", file=sys.stderr)
+        return 2
     except SmrnbError as exc:
         print(f"smrnb {args.command}: error: {cap(str(exc))}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(_KEPT.line(args.command), file=sys.stderr, flush=True)
+        return 130
     parser.error(f"unknown command {args.command!r}")
     return 2
 

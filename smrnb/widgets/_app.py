@@ -306,9 +306,7 @@ class ReconstructionApp:
     def save_params(self, path: str | os.PathLike) -> Path | None:
         """Write the current source and parameters as a ``smrnb run`` config file; returns its path."""
         def save() -> Path:
-            p = self._path(path)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            self.pipeline.save_config(p)
+            p = self.pipeline.save_config(self._path(path))  # atomic; folders made as needed
             self.message.value = f"saved parameters to <code>{html.escape(str(p))}</code>"
             return p
         return self._report(save)

@@ -125,6 +125,8 @@ def wire_normals(n: np.ndarray) -> np.ndarray:
 
 def _np(x: Any, dtype: Any) -> np.ndarray:
     if hasattr(x, "detach"):  # a tensor: a CPU one without autograd history is shared as it is
+        if getattr(x, "dtype", None) is not None and str(x.dtype) == "torch.bfloat16":
+            x = x.float()  # numpy has no bfloat16
         x = x.numpy() if x.device.type == "cpu" and not x.requires_grad else x.detach().cpu().numpy()
     return np.ascontiguousarray(np.asarray(x), dtype=dtype)
 

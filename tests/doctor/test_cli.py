@@ -186,3 +186,22 @@ def _console_script() -> str | None:
 def test_console_script_is_wired():
     p = subprocess.run([_console_script(), "codes"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout.startswith("# Doctor finding codes")
+
+
+def test_an_ascii_only_terminal_gets_the_report_in_words():
+    env = dict(os.environ, PYTHONIOENCODING="ascii", LANG="C", LC_ALL="C", PYTHONUTF8="0")
+    rc, out, err, _ = run(["explain", "--offline", "ImportError: libcudart.so.11.0: cannot open shared object file: "
+                           "No such file or directory"], env=env)
+    assert rc == 1 and "cudart_not_found" in out and "[error]" in out, err[-1000:]
+    assert "Traceback" not in err and "UnicodeEncodeError" not in err
+    rc, out, err, _ = run(["--layer", "torch", "--timeout", "20"], env=env)
+    assert rc in (0, 1) and "[torch]" in out and "UnicodeEncodeError" not in err, err[-1000:]
+
+
+def test_console_fallback_words():
+    from smrnb._text import CONSOLE_WORDS, _console_fallback
+
+    text = "✅ ok, ❌ bad, ⚠️ careful, ℹ️ note → café 漢"
+    out = text.encode("ascii", "smrnb-console").decode("ascii")
+    assert out == "[ok] ok, [error] bad, [warning] careful, [info] note -> cafe ?"
+    assert all(w.isascii() for w in CONSOLE_WORDS.values()) and callable(_console_fallback)

@@ -65,6 +65,31 @@ def test_write_then_refuse_then_force(ksm, tmp_path):
     assert "backed up first to" in dry.describe() and not os.path.exists(dry.backup)
 
 
+def test_force_replaces_the_spec_as_a_unit_and_a_failed_write_leaves_it(ksm, tmp_path, monkeypatch):
+    import errno
+    import shutil
+
+    import smrnb._files as F
+
+    write_kernelspec("smrnb-test", env=ENV, facts=FACTS, ksm=ksm)
+    real = shutil.copytree
+
+    def full_disk(src, dst, *a, **k):
+        if ".smrnb-staging" in str(dst):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(F.shutil, "copytree", full_disk)
+    with pytest.raises(SmrnbValueError, match="kernelspec .*smrnb-test.* could not be written .*it is unchanged"):
+        write_kernelspec("smrnb-test", env={"PATH": "/x"}, force=True, ksm=ksm)
+    assert ksm.get_kernel_spec("smrnb-test").env == ENV  # the old spec, whole, where Jupyter finds it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kernels", "smrnb-kernelspec-backups"]
+    monkeypatch.setattr(F.shutil, "copytree", real)
+    assert write_kernelspec("smrnb-test", env={"PATH": "/x"}, force=True, ksm=ksm).replaced
+    assert ksm.get_kernel_spec("smrnb-test").env == {"PATH": "/x"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kernels", "smrnb-kernelspec-backups"]
+
+
 def test_default_name_never_takes_an_existing_one(ksm):
     a = write_kernelspec(env=ENV, facts=FACTS, ksm=ksm)
     b = write_kernelspec(env=ENV, facts=FACTS, ksm=ksm)

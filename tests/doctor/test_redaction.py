@@ -192,3 +192,109 @@ def test_adversarial_runs_are_still_redacted():
     assert redact_text("https://u:" + ":" * 30 + "@host/") == f"https://{REDACTED}@host/"
     assert redact_text("--token --token") == "--token --token"  # a flag is no value
     assert redact_text("x --api-key abc123") == f"x --api-key {REDACTED}"
+
+
+# ---------------------------------------------------------------------- terminal control sequences
+CONTROLLED = {
+    "osc_title_bell": ("\x1b]0;you have been pwned\x07libcudart.so.11.0: cannot open\x07", "libcudart.so.11.0: cannot open"),
+    "csi_colour_cursor_clear": ("\x1b[2J\x1b[H\x1b[1;31mRuntimeError\x1b[0m: no kernel\x1b[10;10H", "RuntimeError: no kernel"),
+    "osc8_hyperlink": ("\x1b]8;;https://evil.example/pwn\x1b\\undefined symbol\x1b]8;;\x1b\\", "undefined symbol"),
+    "backspace_overwrite": ("libcudart.so.11.0\b\b\b\b12.4 /opt/x\b\b\b\b\b/home/u", "libcudart.so.12.4 //home/u"),
+    "c1_csi_and_cr": ("Downloading (10%)\r\x9b2K(90%)\r\nERROR\x1bc", "Downloading (10%)\n(90%)\nERROR"),
+    "bidi_and_nul": ("admin\u202e\u2066 user\x00\x7f", "admin user"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CONTROLLED))
+def test_control_sequences_are_stripped_from_echoed_text(kind):
+    from smrnb.doctor._redact import strip_controls
+
+    text, shown = CONTROLLED[kind]
+    assert strip_controls(text) == shown
+    assert redact_text(text) == shown
+    assert strip_controls("tabs\tand\nnewlines stay") == "tabs\tand\nnewlines stay"
+
+
+def test_every_format_of_a_report_from_controlled_text_is_plain():
+    import html as html_mod
+    import re
+
+    text = "".join(t for t, _ in CONTROLLED.values()) + "\nImportError: libcudart.so.11.0: cannot open shared object file"
+    rep = explain(text, live=False)
+    finding = Finding("x_test", "loader", "error", "title \x1b[31mred\x1b[0m", ("evidence \x1b]0;t\x07line\r",),
+                      Fix("why\x08\x08", ("echo \x9b2K",), ()))
+    rep.findings.append(finding)
+    outs = _all_formats(rep)
+    outs["json_decoded"] = json.dumps(json.loads(rep.to_json()), ensure_ascii=False)
+    outs["html_unescaped"] = html_mod.unescape(outs["html"])
+    for fmt, out in outs.items():
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", out), (fmt, out[:400])
+
+
+@pytest.mark.parametrize("unit", ["\x1b[", "\x1b]", "\x1b", "\x9b", "a\b", "\r", "\x1b[1mKEY=\x1b[0m"])
+def test_control_stripping_time_is_linear(unit):
+    from smrnb.doctor._redact import strip_controls
+
+    small, big = unit * (200_000 // len(unit)), unit * (2_000_000 // len(unit))
+    assert _cpu(strip_controls, big) <= 15 * _cpu(strip_controls, small) + 0.05
+
+
+# ---------------------------------------------------------------------- secrets by shape, in any syntax
+S = "Zq8Wv2Lm6Np4Xk7Rt"  # the planted value; none of its 10-character runs may survive
+SHAPES = {
+    "python_environ": f'    os.environ["AWS_SECRET_ACCESS_KEY"] = "{S}"; import torch',
+    "python_environ_single": f"    os.environ['HF_TOKEN']='{S}'",
+    "python_putenv": f'os.putenv("WANDB_API_KEY", "{S}")',
+    "python_spaces": f'OPENAI_API_KEY = "{S}"',
+    "ini_spaces": f"aws_secret_access_key = {S}",
+    "ini_wide": f"token   =   {S}",
+    "yaml": f"  api_key: {S}",
+    "yaml_quoted": f"  secret_token: '{S}'",
+    "yaml_list": f"- password: {S}",
+    "yaml_passphrase": f"passphrase: {S}",
+    "json": f'{{"wandb": {{"api_key": "{S}"}}, "password": "{S}"}}',
+    "http_basic": f"> Authorization: Basic {S}==",
+    "http_token_in_curl": f"curl -H 'Authorization: Token {S}' https://x",
+    "http_bearer": f"curl -H 'Authorization: Bearer {S}' https://x",
+    "http_header_dict": f"headers = {{'Authorization': 'Token {S}'}}",
+    "http_api_key_header": f"X-Api-Key: {S}",
+    "cookie": f"Cookie: _xsrf=2|abc; jupyterhub-session-id={S}; sessionid={S}",
+    "private_key": f"-----BEGIN OPENSSH PRIVATE KEY-----\n{S}\n{S}\n-----END OPENSSH PRIVATE KEY-----",
+    "private_key_in_json": '{"private_key": "-----BEGIN PRIVATE KEY-----\\n' + S * 80 + '\\n-----END PRIVATE KEY-----\\n"}',
+    "private_key_unterminated": f"-----BEGIN RSA PRIVATE KEY-----\n{S}",
+    "url_token_no_colon": f"pip install git+https://{S[:10]}1@github.com/x/y.git",
+    "url_user_password": f"https://ana:{S}@wheels.example.org/simple",
+    "db_url": f"mongodb+srv://root:{S}@c0.mongo.net/",
+    "flags": f"$ python train.py --password={S} --db-password {S} --api-token {S}",
+    "db_password_variables": f"MYSQL_PWD={S} PGPASSWORD={S} DB_PASS={S}",
+    "netrc": f"machine pypi.example.org login ana password {S}",
+    "azure_connection_string": f"DefaultEndpointsProtocol=https;AccountName=lab;AccountKey={S}==;EndpointSuffix=x",
+    "gcp_api_key": f"AIza{S}{S}AB",
+    "gitlab": f"glpat-{S}xyz",
+    "pypi": f"pypi-AgEIcHlwaS5vcmc{S}{S}",
+    "jwt": f"token eyJhbGciOiJIUzI1NiJ9.{S}.{S}",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SHAPES))
+def test_secrets_are_redacted_by_shape_in_any_syntax(kind):
+    out = redact_text(SHAPES[kind])
+    assert not any(S[i:i + 10] in out for i in range(len(S) - 9)), out
+    assert REDACTED in out
+
+
+def test_text_that_only_looks_like_a_field_is_left_alone():
+    for t in ("KeyError: 'intrinsic_matrix'", "KeyboardInterrupt: stopped", "tokenizers: 0.15", "max_tokens: 512",
+              "Basic usage: smrnb demo", "the private key file is missing", "ASIA PACIFIC",
+              "ssh://git@github.com/NVIDIAGameWorks/kaolin.git", "git clone https://user@host/repo.git",
+              "  File \"/home/ana/train.py\", line 4, in <module>"):
+        assert redact_text(t) == t, t
+
+
+@pytest.mark.parametrize("unit", ["\nKEY: ", "\n- KEY_KEY: x", "KEY = ", '["KEY"] = "', '"KEY",', "-eyJ", "eyJa.",
+                                  "Authorization: ", "machine password ", "-----BEGIN PRIVATE KEY-----",
+                                  "a://a1234567@"])
+def test_shape_redaction_time_is_linear_and_bounded(unit):
+    small, big = unit * (200_000 // len(unit)), unit * (2_000_000 // len(unit))
+    assert _cpu(redact_text, big) <= 15 * _cpu(redact_text, small) + 0.05
+    assert _cpu(redact_text, unit * (10_000_000 // len(unit)), bar=3.0) <= 3.0

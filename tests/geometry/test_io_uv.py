@@ -1,6 +1,11 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 import json
+import os
+import resource
+import signal
 import struct
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -85,11 +90,61 @@ def test_export_bad_input(tmp_path):
         smrnb.export_mesh(m, tmp_path / "m.stl")
     with pytest.raises(smrnb.SmrnbValueError, match="mesh must have at least one face to export, got 0 faces"):
         smrnb.export_mesh(smrnb.Mesh(m.vertices, torch.zeros(0, 3, dtype=torch.long)), tmp_path / "m.glb")
-    with pytest.raises(smrnb.SmrnbValueError, match="path must be an existing mesh file"):
+    with pytest.raises(smrnb.SmrnbValueError, match="missing.ply.* does not exist"):
         smrnb.load_mesh(tmp_path / "missing.ply")
     (tmp_path / "junk.ply").write_bytes(b"ply\nformat garbage\n")
     with pytest.raises(smrnb.SmrnbValueError, match="could not be read as a mesh"):
         smrnb.load_mesh(tmp_path / "junk.ply")
+
+
+def test_load_mesh_names_empty_files_and_symlink_loops(tmp_path):
+    for name in ("e.ply", "e.glb", "e.obj"):
+        (tmp_path / name).write_bytes(b"")
+        with pytest.raises(smrnb.SmrnbValueError, match=r"empty \(0 bytes\)"):
+            smrnb.load_mesh(tmp_path / name)
+    os.symlink("b.ply", tmp_path / "a.ply")
+    os.symlink("a.ply", tmp_path / "b.ply")
+    with pytest.raises(smrnb.SmrnbValueError, match="symlink loop") as e:
+        smrnb.load_mesh(tmp_path / "a.ply")
+    assert "not exist" not in str(e.value) and "not found" not in str(e.value)
+    (tmp_path / "d.ply").mkdir()
+    with pytest.raises(smrnb.SmrnbValueError, match="path must be a mesh file, got the folder"):
+        smrnb.load_mesh(tmp_path / "d.ply")
+
+
+def test_export_refuses_colours_outside_0_1(tmp_path):
+    m = _sphere(colors=True)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"vertex_colors must be RGB in \[0, 1\].*divide by 255"):
+        smrnb.export_mesh(m.replace(vertex_colors=m.vertex_colors * 255), tmp_path / "c.ply")
+    with pytest.raises(smrnb.SmrnbValueError, match="vertex_colors must be finite"):
+        smrnb.export_mesh(m.replace(vertex_colors=m.vertex_colors * float("nan")), tmp_path / "c.ply")
+    t = _textured(_sphere())
+    with pytest.raises(smrnb.SmrnbValueError, match=r"texture must be RGB in \[0, 1\]"):
+        smrnb.export_mesh(t.replace(texture=t.texture * 255), tmp_path / "c.glb")
+    assert not any(tmp_path.iterdir())
+    # rounding just outside [0, 1] is clamped, as before
+    smrnb.export_mesh(m.replace(vertex_colors=m.vertex_colors * 1.0005), tmp_path / "c.ply")
+
+
+def test_textured_obj_export_that_fails_leaves_the_old_set_whole(tmp_path):
+    smrnb.export_mesh(_textured(_sphere()), tmp_path / "ref" / "t.glb")
+    out = tmp_path / "out"
+    names = ("t.obj", "t.mtl", "t.png")
+    for n in names:
+        (out / n).parent.mkdir(exist_ok=True)
+        (out / n).write_bytes(b"old " + n.encode())
+
+    def limit():  # every write past 2 kB fails (EFBIG): the OBJ text or the PNG does not fit
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+    code = ("import sys, smrnb\ntry:\n    smrnb.export_mesh(smrnb.load_mesh(sys.argv[1]), sys.argv[2])\n"
+            "except smrnb.SmrnbValueError as exc:\n    print(exc)\n    sys.exit(3)\n")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ref" / "t.glb"), str(out / "t.obj")],
+                       capture_output=True, text=True, preexec_fn=limit, timeout=120)
+    assert r.returncode == 3 and "unchanged" in r.stdout, (r.returncode, r.stdout, r.stderr[-2000:])
+    assert sorted(p.name for p in out.iterdir()) == sorted(names)
+    assert all((out / n).read_bytes() == b"old " + n.encode() for n in names)
 
 
 def _rasterize_charts(uvs, fuv, res):

@@ -396,3 +396,15 @@ def test_components_are_scipys_without_scipy():
         present = np.zeros(vl.max() + 1, bool)
         present[fl] = True
         assert np.array_equal(_components(f, n), (np.cumsum(present) - 1)[fl])
+
+
+@pytest.mark.parametrize("agg", [float("nan"), float("inf"), -1, 11, True, "7"])
+def test_simplify_refuses_a_bad_aggressiveness(agg):
+    import trimesh
+
+    s = trimesh.creation.icosphere(3)
+    m = smrnb.Mesh(torch.tensor(s.vertices, dtype=torch.float32), torch.tensor(s.faces))
+    with pytest.raises(smrnb.SmrnbValueError, match=r"aggressiveness must be a number in \[0, 10\]"):
+        smrnb.simplify_mesh(m, target_number_of_vertices=100, aggressiveness=agg)
+    with pytest.raises(smrnb.SmrnbTypeError, match="preserve_border must be True or False"):
+        smrnb.simplify_mesh(m, target_number_of_vertices=100, preserve_border="no")

@@ -127,6 +127,9 @@ def test_bake_bad_input():
         bake_texture(m, frames, resolution=8)
     with pytest.raises(smrnb.SmrnbTypeError, match="frames must be a smrnb.Frames, got list"):
         bake_texture(m, [])
+    empty = smrnb.Frames(frames.depth[:0], K, color=frames.color[:0], poses=frames.poses[:0])
+    with pytest.raises(smrnb.SmrnbValueError, match="frames must hold at least one frame to bake a texture, got 0"):
+        bake_texture(m, empty)  # as fuse_tsdf refuses it: never a black texture
 
 
 @pytest.mark.cuda

@@ -167,3 +167,56 @@ def test_config_discovery_and_names(tmp_path):
         find_configs([tmp_path])
     with pytest.raises(smrnb.SmrnbValueError, match="local must be an int >= 1 \\(workers\\), got 0"):
         smrnb.batch([a], tmp_path / "o", local=0)
+
+
+def _user_tree(root: Path) -> dict[str, bytes]:
+    return {os.path.relpath(p, root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_what_is_in_the_way_is_refused_before_any_work(tmp_path, monkeypatch):
+    import smrnb.pipeline._batch as B
+
+    monkeypatch.setattr(B, "missing", lambda extra: (_ for _ in ()).throw(AssertionError("work started")))
+    cfg = write(tmp_path / "configs", "scan", QUICK.format(stride=35, voxel=0.05))
+    out = tmp_path / "results"
+    (out / "scan").mkdir(parents=True)
+    (out / "scan" / "notes.txt").write_text("the user's own folder called scan")
+    before = _user_tree(out)
+    with pytest.raises(smrnb.SmrnbValueError, match=r"results/scan' exists and was not made by smrnb batch"):
+        smrnb.batch([cfg], out, local=1, progress=False)
+    # a batch's folder to which the user added a file is the user's now
+    (out / "scan" / RECORD).write_text('{"scan": "scan", "outputs": ["mesh.ply"], "status": "done"}')
+    (out / "scan" / "mesh.ply").write_text("ply")
+    with pytest.raises(smrnb.SmrnbValueError, match="was not made by smrnb batch"):
+        smrnb.batch([cfg], out, local=1, progress=False)
+    (out / "scan" / "notes.txt").unlink()
+    assert B.made_by_smrnb(out / "scan")
+    (out / "summary.md").write_text("# my own notes on these scans\n")
+    with pytest.raises(smrnb.SmrnbValueError, match=r"summary\.md' exists and is not a batch summary"):
+        smrnb.batch([cfg], out, local=1, progress=False)
+    assert (out / "summary.md").read_text() == "# my own notes on these scans\n"
+    (tmp_path / "afile").write_text("mine")
+    with pytest.raises(smrnb.SmrnbValueError, match=r"afile' is a file, not a folder"):
+        smrnb.batch([cfg], tmp_path / "afile", local=1, progress=False)
+    assert (tmp_path / "afile").read_text() == "mine" and before["scan/notes.txt"]
+
+
+def test_a_scans_own_error_is_a_result_and_an_interrupted_swap_is_put_back(tmp_path):
+    import smrnb.pipeline._batch as B
+
+    (tmp_path / "empty").mkdir()
+    cfg = write(tmp_path / "configs", "broken", QUICK.format(stride=35, voxel=0.05).replace(
+        "{path: sample, stride: 35}", "../empty"))
+    out = tmp_path / "out"
+    out.mkdir()
+    rec = B._scan_task(os.fspath(cfg), "broken", os.fspath(out), "k", None, None)
+    assert rec["status"] == "failed" and "empty" in rec["error"]  # returned, so Dask does not retry it
+    with pytest.raises(smrnb.SmrnbError):
+        B.run_scan(os.fspath(cfg), "broken", os.fspath(out), "k")  # the public task still raises
+    assert sorted(p.name for p in out.iterdir()) == []
+    old = out / ".scan.old-0123abcd"
+    old.mkdir()
+    (old / "mesh.ply").write_text("ply")
+    (old / RECORD).write_text('{"scan": "scan", "outputs": ["mesh.ply"], "status": "done"}')
+    B._clean_partials(out, ["scan"])  # the new folder never arrived: the earlier result comes back
+    assert sorted(p.name for p in out.iterdir()) == ["scan"] and (out / "scan" / "mesh.ply").read_text() == "ply"

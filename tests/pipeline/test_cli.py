@@ -93,8 +93,17 @@ def test_unwritable_kind_is_a_usage_error(sphere_ply, tmp_path):
 
 
 def test_failing_step_exits_1_naming_it(sphere_ply, tmp_path, capsys):
-    assert main(["step", "export", "--input", str(sphere_ply), "--output", str(tmp_path / "m.xyz")]) == 1
-    assert "step 'export' failed: format must be one of glb, obj, ply" in capsys.readouterr().err
+    # a bad export suffix is a usage error found before the step runs, in one line (no generic usage text)
+    assert main(["step", "export", "--input", str(sphere_ply), "--output", str(tmp_path / "m.xyz")]) == 2
+    err = capsys.readouterr().err
+    assert "parameter 'path' must end in .glb or .obj or .ply" in err and "usage:" not in err
+    assert not (tmp_path / "m.xyz").exists()
+    # a step that fails on its input: exit 1, naming the step
+    flat = trimesh.Trimesh(np.zeros((300, 3)), np.arange(297)[:, None] + np.arange(3), process=False)
+    flat.export(tmp_path / "flat.ply")
+    assert main(["step", "simplify", "--input", str(tmp_path / "flat.ply"), "--output", str(tmp_path / "s.ply"),
+                 "--target-number-of-vertices", "100"]) == 1
+    assert "step 'simplify' failed" in capsys.readouterr().err
 
 
 def test_run_config(sphere_ply, tmp_path, capsys):
@@ -171,10 +180,9 @@ def test_demo_cuda_without_gpu_is_a_usage_error(capsys):
 
     if torch.cuda.is_available():
         pytest.skip("a CUDA GPU is visible: --device cuda is valid here")
-    with pytest.raises(SystemExit) as ei:
-        main(["demo", "--device", "cuda", "--output", "unused"])
-    assert ei.value.code == 2
-    assert "--device cuda: torch sees no CUDA GPU here" in capsys.readouterr().err
+    assert main(["demo", "--device", "cuda", "--output", "unused"]) == 2
+    err = capsys.readouterr().err
+    assert "--device cuda: torch sees no CUDA GPU here" in err and "usage:" not in err
 
 
 def test_points_round_trip_through_ply(tmp_path):
@@ -212,3 +220,52 @@ def test_textured_glb_reads_back_as_textured_mesh(tmp_path):
     plain = export_mesh(Mesh(v, f), tmp_path / "p.ply").path
     with pytest.raises(UsageError, match="holds a mesh without a texture; this step needs a textured mesh"):
         read_input(("textured_mesh",), plain)
+
+
+def test_ctrl_c_during_a_run_says_what_was_kept_in_one_line(tmp_path):
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("source: {path: sample, stride: 2}\nsteps:\n  - step: tsdf\n    params: {voxel_size: 0.01}\n"
+                   "  - step: extract_mesh\n  - step: export\n    params: {path: mesh.glb}\n")
+    p = subprocess.Popen([sys.executable, "-m", "smrnb.pipeline.cli", "run", str(cfg), "--output", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    seen, t0 = b"", time.monotonic()
+    os.set_blocking(p.stderr.fileno(), False)
+    while b"running tsdf" not in seen and p.poll() is None and time.monotonic() - t0 < TIMEOUT:
+        seen += p.stderr.read() or b""
+        time.sleep(0.02)
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=60)
+    err = (seen + stderr).decode()
+    assert p.returncode == 130, err[-2000:]
+    assert "Traceback" not in err + stdout.decode()
+    assert err.strip().splitlines()[-1] == "smrnb run: interrupted (Ctrl-C) during tsdf; nothing was written " \
+                                           "(mesh.glb as before)"
+    assert sorted(x.name for x in out.iterdir()) == ["notes.txt"]
+
+
+def test_demo_refuses_the_users_file_before_any_work_and_its_default_folder_is_never_reused(tmp_path):
+    from smrnb._files import default_output_folder
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "mesh.glb").write_bytes(b"the user's mesh")
+    r = smrnb("demo", "--output", str(tmp_path / "d"))
+    assert r.returncode == 2 and "mesh.glb" in r.stderr and "exists; pass --overwrite" in r.stderr, r.stderr
+    assert "usage:" not in r.stderr and "running" not in r.stderr + r.stdout
+    assert (tmp_path / "d" / "mesh.glb").read_bytes() == b"the user's mesh"
+    (tmp_path / "f").write_text("a file")
+    r = smrnb("demo", "--output", str(tmp_path / "f"))
+    assert r.returncode == 2 and "is a file, not a folder" in r.stderr and (tmp_path / "f").read_text() == "a file"
+    # no --output: ./out, then ./out-2 once ./out holds the earlier result (it is kept), and the run says so
+    assert default_output_folder(str(tmp_path / "out")) == (tmp_path / "out", None)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "mesh.glb").write_bytes(b"earlier")
+    folder, note = default_output_folder(str(tmp_path / "out"))
+    assert folder == tmp_path / "out-2" and "holds files already (kept)" in note

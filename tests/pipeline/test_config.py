@@ -10,7 +10,7 @@ import io
 import pytest
 import yaml
 
-from smrnb import SmrnbTypeError, SmrnbValueError
+from smrnb import SmrnbError, SmrnbTypeError, SmrnbValueError
 from smrnb.pipeline import (
     ParamSpec,
     Pipeline,
@@ -231,3 +231,60 @@ def test_relative_paths_in_a_config_file_resolve_against_its_folder(tmp_path):
     assert cfg["output_dir"] == str(tmp_path / "cfg" / "out")
     f.write_text("source: {path: sample, stride: 3}\nsteps: [tsdf]\n")
     assert load_config(f)["source"] == {"path": "sample", "stride": 3}
+
+
+def test_save_config_on_a_full_disk_keeps_the_old_file(tmp_path):
+    from tests._fsize import SMRNB_ERROR_EXITS_3, run_with_file_size_limit
+
+    old = tmp_path / "params.yaml"
+    old.write_text("# the user's own config\n")
+    code = ("import sys, smrnb\np = smrnb.Pipeline(steps=['tsdf', 'extract_mesh', ('export', {'path': 'm.glb'})], "
+            "source='sample')\ntry:\n    p.save_config(sys.argv[1])\n" + SMRNB_ERROR_EXITS_3)
+    r = run_with_file_size_limit(code, str(old), limit=60)
+    assert r.returncode == 3 and "unchanged" in r.stdout, (r.stdout, r.stderr[-1500:])
+    assert old.read_text() == "# the user's own config\n" and sorted(p.name for p in tmp_path.iterdir()) == ["params.yaml"]
+
+
+@pytest.mark.parametrize("text,match", [
+    ("", r"is empty \(0 bytes\)"),
+    ("\n  \n", r"is empty"),
+    ("# only a comment\n---\n", r"is empty \(only comments"),
+    ("source: sample\nsteps:\n  - step: tsdf\n    params:\n      voxel_size: 0.01\n      voxel_size: 0.2\n",
+     r"line 6: key 'voxel_size' appears twice in one mapping \(lines 5 and 6\)"),
+    ("source: sample\nsource: other\nsteps: []\n", r"key 'source' appears twice"),
+    ("source: sample\nsteps:\n  - step: fill_holes\n    params: {max_hole_edges: 010}\n",
+     r"max_hole_edges: 010 is an octal number in YAML 1.1 \(= 8\); write it without the leading 0 \(10\)"),
+    ("source: sample\nsteps:\n  - step: tsdf\n    params: {voxel_size: 1:30}\n", r"voxel_size: 1:30 is a base-60 number"),
+    ("source: sample\nsteps:\n  - step: export\n    params: {path: no}\n",
+     r"parameter 'path'.*note: line 4: YAML reads the unquoted word 'no' of 'path' as False; quote"),
+])
+def test_yaml_that_reads_otherwise_than_written_is_refused_and_explained(tmp_path, text, match):
+    p = tmp_path / "scan.yaml"
+    p.write_text(text)
+    with pytest.raises(SmrnbError, match=match):
+        load_config(p)
+
+
+def test_yaml_numbers_read_as_written(tmp_path):
+    p = tmp_path / "scan.yaml"
+    p.write_text("source: sample\nsteps:\n  - step: tsdf\n    params: {voxel_size: 2e-2, depth_max: 3}\n"
+                 "  - step: fill_holes\n    params: {max_hole_edges: 0x10}\n")
+    cfg = load_config(p)
+    assert cfg["steps"][0]["params"]["voxel_size"] == pytest.approx(0.02)
+    assert cfg["steps"][1]["params"]["max_hole_edges"] == 16
+    p.write_text("source: 'no'\nsteps:\n  - step: tsdf\n")  # quoted, a word stays text
+    assert load_config(p)["source"] == "no"
+
+
+def test_config_paths_name_their_cause(tmp_path):
+    import os
+
+    os.symlink("b.yaml", tmp_path / "a.yaml")
+    os.symlink("a.yaml", tmp_path / "b.yaml")
+    with pytest.raises(SmrnbValueError, match="a.yaml' is a symbolic link that leads back to itself") as e:
+        load_config(tmp_path / "a.yaml")
+    assert "not exist" not in str(e.value)
+    with pytest.raises(SmrnbValueError, match="config file must be a YAML file, got the folder"):
+        load_config(tmp_path)
+    with pytest.raises(SmrnbValueError, match="nope.yaml' does not exist"):
+        load_config(tmp_path / "nope.yaml")

@@ -92,6 +92,18 @@ def test_save_and_load_params_round_trip_the_smrnb_run_config(app, tmp_path):
     assert app.pipeline.record("voxelize") is vox_rec
 
 
+def test_save_params_on_a_full_disk_keeps_the_old_file_and_says_so(tmp_path):
+    from tests._fsize import run_with_file_size_limit
+
+    old = tmp_path / "params.yaml"
+    old.write_text("# the user's own params\n")
+    code = ("import sys\nfrom smrnb.widgets import ReconstructionApp\napp = ReconstructionApp(output_dir=sys.argv[1])\n"
+            "print('RESULT', app.save_params('params.yaml'))\nprint('MESSAGE', app.message.value)\n")
+    r = run_with_file_size_limit(code, str(tmp_path), limit=60)
+    assert r.returncode == 0 and "RESULT None" in r.stdout and "unchanged" in r.stdout, (r.stdout, r.stderr[-1500:])
+    assert old.read_text() == "# the user's own params\n" and [p.name for p in tmp_path.iterdir()] == ["params.yaml"]
+
+
 def test_load_params_with_other_steps_rebuilds_the_tabs(app, tmp_path):
     (tmp_path / "other.yaml").write_text(yaml.safe_dump({"steps": [{"step": "voxelize",
                                                                     "params": {"voxel_size": 0.3}},
