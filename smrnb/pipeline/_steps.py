@@ -85,11 +85,12 @@ def clean(points: Any, *, drop_invalid: bool = True, voxel_size: float | None = 
 
 
 def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = True, fair: bool = True) -> StepOutput:
-    """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes."""
+    """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes, every
+    hole's size in the details."""
     from smrnb.geometry import fill_holes as fh
 
     res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair, return_report=True)
-    return StepOutput(res.mesh, [res.summary()])
+    return StepOutput(res.mesh, [res.summary()], details=[res.details()] if res.holes_found else [])
 
 
 def repair_non_manifold(mesh: Any, *, split_vertices: bool = False) -> StepOutput:
