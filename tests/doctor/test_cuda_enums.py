@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from smrnb.doctor._codes import CODES
 
 from smrnb.doctor import tables
+from smrnb.doctor._codes import CODES
 from smrnb.doctor._model import LAYERS
 
 REPO = Path(__file__).resolve().parents[2]
