@@ -55,6 +55,8 @@ from smrnb.widgets._three import (
 POINT_BUDGET = 300_000
 #: seconds without camera motion before full detail comes back
 SETTLE_SECONDS = 0.3
+#: the canvas events that start coarse drawing: a press, and a wheel step as OrbitControls hears it
+GRAB_EVENTS = ("mousedown", "mousewheel", "MozMousePixelScroll")
 #: an in-place update sending more bytes than this pauses the renderer's autorender around its messages (one
 #: repaint). A smaller one arrives within a frame: pythreejs already draws once per animation frame, and the
 #: pause would be two of the five widget messages of redrawing a 16k-vertex coloured mesh
@@ -150,7 +152,11 @@ class Viewer:
         # switches big clouds to their coarse twins; each press hits it at another point, so each is sent
         self._grab_sphere = three.Mesh(three.SphereBufferGeometry(1e6, 16, 12),
                                        three.MeshBasicMaterial(side="DoubleSide", transparent=True, opacity=0.0))
-        self._grab = [three.Picker(controlling=self._grab_sphere, event=ev) for ev in ("mousedown", "wheel")]
+        # The wheel is heard through the legacy "mousewheel" event (and Firefox's "MozMousePixelScroll"), the
+        # ones pythreejs' OrbitControls zooms on: Chromium fires an element's "mousewheel" listeners only
+        # when it has no "wheel" listener, so a picker on "wheel" would take the zoom away and let the
+        # page scroll instead.
+        self._grab = [three.Picker(controlling=self._grab_sphere, event=ev) for ev in GRAB_EVENTS]
         for g in self._grab:
             g.observe(self._on_grab, names=["point"])
         self.camera.observe(self._on_camera_moved, names=["position", "quaternion"])
