@@ -109,16 +109,11 @@ def colorbar_html(layers: list[Layer]) -> str:
     return "".join(out)
 
 
-def format_metres(x: float) -> str:
-    """A length in metres as text, in mm, cm or m (``0.005`` -> ``5 mm``)."""
-    return f"{x * 1000:g} mm" if x < 0.01 else f"{x * 100:g} cm" if x < 1 else f"{x:g} m"
-
-
 def set_changed(obj: Any, name: str, value: Any) -> None:
     """``obj.name = value`` unless it already is (a widget trait set that changes nothing still validates)."""
     if getattr(obj, name) != value:
         setattr(obj, name, value)
 
 
-__all__ = ["colorbar_html", "format_metres", "frontend_status", "live_frontend", "png_html", "set_changed",
+__all__ = ["colorbar_html", "frontend_status", "live_frontend", "png_html", "set_changed",
            "static_pictures", "widget_bundle"]

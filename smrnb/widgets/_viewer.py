@@ -28,19 +28,20 @@ from smrnb._files import atomic_write
 from smrnb.widgets._colors import hex_color, parse_rgb
 from smrnb.widgets._display import (
     colorbar_html,
-    format_metres,
     frontend_status,
     set_changed,
     static_pictures,
     widget_bundle,
 )
-from smrnb.widgets._framing import axes_of, fit_camera_pose
+from smrnb.widgets._framing import axes_of, axes_points, fit_camera_pose, format_length, layers_units
 from smrnb.widgets._html import scene_html
 from smrnb.widgets._layers import SHADINGS, VOXEL_MODES, Layer, layers_for
 from smrnb.widgets._static import render_png
 from smrnb.widgets._sync import buffer_sync, drop_pending, send_arrays, sync_ready
 from smrnb.widgets._three import (
+    AXES_RGB,
     array_targets,
+    axes_object,
     close_tree,
     drawn,
     headlight,
@@ -141,7 +142,7 @@ class Viewer:
         self.controls = three.OrbitControls(controlling=self.camera)
         #: the drawn data (what picking looks at); axes and lights sit beside it in the scene
         self.content = three.Group()
-        self.axes = three.AxesHelper(1.0, visible=False)
+        self.axes = axes_object(three)
         self.scene = three.Scene(children=[self.camera, three.AmbientLight(color="#ffffff", intensity=0.55),
                                            self.content, self.axes], background=self.background)
         # a double click picks (a single click ends every orbit drag, it would pick on each)
@@ -401,7 +402,8 @@ class Viewer:
                     setattr(self.axes, k, v)
         set_changed(self.legend, "value", colorbar_html(layers) + (
             "<div class='smrnb-viewer-axes' style='font-size:12px;color:#555'>axes <b style='color:#d00'>x</b> "
-            f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: {format_metres(ax['length'])} each (y up)</div>"
+            f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: {format_length(ax['length'], ax['units'])} each "
+            "(y up)</div>"
             if layers else ""))
         sizes = [layer.size for layer in layers if layer.kind == "points"]
         if sizes:  # points within about one point of the ray are picked
@@ -445,8 +447,11 @@ class Viewer:
         """Point the camera at everything shown (and at what ``also`` shows), at the canvas's aspect
         ratio; returns the pose."""
         viewers = (self,) if also is None else (self, also)
-        pose = fit_camera_pose([layer.positions for v in viewers for ls in v.layers.values() for layer in ls],
-                               self.fov, self.width / self.height)
+        layers = [layer for v in viewers for ls in v.layers.values() for layer in ls]
+        # the axes are framed too: they sit at the data's corner nearest the camera, which a round scene
+        # (a sphere) leaves outside its own silhouette
+        pose = fit_camera_pose([layer.positions for layer in layers], self.fov, self.width / self.height,
+                               also=axes_points(axes_of(layers)) if layers else None)
         with self.camera.hold_sync():
             self.camera.aspect = self.width / self.height
             self.camera.near = pose["near"]
@@ -528,7 +533,7 @@ class Viewer:
                                        colors=None if layer.colors is None else layer.colors[keep]))
             layers = cut
         o = np.asarray(axes["origin"], np.float32)
-        for k, rgb in enumerate(((0.87, 0.0, 0.0), (0.0, 0.5, 0.0), (0.0, 0.0, 0.87))):
+        for k, rgb in enumerate(AXES_RGB):
             end = o.copy()
             end[k] += axes["length"]
             layers.append(Layer("lines", np.stack([o, end]).astype(np.float32), None, rgb))
@@ -551,7 +556,7 @@ class Viewer:
         if layers:
             parts.append("<div style='font-size:12px;color:#555'>axes <b style='color:#d00'>x</b> "
                          f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: "
-                         f"{format_metres(self._axes()['length'])} each (y up)</div>")
+                         f"{format_length(self._axes()['length'], layers_units(layers))} each (y up)</div>")
         plane = self._clip_plane()
         if plane is not None:
             parts.append(f"<div style='font-size:12px;color:#555'>clipped: {'xyz'[plane[0]]} &lt;= "
