@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from smrnb import _cancel
-from smrnb._errors import SmrnbValueError
+from smrnb._errors import SmrnbValueError, is_friendly
 from smrnb.pipeline import Pipeline, load_config
 from smrnb.widgets._display import static_pictures, widget_bundle
 from smrnb.widgets._step import StepWidget
@@ -271,15 +271,21 @@ class ReconstructionApp:
 
     # ------------------------------------------------------------------------------ top bar
     def _report(self, fn: Any, *args: Any) -> Any:
-        """Call ``fn``; an exception goes into the app's Output with its traceback (never lost)."""
+        """Call ``fn``; an exception is shown in the message line (never lost), an unexpected one also
+        with its traceback in the app's Output (one smrnb raised on purpose says all in its line)."""
         try:
             result = fn(*args)
         except Exception as exc:
-            tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-            self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
-                                    "traceback": "".join(tb).splitlines()},)
+            friendly = is_friendly(exc)
+            if friendly:
+                self.output.outputs = ()
+            else:
+                tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+                self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
+                                        "traceback": "".join(tb).splitlines()},)
+            head = "" if friendly else f"{type(exc).__name__}: "
             self.message.value = (f"<span class='smrnb-step-error' style='color:#b00020'>"
-                                  f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</span>")
+                                  f"{html.escape(head + str(exc))}</span>")
             return None
         self.output.outputs = ()
         return result

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from smrnb._cancel import Stopped
-from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._errors import SmrnbTypeError, SmrnbValueError, is_friendly
 from smrnb.pipeline import REGISTRY, NeedsConfirmation, Pipeline, Step, StepRegistry, get_step, needs_asking
 from smrnb.widgets._display import png_html, static_pictures, widget_bundle
 from smrnb.widgets._viewer import Viewer
@@ -179,6 +179,7 @@ class StepWidget:
         self.record: Any = None
         #: the last error (None after a successful run)
         self.error: BaseException | None = None
+        self._error_note = ""
         self.viewer: Any = None
         #: True while this step runs as part of a chain that goes on past it (the app's Run all): its
         #: result is drawn when its tab is shown (:meth:`reveal`), not while the next step's tab is on
@@ -413,19 +414,27 @@ class StepWidget:
         self.status.value = self._status_html()
 
     def _show_error(self, exc: BaseException, *, note: str = "", from_control: bool = False) -> None:
+        """The error in the status line. One smrnb raised on purpose (a refused value, a step that says
+        which knob to turn) is that one line and nothing else; an unexpected one also puts its traceback
+        in the output area below, to report."""
         self.error = exc
         self._error_from_control = from_control
-        tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-        evalue = f"{exc} ({note})" if note else str(exc)
-        self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": evalue,
-                                "traceback": [line.rstrip("\n") for line in "".join(tb).splitlines()]},)
-        self.status.value = (f"<span class='smrnb-step-error' style='color:#b00020'>"
-                             f"{html.escape(type(exc).__name__)}: {html.escape(evalue)}</span>")
+        self._error_note = note
+        if is_friendly(exc):
+            self.output.outputs = ()
+        else:
+            tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+            self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__,
+                                    "evalue": f"{exc} ({note})" if note else str(exc),
+                                    "traceback": [line.rstrip("\n") for line in "".join(tb).splitlines()]},)
+        self.status.value = self._status_html()
 
     def _status_html(self) -> str:
         if self.error is not None:
-            return (f"<span class='smrnb-step-error' style='color:#b00020'>{html.escape(type(self.error).__name__)}: "
-                    f"{html.escape(str(self.error))}</span>")
+            exc = self.error
+            text = f"{exc} ({self._error_note})" if self._error_note else str(exc)
+            head = "" if is_friendly(exc) else f"{type(exc).__name__}: "
+            return f"<span class='smrnb-step-error' style='color:#b00020'>{html.escape(head + text)}</span>"
         if self.awaiting is not None:
             return ("<span class='smrnb-step-asking' style='color:#a15c00'>waiting for your answer: "
                     f"{html.escape(self.awaiting.stage)} estimated at {html.escape(self.awaiting.estimate.text())}</span>")
