@@ -11,6 +11,7 @@ from typing import Any
 
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor._owner import reinstall_command
 from smrnb.doctor.rules import rule
 
 CODES = meanings("rules.abi")  # this module's codes, from the one table (codes.py)
@@ -123,7 +124,7 @@ def gpu_code(facts: Mapping[str, Any]) -> Iterator[Finding]:
                      "cd kaolin-src && IGNORE_TORCH_VER=1 pip install --no-build-isolation --no-cache-dir .   "
                      "# from a kaolin source checkout"]
         else:
-            cmds.append("pip install --no-build-isolation --no-cache-dir --force-reinstall <package>")
+            cmds.append(reinstall_command(path))
         yield Finding(
             "no_kernel_image_for_gpu", "abi", "error",
             f"{_name(path)} has no GPU code for compute capability {', '.join(caps)}",

@@ -12,6 +12,7 @@ from typing import Any
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._ldso import change_effect
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor._owner import owning_distribution, reinstall_command
 from smrnb.doctor.rules import rule
 
 CODES = meanings("rules.loader")  # this module's codes, from the one table (codes.py)
@@ -43,6 +44,15 @@ def runtime_wheel_command(major: int) -> str:
 #: what fixes a variable set after the process started (the live rule and explain print the same)
 ENV_FIX_COMMANDS = ("smr-doctor fix kernelspec --dry-run   # shows the kernel.json it would write",
                     "smr-doctor fix kernelspec", "# then: Kernel > Change kernel > the new kernel, and restart it")
+
+
+def _reinstall_for_torch(path: str, torch_version: Any) -> tuple[str, ...]:
+    """Replace the package owning ``path`` by the build made for the torch installed now (its wheel index),
+    or rebuild it against this torch."""
+    name = owning_distribution(path)
+    cmds = (f"pip uninstall -y {name}", f"pip install --no-cache-dir {name}   # from the wheel index built for "
+            f"torch {torch_version}") if name else ()
+    return (*cmds, "# or rebuild against this torch: " + reinstall_command(path))
 
 
 def _name(ext: Mapping[str, Any]) -> str:
@@ -93,10 +103,7 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
                     (*ev, f"torch {torch_version}: torch.version.cuda = {(facts.get('torch') or {}).get('cuda')}"),
                     Fix(why("prebuilt_binary_wrong_cuda", f"{lib} belongs to CUDA {m.group(2)}."),
                         ("python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
-                         "pip uninstall -y <package-owning-the-extension>",
-                         "pip install --no-cache-dir <package>   # the wheel/index built for torch "
-                         f"{torch_version}", "# or rebuild against this torch: "
-                         "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>")))
+                         *_reinstall_for_torch(str(ext.get("path")), torch_version))))
                 continue
             if m:
                 fix_cmds = []
@@ -172,7 +179,7 @@ def symbol_versions(facts: Mapping[str, Any]) -> Iterator[Finding]:
                     (f"{ext.get('path')} requires {', '.join(versions)} from {lib}", f"{lib} resolves to {path}"),
                     Fix(why("symbol_version_missing", f"Here {lib} is the older one."),
                         ("ldd --version   # this system's glibc",
-                         "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>")))
+                         reinstall_command(str(ext.get("path"))))))
 
 
 @rule("loader")
