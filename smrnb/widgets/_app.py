@@ -19,26 +19,28 @@ from typing import Any
 
 from smrnb import _cancel
 from smrnb._errors import SmrnbValueError, is_friendly
-from smrnb.pipeline import Pipeline, load_config
+from smrnb.pipeline import Pipeline, default_config, load_config
 from smrnb.widgets._display import static_pictures, widget_bundle
 from smrnb.widgets._step import StepWidget
 
 
-def _demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
-    """Source and steps of ``smrnb demo`` (``smrnb/pipeline/default.yaml``), without its export step
-    (the app has an Export button): one home for the default reconstruction."""
-    import yaml
-
-    from smrnb.pipeline import default_config_path
-
-    cfg = yaml.safe_load(default_config_path().read_text())
+def demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
+    """Source and steps of ``smrnb demo`` (the bundled, validated config: :func:`smrnb.pipeline.default_config`,
+    read on first use), without its export step (the app has an Export button): one home for the default
+    reconstruction, TSDF -> mesh -> repair -> simplify -> UV -> texture on every 5th frame of the sample."""
+    cfg = default_config()
     steps = tuple((e["step"], dict(e.get("params") or {})) for e in cfg["steps"] if e["step"] != "export")
     return dict(cfg["source"]), steps
 
 
-#: the default source and steps: the demo's chain (TSDF -> mesh -> repair -> simplify -> UV -> texture) on
-#: every 5th frame of the bundled sample, sized to run in seconds on a 2-core CPU
-DEFAULT_SOURCE, DEFAULT_STEPS = _demo_chain()
+def __getattr__(name: str) -> Any:
+    """``DEFAULT_SOURCE`` and ``DEFAULT_STEPS``: :func:`demo_chain`'s two parts, read when first asked for."""
+    if name in ("DEFAULT_SOURCE", "DEFAULT_STEPS"):
+        source, steps = demo_chain()
+        return source if name == "DEFAULT_SOURCE" else steps
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: the lesson variant of notebook 03: occupancy voxelization of back-projected points, marching cubes on the
 #: occupancy grid (a blocky surface: the point of the lesson), hole filling
 OCCUPANCY_STEPS: tuple[Any, ...] = (
@@ -82,8 +84,9 @@ class ReconstructionApp:
         if config is not None:
             pipe = Pipeline.from_config(config, output_dir=self.output_dir)
         else:
-            pipe = Pipeline(list(DEFAULT_STEPS if steps is None else steps),
-                            source=dict(DEFAULT_SOURCE) if source is None else source, output_dir=self.output_dir)
+            demo_source, demo_steps = demo_chain()
+            pipe = Pipeline(list(demo_steps if steps is None else steps),
+                            source=demo_source if source is None else source, output_dir=self.output_dir)
         if not pipe.names:
             raise SmrnbValueError("steps must name at least one step, got none")
         self.pipeline = pipe
@@ -297,7 +300,7 @@ class ReconstructionApp:
                 s = source.strip()
                 if s != "sample" and not Path(s).expanduser().exists():
                     raise SmrnbValueError(f"source must be 'sample' or an existing folder or file, got {s!r}")
-                value: Any = dict(DEFAULT_SOURCE) if s == "sample" else str(Path(s).expanduser())
+                value: Any = demo_chain()[0] if s == "sample" else str(Path(s).expanduser())
             else:
                 value = source
             self.pipeline.set_source(value)
@@ -397,4 +400,4 @@ def _not_ran_html(w: StepWidget) -> str:
     return f"<span style='color:#b00020'>{stage} failed (see its tab)</span>"
 
 
-__all__ = ["DEFAULT_SOURCE", "DEFAULT_STEPS", "EXPORT_FORMATS", "OCCUPANCY_STEPS", "ReconstructionApp"]
+__all__ = ["EXPORT_FORMATS", "OCCUPANCY_STEPS", "ReconstructionApp", "demo_chain"]  # and DEFAULT_SOURCE, DEFAULT_STEPS (lazy)

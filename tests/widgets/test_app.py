@@ -260,3 +260,17 @@ def test_stop_ends_the_running_step_between_frames_and_keeps_the_last_good_resul
     assert a.pipeline.is_stale("tsdf") and w.error is None and w.result is good  # nothing half-done is kept
     assert "stopped on request at frame" in w.status.value and "stopped on request" in a.run_status.value
     assert not a.run_all_button.disabled and a.stop_button.disabled and not w.run_button.disabled
+
+
+def test_the_default_chain_is_the_validated_demo_config_read_on_first_use():
+    import subprocess
+    import sys
+
+    code = ("import smrnb.widgets, smrnb.pipeline._config as c; print(c._default_config.cache_info().currsize); "
+            "from smrnb.widgets._app import DEFAULT_STEPS; print(c._default_config.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[2]).stdout.split()
+    assert out == ["0", "1"]  # importing the widgets reads no config; the first use reads (and validates) it
+    from smrnb.pipeline import default_config
+
+    assert [s for s, _ in DEFAULT_STEPS] == [e["step"] for e in default_config()["steps"] if e["step"] != "export"]
