@@ -16,4 +16,7 @@ timeout 300 python3 -m pytest -q -m cuda -p no:cacheprovider --timeout 240 tests
 echo "cuda tests exit $?" >> "$OUT/cuda_tests.txt"
 timeout 150 python3 benchmarks/bench_marching_cubes.py --device cuda > "$OUT/bench_marching_cubes.txt" 2>&1
 timeout 90 python3 benchmarks/bench_voxelize.py --device cuda > "$OUT/bench_voxelize.txt" 2>&1
+timeout 200 python3 benchmarks/bench_tsdf_gpu.py --data "${SMRNB_REDWOOD:-../shared/data/redwood-livingroom1-clean-micro}" \
+  > "$OUT/bench_tsdf_gpu.txt" 2>&1
+timeout 150 python3 benchmarks/bench_demo.py --device cuda --runs 5 > "$OUT/bench_demo.txt" 2>&1
 tail -3 "$OUT/cuda_tests.txt"; cat "$OUT/doctor.err"

@@ -6,12 +6,20 @@ each command sets up what it needs on first use and then runs:
 
 1. a project-local virtual environment, ``.venv`` beside ``pyproject.toml`` (``SMRNB_VENV`` moves it);
    nothing is ever installed into the Python that started the command;
-2. the torch build that fits the machine (:func:`torch_choice`: a CPU build where no NVIDIA driver
-   answers, PyPI's CUDA build where one does; ``SMRNB_TORCH`` overrides the requirement);
+2. torch: the starting Python's own torch when it imports, this machine's driver runs its CUDA build and
+   it satisfies smrnb's requirement (:func:`reuse_decision`; the environment links to it, nothing is
+   downloaded and smrnb never changes it), else the build that fits the machine (:func:`torch_choice`: a
+   CPU build where no NVIDIA driver answers, a CUDA build the driver runs where one does;
+   ``SMRNB_TORCH`` overrides the requirement);
 3. smrnb itself, editable, with the extras the command needs (:data:`smrnb._extras.COMMAND_EXTRAS`:
    ``demo``: ``recon``; ``test``: ``test,docs``; ``lab``: ``lab``);
 4. for ``test``: Debian's ``chromium`` (the real-browser tests drive it), through apt-get when run
    as root, otherwise the command to run is printed.
+
+Where no package registry can be reached (offline compute nodes), a folder of wheels stands in for it
+(``SMRNB_WHEELS=DIR`` or ``--wheels DIR``: pip's ``--no-index --find-links DIR``). Before pip first
+reaches for a registry, one request to it tells whether it answers; when it does not, the set-up stops
+at once and names the two ways forward (a wheel folder, or a Python whose torch works here).
 
 A stamp file in the environment records what was installed, from which ``pyproject.toml``: a second
 run installs nothing and starts at once. Then the command runs inside the environment
@@ -26,10 +34,15 @@ import csv
 import hashlib
 import json
 import os
+import platform
 import re
 import shutil
+import ssl
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from smrnb._extras import COMMAND_EXTRAS
@@ -39,6 +52,17 @@ from smrnb._extras import COMMAND_EXTRAS
 TORCH_CPU = "torch==2.13.0"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 STAMP = ".smrnb-setup.json"
+#: the oldest torch smrnb's ``recon`` extra accepts (pyproject.toml: ``torch>=2.1``)
+TORCH_MIN = (2, 1)
+#: a folder of wheels that stands in for the package registry (also ``--wheels DIR``)
+WHEELS_ENV = "SMRNB_WHEELS"
+#: ``0`` never uses the starting Python's torch (install one into the environment instead)
+REUSE_ENV = "SMRNB_REUSE_TORCH"
+#: the file in the environment that puts the starting Python's torch on its path, and pip's constraint
+#: that keeps that torch as it is
+LINK_PTH = "_smrnb_starting_torch.pth"
+CONSTRAINTS = "smrnb-constraints.txt"
+PYPI = "https://pypi.org/simple"
 _TAG = "[smrnb setup]"
 
 
@@ -124,6 +148,234 @@ def torch_choice(driver_cuda: str | None, env: dict[str, str] | None = None,
     return {**cpu, "why": f"the driver's CUDA {driver_cuda} is older than every CUDA build of torch: the CPU build"}
 
 
+#: run by the starting Python: does its torch import, which build is it, and which folders hold it and
+#: the packages it needs (printed as one JSON line; never raises)
+_PROBE = r"""
+import json, re, sys
+try:
+    import torch
+except BaseException as exc:
+    print(json.dumps({"error": (type(exc).__name__ + ": " + str(exc))[:400]}))
+    raise SystemExit(0)
+from importlib import metadata
+from pathlib import Path
+dirs, seen, todo = {str(Path(torch.__file__).resolve().parent.parent)}, set(), ["torch"]
+while todo:
+    name = todo.pop()
+    key = re.sub(r"[-_.]+", "-", name).lower()
+    if key in seen:
+        continue
+    seen.add(key)
+    try:
+        dist = metadata.distribution(name)
+    except Exception:
+        continue
+    try:
+        dirs.add(str(Path(dist.locate_file("")).resolve()))
+    except Exception:
+        pass
+    for req in dist.requires or ():
+        if "extra ==" in req.replace("extra==", "extra =="):
+            continue
+        m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
+        if m:
+            todo.append(m.group(1))
+print(json.dumps({"version": torch.__version__, "cuda": torch.version.cuda, "file": torch.__file__,
+                  "python": sys.executable, "paths": sorted(dirs)}))
+"""
+
+
+def starting_torch(python: str | None = None, run=subprocess.run, timeout: float = 180) -> dict:
+    """What the starting Python's torch is, read in a child process of ``python`` (default: this one):
+    ``{"version", "cuda" (None for a CPU build), "file", "paths"}`` (the folders holding torch and the
+    packages it needs), or ``{"error": why}`` when torch is missing, fails to import or the probe fails."""
+    try:
+        r = run([python or sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return {"error": f"the probe could not run: {type(exc).__name__}: {exc}"[:400]}
+    line = next((ln for ln in reversed((r.stdout or "").splitlines()) if ln.startswith("{")), None)
+    try:
+        info = json.loads(line) if line else None
+    except ValueError:
+        info = None
+    if not isinstance(info, dict):
+        return {"error": f"the probe failed (exit {r.returncode}): {(r.stderr or r.stdout or '').strip()[-300:]}"}
+    return info
+
+
+def reuse_decision(info: dict, driver_cuda: str | None, env: dict[str, str] | None = None) -> tuple[bool, str]:
+    """Whether the project environment uses the starting Python's torch (``info`` from
+    :func:`starting_torch`), and why. It does when that torch imports, satisfies smrnb's requirement
+    (>= :data:`TORCH_MIN`) and, where an NVIDIA driver answers, is a CUDA build for a CUDA version the
+    driver supports (a CPU build on a GPU machine is not used: the GPU build is installed instead).
+    ``SMRNB_TORCH`` (an explicit choice) and ``SMRNB_REUSE_TORCH=0`` turn it off."""
+    blocked = _reuse_blocked(os.environ if env is None else env)
+    if blocked:
+        return False, blocked
+    if "error" in info:
+        return False, f"the starting Python has no working torch ({info['error'][:200]})"
+    version = str(info.get("version", ""))
+    if _vt(version)[:2] < TORCH_MIN:
+        return False, (f"the starting Python's torch {version} is older than smrnb needs "
+                       f"(>= {'.'.join(map(str, TORCH_MIN))})")
+    cuda = info.get("cuda")
+    where = f"torch {version} of {info.get('python') or 'the starting Python'}"
+    if driver_cuda is None:
+        return True, f"{where} ({'CUDA ' + cuda + ' build' if cuda else 'CPU build'}; no NVIDIA driver answers)"
+    if not cuda:
+        return False, f"{where} is a CPU build and an NVIDIA driver for CUDA {driver_cuda} answers"
+    if _vt(cuda)[:2] > _vt(driver_cuda)[:2]:
+        return False, f"{where} is built for CUDA {cuda}, newer than the driver's CUDA {driver_cuda}"
+    return True, f"{where}, built for CUDA {cuda}, which the driver (CUDA {driver_cuda}) runs"
+
+
+def _reuse_blocked(env: dict[str, str] | os._Environ) -> str | None:
+    """Why the starting Python's torch is not even looked at (an explicit choice), or None."""
+    if env.get("SMRNB_TORCH"):
+        return "SMRNB_TORCH is set"
+    if env.get(REUSE_ENV, "").strip().lower() in ("0", "no", "false", "off"):
+        return f"{REUSE_ENV}={env[REUSE_ENV]}"
+    return None
+
+
+def _site_packages(py: Path) -> Path:
+    r = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 or not r.stdout.strip():
+        raise SystemExit(f"{_TAG} could not ask {py} for its site-packages: {(r.stderr or '').strip()[-300:]}")
+    return Path(r.stdout.strip())
+
+
+def link_torch(py: Path, venv: Path, info: dict) -> None:
+    """Put the starting Python's torch (and the packages it needs) on the environment's path, after the
+    environment's own packages (a ``.pth`` file), and pin it for pip (a constraint file), so that no
+    install into the environment ever replaces or upgrades it. Nothing of the starting Python changes."""
+    site = _site_packages(py)
+    site.mkdir(parents=True, exist_ok=True)
+    (site / LINK_PTH).write_text("".join(f"{p}\n" for p in info["paths"]), encoding="utf-8")
+    (venv / CONSTRAINTS).write_text(f"torch=={info['version']}\n", encoding="utf-8")
+
+
+def wheel_folder(env: dict[str, str] | None = None) -> Path | None:
+    """The folder of wheels standing in for the package registry (``SMRNB_WHEELS``), or None."""
+    env = os.environ if env is None else env
+    value = env.get(WHEELS_ENV, "").strip()
+    if not value:
+        return None
+    path = Path(value).expanduser().resolve()
+    if not path.is_dir():
+        raise SystemExit(f"{_TAG} {WHEELS_ENV} (or --wheels) must name a folder of wheels, got {value!r} "
+                         f"({'not a folder' if path.exists() else 'not found'})")
+    return path
+
+
+def pip_index(env: dict[str, str] | None = None, config: str | None = None) -> str:
+    """The index URL pip will use: ``PIP_INDEX_URL``, else ``index-url`` from pip's configuration
+    (``config``: the output of ``pip config list``), else PyPI."""
+    env = os.environ if env is None else env
+    if env.get("PIP_INDEX_URL"):
+        return env["PIP_INDEX_URL"]
+    for line in (config or "").splitlines():
+        key, _, value = line.partition("=")
+        if key.strip().endswith("index-url") and not key.strip().endswith("extra-index-url") and value.strip():
+            return value.strip().strip("'\"")
+    return PYPI
+
+
+def _pip_config(py: Path) -> str:
+    try:
+        r = subprocess.run([str(py), "-m", "pip", "config", "list"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return r.stdout if r.returncode == 0 else ""
+
+
+def _pip_proxy(config: str) -> str | None:
+    for line in config.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip().endswith(".proxy") and value.strip():
+            return value.strip().strip("'\"")
+    return None
+
+
+def reach(url: str, timeout: float = 6.0, proxy: str | None = None, opener=None) -> str | None:
+    """One request to ``url``: None when something answers (any HTTP status, or a TLS handshake that
+    fails on certificates: pip may trust others), else why it cannot be reached (no name resolution,
+    connection refused or timed out, no route). Proxies come from the environment, or ``proxy``."""
+    if opener is None:
+        handlers = [urllib.request.ProxyHandler({"http": proxy, "https": proxy})] if proxy else []
+        opener = urllib.request.build_opener(*handlers)
+    try:
+        with opener.open(urllib.request.Request(url.rstrip("/") + "/pip/", method="HEAD"), timeout=timeout):
+            return None
+    except urllib.error.HTTPError:  # an answer, whatever its status
+        return None
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        if isinstance(reason, ssl.SSLError) or not isinstance(reason, OSError):
+            return None  # the host answered (certificates are pip's business), or a URL this check cannot try
+        return f"{type(reason).__name__}: {reason}"[:200]
+    except OSError as exc:  # a timeout while reading, a reset connection
+        return f"{type(exc).__name__}: {exc}"[:200]
+    except ValueError:
+        return None
+
+
+def wheel_download_command(root: Path, extras: list[str], with_torch: str | None = None) -> str:
+    """The ``pip download`` command that fills a wheel folder for this Python and machine with what
+    ``smrnb[extras]`` needs (and the build backend), to run where a registry answers."""
+    reqs = ["hatchling", "editables"] + _requirements(root, extras)  # the build backend, for an editable install
+    if with_torch:
+        reqs.insert(0, with_torch)
+    pyver = f"{sys.version_info.major}.{sys.version_info.minor}"
+    machine = platform.machine() or "x86_64"
+    plats = " ".join(f"--platform {p}_{machine}" for p in ("manylinux2014", "manylinux_2_28", "manylinux_2_34")) \
+        if sys.platform.startswith("linux") else ""
+    quoted = " ".join(f'"{r}"' for r in reqs)
+    return (f"python3 -m pip download -d smrnb-wheels --only-binary=:all: --python-version {pyver} "
+            f"--implementation cp {plats} {quoted}").replace("  ", " ")
+
+
+def _requirements(root: Path, extras: list[str]) -> list[str]:
+    """smrnb's own requirements plus those of ``extras`` (following ``smrnb[...]`` references), read
+    from ``pyproject.toml``; torch left out (it comes from the starting Python or its own step)."""
+    text = (root / "pyproject.toml").read_text(encoding="utf-8")
+
+    def block(name: str) -> list[str]:
+        m = re.search(rf"(?m)^{re.escape(name)}\s*=\s*\[(.*?)^\]", text, re.S)
+        return re.findall(r'"([^"]+)"', m.group(1)) if m else []
+
+    out, todo, seen = block("dependencies"), list(extras), set()
+    while todo:
+        extra = todo.pop(0)
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for req in block(extra):
+            inner = re.fullmatch(r"smrnb\[([^\]]+)\]", req)
+            if inner:
+                todo.extend(x.strip() for x in inner.group(1).split(","))
+            elif not re.match(r"torch\b", req) and req not in out:
+                out.append(req)
+    return out
+
+
+def offline_message(root: Path, index: str, why: str, extras: list[str], torch_needed: str | None) -> str:
+    """Why set-up stops when the registry cannot be reached, and the two ways forward."""
+    cmd = wheel_download_command(root, extras, torch_needed)
+    return "\n".join([
+        f"{_TAG} the package registry {index} cannot be reached from this machine ({why}; one try, "
+        "no retries); nothing was downloaded. Two ways forward:",
+        f"{_TAG}   1. a folder of wheels instead of the registry: where a registry answers, run",
+        f"{_TAG}        {cmd}",
+        f"{_TAG}      copy smrnb-wheels/ here, then: {WHEELS_ENV}=/path/to/smrnb-wheels python3 -m smrnb "
+        f"{'demo' if extras == ['recon'] else 'setup'}   (or --wheels /path/to/smrnb-wheels)",
+        f"{_TAG}   2. start from a Python whose torch works on this machine (e.g. the cluster's PyTorch module or "
+        "container): smrnb's environment uses that torch as it is, so only the small packages above are needed "
+        "(from the wheel folder, or a mirror named by PIP_INDEX_URL)",
+    ])
+
+
 def _pip(py: Path, *args: str) -> int:
     cmd = [str(py), "-m", "pip", "--disable-pip-version-check", *args]
     say("$ " + " ".join(cmd[2:]))
@@ -134,6 +386,21 @@ def _has(py: Path, module: str) -> bool:
     r = subprocess.run([str(py), "-c", f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"],
                        capture_output=True, timeout=120)
     return r.returncode == 0
+
+
+def _torch_in(venv: Path) -> bool:
+    """torch is in the environment's site-packages, or in a folder its link file names (a file check:
+    no interpreter started, so a set-up environment starts the command at once)."""
+    for site in [*venv.glob("lib/python*/site-packages"), venv / "Lib" / "site-packages"]:
+        if (site / "torch" / "__init__.py").is_file():
+            return True
+        try:
+            linked = (site / LINK_PTH).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            continue
+        if any(p.strip() and (Path(p.strip()) / "torch" / "__init__.py").is_file() for p in linked):
+            return True
+    return False
 
 
 def _stamp(venv: Path) -> dict:
@@ -177,42 +444,154 @@ def _apt(*pkgs: str) -> int:
     return subprocess.call(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *pkgs], env=env)
 
 
+class _Registry:
+    """Asks once per set-up whether an index answers (:func:`reach`), and stops with the two ways
+    forward (:func:`offline_message`) when it does not."""
+
+    def __init__(self, root: Path, py: Path, extras: list[str]) -> None:
+        self.root, self.py, self.extras = root, py, extras
+        self.checked: set[str] = set()
+        self.torch_needed: str | None = None
+        self._config: str | None = None
+
+    def config(self) -> str:
+        if self._config is None:
+            self._config = _pip_config(self.py)
+        return self._config
+
+    def require(self, index: str | None = None) -> None:
+        url = index or pip_index(config=self.config())
+        if url in self.checked:
+            return
+        why = reach(url, proxy=_pip_proxy(self.config()))
+        if why is not None:
+            raise SystemExit(offline_message(self.root, url, why, self.extras, self.torch_needed))
+        self.checked.add(url)
+
+
+def _install_torch(py: Path, venv: Path, n: int, wheels: Path | None, registry: _Registry) -> dict:
+    """Step 1: torch for the environment. Returns what the stamp records about it."""
+    driver = nvidia_driver()
+    reuse, why = (False, "")
+    info: dict = {}
+    if not inside(venv):
+        blocked = _reuse_blocked(os.environ)
+        if blocked:
+            why = blocked
+        else:
+            info = starting_torch()
+            reuse, why = reuse_decision(info, driver)
+    if reuse:
+        say(f"1/{n} torch: the starting Python's own, {why}; nothing to download, and smrnb never changes it "
+            f"(linked from {info['paths'][0]})")
+        link_torch(py, venv, info)
+        return {"source": "starting Python", "version": info["version"], "cuda": info.get("cuda"),
+                "paths": info["paths"]}
+    choice = torch_choice(driver)
+    req = str(choice["requirement"])
+    say(f"1/{n} torch: {req} ({choice['why']})" + (f"; not the starting Python's: {why}" if why else ""))
+    if wheels is not None:
+        if _pip(py, "install", "--no-index", "--find-links", str(wheels), req) != 0:
+            raise SystemExit(f"{_TAG} {req} is not in the wheel folder {wheels} (see pip's message above): add its "
+                             f"wheel (and its dependencies), or start from a Python whose torch works here")
+        return {"source": "wheels", "requirement": req}
+    # a wheel that pip's own configuration finds without an index (a local file or mirror) first;
+    # then from the registry, once it is known to answer
+    if choice["index"] is not None and _pip(py, "install", "--no-index", "--no-deps", req) == 0:
+        extra: list[str] = []
+    else:
+        registry.torch_needed = req
+        registry.require()
+        extra = []
+        if choice["index"]:
+            registry.require(str(choice["index"]))
+            extra = ["--index-url", str(choice["index"]), "--extra-index-url", pip_index(config=registry.config())]
+    if _pip(py, "install", req, *extra) != 0:
+        raise SystemExit(f"{_TAG} could not install {req}; set SMRNB_TORCH (and SMRNB_TORCH_INDEX) to the torch "
+                         "build for this machine, or start from a Python whose torch works here, and run this again")
+    return {"source": "installed", "requirement": req}
+
+
 def ensure(root: Path, command: str) -> Path:
     """Set up ``.venv`` for ``command`` (idempotent); returns the environment's Python."""
     venv = venv_dir(root)
     want = set(COMMAND_EXTRAS[command])
+    wheels = wheel_folder()
     py = make_venv(venv)
     stamp = _stamp(venv)
     pp_hash = _pyproject_hash(root)
     same_project = stamp.get("pyproject") == pp_hash
     fresh = same_project and want <= set(stamp.get("extras", []))
     steps = ["torch", f"smrnb[{','.join(sorted(want))}]"] + (["chromium"] if command == "test" else [])
-    if fresh and _has(py, "torch"):
+    if fresh and (_torch_in(venv) or _has(py, "torch")):
         say(f"{venv} is up to date for `{command}` ({', '.join(steps)})")
     else:
         n = len(steps)
-        if _has(py, "torch"):
-            say(f"1/{n} torch: already in {venv}")
-        else:
-            choice = torch_choice(nvidia_driver())
-            say(f"1/{n} torch: {choice['requirement']} ({choice['why']})")
-            req = str(choice["requirement"])
-            # a wheel that pip's own configuration finds without an index (a local file or mirror) first;
-            # then its dependencies the usual way
-            local = choice["index"] is not None and _pip(py, "install", "--no-index", "--no-deps", req) == 0
-            extra = [] if local or not choice["index"] else \
-                ["--index-url", str(choice["index"]), "--extra-index-url", "https://pypi.org/simple"]
-            if _pip(py, "install", req, *extra) != 0:
-                raise SystemExit(f"{_TAG} could not install {req}; set SMRNB_TORCH (and SMRNB_TORCH_INDEX) to "
-                                 "the torch build for this machine and run this again")
         extras = sorted(want | set(stamp.get("extras", [])) if same_project else want)
+        registry = _Registry(root, py, extras)
+        if wheels is not None:
+            say(f"packages come from the wheel folder {wheels} (no registry is asked)")
+        torch_rec = stamp.get("torch") if same_project else None
+        if _has(py, "torch"):
+            say(f"1/{n} torch: already in {venv}" + (" (the starting Python's, linked)"
+                                                     if (venv / CONSTRAINTS).exists() else ""))
+        else:
+            torch_rec = _install_torch(py, venv, n, wheels, registry)
         say(f"2/{n} smrnb (editable) with the extras {', '.join(extras)}")
-        if _pip(py, "install", "-e", f"{root}[{','.join(extras)}]") != 0:
-            raise SystemExit(f"{_TAG} pip could not install smrnb[{','.join(extras)}] (see above)")
-        (venv / STAMP).write_text(json.dumps({"extras": extras, "pyproject": pp_hash}))
+        source = ["--no-index", "--find-links", str(wheels)] if wheels is not None else []
+        if wheels is None:
+            registry.require()
+        where = f" from the wheel folder {wheels} (a wheel it needs is missing there?)" if wheels else ""
+        if (venv / CONSTRAINTS).exists():
+            # the starting Python's torch: smrnb's other requirements first, then smrnb itself without
+            # dependencies, so that pip never re-resolves (or "repairs") that torch and what it needs
+            reqs = _requirements(root, extras)
+            if _pip(py, "install", *source, "-c", str(venv / CONSTRAINTS), *reqs) != 0:
+                raise SystemExit(f"{_TAG} pip could not install what smrnb[{','.join(extras)}] needs{where} (see above)")
+            rc = _pip(py, "install", *source, "--no-deps", "-e", f"{root}[{','.join(extras)}]")
+        else:
+            rc = _pip(py, "install", *source, "-e", f"{root}[{','.join(extras)}]")
+        if rc != 0:
+            raise SystemExit(f"{_TAG} pip could not install smrnb[{','.join(extras)}]{where} (see above)")
+        (venv / STAMP).write_text(json.dumps({"extras": extras, "pyproject": pp_hash, "torch": torch_rec}))
+        precompile(py, venv)
     if command == "test":
         ensure_chromium(len(steps))
     return py
+
+
+#: what a demo imports, byte-compiled once at set-up where bytecode goes to the environment's own cache
+_PRECOMPILE = ("torch", "numpy", "scipy.ndimage", "scipy.spatial", "PIL.Image", "yaml", "tqdm.auto", "trimesh",
+               "fast_simplification", "xatlas", "smrnb.pipeline.cli", "smrnb.geometry", "smrnb.datasets")
+
+
+def child_env(venv: Path, environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of the command run inside ``venv``. Where ``PYTHONDONTWRITEBYTECODE`` is set (images
+    often set it; nothing may be written beside the sources) and no ``PYTHONPYCACHEPREFIX`` is, bytecode
+    goes to the environment's own ``pycache`` folder instead: without any cached bytecode every process
+    compiles the modules it imports from source again (a second or more for torch alone). Nothing is
+    written beside any source file, the starting Python's included."""
+    env = dict(os.environ if environ is None else environ)
+    if env.get("PYTHONDONTWRITEBYTECODE") and not env.get("PYTHONPYCACHEPREFIX"):
+        env.pop("PYTHONDONTWRITEBYTECODE")
+        env["PYTHONPYCACHEPREFIX"] = str(venv / "pycache")
+    return env
+
+
+def precompile(py: Path, venv: Path) -> None:
+    """Where :func:`child_env` moves bytecode into the environment, compile what a demo imports now (once,
+    at set-up), so the first command does not pay for it."""
+    env = child_env(venv)
+    if env.get("PYTHONPYCACHEPREFIX") != str(venv / "pycache"):
+        return
+    say(f"byte-compiling what the demo imports into {venv / 'pycache'} (PYTHONDONTWRITEBYTECODE is set: nothing "
+        "is written beside the sources)")
+    code = ("import importlib, sys\nfor m in sys.argv[1:]:\n    try:\n        importlib.import_module(m)\n"
+            "    except ImportError:\n        pass\n")
+    try:
+        subprocess.run([str(py), "-c", code, *_PRECOMPILE], env=env, capture_output=True, timeout=600)
+    except (OSError, subprocess.SubprocessError):  # only a speed-up: the command compiles what it imports
+        pass
 
 
 def ensure_chromium(n: int) -> None:
@@ -247,6 +626,13 @@ def run_inside(command: str, args: list[str], root: Path | None) -> int:
             args[args.index("--output") + 1]
         if rc == 0:
             print(NEXT["demo"].format(output=out), flush=True)
+        if os.environ.get("SMRNB_BOOTSTRAPPED") == "1":
+            # the launcher's child, whose files are written and closed: leave without tearing down CUDA,
+            # torch's thread pools and the UV helper one by one (measured 0.4-0.5 s on an H200 server; the
+            # helper exits by itself when its pipe closes)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(rc)
         return rc
     if command == "test":
         if root is None:
@@ -268,7 +654,27 @@ USAGE = """usage: python3 -m smrnb demo [--output DIR] [smrnb demo options]   # 
        python3 -m smrnb setup [demo|test|lab]                         # set up only
        python3 -m smrnb COMMAND ...                                   # any other `smrnb` command
 In a source checkout each sets up .venv (torch for this machine, smrnb and its extras; chromium for
-the tests) on first use, then runs inside it."""
+the tests) on first use, then runs inside it. The starting Python's torch is used when it works here
+(SMRNB_REUSE_TORCH=0: never); --wheels DIR (or SMRNB_WHEELS=DIR) installs from a folder of wheels
+instead of a package registry (offline machines)."""
+
+
+def _take_option(args: list[str], name: str) -> tuple[list[str], str | None]:
+    """``args`` without ``name VALUE`` / ``name=VALUE`` (the set-up's own options), and its value."""
+    rest, value, i = [], None, 0
+    while i < len(args):
+        a = args[i]
+        if a == name:
+            if i + 1 >= len(args):
+                raise SystemExit(f"smrnb: {name} needs a value (a folder of wheels)")
+            value, i = args[i + 1], i + 2
+            continue
+        if a.startswith(name + "="):
+            value = a.split("=", 1)[1]
+        else:
+            rest.append(a)
+        i += 1
+    return rest, value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -276,7 +682,12 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else 2
+    os.environ.setdefault("SMRNB_STARTED", repr(time.time()))  # the demo reports the whole command's time
     command, args = argv[0], argv[1:]
+    if command in ("demo", "test", "lab", "setup"):
+        args, wheels = _take_option(args, "--wheels")
+        if wheels is not None:
+            os.environ[WHEELS_ENV] = wheels
     if command not in ("demo", "test", "lab", "setup"):  # any other smrnb command, in this environment
         from smrnb._cli import main as smrnb_main
 
@@ -295,10 +706,11 @@ def main(argv: list[str] | None = None) -> int:
             say(f"done: {py}")
             return 0
         os.environ["SMRNB_BOOTSTRAPPED"] = "1"
-        return subprocess.call([str(py), "-m", "smrnb", command, *args], cwd=os.getcwd())
+        return subprocess.call([str(py), "-m", "smrnb", command, *args], cwd=os.getcwd(), env=child_env(venv))
     if os.environ.get("SMRNB_BOOTSTRAPPED") != "1":  # started with .venv's own Python: still check it
         ensure(root, target)
     return 0 if command == "setup" else run_inside(command, args, root)
 
 
-__all__ = ["TORCH_CPU", "checkout_root", "ensure", "main", "nvidia_driver", "torch_choice"]
+__all__ = ["TORCH_CPU", "checkout_root", "ensure", "link_torch", "main", "nvidia_driver", "reach",
+           "reuse_decision", "starting_torch", "torch_choice", "wheel_folder"]

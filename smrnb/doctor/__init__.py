@@ -31,8 +31,9 @@ __all__ = ["LAYERS", "Finding", "Report", "SmrnbEnvironmentWarning", "diagnose",
            "install_plan", "tables", "write_kernelspec"]
 
 #: names offered to the other smrnb packages (not part of smrnb's public API): the jupyter paths probe and
-#: the report's HTML for the widgets, the IPython extension for ``%load_ext smrnb``
-INTERNAL_API = ("jupyter_paths", "load_ipython_extension", "render_html", "threejs_labextension",
+#: the report's HTML for the widgets, the IPython extension for ``%load_ext smrnb``, the GPUs of this node
+#: (index, name, UUID, memory) for the batch runner's one worker per GPU
+INTERNAL_API = ("jupyter_paths", "list_gpus", "load_ipython_extension", "render_html", "threejs_labextension",
                 "unload_ipython_extension")
 
 
@@ -43,7 +44,7 @@ def _meta(layers: list[str], t0: float, **extra: Any) -> dict[str, Any]:
 
 def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterable[str] = (),
              import_check: bool = False, timeout: float = DEFAULT_TIMEOUT,
-             ctx: ProbeContext | None = None) -> Report:
+             ctx: ProbeContext | None = None, packages: Iterable[str] | str = ()) -> Report:
     """Collect the facts of this machine and decide what is wrong.
 
     Parameters
@@ -62,15 +63,28 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
         layers are cut off after ``2 * timeout + 1`` seconds (at least 2 s).
     ctx : ProbeContext, optional
         A fabricated machine (tests); default this process.
+    packages : str or iterable of str
+        Installed distributions (``pytorch3d``, ``flash_attn``, ``torch_scatter``...) whose compiled modules
+        (the ``.so`` files their RECORD lists) get the loader, ABI and GPU-architecture checks of
+        ``extension_paths``.
 
     Returns
     -------
     Report
-        Never raises for a broken machine; bad arguments raise ``SmrnbValueError``/``SmrnbTypeError``.
+        Never raises for a broken machine; bad arguments raise ``SmrnbValueError``/``SmrnbTypeError``
+        (an unknown package name among them).
     """
     timeout = check_timeout(timeout)
     if isinstance(extension_paths, str):
         extension_paths = [extension_paths]
+    if isinstance(packages, str):
+        packages = [packages]
+    found: dict[str, list[str]] = {}
+    if packages:
+        from smrnb.doctor._packages import package_extensions  # importlib.metadata: only when asked for
+
+        found = {str(p): package_extensions(str(p)) for p in packages}
+    extension_paths = [str(p) for p in extension_paths] + [p for paths in found.values() for p in paths]
     wanted, _ = expand_layers(layers)
     t0 = time.perf_counter()
     if ctx is None:
@@ -80,33 +94,43 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
         ctx.extension_paths = list(ctx.extension_paths) + [str(p) for p in extension_paths]
         ctx.import_check = ctx.import_check or bool(import_check)
     facts = collect(ctx, wanted)
+    for name, paths in found.items():
+        if not paths and isinstance(ctx.facts.get("loader"), dict):
+            ctx.facts["loader"].setdefault("not_checked", []).append(
+                f"package {name}: its RECORD lists no compiled module (.so/.pyd): nothing to check")
     findings = evaluate(ctx.facts, wanted)
+    extra = {"packages": found} if found else {}
     return Report(facts, findings, _meta(wanted, t0, timeout_s=float(timeout),
-                                         environment=environment_summary(ctx.facts)))
+                                         environment=environment_summary(ctx.facts), **extra))
 
 
 def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
             timeout: float = DEFAULT_TIMEOUT, ctx: ProbeContext | None = None) -> Report:
     """Turn a pasted error (one line, a traceback or a build log) into findings with fixes.
 
+    The text is read as a machine (versions, paths, libraries, symbols, error codes, where it ran) and the
+    doctor's per-layer rules decide on those facts, as they do on the probed ones.
+
     Parameters
     ----------
     text : str
         The error text.
     live : bool
-        Also collect this machine's facts now and use them: the text's findings are refined (for
-        example an undefined ``c10::`` symbol is compared with torch's C++ ABI flag) and the live
-        errors/warnings of the layers the text points at are added.
+        Also collect this machine's facts now: they fill what the text does not say (each finding says
+        which facts came from the text and which from this machine, and both where they disagree), and
+        the live errors/warnings of the layers the text points at are added.
     layers, timeout, ctx
         As for :func:`diagnose` (only used when ``live``).
 
     Returns
     -------
     Report
-        The text's findings plus the live errors/warnings of the layers they point at (sorted by
-        layer, then severity); ``meta["matched"]`` is the number of findings from the text.
+        The text's findings, best first, then the live errors/warnings of the layers they point at;
+        ``meta["matched"]`` is the number of findings from the text, ``meta["recognised"]`` whether one
+        names a cause. A text with none is *not recognised*: the report says so first, lists what was read
+        and the next steps, and its exit status is 3 (never an all-clear).
     """
-    from smrnb.doctor._explain import explain_text  # the signatures and decisions: loaded on first use
+    from smrnb.doctor._explain import explain_result  # the readers and the rules: loaded on first use
 
     if isinstance(text, (bytes, bytearray)):  # a log opened in binary mode
         text = bytes(text).decode("utf-8", errors="replace")
@@ -114,21 +138,24 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
         raise SmrnbTypeError(f"text must be a str (the error to explain), got {type(text).__name__}")
     t0 = time.perf_counter()
     if not live:
-        found = explain_text(text)
-        layers_shown = [ly for ly in LAYERS if any(f.layer == ly for f in found)]
-        return Report({}, found, _meta(layers_shown, t0, matched=len(found), live=False))
+        res = explain_result(text)
+        shown = [ly for ly in LAYERS if any(f.layer == ly for f in res.findings)] if res.recognised else []
+        return Report({}, res.findings, _meta(shown, t0, matched=len(res.findings), live=False,
+                                              recognised=res.recognised, read=res.read, ranked=True))
     timeout = check_timeout(timeout)
     wanted, _ = expand_layers(layers)
     ctx = ctx if ctx is not None else ProbeContext(timeout=float(timeout))
     facts = collect(ctx, wanted)
-    found = explain_text(text, ctx.facts)
+    res = explain_result(text, ctx.facts)
+    found = res.findings
     touched = {f.layer for f in found}
     text_codes = {f.code for f in found}
     live_findings = [f for f in evaluate(ctx.facts, wanted)
                      if f.layer in touched and f.severity in ("error", "warning") and f.code not in text_codes]
-    shown = [ly for ly in LAYERS if ly in touched] or wanted
+    shown = [ly for ly in LAYERS if ly in touched] if res.recognised else []
     return Report({ly: facts[ly] for ly in shown if ly in facts}, found + live_findings,
-                  _meta(shown, t0, matched=len(found), live=True))
+                  _meta(shown, t0, matched=len(found), live=True, recognised=res.recognised, read=res.read,
+                        ranked=True))
 
 
 # name -> module that defines it, imported on first use (PEP 562): ``import smrnb.doctor`` loads only what
@@ -138,6 +165,7 @@ _LAZY = {
     "install_plan": "smrnb.doctor._install",
     "write_kernelspec": "smrnb.doctor._fixes",
     "jupyter_paths": "smrnb.doctor.probes._jupyter",
+    "list_gpus": "smrnb.doctor.probes._driver",
     "threejs_labextension": "smrnb.doctor.probes._jupyter",
     "render_html": "smrnb.doctor._report",
     "SmrnbEnvironmentWarning": "smrnb.doctor._magics",

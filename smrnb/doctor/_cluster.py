@@ -5,22 +5,27 @@
 ``client.run``), so each report is that process's view of its node: its driver and GPUs, its
 toolkit, its torch build, the ``LD_LIBRARY_PATH`` its loader started with, its kaolin. Workers with
 the same view are grouped; :class:`ClusterReport` shows only the facts that differ between groups,
-each next to the findings that explain it. ``smr-doctor cluster --scheduler ADDRESS`` prints it; in a
-notebook it renders as one table.
+each next to the findings that explain it. Below them, every GPU of every node gets a row (index,
+name, UUID, PCI bus id, driver, compute capability and arch, total and free memory) with the workers
+whose torch sees it: a worker pinned to one card with ``CUDA_VISIBLE_DEVICES`` sees that card as
+``cuda:0`` and no other. ``smr-doctor cluster --scheduler ADDRESS`` prints it; in a notebook it renders
+as tables.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from smrnb._errors import SmrnbTypeError
 from smrnb.doctor import diagnose
-from smrnb.doctor._model import DEFAULT_TIMEOUT
+from smrnb.doctor._model import DEFAULT_TIMEOUT, ProbeContext
+from smrnb.doctor.probes._driver import gpu_rows, match_torch, torch_gpus
 
 #: (label, layer, how to read it from that layer's facts): what a scheduler can make differ per node
 COMPARED: tuple[tuple[str, str, Any], ...] = (
@@ -38,10 +43,36 @@ COMPARED: tuple[tuple[str, str, Any], ...] = (
 )
 
 
+def node_gpus(timeout: float = DEFAULT_TIMEOUT, *, use_nvml: bool = True) -> dict[str, Any]:
+    """This process's view of its node's GPUs: every card's row (:func:`gpu_rows`) with ``torch_sees`` /
+    ``torch_index`` (asked of torch in a subprocess with this process's ``CUDA_VISIBLE_DEVICES``), the
+    torch answer's ``status`` / ``reason``, and ``CUDA_VISIBLE_DEVICES`` itself. Never raises."""
+    try:
+        ctx = ProbeContext(timeout=float(timeout))
+        listed = gpu_rows(ctx, use_nvml=use_nvml)
+        rows = listed.get("gpus") or []
+        seen = torch_gpus(ctx) if rows else {"status": "not_asked", "devices": []}
+        torch = {k: seen[k] for k in ("status", "available", "version", "cuda", "reason") if k in seen}
+        return {"status": listed.get("status"), "source": listed.get("source"), "reason": listed.get("reason"),
+                "gpus": match_torch(rows, seen), "torch": torch,
+                "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
+    except Exception as exc:  # never raise out of a worker's doctor
+        return {"status": "unavailable", "reason": f"{type(exc).__name__}: {exc}", "gpus": [], "torch": {}}
+
+
 def _worker_report(layers: list[str] | None, timeout: float) -> dict[str, Any]:
-    """Runs in a worker: the doctor's report of this process, plus the host's name."""
+    """Runs in a worker: the doctor's report of this process, its node's GPUs (when the driver layer is asked
+    for), the host's and worker's names."""
     rep = diagnose(layers=layers, timeout=timeout).to_dict()
     rep["host"] = socket.gethostname()
+    if not layers or "driver" in layers:  # the per-GPU rows belong to the driver layer (and ask torch: seconds)
+        rep["node_gpus"] = node_gpus(timeout)
+    try:
+        from distributed import get_worker
+
+        rep["worker_name"] = str(get_worker().name)
+    except Exception:  # run outside a worker (tests, a plain process)
+        pass
     return rep
 
 
@@ -72,11 +103,95 @@ class WorkerGroup:
 
 
 @dataclass
+class NodeGpus:
+    """One node's GPUs as its workers saw them: each card's row with ``seen_by`` (the workers whose torch
+    sees it, with the ``cuda:N`` index torch gives it there), each worker's ``CUDA_VISIBLE_DEVICES``, and
+    what could not be read (``problems``)."""
+
+    host: str
+    gpus: list[dict[str, Any]] = field(default_factory=list)
+    workers: dict[str, str | None] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def notes(self) -> list[str]:
+        """Cards that two workers share (two scans may run on them at once) or that no worker uses."""
+        out = []
+        if not any(g.get("torch_asked") for g in self.gpus):
+            return out
+        for g in self.gpus:
+            who = [s["worker"] for s in g["seen_by"]]
+            if len(who) > 1:
+                out.append(f"GPU {g.get('index')} is seen by {len(who)} workers ({', '.join(who)}): they share it")
+            elif not who and g.get("torch_asked"):
+                out.append(f"GPU {g.get('index')} is seen by no worker's torch")
+        return out
+
+
+def _gib(v: Any) -> str:
+    return f"{v / 2**30:.1f} GiB" if isinstance(v, int) else "?"
+
+
+def _gpu_cells(g: dict[str, Any]) -> list[str]:
+    """index, name, UUID, bus id, driver, capability (arch), total, free, torch on."""
+    cc = g.get("compute_capability")
+    seen = ", ".join(f"{s['worker']} (cuda:{s['torch_index']})" for s in g.get("seen_by") or [])
+    return [str(g.get("index")), str(g.get("name") or "?"), str(g.get("uuid") or "?"), str(g.get("pci_bus_id") or "?"),
+            str(g.get("driver_version") or "?"), f"{cc} ({g.get('arch')})" if cc else "?",
+            _gib(g.get("memory_total_bytes")), _gib(g.get("memory_free_bytes")),
+            seen or ("no worker" if g.get("torch_asked") else "not asked")]
+
+
+GPU_COLUMNS = ("GPU", "name", "UUID", "bus id", "driver", "compute capability (arch)", "memory", "free",
+               "torch sees it on")
+
+
+def node_table(reports: Mapping[str, Mapping[str, Any]]) -> list[NodeGpus]:
+    """Per host, the GPUs its workers listed (merged by UUID), with the workers whose torch sees each."""
+    nodes: dict[str, NodeGpus] = {}
+    for w in sorted(reports):
+        rep = reports[w]
+        ng = rep.get("node_gpus")
+        if not isinstance(ng, Mapping):
+            continue
+        host = str(rep.get("host", "?"))
+        label = f"{rep['worker_name']} ({w})" if rep.get("worker_name") not in (None, "", w) else w
+        node = nodes.setdefault(host, NodeGpus(host))
+        node.workers[label] = ng.get("cuda_visible_devices")
+        if ng.get("status") not in ("ok", "absent"):
+            node.problems.append(f"{label}: the GPUs could not be listed ({ng.get('reason') or ng.get('status')})")
+        torch = ng.get("torch") or {}
+        asked = torch.get("status") == "ok"
+        if ng.get("gpus") and not asked:
+            node.problems.append(f"{label}: torch was not asked which GPUs it sees "
+                                 f"({torch.get('reason') or torch.get('status') or 'no answer'})")
+        by_key = {g["_key"]: g for g in node.gpus}
+        for r in ng.get("gpus") or []:
+            if not isinstance(r, Mapping):
+                continue
+            key = r.get("uuid") or f"index {r.get('index')}"
+            row = by_key.get(key)
+            if row is None:
+                row = by_key[key] = {**{k: v for k, v in r.items() if k not in ("torch_sees", "torch_index")},
+                                     "_key": key, "seen_by": [], "torch_asked": False}
+                node.gpus.append(row)
+            row["torch_asked"] = row["torch_asked"] or asked
+            if r.get("torch_sees"):
+                row["seen_by"].append({"worker": label, "torch_index": r.get("torch_index")})
+    for node in nodes.values():
+        node.gpus.sort(key=lambda g: (g.get("index") if isinstance(g.get("index"), int) else 1 << 30, g["_key"]))
+        for g in node.gpus:
+            g.pop("_key", None)
+    return [nodes[h] for h in sorted(nodes)]
+
+
+@dataclass
 class ClusterReport:
-    """Workers grouped by identical views; :meth:`differences` are the facts that are not the same."""
+    """Workers grouped by identical views; :meth:`differences` are the facts that are not the same;
+    ``nodes`` has every GPU of every node and the workers that see it."""
 
     groups: list[WorkerGroup]
     failed: dict[str, str]
+    nodes: list[NodeGpus] = field(default_factory=list)
 
     def differences(self) -> list[tuple[str, list[str]]]:
         labels = [c[0] for c in COMPARED]
@@ -95,7 +210,24 @@ class ClusterReport:
     def to_dict(self) -> dict[str, Any]:
         return {"groups": [{"workers": g.workers, "hosts": g.hosts, "view": g.view,
                             "findings": g.findings} for g in self.groups],
-                "differences": dict(self.differences()), "failed": self.failed}
+                "differences": dict(self.differences()), "failed": self.failed,
+                "nodes": [{"host": n.host, "gpus": n.gpus, "workers": n.workers, "problems": n.problems,
+                           "notes": n.notes()} for n in self.nodes]}
+
+    def gpu_lines(self) -> list[str]:
+        """The per-node GPU rows as text."""
+        lines = []
+        for n in self.nodes:
+            lines.append(f"GPUs of {n.host}: {len(n.gpus) or 'none listed'}; workers there: "
+                         + ", ".join(f"{w} (CUDA_VISIBLE_DEVICES={v if v is not None else 'unset'})"
+                                     for w, v in n.workers.items()))
+            for g in n.gpus:
+                c = _gpu_cells(g)
+                lines.append(f"  GPU {c[0]}: {c[1]}, {c[2]}, bus {c[3]}, driver {c[4]}, compute capability {c[5]}, "
+                             f"{c[6]} ({c[7]} free); torch sees it on: {c[8]}")
+            lines += [f"  note: {x}" for x in n.notes()]
+            lines += [f"  {x}" for x in n.problems]
+        return lines
 
     def __str__(self) -> str:
         n = sum(len(g.workers) for g in self.groups)
@@ -117,7 +249,7 @@ class ClusterReport:
                     lines.append(f"  group {i} only: {w}")
         for w, err in self.failed.items():
             lines.append(f"  {w}: the doctor did not answer ({err})")
-        return "\n".join(lines)
+        return "\n".join(lines + self.gpu_lines())
 
     def _repr_html_(self) -> str:
         e = html.escape
@@ -134,7 +266,18 @@ class ClusterReport:
         rows.append("<tr><th style='text-align:left'>findings only here</th>"
                     + "".join(f"<td>{'<br>'.join(e(w) for w in ws) or '-'}</td>" for ws in why) + "</tr>")
         fail = "".join(f"<div style='color:#b00020'>{e(w)}: {e(err)}</div>" for w, err in self.failed.items())
-        return f"<table class='smrnb-cluster'><tr><th></th>{head}</tr>{''.join(rows)}</table>{fail}"
+        return f"<table class='smrnb-cluster'><tr><th></th>{head}</tr>{''.join(rows)}</table>{fail}{self._gpus_html()}"
+
+    def _gpus_html(self) -> str:
+        e = html.escape
+        out = []
+        for n in self.nodes:
+            head = "".join(f"<th style='text-align:left'>{e(c)}</th>" for c in GPU_COLUMNS)
+            body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in _gpu_cells(g)) + "</tr>" for g in n.gpus)
+            extra = "".join(f"<div style='color:#9a6700'>{e(x)}</div>" for x in n.notes() + n.problems)
+            out.append(f"<div><b>GPUs of {e(n.host)}</b><table class='smrnb-cluster-gpus'><tr>{head}</tr>{body}"
+                       f"</table>{extra}</div>")
+        return "".join(out)
 
 
 def group_reports(reports: Mapping[str, Mapping[str, Any]], failed: Mapping[str, str] | None = None) -> ClusterReport:
@@ -149,7 +292,8 @@ def group_reports(reports: Mapping[str, Mapping[str, Any]], failed: Mapping[str,
             g = groups[key] = WorkerGroup([], [], view, list(rep.get("findings") or []))
         g.workers.append(worker)
         g.hosts.append(str(rep.get("host", "?")))
-    return ClusterReport(sorted(groups.values(), key=lambda g: (-len(g.workers), g.workers[0])), dict(failed or {}))
+    return ClusterReport(sorted(groups.values(), key=lambda g: (-len(g.workers), g.workers[0])), dict(failed or {}),
+                         node_table(reports))
 
 
 def diagnose_cluster(client: Any, *, layers: list[str] | None = None, timeout: float = DEFAULT_TIMEOUT) -> ClusterReport:
@@ -178,4 +322,5 @@ def diagnose_cluster(client: Any, *, layers: list[str] | None = None, timeout: f
     return group_reports(reports, failed)
 
 
-__all__ = ["COMPARED", "ClusterReport", "WorkerGroup", "diagnose_cluster", "group_reports"]
+__all__ = ["COMPARED", "ClusterReport", "NodeGpus", "WorkerGroup", "diagnose_cluster", "group_reports", "node_gpus",
+           "node_table"]

@@ -1,8 +1,9 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """Accuracy of explain on a corpus of real error texts (JSON lines: text, cause, also).
 
-Right = the cause (or one of ``also``) among the first two findings. Used by the benchmark and the
-corpus test; prints nothing itself.
+Right = the cause (or one of ``also``) among the first two findings; for an entry whose cause is
+``unknown`` (an error whose text alone cannot show its cause), right = explain does not recognise it.
+Used by the benchmark and the corpus tests; prints nothing itself.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from smrnb.doctor._explain import explain_text
+from smrnb.doctor._explain import explain_result
 
 
 def load(path: str | Path) -> list[dict]:
@@ -19,11 +20,17 @@ def load(path: str | Path) -> list[dict]:
         return [json.loads(ln) for ln in fh if ln.strip()]
 
 
-def accuracy(rows: list[dict], top: int = 2) -> tuple[int, int]:
-    """(right, total) for ``rows``: the right cause among the first ``top`` findings of explain."""
-    ok = 0
-    for r in rows:
-        codes = [f.code for f in explain_text(r["text"])][:top]
-        if {r["cause"], *(r.get("also") or [])} & set(codes):
-            ok += 1
-    return ok, len(rows)
+def is_right(row: dict, top: int = 2, transform=None) -> bool:
+    """Whether explain answers ``row`` right (its ``text`` through ``transform`` first, when given)."""
+    text = row["text"] if transform is None else transform(row["text"])
+    res = explain_result(text)
+    if row["cause"] == "unknown":
+        return not res.recognised
+    codes = [f.code for f in res.findings][:top]
+    return bool({row["cause"], *(row.get("also") or [])} & set(codes))
+
+
+def accuracy(rows: list[dict], top: int = 2, transform=None) -> tuple[int, int]:
+    """(right, total) for ``rows``: the right cause among the first ``top`` findings of explain (an
+    ``unknown`` cause: the text not recognised); ``transform`` changes each text first (a copy's artifacts)."""
+    return sum(is_right(r, top, transform) for r in rows), len(rows)

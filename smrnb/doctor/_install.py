@@ -113,6 +113,74 @@ def arch_list_for(gpu_ccs: list[str], nvcc: dict[str, Any] | None) -> tuple[list
     return [int_to_cc(c) for c in want if c in supported], [int_to_cc(c) for c in want if c not in supported]
 
 
+def arch_covers(arch_list: list[str], cc: str) -> tuple[bool, str]:
+    """Whether a torch arch list (``["sm_80", "sm_90", "compute_90"]``) runs on capability ``cc``:
+    a cubin of the same major and lower-or-equal minor runs (``sm_80`` on 8.6); PTX of a lower or
+    equal capability is JIT-compiled by the driver. Returns (covered, how)."""
+    v = tables.parse_version(cc)
+    if not v or len(v) < 2:
+        return True, "unknown capability"
+    want = v[0] * 10 + v[1]
+    sms, ptx = [], []
+    for a in arch_list or []:
+        kind, _, num = str(a).partition("_")
+        try:
+            n = int(num.rstrip("abf"))
+        except ValueError:
+            continue
+        if num[-1:].isalpha():  # sm_90a: arch-specific, runs only on exactly that chip
+            if n == want and kind == "sm":
+                sms.append(n)
+            continue
+        (sms if kind == "sm" else ptx).append(n)
+    if want in sms:
+        return True, f"sm_{want} cubins"
+    same_major = [s for s in sms if s // 10 == want // 10 and s <= want]
+    if same_major:
+        return True, f"sm_{max(same_major)} cubins (binary-compatible within major {want // 10})"
+    lower_ptx = [p for p in ptx if p <= want]
+    if lower_ptx:
+        return True, f"compute_{max(lower_ptx)} PTX, JIT-compiled at first use"
+    return False, "no cubin or PTX it can run"
+
+
+def nvcc_archs(nvcc: str | None) -> list[int] | None:
+    """Compute capabilities (as 86, 90...) the nvcc release ``nvcc`` compiles for (tables/nvcc_archs.csv)."""
+    if not nvcc:
+        return None
+    best = None
+    for r in tables.rows("nvcc_archs"):
+        if tables.version_key(r["cuda"]) <= tables.version_key(nvcc):
+            best = r
+    return sorted(int(a) for a in best["archs"].split()) if best else None
+
+
+#: embedded (Jetson/Tegra) archs: never the PTX fallback for a discrete GPU
+_TEGRA_ARCHS = frozenset({32, 53, 62, 72, 87, 88, 101, 110})
+
+
+def build_arch_list(gpu_archs: list[str], nvcc: str | None) -> str | None:
+    """TORCH_CUDA_ARCH_LIST for GPU arch(s) (``"sm_86"``, ``"8.6"``, ``"86"``) and what the nvcc release ``nvcc`` can build.
+
+    An arch the nvcc supports is kept (``8.6``); a newer one becomes the highest arch the nvcc has, with
+    PTX the driver compiles for the newer GPU (``8.6+PTX``); None when no arch is given (or none can run).
+    """
+    caps = sorted({int(d) for d in ("".join(ch for ch in str(a) if ch.isdigit()) for a in gpu_archs)
+                   if d and 2 <= len(d) <= 3})
+    if not caps:
+        return None
+    have = nvcc_archs(nvcc)
+    out = []
+    for c in caps:
+        if have is None or c in have:
+            out.append(f"{c // 10}.{c % 10}")
+        else:
+            lower = [a for a in have if a < c and a not in _TEGRA_ARCHS]
+            if lower:
+                out.append(f"{lower[-1] // 10}.{lower[-1] % 10}+PTX")
+    return ";".join(dict.fromkeys(out)) or None
+
+
 def _pip(python: str) -> str:
     return f"{shlex.quote(python)} -m pip"
 

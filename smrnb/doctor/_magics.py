@@ -12,9 +12,10 @@ Loading the extension
 * adds a ``post_run_cell`` hook that warns right after any cell that changed those variables
   (``os.environ[...] = ...``, ``%env``);
 * installs an exception hook for ``ImportError``/``OSError``/``RuntimeError`` that appends a
-  one-line diagnosis to tracebacks matching a known error signature. Switch it off with
-  ``%smr_doctor --no-hook`` (back on: ``--hook``) or by starting the kernel with
-  ``SMRNB_NO_EXCEPTION_HOOK=1``.
+  one-line diagnosis to a traceback whose error explain recognises (the same engine and the same code as
+  ``smrnb.explain``; silent on what it does not know), with ``%smr_doctor --explain-last``, which explains
+  that same error in full. Switch it off with ``%smr_doctor --no-hook`` (back on: ``--hook``) or by starting
+  the kernel with ``SMRNB_NO_EXCEPTION_HOOK=1``.
 
 Each warning is shown once: as a :class:`SmrnbEnvironmentWarning` when the warning filters let it
 through, else printed to the cell's stderr (visible whatever the filters). A cell that restores a
@@ -37,9 +38,8 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from smrnb._errors import SmrnbError, SmrnbTypeError
+from smrnb._errors import SmrnbError, SmrnbTypeError, SmrnbValueError
 from smrnb.doctor import diagnose, explain
-from smrnb.doctor._evidence import cap_text
 from smrnb.doctor._fixes import snippets_text, write_kernelspec
 from smrnb.doctor._ldso import (
     change_effect,
@@ -195,11 +195,30 @@ class _State:
 _STATE: dict[int, _State] = {}
 
 
+def error_text(etype: type, value: BaseException) -> str:
+    """The text of an exception as the hook reads it (and ``--explain-last`` explains): ``Type: message``,
+    with the messages of the exceptions it was raised from or during (``raise ... from``)."""
+    parts = [f"{getattr(etype, '__name__', 'Exception')}: {value}"]
+    seen = {id(value)}
+    cur = getattr(value, "__cause__", None) or getattr(value, "__context__", None)
+    while cur is not None and id(cur) not in seen and len(parts) < 5:  # the errors it was raised from, first
+        seen.add(id(cur))
+        parts.append(f"{type(cur).__name__}: {cur}")
+        cur = cur.__cause__ or cur.__context__
+    return "\n".join(reversed(parts))
+
+
+#: the text of the last exception the hook saw, per shell (what ``%smr_doctor --explain-last`` explains)
+_LAST_ERROR: dict[int, str] = {}
+
+
 def _exception_handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None) -> Any:
     """IPython custom exception handler: the normal traceback, then a one-line diagnosis."""
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
     try:
-        line = diagnosis_line(_redacted_last_line(f"{etype.__name__}: {value}"))
+        text = error_text(etype, value)
+        _LAST_ERROR[id(shell)] = text
+        line = diagnosis_line(_redacted_last_line(text))
     except Exception:  # the hook must never hide the user's traceback
         line = None
     if line:
@@ -222,17 +241,25 @@ def _redacted(text: str) -> str:
         return "smrnb: (message withheld: it could not be checked for secrets)"
 
 
-def diagnosis_line(text: str) -> str | None:
-    """One line for a traceback whose text matches a known signature, else None."""
-    from smrnb.doctor._explain import explain_text  # the error signatures: loaded at the first traceback
+#: the command the hook's line suggests: it explains the same error text in full, as printed
+EXPLAIN_LAST = "%smr_doctor --explain-last"
 
-    text = cap_text(text)  # a 1 MB message costs what its head and tail cost
-    found = explain_text(text)
-    if not found:
+
+def diagnosis_line(text: str) -> str | None:
+    """One line for an error whose text explain recognises (its first finding: the same code and title as
+    ``smrnb.explain(text)``), else None: the hook says nothing about what it does not know."""
+    from smrnb.doctor._explain import (
+        explain_result,  # the readers and the rules: loaded at the first traceback
+    )
+
+    res = explain_result(text)  # capped and normalised there: a 1 MB message costs what its head and tail cost
+    if not res.recognised:
         return None
-    f = found[0]
-    last = text.strip().rsplit("\n", 1)[-1][:80].replace('"', "'")
-    return f"smrnb doctor: [{f.code}] {f.title}. Details and fix: %smr_doctor --explain \"{last}\""
+    f = res.findings[0]
+    others = [g.code for g in res.findings[1:3] if any(e.startswith("another reading") for e in g.evidence)]
+    alt = (f" (or [{'] or ['.join(others)}]: the text alone cannot tell; this machine's facts decide)"
+           if others else "")
+    return f"smrnb doctor: [{f.code}] {f.title}{alt}. Details and fix: {EXPLAIN_LAST}"
 
 
 def _set_hook(ip: Any, on: bool) -> None:
@@ -263,11 +290,17 @@ def _make_magics_class() -> type:
                                   help=f"only this layer (repeatable): {', '.join(LAYERS)}")
         @magic_arguments.argument("--extension", action="append", default=None,
                                   help="also inspect this compiled extension .so (repeatable)")
+        @magic_arguments.argument("--package", action="append", default=None,
+                                  help="also inspect the compiled modules of this installed distribution (repeatable)")
         @magic_arguments.argument("--import-check", action="store_true",
                                   help="import kaolin in a subprocess (slow)")
         @magic_arguments.argument("--timeout", type=float, default=None, help="seconds per external command")
         @magic_arguments.argument("--explain", nargs="+", default=None, metavar="TEXT",
                                   help="explain this error text instead of a full check")
+        @magic_arguments.argument("--explain-last", action="store_true",
+                                  help="explain the last error raised in this kernel (what the hook's line named)")
+        @magic_arguments.argument("--offline", action="store_true",
+                                  help="with --explain / --explain-last: the text alone, not this machine's facts")
         @magic_arguments.argument("--fix", choices=("kernelspec", "snippets"), default=None,
                                   help="write / print a fix")
         @magic_arguments.argument("--dry-run", action="store_true", help="with --fix kernelspec: only show it")
@@ -294,21 +327,33 @@ def _make_magics_class() -> type:
                 raise UsageError("--dry-run, --force and --name go with --fix kernelspec")
             if args.hook and args.no_hook:
                 raise UsageError("--hook and --no-hook are exclusive")
+            if args.explain and args.explain_last:
+                raise UsageError("--explain and --explain-last are exclusive")
             if args.no_hook or args.hook:
                 _set_hook(self.shell, on=bool(args.hook))
                 print(f"smrnb: exception hook {'on' if args.hook else 'off'}")
-                if not (args.explain or args.fix or args.layer or args.json or args.markdown):
+                if not (args.explain or args.explain_last or args.fix or args.layer or args.json or args.markdown):
                     return None
             fmt = "json" if args.json else "markdown" if args.markdown else "html"
             timeout = args.timeout if args.timeout is not None else 5.0
             try:
                 if args.fix:
                     return _run_fix(args, timeout)
-                if args.explain:
-                    report = explain(" ".join(args.explain), live=True, layers=args.layer, timeout=timeout)
+                if args.explain_last:
+                    last = last_error(self.shell)
+                    if last is None:
+                        print("smrnb: no error was raised in this kernel since %load_ext smrnb (or the hook is off)")
+                        return None
+                    report = explain(last, live=not args.offline, layers=args.layer, timeout=timeout)
+                elif args.explain:
+                    report = explain(" ".join(args.explain), live=not args.offline, layers=args.layer,
+                                     timeout=timeout)
                 else:
-                    report = diagnose(layers=args.layer, extension_paths=args.extension or (),
-                                      import_check=args.import_check, timeout=timeout)
+                    try:
+                        report = diagnose(layers=args.layer, extension_paths=args.extension or (),
+                                          packages=args.package or (), import_check=args.import_check, timeout=timeout)
+                    except SmrnbValueError as exc:  # an unknown package name: the user's argument
+                        raise UsageError(str(exc)) from None
             except UsageError:
                 raise
             except Exception as exc:  # the doctor never raises from a magic
@@ -328,11 +373,17 @@ def _make_magics_class() -> type:
             except Exception as exc:  # never raise from a magic
                 print(_redacted(f"smrnb explain failed: {type(exc).__name__}: {exc}"), file=sys.stderr)
                 return None
-            if not report.meta.get("matched"):
-                print("smrnb: no known error signature in the text; %smr_doctor runs a full check.")
             return report.as_format("json" if args.json else "html")
 
     return DoctorMagics
+
+
+def last_error(shell: Any) -> str | None:
+    """The text of the last exception raised in ``shell``: what the hook saw, else IPython's ``sys.last_value``."""
+    text = _LAST_ERROR.get(id(shell))
+    if text is None and getattr(sys, "last_value", None) is not None:
+        text = error_text(type(sys.last_value), sys.last_value)
+    return text
 
 
 def _run_fix(args: Any, timeout: float) -> Any:

@@ -251,6 +251,10 @@ class Finding:
     title: str
     evidence: tuple[str, ...] = ()
     fix: Fix | None = None
+    #: how decisive the facts behind it are (lower first): explain orders a text's findings by it
+    rank: int = field(default=50, compare=False)
+    #: where its facts came from: ``"text"`` (a pasted error), ``"machine"`` (probed live), or both
+    sources: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if self.layer not in LAYERS:
@@ -262,6 +266,8 @@ class Finding:
         d = dataclasses.asdict(self)
         d["evidence"] = list(self.evidence)
         d["fix"] = self.fix.to_dict() if self.fix else None
+        d.pop("rank", None)
+        d["sources"] = list(self.sources)
         return d
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
-import os
+from typing import Any
 
 
 @functools.lru_cache(maxsize=1)
@@ -36,16 +36,11 @@ def owning_distribution(path: str) -> str | None:
     return owners[0] if owners else top
 
 
-def reinstall_command(path: str, *, rebuild: bool = True) -> str:
-    """The command that puts a fresh build of the package owning ``path`` in place: ``pip install
-    --no-build-isolation --no-cache-dir --force-reinstall NAME`` (``rebuild``: compiled against the torch
-    installed now) or a plain ``--force-reinstall`` of NAME; for a file of no installed package, the
-    same run in its source folder (``.``)."""
-    flags = "--no-build-isolation --no-cache-dir --force-reinstall" if rebuild else "--no-cache-dir --force-reinstall"
-    name = owning_distribution(path)
-    if name is None:
-        return (f"pip install {flags} .   # in the source folder {os.path.dirname(str(path)) or '.'} was built from")
-    return f"pip install {flags} {name}   # the package that installed {os.path.basename(str(path))}"
+def package_name(path: Any, placeholder: str) -> str:
+    """The pip name of the package owning ``path`` (:func:`owning_distribution`), else ``placeholder`` (a
+    text read without a path, a file outside site-packages)."""
+    name = owning_distribution(str(path)) if path else None
+    return name or placeholder
 
 
-__all__ = ["owning_distribution", "reinstall_command"]
+__all__ = ["owning_distribution", "package_name"]

@@ -72,14 +72,24 @@ def _empty_words(status: str, reason: str) -> str:
     return "nothing to report"
 
 
-def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
+def _finding_from_dict(d: Mapping[str, Any], rank: int = 50) -> Finding:
     fix = d.get("fix")
     fx = Fix(fix.get("why", ""), tuple(fix.get("commands", ())), tuple(fix.get("docs", ()))) if fix else None
-    return Finding(d["code"], d["layer"], d["severity"], d["title"], tuple(d.get("evidence", ())), fx)
+    return Finding(d["code"], d["layer"], d["severity"], d["title"], tuple(d.get("evidence", ())), fx, rank=rank,
+                   sources=tuple(d.get("sources") or ()))
 
 
 def _sanitize_finding(f: Finding, secrets: list[str]) -> Finding:
-    return _finding_from_dict(_sanitize(f.to_dict(), secrets))
+    return _finding_from_dict(_sanitize(f.to_dict(), secrets), f.rank)
+
+
+#: what an explain report that recognised nothing suggests, in this order
+NEXT_STEPS = (
+    "smr-doctor                 # the live check of this machine, layer by layer (in a notebook: %smr_doctor)",
+    "smr-doctor --import-check  # also imports torch and kaolin (their own errors and GPU archs)",
+    "smr-doctor explain --markdown < error.txt   # a redacted report to paste into a bug report "
+    "(in a notebook: %smr_doctor --markdown --explain-last)",
+)
 
 
 class Report:
@@ -114,9 +124,10 @@ class Report:
             if not isinstance(f, Finding):
                 raise SmrnbTypeError(f"findings[{i}] must be a smrnb.doctor Finding, got {type(f).__name__}")
         fs = [_sanitize_finding(f, secrets) for f in findings]
-        fs.sort(key=lambda f: (order.get(f.layer, 99), sev.get(f.severity, 9)))
-        self.findings: list[Finding] = fs
         self.meta: dict[str, Any] = _sanitize(dict(meta or {}), secrets)
+        if not self.meta.get("ranked"):  # explain's findings keep their rank order (most likely first)
+            fs.sort(key=lambda f: (order.get(f.layer, 99), sev.get(f.severity, 9)))
+        self.findings: list[Finding] = fs
         self.meta.setdefault("layers", [ly for ly in LAYERS if ly in self.facts or any(f.layer == ly for f in fs)])
         self._format = "html"
 
@@ -135,7 +146,15 @@ class Report:
         return [f for f in self.findings if f.severity == "warning"]
 
     @property
+    def recognised(self) -> bool:
+        """False for an explain report whose text showed no known cause (not an all-clear)."""
+        return self.meta.get("recognised", True) is not False
+
+    @property
     def exit_code(self) -> int:
+        """0 no errors, 1 errors found, 3 an explained text that was not recognised."""
+        if not self.recognised:
+            return 3
         return 1 if self.errors else 0
 
     @property
@@ -149,6 +168,9 @@ class Report:
         """``1 error(s), 0 warning(s), 2 note(s); 5 of 8 layers ok, 1 not present``: the findings by severity,
         then the layers by :meth:`layer_label` (a layer is ok when it was looked at and has no error or
         warning; a count of "ok" findings would read as nothing being fine on a machine without a GPU)."""
+        if not self.recognised:
+            return ("NOT RECOGNISED: no known cause in this text (this is not an all-clear; the next steps say "
+                    "how to find out more)")
         n = {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
         head = f"{n['error']} error(s), {n['warning']} warning(s), {n['info']} note(s)"
         states = [self._layer_state(layer) for layer in self.layers()]
@@ -186,6 +208,25 @@ class Report:
             parts.append("ok")
         return "; ".join(parts)
 
+    def _likely(self) -> list[Finding]:
+        """An explain report's text findings in rank order (the first is the most likely cause)."""
+        n = int(self.meta.get("matched") or 0)
+        return self.findings[:n] if self.meta.get("ranked") else []
+
+    def _head_lines(self) -> list[str]:
+        """The lines under the summary of an explain report: the likely causes, or what was read and the
+        next steps when nothing was recognised."""
+        if not self.recognised:
+            read = [str(x) for x in self.meta.get("read") or []]
+            return (["what the text shows:"] + [f"  - {x}" for x in read] if read else
+                    ["what the text shows: no versions, paths, libraries, symbols or error codes the doctor reads"]) + \
+                ["next steps:"] + [f"  $ {c}" for c in NEXT_STEPS]
+        likely = self._likely()
+        out = []
+        for i, f in enumerate(likely[:3]):
+            out.append(f"{'most likely' if i == 0 else 'or'}: [{f.code}] {f.title}")
+        return out
+
     def as_format(self, fmt: str) -> Report:
         """A copy that a notebook displays as ``fmt`` ("html", "json", "markdown", "text")."""
         if fmt not in ("html", "json", "markdown", "text"):
@@ -206,13 +247,18 @@ class Report:
 
     # ------------------------------------------------------------------ renderings
     def to_dict(self) -> dict[str, Any]:
-        return _sanitize({
+        d: dict[str, Any] = {
             "summary": {"errors": len(self.errors), "warnings": len(self.warnings),
                         "exit_code": self.exit_code, "text": self.summary()},
             "meta": self.meta,
             "findings": [f.to_dict() for f in self.findings],
             "facts": self.facts,
-        }, self._secrets)
+        }
+        if "recognised" in self.meta:  # an explain report: whether the text showed a known cause
+            d["summary"]["recognised"] = self.recognised
+            d["recognised"] = self.recognised
+            d["next_steps"] = [] if self.recognised else list(NEXT_STEPS)
+        return _sanitize(d, self._secrets)
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text: ``summary``, ``meta``, ``findings`` (list of dicts), ``facts``."""
@@ -227,6 +273,7 @@ class Report:
         """Plain text, one ✅/❌/⚠️/ℹ️ line per finding (like ``conda doctor``), grouped by layer; the
         head names torch's version and build (CPU / CUDA x.y) and the nvcc in use."""
         lines = ["smrnb doctor: " + self.summary()]
+        lines += self._head_lines()
         lines += [f"  {k}: {v}" for k, v in self.environment().items()]
         lines.append("")
         for layer in self.layers():
@@ -263,6 +310,9 @@ class Report:
     def to_markdown(self, redact: bool = True) -> str:
         """Markdown for a bug report. ``redact`` hides home directory, user name and host name."""
         out = ["### smrnb doctor report", "", f"**{self.summary()}**", ""]
+        head = self._head_lines()
+        if head:
+            out += [("- " + ln.strip().lstrip("-$ ").strip()) if ln.startswith("  ") else ln for ln in head] + [""]
         env = self.environment()
         if env:
             out += [f"- {k}: `{v}`" for k, v in env.items()] + [""]
@@ -369,8 +419,13 @@ def render_html(report: Report) -> str:
     """The notebook rendering: a header, then one section per layer with its findings."""
     n_err, n_warn = len(report.errors), len(report.warnings)
     head_color = COLORS["error"] if n_err else COLORS["warning"] if n_warn else COLORS["ok"]
+    if not report.recognised:
+        head_color = COLORS["warning"]
     parts = [_CSS, '<div class="smrnb-doctor">',
              f'<h4 style="color:{head_color}">smrnb doctor: {_e(report.summary())}</h4>']
+    head = report._head_lines()
+    if head:
+        parts.append("<div class='smrnb-head'>" + "<br>".join(_e(ln) for ln in head) + "</div>")
     env = report.environment()
     if env:
         parts.append("<div class='smrnb-muted'>" + " · ".join(f"{_e(k)} {_e(v)}" for k, v in env.items()) + "</div>")

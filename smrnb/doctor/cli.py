@@ -10,8 +10,10 @@ Commands::
     smr-doctor codes [--write]          print CODES.md (every finding code), or write it beside the code
 
 Options (any position): ``--json``, ``--markdown``, ``--layer L`` (repeatable), ``--extension PATH``
-(repeatable), ``--import-check``, ``--timeout S``.
-Exit status: 0 no errors found, 1 errors found (or a fix failed), 2 usage error.
+(repeatable), ``--package NAME`` (repeatable: the compiled modules of an installed distribution),
+``--import-check``, ``--timeout S``.
+Exit status: 0 no errors found, 1 errors found (or a fix failed), 2 usage error, 3 ``explain``: the text was
+not recognised (no known cause in it; not an all-clear).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from smrnb._errors import SmrnbError
+from smrnb._errors import SmrnbError, SmrnbValueError
 from smrnb.doctor import diagnose, explain
 from smrnb.doctor._cluster import diagnose_cluster
 from smrnb.doctor._codes import CODES_PATH, codes_markdown
@@ -55,6 +57,9 @@ def _common(defaults: bool) -> argparse.ArgumentParser:
                    help=f"check only this layer (repeatable): {', '.join(LAYERS)}")
     p.add_argument("--extension", action="append", default=d(None), metavar="PATH",
                    help="also inspect this compiled extension (.so) in the loader and ABI layers (repeatable)")
+    p.add_argument("--package", action="append", default=d(None), metavar="NAME",
+                   help="also inspect the compiled modules (.so) of this installed distribution (pytorch3d, flash_attn, "
+                        "torch_scatter, ...) in the loader and ABI layers (repeatable)")
     p.add_argument("--import-check", action="store_true", default=d(False),
                    help="also import torch and kaolin in subprocesses (slow: ~10 s on a GPU machine); runs after "
                         "the other layers, with its own budget of 60 s")
@@ -68,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="smr-doctor", parents=[_common(True)],
         description="Diagnose the CUDA / PyTorch / kaolin / Jupyter environment and print fixes.",
-        epilog="Exit status: 0 no errors, 1 errors found, 2 usage error.")
+        epilog="Exit status: 0 no errors, 1 errors found, 2 usage error, 3 explain: the text was not recognised "
+               "(no known cause; not an all-clear).")
     sub = parser.add_subparsers(dest="command", metavar="{check,explain,fix,codes,cluster}")
     sub.add_parser("check", parents=[_common(False)], help="check this environment (default)")
     ex = sub.add_parser("explain", parents=[_common(False)], help="explain a pasted error text")
@@ -138,8 +144,11 @@ def _main(argv: Sequence[str] | None) -> int:
     if cmd == "cluster":
         return _cluster(args)
     if cmd == "check":
-        report = diagnose(layers=args.layer, extension_paths=args.extension or (),
-                          import_check=args.import_check, timeout=args.timeout)
+        try:
+            report = diagnose(layers=args.layer, extension_paths=args.extension or (), packages=args.package or (),
+                              import_check=args.import_check, timeout=args.timeout)
+        except SmrnbValueError as exc:
+            parser.error(str(exc))
         return _emit(report, args)
     if cmd == "explain":
         text = " ".join(args.text)
@@ -148,9 +157,6 @@ def _main(argv: Sequence[str] | None) -> int:
         if not text.strip():
             parser.error("explain needs an error text (argument, or on stdin)")
         report = explain(text, live=not args.offline, layers=args.layer, timeout=args.timeout)
-        if not report.meta.get("matched") and not args.json:
-            print("smr-doctor: no known error signature in the text; run `smr-doctor` for a full check.",
-                  file=sys.stderr)
         return _emit(report, args)
     # fix
     report = diagnose(layers=["torch", "toolkit", "jupyter", "context"], timeout=args.timeout)

@@ -1,5 +1,8 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""Mesh files: GLB (textured, Y-up, WebGL-ready), OBJ + MTL + PNG, PLY with colors; through trimesh.
+"""Mesh files: GLB (textured, Y-up, sized for the web), OBJ + MTL + PNG, PLY with colors.
+
+GLB is written by :mod:`smrnb.geometry._glb` (quantised positions, 16-bit indices, a JPEG texture at
+>= 40 dB PSNR against the lossless one by default, PNG on request); OBJ and PLY through trimesh.
 
 smrnb meshes handed to exporters are in the OpenGL frame (y up), which is glTF's frame, so GLB
 files open upright in three.js without a transform. A mesh in the OpenCV frame is converted
@@ -13,6 +16,7 @@ several uvs (seams). Reading back gives the same triangles at the same positions
 from __future__ import annotations
 
 import os
+import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +25,7 @@ import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._files import as_path, atomic_write, check_writable
+from smrnb.geometry._glb import QUANTIZE, TEXTURE_FORMATS, TextureInfo, needs_own_reader, read_glb, write_glb
 from smrnb.geometry._guards import check_index_range, resolve_device, same_device
 from smrnb.geometry._mesh import Mesh
 
@@ -39,6 +44,9 @@ class ExportReport:
     textured: bool
     converted_from_opencv: bool
     replaced: tuple[str, ...] = ()  # files that existed before and were replaced (atomically)
+    bytes: int = 0  # size of the main file
+    quantized: str = "none"  # GLB: "all" (positions and uvs as 16-bit integers), "positions" or "none"
+    texture: TextureInfo | None = None  # GLB: how the texture was encoded (format, size, PSNR)
 
 
 def split_seams(mesh: Mesh) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
@@ -57,6 +65,36 @@ def split_seams(mesh: Mesh) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, 
     nuv = uvs[uniq[:, 1]]
     ncol = None if colors is None else colors[uniq[:, 0]]
     return nv, inv.reshape(-1, 3), nuv, ncol
+
+
+def _split_seams_device(mesh: Mesh) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+    """:func:`split_seams` on the mesh's own device (one ``torch.unique`` over (vertex, uv) keys; sorted
+    by vertex, so neighbouring vertices stay close in the file)."""
+    v, f = mesh.vertices, mesh.faces.long()
+    colors = mesh.vertex_colors
+    if mesh.uvs is None:
+        return v, f, None, colors
+    nuv = mesh.uvs.shape[0]
+    fuv = mesh.face_uvs_idx.long() if mesh.face_uvs_idx is not None else f
+    uniq, inv = torch.unique(f.reshape(-1) * nuv + fuv.reshape(-1), return_inverse=True)
+    vid = torch.div(uniq, nuv, rounding_mode="floor")
+    return (v.index_select(0, vid), inv.view(-1, 3), mesh.uvs.index_select(0, uniq - vid * nuv),
+            None if colors is None else colors.index_select(0, vid))
+
+
+def _glb(mesh: Mesh, name: str, quantize: str, texture_format: str, min_psnr: float
+         ) -> tuple[bytes, int, int, bool, bool, TextureInfo | None]:
+    v, f, uv, colors = _split_seams_device(mesh)
+    v = v.detach().double()
+    converted = mesh.frame == "opencv"
+    if converted:
+        v = v * torch.tensor([1.0, -1.0, -1.0], dtype=v.dtype, device=v.device)
+    textured = uv is not None and mesh.texture is not None
+    data, info = write_glb(v.cpu().numpy(), f.cpu().numpy(), None if uv is None else uv.detach().cpu().numpy(),
+                           None if colors is None else colors.detach().float().cpu().numpy(),
+                           mesh.texture if textured else None, name=name, quantize=quantize,
+                           texture_format=texture_format, min_psnr=min_psnr)
+    return data, int(v.shape[0]), int(f.shape[0]), textured, converted, info
 
 
 def _to_trimesh(mesh: Mesh, name: str = "smrnb"):
@@ -84,7 +122,8 @@ def _to_trimesh(mesh: Mesh, name: str = "smrnb"):
     return tm, textured, converted
 
 
-def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None) -> ExportReport:
+def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None, *, texture_format: str = "jpeg",
+                quantize: str | bool = "all", min_psnr: float = 40.0) -> ExportReport:
     """Write ``mesh`` to ``path`` as GLB, OBJ (+ MTL + PNG when textured) or PLY (with vertex colors).
 
     Parameters
@@ -95,6 +134,17 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None) 
         The file to write; its suffix picks the format unless ``format`` is given. Parent folders
         are created. For OBJ, ``name.mtl`` and ``name.png`` are written beside it when textured.
     format : "glb", "obj" or "ply", optional
+    texture_format : "jpeg" or "png"
+        GLB only: the texture as JPEG (default; the coarsest quantisation whose PSNR against the lossless
+        texture is >= ``min_psnr`` over the texels the mesh shows) or PNG (lossless).
+    quantize : "all", "positions" or "none" (True = "all", False = "none")
+        GLB only: "all" writes positions as 16-bit integers over the bounding box (step = extent /
+        65535) and texture coordinates as 16-bit normalised integers (KHR_mesh_quantization: three.js,
+        Blender, the Khronos validator and :func:`load_mesh` read them; trimesh reads the positions but
+        not normalised texture coordinates); "positions" keeps float32 texture coordinates (about 8 bytes
+        more per vertex); "none" writes float32 only and needs no extension.
+    min_psnr : float
+        GLB with a JPEG texture: the least PSNR in dB against the lossless texture.
 
     Returns
     -------
@@ -109,14 +159,27 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None) 
     if fmt not in FORMATS:
         raise SmrnbValueError(f"format must be one of {', '.join(FORMATS)} (from the path suffix or format=), "
                               f"got {fmt[:20]!r} for {str(path)[:200]!r}")
+    if not isinstance(texture_format, str) or texture_format.lower() not in TEXTURE_FORMATS:
+        raise SmrnbValueError(f"texture_format must be one of {', '.join(TEXTURE_FORMATS)}, got {texture_format!r}")
+    quantize = {True: "all", False: "none"}.get(quantize, quantize) if isinstance(quantize, bool) else quantize
+    if not isinstance(quantize, str) or quantize not in QUANTIZE:
+        raise SmrnbValueError(f"quantize must be one of {', '.join(QUANTIZE)} (or True/False), got {quantize!r}")
+    if isinstance(min_psnr, bool) or not isinstance(min_psnr, (int, float)) or not 20.0 <= float(min_psnr) <= 60.0:
+        raise SmrnbValueError(f"min_psnr must be a number of dB in [20, 60], got {min_psnr!r}")
     check_mesh_for_export(mesh)
     check_writable(path, "path")
-    tm, textured, converted = _to_trimesh(mesh, name=path.stem)
     files = [str(path)]
     replaced: list[str] = []
     if fmt == "glb":
-        blobs = [(path, tm.export(file_type="glb"))]
-    elif fmt == "ply":
+        # names inside the file do not depend on its path: the same mesh gives the same bytes anywhere
+        data, nv, nf, textured, converted, info = _glb(mesh, "mesh", quantize, texture_format.lower(),
+                                                       float(min_psnr))
+        if atomic_write(path, data, "path"):
+            replaced.append(str(path))
+        return ExportReport(str(path), fmt, tuple(files), nv, nf, textured, converted, tuple(replaced), len(data),
+                            quantize, info)
+    tm, textured, converted = _to_trimesh(mesh, name=path.stem)
+    if fmt == "ply":
         blobs = [(path, tm.export(file_type="ply", encoding="binary"))]
     else:
         import trimesh.exchange.obj as objx
@@ -134,7 +197,7 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None) 
         if atomic_write(out, blob, "path"):
             replaced.append(str(out))
     return ExportReport(str(path), fmt, tuple(files), len(tm.vertices), len(tm.faces), textured, converted,
-                        tuple(replaced))
+                        tuple(replaced), os.path.getsize(path))
 
 
 def check_mesh_for_export(mesh: Mesh) -> None:
@@ -156,6 +219,34 @@ def check_mesh_for_export(mesh: Mesh) -> None:
                                   f"got {mesh.uvs.shape[0]}")
 
 
+def _load_quantized_glb(path, dev: torch.device) -> Mesh | None:
+    """A GLB with normalised integer texture coordinates (what ``export_mesh`` writes by default), read by
+    :func:`smrnb.geometry._glb.read_glb` (trimesh reads those as raw integers); None for other files."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SmrnbValueError(f"path {str(path)[:200]!r} could not be read: {exc}") from None
+    if not needs_own_reader(data):
+        return None
+    try:
+        r = read_glb(data)
+    except (ValueError, KeyError, IndexError, TypeError, struct.error) as exc:
+        raise SmrnbValueError(f"path {str(path)!r} could not be read as a mesh: {type(exc).__name__}: "
+                              f"{str(exc)[:300]}") from None
+    v = torch.as_tensor(r["vertices"], dtype=torch.float32)
+    f = torch.as_tensor(r["faces"], dtype=torch.int64)
+    check_index_range(f, v.shape[0], f"faces of {str(path)[:200]!r}", "its vertices")
+    kw: dict[str, Any] = {}
+    if "uvs" in r:
+        kw["uvs"] = torch.as_tensor(r["uvs"], dtype=torch.float32)
+        kw["face_uvs_idx"] = f.clone()
+        if "texture" in r:
+            kw["texture"] = torch.as_tensor(np.asarray(r["texture"].convert("RGB"), dtype=np.float32) / 255.0)
+    elif "colors" in r:
+        kw["vertex_colors"] = torch.as_tensor(r["colors"], dtype=torch.float32)
+    return Mesh(v, f, frame="opengl", **kw).to(dev)
+
+
 def load_mesh(path: str | os.PathLike, device: Any = "cpu") -> Mesh:
     """Read a mesh file (GLB/GLTF, OBJ, PLY, STL, OFF) into a :class:`Mesh` without merging vertices.
 
@@ -171,6 +262,10 @@ def load_mesh(path: str | os.PathLike, device: Any = "cpu") -> Mesh:
         raise SmrnbValueError(f"path must be a mesh file, got the folder {str(path)[:200]!r}")
     if not path.is_file():
         raise SmrnbValueError(f"path must be an existing mesh file, got {str(path)[:200]!r} (not found)")
+    if path.suffix.lower() == ".glb":
+        mesh = _load_quantized_glb(path, dev)
+        if mesh is not None:
+            return mesh
     try:
         loaded = trimesh.load(str(path), process=False, maintain_order=True)
     except Exception as exc:  # trimesh raises many types on bad files

@@ -100,18 +100,33 @@ def _mesh_arrays(mesh: Any, name: str = "mesh") -> tuple[np.ndarray, np.ndarray]
     return v, f
 
 
+def _vertex_components(a: np.ndarray, b: np.ndarray, n_vertices: int) -> np.ndarray:
+    """A component label per vertex of the graph with edges ``a[i] - b[i]``: the smallest vertex index of
+    its component. Min-label hooking with pointer jumping (numpy; rounds grow with the log of the
+    components' diameters), so no sparse-graph library is imported for it."""
+    lab = np.arange(n_vertices, dtype=np.int64)
+    while True:
+        la, lb = lab[a], lab[b]
+        lo, hi = np.minimum(la, lb), np.maximum(la, lb)
+        moved = lo != hi
+        if not moved.any():
+            return lab
+        np.minimum.at(lab, hi[moved], lo[moved])  # hook each root onto the smaller label it meets
+        while True:  # pointer jumping: every vertex straight to its root
+            nxt = lab[lab]
+            if np.array_equal(nxt, lab):
+                break
+            lab = nxt
+
+
 def _components(faces: np.ndarray, n_vertices: int) -> np.ndarray:
     """Connected-component label per face, ``0 .. C-1`` (faces sharing a vertex are connected)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     if len(faces) == 0:
         return np.zeros(0, dtype=np.int64)
     # two edges per face connect its three corners; components of vertices, read at each face's first corner
-    rows = np.concatenate([faces[:, 0], faces[:, 1]])
-    cols = np.concatenate([faces[:, 1], faces[:, 2]])
-    g = coo_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n_vertices, n_vertices))
-    _, vlabels = connected_components(g, directed=False)
+    vlabels = _vertex_components(np.concatenate([faces[:, 0], faces[:, 1]]),
+                                 np.concatenate([faces[:, 1], faces[:, 2]]), n_vertices)
+    _, vlabels = np.unique(vlabels, return_inverse=True)
     flabels = vlabels[faces[:, 0]]
     present = np.zeros(int(vlabels.max()) + 1, dtype=bool)
     present[flabels] = True  # vertices used by no face are components of their own: number only the others

@@ -148,22 +148,32 @@ def _bilinear(img: torch.Tensor, u: torch.Tensor, v: torch.Tensor, valid: Any = 
     return out / wsum.clamp_min(1e-12)[:, None]
 
 
+def _near(mask: torch.Tensor, radius: int) -> torch.Tensor:
+    """Texels within Euclidean distance ``radius`` of a ``mask`` texel (a dilation by a disc, on the
+    mask's device): the same set as ``distance_transform_edt(~mask) <= radius``."""
+    r = torch.arange(-radius, radius + 1, device=mask.device)
+    disc = ((r[:, None] ** 2 + r[None, :] ** 2) <= radius * radius).to(torch.float32)
+    hit = torch.nn.functional.conv2d(mask.to(torch.float32)[None, None], disc[None, None], padding=radius)
+    return hit[0, 0] > 0.5
+
+
 def _fill(tex: torch.Tensor, filled: torch.Tensor, inside: torch.Tensor, dilate: int) -> torch.Tensor:
     """Give every unfilled texel inside a chart, and every texel within ``dilate`` texels of a chart,
-    the colour of its nearest filled texel (Euclidean distance transform, scipy, on the CPU)."""
+    the colour of its nearest filled texel. Which texels: on the texture's device (a disc dilation);
+    their nearest filled texel: scipy's exact Euclidean distance transform on the CPU (one pass over the
+    mask, the same choice on every device, so CPU and CUDA bakes agree)."""
     from scipy.ndimage import distance_transform_edt
 
-    f = filled.cpu().numpy()
-    ins = inside.cpu().numpy()
-    _, (iy, ix) = distance_transform_edt(~f, return_indices=True)
-    target = ~f & ins
+    target = ~filled & inside
     if dilate > 0:
-        target |= ~f & (distance_transform_edt(~ins) <= dilate)
-    ty, tx = target.nonzero()
+        target |= ~filled & _near(inside, dilate)
+    dst = torch.nonzero(target.view(-1)).flatten()
     out = tex.clone()
-    if len(ty):
-        src = torch.as_tensor(iy[ty, tx] * f.shape[1] + ix[ty, tx], device=tex.device)
-        dst = torch.as_tensor(ty * f.shape[1] + tx, device=tex.device)
+    if dst.numel():
+        f = filled.cpu().numpy()
+        _, (iy, ix) = distance_transform_edt(~f, return_indices=True)
+        d = dst.cpu().numpy()
+        src = torch.as_tensor(iy.reshape(-1)[d] * f.shape[1] + ix.reshape(-1)[d]).to(tex.device, non_blocking=True)
         out.view(-1, tex.shape[2])[dst] = tex.view(-1, tex.shape[2])[src]
     return out
 

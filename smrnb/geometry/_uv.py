@@ -1,6 +1,7 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""UV unwrapping through xatlas (MIT), robust on non-manifold fusion meshes. Runs on the CPU;
-results are moved back to the caller's device.
+"""UV unwrapping through xatlas (MIT), robust on non-manifold fusion meshes. Runs on the CPU (there is
+no GPU chart segmentation and packing to call), in a warm helper process (:mod:`smrnb._native`: a
+crash or a hang there cannot take the caller down); results are moved back to the caller's device.
 
 How the tutorial's knobs map onto xatlas (honestly: xatlas has no "number of charts" target):
 
@@ -17,19 +18,13 @@ How the tutorial's knobs map onto xatlas (honestly: xatlas has no "number of cha
 from __future__ import annotations
 
 import math
-import os
-import pickle
-import select
-import signal
-import sys
-import tempfile
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
+from smrnb import _native
 from smrnb._errors import SmrnbValueError
 from smrnb.geometry._guards import check_index_range, same_device
 from smrnb.geometry._validate import (
@@ -98,115 +93,6 @@ def _stretch(v: np.ndarray, f: np.ndarray, uv: np.ndarray, fuv: np.ndarray) -> t
     return mean, float(L2.max())
 
 
-def _xatlas_job(vs: np.ndarray, fs: np.ndarray, opts: dict[str, Any]) -> dict[str, Any]:
-    """The xatlas calls (run by :func:`_run_native`, in a child process where fork exists)."""
-    import xatlas
-
-    co = xatlas.ChartOptions()
-    co.max_chart_area = opts["max_chart_area"]
-    co.normal_deviation_weight = opts["normal_deviation_weight"]
-    co.max_cost = opts["max_cost"]
-    padding, resolution = opts["padding"], opts["resolution"]
-    pad_texels = max(1, int(math.ceil(padding * resolution)))
-    for _ in range(3):  # the atlas side only approximates `resolution`: re-pack until the padding holds
-        atlas = xatlas.Atlas()
-        atlas.add_mesh(vs, fs)
-        po = xatlas.PackOptions()
-        po.padding = pad_texels
-        po.resolution = resolution
-        po.bilinear = True
-        atlas.generate(chart_options=co, pack_options=po)
-        W, H = atlas.width, atlas.height
-        if W <= 0 or H <= 0 or pad_texels / max(W, H) >= padding:
-            break
-        pad_texels = int(math.ceil(padding * max(W, H))) + 1
-    out: dict[str, Any] = {"W": int(W), "H": int(H), "pad_texels": int(pad_texels),
-                           "atlas_count": int(atlas.atlas_count), "chart_count": int(atlas.chart_count),
-                           "utilization": float(atlas.utilization), "vmap": np.zeros(0), "idx": np.zeros((0, 3)),
-                           "uvs": np.zeros((0, 2))}
-    if out["atlas_count"] == 1:
-        out["vmap"], out["idx"], out["uvs"] = (np.asarray(a) for a in atlas[0])
-    return out
-
-
-def _run_native(fn: Any, args: tuple, *, timeout: float | None, what: str) -> dict[str, Any]:
-    """``fn(*args)`` in a forked child: a native crash, a hang or Ctrl-C cannot take the caller down.
-
-    The child's C-level stdout/stderr go to a temporary file (xatlas prints ``ASSERT`` lines there);
-    their count comes back as ``native_warnings``. Where ``fork`` is missing (Windows) or
-    ``SMRNB_NO_FORK`` is set, ``fn`` runs in this process. Raises :class:`SmrnbValueError` when the
-    child crashes or runs past ``timeout`` seconds.
-    """
-    if not hasattr(os, "fork") or os.environ.get("SMRNB_NO_FORK", "").strip() not in ("", "0"):
-        return fn(*args)
-    rfd, wfd = os.pipe()
-    log = tempfile.TemporaryFile()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # child: never returns into the caller's code
-        code = 1
-        try:
-            os.close(rfd)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.dup2(log.fileno(), 1)
-            os.dup2(log.fileno(), 2)
-            try:
-                payload = ("ok", fn(*args))
-            except BaseException as exc:  # report it to the parent, do not unwind into its code
-                payload = ("error", f"{type(exc).__name__}: {str(exc)[:500]}")
-            data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(wfd, "wb") as fh:
-                fh.write(data)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(wfd)
-    chunks: list[bytes] = []
-    deadline = None if timeout is None else time.monotonic() + float(timeout)
-    status = None
-    try:
-        while True:
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([rfd], [], [], min(0.5, wait) if wait is not None else 0.5)
-            if ready:
-                b = os.read(rfd, 1 << 20)
-                if not b:
-                    break
-                chunks.append(b)
-            elif deadline is not None and time.monotonic() >= deadline:
-                raise SmrnbValueError(f"{what} ran past its time limit of {timeout:g} s and was stopped; simplify "
-                                      "the mesh first (simplify_mesh) or raise timeout")
-        _, status = os.waitpid(pid, 0)
-    except BaseException:  # timeout, Ctrl-C: stop the child, then let the error through
-        if status is None:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-        raise
-    finally:
-        os.close(rfd)
-        log.seek(0)
-        text = log.read(1 << 20).decode("utf-8", "replace")
-        log.close()
-    warnings_count = sum(1 for line in text.splitlines() if line.strip())
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        raise SmrnbValueError(f"{what} crashed in native code ({name}) on this input; check the mesh for "
-                              "degenerate or huge triangles (repair_non_manifold, simplify_mesh)")
-    if not chunks:
-        raise SmrnbValueError(f"{what} ended without a result (exit status {os.WEXITSTATUS(status)})")
-    kind, value = pickle.loads(b"".join(chunks))
-    if kind != "ok":
-        raise SmrnbValueError(f"{what} failed: {value}")
-    if isinstance(value, dict):
-        value["native_warnings"] = warnings_count
-    return value
-
-
 def auto_uv(vertices: Any, faces: Any, chart_num: int = 100, padding: float = 0.001, resolution: int = 1024,
             max_normal_deviation: float = 60.0, *, timeout: float | None = 600.0) -> UVResult:
     """Unwrap a triangle mesh into a UV atlas (the tutorial's signature).
@@ -224,8 +110,8 @@ def auto_uv(vertices: Any, faces: Any, chart_num: int = 100, padding: float = 0.
     max_normal_deviation : float
         Degrees; charts split where the normal turns more than about this.
     timeout : float or None
-        Seconds xatlas may run (in a child process, so a native crash, a hang or Ctrl-C stops it
-        cleanly); None waits forever.
+        Seconds xatlas may run (in smrnb's warm helper process, started without forking this one:
+        a native crash, a hang or Ctrl-C stops the helper, not the caller); None waits forever.
 
     Returns
     -------
@@ -275,8 +161,8 @@ def auto_uv(vertices: Any, faces: Any, chart_num: int = 100, padding: float = 0.
     opts = {"max_chart_area": area / chart_num, "normal_deviation_weight": 2.0,
             "max_cost": max(0.05, 2.0 * (1.0 - math.cos(math.radians(min(max_normal_deviation, 179.0))))),
             "padding": padding, "resolution": resolution}
-    res = _run_native(_xatlas_job, (vs.astype(np.float32), fn.astype(np.uint32), opts), timeout=timeout,
-                      what="auto_uv (xatlas)")
+    res = _native.call("smrnb._xatlas:unwrap", vs.astype(np.float32), fn.astype(np.uint32), opts,
+                       timeout=timeout, what="auto_uv (xatlas)")
     W, H, pad_texels = res["W"], res["H"], res["pad_texels"]
     if res["atlas_count"] != 1:
         raise SmrnbValueError(f"xatlas split the atlas into {res['atlas_count']} pages; lower chart_num (got "

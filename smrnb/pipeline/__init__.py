@@ -25,6 +25,7 @@ from smrnb.pipeline._config import (  # noqa: E402, F401
     validate_config,
 )
 from smrnb.pipeline._estimate import Estimate, NeedsConfirmation, estimate_step, needs_asking  # noqa: E402, F401
+from smrnb.pipeline._gpus import gpu_cluster  # noqa: E402
 from smrnb.pipeline._pipeline import Pipeline, Stage  # noqa: E402
 from smrnb.pipeline._records import StepResult, format_results  # noqa: E402
 from smrnb.pipeline._registry import KINDS, PARAM_KINDS, ParamSpec, Step, StepOutput, StepRegistry  # noqa: E402
@@ -57,6 +58,7 @@ __all__ = [
     "dump_config",
     "format_results",
     "get_step",
+    "gpu_cluster",
     "list_steps",
     "load_config",
     "validate_config",

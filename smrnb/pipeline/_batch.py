@@ -12,7 +12,9 @@ and the dashboard; this module adds what a reconstruction batch needs on top:
 * **re-runs skip** scans whose folder is complete and whose config (and smrnb version) did not change;
 * **a failed scan is reported** with its error and does not stop the others;
 * **GPU workers**: a scan on a CUDA device asks for one ``GPU`` worker resource, so a worker started
-  with ``--resources GPU=1`` per card runs one TSDF volume at a time per card;
+  with ``--resources GPU=1`` per card runs one TSDF volume at a time per card; ``gpus="all"`` starts
+  one worker per GPU of this machine, each pinned to its card (:mod:`smrnb.pipeline._gpus`), and a scan
+  whose card fails is sent to another card; each scan's record names the card that ran it;
 * **progress**: a tqdm bar in a terminal (and the dashboard link), and the summary table (per scan:
   status, frames, blocks, vertices, faces, seconds, error) written as ``DIR/summary.csv`` and
   ``DIR/summary.md`` at the end.
@@ -21,6 +23,7 @@ and the dashboard; this module adds what a reconstruction batch needs on top:
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -38,10 +41,11 @@ from smrnb._extras import MissingExtraError, message, missing
 from smrnb._files import atomic_write
 from smrnb._version import __version__
 from smrnb.pipeline._config import load_config
+from smrnb.pipeline._gpus import GpuRetry, ScanGpuError, gpu_cluster, gpu_fault, gpu_label, held_gpu
 from smrnb.pipeline._pipeline import Pipeline
 
 RECORD = "smrnb-scan.json"
-SUMMARY_COLUMNS = ("scan", "status", "frames", "blocks", "vertices", "faces", "heldout_frames",
+SUMMARY_COLUMNS = ("scan", "status", "gpu", "frames", "blocks", "vertices", "faces", "heldout_frames",
                    "heldout_median_mm", "heldout_coverage", "seconds", "outputs", "error")
 
 
@@ -59,12 +63,17 @@ class ScanResult:
     error: str | None = None
     #: the final mesh's depth error on the frames the source held out (``holdout: k``), else empty
     heldout: dict[str, Any] = field(default_factory=dict)
+    #: the card that ran the scan (``"1: NVIDIA H200"``), else empty; ``(held; ran on cpu)`` when the scan
+    #: held a GPU worker's card but its config ran it on the CPU
+    gpu: str = ""
+    #: the Dask worker that ran it
+    worker: str = ""
 
     def row(self) -> dict[str, Any]:
         h = self.heldout
         med = h.get("median_abs_error")
         cov = h.get("coverage")
-        return {"scan": self.scan, "status": self.status, "frames": self.counts.get("frames", ""),
+        return {"scan": self.scan, "status": self.status, "gpu": self.gpu, "frames": self.counts.get("frames", ""),
                 "blocks": self.counts.get("blocks", ""), "vertices": self.counts.get("vertices", ""),
                 "faces": self.counts.get("faces", ""), "heldout_frames": h.get("n_frames", ""),
                 "heldout_median_mm": "" if med is None or med != med else f"{1000 * med:.2f}",
@@ -153,22 +162,27 @@ def completed(folder: Path, key: str) -> dict[str, Any] | None:
     return rec if all((folder / o).exists() for o in rec.get("outputs", [])) else None
 
 
-def run_scan(config: str, name: str, output: str, key: str, device: str | None = None) -> dict[str, Any]:
+def run_scan(config: str, name: str, output: str, key: str, device: str | None = None,
+             gpus: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The task: run one config into ``output/name`` atomically; returns the scan's record.
 
     Runs on a Dask worker (or in this process). Raises on failure (Dask reports it); the partial
-    folder is removed then, and a killed worker leaves only a ``.partial`` folder behind.
+    folder is removed then, and a killed worker leaves only a ``.partial`` folder behind. A failure
+    of the GPU itself (:func:`gpu_fault`) is raised as :class:`ScanGpuError` naming the worker and card.
+    ``gpus``: the cluster's cards (:func:`gpu_cluster`'s ``smrnb_gpus``), else this node's are listed.
     """
     out_root = Path(output)
     final = out_root / name
     partial = out_root / f".{name}.partial-{uuid.uuid4().hex[:8]}"
     partial.mkdir(parents=True)
-    t0 = time.perf_counter()
+    t0, started = time.perf_counter(), time.time()
+    dev = None
     try:
         cfg = load_config(config)
         dev = device or cfg.get("device") or _worker_device()
         pipe = Pipeline(cfg["steps"], source=cfg.get("source"), device=dev, output_dir=partial)
         pipe.run()
+        card = _scan_gpu(dev, gpus)
         counts: dict[str, int] = {}
         for rec in pipe.records:
             for k, v in rec.counts_after.items():
@@ -181,6 +195,8 @@ def run_scan(config: str, name: str, output: str, key: str, device: str | None =
         record = {"scan": name, "config": config, "key": key, "status": "done", "counts": counts,
                   "heldout": heldout,
                   "seconds": time.perf_counter() - t0, "outputs": outputs, "device": str(dev or "cpu"),
+                  "gpu": card["label"], "gpu_card": card["row"], "worker": _worker_name(),
+                  "started": started, "finished": time.time(),
                   "steps": [r.to_dict() for r in pipe.records]}
         (partial / RECORD).write_text(json.dumps(record, indent=1, default=str))
         old = out_root / f".{name}.old-{uuid.uuid4().hex[:8]}"
@@ -189,9 +205,51 @@ def run_scan(config: str, name: str, output: str, key: str, device: str | None =
         os.replace(partial, final)
         shutil.rmtree(old, ignore_errors=True)
         return record
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(partial, ignore_errors=True)
-        raise
+        why = gpu_fault(exc) if isinstance(exc, Exception) else None
+        if why is None:
+            raise
+        card = _scan_gpu(dev, gpus)
+        raise ScanGpuError(f"{type(exc).__name__}: {exc}", _worker_address(), card["label"], why) from exc
+
+
+def _scan_gpu(dev: Any, table: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The card a scan used: torch's ``cuda:0`` when it ran on CUDA, else the card its worker is pinned to
+    (``label`` says it held it but ran on the CPU). Never raises: an unknown card is an empty label."""
+    on_cuda = str(dev or "").startswith("cuda")
+    try:
+        uuid = None
+        if on_cuda:
+            import torch
+
+            if torch.cuda.is_initialized():
+                uuid = str(getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "uuid", "") or "")
+        row = held_gpu(table, torch_uuid=uuid or None)
+    except Exception:  # an odd driver or binding: the scan's result matters more than its label
+        row = None
+    label = gpu_label(row)
+    if label and not on_cuda:
+        label += f" (held; ran on {dev or 'cpu'})"
+    return {"label": label, "row": row}
+
+
+def _worker_address() -> str | None:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except Exception:  # run in this process, not on a worker
+        return None
+
+
+def _worker_name() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().name)
+    except Exception:  # run in this process, not on a worker
+        return ""
 
 
 def _worker_device() -> str | None:
@@ -213,7 +271,7 @@ def _clean_partials(output: Path, names: Iterable[str]) -> None:
 
 def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, client: Any = None,
           local: int = 2, device: str | None = None, gpu: bool = False, retries: int = 1,
-          force: bool = False, progress: Any = True) -> BatchResult:
+          force: bool = False, progress: Any = True, gpus: Any = None) -> BatchResult:
     """Run every config as one task on a Dask cluster; see the module docstring.
 
     Parameters
@@ -228,6 +286,10 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
         ``"cpu"`` or ``"cuda"`` for every scan (default: the config's, else the worker's).
     gpu : bool
         Each scan asks for one ``GPU`` worker resource (workers started with ``--resources GPU=1``).
+    gpus : "all", int or list, optional
+        Run on one worker per GPU of this machine instead of ``local`` CPU workers: ``"all"``, the first N,
+        or indices / UUIDs (:func:`smrnb.pipeline.gpu_cluster`); scans run on CUDA (unless ``device`` says
+        otherwise), one per card at a time, and a scan whose card fails is run on another card.
     retries : int
         Times Dask re-runs a scan whose worker died (a killed worker, out of memory).
     force : bool
@@ -246,6 +308,9 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
         raise SmrnbValueError(f"retries must be an int >= 0, got {retries!r}")
     if device not in (None, "cpu", "cuda"):
         raise SmrnbValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    if gpus is not None and client is not None:
+        raise SmrnbValueError("gpus starts its own cluster of one worker per GPU; with client=, give the client of "
+                              "smrnb.pipeline.gpu_cluster(...) (or of workers started with --resources GPU=1) instead")
     out = Path(output).expanduser()
     out.mkdir(parents=True, exist_ok=True)
     if not os.access(out, os.W_OK):
@@ -261,7 +326,8 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
         rec = None if force else completed(out / name, key)
         if rec is not None:
             results[name] = ScanResult(name, os.fspath(p), "skipped", os.fspath(out / name), rec.get("counts", {}),
-                                       rec.get("seconds"), rec.get("outputs", []), heldout=rec.get("heldout", {}))
+                                       rec.get("seconds"), rec.get("outputs", []), heldout=rec.get("heldout", {}),
+                                       gpu=rec.get("gpu") or "", worker=rec.get("worker") or "")
         else:
             todo.append((p, name, key))
     listener = None if isinstance(progress, bool) or progress is None else progress
@@ -279,7 +345,10 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
             raise MissingExtraError(message("smrnb.batch", "cluster", missing("cluster")))
         from distributed import Client, LocalCluster, as_completed
 
-        if client is None:
+        if client is None and gpus is not None:
+            own = client = Client(gpu_cluster(gpus))
+            device = device or "cuda"
+        elif client is None:
             cluster = LocalCluster(n_workers=local, threads_per_worker=1, processes=True, dashboard_address=None)
             own = client = Client(cluster)
         elif not isinstance(client, Client):
@@ -288,20 +357,34 @@ def batch(configs: Iterable[str | os.PathLike], output: str | os.PathLike, *, cl
             link = getattr(client, "dashboard_link", None)
             if show and link:
                 print(f"smrnb batch: Dask dashboard {link}", flush=True)
-            extra = {"resources": {"GPU": 1}} if gpu or device == "cuda" else {}
-            futures = {client.submit(run_scan, os.fspath(p.resolve()), name, os.fspath(out.resolve()), key, device,
-                                     key=f"smrnb-scan-{name}-{uuid.uuid4().hex[:6]}", retries=retries,
-                                     pure=False, **extra): (p, name)
-                       for p, name, key in todo}
+            extra = {"resources": {"GPU": 1}} if gpu or gpus is not None or device == "cuda" else {}
+            table = getattr(getattr(client, "cluster", None), "smrnb_gpus", None)
+
+            def submit(p: Path, name: str, key: str, **where: Any) -> Any:
+                return client.submit(run_scan, os.fspath(p.resolve()), name, os.fspath(out.resolve()), key, device,
+                                     table, key=f"smrnb-scan-{name}-{uuid.uuid4().hex[:6]}", retries=retries,
+                                     pure=False, **extra, **where)
+
+            futures = {submit(p, name, key): (p, name, key) for p, name, key in todo}
+            gpu_retry = GpuRetry(client)
             bar = _bar(len(futures), show)
-            for fut in as_completed(futures):
-                p, name = futures[fut]
+            finished = as_completed(futures)
+            for fut in finished:
+                p, name, key = futures[fut]
                 try:
                     rec = fut.result()
                     results[name] = ScanResult(name, os.fspath(p), "done", os.fspath(out / name), rec["counts"],
-                                               rec["seconds"], rec["outputs"], heldout=rec.get("heldout", {}))
+                                               rec["seconds"], rec["outputs"], heldout=rec.get("heldout", {}),
+                                               gpu=rec.get("gpu") or "", worker=rec.get("worker") or "")
                 except Exception as exc:
-                    results[name] = ScanResult(name, os.fspath(p), "failed", None, error=f"{type(exc).__name__}: {exc}")
+                    again = gpu_retry.retry(name, exc, functools.partial(submit, p, name, key)) \
+                        if isinstance(exc, ScanGpuError) else None
+                    if again is not None:  # the card failed, not the scan: run it on another card
+                        futures[again] = (p, name, key)
+                        finished.add(again)
+                        continue
+                    results[name] = ScanResult(name, os.fspath(p), "failed", None, error=gpu_retry.message(name, exc),
+                                               gpu=getattr(exc, "gpu", None) or "")
                 bar.update(1)
                 bar.set_postfix_str(f"{name}: {results[name].status}")
                 if listener is not None:
@@ -334,4 +417,4 @@ def write_summary(res: BatchResult) -> None:
         atomic_write(res.output / name, text)
 
 
-__all__ = ["BatchResult", "ScanResult", "batch", "find_configs", "run_scan"]
+__all__ = ["BatchResult", "ScanResult", "batch", "find_configs", "gpu_cluster", "run_scan"]

@@ -30,6 +30,19 @@ from smrnb.pipeline._step_errors import StepError, wrap_error
 from smrnb.pipeline._steps import REGISTRY
 
 
+def _synchronize(*devices_or_data: Any) -> None:
+    """Wait for the GPU work queued on the CUDA devices among ``devices_or_data`` (device strings or
+    step outputs), so that a step's wall time is its own and not the next step's."""
+    import torch
+
+    seen = set()
+    for d in devices_or_data:
+        dev = d if isinstance(d, str) else device_of(d)
+        if dev.startswith("cuda") and dev not in seen and torch.cuda.is_initialized():
+            seen.add(dev)
+            torch.cuda.synchronize(dev)
+
+
 @dataclass
 class Stage:
     """One position in a pipeline: a stage name (unique), its step and its parameter values."""
@@ -338,6 +351,9 @@ class Pipeline:
         end = len(self.stages) - 1 if until is None else self._index(until)
         if force:
             self.invalidate(0)
+        for i in range(end + 1):  # slow resources of the steps to come start now, in the background
+            if self._cache[i] is None:
+                self.stages[i].step.prepare()
         src = self._load_source()
         prev_kind, prev = src
         for i in range(end + 1):
@@ -398,6 +414,7 @@ class Pipeline:
             with warnings.catch_warnings(record=True) as caught, cpu_threads(st.name):
                 warnings.simplefilter("always")
                 out = fn(prev, **extras, **params)
+                _synchronize(dev, out)  # the step's time includes its queued GPU work
         except _cancel.Stopped:
             raise  # stopped on request: no record of a failure, the stage stays stale
         except Exception as exc:

@@ -325,6 +325,10 @@ class Step:
         ``cost(func, data, params, extra_inputs)`` returns the
         :class:`~smrnb.pipeline._estimate.Estimate` of time and memory before the step runs, sized as
         the step sizes its work. None: no estimate is made.
+    warm : str or callable, optional
+        ``"package.module:function"`` (or a callable) taking no argument, called when a pipeline that
+        will run this step starts: it starts slow resources in the background (a helper process) so
+        that the step finds them ready. It must return at once and never raise.
     """
 
     name: str
@@ -336,6 +340,7 @@ class Step:
     extra_inputs: tuple[str, ...] = ()
     memory_hungry: bool = False
     cost: str | Callable[..., Any] | None = None
+    warm: str | Callable[[], Any] | None = None
     _resolved: list = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -380,6 +385,19 @@ class Step:
         for k, v in params.items():
             out[k] = self.param(k).validate(v, self.name)
         return out
+
+    def prepare(self) -> None:
+        """Call the step's ``warm`` hook (errors are left for the step's own run to report)."""
+        if self.warm is None:
+            return
+        try:
+            if callable(self.warm):
+                self.warm()
+            else:
+                mod_name, _, attr = self.warm.partition(":")
+                getattr(importlib.import_module(mod_name), attr)()
+        except Exception:  # a resource that cannot start now: the step says what is wrong when it runs
+            pass
 
     def resolve(self) -> Callable[..., Any]:
         """The function (imported now if given as a dotted path)."""

@@ -84,13 +84,24 @@ def clean(points: Any, *, drop_invalid: bool = True, voxel_size: float | None = 
     return StepOutput(res.cloud, notes)
 
 
+#: the backend line of steps that run on the CPU whatever the data's device, and why
+CPU_BACKENDS = {
+    "fill_holes": "numpy on the CPU (hole search and patch triangulation: sequential graph work on small holes)",
+    "simplify": "fast-simplification on the CPU (quadric decimation: there is no GPU decimator to call)",
+    "uv": "xatlas on the CPU, in the helper process (chart segmentation and packing: no GPU unwrapper exists)",
+    "export": "CPU file encoding (JPEG and GLB bytes: image codecs and files live on the host; seams split and "
+              "empty texels filled on the mesh's device)",
+}
+
+
 def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = True, fair: bool = True) -> StepOutput:
     """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes, every
     hole's size in the details."""
     from smrnb.geometry import fill_holes as fh
 
     res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair, return_report=True)
-    return StepOutput(res.mesh, [res.summary()], details=[res.details()] if res.holes_found else [])
+    return StepOutput(res.mesh, [res.summary()], backend=CPU_BACKENDS["fill_holes"],
+                      details=[res.details()] if res.holes_found else [])
 
 
 def repair_non_manifold(mesh: Any, *, split_vertices: bool = False) -> StepOutput:
@@ -126,7 +137,14 @@ def uv_unwrap(mesh: Any, *, chart_num: int = 100, padding: float = 0.001, resolu
     notes = [f"{r.charts} charts, {r.utilization:.0%} of the atlas used, stretch mean {r.stretch_mean:.3f} "
              f"max {r.stretch_max:.3f}, {r.vertices_out:,} uv vertices after seam splits"
              + (f"; packed at {pack} texels, the layout serves a {resolution}-texel texture" if pack < resolution else "")]
-    return StepOutput(mesh.replace(uvs=res.uvs, face_uvs_idx=res.face_uvs_idx), notes)
+    return StepOutput(mesh.replace(uvs=res.uvs, face_uvs_idx=res.face_uvs_idx), notes, backend=CPU_BACKENDS["uv"])
+
+
+def warm_uv() -> None:
+    """Start the native helper process (numpy and xatlas imported) that :func:`uv_unwrap` calls."""
+    from smrnb import _native
+
+    _native.prewarm("smrnb._xatlas")
 
 
 def texture(mesh: Any, *, frames: Any, resolution: int = 1024, angle_power: float = 2.0,
@@ -154,22 +172,32 @@ def simplify(mesh: Any, *, target_number_of_vertices: int = 80000, preserve_bord
     notes = list(rep.get("notes", []))
     if rep.get("hausdorff") is not None:
         notes.append(f"Hausdorff distance to the input {rep['hausdorff']:.4g} (mesh units, sampled)")
-    return StepOutput(out, notes)
+    return StepOutput(out, notes, backend=CPU_BACKENDS["simplify"])
 
 
-def export(mesh: Any, *, path: str = "mesh.ply") -> StepOutput:
+def export(mesh: Any, *, path: str = "mesh.ply", texture_format: str = "jpeg", quantize: str = "all",
+           min_psnr: float = 40.0) -> StepOutput:
     """:func:`smrnb.export_mesh`; the output is the written path, the files listed in the notes."""
     from smrnb.geometry import export_mesh
 
-    rep = export_mesh(mesh, path)
-    notes = [f"wrote {rep.format.upper()}: {rep.vertices:,} vertices, {rep.faces:,} faces"
+    rep = export_mesh(mesh, path, texture_format=texture_format, quantize=quantize, min_psnr=min_psnr)
+    notes = [f"wrote {rep.format.upper()} ({rep.bytes / 1000:,.0f} kB): {rep.vertices:,} vertices, {rep.faces:,} faces"
              + (", textured" if rep.textured else "")
              + (", flipped OpenCV -> OpenGL (y up)" if rep.converted_from_opencv else "")]
+    if rep.format == "glb" and rep.quantized != "none":
+        notes.append("16-bit " + ("positions and texture coordinates" if rep.quantized == "all" else "positions")
+                     + " (KHR_mesh_quantization)")
+    t = rep.texture
+    if t is not None:
+        notes.append(f"texture {t.width}x{t.height} {t.format.upper()} {t.bytes / 1000:,.0f} kB"
+                     + (f", PSNR {t.psnr:.2f} dB against the lossless texture over the texels the mesh shows "
+                        f"({t.psnr_all:.2f} dB over all; quantisation step {t.step}, {t.tries} encodings)"
+                        if t.psnr is not None else ", lossless"))
     if len(rep.files) > 1:
         notes.append("also wrote " + ", ".join(rep.files[1:]))
     if rep.replaced:
         notes.append("replaced the existing " + ", ".join(rep.replaced))
-    return StepOutput(rep.path, notes, backend="trimesh (CPU)")
+    return StepOutput(rep.path, notes, backend=CPU_BACKENDS["export"] if rep.format == "glb" else "trimesh (CPU)")
 
 
 # ---------------------------------------------------------------------------------- steps
@@ -303,7 +331,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "uv", "smrnb.pipeline._steps:uv_unwrap",
         "UV atlas by xatlas, charts split where the normal turns",
-        inputs=("mesh",), output="mesh",
+        inputs=("mesh",), output="mesh", warm="smrnb.pipeline._steps:warm_uv",
         params=(
             ParamSpec("chart_num", 100, "int", (1, 1000), help="maximum chart area = surface area / chart_num"),
             ParamSpec("padding", 0.001, "float", (0.0, 0.01), 0.0005, unit="uv",
@@ -339,6 +367,13 @@ STEPS: tuple[Step, ...] = (
         params=(
             ParamSpec("path", "mesh.ply", "path",
                       help="output file; its suffix (.glb, .obj, .ply) picks the format; relative to --output"),
+            ParamSpec("texture_format", "jpeg", "choice", choices=("jpeg", "png"),
+                      help="GLB texture: jpeg (sized for the web, PSNR >= min_psnr) or png (lossless)"),
+            ParamSpec("quantize", "all", "choice", choices=("all", "positions", "none"),
+                      help="GLB: 16-bit positions and uvs (all), positions only (uvs as float, for trimesh), "
+                           "or none (float32, no extension)"),
+            ParamSpec("min_psnr", 40.0, "float", (20.0, 60.0), 0.5, unit="dB",
+                      help="GLB JPEG texture: least PSNR against the lossless texture"),
         ),
     ),
 )

@@ -1,5 +1,6 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""A notebook table of a batch's scans, updated as they finish: status, time, counts, a thumbnail.
+"""A notebook table of a batch's scans, updated as they finish: status, the GPU that ran it, time, counts, a
+thumbnail.
 
 ``BatchTable`` is a progress listener for :func:`smrnb.batch` (``progress=table``): the batch calls
 ``start`` with every scan (``queued``, or ``skipped`` when complete from an earlier run) and
@@ -23,7 +24,7 @@ from smrnb.widgets._framing import fit_camera_pose
 from smrnb.widgets._layers import layers_for
 from smrnb.widgets._static import render_png
 
-COLUMNS = ("", "scan", "status", "seconds", "frames", "vertices", "faces", "held-out error", "note")
+COLUMNS = ("", "scan", "status", "GPU", "seconds", "frames", "vertices", "faces", "held-out error", "note")
 MESH_SUFFIXES = (".glb", ".gltf", ".ply", ".obj", ".off", ".stl")
 STATUS_COLOURS = {"queued": "#777777", "done": "#1a7f37", "skipped": "#0969da", "failed": "#cf222e"}
 
@@ -58,7 +59,7 @@ def _cells(scan: Any) -> list[str]:
             else f"{row['heldout_median_mm']} mm median"
     note = (scan.error or "")[:160] if scan.status == "failed" else \
         ("complete from an earlier run" if scan.status == "skipped" else "")
-    return [scan.scan, scan.status, row["seconds"], str(row["frames"]), str(row["vertices"]), str(row["faces"]),
+    return [scan.scan, scan.status, getattr(scan, "gpu", "") or "", row["seconds"], str(row["frames"]), str(row["vertices"]), str(row["faces"]),
             held, note]
 
 
@@ -164,7 +165,7 @@ class BatchTable:
         import ipywidgets as ipw
 
         w, h = self.thumb_size
-        widths = [f"{w + 8}px", "14em", "6em", "6em", "6em", "7em", "7em", "18em", "20em"]
+        widths = [f"{w + 8}px", "14em", "6em", "12em", "6em", "6em", "7em", "7em", "18em", "20em"]
         head = [ipw.HTML(f"<b>{html.escape(c)}</b>", layout=ipw.Layout(width=widths[i]))
                 for i, c in enumerate(COLUMNS)]
         lines = [ipw.HBox(head)]

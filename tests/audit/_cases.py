@@ -8,6 +8,11 @@ normally after asserting the correct result itself (``expect=OK``).
 
 ``NEEDS_TUTORIAL`` lists the cases about validation where data enters (poses, intrinsics, colour
 ranges) and the memory budget: they pass once that work is merged.
+
+A case may also end by raising one of the :class:`AuditFailure` classes below (``AuditLost``,
+``AuditSecret``, ...): the runner then reports that class as the case's status, so a case that checks
+files on disk, printed output or a child process stays a plain function. The blind audit
+(``blind_*.py``, ``BLIND_CASES``) is written that way.
 """
 
 from __future__ import annotations
@@ -30,9 +35,59 @@ class Case:
     expect: str  # OK, or a regex the SmrnbError message must match (case-insensitive)
     timeout: float = 60.0
     mem_gib: float = 6.0  # RLIMIT_AS of the case: what the runner maps plus this
+    kind: str = ""  # the blind audit's kind of attack (lost, secret, explain, silent, raw)
 
 
 CASES: dict[str, Case] = {}
+BLIND_CASES: dict[str, Case] = {}
+
+
+class AuditFailure(AssertionError):
+    """A case's verdict other than a plain failed check; ``status`` is what the runner reports."""
+
+    status = "wrong"
+
+
+class AuditLost(AuditFailure):
+    """User data destroyed, half-replaced, or stray files left beside it."""
+
+    status = "lost"
+
+
+class AuditSecret(AuditFailure):
+    """A planted secret or a raw terminal control sequence appeared in output."""
+
+    status = "secret"
+
+
+class AuditSilent(AuditFailure):
+    """Bad input accepted without an error, with a wrong or meaningless result."""
+
+    status = "silent"
+
+
+class AuditMisleading(AuditFailure):
+    """An error (or a diagnosis) that names the wrong cause or argument."""
+
+    status = "misleading"
+
+
+class AuditRaw(AuditFailure):
+    """A library exception or a traceback reached the user (seen in a child process's output)."""
+
+    status = "raw"
+
+
+class AuditCrash(AuditFailure):
+    """A child process the case started died from a signal."""
+
+    status = "crash"
+
+
+class AuditHang(AuditFailure):
+    """A child process the case started did not finish within its time."""
+
+    status = "hang"
 
 
 def case(name: str, targets: str | tuple[str, ...], expect: str, *, timeout: float = 60.0, mem_gib: float = 6.0):
@@ -146,11 +201,33 @@ def limit_file_size(nbytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
 
 
+def blind_case(name: str, targets: str | tuple[str, ...], expect: str = OK, *, kind: str, timeout: float = 60.0,
+               mem_gib: float = 6.0):
+    """Register a case of the blind audit (``BLIND_CASES``); ``kind`` is the kind of attack."""
+    def deco(fn):
+        if name in BLIND_CASES:
+            raise AssertionError(f"duplicate blind audit case {name}")
+        t = (targets,) if isinstance(targets, str) else tuple(targets)
+        BLIND_CASES[name] = Case(name, t, fn, expect, timeout, mem_gib, kind)
+        return fn
+    return deco
+
+
 def _import_cases() -> None:
     from tests.audit import cases_cli, cases_files, cases_geometry, cases_io  # noqa: F401
 
 
-def all_cases() -> dict[str, Case]:
+def _import_blind_cases() -> None:
+    from tests.audit import blind_explain, blind_lost, blind_raw, blind_secrets, blind_silent  # noqa: F401
+
+
+def all_cases(suite: str = "audit") -> dict[str, Case]:
+    """The cases of ``suite``: ``"audit"`` (cases_*.py) or ``"blind"`` (blind_*.py)."""
+    if suite == "blind":
+        _import_blind_cases()
+        return BLIND_CASES
+    if suite != "audit":
+        raise ValueError(f"unknown audit suite {suite!r}")
     _import_cases()
     return CASES
 

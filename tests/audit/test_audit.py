@@ -10,69 +10,18 @@ result that fails the case's check), ``crash`` (killed by a signal), ``hang`` (p
 
 from __future__ import annotations
 
-import json
-import os
-import resource
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
 import pytest
 
 from tests.audit._cases import OK, all_cases, check_message
+from tests.audit._runner import run_cases
 from tests.audit.needs_tutorial import NEEDS_TUTORIAL
 
-REPO = Path(__file__).resolve().parents[2]
 CASES = all_cases()
 _RESULTS: dict[str, dict] = {}
 
 
-def _no_core() -> None:
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
-def _run_batch(names: list[str]) -> dict[str, dict]:
-    """One runner process for ``names``; it forks one process per case (limits and timeouts there)."""
-    timeout = min(900.0, 60.0 + sum(CASES[n].timeout for n in names))
-    work = tempfile.mkdtemp(prefix="smrnb-audit-")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-               SMRNB_AUDIT_TMP=work, OMP_NUM_THREADS="1")
-    out: dict[str, dict] = {}
-    try:
-        proc = subprocess.Popen([sys.executable, "-m", "tests.audit._runner", *names], cwd=work, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=_no_core, start_new_session=True)
-        try:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            stdout, stderr = proc.communicate()
-        for line in stdout.splitlines():
-            if line.startswith("AUDIT "):
-                rec = json.loads(line[6:])
-                out[rec["name"]] = rec
-        for n in names:
-            out.setdefault(n, {"status": "crash", "message": f"the audit runner ended before this case: "
-                                                             f"{stderr[-1500:]}"})
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return out
-
-
 def _run_all() -> None:
-    """All cases over a few runner processes (two on a two-core machine), slow cases spread out."""
-    workers = max(1, min(4, os.cpu_count() or 1))
-    order = sorted(CASES.values(), key=lambda c: -c.timeout)
-    batches: list[list[str]] = [[] for _ in range(workers)]
-    for i, c in enumerate(order):
-        batches[i % workers].append(c.name)
-    with ThreadPoolExecutor(workers) as ex:
-        for res in ex.map(_run_batch, [b for b in batches if b]):
-            _RESULTS.update(res)
+    _RESULTS.update(run_cases(CASES, "audit"))
 
 
 def _result(name: str) -> dict:

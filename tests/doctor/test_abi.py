@@ -208,6 +208,8 @@ def test_no_kernel_image_predicted_from_real_fatbin(fake, tmp_path):
     (f,) = evaluate(ctx.facts, ["abi"])
     assert f.code == "no_kernel_image_for_gpu" and f.severity == "error"
     assert any('TORCH_CUDA_ARCH_LIST="9.0"' in c for c in f.fix.commands)
+    build = [c for c in f.fix.commands if "pip install" in c and "uninstall" not in c]
+    assert build and all('TORCH_CUDA_ARCH_LIST="9.0"' in c for c in build)  # the build line runs as printed
     a100 = run_layers([ext], fake, gpus=[{"index": 0, "name": "A100", "compute_capability": "8.0"}])
     assert [x.code for x in evaluate(a100.facts, ["abi"])] == ["extension_ok"]
 

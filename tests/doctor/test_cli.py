@@ -1,5 +1,5 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""smr-doctor in subprocesses: exit codes 0/1/2, stdin, JSON, fixes, and a hanging nvidia-smi."""
+"""smr-doctor in subprocesses: exit codes 0/1/2/3, stdin, JSON, fixes, --package, and a hanging nvidia-smi."""
 
 from __future__ import annotations
 
@@ -51,15 +51,66 @@ def test_check_is_the_default_and_layers_filter():
     assert out2.startswith("smrnb doctor: ") and "[torch] PyTorch build" in out2
 
 
-def test_explain_exit_1_on_error_0_on_nothing_and_reads_stdin():
+def test_explain_exit_1_on_error_3_on_unrecognised_and_reads_stdin():
     rc, out, _, _ = run(["explain", "--offline", NVCC_120])
     assert rc == 1 and "[unsupported_gpu_arch]" in out
     rc, out, _, _ = run(["explain", "--offline", "-"], input="RuntimeError: Ninja is required to load C++ extensions\n")
     assert rc == 1 and "[ninja_missing]" in out
-    rc, out, err, _ = run(["explain", "--offline"], input="KeyError: 'x'\n")
-    assert rc == 0 and "no known error signature" in err
     rc, out, _, _ = run(["explain", "--offline", "--json", NVCC_120])
     assert [f["code"] for f in json.loads(out)["findings"]] == ["unsupported_gpu_arch"]
+    assert json.loads(out)["recognised"] is True
+    # an error the doctor does not know: exit status 3, never an all-clear, in every output
+    unknown = "KeyError: 'x'\nFailed to frobnicate the widget (torch 2.4.0+cu121)\n"
+    rc, out, err, _ = run(["explain", "--offline"], input=unknown)
+    assert rc == 3 and out.startswith("smrnb doctor: NOT RECOGNISED") and "nothing to report" not in out
+    assert "torch: 2.4.0+cu121 (CUDA 12.1)" in out and "smr-doctor --import-check" in out
+    rc, out, _, _ = run(["explain", "--offline", "--json"], input=unknown)
+    d = json.loads(out)
+    assert rc == 3 and d["recognised"] is False and d["summary"]["exit_code"] == 3 and d["findings"] == []
+    assert d["next_steps"] and d["meta"]["read"]
+    rc, out, _, _ = run(["explain", "--offline", "--markdown"], input=unknown)
+    assert rc == 3 and "**NOT RECOGNISED" in out.split("\n", 3)[2]
+    rc, out, _, _ = run(["explain", "--timeout", "2"], input=unknown)  # with this machine's facts too
+    assert rc == 3 and out.startswith("smrnb doctor: NOT RECOGNISED") and "nothing to report" not in out
+
+
+def _gcc_so(path: Path, source: str, *args: str) -> Path:
+    src = path.with_suffix(".c")
+    src.write_text(source)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(path), str(src), *args], check=True, capture_output=True)
+    return path
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_package_checks_every_compiled_module_of_a_distribution(tmp_path):
+    """--package NAME finds the .so files a distribution's RECORD lists and checks each: one needs a c10
+    symbol no torch defines (abi), one a library that is nowhere (loader)."""
+    site = tmp_path / "site"
+    pkg = site / "fakeext"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    _gcc_so(pkg / "_C.cpython-311-x86_64-linux-gnu.so",
+            "extern void _ZN3c1019NoSuchSmrnbSymbolXYZEv(void); void f(void){ _ZN3c1019NoSuchSmrnbSymbolXYZEv(); }")
+    dep = _gcc_so(tmp_path / "libsmrnbmissingdep.so", "int g(void){return 1;}")
+    _gcc_so(pkg / "_ops.so", "extern int g(void); int h(void){return g();}", f"-L{tmp_path}", "-lsmrnbmissingdep")
+    dep.unlink()  # built against it, then gone: the loader will not find it
+    info = site / "fakeext-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakeext\nVersion: 1.0\n")
+    (info / "RECORD").write_text("fakeext/__init__.py,,\nfakeext/_C.cpython-311-x86_64-linux-gnu.so,,\n"
+                                 "fakeext/_ops.so,,\nfakeext-1.0.dist-info/METADATA,,\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(Path(__file__).resolve().parents[2])])}
+    rc, out, err, _ = run(["--package", "fakeext", "--layer", "loader", "--layer", "abi", "--json"], env=env)
+    d = json.loads(out)
+    assert rc == 1, err
+    assert sorted(os.path.basename(p) for p in d["meta"]["packages"]["fakeext"]) == [
+        "_C.cpython-311-x86_64-linux-gnu.so", "_ops.so"]
+    by = {(f["code"], os.path.basename(f["title"].split(":")[0])) for f in d["findings"]}
+    assert ("library_not_found", "_ops.so") in by, d["findings"]
+    assert any(f["code"] in ("abi_torch_version_mismatch", "cxx11_abi_mismatch") and "_C." in f["title"]
+               for f in d["findings"]), d["findings"]
+    rc, out, err, _ = run(["--package", "no-such-distribution-xyz"], env=env)
+    assert rc == 2 and "no installed distribution named 'no-such-distribution-xyz'" in err
 
 
 @pytest.mark.slow

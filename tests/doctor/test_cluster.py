@@ -89,3 +89,40 @@ def test_a_scheduler_that_does_not_answer_is_a_usage_error():
                         "--timeout", "1"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "no Dask scheduler answers at tcp://127.0.0.1:9" in r.stderr
     assert time.time() - t0 < 90
+
+
+def _gpus_of(cvd, sees, status="ok"):
+    rows = [{"index": i, "name": "NVIDIA H200", "uuid": f"GPU-{i}aaaaaaa-0000", "pci_bus_id": f"00000000:{i + 1:02X}:00.0",
+             "driver_version": "580.159.04", "compute_capability": "9.0", "arch": "sm_90",
+             "memory_total_bytes": 150754820096, "memory_free_bytes": 140 * 2**30,
+             "torch_sees": (i == sees) if status == "ok" else None, "torch_index": 0 if i == sees else None}
+            for i in range(3)]
+    return {"status": "ok", "source": "nvml", "gpus": rows, "cuda_visible_devices": cvd,
+            "torch": {"status": status, **({"reason": "torch is not installed"} if status != "ok" else {})}}
+
+
+def test_each_gpu_of_each_node_and_the_workers_whose_torch_sees_it():
+    base = {"facts": {}, "meta": {"python": "3.12.3"}, "findings": []}
+    reps = {"tcp://a:1": dict(base, host="n1", worker_name="gpu0", node_gpus=_gpus_of("GPU-0aaaaaaa-0000", 0)),
+            "tcp://a:2": dict(base, host="n1", worker_name="gpu1", node_gpus=_gpus_of("GPU-1aaaaaaa-0000", 1)),
+            "tcp://a:3": dict(base, host="n1", node_gpus=_gpus_of(None, 1)),
+            "tcp://b:1": dict(base, host="n2", node_gpus=_gpus_of(None, None, status="not_installed"))}
+    c = group_reports(reps)
+    n1, n2 = c.nodes
+    assert n1.host == "n1" and [g["index"] for g in n1.gpus] == [0, 1, 2]
+    assert [[s["worker"] for s in g["seen_by"]] for g in n1.gpus] == [["gpu0 (tcp://a:1)"],
+                                                                      ["gpu1 (tcp://a:2)", "tcp://a:3"], []]
+    assert n1.workers["gpu0 (tcp://a:1)"] == "GPU-0aaaaaaa-0000" and n1.workers["tcp://a:3"] is None
+    assert n1.notes() == ["GPU 1 is seen by 2 workers (gpu1 (tcp://a:2), tcp://a:3): they share it",
+                          "GPU 2 is seen by no worker's torch"]
+    assert n2.notes() == [] and n2.problems == ["tcp://b:1: torch was not asked which GPUs it sees "
+                                                "(torch is not installed)"]
+    text = str(c)
+    assert "GPUs of n1: 3; workers there: gpu0 (tcp://a:1) (CUDA_VISIBLE_DEVICES=GPU-0aaaaaaa-0000)" in text
+    assert ("  GPU 0: NVIDIA H200, GPU-0aaaaaaa-0000, bus 00000000:01:00.0, driver 580.159.04, compute capability "
+            "9.0 (sm_90), 140.4 GiB (140.0 GiB free); torch sees it on: gpu0 (tcp://a:1) (cuda:0)") in text
+    assert "torch sees it on: not asked" in text  # n2: unknown, never "no worker"
+    html = c._repr_html_()
+    assert html.count("<table class='smrnb-cluster-gpus'>") == 2 and "they share it" in html
+    d = c.to_dict()
+    assert [len(n["gpus"]) for n in d["nodes"]] == [3, 3] and json.dumps(d)

@@ -17,7 +17,7 @@ from smrnb.doctor._magics import diagnosis_line
 CORPUS = Path(os.environ.get("SMRNB_CORPUS") or Path(__file__).parent / "corpus")
 
 
-@pytest.mark.parametrize("part,bar", [("dev", 0.85), ("test", 0.85)])
+@pytest.mark.parametrize("part,bar", [("dev", 0.95), ("test", 0.93)])
 def test_corpus_accuracy(part, bar):
     p = CORPUS / f"{part}.jsonl"
     if not p.exists():
@@ -45,6 +45,17 @@ def _elapsed(fn, text):
     return time.perf_counter() - t0
 
 
+def _cpu_best(fn, text, runs: int = 3) -> float:
+    """The best of ``runs`` measurements of the CPU time of this thread in ``fn(text)``: other processes on a
+    busy machine, the moments this one waits for a core and other threads of the test process do not count."""
+    best = float("inf")
+    for _ in range(runs):
+        t0 = time.thread_time()
+        fn(text)
+        best = min(best, time.thread_time() - t0)
+    return best
+
+
 def test_caps_bound_what_is_read():
     long = ("x" * 100 + "\n") * 100_000 + ":" * 1_000_000
     capped = _evidence.cap_text(long)
@@ -58,8 +69,8 @@ def test_time_grows_at_most_linearly(unit):
     n = 3 * (_evidence.HEAD_CHARS + _evidence.TAIL_CHARS) // len(unit) + 1
     small, big = unit * n, unit * (10 * n)
     for fn in (explain_text, diagnosis_line):
-        t1 = min(_elapsed(fn, small) for _ in range(2))
-        t10 = min(_elapsed(fn, big) for _ in range(2))
+        t1 = _cpu_best(fn, small)
+        t10 = _cpu_best(fn, big)
         assert t10 <= 15 * t1 + 0.1, (unit, fn.__name__, t1, t10)
 
 
@@ -99,18 +110,18 @@ def test_findings_name_the_evidence_and_the_neighbour():
     text = "ImportError: libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12"
     f = explain_text(text)[0]
     assert f.code == "library_shadowed_older_copy"
-    assert any(e.startswith("evidence: undefined_symbol nvjitlink:") for e in f.evidence)
+    assert any(e.startswith("evidence: undefined_symbol __nvJitLinkAddData_12_1 (from the text; line: ") for e in f.evidence)
     assert any(e.startswith("told from its neighbour:") for e in f.evidence)
 
 
 def _cpu(fn, text, bar: float = float("inf")) -> float:
-    """CPU seconds of this process in ``fn(text)`` (the load of other processes does not count); a second
-    run only when the first is over ``bar`` (a busy moment), the better of the two."""
+    """CPU seconds of this thread in ``fn(text)`` (the load of other processes and other threads of the test
+    process do not count); a second run only when the first is over ``bar`` (a busy moment), the better of two."""
     best = float("inf")
     for _ in range(2):
-        t0 = time.process_time()
+        t0 = time.thread_time()
         fn(text)
-        best = min(best, time.process_time() - t0)
+        best = min(best, time.thread_time() - t0)
         if best <= bar:
             break
     return best
@@ -130,3 +141,10 @@ def test_explain_of_10_mb_takes_at_most_a_second(unit):
 @pytest.mark.parametrize("n", [30_000, 200_000, 1_000_000])
 def test_the_hook_on_a_1_mb_message_takes_at_most_50_ms(n):
     assert _cpu(diagnosis_line, "RuntimeError: " + ":" * n, bar=0.05) <= 0.05
+
+
+def test_an_unknown_cause_is_right_when_explain_does_not_recognise_the_text():
+    rows = [{"text": "Segmentation fault (core dumped)", "cause": "unknown"},
+            {"text": "nvcc fatal   : Unsupported gpu architecture 'compute_120'", "cause": "unknown"},
+            {"text": "nvcc fatal   : Unsupported gpu architecture 'compute_120'", "cause": "unsupported_gpu_arch"}]
+    assert accuracy(rows) == (2, 3)

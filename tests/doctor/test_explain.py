@@ -144,7 +144,7 @@ CASES = [
     (CUDART, "cudart_not_found", "libcudart.so.11.0"),
     (CUDART_TF, "cudart_not_found", "libcudart.so.11.0"),
     (NVCC_120, "unsupported_gpu_arch", "compute_120"),
-    (UNKNOWN_ARCH, "unsupported_gpu_arch", "8.6"),
+    (UNKNOWN_ARCH, "arch_list_value_rejected", "8.6"),
     (NO_KERNEL, "no_kernel_image_for_gpu", "No kernel image"),
     (NVCC_TORCH, "nvcc_torch_cuda_mismatch", "12.4"),
     (CUDA_HOME_TB, "cuda_home_missing", "nvcc"),
@@ -256,7 +256,9 @@ def test_no_kernel_image_points_at_torch_or_extension():
     facts["driver"]["gpus"][0]["compute_capability"] = "12.0"
     f = explain_text(NO_KERNEL, facts)[0]
     assert f.code == "torch_wheel_lacks_gpu_arch" and f.layer == "torch"
-    assert any("torch lacks kernels" in ev for ev in f.evidence)
+    assert any(ev.startswith("decided by: torch's arch list") and "12.0" in ev for ev in f.evidence)
+    # without the machine both readings, the extension's first, each saying what decides
+    assert [x.code for x in explain_text(NO_KERNEL)][:2] == ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"]
 
 
 def test_unrelated_text_gives_nothing():
@@ -272,17 +274,31 @@ def test_build_log_with_several_causes_gives_each_once():
     assert sorted(codes) == sorted(["host_compiler_unsupported", "unsupported_gpu_arch", "ninja_missing"])
 
 
-def test_explain_codes_are_the_tables_explain_codes():
-    import importlib
+def test_one_decision_path_explain_and_its_reader_name_no_code():
+    """explain reads and merges facts and runs the rules: neither it nor the text reader names a finding code
+    (no second decision chain); every cause a text can show is decided in the rules module of its layer (a
+    builder or a rule there names it) or comes from a table row that names it (built from the table's words)."""
     import re
     from pathlib import Path
 
-    src = Path(importlib.import_module("smrnb.doctor._explain").__file__).read_text()
-    emitted = {c for c in TABLE if f'"{c}"' in src}  # every code explain.py names
-    assert set(re.findall(r"find\([^,()]+, \"(\w+)\"", src)) <= set(CODES)
-    assert all(TABLE[c].fix for c in CODES)  # every cause explain gives has its one fix wording
+    from smrnb.doctor import tables
+
+    root = Path(__file__).resolve().parents[2] / "smrnb" / "doctor"
+    fact_keys = set(re.findall(r"`(\w+)`", (root / "FACTS.md").read_text(encoding="utf-8")))  # the probes' keys
+    for name in ("_explain.py", "_textfacts.py", "_evidence.py", "_paste.py"):
+        src = (root / name).read_text(encoding="utf-8")
+        named = {c for c in TABLE if TABLE[c].fix and c not in fact_keys and (f'"{c}"' in src or f"'{c}'" in src)}
+        assert not named, (name, named)  # a cause named here would be a decision outside the rules
+    rows = set()
+    for t in (*tables.ENUM_TABLES, *tables.MESSAGE_TABLES):
+        for r in tables.rows(t):
+            rows.update(r["code"].split("|"))
+    for code, e in TABLE.items():
+        if "text" not in e.homes or not e.fix:
+            continue
+        home = (root / "rules" / f"_{e.layer}.py").read_text(encoding="utf-8")
+        assert f'"{code}"' in home or code in rows, code
     assert set(CODES) <= set(all_codes())
-    assert not set(CODES) - emitted, set(CODES) - emitted  # the table claims no code explain never gives
 
 
 def test_broken_driver_is_one_cause_with_the_live_rule():
@@ -291,7 +307,7 @@ def test_broken_driver_is_one_cause_with_the_live_rule():
     for text, kind in (("Failed to initialize NVML: Driver/library version mismatch", "version_mismatch"),
                        ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
                         "that the latest NVIDIA driver is installed and running.", "not_loaded")):
-        [f] = explain_text(text)
+        f = explain_text(text)[0]
         [live] = driver_findings({"driver": {"status": "broken", "broken_kind": kind, "source": "nvidia-smi",
                                              "message": text, "kernel_module_version": None}})
         assert f.code == live.code == "driver_broken" and f.layer == live.layer == "driver"

@@ -234,3 +234,25 @@ def test_the_hooks_echoed_line_carries_no_secret(ip, capsys):
     assert ours, err
     for ln in ours:
         assert "ghp_Z3xKq9" not in ln and "hunter2pw" not in ln, ln
+
+
+def test_explain_last_explains_what_the_hook_named(ip, capsys):
+    """One cause, one answer: the hook and ``%smr_doctor --explain-last`` read the same error with the same
+    engine; when the text alone cannot decide, the hook names both readings and the machine decides."""
+    ip.run_cell("raise OSError('libcudart.so.11.0: cannot open shared object file: No such file or directory')")
+    err = capsys.readouterr().err
+    line = next(ln for ln in err.splitlines() if ln.startswith("smrnb doctor: ["))
+    assert line.startswith("smrnb doctor: [cudart_not_found]") and "(or [prebuilt_binary_wrong_cuda]" in line
+    assert line.endswith("Details and fix: %smr_doctor --explain-last")
+    offline = ip.run_line_magic("smr_doctor", "--explain-last --offline")
+    assert offline.codes[:2] == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
+    live = ip.run_line_magic("smr_doctor", "--explain-last --timeout 2")
+    assert live.codes[0] in ("cudart_not_found", "prebuilt_binary_wrong_cuda")
+    ip.run_cell("raise RuntimeError('the frobnicator gave up')")
+    assert "smrnb doctor:" not in capsys.readouterr().err  # silent on what it does not know
+    unknown = ip.run_line_magic("smr_doctor", "--explain-last --offline --json")
+    assert unknown._repr_json_()["recognised"] is False and unknown.exit_code == 3
+    with pytest.raises(UsageError, match="exclusive"):
+        ip.run_line_magic("smr_doctor", "--explain x --explain-last")
+    with pytest.raises(UsageError, match="no installed distribution named 'no-such-dist-xyz'"):
+        ip.run_line_magic("smr_doctor", "--package no-such-dist-xyz --layer loader")

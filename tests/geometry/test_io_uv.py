@@ -20,12 +20,18 @@ def _sphere(sub=3, colors=False):
 @pytest.mark.parametrize("fmt", ["glb", "obj", "ply"])
 def test_round_trip_vertex_colors(tmp_path, fmt):
     m = _sphere(colors=True)
-    rep = smrnb.export_mesh(m, tmp_path / f"m.{fmt}")
+    lossless = {"quantize": "none"} if fmt == "glb" else {}  # GLB's default 16-bit positions: tested below
+    rep = smrnb.export_mesh(m, tmp_path / f"m.{fmt}", **lossless)
     assert rep.format == fmt and not rep.textured
     back = smrnb.load_mesh(tmp_path / f"m.{fmt}")
     assert back.num_vertices == m.num_vertices and torch.equal(back.faces, m.faces)
     assert torch.allclose(back.vertices, m.vertices, atol=1e-6)
     assert torch.allclose(back.vertex_colors, m.vertex_colors, atol=1 / 255)
+    if fmt == "glb":  # the default: positions to half a step of extent / 65535
+        smrnb.export_mesh(m, tmp_path / "q.glb")
+        q = smrnb.load_mesh(tmp_path / "q.glb")
+        step = float((m.vertices.amax(0) - m.vertices.amin(0)).max()) / 65535
+        assert torch.allclose(q.vertices, m.vertices, atol=step / 2 + 1e-6) and torch.equal(q.faces, m.faces)
 
 
 def _textured(m):
@@ -38,7 +44,9 @@ def _textured(m):
 @pytest.mark.parametrize("fmt", ["glb", "obj"])
 def test_round_trip_textured(tmp_path, fmt):
     m = _textured(_sphere())
-    rep = smrnb.export_mesh(m, tmp_path / f"t.{fmt}")
+    # lossless GLB (the default, 16-bit and JPEG, is tested in test_glb.py)
+    lossless = {"quantize": "none", "texture_format": "png"} if fmt == "glb" else {}
+    rep = smrnb.export_mesh(m, tmp_path / f"t.{fmt}", **lossless)
     assert rep.textured and rep.vertices >= m.num_vertices  # seams split vertices
     if fmt == "obj":
         names = sorted(p.name for p in tmp_path.iterdir())
@@ -67,7 +75,8 @@ def test_glb_is_y_up_gltf_with_texture(tmp_path):
     flipped = smrnb.export_mesh(m.replace(frame="opencv"), tmp_path / "cv.glb")
     assert flipped.converted_from_opencv
     back = smrnb.load_mesh(tmp_path / "cv.glb")
-    assert torch.allclose(back.vertices[back.faces][..., 1], -m.vertices[m.faces][..., 1], atol=1e-6)
+    step = float((m.vertices.amax(0) - m.vertices.amin(0)).max()) / 65535  # 16-bit positions by default
+    assert torch.allclose(back.vertices[back.faces][..., 1], -m.vertices[m.faces][..., 1], atol=step / 2 + 1e-6)
 
 
 def test_export_bad_input(tmp_path):

@@ -377,3 +377,22 @@ def test_replaying_the_whole_history_gives_the_library_result():
     assert len(pf) == len(f) - 2 * (len(coll) // 2)  # a closed part loses two faces per collapse
     assert (_edges(pf) == 2).all()
     assert np.abs(np.linalg.norm(pv, axis=1) - 1).max() < 0.05
+
+
+def test_components_are_scipys_without_scipy():
+    """simplify's face components (numpy min-label hooking) equal scipy.sparse.csgraph's, labels included."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from smrnb.geometry._simplify import _components
+
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        n, nf = int(rng.integers(3, 2000)), int(rng.integers(1, 1500))
+        f = rng.integers(0, n, size=(nf, 3))
+        rows, cols = np.concatenate([f[:, 0], f[:, 1]]), np.concatenate([f[:, 1], f[:, 2]])
+        _, vl = connected_components(coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n)), directed=False)
+        fl = vl[f[:, 0]]
+        present = np.zeros(vl.max() + 1, bool)
+        present[fl] = True
+        assert np.array_equal(_components(f, n), (np.cumsum(present) - 1)[fl])

@@ -166,3 +166,16 @@ def test_a_bake_times_its_phases_only_when_asked():
     assert all(t >= 0 for t in parts) and sum(parts) <= res.seconds  # disjoint pieces of the call
     bake_texture(mesh, frames, resolution=64)
     assert len(record) == 1  # nothing recorded once the variable is reset
+
+
+def test_the_dilation_ring_is_the_distance_transforms():
+    """The texels within `dilate` of a chart, found by a disc dilation on the texture's device, are exactly
+    those scipy's Euclidean distance transform puts within `dilate`."""
+    from scipy.ndimage import distance_transform_edt
+
+    from smrnb.geometry._texture import _near
+
+    g = torch.Generator().manual_seed(0)
+    for radius in (1, 2, 4, 7):
+        mask = torch.rand(120, 170, generator=g) > 0.99
+        assert torch.equal(_near(mask, radius), torch.as_tensor(distance_transform_edt(~mask.numpy()) <= radius))

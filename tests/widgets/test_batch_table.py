@@ -50,8 +50,9 @@ def test_a_real_batch_fills_the_table_with_status_counts_errors_and_thumbnails(t
     cells = {r.children[1].value.split(">")[1].split("<")[0]: r for r in rows}
     room, broken = cells["room"].children, cells["broken"].children
     assert room[0].value == table.pngs["room"] and "done" in room[2].value
-    assert "mm median" in room[7].value  # the held-out depth error column
-    assert "failed" in broken[2].value and "is not a Redwood" in broken[8].value  # the error, in the row
+    assert "mm median" in room[8].value  # the held-out depth error column
+    assert "failed" in broken[2].value and "is not a Redwood" in broken[9].value  # the error, in the row
+    assert room[3].value.endswith("></span>")  # the GPU column: a CPU worker ran it
     assert "1 done" in box.children[0].value and "1 failed" in box.children[0].value
     html = table.to_html()
     assert html.count("<img") == 1 and "failed" in html and "mm median" in html
@@ -70,10 +71,12 @@ def test_updates_change_the_shown_rows_in_place(tmp_path, monkeypatch):
     row_a = box.children[2]
     assert "queued" in row_a.children[2].value and row_a.children[0].value == b""
     table.update(ScanResult("a", "a.yaml", "done", str(folder), {"frames": 9, "vertices": 642, "faces": 1280}, 1.5,
-                            ["mesh.ply"], heldout={"n_frames": 2, "median_abs_error": 0.0042, "coverage": 0.97}))
+                            ["mesh.ply"], heldout={"n_frames": 2, "median_abs_error": 0.0042, "coverage": 0.97},
+                            gpu="1: NVIDIA H200", worker="gpu1"))
     assert box.children[2] is row_a  # the same row widget, changed in place
-    assert "done" in row_a.children[2].value and "642" in row_a.children[5].value
-    assert "4.20 mm median (2 frames, 97 % covered)" in row_a.children[7].value
+    assert "done" in row_a.children[2].value and "642" in row_a.children[6].value
+    assert ">1: NVIDIA H200<" in row_a.children[3].value  # which GPU ran the scan
+    assert "4.20 mm median (2 frames, 97 % covered)" in row_a.children[8].value
     assert not_blank(row_a.children[0].value) > 0.05
     assert "1 done, 1 queued" in box.children[0].value
 

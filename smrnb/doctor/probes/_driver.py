@@ -27,6 +27,7 @@ answer", which says nothing about whether a driver is installed.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -107,8 +108,38 @@ def _dec(v: Any) -> str:
     return v.decode(errors="replace") if isinstance(v, bytes) else str(v)
 
 
-def _via_nvml() -> tuple[dict[str, Any] | None, str | None]:
-    """NVML facts, or (None, why) when NVML does not load. Never raises."""
+def _nvml_gpu(pynvml: Any, i: int) -> dict[str, Any]:
+    """One GPU's row from NVML; a field NVML cannot give (old driver, MIG, vGPU) stays None."""
+    h = pynvml.nvmlDeviceGetHandleByIndex(i)
+    gpu: dict[str, Any] = {"index": i, "name": _dec(pynvml.nvmlDeviceGetName(h)), "compute_capability": None,
+                           "memory_bytes": None, "uuid": None, "pci_bus_id": None, "memory_free_bytes": None}
+    try:
+        major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(h)
+        gpu["compute_capability"] = f"{int(major)}.{int(minor)}"
+    except Exception:
+        gpu["compute_capability"] = tables.compute_capability_for_gpu(gpu["name"])
+    try:
+        mem = pynvml.nvmlDeviceGetMemoryInfo(h)
+        gpu["memory_bytes"] = int(mem.total)
+        gpu["memory_free_bytes"] = int(mem.free)
+    except Exception:
+        pass
+    try:
+        gpu["uuid"] = _dec(pynvml.nvmlDeviceGetUUID(h))
+    except Exception:
+        pass
+    try:
+        gpu["pci_bus_id"] = _dec(pynvml.nvmlDeviceGetPciInfo(h).busId)
+    except Exception:
+        pass
+    return gpu
+
+
+def _via_nvml(full: bool = False) -> tuple[dict[str, Any] | None, str | None]:
+    """NVML facts, or (None, why) when NVML does not load. Never raises.
+
+    ``full``: each GPU also has ``pci_bus_id`` and ``memory_free_bytes`` (the per-GPU rows).
+    """
     try:
         import pynvml
     except Exception as exc:  # not installed, or broken
@@ -131,25 +162,9 @@ def _via_nvml() -> tuple[dict[str, Any] | None, str | None]:
             cuda = f"{code // 1000}.{(code % 1000) // 10}"
         except Exception:
             pass
-        gpus = []
-        for i in range(int(pynvml.nvmlDeviceGetCount())):
-            h = pynvml.nvmlDeviceGetHandleByIndex(i)
-            gpu: dict[str, Any] = {"index": i, "name": _dec(pynvml.nvmlDeviceGetName(h)),
-                                   "compute_capability": None, "memory_bytes": None, "uuid": None}
-            try:
-                major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(h)
-                gpu["compute_capability"] = f"{int(major)}.{int(minor)}"
-            except Exception:
-                gpu["compute_capability"] = tables.compute_capability_for_gpu(gpu["name"])
-            try:
-                gpu["memory_bytes"] = int(pynvml.nvmlDeviceGetMemoryInfo(h).total)
-            except Exception:
-                pass
-            try:
-                gpu["uuid"] = _dec(pynvml.nvmlDeviceGetUUID(h))
-            except Exception:
-                pass
-            gpus.append(gpu)
+        gpus = [_nvml_gpu(pynvml, i) for i in range(int(pynvml.nvmlDeviceGetCount()))]
+        if not full:
+            gpus = [{k: g[k] for k in ("index", "name", "compute_capability", "memory_bytes", "uuid")} for g in gpus]
     except Exception as exc:
         return None, f"NVML query failed: {type(exc).__name__}: {exc}"
     finally:
@@ -243,3 +258,168 @@ def _via_nvidia_smi(ctx: ProbeContext, nvml_error: str | None, proc: str = "/pro
         base["cuda_driver_version_from"] = "table"
     return {"status": "ok", **base, "nvidia_smi": smi, "driver_version": driver,
             "cuda_driver_version": cuda, "gpus": gpus}
+
+
+# --- per-GPU rows (the doctor per node) ------------------------------------------------------
+
+GPU_FIELDS = ("index", "name", "uuid", "pci.bus_id", "driver_version", "compute_cap", "memory.total", "memory.free")
+_PCI = re.compile(r"^\s*([0-9A-Fa-f]{4,8}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.[0-7]\s*$")
+
+_TORCH_GPUS = (
+    "import json, torch\n"
+    "out = {'version': torch.__version__, 'cuda': torch.version.cuda, 'available': bool(torch.cuda.is_available()),"
+    " 'devices': []}\n"
+    "for i in range(torch.cuda.device_count() if out['available'] else 0):\n"
+    "    p = torch.cuda.get_device_properties(i)\n"
+    "    out['devices'].append({'torch_index': i, 'name': p.name, 'uuid': str(getattr(p, 'uuid', '') or ''),\n"
+    "                           'pci': [getattr(p, a, None) for a in ('pci_domain_id', 'pci_bus_id', 'pci_device_id')],\n"
+    "                           'compute_capability': f'{p.major}.{p.minor}'})\n"
+    "print(json.dumps(out))\n"
+)
+
+
+def arch_of(cc: str | None) -> str | None:
+    """``"9.0"`` -> ``"sm_90"`` (the name nvcc and torch's arch list use), else None."""
+    m = re.fullmatch(r"([0-9]+)\.([0-9]+)", cc or "")
+    return f"sm_{m.group(1)}{m.group(2)}" if m else None
+
+
+def pci_key(bus_id: object) -> tuple[int, int, int] | None:
+    """(domain, bus, device) of an NVML / nvidia-smi bus id ``"00000000:19:00.0"``, else None."""
+    m = _PCI.match(str(bus_id or ""))
+    return (int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16)) if m else None
+
+
+def uuid_key(uuid: object) -> str:
+    """A GPU UUID without its ``GPU-`` prefix, lower case: NVML's and torch's spellings compare equal."""
+    text = str(uuid or "").strip().lower()
+    return text[4:] if text.startswith("gpu-") else text
+
+
+def _gpu_row(g: dict[str, Any], driver: str | None) -> dict[str, Any]:
+    cc = g.get("compute_capability")
+    return {"index": g.get("index"), "name": g.get("name"), "uuid": g.get("uuid"), "pci_bus_id": g.get("pci_bus_id"),
+            "driver_version": g.get("driver_version") or driver, "compute_capability": cc, "arch": arch_of(cc),
+            "memory_total_bytes": g.get("memory_bytes"), "memory_free_bytes": g.get("memory_free_bytes")}
+
+
+def parse_gpu_csv(text: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Rows of ``nvidia-smi --query-gpu=<fields> --format=csv,noheader`` as per-GPU rows; malformed rows are
+    skipped; a value ``[N/A]`` / ``[Not Supported]`` is None."""
+    out: list[dict[str, Any]] = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) != len(fields) or not parts[fields.index("name")]:
+            continue
+        v = {f: (None if p.startswith("[") or p == "" else p) for f, p in zip(fields, parts)}
+        if not (v.get("index") or "").isdigit() or not tables.parse_version(v.get("driver_version")):
+            continue
+        cc = v.get("compute_cap")
+        if not re.fullmatch(r"[0-9]+\.[0-9]+", cc or ""):
+            cc = tables.compute_capability_for_gpu(v["name"])
+        uuid = v.get("uuid")
+        out.append(_gpu_row({"index": int(v["index"]), "name": v["name"], "compute_capability": cc,
+                             "uuid": uuid if uuid and uuid.startswith(("GPU-", "MIG-")) else None,
+                             "pci_bus_id": v.get("pci.bus_id"), "driver_version": v["driver_version"],
+                             "memory_bytes": _parse_memory(v["memory.total"] or ""),
+                             "memory_free_bytes": _parse_memory(v.get("memory.free") or "")}, None))
+    return out
+
+
+def gpu_rows(ctx: ProbeContext, *, use_nvml: bool = True) -> dict[str, Any]:
+    """Every GPU of this node, one row each: ``index`` (NVML / nvidia-smi order, the PCI bus order), ``name``,
+    ``uuid``, ``pci_bus_id``, ``driver_version``, ``compute_capability``, ``arch`` (``sm_90``),
+    ``memory_total_bytes``, ``memory_free_bytes``.
+
+    NVML first, ``nvidia-smi --query-gpu`` when NVML does not load. NVML and nvidia-smi list every GPU
+    of the node whatever this process's ``CUDA_VISIBLE_DEVICES`` says. Never raises: ``status`` is
+    ``ok``, ``absent`` (no driver or no GPU), ``broken`` or ``unavailable`` (with ``reason``).
+    """
+    nvml_error = None
+    if use_nvml:
+        facts, nvml_error = _via_nvml(full=True)
+        if facts is not None:
+            return {"status": facts["status"], "source": "nvml",
+                    "gpus": [_gpu_row(g, facts["driver_version"]) for g in facts["gpus"]]}
+    smi = ctx.which("nvidia-smi")
+    if smi is None:
+        return {"status": "absent", "source": None, "gpus": [],
+                "reason": "no NVIDIA driver: NVML does not load and nvidia-smi is not on PATH"}
+    timeout = min(ctx.timeout, 10.0)
+    fields = GPU_FIELDS
+    res = ctx.run([smi, f"--query-gpu={','.join(fields)}", "--format=csv,noheader"], timeout=timeout)
+    whole = res.stdout + res.stderr
+    if not res.no_answer and not res.ok and "compute_cap" in whole and "valid field" in whole:
+        fields = tuple(f for f in GPU_FIELDS if f != "compute_cap")  # drivers before ~510
+        res = ctx.run([smi, f"--query-gpu={','.join(fields)}", "--format=csv,noheader"], timeout=timeout)
+    base = {"source": "nvidia-smi", "gpus": [], **({"nvml_error": nvml_error} if nvml_error else {})}
+    if res.no_answer:
+        return unavailable(f"nvidia-smi did not answer within {timeout:g} s" if res.timed_out else
+                           f"nvidia-smi did not answer usefully: {res.error}", **base)
+    if not res.ok:
+        text = (res.stdout + "\n" + res.stderr).strip()
+        kind = broken_kind(text)
+        first = text.splitlines()[0][:300] if text else f"exit status {res.returncode}"
+        return {"status": "broken" if kind else "absent", **base, "reason": f"nvidia-smi failed: {first}",
+                **({"broken_kind": kind} if kind else {})}
+    rows = parse_gpu_csv(res.stdout, fields)
+    if not rows:
+        return unavailable("nvidia-smi printed no GPU rows it could read", **base, output_head=res.stdout[:200])
+    return {"status": "ok", **base, "gpus": rows}
+
+
+def torch_gpus(ctx: ProbeContext, timeout: float | None = None) -> dict[str, Any]:
+    """The CUDA devices torch sees *in a subprocess with this process's environment* (so with its
+    ``CUDA_VISIBLE_DEVICES``): ``{"status": "ok", "available", "version", "cuda", "devices": [{"torch_index",
+    "name", "uuid", "pci", "compute_capability"}]}``; ``status`` ``not_installed`` / ``unavailable`` with a
+    ``reason`` otherwise. Never raises."""
+    timeout = max(ctx.timeout, 60.0) if timeout is None else timeout
+    res = ctx.run([ctx.python, "-c", _TORCH_GPUS], timeout=timeout)
+    if res.no_answer:
+        return unavailable(f"import torch did not finish within {timeout:g} s" if res.timed_out else
+                           f"the torch check did not answer usefully ({res.error})")
+    if not res.ok:
+        tail = (res.stderr or res.error or "").strip().splitlines()
+        last = tail[-1][:300] if tail else f"exit status {res.returncode}"
+        if "No module named 'torch'" in last:
+            return {"status": "not_installed", "reason": "torch is not installed for this Python", "devices": []}
+        return unavailable(f"the torch check failed: {last}", devices=[])
+    try:
+        d = json.loads(res.stdout.strip().splitlines()[-1])
+        devices = [x for x in d.get("devices") or [] if isinstance(x, dict)]
+    except (ValueError, IndexError, AttributeError):
+        return unavailable("could not read the torch check's output", devices=[])
+    return {"status": "ok", "available": bool(d.get("available")), "version": d.get("version"),
+            "cuda": d.get("cuda"), "devices": devices}
+
+
+def match_torch(rows: list[dict[str, Any]], seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """``rows`` (from :func:`gpu_rows`) with ``torch_index``: the index torch gives the card in this process
+    (None: torch does not see it, so ``CUDA_VISIBLE_DEVICES`` hides it or the driver fails), matched by UUID,
+    else by PCI address; ``torch_sees`` is None when torch could not be asked."""
+    asked = seen.get("status") == "ok"
+    devices = seen.get("devices") or []
+    out = []
+    for r in rows:
+        hit = None
+        for d in devices:
+            same_uuid = uuid_key(d.get("uuid")) and uuid_key(d.get("uuid")) == uuid_key(r.get("uuid"))
+            pci = d.get("pci")
+            same_pci = (pci_key(r.get("pci_bus_id")) is not None and isinstance(pci, list) and len(pci) == 3
+                        and all(isinstance(x, int) for x in pci) and tuple(pci) == pci_key(r.get("pci_bus_id")))
+            if same_uuid or (not uuid_key(d.get("uuid")) and same_pci):
+                hit = d
+                break
+        out.append({**r, "torch_index": hit.get("torch_index") if hit else None,
+                    "torch_sees": (hit is not None) if asked else None})
+    return out
+
+
+def list_gpus(*, timeout: float = 10.0, use_nvml: bool = True, environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """:func:`gpu_rows` of this process's machine (``environ``'s ``PATH`` finds ``nvidia-smi``; default
+    ``os.environ``). Never raises."""
+    try:
+        ctx = ProbeContext(timeout=float(timeout), **({"environ": dict(environ)} if environ is not None else {}))
+        return gpu_rows(ctx, use_nvml=use_nvml)
+    except Exception as exc:  # a broken NVML binding or an odd environment: reported, never raised
+        return unavailable(f"the GPUs could not be listed: {type(exc).__name__}: {exc}", gpus=[])

@@ -65,27 +65,59 @@ def evaluate(facts: Facts, layers: Iterable[str] | None = None) -> list[Finding]
 
     Findings are sorted by layer order then severity.
     """
+    out = [f for f, _ in evaluate_traced(facts, layers)]
+    order = {ly: i for i, ly in enumerate(LAYERS)}
+    sev = {s: i for i, s in enumerate(SEVERITIES)}
+    out.sort(key=lambda f: (order[f.layer], sev[f.severity]))
+    return out
+
+
+class _Traced(dict):
+    """A layer's facts that note every key a rule reads (``get``, ``[]``, ``in``)."""
+
+    def __init__(self, layer: str, data: dict[str, Any], log: set[tuple[str, str]]):
+        super().__init__(data)
+        self._layer, self._log = layer, log
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._log.add((self._layer, key))
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._log.add((self._layer, key))
+        return super().__getitem__(key)
+
+    def __contains__(self, key: Any) -> bool:
+        self._log.add((self._layer, key))
+        return super().__contains__(key)
+
+
+def evaluate_traced(facts: Facts, layers: Iterable[str] | None = None) -> list[tuple[Finding, frozenset]]:
+    """Every finding with the ``(layer, key)`` facts its rule had read when it gave it (in rule order);
+    explain says with them which facts came from the text and which from the machine. Never raises."""
     _load_rule_modules()
     wanted = set(LAYERS if layers is None else layers)
-    out: list[Finding] = []
+    out: list[tuple[Finding, frozenset]] = []
     for layer, (name, err) in _LOAD_ERRORS.items():
         if layer in wanted:
-            out.append(Finding("rule_failed", layer, "info", f"rules module {name} failed to import", (err,)))
+            out.append((Finding("rule_failed", layer, "info", f"rules module {name} failed to import", (err,)),
+                        frozenset()))
     for layer in LAYERS:
         lf = facts.get(layer)
         if layer in wanted and isinstance(lf, dict) and lf.get("not_checked"):
             items = [str(x) for x in lf["not_checked"]]
-            out.append(Finding("could_not_look", layer, "info",
-                               f"{len(items)} part(s) of this layer could not be checked", tuple(items)))
+            out.append((Finding("could_not_look", layer, "info",
+                                f"{len(items)} part(s) of this layer could not be checked", tuple(items)), frozenset()))
+    log: set[tuple[str, str]] = set()
+    traced = {ly: (_Traced(ly, d, log) if isinstance(d, dict) else d) for ly, d in facts.items()}
     for layer, fn in list(_RULES):
         if layer not in wanted:
             continue
+        log.clear()
         try:
-            out.extend(fn(facts) or ())
+            for f in fn(traced) or ():
+                out.append((f, frozenset(log)))
         except Exception as exc:  # a rule bug must not take the report down
-            out.append(Finding("rule_failed", layer, "info", f"rule {fn.__name__} failed",
-                               (f"{type(exc).__name__}: {exc}",)))
-    order = {ly: i for i, ly in enumerate(LAYERS)}
-    sev = {s: i for i, s in enumerate(SEVERITIES)}
-    out.sort(key=lambda f: (order[f.layer], sev[f.severity]))
+            out.append((Finding("rule_failed", layer, "info", f"rule {fn.__name__} failed",
+                                (f"{type(exc).__name__}: {exc}",)), frozenset()))
     return out

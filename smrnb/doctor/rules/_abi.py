@@ -11,8 +11,10 @@ from typing import Any
 
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor._owner import reinstall_command
+from smrnb.doctor._owner import package_name
+from smrnb.doctor._symbols import demangle, string_abi
 from smrnb.doctor.rules import rule
+from smrnb.doctor.rules._events import builds, events, finding, has_sign, resolve, value
 
 CODES = meanings("rules.abi")  # this module's codes, from the one table (codes.py)
 
@@ -40,8 +42,8 @@ def _reinstall_commands(path: str, facts: Mapping[str, Any]) -> tuple[str, ...]:
     return ("python -c \"import torch; print(torch.__version__)\"   # the torch to build against: "
             f"{torch_version}",
             "rm -rf build/   # stale objects compiled for the old torch",
-            "pip install --no-build-isolation --no-cache-dir --force-reinstall <package-owning-"
-            f"{_name(path)}>")
+            "pip install --no-build-isolation --no-cache-dir --force-reinstall "
+            + package_name(path, f"<package-owning-{_name(path)}>"))
 
 
 @rule("abi")
@@ -116,21 +118,37 @@ def gpu_code(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if _is_kaolin(path, facts):
             ev.append("kaolin then prints 'CUDA Error: no kernel image is available for execution on the device' "
                       "and returns EMPTY tensors without raising (observed on an H200 with an sm_80-only build)")
-        arch_list = ";".join(caps)
-        cmds = [f"export TORCH_CUDA_ARCH_LIST=\"{arch_list}\"   # this machine's GPU(s); add +PTX for newer GPUs",
-                "rm -rf build/   # objects compiled for the old architectures"]
+        arch_list = _buildable_arch_list(caps, facts)
         if _is_kaolin(path, facts):
-            cmds += ["pip uninstall -y kaolin",
-                     "cd kaolin-src && IGNORE_TORCH_VER=1 pip install --no-build-isolation --no-cache-dir .   "
-                     "# from a kaolin source checkout"]
+            version = (facts.get("kaolin") or {}).get("version")
+            tag = f"--branch v{str(version).split('+')[0]} " if version else ""
+            cmds = ["pip uninstall -y kaolin",
+                    f"git clone --recursive {tag}https://github.com/NVIDIAGameWorks/kaolin kaolin-src && cd kaolin-src && "
+                    f"rm -rf build/ && TORCH_CUDA_ARCH_LIST=\"{arch_list}\" IGNORE_TORCH_VER=1 pip install "
+                    "--no-build-isolation --no-cache-dir .   # this machine's GPU(s)"]
         else:
-            cmds.append(reinstall_command(path))
+            cmds = [f"TORCH_CUDA_ARCH_LIST=\"{arch_list}\" pip install --no-build-isolation --no-cache-dir "
+                    f"--force-reinstall {_distribution_of(path)}   # this machine's GPU(s); from its source tree: "
+                    "rm -rf build/ first"]
         yield Finding(
             "no_kernel_image_for_gpu", "abi", "error",
             f"{_name(path)} has no GPU code for compute capability {', '.join(caps)}",
             tuple(ev),
             Fix(why("no_kernel_image_for_gpu", "A cubin runs only on GPUs of its major architecture (sm_80 does "
                     "not run on 9.0) and PTX is JIT-compiled only for GPUs at or above its version."), tuple(cmds)))
+
+
+def _buildable_arch_list(caps: list[str], facts: Mapping[str, Any]) -> str:
+    """TORCH_CUDA_ARCH_LIST for the GPUs' capabilities, limited to what the build nvcc can compile."""
+    from smrnb.doctor._install import build_arch_list
+
+    nv = (facts.get("toolkit") or {}).get("build_nvcc_version")
+    return build_arch_list(caps, nv) or ";".join(caps)
+
+
+def _distribution_of(path: str) -> str:
+    """The pip package a compiled module belongs to (installed metadata, else the directory under site-packages)."""
+    return package_name(path, "<the package that owns " + os.path.basename(str(path)) + ">")
 
 
 @rule("abi")
@@ -167,3 +185,230 @@ def extensions_ok(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 else "; no GPU to check against"))
         yield Finding("extension_ok", "abi", "ok", f"{_name(path)} loads: libraries, torch symbols and GPU code check out",
                       tuple(ev))
+
+
+# ------------------------------------------------------------------ undefined torch symbols, source and modules
+KAOLIN_WHEEL_PAGE = "https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-{torch}_cu{cuda}.html"
+
+
+def _torch_flag(facts: Mapping[str, Any]) -> bool | None:
+    flag = value(facts, "torch", "cxx11_abi")
+    return value(facts, "abi", "torch_cxx11_abi") if flag is None else flag
+
+
+def _static_verdict(facts: Mapping[str, Any], sym: str) -> tuple[str | None, Mapping[str, Any] | None]:
+    """The abi probe's verdict on ``sym`` when its ELF check of an extension saw the same symbol unresolved."""
+    for ext in value(facts, "abi", "extensions") or []:
+        if not isinstance(ext, Mapping):
+            continue
+        for u in ext.get("unresolved") or []:
+            if isinstance(u, Mapping) and u.get("mangled") == sym and u.get("diagnosis") in (
+                    "cxx11_abi_mismatch", "abi_torch_version_mismatch"):
+                return str(u["diagnosis"]), {**u, "path": ext.get("path")}
+    return None, None
+
+
+def torch_symbol_readings(facts: Mapping[str, Any], sym: str) -> list[str]:
+    """An undefined torch symbol: the C++ ABI flag differs (the symbol's std::string flavour against torch's
+    ``_GLIBCXX_USE_CXX11_ABI``, or the abi probe's verdict) or the torch version does. Both readings, the
+    likelier first, when neither torch's flag nor the probe's verdict is known."""
+    verdict, _ = _static_verdict(facts, sym)
+    if verdict:
+        return [verdict]
+    flavour = string_abi(sym, demangle(sym))
+    flag = _torch_flag(facts)
+
+    def code(torch_abi: bool | None) -> str:
+        if flavour != "none" and torch_abi is not None:
+            return "cxx11_abi_mismatch" if (flavour == "cxx11") != bool(torch_abi) else "abi_torch_version_mismatch"
+        return "cxx11_abi_mismatch" if flavour == "old" else "abi_torch_version_mismatch"
+
+    first = code(flag)
+    if flag is None and flavour != "none":  # an old-ABI torch (pip wheels before 2.7) turns one into the other
+        alt = code(False)
+        return [first] + ([alt] if alt != first else [])
+    return [first]
+
+
+@builds("abi_torch_version_mismatch", "cxx11_abi_mismatch")
+def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any] | None:
+    sym = str(ev.get("symbol") or "")
+    lib = ev.get("needed_by")
+    if not sym:  # a loader-table row, or libtorch_cuda_cu.so (torch 1.11/1.12 only)
+        name = str(ev.get("library") or "")
+        if name.startswith(("libtorch_cuda_cu.", "libtorch_cuda_cpp.")):
+            return {"title": f"{name} missing: the extension was built for torch 1.11/1.12",
+                    "evidence": ["libtorch_cuda_cu.so / libtorch_cuda_cpp.so exist only in torch 1.11 and 1.12 (split "
+                                 "libtorch_cuda.so); other torch releases have neither"],
+                    "commands": ["python -c \"import torch; print(torch.__version__)\"",
+                                 "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
+                                 "(or install the wheel) for the installed torch"]}
+        return None
+    dem = demangle(sym)
+    short = (dem or sym)[:120]
+    code = ev.get("_code")
+    flavour = string_abi(sym, dem)
+    flag = _torch_flag(facts)
+    tv = value(facts, "torch", "version")
+    evidence = [f"undefined symbol: {sym}"] + ([f"demangled: {dem}"] if dem else []) + ([f"needed by: {lib}"] if lib else [])
+    evidence.append({"cxx11": "the symbol uses the new C++11 ABI std::string (std::__cxx11::basic_string)",
+                     "old": "the symbol uses the old (pre-C++11 ABI) std::string (`Ss`)",
+                     "none": "the symbol has no std::string in it (no ABI flavour to compare)"}[flavour])
+    if flag is not None:
+        evidence.append(f"this torch{(' ' + str(tv)) if tv else ''} uses _GLIBCXX_USE_CXX11_ABI={1 if flag else 0}")
+    verdict, u = _static_verdict(facts, sym)
+    if u is not None:
+        evidence.append(f"the doctor's static check of {u.get('path')} finds this symbol unresolved too"
+                        + (": its other-ABI spelling IS defined in torch" if u.get("other_abi_defined") else "")
+                        + (": its other-ABI spelling is not defined in torch either"
+                           if u.get("other_abi_defined") is False else ""))
+    elif flag is None and flavour == "old" and code == "cxx11_abi_mismatch":
+        evidence.append("torch pip wheels use the new ABI since 2.7, conda/source builds always did: an old-ABI symbol "
+                        "means the extension was compiled with -D_GLIBCXX_USE_CXX11_ABI=0 (or for a pre-2.7 pip torch: "
+                        "then it is a torch version mismatch)")
+    elif flag is None and flavour != "none":
+        evidence.append("if torch is an old-ABI build (pip wheels before 2.7) this reading changes: "
+                        "`python -c \"import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)\"` decides")
+    want = "1" if flag else "0" if flag is not None else "<torch's flag>"
+    if code == "cxx11_abi_mismatch":
+        title = f"Undefined symbol {short}: the extension and torch use different C++ ABIs"
+        cmds = ["python -c \"import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)\"",
+                f"rm -rf build/ && CXXFLAGS=-D_GLIBCXX_USE_CXX11_ABI={want} pip install --no-build-isolation "
+                "--no-cache-dir --force-reinstall .   # rebuild with torch's ABI flag"]
+    else:
+        title = f"Undefined symbol {short}: the extension was built against another torch"
+        cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
+                "rm -rf build/ && pip install --no-build-isolation --no-cache-dir --force-reinstall .   "
+                "# rebuild the extension against the torch that is installed"]
+    if lib and "kaolin" in str(lib):
+        cmds.append(_kaolin_command(facts))
+    return {"title": title, "evidence": evidence, "commands": cmds}
+
+
+def _kaolin_command(facts: Mapping[str, Any]) -> str:
+    inst = value(facts, "kaolin", "install_command")
+    if inst:
+        return str(inst)
+    tv, tc = value(facts, "torch", "version_base"), value(facts, "torch", "cuda")
+    if value(facts, "torch", "version") and not tc:
+        return "# this torch is CPU-only: kaolin's wheel pages are per CUDA build; install a CUDA torch first"
+    return "pip install kaolin==<version> -f " + KAOLIN_WHEEL_PAGE.format(
+        torch=tv or "<torch>", cuda=str(tc or "<xy>").replace(".", ""))
+
+
+@builds("torch_api_incompatible_source")
+def _torch_api(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    line = str(ev.get("line") or "")
+    phrase = str(ev.get("phrase") or ev.get("module") or ev.get("header") or "")
+    i = line.lower().find(phrase.lower()) if phrase else -1
+    api = line[i:i + len(phrase)] if i >= 0 else phrase
+    return {"title": f"The source uses a torch API that torch removed ({api or 'THC, torch._six, AT_CHECK'})",
+            "commands": ["pip install --upgrade <the extension>   # a release written for this torch",
+                         "python -c \"import torch; print(torch.__version__)\""]}
+
+
+@builds("extension_not_compiled")
+def _not_compiled(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    what = ev.get("module") or ev.get("project") or ""
+    pkg = str(what).split(".")[0] if what else "<package>"
+    return {"title": "The package's compiled module was never built" + (f" ({what})" if what else ""),
+            "commands": [f"pip install --no-build-isolation --force-reinstall --no-cache-dir {pkg}   # with its "
+                         "CUDA extension (FORCE_CUDA=1 where the package reads it)",
+                         f"pip show -f {pkg} | grep -E '\\.(so|pyd)$'   # the compiled modules it installed"]}
+
+
+@builds("package_api_version_mismatch")
+def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    mod = str(ev.get("module") or "")
+    top = mod.split(".")[0] or "<the package>"
+    return {"title": f"{mod} does not exist in the installed {top}: the code was written for another release",
+            "commands": [f"pip show {top}   # the installed release",
+                         f"pip install '{top}==<the release the code names>'   # see its requirements file"]}
+
+
+@builds("no_kernel_image_for_gpu")
+def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    from smrnb.doctor._install import build_arch_list
+
+    ccs = [cc for cc in (value(facts, "driver", "gpus") or []) if isinstance(cc, Mapping)]
+    caps = [str(g.get("compute_capability")) for g in ccs if g.get("compute_capability")]
+    named = list(value(facts, "toolkit", "archs_named") or [])
+    cc_group = (ev.get("groups") or {}).get("cc")
+    if cc_group:
+        caps.append(f"{cc_group[:-1]}.{cc_group[-1]}")
+    nv = value(facts, "toolkit", "build_nvcc_version")
+    evidence = [f"the GPU has compute capability {', '.join(caps)}"] if caps else []
+    for ext in value(facts, "abi", "extensions") or []:
+        if isinstance(ext, Mapping) and ext.get("embedded_archs") is not None:
+            evidence.append(f"{ext.get('path')}: embeds {' '.join(ext['embedded_archs']) or 'nothing'}"
+                            f"{', PTX' if ext.get('has_ptx') else ', no PTX'}")
+    arch_list = value(facts, "torch", "arch_list")
+    if caps and isinstance(arch_list, list) and arch_list:
+        evidence.append(f"torch has kernels for it ({' '.join(arch_list)}): the extension lacks them")
+    al = build_arch_list(caps or named, nv)
+    arch = f'TORCH_CUDA_ARCH_LIST="{al}"' if al else 'TORCH_CUDA_ARCH_LIST="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1)"'
+    kaolin = has_sign(facts, "kaolin")
+    cmds = ["nvidia-smi --query-gpu=name,compute_cap --format=csv",
+            f"rm -rf build/ && {arch} pip install --no-build-isolation --no-cache-dir --force-reinstall "
+            + ("git+https://github.com/NVIDIAGameWorks/kaolin   # IGNORE_TORCH_VER=1 when torch is outside its range"
+               if kaolin else ".   # in the extension's source tree")]
+    return {"title": "No kernel image for this GPU in a binary that ran", "evidence": evidence, "commands": cmds}
+
+
+_COMPILED_SUFFIXES = ("_c", "_ext", "_cuda", "_cpp", "_cpu", "_cuda_kernel", "_backend", "cuda", "_C")
+
+
+def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
+    """What a module (or name) that cannot be imported means: pip's build isolation hiding torch, a package
+    without its compiled module, code written for another release of a package, or a kernel of another
+    Python. Empty when the text does not say which."""
+    mod = str(ev.get("module") or "")
+    parts = mod.split(".")
+    last = parts[-1]
+    building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
+    if parts[0] == "torch" and len(parts) == 1:
+        if building:
+            return ["torch_not_found_at_build"]
+        if has_sign(facts, "in_notebook"):
+            return ["kernel_wrong_python"]
+        return []
+    if mod in ("torch._six", "torch.six") or last == "_six":
+        return ["torch_api_incompatible_source"]
+    if last.startswith("_") or last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in ("amp_C",):
+        return ["extension_not_compiled"]
+    if len(parts) > 1 and (ev.get("import_name") or ev.get("attribute") or len(parts) > 1):
+        return ["package_api_version_mismatch"]
+    if has_sign(facts, "in_notebook", "terminal_works"):
+        return ["kernel_wrong_python"]
+    return []
+
+
+@rule("abi")
+def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """Undefined torch symbols (read in an error text or seen by the probe), torch APIs the source uses that
+    torch removed, and packages whose compiled module is missing."""
+    for ev in events(facts, "loader", "undefined_symbol"):
+        if ev.get("owner") not in ("torch", "c10"):
+            continue
+        nb = str(ev.get("needed_by") or "")
+        if "torchvision" in nb or "torchaudio" in nb:
+            continue  # a companion's binary (rules.loader)
+        sym = str(ev.get("symbol") or "")
+        try:
+            readings = torch_symbol_readings(facts, sym)
+        except Exception:  # a demangler failure must not hide the finding
+            readings = ["abi_torch_version_mismatch"]
+        how = "the abi probe's check of the extension" if _static_verdict(facts, sym)[0] else (
+            f"torch's _GLIBCXX_USE_CXX11_ABI={int(bool(_torch_flag(facts)))}" if _torch_flag(facts) is not None else None)
+        for i, code in enumerate(readings):
+            f = finding(code, facts, {**ev, "_code": code}, reading=i, how=how if i == 0 else None)
+            if f is not None:
+                yield f
+    for ev in events(facts, "abi", "sign"):
+        if ev.get("sign") == "torch_api_removed":
+            yield from resolve(facts, ev, ["torch_api_incompatible_source"])
+        elif ev.get("sign") == "cannot_import_c":
+            yield from resolve(facts, ev, ["extension_not_compiled"])
+    for ev in events(facts, "toolkit", "header_missing"):
+        if str(ev.get("header") or "").lower().startswith("thc/"):
+            yield from resolve(facts, {**ev, "phrase": ev.get("header")}, ["torch_api_incompatible_source"])

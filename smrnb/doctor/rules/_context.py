@@ -9,9 +9,10 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from smrnb.doctor._codes import meanings
+from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
+from smrnb.doctor.rules._events import events, resolve
 
 CODES = meanings("rules.context")  # this module's codes, from the one table (codes.py)
 
@@ -86,8 +87,7 @@ def _slurm_export(s: Mapping[str, Any]) -> Iterable[Finding]:
                   f"sbatch --export={export}: {', '.join(dropped)} did not reach the job",
                   (f"SLURM_EXPORT_ENV={export}", *(f"{k} is not set in the job" for k in ("LD_LIBRARY_PATH", "CUDA_HOME")
                                                   if k in dropped)),
-                  Fix("The job started without the submitting shell's environment. Either export it, or set the CUDA "
-                      "environment inside the script (after the #SBATCH lines), where every node runs it.",
+                  Fix(why("slurm_export_dropped_env"),
                       (f"#SBATCH --export={keep}", "# or, in the script:\nmodule load cuda   # or: export "
                        "LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH CUDA_HOME=/usr/local/cuda",
                        "# for srun steps inside the job: srun --export=ALL ...")))
@@ -126,3 +126,12 @@ def context_findings(facts: Facts) -> Iterable[Finding]:
                       (f"CONDA_PREFIX={ctx['conda_env']}",))
     if ctx.get("venv"):
         yield Finding("context_venv", "context", "info", "virtualenv active", (f"venv: {ctx['venv']}",))
+
+
+# ------------------------------------------------------------------ container and Slurm messages
+@rule("context")
+def context_messages(facts: Facts) -> Iterable[Finding]:
+    """The NVIDIA container toolkit's, Docker's, Kubernetes' and Slurm's messages about GPUs
+    (tables/container_messages.csv, tables/slurm_gpu.csv), read in a text or produced by a probe."""
+    for ev in events(facts, "context", "message"):
+        yield from resolve(facts, ev)

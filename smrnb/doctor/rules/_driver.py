@@ -11,6 +11,7 @@ from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
+from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, major, resolve, value
 
 CODES = meanings("rules.driver")  # this module's codes, from the one table (codes.py)
 
@@ -42,6 +43,8 @@ def torch_variants_for_driver(torch_version: str, driver: str) -> list[str]:
 def driver_findings(facts: Facts) -> Iterable[Finding]:
     drv = facts.get("driver") or {}
     torch = layer(facts, "torch")
+    if not drv:
+        return  # not collected (a text that shows nothing of the driver)
     if drv.get("status") == "broken":
         yield broken_driver_finding(drv)
         return
@@ -52,6 +55,10 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
                       Fix("A hung nvidia-smi usually means a wedged driver or a GPU that fell off the bus; the "
                           "kernel log says which.",
                           ("timeout 20 nvidia-smi", "sudo dmesg | grep -iE 'nvrm|xid'")))
+        return
+    if drv.get("source") == "the error text" or from_text(facts, "driver", "cuda_driver_version") or from_text(
+            facts, "driver", "driver_version"):
+        yield from _text_driver_versions(facts)
         return
     if drv.get("status") == "absent" or not drv.get("gpus"):
         ev = [drv.get("reason") or "no GPU reported"]
@@ -99,9 +106,8 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
                       (f"driver supports CUDA <= {cdv}",
                        f"torch's CUDA: {tcuda or 'none (CPU build)'}",
                        f"installed nvcc: {', '.join(nvccs) if nvccs else 'none'}"),
-                      Fix("torch brings its own CUDA runtime (pip nvidia-* wheels); the local toolkit (nvcc) is only "
-                          "used to build extensions such as kaolin. Compare torch.version.cuda and nvcc --version, "
-                          "not nvidia-smi."))
+                      Fix(why("driver_cuda_version_not_toolkit", "The local toolkit (nvcc) is only used to build "
+                              "extensions such as kaolin.")))
 
 
 def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:
@@ -178,3 +184,133 @@ def driver_vs_toolkits(facts: Facts) -> Iterable[Finding]:
                           + (f" (CUDA <= {drv.get('cuda_driver_version')})." if drv.get("cuda_driver_version") else "."),
                           ("# update the NVIDIA driver (needs root), then reboot",
                            "nvidia-smi   # 'CUDA Version' = the newest CUDA this driver runs"), DRIVER_DOCS))
+
+
+# ------------------------------------------------------------------ a driver read in an error text
+def _text_driver_versions(facts: Facts) -> Iterable[Finding]:
+    """The driver a text shows (nvidia-smi's header, torch's 'found version 11040') against the CUDA the
+    text's torch (``+cu121``, ``cudatoolkit=11.8``) was built with: the family rule of the live check on the
+    CUDA version the driver supports (CUDA 11+ runs newer minors of its major, 10.x does not)."""
+    drv = facts.get("driver") or {}
+    dmax, tcuda = drv.get("cuda_driver_version"), value(facts, "torch", "cuda")
+    nvccs = [n.get("version") for n in value(facts, "toolkit", "nvccs") or [] if isinstance(n, Mapping) and n.get("version")]
+    if dmax and nvccs and any(v != dmax for v in nvccs) and drv.get("cuda_driver_version_from") != "table":
+        f = finding("driver_cuda_version_not_toolkit", facts, {
+            "kind": "state", "from": "text", "weight": 20, "line": (drv.get("read_from") or {}).get("cuda_driver_version", ""),
+            "fact": f"nvidia-smi: CUDA Version {dmax}; nvcc {', '.join(nvccs)}"})
+        if f is not None:
+            yield f
+    if not dmax or not tcuda or events(facts, "driver", "cuda_error") and any(
+            "driver_too_old" in (e.get("codes") or ()) for e in events(facts, "driver", "cuda_error")):
+        return
+    if tables.version_key(tcuda) <= tables.version_key(dmax):
+        return
+    same_major = major(tcuda) == major(dmax) and (major(tcuda) or 0) > 10
+    line = (drv.get("read_from") or {}).get("cuda_driver_version", "")
+    ev = {"kind": "state", "from": "text", "weight": 16, "line": line,
+          "fact": f"the driver runs CUDA <= {dmax}; torch uses CUDA {tcuda}"}
+    f = finding("driver_below_cuda_minor" if same_major else "driver_too_old", facts, ev)
+    if f is not None:
+        yield f
+
+
+def _driver_cuda_of(facts: Facts) -> str | None:
+    return value(facts, "driver", "cuda_driver_version")
+
+
+@builds("driver_too_old")
+def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    dv, dcuda, tc = value(facts, "driver", "driver_version"), _driver_cuda_of(facts), value(facts, "torch", "cuda")
+    found = (ev.get("groups") or {}).get("found")
+    evidence = ([f"found version {found} = cudaDriverGetVersion(): the driver supports CUDA up to {dcuda}"]
+                if found and dcuda else [f"the driver runs CUDA <= {dcuda}"] if dcuda else [])
+    evidence += ([f"torch is built for CUDA {tc}"] if tc else []) + ([f"driver version {dv}"] if dv else [])
+    variant = f"cu{dcuda.replace('.', '')}" if dcuda else "<cuXY>"
+    return {"title": driver_too_old_title(dv, tc, dcuda), "evidence": evidence,
+            "commands": ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports",
+                         f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{variant}   "
+                         "# a build the driver supports (check the index lists it), or update the driver"],
+            "docs": DRIVER_DOCS}
+
+
+@builds("driver_below_cuda_minor")
+def _below_minor(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    dcuda, tc = _driver_cuda_of(facts), value(facts, "torch", "cuda")
+    title = (f"The driver (CUDA up to {dcuda}) runs CUDA {tc} only under minor-version compatibility" if dcuda and tc
+             else "The driver is older than the toolkit that produced the code it must load")
+    return {"title": title, "commands": ["nvidia-smi", "nvcc --version"], "docs": DRIVER_DOCS}
+
+
+@builds("driver_broken")
+def _broken_from_event(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    from smrnb.doctor.probes._driver import broken_kind
+
+    drv = dict(facts.get("driver") or {})
+    if drv.get("status") != "broken":
+        line = str(ev.get("line") or "")
+        drv = {"status": "broken", "broken_kind": broken_kind(line) or "not_loaded", "source": origin_name(ev),
+               "message": line}
+    f = broken_driver_finding(drv)
+    return {"title": f.title, "evidence": list(f.evidence[1:]), "commands": list(f.fix.commands),
+            "detail": f.fix.why[len(why("driver_broken")):].strip(), "docs": list(f.fix.docs)}
+
+
+def origin_name(ev: Mapping[str, Any]) -> str:
+    return "the error text" if ev.get("from") != "live" else "this machine"
+
+
+@builds("gpu_not_exposed_to_process")
+def _not_exposed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    ctx = facts.get("context") or {}
+    cmds = ["nvidia-smi; echo \"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"; ls -l /dev/nvidia*"]
+    if ctx.get("container") or not ctx.get("slurm"):
+        cmds.append("docker run --gpus all ...   # needs the NVIDIA Container Toolkit (nvidia-ctk runtime configure)")
+    if ctx.get("slurm") or not ctx.get("container"):
+        cmds.append("srun --gres=gpu:1 ...   # or #SBATCH --gres=gpu:1 / --gpus=1")
+    if has_sign(facts, "pip_build", "build_context"):
+        cmds.append("TORCH_CUDA_ARCH_LIST=<X.Y> FORCE_CUDA=1 pip install ...   # building in a GPU-less docker build")
+    return {"title": "This process is not given the GPU", "commands": cmds}
+
+
+@builds("no_gpu")
+def _no_gpu(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    return {"title": "No NVIDIA driver (or GPU) on this machine", "commands": ["nvidia-smi", "lspci | grep -i nvidia"],
+            "detail": "torch found no NVIDIA driver: the machine or runtime has no NVIDIA GPU, or the driver is not installed."}
+
+
+@builds("opengl_egl_unavailable")
+def _egl(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    return {"title": "No NVIDIA OpenGL/EGL context for the renderer",
+            "commands": ["ls /usr/share/glvnd/egl_vendor.d/   # 10_nvidia.json must be there",
+                         "ldconfig -p | grep -E 'libEGL_nvidia|libGLX_nvidia'",
+                         "docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility,graphics ...   # in a container",
+                         "# or: dr.RasterizeCudaContext() instead of dr.RasterizeGLContext() (nvdiffrast)"]}
+
+
+@rule("driver")
+def driver_events(facts: Facts) -> Iterable[Finding]:
+    """CUDA runtime/driver, NVML and NVRTC errors by number, name or message (tables/cuda_errors.csv and the
+    other enumerations) and nvidia-smi / NVML messages, whoever reported them: each becomes the codes its
+    table row names, narrowed by the facts."""
+    for ev in events(facts, "driver", "cuda_error"):
+        yield from resolve(facts, ev)
+    for ev in events(facts, "driver", "message"):
+        if ev.get("key") == "cuda_version_column":
+            continue  # nvidia-smi's header is a fact (driver.cuda_driver_version), judged with the others above
+        yield from resolve(facts, ev)
+    for ev in events(facts, "driver", "sign"):
+        code = {"no_cuda_gpus": ["gpu_not_exposed_to_process", "no_gpu"], "egl": ["opengl_egl_unavailable"],
+                "no_kernel_image": ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"],
+                "nvrm": ["driver_broken"], "nvidia_smi_missing": ["gpu_not_exposed_to_process", "no_gpu"],
+                "no_devices_seen": ["gpu_not_exposed_to_process", "no_gpu"]}.get(
+            str(ev.get("sign")))
+        if code:
+            yield from resolve(facts, ev, code)
+
+
+@builds("driver_cuda_version_not_toolkit")
+def _smi_cuda(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    dmax = _driver_cuda_of(facts)
+    return {"title": f"'CUDA Version: {dmax}' in nvidia-smi is the driver's limit, not your toolkit" if dmax else
+            "nvidia-smi's 'CUDA Version' is the driver's limit, not your toolkit",
+            "commands": ["nvcc --version", "python -c \"import torch; print(torch.version.cuda)\""]}

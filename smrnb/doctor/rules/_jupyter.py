@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
 
 from smrnb.doctor._codes import meanings
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
+from smrnb.doctor.rules._events import builds, events, resolve, signs
 
 CODES = meanings("rules.jupyter")  # this module's codes, from the one table (codes.py)
 
@@ -62,3 +65,46 @@ def jupyter_findings(facts: Facts) -> Iterable[Finding]:
                       (f"{spec.get('path')}/kernel.json", *(f"{k}={v}" for k, v in spec["env"].items())),
                       Fix("These apply to kernels started from this kernelspec only; a shell or another kernel does "
                           "not see them.", ("jupyter kernelspec list",)))
+
+
+# ------------------------------------------------------------------ a notebook's signs
+@builds("kernel_wrong_python")
+def _wrong_python(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    mod = ev.get("module")
+    top = str(mod).split(".")[0] if mod else None
+    return {"title": (f"No module named '{mod}' in a notebook: the kernel may run another Python than the one it was "
+                      "installed into") if mod else "The kernel runs another Python than the terminal",
+            "commands": ["import sys; print(sys.executable)   # in the notebook, against `which python` in the terminal",
+                         f"%pip install {top}   # into the kernel's own Python" if top else
+                         "python -m ipykernel install --user --name <env>   # from the environment that has the packages"]}
+
+
+#: jupyter-kernel rows that are only a hint (every %pip prints the note): ranked after real errors
+_HINT_ROWS = {"pip_restart_note": 20, "bang_pip": 16, "kernel_restarting": 10}
+
+
+@rule("jupyter")
+def notebook_messages(facts: Facts) -> Iterable[Finding]:
+    """A kernel of another Python (tables/jupyter_kernel.csv), and a notebook where what works in a terminal
+    fails: another Python, or a variable the kernel never got."""
+    for ev in events(facts, "jupyter", "message"):
+        if ev.get("key") == "module_not_found_notebook":
+            continue  # rules.torch decides a module that cannot be imported (build, package, kernel)
+        for f in resolve(facts, ev):
+            yield replace(f, rank=f.rank + _HINT_ROWS.get(str(ev.get("key")), 0))
+    s = signs(facts)
+    notebook = "in_notebook" in s or bool(layer(facts, "jupyter").get("in_kernel"))
+    if not notebook:
+        return
+    first = next((e for e in events(facts, "jupyter", "sign") if e.get("sign") in ("terminal_works", "sys_executable")),
+                 None)
+    env_set = next((e for e in events(facts, kind="sign") if e.get("sign") == "env_var_set"), None)
+    if first is not None:
+        # what works in a terminal and fails in the notebook: another Python unless the text is about a
+        # variable (then the kernel never got it), each reading with the other second
+        py = resolve(facts, {**first, "weight": 18 if env_set is None else 26}, ["kernel_wrong_python"])
+        env = resolve(facts, {**(env_set or first), "weight": 22 if env_set is None else 16},
+                      ["env_not_propagated_to_kernel"])
+        yield from py + env
+    elif env_set is not None:
+        yield from resolve(facts, {**env_set, "weight": 30}, ["env_not_propagated_to_kernel"])

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings
@@ -11,6 +12,7 @@ from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
+from smrnb.doctor.rules._events import builds, events, has_sign, resolve, value
 
 CODES = meanings("rules.kaolin")  # this module's codes, from the one table (codes.py)
 
@@ -30,7 +32,7 @@ def _nearest_wheels(torch_base: str, cuda: str | None) -> list[str]:
 def kaolin_findings(facts: Facts) -> Iterable[Finding]:
     k = layer(facts, "kaolin")
     torch = layer(facts, "torch")
-    if not k:
+    if not k or "installed" not in k:  # a text's kaolin facts: its messages (kaolin_messages)
         return
     tbase, tcuda = torch.get("version_base"), torch.get("cuda")
     cmd = k.get("install_command") or ""
@@ -88,3 +90,46 @@ def kaolin_findings(facts: Facts) -> Iterable[Finding]:
                           (f"location: {k.get('location')}",
                            f"extensions: {', '.join(k.get('extension_paths') or []) or 'none found'}"),
                           Fix("Check that it imports (about 10 s).", ("smr-doctor --import-check",)))
+
+
+# ------------------------------------------------------------------ kaolin's pip and setup messages
+KAOLIN_WHEEL_PAGE = "https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-{torch}_cu{cuda}.html"
+
+
+@builds("kaolin_no_wheel_for_combo")
+def _no_wheel(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    page = value(facts, "kaolin", "links_page")
+    extra = [f"pip saw only the PyPI placeholder: {str(ev.get('line') or '')[:120]}"]
+    if page:
+        extra.append(f"looked in: {page}")
+    tv, tc = value(facts, "torch", "version_base"), value(facts, "torch", "cuda")
+    if tv and value(facts, "torch", "source") != "the error text":
+        want = KAOLIN_WHEEL_PAGE.format(torch=tv, cuda=str(tc or "").replace(".", "") or "<xy>")
+        extra.append(f"this torch {tv} (CUDA {tc}) would need the page {want}")
+        if page and page != want:
+            extra.append("the page pip looked in does not match the installed torch")
+    inst = value(facts, "kaolin", "install_command")
+    cmds = [str(inst)] if inst else [
+        "python -c \"import torch, sys; print(torch.__version__, torch.version.cuda, sys.version_info[:2])\"",
+        "pip install kaolin==<ver> -f " + KAOLIN_WHEEL_PAGE.format(torch="<torch>", cuda="<xy>")
+        + "   # a combination listed at https://nvidia-kaolin.s3.us-east-2.amazonaws.com/index.html",
+        "# none for this torch: build from source with IGNORE_TORCH_VER=1 pip install --no-build-isolation ."]
+    return {"title": "No kaolin wheel for this torch / CUDA / Python", "evidence": extra, "commands": cmds,
+            "severity": "error"}  # pip stopped: nothing was installed
+
+
+@builds("kaolin_version_gate")
+def _gate(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    found = (ev.get("groups") or {}).get("ver")
+    return {"title": "kaolin's setup.py refuses this torch version" + (f" (found {found.rstrip('.')})" if found else ""),
+            "commands": ["IGNORE_TORCH_VER=1 pip install --no-build-isolation .   # in kaolin's source tree"]}
+
+
+@rule("kaolin")
+def kaolin_messages(facts: Facts) -> Iterable[Finding]:
+    """pip finding no kaolin for a wheel page, and kaolin's setup checks (tables/extension_checks.csv)."""
+    for ev in events(facts, "kaolin", "pip_no_match"):
+        if ev.get("package") == "kaolin" or has_sign(facts, "kaolin"):
+            yield from resolve(facts, ev, ["kaolin_no_wheel_for_combo"])
+    for ev in events(facts, "kaolin", "message"):
+        yield from resolve(facts, ev)

@@ -12,22 +12,11 @@ from typing import Any
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._ldso import change_effect
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor._owner import owning_distribution, reinstall_command
+from smrnb.doctor._owner import package_name
 from smrnb.doctor.rules import rule
+from smrnb.doctor.rules._events import builds, cuda_majors, events, has_sign, major, resolve, value
 
 CODES = meanings("rules.loader")  # this module's codes, from the one table (codes.py)
-
-#: CUDA toolkit libraries whose soname carries the CUDA major version (cudnn / nccl version separately)
-_CUDA_LIB = re.compile(r"^lib(cudart|cublas|cublasLt|cufft|cufftw|curand|cusparse|cusolver|nvrtc|nvJitLink|"
-                       r"cupti|npp\w*|nvjpeg)\.so\.(\d+)")
-_TORCH_LIB = re.compile(r"^lib(c10|torch)\w*\.so")
-
-
-def _torch_cuda_major(facts: Mapping[str, Any]) -> int | None:
-    cuda = (facts.get("torch") or {}).get("cuda")
-    m = re.match(r"(\d+)", cuda) if isinstance(cuda, str) else None
-    return int(m.group(1)) if m else None
-
 
 def _runtime_wheel(major: int) -> str:
     return f"nvidia-cuda-runtime-cu{major}" if major <= 12 else f"'nvidia-cuda-runtime=={major}.*'"
@@ -44,15 +33,6 @@ def runtime_wheel_command(major: int) -> str:
 #: what fixes a variable set after the process started (the live rule and explain print the same)
 ENV_FIX_COMMANDS = ("smr-doctor fix kernelspec --dry-run   # shows the kernel.json it would write",
                     "smr-doctor fix kernelspec", "# then: Kernel > Change kernel > the new kernel, and restart it")
-
-
-def _reinstall_for_torch(path: str, torch_version: Any) -> tuple[str, ...]:
-    """Replace the package owning ``path`` by the build made for the torch installed now (its wheel index),
-    or rebuild it against this torch."""
-    name = owning_distribution(path)
-    cmds = (f"pip uninstall -y {name}", f"pip install --no-cache-dir {name}   # from the wheel index built for "
-            f"torch {torch_version}") if name else ()
-    return (*cmds, "# or rebuild against this torch: " + reinstall_command(path))
 
 
 def _name(ext: Mapping[str, Any]) -> str:
@@ -73,75 +53,279 @@ def _lib_evidence(ext: Mapping[str, Any], lib: str, start_llp: str | None) -> li
     return ev
 
 
+def _live_event(ext: Mapping[str, Any], lib: str) -> dict[str, Any]:
+    """The event of a library the loader probe found missing for ``ext`` (the shape a text's event has)."""
+    from smrnb.doctor._evidence import lib_family
+
+    fam, ver = lib_family(lib)
+    return {"kind": "library_missing", "from": "live", "weight": 14, "library": lib, "family": fam, "version": ver,
+            "needed_by": ext.get("path"), "ext": ext,
+            "line": f"{ext.get('path')}: {lib}: cannot open shared object file (the doctor's ld.so resolution)"}
+
+
+_CUDA_FAMILIES = {"cudart", "cudnn", "nccl", "nvjitlink", "cublas", "cusparse", "cusolver", "cufft", "curand",
+                  "nvrtc", "nvtx", "cupti"}
+
+
+def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
+    """The codes a library that failed to load may mean, from the loader table's row for its message (or
+    the library's family when the message is not one of the table's): the same for a text and the probe."""
+    from smrnb.doctor import tables
+
+    name = str(ev.get("library") or "")
+    fam = ev.get("family")
+    low = name.lower()
+    if fam == "torch" and low.startswith(("libtorch_cuda_cu.", "libtorch_cuda_cpp.")):
+        # only torch 1.11 and 1.12 split libtorch_cuda.so in two: the binary was built for one of them
+        return ["abi_torch_version_mismatch", "torch_libs_not_loaded"]
+    row = tables.first_match("loader_errors", f"{name}: cannot open shared object file: No such file or directory")
+    codes = list(row.row.codes) if row is not None else []
+    if fam == "driver":
+        codes = ["gpu_not_exposed_to_process", "no_gpu"]
+    elif fam in _CUDA_FAMILIES and codes != ["cudart_not_found", "prebuilt_binary_wrong_cuda"]:
+        codes = ["cudart_not_found", "prebuilt_binary_wrong_cuda"]  # a CUDA library the row's list has no name for
+    elif fam == "torch" and low.endswith(".dll"):
+        codes = ["library_not_found"]  # torch's own DLL or one of its dependencies (the VC++ runtime, CUDA's DLLs)
+    elif fam == "torch":
+        codes = ["torch_libs_not_loaded"]
+    elif fam in ("libstdcxx", "glibc"):
+        return []
+    elif not codes:
+        codes = ["library_not_found"]
+    if ev.get("from") != "live" and has_sign(facts, "env_var_set") and has_sign(
+            facts, "env_dropped", "terminal_works", "in_notebook") and fam not in ("torch", "driver"):
+        codes = ["env_not_propagated_to_kernel"] + codes  # a path set in a shell that this process never saw
+    elif ev.get("from") != "live" and fam in _CUDA_FAMILIES and has_sign(facts, "env_dropped"):
+        codes = codes + ["env_not_propagated_to_kernel"]
+    return codes
+
+
+def _needed_commands(ev: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(evidence, commands) the probe's resolution adds: where ld.so looked, where the library is."""
+    ext = ev.get("ext")
+    if not isinstance(ext, Mapping):
+        return [], []
+    lib = str(ev.get("library"))
+    ev_lines = _lib_evidence(ext, lib, ev.get("start_ld_library_path"))
+    elsewhere = ((ext.get("resolved") or {}).get(lib) or {}).get("found_elsewhere") or []
+    cmds = []
+    if elsewhere:
+        cmds += [f"smr-doctor fix kernelspec   # a kernel whose env puts {elsewhere[0]} on LD_LIBRARY_PATH at start",
+                 f"export LD_LIBRARY_PATH={elsewhere[0]}:$LD_LIBRARY_PATH   # in the shell that starts jupyter / "
+                 "python, before it starts"]
+    return ev_lines, cmds
+
+
+def _who(ev: Mapping[str, Any]) -> str:
+    nb = ev.get("needed_by")
+    return f"{os.path.basename(str(nb))}: " if nb else ""
+
+
+@builds("cudart_not_found")
+def _cudart(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    lib, fam, ver = str(ev.get("library") or "the CUDA library"), ev.get("family"), str(ev.get("version") or "")
+    evidence, cmds = _needed_commands(ev)
+    m = major(ver) if fam == "cudart" else None
+    cmds += ["python -c \"import torch\"   # torch's own CUDA wheels: import torch before the extension so its "
+             "RPATH-loaded runtime is already mapped", f"ldconfig -p | grep {lib.split('.so')[0]}",
+             "pip list 2>/dev/null | grep nvidia-"]
+    if m:
+        cmds.append(runtime_wheel_command(m) + "   # the runtime as a pip wheel")
+    tc = value(facts, "torch", "cuda")
+    evidence += [f"the binary asks for {lib}" + (f" (CUDA {m}.x)" if m else "")] + ([f"torch here is built for CUDA {tc}"]
+                                                                                    if tc else [])
+    return {"title": f"{_who(ev)}{lib} not found by the loader" if ev.get("from") == "live" else
+            f"{lib} is not on the loader path", "commands": cmds, "evidence": evidence,
+            "detail": f"{lib} is not on the RPATH, the start-time LD_LIBRARY_PATH, the ld.so cache or the default "
+                      "directories." if ev.get("from") == "live" else ""}
+
+
+@builds("prebuilt_binary_wrong_cuda")
+def _wrong_cuda(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any] | None:
+    lib, ver = str(ev.get("library") or ""), str(ev.get("version") or "")
+    m = major(ver) if ev.get("family") not in ("cudnn", "nccl") else None
+    if not m:
+        return None
+    tc, tv = value(facts, "torch", "cuda"), value(facts, "torch", "version")
+    have = cuda_majors(facts)
+    evidence, _ = _needed_commands(ev)
+    evidence += [f"the binary asks for {lib} (CUDA {m}.x)"] + ([f"torch {tv or ''}: torch.version.cuda = {tc}"]
+                                                               if tc else [])
+    if have and m not in have:
+        evidence.append(f"nothing here provides CUDA {m}: found CUDA major(s) {', '.join(map(str, sorted(have)))}")
+    pkg = package_name(ev.get("needed_by"), "<package>")
+    cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
+            f"pip uninstall -y {package_name(ev.get('needed_by'), '<package-owning-the-extension>')}",
+            f"pip install --no-cache-dir --force-reinstall {pkg}   # the build made for this torch's CUDA"
+            + (f" {major(tc)}" if tc else ""),
+            f"# or rebuild against this torch: pip install --no-build-isolation --no-cache-dir --force-reinstall {pkg}"]
+    who = _who(ev).rstrip(": ") or "a binary"
+    title = (f"{who} was built for CUDA {m}, torch here uses CUDA {major(tc)}" if tc and ev.get("from") == "live" else
+             f"{lib} missing: a binary built for CUDA {m}" + (f", torch here uses CUDA {tc}" if tc else ""))
+    return {"title": title, "commands": cmds, "evidence": evidence, "detail": f"{lib} belongs to CUDA {m}."}
+
+
+@builds("library_not_found")
+def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    lib = str(ev.get("library") or (ev.get("groups") or {}).get("lib") or "the library")
+    evidence, cmds = _needed_commands(ev)
+    fam = ev.get("family")
+    if not cmds and lib.lower().endswith(".dll"):
+        cmds = ["# install the Microsoft Visual C++ Redistributable (x64), then open a new terminal",
+                "pip install --force-reinstall --no-cache-dir torch --index-url https://download.pytorch.org/whl/<cuXYZ>",
+                f"where {lib}"]
+    elif not cmds:
+        cmds = [f"ldconfig -p | grep {lib.split('.so')[0]}",
+                "sudo apt-get install libegl1 libgl1   # EGL / OpenGL" if fam == "gl" else
+                f"apt-file search {lib}   # or: conda search / pip the package that ships it"]
+    return {"title": f"{_who(ev)}{lib} not found by the loader", "commands": cmds, "evidence": evidence,
+            "detail": f"ld.so will fail with '{lib}: cannot open shared object file'." if ev.get("from") == "live" else ""}
+
+
+@builds("torch_libs_not_loaded")
+def _torch_libs(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    lib = str(ev.get("library") or ev.get("symbol") or "libc10.so")
+    evidence, _ = _needed_commands(ev)
+    cmds = ["python -c \"import torch; import <extension module>\"   # torch's libraries are found only once torch is "
+            "imported"]
+    if ev.get("from") == "live" and not value(facts, "torch", "installed"):
+        cmds.append("pip install torch   # the version the extension was built for")
+    return {"title": f"{_who(ev)}{lib} not found: import torch first" if ev.get("kind") == "library_missing" else
+            "The extension was loaded before torch", "commands": cmds, "evidence": evidence}
+
+
 @rule("loader")
 def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """Libraries the loader cannot find: probed (each extension's NEEDED entries) or read in an error text;
+    one decision (:func:`library_missing_codes`, then the facts) for both."""
     lf = facts.get("loader") or {}
     if lf.get("status") != "ok":
         return
-    start_llp = lf.get("start_ld_library_path")
     via_new = {(d.get("extension"), d.get("library")) for d in lf.get("only_findable_via_new_dirs") or []}
-    torch_major = _torch_cuda_major(facts)
-    torch_version = (facts.get("torch") or {}).get("version")
     for ext in lf.get("extensions") or []:
         if ext.get("status") != "ok":
             yield Finding("extension_unreadable", "loader", "warning",
                           f"{_name(ext)}: cannot be read as a shared library ({ext.get('reason', 'unreadable')})",
                           (f"path: {ext.get('path')}",),
                           Fix("Check the path: the doctor reads the ELF file named, it does not import it.",
-                              (f"ls -l {ext.get('path')}", f"file {ext.get('path')}")))
+                              (f"ls -l {ext.get('path')}", f"file {ext.get('path')}")), sources=("machine",))
             continue
         for lib in ext.get("missing") or []:
             if (ext.get("path"), lib) in via_new:
                 continue  # reported by env_changed below, with the right fix
-            ev = _lib_evidence(ext, lib, start_llp)
-            elsewhere = ((ext.get("resolved") or {}).get(lib) or {}).get("found_elsewhere") or []
-            m = _CUDA_LIB.match(lib)
-            if m and torch_major is not None and int(m.group(2)) != torch_major:
-                yield Finding(
-                    "prebuilt_binary_wrong_cuda", "loader", "error",
-                    f"{_name(ext)} was built for CUDA {m.group(2)}, torch here uses CUDA {torch_major}",
-                    (*ev, f"torch {torch_version}: torch.version.cuda = {(facts.get('torch') or {}).get('cuda')}"),
-                    Fix(why("prebuilt_binary_wrong_cuda", f"{lib} belongs to CUDA {m.group(2)}."),
-                        ("python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
-                         *_reinstall_for_torch(str(ext.get("path")), torch_version))))
-                continue
-            if m:
-                fix_cmds = []
-                if elsewhere:
-                    fix_cmds += ["smr-doctor fix kernelspec   # a kernel whose env puts "
-                                 f"{elsewhere[0]} on LD_LIBRARY_PATH at start",
-                                 f"export LD_LIBRARY_PATH={elsewhere[0]}:$LD_LIBRARY_PATH   # in the shell that "
-                                 "starts jupyter / python, before it starts"]
-                fix_cmds += ["python -c \"import torch\"   # torch's own CUDA wheels: import torch before the "
-                             "extension so its RPATH-loaded runtime is already mapped",
-                             runtime_wheel_command(int(m.group(2))) + "   # the runtime as a pip wheel"]
-                yield Finding(
-                    "cudart_not_found", "loader", "error",
-                    f"{_name(ext)}: {lib} not found by the loader", tuple(ev),
-                    Fix(why("cudart_not_found", f"{lib} is not on the RPATH, the start-time LD_LIBRARY_PATH, the "
-                            "ld.so cache or the default directories."),
-                        tuple(fix_cmds)))
-                continue
-            fix_cmds = []
-            if _TORCH_LIB.match(lib):
-                fix_cmds.append("python -c \"import torch; import <extension module>\"   # torch's libraries are "
-                                "found only once torch is imported")
-                if not (facts.get("torch") or {}).get("installed"):
-                    fix_cmds.append("pip install torch   # the version the extension was built for")
-                yield Finding("torch_libs_not_loaded", "loader", "error",
-                              f"{_name(ext)}: {lib} not found: import torch first", tuple(ev),
-                              Fix(why("torch_libs_not_loaded"), tuple(fix_cmds)))
-                continue
-            if elsewhere:
-                fix_cmds += ["smr-doctor fix kernelspec   # kernel env with LD_LIBRARY_PATH including "
-                             f"{elsewhere[0]}", f"export LD_LIBRARY_PATH={elsewhere[0]}:$LD_LIBRARY_PATH   "
-                             "# before starting python / jupyter"]
-            else:
-                fix_cmds.append(f"apt-file search {lib}   # or: conda search / pip search the package that ships it")
-            yield Finding("library_not_found", "loader", "error", f"{_name(ext)}: {lib} not found by the loader",
-                          tuple(ev),
-                          Fix(why("library_not_found", f"ld.so will fail with '{lib}: cannot open shared object file'."),
-                              tuple(fix_cmds)))
+            ev = {**_live_event(ext, lib), "start_ld_library_path": lf.get("start_ld_library_path")}
+            yield from resolve(facts, ev, library_missing_codes(facts, ev))
+    for ev in events(facts, "loader", "library_missing"):
+        yield from resolve(facts, ev, library_missing_codes(facts, ev))
+
+
+def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
+    """The codes an undefined symbol may mean, by who defines it (torch's own symbols are the abi layer's)."""
+    owner, sym, nb = ev.get("owner"), str(ev.get("symbol") or ""), str(ev.get("needed_by") or "")
+    if owner in ("torch", "c10"):
+        if "torchvision" in nb or "torchaudio" in nb:
+            return ["companion_built_for_other_torch"]
+        return []  # rules.abi: C++ ABI flag or torch version
+    if owner in _CUDA_FAMILIES - {"cudart"} or ev.get("version_lib"):
+        return ["library_shadowed_older_copy"]
+    if owner == "torch_python":
+        return ["torch_libs_not_loaded"]
+    if owner == "cuda_runtime" and sym.startswith("__cudaRegister"):
+        return ["nvcc_torch_cuda_mismatch", "extension_undefined_symbol"]
+    if "torchvision" in nb or "torchaudio" in nb:
+        return ["companion_built_for_other_torch", "extension_undefined_symbol"]
+    return ["extension_undefined_symbol"]
+
+
+@builds("library_shadowed_older_copy")
+def _shadowed(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    fam = ev.get("owner") or ev.get("family") or ""
+    what = f"{ev.get('version_lib') or fam} " if (ev.get("version_lib") or fam) not in ("", "other") else ""
+    return {"title": f"An older {what}library is loaded before the one torch ships",
+            "commands": ["echo $LD_LIBRARY_PATH",
+                         "python -c \"import torch\" ; ldd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')"
+                         "/lib/libtorch_cuda.so | grep -iE 'cublas|cudnn|nccl|nvjitlink|cusparse'",
+                         "unset LD_LIBRARY_PATH   # or drop the toolkit's lib64 (or the conda env's lib) from it"]}
+
+
+@builds("extension_undefined_symbol")
+def _undef(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    from smrnb.doctor._symbols import demangle
+
+    sym = str(ev.get("symbol") or (ev.get("groups") or {}).get("sym") or "")
+    dem = demangle(sym) if sym.startswith("_Z") else None
+    lib = ev.get("needed_by")
+    return {"title": f"Undefined symbol {(dem or sym)[:120]}: built against another library version" if sym else
+            "An undefined symbol: built against another library version",
+            "commands": [f"nm -D --defined-only <the library that should define it> | grep '{sym[:60]}'",
+                         "pip install --force-reinstall --no-cache-dir <the package that owns "
+                         + (str(lib) if lib else "the extension") + ">"],
+            "evidence": [f"demangled: {dem}"] if dem else []}
+
+
+@rule("loader")
+def undefined_symbols(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """Undefined symbols that are not torch's, and symbol versions a library lacks, read in an error text."""
+    for ev in events(facts, "loader", "undefined_symbol"):
+        yield from resolve(facts, ev, symbol_codes(facts, ev))
+    for ev in events(facts, "loader", "symbol_version_not_found"):
+        ver = str(ev.get("version") or "")
+        code = ("symbol_version_missing" if ver.startswith("GLIBC_") else "libstdcxx_too_old"
+                if ver.startswith(("GLIBCXX_", "CXXABI_")) else "library_shadowed_older_copy")
+        yield from resolve(facts, ev, [code])
+
+
+#: rows of the loader table that the structured events above already read (library, symbol, version)
+_STRUCTURED_ROWS = {"cannot_open_cudart", "cannot_open_libcuda", "cannot_open_torch_lib", "cannot_open_other",
+                    "undefined_symbol_torch", "undefined_symbol_versioned", "undefined_symbol_cuda_runtime",
+                    "undefined_symbol", "symbol_lookup_error", "version_glibcxx", "version_glibc", "version_other",
+                    "error_while_loading", "dlopen_not_found_python"}
+
+
+@rule("loader")
+def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """The loader table's other messages (wrong ELF class, damaged files, static TLS, security policy...),
+    a variable set inside a running process, and a crash that depends on the import order."""
+    for ev in events(facts, "loader", "message", table="loader_errors"):
+        if ev.get("key") in _STRUCTURED_ROWS:
+            if ev.get("key") == "dlopen_not_found_python" and not events(facts, "loader", "library_missing"):
+                yield from resolve(facts, ev)
+            continue
+        yield from resolve(facts, ev)
+    for ev in events(facts, "loader", "env_set_in_process"):
+        yield from resolve(facts, ev, ["env_not_propagated_to_kernel"])
+    for ev in events(facts, "loader", "sign"):
+        if ev.get("sign") == "cudnn_mismatch":
+            yield from resolve(facts, ev, ["library_shadowed_older_copy"])
+    crash = [e for e in events(facts, "torch", "message", table="torch_messages")
+             if e.get("key") in ("segfault", "illegal_instruction")]
+    order = [e for e in events(facts, "loader", "sign") if e.get("sign") == "import_order"]
+    if crash and order:
+        yield from resolve(facts, {**order[0], "line": crash[0].get("line", "")}, ["native_library_conflict"])
+
+
+@builds("env_not_propagated_to_kernel")
+def _env_not_propagated(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    extra = []
+    changed = value(facts, "loader", "changed_since_start") or {}
+    for var, ch in changed.items() if isinstance(changed, Mapping) else ():
+        if isinstance(ch, Mapping):
+            extra.append(f"in this process {var} was {ch.get('start')!r} at start and is {ch.get('now')!r} now")
+    sign = ev.get("sign")
+    if ev.get("kind") == "env_set_in_process":
+        title = "LD_LIBRARY_PATH set inside the running process: its loader does not see it"
+    elif sign in ("env_dropped",) or has_sign(facts, "env_dropped"):
+        title = "A variable set in your shell is dropped by sudo, the scheduler or the spawner"
+    elif ev.get("kind") == "library_missing":
+        title = f"{ev.get('library')} is where a shell's LD_LIBRARY_PATH points, which this process never saw"
+    else:
+        title = "A variable set in a shell or profile does not reach the process"
+    cmds = list(ENV_FIX_COMMANDS)
+    if has_sign(facts, "env_dropped"):
+        cmds += ["sudo env \"CUDA_HOME=$CUDA_HOME\" \"PATH=$PATH\" \"LD_LIBRARY_PATH=$LD_LIBRARY_PATH\" <command>   "
+                 "# or: sudo -E (if the sudoers policy keeps it)",
+                 "#SBATCH --export=ALL   # or export the variables inside the job script"]
+    return {"title": title, "commands": cmds, "evidence": extra, "severity": "warning"}
 
 
 def _gcc_hint(version: str | None) -> str:
@@ -179,7 +363,8 @@ def symbol_versions(facts: Mapping[str, Any]) -> Iterator[Finding]:
                     (f"{ext.get('path')} requires {', '.join(versions)} from {lib}", f"{lib} resolves to {path}"),
                     Fix(why("symbol_version_missing", f"Here {lib} is the older one."),
                         ("ldd --version   # this system's glibc",
-                         reinstall_command(str(ext.get("path"))))))
+                         "pip install --no-build-isolation --no-cache-dir --force-reinstall "
+                         + package_name(ext.get("path"), "<package>"))))
 
 
 @rule("loader")
@@ -210,3 +395,33 @@ def env_changed(facts: Mapping[str, Any]) -> Iterator[Finding]:
         Fix(why("env_not_propagated_to_kernel", "Assigning os.environ (or %env) later changes only child processes."
                 if "LD_LIBRARY_PATH" in changed or only_new else
                 "Values set inside a running kernel are also lost when it restarts."), ENV_FIX_COMMANDS))
+
+
+_LIBSTDCXX_RE = re.compile(r"([^\s:'\"`]{0,300}libstdc\+\+\.so[.0-9]{0,12})")
+
+
+@builds("libstdcxx_too_old")
+def _libstdcxx(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    ver = str(ev.get("version") or (ev.get("groups") or {}).get("ver") or "GLIBCXX_x")
+    m = _LIBSTDCXX_RE.search(str(ev.get("library") or ev.get("line") or ""))
+    path = m.group(1) if m and "/" in m.group(1) else None
+    by = ev.get("required_by") or (ev.get("groups") or {}).get("by")
+    cmds = ([f"strings {path} | grep -c {ver}   # 0 here"] if path else []) + [
+        "conda install -c conda-forge 'libstdcxx-ng>=12'   # conda envs: a newer libstdc++",
+        "ls /usr/lib/x86_64-linux-gnu/libstdc++.so.6*   # the system one, if newer: put its directory first on "
+        "LD_LIBRARY_PATH at start (smr-doctor fix kernelspec)"]
+    return {"title": f"{ver} not found in the libstdc++ loaded", "commands": cmds,
+            "evidence": [f"required by: {by}"] if by else []}
+
+
+@builds("symbol_version_missing")
+def _symver(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    ver = str(ev.get("version") or (ev.get("groups") or {}).get("ver") or "")
+    by = ev.get("required_by") or (ev.get("groups") or {}).get("by")
+    lib = "the C library" if ver.startswith("GLIBC_") else (ev.get("library") or "a system library")
+    return {"title": f"{ver} not found: {lib} is older than the binary needs" if ver else
+            "A symbol version is missing: a system library is older than the binary needs",
+            "commands": ["ldd --version   # this system's glibc",
+                         "pip install --no-build-isolation --no-cache-dir --force-reinstall "
+                         f"{package_name(by, '<package>')}   # a build made here"],
+            "evidence": [f"required by: {by}"] if by else []}

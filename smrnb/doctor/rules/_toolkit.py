@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from smrnb.doctor import tables
+from smrnb.doctor._codes import CODES as CODES_TABLE
 from smrnb.doctor._codes import meanings
 from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._install import cc_to_int, int_to_cc, matching_nvcc, nvcc_supported_ccs, toolkit_dir_for
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import conda_nvcc_command, env_fix_commands, layer
+from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, resolve, value
 
 CODES = meanings("rules.toolkit")  # this module's codes, from the one table (codes.py)
 
@@ -72,7 +75,8 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
 
     if tk.get("cuda_home_malformed"):
         var = tk.get("cuda_home_malformed_var") or ("CUDA_HOME" if tk.get("cuda_home_env") else "CUDA_PATH")
-        raw = tk.get("cuda_home_env") if var == "CUDA_HOME" else tk.get("cuda_path_env")
+        raw = tk.get("cuda_home_malformed_value") or (tk.get("cuda_home_env") if var == "CUDA_HOME" else
+                                                      tk.get("cuda_path_env"))
         why = tk.get("cuda_home_malformed_why") or "is malformed"
         yield Finding("cuda_home_malformed", "toolkit", "error" if tcuda else "warning", f"{var} {why.split(' (')[0]}",
                       (f"{var}={raw!r}: {why}",
@@ -82,13 +86,13 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                       _set_cuda_home_fix(facts, fix_wording("cuda_home_malformed"), target, tcuda))
 
     build_nvcc, build_ver = tk.get("build_nvcc"), tk.get("build_nvcc_version")
-    if tcuda and not tk.get("cuda_home_malformed") and build_nvcc is None:
+    if tcuda and not tk.get("cuda_home_malformed") and "build_nvcc" in tk and build_nvcc is None:
         ev = [f"torch.utils.cpp_extension would use CUDA_HOME={tk.get('build_cuda_home')} (no bin/nvcc there)",
               f"nvcc found: {', '.join(n['path'] + ' (' + str(n.get('version')) + ')' for n in nvccs) or 'none'}"]
         yield Finding("cuda_home_missing", "toolkit", "warning", "No CUDA toolkit for building extensions",
                       tuple(ev),
                       _set_cuda_home_fix(facts, fix_wording("cuda_home_missing", f"Here: nvcc {tcuda}."), target, tcuda))
-    elif build_nvcc and tk.get("build_cuda_home") and not tk.get("build_cuda_home_has_headers"):
+    elif build_nvcc and tk.get("build_cuda_home") and tk.get("build_cuda_home_has_headers") is False:
         yield Finding("cuda_home_incomplete", "toolkit", "warning" if tcuda else "info",
                       f"CUDA_HOME={tk['build_cuda_home']} has nvcc but no CUDA headers",
                       (f"torch would use CUDA_HOME={tk['build_cuda_home']} (derived from {build_nvcc})",
@@ -123,6 +127,8 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                           (f"build nvcc: {build_nvcc}",))
 
     build_entry = next((n for n in nvccs if build_nvcc and build_nvcc in n.get("paths", [])), None)
+    if from_text(facts, "toolkit"):
+        yield from _text_compilers(facts)
     if build_entry and build_ver:
         gcc = tk.get("gcc") or {}
         max_gcc = tk.get("max_gcc_for_build_nvcc")
@@ -169,7 +175,7 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                           "report is unknown. Run them by hand to see why (a network file system, a licence or "
                           "module system waiting, a wrapper script).",
                           tuple(f"timeout 20 {k if k.startswith('/') else k} --version" for k in hung)))
-    if torch.get("installed") and tk.get("ninja") is None and "ninja" not in hung:
+    if torch.get("installed") and "ninja" in tk and tk["ninja"] is None and "ninja" not in hung:
         yield Finding("ninja_missing", "toolkit", "warning", "ninja is not on PATH",
                       ("ninja --version: not found",),
                       Fix(fix_wording("ninja_missing", "Without it: 'Ninja is required to load C++ extensions'."),
@@ -190,3 +196,234 @@ def _arch_list_fix(facts: Facts, supported: set[int], reason: str) -> Fix:
     return Fix(reason,
                tuple(env_fix_commands(facts, {"TORCH_CUDA_ARCH_LIST": value})[:1]) or
                (f'export TORCH_CUDA_ARCH_LIST="{value}"',))
+
+
+# ------------------------------------------------------------------ a build's messages (text or probe)
+_CUDA_HEADER_PREFIXES = ("cuda", "cusparse", "cublas", "curand", "cufft", "cusolver", "nv", "crt/", "thrust/", "cub/",
+                         "cooperative_groups", "math_constants", "device_launch", "sm_", "texture_")
+_CUDA_LINK_LIBS = ("cudart", "cublas", "cusparse", "cusolver", "cufft", "curand", "nvrtc", "nvtoolsext", "nvjitlink",
+                   "cudadevrt", "cudnn", "nccl")
+
+
+def header_codes(ev: Mapping[str, Any]) -> list[str]:
+    h = str(ev.get("header") or "").lower()
+    if h.startswith("thc/"):
+        return []  # rules.abi: a torch API the source uses and torch removed
+    return ["cuda_home_incomplete", "build_dependency_missing"] if h.startswith(_CUDA_HEADER_PREFIXES) else \
+        ["build_dependency_missing"]
+
+
+def link_codes(ev: Mapping[str, Any]) -> list[str]:
+    lib = str(ev.get("lib") or "").lower()
+    if lib == "cuda":
+        return ["build_dependency_missing"]  # libcuda: the driver's, only a stub in the toolkit
+    return ["cuda_home_incomplete", "build_dependency_missing"] if lib.startswith(_CUDA_LINK_LIBS) else \
+        ["build_dependency_missing"]
+
+
+@builds("cuda_home_incomplete")
+def _incomplete(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    what = ev.get("header") or (f"-l{ev['lib']}" if ev.get("lib") else None) or (ev.get("groups") or {}).get("h")
+    home = value(facts, "toolkit", "build_cuda_home") or value(facts, "toolkit", "cuda_home_env")
+    return {"title": (f"{what} is missing from the toolkit the build uses" if what else
+                      "The toolkit the build uses lacks CUDA's headers or libraries") + (f" ({home})" if home else ""),
+            "commands": [f"ls {home or '$CUDA_HOME'}/include/cuda_runtime.h {home or '$CUDA_HOME'}/lib64/libcudart.so",
+                         "export CUDA_HOME=/usr/local/cuda-<x.y>   # a full toolkit (a -devel image, cuda-toolkit-<x>-<y>)"]}
+
+
+@builds("build_dependency_missing")
+def _build_dep(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    h, lib = str(ev.get("header") or ""), str(ev.get("lib") or "")
+    low = (h or lib).lower()
+    if lib == "cuda":
+        cmd = "export LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LIBRARY_PATH   # libcuda: the toolkit's stub, for a build without a driver"
+    elif "egl" in low or low.startswith("gl"):
+        cmd = "sudo apt-get install libegl1-mesa-dev libgl1-mesa-dev   # EGL/GL headers"
+    elif low.startswith("python"):
+        cmd = "sudo apt-get install python3-dev   # Python.h (or the conda env's python headers)"
+    elif h:
+        cmd = f"apt-file search {h}"
+    elif lib:
+        cmd = f"apt-file search lib{lib}.so"
+    else:
+        cmd = CODES_TABLE["build_dependency_missing"].check
+    what = h or (f"-l{lib}" if lib else None) or str(ev.get("meaning") or "").split(":")[0]
+    return {"title": f"The build needs {what}, which is not installed" if what else "A build dependency is missing",
+            "commands": [cmd]}
+
+
+@builds("cuda_home_missing")
+def _home_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    extra = [f"nvcc {n.get('version')} exists at {n.get('path')}" for n in value(facts, "toolkit", "nvccs") or []
+             if isinstance(n, Mapping) and n.get("path") and ev.get("from") == "live"]
+    return {"title": "No nvcc where the build looks for it", "evidence": extra,
+            "commands": ["ls -d /usr/local/cuda*/bin/nvcc; which -a nvcc",
+                         "export CUDA_HOME=/usr/local/cuda-<x.y> PATH=/usr/local/cuda-<x.y>/bin:$PATH   # the toolkit "
+                         "of torch.version.cuda"]}
+
+
+@builds("cuda_home_malformed")
+def _home_malformed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    v = value(facts, "toolkit", "cuda_home_malformed_value") or value(facts, "toolkit", "cuda_home_env") or \
+        (ev.get("groups") or {}).get("home") or ""
+    why_ = value(facts, "toolkit", "cuda_home_malformed_why") or "is not one toolkit directory"
+    var = value(facts, "toolkit", "cuda_home_malformed_var") or "CUDA_HOME"
+    shown = f"{v[:100]}{'...' if len(v) > 100 else ''}"
+    return {"title": f"{var} is not one toolkit directory: '{shown}' {why_.split(' (')[0]}" if v else
+            f"{var} is not one toolkit directory",
+            "commands": [f'echo "${var}"', f"export {var}=/usr/local/cuda-<x.y>   # one absolute toolkit directory"]}
+
+
+@builds("nvcc_torch_cuda_mismatch")
+def _nvcc_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    groups = ev.get("groups") or {}
+    nv = groups.get("nvcc") or value(facts, "toolkit", "build_nvcc_version")
+    tc = groups.get("torch") or value(facts, "torch", "cuda")
+    nv = str(nv).replace("%s", "") if nv else nv
+    return {"title": f"nvcc is CUDA {nv} but torch was built with CUDA {tc}" if nv and tc else
+            "nvcc and torch use different CUDA versions",
+            "commands": ["python -c \"import torch; print(torch.version.cuda)\"", "nvcc --version",
+                         f"export CUDA_HOME=/usr/local/cuda-{tc or '<torch.version.cuda>'} "
+                         f"PATH=/usr/local/cuda-{tc or '<torch.version.cuda>'}/bin:$PATH"]}
+
+
+@builds("host_compiler_unsupported")
+def _host_cc(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    g = (ev.get("groups") or {}).get("max") or value(facts, "toolkit", "max_gcc_for_build_nvcc")
+    have = value(facts, "toolkit", "gcc") or {}
+    return {"title": f"gcc is newer than nvcc accepts{(' (gcc ' + str(g) + ' at most)') if g else ''}"
+            + (f": gcc {have.get('version')}" if have.get("version") else ""),
+            "commands": ([f"sudo apt-get install gcc-{g} g++-{g}   # or: conda install -c conda-forge gxx_linux-64={g}",
+                          f"export CC=gcc-{g} CXX=g++-{g} CUDAHOSTCXX=g++-{g}"] if g else
+                         ["gcc --version; nvcc --version", "export CC=gcc-<n> CXX=g++-<n> CUDAHOSTCXX=g++-<n>"])}
+
+
+@builds("windows_msvc_toolchain")
+def _msvc(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    return {"title": "The MSVC toolchain is not usable for this build",
+            "commands": ["where cl", "# from an 'x64 Native Tools Command Prompt for VS' of a version nvcc supports"]}
+
+
+@builds("torch_not_found_at_build")
+def _no_torch_at_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    return {"title": "pip's build isolation hides torch from the build",
+            "commands": ["pip install ninja setuptools wheel", "pip install --no-build-isolation <package>"]}
+
+
+@builds("ninja_missing")
+def _ninja(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    return {"title": "ninja is not on PATH", "commands": ["pip install ninja"],
+            "severity": "error"}  # the text shows a build or a JIT load that stopped for it
+
+
+@builds("multiple_cuda_toolkits")
+def _multiple(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    vers = [str(n.get("version")) for n in value(facts, "toolkit", "nvccs") or [] if isinstance(n, Mapping) and n.get("version")]
+    return {"title": "Another installed toolkit is picked than intended" + (f" ({', '.join(vers)})" if len(vers) > 1 else ""),
+            "commands": ["which -a nvcc; ls -d /usr/local/cuda*", "export CUDA_HOME=/usr/local/cuda-<x.y> "
+                         "PATH=/usr/local/cuda-<x.y>/bin:$PATH   # pin the one of torch.version.cuda"]}
+
+
+@builds("unsupported_gpu_arch")
+def _unsupported_arch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    from smrnb.doctor._install import build_arch_list
+
+    groups = ev.get("groups") or {}
+    req = groups.get("arch") or groups.get("value")
+    nv = value(facts, "toolkit", "build_nvcc_version")
+    wanted = [a for a in (value(facts, "toolkit", "archs_named") or [])] + [
+        str(g.get("compute_capability")) for g in value(facts, "driver", "gpus") or [] if isinstance(g, Mapping)
+        and g.get("compute_capability")]
+    if req:
+        wanted.insert(0, str(req))
+    cmds = ["nvcc --version; nvcc --list-gpu-arch"]
+    al = build_arch_list(wanted, nv) if nv else None
+    if al:
+        cmds.append(f'export TORCH_CUDA_ARCH_LIST="{al}"   # computed from {", ".join(dict.fromkeys(wanted))} and nvcc {nv}')
+    elif wanted:
+        cmds.append('export TORCH_CUDA_ARCH_LIST="<X.Y>+PTX"   # X.Y: the highest arch `nvcc --list-gpu-arch` prints '
+                    "below the GPU's; or a newer toolkit")
+    else:
+        cmds.append('export TORCH_CUDA_ARCH_LIST="<X.Y>"   # X.Y: the GPU\'s capability (nvidia-smi --query-gpu=compute_cap '
+                    "--format=csv), if the nvcc in use lists it (nvcc --list-gpu-arch)")
+    return {"title": "The build cannot target the requested GPU arch" + (f" ({req})" if req else ""), "commands": cmds}
+
+
+@builds("extension_build_failed")
+def _build_failed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    name = (ev.get("groups") or {}).get("name")
+    return {"title": f"The build of {name} failed; the compiler output above says why" if name else
+            "The extension build failed; the compiler output above says why", "rank": 20,
+            "commands": ["MAX_JOBS=1 pip install --no-build-isolation -v <package> 2>&1 | grep -m1 -B5 -iE 'error|killed'"]}
+
+
+@rule("toolkit")
+def build_messages(facts: Facts) -> Iterable[Finding]:
+    """A build's messages: nvcc's fatal errors, torch.utils.cpp_extension's checks and the setup checks of
+    CUDA extensions (tables/nvcc_errors.csv, cpp_extension_checks.csv, extension_checks.csv), headers and
+    libraries the compiler or linker cannot find, and the signs of a build (build isolation, ninja, MSVC)."""
+    missing: list[Finding] = []
+    for ev in events(facts, "toolkit", "message"):
+        for f in resolve(facts, ev):
+            missing += [f] if f.code == "cuda_home_missing" else []
+            yield _nvcc_missing_in_notebook(facts, f)
+    for ev in events(facts, "toolkit", "header_missing"):
+        yield from resolve(facts, ev, header_codes(ev))
+    for ev in events(facts, "toolkit", "link_lib_missing"):
+        yield from resolve(facts, ev, link_codes(ev))
+    for ev in events(facts, "toolkit", "sign"):
+        for f in resolve(facts, ev, _sign_codes(facts, str(ev.get("sign")))):
+            missing += [f] if f.code == "cuda_home_missing" else []
+            yield _nvcc_missing_in_notebook(facts, f)
+    dropped = [e for e in events(facts, "context", "sign") if e.get("sign") == "env_dropped"]
+    if missing and dropped:  # sudo, a scheduler or a spawner resets the environment that had the toolkit
+        best = min(missing, key=lambda f: f.rank)
+        f = finding("env_not_propagated_to_kernel", facts, dropped[0], rank=best.rank + 1)
+        if f is not None:
+            yield f
+
+
+def _nvcc_missing_in_notebook(facts: Facts, f: Finding) -> Finding:
+    """nvcc missing in a notebook while a terminal finds it: the kernel's PATH is the cause, ranked first."""
+    if f.code in ("cuda_home_missing", "cuda_home_malformed") and has_sign(facts, "terminal_works") and has_sign(
+            facts, "in_notebook"):
+        return replace(f, rank=f.rank + 8)
+    return f
+
+
+def _sign_codes(facts: Facts, sign: str) -> list[str]:
+    if sign == "nvcc_missing":
+        return ["cuda_home_malformed"] if value(facts, "toolkit", "cuda_home_malformed") else ["cuda_home_missing"]
+    if sign in ("torch_absent_at_build", "build_requirements_failed"):
+        return ["torch_not_found_at_build"]
+    if sign == "pip_build" and has_sign(facts, "torch_absent_at_build"):
+        return []
+    return {"msvc": ["windows_msvc_toolchain"], "gcc_unsupported": ["host_compiler_unsupported"],
+            "ninja_absent": ["ninja_missing"], "gpu_too_old_for_extension": ["gpu_below_extension_minimum"],
+            "nvrtc_arch": ["unsupported_gpu_arch"],
+            "multiple_nvcc": ["multiple_cuda_toolkits"]}.get(sign, [])
+
+
+def _text_compilers(facts: Facts) -> Iterable[Finding]:
+    """The host gcc and the GPUs a text shows against the nvcc release it shows (tables/nvcc_gcc.csv,
+    tables/nvcc_archs.csv): the checks the live rule makes on probed compilers."""
+    from smrnb.doctor._install import nvcc_archs
+
+    tk = layer(facts, "toolkit")
+    gcc, mx, nv = tk.get("gcc") or {}, tk.get("max_gcc_for_build_nvcc"), tk.get("build_nvcc_version")
+    line = (tk.get("read_from") or {}).get("gcc", "")
+    if gcc.get("major") and mx and gcc["major"] > mx:
+        f = finding("host_compiler_unsupported", facts, {"kind": "state", "from": "text", "weight": 16, "line": line,
+                                                         "fact": f"gcc {gcc.get('version')}, nvcc {nv} accepts gcc <= {mx}"})
+        if f is not None:
+            yield f
+    have = nvcc_archs(nv)
+    for g in layer(facts, "driver").get("gpus") or []:
+        n = cc_to_int(g.get("compute_capability"))
+        if have and n and n not in have and n > max(have):
+            f = finding("unsupported_gpu_arch", facts, {
+                "kind": "state", "from": "text", "weight": 20, "groups": {"arch": f"sm_{n}"},
+                "line": (tk.get("read_from") or {}).get("build_nvcc_version", ""),
+                "fact": f"GPU {g.get('name') or ''} (compute {g.get('compute_capability')}) is newer than nvcc {nv}"})
+            if f is not None:
+                yield f

@@ -21,8 +21,8 @@ The domain's enumerations and messages, each row naming the finding code it indi
 :mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
 ``nvml_errors`` (read from the CUDA headers by ``tools/cuda_enums.py``), ``loader_errors``, ``nvcc_errors``,
 ``nvcc_options``, ``cpp_extension_checks``, ``extension_checks``, ``nvidia_smi_messages``,
-``container_messages``, ``slurm_gpu``, ``jupyter_kernel`` and ``cuda_home_shapes``. New finding codes those
-rows use are listed in ``NEW_CODES.md``.
+``container_messages``, ``slurm_gpu``, ``jupyter_kernel``, ``torch_messages`` and ``cuda_home_shapes``. Every
+code those rows use is a code of the one table (:mod:`smrnb.doctor._codes`).
 """
 
 from __future__ import annotations

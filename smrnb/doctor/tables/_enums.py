@@ -23,6 +23,8 @@ Messages (a regular expression ``pattern`` per row, an ``example`` it matches, t
 ``container_messages.csv``   NVIDIA container toolkit / Docker / Kubernetes messages
 ``slurm_gpu.csv``            Slurm GPU allocation messages and situations
 ``jupyter_kernel.csv``       the ways a Jupyter kernel runs another Python or environment
+``torch_messages.csv``       torch's own runtime messages (CPU build, GPU arch, driver, memory, errors of the
+                             calling code such as tensors on two devices) and the cuBLAS/cuDNN status names it prints
 
 Situations without a message have an empty ``pattern``. Two plain tables complete them:
 ``nvcc_options.csv`` (options, values and architectures each nvcc release added or removed) and
@@ -43,7 +45,7 @@ from smrnb.doctor.tables._read import rows
 
 ENUM_TABLES = ("cuda_errors", "cu_results", "nvrtc_results", "nvml_errors")
 MESSAGE_TABLES = ("loader_errors", "nvcc_errors", "cpp_extension_checks", "extension_checks",
-                  "nvidia_smi_messages", "container_messages", "slurm_gpu", "jupyter_kernel")
+                  "nvidia_smi_messages", "container_messages", "slurm_gpu", "jupyter_kernel", "torch_messages")
 #: the longest text :func:`match_messages` / :func:`enum_rows_in_text` read (a pasted log's head and tail)
 MAX_TEXT = 200_000
 

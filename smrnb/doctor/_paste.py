@@ -1,0 +1,51 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""A pasted error text as the doctor reads it: what copying adds is taken away first.
+
+Browsers, chat tools, terminals and mail clients change a text on its way to the doctor without
+changing what it says: non-breaking and other Unicode spaces, zero-width characters, "smart" quotes,
+fullwidth punctuation, ANSI colour and OSC (hyperlink, title) sequences of a terminal, CRLF line ends,
+and ``> `` quote prefixes of a mail or a forum quote. :func:`normalise` undoes all of them (NFKC first,
+which maps compatibility forms such as U+00A0, U+3000 or fullwidth ``：`` to their plain forms), so
+explain reads the same facts from every copy of one error. Every step is one linear pass.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+#: CSI sequences (colours, cursor moves) and two-character escapes; OSC sequences (hyperlinks, titles)
+#: end with BEL or ST (ESC \\)
+_ANSI_RE = re.compile(r"\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b[@-Z\\-_]")
+#: colour codes whose ESC was lost in a copy ("[31mERROR[0m")
+_BARE_SGR_RE = re.compile(r"(?<![\w\]\[])\[(?:[0-9]{1,3};){0,4}[0-9]{1,3}m")
+#: ``> `` quote prefixes (mail, forums, chat; nested ``> > ``)
+_QUOTE_RE = re.compile(r"^[ \t]{0,8}(?:>[ \t]?){1,8}", re.MULTILINE)
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e"))
+_OTHER = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201a"): "'", ord("\u201b"): "'", ord("\u2032"): "'",
+          ord("\u201c"): '"', ord("\u201d"): '"', ord("\u201e"): '"', ord("\u201f"): '"', ord("\u2033"): '"',
+          ord("\u2013"): "-", ord("\u2014"): "--", ord("\u2212"): "-", ord("\u2028"): "\n", ord("\u2029"): "\n"}
+_TABLE = {**_ZERO_WIDTH, **_OTHER}
+#: control characters other than tab and newline (a copy's stray NULs, bells, backspaces)
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACES_RE = re.compile(r"[^\S\n\t]")  # every Unicode space but newline and tab (after NFKC: few remain)
+
+
+def normalise(text: str) -> str:
+    """``text`` as it was before it was copied: plain spaces and quotes, no zero-width characters, no
+    terminal escape sequences, ``\\n`` line ends, no ``> `` quote prefixes. Linear time; never raises."""
+    if not isinstance(text, str) or not text:
+        return text if isinstance(text, str) else ""
+    if "\x1b" in text:
+        text = _ANSI_RE.sub("", text)
+    if "[" in text and "m" in text:
+        text = _BARE_SGR_RE.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).translate(_TABLE)
+        text = _SPACES_RE.sub(" ", text)
+    text = _CONTROL_RE.sub("", text)
+    if ">" in text:
+        text = _QUOTE_RE.sub("", text)
+    return text

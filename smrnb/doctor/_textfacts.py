@@ -1,0 +1,920 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""A pasted error read as a machine: the facts a text shows, in the shape the live probes produce.
+
+:func:`read_text` turns a pasted error (one line, a traceback, a build log) into ``{layer: facts}``:
+the same keys the probes of FACTS.md fill (``torch.version``/``cuda``, ``toolkit.nvccs`` and
+``build_nvcc_version``, ``driver.driver_version``/``cuda_driver_version``/``gpus``, ``toolkit.cuda_home_env``,
+``context.container``, ...), only those the text shows, plus ``events``: what happened (a library that
+failed to load, an undefined symbol, a CUDA/NVML/NVRTC error by number, name or message, a row of one of the
+message tables: an nvcc fatal error, a cpp_extension check, an extension's setup check, a container, Slurm
+or Jupyter sign). Every fact carries where it was read (``read_from``: key -> the line) and every event its
+line, ``from: "text"`` and a ``weight`` (how specific the wording is: a table row's exact message is more
+decisive than a loose phrase). Nothing here decides a cause: the rules of each layer do, on these facts as on
+the probed ones (:mod:`smrnb.doctor.rules`).
+
+The text is expected capped (:func:`smrnb.doctor._evidence.cap_text`) and normalised
+(:func:`smrnb.doctor._paste.normalise`). Every pass is linear: line extractors are gated by literal
+substrings and use bounded quantifiers; a message-table row's expression runs only around the places where
+its required literal occurs (:func:`required_literals`); a time budget stops reading further lines.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from smrnb.doctor._evidence import lib_family, symbol_owner
+from smrnb.doctor._model import LAYERS
+
+try:  # the expression parser: one module name since 3.11, another before
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+#: seconds the line scan may take before it stops reading further lines
+TIME_BUDGET_S = 0.5
+#: events kept per text (a log that repeats one failure a million times gives it once)
+MAX_EVENTS = 400
+
+#: the layer whose rules read a message table's rows
+TABLE_LAYER: dict[str, str] = {
+    "loader_errors": "loader", "nvcc_errors": "toolkit", "cpp_extension_checks": "toolkit",
+    "extension_checks": "toolkit", "nvidia_smi_messages": "driver", "container_messages": "context",
+    "slurm_gpu": "context", "jupyter_kernel": "jupyter", "torch_messages": "torch",
+}
+
+#: how decisive each kind of reading is (lower: more); a rule adds its own offset
+WEIGHT = {"row": 10, "enum_name": 10, "enum_message": 11, "enum_number": 16, "library": 14, "symbol": 12,
+          "symbol_version": 12, "header": 16, "link": 16, "module": 24, "sign": 20, "weak_sign": 34, "state": 22}
+
+
+# ------------------------------------------------------------------ table gates
+def required_literals(pattern: str) -> tuple[str, ...] | None:
+    """Literal strings one of which every match of ``pattern`` contains (lower-cased), or None when the
+    expression has no such literal of 3+ characters: ``"undefined symbol: (?P<sym>\\S+)"`` ->
+    ``("undefined symbol: ",)``; ``"a(?:bcd|efg)"`` -> ``("bcd", "efg")`` when no longer run exists."""
+    try:
+        parsed = _sre_parse.parse(pattern)
+    except Exception:  # an expression the parser of this Python cannot read: no gate
+        return None
+    best = _best(_options(list(parsed)))
+    return tuple(s.lower() for s in best) if best else None
+
+
+def _options(seq: list[Any]) -> list[tuple[str, ...]]:
+    """Every any-of set of literals that a match of the parsed sequence ``seq`` must contain."""
+    lit, sub, rep, branch = _sre_parse.LITERAL, _sre_parse.SUBPATTERN, _sre_parse.MAX_REPEAT, _sre_parse.BRANCH
+    options: list[tuple[str, ...]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if len(run) >= 3:
+            options.append(("".join(run),))
+        run.clear()
+
+    for op, av in seq:
+        if op is lit:
+            run.append(chr(av))
+            continue
+        if op is sub and all(o is lit for o, _ in av[-1]):
+            run.extend(chr(a) for _, a in av[-1])
+            continue
+        flush()
+        if op is sub:
+            options += _options(list(av[-1]))
+        elif op in (rep, _sre_parse.MIN_REPEAT) and av[0] >= 1:
+            options += _options(list(av[2]))
+        elif op is branch:
+            alts = [_best(_options(list(b))) for b in av[1]]
+            if alts and all(alts):
+                options.append(tuple(x for a in alts for x in a))
+    flush()
+    return options
+
+
+def _best(options: list[tuple[str, ...]]) -> tuple[str, ...] | None:
+    return max(options, key=lambda o: min(len(x) for x in o)) if options else None
+
+
+@functools.cache
+def _table_rows() -> tuple[tuple[str, Any, tuple[str, ...] | None], ...]:
+    """(table, row, gate) of every message-table row with an expression."""
+    from smrnb.doctor import tables
+
+    out = []
+    for table in tables.MESSAGE_TABLES:
+        for row in tables.message_rows(table):
+            if row.pattern is not None and (row.codes != ("none",) or table == "torch_messages"):
+                out.append((table, row, required_literals(row.pattern.pattern)))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ the reader
+class _Reader:
+    """Accumulates facts and events; the first value of a fact wins, each event is kept once."""
+
+    def __init__(self) -> None:
+        self.facts: dict[str, dict[str, Any]] = {ly: {} for ly in LAYERS}
+        self.events: dict[str, list[dict[str, Any]]] = {ly: [] for ly in LAYERS}
+        self._seen: set[tuple[Any, ...]] = set()
+        self.n_events = 0
+
+    def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
+        d = self.facts[layer]
+        if value is None or (key in d and not replace):
+            return
+        d[key] = value
+        d.setdefault("read_from", {})[key] = line.strip()[:240]
+
+    def event(self, layer: str, kind: str, line: str, weight: int, **fields: Any) -> None:
+        key = (layer, kind, *sorted((k, str(v)) for k, v in fields.items() if k not in ("groups", "phrase", "meaning")))
+        if key in self._seen or self.n_events >= MAX_EVENTS:
+            return
+        self._seen.add(key)
+        self.n_events += 1
+        self.events[layer].append({"kind": kind, "from": "text", "weight": weight, "line": line.strip()[:300],
+                                   **fields})
+
+    def result(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for ly in LAYERS:
+            d = dict(self.facts[ly])
+            if self.events[ly]:
+                d["events"] = self.events[ly]
+            if d:
+                d["status"] = d.get("status", "ok")
+                d["source"] = d.get("source", "the error text")
+                out[ly] = d
+        return out
+
+
+# ------------------------------------------------------------------ line expressions (bounded)
+_LIB_RE = re.compile(r"(lib[A-Za-z0-9_+\-]{1,60}(?:\.[0-9][0-9A-Za-z_]{0,8}){0,3}\.so(?:\.[0-9]{1,6}){0,3})")
+_DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)\b", re.IGNORECASE)
+_MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open", "could not open", "not found",
+                  "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
+                  "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
+                  "failed to open", "could not be found")
+_UNDEF_RE = re.compile(r"undefined symbol ?:? ?[\"'`]?([A-Za-z_][A-Za-z0-9_@.$]{0,600})")
+_SYM_NOT_DEFINED_RE = re.compile(r"symbol ([A-Za-z_][A-Za-z0-9_]{0,300}),? version (lib[A-Za-z0-9_+.]{1,60}) not defined")
+_VERLIB_RE = re.compile(r"version (lib[A-Za-z0-9_]{1,40}\.so(?:\.[0-9]{1,4}){0,2})")
+_NEEDED_BY_RE = re.compile(r"([^\s:'\"]{1,300}\.so[^\s:'\"]{0,40}) ?: ?undefined symbol")
+_SYMVER_RE = re.compile(r"(?:(\S{1,300}): )?version [`'‘]?((?:GLIBCXX|CXXABI|GLIBC|CUDA|libcublas|[A-Za-z]{2,12})_[0-9.A-Za-z_]{1,40})['’]? "
+                        r"not found(?: \(required by ([^)\s]{1,300})\))?")
+_SM_RE = re.compile(r"\b(?:sm|compute)_([0-9]{2,3}[a-z]?)\b")
+_CAP_RE = re.compile(r"capability (?:\(CC\) )?(?:sm_)?([0-9]{1,2})\.?([0-9])\b")
+_SM_CAP_RE = re.compile(r"(?:CUDA|cuda) capability sm_([0-9]{2,3})")
+_GCC_MAX_RE = re.compile(r"gcc versions? later than ([0-9]{1,2})")
+_GCC_VER_RE = re.compile(r"(?:\bgcc(?: \([^)\n]{1,60}\))? |\bgcc version |installed version of [gc]\+{0,2}\w{0,3} \()([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,2})?)")
+_NVCC_REL_RE = re.compile(r"release ([0-9]{1,2}\.[0-9]{1,2}), V([0-9.]{3,12})")
+_TORCH_VER_RE = re.compile(r"\b(?:py)?torch(?:\.__version__|[ _]version|-version)?\s{0,3}(?:==?|:|-|\s)\s{0,3}['\"]?v?"
+                           r"([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?(?:\.?(?:dev|post|a|b|rc)[0-9]{0,10})?)"
+                           r"(?:\+(cpu|cu[0-9]{2,3}|rocm[0-9.]{1,8}))?", re.IGNORECASE)
+_TORCH_SATISFIED_RE = re.compile(r"Requirement already satisfied: torch\b[^\n(]{0,200}\(([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)"
+                                 r"(?:\+(cpu|cu[0-9]{2,3}))?\)")
+_TORCH_CUDA_RES = (re.compile(r"CUDA used to build PyTorch: ?([0-9]{1,2}\.[0-9]{1,2})"),
+                   re.compile(r"[Pp]ytorch binaries were compiled with [Cc]uda ([0-9]{1,2}\.[0-9]{1,2})"),
+                   re.compile(r"PyTorch \(([0-9]{1,2}\.[0-9]{1,2})\)"),
+                   re.compile(r"torch\.version\.cuda\W{1,6}([0-9]{1,2}\.[0-9]{1,2})"))
+_DETECTED_CUDA_RE = re.compile(r"detected CUDA version \(([0-9]{1,2}\.[0-9]{1,2})")
+_CUDA_WANTED_RE = re.compile(r"(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime)[= ]{1,2}([0-9]{1,2}\.[0-9]{1,2})")
+_DRIVER_HDR_RE = re.compile(r"Driver Version: ?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
+_SMI_HDR_RE = re.compile(r"NVIDIA-SMI ([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
+_CUDA_VER_RE = re.compile(r"CUDA (?:Version|version)[ :=]{0,3}([0-9]{1,2}\.[0-9]{1,2})")
+_DRIVER_FOUND_RE = re.compile(r"found version ([0-9]{4,6})\)")
+_DEVICEQUERY_RE = re.compile(r"CUDA Driver Version / Runtime Version\s{0,20}([0-9]{1,2}\.[0-9]) / ([0-9]{1,2}\.[0-9])")
+_CUDA_HOME_RE = re.compile(r"\b(CUDA_HOME|CUDA_PATH|CUDA_ROOT|CUDA_TOOLKIT_ROOT_DIR) ?[=:] ?['\"]?([^\s'\",;]{0,300})")
+_NVCC_PATH_RE = re.compile(r"((?:[A-Za-z]:)?[^\s'\"=:]{0,200}[/\\]bin[/\\]nvcc(?:\.exe)?)\b")
+_INCLUDE_RE = re.compile(r"-I ?([^\s'\"]{0,200}cuda[^\s'\"]{0,80}[/\\]include)\b", re.IGNORECASE)
+_CUDA_DIR_VER_RE = re.compile(r"cuda-?([0-9]{1,2}\.[0-9]{1,2})\b", re.IGNORECASE)
+_LLP_RE = re.compile(r"\b(LD_LIBRARY_PATH|PATH) ?[=:] ?['\"]?([^\s'\";]{1,2000})")
+_ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
+_NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
+_IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
+_NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
+_HEADER_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))'?: No such file")
+_LINK_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
+_LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
+_LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
+_FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.]{0,20}))? \(from versions: ([^)\n]{0,200})\)")
+#: a CUDA / NVML / NVRTC error given by number: the forms runtimes and frameworks print it in
+_CUDA_ERRNUM_RES = (
+    re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"
+               r"[ :=]{0,3}\(?([0-9]{1,5})(?![0-9.])"),
+    re.compile(r"\berror=([0-9]{1,5})(?![0-9.])"),  # THCudaCheck FAIL file=... line=... error=48 : ...
+    re.compile(r"\bError ([0-9]{1,5}):"),  # cudaGetDeviceCount(): ... Error 804: forward compatibility ...
+    re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\(?[^)\n]{0,40}\)?"
+               r"(?: failed| returned| error)[^0-9\n]{0,30}?([0-9]{1,5})(?![0-9.])"),  # cuInit(0) failed with error 999
+    re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\b[^0-9(\n]{1,50}"
+               r"\(([0-9]{1,5})\)"),  # failed call to cuInit: UNKNOWN ERROR (303)
+)
+#: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
+_CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2})")
+_ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR_)[A-Za-z0-9_]{1,60})")
+
+#: phrases whose presence is the fact (no table has them): sign -> (layer, phrases, weak)
+SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
+    ("cpu_build", "torch", ("cpu版本", "cpu version of pytorch", "cpu-only pytorch", "cpu only pytorch",
+                            "is_available() 就是false", "cuda.is_available()只会返回false"), False),
+    ("gpu_dropped", "torch", ("no longer supports this gpu", "too old to be supported by the pytorch",
+                              "which is older than the minimum", "pytorch no longer supports"), False),
+    ("no_cuda_gpus", "driver", ("no cuda gpus are available", "--gpus all", "--gpus=all", "no gpu found",
+                                "no gpus found", "nvidia-container-toolkit", "nvidia-docker"), False),
+    ("oom", "torch", ("outofmemoryerror", "cudamalloc failed: out of memory", "cuda error: out of memory",
+                      "cuda out of memory", "gpu out of memory", "cuda_error_out_of_memory"), False),
+    ("nvrtc_arch", "toolkit", ("invalid value for --gpu-architecture", "value 'sm_"), False),
+    ("gcc_unsupported", "toolkit", ("host_config.h", "parameter packs not expanded",
+                                    "unsupported gnu version", "unsupported clang version"), False),
+    ("msvc", "toolkit", ("cl.exe", "microsoft visual c++", "error checking compiler version for cl", "vcvars",
+                         "msvc", "visual studio"), False),
+    ("nvcc_missing", "toolkit", ("nvcc: not found", "nvcc: command not found", "nvcc binary could not be",
+                                 "/bin/nvcc': no such file", "/bin/nvcc: no such file", "/bin/nvcc' failed: no such file",
+                                 "error launching cuda compiler", "nvcc was not found", "could not find nvcc",
+                                 "'nvcc' is not recognized", "nvcc not found", "no cuda toolkit found",
+                                 "cuda_home environment variable is not set"), False),
+    ("companion", "torch", ("torchvision::", "torchaudio::", "compiled with different cuda", "reinstall the torchvision",
+                            "operator does not exist", "torchvision._c", "torchaudio._torchaudio",
+                            "couldn't load custom c++ ops"), False),
+    ("torch_api_removed", "abi", ("thc/thc.h", "<thc/", "at_check", "torch/_six", "torch._six", "has no attribute '_six'",
+                                  "deprecatedtypeproperties", ".type().is_cuda()", "data<t>()", "thcstate",
+                                  "is deprecated: tensor.data<t>", "thc.h", "c10::scalartype::", "at::type"), False),
+    ("pip_build", "toolkit", ("pip-build-env", "getting requirements to build wheel", "build_meta",
+                              "installing build dependencies", "--no-build-isolation", "build-system.requires",
+                              "build backend returned an error", "failed to build", "setup.py", "building wheel",
+                              "preparing metadata", "building editable", "pyproject.toml", "pip install",
+                              "requirement already satisfied", "collecting "), True),
+    ("build_requirements_failed", "toolkit", ("getting requirements to build wheel ... error",
+                                              "getting requirements to build wheel did not run successfully",
+                                              "get_requires_for_build_wheel", "getting requirements to build editable"),
+     False),
+    ("no_kernel_image", "driver", ("no kernel image", "invalid device function"), False),
+    ("nvrm", "driver", ("nvrm: no nvidia graphics adapter probed", "probe routine was not called",
+                        "nvrm: api mismatch", "nvrm: this pci i/o region", "nvrm: failed to allocate",
+                        "nvidia kernel module is not loaded", "nvidia: module verification failed",
+                        "nvidia-smi has failed"), False),
+    ("torch_absent_at_build", "toolkit", ("couldn't find the module installed", "depends on `torch`, but doesn't declare",
+                                          "please install it before proceeding", "torch actually installed",
+                                          "torch is installed", "already have torch installed"), False),
+    ("ninja_absent", "toolkit", ("'ninja'", "ninja: not found", "ninja: command not found", "no ninja",
+                                  "ninja is required"), False),
+    ("gpu_too_old_for_extension", "toolkit", ("requires a gpu with compute capability", "turing or newer",
+                                              "ampere gpus or newer", "sm80 or newer", "sm8x", "only supports ampere",
+                                              "requires ampere", "gpu architecture is not supported"), False),
+    ("in_notebook", "jupyter", ("notebook", "jupyter", "ipykernel", "ipython-input", "jupyterhub", "cell in[",
+                                "colab"), True),
+    ("terminal_works", "jupyter", ("in terminal", "in my terminal", "from terminal", "works in the terminal",
+                                   "in the terminal", "from the terminal", "终端", "command line works",
+                                   "from the command line", "from command line", "in a terminal"), False),
+    ("sys_executable", "jupyter", ("sys.executable", "which python", "kernelspec", "!pip"), False),
+    ("env_var_set", "loader", ("ld_library_path", ".bashrc", ".profile", "bash_profile", "pythonpath",
+                               "module load", "printenv", "export "), True),
+    ("kaolin", "kaolin", ("kaolin",), True),
+    ("cudnn_mismatch", "loader", ("cudnn version mismatch", "cudnn version incompatibility", "was compiled against",
+                                  "loaded runtime cudnn"), False),
+    ("env_dropped", "context", ("sudo ", "sudo: ", "srun ", "sbatch ", "systemd", "crontab", "env_reset",
+                                "slurm_script", "slurmstepd", "spawner", "jupyterhub", "spawn"), True),
+    ("cannot_import_c", "abi", ("cannot import name '_c'", "_ext' ", "scatter_cuda", "scatter_cpu",
+                                "cannot import name '_ext'", "not built with cuda", "not compiled with gpu support",
+                                "not compiled with cuda support"), False),
+    ("multiple_nvcc", "toolkit", ("which nvcc", "/usr/bin/nvcc", "nvcc -v` returns", "cudatoolkit=", "which -a nvcc",
+                                  "multiple cuda", "two cuda", "several cuda", "different cuda versions"), True),
+    ("import_order", "loader", ("import torch first", "importing torch first", "torch first", "before import",
+                                "after import", "import order", "order of import", "importing torch before",
+                                "importing torch after", "if i import", "imported first", "swap the import",
+                                "after torch", "before torch", "import it first"), False),
+    ("build_context", "toolkit", ("error: command", "building '", "running build_ext", "ninja: build stopped",
+                                  "error building extension", "subprocess-exited-with-error", "cmake error",
+                                  "c++ -pthread", "x86_64-linux-gnu-gcc"), True),
+    ("container", "context", ("docker run", "docker:", "dockerfile", "docker-compose", "docker compose",
+                              "nvidia-container-cli", "kubectl", "apptainer", "singularity", "podman",
+                              "runtimeclassname"), True),
+    ("slurm", "context", ("srun", "sbatch", "slurm", "#sbatch", "salloc", "--gres"), True),
+    ("windows", "context", ("c:\\", "win_amd64", ".dll", "windows", "winerror", "powershell"), True),
+    ("macos", "context", ("macbook", "macos", "mac os", "apple silicon", "apple m1", "apple m2", "apple m3",
+                          " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend"), True),
+    ("no_devices_seen", "driver", ("device_count() returns 0", "device_count() is 0", "device_count() = 0",
+                                   "device_count() == 0", "device_count() returned 0", "device_count()` returns 0"),
+     False),
+    ("wsl", "context", ("wsl", "microsoft-standard"), True),
+    ("nvidia_smi_missing", "driver", ("nvidia-smi: command not found", "nvidia-smi: not found",
+                                      "'nvidia-smi' is not recognized", "nvidia-smi: no such file"), False),
+    ("egl", "driver", ("eglinitialize", "eglgetdisplay", "egl_not_initialized", "pyopengl_platform=egl",
+                       "could not create egl", "egl_bad", "failed to create opengl context", "glfw error",
+                       "rasterizeglcontext"), False),
+    ("stub_libcuda", "loader", ("lib64/stubs", "/stubs/libcuda"), True),
+)
+
+
+def _scan_libraries(r: _Reader, line: str, low: str) -> None:
+    if ".so" not in low and ".dll" not in low:
+        return
+    missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
+        and "version '" not in low
+    if ".so" in low:
+        for name in _LIB_RE.findall(line):
+            fam, ver = lib_family(name)
+            if missing:
+                r.event("loader", "library_missing", line, WEIGHT["library"], library=name, family=fam, version=ver)
+            r.fact("loader", "libraries_named", [], line)
+            named = r.facts["loader"]["libraries_named"]
+            if name not in named and len(named) < 40:
+                named.append(name)
+    if ".dll" in low and missing:
+        for name in _DLL_RE.findall(line):
+            fam, ver = _dll_family(name)
+            r.event("loader", "library_missing", line, WEIGHT["library"] + 4, library=name, family=fam, version=ver)
+
+
+def _dll_family(name: str) -> tuple[str, str]:
+    """``("cudart", "11.0")`` for ``cudart64_110.dll``; ``("torch", "")`` for ``c10.dll``."""
+    low = name.lower()
+    m = re.match(r"(cudart|cublas|cublaslt|cudnn|cufft|curand|cusparse|cusolver|nvrtc|nvjitlink)64_(\d{2,3})", low)
+    if m:
+        digits = m.group(2)
+        return ("cublas" if m.group(1) == "cublaslt" else m.group(1)), (f"{digits[:-1]}.{digits[-1]}" if len(digits) == 3
+                                                                          else digits)
+    if low.startswith(("c10", "torch", "caffe2", "shm.dll")):
+        return "torch", ""
+    if low.startswith("nvcuda"):
+        return "driver", ""
+    return "other", ""
+
+
+def _scan_symbols(r: _Reader, line: str, low: str) -> None:
+    if "undefined symbol" in low:
+        for sym in _UNDEF_RE.findall(line):
+            sym = sym.rstrip(".,")
+            owner = symbol_owner(sym)
+            vm = _VERLIB_RE.search(line)
+            version_lib = vm.group(1) if vm else None
+            if version_lib:
+                owner = lib_family(version_lib)[0]
+            nb = _NEEDED_BY_RE.search(line)
+            r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=owner,
+                    needed_by=nb.group(1) if nb else None, version_lib=version_lib)
+    if "not defined" in low and "symbol " in low:
+        for sym, lib in _SYM_NOT_DEFINED_RE.findall(line):
+            r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=lib_family(lib)[0],
+                    needed_by=None, version_lib=lib)
+    if "not found" in low and "version" in low:
+        for lib, ver, by in _SYMVER_RE.findall(line):
+            if ver.startswith(("GLIBC", "CXXABI")) or "lib" in lib or by:
+                r.event("loader", "symbol_version_not_found", line, WEIGHT["symbol_version"], version=ver,
+                        library=lib or None, required_by=by or None)
+
+
+def _scan_versions(r: _Reader, line: str, low: str) -> None:
+    if "torch" in low:
+        for m in _TORCH_VER_RE.finditer(line):
+            ver, tag = m.group(1), (m.group(2) or "").lower()
+            _torch_version(r, ver, tag, line)
+        if "requirement already satisfied" in low:
+            for ver, tag in _TORCH_SATISFIED_RE.findall(line):
+                _torch_version(r, ver, tag.lower(), line)
+    if "cuda" in low or "pytorch" in low:
+        for rx in _TORCH_CUDA_RES:
+            for v in rx.findall(line):
+                r.fact("torch", "cuda", v, line)
+                r.fact("torch", "installed", True, line)
+        for v in _CUDA_WANTED_RE.findall(low):
+            r.fact("torch", "cuda_wanted", v, line)
+    if "release" in low:
+        for v, full in _NVCC_REL_RE.findall(line):
+            _nvcc(r, line, version=v, version_full=full)
+    if "detected cuda version" in low:
+        for v in _DETECTED_CUDA_RE.findall(line):
+            _nvcc(r, line, version=v)
+    if "driver version" in low or "nvidia-smi" in low:
+        for v in _DRIVER_HDR_RE.findall(line) + _SMI_HDR_RE.findall(line):
+            r.fact("driver", "driver_version", v, line)
+    if "cuda version" in low and ("driver version" in low or "nvidia-smi" in low or "nvcc" not in low
+                                  and ("|" in line or low.lstrip().startswith("cuda version"))):
+        for v in _CUDA_VER_RE.findall(line):
+            r.fact("driver", "cuda_driver_version", v, line)
+    if "found version" in low:
+        for v in _DRIVER_FOUND_RE.findall(line):
+            n = int(v)
+            r.fact("driver", "cuda_driver_version", f"{n // 1000}.{(n % 1000) // 10}", line)
+    if "runtime version" in low:
+        for dv, _rv in _DEVICEQUERY_RE.findall(line):
+            r.fact("driver", "cuda_driver_version", dv, line)
+    if "gcc" in low or "g++" in low or "c++ (" in low:
+        for v in _GCC_VER_RE.findall(line):
+            r.fact("toolkit", "gcc", {"version": v, "major": int(v.split(".")[0])}, line)
+    if "later than" in low:
+        for g in _GCC_MAX_RE.findall(low):
+            r.fact("toolkit", "max_gcc_for_build_nvcc", int(g), line)
+
+
+def _torch_version(r: _Reader, ver: str, tag: str, line: str) -> None:
+    d = r.facts["torch"]
+    if d.get("version") and "+" in str(d["version"]) and not tag:
+        return
+    if d.get("version") and not tag:
+        return
+    full = ver + (f"+{tag}" if tag else "")
+    r.fact("torch", "version", full, line, replace=True)
+    r.fact("torch", "version_base", ver, line, replace=True)
+    r.fact("torch", "installed", True, line)
+    if tag == "cpu":  # a known CPU build: cuda None (not unknown), as the probe gives it
+        d["cuda"] = None
+        d["cpu_build"] = True
+        d.setdefault("read_from", {}).update(cuda=line.strip()[:240], cpu_build=line.strip()[:240])
+    elif tag.startswith("cu") and len(tag) >= 4:
+        r.fact("torch", "cuda", f"{tag[2:-1]}.{tag[-1]}", line, replace=True)
+
+
+def _nvcc(r: _Reader, line: str, version: str | None = None, path: str | None = None,
+          version_full: str | None = None) -> None:
+    tk = r.facts["toolkit"]
+    nvccs = tk.setdefault("nvccs", [])
+    tk.setdefault("read_from", {}).setdefault("nvccs", line.strip()[:240])
+    for n in nvccs:
+        if (version and n.get("version") == version) or (path and n.get("path") == path):
+            if version:
+                n.setdefault("version", version)
+            if path and not n.get("path"):
+                n["path"] = path
+            return
+    if len(nvccs) < 8:
+        nvccs.append({k: v for k, v in (("version", version), ("version_full", version_full), ("path", path)) if v})
+    if version:
+        r.fact("toolkit", "build_nvcc_version", version, line)
+
+
+def _scan_paths(r: _Reader, line: str, low: str) -> None:
+    from smrnb.doctor._evidence import cuda_home_problem
+
+    if "cuda_home" in low or "cuda_path" in low or "cuda_root" in low or "cuda_toolkit_root" in low:
+        for var, v in _CUDA_HOME_RE.findall(line):
+            v = v.strip().rstrip(".")
+            if not v or v.startswith(("$", "%", "{")) or v.lower() in ("none", "''"):
+                continue
+            _home(r, v, var if var in ("CUDA_HOME", "CUDA_PATH") else "CUDA_HOME", line, cuda_home_problem)
+    if "nvcc" in low and ("/bin/nvcc" in low or "\\bin\\nvcc" in low):
+        if "'" in line:  # a quoted path a build tried (spaces and colons included)
+            for i, piece in enumerate(line.split("'")):
+                if i % 2 == 0:  # outside quotes (a quote cut off at the start): the last word only
+                    piece = piece.split()[-1] if piece.split() else ""
+                if piece.endswith(("/bin/nvcc", "\\bin\\nvcc", "/bin/nvcc.exe")) and len(piece) <= 2000:
+                    _nvcc_path(r, piece, line, cuda_home_problem)
+        for p in _NVCC_PATH_RE.findall(line):
+            _nvcc_path(r, p, line, cuda_home_problem)
+    if "-i" in low and "cuda" in low:
+        for inc in _INCLUDE_RE.findall(line):
+            home = inc[: -len("/include")]
+            r.fact("toolkit", "cuda_include_dir", inc, line)
+            m = _CUDA_DIR_VER_RE.search(home)
+            if m:
+                r.fact("toolkit", "include_cuda_version", m.group(1), line)
+            if cuda_home_problem(home):
+                _home(r, home, "CUDA_HOME", line, cuda_home_problem, implied=True)
+    if "ld_library_path" in low or "path=" in low or "path:" in low:
+        for var, v in _LLP_RE.findall(line):
+            if var == "LD_LIBRARY_PATH":
+                r.fact("loader", "current_ld_library_path", v.rstrip(".,"), line)
+            else:  # the CUDA entries of a PATH shown (the live loader probe keeps the same ones)
+                entries = [e for e in v.split(":") if "cuda" in e.lower() or "nvidia" in e.lower()]
+                if entries:
+                    r.fact("toolkit", "path_cuda_entries", entries[:8], line)
+    if "torch_cuda_arch_list" in low:
+        for v in _ARCH_LIST_RE.findall(line):
+            r.fact("toolkit", "torch_cuda_arch_list_env", v.strip(), line)
+
+
+def _home(r: _Reader, value: str, var: str, line: str, problem: Any, implied: bool = False) -> None:
+    key = "cuda_home_env" if var == "CUDA_HOME" else "cuda_path_env"
+    if not implied:
+        r.fact("toolkit", key, value, line)
+    why = problem(value)
+    if why and not r.facts["toolkit"].get("cuda_home_malformed"):
+        r.fact("toolkit", "cuda_home_malformed", True, line, replace=True)
+        r.fact("toolkit", "cuda_home_malformed_why", why, line, replace=True)
+        r.fact("toolkit", "cuda_home_malformed_var", var, line, replace=True)
+        r.fact("toolkit", "cuda_home_malformed_value", value, line, replace=True)
+
+
+def _nvcc_path(r: _Reader, path: str, line: str, problem: Any) -> None:
+    path = path.strip().strip("'\"")
+    home = re.sub(r"[/\\]bin[/\\]nvcc(?:\.exe)?$", "", path)
+    if home == path:
+        return
+    r.fact("toolkit", "build_nvcc", path, line)
+    r.fact("toolkit", "build_cuda_home", home, line)
+    m = _CUDA_DIR_VER_RE.search(home)
+    _nvcc(r, line, version=m.group(1) if m else None, path=path)
+    if home and problem(home):
+        _home(r, home, "CUDA_HOME", line, problem, implied=True)
+
+
+def _scan_gpus(r: _Reader, line: str, low: str) -> None:
+    from smrnb.doctor import tables
+
+    gpus = r.facts["driver"].get("gpus_named") or []
+    if "capability" in low:
+        cc = None
+        m = _SM_CAP_RE.search(line)
+        if m:
+            d = m.group(1)
+            cc = f"{d[:-1]}.{d[-1]}"
+        else:
+            m2 = _CAP_RE.search(line)
+            if m2:
+                cc = f"{m2.group(1)}.{m2.group(2)}"
+        if cc:
+            name = _gpu_name(line) or ""
+            if not any(g.get("compute_capability") == cc for g in gpus):
+                gpus.append({"name": name or None, "compute_capability": cc})
+                r.facts["driver"]["gpus_named"] = gpus
+                r.facts["driver"].setdefault("read_from", {}).setdefault("gpus_named", line.strip()[:240])
+    if ("gpu" in low or "nvidia" in low or "rtx" in low or "gtx" in low or "tesla" in low or "quadro" in low
+            or "geforce" in low or "titan" in low):
+        name = _gpu_name(line)
+        if name and not any(g.get("name") == name for g in gpus) and len(gpus) < 8:
+            gpus.append({"name": name, "compute_capability": tables.compute_capability_for_gpu(name)})
+            r.facts["driver"]["gpus_named"] = gpus
+            r.facts["driver"].setdefault("read_from", {}).setdefault("gpus_named", line.strip()[:240])
+    if "sm_" in low or "compute_" in low:
+        archs = r.facts["toolkit"].get("archs_named") or []
+        for a in _SM_RE.findall(low):
+            if a not in archs and len(archs) < 16:
+                archs.append(a)
+        if archs:
+            r.facts["toolkit"]["archs_named"] = archs
+
+
+@functools.cache
+def _gpu_name_re() -> re.Pattern[str]:
+    from smrnb.doctor import tables
+
+    pats = "|".join(f"(?:{p.pattern.pattern})" for p in tables._gpu_patterns())
+    return re.compile(r"(?:NVIDIA |Tesla |GeForce |Quadro )?(?:" + pats + r")(?: [A-Za-z0-9]{1,8}){0,2}")
+
+
+def _gpu_name(line: str) -> str | None:
+    m = _gpu_name_re().search(line[:1000])
+    return m.group(0).strip() if m else None
+
+
+def _scan_python(r: _Reader, line: str, low: str) -> None:
+    if "no module named" in low:
+        for m in _NO_MODULE_RE.findall(line):
+            r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip("."))
+    if "cannot import name" in low:
+        for name, mod in _IMPORT_NAME_RE.findall(line):
+            r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True)
+    if "has no attribute" in low and "module '" in low:
+        for mod, attr in _NO_ATTR_RE.findall(line):
+            r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}", attribute=True)
+    if "fatal error" in low:
+        for h in _HEADER_RE.findall(line):
+            r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h)
+    if "cannot find -l" in low:
+        for lib in _LINK_RE.findall(line):
+            r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
+    if "cannot open input file" in low:
+        for lib in _LNK_RE.findall(line):
+            r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
+    if "ld_library_path" in low and ("os.environ" in low or "%env" in low or "putenv" in low or "%set_env" in low):
+        r.event("loader", "env_set_in_process", line, WEIGHT["sign"], variable="LD_LIBRARY_PATH")
+    if "looking in" in low:
+        for v in _LINKS_RE.findall(line):
+            r.fact("kaolin", "links_page", v, line)
+    if "from versions" in low:
+        for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
+            r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
+                    versions=versions.strip())
+
+
+def _scan_signs(r: _Reader, text: str, low: str) -> None:
+    """Every sign whose phrase occurs (each once, at its first occurrence): one search per phrase."""
+    for sign, layer, keys, weak in SIGNS:
+        hits = [(i, k) for k in keys for i in (low.find(k),) if i != -1]
+        if hits:
+            i, k = min(hits)
+            a, line = _line_at(text, i, after=0)
+            r.event(layer, "sign", line, WEIGHT["weak_sign" if weak else "sign"], sign=sign, phrase=k)
+
+
+def _scan_cuda_available(r: _Reader, line: str, low: str) -> None:
+    if "is_available()" in low and ("false" in low or "返回false" in low):  # torch.cuda.is_available() -> False
+        r.event("torch", "sign", line, WEIGHT["sign"] + 6, sign="cuda_unavailable", phrase="is_available() false")
+        r.fact("torch", "cuda_available", False, line)
+
+
+def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
+    t0 = time.perf_counter()
+    for i, line in enumerate(text.split("\n")):
+        if i % 64 == 0 and time.perf_counter() - t0 > budget_s:
+            r.fact("context", "text_truncated", f"stopped reading after {budget_s:g} s", "")
+            break
+        if not line.strip():
+            continue
+        low = line.lower()
+        _scan_libraries(r, line, low)
+        _scan_symbols(r, line, low)
+        _scan_versions(r, line, low)
+        _scan_paths(r, line, low)
+        _scan_gpus(r, line, low)
+        _scan_python(r, line, low)
+        if "is_available" in low:
+            _scan_cuda_available(r, line, low)
+
+
+# ------------------------------------------------------------------ the tables, over the whole text
+def _line_at(text: str, i: int, after: int = 400) -> tuple[int, str]:
+    a = text.rfind("\n", 0, i) + 1
+    b = text.find("\n", i)
+    b = len(text) if b == -1 else b
+    return a, text[a: min(len(text), max(b, i) + after)]
+
+
+def _scan_tables(r: _Reader, text: str, low: str) -> None:
+    """Every message-table row whose expression matches, run only around its required literal."""
+    for table, row, gate in _table_rows():
+        m = None
+        if gate is None:
+            if len(text) <= 200_000:
+                m = row.pattern.search(text)
+        else:
+            for lit in gate:
+                i = low.find(lit)
+                tries = 0
+                while i != -1 and tries < 20:
+                    a, window = _line_at(text, i)
+                    m = row.pattern.search(window)
+                    if m and any(("{" in v or v in ("%s", "%d")) for v in m.groupdict().values() if v):
+                        m = None  # the source line of a traceback ("...({})".format(x)), not the message
+                    if m:
+                        break
+                    tries += 1
+                    i = low.find(lit, i + len(lit))
+                if m:
+                    break
+        if not m:
+            continue
+        layer = TABLE_LAYER[table]
+        project = row.fields.get("project") if table == "extension_checks" else None
+        if project == "kaolin":
+            layer = "kaolin"
+        groups = {k: v for k, v in m.groupdict().items() if v is not None}
+        line = m.string[max(0, m.start() - 120): m.end() + 60].split("\n")
+        shown = next((ln for ln in line if m.group(0)[:20] in ln), m.group(0))
+        r.event(layer, "message", shown, _row_weight(gate), table=table, key=row.key, codes=list(row.codes),
+                meaning=row.meaning, groups=groups, project=project)
+
+
+def _row_weight(gate: tuple[str, ...] | None) -> int:
+    n = min((len(x) for x in gate), default=0) if gate else 0
+    return WEIGHT["row"] if n >= 20 else WEIGHT["row"] + 4 if n >= 10 else WEIGHT["row"] + 10
+
+
+@functools.cache
+def _message_gates() -> dict[str, tuple[tuple[str, Any], ...]]:
+    """gate word -> ((message lower-cased, row), ...): each enumerator's message, found by its longest word."""
+    from smrnb.doctor import tables
+
+    _, index = tables._enums._message_index()
+    gates: dict[str, list[tuple[str, Any]]] = {}
+    for msg, row in index.items():
+        words = [w for w in re.split(r"[^a-z0-9_]+", msg.lower()) if len(w) >= 4]
+        if words:
+            gates.setdefault(max(words, key=len), []).append((msg.lower().rstrip("."), row))
+    return {g: tuple(v) for g, v in gates.items()}
+
+
+def _lines_with(text: str, low: str, needle: str, limit: int = 200) -> Iterable[str]:
+    """The lines of ``text`` that hold ``needle`` (searched in ``low``), each once, at most ``limit``."""
+    i, n = low.find(needle), 0
+    while i != -1 and n < limit:
+        a = text.rfind("\n", 0, i) + 1
+        b = text.find("\n", i)
+        b = len(text) if b == -1 else b
+        yield text[a:b]
+        n += 1
+        i = low.find(needle, b)
+
+
+def _scan_enums(r: _Reader, text: str, low: str) -> None:
+    """CUDA runtime/driver, NVML and NVRTC errors named (``cudaErrorX``, ``CUDA_ERROR_X``), quoted by their
+    message (case-insensitive, ``an illegal memory access was encountered``) or given by number."""
+    from smrnb.doctor import tables
+
+    _, names = tables._enums._name_index()
+    for prefix in ("cudaerror", "cuda_error_", "nvml_error_", "nvrtc_error_"):
+        for line in _lines_with(text, low, prefix):
+            for m in _ENUM_NAME_RE.finditer(line):
+                row = names.get(m.group(1))
+                if row is not None:
+                    _enum_event(r, row, "name", line)
+    for gate, msgs in _message_gates().items():
+        for line in _lines_with(text, low, gate, limit=50):
+            ll = line.lower()
+            for msg, row in msgs:  # a short message counts only beside a CUDA word (not a tool's own words)
+                if msg in ll and (len(msg) >= 30 or "cuda" in ll or ("nvrtc" in ll and row.table == "nvrtc_results")):
+                    _enum_event(r, row, "message", line)
+    for line in _lines_with(text, low, "cuda error: "):
+        for msg in _CUDA_ERROR_MSG_RE.findall(line + "\n"):
+            row = tables.cuda_error(msg.strip())
+            if row is not None and row.codes != ("none",):
+                _enum_event(r, row, "message", line)
+    _scan_error_numbers(r, text, low)
+
+
+def _scan_error_numbers(r: _Reader, text: str, low: str) -> None:
+    from smrnb.doctor import tables
+
+    for key in ("cuda", "cuinit", "nvml", "nvrtc", "thcudacheck"):
+        i = low.find(key)
+        n = 0
+        while i != -1 and n < 200:
+            a, line = _line_at(text, i, after=0)
+            llow = line.lower()
+            for rx in _CUDA_ERRNUM_RES:
+                for num in rx.findall(line):
+                    table = ("nvml_errors" if "nvml" in llow else "nvrtc_results" if "nvrtc" in llow else
+                             "cu_results" if ("cuinit" in llow or "cu_result" in llow or "cuda_error" in llow
+                                              or re.search(r"\bcu[A-Z][a-z]", line)) else "cuda_errors")
+                    row = _number_row(tables, table, int(num), llow)
+                    if row is not None and row.codes != ("none",) and int(num) != 0:
+                        _enum_event(r, row, "number", line)
+            n += 1
+            j = text.find("\n", i)
+            i = -1 if j == -1 else low.find(key, j)
+
+
+def _number_row(tables: Any, table: str, num: int, llow: str) -> Any:
+    rows = [row for row in tables.enum_rows(table) if row.number == num]
+    if not rows:
+        return None
+    for row in rows:  # the numbering whose message the line quotes (pre-10.1 numbers differ)
+        if row.message and row.message.lower().rstrip(".") in llow:
+            return row
+    return next((row for row in rows if row.numbering == "current"), None)
+
+
+def _enum_event(r: _Reader, row: Any, how: str, line: str) -> None:
+    layer = "driver"
+    r.event(layer, "cuda_error", line, WEIGHT[f"enum_{how}"], table=row.table, name=row.name, number=row.number,
+            message=row.message, codes=list(row.codes), how=how, numbering=row.numbering)
+
+
+# ------------------------------------------------------------------ derived facts
+def _derive(r: _Reader) -> None:
+    from smrnb.doctor import tables
+
+    f = r.facts
+    tk, drv, tor = f["toolkit"], f["driver"], f["torch"]
+    named = drv.pop("gpus_named", None)
+    if named:
+        drv["gpus"] = [{"index": i, **g} for i, g in enumerate(named)]
+        drv.setdefault("read_from", {})["gpus"] = drv.get("read_from", {}).pop("gpus_named", "")
+    if drv.get("cuda_driver_version") is None and drv.get("driver_version"):
+        v = tables.newest_cuda_for_driver(drv["driver_version"])
+        if v:
+            drv["cuda_driver_version"] = v
+            drv["cuda_driver_version_from"] = "table"
+    if tk.get("nvccs") and not tk.get("build_nvcc_version"):
+        vers = [n["version"] for n in tk["nvccs"] if n.get("version")]
+        if vers:
+            tk["build_nvcc_version"] = vers[0]
+    if tk.get("nvccs"):
+        tk["nvccs"] = [n for n in tk["nvccs"] if n]
+        if tk.get("build_nvcc_version") and tk.get("build_nvcc"):
+            for n in tk["nvccs"]:
+                if n.get("path") == tk["build_nvcc"]:
+                    n.setdefault("version", tk["build_nvcc_version"])
+    if tor.get("cuda") is None and "cuda" not in tor and tor.get("cuda_wanted"):
+        tor["cuda"] = tor["cuda_wanted"]
+        tor.setdefault("read_from", {})["cuda"] = tor.get("read_from", {}).get("cuda_wanted", "")
+    if tk.get("gcc") and tk.get("build_nvcc_version") and "max_gcc_for_build_nvcc" not in tk:
+        mx = tables.max_gcc_for_nvcc(tk["build_nvcc_version"])
+        if mx:
+            tk["max_gcc_for_build_nvcc"] = mx
+            tk["max_gcc_for_build_nvcc_from"] = "table"
+    if not tk.get("archs_named"):
+        tk.pop("archs_named", None)
+    for e in r.events["torch"]:
+        if e.get("key") == "supports_capabilities" and "arch_list" not in tor:
+            tor["arch_list"] = [a for a in str((e.get("groups") or {}).get("archs", "")).replace(".", " ").split()
+                                if a.startswith(("sm_", "compute_"))]
+            tor.setdefault("read_from", {})["arch_list"] = e["line"]
+
+
+#: rows of the driver's messages that say the installed driver does not work (the probe's "broken" status)
+_BROKEN_ROWS = {"version_mismatch": "version_mismatch", "rm_version_mismatch_pynvml": "version_mismatch",
+                "nvrm_api_mismatch": "version_mismatch", "nvrm_probe_not_called": "not_loaded",
+                "nvml_version_mismatch": "version_mismatch", "couldnt_communicate": "not_loaded",
+                "driver_not_loaded_pynvml": "not_loaded", "nvml_driver_not_loaded": "not_loaded"}
+_BROKEN_ENUMS = {"NVML_ERROR_LIB_RM_VERSION_MISMATCH": "version_mismatch", "NVML_ERROR_DRIVER_NOT_LOADED": "not_loaded",
+                 "cudaErrorSystemDriverMismatch": "version_mismatch", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH": "version_mismatch"}
+
+
+def _broken_driver(r: _Reader) -> None:
+    """A text that shows the driver installed but not working gives the driver facts the probe gives for
+    it (``status: "broken"``, ``broken_kind``, ``message``), so the live rule decides it."""
+    for ly in ("driver", "context"):
+        for e in r.events[ly]:
+            kind = _BROKEN_ROWS.get(str(e.get("key"))) if e["kind"] == "message" else _BROKEN_ENUMS.get(str(e.get("name")))
+            if kind == "not_loaded" and r.facts["context"].get("container"):
+                continue  # in a container the same words mean a GPU not given to it (rules decide)
+            if kind and r.facts["driver"].get("status") != "broken":
+                d = r.facts["driver"]
+                d.update(status="broken", broken_kind=kind, message=e["line"])
+                d.setdefault("read_from", {})["status"] = e["line"]
+
+
+def _context_from_signs(r: _Reader) -> None:
+    signs = {e.get("sign") for ly in LAYERS for e in r.events[ly] if e["kind"] == "sign"}
+    ctx = r.facts["context"]
+    if "container" in signs or any(e.get("table") == "container_messages" and e.get("key") != "torch_no_driver"
+                                   for e in r.events["context"]):
+        ctx.setdefault("container", "docker")
+    if "slurm" in signs or any(e.get("table") == "slurm_gpu" for e in r.events["context"]):
+        ctx.setdefault("slurm", {"job_id": None})
+    if "windows" in signs:
+        ctx.setdefault("os", "windows")
+    if "macos" in signs:
+        ctx.setdefault("os", "macos")
+    if "wsl" in signs:
+        ctx.setdefault("wsl", True)
+    if "in_notebook" in signs:
+        r.facts["jupyter"].setdefault("in_kernel", True)
+
+
+def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str, Any]]:
+    """``{layer: facts}`` read from ``text`` (capped and normalised): the keys of FACTS.md the text shows,
+    ``read_from`` (key -> line), and ``events``; layers the text says nothing about are left out."""
+    r = _Reader()
+    if not isinstance(text, str) or not text.strip():
+        return {}
+    _scan_lines(r, text, budget_s)
+    low = text.lower()
+    _scan_signs(r, text, low)
+    _scan_tables(r, text, low)
+    _scan_enums(r, text, low)
+    _derive(r)
+    _context_from_signs(r)
+    _broken_driver(r)
+    return r.result()
+
+
+def events_of(facts: dict[str, Any], layers: Iterable[str] = LAYERS) -> list[dict[str, Any]]:
+    """Every event of ``facts`` (of ``layers``), each with its ``layer``."""
+    out = []
+    for ly in layers:
+        d = facts.get(ly)
+        if isinstance(d, dict):
+            out += [{**e, "layer": ly} for e in d.get("events") or [] if isinstance(e, dict)]
+    return out
+
+
+def summary(facts: dict[str, Any]) -> list[str]:
+    """What a text showed, one line per kind (versions, paths, libraries, symbols, error codes, where it ran):
+    what an unrecognised text's report lists."""
+    out: list[str] = []
+    t, tk, drv, ld, ctx = (facts.get(k) or {} for k in ("torch", "toolkit", "driver", "loader", "context"))
+    if t.get("version") or t.get("cuda"):
+        out.append(f"torch: {t.get('version') or '?'}" + (f" (CUDA {t['cuda']})" if t.get("cuda") else
+                                                           " (CPU build)" if t.get("cpu_build") else ""))
+    if tk.get("nvccs"):
+        out.append("nvcc: " + ", ".join(f"{n.get('version') or '?'}" + (f" at {n['path']}" if n.get("path") else "")
+                                        for n in tk["nvccs"]))
+    for key, what in (("cuda_home_env", "CUDA_HOME"), ("cuda_path_env", "CUDA_PATH"), ("cuda_include_dir", "include dir"),
+                      ("torch_cuda_arch_list_env", "TORCH_CUDA_ARCH_LIST"), ("path_cuda_entries", "CUDA entries of PATH")):
+        if tk.get(key):
+            out.append(f"{what}: {tk[key]}")
+    if ld.get("current_ld_library_path"):
+        out.append(f"LD_LIBRARY_PATH: {ld['current_ld_library_path']}")
+    if tk.get("gcc"):
+        out.append(f"gcc: {tk['gcc'].get('version')}")
+    if drv.get("driver_version") or drv.get("cuda_driver_version"):
+        out.append(f"driver: {drv.get('driver_version') or '?'}"
+                   + (f" (CUDA up to {drv['cuda_driver_version']})" if drv.get("cuda_driver_version") else ""))
+    if drv.get("gpus"):
+        out.append("GPU: " + ", ".join(f"{g.get('name') or '?'} (CC {g.get('compute_capability') or '?'})"
+                                       for g in drv["gpus"]))
+    if ld.get("libraries_named"):
+        out.append("libraries: " + ", ".join(ld["libraries_named"][:12]))
+    evs = events_of(facts)
+    syms = [e["symbol"] for e in evs if e["kind"] == "undefined_symbol"]
+    if syms:
+        out.append("undefined symbols: " + ", ".join(s[:80] for s in syms[:6]))
+    codes = [f"{e['name']} ({e['number']})" for e in evs if e["kind"] == "cuda_error"]
+    if codes:
+        out.append("error codes: " + ", ".join(dict.fromkeys(codes)))
+    mods = [e["module"] for e in evs if e["kind"] == "module_missing"]
+    if mods:
+        out.append("modules not found: " + ", ".join(dict.fromkeys(mods)))
+    crashes = [e["key"] for e in evs if e["kind"] == "message" and e.get("key") in ("segfault", "illegal_instruction")]
+    if crashes:
+        out.append("the process crashed: " + ", ".join(crashes))
+    where = [w for w, on in (("container", ctx.get("container")), ("Slurm", ctx.get("slurm")),
+                             ("Jupyter", (facts.get("jupyter") or {}).get("in_kernel")), ("Windows", ctx.get("os") == "windows"))
+             if on]
+    if where:
+        out.append("where: " + ", ".join(where))
+    return out

@@ -1,0 +1,299 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Events: facts that happened (a library that failed to load, an undefined symbol, an error code, a
+message of one of the doctor's tables), and how the rules turn one into findings.
+
+An event is a dict in ``facts[layer]["events"]`` (FACTS.md): ``kind``, ``from`` (``"text"`` when read in a
+pasted error, ``"live"`` when a probe produced it), ``line``, ``weight`` (how decisive the reading is) and
+fields of its kind. A table row's event names the codes the row indicates (``codes``); a rule narrows them
+with the facts (:func:`decide`: a library's CUDA major against torch's, a container against a machine
+without GPU, ...) and, when the facts cannot decide, every reading is given, the first ranked higher, each
+saying what would decide (the code's ``check``). Each code's finding is built by one function of the rules
+module of the code's layer (:func:`builds`), so a cause has one title, one fix wording (the table's) and one
+set of commands whether its facts came from a text or from the machine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from smrnb.doctor._codes import CODES, why
+from smrnb.doctor._model import Finding, Fix
+
+Facts = Mapping[str, Any]
+Builder = Callable[[Facts, dict[str, Any]], "dict[str, Any] | None"]
+
+#: code -> the function that builds its finding from (facts, event)
+BUILDERS: dict[str, Builder] = {}
+#: candidate codes kept per event when the facts cannot decide
+MAX_READINGS = 3
+
+
+def builds(*codes: str) -> Callable[[Builder], Builder]:
+    """Register the finding builder of ``codes``: ``fn(facts, event) -> {"title", "commands", "evidence",
+    "detail", "severity", "rank"}`` (all optional) or None when the event does not show this cause after all."""
+    for c in codes:
+        if c not in CODES:
+            raise ValueError(f"unknown finding code {c!r}")
+
+    def deco(fn: Builder) -> Builder:
+        for c in codes:
+            BUILDERS[c] = fn
+        return fn
+
+    return deco
+
+
+def events(facts: Facts, layer: str | None = None, kind: str | None = None,
+           table: str | None = None) -> list[dict[str, Any]]:
+    """The events of ``layer`` (all layers when None), of ``kind`` / ``table`` when given, each with ``layer``."""
+    from smrnb.doctor._model import LAYERS
+
+    out = []
+    for ly in ([layer] if layer else LAYERS):
+        d = facts.get(ly)
+        if not isinstance(d, Mapping):
+            continue
+        for e in d.get("events") or ():
+            if isinstance(e, dict) and (kind is None or e.get("kind") == kind) and (table is None or e.get("table") == table):
+                out.append({**e, "layer": ly})
+    return out
+
+
+def signs(facts: Facts) -> set[str]:
+    """The names of every ``sign`` event (phrases of FACTS.md's sign list)."""
+    return {str(e.get("sign")) for e in events(facts, kind="sign")}
+
+
+def has_sign(facts: Facts, *names: str) -> bool:
+    s = signs(facts)
+    return any(n in s for n in names)
+
+
+def value(facts: Facts, layer: str, key: str) -> Any:
+    """``facts[layer][key]`` when the layer was read (not ``unavailable``), else None."""
+    d = facts.get(layer)
+    if not isinstance(d, Mapping) or d.get("status") == "unavailable":
+        return None
+    return d.get(key)
+
+
+def major(v: Any) -> int | None:
+    m = re.match(r"\s*(\d+)", str(v)) if v is not None else None
+    return int(m.group(1)) if m else None
+
+
+def cuda_majors(facts: Facts) -> set[int]:
+    """CUDA majors this environment has: torch's build and every nvcc known."""
+    out = {major(value(facts, "torch", "cuda"))}
+    for n in value(facts, "toolkit", "nvccs") or []:
+        if isinstance(n, Mapping):
+            out.add(major(n.get("version")))
+    return {m for m in out if m}
+
+
+def gpu_ccs(facts: Facts) -> list[str]:
+    return [str(g["compute_capability"]) for g in value(facts, "driver", "gpus") or []
+            if isinstance(g, Mapping) and g.get("compute_capability")]
+
+
+def describe(ev: Mapping[str, Any]) -> str:
+    """A short name of what an event is: ``loader_errors:cannot_open_cudart``, ``cudaErrorAssert (710)``."""
+    kind = ev.get("kind")
+    if kind == "message":
+        return f"{ev.get('table')}:{ev.get('key')}"
+    if kind == "cuda_error":
+        return f"{ev.get('name')} ({ev.get('number')})"
+    if kind == "sign":
+        return f"sign {ev.get('sign')} ({ev.get('phrase')!r})"
+    for k in ("library", "symbol", "version", "module", "header", "lib", "variable", "package"):
+        if ev.get(k):
+            return f"{kind} {str(ev[k])[:120]}"
+    return str(kind)
+
+
+def origin(ev: Mapping[str, Any]) -> str:
+    return "this machine" if ev.get("from") == "live" else "the text"
+
+
+def from_text(facts: Facts, layer: str, key: str | None = None) -> bool:
+    """Whether ``facts[layer][key]`` (any key of the layer when None) was read in a pasted error."""
+    d = facts.get(layer)
+    if not isinstance(d, Mapping):
+        return False
+    if d.get("source") == "the error text":
+        return key is None or key in d
+    prov = d.get("provenance") or {}
+    return any(v == "text" for v in prov.values()) if key is None else prov.get(key) == "text"
+
+
+# ------------------------------------------------------------------ deciding between a row's codes
+def _in_container_or_job(facts: Facts) -> bool:
+    return bool(value(facts, "context", "container") or value(facts, "context", "slurm")
+                or value(facts, "context", "wsl"))
+
+
+def _has_gpu(facts: Facts) -> bool:
+    return bool(value(facts, "driver", "gpus") or value(facts, "driver", "driver_version"))
+
+
+def _lib_major(ev: Mapping[str, Any]) -> int | None:
+    fam = ev.get("family")
+    ver = str(ev.get("version") or "")
+    if fam in ("cudnn", "nccl") or not ver:  # their versions are not CUDA's
+        return None
+    return major(ver)
+
+
+def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
+    """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
+    chose, when they could), and one line saying what decided, or None when nothing did."""
+    c = [x for x in codes if x in CODES]
+    s = set(c)
+
+    def first(code: str, how: str) -> tuple[list[str], str]:
+        return [code], how
+
+    if {"cudart_not_found", "prebuilt_binary_wrong_cuda"} <= s:
+        lm, have = _lib_major(ev), cuda_majors(facts)
+        if lm and have:
+            if lm not in have:
+                return first("prebuilt_binary_wrong_cuda", f"the library is of CUDA {lm}; this environment has CUDA "
+                             f"{', '.join(map(str, sorted(have)))}")
+            return first("cudart_not_found", f"CUDA {lm} is this environment's own CUDA major")
+    llp = str(value(facts, "loader", "current_ld_library_path") or value(facts, "loader", "start_ld_library_path") or "")
+    if s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"} and "/stubs" in llp:
+        return ["cuda_stub_driver_loaded"] + c[:MAX_READINGS - 1], (
+            f"LD_LIBRARY_PATH holds a stubs directory ({llp[:120]}): the toolkit's stub libcuda.so is loaded")
+    if {"driver_broken", "forward_compat_unsupported"} <= s and "compat" in llp:
+        return ["forward_compat_unsupported", "driver_broken"], (
+            f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})")
+    if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
+        if _in_container_or_job(facts):
+            c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
+            if "no_gpu" in c:
+                c.remove("no_gpu")
+            return c, "the process runs in a container or a job, which must be given the GPU"
+        if _has_gpu(facts) and "no_gpu" in s:
+            c.remove("no_gpu")
+            return c, "the machine has an NVIDIA driver and GPU (nvidia-smi answers)"
+        if value(facts, "driver", "status") == "absent" and "no_gpu" in s:
+            return first("no_gpu", "no NVIDIA driver or GPU on this machine")
+    if {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"} <= s:
+        from smrnb.doctor._install import arch_covers
+
+        arch_list, ccs = value(facts, "torch", "arch_list"), gpu_ccs(facts)
+        if isinstance(arch_list, list) and arch_list and ccs:
+            if all(arch_covers(arch_list, cc)[0] for cc in ccs):
+                return first("no_kernel_image_for_gpu", f"torch has kernels for compute capability {', '.join(ccs)}: "
+                             "an extension lacks them")
+            return first("torch_wheel_lacks_gpu_arch", f"torch's arch list ({' '.join(arch_list)}) lacks compute "
+                         f"capability {', '.join(ccs)}")
+    if {"cpu_only_torch_with_gpu", "no_gpu"} <= s and value(facts, "context", "os") == "macos":
+        return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
+    if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):
+        return first("cpu_only_torch_with_gpu", "torch is a CPU-only build ('+cpu')")
+    if "cpu_only_torch_with_gpu" in s and value(facts, "torch", "cuda") and len(c) > 1:
+        c.remove("cpu_only_torch_with_gpu")
+    if "cuda_home_malformed" in s and len(s) > 1 and value(facts, "toolkit", "cuda_home_malformed"):
+        return first("cuda_home_malformed", "the CUDA_HOME value is not one toolkit directory")
+    if {"library_shadowed_older_copy", "symbol_version_missing"} <= s:
+        lib = str(ev.get("groups", {}).get("ver") or ev.get("version") or "")
+        if lib.startswith(("GLIBC", "GLIBCXX", "CXXABI")):
+            return first("symbol_version_missing", "a C library version")
+        return first("library_shadowed_older_copy", "a version of a library that is not the C library")
+    if {"nvcc_option_unsupported", "nvcc_torch_cuda_mismatch"} <= s:
+        nv, tc = value(facts, "toolkit", "build_nvcc_version"), value(facts, "torch", "cuda")
+        if nv and tc and major(nv) != major(tc):
+            return first("nvcc_torch_cuda_mismatch", f"nvcc {nv} is of another CUDA major than torch's {tc}")
+        return first("nvcc_option_unsupported", "the option is one this nvcc release lacks")
+    return c[:MAX_READINGS], None
+
+
+# ------------------------------------------------------------------ building findings
+def _default_build(code: str, ev: Mapping[str, Any]) -> dict[str, Any]:
+    meaning = str(ev.get("meaning") or CODES[code].meaning)
+    title = meaning.split(": ")[0].split(" (")[0].rstrip(".")
+    return {"title": title[:160], "commands": [CODES[code].check] if CODES[code].check else []}
+
+
+#: how often a cause is the root when a text shows several (lower first): a broken driver before the
+#: library it makes fail, a specific loader failure before the build that stopped because of it
+PRIORITY: dict[str, int] = {
+    "driver_broken": 10, "gpu_hardware_fault": 10, "library_shadowed_older_copy": 11, "cuda_stub_driver_loaded": 11,
+    "driver_too_old": 12, "gpu_busy_exclusive": 12, "gpu_watchdog_timeout": 12, "fabric_manager_not_running": 12,
+    "forward_compat_unsupported": 12, "cuda_mps_failure": 12, "vgpu_not_licensed": 12, "gpu_device_permission_denied": 12,
+    "wrong_architecture_binary": 12, "binary_corrupt": 12, "static_tls_exhausted": 12, "loader_security_policy": 12,
+    "companion_built_for_other_torch": 13, "kaolin_no_wheel_for_combo": 14, "gpu_not_exposed_to_process": 14,
+    "cuda_home_malformed": 14, "slurm_gpu_request_rejected": 14, "opengl_egl_unavailable": 14, "gpu_p2p_unsupported": 14,
+    "cuda_oom": 15, "windows_msvc_toolchain": 15, "torch_not_found_at_build": 15, "toolkit_below_extension_minimum": 15,
+    "torch_wheel_lacks_gpu_arch": 16, "gpu_below_extension_minimum": 16, "torch_api_incompatible_source": 16,
+    "extension_torch_version_gate": 16, "arch_list_value_rejected": 16, "user_code_error": 16,
+    "abi_torch_version_mismatch": 17, "cxx11_abi_mismatch": 17, "host_compiler_unsupported": 17,
+    "driver_below_cuda_minor": 17, "cpu_only_torch_with_gpu": 18, "symbol_version_missing": 18, "libstdcxx_too_old": 18,
+    "nvcc_option_unsupported": 18, "native_library_conflict": 18, "cuda_home_missing": 19, "kernel_wrong_python": 19,
+    "env_not_propagated_to_kernel": 19, "no_gpu": 20, "kaolin_version_gate": 20, "extension_not_compiled": 20,
+    "torch_libs_not_loaded": 20, "library_bug": 20, "nvcc_torch_cuda_mismatch": 21, "ninja_missing": 22,
+    "no_kernel_image_for_gpu": 22, "unsupported_gpu_arch": 22, "extension_undefined_symbol": 24,
+    "build_dependency_missing": 24, "prebuilt_binary_wrong_cuda": 25, "cudart_not_found": 25,
+    "cuda_home_incomplete": 26, "library_not_found": 30, "package_api_version_mismatch": 30,
+    "multiple_cuda_toolkits": 40, "extension_build_failed": 40, "driver_cuda_version_not_toolkit": 28,
+    "torch_cuda_unavailable": 26,
+}
+
+
+def rank_of(code: str, weight: int = 10, reading: int = 0) -> int:
+    """The rank of a finding of ``code`` from a reading of ``weight`` (lower first): the cause's priority,
+    then how specific the wording was, then the order of the readings of one event."""
+    return PRIORITY.get(code, 25) + max(0, int(weight) - 10) // 3 + 2 * reading
+
+
+def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None = None, reading: int = 0,
+            how: str | None = None, extra: Iterable[str] = ()) -> Finding | None:
+    """The finding of ``code`` for event ``ev`` (built by the code's registered builder), or None when the
+    builder says the event does not show it. ``reading`` > 0 marks another reading of the same text."""
+    built = BUILDERS.get(code)
+    try:
+        got = built(facts, dict(ev)) if built is not None else _default_build(code, ev)
+    except Exception as exc:  # a builder bug must not hide the cause: the table's words instead
+        got = {**_default_build(code, ev), "evidence": [f"(the finding's details failed: {type(exc).__name__}: {exc})"]}
+    if got is None:
+        return None
+    entry = CODES[code]
+    line = str(ev.get("line") or "")
+    ev_lines = [f"evidence: {describe(ev)} (from {origin(ev)}; line: {line[:160]})"]
+    ev_lines += [str(x) for x in got.get("evidence") or ()]
+    ev_lines += [str(x) for x in extra]
+    if how:
+        ev_lines.append(f"decided by: {how}")
+    if reading:
+        ev_lines.append("another reading of the same text (the text alone cannot decide); what decides: "
+                        f"`{entry.check}`" if entry.check else "another reading of the same text")
+    if entry.told_from:
+        ev_lines.append(f"told from its neighbour: {entry.told_from}")
+    cmds = tuple(dict.fromkeys(str(c) for c in got.get("commands") or () if c))
+    r = (rank_of(code, int(ev.get("weight", 30)), reading) if rank is None else rank) + int(got.get("rank", 0))
+    src = ("machine",) if ev.get("from") == "live" else ("text",)
+    return Finding(code, entry.layer, got.get("severity") or entry.severity, str(got.get("title") or code),
+                   tuple(dict.fromkeys(ev_lines)), Fix(why(code, str(got.get("detail") or "")), cmds,
+                                                       tuple(got.get("docs") or ())),
+                   rank=r, sources=src)
+
+
+def resolve(facts: Facts, ev: Mapping[str, Any], codes: Iterable[str] | None = None) -> list[Finding]:
+    """Findings for one event: its codes (the event's ``codes`` unless given) narrowed by :func:`decide`,
+    each built by its builder; the readings after the first are ranked lower and say what decides."""
+    cand = [c for c in (codes if codes is not None else ev.get("codes") or ()) if c in CODES]
+    if not cand:
+        return []
+    readings, how = decide(cand, facts, ev)
+    if ev.get("from") == "live":
+        readings = readings[:1]  # the machine's facts decide; no second reading of a probed fact
+    out: list[Finding] = []
+    base = rank_of(readings[0], int(ev.get("weight", 30))) if readings else 0
+    for code in readings:  # the readings of one event keep its first reading's rank, in their order
+        f = finding(code, facts, ev, reading=len(out), how=how if not out else None, rank=base + 2 * len(out))
+        if f is not None:
+            out.append(f)
+    return out
