@@ -20,7 +20,7 @@ from typing import Any
 from smrnb import _cancel
 from smrnb._errors import SmrnbValueError, is_friendly
 from smrnb.pipeline import Pipeline, default_config, load_config
-from smrnb.widgets._display import static_pictures, widget_bundle
+from smrnb.widgets._display import StaticOutput, quiet_widgets, static_pictures, widget_bundle
 from smrnb.widgets._step import StepWidget
 
 
@@ -53,7 +53,7 @@ OCCUPANCY_STEPS: tuple[Any, ...] = (
 EXPORT_FORMATS = ("glb", "obj", "ply")
 
 
-class ReconstructionApp:
+class ReconstructionApp(StaticOutput):
     """The reconstruction lab bench: source, steps in tabs, config save/load and export.
 
     Parameters
@@ -72,6 +72,7 @@ class ReconstructionApp:
         Step widgets re-run after each parameter change.
     """
 
+    @quiet_widgets
     def __init__(self, source: Any = None, steps: Any = None, *, config: str | os.PathLike | None = None,
                  output_dir: str | os.PathLike | None = None, auto_run: bool = False) -> None:
         import ipywidgets as ipw
@@ -142,6 +143,7 @@ class ReconstructionApp:
                          ipw.HBox([self.export_format, self.export_path, self.export_button])])
 
     # ------------------------------------------------------------------------------ steps
+    @quiet_widgets
     def _build_steps(self) -> None:
         self.steps = [StepWidget(st.step, pipeline=self.pipeline, stage=st.name, auto_run=self.auto_run,
                                  on_change=self._on_change, on_run=self._on_run, on_confirm=self._on_confirm)
@@ -176,6 +178,7 @@ class ReconstructionApp:
     def _on_change(self, _stale: list[str]) -> None:
         for w in self.steps:
             w.refresh()
+        self._update_static()
 
     def _on_run(self, widget: Any) -> None:
         for w in self.steps:
@@ -188,6 +191,7 @@ class ReconstructionApp:
         """**Run anyway** in a step: go on with the chain where it stopped to ask, in the background."""
         self.run_in_background(self._until)
 
+    @quiet_widgets
     def run(self, until: str | int | None = None) -> bool:
         """Run the pipeline up to ``until`` (default: the last stage) through the step widgets;
         stops at the first failure (shown in that step). True on success.
@@ -230,6 +234,7 @@ class ReconstructionApp:
             shown = self.tabs.selected_index
             if isinstance(shown, int) and 0 <= shown < len(self.steps):
                 self.steps[shown].reveal()  # the tab on screen at the end is drawn
+            self._update_static()
         return ok
 
     def run_in_background(self, until: str | int | None = None) -> threading.Thread | None:
@@ -322,6 +327,7 @@ class ReconstructionApp:
             return p
         return self._report(save)
 
+    @quiet_widgets
     def load_params(self, path: str | os.PathLike) -> bool:
         """Read a config file. Same steps in the same order: parameters are set stage by stage (only
         what changed goes stale); other steps: the pipeline and the tabs are rebuilt. True on success."""

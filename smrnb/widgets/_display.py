@@ -9,6 +9,7 @@ of an empty widget view; ``SMRNB_STATIC_PICTURES`` (``auto``, ``always``, ``neve
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import importlib.metadata
 import os
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from smrnb.widgets._colors import hex_color, viridis
-from smrnb.widgets._compat import control_comm_open
+from smrnb.widgets._compat import control_comm_open, no_front_end
 from smrnb.widgets._layers import Layer
 
 
@@ -75,6 +76,61 @@ def static_pictures() -> str:
     return "live" if live_frontend() else "static"
 
 
+def quiet_widgets(method: Any) -> Any:
+    """Decorator of a widget-making method of an smrnb object: in a kernel no front end will show (decided
+    once per object, on its first such call, as :func:`headless`), the widgets it makes open no comm."""
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        quiet = self.__dict__.get("_headless")
+        if quiet is None:
+            quiet = self.__dict__["_headless"] = headless()
+        with no_front_end(quiet):
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+def headless() -> bool:
+    """No widget front end will show what this kernel makes (``nbconvert --execute``, nbclient, papermill):
+    smrnb's widgets then open no comm (:func:`smrnb.widgets._compat.no_front_end`) and display as pictures."""
+    return static_pictures() == "static"
+
+
+class StaticOutput:
+    """Outputs that follow their object where no front end runs.
+
+    Displayed in a kernel without a live widget front end, the object's static output gets a display id;
+    :meth:`_update_static` (called after each change: a run, a redraw, a refresh) replaces every output of
+    it, so an executed and exported notebook shows the state the kernel ended with, not the one at display
+    time. A live front end gets the widget, as ``_repr_mimebundle_`` says.
+    """
+
+    _static_handles: list[Any]
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        bundle = self._repr_mimebundle_()
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        if static_pictures() == "live":
+            display(bundle, raw=True)
+            return
+        handle = display(bundle, raw=True, display_id=True)
+        if handle is not None:
+            self.__dict__.setdefault("_static_handles", []).append(handle)
+
+    def _update_static(self) -> None:
+        handles = self.__dict__.get("_static_handles")
+        if not handles:
+            return
+        bundle = self._repr_mimebundle_()
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        for h in handles:
+            h.update(bundle, raw=True)
+
+
 def widget_bundle(widget: Any, **kwargs: Any) -> dict[str, Any]:
     """An ipywidget's display data without its ``text/plain``."""
     bundle = widget._repr_mimebundle_(**kwargs)
@@ -116,4 +172,4 @@ def set_changed(obj: Any, name: str, value: Any) -> None:
 
 
 __all__ = ["colorbar_html", "frontend_status", "live_frontend", "png_html", "set_changed",
-           "static_pictures", "widget_bundle"]
+           "static_pictures", "widget_bundle", "headless", "quiet_widgets", "StaticOutput"]

@@ -31,7 +31,7 @@ import numpy as np
 from smrnb._cancel import Stopped
 from smrnb._errors import SmrnbTypeError, SmrnbValueError, is_friendly
 from smrnb.pipeline import REGISTRY, NeedsConfirmation, Pipeline, Step, StepRegistry, get_step, needs_asking
-from smrnb.widgets._display import png_html, static_pictures, widget_bundle
+from smrnb.widgets._display import StaticOutput, png_html, quiet_widgets, static_pictures, widget_bundle
 from smrnb.widgets._viewer import Viewer
 
 _VIEWABLE = ("points", "voxels", "tsdf", "mesh", "textured_mesh")
@@ -111,7 +111,7 @@ class _RunningUI:
             self.over = True
 
 
-class StepWidget:
+class StepWidget(StaticOutput):
     """Controls, Run button, progress, result record, error area and viewer for one step.
 
     Parameters
@@ -138,6 +138,7 @@ class StepWidget:
         chain through it.
     """
 
+    @quiet_widgets
     def __init__(self, step: Any, data: Any = None, *, pipeline: Any = None, stage: str | None = None,
                  params: dict[str, Any] | None = None, auto_run: bool = False,
                  viewer_size: tuple[int, int] = (560, 360),
@@ -312,6 +313,7 @@ class StepWidget:
         self.status.value = self._status_html()
         if self.on_change is not None:
             self.on_change(stale)
+        self._update_static()
         return stale
 
     @property
@@ -320,6 +322,7 @@ class StepWidget:
         return self.pipeline.params(self.stage)
 
     # ----------------------------------------------------------------------------------- run
+    @quiet_widgets
     def run(self) -> bool:
         """Run this stage (and the stale ones before it). Returns True on success.
 
@@ -368,6 +371,7 @@ class StepWidget:
             self.status.value = self._status_html()
         if self.on_run is not None:
             self.on_run(self)
+        self._update_static()
         return ok
 
     # ------------------------------------------------------------------------- ask first
@@ -449,6 +453,7 @@ class StepWidget:
         """Update the status line (stale / up to date) after the pipeline changed elsewhere."""
         self.status.value = self._status_html()
 
+    @quiet_widgets
     def _draw(self) -> None:
         """Draw the last good result now; its record's ``view_seconds`` is the time this took."""
         with self._view_lock:
@@ -479,6 +484,7 @@ class StepWidget:
             self.viewer = Viewer(width=self.viewer_size[0], height=self.viewer_size[1])
         return self.viewer
 
+    @quiet_widgets
     def _show_result(self, out: Any) -> None:
         import ipywidgets as ipw
 

@@ -27,8 +27,10 @@ from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._files import atomic_write
 from smrnb.widgets._colors import hex_color, parse_rgb
 from smrnb.widgets._display import (
+    StaticOutput,
     colorbar_html,
     frontend_status,
+    quiet_widgets,
     set_changed,
     static_pictures,
     widget_bundle,
@@ -67,7 +69,7 @@ PAUSE_BYTES = 1 << 20
 _MODE_BUTTONS = {"VoxelGrid": ("voxel_mode", VOXEL_MODES), "Mesh": ("shading", SHADINGS)}
 
 
-class Viewer:
+class Viewer(StaticOutput):
     """An interactive 3D view (pythreejs) of meshes, point clouds and voxel grids.
 
     Parameters
@@ -98,6 +100,7 @@ class Viewer:
     :meth:`save_png` and :meth:`save_html` (an offline interactive page) keep the current view.
     """
 
+    @quiet_widgets
     def __init__(self, data: Any = None, *, width: int = 640, height: int = 400, background: str = "#ffffff",
                  fov: float = 45.0, caption: str = "", point_budget: int = POINT_BUDGET, **options: Any) -> None:
         import ipywidgets as ipw
@@ -179,8 +182,8 @@ class Viewer:
                                     description="keep", style={"description_width": "35px"},
                                     layout=ipw.Layout(width="260px"))
         self.clip.add_class("smrnb-viewer-clip")
-        self.clip_axis.observe(lambda _: self._update_clip(), names="value")
-        self.clip.observe(lambda _: self._update_clip(), names="value")
+        self.clip_axis.observe(self._on_clip, names="value")
+        self.clip.observe(self._on_clip, names="value")
         self.legend = ipw.HTML(value="")
         # voxel grids: cubes (exposed faces, one merged mesh) or one dot per voxel; shown with a grid only
         self.voxel_mode = ipw.ToggleButtons(options=[("cubes", "cubes"), ("dots", "points")], value="cubes",
@@ -219,6 +222,7 @@ class Viewer:
                                     if text else "")
 
     # ----------------------------------------------------------------------------- content
+    @quiet_widgets
     def show(self, data: Any, *, name: str = "main", fit: bool | None = None, **options: Any) -> Viewer:
         """Replace layer ``name`` (default ``"main"``) with ``data``; other layers stay.
 
@@ -247,10 +251,12 @@ class Viewer:
         self._set_layers(name, layers)
         if fit or (fit is None and not self._fitted):
             self.fit_camera()
+        self._update_static()
         return self
 
     add = show
 
+    @quiet_widgets
     def remove(self, name: str) -> None:
         """Remove layer ``name`` (unknown names raise, listing the layers)."""
         if name not in self.layers:
@@ -258,6 +264,7 @@ class Viewer:
         self._set_layers(name, [])
         del self.layers[name]
         self._shown.pop(name, None)
+        self._update_static()
 
     def clear(self) -> None:
         """Remove every layer (the camera stays where it is)."""
@@ -414,6 +421,11 @@ class Viewer:
                                                    f"{html.escape(n)}</div>" for n in notes))
 
     # ------------------------------------------------------------------------------ teaching tools
+    def _on_clip(self, _change: Any = None) -> None:
+        self._update_clip()
+        self._update_static()
+
+    @quiet_widgets
     def _update_clip(self) -> None:
         """Clip away what lies beyond ``clip`` (a fraction of the data's extent) along ``clip_axis``
         (three.js renderer clipping plane: drawn where ``-x + c >= 0``, i.e. ``x <= c``)."""
@@ -430,6 +442,7 @@ class Viewer:
         for p in old:
             p.close()
 
+    @quiet_widgets
     def _on_mode(self, change: Any) -> None:
         """Redraw what the buttons just changed apply to (voxel grids for ``voxel_mode``, meshes for
         ``shading``), camera kept."""
@@ -462,6 +475,7 @@ class Viewer:
         self._fitted = True
         return pose
 
+    @quiet_widgets
     def link(self, other: Viewer) -> None:
         """Share one camera view with ``other`` (before/after): orbiting either moves both.
 
