@@ -313,3 +313,20 @@ def test_bytecode_goes_to_the_environment_where_none_may_be_written_beside_the_s
     subprocess.run([sys.executable, "-c", "import probe_mod"], env=env, check=True, timeout=60)
     assert not (src / "__pycache__").exists()
     assert list((venv / "pycache").rglob("probe_mod*.pyc"))
+
+
+def test_lab_as_root_allows_root_and_says_so(capsys):
+    assert b.lab_args(["--port", "9000"], euid=0) == ["--port", "9000", "--allow-root"]
+    assert "--allow-root" in capsys.readouterr().err
+    assert b.lab_args(["--allow-root"], euid=0) == ["--allow-root"]  # given already: not twice
+    assert b.lab_args(["--ServerApp.allow_root=True"], euid=0) == ["--ServerApp.allow_root=True"]
+    assert b.lab_args([], euid=1000) == []
+
+
+def test_setup_makes_html_exports_offline_without_replacing_a_config(tmp_path):
+    path = b.offline_exports(tmp_path / "venv")
+    assert path == tmp_path / "venv" / "etc" / "jupyter" / "jupyter_nbconvert_config.json"
+    assert json.loads(path.read_text()) == {"HTMLExporter": {"require_js_url": "", "mathjax_url": ""}}
+    path.write_text('{"HTMLExporter": {"mathjax_url": "mine"}}')
+    b.offline_exports(tmp_path / "venv")
+    assert "mine" in path.read_text()  # someone's own config stays
