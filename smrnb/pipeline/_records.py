@@ -151,8 +151,9 @@ class StepResult:
         rows += [("warning", f"<span style='color:#a15c00'>{e(w)}</span>") for w in self.warnings]
         if self.estimate:
             est = self.estimate
-            rows.append(("estimate", e(f"{est['seconds']:.3g} s, {format_bytes(est['bytes'])} before the run "
-                                       f"({est['basis']})")))
+            rows.append(("estimate", e(f"about {est['seconds']:.3g} s and {format_bytes(est['bytes'])} before the run; "
+                                       f"it took {self.seconds:.3g} s")
+                         + f"<details><summary>how</summary>{e(str(est['basis']))}</details>"))
         if self.error:
             rows.append(("error", f"<pre style='color:#b00020;white-space:pre-wrap;margin:0'>{e(self.error)}</pre>"))
         body = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{k}</th><td>{v}</td></tr>"
