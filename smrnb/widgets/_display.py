@@ -38,6 +38,11 @@ def frontend_status() -> dict[str, Any]:
     return facts
 
 
+#: a live widget front end has been seen in this process (sticky: a widget made later, in a button's callback or a
+#: background thread, where the request carries no cell metadata, still belongs to that front end)
+_FRONT_END_SEEN = [False]
+
+
 def live_frontend() -> bool:
     """Is a live widget front end attached to this kernel now?
 
@@ -54,8 +59,11 @@ def live_frontend() -> bool:
         return True
     if mode == "always":
         return False
+    if _FRONT_END_SEEN[0]:
+        return True
     try:
         if control_comm_open():
+            _FRONT_END_SEEN[0] = True
             return True
     except ImportError:  # pragma: no cover - ipywidgets is a dependency of the widgets
         return False
@@ -64,9 +72,12 @@ def live_frontend() -> bool:
 
         ip = get_ipython()
         parent = getattr(ip, "parent_header", None) if getattr(ip, "kernel", None) is not None else None
-        return bool((parent or {}).get("metadata"))
+        live = bool((parent or {}).get("metadata"))
     except Exception:  # a shell without a parent header: no live front end known
         return False
+    if live:
+        _FRONT_END_SEEN[0] = True
+    return live
 
 
 def static_pictures() -> str:
@@ -92,7 +103,8 @@ def quiet_widgets(method: Any) -> Any:
 
 def headless() -> bool:
     """No widget front end will show what this kernel makes (``nbconvert --execute``, nbclient, papermill):
-    smrnb's widgets then open no comm (:func:`smrnb.widgets._compat.no_front_end`) and display as pictures."""
+    smrnb's widgets then open no comm (:func:`smrnb.widgets._compat.no_front_end`) and display as pictures.
+    Once a live front end has been seen (:func:`live_frontend` is sticky), the kernel is never headless again."""
     return static_pictures() == "static"
 
 

@@ -474,10 +474,14 @@ def test_live_front_end_is_read_from_the_control_comm_or_the_cells_metadata(monk
     shell = types.SimpleNamespace(kernel=object(), parent_header={"header": {}, "metadata": {}})
     monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
     assert _display.live_frontend() is False  # nbconvert / nbclient / papermill: no metadata
-    shell.parent_header["metadata"] = {"cellId": "c1", "deletedCells": [], "recordTiming": False}  # JupyterLab
-    assert _display.live_frontend() is True
     monkeypatch.setattr(IPython, "get_ipython", lambda: types.SimpleNamespace(parent_header={"metadata": {"x": 1}}))
     assert _display.live_frontend() is False  # no kernel: a terminal
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    shell.parent_header["metadata"] = {"cellId": "c1", "deletedCells": [], "recordTiming": False}  # JupyterLab
+    assert _display.live_frontend() is True and not _display.headless()
+    # sticky: a widget made later in a button's callback (a comm message, no cell metadata) is still live
+    shell.parent_header = {"header": {}, "metadata": {}}
+    assert _display.live_frontend() is True and not _display.headless()
     _live(monkeypatch, True)
     assert _display.live_frontend() is True
 
