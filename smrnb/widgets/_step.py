@@ -415,7 +415,8 @@ class StepWidget(StaticOutput):
             f"<span style='color:#a15c00'>&#9888; step <b>{html.escape(exc.stage)}</b> is estimated at "
             f"<b>{html.escape(est.text())}</b>"
             + (" &mdash; over the memory budget: it will refuse" if over else "")
-            + f". <span style='color:#666;font-size:90%'>({html.escape(est.basis)})</span> Run it anyway?</span>")
+            + ". Run it anyway?</span><details style='color:#666;font-size:90%'><summary>how it was estimated"
+            f"</summary>{html.escape(est.basis)}</details>")
         self.confirm_box.layout.display = "flex"
 
     def _hide_question(self) -> None:

@@ -81,6 +81,9 @@ def test_widget_asks_then_runs_anyway(ask_always):
     assert w.run() is False
     assert w.awaiting is not None and w.confirm_box.layout.display == "flex"
     assert "is estimated at" in w.confirm_html.value and "Run it anyway?" in w.confirm_html.value
+    # the question gives the figures; the formula behind them is folded away
+    question, how = w.confirm_html.value.split("<details", 1)
+    assert "measured at" not in question and "<summary>how it was estimated</summary>" in how and "measured at" in how
     assert "waiting for your answer" in w.status.value
     assert w.pipeline.is_stale("voxelize") and w.result is None and w.error is None
     w.confirm_button.click()
