@@ -557,9 +557,26 @@ def ensure(root: Path, command: str) -> Path:
             raise SystemExit(f"{_TAG} pip could not install smrnb[{','.join(extras)}]{where} (see above)")
         (venv / STAMP).write_text(json.dumps({"extras": extras, "pyproject": pp_hash, "torch": torch_rec}))
         precompile(py, venv)
+    offline_exports(venv)
     if command == "test":
         ensure_chromium(len(steps))
     return py
+
+
+#: ``jupyter nbconvert --to html`` run from this environment loads nothing from the network: its default
+#: template adds require.js (for widget views, which smrnb's exports do not store) and MathJax (the notebooks
+#: have no formulas) from a CDN; a script whose ``src`` is empty fetches nothing
+NBCONVERT_OFFLINE = {"HTMLExporter": {"require_js_url": "", "mathjax_url": ""}}
+
+
+def offline_exports(venv: Path) -> Path:
+    """Write :data:`NBCONVERT_OFFLINE` as ``venv``'s own nbconvert config (``etc/jupyter`` of the environment
+    this set-up made), unless a config is there already; returns its path."""
+    path = venv / "etc" / "jupyter" / "jupyter_nbconvert_config.json"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(NBCONVERT_OFFLINE, indent=1) + "\n")
+    return path
 
 
 #: what a demo imports, byte-compiled once at set-up where bytecode goes to the environment's own cache
@@ -649,8 +666,19 @@ def run_inside(command: str, args: list[str], root: Path | None) -> int:
         return rc
     if command == "lab":
         notebooks = str(root / "notebooks") if root is not None else "."
-        return subprocess.call([sys.executable, "-m", "jupyter", "lab", notebooks, *args])
+        return subprocess.call([sys.executable, "-m", "jupyter", "lab", notebooks, *lab_args(args)])
     raise AssertionError(command)
+
+
+def lab_args(args: list[str], euid: int | None = None) -> list[str]:
+    """``jupyter lab``'s arguments: as root (a container, a Binder-like image) ``--allow-root`` is added, said
+    once on stderr; JupyterLab would otherwise exit with "Running as root is not recommended"."""
+    if euid is None:
+        euid = os.geteuid() if hasattr(os, "geteuid") else -1
+    if euid == 0 and not any(a.split("=")[0] in ("--allow-root", "--ServerApp.allow_root") for a in args):
+        print(f"{_TAG} running as root (a container?): starting JupyterLab with --allow-root", file=sys.stderr)
+        return [*args, "--allow-root"]
+    return list(args)
 
 
 USAGE = """usage: python3 -m smrnb demo [--output DIR] [smrnb demo options]   # sample -> textured GLB

@@ -41,6 +41,17 @@ class MemoryEstimateError(SmrnbValueError):
         self.knob = knob
 
 
+def is_friendly(exc: BaseException) -> bool:
+    """True for an error smrnb raised on purpose about the person's input or machine: its one line says
+    what came and what to change, so it is shown without a traceback. An error a pipeline stage wraps
+    (it has a ``step``) counts only when what it wraps is one too: a raw ``ValueError`` deep in a step
+    is a bug to report, with its traceback."""
+    if not isinstance(exc, SmrnbError):
+        return False
+    cause = exc.__cause__
+    return getattr(exc, "step", None) is None or cause is None or isinstance(cause, SmrnbError)
+
+
 def format_bytes(n: float) -> str:
     """``1536 -> '1.5 KiB'``: a human-readable size."""
     n = float(n)

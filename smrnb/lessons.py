@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -243,7 +244,12 @@ def grade(name: str, answer: Any, expected: Any, *, unit: str = "", tol: float |
 
 
 def check(name: str, answer: Any, expected: Any, **options: Any) -> None:
-    """Print the verdict of :func:`grade` (same arguments): one line per mistake, or a tick. Never raises."""
+    """Print the verdict of :func:`grade` (same arguments): one line per mistake, or a tick. Never raises.
+    When the cell that sets ``name`` last stopped on an error, says so instead of grading the old value."""
+    failed = failed_answer_cell(name)
+    if failed:
+        print(failed)
+        return
     try:
         verdict = grade(name, answer, expected, **options)
     except Exception as exc:  # a checker bug must not look like the student's mistake
@@ -263,11 +269,16 @@ def grade_function(name: str, fn: Any, cases: Mapping[str, tuple[tuple[Any, ...]
                        right, hint)
     mistakes: list[str] = []
     results = []
+    raised: dict[str, list[str]] = {}  # one line per distinct error, naming the cases it came from
     for label, (args, expected) in cases.items():
         try:
             got = _plain(fn(*args))
         except Exception as exc:  # the student's code: one line, no traceback
-            mistakes.append(f"on {label} it raised {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}")
+            text = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}".rstrip(": ")
+            if text not in raised:
+                raised[text] = []
+                mistakes.append(text)  # placeholder, worded below once every case ran
+            raised[text].append(label)
             results.append(exc)
             continue
         results.append(got)
@@ -279,12 +290,68 @@ def grade_function(name: str, fn: Any, cases: Mapping[str, tuple[tuple[Any, ...]
             mistakes.append(f"on {label} it returned {_short(got)}, expected {_short(expected)}")
     if results and all(r is None for r in results):
         return Verdict(name, False, False, ["the function still returns nothing"], right, hint)
+    mistakes = [_raised_line(m, raised[m], len(cases)) if m in raised else m for m in mistakes]
     return Verdict(name, not mistakes, True, mistakes, right, hint)
+
+
+def _raised_line(error: str, labels: list[str], n_cases: int) -> str:
+    if len(labels) == 1:
+        return f"on {labels[0]} it raised {error}"
+    where = f"on every case ({n_cases})" if len(labels) == n_cases else "on " + ", ".join(labels[:-1]) + f" and {labels[-1]}"
+    return f"{where} it raised {error}"
+
+
+# ------------------------------------------------------------------- the answer cell's last run
+
+#: the cells this kernel ran since the module was imported: (source, the error that stopped it or None)
+_CELLS: list[tuple[str, BaseException | None]] = []
+
+
+def _record_cell(result: Any) -> None:
+    """IPython's ``post_run_cell``: remember each cell's source and whether it stopped on an error."""
+    err = getattr(result, "error_before_exec", None) or getattr(result, "error_in_exec", None)
+    _CELLS.append((getattr(getattr(result, "info", None), "raw_cell", "") or "", err))
+    del _CELLS[:-500]
+
+
+def _watch_cells() -> None:
+    """Hear about every cell run in this IPython kernel (nothing outside IPython)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or getattr(shell, "_smrnb_lessons_watch", False):
+        return
+    shell.events.register("post_run_cell", _record_cell)
+    shell._smrnb_lessons_watch = True
+
+
+def _defines(source: str, name: str) -> bool:
+    n = re.escape(name)
+    return re.search(rf"^\s*(def\s+{n}\b|class\s+{n}\b|{n}\s*(:[^=\n]*)?[-+*/%@&|^]?=(?!=))", source, re.M) is not None
+
+
+def failed_answer_cell(name: str) -> str | None:
+    """When the latest cell that sets ``name`` stopped on an error (a SyntaxError, a NameError...), the
+    line saying so: the check would otherwise grade the value ``name`` had before (the ``...`` or an old
+    answer). None when that cell ran through, or when no such cell was seen."""
+    for source, err in reversed(_CELLS):
+        if _defines(source, name):
+            if err is None:
+                return None
+            where = f" (line {err.lineno})" if isinstance(err, SyntaxError) and err.lineno else ""
+            what = (err.msg if isinstance(err, SyntaxError) else str(err).splitlines()[0] if str(err) else "")[:120]
+            return (f"{WRONG} {name}: the cell that defines it stopped with {type(err).__name__}{where}: {what}; "
+                    "fix it and run that cell again (nothing was checked: the old value would be graded)")
+    return None
 
 
 def check_function(name: str, fn: Callable[..., Any] | Any, cases: Mapping[str, tuple[tuple[Any, ...], Any]],
                    **options: Any) -> None:
-    """Print the verdict of :func:`grade_function` (same arguments). Never raises."""
+    """Print the verdict of :func:`grade_function` (same arguments). Never raises. When the cell that
+    defines ``name`` last stopped on an error, says so instead of calling the old definition."""
+    failed = failed_answer_cell(name)
+    if failed:
+        print(failed)
+        return
     try:
         verdict = grade_function(name, fn, cases, **options)
     except Exception as exc:
@@ -293,4 +360,6 @@ def check_function(name: str, fn: Callable[..., Any] | Any, cases: Mapping[str, 
     print(verdict)
 
 
-__all__ = ["Verdict", "check", "check_function", "grade", "grade_function"]
+_watch_cells()
+
+__all__ = ["Verdict", "check", "check_function", "failed_answer_cell", "grade", "grade_function"]

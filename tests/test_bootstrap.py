@@ -356,3 +356,20 @@ def test_the_demo_run_twice_writes_a_new_folder_and_says_so(tmp_path, monkeypatc
     out = capsys.readouterr().out
     assert "./out holds files already (kept); this run writes into ./out-2" in out and "open out-2/mesh.glb" in out
     assert (tmp_path / "out" / "mesh.glb").read_bytes() == b"glb"
+
+
+def test_lab_as_root_allows_root_and_says_so(capsys):
+    assert b.lab_args(["--port", "9000"], euid=0) == ["--port", "9000", "--allow-root"]
+    assert "--allow-root" in capsys.readouterr().err
+    assert b.lab_args(["--allow-root"], euid=0) == ["--allow-root"]  # given already: not twice
+    assert b.lab_args(["--ServerApp.allow_root=True"], euid=0) == ["--ServerApp.allow_root=True"]
+    assert b.lab_args([], euid=1000) == []
+
+
+def test_setup_makes_html_exports_offline_without_replacing_a_config(tmp_path):
+    path = b.offline_exports(tmp_path / "venv")
+    assert path == tmp_path / "venv" / "etc" / "jupyter" / "jupyter_nbconvert_config.json"
+    assert json.loads(path.read_text()) == {"HTMLExporter": {"require_js_url": "", "mathjax_url": ""}}
+    path.write_text('{"HTMLExporter": {"mathjax_url": "mine"}}')
+    b.offline_exports(tmp_path / "venv")
+    assert "mine" in path.read_text()  # someone's own config stays

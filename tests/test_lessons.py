@@ -4,6 +4,10 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -87,8 +91,10 @@ def test_functions_are_called_on_each_case_and_each_failure_is_one_line():
     assert grade_function("f", lambda n: n > 5, cases).ok
     v = grade_function("f", lambda n: n > 0, cases)
     assert v.lines == [f"{WRONG} f: on the broken mesh it returned True, expected False"]
-    v = grade_function("f", lambda n: n.nope, cases)
-    assert len(v.lines) == 2 and all("raised AttributeError" in line for line in v.lines)
+    v = grade_function("f", lambda n: n.nope, cases)  # the same error on every case: said once
+    assert v.lines == [f"{WRONG} f: on every case (2) it raised AttributeError: 'int' object has no attribute 'nope'"]
+    v = grade_function("f", lambda n: 1 / (n - 1) > 0, cases)  # an error on one case only names it
+    assert v.lines == [f"{WRONG} f: on the broken mesh it raised ZeroDivisionError: division by zero"]
     v = grade_function("f", lambda n: None, cases)
     assert not v.answered and v.lines[0].startswith(TODO)
     v = grade_function("f", lambda n: None if n > 5 else False, cases)
@@ -106,3 +112,37 @@ def test_check_prints_and_never_raises(capsys):
     assert out[2] == f"{WRONG} f: on zero it raised ZeroDivisionError: division by zero"
     assert out[3].startswith(f"{WRONG} answer: it should be a number, got object")
     assert len(out) == 4
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_a_failed_answer_cell_is_said_and_its_old_value_is_not_graded():
+    """In a real IPython shell: a SyntaxError or a NameError in the answer cell leaves the old definition
+    (or the ``...``) in place; the check says the cell stopped instead of grading that old value."""
+    script = r"""
+from IPython.core.interactiveshell import InteractiveShell
+sh = InteractiveShell.instance()
+cells = ["from smrnb.lessons import check, check_function",
+         "cases = {'ten': ((10,), True), 'one': ((1,), False)}",
+         "def f(n):\n    return n > 5", "check_function('f', f, cases)",
+         "def f(n)\n    return n > 0", "check_function('f', f, cases)",
+         "def f(n):\n    return m > 5", "check_function('f', f, cases)",
+         "answer = ...", "answer = len(filed)", "check('answer', answer, 3)",
+         "answer = 3", "check('answer', answer, 3)"]
+for c in cells:
+    print('>>>', flush=True)
+    sh.run_cell(c)
+"""
+    env = dict(os.environ, PYTHONPATH=str(REPO), NO_COLOR="1")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120,
+                         cwd=REPO).stdout
+    blocks = [b.strip() for b in out.split(">>>")[1:]]
+    assert blocks[3] == f"{RIGHT} f: right"
+    assert blocks[5] == (f"{WRONG} f: the cell that defines it stopped with SyntaxError (line 1): expected ':'; fix it "
+                         "and run that cell again (nothing was checked: the old value would be graded)"), blocks[5]
+    assert blocks[7] == f"{WRONG} f: on every case (2) it raised NameError: name 'm' is not defined"
+    assert blocks[10].startswith(f"{WRONG} answer: the cell that defines it stopped with NameError: name 'filed' is not "
+                                 "defined"), blocks[10]
+    assert blocks[12] == f"{RIGHT} answer: right"
+    assert all("Traceback" not in b for b in (blocks[5], blocks[7], blocks[10]))

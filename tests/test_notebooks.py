@@ -13,11 +13,16 @@ answer (every check, and only the checks, print a mistake line; no traceback any
 
 from __future__ import annotations
 
+import base64
+import io
 import os
+import re
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from smrnb.lessons import RIGHT, TODO, WRONG
 
@@ -31,6 +36,8 @@ EXPECTED = ["01_environment_doctor", "02_rgbd_to_points", "03_voxels_tsdf_marchi
 #: the bar of issue 6: each notebook runs in <= 2 minutes on a 2-core CPU machine (kernel start included)
 TIME_LIMIT_S = float(os.environ.get("SMRNB_NOTEBOOK_TIME_LIMIT", "120"))
 CELL_TIMEOUT_S = 300
+#: the pages the export test wrote, for the browser check below
+_EXPORTED: dict[str, Path] = {}
 
 
 def _read(path: Path):
@@ -143,11 +150,64 @@ def test_runs_top_to_bottom_with_the_solutions(path):
     assert seconds <= TIME_LIMIT_S, f"{path.name} took {seconds:.0f} s (limit {TIME_LIMIT_S:.0f} s)"
 
 
+#: a page people can mail: mail servers commonly cap attachments at 10-25 MB, and a picture per view is
+#: enough (the 3D widget state an export used to carry made notebook 06 a 24 MB page)
+EXPORT_MAX_BYTES = 5 * 1024 * 1024
+#: where a page may load things from: inline data, and nothing else (no CDN, no other host)
+_RESOURCE = re.compile(r"""<(?:script|img|iframe|source|video|audio)\b[^>]*\bsrc\s*=\s*["']([^"']*)["']"""
+                       r"""|<link\b[^>]*\bhref\s*=\s*["']([^"']*)["']|url\(\s*["']?([^"')]+)|@import\s+["']([^"']+)""",
+                       re.I)
+
+
+def _export_html(nb) -> str:
+    """The executed notebook as ``jupyter nbconvert --to html`` writes it from a set-up environment."""
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    from smrnb._bootstrap import NBCONVERT_OFFLINE
+
+    page, _ = HTMLExporter(config=Config(NBCONVERT_OFFLINE)).from_notebook_node(nb)
+    return page
+
+
+def _check_export(path: Path, nb) -> str:
+    """An executed notebook exports as a page that shows what the kernel ended with, loads nothing from
+    elsewhere, and is small enough to mail."""
+    assert "widgets" not in nb.metadata, f"{path.name}: widget state stored ({len(str(nb.metadata['widgets']))} chars)"
+    page = _export_html(nb)
+    assert len(page.encode()) <= EXPORT_MAX_BYTES, f"{path.name}: {len(page.encode()) / 2**20:.1f} MiB"
+    external = [u for m in _RESOURCE.finditer(page) for u in m.groups() if u and not u.startswith(("data:", "#"))
+                and u.strip()]
+    assert external == [], f"{path.name}: the page loads {external}"
+    assert "application/vnd.jupyter.widget-view+json" not in page
+    # final state: no step of an app or a step widget shown as stale, every viewer block carries its picture
+    # (the exporter writes attributes in double quotes)
+    assert not re.search(r"color:#a15c00[\"']>stale", page), f"{path.name}: a step is shown stale (its state at display time)"
+    for block in re.findall(r"<div class=[\"']smrnb-viewer-static[\"']>(.*?)</div>", page, re.S):
+        b64 = re.search(r"data:image/png;base64,([A-Za-z0-9+/=]+)", block)
+        assert b64, f"{path.name}: a viewer block without its picture"
+        img = np.asarray(Image.open(io.BytesIO(base64.b64decode(b64.group(1)))).convert("RGB")).astype(int)
+        assert (np.abs(img - img[0, 0]).max(axis=2) > 8).mean() > 0.01, f"{path.name}: a blank picture"
+    return page
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
-def test_unsolved_as_committed_runs_to_the_end_with_friendly_lines(path):
+def test_unsolved_as_committed_runs_to_the_end_with_friendly_lines(path, tmp_path):
+    """As a student gets it: runs to the end with friendly lines, and exports (``nbconvert --to html
+    --execute``) as a page with the final state, its pictures, nothing loaded from elsewhere, mailable."""
     nb = _read(path)
     _execute(nb, allow_errors=True)
+    page = _check_export(path, nb)
+    _EXPORTED[path.stem] = tmp_path / f"{path.stem}.html"
+    _EXPORTED[path.stem].write_text(page)
+    if path.stem == "06_reconstruction_app":
+        app = re.search(r"<div class=[\"']smrnb-app-static[\"']>(.*)", page, re.S).group(1)
+        steps = re.findall(r"<details[^>]*><summary>\d+ (\w+)</summary>", app)
+        assert steps == ["tsdf", "extract_mesh", "fill_holes", "simplify", "uv", "texture"], steps
+        assert len(re.findall(r">up to date<", app)) >= len(steps)
+        assert "smrnb-doctor" in page and "layers ok" in page  # the DoctorView leaves the report, not an empty view
+        assert re.search(r"texture \d+ x \d+", page)
     for cell in nb.cells:
         if cell.cell_type == "code":
             errs = _errors(cell)
@@ -178,3 +238,26 @@ def test_wrong_answers_get_one_line_per_mistake_and_no_traceback(path):
             assert wrong, f"{path.name}: check {name!r} passed a wrong answer: {_text(cell)!r}"
             assert all(len(line) < 240 for line in wrong)
             assert not _lines(cell, RIGHT)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_exported_pages_load_nothing_from_other_hosts():
+    """Chromium opens each exported page offline: every request it makes is the file itself or inline data."""
+    if not _EXPORTED:
+        pytest.skip("no page exported in this session (run with the export test)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Python playwright is not installed")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+        try:
+            for name, page_path in _EXPORTED.items():
+                page = browser.new_page()
+                seen: list[str] = []
+                page.on("request", lambda r, seen=seen: seen.append(r.url))
+                page.goto(page_path.as_uri(), wait_until="load", timeout=60_000)
+                page.wait_for_timeout(500)
+                others = [u for u in seen if not u.startswith(("file://", "data:"))]
+                assert others == [], f"{name}: {others}"
+                page.close()
+        finally:
+            browser.close()

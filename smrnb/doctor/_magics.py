@@ -396,8 +396,8 @@ def _run_fix(args: Any, timeout: float) -> Any:
     except (SmrnbError, OSError) as exc:
         print(_redacted(f"smrnb fix kernelspec: {exc}"), file=sys.stderr)
         return None
-    print(res.describe())
-    return res
+    print(res.describe())  # the plan (or what was written) is the whole answer: no result object under it
+    return None
 
 
 def __getattr__(name: str) -> Any:

@@ -165,11 +165,48 @@ class Report:
         return [ly for ly in LAYERS if ly in self.meta.get("layers", LAYERS)]
 
     def summary(self) -> str:
+        """``1 error(s), 0 warning(s), 2 note(s); 5 of 8 layers ok, 1 not present``: the findings by severity,
+        then the layers by :meth:`layer_label` (a layer is ok when it was looked at and has no error or
+        warning; a count of "ok" findings would read as nothing being fine on a machine without a GPU)."""
         if not self.recognised:
             return ("NOT RECOGNISED: no known cause in this text (this is not an all-clear; the next steps say "
                     "how to find out more)")
         n = {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
-        return f"{n['error']} error(s), {n['warning']} warning(s), {n['info']} note(s), {n['ok']} ok"
+        head = f"{n['error']} error(s), {n['warning']} warning(s), {n['info']} note(s)"
+        states = [self._layer_state(layer) for layer in self.layers()]
+        looked = [s for s in states if s != ""]
+        if not looked:
+            return head
+        words = {"absent": "not present", "unavailable": "not checked", "broken": "broken"}
+        tail = [f"{looked.count(k)} {w}" for k, w in words.items() if looked.count(k)]
+        return head + f"; {looked.count('ok')} of {len(looked)} layers ok" + "".join(", " + t for t in tail)
+
+    def _layer_state(self, layer: str) -> str:
+        """``error``, ``warning``, the probe's status (``ok``, ``absent``, ``unavailable``, ``broken``) or ""."""
+        sev = {f.severity for f in self._by_layer(layer)}
+        if "error" in sev:
+            return "error"
+        if "warning" in sev:
+            return "warning"
+        return self._layer_status(layer)[0]
+
+    def layer_label(self, layer: str) -> str:
+        """What a layer's heading says: its findings' worst news first (``1 error``), then a probe status other
+        than ok (``unavailable: nvcc timed out``); ``ok`` only when it was looked at and nothing is wrong."""
+        fs = self._by_layer(layer)
+        n_err = sum(1 for f in fs if f.severity == "error")
+        n_warn = sum(1 for f in fs if f.severity == "warning")
+        st, reason = self._layer_status(layer)
+        parts = []
+        if n_err:
+            parts.append(f"{n_err} error" + ("s" if n_err > 1 else ""))
+        if n_warn:
+            parts.append(f"{n_warn} warning" + ("s" if n_warn > 1 else ""))
+        if st not in ("ok", ""):
+            parts.append(st + (f": {reason}" if reason else ""))
+        elif not parts and st == "ok":
+            parts.append("ok")
+        return "; ".join(parts)
 
     def _likely(self) -> list[Finding]:
         """An explain report's text findings in rank order (the first is the most likely cause)."""
@@ -242,8 +279,9 @@ class Report:
         for layer in self.layers():
             st, reason = self._layer_status(layer)
             head = f"[{layer}] {LAYER_TITLES.get(layer, layer)}"
-            if st not in ("ok", ""):
-                head += f"  ({st}{': ' + reason if reason else ''})"
+            label = self.layer_label(layer)
+            if label and label != "ok":
+                head += f"  ({label})"
             lines.append(head)
             fs = self._by_layer(layer)
             if not fs:
@@ -280,9 +318,8 @@ class Report:
             out += [f"- {k}: `{v}`" for k, v in env.items()] + [""]
         out += ["| layer | status | findings |", "|---|---|---|"]
         for layer in self.layers():
-            st, _ = self._layer_status(layer)
             fs = ", ".join(f"{ICONS[f.severity]} `{f.code}`" for f in self._by_layer(layer)) or "-"
-            out.append(f"| {layer} | {st or '-'} | {fs} |")
+            out.append(f"| {layer} | {self.layer_label(layer) or '-'} | {fs} |")
         out.append("")
         for f in self.findings:
             if f.severity == "ok":
@@ -397,8 +434,9 @@ def render_html(report: Report) -> str:
         fs = report._by_layer(layer)
         worst = fs[0].severity if fs else ("ok" if st == "ok" else "info")
         parts.append(f'<div class="smrnb-layer" data-layer="{_e(layer)}" style="border-color:{COLORS[worst]}">')
+        label = report.layer_label(layer)
         parts.append(f"<b>{_e(LAYER_TITLES.get(layer, layer))}</b> <span class='smrnb-muted'>[{_e(layer)}"
-                     f"{(': ' + _e(st)) if st else ''}{(' - ' + _e(reason)) if reason else ''}]</span>")
+                     f"{(': ' + _e(label)) if label else ''}]</span>")
         if not fs:
             parts.append(f"<div class='smrnb-muted'>{STATUS_ICONS.get(st, '')} {_e(_empty_words(st, reason))}</div>")
         parts += [_finding_html(f) for f in fs]

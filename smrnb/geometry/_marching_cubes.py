@@ -899,7 +899,7 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
     :class:`~smrnb.geometry._mesh.Mesh` with (V, 3) float32 vertices and (F, 3) int64 faces on the
     grid's device, normals pointing out of the occupied region (counter-clockwise seen from
     outside). No surface: a Mesh with (0, 3) vertices and (0, 3) faces. ``mesh.meta`` records
-    ``backend`` and, when kaolin was distrusted, ``kaolin_fallback``.
+    ``backend``, ``units="voxels"`` for a plain tensor and, when kaolin was distrusted, ``kaolin_fallback``.
     """
     from smrnb.geometry import _backend
     from smrnb.geometry._mesh import Mesh
@@ -969,6 +969,8 @@ def voxelgrid_to_mesh(voxelgrid: Any, iso_value: float = 0.5, smooth: bool = Fal
         verts = verts * torch.tensor(spacing, dtype=torch.float32, device=verts.device) + torch.tensor(
             origin, dtype=torch.float32, device=verts.device)
     meta["backend"] = _backend.backend_name(vol.device, used_kaolin)
+    if not isinstance(voxelgrid, VoxelGrid):
+        meta["units"] = "voxels"  # index units, not metres: viewers label their axes so
     return Mesh(verts, faces, frame=frame, meta=meta)
 
 

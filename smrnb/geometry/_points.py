@@ -254,6 +254,14 @@ def _depth_to_points(depth: Any, K: Any, pose: Any, color: Any, depth_scale: flo
     return PointCloud(pts, colors, None, "opencv", meta), ""
 
 
+def _depth_span(depth: torch.Tensor) -> str:
+    """What depths the frames do hold, for an error that says which way to move the depth range."""
+    d = depth[torch.isfinite(depth) & (depth > 0)]
+    if d.numel() == 0:
+        return "every pixel is 0, NaN or inf"
+    return f"the measured depths span {float(d.min()):.3g}-{float(d.max()):.3g} m"
+
+
 def frames_to_points(frames: Frames, *, indices: Sequence[int] | None = None, depth_scale: float | None = None,
                      depth_min: float = 0.0, depth_max: float = math.inf, stride: int = 1,
                      max_bytes: int = 4 * 1024**3) -> PointCloud:
@@ -315,8 +323,9 @@ def frames_to_points(frames: Frames, *, indices: Sequence[int] | None = None, de
         if pc.colors is not None:
             cols.append(pc.colors)
     if not pts:
-        raise SmrnbValueError(f"frames has no valid depth pixel in any of the {len(idx)} selected frames "
-                              "(all 0/NaN/inf/65535 or outside the depth range)")
+        raise SmrnbValueError(f"frames has no valid depth pixel in any of the {len(idx)} selected frames between "
+                              f"depth_min={depth_min:g} m and depth_max={depth_max:g} m "
+                              f"({_depth_span(frames.depth[idx])})")
     used = [i for i in idx if i not in set(empty)]
     meta = {"space": "world" if frames.poses is not None else "camera", "frames": used, "frame_counts": counts,
             "frame_index": starts, "empty_frames": empty, "stride": stride}

@@ -12,6 +12,7 @@ says what it found and what it changed.
 from __future__ import annotations
 
 import math
+import re
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -85,24 +86,62 @@ class FillHolesResult:
     time_s: float = 0.0
 
     def summary(self) -> str:
-        """One line for widgets and the CLI."""
-        s = (f"fill_holes: {len(self.holes_found)} hole(s) found {self.holes_found}, "
-             f"{len(self.holes_filled)} filled {self.holes_filled}, {len(self.holes_left)} left {self.holes_left}")
+        """One line for widgets and the CLI: counts, size ranges and why holes were left (the full
+        size lists are in :meth:`details`)."""
+        s = (f"fill_holes: {_count(len(self.holes_found), 'hole')} found, {len(self.holes_filled)} filled"
+             f"{_size_range(self.holes_filled)}, {len(self.holes_left)} left")
         if self.left_reasons:
-            why: dict[str, int] = {}
-            for r in self.left_reasons:
-                why[r] = why.get(r, 0) + 1
-            s += " (" + "; ".join(f"{r} x{k}" if k > 1 else r for r, k in why.items()) + ")"
-        s += f"; +{self.vertices_added} vertices, +{self.faces_added} faces"
+            s += ": " + "; ".join(_group_reasons(self.holes_left, self.left_reasons))
+        s += f"; +{self.vertices_added:,} vertices, +{self.faces_added:,} faces"
         if self.holes_with_winding_flips:
-            s += f"; {self.holes_with_winding_flips} hole(s) next to inconsistently wound faces"
-        s += f"; {self.non_manifold_edges} non-manifold edge(s)"
+            s += f"; {_count(self.holes_with_winding_flips, 'hole')} next to inconsistently wound faces"
+        s += f"; {_count(self.non_manifold_edges, 'non-manifold edge')}"
         if self.open_boundary_edges:
-            s += (f", {self.open_boundary_edges} open boundary edge(s) at {self.non_manifold_spots} non-manifold "
-                  "spot(s) left alone (see repair_non_manifold)")
+            s += (f", {_count(self.open_boundary_edges, 'open boundary edge')} at "
+                  f"{_count(self.non_manifold_spots, 'non-manifold spot')} left alone (see repair_non_manifold)")
         if self.dropped:
             s += f"; dropped {', '.join(self.dropped)}"
         return s + f"; {self.time_s:.3f} s"
+
+    def details(self) -> str:
+        """Every hole's size in edges (found, filled, left), longest first: the lists behind :meth:`summary`."""
+        return (f"hole sizes in edges: found {self.holes_found}; filled {self.holes_filled}; "
+                f"left {self.holes_left}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _size_range(sizes: list[int]) -> str:
+    if not sizes:
+        return ""
+    lo, hi = min(sizes), max(sizes)
+    return f" ({lo} edges)" if lo == hi else f" ({lo}-{hi} edges)"
+
+
+_FOLD_ANGLE = re.compile(r" \(mean dihedral (\d+) deg at the rim\)")
+
+
+def _group_reasons(sizes: list[int], reasons: list[str]) -> list[str]:
+    """``"larger than max_hole_edges=30 (29 holes, 33-4810 edges)"``: the loops left open, grouped by
+    reason, with their count, size range and, for folded rims, the range of the dihedral angles."""
+    groups: dict[str, tuple[list[int], list[int]]] = {}
+    for size, why in zip(sizes, reasons):
+        m = _FOLD_ANGLE.search(why)
+        g = groups.setdefault(_FOLD_ANGLE.sub("", why), ([], []))
+        g[0].append(size)
+        if m:
+            g[1].append(int(m.group(1)))
+    out = []
+    for why, (sz, angles) in groups.items():
+        lo, hi = min(sz), max(sz)
+        facts = [_count(len(sz), "hole"), f"{lo} edges" if lo == hi else f"{lo}-{hi} edges"]
+        if angles:
+            lo, hi = min(angles), max(angles)
+            facts.append(f"mean dihedral {lo} deg at the rim" if lo == hi else f"mean dihedral {lo}-{hi} deg at the rim")
+        out.append(f"{why} ({', '.join(facts)})")
+    return out
 
 
 @dataclass(eq=False)
@@ -321,7 +360,8 @@ def _liepa_dp_small(P: np.ndarray, nb_normals: np.ndarray, forbidden: np.ndarray
 
 
 def _rim_fold(P: np.ndarray, nb_normals: np.ndarray, tris: list[tuple[int, int, int]]) -> float:
-    """Mean cosine of the dihedral angle between the patch and the mesh across the loop edges."""
+    """Mean cosine of the dihedral angle between the patch and the mesh across the loop edges, in [-1, 1]
+    (a mean of unit dot products can round past -1 when patch and mesh fold exactly onto each other)."""
     n = len(P)
     t = np.asarray(tris, np.int64)
     nrm, _ = _unit_rows(np.cross(P[t[:, 1]] - P[t[:, 0]], P[t[:, 2]] - P[t[:, 0]]))
@@ -331,7 +371,7 @@ def _rim_fold(P: np.ndarray, nb_normals: np.ndarray, tris: list[tuple[int, int, 
         for ti in np.nonzero(b == (a + 1) % n)[0].tolist():
             across[int(a[ti])] = ti
     cos = [float(nrm[across[i]] @ nb_normals[i]) for i in range(n) if i in across]
-    return float(np.mean(cos)) if cos else 1.0
+    return min(1.0, max(-1.0, float(np.mean(cos)))) if cos else 1.0
 
 
 def _ear_clip(P: np.ndarray, forbidden: np.ndarray) -> list[tuple[int, int, int]] | None:

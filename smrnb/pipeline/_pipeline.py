@@ -428,9 +428,10 @@ class Pipeline:
         seconds = time.perf_counter() - t0
         cpu_seconds = time.process_time() - c0
         notes: list[str] = []
+        details: list[str] = []
         backend = None
         if isinstance(out, StepOutput):
-            notes, backend, out = list(out.notes), out.backend, out.data
+            notes, details, backend, out = list(out.notes), list(out.details), out.backend, out.data
         meta = getattr(out, "meta", None)
         if isinstance(meta, Mapping):
             backend = backend or meta.get("backend")
@@ -443,7 +444,7 @@ class Pipeline:
         rec = StepResult(st.name, prev_kind, step.output, before, count(step.output, out), seconds,
                          backend or backend_for(out_dev), out_dev, notes,
                          [f"{w.category.__name__}: {w.message}" for w in caught], dict(st.params),
-                         cpu_seconds=cpu_seconds)
+                         cpu_seconds=cpu_seconds, details=details)
         self._cache[i] = (out, rec)
         self.last_error = None
         self.last_failed = None

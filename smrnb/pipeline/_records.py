@@ -104,6 +104,8 @@ class StepResult:
     view_seconds: float | None = None
     #: what the stage was estimated to cost before it ran (``Estimate.to_dict()``), when it was estimated
     estimate: dict[str, Any] | None = None
+    #: the long lists behind the notes (shown folded under "show all" in HTML, left out of the text form)
+    details: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -142,11 +144,16 @@ class StepResult:
                 ("time", self._time_text(3)),
                 ("backend", e(f"{self.backend} on {self.device}"))]
         rows += [("note", e(n)) for n in self.notes]
+        if self.details:
+            rows.append(("details", "<details><summary>show all</summary>"
+                         + "".join(f"<div style='white-space:normal'>{e(d)}</div>" for d in self.details)
+                         + "</details>"))
         rows += [("warning", f"<span style='color:#a15c00'>{e(w)}</span>") for w in self.warnings]
         if self.estimate:
             est = self.estimate
-            rows.append(("estimate", e(f"{est['seconds']:.3g} s, {format_bytes(est['bytes'])} before the run "
-                                       f"({est['basis']})")))
+            rows.append(("estimate", e(f"about {est['seconds']:.3g} s and {format_bytes(est['bytes'])} before the run; "
+                                       f"it took {self.seconds:.3g} s")
+                         + f"<details><summary>how</summary>{e(str(est['basis']))}</details>"))
         if self.error:
             rows.append(("error", f"<pre style='color:#b00020;white-space:pre-wrap;margin:0'>{e(self.error)}</pre>"))
         body = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{k}</th><td>{v}</td></tr>"
@@ -156,7 +163,7 @@ class StepResult:
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("step", "kind_in", "kind_out", "counts_before", "counts_after",
                                               "seconds", "cpu_seconds", "view_seconds", "backend", "device",
-                                              "notes", "warnings", "error", "estimate")}
+                                              "notes", "details", "warnings", "error", "estimate")}
 
 
 def format_results(results: Iterable[StepResult], source: str | None = None) -> str:

@@ -299,11 +299,14 @@ class StepOutput:
 
     The pipeline unwraps it: ``data`` becomes the stage's result, ``notes`` go to its
     :class:`~smrnb.pipeline.StepResult`, ``backend`` overrides the one inferred from the device.
+    ``details`` are the long lists behind a note (every hole's size, ...): widgets show them folded
+    under "show all", the command line leaves them out.
     """
 
     data: Any
     notes: list[str] = field(default_factory=list)
     backend: str | None = None
+    details: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

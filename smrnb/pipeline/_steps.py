@@ -95,11 +95,13 @@ CPU_BACKENDS = {
 
 
 def fill_holes(mesh: Any, *, max_hole_edges: int | None = 30, refine: bool = True, fair: bool = True) -> StepOutput:
-    """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes."""
+    """:func:`smrnb.fill_holes`; holes found / filled / left and non-manifold spots in the notes, every
+    hole's size in the details."""
     from smrnb.geometry import fill_holes as fh
 
     res = fh(mesh, max_hole_edges=max_hole_edges, refine=refine, fair=fair, return_report=True)
-    return StepOutput(res.mesh, [res.summary()], backend=CPU_BACKENDS["fill_holes"])
+    return StepOutput(res.mesh, [res.summary()], backend=CPU_BACKENDS["fill_holes"],
+                      details=[res.details()] if res.holes_found else [])
 
 
 def repair_non_manifold(mesh: Any, *, split_vertices: bool = False) -> StepOutput:
@@ -115,16 +117,26 @@ def extract_mesh(volume: Any, *, weight_threshold: float = 1.0) -> Any:
     return volume.extract_mesh(weight_threshold=weight_threshold)
 
 
+#: the atlas side the uv step packs at, at most (see :func:`uv_unwrap`)
+UV_PACK_RESOLUTION = 1024
+
+
 def uv_unwrap(mesh: Any, *, chart_num: int = 100, padding: float = 0.001, resolution: int = 1024,
               max_normal_deviation: float = 60.0) -> StepOutput:
-    """:func:`smrnb.auto_uv` on the mesh; the result is the same mesh with ``uvs`` and ``face_uvs_idx``."""
+    """:func:`smrnb.auto_uv` on the mesh; the result is the same mesh with ``uvs`` and ``face_uvs_idx``.
+
+    The charts are packed at ``min(resolution, UV_PACK_RESOLUTION)`` texels: UVs are fractions of the
+    atlas side and ``padding`` is one too, so the layout and its gaps hold for any texture side, while
+    xatlas' packing time grows with the side (seconds at 1024, minutes at 8192 on a 2-core CPU)."""
     from smrnb.geometry import auto_uv
 
-    res = auto_uv(mesh.vertices, mesh.faces, chart_num=chart_num, padding=padding, resolution=resolution,
+    pack = min(resolution, UV_PACK_RESOLUTION)
+    res = auto_uv(mesh.vertices, mesh.faces, chart_num=chart_num, padding=padding, resolution=pack,
                   max_normal_deviation=max_normal_deviation)
     r = res.report
     notes = [f"{r.charts} charts, {r.utilization:.0%} of the atlas used, stretch mean {r.stretch_mean:.3f} "
-             f"max {r.stretch_max:.3f}, {r.vertices_out:,} uv vertices after seam splits"]
+             f"max {r.stretch_max:.3f}, {r.vertices_out:,} uv vertices after seam splits"
+             + (f"; packed at {pack} texels, the layout serves a {resolution}-texel texture" if pack < resolution else "")]
     return StepOutput(mesh.replace(uvs=res.uvs, face_uvs_idx=res.face_uvs_idx), notes, backend=CPU_BACKENDS["uv"])
 
 
@@ -321,11 +333,11 @@ STEPS: tuple[Step, ...] = (
         "UV atlas by xatlas, charts split where the normal turns",
         inputs=("mesh",), output="mesh", warm="smrnb.pipeline._steps:warm_uv",
         params=(
-            ParamSpec("chart_num", 100, "int", (1, 10000), help="maximum chart area = surface area / chart_num"),
-            ParamSpec("padding", 0.001, "float", (0.0, 0.2), 0.001, unit="uv",
-                      help="gap between charts as a fraction of the atlas side"),
+            ParamSpec("chart_num", 100, "int", (1, 1000), help="maximum chart area = surface area / chart_num"),
+            ParamSpec("padding", 0.001, "float", (0.0, 0.01), 0.0005, unit="uv",
+                      help="gap between charts as a fraction of the atlas side (0.01 of 1024 texels is 10)"),
             ParamSpec("resolution", 1024, "int", (16, 16384), 16, unit="texels",
-                      help="atlas side used for packing; match the texture you bake"),
+                      help="texture side the atlas is made for; match the texture you bake (packed at up to 1024)"),
             ParamSpec("max_normal_deviation", 60.0, "float", (1.0, 180.0), 1.0, unit="degrees",
                       help="charts split where the normal turns more than this"),
         ),

@@ -159,12 +159,20 @@ def _print_steps(reg: StepRegistry, fmt: str) -> None:
     if fmt == "markdown":
         print(render_markdown(reg), end="")
         return
+    print(STEPS_HEAD + "\n")
     for step in reg:
         print(f"{step.name}: {step.summary}")
         print(f"    {step.signature_text()}")
         for spec in step.params:
-            print(f"    {spec.flag:<30} {spec.describe()}")
+            print(f"    {spec.flag + ' / ' + spec.name:<36} {spec.describe()}")
         print()
+
+
+#: what the listing of ``smrnb steps`` says first: where the parameters it lists go
+STEPS_HEAD = ("Each parameter is listed as FLAG / KEY: the flag of `smrnb step NAME --input IN --output OUT` (one "
+              "step on a file),\nthe key under that step's `params:` in a config file for `smrnb run CONFIG.yaml` "
+              "and `smrnb batch`\n(`smrnb run` takes no parameter flags: e.g. `- step: tsdf` with `params: "
+              "{voxel_size: 0.02}`).")
 
 
 def read_input(kind_options: Sequence[str], path: str, what: str = "--input") -> tuple[str, Any]:
@@ -538,12 +546,31 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     return 1 if res.failed else 0
 
 
+def _param_flags_hint(args: argparse.Namespace, unknown: Sequence[str], reg: StepRegistry) -> None:
+    """A step's parameter flag given to ``smrnb run`` / ``demo`` / ``batch``: say where it goes."""
+    if getattr(args, "command", None) not in ("run", "demo", "batch"):
+        return
+    for u in unknown:
+        flag = u.split("=", 1)[0]
+        owners = [(step.name, spec.name) for step in reg for spec in step.params if spec.flag == flag]
+        if owners:
+            step, key = owners[-1]
+            others = f" (also a parameter of {', '.join(s for s, _ in owners[:-1])})" if len(owners) > 1 else ""
+            print(f"smrnb {args.command}: {flag} is a parameter of a step, not of `smrnb {args.command}`: set it in "
+                  f"the config, e.g. under `- step: {step}` `params: {{{key}: ...}}`{others}; or run one step with "
+                  f"`smrnb step {step} --input IN --output OUT {flag} ...`", file=sys.stderr)
+            return
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``smrnb``; returns the exit code (0 ok, 1 a step failed, 2 usage error)."""
     console_safe()  # an ASCII-only terminal gets plain words instead of a UnicodeEncodeError
     reg = REGISTRY
     parser = build_parser(reg)
-    args = parser.parse_args(argv)  # exits 2 on bad flags or values (argparse prints the usage then)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        _param_flags_hint(args, unknown, reg)
+        parser.parse_args(argv)  # exits 2 on bad flags or values (one line, no generic usage text)
     _KEPT.reset()
     try:
         if args.command == "steps":

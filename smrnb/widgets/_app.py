@@ -18,27 +18,29 @@ from pathlib import Path
 from typing import Any
 
 from smrnb import _cancel
-from smrnb._errors import SmrnbValueError
-from smrnb.pipeline import Pipeline, load_config
-from smrnb.widgets._display import static_pictures, widget_bundle
+from smrnb._errors import SmrnbValueError, is_friendly
+from smrnb.pipeline import Pipeline, default_config, load_config
+from smrnb.widgets._display import StaticOutput, quiet_widgets, static_pictures, widget_bundle
 from smrnb.widgets._step import StepWidget
 
 
-def _demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
-    """Source and steps of ``smrnb demo`` (``smrnb/pipeline/default.yaml``), without its export step
-    (the app has an Export button): one home for the default reconstruction."""
-    import yaml
-
-    from smrnb.pipeline import default_config_path
-
-    cfg = yaml.safe_load(default_config_path().read_text())
+def demo_chain() -> tuple[dict[str, Any], tuple[Any, ...]]:
+    """Source and steps of ``smrnb demo`` (the bundled, validated config: :func:`smrnb.pipeline.default_config`,
+    read on first use), without its export step (the app has an Export button): one home for the default
+    reconstruction, TSDF -> mesh -> repair -> simplify -> UV -> texture on every 5th frame of the sample."""
+    cfg = default_config()
     steps = tuple((e["step"], dict(e.get("params") or {})) for e in cfg["steps"] if e["step"] != "export")
     return dict(cfg["source"]), steps
 
 
-#: the default source and steps: the demo's chain (TSDF -> mesh -> repair -> simplify -> UV -> texture) on
-#: every 5th frame of the bundled sample, sized to run in seconds on a 2-core CPU
-DEFAULT_SOURCE, DEFAULT_STEPS = _demo_chain()
+def __getattr__(name: str) -> Any:
+    """``DEFAULT_SOURCE`` and ``DEFAULT_STEPS``: :func:`demo_chain`'s two parts, read when first asked for."""
+    if name in ("DEFAULT_SOURCE", "DEFAULT_STEPS"):
+        source, steps = demo_chain()
+        return source if name == "DEFAULT_SOURCE" else steps
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: the lesson variant of notebook 03: occupancy voxelization of back-projected points, marching cubes on the
 #: occupancy grid (a blocky surface: the point of the lesson), hole filling
 OCCUPANCY_STEPS: tuple[Any, ...] = (
@@ -51,7 +53,7 @@ OCCUPANCY_STEPS: tuple[Any, ...] = (
 EXPORT_FORMATS = ("glb", "obj", "ply")
 
 
-class ReconstructionApp:
+class ReconstructionApp(StaticOutput):
     """The reconstruction lab bench: source, steps in tabs, config save/load and export.
 
     Parameters
@@ -70,6 +72,7 @@ class ReconstructionApp:
         Step widgets re-run after each parameter change.
     """
 
+    @quiet_widgets
     def __init__(self, source: Any = None, steps: Any = None, *, config: str | os.PathLike | None = None,
                  output_dir: str | os.PathLike | None = None, auto_run: bool = False) -> None:
         import ipywidgets as ipw
@@ -82,8 +85,9 @@ class ReconstructionApp:
         if config is not None:
             pipe = Pipeline.from_config(config, output_dir=self.output_dir)
         else:
-            pipe = Pipeline(list(DEFAULT_STEPS if steps is None else steps),
-                            source=dict(DEFAULT_SOURCE) if source is None else source, output_dir=self.output_dir)
+            demo_source, demo_steps = demo_chain()
+            pipe = Pipeline(list(demo_steps if steps is None else steps),
+                            source=demo_source if source is None else source, output_dir=self.output_dir)
         if not pipe.names:
             raise SmrnbValueError("steps must name at least one step, got none")
         self.pipeline = pipe
@@ -139,6 +143,7 @@ class ReconstructionApp:
                          ipw.HBox([self.export_format, self.export_path, self.export_button])])
 
     # ------------------------------------------------------------------------------ steps
+    @quiet_widgets
     def _build_steps(self) -> None:
         self.steps = [StepWidget(st.step, pipeline=self.pipeline, stage=st.name, auto_run=self.auto_run,
                                  on_change=self._on_change, on_run=self._on_run, on_confirm=self._on_confirm)
@@ -173,6 +178,7 @@ class ReconstructionApp:
     def _on_change(self, _stale: list[str]) -> None:
         for w in self.steps:
             w.refresh()
+        self._update_static()
 
     def _on_run(self, widget: Any) -> None:
         for w in self.steps:
@@ -185,6 +191,7 @@ class ReconstructionApp:
         """**Run anyway** in a step: go on with the chain where it stopped to ask, in the background."""
         self.run_in_background(self._until)
 
+    @quiet_widgets
     def run(self, until: str | int | None = None) -> bool:
         """Run the pipeline up to ``until`` (default: the last stage) through the step widgets;
         stops at the first failure (shown in that step). True on success.
@@ -227,6 +234,7 @@ class ReconstructionApp:
             shown = self.tabs.selected_index
             if isinstance(shown, int) and 0 <= shown < len(self.steps):
                 self.steps[shown].reveal()  # the tab on screen at the end is drawn
+            self._update_static()
         return ok
 
     def run_in_background(self, until: str | int | None = None) -> threading.Thread | None:
@@ -271,15 +279,21 @@ class ReconstructionApp:
 
     # ------------------------------------------------------------------------------ top bar
     def _report(self, fn: Any, *args: Any) -> Any:
-        """Call ``fn``; an exception goes into the app's Output with its traceback (never lost)."""
+        """Call ``fn``; an exception is shown in the message line (never lost), an unexpected one also
+        with its traceback in the app's Output (one smrnb raised on purpose says all in its line)."""
         try:
             result = fn(*args)
         except Exception as exc:
-            tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-            self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
-                                    "traceback": "".join(tb).splitlines()},)
+            friendly = is_friendly(exc)
+            if friendly:
+                self.output.outputs = ()
+            else:
+                tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+                self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": str(exc),
+                                        "traceback": "".join(tb).splitlines()},)
+            head = "" if friendly else f"{type(exc).__name__}: "
             self.message.value = (f"<span class='smrnb-step-error' style='color:#b00020'>"
-                                  f"{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</span>")
+                                  f"{html.escape(head + str(exc))}</span>")
             return None
         self.output.outputs = ()
         return result
@@ -291,7 +305,7 @@ class ReconstructionApp:
                 s = source.strip()
                 if s != "sample" and not Path(s).expanduser().exists():
                     raise SmrnbValueError(f"source must be 'sample' or an existing folder or file, got {s!r}")
-                value: Any = dict(DEFAULT_SOURCE) if s == "sample" else str(Path(s).expanduser())
+                value: Any = demo_chain()[0] if s == "sample" else str(Path(s).expanduser())
             else:
                 value = source
             self.pipeline.set_source(value)
@@ -311,6 +325,7 @@ class ReconstructionApp:
             return p
         return self._report(save)
 
+    @quiet_widgets
     def load_params(self, path: str | os.PathLike) -> bool:
         """Read a config file. Same steps in the same order: parameters are set stage by stage (only
         what changed goes stale); other steps: the pipeline and the tabs are rebuilt. True on success."""
@@ -389,4 +404,4 @@ def _not_ran_html(w: StepWidget) -> str:
     return f"<span style='color:#b00020'>{stage} failed (see its tab)</span>"
 
 
-__all__ = ["DEFAULT_SOURCE", "DEFAULT_STEPS", "EXPORT_FORMATS", "OCCUPANCY_STEPS", "ReconstructionApp"]
+__all__ = ["EXPORT_FORMATS", "OCCUPANCY_STEPS", "ReconstructionApp", "demo_chain"]  # and DEFAULT_SOURCE, DEFAULT_STEPS (lazy)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from smrnb._errors import SmrnbValueError
-from smrnb.widgets._display import live_frontend, widget_bundle
+from smrnb.widgets._display import StaticOutput, live_frontend, widget_bundle
 from smrnb.widgets._framing import fit_camera_pose
 from smrnb.widgets._layers import layers_for
 from smrnb.widgets._static import render_png
@@ -63,7 +63,7 @@ def _cells(scan: Any) -> list[str]:
             held, note]
 
 
-class BatchTable:
+class BatchTable(StaticOutput):
     """Live table of a batch; pass it as ``progress=`` to :func:`smrnb.batch`, or call :meth:`run`.
 
     Parameters
@@ -102,6 +102,7 @@ class BatchTable:
                 self._thumb(s)
         if self._box is not None:
             self._build()
+        self._update_static()
 
     def update(self, scan: Any) -> None:
         """One scan finished (``done`` or ``failed``)."""
@@ -113,6 +114,7 @@ class BatchTable:
                 self._fill(scan)
             else:
                 self._build()
+        self._update_static()
 
     def _thumb(self, scan: Any) -> None:
         if not self.thumbnails:

@@ -12,10 +12,17 @@ library changes it (the attribute is gone, or no longer does what is relied on h
   when it connects to the kernel.
 * :func:`stored_value` and :func:`store_value`: traitlets' ``HasTraits._trait_values``, a trait's value
   as stored, read and written without validation, defaults or change notifications.
+* :func:`no_front_end`: the ``comm`` package's ``create_comm`` (the hook a kernel replaces, and ipywidgets
+  calls when a widget opens), swapped for its ``DummyComm`` while smrnb makes widgets in a kernel that no
+  widget front end will ever show (``nbconvert --execute``): they open no comm, so nothing of them is stored
+  in the exported notebook.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -45,4 +52,37 @@ def store_value(obj: Any, name: str, value: Any) -> None:
     obj._trait_values[name] = value
 
 
-__all__ = ["control_comm_open", "split_buffers", "store_value", "stored_value"]
+_QUIET_LOCK = threading.RLock()
+_QUIET: dict[str, Any] = {"depth": 0, "create_comm": None}
+
+
+def _dummy_comm(*args: Any, **kwargs: Any) -> Any:
+    import comm
+
+    return comm.DummyComm(*args, **kwargs)
+
+
+@contextmanager
+def no_front_end(active: bool = True) -> Iterator[None]:
+    """While active, widgets made (in any thread) open a ``comm.DummyComm``: a widget that works in Python
+    (traits, observers) and sends nothing. Nested and concurrent uses share one swap."""
+    if not active:
+        yield
+        return
+    import comm
+
+    with _QUIET_LOCK:
+        if _QUIET["depth"] == 0:
+            _QUIET["create_comm"] = comm.create_comm
+            comm.create_comm = _dummy_comm
+        _QUIET["depth"] += 1
+    try:
+        yield
+    finally:
+        with _QUIET_LOCK:
+            _QUIET["depth"] -= 1
+            if _QUIET["depth"] == 0:
+                comm.create_comm = _QUIET["create_comm"]
+
+
+__all__ = ["control_comm_open", "no_front_end", "split_buffers", "store_value", "stored_value"]

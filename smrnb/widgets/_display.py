@@ -9,6 +9,7 @@ of an empty widget view; ``SMRNB_STATIC_PICTURES`` (``auto``, ``always``, ``neve
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import importlib.metadata
 import os
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from smrnb.widgets._colors import hex_color, viridis
-from smrnb.widgets._compat import control_comm_open
+from smrnb.widgets._compat import control_comm_open, no_front_end
 from smrnb.widgets._layers import Layer
 
 
@@ -37,6 +38,11 @@ def frontend_status() -> dict[str, Any]:
     return facts
 
 
+#: a live widget front end has been seen in this process (sticky: a widget made later, in a button's callback or a
+#: background thread, where the request carries no cell metadata, still belongs to that front end)
+_FRONT_END_SEEN = [False]
+
+
 def live_frontend() -> bool:
     """Is a live widget front end attached to this kernel now?
 
@@ -53,8 +59,11 @@ def live_frontend() -> bool:
         return True
     if mode == "always":
         return False
+    if _FRONT_END_SEEN[0]:
+        return True
     try:
         if control_comm_open():
+            _FRONT_END_SEEN[0] = True
             return True
     except ImportError:  # pragma: no cover - ipywidgets is a dependency of the widgets
         return False
@@ -63,9 +72,12 @@ def live_frontend() -> bool:
 
         ip = get_ipython()
         parent = getattr(ip, "parent_header", None) if getattr(ip, "kernel", None) is not None else None
-        return bool((parent or {}).get("metadata"))
+        live = bool((parent or {}).get("metadata"))
     except Exception:  # a shell without a parent header: no live front end known
         return False
+    if live:
+        _FRONT_END_SEEN[0] = True
+    return live
 
 
 def static_pictures() -> str:
@@ -73,6 +85,62 @@ def static_pictures() -> str:
     if os.environ.get("SMRNB_STATIC_PICTURES", "auto").strip().lower() == "always":
         return "both"
     return "live" if live_frontend() else "static"
+
+
+def quiet_widgets(method: Any) -> Any:
+    """Decorator of a widget-making method of an smrnb object: in a kernel no front end will show (decided
+    once per object, on its first such call, as :func:`headless`), the widgets it makes open no comm."""
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        quiet = self.__dict__.get("_headless")
+        if quiet is None:
+            quiet = self.__dict__["_headless"] = headless()
+        with no_front_end(quiet):
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+def headless() -> bool:
+    """No widget front end will show what this kernel makes (``nbconvert --execute``, nbclient, papermill):
+    smrnb's widgets then open no comm (:func:`smrnb.widgets._compat.no_front_end`) and display as pictures.
+    Once a live front end has been seen (:func:`live_frontend` is sticky), the kernel is never headless again."""
+    return static_pictures() == "static"
+
+
+class StaticOutput:
+    """Outputs that follow their object where no front end runs.
+
+    Displayed in a kernel without a live widget front end, the object's static output gets a display id;
+    :meth:`_update_static` (called after each change: a run, a redraw, a refresh) replaces every output of
+    it, so an executed and exported notebook shows the state the kernel ended with, not the one at display
+    time. A live front end gets the widget, as ``_repr_mimebundle_`` says.
+    """
+
+    _static_handles: list[Any]
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        bundle = self._repr_mimebundle_()
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        if static_pictures() == "live":
+            display(bundle, raw=True)
+            return
+        handle = display(bundle, raw=True, display_id=True)
+        if handle is not None:
+            self.__dict__.setdefault("_static_handles", []).append(handle)
+
+    def _update_static(self) -> None:
+        handles = self.__dict__.get("_static_handles")
+        if not handles:
+            return
+        bundle = self._repr_mimebundle_()
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        for h in handles:
+            h.update(bundle, raw=True)
 
 
 def widget_bundle(widget: Any, **kwargs: Any) -> dict[str, Any]:
@@ -109,16 +177,11 @@ def colorbar_html(layers: list[Layer]) -> str:
     return "".join(out)
 
 
-def format_metres(x: float) -> str:
-    """A length in metres as text, in mm, cm or m (``0.005`` -> ``5 mm``)."""
-    return f"{x * 1000:g} mm" if x < 0.01 else f"{x * 100:g} cm" if x < 1 else f"{x:g} m"
-
-
 def set_changed(obj: Any, name: str, value: Any) -> None:
     """``obj.name = value`` unless it already is (a widget trait set that changes nothing still validates)."""
     if getattr(obj, name) != value:
         setattr(obj, name, value)
 
 
-__all__ = ["colorbar_html", "format_metres", "frontend_status", "live_frontend", "png_html", "set_changed",
-           "static_pictures", "widget_bundle"]
+__all__ = ["colorbar_html", "frontend_status", "live_frontend", "png_html", "set_changed",
+           "static_pictures", "widget_bundle", "headless", "quiet_widgets", "StaticOutput"]

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from smrnb._errors import SmrnbTypeError
+from smrnb.widgets._display import StaticOutput, quiet_widgets, static_pictures, widget_bundle
 
 
-class DoctorView:
+class DoctorView(StaticOutput):
     """The report of :func:`smrnb.diagnose` as a widget.
 
     Parameters
@@ -25,6 +26,7 @@ class DoctorView:
         Passed to :func:`smrnb.diagnose` (e.g. ``layers=["torch", "jupyter"]``) on creation and on Refresh.
     """
 
+    @quiet_widgets
     def __init__(self, report: Any = None, **diagnose_kwargs: Any) -> None:
         import ipywidgets as ipw
 
@@ -51,6 +53,7 @@ class DoctorView:
 
         self.report = diagnose(**self._kwargs)
         self._render()
+        self._update_static()
 
     def _render(self) -> None:
         from smrnb.doctor import render_html
@@ -63,7 +66,15 @@ class DoctorView:
         return [c for f in self.report.findings if f.fix is not None for c in f.fix.commands]
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        """The widget in a live front end; elsewhere (nbconvert, the docs) the report's own HTML (its copy
+        buttons work where the page runs scripts)."""
+        mode = static_pictures()
+        if mode == "live":
+            return self.widget._repr_mimebundle_(**kwargs)
+        data = {"text/plain": repr(self), "text/html": self.html.value}
+        if mode == "both":
+            data.update(widget_bundle(self.widget, **kwargs))
+        return data
 
     def __repr__(self) -> str:
         return f"DoctorView({self.report.summary()})"

@@ -14,16 +14,20 @@ import numpy as np
 
 from smrnb.widgets._layers import Layer, finite_bounds
 
+#: where the fitted camera looks from (right, up and in front of the data's centre; OpenGL frame)
+DEFAULT_DIRECTION = (0.45, 0.35, 1.0)
+
 
 def fit_camera_pose(positions: list[np.ndarray], fov: float = 45.0, aspect: float = 1.6,
-                    direction: tuple[float, float, float] = (0.45, 0.35, 1.0), fill: float = 0.9,
-                    sample: int = 20_000) -> dict[str, Any]:
+                    direction: tuple[float, float, float] = DEFAULT_DIRECTION, fill: float = 0.9,
+                    sample: int = 20_000, also: np.ndarray | None = None) -> dict[str, Any]:
     """Camera that frames every position: ``{position, target, quaternion, near, far, radius}``.
 
     The camera looks at the centre of the bounding box from ``direction`` and stands just far enough
     back that every position (up to ``sample`` of them, a seeded random subset) projects inside ``fill``
     of the half-width and half-height of the view (``fov`` is vertical, degrees; ``aspect`` =
     width/height): a wide room fills the canvas instead of the circle around its bounding sphere.
+    ``also`` (M, 3): points to keep in view as well (the axes) without moving the centre looked at.
     """
     pts = [p for p in positions if len(p)]
     if pts:
@@ -38,6 +42,8 @@ def fit_camera_pose(positions: list[np.ndarray], fov: float = 45.0, aspect: floa
     radius = max(float(np.linalg.norm(allp - center, axis=1).max()), 1e-3)
     if len(allp) > sample:
         allp = allp[np.random.default_rng(0).choice(len(allp), sample, replace=False)]
+    if also is not None and len(also):
+        allp = np.concatenate([allp, np.asarray(also, np.float64).reshape(-1, 3)])
     d = np.asarray(direction, np.float64)
     d /= np.linalg.norm(d)
     right = np.cross((0.0, 1.0, 0.0), d)
@@ -94,21 +100,49 @@ def nice_length(x: float) -> float:
     return 10.0 ** k  # pragma: no cover - m = 1 always fits
 
 
-def axes_of(layers: list[Layer]) -> dict[str, Any]:
-    """Where the axes go: at the scene's lower corner (snapped down to a fifth of an axis), each axis a
-    round length in metres (about a quarter of the scene's largest side)."""
+def axes_of(layers: list[Layer], direction: tuple[float, float, float] = DEFAULT_DIRECTION) -> dict[str, Any]:
+    """Where the axes go: at the bottom-left corner of the scene's face towards a camera looking from
+    ``direction`` (the default camera's: in front of the data, not behind it), snapped outwards to a
+    fifth of an axis, each axis a round length (about a quarter of the scene's largest side) in the
+    layers' ``units``."""
     bounds = [b for b in (layer.bounds() for layer in layers) if b is not None]
     los, his = [b[0] for b in bounds], [b[1] for b in bounds]
+    units = layers_units(layers)
     if not los:
-        return {"origin": [0.0, 0.0, 0.0], "length": 1.0}
+        return {"origin": [0.0, 0.0, 0.0], "length": 1.0, "units": units}
     lo = np.min(los, axis=0)
     hi = np.max(his, axis=0)
     side = float((hi - lo).max()) or 1.0
     length = nice_length(side / 4.0)
-    # the corner snapped down to a fifth of an axis: the axes stay put while a re-run moves the data's
+    # the corner snapped outwards to a fifth of an axis: the axes stay put while a re-run moves the data's
     # corner by less (no jitter, and no update to send to the browser)
     step = length / 5.0
-    return {"origin": [float(math.floor(x / step) * step) for x in lo], "length": length}
+    # the front face (towards the camera) at its bottom-left: x and y run along the data's edges, z comes
+    # out of it towards the person
+    near = [False, False, direction[2] > 0]
+    origin = [float(math.ceil(h / step) * step) if n else float(math.floor(low / step) * step)
+              for low, h, n in zip(lo, hi, near)]
+    return {"origin": origin, "length": length, "units": units}
 
 
-__all__ = ["axes_of", "fit_camera_pose", "nice_length"]
+def axes_points(axes: dict[str, Any]) -> np.ndarray:
+    """(4, 3) the axes' origin and the three ends (for framing them with the data)."""
+    o = np.asarray(axes["origin"], np.float64)
+    return np.stack([o] + [o + np.eye(3)[k] * axes["length"] for k in range(3)])
+
+
+def layers_units(layers: list[Layer]) -> str:
+    """``"m"``, or ``"voxels"`` when every layer is in voxel index units (a grid given as a plain tensor)."""
+    units = {layer.units for layer in layers}
+    return "voxels" if units == {"voxels"} else "m"
+
+
+def format_length(x: float, units: str = "m") -> str:
+    """A length as text: metres in mm, cm or m (``0.005`` -> ``5 mm``); voxel units as ``5 voxels``."""
+    if units == "voxels":
+        return f"{x:g} voxel" + ("" if x == 1 else "s")
+    return f"{x * 1000:g} mm" if x < 0.01 else f"{x * 100:g} cm" if x < 1 else f"{x:g} m"
+
+
+__all__ = ["DEFAULT_DIRECTION", "axes_of", "axes_points", "fit_camera_pose", "format_length", "layers_units",
+           "nice_length"]

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from smrnb.widgets._colors import hex_color
-from smrnb.widgets._display import colorbar_html, format_metres
-from smrnb.widgets._framing import axes_of
+from smrnb.widgets._display import colorbar_html
+from smrnb.widgets._framing import axes_of, format_length, layers_units
 from smrnb.widgets._layers import Layer, wire_colors, wire_normals
 
 
@@ -131,6 +131,7 @@ for (const L of S.layers) {{
 }}
 const axes = new THREE.AxesHelper(S.axes.length);
 axes.position.fromArray(S.axes.origin);
+axes.material.depthTest = false; axes.renderOrder = 1000;  // over the data, like the live viewer's
 scene.add(axes);
 const controls = new OrbitControls(cam, canvas);
 controls.target.fromArray(S.camera.target);
@@ -176,7 +177,7 @@ def scene_html(layers: list[Layer], camera: dict[str, Any], width: int, height: 
     # "</" never occurs in base64 or in the numbers, but escape it so no text can end the JSON script early
     scene_json = json.dumps(scene).replace("</", "<\\/")
     return PAGE.format(title=html.escape(title), importmap=importmap, width=width, height=height, notes=notes,
-                       scene=scene_json, axis_len=format_metres(ax["length"]))
+                       scene=scene_json, axis_len=format_length(ax["length"], layers_units(layers)))
 
 
 __all__ = ["scene_html", "threejs_version"]

@@ -65,6 +65,9 @@ class Layer:
     #: ``normals`` are the area-weighted vertex normals of ``positions`` and ``faces``, computed on first use
     #: (:meth:`vertex_normals`); a live viewer redrawing in place lets the page derive them instead
     derived_normals: bool = False
+    #: what a unit of ``positions`` is: ``"m"``, or ``"voxels"`` for a mesh of a grid given as a plain tensor
+    #: (voxel index units; ``Mesh.meta["units"]``): the axes' legend says which
+    units: str = "m"
 
     @property
     def has_normals(self) -> bool:
@@ -389,9 +392,11 @@ def mesh_layer(mesh: Any, *, shading: str = "auto", wireframe: bool = False, tex
     faces = np.ascontiguousarray(f, dtype=np.uint32)
     # smooth without normals of its own: area-weighted ones of the display-frame positions (the OpenCV -> OpenGL
     # flip is a rotation, normals turn with it), computed when first needed (Layer.vertex_normals)
+    meta = getattr(mesh, "meta", None)
+    units = "voxels" if isinstance(meta, dict) and meta.get("units") == "voxels" else "m"
     return Layer("mesh", pos, colors, parse_rgb(color, _DEFAULT_MESH_COLOR), faces=faces, normals=nrm, uvs=uvs,
                  texture=tex_img, flat=not smooth, wireframe=wireframe, notes=notes,
-                 derived_normals=smooth and nrm is None)
+                 derived_normals=smooth and nrm is None, units=units)
 
 
 def overlay_layers(mesh: Any, overlays: Any, base: Layer) -> list[Layer]:
@@ -416,7 +421,7 @@ def overlay_layers(mesh: Any, overlays: Any, base: Layer) -> list[Layer]:
             seg = pos[e.reshape(-1)] if len(e) else np.zeros((0, 3), np.float32)
             label = "boundary (hole) edges" if name == "boundary" else "non-manifold edges"
             out.append(Layer("lines", np.ascontiguousarray(seg, np.float32), None, col,
-                             notes=[f"{len(e):,} {label} in {_OVERLAY_COLORS[name]}"]))
+                             notes=[f"{len(e):,} {label} in {_OVERLAY_COLORS[name]}"], units=base.units))
         else:
             p, n = base.positions, base.vertex_normals()
             if n is None:  # a flat-shaded mesh sends no normals; the overlay still shows the vertex normals
@@ -426,7 +431,7 @@ def overlay_layers(mesh: Any, overlays: Any, base: Layer) -> list[Layer]:
             length = _extent(base.positions) * 0.02
             seg = np.stack([p, p + n * length], 1).reshape(-1, 3)
             note = f"normals of {len(p):,} vertices" + (f" (every {step}th)" if step > 1 else "")
-            out.append(Layer("lines", np.ascontiguousarray(seg, np.float32), None, col, notes=[note]))
+            out.append(Layer("lines", np.ascontiguousarray(seg, np.float32), None, col, notes=[note], units=base.units))
     return out
 
 

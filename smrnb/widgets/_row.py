@@ -11,12 +11,13 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from smrnb.widgets._display import static_pictures, widget_bundle
+from smrnb.widgets._display import StaticOutput, quiet_widgets, static_pictures, widget_bundle
 
 
-class SideBySide:
+class SideBySide(StaticOutput):
     """A row of viewers / step widgets; ``widget`` is the live ``ipywidgets.HBox``."""
 
+    @quiet_widgets
     def __init__(self, *items: Any) -> None:
         import ipywidgets as ipw
 

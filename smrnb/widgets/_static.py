@@ -6,7 +6,8 @@ without the ``jupyter-threejs`` extension) and :meth:`Viewer.to_png`. It draws t
 :class:`~smrnb.widgets._layers.Layer` data the browser gets, from the same camera:
 
 * meshes: painter's algorithm (faces sorted far to near, filled with PIL), Lambert-shaded with a
-  light at the camera; vertex colours or the texture sampled at each face's uv centroid;
+  light at the camera; vertex colours, or the texture sampled at every pixel (the uv interpolated
+  across the face that the painter left visible there);
 * points: square splats of the point's projected size with a per-pixel nearest-wins depth test;
 * lines: 1-pixel segments on top.
 
@@ -71,7 +72,7 @@ def render_image(layers: list[Any], camera: dict[str, Any], width: int, height: 
     view_dir = -R[:, 2]  # camera looks down -z
     for layer in layers:
         if layer.kind == "mesh" and layer.faces is not None and len(layer.faces):
-            _draw_mesh(draw, layer, camera, width, height, view_dir)
+            _draw_mesh(im, draw, layer, camera, width, height, view_dir)
     arr = np.asarray(im).copy()
     for layer in layers:
         if layer.kind == "points" and len(layer.positions):
@@ -101,8 +102,10 @@ def _face_colors(layer: Any, faces: np.ndarray) -> np.ndarray:
     return np.broadcast_to(np.asarray(layer.color, np.float64), (len(faces), 3))
 
 
-def _draw_mesh(draw: Any, layer: Any, camera: dict[str, Any], width: int, height: int,
+def _draw_mesh(im: Any, draw: Any, layer: Any, camera: dict[str, Any], width: int, height: int,
                view_dir: np.ndarray) -> None:
+    from PIL import Image, ImageDraw
+
     faces = layer.faces.astype(np.int64)
     if len(faces) > MAX_FACES:
         faces = faces[:: math.ceil(len(faces) / MAX_FACES)]
@@ -120,11 +123,48 @@ def _draw_mesh(draw: Any, layer: Any, camera: dict[str, Any], width: int, height
     cols = np.clip(_face_colors(layer, faces) * shade[:, None] * 255 + 0.5, 0, 255).astype(np.uint8)
     order = np.argsort(-d.mean(1), kind="stable")  # far to near
     edge = layer.wireframe
+    textured = layer.texture is not None and layer.uvs is not None and not edge
+    ids = ImageDraw.Draw(id_img := Image.new("I", (width, height), 0)) if textured else None
     for i in order:
         t = tri[i]
         c = tuple(int(x) for x in cols[i])
-        draw.polygon([(t[0, 0], t[0, 1]), (t[1, 0], t[1, 1]), (t[2, 0], t[2, 1])], fill=c,
-                     outline=(32, 32, 32) if edge else c)
+        corners = [(t[0, 0], t[0, 1]), (t[1, 0], t[1, 1]), (t[2, 0], t[2, 1])]
+        draw.polygon(corners, fill=c, outline=(32, 32, 32) if edge else c)
+        if ids is not None:
+            ids.polygon(corners, fill=int(i) + 1, outline=int(i) + 1)
+    if ids is not None:
+        _paint_texture(im, np.asarray(id_img), tri, layer.uvs[faces], layer.texture, shade)
+
+
+def _paint_texture(im: Any, ids: np.ndarray, tri: np.ndarray, uvs: np.ndarray, texture: np.ndarray,
+                   shade: np.ndarray) -> None:
+    """Every pixel a face covers (``ids``: face index + 1, 0 elsewhere) gets the texture at the uv interpolated
+    from the face's corners (barycentric in screen space), shaded like its face."""
+    from PIL import Image
+
+    ys, xs = np.nonzero(ids > 0)
+    if not len(ys):
+        return
+    f = ids[ys, xs].astype(np.int64) - 1
+    t = tri[f]
+    v0, v1 = t[:, 1] - t[:, 0], t[:, 2] - t[:, 0]
+    v2 = np.stack([xs + 0.5, ys + 0.5], 1) - t[:, 0]
+    d00, d01, d11 = (v0 * v0).sum(1), (v0 * v1).sum(1), (v1 * v1).sum(1)
+    d20, d21 = (v2 * v0).sum(1), (v2 * v1).sum(1)
+    den = d00 * d11 - d01 * d01
+    safe = np.where(np.abs(den) > 1e-12, den, 1.0)
+    b1 = np.where(np.abs(den) > 1e-12, (d11 * d20 - d01 * d21) / safe, 1 / 3)
+    b2 = np.where(np.abs(den) > 1e-12, (d00 * d21 - d01 * d20) / safe, 1 / 3)
+    w = np.clip(np.stack([1 - b1 - b2, b1, b2], 1), 0.0, 1.0)  # pixels on the outline lie a little outside
+    w /= np.maximum(w.sum(1, keepdims=True), 1e-12)
+    uv = (w[:, :, None] * uvs[f].astype(np.float64)).sum(1)
+    th, tw = texture.shape[:2]
+    u = np.clip((uv[:, 0] * tw).astype(np.int64), 0, tw - 1)
+    v = np.clip((uv[:, 1] * th).astype(np.int64), 0, th - 1)  # row 0 of the stored texture is v = 0
+    rgb = texture[v, u, :3].astype(np.float64) * shade[f, None]
+    arr = np.asarray(im).copy()
+    arr[ys, xs] = np.clip(rgb + 0.5, 0, 255).astype(np.uint8)
+    im.paste(Image.fromarray(arr))
 
 
 def _draw_points(arr: np.ndarray, layer: Any, camera: dict[str, Any], width: int, height: int) -> None:

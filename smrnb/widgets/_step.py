@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from smrnb._cancel import Stopped
-from smrnb._errors import SmrnbTypeError, SmrnbValueError
+from smrnb._errors import SmrnbTypeError, SmrnbValueError, is_friendly
 from smrnb.pipeline import REGISTRY, NeedsConfirmation, Pipeline, Step, StepRegistry, get_step, needs_asking
-from smrnb.widgets._display import png_html, static_pictures, widget_bundle
+from smrnb.widgets._display import StaticOutput, png_html, quiet_widgets, static_pictures, widget_bundle
 from smrnb.widgets._viewer import Viewer
 
 _VIEWABLE = ("points", "voxels", "tsdf", "mesh", "textured_mesh")
@@ -111,7 +111,7 @@ class _RunningUI:
             self.over = True
 
 
-class StepWidget:
+class StepWidget(StaticOutput):
     """Controls, Run button, progress, result record, error area and viewer for one step.
 
     Parameters
@@ -138,6 +138,7 @@ class StepWidget:
         chain through it.
     """
 
+    @quiet_widgets
     def __init__(self, step: Any, data: Any = None, *, pipeline: Any = None, stage: str | None = None,
                  params: dict[str, Any] | None = None, auto_run: bool = False,
                  viewer_size: tuple[int, int] = (560, 360),
@@ -179,6 +180,7 @@ class StepWidget:
         self.record: Any = None
         #: the last error (None after a successful run)
         self.error: BaseException | None = None
+        self._error_note = ""
         self.viewer: Any = None
         #: True while this step runs as part of a chain that goes on past it (the app's Run all): its
         #: result is drawn when its tab is shown (:meth:`reveal`), not while the next step's tab is on
@@ -226,9 +228,13 @@ class StepWidget:
         self.preview = ipw.Box()
         title = ipw.HTML(value=f"<b>{html.escape(stage)}</b> <span style='color:#666'>"
                                f"{html.escape(step.summary)} ({html.escape(step.signature_text())})</span>")
+        #: what the stage is estimated to cost with the parameters now set (steps with a cost model, once
+        #: their input is computed); updated after every parameter change
+        self.estimate_html = ipw.HTML(value="")
+        self.estimate_html.add_class("smrnb-step-estimate")
         self.widget = ipw.VBox([title, ipw.VBox(list(self.controls.values())),
                                 ipw.HBox([self.run_button, self.auto_run, self.progress, self.status]),
-                                self.confirm_box, self.output, self.record_html, self.preview])
+                                self.estimate_html, self.confirm_box, self.output, self.record_html, self.preview])
         self.widget.add_class("smrnb-step")
 
     # ------------------------------------------------------------------------------ controls
@@ -311,7 +317,29 @@ class StepWidget:
         self.status.value = self._status_html()
         if self.on_change is not None:
             self.on_change(stale)
+        self.update_estimate()
+        self._update_static()
         return stale
+
+    def update_estimate(self) -> Any:
+        """Estimate the stage with the parameters now set (its cost model, calibrated on its input) and say it
+        under the Run button: ``estimate with these parameters: about 3 min and 2.1 GiB``. Nothing is said for
+        a step without a cost model or while its input is not computed yet. Returns the estimate (or None)."""
+        p = self.pipeline
+        i = p.names.index(self.stage)
+        est = None
+        if p.stage(i).step.cost is not None and (i == 0 or not p.is_stale(i - 1)):
+            try:
+                est = p.estimate(i)
+            except Exception:  # an estimate is a help, never an error of its own
+                est = None
+        if est is None:
+            self.estimate_html.value = ""
+            return None
+        ask = " (it will ask before running)" if needs_asking(est) else ""
+        self.estimate_html.value = (f"<span style='color:#555;font-size:90%'>estimate with these parameters: "
+                                    f"{html.escape(est.text())}{ask}</span>")
+        return est
 
     @property
     def params(self) -> dict[str, Any]:
@@ -319,6 +347,7 @@ class StepWidget:
         return self.pipeline.params(self.stage)
 
     # ----------------------------------------------------------------------------------- run
+    @quiet_widgets
     def run(self) -> bool:
         """Run this stage (and the stale ones before it). Returns True on success.
 
@@ -367,6 +396,7 @@ class StepWidget:
             self.status.value = self._status_html()
         if self.on_run is not None:
             self.on_run(self)
+        self._update_static()
         return ok
 
     # ------------------------------------------------------------------------- ask first
@@ -385,7 +415,8 @@ class StepWidget:
             f"<span style='color:#a15c00'>&#9888; step <b>{html.escape(exc.stage)}</b> is estimated at "
             f"<b>{html.escape(est.text())}</b>"
             + (" &mdash; over the memory budget: it will refuse" if over else "")
-            + f". <span style='color:#666;font-size:90%'>({html.escape(est.basis)})</span> Run it anyway?</span>")
+            + ". Run it anyway?</span><details style='color:#666;font-size:90%'><summary>how it was estimated"
+            f"</summary>{html.escape(est.basis)}</details>")
         self.confirm_box.layout.display = "flex"
 
     def _hide_question(self) -> None:
@@ -413,19 +444,27 @@ class StepWidget:
         self.status.value = self._status_html()
 
     def _show_error(self, exc: BaseException, *, note: str = "", from_control: bool = False) -> None:
+        """The error in the status line. One smrnb raised on purpose (a refused value, a step that says
+        which knob to turn) is that one line and nothing else; an unexpected one also puts its traceback
+        in the output area below, to report."""
         self.error = exc
         self._error_from_control = from_control
-        tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-        evalue = f"{exc} ({note})" if note else str(exc)
-        self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__, "evalue": evalue,
-                                "traceback": [line.rstrip("\n") for line in "".join(tb).splitlines()]},)
-        self.status.value = (f"<span class='smrnb-step-error' style='color:#b00020'>"
-                             f"{html.escape(type(exc).__name__)}: {html.escape(evalue)}</span>")
+        self._error_note = note
+        if is_friendly(exc):
+            self.output.outputs = ()
+        else:
+            tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+            self.output.outputs = ({"output_type": "error", "ename": type(exc).__name__,
+                                    "evalue": f"{exc} ({note})" if note else str(exc),
+                                    "traceback": [line.rstrip("\n") for line in "".join(tb).splitlines()]},)
+        self.status.value = self._status_html()
 
     def _status_html(self) -> str:
         if self.error is not None:
-            return (f"<span class='smrnb-step-error' style='color:#b00020'>{html.escape(type(self.error).__name__)}: "
-                    f"{html.escape(str(self.error))}</span>")
+            exc = self.error
+            text = f"{exc} ({self._error_note})" if self._error_note else str(exc)
+            head = "" if is_friendly(exc) else f"{type(exc).__name__}: "
+            return f"<span class='smrnb-step-error' style='color:#b00020'>{html.escape(head + text)}</span>"
         if self.awaiting is not None:
             return ("<span class='smrnb-step-asking' style='color:#a15c00'>waiting for your answer: "
                     f"{html.escape(self.awaiting.stage)} estimated at {html.escape(self.awaiting.estimate.text())}</span>")
@@ -440,6 +479,7 @@ class StepWidget:
         """Update the status line (stale / up to date) after the pipeline changed elsewhere."""
         self.status.value = self._status_html()
 
+    @quiet_widgets
     def _draw(self) -> None:
         """Draw the last good result now; its record's ``view_seconds`` is the time this took."""
         with self._view_lock:
@@ -470,6 +510,7 @@ class StepWidget:
             self.viewer = Viewer(width=self.viewer_size[0], height=self.viewer_size[1])
         return self.viewer
 
+    @quiet_widgets
     def _show_result(self, out: Any) -> None:
         import ipywidgets as ipw
 

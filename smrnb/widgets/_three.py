@@ -122,6 +122,24 @@ def headlight(three: Any) -> Any:
                                       camera=three.OrthographicCamera(-5, 5, 5, -5, 0.5, 500)))
 
 
+#: the axes' colours (x red, y green, z blue), shared with the static pictures
+AXES_RGB = ((0.87, 0.0, 0.0), (0.0, 0.5, 0.0), (0.0, 0.0, 0.87))
+
+
+def axes_object(three: Any) -> Any:
+    """Unit axes along +x, +y, +z from the origin (placed by ``position``, sized by ``scale``), drawn over
+    the data (no depth test, drawn last): a teaching aid that no wall or floor of a scan can hide."""
+    import numpy as np
+
+    pos = np.zeros((6, 3), np.float32)
+    pos[[1, 3, 5], [0, 1, 2]] = 1.0
+    col = np.repeat(np.asarray(AXES_RGB, np.float32), 2, axis=0)
+    geo = three.BufferGeometry(attributes={"position": three.BufferAttribute(pos, normalized=False),
+                                           "color": three.BufferAttribute(col, normalized=False)})
+    mat = three.LineBasicMaterial(vertexColors="VertexColors", depthTest=False, depthWrite=False, transparent=True)
+    return three.LineSegments(geometry=geo, material=mat, renderOrder=1000, frustumCulled=False, visible=False)
+
+
 def close_tree(obj: Any) -> None:
     """Close the widgets of a replaced scene object (geometry, attributes, material, texture)."""
     seen: set[int] = set()

@@ -27,20 +27,23 @@ from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._files import atomic_write
 from smrnb.widgets._colors import hex_color, parse_rgb
 from smrnb.widgets._display import (
+    StaticOutput,
     colorbar_html,
-    format_metres,
     frontend_status,
+    quiet_widgets,
     set_changed,
     static_pictures,
     widget_bundle,
 )
-from smrnb.widgets._framing import axes_of, fit_camera_pose
+from smrnb.widgets._framing import axes_of, axes_points, fit_camera_pose, format_length, layers_units
 from smrnb.widgets._html import scene_html
 from smrnb.widgets._layers import SHADINGS, VOXEL_MODES, Layer, layers_for
 from smrnb.widgets._static import render_png
 from smrnb.widgets._sync import buffer_sync, drop_pending, send_arrays, sync_ready
 from smrnb.widgets._three import (
+    AXES_RGB,
     array_targets,
+    axes_object,
     close_tree,
     drawn,
     headlight,
@@ -55,6 +58,8 @@ from smrnb.widgets._three import (
 POINT_BUDGET = 300_000
 #: seconds without camera motion before full detail comes back
 SETTLE_SECONDS = 0.3
+#: the canvas events that start coarse drawing: a press, and a wheel step as OrbitControls hears it
+GRAB_EVENTS = ("mousedown", "mousewheel", "MozMousePixelScroll")
 #: an in-place update sending more bytes than this pauses the renderer's autorender around its messages (one
 #: repaint). A smaller one arrives within a frame: pythreejs already draws once per animation frame, and the
 #: pause would be two of the five widget messages of redrawing a 16k-vertex coloured mesh
@@ -64,7 +69,7 @@ PAUSE_BYTES = 1 << 20
 _MODE_BUTTONS = {"VoxelGrid": ("voxel_mode", VOXEL_MODES), "Mesh": ("shading", SHADINGS)}
 
 
-class Viewer:
+class Viewer(StaticOutput):
     """An interactive 3D view (pythreejs) of meshes, point clouds and voxel grids.
 
     Parameters
@@ -95,6 +100,7 @@ class Viewer:
     :meth:`save_png` and :meth:`save_html` (an offline interactive page) keep the current view.
     """
 
+    @quiet_widgets
     def __init__(self, data: Any = None, *, width: int = 640, height: int = 400, background: str = "#ffffff",
                  fov: float = 45.0, caption: str = "", point_budget: int = POINT_BUDGET, **options: Any) -> None:
         import ipywidgets as ipw
@@ -139,7 +145,7 @@ class Viewer:
         self.controls = three.OrbitControls(controlling=self.camera)
         #: the drawn data (what picking looks at); axes and lights sit beside it in the scene
         self.content = three.Group()
-        self.axes = three.AxesHelper(1.0, visible=False)
+        self.axes = axes_object(three)
         self.scene = three.Scene(children=[self.camera, three.AmbientLight(color="#ffffff", intensity=0.55),
                                            self.content, self.axes], background=self.background)
         # a double click picks (a single click ends every orbit drag, it would pick on each)
@@ -150,7 +156,11 @@ class Viewer:
         # switches big clouds to their coarse twins; each press hits it at another point, so each is sent
         self._grab_sphere = three.Mesh(three.SphereBufferGeometry(1e6, 16, 12),
                                        three.MeshBasicMaterial(side="DoubleSide", transparent=True, opacity=0.0))
-        self._grab = [three.Picker(controlling=self._grab_sphere, event=ev) for ev in ("mousedown", "wheel")]
+        # The wheel is heard through the legacy "mousewheel" event (and Firefox's "MozMousePixelScroll"), the
+        # ones pythreejs' OrbitControls zooms on: Chromium fires an element's "mousewheel" listeners only
+        # when it has no "wheel" listener, so a picker on "wheel" would take the zoom away and let the
+        # page scroll instead.
+        self._grab = [three.Picker(controlling=self._grab_sphere, event=ev) for ev in GRAB_EVENTS]
         for g in self._grab:
             g.observe(self._on_grab, names=["point"])
         self.camera.observe(self._on_camera_moved, names=["position", "quaternion"])
@@ -172,8 +182,8 @@ class Viewer:
                                     description="keep", style={"description_width": "35px"},
                                     layout=ipw.Layout(width="260px"))
         self.clip.add_class("smrnb-viewer-clip")
-        self.clip_axis.observe(lambda _: self._update_clip(), names="value")
-        self.clip.observe(lambda _: self._update_clip(), names="value")
+        self.clip_axis.observe(self._on_clip, names="value")
+        self.clip.observe(self._on_clip, names="value")
         self.legend = ipw.HTML(value="")
         # voxel grids: cubes (exposed faces, one merged mesh) or one dot per voxel; shown with a grid only
         self.voxel_mode = ipw.ToggleButtons(options=[("cubes", "cubes"), ("dots", "points")], value="cubes",
@@ -212,6 +222,7 @@ class Viewer:
                                     if text else "")
 
     # ----------------------------------------------------------------------------- content
+    @quiet_widgets
     def show(self, data: Any, *, name: str = "main", fit: bool | None = None, **options: Any) -> Viewer:
         """Replace layer ``name`` (default ``"main"``) with ``data``; other layers stay.
 
@@ -240,10 +251,12 @@ class Viewer:
         self._set_layers(name, layers)
         if fit or (fit is None and not self._fitted):
             self.fit_camera()
+        self._update_static()
         return self
 
     add = show
 
+    @quiet_widgets
     def remove(self, name: str) -> None:
         """Remove layer ``name`` (unknown names raise, listing the layers)."""
         if name not in self.layers:
@@ -251,6 +264,7 @@ class Viewer:
         self._set_layers(name, [])
         del self.layers[name]
         self._shown.pop(name, None)
+        self._update_static()
 
     def clear(self) -> None:
         """Remove every layer (the camera stays where it is)."""
@@ -395,7 +409,8 @@ class Viewer:
                     setattr(self.axes, k, v)
         set_changed(self.legend, "value", colorbar_html(layers) + (
             "<div class='smrnb-viewer-axes' style='font-size:12px;color:#555'>axes <b style='color:#d00'>x</b> "
-            f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: {format_metres(ax['length'])} each (y up)</div>"
+            f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: {format_length(ax['length'], ax['units'])} each "
+            "(y up)</div>"
             if layers else ""))
         sizes = [layer.size for layer in layers if layer.kind == "points"]
         if sizes:  # points within about one point of the ray are picked
@@ -406,6 +421,11 @@ class Viewer:
                                                    f"{html.escape(n)}</div>" for n in notes))
 
     # ------------------------------------------------------------------------------ teaching tools
+    def _on_clip(self, _change: Any = None) -> None:
+        self._update_clip()
+        self._update_static()
+
+    @quiet_widgets
     def _update_clip(self) -> None:
         """Clip away what lies beyond ``clip`` (a fraction of the data's extent) along ``clip_axis``
         (three.js renderer clipping plane: drawn where ``-x + c >= 0``, i.e. ``x <= c``)."""
@@ -422,6 +442,7 @@ class Viewer:
         for p in old:
             p.close()
 
+    @quiet_widgets
     def _on_mode(self, change: Any) -> None:
         """Redraw what the buttons just changed apply to (voxel grids for ``voxel_mode``, meshes for
         ``shading``), camera kept."""
@@ -439,8 +460,11 @@ class Viewer:
         """Point the camera at everything shown (and at what ``also`` shows), at the canvas's aspect
         ratio; returns the pose."""
         viewers = (self,) if also is None else (self, also)
-        pose = fit_camera_pose([layer.positions for v in viewers for ls in v.layers.values() for layer in ls],
-                               self.fov, self.width / self.height)
+        layers = [layer for v in viewers for ls in v.layers.values() for layer in ls]
+        # the axes are framed too: they sit at the data's corner nearest the camera, which a round scene
+        # (a sphere) leaves outside its own silhouette
+        pose = fit_camera_pose([layer.positions for layer in layers], self.fov, self.width / self.height,
+                               also=axes_points(axes_of(layers)) if layers else None)
         with self.camera.hold_sync():
             self.camera.aspect = self.width / self.height
             self.camera.near = pose["near"]
@@ -451,6 +475,7 @@ class Viewer:
         self._fitted = True
         return pose
 
+    @quiet_widgets
     def link(self, other: Viewer) -> None:
         """Share one camera view with ``other`` (before/after): orbiting either moves both.
 
@@ -522,7 +547,7 @@ class Viewer:
                                        colors=None if layer.colors is None else layer.colors[keep]))
             layers = cut
         o = np.asarray(axes["origin"], np.float32)
-        for k, rgb in enumerate(((0.87, 0.0, 0.0), (0.0, 0.5, 0.0), (0.0, 0.0, 0.87))):
+        for k, rgb in enumerate(AXES_RGB):
             end = o.copy()
             end[k] += axes["length"]
             layers.append(Layer("lines", np.stack([o, end]).astype(np.float32), None, rgb))
@@ -545,7 +570,7 @@ class Viewer:
         if layers:
             parts.append("<div style='font-size:12px;color:#555'>axes <b style='color:#d00'>x</b> "
                          f"<b style='color:#080'>y</b> <b style='color:#00d'>z</b>: "
-                         f"{format_metres(self._axes()['length'])} each (y up)</div>")
+                         f"{format_length(self._axes()['length'], layers_units(layers))} each (y up)</div>")
         plane = self._clip_plane()
         if plane is not None:
             parts.append(f"<div style='font-size:12px;color:#555'>clipped: {'xyz'[plane[0]]} &lt;= "

@@ -25,7 +25,7 @@ def chromium():
 def _server(app: str, tmp: Path, request: pytest.FixtureRequest) -> _lab.Server:
     server = _lab.start_server(app, tmp)
     request.addfinalizer(server.stop)
-    _lab.copy_notebooks(server.root, ["viewer.ipynb", "app.ipynb", "notebook7.ipynb", "batch.ipynb", "teach.ipynb", "lod.ipynb", "shading.ipynb", "inplace.ipynb"])
+    _lab.copy_notebooks(server.root, ["viewer.ipynb", "app.ipynb", "notebook7.ipynb", "batch.ipynb", "teach.ipynb", "lod.ipynb", "shading.ipynb", "inplace.ipynb", "wheel.ipynb", "stop.ipynb"])
     return server
 
 

@@ -131,3 +131,27 @@ def test_batch_table_in_jupyterlab(lab, page):
     _lab.save_artifact("lab-batch-table.png", page.screenshot(full_page=True))
     errors = _lab.widget_errors(page.console)
     assert errors == [], errors
+
+
+def test_stop_ends_a_long_run_from_the_page(lab, page):
+    """Run all on a run of tens of seconds, then Stop, as a person clicks them: the run ends within a few
+    seconds, the step stays stale with no error, the buttons come back and the kernel answers."""
+    run_notebook(page, lab, "stop.ipynb")
+    run_all = page.locator(".smrnb-app button", has_text="Run all")
+    stop = page.locator(".smrnb-app button", has_text="Stop")
+    assert stop.is_disabled()
+    run_all.click()
+    page.locator(".smrnb-app", has_text="running step 1 of 2").wait_for(timeout=60_000)
+    page.wait_for_timeout(3000)  # well into the fusion
+    assert stop.is_enabled(), "Stop is not reachable during a long run"
+    t0 = time.monotonic()
+    stop.click()
+    page.locator(".smrnb-app", has_text="stopped on request").first.wait_for(timeout=30_000)
+    took = time.monotonic() - t0
+    text = _lab.run_cell(page, 1, "STATE")
+    assert "STATE True True" in text and "stopped on request" in text, text
+    assert text.rstrip().endswith("False True"), text  # Run all enabled again, Stop disabled
+    assert took < 15, f"Stop took {took:.1f} s"
+    log = lab.log.read_text()
+    assert "No such comm" not in log, [ln for ln in log.splitlines() if "No such comm" in ln][:6]
+    assert _lab.widget_errors(page.console) == []

@@ -68,6 +68,40 @@ def test_big_cloud_is_coarse_while_dragging_and_full_at_rest(lab, page):
     assert _lab.widget_errors(page.console) == []
 
 
+def _camera(page) -> tuple[float, list[str]]:
+    """(camera distance to the orbit target, detail switches) as the kernel knows them."""
+    text = _lab.run_cell(page, 1, "CAMERA")
+    head = text.split("CAMERA", 1)[1].split()
+    return float(head[0]), [m.strip(" '") for m in text.split("[", 1)[1].split("]", 1)[0].split(",") if m.strip()]
+
+
+def test_wheel_zooms_and_the_viewer_hears_the_wheel(lab, page):
+    """The mouse wheel over the canvas zooms (the camera comes closer, the page does not scroll), and the
+    viewer still learns of the wheel step (coarse twins while zooming, full detail at rest)."""
+    run_notebook(page, lab, "wheel.ipynb")
+    d0, log0 = _camera(page)
+    assert log0 == [], log0
+    canvas = page.locator(".smrnb-viewer canvas").first
+    canvas.scroll_into_view_if_needed()
+    before = _lab.canvas_image(canvas)
+    scroller = ".jp-WindowedPanel-outer, .jp-Notebook"
+    top0 = page.evaluate(f"document.querySelector('{scroller}').scrollTop")
+    box = canvas.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(5):
+        page.mouse.wheel(0, -120)  # away from the person: zoom in
+        page.wait_for_timeout(150)
+    zoomed = _lab.wait_repaint(canvas, before, min_changed=0.01)
+    assert page.evaluate(f"document.querySelector('{scroller}').scrollTop") == top0  # the notebook did not scroll
+    page.wait_for_timeout(2500)  # the camera reaches the kernel, detail comes back at rest
+    d1, log1 = _camera(page)
+    _lab.save_artifact("lab-wheel-zoomed.png", zoomed)
+    assert d1 < 0.9 * d0, (d0, d1)
+    assert log1[:2] == ["coarse", "full"], log1
+    assert _lab.painted_fraction(zoomed) > _lab.painted_fraction(before)  # closer: the sphere fills more
+    assert _lab.widget_errors(page.console) == []
+
+
 def _shades(img) -> tuple[float, float]:
     """(share of neighbouring pixel pairs inside a grey mesh on white that jump by 4+ levels, mean brightness):
     flat shading jumps at every facet edge, smooth shading changes by a level or two at most."""

@@ -452,3 +452,26 @@ def test_expand_tokens():
     assert ldso.expand_tokens("", "/o") == os.getcwd()
     assert ldso.expand_tokens("$ORIGIN-x/y", "/o") == "$ORIGIN-x/y"
     assert ldso.expand_tokens("${ORIGIN}-x/y", "/o") == "/o-x/y"
+
+
+def test_fix_commands_name_the_package_that_installed_the_extension():
+    import numpy
+
+    from smrnb.doctor._owner import owning_distribution, package_name
+
+    so = str(next(Path(numpy.__file__).parent.rglob("_multiarray_umath*.so")))  # a real installed extension
+    assert owning_distribution(so) == "numpy" and package_name(so, "<package>") == "numpy"
+    top = "/x/lib/python3.11/site-packages/torch_scatter/_scatter_cuda.so"  # not installed here: its folder's name
+    assert owning_distribution(top) == "torch_scatter"
+    assert owning_distribution("/x/site-packages/quux.cpython-311-x86_64-linux-gnu.so") == "quux"
+    assert owning_distribution("/home/me/src/ext/build/lib/ext/_C.so") is None
+    assert package_name(None, "<package>") == "<package>"
+    # a live finding about that extension: its fix names numpy, not "<package>"
+    torch = {"installed": True, "version": "2.11.0+cu130", "cuda": "13.0"}
+    ext = {"path": so, "status": "ok", "missing": ["libcudart.so.11.0"], "resolved": {}}
+    (f,) = evaluate({"loader": {"status": "ok", "extensions": [ext]}, "torch": torch}, ["loader"])
+    assert f.code == "prebuilt_binary_wrong_cuda", f
+    assert "pip uninstall -y numpy" in f.fix.commands and not any("<package" in c for c in f.fix.commands), f.fix.commands
+    ext = {"path": so, "status": "ok", "missing": [], "resolved": {}, "version_missing": {"libm.so.6": ["GLIBC_9.99"]}}
+    (f,) = evaluate({"loader": {"status": "ok", "extensions": [ext]}}, ["loader"])
+    assert f.code == "symbol_version_missing" and f.fix.commands[-1].endswith("--force-reinstall numpy")

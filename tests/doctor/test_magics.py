@@ -75,7 +75,7 @@ def test_explain_option_and_cell_magic(ip):
 
 def test_fix_kernelspec_dry_run(ip, tmp_path, capsys):
     res = ip.run_line_magic("smr_doctor", "--fix kernelspec --dry-run --name nb-test")
-    assert res.dry_run and not res.written
+    assert res is None  # the printed plan is the answer; no KernelspecResult(...) dump as the cell's result
     assert "Dry run: would write" in capsys.readouterr().out
     assert not (tmp_path / "kernels" / "nb-test").exists()
 

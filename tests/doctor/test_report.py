@@ -43,7 +43,18 @@ def test_summary_errors_warnings_exit_code(report):
     assert [f.code for f in report.warnings] == ["ninja_missing"]
     assert report.exit_code == 1
     assert Report(FACTS, FINDINGS[1:]).exit_code == 0
-    assert report.summary() == "1 error(s), 1 warning(s), 1 note(s), 1 ok"
+    # layers, not "ok" findings, say what is fine: driver has an error, torch is ok, toolkit has a warning and
+    # could not be looked at fully
+    assert report.summary() == "1 error(s), 1 warning(s), 1 note(s); 1 of 3 layers ok"
+    assert Report({**FACTS, "toolkit": {"status": "unavailable"}}, FINDINGS[:1]).summary().endswith(
+        "; 1 of 3 layers ok, 1 not checked")
+    assert [report.layer_label(ly) for ly in report.layers()] == [
+        "1 error; absent: no NVIDIA driver", "ok", "1 warning; unavailable: nvcc timed out after 1 s"]
+    # a layer whose probe ran fine but whose finding is an error is not "ok"
+    loader = Report({"loader": {"status": "ok"}}, [Finding("cudart_not_found", "loader", "error", "libcudart missing")])
+    assert loader.layer_label("loader") == "1 error" and "[loader: ok]" not in loader._repr_html_()
+    assert "[loader: 1 error]" in loader._repr_html_() and loader.summary().endswith("; 0 of 1 layers ok")
+    assert Report({"torch": {"status": "ok"}}, []).summary() == "0 error(s), 0 warning(s), 0 note(s); 1 of 1 layers ok"
     # sorted by layer then severity
     assert report.codes == ["driver_too_old", "no_gpu", "torch_ok", "ninja_missing"]
 
@@ -55,7 +66,7 @@ def test_text_has_conda_doctor_lines(report):
     assert "ℹ️ CPU only  [no_gpu]" in text
     assert "✅ torch imports  [torch_ok]" in text
     assert "$ sudo apt-get install nvidia-driver-550" in text
-    assert "(unavailable: nvcc timed out after 1 s)" in text
+    assert "(1 warning; unavailable: nvcc timed out after 1 s)" in text
     assert text.index("[driver]") < text.index("[torch]") < text.index("[toolkit]")
 
 

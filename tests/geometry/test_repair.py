@@ -223,7 +223,7 @@ def test_max_hole_edges_limits_what_is_filled():
     m = mesh_without(v, f, small + big)
     n_big = region_boundary_size(f, big)
     res = fill_holes(m, max_hole_edges=10, return_report=True)
-    assert f"1 left [{n_big}] (larger than max_hole_edges=10)" in res.summary()
+    assert f"1 left: larger than max_hole_edges=10 (1 hole, {n_big} edges)" in res.summary()
     assert res.holes_found == [n_big, 3]
     assert res.holes_filled == [3]
     assert res.holes_left == [n_big]
@@ -268,6 +268,36 @@ def test_flat_sheet_rim_is_not_a_hole_but_its_inner_hole_is():
     fn = compute_face_normals(res.mesh.vertices, new)
     assert torch.allclose(fn, torch.tensor([0.0, 0.0, 1.0]).expand_as(fn), atol=1e-5)  # coplanar, same side
     assert float(res.mesh.vertices[m.num_vertices:, 2].abs().max()) < 1e-5
+
+
+def test_sheet_folding_exactly_back_is_left_with_its_angle_not_a_math_error():
+    # two triangles of a real 8 mm scan: the patch over their 4-edge rim folds exactly onto them, and the
+    # mean of the unit cosines rounds to -1.0000000000000002 (a math domain error in the reason's text)
+    P = np.array([[-1.54400003, -0.47760761, 1.96000004], [-1.53600001, -0.47706738, 1.96000004],
+                  [-1.53600001, -0.47581851, 1.95200002], [-1.54400003, -0.47635874, 1.95200002]])
+    for faces in ([[0, 1, 2], [0, 2, 3]], [[0, 1, 3], [1, 2, 3]]):
+        res = fill_holes(Mesh(torch.tensor(P), torch.tensor(faces)), return_report=True)
+        assert res.holes_found == [4] and res.holes_left == [4] and res.faces_added == 0
+        assert "mean dihedral 180 deg at the rim" in res.left_reasons[0]
+        assert "(1 hole, 4 edges, mean dihedral 180 deg at the rim)" in res.summary()
+
+
+def test_summary_is_a_short_line_and_details_list_every_hole():
+    res = FillHolesResult(mesh=None, holes_found=[900, 40, 12, 5, 3, 3], holes_filled=[12, 5, 3],
+                          holes_left=[900, 40, 3], left_reasons=[
+                              "larger than max_hole_edges=30", "larger than max_hole_edges=30",
+                              "the patch triangle would duplicate an existing face"],
+                          vertices_added=2, faces_added=20)
+    s = res.summary()
+    assert s.startswith("fill_holes: 6 holes found, 3 filled (3-12 edges), 3 left: larger than max_hole_edges=30 "
+                        "(2 holes, 40-900 edges); the patch triangle would duplicate an existing face (1 hole, 3 edges)")
+    assert "[" not in s  # no size lists in the one line
+    assert res.details() == "hole sizes in edges: found [900, 40, 12, 5, 3, 3]; filled [12, 5, 3]; left [900, 40, 3]"
+    many = FillHolesResult(mesh=None, holes_found=[3] * 169, holes_left=[3] * 169,
+                           left_reasons=[f"the patch would fold back onto the surface (mean dihedral {120 + k % 61} "
+                                         "deg at the rim): the open rim of a sheet, not a hole" for k in range(169)])
+    assert len(many.summary()) < 250
+    assert "(169 holes, 3 edges, mean dihedral 120-180 deg at the rim)" in many.summary()
 
 
 def test_dp_never_uses_an_existing_edge():

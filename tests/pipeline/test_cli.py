@@ -53,7 +53,13 @@ def test_steps_lists_every_step_and_flag():
     for step in list_steps():
         assert f"{step.name}: {step.summary}" in r.stdout
         for spec in step.params:
-            assert spec.flag in r.stdout
+            assert f"{spec.flag} / {spec.name} " in r.stdout  # the step command's flag and the config key
+    # it says where each applies: `smrnb run` takes a config, not parameter flags
+    head = " ".join(r.stdout.split("\n\n", 1)[0].split())
+    assert "`smrnb step NAME --input IN --output OUT`" in head and "`smrnb run` takes no parameter flags" in head
+    bad = smrnb("run", "x.yaml", "--voxel-size", "0.02")
+    assert bad.returncode == 2 and "unrecognized arguments: --voxel-size" in bad.stderr
+    assert "--voxel-size is a parameter of a step, not of `smrnb run`: set it in the config" in bad.stderr
 
 
 @pytest.mark.slow  # ~4 s idle, 20 s on a loaded 2-core machine (torch + trimesh imports)

@@ -20,7 +20,7 @@ def report() -> Report:
     return Report({"kaolin": {"status": "ok"}}, [f], secrets=[])
 
 
-def test_html_has_each_command_with_a_copy_button():
+def test_html_has_each_command_with_a_copy_button(monkeypatch):
     v = DoctorView(report())
     html = v.html.value
     assert v.commands == ["pip install kaolin==0.18.0 -f https://example.invalid/torch-2.8.0_cu128.html",
@@ -30,6 +30,10 @@ def test_html_has_each_command_with_a_copy_button():
     assert html.count('class="smrnb-copy"') == 2 and "navigator.clipboard" in html
     assert "kaolin cannot load libcudart" in html
     assert v.widget.children == (v.refresh_button, v.html)
+    # no widget front end (nbconvert, the docs): the report's own HTML, never an empty widget view
+    static = v._repr_mimebundle_()
+    assert static["text/html"] == html and "application/vnd.jupyter.widget-view+json" not in static
+    monkeypatch.setenv("SMRNB_STATIC_PICTURES", "never")  # a live front end: the widget
     assert "application/vnd.jupyter.widget-view+json" in v._repr_mimebundle_()
 
 

@@ -81,6 +81,9 @@ def test_widget_asks_then_runs_anyway(ask_always):
     assert w.run() is False
     assert w.awaiting is not None and w.confirm_box.layout.display == "flex"
     assert "is estimated at" in w.confirm_html.value and "Run it anyway?" in w.confirm_html.value
+    # the question gives the figures; the formula behind them is folded away
+    question, how = w.confirm_html.value.split("<details", 1)
+    assert "measured at" not in question and "<summary>how it was estimated</summary>" in how and "measured at" in how
     assert "waiting for your answer" in w.status.value
     assert w.pipeline.is_stale("voxelize") and w.result is None and w.error is None
     w.confirm_button.click()
@@ -174,3 +177,21 @@ def test_far_from_the_limits_a_quick_probe_is_the_estimate_near_them_a_fuller_on
     assert estimate_step(step, mesh, params, {"frames": frames}).calibration_seconds == 0.0
     # the same units either way: only the calibration differs
     assert full.units == quick.units == {"texels": 256 ** 2, "frames": len(frames), "faces": int(mesh.faces.shape[0])}
+
+
+def test_the_estimate_line_follows_each_parameter_change():
+    """A step with a cost model says what a run would cost with the values just set; the record's line is
+    the figures (the formula folded away under 'how')."""
+    w = StepWidget("voxelize", sphere_cloud())
+    assert w.estimate_html.value == ""  # nothing asked yet
+    w.set_params(voxel_size=0.1)
+    coarse = w.update_estimate()
+    assert coarse is not None and "estimate with these parameters: about" in w.estimate_html.value
+    w.set_params(voxel_size=0.01)  # 10x finer: ~1000x the voxels
+    fine_text = w.estimate_html.value
+    assert fine_text != "" and w.update_estimate().units["voxels"] > 100 * coarse.units["voxels"]
+    assert "measured at" not in fine_text  # figures, not the formula
+    assert w.run()
+    rec = w.record._repr_html_()
+    assert "before the run; it took" in rec and "<details><summary>how</summary>" in rec
+    assert StepWidget("fill_holes", None).estimate_html.value == ""  # no cost model: no line

@@ -52,3 +52,21 @@ def test_fit_camera_pose_frames_a_wide_box():
         px, depth = project(box, {**pose, "fov": 45.0}, w, h)
         assert (depth > pose["near"]).all()
         assert (px[:, 0] >= 0).all() and (px[:, 0] <= w).all()
+
+
+def test_a_textured_square_shows_its_texture_not_one_colour_per_face():
+    """The picture draws what the caption says (``texture W x H``): an 8 x 8 checkerboard on two triangles
+    shows its 8 squares across, each texel where its uv is, shaded like the face."""
+    check = ((np.add.outer(np.arange(8), np.arange(8)) % 2) * 255).astype(np.uint8)
+    tex = np.dstack([check, check, check, np.full_like(check, 255)])
+    sq = Layer("mesh", np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], np.float32),
+               faces=np.array([[0, 1, 2], [0, 2, 3]], np.uint32),
+               uvs=np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32), texture=tex)
+    cam = {"position": (0.0, 0.0, 1.2), "quaternion": (0.0, 0.0, 0.0, 1.0), "fov": 90.0}
+    img = render_image([sq], cam, 240, 240, "#ff0000").astype(int)
+    row = img[120, 30:210, 0]  # across the square, through both triangles
+    flips = int((np.abs(np.diff(row)) > 128).sum())
+    assert flips == 7, flips  # 8 squares: 7 black/white edges (one colour per face would give 1 at most)
+    # texel (0, 0) is at uv (0, 0): the bottom-left corner of the square (v up) is black, its right neighbour white
+    y = 200
+    assert img[y, 40, 0] < 30 and img[y, 40 + 240 // 10, 0] > 220

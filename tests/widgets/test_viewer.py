@@ -14,6 +14,7 @@ import torch
 from ipywidgets.widgets.widget import _remove_buffers
 from PIL import Image
 
+import smrnb
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb.geometry import Mesh, PointCloud, VoxelGrid, compute_vertex_normals
 from smrnb.widgets import Viewer, _colors, _display, _layers, _viewer
@@ -473,10 +474,14 @@ def test_live_front_end_is_read_from_the_control_comm_or_the_cells_metadata(monk
     shell = types.SimpleNamespace(kernel=object(), parent_header={"header": {}, "metadata": {}})
     monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
     assert _display.live_frontend() is False  # nbconvert / nbclient / papermill: no metadata
-    shell.parent_header["metadata"] = {"cellId": "c1", "deletedCells": [], "recordTiming": False}  # JupyterLab
-    assert _display.live_frontend() is True
     monkeypatch.setattr(IPython, "get_ipython", lambda: types.SimpleNamespace(parent_header={"metadata": {"x": 1}}))
     assert _display.live_frontend() is False  # no kernel: a terminal
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    shell.parent_header["metadata"] = {"cellId": "c1", "deletedCells": [], "recordTiming": False}  # JupyterLab
+    assert _display.live_frontend() is True and not _display.headless()
+    # sticky: a widget made later in a button's callback (a comm message, no cell metadata) is still live
+    shell.parent_header = {"header": {}, "metadata": {}}
+    assert _display.live_frontend() is True and not _display.headless()
     _live(monkeypatch, True)
     assert _display.live_frontend() is True
 
@@ -563,31 +568,103 @@ def test_scalars_colour_the_mesh_and_draw_a_colour_bar():
     assert "smrnb-colorbar'" not in v.legend.value
 
 
-def test_axes_sit_at_the_scene_corner_with_a_round_length_in_metres(tmp_path):
+def test_axes_sit_at_the_front_corner_with_a_round_length_in_metres(tmp_path):
     m = icosphere(2)
     v = Viewer(m)  # 2 m wide: axes of 0.5 m
     assert v.axes.visible and v.axes.scale == (0.5, 0.5, 0.5)
-    # at the corner, snapped down to a fifth of an axis (10 cm): the sphere's corner (-1, -1, -1) exactly
-    np.testing.assert_allclose(v.axes.position, v.layers["main"][0].positions.min(0), atol=1e-6)
+    # at the bottom-left corner of the face towards the default camera (z = +1), snapped outwards to a fifth of
+    # an axis (10 cm): the sphere's corner (-1, -1, +1) exactly
+    lo, hi = v.layers["main"][0].positions.min(0), v.layers["main"][0].positions.max(0)
+    np.testing.assert_allclose(v.axes.position, [lo[0], lo[1], hi[2]], atol=1e-6)
     assert "50 cm each" in v.legend.value
     # a re-run that moves the corner by less than 10 cm leaves the axes where they are (nothing sent)
     sent = []
     v.axes.observe(lambda ch: sent.append(ch["name"]), names=["position", "scale"])
-    v.show(Mesh(m.vertices + torch.tensor([0.05, 0.0, 0.05]), m.faces))
-    assert sent == [] and v.axes.position == (-1.0, -1.0, -1.0)
+    v.show(Mesh(m.vertices + torch.tensor([0.05, 0.0, -0.05]), m.faces))
+    assert sent == [] and v.axes.position == (-1.0, -1.0, 1.0)
     # nor does one that crosses a snap line by a few cm (the corner snaps one step down, to -1.1): no jump
     v.show(Mesh(m.vertices + torch.tensor([-0.03, 0.0, 0.0]), m.faces))
-    assert sent == [] and v.axes.position == (-1.0, -1.0, -1.0)
+    assert sent == [] and v.axes.position == (-1.0, -1.0, 1.0)
     # the picture and the offline page draw the axes where the live view has them (not re-snapped to -1.1)
     x_axis = [layer for layer in v.static_layers() if layer.kind == "lines"][0]
-    np.testing.assert_allclose(x_axis.positions, [[-1.0, -1.0, -1.0], [-0.5, -1.0, -1.0]], atol=1e-6)
+    np.testing.assert_allclose(x_axis.positions, [[-1.0, -1.0, 1.0], [-0.5, -1.0, 1.0]], atol=1e-6)
     page = v.save_html(tmp_path / "axes.html").read_text()
     scene = json.loads(page.split('<script type="application/json" id="smrnb-scene">', 1)[1].split("</script>", 1)[0])
-    assert scene["axes"] == {"origin": [-1.0, -1.0, -1.0], "length": 0.5}
+    assert scene["axes"] == {"origin": [-1.0, -1.0, 1.0], "length": 0.5}
+    assert "axes.material.depthTest = false" in page  # over the data, like the live view
     v.show(Mesh(m.vertices + torch.tensor([0.3, 0.0, 0.0]), m.faces))  # the corner moves 30 cm in x
-    assert v.axes.position[0] == pytest.approx(-0.7) and v.axes.position[1:] == (-1.0, -1.0)
+    assert v.axes.position[0] == pytest.approx(-0.7) and v.axes.position[1:] == (-1.0, 1.0)
     v.clear()
     assert not v.axes.visible and v.legend.value == ""
+
+
+def test_axes_of_a_mesh_in_voxel_units_say_voxels():
+    ball = torch.zeros(24, 24, 24, dtype=torch.bool)
+    ax = torch.arange(24.0)
+    x, y, z = torch.meshgrid(ax, ax, ax, indexing="ij")
+    ball = ((x - 11.5) ** 2 + (y - 11.5) ** 2 + (z - 11.5) ** 2) < 9 ** 2
+    sphere = smrnb.voxelgrid_to_mesh(ball)
+    assert sphere.meta["units"] == "voxels"
+    v = Viewer(sphere, overlays=["boundary"])
+    assert "2 voxels each" in v.legend.value and " m each" not in v.legend.value  # an 18-voxel ball
+    assert "2 voxels each" in v.static_html()
+    holed = smrnb.fill_holes(sphere.replace(faces=sphere.faces[10:]))  # meta carried through a repair
+    assert "voxels each" in Viewer(holed).legend.value
+    grid = smrnb.VoxelGrid(ball.float(), torch.zeros(3), 0.01)  # a grid with a voxel size: metres
+    assert "2 cm each" in Viewer(smrnb.voxelgrid_to_mesh(grid)).legend.value
+
+
+def _axes_seen(v: Viewer, data_mesh=None) -> list[float]:
+    """Per axis, the share of its length that the default camera sees over the data (ray cast through the
+    data's triangles and points) and that lies inside the canvas."""
+    import trimesh
+
+    pose = v.camera_pose()
+    eye = np.asarray(pose["position"], np.float64)
+    ax = v._axes()
+    o = np.asarray(ax["origin"], np.float64)
+    tris = [layer for ls in v.layers.values() for layer in ls if layer.kind == "mesh" and len(layer.faces)]
+    pts = [layer for ls in v.layers.values() for layer in ls if layer.kind == "points"]
+    scene = None
+    if tris:
+        scene = trimesh.Trimesh(np.concatenate([t.positions for t in tris]),
+                                np.concatenate([t.faces.astype(np.int64) + sum(len(u.positions) for u in tris[:i])
+                                                for i, t in enumerate(tris)]), process=False)
+    seen = []
+    for k in range(3):
+        ts = np.linspace(0.1, 1.0, 10)
+        targets = o + np.outer(ts, np.eye(3)[k]) * ax["length"]
+        px, depth = project(targets.astype(np.float32), pose, v.width, v.height)
+        inside = (depth > 0) & (px[:, 0] >= 0) & (px[:, 0] <= v.width) & (px[:, 1] >= 0) & (px[:, 1] <= v.height)
+        d = targets - eye
+        dist = np.linalg.norm(d, axis=1)
+        hidden = np.zeros(len(targets), bool)
+        if scene is not None:
+            loc, ray, _ = scene.ray.intersects_location(np.repeat(eye[None], len(d), 0), d / dist[:, None])
+            for r, p in zip(ray, loc):
+                hidden[r] |= np.linalg.norm(p - eye) < dist[r] - 1e-4
+        for layer in pts:  # a point of the cloud within its size of the sight line, in front of the target
+            p = layer.positions.astype(np.float64)
+            for i in range(len(targets)):
+                u = d[i] / dist[i]
+                along = (p - eye) @ u
+                off = np.linalg.norm((p - eye) - np.outer(along, u), axis=1)
+                hidden[i] |= bool(((along > 0) & (along < dist[i] - layer.size) & (off < layer.size)).any())
+        seen.append(float((inside & ~hidden).mean()))
+    return seen
+
+
+def test_axes_are_drawn_over_the_data_and_framed_by_the_default_camera():
+    room = smrnb.fuse_tsdf(smrnb.load_sample(stride=24), voxel_size=0.05, progress=False).extract_mesh()
+    cloud = smrnb.frames_to_points(smrnb.load_sample(stride=35), stride=8, depth_max=4.0)
+    ball = icosphere(3)
+    for data in (room, cloud, ball):
+        v = Viewer(data, width=320, height=200)
+        # the live view draws the axes with no depth test, last: nothing of the data hides them
+        assert v.axes.material.depthTest is False and v.axes.renderOrder > 0
+        # and from the default camera they sit in front of the data, inside the canvas
+        seen = _axes_seen(v)
+        assert min(seen) >= 0.8, (type(data).__name__, seen)
 
 
 def test_pick_shows_point_normal_and_the_hole_rim_edge_count():

@@ -11,6 +11,7 @@ from typing import Any
 
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor._owner import package_name
 from smrnb.doctor._symbols import demangle, string_abi
 from smrnb.doctor.rules import rule
 from smrnb.doctor.rules._events import builds, events, finding, has_sign, resolve, value
@@ -41,8 +42,8 @@ def _reinstall_commands(path: str, facts: Mapping[str, Any]) -> tuple[str, ...]:
     return ("python -c \"import torch; print(torch.__version__)\"   # the torch to build against: "
             f"{torch_version}",
             "rm -rf build/   # stale objects compiled for the old torch",
-            "pip install --no-build-isolation --no-cache-dir --force-reinstall <package-owning-"
-            f"{_name(path)}>")
+            "pip install --no-build-isolation --no-cache-dir --force-reinstall "
+            + package_name(path, f"<package-owning-{_name(path)}>"))
 
 
 @rule("abi")
@@ -146,12 +147,8 @@ def _buildable_arch_list(caps: list[str], facts: Mapping[str, Any]) -> str:
 
 
 def _distribution_of(path: str) -> str:
-    """The top-level package a compiled module belongs to (the directory under site-packages)."""
-    parts = str(path).replace("\\", "/").split("/")
-    for marker in ("site-packages", "dist-packages"):
-        if marker in parts and parts.index(marker) + 1 < len(parts) - 1:
-            return parts[parts.index(marker) + 1]
-    return "<the package that owns " + os.path.basename(str(path)) + ">"
+    """The pip package a compiled module belongs to (installed metadata, else the directory under site-packages)."""
+    return package_name(path, "<the package that owns " + os.path.basename(str(path)) + ">")
 
 
 @rule("abi")

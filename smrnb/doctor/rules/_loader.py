@@ -12,6 +12,7 @@ from typing import Any
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._ldso import change_effect
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor._owner import package_name
 from smrnb.doctor.rules import rule
 from smrnb.doctor.rules._events import builds, cuda_majors, events, has_sign, major, resolve, value
 
@@ -162,11 +163,12 @@ def _wrong_cuda(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any] 
                                                                if tc else [])
     if have and m not in have:
         evidence.append(f"nothing here provides CUDA {m}: found CUDA major(s) {', '.join(map(str, sorted(have)))}")
+    pkg = package_name(ev.get("needed_by"), "<package>")
     cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
-            "pip uninstall -y <package-owning-the-extension>",
-            "pip install --no-cache-dir --force-reinstall <package>   # the build made for this torch's CUDA"
+            f"pip uninstall -y {package_name(ev.get('needed_by'), '<package-owning-the-extension>')}",
+            f"pip install --no-cache-dir --force-reinstall {pkg}   # the build made for this torch's CUDA"
             + (f" {major(tc)}" if tc else ""),
-            "# or rebuild against this torch: pip install --no-build-isolation --no-cache-dir --force-reinstall <package>"]
+            f"# or rebuild against this torch: pip install --no-build-isolation --no-cache-dir --force-reinstall {pkg}"]
     who = _who(ev).rstrip(": ") or "a binary"
     title = (f"{who} was built for CUDA {m}, torch here uses CUDA {major(tc)}" if tc and ev.get("from") == "live" else
              f"{lib} missing: a binary built for CUDA {m}" + (f", torch here uses CUDA {tc}" if tc else ""))
@@ -507,7 +509,8 @@ def symbol_versions(facts: Mapping[str, Any]) -> Iterator[Finding]:
                     (f"{ext.get('path')} requires {', '.join(versions)} from {lib}", f"{lib} resolves to {path}"),
                     Fix(why("symbol_version_missing", f"Here {lib} is the older one."),
                         ("ldd --version   # this system's glibc",
-                         "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>")))
+                         "pip install --no-build-isolation --no-cache-dir --force-reinstall "
+                         + package_name(ext.get("path"), "<package>"))))
 
 
 @rule("loader")
@@ -573,5 +576,6 @@ def _symver(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     return {"title": f"{ver} not found: {lib} is older than the binary needs" if ver else
             "A symbol version is missing: a system library is older than the binary needs",
             "commands": ["ldd --version   # this system's glibc",
-                         "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # a build made here"],
+                         "pip install --no-build-isolation --no-cache-dir --force-reinstall "
+                         f"{package_name(by, '<package>')}   # a build made here"],
             "evidence": [f"required by: {by}"] if by else []}

@@ -1,0 +1,46 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Which pip package installed a file: so a fix names the package to reinstall instead of ``<package>``."""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+from typing import Any
+
+
+@functools.lru_cache(maxsize=1)
+def _top_level_owners() -> dict[str, list[str]]:
+    try:
+        return dict(importlib.metadata.packages_distributions())
+    except Exception:  # broken metadata of some other package: no names, the caller falls back
+        return {}
+
+
+def owning_distribution(path: str) -> str | None:
+    """The distribution (pip name) that installed ``path``, a file under ``site-packages`` or
+    ``dist-packages``: found through the installed packages' metadata, else the top-level folder's
+    name (pip accepts it where it is the project name, ``torch_scatter`` for ``torch-scatter``). None
+    for a file outside those folders (a source checkout, a build tree)."""
+    parts = str(path).replace("\\", "/").split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in ("site-packages", "dist-packages"):
+            top = parts[i + 1]
+            break
+    else:
+        return None
+    if i + 2 == len(parts):  # a top-level module file: foo.cpython-311-x86_64-linux-gnu.so -> foo
+        top = top.split(".", 1)[0]
+    if not top:
+        return None
+    owners = _top_level_owners().get(top)
+    return owners[0] if owners else top
+
+
+def package_name(path: Any, placeholder: str) -> str:
+    """The pip name of the package owning ``path`` (:func:`owning_distribution`), else ``placeholder`` (a
+    text read without a path, a file outside site-packages)."""
+    name = owning_distribution(str(path)) if path else None
+    return name or placeholder
+
+
+__all__ = ["owning_distribution", "package_name"]
