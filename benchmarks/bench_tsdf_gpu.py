@@ -9,6 +9,11 @@ depth_max 3 m, color): the first call of the process is reported apart (kernel l
 growth), then one warm-up call and ``--reps`` timed calls (``torch.cuda.synchronize`` around each);
 FPS = 211 / median seconds. Every voxel size runs in the same process, as a user's session would.
 
+``--upload pinned,pageable,sync`` (with ``--frames-on cpu``) measures each way the frames' images reach
+the GPU (``smrnb.geometry._tsdf._UPLOAD``: pinned staging or the frames' own memory, copied on a side
+stream while the previous group is integrated, or a plain copy on the compute stream), each in its own
+child process.
+
 ``--tree PATH`` (repeatable) measures other smrnb source trees (e.g. ``git worktree add /tmp/old
 COMMIT``), each in its own child process started one after the other, so old and new code are compared
 on the same machine in the same run. ``--profile VOXEL`` also writes a torch profiler table of one
@@ -35,11 +40,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _child(tree: str, device: str, cache: str, voxels: list[float], reps: int, profile: float | None,
-           profile_out: str | None, frames_on: str) -> None:
+           profile_out: str | None, frames_on: str, upload: str | None) -> None:
     sys.path.insert(0, tree)
     import torch
 
     import smrnb
+
+    if upload:
+        import smrnb.geometry._tsdf as tsdf_module
+
+        assert hasattr(tsdf_module, "_UPLOAD"), "this tree has no upload modes"
+        tsdf_module._UPLOAD = upload
 
     fuse_tsdf = smrnb.fuse_tsdf
     assert Path(smrnb.__file__).resolve().is_relative_to(Path(tree).resolve()), smrnb.__file__
@@ -103,6 +114,7 @@ def main() -> None:
     ap.add_argument("--frames-on", choices=("device", "cpu"), default="device",
                     help="where the frames are when fuse_tsdf is called: pre-loaded on the device (default) or in "
                          "host memory, as a reader returns them (fuse_tsdf(frames, device='cuda'))")
+    ap.add_argument("--upload", default=None, help="comma-separated upload modes to measure (pinned, pageable, sync)")
     ap.add_argument("--tree", action="append", default=None, help="smrnb source tree to measure (repeatable)")
     ap.add_argument("--label", action="append", default=None, help="a name per --tree, in order")
     ap.add_argument("--profile", type=float, default=None, metavar="VOXEL")
@@ -112,7 +124,8 @@ def main() -> None:
     args = ap.parse_args()
     voxels = [float(x) for x in args.voxels.split(",")]
     if args.child:
-        _child(args.child, args.device, args.cache, voxels, args.reps, args.profile, args.profile_out, args.frames_on)
+        _child(args.child, args.device, args.cache, voxels, args.reps, args.profile, args.profile_out, args.frames_on,
+               args.upload)
         return
     if not Path(args.data).is_dir():
         sys.exit(f"no Redwood data at {args.data} (--data)")
@@ -134,9 +147,14 @@ def main() -> None:
         _load(args.data, cache)
         print(f"frames read in {time.perf_counter() - t0:.1f} s", flush=True)
         results = []
-        for tree, label in zip(trees, labels):
+        uploads = args.upload.split(",") if args.upload else [None]
+        runs = [(tree, label if up is None else f"{label} ({up})", up) for tree, label in zip(trees, labels)
+                for up in uploads]
+        for tree, label, up in runs:
             cmd = [sys.executable, __file__, "--child", tree, "--cache", cache, "--voxels", args.voxels,
                    "--reps", str(args.reps), "--device", args.device, "--frames-on", args.frames_on]
+            if up:
+                cmd += ["--upload", up]
             if args.profile is not None:
                 cmd += ["--profile", str(args.profile), "--profile-out",
                         os.path.join(args.profile_out or ".", f"tsdf_profile_{label}.txt")]
