@@ -875,11 +875,11 @@ _GROUPED_UPDATE_DEVICES: tuple[str, ...] = ("cuda",)
 _GROUP_BYTES = 1 << 30
 
 
-# how a group's images reach a CUDA device from host memory: "pinned" (copied into page-locked staging
-# memory, then an asynchronous copy on a side stream), "pageable" (a copy from the frames' own memory on a
-# side stream) or "sync" (a plain copy on the compute stream, no overlap). With a side stream the next
-# group's copy runs while the current group's update does (benchmarks/RESULTS_gpu_server.md, section 3).
-_UPLOAD = "pinned"
+# how a group's images reach a CUDA device from host memory: "async" (a copy on a side stream, issued as soon
+# as the previous group's update is queued, so that it runs while the GPU integrates that group: straight
+# from page-locked frames, see Frames.pin_memory, else through the driver's staging buffers) or "sync" (a
+# plain copy on the compute stream; no overlap). Measured: benchmarks/RESULTS_gpu_server.md, section 3.
+_UPLOAD = "async"
 
 
 def _host_images(frames: Any, live: list[int], use_color: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -894,11 +894,11 @@ def _host_images(frames: Any, live: list[int], use_color: bool) -> tuple[torch.T
 
 def _group_images(frames: Any, groups: list[list[int]], use_color: bool, dev: torch.device):
     """Yields, for each group of frame indices, its ``depth (G, H, W)`` float32 and ``color (G, H, W, 3)``
-    (or None) on ``dev``. From host memory to a CUDA device (:data:`_UPLOAD` not "sync"), each group's
-    copy is issued on a side stream as soon as the previous group's update is queued, and the compute
-    stream waits for it by an event: the copy runs while the GPU integrates the previous group. The
-    same values either way (copies, in order)."""
-    host_to_cuda = dev.type == "cuda" and frames.depth.device.type == "cpu" and _UPLOAD != "sync"
+    (or None) on ``dev``. From host memory to a CUDA device (:data:`_UPLOAD` "async"), each group's copy is
+    issued on a side stream as soon as the previous group's update is queued, and the compute stream
+    waits for it by an event: the copy runs while the GPU integrates the previous group. The same values
+    either way (copies, in order)."""
+    host_to_cuda = dev.type == "cuda" and frames.depth.device.type == "cpu" and _UPLOAD == "async"
     if not host_to_cuda:
         for live in groups:
             d, c = _host_images(frames, live, use_color)
@@ -909,11 +909,8 @@ def _group_images(frames: Any, groups: list[list[int]], use_color: bool, dev: to
 
     def issue(live: list[int]) -> tuple[torch.Tensor, torch.Tensor | None, torch.cuda.Event]:
         d, c = _host_images(frames, live, use_color)
-        src = [d.to(torch.float32)] + ([] if c is None else [c])
         with torch.cuda.stream(side):
-            if _UPLOAD == "pinned":  # staging memory comes from torch's pinned cache, freed once copied
-                src = [torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t) for t in src]
-            out = [t.to(dev, non_blocking=True) for t in src]
+            out = [t.to(dev, non_blocking=True) for t in ([d.to(torch.float32)] + ([] if c is None else [c]))]
             ready = torch.cuda.Event()
             ready.record(side)
         return out[0], out[1] if len(out) > 1 else None, ready

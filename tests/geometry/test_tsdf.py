@@ -398,15 +398,34 @@ def test_grouped_update_with_gathered_groups_equals_frame_by_frame(monkeypatch):
     assert torch.allclose(a.tsdf[:M], b.tsdf[:M], atol=1e-5) and torch.allclose(a.color[:M], b.color[:M], atol=1e-5)
 
 
+def test_pin_memory_says_what_it_needs():
+    from smrnb.datasets import load_sample
+
+    fr = load_sample(max_frames=2)
+    if torch.cuda.is_available():
+        pinned = fr.pin_memory()
+        assert pinned.depth.is_pinned() and torch.equal(pinned.depth, fr.depth) and torch.equal(pinned.color, fr.color)
+        with pytest.raises(smrnb.SmrnbValueError, match="pin_memory: the frames are on cuda"):
+            fr.to("cuda").pin_memory()
+    else:
+        with pytest.raises(smrnb.SmrnbValueError, match="page-locked memory is for copies to a CUDA GPU, and torch "
+                                                        "sees none here"):
+            fr.pin_memory()
+
+
 @pytest.mark.cuda
-@pytest.mark.parametrize("upload", ["pinned", "pageable", "sync"])
-def test_cuda_fusion_from_host_memory_equals_fusion_from_the_gpu(monkeypatch, upload):
-    """Frames in host memory reach the GPU group by group (side-stream copies overlapping the update, or a
-    plain copy): the same volume as from frames already on the GPU, up to the atomic sums' rounding."""
+@pytest.mark.parametrize(("upload", "pinned"), [("async", False), ("async", True), ("sync", False)])
+def test_cuda_fusion_from_host_memory_equals_fusion_from_the_gpu(monkeypatch, upload, pinned):
+    """Frames in host memory (pageable or page-locked) reach the GPU group by group (side-stream copies
+    overlapping the update, or a plain copy): the same volume as from frames already on the GPU, up to the
+    atomic sums' rounding."""
     import smrnb.geometry._tsdf as T
     from smrnb.datasets import load_sample
 
     fr = load_sample(max_frames=24)
+    if pinned:
+        fr = fr.pin_memory()
+        assert fr.depth.is_pinned() and fr.color.is_pinned()
     monkeypatch.setattr(T, "_UPLOAD", upload)
     monkeypatch.setattr(T, "_GROUP_BYTES", 6 * 900 * 8 ** 3 * 80)  # several groups: copies overlap updates
     a = T.fuse_tsdf(fr.to("cuda"), 0.01, progress=False)
