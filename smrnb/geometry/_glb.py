@@ -68,12 +68,13 @@ class TextureInfo:
     width: int
     height: int
     psnr: float | None  # dB against the lossless texture over the texels the mesh shows (None: lossless)
-    psnr_all: float | None  # the same over every texel
+    psnr_all: float | None  # the same over every texel (those no triangle shows are filled, then kept coarsely)
     step: int | None  # JPEG: the luma quantisation step (chroma: round(step * 1.35))
     tries: int = 0  # JPEG: quantisations encoded (one, unless the check after decoding asked for more)
     deadzone: float | None = None  # JPEG: the dead zone, in steps beyond the half step of plain rounding
     progressive: bool | None = None  # JPEG: progressive (when smaller than baseline) or baseline
     evaluations: int = 0  # JPEG: quantisations the search tried on the model
+    shown: float | None = None  # the fraction of texels the mesh shows (those ``psnr`` is measured over)
 
 
 def fill_empty_texels(tex: torch.Tensor, used: torch.Tensor) -> torch.Tensor:
@@ -298,7 +299,7 @@ def encode_texture(rgb: torch.Tensor, used: torch.Tensor, fmt: str, min_psnr: fl
         step, dz, tries = step - 1, 0.0, tries + 1
         data, progressive, back, got = encode(step, dz, rgb)
     return data, "image/jpeg", TextureInfo("jpeg", len(data), W, H, got, _psnr(rgb, back, None), step, tries, dz,
-                                           progressive, evals)
+                                           progressive, evals, model.n_used / (H * W))
 
 
 class _Bin:

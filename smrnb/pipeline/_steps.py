@@ -179,7 +179,7 @@ def export(mesh: Any, *, path: str = "mesh.ply", texture_format: str = "jpeg", q
     if t is not None:
         notes.append(f"texture {t.width}x{t.height} {t.format.upper()} {t.bytes / 1000:,.0f} kB"
                      + (f", PSNR {t.psnr:.2f} dB against the lossless texture over the texels the mesh shows "
-                        f"({t.psnr_all:.2f} dB over all; quantisation step {t.step}, dead zone {t.deadzone:.2f})"
+                        f"({t.shown:.0%} of them; quantisation step {t.step}, dead zone {t.deadzone:.2f})"
                         if t.psnr is not None else ", lossless"))
     if len(rep.files) > 1:
         notes.append("also wrote " + ", ".join(rep.files[1:]))
