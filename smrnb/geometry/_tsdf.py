@@ -982,7 +982,9 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
         An iterable (e.g. :func:`smrnb.iter_redwood`, a generator) is fused batch by batch with
         :meth:`TSDFVolume.integrate_frames`, so only one batch is in memory at a time: the peak
         memory follows the volume, not the sequence. The result is the volume of the whole sequence
-        in one batch.
+        in one batch. Frames in host memory fused on a GPU are copied group by group on a side stream
+        while the previous group is fused; from page-locked memory (:meth:`smrnb.Frames.pin_memory`)
+        the copies skip the driver's staging buffers, which pays for frames fused more than once.
     voxel_size : float
         Voxel edge in metres.
     truncation : float, optional
