@@ -5,13 +5,16 @@ The demo pipeline runs to its textured mesh (``--device``), then the same mesh i
 
 * ``trimesh (before)``: what ``export_mesh`` wrote before (trimesh's GLB exporter: float32, 32-bit
   indices, PNG);
-* ``smrnb png``: ``export_mesh(..., texture_format="png")`` (16-bit geometry, lossless texture);
-* ``smrnb jpeg (default)``: ``export_mesh(...)``;
+* ``smrnb png``: ``export_mesh(..., texture_format="png")`` (16-bit positions, lossless texture);
+* ``smrnb jpeg (default)``: ``export_mesh(...)`` (16-bit positions, float32 texture coordinates);
+* ``smrnb jpeg, 16-bit uvs``: ``export_mesh(..., quantize="all")``;
 * ``gltfpack -cc`` of the trimesh file and of the default file (meshopt compression,
   EXT_meshopt_compression, which needs a decoder in the viewer), when gltfpack is installed.
 
 For each: bytes, export time, the texture's PSNR against the lossless texture over the texels the mesh
-shows, the Khronos validator's errors/warnings (when installed, see tests/_gltftools.py), and the
+shows (``texel_footprint``: those a bilinear lookup on a triangle reads), whether trimesh reads the file's
+texture coordinates right (the largest difference from smrnb's reader), the Khronos validator's
+errors/warnings (when installed, see tests/_gltftools.py), and the
 milliseconds Chromium (three.js 0.170 GLTFLoader, WebGL on SwiftShader here) takes to fetch, parse and
 decode, and draw the first frame: ``--loads`` loads of each file, in alternating order, median.
 
@@ -52,11 +55,25 @@ def _image(path: Path) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(binary[start:start + view["byteLength"]])).convert("RGB"))
 
 
-def _psnr(ref: np.ndarray, img: np.ndarray) -> float:
-    used = ref.any(-1)
-    d = (ref.astype(float) - img.astype(float))[used]
+def _psnr(ref: np.ndarray, img: np.ndarray, shown: np.ndarray) -> float:
+    d = (ref.astype(float) - img.astype(float))[shown]
     mse = (d ** 2).mean()
     return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+def _trimesh_uv(path: Path) -> str:
+    """Whether trimesh reads the file's uvs as smrnb's reader does ("right", or the largest difference), or
+    why it cannot read them."""
+    import trimesh
+
+    from smrnb.geometry._glb import read_glb
+
+    try:
+        uv = np.asarray(trimesh.load(path, force="mesh", process=False).visual.uv)
+        err = float(np.abs(uv - read_glb(path.read_bytes())["uvs"]).max())
+    except Exception as exc:  # e.g. meshopt-compressed buffers, which neither reader decodes
+        return f"not read ({type(exc).__name__})"
+    return "right" if err < 1e-6 else f"wrong (off by up to {err:.3g})"
 
 
 def main() -> None:
@@ -89,6 +106,7 @@ def main() -> None:
     timed("trimesh (before)", trimesh_glb)
     timed("smrnb png", lambda: Path(export_mesh(mesh, tmp / "png.glb", texture_format="png").path))
     timed("smrnb jpeg (default)", lambda: Path(export_mesh(mesh, tmp / "jpeg.glb").path))
+    timed("smrnb jpeg, 16-bit uvs", lambda: Path(export_mesh(mesh, tmp / "jpeg16.glb", quantize="all").path))
     if not _gltftools.missing("gltfpack"):
         for src, name in (("trimesh.glb", "gltfpack -cc of trimesh (before)"), ("jpeg.glb", "gltfpack -cc of smrnb jpeg")):
             dst = tmp / f"packed-{src}"
@@ -99,10 +117,18 @@ def main() -> None:
             else:
                 print(f"[gltfpack failed on {src}] {r.stderr[-500:]}", flush=True)
     lossless = _image(tmp / "png.glb")
+    import torch
+
+    from smrnb.geometry import split_seams
+    from smrnb.geometry._glb import texel_footprint
+
+    _, f, uv, _ = split_seams(mesh)
+    shown = texel_footprint(torch.from_numpy(uv), torch.from_numpy(f), *lossless.shape[:2]).numpy()
     validator = _gltftools.missing("gltf-validator")
     for row in rows:
         row["bytes"] = os.path.getsize(row["path"])
-        row["psnr"] = _psnr(lossless, _image(row["path"]))
+        row["psnr"] = _psnr(lossless, _image(row["path"]), shown)
+        row["trimesh_uv"] = _trimesh_uv(Path(row["path"]))
         if validator is None:
             v = _gltftools.validate(row["path"])
             row["valid"] = f"{v.get('errors')} / {v.get('warnings')}"
@@ -137,21 +163,21 @@ def main() -> None:
         return f"{statistics.median(vals):.0f}" if vals else "-"
 
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    import torch
 
     lines = [f"## The demo's GLB for the web ({stamp}, {platform.node() or 'host'}, torch {torch.__version__}, "
              f"mesh baked on {args.device})", "",
              f"Command: `python benchmarks/bench_glb.py --device {args.device} --loads {args.loads}`; `uptime`: "
              f"{os.getloadavg()[0]:.1f} load on {os.cpu_count()} CPUs. Browser: Debian Chromium, WebGL on SwiftShader "
              "(CPU), three.js 0.170 GLTFLoader; times are medians of the loads, in alternating order.", "",
-             "| file | bytes | vs trimesh | export (s) | texture PSNR vs lossless (dB) | validator errors / warnings | "
-             "required extensions | fetch (ms) | parse + decode (ms) | first frame (ms) | total (ms) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| file | bytes | vs trimesh | export (s) | texture PSNR vs lossless (dB) | trimesh uvs (max error) | "
+             "validator errors / warnings | required extensions | fetch (ms) | parse + decode (ms) | first frame (ms) "
+             "| total (ms) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     base = rows[0]["bytes"]
     for r in rows:
         psnr = "lossless" if r["psnr"] == float("inf") else f"{r['psnr']:.2f}"
         lines.append(f"| {r['name']} | {r['bytes']:,} | {r['bytes'] / base:.2f} | {r['export_s']:.3f} | {psnr} | "
-                     f"{r['valid']} | {r['required']} | {med(r['name'], 'fetch_ms')} | {med(r['name'], 'parse_ms')} | "
+                     f"{r['trimesh_uv']} | {r['valid']} | {r['required']} | {med(r['name'], 'fetch_ms')} | {med(r['name'], 'parse_ms')} | "
                      f"{med(r['name'], 'frame_ms')} | {med(r['name'], 'total_ms')} |")
     text = "\n".join(lines) + "\n"
     print(text)

@@ -9,6 +9,11 @@ depth_max 3 m, color): the first call of the process is reported apart (kernel l
 growth), then one warm-up call and ``--reps`` timed calls (``torch.cuda.synchronize`` around each);
 FPS = 211 / median seconds. Every voxel size runs in the same process, as a user's session would.
 
+``--frames-on pinned``: in page-locked host memory (``Frames.pin_memory()``; the pinning is counted in
+``upload_s``, not in the FPS). ``--upload async,sync`` (frames in host memory) measures each way the frames'
+images reach the GPU (``smrnb.geometry._tsdf._UPLOAD``: copies on a side stream while the previous group
+is integrated, or plain copies on the compute stream), each in its own child process.
+
 ``--tree PATH`` (repeatable) measures other smrnb source trees (e.g. ``git worktree add /tmp/old
 COMMIT``), each in its own child process started one after the other, so old and new code are compared
 on the same machine in the same run. ``--profile VOXEL`` also writes a torch profiler table of one
@@ -35,11 +40,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _child(tree: str, device: str, cache: str, voxels: list[float], reps: int, profile: float | None,
-           profile_out: str | None, frames_on: str) -> None:
+           profile_out: str | None, frames_on: str, upload: str | None) -> None:
     sys.path.insert(0, tree)
     import torch
 
     import smrnb
+
+    if upload:
+        import smrnb.geometry._tsdf as tsdf_module
+
+        assert hasattr(tsdf_module, "_UPLOAD"), "this tree has no upload modes"
+        tsdf_module._UPLOAD = upload
 
     fuse_tsdf = smrnb.fuse_tsdf
     assert Path(smrnb.__file__).resolve().is_relative_to(Path(tree).resolve()), smrnb.__file__
@@ -49,6 +60,8 @@ def _child(tree: str, device: str, cache: str, voxels: list[float], reps: int, p
     where = device if frames_on == "device" else "cpu"
     frames = smrnb.Frames(depth=d["depth"].to(where), K=d["K"].to(where), color=d["color"].to(where),
                           poses=d["poses"].to(where))
+    if frames_on == "pinned":
+        frames = frames.pin_memory()
     sync()
     upload = time.perf_counter() - t0
     n = len(frames)
@@ -100,9 +113,11 @@ def main() -> None:
     ap.add_argument("--voxels", default="0.01,0.005,0.004")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--device", default="cuda", help="cuda (default) or cpu (to try the script)")
-    ap.add_argument("--frames-on", choices=("device", "cpu"), default="device",
-                    help="where the frames are when fuse_tsdf is called: pre-loaded on the device (default) or in "
-                         "host memory, as a reader returns them (fuse_tsdf(frames, device='cuda'))")
+    ap.add_argument("--frames-on", choices=("device", "cpu", "pinned"), default="device",
+                    help="where the frames are when fuse_tsdf is called: pre-loaded on the device (default), in "
+                         "host memory as a reader returns them (fuse_tsdf(frames, device='cuda')), or in page-locked "
+                         "host memory (Frames.pin_memory())")
+    ap.add_argument("--upload", default=None, help="comma-separated upload modes to measure (async, sync)")
     ap.add_argument("--tree", action="append", default=None, help="smrnb source tree to measure (repeatable)")
     ap.add_argument("--label", action="append", default=None, help="a name per --tree, in order")
     ap.add_argument("--profile", type=float, default=None, metavar="VOXEL")
@@ -112,7 +127,8 @@ def main() -> None:
     args = ap.parse_args()
     voxels = [float(x) for x in args.voxels.split(",")]
     if args.child:
-        _child(args.child, args.device, args.cache, voxels, args.reps, args.profile, args.profile_out, args.frames_on)
+        _child(args.child, args.device, args.cache, voxels, args.reps, args.profile, args.profile_out, args.frames_on,
+               args.upload)
         return
     if not Path(args.data).is_dir():
         sys.exit(f"no Redwood data at {args.data} (--data)")
@@ -134,9 +150,14 @@ def main() -> None:
         _load(args.data, cache)
         print(f"frames read in {time.perf_counter() - t0:.1f} s", flush=True)
         results = []
-        for tree, label in zip(trees, labels):
+        uploads = args.upload.split(",") if args.upload else [None]
+        runs = [(tree, label if up is None else f"{label} ({up})", up) for tree, label in zip(trees, labels)
+                for up in uploads]
+        for tree, label, up in runs:
             cmd = [sys.executable, __file__, "--child", tree, "--cache", cache, "--voxels", args.voxels,
                    "--reps", str(args.reps), "--device", args.device, "--frames-on", args.frames_on]
+            if up:
+                cmd += ["--upload", up]
             if args.profile is not None:
                 cmd += ["--profile", str(args.profile), "--profile-out",
                         os.path.join(args.profile_out or ".", f"tsdf_profile_{label}.txt")]
@@ -148,7 +169,7 @@ def main() -> None:
             res = json.loads(line[7:])
             res["label"] = label
             results.append(res)
-            print(f"[{label}] first call {res['first_call_s']:.3f} s; " + "; ".join(
+            print(f"[{label}] frames placed in {res['upload_s']:.3f} s; first call {res['first_call_s']:.3f} s; " + "; ".join(
                 f"{row['voxel'] * 1000:g} mm: {row['fps']:.0f} FPS (median {row['median_s'] * 1000:.1f} ms of "
                 f"{', '.join(f'{t * 1000:.1f}' for t in row['times'])}; first {row['first_s'] * 1000:.0f} ms; "
                 f"{row['blocks']} blocks)" for row in res["rows"]), flush=True)

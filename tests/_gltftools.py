@@ -1,8 +1,8 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """The Khronos glTF validator and gltfpack (npm packages run by node), found where `.ci/run` installs them.
 
-``SMRNB_NPM_TOOLS`` names a folder whose ``node_modules`` holds ``gltf-validator`` (and ``gltfpack``);
-default ``~/.cache/smrnb-npm``. Tests that need them skip with a reason when node or the package is absent.
+``SMRNB_NPM_TOOLS`` names a folder whose ``node_modules`` holds ``gltf-validator`` (and ``gltfpack``, and
+``three`` for the browser tests' page, tests/browser/_glbpage.py); default ``~/.cache/smrnb-npm``. Tests that need them skip with a reason when node or the package is absent.
 """
 
 from __future__ import annotations

@@ -3,24 +3,27 @@
 
 What a file holds (glTF 2.0, one mesh, one node, one material):
 
-* ``POSITION``: quantised (``quantize`` "all", the default, or "positions"): unsigned 16-bit integers per
+* ``POSITION``: quantised (``quantize`` "positions", the default, or "all"): unsigned 16-bit integers per
   axis over the mesh's bounding box, the node's ``translation`` and ``scale`` turning them back into
   metres (KHR_mesh_quantization, listed as required: three.js' GLTFLoader, Blender's importer and the
   Khronos validator read it, and trimesh too, which applies the node's transform); the step is
   extent / 65535 per axis (0.06 mm over 4 m). ``quantize="none"``: float32, no extension.
-* ``TEXCOORD_0``: with "all", unsigned 16-bit normalised (steps of 1/65535: 0.016 texel at 1024), else
-  float32; v flipped to glTF's top-left origin. trimesh (5.2) reads normalised texture coordinates as
-  raw integers (it ignores the accessor's ``normalized`` flag): :func:`read_glb` (``smrnb.load_mesh``)
-  reads them right, and ``quantize="positions"`` writes float32 ones for trimesh pipelines.
+* ``TEXCOORD_0``: float32 (the default), v flipped to glTF's top-left origin; with "all", unsigned 16-bit
+  normalised (steps of 1/65535: 0.016 texel at 1024; 4 bytes a vertex less), which trimesh (5.2) reads as
+  raw integers (it ignores the accessor's ``normalized`` flag) while :func:`read_glb` (``smrnb.load_mesh``),
+  three.js and Blender read it right.
 * ``COLOR_0`` (untextured meshes with vertex colours): 8-bit normalised RGB (core glTF).
 * indices: 16-bit where the vertex count allows it (core glTF), else 32-bit.
-* the texture: **JPEG** by default, encoded with flat quantisation tables (the same step for every
-  frequency, which minimises the squared error for a given size far better than the perceptual default
-  tables; progressive, about 1.5 % smaller than baseline) at the coarsest step whose PSNR against the
-  lossless texture, over the texels the mesh shows, is at least ``min_psnr`` (40 dB). Texels outside
-  every chart (pure black after baking) are filled first by a push-pull pyramid (averages of the chart
-  colours, smooth), so that the encoder spends no bytes on hard chart borders and mipmaps do not darken
-  the edges of charts. Or **PNG**: the texture as baked, lossless.
+* the texture: **JPEG** by default, 4:4:4, flat quantisation tables (the same step for every frequency, which
+  minimises the squared error for a given size far better than the perceptual default tables) and a dead
+  zone (coefficients within a little more than half a step of zero round to zero), at the coarsest step and
+  widest dead zone whose PSNR against the lossless texture, over the texels the mesh shows (those a bilinear
+  lookup anywhere on a triangle reads, :func:`texel_footprint`), is at least ``min_psnr`` (40 dB). The search
+  runs on a model of the encoder and decoder (:class:`_JpegModel`, on the texture's device); the chosen
+  quantisation is encoded once (the encoder is handed the model's decoded image, which it quantises back to
+  the same coefficients) and decoded to check the PSNR. The texels no triangle shows are filled first by a
+  push-pull pyramid (averages of the shown colours, smooth): the encoder spends almost nothing on them and
+  mipmaps do not darken the edges of charts. Or **PNG**: the texture as baked, lossless.
 
 Everything is assembled by hand (numpy, Pillow): trimesh's exporter writes float32 positions and 32-bit
 indices only.
@@ -40,12 +43,20 @@ import torch
 from smrnb._errors import SmrnbValueError
 
 TEXTURE_FORMATS = ("jpeg", "png")
-QUANTIZE = ("all", "positions", "none")
+QUANTIZE = ("positions", "all", "none")
 _ARRAY_BUFFER, _ELEMENT_ARRAY_BUFFER = 34962, 34963
 _FLOAT, _UBYTE, _USHORT, _UINT = 5126, 5121, 5123, 5125
 #: the coarsest flat quantisation step tried, and the chroma step relative to the luma one
 _MAX_STEP = 64
 _CHROMA = 1.35
+#: JFIF's RGB -> YCbCr (what a JPEG encoder applies before the DCT; Cb and Cr centred on 128)
+_YCC = ((0.299, 0.587, 0.114), (-0.168736, -0.331264, 0.5), (0.5, -0.418688, -0.081312))
+#: the widest dead zone tried, in steps beyond the half step of plain rounding; the dB kept in hand for the
+#: difference between the model's decoder and a real one (measured: within 0.02 dB), and the search's
+#: tolerance on the dead zone
+_MAX_DEADZONE = 0.45
+_MARGIN = 0.02
+_DEADZONE_TOL = 0.01
 
 
 @dataclass(frozen=True)
@@ -57,9 +68,13 @@ class TextureInfo:
     width: int
     height: int
     psnr: float | None  # dB against the lossless texture over the texels the mesh shows (None: lossless)
-    psnr_all: float | None  # the same over every texel
+    psnr_all: float | None  # the same over every texel (those no triangle shows are filled, then kept coarsely)
     step: int | None  # JPEG: the luma quantisation step (chroma: round(step * 1.35))
-    tries: int = 0  # JPEG encodings made (to find the step, then the final one)
+    tries: int = 0  # JPEG: quantisations encoded (one, unless the check after decoding asked for more)
+    deadzone: float | None = None  # JPEG: the dead zone, in steps beyond the half step of plain rounding
+    progressive: bool | None = None  # JPEG: progressive (when smaller than baseline) or baseline
+    evaluations: int = 0  # JPEG: quantisations the search tried on the model
+    shown: float | None = None  # the fraction of texels the mesh shows (those ``psnr`` is measured over)
 
 
 def fill_empty_texels(tex: torch.Tensor, used: torch.Tensor) -> torch.Tensor:
@@ -96,56 +111,195 @@ def _psnr(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor | None) -> float:
     return 10.0 * float(np.log10(255.0 ** 2 * n * a.shape[-1] / total))
 
 
-def _jpeg(img: Any, step: int, final: bool = False) -> bytes:
-    """JPEG bytes with flat quantisation tables; ``final``: progressive with optimised Huffman tables (the
-    same pixels as the plain encoding, about 1.5 % smaller; slower, so made once)."""
+def texel_footprint(uv: torch.Tensor, faces: torch.Tensor, height: int, width: int) -> torch.Tensor:
+    """``(height, width)`` bool: the texels a bilinear lookup anywhere on the mesh reads, i.e. those whose
+    centre lies within one texel (per axis) of a point of a triangle in ``uv (V, 2)`` (v up, texel centres
+    at ``((j + 0.5) / W, 1 - (i + 0.5) / H)``). Exact: per triangle and texel row, the run of columns whose
+    one-texel box meets the triangle (a separating-axis test solved for the column), on ``uv``'s device."""
+    dev = uv.device
+    H, W = int(height), int(width)
+    p = torch.stack([uv[:, 0].double() * W - 0.5, (1.0 - uv[:, 1].double()) * H - 0.5], 1)
+    t = p[faces.long()]  # (F, 3, 2): x = column, y = row
+    nrm = torch.roll(t, -1, 1) - t
+    nrm = torch.stack([-nrm[..., 1], nrm[..., 0]], -1)  # each edge's normal (F, 3, 2)
+    proj = torch.einsum("fvk,fek->fve", t, nrm)
+    reach = nrm.abs().sum(-1)  # half the box's extent along each normal
+    lo_e, hi_e = proj.amin(1) - reach, proj.amax(1) + reach  # the box's centre projects inside these
+    # centres strictly within 1 of the bounding box (clamped to the image afterwards, never into it)
+    y0 = torch.floor(t[..., 1].amin(1)).clamp(0, H).long()
+    y1 = torch.ceil(t[..., 1].amax(1)).clamp(-1, H - 1).long()
+    rows = (y1 - y0 + 1).clamp_min(0)
+    tri = torch.repeat_interleave(torch.arange(t.shape[0], device=dev), rows)
+    y = torch.arange(tri.numel(), device=dev) - (torch.cumsum(rows, 0) - rows)[tri] + y0[tri]
+    a = torch.floor(t[..., 0].amin(1)).clamp(0, W)[tri]
+    b = torch.ceil(t[..., 0].amax(1)).clamp(-1, W - 1)[tri]
+    yf = y.double()
+    for k in range(3):
+        nx, ny = nrm[tri, k, 0], nrm[tri, k, 1]
+        lo, hi = lo_e[tri, k] - ny * yf, hi_e[tri, k] - ny * yf  # the column x needs lo < nx * x < hi
+        flat = nx == 0
+        q = torch.where(flat, torch.ones_like(nx), nx)
+        p1, p2 = lo / q, hi / q
+        a = torch.where(flat, torch.where((lo <= 0) & (hi >= 0), a, torch.full_like(a, W)), torch.maximum(a, torch.minimum(p1, p2)))
+        b = torch.where(flat, b, torch.minimum(b, torch.maximum(p1, p2)))
+    # a texel more rather than less where a centre sits on the boundary
+    a = torch.ceil(a - 1e-7).clamp(0, W).long()
+    b = torch.floor(b + 1e-7).clamp(-1, W - 1).long()
+    keep = a <= b
+    y, a, b = y[keep], a[keep], b[keep]
+    runs = torch.zeros(H * (W + 1), dtype=torch.int32, device=dev)
+    one = torch.ones_like(y, dtype=torch.int32)
+    runs.index_add_(0, y * (W + 1) + a, one)
+    runs.index_add_(0, y * (W + 1) + b + 1, -one)
+    return runs.view(H, W + 1).cumsum(1)[:, :W] > 0
+
+
+class _JpegModel:
+    """What a baseline JPEG encoder with flat quantisation tables (the same step for every frequency, the
+    chroma step ``round(step * 1.35)``, 4:4:4) keeps of ``rgb (H, W, 3) uint8``, and the image a decoder
+    shows, computed on ``rgb``'s device: JFIF's YCbCr, 8x8 orthonormal DCTs (edge blocks padded by
+    repetition, as the encoder does; one 64x64 product per block), quantisation with a dead zone, the
+    inverse with the decoder's 8-bit YCbCr samples. An 8x8 block holding no ``used`` texel keeps its DC
+    term alone: nothing shows it, and a flat block costs the encoder two symbols per channel. The PSNR
+    over ``used`` texels is computed on the blocks that hold one, in block order."""
+
+    def __init__(self, rgb: torch.Tensor, used: torch.Tensor) -> None:
+        dev = rgb.device
+        self.H, self.W = int(rgb.shape[0]), int(rgb.shape[1])
+        ph, pw = (-self.H) % 8, (-self.W) % 8
+        self.hb, self.wb = (self.H + ph) // 8, (self.W + pw) // 8
+        self.ycc = torch.tensor(_YCC, dtype=torch.float32, device=dev)
+        self.rgb_of = torch.linalg.inv(self.ycc)
+        k = torch.arange(8, dtype=torch.float64)
+        d = torch.cos(torch.pi * (2 * k[None, :] + 1) * k[:, None] / 16) * 0.5
+        d[0] /= 2 ** 0.5
+        self.kron = torch.kron(d, d).to(device=dev, dtype=torch.float32)  # vec(D B D^T) = kron @ vec(B)
+        x = torch.nn.functional.pad(rgb.permute(2, 0, 1)[None].float(), (0, pw, 0, ph), mode="replicate")[0]
+        y = torch.einsum("ij,jhw->ihw", self.ycc, x)
+        y[0] -= 128.0  # the level shift (Cb and Cr are centred on 0 already)
+        self.coef = self._blocks(y) @ self.kron.T  # (3, blocks, 64)
+        u = self._blocks(torch.nn.functional.pad(used[None].float(), (0, pw, 0, ph)))[0] > 0
+        self.shown = u.any(1)  # blocks holding a used texel
+        idx = self.shown.nonzero()[:, 0]
+        self.coef_used, self.ref, self.mask = self.coef[:, idx], self._blocks(x)[:, idx], u[idx].float()
+        self.n_used = float(self.mask.sum())
+
+    def _blocks(self, img: torch.Tensor) -> torch.Tensor:
+        C = img.shape[0]
+        return img.reshape(C, self.hb, 8, self.wb, 8).permute(0, 1, 3, 2, 4).reshape(C, self.hb * self.wb, 64)
+
+    def _decode(self, coef: torch.Tensor, step: int, deadzone: float) -> torch.Tensor:
+        """RGB blocks ``(3, n, 64)`` (float, integral, in [0, 255]) a decoder shows for ``coef`` quantised at
+        ``step``: a coefficient rounds to the nearest multiple of its step, except that one within ``0.5 +
+        deadzone`` steps of zero (or of the next multiple towards zero) drops towards zero; DC always rounds."""
+        chroma = max(1, min(255, round(step * _CHROMA)))
+        Q = torch.tensor([step, chroma, chroma], dtype=torch.float32, device=coef.device).view(3, 1, 1)
+        off = torch.full((64,), 0.5 - deadzone, dtype=torch.float32, device=coef.device)
+        off[0] = 0.5
+        a = coef / Q
+        y = (torch.sign(a) * torch.floor(a.abs() + off).clamp_min(0) * Q) @ self.kron
+        y = (y + 128.0).round_().clamp_(0, 255)  # the decoder's YCbCr samples are 8-bit
+        y[1:] -= 128.0
+        return torch.einsum("ij,jnk->ink", self.rgb_of, y).round_().clamp_(0, 255)
+
+    def psnr(self, step: int, deadzone: float) -> float:
+        """PSNR in dB over the used texels of the image decoded after quantising at ``step``."""
+        d = self._decode(self.coef_used, step, deadzone) - self.ref
+        total = float(((d * d).sum(0) * self.mask).sum())
+        return float("inf") if total == 0 else 10.0 * float(np.log10(255.0 ** 2 * self.n_used * 3 / total))
+
+    def decoded(self, step: int, deadzone: float) -> torch.Tensor:
+        """The decoder's ``(H, W, 3) uint8`` image after quantising at ``step`` (blocks nothing shows: DC)."""
+        coef = self.coef.clone()
+        coef[:, ~self.shown, 1:] = 0.0
+        rgb = self._decode(coef, step, deadzone).to(torch.uint8)
+        img = rgb.view(3, self.hb, self.wb, 8, 8).permute(1, 3, 2, 4, 0).reshape(self.hb * 8, self.wb * 8, 3)
+        return img[:self.H, :self.W].contiguous()
+
+
+def _jpeg(img: Any, step: int, progressive: bool) -> bytes:
+    """JPEG bytes with flat quantisation tables (4:4:4, optimised Huffman tables)."""
     chroma = max(1, min(255, round(step * _CHROMA)))
     buf = io.BytesIO()
-    extra = {"optimize": True, "progressive": True} if final else {}
-    img.save(buf, "JPEG", qtables=[[step] * 64, [chroma] * 64], subsampling=0, **extra)
+    img.save(buf, "JPEG", qtables=[[step] * 64, [chroma] * 64], subsampling=0, optimize=True, progressive=progressive)
     return buf.getvalue()
+
+
+def _search(model: _JpegModel, target: float) -> tuple[int, float, int]:
+    """The coarsest step, then the widest dead zone at it, whose modelled PSNR over the used texels is >=
+    ``target``: (step, dead zone, evaluations)."""
+    cache: dict[tuple[int, float], float] = {}
+
+    def psnr(step: int, dz: float) -> float:
+        if (step, dz) not in cache:
+            cache[(step, dz)] = model.psnr(step, dz)
+        return cache[(step, dz)]
+
+    # uniform quantisation of orthonormal DCT coefficients: mean squared error ~ step^2 / 12 per sample
+    step = int(np.clip(np.rint(np.sqrt(12.0) * 255.0 / 10 ** (target / 20.0) * 1.03), 1, _MAX_STEP))
+    while step > 1 and psnr(step, 0.0) < target:
+        step -= 1
+    while step < _MAX_STEP and psnr(step + 1, 0.0) >= target:
+        step += 1
+    if psnr(step, 0.0) < target:  # below the target even at step 1 (never for 8-bit images)
+        return step, 0.0, len(cache)
+    lo, hi = 0.0, _MAX_DEADZONE
+    if psnr(step, hi) >= target:
+        return step, hi, len(cache)
+    # regula falsi on the PSNR (smooth, falling with the dead zone); lo always meets the target
+    while hi - lo > _DEADZONE_TOL and len(cache) < 12:
+        p_lo, p_hi = psnr(step, lo), psnr(step, hi)
+        mid = lo + (hi - lo) * (p_lo - target) / max(p_lo - p_hi, 1e-9)
+        mid = round(min(max(mid, lo + _DEADZONE_TOL / 2), hi - _DEADZONE_TOL / 2), 4)
+        if psnr(step, mid) >= target:
+            lo = mid
+        else:
+            hi = mid
+    return step, lo, len(cache)
 
 
 def encode_texture(rgb: torch.Tensor, used: torch.Tensor, fmt: str, min_psnr: float) -> tuple[bytes, str, TextureInfo]:
     """``rgb (H, W, 3) uint8`` (already filled; any device) -> (image bytes, MIME type, :class:`TextureInfo`).
 
-    JPEG: the coarsest flat quantisation step whose PSNR over ``used`` texels is >= ``min_psnr``. The
-    first step tried is the one a uniform quantiser's error (step^2 / 12 per sample, about 0.25 dB
-    pessimistic on photographs) predicts; the search then moves one step at a time (usually two
-    encodings), each decoded and compared on ``rgb``'s device; the chosen step is encoded once more,
-    progressive.
+    JPEG: :func:`_search` picks the step and dead zone on :class:`_JpegModel` (on ``rgb``'s device), with
+    ``min_psnr`` plus a small margin as the target over ``used`` texels; the model's decoded image is encoded
+    baseline and progressive (the smaller is kept) and decoded to check. Where the real decoder falls short
+    of ``min_psnr`` (the model is optimistic where the encoder's clamped input does not quantise back to
+    the model's coefficients: hard edges against black), the target is raised by the shortfall measured and
+    the search runs again; after three tries, plain rounding at ever finer steps until the check passes.
     """
     from PIL import Image
 
-    host = rgb.cpu().numpy()
-    img = Image.fromarray(host, "RGB")
-    H, W = host.shape[:2]
+    H, W = int(rgb.shape[0]), int(rgb.shape[1])
     if fmt == "png":
         buf = io.BytesIO()
-        img.save(buf, "PNG", compress_level=6)
+        Image.fromarray(rgb.cpu().numpy(), "RGB").save(buf, "PNG", compress_level=6)
         data = buf.getvalue()
         return data, "image/png", TextureInfo("png", len(data), W, H, None, None, None)
     if fmt != "jpeg":
         raise SmrnbValueError(f"texture_format must be one of {', '.join(TEXTURE_FORMATS)}, got {fmt!r}")
-    cache: dict[int, float] = {}
+    model = _JpegModel(rgb, used)
+    target, evals, tries = min_psnr + _MARGIN, 0, 0
 
-    def psnr(step: int) -> float:
-        if step not in cache:
-            back = np.array(Image.open(io.BytesIO(_jpeg(img, step))).convert("RGB"))  # writable for torch
-            cache[step] = _psnr(rgb, torch.from_numpy(back).to(rgb.device, non_blocking=True), used)
-        return cache[step]
+    def encode(step: int, dz: float, image: torch.Tensor) -> tuple[bytes, bool, torch.Tensor, float]:
+        img = Image.fromarray(image.cpu().numpy(), "RGB")
+        data, progressive = min(((_jpeg(img, step, False), False), (_jpeg(img, step, True), True)),
+                                key=lambda c: len(c[0]))
+        back = torch.from_numpy(np.array(Image.open(io.BytesIO(data)).convert("RGB"))).to(rgb.device)
+        return data, progressive, back, _psnr(rgb, back, used)
 
-    # uniform quantisation of orthonormal DCT coefficients: mean squared error ~ step^2 / 12 per sample
-    step = int(np.clip(np.rint(np.sqrt(12.0) * 255.0 / 10 ** (min_psnr / 20.0) * 1.03), 1, _MAX_STEP))
-    while step > 1 and psnr(step) < min_psnr:
-        step -= 1
-    while step < _MAX_STEP and psnr(step) >= min_psnr and psnr(step + 1) >= min_psnr:
-        step += 1
-    if psnr(step) < min_psnr:  # below the target even at step 1 (never for 8-bit images): the best one
-        step = max(cache, key=lambda k: cache[k])
-    data = _jpeg(img, step, final=True)
-    whole = _psnr(rgb, torch.from_numpy(np.array(Image.open(io.BytesIO(data)).convert("RGB"))).to(rgb.device), None)
-    return data, "image/jpeg", TextureInfo("jpeg", len(data), W, H, cache[step], whole, step, len(cache) + 1)
+    while True:
+        step, dz, n = _search(model, target)
+        evals, tries = evals + n, tries + 1
+        data, progressive, back, got = encode(step, dz, model.decoded(step, dz))
+        if got >= min_psnr or tries == 3:
+            break
+        target += model.psnr(step, dz) - got + _MARGIN
+    while got < min_psnr and step > 1:  # never seen: the plain encoder's own rounding, finer and finer
+        step, dz, tries = step - 1, 0.0, tries + 1
+        data, progressive, back, got = encode(step, dz, rgb)
+    return data, "image/jpeg", TextureInfo("jpeg", len(data), W, H, got, _psnr(rgb, back, None), step, tries, dz,
+                                           progressive, evals, model.n_used / (H * W))
 
 
 class _Bin:
@@ -173,7 +327,7 @@ class _Bin:
 
 
 def write_glb(vertices: np.ndarray, faces: np.ndarray, uv: np.ndarray | None, colors: np.ndarray | None,
-              texture: torch.Tensor | None, *, name: str = "smrnb", quantize: str = "all",
+              texture: torch.Tensor | None, *, name: str = "smrnb", quantize: str = "positions",
               texture_format: str = "jpeg", min_psnr: float = 40.0) -> tuple[bytes, TextureInfo | None]:
     """The GLB bytes of one mesh (OpenGL frame, y up): ``vertices (V, 3)`` float, ``faces (F, 3)`` int,
     ``uv (V, 2)`` in [0, 1] (v up) or None, ``colors (V, 3)`` in [0, 1] or None, ``texture (H, W, 3)``
@@ -233,8 +387,12 @@ def write_glb(vertices: np.ndarray, faces: np.ndarray, uv: np.ndarray | None, co
     info = None
     if texture is not None and uv is not None:
         tex = texture.detach().float().clamp(0, 1)
-        used = (tex > 0).any(dim=-1)
-        if texture_format == "jpeg" and bool(used.any()) and not bool(used.all()):
+        faces_t = torch.from_numpy(np.asarray(faces, dtype=np.int64).reshape(-1, 3)).to(tex.device)
+        used = texel_footprint(torch.from_numpy(np.asarray(uv, dtype=np.float64)).to(tex.device), faces_t,
+                               tex.shape[0], tex.shape[1])
+        if not bool(used.any()):  # no triangle on the texture: every texel counts
+            used = torch.ones_like(used)
+        if texture_format == "jpeg" and not bool(used.all()):
             tex = fill_empty_texels(tex, used)
         rgb = (tex * 255.0 + 0.5).to(torch.uint8)
         data, mime, info = encode_texture(rgb, used, texture_format, min_psnr)
@@ -390,4 +548,4 @@ def read_glb(data: bytes) -> dict[str, Any]:
     return out
 
 __all__ = ["QUANTIZE", "TEXTURE_FORMATS", "TextureInfo", "encode_texture", "fill_empty_texels", "needs_own_reader",
-           "read_glb", "write_glb"]
+           "read_glb", "texel_footprint", "write_glb"]

@@ -123,7 +123,7 @@ def _to_trimesh(mesh: Mesh, name: str = "smrnb"):
 
 
 def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None, *, texture_format: str = "jpeg",
-                quantize: str | bool = "all", min_psnr: float = 40.0) -> ExportReport:
+                quantize: str | bool = "positions", min_psnr: float = 40.0) -> ExportReport:
     """Write ``mesh`` to ``path`` as GLB, OBJ (+ MTL + PNG when textured) or PLY (with vertex colors).
 
     Parameters
@@ -136,13 +136,14 @@ def export_mesh(mesh: Mesh, path: str | os.PathLike, format: str | None = None, 
     format : "glb", "obj" or "ply", optional
     texture_format : "jpeg" or "png"
         GLB only: the texture as JPEG (default; the coarsest quantisation whose PSNR against the lossless
-        texture is >= ``min_psnr`` over the texels the mesh shows) or PNG (lossless).
-    quantize : "all", "positions" or "none" (True = "all", False = "none")
-        GLB only: "all" writes positions as 16-bit integers over the bounding box (step = extent /
-        65535) and texture coordinates as 16-bit normalised integers (KHR_mesh_quantization: three.js,
-        Blender, the Khronos validator and :func:`load_mesh` read them; trimesh reads the positions but
-        not normalised texture coordinates); "positions" keeps float32 texture coordinates (about 8 bytes
-        more per vertex); "none" writes float32 only and needs no extension.
+        texture is >= ``min_psnr`` over the texels the mesh shows, those a bilinear lookup on a triangle
+        reads; the others are filled smoothly) or PNG (lossless, as baked).
+    quantize : "positions", "all" or "none" (True = "all", False = "none")
+        GLB only: "positions" (default) writes positions as 16-bit integers over the bounding box (step =
+        extent / 65535; KHR_mesh_quantization: three.js, Blender, trimesh, the Khronos validator and
+        :func:`load_mesh` read them) and float32 texture coordinates; "all" also writes texture coordinates
+        as 16-bit normalised integers (4 bytes less per vertex; trimesh reads those as raw integers);
+        "none" writes float32 only and needs no extension.
     min_psnr : float
         GLB with a JPEG texture: the least PSNR in dB against the lossless texture.
 

@@ -272,6 +272,18 @@ class Frames:
                       None if self.color is None else self.color.to(device),
                       None if self.poses is None else self.poses.to(device), self.names, dict(self.meta))
 
+    def pin_memory(self) -> Frames:
+        """A copy in page-locked host memory (needs CUDA): a GPU then copies the images straight from it,
+        asynchronously (``fuse_tsdf(frames, device="cuda")`` overlaps those copies with fusion), instead
+        of through the driver's staging buffers. Worth it for frames fused or copied more than once."""
+        if self.depth.device.type != "cpu":
+            raise SmrnbValueError(f"pin_memory: the frames are on {self.depth.device}, not in host memory")
+        if not torch.cuda.is_available():
+            raise SmrnbValueError("pin_memory: page-locked memory is for copies to a CUDA GPU, and torch sees none "
+                                  f"here (torch {torch.__version__})")
+        return Frames(self.depth.pin_memory(), self.K, None if self.color is None else self.color.pin_memory(),
+                      self.poses, self.names, dict(self.meta))
+
     def __repr__(self) -> str:
         return (f"Frames({len(self)} x {self.height}x{self.width}, color={'yes' if self.color is not None else 'no'}, "
                 f"poses={'yes' if self.poses is not None else 'no'}, device={self.depth.device})")

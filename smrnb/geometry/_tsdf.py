@@ -599,6 +599,7 @@ class TSDFVolume:
             # groups of frames in one pass each, sized so that a group's (pair, voxel) temporaries stay
             # within _GROUP_BYTES (~80 bytes per pair-voxel with color)
             per_pair = self.block_size ** 3 * 80
+            groups: list[tuple[int, int, list[int]]] = []
             i = 0
             while i < N:
                 j, pairs = i, 0
@@ -606,18 +607,19 @@ class TSDFVolume:
                                  <= _GROUP_BYTES) and j - i < 64:
                     pairs += 0 if keys[j] is None else keys[j].numel()
                     j += 1
+                groups.append((i, j, [k for k in range(i, j) if keys[k] is not None]))
+                i = j
+            images = _group_images(frames, [live for _, _, live in groups if live], use_color, dev)
+            for i, j, live in groups:
                 _cancel.check(f"in fuse_tsdf at frame {self.frames_integrated}")
-                live = [k for k in range(i, j) if keys[k] is not None]
                 if live:
-                    sel = torch.tensor(live, device=frames.depth.device)
-                    d = frames.depth.index_select(0, sel).to(device=dev, dtype=torch.float32)
-                    col = frames.color.index_select(0, sel.to(frames.color.device)).to(dev) if use_color else None
+                    d, col = next(images)
                     self._integrate_group([self._tbl.index_select(0, keys[k]).long() for k in live], d, col,
-                                         poses[live], cam0)
+                                          poses[live], cam0)
                 self.frames_integrated += j - i
                 if bar is not None:
                     bar.update(j - i)
-                i = j
+            images.close()
         else:
             for i in range(N):
                 _cancel.check(f"in fuse_tsdf at frame {self.frames_integrated}")  # the app's Stop
@@ -873,6 +875,57 @@ _GROUPED_UPDATE_DEVICES: tuple[str, ...] = ("cuda",)
 _GROUP_BYTES = 1 << 30
 
 
+# how a group's images reach a CUDA device from host memory: "async" (a copy on a side stream, issued as soon
+# as the previous group's update is queued, so that it runs while the GPU integrates that group: straight
+# from page-locked frames, see Frames.pin_memory, else through the driver's staging buffers) or "sync" (a
+# plain copy on the compute stream; no overlap). Measured: benchmarks/RESULTS_gpu_server.md, section 3.
+_UPLOAD = "async"
+
+
+def _host_images(frames: Any, live: list[int], use_color: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The depth (and color) images of frames ``live`` where the frames are: views when consecutive."""
+    if live == list(range(live[0], live[-1] + 1)):
+        a, b = live[0], live[-1] + 1
+        return frames.depth[a:b], frames.color[a:b] if use_color else None
+    sel = torch.tensor(live, device=frames.depth.device)
+    return (frames.depth.index_select(0, sel),
+            frames.color.index_select(0, sel.to(frames.color.device)) if use_color else None)
+
+
+def _group_images(frames: Any, groups: list[list[int]], use_color: bool, dev: torch.device):
+    """Yields, for each group of frame indices, its ``depth (G, H, W)`` float32 and ``color (G, H, W, 3)``
+    (or None) on ``dev``. From host memory to a CUDA device (:data:`_UPLOAD` "async"), each group's copy is
+    issued on a side stream as soon as the previous group's update is queued, and the compute stream
+    waits for it by an event: the copy runs while the GPU integrates the previous group. The same values
+    either way (copies, in order)."""
+    host_to_cuda = dev.type == "cuda" and frames.depth.device.type == "cpu" and _UPLOAD == "async"
+    if not host_to_cuda:
+        for live in groups:
+            d, c = _host_images(frames, live, use_color)
+            yield d.to(device=dev, dtype=torch.float32), None if c is None else c.to(dev)
+        return
+    side = torch.cuda.Stream(device=dev)
+    compute = torch.cuda.current_stream(dev)
+
+    def issue(live: list[int]) -> tuple[torch.Tensor, torch.Tensor | None, torch.cuda.Event]:
+        d, c = _host_images(frames, live, use_color)
+        with torch.cuda.stream(side):
+            out = [t.to(dev, non_blocking=True) for t in ([d.to(torch.float32)] + ([] if c is None else [c]))]
+            ready = torch.cuda.Event()
+            ready.record(side)
+        return out[0], out[1] if len(out) > 1 else None, ready
+
+    pending = issue(groups[0]) if groups else None
+    for k in range(len(groups)):
+        d, c, ready = pending
+        compute.wait_event(ready)
+        for t in (d, c):
+            if t is not None:
+                t.record_stream(compute)  # made on the side stream, read on the compute stream
+        yield d, c
+        pending = issue(groups[k + 1]) if k + 1 < len(groups) else None
+
+
 def _frusta_bounds(Ks: list[torch.Tensor], poses: torch.Tensor, H: int, W: int, far: float, block_length: float
                    ) -> tuple[list[int], list[int]]:
     """Block coordinates bounding every frame's view frustum up to depth ``far`` (host arithmetic):
@@ -929,7 +982,9 @@ def fuse_tsdf(frames: Any, voxel_size: float = 0.01, truncation: float | None = 
         An iterable (e.g. :func:`smrnb.iter_redwood`, a generator) is fused batch by batch with
         :meth:`TSDFVolume.integrate_frames`, so only one batch is in memory at a time: the peak
         memory follows the volume, not the sequence. The result is the volume of the whole sequence
-        in one batch.
+        in one batch. Frames in host memory fused on a GPU are copied group by group on a side stream
+        while the previous group is fused; from page-locked memory (:meth:`smrnb.Frames.pin_memory`)
+        the copies skip the driver's staging buffers, which pays for frames fused more than once.
     voxel_size : float
         Voxel edge in metres.
     truncation : float, optional

@@ -175,7 +175,7 @@ def simplify(mesh: Any, *, target_number_of_vertices: int = 80000, preserve_bord
     return StepOutput(out, notes, backend=CPU_BACKENDS["simplify"])
 
 
-def export(mesh: Any, *, path: str = "mesh.ply", texture_format: str = "jpeg", quantize: str = "all",
+def export(mesh: Any, *, path: str = "mesh.ply", texture_format: str = "jpeg", quantize: str = "positions",
            min_psnr: float = 40.0) -> StepOutput:
     """:func:`smrnb.export_mesh`; the output is the written path, the files listed in the notes."""
     from smrnb.geometry import export_mesh
@@ -191,7 +191,7 @@ def export(mesh: Any, *, path: str = "mesh.ply", texture_format: str = "jpeg", q
     if t is not None:
         notes.append(f"texture {t.width}x{t.height} {t.format.upper()} {t.bytes / 1000:,.0f} kB"
                      + (f", PSNR {t.psnr:.2f} dB against the lossless texture over the texels the mesh shows "
-                        f"({t.psnr_all:.2f} dB over all; quantisation step {t.step}, {t.tries} encodings)"
+                        f"({t.shown:.0%} of them; quantisation step {t.step}, dead zone {t.deadzone:.2f})"
                         if t.psnr is not None else ", lossless"))
     if len(rep.files) > 1:
         notes.append("also wrote " + ", ".join(rep.files[1:]))
@@ -369,9 +369,10 @@ STEPS: tuple[Step, ...] = (
                       help="output file; its suffix picks the format; relative to --output"),
             ParamSpec("texture_format", "jpeg", "choice", choices=("jpeg", "png"),
                       help="GLB texture: jpeg (sized for the web, PSNR >= min_psnr) or png (lossless)"),
-            ParamSpec("quantize", "all", "choice", choices=("all", "positions", "none"),
-                      help="GLB: 16-bit positions and uvs (all), positions only (uvs as float, for trimesh), "
-                           "or none (float32, no extension)"),
+            ParamSpec("quantize", "positions", "choice", choices=("positions", "all", "none"),
+                      help="GLB: 16-bit positions, float uvs (positions: every reader, trimesh too), 16-bit "
+                           "uvs too (all: 4 bytes less per vertex; trimesh misreads them), or none (float32, "
+                           "no extension)"),
             ParamSpec("min_psnr", 40.0, "float", (20.0, 60.0), 0.5, unit="dB",
                       help="GLB JPEG texture: least PSNR against the lossless texture"),
         ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import importlib
 import json
 import os
@@ -415,9 +416,14 @@ def _cmd_run(args: argparse.Namespace, reg: StepRegistry) -> int:
 
 
 #: the demo's warm-up on a GPU: the same steps once on a tiny input (3 frames, coarse voxels, small atlas)
+WARM_UP_SOURCE = {"path": "sample", "stride": 35}
 WARM_UP_PARAMS = {"tsdf": {"voxel_size": 0.08}, "simplify": {"target_number_of_vertices": 300},
                   "uv": {"resolution": 128, "chart_num": 4}, "texture": {"resolution": 128},
                   "export": {"path": "warm-up.glb"}}
+
+#: the demo makes the CUDA context while torch imports (:func:`cuda_context_early`), and the warm-up loads
+#: cuBLAS' double-precision kernels, the solver and cuDNN beside the steps' imports
+_EARLY_CUDA = True
 
 #: what the demo's steps import on first use (imported by the warm-up while the CUDA context is made)
 WARM_UP_IMPORTS = ("smrnb.geometry", "smrnb.datasets", "scipy.ndimage", "scipy.spatial", "fast_simplification",
@@ -439,6 +445,13 @@ def warm_up(device: str) -> dict[str, float]:
         try:
             a = torch.ones(8, 8, device=device)
             float((a @ a).sum())  # the context and cuBLAS
+            if _EARLY_CUDA:  # the libraries the steps load on first use (torch releases the GIL in them)
+                b = torch.ones(2, 4, 4, dtype=torch.float64, device=device)
+                torch.linalg.inv(torch.bmm(b, b) + torch.eye(4, dtype=torch.float64, device=device))  # solver
+                x = torch.ones(1, 1, 16, 16, device=device)
+                torch.nn.functional.conv2d(x, torch.ones(1, 1, 3, 3, device=device), padding=1)  # cuDNN
+                torch.linalg.vector_norm(x.pow(2.0), dim=-1)  # large kernel modules the texture step loads
+                torch.cuda.synchronize(device)
         except RuntimeError:  # the pipeline run below reports what is wrong with the device
             pass
         ctx["s"] = time.perf_counter() - t
@@ -454,14 +467,34 @@ def warm_up(device: str) -> dict[str, float]:
     thread.join()
     t1 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="smrnb-warm-up-") as tmp:
-        pipe = Pipeline.default(source={"path": "sample", "stride": 35}, device=device, output_dir=tmp)
+        pipe = Pipeline.default(source=dict(WARM_UP_SOURCE), device=device, output_dir=tmp)
         for stage, params in WARM_UP_PARAMS.items():
             if stage in pipe.names:
                 pipe.set_params(stage, **params)
         pipe.run()
     t2 = time.perf_counter()
     return {"total": t2 - t0, "context": ctx.get("s", 0.0), "imports": imports, "context_and_imports": t1 - t0,
-            "pipeline": t2 - t1}
+            "pipeline": t2 - t1, "steps": {r.step: r.seconds for r in pipe.records}}
+
+
+def cuda_context_early(device: str) -> None:
+    """Start making ``device``'s primary CUDA context (the one torch's runtime uses) in a thread, through
+    the driver library, so that it is made while torch imports: the driver call holds no Python lock.
+    Nothing happens where the driver library is missing or refuses (torch reports that when it looks)."""
+    if not device.startswith("cuda"):
+        return
+    index = int(device[5:]) if device.startswith("cuda:") else 0
+
+    def make() -> None:
+        try:
+            cuda = ctypes.CDLL("libcuda.so.1")
+            dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+            if cuda.cuInit(0) == 0 and cuda.cuDeviceGet(ctypes.byref(dev), index) == 0:
+                cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)  # kept for the process's life
+        except (OSError, AttributeError):
+            pass
+
+    threading.Thread(target=make, name="smrnb-cuda-driver", daemon=True).start()
 
 
 def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
@@ -479,6 +512,8 @@ def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
         raise UsageError(str(exc)) from None
     _KEPT.plan(_check_config_outputs(pipe, out_dir, None, args.overwrite))  # before any work
     _native.prewarm("smrnb._xatlas")  # the UV helper process starts now, beside this one
+    if _EARLY_CUDA:
+        cuda_context_early(args.device)
     t_import = time.perf_counter()
     _check_device(args.device)  # imports torch
     t0 = time.perf_counter()
@@ -489,10 +524,11 @@ def _cmd_demo(args: argparse.Namespace, reg: StepRegistry) -> int:
     if args.device.startswith("cuda"):
         w = warm_up(args.device)
         warm = w["total"]
-        print(f"warm-up {w['total']:.2f} s, not part of the step times below: CUDA context and cuBLAS "
+        print(f"warm-up {w['total']:.2f} s, not part of the step times below: CUDA context and libraries "
               f"{w['context']:.2f} s beside the steps' imports {w['imports']:.2f} s ({w['context_and_imports']:.2f} s "
-              f"together), then the pipeline once on 3 frames at 8 cm {w['pipeline']:.2f} s (kernels loaded on "
-              "first use, the UV helper)", flush=True)
+              f"together), then the pipeline once on a few frames at 8 cm {w['pipeline']:.2f} s (kernels "
+              "loaded on first use, the UV helper: " + ", ".join(f"{k} {v:.2f}" for k, v in w["steps"].items()) + ")",
+              flush=True)
     with contextlib.nullcontext() if args.overwrite else no_clobber():
         out = _run_pipeline(pipe, None)
     print(f"wrote {out}")

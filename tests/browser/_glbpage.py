@@ -1,8 +1,10 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """A three.js page that loads GLB files with GLTFLoader, draws them and times it (tests and benchmarks).
 
-The page and its scripts (smrnb's bundled three.js, the loaders in ``tests/browser/js``) and the GLB files
-are served by a local HTTP server (ES modules do not load from file:// URLs). ``window.loadGlb(name)``
+The page and its scripts (three.js and its GLTFLoader, BufferGeometryUtils and meshopt decoder from the npm
+package ``three`` that ``.ci/run`` installs beside gltf-validator, see :mod:`tests._gltftools`; the version
+smrnb bundles, :data:`THREE_VERSION`) and the GLB files are served by a local HTTP server (ES modules do not
+load from file:// URLs). ``window.loadGlb(name)``
 fetches the file, parses it (GLTFLoader: KHR_mesh_quantization, EXT_meshopt_compression through three's
 MeshoptDecoder), decodes its textures, adds it to the scene framed by its bounding box, draws one frame and
 reads one pixel back (so the GPU has finished): it returns the milliseconds of fetch, parse + decode and
@@ -13,13 +15,34 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import shutil
 import threading
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-THREE = REPO / "smrnb" / "widgets" / "_js"
-LOADERS = Path(__file__).resolve().parent / "js"
+from tests import _gltftools
+
+#: the three.js release smrnb bundles (smrnb/widgets/_js) and the browser tests load GLB files with
+THREE_VERSION = "0.170.0"
+#: what the page takes from the npm package, by its path there -> its path on the page
+_FILES = {"build/three.module.min.js": "three.module.min.js",
+          "examples/jsm/loaders/GLTFLoader.js": "loaders/GLTFLoader.js",
+          "examples/jsm/utils/BufferGeometryUtils.js": "utils/BufferGeometryUtils.js",
+          "examples/jsm/libs/meshopt_decoder.module.js": "libs/meshopt_decoder.module.js"}
+
+
+def missing() -> str | None:
+    """Why the page cannot be served here (no npm ``three`` of :data:`THREE_VERSION`), or None."""
+    why = _gltftools.missing("three")
+    if why:
+        return why.replace("three`", f"three@{THREE_VERSION}`", 1)
+    pkg = _gltftools.tools_dir() / "node_modules" / "three"
+    version = json.loads((pkg / "package.json").read_text()).get("version")
+    if version != THREE_VERSION:
+        return (f"npm package three is {version} in {pkg}, the page needs {THREE_VERSION} (`npm install --prefix "
+                f"{_gltftools.tools_dir()} three@{THREE_VERSION}`)")
+    absent = [f for f in _FILES if not (pkg / f).is_file()]
+    return f"{pkg} lacks {', '.join(absent)}" if absent else None
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>GLB</title>
 <link rel="icon" href="data:,"><style>body{margin:0;background:#fff}</style>
@@ -70,15 +93,20 @@ window.glbReady = true;
 
 
 class GlbServer:
-    """Serves the page, three.js, the loaders and the files put into ``root`` (``add``) on 127.0.0.1."""
+    """Serves the page, three.js, the loaders and the files put into ``root`` (``add``) on 127.0.0.1;
+    raises RuntimeError saying why when the npm package is not there (:func:`missing`)."""
 
     def __init__(self, root: Path) -> None:
+        why = missing()
+        if why:
+            raise RuntimeError(why)
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "index.html").write_text(PAGE)
-        shutil.copy(THREE / "three.module.min.js", self.root / "three.module.min.js")
-        for sub in ("loaders", "utils", "libs"):
-            shutil.copytree(LOADERS / sub, self.root / sub, dirs_exist_ok=True)
+        pkg = _gltftools.tools_dir() / "node_modules" / "three"
+        for src, dst in _FILES.items():
+            (self.root / dst).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(pkg / src, self.root / dst)
         handler = functools.partial(_Quiet, directory=str(self.root))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -20,6 +20,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture
 def glb_server(tmp_path):
+    why = _glbpage.missing()
+    if why:
+        pytest.skip(why)
     server = _glbpage.GlbServer(tmp_path / "site")
     yield server
     server.stop()

@@ -371,6 +371,71 @@ def test_grouped_update_equals_frame_by_frame(monkeypatch):
     assert abs(ma.num_vertices - mb.num_vertices) <= 0.001 * ma.num_vertices
 
 
+def test_grouped_update_with_gathered_groups_equals_frame_by_frame(monkeypatch):
+    """Frames without depth between frames with it: the grouped path's images of a group are gathered
+    (not a view), as when they are copied to a GPU, and the volume is still the frame-by-frame one."""
+    import smrnb.geometry._tsdf as T
+    from smrnb.datasets import load_sample
+
+    fr = load_sample(max_frames=12)
+    depth = fr.depth.clone()
+    depth[[3, 4, 8]] = 0.0  # no valid depth: left out of their groups
+    fr = Frames(depth, fr.K, color=fr.color, poses=fr.poses)
+    with pytest.warns(UserWarning, match="3 of 12 frames had no depth"):
+        a = T.fuse_tsdf(fr, 0.02, progress=False)
+    monkeypatch.setattr(T, "_GROUPED_UPDATE_DEVICES", ("cpu",))
+    monkeypatch.setattr(T, "_GROUP_BYTES", 5 * 900 * 8 ** 3 * 80)
+    seen: list[list[int]] = []
+    real = T._host_images
+    monkeypatch.setattr(T, "_host_images", lambda f, live, c: seen.append(list(live)) or real(f, live, c))
+    with pytest.warns(UserWarning, match="3 of 12 frames had no depth"):
+        b = T.fuse_tsdf(fr, 0.02, progress=False)
+    assert any(g != list(range(g[0], g[-1] + 1)) for g in seen) and sorted(sum(seen, [])) == [
+        k for k in range(12) if k not in (3, 4, 8)]
+    assert b.frames_integrated == 12 and b.frames_empty == 3 and b.num_blocks == a.num_blocks
+    M = a.num_blocks
+    assert torch.equal(a.block_coords[:M], b.block_coords[:M]) and torch.equal(a.weight[:M], b.weight[:M])
+    assert torch.allclose(a.tsdf[:M], b.tsdf[:M], atol=1e-5) and torch.allclose(a.color[:M], b.color[:M], atol=1e-5)
+
+
+def test_pin_memory_says_what_it_needs():
+    from smrnb.datasets import load_sample
+
+    fr = load_sample(max_frames=2)
+    if torch.cuda.is_available():
+        pinned = fr.pin_memory()
+        assert pinned.depth.is_pinned() and torch.equal(pinned.depth, fr.depth) and torch.equal(pinned.color, fr.color)
+        with pytest.raises(smrnb.SmrnbValueError, match="pin_memory: the frames are on cuda"):
+            fr.to("cuda").pin_memory()
+    else:
+        with pytest.raises(smrnb.SmrnbValueError, match="page-locked memory is for copies to a CUDA GPU, and torch "
+                                                        "sees none here"):
+            fr.pin_memory()
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize(("upload", "pinned"), [("async", False), ("async", True), ("sync", False)])
+def test_cuda_fusion_from_host_memory_equals_fusion_from_the_gpu(monkeypatch, upload, pinned):
+    """Frames in host memory (pageable or page-locked) reach the GPU group by group (side-stream copies
+    overlapping the update, or a plain copy): the same volume as from frames already on the GPU, up to the
+    atomic sums' rounding."""
+    import smrnb.geometry._tsdf as T
+    from smrnb.datasets import load_sample
+
+    fr = load_sample(max_frames=24)
+    if pinned:
+        fr = fr.pin_memory()
+        assert fr.depth.is_pinned() and fr.color.is_pinned()
+    monkeypatch.setattr(T, "_UPLOAD", upload)
+    monkeypatch.setattr(T, "_GROUP_BYTES", 6 * 900 * 8 ** 3 * 80)  # several groups: copies overlap updates
+    a = T.fuse_tsdf(fr.to("cuda"), 0.01, progress=False)
+    b = T.fuse_tsdf(fr, 0.01, progress=False, device="cuda")
+    M = a.num_blocks
+    assert b.num_blocks == M and torch.equal(a.block_coords[:M], b.block_coords[:M])
+    assert torch.equal(a.weight[:M], b.weight[:M]) and float(a.weight[:M].max()) > 3
+    assert torch.allclose(a.tsdf[:M], b.tsdf[:M], atol=1e-5) and torch.allclose(a.color[:M], b.color[:M], atol=1e-5)
+
+
 def _sorted_blocks(v):
     M = v.num_blocks
     o = torch.argsort((v.block_coords[:M] * torch.tensor([1 << 40, 1 << 20, 1])).sum(1))
