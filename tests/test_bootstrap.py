@@ -309,7 +309,10 @@ def test_bytecode_goes_to_the_environment_where_none_may_be_written_beside_the_s
     src = tmp_path / "src"
     src.mkdir()
     (src / "probe_mod.py").write_text("X = 1\n")
-    env = b.child_env(venv, {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(src)})
+    # the test's own process may run under a prefix already (`python3 -m smrnb test` where the caller set
+    # PYTHONDONTWRITEBYTECODE): that one is left out here, or it would win as the user's own
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
+    env = b.child_env(venv, {**base, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(src)})
     subprocess.run([sys.executable, "-c", "import probe_mod"], env=env, check=True, timeout=60)
     assert not (src / "__pycache__").exists()
     assert list((venv / "pycache").rglob("probe_mod*.pyc"))

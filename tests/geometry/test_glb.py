@@ -344,6 +344,8 @@ def test_blenders_importer_reads_the_default_glb(tmp_path):
     r = subprocess.run(["blender", "-b", "--python", str(tmp_path / "imp.py"), "--", str(tmp_path / "b.glb")],
                        capture_output=True, text=True, timeout=300)
     line = next((ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if line is None and "No module named 'numpy'" in r.stdout + r.stderr:
+        pytest.skip("Blender's Python has no numpy, which its glTF importer needs (Debian: apt-get install python3-numpy)")
     assert line is not None, r.stdout[-2000:] + r.stderr[-2000:]
     got = json.loads(line[7:])
     assert got["faces"] == m.num_faces and got["image"] == [256, 256]
