@@ -21,9 +21,22 @@ def test_the_test_command_declares_its_tree_of_requirements():
 
 def test_an_undeclared_distribution_is_named_and_declared_ones_pass():
     declared = declared_distributions(REPO, ("test", "docs")) - {"rtree"}
-    missing, _ = undeclared({"rtree", "trimesh", "json", "smrnb"}, declared, REPO)
+    missing, _, _ = undeclared({"rtree", "trimesh", "json", "smrnb"}, declared, REPO)
     assert list(missing) in (["rtree"], ["Rtree"]) and missing[next(iter(missing))] == ["rtree"]
     assert undeclared({"trimesh", "numpy", "os"}, declared | {"rtree"}, REPO)[0] == {}
+
+
+def test_an_undeclared_module_from_outside_the_environment_is_listed_not_failed(tmp_path):
+    """An environment that reuses a GPU server's torch sees the starting Python's site-packages, where torch imports
+    what happens to be there: not a missing install step. Inside the environment the same module fails."""
+    import rtree
+
+    declared = declared_distributions(REPO, ("test", "docs")) - {"rtree"}
+    here = Path(rtree.__file__).resolve().parents[1]  # the site-packages rtree lies in
+    missing, _, outside = undeclared({"rtree", "trimesh"}, declared, REPO, env=tmp_path)
+    assert missing == {} and outside == ["rtree"]
+    missing, _, outside = undeclared({"rtree", "trimesh"}, declared, REPO, env=here)
+    assert list(missing) in (["rtree"], ["Rtree"]) and outside == []
 
 
 def test_the_doctor_alone_declares_no_torch_and_no_numpy():
