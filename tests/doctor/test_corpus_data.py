@@ -139,3 +139,42 @@ def test_third_heldout_checker_catches_what_the_second_heldout_already_has():
     for bad, needle in cases:
         probs = split.heldout_problems([{**good, **bad}], [], [], **kwargs)
         assert any(needle in p for p in probs), (bad, probs)
+
+
+def test_fourth_heldout_has_no_problems_and_shares_nothing_with_earlier_parts():
+    dev, test = split.load(split.DEV), split.load(split.TEST)
+    held, held2, held3 = split.load(split.HELDOUT), split.load(split.HELDOUT2), split.load(split.HELDOUT3)
+    held4 = split.load(split.HELDOUT4)
+    assert len(held4) >= 80
+    assert split.heldout_problems(held4, dev, test, earlier=held + held2 + held3, name="heldout4",
+                                  other_parts="dev/test/heldout/heldout2/heldout3") == []
+    keys4 = {split.thread_key(e["url"]) for e in held4}
+    assert not keys4 & {split.thread_key(e["url"]) for e in dev + test + held + held2 + held3}
+    assert len(keys4) == len({e["url"] for e in held4})   # one address form per thread
+
+
+def test_fourth_heldout_spread_over_families_and_unknown_share():
+    held4 = split.load(split.HELDOUT4)
+    per_family: dict[str, int] = {}
+    for e in held4:
+        family = e["query"].split()[0]
+        per_family[family] = per_family.get(family, 0) + 1
+    assert max(per_family.values()) <= 0.08 * len(held4)
+    assert sum(e["cause"] == split.UNKNOWN for e in held4) <= split.MAX_UNKNOWN_SHARE * len(held4)
+
+
+def test_fourth_heldout_checker_catches_what_the_third_heldout_already_has():
+    held3 = [{"id": "h3-1", "url": "https://github.com/Org/Repo/issues/7", "project": "proj", "text": "third text",
+              "cause": "cuda_oom", "also": [], "fix": "a fix", "evidence": "reporter: fixed", "query": "F10"}]
+    good = {**held3[0], "id": "h4-1", "url": "https://github.com/o/r/issues/1", "text": "fourth text"}
+    kwargs = {"earlier": held3, "name": "heldout4", "other_parts": "dev/test/heldout/heldout2/heldout3"}
+    assert split.heldout_problems([good], [], [], **kwargs) == []
+    cases = [
+        ({"url": "https://github.com/org/repo/issues/7"}, "also in dev/test/heldout/heldout2/heldout3"),
+        ({"text": "Third  TEXT"}, "same text as h3-1"),
+        ({"id": "h3-1"}, "duplicate id"),
+        ({"cause": "not_a_code"}, "neither"),
+    ]
+    for bad, needle in cases:
+        probs = split.heldout_problems([{**good, **bad}], [], [], **kwargs)
+        assert any(needle in p for p in probs), (bad, probs)

@@ -20,6 +20,10 @@ test and the first held-out part (no thread, id or text shared with any of them)
 been scored: ``check`` verifies it by the same rules against dev, test and both earlier held-out
 parts.
 
+``heldout4.jsonl`` is a fourth held-out part (see ``heldout4.md``), sampled after the third one had
+been scored: ``check`` verifies it by the same rules against dev, test and all three earlier
+held-out parts.
+
 ``check`` never prints texts of the test or held-out parts.
 """
 
@@ -37,6 +41,7 @@ TEST = HERE / "test.jsonl"
 HELDOUT = HERE / "heldout.jsonl"
 HELDOUT2 = HERE / "heldout2.jsonl"
 HELDOUT3 = HERE / "heldout3.jsonl"
+HELDOUT4 = HERE / "heldout4.jsonl"
 CAUSES = HERE / "CAUSES.md"
 CODES = HERE.parents[2] / "smrnb" / "doctor" / "CODES.md"
 KEYS = ("id", "url", "project", "text", "cause", "also", "fix")
@@ -207,11 +212,13 @@ def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "add":
         add(Path(argv[1]))
     dev, test = load(DEV), load(TEST)
-    held, held2, held3 = load(HELDOUT), load(HELDOUT2), load(HELDOUT3)
+    held, held2, held3, held4 = load(HELDOUT), load(HELDOUT2), load(HELDOUT3), load(HELDOUT4)
     bad = (problems(dev, test) + heldout_problems(held, dev, test)
            + heldout_problems(held2, dev, test, earlier=held, name="heldout2")
            + heldout_problems(held3, dev, test, earlier=held + held2, name="heldout3",
-                              other_parts="dev/test/heldout/heldout2"))
+                              other_parts="dev/test/heldout/heldout2")
+           + heldout_problems(held4, dev, test, earlier=held + held2 + held3, name="heldout4",
+                              other_parts="dev/test/heldout/heldout2/heldout3"))
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
@@ -219,6 +226,7 @@ def main(argv: list[str]) -> int:
           f"heldout {len(held)} entries / {len({thread_key(e['url']) for e in held})} threads; "
           f"heldout2 {len(held2)} entries / {len({thread_key(e['url']) for e in held2})} threads; "
           f"heldout3 {len(held3)} entries / {len({thread_key(e['url']) for e in held3})} threads; "
+          f"heldout4 {len(held4)} entries / {len({thread_key(e['url']) for e in held4})} threads; "
           f"{len(bad)} problems")
     return 1 if bad else 0
 
