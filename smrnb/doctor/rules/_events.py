@@ -136,6 +136,26 @@ def from_text(facts: Facts, layer: str, key: str | None = None) -> bool:
     return any(v == "text" for v in prov.values()) if key is None else prov.get(key) == "text"
 
 
+#: rows of a notebook's package installer that say the running kernel keeps what it imported before the install
+RESTART_NOTES = frozenset({"pip_restart_note", "colab_restart_runtime"})
+
+
+def restart_said(facts: Facts) -> bool:
+    """Whether the text shows a notebook install whose kernel was not restarted since: IPython's or Colab's note
+    after an install, or the user saying so."""
+    return has_sign(facts, "kernel_not_restarted") or any(
+        e.get("key") in RESTART_NOTES for e in events(facts, "jupyter", "message"))
+
+
+def kernel_python_codes(facts: Facts) -> list[str]:
+    """What a package the notebook cannot import (or imports old) means: a kernel of another Python, or a kernel
+    that started before the install (the text says it was not restarted since, or that the notebook runs the
+    terminal's Python): then a restart first, another Python second."""
+    if restart_said(facts) or has_sign(facts, "same_python"):
+        return ["kernel_restart_needed", "kernel_wrong_python"]
+    return ["kernel_wrong_python"]
+
+
 # ------------------------------------------------------------------ deciding between a row's codes
 def _in_container_or_job(facts: Facts) -> bool:
     return bool(value(facts, "context", "container") or value(facts, "context", "slurm")
@@ -301,7 +321,7 @@ PRIORITY: dict[str, int] = {
     "build_dependency_missing": 24, "prebuilt_binary_wrong_cuda": 25, "cudart_not_found": 25,
     "cuda_home_incomplete": 26, "library_not_found": 30, "package_api_version_mismatch": 30,
     "multiple_cuda_toolkits": 40, "extension_build_failed": 40, "driver_cuda_version_not_toolkit": 28,
-    "torch_cuda_unavailable": 26,
+    "torch_cuda_unavailable": 26, "kernel_restart_needed": 19, "nccl_network_unreachable": 14,
 }
 
 
