@@ -13,6 +13,7 @@ import pytest
 
 from smrnb.doctor._codes import CODES
 from smrnb.doctor._explain import explain_result, explain_text
+from smrnb.doctor._paste import decode
 from smrnb.doctor.probes import _context as context_probe
 from smrnb.doctor.probes import _jupyter as jupyter_probe
 from smrnb.doctor.rules import evaluate
@@ -111,3 +112,16 @@ def test_new_codes_have_their_table_entries():
         e = CODES[code]
         assert e.fix and e.told_from and e.check and e.source and "text" in e.homes
         assert explain_result("").recognised is False
+
+
+# ------------------------------------------------------------------ bytes of any encoding a saved log has
+def test_bytes_are_decoded_by_mark_then_utf16_then_utf8_then_cp1252():
+    text = "nvcc fatal   : Unsupported gpu architecture \u2018compute_90\u2019 \u2014 caf\u00e9"
+    for enc in ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "cp1252"):
+        got, how = decode(text.encode(enc))
+        assert got.lstrip("\ufeff") == text, (enc, got, how)
+    assert decode(text.encode("cp1252"))[1] == "cp1252" and decode(text.encode("utf-8"))[1] == "utf-8"
+    # cp1252's five undefined bytes read as Latin-1's, every other byte as cp1252's: nothing lost, nothing raised
+    high, how = decode(bytes(range(128, 256)))
+    assert how == "cp1252" and len(high) == 128 and "\ufffd" not in high and high[1] == "\x81" and high[0] == "\u20ac"
+    assert _codes(text.encode("cp1252"), n=1) == ["unsupported_gpu_arch"]
