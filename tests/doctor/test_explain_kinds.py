@@ -125,3 +125,174 @@ def test_bytes_are_decoded_by_mark_then_utf16_then_utf8_then_cp1252():
     high, how = decode(bytes(range(128, 256)))
     assert how == "cp1252" and len(high) == 128 and "\ufffd" not in high and high[1] == "\x81" and high[0] == "\u20ac"
     assert _codes(text.encode("cp1252"), n=1) == ["unsupported_gpu_arch"]
+
+
+# ------------------------------------------------------------------ messages of the tools, by kind
+@pytest.mark.parametrize(("text", "code"), [
+    # triton compiles its launcher at run time and needs a C compiler (runtime/build.py)
+    ("RuntimeError: Failed to find C compiler. Please specify via CC environment variable.", "build_dependency_missing"),
+    ("RuntimeError: Failed to find C compiler. Please specify via CC environment variable or set "
+     "triton.knobs.build.impl.", "build_dependency_missing"),
+    # cudarc (Rust) dlopens the CUDA libraries by their plain names
+    ("thread 'main' panicked at src/driver/sys/mod.rs:61:9:\nUnable to find cuda lib under the names "
+     "[\"cuda\", \"nvcuda\"]. Please open GitHub issue.", "library_not_found"),
+    ('Unable to dynamically load the "nvrtc" shared library - searched for library names: ["nvrtc", "nvrtc64"]. '
+     "Ensure that `LD_LIBRARY_PATH` has the correct path to the installed library.", "library_not_found"),
+    # onnxruntime's provider list of a CPU build
+    (">>> onnxruntime.get_available_providers()\n['AzureExecutionProvider', 'CPUExecutionProvider']\n"
+     "GPU: NVIDIA GeForce RTX 3080", "cpu_only_torch_with_gpu"),
+    # torch's own shape and usage checks: the user's code, not the environment
+    ("RuntimeError: Given groups=1, weight of size [64, 3, 7, 7], expected input[8, 1, 224, 224] to have 3 channels, "
+     "but got 1 channels instead", "user_code_error"),
+    ("RuntimeError: Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel size can't be "
+     "greater than actual input size", "user_code_error"),
+    ("RuntimeError: shape '[-1, 400]' is invalid for input of size 1024", "user_code_error"),
+    ("ValueError: Expected input batch_size (32) to match target batch_size (64).", "user_code_error"),
+    ("RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they "
+     "have already been freed).", "user_code_error"),
+    # torch's cudaGetDeviceCount check for every error but 'no device' and 'insufficient driver'
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+     "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non "
+     "supported HW", "forward_compat_unsupported"),
+    # Windows: the DLL was found and its initialisation failed (ERROR_DLL_INIT_FAILED)
+    ('OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading '
+     '"C:\\env\\Lib\\site-packages\\torch\\lib\\c10.dll" or one of its dependencies.', "library_bug"),
+])
+def test_the_tools_own_messages_are_their_causes(text, code):
+    assert code in _codes(text), (code, _codes(text, n=3))
+
+
+def test_a_device_count_error_without_its_number_gives_the_readings_torch_leaves():
+    codes = _codes("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before "
+                   "calling NumCudaDevices() that might have already set an error? Error occurred", n=3)
+    assert codes[:2] == ["forward_compat_unsupported", "driver_broken"], codes
+
+
+def test_triton_without_a_compiler_on_windows_is_the_msvc_toolchain():
+    text = ("C:\\Users\\me\\venv\\Lib\\site-packages\\triton\\runtime\\build.py\nRuntimeError: Failed to find C "
+            "compiler. Please specify via CC environment variable.")
+    assert _codes(text, n=1) == ["windows_msvc_toolchain"], _codes(text, n=3)
+
+
+def test_a_dll_whose_initialisation_failed_is_not_missing():
+    text = ('OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading '
+            '"C:\\env\\Lib\\site-packages\\torch\\lib\\c10.dll" or one of its dependencies.')
+    assert "library_not_found" not in _codes(text, n=3)
+    assert "library_not_found" in _codes(text.replace("[WinError 1114] A dynamic link library (DLL) initialization "
+                                                      "routine failed", "[WinError 126] The specified module could "
+                                                      "not be found"), n=3)
+
+
+# ------------------------------------------------------------------ enumerations' messages in their other forms
+@pytest.mark.parametrize(("text", "code"), [
+    # NVML's strings (nvmlErrorString) beside an NVML word
+    ("pynvml.NVMLError_NoPermission: Insufficient Permissions", "gpu_device_permission_denied"),
+    ("nvml init failed: Insufficient Permissions", "gpu_device_permission_denied"),
+    # the runtime's message in another release's wording
+    ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable", "gpu_busy_exclusive"),
+    ('I get the error "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable".',
+     "gpu_busy_exclusive"),
+])
+def test_enumerations_are_read_by_their_messages_in_every_form(text, code):
+    assert _codes(text, n=1) == [code], _codes(text, n=3)
+
+
+def test_a_reworded_message_needs_every_word_of_one_row():
+    from smrnb.doctor._textfacts import _reworded
+
+    assert _reworded("all CUDA-capable devices are busy or unavailable").name == "cudaErrorDevicesUnavailable"
+    assert _reworded("the device is busy") is None and _reworded("something else entirely happened") is None
+
+
+# ------------------------------------------------------------------ the loader's forms
+@pytest.mark.parametrize(("text", "code"), [
+    # the version line with "not found" cut off still names the version and who required it
+    ("./tool: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.34' (required by ./tool)", "symbol_version_missing"),
+    ("/usr/lib/libstdc++.so.6: version `GLIBCXX_3.4.30' (required by /opt/app/lib/libfoo.so)", "libstdcxx_too_old"),
+    # glibc's own translations of the loader's messages (its message catalogs)
+    ("error: libfoo.so: 无法启用共享目标需要的可执行栈: 无效的参数", "loader_security_policy"),
+    ("libfoo.so: Kann den Stack nicht ausführbar machen wie vom Shared Object verlangt: Das Argument ist ungültig",
+     "loader_security_policy"),
+    ("ImportError: libjemalloc.so.2: 无法在静态 TLS 块中分配内存", "static_tls_exhausted"),
+    ("ImportError: libcudart.so.11.0: 无法打开共享对象文件: 没有那个文件或目录", "cudart_not_found"),
+    ("ImportError: libcudart.so.11.0: невозможно открыть разделяемый объектный файл: Нет такого файла или каталога",
+     "cudart_not_found"),
+    # the unversioned driver library is the development link a program dlopens by that name
+    ("RuntimeError: Failed to dlopen libcuda.so", "library_not_found"),
+])
+def test_the_loaders_forms_are_read(text, code):
+    assert code in _codes(text), (code, _codes(text, n=3))
+
+
+def test_the_translations_come_from_glibcs_catalogs():
+    from smrnb.doctor import tables
+
+    pairs = dict(tables.loader_translations())
+    assert pairs["无法打开共享对象文件"] == "cannot open shared object file"
+    assert pairs["Datei oder Verzeichnis nicht gefunden"] == "No such file or directory"
+    rows = tables.rows("loader_translations")
+    assert {r["lang"] for r in rows} >= {"zh_CN", "ja", "ru", "de", "fr", "es"}
+    assert all(r["source"] and r["verified"] == "yes" for r in rows)
+
+
+def test_the_unversioned_libcuda_in_a_container_is_the_gpu_not_given():
+    text = "docker run -it my/image python app.py\nRuntimeError: Failed to dlopen libcuda.so"
+    assert _codes(text, n=1) == ["gpu_not_exposed_to_process"]
+
+
+@pytest.mark.parametrize(("torch", "first"), [(None, "torch_libs_not_loaded"), ("1.4.0", "abi_torch_version_mismatch"),
+                                              ("2.1.0", "torch_libs_not_loaded")])
+def test_a_torch_library_that_exists_since_1_5_is_decided_by_the_torch_release(torch, first):
+    text = "ImportError: libtorch_cpu.so: cannot open shared object file: No such file or directory"
+    if torch:
+        text = f"torch=={torch}\n" + text
+    codes = _codes(text, n=2)
+    assert codes[0] == first, codes
+    if torch is None:
+        assert codes == ["torch_libs_not_loaded", "abi_torch_version_mismatch"]
+
+
+# ------------------------------------------------------------------ builds
+def test_a_cuda_function_the_linker_cannot_find_is_another_toolkits_library():
+    text = ("/usr/bin/ld: sample.o: in function `main':\nsample.cu:(.text+0x1a4): undefined reference to "
+            "`cusparseDenseToSparse_bufferSize'\ncollect2: error: ld returned 1 exit status")
+    assert _codes(text) == ["multiple_cuda_toolkits", "library_shadowed_older_copy"]
+    # a CUDA function named undefined in prose reads the same
+    assert "multiple_cuda_toolkits" in _codes("the reference to cublasLtMatmulAlgoGetHeuristic is undefined at link time")
+
+
+def test_a_cuda_header_without_a_toolkit_on_the_command_line_may_be_no_toolkit_at_all():
+    bare = "binding.cpp:4:10: fatal error: cuda_runtime_api.h: No such file or directory"
+    assert _codes(bare) == ["cuda_home_incomplete", "cuda_home_missing"]
+    shown = ("gcc -I/usr/local/cuda-11.8/include -c binding.cpp\n" + bare)
+    assert _codes(shown) == ["cuda_home_incomplete", "build_dependency_missing"]
+
+
+def test_pip_failing_to_build_a_cuda_extension_is_a_build_failure():
+    text = "pip install flash-attn --no-build-isolation\n...\nERROR: Failed building wheel for flash-attn"
+    assert _codes(text, n=1) == ["extension_build_failed"]
+    assert explain_result("ERROR: Failed building wheel for pyyaml-include").recognised is False
+
+
+# ------------------------------------------------------------------ GPUs counted, said absent, of another vendor
+@pytest.mark.parametrize("text", [
+    "docker run -p 8080:8080 my/image\nNumber of GPUs: 0\nNumber of CPUs: 8",
+    "docker compose up\nINFO: found 0 GPUs",
+    "[container] GPU count: 0",
+])
+def test_a_gpu_count_of_zero_in_a_container_is_the_gpu_not_given(text):
+    assert _codes(text, n=1) == ["gpu_not_exposed_to_process"], _codes(text, n=3)
+
+
+def test_no_gpus_available_in_words_on_a_machine_with_an_nvidia_gpu():
+    codes = _codes("RuntimeError: there are no CUDA GPUs available, though the machine has an RTX 3060", n=2)
+    assert codes and codes[0] in ("gpu_not_exposed_to_process", "driver_broken") and "no_gpu" not in codes
+
+
+@pytest.mark.parametrize("gpu", ["an integrated Intel Iris Xe graphics", "Intel UHD Graphics 620 only",
+                                 "an AMD Radeon RX 6600", "a MacBook with Apple M2"])
+def test_a_machine_whose_gpu_is_another_vendors_has_no_cuda_device(gpu):
+    text = f"CUDA driver version is insufficient for CUDA runtime version\nMy laptop has {gpu}."
+    assert _codes(text, n=1) == ["no_gpu"], _codes(text, n=3)
+    # with an NVIDIA GPU named too, the runtime's own words decide
+    assert _codes(text + " and an RTX 3050", n=1) == ["driver_too_old"]

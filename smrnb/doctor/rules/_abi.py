@@ -255,6 +255,13 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                     "commands": ["python -c \"import torch; print(torch.__version__)\"",
                                  "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
                                  "(or install the wheel) for the installed torch"]}
+        if name.startswith(("libtorch_cpu.", "libtorch_cuda.")):
+            return {"title": f"{name} missing: the binary was built for torch 1.5 or later",
+                    "evidence": ["libtorch_cpu.so / libtorch_cuda.so exist since torch 1.5 (libtorch.so split); an "
+                                 "older torch has neither, so a binary built for a newer torch cannot load"],
+                    "commands": ["python -c \"import torch; print(torch.__version__)\"",
+                                 "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
+                                 "(or install the release made) for the installed torch"]}
         return None
     dem = demangle(sym)
     short = (dem or sym)[:120]

@@ -208,6 +208,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             if major(dmax) != major(used):
                 return ["driver_too_old", "forward_compat_unsupported"], how + " (another major)"
             return ["forward_compat_unsupported", "driver_too_old"], how + " (the same major)"
+    if value(facts, "driver", "other_gpus") and not _has_gpu(facts) and s & _NO_DEVICE_CODES and not \
+            _in_container_or_job(facts):
+        # the text names another vendor's GPU and no NVIDIA one: CUDA has no device here, whatever the runtime said
+        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+            f"the machine's GPU is {value(facts, 'driver', 'other_gpus')[0]} (not NVIDIA's)")
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
@@ -258,6 +263,10 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return ["torch_wheel_lacks_gpu_arch", "unsupported_gpu_arch"], (
                 f"torch's CUDA {tc} compiles for compute capabilities up to {max(known) // 10}.{max(known) % 10}; "
                 f"the GPU is {', '.join(newer)}")
+    if {"build_dependency_missing", "windows_msvc_toolchain"} <= s:
+        if value(facts, "context", "os") == "windows":
+            return ["windows_msvc_toolchain", "build_dependency_missing"], "Windows: the compiler is MSVC's cl.exe"
+        return ["build_dependency_missing", "windows_msvc_toolchain"], None
     if {"cpu_only_torch_with_gpu", "no_gpu"} <= s and value(facts, "context", "os") == "macos":
         return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):
@@ -287,6 +296,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     return c[:MAX_READINGS], None
 
 
+#: codes of a process that finds no usable CUDA device (the machine may have none at all)
+_NO_DEVICE_CODES = frozenset({"driver_too_old", "driver_broken", "gpu_not_exposed_to_process", "no_gpu",
+                              "torch_cuda_unavailable", "cpu_only_torch_with_gpu"})
 #: nvcc options whose value is a GPU architecture, and the keywords they accept besides one
 _ARCH_OPTIONS = frozenset({"gpu-architecture", "gpu-name", "gpu-code", "arch", "code"})
 _ARCH_KEYWORDS = frozenset({"all", "all-major", "native"})
