@@ -820,12 +820,12 @@ def _scan_signs(r: _Reader, text: str, low: str) -> None:
 
 
 #: a count of GPUs a tool or library prints ("Number of GPUs: 0", "GPU count: 0", "Found 0 GPUs", "num_gpus=0")
-_GPU_COUNT_RE = re.compile(r"\b(?:(?:number of|num|n)[ _](?:cuda[ _])?(?:gpus?|devices)|(?:cuda )?gpu[ _]count|"
-                           r"(?:visible|available|detected) (?:cuda )?(?:gpus|devices))\W{0,4}(?:is|=|:|->)?\W{0,3}"
-                           r"([0-9]{1,3})\b|\b(?:found|detected|using) ([0-9]{1,3}) (?:cuda )?(?:gpus?|cuda devices?)\b")
+_GPU_COUNT_RE = re.compile(r"\b(?:(?:number of|num|n)[ _](?:gpus?|cuda[ _](?:gpus?|devices))|(?:cuda )?gpu[ _]count|"
+                           r"(?:visible|available|detected) (?:gpus|cuda devices))\W{0,4}(?:is|=|:|->)?\W{0,3}"
+                           r"([0-9]{1,3})\b|\b(?:found|detected|using) ([0-9]{1,3}) (?:gpus?|cuda devices?)\b")
 #: 'no GPU available' in words, as users and tools write it ("there are no CUDA GPUs available", "no GPU found")
-_NO_GPUS_SAID_RE = re.compile(r"\bno (?:cuda[- ]?|nvidia )?(?:gpus?|cuda devices?|devices?)(?: (?:are|is|were|was))? "
-                              r"(?:available|found|detected)\b")
+_NO_GPUS_SAID_RE = re.compile(r"\bno (?:cuda[- ]?|nvidia )?(?:gpus?|cuda devices?|cuda-capable devices?)"
+                              r"(?: (?:are|is|were|was))? (?:available|found|detected)\b")
 #: a GPU of another vendor named (the machine's graphics is not NVIDIA's: CUDA has nothing to run on)
 _OTHER_GPU_RE = re.compile(r"\b(?:intel(?:\(r\))? (?:iris|uhd|hd|arc)\b[^,;\n)]{0,24}|iris xe|uhd graphics \d{3}|"
                            r"(?:amd )?radeon\b[^,;\n)]{0,20}|amd (?:rx|gpu)\b[^,;\n)]{0,12}|apple m[1-4]\b[^,;\n)]{0,10}|"
@@ -1354,14 +1354,14 @@ def english_loader_lines(text: str) -> str:
 
     if ".so" not in text:
         return text
-    low = text.lower()
     changed: dict[str, str] = {}
     pairs = tables.loader_translations()
-    for line in _lines_with(text, low, ".so", limit=200):
+    ascii_pairs = tuple(p for p in pairs if p[0].isascii())
+    for line in _lines_with(text, text, ".so", limit=200):
         if line in changed or len(line) > 2000:
             continue
         new = line
-        for translated, english in pairs:
+        for translated, english in (ascii_pairs if line.isascii() else pairs):
             if translated in new:
                 new = new.replace(translated, english)
         if new != line:
