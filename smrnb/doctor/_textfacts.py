@@ -288,6 +288,7 @@ _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,
 _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
+_HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
 _HEADER_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))'?: No such file")
 #: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
 _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
@@ -760,6 +761,9 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for h in _HEADER_RE.findall(line):
             r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
                     included_from=by.group(1) if by else None)
+    elif "no such file or directory" in low and ".h" in low:  # the compiler's line with its prefix cut off
+        for h in _HEADER_BARE_RE.findall(line)[:2]:
+            r.event("toolkit", "header_missing", line, WEIGHT["header"] + 4, header=h, included_from=None)
     if "cannot find -l" in low:
         for lib in _LINK_RE.findall(line):
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)

@@ -296,3 +296,31 @@ def test_a_machine_whose_gpu_is_another_vendors_has_no_cuda_device(gpu):
     assert _codes(text, n=1) == ["no_gpu"], _codes(text, n=3)
     # with an NVIDIA GPU named too, the runtime's own words decide
     assert _codes(text + " and an RTX 3050", n=1) == ["driver_too_old"]
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # DeepSpeed's op builder (op_builder/builder.py)
+    ("deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 11.8 does "
+     "not match the version torch was compiled with 12.1, unable to compile cuda/cpp extensions without a matching cuda "
+     "version.", "nvcc_torch_cuda_mismatch"),
+    ("deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA op(s)",
+     "cuda_home_missing"),
+    # a package built against another release of one it depends on
+    ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.1.0 as it may crash.",
+     "package_api_version_mismatch"),
+    ("RuntimeError: jaxlib is version 0.4.7, but this version of jax requires version >= 0.4.14.",
+     "package_api_version_mismatch"),
+    # setuptools' spawn: a build command failed, or the compiler it runs is not installed
+    ("error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1", "extension_build_failed"),
+    ("error: command 'x86_64-linux-gnu-gcc' failed: No such file or directory", "build_dependency_missing"),
+    # the compiler's line with its 'fatal error:' prefix cut off
+    ("cuda_runtime_api.h: No such file or directory", "cuda_home_incomplete"),
+])
+def test_more_tools_messages(text, code):
+    assert code in _codes(text), (code, _codes(text, n=3))
+
+
+def test_deepspeeds_accepted_minor_mismatch_is_not_an_error():
+    text = ("Installed CUDA version 12.6 does not match the version torch was compiled with 12.4 but since the APIs are "
+            "compatible, accepting this combination")
+    assert explain_result(text).recognised is False
