@@ -324,3 +324,9 @@ def test_deepspeeds_accepted_minor_mismatch_is_not_an_error():
     text = ("Installed CUDA version 12.6 does not match the version torch was compiled with 12.4 but since the APIs are "
             "compatible, accepting this combination")
     assert explain_result(text).recognised is False
+
+
+def test_the_same_environment_outside_a_notebook_is_no_kernel_restart():
+    text = ("ModuleNotFoundError: No module named 'open3d'\nRequirement already satisfied: open3d in ./venv/lib/python3.10 "
+            "(0.18.0)\nthe script and pip use the same environment")
+    assert "kernel_restart_needed" not in _codes(text, n=3)

@@ -151,7 +151,8 @@ def kernel_python_codes(facts: Facts) -> list[str]:
     """What a package the notebook cannot import (or imports old) means: a kernel of another Python, or a kernel
     that started before the install (the text says it was not restarted since, or that the notebook runs the
     terminal's Python): then a restart first, another Python second."""
-    if restart_said(facts) or has_sign(facts, "same_python"):
+    notebook = has_sign(facts, "in_notebook") or bool(value(facts, "jupyter", "in_kernel"))
+    if restart_said(facts) or (notebook and has_sign(facts, "same_python")):
         return ["kernel_restart_needed", "kernel_wrong_python"]
     return ["kernel_wrong_python"]
 
