@@ -442,12 +442,17 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
     missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
         and "version '" not in low and "procedure could not be found" not in low
     if ".so" in low:
+        # the loader names the file it could not open right before its message ("X: cannot open shared object
+        # file"); another library on that line is the one that needed it ("Could not load library A. Error: X: ...")
+        named_missing = {m.group(1) for m in _LIB_RE.finditer(line)
+                         if line[m.end():m.end() + 34].lower().startswith(": cannot open shared object")} \
+            if "cannot open shared object" in low else set()
         for m in _LIB_RE.finditer(line):
             name = m.group(1)
             fam, ver = lib_family(name)
             if fam == "driver" and _DRIVER_VER_RE.fullmatch(ver):  # the driver's files carry its version
                 r.fact("driver", "driver_version", ver, line)
-            if missing and not _loaded_but_failed(line[m.end():].lower()):
+            if missing and (not named_missing or name in named_missing) and not _loaded_but_failed(line[m.end():].lower()):
                 r.event("loader", "library_missing", line, WEIGHT["library"], library=name, family=fam, version=ver)
             r.fact("loader", "libraries_named", [], line)
             named = r.facts["loader"]["libraries_named"]

@@ -330,3 +330,22 @@ def test_the_same_environment_outside_a_notebook_is_no_kernel_restart():
     text = ("ModuleNotFoundError: No module named 'open3d'\nRequirement already satisfied: open3d in ./venv/lib/python3.10 "
             "(0.18.0)\nthe script and pip use the same environment")
     assert "kernel_restart_needed" not in _codes(text, n=3)
+
+
+def test_the_library_the_loader_names_is_the_missing_one():
+    text = ("Could not load library libcudnn_ops_infer.so.8. Error: libcuda.so: cannot open shared object file: No such "
+            "file or directory")
+    missing = [e["library"] for e in explain_result(text).facts["loader"]["events"] if e["kind"] == "library_missing"]
+    assert missing == ["libcuda.so"]
+
+
+def test_the_drivers_library_in_wsl_is_a_directory_not_searched():
+    text = "OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n(Ubuntu 22.04 on WSL2)"
+    assert _codes(text, n=1) == ["library_not_found"]
+    assert _codes("OSError: libcuda.so.1: cannot open shared object file: No such file or directory", n=1) == [
+        "gpu_not_exposed_to_process"]
+
+
+def test_the_apple_gpus_memory_running_out_is_out_of_memory():
+    assert _codes("RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: 1.20 GB, max "
+                  "allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool.", n=1) == ["cuda_oom"]

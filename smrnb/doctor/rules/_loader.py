@@ -83,8 +83,12 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         return ["abi_torch_version_mismatch", "torch_libs_not_loaded"]
     row = tables.first_match("loader_errors", f"{name}: cannot open shared object file: No such file or directory")
     codes = list(row.row.codes) if row is not None else []
-    if fam == "driver" and low == "libcuda.so" and not (value(facts, "context", "container") or
-                                                        value(facts, "context", "slurm")):
+    if fam == "driver" and value(facts, "context", "wsl"):
+        # WSL keeps the driver's libcuda in /usr/lib/wsl/lib, which the loader searches only through ld.so.conf.d or
+        # LD_LIBRARY_PATH: the GPU is given, the directory is not searched
+        codes = ["library_not_found", "gpu_not_exposed_to_process"]
+    elif fam == "driver" and low == "libcuda.so" and not (value(facts, "context", "container") or
+                                                          value(facts, "context", "slurm")):
         # the unversioned name is the driver's development link (the runtime loads libcuda.so.1): a program that
         # dlopens it needs that link, or the directory that has it (WSL: /usr/lib/wsl/lib) on the loader's path
         codes = ["library_not_found", "gpu_not_exposed_to_process", "no_gpu"]
