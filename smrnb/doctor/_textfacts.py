@@ -1035,6 +1035,7 @@ def _repl_result(prev: str, line: str) -> str | None:
 def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
     t0 = time.perf_counter()
     prev, prev_raw, prev_import = "", "", None
+    seen: dict[str, str | None] = {}
     for i, line in enumerate(text.split("\n")):
         if i % 64 == 0 and time.perf_counter() - t0 > budget_s:
             r.fact("context", "text_truncated", f"stopped reading after {budget_s:g} s", "")
@@ -1049,27 +1050,43 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
             _scan_cuda_available(r, joined, joined)
         if echoed and not line.lstrip().startswith(("$", "#", ">")) and " " not in line.strip():
             _scan_paths(r, f"${echoed.group(1)} = {line.strip()}", f"${echoed.group(1)} = {line.strip()}".lower())
-        _scan_libraries(r, line, low)
-        _scan_symbols(r, line, low)
-        _scan_versions(r, line, low)
-        _scan_paths(r, line, low)
-        _scan_gpus(r, line, low)
-        _scan_python(r, line, low)
-        if "is_available" in low or "device_count" in low:
-            _scan_cuda_available(r, line, low)
-        if len(line) < 2000 and ("gpu" in low or "device" in low or "intel" in low or "iris" in low or "radeon" in low
-                                 or "amd" in low or "apple m" in low or "integrated" in low):
-            _scan_gpu_counts(r, line, low)
-        if "cell" in low or ("torch" in low and "install" in low):
-            _scan_claims(r, line, low)
-        if len(line) < 2000:
-            _scan_prose(r, line, low)
-            _scan_platform(r, line, low)
-        if "import" in low:
-            _scan_imports(r, line)
-        elif prev_import and any(w in low for w in _CRASH_WORDS):
+        if line in seen:  # a line read before gives nothing new (facts: the first value wins; events: each once)
+            if prev_import and "import" not in low and any(w in low for w in _CRASH_WORDS):
+                r.fact("loader", "crashed_at_import", prev_import, line)
+            prev_import = seen[line]
+            continue
+        _scan_line(r, line, low)
+        if "import" not in low and prev_import and any(w in low for w in _CRASH_WORDS):
             r.fact("loader", "crashed_at_import", prev_import, line)
         prev_import = _last_import(r, line) if "import" in low else None
+        if len(seen) < _SEEN_LINES:
+            seen[line] = prev_import
+
+
+#: distinct lines remembered by the line scan (a log repeating a line reads it once)
+_SEEN_LINES = 20_000
+
+
+def _scan_line(r: _Reader, line: str, low: str) -> None:
+    """Every per-line reader on one line of the text."""
+    _scan_libraries(r, line, low)
+    _scan_symbols(r, line, low)
+    _scan_versions(r, line, low)
+    _scan_paths(r, line, low)
+    _scan_gpus(r, line, low)
+    _scan_python(r, line, low)
+    if "is_available" in low or "device_count" in low:
+        _scan_cuda_available(r, line, low)
+    if len(line) < 2000 and ("gpu" in low or "device" in low or "intel" in low or "iris" in low or "radeon" in low
+                             or "amd" in low or "apple m" in low or "integrated" in low):
+        _scan_gpu_counts(r, line, low)
+    if "cell" in low or ("torch" in low and "install" in low):
+        _scan_claims(r, line, low)
+    if len(line) < 2000:
+        _scan_prose(r, line, low)
+        _scan_platform(r, line, low)
+    if "import" in low:
+        _scan_imports(r, line)
 
 
 # ------------------------------------------------------------------ the tables, over the whole text
