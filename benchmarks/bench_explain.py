@@ -48,7 +48,10 @@ UNITS = ["a:", ":", '"KEY":', "KEY=", "=", "@", '"', "sk-", "undefined symbol: _
          "CUDA error 35 cudaErrorInsufficientDriver ", "Segmentation fault\n", "torch==2.1.0+cu121 release 12.3, V12.3.52 ",
          "import a; import b\n", "In [1]: torch.cuda.is_available()\nOut[1]: False\n", "echo $CUDA_HOME\n/x:\n",
          "CUDA_VISIBLE_DEVICES: \n", "when I run cell 1 torch is already installed\n", "Failed building wheel for x\n",
-         "libcuda.so.575.57.08: cuda driver library init failure: 3\n"]
+         "libcuda.so.575.57.08: cuda driver library init failure: 3\n", "Number of GPUs: 0\n",
+         "undefined reference to `cusparseSpMM'\n", "libx.so: \u65e0\u6cd5\u6253\u5f00\u5171\u4eab\u5bf9\u8c61\u6587\u4ef6\n",
+         "CUDA error: all CUDA-capable devices are busy or unavailable\n", "nvml: Insufficient Permissions\n",
+         "an Intel Iris Xe graphics GPU\n", "version `GLIBC_2.34' (required by ./x)\n"]
 
 
 def main() -> int:

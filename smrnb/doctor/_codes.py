@@ -489,6 +489,23 @@ CODES: dict[str, Code] = {
         check='import sys; print(sys.executable)   # in the notebook, against `which python` in the '
               'terminal',
         source='jupyter_client kernelspec argv (ipykernel writes sys.executable); tables/jupyter_kernel.csv'),
+    "kernel_restart_needed": _c("jupyter",
+        "The running Jupyter kernel started before a package was installed, upgraded or rebuilt in its own "
+        "environment: a module it had imported stays the old one ('you may need to restart the kernel to use "
+        "updated packages'), and what the terminal's Python imports the notebook does not.",
+        fix="The kernel imported (or looked for) the package before it was installed, upgraded or rebuilt: restart "
+            "the kernel (Kernel > Restart, or IPython.Application.instance().kernel.do_shutdown(True)) and run the "
+            "cells again; a module is imported once per process.",
+        severity="warning",
+        told_from="kernel_wrong_python: the kernel runs another Python altogether (a restart does not help: install "
+                  "into the kernel's Python); env_not_propagated_to_kernel: a variable, not a package, changed after "
+                  "the kernel started",
+        check='import sys, importlib.metadata as md; print(sys.executable, md.version("<package>"), '
+              '<package>.__version__)   # in the notebook: the installed and the imported release',
+        source="IPython core/magics/packaging.py (%pip/%conda print 'Note: you may need to restart the kernel to use "
+               "updated packages.'); Python's import system (a module is executed once and cached in sys.modules; "
+               "importlib.reload does not reload extension modules); Colab's pip wrapper ('You must restart the "
+               "runtime in order to use newly installed versions'); tables/jupyter_kernel.csv"),
     "kernelspec_env": _c("jupyter",
         "The kernelspec in use sets environment variables (its 'env'): they apply only to kernels "
         "started from it.",
@@ -569,6 +586,24 @@ CODES: dict[str, Code] = {
               'order',
         source="glibc's single global symbol scope (ld.so(8)); libgomp/libiomp 'OMP: Error #15: "
                "Initializing libiomp5 ... already initialized'"),
+    "nccl_network_unreachable": _c("context",
+        "NCCL's network transport between processes on different nodes failed: a node's InfiniBand or Ethernet "
+        "link is down or faulty, NCCL chose an interface the peers cannot reach, or a firewall drops the "
+        "connection ('remote process exited or there was a network error', 'Connection reset by peer', "
+        "'NET/IB : Got completion from peer ... with error', 'no socket interface found').",
+        fix="NCCL's connection between the nodes failed: look first at the other ranks' logs (a rank that died "
+            "makes its peers report the same error), then run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to "
+            "see the interface and transport NCCL chose; set NCCL_SOCKET_IFNAME to the interface the nodes reach "
+            "each other on, check the InfiniBand links (ibstat, ibv_devinfo) or test without them "
+            "(NCCL_IB_DISABLE=1), and open the firewall between the nodes.",
+        told_from="container_shm_too_small: ranks on one host talk through /dev/shm, not the network; "
+                  "gpu_p2p_unsupported: the GPU peer path inside one host",
+        check="NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET <the job>; ip -br addr; ibstat   # on every node",
+        source="NVIDIA NCCL: ncclGetErrorString (ncclRemoteError: 'remote process exited or there was a network "
+               "error'), src/misc/socket.cc ('Call to recv from %s failed : %s', 'Connection closed by remote peer'), "
+               "src/transport/net_ib.cc ('NET/IB : Got completion from peer %s with error'), bootstrap.cc "
+               "('Bootstrap : no socket interface found'); NCCL User Guide, Environment Variables "
+               "(NCCL_SOCKET_IFNAME: prefixes, '^' excludes, '=' exact) and Troubleshooting"),
     "ninja_missing": _c("toolkit",
         'ninja is not on PATH: torch extension builds fall back to slow distutils, JIT loads fail.',
         fix='torch.utils.cpp_extension needs ninja for parallel builds and for JIT-loaded extensions: '

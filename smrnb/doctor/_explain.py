@@ -29,7 +29,7 @@ from smrnb.doctor._codes import is_cause, meanings
 from smrnb.doctor._evidence import cap_text
 from smrnb.doctor._install import build_arch_list, nvcc_archs  # noqa: F401 (re-exported)
 from smrnb.doctor._model import LAYERS, Finding
-from smrnb.doctor._paste import normalise
+from smrnb.doctor._paste import decode, normalise
 from smrnb.doctor._symbols import demangle, is_torch_symbol, string_abi  # noqa: F401 (re-exported)
 from smrnb.doctor._textfacts import read_text, summary
 from smrnb.doctor.rules import evaluate_traced
@@ -61,7 +61,7 @@ class Explained:
 def read(text: str | bytes) -> dict[str, dict[str, Any]]:
     """The facts a pasted error shows (normalised and capped first); ``{}`` for an empty text."""
     if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8", errors="replace")
+        text = decode(bytes(text))[0]
     if not isinstance(text, str) or not text.strip():
         return {}
     return read_text(normalise(cap_text(text)))
@@ -199,7 +199,8 @@ def explain_text(text: str | bytes, facts: Mapping[str, Any] | None = None, max_
     Parameters
     ----------
     text : str or bytes
-        A pasted error: one line, a traceback or a build log (bytes are decoded as UTF-8).
+        A pasted error: one line, a traceback or a build log (bytes: by their byte-order mark, else UTF-8, else
+        UTF-16 or Windows-1252; :func:`smrnb.doctor._paste.decode`).
     facts : dict, optional
         ``{layer: facts}`` of the machine (from ``collect``): they fill what the text does not say.
 

@@ -11,6 +11,7 @@ explain reads the same facts from every copy of one error. Every step is one lin
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
 
@@ -29,6 +30,42 @@ _TABLE = {**_ZERO_WIDTH, **_OTHER}
 #: control characters other than tab and newline (a copy's stray NULs, bells, backspaces)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES_RE = re.compile(r"[^\S\n\t]")  # every Unicode space but newline and tab (after NFKC: few remain)
+
+
+#: byte-order marks and the encoding each one starts (UTF-32's before UTF-16's: its LE mark begins with UTF-16's)
+_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """``(text, encoding)`` of a pasted error's bytes: by its byte-order mark (a file PowerShell's ``>`` wrote is
+    UTF-16), else UTF-16 when every other byte is NUL, else UTF-8, else Windows-1252 (what a Windows editor or console
+    saves; its five undefined bytes read as Latin-1's), so no byte is lost and nothing raises."""
+    data = bytes(data)
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            return data.decode(enc, errors="replace"), enc
+    head = data[:4096]  # NUL bytes in every other place: UTF-16 without a mark (valid UTF-8 too, but no log has NULs)
+    if len(head) >= 4 and head[1::2].count(0) > len(head) // 4 and head[0::2].count(0) < len(head) // 8:
+        return data.decode("utf-16-le", errors="replace"), "utf-16-le"
+    if len(head) >= 4 and head[0::2].count(0) > len(head) // 4 and head[1::2].count(0) < len(head) // 8:
+        return data.decode("utf-16-be", errors="replace"), "utf-16-be"
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    return data.decode("cp1252", errors=_CP1252_FALLBACK), "cp1252"
+
+
+def _latin1_for_undefined(exc: UnicodeError) -> tuple[str, int]:
+    """cp1252 leaves 0x81, 0x8D, 0x8F, 0x90 and 0x9D undefined: they read as the Latin-1 code points of the same value."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return exc.object[exc.start:exc.end].decode("latin-1"), exc.end
+
+
+_CP1252_FALLBACK = "smrnb-cp1252-latin1"
+codecs.register_error(_CP1252_FALLBACK, _latin1_for_undefined)
 
 
 def normalise(text: str) -> str:

@@ -162,15 +162,22 @@ _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open"
 #: what a library's own initialisation failing reads like, and what a file that is not there reads like
 _INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
                       "failed to initialize", "error initializing", "initialisation failed")
+#: Windows' ERROR_DLL_INIT_FAILED (1114): the DLL was found and loaded, and its own initialisation routine failed
+_DLL_INIT_FAILED_WORDS = ("winerror 1114", "initialization routine failed", "初始化例程失败", "初始化常式失敗")
 _NOT_THERE_WORDS = ("cannot open shared object", "no such file", "not found", "could not be found")
 #: a driver release as its libraries' file names and nvidia-smi print it (``575.57.08``, ``470.141.03``)
 _DRIVER_VER_RE = re.compile(r"[0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?")
 _UNDEF_RE = re.compile(r"undefined symbol ?:? ?[\"'`]?([A-Za-z_][A-Za-z0-9_@.$]{0,600})")
+_UNDEF_REF_RE = re.compile(r"undefined reference to [`'‘\"]?([A-Za-z_][A-Za-z0-9_]{2,200})")
+#: a CUDA math/communication library's API function as its headers name it (cusparseSpMM, cublasLtMatmul, ncclCommInitRank)
+_CUDA_API_RE = re.compile(r"\b((?:cusparse|cublasLt|cublas|cufft|curand|cusolver[A-Z]{0,2}|cudnn|nccl|nvjpeg|npp)"
+                          r"[A-Z][A-Za-z0-9_]{2,80})")
+_CUDA_LIB_OWNERS = frozenset({"cusparse", "cublas", "cufft", "curand", "cusolver", "cudnn", "nccl", "nvjitlink"})
 _SYM_NOT_DEFINED_RE = re.compile(r"symbol ([A-Za-z_][A-Za-z0-9_]{0,300}),? version (lib[A-Za-z0-9_+.]{1,60}) not defined")
 _VERLIB_RE = re.compile(r"version (lib[A-Za-z0-9_]{1,40}\.so(?:\.[0-9]{1,4}){0,2})")
 _NEEDED_BY_RE = re.compile(r"([^\s:'\"]{1,300}\.so[^\s:'\"]{0,40}) ?: ?undefined symbol")
 _SYMVER_RE = re.compile(r"(?:(\S{1,300}): )?version [`'‘]?((?:GLIBCXX|CXXABI|GLIBC|CUDA|libcublas|[A-Za-z]{2,12})_[0-9.A-Za-z_]{1,40})['’]? "
-                        r"not found(?: \(required by ([^)\s]{1,300})\))?")
+                        r"(?:not found(?: \(required by ([^)\s]{1,300})\))?|\(required by ([^)\s]{1,300})\))")
 _SM_RE = re.compile(r"\b(?:sm|compute)_([0-9]{2,3}[a-z]?)\b")
 _CAP_RE = re.compile(r"capability (?:\(CC\) )?(?:sm_)?([0-9]{1,2})\.?([0-9])\b")
 _SM_CAP_RE = re.compile(r"(?:CUDA|cuda) capability sm_([0-9]{2,3})")
@@ -202,6 +209,9 @@ _CUDA_NAMED_RE = re.compile(r"(?<![\w.-])cuda(?:[ _-]?toolkit)?(?: version)?[ _:
 #: a package pip builds, by its build lines
 _BUILT_RE = re.compile(r"(?:[Ff]ailed building wheel for|[Bb]uilding wheel for|[Rr]unning setup\.py (?:install|develop) for|"
                        r"[Cc]ould not build wheels for|[Ff]ailed to build|[Bb]uilding editable for) ([A-Za-z0-9][A-Za-z0-9_.\-]{0,60})")
+#: pip's own words for a package whose build failed
+_FAILED_BUILD_RE = re.compile(r"(?:[Ff]ailed building wheel for|[Cc]ould not build wheels for|[Ff]ailed to build|"
+                              r"[Ff]ailed building editable for) ([A-Za-z0-9][A-Za-z0-9_.\-]{0,60})")
 _PIP_INSTALL_RE = re.compile(r"\bpip3? install ([^\n#]{1,400})")
 #: pip install options that take a value (the value is not a package)
 _PIP_VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
@@ -278,6 +288,7 @@ _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,
 _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
+_HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
 _HEADER_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))'?: No such file")
 #: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
 _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
@@ -299,7 +310,7 @@ _CUDA_ERRNUM_RES = (
     re.compile(r"== ?cudaSuccess \(([0-9]{1,5}) vs\. 0\)"),  # glog CHECK_EQ (Caffe): error == cudaSuccess (38 vs. 0)
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
-_CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2})")
+_CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
 _ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR_)[A-Za-z0-9_]{1,60})")
 
 #: phrases whose presence is the fact (no table has them): sign -> (layer, phrases, weak)
@@ -351,6 +362,14 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                               "requires ampere", "gpu architecture is not supported"), False),
     ("in_notebook", "jupyter", ("notebook", "jupyter", "ipykernel", "ipython-input", "jupyterhub", "cell in[",
                                 "colab", "!conda ", "%conda ", "%pip "), True),
+    ("kernel_not_restarted", "jupyter", ("without restarting the kernel", "before restarting the kernel",
+                                         "didn't restart the kernel", "did not restart the kernel",
+                                         "haven't restarted the kernel", "have not restarted the kernel",
+                                         "while the kernel was running", "while the notebook was running",
+                                         "while the notebook was open", "after the kernel started",
+                                         "after starting the kernel", "previously imported in this runtime"), False),
+    ("same_python", "jupyter", ("same environment", "same env ", "same conda env", "same virtualenv", "same venv",
+                                "same python", "same interpreter", "same sys.executable"), True),
     ("package_said_installed", "torch", ("all requested packages already installed", "requirement already satisfied"),
      False),
     ("terminal_works", "jupyter", ("in terminal", "in my terminal", "from terminal", "works in the terminal",
@@ -423,18 +442,23 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
     missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
         and "version '" not in low and "procedure could not be found" not in low
     if ".so" in low:
+        # the loader names the file it could not open right before its message ("X: cannot open shared object
+        # file"); another library on that line is the one that needed it ("Could not load library A. Error: X: ...")
+        named_missing = {m.group(1) for m in _LIB_RE.finditer(line)
+                         if line[m.end():m.end() + 34].lower().startswith(": cannot open shared object")} \
+            if "cannot open shared object" in low else set()
         for m in _LIB_RE.finditer(line):
             name = m.group(1)
             fam, ver = lib_family(name)
             if fam == "driver" and _DRIVER_VER_RE.fullmatch(ver):  # the driver's files carry its version
                 r.fact("driver", "driver_version", ver, line)
-            if missing and not _loaded_but_failed(line[m.end():].lower()):
+            if missing and (not named_missing or name in named_missing) and not _loaded_but_failed(line[m.end():].lower()):
                 r.event("loader", "library_missing", line, WEIGHT["library"], library=name, family=fam, version=ver)
             r.fact("loader", "libraries_named", [], line)
             named = r.facts["loader"]["libraries_named"]
             if name not in named and len(named) < 40:
                 named.append(name)
-    if ".dll" in low and missing:
+    if ".dll" in low and missing and not any(w in low for w in _DLL_INIT_FAILED_WORDS):
         for name in _DLL_RE.findall(line):
             fam, ver = _dll_family(name)
             r.event("loader", "library_missing", line, WEIGHT["library"] + 4, library=name, family=fam, version=ver)
@@ -473,12 +497,22 @@ def _scan_symbols(r: _Reader, line: str, low: str) -> None:
             nb = _NEEDED_BY_RE.search(line)
             r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=owner,
                     needed_by=nb.group(1) if nb else None, version_lib=version_lib)
+    if "undefined" in low and ("reference" in low or "symbol" not in low):
+        # the linker's "undefined reference to `cusparseX'", or a CUDA library's API named as undefined in prose: a
+        # function an older copy of that library lacks (another toolkit's library linked or loaded)
+        refs = _UNDEF_REF_RE.findall(line) or [m for m in _CUDA_API_RE.findall(line)]
+        for sym in refs[:4]:
+            owner = symbol_owner(sym)
+            if owner in _CUDA_LIB_OWNERS:
+                r.event("loader", "undefined_symbol", line, WEIGHT["symbol"] + 2, symbol=sym, owner=owner, needed_by=None,
+                        version_lib=None, at="link" if "reference" in low or "link" in low else "load")
     if "not defined" in low and "symbol " in low:
         for sym, lib in _SYM_NOT_DEFINED_RE.findall(line):
             r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=lib_family(lib)[0],
                     needed_by=None, version_lib=lib)
-    if "not found" in low and "version" in low:
-        for lib, ver, by in _SYMVER_RE.findall(line):
+    if ("not found" in low or "(required by" in low) and "version" in low:
+        for lib, ver, by, by_cut in _SYMVER_RE.findall(line):
+            by = by or by_cut  # the loader's line with "not found" cut off still names who required it
             if ver.startswith(("GLIBC", "CXXABI")) or "lib" in lib or by:
                 r.event("loader", "symbol_version_not_found", line, WEIGHT["symbol_version"], version=ver,
                         library=lib or None, required_by=by or None)
@@ -732,6 +766,9 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for h in _HEADER_RE.findall(line):
             r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
                     included_from=by.group(1) if by else None)
+    elif "no such file or directory" in low and ".h" in low:  # the compiler's line with its prefix cut off
+        for h in _HEADER_BARE_RE.findall(line)[:2]:
+            r.event("toolkit", "header_missing", line, WEIGHT["header"] + 4, header=h, included_from=None)
     if "cannot find -l" in low:
         for lib in _LINK_RE.findall(line):
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
@@ -746,6 +783,9 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             if name not in built and len(built) < 8:
                 built.append(name)
                 r.fact("toolkit", "building", built, line, replace=True)
+    if "failed" in low or "could not build" in low:
+        for name in _FAILED_BUILD_RE.findall(line)[:4]:
+            r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package=name.lower())
     if "looking in" in low:
         for v in _LINKS_RE.findall(line):
             r.fact("kaolin", "links_page", v, line)
@@ -786,6 +826,39 @@ def _scan_signs(r: _Reader, text: str, low: str) -> None:
             i, k = min(hits)
             a, line = _line_at(text, i, after=0)
             r.event(layer, "sign", line, WEIGHT["weak_sign" if weak else "sign"], sign=sign, phrase=k)
+
+
+#: a count of GPUs a tool or library prints ("Number of GPUs: 0", "GPU count: 0", "Found 0 GPUs", "num_gpus=0")
+_GPU_COUNT_RE = re.compile(r"\b(?:(?:number of|num|n)[ _](?:gpus?|cuda[ _](?:gpus?|devices))|(?:cuda )?gpu[ _]count|"
+                           r"(?:visible|available|detected) (?:gpus|cuda devices))\W{0,4}(?:is|=|:|->)?\W{0,3}"
+                           r"([0-9]{1,3})\b|\b(?:found|detected|using) ([0-9]{1,3}) (?:gpus?|cuda devices?)\b")
+#: 'no GPU available' in words, as users and tools write it ("there are no CUDA GPUs available", "no GPU found")
+_NO_GPUS_SAID_RE = re.compile(r"\bno (?:cuda[- ]?|nvidia )?(?:gpus?|cuda devices?|cuda-capable devices?)"
+                              r"(?: (?:are|is|were|was))? (?:available|found|detected)\b")
+#: a GPU of another vendor named (the machine's graphics is not NVIDIA's: CUDA has nothing to run on)
+_OTHER_GPU_RE = re.compile(r"\b(?:intel(?:\(r\))? (?:iris|uhd|hd|arc)\b[^,;\n)]{0,24}|iris xe|uhd graphics \d{3}|"
+                           r"(?:amd )?radeon\b[^,;\n)]{0,20}|amd (?:rx|gpu)\b[^,;\n)]{0,12}|apple m[1-4]\b[^,;\n)]{0,10}|"
+                           r"integrated (?:intel |amd )?(?:gpu|graphics))")
+
+
+def _scan_gpu_counts(r: _Reader, line: str, low: str) -> None:
+    """A count of GPUs printed by a tool or library (0: this process sees none), 'no GPUs available' said in words,
+    and a GPU of another vendor named (``driver.other_gpus``)."""
+    if "gpu" in low or "device" in low:
+        for a, b in _GPU_COUNT_RE.findall(low):
+            n = int(a or b)
+            r.fact("torch", "device_count", n, line)
+            if n == 0:
+                r.event("driver", "sign", line, WEIGHT["sign"], sign="no_devices_seen", phrase="a GPU count of 0")
+        m = _NO_GPUS_SAID_RE.search(low)
+        if m:
+            r.event("driver", "sign", line, WEIGHT["sign"], sign="no_cuda_gpus", phrase=m.group(0))
+    if "intel" in low or "iris" in low or "radeon" in low or "amd" in low or "apple m" in low or "integrated" in low:
+        for m in _OTHER_GPU_RE.finditer(low):
+            other = r.facts["driver"].get("other_gpus") or []
+            if m.group(0).strip() not in other and len(other) < 4:
+                other.append(m.group(0).strip())
+                r.fact("driver", "other_gpus", other, line, replace=True)
 
 
 def _scan_cuda_available(r: _Reader, line: str, low: str) -> None:
@@ -962,6 +1035,7 @@ def _repl_result(prev: str, line: str) -> str | None:
 def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
     t0 = time.perf_counter()
     prev, prev_raw, prev_import = "", "", None
+    seen: dict[str, str | None] = {}
     for i, line in enumerate(text.split("\n")):
         if i % 64 == 0 and time.perf_counter() - t0 > budget_s:
             r.fact("context", "text_truncated", f"stopped reading after {budget_s:g} s", "")
@@ -976,24 +1050,43 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
             _scan_cuda_available(r, joined, joined)
         if echoed and not line.lstrip().startswith(("$", "#", ">")) and " " not in line.strip():
             _scan_paths(r, f"${echoed.group(1)} = {line.strip()}", f"${echoed.group(1)} = {line.strip()}".lower())
-        _scan_libraries(r, line, low)
-        _scan_symbols(r, line, low)
-        _scan_versions(r, line, low)
-        _scan_paths(r, line, low)
-        _scan_gpus(r, line, low)
-        _scan_python(r, line, low)
-        if "is_available" in low or "device_count" in low:
-            _scan_cuda_available(r, line, low)
-        if "cell" in low or ("torch" in low and "install" in low):
-            _scan_claims(r, line, low)
-        if len(line) < 2000:
-            _scan_prose(r, line, low)
-            _scan_platform(r, line, low)
-        if "import" in low:
-            _scan_imports(r, line)
-        elif prev_import and any(w in low for w in _CRASH_WORDS):
+        if line in seen:  # a line read before gives nothing new (facts: the first value wins; events: each once)
+            if prev_import and "import" not in low and any(w in low for w in _CRASH_WORDS):
+                r.fact("loader", "crashed_at_import", prev_import, line)
+            prev_import = seen[line]
+            continue
+        _scan_line(r, line, low)
+        if "import" not in low and prev_import and any(w in low for w in _CRASH_WORDS):
             r.fact("loader", "crashed_at_import", prev_import, line)
         prev_import = _last_import(r, line) if "import" in low else None
+        if len(seen) < _SEEN_LINES:
+            seen[line] = prev_import
+
+
+#: distinct lines remembered by the line scan (a log repeating a line reads it once)
+_SEEN_LINES = 20_000
+
+
+def _scan_line(r: _Reader, line: str, low: str) -> None:
+    """Every per-line reader on one line of the text."""
+    _scan_libraries(r, line, low)
+    _scan_symbols(r, line, low)
+    _scan_versions(r, line, low)
+    _scan_paths(r, line, low)
+    _scan_gpus(r, line, low)
+    _scan_python(r, line, low)
+    if "is_available" in low or "device_count" in low:
+        _scan_cuda_available(r, line, low)
+    if len(line) < 2000 and ("gpu" in low or "device" in low or "intel" in low or "iris" in low or "radeon" in low
+                             or "amd" in low or "apple m" in low or "integrated" in low):
+        _scan_gpu_counts(r, line, low)
+    if "cell" in low or ("torch" in low and "install" in low):
+        _scan_claims(r, line, low)
+    if len(line) < 2000:
+        _scan_prose(r, line, low)
+        _scan_platform(r, line, low)
+    if "import" in low:
+        _scan_imports(r, line)
 
 
 # ------------------------------------------------------------------ the tables, over the whole text
@@ -1090,10 +1183,46 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
                     _enum_event(r, row, "message", line)
     for line in _lines_with(text, low, "cuda error: "):
         for msg in _CUDA_ERROR_MSG_RE.findall(line + "\n"):
-            row = tables.cuda_error(msg.strip())
+            row = tables.cuda_error(msg.strip()) or _reworded(msg)
             if row is not None and row.codes != ("none",):
                 _enum_event(r, row, "message", line)
+    for line in _lines_with(text, low, "nvml", limit=50):  # NVML's strings (nvmlErrorString) beside an NVML word
+        ll = line.lower()
+        for row in tables.enum_rows("nvml_errors"):
+            if row.numbering == "current" and row.codes != ("none",) and len(row.message) >= 12 and \
+                    row.message.lower().rstrip(".") in ll:
+                _enum_event(r, row, "message", line)
     _scan_error_numbers(r, text, low)
+
+
+def _words(msg: str) -> frozenset[str]:
+    """The content words of a CUDA message, singular and without the runtime's "(s)" / "is/are" forms."""
+    out = set()
+    for w in re.split(r"[^a-z0-9-]+", msg.lower().replace("(s)", "").replace("is/are", "")):
+        if len(w) >= 4 and w not in ("this", "that", "with", "were", "have", "been"):
+            out.add(w[:-1] if w.endswith("s") and not w.endswith("ss") else w)
+    return frozenset(out)
+
+
+@functools.cache
+def _message_words() -> tuple[tuple[frozenset[str], Any], ...]:
+    from smrnb.doctor import tables
+
+    out = []
+    for row in tables.enum_rows("cuda_errors"):
+        words = _words(row.message)
+        if row.numbering == "current" and row.codes != ("none",) and len(words) >= 3:
+            out.append((words, row))
+    return tuple(out)
+
+
+def _reworded(msg: str) -> Any:
+    """The runtime error whose message ``msg`` words differently (another CUDA release's wording: "all CUDA-capable
+    devices are busy or unavailable" for "CUDA-capable device(s) is/are busy or unavailable"): every content word of
+    the row's message is in ``msg`` and ``msg`` adds at most two; None when no row or several fit."""
+    have = _words(msg)
+    fits = [row for words, row in _message_words() if words <= have and len(have - words) <= 2]
+    return fits[0] if len(fits) == 1 else None
 
 
 def _scan_error_numbers(r: _Reader, text: str, low: str) -> None:
@@ -1230,6 +1359,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     r = _Reader()
     if not isinstance(text, str) or not text.strip():
         return {}
+    text = english_loader_lines(text)
     _scan_lines(r, text, budget_s)
     low = text.lower()
     _scan_signs(r, text, low)
@@ -1239,6 +1369,32 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _context_from_signs(r)
     _broken_driver(r)
     return r.result()
+
+
+def english_loader_lines(text: str) -> str:
+    """``text`` with the dynamic loader's messages of another locale (glibc's catalogs: "无法打开共享对象文件",
+    "Kann die Shared-Object-Datei nicht öffnen") and the ``strerror`` texts after them put back in glibc's English, on
+    the lines that name a shared object; other lines are untouched. Linear: a bounded number of lines, each searched
+    for each translation."""
+    from smrnb.doctor import tables
+
+    if ".so" not in text:
+        return text
+    changed: dict[str, str] = {}
+    pairs = tables.loader_translations()
+    ascii_pairs = tuple(p for p in pairs if p[0].isascii())
+    for line in _lines_with(text, text, ".so", limit=200):
+        if line in changed or len(line) > 2000:
+            continue
+        new = line
+        for translated, english in (ascii_pairs if line.isascii() else pairs):
+            if translated in new:
+                new = new.replace(translated, english)
+        if new != line:
+            changed[line] = new
+    for old, new in changed.items():
+        text = text.replace(old, new)
+    return text
 
 
 def events_of(facts: dict[str, Any], layers: Iterable[str] = LAYERS) -> list[dict[str, Any]]:

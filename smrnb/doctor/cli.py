@@ -32,6 +32,7 @@ from smrnb.doctor._cluster import diagnose_cluster
 from smrnb.doctor._codes import CODES_PATH, codes_markdown
 from smrnb.doctor._fixes import snippets_text, write_kernelspec
 from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, MAX_TIMEOUT, check_timeout
+from smrnb.doctor._paste import decode
 from smrnb.doctor._redact import process_secrets, redact_text
 
 
@@ -156,7 +157,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if cmd == "explain":
         text = " ".join(args.text)
         if not args.text or text.strip() == "-":
-            text = sys.stdin.read()
+            raw = getattr(sys.stdin, "buffer", None)  # bytes as they came (a file of another encoding, a pipe)
+            text, encoding = decode(raw.read()) if raw is not None else (sys.stdin.read(), "utf-8")
+            if encoding not in ("utf-8", "utf-8-sig"):
+                print(f"smr-doctor explain: the input is not UTF-8; read as {encoding}", file=sys.stderr)
         if not text.strip():
             parser.error("explain needs an error text (argument, or on stdin)")
         report = explain(text, live=not args.offline, layers=args.layer, timeout=args.timeout)

@@ -34,6 +34,20 @@ def run(args, *, input=None, env=None, timeout=60):
     return p.returncode, out, err, time.perf_counter() - t0
 
 
+@pytest.mark.parametrize(("encoding", "note"), [("utf-8", None), ("cp1252", "cp1252"), ("utf-16", "utf-16"),
+                                                ("utf-16-le", "utf-16-le"), ("utf-8-sig", None)])
+def test_explain_reads_stdin_bytes_of_every_encoding_a_saved_log_has(encoding, note):
+    """A log saved by a Windows editor (cp1252 quotes), by PowerShell's ``>`` (UTF-16 with a byte-order mark) or
+    without one: explain finds the same cause as in the UTF-8 text and says how it read the bytes."""
+    text = "nvcc fatal   : Unsupported gpu architecture \u2018compute_120\u2019\n"
+    p = subprocess.run([*CLI, "explain", "--offline", "--json"], input=text.encode(encoding), capture_output=True,
+                       timeout=60)
+    d = json.loads(p.stdout)
+    assert p.returncode == 1 and [f["code"] for f in d["findings"]] == ["unsupported_gpu_arch"], p.stderr
+    assert (f"read as {note}" in p.stderr.decode()) if note else b"not UTF-8" not in p.stderr
+    assert b"Traceback" not in p.stderr
+
+
 def test_check_json_parses_and_exit_code_matches_errors():
     rc, out, err, _ = run(["--json", "--timeout", "2"])
     d = json.loads(out)

@@ -126,5 +126,31 @@ def probe(ctx: ProbeContext, *, root: str = "/") -> dict[str, Any]:
         "os_id": osr.get("ID"),
         "glibc": glibc.split()[-1] if glibc else None,
         "secret_variable_names": sorted(k for k in env if is_secret_name(k)),
+        "nccl_socket_ifname": nccl_socket_ifname(env.get("NCCL_SOCKET_IFNAME"), os.path.join(root, "sys", "class", "net")),
         "not_checked": not_checked,
     }
+
+
+def nccl_socket_ifname(value: str | None, net_dir: str = "/sys/class/net") -> dict[str, Any] | None:
+    """``NCCL_SOCKET_IFNAME`` against this node's network interfaces (``/sys/class/net``), read as NCCL reads it
+    (NCCL User Guide, Environment Variables): comma-separated prefixes, ``=`` before a name for an exact match,
+    ``^`` before the list to exclude. ``{"value", "interfaces", "matches"}``; None when the variable is unset or
+    the interfaces cannot be listed."""
+    if not value or len(value) < 2:  # NCCL itself ignores a value of one character
+        return None
+    try:
+        names = sorted(os.listdir(net_dir))
+    except OSError:
+        return None
+    spec = value.strip()
+    exclude = spec.startswith("^")
+    spec = spec[1:] if exclude else spec
+    exact = spec.startswith("=")
+    spec = spec[1:] if exact else spec
+    wanted = [w for w in spec.split(",") if w]
+
+    def hit(name: str) -> bool:
+        return any(name == w if exact else name.startswith(w) for w in wanted)
+
+    matches = [n for n in names if hit(n) != exclude]
+    return {"value": value, "interfaces": names, "matches": matches}

@@ -281,4 +281,39 @@ def probe(ctx: ProbeContext, *, prefix: str | None = None, runtime_dir: str | No
         "kernelspecs": sorted(specs),
         "versions": versions,
         "threejs_labextension": threejs_labextension(labext_dirs, versions.get("pythreejs")),
+        "stale_modules": stale_modules(sys.modules) if in_kernel else [],
     }
+
+
+#: top-level modules looked at by :func:`stale_modules` (each costs one metadata lookup)
+MAX_STALE_CHECKS = 80
+
+
+def stale_modules(modules: Any, version_of: Any = None) -> list[dict[str, str]]:
+    """Modules this process imported whose installed release is now another one: ``[{"module", "imported",
+    "installed"}]`` (the module's ``__version__`` against its distribution's metadata, for top-level modules named
+    like their distribution). Such a module stays the old one until the process restarts: Python runs a module once
+    and keeps it in ``sys.modules``."""
+    version_of = version_of or md.version
+    out: list[dict[str, str]] = []
+    n = 0
+    for name, mod in list(modules.items()):
+        if "." in name or name.startswith("_") or name in sys.stdlib_module_names:
+            continue
+        imported = getattr(mod, "__version__", None)
+        if not isinstance(imported, str) or not imported:
+            continue
+        n += 1
+        if n > MAX_STALE_CHECKS:
+            break
+        try:
+            installed = version_of(name)
+        except Exception:  # no distribution of that name (the module belongs to another one): not compared
+            continue
+        if isinstance(installed, str) and installed and _release(installed) != _release(imported):
+            out.append({"module": name, "imported": imported, "installed": installed})
+    return out
+
+
+def _release(v: str) -> str:
+    return v.strip().lower().split("+")[0].removeprefix("v")

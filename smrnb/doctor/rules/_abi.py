@@ -14,7 +14,16 @@ from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._owner import package_name
 from smrnb.doctor._symbols import demangle, string_abi
 from smrnb.doctor.rules import rule
-from smrnb.doctor.rules._events import builds, events, finding, has_sign, resolve, value
+from smrnb.doctor.rules._events import (
+    builds,
+    events,
+    finding,
+    has_sign,
+    kernel_python_codes,
+    resolve,
+    restart_said,
+    value,
+)
 
 CODES = meanings("rules.abi")  # this module's codes, from the one table (codes.py)
 
@@ -243,6 +252,13 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                     "commands": ["python -c \"import torch; print(torch.__version__)\"",
                                  "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
                                  "(or install the wheel) for the installed torch"]}
+        if name.startswith(("libtorch_cpu.", "libtorch_cuda.")):
+            return {"title": f"{name} missing: the binary was built for torch 1.5 or later",
+                    "evidence": ["libtorch_cpu.so / libtorch_cuda.so exist since torch 1.5 (libtorch.so split); an "
+                                 "older torch has neither, so a binary built for a newer torch cannot load"],
+                    "commands": ["python -c \"import torch; print(torch.__version__)\"",
+                                 "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
+                                 "(or install the release made) for the installed torch"]}
         return None
     dem = demangle(sym)
     short = (dem or sym)[:120]
@@ -374,7 +390,15 @@ def torch_header_of_torch(ev: Mapping[str, Any]) -> bool:
 def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """What a module (or name) that cannot be imported means: pip's build isolation hiding torch, a package
     without its compiled module, code written for another release of a package, or a kernel of another
-    Python. Empty when the text does not say which."""
+    Python; a kernel that installed packages and was not restarted since (IPython's or Colab's restart note in the
+    text) first. Empty when the text does not say which."""
+    codes = _module_codes(facts, ev)
+    if restart_said(facts) and "kernel_restart_needed" not in codes:
+        codes = ["kernel_restart_needed"] + codes
+    return codes
+
+
+def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     mod = str(ev.get("module") or "")
     parts = mod.split(".")
     last = parts[-1]
@@ -384,7 +408,7 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         if building:
             return ["torch_not_found_at_build"] + (["kernel_wrong_python"] if notebook else [])
         if notebook:
-            return ["kernel_wrong_python"]
+            return kernel_python_codes(facts)
         if has_sign(facts, "torch_said_installed"):
             # torch is installed, yet not where this import looks: pip's isolated build environment (installing a
             # package) or another Python (a kernel, a venv); `pip install -v` / `sys.executable` decide
@@ -400,7 +424,7 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if len(parts) > 1 and (ev.get("import_name") or ev.get("attribute") or len(parts) > 1):
         return ["package_api_version_mismatch"]
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
-        return ["kernel_wrong_python"]
+        return kernel_python_codes(facts)
     return []
 
 

@@ -126,6 +126,24 @@ def context_findings(facts: Facts) -> Iterable[Finding]:
                       (f"CONDA_PREFIX={ctx['conda_env']}",))
     if ctx.get("venv"):
         yield Finding("context_venv", "context", "info", "virtualenv active", (f"venv: {ctx['venv']}",))
+    nccl = ctx.get("nccl_socket_ifname")
+    if isinstance(nccl, Mapping) and nccl.get("interfaces") and not nccl.get("matches"):
+        value = str(nccl.get("value"))
+        yield Finding("nccl_network_unreachable", "context", "error",
+                      f"NCCL_SOCKET_IFNAME={value} matches none of this node's network interfaces",
+                      (f"NCCL_SOCKET_IFNAME={value} (prefixes; '=' exact names; '^' excludes)",
+                       f"this node's interfaces: {', '.join(map(str, nccl['interfaces'][:12]))}",
+                       "NCCL fails with 'Bootstrap : no socket interface found' on this node"),
+                      Fix(why("nccl_network_unreachable", "Here the variable names no interface of this node."),
+                          ("ip -br addr   # the interfaces and their addresses",
+                           f"export NCCL_SOCKET_IFNAME={_first_up(nccl['interfaces'])}   # one the nodes reach each "
+                           "other on")))
+
+
+def _first_up(names: list[str]) -> str:
+    """An interface name to suggest: the first that is not loopback, docker or a virtual bridge (NCCL's own
+    automatic choice skips those)."""
+    return next((n for n in names if not str(n).startswith(("lo", "docker", "virbr", "veth"))), "<interface>")
 
 
 # ------------------------------------------------------------------ container and Slurm messages

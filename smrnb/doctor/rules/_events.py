@@ -136,6 +136,27 @@ def from_text(facts: Facts, layer: str, key: str | None = None) -> bool:
     return any(v == "text" for v in prov.values()) if key is None else prov.get(key) == "text"
 
 
+#: rows of a notebook's package installer that say the running kernel keeps what it imported before the install
+RESTART_NOTES = frozenset({"pip_restart_note", "colab_restart_runtime"})
+
+
+def restart_said(facts: Facts) -> bool:
+    """Whether the text shows a notebook install whose kernel was not restarted since: IPython's or Colab's note
+    after an install, or the user saying so."""
+    return has_sign(facts, "kernel_not_restarted") or any(
+        e.get("key") in RESTART_NOTES for e in events(facts, "jupyter", "message"))
+
+
+def kernel_python_codes(facts: Facts) -> list[str]:
+    """What a package the notebook cannot import (or imports old) means: a kernel of another Python, or a kernel
+    that started before the install (the text says it was not restarted since, or that the notebook runs the
+    terminal's Python): then a restart first, another Python second."""
+    notebook = has_sign(facts, "in_notebook") or bool(value(facts, "jupyter", "in_kernel"))
+    if restart_said(facts) or (notebook and has_sign(facts, "same_python")):
+        return ["kernel_restart_needed", "kernel_wrong_python"]
+    return ["kernel_wrong_python"]
+
+
 # ------------------------------------------------------------------ deciding between a row's codes
 def _in_container_or_job(facts: Facts) -> bool:
     return bool(value(facts, "context", "container") or value(facts, "context", "slurm")
@@ -188,6 +209,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             if major(dmax) != major(used):
                 return ["driver_too_old", "forward_compat_unsupported"], how + " (another major)"
             return ["forward_compat_unsupported", "driver_too_old"], how + " (the same major)"
+    if value(facts, "driver", "other_gpus") and not _has_gpu(facts) and s & _NO_DEVICE_CODES and not \
+            _in_container_or_job(facts):
+        # the text names another vendor's GPU and no NVIDIA one: CUDA has no device here, whatever the runtime said
+        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+            f"the machine's GPU is {value(facts, 'driver', 'other_gpus')[0]} (not NVIDIA's)")
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
@@ -238,6 +264,10 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return ["torch_wheel_lacks_gpu_arch", "unsupported_gpu_arch"], (
                 f"torch's CUDA {tc} compiles for compute capabilities up to {max(known) // 10}.{max(known) % 10}; "
                 f"the GPU is {', '.join(newer)}")
+    if {"build_dependency_missing", "windows_msvc_toolchain"} <= s:
+        if value(facts, "context", "os") == "windows":
+            return ["windows_msvc_toolchain", "build_dependency_missing"], "Windows: the compiler is MSVC's cl.exe"
+        return ["build_dependency_missing", "windows_msvc_toolchain"], None
     if {"cpu_only_torch_with_gpu", "no_gpu"} <= s and value(facts, "context", "os") == "macos":
         return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):
@@ -267,6 +297,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     return c[:MAX_READINGS], None
 
 
+#: codes of a process that finds no usable CUDA device (the machine may have none at all)
+_NO_DEVICE_CODES = frozenset({"driver_too_old", "driver_broken", "gpu_not_exposed_to_process", "no_gpu",
+                              "torch_cuda_unavailable", "cpu_only_torch_with_gpu"})
 #: nvcc options whose value is a GPU architecture, and the keywords they accept besides one
 _ARCH_OPTIONS = frozenset({"gpu-architecture", "gpu-name", "gpu-code", "arch", "code"})
 _ARCH_KEYWORDS = frozenset({"all", "all-major", "native"})
@@ -301,7 +334,7 @@ PRIORITY: dict[str, int] = {
     "build_dependency_missing": 24, "prebuilt_binary_wrong_cuda": 25, "cudart_not_found": 25,
     "cuda_home_incomplete": 26, "library_not_found": 30, "package_api_version_mismatch": 30,
     "multiple_cuda_toolkits": 40, "extension_build_failed": 40, "driver_cuda_version_not_toolkit": 28,
-    "torch_cuda_unavailable": 26,
+    "torch_cuda_unavailable": 26, "kernel_restart_needed": 19, "nccl_network_unreachable": 14,
 }
 
 

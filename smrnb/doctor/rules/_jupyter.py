@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from smrnb.doctor._codes import meanings
+from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
-from smrnb.doctor.rules._events import builds, events, resolve, signs
+from smrnb.doctor.rules._events import builds, events, kernel_python_codes, resolve, signs
 
 CODES = meanings("rules.jupyter")  # this module's codes, from the one table (codes.py)
 
@@ -45,11 +45,11 @@ def jupyter_findings(facts: Facts) -> Iterable[Finding]:
     if pv and (not ext.get("installed") or ext.get("matches_pythreejs") is False):
         title = ("jupyter-threejs lab extension not found" if not ext.get("installed") else
                  f"jupyter-threejs {ext.get('version')} does not match pythreejs {pv}")
-        why = ("Without it 3D views show 'Error displaying widget: model not found'; smrnb falls back to "
+        text = ("Without it 3D views show 'Error displaying widget: model not found'; smrnb falls back to "
                "static pictures. Reinstall pythreejs in the server's environment and reload the page.")
         if server_python and owned is False:
             cmds: tuple[str, ...] = ("jupyter labextension list",)
-            why += f" The server's environment ({j.get('server_prefix')}) is not yours: ask whoever manages it."
+            text += f" The server's environment ({j.get('server_prefix')}) is not yours: ask whoever manages it."
         else:
             target = shlex.quote(server_python) if server_python else "python"
             cmds = (f"{target} -m pip install --force-reinstall pythreejs=={pv}", "jupyter labextension list")
@@ -58,7 +58,18 @@ def jupyter_findings(facts: Facts) -> Iterable[Finding]:
                        f"expected jupyter-threejs {ext.get('expected_version') or 'matching'}",
                        f"found: {ext.get('path') or 'nothing'}",
                        f"searched: {', '.join(ext.get('searched') or [])}"),
-                      Fix(why, cmds))
+                      Fix(text, cmds))
+    stale = [m for m in j.get("stale_modules") or [] if isinstance(m, dict) and m.get("module")]
+    if stale:
+        names = ", ".join(f"{m['module']} {m.get('imported')} (installed: {m.get('installed')})" for m in stale[:6])
+        yield Finding("kernel_restart_needed", "jupyter", "warning",
+                      f"This kernel runs an older release of {len(stale)} package(s) than the one now installed",
+                      (f"imported in this kernel: {names}",
+                       "a module runs once per process: the kernel keeps the release it imported until it restarts"),
+                      Fix(why("kernel_restart_needed"),
+                          ("# Kernel > Restart, then run the cells again",
+                           f'python -c "import {stale[0]["module"]}; print({stale[0]["module"]}.__version__)"   '
+                           "# the release a fresh process imports")))
     spec = j.get("kernelspec")
     if spec and spec.get("env"):
         yield Finding("kernelspec_env", "jupyter", "info", f"Kernelspec '{spec.get('name')}' sets {len(spec['env'])} variable(s)",
@@ -103,10 +114,15 @@ def notebook_messages(facts: Facts) -> Iterable[Finding]:
     env_set = next((e for e in events(facts, kind="sign") if e.get("sign") == "env_var_set"), None)
     if first is not None:
         # what works in a terminal and fails in the notebook: another Python unless the text is about a
-        # variable (then the kernel never got it), each reading with the other second
-        py = resolve(facts, {**first, "weight": 18 if env_set is None else 26}, ["kernel_wrong_python"])
+        # variable (then the kernel never got it), each reading with the other second; a kernel said to run the
+        # same Python, or not restarted since the install, first needs a restart
+        py = resolve(facts, {**first, "weight": 18 if env_set is None else 26}, kernel_python_codes(facts))
         env = resolve(facts, {**(env_set or first), "weight": 22 if env_set is None else 16},
                       ["env_not_propagated_to_kernel"])
         yield from py + env
     elif env_set is not None:
         yield from resolve(facts, {**env_set, "weight": 30}, ["env_not_propagated_to_kernel"])
+    for ev in events(facts, "jupyter", "sign"):
+        if ev.get("sign") == "kernel_not_restarted":
+            yield from resolve(facts, {**ev, "weight": 24}, ["kernel_restart_needed"])
+

@@ -67,6 +67,10 @@ _CUDA_FAMILIES = {"cudart", "cudnn", "nccl", "nvjitlink", "cublas", "cusparse", 
                   "nvrtc", "nvtx", "cupti"}
 
 
+#: torch's libraries that exist since torch 1.5 (caffe2/CMakeLists.txt splits torch into torch_cpu and torch_cuda)
+_TORCH_LIBS_SINCE_1_5 = ("libtorch_cpu.", "libtorch_cuda.")
+
+
 def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """The codes a library that failed to load may mean, from the loader table's row for its message (or
     the library's family when the message is not one of the table's): the same for a text and the probe."""
@@ -80,7 +84,16 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         return ["abi_torch_version_mismatch", "torch_libs_not_loaded"]
     row = tables.first_match("loader_errors", f"{name}: cannot open shared object file: No such file or directory")
     codes = list(row.row.codes) if row is not None else []
-    if fam == "driver":
+    if fam == "driver" and value(facts, "context", "wsl"):
+        # WSL keeps the driver's libcuda in /usr/lib/wsl/lib, which the loader searches only through ld.so.conf.d or
+        # LD_LIBRARY_PATH: the GPU is given, the directory is not searched
+        codes = ["library_not_found", "gpu_not_exposed_to_process"]
+    elif fam == "driver" and low == "libcuda.so" and not (value(facts, "context", "container") or
+                                                          value(facts, "context", "slurm")):
+        # the unversioned name is the driver's development link (the runtime loads libcuda.so.1): a program that
+        # dlopens it needs that link, or the directory that has it (WSL: /usr/lib/wsl/lib) on the loader's path
+        codes = ["library_not_found", "gpu_not_exposed_to_process", "no_gpu"]
+    elif fam == "driver":
         codes = ["gpu_not_exposed_to_process", "no_gpu"]
     elif fam in _CUDA_FAMILIES and codes != ["cudart_not_found", "prebuilt_binary_wrong_cuda"]:
         codes = ["cudart_not_found", "prebuilt_binary_wrong_cuda"]  # a CUDA library the row's list has no name for
@@ -90,6 +103,12 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         # torch itself loads it at run time (ATen's DynamicLibrary: libcaffe2_nvrtc.so, libtorch_cuda_linalg.so): no
         # extension was imported too early; the torch install lacks the file or its directory is not searched
         codes = ["library_not_found"]
+    elif fam == "torch" and low.startswith(_TORCH_LIBS_SINCE_1_5):
+        # libtorch.so was split into libtorch_cpu.so / libtorch_cuda.so in torch 1.5: a binary that needs them was
+        # built for 1.5 or later; an older torch (the text's) has no such file, else both readings
+        tv = tables.parse_version(value(facts, "torch", "version"))
+        codes = (["abi_torch_version_mismatch", "torch_libs_not_loaded"] if tv and tv[:2] < (1, 5) else
+                 ["torch_libs_not_loaded"] if tv else ["torch_libs_not_loaded", "abi_torch_version_mismatch"])
     elif fam == "torch":
         codes = ["torch_libs_not_loaded"]
     elif fam in ("libstdcxx", "glibc"):
@@ -236,6 +255,9 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         if "torchvision" in nb or "torchaudio" in nb:
             return ["companion_built_for_other_torch"]
         return []  # rules.abi: C++ ABI flag or torch version
+    if owner in _CUDA_FAMILIES - {"cudart"} and ev.get("at") == "link":
+        # the linker found the library but not the function: it linked another (older) toolkit's copy
+        return ["multiple_cuda_toolkits", "library_shadowed_older_copy"]
     if owner in _CUDA_FAMILIES - {"cudart"} or ev.get("version_lib"):
         return ["library_shadowed_older_copy"]
     if owner == "torch_python":

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -206,14 +207,23 @@ _CUDA_LINK_LIBS = ("cudart", "cublas", "cusparse", "cusolver", "cufft", "curand"
                    "cudadevrt", "cudnn", "nccl")
 
 
-def header_codes(ev: Mapping[str, Any]) -> list[str]:
+def header_codes(ev: Mapping[str, Any], facts: Facts | None = None) -> list[str]:
+    """What a header the compiler cannot find means. A CUDA header: the toolkit the build uses lacks it, or the build
+    was given no toolkit at all (no CUDA include directory on its command line: CUDA_HOME unset or not found, a
+    setup.py that never adds it); a CUDA include directory the text shows decides for the first."""
     h = str(ev.get("header") or "").lower()
     if torch_header_of_torch(ev):
         return ["cpu_only_torch_with_gpu"]  # torch's own header needs one this torch did not install
     if h.startswith("thc/"):
         return []  # rules.abi: a torch API the source uses and torch removed
-    return ["cuda_home_incomplete", "build_dependency_missing"] if h.startswith(_CUDA_HEADER_PREFIXES) else \
-        ["build_dependency_missing"]
+    if not h.startswith(_CUDA_HEADER_PREFIXES):
+        return ["build_dependency_missing"]
+    shown = facts is not None and any(value(facts, "toolkit", k) for k in ("cuda_include_dir", "build_cuda_home",
+                                                                           "cuda_home_env", "build_nvcc"))
+    by_torch = "/torch/include/" in str(ev.get("included_from") or "").replace("\\", "/")
+    if shown or by_torch:
+        return ["cuda_home_incomplete", "build_dependency_missing"]
+    return ["cuda_home_incomplete", "cuda_home_missing", "build_dependency_missing"]
 
 
 def link_codes(ev: Mapping[str, Any]) -> list[str]:
@@ -371,19 +381,36 @@ def build_messages(facts: Facts) -> Iterable[Finding]:
             missing += [f] if f.code == "cuda_home_missing" else []
             yield _nvcc_missing_in_notebook(facts, f)
     for ev in events(facts, "toolkit", "header_missing"):
-        yield from resolve(facts, ev, header_codes(ev))
+        yield from resolve(facts, ev, header_codes(ev, facts))
     for ev in events(facts, "toolkit", "link_lib_missing"):
         yield from resolve(facts, ev, link_codes(ev))
     for ev in events(facts, "toolkit", "sign"):
         for f in resolve(facts, ev, _sign_codes(facts, str(ev.get("sign")))):
             missing += [f] if f.code == "cuda_home_missing" else []
             yield _nvcc_missing_in_notebook(facts, f)
+    for ev in events(facts, "toolkit", "build_failed"):
+        if _project_name(str(ev.get("package"))) in _cuda_extension_projects():
+            # pip failed to build a CUDA extension and the text shows no compiler line that says why
+            yield from resolve(facts, {**ev, "weight": 34, "groups": {"name": ev.get("package")}},
+                               ["extension_build_failed"])
     dropped = [e for e in events(facts, "context", "sign") if e.get("sign") == "env_dropped"]
     if missing and dropped:  # sudo, a scheduler or a spawner resets the environment that had the toolkit
         best = min(missing, key=lambda f: f.rank)
         f = finding("env_not_propagated_to_kernel", facts, dropped[0], rank=best.rank + 1)
         if f is not None:
             yield f
+
+
+def _project_name(name: str) -> str:
+    return name.strip().lower().replace("_", "-")
+
+
+@functools.cache
+def _cuda_extension_projects() -> frozenset[str]:
+    """The CUDA extensions whose setup checks the doctor's tables hold (extension_checks.csv, extension_minimums.csv)."""
+    names = {str(row.fields.get("project") or "") for row in tables.message_rows("extension_checks")}
+    names |= {r["project"] for r in tables.rows("extension_minimums")}
+    return frozenset(_project_name(n) for n in names if n)
 
 
 def _nvcc_missing_in_notebook(facts: Facts, f: Finding) -> Finding:

@@ -80,6 +80,7 @@ __all__ = [
     "rows",
     "cloud_gpu",
     "glibc_for_os",
+    "loader_translations",
     "threejs_labext_for_pythreejs",
     "torch_cuda_variants",
     "triton_for_torch",
@@ -90,7 +91,7 @@ __all__ = [
 def clear_caches() -> None:
     """Forget loaded tables (after editing a data file, or pointing ``_read.HERE`` elsewhere)."""
     for fn in (rows, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases, _extension_minimums,
-               _os_glibc, _cloud_gpus):
+               _os_glibc, _cloud_gpus, loader_translations):
         fn.cache_clear()
     _enums.clear_caches()
 
@@ -268,6 +269,15 @@ def glibc_for_os(text: str) -> tuple[str, str] | None:
         if pat.search(low):
             return name, glibc
     return None
+
+
+@functools.cache
+def loader_translations() -> tuple[tuple[str, str], ...]:
+    """``(translated, english)`` of the dynamic loader's messages (and the ``strerror`` texts it appends) in the
+    languages glibc ships, longest first: what ld.so prints under another locale, from glibc's own message catalogs
+    (``loader_translations.csv``)."""
+    pairs = {(r["msgstr"], r["msgid"]) for r in rows("loader_translations") if r["msgstr"] and r["msgstr"] != r["msgid"]}
+    return tuple(sorted(pairs, key=lambda p: -len(p[0])))
 
 
 @functools.cache

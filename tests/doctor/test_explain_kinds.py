@@ -1,0 +1,351 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Kinds of error text explain reads as facts: each family is tested from the tools' own messages (NCCL's
+socket and InfiniBand warnings, IPython's and Colab's restart notes, triton's compiler lookup, the loader's
+forms, NVML's strings, torch's checks), written here for the tests, and through the live probes where the
+same fact can be probed on the machine.
+"""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from smrnb.doctor._codes import CODES
+from smrnb.doctor._explain import explain_result, explain_text
+from smrnb.doctor._paste import decode
+from smrnb.doctor.probes import _context as context_probe
+from smrnb.doctor.probes import _jupyter as jupyter_probe
+from smrnb.doctor.rules import evaluate
+
+
+def _codes(text: str, facts=None, n: int = 2) -> list[str]:
+    return [f.code for f in explain_text(text, facts)][:n]
+
+
+# ------------------------------------------------------------------ NCCL's network transport
+@pytest.mark.parametrize("text", [
+    "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+    "remote process exited or there was a network error, NCCL version 2.19.3\nncclRemoteError: A call failed possibly "
+    "due to a network error or a remote process exiting prematurely.",
+    "node01:1234:1290 [0] misc/socket.cc:538 NCCL WARN socketProgressOpt: Call to recv from 10.0.0.2<41745> failed : "
+    "Connection reset by peer",
+    "node03:77:91 [2] NCCL WARN NET/IB : Got completion from peer 10.1.1.3<53002> with error 12, opcode 0, len 0, "
+    "vendor err 129",
+    "gpu7:55:55 [0] bootstrap.cc:44 NCCL WARN Bootstrap : no socket interface found\n"
+    "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, internal error, NCCL version 2.18.1",
+    "NCCL WARN socketStartConnect: Connect to 192.168.1.7<36061> failed : Connection refused",
+    "NCCL WARN socketProgress: Connection closed by remote peer node02<52418>",
+])
+def test_nccl_network_failures_are_the_network_between_the_nodes(text):
+    assert _codes(text, n=1) == ["nccl_network_unreachable"], _codes(text, n=3)
+
+
+def test_nccl_shared_memory_stays_shared_memory():
+    text = "include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-1 (size 9637888)"
+    assert _codes(text, n=1) == ["container_shm_too_small"]
+
+
+def test_nccl_socket_ifname_is_checked_against_the_nodes_interfaces(tmp_path):
+    net = tmp_path / "net"
+    for name in ("lo", "eth0", "ib0", "docker0"):
+        (net / name).mkdir(parents=True)
+    probe = context_probe.nccl_socket_ifname
+    assert probe("ens1f0", str(net))["matches"] == []
+    assert probe("eth", str(net))["matches"] == ["eth0"]
+    assert probe("=eth0,ib0", str(net))["matches"] == ["eth0", "ib0"]
+    assert probe("=eth", str(net))["matches"] == []  # '=' is an exact name
+    assert probe("^docker,lo", str(net))["matches"] == ["eth0", "ib0"]
+    assert probe(None, str(net)) is None and probe("eth0", str(tmp_path / "absent")) is None
+    bad = {"context": {"status": "ok", "nccl_socket_ifname": probe("ens1f0", str(net))}}
+    f = next(f for f in evaluate(bad) if f.code == "nccl_network_unreachable")
+    assert f.severity == "error" and "ens1f0" in f.title
+    assert any("NCCL_SOCKET_IFNAME=eth0" in c for c in f.fix.commands)
+    good = {"context": {"status": "ok", "nccl_socket_ifname": probe("eth", str(net))}}
+    assert not [f for f in evaluate(good) if f.code == "nccl_network_unreachable"]
+
+
+# ------------------------------------------------------------------ a kernel that started before the install
+@pytest.mark.parametrize("text", [
+    "%pip install -U transformers\nSuccessfully installed transformers-4.40.0\n"
+    "Note: you may need to restart the kernel to use updated packages.\n"
+    "ImportError: cannot import name 'LlamaForCausalLM' from 'transformers'",
+    "!pip install seaborn\nWARNING: The following packages were previously imported in this runtime:\n  [seaborn]\n"
+    "You must restart the runtime in order to use newly installed versions.\nAttributeError: module 'seaborn' has no "
+    "attribute 'objects'",
+    "ModuleNotFoundError: No module named 'open3d'\nI installed it with pip in a terminal while the notebook was "
+    "running; python in the terminal imports it",
+    "In the notebook: ModuleNotFoundError: No module named 'trimesh'. The terminal and the notebook use the same "
+    "environment and the terminal imports it.",
+])
+def test_a_kernel_not_restarted_since_the_install_needs_a_restart_first(text):
+    codes = _codes(text)
+    assert codes[0] == "kernel_restart_needed", codes
+
+
+def test_a_kernel_of_another_python_stays_another_python():
+    text = "ModuleNotFoundError: No module named 'open3d' in the notebook, works in the terminal"
+    assert _codes(text, n=1) == ["kernel_wrong_python"]
+
+
+def test_modules_imported_before_an_upgrade_are_found_live():
+    mods = {"numpy": types.SimpleNamespace(__version__="1.26.4"), "torch": types.SimpleNamespace(__version__="2.3.0+cu121"),
+            "json": types.SimpleNamespace(__version__="2.0.9"), "mylocal": types.SimpleNamespace(__version__="0.1"),
+            "numpy.linalg": types.SimpleNamespace(__version__="9")}
+    installed = {"numpy": "2.1.0", "torch": "2.3.0+cu121", "json": "9.9"}
+
+    def version_of(name):
+        if name not in installed:
+            raise LookupError(name)
+        return installed[name]
+
+    stale = jupyter_probe.stale_modules(mods, version_of)
+    assert stale == [{"module": "numpy", "imported": "1.26.4", "installed": "2.1.0"}]
+    f = next(f for f in evaluate({"jupyter": {"status": "ok", "stale_modules": stale}}) if f.code == "kernel_restart_needed")
+    assert f.severity == "warning" and "numpy 1.26.4" in " ".join(f.evidence)
+    assert f.fix.why.startswith(CODES["kernel_restart_needed"].fix)
+    assert not [f for f in evaluate({"jupyter": {"status": "ok", "stale_modules": []}}) if f.code == "kernel_restart_needed"]
+
+
+def test_new_codes_have_their_table_entries():
+    for code in ("kernel_restart_needed", "nccl_network_unreachable"):
+        e = CODES[code]
+        assert e.fix and e.told_from and e.check and e.source and "text" in e.homes
+        assert explain_result("").recognised is False
+
+
+# ------------------------------------------------------------------ bytes of any encoding a saved log has
+def test_bytes_are_decoded_by_mark_then_utf16_then_utf8_then_cp1252():
+    text = "nvcc fatal   : Unsupported gpu architecture \u2018compute_90\u2019 \u2014 caf\u00e9"
+    for enc in ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "cp1252"):
+        got, how = decode(text.encode(enc))
+        assert got.lstrip("\ufeff") == text, (enc, got, how)
+    assert decode(text.encode("cp1252"))[1] == "cp1252" and decode(text.encode("utf-8"))[1] == "utf-8"
+    # cp1252's five undefined bytes read as Latin-1's, every other byte as cp1252's: nothing lost, nothing raised
+    high, how = decode(bytes(range(128, 256)))
+    assert how == "cp1252" and len(high) == 128 and "\ufffd" not in high and high[1] == "\x81" and high[0] == "\u20ac"
+    assert _codes(text.encode("cp1252"), n=1) == ["unsupported_gpu_arch"]
+
+
+# ------------------------------------------------------------------ messages of the tools, by kind
+@pytest.mark.parametrize(("text", "code"), [
+    # triton compiles its launcher at run time and needs a C compiler (runtime/build.py)
+    ("RuntimeError: Failed to find C compiler. Please specify via CC environment variable.", "build_dependency_missing"),
+    ("RuntimeError: Failed to find C compiler. Please specify via CC environment variable or set "
+     "triton.knobs.build.impl.", "build_dependency_missing"),
+    # cudarc (Rust) dlopens the CUDA libraries by their plain names
+    ("thread 'main' panicked at src/driver/sys/mod.rs:61:9:\nUnable to find cuda lib under the names "
+     "[\"cuda\", \"nvcuda\"]. Please open GitHub issue.", "library_not_found"),
+    ('Unable to dynamically load the "nvrtc" shared library - searched for library names: ["nvrtc", "nvrtc64"]. '
+     "Ensure that `LD_LIBRARY_PATH` has the correct path to the installed library.", "library_not_found"),
+    # onnxruntime's provider list of a CPU build
+    (">>> onnxruntime.get_available_providers()\n['AzureExecutionProvider', 'CPUExecutionProvider']\n"
+     "GPU: NVIDIA GeForce RTX 3080", "cpu_only_torch_with_gpu"),
+    # torch's own shape and usage checks: the user's code, not the environment
+    ("RuntimeError: Given groups=1, weight of size [64, 3, 7, 7], expected input[8, 1, 224, 224] to have 3 channels, "
+     "but got 1 channels instead", "user_code_error"),
+    ("RuntimeError: Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel size can't be "
+     "greater than actual input size", "user_code_error"),
+    ("RuntimeError: shape '[-1, 400]' is invalid for input of size 1024", "user_code_error"),
+    ("ValueError: Expected input batch_size (32) to match target batch_size (64).", "user_code_error"),
+    ("RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they "
+     "have already been freed).", "user_code_error"),
+    # torch's cudaGetDeviceCount check for every error but 'no device' and 'insufficient driver'
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+     "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non "
+     "supported HW", "forward_compat_unsupported"),
+    # Windows: the DLL was found and its initialisation failed (ERROR_DLL_INIT_FAILED)
+    ('OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading '
+     '"C:\\env\\Lib\\site-packages\\torch\\lib\\c10.dll" or one of its dependencies.', "library_bug"),
+])
+def test_the_tools_own_messages_are_their_causes(text, code):
+    assert code in _codes(text), (code, _codes(text, n=3))
+
+
+def test_a_device_count_error_without_its_number_gives_the_readings_torch_leaves():
+    codes = _codes("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before "
+                   "calling NumCudaDevices() that might have already set an error? Error occurred", n=3)
+    assert codes[:2] == ["forward_compat_unsupported", "driver_broken"], codes
+
+
+def test_triton_without_a_compiler_on_windows_is_the_msvc_toolchain():
+    text = ("C:\\Users\\me\\venv\\Lib\\site-packages\\triton\\runtime\\build.py\nRuntimeError: Failed to find C "
+            "compiler. Please specify via CC environment variable.")
+    assert _codes(text, n=1) == ["windows_msvc_toolchain"], _codes(text, n=3)
+
+
+def test_a_dll_whose_initialisation_failed_is_not_missing():
+    text = ('OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading '
+            '"C:\\env\\Lib\\site-packages\\torch\\lib\\c10.dll" or one of its dependencies.')
+    assert "library_not_found" not in _codes(text, n=3)
+    assert "library_not_found" in _codes(text.replace("[WinError 1114] A dynamic link library (DLL) initialization "
+                                                      "routine failed", "[WinError 126] The specified module could "
+                                                      "not be found"), n=3)
+
+
+# ------------------------------------------------------------------ enumerations' messages in their other forms
+@pytest.mark.parametrize(("text", "code"), [
+    # NVML's strings (nvmlErrorString) beside an NVML word
+    ("pynvml.NVMLError_NoPermission: Insufficient Permissions", "gpu_device_permission_denied"),
+    ("nvml init failed: Insufficient Permissions", "gpu_device_permission_denied"),
+    # the runtime's message in another release's wording
+    ("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable", "gpu_busy_exclusive"),
+    ('I get the error "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable".',
+     "gpu_busy_exclusive"),
+])
+def test_enumerations_are_read_by_their_messages_in_every_form(text, code):
+    assert _codes(text, n=1) == [code], _codes(text, n=3)
+
+
+def test_a_reworded_message_needs_every_word_of_one_row():
+    from smrnb.doctor._textfacts import _reworded
+
+    assert _reworded("all CUDA-capable devices are busy or unavailable").name == "cudaErrorDevicesUnavailable"
+    assert _reworded("the device is busy") is None and _reworded("something else entirely happened") is None
+
+
+# ------------------------------------------------------------------ the loader's forms
+@pytest.mark.parametrize(("text", "code"), [
+    # the version line with "not found" cut off still names the version and who required it
+    ("./tool: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.34' (required by ./tool)", "symbol_version_missing"),
+    ("/usr/lib/libstdc++.so.6: version `GLIBCXX_3.4.30' (required by /opt/app/lib/libfoo.so)", "libstdcxx_too_old"),
+    # glibc's own translations of the loader's messages (its message catalogs)
+    ("error: libfoo.so: 无法启用共享目标需要的可执行栈: 无效的参数", "loader_security_policy"),
+    ("libfoo.so: Kann den Stack nicht ausführbar machen wie vom Shared Object verlangt: Das Argument ist ungültig",
+     "loader_security_policy"),
+    ("ImportError: libjemalloc.so.2: 无法在静态 TLS 块中分配内存", "static_tls_exhausted"),
+    ("ImportError: libcudart.so.11.0: 无法打开共享对象文件: 没有那个文件或目录", "cudart_not_found"),
+    ("ImportError: libcudart.so.11.0: невозможно открыть разделяемый объектный файл: Нет такого файла или каталога",
+     "cudart_not_found"),
+    # the unversioned driver library is the development link a program dlopens by that name
+    ("RuntimeError: Failed to dlopen libcuda.so", "library_not_found"),
+])
+def test_the_loaders_forms_are_read(text, code):
+    assert code in _codes(text), (code, _codes(text, n=3))
+
+
+def test_the_translations_come_from_glibcs_catalogs():
+    from smrnb.doctor import tables
+
+    pairs = dict(tables.loader_translations())
+    assert pairs["无法打开共享对象文件"] == "cannot open shared object file"
+    assert pairs["Datei oder Verzeichnis nicht gefunden"] == "No such file or directory"
+    rows = tables.rows("loader_translations")
+    assert {r["lang"] for r in rows} >= {"zh_CN", "ja", "ru", "de", "fr", "es"}
+    assert all(r["source"] and r["verified"] == "yes" for r in rows)
+
+
+def test_the_unversioned_libcuda_in_a_container_is_the_gpu_not_given():
+    text = "docker run -it my/image python app.py\nRuntimeError: Failed to dlopen libcuda.so"
+    assert _codes(text, n=1) == ["gpu_not_exposed_to_process"]
+
+
+@pytest.mark.parametrize(("torch", "first"), [(None, "torch_libs_not_loaded"), ("1.4.0", "abi_torch_version_mismatch"),
+                                              ("2.1.0", "torch_libs_not_loaded")])
+def test_a_torch_library_that_exists_since_1_5_is_decided_by_the_torch_release(torch, first):
+    text = "ImportError: libtorch_cpu.so: cannot open shared object file: No such file or directory"
+    if torch:
+        text = f"torch=={torch}\n" + text
+    codes = _codes(text, n=2)
+    assert codes[0] == first, codes
+    if torch is None:
+        assert codes == ["torch_libs_not_loaded", "abi_torch_version_mismatch"]
+
+
+# ------------------------------------------------------------------ builds
+def test_a_cuda_function_the_linker_cannot_find_is_another_toolkits_library():
+    text = ("/usr/bin/ld: sample.o: in function `main':\nsample.cu:(.text+0x1a4): undefined reference to "
+            "`cusparseDenseToSparse_bufferSize'\ncollect2: error: ld returned 1 exit status")
+    assert _codes(text) == ["multiple_cuda_toolkits", "library_shadowed_older_copy"]
+    # a CUDA function named undefined in prose reads the same
+    assert "multiple_cuda_toolkits" in _codes("the reference to cublasLtMatmulAlgoGetHeuristic is undefined at link time")
+
+
+def test_a_cuda_header_without_a_toolkit_on_the_command_line_may_be_no_toolkit_at_all():
+    bare = "binding.cpp:4:10: fatal error: cuda_runtime_api.h: No such file or directory"
+    assert _codes(bare) == ["cuda_home_incomplete", "cuda_home_missing"]
+    shown = ("gcc -I/usr/local/cuda-11.8/include -c binding.cpp\n" + bare)
+    assert _codes(shown) == ["cuda_home_incomplete", "build_dependency_missing"]
+
+
+def test_pip_failing_to_build_a_cuda_extension_is_a_build_failure():
+    text = "pip install flash-attn --no-build-isolation\n...\nERROR: Failed building wheel for flash-attn"
+    assert _codes(text, n=1) == ["extension_build_failed"]
+    assert explain_result("ERROR: Failed building wheel for pyyaml-include").recognised is False
+
+
+# ------------------------------------------------------------------ GPUs counted, said absent, of another vendor
+@pytest.mark.parametrize("text", [
+    "docker run -p 8080:8080 my/image\nNumber of GPUs: 0\nNumber of CPUs: 8",
+    "docker compose up\nINFO: found 0 GPUs",
+    "[container] GPU count: 0",
+])
+def test_a_gpu_count_of_zero_in_a_container_is_the_gpu_not_given(text):
+    assert _codes(text, n=1) == ["gpu_not_exposed_to_process"], _codes(text, n=3)
+
+
+def test_no_gpus_available_in_words_on_a_machine_with_an_nvidia_gpu():
+    codes = _codes("RuntimeError: there are no CUDA GPUs available, though the machine has an RTX 3060", n=2)
+    assert codes and codes[0] in ("gpu_not_exposed_to_process", "driver_broken") and "no_gpu" not in codes
+
+
+@pytest.mark.parametrize("gpu", ["an integrated Intel Iris Xe graphics", "Intel UHD Graphics 620 only",
+                                 "an AMD Radeon RX 6600", "a MacBook with Apple M2"])
+def test_a_machine_whose_gpu_is_another_vendors_has_no_cuda_device(gpu):
+    text = f"CUDA driver version is insufficient for CUDA runtime version\nMy laptop has {gpu}."
+    assert _codes(text, n=1) == ["no_gpu"], _codes(text, n=3)
+    # with an NVIDIA GPU named too, the runtime's own words decide
+    assert _codes(text + " and an RTX 3050", n=1) == ["driver_too_old"]
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # DeepSpeed's op builder (op_builder/builder.py)
+    ("deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 11.8 does "
+     "not match the version torch was compiled with 12.1, unable to compile cuda/cpp extensions without a matching cuda "
+     "version.", "nvcc_torch_cuda_mismatch"),
+    ("deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA op(s)",
+     "cuda_home_missing"),
+    # a package built against another release of one it depends on
+    ("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.1.0 as it may crash.",
+     "package_api_version_mismatch"),
+    ("RuntimeError: jaxlib is version 0.4.7, but this version of jax requires version >= 0.4.14.",
+     "package_api_version_mismatch"),
+    # setuptools' spawn: a build command failed, or the compiler it runs is not installed
+    ("error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1", "extension_build_failed"),
+    ("error: command 'x86_64-linux-gnu-gcc' failed: No such file or directory", "build_dependency_missing"),
+    # the compiler's line with its 'fatal error:' prefix cut off
+    ("cuda_runtime_api.h: No such file or directory", "cuda_home_incomplete"),
+])
+def test_more_tools_messages(text, code):
+    assert code in _codes(text), (code, _codes(text, n=3))
+
+
+def test_deepspeeds_accepted_minor_mismatch_is_not_an_error():
+    text = ("Installed CUDA version 12.6 does not match the version torch was compiled with 12.4 but since the APIs are "
+            "compatible, accepting this combination")
+    assert explain_result(text).recognised is False
+
+
+def test_the_same_environment_outside_a_notebook_is_no_kernel_restart():
+    text = ("ModuleNotFoundError: No module named 'open3d'\nRequirement already satisfied: open3d in ./venv/lib/python3.10 "
+            "(0.18.0)\nthe script and pip use the same environment")
+    assert "kernel_restart_needed" not in _codes(text, n=3)
+
+
+def test_the_library_the_loader_names_is_the_missing_one():
+    text = ("Could not load library libcudnn_ops_infer.so.8. Error: libcuda.so: cannot open shared object file: No such "
+            "file or directory")
+    missing = [e["library"] for e in explain_result(text).facts["loader"]["events"] if e["kind"] == "library_missing"]
+    assert missing == ["libcuda.so"]
+
+
+def test_the_drivers_library_in_wsl_is_a_directory_not_searched():
+    text = "OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n(Ubuntu 22.04 on WSL2)"
+    assert _codes(text, n=1) == ["library_not_found"]
+    assert _codes("OSError: libcuda.so.1: cannot open shared object file: No such file or directory", n=1) == [
+        "gpu_not_exposed_to_process"]
+
+
+def test_the_apple_gpus_memory_running_out_is_out_of_memory():
+    assert _codes("RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: 1.20 GB, max "
+                  "allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool.", n=1) == ["cuda_oom"]
