@@ -99,6 +99,45 @@ def test_committed_clean_with_a_python3_kernelspec(path):
             assert cell.execution_count is None, f"{path.name}: cell {cell.get('id')} has an execution count"
 
 
+def _lab_metadata() -> dict:
+    """The notebook metadata JupyterLab writes once the ``python3`` kernel is connected.
+
+    The notebook panel sets ``kernelspec`` to ``{name, display_name, language}`` of the kernel spec it started
+    and ``language_info`` to the kernel's ``kernel_info_reply`` (ipykernel's ``IPythonKernel.language_info``);
+    the shared model marks the document dirty unless the value is deep-equal to what is stored, and autosave
+    then rewrites the file.
+    """
+    from ipykernel.ipkernel import IPythonKernel
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    return {"kernelspec": {"name": "python3", "display_name": spec.display_name, "language": spec.language},
+            "language_info": dict(IPythonKernel.language_info)}
+
+
+def test_opening_in_jupyterlab_changes_nothing():
+    """Opening a notebook in JupyterLab leaves it clean: its metadata already holds what Lab writes from the
+    kernel, and its bytes are what the Jupyter server's writer (``nbformat.write``) produces.
+
+    ``language_info.version`` is the kernel's Python (``3.11.7`` on the reference machine): Lab writes it from
+    the running kernel, so a kernel on another Python release changes that one line and nothing else; all
+    notebooks carry the same release.
+    """
+    want = _lab_metadata()
+    versions = set()
+    for path in NOTEBOOKS:
+        raw = path.read_text(encoding="utf-8")
+        nb = nbformat.reads(raw, as_version=nbformat.NO_CONVERT)
+        assert raw == nbformat.writes(nb, version=nbformat.NO_CONVERT) + "\n", \
+            f"{path.name}: not laid out as the Jupyter server writes it (nbformat.write: indent 1, sorted keys)"
+        meta = nb.metadata
+        assert meta.get("kernelspec") == want["kernelspec"], (path.name, meta.get("kernelspec"))
+        info = dict(meta.get("language_info", {}))
+        versions.add(info.pop("version", None))
+        assert info == {k: v for k, v in want["language_info"].items() if k != "version"}, (path.name, info)
+    assert len(versions) == 1 and re.fullmatch(r"3\.\d+\.\d+", str(next(iter(versions)))), versions
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_goals_knobs_and_checked_exercises(path):
     nb = _read(path)

@@ -16,11 +16,16 @@ library changes it (the attribute is gone, or no longer does what is relied on h
   calls when a widget opens), swapped for its ``DummyComm`` while smrnb makes widgets in a kernel that no
   widget front end will ever show (``nbconvert --execute``): they open no comm, so nothing of them is stored
   in the exported notebook.
+* :func:`close_quietly`: the kernel's comm registry (``comm.get_comm_manager().comms``, the dict its
+  ``comm_msg`` and ``comm_close`` handlers look ids up in). A widget smrnb closes leaves a stand-in under
+  its id there, so a message its front end sent before the close reached it is dropped instead of written
+  into the notebook as "No such comm: ID".
 """
 
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -85,4 +90,48 @@ def no_front_end(active: bool = True) -> Iterator[None]:
                 comm.create_comm = _QUIET["create_comm"]
 
 
-__all__ = ["control_comm_open", "no_front_end", "split_buffers", "store_value", "stored_value"]
+class _ClosedModel:
+    """Stands in the kernel's comm registry for a widget smrnb closed: the messages its front end still sends
+    (a three.js model echoes its ``version`` when it is made) are dropped. During Run all the kernel reads
+    them only after every cell queued before them has run, long after the viewer replaced that geometry."""
+
+    def __init__(self, comm_id: str) -> None:
+        self.comm_id = comm_id
+        self._closed = True
+
+    def handle_msg(self, msg: Any) -> None:
+        """A message the front end sent before it learnt of the close: nothing to do."""
+
+    def handle_close(self, msg: Any) -> None:
+        """The front end's own close of the model: nothing left to free."""
+
+
+#: the stand-ins, oldest first; at most ``_CLOSED_KEPT`` are kept (a late message comes within one run)
+_CLOSED_KEPT = 4096
+_CLOSED: deque[str] = deque()
+_CLOSED_LOCK = threading.Lock()
+
+
+def close_quietly(widget: Any) -> None:
+    """``widget.close()``, leaving a stand-in that drops the front end's late messages to it."""
+    c = getattr(widget, "comm", None)
+    comm_id = getattr(c, "comm_id", None)
+    widget.close()
+    if comm_id is None or type(c).__name__ == "DummyComm":  # a widget no front end knows sends nothing back
+        return
+    import comm
+
+    comms = getattr(comm.get_comm_manager(), "comms", None)
+    if not isinstance(comms, dict):
+        return
+    with _CLOSED_LOCK:
+        if comm_id not in comms:
+            comms[comm_id] = _ClosedModel(comm_id)
+            _CLOSED.append(comm_id)
+        while len(_CLOSED) > _CLOSED_KEPT:
+            old = _CLOSED.popleft()
+            if isinstance(comms.get(old), _ClosedModel):
+                del comms[old]
+
+
+__all__ = ["close_quietly", "control_comm_open", "no_front_end", "split_buffers", "store_value", "stored_value"]

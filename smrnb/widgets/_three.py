@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from smrnb.widgets._colors import hex_color
+from smrnb.widgets._compat import close_quietly
 from smrnb.widgets._display import set_changed
 from smrnb.widgets._layers import Layer, wire_colors, wire_normals
 from smrnb.widgets._sync import DerivedArray
@@ -156,7 +157,7 @@ def close_tree(obj: Any) -> None:
         if isinstance(attrs, dict):
             for c in attrs.values():
                 walk(c)
-        o.close()
+        close_quietly(o)
 
     walk(obj)
 

@@ -26,6 +26,7 @@ import numpy as np
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
 from smrnb._files import atomic_write
 from smrnb.widgets._colors import hex_color, parse_rgb
+from smrnb.widgets._compat import close_quietly
 from smrnb.widgets._display import (
     StaticOutput,
     colorbar_html,
@@ -440,7 +441,7 @@ class Viewer(StaticOutput):
         normal[plane[0]] = -1.0
         self.renderer.clippingPlanes = [three.Plane(normal=normal, constant=plane[1])]
         for p in old:
-            p.close()
+            close_quietly(p)
 
     @quiet_widgets
     def _on_mode(self, change: Any) -> None:

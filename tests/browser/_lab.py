@@ -133,6 +133,28 @@ def widget_errors(console: Console) -> list[str]:
     return [e for e in console.errors() if WIDGET_ERROR.search(e) and not any(p.search(e) for p in _UNRELATED)]
 
 
+# ipykernel's answer to a message for a comm it no longer has, sent to the page as the kernel's stderr; a widget
+# the kernel made has a 32-hex id (the front end's own comms, such as ipywidgets' control comm, are UUIDs)
+_CLOSED_WIDGET = re.compile(rb"No such comm: [0-9a-f]{32}(?![0-9a-f-])")
+
+
+def watch_closed_widget_messages(page: Any) -> list[str]:
+    """Start collecting every "No such comm: ID" the kernel sends ``page`` about a widget it made (a message the
+    front end sent to a widget the kernel had closed); call before the page opens Lab. The list fills as
+    websocket frames arrive."""
+    found: list[str] = []
+
+    def on_socket(ws: Any) -> None:
+        def on_frame(payload: Any) -> None:
+            data = payload if isinstance(payload, (bytes, bytearray)) else str(payload).encode()
+            found.extend(m.group(0).decode() for m in _CLOSED_WIDGET.finditer(data))
+
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", on_socket)
+    return found
+
+
 def dismiss_dialogs(page: Any) -> list[str]:
     """Close JupyterLab's start-up dialogs ("Build Recommended" for unrelated extensions); returns their text."""
     seen = []

@@ -114,8 +114,12 @@ def test_teaching_app_notebook_in_jupyterlab(lab, page):
 
     src = Path(__file__).resolve().parents[2] / "notebooks" / "06_reconstruction_app.ipynb"
     shutil.copy(src, lab.root / src.name)
+    closed = _lab.watch_closed_widget_messages(page)
     run_notebook(page, lab, src.name)
     assert check_canvases(page, "lab-nb06") >= 1
+    # Run all wrote no "No such comm: ID" into the page: the viewers' replaced geometry, closed by the kernel
+    # while the front end's messages to it waited behind the queued cells, drops those messages quietly
+    assert closed == [], closed[:6]
 
 
 def test_batch_table_in_jupyterlab(lab, page):
@@ -136,6 +140,7 @@ def test_batch_table_in_jupyterlab(lab, page):
 def test_stop_ends_a_long_run_from_the_page(lab, page):
     """Run all on a run of tens of seconds, then Stop, as a person clicks them: the run ends within a few
     seconds, the step stays stale with no error, the buttons come back and the kernel answers."""
+    closed = _lab.watch_closed_widget_messages(page)
     run_notebook(page, lab, "stop.ipynb")
     run_all = page.locator(".smrnb-app button", has_text="Run all")
     stop = page.locator(".smrnb-app button", has_text="Stop")
@@ -152,6 +157,5 @@ def test_stop_ends_a_long_run_from_the_page(lab, page):
     assert "STATE True True" in text and "stopped on request" in text, text
     assert text.rstrip().endswith("False True"), text  # Run all enabled again, Stop disabled
     assert took < 15, f"Stop took {took:.1f} s"
-    log = lab.log.read_text()
-    assert "No such comm" not in log, [ln for ln in log.splitlines() if "No such comm" in ln][:6]
+    assert closed == [], closed[:6]
     assert _lab.widget_errors(page.console) == []

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from smrnb.widgets._compat import control_comm_open, split_buffers, store_value, stored_value
+from smrnb.widgets import _compat
+from smrnb.widgets._compat import close_quietly, control_comm_open, split_buffers, store_value, stored_value
 
 
 def test_split_buffers_takes_the_binary_values_out_of_a_state_as_an_update_message_carries_them():
@@ -20,6 +21,70 @@ def test_split_buffers_takes_the_binary_values_out_of_a_state_as_an_update_messa
     assert out == {"array": {"shape": [2, 3], "dtype": "uint32"}, "plain": [1, "x"], "more": [None, 3]}
     assert paths == [["array", "buffer"], ["more", 0]] and buffers[0] is a and buffers[1] is b
     assert state["array"]["buffer"] is a and state["more"][0] is b  # the state given is left as it is
+
+
+@pytest.fixture
+def kernel_comms(monkeypatch):
+    """The ``comm`` package's own comm manager and comms that publish nothing, as a kernel's are wired."""
+    import comm
+    from comm.base_comm import BaseComm, CommManager
+
+    class Quiet(BaseComm):
+        def publish_msg(self, *args, **kwargs):
+            pass
+
+    manager = CommManager()
+    monkeypatch.setattr(comm, "get_comm_manager", lambda: manager)
+    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: Quiet(*a, **k))
+    return manager
+
+
+def _front_end(manager, kind: str, comm_id: str) -> None:
+    """The kernel's handler for a message the front end sent to ``comm_id`` (``comm_msg`` or ``comm_close``)."""
+    msg = {"content": {"comm_id": comm_id, "data": {"method": "update", "state": {"version": 1}}}}
+    getattr(manager, kind)(None, None, msg)
+
+
+def test_a_closed_widget_drops_the_front_ends_late_messages(kernel_comms, caplog):
+    import ipywidgets as ipw
+
+    # the library: a message to a comm the kernel closed is logged as "No such comm" (the kernel's stderr,
+    # which ipykernel sends into the notebook)
+    plain = ipw.IntSlider()
+    pid = plain.comm.comm_id
+    assert kernel_comms.comms[pid] is plain.comm
+    plain.close()
+    with caplog.at_level("WARNING", logger="Comm"):
+        _front_end(kernel_comms, "comm_msg", pid)
+    assert f"No such comm: {pid}" in caplog.text
+    caplog.clear()
+    # close_quietly: the same close (the front end is told, the widget is gone), the late messages dropped
+    w = ipw.IntSlider()
+    wid = w.comm.comm_id
+    close_quietly(w)
+    assert w.comm is None and not isinstance(kernel_comms.comms[wid], type(plain.comm))
+    with caplog.at_level("WARNING", logger="Comm"):
+        _front_end(kernel_comms, "comm_msg", wid)
+        _front_end(kernel_comms, "comm_close", wid)  # the front end's own close takes the stand-in away
+        assert wid not in kernel_comms.comms
+    assert "No such comm" not in caplog.text
+
+
+def test_closed_widget_stand_ins_are_bounded(kernel_comms, monkeypatch):
+    import ipywidgets as ipw
+
+    monkeypatch.setattr(_compat, "_CLOSED_KEPT", 3)
+    monkeypatch.setattr(_compat, "_CLOSED", _compat.deque())
+    ids = []
+    for _ in range(5):
+        w = ipw.IntSlider()
+        ids.append(w.comm.comm_id)
+        close_quietly(w)
+    assert [i in kernel_comms.comms for i in ids] == [False, False, True, True, True]
+    d = ipw.IntSlider()
+    monkeypatch.setattr(d, "comm", __import__("comm").DummyComm())  # a widget no front end knows: nothing kept
+    close_quietly(d)
+    assert sum(isinstance(c, _compat._ClosedModel) for c in kernel_comms.comms.values()) == 3
 
 
 def test_control_comm_open_reads_the_comm_a_front_end_opens(monkeypatch):

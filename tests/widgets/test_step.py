@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from smrnb._errors import SmrnbTypeError, SmrnbValueError
-from smrnb.geometry import PointCloud
+from smrnb.geometry import Mesh, PointCloud
 from smrnb.pipeline import ParamSpec, Pipeline, Step, StepRegistry, get_step
 from smrnb.widgets import StepWidget
 
@@ -276,3 +276,32 @@ def test_a_quick_run_never_flashes_its_running_state_a_long_one_shows_it_while_r
     assert seen_running == [("visible", True, "info")]
     assert changes == ["bar visible", "button disabled=True", "button disabled=False", "bar hidden"]
     assert "up to date" in w.status.value and w.progress.bar_style == "success"
+
+
+def test_fill_holes_says_one_short_line_and_folds_every_hole_under_show_all():
+    """Many holes: the record's note is one line of counts and ranges, and every hole's size is in the
+    record's HTML folded under 'show all' (left out of the text form), not a wall of numbers."""
+    import trimesh
+
+    tm = trimesh.creation.icosphere(3)
+    faces = torch.tensor(tm.faces, dtype=torch.int64)
+    # faces sharing no vertex: each removed one opens its own 3-edge hole
+    used, drop = set(), []
+    for i, f in enumerate(tm.faces.tolist()):
+        if used.isdisjoint(f):
+            used.update(f)
+            drop.append(i)
+    keep = torch.ones(len(faces), dtype=torch.bool)
+    keep[drop] = False
+    w = StepWidget("fill_holes", Mesh(torch.tensor(tm.vertices, dtype=torch.float32), faces[keep]))
+    assert w.run()
+    rec = w.record
+    assert len(drop) > 100 and rec.counts_after["faces"] == len(faces)  # every hole filled
+    (note,) = rec.notes
+    assert note.startswith(f"fill_holes: {len(drop)} holes found, {len(drop)} filled (3 edges)"), note
+    assert "[" not in note and len(note) < 250, note
+    every = "hole sizes in edges: found [" + ", ".join(["3"] * len(drop)) + "]"
+    assert rec.details and rec.details[0].startswith(every)
+    page = unescape(w.record_html.value)
+    assert page.index("<summary>show all</summary>") < page.index(every)
+    assert "hole sizes" not in str(rec)

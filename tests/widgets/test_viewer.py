@@ -655,16 +655,24 @@ def _axes_seen(v: Viewer, data_mesh=None) -> list[float]:
 
 
 def test_axes_are_drawn_over_the_data_and_framed_by_the_default_camera():
-    room = smrnb.fuse_tsdf(smrnb.load_sample(stride=24), voxel_size=0.05, progress=False).extract_mesh()
+    volume = smrnb.fuse_tsdf(smrnb.load_sample(stride=24), voxel_size=0.05, progress=False)
+    room = volume.extract_mesh()
     cloud = smrnb.frames_to_points(smrnb.load_sample(stride=35), stride=8, depth_max=4.0)
+    grid = smrnb.pointcloud_to_voxelgrid(cloud, voxel_size=0.1)
     ball = icosphere(3)
-    for data in (room, cloud, ball):
-        v = Viewer(data, width=320, height=200)
+    textured = Mesh(ball.vertices, ball.faces, uvs=(ball.vertices[:, :2] + 1) / 2, face_uvs_idx=ball.faces,
+                    texture=torch.rand(8, 8, 3, generator=torch.Generator().manual_seed(0)))
+    # every kind of view: a scanned mesh, a cloud, voxels as cubes and as dots, a TSDF's band, a textured mesh
+    kinds = [("room", room, {}), ("cloud", cloud, {}), ("ball", ball, {}), ("voxel cubes", grid, {}),
+             ("voxel dots", grid, {"voxel_mode": "points"}), ("tsdf", volume, {}), ("textured", textured, {})]
+    for name, data, options in kinds:
+        v = Viewer(data, width=320, height=200, **options)
+        assert v.axes.visible, name
         # the live view draws the axes with no depth test, last: nothing of the data hides them
         assert v.axes.material.depthTest is False and v.axes.renderOrder > 0
         # and from the default camera they sit in front of the data, inside the canvas
         seen = _axes_seen(v)
-        assert min(seen) >= 0.8, (type(data).__name__, seen)
+        assert min(seen) >= 0.8, (name, seen)
 
 
 def test_pick_shows_point_normal_and_the_hole_rim_edge_count():
