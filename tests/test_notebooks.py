@@ -286,17 +286,38 @@ def test_exported_pages_load_nothing_from_other_hosts():
     if not _EXPORTED:
         pytest.skip("no page exported in this session (run with the export test)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="Python playwright is not installed")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+
+    def drive():
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless=new", "--no-sandbox"])
+            try:
+                for name, page_path in _EXPORTED.items():
+                    page = browser.new_page()
+                    seen: list[str] = []
+                    page.on("request", lambda r, seen=seen: seen.append(r.url))
+                    page.goto(page_path.as_uri(), wait_until="load", timeout=60_000)
+                    page.wait_for_timeout(500)
+                    others = [u for u in seen if not u.startswith(("file://", "data:"))]
+                    assert others == [], f"{name}: {others}"
+                    page.close()
+            finally:
+                browser.close()
+
+    # the browser tests' session-scoped Playwright may be alive in this thread (its loop counts as running) and
+    # the sync API refuses to nest: this browser is driven from a thread of its own
+    import threading
+
+    errors: list[BaseException] = []
+
+    def target():
         try:
-            for name, page_path in _EXPORTED.items():
-                page = browser.new_page()
-                seen: list[str] = []
-                page.on("request", lambda r, seen=seen: seen.append(r.url))
-                page.goto(page_path.as_uri(), wait_until="load", timeout=60_000)
-                page.wait_for_timeout(500)
-                others = [u for u in seen if not u.startswith(("file://", "data:"))]
-                assert others == [], f"{name}: {others}"
-                page.close()
-        finally:
-            browser.close()
+            drive()
+        except BaseException as exc:  # re-raised in the test's thread
+            errors.append(exc)
+
+    t = threading.Thread(target=target, name="export-pages-browser")
+    t.start()
+    t.join(600)
+    assert not t.is_alive(), "Chromium did not finish opening the exported pages within 10 min"
+    if errors:
+        raise errors[0]
