@@ -158,7 +158,7 @@ _DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)\b", re.IGNORECASE)
 _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open", "could not open", "not found",
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
                   "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
-                  "failed to open", "could not be found")
+                  "failed to open", "could not be found", "could not locate")
 #: what a library's own initialisation failing reads like, and what a file that is not there reads like
 _INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
                       "failed to initialize", "error initializing", "initialisation failed")
@@ -474,6 +474,9 @@ def _dll_family(name: str) -> tuple[str, str]:
     """``("cudart", "11.0")`` for ``cudart64_110.dll``; ``("torch", "")`` for ``c10.dll``."""
     low = name.lower()
     m = re.match(r"(cudart|cublas|cublaslt|cudnn|cufft|curand|cusparse|cusolver|nvrtc|nvjitlink)64_(\d{2,3})", low)
+    sub = re.match(r"cudnn_[a-z_]{2,30}?64_(\d{1,2})\.dll", low)  # cuDNN 8/9's sub-libraries: cudnn_ops_infer64_8.dll
+    if sub:
+        return "cudnn", sub.group(1)
     if m:
         digits = m.group(2)
         return ("cublas" if m.group(1) == "cublaslt" else m.group(1)), (f"{digits[:-1]}.{digits[-1]}" if len(digits) == 3

@@ -349,3 +349,48 @@ def test_the_drivers_library_in_wsl_is_a_directory_not_searched():
 def test_the_apple_gpus_memory_running_out_is_out_of_memory():
     assert _codes("RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: 1.20 GB, max "
                   "allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool.", n=1) == ["cuda_oom"]
+
+
+# ------------------------------------------------------------------ cuDNN's own loader of its sub-libraries
+@pytest.mark.parametrize("text", [
+    "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n"
+    "Please make sure cudnn_cnn_infer64_8.dll is in your library path!",
+    "Could not locate cudnn_graph64_9.dll. Please make sure it is in your library path!\n"
+    "Invalid handle. Cannot load symbol cudnnCreate",
+    "Could not locate cudnn_adv64_9.dll. Please make sure it is in your library path!",
+])
+def test_cudnns_sub_library_not_found_is_a_cuda_library_missing(text):
+    res = explain_result(text)
+    missing = [e for e in res.facts["loader"]["events"] if e["kind"] == "library_missing"]
+    assert missing and all(e["family"] == "cudnn" for e in missing)
+    assert _codes(text, n=1) == ["cudart_not_found"]
+
+
+# ------------------------------------------------------------------ a library's CUDA part failing, no file named
+@pytest.mark.parametrize("text", [
+    "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled cuda error, "
+    "NCCL version 2.14.3",
+    "NCCL failure common.cu:393 'unhandled cuda error'",
+    "tensorflow.python.framework.errors_impl.UnknownError: ncclCommInitRank failed: unhandled cuda error",
+])
+def test_nccls_unhandled_cuda_error_is_a_cuda_build_or_driver(text):
+    assert _codes(text) == ["prebuilt_binary_wrong_cuda", "driver_too_old"]
+    assert "NCCL" in explain_text(text)[0].title
+
+
+@pytest.mark.parametrize("text", [
+    "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors "
+    "above for more details.",
+    "E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:445 Loaded runtime CuDNN library: 8.5.0 but source was "
+    "compiled with: 8.6.0.\nXlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed.",
+])
+def test_xlas_dnn_initialization_is_an_older_cudnn_or_the_driver(text):
+    assert _codes(text) == ["library_shadowed_older_copy", "driver_too_old"]
+
+
+def test_onnxruntimes_cuda_provider_not_created_is_its_cuda_libraries():
+    text = ("[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] Failed to create "
+            "CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/execution-providers/CUDA-Execution"
+            "Provider.html#requirements to ensure all dependencies are met.")
+    assert _codes(text) == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
+
