@@ -311,6 +311,8 @@ _CUDA_ERRNUM_RES = (
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
+#: TensorFlow's gpu_device.cc: "CUDA runtime implicit initialization on GPU:0 failed. Status: <cudaGetErrorString>"
+_TF_STATUS_RE = re.compile(r"initialization on GPU:[0-9]{1,3} failed\. Status: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n|\s{2}|[\"`])")
 _ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR_)[A-Za-z0-9_]{1,60})")
 
 #: phrases whose presence is the fact (no table has them): sign -> (layer, phrases, weak)
@@ -1182,10 +1184,17 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
         for line in _lines_with(text, low, gate, limit=50):
             ll = line.lower()
             for msg, row in msgs:  # a short message counts only beside a CUDA word (not a tool's own words)
-                if msg in ll and (len(msg) >= 30 or "cuda" in ll or ("nvrtc" in ll and row.table == "nvrtc_results")):
+                # a long message quoted without its closing plural "s" ("... between these two device") counts too
+                if (msg in ll or (len(msg) >= 30 and msg.endswith("s") and msg[:-1] in ll)) and \
+                        (len(msg) >= 30 or "cuda" in ll or ("nvrtc" in ll and row.table == "nvrtc_results")):
                     _enum_event(r, row, "message", line)
     for line in _lines_with(text, low, "cuda error: "):
         for msg in _CUDA_ERROR_MSG_RE.findall(line + "\n"):
+            row = tables.cuda_error(msg.strip()) or _reworded(msg)
+            if row is not None and row.codes != ("none",):
+                _enum_event(r, row, "message", line)
+    for line in _lines_with(text, low, " failed. status: "):  # TensorFlow: cudaGetErrorString after "Status: "
+        for msg in _TF_STATUS_RE.findall(line + "\n"):
             row = tables.cuda_error(msg.strip()) or _reworded(msg)
             if row is not None and row.codes != ("none",):
                 _enum_event(r, row, "message", line)

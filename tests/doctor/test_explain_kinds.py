@@ -394,3 +394,51 @@ def test_onnxruntimes_cuda_provider_not_created_is_its_cuda_libraries():
             "Provider.html#requirements to ensure all dependencies are met.")
     assert _codes(text) == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
 
+
+# ------------------------------------------------------------------ the runtime's and the kernel driver's own words
+def test_tensorflows_status_after_implicit_initialisation_is_the_runtimes_error():
+    text = ("tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit initialization on GPU:0 "
+            "failed. Status: all CUDA-capable devices are busy or unavailable")
+    assert "gpu_busy_exclusive" in _codes(text)
+
+
+def test_a_long_runtime_message_quoted_without_its_plural_s():
+    text = "RuntimeError: peer access is not supported between these two device"
+    assert _codes(text, n=1) == ["gpu_p2p_unsupported"]
+
+
+@pytest.mark.parametrize("text", [
+    "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+    "kernel: NVRM: GPU at PCI:0000:3b:00: GPU-5c1e\nkernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1532, GPU has fallen "
+    "off the bus.",
+])
+def test_the_kernel_drivers_xid_79_is_the_hardware(text):
+    assert _codes(text, n=1) == ["gpu_hardware_fault"]
+
+
+def test_torchs_device_check_quoted_in_lower_case():
+    assert _codes("got: expected all tensors to be on the same device, but found at least two devices, cuda:0 and "
+                  "cpu!", n=1) == ["user_code_error"]
+
+
+# ------------------------------------------------------------------ the loader's ELF class, extensions' own checks
+@pytest.mark.parametrize("text", [
+    "ImportError: /home/pi/env/lib/python3.9/site-packages/pkg/_native.so: wrong ELF class: ELFCLASS64",
+    "OSError: libfoo.so: wrong ELF class: ELFCLASS 32",
+    "pip install fails on the board with an ELF class error from the bundled shared library",
+])
+def test_the_elf_class_is_the_binarys_architecture(text):
+    assert _codes(text, n=1) == ["wrong_architecture_binary"]
+
+
+def test_an_older_flash_attention_minimum_is_the_toolkit_below_it():
+    text = ("RuntimeError: FlashAttention is only supported on CUDA 11.6 and above.  Note: make sure nvcc has a "
+            "supported version by running nvcc -V.")
+    assert "toolkit_below_extension_minimum" in _codes(text)
+
+
+def test_xformers_without_its_cuda_build_is_a_wheel_for_another_torch():
+    text = ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+            "`cutlassF` is not supported because:\n    xFormers wasn't build with CUDA support\n"
+            "    operator wasn't built - see `python -m xformers.info` for more info")
+    assert _codes(text) == ["companion_built_for_other_torch", "extension_not_compiled"]
