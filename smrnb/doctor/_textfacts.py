@@ -289,6 +289,8 @@ _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
+#: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
+_EDG_HEADER_RE = re.compile(r"(?:catastrophic )?error: cannot open source file [\"']([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))[\"']")
 _HEADER_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))'?: No such file")
 #: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
 _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
@@ -441,6 +443,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
 def _scan_libraries(r: _Reader, line: str, low: str) -> None:
     if ".so" not in low and ".dll" not in low:
         return
+    if "stubs/libcuda.so" in low and _stub_answered(line, low):
+        _stub_driver_loaded(r, line)
     missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
         and "version '" not in low and "procedure could not be found" not in low
     if ".so" in low:
@@ -464,6 +468,29 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
         for name in _DLL_RE.findall(line):
             fam, ver = _dll_family(name)
             r.event("loader", "library_missing", line, WEIGHT["library"] + 4, library=name, family=fam, version=ver)
+
+
+#: what follows the toolkit's stub libcuda when it is the object that answered (the loader's or dlsym's "PATH: message"),
+#: not a build's link line (-L.../stubs, CMake's CUDA_CUDA_LIBRARY=...): the process runs with the stub, not the driver's
+_STUB_ANSWER_RE = re.compile(r"(?:\.1)?: (?:undefined symbol|cannot|version)")
+
+
+def _stub_answered(line: str, low: str) -> bool:
+    i, n = low.find("stubs/libcuda.so"), 0
+    while i != -1 and n < 20:
+        start = max(low.rfind(c, 0, i) for c in " =\t'\"")
+        if _STUB_ANSWER_RE.match(line, i + 16) and line[start:start + 1] != "=" and low[start + 1:start + 3] != "-l":
+            return True
+        i, n = low.find("stubs/libcuda.so", i + 16), n + 1
+    return False
+
+
+def _stub_driver_loaded(r: _Reader, line: str) -> None:
+    from smrnb.doctor import tables
+
+    row = next((x for x in tables.enum_rows("cu_results") if x.name == "CUDA_ERROR_STUB_LIBRARY"), None)
+    if row is not None:
+        _enum_event(r, row, "name", line)
 
 
 def _loaded_but_failed(after: str) -> bool:
@@ -766,9 +793,9 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if "has no attribute" in low and "module '" in low:
         for mod, attr in _NO_ATTR_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}", attribute=True)
-    if "fatal error" in low:
+    if "fatal error" in low or "cannot open source file" in low:
         by = _INCLUDER_RE.search(line)
-        for h in _HEADER_RE.findall(line):
+        for h in _HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line):
             r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
                     included_from=by.group(1) if by else None)
     elif "no such file or directory" in low and ".h" in low:  # the compiler's line with its prefix cut off

@@ -442,3 +442,32 @@ def test_xformers_without_its_cuda_build_is_a_wheel_for_another_torch():
             "`cutlassF` is not supported because:\n    xFormers wasn't build with CUDA support\n"
             "    operator wasn't built - see `python -m xformers.info` for more info")
     assert _codes(text) == ["companion_built_for_other_torch", "extension_not_compiled"]
+
+
+# ------------------------------------------------------------------ facts read in other forms
+@pytest.mark.parametrize("header", ["vector_types.h", "cuda_runtime.h", "driver_types.h"])
+def test_the_edg_front_ends_missing_header_is_a_cuda_header(header):
+    text = (f'/tmp/kern.cu(12): catastrophic error: cannot open source file "{header}"\n'
+            "1 catastrophic error detected in the compilation of \"/tmp/kern.cu\".\nCompilation terminated.")
+    ev = [e for e in explain_result(text).facts["toolkit"]["events"] if e["kind"] == "header_missing"]
+    assert [e["header"] for e in ev] == [header]
+    assert _codes(text, n=1) == ["cuda_home_incomplete"]
+
+
+def test_the_stub_libcuda_answering_is_the_stub_loaded():
+    text = "AttributeError: /opt/cuda-12.4/lib64/stubs/libcuda.so: undefined symbol: cuDeviceGetUuid_v2"
+    assert _codes(text, n=1) == ["cuda_stub_driver_loaded"]
+
+
+@pytest.mark.parametrize("text", [
+    "-- Found CUDA_CUDA_LIBRARY=/usr/local/cuda/lib64/stubs/libcuda.so: cannot be used at run time",
+    "g++ -shared a.o -L/usr/local/cuda/lib64/stubs -lcuda -o a.so",
+])
+def test_a_build_linking_the_stub_is_not_the_stub_loaded(text):
+    assert "cuda_stub_driver_loaded" not in _codes(text, n=3)
+
+
+def test_a_submission_refused_over_its_gpu_option():
+    text = "sbatch: error: --gres=gpu is not accepted on this cluster, request GPUs with --gpus\n"
+    assert _codes(text, n=1) == ["slurm_gpu_request_rejected"]
+
