@@ -478,7 +478,7 @@ _STUB_ANSWER_RE = re.compile(r"(?:\.1)?: (?:undefined symbol|cannot|version)")
 def _stub_answered(line: str, low: str) -> bool:
     i, n = low.find("stubs/libcuda.so"), 0
     while i != -1 and n < 20:
-        start = max(low.rfind(c, 0, i) for c in " =\t'\"")
+        start = max(low.rfind(c, max(0, i - 400), i) for c in " =\t'\"")
         if _STUB_ANSWER_RE.match(line, i + 16) and line[start:start + 1] != "=" and low[start + 1:start + 3] != "-l":
             return True
         i, n = low.find("stubs/libcuda.so", i + 16), n + 1

@@ -471,3 +471,19 @@ def test_a_submission_refused_over_its_gpu_option():
     text = "sbatch: error: --gres=gpu is not accepted on this cluster, request GPUs with --gpus\n"
     assert _codes(text, n=1) == ["slurm_gpu_request_rejected"]
 
+
+def test_a_cuda_library_of_another_major_than_the_cuda_the_text_names():
+    text = "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory\nCUDA 11.1, driver 470"
+    assert _codes(text, n=1) == ["prebuilt_binary_wrong_cuda"]
+    same = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\nCUDA 11.1"
+    assert _codes(same) == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
+
+
+@pytest.mark.parametrize("text", ["AssertionError: Requires PyTorch >= 1.8", "note: this release requires pytorch>=1.8"])
+def test_detectron2s_torch_minimum_in_its_forms(text):
+    assert _codes(text, n=1) == ["extension_torch_version_gate"]
+
+
+def test_warp_without_a_driver_version_is_the_stub_or_a_driver_that_does_not_answer():
+    text = "Warp 1.2.0 initialized:\nWarp CUDA warning: Unable to determine CUDA driver version\n   CUDA Toolkit 12.5"
+    assert _codes(text) == ["cuda_stub_driver_loaded", "driver_broken"]
