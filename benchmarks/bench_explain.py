@@ -51,7 +51,10 @@ UNITS = ["a:", ":", '"KEY":', "KEY=", "=", "@", '"', "sk-", "undefined symbol: _
          "libcuda.so.575.57.08: cuda driver library init failure: 3\n", "Number of GPUs: 0\n",
          "undefined reference to `cusparseSpMM'\n", "libx.so: \u65e0\u6cd5\u6253\u5f00\u5171\u4eab\u5bf9\u8c61\u6587\u4ef6\n",
          "CUDA error: all CUDA-capable devices are busy or unavailable\n", "nvml: Insufficient Permissions\n",
-         "an Intel Iris Xe graphics GPU\n", "version `GLIBC_2.34' (required by ./x)\n"]
+         "an Intel Iris Xe graphics GPU\n", "version `GLIBC_2.34' (required by ./x)\n",
+         "/x/stubs/libcuda.so: undefined symbol: cuX ", 'k.cu(1): catastrophic error: cannot open source file "a.h" ',
+         "initialization on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable ",
+         "sbatch: error: --gres=gpu:1 ", "peer access is not supported between these two device "]
 
 
 def main() -> int:

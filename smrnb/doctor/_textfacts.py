@@ -158,7 +158,7 @@ _DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)\b", re.IGNORECASE)
 _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open", "could not open", "not found",
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
                   "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
-                  "failed to open", "could not be found")
+                  "failed to open", "could not be found", "could not locate")
 #: what a library's own initialisation failing reads like, and what a file that is not there reads like
 _INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
                       "failed to initialize", "error initializing", "initialisation failed")
@@ -289,6 +289,8 @@ _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
+#: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
+_EDG_HEADER_RE = re.compile(r"(?:catastrophic )?error: cannot open source file [\"']([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))[\"']")
 _HEADER_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))'?: No such file")
 #: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
 _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
@@ -311,6 +313,8 @@ _CUDA_ERRNUM_RES = (
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
+#: TensorFlow's gpu_device.cc: "CUDA runtime implicit initialization on GPU:0 failed. Status: <cudaGetErrorString>"
+_TF_STATUS_RE = re.compile(r"initialization on GPU:[0-9]{1,3} failed\. Status: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n|\s{2}|[\"`])")
 _ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR_)[A-Za-z0-9_]{1,60})")
 
 #: phrases whose presence is the fact (no table has them): sign -> (layer, phrases, weak)
@@ -439,6 +443,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
 def _scan_libraries(r: _Reader, line: str, low: str) -> None:
     if ".so" not in low and ".dll" not in low:
         return
+    if "stubs/libcuda.so" in low and _stub_answered(line, low):
+        _stub_driver_loaded(r, line)
     missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
         and "version '" not in low and "procedure could not be found" not in low
     if ".so" in low:
@@ -464,6 +470,29 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
             r.event("loader", "library_missing", line, WEIGHT["library"] + 4, library=name, family=fam, version=ver)
 
 
+#: what follows the toolkit's stub libcuda when it is the object that answered (the loader's or dlsym's "PATH: message"),
+#: not a build's link line (-L.../stubs, CMake's CUDA_CUDA_LIBRARY=...): the process runs with the stub, not the driver's
+_STUB_ANSWER_RE = re.compile(r"(?:\.1)?: (?:undefined symbol|cannot|version)")
+
+
+def _stub_answered(line: str, low: str) -> bool:
+    i, n = low.find("stubs/libcuda.so"), 0
+    while i != -1 and n < 20:
+        start = max(low.rfind(c, max(0, i - 400), i) for c in " =\t'\"")
+        if _STUB_ANSWER_RE.match(line, i + 16) and line[start:start + 1] != "=" and low[start + 1:start + 3] != "-l":
+            return True
+        i, n = low.find("stubs/libcuda.so", i + 16), n + 1
+    return False
+
+
+def _stub_driver_loaded(r: _Reader, line: str) -> None:
+    from smrnb.doctor import tables
+
+    row = next((x for x in tables.enum_rows("cu_results") if x.name == "CUDA_ERROR_STUB_LIBRARY"), None)
+    if row is not None:
+        _enum_event(r, row, "name", line)
+
+
 def _loaded_but_failed(after: str) -> bool:
     """Whether the words after a library's name say it was found and loaded and then failed (its initialisation
     returned an error: ``libcuda.so.575.57.08: cuda driver library init failure: 3``), not that it is missing."""
@@ -474,6 +503,9 @@ def _dll_family(name: str) -> tuple[str, str]:
     """``("cudart", "11.0")`` for ``cudart64_110.dll``; ``("torch", "")`` for ``c10.dll``."""
     low = name.lower()
     m = re.match(r"(cudart|cublas|cublaslt|cudnn|cufft|curand|cusparse|cusolver|nvrtc|nvjitlink)64_(\d{2,3})", low)
+    sub = re.match(r"cudnn_[a-z_]{2,30}?64_(\d{1,2})\.dll", low)  # cuDNN 8/9's sub-libraries: cudnn_ops_infer64_8.dll
+    if sub:
+        return "cudnn", sub.group(1)
     if m:
         digits = m.group(2)
         return ("cublas" if m.group(1) == "cublaslt" else m.group(1)), (f"{digits[:-1]}.{digits[-1]}" if len(digits) == 3
@@ -761,9 +793,9 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if "has no attribute" in low and "module '" in low:
         for mod, attr in _NO_ATTR_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}", attribute=True)
-    if "fatal error" in low:
+    if "fatal error" in low or "cannot open source file" in low:
         by = _INCLUDER_RE.search(line)
-        for h in _HEADER_RE.findall(line):
+        for h in _HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line):
             r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
                     included_from=by.group(1) if by else None)
     elif "no such file or directory" in low and ".h" in low:  # the compiler's line with its prefix cut off
@@ -1179,10 +1211,17 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
         for line in _lines_with(text, low, gate, limit=50):
             ll = line.lower()
             for msg, row in msgs:  # a short message counts only beside a CUDA word (not a tool's own words)
-                if msg in ll and (len(msg) >= 30 or "cuda" in ll or ("nvrtc" in ll and row.table == "nvrtc_results")):
+                # a long message quoted without its closing plural "s" ("... between these two device") counts too
+                if (msg in ll or (len(msg) >= 30 and msg.endswith("s") and msg[:-1] in ll)) and \
+                        (len(msg) >= 30 or "cuda" in ll or ("nvrtc" in ll and row.table == "nvrtc_results")):
                     _enum_event(r, row, "message", line)
     for line in _lines_with(text, low, "cuda error: "):
         for msg in _CUDA_ERROR_MSG_RE.findall(line + "\n"):
+            row = tables.cuda_error(msg.strip()) or _reworded(msg)
+            if row is not None and row.codes != ("none",):
+                _enum_event(r, row, "message", line)
+    for line in _lines_with(text, low, " failed. status: "):  # TensorFlow: cudaGetErrorString after "Status: "
+        for msg in _TF_STATUS_RE.findall(line + "\n"):
             row = tables.cuda_error(msg.strip()) or _reworded(msg)
             if row is not None and row.codes != ("none",):
                 _enum_event(r, row, "message", line)

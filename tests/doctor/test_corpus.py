@@ -65,7 +65,9 @@ def test_caps_bound_what_is_read():
 
 @pytest.mark.parametrize("unit", [":", "a:", "/usr/lib/x86_64-linux-gnu/libcudart.so.12:", "sm_86 " * 3,
                                   "libx.so: \u65e0\u6cd5\u6253\u5f00\u5171\u4eab\u5bf9\u8c61\u6587\u4ef6\n",
-                                  "Number of GPUs: 0\n", "undefined reference to `cusparseSpMM'\n"])
+                                  "Number of GPUs: 0\n", "undefined reference to `cusparseSpMM'\n",
+                                  "/x/stubs/libcuda.so: ", 'catastrophic error: cannot open source file "a.h" ',
+                                  "sbatch: error: --gres=gpu:1 "])
 def test_time_grows_at_most_linearly(unit):
     # both sizes well above the head+tail cap (3 and 30 caps), so the same code path runs on 10x the input
     n = 3 * (_evidence.HEAD_CHARS + _evidence.TAIL_CHARS) // len(unit) + 1

@@ -349,3 +349,141 @@ def test_the_drivers_library_in_wsl_is_a_directory_not_searched():
 def test_the_apple_gpus_memory_running_out_is_out_of_memory():
     assert _codes("RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: 1.20 GB, max "
                   "allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool.", n=1) == ["cuda_oom"]
+
+
+# ------------------------------------------------------------------ cuDNN's own loader of its sub-libraries
+@pytest.mark.parametrize("text", [
+    "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n"
+    "Please make sure cudnn_cnn_infer64_8.dll is in your library path!",
+    "Could not locate cudnn_graph64_9.dll. Please make sure it is in your library path!\n"
+    "Invalid handle. Cannot load symbol cudnnCreate",
+    "Could not locate cudnn_adv64_9.dll. Please make sure it is in your library path!",
+])
+def test_cudnns_sub_library_not_found_is_a_cuda_library_missing(text):
+    res = explain_result(text)
+    missing = [e for e in res.facts["loader"]["events"] if e["kind"] == "library_missing"]
+    assert missing and all(e["family"] == "cudnn" for e in missing)
+    assert _codes(text, n=1) == ["cudart_not_found"]
+
+
+# ------------------------------------------------------------------ a library's CUDA part failing, no file named
+@pytest.mark.parametrize("text", [
+    "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled cuda error, "
+    "NCCL version 2.14.3",
+    "NCCL failure common.cu:393 'unhandled cuda error'",
+    "tensorflow.python.framework.errors_impl.UnknownError: ncclCommInitRank failed: unhandled cuda error",
+])
+def test_nccls_unhandled_cuda_error_is_a_cuda_build_or_driver(text):
+    assert _codes(text) == ["prebuilt_binary_wrong_cuda", "driver_too_old"]
+    assert "NCCL" in explain_text(text)[0].title
+
+
+@pytest.mark.parametrize("text", [
+    "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors "
+    "above for more details.",
+    "E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:445 Loaded runtime CuDNN library: 8.5.0 but source was "
+    "compiled with: 8.6.0.\nXlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed.",
+])
+def test_xlas_dnn_initialization_is_an_older_cudnn_or_the_driver(text):
+    assert _codes(text) == ["library_shadowed_older_copy", "driver_too_old"]
+
+
+def test_onnxruntimes_cuda_provider_not_created_is_its_cuda_libraries():
+    text = ("[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] Failed to create "
+            "CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/execution-providers/CUDA-Execution"
+            "Provider.html#requirements to ensure all dependencies are met.")
+    assert _codes(text) == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
+
+
+# ------------------------------------------------------------------ the runtime's and the kernel driver's own words
+def test_tensorflows_status_after_implicit_initialisation_is_the_runtimes_error():
+    text = ("tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit initialization on GPU:0 "
+            "failed. Status: all CUDA-capable devices are busy or unavailable")
+    assert "gpu_busy_exclusive" in _codes(text)
+
+
+def test_a_long_runtime_message_quoted_without_its_plural_s():
+    text = "RuntimeError: peer access is not supported between these two device"
+    assert _codes(text, n=1) == ["gpu_p2p_unsupported"]
+
+
+@pytest.mark.parametrize("text", [
+    "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+    "kernel: NVRM: GPU at PCI:0000:3b:00: GPU-5c1e\nkernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1532, GPU has fallen "
+    "off the bus.",
+])
+def test_the_kernel_drivers_xid_79_is_the_hardware(text):
+    assert _codes(text, n=1) == ["gpu_hardware_fault"]
+
+
+def test_torchs_device_check_quoted_in_lower_case():
+    assert _codes("got: expected all tensors to be on the same device, but found at least two devices, cuda:0 and "
+                  "cpu!", n=1) == ["user_code_error"]
+
+
+# ------------------------------------------------------------------ the loader's ELF class, extensions' own checks
+@pytest.mark.parametrize("text", [
+    "ImportError: /home/pi/env/lib/python3.9/site-packages/pkg/_native.so: wrong ELF class: ELFCLASS64",
+    "OSError: libfoo.so: wrong ELF class: ELFCLASS 32",
+    "pip install fails on the board with an ELF class error from the bundled shared library",
+])
+def test_the_elf_class_is_the_binarys_architecture(text):
+    assert _codes(text, n=1) == ["wrong_architecture_binary"]
+
+
+def test_an_older_flash_attention_minimum_is_the_toolkit_below_it():
+    text = ("RuntimeError: FlashAttention is only supported on CUDA 11.6 and above.  Note: make sure nvcc has a "
+            "supported version by running nvcc -V.")
+    assert "toolkit_below_extension_minimum" in _codes(text)
+
+
+def test_xformers_without_its_cuda_build_is_a_wheel_for_another_torch():
+    text = ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+            "`cutlassF` is not supported because:\n    xFormers wasn't build with CUDA support\n"
+            "    operator wasn't built - see `python -m xformers.info` for more info")
+    assert _codes(text) == ["companion_built_for_other_torch", "extension_not_compiled"]
+
+
+# ------------------------------------------------------------------ facts read in other forms
+@pytest.mark.parametrize("header", ["vector_types.h", "cuda_runtime.h", "driver_types.h"])
+def test_the_edg_front_ends_missing_header_is_a_cuda_header(header):
+    text = (f'/tmp/kern.cu(12): catastrophic error: cannot open source file "{header}"\n'
+            "1 catastrophic error detected in the compilation of \"/tmp/kern.cu\".\nCompilation terminated.")
+    ev = [e for e in explain_result(text).facts["toolkit"]["events"] if e["kind"] == "header_missing"]
+    assert [e["header"] for e in ev] == [header]
+    assert _codes(text, n=1) == ["cuda_home_incomplete"]
+
+
+def test_the_stub_libcuda_answering_is_the_stub_loaded():
+    text = "AttributeError: /opt/cuda-12.4/lib64/stubs/libcuda.so: undefined symbol: cuDeviceGetUuid_v2"
+    assert _codes(text, n=1) == ["cuda_stub_driver_loaded"]
+
+
+@pytest.mark.parametrize("text", [
+    "-- Found CUDA_CUDA_LIBRARY=/usr/local/cuda/lib64/stubs/libcuda.so: cannot be used at run time",
+    "g++ -shared a.o -L/usr/local/cuda/lib64/stubs -lcuda -o a.so",
+])
+def test_a_build_linking_the_stub_is_not_the_stub_loaded(text):
+    assert "cuda_stub_driver_loaded" not in _codes(text, n=3)
+
+
+def test_a_submission_refused_over_its_gpu_option():
+    text = "sbatch: error: --gres=gpu is not accepted on this cluster, request GPUs with --gpus\n"
+    assert _codes(text, n=1) == ["slurm_gpu_request_rejected"]
+
+
+def test_a_cuda_library_of_another_major_than_the_cuda_the_text_names():
+    text = "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory\nCUDA 11.1, driver 470"
+    assert _codes(text, n=1) == ["prebuilt_binary_wrong_cuda"]
+    same = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\nCUDA 11.1"
+    assert _codes(same) == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
+
+
+@pytest.mark.parametrize("text", ["AssertionError: Requires PyTorch >= 1.8", "note: this release requires pytorch>=1.8"])
+def test_detectron2s_torch_minimum_in_its_forms(text):
+    assert _codes(text, n=1) == ["extension_torch_version_gate"]
+
+
+def test_warp_without_a_driver_version_is_the_stub_or_a_driver_that_does_not_answer():
+    text = "Warp 1.2.0 initialized:\nWarp CUDA warning: Unable to determine CUDA driver version\n   CUDA Toolkit 12.5"
+    assert _codes(text) == ["cuda_stub_driver_loaded", "driver_broken"]

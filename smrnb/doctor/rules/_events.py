@@ -191,6 +191,10 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
                 return first("prebuilt_binary_wrong_cuda", f"the library is of CUDA {lm}; this environment has CUDA "
                              f"{', '.join(map(str, sorted(have)))}")
             return first("cudart_not_found", f"CUDA {lm} is this environment's own CUDA major")
+        named = {major(v) for v in value(facts, "toolkit", "cuda_named") or []} - {None}
+        if lm and not have and named and lm not in named:  # no torch or nvcc shown: the CUDA release the text names
+            return ["prebuilt_binary_wrong_cuda", "cudart_not_found"], (
+                f"the library is of CUDA {lm}; the text names CUDA {', '.join(map(str, sorted(named)))}")
     llp = str(value(facts, "loader", "current_ld_library_path") or value(facts, "loader", "start_ld_library_path") or "")
     if s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"} and "/stubs" in llp:
         return ["cuda_stub_driver_loaded"] + c[:MAX_READINGS - 1], (

@@ -173,6 +173,8 @@ def _cudart(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
 def _wrong_cuda(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any] | None:
     lib, ver = str(ev.get("library") or ""), str(ev.get("version") or "")
     m = major(ver) if ev.get("family") not in ("cudnn", "nccl") else None
+    if not m and ev.get("kind") == "message":
+        return _wrong_cuda_of_message(facts, ev)
     if not m:
         return None
     tc, tv = value(facts, "torch", "cuda"), value(facts, "torch", "version")
@@ -192,6 +194,25 @@ def _wrong_cuda(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any] 
     title = (f"{who} was built for CUDA {m}, torch here uses CUDA {major(tc)}" if tc and ev.get("from") == "live" else
              f"{lib} missing: a binary built for CUDA {m}" + (f", torch here uses CUDA {tc}" if tc else ""))
     return {"title": title, "commands": cmds, "evidence": evidence, "detail": f"{lib} belongs to CUDA {m}."}
+
+
+def _wrong_cuda_of_message(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    """A library's own message that a CUDA call it made failed or that its CUDA part did not load (NCCL's
+    ``unhandled cuda error``, onnxruntime's CUDA provider): no file named; the row's library and the text's CUDA."""
+    from smrnb.doctor import tables
+
+    have = cuda_majors(facts)
+    row = next((r for r in tables.message_rows(str(ev.get("table"))) if r.key == ev.get("key")), None) \
+        if ev.get("table") in tables.MESSAGE_TABLES else None
+    lib = str(ev.get("library") or (row.fields.get("library") if row is not None else "") or "the library")
+    evidence = [f"{lib}: {ev.get('meaning')}"] if ev.get("meaning") else []
+    if have:
+        evidence.append(f"CUDA major(s) named in the text: {', '.join(map(str, sorted(have)))}")
+    cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"", "nvidia-smi",
+            "pip list 2>/dev/null | grep -i -E 'nvidia-|nccl|onnxruntime|cudnn'",
+            "# reinstall the package's build made for this CUDA major (its index or wheel tag names the CUDA release)"]
+    return {"title": f"{lib}: a build made for another CUDA release than the runtime and driver it runs with",
+            "commands": cmds, "evidence": evidence}
 
 
 @builds("library_not_found")

@@ -202,7 +202,10 @@ def _arch_list_fix(facts: Facts, supported: set[int], reason: str) -> Fix:
 
 # ------------------------------------------------------------------ a build's messages (text or probe)
 _CUDA_HEADER_PREFIXES = ("cuda", "cusparse", "cublas", "curand", "cufft", "cusolver", "nv", "crt/", "thrust/", "cub/",
-                         "cooperative_groups", "math_constants", "device_launch", "sm_", "texture_")
+                         "cooperative_groups", "math_constants", "device_launch", "sm_", "texture_",
+                         # the runtime's type headers every CUDA header includes (CUDA 13.0 include/)
+                         "vector_types", "vector_functions", "driver_types", "host_defines", "builtin_types",
+                         "channel_descriptor", "surface_", "library_types", "device_types", "math_functions")
 _CUDA_LINK_LIBS = ("cudart", "cublas", "cusparse", "cusolver", "cufft", "curand", "nvrtc", "nvtoolsext", "nvjitlink",
                    "cudadevrt", "cudnn", "nccl")
 
