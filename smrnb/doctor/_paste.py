@@ -43,7 +43,9 @@ def decode(data: bytes) -> tuple[str, str]:
     saves; its five undefined bytes read as Latin-1's), so no byte is lost and nothing raises."""
     data = bytes(data)
     for bom, enc in _BOMS:
-        if data.startswith(bom):
+        if data.startswith(bom) and (enc.startswith("utf-8") or 0 in data[len(bom):len(bom) + 4096]):
+            # a UTF-16/32 text has NUL bytes (every ASCII character, space and newline brings one): a mark followed
+            # by none is stray bytes before 8-bit text, read as such below
             return data.decode(enc, errors="replace"), enc
     head = data[:4096]  # NUL bytes in every other place: UTF-16 without a mark (valid UTF-8 too, but no log has NULs)
     if len(head) >= 4 and head[1::2].count(0) > len(head) // 4 and head[0::2].count(0) < len(head) // 8:

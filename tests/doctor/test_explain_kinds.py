@@ -487,3 +487,17 @@ def test_detectron2s_torch_minimum_in_its_forms(text):
 def test_warp_without_a_driver_version_is_the_stub_or_a_driver_that_does_not_answer():
     text = "Warp 1.2.0 initialized:\nWarp CUDA warning: Unable to determine CUDA driver version\n   CUDA Toolkit 12.5"
     assert _codes(text) == ["cuda_stub_driver_loaded", "driver_broken"]
+
+
+def test_a_byte_order_mark_before_8_bit_text_is_stray_bytes_not_utf16():
+    """UTF-16 brings a NUL byte with every ASCII character: a mark followed by none is junk before UTF-8 or
+    Windows-1252 text (a copy's stray bytes), which is read as such and keeps its error."""
+    from smrnb.doctor._paste import decode
+
+    line = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+    for mark in (b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00"[:2]):
+        text, enc = decode(mark + b"\xc3(" + line.encode() + b"\xed\xa0\x80")
+        assert line.strip() in text and enc == "cp1252", (mark, enc)
+    for enc in ("utf-16", "utf-32"):  # real UTF-16/32 with their marks still decode as such
+        text, got = decode(line.encode(enc))
+        assert text == line and got == enc
