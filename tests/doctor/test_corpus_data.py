@@ -178,3 +178,42 @@ def test_fourth_heldout_checker_catches_what_the_third_heldout_already_has():
     for bad, needle in cases:
         probs = split.heldout_problems([{**good, **bad}], [], [], **kwargs)
         assert any(needle in p for p in probs), (bad, probs)
+
+
+def test_fifth_heldout_has_no_problems_and_shares_nothing_with_earlier_parts():
+    dev, test = split.load(split.DEV), split.load(split.TEST)
+    held, held2, held3 = split.load(split.HELDOUT), split.load(split.HELDOUT2), split.load(split.HELDOUT3)
+    held4, held5 = split.load(split.HELDOUT4), split.load(split.HELDOUT5)
+    assert len(held5) >= 60
+    assert split.heldout_problems(held5, dev, test, earlier=held + held2 + held3 + held4, name="heldout5",
+                                  other_parts="dev/test/heldout/heldout2/heldout3/heldout4") == []
+    keys5 = {split.thread_key(e["url"]) for e in held5}
+    assert not keys5 & {split.thread_key(e["url"]) for e in dev + test + held + held2 + held3 + held4}
+    assert len(keys5) == len({e["url"] for e in held5})   # one address form per thread
+
+
+def test_fifth_heldout_spread_over_families_and_unknown_share():
+    held5 = split.load(split.HELDOUT5)
+    per_family: dict[str, int] = {}
+    for e in held5:
+        family = e["query"].split()[0]
+        per_family[family] = per_family.get(family, 0) + 1
+    assert max(per_family.values()) <= 0.08 * len(held5)
+    assert sum(e["cause"] == split.UNKNOWN for e in held5) <= split.MAX_UNKNOWN_SHARE * len(held5)
+
+
+def test_fifth_heldout_checker_catches_what_the_fourth_heldout_already_has():
+    held4 = [{"id": "h4-1", "url": "https://github.com/Org/Repo/issues/9", "project": "proj", "text": "fourth text",
+              "cause": "cuda_oom", "also": [], "fix": "a fix", "evidence": "reporter: fixed", "query": "F10"}]
+    good = {**held4[0], "id": "h5-1", "url": "https://github.com/o/r/issues/1", "text": "fifth text"}
+    kwargs = {"earlier": held4, "name": "heldout5", "other_parts": "dev/test/heldout/heldout2/heldout3/heldout4"}
+    assert split.heldout_problems([good], [], [], **kwargs) == []
+    cases = [
+        ({"url": "https://github.com/org/repo/issues/9"}, "also in dev/test/heldout/heldout2/heldout3/heldout4"),
+        ({"text": "Fourth  TEXT"}, "same text as h4-1"),
+        ({"id": "h4-1"}, "duplicate id"),
+        ({"cause": "not_a_code"}, "neither"),
+    ]
+    for bad, needle in cases:
+        probs = split.heldout_problems([{**good, **bad}], [], [], **kwargs)
+        assert any(needle in p for p in probs), (bad, probs)

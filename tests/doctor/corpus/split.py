@@ -24,6 +24,10 @@ parts.
 been scored: ``check`` verifies it by the same rules against dev, test and all three earlier
 held-out parts.
 
+``heldout5.jsonl`` is a fifth held-out part (see ``heldout5.md``), sampled after the fourth one had
+been scored: ``check`` verifies it by the same rules against dev, test and all four earlier
+held-out parts.
+
 ``check`` never prints texts of the test or held-out parts.
 """
 
@@ -42,6 +46,7 @@ HELDOUT = HERE / "heldout.jsonl"
 HELDOUT2 = HERE / "heldout2.jsonl"
 HELDOUT3 = HERE / "heldout3.jsonl"
 HELDOUT4 = HERE / "heldout4.jsonl"
+HELDOUT5 = HERE / "heldout5.jsonl"
 CAUSES = HERE / "CAUSES.md"
 CODES = HERE.parents[2] / "smrnb" / "doctor" / "CODES.md"
 KEYS = ("id", "url", "project", "text", "cause", "also", "fix")
@@ -213,12 +218,15 @@ def main(argv: list[str]) -> int:
         add(Path(argv[1]))
     dev, test = load(DEV), load(TEST)
     held, held2, held3, held4 = load(HELDOUT), load(HELDOUT2), load(HELDOUT3), load(HELDOUT4)
+    held5 = load(HELDOUT5)
     bad = (problems(dev, test) + heldout_problems(held, dev, test)
            + heldout_problems(held2, dev, test, earlier=held, name="heldout2")
            + heldout_problems(held3, dev, test, earlier=held + held2, name="heldout3",
                               other_parts="dev/test/heldout/heldout2")
            + heldout_problems(held4, dev, test, earlier=held + held2 + held3, name="heldout4",
-                              other_parts="dev/test/heldout/heldout2/heldout3"))
+                              other_parts="dev/test/heldout/heldout2/heldout3")
+           + heldout_problems(held5, dev, test, earlier=held + held2 + held3 + held4, name="heldout5",
+                              other_parts="dev/test/heldout/heldout2/heldout3/heldout4"))
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
@@ -227,6 +235,7 @@ def main(argv: list[str]) -> int:
           f"heldout2 {len(held2)} entries / {len({thread_key(e['url']) for e in held2})} threads; "
           f"heldout3 {len(held3)} entries / {len({thread_key(e['url']) for e in held3})} threads; "
           f"heldout4 {len(held4)} entries / {len({thread_key(e['url']) for e in held4})} threads; "
+          f"heldout5 {len(held5)} entries / {len({thread_key(e['url']) for e in held5})} threads; "
           f"{len(bad)} problems")
     return 1 if bad else 0
 
