@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -53,17 +54,34 @@ def test_big_cloud_is_coarse_while_dragging_and_full_at_rest(lab, page):
     canvas.scroll_into_view_if_needed()
     before = _lab.canvas_image(canvas)
     assert _lab.painted_fraction(before) > 0.05
-    box = canvas.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    page.mouse.down()
-    page.wait_for_timeout(1500)  # the press's message reaches the kernel, the coarse twin is switched in
-    page.mouse.move(x + 90, y + 30, steps=6)
-    page.mouse.up()
-    moved = _lab.wait_repaint(canvas, before, min_changed=0.01)
+
+    def drag():
+        box = canvas.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.wait_for_timeout(1500)  # the press's message reaches the kernel, the coarse twin is switched in
+        page.mouse.move(x + 90, y + 30, steps=6)
+        page.mouse.up()
+
+    drag()
+    try:
+        moved = _lab.wait_repaint(canvas, before, timeout_s=45, min_changed=0.01)
+    except AssertionError:
+        # on a loaded machine (2 cores, load 6) the first drag was seen to leave the canvas unchanged for 90 s in 2
+        # of 4 full runs, passing alone: a person drags again, so does the test, once; a canvas that stays the same
+        # after two drags still fails
+        canvas.scroll_into_view_if_needed()
+        drag()
+        moved = _lab.wait_repaint(canvas, before, timeout_s=90, min_changed=0.01)
     # at rest: full detail again (asked of the kernel until it says so: a busy machine delays the messages)
-    text = _until(lambda: _lab.run_cell(page, 1, "DETAIL"), lambda t: "DETAIL ['coarse', 'full'] False" in t)
-    assert "DETAIL ['coarse', 'full'] False" in text, text
+    def at_rest(t: str) -> bool:  # coarse while moving, full after, for each drag the kernel heard; not moving
+        m = re.search(r"DETAIL \[([^\]]*)\] False", t)
+        log = [x.strip(" '") for x in m.group(1).split(",")] if m else []
+        return len(log) in (2, 4) and log == ["coarse", "full"] * (len(log) // 2)
+
+    text = _until(lambda: _lab.run_cell(page, 1, "DETAIL"), at_rest)
+    assert at_rest(text), text
     _lab.save_artifact("lab-lod-after-drag.png", moved)
     assert _lab.widget_errors(page.console) == []
 
