@@ -30,6 +30,9 @@ _TABLE = {**_ZERO_WIDTH, **_OTHER}
 #: control characters other than tab and newline (a copy's stray NULs, bells, backspaces)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES_RE = re.compile(r"[^\S\n\t]")  # every Unicode space but newline and tab (after NFKC: few remain)
+#: tabs between words (a copy through a spreadsheet, a terminal or an editor that turned runs of spaces into tabs);
+#: a line's leading tabs stay (ldd's and a traceback's indentation)
+_INNER_TABS_RE = re.compile(r"(?<=[^\s])[ \t]*\t[ \t]*")
 
 
 #: byte-order marks and the encoding each one starts (UTF-32's before UTF-16's: its LE mark begins with UTF-16's)
@@ -85,6 +88,8 @@ def normalise(text: str) -> str:
         text = unicodedata.normalize("NFKC", text).translate(_TABLE)
         text = _SPACES_RE.sub(" ", text)
     text = _CONTROL_RE.sub("", text)
+    if "\t" in text:
+        text = _INNER_TABS_RE.sub(" ", text)
     if ">" in text:
         text = _QUOTE_RE.sub("", text)
     if "**" in text:  # markdown bold pasted around words of a message ("no **CUDA-capable device**")

@@ -8,5 +8,4 @@ passing fails the suite until its line is removed here.
 BLIND_KNOWN_FAILING: dict[str, str] = {
     # explain on copied text (the doctor's normalisation before explain reads a text)
     "explain_hard_wrapped_40": "misleading",
-    "explain_tabs": "misleading",
 }

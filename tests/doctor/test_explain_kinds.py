@@ -501,3 +501,17 @@ def test_a_byte_order_mark_before_8_bit_text_is_stray_bytes_not_utf16():
     for enc in ("utf-16", "utf-32"):  # real UTF-16/32 with their marks still decode as such
         text, got = decode(line.encode(enc))
         assert text == line and got == enc
+
+
+def test_tabs_between_words_read_as_spaces_and_leading_tabs_stay():
+    """A message whose spaces a copy turned into tabs is the message; ldd's and a traceback's indentation is kept."""
+    from smrnb.doctor._explain import explain_text
+    from smrnb.doctor._paste import normalise
+
+    msg = "nvcc fatal   : Unsupported gpu architecture 'compute_90'"
+    tabbed = msg.replace("   ", "\t").replace(" ", "\t")
+    assert normalise(tabbed) == "nvcc fatal : Unsupported gpu architecture 'compute_90'"
+    assert [f.code for f in explain_text(tabbed)][:1] == [f.code for f in explain_text(msg)][:1] \
+        == ["unsupported_gpu_arch"]
+    ldd = "\tlibcudart.so.11.0 => not found\n\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f)"
+    assert normalise(ldd) == ldd
