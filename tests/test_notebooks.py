@@ -25,6 +25,7 @@ import pytest
 from PIL import Image
 
 from smrnb.lessons import RIGHT, TODO, WRONG
+from tests._threads import run_in_own_thread
 
 nbformat = pytest.importorskip("nbformat")
 
@@ -303,21 +304,5 @@ def test_exported_pages_load_nothing_from_other_hosts():
             finally:
                 browser.close()
 
-    # the browser tests' session-scoped Playwright may be alive in this thread (its loop counts as running) and
-    # the sync API refuses to nest: this browser is driven from a thread of its own
-    import threading
-
-    errors: list[BaseException] = []
-
-    def target():
-        try:
-            drive()
-        except BaseException as exc:  # re-raised in the test's thread
-            errors.append(exc)
-
-    t = threading.Thread(target=target, name="export-pages-browser")
-    t.start()
-    t.join(600)
-    assert not t.is_alive(), "Chromium did not finish opening the exported pages within 10 min"
-    if errors:
-        raise errors[0]
+    # the browser tests' session Playwright may be alive in this thread: drive this browser from a thread of its own
+    run_in_own_thread(drive, 600, "Chromium opening the exported pages")

@@ -16,6 +16,7 @@ from smrnb.doctor._codes import CODES_PATH, REQUIRED_CODES, codes_markdown
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._redact import redact_identity
 from smrnb.doctor.rules import all_codes
+from tests._threads import run_in_own_thread
 
 FACTS = {
     "driver": {"status": "absent", "reason": "no NVIDIA driver"},
@@ -251,24 +252,8 @@ def test_copy_button_copies_in_chromium(tmp_path):
             finally:
                 browser.close()
 
-    # a session-scoped Playwright of the browser tests may be alive in this thread (its loop counts as
-    # running), and the sync API refuses to nest: drive this browser from a thread of its own
-    errors: list[BaseException] = []
-
-    def target():
-        try:
-            drive()
-        except BaseException as exc:  # re-raised in the test's thread
-            errors.append(exc)
-
-    import threading
-
-    t = threading.Thread(target=target)
-    t.start()
-    t.join(timeout=120)
-    assert not t.is_alive(), "the Chromium copy-button check did not finish within 120 s"
-    if errors:
-        raise errors[0]
+    # the browser tests' session Playwright may be alive in this thread: drive this browser from a thread of its own
+    run_in_own_thread(drive, 120, "the Chromium copy-button check")
 
 
 def test_masked_proc_says_what_could_not_be_checked(tmp_path):
