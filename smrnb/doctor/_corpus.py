@@ -20,17 +20,18 @@ def load(path: str | Path) -> list[dict]:
         return [json.loads(ln) for ln in fh if ln.strip()]
 
 
-def is_right(row: dict, top: int = 2, transform=None) -> bool:
-    """Whether explain answers ``row`` right (its ``text`` through ``transform`` first, when given)."""
+def is_right(row: dict, top: int = 2, transform=None, similar=True) -> bool:
+    """Whether explain answers ``row`` right (its ``text`` through ``transform`` first, when given;
+    ``similar`` as for :func:`smrnb.doctor._explain.explain_result`: the readings of similar known reports)."""
     text = row["text"] if transform is None else transform(row["text"])
-    res = explain_result(text)
+    res = explain_result(text, similar=similar)
     if row["cause"] == "unknown":
         return not res.recognised
     codes = [f.code for f in res.findings][:top]
     return bool({row["cause"], *(row.get("also") or [])} & set(codes))
 
 
-def accuracy(rows: list[dict], top: int = 2, transform=None) -> tuple[int, int]:
+def accuracy(rows: list[dict], top: int = 2, transform=None, similar=True) -> tuple[int, int]:
     """(right, total) for ``rows``: the right cause among the first ``top`` findings of explain (an
     ``unknown`` cause: the text not recognised); ``transform`` changes each text first (a copy's artifacts)."""
-    return sum(is_right(r, top, transform) for r in rows), len(rows)
+    return sum(is_right(r, top, transform, similar) for r in rows), len(rows)

@@ -28,7 +28,7 @@ from smrnb.doctor._codes import CODES as _TABLE
 from smrnb.doctor._codes import is_cause, meanings
 from smrnb.doctor._evidence import cap_text
 from smrnb.doctor._install import build_arch_list, nvcc_archs  # noqa: F401 (re-exported)
-from smrnb.doctor._model import LAYERS, Finding
+from smrnb.doctor._model import LAYERS, Finding, Fix
 from smrnb.doctor._paste import decode, normalise
 from smrnb.doctor._symbols import demangle, is_torch_symbol, string_abi  # noqa: F401 (re-exported)
 from smrnb.doctor._textfacts import read_text, summary
@@ -173,9 +173,47 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -
     return [g for _, _, g in sorted(best.values(), key=lambda t: (t[0], t[1]))]
 
 
-def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None) -> Explained:
+def _similar_findings(text: str | bytes, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
+    """Readings of the nearest known reports (:mod:`smrnb.doctor._similar`) for a text no rule recognised (up
+    to two) or that one rule read one way without this machine's facts (one more, of another cause, when at
+    least a fifth of the neighbours vote for it); each an ``info`` finding whose sources say ``similar
+    reports``, ranked after every rule's finding. Where the machine's facts decided, no guess is added."""
+    from smrnb.doctor import _similar
+
+    index = _similar.shipped() if index is None else index
+    if index is None or len(found) > 1 or (found and live):
+        return []
+    if isinstance(text, (bytes, bytearray)):
+        text = decode(bytes(text))[0]
+    if not isinstance(text, str) or not text.strip():
+        return []
+    have = {f.code for f in found}
+    out = []
+    for r in index.readings(normalise(cap_text(text)), n=3):
+        if r.code in have or r.code not in _TABLE or not is_cause(r.code) or (
+                found and r.share < _similar.MIN_SHARE_BESIDE_A_RULE):
+            continue
+        entry = _TABLE[r.code]
+        near = [f"{rep.url} (similarity {s:.2f}; fixed by: {rep.fix[:160]})" for rep, s in r.reports[:3]]
+        ev = ("evidence: similar known reports; no rule matched this reading: it is the cause of the most similar "
+              "real error texts (labelled with what fixed them), a guess to check, not a fact of this text",
+              f"similar reports: {len(r.reports)} of the {_similar.K} nearest, {r.share:.0%} of their votes, "
+              f"nearest similarity {r.similarity:.2f}",
+              *(f"like {n}" for n in near),
+              *((f"told from its neighbour: {entry.told_from}",) if entry.told_from else ()))
+        title = "like known reports of: " + entry.meaning.split(": ")[0].split(" (")[0][:140]
+        out.append(Finding(r.code, entry.layer, "info", title, ev,
+                           Fix(entry.fix, (entry.check,) if entry.check else (), tuple(rep.url for rep, _ in r.reports[:3])),
+                           rank=900 + len(out), sources=("similar reports",)))
+        if len(out) >= (2 if not found else 1):
+            break
+    return out
+
+
+def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, similar: Any = True) -> Explained:
     """Everything explain makes of ``text`` (with this machine's ``facts`` from ``collect`` when given);
-    never raises."""
+    never raises. ``similar``: add readings of the nearest known reports where the rules give fewer than two
+    (True: the shipped index; an :class:`smrnb.doctor._similar.Index`: that one; False: none)."""
     try:
         text_facts = read(text)
         merged = merge(text_facts, facts)
@@ -190,10 +228,16 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None) ->
         return Explained([Finding("rule_failed", "loader", "info", "explain failed", (f"{type(exc).__name__}: {exc}",))],
                          False)
     recognised = any(is_cause(f.code) for f in found)
+    if similar is not False:
+        try:
+            found = found + _similar_findings(text, found, None if similar is True else similar, bool(facts))
+        except Exception:  # a broken index never costs the rules' findings
+            pass
     return Explained(found, recognised, merged, summary(text_facts))
 
 
-def explain_text(text: str | bytes, facts: Mapping[str, Any] | None = None, max_findings: int = 20) -> list[Finding]:
+def explain_text(text: str | bytes, facts: Mapping[str, Any] | None = None, max_findings: int = 20,
+                 similar: Any = True) -> list[Finding]:
     """Findings for the causes the facts in ``text`` point at, best first; never raises.
 
     Parameters
@@ -203,10 +247,13 @@ def explain_text(text: str | bytes, facts: Mapping[str, Any] | None = None, max_
         UTF-16 or Windows-1252; :func:`smrnb.doctor._paste.decode`).
     facts : dict, optional
         ``{layer: facts}`` of the machine (from ``collect``): they fill what the text does not say.
+    similar : bool or Index
+        Add readings of the nearest known reports where the rules give fewer than two (a guess each, ranked
+        last; :func:`explain_result`).
 
     Returns
     -------
     list of Finding
         One per cause, ranked; empty when nothing is recognised.
     """
-    return explain_result(text, facts).findings[:max_findings]
+    return explain_result(text, facts, similar).findings[:max_findings]

@@ -252,7 +252,9 @@ def diagnosis_line(text: str) -> str | None:
         explain_result,  # the readers and the rules: loaded at the first traceback
     )
 
-    res = explain_result(text)  # capped and normalised there: a 1 MB message costs what its head and tail cost
+    # capped and normalised there: a 1 MB message costs what its head and tail cost; the readings of similar
+    # known reports are guesses, which the hook never says
+    res = explain_result(text, similar=False)
     if not res.recognised:
         return None
     f = res.findings[0]

@@ -218,9 +218,18 @@ class Report:
         next steps when nothing was recognised."""
         if not self.recognised:
             read = [str(x) for x in self.meta.get("read") or []]
+            guesses = [f for f in self.findings if "similar reports" in f.sources]
+            like = []
+            if guesses:
+                like = ["no rule matched; similar known reports were fixed as follows (a guess to check, not a "
+                        "finding):"]
+                for f in guesses:
+                    near = [e[len("like "):] for e in f.evidence if e.startswith("like ")][:2]
+                    like.append(f"  ? [{f.code}] {f.title}")
+                    like += [f"      like {n}" for n in near]
             return (["what the text shows:"] + [f"  - {x}" for x in read] if read else
                     ["what the text shows: no versions, paths, libraries, symbols or error codes the doctor reads"]) + \
-                ["next steps:"] + [f"  $ {c}" for c in NEXT_STEPS]
+                like + ["next steps:"] + [f"  $ {c}" for c in NEXT_STEPS]
         likely = self._likely()
         out = []
         for i, f in enumerate(likely[:3]):

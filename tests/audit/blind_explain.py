@@ -42,9 +42,12 @@ BASE = {
 
 
 def _codes(text: str) -> list[str]:
+    """The report's codes, and whether the text was recognised (a guess from similar reports on a copy the
+    original's rules read is not the same answer)."""
     import smrnb
 
-    return sorted(set(smrnb.explain(text, live=False).codes))
+    rep = smrnb.explain(text, live=False)
+    return sorted(set(rep.codes)) + ([] if rep.recognised else ["(not recognised)"])
 
 
 def _variant_case(name: str, base: str, transform) -> None:

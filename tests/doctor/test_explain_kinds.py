@@ -20,7 +20,8 @@ from smrnb.doctor.rules import evaluate
 
 
 def _codes(text: str, facts=None, n: int = 2) -> list[str]:
-    return [f.code for f in explain_text(text, facts)][:n]
+    """The rules' codes (the readings of similar known reports left out: tests/doctor/test_similar.py)."""
+    return [f.code for f in explain_text(text, facts, similar=False)][:n]
 
 
 # ------------------------------------------------------------------ NCCL's network transport

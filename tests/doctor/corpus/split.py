@@ -47,6 +47,8 @@ HELDOUT2 = HERE / "heldout2.jsonl"
 HELDOUT3 = HERE / "heldout3.jsonl"
 HELDOUT4 = HERE / "heldout4.jsonl"
 HELDOUT5 = HERE / "heldout5.jsonl"
+HELDOUT6 = HERE / "heldout6.jsonl"
+DEV6 = HERE / "dev6.jsonl"
 CAUSES = HERE / "CAUSES.md"
 CODES = HERE.parents[2] / "smrnb" / "doctor" / "CODES.md"
 KEYS = ("id", "url", "project", "text", "cause", "also", "fix")
@@ -204,6 +206,23 @@ def heldout_problems(held: list[dict], dev: list[dict], test: list[dict],
     return out
 
 
+def pool_part(url: str) -> str:
+    """Where a text of the sixth collection goes, by its thread alone (fixed before any of it was scored):
+    ``heldout6`` for 3 threads in 10, else ``dev6`` (development material: the similar-reports index)."""
+    key = "heldout6:" + "/".join(thread_key(url))
+    return "heldout6" if int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < 3 else "dev6"
+
+
+def distribute_pool(paths: list[Path]) -> None:
+    """Split the sixth collection's files (labelled, nothing scored) into heldout6.jsonl and dev6.jsonl."""
+    parts: dict[str, list[dict]] = {"heldout6": [], "dev6": []}
+    for path in paths:
+        for e in load(path):
+            parts[pool_part(e["url"])].append({k: e.get(k, [] if k == "also" else "") for k in HELDOUT_KEYS})
+    for name, path in (("heldout6", HELDOUT6), ("dev6", DEV6)):
+        path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in parts[name]), encoding="utf-8")
+
+
 def add(new_path: Path) -> None:
     dev, test = load(DEV), load(TEST)
     for e in load(new_path):
@@ -216,6 +235,8 @@ def add(new_path: Path) -> None:
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "add":
         add(Path(argv[1]))
+    if len(argv) >= 2 and argv[0] == "pool":
+        distribute_pool([Path(a) for a in argv[1:]])
     dev, test = load(DEV), load(TEST)
     held, held2, held3, held4 = load(HELDOUT), load(HELDOUT2), load(HELDOUT3), load(HELDOUT4)
     held5 = load(HELDOUT5)
@@ -227,6 +248,14 @@ def main(argv: list[str]) -> int:
                               other_parts="dev/test/heldout/heldout2/heldout3")
            + heldout_problems(held5, dev, test, earlier=held + held2 + held3 + held4, name="heldout5",
                               other_parts="dev/test/heldout/heldout2/heldout3/heldout4"))
+    sixth = {}
+    for name, path in (("heldout6", HELDOUT6), ("dev6", DEV6)):
+        if path.exists():
+            sixth[name] = load(path)
+            bad += heldout_problems(sixth[name], dev, test, earlier=held + held2 + held3 + held4 + held5, name=name,
+                                    other_parts="dev/test/heldout/heldout2-5")
+            bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'])}"
+                    for e in sixth[name] if pool_part(e["url"]) != name]
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
@@ -236,7 +265,9 @@ def main(argv: list[str]) -> int:
           f"heldout3 {len(held3)} entries / {len({thread_key(e['url']) for e in held3})} threads; "
           f"heldout4 {len(held4)} entries / {len({thread_key(e['url']) for e in held4})} threads; "
           f"heldout5 {len(held5)} entries / {len({thread_key(e['url']) for e in held5})} threads; "
-          f"{len(bad)} problems")
+          + "".join(f"{k} {len(v)} entries / {len({thread_key(e['url']) for e in v})} threads; "
+                    for k, v in sixth.items())
+          + f"{len(bad)} problems")
     return 1 if bad else 0
 
 

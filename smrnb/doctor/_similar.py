@@ -1,0 +1,185 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Readings from similar known reports: the labelled real error texts nearest to a pasted one.
+
+The doctor's rules decide from facts and from the tools' own messages. Where no rule matches a text (or
+one rule gives a single reading), the nearest labelled reports of the project's corpus of real error
+texts (``tests/doctor/corpus``: public issue threads, each labelled with what fixed it) give a reading of
+another kind: *this text reads like these reports, which were fixed so*. It is a guess to check, never a
+fact: a text only these readings name stays *not recognised* (exit status 3), and the exception hook never
+says it.
+
+The model is a cosine k-nearest-neighbours vote over TF-IDF weights of the text's words and word pairs
+(numbers and paths' digits left out). The shipped index (``tables/similar_reports.json``) keeps, per report,
+its address, label, fix in the labeller's words and its strongest terms, not its text; it is rebuilt from the
+corpus with ``python tests/doctor/corpus/similar.py build`` and a test checks that it is current.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+#: neighbours that vote, terms kept per report, the least similarity of the nearest report for any reading
+K = 11
+TERMS = 80
+MIN_SIMILARITY = 0.12
+#: the least share of the neighbours' votes of a reading added beside a rule's single finding
+MIN_SHARE_BESIDE_A_RULE = 0.2
+#: how much of a text is read (its head; explain has capped a long log to its head, tail and error lines)
+MAX_CHARS = 40_000
+INDEX = Path(__file__).with_name("tables") / "similar_reports.json"
+
+_WORD = re.compile(r"[a-z_][a-z0-9_]{1,30}")
+#: a text gets readings only when it reads as a failure: one of these words (any language's error texts
+#: of these tools carry the English ones) and at least MIN_SHARED weighted terms shared with its nearest report
+_FAILURE = re.compile(r"error|exception|fail|cannot|can't|could not|couldn't|unable|not found|no such|undefined|"
+                      r"fatal|abort|segmentation|traceback|invalid|denied|killed|not supported|unsupported|"
+                      r"mismatch|incompatible|not available|no module|missing|crash|错误|失败", re.I)
+MIN_SHARED = 2
+#: ... and when it has at least this many terms the index knows (a two-line traceback of the user's own code
+#: shares only a file name with the reports: no reading)
+MIN_TERMS = 5
+
+
+#: a Python traceback's frame: only its path says something (``File "x.py", line 3, in <module>``)
+_FRAME = re.compile(r'^\s*File "([^"\n]*)", line \d+(?:, in \S+)?\s*$', re.M)
+#: the traceback's own sentences, the same in every traceback
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):|During handling of the above exception, another "
+                        r"exception occurred:|The above exception was the direct cause of the following exception:")
+
+
+def terms(text: str) -> Counter:
+    """The words (a letter or _ first, 2-31 characters, lower case) and adjacent word pairs of ``text``, its
+    traceback's boilerplate left out (frames keep their file's path)."""
+    text = _TRACEBACK.sub(" ", _FRAME.sub(r"\1", text[:MAX_CHARS]))
+    w = _WORD.findall(text.lower())
+    c = Counter(w)
+    c.update(f"{a} {b}" for a, b in zip(w, w[1:]))
+    return c
+
+
+@dataclass(frozen=True)
+class Report:
+    """One labelled report of the index: its id and address, the code that fixed it (and acceptable
+    others), the fix in the labeller's words, and its term weights (unit length)."""
+
+    id: str
+    url: str
+    cause: str
+    also: tuple[str, ...]
+    fix: str
+    weights: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A cause the nearest reports point at: its ``code``, its share of the neighbours' votes (0-1), the
+    similarity of its nearest report, and those reports (most similar first) with their similarity."""
+
+    code: str
+    share: float
+    similarity: float
+    reports: tuple[tuple[Report, float], ...]
+
+
+class Index:
+    """Inverse document frequencies and the reports' term weights, with a term -> reports lookup."""
+
+    def __init__(self, idf: Mapping[str, float], reports: Iterable[Report]):
+        self.idf = dict(idf)
+        self.reports = list(reports)
+        self._post: dict[str, list[tuple[int, float]]] = {}
+        for i, r in enumerate(self.reports):
+            for t, w in r.weights.items():
+                self._post.setdefault(t, []).append((i, w))
+
+    # ------------------------------------------------------------------ build / store
+    @classmethod
+    def build(cls, rows: Iterable[Mapping[str, Any]], top: int = TERMS) -> Index:
+        """The index of labelled ``rows`` (``id, url, text, cause, also, fix``); ``unknown`` rows are left out
+        (their text cannot show a cause). Terms in one report only, or in half of them, carry no weight."""
+        rows = [r for r in rows if r.get("cause") and r["cause"] != "unknown"]
+        bags = [terms(str(r["text"])) for r in rows]
+        df: Counter = Counter()
+        for b in bags:
+            df.update(b.keys())
+        n = len(rows)
+        idf = {t: math.log(n / d) for t, d in df.items() if 2 <= d < n * 0.5}
+        reports = []
+        for r, b in zip(rows, bags):
+            v = cls._unit({t: (1 + math.log(c)) * idf[t] for t, c in b.items() if t in idf})
+            keep = dict(sorted(v.items(), key=lambda kv: (-kv[1], kv[0]))[:top])
+            reports.append(Report(str(r["id"]), str(r["url"]), str(r["cause"]), tuple(r.get("also") or ()),
+                                  str(r.get("fix") or ""), cls._unit(keep)))
+        used = {t for r in reports for t in r.weights}
+        return cls({t: w for t, w in idf.items() if t in used}, reports)
+
+    @staticmethod
+    def _unit(v: Mapping[str, float]) -> dict[str, float]:
+        z = math.sqrt(sum(x * x for x in v.values())) or 1.0
+        return {t: x / z for t, x in v.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"about": "smrnb doctor: the nearest labelled real error reports (built by "
+                         "tests/doctor/corpus/similar.py from the corpus; per report its address, label, fix "
+                         "and strongest terms)",
+                "k": K, "terms": TERMS,
+                "idf": {t: round(w, 4) for t, w in sorted(self.idf.items())},
+                "reports": [{"id": r.id, "url": r.url, "cause": r.cause, "also": list(r.also), "fix": r.fix,
+                             "weights": {t: round(w, 4) for t, w in r.weights.items()}} for r in self.reports]}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Index:
+        return cls(d["idf"], (Report(r["id"], r["url"], r["cause"], tuple(r.get("also") or ()), r.get("fix", ""),
+                                     r["weights"]) for r in d["reports"]))
+
+    # ------------------------------------------------------------------ query
+    def _query(self, text: str) -> dict[str, float]:
+        return {t: (1 + math.log(c)) * self.idf[t] for t, c in terms(text).items() if t in self.idf}
+
+    def nearest(self, text: str, k: int = K) -> list[tuple[Report, float]]:
+        """The ``k`` reports most similar to ``text`` (cosine of term weights over the index's terms), most
+        similar first; reports that share no weighted term are left out."""
+        q = self._unit(self._query(text))
+        acc: dict[int, float] = {}
+        for t, qw in q.items():
+            for i, w in self._post.get(t, ()):
+                acc[i] = acc.get(i, 0.0) + qw * w
+        best = sorted(acc.items(), key=lambda iv: (-iv[1], self.reports[iv[0]].id))[:k]
+        return [(self.reports[i], s) for i, s in best if s > 0]
+
+    def readings(self, text: str, n: int = 2, k: int = K, min_similarity: float = MIN_SIMILARITY) -> list[Reading]:
+        """Up to ``n`` causes the ``k`` nearest reports vote for (each report votes its similarity for its
+        cause), best first; none when even the nearest report is less similar than ``min_similarity``."""
+        if not _FAILURE.search(text[:MAX_CHARS]) or len(self._query(text)) < MIN_TERMS:
+            return []
+        near = self.nearest(text, k)
+        if not near or near[0][1] < min_similarity:
+            return []
+        mine = terms(text)
+        if sum(1 for t in near[0][0].weights if t in mine) < MIN_SHARED:
+            return []
+        votes: dict[str, float] = {}
+        for r, s in near:
+            votes[r.cause] = votes.get(r.cause, 0.0) + s
+        total = sum(votes.values()) or 1.0
+        order = sorted(votes, key=lambda c: (-votes[c], c))[:n]
+        return [Reading(c, votes[c] / total, max(s for r, s in near if r.cause == c),
+                        tuple((r, s) for r, s in near if r.cause == c)) for c in order]
+
+
+@lru_cache(maxsize=1)
+def shipped() -> Index | None:
+    """The index shipped with smrnb (None when its file is missing or unreadable: no readings then)."""
+    try:
+        with open(INDEX, encoding="utf-8") as fh:
+            return Index.from_json(json.load(fh))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -1,0 +1,108 @@
+"""Readings from similar known reports (smrnb.doctor._similar): the shipped index is current, a text no rule
+matches gets guesses that never count as recognised, a text that is no failure gets none, and the readings
+generalise to a corpus part they were not built from."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import smrnb
+from smrnb.doctor import _similar
+from smrnb.doctor._explain import explain_result
+
+CORPUS = Path(__file__).parent / "corpus"
+sys.path.insert(0, str(CORPUS))
+import similar as build_script  # noqa: E402  (tests/doctor/corpus/similar.py)
+
+
+def _rows(part: str) -> list[dict]:
+    return [json.loads(ln) for ln in (CORPUS / f"{part}.jsonl").read_text(encoding="utf-8").splitlines() if ln.strip()]
+
+
+def test_the_shipped_index_is_what_the_corpus_builds():
+    assert build_script.main(["check"]) == 0, "run: python tests/doctor/corpus/similar.py build"
+    shipped = _similar.shipped()
+    assert shipped is not None and len(shipped.reports) > 500
+    for held in build_script.HELD_OUT:  # a held-out part never feeds the index it is scored with
+        ids = {r["id"] for r in _rows(held)}
+        assert not ids & {r.id for r in shipped.reports}, held
+
+
+def test_each_report_is_its_own_nearest_neighbour():
+    idx = _similar.shipped()
+    rows = [r for p in build_script.parts() for r in _rows(p) if r["cause"] != "unknown"]
+    hits = sum(1 for r in rows if (idx.nearest(r["text"], 1) or [(None, 0)])[0][0] is not None
+               and idx.nearest(r["text"], 1)[0][0].cause == r["cause"])
+    assert hits / len(rows) > 0.95, (hits, len(rows))
+
+
+def test_readings_generalise_to_a_part_the_index_was_not_built_from():
+    # heldout4 left out of the index: its texts' causes among the two readings for well over half of them
+    # (the rules alone, before heldout4 was worked on, recognised 65 %; this is the readings alone)
+    idx = build_script.built(exclude=("heldout4",))
+    rows = [r for r in _rows("heldout4") if r["cause"] != "unknown"]
+    right = sum(bool({r["cause"], *r["also"]} & {x.code for x in idx.readings(r["text"], 2)}) for r in rows)
+    assert right / len(rows) >= 0.55, (right, len(rows))
+
+
+def _unrecognised_with_readings(part: str = "heldout4") -> str:
+    idx = build_script.built(exclude=(part,))
+    for r in _rows(part):
+        if not explain_result(r["text"], similar=False).recognised and explain_result(r["text"], similar=idx).findings:
+            return r["text"]
+    pytest.skip(f"every text of {part} is recognised by a rule now")
+
+
+def test_a_guess_never_makes_a_text_recognised():
+    text = _unrecognised_with_readings()
+    res = explain_result(text)
+    assert not res.recognised
+    assert res.findings and all(f.sources == ("similar reports",) and f.severity == "info" for f in res.findings)
+    assert all(any(e.startswith("like https://") for e in f.evidence) for f in res.findings)
+    rep = smrnb.explain(text)
+    assert rep.exit_code == 3 and not rep.recognised
+    out = str(rep)
+    assert out.splitlines()[0].startswith("smrnb doctor: NOT RECOGNISED")
+    assert "a guess to check, not a finding" in out
+    d = json.loads(rep.to_json())
+    assert d["recognised"] is False and d["next_steps"]
+    from smrnb.doctor._magics import diagnosis_line
+    assert diagnosis_line(text) is None  # the hook says nothing it does not know
+
+
+def test_rule_findings_come_first_and_one_reading_at_most_follows_them():
+    for r in _rows("dev")[:60]:
+        res = explain_result(r["text"])
+        rules = [f for f in res.findings if "similar reports" not in f.sources]
+        guesses = [f for f in res.findings if "similar reports" in f.sources]
+        assert res.findings[: len(rules)] == rules
+        if rules:
+            assert len(guesses) <= (1 if len(rules) == 1 else 0)
+        assert len({f.code for f in res.findings}) == len(res.findings)
+
+
+@pytest.mark.parametrize("text", [
+    "hello world, my cat sat on the mat",
+    "Epoch 3/10 loss 0.213 accuracy 0.94",
+    "",
+    "   \n\t",
+    "import torch\nx = torch.zeros(3)\nprint(x)",
+])
+def test_a_text_that_is_no_failure_gets_no_reading(text):
+    res = explain_result(text)
+    assert not res.recognised and res.findings == []
+
+
+def test_without_an_index_explain_gives_the_rules_alone(monkeypatch):
+    text = _unrecognised_with_readings()
+    monkeypatch.setattr(_similar, "INDEX", Path("/nonexistent/similar_reports.json"))
+    _similar.shipped.cache_clear()
+    try:
+        assert explain_result(text).findings == []
+    finally:
+        monkeypatch.undo()
+        _similar.shipped.cache_clear()
