@@ -218,7 +218,9 @@ def distribute_pool(paths: list[Path]) -> None:
     parts: dict[str, list[dict]] = {"heldout6": [], "dev6": []}
     for path in paths:
         for e in load(path):
-            parts[pool_part(e["url"])].append({k: e.get(k, [] if k == "also" else "") for k in HELDOUT_KEYS})
+            e = {k: e.get(k, [] if k == "also" else "") for k in HELDOUT_KEYS}
+            e["id"] = re.sub(r"[^a-z0-9_-]", "-", str(e["id"]).lower())  # "llama.cpp-8117" -> "llama-cpp-8117"
+            parts[pool_part(e["url"])].append(e)
     for name, path in (("heldout6", HELDOUT6), ("dev6", DEV6)):
         path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in parts[name]), encoding="utf-8")
 
