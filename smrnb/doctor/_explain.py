@@ -20,6 +20,7 @@ adds live facts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -201,7 +202,8 @@ def _similar_findings(text: str | bytes, found: list[Finding], index: Any, live:
               f"nearest similarity {r.similarity:.2f}",
               *(f"like {n}" for n in near),
               *((f"told from its neighbour: {entry.told_from}",) if entry.told_from else ()))
-        title = "like known reports of: " + entry.meaning.split(": ")[0].split(" (")[0][:140]
+        what = re.split(r"(?<=[\w)'])[.;] ", entry.meaning, maxsplit=1)[0]
+        title = "like known reports of: " + (what if len(what) <= 140 else what[:137].rstrip() + "...")
         out.append(Finding(r.code, entry.layer, "info", title, ev,
                            Fix(entry.fix, (entry.check,) if entry.check else (), tuple(rep.url for rep, _ in r.reports[:3])),
                            rank=900 + len(out), sources=("similar reports",)))
