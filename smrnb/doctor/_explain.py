@@ -177,13 +177,15 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -
 def _similar_findings(text: str | bytes, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
     """Readings of the nearest known reports (:mod:`smrnb.doctor._similar`) for a text no rule recognised (up
     to two) or that one rule read one way without this machine's facts (one more, of another cause, when at
-    least a fifth of the neighbours vote for it); each an ``info`` finding whose sources say ``similar
-    reports``, ranked after every rule's finding. Where the machine's facts decided, no guess is added."""
+    least a fifth of the neighbours vote for it and the rule's code does not name it as the neighbour it is told
+    from); each an ``info`` finding whose sources say ``similar reports``, ranked after every rule's finding.
+    Where the machine's facts decided, or the rule's one finding is a note, no guess is added."""
     from smrnb.doctor import _similar
 
     index = _similar.shipped() if index is None else index
-    if index is None or len(found) > 1 or (found and live):
-        return []
+    if index is None or len(found) > 1 or (found and live) or any(f.severity == "info" for f in found):
+        return []  # two readings of the rules, the machine's facts, or a note ("not your environment"): no guess
+    told = _TABLE[found[0].code].told_from if found else ""  # the neighbours its rule tells it from
     if isinstance(text, (bytes, bytearray)):
         text = decode(bytes(text))[0]
     if not isinstance(text, str) or not text.strip():
@@ -192,7 +194,7 @@ def _similar_findings(text: str | bytes, found: list[Finding], index: Any, live:
     out = []
     for r in index.readings(normalise(cap_text(text)), n=3):
         if r.code in have or r.code not in _TABLE or not is_cause(r.code) or (
-                found and r.share < _similar.MIN_SHARE_BESIDE_A_RULE):
+                found and (r.share < _similar.MIN_SHARE_BESIDE_A_RULE or r.code in told)):
             continue
         entry = _TABLE[r.code]
         near = [f"{rep.url} (similarity {s:.2f}; fixed by: {rep.fix[:160]})" for rep, s in r.reports[:3]]

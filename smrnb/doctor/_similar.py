@@ -29,7 +29,9 @@ from typing import Any
 #: neighbours that vote, terms kept per report, the least similarity of the nearest report for any reading
 K = 11
 TERMS = 80
-MIN_SIMILARITY = 0.12
+MIN_SIMILARITY = 0.15
+#: the least share of the neighbours' votes of the first reading (votes spread over many causes: no reading)
+MIN_SHARE = 0.25
 #: the least share of the neighbours' votes of a reading added beside a rule's single finding
 MIN_SHARE_BESIDE_A_RULE = 0.2
 #: how much of a text is read (its head; explain has capped a long log to its head, tail and error lines)
@@ -37,11 +39,54 @@ MAX_CHARS = 40_000
 INDEX = Path(__file__).with_name("tables") / "similar_reports.json"
 
 _WORD = re.compile(r"[a-z_][a-z0-9_]{1,30}")
-#: a text gets readings only when it reads as a failure: one of these words (any language's error texts
-#: of these tools carry the English ones) and at least MIN_SHARED weighted terms shared with its nearest report
-_FAILURE = re.compile(r"error|exception|fail|cannot|can't|could not|couldn't|unable|not found|no such|undefined|"
-                      r"fatal|abort|segmentation|traceback|invalid|denied|killed|not supported|unsupported|"
-                      r"mismatch|incompatible|not available|no module|missing|crash|错误|失败", re.I)
+#: a text gets readings only when it reads as a failure: an error word as a word (not "val_error", "error
+#: rate" or "mean absolute error" of a training log), an exception's name, or a failure the field's tools print ...
+_FAILURE = re.compile(
+    r"(?<!absolute )(?<!squared )(?<!mean )(?<!relative )(?<!validation )(?<!training )(?<!test )(?<!train )"
+    r"\berror\b(?!\s*(?:rate|bars?)\b)|\bfatal\b|\bfail(?:ed|s|ure|ing)?\b|\bcannot\b|\bcan't\b|\bcould ?n[o']t\b|"
+    r"\bunable to\b|\bnot found\b|\bno such\b|\bundefined\b|\babort(?:ed)?\b|segmentation fault|core dumped|"
+    r"\binvalid\b|\bdenied\b|\bkilled\b|not supported|\bunsupported\b|\bmismatch(?:es|ed)?\b|\bincompatible\b|"
+    r"not compatible|\bnot (?:available|compiled|recognized|installed|visible|detected)\b|no module named|"
+    r"\bmissing\b|\bcrash|\binsufficient\b|out of memory|no kernel image|too old|\billegal\b|\bno (?:cuda|gpu|nvidia)|"
+    r"is_available\(\)\s*(?:returns?|is|=+|->|:)?\s*false|错误|失败|报错|エラー|\bfehler\b|\berreur\b|"
+    r"ошибка", re.I)
+_EXCEPTION = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b|\bERROR\b|\bFATAL\b")  # case matters
+#: ... about the field the reports come from (a GPU, CUDA, a compiled extension, its build or loader, a
+#: container, a scheduler, a notebook kernel): a plain network, authentication or file error gets none ...
+_DOMAIN = re.compile(
+    r"cuda|cudnn|cublas|cufft|curand|cusparse|cusolver|nccl|nvrtc|nvml|nvcc|ptxas|\bptx\b|nvidia|\bgpus?\b|\bsm_\d|"
+    r"compute.capability|\bdriver\b|torch|kaolin|triton|xformers|flash.?attn|jax|tensorflow|xla|\bdnn\b|"
+    r"onnxruntime|tensorrt|cupy|numba|rocm|\bhip\b|\bmps\b|\.so\b|\.so\.\d|\.dll\b|\bdll\b|\.pyd\b|dlopen|"
+    r"shared object|shared librar|dynamic (?:object|librar|module)|undefined symbol|glibc|cxxabi|libstdc|"
+    r"executable stack|map segment|static tls|\bthc\b|\baten\b|\btensors?\b|\bdevices?\b|\bgcc\b|g\+\+|clang|"
+    r"cl\.exe|msvc|visual studio|cmake|ninja|setup\.py|wheel|cpp_extension|compil|\blink|\bld\b|importerror|"
+    r"no module named|slurm|srun|sbatch|gres|docker|container|podman|singularity|apptainer|kubernetes|jupyter|"
+    r"ipykernel|\bkernel\b|\bwsl|segmentation fault|core dumped|illegal|out of memory|/dev/shm|shared memory|"
+    r"libgl|\begl\b|opengl|osmesa|display|vram|paddle|mxnet|mmcv|detectron|open3d|spconv|minkowski|extension",
+    re.I)
+#: ... and whose last exception is not one of Python's own for a bug in the code or its data (unless its own
+#: line is about the field: "AssertionError: Torch not compiled with CUDA enabled")
+_LAST_EXCEPTION = re.compile(r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Exit|Interrupt))\b.*$", re.M)
+PLAIN_BUGS = frozenset({
+    "SyntaxError", "IndentationError", "TabError", "NameError", "UnboundLocalError", "KeyError", "IndexError",
+    "TypeError", "ValueError", "AttributeError", "ZeroDivisionError", "ArithmeticError", "OverflowError",
+    "AssertionError", "FileNotFoundError", "IsADirectoryError", "NotADirectoryError", "PermissionError",
+    "FileExistsError", "JSONDecodeError", "UnicodeDecodeError", "UnicodeEncodeError", "StopIteration",
+    "RecursionError", "KeyboardInterrupt", "SystemExit", "HTTPError", "ConnectionError", "ConnectTimeout",
+    "ReadTimeout", "Timeout", "SSLError", "ProxyError", "TimeoutError", "ConnectionRefusedError"})
+
+
+def reads_as_a_failure_of_the_field(text: str) -> bool:
+    """Whether ``text`` may get readings: a failure (:data:`_FAILURE` or an exception's name), about the field
+    (:data:`_DOMAIN`), whose last exception (when it names one) is not one of :data:`PLAIN_BUGS` with a line
+    that says nothing of the field."""
+    t = text[:MAX_CHARS]
+    if not (_FAILURE.search(t) or _EXCEPTION.search(t)) or not _DOMAIN.search(t):
+        return False
+    last = list(_LAST_EXCEPTION.finditer(t))
+    return not (last and last[-1].group(1) in PLAIN_BUGS and not _DOMAIN.search(last[-1].group(0)))
+
+
 MIN_SHARED = 2
 #: ... and when it has at least this many terms the index knows (a two-line traceback of the user's own code
 #: shares only a file name with the reports: no reading)
@@ -157,8 +202,11 @@ class Index:
 
     def readings(self, text: str, n: int = 2, k: int = K, min_similarity: float = MIN_SIMILARITY) -> list[Reading]:
         """Up to ``n`` causes the ``k`` nearest reports vote for (each report votes its similarity for its
-        cause), best first; none when even the nearest report is less similar than ``min_similarity``."""
-        if not _FAILURE.search(text[:MAX_CHARS]) or len(self._query(text)) < MIN_TERMS:
+        cause), best first; none for a text that is no failure of the field
+        (:func:`reads_as_a_failure_of_the_field`), when even the nearest report is less similar than
+        ``min_similarity``, shares fewer than :data:`MIN_SHARED` terms with the text, or when the first cause has
+        less than :data:`MIN_SHARE` of the votes."""
+        if not reads_as_a_failure_of_the_field(text) or len(self._query(text)) < MIN_TERMS:
             return []
         near = self.nearest(text, k)
         if not near or near[0][1] < min_similarity:
@@ -171,6 +219,8 @@ class Index:
             votes[r.cause] = votes.get(r.cause, 0.0) + s
         total = sum(votes.values()) or 1.0
         order = sorted(votes, key=lambda c: (-votes[c], c))[:n]
+        if votes[order[0]] / total < MIN_SHARE:
+            return []
         return [Reading(c, votes[c] / total, max(s for r, s in near if r.cause == c),
                         tuple((r, s) for r, s in near if r.cause == c)) for c in order]
 

@@ -49,12 +49,14 @@ def test_readings_generalise_to_a_part_the_index_was_not_built_from():
     assert right / len(rows) >= 0.55, (right, len(rows))
 
 
-def _unrecognised_with_readings(part: str = "heldout4") -> str:
-    idx = build_script.built(exclude=(part,))
-    for r in _rows(part):
-        if not explain_result(r["text"], similar=False).recognised and explain_result(r["text"], similar=idx).findings:
-            return r["text"]
-    pytest.skip(f"every text of {part} is recognised by a rule now")
+def _unrecognised_with_readings() -> str:
+    """A real text no rule recognises that gets readings from an index without its part."""
+    for part in ("dev6", "heldout4", "heldout3", "heldout2", "heldout", "dev", "test"):
+        idx = build_script.built(exclude=(part,))
+        for r in _rows(part):
+            if not explain_result(r["text"], similar=False).recognised and explain_result(r["text"], similar=idx).findings:
+                return r["text"]
+    pytest.skip("every corpus text is recognised by a rule now")
 
 
 def test_a_guess_never_makes_a_text_recognised():
@@ -91,10 +93,37 @@ def test_rule_findings_come_first_and_one_reading_at_most_follows_them():
     "",
     "   \n\t",
     "import torch\nx = torch.zeros(3)\nprint(x)",
+    # a healthy training log: its error words are metrics
+    "epoch 12 | train_loss 0.18 | val_error 0.041 | error rate 4.1% | cuda mem 7.9GB\n"
+    "mean absolute error on test: 0.0387, no errors in 10000 samples, CUDA kernels ok\n",
+    "WARNING:absl:Found untraced functions while saving\nINFO:tensorflow:Assets written\nTraining finished.\n",
+    # failures outside the field: the network, a key, a file of the user's
+    "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://huggingface.co/api/models",
+    "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+    "    cfg = json.load(open('config.json'))\nFileNotFoundError: [Errno 2] No such file or directory: 'config.json'",
+    # a bug in the user's own code, though the text names torch and CUDA elsewhere
+    "torch 2.1.0+cu121, CUDA 12.1, driver 535\nTraceback (most recent call last):\n  File \"eval.py\", line 30, in "
+    "<module>\n    model.load_state_dict(ckpt['state_dict'])\nKeyError: 'state_dict'",
+    "Traceback (most recent call last):\n  File \"run.py\", line 2, in <module>\n    print(1/0)\n"
+    "ZeroDivisionError: division by zero",
 ])
-def test_a_text_that_is_no_failure_gets_no_reading(text):
+def test_a_text_that_is_no_failure_of_the_field_gets_no_reading(text):
     res = explain_result(text)
-    assert not res.recognised and res.findings == []
+    assert not res.recognised
+    assert not [f for f in res.findings if "similar reports" in f.sources]
+
+
+@pytest.mark.parametrize("text", [
+    "AssertionError: Torch not compiled with CUDA enabled",
+    "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+    "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old",
+    "XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed.",
+    "nvcc fatal : Unsupported gpu architecture 'compute_90'",
+    "FileNotFoundError: [Errno 2] No such file or directory: ':/usr/local/cuda:/usr/local/cuda-10.1/bin/nvcc'",
+])
+def test_the_fields_own_failures_may_get_readings(text):
+    assert _similar.reads_as_a_failure_of_the_field(text)
 
 
 def test_without_an_index_explain_gives_the_rules_alone(monkeypatch):
