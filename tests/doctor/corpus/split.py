@@ -49,6 +49,7 @@ HELDOUT4 = HERE / "heldout4.jsonl"
 HELDOUT5 = HERE / "heldout5.jsonl"
 HELDOUT6 = HERE / "heldout6.jsonl"
 DEV6 = HERE / "dev6.jsonl"
+DEV7 = HERE / "dev7.jsonl"
 CAUSES = HERE / "CAUSES.md"
 CODES = HERE.parents[2] / "smrnb" / "doctor" / "CODES.md"
 KEYS = ("id", "url", "project", "text", "cause", "also", "fix")
@@ -208,21 +209,25 @@ def heldout_problems(held: list[dict], dev: list[dict], test: list[dict],
 
 def pool_part(url: str) -> str:
     """Where a text of the sixth collection goes, by its thread alone (fixed before any of it was scored):
-    ``heldout6`` for 3 threads in 10, else ``dev6`` (development material: the similar-reports index)."""
+    ``heldout6`` for 3 threads in 10, else a development part (``dev6`` for the first four labellers' files,
+    ``dev7`` for the next four's: the similar-reports index)."""
     key = "heldout6:" + "/".join(thread_key(url))
-    return "heldout6" if int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < 3 else "dev6"
+    return "heldout6" if int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < 3 else "dev"
 
 
-def distribute_pool(paths: list[Path]) -> None:
-    """Split the sixth collection's files (labelled, nothing scored) into heldout6.jsonl and dev6.jsonl."""
-    parts: dict[str, list[dict]] = {"heldout6": [], "dev6": []}
-    for path in paths:
-        for e in load(path):
-            e = {k: e.get(k, [] if k == "also" else "") for k in HELDOUT_KEYS}
-            e["id"] = re.sub(r"[^a-z0-9_-]", "-", str(e["id"]).lower())  # "llama.cpp-8117" -> "llama-cpp-8117"
-            parts[pool_part(e["url"])].append(e)
-    for name, path in (("heldout6", HELDOUT6), ("dev6", DEV6)):
-        path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in parts[name]), encoding="utf-8")
+def distribute_pool(groups: dict[str, list[Path]]) -> None:
+    """Split the sixth collection's files (labelled, nothing scored) into heldout6.jsonl and the development
+    part each group names (``{"dev6": [a.jsonl, ...], "dev7": [...]}``)."""
+    parts: dict[str, list[dict]] = {"heldout6": [], **{name: [] for name in groups}}
+    for name, paths in groups.items():
+        for path in paths:
+            for e in load(path):
+                e = {k: e.get(k, [] if k == "also" else "") for k in HELDOUT_KEYS}
+                e["id"] = re.sub(r"[^a-z0-9_-]", "-", str(e["id"]).lower())  # "llama.cpp-8117" -> "llama-cpp-8117"
+                parts["heldout6" if pool_part(e["url"]) == "heldout6" else name].append(e)
+    for name, entries in parts.items():
+        (HERE / f"{name}.jsonl").write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries),
+                                            encoding="utf-8")
 
 
 def add(new_path: Path) -> None:
@@ -237,8 +242,8 @@ def add(new_path: Path) -> None:
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "add":
         add(Path(argv[1]))
-    if len(argv) >= 2 and argv[0] == "pool":
-        distribute_pool([Path(a) for a in argv[1:]])
+    if len(argv) >= 2 and argv[0] == "pool":  # pool dev6=a.jsonl,b.jsonl dev7=e.jsonl,...
+        distribute_pool({g.split("=")[0]: [Path(x) for x in g.split("=")[1].split(",")] for g in argv[1:]})
     dev, test = load(DEV), load(TEST)
     held, held2, held3, held4 = load(HELDOUT), load(HELDOUT2), load(HELDOUT3), load(HELDOUT4)
     held5 = load(HELDOUT5)
@@ -251,13 +256,14 @@ def main(argv: list[str]) -> int:
            + heldout_problems(held5, dev, test, earlier=held + held2 + held3 + held4, name="heldout5",
                               other_parts="dev/test/heldout/heldout2/heldout3/heldout4"))
     sixth = {}
-    for name, path in (("heldout6", HELDOUT6), ("dev6", DEV6)):
+    for name, path in (("heldout6", HELDOUT6), ("dev6", DEV6), ("dev7", DEV7)):
         if path.exists():
             sixth[name] = load(path)
-            bad += heldout_problems(sixth[name], dev, test, earlier=held + held2 + held3 + held4 + held5, name=name,
-                                    other_parts="dev/test/heldout/heldout2-5")
+            earlier = held + held2 + held3 + held4 + held5 + [e for v in sixth.values() for e in v if v is not sixth[name]]
+            bad += heldout_problems(sixth[name], dev, test, earlier=earlier, name=name,
+                                    other_parts="dev/test/heldout/heldout2-5/the other sixth-collection parts")
             bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'])}"
-                    for e in sixth[name] if pool_part(e["url"]) != name]
+                    for e in sixth[name] if (pool_part(e["url"]) == "heldout6") != (name == "heldout6")]
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
