@@ -677,3 +677,37 @@ def test_library_messages_and_their_other_forms(text, code):
 def test_cudas_illegal_instruction_error_is_not_the_cpus():
     text = "RuntimeError: CUDA error: an illegal instruction was encountered"
     assert "cpu_instruction_unsupported" not in _codes(text, n=3)
+
+
+def test_the_container_runtime_finding_no_wsl_adapter_keeps_a_host_without_a_gpu():
+    text = ("docker: Error response from daemon: failed to create task for container: OCI runtime create failed: "
+            "nvidia-container-cli: initialization error: WSL environment detected but no adapters were found: unknown.")
+    assert _codes(text) == ["gpu_not_exposed_to_process", "no_gpu"], _codes(text, n=3)
+
+
+def test_torch_in_a_container_finding_no_driver_is_still_the_container():
+    text = ("docker run --gpus all img\nUserWarning: CUDA initialization: Found no NVIDIA driver on your system. Please "
+            "check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+    assert _codes(text, n=1) == ["gpu_not_exposed_to_process"], _codes(text, n=3)
+    assert "no_gpu" not in _codes(text, n=3)
+
+
+def test_hashcats_tdr_check_is_the_watchdog_or_hashcat():
+    text = "Kernel minimum runtime larger than default TDR\n\n* Device #2: skipped, due to kernel autotune failure (-4)."
+    assert _codes(text) == ["gpu_watchdog_timeout", "library_bug"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text", [
+    "Exception ignored in: <function Session.__del__ at 0x7f00aa11bb22>\nTraceback (most recent call last):\n"
+    "  File \"lib/session.py\", line 12, in __del__\nAttributeError: 'NoneType' object has no attribute 'close'",
+    "Exception AttributeError: \"'NoneType' object has no attribute 'free'\" in <bound method Buffer.__del__ of "
+    "<lib.Buffer object at 0x7f3c>> ignored",
+])
+def test_an_exception_in_a_finaliser_is_the_librarys(text):
+    assert "library_bug" in _codes(text), _codes(text, n=3)
+
+
+def test_an_ignored_finaliser_exception_does_not_hide_the_error_before_it():
+    text = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity)\n"
+            "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f1b2c3d4e50>")
+    assert _codes(text, n=1) == ["cuda_oom"], _codes(text, n=3)
