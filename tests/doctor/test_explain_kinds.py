@@ -660,8 +660,9 @@ def test_macos_dyld_finding_the_library_nowhere(text):
 
 
 @pytest.mark.parametrize("text, code", [
-    ("UserWarning: Failed to load image Python extension: 'undefined symbol: _ZN5torch3jit17parseSchemaERKSs'",
-     "companion_built_for_other_torch"),
+    ("UserWarning: Failed to load image Python extension: /env/lib/python3.10/site-packages/torchvision/image.so: "
+     "undefined symbol: _ZN5torch3jit17parseSchemaERKSs", "companion_built_for_other_torch"),
+    ("UserWarning: Failed to load image Python extension: ", "companion_built_for_other_torch"),
     ("misc/shmutils.cc:129 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-Ab12Cd (size 4194304), "
      "error: No such file or directory (2)", "container_shm_too_small"),
     ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient Shared Memory (SHM).",
@@ -711,3 +712,24 @@ def test_an_ignored_finaliser_exception_does_not_hide_the_error_before_it():
     text = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity)\n"
             "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f1b2c3d4e50>")
     assert _codes(text, n=1) == ["cuda_oom"], _codes(text, n=3)
+
+
+_TV_WARNING = ("/env/lib/python3.11/site-packages/torchvision/io/image.py:13: UserWarning: Failed to load image Python "
+               "extension: 'libjpeg.so.8: cannot open shared object file: No such file or directory'\n")
+
+
+@pytest.mark.parametrize("error, first", [
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB", "cuda_oom"),
+    ("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory", "cudart_not_found"),
+    ("AssertionError: Torch not compiled with CUDA enabled", "cpu_only_torch_with_gpu"),
+])
+def test_side_notes_rank_below_the_error_they_accompany(error, first):
+    for note in (_TV_WARNING, "Exception ignored in: <function Pool.__del__ at 0x7f0011223344>\n",
+                 "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU.\n"):
+        assert _codes(note + error, n=1) == [first], (note, _codes(note + error, n=3))
+
+
+def test_jax_falling_back_after_a_cuda_library_it_could_not_load():
+    text = ("INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': Unable to load cuSPARSE. Is it installed?\n"
+            "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU.")
+    assert _codes(text, n=1) != ["cpu_only_torch_with_gpu"], _codes(text, n=3)
