@@ -733,3 +733,14 @@ def test_jax_falling_back_after_a_cuda_library_it_could_not_load():
     text = ("INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': Unable to load cuSPARSE. Is it installed?\n"
             "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU.")
     assert _codes(text, n=1) != ["cpu_only_torch_with_gpu"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("reason, first", [
+    ("NOT_FOUND: Could not find registered platform with name: \"cuda\". Available platform names are: Host",
+     "cpu_only_torch_with_gpu"),
+    ("FAILED_PRECONDITION: No visible GPU devices.", "gpu_not_exposed_to_process"),
+])
+def test_why_jax_fell_back_to_the_cpu_decides_before_the_fallback(reason, first):
+    text = (f"INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': {reason}\n"
+            "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU.")
+    assert _codes(text, n=1) == [first], _codes(text, n=3)
