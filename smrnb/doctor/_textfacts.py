@@ -292,6 +292,10 @@ _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,12
 #: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
 _EDG_HEADER_RE = re.compile(r"(?:catastrophic )?error: cannot open source file [\"']([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))[\"']")
 _HEADER_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))'?: No such file")
+#: a header without an extension (the C++ library style: <google/dense_hash_map>, <Eigen/Dense>, <cuda/std/atomic>), named
+#: with its directory by GCC's and MSVC's message (a bare name there is as often a source file the command names)
+_HEADER_DIR_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_+\-]{1,60}/[A-Za-z0-9_/+\-]{1,120})'?: "
+                            r"No such file")
 #: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
 _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
 _LINK_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
@@ -795,7 +799,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}", attribute=True)
     if "fatal error" in low or "cannot open source file" in low:
         by = _INCLUDER_RE.search(line)
-        for h in _HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line):
+        for h in _HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line) + _HEADER_DIR_RE.findall(line):
             r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
                     included_from=by.group(1) if by else None)
     elif "no such file or directory" in low and ".h" in low:  # the compiler's line with its prefix cut off

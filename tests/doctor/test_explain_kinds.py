@@ -516,3 +516,231 @@ def test_tabs_between_words_read_as_spaces_and_leading_tabs_stay():
         == ["unsupported_gpu_arch"]
     ldd = "\tlibcudart.so.11.0 => not found\n\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f)"
     assert normalise(ldd) == ldd
+
+
+# ------------------------------------------------------------------ the tools' messages of the sixth collection's kinds
+def test_jax_falling_back_to_the_cpu_is_the_cpu_only_jaxlib():
+    for text in ("WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and "
+                 "rerun for more info.)", "UserWarning: No GPU/TPU found, falling back to CPU."):
+        assert _codes(text) == ["cpu_only_torch_with_gpu", "no_gpu"], _codes(text, n=3)
+
+
+def test_a_jaxlib_newer_than_jax_is_a_pair_of_releases_that_do_not_go_together():
+    text = ("RuntimeError: jaxlib version 0.4.30 is newer than and incompatible with jax version 0.4.23. Please update "
+            "your jax and/or jaxlib packages.")
+    assert _codes(text, n=1) == ["package_api_version_mismatch"]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("CMake Error at CMakeLists.txt:3 (project):\n  No CMAKE_CUDA_COMPILER could be found.\n\n  Tell CMake where to find "
+     "the compiler by setting either the environment\n  variable \"CUDACXX\" or the CMake cache entry CMAKE_CUDA_COMPILER",
+     "cuda_home_missing"),
+    ("CMake Error: CMAKE_CUDA_COMPILER not set, after EnableLanguage", "cuda_home_missing"),
+    ("CMake Error at /usr/share/cmake-3.25/Modules/CMakeDetermineCUDACompiler.cmake:28 (message):\n  Could not find "
+     "compiler set in environment variable CUDACXX:\n\n  /opt/cuda-12.1/bin/nvcc.", "cuda_home_malformed"),
+    ("CMake Error at /usr/share/cmake-3.25/Modules/FindPackageHandleStandardArgs.cmake:230 (message):\n  Could NOT find "
+     "CUDAToolkit (missing: CUDAToolkit_INCLUDE_DIR CUDA_CUDART)", "cuda_home_missing"),
+])
+def test_cmakes_cuda_compiler_and_toolkit_lookups(text, code):
+    assert _codes(text, n=1) == [code], _codes(text, n=3)
+
+
+def test_thrusts_check_of_an_own_cub_is_the_projects_build():
+    text = ("/opt/cuda/include/thrust/system/cuda/config.h:91:2: error: #error The version of CUB in your include path "
+            "is not compatible with this release of Thrust. CUB is now included in the CUDA Toolkit, so you no longer "
+            "need to use your own checkout of CUB. Define THRUST_IGNORE_CUB_VERSION_CHECK to ignore this.")
+    assert _codes(text, n=1) == ["library_bug"]
+
+
+@pytest.mark.parametrize("text", [
+    'src/knn.cu(12): error: identifier "DBL_MAX" is undefined',
+    "src/box.cpp:40:17: error: 'INT_MAX' was not declared in this scope",
+])
+def test_a_limit_macro_without_its_header_is_the_projects_source(text):
+    assert _codes(text, n=1) == ["library_bug"], _codes(text, n=3)
+
+
+def test_a_thrust_name_the_toolkits_thrust_does_not_declare_is_the_projects_source():
+    text = 'src/sort.cu(77): error: namespace "thrust" has no member "host"\n1 error detected in the compilation of "x.cu".'
+    assert _codes(text) == ["library_bug", "toolkit_below_extension_minimum"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text, first", [
+    ("Unable to open /dev/kfd read-write: No such file or directory\nFailed to get user name to check for video group "
+     "membership", "gpu_not_exposed_to_process"),
+    ("ROCk module is loaded\nUnable to open /dev/kfd read-write: Permission denied\nalice is not member of \"render\" "
+     "group, the default DRM access group.", "gpu_device_permission_denied"),
+])
+def test_rocminfos_kfd_node_missing_or_refused(text, first):
+    assert _codes(text, n=1) == [first], _codes(text, n=3)
+
+
+def test_tensorflow_ignoring_a_gpu_below_its_minimum_capability():
+    text = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1700] Ignoring visible gpu device (device: 0, name: GeForce "
+            "GT 730, pci bus id: 0000:02:00.0, compute capability: 3.5) with Cuda compute capability 3.5. The minimum "
+            "required Cuda capability is 6.0.")
+    assert set(_codes(text)) == {"gpu_below_extension_minimum", "torch_wheel_lacks_gpu_arch"}, _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text", [
+    "ptxas /tmp/tmpq1w2e3.ptx, line 88; error   : Feature '.bf16' requires .target sm_80 or higher",
+    "ptxas /tmp/k.ptx, line 9; error   : Instruction 'cp.async' requires .target sm_80 or higher",
+])
+def test_ptxas_refusing_an_instruction_for_an_older_target(text):
+    assert _codes(text, n=1) == ["gpu_below_extension_minimum"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text", [
+    "gcc: error: unrecognized command-line option '-std=c++17'",
+    "g++: error: unrecognized command line option \u2018-std=c++14\u2019\nerror: command 'g++' failed with exit status 1",
+])
+def test_gcc_not_knowing_the_standard_is_an_old_host_compiler(text):
+    assert _codes(text, n=1) == ["host_compiler_unsupported"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text", [
+    "UserWarning: Error checking compiler version for cl: [WinError 2] The system cannot find the file specified",
+    "UserWarning: Failed to check compiler version for cl: [WinError 2] The system cannot find the file specified",
+])
+def test_the_extension_builders_cl_that_does_not_run_is_msvc(text):
+    assert _codes(text, n=1) == ["windows_msvc_toolchain"], _codes(text, n=3)
+
+
+def test_the_extension_builders_gcc_that_does_not_run_stays_a_missing_compiler():
+    text = "UserWarning: Error checking compiler version for c++: [Errno 2] No such file or directory: 'c++'"
+    assert "windows_msvc_toolchain" not in _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text", [
+    "ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory",
+    "LINK : fatal error LNK1181: cannot open input file 'c10_cuda.lib'",
+    "/usr/bin/ld: cannot find -lc10_cuda: No such file or directory",
+])
+def test_torchs_own_cuda_libraries_missing_is_a_cpu_only_torch(text):
+    assert "cpu_only_torch_with_gpu" in _codes(text), _codes(text, n=3)
+
+
+@pytest.mark.parametrize("header", ["Eigen/Dense", "boost/functional/hash", "google/sparse_hash_map"])
+def test_a_header_without_an_extension_is_a_missing_dependency(header):
+    text = f"src/x.cpp:3:10: fatal error: {header}: No such file or directory\n    3 | #include <{header}>"
+    assert _codes(text, n=1) == ["build_dependency_missing"], _codes(text, n=3)
+
+
+def test_a_source_file_the_command_names_is_not_a_header():
+    assert _codes("g++: fatal error: main.cpp: No such file or directory", n=3) == []
+
+
+def test_dockers_older_unknown_runtime_message():
+    text = "docker: Error response from daemon: Unknown runtime specified nvidia."
+    assert _codes(text, n=1) == ["gpu_not_exposed_to_process"]
+
+
+def test_androids_linker_refusing_to_map_code_from_shared_storage():
+    text = 'ImportError: dlopen failed: couldn\'t map "/sdcard/Download/libfoo.so" segment 1: Permission denied'
+    assert _codes(text, n=1) == ["loader_security_policy"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text", [
+    "modprobe: ERROR: could not insert 'nvidia_uvm': No such device",
+    "modprobe: ERROR: ../libkmod/libkmod-module.c:838 kmod_module_insert_module() could not find module by "
+    "name='nvidia_535_uvm'",
+])
+def test_modprobe_failing_on_the_nvidia_modules_is_the_driver(text):
+    assert _codes(text, n=1) == ["driver_broken"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text", [
+    "OSError: dlopen(/opt/venv/lib/libbar.dylib, 0x0006): tried: '/opt/venv/lib/libbar.dylib' (no such file), "
+    "'/usr/local/lib/libbar.dylib' (no such file)",
+    "ImportError: dlopen(/opt/venv/ext.so, 2): Library not loaded: @rpath/libbar.dylib\n  Referenced from: "
+    "/opt/venv/ext.so\n  Reason: image not found",
+])
+def test_macos_dyld_finding_the_library_nowhere(text):
+    assert _codes(text, n=1) == ["library_not_found"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("UserWarning: Failed to load image Python extension: /env/lib/python3.10/site-packages/torchvision/image.so: "
+     "undefined symbol: _ZN5torch3jit17parseSchemaERKSs", "companion_built_for_other_torch"),
+    ("UserWarning: Failed to load image Python extension: ", "companion_built_for_other_torch"),
+    ("misc/shmutils.cc:129 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-Ab12Cd (size 4194304), "
+     "error: No such file or directory (2)", "container_shm_too_small"),
+    ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient Shared Memory (SHM).",
+     "container_shm_too_small"),
+    ("zsh: illegal instruction (core dumped)  python3 train.py", "cpu_instruction_unsupported"),
+    ("RuntimeError: Expected object of scalar type Long but got scalar type Int for argument #2 'target'",
+     "user_code_error"),
+])
+def test_library_messages_and_their_other_forms(text, code):
+    assert _codes(text, n=1) == [code], _codes(text, n=3)
+
+
+def test_cudas_illegal_instruction_error_is_not_the_cpus():
+    text = "RuntimeError: CUDA error: an illegal instruction was encountered"
+    assert "cpu_instruction_unsupported" not in _codes(text, n=3)
+
+
+def test_the_container_runtime_finding_no_wsl_adapter_keeps_a_host_without_a_gpu():
+    text = ("docker: Error response from daemon: failed to create task for container: OCI runtime create failed: "
+            "nvidia-container-cli: initialization error: WSL environment detected but no adapters were found: unknown.")
+    assert _codes(text) == ["gpu_not_exposed_to_process", "no_gpu"], _codes(text, n=3)
+
+
+def test_torch_in_a_container_finding_no_driver_is_still_the_container():
+    text = ("docker run --gpus all img\nUserWarning: CUDA initialization: Found no NVIDIA driver on your system. Please "
+            "check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+    assert _codes(text, n=1) == ["gpu_not_exposed_to_process"], _codes(text, n=3)
+    assert "no_gpu" not in _codes(text, n=3)
+
+
+def test_hashcats_tdr_check_is_the_watchdog_or_hashcat():
+    text = "Kernel minimum runtime larger than default TDR\n\n* Device #2: skipped, due to kernel autotune failure (-4)."
+    assert _codes(text) == ["gpu_watchdog_timeout", "library_bug"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("text", [
+    "Exception ignored in: <function Session.__del__ at 0x7f00aa11bb22>\nTraceback (most recent call last):\n"
+    "  File \"lib/session.py\", line 12, in __del__\nAttributeError: 'NoneType' object has no attribute 'close'",
+    "Exception AttributeError: \"'NoneType' object has no attribute 'free'\" in <bound method Buffer.__del__ of "
+    "<lib.Buffer object at 0x7f3c>> ignored",
+])
+def test_an_exception_in_a_finaliser_is_the_librarys(text):
+    assert "library_bug" in _codes(text), _codes(text, n=3)
+
+
+def test_an_ignored_finaliser_exception_does_not_hide_the_error_before_it():
+    text = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity)\n"
+            "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f1b2c3d4e50>")
+    assert _codes(text, n=1) == ["cuda_oom"], _codes(text, n=3)
+
+
+_TV_WARNING = ("/env/lib/python3.11/site-packages/torchvision/io/image.py:13: UserWarning: Failed to load image Python "
+               "extension: 'libjpeg.so.8: cannot open shared object file: No such file or directory'\n")
+
+
+@pytest.mark.parametrize("error, first", [
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB", "cuda_oom"),
+    ("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory", "cudart_not_found"),
+    ("AssertionError: Torch not compiled with CUDA enabled", "cpu_only_torch_with_gpu"),
+])
+def test_side_notes_rank_below_the_error_they_accompany(error, first):
+    for note in (_TV_WARNING, "Exception ignored in: <function Pool.__del__ at 0x7f0011223344>\n",
+                 "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU.\n"):
+        assert _codes(note + error, n=1) == [first], (note, _codes(note + error, n=3))
+
+
+def test_jax_falling_back_after_a_cuda_library_it_could_not_load():
+    text = ("INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': Unable to load cuSPARSE. Is it installed?\n"
+            "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU.")
+    assert _codes(text, n=1) != ["cpu_only_torch_with_gpu"], _codes(text, n=3)
+
+
+@pytest.mark.parametrize("reason, first", [
+    ("NOT_FOUND: Could not find registered platform with name: \"cuda\". Available platform names are: Host",
+     "cpu_only_torch_with_gpu"),
+    ("FAILED_PRECONDITION: No visible GPU devices.", "gpu_not_exposed_to_process"),
+])
+def test_why_jax_fell_back_to_the_cpu_decides_before_the_fallback(reason, first):
+    text = (f"INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': {reason}\n"
+            "WARNING:jax._src.xla_bridge:No GPU/TPU found, falling back to CPU.")
+    assert _codes(text, n=1) == [first], _codes(text, n=3)

@@ -221,7 +221,7 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
-            if "no_gpu" in c:
+            if "no_gpu" in c and not _runtime_reports_host(ev):
                 c.remove("no_gpu")
             return c, "the process runs in a container or a job, which must be given the GPU"
         cvd = value(facts, "context", "cuda_visible_devices")
@@ -378,6 +378,13 @@ def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None 
                    tuple(dict.fromkeys(ev_lines)), Fix(why(code, str(got.get("detail") or "")), cmds,
                                                        tuple(got.get("docs") or ())),
                    rank=r, sources=src)
+
+
+def _runtime_reports_host(ev: Mapping[str, Any]) -> bool:
+    """Whether the event is the container runtime's own message about the host it runs on (nvidia-container-cli
+    enumerating the host's GPUs or WSL adapters, tables/container_messages.csv), not a program inside the container:
+    a host without a GPU stays a reading there."""
+    return ev.get("table") == "container_messages" and ev.get("key") != "torch_no_driver"
 
 
 def resolve(facts: Facts, ev: Mapping[str, Any], codes: Iterable[str] | None = None) -> list[Finding]:

@@ -229,10 +229,17 @@ def header_codes(ev: Mapping[str, Any], facts: Facts | None = None) -> list[str]
     return ["cuda_home_incomplete", "cuda_home_missing", "build_dependency_missing"]
 
 
+#: torch's own CUDA libraries: a CUDA build of torch ships them in torch/lib, a CPU-only build has none
+#: (torch 2.13.0+cpu: lib/libc10.so and lib/libtorch_cpu.so, no libc10_cuda.so / libtorch_cuda.so; c10_cuda.lib on Windows)
+_TORCH_CUDA_LINK_LIBS = ("c10_cuda", "torch_cuda")
+
+
 def link_codes(ev: Mapping[str, Any]) -> list[str]:
     lib = str(ev.get("lib") or "").lower()
     if lib == "cuda":
         return ["build_dependency_missing"]  # libcuda: the driver's, only a stub in the toolkit
+    if lib in _TORCH_CUDA_LINK_LIBS:
+        return ["cpu_only_torch_with_gpu", "build_dependency_missing"]
     return ["cuda_home_incomplete", "build_dependency_missing"] if lib.startswith(_CUDA_LINK_LIBS) else \
         ["build_dependency_missing"]
 

@@ -264,6 +264,15 @@ def unavailable_codes(facts: Facts) -> list[str]:
     return ["torch_cuda_unavailable"]
 
 
+#: library_messages rows printed beside a failure rather than as it: an exception a finaliser raised and Python ignored
+#: (often at exit, when what it cleans up is gone), torchvision's warning that its image extension did not load (printed
+#: at import; everything but torchvision.io's image decoding works), jax's fallback to the CPU (logged after the reason
+#: a GPU backend failed, when there was one: 'Unable to load CUDA', an older cuDNN): readings of their own only below
+#: whatever error the text shows
+AFTERMATH_ROWS = frozenset({"python_finaliser_exception_ignored", "torchvision_image_extension", "jax_no_gpu_fallback"})
+AFTERMATH_WEIGHT = 70
+
+
 @rule("torch")
 def torch_messages(facts: Facts) -> Iterable[Finding]:
     """torch's own messages (tables/torch_messages.csv), CUDA errors by number, name or message
@@ -272,6 +281,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "torch", "message", table="torch_messages"):
         yield from resolve(facts, ev)
     for ev in events(facts, "torch", "message", table="library_messages"):
+        if ev.get("key") in AFTERMATH_ROWS:
+            ev = {**ev, "weight": max(int(ev.get("weight", 30)), AFTERMATH_WEIGHT)}
         yield from resolve(facts, ev)
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == "cuda_unavailable":
