@@ -81,17 +81,17 @@ CODES: dict[str, Code] = {
     "build_dependency_missing": _c("toolkit",
         'A non-CUDA system header, library or tool the build needs is absent.',
         fix="A system header, library or tool the build needs (not CUDA's) is not installed: install the "
-            "development package that provides it.",
+            "package that provides it (a system development package, or the pip package the text names).",
         told_from='cuda_home_incomplete: a CUDA header or library (cuda_runtime.h, -lcudart) missing '
                   'from the toolkit',
         check='apt-file search <the missing header or library>',
         source="the compiler's 'fatal error: X: No such file or directory' and the linker's 'cannot find "
                "-lX' (GCC, binutils ld)"),
     "companion_built_for_other_torch": _c("torch",
-        'torchvision/torchaudio (a companion with compiled operators) was built for another torch or '
-        'CUDA than the installed torch.',
-        fix='Install the torchvision/torchaudio version that matches the installed torch, from the same '
-            'index (the same CUDA variant).',
+        'A companion package made for one torch release (torchvision/torchaudio with compiled operators, the '
+        'triton torch.compile uses) was built for another torch or CUDA than the installed torch.',
+        fix='Install the companion release that matches the installed torch (torchvision/torchaudio from the '
+            'same index, the same CUDA variant; the triton release this torch pins).',
         told_from='abi_torch_version_mismatch: an extension you build yourself (rebuild it); here the '
                   'matching companion release is installed instead',
         check='python -c "import torch, torchvision; print(torch.__version__, torchvision.__version__)"',
@@ -154,9 +154,10 @@ CODES: dict[str, Code] = {
                "TensorFlow core/platform/cpu_feature_guard.cc; jaxlib's CPU feature check; numpy "
                "npy_cpu_features.c ('built with baseline optimizations')"),
     "cpu_only_torch_with_gpu": _c("torch",
-        'A CPU-only torch build is installed on a machine with an NVIDIA GPU.',
-        fix='This torch is a CPU-only build and cannot use the GPU: install a CUDA variant of torch that '
-            'the driver supports.',
+        'A CPU-only torch build (or a CPU-only build of the other GPU library the text names: jaxlib, '
+        'onnxruntime) is installed on a machine with an NVIDIA GPU.',
+        fix='This torch (or the library the text names) is a CPU-only build and cannot use the GPU: install '
+            'its CUDA variant that the driver supports.',
         told_from='no_gpu: the machine has no NVIDIA GPU at all',
         check='python -c "import torch; print(torch.__version__, torch.version.cuda)"   # None: a CPU build',
         source="torch/cuda/__init__.py _lazy_init ('Torch not compiled with CUDA enabled'); the '+cpu' "
@@ -219,9 +220,9 @@ CODES: dict[str, Code] = {
     "cudart_not_found": _c("loader",
         "A CUDA runtime library (libcudart.so.N, libcublas.so.N, ...) an extension needs is on none of "
         "the loader's search paths.",
-        fix='The loader finds the CUDA library nowhere on its search path: put its directory on '
-            'LD_LIBRARY_PATH before the process starts (for Jupyter: in the kernelspec env), import '
-            'torch first so its own CUDA libraries are mapped, or install the runtime the binary expects.',
+        fix='The loader finds the CUDA library nowhere on its search path: make its directory visible to '
+            'the loader when the process starts, import torch first so its own CUDA libraries are mapped, or '
+            'install the runtime the binary expects.',
         told_from="prebuilt_binary_wrong_cuda: the library belongs to another CUDA major than this "
                   "environment's; gpu_not_exposed_to_process: libcuda.so.1 is the driver's",
         check='python -c "import torch; print(torch.version.cuda)"; ldconfig -p | grep <the library>',
@@ -525,8 +526,7 @@ CODES: dict[str, Code] = {
     "library_not_found": _c("loader",
         "A library an extension needs is on none of the loader's search paths.",
         fix='The loader finds the library nowhere on its search path: make the directory holding it '
-            'visible when the process starts (LD_LIBRARY_PATH set before it starts, a kernelspec env), '
-            'or install the package that ships it.',
+            'visible to the loader when the process starts, or install the package that ships it.',
         told_from='cudart_not_found: a CUDA library; build_dependency_missing: a header or library a '
                   'build needs',
         check='ldconfig -p | grep <the library>',

@@ -346,15 +346,36 @@ def identity_strings() -> dict[str, str]:
     return out
 
 
+#: a home directory in a path of any machine (a log pasted from another one): ``/home/NAME``, macOS's
+#: ``/Users/NAME``, Windows' ``C:\\Users\\NAME`` (either slash, doubled backslashes of a JSON or repr string)
+_HOME_PATH_RE = re.compile(r"((?:/home|/Users|/export/home|\b[A-Za-z]:(?:\\{1,2}|/)Users)(?:\\{1,2}|/))"
+                           r"([^\s\\/:*?\"'<>|`]{1,64})", re.IGNORECASE)
+#: folders under a Users directory that are no one's name
+_NOT_A_USER = {"public", "default", "default user", "all users", "shared", "<user>"}
+_NAME_CHARS = "A-Za-z0-9_.-"
+
+
+def _home_name(m: re.Match[str]) -> str:
+    return m.group(0) if m.group(2).lower() in _NOT_A_USER else m.group(1) + "<user>"
+
+
 def redact_identity(text: str, replacements: Mapping[str, str] | None = None) -> str:
-    """Replace home dir by ``~``, user and host names by ``<user>``/``<host>`` (whole words)."""
+    """Replace this machine's home directory by ``~``, the user names of every home directory a path shows
+    (``/home/NAME``, ``/Users/NAME``, ``C:\\Users\\NAME``, of this machine or of the one a pasted log came from) by
+    ``<user>``, this machine's user name where it is one (a whole path component, ``NAME@host``, ``USER=NAME``;
+    never the same letters as an English word: "the toolkit root") and its host names (whole words)."""
     reps = identity_strings() if replacements is None else dict(replacements)
     for s in sorted(reps, key=len, reverse=True):
         r = reps[s]
         if r == s:
             continue
+        e = re.escape(s)
         if s.startswith("/"):
-            text = re.sub(re.escape(s) + r"(?=/|\b|$)", r, text)
+            text = re.sub(rf"(?<![{_NAME_CHARS}/~]){e}(?=/|\b|$)", r, text)  # not inside another path
+        elif r == "<user>":
+            text = re.sub(rf"(?<=[/\\]){e}(?![{_NAME_CHARS}])", r, text)  # a path component
+            text = re.sub(rf"(?<![{_NAME_CHARS}]){e}(?=@)", r, text)  # user@host
+            text = re.sub(rf"(\b(?:USER|LOGNAME|USERNAME)=[\"']?){e}(?![{_NAME_CHARS}])", rf"\g<1>{r}", text)
         else:
-            text = re.sub(r"(?<![A-Za-z0-9_.-])" + re.escape(s) + r"(?![A-Za-z0-9_-])", r, text)
-    return text
+            text = re.sub(rf"(?<![{_NAME_CHARS}]){e}(?![A-Za-z0-9_-])", r, text)
+    return _HOME_PATH_RE.sub(_home_name, text)

@@ -152,9 +152,13 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0 no errors, 1 errors found, 3 an explained text that was not recognised."""
+        """The machine's check: 0 no errors, 1 errors found. An explained text: 1 a cause found (a finding of
+        error or warning severity: the text failed because of it, ``kernel_wrong_python`` as much as
+        ``driver_broken``), 0 only notes (``user_code_error``: not the environment), 3 not recognised."""
         if not self.recognised:
             return 3
+        if "recognised" in self.meta:  # an explained text
+            return 1 if self.errors or self.warnings else 0
         return 1 if self.errors else 0
 
     @property

@@ -287,6 +287,12 @@ _CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
 _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
+#: a top-level Python package the text shows installed: its files under site-/dist-packages (or an egg), or
+#: pip naming it installed ("Requirement already satisfied: x", "Successfully installed x-1.0", pip show's "Name: x")
+_INSTALLED_PKG_RE = re.compile(
+    r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]{0,80})(?=[/\\.-])"
+    r"|[/\\]([A-Za-z_][A-Za-z0-9_]{0,80})-[0-9][^/\\\s]{0,40}\.egg\b"
+    r"|(?:Requirement already satisfied|Successfully installed|^Name):? ([A-Za-z_][A-Za-z0-9_.-]{0,80})", re.MULTILINE)
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
 #: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
@@ -788,6 +794,16 @@ def _gpu_name(line: str) -> str | None:
 
 
 def _scan_python(r: _Reader, line: str, low: str) -> None:
+    if "-packages" in low or ".egg" in low or "installed" in low or "satisfied" in low or low.startswith("name:"):
+        shown = r.facts["torch"].get("packages_installed") or []
+        tops = [m.group(1) or m.group(2) or m.group(3) for m in _INSTALLED_PKG_RE.finditer(line[:4000])]
+        if "successfully installed" in low:
+            tops += line[low.index("successfully installed") + 22:].split()[:64]
+        for top in tops:
+            top = re.split(r"-[0-9]", top)[0].replace("-", "_").lower()
+            if top and top not in shown and len(shown) < 64:
+                shown.append(top)
+                r.fact("torch", "packages_installed", shown, line, replace=True)
     if "no module named" in low:
         for m in _NO_MODULE_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip("."))

@@ -12,8 +12,9 @@ Commands::
 Options (any position): ``--json``, ``--markdown``, ``--layer L`` (repeatable), ``--extension PATH``
 (repeatable), ``--package NAME`` (repeatable: the compiled modules of an installed distribution),
 ``--import-check``, ``--timeout S``.
-Exit status: 0 no errors found, 1 errors found (or a fix failed), 2 usage error, 3 ``explain``: the text was
-not recognised (no known cause in it; not an all-clear).
+Exit status: 0 no errors found, 1 errors found (or a fix failed), 2 usage error; ``explain``: 1 a cause found
+(error or warning), 0 only notes (``user_code_error``), 3 the text was not recognised (no known cause in it; not
+an all-clear).
 """
 
 from __future__ import annotations
@@ -76,11 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="smr-doctor", parents=[_common(True)],
         description="Diagnose the CUDA / PyTorch / kaolin / Jupyter environment and print fixes.",
-        epilog="Exit status: 0 no errors, 1 errors found, 2 usage error, 3 explain: the text was not recognised "
-               "(no known cause; not an all-clear).")
+        epilog="Exit status: 0 no errors, 1 errors found, 2 usage error; explain: 1 a cause found (error or "
+               "warning), 0 only notes (user_code_error), 3 the text was not recognised (no known cause; not an "
+               "all-clear).")
     sub = parser.add_subparsers(dest="command", metavar="{check,explain,fix,codes,cluster}")
     sub.add_parser("check", parents=[_common(False)], help="check this environment (default)")
-    ex = sub.add_parser("explain", parents=[_common(False)], help="explain a pasted error text")
+    ex = sub.add_parser("explain", parents=[_common(False)], help="explain a pasted error text",
+                        epilog="Exit status: 1 a cause found (error or warning), 0 only notes (user_code_error: "
+                               "not the environment), 2 usage error, 3 the text was not recognised (no known "
+                               "cause; not an all-clear).")
     ex.add_argument("text", nargs="*", help="the error text; '-' or nothing reads stdin")
     ex.add_argument("--offline", action="store_true", help="use only the text, not this machine's facts")
     fx = sub.add_parser("fix", parents=[_common(False)], help="write fixes (always with a dry run)")

@@ -119,8 +119,8 @@ def test_markdown_redacts_home_user_and_host():
 
 def test_redact_identity_whole_words_only():
     reps = {"/home/alice": "~", "alice": "<user>", "gpu01": "<host>"}
-    text = "/home/alice/x alice@gpu01 malice gpu012 /home/alicex"
-    assert redact_identity(text, reps) == "~/x <user>@<host> malice gpu012 /home/alicex"
+    text = "/home/alice/x alice@gpu01 malice gpu012 /data/alicex"
+    assert redact_identity(text, reps) == "~/x <user>@<host> malice gpu012 /data/alicex"
 
 
 def test_codes_doc_is_generated_and_complete():

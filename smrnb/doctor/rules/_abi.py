@@ -5,7 +5,9 @@ or torch version), GPU code that cannot run on the GPU, and the all-clear per ex
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -333,10 +335,29 @@ def _not_compiled(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                          f"pip show -f {pkg} | grep -E '\\.(so|pyd)$'   # the compiled modules it installed"]}
 
 
+def row_field(ev: Mapping[str, Any], field: str) -> str:
+    """A column (``field``) of the table row an event was read by (``library`` of library_messages.csv); ""
+    for an event of no table row."""
+    from smrnb.doctor import tables
+
+    if ev.get("table") not in tables.MESSAGE_TABLES:
+        return ""
+    row = next((r for r in tables.message_rows(str(ev["table"])) if r.key == ev.get("key")), None)
+    return str(row.fields.get(field) or "").strip() if row is not None else ""
+
+
 @builds("package_api_version_mismatch")
 def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     mod = str(ev.get("module") or "")
-    top = mod.split(".")[0] or "<the package>"
+    if not mod:  # a library's own message (tables/library_messages.csv): its meaning says which release of what
+        meaning = str(ev.get("meaning") or "")
+        lib = row_field(ev, "library")
+        title = meaning.split(": ")[0].rstrip(".") or f"The installed {lib or 'package'} is another release than the code needs"
+        return {"title": title, "detail": meaning if ": " in meaning else "",
+                "commands": [f"pip show {lib}   # the installed release" if lib else "pip list",
+                             *(["pip install 'numpy<2'   # or a release of the failing package built for NumPy 2"]
+                               if lib.lower() == "numpy" else [])]}
+    top = mod.split(".")[0]
     return {"title": f"{mod} does not exist in the installed {top}: the code was written for another release",
             "commands": [f"pip show {top}   # the installed release",
                          f"pip install '{top}==<the release the code names>'   # see its requirements file"]}
@@ -398,6 +419,30 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     return codes
 
 
+def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], top: str) -> bool:
+    """Whether the top-level package ``top`` of a module that cannot be imported is an installed distribution's:
+    the machine's own import check, a package the text shows installed (its files under site-packages, pip
+    naming it) or one the doctor's tables are about; a name the text shows nowhere else may be a folder of the
+    project's own, which no release pins."""
+    t = top.replace("-", "_").lower()
+    shown = value(facts, "torch", "packages_installed") or []
+    return ev.get("from") == "live" or t in shown or t in _table_packages()
+
+
+@functools.cache
+def _table_packages() -> frozenset[str]:
+    """The Python packages the doctor's tables are about (torch and its companions, kaolin, the CUDA extensions
+    of extension_checks.csv and extension_minimums.csv, the libraries of library_messages.csv), import names."""
+    from smrnb.doctor import tables
+
+    names = {"torch", "torchvision", "torchaudio", "triton", "kaolin"}
+    names |= {str(r.fields.get("project") or "") for r in tables.message_rows("extension_checks")}
+    names |= {str(r.fields.get("library") or "") for r in tables.message_rows("library_messages")}
+    for r in tables.rows("extension_minimums"):
+        names |= {r["project"], *str(r.get("names") or "").split()}
+    return frozenset(w.replace("-", "_").lower() for n in names for w in re.split(r"[^A-Za-z0-9_.-]+", n) if w)
+
+
 def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     mod = str(ev.get("module") or "")
     parts = mod.split(".")
@@ -421,8 +466,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["companion_built_for_other_torch"]
     if last.startswith("_") or last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES:
         return ["extension_not_compiled"]
-    if len(parts) > 1 and (ev.get("import_name") or ev.get("attribute") or len(parts) > 1):
+    if len(parts) > 1 and _an_installed_distribution(facts, ev, parts[0]):
         return ["package_api_version_mismatch"]
+    if len(parts) > 1:
+        return []  # a module of a folder of the project's own (the working directory, PYTHONPATH): no release to pin
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return kernel_python_codes(facts)
     return []

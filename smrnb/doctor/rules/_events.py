@@ -268,6 +268,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return ["torch_wheel_lacks_gpu_arch", "unsupported_gpu_arch"], (
                 f"torch's CUDA {tc} compiles for compute capabilities up to {max(known) // 10}.{max(known) % 10}; "
                 f"the GPU is {', '.join(newer)}")
+    if {"build_dependency_missing", "companion_built_for_other_torch"} <= s and value(facts, "torch", "triton_version"):
+        return first("companion_built_for_other_torch", f"triton {value(facts, 'torch', 'triton_version')} is installed: "
+                     "another release than this torch pins")
     if {"build_dependency_missing", "windows_msvc_toolchain"} <= s:
         if value(facts, "context", "os") == "windows":
             return ["windows_msvc_toolchain", "build_dependency_missing"], "Windows: the compiler is MSVC's cl.exe"

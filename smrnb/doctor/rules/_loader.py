@@ -148,6 +148,24 @@ def _who(ev: Mapping[str, Any]) -> str:
 _UNNAMED_LIBS = {"nvrtc_builtins": "libnvrtc-builtins"}
 
 
+def on_windows(facts: Mapping[str, Any], ev: Mapping[str, Any], lib: str) -> bool:
+    """Whether a missing library is a Windows DLL: a .dll name, or a text that reads as Windows (WinError, C:\\)."""
+    return lib.lower().endswith(".dll") or (ev.get("from") != "live" and (
+        has_sign(facts, "windows") or value(facts, "context", "os") == "windows"))
+
+
+def search_path_detail(windows: bool, cuda: bool = False) -> str:
+    """How a library's directory is made visible to the loader of the system the text (or machine) is on."""
+    if windows:
+        return ("On Windows: put the DLL's folder on PATH before Python starts, or call os.add_dll_directory(<folder>) "
+                "before the import (Python 3.8+ does not search PATH for the DLLs an extension loads, except conda's "
+                "Python); 'or one of its dependencies' means a DLL it needs is missing, for torch's own DLLs "
+                "(c10.dll, torch_cpu.dll) usually the Microsoft Visual C++ Redistributable (x64)" +
+                (" or the CUDA runtime DLLs (cudart64_*.dll) of its CUDA release." if cuda else "."))
+    return ("On Linux: its directory on LD_LIBRARY_PATH before the process starts (for Jupyter: in the kernelspec "
+            "env), or in the ld.so cache (ldconfig).")
+
+
 @builds("cudart_not_found")
 def _cudart(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     lib = str(ev.get("library") or (ev.get("groups") or {}).get("lib") or _UNNAMED_LIBS.get(str(ev.get("key")))
@@ -155,9 +173,11 @@ def _cudart(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     fam, ver = ev.get("family"), str(ev.get("version") or "")
     evidence, cmds = _needed_commands(ev)
     m = major(ver) if fam == "cudart" else None
+    win = on_windows(facts, ev, lib)
     cmds += ["python -c \"import torch\"   # torch's own CUDA wheels: import torch before the extension so its "
-             "RPATH-loaded runtime is already mapped", f"ldconfig -p | grep {lib.split('.so')[0]}",
-             "pip list 2>/dev/null | grep nvidia-"]
+             "RPATH-loaded runtime is already mapped", *([f"where {lib}", "pip list | findstr nvidia-"] if win else
+                                                          [f"ldconfig -p | grep {lib.split('.so')[0]}",
+                                                           "pip list 2>/dev/null | grep nvidia-"])]
     if m:
         cmds.append(runtime_wheel_command(m) + "   # the runtime as a pip wheel")
     tc = value(facts, "torch", "cuda")
@@ -166,7 +186,7 @@ def _cudart(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     return {"title": f"{_who(ev)}{lib} not found by the loader" if ev.get("from") == "live" else
             f"{lib} is not on the loader path", "commands": cmds, "evidence": evidence,
             "detail": f"{lib} is not on the RPATH, the start-time LD_LIBRARY_PATH, the ld.so cache or the default "
-                      "directories." if ev.get("from") == "live" else ""}
+                      "directories." if ev.get("from") == "live" and not win else search_path_detail(win, cuda=True)}
 
 
 @builds("prebuilt_binary_wrong_cuda")
@@ -220,7 +240,8 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
     lib = str(ev.get("library") or (ev.get("groups") or {}).get("lib") or "the library")
     evidence, cmds = _needed_commands(ev)
     fam = ev.get("family")
-    if not cmds and lib.lower().endswith(".dll"):
+    win = on_windows(facts, ev, lib)
+    if not cmds and win:
         cmds = ["# install the Microsoft Visual C++ Redistributable (x64), then open a new terminal",
                 "pip install --force-reinstall --no-cache-dir torch --index-url https://download.pytorch.org/whl/<cuXYZ>",
                 f"where {lib}"]
@@ -229,7 +250,8 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
                 "sudo apt-get install libegl1 libgl1   # EGL / OpenGL" if fam == "gl" else
                 f"apt-file search {lib}   # or: conda search / pip the package that ships it"]
     return {"title": f"{_who(ev)}{lib} not found by the loader", "commands": cmds, "evidence": evidence,
-            "detail": f"ld.so will fail with '{lib}: cannot open shared object file'." if ev.get("from") == "live" else ""}
+            "detail": f"ld.so will fail with '{lib}: cannot open shared object file'." if ev.get("from") == "live" and
+            not win else search_path_detail(win)}
 
 
 @builds("torch_libs_not_loaded")

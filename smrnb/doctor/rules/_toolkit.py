@@ -258,6 +258,8 @@ def _incomplete(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 def _build_dep(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     h, lib = str(ev.get("header") or ""), str(ev.get("lib") or "")
     low = (h or lib).lower()
+    if not (h or lib) and "triton" in (str(ev.get("line") or "") + " " + str(ev.get("module") or "")).lower():
+        return _triton_missing(facts)
     if lib == "cuda":
         cmd = "export LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LIBRARY_PATH   # libcuda: the toolkit's stub, for a build without a driver"
     elif "egl" in low or low.startswith("gl"):
@@ -273,6 +275,21 @@ def _build_dep(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     what = h or (f"-l{lib}" if lib else None) or str(ev.get("meaning") or "").split(":")[0]
     return {"title": f"The build needs {what}, which is not installed" if what else "A build dependency is missing",
             "commands": [cmd]}
+
+
+def _triton_missing(facts: Facts) -> dict[str, Any]:
+    """torch.compile's inductor backend found no usable triton (the compiler of its GPU kernels): a pip package
+    pinned by each torch release (tables/torch_triton.csv), not a system package."""
+    tv = value(facts, "torch", "version_base")
+    pin = tables.triton_for_torch(tv) if tv else None
+    return {"title": "torch.compile needs triton, which is not installed",
+            "detail": "Here the dependency is triton, the compiler torch.compile's inductor backend uses for GPU "
+                      "kernels: a pip package each torch release pins (Linux wheels bring it; on Windows it is "
+                      "the separate triton-windows); backend='aot_eager' compiles without it.",
+            "commands": ["pip show torch triton   # is triton installed, and which release",
+                         f"pip install 'triton=={pin}.*'   # the triton torch {tv} pins" if pin else
+                         "pip install --force-reinstall torch   # a Linux CUDA wheel brings the triton it pins",
+                         "pip install triton-windows   # on Windows: the release made for this torch"]}
 
 
 @builds("cuda_home_missing")

@@ -156,8 +156,49 @@ def _oom(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          "# or a smaller batch / resolution"]}
 
 
+#: the CPU-only build of another GPU library (tables/library_messages.csv's ``library``): the package to name and
+#: the install of its CUDA build
+_OTHER_CPU_BUILDS: dict[str, tuple[str, str]] = {
+    "jax": ("jaxlib", 'pip install -U "jax[cuda12]"   # jaxlib with its CUDA plugin (jax[cuda13] for a CUDA 13 driver)'),
+    "onnxruntime": ("onnxruntime", "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu   "
+                                   "# the CPU package shadows the GPU one"),
+}
+
+
+def _text_names_torch(facts: Facts) -> bool:
+    """Whether a text shows torch anywhere the reader took a fact or an event from (an import, a path, a version,
+    a message line)."""
+    if "torch" in (value(facts, "loader", "modules_imported") or []) or value(facts, "torch", "version") or \
+            "torch" in (value(facts, "torch", "packages_installed") or []):
+        return True
+    for d in facts.values():
+        if not isinstance(d, dict):
+            continue
+        lines = [str(v) for v in (d.get("read_from") or {}).values()]
+        lines += [str(e.get("line") or "") for e in d.get("events") or () if isinstance(e, dict)]
+        if any("torch" in ln.lower() for ln in lines):
+            return True
+    return False
+
+
+@builds("torch_import_failed")
+def _torch_import(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
+    if ev.get("from") != "live" and not _text_names_torch(facts):
+        return None  # a process that dies at start (a kernel restarting) is not torch's unless the text shows torch
+    return {"title": "`import torch` fails (or crashes the process that runs it)",
+            "commands": ['python -c "import torch"   # in the environment that fails: its last error line says why']}
+
+
 @builds("cpu_only_torch_with_gpu")
 def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    from smrnb.doctor.rules._abi import row_field
+
+    lib = row_field(ev, "library") if ev.get("table") == "library_messages" else ""
+    if lib and lib.lower() != "torch":
+        pkg, cmd = _OTHER_CPU_BUILDS.get(lib.lower(), (lib, f"pip show {lib}   # then install its CUDA build"))
+        return {"title": f"{pkg} is a CPU-only build" + (f": {lib} runs on the CPU" if pkg != lib else ""),
+                "detail": f"Here it is {pkg}, not torch: reinstalling torch changes nothing.",
+                "commands": [f"pip show {pkg}", cmd]}
     tv = value(facts, "torch", "version_base")
     drv = value(facts, "driver", "driver_version") or ""
     ok = torch_variants_for_driver(tv or "", drv) if tv and drv else []
