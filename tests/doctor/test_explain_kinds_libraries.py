@@ -109,3 +109,73 @@ def test_macos_loader_refusing_another_architecture(text):
 ])
 def test_near_misses_are_not_read(text):
     assert _codes(text) == []
+
+
+# ------------------------------------------------------------------ serving stacks: memory and dtype checks
+@pytest.mark.parametrize("text", [
+    "ValueError: The model's max seq len (65536) is larger than the maximum number of tokens that can be stored in "
+    "KV cache (12288). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+    "engine.",
+    "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+    "initializing the engine.",
+    "ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the "
+    "quantized model. If you want to dispatch the model on the CPU or the disk while keeping these modules in 32-bit, "
+    "you need to set `llm_int8_enable_fp32_cpu_offload=True`",
+])
+def test_a_model_too_large_for_the_gpu(text):
+    assert _codes(text, 1) == ["cuda_oom"]
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Quadro RTX 6000 GPU "
+    "has compute capability 7.5.",
+    "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0",
+    "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+    "RuntimeError: Expected is_sm80 to be true, but got false.  (Could this error message be improved?)",
+])
+def test_a_gpu_older_than_the_kernel_or_dtype(text):
+    assert _codes(text, 1) == ["gpu_below_extension_minimum"]
+
+
+def test_ollamas_cudart_probe_on_an_old_driver():
+    text = ('level=DEBUG source=gpu.go:600 msg="Unable to load cudart library /opt/ollama/lib/cudart64_12.dll: your '
+            'nvidia driver is too old or missing.  If you have a CUDA GPU please upgrade to run ollama"')
+    assert _codes(text, 1) == ["driver_too_old"]
+
+
+def test_tensorflows_cudnn_dso():
+    text = "I tensorflow/stream_executor/cuda/cuda_dnn.cc:1100] Unable to load cuDNN DSO."
+    assert set(_codes(text)) == {"cudart_not_found", "prebuilt_binary_wrong_cuda"}
+
+
+# ------------------------------------------------------------------ OptiX and Vulkan
+def test_optix_without_the_drivers_library():
+    assert _codes("optixInit() failed with code 7804") == ["library_not_found", "gpu_not_exposed_to_process"]
+
+
+@pytest.mark.parametrize("text, first", [
+    ("ERROR: [Loader Message] Code 0 : vkCreateInstance: Found no drivers!\nCannot create Vulkan instance.\n"
+     "vulkaninfo.h:500: failed with ERROR_INCOMPATIBLE_DRIVER", "library_not_found"),
+    ("[0 NVIDIA GeForce RTX 4060]  vkCreateInstance failed -3", "driver_broken"),
+    ("Fatal: Couldn't create Vulkan instance", "library_not_found"),
+])
+def test_vulkan_instance_failures(text, first):
+    assert _codes(text, 1) == [first]
+
+
+# ------------------------------------------------------------------ builds: CMake, clang, distributed
+@pytest.mark.parametrize("text, code", [
+    ("CMake Error at CMakeLists.txt:5 (project):\n  No CMAKE_CUDA_COMPILER could be found.\n\n  Tell CMake where to "
+     "find the compiler by setting either the environment variable \"CUDACXX\"", "cuda_home_missing"),
+    ("CMake Error at /usr/share/cmake-3.28/Modules/CMakeDetermineCUDACompiler.cmake:180 (message):\n  Failed to find "
+     "nvcc.\n\n  Compiler requires the CUDA toolkit.  Please set the CUDAToolkit_ROOT variable.", "cuda_home_missing"),
+    ("CMake Error at C:/Program Files/CMake/share/cmake-3.30/Modules/CMakeDetermineCompilerId.cmake:614 (message):\n"
+     "  No CUDA toolset found.", "windows_msvc_toolchain"),
+    ("clang++: error: unsupported option '-fopenmp'\nerror: command '/usr/bin/clang++' failed with exit code 1",
+     "build_dependency_missing"),
+    ("RuntimeError: Default process group has not been initialized, please make sure to call init_process_group.",
+     "user_code_error"),
+    ("ImportError: `trimesh.viewer.windowed` requires `pip install \"pyglet<2\"`", "package_api_version_mismatch"),
+])
+def test_build_and_setup_messages(text, code):
+    assert _codes(text, 1) == [code]
