@@ -179,3 +179,39 @@ def test_vulkan_instance_failures(text, first):
 ])
 def test_build_and_setup_messages(text, code):
     assert _codes(text, 1) == [code]
+
+
+# ------------------------------------------------------------------ builds without the GPU part, JIT, WSL, OpenMM
+def test_opencvs_dnn_without_its_cuda_backend():
+    text = ("[ WARN:0@1.2] global net_impl.cpp:178 setUpNet DNN module was not built with CUDA backend; switching to "
+            "CPU")
+    assert _codes(text, 1) == ["cpu_only_torch_with_gpu"]
+
+
+def test_tensorflow_ignoring_a_gpu_below_its_builds_minimum():
+    text = ("I gpu_device.cc:1700] Ignoring visible gpu device (device: 0, name: Quadro K4000, pci bus id: "
+            "0000:03:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum required Cuda "
+            "capability is 3.5.")
+    assert _codes(text) == ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"]
+
+
+def test_openmm_finding_no_usable_cuda_device():
+    text = "openmm.OpenMMException: No compatible CUDA device is available"
+    assert _codes(text) == ["gpu_not_exposed_to_process", "driver_too_old"]
+
+
+def test_the_drivers_jit_given_newer_ptx():
+    text = ("numba.cuda.cudadrv.driver.LinkerError: [222] Call to cuLinkAddData results in "
+            "CUDA_ERROR_UNSUPPORTED_PTX_VERSION\nptxas application ptx input, line 9; fatal   : Unsupported .version "
+            "8.4; current version is '8.2'")
+    assert "driver_below_cuda_minor" in _codes(text)
+
+
+def test_nvml_blocked_under_wsl():
+    text = "$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system"
+    assert _codes(text) == ["gpu_not_exposed_to_process", "driver_broken"]
+
+
+def test_flash_attn_0x_cuda_minimum():
+    text = "RuntimeError: FlashAttention is only supported on CUDA 11 and above"
+    assert _codes(text, 1) == ["toolkit_below_extension_minimum"]
