@@ -310,6 +310,8 @@ _CUDA_ERRNUM_RES = (
                r"\(([0-9]{1,5})\)"),  # failed call to cuInit: UNKNOWN ERROR (303)
     re.compile(r"driver library init failure: ?([0-9]{1,5})(?![0-9.])"),  # ollama: cuInit's CUresult
     re.compile(r"== ?cudaSuccess \(([0-9]{1,5}) vs\. 0\)"),  # glog CHECK_EQ (Caffe): error == cudaSuccess (38 vs. 0)
+    # CU_SAFE_CALL of the CUDA SDK's cutil and LAMMPS' geryon: "Cuda driver error 804 in call at file 'f' in line 3."
+    re.compile(r"\b[Cc][Uu][Dd][Aa] driver error ([0-9]{1,5})(?![0-9.])"),
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
@@ -1277,7 +1279,8 @@ def _scan_error_numbers(r: _Reader, text: str, low: str) -> None:
                 for num in rx.findall(line):
                     table = ("nvml_errors" if "nvml" in llow else "nvrtc_results" if "nvrtc" in llow else
                              "cu_results" if ("cuinit" in llow or "cu_result" in llow or "cuda_error" in llow
-                                              or "driver library" in llow or re.search(r"\bcu[A-Z][a-z]", line))
+                                              or "driver library" in llow or "cuda driver error" in llow
+                                              or re.search(r"\bcu[A-Z][a-z]", line))
                              else "cuda_errors")
                     row = _number_row(tables, table, int(num), llow)
                     if row is not None and row.codes != ("none",) and int(num) != 0:

@@ -215,3 +215,10 @@ def test_nvml_blocked_under_wsl():
 def test_flash_attn_0x_cuda_minimum():
     text = "RuntimeError: FlashAttention is only supported on CUDA 11 and above"
     assert _codes(text, 1) == ["toolkit_below_extension_minimum"]
+
+
+@pytest.mark.parametrize("num, code", [("804", "forward_compat_unsupported"), ("100", "no_gpu")])
+def test_cu_safe_calls_driver_error_number_is_a_curesult(num, code):
+    """The CUDA SDK's cutil and LAMMPS' geryon print a CUresult as 'Cuda driver error N in call at file ...'."""
+    text = f"Cuda driver error {num} in call at file '/opt/lammps/lib/gpu/geryon/nvd_device.h' in line 333."
+    assert code in _codes(text)
