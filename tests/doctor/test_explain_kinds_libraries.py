@@ -222,3 +222,21 @@ def test_cu_safe_calls_driver_error_number_is_a_curesult(num, code):
     """The CUDA SDK's cutil and LAMMPS' geryon print a CUresult as 'Cuda driver error N in call at file ...'."""
     text = f"Cuda driver error {num} in call at file '/opt/lammps/lib/gpu/geryon/nvd_device.h' in line 333."
     assert code in _codes(text)
+
+
+# ------------------------------------------------------------------ Windows' ERROR_PROC_NOT_FOUND of a torch extension
+def test_a_torch_extension_missing_a_procedure_of_the_installed_torch():
+    text = ("Traceback (most recent call last):\n  File \"C:\\app\\run.py\", line 3, in <module>\n    import my_ops_cuda\n"
+            "ImportError: DLL load failed while importing my_ops_cuda: The specified procedure could not be found.\n"
+            "torch 2.4.1+cu124 installed with pip")
+    assert _codes(text) == ["abi_torch_version_mismatch", "library_shadowed_older_copy"]
+
+
+@pytest.mark.parametrize("text", [
+    # no torch in the text: nothing says the module is built against torch
+    "ImportError: DLL load failed while importing _imaging: The specified procedure could not be found.",
+    # torch's own _C: its DLLs, not an extension built against it
+    "ImportError: DLL load failed while importing _C: The specified procedure could not be found.\ntorch 2.3.0+cu121",
+])
+def test_the_procedure_reading_needs_an_extension_and_a_torch(text):
+    assert "abi_torch_version_mismatch" not in _codes(text)

@@ -259,6 +259,15 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                     "commands": ["python -c \"import torch; print(torch.__version__)\"",
                                  "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
                                  "(or install the release made) for the installed torch"]}
+        if ev.get("key") == "win_proc_not_found":  # Windows names no symbol: rules._loader._torch_extension_import
+            return {"title": "A compiled extension lacks a function of the installed torch (Windows: the procedure "
+                             "could not be found)",
+                    "evidence": ["ERROR_PROC_NOT_FOUND (127) while importing a compiled module other than torch's own: "
+                                 "it imports torch's C++ functions from c10.dll / torch_cpu.dll by name, and this torch "
+                                 "release lacks one (Windows prints no symbol name)"],
+                    "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
+                                 "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
+                                 "(or install the wheel made) for the installed torch"]}
         return None
     dem = demangle(sym)
     short = (dem or sym)[:120]

@@ -344,6 +344,9 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
             codes, extra = wheel_codes(facts, ev)
             yield from resolve(facts, {**ev, **extra}, codes)
             continue
+        if ev.get("key") == "win_proc_not_found" and _torch_extension_import(facts, ev):
+            yield from resolve(facts, ev, ["abi_torch_version_mismatch", *ev.get("codes", ())])
+            continue
         if ev.get("key") in _STRUCTURED_ROWS:
             if ev.get("key") == "dlopen_not_found_python" and not events(facts, "loader", "library_missing"):
                 yield from resolve(facts, ev)
@@ -355,6 +358,21 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if ev.get("sign") == "cudnn_mismatch":
             yield from resolve(facts, ev, ["library_shadowed_older_copy"])
     yield from _crash_readings(facts)
+
+
+#: Python's importdl.c on Windows: "DLL load failed while importing <module>: <FormatMessage of the error>"
+_WIN_IMPORT_RE = re.compile(r"DLL load failed while importing ([A-Za-z_][A-Za-z0-9_]{0,80})")
+
+
+def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
+    """Whether ERROR_PROC_NOT_FOUND (127) came while importing a compiled module other than torch's own, in a text
+    that shows a torch release: an extension built against torch imports torch's C++ functions from c10.dll and
+    torch_cpu.dll by name, and another torch release lacks some of them (Windows' form of Linux's undefined
+    ``at::``/``c10::`` symbol, whose name Windows does not print)."""
+    m = _WIN_IMPORT_RE.search(str(ev.get("line") or ""))
+    if not m or m.group(1) in ("_C", "torch", "_C_flatbuffer"):
+        return False
+    return bool(value(facts, "torch", "version"))
 
 
 #: the oldest glibc of the legacy manylinux tags (PEP 513, 571, 599)
