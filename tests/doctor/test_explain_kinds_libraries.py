@@ -240,3 +240,36 @@ def test_a_torch_extension_missing_a_procedure_of_the_installed_torch():
 ])
 def test_the_procedure_reading_needs_an_extension_and_a_torch(text):
     assert "abi_torch_version_mismatch" not in _codes(text)
+
+
+# ------------------------------------------------------------------ names from Python files, cuBLAS, sampling, accelerate
+def test_a_name_missing_from_a_python_file_is_another_release_not_a_compiled_module():
+    text = ("ImportError: cannot import name '_private_helper' from 'somepkg.utils.loss' "
+            "(/opt/venv/lib/python3.11/site-packages/somepkg/utils/loss.py)")
+    assert _codes(text, 1) == ["package_api_version_mismatch"]
+
+
+def test_a_compiled_submodule_of_a_package_is_still_read_as_not_compiled():
+    text = "ImportError: cannot import name '_C' from 'somepkg' (/opt/venv/lib/python3.11/site-packages/somepkg/__init__.py)"
+    assert _codes(text, 1) == ["extension_not_compiled"]
+
+
+def test_cublas_not_supported():
+    text = ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle, opa, opb, m, n, "
+            "k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, CUDA_R_32F, "
+            "CUBLAS_GEMM_DEFAULT_TENSOR_OP)`")
+    assert _codes(text) == ["library_shadowed_older_copy", "gpu_below_extension_minimum"]
+
+
+def test_multinomial_given_nan_probabilities_is_the_calling_code():
+    assert _codes("RuntimeError: probability tensor contains either `inf`, `nan` or element < 0", 1) == [
+        "user_code_error"]
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: You can't train a model that has been loaded in 8-bit precision on multiple devices.",
+    "ValueError: You can't train a model that has been loaded in 8-bit precision on a different device than the one "
+    "you're training on. Make sure you loaded the model on the correct device using for example `device_map={'':0}`",
+])
+def test_accelerates_8bit_placement_check(text):
+    assert _codes(text) == ["library_bug", "user_code_error"]
