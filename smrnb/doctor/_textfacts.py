@@ -287,6 +287,10 @@ _CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
 _NO_MODULE_RE = re.compile(r"No module named '?([A-Za-z0-9_.]{1,100})")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
+#: Python 3.8+'s form when the module is still initialising (import.c: "... from partially initialized module %R
+#: (most likely due to a circular import) (%S)"): a compiled submodule that is missing reads the same way
+_IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from partially initialized module "
+                                r"'([A-Za-z0-9_.]{1,100})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
 #: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
@@ -790,7 +794,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for m in _NO_MODULE_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip("."))
     if "cannot import name" in low:
-        for name, mod in _IMPORT_NAME_RE.findall(line):
+        for name, mod in _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True)
     if "has no attribute" in low and "module '" in low:
         for mod, attr in _NO_ATTR_RE.findall(line):

@@ -273,3 +273,26 @@ def test_multinomial_given_nan_probabilities_is_the_calling_code():
 ])
 def test_accelerates_8bit_placement_check(text):
     assert _codes(text) == ["library_bug", "user_code_error"]
+
+
+# ------------------------------------------------------------------ compiled parts missing, LAMMPS styles, ptxas
+@pytest.mark.parametrize("text", [
+    "WARNING:auto_gptq.nn_modules.qlinear.qlinear_cuda:CUDA extension not installed.",
+    "WARNING - Exllama kernel is not installed, reset disable_exllama to True. This may because you installed auto_gptq "
+    "using a pre-build wheel on Windows, in which exllama_kernels are not compiled.",
+    # Python's form while the package is still initialising
+    "ImportError: cannot import name 'nms_cuda' from partially initialized module 'pkg.ops.nms' (most likely due to a "
+    "circular import) (/src/pkg/ops/nms/__init__.py)",
+    "ERROR: Unrecognized pair style 'lj/cut/kk' is part of the KOKKOS package which is not enabled in this LAMMPS "
+    "binary. (src/force.cpp:275)",
+])
+def test_a_compiled_part_that_was_not_built(text):
+    assert _codes(text, 1) == ["extension_not_compiled"]
+
+
+@pytest.mark.parametrize("text", [
+    "ERROR: Unrecognized compute style 'tempp' (src/modify.cpp:1450)",
+    "ptxas fatal   : Unresolved extern function '_Z12warpReduceSumf'\nmake: *** [kernel.o] Error 255",
+])
+def test_the_input_or_the_build_command_is_the_cause(text):
+    assert _codes(text, 1) == ["user_code_error"]
