@@ -301,7 +301,7 @@ _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)
 _LINK_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
-_FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.]{0,20}))? \(from versions: ([^)\n]{0,200})\)")
+_FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))? \(from versions: ([^)\n]{0,200})\)")
 #: a CUDA / NVML / NVRTC error given by number: the forms runtimes and frameworks print it in
 _CUDA_ERRNUM_RES = (
     re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"

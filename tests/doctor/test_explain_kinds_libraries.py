@@ -296,3 +296,24 @@ def test_a_compiled_part_that_was_not_built(text):
 ])
 def test_the_input_or_the_build_command_is_the_cause(text):
     assert _codes(text, 1) == ["user_code_error"]
+
+
+# ------------------------------------------------------------------ CMake's architecture detection, CUDA torch on a Mac
+def test_cmake_finding_no_working_cuda_architecture_is_the_host_compiler():
+    text = ("-- The CUDA compiler identification is NVIDIA 12.1.105\nCMake Error at "
+            "/usr/share/cmake-3.27/Modules/CMakeDetermineCUDACompiler.cmake:277 (message):\n"
+            "  Failed to find a working CUDA architecture.")
+    assert set(_codes(text)) == {"host_compiler_unsupported", "windows_msvc_toolchain"}
+
+
+def test_a_cuda_build_of_torch_asked_for_on_a_mac():
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu121 (from versions: 2.2.0, "
+            "2.2.1, 2.3.0, 2.3.1)\nERROR: No matching distribution found for torch==2.3.1+cu121\nmacOS 14.4 on an Apple "
+            "M3")
+    assert _codes(text, 1) == ["no_gpu"]
+
+
+def test_the_same_pip_failure_on_linux_is_not_read_as_no_gpu():
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu121 (from versions: 2.2.0, "
+            "2.3.1)\nERROR: No matching distribution found for torch==2.3.1+cu121\nUbuntu 22.04")
+    assert "no_gpu" not in _codes(text)
