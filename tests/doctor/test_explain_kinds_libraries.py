@@ -317,3 +317,16 @@ def test_the_same_pip_failure_on_linux_is_not_read_as_no_gpu():
     text = ("ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu121 (from versions: 2.2.0, "
             "2.3.1)\nERROR: No matching distribution found for torch==2.3.1+cu121\nUbuntu 22.04")
     assert "no_gpu" not in _codes(text)
+
+
+# ------------------------------------------------------------------ Windows' ctypes on a CUDA build's own DLL
+def test_a_cuda_builds_own_dll_not_loading_is_its_cuda_runtime():
+    text = ("FileNotFoundError: Could not find module 'C:\\Users\\me\\venv\\Lib\\site-packages\\whisper_cuda\\bin\\"
+            "whisper.dll' (or one of its dependencies). Try using the full path with constructor syntax.")
+    assert _codes(text, 1) == ["cudart_not_found"]
+
+
+def test_a_dll_of_no_cuda_build_stays_a_library_not_found():
+    text = ("FileNotFoundError: Could not find module 'C:\\Users\\me\\venv\\Lib\\site-packages\\pkg\\lib\\pkg.dll' "
+            "(or one of its dependencies). Try using the full path with constructor syntax.")
+    assert _codes(text, 1) == ["library_not_found"]

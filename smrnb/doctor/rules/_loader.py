@@ -71,6 +71,19 @@ _CUDA_FAMILIES = {"cudart", "cudnn", "nccl", "nvjitlink", "cublas", "cusparse", 
 _TORCH_LIBS_SINCE_1_5 = ("libtorch_cpu.", "libtorch_cuda.")
 
 
+#: ctypes on Windows (Lib/ctypes/__init__.py, Python 3.8+) for ERROR_MOD_NOT_FOUND: "Could not find module 'PATH' (or
+#: one of its dependencies)"; PATH a full path of a DLL under a directory naming a CUDA build (llama_cpp_cuda, cuda_v12)
+_WIN_CUDA_DLL_RE = re.compile(r"Could not find module '(?:[A-Za-z]:)?[\\/][^'\n]{0,300}?[\\/]"
+                              r"(?:[\w.-]*[_-]cuda[\w.-]*|cuda[_-][\w.-]*)[\\/][^'\n]{0,200}\.dll'", re.IGNORECASE)
+
+
+def _cuda_build_dll(line: str) -> bool:
+    """Whether the line is Windows' ctypes failing on the full path of a DLL inside a CUDA build's directory: the file
+    is the package's own, so what LoadLibrary did not find is one of its dependencies, the CUDA runtime's DLLs
+    (cudart64_NN.dll, cublas64_NN.dll) of the CUDA major the build was made for."""
+    return bool(_WIN_CUDA_DLL_RE.search(line))
+
+
 def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """The codes a library that failed to load may mean, from the loader table's row for its message (or
     the library's family when the message is not one of the table's): the same for a text and the probe."""
@@ -95,6 +108,8 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         codes = ["library_not_found", "gpu_not_exposed_to_process", "no_gpu"]
     elif fam == "driver":
         codes = ["gpu_not_exposed_to_process", "no_gpu"]
+    elif fam == "other" and _cuda_build_dll(str(ev.get("line") or "")):
+        codes = ["cudart_not_found", "prebuilt_binary_wrong_cuda", "library_not_found"]
     elif fam in _CUDA_FAMILIES and codes != ["cudart_not_found", "prebuilt_binary_wrong_cuda"]:
         codes = ["cudart_not_found", "prebuilt_binary_wrong_cuda"]  # a CUDA library the row's list has no name for
     elif fam == "torch" and low.endswith(".dll"):
