@@ -330,3 +330,8 @@ def test_a_dll_of_no_cuda_build_stays_a_library_not_found():
     text = ("FileNotFoundError: Could not find module 'C:\\Users\\me\\venv\\Lib\\site-packages\\pkg\\lib\\pkg.dll' "
             "(or one of its dependencies). Try using the full path with constructor syntax.")
     assert _codes(text, 1) == ["library_not_found"]
+
+
+def test_warps_entry_point_lookup_failing_with_invalid_value_names_the_warp_bug():
+    text = "Warp CUDA error: Failed to get driver entry point 'cuMemGetInfo' (CUDA error 1)"
+    assert "library_bug" in _codes(text)
