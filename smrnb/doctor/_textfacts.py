@@ -850,7 +850,7 @@ def _packages_built(line: str) -> list[str]:
                 continue
             if any(c in tok for c in "/\\:") or tok.startswith(".") or tok.endswith((".txt", ".whl")) or tok in ("&&", "|"):
                 continue
-            name = re.split(r"[<>=!~\[;@]", tok.strip("'\""), maxsplit=1)[0]
+            name = re.split(r"[<>=!~\[;@]", tok.strip("'\"`"), maxsplit=1)[0]  # a Markdown `pip install x` too
             if _PKG_NAME_RE.fullmatch(name):
                 out.append(name)
     return out[:4]

@@ -335,3 +335,15 @@ def test_a_dll_of_no_cuda_build_stays_a_library_not_found():
 def test_warps_entry_point_lookup_failing_with_invalid_value_names_the_warp_bug():
     text = "Warp CUDA error: Failed to get driver entry point 'cuMemGetInfo' (CUDA error 1)"
     assert "library_bug" in _codes(text)
+
+
+# ------------------------------------------------------------------ Windows' ERROR_MOD_NOT_FOUND after a CUDA build's install
+@pytest.mark.parametrize("install", ["pip install mxnet-cu112", "```pip install cupy-cuda11x```"])
+def test_winerror_126_after_installing_a_build_for_one_cuda_release(install):
+    text = f"{install}\n>>> import pkg\nOSError: [WinError 126] The specified module could not be found"
+    assert _codes(text) == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
+
+
+def test_winerror_126_after_a_plain_install_names_no_cuda_cause():
+    text = "pip install mxnet\n>>> import mxnet\nOSError: [WinError 126] The specified module could not be found"
+    assert "cudart_not_found" not in _codes(text)

@@ -655,3 +655,31 @@ def _symver(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
                          "pip install --no-build-isolation --no-cache-dir --force-reinstall "
                          f"{package_name(by, '<package>')}   # a build made here"],
             "evidence": [f"required by: {by}"] if by else []}
+
+
+#: a pip distribution built for one CUDA release, by its name: mxnet-cu92, cupy-cuda11x, jaxlib-cuda12 style tags
+_CUDA_DIST_RE = re.compile(r"^[a-z][a-z0-9_.]*-cu(?:da)?(\d{2,3}|\d{2}x)$")
+
+
+@rule("loader")
+def windows_module_not_found_of_a_cuda_build(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """Windows' ERROR_MOD_NOT_FOUND ('[WinError 126] The specified module could not be found') with no DLL named, in a
+    text that installs a distribution built for one CUDA release (its name says so: mxnet-cu92, cupy-cuda11x): the
+    DLL LoadLibrary did not find is one of that build's CUDA runtime DLLs (cudart64_92.dll, cublas64_92.dll), absent
+    or of another CUDA release on this machine."""
+    if value(facts, "context", "os") != "windows" or events(facts, "loader", "library_missing"):
+        return
+    dists = [d for d in value(facts, "toolkit", "building") or [] if _CUDA_DIST_RE.match(str(d).lower())]
+    if not dists:
+        return
+    tag = _CUDA_DIST_RE.match(str(dists[0]).lower()).group(1)  # type: ignore[union-attr]
+    ver = tag[:-1] if tag.endswith("x") else f"{tag[:-1]}.{tag[-1]}"  # 92 -> 9.2, 118 -> 11.8, 11x -> 11
+    for ev in events(facts, "context", "sign"):
+        line = str(ev.get("line") or "")
+        if ev.get("sign") == "windows" and "[WinError 126]" in line:
+            yield from resolve(facts, {"kind": "state", "from": "text", "weight": 22, "line": line,
+                                       "library": f"a CUDA {ver} runtime DLL of {dists[0]}", "version": ver,
+                                       "fact": f"{line.strip()[:120]} after installing {dists[0]} (built for CUDA "
+                                               f"{ver})"},
+                               ["cudart_not_found", "prebuilt_binary_wrong_cuda"])
+            return
