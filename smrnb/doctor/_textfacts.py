@@ -293,6 +293,10 @@ _INSTALLED_PKG_RE = re.compile(
     r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]{0,80})(?=[/\\.-])"
     r"|[/\\]([A-Za-z_][A-Za-z0-9_]{0,80})-[0-9][^/\\\s]{0,40}\.egg\b"
     r"|(?:Requirement already satisfied|Successfully installed|^Name):? ([A-Za-z_][A-Za-z0-9_.-]{0,80})", re.MULTILINE)
+#: Python 3.8+'s form when the module is still initialising (import.c: "... from partially initialized module %R
+#: (most likely due to a circular import) (%S)"): a compiled submodule that is missing reads the same way
+_IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from partially initialized module "
+                                r"'([A-Za-z0-9_.]{1,100})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
 #: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
@@ -307,7 +311,7 @@ _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)
 _LINK_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
-_FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.]{0,20}))? \(from versions: ([^)\n]{0,200})\)")
+_FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))? \(from versions: ([^)\n]{0,200})\)")
 #: a CUDA / NVML / NVRTC error given by number: the forms runtimes and frameworks print it in
 _CUDA_ERRNUM_RES = (
     re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"
@@ -320,6 +324,8 @@ _CUDA_ERRNUM_RES = (
                r"\(([0-9]{1,5})\)"),  # failed call to cuInit: UNKNOWN ERROR (303)
     re.compile(r"driver library init failure: ?([0-9]{1,5})(?![0-9.])"),  # ollama: cuInit's CUresult
     re.compile(r"== ?cudaSuccess \(([0-9]{1,5}) vs\. 0\)"),  # glog CHECK_EQ (Caffe): error == cudaSuccess (38 vs. 0)
+    # CU_SAFE_CALL of the CUDA SDK's cutil and LAMMPS' geryon: "Cuda driver error 804 in call at file 'f' in line 3."
+    re.compile(r"\b[Cc][Uu][Dd][Aa] driver error ([0-9]{1,5})(?![0-9.])"),
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
@@ -808,7 +814,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for m in _NO_MODULE_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip("."))
     if "cannot import name" in low:
-        for name, mod in _IMPORT_NAME_RE.findall(line):
+        for name, mod in _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True)
     if "has no attribute" in low and "module '" in low:
         for mod, attr in _NO_ATTR_RE.findall(line):
@@ -864,7 +870,7 @@ def _packages_built(line: str) -> list[str]:
                 continue
             if any(c in tok for c in "/\\:") or tok.startswith(".") or tok.endswith((".txt", ".whl")) or tok in ("&&", "|"):
                 continue
-            name = re.split(r"[<>=!~\[;@]", tok.strip("'\""), maxsplit=1)[0]
+            name = re.split(r"[<>=!~\[;@]", tok.strip("'\"`"), maxsplit=1)[0]  # a Markdown `pip install x` too
             if _PKG_NAME_RE.fullmatch(name):
                 out.append(name)
     return out[:4]
@@ -1297,7 +1303,8 @@ def _scan_error_numbers(r: _Reader, text: str, low: str) -> None:
                 for num in rx.findall(line):
                     table = ("nvml_errors" if "nvml" in llow else "nvrtc_results" if "nvrtc" in llow else
                              "cu_results" if ("cuinit" in llow or "cu_result" in llow or "cuda_error" in llow
-                                              or "driver library" in llow or re.search(r"\bcu[A-Z][a-z]", line))
+                                              or "driver library" in llow or "cuda driver error" in llow
+                                              or re.search(r"\bcu[A-Z][a-z]", line))
                              else "cuda_errors")
                     row = _number_row(tables, table, int(num), llow)
                     if row is not None and row.codes != ("none",) and int(num) != 0:

@@ -261,6 +261,15 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                     "commands": ["python -c \"import torch; print(torch.__version__)\"",
                                  "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
                                  "(or install the release made) for the installed torch"]}
+        if ev.get("key") == "win_proc_not_found":  # Windows names no symbol: rules._loader._torch_extension_import
+            return {"title": "A compiled extension lacks a function of the installed torch (Windows: the procedure "
+                             "could not be found)",
+                    "evidence": ["ERROR_PROC_NOT_FOUND (127) while importing a compiled module other than torch's own: "
+                                 "it imports torch's C++ functions from c10.dll / torch_cpu.dll by name, and this torch "
+                                 "release lacks one (Windows prints no symbol name)"],
+                    "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
+                                 "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
+                                 "(or install the wheel made) for the installed torch"]}
         return None
     dem = demangle(sym)
     short = (dem or sym)[:120]
@@ -464,6 +473,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if parts[0] == "triton":
         # torch's inductor imports triton's internals, which change between releases: each torch release pins one
         return ["companion_built_for_other_torch"]
+    if ev.get("import_name") and _from_python_file(str(ev.get("line") or "")):
+        # 'cannot import name X from Y (.../y.py)': Y is a Python file, so X is a name it defines (or no longer
+        # defines), never a compiled submodule of it: the code and the installed release of Y disagree
+        return ["package_api_version_mismatch"]
     if last.startswith("_") or last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES:
         return ["extension_not_compiled"]
     if len(parts) > 1 and _an_installed_distribution(facts, ev, parts[0]):
@@ -473,6 +486,19 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return kernel_python_codes(facts)
     return []
+
+
+#: Python's "cannot import name 'X' from 'Y' (PATH)": PATH is Y's file (import.c / _bootstrap.py _handle_fromlist)
+_FROM_FILE_RE = re.compile(r"cannot import name '[^']{1,200}' from '[^']{1,200}' \(([^()\n]{1,400})\)")
+
+
+def _from_python_file(line: str) -> bool:
+    """Whether the module a name could not be imported from is a plain Python file (not a package's __init__.py)."""
+    m = _FROM_FILE_RE.search(line)
+    if not m:
+        return False
+    name = m.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name.endswith(".py") and name != "__init__.py"
 
 
 @rule("abi")

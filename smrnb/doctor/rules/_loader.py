@@ -71,6 +71,19 @@ _CUDA_FAMILIES = {"cudart", "cudnn", "nccl", "nvjitlink", "cublas", "cusparse", 
 _TORCH_LIBS_SINCE_1_5 = ("libtorch_cpu.", "libtorch_cuda.")
 
 
+#: ctypes on Windows (Lib/ctypes/__init__.py, Python 3.8+) for ERROR_MOD_NOT_FOUND: "Could not find module 'PATH' (or
+#: one of its dependencies)"; PATH a full path of a DLL under a directory naming a CUDA build (llama_cpp_cuda, cuda_v12)
+_WIN_CUDA_DLL_RE = re.compile(r"Could not find module '(?:[A-Za-z]:)?[\\/][^'\n]{0,300}?[\\/]"
+                              r"(?:[\w.-]*[_-]cuda[\w.-]*|cuda[_-][\w.-]*)[\\/][^'\n]{0,200}\.dll'", re.IGNORECASE)
+
+
+def _cuda_build_dll(line: str) -> bool:
+    """Whether the line is Windows' ctypes failing on the full path of a DLL inside a CUDA build's directory: the file
+    is the package's own, so what LoadLibrary did not find is one of its dependencies, the CUDA runtime's DLLs
+    (cudart64_NN.dll, cublas64_NN.dll) of the CUDA major the build was made for."""
+    return bool(_WIN_CUDA_DLL_RE.search(line))
+
+
 def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """The codes a library that failed to load may mean, from the loader table's row for its message (or
     the library's family when the message is not one of the table's): the same for a text and the probe."""
@@ -95,6 +108,8 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         codes = ["library_not_found", "gpu_not_exposed_to_process", "no_gpu"]
     elif fam == "driver":
         codes = ["gpu_not_exposed_to_process", "no_gpu"]
+    elif fam == "other" and _cuda_build_dll(str(ev.get("line") or "")):
+        codes = ["cudart_not_found", "prebuilt_binary_wrong_cuda", "library_not_found"]
     elif fam in _CUDA_FAMILIES and codes != ["cudart_not_found", "prebuilt_binary_wrong_cuda"]:
         codes = ["cudart_not_found", "prebuilt_binary_wrong_cuda"]  # a CUDA library the row's list has no name for
     elif fam == "torch" and low.endswith(".dll"):
@@ -366,6 +381,9 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
             codes, extra = wheel_codes(facts, ev)
             yield from resolve(facts, {**ev, **extra}, codes)
             continue
+        if ev.get("key") == "win_proc_not_found" and _torch_extension_import(facts, ev):
+            yield from resolve(facts, ev, ["abi_torch_version_mismatch", *ev.get("codes", ())])
+            continue
         if ev.get("key") in _STRUCTURED_ROWS:
             if ev.get("key") == "dlopen_not_found_python" and not events(facts, "loader", "library_missing"):
                 yield from resolve(facts, ev)
@@ -377,6 +395,21 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if ev.get("sign") == "cudnn_mismatch":
             yield from resolve(facts, ev, ["library_shadowed_older_copy"])
     yield from _crash_readings(facts)
+
+
+#: Python's importdl.c on Windows: "DLL load failed while importing <module>: <FormatMessage of the error>"
+_WIN_IMPORT_RE = re.compile(r"DLL load failed while importing ([A-Za-z_][A-Za-z0-9_]{0,80})")
+
+
+def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
+    """Whether ERROR_PROC_NOT_FOUND (127) came while importing a compiled module other than torch's own, in a text
+    that shows a torch release: an extension built against torch imports torch's C++ functions from c10.dll and
+    torch_cpu.dll by name, and another torch release lacks some of them (Windows' form of Linux's undefined
+    ``at::``/``c10::`` symbol, whose name Windows does not print)."""
+    m = _WIN_IMPORT_RE.search(str(ev.get("line") or ""))
+    if not m or m.group(1) in ("_C", "torch", "_C_flatbuffer"):
+        return False
+    return bool(value(facts, "torch", "version"))
 
 
 #: the oldest glibc of the legacy manylinux tags (PEP 513, 571, 599)
@@ -644,3 +677,31 @@ def _symver(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
                          "pip install --no-build-isolation --no-cache-dir --force-reinstall "
                          f"{package_name(by, '<package>')}   # a build made here"],
             "evidence": [f"required by: {by}"] if by else []}
+
+
+#: a pip distribution built for one CUDA release, by its name: mxnet-cu92, cupy-cuda11x, jaxlib-cuda12 style tags
+_CUDA_DIST_RE = re.compile(r"^[a-z][a-z0-9_.]*-cu(?:da)?(\d{2,3}|\d{2}x)$")
+
+
+@rule("loader")
+def windows_module_not_found_of_a_cuda_build(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """Windows' ERROR_MOD_NOT_FOUND ('[WinError 126] The specified module could not be found') with no DLL named, in a
+    text that installs a distribution built for one CUDA release (its name says so: mxnet-cu92, cupy-cuda11x): the
+    DLL LoadLibrary did not find is one of that build's CUDA runtime DLLs (cudart64_92.dll, cublas64_92.dll), absent
+    or of another CUDA release on this machine."""
+    if value(facts, "context", "os") != "windows" or events(facts, "loader", "library_missing"):
+        return
+    dists = [d for d in value(facts, "toolkit", "building") or [] if _CUDA_DIST_RE.match(str(d).lower())]
+    if not dists:
+        return
+    tag = _CUDA_DIST_RE.match(str(dists[0]).lower()).group(1)  # type: ignore[union-attr]
+    ver = tag[:-1] if tag.endswith("x") else f"{tag[:-1]}.{tag[-1]}"  # 92 -> 9.2, 118 -> 11.8, 11x -> 11
+    for ev in events(facts, "context", "sign"):
+        line = str(ev.get("line") or "")
+        if ev.get("sign") == "windows" and "[WinError 126]" in line:
+            yield from resolve(facts, {"kind": "state", "from": "text", "weight": 22, "line": line,
+                                       "library": f"a CUDA {ver} runtime DLL of {dists[0]}", "version": ver,
+                                       "fact": f"{line.strip()[:120]} after installing {dists[0]} (built for CUDA "
+                                               f"{ver})"},
+                               ["cudart_not_found", "prebuilt_binary_wrong_cuda"])
+            return

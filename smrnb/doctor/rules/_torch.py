@@ -350,3 +350,16 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         line = (t.get("read_from") or {}).get("version_wanted", "")
         yield from resolve(facts, {"kind": "state", "from": "text", "weight": 22, "line": line,
                                    "fact": f"torch {have} where {wanted} was expected"}, ["cpu_only_torch_with_gpu"])
+
+
+@rule("torch")
+def cuda_torch_on_macos(facts: Facts) -> Iterable[Finding]:
+    """pip finding no CUDA build of torch (a ``+cuXYZ`` local version) on a Mac: PyTorch publishes no CUDA wheels for
+    macOS (its install selector: "MacOS Binaries dont support CUDA"), and no NVIDIA driver exists for current macOS
+    (Apple silicon has no NVIDIA GPU at all): the machine has no GPU torch's CUDA build could use."""
+    if value(facts, "context", "os") != "macos":
+        return
+    for ev in events(facts, "kaolin", "pip_no_match"):
+        line = str(ev.get("line") or "")
+        if ev.get("package") == "torch" and "+cu" in line.split("(from versions", 1)[0]:
+            yield from resolve(facts, ev, ["no_gpu"])
