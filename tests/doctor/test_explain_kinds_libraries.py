@@ -192,7 +192,8 @@ def test_tensorflow_ignoring_a_gpu_below_its_builds_minimum():
     text = ("I gpu_device.cc:1700] Ignoring visible gpu device (device: 0, name: Quadro K4000, pci bus id: "
             "0000:03:00.0, compute capability: 3.0) with Cuda compute capability 3.0. The minimum required Cuda "
             "capability is 3.5.")
-    assert _codes(text) == ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"]
+    # one row for this message (tf_gpu_below_minimum_cc): the prebuilt package's minimum, then its missing arch
+    assert _codes(text) == ["gpu_below_extension_minimum", "torch_wheel_lacks_gpu_arch"]
 
 
 def test_openmm_finding_no_usable_cuda_device():

@@ -475,8 +475,14 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["companion_built_for_other_torch"]
     if ev.get("import_name") and _from_python_file(str(ev.get("line") or "")):
         # 'cannot import name X from Y (.../y.py)': Y is a Python file, so X is a name it defines (or no longer
-        # defines), never a compiled submodule of it: the code and the installed release of Y disagree
-        return ["package_api_version_mismatch"]
+        # defines), never a compiled submodule of it: the code and the installed release of Y disagree; a file of
+        # the project's own (not under site-/dist-packages, no distribution of that name shown) has no release
+        m = _FROM_FILE_RE.search(str(ev.get("line") or ""))
+        path = m.group(1).replace("\\", "/").lower() if m else ""
+        if any(k in path for k in ("site-packages/", "dist-packages/", ".egg/")) or _an_installed_distribution(
+                facts, ev, parts[0]):
+            return ["package_api_version_mismatch"]
+        return []
     if last.startswith("_") or last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES:
         return ["extension_not_compiled"]
     if len(parts) > 1 and _an_installed_distribution(facts, ev, parts[0]):
