@@ -194,8 +194,9 @@ def _similar_findings(text: str | bytes, found: list[Finding], index: Any, live:
     out = []
     for r in index.readings(normalise(cap_text(text)), n=3):
         if r.code in have or r.code not in _TABLE or not is_cause(r.code) or (
-                found and (r.share < _similar.MIN_SHARE_BESIDE_A_RULE or r.code in told)):
-            continue
+                found and (r.share < _similar.MIN_SHARE_BESIDE_A_RULE or r.code in told
+                           or _TABLE[r.code].severity != "error")):
+            continue  # beside a rule's cause only another cause of the setup, never "the environment is fine"
         entry = _TABLE[r.code]
         near = [f"{rep.url} (similarity {s:.2f}; fixed by: {rep.fix[:160]})" for rep, s in r.reports[:3]]
         ev = ("evidence: similar known reports; no rule matched this reading: it is the cause of the most similar "

@@ -355,6 +355,13 @@ _NOT_A_USER = {"public", "default", "default user", "all users", "shared", "<use
 _NAME_CHARS = "A-Za-z0-9_.-"
 
 
+#: a shell prompt a pasted log shows (any machine's): ``(env) NAME@HOST:~/dir$``, ``NAME@HOST ~ %``,
+#: ``[NAME@HOST dir]$`` (bash's default PS1 forms, zsh's, RHEL's); NAME and HOST become ``<user>``/``<host>``
+_PROMPT_RE = re.compile(r"(?m)(^[ \t]*(?:\([^()\n]{1,60}\)[ \t]*)?\[?)([A-Za-z_][A-Za-z0-9_.-]{0,31})@"
+                        r"([A-Za-z0-9][A-Za-z0-9.-]{0,62})(?=:[~/]|:\S{0,200}[$#%>][ \t]|[ \t]+\S{0,200}\]?[$#%>][ \t]|"
+                        r"[ \t]*[$#%>][ \t]|[ \t]+~)")
+
+
 def _home_name(m: re.Match[str]) -> str:
     return m.group(0) if m.group(2).lower() in _NOT_A_USER else m.group(1) + "<user>"
 
@@ -363,7 +370,8 @@ def redact_identity(text: str, replacements: Mapping[str, str] | None = None) ->
     """Replace this machine's home directory by ``~``, the user names of every home directory a path shows
     (``/home/NAME``, ``/Users/NAME``, ``C:\\Users\\NAME``, of this machine or of the one a pasted log came from) by
     ``<user>``, this machine's user name where it is one (a whole path component, ``NAME@host``, ``USER=NAME``;
-    never the same letters as an English word: "the toolkit root") and its host names (whole words)."""
+    never the same letters as an English word: "the toolkit root"), its host names (whole words), and the user
+    and host of every shell prompt the text shows (``bob@lab-gpu-3:~$``)."""
     reps = identity_strings() if replacements is None else dict(replacements)
     for s in sorted(reps, key=len, reverse=True):
         r = reps[s]
@@ -378,4 +386,5 @@ def redact_identity(text: str, replacements: Mapping[str, str] | None = None) ->
             text = re.sub(rf"(\b(?:USER|LOGNAME|USERNAME)=[\"']?){e}(?![{_NAME_CHARS}])", rf"\g<1>{r}", text)
         else:
             text = re.sub(rf"(?<![{_NAME_CHARS}]){e}(?![A-Za-z0-9_-])", r, text)
+    text = _PROMPT_RE.sub(lambda m: f"{m.group(1)}<user>@<host>", text)
     return _HOME_PATH_RE.sub(_home_name, text)

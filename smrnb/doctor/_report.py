@@ -237,6 +237,11 @@ class Report:
         likely = self._likely()
         out = []
         for i, f in enumerate(likely[:3]):
+            if "similar reports" in f.sources:  # a guess beside the rules' reading says so on its line
+                near = next((e[len("like "):].split(" (")[0] for e in f.evidence if e.startswith("like ")), "")
+                out.append(f"or, a guess from similar reports (not a finding): [{f.code}] {f.title}"
+                           + (f"; like {near}" if near else ""))
+                continue
             out.append(f"{'most likely' if i == 0 else 'or'}: [{f.code}] {f.title}")
         return out
 

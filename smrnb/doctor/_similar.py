@@ -76,15 +76,28 @@ PLAIN_BUGS = frozenset({
     "ReadTimeout", "Timeout", "SSLError", "ProxyError", "TimeoutError", "ConnectionRefusedError"})
 
 
+#: ... and not a failure of the machine's other resources or of the network, which the reports are not about: a
+#: full disk (ENOSPC's strerror), a job's time limit (slurmstepd), the kernel's OOM killer of host memory,
+#: name resolution and refused connections, an HTTP status of authentication
+_OUTSIDE = re.compile(r"No space left on device|Disk quota exceeded|DUE TO TIME LIMIT|TIMEOUT LIMIT|\boom[_-]kill\b|"
+                      r"Out of memory: Killed process|oom-kill:|Temporary failure in name resolution|"
+                      r"Could not resolve host|Name or service not known|Connection refused|Network is unreachable|"
+                      r"\b40[13] Client Error\b|\bUnauthorized\b|\bForbidden\b")
+#: a quoted name in an exception's line ('NoneType' object has no attribute 'cuda'): not what the line is about
+#: (a quoted path is: "No such file or directory: '/usr/local/cuda/bin/nvcc'")
+_QUOTED = re.compile(r"'[A-Za-z_][A-Za-z0-9_.]{0,100}'|\"[A-Za-z_][A-Za-z0-9_.]{0,100}\"")
+
+
 def reads_as_a_failure_of_the_field(text: str) -> bool:
     """Whether ``text`` may get readings: a failure (:data:`_FAILURE` or an exception's name), about the field
-    (:data:`_DOMAIN`), whose last exception (when it names one) is not one of :data:`PLAIN_BUGS` with a line
-    that says nothing of the field."""
+    (:data:`_DOMAIN`), not of the disk, a time limit, host memory or the network (:data:`_OUTSIDE`), whose last
+    exception (when it names one) is not one of :data:`PLAIN_BUGS` with a line that says nothing of the field
+    outside its quoted names."""
     t = text[:MAX_CHARS]
-    if not (_FAILURE.search(t) or _EXCEPTION.search(t)) or not _DOMAIN.search(t):
+    if not (_FAILURE.search(t) or _EXCEPTION.search(t)) or not _DOMAIN.search(t) or _OUTSIDE.search(t):
         return False
     last = list(_LAST_EXCEPTION.finditer(t))
-    return not (last and last[-1].group(1) in PLAIN_BUGS and not _DOMAIN.search(last[-1].group(0)))
+    return not (last and last[-1].group(1) in PLAIN_BUGS and not _DOMAIN.search(_QUOTED.sub("", last[-1].group(0))))
 
 
 MIN_SHARED = 2

@@ -308,3 +308,20 @@ def test_diagnose_text_names_this_machines_torch_and_nvcc():
     env = diagnose(layers=["driver"], timeout=2.0).environment()
     assert set(env) == {"torch", "nvcc"}  # collected for the driver's rules, named even for one layer
     assert "build)" in env["torch"] or env["torch"] == "not installed"
+
+
+@pytest.mark.parametrize("prompt", [
+    "(base) bob@lab-gpu-server-3:~/proj$ python train.py",
+    "pi@raspberrypi:~ $ pip install torch",
+    "[alice@node12 work]$ nvcc -V",
+    "carol@mbp ~ % python x.py",
+    "root@4f2a9c:/workspace# nvidia-smi",
+])
+def test_markdown_redacts_the_user_and_host_of_a_pasted_shell_prompt(prompt):
+    from smrnb.doctor._redact import redact_identity
+
+    out = redact_identity(prompt + "\nImportError: libcudart.so.12: cannot open shared object file", {})
+    assert "<user>@<host>" in out
+    for name in ("bob", "lab-gpu-server-3", "pi@", "raspberrypi", "alice", "node12", "carol", "mbp", "4f2a9c"):
+        assert name not in out, (name, out)
+    assert redact_identity("write to bob@example.com", {}) == "write to bob@example.com"  # an address is no prompt

@@ -106,6 +106,15 @@ def test_rule_findings_come_first_and_one_reading_at_most_follows_them():
     "<module>\n    model.load_state_dict(ckpt['state_dict'])\nKeyError: 'state_dict'",
     "Traceback (most recent call last):\n  File \"run.py\", line 2, in <module>\n    print(1/0)\n"
     "ZeroDivisionError: division by zero",
+    # the machine's other resources: a full disk, a job's time limit, the host's OOM killer
+    "torch.save(model, '/scratch/ckpt.pt')\nRuntimeError: [enforce fail at inline_container.cc:595] . unexpected "
+    "pos 1472 vs 1364\nOSError: [Errno 28] No space left on device",
+    "slurmstepd: error: *** JOB 77 ON gpu-node-3 CANCELLED AT 2026-01-02T03:04:05 DUE TO TIME LIMIT ***",
+    "slurmstepd: error: Detected 1 oom_kill event in StepId=88.batch. Some of your processes may have been killed "
+    "by the cgroup out-of-memory handler. (GPU job, CUDA 12.1)",
+    # a plain bug whose only field word is a quoted attribute name
+    "Traceback (most recent call last):\n  File \"infer.py\", line 12, in <module>\n    img = img.cuda()\n"
+    "AttributeError: 'NoneType' object has no attribute 'cuda'",
 ])
 def test_a_text_that_is_no_failure_of_the_field_gets_no_reading(text):
     res = explain_result(text)
@@ -135,3 +144,16 @@ def test_without_an_index_explain_gives_the_rules_alone(monkeypatch):
     finally:
         monkeypatch.undo()
         _similar.shipped.cache_clear()
+
+
+def test_a_guess_beside_a_rules_reading_says_it_is_a_guess_on_its_line():
+    for part in ("dev6", "dev7", "dev", "test"):
+        for r in _rows(part):
+            rep = smrnb.explain(r["text"], live=False)
+            srcs = [f.sources for f in rep.findings]
+            if rep.recognised and len(srcs) >= 2 and srcs[0] != ("similar reports",) and ("similar reports",) in srcs:
+                lines = str(rep).splitlines()
+                guess_lines = [ln for ln in lines if ln.startswith("or") and "similar reports" in ln]
+                assert guess_lines and all("a guess from similar reports (not a finding)" in ln for ln in guess_lines)
+                return
+    pytest.skip("no corpus text gets a rule's reading and a guess beside it")
