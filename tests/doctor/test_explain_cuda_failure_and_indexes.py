@@ -88,3 +88,19 @@ def test_a_cuda_11_4_driver_gets_the_newest_cuda_11_build():
 def test_the_index_table_lists_real_tags_only():
     assert tables.torch_cuda_indexes()[0] == "cu102" and "cu130" in tables.torch_cuda_indexes()
     assert not {"cu114", "cu122", "cu123", "cu125", "cu127"} & set(tables.torch_cuda_indexes())
+
+
+@pytest.mark.parametrize("part", ["dev", "test", "heldout", "heldout2", "heldout3", "heldout4", "dev6", "dev7"])
+def test_no_fix_for_a_real_report_names_an_index_pytorch_never_published(part):
+    from pathlib import Path
+
+    from smrnb.doctor._corpus import load
+
+    published = set(tables.torch_cuda_indexes())
+    invented = []
+    for case in load(Path(__file__).parent / "corpus" / f"{part}.jsonl"):
+        text = case.text if hasattr(case, "text") else case["text"]
+        for f in explain_text(text, similar=False):
+            invented += [(f.code, tag) for cmd in f.fix.commands
+                         for tag in re.findall(r"download\.pytorch\.org/whl/(cu[0-9]+)", cmd) if tag not in published]
+    assert not invented

@@ -254,6 +254,8 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     tv = value(facts, "torch", "version_base")
     tc = value(facts, "torch", "cuda")
     idx = f"cu{str(tc).replace('.', '')}" if tc else "<cuXYZ>"
+    if idx not in tables.torch_cuda_indexes():  # a CUDA PyTorch publishes no wheel index for (a source build's)
+        idx = "<cuXYZ>"
     line = str(ev.get("line") or "") + " " + str(ev.get("module") or "")
     if "triton" in line.lower():
         pin = tables.triton_for_torch(tv) if tv else None
