@@ -329,6 +329,10 @@ _CUDA_ERRNUM_RES = (
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
+#: NCCL's CUDA checks (src/include/checks.h CUDACHECK: "Cuda failure '%s'" with cudaGetErrorString; cudawrap.h CUCHECK:
+#: "Cuda failure %d '%s'" with the CUresult and cuGetErrorString; nccl-tests: "Test CUDA failure file:line '%s'"), printed under "Last error:" of a torch
+#: DistBackendError: the CUDA error that NCCL's "unhandled cuda error" stands for
+_CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:[^\s']{1,120}:[0-9]{1,6} )?(?:(-?[0-9]{1,5}) )?'([A-Za-z][^'\n]{1,80}?)\.?'", re.IGNORECASE)
 #: TensorFlow's gpu_device.cc: "CUDA runtime implicit initialization on GPU:0 failed. Status: <cudaGetErrorString>"
 _TF_STATUS_RE = re.compile(r"initialization on GPU:[0-9]{1,3} failed\. Status: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n|\s{2}|[\"`])")
 _ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR_)[A-Za-z0-9_]{1,60})")
@@ -1244,6 +1248,12 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
     for line in _lines_with(text, low, "cuda error: "):
         for msg in _CUDA_ERROR_MSG_RE.findall(line + "\n"):
             row = tables.cuda_error(msg.strip()) or _reworded(msg)
+            if row is not None and row.codes != ("none",):
+                _enum_event(r, row, "message", line)
+    for line in _lines_with(text, low, "cuda failure "):  # NCCL: the runtime's message, or the CUresult and its message
+        for num, msg in _CUDA_FAILURE_RE.findall(line):
+            row = ((tables.cu_result(int(num)) if num else None) or tables.cuda_error(msg.strip())
+                   or _reworded(msg))
             if row is not None and row.codes != ("none",):
                 _enum_event(r, row, "message", line)
     for line in _lines_with(text, low, " failed. status: "):  # TensorFlow: cudaGetErrorString after "Status: "

@@ -49,6 +49,27 @@ def torch_variants_for_driver(torch_version: str, driver: str) -> list[str]:
     return out
 
 
+def indexes_for_driver_cuda(dcuda: str, driver: str | None = None) -> list[str]:
+    """The torch CUDA wheel indexes (``tables.torch_cuda_indexes``) a driver that runs CUDA <= ``dcuda`` can run,
+    oldest first: a CUDA not newer than ``dcuda`` natively; a newer minor of the same major (11 on) under minor-version
+    compatibility when the driver reaches the major's minimum (``driver``, or when unknown the driver of ``dcuda``'s
+    first release: a driver that reports CUDA 11.4 is at least 470.42.01)."""
+    d = tables.parse_version(dcuda)
+    if not d or len(d) < 2:
+        return []
+    if not driver:
+        ga = tables.min_driver_for_cuda(dcuda)
+        driver = ga.min_driver if ga else None
+    fam = tables.family_min_driver(d[0])
+    compat = bool(d[0] >= 11 and fam and driver and _cmp(driver, fam) >= 0)
+    out = []
+    for v in tables.torch_cuda_indexes():
+        c = (int(v[2:-1]), int(v[-1]))
+        if c <= d[:2] or (compat and c[0] == d[0]):
+            out.append(v)
+    return out
+
+
 @rule("driver")
 def driver_findings(facts: Facts) -> Iterable[Finding]:
     drv = facts.get("driver") or {}
@@ -246,15 +267,35 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     used = None if tc else cuda_in_use(facts)
     evidence += ([f"torch is built for CUDA {tc}"] if tc else [f"the text uses CUDA {used}"] if used else []) + (
         [f"driver version {dv}"] if dv else [])
-    variant = f"cu{dcuda.replace('.', '')}" if dcuda else "<cuXY>"
     title = driver_too_old_title(dv, tc, dcuda)
     if used:
         title = title.replace("this CUDA runtime", f"CUDA {used}")
-    return {"title": title, "evidence": evidence,
-            "commands": ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports",
-                         f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{variant}   "
-                         "# a build the driver supports (check the index lists it), or update the driver"],
-            "docs": DRIVER_DOCS}
+    cmds = ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports"]
+    if dcuda:
+        runs = indexes_for_driver_cuda(dcuda, dv)
+        tv = str(value(facts, "torch", "version") or "").split("+")[0]
+        tvars = tables.torch_cuda_variants(tv) if tv else None
+        mine = [v for v in (tvars.variants if tvars else ()) if v in runs]
+        pick = mine[-1] if mine else runs[-1] if runs else None
+        if pick:
+            cmds.append(f"pip install --force-reinstall torch{'==' + tv if mine else ''} --index-url "
+                        f"https://download.pytorch.org/whl/{pick}   # "
+                        + (f"torch {tv}'s build for CUDA {_cuda_of(pick)}" if mine else
+                           f"the newest torch build for CUDA {_cuda_of(pick)}") + ", which this driver runs")
+            if tables.version_key(_cuda_of(pick)) > tables.version_key(dcuda):
+                evidence.append(f"CUDA {_cuda_of(pick)} runs on a CUDA {dcuda} driver under minor-version "
+                                "compatibility")
+        cmds.append("# or update the NVIDIA driver (needs root)" if runs else
+                    f"# update the NVIDIA driver (needs root): no PyTorch CUDA build with a wheel index runs on a "
+                    f"CUDA {dcuda} driver")
+    else:
+        cmds.append("# update the NVIDIA driver (needs root), or install the torch build of a CUDA release "
+                    "'nvidia-smi' says it supports: https://pytorch.org/get-started/previous-versions/")
+    return {"title": title, "evidence": evidence, "commands": cmds, "docs": DRIVER_DOCS}
+
+
+def _cuda_of(variant: str) -> str:
+    return f"{variant[2:-1]}.{variant[-1]}"
 
 
 @builds("driver_below_cuda_minor")

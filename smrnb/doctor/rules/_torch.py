@@ -254,6 +254,8 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     tv = value(facts, "torch", "version_base")
     tc = value(facts, "torch", "cuda")
     idx = f"cu{str(tc).replace('.', '')}" if tc else "<cuXYZ>"
+    if idx not in tables.torch_cuda_indexes():  # a CUDA PyTorch publishes no wheel index for (a source build's)
+        idx = "<cuXYZ>"
     line = str(ev.get("line") or "") + " " + str(ev.get("module") or "")
     if "triton" in line.lower():
         pin = tables.triton_for_torch(tv) if tv else None
@@ -312,6 +314,11 @@ def unavailable_codes(facts: Facts) -> list[str]:
 #: whatever error the text shows
 AFTERMATH_ROWS = frozenset({"python_finaliser_exception_ignored", "torchvision_image_extension", "jax_no_gpu_fallback"})
 AFTERMATH_WEIGHT = 70
+#: library_messages rows that say a CUDA call inside the library failed without saying which error it returned (NCCL's
+#: ncclUnhandledCudaError): their own reading is a guess for when the text shows no more; where the text names the CUDA
+#: error (NCCL's "Last error: Cuda failure '<cudaGetErrorString>'", a "CUDA error: ..." line), that error is read
+#: instead (tables/cuda_errors.csv) and the guess is left out
+UNNAMED_CUDA_FAILURE_ROWS = frozenset({"nccl_unhandled_cuda_error"})
 
 
 @rule("torch")
@@ -321,7 +328,10 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     and a CPU build read in a text."""
     for ev in events(facts, "torch", "message", table="torch_messages"):
         yield from resolve(facts, ev)
+    named_cuda_error = bool(events(facts, "driver", "cuda_error"))
     for ev in events(facts, "torch", "message", table="library_messages"):
+        if ev.get("key") in UNNAMED_CUDA_FAILURE_ROWS and named_cuda_error:
+            continue
         if ev.get("key") in AFTERMATH_ROWS:
             ev = {**ev, "weight": max(int(ev.get("weight", 30)), AFTERMATH_WEIGHT)}
         yield from resolve(facts, ev)

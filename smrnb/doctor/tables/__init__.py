@@ -82,6 +82,7 @@ __all__ = [
     "glibc_for_os",
     "loader_translations",
     "threejs_labext_for_pythreejs",
+    "torch_cuda_indexes",
     "torch_cuda_variants",
     "triton_for_torch",
     "version_key",
@@ -345,6 +346,14 @@ def torch_cuda_variants(torch_version: str) -> TorchVariants | None:
             return TorchVariants(r["torch"], tuple(r["variants"].split()), r["pypi_default"],
                                  r["verified"], r["source"])
     return None
+
+
+def torch_cuda_indexes() -> tuple[str, ...]:
+    """Every CUDA variant with a wheel index of its own (``https://download.pytorch.org/whl/<variant>``) for the torch
+    releases of the table, oldest CUDA first: ``cu102`` ... ``cu130``. A tag not in it (``cu114``, ``cu122``) names
+    no index."""
+    tags = {v for r in rows("torch_cuda") for v in r["variants"].split()}
+    return tuple(sorted(tags, key=lambda v: (int(v[2:-1]), int(v[-1]))))
 
 
 # --- kaolin ----------------------------------------------------------------------------------
