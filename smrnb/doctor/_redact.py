@@ -357,7 +357,7 @@ _NAME_CHARS = "A-Za-z0-9_.-"
 
 #: a shell prompt a pasted log shows (any machine's): ``(env) NAME@HOST:~/dir$``, ``NAME@HOST ~ %``,
 #: ``[NAME@HOST dir]$`` (bash's default PS1 forms, zsh's, RHEL's); NAME and HOST become ``<user>``/``<host>``
-_PROMPT_RE = re.compile(r"(?m)(^[ \t]*(?:\([^()\n]{1,60}\)[ \t]*)?\[?)([A-Za-z_][A-Za-z0-9_.-]{0,31})@"
+_PROMPT_RE = re.compile(r"(?m)(?:^|(?<=[\s(\[]))([A-Za-z_][A-Za-z0-9_.-]{0,31})@"
                         r"([A-Za-z0-9][A-Za-z0-9.-]{0,62})(?=:[~/]|:\S{0,200}[$#%>][ \t]|[ \t]+\S{0,200}\]?[$#%>][ \t]|"
                         r"[ \t]*[$#%>][ \t]|[ \t]+~)")
 
@@ -386,5 +386,5 @@ def redact_identity(text: str, replacements: Mapping[str, str] | None = None) ->
             text = re.sub(rf"(\b(?:USER|LOGNAME|USERNAME)=[\"']?){e}(?![{_NAME_CHARS}])", rf"\g<1>{r}", text)
         else:
             text = re.sub(rf"(?<![{_NAME_CHARS}]){e}(?![A-Za-z0-9_-])", r, text)
-    text = _PROMPT_RE.sub(lambda m: f"{m.group(1)}<user>@<host>", text)
+    text = _PROMPT_RE.sub("<user>@<host>", text)
     return _HOME_PATH_RE.sub(_home_name, text)
