@@ -617,7 +617,8 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
         for m in _TAGGED_VER_RE.finditer(line):
             if _WISHED_RE.search(low[max(0, m.start() - 40): m.start()]):
                 r.fact("torch", "version_wanted", f"{m.group(1)}+{m.group(2).lower()}", line)
-            elif not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS):
+            elif not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS) and not _other_package(
+                    low[max(0, m.start() - 40): m.start()]):
                 _torch_version(r, m.group(1), m.group(2).lower(), line)
     if "gcc" in low or "g++" in low or "c++ (" in low:
         for v in _GCC_VER_RE.findall(line):
@@ -625,6 +626,23 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "later than" in low:
         for g in _GCC_MAX_RE.findall(low):
             r.fact("toolkit", "max_gcc_for_build_nvcc", int(g), line)
+
+
+#: the word right before a tagged version and what joins them ("exllamav2 0.0.15+cu121", "xformers==0.0.23+cu121")
+_BEFORE_VER_RE = re.compile(r"([a-z_][a-z0-9_.\-]{1,60}?)(\s*(?:===?|==|=)\s*v?|\s*:?\s+v?)$")
+
+
+def _other_package(before: str) -> bool:
+    """Whether the word right before a tagged version names another package than torch: pinned with ``==``/``=``,
+    or a name of the packages' shape (a digit, ``_`` or ``-`` in it: exllamav2, flash_attn, auto-gptq); prose
+    ("tried 1.11.0+cu113", "is 2.0.1+cu117") and torch's own name are not."""
+    m = _BEFORE_VER_RE.search(before)
+    if not m:
+        return False
+    word = m.group(1).rstrip(".-")
+    if word in ("torch", "pytorch", "torch.__version__", "__version__", "version"):
+        return False
+    return "=" in m.group(2) or any(ch.isdigit() or ch in "_-" for ch in word)
 
 
 def _cuda_named(r: _Reader, line: str, low: str) -> None:

@@ -184,3 +184,17 @@ def test_explain_exit_status_says_cause_note_or_unknown(text, rc):
     assert p.returncode == d["summary"]["exit_code"] == rc, (d["findings"], p.stderr)
     if rc == 1:
         assert not d["summary"]["errors"] or any(f["severity"] == "warning" for f in d["findings"])
+
+
+# ------------------------------------------------------------------ a tagged release of another package beside torch's
+@pytest.mark.parametrize("text, want", [
+    ("I have torch 2.1.2+cu121 and exllamav2 0.0.15+cu121 installed", "2.1.2+cu121"),
+    ("pip install torch==2.1.0+cu118 xformers==0.0.22.post7+cu118", "2.1.0+cu118"),
+    ("torch 2.3.0+cu121, flash_attn 2.5.8+cu122", "2.3.0+cu121"),
+    ("tried 1.11.0+cu113 of torch", "1.11.0+cu113"),
+    ("Successfully installed torch-2.3.1+cu121", "2.3.1+cu121"),
+])
+def test_torchs_version_is_torchs_when_the_line_names_another_packages_release(text, want):
+    from smrnb.doctor._explain import read
+
+    assert read(text)["torch"]["version"] == want
