@@ -59,13 +59,20 @@ class Explained:
     read: list[str] = field(default_factory=list)
 
 
-def read(text: str | bytes) -> dict[str, dict[str, Any]]:
-    """The facts a pasted error shows (normalised and capped first); ``{}`` for an empty text."""
+def _prepared(text: str | bytes) -> str:
+    """A pasted error decoded, capped and normalised, as the readers and the similar reports read it; ``""`` for an
+    empty text (or one that is no text)."""
     if isinstance(text, (bytes, bytearray)):
         text = decode(bytes(text))[0]
     if not isinstance(text, str) or not text.strip():
-        return {}
-    return read_text(normalise(cap_text(text)))
+        return ""
+    return normalise(cap_text(text))
+
+
+def read(text: str | bytes) -> dict[str, dict[str, Any]]:
+    """The facts a pasted error shows (normalised and capped first); ``{}`` for an empty text."""
+    prepared = _prepared(text)
+    return read_text(prepared) if prepared else {}
 
 
 def merge(text_facts: Mapping[str, Any], live: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
@@ -174,25 +181,24 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -
     return [g for _, _, g in sorted(best.values(), key=lambda t: (t[0], t[1]))]
 
 
-def _similar_findings(text: str | bytes, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
-    """Readings of the nearest known reports (:mod:`smrnb.doctor._similar`) for a text no rule recognised (up
-    to two) or that one rule read one way without this machine's facts (one more, of another cause, when at
-    least a fifth of the neighbours vote for it and the rule's code does not name it as the neighbour it is told
-    from); each an ``info`` finding whose sources say ``similar reports``, ranked after every rule's finding.
-    Where the machine's facts decided, or the rule's one finding is a note, no guess is added."""
+def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
+    """Readings of the nearest known reports (:mod:`smrnb.doctor._similar`) for a text (:func:`_prepared`) no
+    rule recognised (up to two) or that one rule read one way without this machine's facts (one more, of another
+    cause, when at least a fifth of the neighbours vote for it and the rule's code does not name it as the
+    neighbour it is told from); each an ``info`` finding whose sources say ``similar reports``, ranked after
+    every rule's finding. Where the machine's facts decided, or the rule's one finding is a note, no guess is
+    added."""
     from smrnb.doctor import _similar
 
     index = _similar.shipped() if index is None else index
     if index is None or len(found) > 1 or (found and live) or any(f.severity == "info" for f in found):
         return []  # two readings of the rules, the machine's facts, or a note ("not your environment"): no guess
     told = _TABLE[found[0].code].told_from if found else ""  # the neighbours its rule tells it from
-    if isinstance(text, (bytes, bytearray)):
-        text = decode(bytes(text))[0]
-    if not isinstance(text, str) or not text.strip():
+    if not text:
         return []
     have = {f.code for f in found}
     out = []
-    for r in index.readings(normalise(cap_text(text)), n=3):
+    for r in index.readings(text, n=3):
         if r.code in have or r.code not in _TABLE or not is_cause(r.code) or (
                 found and (r.share < _similar.MIN_SHARE_BESIDE_A_RULE or r.code in told
                            or _TABLE[r.code].severity != "error")):
@@ -220,7 +226,8 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
     never raises. ``similar``: add readings of the nearest known reports where the rules give fewer than two
     (True: the shipped index; an :class:`smrnb.doctor._similar.Index`: that one; False: none)."""
     try:
-        text_facts = read(text)
+        prepared = _prepared(text)  # once: the readers and the similar reports read the same text
+        text_facts = read_text(prepared) if prepared else {}
         merged = merge(text_facts, facts)
         if not text_facts:
             found = []
@@ -235,7 +242,7 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
     recognised = any(is_cause(f.code) for f in found)
     if similar is not False:
         try:
-            found = found + _similar_findings(text, found, None if similar is True else similar, bool(facts))
+            found = found + _similar_findings(prepared, found, None if similar is True else similar, bool(facts))
         except Exception:  # a broken index never costs the rules' findings
             pass
     return Explained(found, recognised, merged, summary(text_facts))
