@@ -199,13 +199,17 @@ class Index:
                                      r["weights"]) for r in d["reports"]))
 
     # ------------------------------------------------------------------ query
-    def _query(self, text: str) -> dict[str, float]:
-        return {t: (1 + math.log(c)) * self.idf[t] for t, c in terms(text).items() if t in self.idf}
+    def _query(self, bag: Mapping[str, int]) -> dict[str, float]:
+        """The weights of a text's :func:`terms` that the index knows (not yet of unit length)."""
+        return {t: (1 + math.log(c)) * self.idf[t] for t, c in bag.items() if t in self.idf}
 
     def nearest(self, text: str, k: int = K) -> list[tuple[Report, float]]:
         """The ``k`` reports most similar to ``text`` (cosine of term weights over the index's terms), most
         similar first; reports that share no weighted term are left out."""
-        q = self._unit(self._query(text))
+        return self._nearest(self._query(terms(text)), k)
+
+    def _nearest(self, query: Mapping[str, float], k: int) -> list[tuple[Report, float]]:
+        q = self._unit(query)
         acc: dict[int, float] = {}
         for t, qw in q.items():
             for i, w in self._post.get(t, ()):
@@ -219,12 +223,15 @@ class Index:
         (:func:`reads_as_a_failure_of_the_field`), when even the nearest report is less similar than
         ``min_similarity``, shares fewer than :data:`MIN_SHARED` terms with the text, or when the first cause has
         less than :data:`MIN_SHARE` of the votes."""
-        if not reads_as_a_failure_of_the_field(text) or len(self._query(text)) < MIN_TERMS:
+        if not reads_as_a_failure_of_the_field(text):
             return []
-        near = self.nearest(text, k)
+        mine = terms(text)  # once: the query, its size and the terms shared with the nearest report
+        query = self._query(mine)
+        if len(query) < MIN_TERMS:
+            return []
+        near = self._nearest(query, k)
         if not near or near[0][1] < min_similarity:
             return []
-        mine = terms(text)
         if sum(1 for t in near[0][0].weights if t in mine) < MIN_SHARED:
             return []
         votes: dict[str, float] = {}
