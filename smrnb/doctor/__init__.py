@@ -148,7 +148,7 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     facts = collect(ctx, wanted)
     res = explain_result(text, ctx.facts)
     found = res.findings
-    touched = {f.layer for f in found if "similar reports" not in f.sources}  # a guess adds no live findings
+    touched = {f.layer for f in found if not f.guessed}  # a guess adds no live findings
     text_codes = {f.code for f in found}
     live_findings = [f for f in evaluate(ctx.facts, wanted)
                      if f.layer in touched and f.severity in ("error", "warning") and f.code not in text_codes]

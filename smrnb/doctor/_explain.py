@@ -29,7 +29,7 @@ from smrnb.doctor._codes import CODES as _TABLE
 from smrnb.doctor._codes import is_cause, meanings
 from smrnb.doctor._evidence import cap_text
 from smrnb.doctor._install import build_arch_list, nvcc_archs  # noqa: F401 (re-exported)
-from smrnb.doctor._model import LAYERS, Finding, Fix
+from smrnb.doctor._model import LAYERS, SIMILAR_REPORTS, Finding, Fix
 from smrnb.doctor._paste import decode, normalise
 from smrnb.doctor._symbols import demangle, is_torch_symbol, string_abi  # noqa: F401 (re-exported)
 from smrnb.doctor._textfacts import read_text, summary
@@ -215,7 +215,7 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
         title = "like known reports of: " + (what if len(what) <= 140 else what[:137].rstrip() + "...")
         out.append(Finding(r.code, entry.layer, "info", title, ev,
                            Fix(entry.fix, (entry.check,) if entry.check else (), tuple(rep.url for rep, _ in r.reports[:3])),
-                           rank=900 + len(out), sources=("similar reports",)))
+                           rank=900 + len(out), sources=(SIMILAR_REPORTS,)))
         if len(out) >= (2 if not found else 1):
             break
     return out

@@ -45,6 +45,8 @@ LAYERS: tuple[str, ...] = (
 
 #: Severities, most severe first.
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info", "ok")
+#: the source of a reading from the nearest known reports (explain's guess where no rule decides)
+SIMILAR_REPORTS = "similar reports"
 
 DEFAULT_TIMEOUT = 5.0
 
@@ -253,8 +255,14 @@ class Finding:
     fix: Fix | None = None
     #: how decisive the facts behind it are (lower first): explain orders a text's findings by it
     rank: int = field(default=50, compare=False)
-    #: where its facts came from: ``"text"`` (a pasted error), ``"machine"`` (probed live), or both
+    #: where its facts came from: ``"text"`` (a pasted error), ``"machine"`` (probed live), or both; explain's
+    #: guesses from the nearest known reports: ``"similar reports"`` (:data:`SIMILAR_REPORTS`)
     sources: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def guessed(self) -> bool:
+        """A reading of the nearest known reports: a guess to check, no rule's finding."""
+        return SIMILAR_REPORTS in self.sources
 
     def __post_init__(self) -> None:
         if self.layer not in LAYERS:

@@ -222,7 +222,7 @@ class Report:
         next steps when nothing was recognised."""
         if not self.recognised:
             read = [str(x) for x in self.meta.get("read") or []]
-            guesses = [f for f in self.findings if "similar reports" in f.sources]
+            guesses = [f for f in self.findings if f.guessed]
             like = []
             if guesses:
                 like = ["no rule matched; similar known reports were fixed as follows (a guess to check, not a "
@@ -237,7 +237,7 @@ class Report:
         likely = self._likely()
         out = []
         for i, f in enumerate(likely[:3]):
-            if "similar reports" in f.sources:  # a guess beside the rules' reading says so on its line
+            if f.guessed:  # a guess beside the rules' reading says so on its line
                 near = next((e[len("like "):].split(" (")[0] for e in f.evidence if e.startswith("like ")), "")
                 out.append(f"or, a guess from similar reports (not a finding): [{f.code}] {f.title}"
                            + (f"; like {near}" if near else ""))
