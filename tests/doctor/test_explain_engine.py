@@ -21,13 +21,9 @@ from smrnb.doctor._explain import explain_result, explain_text, merge, read
 from smrnb.doctor._magics import diagnosis_line, error_text
 from smrnb.doctor._paste import normalise
 from smrnb.doctor.rules import evaluate
+from tests.doctor._rules import rule_codes as _codes
 
 CORPUS = Path(os.environ.get("SMRNB_CORPUS") or Path(__file__).parent / "corpus")
-
-
-def _codes(text: str, facts=None, n: int = 2) -> list[str]:
-    """The rules' codes (the readings of similar known reports left out: tests/doctor/test_similar.py)."""
-    return [f.code for f in explain_text(text, facts, similar=False)][:n]
 
 
 # ------------------------------------------------------------------ every row of the domain's tables

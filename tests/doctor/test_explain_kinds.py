@@ -17,11 +17,7 @@ from smrnb.doctor._paste import decode
 from smrnb.doctor.probes import _context as context_probe
 from smrnb.doctor.probes import _jupyter as jupyter_probe
 from smrnb.doctor.rules import evaluate
-
-
-def _codes(text: str, facts=None, n: int = 2) -> list[str]:
-    """The rules' codes (the readings of similar known reports left out: tests/doctor/test_similar.py)."""
-    return [f.code for f in explain_text(text, facts, similar=False)][:n]
+from tests.doctor._rules import rule_codes as _codes
 
 
 # ------------------------------------------------------------------ NCCL's network transport

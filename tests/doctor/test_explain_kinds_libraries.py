@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from smrnb.doctor._explain import explain_text
-
-
-def _codes(text: str, n: int = 2) -> list[str]:
-    return [f.code for f in explain_text(text, similar=False)][:n]
+from tests.doctor._rules import rule_codes as _codes
 
 
 @pytest.mark.parametrize("lib", ["cudnn", "cublas", "cusolver", "nccl"])
@@ -62,12 +58,12 @@ def test_tensorrts_sm_check(text):
     "mxnet.base.MXNetError: [12:00:00] src/storage/storage.cc:119: Compile with USE_CUDA=1 to enable GPU usage",
 ])
 def test_a_library_built_without_cuda(text):
-    assert _codes(text, 1) == ["cpu_only_torch_with_gpu"]
+    assert _codes(text, n=1) == ["cpu_only_torch_with_gpu"]
 
 
 def test_openmmlabs_mmcv_range():
     text = "AssertionError: MMCV==1.7.2 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.1.0."
-    assert _codes(text, 1) == ["package_api_version_mismatch"]
+    assert _codes(text, n=1) == ["package_api_version_mismatch"]
 
 
 @pytest.mark.parametrize("text", [
@@ -75,7 +71,7 @@ def test_openmmlabs_mmcv_range():
     "Optix call (optixInit()) failed with code 7801 (line 88)",
 ])
 def test_optix_abi_is_a_driver_too_old(text):
-    assert _codes(text, 1) == ["driver_too_old"]
+    assert _codes(text, n=1) == ["driver_too_old"]
 
 
 @pytest.mark.parametrize("text", [
@@ -87,7 +83,7 @@ def test_optix_abi_is_a_driver_too_old(text):
     "the PLATFORM_DEVICE extension, which is required for creating a headless rendering context.",
 ])
 def test_no_display_or_egl_device_for_a_renderer(text):
-    assert _codes(text, 1) == ["opengl_egl_unavailable"]
+    assert _codes(text, n=1) == ["opengl_egl_unavailable"]
 
 
 @pytest.mark.parametrize("text", [
@@ -99,7 +95,7 @@ def test_no_display_or_egl_device_for_a_renderer(text):
     "but is an incompatible\narchitecture (have 'x86_64', need 'arm64e'))",
 ])
 def test_macos_loader_refusing_another_architecture(text):
-    assert _codes(text, 1) == ["wrong_architecture_binary"]
+    assert _codes(text, n=1) == ["wrong_architecture_binary"]
 
 
 @pytest.mark.parametrize("text", [
@@ -123,7 +119,7 @@ def test_near_misses_are_not_read(text):
     "you need to set `llm_int8_enable_fp32_cpu_offload=True`",
 ])
 def test_a_model_too_large_for_the_gpu(text):
-    assert _codes(text, 1) == ["cuda_oom"]
+    assert _codes(text, n=1) == ["cuda_oom"]
 
 
 @pytest.mark.parametrize("text", [
@@ -134,13 +130,13 @@ def test_a_model_too_large_for_the_gpu(text):
     "RuntimeError: Expected is_sm80 to be true, but got false.  (Could this error message be improved?)",
 ])
 def test_a_gpu_older_than_the_kernel_or_dtype(text):
-    assert _codes(text, 1) == ["gpu_below_extension_minimum"]
+    assert _codes(text, n=1) == ["gpu_below_extension_minimum"]
 
 
 def test_ollamas_cudart_probe_on_an_old_driver():
     text = ('level=DEBUG source=gpu.go:600 msg="Unable to load cudart library /opt/ollama/lib/cudart64_12.dll: your '
             'nvidia driver is too old or missing.  If you have a CUDA GPU please upgrade to run ollama"')
-    assert _codes(text, 1) == ["driver_too_old"]
+    assert _codes(text, n=1) == ["driver_too_old"]
 
 
 def test_tensorflows_cudnn_dso():
@@ -160,7 +156,7 @@ def test_optix_without_the_drivers_library():
     ("Fatal: Couldn't create Vulkan instance", "library_not_found"),
 ])
 def test_vulkan_instance_failures(text, first):
-    assert _codes(text, 1) == [first]
+    assert _codes(text, n=1) == [first]
 
 
 # ------------------------------------------------------------------ builds: CMake, clang, distributed
@@ -178,14 +174,14 @@ def test_vulkan_instance_failures(text, first):
     ("ImportError: `trimesh.viewer.windowed` requires `pip install \"pyglet<2\"`", "package_api_version_mismatch"),
 ])
 def test_build_and_setup_messages(text, code):
-    assert _codes(text, 1) == [code]
+    assert _codes(text, n=1) == [code]
 
 
 # ------------------------------------------------------------------ builds without the GPU part, JIT, WSL, OpenMM
 def test_opencvs_dnn_without_its_cuda_backend():
     text = ("[ WARN:0@1.2] global net_impl.cpp:178 setUpNet DNN module was not built with CUDA backend; switching to "
             "CPU")
-    assert _codes(text, 1) == ["cpu_only_torch_with_gpu"]
+    assert _codes(text, n=1) == ["cpu_only_torch_with_gpu"]
 
 
 def test_tensorflow_ignoring_a_gpu_below_its_builds_minimum():
@@ -215,7 +211,7 @@ def test_nvml_blocked_under_wsl():
 
 def test_flash_attn_0x_cuda_minimum():
     text = "RuntimeError: FlashAttention is only supported on CUDA 11 and above"
-    assert _codes(text, 1) == ["toolkit_below_extension_minimum"]
+    assert _codes(text, n=1) == ["toolkit_below_extension_minimum"]
 
 
 @pytest.mark.parametrize("num, code", [("804", "forward_compat_unsupported"), ("100", "no_gpu")])
@@ -247,12 +243,12 @@ def test_the_procedure_reading_needs_an_extension_and_a_torch(text):
 def test_a_name_missing_from_a_python_file_is_another_release_not_a_compiled_module():
     text = ("ImportError: cannot import name '_private_helper' from 'somepkg.utils.loss' "
             "(/opt/venv/lib/python3.11/site-packages/somepkg/utils/loss.py)")
-    assert _codes(text, 1) == ["package_api_version_mismatch"]
+    assert _codes(text, n=1) == ["package_api_version_mismatch"]
 
 
 def test_a_compiled_submodule_of_a_package_is_still_read_as_not_compiled():
     text = "ImportError: cannot import name '_C' from 'somepkg' (/opt/venv/lib/python3.11/site-packages/somepkg/__init__.py)"
-    assert _codes(text, 1) == ["extension_not_compiled"]
+    assert _codes(text, n=1) == ["extension_not_compiled"]
 
 
 def test_cublas_not_supported():
@@ -263,7 +259,7 @@ def test_cublas_not_supported():
 
 
 def test_multinomial_given_nan_probabilities_is_the_calling_code():
-    assert _codes("RuntimeError: probability tensor contains either `inf`, `nan` or element < 0", 1) == [
+    assert _codes("RuntimeError: probability tensor contains either `inf`, `nan` or element < 0", n=1) == [
         "user_code_error"]
 
 
@@ -288,7 +284,7 @@ def test_accelerates_8bit_placement_check(text):
     "binary. (src/force.cpp:275)",
 ])
 def test_a_compiled_part_that_was_not_built(text):
-    assert _codes(text, 1) == ["extension_not_compiled"]
+    assert _codes(text, n=1) == ["extension_not_compiled"]
 
 
 @pytest.mark.parametrize("text", [
@@ -296,7 +292,7 @@ def test_a_compiled_part_that_was_not_built(text):
     "ptxas fatal   : Unresolved extern function '_Z12warpReduceSumf'\nmake: *** [kernel.o] Error 255",
 ])
 def test_the_input_or_the_build_command_is_the_cause(text):
-    assert _codes(text, 1) == ["user_code_error"]
+    assert _codes(text, n=1) == ["user_code_error"]
 
 
 # ------------------------------------------------------------------ CMake's architecture detection, CUDA torch on a Mac
@@ -311,7 +307,7 @@ def test_a_cuda_build_of_torch_asked_for_on_a_mac():
     text = ("ERROR: Could not find a version that satisfies the requirement torch==2.3.1+cu121 (from versions: 2.2.0, "
             "2.2.1, 2.3.0, 2.3.1)\nERROR: No matching distribution found for torch==2.3.1+cu121\nmacOS 14.4 on an Apple "
             "M3")
-    assert _codes(text, 1) == ["no_gpu"]
+    assert _codes(text, n=1) == ["no_gpu"]
 
 
 def test_the_same_pip_failure_on_linux_is_not_read_as_no_gpu():
@@ -324,13 +320,13 @@ def test_the_same_pip_failure_on_linux_is_not_read_as_no_gpu():
 def test_a_cuda_builds_own_dll_not_loading_is_its_cuda_runtime():
     text = ("FileNotFoundError: Could not find module 'C:\\Users\\me\\venv\\Lib\\site-packages\\whisper_cuda\\bin\\"
             "whisper.dll' (or one of its dependencies). Try using the full path with constructor syntax.")
-    assert _codes(text, 1) == ["cudart_not_found"]
+    assert _codes(text, n=1) == ["cudart_not_found"]
 
 
 def test_a_dll_of_no_cuda_build_stays_a_library_not_found():
     text = ("FileNotFoundError: Could not find module 'C:\\Users\\me\\venv\\Lib\\site-packages\\pkg\\lib\\pkg.dll' "
             "(or one of its dependencies). Try using the full path with constructor syntax.")
-    assert _codes(text, 1) == ["library_not_found"]
+    assert _codes(text, n=1) == ["library_not_found"]
 
 
 def test_warps_entry_point_lookup_failing_with_invalid_value_names_the_warp_bug():
