@@ -199,7 +199,7 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
     have = {f.code for f in found}
     out = []
     for r in index.readings(text, n=3):
-        if r.code in have or r.code not in _TABLE or not is_cause(r.code) or (
+        if r.code in have or not is_cause(r.code) or (
                 found and (r.share < _similar.MIN_SHARE_BESIDE_A_RULE or r.code in told
                            or _TABLE[r.code].severity != "error")):
             continue  # beside a rule's cause only another cause of the setup, never "the environment is fine"
