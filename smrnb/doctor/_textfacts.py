@@ -158,12 +158,14 @@ _DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)\b", re.IGNORECASE)
 _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open", "could not open", "not found",
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
                   "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
-                  "failed to open", "could not be found", "could not locate")
+                  "failed to open", "could not be found", "could not locate", "or one of its dependencies")
 #: what a library's own initialisation failing reads like, and what a file that is not there reads like
 _INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
                       "failed to initialize", "error initializing", "initialisation failed")
 #: Windows' ERROR_DLL_INIT_FAILED (1114): the DLL was found and loaded, and its own initialisation routine failed
-_DLL_INIT_FAILED_WORDS = ("winerror 1114", "initialization routine failed", "初始化例程失败", "初始化常式失敗")
+_DLL_INIT_FAILED_WORDS = ("winerror 1114", "initialization routine failed", "初始化例程失败", "初始化常式失敗",
+                          # ERROR_COMMITMENT_LIMIT (1455): the DLL is there; committing its memory failed (paging file)
+                          "winerror 1455", "paging file is too small")
 _NOT_THERE_WORDS = ("cannot open shared object", "no such file", "not found", "could not be found")
 #: a driver release as its libraries' file names and nvidia-smi print it (``575.57.08``, ``470.141.03``)
 _DRIVER_VER_RE = re.compile(r"[0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?")
@@ -898,10 +900,26 @@ def _packages_built(line: str) -> list[str]:
     return out[:4]
 
 
+#: lines that hold a sign's phrase without meaning it: torch's warning that the Visual C++ *Redistributable* (a run-time
+#: library) is missing is about loading DLLs, not about the MSVC build toolchain
+_SIGN_NOT = {"msvc": ("redistributable",)}
+
+
+def _sign_at(low: str, key: str, unless: tuple[str, ...], tries: int = 8) -> int:
+    """The first offset of ``key`` in ``low`` on a line holding none of ``unless`` (-1 when none)."""
+    i = low.find(key)
+    while i != -1 and unless and tries > 0:
+        a, b = low.rfind("\n", 0, i) + 1, low.find("\n", i)
+        if not any(u in low[a:b if b != -1 else len(low)] for u in unless):
+            return i
+        i, tries = low.find(key, i + len(key)), tries - 1
+    return i if not unless or tries > 0 else -1
+
+
 def _scan_signs(r: _Reader, text: str, low: str) -> None:
     """Every sign whose phrase occurs (each once, at its first occurrence): one search per phrase."""
     for sign, layer, keys, weak in SIGNS:
-        hits = [(i, k) for k in keys for i in (low.find(k),) if i != -1]
+        hits = [(i, k) for k in keys for i in (_sign_at(low, k, _SIGN_NOT.get(sign, ())),) if i != -1]
         if hits:
             i, k = min(hits)
             a, line = _line_at(text, i, after=0)

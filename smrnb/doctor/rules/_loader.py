@@ -381,6 +381,13 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
             codes, extra = wheel_codes(facts, ev)
             yield from resolve(facts, {**ev, **extra}, codes)
             continue
+        if ev.get("key") == "win_mod_not_found":
+            # a DLL the module needs is missing; for a compiled module other than torch's own, torch's DLLs are
+            # among them (an extension imported before torch), so that reading comes second
+            m = _WIN_IMPORT_RE.search(str(ev.get("line") or ""))
+            theirs = bool(m) and m.group(1) not in ("_C", "torch", "_C_flatbuffer")
+            yield from resolve(facts, ev, ["library_not_found"] + (["torch_libs_not_loaded"] if theirs else []))
+            continue
         if ev.get("key") == "win_proc_not_found" and _torch_extension_import(facts, ev):
             yield from resolve(facts, ev, ["abi_torch_version_mismatch", *ev.get("codes", ())])
             continue
