@@ -170,6 +170,10 @@ _NOT_THERE_WORDS = ("cannot open shared object", "no such file", "not found", "c
 #: a driver release as its libraries' file names and nvidia-smi print it (``575.57.08``, ``470.141.03``)
 _DRIVER_VER_RE = re.compile(r"[0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?")
 _UNDEF_RE = re.compile(r"undefined symbol ?:? ?[\"'`]?([A-Za-z_][A-Za-z0-9_@.$]{0,600})")
+#: a traceback's frame line: File "PATH", line N
+_TB_FILE_RE = re.compile(r'File "([^"\n]{1,400})", line \d')
+#: a mangled C++ name whose underscores a Markdown renderer turned into emphasis marks (``*ZN3c10...``, ``\\*ZN...``)
+_MD_SYMBOL_RE = re.compile(r"undefined symbol: \\?\*(Z[A-Za-z0-9_*\\]{2,600})", re.IGNORECASE)
 _UNDEF_REF_RE = re.compile(r"undefined reference to [`'‘\"]?([A-Za-z_][A-Za-z0-9_]{2,200})")
 #: a CUDA math/communication library's API function as its headers name it (cusparseSpMM, cublasLtMatmul, ncclCommInitRank)
 _CUDA_API_RE = re.compile(r"\b((?:cusparse|cublasLt|cublas|cufft|curand|cusolver[A-Z]{0,2}|cudnn|nccl|nvjpeg|npp)"
@@ -541,6 +545,11 @@ def _dll_family(name: str) -> tuple[str, str]:
 
 def _scan_symbols(r: _Reader, line: str, low: str) -> None:
     if "undefined symbol" in low:
+        if "undefined symbol: *z" in low or "undefined symbol: \\*z" in low:
+            # a Markdown renderer read the mangled name's underscores as emphasis ("*ZNK3c1017Foo4init*barEv"): put
+            # them back, so the symbol is read as what it is (a C++ name starts "_Z")
+            line = _MD_SYMBOL_RE.sub(lambda m: "undefined symbol: _" + m.group(1).replace("\\*", "_").replace("*", "_"),
+                                     line)
         for sym in _UNDEF_RE.findall(line):
             sym = sym.rstrip(".,")
             owner = symbol_owner(sym)
@@ -834,6 +843,13 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             if top and top not in shown and len(shown) < 64:
                 shown.append(top)
                 r.fact("torch", "packages_installed", shown, line, replace=True)
+    if low.lstrip().startswith('file "'):  # a traceback's file outside every installed tree: a source checkout's
+        m = _TB_FILE_RE.match(line.strip())
+        path = m.group(1).replace("\\", "/") if m else ""
+        if path and not any(k in path.lower() for k in ("site-packages/", "dist-packages/", ".egg/", "<")):
+            files = r.facts["torch"].get("source_files") or []
+            if path not in files and len(files) < 40:
+                r.fact("torch", "source_files", [*files, path], line, replace=True)
     if "no module named" in low:
         for m in _NO_MODULE_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip("."))
@@ -1303,6 +1319,13 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
             if row.numbering == "current" and row.codes != ("none",) and len(row.message) >= 12 and \
                     row.message.lower().rstrip(".") in ll:
                 _enum_event(r, row, "message", line)
+    if "nvml" in low:  # a tool of NVML's logs its string on its own line ("Logging error: Insufficient Permissions")
+        for row in tables.enum_rows("nvml_errors"):
+            msg = row.message.lower().rstrip(".")
+            if row.numbering == "current" and row.codes != ("none",) and len(msg) >= 20:
+                for line in _lines_with(text, low, msg, limit=3):
+                    if "nvml" not in line.lower():  # those were read above
+                        _enum_event(r, row, "message", line)
     _scan_error_numbers(r, text, low)
 
 

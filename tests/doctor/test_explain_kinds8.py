@@ -60,6 +60,27 @@ READINGS = [
      "a large amount of shared memory.\n", ["gpu_below_extension_minimum"]),
     ("rocBLAS error: TensileLibrary.dat not found\n", ["torch_wheel_lacks_gpu_arch"]),
     ("/src/optix_wrapper.cpp:175 Optix Error: 'Unsupported ABI version'\n", ["driver_too_old"]),
+    ("./build/testbed --scene data/nerf/fox\nUncaught exception: Optix call 'optixInit()' failed.\n",
+     ["driver_too_old", "library_not_found"]),
+    # an NVML tool's own log line, in a text about NVML
+    ("$ nvml-fan --gpu 0\nLOG: initialised nvml, Driver Version: 570.124.06\nLogging error: Insufficient Permissions\n",
+     ["gpu_device_permission_denied"]),
+    # a mangled name whose underscores Markdown turned into emphasis
+    ("ImportError: /env/lib/python3.10/site-packages/my_ext_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+     "*ZNK3c1017SymbolicShapeMeta18init*is_contiguousEv\n", ["abi_torch_version_mismatch"]),
+    # PyG's operator wheels are made per torch release: both readings
+    ("OSError: /env/lib/python3.8/site-packages/torch_sparse/_version_cuda.so: undefined symbol: "
+     "_ZN3c106Device8validateEv\n", ["companion_built_for_other_torch", "abi_torch_version_mismatch"]),
+    # setup.py importing a build requirement pip's isolated environment lacks
+    ("  Preparing metadata (setup.py) ... error\n  error: subprocess-exited-with-error\n"
+     '        File "/tmp/pip-install-x/flash-attn_1/setup.py", line 9, in <module>\n'
+     "          from packaging.version import parse, Version\n      ModuleNotFoundError: No module named 'packaging'\n",
+     ["build_dependency_missing", "torch_not_found_at_build"]),
+    # python started inside kaolin's checkout: the source tree (no compiled modules) shadows the installed kaolin
+    ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+     '  File "/home/u/src/kaolin/kaolin/__init__.py", line 17, in <module>\n    from kaolin import ops\n'
+     '  File "/home/u/src/kaolin/kaolin/ops/mesh.py", line 22, in <module>\n    from kaolin import _C\n'
+     "ModuleNotFoundError: No module named 'kaolin.nnsearch'\n", ["extension_not_compiled"]),
 ]
 
 
@@ -88,3 +109,16 @@ def test_a_glibcxx_message_with_its_requirer_is_read_once():
             "/env/lib/python3.10/site-packages/pkg/_C.so)\n")
     res = explain_result(text, similar=False)
     assert [f.code for f in res.findings].count("libstdcxx_too_old") == 1
+
+
+def test_a_project_folder_is_no_source_checkout_of_a_package():
+    # a folder of the project's own laid out like a checkout (repo/repo/) is no released package: no compiled-module reading
+    text = ('Traceback (most recent call last):\n  File "/home/u/myproj/myproj/train.py", line 3, in <module>\n'
+            "    from myproj.data import loader\nModuleNotFoundError: No module named 'myproj.data'\n")
+    assert "extension_not_compiled" not in rule_codes(text, n=3)
+
+
+def test_a_missing_module_outside_a_build_is_not_a_build_requirement():
+    text = ('Traceback (most recent call last):\n  File "train.py", line 1, in <module>\n    import packaging\n'
+            "ModuleNotFoundError: No module named 'packaging'\n")
+    assert "build_dependency_missing" not in rule_codes(text, n=3)

@@ -468,6 +468,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
             # package) or another Python (a kernel, a venv); `pip install -v` / `sys.executable` decide
             return ["torch_not_found_at_build", "kernel_wrong_python"]
         return []
+    if building and len(parts) == 1 and mod.lower() in _BUILD_REQUIREMENTS:
+        # setup.py imports its build requirements before anything is built: missing there is pip's isolated build
+        # environment (only what pyproject.toml's build-system.requires names) or a machine without them
+        return ["build_dependency_missing", "torch_not_found_at_build"]
     if mod in ("torch._six", "torch.six") or last == "_six":
         return ["torch_api_incompatible_source"]
     if parts[0] == "triton":
@@ -485,6 +489,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return []
     if last.startswith("_") or last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES:
         return ["extension_not_compiled"]
+    if len(parts) > 1 and _from_source_checkout(facts, parts[0]):
+        # the traceback runs in the package's source tree (python started in its checkout): that tree, without the
+        # compiled modules an install built, shadows the installed package
+        return ["extension_not_compiled", "package_api_version_mismatch"]
     if len(parts) > 1 and _an_installed_distribution(facts, ev, parts[0]):
         return ["package_api_version_mismatch"]
     if len(parts) > 1:
@@ -492,6 +500,22 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return kernel_python_codes(facts)
     return []
+
+
+def _from_source_checkout(facts: Mapping[str, Any], top: str) -> bool:
+    """Whether the traceback shows package ``top`` imported from a source checkout (``.../kaolin/kaolin/x.py``
+    outside site-/dist-packages) of a package the doctor's tables know (a folder of the project's own is no checkout
+    of a released package)."""
+    t = top.lower()
+    if t not in _table_packages():
+        return False
+    return any(f"/{t}/{t}/" in p.lower() for p in value(facts, "torch", "source_files") or [])
+
+
+#: what the setup.py of CUDA extensions imports at its top (flash-attn: packaging, psutil, ninja; apex, detectron2:
+#: setuptools, wheel; Cython and pybind11 builds; numpy headers) before building anything
+_BUILD_REQUIREMENTS = frozenset({"packaging", "wheel", "setuptools", "ninja", "cython", "pybind11", "psutil",
+                                 "setuptools_scm", "cmake", "numpy", "pkg_resources", "distutils", "scikit_build"})
 
 
 #: Python's "cannot import name 'X' from 'Y' (PATH)": PATH is Y's file (import.c / _bootstrap.py _handle_fromlist)
@@ -505,6 +529,11 @@ def _from_python_file(line: str) -> bool:
         return False
     name = m.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower()
     return name.endswith(".py") and name != "__init__.py"
+
+
+#: compiled companions of torch published as one wheel per torch release and CUDA (PyG's wheel index
+#: https://data.pyg.org/whl/torch-<torch>+<cuda>.html), named as their module files appear in a loader's message
+_PER_TORCH_WHEELS = ("torch_scatter", "torch_sparse", "torch_cluster", "torch_spline_conv", "pyg_lib")
 
 
 @rule("abi")
@@ -524,6 +553,10 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
             readings = ["abi_torch_version_mismatch"]
         how = "the abi probe's check of the extension" if _static_verdict(facts, sym)[0] else (
             f"torch's _GLIBCXX_USE_CXX11_ABI={int(bool(_torch_flag(facts)))}" if _torch_flag(facts) is not None else None)
+        if len(readings) == 1 and any(name in nb for name in _PER_TORCH_WHEELS):
+            # PyG's operator packages ship one wheel per torch release (data.pyg.org/whl/torch-X+cuY): a wheel made
+            # for another torch reads the same as a build against another torch (when the C++ ABI is not in doubt)
+            readings = [*readings, "companion_built_for_other_torch"]
         for i, code in enumerate(readings):
             f = finding(code, facts, {**ev, "_code": code}, reading=i, how=how if i == 0 else None)
             if f is not None:
