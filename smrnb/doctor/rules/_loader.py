@@ -400,8 +400,39 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
         yield from resolve(facts, ev, ["env_not_propagated_to_kernel"])
     for ev in events(facts, "loader", "sign"):
         if ev.get("sign") == "cudnn_mismatch":
-            yield from resolve(facts, ev, ["library_shadowed_older_copy"])
+            codes = _cudnn_mismatch_codes(str(ev.get("line") or ""))
+            m = _CUDNN_LOADED_RE.search(str(ev.get("line") or ""))
+            yield from resolve(facts, {**ev, "kind": "message", "library": "cuDNN", "meaning": (
+                f"the binary was built with cuDNN {m.group(2)} and cuDNN {m.group(1)} was loaded: install the cuDNN "
+                "release the binary was built with (same major, at least its minor), or the build made for this cuDNN"
+            ) if m else None}, codes)
     yield from _crash_readings(facts)
+
+
+#: TensorFlow's cuDNN check (stream_executor/cuda/cuda_dnn.cc): "Loaded runtime CuDNN library: 7.3.1 but source was
+#: compiled with: 7.5.0" (older releases: "7301 (compatibility version 7300) but source was compiled with 7003")
+_CUDNN_LOADED_RE = re.compile(r"loaded runtime cudnn library:? ?(\d+(?:\.\d+)*)[^\n]{0,60}?compiled (?:with|against):? ?"
+                              r"(\d+(?:\.\d+)*)", re.IGNORECASE)
+
+
+def _cudnn_release(v: str) -> tuple[int, int]:
+    """(major, minor) of a cuDNN release as TensorFlow prints it: ``7.3.1`` or ``7301`` (CUDNN_VERSION = major * 1000
+    + minor * 100 + patch before cuDNN 9)."""
+    if "." in v:
+        p = [int(x) for x in v.split(".")[:2]]
+        return (p[0], p[1] if len(p) > 1 else 0)
+    n = int(v)
+    return (n // 1000, n % 1000 // 100) if n >= 1000 else (n, 0)
+
+
+def _cudnn_mismatch_codes(line: str) -> list[str]:
+    """A cuDNN other than the one a binary was built with: an older one loaded is another copy found first (or an
+    old install); a newer one the binary does not accept is a binary built for another cuDNN (install the cuDNN it
+    was built with, or the build made for this one)."""
+    m = _CUDNN_LOADED_RE.search(line)
+    if m and _cudnn_release(m.group(1)) > _cudnn_release(m.group(2)):
+        return ["prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"]
+    return ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]
 
 
 #: Python's importdl.c on Windows: "DLL load failed while importing <module>: <FormatMessage of the error>"

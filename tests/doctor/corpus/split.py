@@ -28,6 +28,10 @@ held-out parts.
 been scored: ``check`` verifies it by the same rules against dev, test and all four earlier
 held-out parts.
 
+``heldout6.jsonl``, ``dev6.jsonl`` and ``dev7.jsonl`` are the sixth collection (``heldout6.md``); ``heldout7.jsonl``,
+``dev8.jsonl`` and ``dev9.jsonl`` the seventh (``heldout7.md``): each split by a hash of the thread (``pool_part``)
+into a held-out part and development parts, and checked against every earlier part and each other.
+
 ``check`` never prints texts of the test or held-out parts.
 """
 
@@ -207,24 +211,25 @@ def heldout_problems(held: list[dict], dev: list[dict], test: list[dict],
     return out
 
 
-def pool_part(url: str) -> str:
-    """Where a text of the sixth collection goes, by its thread alone (fixed before any of it was scored):
-    ``heldout6`` for 3 threads in 10, else a development part (``dev6`` for the first four labellers' files,
-    ``dev7`` for the next four's: the similar-reports index)."""
-    key = "heldout6:" + "/".join(thread_key(url))
-    return "heldout6" if int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < 3 else "dev"
+def pool_part(url: str, held: str = "heldout6") -> str:
+    """Where a text of a collection goes, by its thread alone (fixed before any of it was scored): ``held`` (the
+    collection's held-out part, ``heldout6`` for the sixth, ``heldout7`` for the seventh) for 3 threads in 10, else a
+    development part (the sixth: ``dev6`` for the first four labellers' files, ``dev7`` for the next four's; the
+    seventh: ``dev8`` for labellers a-e, ``dev9`` for f-k)."""
+    key = f"{held}:" + "/".join(thread_key(url))
+    return held if int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < 3 else "dev"
 
 
-def distribute_pool(groups: dict[str, list[Path]]) -> None:
-    """Split the sixth collection's files (labelled, nothing scored) into heldout6.jsonl and the development
-    part each group names (``{"dev6": [a.jsonl, ...], "dev7": [...]}``)."""
-    parts: dict[str, list[dict]] = {"heldout6": [], **{name: [] for name in groups}}
+def distribute_pool(groups: dict[str, list[Path]], held: str = "heldout6") -> None:
+    """Split a collection's files (labelled, nothing scored) into ``held``.jsonl and the development part each
+    group names (``{"dev6": [a.jsonl, ...], "dev7": [...]}``)."""
+    parts: dict[str, list[dict]] = {held: [], **{name: [] for name in groups}}
     for name, paths in groups.items():
         for path in paths:
             for e in load(path):
                 e = {k: e.get(k, [] if k == "also" else "") for k in HELDOUT_KEYS}
                 e["id"] = re.sub(r"[^a-z0-9_-]", "-", str(e["id"]).lower())  # "llama.cpp-8117" -> "llama-cpp-8117"
-                parts["heldout6" if pool_part(e["url"]) == "heldout6" else name].append(e)
+                parts[held if pool_part(e["url"], held) == held else name].append(e)
     for name, entries in parts.items():
         (HERE / f"{name}.jsonl").write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries),
                                             encoding="utf-8")
@@ -242,8 +247,8 @@ def add(new_path: Path) -> None:
 def main(argv: list[str]) -> int:
     if len(argv) >= 2 and argv[0] == "add":
         add(Path(argv[1]))
-    if len(argv) >= 2 and argv[0] == "pool":  # pool dev6=a.jsonl,b.jsonl dev7=e.jsonl,...
-        distribute_pool({g.split("=")[0]: [Path(x) for x in g.split("=")[1].split(",")] for g in argv[1:]})
+    if len(argv) >= 3 and argv[0] == "pool":  # pool heldout7 dev8=a.jsonl,b.jsonl dev9=f.jsonl,...
+        distribute_pool({g.split("=")[0]: [Path(x) for x in g.split("=")[1].split(",")] for g in argv[2:]}, argv[1])
     dev, test = load(DEV), load(TEST)
     held, held2, held3, held4 = load(HELDOUT), load(HELDOUT2), load(HELDOUT3), load(HELDOUT4)
     held5 = load(HELDOUT5)
@@ -264,6 +269,17 @@ def main(argv: list[str]) -> int:
                                     other_parts="dev/test/heldout/heldout2-5/the other sixth-collection parts")
             bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'])}"
                     for e in sixth[name] if (pool_part(e["url"]) == "heldout6") != (name == "heldout6")]
+    seventh = {}
+    for name in ("heldout7", "dev8", "dev9"):
+        path = HERE / f"{name}.jsonl"
+        if path.exists():
+            seventh[name] = load(path)
+            earlier = (held + held2 + held3 + held4 + held5 + [e for v in sixth.values() for e in v]
+                       + [e for v in seventh.values() for e in v if v is not seventh[name]])
+            bad += heldout_problems(seventh[name], dev, test, earlier=earlier, name=name,
+                                    other_parts="dev/test/heldout/heldout2-6/dev6/dev7/the other seventh-collection parts")
+            bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'], 'heldout7')}"
+                    for e in seventh[name] if (pool_part(e["url"], "heldout7") == "heldout7") != (name == "heldout7")]
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
@@ -274,7 +290,7 @@ def main(argv: list[str]) -> int:
           f"heldout4 {len(held4)} entries / {len({thread_key(e['url']) for e in held4})} threads; "
           f"heldout5 {len(held5)} entries / {len({thread_key(e['url']) for e in held5})} threads; "
           + "".join(f"{k} {len(v)} entries / {len({thread_key(e['url']) for e in v})} threads; "
-                    for k, v in sixth.items())
+                    for k, v in {**sixth, **seventh}.items())
           + f"{len(bad)} problems")
     return 1 if bad else 0
 
