@@ -135,3 +135,15 @@ def test_tensorflows_cudnn_check_reads_which_side_is_newer(loaded, compiled, fir
     text = f"E cuda_dnn.cc:328] Loaded runtime CuDNN library: {loaded} but source was compiled with{sep} {compiled}.\n"
     codes = rule_codes(text, n=2)
     assert codes[0] == first and set(codes) == {"prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"}, codes
+
+
+def test_an_installed_package_importing_a_name_another_lacks_is_a_release_mismatch():
+    text = ('  File "/env/lib/python3.9/site-packages/pyrender/platforms/osmesa.py", line 19, in init_context\n'
+            "    from OpenGL.osmesa import (\n"
+            "ImportError: cannot import name 'OSMesaCreateContextAttribs' from 'OpenGL.osmesa'\n")
+    assert rule_codes(text, n=1) == ["package_api_version_mismatch"]
+
+
+def test_a_private_function_missing_from_a_module_is_no_compiled_module():
+    text = "ImportError: cannot import name '_get_batch_samples' from 'somepkg.loss_utils'\n"
+    assert "extension_not_compiled" not in rule_codes(text, n=3)

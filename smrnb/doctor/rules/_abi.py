@@ -487,8 +487,13 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
                 facts, ev, parts[0]):
             return ["package_api_version_mismatch"]
         return []
-    if last.startswith("_") or last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES:
+    compiled = last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES
+    if compiled or (last.startswith("_") and not ev.get("import_name")):
+        # a private name imported from a module ('cannot import name _helper from pkg.mod') is a function, not a
+        # compiled submodule
         return ["extension_not_compiled"]
+    if ev.get("import_name") and len(parts) > 2 and _imported_by_another_installed_package(facts, parts[0]):
+        return ["package_api_version_mismatch"]
     if len(parts) > 1 and _from_source_checkout(facts, parts[0]):
         # the traceback runs in the package's source tree (python started in its checkout): that tree, without the
         # compiled modules an install built, shadows the installed package
@@ -500,6 +505,16 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return kernel_python_codes(facts)
     return []
+
+
+def _imported_by_another_installed_package(facts: Mapping[str, Any], top: str) -> bool:
+    """Whether a name missing from package ``top`` was imported while an installed package (its files under
+    site-/dist-packages in the traceback) other than ``top`` ran, and the text imports ``top``: one installed package
+    needs a release of another that this environment does not have."""
+    shown = [p.lower() for p in value(facts, "torch", "packages_installed") or []]
+    imported = [m.lower() for m in value(facts, "loader", "modules_imported") or []]
+    t = top.replace("-", "_").lower()
+    return bool(shown) and t not in shown and t in imported
 
 
 def _from_source_checkout(facts: Mapping[str, Any], top: str) -> bool:
