@@ -315,8 +315,12 @@ _ARCH_VALUE_RE = re.compile(r"(?:compute|sm|lto)_[0-9]{2,3}[a-z]?")
 
 # ------------------------------------------------------------------ building findings
 def _default_build(code: str, ev: Mapping[str, Any]) -> dict[str, Any]:
-    meaning = str(ev.get("meaning") or CODES[code].meaning)
-    title = meaning.split(": ")[0].split(" (")[0].rstrip(".")
+    # the row's meaning describes its first reading; another reading of the same row gets its own code's words (two
+    # readings of one line never share a title)
+    first = list(ev.get("codes") or ())[:1]
+    meaning = str((ev.get("meaning") if not first or first[0] == code else None) or CODES[code].meaning)
+    # the first clause, its parentheses left out ("On NVSwitch systems (HGX/DGX) CUDA cannot start ..." keeps its end)
+    title = re.sub(r" \([^()]{0,200}\)", "", meaning.split(": ")[0]).rstrip(".")
     return {"title": title[:160], "commands": [CODES[code].check] if CODES[code].check else []}
 
 
