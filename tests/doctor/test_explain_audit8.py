@@ -124,6 +124,7 @@ def test_a_pyg_wheel_for_another_torch_names_its_package(pkg, so):
     assert pkg in comp.title and "torchvision" not in comp.title
     assert any("data.pyg.org/whl/torch-" in c and pkg in c for c in comp.fix.commands), comp.fix.commands
     assert not any("torchvision" in c for c in comp.fix.commands)
+    assert not any("torchvision" in e for e in comp.evidence if "what decides" in e), comp.evidence
 
 
 def test_the_pyg_index_names_this_torch_release():

@@ -33,7 +33,7 @@ MAX_READINGS = 3
 
 def builds(*codes: str) -> Callable[[Builder], Builder]:
     """Register the finding builder of ``codes``: ``fn(facts, event) -> {"title", "commands", "evidence",
-    "detail", "severity", "rank"}`` (all optional) or None when the event does not show this cause after all."""
+    "detail", "severity", "rank", "check"}`` (all optional) or None when the event does not show this cause after all."""
     for c in codes:
         if c not in CODES:
             raise ValueError(f"unknown finding code {c!r}")
@@ -374,8 +374,9 @@ def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None 
     if how:
         ev_lines.append(f"decided by: {how}")
     if reading:
+        check = str(got.get("check") or entry.check)  # a builder may name the deciding command of its case
         ev_lines.append("another reading of the same text (the text alone cannot decide); what decides: "
-                        f"`{entry.check}`" if entry.check else "another reading of the same text")
+                        f"`{check}`" if check else "another reading of the same text")
     if entry.told_from:
         ev_lines.append(f"told from its neighbour: {entry.told_from}")
     cmds = tuple(dict.fromkeys(str(c) for c in got.get("commands") or () if c))

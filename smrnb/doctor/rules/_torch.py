@@ -293,6 +293,8 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          + (f" ({tv})" if tv else ""),
                 "detail": f"Here it is {pyg} (PyG's operator package), not torchvision: install its wheel for "
                           "exactly this torch release and CUDA variant.",
+                "check": f"pip show torch {pyg} | grep -E '^(Name|Version)'   # the wheel's version names the torch "
+                         "it was made for (+ptXY)",
                 "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
                              f"pip install --force-reinstall --no-cache-dir {pyg} -f "
                              f"https://data.pyg.org/whl/torch-{mm}+{var}.html"]}
