@@ -82,7 +82,17 @@ PLAIN_BUGS = frozenset({
 _OUTSIDE = re.compile(r"No space left on device|Disk quota exceeded|DUE TO TIME LIMIT|TIMEOUT LIMIT|\boom[_-]kill\b|"
                       r"Out of memory: Killed process|oom-kill:|Temporary failure in name resolution|"
                       r"Could not resolve host|Name or service not known|Connection refused|Network is unreachable|"
-                      r"\b40[13] Client Error\b|\bUnauthorized\b|\bForbidden\b")
+                      r"\b40[13] Client Error\b|\bUnauthorized\b|\bForbidden\b|"
+                      # conda's failed download (conda/gateways/connection: CondaHTTPError 'HTTP 000 CONNECTION FAILED
+                      # for url'), pip's ('Max retries exceeded with url', 'Could not fetch URL')
+                      r"\bCondaHTTPError\b|CONNECTION FAILED for url|Max retries exceeded with url|Could not fetch URL|"
+                      # a package solver's conflict (conda's UnsatisfiableError, libmamba's LibMambaUnsatisfiableError
+                      # 'Encountered problems while solving', pip's ResolutionImpossible): the requirements, not the machine
+                      r"\b(?:LibMamba)?UnsatisfiableError\b|Encountered problems while solving|\bResolutionImpossible\b|"
+                      r"Found conflicts!|"
+                      # Windows' commit limit (ERROR_COMMITMENT_LIMIT, 1455 'The paging file is too small for this
+                      # operation to complete'): host memory, not the library named beside it
+                      r"\[WinError 1455\]|paging file is too small")
 #: a quoted name in an exception's line ('NoneType' object has no attribute 'cuda'): not what the line is about
 #: (a quoted path is: "No such file or directory: '/usr/local/cuda/bin/nvcc'")
 _QUOTED = re.compile(r"'[A-Za-z_][A-Za-z0-9_.]{0,100}'|\"[A-Za-z_][A-Za-z0-9_.]{0,100}\"")
@@ -97,7 +107,13 @@ def reads_as_a_failure_of_the_field(text: str) -> bool:
     if not (_FAILURE.search(t) or _EXCEPTION.search(t)) or not _DOMAIN.search(t) or _OUTSIDE.search(t):
         return False
     last = list(_LAST_EXCEPTION.finditer(t))
-    return not (last and last[-1].group(1) in PLAIN_BUGS and not _DOMAIN.search(_QUOTED.sub("", last[-1].group(0))))
+    return not (last and last[-1].group(1) in PLAIN_BUGS and not _DOMAIN.search(
+        _VALUE_REPR.sub("", _QUOTED.sub("", last[-1].group(0)))))
+
+
+#: a value torch prints inside a message about the data (``torch.Size([1200, 4])``, ``torch.float16``): not what
+#: the line is about
+_VALUE_REPR = re.compile(r"\btorch\.(?:Size\(\[[\d, ]*\]\)|(?:b?float|u?int|complex)\d*\b|bool\b|half\b|long\b|double\b)")
 
 
 MIN_SHARED = 2
@@ -241,8 +257,9 @@ class Index:
         order = sorted(votes, key=lambda c: (-votes[c], c))[:n]
         if votes[order[0]] / total < MIN_SHARE:
             return []
-        return [Reading(c, votes[c] / total, max(s for r, s in near if r.cause == c),
-                        tuple((r, s) for r, s in near if r.cause == c)) for c in order]
+        # every reading listed meets the similarity floor with its own nearest report, not only the first one
+        return [Reading(c, votes[c] / total, best, tuple((r, s) for r, s in near if r.cause == c)) for c in order
+                for best in (max(s for r, s in near if r.cause == c),) if best >= min_similarity]
 
 
 @lru_cache(maxsize=1)

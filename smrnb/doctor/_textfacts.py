@@ -174,6 +174,8 @@ _UNDEF_RE = re.compile(r"undefined symbol ?:? ?[\"'`]?([A-Za-z_][A-Za-z0-9_@.$]{
 _TB_FILE_RE = re.compile(r'File "([^"\n]{1,400})", line \d')
 #: a mangled C++ name whose underscores a Markdown renderer turned into emphasis marks (``*ZN3c10...``, ``\\*ZN...``)
 _MD_SYMBOL_RE = re.compile(r"undefined symbol: \\?\*(Z[A-Za-z0-9_*\\]{2,600})", re.IGNORECASE)
+#: a mangled name after "undefined symbol: " once Markdown's escaped underscores are put back
+_MD_ESCAPED_SYMBOL_RE = re.compile(r"(?<=undefined symbol: )_Z[A-Za-z0-9_*\\]{2,600}")
 _UNDEF_REF_RE = re.compile(r"undefined reference to [`'‘\"]?([A-Za-z_][A-Za-z0-9_]{2,200})")
 #: a CUDA math/communication library's API function as its headers name it (cusparseSpMM, cublasLtMatmul, ncclCommInitRank)
 _CUDA_API_RE = re.compile(r"\b((?:cusparse|cublasLt|cublas|cufft|curand|cusolver[A-Z]{0,2}|cudnn|nccl|nvjpeg|npp)"
@@ -273,7 +275,7 @@ _DEVICE_COUNT_RE = re.compile(r"device_count\(\)`?\W{0,4}(?:returns?|returned|is
 _REPL_VALUE_RE = re.compile(r"\s{0,8}(?:out\[[0-9]{1,5}\]:\s{0,4})?(false|true|[0-9]{1,3})\s{0,4}$")
 #: words before a version that make it the one the user wanted, not the one installed ("instead of 2.1.0+cu118")
 _WISHED_RE = re.compile(r"(?:instead of|rather than|expected|expecting|should be|supposed to be|want(?:ed)?|"
-                        r"hoping for) [^,;\n]{0,30}$")
+                        r"hoping for|[0-9] requires) [^,;\n]{0,30}$")
 #: a torch release written with its local version tag without the word torch before it ("tried 1.11.0+cu113")
 _TAGGED_VER_RE = re.compile(r"(?<![0-9A-Za-z_.+])([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\+(cu[0-9]{2,3}|cpu)\b")
 _COMPANIONS = ("vision", "audio", "text", "data", "geometric", "scatter", "sparse", "cluster", "xformers", "mmcv")
@@ -409,6 +411,14 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("env_var_set", "loader", ("ld_library_path", ".bashrc", ".profile", "bash_profile", "pythonpath",
                                "module load", "printenv", "export "), True),
     ("kaolin", "kaolin", ("kaolin",), True),
+    # pip's last line of an install that worked (src/pip/_internal/commands/install.py: "Successfully installed %s"),
+    # setuptools' after a build ("Finished processing dependencies for X")
+    ("triton_ptxas", "toolkit", ("triton_ptxas_path", "internal triton ptx codegen error"), False),
+    ("install_succeeded", "toolkit", ("successfully installed ", "finished processing dependencies for "), False),
+    # torch's own __init__ importing its compiled core (torch/__init__.py: "from torch._C import *"): a library that
+    # fails to load there is one torch's own _C needs, found through its RPATH ($ORIGIN/lib), not an extension's
+    ("torch_own_import", "torch", ("from torch._c import", "import torch._c", "torch/_c.cpython", "torch\\_c.cp"),
+     False),
     ("cudnn_mismatch", "loader", ("cudnn version mismatch", "cudnn version incompatibility", "was compiled against",
                                   "loaded runtime cudnn"), False),
     ("env_dropped", "context", ("sudo ", "sudo: ", "srun ", "sbatch ", "systemd", "crontab", "env_reset",
@@ -545,6 +555,12 @@ def _dll_family(name: str) -> tuple[str, str]:
 
 def _scan_symbols(r: _Reader, line: str, low: str) -> None:
     if "undefined symbol" in low:
+        if "\\_" in line:
+            # a Markdown editor escaped every underscore ("pytorch3d/\_C.cpython-310-x86\_64-linux-gnu.so: undefined
+            # symbol: \_ZN3c10..."): unescape them; a "\*" left inside such a name is an escaped asterisk, which no
+            # mangled name has
+            line = _MD_ESCAPED_SYMBOL_RE.sub(lambda m: m.group(0).replace("\\*", ""), line.replace("\\_", "_"))
+            low = line.lower()
         if "undefined symbol: *z" in low or "undefined symbol: \\*z" in low:
             # a Markdown renderer read the mangled name's underscores as emphasis ("*ZNK3c1017Foo4init*barEv"): put
             # them back, so the symbol is read as what it is (a C++ name starts "_Z")
@@ -1494,7 +1510,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     r = _Reader()
     if not isinstance(text, str) or not text.strip():
         return {}
-    text = english_loader_lines(text)
+    text = english_loader_lines(_rejoin_wrapped_sonames(text))
     _scan_lines(r, text, budget_s)
     low = text.lower()
     _scan_signs(r, text, low)
@@ -1504,6 +1520,27 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _context_from_signs(r)
     _broken_driver(r)
     return r.result()
+
+
+#: a library's file name wrapped inside a word by a terminal or an editor ("ImportError: libcud" / "art.so.11.0: cannot
+#: open shared object file"): the first part a token that begins with "lib" (or a path's last part), the second the rest
+#: of the name up to the loader's colon, not a name of its own
+_WRAPPED_SONAME_RE = re.compile(r"((?:^|[\s/'\"(])lib[A-Za-z0-9_+-]{1,60}(?:\.so|\.s|\.)?)[ \t]*\n(?!lib)"
+                                r"([A-Za-z0-9_+.-]{1,70}:)", re.M)
+_SONAME_RE = re.compile(r"lib[A-Za-z0-9_+-]{1,60}\.so(?:\.[0-9]{1,6}){0,4}:")
+
+
+def _rejoin_wrapped_sonames(text: str) -> str:
+    """``text`` with a shared object's name that a line break cut in two put back together (only where the two parts
+    make one such name)."""
+    if "lib" not in text or "\n" not in text:
+        return text
+
+    def join(m: re.Match) -> str:
+        name = m.group(1).lstrip(" \t/'\"(") + m.group(2)
+        return m.group(1) + m.group(2) if _SONAME_RE.fullmatch(name) else m.group(0)
+
+    return _WRAPPED_SONAME_RE.sub(join, text)
 
 
 def english_loader_lines(text: str) -> str:

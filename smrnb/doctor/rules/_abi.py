@@ -551,6 +551,12 @@ def _from_python_file(line: str) -> bool:
 _PER_TORCH_WHEELS = ("torch_scatter", "torch_sparse", "torch_cluster", "torch_spline_conv", "pyg_lib")
 
 
+def per_torch_wheel(path: str) -> str:
+    """The PyG operator package (:data:`_PER_TORCH_WHEELS`) whose module file ``path`` names, else ``""``."""
+    low = path.replace("\\", "/").lower()
+    return next((n for n in _PER_TORCH_WHEELS if f"/{n}/" in low or low.startswith(f"{n}/") or f"{n}." in low), "")
+
+
 @rule("abi")
 def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """Undefined torch symbols (read in an error text or seen by the probe), torch APIs the source uses that
@@ -580,6 +586,8 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if ev.get("sign") == "torch_api_removed":
             yield from resolve(facts, ev, ["torch_api_incompatible_source"])
         elif ev.get("sign") == "cannot_import_c":
+            if "undefined symbol" in str(ev.get("line") or "").lower():
+                continue  # the loader opened the module's file and read its symbols: it was built
             yield from resolve(facts, ev, ["extension_not_compiled"])
     for ev in events(facts, "toolkit", "header_missing"):
         if torch_header_of_torch(ev):

@@ -33,7 +33,7 @@ MAX_READINGS = 3
 
 def builds(*codes: str) -> Callable[[Builder], Builder]:
     """Register the finding builder of ``codes``: ``fn(facts, event) -> {"title", "commands", "evidence",
-    "detail", "severity", "rank"}`` (all optional) or None when the event does not show this cause after all."""
+    "detail", "severity", "rank", "check"}`` (all optional) or None when the event does not show this cause after all."""
     for c in codes:
         if c not in CODES:
             raise ValueError(f"unknown finding code {c!r}")
@@ -315,8 +315,12 @@ _ARCH_VALUE_RE = re.compile(r"(?:compute|sm|lto)_[0-9]{2,3}[a-z]?")
 
 # ------------------------------------------------------------------ building findings
 def _default_build(code: str, ev: Mapping[str, Any]) -> dict[str, Any]:
-    meaning = str(ev.get("meaning") or CODES[code].meaning)
-    title = meaning.split(": ")[0].split(" (")[0].rstrip(".")
+    # the row's meaning describes its first reading; another reading of the same row gets its own code's words (two
+    # readings of one line never share a title)
+    first = list(ev.get("codes") or ())[:1]
+    meaning = str((ev.get("meaning") if not first or first[0] == code else None) or CODES[code].meaning)
+    # the first clause, its parentheses left out ("On NVSwitch systems (HGX/DGX) CUDA cannot start ..." keeps its end)
+    title = re.sub(r" \([^()]{0,200}\)", "", meaning.split(": ")[0]).rstrip(".")
     return {"title": title[:160], "commands": [CODES[code].check] if CODES[code].check else []}
 
 
@@ -370,8 +374,9 @@ def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None 
     if how:
         ev_lines.append(f"decided by: {how}")
     if reading:
+        check = str(got.get("check") or entry.check)  # a builder may name the deciding command of its case
         ev_lines.append("another reading of the same text (the text alone cannot decide); what decides: "
-                        f"`{entry.check}`" if entry.check else "another reading of the same text")
+                        f"`{check}`" if check else "another reading of the same text")
     if entry.told_from:
         ev_lines.append(f"told from its neighbour: {entry.told_from}")
     cmds = tuple(dict.fromkeys(str(c) for c in got.get("commands") or () if c))

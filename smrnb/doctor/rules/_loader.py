@@ -118,6 +118,11 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         # torch itself loads it at run time (ATen's DynamicLibrary: libcaffe2_nvrtc.so, libtorch_cuda_linalg.so): no
         # extension was imported too early; the torch install lacks the file or its directory is not searched
         codes = ["library_not_found"]
+    elif fam == "torch" and ev.get("from") != "live" and has_sign(facts, "torch_own_import"):
+        # torch's own _C fails to load one of torch's libraries: _C finds them through its RPATH ($ORIGIN/lib), so
+        # the torch install lacks the file (an interrupted or mixed install, two torch releases in one
+        # site-packages); no extension and no import order is involved, and a CPU build never asks for a CUDA library
+        codes = ["torch_import_failed"]
     elif fam == "torch" and low.startswith(_TORCH_LIBS_SINCE_1_5):
         # libtorch.so was split into libtorch_cpu.so / libtorch_cuda.so in torch 1.5: a binary that needs them was
         # built for 1.5 or later; an older torch (the text's) has no such file, else both readings
@@ -166,7 +171,12 @@ _UNNAMED_LIBS = {"nvrtc_builtins": "libnvrtc-builtins"}
 def on_windows(facts: Mapping[str, Any], ev: Mapping[str, Any], lib: str) -> bool:
     """Whether a missing library is a Windows DLL: a .dll name, or a text that reads as Windows (WinError, C:\\)."""
     return lib.lower().endswith(".dll") or (ev.get("from") != "live" and (
-        has_sign(facts, "windows") or value(facts, "context", "os") == "windows"))
+        has_sign(facts, "windows") or value(facts, "context", "os") == "windows" or str(ev.get("key")) in _WINDOWS_ROWS
+        or "dll load failed" in str(ev.get("line") or "").lower()))
+
+
+#: loader-table rows of Windows' own loader errors (CPython's dynload_win.c, ctypes' LoadLibrary)
+_WINDOWS_ROWS = frozenset({"win_mod_not_found", "win_proc_not_found", "win_bad_exe_format"})
 
 
 def search_path_detail(windows: bool, cuda: bool = False) -> str:
@@ -256,6 +266,26 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
     evidence, cmds = _needed_commands(ev)
     fam = ev.get("family")
     win = on_windows(facts, ev, lib)
+    named = bool(ev.get("library") or (ev.get("groups") or {}).get("lib"))
+    if not cmds and win and not named:
+        # Windows' ERROR_MOD_NOT_FOUND names no DLL: the module's file exists, one of the DLLs it depends on is
+        # missing; for torch's own (c10.dll, torch_cpu.dll, torch_python.dll) the usual ones are the MSVC runtime
+        # (vcruntime140.dll, msvcp140.dll of the Visual C++ Redistributable) and CUDA's DLLs of its CUDA release
+        m = _WIN_IMPORT_RE.search(str(ev.get("line") or ""))
+        mod = m.group(1) if m else ""
+        tc = value(facts, "torch", "cuda")
+        idx = f"cu{str(tc).replace('.', '')}" if tc else "<cuXYZ or cpu>"
+        cmds = ["# install the Microsoft Visual C++ Redistributable (x64) from https://aka.ms/vs/17/release/vc_redist.x64.exe, "
+                "then open a new terminal",
+                "where vcruntime140.dll msvcp140.dll cudart64_*.dll   # the MSVC runtime and CUDA DLLs on PATH (a CUDA "
+                "build of torch ships its CUDA DLLs in torch\\lib)",
+                "# Dependencies (https://github.com/lucasg/Dependencies) opened on the module's .pyd (for torch: "
+                "torch\\lib\\torch_python.dll) shows which DLL is missing",
+                "pip install --force-reinstall --no-cache-dir torch --index-url "
+                f"https://download.pytorch.org/whl/{idx}   # when the module is torch's own"]
+        return {"title": (f"A DLL that {mod} depends on is not found" if mod else
+                          "A DLL that the module depends on is not found") + " (Windows: DLL load failed)",
+                "commands": cmds, "evidence": evidence, "detail": search_path_detail(True)}
     if not cmds and win:
         cmds = ["# install the Microsoft Visual C++ Redistributable (x64), then open a new terminal",
                 "pip install --force-reinstall --no-cache-dir torch --index-url https://download.pytorch.org/whl/<cuXYZ>",
@@ -391,6 +421,8 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if ev.get("key") == "win_proc_not_found" and _torch_extension_import(facts, ev):
             yield from resolve(facts, ev, ["abi_torch_version_mismatch", *ev.get("codes", ())])
             continue
+        if ev.get("key") == "cannot_open_torch_cuda_lib" and has_sign(facts, "torch_own_import"):
+            continue  # torch's own import: the structured event above reads it (library_missing_codes)
         if ev.get("key") in _STRUCTURED_ROWS:
             if ev.get("key") == "dlopen_not_found_python" and not events(facts, "loader", "library_missing"):
                 yield from resolve(facts, ev)

@@ -272,9 +272,10 @@ def _build_dep(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         cmd = f"apt-file search lib{lib}.so"
     else:
         cmd = CODES_TABLE["build_dependency_missing"].check
-    what = h or (f"-l{lib}" if lib else None) or str(ev.get("meaning") or "").split(":")[0]
-    return {"title": f"The build needs {what}, which is not installed" if what else "A build dependency is missing",
-            "commands": [cmd]}
+    what = h or (f"-l{lib}" if lib else None)
+    said = str(ev.get("meaning") or "").split(": ")[0].rstrip(".")  # a table row's own sentence, already a title
+    return {"title": f"The build needs {what}, which is not installed" if what else said or
+            "A build dependency is missing", "commands": [cmd]}
 
 
 def _triton_missing(facts: Facts) -> dict[str, Any]:
@@ -320,11 +321,23 @@ def _nvcc_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     nv = groups.get("nvcc") or value(facts, "toolkit", "build_nvcc_version")
     tc = groups.get("torch") or value(facts, "torch", "cuda")
     nv = str(nv).replace("%s", "") if nv else nv
-    return {"title": f"nvcc is CUDA {nv} but torch was built with CUDA {tc}" if nv and tc else
-            "nvcc and torch use different CUDA versions",
-            "commands": ["python -c \"import torch; print(torch.version.cuda)\"", "nvcc --version",
-                         f"export CUDA_HOME=/usr/local/cuda-{tc or '<torch.version.cuda>'} "
-                         f"PATH=/usr/local/cuda-{tc or '<torch.version.cuda>'}/bin:$PATH"]}
+    out = {"title": f"nvcc is CUDA {nv} but torch was built with CUDA {tc}" if nv and tc else
+           "nvcc and torch use different CUDA versions",
+           "commands": ["python -c \"import torch; print(torch.version.cuda)\"", "nvcc --version",
+                        f"export CUDA_HOME=/usr/local/cuda-{tc or '<torch.version.cuda>'} "
+                        f"PATH=/usr/local/cuda-{tc or '<torch.version.cuda>'}/bin:$PATH"]}
+    if ev.get("key") == "cuda_minor_mismatch":
+        # torch.utils.cpp_extension._check_cuda_version: another minor of the same major is a warning ("Most likely
+        # this shouldn't be a problem"), the build goes on; only another major raises
+        out["severity"] = "warning"
+        out["title"] += ": the same major, torch only warns"
+        if has_sign(facts, "install_succeeded") and not events(facts, "toolkit", "build_failed"):
+            out["severity"] = "info"
+            out["title"] = (f"nvcc CUDA {nv} and torch's CUDA {tc}: a minor mismatch torch only warns about; the "
+                            "install succeeded" if nv and tc else "A minor CUDA mismatch torch only warns about; the "
+                            "install succeeded")
+            out["detail"] = "Nothing failed here: the same CUDA major builds working extensions."
+    return out
 
 
 @builds("host_compiler_unsupported")
@@ -352,12 +365,35 @@ def _no_torch_at_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 @builds("ninja_missing")
 def _ninja(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    return {"title": "ninja is not on PATH", "commands": ["pip install ninja"],
-            "severity": "error"}  # the text shows a build or a JIT load that stopped for it
+    # the code's own severity (warning, as the codes page says); an explained text's warning is a cause found all the
+    # same (exit status 1)
+    return {"title": "ninja is not on PATH", "commands": ["pip install ninja"]}
+
+
+def _triton_ptxas(facts: Facts, ev: Mapping[str, Any]) -> bool:
+    """Whether a ptxas failure is triton's: the text shows triton (its frames, its 'Internal Triton PTX codegen
+    error', a TRITON_PTXAS_PATH)."""
+    if "triton" in [str(p).lower() for p in value(facts, "torch", "packages_installed") or []]:
+        return True
+    return "triton" in str(ev.get("line") or "").lower() or has_sign(facts, "triton_ptxas")
 
 
 @builds("multiple_cuda_toolkits")
 def _multiple(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("triton"):
+        g = ev.get("groups") or {}
+        ver, cur = g.get("ver"), g.get("cur")
+        return {"title": "triton's ptxas is older than the PTX it compiles" + (
+            f" (PTX ISA {ver}, ptxas knows up to {cur})" if ver and cur else "") + ": TRITON_PTXAS_PATH or an older "
+            "toolkit's ptxas is picked",
+            "evidence": ["triton (python/triton/backends/nvidia/compiler.py) runs the ptxas named by TRITON_PTXAS_PATH, "
+                         "else the one its wheel ships (triton/backends/nvidia/bin/ptxas); nvcc and CUDA_HOME play no "
+                         "part"],
+            "commands": ["echo $TRITON_PTXAS_PATH   # set: triton uses that ptxas",
+                         "unset TRITON_PTXAS_PATH   # back to the ptxas triton ships",
+                         "export TRITON_PTXAS_PATH=/usr/local/cuda-<x.y>/bin/ptxas   # or a toolkit new enough for "
+                         f"PTX ISA {ver or '<the .version above>'}",
+                         "pip show torch triton   # the triton release this torch pins"]}
     vers = [str(n.get("version")) for n in value(facts, "toolkit", "nvccs") or [] if isinstance(n, Mapping) and n.get("version")]
     return {"title": "Another installed toolkit is picked than intended" + (f" ({', '.join(vers)})" if len(vers) > 1 else ""),
             "commands": ["which -a nvcc; ls -d /usr/local/cuda*", "export CUDA_HOME=/usr/local/cuda-<x.y> "
@@ -404,6 +440,11 @@ def build_messages(facts: Facts) -> Iterable[Finding]:
     libraries the compiler or linker cannot find, and the signs of a build (build isolation, ninja, MSVC)."""
     missing: list[Finding] = []
     for ev in events(facts, "toolkit", "message"):
+        if ev.get("key") == "ptxas_unsupported_version" and _triton_ptxas(facts, ev):
+            # triton's own PTX (a torch.compile or triton kernel) fed to a ptxas too old for it: no nvcc or CUDA_HOME
+            # is involved; triton runs TRITON_PTXAS_PATH when set, else the ptxas it ships
+            yield from resolve(facts, {**ev, "triton": True}, ["multiple_cuda_toolkits", "companion_built_for_other_torch"])
+            continue
         for f in resolve(facts, ev):
             missing += [f] if f.code == "cuda_home_missing" else []
             yield _nvcc_missing_in_notebook(facts, f)

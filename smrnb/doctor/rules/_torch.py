@@ -185,6 +185,20 @@ def _text_names_torch(facts: Facts) -> bool:
 def _torch_import(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
     if ev.get("from") != "live" and not _text_names_torch(facts):
         return None  # a process that dies at start (a kernel restarting) is not torch's unless the text shows torch
+    lib = str(ev.get("library") or "") if ev.get("kind") == "library_missing" else ""
+    if lib:
+        return {"title": f"torch's own import fails: {lib} is missing from the torch install (a broken or mixed "
+                         "install)",
+                "evidence": [f"torch's compiled core (torch._C, imported by torch/__init__.py) loads {lib} from "
+                             "torch/lib through its RPATH: no extension and no import order is involved, and a "
+                             "CPU-only torch never asks for a CUDA library"],
+                "detail": "Reinstall torch whole (pip's cache can hold a broken wheel), and check that only one torch "
+                          "is installed in this environment.",
+                "commands": ["pip show -f torch | grep -E 'lib/lib(torch|c10)'   # the libraries the install holds",
+                             "pip list 2>/dev/null | grep -iE '^torch '; python -m pip --version   # one torch, this "
+                             "Python's pip",
+                             "pip uninstall -y torch && pip install --no-cache-dir torch --index-url "
+                             "https://download.pytorch.org/whl/<cuXYZ>   # the build you meant"]}
     return {"title": "`import torch` fails (or crashes the process that runs it)",
             "commands": ['python -c "import torch"   # in the environment that fails: its last error line says why']}
 
@@ -257,7 +271,7 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if idx not in tables.torch_cuda_indexes():  # a CUDA PyTorch publishes no wheel index for (a source build's)
         idx = "<cuXYZ>"
     line = str(ev.get("line") or "") + " " + str(ev.get("module") or "")
-    if "triton" in line.lower():
+    if "triton" in line.lower() or ev.get("triton"):
         pin = tables.triton_for_torch(tv) if tv else None
         have = value(facts, "torch", "triton_version")
         title = "triton does not match the installed torch" + (f": triton {have}" if have else "") + (
@@ -267,6 +281,23 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              f"pip install 'triton=={pin}.*'   # the triton this torch release pins" if pin else
                              "pip install --force-reinstall torch   # brings the triton it pins (Linux x86-64); on "
                              "Windows the triton-windows release made for this torch"]}
+    from smrnb.doctor.rules._abi import per_torch_wheel
+
+    pyg = per_torch_wheel(str(ev.get("needed_by") or ev.get("line") or ""))
+    if pyg:
+        # PyG's operator packages publish one wheel per torch release and CUDA variant at
+        # https://data.pyg.org/whl/torch-<major.minor>.0+<cuXYZ|cpu>.html (its install guide's "-f" index)
+        mm = ".".join(str(tv).split(".")[:2]) + ".0" if tv else "<torch major.minor>.0"
+        var = idx if tc else ("cpu" if value(facts, "torch", "cpu_build") else "<cuXYZ|cpu>")
+        return {"title": f"{pyg}'s wheel was made for another torch than the installed one"
+                         + (f" ({tv})" if tv else ""),
+                "detail": f"Here it is {pyg} (PyG's operator package), not torchvision: install its wheel for "
+                          "exactly this torch release and CUDA variant.",
+                "check": f"pip show torch {pyg} | grep -E '^(Name|Version)'   # the wheel's version names the torch "
+                         "it was made for (+ptXY)",
+                "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
+                             f"pip install --force-reinstall --no-cache-dir {pyg} -f "
+                             f"https://data.pyg.org/whl/torch-{mm}+{var}.html"]}
     who = "torchaudio" if "torchaudio" in str(ev.get("line") or "") else "torchvision"
     return {"title": f"{who} does not match the installed torch",
             "commands": ["python -c \"import torch, torchvision; print(torch.__version__, torchvision.__version__)\"",
@@ -319,6 +350,12 @@ AFTERMATH_WEIGHT = 70
 #: error (NCCL's "Last error: Cuda failure '<cudaGetErrorString>'", a "CUDA error: ..." line), that error is read
 #: instead (tables/cuda_errors.csv) and the guess is left out
 UNNAMED_CUDA_FAILURE_ROWS = frozenset({"nccl_unhandled_cuda_error"})
+#: NCCL's ncclSystemError ("unhandled system error": a system call failed, socket, shared memory or malloc) names no
+#: call; NCCL prints the one that failed as its "Last error:" (src/misc/socket.cc, src/transport/net_ib.cc). Where
+#: that line is one of the network rows below, it is the cause and the generic row's shared-memory reading is left out
+UNNAMED_SYSTEM_FAILURE_ROWS = frozenset({"nccl_system_error"})
+NCCL_NETWORK_ROWS = frozenset({"nccl_connect_failed", "nccl_socket_call_failed", "nccl_connection_closed",
+                               "nccl_no_socket_interface", "nccl_ib_completion_error", "nccl_remote_error"})
 
 
 @rule("torch")
@@ -329,8 +366,12 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "torch", "message", table="torch_messages"):
         yield from resolve(facts, ev)
     named_cuda_error = bool(events(facts, "driver", "cuda_error"))
-    for ev in events(facts, "torch", "message", table="library_messages"):
+    lib_events = events(facts, "torch", "message", table="library_messages")
+    named_network_failure = any(e.get("key") in NCCL_NETWORK_ROWS for e in lib_events)
+    for ev in lib_events:
         if ev.get("key") in UNNAMED_CUDA_FAILURE_ROWS and named_cuda_error:
+            continue
+        if ev.get("key") in UNNAMED_SYSTEM_FAILURE_ROWS and named_network_failure:
             continue
         if ev.get("key") in AFTERMATH_ROWS:
             ev = {**ev, "weight": max(int(ev.get("weight", 30)), AFTERMATH_WEIGHT)}
