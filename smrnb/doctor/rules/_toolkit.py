@@ -210,6 +210,15 @@ _CUDA_LINK_LIBS = ("cudart", "cublas", "cusparse", "cusolver", "cufft", "curand"
                    "cudadevrt", "cudnn", "nccl")
 
 
+#: headers of the Universal C Runtime, the Windows SDK and MSVC's own runtime: MSVC's C1083 on one of them is a Visual
+#: C++ install without the Windows SDK (or a shell without vcvars' INCLUDE), not a library the project needs
+_MSVC_SDK_HEADERS = frozenset({
+    "io.h", "stdio.h", "stdlib.h", "string.h", "stddef.h", "stdint.h", "math.h", "errno.h", "ctype.h", "wchar.h",
+    "time.h", "assert.h", "malloc.h", "process.h", "direct.h", "fcntl.h", "locale.h", "limits.h", "float.h",
+    "corecrt.h", "crtdbg.h", "crtdefs.h", "vcruntime.h", "windows.h", "winsock2.h", "ws2tcpip.h", "basetsd.h",
+    "windef.h", "winapifamily.h", "sal.h", "excpt.h", "sys/types.h", "sys/stat.h"})
+
+
 def header_codes(ev: Mapping[str, Any], facts: Facts | None = None) -> list[str]:
     """What a header the compiler cannot find means. A CUDA header: the toolkit the build uses lacks it, or the build
     was given no toolkit at all (no CUDA include directory on its command line: CUDA_HOME unset or not found, a
@@ -219,6 +228,8 @@ def header_codes(ev: Mapping[str, Any], facts: Facts | None = None) -> list[str]
         return ["cpu_only_torch_with_gpu"]  # torch's own header needs one this torch did not install
     if h.startswith("thc/"):
         return []  # rules.abi: a torch API the source uses and torch removed
+    if "C1083" in str(ev.get("line") or "") and h in _MSVC_SDK_HEADERS:
+        return ["windows_msvc_toolchain", "build_dependency_missing"]  # MSVC without the Windows SDK / UCRT
     if not h.startswith(_CUDA_HEADER_PREFIXES):
         return ["build_dependency_missing"]
     shown = facts is not None and any(value(facts, "toolkit", k) for k in ("cuda_include_dir", "build_cuda_home",
