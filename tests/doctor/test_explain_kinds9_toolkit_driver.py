@@ -1,0 +1,100 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 9, the toolkit, driver and context layers: the messages of nvcc, MSVC, torch's builders, the NVIDIA
+container stack, the kernel module, NVML and the GL stacks by kind, each written from the tool's own message (see the
+table rows' ``source``), never copied from a corpus text; and texts of another kind that must not get those codes."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import rule_codes
+
+READINGS = [
+    # nvcc's refusals, quoted without the "nvcc fatal" prefix a log line carries
+    ("error: \"Unsupported gpu architecture 'compute_120'\" while building the extension\n", ["unsupported_gpu_arch"]),
+    ("Value 'sm_100' is not defined for option 'gpu-architecture'\n", ["unsupported_gpu_arch"]),
+    ("nvcc -c -ccbin clang++ kernel.cu\nnvcc fatal   : Host compiler targets unsupported OS.\n",
+     ["host_compiler_unsupported"]),
+    ("/bin/sh: 1: cicc: not found\n", ["cuda_home_incomplete"]),
+    ("/env/lib/python3.8/site-packages/torch/include/c10/util/C++17.h:16:2: error: #error \"You're trying to build "
+     "PyTorch with a too old version of GCC. We need GCC 5 or later.\"\n", ["host_compiler_unsupported"]),
+    # MSVC: its STL against the CUDA release, the compiler missing for torch.compile, the Windows SDK's headers
+    ("C:\\Program Files\\Microsoft Visual Studio\\2022\\Community\\VC\\Tools\\MSVC\\14.40.33807\\include\\"
+     "yvals_core.h(902): error STL1002: Unexpected compiler version, expected CUDA 12.4 or newer.\n",
+     ["windows_msvc_toolchain"]),
+    ('  File "C:\\env\\Lib\\site-packages\\torch\\_inductor\\cpp_builder.py", line 144, in get_cpp_compiler\n'
+     "RuntimeError: Compiler: cl is not found.\n", ["windows_msvc_toolchain"]),
+    ("C:\\src\\ext\\module.cpp(3): fatal error C1083: Cannot open include file: 'corecrt.h': No such file or directory\n",
+     ["windows_msvc_toolchain", "build_dependency_missing"]),
+    ("C:\\src\\ext\\module.cpp(3): fatal error C1083: 无法打开包括文件: “stdio.h”: No such file or directory\n",
+     ["windows_msvc_toolchain", "build_dependency_missing"]),
+    # gcc in the user's locale (glibc's strerror catalogues)
+    ("src/render.cu:5:10: fatal error: glm/glm.hpp: 没有那个文件或目录\n    5 | #include <glm/glm.hpp>\n",
+     ["build_dependency_missing"]),
+    ("src/ops.cpp:2:10: fatal error: Eigen/Dense: Datei oder Verzeichnis nicht gefunden\n", ["build_dependency_missing"]),
+    # torch's compiler check of 1.x
+    ("subprocess.CalledProcessError: Command '['which', 'c++']' returned non-zero exit status 1.\n",
+     ["build_dependency_missing"]),
+    # the container stack
+    ("docker: Error response from daemon: failed to create task for container: ... stderr: nvidia-container-cli: "
+     "device error: 3: unknown device: unknown.\n", ["gpu_not_exposed_to_process"]),
+    ("2018/01/01 00:00:00 Loading NVML\n2018/01/01 00:00:00 Failed to start nvml with error: could not load NVML "
+     "library.\n", ["gpu_not_exposed_to_process"]),
+    ("nvidia-docker | 2017/01/01 00:00:00 Error: Could not load UVM kernel module. Is nvidia-modprobe installed?\n",
+     ["driver_broken"]),
+    # the kernel module, NVML, the driver API through cuda-python, Paddle's error form
+    ("NVRM: The NVIDIA GeForce 8600M GT GPU installed in this system is\nNVRM:  supported through the NVIDIA 340.xx "
+     "Legacy drivers. Please\nNVRM: The 550.54 NVIDIA driver will ignore this GPU.  Continuing probe...\n",
+     ["driver_broken"]),
+    ("$ nvidia-smi\nUnable to determine the device handle for GPU 0000:81:00.0: Unknown Error\n",
+     ["driver_broken", "gpu_hardware_fault"]),
+    ('  File "cuda/cuda.pyx", line 1, in cuda.cuda.cuMemPoolCreate\nRuntimeError: Function "cuMemPoolCreate" not found\n',
+     ["driver_below_cuda_minor"]),
+    ("ExternalError: Cuda error(35), CUDA driver version is insufficient for CUDA runtime version.\n",
+     ["driver_too_old"]),
+    ("RuntimeError: NVIDIA driver on your system is too old (found version 10020).\n", ["driver_too_old"]),
+    # GL stacks without a display or a usable GL
+    ('  File "/env/lib/python3.10/site-packages/OpenGL/raw/GL/_errors.py", line 4, in <module>\n'
+     "    _error_checker = _ErrorChecker( _p, _p.GL.glGetError )\n"
+     "AttributeError: 'NoneType' object has no attribute 'glGetError'\n", ["opengl_egl_unavailable"]),
+    ("glfw.GLFWError: (65543) b'GLX: Failed to create context: GLXBadFBConfig'\n", ["opengl_egl_unavailable"]),
+    ("qt.qpa.xcb: could not connect to display \nqt.qpa.plugin: Could not load the Qt platform plugin \"xcb\"\n",
+     ["opengl_egl_unavailable"]),
+    # a server killed by SIGBUS, Open3D's torch gate
+    ("Error: Shard 0 was signaled to shutdown with signal 7\n", ["container_shm_too_small"]),
+    ("Exception: Version mismatch: Open3D needs PyTorch version 2.0.*, but version 2.1.0 is installed!\n",
+     ["extension_torch_version_gate"]),
+]
+
+
+@pytest.mark.parametrize("text,codes", READINGS, ids=[c[0][:60] for c in READINGS])
+def test_reading(text, codes):
+    got = rule_codes(text, n=len(codes))
+    assert got == codes, (text, got)
+
+
+@pytest.mark.parametrize("text,code", [
+    # an option value nvcc lacks is no GPU architecture
+    ("Value 'c++20' is not defined for option 'std'\n", "unsupported_gpu_arch"),
+    # a C runtime header missing on Linux is the libc headers, not MSVC
+    ("main.c:1:10: fatal error: stdio.h: 没有那个文件或目录\n", "windows_msvc_toolchain"),
+    # a source file gcc cannot open is not a missing header
+    ("cc1plus: fatal error: src/main.cpp: Datei oder Verzeichnis nicht gefunden\n", "build_dependency_missing"),
+    # a GPU that fell off the bus stays a hardware fault
+    ("Unable to determine the device handle for GPU0000:3B:00.0: GPU is lost.  Reboot the system to recover this GPU\n",
+     "driver_broken"),
+    # another signal of a TGI shard, and a Python KeyError with 'Function ... not found'
+    ("Error: Shard 1 was signaled to shutdown with signal 9\n", "container_shm_too_small"),
+    ("KeyError: Function 'cuda_forward' not found in module\n", "driver_below_cuda_minor"),
+    # Qt missing its platform plugin's libraries is not a missing display
+    ("qt.qpa.plugin: Could not load the Qt platform plugin \"xcb\" in \"\" even though it was found.\nThis application "
+     "failed to start because no Qt platform plugin could be initialized.\n", "opengl_egl_unavailable"),
+    # `which` finding no c++ on Linux is no MSVC install
+    ("which: no c++ in (/usr/bin:/bin)\n", "windows_msvc_toolchain"),
+])
+def test_not_this_kind(text, code):
+    assert code not in rule_codes(text), text
+
+
+def test_a_header_missing_on_linux_is_a_build_dependency():
+    assert rule_codes("main.c:1:10: fatal error: stdio.h: 没有那个文件或目录\n")[:1] == ["build_dependency_missing"]
