@@ -98,3 +98,31 @@ def test_not_this_kind(text, code):
 
 def test_a_header_missing_on_linux_is_a_build_dependency():
     assert rule_codes("main.c:1:10: fatal error: stdio.h: 没有那个文件或目录\n")[:1] == ["build_dependency_missing"]
+
+
+def test_deepspeeds_cpu_adam_without_its_op_is_an_unbuilt_op_most_often_refused_for_cuda():
+    text = ("Exception ignored in: <function DeepSpeedCPUAdam.__del__ at 0x7f00>\nTraceback (most recent call last):\n"
+            '  File "/env/lib/python3.10/site-packages/deepspeed/ops/adam/cpu_adam.py", line 102, in __del__\n'
+            "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'\n")
+    assert rule_codes(text) == ["extension_not_compiled", "nvcc_torch_cuda_mismatch"]
+
+
+def test_deepspeeds_symptom_ranks_after_the_message_that_says_why():
+    text = ("DeepSpeed Op Builder: Installed CUDA version 11.2 does not match the version torch was compiled with "
+            "11.7, unable to compile cuda/cpp extensions without a matching cuda version.\n"
+            "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'\n")
+    assert rule_codes(text, n=1) == ["nvcc_torch_cuda_mismatch"]
+    loader = ("ImportError: /root/.cache/torch_extensions/py310_cu121/cpu_adam/cpu_adam.so: cannot open shared object "
+              "file: No such file or directory\nAttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'\n")
+    assert "nvcc_torch_cuda_mismatch" not in rule_codes(loader)
+
+
+@pytest.mark.parametrize("op", ["addmm_impl_cpu_", "slow_conv2d_cpu", "LayerNormKernelImpl"])
+def test_a_half_tensor_in_a_cpu_kernel_is_a_model_left_on_the_cpu(op):
+    text = f"RuntimeError: \"{op}\" not implemented for 'Half'\n"
+    assert rule_codes(text) == ["user_code_error", "no_gpu"]
+
+
+def test_a_cuda_kernel_without_a_dtype_is_not_the_cpu():
+    assert "no_gpu" not in rule_codes("RuntimeError: \"cumsum_cuda\" not implemented for 'ComplexHalf'\n")
+    assert "no_gpu" not in rule_codes("RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Long'\n")

@@ -415,7 +415,7 @@ def build_messages(facts: Facts) -> Iterable[Finding]:
     libraries the compiler or linker cannot find, and the signs of a build (build isolation, ninja, MSVC)."""
     missing: list[Finding] = []
     for ev in events(facts, "toolkit", "message"):
-        for f in resolve(facts, ev):
+        for f in resolve(facts, *_symptom(facts, ev)):
             missing += [f] if f.code == "cuda_home_missing" else []
             yield _nvcc_missing_in_notebook(facts, f)
     for ev in events(facts, "toolkit", "header_missing"):
@@ -437,6 +437,22 @@ def build_messages(facts: Facts) -> Iterable[Finding]:
         f = finding("env_not_propagated_to_kernel", facts, dropped[0], rank=best.rank + 1)
         if f is not None:
             yield f
+
+
+#: rows that tell only that a build or load failed earlier in the process (the error that says why is elsewhere)
+_SYMPTOM_ROWS = frozenset({"deepspeed:cpu_adam_op_not_built"})
+
+
+def _symptom(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
+    """``ev`` and the codes to read it as: a symptom row's own when the text shows nothing else of the build, else
+    only its first code, ranked after the rest: another message of the loader or the toolkit is the failure itself."""
+    if ev.get("key") not in _SYMPTOM_ROWS:
+        return ev, None
+    others = [e for ly in ("loader", "toolkit") for e in events(facts, ly, "message") if e.get("key") != ev.get("key")]
+    others += events(facts, "toolkit", "header_missing") + events(facts, "toolkit", "link_lib_missing")
+    if not others:
+        return ev, None
+    return {**ev, "weight": int(ev.get("weight") or 10) + 75}, list(ev.get("codes") or [])[:1]
 
 
 def _project_name(name: str) -> str:
