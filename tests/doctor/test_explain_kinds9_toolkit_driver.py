@@ -126,3 +126,28 @@ def test_a_half_tensor_in_a_cpu_kernel_is_a_model_left_on_the_cpu(op):
 def test_a_cuda_kernel_without_a_dtype_is_not_the_cpu():
     assert "no_gpu" not in rule_codes("RuntimeError: \"cumsum_cuda\" not implemented for 'ComplexHalf'\n")
     assert "no_gpu" not in rule_codes("RuntimeError: \"LayerNormKernelImpl\" not implemented for 'Long'\n")
+
+
+@pytest.mark.parametrize("text,codes", [
+    # nvcc given an empty option value: the command line is malformed, whatever the release
+    ("nvcc -std= -c k.cu\nnvcc fatal   : Value '' is not defined for option 'std'\n", ["user_code_error"]),
+    # accelerate's bf16 check: the GPU first (torch 1.10 is long out), then torch
+    ("ValueError: bf16 mixed precision requires PyTorch >= 1.10 and a supported device.\n",
+     ["gpu_below_extension_minimum", "extension_torch_version_gate"]),
+    # the kubelet's device manager disagreeing with the node's capacity
+    ("Warning  UnexpectedAdmissionError  Pod Allocate failed due to requested number of devices unavailable for "
+     "nvidia.com/gpu. Requested: 2, Available: 1, which is unexpected\n", ["gpu_not_exposed_to_process", "library_bug"]),
+    # cuda-gdb without the driver's debugger back-end: on the machine, and in a container given the driver's libraries
+    ("(cuda-gdb) run\nCould not find CUDA Debugger back-end. Please try upgrading/re-installing the GPU driver\n",
+     ["driver_broken", "gpu_not_exposed_to_process"]),
+    ("$ apptainer exec --nv image.sif cuda-gdb ./app\n(cuda-gdb) run\nCould not find CUDA Debugger back-end. Please try "
+     "upgrading/re-installing the GPU driver\n", ["gpu_not_exposed_to_process", "driver_broken"]),
+])
+def test_reading_of_a_build_or_a_node(text, codes):
+    assert rule_codes(text, n=len(codes)) == codes, text
+
+
+def test_detectron2s_torch_check_is_not_accelerates_bf16_check():
+    assert rule_codes("AssertionError: Requires PyTorch >= 1.8\n", n=1) == ["extension_torch_version_gate"]
+    assert "extension_torch_version_gate" not in rule_codes(
+        "ValueError: fp16 mixed precision requires a GPU (not 'mps').\n")
