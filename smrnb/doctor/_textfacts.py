@@ -353,6 +353,10 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("gpu_dropped", "torch", ("no longer supports this gpu", "too old to be supported by the pytorch",
                               "which is older than the minimum", "pytorch no longer supports"), False),
     ("no_cuda_gpus", "driver", ("no cuda gpus are available", "no gpu found", "no gpus found"), False),
+    # Windows' display-driver watchdog (TDR) resetting the GPU: its event-log text and what the user sees
+    ("display_reset", "driver", ("display driver nvlddmkm stopped responding", "display driver stopped responding",
+                                 "screen goes black", "screen went black", "screen turns black", "screen turned black",
+                                 "screen goes blank", "screen went blank"), False),
     ("oom", "torch", ("outofmemoryerror", "cudamalloc failed: out of memory", "cuda error: out of memory",
                       "cuda out of memory", "gpu out of memory", "cuda_error_out_of_memory"), False),
     ("nvrtc_arch", "toolkit", ("invalid value for --gpu-architecture", "value 'sm_"), False),

@@ -151,3 +151,12 @@ def test_detectron2s_torch_check_is_not_accelerates_bf16_check():
     assert rule_codes("AssertionError: Requires PyTorch >= 1.8\n", n=1) == ["extension_torch_version_gate"]
     assert "extension_torch_version_gate" not in rule_codes(
         "ValueError: fp16 mixed precision requires a GPU (not 'mps').\n")
+
+
+def test_a_cuda_error_as_the_display_goes_black_is_windows_watchdog():
+    text = ("GPUassert: unspecified launch failure kernel.cu 88\nCUDA error = 999 at render.cu:120 "
+            "'cudaDeviceSynchronize()'\nThe screen went black for a second, then Windows said: Display driver nvlddmkm "
+            "stopped responding and has successfully recovered.\n")
+    assert rule_codes(text, n=1) == ["gpu_watchdog_timeout"]
+    # the same error without the display reset stays the driver's
+    assert "gpu_watchdog_timeout" not in rule_codes("CUDA error = 999 at render.cu:120 'cudaDeviceSynchronize()'\n")

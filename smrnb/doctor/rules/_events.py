@@ -218,6 +218,10 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         # the text names another vendor's GPU and no NVIDIA one: CUDA has no device here, whatever the runtime said
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             f"the machine's GPU is {value(facts, 'driver', 'other_gpus')[0]} (not NVIDIA's)")
+    if ev.get("kind") == "cuda_error" and s & {"driver_broken", "user_code_error"} and has_sign(facts, "display_reset"):
+        return ["gpu_watchdog_timeout"] + [x for x in c if x != "gpu_watchdog_timeout"][:1], (
+            "the display went black with the error: Windows' display-driver watchdog (TDR) reset the GPU under a "
+            "long kernel")
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
