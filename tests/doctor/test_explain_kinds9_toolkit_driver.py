@@ -160,3 +160,19 @@ def test_a_cuda_error_as_the_display_goes_black_is_windows_watchdog():
     assert rule_codes(text, n=1) == ["gpu_watchdog_timeout"]
     # the same error without the display reset stays the driver's
     assert "gpu_watchdog_timeout" not in rule_codes("CUDA error = 999 at render.cu:120 'cudaDeviceSynchronize()'\n")
+
+
+_DEVICE_COUNT = ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+                 "NumCudaDevices() that might have already set an error? ")
+
+
+def test_the_number_after_torchs_device_count_error_decides():
+    # 500: the libcuda loaded lacks an entry point of the runtime; in a container, a driver library not the host's
+    assert rule_codes(_DEVICE_COUNT + "Error 500: named symbol not found\n") == ["driver_too_old", "driver_broken"]
+    assert rule_codes("docker run --gpus all image\n" + _DEVICE_COUNT + "Error 500: named symbol not found\n") == [
+        "gpu_not_exposed_to_process", "driver_too_old"]
+    # another number than 804 is no forward-compatibility refusal; 804 still is one
+    assert "forward_compat_unsupported" not in rule_codes(
+        _DEVICE_COUNT + "Error 803: system has unsupported display driver / cuda driver combination\n", n=3)
+    assert "forward_compat_unsupported" in rule_codes(
+        _DEVICE_COUNT + "Error 804: forward compatibility was attempted on non supported HW\n")

@@ -175,6 +175,23 @@ def _lib_major(ev: Mapping[str, Any]) -> int | None:
     return major(ver)
 
 
+def _device_count_reading(facts: Facts, c: list[str]) -> tuple[list[str], str] | None:
+    """What the error number after torch's 'Unexpected error from cudaGetDeviceCount()' says (c10/cuda/
+    CUDAFunctions.cpp prints it): 500 (named symbol not found) is a libcuda without an entry point this CUDA runtime
+    needs, a driver older than it or, in a container or WSL, a driver library that is not the host's whole driver;
+    a number other than 804 is no forward-compatibility refusal. None when the text shows no number or 804."""
+    nums = [e.get("number") for e in events(facts, "driver", "cuda_error")
+            if "cudaGetDeviceCount" in str(e.get("line") or "") and e.get("number") is not None]
+    if not nums or nums[0] == 804:
+        return None
+    if nums[0] == 500:
+        codes = ["gpu_not_exposed_to_process", "driver_too_old"] if _in_container_or_job(facts) else \
+            ["driver_too_old", "driver_broken"]
+        return codes, "Error 500 (named symbol not found): the libcuda loaded lacks an entry point of this CUDA runtime"
+    rest = [x for x in c if x != "forward_compat_unsupported"]
+    return (rest, f"Error {nums[0]} is not forward compatibility's refusal (804)") if rest else None
+
+
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
@@ -199,6 +216,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"} and "/stubs" in llp:
         return ["cuda_stub_driver_loaded"] + c[:MAX_READINGS - 1], (
             f"LD_LIBRARY_PATH holds a stubs directory ({llp[:120]}): the toolkit's stub libcuda.so is loaded")
+    if ev.get("key") == "device_count_unexpected" or (
+            ev.get("kind") == "cuda_error" and "error from cudaGetDeviceCount" in str(ev.get("line") or "")):
+        got = _device_count_reading(facts, c)
+        if got:
+            return got
     if {"driver_broken", "forward_compat_unsupported"} <= s and "compat" in llp:
         return ["forward_compat_unsupported", "driver_broken"], (
             f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})")
