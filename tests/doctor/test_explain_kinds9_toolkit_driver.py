@@ -176,3 +176,12 @@ def test_the_number_after_torchs_device_count_error_decides():
         _DEVICE_COUNT + "Error 803: system has unsupported display driver / cuda driver combination\n", n=3)
     assert "forward_compat_unsupported" in rule_codes(
         _DEVICE_COUNT + "Error 804: forward compatibility was attempted on non supported HW\n")
+
+
+def test_nvml_dlopened_by_its_unversioned_name_is_the_missing_development_link():
+    text = ('Error: "Failed to initialize NVML: a libloading error occurred: libnvidia-ml.so: cannot open shared object '
+            'file: No such file or directory"\n')
+    assert rule_codes(text, n=1) == ["library_not_found"]
+    # the driver's own soname missing is the driver not given to the process
+    assert rule_codes("libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n", n=1) == [
+        "gpu_not_exposed_to_process"]
