@@ -188,7 +188,8 @@ _SM_RE = re.compile(r"\b(?:sm|compute)_([0-9]{2,3}[a-z]?)\b")
 _CAP_RE = re.compile(r"capability (?:\(CC\) )?(?:sm_)?([0-9]{1,2})\.?([0-9])\b")
 _SM_CAP_RE = re.compile(r"(?:CUDA|cuda) capability sm_([0-9]{2,3})")
 _GCC_MAX_RE = re.compile(r"gcc versions? later than ([0-9]{1,2})")
-_GCC_VER_RE = re.compile(r"(?:\bgcc(?: \([^)\n]{1,60}\))? |\bgcc version |installed version of [gc]\+{0,2}\w{0,3} \()([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,2})?)")
+#: (torch's collect_env prints "GCC version: (Ubuntu 9.4.0-1ubuntu1~20.04.1) 9.4.0"; an environment list "gcc: 9.4.0")
+_GCC_VER_RE = re.compile(r"(?:\bgcc(?: \([^)\n]{1,60}\))? |\bgcc version |\bgcc:\s{1,4}|\bGCC version: (?:\([^)\n]{1,60}\) )?|installed version of [gc]\+{0,2}\w{0,3} \()([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,2})?)")
 _NVCC_REL_RE = re.compile(r"release ([0-9]{1,2}\.[0-9]{1,2}), V([0-9.]{3,12})")
 _TORCH_VER_RE = re.compile(r"\b(?:py)?torch(?:\.__version__|[ _]version|-version)?\s{0,3}(?:==?|:|-|\s)\s{0,3}['\"]?v?"
                            r"([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?(?:\.?(?:dev|post|a|b|rc)[0-9]{0,10})?)"

@@ -185,3 +185,16 @@ def test_nvml_dlopened_by_its_unversioned_name_is_the_missing_development_link()
     # the driver's own soname missing is the driver not given to the process
     assert rule_codes("libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n", n=1) == [
         "gpu_not_exposed_to_process"]
+
+
+def test_torchs_cxx17_check_under_a_gcc_that_compiles_cxx17_is_the_builds_own_flag():
+    err = "libtorch/include/ATen/ATen.h:4:2: error: #error C++17 or later compatible compiler is required to use ATen.\n"
+    # torch's collect_env form of the compiler, and an environment list's
+    assert rule_codes("GCC version: (Ubuntu 9.4.0-1ubuntu1~20.04.1) 9.4.0\n" + err) == [
+        "library_bug", "host_compiler_unsupported"]
+    assert rule_codes("- gcc: 11.4.0\n" + err) == ["library_bug", "host_compiler_unsupported"]
+    # an old gcc (its default standard and its C++17 support) stays the compiler's
+    assert rule_codes("gcc (GCC) 6.3.1\n" + err, n=1) == ["host_compiler_unsupported"]
+    # torch's own minimum in its warning is no gcc of the machine
+    assert rule_codes("Please use a compiler that is ABI-compatible with GCC 5.0 and above.\n" + err, n=1) == [
+        "host_compiler_unsupported"]

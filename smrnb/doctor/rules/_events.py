@@ -314,6 +314,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         if lib.startswith(("GLIBC", "GLIBCXX", "CXXABI")):
             return first("symbol_version_missing", "a C library version")
         return first("library_shadowed_older_copy", "a version of a library that is not the C library")
+    gcc = value(facts, "toolkit", "gcc") or {}
+    if ev.get("key") == "cxx17_required" and isinstance(gcc, Mapping) and int(gcc.get("major") or 0) >= 8:
+        return ["library_bug", "host_compiler_unsupported"], (
+            f"gcc {gcc.get('version')} compiles C++17: the build's own -std flag (its setup.py or CMakeLists) asks "
+            "for an older standard")
     if ev.get("key") == "value_not_defined" and not (ev.get("groups") or {}).get("value"):
         return first("user_code_error", "the option is given an empty value: the build command is malformed "
                                         "(no nvcc release accepts it)")
