@@ -198,3 +198,21 @@ def test_torchs_cxx17_check_under_a_gcc_that_compiles_cxx17_is_the_builds_own_fl
     # torch's own minimum in its warning is no gcc of the machine
     assert rule_codes("Please use a compiler that is ABI-compatible with GCC 5.0 and above.\n" + err, n=1) == [
         "host_compiler_unsupported"]
+
+
+@pytest.mark.parametrize("text,codes", [
+    # Mesa's libGL without its DRI driver where it searches
+    ("libGL error: MESA-LOADER: failed to open iris: /usr/lib/dri/iris_dri.so: cannot open shared object file: No such "
+     "file or directory (search paths /opt/conda/lib/dri, suffix _dri)\nlibGL error: failed to load driver: iris\n",
+     ["library_not_found", "opengl_egl_unavailable"]),
+    # Lightning given a GPU index the process does not see
+    ("lightning_fabric.utilities.exceptions.MisconfigurationException: You requested gpu: [2, 3]\n But your machine "
+     "only has: [0, 1]\n", ["user_code_error", "gpu_not_exposed_to_process"]),
+])
+def test_reading_of_a_gl_or_a_trainer(text, codes):
+    assert rule_codes(text, n=len(codes)) == codes, text
+
+
+def test_a_gpu_asked_of_a_scheduler_is_not_lightnings_index():
+    assert "user_code_error" not in rule_codes(
+        "sbatch: error: Batch job submission failed: Requested node configuration is not available\n")
