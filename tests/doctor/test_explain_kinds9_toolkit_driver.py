@@ -53,6 +53,7 @@ READINGS = [
     ("ExternalError: Cuda error(35), CUDA driver version is insufficient for CUDA runtime version.\n",
      ["driver_too_old"]),
     ("RuntimeError: NVIDIA driver on your system is too old (found version 10020).\n", ["driver_too_old"]),
+    ("[2018-01-01 00:00:00] : WARNING: NVIDIA Insufficient driver!\n", ["driver_too_old"]),
     # GL stacks without a display or a usable GL
     ('  File "/env/lib/python3.10/site-packages/OpenGL/raw/GL/_errors.py", line 4, in <module>\n'
      "    _error_checker = _ErrorChecker( _p, _p.GL.glGetError )\n"
