@@ -190,7 +190,8 @@ _SM_RE = re.compile(r"\b(?:sm|compute)_([0-9]{2,3}[a-z]?)\b")
 _CAP_RE = re.compile(r"capability (?:\(CC\) )?(?:sm_)?([0-9]{1,2})\.?([0-9])\b")
 _SM_CAP_RE = re.compile(r"(?:CUDA|cuda) capability sm_([0-9]{2,3})")
 _GCC_MAX_RE = re.compile(r"gcc versions? later than ([0-9]{1,2})")
-_GCC_VER_RE = re.compile(r"(?:\bgcc(?: \([^)\n]{1,60}\))? |\bgcc version |installed version of [gc]\+{0,2}\w{0,3} \()([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,2})?)")
+#: (torch's collect_env prints "GCC version: (Ubuntu 9.4.0-1ubuntu1~20.04.1) 9.4.0"; an environment list "gcc: 9.4.0")
+_GCC_VER_RE = re.compile(r"(?:\bgcc(?: \([^)\n]{1,60}\))? |\bgcc version |\bgcc:\s{1,4}|\bGCC version: (?:\([^)\n]{1,60}\) )?|installed version of [gc]\+{0,2}\w{0,3} \()([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,2})?)")
 _NVCC_REL_RE = re.compile(r"release ([0-9]{1,2}\.[0-9]{1,2}), V([0-9.]{3,12})")
 _TORCH_VER_RE = re.compile(r"\b(?:py)?torch(?:\.__version__|[ _]version|-version)?\s{0,3}(?:==?|:|-|\s)\s{0,3}['\"]?v?"
                            r"([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?(?:\.?(?:dev|post|a|b|rc)[0-9]{0,10})?)"
@@ -309,10 +310,13 @@ _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
 #: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
 _EDG_HEADER_RE = re.compile(r"(?:catastrophic )?error: cannot open source file [\"']([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))[\"']")
-_HEADER_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))'?: No such file")
+#: MSVC's C1083 names the header in its UI language's words and quotes ("Cannot open include file: 'io.h'",
+#: "无法打开包括文件: “io.h”"); the strerror after it is the C runtime's, read by _english_enoent in other locales
+_C1083 = r"(?:C1083: [^:'\"“\n]{1,60}: )?"
+_HEADER_RE = re.compile(r"fatal error:? " + _C1083 + r"['\"“]?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))['\"”]?: No such file")
 #: a header without an extension (the C++ library style: <google/dense_hash_map>, <Eigen/Dense>, <cuda/std/atomic>), named
 #: with its directory by GCC's and MSVC's message (a bare name there is as often a source file the command names)
-_HEADER_DIR_RE = re.compile(r"fatal error:? (?:C1083: Cannot open include file: )?'?([A-Za-z0-9_+\-]{1,60}/[A-Za-z0-9_/+\-]{1,120})'?: "
+_HEADER_DIR_RE = re.compile(r"fatal error:? " + _C1083 + r"['\"“]?([A-Za-z0-9_+\-]{1,60}/[A-Za-z0-9_/+\-]{1,120})['\"”]?: "
                             r"No such file")
 #: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
 _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
@@ -322,7 +326,7 @@ _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
 _FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))? \(from versions: ([^)\n]{0,200})\)")
 #: a CUDA / NVML / NVRTC error given by number: the forms runtimes and frameworks print it in
 _CUDA_ERRNUM_RES = (
-    re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"
+    re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|Cuda error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"
                r"[ :=]{0,3}\(?([0-9]{1,5})(?![0-9.])"),
     re.compile(r"\berror=([0-9]{1,5})(?![0-9.])"),  # THCudaCheck FAIL file=... line=... error=48 : ...
     re.compile(r"\bError ([0-9]{1,5}):"),  # cudaGetDeviceCount(): ... Error 804: forward compatibility ...
@@ -352,6 +356,10 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("gpu_dropped", "torch", ("no longer supports this gpu", "too old to be supported by the pytorch",
                               "which is older than the minimum", "pytorch no longer supports"), False),
     ("no_cuda_gpus", "driver", ("no cuda gpus are available", "no gpu found", "no gpus found"), False),
+    # Windows' display-driver watchdog (TDR) resetting the GPU: its event-log text and what the user sees
+    ("display_reset", "driver", ("display driver nvlddmkm stopped responding", "display driver stopped responding",
+                                 "screen goes black", "screen went black", "screen turns black", "screen turned black",
+                                 "screen goes blank", "screen went blank"), False),
     ("oom", "torch", ("outofmemoryerror", "cudamalloc failed: out of memory", "cuda error: out of memory",
                       "cuda out of memory", "gpu out of memory", "cuda_error_out_of_memory"), False),
     ("nvrtc_arch", "toolkit", ("invalid value for --gpu-architecture", "value 'sm_"), False),
@@ -876,6 +884,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for mod, attr in _NO_ATTR_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}", attribute=True)
     if "fatal error" in low or "cannot open source file" in low:
+        line = _english_enoent(line)
         by = _INCLUDER_RE.search(line)
         for h in _HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line) + _HEADER_DIR_RE.findall(line):
             r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
@@ -1541,6 +1550,19 @@ def _rejoin_wrapped_sonames(text: str) -> str:
         return m.group(1) + m.group(2) if _SONAME_RE.fullmatch(name) else m.group(0)
 
     return _WRAPPED_SONAME_RE.sub(join, text)
+
+
+def _english_enoent(line: str) -> str:
+    """``line`` with glibc's ENOENT text of another locale ("没有那个文件或目录", "Datei oder Verzeichnis nicht
+    gefunden") put back in English: gcc prints ``fatal error: x.h: <strerror>`` in the user's locale."""
+    from smrnb.doctor import tables
+
+    if "no such file" in line.lower():
+        return line
+    for translated, english in tables.loader_translations():
+        if english == "No such file or directory" and translated in line:
+            return line.replace(translated, english)
+    return line
 
 
 def english_loader_lines(text: str) -> str:

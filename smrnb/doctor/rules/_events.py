@@ -175,6 +175,23 @@ def _lib_major(ev: Mapping[str, Any]) -> int | None:
     return major(ver)
 
 
+def _device_count_reading(facts: Facts, c: list[str]) -> tuple[list[str], str] | None:
+    """What the error number after torch's 'Unexpected error from cudaGetDeviceCount()' says (c10/cuda/
+    CUDAFunctions.cpp prints it): 500 (named symbol not found) is a libcuda without an entry point this CUDA runtime
+    needs, a driver older than it or, in a container or WSL, a driver library that is not the host's whole driver;
+    a number other than 804 is no forward-compatibility refusal. None when the text shows no number or 804."""
+    nums = [e.get("number") for e in events(facts, "driver", "cuda_error")
+            if "cudaGetDeviceCount" in str(e.get("line") or "") and e.get("number") is not None]
+    if not nums or nums[0] == 804:
+        return None
+    if nums[0] == 500:
+        codes = ["gpu_not_exposed_to_process", "driver_too_old"] if _in_container_or_job(facts) else \
+            ["driver_too_old", "driver_broken"]
+        return codes, "Error 500 (named symbol not found): the libcuda loaded lacks an entry point of this CUDA runtime"
+    rest = [x for x in c if x != "forward_compat_unsupported"]
+    return (rest, f"Error {nums[0]} is not forward compatibility's refusal (804)") if rest else None
+
+
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
@@ -199,6 +216,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"} and "/stubs" in llp:
         return ["cuda_stub_driver_loaded"] + c[:MAX_READINGS - 1], (
             f"LD_LIBRARY_PATH holds a stubs directory ({llp[:120]}): the toolkit's stub libcuda.so is loaded")
+    if ev.get("key") == "device_count_unexpected" or (
+            ev.get("kind") == "cuda_error" and "error from cudaGetDeviceCount" in str(ev.get("line") or "")):
+        got = _device_count_reading(facts, c)
+        if got:
+            return got
     if {"driver_broken", "forward_compat_unsupported"} <= s and "compat" in llp:
         return ["forward_compat_unsupported", "driver_broken"], (
             f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})")
@@ -218,6 +240,10 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         # the text names another vendor's GPU and no NVIDIA one: CUDA has no device here, whatever the runtime said
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             f"the machine's GPU is {value(facts, 'driver', 'other_gpus')[0]} (not NVIDIA's)")
+    if ev.get("kind") == "cuda_error" and s & {"driver_broken", "user_code_error"} and has_sign(facts, "display_reset"):
+        return ["gpu_watchdog_timeout"] + [x for x in c if x != "gpu_watchdog_timeout"][:1], (
+            "the display went black with the error: Windows' display-driver watchdog (TDR) reset the GPU under a "
+            "long kernel")
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
@@ -288,6 +314,14 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         if lib.startswith(("GLIBC", "GLIBCXX", "CXXABI")):
             return first("symbol_version_missing", "a C library version")
         return first("library_shadowed_older_copy", "a version of a library that is not the C library")
+    gcc = value(facts, "toolkit", "gcc") or {}
+    if ev.get("key") == "cxx17_required" and isinstance(gcc, Mapping) and int(gcc.get("major") or 0) >= 8:
+        return ["library_bug", "host_compiler_unsupported"], (
+            f"gcc {gcc.get('version')} compiles C++17: the build's own -std flag (its setup.py or CMakeLists) asks "
+            "for an older standard")
+    if ev.get("key") == "value_not_defined" and not (ev.get("groups") or {}).get("value"):
+        return first("user_code_error", "the option is given an empty value: the build command is malformed "
+                                        "(no nvcc release accepts it)")
     if ev.get("key") == "value_not_defined" and str((ev.get("groups") or {}).get("option")) in _ARCH_OPTIONS:
         val = str((ev.get("groups") or {}).get("value") or "")
         if _ARCH_VALUE_RE.fullmatch(val):

@@ -101,10 +101,11 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         # WSL keeps the driver's libcuda in /usr/lib/wsl/lib, which the loader searches only through ld.so.conf.d or
         # LD_LIBRARY_PATH: the GPU is given, the directory is not searched
         codes = ["library_not_found", "gpu_not_exposed_to_process"]
-    elif fam == "driver" and low == "libcuda.so" and not (value(facts, "context", "container") or
-                                                          value(facts, "context", "slurm")):
-        # the unversioned name is the driver's development link (the runtime loads libcuda.so.1): a program that
-        # dlopens it needs that link, or the directory that has it (WSL: /usr/lib/wsl/lib) on the loader's path
+    elif fam == "driver" and low in ("libcuda.so", "libnvidia-ml.so") and not (
+            value(facts, "context", "container") or value(facts, "context", "slurm")):
+        # the unversioned name is the driver's development link (the runtime loads libcuda.so.1, NVML's users
+        # libnvidia-ml.so.1): a program that dlopens it needs that link, or the directory that has it (WSL:
+        # /usr/lib/wsl/lib) on the loader's path
         codes = ["library_not_found", "gpu_not_exposed_to_process", "no_gpu"]
     elif fam == "driver":
         codes = ["gpu_not_exposed_to_process", "no_gpu"]

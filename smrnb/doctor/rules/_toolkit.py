@@ -210,6 +210,15 @@ _CUDA_LINK_LIBS = ("cudart", "cublas", "cusparse", "cusolver", "cufft", "curand"
                    "cudadevrt", "cudnn", "nccl")
 
 
+#: headers of the Universal C Runtime, the Windows SDK and MSVC's own runtime: MSVC's C1083 on one of them is a Visual
+#: C++ install without the Windows SDK (or a shell without vcvars' INCLUDE), not a library the project needs
+_MSVC_SDK_HEADERS = frozenset({
+    "io.h", "stdio.h", "stdlib.h", "string.h", "stddef.h", "stdint.h", "math.h", "errno.h", "ctype.h", "wchar.h",
+    "time.h", "assert.h", "malloc.h", "process.h", "direct.h", "fcntl.h", "locale.h", "limits.h", "float.h",
+    "corecrt.h", "crtdbg.h", "crtdefs.h", "vcruntime.h", "windows.h", "winsock2.h", "ws2tcpip.h", "basetsd.h",
+    "windef.h", "winapifamily.h", "sal.h", "excpt.h", "sys/types.h", "sys/stat.h"})
+
+
 def header_codes(ev: Mapping[str, Any], facts: Facts | None = None) -> list[str]:
     """What a header the compiler cannot find means. A CUDA header: the toolkit the build uses lacks it, or the build
     was given no toolkit at all (no CUDA include directory on its command line: CUDA_HOME unset or not found, a
@@ -219,6 +228,8 @@ def header_codes(ev: Mapping[str, Any], facts: Facts | None = None) -> list[str]
         return ["cpu_only_torch_with_gpu"]  # torch's own header needs one this torch did not install
     if h.startswith("thc/"):
         return []  # rules.abi: a torch API the source uses and torch removed
+    if "C1083" in str(ev.get("line") or "") and h in _MSVC_SDK_HEADERS:
+        return ["windows_msvc_toolchain", "build_dependency_missing"]  # MSVC without the Windows SDK / UCRT
     if not h.startswith(_CUDA_HEADER_PREFIXES):
         return ["build_dependency_missing"]
     shown = facts is not None and any(value(facts, "toolkit", k) for k in ("cuda_include_dir", "build_cuda_home",
@@ -445,7 +456,7 @@ def build_messages(facts: Facts) -> Iterable[Finding]:
             # is involved; triton runs TRITON_PTXAS_PATH when set, else the ptxas it ships
             yield from resolve(facts, {**ev, "triton": True}, ["multiple_cuda_toolkits", "companion_built_for_other_torch"])
             continue
-        for f in resolve(facts, ev):
+        for f in resolve(facts, *_symptom(facts, ev)):
             missing += [f] if f.code == "cuda_home_missing" else []
             yield _nvcc_missing_in_notebook(facts, f)
     for ev in events(facts, "toolkit", "header_missing"):
@@ -467,6 +478,22 @@ def build_messages(facts: Facts) -> Iterable[Finding]:
         f = finding("env_not_propagated_to_kernel", facts, dropped[0], rank=best.rank + 1)
         if f is not None:
             yield f
+
+
+#: rows that tell only that a build or load failed earlier in the process (the error that says why is elsewhere)
+_SYMPTOM_ROWS = frozenset({"deepspeed:cpu_adam_op_not_built"})
+
+
+def _symptom(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
+    """``ev`` and the codes to read it as: a symptom row's own when the text shows nothing else of the build, else
+    only its first code, ranked after the rest: another message of the loader or the toolkit is the failure itself."""
+    if ev.get("key") not in _SYMPTOM_ROWS:
+        return ev, None
+    others = [e for ly in ("loader", "toolkit") for e in events(facts, ly, "message") if e.get("key") != ev.get("key")]
+    others += events(facts, "toolkit", "header_missing") + events(facts, "toolkit", "link_lib_missing")
+    if not others:
+        return ev, None
+    return {**ev, "weight": int(ev.get("weight") or 10) + 75}, list(ev.get("codes") or [])[:1]
 
 
 def _project_name(name: str) -> str:
