@@ -372,6 +372,28 @@ _STRUCTURED_ROWS = {"cannot_open_cudart", "cannot_open_libcuda", "cannot_open_to
                     "error_while_loading", "dlopen_not_found_python"}
 
 
+#: rows of the loader's "<file>: cannot open shared object file" whose file the library reading did not take (a name
+#: without the "lib" prefix: a Mesa driver swrast_dri.so, a module cpu_adam.so; a name typed with a comma)
+_UNNAMED_FILE_ROWS = ("cannot_open_other", "error_while_loading")
+
+
+def _unnamed_file(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> Iterator[Finding]:
+    """The loader's message for a file the library reading did not name, read by the file's name like any library
+    (its family, the CUDA major it carries); a module of torch's just-in-time builds (torch_extensions/) that is not
+    there is a build that never produced it."""
+    from smrnb.doctor._evidence import lib_family
+
+    name = str((ev.get("groups") or {}).get("lib") or "")
+    if not name:
+        return
+    if "torch_extensions" in str(ev.get("line") or ""):
+        yield from resolve(facts, {**ev, "module": name.split(".")[0]}, ["extension_not_compiled"])
+        return
+    fam, ver = lib_family(name)
+    lev = {**ev, "kind": "library_missing", "library": name, "family": fam, "version": ver}
+    yield from resolve(facts, lev, library_missing_codes(facts, lev))
+
+
 @rule("loader")
 def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """The loader table's other messages (wrong ELF class, damaged files, static TLS, security policy...),
@@ -394,6 +416,8 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if ev.get("key") in _STRUCTURED_ROWS:
             if ev.get("key") == "dlopen_not_found_python" and not events(facts, "loader", "library_missing"):
                 yield from resolve(facts, ev)
+            elif ev.get("key") in _UNNAMED_FILE_ROWS and not events(facts, "loader", "library_missing"):
+                yield from _unnamed_file(facts, ev)
             continue
         yield from resolve(facts, ev)
     for ev in events(facts, "loader", "env_set_in_process"):
