@@ -313,9 +313,9 @@ _INSTALLED_PKG_RE = re.compile(
 _IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from partially initialized module "
                                 r"'([A-Za-z0-9_.]{1,100})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '([A-Za-z0-9_]{1,80})'|\s*$)")
-#: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "Version: 2.0.2"
-#: after pip's "Name:"): a distribution the text says is installed, or was, in that release
-_NAMED_RELEASE_RE = re.compile(r"\b([A-Za-z][A-Za-z0-9_\-]{1,40})(?:\s{0,2}==\s{0,2}|\s{1,2}version:?\s{1,2}|\s{1,2})v?"
+#: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "peft=0.10.0"):
+#: a distribution the text says is installed, or was, in that release
+_NAMED_RELEASE_RE = re.compile(r"\b([A-Za-z][A-Za-z0-9_\-]{1,40})(?:\s{0,2}={1,2}\s{0,2}|\s{1,2}version:?\s{1,2}|\s{1,2})v?"
                                r"([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?)\b")
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
 #: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
