@@ -407,6 +407,9 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
             # a DLL the module needs is missing; for a compiled module other than torch's own, torch's DLLs are
             # among them (an extension imported before torch), so that reading comes second
             m = _WIN_IMPORT_RE.search(str(ev.get("line") or ""))
+            if m and _extension_after_torch(facts):
+                yield from resolve(facts, ev, ["prebuilt_binary_wrong_cuda", "library_not_found"])
+                continue
             theirs = bool(m) and m.group(1) not in ("_C", "torch", "_C_flatbuffer")
             yield from resolve(facts, ev, ["library_not_found"] + (["torch_libs_not_loaded"] if theirs else []))
             continue
@@ -431,6 +434,20 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 "release the binary was built with (same major, at least its minor), or the build made for this cuDNN"
             ) if m else None}, codes)
     yield from _crash_readings(facts)
+
+
+def _extension_after_torch(facts: Mapping[str, Any]) -> bool:
+    """Whether the text imports a torch CUDA extension the doctor's tables know (detectron2, pytorch3d, mmcv, ...: each
+    imports torch before its compiled module) and not torch itself: Windows resolves a DLL already loaded by its name,
+    so with torch's DLLs loaded, what its compiled module misses is most often a DLL of the CUDA release it was built
+    with (cudart64_110.dll beside a torch of CUDA 12), else another library it links."""
+    from smrnb.doctor import tables
+
+    imported = {str(x).lower() for x in value(facts, "loader", "modules_imported") or []}
+    if not imported or "torch" in imported:
+        return False
+    known = {str(r.fields.get("project") or "").replace("-", "_").lower() for r in tables.message_rows("extension_checks")}
+    return bool(imported & (known - {"kaolin", "deepspeed"}))
 
 
 #: TensorFlow's cuDNN check (stream_executor/cuda/cuda_dnn.cc): "Loaded runtime CuDNN library: 7.3.1 but source was
