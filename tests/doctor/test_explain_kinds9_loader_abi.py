@@ -51,6 +51,10 @@ READINGS = [
      ["gpu_below_extension_minimum", "no_kernel_image_for_gpu"]),
     ('CUDA error at src/solver.cu:88 code=13(cudaErrorInvalidSymbol) "cudaMemcpyToSymbol(c_coeffs, h_coeffs, 256)"\n',
      ["no_kernel_image_for_gpu", "user_code_error"]),
+    # Windows: a torch CUDA extension's module misses a DLL once torch's own are loaded (the CUDA runtime of its build)
+    ('  File "C:\\env\\lib\\site-packages\\pytorch3d\\renderer\\mesh\\rasterize_meshes.py", line 10, in <module>\n'
+     "    from pytorch3d import _C\nImportError: DLL load failed while importing _C: The specified module could not be "
+     "found.\n", ["prebuilt_binary_wrong_cuda", "library_not_found"]),
     # TensorFlow's GPU libraries; a library it names first decides
     ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] Cannot dlopen some GPU libraries. Please make sure the "
      "missing libraries mentioned above are installed properly if you would like to use GPU.\n",
