@@ -921,13 +921,13 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
 
 
 def _named_releases(r: _Reader, line: str) -> None:
-    """Names the text gives a release number (``torch.packages_released``, lower-case, ``-`` as ``_``)."""
-    named = r.facts["torch"].get("packages_released") or []
+    """Names the text gives a release number (``loader.packages_released``, lower-case, ``-`` as ``_``)."""
+    named = r.facts["loader"].get("packages_released") or []
     for name, _ver in _NAMED_RELEASE_RE.findall(line[:2000])[:16]:
         n = name.replace("-", "_").lower()
         if n not in named and len(named) < 64:
             named = [*named, n]
-            r.fact("torch", "packages_released", named, line, replace=True)
+            r.fact("loader", "packages_released", named, line, replace=True)
 
 
 def _packages_built(line: str) -> list[str]:

@@ -435,7 +435,7 @@ def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], 
     project's own, which no release pins."""
     t = _import_name(top)
     shown = [_import_name(str(p)) for p in value(facts, "torch", "packages_installed") or []]
-    released = value(facts, "torch", "packages_released") or []
+    released = value(facts, "loader", "packages_released") or []
     return ev.get("from") == "live" or t in shown or t in released or t in _table_packages()
 
 
