@@ -187,6 +187,15 @@ _NEEDED_BY_RE = re.compile(r"([^\s:'\"]{1,300}\.so[^\s:'\"]{0,40}) ?: ?undefined
 _SYMVER_RE = re.compile(r"(?:(\S{1,300}): )?version [`'‘]?((?:GLIBCXX|CXXABI|GLIBC|CUDA|libcublas|[A-Za-z]{2,12})_[0-9.A-Za-z_]{1,40})['’]? "
                         r"(?:not found(?: \(required by ([^)\s]{1,300})\))?|\(required by ([^)\s]{1,300})\))")
 _SM_RE = re.compile(r"\b(?:sm|compute)_([0-9]{2,3}[a-z]?)\b")
+#: glibc's dl-lookup.c when the file found defines the symbol under no version the binary was linked against: "symbol
+#: %s version %s not defined in file %s with link time reference" (older releases "symbol %s, version %s ..."); a
+#: GLIBC_/GLIBCXX_/CXXABI_ version there is the C or C++ runtime's own, older than the binary's build
+_SYM_TAG_NOT_DEFINED_RE = re.compile(r"symbol [A-Za-z_][A-Za-z0-9_]{0,300},? version ((?:GLIBCXX|CXXABI|GLIBC)_[0-9.]{1,20}) "
+                                     r"not defined in file ([^\s,]{1,300})")
+#: a C or C++ runtime's version tag said missing in words rather than in the loader's form (a title, a build tool):
+#: "CXXABI 1.3.8 not found", "Glibc version 2.28 not found", "CXXABI_1.3.8 cannot be resolved"
+_TAG_SAID_MISSING_RE = re.compile(r"\b(GLIBCXX|CXXABI|(?i:glibc))[ _](?:version )?([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\b"
+                                  r"[ '`\u2019]{0,3}(?:is )?(?:not found|cannot be resolved|could not be resolved|not defined)")
 _CAP_RE = re.compile(r"capability (?:\(CC\) )?(?:sm_)?([0-9]{1,2})\.?([0-9])\b")
 _SM_CAP_RE = re.compile(r"(?:CUDA|cuda) capability sm_([0-9]{2,3})")
 _GCC_MAX_RE = re.compile(r"gcc versions? later than ([0-9]{1,2})")
@@ -306,7 +315,11 @@ _INSTALLED_PKG_RE = re.compile(
 #: (most likely due to a circular import) (%S)"): a compiled submodule that is missing reads the same way
 _IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from partially initialized module "
                                 r"'([A-Za-z0-9_.]{1,100})'")
-_NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute '([A-Za-z0-9_]{1,80})'")
+_NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '([A-Za-z0-9_]{1,80})'|\s*$)")
+#: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "peft=0.10.0"):
+#: a distribution the text says is installed, or was, in that release
+_NAMED_RELEASE_RE = re.compile(r"\b([A-Za-z][A-Za-z0-9_\-]{1,40})(?:\s{0,2}={1,2}\s{0,2}|\s{1,2}version:?\s{1,2}|\s{1,2})v?"
+                               r"([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?)\b")
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
 #: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
 _EDG_HEADER_RE = re.compile(r"(?:catastrophic )?error: cannot open source file [\"']([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))[\"']")
@@ -597,12 +610,23 @@ def _scan_symbols(r: _Reader, line: str, low: str) -> None:
         for sym, lib in _SYM_NOT_DEFINED_RE.findall(line):
             r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=lib_family(lib)[0],
                     needed_by=None, version_lib=lib)
+    read = False
     if ("not found" in low or "(required by" in low) and "version" in low:
         for lib, ver, by, by_cut in _SYMVER_RE.findall(line):
             by = by or by_cut  # the loader's line with "not found" cut off still names who required it
             if ver.startswith(("GLIBC", "CXXABI")) or "lib" in lib or by:
                 r.event("loader", "symbol_version_not_found", line, WEIGHT["symbol_version"], version=ver,
                         library=lib or None, required_by=by or None)
+                read = True
+    if "not defined in file" in low:
+        for ver, lib in _SYM_TAG_NOT_DEFINED_RE.findall(line):
+            r.event("loader", "symbol_version_not_found", line, WEIGHT["symbol_version"], version=ver, library=lib,
+                    required_by=None)
+            read = True
+    if not read and ("glibc" in low or "cxxabi" in low):
+        for tag, ver in _TAG_SAID_MISSING_RE.findall(line)[:2]:
+            r.event("loader", "symbol_version_not_found", line, WEIGHT["symbol_version"] + 6,
+                    version=f"{tag.upper()}_{ver}", library=None, required_by=None)
 
 
 def _scan_versions(r: _Reader, line: str, low: str) -> None:
@@ -881,8 +905,11 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for name, mod in _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True)
     if "has no attribute" in low and "module '" in low:
-        for mod, attr in _NO_ATTR_RE.findall(line):
-            r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}", attribute=True)
+        for mod, attr in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
+            r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
+                    attribute=True)
+    if "." in line and any(ch.isdigit() for ch in line[:400]):
+        _named_releases(r, line)
     if "fatal error" in low or "cannot open source file" in low:
         line = _english_enoent(line)
         by = _INCLUDER_RE.search(line)
@@ -916,6 +943,16 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
                     versions=versions.strip())
+
+
+def _named_releases(r: _Reader, line: str) -> None:
+    """Names the text gives a release number (``loader.packages_released``, lower-case, ``-`` as ``_``)."""
+    named = r.facts["loader"].get("packages_released") or []
+    for name, _ver in _NAMED_RELEASE_RE.findall(line[:2000])[:16]:
+        n = name.replace("-", "_").lower()
+        if n not in named and len(named) < 64:
+            named = [*named, n]
+            r.fact("loader", "packages_released", named, line, replace=True)
 
 
 def _packages_built(line: str) -> list[str]:

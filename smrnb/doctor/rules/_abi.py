@@ -433,9 +433,16 @@ def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], 
     the machine's own import check, a package the text shows installed (its files under site-packages, pip
     naming it) or one the doctor's tables are about; a name the text shows nowhere else may be a folder of the
     project's own, which no release pins."""
-    t = top.replace("-", "_").lower()
-    shown = value(facts, "torch", "packages_installed") or []
-    return ev.get("from") == "live" or t in shown or t in _table_packages()
+    t = _import_name(top)
+    shown = [_import_name(str(p)) for p in value(facts, "torch", "packages_installed") or []]
+    released = value(facts, "loader", "packages_released") or []
+    return ev.get("from") == "live" or t in shown or t in released or t in _table_packages()
+
+
+def _import_name(dist: str) -> str:
+    """The import name of a distribution as a text shows it: lower-case, ``_`` for ``-``, without the suffix of a
+    build for one CUDA release or for GPUs (spconv-cu114, cupy-cuda11x, faiss-gpu import as spconv, cupy, faiss)."""
+    return re.sub(r"_(?:cu[0-9]{2,3}|cuda[0-9]{2,3}x?|gpu)$", "", dist.replace("-", "_").lower())
 
 
 @functools.cache
@@ -457,7 +464,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     parts = mod.split(".")
     last = parts[-1]
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
-    if parts[0] == "torch" and len(parts) == 1:
+    if parts[0] == "torch" and len(parts) == 1 and not ev.get("attribute"):
         notebook = has_sign(facts, "in_notebook")
         if building:
             return ["torch_not_found_at_build"] + (["kernel_wrong_python"] if notebook else [])
@@ -498,9 +505,9 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # the traceback runs in the package's source tree (python started in its checkout): that tree, without the
         # compiled modules an install built, shadows the installed package
         return ["extension_not_compiled", "package_api_version_mismatch"]
-    if len(parts) > 1 and _an_installed_distribution(facts, ev, parts[0]):
-        return ["package_api_version_mismatch"]
-    if len(parts) > 1:
+    if (len(parts) > 1 or ev.get("attribute")) and _an_installed_distribution(facts, ev, parts[0]):
+        return ["package_api_version_mismatch"]  # (an attribute missing from the package itself: its name cut off)
+    if len(parts) > 1 or ev.get("attribute"):
         return []  # a module of a folder of the project's own (the working directory, PYTHONPATH): no release to pin
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return kernel_python_codes(facts)

@@ -403,6 +403,28 @@ _STRUCTURED_ROWS = {"cannot_open_cudart", "cannot_open_libcuda", "cannot_open_to
                     "error_while_loading", "dlopen_not_found_python"}
 
 
+#: rows of the loader's "<file>: cannot open shared object file" whose file the library reading did not take (a name
+#: without the "lib" prefix: a Mesa driver swrast_dri.so, a module cpu_adam.so; a name typed with a comma)
+_UNNAMED_FILE_ROWS = ("cannot_open_other", "error_while_loading")
+
+
+def _unnamed_file(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> Iterator[Finding]:
+    """The loader's message for a file the library reading did not name, read by the file's name like any library
+    (its family, the CUDA major it carries); a module of torch's just-in-time builds (torch_extensions/) that is not
+    there is a build that never produced it."""
+    from smrnb.doctor._evidence import lib_family
+
+    name = str((ev.get("groups") or {}).get("lib") or "")
+    if not name:
+        return
+    if "torch_extensions" in str(ev.get("line") or ""):
+        yield from resolve(facts, {**ev, "module": name.split(".")[0]}, ["extension_not_compiled"])
+        return
+    fam, ver = lib_family(name)
+    lev = {**ev, "kind": "library_missing", "library": name, "family": fam, "version": ver}
+    yield from resolve(facts, lev, library_missing_codes(facts, lev))
+
+
 @rule("loader")
 def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """The loader table's other messages (wrong ELF class, damaged files, static TLS, security policy...),
@@ -416,6 +438,9 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
             # a DLL the module needs is missing; for a compiled module other than torch's own, torch's DLLs are
             # among them (an extension imported before torch), so that reading comes second
             m = _WIN_IMPORT_RE.search(str(ev.get("line") or ""))
+            if m and _extension_after_torch(facts):
+                yield from resolve(facts, ev, ["prebuilt_binary_wrong_cuda", "library_not_found"])
+                continue
             theirs = bool(m) and m.group(1) not in ("_C", "torch", "_C_flatbuffer")
             yield from resolve(facts, ev, ["library_not_found"] + (["torch_libs_not_loaded"] if theirs else []))
             continue
@@ -427,6 +452,8 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if ev.get("key") in _STRUCTURED_ROWS:
             if ev.get("key") == "dlopen_not_found_python" and not events(facts, "loader", "library_missing"):
                 yield from resolve(facts, ev)
+            elif ev.get("key") in _UNNAMED_FILE_ROWS and not events(facts, "loader", "library_missing"):
+                yield from _unnamed_file(facts, ev)
             continue
         yield from resolve(facts, ev)
     for ev in events(facts, "loader", "env_set_in_process"):
@@ -440,6 +467,20 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 "release the binary was built with (same major, at least its minor), or the build made for this cuDNN"
             ) if m else None}, codes)
     yield from _crash_readings(facts)
+
+
+def _extension_after_torch(facts: Mapping[str, Any]) -> bool:
+    """Whether the text imports a torch CUDA extension the doctor's tables know (detectron2, pytorch3d, mmcv, ...: each
+    imports torch before its compiled module) and not torch itself: Windows resolves a DLL already loaded by its name,
+    so with torch's DLLs loaded, what its compiled module misses is most often a DLL of the CUDA release it was built
+    with (cudart64_110.dll beside a torch of CUDA 12), else another library it links."""
+    from smrnb.doctor import tables
+
+    imported = {str(x).lower() for x in value(facts, "loader", "modules_imported") or []}
+    if not imported or "torch" in imported:
+        return False
+    known = {str(r.fields.get("project") or "").replace("-", "_").lower() for r in tables.message_rows("extension_checks")}
+    return bool(imported & (known - {"kaolin", "deepspeed"}))
 
 
 #: TensorFlow's cuDNN check (stream_executor/cuda/cuda_dnn.cc): "Loaded runtime CuDNN library: 7.3.1 but source was

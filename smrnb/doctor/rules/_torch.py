@@ -343,7 +343,8 @@ def unavailable_codes(facts: Facts) -> list[str]:
 #: at import; everything but torchvision.io's image decoding works), jax's fallback to the CPU (logged after the reason
 #: a GPU backend failed, when there was one: 'Unable to load CUDA', an older cuDNN): readings of their own only below
 #: whatever error the text shows
-AFTERMATH_ROWS = frozenset({"python_finaliser_exception_ignored", "torchvision_image_extension", "jax_no_gpu_fallback"})
+AFTERMATH_ROWS = frozenset({"python_finaliser_exception_ignored", "torchvision_image_extension", "jax_no_gpu_fallback",
+                            "deepspeed_cpu_op_not_built", "cupy_not_correctly_installed"})
 AFTERMATH_WEIGHT = 70
 #: library_messages rows that say a CUDA call inside the library failed without saying which error it returned (NCCL's
 #: ncclUnhandledCudaError): their own reading is a guess for when the text shows no more; where the text names the CUDA
