@@ -194,6 +194,9 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import row_field
 
     lib = row_field(ev, "library") if ev.get("table") == "library_messages" else ""
+    device = str((ev.get("groups") or {}).get("device") or "").lower()
+    if device and device != "cuda":
+        return _no_backend(device)
     if lib and lib.lower() != "torch":
         pkg, cmd = _OTHER_CPU_BUILDS.get(lib.lower(), (lib, f"pip show {lib}   # then install its CUDA build"))
         return {"title": f"{pkg} is a CPU-only build" + (f": {lib} runs on the CPU" if pkg != lib else ""),
@@ -211,6 +214,18 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     return {"title": "torch is a CPU-only build" + (f" ({value(facts, 'torch', 'version')})"
                                                     if value(facts, "torch", "cpu_build") else ""), "evidence": evidence,
             "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"", cmd]}
+
+
+def _no_backend(device: str) -> dict[str, Any]:
+    """A torch without the backend of a device type other than CUDA (torch's 'not linked with support for X
+    devices'): Intel GPUs (xpu) have wheels of their own on PyTorch's index; another type needs its vendor's build."""
+    cmds = ["python -c \"import torch; print(torch.__version__)\"   # the build installed"]
+    if device == "xpu":
+        cmds.append("pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/xpu   # torch "
+                    "2.5+ for Intel GPUs (older releases: the XPU build of intel-extension-for-pytorch and its torch)")
+    else:
+        cmds.append(f"# install the torch build made for {device} devices (its vendor's wheels)")
+    return {"title": f"The installed torch has no {device} backend (a build for another device)", "commands": cmds}
 
 
 @builds("torch_wheel_lacks_gpu_arch")
