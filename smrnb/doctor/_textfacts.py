@@ -1086,6 +1086,10 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         r.event("driver", "sign", line, WEIGHT["sign"], sign="nvidia_smi_missing", phrase="nvidia-smi ... not found")
     if " run" in low and ("docker" in low or "podman" in low):
         _scan_container_command(r, line, low)
+    if "sm_" in low and "torch" in low:
+        m = _TORCH_LACKS_ARCH_RE.search(low)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["sign"], sign="gpu_dropped", phrase=m.group(0))
     if "mps" in low and _MPS_RE.search(low):
         r.event("torch", "sign", line, WEIGHT["sign"], sign="mps_backend", phrase="mps")
     if ("before" in low or "since" in low or "after" in low or "until" in low or "with" in low or " in " in low
@@ -1102,6 +1106,11 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
                     r.fact("loader", "modules_imported", mods, line, replace=True)
 
 
+#: torch said to lack a GPU architecture, torch (its build, wheel or install) the subject: "torch (cu128) has no sm_60
+#: kernels", "the installed pytorch does not support sm_120"
+_TORCH_LACKS_ARCH_RE = re.compile(r"\b(?:py)?torch(?: [0-9][\w.+]{0,20})?(?: \([^)\n]{1,20}\))?(?: build| wheel| binaries| "
+                                  r"install(?:ation)?)? (?:(?:has|have|ships|contains|includes) no|(?:doesn't|does not|"
+                                  r"don't|do not|no longer) supports?) sm_[0-9]{2,3}\b")
 #: words the import-order phrase catches that are not packages ("importing it before", "import order then")
 _NOT_MODULES = frozenset({"it", "them", "this", "that", "the", "a", "an", "order", "statement", "statements", "first",
                           "module", "modules", "package", "packages", "library", "libraries", "everything", "all"})

@@ -197,6 +197,13 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     device = str((ev.get("groups") or {}).get("device") or "").lower()
     if device and device != "cuda":
         return _no_backend(device)
+    if ev.get("key") in ROCM_NO_DEVICE_ROWS:
+        return {"title": "A build for AMD GPUs (ROCm/HIP) runs on a machine whose GPU is NVIDIA's",
+                "detail": "The ROCm runtime finds no AMD GPU here; the build for NVIDIA GPUs is the one to install.",
+                "commands": ["python -c \"import torch; print(torch.__version__, torch.version.hip, torch.version.cuda)\"",
+                             "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126   "
+                             "# torch: a CUDA build; a HIP program: build it for HIP's NVIDIA platform "
+                             "(HIP_PLATFORM=nvidia, where HIP supports it)"]}
     if lib and lib.lower() != "torch":
         pkg, cmd = _OTHER_CPU_BUILDS.get(lib.lower(), (lib, f"pip show {lib}   # then install its CUDA build"))
         return {"title": f"{pkg} is a CPU-only build" + (f": {lib} runs on the CPU" if pkg != lib else ""),
@@ -336,6 +343,22 @@ AFTERMATH_WEIGHT = 70
 UNNAMED_CUDA_FAILURE_ROWS = frozenset({"nccl_unhandled_cuda_error"})
 
 
+#: library_messages rows of the ROCm runtime finding no AMD GPU
+ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device"})
+
+
+def _rocm_on_nvidia(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
+    """The codes of a ROCm runtime that finds no device where the text names an NVIDIA GPU and no AMD one: a build
+    for AMD GPUs (torch's ROCm wheels, a HIP program built for the AMD platform) on an NVIDIA machine, which has no
+    GPU that build can use; the build for NVIDIA GPUs (a CUDA torch, HIP's NVIDIA platform) is the fix. None: the
+    row's own codes."""
+    if ev.get("key") not in ROCM_NO_DEVICE_ROWS or not value(facts, "driver", "gpus"):
+        return None
+    if any(("amd" in str(g).lower() or "radeon" in str(g).lower()) for g in value(facts, "driver", "other_gpus") or []):
+        return None
+    return ["cpu_only_torch_with_gpu", "no_gpu"]
+
+
 @rule("torch")
 def torch_messages(facts: Facts) -> Iterable[Finding]:
     """torch's own messages (tables/torch_messages.csv), CUDA errors by number, name or message
@@ -349,7 +372,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             continue
         if ev.get("key") in AFTERMATH_ROWS:
             ev = {**ev, "weight": max(int(ev.get("weight", 30)), AFTERMATH_WEIGHT)}
-        yield from resolve(facts, ev)
+        yield from resolve(facts, ev, _rocm_on_nvidia(facts, ev))
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == "cuda_unavailable":
             yield from resolve(facts, ev, unavailable_codes(facts))
