@@ -74,6 +74,11 @@ READINGS = [
     # torch said to lack the GPU's architecture
     ("The torch 2.7.0+cu128 wheel has no sm_50 kernels, so nothing runs on the Quadro M2000.\n",
      ["torch_wheel_lacks_gpu_arch"]),
+    # a GPU outside every architecture of the CUDA release the text names (Ampere under CUDA 10.2, Kepler under 12.x)
+    ("GPU: GeForce RTX 3080. The framework is the CUDA 10.2 build; its self-check never finishes.\n",
+     ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"]),
+    ("Tesla K80 on the node, CUDA 12.1 toolkit; every kernel launch of the program fails.\n",
+     ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"]),
     # torch missing in a notebook: another Python's, or not installed at all
     (IPYTHON_TORCH, ["kernel_wrong_python", "torch_not_installed"]),
 ]
@@ -98,6 +103,10 @@ NOT = [
     ("AMD Radeon RX 6800\nGPU 0: NVIDIA GeForce RTX 3070\nRuntimeError: HIP error: no ROCm-capable device is "
      "detected\n", "cpu_only_torch_with_gpu"),
     ("RuntimeError: HIP error: no ROCm-capable device is detected\n", "cpu_only_torch_with_gpu"),
+    # a GPU the named CUDA release compiles for, or two CUDA releases named (which one builds is not said)
+    ("GPU: GeForce RTX 3080, CUDA 11.8; the program's kernels fail.\n", "no_kernel_image_for_gpu"),
+    ("GPU: GeForce RTX 3080; CUDA 10.2 and CUDA 11.8 are both installed; the program's kernels fail.\n",
+     "no_kernel_image_for_gpu"),
     # an extension, not torch, lacking the architecture
     ("torch has sm_86 but my extension has no sm_86 kernels\n", "torch_wheel_lacks_gpu_arch"),
     # torch said installed: another Python, not a missing install

@@ -411,3 +411,35 @@ def cuda_torch_on_macos(facts: Facts) -> Iterable[Finding]:
         line = str(ev.get("line") or "")
         if ev.get("package") == "torch" and "+cu" in line.split("(from versions", 1)[0]:
             yield from resolve(facts, ev, ["no_gpu"])
+
+
+@rule("torch")
+def gpu_outside_cuda_release(facts: Facts) -> Iterable[Finding]:
+    """A GPU the text names whose compute capability is outside every architecture of the CUDA release the software
+    is built with (tables/nvcc_archs.csv): torch's CUDA when the text shows it, else the one CUDA release the text
+    names (a framework built for it, the toolkit it is built with). No build of that CUDA release carries code for
+    the GPU (an Ampere GPU under CUDA 10.x, a Kepler one under CUDA 12): its kernels fail or wait on a PTX JIT that
+    cannot target the GPU. A reading of the facts, ranked after what the text's messages say."""
+    from smrnb.doctor._install import cc_to_int
+
+    if not from_text(facts, "driver", "gpus"):
+        return
+    tc = value(facts, "torch", "cuda") if from_text(facts, "torch", "cuda") else None
+    named = sorted({str(v) for v in value(facts, "toolkit", "cuda_named") or []})
+    cuda = tc or (named[0] if len(named) == 1 else None)
+    archs = nvcc_archs(str(cuda)) if cuda else None
+    if not archs:
+        return
+    for g in value(facts, "driver", "gpus") or []:
+        n = cc_to_int(str(g.get("compute_capability") or "")) if isinstance(g, dict) else None
+        if n is None or min(archs) <= n <= max(archs):
+            continue
+        side = "newer" if n > max(archs) else "older"
+        line = str(((layer(facts, "driver").get("read_from") or {}).get("gpus")) or "")
+        ev = {"kind": "state", "from": "text", "weight": 22, "line": line,
+              "fact": f"GPU {g.get('name') or ''} (compute capability {g['compute_capability']}) is {side} than every "
+                      f"architecture CUDA {cuda} compiles for ({min(archs) / 10:.1f}-{max(archs) / 10:.1f})"}
+        codes = (["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"] if tc else
+                 ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"])
+        yield from resolve(facts, ev, codes)
+        return
