@@ -850,6 +850,16 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             files = r.facts["torch"].get("source_files") or []
             if path not in files and len(files) < 40:
                 r.fact("torch", "source_files", [*files, path], line, replace=True)
+    if ("cp3" in low or "cpython-3" in low) and (".pyd" in low or ".so" in low):
+        for name, minor in _EXT_PY_TAG_RE.findall(line)[:4]:
+            tags = dict(r.facts["loader"].get("module_python_tags") or {})
+            tags.setdefault(name.lower(), f"3.{minor}")
+            r.fact("loader", "module_python_tags", tags, line, replace=True)
+    if "python" in low:
+        for v in _PY_VERSION_SAID_RE.findall(low)[:4]:
+            said = r.facts["loader"].get("pythons_named") or []
+            if v not in said and len(said) < 6:
+                r.fact("loader", "pythons_named", [*said, v], line, replace=True)
     if "no module named" in low:
         for m in _NO_MODULE_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip("."))
@@ -891,6 +901,12 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
                     versions=versions.strip())
+
+
+#: a compiled Python module's file with its CPython tag ("pyngp.cp310-win_amd64.pyd", "_C.cpython-38-x86_64-linux-gnu.so")
+_EXT_PY_TAG_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60})\.(?:cp|cpython-)3([0-9]{1,2})[a-z]?(?:-[\w-]{1,40})?\.(?:pyd|so)\b")
+#: a Python release named ("python 3.8", "Python v3.10.4", "python3.11", "lib/python3.9/site-packages")
+_PY_VERSION_SAID_RE = re.compile(r"\bpython\s?v?(?:ersion\s)?(3\.[0-9]{1,2})(?![0-9])")
 
 
 def _packages_built(line: str) -> list[str]:

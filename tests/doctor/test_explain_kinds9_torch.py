@@ -79,6 +79,9 @@ READINGS = [
      ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"]),
     ("Tesla K80 on the node, CUDA 12.1 toolkit; every kernel launch of the program fails.\n",
      ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"]),
+    # a compiled module built for another CPython than the one named as running it
+    ("The build wrote build/fastops.cpython-311-x86_64-linux-gnu.so, and I run python 3.9:\n"
+     "ModuleNotFoundError: No module named 'fastops'\n", ["kernel_wrong_python"]),
     # torch missing in a notebook: another Python's, or not installed at all
     (IPYTHON_TORCH, ["kernel_wrong_python", "torch_not_installed"]),
 ]
@@ -107,6 +110,9 @@ NOT = [
     ("GPU: GeForce RTX 3080, CUDA 11.8; the program's kernels fail.\n", "no_kernel_image_for_gpu"),
     ("GPU: GeForce RTX 3080; CUDA 10.2 and CUDA 11.8 are both installed; the program's kernels fail.\n",
      "no_kernel_image_for_gpu"),
+    # the module's file is for the Python that runs
+    ("The build wrote build/fastops.cpython-311-x86_64-linux-gnu.so, and I run python 3.11:\n"
+     "ModuleNotFoundError: No module named 'fastops'\n", "kernel_wrong_python"),
     # an extension, not torch, lacking the architecture
     ("torch has sm_86 but my extension has no sm_86 kernels\n", "torch_wheel_lacks_gpu_arch"),
     # torch said installed: another Python, not a missing install

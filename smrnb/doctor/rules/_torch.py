@@ -343,6 +343,18 @@ AFTERMATH_WEIGHT = 70
 UNNAMED_CUDA_FAILURE_ROWS = frozenset({"nccl_unhandled_cuda_error"})
 
 
+def _built_for_other_python(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
+    """A module that cannot be imported while the text shows its compiled file built for one CPython release
+    ("ngp.cp310-win_amd64.pyd") and names another Python: CPython imports an extension module only when its tag is
+    the interpreter's own, so the Python that runs is not the one the module was built (or installed) for."""
+    mod = str(ev.get("module") or "")
+    built = (value(facts, "loader", "module_python_tags") or {}).get(mod.lower()) if "." not in mod else None
+    named = value(facts, "loader", "pythons_named") or []
+    if built and any(v != built for v in named):
+        return ["kernel_wrong_python"]
+    return None
+
+
 #: library_messages rows of the ROCm runtime finding no AMD GPU
 ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device"})
 
@@ -384,7 +396,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     from smrnb.doctor.rules._abi import module_codes
 
     for ev in events(facts, "torch", "module_missing"):
-        yield from resolve(facts, ev, module_codes(facts, ev))
+        yield from resolve(facts, ev, _built_for_other_python(facts, ev) or module_codes(facts, ev))
     t = layer(facts, "torch")
     if t.get("cpu_build") and from_text(facts, "torch", "cpu_build"):
         line = (t.get("read_from") or {}).get("version", "")
