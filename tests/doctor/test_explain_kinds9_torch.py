@@ -44,6 +44,12 @@ READINGS = [
     ('  File "/env/lib/python3.10/site-packages/accelerate/accelerator.py", line 484, in __init__\n'
      "ValueError: bf16 mixed precision requires PyTorch >= 1.10 and a supported device.\n",
      ["gpu_below_extension_minimum"]),
+    ("ERROR: Detected NVIDIA Tesla M60 GPU, which is not supported by this container\n"
+     "ERROR: No supported GPU(s) detected to run this container\n", ["gpu_below_extension_minimum"]),
+    # TensorFlow without cubins for the GPU (a PTX JIT at start that looks like a hang)
+    ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:2020] TensorFlow was not built with CUDA kernel binaries "
+     "compatible with compute capability 12.0. CUDA kernels will be jit-compiled from PTX, which could take 30 "
+     "minutes or longer.\n", ["no_kernel_image_for_gpu"]),
     # triton's shared-memory limit
     ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: "
      "101376. Reducing block sizes or `num_stages` may help.\n", ["gpu_below_extension_minimum", "library_bug"]),
