@@ -860,6 +860,10 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             said = r.facts["loader"].get("pythons_named") or []
             if v not in said and len(said) < 6:
                 r.fact("loader", "pythons_named", [*said, v], line, replace=True)
+    if "sm_" in low and ("get_arch_list" in low or line.lstrip().startswith(("['sm_", '["sm_'))):
+        archs = _ARCH_ITEM_RE.findall(line)
+        if archs:  # torch.cuda.get_arch_list() printed: the architectures this torch carries code for
+            r.fact("torch", "arch_list", archs[:24], line)
     if "no module named" in low:
         for m in _NO_MODULE_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip("."))
@@ -903,6 +907,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
                     versions=versions.strip())
 
 
+#: an item of a printed torch.cuda.get_arch_list() ("['sm_50', 'sm_60', 'compute_90']")
+_ARCH_ITEM_RE = re.compile(r"""['"]((?:sm|compute)_[0-9]{2,3}[a-z]?)['"]""")
 #: a compiled Python module's file with its CPython tag ("pyngp.cp310-win_amd64.pyd", "_C.cpython-38-x86_64-linux-gnu.so")
 _EXT_PY_TAG_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60})\.(?:cp|cpython-)3([0-9]{1,2})[a-z]?(?:-[\w-]{1,40})?\.(?:pyd|so)\b")
 #: a Python release named ("python 3.8", "Python v3.10.4", "python3.11", "lib/python3.9/site-packages")

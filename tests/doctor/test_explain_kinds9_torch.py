@@ -77,6 +77,11 @@ READINGS = [
     # a build for AMD GPUs on an NVIDIA machine
     ("GPU 0: NVIDIA GeForce RTX 3070 (UUID: GPU-0000)\nRuntimeError: HIP error: no ROCm-capable device is detected\n",
      ["cpu_only_torch_with_gpu", "no_gpu"]),
+    # torch.cuda.get_arch_list() printed beside the GPU: no cubin of its major, no PTX at or below it
+    (">>> torch.cuda.get_arch_list()\n['sm_37', 'sm_50', 'sm_60', 'sm_70']\n>>> torch.cuda.get_device_name(0)\n"
+     "'NVIDIA GeForce RTX 3090'\n", ["torch_wheel_lacks_gpu_arch"]),
+    ("torch.cuda.get_arch_list(): ['sm_50', 'sm_60', 'sm_70', 'sm_75', 'sm_80', 'sm_86', 'sm_90']\nGPU: Tesla K80\n",
+     ["torch_wheel_lacks_gpu_arch"]),
     # torch said to lack the GPU's architecture
     ("The torch 2.7.0+cu128 wheel has no sm_50 kernels, so nothing runs on the Quadro M2000.\n",
      ["torch_wheel_lacks_gpu_arch"]),
@@ -119,6 +124,9 @@ NOT = [
     # the module's file is for the Python that runs
     ("The build wrote build/fastops.cpython-311-x86_64-linux-gnu.so, and I run python 3.11:\n"
      "ModuleNotFoundError: No module named 'fastops'\n", "kernel_wrong_python"),
+    # the arch list covers the GPU (a cubin of its major below its minor, or PTX the driver compiles)
+    (">>> torch.cuda.get_arch_list()\n['sm_50', 'sm_60', 'sm_70', 'sm_75', 'sm_80', 'sm_86', 'compute_86']\n"
+     ">>> torch.cuda.get_device_name(0)\n'NVIDIA GeForce RTX 4090'\n", "torch_wheel_lacks_gpu_arch"),
     # an extension, not torch, lacking the architecture
     ("torch has sm_86 but my extension has no sm_86 kernels\n", "torch_wheel_lacks_gpu_arch"),
     # torch said installed: another Python, not a missing install

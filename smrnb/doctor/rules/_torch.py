@@ -455,3 +455,26 @@ def gpu_outside_cuda_release(facts: Facts) -> Iterable[Finding]:
                  ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"])
         yield from resolve(facts, ev, codes)
         return
+
+
+@rule("torch")
+def arch_list_in_text(facts: Facts) -> Iterable[Finding]:
+    """torch's architectures as the text prints them (torch.cuda.get_arch_list(), or its warning's "supports CUDA
+    capabilities ...") against the GPU the text names: no cubin of the GPU's major at or below its minor and no PTX
+    at or below its capability means torch's own kernels cannot run there (the live rule decides the same on the
+    machine's facts)."""
+    if not (from_text(facts, "torch", "arch_list") and from_text(facts, "driver", "gpus")):
+        return
+    arch_list = value(facts, "torch", "arch_list")
+    if not isinstance(arch_list, list) or not arch_list:
+        return
+    for g in value(facts, "driver", "gpus") or []:
+        cc = g.get("compute_capability") if isinstance(g, dict) else None
+        if not cc or arch_covers(arch_list, str(cc))[0]:
+            continue
+        line = str((layer(facts, "torch").get("read_from") or {}).get("arch_list") or "")
+        ev = {"kind": "state", "from": "text", "weight": 16, "line": line,
+              "fact": f"torch's architectures {' '.join(arch_list)} lack GPU {g.get('name') or ''} (compute "
+                      f"capability {cc})", "groups": {"cc": str(cc)}}
+        yield from resolve(facts, ev, ["torch_wheel_lacks_gpu_arch"])
+        return
