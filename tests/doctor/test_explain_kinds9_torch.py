@@ -71,6 +71,11 @@ READINGS = [
     ('RuntimeError: "slow_conv2d_cpu" not implemented for \'Half\'\n', ["user_code_error", "cpu_only_torch_with_gpu"]),
     ("torch 2.1.0+cpu\nRuntimeError: \"LayerNormKernelImpl\" not implemented for 'Half'\n",
      ["cpu_only_torch_with_gpu"]),
+    # a program's assertion that CUDA is available failed: what the text shows decides why
+    ('  File "train.py", line 12, in <module>\n    assert torch.cuda.is_available(), "GPU needed"\n'
+     "AssertionError: GPU needed\n", ["torch_cuda_unavailable", "no_gpu"]),
+    ("torch 2.2.1+cpu\n  File \"train.py\", line 12, in <module>\n    assert torch.cuda.is_available()\n"
+     "AssertionError\n", ["cpu_only_torch_with_gpu"]),
     # jax's older wording of its jaxlib check (without '>=')
     ("ValueError: jaxlib is version 0.1.60, but this version of jax requires version 0.1.65.\n",
      ["package_api_version_mismatch"]),
@@ -127,6 +132,8 @@ NOT = [
     # the arch list covers the GPU (a cubin of its major below its minor, or PTX the driver compiles)
     (">>> torch.cuda.get_arch_list()\n['sm_50', 'sm_60', 'sm_70', 'sm_75', 'sm_80', 'sm_86', 'compute_86']\n"
      ">>> torch.cuda.get_device_name(0)\n'NVIDIA GeForce RTX 4090'\n", "torch_wheel_lacks_gpu_arch"),
+    # the assertion shown in code that ran without failing
+    ("    assert torch.cuda.is_available()\n    model = Net().cuda()\n", "torch_cuda_unavailable"),
     # an extension, not torch, lacking the architecture
     ("torch has sm_86 but my extension has no sm_86 kernels\n", "torch_wheel_lacks_gpu_arch"),
     # torch said installed: another Python, not a missing install

@@ -377,7 +377,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     (cuda_errors and the other enumerations, decided here for every layer), modules that cannot be imported,
     and a CPU build read in a text."""
     for ev in events(facts, "torch", "message", table="torch_messages"):
-        yield from resolve(facts, ev)
+        yield from resolve(facts, ev, unavailable_codes(facts) if ev.get("key") == "assert_cuda_available" else None)
     named_cuda_error = bool(events(facts, "driver", "cuda_error"))
     for ev in events(facts, "torch", "message", table="library_messages"):
         if ev.get("key") in UNNAMED_CUDA_FAILURE_ROWS and named_cuda_error:
