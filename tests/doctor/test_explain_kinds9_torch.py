@@ -53,6 +53,8 @@ READINGS = [
     # triton's shared-memory limit
     ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: "
      "101376. Reducing block sizes or `num_stages` may help.\n", ["gpu_below_extension_minimum", "library_bug"]),
+    ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, Hardware limit: "
+     "232448. Reducing block sizes or `num_stages` may help.\n", ["library_bug", "gpu_below_extension_minimum"]),
     # binaries without code for this GPU
     ("[E] [TRT] Engine plan file is generated on an incompatible device\n[E] [TRT] Deserialize the cuda engine "
      "failed.\n", ["no_kernel_image_for_gpu"]),

@@ -355,6 +355,20 @@ def _built_for_other_python(facts: Facts, ev: dict[str, Any]) -> list[str] | Non
     return None
 
 
+#: the most shared memory one block can use on any GPU (bytes: 227 KB, compute capability 9.0 and 10.x; CUDA C++
+#: Programming Guide, "Technical Specifications per Compute Capability")
+MAX_SHARED_PER_BLOCK = 232448
+
+
+def _shared_memory_codes(ev: dict[str, Any]) -> list[str] | None:
+    """triton's shared-memory limit where the GPU already has the most any GPU has: the kernel's configuration, not
+    the GPU, is at fault (a bug of the library that chose it)."""
+    limit = str((ev.get("groups") or {}).get("limit") or "")
+    if ev.get("key") == "triton_out_of_shared_memory" and limit.isdigit() and int(limit) >= MAX_SHARED_PER_BLOCK:
+        return ["library_bug", "gpu_below_extension_minimum"]
+    return None
+
+
 #: library_messages rows of the ROCm runtime finding no AMD GPU
 ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device"})
 
@@ -384,7 +398,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             continue
         if ev.get("key") in AFTERMATH_ROWS:
             ev = {**ev, "weight": max(int(ev.get("weight", 30)), AFTERMATH_WEIGHT)}
-        yield from resolve(facts, ev, _rocm_on_nvidia(facts, ev))
+        yield from resolve(facts, ev, _rocm_on_nvidia(facts, ev) or _shared_memory_codes(ev))
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == "cuda_unavailable":
             yield from resolve(facts, ev, unavailable_codes(facts))
