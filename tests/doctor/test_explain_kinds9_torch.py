@@ -64,6 +64,8 @@ READINGS = [
      "sizeof(h_coeffs))\"\n", ["no_kernel_image_for_gpu", "user_code_error"]),
     # cuDNN's arch mismatch as bindings name it
     ("    raise cudnnExceptions[status]\nlibcudnn.cudnnStatusArchMismatch\n", ["gpu_below_extension_minimum"]),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_ARCH_MISMATCH\n", ["torch_wheel_lacks_gpu_arch",
+                                                                "gpu_below_extension_minimum"]),
     ("ERROR: Arch mismatch\n in create at /home/u/.julia/v0.4/Mocha/src/cuda/cudnn.jl:43\n",
      ["gpu_below_extension_minimum"]),
     # torch's own messages
