@@ -898,6 +898,20 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             files = r.facts["torch"].get("source_files") or []
             if path not in files and len(files) < 40:
                 r.fact("torch", "source_files", [*files, path], line, replace=True)
+    if ("cp3" in low or "cpython-3" in low) and (".pyd" in low or ".so" in low):
+        for name, minor in _EXT_PY_TAG_RE.findall(line)[:4]:
+            tags = dict(r.facts["loader"].get("module_python_tags") or {})
+            tags.setdefault(name.lower(), f"3.{minor}")
+            r.fact("loader", "module_python_tags", tags, line, replace=True)
+    if "python" in low:
+        for v in _PY_VERSION_SAID_RE.findall(low)[:4]:
+            said = r.facts["loader"].get("pythons_named") or []
+            if v not in said and len(said) < 6:
+                r.fact("loader", "pythons_named", [*said, v], line, replace=True)
+    if "sm_" in low and ("get_arch_list" in low or line.lstrip().startswith(("['sm_", '["sm_'))):
+        archs = _ARCH_ITEM_RE.findall(line)
+        if archs:  # torch.cuda.get_arch_list() printed: the architectures this torch carries code for
+            r.fact("torch", "arch_list", archs[:24], line)
     if "no module named" in low:
         for m in _NO_MODULE_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip("."))
@@ -953,6 +967,14 @@ def _named_releases(r: _Reader, line: str) -> None:
         if n not in named and len(named) < 64:
             named = [*named, n]
             r.fact("loader", "packages_released", named, line, replace=True)
+
+
+#: an item of a printed torch.cuda.get_arch_list() ("['sm_50', 'sm_60', 'compute_90']")
+_ARCH_ITEM_RE = re.compile(r"""['"]((?:sm|compute)_[0-9]{2,3}[a-z]?)['"]""")
+#: a compiled Python module's file with its CPython tag ("pyngp.cp310-win_amd64.pyd", "_C.cpython-38-x86_64-linux-gnu.so")
+_EXT_PY_TAG_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60})\.(?:cp|cpython-)3([0-9]{1,2})[a-z]?(?:-[\w-]{1,40})?\.(?:pyd|so)\b")
+#: a Python release named ("python 3.8", "Python v3.10.4", "python3.11", "lib/python3.9/site-packages")
+_PY_VERSION_SAID_RE = re.compile(r"\bpython\s?v?(?:ersion\s)?(3\.[0-9]{1,2})(?![0-9])")
 
 
 def _packages_built(line: str) -> list[str]:
@@ -1148,6 +1170,10 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         r.event("driver", "sign", line, WEIGHT["sign"], sign="nvidia_smi_missing", phrase="nvidia-smi ... not found")
     if " run" in low and ("docker" in low or "podman" in low):
         _scan_container_command(r, line, low)
+    if "sm_" in low and "torch" in low:
+        m = _TORCH_LACKS_ARCH_RE.search(low)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["sign"], sign="gpu_dropped", phrase=m.group(0))
     if "mps" in low and _MPS_RE.search(low):
         r.event("torch", "sign", line, WEIGHT["sign"], sign="mps_backend", phrase="mps")
     if ("before" in low or "since" in low or "after" in low or "until" in low or "with" in low or " in " in low
@@ -1164,6 +1190,11 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
                     r.fact("loader", "modules_imported", mods, line, replace=True)
 
 
+#: torch said to lack a GPU architecture, torch (its build, wheel or install) the subject: "torch (cu128) has no sm_60
+#: kernels", "the installed pytorch does not support sm_120"
+_TORCH_LACKS_ARCH_RE = re.compile(r"\b(?:py)?torch(?: [0-9][\w.+]{0,20})?(?: \([^)\n]{1,20}\))?(?: build| wheel| binaries| "
+                                  r"install(?:ation)?)? (?:(?:has|have|ships|contains|includes) no|(?:doesn't|does not|"
+                                  r"don't|do not|no longer) supports?) sm_[0-9]{2,3}\b")
 #: words the import-order phrase catches that are not packages ("importing it before", "import order then")
 _NOT_MODULES = frozenset({"it", "them", "this", "that", "the", "a", "an", "order", "statement", "statements", "first",
                           "module", "modules", "package", "packages", "library", "libraries", "everything", "all"})

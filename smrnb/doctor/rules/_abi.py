@@ -469,7 +469,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         if building:
             return ["torch_not_found_at_build"] + (["kernel_wrong_python"] if notebook else [])
         if notebook:
-            return kernel_python_codes(facts)
+            # torch installed for another Python than the kernel's, or not installed at all (an image or an
+            # environment made without it): the second unless the text says torch is installed
+            said = has_sign(facts, "torch_said_installed", "package_said_installed")
+            return kernel_python_codes(facts) + ([] if said else ["torch_not_installed"])
         if has_sign(facts, "torch_said_installed"):
             # torch is installed, yet not where this import looks: pip's isolated build environment (installing a
             # package) or another Python (a kernel, a venv); `pip install -v` / `sys.executable` decide

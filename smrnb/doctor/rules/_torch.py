@@ -208,6 +208,16 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import row_field
 
     lib = row_field(ev, "library") if ev.get("table") == "library_messages" else ""
+    device = str((ev.get("groups") or {}).get("device") or "").lower()
+    if device and device != "cuda":
+        return _no_backend(device)
+    if ev.get("key") in ROCM_NO_DEVICE_ROWS:
+        return {"title": "A build for AMD GPUs (ROCm/HIP) runs on a machine whose GPU is NVIDIA's",
+                "detail": "The ROCm runtime finds no AMD GPU here; the build for NVIDIA GPUs is the one to install.",
+                "commands": ["python -c \"import torch; print(torch.__version__, torch.version.hip, torch.version.cuda)\"",
+                             "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126   "
+                             "# torch: a CUDA build; a HIP program: build it for HIP's NVIDIA platform "
+                             "(HIP_PLATFORM=nvidia, where HIP supports it)"]}
     if lib and lib.lower() != "torch":
         pkg, cmd = _OTHER_CPU_BUILDS.get(lib.lower(), (lib, f"pip show {lib}   # then install its CUDA build"))
         return {"title": f"{pkg} is a CPU-only build" + (f": {lib} runs on the CPU" if pkg != lib else ""),
@@ -225,6 +235,18 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     return {"title": "torch is a CPU-only build" + (f" ({value(facts, 'torch', 'version')})"
                                                     if value(facts, "torch", "cpu_build") else ""), "evidence": evidence,
             "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"", cmd]}
+
+
+def _no_backend(device: str) -> dict[str, Any]:
+    """A torch without the backend of a device type other than CUDA (torch's 'not linked with support for X
+    devices'): Intel GPUs (xpu) have wheels of their own on PyTorch's index; another type needs its vendor's build."""
+    cmds = ["python -c \"import torch; print(torch.__version__)\"   # the build installed"]
+    if device == "xpu":
+        cmds.append("pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/xpu   # torch "
+                    "2.5+ for Intel GPUs (older releases: the XPU build of intel-extension-for-pytorch and its torch)")
+    else:
+        cmds.append(f"# install the torch build made for {device} devices (its vendor's wheels)")
+    return {"title": f"The installed torch has no {device} backend (a build for another device)", "commands": cmds}
 
 
 @builds("torch_wheel_lacks_gpu_arch")
@@ -359,13 +381,55 @@ NCCL_NETWORK_ROWS = frozenset({"nccl_connect_failed", "nccl_socket_call_failed",
                                "nccl_no_socket_interface", "nccl_ib_completion_error", "nccl_remote_error"})
 
 
+def _built_for_other_python(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
+    """A module that cannot be imported while the text shows its compiled file built for one CPython release
+    ("ngp.cp310-win_amd64.pyd") and names another Python: CPython imports an extension module only when its tag is
+    the interpreter's own, so the Python that runs is not the one the module was built (or installed) for."""
+    mod = str(ev.get("module") or "")
+    built = (value(facts, "loader", "module_python_tags") or {}).get(mod.lower()) if "." not in mod else None
+    named = value(facts, "loader", "pythons_named") or []
+    if built and any(v != built for v in named):
+        return ["kernel_wrong_python"]
+    return None
+
+
+#: the most shared memory one block can use on any GPU (bytes: 227 KB, compute capability 9.0 and 10.x; CUDA C++
+#: Programming Guide, "Technical Specifications per Compute Capability")
+MAX_SHARED_PER_BLOCK = 232448
+
+
+def _shared_memory_codes(ev: dict[str, Any]) -> list[str] | None:
+    """triton's shared-memory limit where the GPU already has the most any GPU has: the kernel's configuration, not
+    the GPU, is at fault (a bug of the library that chose it)."""
+    limit = str((ev.get("groups") or {}).get("limit") or "")
+    if ev.get("key") == "triton_out_of_shared_memory" and limit.isdigit() and int(limit) >= MAX_SHARED_PER_BLOCK:
+        return ["library_bug", "gpu_below_extension_minimum"]
+    return None
+
+
+#: library_messages rows of the ROCm runtime finding no AMD GPU
+ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device"})
+
+
+def _rocm_on_nvidia(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
+    """The codes of a ROCm runtime that finds no device where the text names an NVIDIA GPU and no AMD one: a build
+    for AMD GPUs (torch's ROCm wheels, a HIP program built for the AMD platform) on an NVIDIA machine, which has no
+    GPU that build can use; the build for NVIDIA GPUs (a CUDA torch, HIP's NVIDIA platform) is the fix. None: the
+    row's own codes."""
+    if ev.get("key") not in ROCM_NO_DEVICE_ROWS or not value(facts, "driver", "gpus"):
+        return None
+    if any(("amd" in str(g).lower() or "radeon" in str(g).lower()) for g in value(facts, "driver", "other_gpus") or []):
+        return None
+    return ["cpu_only_torch_with_gpu", "no_gpu"]
+
+
 @rule("torch")
 def torch_messages(facts: Facts) -> Iterable[Finding]:
     """torch's own messages (tables/torch_messages.csv), CUDA errors by number, name or message
     (cuda_errors and the other enumerations, decided here for every layer), modules that cannot be imported,
     and a CPU build read in a text."""
     for ev in events(facts, "torch", "message", table="torch_messages"):
-        yield from resolve(facts, ev)
+        yield from resolve(facts, ev, unavailable_codes(facts) if ev.get("key") == "assert_cuda_available" else None)
     named_cuda_error = bool(events(facts, "driver", "cuda_error"))
     lib_events = events(facts, "torch", "message", table="library_messages")
     named_network_failure = any(e.get("key") in NCCL_NETWORK_ROWS for e in lib_events)
@@ -376,7 +440,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             continue
         if ev.get("key") in AFTERMATH_ROWS:
             ev = {**ev, "weight": max(int(ev.get("weight", 30)), AFTERMATH_WEIGHT)}
-        yield from resolve(facts, ev)
+        yield from resolve(facts, ev, _rocm_on_nvidia(facts, ev) or _shared_memory_codes(ev))
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == "cuda_unavailable":
             yield from resolve(facts, ev, unavailable_codes(facts))
@@ -388,7 +452,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     from smrnb.doctor.rules._abi import module_codes
 
     for ev in events(facts, "torch", "module_missing"):
-        yield from resolve(facts, ev, module_codes(facts, ev))
+        yield from resolve(facts, ev, _built_for_other_python(facts, ev) or module_codes(facts, ev))
     t = layer(facts, "torch")
     if t.get("cpu_build") and from_text(facts, "torch", "cpu_build"):
         line = (t.get("read_from") or {}).get("version", "")
@@ -415,3 +479,58 @@ def cuda_torch_on_macos(facts: Facts) -> Iterable[Finding]:
         line = str(ev.get("line") or "")
         if ev.get("package") == "torch" and "+cu" in line.split("(from versions", 1)[0]:
             yield from resolve(facts, ev, ["no_gpu"])
+
+
+@rule("torch")
+def gpu_outside_cuda_release(facts: Facts) -> Iterable[Finding]:
+    """A GPU the text names whose compute capability is outside every architecture of the CUDA release the software
+    is built with (tables/nvcc_archs.csv): torch's CUDA when the text shows it, else the one CUDA release the text
+    names (a framework built for it, the toolkit it is built with). No build of that CUDA release carries code for
+    the GPU (an Ampere GPU under CUDA 10.x, a Kepler one under CUDA 12): its kernels fail or wait on a PTX JIT that
+    cannot target the GPU. A reading of the facts, ranked after what the text's messages say."""
+    from smrnb.doctor._install import cc_to_int
+
+    if not from_text(facts, "driver", "gpus"):
+        return
+    tc = value(facts, "torch", "cuda") if from_text(facts, "torch", "cuda") else None
+    named = sorted({str(v) for v in value(facts, "toolkit", "cuda_named") or []})
+    cuda = tc or (named[0] if len(named) == 1 else None)
+    archs = nvcc_archs(str(cuda)) if cuda else None
+    if not archs:
+        return
+    for g in value(facts, "driver", "gpus") or []:
+        n = cc_to_int(str(g.get("compute_capability") or "")) if isinstance(g, dict) else None
+        if n is None or min(archs) <= n <= max(archs):
+            continue
+        side = "newer" if n > max(archs) else "older"
+        line = str(((layer(facts, "driver").get("read_from") or {}).get("gpus")) or "")
+        ev = {"kind": "state", "from": "text", "weight": 22, "line": line,
+              "fact": f"GPU {g.get('name') or ''} (compute capability {g['compute_capability']}) is {side} than every "
+                      f"architecture CUDA {cuda} compiles for ({min(archs) / 10:.1f}-{max(archs) / 10:.1f})"}
+        codes = (["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"] if tc else
+                 ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"])
+        yield from resolve(facts, ev, codes)
+        return
+
+
+@rule("torch")
+def arch_list_in_text(facts: Facts) -> Iterable[Finding]:
+    """torch's architectures as the text prints them (torch.cuda.get_arch_list(), or its warning's "supports CUDA
+    capabilities ...") against the GPU the text names: no cubin of the GPU's major at or below its minor and no PTX
+    at or below its capability means torch's own kernels cannot run there (the live rule decides the same on the
+    machine's facts)."""
+    if not (from_text(facts, "torch", "arch_list") and from_text(facts, "driver", "gpus")):
+        return
+    arch_list = value(facts, "torch", "arch_list")
+    if not isinstance(arch_list, list) or not arch_list:
+        return
+    for g in value(facts, "driver", "gpus") or []:
+        cc = g.get("compute_capability") if isinstance(g, dict) else None
+        if not cc or arch_covers(arch_list, str(cc))[0]:
+            continue
+        line = str((layer(facts, "torch").get("read_from") or {}).get("arch_list") or "")
+        ev = {"kind": "state", "from": "text", "weight": 16, "line": line,
+              "fact": f"torch's architectures {' '.join(arch_list)} lack GPU {g.get('name') or ''} (compute "
+                      f"capability {cc})", "groups": {"cc": str(cc)}}
+        yield from resolve(facts, ev, ["torch_wheel_lacks_gpu_arch"])
+        return
