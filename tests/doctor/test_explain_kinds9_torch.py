@@ -167,4 +167,4 @@ def test_rocm_on_nvidia_fix_is_the_build_for_nvidia():
 def test_hip_missing_code_object_is_not_read_as_the_rust_bindings_name():
     text = "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n"
     keys = {e.get("key") for e in events_of(read_text(text))}
-    assert "hip_no_binary" in keys and "rust_cuda_no_binary_for_gpu" not in keys
+    assert "hip_no_binary" in keys and "rust_cuda_no_binary" not in keys
