@@ -288,6 +288,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         if lib.startswith(("GLIBC", "GLIBCXX", "CXXABI")):
             return first("symbol_version_missing", "a C library version")
         return first("library_shadowed_older_copy", "a version of a library that is not the C library")
+    if ev.get("key") == "value_not_defined" and not str((ev.get("groups") or {}).get("value") or "").strip():
+        return first("user_code_error", "the option's value is empty: the build command passes the option with nothing "
+                                        "after it (an unset variable, a flag split or mangled in the build script)")
     if ev.get("key") == "value_not_defined" and str((ev.get("groups") or {}).get("option")) in _ARCH_OPTIONS:
         val = str((ev.get("groups") or {}).get("value") or "")
         if _ARCH_VALUE_RE.fullmatch(val):
