@@ -78,6 +78,10 @@ READINGS = [
      "ERROR: modpost: GPL-incompatible module mymod.ko uses GPL-only symbol 'rcu_read_unlock_strict'\n",
      ["library_bug"]),
     ("$ sudo ldconfig\nldconfig: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\n", ["library_bug"]),
+    ("docker: Error response from daemon: failed to create task for container: OCI runtime create failed: "
+     "error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n"
+     "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/0a1b2c/merged/usr/lib/"
+     "x86_64-linux-gnu/libcuda.so.1: file exists: unknown.\n", ["library_bug", "user_code_error"]),
     # a compiler's (or a package's) own internal error asking for a bug report
     ("src/ops.cpp:120:1: internal compiler error: in tsubst_copy, at cp/pt.c:16034\n"
      "Please submit a full bug report,\nwith preprocessed source if appropriate.\n", ["library_bug"]),
@@ -175,3 +179,11 @@ def test_a_compiler_killed_for_host_memory_is_no_compiler_bug():
     text = ("x86_64-linux-gnu-g++: internal compiler error: Killed (program cc1plus)\n"
             "Please submit a full bug report,\nwith preprocessed source if appropriate.\n")
     assert "library_bug" not in rule_codes(text, n=3)
+
+
+def test_a_container_without_the_driver_is_no_image_bug():
+    # the toolkit finds no driver library on the host: the host's driver, not a file baked into the image
+    text = ("nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+            "object file: no such file or directory: unknown.\n")
+    codes = rule_codes(text, n=2)
+    assert "library_bug" not in codes and "user_code_error" not in codes, codes

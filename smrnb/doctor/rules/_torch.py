@@ -118,6 +118,11 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          "# on CPU the same code raises a readable error: run one batch with device='cpu'"]}
 
 
+#: what shows driver files baked into a container image, and the fix
+_IMAGE_DRIVER_FILES = ["docker run --rm --entrypoint sh <image> -c 'ls -l /usr/lib/x86_64-linux-gnu/ | grep -e libnvidia "
+                       "-e libcuda'   # driver files the image itself holds",
+                       "# rebuild the image without them (no driver packages in its Dockerfile); the toolkit mounts the "
+                       "host's at start"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
     "lightning_gpu_index_missing": ["python -c \"import torch; print(torch.cuda.device_count())\"   # the indices "
@@ -129,6 +134,7 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
                           "whose value is empty or malformed"],
     "argument_redefined": ["# print the build's nvcc command (make VERBOSE=1, cmake --build . -v) and give the option "
                            "once"],
+    "container_driver_file_in_image": _IMAGE_DRIVER_FILES,
 }
 
 
@@ -187,6 +193,7 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
                                           "release or the repository's head"],
     "aten_needs_cxx17": ["# build with C++17: CMake set(CMAKE_CXX_STANDARD 17) and set(CMAKE_CUDA_STANDARD 17); "
                          "nvcc/g++ -std=c++17"],
+    "container_driver_file_in_image": _IMAGE_DRIVER_FILES,
     "modpost_gpl_only_symbol": ["uname -r   # the kernel the module is built for",
                                 "# install (or build from its main branch) the module release that supports this kernel"],
     "triton_out_of_shared_memory": ["nvidia-smi --query-gpu=name,compute_cap --format=csv",
