@@ -123,6 +123,9 @@ _IMAGE_DRIVER_FILES = ["docker run --rm --entrypoint sh <image> -c 'ls -l /usr/l
                        "-e libcuda'   # driver files the image itself holds",
                        "# rebuild the image without them (no driver packages in its Dockerfile); the toolkit mounts the "
                        "host's at start"]
+#: triton's lookup of the driver library: what it sees, and the release that looks for libcuda.so.1
+_TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, and whether an unversioned libcuda.so exists",
+                   "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
     "lightning_gpu_index_missing": ["python -c \"import torch; print(torch.cuda.device_count())\"   # the indices "
@@ -194,6 +197,7 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
     "aten_needs_cxx17": ["# build with C++17: CMake set(CMAKE_CXX_STANDARD 17) and set(CMAKE_CUDA_STANDARD 17); "
                          "nvcc/g++ -std=c++17"],
     "container_driver_file_in_image": _IMAGE_DRIVER_FILES,
+    "triton_libcuda_symlink_missing": _TRITON_LIBCUDA, "triton_libcuda_not_found": _TRITON_LIBCUDA,
     "modpost_gpl_only_symbol": ["uname -r   # the kernel the module is built for",
                                 "# install (or build from its main branch) the module release that supports this kernel"],
     "triton_out_of_shared_memory": ["nvidia-smi --query-gpu=name,compute_cap --format=csv",
