@@ -33,6 +33,19 @@ READINGS = [
     ("Error: Warmup(Generation(\"Not enough memory to handle 32000 total tokens with 4096 prefill tokens. You need to "
      "decrease `--max-batch-total-tokens` or `--max-batch-prefill-tokens`\"))\n", ["cuda_oom"]),
     ("Error: NotEnoughMemory: Not enough memory to handle `max_total_tokens=8192`\n", ["cuda_oom"]),
+    ("2024-05-02 10:00:01.1 [E:onnxruntime:, sequential_executor.cc:514 ExecuteKernel] Non-zero status code returned "
+     "while running Conv node. Name:'Conv_12' Status Message: CUDA failure 2: out of memory ; GPU=0 ; hostname=box ; "
+     "expr=cudaMalloc((void**)&p, size);\n", ["cuda_oom"]),
+    ("ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 8589934592\n"
+     "llama_new_context_with_model: failed to allocate compute buffers\n", ["cuda_oom"]),
+    ("ValueError: To serve at least one request with the models's max seq len (32768), (4.00 GiB KV cache is needed, "
+     "which is larger than the available KV cache memory (1.25 GiB). Based on the available memory, the estimated "
+     "maximum model length is 10240. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+     "initializing the engine.\n", ["cuda_oom"]),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED\n", ["cuda_oom"]),
+    ("RuntimeError: cuFFT error: CUFFT_ALLOC_FAILED\n", ["cuda_oom"]),
+    ("RuntimeError: cusolver error: CUSOLVER_STATUS_ALLOC_FAILED, when calling `cusolverDnCreate(handle)`\n",
+     ["cuda_oom"]),
     # --- the code (or its configuration) is wrong
     ("RuntimeError: Tensor for argument #1 'self' is on CPU, but expected it to be on GPU (while checking arguments "
      "for mm)\n", ["user_code_error"]),
@@ -119,6 +132,8 @@ def test_reading(text, codes):
     # TensorFlow's allocator on the CPU
     "ResourceExhaustedError: OOM when allocating tensor with shape[100000,100000] and type float on "
     "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n",
+    # ggml's buffer on the CPU backend is host memory
+    "ggml_gallocr_reserve_n: failed to allocate CPU buffer of size 8589934592\n",
     # a build killed for host memory under a CUDA toolkit path
     "/usr/local/cuda/bin/nvcc -c big.cu\nc++: fatal error: Killed signal terminated program cc1plus\n",
 ])
