@@ -319,9 +319,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         return ["library_bug", "host_compiler_unsupported"], (
             f"gcc {gcc.get('version')} compiles C++17: the build's own -std flag (its setup.py or CMakeLists) asks "
             "for an older standard")
-    if ev.get("key") == "value_not_defined" and not (ev.get("groups") or {}).get("value"):
-        return first("user_code_error", "the option is given an empty value: the build command is malformed "
-                                        "(no nvcc release accepts it)")
+    if ev.get("key") == "value_not_defined" and not str((ev.get("groups") or {}).get("value") or "").strip():
+        return first("user_code_error", "the option's value is empty: the build command passes the option with nothing "
+                                        "after it (an unset variable, a flag split or mangled in the build script)")
     if ev.get("key") == "value_not_defined" and str((ev.get("groups") or {}).get("option")) in _ARCH_OPTIONS:
         val = str((ev.get("groups") or {}).get("value") or "")
         if _ARCH_VALUE_RE.fullmatch(val):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable
 from typing import Any
@@ -106,9 +107,38 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     title = f"Not your environment: {name}{str(what or 'an error of the calling code').rstrip('.')}"
     groups = ev.get("groups") or {}
     evidence = [f"the assertion: {groups['assertion']}"] if groups.get("assertion") else []
+    if ev.get("key") == "value_not_defined":
+        title = (f"Not your environment: the build passes nvcc the value '{groups.get('value', '')}' for option "
+                 f"'{groups.get('option', '')}', which is malformed or empty (an unset variable, a flag mangled in the "
+                 "build script)")
+    if ev.get("key") in _USER_ROW_COMMANDS:  # a tool's check of its configuration or build command, not a CUDA kernel
+        return {"title": title[:200], "evidence": evidence, "commands": _USER_ROW_COMMANDS[str(ev["key"])]}
     return {"title": title[:200], "evidence": evidence,
             "commands": ["CUDA_LAUNCH_BLOCKING=1 python <your script>   # the traceback then names the failing call",
                          "# on CPU the same code raises a readable error: run one batch with device='cpu'"]}
+
+
+#: what shows driver files baked into a container image, and the fix
+_IMAGE_DRIVER_FILES = ["docker run --rm --entrypoint sh <image> -c 'ls -l /usr/lib/x86_64-linux-gnu/ | grep -e libnvidia "
+                       "-e libcuda'   # driver files the image itself holds",
+                       "# rebuild the image without them (no driver packages in its Dockerfile); the toolkit mounts the "
+                       "host's at start"]
+#: triton's lookup of the driver library: what it sees, and the release that looks for libcuda.so.1
+_TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, and whether an unversioned libcuda.so exists",
+                   "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
+#: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
+_USER_ROW_COMMANDS: dict[str, list[str]] = {
+    "lightning_gpu_index_missing": ["python -c \"import torch; print(torch.cuda.device_count())\"   # the indices "
+                                    "are 0..count-1", "echo $CUDA_VISIBLE_DEVICES"],
+    "trtllm_mpi_size_mismatch": ["mpirun -n <tp_size x pp_size> python3 run.py ...   # one rank per GPU the engine "
+                                 "was built for"],
+    "pytorch3d_bin_overflow": ["# RasterizationSettings(bin_size=0, ...) or a larger max_faces_per_bin"],
+    "value_not_defined": ["# print the build's nvcc command (make VERBOSE=1, cmake --build . -v) and find the option "
+                          "whose value is empty or malformed"],
+    "argument_redefined": ["# print the build's nvcc command (make VERBOSE=1, cmake --build . -v) and give the option "
+                           "once"],
+    "container_driver_file_in_image": _IMAGE_DRIVER_FILES,
+}
 
 
 @builds("library_bug")
@@ -142,10 +172,45 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [f"pip show {pkg}   # the release that crashes",
                              f"pip install --upgrade {pkg}   # a release with the fix, or: pip install '{pkg}==<the "
                              "release before>'"]}
+    if key in _BUG_ROW_COMMANDS:
+        return {"title": _row_title(ev), "detail": str(ev.get("meaning") or ""), "commands": _BUG_ROW_COMMANDS[key]}
     where = (ev.get("groups") or {}).get("file")
     return {"title": "A library's internal check failed: a bug in the library" + (f" ({where})" if where else ""),
             "commands": ["pip show torch   # the release, for the issue tracker",
                          "pip install --upgrade torch   # or the release before the one that broke"]}
+
+
+#: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
+_BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    "tcpstore_without_libuv": ["set USE_LIBUV=0   (cmd; PowerShell: $env:USE_LIBUV=\"0\") before the script starts",
+                               "pip install --upgrade torch   # later releases default to use_libuv=0 on Windows"],
+    "wsl_libcuda_not_symlink": ["ls -l /usr/lib/wsl/lib/   # regular files where soname links belong",
+                                "# harmless for CUDA; a later Windows driver, or links recreated in "
+                                "C:\\Windows\\System32\\lxss\\lib (mklink), silences it"],
+    "argument_redefined": ["# print the build's nvcc command (make VERBOSE=1, cmake --build . -v) and remove the "
+                           "second copy of the option from the project's build files"],
+    "compiler_internal_error": ["gcc --version; nvcc --version   # the compiler releases the build used",
+                                "# build with another release of the compiler that crashed (or -O1); its bug tracker "
+                                "wants the preprocessed source"],
+    "haskell_accelerate_internal_error": ["# the package's issue tracker (the message names it): its fix is a newer "
+                                          "release or the repository's head"],
+    "aten_needs_cxx17": ["# build with C++17: CMake set(CMAKE_CXX_STANDARD 17) and set(CMAKE_CUDA_STANDARD 17); "
+                         "nvcc/g++ -std=c++17"],
+    "container_driver_file_in_image": _IMAGE_DRIVER_FILES,
+    "triton_libcuda_symlink_missing": _TRITON_LIBCUDA, "triton_libcuda_not_found": _TRITON_LIBCUDA,
+    "modpost_gpl_only_symbol": ["uname -r   # the kernel the module is built for",
+                                "# install (or build from its main branch) the module release that supports this kernel"],
+    "triton_out_of_shared_memory": ["nvidia-smi --query-gpu=name,compute_cap --format=csv",
+                                    "# the kernel's block sizes / num_stages must fit this GPU's shared memory per block"],
+    "pillow10_removed_constant": ["pip show pillow   # 10 or later removed the constant",
+                                  "pip install 'Pillow<10'   # or the calling library's release written for Pillow 10"],
+}
+
+
+def _row_title(ev: dict[str, Any]) -> str:
+    """The first clause of a message row's meaning, as a finding's title."""
+    meaning = str(ev.get("meaning") or "a bug in a library's release")
+    return re.sub(r" \([^()]*\)", "", meaning.split(": ")[0]).rstrip(".")[:160]
 
 
 @builds("cuda_oom")
@@ -363,10 +428,11 @@ def unavailable_codes(facts: Facts) -> list[str]:
 #: library_messages rows printed beside a failure rather than as it: an exception a finaliser raised and Python ignored
 #: (often at exit, when what it cleans up is gone), torchvision's warning that its image extension did not load (printed
 #: at import; everything but torchvision.io's image decoding works), jax's fallback to the CPU (logged after the reason
-#: a GPU backend failed, when there was one: 'Unable to load CUDA', an older cuDNN): readings of their own only below
-#: whatever error the text shows
+#: a GPU backend failed, when there was one: 'Unable to load CUDA', an older cuDNN), ldconfig's warning about the WSL
+#: driver libraries (printed on every ldconfig run, harmless), DeepSpeed's CPU optimizer and CuPy's core that a failed
+#: build or load left unusable: readings of their own only below whatever error the text shows
 AFTERMATH_ROWS = frozenset({"python_finaliser_exception_ignored", "torchvision_image_extension", "jax_no_gpu_fallback",
-                            "deepspeed_cpu_op_not_built", "cupy_not_correctly_installed"})
+                            "deepspeed_cpu_op_not_built", "cupy_not_correctly_installed", "wsl_libcuda_not_symlink"})
 AFTERMATH_WEIGHT = 70
 #: library_messages rows that say a CUDA call inside the library failed without saying which error it returned (NCCL's
 #: ncclUnhandledCudaError): their own reading is a guess for when the text shows no more; where the text names the CUDA
