@@ -38,7 +38,8 @@ READINGS = [
      ["library_not_found"]),
     # Mesa's driver loader: a file the library reading does not name (no lib prefix)
     ("libGL error: MESA-LOADER: failed to open iris: /usr/lib/dri/iris_dri.so: cannot open shared object file: No such "
-     "file or directory (search paths /usr/lib/x86_64-linux-gnu/dri, suffix _dri)\n", ["library_not_found"]),
+     "file or directory (search paths /usr/lib/x86_64-linux-gnu/dri, suffix _dri)\n",
+     ["library_not_found", "opengl_egl_unavailable"]),
     # code for another GPU architecture
     ("Kokkos::Cuda::initialize ERROR: running kernels compiled for compute capability 8.0 on device with compute "
      "capability 7.5 is not supported by CUDA!\n", ["no_kernel_image_for_gpu"]),
@@ -67,7 +68,7 @@ READINGS = [
     ("usage: train.py [-h] [--local_rank LOCAL_RANK]\ntrain.py: error: unrecognized arguments: --local-rank=1\n",
      ["package_api_version_mismatch", "user_code_error"]),
     ("    img = img.resize((w, h), Image.ANTIALIAS)\nAttributeError: module 'PIL.Image' has no attribute 'ANTIALIAS'\n",
-     ["package_api_version_mismatch"]),
+     ["package_api_version_mismatch", "library_bug"]),  # the project's code not updated for Pillow 10 is its bug too
     ("RuntimeError: TrimeshSceneViewer cannot be initialized. This issue happens when the X window system is not "
      "running.\n", ["package_api_version_mismatch", "opengl_egl_unavailable"]),
     ("ImportError: 'trimesh.viewer.windowed' requires 'pip install \"pyglet<2\"'\n", ["package_api_version_mismatch"]),
