@@ -289,6 +289,9 @@ _WISHED_RE = re.compile(r"(?:instead of|rather than|expected|expecting|should be
 #: a torch release written with its local version tag without the word torch before it ("tried 1.11.0+cu113")
 _TAGGED_VER_RE = re.compile(r"(?<![0-9A-Za-z_.+])([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)\+(cu[0-9]{2,3}|cpu)\b")
 _COMPANIONS = ("vision", "audio", "text", "data", "geometric", "scatter", "sparse", "cluster", "xformers", "mmcv")
+#: Warp's initialisation banner (warp/_src/context.py: "CUDA Toolkit {toolkit_version}, Driver {driver_version}", the
+#: driver's from cuDriverGetVersion: the newest CUDA it supports)
+_WARP_BANNER_RE = re.compile(r"CUDA Toolkit ([0-9]{1,2}\.[0-9]{1,2}), Driver ([0-9]{1,2}\.[0-9]{1,2})\b")
 _DEVICEQUERY_RE = re.compile(r"CUDA Driver Version / Runtime Version\s{0,20}([0-9]{1,2}\.[0-9]) / ([0-9]{1,2}\.[0-9])")
 _CUDA_HOME_RE = re.compile(r"\b(CUDA_HOME|CUDA_PATH|CUDA_ROOT|CUDA_TOOLKIT_ROOT_DIR) ?[=:] ?['\"]?([^\s'\",;]{0,300})")
 #: a variable's value a user reports in prose or from its echo ("echo $CUDA_HOME, it is :/usr/local/cuda-9.0")
@@ -664,6 +667,9 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
         for v in _DRIVER_FOUND_RE.findall(line):
             n = int(v)
             r.fact("driver", "cuda_driver_version", f"{n // 1000}.{(n % 1000) // 10}", line)
+    if "toolkit" in low and "driver" in low:
+        for _tk, dv in _WARP_BANNER_RE.findall(line):
+            r.fact("driver", "cuda_driver_version", dv, line)
     if "runtime version" in low:
         for dv, _rv in _DEVICEQUERY_RE.findall(line):
             r.fact("driver", "cuda_driver_version", dv, line)

@@ -20,6 +20,26 @@ READINGS = [
      ["gpu_not_exposed_to_process"]),
 ]
 
+WARP_36 = ("Warp CUDA error 36: API call is not supported in the installed CUDA driver (in function cuda_init, "
+           "/builds/omniverse/warp/warp/native/warp.cu:277)\n")
+
+
+def _warp_banner(toolkit: str, driver: str) -> str:
+    return f"Warp 1.7.1 initialized:\n   CUDA Toolkit {toolkit}, Driver {driver}\n   Devices:\n"
+
+
+def test_newer_driver_error_with_a_newer_driver_shown_is_no_old_driver():
+    # Warp's banner shows the driver (cuDriverGetVersion) supports CUDA 13.0, newer than Warp's toolkit (12.8)
+    text = ("Warp CUDA error: Failed to get driver entry point 'cuDeviceGetUuid' (CUDA error 1)\n" + WARP_36
+            + _warp_banner("12.8", "13.0"))
+    codes = rule_codes(text)
+    assert "library_bug" in codes
+    assert not {"driver_below_cuda_minor", "driver_too_old"} & set(codes)
+
+
+def test_newer_driver_error_with_an_older_driver_shown_stays_the_drivers_age():
+    assert rule_codes(WARP_36 + _warp_banner("12.8", "12.2"), n=1) == ["driver_below_cuda_minor"]
+
 
 @pytest.mark.parametrize(("text", "want"), READINGS)
 def test_message_reads_as_its_cause(text, want):

@@ -192,6 +192,19 @@ def _device_count_reading(facts: Facts, c: list[str]) -> tuple[list[str], str] |
     return (rest, f"Error {nums[0]} is not forward compatibility's refusal (804)") if rest else None
 
 
+#: "the API call requires a newer driver" (driver_types.h / cuda.h): a driver older than the call's CUDA release
+_NEWER_DRIVER_ERRORS = frozenset({"cudaErrorCallRequiresNewerDriver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"})
+
+
+def _driver_runs_cuda_in_use(facts: Facts) -> str | None:
+    """A line saying the driver the text shows supports a CUDA release not older than the one in use (then an error
+    asking for a newer driver is the caller's request, not the driver's age), or None."""
+    dmax, used = value(facts, "driver", "cuda_driver_version"), cuda_in_use(facts)
+    if not dmax or not used or tables.version_key(dmax) < tables.version_key(used):
+        return None
+    return f"the driver supports CUDA {dmax}, not older than the CUDA {used} in use: not a driver too old"
+
+
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
@@ -201,6 +214,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     def first(code: str, how: str) -> tuple[list[str], str]:
         return [code], how
 
+    newer_ok = _driver_runs_cuda_in_use(facts) if ev.get("name") in _NEWER_DRIVER_ERRORS else None
+    if newer_ok:
+        return [x for x in c if x not in ("driver_below_cuda_minor", "driver_too_old")], newer_ok
     if {"cudart_not_found", "prebuilt_binary_wrong_cuda"} <= s:
         lm, have = _lib_major(ev), cuda_majors(facts)
         if lm and have:
