@@ -389,6 +389,10 @@ def rank_of(code: str, weight: int = 10, reading: int = 0) -> int:
     return PRIORITY.get(code, 25) + max(0, int(weight) - 10) // 3 + 2 * reading
 
 
+#: commands that exist on Linux alone: a report of a Windows machine does not offer them
+_LINUX_ONLY = ("apt-file ", "apt-get ", "apt ", "dpkg ", "ldconfig", "ldd ", "yum ", "dnf ", "sudo ")
+
+
 def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None = None, reading: int = 0,
             how: str | None = None, extra: Iterable[str] = ()) -> Finding | None:
     """The finding of ``code`` for event ``ev`` (built by the code's registered builder), or None when the
@@ -407,13 +411,17 @@ def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None 
     ev_lines += [str(x) for x in extra]
     if how:
         ev_lines.append(f"decided by: {how}")
+    windows = (facts.get("context") or {}).get("os") == "windows"
     if reading:
         check = str(got.get("check") or entry.check)  # a builder may name the deciding command of its case
+        if windows and check.startswith(_LINUX_ONLY):
+            check = "where <the missing tool or DLL>   # in the prompt the build runs in"
         ev_lines.append("another reading of the same text (the text alone cannot decide); what decides: "
                         f"`{check}`" if check else "another reading of the same text")
     if entry.told_from:
         ev_lines.append(f"told from its neighbour: {entry.told_from}")
-    cmds = tuple(dict.fromkeys(str(c) for c in got.get("commands") or () if c))
+    cmds = tuple(dict.fromkeys(str(c) for c in got.get("commands") or ()
+                               if c and not (windows and str(c).startswith(_LINUX_ONLY))))
     r = (rank_of(code, int(ev.get("weight", 30)), reading) if rank is None else rank) + int(got.get("rank", 0))
     src = ("machine",) if ev.get("from") == "live" else ("text",)
     return Finding(code, entry.layer, got.get("severity") or entry.severity, str(got.get("title") or code),
