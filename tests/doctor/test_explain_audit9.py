@@ -153,3 +153,93 @@ def test_tensorflows_dlerror_followed_by_a_failure_stays_an_error():
                                      "Status: CUDA driver version is insufficient for CUDA runtime version\n")
     assert any(f.severity == "error" for f in explain_result(text, similar=False).findings)
     assert any(f.severity == "error" for f in explain_result(TF_DLERROR, similar=False).findings)
+
+
+# ------------------------------------------------------------------ a user's typo: the user's code first
+def test_a_registry_name_one_slip_from_a_registered_type_is_the_users_code_first():
+    # mmengine/registry/build_functions.py's message, for a misspelt backbone
+    text = ("KeyError: 'ResNett is not in the mmengine::model registry. Please check whether the value of `ResNett` "
+            "is correct or it was registered as expected.'")
+    assert _codes(text)[0] == "user_code_error"
+    # a type of another release (a name no slip away from a known one) stays the release's
+    other = ("KeyError: 'EncoderDecoderV2 is not in the mmengine::model registry. Please check whether the value of "
+             "`EncoderDecoderV2` is correct or it was registered as expected.'")
+    assert _codes(other)[0] == "package_api_version_mismatch"
+
+
+@pytest.mark.parametrize("word,name,slip", [("ResNett", "ResNet", True), ("Resnet", "ResNet", True),
+                                            ("ResNte", "ResNet", True), ("ResNe", "ResNet", False),
+                                            ("ResNetV1c", "ResNetV1d", False), ("ResNet", "ResNet", False)])
+def test_typing_slip(word, name, slip):
+    from smrnb.doctor.rules._events import typing_slip
+
+    assert typing_slip(word, name) is slip
+
+
+@pytest.mark.parametrize("line", [
+    "src/mesh.cpp:17:5: error: 'vertx' was not declared in this scope; did you mean 'vertex'?",
+    "src/mesh.cpp:17:5: error: use of undeclared identifier 'vertx'; did you mean 'vertex'?",
+])
+def test_a_cpp_typo_in_the_users_extension_is_the_users_code_first(line):
+    text = line + "\n   17 |     vertx.push_back(p);\n      |     ^~~~~\nninja: build stopped: subcommand failed.\n"
+    assert _codes(text)[0] == "user_code_error"
+
+
+def test_a_namespace_suggestion_is_not_read_as_a_typo():
+    text = "ops.cpp:3:5: error: 'Tensor' was not declared in this scope; did you mean 'at::Tensor'?\n"
+    assert "user_code_error" not in _codes(text)[:1]
+
+
+# ------------------------------------------------------------------ commands that can run as given
+def test_kaolin_missing_after_pip_offers_no_pypi_install_and_no_placeholder():
+    text = ("Successfully installed kaolin-0.17.0\nNote: you may need to restart the kernel to use updated packages.\n"
+            "---------------------------------------------------------------------------\n"
+            "ModuleNotFoundError                       Traceback (most recent call last)\nCell In[3], line 1\n"
+            "----> 1 import kaolin\nModuleNotFoundError: No module named 'kaolin'\n")
+    res = explain_result(text, similar=False)
+    assert res.findings[0].code == "kernel_restart_needed"
+    cmds = [c for f in res.findings for c in f.fix.commands]
+    assert not any(c.split("#")[0].strip() in ("%pip install kaolin", "pip install kaolin") for c in cmds)
+    assert any("nvidia-kaolin" in c for c in cmds)  # kaolin's own wheel page
+    assert not any("<package>" in c for c in cmds)
+
+
+# ------------------------------------------------------------------ Qt without an X display
+def test_qt_without_a_display_gets_the_headless_fixes():
+    text = ('qt.qpa.xcb: could not connect to display\nqt.qpa.plugin: Could not load the Qt platform plugin "xcb" in "" '
+            "even though it was found.\nThis application failed to start because no Qt platform plugin could be "
+            "initialized. Reinstalling the application may fix this problem.\nAborted (core dumped)\n")
+    f = explain_result(text, similar=False).findings[0]
+    shown = f.fix.why + "\n" + "\n".join(f.fix.commands)
+    assert "QT_QPA_PLATFORM=offscreen" in shown and "xvfb-run" in shown and "DISPLAY" in shown
+    assert "libEGL_nvidia" not in shown and "NVIDIA_DRIVER_CAPABILITIES" not in shown
+
+
+# ------------------------------------------------------------------ readings that were missing or misworded
+def test_no_module_named_torch_at_run_time_is_torch_not_installed():
+    text = ("Traceback (most recent call last):\n  File \"demo.py\", line 1, in <module>\n    import torch\n"
+            "ModuleNotFoundError: No module named 'torch'\n")
+    res = explain_result(text, similar=False)
+    assert res.recognised and res.findings[0].code == "torch_not_installed"
+    assert _report(text).exit_code == 1
+
+
+def test_bfloat16_on_the_cpu_is_not_called_float16():
+    text = "RuntimeError: \"baddbmm_with_gemm\" not implemented for 'BFloat16'"
+    f = explain_result(text, similar=False).findings[0]
+    assert f.code == "user_code_error"
+    assert "BFloat16" in f.title or "bfloat16" in f.title
+    assert "float16 tensors" not in f.title
+
+
+@pytest.mark.parametrize("text", [
+    "[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::42] Error Code 1: Serialization (Serialization assertion "
+    "stdVersionRead == kSERIALIZATION_VERSION failed.Version tag does not match. Note: Current Version: 236, "
+    "Serialized Engine Version: 213)",
+    "[TensorRT] ERROR: INVALID_CONFIG: The engine plan file is not compatible with this version of TensorRT, expecting "
+    "library version 7.1.3 got 7.2.1, please rebuild.",
+])
+def test_a_tensorrt_engine_of_another_release_is_recognised(text):
+    res = explain_result(text, similar=False)
+    assert res.recognised and res.findings[0].code == "package_api_version_mismatch"
+    assert "TensorRT" in res.findings[0].title
