@@ -221,6 +221,60 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
     return out
 
 
+#: a line that says the run went well ("rerun OK ... all good", "epoch 1 finished", "your run did not fail")
+#: (near a line's end: a long line of prose that says something went well goes on about what did not)
+_WENT_WELL_RE = re.compile(r"\b(?:all good|all tests? passed|(?:completed|finished) successfully|rerun ok|"
+                           r"retry (?:ok|succeeded)|works now|epoch [0-9]+(?:/[0-9]+)? (?:finished|done))\b(?=[^\n]{0,60}$)|"
+                           r"\b(?:your|the|this) (?:run|job|build|training|program|script) (?:did not|didn't) fail"
+                           r"\W{0,3}$",
+                           re.IGNORECASE)
+#: pytest's last line when no test failed ("===== 41 passed, 1 xfailed in 12.31s =====")
+_PYTEST_PASSED_RE = re.compile(r"^=+ (?:[0-9]+ (?:passed|xfailed|xpassed|skipped|deselected|warnings?)(?:, )?)+"
+                               r" in [0-9.]+s\b[^=]*=+$")
+#: a line of a failure (what a line after the one that says the run went well must not be)
+_FAILED_LINE_RE = re.compile(r"error|exception|traceback|fatal|failed|abort|killed|segmentation|core dumped",
+                             re.IGNORECASE)
+#: TensorFlow's note after its dso_loader warning (cudart_stub.cc): the missing runtime matters only with a GPU
+_TF_IGNORE = "ignore above cudart dlerror if you do not have a gpu"
+_TAIL_LINES = 3
+
+
+def _went_well(text: str) -> str:
+    """The line among the last few of ``text`` that says the run went well, after which no line tells of a
+    failure (``""`` when none): an error earlier in such a text happened before, and was got past."""
+    tail = [ln.strip() for ln in text.rstrip().split("\n")[-_TAIL_LINES:] if ln.strip()]
+    for i, ln in enumerate(tail):
+        said = _WENT_WELL_RE.search(ln)
+        if not (said or _PYTEST_PASSED_RE.match(ln)):
+            continue
+        rest = [ln[said.end():] if said else "", *tail[i + 1:]]
+        if not any(_FAILED_LINE_RE.search(x) for x in rest) and not (
+                said and not said.group(0).lower().endswith("fail") and _FAILED_LINE_RE.search(ln[:said.start()])):
+            return ln
+    return ""
+
+
+def _weighed(text: str, found: list[Finding]) -> list[Finding]:
+    """``found`` weighed by what the text says of its own outcome: where its last lines say the run went well, each
+    cause becomes a note (an error of before, to act on should it come back); where TensorFlow's own line says its
+    missing CUDA runtime matters only with a GPU and nothing else failed, an error becomes a warning with that hint."""
+    if not found or not text:
+        return found
+    well = _went_well(text)
+    if well:
+        note = (f"the text's last lines say the run went well ('{well[:120]}'): this error is read as one of "
+                "before, not a failure of this run; the fix is for when it comes back")
+        return [replace(f, severity="info", title="before, not now: " + f.title, evidence=(note, *f.evidence))
+                if f.severity in ("error", "warning") else f for f in found]
+    low = text.lower()
+    if _TF_IGNORE in low and "traceback" not in low and not re.search(r"^\w*(?:error|exception)\b", low, re.M):
+        note = ("TensorFlow's own next line says to ignore this where no GPU is set up: harmless on a CPU-only "
+                "machine; on a machine with a GPU it is why TensorFlow runs on the CPU")
+        return [replace(f, severity="warning", evidence=(note, *f.evidence)) if f.severity == "error" else f
+                for f in found]
+    return found
+
+
 def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, similar: Any = True) -> Explained:
     """Everything explain makes of ``text`` (with this machine's ``facts`` from ``collect`` when given);
     never raises. ``similar``: add readings of the nearest known reports where the rules give fewer than two
@@ -236,6 +290,7 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
             found = decide_facts(merged, alone)
         else:
             found = decide_facts(merged)
+        found = _weighed(prepared, found)
     except Exception as exc:  # never raises: the failure is a finding of its own, the text not recognised
         return Explained([Finding("rule_failed", "loader", "info", "explain failed", (f"{type(exc).__name__}: {exc}",))],
                          False)

@@ -154,6 +154,9 @@ class _Reader:
 
 # ------------------------------------------------------------------ line expressions (bounded)
 _LIB_RE = re.compile(r"(lib[A-Za-z0-9_+\-]{1,60}(?:\.[0-9][0-9A-Za-z_]{0,8}){0,3}\.so(?:\.[0-9]{1,6}){0,3})")
+#: what continues a file name past a library's name ('data/libcudart.so.12_notes.txt'): the name is part of another
+#: file's, not a library the loader looked for
+_INSIDE_NAME_RE = re.compile(r"[A-Za-z0-9_+\-]|\.[A-Za-z0-9]")
 _DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)\b", re.IGNORECASE)
 _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open", "could not open", "not found",
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
@@ -299,6 +302,8 @@ _SAID_VALUE_RE = re.compile(r"\$\{?([A-Z_]{4,30})\}?[`'\"]?\W{0,3}(?:it is|it's|
                             r"=|->|:)\s{0,3}[`'\"]?(\S{1,300})")
 _ECHO_RE = re.compile(r"echo \"?\$\{?([A-Z_]{4,30})\}?\"?\s*$")
 _HOME_VARS = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR")
+#: a Windows path still open where a line's text ends (a drive and no space-free end since: 'C:\\Program Files\\NVIDIA GPU')
+_WIN_PATH_OPEN_RE = re.compile(r"[A-Za-z]:\\[^'\"\n]*$")
 _NVCC_PATH_RE = re.compile(r"((?:[A-Za-z]:)?[^\s'\"=:]{0,200}[/\\]bin[/\\]nvcc(?:\.exe)?)\b")
 _INCLUDE_RE = re.compile(r"-I ?([^\s'\"]{0,200}cuda[^\s'\"]{0,80}[/\\]include)\b", re.IGNORECASE)
 _CUDA_DIR_VER_RE = re.compile(r"cuda-?([0-9]{1,2}\.[0-9]{1,2})\b", re.IGNORECASE)
@@ -515,6 +520,8 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
             if "cannot open shared object" in low else set()
         for m in _LIB_RE.finditer(line):
             name = m.group(1)
+            if _INSIDE_NAME_RE.match(line, m.end()):  # 'libcudart.so.12_notes.txt': a longer file's name, no library
+                continue
             fam, ver = lib_family(name)
             if fam == "driver" and _DRIVER_VER_RE.fullmatch(ver):  # the driver's files carry its version
                 r.fact("driver", "driver_version", ver, line)
@@ -778,13 +785,20 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
                 continue
             _home(r, v, var if var in ("CUDA_HOME", "CUDA_PATH") else "CUDA_HOME", line, cuda_home_problem)
     if "nvcc" in low and ("/bin/nvcc" in low or "\\bin\\nvcc" in low):
+        quoted = []
         if "'" in line:  # a quoted path a build tried (spaces and colons included)
             for i, piece in enumerate(line.split("'")):
                 if i % 2 == 0:  # outside quotes (a quote cut off at the start): the last word only
                     piece = piece.split()[-1] if piece.split() else ""
-                if piece.endswith(("/bin/nvcc", "\\bin\\nvcc", "/bin/nvcc.exe")) and len(piece) <= 2000:
+                if piece.endswith(("/bin/nvcc", "\\bin\\nvcc", "/bin/nvcc.exe", "\\bin\\nvcc.exe")) \
+                        and len(piece) <= 2000:
+                    quoted.append(piece)
                     _nvcc_path(r, piece, line, cuda_home_problem)
-        for p in _NVCC_PATH_RE.findall(line):
+        for m in _NVCC_PATH_RE.finditer(line):
+            p = m.group(1)
+            if any(q.endswith(p) for q in quoted) or (
+                    m.start() > 0 and line[m.start() - 1] == " " and _WIN_PATH_OPEN_RE.search(line, 0, m.start())):
+                continue  # a part of a quoted path, or the tail of a Windows path with spaces ('C:\\Program Files\\...')
             _nvcc_path(r, p, line, cuda_home_problem)
     if "-i" in low and "cuda" in low:
         for inc in _INCLUDE_RE.findall(line):
@@ -1007,19 +1021,25 @@ def _packages_built(line: str) -> list[str]:
 
 
 #: lines that hold a sign's phrase without meaning it: torch's warning that the Visual C++ *Redistributable* (a run-time
-#: library) is missing is about loading DLLs, not about the MSVC build toolchain
-_SIGN_NOT = {"msvc": ("redistributable",)}
+#: library) is missing is about loading DLLs, not about the MSVC build toolchain; an out-of-memory error where no GPU
+#: ran out: Java's heap (host memory), a test expected to fail (pytest's XFAIL), an error a program retried
+_SIGN_NOT = {"msvc": ("redistributable",),
+             "oom": ("java.lang.outofmemoryerror", " xfail", "xfailed", "retrying")}
+#: a configuration line's trailing comment ("batch_size: 64   # was 128 -> CUDA out of memory"): a note, not an error
+_CONFIG_COMMENT_RE = re.compile(r"^\s*[A-Za-z_][\w.\-]{0,60}\s*[:=][^#\n]*\s#\s")
 
 
 def _sign_at(low: str, key: str, unless: tuple[str, ...], tries: int = 8) -> int:
     """The first offset of ``key`` in ``low`` on a line holding none of ``unless`` (-1 when none)."""
     i = low.find(key)
-    while i != -1 and unless and tries > 0:
+    while i != -1 and tries > 0:
         a, b = low.rfind("\n", 0, i) + 1, low.find("\n", i)
-        if not any(u in low[a:b if b != -1 else len(low)] for u in unless):
+        seg = low[a:b if b != -1 else len(low)]
+        c = _CONFIG_COMMENT_RE.match(seg)
+        if not any(u in seg for u in unless) and not (c and i - a >= c.end() - 2):
             return i
         i, tries = low.find(key, i + len(key)), tries - 1
-    return i if not unless or tries > 0 else -1
+    return i if tries > 0 else -1
 
 
 def _scan_signs(r: _Reader, text: str, low: str) -> None:

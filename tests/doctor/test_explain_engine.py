@@ -534,7 +534,8 @@ def test_torch_said_installed_yet_not_found_is_another_environment_with_both_rea
     res = explain_result(said)
     assert [f.code for f in res.findings][:2] == ["torch_not_found_at_build", "kernel_wrong_python"]
     assert any("what decides" in e for e in res.findings[1].evidence)
-    assert explain_result("ModuleNotFoundError: No module named 'torch'").recognised is False  # not installed, or unknown
+    plain = explain_result("ModuleNotFoundError: No module named 'torch'")  # no build, nothing said installed
+    assert plain.recognised and plain.findings[0].code == "torch_not_installed"
     assert "torch_said_installed" not in str(read("I have torch==2.1 and No module named 'torchvision'"))
 
 

@@ -477,7 +477,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
             # torch is installed, yet not where this import looks: pip's isolated build environment (installing a
             # package) or another Python (a kernel, a venv); `pip install -v` / `sys.executable` decide
             return ["torch_not_found_at_build", "kernel_wrong_python"]
-        return []
+        return ["torch_not_installed"]  # the Python that ran the script has no torch
     if building and len(parts) == 1 and mod.lower() in _BUILD_REQUIREMENTS:
         # setup.py imports its build requirements before anything is built: missing there is pip's isolated build
         # environment (only what pyproject.toml's build-system.requires names) or a machine without them

@@ -353,6 +353,16 @@ def _no_gpu(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 @builds("opengl_egl_unavailable")
 def _egl(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("key") == "qt_xcb_no_display":  # Qt's X11 plugin without an X server: no NVIDIA library is missing
+        return {"title": "A Qt program found no X display (a server, container or notebook without one)",
+                "fix": "Qt's xcb platform plugin needs an X display and there is none (DISPLAY unset, or no X server "
+                       "behind it): run the program without a window (QT_QPA_PLATFORM=offscreen), under a virtual X "
+                       "server (xvfb-run), or with DISPLAY set to a running X server (ssh -X); where Qt still says the "
+                       "xcb plugin cannot load, QT_DEBUG_PLUGINS=1 names the missing libxcb-* library.",
+                "commands": ["echo \"DISPLAY=$DISPLAY\"   # empty: no X display",
+                             "QT_QPA_PLATFORM=offscreen <the command>",
+                             "xvfb-run -a <the command>   # a virtual X server (Debian/Ubuntu package xvfb)",
+                             "QT_DEBUG_PLUGINS=1 <the command>   # names a libxcb-* library the plugin lacks"]}
     return {"title": "No NVIDIA OpenGL/EGL context for the renderer",
             "commands": ["ls /usr/share/glvnd/egl_vendor.d/   # 10_nvidia.json must be there",
                          "ldconfig -p | grep -E 'libEGL_nvidia|libGLX_nvidia'",

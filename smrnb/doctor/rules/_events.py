@@ -205,11 +205,43 @@ def _driver_runs_cuda_in_use(facts: Facts) -> str | None:
     return f"the driver supports CUDA {dmax}, not older than the CUDA {used} in use: not a driver too old"
 
 
+#: types every OpenMMLab release registers (mmcv 1.x and mmengine-based mmdet/mmseg/mmpretrain): a registry error for a
+#: name one typing slip away from one of them is a misspelt config, not another release
+_OPENMMLAB_TYPES = ("ResNet", "ResNeXt", "ResNetV1d", "ResNeSt", "Res2Net", "RegNet", "HRNet", "SwinTransformer",
+                    "VisionTransformer", "MobileNetV2", "MobileNetV3", "ConvNeXt", "FPN", "RPNHead", "FasterRCNN",
+                    "MaskRCNN", "RetinaNet", "CascadeRCNN", "EncoderDecoder", "CascadeEncoderDecoder", "FCNHead",
+                    "UPerHead", "ASPPHead", "LoadImageFromFile", "LoadAnnotations", "RandomFlip", "CocoDataset",
+                    "CrossEntropyLoss", "FocalLoss", "SmoothL1Loss")
+_REGISTRY_NAME_RE = re.compile(r"(\w{2,80}) is not in the (?:\w+::)?\w+ registry")
+
+
+def typing_slip(word: str, name: str) -> bool:
+    """Whether ``word`` is ``name`` with one typing slip: another case, a letter typed twice or once too few, two
+    neighbouring letters swapped."""
+    if word == name:
+        return False
+    if word.lower() == name.lower():
+        return True
+    longer, shorter = (word, name) if len(word) > len(name) else (name, word)
+    if len(longer) == len(shorter) + 1:
+        return any(longer[:i] + longer[i + 1:] == shorter and i > 0 and longer[i] == longer[i - 1]
+                   for i in range(len(longer)))
+    return len(word) == len(name) and any(
+        word[:i] + word[i + 1] + word[i] + word[i + 2:] == name for i in range(len(word) - 1))
+
+
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
     c = [x for x in codes if x in CODES]
     s = set(c)
+    if ev.get("key") == "openmmlab_registry_missing" and "user_code_error" in s:
+        m = _REGISTRY_NAME_RE.search(str(ev.get("line") or ""))
+        near = [t for t in _OPENMMLAB_TYPES if m and typing_slip(m.group(1), t)]
+        if near:
+            return ["user_code_error", *(x for x in c if x != "user_code_error")], (
+                         f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a "
+                         "misspelt name")
 
     def first(code: str, how: str) -> tuple[list[str], str]:
         return [code], how
@@ -405,6 +437,20 @@ def rank_of(code: str, weight: int = 10, reading: int = 0) -> int:
     return PRIORITY.get(code, 25) + max(0, int(weight) - 10) // 3 + 2 * reading
 
 
+#: commands that exist on Linux alone: a report of a Windows machine does not offer them
+_LINUX_ONLY = ("apt-file ", "apt-get ", "apt ", "dpkg ", "ldconfig", "ldd ", "yum ", "dnf ", "sudo ")
+
+
+def _package_named(facts: Facts, ev: Mapping[str, Any]) -> str:
+    """The top-level module the text could not import (the event's, else the text's first), to put in a command's
+    ``<package>``; ``""`` when none or several."""
+    mods = [str(ev["module"])] if ev.get("module") else list(dict.fromkeys(
+        str(e.get("module")) for e in events(facts, "torch", "module_missing") if e.get("module")))
+    tops = {m.split(".")[0] for m in mods}
+    top = next(iter(tops)) if len(tops) == 1 else ""
+    return top if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,60}", top) else ""
+
+
 def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None = None, reading: int = 0,
             how: str | None = None, extra: Iterable[str] = ()) -> Finding | None:
     """The finding of ``code`` for event ``ev`` (built by the code's registered builder), or None when the
@@ -423,17 +469,24 @@ def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None 
     ev_lines += [str(x) for x in extra]
     if how:
         ev_lines.append(f"decided by: {how}")
+    windows = (facts.get("context") or {}).get("os") == "windows"
+    pkg = _package_named(facts, ev)
     if reading:
         check = str(got.get("check") or entry.check)  # a builder may name the deciding command of its case
+        if windows and check.startswith(_LINUX_ONLY):
+            check = "where <the missing tool or DLL>   # in the prompt the build runs in"
+        if pkg:
+            check = check.replace("<package>", pkg)
         ev_lines.append("another reading of the same text (the text alone cannot decide); what decides: "
                         f"`{check}`" if check else "another reading of the same text")
     if entry.told_from:
         ev_lines.append(f"told from its neighbour: {entry.told_from}")
-    cmds = tuple(dict.fromkeys(str(c) for c in got.get("commands") or () if c))
+    cmds = tuple(dict.fromkeys(str(c).replace("<package>", pkg) if pkg else str(c) for c in got.get("commands") or ()
+                               if c and not (windows and str(c).startswith(_LINUX_ONLY))))
     r = (rank_of(code, int(ev.get("weight", 30)), reading) if rank is None else rank) + int(got.get("rank", 0))
     src = ("machine",) if ev.get("from") == "live" else ("text",)
     return Finding(code, entry.layer, got.get("severity") or entry.severity, str(got.get("title") or code),
-                   tuple(dict.fromkeys(ev_lines)), Fix(why(code, str(got.get("detail") or "")), cmds,
+                   tuple(dict.fromkeys(ev_lines)), Fix(str(got.get("fix") or why(code, str(got.get("detail") or ""))), cmds,
                                                        tuple(got.get("docs") or ())),
                    rank=r, sources=src)
 

@@ -88,8 +88,17 @@ def _wrong_python(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
              "although it is installed: this Python may be another than the one it was installed into")
     return {"title": f"No module named '{mod}' {where}" if mod else "The kernel runs another Python than the terminal",
             "commands": ["import sys; print(sys.executable)   # in the notebook, against `which python` in the terminal",
+                         _kaolin_into_kernel(facts) if top == "kaolin" else
                          f"%pip install {top}   # into the kernel's own Python" if top else
                          "python -m ipykernel install --user --name <env>   # from the environment that has the packages"]}
+
+
+def _kaolin_into_kernel(facts: Facts) -> str:
+    """kaolin's install into the kernel's Python: not on PyPI, from its wheel page for the torch and CUDA in use."""
+    from smrnb.doctor.rules._abi import _kaolin_command
+
+    cmd = _kaolin_command(facts)
+    return ("%" + cmd if cmd.startswith("pip ") else cmd) + "   # into the kernel's own Python (kaolin is not on PyPI)"
 
 
 #: jupyter-kernel rows that are only a hint (every %pip prints the note): ranked after real errors
