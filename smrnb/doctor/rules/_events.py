@@ -230,25 +230,34 @@ def typing_slip(word: str, name: str) -> bool:
         word[:i] + word[i + 1] + word[i] + word[i + 2:] == name for i in range(len(word) - 1))
 
 
+def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str] | None:
+    """Readings the event's own words decide before the other facts: a registry name one typing slip from a type every
+    OpenMMLab release registers (a misspelt config), a call asking for a newer driver from a driver whose CUDA is not
+    older than the CUDA in use (the call's request, not the driver's age); None otherwise."""
+    if ev.get("key") == "openmmlab_registry_missing" and "user_code_error" in s:
+        m = _REGISTRY_NAME_RE.search(str(ev.get("line") or ""))
+        near = [t for t in _OPENMMLAB_TYPES if m and typing_slip(m.group(1), t)]
+        if m and near:
+            return ["user_code_error", *(x for x in c if x != "user_code_error")], (
+                f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a misspelt name")
+    newer_ok = _driver_runs_cuda_in_use(facts) if ev.get("name") in _NEWER_DRIVER_ERRORS else None
+    if newer_ok:
+        return [x for x in c if x not in ("driver_below_cuda_minor", "driver_too_old")], newer_ok
+    return None
+
+
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
     c = [x for x in codes if x in CODES]
     s = set(c)
-    if ev.get("key") == "openmmlab_registry_missing" and "user_code_error" in s:
-        m = _REGISTRY_NAME_RE.search(str(ev.get("line") or ""))
-        near = [t for t in _OPENMMLAB_TYPES if m and typing_slip(m.group(1), t)]
-        if near:
-            return ["user_code_error", *(x for x in c if x != "user_code_error")], (
-                         f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a "
-                         "misspelt name")
+    said = _message_decides(c, s, facts, ev)
+    if said:
+        return said
 
     def first(code: str, how: str) -> tuple[list[str], str]:
         return [code], how
 
-    newer_ok = _driver_runs_cuda_in_use(facts) if ev.get("name") in _NEWER_DRIVER_ERRORS else None
-    if newer_ok:
-        return [x for x in c if x not in ("driver_below_cuda_minor", "driver_too_old")], newer_ok
     if {"cudart_not_found", "prebuilt_binary_wrong_cuda"} <= s:
         lm, have = _lib_major(ev), cuda_majors(facts)
         if lm and have:
