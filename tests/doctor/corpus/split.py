@@ -211,13 +211,18 @@ def heldout_problems(held: list[dict], dev: list[dict], test: list[dict],
     return out
 
 
+#: threads in 10 a collection's held-out part takes (3 unless named): the eighth collection keeps half of its threads
+#: held out, since its development half could not be worked on in the session that collected it
+HELD_TENTHS = {"heldout8": 5}
+
+
 def pool_part(url: str, held: str = "heldout6") -> str:
     """Where a text of a collection goes, by its thread alone (fixed before any of it was scored): ``held`` (the
-    collection's held-out part, ``heldout6`` for the sixth, ``heldout7`` for the seventh) for 3 threads in 10, else a
-    development part (the sixth: ``dev6`` for the first four labellers' files, ``dev7`` for the next four's; the
-    seventh: ``dev8`` for labellers a-e, ``dev9`` for f-k)."""
+    collection's held-out part, ``heldout6`` for the sixth, ``heldout7`` for the seventh, ``heldout8`` for the eighth) for
+    ``HELD_TENTHS`` threads in 10, else a development part (the sixth: ``dev6`` for the first four labellers' files,
+    ``dev7`` for the next four's; the seventh: ``dev8`` for labellers a-e, ``dev9`` for f-k; the eighth: ``dev10``)."""
     key = f"{held}:" + "/".join(thread_key(url))
-    return held if int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < 3 else "dev"
+    return held if int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < HELD_TENTHS.get(held, 3) else "dev"
 
 
 def distribute_pool(groups: dict[str, list[Path]], held: str = "heldout6") -> None:
@@ -280,6 +285,18 @@ def main(argv: list[str]) -> int:
                                     other_parts="dev/test/heldout/heldout2-6/dev6/dev7/the other seventh-collection parts")
             bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'], 'heldout7')}"
                     for e in seventh[name] if (pool_part(e["url"], "heldout7") == "heldout7") != (name == "heldout7")]
+    eighth = {}
+    for name in ("heldout8", "dev10"):
+        path = HERE / f"{name}.jsonl"
+        if path.exists():
+            eighth[name] = load(path)
+            earlier = (held + held2 + held3 + held4 + held5 + [e for v in sixth.values() for e in v]
+                       + [e for v in seventh.values() for e in v]
+                       + [e for v in eighth.values() for e in v if v is not eighth[name]])
+            bad += heldout_problems(eighth[name], dev, test, earlier=earlier, name=name,
+                                    other_parts="dev/test/heldout/heldout2-7/dev6-9/the other eighth-collection part")
+            bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'], 'heldout8')}"
+                    for e in eighth[name] if (pool_part(e["url"], "heldout8") == "heldout8") != (name == "heldout8")]
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
@@ -290,7 +307,7 @@ def main(argv: list[str]) -> int:
           f"heldout4 {len(held4)} entries / {len({thread_key(e['url']) for e in held4})} threads; "
           f"heldout5 {len(held5)} entries / {len({thread_key(e['url']) for e in held5})} threads; "
           + "".join(f"{k} {len(v)} entries / {len({thread_key(e['url']) for e in v})} threads; "
-                    for k, v in {**sixth, **seventh}.items())
+                    for k, v in {**sixth, **seventh, **eighth}.items())
           + f"{len(bad)} problems")
     return 1 if bad else 0
 
