@@ -262,6 +262,10 @@ _GLIBC_VER_RE = re.compile(r"(?:\(gnu libc\)|\bglibc[- ]?(?:version)?:? ?|\blibc
                            r"\(ubuntu glibc [0-9.\-a-z]{1,30}\)|\(debian glibc [0-9.\-a-z+]{1,30}\)) ?([0-9]\.[0-9]{1,2})\b")
 #: the CPU architecture a text names ("x86_64", "aarch64", "arm64", "amd64")
 _MACHINE_RE = re.compile(r"(?<![a-z0-9])(x86_64|amd64|aarch64|arm64|armv7l|ppc64le|i686)(?![a-z0-9])")
+#: a 32-bit Python (Windows' default install folder "Python37-32", sys.version's "[MSC v.1916 32 bit (Intel)]", the
+#: installer's "Python 3.8 (32-bit)", words): no GPU framework publishes wheels for it
+_PY32_RE = re.compile(r"\bpython3[0-9]{0,2}-32\b|\bmsc v\.[0-9]{4} 32 bit\b|\bpython[ 0-9.]{0,8}\(32-bit\)|"
+                      r"\b32[- ]bit (?:version of )?python\b|\bpython[ 0-9.]{0,8} (?:is )?32[- ]bit\b")
 #: a triton release named ("triton==3.5.0", "Triton 3.5.0.post21", "triton-3.4.0")
 _TRITON_VER_RE = re.compile(r"\btriton\b(?![._/])[^0-9\n'\"]{0,24}?v?([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,3})?)")
 #: torch's collect_env lines that say what this torch is ("CUDA used to build PyTorch: None", "Is CUDA available: No",
@@ -449,7 +453,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("torch_own_import", "torch", ("from torch._c import", "import torch._c", "torch/_c.cpython", "torch\\_c.cp"),
      False),
     ("cudnn_mismatch", "loader", ("cudnn version mismatch", "cudnn version incompatibility", "was compiled against",
-                                  "loaded runtime cudnn"), False),
+                                  "loaded runtime cudnn", "is compiled with cudnn", "but cudnn version in your",
+                                  "but cuda runtime version in your", "with header v"), False),
     ("env_dropped", "context", ("sudo ", "sudo: ", "srun ", "sbatch ", "systemd", "crontab", "env_reset",
                                 "slurm_script", "slurmstepd", "spawner", "jupyterhub", "spawn"), True),
     ("cannot_import_c", "abi", ("cannot import name '_c'", "_ext' ", "scatter_cuda", "scatter_cpu",
@@ -1127,6 +1132,8 @@ def _scan_platform(r: _Reader, line: str, low: str) -> None:
         m = _MACHINE_RE.search(low)
         if m and not any(w in low for w in ("manylinux", "win_amd64", "macosx_", ".whl", "musllinux", "linux_")):
             r.fact("context", "machine", {"amd64": "x86_64", "arm64": "aarch64"}.get(m.group(1), m.group(1)), line)
+    if "32" in low and _PY32_RE.search(low):
+        r.fact("context", "python_bits", 32, line)
     if "large" in low or "gpu-" in low or "standard-" in low or "standard_nc" in low:
         got = tables.cloud_gpu(low)
         if got:

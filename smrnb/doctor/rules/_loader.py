@@ -461,10 +461,10 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
     for ev in events(facts, "loader", "sign"):
         if ev.get("sign") == "cudnn_mismatch":
             codes = _cudnn_mismatch_codes(str(ev.get("line") or ""))
-            m = _CUDNN_LOADED_RE.search(str(ev.get("line") or ""))
-            yield from resolve(facts, {**ev, "kind": "message", "library": "cuDNN", "meaning": (
-                f"the binary was built with cuDNN {m.group(2)} and cuDNN {m.group(1)} was loaded: install the cuDNN "
-                "release the binary was built with (same major, at least its minor), or the build made for this cuDNN"
+            m = _loaded_built(str(ev.get("line") or ""))
+            yield from resolve(facts, {**ev, "kind": "message", "library": m[0] if m else "cuDNN", "meaning": (
+                f"the binary was built with {m[0]} {m[2]} and {m[0]} {m[1]} was loaded: install the {m[0]} "
+                f"release the binary was built with (same major, at least its minor), or the build made for this {m[0]}"
             ) if m else None}, codes)
     yield from _crash_readings(facts)
 
@@ -487,6 +487,23 @@ def _extension_after_torch(facts: Mapping[str, Any]) -> bool:
 #: compiled with: 7.5.0" (older releases: "7301 (compatibility version 7300) but source was compiled with 7003")
 _CUDNN_LOADED_RE = re.compile(r"loaded runtime cudnn library:? ?(\d+(?:\.\d+)*)[^\n]{0,60}?compiled (?:with|against):? ?"
                               r"(\d+(?:\.\d+)*)", re.IGNORECASE)
+#: the same check in the words of other stacks, the release built with first: PaddlePaddle's (paddle/phi/backends/gpu/
+#: gpu_resources.cc: "The installed Paddle is compiled with CUDNN 8.2, but CUDNN version in your machine is 8.1"; and
+#: its CUDA runtime twin) and older Paddle's dynload check ("libcudnn v5 with header v7 unmatched": loaded, then built)
+_BUILT_FIRST_RE = re.compile(r"compiled with (cudnn|cuda) ?v?(\d+(?:\.\d+)*),? but (?:the )?(?:cudnn|cuda)(?: runtime)? "
+                             r"version (?:in|on|of) your (?:machine|system)(?: is)?:? ?v?(\d+(?:\.\d+)*)", re.IGNORECASE)
+_LOADED_HEADER_RE = re.compile(r"libcudnn v?(\d+(?:\.\d+)*) with header v?(\d+(?:\.\d+)*) unmatched", re.IGNORECASE)
+
+
+def _loaded_built(line: str) -> tuple[str, str, str] | None:
+    """(library, release loaded, release the binary was built with) of a runtime-version check's message."""
+    m = _CUDNN_LOADED_RE.search(line) or _LOADED_HEADER_RE.search(line)
+    if m:
+        return "cuDNN", m.group(1), m.group(2)
+    m = _BUILT_FIRST_RE.search(line)
+    if m:
+        return ("cuDNN" if m.group(1).lower() == "cudnn" else "CUDA"), m.group(3), m.group(2)
+    return None
 
 
 def _cudnn_release(v: str) -> tuple[int, int]:
@@ -503,8 +520,8 @@ def _cudnn_mismatch_codes(line: str) -> list[str]:
     """A cuDNN other than the one a binary was built with: an older one loaded is another copy found first (or an
     old install); a newer one the binary does not accept is a binary built for another cuDNN (install the cuDNN it
     was built with, or the build made for this one)."""
-    m = _CUDNN_LOADED_RE.search(line)
-    if m and _cudnn_release(m.group(1)) > _cudnn_release(m.group(2)):
+    m = _loaded_built(line)
+    if m and _cudnn_release(m[1]) > _cudnn_release(m[2]):
         return ["prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"]
     return ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]
 
@@ -513,15 +530,22 @@ def _cudnn_mismatch_codes(line: str) -> list[str]:
 _WIN_IMPORT_RE = re.compile(r"DLL load failed while importing ([A-Za-z_][A-Za-z0-9_]{0,80})")
 
 
+#: the names torch extensions' compiled modules take by convention (torch.utils.cpp_extension's CUDAExtension names
+#: in setup.py: "_C" of pytorch3d, detectron2 and the Gaussian rasterisers, "_ext" of mmcv, "exllamav2_ext")
+_TORCH_EXT_MODULE_RE = re.compile(r"_C|_ext|[a-z][a-z0-9_]{1,40}_(?:ext|cuda|C)")
+
+
 def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
     """Whether ERROR_PROC_NOT_FOUND (127) came while importing a compiled module other than torch's own, in a text
     that shows a torch release: an extension built against torch imports torch's C++ functions from c10.dll and
     torch_cpu.dll by name, and another torch release lacks some of them (Windows' form of Linux's undefined
     ``at::``/``c10::`` symbol, whose name Windows does not print)."""
     m = _WIN_IMPORT_RE.search(str(ev.get("line") or ""))
-    if not m or m.group(1) in ("_C", "torch", "_C_flatbuffer"):
+    if not m or m.group(1) in ("torch", "_C_flatbuffer") or (m.group(1) == "_C" and has_sign(facts, "torch_own_import")):
         return False
-    return bool(value(facts, "torch", "version"))
+    # the compiled module torch's extension builder names by convention (_C, _ext, <project>_ext) is a torch extension
+    # even where the text shows no torch release (a title of one line)
+    return bool(value(facts, "torch", "version")) or _TORCH_EXT_MODULE_RE.fullmatch(m.group(1)) is not None
 
 
 #: the oldest glibc of the legacy manylinux tags (PEP 513, 571, 599)

@@ -1,0 +1,91 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 11 (builds, the loader and binaries): kinds written for any stack that prints them, each text written
+for the test from the tool's own wording (the table rows' ``source``), with near-misses that must not fire."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import rule_codes
+
+READINGS = [
+    # a GPU below a library's stated minimum compute capability, in the forms tools print it
+    ("ValueError: The quantization method gptq_marlin is not supported for the current GPU. Minimum capability: 80. "
+     "Current capability: 75.\n", ["gpu_below_extension_minimum"]),
+    ("LOG:  GPU0 GeForce GTX 680 (8 SMs, 1006MHz), L2 512KB, RAM 2047MB, capability 3.0, NOT SUPPORTED\n"
+     "FATAL:  No supported CUDA devices\n", ["gpu_below_extension_minimum"]),
+    ("error: minimum compute capability required: 6.0, but the current device's compute capability: 5.2\n",
+     ["gpu_below_extension_minimum"]),
+    # bfloat16 asked of a GPU without it
+    ("    with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+     "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.\n",
+     ["gpu_below_extension_minimum"]),
+    ("Error: your GPU does not support bf16, use --fp16 instead\n", ["gpu_below_extension_minimum"]),
+    # a GPU older than any current CUDA library (Fermi, the Tesla architecture), named or with its capability
+    ("My card is an NVIDIA GeForce GTX 580 and the CUDA backend fails to start; the CPU backend works.\n",
+     ["gpu_below_extension_minimum"]),
+    ("The program reports no usable device. I have an old Nvidia NVS 4200M in my laptop.\n",
+     ["gpu_below_extension_minimum"]),
+    ("My board has compute capability 2.1 and the solver cannot find a CUDA device.\n",
+     ["gpu_below_extension_minimum"]),
+    # a binary built against one cuDNN / CUDA release and another loaded (Paddle's and older Paddle's forms)
+    ("UserWarning: The installed Paddle is compiled with CUDNN 8.6, but CUDNN version in your machine is 8.4, which "
+     "may cause serious incompatible bug.\n", ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]),
+    ("The installed Paddle is compiled with CUDNN 7.6, but CUDNN version in your machine is 8.2\n",
+     ["prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"]),
+    ("Check failed: [cudnn init] libcudnn v6 with header v7 unmatched!\n",
+     ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]),
+    # Windows' ERROR_PROC_NOT_FOUND importing a torch extension's compiled module (by its conventional name)
+    ("ImportError: DLL load failed while importing _ext: The specified procedure could not be found.\n",
+     ["abi_torch_version_mismatch"]),
+    ("ImportError: DLL load failed while importing fused_ops_ext: 找不到指定的程序。\n", ["abi_torch_version_mismatch"]),
+    # the compiler driver without its C++ compiler proper
+    ("gcc: fatal error: cannot execute 'cc1plus': execvp: No such file or directory\n"
+     "compilation terminated.\n", ["build_dependency_missing"]),
+    ("c++: error trying to exec 'cc1plus': execvp: No such file or directory\n", ["build_dependency_missing"]),
+    # an executable of another CPU architecture on macOS
+    ("$ ./mytool --help\nzsh: bad CPU type in executable: ./mytool\n", ["wrong_architecture_binary"]),
+    # pip under a 32-bit Python finds no GPU framework
+    ("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python38-32\\Scripts>pip install tensorflow-gpu\n"
+     "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu (from versions: none)\n"
+     "ERROR: No matching distribution found for tensorflow-gpu\n", ["wrong_architecture_binary"]),
+]
+
+
+@pytest.mark.parametrize("text,codes", READINGS, ids=[c[0][:60] for c in READINGS])
+def test_reading(text, codes):
+    got = rule_codes(text, n=len(codes))
+    assert got == codes, (text, got)
+
+
+NOT_THESE = [
+    # a new GPU a capability check calls unsupported is not one below a minimum
+    ("RuntimeError: compute capability 12.0 is not supported by this build\n", "gpu_below_extension_minimum"),
+    # a modern GPU named beside a failure says nothing about a minimum
+    ("I have an RTX 3090 and the CUDA backend fails to start.\n", "gpu_below_extension_minimum"),
+    # a GPU model number that only looks like an old one
+    ("NVIDIA GeForce RTX 4080 SUPER: training stops with NaN losses.\n", "gpu_below_extension_minimum"),
+    # bf16 on a CPU is no GPU's limit
+    ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'BFloat16'\n", "gpu_below_extension_minimum"),
+    # torch's own compiled core failing with ERROR_PROC_NOT_FOUND is no extension built for another torch
+    ('  File "C:\\env\\lib\\site-packages\\torch\\__init__.py", line 133, in <module>\n'
+     "    from torch._C import *\nImportError: DLL load failed while importing _C: The specified procedure could not "
+     "be found.\n", "abi_torch_version_mismatch"),
+    # another package's DLL with the same error, no torch in sight
+    ("ImportError: DLL load failed while importing cv2: The specified procedure could not be found.\n",
+     "abi_torch_version_mismatch"),
+    # the compiler killed for memory is not a missing part
+    ("c++: fatal error: Killed signal terminated program cc1plus\ncompilation terminated.\n",
+     "build_dependency_missing"),
+    # a 64-bit Python that finds no wheel is not a 32-bit one
+    ("C:\\Python311\\Scripts>pip install torch==1.4.0\n"
+     "ERROR: Could not find a version that satisfies the requirement torch==1.4.0 (from versions: 2.0.0, 2.0.1)\n",
+     "wrong_architecture_binary"),
+    # a word "unmatched" elsewhere is no cuDNN check
+    ("SyntaxError: unmatched ')'\n", "prebuilt_binary_wrong_cuda"),
+]
+
+
+@pytest.mark.parametrize("text,code", NOT_THESE, ids=[c[0][:60] for c in NOT_THESE])
+def test_not_read_as(text, code):
+    assert code not in rule_codes(text, n=3), text
