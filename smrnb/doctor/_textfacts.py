@@ -161,7 +161,9 @@ _DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)\b", re.IGNORECASE)
 _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open", "could not open", "not found",
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
                   "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
-                  "failed to open", "could not be found", "could not locate", "or one of its dependencies")
+                  "failed to open", "could not be found", "could not locate", "or one of its dependencies",
+                  # a user's own finding, in words ("turns out I lacked libX.so", "libX.so was missing")
+                  " lacked ", " lacking ", " was missing", " is missing", " were missing", " are missing")
 #: what a library's own initialisation failing reads like, and what a file that is not there reads like
 _INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
                       "failed to initialize", "error initializing", "initialisation failed")
@@ -179,6 +181,9 @@ _TB_FILE_RE = re.compile(r'File "([^"\n]{1,400})", line \d')
 _MD_SYMBOL_RE = re.compile(r"undefined symbol: \\?\*(Z[A-Za-z0-9_*\\]{2,600})", re.IGNORECASE)
 #: a mangled name after "undefined symbol: " once Markdown's escaped underscores are put back
 _MD_ESCAPED_SYMBOL_RE = re.compile(r"(?<=undefined symbol: )_Z[A-Za-z0-9_*\\]{2,600}")
+#: dyld's undefined symbol (Mach-O names carry a leading underscore: "_GOMP_parallel" is C's GOMP_parallel, "__ZN3c10..."
+#: C++'s _ZN3c10...)
+_DYLD_SYMBOL_RE = re.compile(r"Symbol not found: _([A-Za-z_][A-Za-z0-9_]{0,600})")
 _UNDEF_REF_RE = re.compile(r"undefined reference to [`'‘\"]?([A-Za-z_][A-Za-z0-9_]{2,200})")
 #: a CUDA math/communication library's API function as its headers name it (cusparseSpMM, cublasLtMatmul, ncclCommInitRank)
 _CUDA_API_RE = re.compile(r"\b((?:cusparse|cublasLt|cublas|cufft|curand|cusolver[A-Z]{0,2}|cudnn|nccl|nvjpeg|npp)"
@@ -333,6 +338,9 @@ _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '
 _NAMED_RELEASE_RE = re.compile(r"\b([A-Za-z][A-Za-z0-9_\-]{1,40})(?:\s{0,2}={1,2}\s{0,2}|\s{1,2}version:?\s{1,2}|\s{1,2})v?"
                                r"([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?)\b")
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
+#: a header said missing in words, named as an #include names it ("No such file <cblas.h>", "cannot find <omp.h>")
+_HEADER_SAID_RE = re.compile(r"(?i:no such file|not found|missing|cannot find|can't find|could not find|cannot open)"
+                             r"[^<\n]{0,16}<([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))>")
 #: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
 _EDG_HEADER_RE = re.compile(r"(?:catastrophic )?error: cannot open source file [\"']([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))[\"']")
 #: MSVC's C1083 names the header in its UI language's words and quotes ("Cannot open include file: 'io.h'",
@@ -391,7 +399,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("gcc_unsupported", "toolkit", ("host_config.h", "parameter packs not expanded",
                                     "unsupported gnu version", "unsupported clang version"), False),
     ("msvc", "toolkit", ("cl.exe", "microsoft visual c++", "error checking compiler version for cl", "vcvars",
-                         "msvc", "visual studio"), False),
+                         "msvc", "visual studio", "['where', 'cl']", "'cl' is not recognized",
+                         "cl : command line"), False),
     ("nvcc_missing", "toolkit", ("nvcc: not found", "nvcc: command not found", "nvcc binary could not be",
                                  "/bin/nvcc': no such file", "/bin/nvcc: no such file", "/bin/nvcc' failed: no such file",
                                  "error launching cuda compiler", "nvcc was not found", "could not find nvcc",
@@ -590,6 +599,11 @@ def _dll_family(name: str) -> tuple[str, str]:
 
 
 def _scan_symbols(r: _Reader, line: str, low: str) -> None:
+    if "symbol not found: _" in low:
+        # macOS' dyld ("dlopen(x.so, 2): Symbol not found: _GOMP_parallel"): a C name with Mach-O's leading underscore
+        for sym in _DYLD_SYMBOL_RE.findall(line)[:2]:
+            r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=symbol_owner(sym),
+                    needed_by=None, version_lib=None)
     if "undefined symbol" in low:
         if "\\_" in line:
             # a Markdown editor escaped every underscore ("pytorch3d/\_C.cpython-310-x86\_64-linux-gnu.so: undefined
@@ -958,6 +972,9 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     elif "no such file or directory" in low and ".h" in low:  # the compiler's line with its prefix cut off
         for h in _HEADER_BARE_RE.findall(line)[:2]:
             r.event("toolkit", "header_missing", line, WEIGHT["header"] + 4, header=h, included_from=None)
+    elif ".h>" in low:  # a header told missing in words, in its #include form ("No such file <cblas.h>")
+        for h in _HEADER_SAID_RE.findall(line)[:2]:
+            r.event("toolkit", "header_missing", line, WEIGHT["header"] + 6, header=h, included_from=None)
     if "cannot find -l" in low:
         for lib in _LINK_RE.findall(line):
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)

@@ -45,6 +45,34 @@ READINGS = [
     ("c++: error trying to exec 'cc1plus': execvp: No such file or directory\n", ["build_dependency_missing"]),
     # an executable of another CPU architecture on macOS
     ("$ ./mytool --help\nzsh: bad CPU type in executable: ./mytool\n", ["wrong_architecture_binary"]),
+    # CMake's CUDA language running an nvcc that yields no default architecture
+    ("-- The CUDA compiler identification is unknown\nCMake Error at /usr/share/cmake-3.25/Modules/"
+     "CMakeDetermineCUDACompiler.cmake:603 (message):\n  Failed to detect a default CUDA architecture.\n",
+     ["cuda_home_missing", "multiple_cuda_toolkits"]),
+    # torch's cuDNN v8 API finding no engine
+    ("    output = F.conv2d(x, w)\nRuntimeError: FIND was unable to find an engine to execute this computation\n",
+     ["library_shadowed_older_copy", "cuda_oom"]),
+    # MSVC's toolchain: torch's cpp_extension looking for cl, and cl's own command-line warnings
+    ("subprocess.CalledProcessError: Command '['where', 'cl']' returned non-zero exit status 1.\n",
+     ["windows_msvc_toolchain"]),
+    ("cl : Command line warning D9002 : ignoring unknown option '-std=c++17'\n", ["windows_msvc_toolchain"]),
+    # Windows' DLL initialisation failure (a C++ runtime older than the DLL's is one reading), in Chinese too
+    ("OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading "
+     "\"C:\\env\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n",
+     ["library_bug", "symbol_version_missing"]),
+    ("ImportError: DLL load failed while importing _core: 动态链接库(DLL)初始化例程失败。\n",
+     ["library_bug", "symbol_version_missing"]),
+    # a header told missing in words, in its #include form
+    ("Building the package fails with \"No such file <lapacke.h>\" on Debian.\n", ["build_dependency_missing"]),
+    # a CUDA library a framework's stubs could not load
+    ("RuntimeError: jaxlib/cuda/versions_helpers.cc:60: operation cublasGetProperty(MAJOR_VERSION, &major) failed: "
+     "The cuBLAS library was not found.\n", ["cudart_not_found", "library_shadowed_older_copy"]),
+    # the OpenMP runtime's functions undefined (macOS' dyld form, Linux's)
+    ("ImportError: dlopen(/Users/me/src/solver/_kernels.cpython-311-darwin.so, 0x0002): Symbol not found: "
+     "_omp_get_max_threads\n  Referenced from: /Users/me/src/solver/_kernels.cpython-311-darwin.so\n",
+     ["library_not_found", "extension_undefined_symbol"]),
+    ("ImportError: /opt/app/lib/_fast.so: undefined symbol: GOMP_loop_dynamic_start\n",
+     ["library_not_found", "extension_undefined_symbol"]),
     # pip under a 32-bit Python finds no GPU framework
     ("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python38-32\\Scripts>pip install tensorflow-gpu\n"
      "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu (from versions: none)\n"
@@ -81,6 +109,10 @@ NOT_THESE = [
     ("C:\\Python311\\Scripts>pip install torch==1.4.0\n"
      "ERROR: Could not find a version that satisfies the requirement torch==1.4.0 (from versions: 2.0.0, 2.0.1)\n",
      "wrong_architecture_binary"),
+    # an #include line quoted in a question is no missing header
+    ("My code has #include <cblas.h> and it compiles; the results are wrong.\n", "build_dependency_missing"),
+    # a C function of another library undefined on macOS is not the OpenMP runtime
+    ("ImportError: dlopen(/Users/me/x.so, 2): Symbol not found: _png_create_read_struct\n", "library_not_found"),
     # a word "unmatched" elsewhere is no cuDNN check
     ("SyntaxError: unmatched ')'\n", "prebuilt_binary_wrong_cuda"),
 ]

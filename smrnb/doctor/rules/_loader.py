@@ -107,6 +107,11 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         # libnvidia-ml.so.1): a program that dlopens it needs that link, or the directory that has it (WSL:
         # /usr/lib/wsl/lib) on the loader's path
         codes = ["library_not_found", "gpu_not_exposed_to_process", "no_gpu"]
+    elif fam == "driver" and not low.startswith(("libcuda.", "libnvidia-ml")) and not (
+            value(facts, "context", "container") or value(facts, "context", "slurm")):
+        # a component of the driver beside libcuda (the PTX JIT, OptiX, NVENC/NVDEC, OpenCL): distributions package
+        # them apart from libcuda (libnvidia-compute, -decode, -gl), so a host driver install can lack one
+        codes = ["library_not_found", "driver_broken"]
     elif fam == "driver":
         codes = ["gpu_not_exposed_to_process", "no_gpu"]
     elif fam == "other" and _cuda_build_dll(str(ev.get("line") or "")):
@@ -351,6 +356,10 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["library_shadowed_older_copy"]
     if owner == "torch_python":
         return ["torch_libs_not_loaded"]
+    if owner == "openmp":
+        # an OpenMP runtime function undefined: the module was built with OpenMP and the runtime (libgomp, libomp)
+        # is not linked in or not found where the loader looks (macOS' @rpath to a compiler's lib directory)
+        return ["library_not_found", "extension_undefined_symbol"]
     if owner == "cuda_runtime" and sym.startswith("__cudaRegister"):
         return ["nvcc_torch_cuda_mismatch", "extension_undefined_symbol"]
     if "torchvision" in nb or "torchaudio" in nb:
