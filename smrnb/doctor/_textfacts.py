@@ -870,10 +870,38 @@ def _nvcc_path(r: _Reader, path: str, line: str, problem: Any) -> None:
         _home(r, home, "CUDA_HOME", line, problem, implied=True)
 
 
+#: a compute capability as messages print it ("6.1"; not "3.10", not "12.1.0")
+_CC_NUM = r"([0-9]{1,2}\.[0-9])(?![0-9.])"
+#: the minimum a message states: after its word ("Minimum required: 6.1", "requires compute capability 7.0", ">= 7.5",
+#: "lower than the minimum required 7.0"), before its word ("7.0 or higher"), or a comparison ("3.0 < 3.5")
+_CC_NEED_BEFORE_RE = re.compile(r"(?:minimum|required|requires?|at least|>=|≥)[^0-9\n]{0,30}?" + _CC_NUM)
+_CC_NEED_AFTER_RE = re.compile(_CC_NUM + r" ?(?:or (?:higher|newer|later|above|greater)|\+)")
+_CC_LESS_RE = re.compile(_CC_NUM + r" ?< ?" + _CC_NUM)
+_CC_HAVE_RE = re.compile(r"capability[^0-9\n]{0,12}?" + _CC_NUM)
+#: words of a message that refuses the GPU with no capability of its own named ("only supports GPUs with ... >= 7.5")
+_CC_REFUSED = ("only support", "not supported", "too old", "is not compatible", "unsupported")
+
+
+def _capability_below_minimum(r: _Reader, line: str, low: str) -> None:
+    """A line that states a minimum compute capability and the GPU's, the GPU's below it (or that refuses the GPU
+    against a minimum without naming its own), in any tool's words: the GPU is older than the software supports."""
+    less = _CC_LESS_RE.search(low)
+    need_m = None if less else (_CC_NEED_BEFORE_RE.search(low) or _CC_NEED_AFTER_RE.search(low))
+    if not (less or need_m):
+        return
+    need = less.group(2) if less else need_m.group(1)
+    haves = [less.group(1)] if less else [h for h in _CC_HAVE_RE.findall(low) if h != need]
+    if (haves and float(haves[0]) < float(need)) or (not haves and any(w in low for w in _CC_REFUSED)):
+        r.event("toolkit", "sign", line, WEIGHT["sign"], sign="gpu_too_old_for_extension",
+                phrase=f"compute capability {haves[0] if haves else '?'} below {need}")
+
+
 def _scan_gpus(r: _Reader, line: str, low: str) -> None:
     from smrnb.doctor import tables
 
     gpus = r.facts["driver"].get("gpus_named") or []
+    if "capabilit" in low and len(line) < 2000:
+        _capability_below_minimum(r, line, low)
     if "capability" in low:
         cc = None
         m = _SM_CAP_RE.search(line)

@@ -16,6 +16,13 @@ READINGS = [
      "FATAL:  No supported CUDA devices\n", ["gpu_below_extension_minimum"]),
     ("error: minimum compute capability required: 6.0, but the current device's compute capability: 5.2\n",
      ["gpu_below_extension_minimum"]),
+    # the same said in other words: the GPU's capability and a minimum, or a minimum the GPU is refused against
+    ("Your GPU (compute capability 6.1) is too old. This release requires compute capability 7.0 or higher.\n",
+     ["gpu_below_extension_minimum"]),
+    ("RuntimeError: device 0 has compute capability 5.0, lower than the minimum required 6.0\n",
+     ["gpu_below_extension_minimum"]),
+    ("WARNING: GPU 0 skipped: compute capability 3.0 < 3.5\n", ["gpu_below_extension_minimum"]),
+    ("ERROR: this build only supports GPUs with compute capability >= 7.5\n", ["gpu_below_extension_minimum"]),
     # bfloat16 asked of a GPU without it
     ("    with torch.autocast('cuda', dtype=torch.bfloat16):\n"
      "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.\n",
@@ -73,6 +80,24 @@ READINGS = [
      ["library_not_found", "extension_undefined_symbol"]),
     ("ImportError: /opt/app/lib/_fast.so: undefined symbol: GOMP_loop_dynamic_start\n",
      ["library_not_found", "extension_undefined_symbol"]),
+    # CMake's find modules finding no toolkit, no library
+    ("CMake Error at /usr/share/cmake-3.27/Modules/FindPackageHandleStandardArgs.cmake:230 (message):\n"
+     "  Could NOT find CUDAToolkit (missing: CUDAToolkit_INCLUDE_DIR CUDA_CUDART)\n", ["cuda_home_missing"]),
+    ("  Could NOT find LAPACK (missing: LAPACK_LIBRARIES)\n", ["build_dependency_missing"]),
+    ("CMake Error at CMakeLists.txt:12 (find_package):\n  Could not find a package configuration file provided by "
+     "\"Eigen3\" with any of\n  the following names:\n", ["build_dependency_missing"]),
+    # clang's CUDA driver: the arch outside the toolkit's range
+    ("clang++: error: GPU arch sm_30 is supported by CUDA versions between 7.0 and 10.2 (inclusive), but installation "
+     "at /usr/local/cuda is 11.4\n", ["unsupported_gpu_arch"]),
+    # protobuf newer than a package's generated code
+    ("TypeError: Descriptors cannot be created directly.\nIf this call came from a _pb2.py file, your generated code "
+     "is out of date and must be regenerated with protoc >= 3.19.0.\n", ["package_api_version_mismatch"]),
+    # a shell running an executable of another architecture as a script
+    ("$ ./bin/solver\n./bin/solver: 1: ELF: not found\n./bin/solver: 2: Syntax error: word unexpected\n",
+     ["wrong_architecture_binary"]),
+    # a driver component beside libcuda missing on a host, told in the user's words
+    ("cuModuleLoadDataEx failed. Turns out the machine lacked libnvidia-ptxjitcompiler.so.1 from the driver.\n",
+     ["library_not_found", "driver_broken"]),
     # pip under a 32-bit Python finds no GPU framework
     ("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python38-32\\Scripts>pip install tensorflow-gpu\n"
      "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu (from versions: none)\n"
@@ -109,6 +134,12 @@ NOT_THESE = [
     ("C:\\Python311\\Scripts>pip install torch==1.4.0\n"
      "ERROR: Could not find a version that satisfies the requirement torch==1.4.0 (from versions: 2.0.0, 2.0.1)\n",
      "wrong_architecture_binary"),
+    # a GPU above the minimum a line states is not below it
+    ("GPU 0: NVIDIA A100 (compute capability 8.0), minimum required 7.0: ok\n", "gpu_below_extension_minimum"),
+    ("This build supports compute capability 7.0 or higher. Detected compute capability 8.9.\n",
+     "gpu_below_extension_minimum"),
+    # a CUDA release's minimum is no GPU's
+    ("ERROR: torch 2.4 requires CUDA 11.8 or higher\n", "gpu_below_extension_minimum"),
     # an #include line quoted in a question is no missing header
     ("My code has #include <cblas.h> and it compiles; the results are wrong.\n", "build_dependency_missing"),
     # a C function of another library undefined on macOS is not the OpenMP runtime

@@ -540,8 +540,9 @@ _WIN_IMPORT_RE = re.compile(r"DLL load failed while importing ([A-Za-z_][A-Za-z0
 
 
 #: the names torch extensions' compiled modules take by convention (torch.utils.cpp_extension's CUDAExtension names
-#: in setup.py: "_C" of pytorch3d, detectron2 and the Gaussian rasterisers, "_ext" of mmcv, "exllamav2_ext")
-_TORCH_EXT_MODULE_RE = re.compile(r"_C|_ext|[a-z][a-z0-9_]{1,40}_(?:ext|cuda|C)")
+#: in setup.py: "_ext" of mmcv, "exllamav2_ext", "<op>_cuda"); "_C" (pytorch3d, detectron2, the Gaussian rasterisers)
+#: is torch's own core's name too, read apart in _torch_extension_import
+_TORCH_EXT_MODULE_RE = re.compile(r"_ext|[a-z][a-z0-9_]{1,40}_(?:ext|cuda|C)")
 
 
 def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
@@ -550,9 +551,14 @@ def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> 
     torch_cpu.dll by name, and another torch release lacks some of them (Windows' form of Linux's undefined
     ``at::``/``c10::`` symbol, whose name Windows does not print)."""
     m = _WIN_IMPORT_RE.search(str(ev.get("line") or ""))
-    if not m or m.group(1) in ("torch", "_C_flatbuffer") or (m.group(1) == "_C" and has_sign(facts, "torch_own_import")):
+    if not m or m.group(1) in ("torch", "_C_flatbuffer"):
         return False
-    # the compiled module torch's extension builder names by convention (_C, _ext, <project>_ext) is a torch extension
+    if m.group(1) == "_C":
+        # torch's own compiled core has that name too: an extension's only where the text imports another package
+        # (its traceback: "from diff_gaussian_rasterization import ..." then "from . import _C") and not torch's _C
+        imported = {str(x).split(".")[0] for x in value(facts, "loader", "modules_imported") or []}
+        return bool(imported - {"torch"}) and not has_sign(facts, "torch_own_import")
+    # the compiled module torch's extension builder names by convention (_ext, <project>_ext) is a torch extension
     # even where the text shows no torch release (a title of one line)
     return bool(value(facts, "torch", "version")) or _TORCH_EXT_MODULE_RE.fullmatch(m.group(1)) is not None
 
