@@ -347,13 +347,15 @@ _EDG_HEADER_RE = re.compile(r"(?:catastrophic )?error: cannot open source file [
 #: "无法打开包括文件: “io.h”"); the strerror after it is the C runtime's, read by _english_enoent in other locales
 _C1083 = r"(?:C1083: [^:'\"“\n]{1,60}: )?"
 _HEADER_RE = re.compile(r"fatal error:? " + _C1083 + r"['\"“]?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))['\"”]?: No such file")
+#: clang's form ("fatal error: 'omp.h' file not found")
+_CLANG_HEADER_RE = re.compile(r"fatal error: '([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))' file not found")
 #: a header without an extension (the C++ library style: <google/dense_hash_map>, <Eigen/Dense>, <cuda/std/atomic>), named
 #: with its directory by GCC's and MSVC's message (a bare name there is as often a source file the command names)
 _HEADER_DIR_RE = re.compile(r"fatal error:? " + _C1083 + r"['\"“]?([A-Za-z0-9_+\-]{1,60}/[A-Za-z0-9_/+\-]{1,120})['\"”]?: "
                             r"No such file")
 #: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
 _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
-_LINK_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
+_LINK_RE = re.compile(r"(?:cannot find|library not found for) -l([A-Za-z0-9_+\-]{1,60})")  # GNU ld's, Apple ld's
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
 _FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))? \(from versions: ([^)\n]{0,200})\)")
@@ -882,6 +884,12 @@ _CC_HAVE_RE = re.compile(r"capability[^0-9\n]{0,12}?" + _CC_NUM)
 _CC_REFUSED = ("only support", "not supported", "too old", "is not compatible", "unsupported")
 
 
+#: a GPU said too old, or no longer supported, by the software ("CUDA GPU is too old", "Your GPU (sm_35) is too old",
+#: "The GeForce GT 730 GPU is not supported anymore"); not a driver's ("the NVIDIA driver on your system is too old")
+_GPU_TOO_OLD_RE = re.compile(r"\b(?:gpu|graphics card|video card)\b(?: \([^)\n]{1,40}\))? (?:is|was) (?:too old|no longer "
+                             r"supported|not supported anymore)(?! ?\?)")  # not a question ("is my gpu too old?")
+
+
 def _capability_below_minimum(r: _Reader, line: str, low: str) -> None:
     """A line that states a minimum compute capability and the GPU's, the GPU's below it (or that refuses the GPU
     against a minimum without naming its own), in any tool's words: the GPU is older than the software supports."""
@@ -902,6 +910,10 @@ def _scan_gpus(r: _Reader, line: str, low: str) -> None:
     gpus = r.facts["driver"].get("gpus_named") or []
     if "capabilit" in low and len(line) < 2000:
         _capability_below_minimum(r, line, low)
+    if ("too old" in low or "supported" in low) and "driver" not in low and len(line) < 2000:
+        m = _GPU_TOO_OLD_RE.search(low)
+        if m:
+            r.event("toolkit", "sign", line, WEIGHT["sign"], sign="gpu_too_old_for_extension", phrase=m.group(0))
     if "capability" in low:
         cc = None
         m = _SM_CAP_RE.search(line)
@@ -994,7 +1006,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if "fatal error" in low or "cannot open source file" in low:
         line = _english_enoent(line)
         by = _INCLUDER_RE.search(line)
-        for h in _HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line) + _HEADER_DIR_RE.findall(line):
+        for h in (_HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line) + _HEADER_DIR_RE.findall(line)
+                  + _CLANG_HEADER_RE.findall(line)):
             r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
                     included_from=by.group(1) if by else None)
     elif "no such file or directory" in low and ".h" in low:  # the compiler's line with its prefix cut off
@@ -1003,7 +1016,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     elif ".h>" in low:  # a header told missing in words, in its #include form ("No such file <cblas.h>")
         for h in _HEADER_SAID_RE.findall(line)[:2]:
             r.event("toolkit", "header_missing", line, WEIGHT["header"] + 6, header=h, included_from=None)
-    if "cannot find -l" in low:
+    if "cannot find -l" in low or "library not found for -l" in low:
         for lib in _LINK_RE.findall(line):
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
     if "cannot open input file" in low:

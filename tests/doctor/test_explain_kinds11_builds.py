@@ -23,6 +23,11 @@ READINGS = [
      ["gpu_below_extension_minimum"]),
     ("WARNING: GPU 0 skipped: compute capability 3.0 < 3.5\n", ["gpu_below_extension_minimum"]),
     ("ERROR: this build only supports GPUs with compute capability >= 7.5\n", ["gpu_below_extension_minimum"]),
+    # a GPU the software calls too old, or no longer supported
+    ('level=INFO msg="CUDA GPU is too old. Falling back to CPU mode. Compute Capability detected: 3.5"\n',
+     ["gpu_below_extension_minimum"]),
+    ("Warning: your graphics card is no longer supported by this version; rendering on the CPU\n",
+     ["gpu_below_extension_minimum"]),
     # bfloat16 asked of a GPU without it
     ("    with torch.autocast('cuda', dtype=torch.bfloat16):\n"
      "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.\n",
@@ -98,6 +103,15 @@ READINGS = [
     # a driver component beside libcuda missing on a host, told in the user's words
     ("cuModuleLoadDataEx failed. Turns out the machine lacked libnvidia-ptxjitcompiler.so.1 from the driver.\n",
      ["library_not_found", "driver_broken"]),
+    # clang's form of a missing header, Apple ld's form of a missing library (the OpenMP runtime on macOS)
+    ("src/parallel.cpp:4:10: fatal error: 'omp.h' file not found\n#include <omp.h>\n", ["build_dependency_missing"]),
+    ("ld: library not found for -lomp\nclang: error: linker command failed with exit code 1\n",
+     ["build_dependency_missing"]),
+    # numpy's C API older than a compiled package's
+    ("RuntimeError: module compiled against ABI version 0x1000009 but this version of numpy is 0x2000000\n",
+     ["package_api_version_mismatch"]),
+    # a torch extension's compiled module missing, the package gone on without it
+    ("UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\n", ["extension_not_compiled"]),
     # pip under a 32-bit Python finds no GPU framework
     ("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python38-32\\Scripts>pip install tensorflow-gpu\n"
      "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu (from versions: none)\n"
@@ -138,6 +152,9 @@ NOT_THESE = [
     ("GPU 0: NVIDIA A100 (compute capability 8.0), minimum required 7.0: ok\n", "gpu_below_extension_minimum"),
     ("This build supports compute capability 7.0 or higher. Detected compute capability 8.9.\n",
      "gpu_below_extension_minimum"),
+    # a driver too old, a question about the GPU, are no GPU below a minimum
+    ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040).\n", "gpu_below_extension_minimum"),
+    ("Is my GPU too old? The error is: CUDA out of memory. Tried to allocate 2.00 GiB\n", "gpu_below_extension_minimum"),
     # a CUDA release's minimum is no GPU's
     ("ERROR: torch 2.4 requires CUDA 11.8 or higher\n", "gpu_below_extension_minimum"),
     # an #include line quoted in a question is no missing header
