@@ -163,7 +163,9 @@ _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open"
                   "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
                   "failed to open", "could not be found", "could not locate", "or one of its dependencies",
                   # a user's own finding, in words ("turns out I lacked libX.so", "libX.so was missing")
-                  " lacked ", " lacking ", " was missing", " is missing", " were missing", " are missing")
+                  " lacked ", " lacking ", " was missing", " is missing", " were missing", " are missing",
+                  # cuDNN's own loader ("Please make sure libcudnn_cnn_infer.so.8 is in your library path!")
+                  "is in your library path")
 #: what a library's own initialisation failing reads like, and what a file that is not there reads like
 _INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
                       "failed to initialize", "error initializing", "initialisation failed")
@@ -886,8 +888,10 @@ _CC_REFUSED = ("only support", "not supported", "too old", "is not compatible", 
 
 #: a GPU said too old, or no longer supported, by the software ("CUDA GPU is too old", "Your GPU (sm_35) is too old",
 #: "The GeForce GT 730 GPU is not supported anymore"); not a driver's ("the NVIDIA driver on your system is too old")
-_GPU_TOO_OLD_RE = re.compile(r"\b(?:gpu|graphics card|video card)\b(?: \([^)\n]{1,40}\))? (?:is|was) (?:too old|no longer "
-                             r"supported|not supported anymore)(?! ?\?)")  # not a question ("is my gpu too old?")
+_GPU_TOO_OLD_RE = re.compile(r"(?:\b(?:gpu|graphics card|video card)\b(?: \([^)\n]{1,40}\))? (?:is|was) (?:too old|no longer "
+                             r"supported|not supported anymore)|\b(?:fermi|kepler|maxwell|pascal|volta)(?: gpus?| cards?| "
+                             r"architecture)?(?: and (?:older|earlier)| or (?:older|earlier))? (?:gpus? )?(?:is|are) "
+                             r"(?:not|no longer) supported)(?! ?\?)")  # not a question ("is my gpu too old?")
 
 
 def _capability_below_minimum(r: _Reader, line: str, low: str) -> None:

@@ -28,6 +28,7 @@ READINGS = [
      ["gpu_below_extension_minimum"]),
     ("Warning: your graphics card is no longer supported by this version; rendering on the CPU\n",
      ["gpu_below_extension_minimum"]),
+    ("Unsupported GPU: Kepler and older are not supported by this release\n", ["gpu_below_extension_minimum"]),
     # bfloat16 asked of a GPU without it
     ("    with torch.autocast('cuda', dtype=torch.bfloat16):\n"
      "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.\n",
@@ -112,6 +113,12 @@ READINGS = [
      ["package_api_version_mismatch"]),
     # a torch extension's compiled module missing, the package gone on without it
     ("UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\n", ["extension_not_compiled"]),
+    # cuDNN's own loader, Linux form
+    ("Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file\n"
+     "Please make sure libcudnn_ops_infer.so.8 is in your library path!\n", ["cudart_not_found"]),
+    # XLA finding no ptxas / libdevice of a toolkit
+    ("W external/xla/xla/service/gpu/nvptx_compiler.cc:700] Couldn't get ptxas version string: INTERNAL: Couldn't "
+     "invoke ptxas --version\n", ["cuda_home_missing", "cuda_home_incomplete"]),
     # pip under a 32-bit Python finds no GPU framework
     ("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python38-32\\Scripts>pip install tensorflow-gpu\n"
      "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu (from versions: none)\n"
@@ -155,6 +162,7 @@ NOT_THESE = [
     # a driver too old, a question about the GPU, are no GPU below a minimum
     ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040).\n", "gpu_below_extension_minimum"),
     ("Is my GPU too old? The error is: CUDA out of memory. Tried to allocate 2.00 GiB\n", "gpu_below_extension_minimum"),
+    ("Note: Pascal GPUs are supported by this release; Maxwell is supported too.\n", "gpu_below_extension_minimum"),
     # a CUDA release's minimum is no GPU's
     ("ERROR: torch 2.4 requires CUDA 11.8 or higher\n", "gpu_below_extension_minimum"),
     # an #include line quoted in a question is no missing header
