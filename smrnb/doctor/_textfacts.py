@@ -454,6 +454,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                    "in the terminal", "from the terminal", "终端", "command line works",
                                    "from the command line", "from command line", "in a terminal"), False),
     ("sys_executable", "jupyter", ("sys.executable", "which python", "kernelspec", "!pip"), False),
+    # Google Colab: one Python, whose kernel '!pip' installs into (no second environment on the machine)
+    ("colab", "jupyter", ("colab", "/content/"), True),
     ("env_var_set", "loader", ("ld_library_path", ".bashrc", ".profile", "bash_profile", "pythonpath",
                                "module load", "printenv", "export "), True),
     ("kaolin", "kaolin", ("kaolin",), True),

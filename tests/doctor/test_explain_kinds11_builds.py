@@ -119,6 +119,10 @@ READINGS = [
     # XLA finding no ptxas / libdevice of a toolkit
     ("W external/xla/xla/service/gpu/nvptx_compiler.cc:700] Couldn't get ptxas version string: INTERNAL: Couldn't "
      "invoke ptxas --version\n", ["cuda_home_missing", "cuda_home_incomplete"]),
+    # in Colab, '!pip' installs into the kernel's own Python: the missing library is the reading
+    ("In Google Colab:\n!pip install some-cuda-package\nimport some_cuda_package\n"
+     "ImportError: libcublas.so.12: cannot open shared object file: No such file or directory\n",
+     ["cudart_not_found", "prebuilt_binary_wrong_cuda"]),
     # pip under a 32-bit Python finds no GPU framework
     ("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python38-32\\Scripts>pip install tensorflow-gpu\n"
      "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu (from versions: none)\n"
