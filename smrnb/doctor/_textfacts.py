@@ -375,6 +375,8 @@ _CUDA_ERRNUM_RES = (
     re.compile(r"== ?cudaSuccess \(([0-9]{1,5}) vs\. 0\)"),  # glog CHECK_EQ (Caffe): error == cudaSuccess (38 vs. 0)
     # CU_SAFE_CALL of the CUDA SDK's cutil and LAMMPS' geryon: "Cuda driver error 804 in call at file 'f' in line 3."
     re.compile(r"\b[Cc][Uu][Dd][Aa] driver error ([0-9]{1,5})(?![0-9.])"),
+    # TensorRT's builder and runtime: "[ERROR] CUDA initialization failure with error: 35" (the cudaError_t)
+    re.compile(r"CUDA initialization failure with error:? ?([0-9]{1,5})(?![0-9]|\.[0-9])"),
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
@@ -1371,8 +1373,18 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
 _SEEN_LINES = 20_000
 
 
+#: a binary's CUDA or cuDNN release said against another found on the machine ("compiled with CUDA 12.1, but your system
+#: has CUDA 11.8", "built for CUDA 12 but CUDA 11.4 runtime found"), in any tool's words; a driver's is another matter
+_BUILT_VS_FOUND_RE = re.compile(r"(?:compiled|built) (?:with|for|against) (?:cudnn|cuda) ?v?[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}\b"
+                                r"[^\n]{0,60}?\bbut\b[^\n]{0,60}?\b(?:cudnn|cuda)\b[^\n0-9]{0,40}?[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}")
+
+
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
+    if " but " in low and ("compiled" in low or "built" in low) and "driver" not in low and len(line) < 2000:
+        m = _BUILT_VS_FOUND_RE.search(low)
+        if m:
+            r.event("loader", "sign", line, WEIGHT["sign"], sign="cudnn_mismatch", phrase=m.group(0)[:80])
     _scan_libraries(r, line, low)
     _scan_symbols(r, line, low)
     _scan_versions(r, line, low)

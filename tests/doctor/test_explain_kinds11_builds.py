@@ -48,6 +48,14 @@ READINGS = [
      ["prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"]),
     ("Check failed: [cudnn init] libcudnn v6 with header v7 unmatched!\n",
      ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]),
+    # any tool's "built for one CUDA, another found"
+    ("RuntimeError: this wheel was compiled with CUDA 12.4, but your system has CUDA 11.8\n",
+     ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]),
+    ("Error: plugin built for CUDA 11 but CUDA 12.2 runtime found\n",
+     ["prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"]),
+    # TensorRT's CUDA initialisation failure by number (35: the driver older than the runtime)
+    ("[05/01/2024-10:00:00] [TRT] [E] CUDA initialization failure with error: 35. Please check your CUDA "
+     "installation\n", ["driver_too_old"]),
     # Windows' ERROR_PROC_NOT_FOUND importing a torch extension's compiled module (by its conventional name)
     ("ImportError: DLL load failed while importing _ext: The specified procedure could not be found.\n",
      ["abi_torch_version_mismatch"]),
@@ -173,6 +181,10 @@ NOT_THESE = [
     ("My code has #include <cblas.h> and it compiles; the results are wrong.\n", "build_dependency_missing"),
     # a C function of another library undefined on macOS is not the OpenMP runtime
     ("ImportError: dlopen(/Users/me/x.so, 2): Symbol not found: _png_create_read_struct\n", "library_not_found"),
+    # torch built without CUDA is no binary built for another CUDA; a driver's CUDA is the driver layer's
+    ("AssertionError: Torch not compiled with CUDA enabled, but I have CUDA 11.8 installed\n",
+     "prebuilt_binary_wrong_cuda"),
+    ("llama.cpp was built with CUDA 12.4 but the driver supports only CUDA 12.2\n", "library_shadowed_older_copy"),
     # a word "unmatched" elsewhere is no cuDNN check
     ("SyntaxError: unmatched ')'\n", "prebuilt_binary_wrong_cuda"),
 ]

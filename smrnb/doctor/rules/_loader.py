@@ -498,9 +498,10 @@ _CUDNN_LOADED_RE = re.compile(r"loaded runtime cudnn library:? ?(\d+(?:\.\d+)*)[
                               r"(\d+(?:\.\d+)*)", re.IGNORECASE)
 #: the same check in the words of other stacks, the release built with first: PaddlePaddle's (paddle/phi/backends/gpu/
 #: gpu_resources.cc: "The installed Paddle is compiled with CUDNN 8.2, but CUDNN version in your machine is 8.1"; and
-#: its CUDA runtime twin) and older Paddle's dynload check ("libcudnn v5 with header v7 unmatched": loaded, then built)
-_BUILT_FIRST_RE = re.compile(r"compiled with (cudnn|cuda) ?v?(\d+(?:\.\d+)*),? but (?:the )?(?:cudnn|cuda)(?: runtime)? "
-                             r"version (?:in|on|of) your (?:machine|system)(?: is)?:? ?v?(\d+(?:\.\d+)*)", re.IGNORECASE)
+#: its CUDA runtime twin), any tool's "built for CUDA 12 but CUDA 11.4 runtime found", and older Paddle's dynload check
+#: ("libcudnn v5 with header v7 unmatched": loaded, then built)
+_BUILT_FIRST_RE = re.compile(r"(?:compiled|built) (?:with|for|against) (cudnn|cuda) ?v?(\d+(?:\.\d+)*)\b[^\n]{0,60}?\bbut\b"
+                             r"[^\n]{0,60}?\b(?:cudnn|cuda)\b[^\n0-9]{0,40}?v?(\d+(?:\.\d+)*)", re.IGNORECASE)
 _LOADED_HEADER_RE = re.compile(r"libcudnn v?(\d+(?:\.\d+)*) with header v?(\d+(?:\.\d+)*) unmatched", re.IGNORECASE)
 
 
