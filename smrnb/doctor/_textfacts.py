@@ -1378,11 +1378,18 @@ _SEEN_LINES = 20_000
 _BUILT_VS_FOUND_RE = re.compile(r"(?:compiled|built) (?:with|for|against) (?:cudnn|cuda) ?v?[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}\b"
                                 r"[^\n]{0,60}?\bbut\b[^\n]{0,60}?\b(?:cudnn|cuda)\b[^\n0-9]{0,40}?[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}")
 
+#: the same with the release loaded first ("Loaded cuDNN version 8600 but source was compiled with 8902", "The cuDNN
+#: library loaded is 8.1 but Paddle requires 8.2")
+_LOADED_VS_BUILT_RE = re.compile(r"(?:\b(?:loaded|found|installed|runtime)\b[^\n0-9]{0,20}?\bcudnn\b|\bcudnn\b[^\n0-9]{0,12}?"
+                                 r"\b(?:loaded|found|installed)\b)[^\n0-9]{0,30}?"
+                                 r"[0-9]{1,5}(?:\.[0-9]{1,2}){0,2}[^\n]{0,30}?\bbut\b[^\n]{0,40}?(?:compiled (?:with|against)|"
+                                 r"built (?:with|against|for)|requires?|expects?)[^\n0-9]{0,30}?[0-9]{1,5}(?:\.[0-9]{1,2}){0,2}")
+
 
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
-    if " but " in low and ("compiled" in low or "built" in low) and "driver" not in low and len(line) < 2000:
-        m = _BUILT_VS_FOUND_RE.search(low)
+    if " but " in low and "driver" not in low and len(line) < 2000:
+        m = _BUILT_VS_FOUND_RE.search(low) or _LOADED_VS_BUILT_RE.search(low)
         if m:
             r.event("loader", "sign", line, WEIGHT["sign"], sign="cudnn_mismatch", phrase=m.group(0)[:80])
     _scan_libraries(r, line, low)

@@ -56,6 +56,27 @@ READINGS = [
     # TensorRT's CUDA initialisation failure by number (35: the driver older than the runtime)
     ("[05/01/2024-10:00:00] [TRT] [E] CUDA initialization failure with error: 35. Please check your CUDA "
      "installation\n", ["driver_too_old"]),
+    ("W cuda_dnn.cc] Loaded cuDNN version 8500 but source was compiled with 8902\n",
+     ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]),
+    ("Warning: the cuDNN library found is 9.1 but this build requires 8.9\n",
+     ["prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"]),
+    # musl's loader given a glibc build (Alpine)
+    ("Error loading shared library ld-linux-x86-64.so.2: No such file or directory (needed by /usr/local/lib/python3.12/"
+     "site-packages/numpy/core/_multiarray_umath.so)\n", ["wrong_architecture_binary", "symbol_version_missing"]),
+    ("Error relocating /usr/local/lib/libfoo.so: __strdup_chk: symbol not found\n",
+     ["wrong_architecture_binary", "symbol_version_missing"]),
+    # nvcc: a partial toolkit, a host compiler too old for the standard, one too new for nvcc's front end
+    ("nvcc fatal   : Path to libdevice library not specified\n", ["cuda_home_incomplete", "multiple_cuda_toolkits"]),
+    ("nvcc warning : The -std=c++17 flag is not supported with the configured host compiler. Flag will be ignored.\n",
+     ["host_compiler_unsupported"]),
+    ('/usr/lib/gcc/x86_64-linux-gnu/14/include/avx512fp16intrin.h(38): error: identifier "__builtin_ia32_vcvtph2ps" '
+     "is undefined\n", ["host_compiler_unsupported"]),
+    # no C/C++ compiler at all
+    ("building 'mypkg._speedups' extension\nunable to execute 'gcc': No such file or directory\n",
+     ["build_dependency_missing"]),
+    ("/bin/sh: 1: g++: not found\nmake: *** [Makefile:12: main.o] Error 127\n", ["build_dependency_missing"]),
+    ("CMake Error at CMakeLists.txt:2 (project):\n  The CMAKE_CXX_COMPILER:\n\n    c++\n\n  is not a full path and was "
+     "not found in the PATH.\n", ["build_dependency_missing"]),
     # Windows' ERROR_PROC_NOT_FOUND importing a torch extension's compiled module (by its conventional name)
     ("ImportError: DLL load failed while importing _ext: The specified procedure could not be found.\n",
      ["abi_torch_version_mismatch"]),
@@ -185,6 +206,8 @@ NOT_THESE = [
     ("AssertionError: Torch not compiled with CUDA enabled, but I have CUDA 11.8 installed\n",
      "prebuilt_binary_wrong_cuda"),
     ("llama.cpp was built with CUDA 12.4 but the driver supports only CUDA 12.2\n", "library_shadowed_older_copy"),
+    # a compiler that ran is no missing compiler
+    ("gcc: error: unrecognized command-line option '-mfoo'\n", "build_dependency_missing"),
     # a word "unmatched" elsewhere is no cuDNN check
     ("SyntaxError: unmatched ')'\n", "prebuilt_binary_wrong_cuda"),
 ]

@@ -505,9 +505,17 @@ _BUILT_FIRST_RE = re.compile(r"(?:compiled|built) (?:with|for|against) (cudnn|cu
 _LOADED_HEADER_RE = re.compile(r"libcudnn v?(\d+(?:\.\d+)*) with header v?(\d+(?:\.\d+)*) unmatched", re.IGNORECASE)
 
 
+#: the loaded release first in other words ("Loaded cuDNN version 8600 but source was compiled with 8902", "The cuDNN
+#: library loaded is 8.1 but Paddle requires 8.2")
+_LOADED_FIRST_RE = re.compile(r"\bcudnn\b[^\n0-9]{0,30}?(\d{1,5}(?:\.\d{1,2}){0,2})[^\n]{0,30}?\bbut\b[^\n]{0,40}?(?:compiled "
+                              r"(?:with|against)|built (?:with|against|for)|requires?|expects?)[^\n0-9]{0,30}?"
+                              r"(\d{1,5}(?:\.\d{1,2}){0,2})", re.IGNORECASE)
+
+
 def _loaded_built(line: str) -> tuple[str, str, str] | None:
     """(library, release loaded, release the binary was built with) of a runtime-version check's message."""
-    m = _CUDNN_LOADED_RE.search(line) or _LOADED_HEADER_RE.search(line)
+    m = _CUDNN_LOADED_RE.search(line) or _LOADED_HEADER_RE.search(line) or (
+        None if _BUILT_FIRST_RE.search(line) else _LOADED_FIRST_RE.search(line))
     if m:
         return "cuDNN", m.group(1), m.group(2)
     m = _BUILT_FIRST_RE.search(line)
