@@ -77,6 +77,9 @@ READINGS = [
     ("/bin/sh: 1: g++: not found\nmake: *** [Makefile:12: main.o] Error 127\n", ["build_dependency_missing"]),
     ("CMake Error at CMakeLists.txt:2 (project):\n  The CMAKE_CXX_COMPILER:\n\n    c++\n\n  is not a full path and was "
      "not found in the PATH.\n", ["build_dependency_missing"]),
+    # Windows' ERROR_MOD_NOT_FOUND importing a CUDA package's module (no torch in sight), with a CUDA release named
+    ("I have CUDA 11.7 installed.\nImportError: DLL load failed while importing fast_kernels: The specified module "
+     "could not be found.\n", ["library_not_found", "prebuilt_binary_wrong_cuda"]),
     # Windows' ERROR_PROC_NOT_FOUND importing a torch extension's compiled module (by its conventional name)
     ("ImportError: DLL load failed while importing _ext: The specified procedure could not be found.\n",
      ["abi_torch_version_mismatch"]),
@@ -206,6 +209,9 @@ NOT_THESE = [
     ("AssertionError: Torch not compiled with CUDA enabled, but I have CUDA 11.8 installed\n",
      "prebuilt_binary_wrong_cuda"),
     ("llama.cpp was built with CUDA 12.4 but the driver supports only CUDA 12.2\n", "library_shadowed_older_copy"),
+    # a module of a package that is not torch's is no torch DLL missing
+    ("ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module could not be "
+     "found.\n", "torch_libs_not_loaded"),
     # a compiler that ran is no missing compiler
     ("gcc: error: unrecognized command-line option '-mfoo'\n", "build_dependency_missing"),
     # a word "unmatched" elsewhere is no cuDNN check

@@ -451,7 +451,8 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 yield from resolve(facts, ev, ["prebuilt_binary_wrong_cuda", "library_not_found"])
                 continue
             theirs = bool(m) and m.group(1) not in ("_C", "torch", "_C_flatbuffer")
-            yield from resolve(facts, ev, ["library_not_found"] + (["torch_libs_not_loaded"] if theirs else []))
+            yield from resolve(facts, ev, ["library_not_found"] + (_module_dll_reading(facts, m.group(1)) if theirs
+                                                                   else []))
             continue
         if ev.get("key") == "win_proc_not_found" and _torch_extension_import(facts, ev):
             yield from resolve(facts, ev, ["abi_torch_version_mismatch", *ev.get("codes", ())])
@@ -552,6 +553,17 @@ _WIN_IMPORT_RE = re.compile(r"DLL load failed while importing ([A-Za-z_][A-Za-z0
 #: in setup.py: "_ext" of mmcv, "exllamav2_ext", "<op>_cuda"); "_C" (pytorch3d, detectron2, the Gaussian rasterisers)
 #: is torch's own core's name too, read apart in _torch_extension_import
 _TORCH_EXT_MODULE_RE = re.compile(r"_ext|[a-z][a-z0-9_]{1,40}_(?:ext|cuda|C)")
+
+
+def _module_dll_reading(facts: Mapping[str, Any], module: str) -> list[str]:
+    """The second reading of a DLL missing for a compiled module other than torch's: torch's own DLLs when the text is
+    about torch (an extension imported before torch); else, where the text names a CUDA release, the CUDA runtime DLL
+    of the release the package's binary was built for (cudart64_12.dll beside a CUDA 11 install); else none."""
+    imported = {str(x).split(".")[0].lower() for x in (value(facts, "loader", "modules_imported") or [])}
+    installed = {str(x).lower() for x in (value(facts, "torch", "packages_installed") or [])}
+    if value(facts, "torch", "version") or "torch" in imported | installed or _TORCH_EXT_MODULE_RE.fullmatch(module):
+        return ["torch_libs_not_loaded"]
+    return ["prebuilt_binary_wrong_cuda"] if value(facts, "toolkit", "cuda_named") else []
 
 
 def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
