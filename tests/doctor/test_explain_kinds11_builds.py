@@ -155,6 +155,10 @@ READINGS = [
     ("In Google Colab:\n!pip install some-cuda-package\nimport some_cuda_package\n"
      "ImportError: libcublas.so.12: cannot open shared object file: No such file or directory\n",
      ["cudart_not_found", "prebuilt_binary_wrong_cuda"]),
+    # spconv's C++ library with no kernel for the GPU's architecture
+    ("terminate called after throwing an instance of 'std::runtime_error'\n  what():  src/spconv/csrc/sparse/convops/"
+     "gemmops.cc(42)\nnot implemented in c++, must be overrided in python!!!\n",
+     ["no_kernel_image_for_gpu", "unsupported_gpu_arch"]),
     # pip under a 32-bit Python finds no GPU framework
     ("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python38-32\\Scripts>pip install tensorflow-gpu\n"
      "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu (from versions: none)\n"
