@@ -1388,7 +1388,9 @@ _LOADED_VS_BUILT_RE = re.compile(r"(?:\b(?:loaded|found|installed|runtime)\b[^\n
 
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
-    if " but " in low and "driver" not in low and len(line) < 2000:
+    # not torch's CUDA against a toolkit's nvcc (torch brings its own runtime: that pair matters to a build, and is
+    # nvcc_torch_cuda_mismatch's), nor a driver's CUDA (the driver layer's)
+    if " but " in low and not any(w in low for w in ("driver", "torch", "nvcc")) and len(line) < 2000:
         m = _BUILT_VS_FOUND_RE.search(low) or _LOADED_VS_BUILT_RE.search(low)
         if m:
             r.event("loader", "sign", line, WEIGHT["sign"], sign="cudnn_mismatch", phrase=m.group(0)[:80])

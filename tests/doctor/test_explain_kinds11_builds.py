@@ -216,6 +216,11 @@ NOT_THESE = [
     # a module of a package that is not torch's is no torch DLL missing
     ("ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module could not be "
      "found.\n", "torch_libs_not_loaded"),
+    # CMake's optional package not found ("-- " status line) is no failed build
+    ("-- Could NOT find OpenMP_CXX (missing: OpenMP_CXX_FLAGS OpenMP_CXX_LIB_NAMES)\n-- Configuring done\n",
+     "build_dependency_missing"),
+    # torch's CUDA against the system's: a build's pair (nvcc_torch_cuda_mismatch), no binary built for another CUDA
+    ("PyTorch was compiled with CUDA 11.8 but my system CUDA is 12.1\n", "library_shadowed_older_copy"),
     # a compiler that ran is no missing compiler
     ("gcc: error: unrecognized command-line option '-mfoo'\n", "build_dependency_missing"),
     # a word "unmatched" elsewhere is no cuDNN check
