@@ -107,6 +107,8 @@ def symbol_owner(sym: str) -> str:
             return "cublas" if fam == "cublaslt" else fam
     if low.startswith("__cuda") or low.startswith("cuda"):
         return "cuda_runtime"
+    if sym.startswith(("GOMP_", "omp_", "__kmpc_", "kmp_")):
+        return "openmp"  # the OpenMP runtime's entry points (libgomp's GOMP_*, LLVM/Intel libomp's __kmpc_*, omp_*)
     return "other"
 
 

@@ -161,7 +161,11 @@ _DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)\b", re.IGNORECASE)
 _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open", "could not open", "not found",
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
                   "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
-                  "failed to open", "could not be found", "could not locate", "or one of its dependencies")
+                  "failed to open", "could not be found", "could not locate", "or one of its dependencies",
+                  # a user's own finding, in words ("turns out I lacked libX.so", "libX.so was missing")
+                  " lacked ", " lacking ", " was missing", " is missing", " were missing", " are missing",
+                  # cuDNN's own loader ("Please make sure libcudnn_cnn_infer.so.8 is in your library path!")
+                  "is in your library path")
 #: what a library's own initialisation failing reads like, and what a file that is not there reads like
 _INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
                       "failed to initialize", "error initializing", "initialisation failed")
@@ -179,6 +183,9 @@ _TB_FILE_RE = re.compile(r'File "([^"\n]{1,400})", line \d')
 _MD_SYMBOL_RE = re.compile(r"undefined symbol: \\?\*(Z[A-Za-z0-9_*\\]{2,600})", re.IGNORECASE)
 #: a mangled name after "undefined symbol: " once Markdown's escaped underscores are put back
 _MD_ESCAPED_SYMBOL_RE = re.compile(r"(?<=undefined symbol: )_Z[A-Za-z0-9_*\\]{2,600}")
+#: dyld's undefined symbol (Mach-O names carry a leading underscore: "_GOMP_parallel" is C's GOMP_parallel, "__ZN3c10..."
+#: C++'s _ZN3c10...)
+_DYLD_SYMBOL_RE = re.compile(r"Symbol not found: _([A-Za-z_][A-Za-z0-9_]{0,600})")
 _UNDEF_REF_RE = re.compile(r"undefined reference to [`'‘\"]?([A-Za-z_][A-Za-z0-9_]{2,200})")
 #: a CUDA math/communication library's API function as its headers name it (cusparseSpMM, cublasLtMatmul, ncclCommInitRank)
 _CUDA_API_RE = re.compile(r"\b((?:cusparse|cublasLt|cublas|cufft|curand|cusolver[A-Z]{0,2}|cudnn|nccl|nvjpeg|npp)"
@@ -262,6 +269,10 @@ _GLIBC_VER_RE = re.compile(r"(?:\(gnu libc\)|\bglibc[- ]?(?:version)?:? ?|\blibc
                            r"\(ubuntu glibc [0-9.\-a-z]{1,30}\)|\(debian glibc [0-9.\-a-z+]{1,30}\)) ?([0-9]\.[0-9]{1,2})\b")
 #: the CPU architecture a text names ("x86_64", "aarch64", "arm64", "amd64")
 _MACHINE_RE = re.compile(r"(?<![a-z0-9])(x86_64|amd64|aarch64|arm64|armv7l|ppc64le|i686)(?![a-z0-9])")
+#: a 32-bit Python (Windows' default install folder "Python37-32", sys.version's "[MSC v.1916 32 bit (Intel)]", the
+#: installer's "Python 3.8 (32-bit)", words): no GPU framework publishes wheels for it
+_PY32_RE = re.compile(r"\bpython3[0-9]{0,2}-32\b|\bmsc v\.[0-9]{4} 32 bit\b|\bpython[ 0-9.]{0,8}\(32-bit\)|"
+                      r"\b32[- ]bit (?:version of )?python\b|\bpython[ 0-9.]{0,8} (?:is )?32[- ]bit\b")
 #: a triton release named ("triton==3.5.0", "Triton 3.5.0.post21", "triton-3.4.0")
 _TRITON_VER_RE = re.compile(r"\btriton\b(?![._/])[^0-9\n'\"]{0,24}?v?([0-9]\.[0-9]{1,2}(?:\.[0-9]{1,3})?)")
 #: torch's collect_env lines that say what this torch is ("CUDA used to build PyTorch: None", "Is CUDA available: No",
@@ -329,19 +340,24 @@ _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '
 _NAMED_RELEASE_RE = re.compile(r"\b([A-Za-z][A-Za-z0-9_\-]{1,40})(?:\s{0,2}={1,2}\s{0,2}|\s{1,2}version:?\s{1,2}|\s{1,2})v?"
                                r"([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?)\b")
 _HEADER_BARE_RE = re.compile(r"(?:^|[\s'\"`])([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))['\"`]?: No such file or directory")
+#: a header said missing in words, named as an #include names it ("No such file <cblas.h>", "cannot find <omp.h>")
+_HEADER_SAID_RE = re.compile(r"(?i:no such file|not found|missing|cannot find|can't find|could not find|cannot open)"
+                             r"[^<\n]{0,16}<([A-Za-z0-9_][A-Za-z0-9_./+\-]{0,120}\.(?:h|hpp|cuh|hxx))>")
 #: the EDG front end's form (nvcc's cudafe++, NVRTC): 'x.cu(3): catastrophic error: cannot open source file "y.h"'
 _EDG_HEADER_RE = re.compile(r"(?:catastrophic )?error: cannot open source file [\"']([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))[\"']")
 #: MSVC's C1083 names the header in its UI language's words and quotes ("Cannot open include file: 'io.h'",
 #: "无法打开包括文件: “io.h”"); the strerror after it is the C runtime's, read by _english_enoent in other locales
 _C1083 = r"(?:C1083: [^:'\"“\n]{1,60}: )?"
 _HEADER_RE = re.compile(r"fatal error:? " + _C1083 + r"['\"“]?([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))['\"”]?: No such file")
+#: clang's form ("fatal error: 'omp.h' file not found")
+_CLANG_HEADER_RE = re.compile(r"fatal error: '([A-Za-z0-9_./+\-]{1,120}\.(?:h|hpp|cuh|hxx))' file not found")
 #: a header without an extension (the C++ library style: <google/dense_hash_map>, <Eigen/Dense>, <cuda/std/atomic>), named
 #: with its directory by GCC's and MSVC's message (a bare name there is as often a source file the command names)
 _HEADER_DIR_RE = re.compile(r"fatal error:? " + _C1083 + r"['\"“]?([A-Za-z0-9_+\-]{1,60}/[A-Za-z0-9_/+\-]{1,120})['\"”]?: "
                             r"No such file")
 #: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
 _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
-_LINK_RE = re.compile(r"cannot find -l([A-Za-z0-9_+\-]{1,60})")
+_LINK_RE = re.compile(r"(?:cannot find|library not found for) -l([A-Za-z0-9_+\-]{1,60})")  # GNU ld's, Apple ld's
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
 _FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))? \(from versions: ([^)\n]{0,200})\)")
@@ -359,6 +375,8 @@ _CUDA_ERRNUM_RES = (
     re.compile(r"== ?cudaSuccess \(([0-9]{1,5}) vs\. 0\)"),  # glog CHECK_EQ (Caffe): error == cudaSuccess (38 vs. 0)
     # CU_SAFE_CALL of the CUDA SDK's cutil and LAMMPS' geryon: "Cuda driver error 804 in call at file 'f' in line 3."
     re.compile(r"\b[Cc][Uu][Dd][Aa] driver error ([0-9]{1,5})(?![0-9.])"),
+    # TensorRT's builder and runtime: "[ERROR] CUDA initialization failure with error: 35" (the cudaError_t)
+    re.compile(r"CUDA initialization failure with error:? ?([0-9]{1,5})(?![0-9]|\.[0-9])"),
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
@@ -387,7 +405,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("gcc_unsupported", "toolkit", ("host_config.h", "parameter packs not expanded",
                                     "unsupported gnu version", "unsupported clang version"), False),
     ("msvc", "toolkit", ("cl.exe", "microsoft visual c++", "error checking compiler version for cl", "vcvars",
-                         "msvc", "visual studio"), False),
+                         "msvc", "visual studio", "['where', 'cl']", "'cl' is not recognized",
+                         "cl : command line"), False),
     ("nvcc_missing", "toolkit", ("nvcc: not found", "nvcc: command not found", "nvcc binary could not be",
                                  "/bin/nvcc': no such file", "/bin/nvcc: no such file", "/bin/nvcc' failed: no such file",
                                  "error launching cuda compiler", "nvcc was not found", "could not find nvcc",
@@ -437,6 +456,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                    "in the terminal", "from the terminal", "终端", "command line works",
                                    "from the command line", "from command line", "in a terminal"), False),
     ("sys_executable", "jupyter", ("sys.executable", "which python", "kernelspec", "!pip"), False),
+    # Google Colab: one Python, whose kernel '!pip' installs into (no second environment on the machine)
+    ("colab", "jupyter", ("colab", "/content/"), True),
     ("env_var_set", "loader", ("ld_library_path", ".bashrc", ".profile", "bash_profile", "pythonpath",
                                "module load", "printenv", "export "), True),
     ("kaolin", "kaolin", ("kaolin",), True),
@@ -449,7 +470,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("torch_own_import", "torch", ("from torch._c import", "import torch._c", "torch/_c.cpython", "torch\\_c.cp"),
      False),
     ("cudnn_mismatch", "loader", ("cudnn version mismatch", "cudnn version incompatibility", "was compiled against",
-                                  "loaded runtime cudnn"), False),
+                                  "loaded runtime cudnn", "is compiled with cudnn", "but cudnn version in your",
+                                  "but cuda runtime version in your", "with header v"), False),
     ("env_dropped", "context", ("sudo ", "sudo: ", "srun ", "sbatch ", "systemd", "crontab", "env_reset",
                                 "slurm_script", "slurmstepd", "spawner", "jupyterhub", "spawn"), True),
     ("cannot_import_c", "abi", ("cannot import name '_c'", "_ext' ", "scatter_cuda", "scatter_cpu",
@@ -585,6 +607,11 @@ def _dll_family(name: str) -> tuple[str, str]:
 
 
 def _scan_symbols(r: _Reader, line: str, low: str) -> None:
+    if "symbol not found: _" in low:
+        # macOS' dyld ("dlopen(x.so, 2): Symbol not found: _GOMP_parallel"): a C name with Mach-O's leading underscore
+        for sym in _DYLD_SYMBOL_RE.findall(line)[:2]:
+            r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=symbol_owner(sym),
+                    needed_by=None, version_lib=None)
     if "undefined symbol" in low:
         if "\\_" in line:
             # a Markdown editor escaped every underscore ("pytorch3d/\_C.cpython-310-x86\_64-linux-gnu.so: undefined
@@ -851,10 +878,50 @@ def _nvcc_path(r: _Reader, path: str, line: str, problem: Any) -> None:
         _home(r, home, "CUDA_HOME", line, problem, implied=True)
 
 
+#: a compute capability as messages print it ("6.1"; not "3.10", not "12.1.0")
+_CC_NUM = r"([0-9]{1,2}\.[0-9])(?![0-9.])"
+#: the minimum a message states: after its word ("Minimum required: 6.1", "requires compute capability 7.0", ">= 7.5",
+#: "lower than the minimum required 7.0"), before its word ("7.0 or higher"), or a comparison ("3.0 < 3.5")
+_CC_NEED_BEFORE_RE = re.compile(r"(?:minimum|required|requires?|at least|>=|≥)[^0-9\n]{0,30}?" + _CC_NUM)
+_CC_NEED_AFTER_RE = re.compile(_CC_NUM + r" ?(?:or (?:higher|newer|later|above|greater)|\+)")
+_CC_LESS_RE = re.compile(_CC_NUM + r" ?< ?" + _CC_NUM)
+_CC_HAVE_RE = re.compile(r"capability[^0-9\n]{0,12}?" + _CC_NUM)
+#: words of a message that refuses the GPU with no capability of its own named ("only supports GPUs with ... >= 7.5")
+_CC_REFUSED = ("only support", "not supported", "too old", "is not compatible", "unsupported")
+
+
+#: a GPU said too old, or no longer supported, by the software ("CUDA GPU is too old", "Your GPU (sm_35) is too old",
+#: "The GeForce GT 730 GPU is not supported anymore"); not a driver's ("the NVIDIA driver on your system is too old")
+_GPU_TOO_OLD_RE = re.compile(r"(?:\b(?:gpu|graphics card|video card)\b(?: \([^)\n]{1,40}\))? (?:is|was) (?:too old|no longer "
+                             r"supported|not supported anymore)|\b(?:fermi|kepler|maxwell|pascal|volta)(?: gpus?| cards?| "
+                             r"architecture)?(?: and (?:older|earlier)| or (?:older|earlier))? (?:gpus? )?(?:is|are) "
+                             r"(?:not|no longer) supported)(?! ?\?)")  # not a question ("is my gpu too old?")
+
+
+def _capability_below_minimum(r: _Reader, line: str, low: str) -> None:
+    """A line that states a minimum compute capability and the GPU's, the GPU's below it (or that refuses the GPU
+    against a minimum without naming its own), in any tool's words: the GPU is older than the software supports."""
+    less = _CC_LESS_RE.search(low)
+    need_m = None if less else (_CC_NEED_BEFORE_RE.search(low) or _CC_NEED_AFTER_RE.search(low))
+    if not (less or need_m):
+        return
+    need = less.group(2) if less else need_m.group(1)
+    haves = [less.group(1)] if less else [h for h in _CC_HAVE_RE.findall(low) if h != need]
+    if (haves and float(haves[0]) < float(need)) or (not haves and any(w in low for w in _CC_REFUSED)):
+        r.event("toolkit", "sign", line, WEIGHT["sign"], sign="gpu_too_old_for_extension",
+                phrase=f"compute capability {haves[0] if haves else '?'} below {need}")
+
+
 def _scan_gpus(r: _Reader, line: str, low: str) -> None:
     from smrnb.doctor import tables
 
     gpus = r.facts["driver"].get("gpus_named") or []
+    if "capabilit" in low and len(line) < 2000:
+        _capability_below_minimum(r, line, low)
+    if ("too old" in low or "supported" in low) and "driver" not in low and len(line) < 2000:
+        m = _GPU_TOO_OLD_RE.search(low)
+        if m:
+            r.event("toolkit", "sign", line, WEIGHT["sign"], sign="gpu_too_old_for_extension", phrase=m.group(0))
     if "capability" in low:
         cc = None
         m = _SM_CAP_RE.search(line)
@@ -947,13 +1014,17 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if "fatal error" in low or "cannot open source file" in low:
         line = _english_enoent(line)
         by = _INCLUDER_RE.search(line)
-        for h in _HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line) + _HEADER_DIR_RE.findall(line):
+        for h in (_HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line) + _HEADER_DIR_RE.findall(line)
+                  + _CLANG_HEADER_RE.findall(line)):
             r.event("toolkit", "header_missing", line, WEIGHT["header"], header=h,
                     included_from=by.group(1) if by else None)
     elif "no such file or directory" in low and ".h" in low:  # the compiler's line with its prefix cut off
         for h in _HEADER_BARE_RE.findall(line)[:2]:
             r.event("toolkit", "header_missing", line, WEIGHT["header"] + 4, header=h, included_from=None)
-    if "cannot find -l" in low:
+    elif ".h>" in low:  # a header told missing in words, in its #include form ("No such file <cblas.h>")
+        for h in _HEADER_SAID_RE.findall(line)[:2]:
+            r.event("toolkit", "header_missing", line, WEIGHT["header"] + 6, header=h, included_from=None)
+    if "cannot find -l" in low or "library not found for -l" in low:
         for lib in _LINK_RE.findall(line):
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
     if "cannot open input file" in low:
@@ -1127,6 +1198,8 @@ def _scan_platform(r: _Reader, line: str, low: str) -> None:
         m = _MACHINE_RE.search(low)
         if m and not any(w in low for w in ("manylinux", "win_amd64", "macosx_", ".whl", "musllinux", "linux_")):
             r.fact("context", "machine", {"amd64": "x86_64", "arm64": "aarch64"}.get(m.group(1), m.group(1)), line)
+    if "32" in low and _PY32_RE.search(low):
+        r.fact("context", "python_bits", 32, line)
     if "large" in low or "gpu-" in low or "standard-" in low or "standard_nc" in low:
         got = tables.cloud_gpu(low)
         if got:
@@ -1300,8 +1373,27 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
 _SEEN_LINES = 20_000
 
 
+#: a binary's CUDA or cuDNN release said against another found on the machine ("compiled with CUDA 12.1, but your system
+#: has CUDA 11.8", "built for CUDA 12 but CUDA 11.4 runtime found"), in any tool's words; a driver's is another matter
+_BUILT_VS_FOUND_RE = re.compile(r"(?:compiled|built) (?:with|for|against) (?:cudnn|cuda) ?v?[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}\b"
+                                r"[^\n]{0,60}?\bbut\b[^\n]{0,60}?\b(?:cudnn|cuda)\b[^\n0-9]{0,40}?[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}")
+
+#: the same with the release loaded first ("Loaded cuDNN version 8600 but source was compiled with 8902", "The cuDNN
+#: library loaded is 8.1 but Paddle requires 8.2")
+_LOADED_VS_BUILT_RE = re.compile(r"(?:\b(?:loaded|found|installed|runtime)\b[^\n0-9]{0,20}?\bcudnn\b|\bcudnn\b[^\n0-9]{0,12}?"
+                                 r"\b(?:loaded|found|installed)\b)[^\n0-9]{0,30}?"
+                                 r"[0-9]{1,5}(?:\.[0-9]{1,2}){0,2}[^\n]{0,30}?\bbut\b[^\n]{0,40}?(?:compiled (?:with|against)|"
+                                 r"built (?:with|against|for)|requires?|expects?)[^\n0-9]{0,30}?[0-9]{1,5}(?:\.[0-9]{1,2}){0,2}")
+
+
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
+    # not torch's CUDA against a toolkit's nvcc (torch brings its own runtime: that pair matters to a build, and is
+    # nvcc_torch_cuda_mismatch's), nor a driver's CUDA (the driver layer's)
+    if " but " in low and not any(w in low for w in ("driver", "torch", "nvcc")) and len(line) < 2000:
+        m = _BUILT_VS_FOUND_RE.search(low) or _LOADED_VS_BUILT_RE.search(low)
+        if m:
+            r.event("loader", "sign", line, WEIGHT["sign"], sign="cudnn_mismatch", phrase=m.group(0)[:80])
     _scan_libraries(r, line, low)
     _scan_symbols(r, line, low)
     _scan_versions(r, line, low)

@@ -109,8 +109,9 @@ _HINT_ROWS = {"pip_restart_note": 20, "bang_pip": 16, "kernel_restarting": 10}
 def notebook_messages(facts: Facts) -> Iterable[Finding]:
     """A kernel of another Python (tables/jupyter_kernel.csv), and a notebook where what works in a terminal
     fails: another Python, or a variable the kernel never got."""
+    colab = "colab" in signs(facts)  # Colab's '!pip' is the kernel's own Python: no other environment to blame
     for ev in events(facts, "jupyter", "message"):
-        if ev.get("key") == "module_not_found_notebook":
+        if ev.get("key") == "module_not_found_notebook" or (colab and ev.get("key") == "bang_pip"):
             continue  # rules.torch decides a module that cannot be imported (build, package, kernel)
         for f in resolve(facts, ev):
             yield replace(f, rank=f.rank + _HINT_ROWS.get(str(ev.get("key")), 0))
@@ -118,8 +119,8 @@ def notebook_messages(facts: Facts) -> Iterable[Finding]:
     notebook = "in_notebook" in s or bool(layer(facts, "jupyter").get("in_kernel"))
     if not notebook:
         return
-    first = next((e for e in events(facts, "jupyter", "sign") if e.get("sign") in ("terminal_works", "sys_executable")),
-                 None)
+    first = next((e for e in events(facts, "jupyter", "sign") if e.get("sign") in ("terminal_works", "sys_executable")
+                  and not (colab and e.get("phrase") == "!pip")), None)
     env_set = next((e for e in events(facts, kind="sign") if e.get("sign") == "env_var_set"), None)
     if first is not None:
         # what works in a terminal and fails in the notebook: another Python unless the text is about a

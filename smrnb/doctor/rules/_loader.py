@@ -107,6 +107,11 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         # libnvidia-ml.so.1): a program that dlopens it needs that link, or the directory that has it (WSL:
         # /usr/lib/wsl/lib) on the loader's path
         codes = ["library_not_found", "gpu_not_exposed_to_process", "no_gpu"]
+    elif fam == "driver" and not low.startswith(("libcuda.", "libnvidia-ml")) and not (
+            value(facts, "context", "container") or value(facts, "context", "slurm")):
+        # a component of the driver beside libcuda (the PTX JIT, OptiX, NVENC/NVDEC, OpenCL): distributions package
+        # them apart from libcuda (libnvidia-compute, -decode, -gl), so a host driver install can lack one
+        codes = ["library_not_found", "driver_broken"]
     elif fam == "driver":
         codes = ["gpu_not_exposed_to_process", "no_gpu"]
     elif fam == "other" and _cuda_build_dll(str(ev.get("line") or "")):
@@ -351,6 +356,10 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["library_shadowed_older_copy"]
     if owner == "torch_python":
         return ["torch_libs_not_loaded"]
+    if owner == "openmp":
+        # an OpenMP runtime function undefined: the module was built with OpenMP and the runtime (libgomp, libomp)
+        # is not linked in or not found where the loader looks (macOS' @rpath to a compiler's lib directory)
+        return ["library_not_found", "extension_undefined_symbol"]
     if owner == "cuda_runtime" and sym.startswith("__cudaRegister"):
         return ["nvcc_torch_cuda_mismatch", "extension_undefined_symbol"]
     if "torchvision" in nb or "torchaudio" in nb:
@@ -442,7 +451,8 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 yield from resolve(facts, ev, ["prebuilt_binary_wrong_cuda", "library_not_found"])
                 continue
             theirs = bool(m) and m.group(1) not in ("_C", "torch", "_C_flatbuffer")
-            yield from resolve(facts, ev, ["library_not_found"] + (["torch_libs_not_loaded"] if theirs else []))
+            yield from resolve(facts, ev, ["library_not_found"] + (_module_dll_reading(facts, m.group(1)) if theirs
+                                                                   else []))
             continue
         if ev.get("key") == "win_proc_not_found" and _torch_extension_import(facts, ev):
             yield from resolve(facts, ev, ["abi_torch_version_mismatch", *ev.get("codes", ())])
@@ -461,10 +471,10 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
     for ev in events(facts, "loader", "sign"):
         if ev.get("sign") == "cudnn_mismatch":
             codes = _cudnn_mismatch_codes(str(ev.get("line") or ""))
-            m = _CUDNN_LOADED_RE.search(str(ev.get("line") or ""))
-            yield from resolve(facts, {**ev, "kind": "message", "library": "cuDNN", "meaning": (
-                f"the binary was built with cuDNN {m.group(2)} and cuDNN {m.group(1)} was loaded: install the cuDNN "
-                "release the binary was built with (same major, at least its minor), or the build made for this cuDNN"
+            m = _loaded_built(str(ev.get("line") or ""))
+            yield from resolve(facts, {**ev, "kind": "message", "library": m[0] if m else "cuDNN", "meaning": (
+                f"the binary was built with {m[0]} {m[2]} and {m[0]} {m[1]} was loaded: install the {m[0]} "
+                f"release the binary was built with (same major, at least its minor), or the build made for this {m[0]}"
             ) if m else None}, codes)
     yield from _crash_readings(facts)
 
@@ -487,6 +497,32 @@ def _extension_after_torch(facts: Mapping[str, Any]) -> bool:
 #: compiled with: 7.5.0" (older releases: "7301 (compatibility version 7300) but source was compiled with 7003")
 _CUDNN_LOADED_RE = re.compile(r"loaded runtime cudnn library:? ?(\d+(?:\.\d+)*)[^\n]{0,60}?compiled (?:with|against):? ?"
                               r"(\d+(?:\.\d+)*)", re.IGNORECASE)
+#: the same check in the words of other stacks, the release built with first: PaddlePaddle's (paddle/phi/backends/gpu/
+#: gpu_resources.cc: "The installed Paddle is compiled with CUDNN 8.2, but CUDNN version in your machine is 8.1"; and
+#: its CUDA runtime twin), any tool's "built for CUDA 12 but CUDA 11.4 runtime found", and older Paddle's dynload check
+#: ("libcudnn v5 with header v7 unmatched": loaded, then built)
+_BUILT_FIRST_RE = re.compile(r"(?:compiled|built) (?:with|for|against) (cudnn|cuda) ?v?(\d+(?:\.\d+)*)\b[^\n]{0,60}?\bbut\b"
+                             r"[^\n]{0,60}?\b(?:cudnn|cuda)\b[^\n0-9]{0,40}?v?(\d+(?:\.\d+)*)", re.IGNORECASE)
+_LOADED_HEADER_RE = re.compile(r"libcudnn v?(\d+(?:\.\d+)*) with header v?(\d+(?:\.\d+)*) unmatched", re.IGNORECASE)
+
+
+#: the loaded release first in other words ("Loaded cuDNN version 8600 but source was compiled with 8902", "The cuDNN
+#: library loaded is 8.1 but Paddle requires 8.2")
+_LOADED_FIRST_RE = re.compile(r"\bcudnn\b[^\n0-9]{0,30}?(\d{1,5}(?:\.\d{1,2}){0,2})[^\n]{0,30}?\bbut\b[^\n]{0,40}?(?:compiled "
+                              r"(?:with|against)|built (?:with|against|for)|requires?|expects?)[^\n0-9]{0,30}?"
+                              r"(\d{1,5}(?:\.\d{1,2}){0,2})", re.IGNORECASE)
+
+
+def _loaded_built(line: str) -> tuple[str, str, str] | None:
+    """(library, release loaded, release the binary was built with) of a runtime-version check's message."""
+    m = _CUDNN_LOADED_RE.search(line) or _LOADED_HEADER_RE.search(line) or (
+        None if _BUILT_FIRST_RE.search(line) else _LOADED_FIRST_RE.search(line))
+    if m:
+        return "cuDNN", m.group(1), m.group(2)
+    m = _BUILT_FIRST_RE.search(line)
+    if m:
+        return ("cuDNN" if m.group(1).lower() == "cudnn" else "CUDA"), m.group(3), m.group(2)
+    return None
 
 
 def _cudnn_release(v: str) -> tuple[int, int]:
@@ -503,8 +539,8 @@ def _cudnn_mismatch_codes(line: str) -> list[str]:
     """A cuDNN other than the one a binary was built with: an older one loaded is another copy found first (or an
     old install); a newer one the binary does not accept is a binary built for another cuDNN (install the cuDNN it
     was built with, or the build made for this one)."""
-    m = _CUDNN_LOADED_RE.search(line)
-    if m and _cudnn_release(m.group(1)) > _cudnn_release(m.group(2)):
+    m = _loaded_built(line)
+    if m and _cudnn_release(m[1]) > _cudnn_release(m[2]):
         return ["prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"]
     return ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]
 
@@ -513,15 +549,39 @@ def _cudnn_mismatch_codes(line: str) -> list[str]:
 _WIN_IMPORT_RE = re.compile(r"DLL load failed while importing ([A-Za-z_][A-Za-z0-9_]{0,80})")
 
 
+#: the names torch extensions' compiled modules take by convention (torch.utils.cpp_extension's CUDAExtension names
+#: in setup.py: "_ext" of mmcv, "exllamav2_ext", "<op>_cuda"); "_C" (pytorch3d, detectron2, the Gaussian rasterisers)
+#: is torch's own core's name too, read apart in _torch_extension_import
+_TORCH_EXT_MODULE_RE = re.compile(r"_ext|[a-z][a-z0-9_]{1,40}_(?:ext|cuda|C)")
+
+
+def _module_dll_reading(facts: Mapping[str, Any], module: str) -> list[str]:
+    """The second reading of a DLL missing for a compiled module other than torch's: torch's own DLLs when the text is
+    about torch (an extension imported before torch); else, where the text names a CUDA release, the CUDA runtime DLL
+    of the release the package's binary was built for (cudart64_12.dll beside a CUDA 11 install); else none."""
+    imported = {str(x).split(".")[0].lower() for x in (value(facts, "loader", "modules_imported") or [])}
+    installed = {str(x).lower() for x in (value(facts, "torch", "packages_installed") or [])}
+    if value(facts, "torch", "version") or "torch" in imported | installed or _TORCH_EXT_MODULE_RE.fullmatch(module):
+        return ["torch_libs_not_loaded"]
+    return ["prebuilt_binary_wrong_cuda"] if value(facts, "toolkit", "cuda_named") else []
+
+
 def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
     """Whether ERROR_PROC_NOT_FOUND (127) came while importing a compiled module other than torch's own, in a text
     that shows a torch release: an extension built against torch imports torch's C++ functions from c10.dll and
     torch_cpu.dll by name, and another torch release lacks some of them (Windows' form of Linux's undefined
     ``at::``/``c10::`` symbol, whose name Windows does not print)."""
     m = _WIN_IMPORT_RE.search(str(ev.get("line") or ""))
-    if not m or m.group(1) in ("_C", "torch", "_C_flatbuffer"):
+    if not m or m.group(1) in ("torch", "_C_flatbuffer"):
         return False
-    return bool(value(facts, "torch", "version"))
+    if m.group(1) == "_C":
+        # torch's own compiled core has that name too: an extension's only where the text imports another package
+        # (its traceback: "from diff_gaussian_rasterization import ..." then "from . import _C") and not torch's _C
+        imported = {str(x).split(".")[0] for x in value(facts, "loader", "modules_imported") or []}
+        return bool(imported - {"torch"}) and not has_sign(facts, "torch_own_import")
+    # the compiled module torch's extension builder names by convention (_ext, <project>_ext) is a torch extension
+    # even where the text shows no torch release (a title of one line)
+    return bool(value(facts, "torch", "version")) or _TORCH_EXT_MODULE_RE.fullmatch(m.group(1)) is not None
 
 
 #: the oldest glibc of the legacy manylinux tags (PEP 513, 571, 599)

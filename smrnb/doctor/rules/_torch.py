@@ -535,6 +535,18 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
 
 
 @rule("torch")
+def no_wheel_for_32bit_python(facts: Facts) -> Iterable[Finding]:
+    """pip finding no release of a package (the versions it saw are none, or a placeholder's) under a 32-bit Python the
+    text shows: torch, TensorFlow, Paddle and the CUDA libraries publish wheels for 64-bit Pythons only, so no file of
+    theirs fits this interpreter's platform tag (win32, linux_i686); a 64-bit Python is the way."""
+    if value(facts, "context", "python_bits") != 32:
+        return
+    for ev in events(facts, "kaolin", "pip_no_match"):
+        yield from resolve(facts, {**ev, "weight": 10}, ["wrong_architecture_binary"])
+        return
+
+
+@rule("torch")
 def cuda_torch_on_macos(facts: Facts) -> Iterable[Finding]:
     """pip finding no CUDA build of torch (a ``+cuXYZ`` local version) on a Mac: PyTorch publishes no CUDA wheels for
     macOS (its install selector: "MacOS Binaries dont support CUDA"), and no NVIDIA driver exists for current macOS
@@ -576,6 +588,32 @@ def gpu_outside_cuda_release(facts: Facts) -> Iterable[Finding]:
         codes = (["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"] if tc else
                  ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"])
         yield from resolve(facts, ev, codes)
+        return
+
+
+#: the oldest compute capability a CUDA stack of the last years runs on: CUDA 9.0 (2017) dropped Fermi (2.x) and every
+#: GPU before it, and cuDNN never ran below 3.0 (cuDNN API reference, CUDNN_STATUS_ARCH_MISMATCH)
+OLDEST_CURRENT_CC = 30
+
+
+@rule("torch")
+def gpu_older_than_any_current_stack(facts: Facts) -> Iterable[Finding]:
+    """A GPU the text names (or whose compute capability it prints) below 3.0 (Fermi, the Tesla architecture: GTX 4xx/5xx,
+    9800 GT, NVS 5400M): no CUDA library of the last years (cuDNN, any framework, a CUDA 9+ build) carries code for it,
+    whatever the stack's message says; the GPU is below the software's minimum."""
+    from smrnb.doctor._install import cc_to_int
+
+    if not from_text(facts, "driver", "gpus"):
+        return
+    for g in value(facts, "driver", "gpus") or []:
+        n = cc_to_int(str(g.get("compute_capability") or "")) if isinstance(g, dict) else None
+        if n is None or n >= OLDEST_CURRENT_CC:
+            continue
+        line = str(((layer(facts, "driver").get("read_from") or {}).get("gpus")) or "")
+        ev = {"kind": "state", "from": "text", "weight": 40, "line": line,
+              "fact": f"GPU {g.get('name') or ''} (compute capability {g['compute_capability']}) is older than any "
+                      "current CUDA library supports (3.0 and newer; CUDA 9.0 dropped Fermi)"}
+        yield from resolve(facts, ev, ["gpu_below_extension_minimum"])
         return
 
 
