@@ -225,6 +225,10 @@ def _oom(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 #: the install of its CUDA build
 _OTHER_CPU_BUILDS: dict[str, tuple[str, str]] = {
     "jax": ("jaxlib", 'pip install -U "jax[cuda12]"   # jaxlib with its CUDA plugin (jax[cuda13] for a CUDA 13 driver)'),
+    "faiss": ("faiss", "pip uninstall -y faiss-cpu faiss && pip install faiss-gpu   # or conda install -c pytorch "
+                       "faiss-gpu: one faiss package, the GPU one"),
+    "xgboost": ("xgboost", "pip uninstall -y xgboost xgboost-cpu && pip install xgboost   # the Linux/Windows wheels "
+                           "carry CUDA; a source build needs -DUSE_CUDA=ON"),
     "onnxruntime": ("onnxruntime", "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu   "
                                    "# the CPU package shadows the GPU one"),
 }
