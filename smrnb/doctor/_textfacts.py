@@ -472,6 +472,11 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("macos", "context", ("macbook", "macos", "mac os", "apple silicon", "apple m1", "apple m2", "apple m3",
                           " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend"), True),
     ("wsl", "context", ("wsl", "microsoft-standard"), True),
+    # an NVIDIA Jetson board (its JetPack / Linux for Tegra): PyPI's aarch64 torch wheels there are CPU-only
+    ("jetson", "context", ("jetson", "jetpack", "l4t", "nvidia tegra", "tegra194", "tegra234", "tegra210"), True),
+    # code asking for the CUDA device by name (torch's / CTranslate2's / faster-whisper's device argument)
+    ("cuda_device_asked", "context", ('device="cuda"', "device='cuda'", "device=cuda", "--device cuda",
+                                      '("cuda"', "('cuda'", '"cuda", compute_type', "'cuda', compute_type"), True),
     ("nvidia_smi_missing", "driver", ("nvidia-smi: command not found", "nvidia-smi: not found",
                                       "'nvidia-smi' is not recognized", "nvidia-smi: no such file"), False),
     ("egl", "driver", ("eglinitialize", "eglgetdisplay", "egl_not_initialized", "pyopengl_platform=egl",
@@ -1617,12 +1622,35 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _scan_lines(r, text, budget_s)
     low = text.lower()
     _scan_signs(r, text, low)
+    _scan_stale_release(r, text)
     _scan_tables(r, text, low)
     _scan_enums(r, text, low)
     _derive(r)
     _context_from_signs(r)
     _broken_driver(r)
     return r.result()
+
+
+#: pip replacing a release ("Successfully uninstalled pandas-0.22.0", src/pip/_internal/req/req_uninstall.py)
+_UNINSTALLED_RE = re.compile(r"Successfully uninstalled ([A-Za-z0-9_.-]{1,60}?)-(\d+(?:\.\d+){1,3}\w{0,8})")
+
+
+def _scan_stale_release(r: _Reader, text: str) -> None:
+    """pip replaced a release and the text then prints the replaced one (a version on a line of its own, or after
+    the package's name or ``__version__``): the process asking had imported the package before the install, and
+    keeps the old module until it restarts."""
+    for m in _UNINSTALLED_RE.finditer(text):
+        name, old = m.group(1), re.escape(m.group(2))
+        after = text[m.end():m.end() + 4000]
+        if "Successfully installed" not in after:
+            continue
+        after = after[after.index("Successfully installed"):]
+        shown = re.search(rf"^[\s>'\"]*{old}['\"]?\s*$|(?:__version__|\b{re.escape(name)}\b)[^\n]{{0,40}}?[\s'\"=:(]"
+                          rf"{old}(?![\w.])", after, re.M | re.I)
+        if shown:
+            r.event("jupyter", "sign", shown.group(0), WEIGHT["sign"], sign="old_release_imported",
+                    package=name, version=m.group(2))
+            return
 
 
 #: a library's file name wrapped inside a word by a terminal or an editor ("ImportError: libcud" / "art.so.11.0: cannot

@@ -15,7 +15,7 @@ from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
 from smrnb.doctor.rules._driver import torch_variants_for_driver
-from smrnb.doctor.rules._events import builds, events, from_text, resolve, value
+from smrnb.doctor.rules._events import builds, events, from_text, has_sign, resolve, value
 
 CODES = meanings("rules.torch")  # this module's codes, from the one table (codes.py)
 
@@ -418,6 +418,8 @@ def unavailable_codes(facts: Facts) -> list[str]:
     (to an index this machine lacks, or empty) hides GPUs as a container or a job does."""
     if value(facts, "torch", "cpu_build"):
         return ["cpu_only_torch_with_gpu"]
+    if has_sign(facts, "jetson") and not value(facts, "context", "container"):
+        return ["cpu_only_torch_with_gpu", "torch_cuda_unavailable"]  # PyPI's aarch64 wheels: no CUDA (JetPack's have)
     if value(facts, "context", "os") == "macos":
         return ["no_gpu"]  # a Mac has no NVIDIA GPU: the code asks for CUDA where MPS or the CPU is what there is
     if value(facts, "context", "container") or value(facts, "context", "slurm") or value(
