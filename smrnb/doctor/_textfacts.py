@@ -468,7 +468,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                               "runtimeclassname", "in a container", "inside a container", "in the container",
                               "inside the container", "container image"), True),
     ("slurm", "context", ("srun", "sbatch", "slurm", "#sbatch", "salloc", "--gres"), True),
-    ("windows", "context", ("c:\\", "win_amd64", ".dll", "windows", "winerror", "powershell"), True),
+    ("windows", "context", ("c:\\", "win_amd64", ".dll", "windows", "winerror", "powershell", "win10", "win11",
+                            "win 10", "win 11"), True),
     ("macos", "context", ("macbook", "macos", "mac os", "apple silicon", "apple m1", "apple m2", "apple m3",
                           " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend"), True),
     ("wsl", "context", ("wsl", "microsoft-standard"), True),
@@ -1623,6 +1624,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     low = text.lower()
     _scan_signs(r, text, low)
     _scan_stale_release(r, text)
+    _scan_tf_release(r, text)
     _scan_tables(r, text, low)
     _scan_enums(r, text, low)
     _derive(r)
@@ -1651,6 +1653,28 @@ def _scan_stale_release(r: _Reader, text: str) -> None:
             r.event("jupyter", "sign", shown.group(0), WEIGHT["sign"], sign="old_release_imported",
                     package=name, version=m.group(2))
             return
+
+
+#: a TensorFlow release named ("tensorflow==2.16.1", "tensorflow-gpu 2.12", "TensorFlow version: 2.15",
+#: "tf.__version__ ... 2.13.0")
+_TF_RELEASE_RE = re.compile(r"\b(?:tensorflow(?:[-_]gpu|[-_]intel)?|tf)(?:\s{0,2}(?:==?|:)\s{0,2}|\s{1,2}version:?\s{0,2}|"
+                            r"\s{1,2}v?|\.__version__\W{0,12}\n?[>\s'\"]{0,8})v?(\d\.\d{1,2})(?:\.\d{1,3})?\b", re.I)
+#: code asking TensorFlow for its GPUs
+_TF_GPU_QUERY_RE = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU|is_gpu_available|"
+                              r"gpu_device_name\(|num gpus available|list_local_devices\(", re.I)
+
+
+def _scan_tf_release(r: _Reader, text: str) -> None:
+    """The TensorFlow release a text names (``torch.tensorflow_version``) and whether it asks TensorFlow for its GPUs
+    (sign ``tf_gpu_query``)."""
+    if "tensorflow" not in text.lower() and "tf." not in text:
+        return
+    m = _TF_RELEASE_RE.search(text[:100_000])
+    if m:
+        r.fact("torch", "tensorflow_version", m.group(1), m.group(0))
+    q = _TF_GPU_QUERY_RE.search(text[:100_000])
+    if q:
+        r.event("torch", "sign", q.group(0), WEIGHT["sign"], sign="tf_gpu_query", phrase=q.group(0))
 
 
 #: a library's file name wrapped inside a word by a terminal or an editor ("ImportError: libcud" / "art.so.11.0: cannot

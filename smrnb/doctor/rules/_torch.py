@@ -287,6 +287,13 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126   "
                              "# torch: a CUDA build; a HIP program: build it for HIP's NVIDIA platform "
                              "(HIP_PLATFORM=nvidia, where HIP supports it)"]}
+    if ev.get("framework") == "tensorflow":
+        return {"title": f"TensorFlow {ev.get('version')} has no GPU build for native Windows (the last is 2.10)",
+                "detail": "TensorFlow's Windows wheels since 2.11 run on the CPU only: use WSL2 (pip install "
+                          "tensorflow[and-cuda] there), or tensorflow<2.11 with CUDA 11.2 and cuDNN 8.1 on Windows.",
+                "commands": ["python -c \"import tensorflow as tf; print(tf.__version__, "
+                             "tf.config.list_physical_devices('GPU'))\"",
+                             'pip install "tensorflow<2.11"   # the last native-Windows GPU release (or WSL2)']}
     if lib and lib.lower() != "torch":
         pkg, cmd = _OTHER_CPU_BUILDS.get(lib.lower(), (lib, f"pip show {lib}   # then install its CUDA build"))
         return {"title": f"{pkg} is a CPU-only build" + (f": {lib} runs on the CPU" if pkg != lib else ""),
@@ -606,3 +613,20 @@ def arch_list_in_text(facts: Facts) -> Iterable[Finding]:
                       f"capability {cc})", "groups": {"cc": str(cc)}}
         yield from resolve(facts, ev, ["torch_wheel_lacks_gpu_arch"])
         return
+
+
+@rule("torch")
+def tensorflow_gpu_on_native_windows(facts: Facts) -> Iterable[Finding]:
+    """TensorFlow 2.11 and later on native Windows asked for its GPUs: its Windows wheels have no CUDA since 2.11
+    (tensorflow.org/install/pip: "TensorFlow 2.10 was the last TensorFlow release that supported GPU on
+    native-Windows"), so it finds none, whatever the driver and the toolkit."""
+    ver = str(value(facts, "torch", "tensorflow_version") or "")
+    if value(facts, "context", "os") != "windows" or value(facts, "context", "wsl") or not ver.startswith("2."):
+        return
+    if int(ver.split(".")[1]) < 11:
+        return
+    for ev in events(facts, "torch", "sign"):
+        if ev.get("sign") == "tf_gpu_query":
+            yield from resolve(facts, {**ev, "weight": 22, "framework": "tensorflow", "version": ver},
+                               ["cpu_only_torch_with_gpu"])
+            return
