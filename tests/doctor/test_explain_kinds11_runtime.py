@@ -114,3 +114,15 @@ NOT = [
 @pytest.mark.parametrize(("text", "code"), NOT)
 def test_other_kinds_do_not_get_the_code(text, code):
     assert code not in rule_codes(text, n=3)
+
+
+_TF_QUERY = ">>> tf.config.list_physical_devices('GPU')\n[]\n"
+
+
+def test_tensorflow_211_or_later_on_native_windows_has_no_gpu_build():
+    text = "Windows 11, RTX 4070, CUDA 12.3, tensorflow==2.15.0\n" + _TF_QUERY
+    assert rule_codes(text, n=1) == ["cpu_only_torch_with_gpu"]
+    # TensorFlow 2.10 (the last native-Windows GPU release) and Linux/WSL2 installs are other causes
+    assert "cpu_only_torch_with_gpu" not in rule_codes("Windows 10, tensorflow-gpu==2.10.0\n" + _TF_QUERY, n=3)
+    assert "cpu_only_torch_with_gpu" not in rule_codes("Ubuntu 22.04 under WSL2, tensorflow==2.15.0\n" + _TF_QUERY,
+                                                       n=3)
