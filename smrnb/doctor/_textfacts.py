@@ -383,6 +383,9 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                  "screen goes blank", "screen went blank"), False),
     ("oom", "torch", ("outofmemoryerror", "cudamalloc failed: out of memory", "cuda error: out of memory",
                       "cuda out of memory", "gpu out of memory", "cuda_error_out_of_memory"), False),
+    # the GPU's memory running out, said in words (Chinese 显存 is the GPU's memory: "显存不足", "爆显存")
+    ("oom_said", "torch", ("显存溢出", "显存不足", "显存不够", "爆显存", "显存爆", "显存炸", "vram不足", "out of vram",
+                           "ran out of vram", "vram out of memory", "out of gpu memory", "gpu ran out of memory"), True),
     ("nvrtc_arch", "toolkit", ("invalid value for --gpu-architecture", "value 'sm_"), False),
     ("gcc_unsupported", "toolkit", ("host_config.h", "parameter packs not expanded",
                                     "unsupported gnu version", "unsupported clang version"), False),

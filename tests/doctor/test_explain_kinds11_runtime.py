@@ -126,3 +126,15 @@ def test_tensorflow_211_or_later_on_native_windows_has_no_gpu_build():
     assert "cpu_only_torch_with_gpu" not in rule_codes("Windows 10, tensorflow-gpu==2.10.0\n" + _TF_QUERY, n=3)
     assert "cpu_only_torch_with_gpu" not in rule_codes("Ubuntu 22.04 under WSL2, tensorflow==2.15.0\n" + _TF_QUERY,
                                                        n=3)
+
+
+def test_gpu_memory_running_out_said_in_chinese_is_oom():
+    text = "部署后，前两张卡跑满，后两张卡几乎无占用，推理就会报显存溢出。\n"  # "inference then reports GPU memory overflow"
+    assert rule_codes(text, n=1) == ["cuda_oom"]
+    # host memory (内存) is not the GPU's
+    assert "cuda_oom" not in rule_codes("训练时内存不足，进程被杀掉了。\n", n=3)
+
+
+def test_transformers_quantizer_without_a_gpu_is_torch_without_cuda():
+    codes = rule_codes("RuntimeError: No GPU found. A GPU is needed for quantization.\n")
+    assert "cpu_only_torch_with_gpu" in codes

@@ -525,7 +525,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             yield from resolve(facts, ev, unavailable_codes(facts))
             continue
         code = {"cpu_build": "cpu_only_torch_with_gpu", "gpu_dropped": "torch_wheel_lacks_gpu_arch",
-                "oom": "cuda_oom", "companion": "companion_built_for_other_torch"}.get(str(ev.get("sign")))
+                "oom": "cuda_oom", "oom_said": "cuda_oom", "companion": "companion_built_for_other_torch"}.get(str(ev.get("sign")))
         if code:
             yield from resolve(facts, ev, [code])
     from smrnb.doctor.rules._abi import module_codes
