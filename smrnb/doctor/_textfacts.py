@@ -648,6 +648,10 @@ def _scan_symbols(r: _Reader, line: str, low: str) -> None:
                     version=f"{tag.upper()}_{ver}", library=None, required_by=None)
 
 
+#: a release of torch's CPU-only wheels without the package's name ("2.1.1+cpu")
+_BARE_CPU_VER_RE = re.compile(r"(?<![\w.+-])([12]\.[0-9]{1,2}\.[0-9]{1,2})\+cpu\b")
+
+
 def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "torch" in low:
         for m in _TORCH_VER_RE.finditer(line):
@@ -701,6 +705,9 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
             elif not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS) and not _other_package(
                     low[max(0, m.start() - 40): m.start()]):
                 _torch_version(r, m.group(1), m.group(2).lower(), line)
+    if "+cpu" in low and "torch" not in low:  # a bare '2.1.1+cpu' (a version table, `pip list` columns): only
+        for v in _BARE_CPU_VER_RE.findall(line)[:1]:  # torch's own wheels (and its companions') carry that tag
+            _torch_version(r, v, "cpu", line)
     if "gcc" in low or "g++" in low or "c++ (" in low:
         for v in _GCC_VER_RE.findall(line):
             r.fact("toolkit", "gcc", {"version": v, "major": int(v.split(".")[0])}, line)

@@ -138,3 +138,10 @@ def test_gpu_memory_running_out_said_in_chinese_is_oom():
 def test_transformers_quantizer_without_a_gpu_is_torch_without_cuda():
     codes = rule_codes("RuntimeError: No GPU found. A GPU is needed for quantization.\n")
     assert "cpu_only_torch_with_gpu" in codes
+
+
+def test_a_bare_cpu_release_in_a_version_table_is_a_cpu_torch():
+    text = ("Poetry replaced 2.0.1+cu118 with the default wheel.\n| gymnasium | torch | numpy |\n"
+            "| 0.28.1 | 2.1.1+cpu | 1.24.4 |\n  File \"C:\\env\\Lib\\site-packages\\torch\\cuda\\__init__.py\", line 289, "
+            "in _lazy_init\nAssertionError: Torch not compiled with CUDA enabled\n")
+    assert rule_codes(text, n=1) == ["cpu_only_torch_with_gpu"]
