@@ -401,6 +401,9 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                  "screen goes blank", "screen went blank"), False),
     ("oom", "torch", ("outofmemoryerror", "cudamalloc failed: out of memory", "cuda error: out of memory",
                       "cuda out of memory", "gpu out of memory", "cuda_error_out_of_memory"), False),
+    # the GPU's memory running out, said in words (Chinese 显存 is the GPU's memory: "显存不足", "爆显存")
+    ("oom_said", "torch", ("显存溢出", "显存不足", "显存不够", "爆显存", "显存爆", "显存炸", "vram不足", "out of vram",
+                           "ran out of vram", "vram out of memory", "out of gpu memory", "gpu ran out of memory"), True),
     ("nvrtc_arch", "toolkit", ("invalid value for --gpu-architecture", "value 'sm_"), False),
     ("gcc_unsupported", "toolkit", ("host_config.h", "parameter packs not expanded",
                                     "unsupported gnu version", "unsupported clang version"), False),
@@ -490,10 +493,16 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                               "runtimeclassname", "in a container", "inside a container", "in the container",
                               "inside the container", "container image"), True),
     ("slurm", "context", ("srun", "sbatch", "slurm", "#sbatch", "salloc", "--gres"), True),
-    ("windows", "context", ("c:\\", "win_amd64", ".dll", "windows", "winerror", "powershell"), True),
+    ("windows", "context", ("c:\\", "win_amd64", ".dll", "windows", "winerror", "powershell", "win10", "win11",
+                            "win 10", "win 11"), True),
     ("macos", "context", ("macbook", "macos", "mac os", "apple silicon", "apple m1", "apple m2", "apple m3",
                           " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend"), True),
     ("wsl", "context", ("wsl", "microsoft-standard"), True),
+    # an NVIDIA Jetson board (its JetPack / Linux for Tegra): PyPI's aarch64 torch wheels there are CPU-only
+    ("jetson", "context", ("jetson", "jetpack", "l4t", "nvidia tegra", "tegra194", "tegra234", "tegra210"), True),
+    # code asking for the CUDA device by name (torch's / CTranslate2's / faster-whisper's device argument)
+    ("cuda_device_asked", "context", ('device="cuda"', "device='cuda'", "device=cuda", "--device cuda",
+                                      '("cuda"', "('cuda'", '"cuda", compute_type', "'cuda', compute_type"), True),
     ("nvidia_smi_missing", "driver", ("nvidia-smi: command not found", "nvidia-smi: not found",
                                       "'nvidia-smi' is not recognized", "nvidia-smi: no such file"), False),
     ("egl", "driver", ("eglinitialize", "eglgetdisplay", "egl_not_initialized", "pyopengl_platform=egl",
@@ -666,6 +675,10 @@ def _scan_symbols(r: _Reader, line: str, low: str) -> None:
                     version=f"{tag.upper()}_{ver}", library=None, required_by=None)
 
 
+#: a release of torch's CPU-only wheels without the package's name ("2.1.1+cpu")
+_BARE_CPU_VER_RE = re.compile(r"(?<![\w.+-])([12]\.[0-9]{1,2}\.[0-9]{1,2})\+cpu\b")
+
+
 def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "torch" in low:
         for m in _TORCH_VER_RE.finditer(line):
@@ -719,6 +732,9 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
             elif not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS) and not _other_package(
                     low[max(0, m.start() - 40): m.start()]):
                 _torch_version(r, m.group(1), m.group(2).lower(), line)
+    if "+cpu" in low and "torch" not in low:  # a bare '2.1.1+cpu' (a version table, `pip list` columns): only
+        for v in _BARE_CPU_VER_RE.findall(line)[:1]:  # torch's own wheels (and its companions') carry that tag
+            _torch_version(r, v, "cpu", line)
     if "gcc" in low or "g++" in low or "c++ (" in low:
         for v in _GCC_VER_RE.findall(line):
             r.fact("toolkit", "gcc", {"version": v, "major": int(v.split(".")[0])}, line)
@@ -1709,12 +1725,58 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _scan_lines(r, text, budget_s)
     low = text.lower()
     _scan_signs(r, text, low)
+    _scan_stale_release(r, text)
+    _scan_tf_release(r, text)
     _scan_tables(r, text, low)
     _scan_enums(r, text, low)
     _derive(r)
     _context_from_signs(r)
     _broken_driver(r)
     return r.result()
+
+
+#: pip replacing a release ("Successfully uninstalled pandas-0.22.0", src/pip/_internal/req/req_uninstall.py)
+_UNINSTALLED_RE = re.compile(r"Successfully uninstalled ([A-Za-z0-9_.-]{1,60}?)-(\d+(?:\.\d+){1,3}\w{0,8})")
+
+
+def _scan_stale_release(r: _Reader, text: str) -> None:
+    """pip replaced a release and the text then prints the replaced one (a version on a line of its own, or after
+    the package's name or ``__version__``): the process asking had imported the package before the install, and
+    keeps the old module until it restarts."""
+    for m in _UNINSTALLED_RE.finditer(text):
+        name, old = m.group(1), re.escape(m.group(2))
+        after = text[m.end():m.end() + 4000]
+        if "Successfully installed" not in after:
+            continue
+        after = after[after.index("Successfully installed"):]
+        shown = re.search(rf"^[\s>'\"]*{old}['\"]?\s*$|(?:__version__|\b{re.escape(name)}\b)[^\n]{{0,40}}?[\s'\"=:(]"
+                          rf"{old}(?![\w.])", after, re.M | re.I)
+        if shown:
+            r.event("jupyter", "sign", shown.group(0), WEIGHT["sign"], sign="old_release_imported",
+                    package=name, version=m.group(2))
+            return
+
+
+#: a TensorFlow release named ("tensorflow==2.16.1", "tensorflow-gpu 2.12", "TensorFlow version: 2.15",
+#: "tf.__version__ ... 2.13.0")
+_TF_RELEASE_RE = re.compile(r"\b(?:tensorflow(?:[-_]gpu|[-_]intel)?|tf)(?:\s{0,2}(?:==?|:)\s{0,2}|\s{1,2}version:?\s{0,2}|"
+                            r"\s{1,2}v?|\.__version__\W{0,12}\n?[>\s'\"]{0,8})v?(\d\.\d{1,2})(?:\.\d{1,3})?\b", re.I)
+#: code asking TensorFlow for its GPUs
+_TF_GPU_QUERY_RE = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU|is_gpu_available|"
+                              r"gpu_device_name\(|num gpus available|list_local_devices\(", re.I)
+
+
+def _scan_tf_release(r: _Reader, text: str) -> None:
+    """The TensorFlow release a text names (``torch.tensorflow_version``) and whether it asks TensorFlow for its GPUs
+    (sign ``tf_gpu_query``)."""
+    if "tensorflow" not in text.lower() and "tf." not in text:
+        return
+    m = _TF_RELEASE_RE.search(text[:100_000])
+    if m:
+        r.fact("torch", "tensorflow_version", m.group(1), m.group(0))
+    q = _TF_GPU_QUERY_RE.search(text[:100_000])
+    if q:
+        r.event("torch", "sign", q.group(0), WEIGHT["sign"], sign="tf_gpu_query", phrase=q.group(0))
 
 
 #: a library's file name wrapped inside a word by a terminal or an editor ("ImportError: libcud" / "art.so.11.0: cannot

@@ -230,6 +230,11 @@ def typing_slip(word: str, name: str) -> bool:
         word[:i] + word[i + 1] + word[i] + word[i + 2:] == name for i in range(len(word) - 1))
 
 
+#: library_messages rows refusing a float16 compute type on the device in use: the CPU, or a GPU without efficient
+#: float16 when the text shows one
+_HALF_ON_DEVICE_ROWS = frozenset({"ctranslate2_float16_unsupported"})
+
+
 def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str] | None:
     """Readings the event's own words decide before the other facts: a registry name one typing slip from a type every
     OpenMMLab release registers (a misspelt config), a call asking for a newer driver from a driver whose CUDA is not
@@ -240,6 +245,9 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         if m and near:
             return ["user_code_error", *(x for x in c if x != "user_code_error")], (
                 f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a misspelt name")
+    if ev.get("key") in _HALF_ON_DEVICE_ROWS and (_has_gpu(facts) or has_sign(facts, "cuda_device_asked")):
+        return ["user_code_error", "gpu_below_extension_minimum"], (
+            "the code runs on an NVIDIA GPU: one without efficient float16 (compute capability below 7.0)")
     newer_ok = _driver_runs_cuda_in_use(facts) if ev.get("name") in _NEWER_DRIVER_ERRORS else None
     if newer_ok:
         return [x for x in c if x not in ("driver_below_cuda_minor", "driver_too_old")], newer_ok

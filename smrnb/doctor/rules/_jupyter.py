@@ -136,3 +136,12 @@ def notebook_messages(facts: Facts) -> Iterable[Finding]:
         if ev.get("sign") == "kernel_not_restarted":
             yield from resolve(facts, {**ev, "weight": 24}, ["kernel_restart_needed"])
 
+
+
+@rule("jupyter")
+def old_release_after_install(facts: Facts) -> Iterable[Finding]:
+    """pip replaced a package and the text then shows the replaced release: the interpreter (a notebook kernel, a
+    Colab runtime, a REPL) imported it before the install and keeps the module it loaded until it restarts."""
+    for ev in events(facts, "jupyter", "sign"):
+        if ev.get("sign") == "old_release_imported":
+            yield from resolve(facts, {**ev, "weight": 26}, ["kernel_restart_needed"])

@@ -15,7 +15,7 @@ from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
 from smrnb.doctor.rules._driver import torch_variants_for_driver
-from smrnb.doctor.rules._events import builds, events, from_text, resolve, value
+from smrnb.doctor.rules._events import builds, events, from_text, has_sign, resolve, value
 
 CODES = meanings("rules.torch")  # this module's codes, from the one table (codes.py)
 
@@ -225,6 +225,10 @@ def _oom(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 #: the install of its CUDA build
 _OTHER_CPU_BUILDS: dict[str, tuple[str, str]] = {
     "jax": ("jaxlib", 'pip install -U "jax[cuda12]"   # jaxlib with its CUDA plugin (jax[cuda13] for a CUDA 13 driver)'),
+    "faiss": ("faiss", "pip uninstall -y faiss-cpu faiss && pip install faiss-gpu   # or conda install -c pytorch "
+                       "faiss-gpu: one faiss package, the GPU one"),
+    "xgboost": ("xgboost", "pip uninstall -y xgboost xgboost-cpu && pip install xgboost   # the Linux/Windows wheels "
+                           "carry CUDA; a source build needs -DUSE_CUDA=ON"),
     "onnxruntime": ("onnxruntime", "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu   "
                                    "# the CPU package shadows the GPU one"),
 }
@@ -283,6 +287,13 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126   "
                              "# torch: a CUDA build; a HIP program: build it for HIP's NVIDIA platform "
                              "(HIP_PLATFORM=nvidia, where HIP supports it)"]}
+    if ev.get("framework") == "tensorflow":
+        return {"title": f"TensorFlow {ev.get('version')} has no GPU build for native Windows (the last is 2.10)",
+                "detail": "TensorFlow's Windows wheels since 2.11 run on the CPU only: use WSL2 (pip install "
+                          "tensorflow[and-cuda] there), or tensorflow<2.11 with CUDA 11.2 and cuDNN 8.1 on Windows.",
+                "commands": ["python -c \"import tensorflow as tf; print(tf.__version__, "
+                             "tf.config.list_physical_devices('GPU'))\"",
+                             'pip install "tensorflow<2.11"   # the last native-Windows GPU release (or WSL2)']}
     if lib and lib.lower() != "torch":
         pkg, cmd = _OTHER_CPU_BUILDS.get(lib.lower(), (lib, f"pip show {lib}   # then install its CUDA build"))
         return {"title": f"{pkg} is a CPU-only build" + (f": {lib} runs on the CPU" if pkg != lib else ""),
@@ -414,6 +425,8 @@ def unavailable_codes(facts: Facts) -> list[str]:
     (to an index this machine lacks, or empty) hides GPUs as a container or a job does."""
     if value(facts, "torch", "cpu_build"):
         return ["cpu_only_torch_with_gpu"]
+    if has_sign(facts, "jetson") and not value(facts, "context", "container"):
+        return ["cpu_only_torch_with_gpu", "torch_cuda_unavailable"]  # PyPI's aarch64 wheels: no CUDA (JetPack's have)
     if value(facts, "context", "os") == "macos":
         return ["no_gpu"]  # a Mac has no NVIDIA GPU: the code asks for CUDA where MPS or the CPU is what there is
     if value(facts, "context", "container") or value(facts, "context", "slurm") or value(
@@ -512,7 +525,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             yield from resolve(facts, ev, unavailable_codes(facts))
             continue
         code = {"cpu_build": "cpu_only_torch_with_gpu", "gpu_dropped": "torch_wheel_lacks_gpu_arch",
-                "oom": "cuda_oom", "companion": "companion_built_for_other_torch"}.get(str(ev.get("sign")))
+                "oom": "cuda_oom", "oom_said": "cuda_oom", "companion": "companion_built_for_other_torch"}.get(str(ev.get("sign")))
         if code:
             yield from resolve(facts, ev, [code])
     from smrnb.doctor.rules._abi import module_codes
@@ -638,3 +651,20 @@ def arch_list_in_text(facts: Facts) -> Iterable[Finding]:
                       f"capability {cc})", "groups": {"cc": str(cc)}}
         yield from resolve(facts, ev, ["torch_wheel_lacks_gpu_arch"])
         return
+
+
+@rule("torch")
+def tensorflow_gpu_on_native_windows(facts: Facts) -> Iterable[Finding]:
+    """TensorFlow 2.11 and later on native Windows asked for its GPUs: its Windows wheels have no CUDA since 2.11
+    (tensorflow.org/install/pip: "TensorFlow 2.10 was the last TensorFlow release that supported GPU on
+    native-Windows"), so it finds none, whatever the driver and the toolkit."""
+    ver = str(value(facts, "torch", "tensorflow_version") or "")
+    if value(facts, "context", "os") != "windows" or value(facts, "context", "wsl") or not ver.startswith("2."):
+        return
+    if int(ver.split(".")[1]) < 11:
+        return
+    for ev in events(facts, "torch", "sign"):
+        if ev.get("sign") == "tf_gpu_query":
+            yield from resolve(facts, {**ev, "weight": 22, "framework": "tensorflow", "version": ver},
+                               ["cpu_only_torch_with_gpu"])
+            return
