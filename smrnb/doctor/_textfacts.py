@@ -918,6 +918,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             files = r.facts["torch"].get("source_files") or []
             if path not in files and len(files) < 40:
                 r.fact("torch", "source_files", [*files, path], line, replace=True)
+    if ".cu" in low:
+        _device_sources(r, line)
     if ("cp3" in low or "cpython-3" in low) and (".pyd" in low or ".so" in low):
         for name, minor in _EXT_PY_TAG_RE.findall(line)[:4]:
             tags = dict(r.facts["loader"].get("module_python_tags") or {})
@@ -977,6 +979,25 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
                     versions=versions.strip())
+
+
+#: a CUDA source file at a line, as a fault or check prints it ("ggml-cuda.cu:1606", "[yolo.cu:339]", "src/x.cu(90)")
+_DEVICE_SOURCE_RE = re.compile(r"([\w.:/\\-]{0,300}?[\w-]{1,80}\.cuh?)(?::|\()[0-9]{1,6}\b")
+#: directories of torch's own CUDA kernels (ATen, THC/THCUNN, c10) and of the toolkit's headers: not a project's kernel
+_TORCH_OR_TOOLKIT_SOURCE = ("/aten/", "/thc/", "/thcunn/", "thc/generic", "/c10/", "/caffe2/", "/torch/", "/pytorch/",
+                            "/include/", "\\include\\", "toolkit/cuda")
+
+
+def _device_sources(r: _Reader, line: str) -> None:
+    """``torch.device_sources``: CUDA source files of a project (not torch's kernels, not the toolkit's headers) that a
+    message names at a line, as a kernel's check or fault prints its place."""
+    for m in _DEVICE_SOURCE_RE.finditer(line[:2000]):
+        path = m.group(1).replace("\\", "/")
+        if any(k in "/" + path.lower() for k in _TORCH_OR_TOOLKIT_SOURCE) or path.lower().startswith("thc"):
+            continue
+        files = r.facts["torch"].get("device_sources") or []
+        if path not in files and len(files) < 16:
+            r.fact("torch", "device_sources", [*files, path], line, replace=True)
 
 
 def _named_releases(r: _Reader, line: str) -> None:

@@ -192,6 +192,13 @@ def _device_count_reading(facts: Facts, c: list[str]) -> tuple[list[str], str] |
     return (rest, f"Error {nums[0]} is not forward compatibility's refusal (804)") if rest else None
 
 
+#: faults of a kernel while it runs or is launched (driver_types.h / cuda.h): the kernel's own code, or its inputs
+_KERNEL_FAULTS = frozenset({
+    "cudaErrorIllegalAddress", "cudaErrorLaunchOutOfResources", "cudaErrorLaunchFailure", "cudaErrorMisalignedAddress",
+    "cudaErrorIllegalInstruction", "cudaErrorInvalidAddressSpace", "cudaErrorInvalidPc", "cudaErrorHardwareStackError",
+    "cudaErrorInvalidConfiguration", "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+    "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "CUDA_ERROR_INVALID_ADDRESS_SPACE", "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_HARDWARE_STACK_ERROR"})
 #: "the API call requires a newer driver" (driver_types.h / cuda.h): a driver older than the call's CUDA release
 _NEWER_DRIVER_ERRORS = frozenset({"cudaErrorCallRequiresNewerDriver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"})
 
@@ -240,6 +247,11 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         if m and near:
             return ["user_code_error", *(x for x in c if x != "user_code_error")], (
                 f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a misspelt name")
+    own = value(facts, "torch", "device_sources") if ev.get("name") in _KERNEL_FAULTS and "user_code_error" in s else None
+    if own:
+        return ["library_bug", "user_code_error"], (
+            f"the fault is reported from {str(own[0])[-80:]}, a project's own CUDA kernel (not torch's): a bug of that "
+            "kernel (its launch configuration, its indexing), else the inputs the calling code gives it")
     newer_ok = _driver_runs_cuda_in_use(facts) if ev.get("name") in _NEWER_DRIVER_ERRORS else None
     if newer_ok:
         return [x for x in c if x not in ("driver_below_cuda_minor", "driver_too_old")], newer_ok
