@@ -279,7 +279,11 @@ _REGRESSION_RE = re.compile(
     r"\b(?:since|after) (?:upgrading|updating|the upgrade|the update)\b(?! (?:the |my )?(?:nvidia |gpu )?"
     r"(?:driver|kernel|cuda|os|ubuntu|system))|"
     r"\b(?:didn't|did not|never|haven't|have not) (?:face|faced|have|had|see|seen|get|got|hit) (?:this|the|that|any) "
-    r"(?:issue|problem|error|crash|bug)s? (?:before|with|in|on)\b|\bregression\b|\bbroke in\b")
+    r"(?:issue|problem|error|crash|bug)s? (?:before|with|in|on)\b|\bregression\b|\bbroke in\b|"
+    r"\b(?:works?|worked|working|was fine|ran fine) (?:fine |well )?(?:in|with|on) (?:the |all )?(?:previous|older|earlier|"
+    r"last) (?:versions?|releases?|builds?|commits?)\b|"
+    r"\bafter (?:the |an? )?(?:update|upgrade) \(?v?[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? ?(?:->|=>|→|to) ?v?[0-9]|"
+    r"\b(?:last )?working commit\b|\bnew in (?:the )?last [0-9]{1,3} (?:days|weeks)\b")
 #: an import order told in prose ("importing open3d before torch", "import torch first then cv2")
 _ORDER_MODULES_RE = re.compile(r"\bimport(?:ing|ed|s)? `?([A-Za-z_][A-Za-z0-9_]{1,40})`? (?:module |package )?"
                                r"(?:before|after|then|prior to) (?:import(?:ing)? )?`?([A-Za-z_][A-Za-z0-9_]{1,40})`?")
@@ -1224,7 +1228,7 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
     if "mps" in low and _MPS_RE.search(low):
         r.event("torch", "sign", line, WEIGHT["sign"], sign="mps_backend", phrase="mps")
     if ("before" in low or "since" in low or "after" in low or "until" in low or "with" in low or " in " in low
-            or "regression" in low or "broke" in low):
+            or "regression" in low or "broke" in low or "commit" in low):
         m = _REGRESSION_RE.search(low)
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))

@@ -535,6 +535,22 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
 
 
 @rule("torch")
+def regression_told(facts: Facts) -> Iterable[Finding]:
+    """A failure the text says began with a release or an update of the software ("after update (4.0.3 -> 4.1.0)",
+    "works in previous versions", "new in last 8 days", "since upgrading to 2.1"): that release's bug, ranked after
+    the readings of the failure's own words (a cause they name stays first). A crash is the loader's crash reading."""
+    from smrnb.doctor.rules._loader import CRASH_ROWS
+
+    said = [e for e in events(facts, "torch", "sign") if e.get("sign") == "regression_said"]
+    crashed = any(e.get("key") in CRASH_ROWS for e in events(facts, "torch", "message", table="torch_messages")) or \
+        any(e.get("sign") == "crash_said" for e in events(facts, "torch", "sign"))
+    if said and not crashed:
+        yield from resolve(facts, {**said[0], "weight": 30, "bug": "regression", "package": None,
+                                   "fact": f"the text says the failure began with an update ({said[0].get('phrase')})"},
+                           ["library_bug"])
+
+
+@rule("torch")
 def cuda_torch_on_macos(facts: Facts) -> Iterable[Finding]:
     """pip finding no CUDA build of torch (a ``+cuXYZ`` local version) on a Mac: PyTorch publishes no CUDA wheels for
     macOS (its install selector: "MacOS Binaries dont support CUDA"), and no NVIDIA driver exists for current macOS
