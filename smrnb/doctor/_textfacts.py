@@ -482,6 +482,9 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                        "could not create egl", "egl_bad", "failed to create opengl context", "glfw error",
                        "rasterizeglcontext"), False),
     ("stub_libcuda", "loader", ("lib64/stubs", "/stubs/libcuda"), True),
+    # the CUDA forward-compatibility package named (its libcuda runs a newer CUDA on an older data-center driver)
+    ("compat_package", "driver", ("cuda-compat", "/compat/libcuda", "cuda/compat", "forward compatibility package",
+                                  "forward-compatibility package"), True),
     # a crash told in prose (the shell's own words are rows of torch_messages.csv)
     ("crash_said", "torch", ("core dump", "segfault", "kernel died", "kernel dies", "kernel appears to have died",
                              "kernel crashes", "kernel crashed", "kernel keeps dying", "kernel restarting",

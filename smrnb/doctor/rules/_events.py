@@ -290,9 +290,10 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         got = _device_count_reading(facts, c)
         if got:
             return got
-    if {"driver_broken", "forward_compat_unsupported"} <= s and "compat" in llp:
+    if {"driver_broken", "forward_compat_unsupported"} <= s and ("compat" in llp or has_sign(facts, "compat_package")):
         return ["forward_compat_unsupported", "driver_broken"], (
-            f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})")
+            f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})" if "compat" in llp else
+            "the text names the CUDA forward-compatibility package (cuda-compat)")
     if {"driver_broken", "forward_compat_unsupported"} <= s:
         dmax, used = value(facts, "driver", "cuda_driver_version"), cuda_in_use(facts)
         if dmax and used and tables.version_key(dmax) < tables.version_key(used):
