@@ -473,6 +473,13 @@ def _shared_memory_codes(ev: dict[str, Any]) -> list[str] | None:
     return None
 
 
+def _shm_likely(facts: Facts) -> bool:
+    """Whether a DataLoader worker's death can be read as /dev/shm too small: the text runs in a container (64 MB
+    /dev/shm by default) or names shared memory itself."""
+    return bool(value(facts, "context", "container")) or any(
+        e.get("sign") == "shm_named" for e in events(facts, "context", "sign"))
+
+
 #: library_messages rows of the ROCm runtime finding no AMD GPU
 ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device"})
 
@@ -495,6 +502,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     (cuda_errors and the other enumerations, decided here for every layer), modules that cannot be imported,
     and a CPU build read in a text."""
     for ev in events(facts, "torch", "message", table="torch_messages"):
+        if ev.get("key") == "dataloader_worker_exited" and not _shm_likely(facts):
+            continue  # a worker that died outside a container: the host's OOM killer, a crash in the worker, ...
         yield from resolve(facts, ev, unavailable_codes(facts) if ev.get("key") == "assert_cuda_available" else None)
     named_cuda_error = bool(events(facts, "driver", "cuda_error"))
     lib_events = events(facts, "torch", "message", table="library_messages")
