@@ -1647,10 +1647,43 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _scan_signs(r, text, low)
     _scan_tables(r, text, low)
     _scan_enums(r, text, low)
+    if "pip" in low and "==" in low:
+        _stale_after_install(r, text)
     _derive(r)
     _context_from_signs(r)
     _broken_driver(r)
     return r.result()
+
+
+#: a notebook cell's pip install of one release ("!pip install pandas==0.23.4", "%pip install -U pbr==3.1.1")
+_NOTEBOOK_PIN_RE = re.compile(r"(?:^|[\s`'\"(>])[!%]pip3? install\b[^\n]{0,200}?\b([A-Za-z][\w.-]{0,60})==([0-9][\w.]{0,20})", re.M)
+#: a pip line (its own report of what it installs), not the version the running kernel shows
+_PIP_REPORT_RE = re.compile(r"\W{0,6}(?:requirement already|collecting|downloading|installing|successfully|uninstall|"
+                            r"found existing|attempting uninstall|[!%]?pip3? )")
+
+
+def _stale_after_install(r: _Reader, text: str) -> None:
+    """A notebook that installed one release of a package (``!pip install X==V``) and then shows another release of
+    it (``X.__version__`` printing the old one, ``(X 5.1.1 (/usr/...)`` in a version conflict): the kernel keeps
+    the module it imported before the install, so a restart is needed (sign ``kernel_not_restarted``)."""
+    for m in list(_NOTEBOOK_PIN_RE.finditer(text))[:4]:
+        pkg, want = m.group(1), m.group(2).rstrip(".")
+        lines = text[m.end():].split("\n")[1:400]
+        ver = re.compile(rf"(?i)\b{re.escape(pkg)}\b[ =:(v-]{{1,3}}([0-9]+\.[0-9]+(?:\.[0-9]+)*)")
+        for i, line in enumerate(lines):
+            low = line.lower()
+            if _PIP_REPORT_RE.match(low):
+                continue
+            got = ver.search(line)
+            shown = got.group(1) if got else None
+            if shown is None and "__version__" in line:
+                q = re.search(r"['\"]([0-9]+\.[0-9]+(?:\.[0-9]+)*)['\"]", "\n".join(lines[i + 1:i + 7]))
+                shown = q.group(1) if q else None
+            if shown and shown != want:
+                r.event("jupyter", "sign", line, WEIGHT["sign"], sign="kernel_not_restarted",
+                        phrase=f"installed {pkg}=={want}, {shown} loaded")
+                r.fact("jupyter", "in_kernel", True, m.group(0))
+                return
 
 
 #: a library's file name wrapped inside a word by a terminal or an editor ("ImportError: libcud" / "art.so.11.0: cannot
