@@ -53,6 +53,15 @@ READINGS = [
     ("NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1c82)\nNVRM: installed in this system is not supported by "
      "open\nNVRM: nvidia.ko because it does not include the required GPU\nNVRM: System Processor (GSP).\n",
      ["driver_broken"]),
+    # the shell's signal words in a localized glibc: an instruction the CPU lacks is still SIGILL
+    ("$ python demo.py\n非法指令 (核心已转储)\n", ["cpu_instruction_unsupported"]),
+    ("$ python demo.py\nUngültiger Maschinenbefehl (Speicherabzug geschrieben)\n", ["cpu_instruction_unsupported"]),
+    # DDP's check of parameters that took no part in the loss
+    ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
+     "error indicates that your module has parameters that were not used in producing loss.\n", ["user_code_error"]),
+    # torch's own message names a CPU-only machine first
+    ("RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you "
+     "are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu')\n", ["no_gpu"]),
     # a notebook showing the release it had before the install
     ("In [1]: !pip install numpy==1.26.4\nIn [2]: import numpy as np; np.__version__\nOut[2]: '1.24.1'\n",
      ["kernel_restart_needed"]),
