@@ -91,6 +91,9 @@ def test_reading(text, codes):
     # torchvision's operator without a CUDA kernel is torchvision's build, not torch's
     ("NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend.\n",
      "cpu_only_torch_with_gpu"),
+    # mmap answering ENOMEM is the process's mapping limit, not /dev/shm's size
+    ("RuntimeError: unable to mmap 4096 bytes from file </torch_4242_1234567_89>: Cannot allocate memory (12)\n",
+     "container_shm_too_small"),
     # a notebook that shows the release it installed
     ("!pip install numpy==1.26.4\nimport numpy as np\nnp.__version__\n'1.26.4'\n", "kernel_restart_needed"),
     # pip's own report of the release it replaces is no stale kernel
