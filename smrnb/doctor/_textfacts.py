@@ -290,7 +290,11 @@ _REGRESSION_RE = re.compile(
     r"\b(?:since|after) (?:upgrading|updating|the upgrade|the update)\b(?! (?:the |my )?(?:nvidia |gpu )?"
     r"(?:driver|kernel|cuda|os|ubuntu|system))|"
     r"\b(?:didn't|did not|never|haven't|have not) (?:face|faced|have|had|see|seen|get|got|hit) (?:this|the|that|any) "
-    r"(?:issue|problem|error|crash|bug)s? (?:before|with|in|on)\b|\bregression\b|\bbroke in\b")
+    r"(?:issue|problem|error|crash|bug)s? (?:before|with|in|on)\b|\bregression\b|\bbroke in\b|"
+    r"\b(?:works?|worked|working|was fine|ran fine) (?:fine |well )?(?:in|with|on) (?:the |all )?(?:previous|older|earlier|"
+    r"last) (?:versions?|releases?|builds?|commits?)\b|"
+    r"\bafter (?:the |an? )?(?:update|upgrade) \(?v?[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? ?(?:->|=>|→|to) ?v?[0-9]|"
+    r"\b(?:last )?working commit\b|\bnew in (?:the )?last [0-9]{1,3} (?:days|weeks)\b")
 #: an import order told in prose ("importing open3d before torch", "import torch first then cv2")
 _ORDER_MODULES_RE = re.compile(r"\bimport(?:ing|ed|s)? `?([A-Za-z_][A-Za-z0-9_]{1,40})`? (?:module |package )?"
                                r"(?:before|after|then|prior to) (?:import(?:ing)? )?`?([A-Za-z_][A-Za-z0-9_]{1,40})`?")
@@ -509,6 +513,9 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                        "could not create egl", "egl_bad", "failed to create opengl context", "glfw error",
                        "rasterizeglcontext"), False),
     ("stub_libcuda", "loader", ("lib64/stubs", "/stubs/libcuda"), True),
+    # the CUDA forward-compatibility package named (its libcuda runs a newer CUDA on an older data-center driver)
+    ("compat_package", "driver", ("cuda-compat", "/compat/libcuda", "cuda/compat", "forward compatibility package",
+                                  "forward-compatibility package"), True),
     # a crash told in prose (the shell's own words are rows of torch_messages.csv)
     ("crash_said", "torch", ("core dump", "segfault", "kernel died", "kernel dies", "kernel appears to have died",
                              "kernel crashes", "kernel crashed", "kernel keeps dying", "kernel restarting",
@@ -1001,6 +1008,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             files = r.facts["torch"].get("source_files") or []
             if path not in files and len(files) < 40:
                 r.fact("torch", "source_files", [*files, path], line, replace=True)
+    if ".cu" in low:
+        _device_sources(r, line)
     if ("cp3" in low or "cpython-3" in low) and (".pyd" in low or ".so" in low):
         for name, minor in _EXT_PY_TAG_RE.findall(line)[:4]:
             tags = dict(r.facts["loader"].get("module_python_tags") or {})
@@ -1064,6 +1073,25 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
                     versions=versions.strip())
+
+
+#: a CUDA source file at a line, as a fault or check prints it ("ggml-cuda.cu:1606", "[yolo.cu:339]", "src/x.cu(90)")
+_DEVICE_SOURCE_RE = re.compile(r"([\w.:/\\-]{0,300}?[\w-]{1,80}\.cuh?)(?::|\()[0-9]{1,6}\b")
+#: directories of torch's own CUDA kernels (ATen, THC/THCUNN, c10) and of the toolkit's headers: not a project's kernel
+_TORCH_OR_TOOLKIT_SOURCE = ("/aten/", "/thc/", "/thcunn/", "thc/generic", "/c10/", "/caffe2/", "/torch/", "/pytorch/",
+                            "/include/", "\\include\\", "toolkit/cuda")
+
+
+def _device_sources(r: _Reader, line: str) -> None:
+    """``torch.device_sources``: CUDA source files of a project (not torch's kernels, not the toolkit's headers) that a
+    message names at a line, as a kernel's check or fault prints its place."""
+    for m in _DEVICE_SOURCE_RE.finditer(line[:2000]):
+        path = m.group(1).replace("\\", "/")
+        if any(k in "/" + path.lower() for k in _TORCH_OR_TOOLKIT_SOURCE) or path.lower().startswith("thc"):
+            continue
+        files = r.facts["torch"].get("device_sources") or []
+        if path not in files and len(files) < 16:
+            r.fact("torch", "device_sources", [*files, path], line, replace=True)
 
 
 def _named_releases(r: _Reader, line: str) -> None:
@@ -1292,7 +1320,7 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
     if "mps" in low and _MPS_RE.search(low):
         r.event("torch", "sign", line, WEIGHT["sign"], sign="mps_backend", phrase="mps")
     if ("before" in low or "since" in low or "after" in low or "until" in low or "with" in low or " in " in low
-            or "regression" in low or "broke" in low):
+            or "regression" in low or "broke" in low or "commit" in low):
         m = _REGRESSION_RE.search(low)
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
@@ -1729,6 +1757,8 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _scan_tf_release(r, text)
     _scan_tables(r, text, low)
     _scan_enums(r, text, low)
+    if "pip" in low and "==" in low:
+        _stale_after_install(r, text)
     _derive(r)
     _context_from_signs(r)
     _broken_driver(r)
@@ -1777,6 +1807,37 @@ def _scan_tf_release(r: _Reader, text: str) -> None:
     q = _TF_GPU_QUERY_RE.search(text[:100_000])
     if q:
         r.event("torch", "sign", q.group(0), WEIGHT["sign"], sign="tf_gpu_query", phrase=q.group(0))
+
+
+#: a notebook cell's pip install of one release ("!pip install pandas==0.23.4", "%pip install -U pbr==3.1.1")
+_NOTEBOOK_PIN_RE = re.compile(r"(?:^|[\s`'\"(>])[!%]pip3? install\b[^\n]{0,200}?\b([A-Za-z][\w.-]{0,60})==([0-9][\w.]{0,20})", re.M)
+#: a pip line (its own report of what it installs), not the version the running kernel shows
+_PIP_REPORT_RE = re.compile(r"\W{0,6}(?:requirement already|collecting|downloading|installing|successfully|uninstall|"
+                            r"found existing|attempting uninstall|[!%]?pip3? )")
+
+
+def _stale_after_install(r: _Reader, text: str) -> None:
+    """A notebook that installed one release of a package (``!pip install X==V``) and then shows another release of
+    it (``X.__version__`` printing the old one, ``(X 5.1.1 (/usr/...)`` in a version conflict): the kernel keeps
+    the module it imported before the install, so a restart is needed (sign ``kernel_not_restarted``)."""
+    for m in list(_NOTEBOOK_PIN_RE.finditer(text))[:4]:
+        pkg, want = m.group(1), m.group(2).rstrip(".")
+        lines = text[m.end():].split("\n")[1:400]
+        ver = re.compile(rf"(?i)\b{re.escape(pkg)}\b[ =:(v-]{{1,3}}([0-9]+\.[0-9]+(?:\.[0-9]+)*)")
+        for i, line in enumerate(lines):
+            low = line.lower()
+            if _PIP_REPORT_RE.match(low):
+                continue
+            got = ver.search(line)
+            shown = got.group(1) if got else None
+            if shown is None and "__version__" in line:
+                q = re.search(r"['\"]([0-9]+\.[0-9]+(?:\.[0-9]+)*)['\"]", "\n".join(lines[i + 1:i + 7]))
+                shown = q.group(1) if q else None
+            if shown and shown != want:
+                r.event("jupyter", "sign", line, WEIGHT["sign"], sign="kernel_not_restarted",
+                        phrase=f"installed {pkg}=={want}, {shown} loaded")
+                r.fact("jupyter", "in_kernel", True, m.group(0))
+                return
 
 
 #: a library's file name wrapped inside a word by a terminal or an editor ("ImportError: libcud" / "art.so.11.0: cannot

@@ -42,7 +42,8 @@ _CONTEXT_ONLY = {"jupyter_kernel:pip_restart_note", "jupyter_kernel:bang_pip", "
                  "container_messages:driver_capabilities", "slurm_gpu:cvd_local_indices", "slurm_gpu:export_none",
                  "extension_checks:gsplat:build_no_cuda", "extension_checks:mmcv:cpu_only_ops",
                  "extension_checks:xformers:force_cuda", "cpp_extension_checks:arch_list_empty_index",
-                 "jupyter_kernel:kernel_restarting"}  # a kernel that died: a cause only with what the log shows beside
+                 "jupyter_kernel:kernel_restarting",  # a kernel that died: a cause only with what the log shows beside
+                 "torch_messages:dataloader_worker_exited"}  # a worker that died: /dev/shm only in a container
 
 
 @pytest.mark.parametrize(("table", "row"), list(_message_rows()))

@@ -192,6 +192,13 @@ def _device_count_reading(facts: Facts, c: list[str]) -> tuple[list[str], str] |
     return (rest, f"Error {nums[0]} is not forward compatibility's refusal (804)") if rest else None
 
 
+#: faults of a kernel while it runs or is launched (driver_types.h / cuda.h): the kernel's own code, or its inputs
+_KERNEL_FAULTS = frozenset({
+    "cudaErrorIllegalAddress", "cudaErrorLaunchOutOfResources", "cudaErrorLaunchFailure", "cudaErrorMisalignedAddress",
+    "cudaErrorIllegalInstruction", "cudaErrorInvalidAddressSpace", "cudaErrorInvalidPc", "cudaErrorHardwareStackError",
+    "cudaErrorInvalidConfiguration", "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+    "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "CUDA_ERROR_INVALID_ADDRESS_SPACE", "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_HARDWARE_STACK_ERROR"})
 #: "the API call requires a newer driver" (driver_types.h / cuda.h): a driver older than the call's CUDA release
 _NEWER_DRIVER_ERRORS = frozenset({"cudaErrorCallRequiresNewerDriver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"})
 
@@ -248,6 +255,11 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
     if ev.get("key") in _HALF_ON_DEVICE_ROWS and (_has_gpu(facts) or has_sign(facts, "cuda_device_asked")):
         return ["user_code_error", "gpu_below_extension_minimum"], (
             "the code runs on an NVIDIA GPU: one without efficient float16 (compute capability below 7.0)")
+    own = value(facts, "torch", "device_sources") if ev.get("name") in _KERNEL_FAULTS and "user_code_error" in s else None
+    if own:
+        return ["library_bug", "user_code_error"], (
+            f"the fault is reported from {str(own[0])[-80:]}, a project's own CUDA kernel (not torch's): a bug of that "
+            "kernel (its launch configuration, its indexing), else the inputs the calling code gives it")
     newer_ok = _driver_runs_cuda_in_use(facts) if ev.get("name") in _NEWER_DRIVER_ERRORS else None
     if newer_ok:
         return [x for x in c if x not in ("driver_below_cuda_minor", "driver_too_old")], newer_ok
@@ -286,9 +298,10 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         got = _device_count_reading(facts, c)
         if got:
             return got
-    if {"driver_broken", "forward_compat_unsupported"} <= s and "compat" in llp:
+    if {"driver_broken", "forward_compat_unsupported"} <= s and ("compat" in llp or has_sign(facts, "compat_package")):
         return ["forward_compat_unsupported", "driver_broken"], (
-            f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})")
+            f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})" if "compat" in llp else
+            "the text names the CUDA forward-compatibility package (cuda-compat)")
     if {"driver_broken", "forward_compat_unsupported"} <= s:
         dmax, used = value(facts, "driver", "cuda_driver_version"), cuda_in_use(facts)
         if dmax and used and tables.version_key(dmax) < tables.version_key(used):

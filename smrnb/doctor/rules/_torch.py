@@ -486,6 +486,13 @@ def _shared_memory_codes(ev: dict[str, Any]) -> list[str] | None:
     return None
 
 
+def _shm_likely(facts: Facts) -> bool:
+    """Whether a DataLoader worker's death can be read as /dev/shm too small: the text runs in a container (64 MB
+    /dev/shm by default) or names shared memory itself."""
+    return bool(value(facts, "context", "container")) or any(
+        e.get("sign") == "shm_named" for e in events(facts, "context", "sign"))
+
+
 #: library_messages rows of the ROCm runtime finding no AMD GPU
 ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device"})
 
@@ -508,6 +515,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     (cuda_errors and the other enumerations, decided here for every layer), modules that cannot be imported,
     and a CPU build read in a text."""
     for ev in events(facts, "torch", "message", table="torch_messages"):
+        if ev.get("key") == "dataloader_worker_exited" and not _shm_likely(facts):
+            continue  # a worker that died outside a container: the host's OOM killer, a crash in the worker, ...
         yield from resolve(facts, ev, unavailable_codes(facts) if ev.get("key") == "assert_cuda_available" else None)
     named_cuda_error = bool(events(facts, "driver", "cuda_error"))
     lib_events = events(facts, "torch", "message", table="library_messages")
@@ -557,6 +566,22 @@ def no_wheel_for_32bit_python(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "kaolin", "pip_no_match"):
         yield from resolve(facts, {**ev, "weight": 10}, ["wrong_architecture_binary"])
         return
+
+
+@rule("torch")
+def regression_told(facts: Facts) -> Iterable[Finding]:
+    """A failure the text says began with a release or an update of the software ("after update (4.0.3 -> 4.1.0)",
+    "works in previous versions", "new in last 8 days", "since upgrading to 2.1"): that release's bug, ranked after
+    the readings of the failure's own words (a cause they name stays first). A crash is the loader's crash reading."""
+    from smrnb.doctor.rules._loader import CRASH_ROWS
+
+    said = [e for e in events(facts, "torch", "sign") if e.get("sign") == "regression_said"]
+    crashed = any(e.get("key") in CRASH_ROWS for e in events(facts, "torch", "message", table="torch_messages")) or \
+        any(e.get("sign") == "crash_said" for e in events(facts, "torch", "sign"))
+    if said and not crashed:
+        yield from resolve(facts, {**said[0], "weight": 30, "bug": "regression", "package": None,
+                                   "fact": f"the text says the failure began with an update ({said[0].get('phrase')})"},
+                           ["library_bug"])
 
 
 @rule("torch")
