@@ -387,7 +387,7 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("gcc_unsupported", "toolkit", ("host_config.h", "parameter packs not expanded",
                                     "unsupported gnu version", "unsupported clang version"), False),
     ("msvc", "toolkit", ("cl.exe", "microsoft visual c++", "error checking compiler version for cl", "vcvars",
-                         "msvc", "visual studio"), False),
+                         "msvc", "visual studio", "'where', 'cl'"), False),
     ("nvcc_missing", "toolkit", ("nvcc: not found", "nvcc: command not found", "nvcc binary could not be",
                                  "/bin/nvcc': no such file", "/bin/nvcc: no such file", "/bin/nvcc' failed: no such file",
                                  "error launching cuda compiler", "nvcc was not found", "could not find nvcc",

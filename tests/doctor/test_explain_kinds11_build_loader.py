@@ -88,6 +88,25 @@ READINGS = [
     ("[E] 1: [runtime.cpp::parsePlan::314] Error Code 1: Serialization (Serialization assertion "
      "plan->header.magicTag == rt::kPLAN_MAGIC_TAG failed.)\n", ["library_shadowed_older_copy",
                                                                   "package_api_version_mismatch"]),
+    # onnxruntime's CUDA provider DLL whose CUDA/cuDNN dependencies are missing
+    ("2024-05-01 [E:onnxruntime:Default, provider_bridge_ort.cc:1548 onnxruntime::TryGetProviderInfo_CUDA] "
+     "[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 \"\" when trying to load "
+     "\"D:\\env\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll\"\n",
+     ["cudart_not_found", "prebuilt_binary_wrong_cuda"]),
+    # a program's own minimum compute capability
+    ("[2021-03-01 10:00:00] GPU #1: FATAL: the 'kawpow' kernel requires 6.0 capability!\n",
+     ["gpu_below_extension_minimum"]),
+    ("Error: this build requires compute capability 7.0 or higher; found GeForce GTX 1080 (6.1)\n",
+     ["gpu_below_extension_minimum"]),
+    # CUDA 10 compiling bf16 code
+    ("csrc/ops.cu(77): error: identifier \"__nv_bfloat162\" is undefined\n", ["toolkit_below_extension_minimum",
+                                                                          "library_bug"]),
+    # macOS: the OpenMP runtime not found for a module built with it
+    ("ImportError: dlopen(/opt/proj/_ext.cpython-311-darwin.so, 0x0002): Symbol not found: ___kmpc_fork_call\n"
+     "  Referenced from: /opt/proj/_ext.cpython-311-darwin.so\n", ["library_not_found", "library_bug"]),
+    # torch's cpp_extension on Windows without MSVC's cl
+    ("subprocess.CalledProcessError: Command '['where', 'cl']' returned non-zero exit status 1.\n",
+     ["windows_msvc_toolchain"]),
     # a binary of another CPU on a Mac
     ("$ ./bin/tool --help\nzsh: bad CPU type in executable: ./bin/tool\n", ["wrong_architecture_binary"]),
 ]
@@ -122,6 +141,11 @@ NOT = [
     ("Running verify PaddlePaddle program ...\nPaddlePaddle works well on 1 GPU.\n", "prebuilt_binary_wrong_cuda"),
     # bf16 on a GPU that has it: no error
     ("torch.cuda.is_bf16_supported() -> True on the A100\n", "gpu_below_extension_minimum"),
+    # a capability the program states it has, not requires
+    ("Device 0: NVIDIA A10G, compute capability 8.6, 22 GB\n", "gpu_below_extension_minimum"),
+    # another 'undefined symbol' of an extension is no OpenMP runtime
+    ("ImportError: /venv/lib/python3.10/site-packages/ext/_C.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
+     "library_not_found"),
     # a Mac binary that runs
     ("$ file ./bin/tool\n./bin/tool: Mach-O 64-bit executable arm64\n", "wrong_architecture_binary"),
 ]
