@@ -98,6 +98,17 @@ READINGS = [
      ["gpu_below_extension_minimum"]),
     ("Error: this build requires compute capability 7.0 or higher; found GeForce GTX 1080 (6.1)\n",
      ["gpu_below_extension_minimum"]),
+    ("NotImplementedError: No operator found for `memory_efficient_attention_forward`:\n     `cutlassF` is not "
+     "supported because:\n        requires device with capability > (8, 0) but your GPU has capability (7, 5) "
+     "(too old)\n", ["gpu_below_extension_minimum"]),
+    ("RuntimeError: this kernel only supports GPUs with compute capability 8.0 and above\n",
+     ["gpu_below_extension_minimum"]),
+    # CMake's find_package without the package
+    ("CMake Error at /usr/share/cmake-3.28/Modules/FindPackageHandleStandardArgs.cmake:230 (message):\n  Could NOT "
+     "find NCCL (missing: NCCL_INCLUDE_DIR NCCL_LIBRARY)\n", ["build_dependency_missing"]),
+    ("CMake Error at CMakeLists.txt:9 (find_package):\n  By not providing \"FindTensorRT.cmake\" in "
+     "CMAKE_MODULE_PATH this project has asked CMake to find a package configuration file provided by "
+     "\"TensorRT\", but CMake did not find one.\n", ["build_dependency_missing"]),
     # CUDA 10 compiling bf16 code
     ("csrc/ops.cu(77): error: identifier \"__nv_bfloat162\" is undefined\n", ["toolkit_below_extension_minimum",
                                                                           "library_bug"]),
@@ -146,6 +157,10 @@ NOT = [
     # another 'undefined symbol' of an extension is no OpenMP runtime
     ("ImportError: /venv/lib/python3.10/site-packages/ext/_C.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n",
      "library_not_found"),
+    # CMake finding the CUDA toolkit itself is read as the toolkit, not as a build dependency
+    ("CMake Error: Could NOT find CUDAToolkit (missing: CUDAToolkit_INCLUDE_DIR)\n", "build_dependency_missing"),
+    # a GPU newer than the minimum: nothing refused
+    ("compute capability 8.6 >= 7.0: using the tensor-core kernels\n", "gpu_below_extension_minimum"),
     # a Mac binary that runs
     ("$ file ./bin/tool\n./bin/tool: Mach-O 64-bit executable arm64\n", "wrong_architecture_binary"),
 ]
