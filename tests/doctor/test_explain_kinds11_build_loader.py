@@ -118,6 +118,10 @@ READINGS = [
     # torch's cpp_extension on Windows without MSVC's cl
     ("subprocess.CalledProcessError: Command '['where', 'cl']' returned non-zero exit status 1.\n",
      ["windows_msvc_toolchain"]),
+    # a DLL pip installed (so present) whose dependencies Windows does not find
+    ("FileNotFoundError: Could not find module 'D:\\py\\Lib\\site-packages\\gpu_pkg\\kernels.dll' (or one of "
+     "its dependencies). Try using the full path with constructor syntax.\n", ["library_not_found",
+                                                                                "cudart_not_found"]),
     # a binary of another CPU on a Mac
     ("$ ./bin/tool --help\nzsh: bad CPU type in executable: ./bin/tool\n", ["wrong_architecture_binary"]),
 ]
