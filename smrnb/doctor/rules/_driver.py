@@ -370,26 +370,13 @@ def _egl(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          "# or: dr.RasterizeCudaContext() instead of dr.RasterizeGLContext() (nvdiffrast)"]}
 
 
-#: library_messages rows that read a CUDA error a library printed in that library's own context (NCCL's "Cuda failure
-#: 'named symbol not found'": its own kernel missing for the GPU, not a symbol of user code): where one matched the
-#: error's line, the error's generic reading (tables/cuda_errors.csv) is left out
-LIBRARY_READS_CUDA_ERROR_ROWS = frozenset({"nccl_named_symbol_not_found"})
-
-
-def _read_by_library_row(facts: Facts, ev: dict[str, Any]) -> bool:
-    msg = str(ev.get("message") or "").lower()
-    return bool(msg) and any(e.get("key") in LIBRARY_READS_CUDA_ERROR_ROWS and msg in str(e.get("line") or "").lower()
-                             for e in events(facts, "torch", "message", table="library_messages"))
-
-
 @rule("driver")
 def driver_events(facts: Facts) -> Iterable[Finding]:
     """CUDA runtime/driver, NVML and NVRTC errors by number, name or message (tables/cuda_errors.csv and the
     other enumerations) and nvidia-smi / NVML messages, whoever reported them: each becomes the codes its
     table row names, narrowed by the facts."""
     for ev in events(facts, "driver", "cuda_error"):
-        if not _read_by_library_row(facts, ev):
-            yield from resolve(facts, ev)
+        yield from resolve(facts, ev)
     for ev in events(facts, "driver", "message"):
         if ev.get("key") == "cuda_version_column":
             continue  # nvidia-smi's header is a fact (driver.cuda_driver_version), judged with the others above
