@@ -1790,8 +1790,8 @@ def _scan_stale_release(r: _Reader, text: str) -> None:
 
 
 #: a TensorFlow release named ("tensorflow==2.16.1", "tensorflow-gpu 2.12", "TensorFlow version: 2.15",
-#: "tf.__version__ ... 2.13.0")
-_TF_RELEASE_RE = re.compile(r"\b(?:tensorflow(?:[-_]gpu|[-_]intel)?|tf)(?:\s{0,2}(?:==?|:)\s{0,2}|\s{1,2}version:?\s{0,2}|"
+#: "tf.__version__ ... 2.13.0", "tensorflow[and-cuda]==2.17.0")
+_TF_RELEASE_RE = re.compile(r"\b(?:tensorflow(?:[-_]gpu|[-_]intel)?(?:\[[\w,-]{1,30}\])?|tf)(?:\s{0,2}(?:==?|:)\s{0,2}|\s{1,2}version:?\s{0,2}|"
                             r"\s{1,2}v?|\.__version__\W{0,12}\n?[>\s'\"]{0,8})v?(\d\.\d{1,2})(?:\.\d{1,3})?\b", re.I)
 #: code asking TensorFlow for its GPUs
 _TF_GPU_QUERY_RE = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU|is_gpu_available|"
@@ -1809,6 +1809,17 @@ def _scan_tf_release(r: _Reader, text: str) -> None:
     q = _TF_GPU_QUERY_RE.search(text[:100_000])
     if q:
         r.event("torch", "sign", q.group(0), WEIGHT["sign"], sign="tf_gpu_query", phrase=q.group(0))
+        e = _TF_NO_GPU_RE.search(text[q.start():q.start() + 3000])
+        if e:
+            r.event("torch", "sign", e.group(0), WEIGHT["sign"], sign="tf_gpu_none", phrase=e.group(0))
+
+
+#: TensorFlow's answer of no GPU after the query: an empty device list ("[]", "an empty list", "returns nothing"),
+#: a count of 0 ("Num GPUs Available: 0", "len(...) == 0"), False from is_gpu_available, an empty device name
+_TF_NO_GPU_RE = re.compile(r"(?:^|[\s>:=])\[\s*\](?!\S)|\bempty\s+(?:device\s+)?list\b|\b(?:returns?|returned|returning|"
+                           r"gives?|gave|got|get|shows?|showed|prints?|printed)\s+(?:an?\s+)?(?:empty|nothing|none\b|"
+                           r"\[\s*\])|num\s+gpus?\s+available\W{0,4}0\b|is_gpu_available\(\)[^\n]{0,40}\n?\s*(?:>>>\s*)?False\b|"
+                           r"skipping registering gpu devices", re.I | re.M)
 
 
 #: a notebook cell's pip install of one release ("!pip install pandas==0.23.4", "%pip install -U pbr==3.1.1")

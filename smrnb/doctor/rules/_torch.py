@@ -693,3 +693,23 @@ def tensorflow_gpu_on_native_windows(facts: Facts) -> Iterable[Finding]:
             yield from resolve(facts, {**ev, "weight": 22, "framework": "tensorflow", "version": ver},
                                ["cpu_only_torch_with_gpu"])
             return
+
+
+@rule("torch")
+def tensorflow_finds_no_gpu_on_linux(facts: Facts) -> Iterable[Finding]:
+    """TensorFlow 2.x on Linux (or WSL) asked for its GPUs and answered none (an empty list, a count of 0, False): it
+    loads the CUDA runtime, cuBLAS, cuDNN ... with dlopen at start and, when one of the releases it was built for is
+    not found, only warns ("Cannot dlopen some GPU libraries ... Skipping registering GPU devices") and goes on with
+    the CPU (tensorflow/core/common_runtime/gpu/gpu_device.cc); the pip wheels since 2.14 take them from the
+    nvidia-* wheels ("tensorflow[and-cuda]", tensorflow.org/install/pip), which the loader must find. Native Windows
+    (no GPU since 2.11) is the rule above's."""
+    ver = str(value(facts, "torch", "tensorflow_version") or "")
+    if value(facts, "context", "os") == "windows" and not value(facts, "context", "wsl"):
+        return
+    if not ver.startswith("2."):
+        return
+    for ev in events(facts, "torch", "sign"):
+        if ev.get("sign") == "tf_gpu_none":
+            yield from resolve(facts, {**ev, "weight": 12, "framework": "tensorflow", "version": ver},
+                               ["cudart_not_found"])
+            return
