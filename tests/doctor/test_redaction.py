@@ -173,10 +173,12 @@ def _cpu(fn, *args, bar: float = float("inf")) -> float:
 
 @pytest.mark.parametrize("unit", ADVERSARIAL)
 def test_redaction_of_10_mb_adversarial_text_is_bounded(unit):
-    # the bar is 1 s for 10 MB (benchmarks/bench_explain.py measures the slowest kind: ~0.65-0.95 s CPU here, a
-    # match every 8 characters); 1.5 s keeps the test from flaking on a loaded 2-core machine
+    # a guard against a pass that backtracks or rescans (which takes minutes on 10 MB), not the speed measure: the bar
+    # of 1 s for 10 MB is benchmarks/bench_explain.py's (the slowest kind ~1.0 s CPU there, a match every 6-8
+    # characters); the CPU time of one process still grows by half on a 2-core machine that three test runs share
+    # (1.5-2.2 s measured so), so the guard allows 3 s; test_redaction_time_is_linear checks the growth
     text = unit * (10_000_000 // len(unit))
-    assert _cpu(redact_text, text, bar=1.5) <= 1.5
+    assert _cpu(redact_text, text, bar=3.0) <= 3.0
 
 
 @pytest.mark.parametrize("unit", ["sk-", '"KEY":', "KEY=", "a://a:b@"])
