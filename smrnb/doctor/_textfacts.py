@@ -1166,7 +1166,9 @@ def _scan_signs(r: _Reader, text: str, low: str) -> None:
         if hits:
             i, k = min(hits)
             a, line = _line_at(text, i, after=0)
-            r.event(layer, "sign", line, WEIGHT["weak_sign" if weak else "sign"], sign=sign, phrase=k)
+            said = _built_vs_loaded(line.lower()) if sign == "cudnn_mismatch" else None  # its releases, where said
+            r.event(layer, "sign", line, WEIGHT["weak_sign" if weak else "sign"], sign=sign, phrase=k,
+                    **({"groups": said[0]} if said else {}))
 
 
 #: a count of GPUs a tool or library prints ("Number of GPUs: 0", "GPU count: 0", "Found 0 GPUs", "num_gpus=0")
@@ -1419,27 +1421,59 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
 _SEEN_LINES = 20_000
 
 
-#: a binary's CUDA or cuDNN release said against another found on the machine ("compiled with CUDA 12.1, but your system
-#: has CUDA 11.8", "built for CUDA 12 but CUDA 11.4 runtime found"), in any tool's words; a driver's is another matter
-_BUILT_VS_FOUND_RE = re.compile(r"(?:compiled|built) (?:with|for|against) (?:cudnn|cuda) ?v?[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}\b"
-                                r"[^\n]{0,60}?\bbut\b[^\n]{0,60}?\b(?:cudnn|cuda)\b[^\n0-9]{0,40}?[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}")
+#: a release as printed, read ahead of the bounded pattern that decides the match ("8.9.2.26", "7301"): the group of
+#: ``(?=...)`` takes all of it without changing what matches
+_FULL_RELEASE = r"(?=([0-9]+(?:\.[0-9]+)*))"
 
-#: the same with the release loaded first ("Loaded cuDNN version 8600 but source was compiled with 8902", "The cuDNN
-#: library loaded is 8.1 but Paddle requires 8.2")
+#: a binary's CUDA or cuDNN release said against another found on the machine ("compiled with CUDA 12.1, but your system
+#: has CUDA 11.8", "built for CUDA 12 but CUDA 11.4 runtime found", PaddlePaddle's "The installed Paddle is compiled with
+#: CUDNN 8.2, but CUDNN version in your machine is 8.1" of paddle/phi/backends/gpu/gpu_resources.cc and its CUDA runtime
+#: twin), in any tool's words; a driver's is another matter. Groups: the library, the release built with, the one found
+_BUILT_VS_FOUND_RE = re.compile(r"(?:compiled|built) (?:with|for|against) (cudnn|cuda) ?v?" + _FULL_RELEASE +
+                                r"[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}\b[^\n]{0,60}?\bbut\b[^\n]{0,60}?\b(?:cudnn|cuda)\b"
+                                r"[^\n0-9]{0,40}?" + _FULL_RELEASE + r"[0-9]{1,2}(?:\.[0-9]{1,2}){0,2}")
+
+#: the same with the release loaded first (TensorFlow's cuDNN check, stream_executor/cuda/cuda_dnn.cc: "Loaded runtime
+#: CuDNN library: 7.3.1 but source was compiled with: 7.5.0", older "7301 (compatibility version 7300) but source was
+#: compiled with 7003"; "Loaded cuDNN version 8600 but source was compiled with 8902", "The cuDNN library loaded is 8.1
+#: but Paddle requires 8.2"). Groups: the release loaded, the one built with
 _LOADED_VS_BUILT_RE = re.compile(r"(?:\b(?:loaded|found|installed|runtime)\b[^\n0-9]{0,20}?\bcudnn\b|\bcudnn\b[^\n0-9]{0,12}?"
-                                 r"\b(?:loaded|found|installed)\b)[^\n0-9]{0,30}?"
+                                 r"\b(?:loaded|found|installed)\b)[^\n0-9]{0,30}?" + _FULL_RELEASE +
                                  r"[0-9]{1,5}(?:\.[0-9]{1,2}){0,2}[^\n]{0,30}?\bbut\b[^\n]{0,40}?(?:compiled (?:with|against)|"
-                                 r"built (?:with|against|for)|requires?|expects?)[^\n0-9]{0,30}?[0-9]{1,5}(?:\.[0-9]{1,2}){0,2}")
+                                 r"built (?:with|against|for)|requires?|expects?)[^\n0-9]{0,30}?" + _FULL_RELEASE +
+                                 r"[0-9]{1,5}(?:\.[0-9]{1,2}){0,2}")
+
+#: older PaddlePaddle's dynload check ("libcudnn v5 with header v7 unmatched"): the release loaded, then the one built with
+_LOADED_HEADER_RE = re.compile(r"libcudnn v?(\d+(?:\.\d+)*) with header v?(\d+(?:\.\d+)*) unmatched")
+
+
+def _built_vs_loaded(low: str) -> tuple[dict[str, str], str] | None:
+    """``({"library", "loaded", "built"}, phrase)`` of a lower-cased line that says the CUDA or cuDNN release a binary
+    was built with against the one loaded or found (rules.loader's ``cudnn_mismatch`` reads them); None if it does
+    not say both."""
+    m = _BUILT_VS_FOUND_RE.search(low)
+    if m:
+        return {"library": "cuDNN" if m.group(1) == "cudnn" else "CUDA", "loaded": m.group(3), "built": m.group(2)}, m.group(0)
+    m = _LOADED_VS_BUILT_RE.search(low) or _LOADED_HEADER_RE.search(low)
+    if m:
+        return {"library": "cuDNN", "loaded": m.group(1), "built": m.group(2)}, m.group(0)
+    return None
+
+
+def _scan_cudnn_mismatch(r: _Reader, line: str, low: str) -> None:
+    """A binary's CUDA or cuDNN release said against another loaded or found (sign ``cudnn_mismatch``, its releases in
+    ``groups``: kept out of the event's identity, so that a text gives one such sign however many lines say it)."""
+    # not torch's CUDA against a toolkit's nvcc (torch brings its own runtime: that pair matters to a build, and is
+    # nvcc_torch_cuda_mismatch's), nor a driver's CUDA (the driver layer's)
+    if " but " in low and not any(w in low for w in ("driver", "torch", "nvcc")) and len(line) < 2000:
+        said = _built_vs_loaded(low)
+        if said:
+            r.event("loader", "sign", line, WEIGHT["sign"], sign="cudnn_mismatch", phrase=said[1][:80], groups=said[0])
 
 
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
-    # not torch's CUDA against a toolkit's nvcc (torch brings its own runtime: that pair matters to a build, and is
-    # nvcc_torch_cuda_mismatch's), nor a driver's CUDA (the driver layer's)
-    if " but " in low and not any(w in low for w in ("driver", "torch", "nvcc")) and len(line) < 2000:
-        m = _BUILT_VS_FOUND_RE.search(low) or _LOADED_VS_BUILT_RE.search(low)
-        if m:
-            r.event("loader", "sign", line, WEIGHT["sign"], sign="cudnn_mismatch", phrase=m.group(0)[:80])
+    _scan_cudnn_mismatch(r, line, low)
     _scan_libraries(r, line, low)
     _scan_symbols(r, line, low)
     _scan_versions(r, line, low)

@@ -470,12 +470,12 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
         yield from resolve(facts, ev, ["env_not_propagated_to_kernel"])
     for ev in events(facts, "loader", "sign"):
         if ev.get("sign") == "cudnn_mismatch":
-            codes = _cudnn_mismatch_codes(str(ev.get("line") or ""))
-            m = _loaded_built(str(ev.get("line") or ""))
-            yield from resolve(facts, {**ev, "kind": "message", "library": m[0] if m else "cuDNN", "meaning": (
-                f"the binary was built with {m[0]} {m[2]} and {m[0]} {m[1]} was loaded: install the {m[0]} "
-                f"release the binary was built with (same major, at least its minor), or the build made for this {m[0]}"
-            ) if m else None}, codes)
+            said = ev.get("groups") or {}  # the releases the text reader read on the line (none where it did not say)
+            lib, loaded, built = str(said.get("library") or "cuDNN"), said.get("loaded"), said.get("built")
+            yield from resolve(facts, {**ev, "kind": "message", "library": lib, "meaning": (
+                f"the binary was built with {lib} {built} and {lib} {loaded} was loaded: install the {lib} "
+                f"release the binary was built with (same major, at least its minor), or the build made for this {lib}"
+            ) if loaded and built else None}, _cudnn_mismatch_codes(loaded, built))
     yield from _crash_readings(facts)
 
 
@@ -493,38 +493,6 @@ def _extension_after_torch(facts: Mapping[str, Any]) -> bool:
     return bool(imported & (known - {"kaolin", "deepspeed"}))
 
 
-#: TensorFlow's cuDNN check (stream_executor/cuda/cuda_dnn.cc): "Loaded runtime CuDNN library: 7.3.1 but source was
-#: compiled with: 7.5.0" (older releases: "7301 (compatibility version 7300) but source was compiled with 7003")
-_CUDNN_LOADED_RE = re.compile(r"loaded runtime cudnn library:? ?(\d+(?:\.\d+)*)[^\n]{0,60}?compiled (?:with|against):? ?"
-                              r"(\d+(?:\.\d+)*)", re.IGNORECASE)
-#: the same check in the words of other stacks, the release built with first: PaddlePaddle's (paddle/phi/backends/gpu/
-#: gpu_resources.cc: "The installed Paddle is compiled with CUDNN 8.2, but CUDNN version in your machine is 8.1"; and
-#: its CUDA runtime twin), any tool's "built for CUDA 12 but CUDA 11.4 runtime found", and older Paddle's dynload check
-#: ("libcudnn v5 with header v7 unmatched": loaded, then built)
-_BUILT_FIRST_RE = re.compile(r"(?:compiled|built) (?:with|for|against) (cudnn|cuda) ?v?(\d+(?:\.\d+)*)\b[^\n]{0,60}?\bbut\b"
-                             r"[^\n]{0,60}?\b(?:cudnn|cuda)\b[^\n0-9]{0,40}?v?(\d+(?:\.\d+)*)", re.IGNORECASE)
-_LOADED_HEADER_RE = re.compile(r"libcudnn v?(\d+(?:\.\d+)*) with header v?(\d+(?:\.\d+)*) unmatched", re.IGNORECASE)
-
-
-#: the loaded release first in other words ("Loaded cuDNN version 8600 but source was compiled with 8902", "The cuDNN
-#: library loaded is 8.1 but Paddle requires 8.2")
-_LOADED_FIRST_RE = re.compile(r"\bcudnn\b[^\n0-9]{0,30}?(\d{1,5}(?:\.\d{1,2}){0,2})[^\n]{0,30}?\bbut\b[^\n]{0,40}?(?:compiled "
-                              r"(?:with|against)|built (?:with|against|for)|requires?|expects?)[^\n0-9]{0,30}?"
-                              r"(\d{1,5}(?:\.\d{1,2}){0,2})", re.IGNORECASE)
-
-
-def _loaded_built(line: str) -> tuple[str, str, str] | None:
-    """(library, release loaded, release the binary was built with) of a runtime-version check's message."""
-    m = _CUDNN_LOADED_RE.search(line) or _LOADED_HEADER_RE.search(line) or (
-        None if _BUILT_FIRST_RE.search(line) else _LOADED_FIRST_RE.search(line))
-    if m:
-        return "cuDNN", m.group(1), m.group(2)
-    m = _BUILT_FIRST_RE.search(line)
-    if m:
-        return ("cuDNN" if m.group(1).lower() == "cudnn" else "CUDA"), m.group(3), m.group(2)
-    return None
-
-
 def _cudnn_release(v: str) -> tuple[int, int]:
     """(major, minor) of a cuDNN release as TensorFlow prints it: ``7.3.1`` or ``7301`` (CUDNN_VERSION = major * 1000
     + minor * 100 + patch before cuDNN 9)."""
@@ -535,12 +503,12 @@ def _cudnn_release(v: str) -> tuple[int, int]:
     return (n // 1000, n % 1000 // 100) if n >= 1000 else (n, 0)
 
 
-def _cudnn_mismatch_codes(line: str) -> list[str]:
-    """A cuDNN other than the one a binary was built with: an older one loaded is another copy found first (or an
-    old install); a newer one the binary does not accept is a binary built for another cuDNN (install the cuDNN it
-    was built with, or the build made for this one)."""
-    m = _loaded_built(line)
-    if m and _cudnn_release(m[1]) > _cudnn_release(m[2]):
+def _cudnn_mismatch_codes(loaded: str | None, built: str | None) -> list[str]:
+    """A cuDNN (or CUDA) release ``loaded`` other than the one a binary was ``built`` with (as the text reader read
+    them: sign ``cudnn_mismatch``'s groups): an older one loaded is another copy found first (or an old install); a
+    newer one the binary does not accept is a binary built for another cuDNN (install the cuDNN it was built with, or
+    the build made for this one)."""
+    if loaded and built and _cudnn_release(loaded) > _cudnn_release(built):
         return ["prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"]
     return ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]
 
