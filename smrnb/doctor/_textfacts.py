@@ -1789,12 +1789,10 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _scan_lines(r, text, budget_s)
     low = text.lower()
     _scan_signs(r, text, low)
-    _scan_stale_release(r, text)
+    _scan_stale_release(r, text, low)
     _scan_tf_release(r, text)
     _scan_tables(r, text, low)
     _scan_enums(r, text, low)
-    if "pip" in low and "==" in low:
-        _stale_after_install(r, text)
     _derive(r)
     _context_from_signs(r)
     _broken_driver(r)
@@ -1805,10 +1803,24 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
 _UNINSTALLED_RE = re.compile(r"Successfully uninstalled ([A-Za-z0-9_.-]{1,60}?)-(\d+(?:\.\d+){1,3}\w{0,8})")
 
 
-def _scan_stale_release(r: _Reader, text: str) -> None:
-    """pip replaced a release and the text then prints the replaced one (a version on a line of its own, or after
-    the package's name or ``__version__``): the process asking had imported the package before the install, and
-    keeps the old module until it restarts."""
+def _scan_stale_release(r: _Reader, text: str, low: str) -> None:
+    """The process shows a release of a package that pip replaced (sign ``old_release_imported``: the ``package``, the
+    ``version`` still loaded): it imported the package before the install and keeps the old module until it restarts
+    (a notebook's kernel, a Colab runtime, a REPL). Either form: pip's report of the release it removed, then that
+    release printed; or a notebook cell installing one release (``!pip install X==V``), then another release shown
+    (the text is then a notebook's: ``jupyter.in_kernel``)."""
+    for said in (_uninstalled_then_shown(text), _pinned_then_other(text) if "pip" in low and "==" in low else None):
+        if said is not None:
+            line, package, old, phrase, cell = said
+            r.event("jupyter", "sign", line, WEIGHT["sign"], sign="old_release_imported", package=package,
+                    version=old, phrase=phrase)
+            if cell:
+                r.fact("jupyter", "in_kernel", True, cell)
+
+
+def _uninstalled_then_shown(text: str) -> tuple[str, str, str, str, str] | None:
+    """(line, package, release, phrase, "") where pip replaced a release ("Successfully uninstalled X-V") and the text
+    then prints the replaced one (a version on a line of its own, or after the package's name or ``__version__``)."""
     for m in _UNINSTALLED_RE.finditer(text):
         name, old = m.group(1), re.escape(m.group(2))
         after = text[m.end():m.end() + 4000]
@@ -1818,9 +1830,8 @@ def _scan_stale_release(r: _Reader, text: str) -> None:
         shown = re.search(rf"^[\s>'\"]*{old}['\"]?\s*$|(?:__version__|\b{re.escape(name)}\b)[^\n]{{0,40}}?[\s'\"=:(]"
                           rf"{old}(?![\w.])", after, re.M | re.I)
         if shown:
-            r.event("jupyter", "sign", shown.group(0), WEIGHT["sign"], sign="old_release_imported",
-                    package=name, version=m.group(2))
-            return
+            return shown.group(0), name, m.group(2), f"uninstalled {name}-{m.group(2)}, {m.group(2)} loaded", ""
+    return None
 
 
 #: a TensorFlow release named ("tensorflow==2.16.1", "tensorflow-gpu 2.12", "TensorFlow version: 2.15",
@@ -1863,10 +1874,10 @@ _PIP_REPORT_RE = re.compile(r"\W{0,6}(?:requirement already|collecting|downloadi
                             r"found existing|attempting uninstall|[!%]?pip3? )")
 
 
-def _stale_after_install(r: _Reader, text: str) -> None:
-    """A notebook that installed one release of a package (``!pip install X==V``) and then shows another release of
-    it (``X.__version__`` printing the old one, ``(X 5.1.1 (/usr/...)`` in a version conflict): the kernel keeps
-    the module it imported before the install, so a restart is needed (sign ``kernel_not_restarted``)."""
+def _pinned_then_other(text: str) -> tuple[str, str, str, str, str] | None:
+    """(line, package, release, phrase, the cell's install) where a notebook installed one release of a package
+    (``!pip install X==V``) and then shows another release of it (``X.__version__`` printing the old one,
+    ``(X 5.1.1 (/usr/...)`` in a version conflict)."""
     for m in list(_NOTEBOOK_PIN_RE.finditer(text))[:4]:
         pkg, want = m.group(1), m.group(2).rstrip(".")
         lines = text[m.end():].split("\n")[1:400]
@@ -1881,10 +1892,8 @@ def _stale_after_install(r: _Reader, text: str) -> None:
                 q = re.search(r"['\"]([0-9]+\.[0-9]+(?:\.[0-9]+)*)['\"]", "\n".join(lines[i + 1:i + 7]))
                 shown = q.group(1) if q else None
             if shown and shown != want:
-                r.event("jupyter", "sign", line, WEIGHT["sign"], sign="kernel_not_restarted",
-                        phrase=f"installed {pkg}=={want}, {shown} loaded")
-                r.fact("jupyter", "in_kernel", True, m.group(0))
-                return
+                return line, pkg, shown, f"installed {pkg}=={want}, {shown} loaded", m.group(0)
+    return None
 
 
 #: a library's file name wrapped inside a word by a terminal or an editor ("ImportError: libcud" / "art.so.11.0: cannot

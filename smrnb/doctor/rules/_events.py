@@ -142,8 +142,8 @@ RESTART_NOTES = frozenset({"pip_restart_note", "colab_restart_runtime"})
 
 def restart_said(facts: Facts) -> bool:
     """Whether the text shows a notebook install whose kernel was not restarted since: IPython's or Colab's note
-    after an install, or the user saying so."""
-    return has_sign(facts, "kernel_not_restarted") or any(
+    after an install, the user saying so, or the process still showing the release pip replaced."""
+    return has_sign(facts, "kernel_not_restarted") or has_sign(facts, "old_release_imported") or any(
         e.get("key") in RESTART_NOTES for e in events(facts, "jupyter", "message"))
 
 

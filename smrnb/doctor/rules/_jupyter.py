@@ -132,7 +132,7 @@ def notebook_messages(facts: Facts) -> Iterable[Finding]:
         yield from py + env
     elif env_set is not None:
         yield from resolve(facts, {**env_set, "weight": 30}, ["env_not_propagated_to_kernel"])
-    for ev in events(facts, "jupyter", "sign"):
+    for ev in events(facts, "jupyter", "sign"):  # the user (or Colab) saying so; the old release shown is the next rule's
         if ev.get("sign") == "kernel_not_restarted":
             yield from resolve(facts, {**ev, "weight": 24}, ["kernel_restart_needed"])
 
@@ -140,8 +140,10 @@ def notebook_messages(facts: Facts) -> Iterable[Finding]:
 
 @rule("jupyter")
 def old_release_after_install(facts: Facts) -> Iterable[Finding]:
-    """pip replaced a package and the text then shows the replaced release: the interpreter (a notebook kernel, a
-    Colab runtime, a REPL) imported it before the install and keeps the module it loaded until it restarts."""
+    """pip replaced a package and the text then shows the replaced release (pip's "Successfully uninstalled X-V" then V
+    printed, or a notebook's "!pip install X==V" then another release shown: one sign, ``old_release_imported``): the
+    interpreter (a notebook kernel, a Colab runtime, a REPL) imported it before the install and keeps the module it
+    loaded until it restarts."""
     for ev in events(facts, "jupyter", "sign"):
         if ev.get("sign") == "old_release_imported":
             yield from resolve(facts, {**ev, "weight": 26}, ["kernel_restart_needed"])
