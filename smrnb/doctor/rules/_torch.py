@@ -683,16 +683,7 @@ def tensorflow_gpu_on_native_windows(facts: Facts) -> Iterable[Finding]:
     """TensorFlow 2.11 and later on native Windows asked for its GPUs: its Windows wheels have no CUDA since 2.11
     (tensorflow.org/install/pip: "TensorFlow 2.10 was the last TensorFlow release that supported GPU on
     native-Windows"), so it finds none, whatever the driver and the toolkit."""
-    ver = str(value(facts, "torch", "tensorflow_version") or "")
-    if value(facts, "context", "os") != "windows" or value(facts, "context", "wsl") or not ver.startswith("2."):
-        return
-    if int(ver.split(".")[1]) < 11:
-        return
-    for ev in events(facts, "torch", "sign"):
-        if ev.get("sign") == "tf_gpu_query":
-            yield from resolve(facts, {**ev, "weight": 22, "framework": "tensorflow", "version": ver},
-                               ["cpu_only_torch_with_gpu"])
-            return
+    yield from _tensorflow_gpu_reading(facts, True, "tf_gpu_query", 22, "cpu_only_torch_with_gpu", since_minor=11)
 
 
 @rule("torch")
@@ -703,13 +694,18 @@ def tensorflow_finds_no_gpu_on_linux(facts: Facts) -> Iterable[Finding]:
     the CPU (tensorflow/core/common_runtime/gpu/gpu_device.cc); the pip wheels since 2.14 take them from the
     nvidia-* wheels ("tensorflow[and-cuda]", tensorflow.org/install/pip), which the loader must find. Native Windows
     (no GPU since 2.11) is the rule above's."""
+    yield from _tensorflow_gpu_reading(facts, False, "tf_gpu_none", 12, "cudart_not_found")
+
+
+def _tensorflow_gpu_reading(facts: Facts, native_windows: bool, sign: str, weight: int, code: str,
+                            since_minor: int = 0) -> Iterable[Finding]:
+    """``code`` read (at ``weight``) from the text's first TensorFlow ``sign``, where the text names a TensorFlow 2.x
+    (2.``since_minor`` or later) and runs on native Windows or not, as ``native_windows`` says."""
     ver = str(value(facts, "torch", "tensorflow_version") or "")
-    if value(facts, "context", "os") == "windows" and not value(facts, "context", "wsl"):
-        return
-    if not ver.startswith("2."):
+    windows = value(facts, "context", "os") == "windows" and not value(facts, "context", "wsl")
+    if windows != native_windows or not ver.startswith("2.") or (since_minor and int(ver.split(".")[1]) < since_minor):
         return
     for ev in events(facts, "torch", "sign"):
-        if ev.get("sign") == "tf_gpu_none":
-            yield from resolve(facts, {**ev, "weight": 12, "framework": "tensorflow", "version": ver},
-                               ["cudart_not_found"])
+        if ev.get("sign") == sign:
+            yield from resolve(facts, {**ev, "weight": weight, "framework": "tensorflow", "version": ver}, [code])
             return
