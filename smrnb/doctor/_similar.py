@@ -8,7 +8,7 @@ another kind: *this text reads like these reports, which were fixed so*. It is a
 fact: a text only these readings name stays *not recognised* (exit status 3), and the exception hook never
 says it.
 
-The model is a cosine k-nearest-neighbours vote over TF-IDF weights of the text's words and word pairs
+The model is a cosine k-nearest-neighbours vote (similarity squared) over TF-IDF weights of the text's words and word pairs
 (numbers and paths' digits left out). The shipped index (``tables/similar_reports.json``) keeps, per report,
 its address, label, fix in the labeller's words and its strongest terms, not its text; it is rebuilt from the
 corpus with ``python tests/doctor/corpus/similar.py build`` and a test checks that it is current.
@@ -29,13 +29,20 @@ from typing import Any
 #: neighbours that vote, terms kept per report, the least similarity of the nearest report for any reading
 K = 11
 TERMS = 80
-MIN_SIMILARITY = 0.15
+MIN_SIMILARITY = 0.1
 #: the least share of the neighbours' votes of the first reading (votes spread over many causes: no reading)
 MIN_SHARE = 0.25
 #: the least share of the neighbours' votes of a reading added beside a rule's single finding
-MIN_SHARE_BESIDE_A_RULE = 0.2
+MIN_SHARE_BESIDE_A_RULE = 0.3
 #: how much of a text is read (its head; explain has capped a long log to its head, tail and error lines)
 MAX_CHARS = 40_000
+#: a neighbour votes its similarity to this power: the nearest reports count for more than the eleventh
+VOTE_POWER = 2.0
+#: the least similarity of the nearest report for a text :func:`reads_as_a_failure_of_the_field` holds back
+#: (a plain bug's last exception, no error word or no word of the field): readings only when a known report is
+#: this much like it ("AttributeError: module 'open3d' has no attribute 'registration'"); never a text
+#: about the disk, a time limit, host memory or the network (:data:`_OUTSIDE`)
+HIGH_SIMILARITY = 0.35
 INDEX = Path(__file__).with_name("tables") / "similar_reports.json"
 
 _WORD = re.compile(r"[a-z_][a-z0-9_]{1,30}")
@@ -176,9 +183,10 @@ class Index:
 
     # ------------------------------------------------------------------ build / store
     @classmethod
-    def build(cls, rows: Iterable[Mapping[str, Any]], top: int = TERMS) -> Index:
+    def build(cls, rows: Iterable[Mapping[str, Any]], top: int | None = None) -> Index:
         """The index of labelled ``rows`` (``id, url, text, cause, also, fix``); ``unknown`` rows are left out
         (their text cannot show a cause). Terms in one report only, or in half of them, carry no weight."""
+        top = TERMS if top is None else top
         rows = [r for r in rows if r.get("cause") and r["cause"] != "unknown"]
         bags = [terms(str(r["text"])) for r in rows]
         df: Counter = Counter()
@@ -219,10 +227,10 @@ class Index:
         """The weights of a text's :func:`terms` that the index knows (not yet of unit length)."""
         return {t: (1 + math.log(c)) * self.idf[t] for t, c in bag.items() if t in self.idf}
 
-    def nearest(self, text: str, k: int = K) -> list[tuple[Report, float]]:
+    def nearest(self, text: str, k: int | None = None) -> list[tuple[Report, float]]:
         """The ``k`` reports most similar to ``text`` (cosine of term weights over the index's terms), most
         similar first; reports that share no weighted term are left out."""
-        return self._nearest(self._query(terms(text)), k)
+        return self._nearest(self._query(terms(text)), K if k is None else k)
 
     def _nearest(self, query: Mapping[str, float], k: int) -> list[tuple[Report, float]]:
         q = self._unit(query)
@@ -233,26 +241,31 @@ class Index:
         best = sorted(acc.items(), key=lambda iv: (-iv[1], self.reports[iv[0]].id))[:k]
         return [(self.reports[i], s) for i, s in best if s > 0]
 
-    def readings(self, text: str, n: int = 2, k: int = K, min_similarity: float = MIN_SIMILARITY) -> list[Reading]:
-        """Up to ``n`` causes the ``k`` nearest reports vote for (each report votes its similarity for its
-        cause), best first; none for a text that is no failure of the field
-        (:func:`reads_as_a_failure_of_the_field`), when even the nearest report is less similar than
-        ``min_similarity``, shares fewer than :data:`MIN_SHARED` terms with the text, or when the first cause has
+    def readings(self, text: str, n: int = 2, k: int | None = None,
+                 min_similarity: float | None = None) -> list[Reading]:
+        """Up to ``n`` causes the ``k`` nearest reports vote for (each report votes its similarity to the power
+        :data:`VOTE_POWER` for its cause), best first; none for a text about the disk, a time limit, host memory
+        or the network (:data:`_OUTSIDE`), for another text that is no failure of the field
+        (:func:`reads_as_a_failure_of_the_field`) unless its nearest report is at least :data:`HIGH_SIMILARITY`
+        like it, when even the nearest report is less similar than ``min_similarity``, shares fewer than :data:`MIN_SHARED` terms with the text, or when the first cause has
         less than :data:`MIN_SHARE` of the votes."""
-        if not reads_as_a_failure_of_the_field(text):
+        k = K if k is None else k
+        min_similarity = MIN_SIMILARITY if min_similarity is None else min_similarity
+        held = not reads_as_a_failure_of_the_field(text)
+        if held and _OUTSIDE.search(text[:MAX_CHARS]):
             return []
         mine = terms(text)  # once: the query, its size and the terms shared with the nearest report
         query = self._query(mine)
         if len(query) < MIN_TERMS:
             return []
         near = self._nearest(query, k)
-        if not near or near[0][1] < min_similarity:
+        if not near or near[0][1] < (HIGH_SIMILARITY if held else min_similarity):
             return []
         if sum(1 for t in near[0][0].weights if t in mine) < MIN_SHARED:
             return []
         votes: dict[str, float] = {}
         for r, s in near:
-            votes[r.cause] = votes.get(r.cause, 0.0) + s
+            votes[r.cause] = votes.get(r.cause, 0.0) + s ** VOTE_POWER
         total = sum(votes.values()) or 1.0
         order = sorted(votes, key=lambda c: (-votes[c], c))[:n]
         if votes[order[0]] / total < MIN_SHARE:
