@@ -184,8 +184,8 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -
 def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
     """Readings of the nearest known reports (:mod:`smrnb.doctor._similar`) for a text (:func:`_prepared`) no
     rule recognised (up to two) or that one rule read one way without this machine's facts (one more, of another
-    cause, when at least a fifth of the neighbours vote for it and the rule's code does not name it as the
-    neighbour it is told from); each an ``info`` finding whose sources say ``similar reports``, ranked after
+    cause, when it has at least ``MIN_SHARE_BESIDE_A_RULE`` of the neighbours' votes and the rule's code does not
+    name it as the neighbour it is told from); each an ``info`` finding whose sources say ``similar reports``, ranked after
     every rule's finding. Where the machine's facts decided, or the rule's one finding is a note, no guess is
     added."""
     from smrnb.doctor import _similar
