@@ -8,7 +8,8 @@ another kind: *this text reads like these reports, which were fixed so*. It is a
 fact: a text only these readings name stays *not recognised* (exit status 3), and the exception hook never
 says it.
 
-The model is a cosine k-nearest-neighbours vote (similarity squared) over TF-IDF weights of the text's words and word pairs
+The model is a cosine k-nearest-neighbours vote (similarity squared), mixed with a naive Bayes posterior over
+every report of a cause, over TF-IDF weights of the text's words and word pairs
 (numbers and paths' digits left out). The shipped index (``tables/similar_reports.json``) keeps, per report,
 its address, label, fix in the labeller's words and its strongest terms, not its text; it is rebuilt from the
 corpus with ``python tests/doctor/corpus/similar.py build`` and a test checks that it is current.
@@ -40,9 +41,14 @@ MAX_CHARS = 40_000
 VOTE_POWER = 2.0
 #: the least similarity of the nearest report for a text :func:`reads_as_a_failure_of_the_field` holds back
 #: (a plain bug's last exception, no error word or no word of the field): readings only when a known report is
-#: this much like it ("AttributeError: module 'open3d' has no attribute 'registration'"); never a text
-#: about the disk, a time limit, host memory or the network (:data:`_OUTSIDE`)
+#: this much like it ("AttributeError: module 'open3d' has no attribute 'registration'") and of the first
+#: reading's cause; never a text about the disk, a time limit, host memory or the network (:data:`_OUTSIDE`)
 HIGH_SIMILARITY = 0.35
+#: a reading's share mixes the neighbours' votes with this weight of a naive Bayes model's posterior over every
+#: report (:meth:`Index.bayes`: its smoothing and how much a text's unit-length weights count)
+NB_WEIGHT = 0.6
+NB_ALPHA = 0.1
+NB_SCALE = 30.0
 INDEX = Path(__file__).with_name("tables") / "similar_reports.json"
 
 _WORD = re.compile(r"[a-z_][a-z0-9_]{1,30}")
@@ -180,6 +186,39 @@ class Index:
         for i, r in enumerate(self.reports):
             for t, w in r.weights.items():
                 self._post.setdefault(t, []).append((i, w))
+        self._bayes_terms: dict[str, list[tuple[str, float]]] | None = None
+        self._bayes_causes: dict[str, tuple[float, float]] = {}
+
+    def bayes(self, query: Mapping[str, float]) -> dict[str, float]:
+        """A multinomial naive Bayes model's posterior of each cause for a text's term weights (``query``, of
+        any length): each cause's term mass is the sum of its reports' stored weights, smoothed by
+        :data:`NB_ALPHA`; the text's weights are made of unit length and count :data:`NB_SCALE` times.
+        Unlike the nearest reports it sees every report of a cause at once (built on first use)."""
+        if self._bayes_terms is None:
+            mass: dict[str, dict[str, float]] = {}
+            for r in self.reports:
+                m = mass.setdefault(r.cause, {})
+                for t, w in r.weights.items():
+                    m[t] = m.get(t, 0.0) + w
+            size, n = len(self.idf), len(self.reports)
+            prior = Counter(r.cause for r in self.reports)
+            self._bayes_causes = {c: (math.log(prior[c] / n), math.log(NB_ALPHA / (sum(m.values()) + NB_ALPHA * size)))
+                                  for c, m in mass.items()}
+            post: dict[str, list[tuple[str, float]]] = {}
+            for c, m in mass.items():
+                for t, x in m.items():
+                    post.setdefault(t, []).append((c, math.log((x + NB_ALPHA) / NB_ALPHA)))
+            self._bayes_terms = post
+        q = self._unit(query)
+        mass_q = sum(q.values()) * NB_SCALE
+        score = {c: p + mass_q * unseen for c, (p, unseen) in self._bayes_causes.items()}
+        for t, w in q.items():
+            for c, g in self._bayes_terms.get(t, ()):
+                score[c] += NB_SCALE * w * g
+        top = max(score.values(), default=0.0)
+        e = {c: math.exp(x - top) for c, x in score.items()}
+        z = sum(e.values()) or 1.0
+        return {c: x / z for c, x in e.items()}
 
     # ------------------------------------------------------------------ build / store
     @classmethod
@@ -247,8 +286,9 @@ class Index:
         :data:`VOTE_POWER` for its cause), best first; none for a text about the disk, a time limit, host memory
         or the network (:data:`_OUTSIDE`), for another text that is no failure of the field
         (:func:`reads_as_a_failure_of_the_field`) unless its nearest report is at least :data:`HIGH_SIMILARITY`
-        like it, when even the nearest report is less similar than ``min_similarity``, shares fewer than :data:`MIN_SHARED` terms with the text, or when the first cause has
-        less than :data:`MIN_SHARE` of the votes."""
+        like it, when even the nearest report is less similar than ``min_similarity``, shares fewer than
+        :data:`MIN_SHARED` terms with the text, or when the first cause has less than :data:`MIN_SHARE` of the
+        votes (mixed with :meth:`bayes`' posterior, :data:`NB_WEIGHT`)."""
         k = K if k is None else k
         min_similarity = MIN_SIMILARITY if min_similarity is None else min_similarity
         held = not reads_as_a_failure_of_the_field(text)
@@ -267,9 +307,14 @@ class Index:
         for r, s in near:
             votes[r.cause] = votes.get(r.cause, 0.0) + s ** VOTE_POWER
         total = sum(votes.values()) or 1.0
+        # for the causes the neighbours name: their share mixed with naive Bayes' posterior (a share of the whole
+        # mixed vote: the posterior of causes no neighbour names counts against them)
+        post = self.bayes(query) if NB_WEIGHT else {}
+        votes = {c: (1 - NB_WEIGHT) * x / total + NB_WEIGHT * post.get(c, 0.0) for c, x in votes.items()}
+        total = 1.0
         order = sorted(votes, key=lambda c: (-votes[c], c))[:n]
-        if votes[order[0]] / total < MIN_SHARE:
-            return []
+        if votes[order[0]] / total < MIN_SHARE or (held and order[0] != near[0][0].cause):
+            return []  # votes spread, or a held-back text whose nearest report does not back its first reading
         # every reading listed meets the similarity floor with its own nearest report, not only the first one
         return [Reading(c, votes[c] / total, best, tuple((r, s) for r, s in near if r.cause == c)) for c in order
                 for best in (max(s for r, s in near if r.cause == c),) if best >= min_similarity]
