@@ -168,3 +168,12 @@ def test_a_guess_beside_a_rules_reading_says_it_is_a_guess_on_its_line():
                 assert guess_lines and all("a guess from similar reports (not a finding)" in ln for ln in guess_lines)
                 return
     pytest.skip("no corpus text gets a rule's reading and a guess beside it")
+
+
+def test_naive_bayes_posterior_is_a_distribution_that_favours_the_cause_of_shared_terms():
+    reports = [_similar.Report(f"r{i}", "https://example.org", cause, (), "", weights) for i, (cause, weights) in
+               enumerate([("a", {"libcudart": 0.8, "cannot open": 0.6}), ("a", {"libcudart": 1.0}),
+                          ("b", {"no kernel": 0.7, "image": 0.7}), ("b", {"image": 1.0})])]
+    idx = _similar.Index({"libcudart": 1.0, "cannot open": 1.0, "no kernel": 1.0, "image": 1.0}, reports)
+    post = idx.bayes({"libcudart": 2.0, "cannot open": 1.0})
+    assert abs(sum(post.values()) - 1) < 1e-9 and post["a"] > 0.9 > post["b"]
