@@ -186,34 +186,34 @@ class Index:
         for i, r in enumerate(self.reports):
             for t, w in r.weights.items():
                 self._post.setdefault(t, []).append((i, w))
-        self._bayes_terms: dict[str, list[tuple[str, float]]] | None = None
-        self._bayes_causes: dict[str, tuple[float, float]] = {}
+        self._bayes_causes: dict[str, tuple[float, float]] | None = None
+        self._bayes_terms: dict[str, tuple[tuple[str, float], ...]] = {}  # filled as texts use them
 
     def bayes(self, query: Mapping[str, float]) -> dict[str, float]:
         """A multinomial naive Bayes model's posterior of each cause for a text's term weights (``query``, of
-        any length): each cause's term mass is the sum of its reports' stored weights, smoothed by
+        any length): a cause's mass of a term is the sum of its reports' stored weights of it, smoothed by
         :data:`NB_ALPHA`; the text's weights are made of unit length and count :data:`NB_SCALE` times.
-        Unlike the nearest reports it sees every report of a cause at once (built on first use)."""
-        if self._bayes_terms is None:
-            mass: dict[str, dict[str, float]] = {}
+        Unlike the nearest reports it sees every report of a cause at once."""
+        if self._bayes_causes is None:  # per cause: its log prior and the log probability of a term it lacks
+            mass: Counter = Counter()
             for r in self.reports:
-                m = mass.setdefault(r.cause, {})
-                for t, w in r.weights.items():
-                    m[t] = m.get(t, 0.0) + w
-            size, n = len(self.idf), len(self.reports)
+                mass[r.cause] += sum(r.weights.values())
+            n, size = len(self.reports), len(self.idf)
             prior = Counter(r.cause for r in self.reports)
-            self._bayes_causes = {c: (math.log(prior[c] / n), math.log(NB_ALPHA / (sum(m.values()) + NB_ALPHA * size)))
+            self._bayes_causes = {c: (math.log(prior[c] / n), math.log(NB_ALPHA / (m + NB_ALPHA * size)))
                                   for c, m in mass.items()}
-            post: dict[str, list[tuple[str, float]]] = {}
-            for c, m in mass.items():
-                for t, x in m.items():
-                    post.setdefault(t, []).append((c, math.log((x + NB_ALPHA) / NB_ALPHA)))
-            self._bayes_terms = post
         q = self._unit(query)
         mass_q = sum(q.values()) * NB_SCALE
         score = {c: p + mass_q * unseen for c, (p, unseen) in self._bayes_causes.items()}
         for t, w in q.items():
-            for c, g in self._bayes_terms.get(t, ()):
+            gains = self._bayes_terms.get(t)
+            if gains is None:  # per cause that has the term: the log of its smoothed mass over a lacking one's
+                of: dict[str, float] = {}
+                for i, x in self._post.get(t, ()):
+                    c = self.reports[i].cause
+                    of[c] = of.get(c, 0.0) + x
+                gains = self._bayes_terms[t] = tuple((c, math.log1p(x / NB_ALPHA)) for c, x in of.items())
+            for c, g in gains:
                 score[c] += NB_SCALE * w * g
         top = max(score.values(), default=0.0)
         e = {c: math.exp(x - top) for c, x in score.items()}
