@@ -44,6 +44,8 @@ VOTE_POWER = 2.0
 #: this much like it ("AttributeError: module 'open3d' has no attribute 'registration'") and of the first
 #: reading's cause; never a text about the disk, a time limit, host memory or the network (:data:`_OUTSIDE`)
 HIGH_SIMILARITY = 0.35
+#: ... and no longer than this
+HELD_MAX_CHARS = 6_000
 #: a reading's share mixes the neighbours' votes with this weight of a naive Bayes model's posterior over every
 #: report (:meth:`Index.bayes`: its smoothing and how much a text's unit-length weights count)
 NB_WEIGHT = 0.6
@@ -292,8 +294,8 @@ class Index:
         k = K if k is None else k
         min_similarity = MIN_SIMILARITY if min_similarity is None else min_similarity
         held = not reads_as_a_failure_of_the_field(text)
-        if held and _OUTSIDE.search(text[:MAX_CHARS]):
-            return []
+        if held and (len(text) > HELD_MAX_CHARS or _OUTSIDE.search(text)):
+            return []  # a long log the gate holds back is not read (a 10 MB log stays well under a second)
         mine = terms(text)  # once: the query, its size and the terms shared with the nearest report
         query = self._query(mine)
         if len(query) < MIN_TERMS:
