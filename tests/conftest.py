@@ -48,6 +48,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"kaolin not usable here: {kaolin_reason}"))
         if item.get_closest_marker("browser") and not chromium:
             item.add_marker(pytest.mark.skip(reason="Debian chromium not installed (/usr/bin/chromium); .ci/run installs it"))
+        if item.get_closest_marker("long") and os.environ.get("SMRNB_LONG_TESTS") != "1":
+            item.add_marker(pytest.mark.skip(reason=f"long: {item.get_closest_marker('long').args[0]}; "
+                                                    "run with SMRNB_LONG_TESTS=1 (CI's 40 minutes leave it out)"))
         if item.get_closest_marker("shared_data") and not SHARED_DATA.is_dir():
             item.add_marker(pytest.mark.skip(reason=f"../shared/data not found at {SHARED_DATA}"))
 

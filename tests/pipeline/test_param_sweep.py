@@ -13,7 +13,8 @@ and tsdf -> mesh -> repair -> holes -> simplify -> uv -> texture -> export. Each
 parameter to its minimum, its maximum, the other boolean value or ``None`` (where allowed); per step
 two combinations set every parameter to its minimum and every one to its maximum. The ``slow`` sweep
 runs the whole tsdf chain downstream of each voxel size corner at finer input (the math domain error
-of fill_holes at 8 mm and 2 mm voxels came from there).
+of fill_holes at 8 mm and 2 mm voxels came from there). The ``long`` sweep (``SMRNB_LONG_TESTS=1``, outside
+CI: 17 GiB and minutes) runs to the end the corners the quick sweep only estimates.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def _sweep_case(p: Pipeline, step: str, params: dict[str, Any], *, run_long: boo
         est = p.estimate(step)
         if est is not None and est.seconds > QUICK_SECONDS and not run_long:
             pytest.skip(f"estimated at {est.text()}{' (a widget asks first)' if needs_asking(est) else ''}: "
-                        "run by the slow sweep (test_long_corners_run_too)")
+                        "run by the long sweep (test_long_corners_run_too, SMRNB_LONG_TESTS=1)")
         try:
             out = p.run(until=step)
         except SmrnbError as err:
@@ -146,14 +147,15 @@ IDS = [f"{s}-{'-'.join(f'{k}={v}' for k, v in p.items())}" for s, p in CASES]
 @pytest.mark.parametrize("step,params", CASES, ids=IDS)
 def test_step_at_the_ends_of_its_ranges(chains, step, params):
     """Run each case, except one whose cost estimate is over QUICK_SECONDS (skipped with the estimate
-    as its reason); the slow sweep runs those too."""
+    as its reason); the long sweep (SMRNB_LONG_TESTS=1) runs those too."""
     _sweep_case(chains[CHAIN_OF[step]], step, params, run_long=False)
 
 
 @pytest.mark.slow
+@pytest.mark.long("the texture step at 8192 x 8192 texels: estimated at 17 GiB and 1-3 min each, 5 min on 2 cores")
 @pytest.mark.timeout(1800)
 def test_long_corners_run_too(chains):
-    """The cases the quick sweep only estimates, run to the end."""
+    """The cases the quick sweep only estimates, run to the end (the quick sweep checks their estimates)."""
     for step, params in CASES:
         _sweep_case(chains[CHAIN_OF[step]], step, params, run_long=True)
 
@@ -161,11 +163,17 @@ def test_long_corners_run_too(chains):
 @pytest.mark.slow
 @pytest.mark.parametrize("voxel_size", [0.002, 0.005, 0.008, 0.2])
 def test_tsdf_chain_downstream_of_each_voxel_size(tmp_path, voxel_size):
-    """The default chain at its defaults after the tsdf's voxel size corner (and the sizes students pick)."""
-    stages = [("tsdf", {"voxel_size": voxel_size}), "extract_mesh", "fill_holes",
+    """The default chain at its defaults after the tsdf's voxel size corner (and the sizes students pick).
+
+    Below 5 mm the chain fuses three frames and only their surfaces nearer than 1.3 m (about a tenth of the
+    sample's depths, the median is 1.75 m): at 2 mm the whole room is millions of faces whose simplification
+    alone ran past 10 minutes on two cores, while what broke here before (fill_holes' math domain error) came
+    from the voxel size, which the crop keeps (440k faces, about 100 s)."""
+    fine = voxel_size < 0.005
+    stages = [("tsdf", {"voxel_size": voxel_size, **({"depth_max": 1.3} if fine else {})}), "extract_mesh", "fill_holes",
               ("simplify", {"target_number_of_vertices": 8000}), ("uv", {"resolution": 512}),
               ("texture", {"resolution": 512}), ("export", {"path": "m.glb"})]
-    p = Pipeline(stages, source={"path": "sample", "stride": 5, "max_frames": 15 if voxel_size >= 0.005 else 3},
+    p = Pipeline(stages, source={"path": "sample", "stride": 5, "max_frames": 3 if fine else 15},
                  output_dir=tmp_path)
     try:
         p.run()
