@@ -61,6 +61,14 @@ POINT_BUDGET = 300_000
 SETTLE_SECONDS = 0.3
 #: the canvas events that start coarse drawing: a press, and a wheel step as OrbitControls hears it
 GRAB_EVENTS = ("mousedown", "mousewheel", "MozMousePixelScroll")
+#: the canvas event that ends a drag: OrbitControls reports the camera only when a drag ends, so without it a drag
+#: held longer than the fallback below went back to full detail in the middle of the drag
+RELEASE_EVENTS = ("mouseup",)
+#: seconds after a press whose end the page never reports (a click that moved nothing, a release outside the
+#: canvas that left the camera where it was) before full detail comes back anyway; after a wheel step that moved
+#: nothing (the zoom at its limit), :data:`WHEEL_FALLBACK_SECONDS`
+PRESS_FALLBACK_SECONDS = 20.0
+WHEEL_FALLBACK_SECONDS = 3.0
 #: an in-place update sending more bytes than this pauses the renderer's autorender around its messages (one
 #: repaint). A smaller one arrives within a frame: pythreejs already draws once per animation frame, and the
 #: pause would be two of the five widget messages of redrawing a 16k-vertex coloured mesh
@@ -162,11 +170,16 @@ class Viewer(StaticOutput):
         # when it has no "wheel" listener, so a picker on "wheel" would take the zoom away and let the
         # page scroll instead.
         self._grab = [three.Picker(controlling=self._grab_sphere, event=ev) for ev in GRAB_EVENTS]
-        for g in self._grab:
-            g.observe(self._on_grab, names=["point"])
+        for g, ev in zip(self._grab, GRAB_EVENTS):
+            g.observe(self._on_press if ev == "mousedown" else self._on_grab, names=["point"])
+        # the release of a drag: full detail once the camera rests (a release at the press's own point is not
+        # sent, the picker's point unchanged: the camera's report or the fallback ends that one)
+        self._release = [three.Picker(controlling=self._grab_sphere, event=ev) for ev in RELEASE_EVENTS]
+        for g in self._release:
+            g.observe(self._on_camera_moved, names=["point"])
         self.camera.observe(self._on_camera_moved, names=["position", "quaternion"])
         self.renderer = three.Renderer(scene=self.scene, camera=self.camera,
-                                       controls=[self.controls, self.picker, *self._grab],
+                                       controls=[self.controls, self.picker, *self._grab, *self._release],
                                        width=self.width, height=self.height, antialias=True)
         self.renderer.add_class("smrnb-viewer")
 
@@ -357,12 +370,18 @@ class Viewer(StaticOutput):
 
     # ------------------------------------------------------------------------- level of detail
     def _on_grab(self, change: Any = None) -> None:
-        """A press or wheel step on the canvas: coarse twins while the camera moves."""
+        """A wheel step on the canvas: coarse twins while the camera moves."""
         self._set_detail(moving=True)
-        self._schedule_settle(3.0)  # a press without a drag never ends one: come back anyway
+        self._schedule_settle(WHEEL_FALLBACK_SECONDS)
+
+    def _on_press(self, change: Any = None) -> None:
+        """A press on the canvas: coarse twins until the release (a drag may last many seconds)."""
+        self._set_detail(moving=True)
+        self._schedule_settle(PRESS_FALLBACK_SECONDS)
 
     def _on_camera_moved(self, change: Any = None) -> None:
-        """The browser reports the camera at the end of a drag or wheel step: full detail once it rests."""
+        """The browser reports the camera at the end of a drag or wheel step, or the release of a press:
+        full detail once it rests."""
         if self.moving:
             self._schedule_settle(SETTLE_SECONDS)
 

@@ -441,7 +441,7 @@ def test_a_cloud_over_the_point_budget_gets_a_coarse_twin_used_while_the_camera_
     assert len(twin.geometry.attributes["position"].array) == 8_334  # every 3rd point
     assert twin.material.size == pytest.approx(full.material.size * 3 ** 0.5)
     assert full.visible and not twin.visible and not v.moving
-    v._on_grab({"new": (1.0, 2.0, 3.0)})  # a press on the canvas
+    v._on_press({"new": (1.0, 2.0, 3.0)})  # a press on the canvas
     assert twin.visible and not full.visible and v.moving
     v.show(torch.rand(30_000, 3, generator=g))  # an update while moving keeps the coarse twin on screen
     assert twin.visible and not full.visible and len(twin.geometry.attributes["position"].array) == 10_000
@@ -453,6 +453,26 @@ def test_a_cloud_over_the_point_budget_gets_a_coarse_twin_used_while_the_camera_
     assert full.visible and not twin.visible and [m for _, m in v.detail_log] == ["coarse", "full"]
     v.show(torch.rand(500, 3, generator=g))  # within the budget: no twin
     assert len(v.content.children) == 1 and v._coarse["main"] == [None]
+
+
+def test_a_press_stays_coarse_until_its_release_is_heard(monkeypatch):
+    """OrbitControls reports the camera only when a drag ends: a press keeps the coarse twins until the page's
+    release (a picker on mouseup), not a few seconds (a long drag went back to full detail mid-drag)."""
+    monkeypatch.setattr(_viewer, "SETTLE_SECONDS", 0.05)
+    v = Viewer(torch.rand(25_000, 3, generator=torch.Generator().manual_seed(0)), point_budget=10_000)
+    events = {c.event: c for c in v.renderer.controls if type(c).__name__ == "Picker"}
+    assert {"mousedown", "mouseup", "mousewheel", "dblclick"} <= set(events)
+    events["mousedown"].point = (3.0, 1.0, 2.0)  # the page's press, as the picker reports it
+    assert v.moving and v._settle_timer.interval == _viewer.PRESS_FALLBACK_SECONDS
+    events["mousewheel"].point = (2.0, 2.0, 2.0)  # a wheel step meanwhile: a wheel's shorter fallback
+    assert v._settle_timer.interval == _viewer.WHEEL_FALLBACK_SECONDS
+    events["mousedown"].point = (4.0, 1.0, 2.0)
+    events["mouseup"].point = (9.0, 1.0, 2.0)  # the release, elsewhere after a drag
+    for _ in range(100):
+        if not v.moving:
+            break
+        time.sleep(0.02)
+    assert not v.moving and [m for _, m in v.detail_log] == ["coarse", "full"]
 
 
 def test_import_smrnb_does_not_import_pythreejs_or_ipywidgets():
