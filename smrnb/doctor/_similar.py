@@ -224,10 +224,9 @@ class Index:
 
     # ------------------------------------------------------------------ build / store
     @classmethod
-    def build(cls, rows: Iterable[Mapping[str, Any]], top: int | None = None) -> Index:
+    def build(cls, rows: Iterable[Mapping[str, Any]], top: int = TERMS) -> Index:
         """The index of labelled ``rows`` (``id, url, text, cause, also, fix``); ``unknown`` rows are left out
         (their text cannot show a cause). Terms in one report only, or in half of them, carry no weight."""
-        top = TERMS if top is None else top
         rows = [r for r in rows if r.get("cause") and r["cause"] != "unknown"]
         bags = [terms(str(r["text"])) for r in rows]
         df: Counter = Counter()
@@ -268,10 +267,10 @@ class Index:
         """The weights of a text's :func:`terms` that the index knows (not yet of unit length)."""
         return {t: (1 + math.log(c)) * self.idf[t] for t, c in bag.items() if t in self.idf}
 
-    def nearest(self, text: str, k: int | None = None) -> list[tuple[Report, float]]:
+    def nearest(self, text: str, k: int = K) -> list[tuple[Report, float]]:
         """The ``k`` reports most similar to ``text`` (cosine of term weights over the index's terms), most
         similar first; reports that share no weighted term are left out."""
-        return self._nearest(self._query(terms(text)), K if k is None else k)
+        return self._nearest(self._query(terms(text)), k)
 
     def _nearest(self, query: Mapping[str, float], k: int) -> list[tuple[Report, float]]:
         q = self._unit(query)
@@ -282,8 +281,7 @@ class Index:
         best = sorted(acc.items(), key=lambda iv: (-iv[1], self.reports[iv[0]].id))[:k]
         return [(self.reports[i], s) for i, s in best if s > 0]
 
-    def readings(self, text: str, n: int = 2, k: int | None = None,
-                 min_similarity: float | None = None) -> list[Reading]:
+    def readings(self, text: str, n: int = 2, k: int = K, min_similarity: float = MIN_SIMILARITY) -> list[Reading]:
         """Up to ``n`` causes the ``k`` nearest reports vote for (each report votes its similarity to the power
         :data:`VOTE_POWER` for its cause), best first; none for a text about the disk, a time limit, host memory
         or the network (:data:`_OUTSIDE`), for another text that is no failure of the field
@@ -291,8 +289,6 @@ class Index:
         like it, when even the nearest report is less similar than ``min_similarity``, shares fewer than
         :data:`MIN_SHARED` terms with the text, or when the first cause has less than :data:`MIN_SHARE` of the
         votes (mixed with :meth:`bayes`' posterior, :data:`NB_WEIGHT`)."""
-        k = K if k is None else k
-        min_similarity = MIN_SIMILARITY if min_similarity is None else min_similarity
         held = not reads_as_a_failure_of_the_field(text)
         if held and (len(text) > HELD_MAX_CHARS or _OUTSIDE.search(text)):
             return []  # a long log the gate holds back is not read (a 10 MB log stays well under a second)
