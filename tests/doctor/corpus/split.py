@@ -51,9 +51,6 @@ HELDOUT2 = HERE / "heldout2.jsonl"
 HELDOUT3 = HERE / "heldout3.jsonl"
 HELDOUT4 = HERE / "heldout4.jsonl"
 HELDOUT5 = HERE / "heldout5.jsonl"
-HELDOUT6 = HERE / "heldout6.jsonl"
-DEV6 = HERE / "dev6.jsonl"
-DEV7 = HERE / "dev7.jsonl"
 CAUSES = HERE / "CAUSES.md"
 CODES = HERE.parents[2] / "smrnb" / "doctor" / "CODES.md"
 KEYS = ("id", "url", "project", "text", "cause", "also", "fix")
@@ -211,16 +208,19 @@ def heldout_problems(held: list[dict], dev: list[dict], test: list[dict],
     return out
 
 
-#: threads in 10 a collection's held-out part takes (3 unless named): the eighth collection keeps half of its threads
-#: held out, since its development half could not be worked on in the session that collected it
-HELD_TENTHS = {"heldout8": 5}
+#: threads in 10 a collection's held-out part takes (3 unless named): the eighth and ninth collections keep half of their
+#: threads held out, since a collection's development half cannot be worked on in the session that collects it
+HELD_TENTHS = {"heldout8": 5, "heldout9": 5}
+#: the sixth and later collections: the held-out part and the development parts of each, in the order collected
+COLLECTIONS = (("heldout6", ("dev6", "dev7")), ("heldout7", ("dev8", "dev9")), ("heldout8", ("dev10",)),
+               ("heldout9", ("dev11",)))
 
 
 def pool_part(url: str, held: str = "heldout6") -> str:
     """Where a text of a collection goes, by its thread alone (fixed before any of it was scored): ``held`` (the
-    collection's held-out part, ``heldout6`` for the sixth, ``heldout7`` for the seventh, ``heldout8`` for the eighth) for
+    collection's held-out part, ``heldout6`` for the sixth, ``heldout7`` for the seventh, ``heldout8`` for the eighth, ``heldout9`` for the ninth) for
     ``HELD_TENTHS`` threads in 10, else a development part (the sixth: ``dev6`` for the first four labellers' files,
-    ``dev7`` for the next four's; the seventh: ``dev8`` for labellers a-e, ``dev9`` for f-k; the eighth: ``dev10``)."""
+    ``dev7`` for the next four's; the seventh: ``dev8`` for labellers a-e, ``dev9`` for f-k; the eighth: ``dev10``; the ninth: ``dev11``)."""
     key = f"{held}:" + "/".join(thread_key(url))
     return held if int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < HELD_TENTHS.get(held, 3) else "dev"
 
@@ -265,38 +265,22 @@ def main(argv: list[str]) -> int:
                               other_parts="dev/test/heldout/heldout2/heldout3")
            + heldout_problems(held5, dev, test, earlier=held + held2 + held3 + held4, name="heldout5",
                               other_parts="dev/test/heldout/heldout2/heldout3/heldout4"))
-    sixth = {}
-    for name, path in (("heldout6", HELDOUT6), ("dev6", DEV6), ("dev7", DEV7)):
-        if path.exists():
-            sixth[name] = load(path)
-            earlier = held + held2 + held3 + held4 + held5 + [e for v in sixth.values() for e in v if v is not sixth[name]]
-            bad += heldout_problems(sixth[name], dev, test, earlier=earlier, name=name,
-                                    other_parts="dev/test/heldout/heldout2-5/the other sixth-collection parts")
-            bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'])}"
-                    for e in sixth[name] if (pool_part(e["url"]) == "heldout6") != (name == "heldout6")]
-    seventh = {}
-    for name in ("heldout7", "dev8", "dev9"):
-        path = HERE / f"{name}.jsonl"
-        if path.exists():
-            seventh[name] = load(path)
-            earlier = (held + held2 + held3 + held4 + held5 + [e for v in sixth.values() for e in v]
-                       + [e for v in seventh.values() for e in v if v is not seventh[name]])
-            bad += heldout_problems(seventh[name], dev, test, earlier=earlier, name=name,
-                                    other_parts="dev/test/heldout/heldout2-6/dev6/dev7/the other seventh-collection parts")
-            bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'], 'heldout7')}"
-                    for e in seventh[name] if (pool_part(e["url"], "heldout7") == "heldout7") != (name == "heldout7")]
-    eighth = {}
-    for name in ("heldout8", "dev10"):
-        path = HERE / f"{name}.jsonl"
-        if path.exists():
-            eighth[name] = load(path)
-            earlier = (held + held2 + held3 + held4 + held5 + [e for v in sixth.values() for e in v]
-                       + [e for v in seventh.values() for e in v]
-                       + [e for v in eighth.values() for e in v if v is not eighth[name]])
-            bad += heldout_problems(eighth[name], dev, test, earlier=earlier, name=name,
-                                    other_parts="dev/test/heldout/heldout2-7/dev6-9/the other eighth-collection part")
-            bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'], 'heldout8')}"
-                    for e in eighth[name] if (pool_part(e["url"], "heldout8") == "heldout8") != (name == "heldout8")]
+    collected: dict[str, list[dict]] = {}  # every part of the sixth and later collections, in order
+    for held_name, parts in COLLECTIONS:
+        mine: dict[str, list[dict]] = {}
+        for name in (held_name, *parts):
+            path = HERE / f"{name}.jsonl"
+            if path.exists():
+                mine[name] = load(path)
+        for name, entries in mine.items():
+            earlier = (held + held2 + held3 + held4 + held5 + [e for v in collected.values() for e in v]
+                       + [e for k, v in mine.items() if k != name for e in v])
+            bad += heldout_problems(entries, dev, test, earlier=earlier, name=name,
+                                    other_parts="dev/test/heldout/heldout2-5/the earlier collections/the other parts "
+                                                f"of the {held_name} collection")
+            bad += [f"{e.get('id')}: in {name} but its thread belongs to {pool_part(e['url'], held_name)}"
+                    for e in entries if (pool_part(e["url"], held_name) == held_name) != (name == held_name)]
+        collected.update(mine)
     for line in bad:
         print(line)
     print(f"dev {len(dev)} entries / {len({e['url'] for e in dev})} threads; "
@@ -307,7 +291,7 @@ def main(argv: list[str]) -> int:
           f"heldout4 {len(held4)} entries / {len({thread_key(e['url']) for e in held4})} threads; "
           f"heldout5 {len(held5)} entries / {len({thread_key(e['url']) for e in held5})} threads; "
           + "".join(f"{k} {len(v)} entries / {len({thread_key(e['url']) for e in v})} threads; "
-                    for k, v in {**sixth, **seventh, **eighth}.items())
+                    for k, v in collected.items())
           + f"{len(bad)} problems")
     return 1 if bad else 0
 
