@@ -15,7 +15,8 @@
   folder (nothing is written into the checkout); mkdocs-jupyter renders the executed copies. With no
   live widget front end, every viewer, step widget and app leaves a static picture in the output
   (``smrnb.widgets._display.static_pictures``). ``SMRNB_DOCS_EXECUTE=0`` renders them unexecuted (a
-  quick local build).
+  quick local build); ``SMRNB_DOCS_EXECUTED=FOLDER`` renders the executed copies a previous step left in
+  ``FOLDER`` (the tests pass the copies their own execution of the committed notebooks made).
 
 Registered in ``mkdocs.yml`` under ``hooks:``. ``on_files`` runs before mkdocs-jupyter's (priority 100)
 so the added notebooks are wrapped as pages. Importing only the doctor tables and ``smrnb`` (lazy) keeps
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -275,12 +277,28 @@ def execute_notebooks(notebooks: list[Path], out_dir: Path, parallel: int = 2) -
     return out
 
 
+def _given_executions(notebooks: list[Path], folder: Path) -> dict[str, Path]:
+    """``SMRNB_DOCS_EXECUTED``: copies of the notebooks already executed elsewhere (a CI step that executed them
+    for its own checks), one per notebook under its own name, copied into a temporary ``notebooks/`` folder."""
+    missing = [nb.name for nb in notebooks if not (folder / nb.name).is_file()]
+    if missing:
+        raise RuntimeError(f"SMRNB_DOCS_EXECUTED={folder}: no executed copy of {', '.join(missing)} there")
+    out = Path(tempfile.mkdtemp(prefix="smrnb-docs-")) / "notebooks"
+    out.mkdir()
+    for nb in notebooks:
+        shutil.copyfile(folder / nb.name, out / nb.name)
+    return {nb.name: out / nb.name for nb in notebooks}
+
+
 def executed_notebooks() -> dict[str, Path]:
     """The teaching notebooks, executed once per build process (see :func:`execute_notebooks`)."""
     if not _EXECUTED:
         notebooks = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        given = os.environ.get("SMRNB_DOCS_EXECUTED", "").strip()
         if os.environ.get("SMRNB_DOCS_EXECUTE", "1").strip() in ("0", "false", "no"):
             _EXECUTED.update({nb.name: nb for nb in notebooks})
+        elif given:
+            _EXECUTED.update(_given_executions(notebooks, Path(given)))
         else:
             out = Path(tempfile.mkdtemp(prefix="smrnb-docs-")) / "notebooks"
             out.mkdir()

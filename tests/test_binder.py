@@ -4,7 +4,8 @@
 Slow (it installs torch, JupyterLab and smrnb into a new venv: a few minutes; pip uses this machine's pip
 configuration, so a local wheel directory such as ``find-links`` is honoured the same way as on Binder the
 PyTorch CPU index is). ``SMRNB_BINDER_NOTEBOOKS`` (comma-separated stems, e.g. ``02_rgbd_to_points``)
-limits which notebooks are executed; default: all of them.
+limits which notebooks are executed; default: all of them. The executed copies are recorded for the rest of the
+session (``tests/_executed.py``): the docs build and the unsolved run of ``test_notebooks.py`` read them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests import _executed
 
 REPO = Path(__file__).resolve().parents[1]
 BINDER = REPO / "binder"
@@ -73,12 +76,12 @@ def test_fresh_venv_from_the_binder_files_runs_the_notebooks(tmp_path):
     wanted = [s for s in os.environ.get("SMRNB_BINDER_NOTEBOOKS", "").split(",") if s]
     chosen = [p for p in NOTEBOOKS if not wanted or p.stem in wanted]
     assert chosen, f"SMRNB_BINDER_NOTEBOOKS={wanted} matches no notebook"
-    _run([py, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--output-dir", out,
-          "--ExecutePreprocessor.kernel_name=python3", "--ExecutePreprocessor.timeout=300", *chosen],
-         env=env, timeout=300 * len(chosen), cwd=REPO / "notebooks")
+    executed = _executed.execute(chosen, out, python=py, env=env)
     for p in chosen:
-        nb = json.loads((out / p.name).read_text(encoding="utf-8"))
-        errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
-        assert not errors, f"{p.name}: {errors[0]['ename']}: {errors[0]['evalue']}"
+        errors = _executed.errors_in(executed[p.name])
+        assert not errors, f"{p.name}: {errors[0]}"
+        nb = json.loads(executed[p.name].read_text(encoding="utf-8"))
         kernel_python = nb["metadata"].get("language_info", {}).get("version")
         assert kernel_python, p.name
+    # the docs build and test_notebooks' unsolved run read these copies instead of executing the notebooks again
+    _executed.record(executed, "the Binder venv's kernel (tests/test_binder.py)")

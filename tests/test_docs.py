@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import _executed
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -99,10 +101,42 @@ def _viewers_displayed(path: Path) -> int:
     return n
 
 
+def _tiny_notebook(path: Path, source: str) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+def test_the_docs_build_executes_notebooks_names_the_one_that_fails_and_takes_given_copies(gen, tmp_path,
+                                                                                          monkeypatch):
+    """The build's own executor (a full test run passes it the session's executions instead, so it is checked
+    here on two one-cell notebooks) and ``SMRNB_DOCS_EXECUTED``."""
+    ok = _tiny_notebook(tmp_path / "ok.ipynb", "print(6 * 7)")
+    bad = _tiny_notebook(tmp_path / "bad.ipynb", "raise ValueError('the cell that fails')")
+    out = tmp_path / "out"
+    out.mkdir()
+    # both at once, as the build runs two: the one that fails is named with its error, the other is executed
+    with pytest.raises(RuntimeError, match=r"(?s)executing bad\.ipynb for the docs failed.*the cell that fails"):
+        gen.execute_notebooks([ok, bad], out)
+    assert "42" in (out / "ok.ipynb").read_text(encoding="utf-8")
+    given = gen._given_executions([ok], out)
+    assert given["ok.ipynb"].read_bytes() == (out / "ok.ipynb").read_bytes() and given["ok.ipynb"].parent != out
+    with pytest.raises(RuntimeError, match=r"SMRNB_DOCS_EXECUTED=.*no executed copy of ok\.ipynb, bad\.ipynb there"):
+        gen._given_executions([ok, bad], tmp_path / "empty")
+
+
 @pytest.mark.slow
 def test_mkdocs_build_strict(tmp_path):
     site = tmp_path / "site"
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    # the committed notebooks already executed this session (by the Binder test) are rendered as they are;
+    # run alone, the build executes them itself (docs/_gen.py)
+    given = _executed.copy_all(tmp_path / "executed")
+    if given is not None:
+        env["SMRNB_DOCS_EXECUTED"] = str(given)
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(REPO / "mkdocs.yml"),
                            "-d", str(site)], cwd=str(REPO), capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
