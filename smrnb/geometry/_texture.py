@@ -26,6 +26,7 @@ for the projection; the returned mesh keeps the caller's frame.
 from __future__ import annotations
 
 import contextvars
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -150,11 +151,27 @@ def _bilinear(img: torch.Tensor, u: torch.Tensor, v: torch.Tensor, valid: Any = 
 
 def _near(mask: torch.Tensor, radius: int) -> torch.Tensor:
     """Texels within Euclidean distance ``radius`` of a ``mask`` texel (a dilation by a disc, on the
-    mask's device): the same set as ``distance_transform_edt(~mask) <= radius``."""
-    r = torch.arange(-radius, radius + 1, device=mask.device)
-    disc = ((r[:, None] ** 2 + r[None, :] ** 2) <= radius * radius).to(torch.float32)
-    hit = torch.nn.functional.conv2d(mask.to(torch.float32)[None, None], disc[None, None], padding=radius)
-    return hit[0, 0] > 0.5
+    mask's device): the same set as ``distance_transform_edt(~mask) <= radius``. The disc is cut into
+    its rows: row offset ``dy`` reaches ``floor(sqrt(radius**2 - dy**2))`` texels to each side, so the
+    dilation is the union over ``dy`` of the mask widened by a 1-D max of that half-width and shifted
+    by ``dy`` (2 radius + 1 cheap passes; a 2-D convolution with the disc took ~1 s at 1024 x 1024 on a CPU)."""
+    H, W = mask.shape
+    if radius <= 0 or H == 0 or W == 0:
+        return mask.clone()
+    m = mask.to(torch.float32)[None, None]
+    out = torch.zeros(H, W, dtype=torch.bool, device=mask.device)
+    widened: dict[int, torch.Tensor] = {}
+    for dy in range(-min(radius, H - 1), min(radius, H - 1) + 1):
+        half = math.isqrt(radius * radius - dy * dy)
+        if half not in widened:
+            widened[half] = torch.nn.functional.max_pool2d(m, (1, 2 * half + 1), 1, (0, half))[0, 0] > 0.5
+        row = widened[half]
+        # texel (i, j) is near when row (i + dy) of the widened mask is set at column j
+        if dy >= 0:
+            out[: H - dy] |= row[dy:]
+        else:
+            out[-dy:] |= row[: H + dy]
+    return out
 
 
 def _fill(tex: torch.Tensor, filled: torch.Tensor, inside: torch.Tensor, dilate: int) -> torch.Tensor:
