@@ -56,7 +56,10 @@ def test_fresh_venv_from_the_binder_files_runs_the_notebooks(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "JUPYTER_PATH",
                                                               "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR")}
     env.update(PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv), HOME=str(home),
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
+               PIP_DISABLE_PIP_VERSION_CHECK="1",
+               # where the PyTorch CPU index cannot be reached (a CI machine with PyPI only), pip skips it either
+               # way; without this it first retries every package's page there 5 times with back-off (~90 s)
+               PIP_RETRIES="0")
     py = bindir / "python"
     _run([py, "-m", "pip", "install", "-r", BINDER / "requirements.txt"], env=env, timeout=1200)
     _run([shutil.which("bash") or "/bin/bash", BINDER / "postBuild"], env=env, timeout=1200)
