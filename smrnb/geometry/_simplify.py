@@ -367,6 +367,33 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                      a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], 1)
 
 
+def _edges(f: np.ndarray, n_vertices: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (E, 2) undirected edges of faces ``f`` (smaller index first, sorted) and how many faces hold each: one
+    1-D unique of ``a * n + b`` (a row-wise ``np.unique(axis=0)`` took 11 s on the 3.5M edges of a 5 mm room)."""
+    e = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]).astype(np.int64), axis=1)
+    n = max(int(n_vertices), int(e.max()) + 1 if len(e) else 1)
+    key, cnt = np.unique(e[:, 0] * n + e[:, 1], return_counts=True)
+    return np.stack([key // n, key % n], 1), cnt
+
+
+def _collapse_candidates(v: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(E, 3, 4): the homogeneous places an edge ``(a, b)`` may collapse to: ``a``, ``b``, their midpoint."""
+    H = np.ones((len(a), 3, 4))
+    H[:, 0, :3], H[:, 1, :3] = v[a], v[b]
+    H[:, 2, :3] = 0.5 * (v[a] + v[b])
+    return H
+
+
+def _collapse_costs(Q: np.ndarray, v: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each edge's quadric error ``h^T (Q_a + Q_b) h`` at its best place (the first of ``a``, ``b``, midpoint
+    that is smallest; NaN never wins: an edge whose every place is NaN costs inf and goes to ``a``) and which."""
+    H = _collapse_candidates(v, a, b)
+    err = np.einsum("eci,eij,ecj->ec", H, Q[a] + Q[b], H)
+    err = np.where(np.isnan(err), np.inf, err)
+    i = err.argmin(1)
+    return err[np.arange(len(a)), i], i
+
+
 def _collapse_decimate(v: np.ndarray, f: np.ndarray, target_vertices: int, preserve_border: bool
                        ) -> tuple[np.ndarray, np.ndarray]:
     """Quadric edge collapse without fast-simplification's sliver test, for the components it
@@ -396,8 +423,7 @@ def _collapse_decimate(v: np.ndarray, f: np.ndarray, target_vertices: int, prese
     for i, t in enumerate(f.tolist()):
         for x in t:
             vf[x].add(i)
-    e = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
-    ue, cnt = np.unique(e, axis=0, return_counts=True)
+    ue, cnt = _edges(f, nV)
     border = np.zeros(nV, bool)
     border[ue[cnt == 1].ravel()] = True
     stamp = np.zeros(nV, np.int64)
@@ -412,28 +438,24 @@ def _collapse_decimate(v: np.ndarray, f: np.ndarray, target_vertices: int, prese
         out.discard(x)
         return out
 
-    def best(a: int, b: int) -> tuple[float, np.ndarray]:
-        q = Q[a] + Q[b]
-        c, p = math.inf, v[a]
-        for cand in (v[a], v[b], 0.5 * (v[a] + v[b])):
-            h = np.append(cand, 1.0)
-            err = float(h @ q @ h)
-            if err < c:
-                c, p = err, cand
-        return c, p
+    heap: list[tuple[float, int, int, int, int, int]] = []
 
-    heap: list[tuple[float, int, int, int, int]] = []
-
-    def push(a: int, b: int) -> None:
-        if preserve_border and (border[a] or border[b]):
+    def push_all(a: np.ndarray, b: np.ndarray) -> None:
+        """Price the edges ``(a[k], b[k])`` (a < b) at once and queue them with the stamps of their ends and
+        the index of their best place (valid while neither end has changed, which the stamps tell)."""
+        if preserve_border:
+            inner = ~(border[a] | border[b])
+            a, b = a[inner], b[inner]
+        if len(a) == 0:
             return
-        c, _ = best(a, b)
-        heapq.heappush(heap, (c, a, b, int(stamp[a]), int(stamp[b])))
+        costs, where = _collapse_costs(Q, v, a, b)
+        for item in zip(costs.tolist(), a.tolist(), b.tolist(), stamp[a].tolist(), stamp[b].tolist(), where.tolist()):
+            heapq.heappush(heap, item)
 
-    for a, b in ue.tolist():
-        push(a, b)
+    # every edge's first cost at once; after each collapse only the edges around it are priced again
+    push_all(ue[:, 0], ue[:, 1])
     while alive_v > max(target_vertices, 4) and heap:
-        _, a, b, sa, sb = heapq.heappop(heap)
+        _, a, b, sa, sb, where = heapq.heappop(heap)
         if stamp[a] != sa or stamp[b] != sb or not used[a] or not used[b]:
             continue
         shared = vf[a] & vf[b]
@@ -442,7 +464,7 @@ def _collapse_decimate(v: np.ndarray, f: np.ndarray, target_vertices: int, prese
         opposite = {x for fi in shared for x in f[fi].tolist()} - {a, b}
         if nbrs(a) & nbrs(b) != opposite:
             continue  # the collapse would pinch the surface (non-manifold edge or vertex)
-        _, p = best(a, b)
+        p = v[a].copy() if where == 0 else v[b].copy() if where == 1 else 0.5 * (v[a] + v[b])
         ring = f[list((vf[a] | vf[b]) - shared)]
         old = v[ring]
         new = old.copy()
@@ -467,8 +489,8 @@ def _collapse_decimate(v: np.ndarray, f: np.ndarray, target_vertices: int, prese
         alive_v -= 1
         stamp[a] += 1
         stamp[b] += 1
-        for x in nbrs(a):
-            push(min(a, x), max(a, x))
+        xs = np.fromiter(nbrs(a), np.int64)
+        push_all(np.minimum(xs, a), np.maximum(xs, a))
     fo = f[alive_f]
     keep, inv = np.unique(fo, return_inverse=True)
     return v[keep], inv.reshape(-1, 3)
@@ -721,9 +743,7 @@ class _Parts:
         if n_out > self.target:
             why = []
             if self.preserve_border:
-                f = self.f
-                e = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
-                ue, cnt = np.unique(e, axis=0, return_counts=True)
+                ue, cnt = _edges(self.f, len(self.v))
                 nb = len(np.unique(ue[cnt == 1]))
                 if nb:
                     why.append(f"preserve_border=True keeps its {nb} boundary vertices where they are "
