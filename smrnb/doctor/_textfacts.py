@@ -381,6 +381,10 @@ _CUDA_ERRNUM_RES = (
     re.compile(r"\b[Cc][Uu][Dd][Aa] driver error ([0-9]{1,5})(?![0-9.])"),
     # TensorRT's builder and runtime: "[ERROR] CUDA initialization failure with error: 35" (the cudaError_t)
     re.compile(r"CUDA initialization failure with error:? ?([0-9]{1,5})(?![0-9]|\.[0-9])"),
+    # a program's own words for a failed CUDA initialisation with the cudaError_t after them (miners, renderers:
+    # "failed to initialise cuda, error code 35", "CUDA init failed (error code 100)")
+    re.compile(r"(?i:(?:initiali[sz]e|init) (?:the )?cuda\b|\bcuda (?:init|initiali[sz]ation)\b)[^0-9\n]{0,30}?"
+               r"(?i:error code|error|code)[ :=(]{0,3}([0-9]{1,5})(?![0-9]|\.[0-9])"),
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
@@ -461,6 +465,11 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                 "same python", "same interpreter", "same sys.executable"), True),
     ("package_said_installed", "torch", ("all requested packages already installed", "requirement already satisfied"),
      False),
+    # the user says the module was built or installed (pip's listing, their words): a compiled module missing all the
+    # same is not only one never built
+    ("module_said_installed", "abi", ("pip show", "successfully compiled", "compiled and installed",
+                                      "i have installed", "i've installed", "i installed", "it does exist",
+                                      "is already installed", "successfully installed "), False),
     ("terminal_works", "jupyter", ("in terminal", "in my terminal", "from terminal", "works in the terminal",
                                    "in the terminal", "from the terminal", "终端", "command line works",
                                    "from the command line", "from command line", "in a terminal"), False),

@@ -502,6 +502,18 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # a private name imported from a module ('cannot import name _helper from pkg.mod') is a function, not a
         # compiled submodule
         return ["extension_not_compiled"]
+    if source_built_module(parts[0]) and not (ev.get("import_name") or ev.get("attribute")):
+        # a CUDA extension that only its project's source tree builds (setup.py in a folder or a git submodule; a
+        # PyPI project of the same name, where there is one, is another package): missing means never built there;
+        # said installed and still missing, the project's packaging may leave the module out (no __init__.py, a
+        # package its setup.py does not list): `pip show -f` of it decides
+        said = has_sign(facts, "package_said_installed", "module_said_installed")
+        return ["extension_not_compiled"] + (["library_bug"] if said else [])
+    if ev.get("import_name") and len(parts) == 2 and not last.startswith("_") and _package_itself(ev):
+        # 'cannot import name X from Y' with Y a top-level package (no file named, or its __init__.py under
+        # site-/dist-packages): the installed release of Y does not define X (removed or renamed since the calling
+        # code was written, or not added yet); Python prints the file of a project's own module
+        return ["package_api_version_mismatch"]
     if ev.get("import_name") and len(parts) > 2 and _imported_by_another_installed_package(facts, parts[0]):
         return ["package_api_version_mismatch"]
     if len(parts) > 1 and _from_source_checkout(facts, parts[0]):
@@ -515,6 +527,30 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return kernel_python_codes(facts)
     return []
+
+
+def _package_itself(ev: Mapping[str, Any]) -> bool:
+    """Whether a 'cannot import name' names no file for the package (a title, Python before 3.8) or its
+    ``__init__.py`` under site-/dist-packages (an installed release)."""
+    line = str(ev.get("line") or "")
+    m = _FROM_FILE_RE.search(line)
+    if not m:
+        return "partially initialized" not in line and not re.search(r"from '[^']{1,200}' \(", line)
+    path = m.group(1).replace("\\", "/").lower()
+    return path.endswith("__init__.py") and any(k in path for k in ("site-packages/", "dist-packages/"))
+
+
+def source_built_module(name: str) -> str:
+    """The row of ``source_built_modules.csv`` (a CUDA extension that only its project's source tree builds) whose
+    import name is ``name`` (or, for a row marked ``prefix``, starts it: a fork's renamed copy), as its module name;
+    ``""`` for any other name."""
+    from smrnb.doctor.tables import _read
+
+    for r in _read.rows("source_built_modules"):
+        mod = r["module"]
+        if name == mod or (r.get("prefix") == "yes" and name.startswith(mod + "_")):
+            return mod
+    return ""
 
 
 def _imported_by_another_installed_package(facts: Mapping[str, Any], top: str) -> bool:

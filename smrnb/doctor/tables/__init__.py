@@ -17,6 +17,8 @@ Files
 ``kaolin.json``       kaolin release -> Python / torch range and ``{torch}_cu{cuda}`` wheel pages
 ``pythreejs_labext.csv`` pythreejs version -> the ``jupyter-threejs`` lab extension version it ships
 ``extension_minimums.csv`` a CUDA extension (its pip and import names) -> the oldest nvcc its setup.py builds with
+``source_built_modules.csv`` a CUDA extension built from a project's source tree (no PyPI wheel of that import
+    name) -> the project and the command that builds it
 
 The domain's enumerations and messages, each row naming the finding code it indicates, are described in
 :mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
