@@ -66,7 +66,7 @@ READINGS = [
     ("./build.sh: line 12: cmake: command not found\n", ["build_dependency_missing"]),
     # FindCUDA's list of architecture names
     ("CMake Error at cmake/select_compute_arch.cmake:225 (message):\n  Unknown CUDA Architecture Name 10.0a in "
-     "CUDA_SELECT_NVCC_ARCH_FLAGS\n", ["arch_list_value_rejected"]),
+     "CUDA_SELECT_NVCC_ARCH_FLAGS\n", ["arch_list_value_rejected", "library_bug"]),
     # libraries' own words: a CPU build of dlib, thinc without a usable CuPy, Julia's CUDArt, xgboost's library,
     # pyrender's EGL device
     ("Disabling CUDA support for dlib.  DLIB WILL NOT USE CUDA\n", ["cpu_only_torch_with_gpu"]),
@@ -77,6 +77,15 @@ READINGS = [
     ("xgboost.core.XGBoostError: XGBoost Library (libxgboost.so) could not be loaded.\n", ["library_not_found"]),
     ("  File \"/opt/env/lib/python3.11/site-packages/pyrender/platforms/egl.py\", line 83, in get_device_by_index\n"
      "ValueError: Invalid device ID (1)\n", ["opengl_egl_unavailable", "driver_broken"]),
+    # Windows' ERROR_BAD_EXE_FORMAT: another architecture or no PE image at all (a zero-byte .pyd)
+    ("ImportError: DLL load failed while importing _rasterizer: %1 is not a valid Win32 application.\n",
+     ["wrong_architecture_binary", "binary_corrupt"]),
+    # macOS library validation of a signed host
+    ("dlopen(/Applications/Tool.app/plugins/ext.dylib, 0x0006): '/Applications/Tool.app/plugins/ext.dylib' not valid "
+     "for use in process: mapping process and mapped file (non-platform) have different Team IDs\n",
+     ["loader_security_policy"]),
+    # a CUDA call's result printed as 'Error Code N'
+    ("cudaMalloc Error Code 2 while allocating the volume\n", ["cuda_oom"]),
     # 'no module named torch' in lower case, while pip builds
     ("pip install -e . fails: ModuleNotFoundError: no module named 'torch'\n", ["torch_not_found_at_build"]),
 ]
