@@ -77,6 +77,11 @@ READINGS = [
     ("xgboost.core.XGBoostError: XGBoost Library (libxgboost.so) could not be loaded.\n", ["library_not_found"]),
     ("  File \"/opt/env/lib/python3.11/site-packages/pyrender/platforms/egl.py\", line 83, in get_device_by_index\n"
      "ValueError: Invalid device ID (1)\n", ["opengl_egl_unavailable", "driver_broken"]),
+    # device code older than the toolkit: texture references (removed in CUDA 12); an old CMake's FindCUDA and CUDA 10
+    ("/src/resize.cu(40): error: texture is not a template\n", ["library_bug"]),
+    ('kernels/bilateral.cu(88): error: identifier "cudaUnbindTexture" is undefined\n', ["library_bug"]),
+    ("Please set them or make sure they are set and tested correctly in the CMake files:\n"
+     "CUDA_cublas_device_LIBRARY (ADVANCED)\n    linked by target \"app\"\n", ["library_bug"]),
     # Windows' ERROR_BAD_EXE_FORMAT: another architecture or no PE image at all (a zero-byte .pyd)
     ("ImportError: DLL load failed while importing _rasterizer: %1 is not a valid Win32 application.\n",
      ["wrong_architecture_binary", "binary_corrupt"]),
@@ -129,6 +134,9 @@ NOT = [
     # dlib with CUDA; a device ordinal of CUDA
     ("print(dlib.DLIB_USE_CUDA)  # True\n", "cpu_only_torch_with_gpu"),
     ("RuntimeError: CUDA error: invalid device ordinal\n", "opengl_egl_unavailable"),
+    # texture objects are CUDA 12's API; a cuBLAS library found
+    ('kernel.cu(3): error: identifier "cudaCreateTextureObject" is undefined\n', "library_bug"),
+    ("-- Found CUDA_cublas_LIBRARY: /usr/local/cuda/lib64/libcublas.so\n", "library_bug"),
 ]
 
 
