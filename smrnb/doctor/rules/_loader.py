@@ -364,6 +364,11 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["nvcc_torch_cuda_mismatch", "extension_undefined_symbol"]
     if "torchvision" in nb or "torchaudio" in nb:
         return ["companion_built_for_other_torch", "extension_undefined_symbol"]
+    if "__cxx11" in sym and sym.startswith("_Z") and not sym.startswith(("_ZNSt", "_ZNKSt", "_ZSt", "_ZNSs", "_ZNKSs")):
+        # a library's own function taking a std::__cxx11 string or list (GCC's new C++ ABI) that the library does not
+        # define: it was built with the old ABI (_GLIBCXX_USE_CXX11_ABI=0, as TensorFlow's pip wheels before 2.9 and
+        # torch's before 2.7), the extension with the new one; a release without the function reads the same
+        return ["cxx11_abi_mismatch", "extension_undefined_symbol"]
     return ["extension_undefined_symbol"]
 
 
