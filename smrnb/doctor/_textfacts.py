@@ -387,7 +387,7 @@ _CUDA_ERRNUM_RES = (
                r"(?i:error code|error|code)[ :=(]{0,3}([0-9]{1,5})(?![0-9]|\.[0-9])"),
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
-_CUDA_ERROR_MSG_RE = re.compile(r"CUDA error: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
+_CUDA_ERROR_MSG_RE = re.compile(r"CUDA [Ee]rror: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
 #: NCCL's CUDA checks (src/include/checks.h CUDACHECK: "Cuda failure '%s'" with cudaGetErrorString; cudawrap.h CUCHECK:
 #: "Cuda failure %d '%s'" with the CUresult and cuGetErrorString; nccl-tests: "Test CUDA failure file:line '%s'"), printed under "Last error:" of a torch
 #: DistBackendError: the CUDA error that NCCL's "unhandled cuda error" stands for

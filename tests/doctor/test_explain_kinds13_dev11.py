@@ -82,6 +82,12 @@ READINGS = [
     ('kernels/bilateral.cu(88): error: identifier "cudaUnbindTexture" is undefined\n', ["library_bug"]),
     ("Please set them or make sure they are set and tested correctly in the CMake files:\n"
      "CUDA_cublas_device_LIBRARY (ADVANCED)\n    linked by target \"app\"\n", ["library_bug"]),
+    # a library's function taking std::__cxx11 types undefined: the C++ string ABI of the library and the extension
+    ("tensorflow.python.framework.errors_impl.NotFoundError: /ops/resample2d.so: undefined symbol: "
+     "_ZN10tensorflow15shape_inference16InferenceContext7GetAttrENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"
+     "PNS_6StatusE\n", ["cxx11_abi_mismatch", "extension_undefined_symbol"]),
+    # darknet's CUDA Error: with the runtime's message
+    ("CUDA Error: unknown error\nCUDA Error: unknown error: No error\n", ["driver_broken"]),
     # Windows' ERROR_BAD_EXE_FORMAT: another architecture or no PE image at all (a zero-byte .pyd)
     ("ImportError: DLL load failed while importing _rasterizer: %1 is not a valid Win32 application.\n",
      ["wrong_architecture_binary", "binary_corrupt"]),
@@ -134,6 +140,9 @@ NOT = [
     # dlib with CUDA; a device ordinal of CUDA
     ("print(dlib.DLIB_USE_CUDA)  # True\n", "cpu_only_torch_with_gpu"),
     ("RuntimeError: CUDA error: invalid device ordinal\n", "opengl_egl_unavailable"),
+    # libstdc++'s own string symbol missing is no ABI difference of a library
+    ("ImportError: /x/ext.so: undefined symbol: _ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm\n",
+     "cxx11_abi_mismatch"),
     # texture objects are CUDA 12's API; a cuBLAS library found
     ('kernel.cu(3): error: identifier "cudaCreateTextureObject" is undefined\n', "library_bug"),
     ("-- Found CUDA_cublas_LIBRARY: /usr/local/cuda/lib64/libcublas.so\n", "library_bug"),
