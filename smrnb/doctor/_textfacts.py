@@ -399,7 +399,13 @@ _ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR
 #: phrases whose presence is the fact (no table has them): sign -> (layer, phrases, weak)
 SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("cpu_build", "torch", ("cpu版本", "cpu version of pytorch", "cpu-only pytorch", "cpu only pytorch",
-                            "is_available() 就是false", "cuda.is_available()只会返回false"), False),
+                            "is_available() 就是false", "cuda.is_available()只会返回false",
+                            # an installer that chose the CPU build, told in prose (conda's, pip's, uv's default)
+                            "installs cpu version", "installs the cpu version", "installed the cpu version",
+                            "installs a cpu version", "installs the cpu-only", "cpu version instead of",
+                            "cpu version is installed", "cpu version was installed", "defaults to the [cpu] version",
+                            "defaults to the cpu version", "cpu version of torch", "cpu build of pytorch",
+                            "cpu build of torch", "pytorch总是cpu版", "torch-cpu rather than"), False),
     ("gpu_dropped", "torch", ("no longer supports this gpu", "too old to be supported by the pytorch",
                               "which is older than the minimum", "pytorch no longer supports"), False),
     ("no_cuda_gpus", "driver", ("no cuda gpus are available", "no gpu found", "no gpus found"), False),
@@ -542,6 +548,11 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                  "after apt upgrade", "after system update", "after updating ubuntu",
                                  "unattended-upgrade"), False),
     ("dataloader", "torch", ("dataloader", "num_workers", "data loader worker"), True),
+    # a suspend/resume (or hibernation) of the machine told with the failure: the driver's state after it
+    ("suspend_said", "driver", ("after suspend", "after a suspend", "suspend my", "suspend the", "i suspend",
+                                "system suspends", "suspend/resume", "suspend and resume", "suspend-resume",
+                                "from suspend", "suspend corrupts", "suspend breaks", "hibernat", "from sleep",
+                                "after sleep", "enters standby", "from standby"), False),
     # torch (or the user) says no GPU is usable, in words other than is_available()'s False
     ("cuda_unavailable", "torch", ("cuda is not available", "cuda not available", "cuda is unavailable",
                                    "cuda isn't available", "no cuda device", "gpu not detected", "gpu is not detected",
@@ -1845,7 +1856,7 @@ def _uninstalled_then_shown(text: str) -> tuple[str, str, str, str, str] | None:
 
 #: a TensorFlow release named ("tensorflow==2.16.1", "tensorflow-gpu 2.12", "TensorFlow version: 2.15",
 #: "tf.__version__ ... 2.13.0", "tensorflow[and-cuda]==2.17.0")
-_TF_RELEASE_RE = re.compile(r"\b(?:tensorflow(?:[-_]gpu|[-_]intel)?(?:\[[\w,-]{1,30}\])?|tf)(?:\s{0,2}(?:==?|:)\s{0,2}|\s{1,2}version:?\s{0,2}|"
+_TF_RELEASE_RE = re.compile(r"\b(?:tensorflow(?:[-_]gpu|[-_]intel)?(?:\[[\w,-]{1,30}\])?|tf)(?:\s{0,2}(?:==?|:)\s{0,2}|\s{1,2}version(?:\s(?:is|=))?:?\s{0,2}|"
                             r"\s{1,2}v?|\.__version__\W{0,12}\n?[>\s'\"]{0,8})v?(\d\.\d{1,2})(?:\.\d{1,3})?\b", re.I)
 #: code asking TensorFlow for its GPUs
 _TF_GPU_QUERY_RE = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU|is_gpu_available|"

@@ -274,6 +274,13 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     said = _message_decides(c, s, facts, ev)
     if said:
         return said
+    if (ev.get("kind") == "cuda_error" or ev.get("key") == "cuda_unknown_error_init") and \
+            has_sign(facts, "suspend_said") and "driver_broken" in CODES:
+        # a CUDA failure told with a suspend/resume (or hibernation) of the machine: the driver's state (nvidia_uvm's)
+        # did not survive it; reloading nvidia_uvm or a reboot decides (the failure gone: it was the driver's state)
+        return ["driver_broken"] + [x for x in c if x != "driver_broken"][:MAX_READINGS - 1], (
+            "the failure came after the machine was suspended or resumed, which the NVIDIA driver's state may not "
+            "survive")
 
     def first(code: str, how: str) -> tuple[list[str], str]:
         return [code], how

@@ -111,6 +111,11 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         title = (f"Not your environment: the build passes nvcc the value '{groups.get('value', '')}' for option "
                  f"'{groups.get('option', '')}', which is malformed or empty (an unset variable, a flag mangled in the "
                  "build script)")
+    if ev.get("key") == "backend_not_linked":
+        device = groups.get("device") or "this"
+        title = (f"Not your environment: the code asks for the {device} device, which this process never set up (the "
+                 "extension that registers it, e.g. intel_extension_for_pytorch for xpu, not imported; or code written "
+                 "for another machine's GPU: cuda on an NVIDIA machine)")
     if ev.get("key") in _USER_ROW_COMMANDS:  # a tool's check of its configuration or build command, not a CUDA kernel
         return {"title": title[:200], "evidence": evidence, "commands": _USER_ROW_COMMANDS[str(ev["key"])]}
     return {"title": title[:200], "evidence": evidence,
@@ -202,6 +207,19 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
                                 "# install (or build from its main branch) the module release that supports this kernel"],
     "triton_out_of_shared_memory": ["nvidia-smi --query-gpu=name,compute_cap --format=csv",
                                     "# the kernel's block sizes / num_stages must fit this GPU's shared memory per block"],
+    "host_flag_given_to_nvcc": ["# print the build's nvcc command (make VERBOSE=1, cmake --build . -v, pip install -v) "
+                                "and find where the host flag is added",
+                                "pip install '<package>==<the release before>'   # or its release whose build passes "
+                                "host flags through -Xcompiler"],
+    "warp_intrinsic_without_sync": ["nvcc --version   # CUDA 9+ has only the *_sync forms for sm_70 and later",
+                                    "# a release of the library that calls __shfl_down_sync(mask, ...), or patch the "
+                                    "calls (mask 0xffffffff)"],
+    "fd_sharing_ancdata": ["# right after import torch: torch.multiprocessing.set_sharing_strategy('file_system')",
+                           "ulimit -n   # the open-file limit; raising it (ulimit -n 65536) is the other workaround"],
+    "amp_unscale_fp16_gradients": ["python -c \"import peft, transformers; print(peft.__version__, "
+                                   "transformers.__version__)\"   # releases that cast trainable weights",
+                                   "# keep trainable parameters float32 under GradScaler (no model.half() before "
+                                   "training), or the library release its code was written for"],
     "pillow10_removed_constant": ["pip show pillow   # 10 or later removed the constant",
                                   "pip install 'Pillow<10'   # or the calling library's release written for Pillow 10"],
 }
@@ -231,6 +249,12 @@ _OTHER_CPU_BUILDS: dict[str, tuple[str, str]] = {
                            "carry CUDA; a source build needs -DUSE_CUDA=ON"),
     "onnxruntime": ("onnxruntime", "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu   "
                                    "# the CPU package shadows the GPU one"),
+    "lightgbm": ("lightgbm", "pip install lightgbm --config-settings=cmake.define.USE_CUDA=ON   # or USE_GPU=ON "
+                             "(OpenCL); the default package has no GPU tree learner"),
+    "dgl": ("dgl", "pip install dgl -f https://data.dgl.ai/wheels/torch-<major.minor>/<cuXYZ>/repo.html   # DGL's CUDA "
+                   "build for the installed torch"),
+    "open3d": ("open3d", "# Open3D's CUDA build: the Linux x86-64 pip wheel, or a source build with "
+                         "-DBUILD_CUDA_MODULE=ON (the Windows and macOS wheels have no CUDA)"),
 }
 
 
@@ -493,6 +517,26 @@ def _shm_likely(facts: Facts) -> bool:
         e.get("sign") == "shm_named" for e in events(facts, "context", "sign"))
 
 
+#: the extension module that registers a device type with torch (torch without it has no backend for that type)
+_BACKEND_EXTENSIONS = {"xpu": "intel_extension_for_pytorch"}
+
+
+def _other_backend_codes(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
+    """torch's 'not linked with support for <device> devices' for a device type other than CUDA: where the text
+    loads the extension that registers it (intel_extension_for_pytorch for xpu), that extension's build lacks it
+    (its CPU build); where it does not, the code asks for a device this process never set up (the extension not
+    imported, or code written for another machine's GPU), and the build is the second reading."""
+    device = str((ev.get("groups") or {}).get("device") or "").lower()
+    if ev.get("key") != "backend_not_linked" or not device or device == "cuda":
+        return None
+    ext = _BACKEND_EXTENSIONS.get(device)
+    lines = " ".join(str(e.get("line") or "") for e in events(facts)) + " " + " ".join(
+        str(m) for m in value(facts, "loader", "modules_imported") or [])
+    if ext and (ext in lines or "ipex" in lines.lower()):
+        return None
+    return ["user_code_error", "cpu_only_torch_with_gpu"]
+
+
 #: library_messages rows of the ROCm runtime finding no AMD GPU
 ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device"})
 
@@ -517,7 +561,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "torch", "message", table="torch_messages"):
         if ev.get("key") == "dataloader_worker_exited" and not _shm_likely(facts):
             continue  # a worker that died outside a container: the host's OOM killer, a crash in the worker, ...
-        yield from resolve(facts, ev, unavailable_codes(facts) if ev.get("key") == "assert_cuda_available" else None)
+        yield from resolve(facts, ev, unavailable_codes(facts) if ev.get("key") == "assert_cuda_available" else
+                           _other_backend_codes(facts, ev))
     named_cuda_error = bool(events(facts, "driver", "cuda_error"))
     lib_events = events(facts, "torch", "message", table="library_messages")
     named_network_failure = any(e.get("key") in NCCL_NETWORK_ROWS for e in lib_events)
