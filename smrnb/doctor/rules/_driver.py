@@ -381,7 +381,13 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
         if ev.get("key") == "cuda_version_column":
             continue  # nvidia-smi's header is a fact (driver.cuda_driver_version), judged with the others above
         yield from resolve(facts, ev)
+    # a library's own message that its build has no CUDA (Open3D, DGL, LightGBM, ...): a device count of 0 it prints
+    # is that build's, not a process without a GPU
+    cpu_build_said = any(list(e.get("codes") or ())[:1] == ["cpu_only_torch_with_gpu"]
+                         for e in events(facts, "torch", "message", table="library_messages"))
     for ev in events(facts, "driver", "sign"):
+        if cpu_build_said and ev.get("sign") == "no_devices_seen":
+            continue
         code = {"no_cuda_gpus": ["gpu_not_exposed_to_process", "no_gpu"], "egl": ["opengl_egl_unavailable"],
                 "no_kernel_image": ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"],
                 "nvrm": ["driver_broken"], "nvidia_smi_missing": ["gpu_not_exposed_to_process", "no_gpu"],

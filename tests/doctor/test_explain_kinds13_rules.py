@@ -1,0 +1,166 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 13 (rules): kinds behind heldout8's misses, each written as a user of that failure in another tool,
+release or wording would paste it. CPU-only builds of GPU libraries other than torch (LightGBM, DGL, jaxlib, Open3D,
+R torch, Lightning's device check); serialized TensorRT engines of another release; torch companions pinned to
+another torch in pip's words; the calling code's own faults (spawn without a main guard, pickling lambdas, labels
+beyond the class count, two devices); bugs of a library's build or kernels (host flags given to nvcc, warp
+intrinsics without _sync, file-descriptor sharing); a host toolchain nvcc does not know; a driver state broken by a
+suspend. Each risky pattern has a text of another kind that must not get its code."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import rule_codes
+
+READINGS = [
+    # LightGBM's CUDA learner (the OpenCL one is heldout8's): the package installed has neither
+    ("lightgbm.basic.LightGBMError: CUDA Tree Learner was not enabled in this build.\n"
+     "Please recompile with CMake option -DUSE_CUDA=1\n", ["cpu_only_torch_with_gpu"]),
+    # DGL's device API by its other name
+    ("dgl._ffi.base.DGLError: [09:01:12] /opt/dgl/src/runtime/c_runtime_api.cc:88: Check failed: allow_missing: "
+     "Device API gpu is not enabled. Please install the cuda version of dgl.\n", ["cpu_only_torch_with_gpu"]),
+    # jax's current wording of a GPU backend that does not exist (jaxlib without the CUDA plugin)
+    (">>> jax.devices('gpu')\nRuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of "
+     "gpu are present. Platforms present are: cpu\n", ["cpu_only_torch_with_gpu"]),
+    # Open3D's CUDA module absent: a count of 0 on Windows, and a CUDA device refused by a build without it
+    ("Windows 10, RTX 3080\n>>> import open3d as o3d\n>>> o3d.core.cuda.device_count()\n0\n",
+     ["cpu_only_torch_with_gpu"]),
+    ("[Open3D Error] (void open3d::core::Check()) /root/Open3D/cpp/open3d/core/Device.cpp:41: Unimplemented device "
+     "CUDA:0\n", ["cpu_only_torch_with_gpu"]),
+    # R torch's installer falling back to the CPU libtorch
+    ("> torch::install_torch()\nCuda 12.4 detected but torch only supports: cpu, 11.8, 12.1\n",
+     ["cpu_only_torch_with_gpu"]),
+    # Lightning's device check on a machine with an NVIDIA GPU
+    ("RTX 3090, driver 535.104\nlightning_fabric.utilities.exceptions.MisconfigurationException: GPUs requested but "
+     "none are available.\n", ["cpu_only_torch_with_gpu"]),
+    # faiss in Python 2's wording
+    ("AttributeError: 'module' object has no attribute 'GpuIndexFlatIP'\n", ["cpu_only_torch_with_gpu"]),
+    # an installer that chose the CPU build, told in prose
+    ("Running `uv sync` on Windows always installs the CPU version of torch although I have an RTX 4070.\n",
+     ["cpu_only_torch_with_gpu"]),
+    # TensorFlow 2.11+ on native Windows, its release said in a sentence
+    ("OS: Windows 11, GPU: RTX 3060. TensorFlow version is 2.13.0\n>>> tf.config.list_physical_devices('GPU')\n[]\n",
+     ["cpu_only_torch_with_gpu"]),
+    # a TensorRT engine serialized by another release (TensorRT 7's and 8.6's wordings)
+    ("[TRT] coreReadArchive.cpp (31) - Serialization Error in verifyHeader: 0 (Version tag does not match)\n"
+     "[TRT] INVALID_STATE: std::exception\n", ["prebuilt_binary_wrong_cuda"]),
+    ("[E] 1: [stdArchiveReader.cpp::StdArchiveReader::42] Error Code 1: Serialization (Serialization assertion "
+     "stdVersionRead == kSERIALIZATION_VERSION failed.Version tag does not match. Note: Current Version: 238, "
+     "Serialized Engine Version: 232)\n", ["prebuilt_binary_wrong_cuda"]),
+    # torch companions pinned to another torch, in pip's three wordings
+    ("ERROR: pip's dependency resolver does not currently take into account all the packages that are installed.\n"
+     "torchtext 0.16.0 requires torch==2.1.0, but you'll have torch 2.2.1 which is incompatible.\n",
+     ["companion_built_for_other_torch"]),
+    ("ERROR: Cannot install -r requirements.txt (line 3) and torch==2.0.1 because these package versions have "
+     "conflicting dependencies.\nThe conflict is caused by:\n    The user requested torch==2.0.1\n"
+     "    torchaudio 2.1.2 depends on torch==2.1.2\n", ["companion_built_for_other_torch"]),
+    ("RuntimeError: Detected that PyTorch and torchaudio were compiled with different CUDA major versions. "
+     "PyTorch has CUDA Version=12.1 and torchaudio has CUDA Version=11.8.\n", ["companion_built_for_other_torch"]),
+    # the calling code's faults
+    ("  File \"C:\\proj\\train.py\", line 40, in <module>\n    with Pool(4) as p:\nRuntimeError:\n"
+     "        An attempt has been made to start a new process before the\n"
+     "        current process has finished its bootstrapping phase.\n", ["user_code_error"]),
+    ("AttributeError: Can't pickle local object 'build_dataset.<locals>.collate'\n", ["user_code_error"]),
+    ("AssertionError: Label class 7 exceeds nc=7 in data/traffic.yaml. Possible class labels are 0-6\n",
+     ["user_code_error"]),
+    ("RuntimeError: All input tensors must be on the same device. Received cuda:1 and cpu\n", ["user_code_error"]),
+    ("RuntimeError: Expected a 'cuda' device type for generator but found 'cpu'\n", ["user_code_error"]),
+    # a library's build or kernel at fault
+    ("nvcc fatal   : Unknown option '-fPIC'\nninja: build stopped: subcommand failed.\n", ["library_bug"]),
+    ("src/reduce.cu(88): error: identifier \"__shfl_xor\" is undefined\n", ["library_bug"]),
+    ("Traceback (most recent call last):\n  File \"eval.py\", line 12, in <module>\n    for batch in loader:\n"
+     "RuntimeError: received 0 items of ancdata\n", ["library_bug"]),
+    # host headers nvcc does not know
+    ("/usr/include/x86_64-linux-gnu/bits/floatn.h(74): error: identifier \"_Float128\" is undefined\n",
+     ["host_compiler_unsupported"]),
+    # cuDNN finding no algorithm: memory
+    ("  File \"train.py\", line 88, in forward\nRuntimeError: Unable to find a valid cuDNN algorithm to run "
+     "convolution\n", ["cuda_oom"]),
+    # a release without the model's architecture (transformers' wording)
+    ("ValueError: The checkpoint you are trying to load has model type `gemma3` but Transformers does not recognize "
+     "this architecture.\n", ["package_api_version_mismatch"]),
+    # torch's driver message without the version it found
+    ("RuntimeError: The NVIDIA driver on your system is too old. Please update your GPU driver.\n",
+     ["driver_too_old"]),
+    # containerd without an nvidia runtime for a RuntimeClass
+    ("Warning  FailedCreatePodSandBox  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = "
+     "failed to get sandbox runtime: no runtime for \"nvidia\" is configured\n", ["gpu_not_exposed_to_process"]),
+]
+
+
+@pytest.mark.parametrize(("text", "want"), READINGS)
+def test_message_reads_as_its_cause(text, want):
+    assert rule_codes(text, n=len(want)) == want
+
+
+def test_a_plan_without_any_version_is_not_an_engine_of_another_release():
+    text = ("ERROR: The engine plan file is not compatible with this version of TensorRT, expecting library version "
+            "8.2.1 got 0.0.0, please rebuild.\n")
+    assert rule_codes(text, n=1) == ["user_code_error"]
+    other = text.replace("got 0.0.0", "got 8.0.1")
+    assert rule_codes(other, n=1) == ["prebuilt_binary_wrong_cuda"]
+
+
+def test_fp16_gradients_name_both_the_calling_code_and_the_library():
+    assert rule_codes("ValueError: Attempting to unscale FP16 gradients.\n") == ["user_code_error", "library_bug"]
+
+
+def test_xpu_without_its_extension_is_the_calling_code_and_with_it_the_build():
+    text = "x = torch.ones(3).to('xpu')\nRuntimeError: PyTorch is not linked with support for xpu devices\n"
+    assert rule_codes(text) == ["user_code_error", "cpu_only_torch_with_gpu"]
+    with_ext = "import torch\nimport intel_extension_for_pytorch as ipex\n" + text
+    assert rule_codes(with_ext, n=1) == ["cpu_only_torch_with_gpu"]
+
+
+def test_a_cuda_failure_after_a_suspend_is_the_drivers_state():
+    text = ("After waking my laptop from hibernation every script fails with\n"
+            "RuntimeError: CUDA error: unspecified launch failure\n")
+    assert rule_codes(text, n=1) == ["driver_broken"]
+    assert rule_codes("RuntimeError: CUDA error: unspecified launch failure\n", n=1) == ["library_bug"]
+
+
+def test_an_illegal_address_is_the_calling_code_then_the_library():
+    text = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    assert rule_codes(text) == ["user_code_error", "library_bug"]
+
+
+def test_ptxas_unresolved_extern_is_the_calling_code_then_the_library():
+    assert rule_codes("ptxas fatal   : Unresolved extern function '_Z3powfi'\n") == ["user_code_error", "library_bug"]
+
+
+NOT = [
+    # other LightGBM / DGL / jax / Open3D messages are no CPU build
+    ("[LightGBM] [Fatal] Cannot change max_bin after constructed Dataset handle.\n", "cpu_only_torch_with_gpu"),
+    ("dgl._ffi.base.DGLError: Expect number of features to match number of nodes (len(u)). Got 3 and 5 instead.\n",
+     "cpu_only_torch_with_gpu"),
+    ("RuntimeError: Unknown backend: 'tpu' requested, but no platforms that are instances of tpu are present.\n",
+     "cpu_only_torch_with_gpu"),
+    (">>> o3d.core.cuda.is_available()\nTrue\n>>> o3d.core.cuda.device_count()\n1\n", "cpu_only_torch_with_gpu"),
+    # an engine from another GPU is the GPU's kind, not another release's
+    ("[TRT] [E] 6: The engine plan file is generated on an incompatible device, expecting compute 8.6 got compute "
+     "7.5, please rebuild.\n", "prebuilt_binary_wrong_cuda"),
+    # pip's conflict between two packages that are not torch companions
+    ("transformers 4.30.0 requires tokenizers!=0.11.3,<0.14,>=0.11.1, but you'll have tokenizers 0.15.0 which is "
+     "incompatible.\n", "companion_built_for_other_torch"),
+    # nvcc's own options it lacks are a toolkit too old, not a library's build
+    ("nvcc fatal   : Unknown option '--threads'\n", "library_bug"),
+    ("nvcc fatal   : Unknown option '-ftemplate-depth=2048'\n", "library_bug"),
+    # the _sync intrinsics missing are an nvcc older than CUDA 9
+    ('kernel.cu(12): error: identifier "__shfl_down_sync" is undefined\n', "library_bug"),
+    # an identifier of CUDA's own API missing is no host toolchain
+    ('ggml-cuda.cu(900): error: identifier "cudaHostRegisterReadOnly" is undefined\n', "host_compiler_unsupported"),
+    # a Slurm job suspended by the scheduler is no machine suspend
+    ("JobState=SUSPENDED Reason=None\nRuntimeError: CUDA error: an illegal memory access was encountered\n",
+     "driver_broken"),
+    # pickling errors of the unpickling side (a damaged checkpoint) are not the calling code's lambda
+    ("_pickle.UnpicklingError: invalid load key, 'v'.\n", "user_code_error"),
+    # a hub that cannot be reached is no release without the architecture
+    ("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached "
+     "files.\n", "package_api_version_mismatch"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), NOT)
+def test_other_kinds_do_not_get_the_code(text, code):
+    assert code not in rule_codes(text, n=2)
