@@ -157,7 +157,7 @@ _LIB_RE = re.compile(r"(lib[A-Za-z0-9_+\-]{1,60}(?:\.[0-9][0-9A-Za-z_]{0,8}){0,3
 #: what continues a file name past a library's name ('data/libcudart.so.12_notes.txt'): the name is part of another
 #: file's, not a library the loader looked for
 _INSIDE_NAME_RE = re.compile(r"[A-Za-z0-9_+\-]|\.[A-Za-z0-9]")
-_DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)\b", re.IGNORECASE)
+_DLL_RE = re.compile(r"([A-Za-z][A-Za-z0-9_\-]{1,60}\.dll)(?![A-Za-z0-9_])", re.IGNORECASE)  # not \\b: a DLL name runs on into Chinese text
 _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open", "could not open", "not found",
                   "no such file", "failed to load", "unable to load", "could not find module", "cannot load library",
                   "error loading", "dlopen", "not finding", "can't find", "cannot find", "unable to find",
@@ -165,7 +165,9 @@ _MISSING_WORDS = ("cannot open shared object", "could not load", "couldn't open"
                   # a user's own finding, in words ("turns out I lacked libX.so", "libX.so was missing")
                   " lacked ", " lacking ", " was missing", " is missing", " were missing", " are missing",
                   # cuDNN's own loader ("Please make sure libcudnn_cnn_infer.so.8 is in your library path!")
-                  "is in your library path")
+                  "is in your library path",
+                  # in Chinese: "cannot be recognised/found", "not included", "missing"
+                  "识别不到", "找不到", "未包含", "没有包含", "缺少", "缺失")
 #: what a library's own initialisation failing reads like, and what a file that is not there reads like
 _INIT_FAILED_WORDS = ("init failure", "init failed", "initialization failed", "initialization error",
                       "failed to initialize", "error initializing", "initialisation failed")
@@ -629,7 +631,8 @@ def _loaded_but_failed(after: str) -> bool:
 def _dll_family(name: str) -> tuple[str, str]:
     """``("cudart", "11.0")`` for ``cudart64_110.dll``; ``("torch", "")`` for ``c10.dll``."""
     low = name.lower()
-    m = re.match(r"(cudart|cublas|cublaslt|cudnn|cufft|curand|cusparse|cusolver|nvrtc|nvjitlink)64_(\d{2,3})", low)
+    m = re.match(r"(cudart|cublas|cublaslt|cudnn|cufft|curand|cusparse|cusolver|nvrtc|nvjitlink)(?:-builtins)?64_(\d{2,3})",
+                 low)  # nvrtc-builtins64_131.dll: NVRTC's companion DLL, of the same CUDA release
     sub = re.match(r"cudnn_[a-z_]{2,30}?64_(\d{1,2})\.dll", low)  # cuDNN 8/9's sub-libraries: cudnn_ops_infer64_8.dll
     if sub:
         return "cudnn", sub.group(1)

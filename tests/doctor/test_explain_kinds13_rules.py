@@ -83,6 +83,29 @@ READINGS = [
     # torch's driver message without the version it found
     ("RuntimeError: The NVIDIA driver on your system is too old. Please update your GPU driver.\n",
      ["driver_too_old"]),
+    # FFmpeg's NVENC without the driver's video library: the minimum driver it prints after is not the cause
+    ("[hevc_nvenc @ 000001f2] Cannot load nvEncodeAPI64.dll\n[hevc_nvenc @ 000001f2] The minimum required Nvidia "
+     "driver for nvenc is 471.41 or newer\n", ["library_not_found"]),
+    # the Fabric Manager of another release than the driver
+    ("nv-fabricmanager[2211]: fabric manager NVIDIA GPU driver interface version 535.161.08 don't match with driver "
+     "version 535.183.01. Please update with matching NVIDIA driver package.\n", ["fabric_manager_not_running"]),
+    # a PBS site's submit filter refusing a GPU request
+    ("#PBS -l nodes=1:ppn=8:gpus=2:exclusive_process\nqsub: submit filter returned an error code, aborting job "
+     "submission.\n", ["slurm_gpu_request_rejected"]),
+    # an old macOS loader's wording of another CPU architecture
+    ("OSError: dlopen(/usr/local/lib/libssl.dylib, 6): no suitable image found.  Did find:\n"
+     "\t/usr/local/lib/libssl.dylib: mach-o, but wrong architecture\n", ["wrong_architecture_binary"]),
+    # a headless server without a display for VTK
+    ("UserWarning:\nThis system does not appear to be running an xserver.\nPyVista will likely segfault when "
+     "rendering.\n", ["opengl_egl_unavailable"]),
+    # onnxruntime's shared provider library not loaded
+    ("2024-05-01 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:1983 onnxruntime::python::"
+     "CreateInferencePybindStateModule] Init provider bridge failed.\n", ["library_not_found"]),
+    # a package whose compiled module was never built, said in the NameError alone
+    ("    output = _C.ms_deform_attn_forward(\nname '_C' is not defined\n", ["extension_not_compiled"]),
+    # a CUDA DLL missing, said in Chinese, and NVRTC's builtins DLL
+    ("运行时提示找不到 cudart64_12.dll\n", ["cudart_not_found"]),
+    ("RuntimeError: Error loading nvrtc-builtins64_128.dll\n", ["cudart_not_found"]),
     # containerd without an nvidia runtime for a RuntimeClass
     ("Warning  FailedCreatePodSandBox  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = "
      "failed to get sandbox runtime: no runtime for \"nvidia\" is configured\n", ["gpu_not_exposed_to_process"]),

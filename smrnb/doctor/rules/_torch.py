@@ -566,9 +566,13 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     named_cuda_error = bool(events(facts, "driver", "cuda_error"))
     lib_events = events(facts, "torch", "message", table="library_messages")
     named_network_failure = any(e.get("key") in NCCL_NETWORK_ROWS for e in lib_events)
+    nvenc_lib_missing = any(e.get("key") == "ffmpeg_nvenc_library_not_loaded" for e in lib_events)
     for ev in lib_events:
         if ev.get("key") in UNNAMED_CUDA_FAILURE_ROWS and named_cuda_error:
             continue
+        if nvenc_lib_missing and ev.get("key") == "nvenc_driver_api_too_old" and \
+                "minimum required" in str(ev.get("line") or "").lower():
+            continue  # FFmpeg prints the minimum driver after any library it could not load: the library is the cause
         if ev.get("key") in UNNAMED_SYSTEM_FAILURE_ROWS and named_network_failure:
             continue
         if ev.get("key") in AFTERMATH_ROWS:
