@@ -102,7 +102,7 @@ def symbol_owner(sym: str) -> str:
     low = sym.lower()
     if sym.startswith(("Py", "_Py", "THP")):
         return "torch_python" if sym.startswith("THP") else "python"
-    for fam in ("nvjitlink", "cublaslt", "cublas", "cusparse", "cudnn", "nccl", "cufft", "curand", "cusolver"):
+    for fam in ("nvjitlink", "nvrtc", "cublaslt", "cublas", "cusparse", "cudnn", "nccl", "cufft", "curand", "cusolver"):
         if low.startswith(fam) or low.startswith("__" + fam):
             return "cublas" if fam == "cublaslt" else fam
     if low.startswith("__cuda") or low.startswith("cuda"):

@@ -234,7 +234,7 @@ _PROSE_DRIVER_RE = re.compile(r"\bdriver(?: version)?(?: is| =| of|:)? ?v?([0-9]
                               re.IGNORECASE)
 #: a CUDA version named in prose or a path ("CUDA 11.7", "cuda11.4", "CUDA Toolkit 12.1", "cuda-11.8"); not
 #: torch's ("torch.version.cuda", "pytorch-cuda=") and not a CUDA error number
-_CUDA_NAMED_RE = re.compile(r"(?<![\w.-])cuda(?:[ _-]?toolkit)?(?: version)?[ _:=v-]{0,3}([0-9]{1,2}\.[0-9])(?![0-9])",
+_CUDA_NAMED_RE = re.compile(r"(?<![\w.-])cuda(?:[ _-]?toolkit)?(?: version(?: is)?)?[ _:=v-]{0,3}([0-9]{1,2}\.[0-9])(?![0-9])",
                             re.IGNORECASE)
 #: a package pip builds, by its build lines
 _BUILT_RE = re.compile(r"(?:[Ff]ailed building wheel for|[Bb]uilding wheel for|[Rr]unning setup\.py (?:install|develop) for|"
@@ -396,6 +396,7 @@ _CUDA_ERROR_MSG_RE = re.compile(r"CUDA [Ee]rror: ([A-Za-z][A-Za-z ()/'-]{2,80}?)
 _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:[^\s']{1,120}:[0-9]{1,6} )?(?:(-?[0-9]{1,5}) )?'([A-Za-z][^'\n]{1,80}?)\.?'", re.IGNORECASE)
 #: TensorFlow's gpu_device.cc: "CUDA runtime implicit initialization on GPU:0 failed. Status: <cudaGetErrorString>"
 _TF_STATUS_RE = re.compile(r"initialization on GPU:[0-9]{1,3} failed\. Status: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n|\s{2}|[\"`])")
+_GO_NVML_RE = re.compile(r"(?<![A-Za-z0-9_])(ERROR_[A-Z_]{3,40})\b")
 _ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR_)[A-Za-z0-9_]{1,60})")
 
 #: phrases whose presence is the fact (no table has them): sign -> (layer, phrases, weak)
@@ -1603,6 +1604,13 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
                 row = names.get(m.group(1))
                 if row is not None:
                     _enum_event(r, row, "name", line)
+    for line in _lines_with(text, low, "nvml", limit=50):
+        # Go's NVML binding (go-nvml's Return.Error(): "nvml init failed: ERROR_LIBRARY_NOT_FOUND", as the Kubernetes
+        # device plugin and the container toolkit log it) names NVML's results without their NVML_ prefix
+        for m in _GO_NVML_RE.finditer(line):
+            row = names.get("NVML_" + m.group(1))
+            if row is not None:
+                _enum_event(r, row, "name", line)
     for gate, msgs in _message_gates().items():
         for line in _lines_with(text, low, gate, limit=50):
             ll = line.lower()

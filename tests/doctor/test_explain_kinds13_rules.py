@@ -106,6 +106,18 @@ READINGS = [
     # a CUDA DLL missing, said in Chinese, and NVRTC's builtins DLL
     ("运行时提示找不到 cudart64_12.dll\n", ["cudart_not_found"]),
     ("RuntimeError: Error loading nvrtc-builtins64_128.dll\n", ["cudart_not_found"]),
+    # NVML's results as Go's binding names them (no NVML_ prefix), in a Kubernetes plugin's log
+    ("E0601 10:00:00.000 main.go:123] failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND\n",
+     ["gpu_not_exposed_to_process"]),
+    # a library asked for its own function and lacking it: an older copy of that library is loaded
+    ("Could not load library libcudnn_ops.so.9. Error: /opt/cuda-11.0/lib64/libnvrtc.so.11.0: undefined symbol: "
+     "nvrtcGetOptiXIRSize\n", ["library_shadowed_older_copy"]),
+    # CUDA's own API missing from the headers the build includes
+    ("src/alloc.cu(41): error: identifier \"cudaMemPoolCreate\" is undefined\n",
+     ["toolkit_below_extension_minimum", "multiple_cuda_toolkits"]),
+    # torch sees no GPU where the user has CUDA installed: the CPU build first
+    ("My CUDA version is 12.4 and nvcc works.\n>>> torch.cuda.is_available()\nFalse\n",
+     ["cpu_only_torch_with_gpu", "torch_cuda_unavailable"]),
     # containerd without an nvidia runtime for a RuntimeClass
     ("Warning  FailedCreatePodSandBox  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = "
      "failed to get sandbox runtime: no runtime for \"nvidia\" is configured\n", ["gpu_not_exposed_to_process"]),
@@ -171,6 +183,8 @@ NOT = [
     ("nvcc fatal   : Unknown option '-ftemplate-depth=2048'\n", "library_bug"),
     # the _sync intrinsics missing are an nvcc older than CUDA 9
     ('kernel.cu(12): error: identifier "__shfl_down_sync" is undefined\n', "library_bug"),
+    # a type of CUDA's API undefined is a missing include of the source, not old headers
+    ('kernel.cu(5): error: identifier "cudaStream_t" is undefined\n', "toolkit_below_extension_minimum"),
     # an identifier of CUDA's own API missing is no host toolchain
     ('ggml-cuda.cu(900): error: identifier "cudaHostRegisterReadOnly" is undefined\n', "host_compiler_unsupported"),
     # a Slurm job suspended by the scheduler is no machine suspend

@@ -457,6 +457,12 @@ def unavailable_codes(facts: Facts) -> list[str]:
             facts, "context", "cuda_visible_devices") is not None:
         return ["gpu_not_exposed_to_process", "torch_cuda_unavailable"]
     if not (value(facts, "driver", "gpus") or value(facts, "driver", "driver_version")):
+        if value(facts, "toolkit", "cuda_named") and not value(facts, "torch", "cuda") and \
+                value(facts, "context", "os") != "macos":
+            # no GPU or driver shown, but the user has CUDA installed (a CUDA release named, no CUDA build of torch
+            # shown): a GPU machine whose torch reports none, most often because the torch installed is the CPU
+            # build (pip's default on Windows, a conda 'cpuonly'); torch.version.cuda decides
+            return ["cpu_only_torch_with_gpu", "torch_cuda_unavailable"]
         # nothing in the text says the machine has an NVIDIA GPU: none at all is the other reading (nvidia-smi decides)
         return ["torch_cuda_unavailable", "no_gpu"]
     return ["torch_cuda_unavailable"]
