@@ -201,3 +201,15 @@ NOT = [
 @pytest.mark.parametrize(("text", "code"), NOT)
 def test_other_kinds_do_not_get_the_code(text, code):
     assert code not in rule_codes(text, n=2)
+
+
+def test_ptx_newer_than_the_drivers_cuda_is_the_driver_below_the_toolkit():
+    text = ("| NVIDIA-SMI 525.147.05   Driver Version: 525.147.05   CUDA Version: 12.0 |\n"
+            "Image built FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 (CUDA 12.4)\n"
+            "RuntimeError: CUDA error: device kernel image is invalid\n")
+    assert rule_codes(text, n=1) == ["driver_below_cuda_minor"]
+    older_major = text.replace("CUDA Version: 12.0", "CUDA Version: 11.4")
+    assert rule_codes(older_major, n=1) == ["driver_too_old"]
+    # the driver's CUDA not older than the code's: not the driver
+    same = text.replace("CUDA Version: 12.0", "CUDA Version: 12.6")
+    assert rule_codes(same, n=1)[0] not in ("driver_below_cuda_minor", "driver_too_old")

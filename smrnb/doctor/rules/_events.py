@@ -203,6 +203,12 @@ _KERNEL_FAULTS = frozenset({
 _NEWER_DRIVER_ERRORS = frozenset({"cudaErrorCallRequiresNewerDriver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"})
 
 
+#: a kernel image or PTX the driver could not load or JIT-compile (driver_types.h / cuda.h)
+_PTX_JIT_ERRORS = frozenset({"cudaErrorInvalidKernelImage", "CUDA_ERROR_INVALID_IMAGE", "cudaErrorInvalidPtx",
+                             "CUDA_ERROR_INVALID_PTX", "cudaErrorUnsupportedPtxVersion",
+                             "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"})
+
+
 def _driver_runs_cuda_in_use(facts: Facts) -> str | None:
     """A line saying the driver the text shows supports a CUDA release not older than the one in use (then an error
     asking for a newer driver is the caller's request, not the driver's age), or None."""
@@ -284,6 +290,17 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
 
     def first(code: str, how: str) -> tuple[list[str], str]:
         return [code], how
+
+    if ev.get("name") in _PTX_JIT_ERRORS:
+        # a kernel image or PTX the driver could not load where the driver's CUDA is older than the CUDA in use: the
+        # driver cannot JIT PTX of a newer toolkit (CUDA's minor-version compatibility excludes it), and of a newer
+        # major it cannot run the code at all
+        dmax, used = value(facts, "driver", "cuda_driver_version"), cuda_in_use(facts)
+        if dmax and used and tables.version_key(dmax) < tables.version_key(used):
+            code = "driver_below_cuda_minor" if major(dmax) == major(used) else "driver_too_old"
+            return [code] + [x for x in c if x != code][:MAX_READINGS - 1], (
+                f"the driver runs CUDA <= {dmax} and the code is built with CUDA {used}: its PTX is too new for the "
+                "driver's JIT compiler")
 
     if {"cudart_not_found", "prebuilt_binary_wrong_cuda"} <= s:
         lm, have = _lib_major(ev), cuda_majors(facts)
