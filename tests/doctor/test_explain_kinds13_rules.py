@@ -213,3 +213,11 @@ def test_ptx_newer_than_the_drivers_cuda_is_the_driver_below_the_toolkit():
     # the driver's CUDA not older than the code's: not the driver
     same = text.replace("CUDA Version: 12.0", "CUDA Version: 12.6")
     assert rule_codes(same, n=1)[0] not in ("driver_below_cuda_minor", "driver_too_old")
+
+
+def test_a_second_input_file_outside_windows_is_the_builds_own_command_line():
+    text = ("Ubuntu 22.04\n[ 12%] Building CUDA object CMakeFiles/ops.dir/ops.cu.o\nnvcc fatal   : A single input file "
+            "is required for a non-link phase when an outputfile is specified\n")
+    assert rule_codes(text) == ["nvcc_option_unsupported", "library_bug"]
+    windows = text.replace("Ubuntu 22.04", "Windows 11, Visual Studio 2022")
+    assert "windows_msvc_toolchain" in rule_codes(windows)

@@ -487,6 +487,11 @@ _SYMPTOM_ROWS = frozenset({"deepspeed:cpu_adam_op_not_built"})
 def _symptom(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
     """``ev`` and the codes to read it as: a symptom row's own when the text shows nothing else of the build, else
     only its first code, ranked after the rest: another message of the loader or the toolkit is the failure itself."""
+    if ev.get("key") == "single_input_file" and value(facts, "context", "os") != "windows" and \
+            not has_sign(facts, "windows", "msvc"):
+        # nvcc took a second input file on a build outside Windows: no MSVC-style option is involved; the build's
+        # own command line (a flag split in two, an empty or unquoted value) is the other reading
+        return ev, ["nvcc_option_unsupported", "library_bug"]
     if ev.get("key") not in _SYMPTOM_ROWS:
         return ev, None
     others = [e for ly in ("loader", "toolkit") for e in events(facts, ly, "message") if e.get("key") != ev.get("key")]

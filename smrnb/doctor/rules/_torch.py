@@ -214,6 +214,9 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
     "warp_intrinsic_without_sync": ["nvcc --version   # CUDA 9+ has only the *_sync forms for sm_70 and later",
                                     "# a release of the library that calls __shfl_down_sync(mask, ...), or patch the "
                                     "calls (mask 0xffffffff)"],
+    "single_input_file": ["# print the build's nvcc command (make VERBOSE=1, cmake --build . -v) and find the word nvcc "
+                          "took for a second input (a flag split in two, an empty architecture list, a space in a path)",
+                          "git log -- CMakeLists.txt   # a project's release or commit whose build files produce it"],
     "fd_sharing_ancdata": ["# right after import torch: torch.multiprocessing.set_sharing_strategy('file_system')",
                            "ulimit -n   # the open-file limit; raising it (ulimit -n 65536) is the other workaround"],
     "amp_unscale_fp16_gradients": ["python -c \"import peft, transformers; print(peft.__version__, "
