@@ -87,7 +87,7 @@ READINGS = [
      "for GPU arch : gfx1036\n", ["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"]),
     # a TensorRT engine from another TensorRT copy
     ("[E] 1: [runtime.cpp::parsePlan::314] Error Code 1: Serialization (Serialization assertion "
-     "plan->header.magicTag == rt::kPLAN_MAGIC_TAG failed.)\n", ["package_api_version_mismatch",
+     "plan->header.magicTag == rt::kPLAN_MAGIC_TAG failed.)\n", ["prebuilt_binary_wrong_cuda",
                                                                   "library_shadowed_older_copy"]),
     # onnxruntime's CUDA provider DLL whose CUDA/cuDNN dependencies are missing
     ("2024-05-01 [E:onnxruntime:Default, provider_bridge_ort.cc:1548 onnxruntime::TryGetProviderInfo_CUDA] "

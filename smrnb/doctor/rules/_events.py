@@ -272,14 +272,9 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
     return None
 
 
-def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
-    """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
-    chose, when they could), and one line saying what decided, or None when nothing did."""
-    c = [x for x in codes if x in CODES]
-    s = set(c)
-    said = _message_decides(c, s, facts, ev)
-    if said:
-        return said
+def _driver_state_decides(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str] | None:
+    """Readings the driver's state decides for a CUDA failure: told with a suspend/resume of the machine, or a kernel
+    image/PTX the driver cannot load where its CUDA is older than the CUDA in use; None otherwise."""
     if (ev.get("kind") == "cuda_error" or ev.get("key") == "cuda_unknown_error_init") and \
             has_sign(facts, "suspend_said") and "driver_broken" in CODES:
         # a CUDA failure told with a suspend/resume (or hibernation) of the machine: the driver's state (nvidia_uvm's)
@@ -287,10 +282,6 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         return ["driver_broken"] + [x for x in c if x != "driver_broken"][:MAX_READINGS - 1], (
             "the failure came after the machine was suspended or resumed, which the NVIDIA driver's state may not "
             "survive")
-
-    def first(code: str, how: str) -> tuple[list[str], str]:
-        return [code], how
-
     if ev.get("name") in _PTX_JIT_ERRORS:
         # a kernel image or PTX the driver could not load where the driver's CUDA is older than the CUDA in use: the
         # driver cannot JIT PTX of a newer toolkit (CUDA's minor-version compatibility excludes it), and of a newer
@@ -301,6 +292,20 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return [code] + [x for x in c if x != code][:MAX_READINGS - 1], (
                 f"the driver runs CUDA <= {dmax} and the code is built with CUDA {used}: its PTX is too new for the "
                 "driver's JIT compiler")
+    return None
+
+
+def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
+    """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
+    chose, when they could), and one line saying what decided, or None when nothing did."""
+    c = [x for x in codes if x in CODES]
+    s = set(c)
+    said = _message_decides(c, s, facts, ev) or _driver_state_decides(c, facts, ev)
+    if said:
+        return said
+
+    def first(code: str, how: str) -> tuple[list[str], str]:
+        return [code], how
 
     if {"cudart_not_found", "prebuilt_binary_wrong_cuda"} <= s:
         lm, have = _lib_major(ev), cuda_majors(facts)

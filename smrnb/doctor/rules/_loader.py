@@ -257,6 +257,12 @@ def _wrong_cuda_of_message(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict
         if ev.get("table") in tables.MESSAGE_TABLES else None
     lib = str(ev.get("library") or (row.fields.get("library") if row is not None else "") or "the library")
     evidence = [f"{lib}: {ev.get('meaning')}"] if ev.get("meaning") else []
+    if ev.get("key") == "tensorrt_engine_other_version":
+        return {"title": "A TensorRT engine serialized by another TensorRT release than the one loading it",
+                "evidence": evidence,
+                "commands": ["python -c \"import tensorrt; print(tensorrt.__version__)\"   # the release loading it",
+                             "trtexec --onnx=model.onnx --saveEngine=model.engine   # build the engine again with the "
+                             "installed TensorRT (or delete the cached .engine so the program rebuilds it)"]}
     if have:
         evidence.append(f"CUDA major(s) named in the text: {', '.join(map(str, sorted(have)))}")
     cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"", "nvidia-smi",

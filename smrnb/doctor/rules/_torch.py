@@ -533,8 +533,9 @@ _BACKEND_EXTENSIONS = {"xpu": "intel_extension_for_pytorch"}
 def _other_backend_codes(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
     """torch's 'not linked with support for <device> devices' for a device type other than CUDA: where the text
     loads the extension that registers it (intel_extension_for_pytorch for xpu), that extension's build lacks it
-    (its CPU build); where it does not, the code asks for a device this process never set up (the extension not
-    imported, or code written for another machine's GPU), and the build is the second reading."""
+    (its CPU build); where it shows the code (torch imported, a traceback through torch) without it, the code asks
+    for a device this process never set up (the extension not imported, or code written for another machine's GPU),
+    and the build is the second reading; the message alone names the build first and the code second."""
     device = str((ev.get("groups") or {}).get("device") or "").lower()
     if ev.get("key") != "backend_not_linked" or not device or device == "cuda":
         return None
@@ -543,6 +544,10 @@ def _other_backend_codes(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
         str(m) for m in value(facts, "loader", "modules_imported") or [])
     if ext and (ext in lines or "ipex" in lines.lower()):
         return None
+    shown = "torch" in (value(facts, "loader", "modules_imported") or []) or \
+        "torch" in (value(facts, "torch", "packages_installed") or [])
+    if not shown:
+        return ["cpu_only_torch_with_gpu", "user_code_error"]  # the message alone: the build first, both named
     return ["user_code_error", "cpu_only_torch_with_gpu"]
 
 
