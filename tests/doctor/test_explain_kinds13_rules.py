@@ -118,6 +118,9 @@ READINGS = [
     # torch sees no GPU where the user has CUDA installed: the CPU build first
     ("My CUDA version is 12.4 and nvcc works.\n>>> torch.cuda.is_available()\nFalse\n",
      ["cpu_only_torch_with_gpu", "torch_cuda_unavailable"]),
+    # the GPU's device nodes absent in a container
+    ("apptainer exec --nv --contain img.sif python train.py\nFileNotFoundError: [Errno 2] No such file or directory: "
+     "'/dev/nvidiactl'\n", ["gpu_not_exposed_to_process"]),
     # containerd without an nvidia runtime for a RuntimeClass
     ("Warning  FailedCreatePodSandBox  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = "
      "failed to get sandbox runtime: no runtime for \"nvidia\" is configured\n", ["gpu_not_exposed_to_process"]),
@@ -184,6 +187,9 @@ NOT = [
     ('kernel.cu(5): error: identifier "cudaStream_t" is undefined\n', "toolkit_below_extension_minimum"),
     # an identifier of CUDA's own API missing is no host toolchain
     ('ggml-cuda.cu(900): error: identifier "cudaHostRegisterReadOnly" is undefined\n', "host_compiler_unsupported"),
+    # device nodes that are there are no container without the GPU
+    ("ls -l /dev/nvidia0 shows the node is present; nvidia-smi: Failed to initialize NVML: Driver/library version "
+     "mismatch\n", "gpu_not_exposed_to_process"),
     # a Slurm job suspended by the scheduler is no machine suspend
     ("JobState=SUSPENDED Reason=None\nRuntimeError: CUDA error: an illegal memory access was encountered\n",
      "driver_broken"),
