@@ -79,6 +79,8 @@ READINGS = [
      "ValueError: Invalid device ID (1)\n", ["opengl_egl_unavailable", "driver_broken"]),
     # device code older than the toolkit: texture references (removed in CUDA 12); an old CMake's FindCUDA and CUDA 10
     ("/src/resize.cu(40): error: texture is not a template\n", ["library_bug"]),
+    # a removed texture-reference function is the project's old code, not a toolkit below its minimum
+    ('src/warp.cu(88): error: identifier "cudaBindTexture2D" is undefined\n', ["library_bug"]),
     ('kernels/bilateral.cu(88): error: identifier "cudaUnbindTexture" is undefined\n', ["library_bug"]),
     ("Please set them or make sure they are set and tested correctly in the CMake files:\n"
      "CUDA_cublas_device_LIBRARY (ADVANCED)\n    linked by target \"app\"\n", ["library_bug"]),
