@@ -20,6 +20,7 @@ adds live facts.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -184,7 +185,7 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -
 def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
     """Readings of the nearest known reports (:mod:`smrnb.doctor._similar`) for a text (:func:`_prepared`) no
     rule recognised (up to two) or that one rule read one way without this machine's facts (one more, of another
-    cause, when it has at least ``MIN_SHARE_BESIDE_A_RULE`` of the neighbours' votes and the rule's code does not
+    cause, when it has at least ``MIN_SHARE_BESIDE_A_RULE`` of the readers' mixed vote and the rule's code does not
     name it as the neighbour it is told from); each an ``info`` finding whose sources say ``similar reports``, ranked after
     every rule's finding. Where the machine's facts decided, or the rule's one finding is a note, no guess is
     added."""
@@ -198,7 +199,8 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
         return []
     have = {f.code for f in found}
     out = []
-    for r in index.readings(text, n=3):
+    # a text the field's gate holds back gets a reading of a clear vote only where no rule read it
+    for r in index.readings(text, n=3, **({"held_share": math.inf} if found else {})):
         if r.code in have or not is_cause(r.code) or (
                 found and (r.share < _similar.MIN_SHARE_BESIDE_A_RULE or r.code in told
                            or _TABLE[r.code].severity != "error")):
@@ -207,8 +209,8 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
         near = [f"{rep.url} (similarity {s:.2f}; fixed by: {rep.fix[:160]})" for rep, s in r.reports[:3]]
         ev = ("evidence: similar known reports; no rule matched this reading: it is the cause of the most similar "
               "real error texts (labelled with what fixed them), a guess to check, not a fact of this text",
-              f"similar reports: {len(r.reports)} of the {_similar.K} nearest, {r.share:.0%} of their votes, "
-              f"nearest similarity {r.similarity:.2f}",
+              f"similar reports: {r.neighbours} of the {_similar.K} nearest, {r.share:.0%} of the vote of the "
+              f"nearest reports, naive Bayes and a linear model over every report, nearest similarity {r.similarity:.2f}",
               *(f"like {n}" for n in near),
               *((f"told from its neighbour: {entry.told_from}",) if entry.told_from else ()))
         what = re.split(r"(?<=[\w)'])[.;] ", entry.meaning, maxsplit=1)[0]
