@@ -26,9 +26,9 @@ the build free of torch.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -243,38 +243,21 @@ NOTEBOOK_TIMEOUT_S = 600
 _EXECUTED: dict[str, Path] = {}
 
 
+def _executor():
+    """``docs/_notebooks.py`` (the executor the tests share), loaded by path: mkdocs loads this file as a hook,
+    not as a module of a package."""
+    spec = importlib.util.spec_from_file_location("smrnb_docs_notebooks", Path(__file__).with_name("_notebooks.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def execute_notebooks(notebooks: list[Path], out_dir: Path, parallel: int = 2) -> dict[str, Path]:
     """Execute ``notebooks`` with ``jupyter nbconvert --execute`` into ``out_dir``, ``parallel`` at a
     time; returns name -> executed copy. A notebook that fails to execute raises with its log tail."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
     env.pop("SMRNB_STATIC_PICTURES", None)  # auto: no live front end here, so static pictures
-    out: dict[str, Path] = {}
-    pending = list(notebooks)
-    running: list[tuple[Path, subprocess.Popen, Path]] = []
-    while pending or running:
-        while pending and len(running) < parallel:
-            nb = pending.pop(0)
-            log = out_dir / f"{nb.stem}.log"
-            with open(log, "w") as fh:
-                proc = subprocess.Popen(
-                    [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-                     f"--ExecutePreprocessor.timeout={NOTEBOOK_TIMEOUT_S}", "--ExecutePreprocessor.kernel_name=python3",
-                     "--ExecutePreprocessor.allow_errors=False", "--output-dir", str(out_dir), str(nb)],
-                    cwd=str(nb.parent), env=env, stdout=fh, stderr=subprocess.STDOUT)
-            running.append((nb, proc, log))
-        nb, proc, log = running.pop(0)
-        try:
-            rc = proc.wait(timeout=NOTEBOOK_TIMEOUT_S * 2)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=30)
-            rc = -1
-        if rc != 0:
-            for _nb, other, _log in running:
-                other.kill()
-            raise RuntimeError(f"executing {nb.name} for the docs failed ({rc}):\n{log.read_text()[-3000:]}")
-        out[nb.name] = out_dir / nb.name
-    return out
+    return _executor().execute(notebooks, out_dir, env=env, parallel=parallel, cell_timeout=NOTEBOOK_TIMEOUT_S)
 
 
 def _given_executions(notebooks: list[Path], folder: Path) -> dict[str, Path]:

@@ -14,19 +14,17 @@ An executed copy is recorded only when the whole notebook ran without an error (
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-#: a notebook's own time limit in ``nbconvert`` (its cells) and for the whole process
+#: a cell's time limit in ``nbconvert`` (the whole notebook's process gets twice that)
 CELL_TIMEOUT_S = 300
-PROCESS_TIMEOUT_S = 900
 
 _COMMITTED: dict[str, Path] = {}
 _BY: dict[str, str] = {}
@@ -49,38 +47,15 @@ def recorded(name: str) -> tuple[Path, str] | None:
 def execute(notebooks: list[Path], out_dir: Path, *, python: str | Path = sys.executable, env: dict | None = None,
             parallel: int = 2) -> dict[str, Path]:
     """Execute ``notebooks`` as committed with ``python -m jupyter nbconvert --execute`` (no ``allow_errors``) into
-    ``out_dir``, ``parallel`` at a time (the machine's two cores: a notebook spends much of its time in one thread);
-    returns name -> executed copy. Fails with the log tail of the first notebook that did not run through."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    ``out_dir``, ``parallel`` at a time (the docs build's executor, ``docs/_notebooks.py``); returns name -> executed
+    copy. Fails naming the first notebook that did not run through, with its log's tail."""
     env = dict(os.environ if env is None else env)
     env.pop("SMRNB_STATIC_PICTURES", None)  # auto: no live front end, so static pictures, as on nbviewer/Binder exports
-    pending, running, out = list(notebooks), [], {}
-    failed: list[str] = []
-    while pending or running:
-        while pending and len(running) < parallel:
-            nb = pending.pop(0)
-            log = out_dir / f"{nb.stem}.log"
-            with open(log, "w") as fh:
-                proc = subprocess.Popen(
-                    [str(python), "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-                     f"--ExecutePreprocessor.timeout={CELL_TIMEOUT_S}", "--ExecutePreprocessor.kernel_name=python3",
-                     "--output-dir", str(out_dir), str(nb)],
-                    cwd=str(nb.parent), env=env, stdout=fh, stderr=subprocess.STDOUT)
-            running.append((nb, proc, log, time.monotonic()))
-        nb, proc, log, started = running.pop(0)
-        try:
-            rc = proc.wait(timeout=max(1.0, PROCESS_TIMEOUT_S - (time.monotonic() - started)))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=30)
-            rc = f"killed after {PROCESS_TIMEOUT_S} s"
-        if rc != 0:
-            failed.append(f"{nb.name} ({rc}):\n{log.read_text(errors='replace')[-3000:]}")
-            continue
-        out[nb.name] = out_dir / nb.name
-    if failed:
-        raise AssertionError("executing the committed notebooks failed: " + "\n\n".join(failed))
-    return out
+    spec = importlib.util.spec_from_file_location("smrnb_docs_notebooks", REPO / "docs" / "_notebooks.py")
+    executor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(executor)
+    return executor.execute(notebooks, out_dir, python=python, env=env, parallel=parallel, cell_timeout=CELL_TIMEOUT_S,
+                            what="the tests")
 
 
 def committed(name: str, tmp_dir: Path) -> tuple[Path, str]:
