@@ -26,8 +26,8 @@ NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 #: a cell's time limit in ``nbconvert`` (the whole notebook's process gets twice that)
 CELL_TIMEOUT_S = 300
 
-_COMMITTED: dict[str, Path] = {}
-_BY: dict[str, str] = {}
+#: notebook file name -> (its executed copy, who ran it)
+_COMMITTED: dict[str, tuple[Path, str]] = {}
 
 
 def record(executed: dict[str, Path], by: str) -> None:
@@ -35,13 +35,12 @@ def record(executed: dict[str, Path], by: str) -> None:
     for name, path in executed.items():
         if not Path(path).is_file():
             raise AssertionError(f"{by}: no executed copy of {name} at {path}")
-        _COMMITTED[name] = Path(path)
-        _BY[name] = by
+        _COMMITTED[name] = (Path(path), by)
 
 
 def recorded(name: str) -> tuple[Path, str] | None:
     """The executed copy of notebook ``name`` recorded this session and who ran it, or ``None``."""
-    return (_COMMITTED[name], _BY[name]) if name in _COMMITTED else None
+    return _COMMITTED.get(name)
 
 
 def execute(notebooks: list[Path], out_dir: Path, *, python: str | Path = sys.executable, env: dict | None = None,

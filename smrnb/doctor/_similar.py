@@ -221,12 +221,7 @@ class Index:
         for i, r in enumerate(self.reports):
             for t, w in r.weights.items():
                 self._post.setdefault(t, []).append((i, w))
-        #: per cause: the linear model's bias and strongest term weights (none: no linear reader)
-        self.linear_weights = {c: (float(b), dict(w)) for c, (b, w) in (linear or {}).items()}
-        self._linear_post: dict[str, list[tuple[str, float]]] = {}
-        for c, (_, ws) in self.linear_weights.items():
-            for t, x in ws.items():
-                self._linear_post.setdefault(t, []).append((c, x))
+        self._set_linear(linear or {})
         self._bayes_causes: dict[str, tuple[float, float]] | None = None
         self._bayes_terms: dict[str, tuple[tuple[str, float], ...]] = {}  # filled as texts use them
 
@@ -260,6 +255,14 @@ class Index:
         e = {c: math.exp(x - top) for c, x in score.items()}
         z = sum(e.values()) or 1.0
         return {c: x / z for c, x in e.items()}
+
+    def _set_linear(self, linear: Mapping[str, tuple[float, Mapping[str, float]]]) -> None:
+        #: per cause: the linear model's bias and strongest term weights (none: no linear reader)
+        self.linear_weights = {c: (float(b), dict(w)) for c, (b, w) in linear.items()}
+        self._linear_post: dict[str, list[tuple[str, float]]] = {}
+        for c, (_, ws) in self.linear_weights.items():
+            for t, x in ws.items():
+                self._linear_post.setdefault(t, []).append((c, x))
 
     def linear(self, query: Mapping[str, float]) -> dict[str, float]:
         """The linear model's posterior of each cause (a softmax of its bias plus the text's unit-length
@@ -296,9 +299,9 @@ class Index:
                                   str(r.get("fix") or ""), cls._unit(keep)))
         used = {t for r in reports for t in r.weights}
         index = cls({t: w for t, w in idf.items() if t in used}, reports)
-        if linear and reports:
-            index = cls(index.idf, reports, _trained([index._unit(index._query(b)) for b in bags],
-                                                     [r.cause for r in reports], LINEAR_L2, LINEAR_ITERS, LINEAR_TERMS))
+        if linear and reports:  # trained on the index's own weights, then added to it (its postings built once)
+            index._set_linear(_trained([index._unit(index._query(b)) for b in bags], [r.cause for r in reports],
+                                       LINEAR_L2, LINEAR_ITERS, LINEAR_TERMS))
         return index
 
     @staticmethod
