@@ -185,8 +185,8 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -
 def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
     """Readings of the nearest known reports (:mod:`smrnb.doctor._similar`) for a text (:func:`_prepared`) no
     rule recognised (up to two) or that one rule read one way without this machine's facts (one more, of another
-    cause, when it has at least ``MIN_SHARE_BESIDE_A_RULE`` of the readers' mixed vote and the rule's code does not
-    name it as the neighbour it is told from); each an ``info`` finding whose sources say ``similar reports``, ranked after
+    cause that is an error or a warning, not a note, when it has at least ``MIN_SHARE_BESIDE_A_RULE`` of the readers'
+    mixed vote and the rule's code does not name it as the neighbour it is told from); each an ``info`` finding whose sources say ``similar reports``, ranked after
     every rule's finding. Where the machine's facts decided, or the rule's one finding is a note, no guess is
     added."""
     from smrnb.doctor import _similar
@@ -203,8 +203,8 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
     for r in index.readings(text, n=3, **({"held_share": math.inf} if found else {})):
         if r.code in have or not is_cause(r.code) or (
                 found and (r.share < _similar.MIN_SHARE_BESIDE_A_RULE or r.code in told
-                           or _TABLE[r.code].severity != "error")):
-            continue  # beside a rule's cause only another cause of the setup, never "the environment is fine"
+                           or _TABLE[r.code].severity == "info")):
+            continue  # beside a rule's cause only another cause (an error or a warning), never "the environment is fine"
         entry = _TABLE[r.code]
         near = [f"{rep.url} (similarity {s:.2f}; fixed by: {rep.fix[:160]})" for rep, s in r.reports[:3]]
         ev = ("evidence: similar known reports; no rule matched this reading: it is the cause of the most similar "

@@ -85,7 +85,12 @@ _FAILURE = re.compile(
     r"not compatible|\bnot (?:available|compiled|recognized|installed|visible|detected)\b|no module named|"
     r"\bmissing\b|\bcrash|\binsufficient\b|out of memory|no kernel image|too old|\billegal\b|\bno (?:cuda|gpu|nvidia)|"
     r"is_available\(\)\s*(?:returns?|is|=+|->|:)?\s*false|错误|失败|报错|エラー|\bfehler\b|\berreur\b|"
-    r"ошибка", re.I)
+    r"ошибка|"
+    # ... or a person's words for it ("i can not use nvidia-smi in wsl2", "the backend do not support float16",
+    # "it still returns False", "doesn't detect my GPU", "stopped working after the update")
+    r"\bcan not\b|\bnot support(?:s|ed)?\b|\b(?:does|do|did)(?:n'?t| not) (?:work|support|run|start|load|detect|"
+    r"recogni[sz]e|see|find|show|use)\b|\bnot working\b|\bno longer works?\b|\bstopped working\b|"
+    r"\bstill returns? (?:false|none)\b|\bwon'?t (?:work|run|start|load)\b", re.I)
 _EXCEPTION = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b|\bERROR\b|\bFATAL\b")  # case matters
 #: ... about the field the reports come from (a GPU, CUDA, a compiled extension, its build or loader, a
 #: container, a scheduler, a notebook kernel): a plain network, authentication or file error gets none ...

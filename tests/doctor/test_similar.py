@@ -130,9 +130,48 @@ def test_a_text_that_is_no_failure_of_the_field_gets_no_reading(text):
     "XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed.",
     "nvcc fatal : Unsupported gpu architecture 'compute_90'",
     "FileNotFoundError: [Errno 2] No such file or directory: ':/usr/local/cuda:/usr/local/cuda-10.1/bin/nvcc'",
+    # a person's own words for the failure, no error word and no exception
+    "after the driver update i can not use nvidia-smi in wsl2 any more",
+    "How do I make o3d.core.cuda.is_available() True? I have an NVIDIA GPU but it still returns False",
+    "the target device or backend do not support efficient float16 computation (GTX 1070)",
+    "my RTX 3060 stopped working in docker after the container toolkit update",
 ])
 def test_the_fields_own_failures_may_get_readings(text):
     assert _similar.reads_as_a_failure_of_the_field(text)
+
+
+@pytest.mark.parametrize("text", [
+    "training on the GPU works now, thanks: loss 0.12 after 3 epochs",
+    "the CUDA build supports sm_90 and runs on the H100 with torch 2.4",
+    "Does torch support CUDA 12.4 on Windows? Just asking before I install it.",
+])
+def test_a_persons_words_that_tell_of_no_failure_do_not_open_the_gate(text):
+    assert not _similar.reads_as_a_failure_of_the_field(text)
+
+
+def _one_rule_and_guesses(codes: list[str]) -> list[str]:
+    """The codes explain lists for a text one rule read (``no_kernel_image_for_gpu``) when the readers vote for
+    ``codes`` (each with 0.4 of the vote and a nearest report of similarity 0.5)."""
+    from smrnb.doctor._explain import _similar_findings
+    from smrnb.doctor._model import Finding
+
+    rep = _similar.Report("r", "https://example.org/r", codes[0], (), "a fix", {"x": 1.0})
+
+    class Votes:
+        def readings(self, text, n=2, **kw):
+            return [_similar.Reading(c, 0.4, 0.5, ((rep, 0.5),), 1) for c in codes][:n]
+
+    rule = Finding("no_kernel_image_for_gpu", "torch", "error", "no kernel image")
+    return [f.code for f in [rule, *_similar_findings("CUDA error: no kernel image", [rule], Votes())]]
+
+
+def test_beside_a_rules_finding_a_guess_may_be_an_error_or_a_warning_never_a_note():
+    # library_bug (a warning: the project's code) and multiple_cuda_toolkits (a warning) are causes of a failure;
+    # user_code_error is a note ("not your environment"): it never follows a rule's cause as a guess
+    assert _one_rule_and_guesses(["library_bug"]) == ["no_kernel_image_for_gpu", "library_bug"]
+    assert _one_rule_and_guesses(["multiple_cuda_toolkits"]) == ["no_kernel_image_for_gpu", "multiple_cuda_toolkits"]
+    assert _one_rule_and_guesses(["user_code_error"]) == ["no_kernel_image_for_gpu"]
+    assert _one_rule_and_guesses(["user_code_error", "library_bug"]) == ["no_kernel_image_for_gpu", "library_bug"]
 
 
 def test_a_text_the_gate_holds_back_gets_readings_only_when_a_known_report_is_very_like_it():
