@@ -394,8 +394,7 @@ class Index:
         votes = {c: weight_knn * knn.get(c, 0.0) / total + weight_nb * nb.get(c, 0.0) + weight_lin * lin.get(c, 0.0)
                  for c in {*knn, *nb, *lin}}
         order = sorted(votes, key=lambda c: (-votes[c], c))[:n]
-        if votes[order[0]] < MIN_SHARE or (held and not (
-                (near[0][1] >= HIGH_SIMILARITY and order[0] == near[0][0].cause) or (votes[order[0]] >= held_share and _reads_as_a_failure(text)))):
+        if votes[order[0]] < MIN_SHARE or (held and not _backed(near[0], order[0], votes[order[0]], held_share, text)):
             return []  # votes spread, or a held-back text neither its nearest report nor a clear vote backs
         out = []
         for c in order:
@@ -407,6 +406,14 @@ class Index:
                 continue  # every reading listed meets the similarity floor with its own nearest report
             out.append(Reading(c, votes[c], of[0][1], of, sum(1 for r, _ in near if r.cause == c)))
         return out
+
+
+def _backed(nearest: tuple[Report, float], first: str, share: float, held_share: float, text: str) -> bool:
+    """Whether the first reading (``first``, with ``share`` of the mixed vote) of a text the field's gate holds back
+    is backed: its nearest report is at least :data:`HIGH_SIMILARITY` like it and of that cause, or the text reads as
+    a failure (:func:`_reads_as_a_failure`, computed only then) and the vote is at least ``held_share``."""
+    return (nearest[1] >= HIGH_SIMILARITY and first == nearest[0].cause) or (
+        share >= held_share and _reads_as_a_failure(text))
 
 
 def _trained(vectors: list[Mapping[str, float]], causes: list[str], l2: float = LINEAR_L2,
