@@ -669,7 +669,8 @@ CODES: dict[str, Code] = {
     "package_api_version_mismatch": _c("abi",
         "The code imports a module or name that the installed release of a Python package no longer (or "
         "not yet) has ('No module named kaolin.models' with a kaolin written for another release, "
-        "'cannot import name X from Y').",
+        "'cannot import name X from Y'), or calls one of its functions or classes with a signature of "
+        "another release ('got an unexpected keyword argument', 'missing 1 required positional argument').",
         fix="The code was written for another release of this package: install the release it was "
             "written for (its requirements file names it), or update the code to the installed release's "
             "API.",
@@ -677,7 +678,8 @@ CODES: dict[str, Code] = {
         told_from="torch_api_incompatible_source: a compiled extension's source uses a removed torch "
                   "API; kernel_wrong_python: the package is missing from this Python altogether",
         check='pip show <the package>   # its installed version',
-        source="Python's import system ('No module named X.Y', 'cannot import name X from Y')"),
+        source="Python's import system ('No module named X.Y', 'cannot import name X from Y'); CPython's "
+               "TypeError of a call that does not fit its callee's signature (Python/ceval.c)"),
     "prebuilt_binary_wrong_cuda": _c("loader",
         'An extension needs the CUDA libraries of another CUDA major version than the installed torch '
         '(libcudart.so.11.0 with a cu13 torch): it was built for another CUDA.',

@@ -122,6 +122,7 @@ class _Reader:
         self.events: dict[str, list[dict[str, Any]]] = {ly: [] for ly in LAYERS}
         self._seen: set[tuple[Any, ...]] = set()
         self.n_events = 0
+        self.frame = ""  # the file of the last traceback frame read (the calling code of an error read next)
 
     def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
         d = self.facts[layer]
@@ -254,6 +255,19 @@ _PKG_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,60}")
 _IMPORT_RE = re.compile(r"\s{0,12}(?:>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import ([A-Za-z_][\w.]{0,80})|from ([A-Za-z_][\w.]{0,80}) "
                         r"import )")
 _STATEMENT_SPLIT_RE = re.compile(r";|-c [\"']")
+#: CPython's TypeError of a call that does not fit the callee's signature (Python/ceval.c and Objects/call.c:
+#: "got an unexpected keyword argument", "missing N required positional argument(s)", "takes N positional arguments
+#: but M were given", "got multiple values for argument"); Python 3.10+ prints the callee's qualified name
+#: (``LoraConfig.__init__``), earlier releases its bare name. Groups: the callee, how the call did not fit
+_SIGNATURE_RE = re.compile(r"TypeError: ([A-Za-z_][\w]{0,80}(?:\.[A-Za-z_][\w]{0,80}){0,4})\(\) (got an unexpected keyword "
+                           r"argument|missing [0-9]{1,2} required (?:positional|keyword-only) arguments?|takes (?:from "
+                           r"[0-9]{1,2} to )?[0-9]{1,2} positional arguments? but [0-9]{1,2} (?:were|was) given|got "
+                           r"multiple values for (?:keyword )?argument)")
+#: a name the text shows as an attribute of a package it calls (``torchmetrics.functional.accuracy(``,
+#: ``face_alignment.FaceAlignment(``): groups the first name, the called name
+_QUALIFIED_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w{0,40})(?:\.[A-Za-z_]\w{0,60}){0,4}\.([A-Za-z_]\w{0,80})\(")
+#: the names of a ``from package import a, b as c`` statement
+_FROM_IMPORT_RE = re.compile(r"(?:^|[\s;>:])from ([A-Za-z_][\w.]{0,80}) import \(?([\w ,]{1,400})")
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 #: how a crash of the process reads (shell, IDE, faulthandler)
 _CRASH_WORDS = ("segmentation fault", "sigsegv", "sigabrt", "aborted (core dumped)", "fatal python error")
@@ -1030,6 +1044,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if low.lstrip().startswith('file "'):  # a traceback's file outside every installed tree: a source checkout's
         m = _TB_FILE_RE.match(line.strip())
         path = m.group(1).replace("\\", "/") if m else ""
+        r.frame = path
         if path and not any(k in path.lower() for k in ("site-packages/", "dist-packages/", ".egg/", "<")):
             files = r.facts["torch"].get("source_files") or []
             if path not in files and len(files) < 40:
@@ -1056,6 +1071,10 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if "cannot import name" in low:
         for name, mod in _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True)
+    if "typeerror" in low and "()" in low:
+        _scan_signature(r, line)
+    if len(line) < 600 and (("(" in line and "." in line) or "import " in line):
+        _scan_called_names(r, line)
     if "has no attribute" in low and "module '" in low:
         for mod, attr in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
@@ -1099,6 +1118,32 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
                     versions=versions.strip())
+
+
+def _scan_signature(r: _Reader, line: str) -> None:
+    """A call that does not fit its callee's signature (``torch.signature_mismatch``): the callee, how, and the
+    traceback's innermost file before it (the calling code's; empty when the text shows none)."""
+    for callee, how in _SIGNATURE_RE.findall(line)[:2]:
+        parts = [p for p in callee.split(".") if p not in ("__init__", "__new__", "__call__")]
+        r.event("torch", "signature_mismatch", line, WEIGHT["module"] + 4, callee=callee,
+                name=parts[-1] if parts else "", how=how.split(" ")[0], frame=r.frame)
+
+
+def _scan_called_names(r: _Reader, line: str) -> None:
+    """Names the text shows coming from a package (``torch.called_names``: name -> the package's top-level name):
+    imported by ``from package import name`` or called as ``package.module.name(``; the standard library and
+    ``self``/``cls`` left out."""
+    pairs: list[tuple[str, str]] = []
+    if "import" in line:
+        for mod, names in _FROM_IMPORT_RE.findall(line)[:2]:
+            top = mod.split(".")[0]
+            pairs += [(n.split(" as ")[-1].strip(), top) for n in names.split(",")[:16]]
+    pairs += [(name, top) for top, name in _QUALIFIED_CALL_RE.findall(line)[:6]]
+    called = r.facts["torch"].get("called_names") or {}
+    new = {n: t for n, t in pairs if n and n.isidentifier() and t not in _STDLIB and t not in ("self", "cls")
+           and n not in called}
+    if new and len(called) < 96:
+        r.fact("torch", "called_names", {**called, **dict(list(new.items())[:96 - len(called)])}, line, replace=True)
 
 
 #: a CUDA source file at a line, as a fault or check prints it ("ggml-cuda.cu:1606", "[yolo.cu:339]", "src/x.cu(90)")

@@ -428,6 +428,29 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     return codes
 
 
+#: the usual short names of packages in calling code (``np.array(``, ``o3d.geometry.TriangleMesh(``)
+_IMPORT_ALIASES = {"np": "numpy", "o3d": "open3d", "tf": "tensorflow", "pd": "pandas", "nn": "torch", "F": "torch",
+                   "tm": "torchmetrics", "pl": "pytorch_lightning", "L": "lightning", "ti": "taichi", "wp": "warp"}
+
+
+def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
+    """What a call that does not fit its callee's signature means (``torch.signature_mismatch``: 'got an unexpected
+    keyword argument', 'missing N required positional arguments', 'takes N positional arguments but M were given'):
+    when the text shows the callee coming from an installed package (imported from it, or called as
+    ``package.module.name(``), the calling code was written for another release of that package (a keyword added or
+    removed, a parameter made required), else the calling code's own mistake; with no such sign, nothing: a function
+    of the project's own called wrongly is a plain bug, and a TypeError raised inside a library's frame may be a
+    callback of the user's (``forward()`` called by ``nn.Module``), so the frame alone does not tell."""
+    name = str(ev.get("name") or "")
+    if not name or name.startswith("__"):
+        return []
+    top = str((value(facts, "torch", "called_names") or {}).get(name) or "")
+    top = _IMPORT_ALIASES.get(top, top)
+    if top and _an_installed_distribution(facts, {}, top):
+        return ["package_api_version_mismatch", "user_code_error"]
+    return []
+
+
 def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], top: str) -> bool:
     """Whether the top-level package ``top`` of a module that cannot be imported is an installed distribution's:
     the machine's own import check, a package the text shows installed (its files under site-packages, pip

@@ -600,10 +600,12 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
                 "oom": "cuda_oom", "oom_said": "cuda_oom", "companion": "companion_built_for_other_torch"}.get(str(ev.get("sign")))
         if code:
             yield from resolve(facts, ev, [code])
-    from smrnb.doctor.rules._abi import module_codes
+    from smrnb.doctor.rules._abi import module_codes, signature_codes
 
     for ev in events(facts, "torch", "module_missing"):
         yield from resolve(facts, ev, _built_for_other_python(facts, ev) or module_codes(facts, ev))
+    for ev in events(facts, "torch", "signature_mismatch"):
+        yield from resolve(facts, ev, signature_codes(facts, ev))
     t = layer(facts, "torch")
     if t.get("cpu_build") and from_text(facts, "torch", "cpu_build"):
         line = (t.get("read_from") or {}).get("version", "")
