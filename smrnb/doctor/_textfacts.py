@@ -123,6 +123,8 @@ class _Reader:
         self._seen: set[tuple[Any, ...]] = set()
         self.n_events = 0
         self.frame = ""  # the file of the last traceback frame read (the calling code of an error read next)
+        self.call_line = ""  # the source line Python printed under that frame (the call that failed)
+        self.frame_pending = False
 
     def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
         d = self.facts[layer]
@@ -266,6 +268,8 @@ _SIGNATURE_RE = re.compile(r"TypeError: ([A-Za-z_][\w]{0,80}(?:\.[A-Za-z_][\w]{0
 #: a name the text shows as an attribute of a package it calls (``torchmetrics.functional.accuracy(``,
 #: ``face_alignment.FaceAlignment(``): groups the first name, the called name
 _QUALIFIED_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w{0,40})(?:\.[A-Za-z_]\w{0,60}){0,4}\.([A-Za-z_]\w{0,80})\(")
+#: the first call of a traceback's source line (``settings = GaussianRasterizationSettings(``)
+_FIRST_CALL_RE = re.compile(r"([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,5})\(")
 #: the names of a ``from package import a, b as c`` statement
 _FROM_IMPORT_RE = re.compile(r"(?:^|[\s;>:])from ([A-Za-z_][\w.]{0,80}) import \(?([\w ,]{1,400})")
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
@@ -1031,6 +1035,8 @@ def _gpu_name(line: str) -> str | None:
 
 
 def _scan_python(r: _Reader, line: str, low: str) -> None:
+    if r.frame_pending:
+        r.call_line, r.frame_pending = line.strip()[:400], False
     if "-packages" in low or ".egg" in low or "installed" in low or "satisfied" in low or low.startswith("name:"):
         shown = r.facts["torch"].get("packages_installed") or []
         tops = [m.group(1) or m.group(2) or m.group(3) for m in _INSTALLED_PKG_RE.finditer(line[:4000])]
@@ -1044,7 +1050,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if low.lstrip().startswith('file "'):  # a traceback's file outside every installed tree: a source checkout's
         m = _TB_FILE_RE.match(line.strip())
         path = m.group(1).replace("\\", "/") if m else ""
-        r.frame = path
+        r.frame, r.call_line, r.frame_pending = path, "", bool(path)
         if path and not any(k in path.lower() for k in ("site-packages/", "dist-packages/", ".egg/", "<")):
             files = r.facts["torch"].get("source_files") or []
             if path not in files and len(files) < 40:
@@ -1125,6 +1131,9 @@ def _scan_signature(r: _Reader, line: str) -> None:
     traceback's innermost file before it (the calling code's; empty when the text shows none)."""
     for callee, how in _SIGNATURE_RE.findall(line)[:2]:
         parts = [p for p in callee.split(".") if p not in ("__init__", "__new__", "__call__")]
+        if not parts and r.call_line:  # Python before 3.10 prints a bare __init__(): the class is the call's
+            m = _FIRST_CALL_RE.search(r.call_line)
+            parts = m.group(1).split(".")[-1:] if m else []
         r.event("torch", "signature_mismatch", line, WEIGHT["module"] + 4, callee=callee,
                 name=parts[-1] if parts else "", how=how.split(" ")[0], frame=r.frame)
 

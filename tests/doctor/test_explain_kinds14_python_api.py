@@ -29,7 +29,16 @@ READINGS = [
     ("  File \"viz.py\", line 12, in <module>\n    r = o3d.visualization.rendering.OffscreenRenderer(640, 480, "
      "'', True)\nTypeError: OffscreenRenderer.__init__() takes 3 positional arguments but 5 were given\n",
      ["package_api_version_mismatch", "user_code_error"]),
+    # Python before 3.10 prints a bare __init__(): the class is the call's on the traceback's source line
+    ("Traceback (most recent call last):\n  File \"finetune.py\", line 3, in <module>\n"
+     "    from peft import LoraConfig, get_peft_model\n  File \"finetune.py\", line 20, in main\n"
+     "    cfg = LoraConfig(r=8, lora_alpha=16, use_rslora=True)\n"
+     "TypeError: __init__() got an unexpected keyword argument 'use_rslora'\n",
+     ["package_api_version_mismatch", "user_code_error"]),
     # a fork of the Gaussian rasterizer other than the one the project's code was written for
+    ("  File \"gaussian_renderer/__init__.py\", line 52, in render\n    raster_settings = GaussianRasterizationSettings("
+     "\nTypeError: __new__() got an unexpected keyword argument 'antialiasing'\n",
+     ["package_api_version_mismatch", "library_bug"]),
     ("    raster_settings = GaussianRasterizationSettings(\n"
      "TypeError: GaussianRasterizationSettings.__new__() got an unexpected keyword argument 'include_feature'\n",
      ["package_api_version_mismatch", "library_bug"]),
@@ -108,6 +117,8 @@ NOT = [
      "    return forward_call(*args, **kwargs)\nTypeError: forward() takes 2 positional arguments but 3 were given\n",
      "package_api_version_mismatch"),
     ("TypeError: __init__() missing 1 required positional argument: 'cfg'\n", "package_api_version_mismatch"),
+    ("  File \"train.py\", line 20, in main\n    cfg = MyConfig(r=8)\nTypeError: __init__() got an unexpected keyword "
+     "argument 'r'\n", "package_api_version_mismatch"),
     # a user's own config class, a named tuple of the project's own, a Tensor's backward with too many arguments
     ("TypeError: TrainConfig.__init__() got an unexpected keyword argument 'lr'\n", "package_api_version_mismatch"),
     ("TypeError: CameraSettings.__new__() missing 1 required positional argument: 'fov'\n",
