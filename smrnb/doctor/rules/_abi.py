@@ -358,6 +358,13 @@ def row_field(ev: Mapping[str, Any], field: str) -> str:
 @builds("package_api_version_mismatch")
 def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     mod = str(ev.get("module") or "")
+    if ev.get("kind") == "signature_mismatch":  # a call of a package's function written for another release
+        top = _called_package(facts, str(ev.get("name") or ""))
+        callee = str(ev.get("callee") or ev.get("name") or "the function")
+        return {"title": f"The call of {callee}() fits another release of {top or 'its package'}, not the installed one",
+                "commands": [f"pip show {top}   # the installed release" if top else "pip list",
+                             f"pip install '{top or '<package>'}==<the release the code names>'   # see its "
+                             "requirements file, or update the call to the installed release's signature"]}
     if not mod:  # a library's own message (tables/library_messages.csv): its meaning says which release of what
         meaning = str(ev.get("meaning") or "")
         lib = row_field(ev, "library")
@@ -444,11 +451,16 @@ def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str
     name = str(ev.get("name") or "")
     if not name or name.startswith("__"):
         return []
-    top = str((value(facts, "torch", "called_names") or {}).get(name) or "")
-    top = _IMPORT_ALIASES.get(top, top)
-    if top and _an_installed_distribution(facts, {}, top):
+    if _called_package(facts, name):
         return ["package_api_version_mismatch", "user_code_error"]
     return []
+
+
+def _called_package(facts: Mapping[str, Any], name: str) -> str:
+    """The installed package the text shows ``name`` coming from (``torch.called_names``), or ""."""
+    top = str((value(facts, "torch", "called_names") or {}).get(name) or "") if name else ""
+    top = _IMPORT_ALIASES.get(top, top)
+    return top if top and _an_installed_distribution(facts, {}, top) else ""
 
 
 def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], top: str) -> bool:
