@@ -56,7 +56,9 @@ UNITS = ["a:", ":", '"KEY":', "KEY=", "=", "@", '"', "sk-", "undefined symbol: _
          "an Intel Iris Xe graphics GPU\n", "version `GLIBC_2.34' (required by ./x)\n",
          "/x/stubs/libcuda.so: undefined symbol: cuX ", 'k.cu(1): catastrophic error: cannot open source file "a.h" ',
          "initialization on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable ",
-         "sbatch: error: --gres=gpu:1 ", "peer access is not supported between these two device "]
+         "sbatch: error: --gres=gpu:1 ", "peer access is not supported between these two device ",
+         "error " + "a" * 1990 + "\n", "error " + "ab " * 660 + "\n",
+         "TypeError: " + "a" * 500 + "() got an unexpected keyword argument 'x'\n"]
 
 
 def _index_without(corpus: str, part: str, also: tuple[str, ...] = ()):

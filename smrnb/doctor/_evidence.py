@@ -16,8 +16,11 @@ HEAD_CHARS = 256 * 1024
 TAIL_CHARS = 256 * 1024
 #: characters kept of one line (head and tail halves)
 LINE_CHARS = 2000
-#: lines kept from the middle of a long log: those holding one of MIDDLE_KEYS
+#: lines kept from the middle of a long log: those holding one of MIDDLE_KEYS, at most MIDDLE_LINES of them and
+#: MIDDLE_CHARS characters in all (2,000 lines of 2,000 characters would be 4 MB: every later scan of the text, a
+#: search per table row among them, would read them all)
 MIDDLE_LINES = 2000
+MIDDLE_CHARS = 192 * 1024
 MIDDLE_KEYS = ("error", "fatal", "undefined symbol", "not found", "no such file", "unsupported", "mismatch")
 
 
@@ -29,14 +32,17 @@ def cap_text(text: str) -> str:
         # each key in its three usual cases
         hay = mid.lower() if mid.isascii() else mid
         spans: set[tuple[int, int]] = set()
+        kept = 0  # characters of the lines kept (each cut to LINE_CHARS)
         for key in MIDDLE_KEYS:  # str.find scans (C speed), each jumping to the next line after a hit
             for k in ((key,) if hay is not mid else dict.fromkeys((key, key.capitalize(), key.upper()))):
                 i = hay.find(k)
-                while i != -1 and len(spans) < MIDDLE_LINES:
+                while i != -1 and len(spans) < MIDDLE_LINES and kept < MIDDLE_CHARS:
                     a = mid.rfind("\n", 0, i) + 1
                     b = mid.find("\n", i)
                     b = len(mid) if b == -1 else b
-                    spans.add((a, b))
+                    if (a, b) not in spans:
+                        spans.add((a, b))
+                        kept += min(b - a, LINE_CHARS) + 1
                     i = hay.find(k, b)
         middle = [mid[a: min(b, a + LINE_CHARS)] for a, b in sorted(spans)]
         text = text[:HEAD_CHARS] + "\n...\n" + "\n".join(middle) + "\n...\n" + text[-TAIL_CHARS:]

@@ -136,7 +136,10 @@ _LOG_LINE = "/usr/local/lib/python3.11/site-packages/pkg/a.cpp:12:3: warning: un
 
 @pytest.mark.parametrize("unit", ["a:", ":", '"KEY":', "KEY=", "=", "@", '"', "sk-", "undefined symbol: _ZN",
                                   "/bin/nvcc'", "'", "libcudart.so.12: cannot open shared object file\n",
-                                  "sm_86 compute_90 ", "error: fatal: not found\n", _LOG_LINE])
+                                  "sm_86 compute_90 ", "error: fatal: not found\n", _LOG_LINE,
+                                  # long error lines: the middle of a capped log is bounded in characters too
+                                  "error " + "a" * 1990 + "\n", "error " + "ab " * 660 + "\n",
+                                  "TypeError: " + "a" * 500 + "() got an unexpected keyword argument 'x'\n"])
 def test_explain_of_10_mb_takes_at_most_a_second(unit):
     text = unit * (10_000_000 // len(unit)) + "\nfatal error: THC/THC.h: No such file or directory\n"
     assert _cpu(explain_text, text, bar=1.0) <= 1.0
