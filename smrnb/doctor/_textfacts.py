@@ -392,7 +392,8 @@ _CUDA_ERRNUM_RES = (
     re.compile(r"\berror=([0-9]{1,5})(?![0-9.])"),  # THCudaCheck FAIL file=... line=... error=48 : ...
     re.compile(r"\bError ([0-9]{1,5}):"),  # cudaGetDeviceCount(): ... Error 804: forward compatibility ...
     re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\(?[^)\n]{0,40}\)?"
-               r"(?: failed| returned| error| Error)[^0-9\n]{0,30}?([0-9]{1,5})(?![0-9.])"),  # cuInit(0) failed with error 999
+               r"(?: failed| returned| returns| error| Error)[^0-9\n]{0,30}?([0-9]{1,5})(?![0-9]|\.[0-9])"),
+    # cuInit(0) failed with error 999; "cuInit(0) returns 999." (a sentence's period, not a version's)
     re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\b[^0-9(\n]{1,50}"
                r"\(([0-9]{1,5})\)"),  # failed call to cuInit: UNKNOWN ERROR (303)
     re.compile(r"driver library init failure: ?([0-9]{1,5})(?![0-9.])"),  # ollama: cuInit's CUresult

@@ -270,6 +270,13 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                     "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
                                  "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
                                  "(or install the wheel made) for the installed torch"]}
+        if str(ev.get("key") or "").startswith("torchsharp_"):  # tables/library_messages.csv's TorchSharp rows
+            return {"title": "TorchSharp's LibTorchSharp and the libtorch it loads are of different releases",
+                    "evidence": ["each TorchSharp release is built against one libtorch release and needs the native "
+                                 "package of that release (TorchSharp-cpu / TorchSharp-cuda-*, or libtorch-cpu / "
+                                 "libtorch-cuda-* of the version its release notes name)"],
+                    "commands": ["dotnet list package   # TorchSharp and the libtorch-* package versions",
+                                 "# reference the TorchSharp-cpu / TorchSharp-cuda-<os> bundle of the same version"]}
         return None
     dem = demangle(sym)
     short = (dem or sym)[:120]

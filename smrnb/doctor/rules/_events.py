@@ -347,6 +347,18 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         # the text names another vendor's GPU and no NVIDIA one: CUDA has no device here, whatever the runtime said
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             f"the machine's GPU is {value(facts, 'driver', 'other_gpus')[0]} (not NVIDIA's)")
+    if s & _NO_DEVICE_CODES and "no_gpu" in s and not _in_container_or_job(facts) and any(
+            e.get("key") == "modprobe_nvidia_no_device" for e in events(facts, "torch", "message")):
+        # the nvidia kernel module's own probe found no NVIDIA GPU (ENODEV): whatever CUDA then says of its devices
+        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+            "the nvidia kernel module would not load: 'No such device', its probe found no NVIDIA GPU it supports")
+    if ev.get("name") in ("cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM") and "opengl_egl_unavailable" in \
+            CODES and _GRAPHICS_INTEROP_RE.search(str(ev.get("line") or "")):
+        # a CUDA-OpenGL/Direct3D interop call refused by the platform (WSL 2 has no CUDA-GL interop): the graphics
+        # context CUDA cannot reach, not a broken driver
+        return ["opengl_egl_unavailable"] + [x for x in c if x != "opengl_egl_unavailable"][:MAX_READINGS - 1], (
+            "the call that failed is a CUDA graphics-interop call (cudaGraphics*GL*/D3D*): the platform gives CUDA no "
+            "access to the graphics context")
     if ev.get("kind") == "cuda_error" and s & {"driver_broken", "user_code_error"} and has_sign(facts, "display_reset"):
         return ["gpu_watchdog_timeout"] + [x for x in c if x != "gpu_watchdog_timeout"][:1], (
             "the display went black with the error: Windows' display-driver watchdog (TDR) reset the GPU under a "
@@ -446,6 +458,8 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
 
 
 #: codes of a process that finds no usable CUDA device (the machine may have none at all)
+#: CUDA's graphics-interoperability calls (cudaGraphicsGLRegisterImage, cudaGraphicsD3D11RegisterResource, ...)
+_GRAPHICS_INTEROP_RE = re.compile(r"\bcu(?:da)?Graphics(?:GL|D3D\d{1,2}|EGL|VDPAU)\w{0,40}")
 _NO_DEVICE_CODES = frozenset({"driver_too_old", "driver_broken", "gpu_not_exposed_to_process", "no_gpu",
                               "torch_cuda_unavailable", "cpu_only_torch_with_gpu"})
 #: nvcc options whose value is a GPU architecture, and the keywords they accept besides one

@@ -465,6 +465,12 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
             yield from resolve(facts, ev, ["library_not_found"] + (_module_dll_reading(facts, m.group(1)) if theirs
                                                                    else []))
             continue
+        if ev.get("key") == "win_proc_not_found" and "LibTorchSharp" in str(ev.get("line") or ""):
+            continue  # TorchSharp's native library and its libtorch: library_messages' torchsharp rows read it
+        if ev.get("key") == "musl_loader_glibc_binary" and str(ev.get("line") or "").lstrip().startswith(
+                "Error relocating") and any(e.get("key") == "musl_library_not_found"
+                                            for e in events(facts, "loader", "message", table="loader_errors")):
+            continue  # the symbols of a library musl could not find (its own row reads that), not a glibc binary
         if ev.get("key") == "win_proc_not_found" and _torch_extension_import(facts, ev):
             yield from resolve(facts, ev, ["abi_torch_version_mismatch", *ev.get("codes", ())])
             continue

@@ -235,6 +235,13 @@ def header_codes(ev: Mapping[str, Any], facts: Facts | None = None) -> list[str]
     shown = facts is not None and any(value(facts, "toolkit", k) for k in ("cuda_include_dir", "build_cuda_home",
                                                                            "cuda_home_env", "build_nvcc"))
     by_torch = "/torch/include/" in str(ev.get("included_from") or "").replace("\\", "/")
+    toolkit_shown = facts is not None and any(value(facts, "toolkit", k) for k in ("build_cuda_home", "cuda_home_env",
+                                                                                   "build_nvcc"))
+    if h == "cuda.h" and not toolkit_shown and not by_torch:
+        # cuda.h (the driver API's header) is in every toolkit's include directory: where the compiler finds none, no
+        # toolkit's include directory is on its path; an include directory on the command line (a Makefile's default
+        # -I/usr/local/cuda/include) that lacks it holds no toolkit (installed elsewhere: /opt/cuda, or not at all)
+        return ["cuda_home_missing", "cuda_home_incomplete", "build_dependency_missing"]
     if shown or by_torch:
         return ["cuda_home_incomplete", "build_dependency_missing"]
     return ["cuda_home_incomplete", "cuda_home_missing", "build_dependency_missing"]
