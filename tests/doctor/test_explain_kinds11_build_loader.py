@@ -70,10 +70,11 @@ READINGS = [
     # CUDA 8 compiling CUDA 9's warp intrinsics
     ("src/reduce.cuh(41): error: identifier \"__ballot_sync\" is undefined\n\n1 error detected in the compilation "
      "of \"/tmp/tmpxft_0000_00000000-7_reduce.cpp1.ii\".\n", ["toolkit_below_extension_minimum"]),
-    # NCCL built without the GPU's architecture: the CUDA error it quotes is read like the runtime's own first
-    # (test_explain_cuda_failure_and_indexes.py), NCCL's missing kernel next
+    # NCCL built without the GPU's architecture: the CUDA error it quotes is read like the runtime's own
+    # (test_explain_cuda_failure_and_indexes.py); cudaErrorSymbolNotFound reads a kernel absent from the module loaded
+    # for this GPU first since round 14 (tables/cuda_errors.csv 500), the calling code's wrong name next
     ("node3:1234:1300 [1] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC\nnode3:1234:1300 [1] enqueue.cc:212 NCCL "
-     "WARN Cuda failure 'named symbol not found'\n", ["user_code_error", "no_kernel_image_for_gpu"]),
+     "WARN Cuda failure 'named symbol not found'\n", ["no_kernel_image_for_gpu", "user_code_error"]),
     # libspconv built for other architectures
     ("terminate called after throwing an instance of 'std::runtime_error'\n  what():  ConvTunerSimple.cc(18)\n"
      "not implemented in c++, must be overrided in python!!!\n", ["no_kernel_image_for_gpu",

@@ -62,6 +62,23 @@ READINGS = [
     # CUDA-OpenGL interop refused by the platform (WSL 2)
     ("RuntimeError: cudaGraphicsGLRegisterBuffer failed: OS call failed or operation not supported on this OS\n",
      ["opengl_egl_unavailable", "driver_broken"]),
+    # waifu2x-caffe's CUDA check, in its two continuations
+    ("Input can not be converted by GPU\nThe CUDA driver version may be old\nPlease update the CUDA driver\n",
+     ["driver_too_old", "no_gpu"]),
+    ("Input can not be converted by GPU\nThe CUDA driver may not have been installed.\n", ["no_gpu", "driver_too_old"]),
+    # nvidia-docker 1.0's plugin: its driver volume hard-linked across file systems
+    ("nvidia-docker-plugin | 2016/09/12 08:01:02 Error: link /usr/bin/nvidia-smi "
+     "/srv/nvidia-docker/volumes/nvidia_driver/367.48/bin/nvidia-smi: invalid cross-device link\n",
+     ["gpu_not_exposed_to_process"]),
+    # the image holds a driver file the container toolkit mounts from the host
+    ("nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/9f/merged/usr/lib/"
+     "x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.\n", ["library_bug", "gpu_not_exposed_to_process"]),
+    # an image compiled at run time for this GPU that the driver calls invalid: a toolchain newer than the driver
+    ("  File \"/env/lib/python3.9/site-packages/pycuda/compiler.py\", line 363, in __init__\n"
+     "pycuda._driver.LogicError: cuModuleLoadDataEx failed: device kernel image is invalid - \n",
+     ["driver_below_cuda_minor", "multiple_cuda_toolkits"]),
+    ("RuntimeError: Triton Error [CUDA]: device kernel image is invalid\n",
+     ["driver_below_cuda_minor", "no_kernel_image_for_gpu"]),
     # cudaErrorSymbolNotFound: a kernel or symbol absent from the module loaded for this GPU
     ("CUDA error cudaErrorSymbolNotFound at kernels.cu:88: named symbol not found\n",
      ["no_kernel_image_for_gpu", "user_code_error"]),
@@ -111,6 +128,13 @@ NOT = [
     # CUDA's OS error outside graphics interop; interop's other errors
     ("CUDA error: OS call failed or operation not supported on this OS\n", "opengl_egl_unavailable"),
     ("cudaGraphicsMapResources failed: invalid resource handle\n", "opengl_egl_unavailable"),
+    # waifu2x-caffe's other messages; other hard-link failures
+    ("You can not use cuDNN\n「cudnn64_7.dll」not found\n", "driver_too_old"),
+    ("ln: failed to create hard link '/mnt/b/x' => '/home/x': Invalid cross-device link\n",
+     "gpu_not_exposed_to_process"),
+    # an invalid image of a binary built beforehand is not read as a run-time compiler's
+    ("tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit initialization on GPU:0 failed. "
+     "Status: device kernel image is invalid\n", "multiple_cuda_toolkits"),
     # other headers: not CUDA's own
     ("src/x.cpp:2:10: fatal error: png.h: No such file or directory\n", "cuda_home_missing"),
     # FFmpeg's other configure failures; CMake's summary of a cuDNN found

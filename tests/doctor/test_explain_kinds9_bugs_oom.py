@@ -94,13 +94,15 @@ READINGS = [
     ("docker: Error response from daemon: failed to create task for container: OCI runtime create failed: "
      "error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n"
      "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/0a1b2c/merged/usr/lib/"
-     "x86_64-linux-gnu/libcuda.so.1: file exists: unknown.\n", ["library_bug", "user_code_error"]),
+     "x86_64-linux-gnu/libcuda.so.1: file exists: unknown.\n", ["library_bug", "gpu_not_exposed_to_process"]),
     # triton's driver lookup: the driver's libcuda.so.1 is there, triton asserts on the unversioned name
     ('  File "/env/lib/python3.10/site-packages/triton/common/build.py", line 30, in libcuda_dirs\n'
      "    assert any(os.path.exists(os.path.join(path, 'libcuda.so')) for path in dirs), msg\n"
      "AssertionError: libcuda.so cannot found!\nPossible files are located at ['/usr/lib64/libcuda.so.1']."
      "Please create a symlink of libcuda.so to any of the file.\n", ["library_bug", "gpu_not_exposed_to_process"]),
-    ("AssertionError: libcuda.so cannot found!\n", ["gpu_not_exposed_to_process", "library_bug"]),
+    # without the 'Possible files' line: the driver's directory not in the loader cache first (round 14: ldconfig on
+    # it, or TRITON_LIBCUDA_PATH), the release's unversioned-name assertion next
+    ("AssertionError: libcuda.so cannot found!\n", ["library_not_found", "library_bug"]),
     # a compiler's (or a package's) own internal error asking for a bug report
     ("src/ops.cpp:120:1: internal compiler error: in tsubst_copy, at cp/pt.c:16034\n"
      "Please submit a full bug report,\nwith preprocessed source if appropriate.\n", ["library_bug"]),

@@ -204,6 +204,11 @@ _NEWER_DRIVER_ERRORS = frozenset({"cudaErrorCallRequiresNewerDriver", "CUDA_ERRO
 
 
 #: a kernel image or PTX the driver could not load or JIT-compile (driver_types.h / cuda.h)
+#: a device image the driver refuses as invalid (CUresult 200 / cudaErrorInvalidKernelImage)
+_INVALID_IMAGE_ERRORS = frozenset({"cudaErrorInvalidKernelImage", "CUDA_ERROR_INVALID_IMAGE"})
+#: compilers of device code at run time, as their errors name themselves: pycuda's driver wrapper (SourceModule runs
+#: the nvcc on PATH and loads its cubin with cuModuleLoadDataEx), triton's launcher
+_RUNTIME_COMPILER_RE = re.compile(r"pycuda\._driver|cuModuleLoadDataEx failed|Triton Error \[CUDA\]")
 _PTX_JIT_ERRORS = frozenset({"cudaErrorInvalidKernelImage", "CUDA_ERROR_INVALID_IMAGE", "cudaErrorInvalidPtx",
                              "CUDA_ERROR_INVALID_PTX", "cudaErrorUnsupportedPtxVersion",
                              "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"})
@@ -295,12 +300,41 @@ def _driver_state_decides(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> 
     return None
 
 
+def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str] | None:
+    """Readings the platform decides for a CUDA failure: a device image compiled at run time that the driver refuses,
+    the nvidia kernel module finding no device, a graphics-interop call the platform refuses; None otherwise."""
+    jit = _RUNTIME_COMPILER_RE.search(str(ev.get("line") or "")) if ev.get("name") in _INVALID_IMAGE_ERRORS else None
+    if jit and "driver_below_cuda_minor" in CODES:
+        # code compiled at run time on this machine (pycuda's SourceModule with the nvcc on PATH, triton with its own
+        # ptxas) is for this very GPU, so an image the driver calls invalid is one of a newer toolchain than the driver
+        # (newer than its CUDA); pycuda's nvcc is whichever PATH gives, another toolkit than the one meant
+        second = "multiple_cuda_toolkits" if jit.group(0).lower().startswith(("pycuda", "cumoduleload")) else \
+            "no_kernel_image_for_gpu"
+        return ["driver_below_cuda_minor", second], (
+            f"the image was compiled at run time ({jit.group(0)}) for this GPU: the toolchain that made it is newer "
+            "than the driver")
+    if s & _NO_DEVICE_CODES and "no_gpu" in s and not _in_container_or_job(facts) and any(
+            e.get("key") == "modprobe_nvidia_no_device" for e in events(facts, "torch", "message")):
+        # the nvidia kernel module's own probe found no NVIDIA GPU (ENODEV): whatever CUDA then says of its devices
+        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+            "the nvidia kernel module would not load: 'No such device', its probe found no NVIDIA GPU it supports")
+    if ev.get("name") in ("cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM") and "opengl_egl_unavailable" in \
+            CODES and _GRAPHICS_INTEROP_RE.search(str(ev.get("line") or "")):
+        # a CUDA-OpenGL/Direct3D interop call refused by the platform (WSL 2 has no CUDA-GL interop): the graphics
+        # context CUDA cannot reach, not a broken driver
+        return ["opengl_egl_unavailable"] + [x for x in c if x != "opengl_egl_unavailable"][:MAX_READINGS - 1], (
+            "the call that failed is a CUDA graphics-interop call (cudaGraphics*GL*/D3D*): the platform gives CUDA no "
+            "access to the graphics context")
+    return None
+
+
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
     c = [x for x in codes if x in CODES]
     s = set(c)
-    said = _message_decides(c, s, facts, ev) or _driver_state_decides(c, facts, ev)
+    said = _message_decides(c, s, facts, ev) or _driver_state_decides(c, facts, ev) or \
+        _platform_decides(c, s, facts, ev)
     if said:
         return said
 
@@ -347,18 +381,6 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         # the text names another vendor's GPU and no NVIDIA one: CUDA has no device here, whatever the runtime said
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             f"the machine's GPU is {value(facts, 'driver', 'other_gpus')[0]} (not NVIDIA's)")
-    if s & _NO_DEVICE_CODES and "no_gpu" in s and not _in_container_or_job(facts) and any(
-            e.get("key") == "modprobe_nvidia_no_device" for e in events(facts, "torch", "message")):
-        # the nvidia kernel module's own probe found no NVIDIA GPU (ENODEV): whatever CUDA then says of its devices
-        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
-            "the nvidia kernel module would not load: 'No such device', its probe found no NVIDIA GPU it supports")
-    if ev.get("name") in ("cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM") and "opengl_egl_unavailable" in \
-            CODES and _GRAPHICS_INTEROP_RE.search(str(ev.get("line") or "")):
-        # a CUDA-OpenGL/Direct3D interop call refused by the platform (WSL 2 has no CUDA-GL interop): the graphics
-        # context CUDA cannot reach, not a broken driver
-        return ["opengl_egl_unavailable"] + [x for x in c if x != "opengl_egl_unavailable"][:MAX_READINGS - 1], (
-            "the call that failed is a CUDA graphics-interop call (cudaGraphics*GL*/D3D*): the platform gives CUDA no "
-            "access to the graphics context")
     if ev.get("kind") == "cuda_error" and s & {"driver_broken", "user_code_error"} and has_sign(facts, "display_reset"):
         return ["gpu_watchdog_timeout"] + [x for x in c if x != "gpu_watchdog_timeout"][:1], (
             "the display went black with the error: Windows' display-driver watchdog (TDR) reset the GPU under a "
