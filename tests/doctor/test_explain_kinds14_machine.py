@@ -107,6 +107,7 @@ NOT = [
     # a library found but refused by the shell: other messages
     ("bash: ./run.sh: /bin/bash^M: bad interpreter: No such file or directory\n", "wrong_architecture_binary"),
     ("bash: ./tool: Permission denied\n", "wrong_architecture_binary"),
+    ("-bash: ./install.sh: cannot execute: required file not found\n", "wrong_architecture_binary"),
     # MKL's other messages; a versioned symbol of a soname is the older-copy kind
     ("Intel MKL ERROR: Parameter 6 was incorrect on entry to DGELSD.\n", "library_not_found"),
     ("ImportError: libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12\n",

@@ -465,6 +465,8 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
             yield from resolve(facts, ev, ["library_not_found"] + (_module_dll_reading(facts, m.group(1)) if theirs
                                                                    else []))
             continue
+        if ev.get("key") == "exec_required_file_not_found" and _SCRIPT_NOT_STARTED_RE.search(str(ev.get("line") or "")):
+            continue  # a script whose #! interpreter is missing ('/bin/bash\r' of CRLF line ends): no binary's kind
         if ev.get("key") == "win_proc_not_found" and "LibTorchSharp" in str(ev.get("line") or ""):
             continue  # TorchSharp's native library and its libtorch: library_messages' torchsharp rows read it
         if ev.get("key") == "musl_loader_glibc_binary" and str(ev.get("line") or "").lstrip().startswith(
@@ -528,6 +530,10 @@ def _cudnn_mismatch_codes(loaded: str | None, built: str | None) -> list[str]:
     if loaded and built and _cudnn_release(loaded) > _cudnn_release(built):
         return ["prebuilt_binary_wrong_cuda", "library_shadowed_older_copy"]
     return ["library_shadowed_older_copy", "prebuilt_binary_wrong_cuda"]
+
+
+#: bash's ENOENT for a script (by its name): its #! interpreter missing, not a program of another libc or architecture
+_SCRIPT_NOT_STARTED_RE = re.compile(r"\.(?:sh|bash|py|pl|rb)'?: cannot execute: required file not found")
 
 
 #: Python's importdl.c on Windows: "DLL load failed while importing <module>: <FormatMessage of the error>"
