@@ -147,3 +147,18 @@ NOT = [
 @pytest.mark.parametrize(("text", "code"), NOT)
 def test_other_kinds_do_not_get_the_code(text, code):
     assert code not in rule_codes(text, n=3)
+
+
+def test_a_driver_too_old_reading_claims_it_only_where_the_drivers_cuda_is_known():
+    from smrnb.doctor._explain import explain_text
+
+    # waifu2x-caffe's "may not have been installed" with a driver and a CUDA named, nothing saying what the driver
+    # runs: a reading to check, not a comparison (385.54 is CUDA 9.0's Windows minimum)
+    guess = explain_text("The CUDA Driver May Not Have Been Installed\nMy NVIDIA driver version is 385.54. CUDA Toolkit "
+                         "installed from cuda_9.0.176_win10.exe", similar=False)
+    old = [f for f in guess if f.code == "driver_too_old"]
+    assert old and old[0].title == "Driver 385.54 may be too old for CUDA 9.0"
+    # torch's own check says which CUDA the driver runs (found version 10020): that is a comparison
+    told = explain_text("RuntimeError: The NVIDIA driver on your system is too old (found version 10020). "
+                        "torch 2.1.0+cu121", similar=False)
+    assert told[0].code == "driver_too_old" and " is too old for torch built with CUDA 12.1" in told[0].title

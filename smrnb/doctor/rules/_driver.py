@@ -270,6 +270,8 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     title = driver_too_old_title(dv, tc, dcuda)
     if used:
         title = title.replace("this CUDA runtime", f"CUDA {used}")
+    if not dcuda:  # the newest CUDA the driver runs is not known: no comparison says so, a message does
+        title = title.replace(" is too old for ", " may be too old for ")
     cmds = ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports"]
     if dcuda:
         runs = indexes_for_driver_cuda(dcuda, dv)
