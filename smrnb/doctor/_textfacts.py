@@ -481,6 +481,9 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("gpu_too_old_for_extension", "toolkit", ("requires a gpu with compute capability", "turing or newer",
                                               "ampere gpus or newer", "sm80 or newer", "sm8x", "only supports ampere",
                                               "requires ampere", "gpu architecture is not supported"), False),
+    # a Windows conda environment's path (its DLLs in Library\\bin reach PATH only by activating the environment)
+    ("conda_env_windows", "context", ("\\envs\\", "\\anaconda3\\", "\\miniconda3\\", "\\miniforge3\\",
+                                      "\\mambaforge\\"), True),
     ("in_notebook", "jupyter", ("notebook", "jupyter", "ipykernel", "ipython-input", "jupyterhub", "cell in[",
                                 "colab", "!conda ", "%conda ", "%pip "), True),
     ("kernel_not_restarted", "jupyter", ("without restarting the kernel", "before restarting the kernel",

@@ -1,12 +1,13 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""explain, round 15 (the kinds behind dev13's misses: GPUs, drivers and loaders beyond CUDA): Vulkan's
-out-of-device-memory in its several spellings (ncnn, ggml-vulkan, TVM/MLC-LLM), vulkan.hpp's enumeratePhysicalDevices
-ErrorInitializationFailed (the driver's graphics/Vulkan user-space part), the loader's 'no drivers' with the graphics
-reading second, OpenCL without a platform or device, rocBLAS's 'Illegal seek' on TensileLibrary.dat, conda's/mamba's
-__cuda constraint of a newer CUDA than the driver's, triton's fp8e4nv below capability 8.9, OpenMM's CPU platform
-unregistered, DGL's GraphBolt library for another torch, Jittor's no device, HIP SDK 6's DLLs missing, JupyterHub's
-single-user command not found. Each text is written for the test (other tools, versions, wordings than the threads);
-each kind has near-misses that must NOT get its code."""
+"""explain, round 15 (the kinds behind dev13's misses: GPUs, drivers and loaders beyond CUDA): Vulkan's out-of-device-
+memory in its several spellings (ncnn, ggml-vulkan, TVM/MLC-LLM), vulkan.hpp's enumeratePhysicalDevices
+ErrorInitializationFailed (the driver's graphics/Vulkan user-space part), the loader's 'no drivers' with the
+graphics reading second, OpenCL without a platform or device, rocBLAS's 'Illegal seek' on TensileLibrary.dat,
+conda's/mamba's __cuda constraint of a newer CUDA than the driver's, triton's fp8e4nv below capability 8.9, OpenMM's
+CPU platform unregistered, DGL's GraphBolt library for another torch, Jittor's no device, HIP SDK 6's DLLs missing,
+JupyterHub's single-user command not found, Windows' unnamed 'DLL load failed' in a kernel of a conda environment
+(not activated for the kernel, second). Each text is written for the test (other tools, versions, wordings than the
+threads); each kind has near-misses that must NOT get its code."""
 
 from __future__ import annotations
 
@@ -61,6 +62,12 @@ READINGS = [
     # HIP SDK 6's runtime DLLs missing (ZLUDA, a ROCm torch on Windows): not installed, or a GPU it does not support
     ("The code execution cannot proceed because amdhip64_6.dll was not found. Reinstalling the program may fix "
      "this problem.\n", ["library_not_found", "gpu_below_extension_minimum"]),
+    # Windows' unnamed DLL failure in a kernel of a conda environment: the environment's DLLs reach PATH by activation
+    ("In [1]: import scipy.linalg\n---------------------------------------------------------------------------\n"
+     "ImportError                               Traceback (most recent call last)\n"
+     "C:\\Users\\me\\anaconda3\\envs\\geo\\lib\\site-packages\\scipy\\linalg\\__init__.py in <module>\n"
+     "ImportError: DLL load failed: The specified module could not be found.\n(run in a Jupyter notebook)\n",
+     ["library_not_found", "env_not_propagated_to_kernel"]),
     # JupyterHub's single-user command absent from the spawned environment
     ('Error response from daemon: OCI runtime create failed: exec: "jupyterhub-singleuser": executable file not '
      'found in $PATH: unknown\n', ["env_not_propagated_to_kernel", "kernel_wrong_python"]),
@@ -101,6 +108,9 @@ NOT = [
     ("[f 0312 10:01:02.1 12 op.cc:80] Check failed: count>0  Something else\n", "no_gpu"),
     # HIP SDK 5's DLLs present; another DLL missing
     ("The code execution cannot proceed because amdhip64.dll was not found.\n", "gpu_below_extension_minimum"),
+    # the same DLL failure from a script in a terminal, or torch's own _C in a kernel: not the kernel's environment
+    ("C:\\Users\\me\\miniconda3\\envs\\geo\\lib\\site-packages\\scipy\\__init__.py\n"
+     "ImportError: DLL load failed: The specified module could not be found.\n", "env_not_propagated_to_kernel"),
     # other commands not found
     ("bash: jupyter-lab: command not found\n", "env_not_propagated_to_kernel"),
 ]

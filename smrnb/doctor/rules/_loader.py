@@ -462,6 +462,13 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 yield from resolve(facts, ev, ["prebuilt_binary_wrong_cuda", "library_not_found"])
                 continue
             theirs = bool(m) and m.group(1) not in ("_C", "torch", "_C_flatbuffer")
+            if not theirs and has_sign(facts, "conda_env_windows") and (
+                    has_sign(facts, "in_notebook") or value(facts, "jupyter", "in_kernel")):
+                # a conda environment's Python in a kernel: its DLLs (Library\\bin) are on PATH only where the
+                # environment was activated, which a kernel started from its python.exe (a kernelspec, an editor's
+                # raw kernel) skips (conda docs, 'Managing environments': activation sets PATH for the DLLs)
+                yield from resolve(facts, ev, ["library_not_found", "env_not_propagated_to_kernel"])
+                continue
             yield from resolve(facts, ev, ["library_not_found"] + (_module_dll_reading(facts, m.group(1)) if theirs
                                                                    else []))
             continue
