@@ -248,6 +248,11 @@ def typing_slip(word: str, name: str) -> bool:
         word[:i] + word[i + 1] + word[i] + word[i + 2:] == name for i in range(len(word) - 1))
 
 
+#: old torch's THC state (aten/src/THC/THCGeneral.cpp of torch 0.4 to 1.10, removed with THC in 1.11): THCudaCheck on
+#: torch's own CUDA calls (device properties, cuBLAS/cuDNN handles, scratch space), which no argument of the user's reaches
+_THC_STATE_RE = re.compile(r"THCGeneral\.c(?:pp)?\b")
+
+
 #: library_messages rows refusing a float16 compute type on the device in use: the CPU, or a GPU without efficient
 #: float16 when the text shows one
 _HALF_ON_DEVICE_ROWS = frozenset({"ctranslate2_float16_unsupported"})
@@ -266,6 +271,11 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
     if ev.get("key") in _HALF_ON_DEVICE_ROWS and (_has_gpu(facts) or has_sign(facts, "cuda_device_asked")):
         return ["user_code_error", "gpu_below_extension_minimum"], (
             "the code runs on an NVIDIA GPU: one without efficient float16 (compute capability below 7.0)")
+    if ev.get("name") == "cudaErrorInvalidValue" and _THC_STATE_RE.search(str(ev.get("line") or "")):
+        return ["library_bug", "torch_wheel_lacks_gpu_arch"], (
+            "the refused call is old torch's own (THCGeneral.cpp: its device properties, cuBLAS/cuDNN handles and "
+            "scratch space), not the calling code's: a fault of that torch release with this GPU, mostly a GPU newer "
+            "than the release's CUDA build; another torch release fixes it")
     own = value(facts, "torch", "device_sources") if ev.get("name") in _KERNEL_FAULTS and "user_code_error" in s else None
     if own:
         return ["library_bug", "user_code_error"], (
