@@ -29,11 +29,12 @@ READINGS = [
     # torch's CUDA upsampling kernel of an older release, without bfloat16 (or half) kernels
     ("  File \"vae.py\", line 88, in forward\n    x = F.interpolate(x, scale_factor=2.0, mode=\"nearest\")\n"
      "RuntimeError: \"upsample_nearest3d_out_frame\" not implemented for 'BFloat16'\n", ["library_bug", "user_code_error"]),
-    # old torch's own THC state refusing a call (both of its printed forms)
+    # old torch's own THC state refusing a call (both of its printed forms): the release first, the enum's own reading
+    # second (test_explain_engine's contract), a GPU newer than the release's CUDA build third
     ("THCudaCheck FAIL file=/opt/conda/conda-bld/pytorch_1544174967633/work/aten/src/THC/THCGeneral.cpp line=405 "
-     "error=11 : invalid argument\n", ["library_bug", "torch_wheel_lacks_gpu_arch"]),
+     "error=11 : invalid argument\n", ["library_bug", "user_code_error", "torch_wheel_lacks_gpu_arch"]),
     ("RuntimeError: cuda runtime error (11) : invalid argument at /pytorch/aten/src/THC/THCGeneral.cpp:663\n",
-     ["library_bug", "torch_wheel_lacks_gpu_arch"]),
+     ["library_bug", "user_code_error", "torch_wheel_lacks_gpu_arch"]),
     # Isaac Sim's extension modules imported before SimulationApp (else another release's names)
     ("Traceback (most recent call last):\n  File \"spawn.py\", line 2, in <module>\n"
      "    from omni.isaac.core.objects import DynamicCuboid\nModuleNotFoundError: No module named 'omni.isaac.core'\n",

@@ -272,10 +272,11 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         return ["user_code_error", "gpu_below_extension_minimum"], (
             "the code runs on an NVIDIA GPU: one without efficient float16 (compute capability below 7.0)")
     if ev.get("name") == "cudaErrorInvalidValue" and _THC_STATE_RE.search(str(ev.get("line") or "")):
-        return ["library_bug", "torch_wheel_lacks_gpu_arch"], (
+        # the enum's own reading (an argument torch passed on from the caller) stays second
+        return ["library_bug", "user_code_error", "torch_wheel_lacks_gpu_arch"], (
             "the refused call is old torch's own (THCGeneral.cpp: its device properties, cuBLAS/cuDNN handles and "
-            "scratch space), not the calling code's: a fault of that torch release with this GPU, mostly a GPU newer "
-            "than the release's CUDA build; another torch release fixes it")
+            "scratch space), mostly not an argument of the calling code's: a fault of that torch release with this "
+            "GPU, often a GPU newer than the release's CUDA build; another torch release fixes it")
     own = value(facts, "torch", "device_sources") if ev.get("name") in _KERNEL_FAULTS and "user_code_error" in s else None
     if own:
         return ["library_bug", "user_code_error"], (
