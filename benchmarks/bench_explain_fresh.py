@@ -80,7 +80,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             old = _old_rules(part, commit, rows_file, Path(tmp))
         index = similar.built(exclude=(part,))
-        right = {"rules": 0, "rules + readings": 0, "readers alone": 0}
+        right = {"rules": 0, "rules + readings": 0, "readings alone": 0}
         for r, o in zip(rows, old):
             want = {r["cause"], *(r.get("also") or [])}
             if r["cause"] == "unknown":
@@ -92,13 +92,13 @@ def main() -> int:
             guesses = _similar_findings(_prepared(r["text"]), found, index)
             right["rules"] += bool(want & {f.code for f in found[:2]})
             right["rules + readings"] += bool(want & {f.code for f in (found + guesses)[:2]})
-            right["readers alone"] += bool(want & {x.code for x in index.readings(r["text"], n=2)})
+            right["readings alone"] += bool(want & {x.code for x in index.readings(r["text"], n=2)})
         n = len(rows)
         known = sum(r["cause"] != "unknown" for r in rows)
         print(f"{part} ({n} texts; rules of {commit[:7]}, the commit that added it): "
               f"rules {100 * right['rules'] / n:.1f} %, + this tree's readings "
               f"{100 * right['rules + readings'] / n:.1f} %, readings alone (top two, {known} labelled texts) "
-              f"{100 * right['readers alone'] / max(known, 1):.1f} %")
+              f"{100 * right['readings alone'] / max(known, 1):.1f} %")
     return 0
 
 

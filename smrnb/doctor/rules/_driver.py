@@ -183,12 +183,16 @@ def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:
                        ("https://docs.nvidia.com/deploy/driver-persistence/index.html",)))
 
 
-def driver_too_old_title(driver: str | None, torch_cuda: str | None, driver_cuda: str | None = None) -> str:
-    """The title of ``driver_too_old`` from what is known: the driver's version or the newest CUDA it runs."""
+def driver_too_old_title(driver: str | None, torch_cuda: str | None, driver_cuda: str | None = None,
+                         used: str | None = None, compared: bool = True) -> str:
+    """The title of ``driver_too_old`` from what is known: the driver's version or the newest CUDA it runs, the CUDA
+    torch is built with (else the CUDA the text ``used``); ``compared``: a comparison of versions says so (else a
+    message does, and the title says "may be")."""
     who = f"Driver {driver}" if driver else "The NVIDIA driver"
     if driver_cuda:
         who += f" (supports CUDA up to {driver_cuda})"
-    return f"{who} is too old for " + (f"torch built with CUDA {torch_cuda}" if torch_cuda else "this CUDA runtime")
+    what = f"torch built with CUDA {torch_cuda}" if torch_cuda else f"CUDA {used}" if used else "this CUDA runtime"
+    return f"{who} {'is' if compared else 'may be'} too old for {what}"
 
 
 @rule("driver")
@@ -267,11 +271,8 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     used = None if tc else cuda_in_use(facts)
     evidence += ([f"torch is built for CUDA {tc}"] if tc else [f"the text uses CUDA {used}"] if used else []) + (
         [f"driver version {dv}"] if dv else [])
-    title = driver_too_old_title(dv, tc, dcuda)
-    if used:
-        title = title.replace("this CUDA runtime", f"CUDA {used}")
-    if not dcuda:  # the newest CUDA the driver runs is not known: no comparison says so, a message does
-        title = title.replace(" is too old for ", " may be too old for ")
+    # where the newest CUDA the driver runs is not known, no comparison says it is too old: a message does
+    title = driver_too_old_title(dv, tc, dcuda, used, compared=bool(dcuda))
     cmds = ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports"]
     if dcuda:
         runs = indexes_for_driver_cuda(dcuda, dv)

@@ -203,12 +203,12 @@ _KERNEL_FAULTS = frozenset({
 _NEWER_DRIVER_ERRORS = frozenset({"cudaErrorCallRequiresNewerDriver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"})
 
 
-#: a kernel image or PTX the driver could not load or JIT-compile (driver_types.h / cuda.h)
 #: a device image the driver refuses as invalid (CUresult 200 / cudaErrorInvalidKernelImage)
 _INVALID_IMAGE_ERRORS = frozenset({"cudaErrorInvalidKernelImage", "CUDA_ERROR_INVALID_IMAGE"})
 #: compilers of device code at run time, as their errors name themselves: pycuda's driver wrapper (SourceModule runs
 #: the nvcc on PATH and loads its cubin with cuModuleLoadDataEx), triton's launcher
 _RUNTIME_COMPILER_RE = re.compile(r"pycuda\._driver|cuModuleLoadDataEx failed|Triton Error \[CUDA\]")
+#: a kernel image or PTX the driver could not load or JIT-compile (driver_types.h / cuda.h)
 _PTX_JIT_ERRORS = frozenset({"cudaErrorInvalidKernelImage", "CUDA_ERROR_INVALID_IMAGE", "cudaErrorInvalidPtx",
                              "CUDA_ERROR_INVALID_PTX", "cudaErrorUnsupportedPtxVersion",
                              "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"})
@@ -490,9 +490,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     return c[:MAX_READINGS], None
 
 
-#: codes of a process that finds no usable CUDA device (the machine may have none at all)
 #: CUDA's graphics-interoperability calls (cudaGraphicsGLRegisterImage, cudaGraphicsD3D11RegisterResource, ...)
 _GRAPHICS_INTEROP_RE = re.compile(r"\bcu(?:da)?Graphics(?:GL|D3D\d{1,2}|EGL|VDPAU)\w{0,40}")
+#: codes of a process that finds no usable CUDA device (the machine may have none at all)
 _NO_DEVICE_CODES = frozenset({"driver_too_old", "driver_broken", "gpu_not_exposed_to_process", "no_gpu",
                               "torch_cuda_unavailable", "cpu_only_torch_with_gpu"})
 #: nvcc options whose value is a GPU architecture, and the keywords they accept besides one

@@ -232,11 +232,10 @@ def header_codes(ev: Mapping[str, Any], facts: Facts | None = None) -> list[str]
         return ["windows_msvc_toolchain", "build_dependency_missing"]  # MSVC without the Windows SDK / UCRT
     if not h.startswith(_CUDA_HEADER_PREFIXES):
         return ["build_dependency_missing"]
-    shown = facts is not None and any(value(facts, "toolkit", k) for k in ("cuda_include_dir", "build_cuda_home",
-                                                                           "cuda_home_env", "build_nvcc"))
-    by_torch = "/torch/include/" in str(ev.get("included_from") or "").replace("\\", "/")
     toolkit_shown = facts is not None and any(value(facts, "toolkit", k) for k in ("build_cuda_home", "cuda_home_env",
                                                                                    "build_nvcc"))
+    shown = toolkit_shown or (facts is not None and bool(value(facts, "toolkit", "cuda_include_dir")))
+    by_torch = "/torch/include/" in str(ev.get("included_from") or "").replace("\\", "/")
     if h == "cuda.h" and not toolkit_shown and not by_torch:
         # cuda.h (the driver API's header) is in every toolkit's include directory: where the compiler finds none, no
         # toolkit's include directory is on its path; an include directory on the command line (a Makefile's default
