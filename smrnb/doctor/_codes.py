@@ -731,8 +731,18 @@ CODES: dict[str, Code] = {
         source='glibc elf/dl-version.c ("version `GLIBC_x\' not found")'),
     "threejs_extension_missing": _c("jupyter",
         'pythreejs is installed but its jupyter-threejs lab extension is missing or of another version '
-        'where the server looks.',
-        text=False),
+        'where the server looks; read in a text, any Jupyter widget without its front-end in the page '
+        "('Error displaying widget: model not found', 'Widget Javascript not detected').",
+        fix='The widget has no front-end in the page: install the widget manager\'s and the library\'s lab '
+            'extensions of the releases matching the kernel\'s packages in the server\'s environment '
+            '(JupyterLab 3+: pip install ipywidgets pythreejs there; JupyterLab 1-2: jupyter labextension install '
+            '@jupyter-widgets/jupyterlab-manager jupyter-threejs, then jupyter lab build) and reload the page.',
+        severity="warning",
+        told_from='package_api_version_mismatch: the front-end is installed but of a release the kernel\'s '
+                  'package does not speak (ipywidgets 6 against a 7.x manager)',
+        check='jupyter labextension list   # in the server\'s environment; pip show ipywidgets in the kernel\'s',
+        source="ipywidgets' messages: 'Widget Javascript not detected' (6.x), 'Error displaying widget: model not "
+               "found' (jupyterlab-manager)"),
     "tool_did_not_answer": _c("toolkit",
         'A build tool (nvcc, gcc, ninja, cmake) exists but hung or flooded its output: it did not '
         'answer, which is not the same as missing.',

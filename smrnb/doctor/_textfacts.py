@@ -125,6 +125,8 @@ class _Reader:
         self.frame = ""  # the file of the last traceback frame read (the calling code of an error read next)
         self.call_line = ""  # the source line Python printed under that frame (the call that failed)
         self.frame_pending = False
+        #: the last "from m import a, b" line read: (m, its names, whether the names go on past the line)
+        self.from_import: tuple[str, list[str], bool] | None = None
 
     def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
         d = self.facts[layer]
@@ -346,7 +348,8 @@ _LLP_RE = re.compile(r"\b(LD_LIBRARY_PATH|PATH) ?[=:] ?['\"]?([^\s'\";]{1,2000})
 #: a value of CUDA_VISIBLE_DEVICES as a shell, a job or a library prints it ("=1", ": 0,1", "os.environ[...]: ")
 _CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A-Za-z,\-]{0,60})")
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
-_NO_MODULE_RE = re.compile(r"(?:No|no) module named '?([A-Za-z0-9_.]{1,100})")
+#: a hyphen in the name is a distribution's name typed for the module's ('pointnet2-ops'): read as its import name
+_NO_MODULE_RE = re.compile(r"(?:No|no) module named '?([A-Za-z0-9_.]{1,100}(?:-[A-Za-z0-9_]{1,40}(?=['\s.,]|$))?)")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
 #: a top-level Python package the text shows installed: its files under site-/dist-packages (or an egg), or
 #: pip naming it installed ("Requirement already satisfied: x", "Successfully installed x-1.0", pip show's "Name: x")
@@ -358,6 +361,12 @@ _INSTALLED_PKG_RE = re.compile(
 #: (most likely due to a circular import) (%S)"): a compiled submodule that is missing reads the same way
 _IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from partially initialized module "
                                 r"'([A-Za-z0-9_.]{1,100})'")
+#: Python before 3.7 (and a title) names only the name ("ImportError: cannot import name 'x'", Python 2 unquoted): the
+#: module is the one the traceback's last from-import line names ("from distributed.utils import a, x"; IPython's
+#: "---> 10 from m import (" whose names follow on the next lines)
+_IMPORT_BARE_RE = re.compile(r"cannot import name '?([A-Za-z0-9_]{1,80})'?\s*$")
+_FROM_IMPORT_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}[0-9]{1,6}\s{1,8}|[0-9]{1,6}\s{1,8})?from ([A-Za-z_][A-Za-z0-9_.]{0,100}) "
+                             r"import ([A-Za-z0-9_, (]{1,400})")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '([A-Za-z0-9_]{1,80})'|\s*$)")
 #: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "peft=0.10.0"):
 #: a distribution the text says is installed, or was, in that release
@@ -1077,10 +1086,20 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.fact("torch", "arch_list", archs[:24], line)
     if "no module named" in low:
         for m in _NO_MODULE_RE.findall(line):
-            r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip("."))
+            r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip(".").replace("-", "_"))
+    if "from " in low and " import " in low:
+        m = _FROM_IMPORT_RE.match(line)
+        if m:
+            names = m.group(2).replace("(", " ").replace(",", " ").split()
+            r.from_import = (m.group(1), names, m.group(2).rstrip().endswith("("))
     if "cannot import name" in low:
-        for name, mod in _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line):
+        found = _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line)
+        for name, mod in found:
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True)
+        bare = None if found or not r.from_import else _IMPORT_BARE_RE.search(line)
+        if bare and (bare.group(1) in r.from_import[1] or r.from_import[2]):
+            r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{r.from_import[0]}.{bare.group(1)}",
+                    import_name=True)
     if "typeerror" in low and "()" in low:
         _scan_signature(r, line)
     if len(line) < 600 and (("(" in line and "." in line) or "import " in line):

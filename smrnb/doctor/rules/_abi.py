@@ -478,7 +478,24 @@ def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], 
     t = _import_name(top)
     shown = [_import_name(str(p)) for p in value(facts, "torch", "packages_installed") or []]
     released = value(facts, "loader", "packages_released") or []
-    return ev.get("from") == "live" or t in shown or t in released or t in _table_packages()
+    return ev.get("from") == "live" or t in shown or t in released or t in _table_packages() or t in STACK_PACKAGES
+
+
+#: torch's companions that install apart from it, with the modules each has had since its first releases (a module
+#: of them missing is the package missing, not another release's)
+_TORCH_FAMILY = {"torchvision": frozenset({"transforms", "datasets", "models", "utils"}),
+                 "torchaudio": frozenset({"transforms", "functional", "datasets"}),
+                 "torch_geometric": frozenset({"data", "nn", "datasets", "utils", "transforms"})}
+
+#: released packages (import names) of smrnb users' stacks that a text names without showing them installed: the
+#: Jupyter family, the Dask family, and the geometry and point-cloud libraries beside torch; a module or name missing
+#: from one of them is the installed release's API, never a folder of the project's own
+STACK_PACKAGES = frozenset({
+    "notebook", "nbconvert", "nbformat", "nbclassic", "traitlets", "jupyter_core", "jupyter_client",
+    "jupyter_server", "jupyterlab", "jupyterlab_server", "ipywidgets", "widgetsnbextension", "ipykernel", "ipython",
+    "voila", "tornado", "dask", "distributed", "dask_cuda", "skimage", "open3d", "trimesh", "pymeshlab",
+    "torch_scatter", "torch_sparse", "torch_cluster", "torch_geometric", "torchsparse", "spconv", "cumm", "gsplat",
+    "nerfstudio", "nerfacc", "tinycudann", "pytorch3d", "mmcv", "mmdet", "mmdet3d", "numpy", "scipy", "sklearn"})
 
 
 def _import_name(dist: str) -> str:
@@ -520,6 +537,14 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
             # package) or another Python (a kernel, a venv); `pip install -v` / `sys.executable` decide
             return ["torch_not_found_at_build", "kernel_wrong_python"]
         return ["torch_not_installed"]  # the Python that ran the script has no torch
+    if parts[0] in _TORCH_FAMILY and not (ev.get("import_name") or ev.get("attribute")) and (
+            len(parts) == 1 or (len(parts) == 2 and parts[1] in _TORCH_FAMILY[parts[0]])):
+        # torch's companion itself (or a module it has had since its first releases) is missing: the package is not
+        # installed in this Python (a torch built from source brings no torchvision; torch_geometric is its own
+        # install beside torch_scatter/torch_sparse), as for torch itself
+        if has_sign(facts, "in_notebook"):
+            return kernel_python_codes(facts) + ["torch_not_installed"]
+        return ["torch_not_installed"]
     if building and len(parts) == 1 and mod.lower() in _BUILD_REQUIREMENTS:
         # setup.py imports its build requirements before anything is built: missing there is pip's isolated build
         # environment (only what pyproject.toml's build-system.requires names) or a machine without them
@@ -540,7 +565,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
             return ["package_api_version_mismatch"]
         return []
     compiled = last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES
-    if compiled or (last.startswith("_") and not ev.get("import_name")):
+    if compiled or (last.startswith("_") and not last.startswith("__") and not ev.get("import_name")):
         # a private name imported from a module ('cannot import name _helper from pkg.mod') is a function, not a
         # compiled submodule
         return ["extension_not_compiled"]
