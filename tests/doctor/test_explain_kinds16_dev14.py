@@ -7,8 +7,9 @@ Open3D... named without a traceback into site-packages; Python's older 'cannot i
 from the from-import line above it; a TorchScript op's argument count; a call's returned tuple of another length); a
 package release refusing this Python; torch's companions missing (torchvision, torch_geometric) and a hyphenated
 distribution name for a compiled op package; a dunder torch module of a newer torch; torchaudio without FFmpeg's
-libraries; cumm/spconv's CPU build; torch's PyPI placeholder; Slurm refusing the account for a partition; one of
-torch's own libraries lacking a symbol of torch (a stale library). Each text is written for the test (other wordings,
+libraries; cumm/spconv's CPU build; torch's PyPI placeholder; Slurm refusing the account for a partition; JupyterHub's
+proxy not on the hub's PATH; CMake taking the build folder for the source; one of torch's own libraries lacking a
+symbol of torch (a stale library). Each text is written for the test (other wordings,
 versions, tools than the threads); each kind has near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -83,6 +84,12 @@ READINGS = [
     # Slurm refusing the account for the partition asked for
     ("srun: error: Unable to allocate resources: Invalid account or account/partition combination specified\n",
      ["slurm_gpu_request_rejected"]),
+    # JupyterHub not finding its proxy on the hub process's PATH
+    ("[C 2022-07-04 08:00:00.000 JupyterHub proxy:712] Failed to find proxy ['/usr/local/bin/configurable-http-proxy']\n",
+     ["env_not_propagated_to_kernel"]),
+    # CMake taking the build folder for the source folder (a CMake before 3.13's -S/-B)
+    ("CMake Error: The source directory \"C:/src/tiny-cuda-nn/build\" does not exist.\nSpecify --help for usage\n",
+     ["build_dependency_missing", "user_code_error"]),
     # one of torch's own libraries without a symbol of torch: two builds' files mixed
     ("ImportError: /opt/conda/lib/python3.8/site-packages/torch/lib/libtorch_cpu.so: undefined symbol: "
      "THNN_FloatSpatialConvolutionMM_updateOutput\n", ["library_shadowed_older_copy", "abi_torch_version_mismatch"]),
@@ -126,6 +133,9 @@ NOT = [
     # a partition refused for the GPU request itself
     ("sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification\n",
      "user_code_error"),
+    # another program not found; a source folder that is not a build folder
+    ("FileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'\n", "env_not_propagated_to_kernel"),
+    ("CMake Error: The source directory \"/home/u/proj/src\" does not exist.\n", "build_dependency_missing"),
     # an extension's own library without torch's symbol (the extension's reading, not torch's files mixed)
     ("ImportError: /home/u/.local/lib/python3.8/site-packages/torch_scatter/_scatter_cuda.so: undefined symbol: "
      "_ZN3c106detail19maybe_wrap_dim_slowEllb\n", "library_shadowed_older_copy"),

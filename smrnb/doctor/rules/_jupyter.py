@@ -58,7 +58,7 @@ def jupyter_findings(facts: Facts) -> Iterable[Finding]:
                        f"expected jupyter-threejs {ext.get('expected_version') or 'matching'}",
                        f"found: {ext.get('path') or 'nothing'}",
                        f"searched: {', '.join(ext.get('searched') or [])}"),
-                      Fix(text, cmds))
+                      Fix(why("threejs_extension_missing", text), cmds))
     stale = [m for m in j.get("stale_modules") or [] if isinstance(m, dict) and m.get("module")]
     if stale:
         names = ", ".join(f"{m['module']} {m.get('imported')} (installed: {m.get('installed')})" for m in stale[:6])
