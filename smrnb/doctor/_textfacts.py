@@ -364,9 +364,9 @@ _IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from
 #: Python before 3.7 (and a title) names only the name ("ImportError: cannot import name 'x'", Python 2 unquoted): the
 #: module is the one the traceback's last from-import line names ("from distributed.utils import a, x"; IPython's
 #: "---> 10 from m import (" whose names follow on the next lines)
-_IMPORT_BARE_RE = re.compile(r"cannot import name '?([A-Za-z0-9_]{1,80})'?\s*$")
+_IMPORT_BARE_RE = re.compile(r"cannot import name '?([A-Za-z0-9_]{1,80})'?\s{0,20}$")
 _FROM_IMPORT_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}[0-9]{1,6}\s{1,8}|[0-9]{1,6}\s{1,8})?from ([A-Za-z_][A-Za-z0-9_.]{0,100}) "
-                             r"import ([A-Za-z0-9_, (]{1,400})")
+                             r"import ([A-Za-z0-9_, (*]{1,400})")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '([A-Za-z0-9_]{1,80})'|\s*$)")
 #: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "peft=0.10.0"):
 #: a distribution the text says is installed, or was, in that release
@@ -1086,7 +1086,10 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.fact("torch", "arch_list", archs[:24], line)
     if "no module named" in low:
         for m in _NO_MODULE_RE.findall(line):
-            r.event("torch", "module_missing", line, WEIGHT["module"], module=m.rstrip(".").replace("-", "_"))
+            m = m.rstrip(".").replace("-", "_")
+            if "." not in m and r.from_import and r.from_import[0].endswith("." + m):
+                m = r.from_import[0]  # Python 2 names the last part only ("from open3d.linux import *": 'linux')
+            r.event("torch", "module_missing", line, WEIGHT["module"], module=m)
     if "from " in low and " import " in low:
         m = _FROM_IMPORT_RE.match(line)
         if m:
@@ -1506,6 +1509,8 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
         if echoed and not line.lstrip().startswith(("$", "#", ">")) and " " not in line.strip():
             _scan_paths(r, f"${echoed.group(1)} = {line.strip()}", f"${echoed.group(1)} = {line.strip()}".lower())
         if line in seen:  # a line read before gives nothing new (facts: the first value wins; events: each once)
+            if r.from_import and ("no module named" in low or "cannot import name" in low):
+                _scan_python(r, line, low)  # but a from-import line read since may name the module it names in part
             if prev_import and "import" not in low and any(w in low for w in _CRASH_WORDS):
                 r.fact("loader", "crashed_at_import", prev_import, line)
             prev_import = seen[line]

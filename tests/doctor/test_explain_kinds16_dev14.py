@@ -60,6 +60,9 @@ READINGS = [
      "ValueError: not enough values to unpack (expected 4, got 3)\n",
      ["package_api_version_mismatch", "library_bug"]),
     ("ValueError: too many values to unpack (expected 2)\n", ["package_api_version_mismatch", "library_bug"]),
+    # Python 2's 'No module named' with the last part only, the from-import line naming the whole module
+    ("  File \"/usr/lib/python2.7/dist-packages/trimesh/__init__.py\", line 5, in <module>\n"
+     "    from trimesh.exchange import load\nImportError: No module named exchange\n", ["package_api_version_mismatch"]),
     # a package release refusing this Python
     ("ERROR: Package 'jupyterlab' requires a different Python: 3.6.9 not in '>=3.7'\n",
      ["package_api_version_mismatch"]),
@@ -136,6 +139,9 @@ NOT = [
     # another program not found; a source folder that is not a build folder
     ("FileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'\n", "env_not_propagated_to_kernel"),
     ("CMake Error: The source directory \"/home/u/proj/src\" does not exist.\n", "build_dependency_missing"),
+    # torch's own library without a symbol of another library (MKL's: that library's release)
+    ("ImportError: /home/u/envs/a/lib/python3.9/site-packages/torch/lib/libtorch_cpu.so: undefined symbol: "
+     "iJIT_NotifyEvent\n", "library_shadowed_older_copy"),
     # an extension's own library without torch's symbol (the extension's reading, not torch's files mixed)
     ("ImportError: /home/u/.local/lib/python3.8/site-packages/torch_scatter/_scatter_cuda.so: undefined symbol: "
      "_ZN3c106detail19maybe_wrap_dim_slowEllb\n", "library_shadowed_older_copy"),

@@ -370,10 +370,11 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["nvcc_torch_cuda_mismatch", "extension_undefined_symbol"]
     if "torchvision" in nb or "torchaudio" in nb:
         return ["companion_built_for_other_torch", "extension_undefined_symbol"]
-    if re.search(r"[/\\]torch[/\\](?:lib[/\\]lib[^/\\]{1,60}\.so|_C\.)", nb):
-        # one of torch's own libraries (torch/lib/libATen.so, torch/_C...so) lacks a symbol of torch itself: its files
-        # come from two builds (a stale library left by an earlier source build or install, a libtorch that
-        # LD_LIBRARY_PATH puts first); else the extension layer's reading of a torch of another release
+    if re.match(r"TH[A-Z]", sym) and re.search(r"[/\\]torch[/\\](?:lib[/\\]lib[^/\\]{1,60}\.so|_C\.)", nb):
+        # one of torch's own libraries (torch/lib/libATen.so, torch/_C...so) lacks a symbol of torch's own TH/THC/THNN
+        # libraries: its files come from two builds (a stale library left by an earlier source build or install, a
+        # libtorch that LD_LIBRARY_PATH puts first); else the extension layer's reading of a torch of another release.
+        # A symbol of another library (MKL's iJIT_NotifyEvent) is that library's release, read below
         return ["library_shadowed_older_copy", "abi_torch_version_mismatch"]
     if "__cxx11" in sym and sym.startswith("_Z") and not sym.startswith(("_ZNSt", "_ZNKSt", "_ZSt", "_ZNSs", "_ZNKSs")):
         # a library's own function taking a std::__cxx11 string or list (GCC's new C++ ABI) that the library does not
