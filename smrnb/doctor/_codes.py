@@ -815,7 +815,9 @@ CODES: dict[str, Code] = {
         check='pip install --no-build-isolation <package>',
         source="PEP 517/518 build isolation (pip); setup.py 'import torch' in the isolated environment"),
     "torch_not_installed": _c("torch",
-        "torch is not installed in the Python that runs the code (the script's interpreter, the notebook's kernel).",
+        "torch is not installed in the Python that runs the code (the script's interpreter, the notebook's kernel); "
+        "read in a text, also one of its companions that install apart from it (torchvision, torchaudio, "
+        "torch_geometric), the finding naming the missing one.",
         fix="torch is not installed in the Python that runs this code: install the torch build that matches this "
             "machine into that Python (`python -m pip install torch` with the kernel's python, %pip install in a "
             "notebook; the CUDA variant the driver supports, pytorch.org/get-started).",

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import pytest
 
+from smrnb.doctor._explain import explain_result
+
 from ._rules import rule_codes
 
 READINGS = [
@@ -151,3 +153,23 @@ NOT = [
 @pytest.mark.parametrize(("text", "code"), NOT)
 def test_other_kinds_do_not_get_the_code(text, code):
     assert code not in rule_codes(text, n=3)
+
+
+@pytest.mark.parametrize("text, missing", [
+    ("ModuleNotFoundError: No module named 'torchvision'", "torchvision"),
+    ("Traceback (most recent call last):\n  File \"prep.py\", line 2, in <module>\n    import torchaudio\n"
+     "ModuleNotFoundError: No module named 'torchaudio'", "torchaudio"),
+    ("    from torch_geometric.data import Data\nModuleNotFoundError: No module named 'torch_geometric'",
+     "torch_geometric"),
+])
+def test_a_companion_missing_is_named_not_torch(text, missing):
+    # torch_not_installed read for a companion names the companion in its title and its install command: a person
+    # with torch installed must not be told torch is missing
+    f = [f for f in explain_result(text, similar=False).findings if f.code == "torch_not_installed"][0]
+    assert f.title.startswith(f"{missing} is not installed") and "torch is not installed" not in f.title
+    assert f"python -m pip install {missing}" in f.fix.commands
+
+
+def test_torch_itself_missing_keeps_torchs_own_words():
+    f = explain_result("ModuleNotFoundError: No module named 'torch'", similar=False).findings[0]
+    assert f.code == "torch_not_installed" and f.title.startswith("torch is not installed")

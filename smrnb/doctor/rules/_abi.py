@@ -18,6 +18,7 @@ from smrnb.doctor._symbols import demangle, string_abi
 from smrnb.doctor.rules import rule
 from smrnb.doctor.rules._events import (
     builds,
+    default_build,
     events,
     finding,
     has_sign,
@@ -486,6 +487,22 @@ def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], 
 _TORCH_FAMILY = {"torchvision": frozenset({"transforms", "datasets", "models", "utils"}),
                  "torchaudio": frozenset({"transforms", "functional", "datasets"}),
                  "torch_geometric": frozenset({"data", "nn", "datasets", "utils", "transforms"})}
+
+@builds("torch_not_installed")
+def _package_not_installed(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    """torch itself, or one of its companions (``_TORCH_FAMILY``) a text shows missing: the finding names the package
+    that is missing, never torch when torch is there and torchvision is not."""
+    top = str(ev.get("module") or "").split(".")[0]
+    if ev.get("from") == "live" or top not in _TORCH_FAMILY:
+        return default_build("torch_not_installed", ev)
+    return {"title": f"{top} is not installed in the Python that runs the code",
+            "fix": f"{top} is not installed in the Python that runs this code (torch is a separate package): install "
+                   f"the {top} release made for the installed torch into that Python (`python -m pip install {top}` "
+                   "with the kernel's python, %pip install in a notebook; pytorch.org/get-started and the package's "
+                   "own install page list the matching releases and their CUDA variants).",
+            "commands": ["python -c \"import sys, torch; print(sys.executable, torch.__version__)\"",
+                         f"python -m pip install {top}"]}
+
 
 #: released packages (import names) of smrnb users' stacks that a text names without showing them installed: the
 #: Jupyter family, the Dask family, and the geometry and point-cloud libraries beside torch; a module or name missing

@@ -502,7 +502,7 @@ _ARCH_VALUE_RE = re.compile(r"(?:compute|sm|lto)_[0-9]{2,3}[a-z]?")
 
 
 # ------------------------------------------------------------------ building findings
-def _default_build(code: str, ev: Mapping[str, Any]) -> dict[str, Any]:
+def default_build(code: str, ev: Mapping[str, Any]) -> dict[str, Any]:
     # the row's meaning describes its first reading; another reading of the same row gets its own code's words (two
     # readings of one line never share a title)
     first = list(ev.get("codes") or ())[:1]
@@ -563,9 +563,9 @@ def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None 
     builder says the event does not show it. ``reading`` > 0 marks another reading of the same text."""
     built = BUILDERS.get(code)
     try:
-        got = built(facts, dict(ev)) if built is not None else _default_build(code, ev)
+        got = built(facts, dict(ev)) if built is not None else default_build(code, ev)
     except Exception as exc:  # a builder bug must not hide the cause: the table's words instead
-        got = {**_default_build(code, ev), "evidence": [f"(the finding's details failed: {type(exc).__name__}: {exc})"]}
+        got = {**default_build(code, ev), "evidence": [f"(the finding's details failed: {type(exc).__name__}: {exc})"]}
     if got is None:
         return None
     entry = CODES[code]
