@@ -731,18 +731,24 @@ CODES: dict[str, Code] = {
         source='glibc elf/dl-version.c ("version `GLIBC_x\' not found")'),
     "threejs_extension_missing": _c("jupyter",
         'pythreejs is installed but its jupyter-threejs lab extension is missing or of another version '
-        'where the server looks; read in a text, any Jupyter widget without its front-end in the page '
-        "('Error displaying widget: model not found', 'Widget Javascript not detected').",
-        fix='The widget has no front-end in the page: install the widget manager\'s and the library\'s lab '
-            'extensions of the releases matching the kernel\'s packages in the server\'s environment '
-            '(JupyterLab 3+: pip install ipywidgets pythreejs there; JupyterLab 1-2: jupyter labextension install '
-            '@jupyter-widgets/jupyterlab-manager jupyter-threejs, then jupyter lab build) and reload the page.',
+        'where the server looks; a pasted text shows it as any widget front-end the page lacks (ipywidgets\' '
+        'manager, pythreejs\', bqplot\'s): "Error displaying widget: model not found", "Failed to display '
+        'Jupyter Widget".',
+        fix="The page has no front-end (JavaScript) for the widget: install the widget packages in the environment "
+            "the Jupyter server runs from (JupyterLab 3+ and Notebook 7: pip install ipywidgets jupyterlab_widgets "
+            "and the widget's package, whose prebuilt extensions come with them; JupyterLab 1-2: jupyter labextension "
+            "install @jupyter-widgets/jupyterlab-manager and the widget's extension; the classic notebook: jupyter "
+            "nbextension enable --py widgetsnbextension), of versions matching the kernel's packages, then reload "
+            "the page.",
         severity="warning",
-        told_from='package_api_version_mismatch: the front-end is installed but of a release the kernel\'s '
-                  'package does not speak (ipywidgets 6 against a 7.x manager)',
-        check='jupyter labextension list   # in the server\'s environment; pip show ipywidgets in the kernel\'s',
-        source="ipywidgets' messages: 'Widget Javascript not detected' (6.x), 'Error displaying widget: model not "
-               "found' (jupyterlab-manager)"),
+        told_from="kernel_server_python_differs: the front-end is installed, in another environment than the "
+                  "server's; the kernel's own error (an exception in the cell) is the kernel's, not the page's",
+        check="jupyter labextension list   # in the server's environment: @jupyter-widgets/jupyterlab-manager and "
+              "the widget's extension enabled and OK",
+        source="ipywidgets documentation, Installation (JupyterLab 3+: the prebuilt jupyterlab_widgets; JupyterLab "
+               "1-2: @jupyter-widgets/jupyterlab-manager; the classic notebook: widgetsnbextension); "
+               "@jupyter-widgets/jupyterlab-manager ('Error displaying widget: model not found'); ipywidgets 7 "
+               "widget_output fallback ('Failed to display Jupyter Widget of type ...')"),
     "tool_did_not_answer": _c("toolkit",
         'A build tool (nvcc, gcc, ninja, cmake) exists but hung or flooded its output: it did not '
         'answer, which is not the same as missing.',

@@ -367,6 +367,9 @@ _IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from
 _IMPORT_BARE_RE = re.compile(r"cannot import name '?([A-Za-z0-9_]{1,80})'?\s{0,20}$")
 _FROM_IMPORT_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}[0-9]{1,6}\s{1,8}|[0-9]{1,6}\s{1,8})?from ([A-Za-z_][A-Za-z0-9_.]{0,100}) "
                              r"import ([A-Za-z0-9_, (*]{1,400})")
+#: an object's attribute missing ("AttributeError: 'EnforcedForest' object has no attribute 'node'"); None's left out
+_OBJ_ATTR_RE = re.compile(r"AttributeError: '(?!NoneType')([A-Za-z_][A-Za-z0-9_.]{0,100})' object has no attribute "
+                          r"'([A-Za-z0-9_]{1,80})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '([A-Za-z0-9_]{1,80})'|\s*$)")
 #: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "peft=0.10.0"):
 #: a distribution the text says is installed, or was, in that release
@@ -390,7 +393,8 @@ _HEADER_DIR_RE = re.compile(r"fatal error:? " + _C1083 + r"['\"“]?([A-Za-z0-9_
                             r"No such file")
 #: the file whose #include failed (gcc/nvcc: "path:line:col: fatal error: ...")
 _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)):[0-9]{1,6}(?::[0-9]{1,5})?: fatal error")
-_LINK_RE = re.compile(r"(?:cannot find|library not found for) -l([A-Za-z0-9_+\-]{1,60})")  # GNU ld's, Apple ld's
+#: GNU ld's, Apple ld's; GNU ld's in Chinese locales (binutils ld/po/zh_CN.po: "cannot find %s" -> "找不到 %s")
+_LINK_RE = re.compile(r"(?:cannot find|library not found for|找不到) -l([A-Za-z0-9_+\-]{1,60})")
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
 _FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))? \(from versions: ([^)\n]{0,200})\)")
@@ -1047,6 +1051,17 @@ def _gpu_name(line: str) -> str | None:
     return m.group(0).strip() if m else None
 
 
+def _installed_package_imports_its_own(r: _Reader, mod: str) -> bool:
+    """Whether the traceback's last frame is an installed package's own file (under site-/dist-packages/<package>/)
+    importing ``mod``, a module of that same package, relatively ("from .pmeshlab import *" in pymeshlab/__init__.py):
+    the install lacks a module its own code imports."""
+    parent, _, last = mod.rpartition(".")
+    if not parent or not r.call_line.startswith(("from .", "import .")) or last not in r.call_line:
+        return False
+    path = r.frame.replace("\\", "/").lower()
+    return any(f"{k}/{parent.replace('.', '/').lower()}/" in path for k in ("site-packages", "dist-packages"))
+
+
 def _scan_python(r: _Reader, line: str, low: str) -> None:
     if r.frame_pending:
         r.call_line, r.frame_pending = line.strip()[:400], False
@@ -1089,7 +1104,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             m = m.rstrip(".").replace("-", "_")
             if "." not in m and r.from_import and r.from_import[0].endswith("." + m):
                 m = r.from_import[0]  # Python 2 names the last part only ("from open3d.linux import *": 'linux')
-            r.event("torch", "module_missing", line, WEIGHT["module"], module=m)
+            own = {"own_import": True} if _installed_package_imports_its_own(r, m) else {}
+            r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own)
     if "from " in low and " import " in low:
         m = _FROM_IMPORT_RE.match(line)
         if m:
@@ -1107,6 +1123,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         _scan_signature(r, line)
     if len(line) < 600 and (("(" in line and "." in line) or "import " in line):
         _scan_called_names(r, line)
+    if "object has no attribute" in low and "attributeerror" in low:
+        _scan_attribute_in_package(r, line)
     if "has no attribute" in low and "module '" in low:
         for mod, attr in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
@@ -1126,7 +1144,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     elif ".h>" in low:  # a header told missing in words, in its #include form ("No such file <cblas.h>")
         for h in _HEADER_SAID_RE.findall(line)[:2]:
             r.event("toolkit", "header_missing", line, WEIGHT["header"] + 6, header=h, included_from=None)
-    if "cannot find -l" in low or "library not found for -l" in low:
+    if "cannot find -l" in low or "library not found for -l" in low or "找不到 -l" in low:
         for lib in _LINK_RE.findall(line):
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
     if "cannot open input file" in low:
@@ -1150,6 +1168,19 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
                     versions=versions.strip())
+
+
+def _scan_attribute_in_package(r: _Reader, line: str) -> None:
+    """An object's attribute missing where the traceback's innermost frame is an installed package's own file
+    (``torch.attribute_in_package``: ``package``, ``object``, ``attribute``): that package's code uses an API of an
+    object (mostly another library's) that the installed release of it no longer or not yet has."""
+    path = r.frame.replace("\\", "/")
+    m = _INSTALLED_PKG_RE.search(path) if ("-packages/" in path or ".egg" in path) else None
+    top = (m.group(1) or m.group(2)) if m else ""
+    for obj, attr in _OBJ_ATTR_RE.findall(line)[:1]:
+        if top:
+            r.event("torch", "attribute_in_package", line, WEIGHT["module"] + 10, package=top.lower(), object=obj,
+                    attribute=attr)
 
 
 def _scan_signature(r: _Reader, line: str) -> None:

@@ -540,6 +540,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     parts = mod.split(".")
     last = parts[-1]
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
+    if ev.get("attribute") and len(parts) == 2 and _shadowing_file(facts, parts[0]):
+        # a file of the user's own in the traceback is named like the package (trimesh.py beside the script, outside
+        # every installed tree and the package's own folder): Python imports it in the package's place
+        return ["user_code_error"]
     if parts[0] == "torch" and len(parts) == 1 and not ev.get("attribute"):
         notebook = has_sign(facts, "in_notebook")
         if building:
@@ -586,6 +590,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # a private name imported from a module ('cannot import name _helper from pkg.mod') is a function, not a
         # compiled submodule
         return ["extension_not_compiled"]
+    if ev.get("own_import"):
+        # an installed package's own file imports a module of its own that the install lacks: a compiled module never
+        # built (installed from a source checkout, a git URL without the build step), else the package's packaging
+        return ["extension_not_compiled", "library_bug"]
     if source_built_module(parts[0]) and not (ev.get("import_name") or ev.get("attribute")):
         # a CUDA extension that only its project's source tree builds (setup.py in a folder or a git submodule; a
         # PyPI project of the same name, where there is one, is another package): missing means never built there;
@@ -611,6 +619,16 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return kernel_python_codes(facts)
     return []
+
+
+def _shadowing_file(facts: Mapping[str, Any], top: str) -> str:
+    """A traceback file of the user's own (``torch.source_files``: outside every installed tree) named ``top``.py and
+    not in a folder of that name (a checkout of the package itself): it shadows the package ``top``; "" if none."""
+    for path in value(facts, "torch", "source_files") or []:
+        parts = str(path).replace("\\", "/").lower().split("/")
+        if parts[-1] == f"{top.lower()}.py" and (len(parts) < 2 or parts[-2] != top.lower()):
+            return str(path)
+    return ""
 
 
 def _package_itself(ev: Mapping[str, Any]) -> bool:

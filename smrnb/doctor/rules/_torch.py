@@ -606,6 +606,14 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         yield from resolve(facts, ev, _built_for_other_python(facts, ev) or module_codes(facts, ev))
     for ev in events(facts, "torch", "signature_mismatch"):
         yield from resolve(facts, ev, signature_codes(facts, ev))
+    symptom = events(facts, "torch", "module_missing") or events(facts, "toolkit", "build_failed")
+    for ev in [] if symptom else events(facts, "torch", "attribute_in_package"):
+        # an installed package's own code reaching an attribute an object lacks: mostly another library's object of a
+        # release the package was not written for (networkx 2 removed Graph.node that trimesh 2 used), else the bug
+        # of the package's own release; after a module that failed to import or build (an op's compiled module), the
+        # attribute is that failure's symptom, and a table row reading the same line knows it better
+        if not any(e.get("line") == ev.get("line") for e in events(facts, kind="message")):
+            yield from resolve(facts, ev, ["package_api_version_mismatch", "library_bug"])
     t = layer(facts, "torch")
     if t.get("cpu_build") and from_text(facts, "torch", "cpu_build"):
         line = (t.get("read_from") or {}).get("version", "")
