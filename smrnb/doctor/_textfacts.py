@@ -365,8 +365,8 @@ _IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from
 #: module is the one the traceback's last from-import line names ("from distributed.utils import a, x"; IPython's
 #: "---> 10 from m import (" whose names follow on the next lines)
 _IMPORT_BARE_RE = re.compile(r"cannot import name '?([A-Za-z0-9_]{1,80})'?\s{0,20}$")
-_FROM_IMPORT_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}[0-9]{1,6}\s{1,8}|[0-9]{1,6}\s{1,8})?from ([A-Za-z_][A-Za-z0-9_.]{0,100}) "
-                             r"import ([A-Za-z0-9_, (*]{1,400})")
+_FROM_IMPORT_LINE_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}[0-9]{1,6}\s{1,8}|[0-9]{1,6}\s{1,8})?from ([A-Za-z_][A-Za-z0-9_.]{0,100}) "
+                                  r"import ([A-Za-z0-9_, (*]{1,400})")
 #: an object's attribute missing ("AttributeError: 'EnforcedForest' object has no attribute 'node'"); None's left out
 _OBJ_ATTR_RE = re.compile(r"AttributeError: '(?!NoneType')([A-Za-z_][A-Za-z0-9_.]{0,100})' object has no attribute "
                           r"'([A-Za-z0-9_]{1,80})'")
@@ -1107,7 +1107,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             own = {"own_import": True} if _installed_package_imports_its_own(r, m) else {}
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own)
     if "from " in low and " import " in low:
-        m = _FROM_IMPORT_RE.match(line)
+        m = _FROM_IMPORT_LINE_RE.match(line)
         if m:
             names = m.group(2).replace("(", " ").replace(",", " ").split()
             r.from_import = (m.group(1), names, m.group(2).rstrip().endswith("("))
