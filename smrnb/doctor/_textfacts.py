@@ -194,6 +194,9 @@ _MD_ESCAPED_SYMBOL_RE = re.compile(r"(?<=undefined symbol: )_Z[A-Za-z0-9_*\\]{2,
 #: C++'s _ZN3c10...)
 _DYLD_SYMBOL_RE = re.compile(r"Symbol not found: _([A-Za-z_][A-Za-z0-9_]{0,600})")
 _UNDEF_REF_RE = re.compile(r"undefined reference to [`'‘\"]?([A-Za-z_][A-Za-z0-9_]{2,200})")
+#: GNU ld's demangled name of an undefined torch symbol at link time ("undefined reference to
+#: `c10::Error::Error(std::__cxx11::basic_string<...> const&, ...)'"): an application linked against libtorch
+_UNDEF_TORCH_REF_RE = re.compile(r"undefined reference to [`'‘]((?:c10|at|torch|caffe2)::[^'’`\n]{1,600})['’]")
 #: a CUDA math/communication library's API function as its headers name it (cusparseSpMM, cublasLtMatmul, ncclCommInitRank)
 _CUDA_API_RE = re.compile(r"\b((?:cusparse|cublasLt|cublas|cufft|curand|cusolver[A-Z]{0,2}|cudnn|nccl|nvjpeg|npp)"
                           r"[A-Z][A-Za-z0-9_]{2,80})")
@@ -265,7 +268,8 @@ _STATEMENT_SPLIT_RE = re.compile(r";|-c [\"']")
 #: (``LoraConfig.__init__``), earlier releases its bare name. Groups: the callee, how the call did not fit
 _SIGNATURE_RE = re.compile(r"TypeError: ([A-Za-z_][\w]{0,80}(?:\.[A-Za-z_][\w]{0,80}){0,4})\(\) (got an unexpected keyword "
                            r"argument|missing [0-9]{1,2} required (?:positional|keyword-only) arguments?|takes (?:from "
-                           r"[0-9]{1,2} to )?[0-9]{1,2} positional arguments? but [0-9]{1,2} (?:were|was) given|got "
+                           r"[0-9]{1,2} to )?[0-9]{1,2} positional arguments? but [0-9]{1,2} (?:positional arguments? \(and [0-9]{1,2} keyword-only "
+                           r"arguments?\) )?(?:were|was) given|got "
                            r"multiple values for (?:keyword )?argument)")
 #: a name the text shows as an attribute of a package it calls (``torchmetrics.functional.accuracy(``,
 #: ``face_alignment.FaceAlignment(``): groups the first name, the called name
@@ -401,7 +405,8 @@ _FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1
 #: a CUDA / NVML / NVRTC error given by number: the forms runtimes and frameworks print it in
 _CUDA_ERRNUM_RES = (
     re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|Cuda error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"
-               r"[ :=]{0,3}\(?([0-9]{1,5})(?![0-9.])"),
+               # a program's own "CUDA error: error code 34" (Rigel's, other miners') names the number after "error code"
+               r"[ :=]{0,3}\(?(?:error code[ :=]{1,3})?([0-9]{1,5})(?![0-9.])"),
     re.compile(r"\berror=([0-9]{1,5})(?![0-9.])"),  # THCudaCheck FAIL file=... line=... error=48 : ...
     re.compile(r"\bError ([0-9]{1,5}):"),  # cudaGetDeviceCount(): ... Error 804: forward compatibility ...
     re.compile(r"\b(?:cu[A-Z][A-Za-z]{2,40}|cuda[A-Z][A-Za-z]{2,40}|nvml[A-Z][A-Za-z]{2,40})\(?[^)\n]{0,40}\)?"
@@ -422,6 +427,9 @@ _CUDA_ERRNUM_RES = (
 )
 #: the message after "CUDA error: " (torch's C10_CUDA_CHECK), read whole: short messages too ("unknown error")
 _CUDA_ERROR_MSG_RE = re.compile(r"CUDA [Ee]rror: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n| when calling|\s{2}|[\"`])")
+#: a program's own CUDA check printing cudaGetErrorString in quotes: "CUDA error 'unknown error' in func 'getinfo'
+#: line 61" (nheqminer's cuda_djezo/cuda_tromp checkCudaErrors, the miners built on them)
+_CUDA_ERROR_QUOTED_RE = re.compile(r"CUDA [Ee]rror '([A-Za-z][A-Za-z ()/-]{2,80}?)\.?' in (?:func|function|file)\b")
 #: NCCL's CUDA checks (src/include/checks.h CUDACHECK: "Cuda failure '%s'" with cudaGetErrorString; cudawrap.h CUCHECK:
 #: "Cuda failure %d '%s'" with the CUresult and cuGetErrorString; nccl-tests: "Test CUDA failure file:line '%s'"), printed under "Last error:" of a torch
 #: DistBackendError: the CUDA error that NCCL's "unhandled cuda error" stands for
@@ -720,6 +728,10 @@ def _scan_symbols(r: _Reader, line: str, low: str) -> None:
             if owner in _CUDA_LIB_OWNERS:
                 r.event("loader", "undefined_symbol", line, WEIGHT["symbol"] + 2, symbol=sym, owner=owner, needed_by=None,
                         version_lib=None, at="link" if "reference" in low or "link" in low else "load")
+    if "undefined reference to" in low and "::" in line:
+        for sym in _UNDEF_TORCH_REF_RE.findall(line)[:2]:
+            r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner="torch", needed_by=None,
+                    version_lib=None, at="link")
     if "not defined" in low and "symbol " in low:
         for sym, lib in _SYM_NOT_DEFINED_RE.findall(line):
             r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=lib_family(lib)[0],
@@ -1310,8 +1322,9 @@ def _scan_signs(r: _Reader, text: str, low: str) -> None:
 _GPU_COUNT_RE = re.compile(r"\b(?:(?:number of|num|n)[ _](?:gpus?|cuda[ _](?:gpus?|devices))|(?:cuda )?gpu[ _]count|"
                            r"(?:visible|available|detected) (?:gpus|cuda devices))\W{0,4}(?:is|=|:|->)?\W{0,3}"
                            r"([0-9]{1,3})\b|\b(?:found|detected|using) ([0-9]{1,3}) (?:gpus?|cuda devices?)\b")
-#: 'no GPU available' in words, as users and tools write it ("there are no CUDA GPUs available", "no GPU found")
-_NO_GPUS_SAID_RE = re.compile(r"\bno (?:cuda[- ]?|nvidia )?(?:gpus?|cuda devices?|cuda-capable devices?)"
+#: 'no GPU available' in words, as users and tools write it ("there are no CUDA GPUs available", "no GPU found"), and
+#: torch's own message in its ROCm builds, whose CUDA words are hipified ("RuntimeError: No HIP GPUs are available")
+_NO_GPUS_SAID_RE = re.compile(r"\bno (?:cuda[- ]?|nvidia |hip |rocm[- ]?)?(?:gpus?|cuda devices?|cuda-capable devices?)"
                               r"(?: (?:are|is|were|was))? (?:available|found|detected)\b")
 #: a GPU of another vendor named (the machine's graphics is not NVIDIA's: CUDA has nothing to run on)
 _OTHER_GPU_RE = re.compile(r"\b(?:intel(?:\(r\))? (?:iris|uhd|hd|arc)\b[^,;\n)]{0,24}|iris xe|uhd graphics \d{3}|"
@@ -1734,6 +1747,11 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
                     _enum_event(r, row, "message", line)
     for line in _lines_with(text, low, "cuda error: "):
         for msg in _CUDA_ERROR_MSG_RE.findall(line + "\n"):
+            row = tables.cuda_error(msg.strip()) or _reworded(msg)
+            if row is not None and row.codes != ("none",):
+                _enum_event(r, row, "message", line)
+    for line in _lines_with(text, low, "cuda error '"):
+        for msg in _CUDA_ERROR_QUOTED_RE.findall(line):
             row = tables.cuda_error(msg.strip()) or _reworded(msg)
             if row is not None and row.codes != ("none",):
                 _enum_event(r, row, "message", line)

@@ -445,7 +445,8 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
 
 #: the usual short names of packages in calling code (``np.array(``, ``o3d.geometry.TriangleMesh(``)
 _IMPORT_ALIASES = {"np": "numpy", "o3d": "open3d", "tf": "tensorflow", "pd": "pandas", "nn": "torch", "F": "torch",
-                   "tm": "torchmetrics", "pl": "pytorch_lightning", "L": "lightning", "ti": "taichi", "wp": "warp"}
+                   "tm": "torchmetrics", "pl": "pytorch_lightning", "L": "lightning", "ti": "taichi", "wp": "warp",
+                   "ME": "MinkowskiEngine", "pcu": "point_cloud_utils"}
 
 
 def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
@@ -720,6 +721,11 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
             readings = torch_symbol_readings(facts, sym)
         except Exception:  # a demangler failure must not hide the finding
             readings = ["abi_torch_version_mismatch"]
+        if ev.get("at") == "link" and re.search(r"std::(?:__cxx11::)?(?:basic_)?string\b", sym):
+            # the linker's, for an application built against libtorch's own headers (one release): the string ABI
+            # its flags chose differs from the libtorch archive's (libtorch-cxx11-abi-* or the pre-cxx11 one;
+            # TorchConfig.cmake adds the flag, a hand-written qmake/Makefile does not) before another release does
+            readings = ["cxx11_abi_mismatch", "abi_torch_version_mismatch"]
         how = "the abi probe's check of the extension" if _static_verdict(facts, sym)[0] else (
             f"torch's _GLIBCXX_USE_CXX11_ABI={int(bool(_torch_flag(facts)))}" if _torch_flag(facts) is not None else None)
         if len(readings) == 1 and any(name in nb for name in _PER_TORCH_WHEELS):

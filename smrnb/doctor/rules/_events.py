@@ -329,6 +329,12 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         # the nvidia kernel module's own probe found no NVIDIA GPU (ENODEV): whatever CUDA then says of its devices
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             "the nvidia kernel module would not load: 'No such device', its probe found no NVIDIA GPU it supports")
+    if ev.get("kind") == "cuda_error" and "user_code_error" in s and "cuipcopenmemhandle" in str(ev.get("line") or "").lower():
+        # CUDA IPC refusing another process's memory (an invalid value or context from cuIpcOpenMemHandle): the peer's
+        # GPU hidden from this process or no peer access between the two (library_messages cuda_ipc_open_refused), not
+        # the arguments of the calling code (a handle MPI or NCCL made and passed on)
+        return ["gpu_not_exposed_to_process", "gpu_p2p_unsupported"], (
+            "the call that failed is cuIpcOpenMemHandle, which maps another process's GPU memory into this one")
     if ev.get("name") in ("cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM") and "opengl_egl_unavailable" in \
             CODES and _GRAPHICS_INTEROP_RE.search(str(ev.get("line") or "")):
         # a CUDA-OpenGL/Direct3D interop call refused by the platform (WSL 2 has no CUDA-GL interop): the graphics
