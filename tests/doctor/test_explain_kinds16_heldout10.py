@@ -9,8 +9,9 @@ own messages of libraries: jax's outdated CUDA component, Theano's nvcc not on P
 toolkit, NCCL's invalid usage and internal error, CUDA IPC refused between ranks, onnxruntime's GPU provider not in
 the build, Lightning's removed hooks, Paddle's removed fluid, JupyterLab's incompatible extension, VS Code's
 interpreter without ipykernel, CroCo's RoPE kernel not compiled, AutoAWQ's kernels missing, libtorch's harmless
-shorthash warning, SageAttention on a GPU older than Ampere, tensorflow_cc's host compiler search and torch's MPS
-convolution limit. Each text is written for the test (other wordings, versions, tools than the threads); each kind
+shorthash warning, SageAttention on a GPU older than Ampere, tensorflow_cc's host compiler search, torch's MPS
+convolution limit, Accelerate on RTX 40-series without P2P, NVENC refusing a setting, an MPSGraph type an older macOS SDK
+lacks, and torch's own library missing after pip installed a companion alone. Each text is written for the test (other wordings, versions, tools than the threads); each kind
 has near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -114,6 +115,19 @@ READINGS = [
     ("-- Configuring TensorFlow\nNo supported CUDA compiler available.\n", ["host_compiler_unsupported"]),
     # torch's MPS convolution limit
     ("NotImplementedError: Output channels > 65536 not supported at the MPS device.\n", ["library_bug"]),
+    # Accelerate refusing multi-GPU work on RTX 40-series cards without NCCL's P2P and IB turned off
+    ("  File \"accelerate/state.py\", line 280, in __init__\nNotImplementedError: Using RTX 4000 series doesn't "
+     "support faster communication broadband via P2P or IB. Please set `NCCL_P2P_DISABLE=\"1\"`\n",
+     ["gpu_p2p_unsupported"]),
+    # NVENC refusing a setting (one this GPU's encoder lacks first)
+    ("[hevc_nvenc @ 0x5610] InitializeEncoder failed: invalid param (8): NV_ENC_ERR_INVALID_PARAM\n",
+     ["gpu_below_extension_minimum", "user_code_error"]),
+    # an MPSGraph type the macOS SDK does not declare
+    ("/src/backends/mps/runtime/MPSDevice.mm:77:3: error: unknown type name 'MPSGraphCompilationDescriptor'\n",
+     ["toolkit_below_extension_minimum", "driver_too_old"]),
+    # torch's own library missing after pip installed a companion alone (built for another torch)
+    ("Successfully installed torchaudio-0.8.0\nOSError: libtorch_cpu.so: cannot open shared object file: No such file "
+     "or directory\n", ["companion_built_for_other_torch", "torch_libs_not_loaded"]),
 ]
 
 
@@ -173,6 +187,14 @@ NOT = [
     # a CUDA compiler that works; MPS channels below the limit or another device's message
     ("-- The CUDA compiler identification is NVIDIA 12.4.131\n", "host_compiler_unsupported"),
     ("RuntimeError: Output channels > 65536 not supported by cuDNN frontend plan\n", "library_bug"),
+    # NCCL's P2P turned off by hand; another NVENC error; an MPS type of the project's own; torch's library with torch
+    # shown
+    ("NCCL_P2P_DISABLE=1 set: using SHM transport between RTX 4090s\n", "gpu_p2p_unsupported"),
+    ("OpenEncodeSessionEx failed: out of memory (10): NV_ENC_ERR_OUT_OF_MEMORY\n", "gpu_below_extension_minimum"),
+    ("model.mm:12:1: error: unknown type name 'MPSKernelCache'; did you mean 'MPSKernel'?\n",
+     "toolkit_below_extension_minimum"),
+    ("Successfully installed torch-2.1.0 torchaudio-2.1.0\nOSError: libtorch_cuda.so: cannot open shared object file: "
+     "No such file or directory\n", "companion_built_for_other_torch"),
 ]
 
 

@@ -84,6 +84,10 @@ def _cuda_build_dll(line: str) -> bool:
     return bool(_WIN_CUDA_DLL_RE.search(line))
 
 
+#: torch's companion packages, published one release per torch release (each pins the torch it was built with)
+_COMPANIONS = ("torchvision", "torchaudio", "torchtext")
+
+
 def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """The codes a library that failed to load may mean, from the loader table's row for its message (or
     the library's family when the message is not one of the table's): the same for a text and the probe."""
@@ -133,6 +137,11 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
         # libtorch.so was split into libtorch_cpu.so / libtorch_cuda.so in torch 1.5: a binary that needs them was
         # built for 1.5 or later; an older torch (the text's) has no such file, else both readings
         tv = tables.parse_version(value(facts, "torch", "version"))
+        shown = [str(p).lower() for p in value(facts, "torch", "packages_installed") or []]
+        if not tv and "torch" not in shown and any(c in shown for c in _COMPANIONS):
+            # a companion the text shows installed (pip's "Successfully installed torchtext-0.7.0") and no torch: its
+            # compiled module was built for a torch (1.5 or later) other than the one it loads into
+            return ["companion_built_for_other_torch", "torch_libs_not_loaded"]
         codes = (["abi_torch_version_mismatch", "torch_libs_not_loaded"] if tv and tv[:2] < (1, 5) else
                  ["torch_libs_not_loaded"] if tv else ["torch_libs_not_loaded", "abi_torch_version_mismatch"])
     elif fam == "torch":
