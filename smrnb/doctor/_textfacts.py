@@ -812,6 +812,10 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
             elif not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS) and not _other_package(
                     low[max(0, m.start() - 40): m.start()]):
                 _torch_version(r, m.group(1), m.group(2).lower(), line)
+    if "libtorch-" in low and "shared-with-deps" in low:
+        # the LibTorch archive's name tells its string ABI: libtorch-cxx11-abi-shared-with-deps-X (new, std::__cxx11)
+        # or libtorch-shared-with-deps-X (the pre-cxx11 one; pytorch.org's "Pre-cxx11 ABI" download)
+        r.fact("torch", "cxx11_abi", "cxx11-abi-shared" in low, line)
     if "+cpu" in low and "torch" not in low:  # a bare '2.1.1+cpu' (a version table, `pip list` columns): only
         for v in _BARE_CPU_VER_RE.findall(line)[:1]:  # torch's own wheels (and its companions') carry that tag
             _torch_version(r, v, "cpu", line)

@@ -65,6 +65,10 @@ READINGS = [
      ["cxx11_abi_mismatch", "abi_torch_version_mismatch"]),
     ("demo.cpp:(.text+0x40): undefined reference to `c10::detail::torchCheckFail(char const*, char const*, "
      "unsigned int, std::string const&)'\n", ["cxx11_abi_mismatch", "abi_torch_version_mismatch"]),
+    # an undefined torch symbol with the new std::string where the text names the pre-cxx11 LibTorch archive
+    ("unzip libtorch-shared-with-deps-2.0.1.zip\n./demo: symbol lookup error: /opt/gems/torch-rb/lib/torch/ext.so: "
+     "undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\n",
+     ["cxx11_abi_mismatch"]),
     # jax's CUDA component older than its minimum
     ("jax.devices() -> [CpuDevice(id=0)]\n"
      "CUDA backend failed to initialize: Unable to use CUDA because of the following issues with CUDA components:\n"
@@ -158,6 +162,10 @@ NOT = [
     # a link error of a function without a string, and of a CUDA library
     ("undefined reference to `at::Tensor::print() const'\n", "cxx11_abi_mismatch"),
     ("undefined reference to `cublasLtMatmul'\n", "cxx11_abi_mismatch"),
+    # the same symbol where the text names the cxx11-ABI LibTorch archive: another torch release
+    ("unzip libtorch-cxx11-abi-shared-with-deps-2.0.1.zip\n./demo: symbol lookup error: /opt/app/ext.so: undefined "
+     "symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\n",
+     "cxx11_abi_mismatch"),
     # jax's component newer than needed; another 'Outdated' message
     ("Version JAX was built against: 9100\nInstalled version: 9500\n", "prebuilt_binary_wrong_cuda"),
     ("Outdated browser installation found\n", "prebuilt_binary_wrong_cuda"),

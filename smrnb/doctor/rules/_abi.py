@@ -714,13 +714,13 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if ev.get("owner") not in ("torch", "c10"):
             continue
         nb = str(ev.get("needed_by") or "")
-        if "torchvision" in nb or "torchaudio" in nb:
-            continue  # a companion's binary (rules.loader)
         sym = str(ev.get("symbol") or "")
         try:
             readings = torch_symbol_readings(facts, sym)
         except Exception:  # a demangler failure must not hide the finding
             readings = ["abi_torch_version_mismatch"]
+        if ("torchvision" in nb or "torchaudio" in nb) and readings[:1] != ["cxx11_abi_mismatch"]:
+            continue  # a companion's binary (rules.loader), unless torch's known flag differs from the symbol's
         if ev.get("at") == "link" and re.search(r"std::(?:__cxx11::)?(?:basic_)?string\b", sym):
             # the linker's, for an application built against libtorch's own headers (one release): the string ABI
             # its flags chose differs from the libtorch archive's (libtorch-cxx11-abi-* or the pre-cxx11 one;
