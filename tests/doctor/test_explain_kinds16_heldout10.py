@@ -11,7 +11,8 @@ the build, Lightning's removed hooks, Paddle's removed fluid, JupyterLab's incom
 interpreter without ipykernel, CroCo's RoPE kernel not compiled, AutoAWQ's kernels missing, libtorch's harmless
 shorthash warning, SageAttention on a GPU older than Ampere, tensorflow_cc's host compiler search, torch's MPS
 convolution limit, Accelerate on RTX 40-series without P2P, NVENC refusing a setting, an MPSGraph type an older macOS SDK
-lacks, and torch's own library missing after pip installed a companion alone. Each text is written for the test (other wordings, versions, tools than the threads); each kind
+lacks, torch's own library missing after pip installed a companion alone, the LibTorch archive's string ABI, CUDA's
+insufficient driver on macOS, and nvidia-docker 1.0's driver volume across partitions. Each text is written for the test (other wordings, versions, tools than the threads); each kind
 has near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -129,6 +130,12 @@ READINGS = [
     # an MPSGraph type the macOS SDK does not declare
     ("/src/backends/mps/runtime/MPSDevice.mm:77:3: error: unknown type name 'MPSGraphCompilationDescriptor'\n",
      ["toolkit_below_extension_minimum", "driver_too_old"]),
+    # CUDA's "insufficient driver" on macOS without an NVIDIA GPU named: the driver, else no GPU CUDA can use
+    ("MacBook Pro (macOS 10.13), CUDA 10.1 installed\ncudaGetDeviceCount returned 35\n-> CUDA driver version is "
+     "insufficient for CUDA runtime version\n", ["driver_too_old", "no_gpu"]),
+    # nvidia-docker 1.0's driver volume of hard links across partitions
+    ("nvidia-docker-plugin | 2017/05/02 11:20:33 Error: link /usr/lib/nvidia-384/libcuda.so.384.59 /srv/docker/volumes/"
+     "nvidia_driver_384.59/_data/lib64/libcuda.so.384.59: invalid cross-device link\n", ["gpu_not_exposed_to_process"]),
     # torch's own library missing after pip installed a companion alone (built for another torch)
     ("Successfully installed torchaudio-0.8.0\nOSError: libtorch_cpu.so: cannot open shared object file: No such file "
      "or directory\n", ["companion_built_for_other_torch", "torch_libs_not_loaded"]),
@@ -195,6 +202,10 @@ NOT = [
     # a CUDA compiler that works; MPS channels below the limit or another device's message
     ("-- The CUDA compiler identification is NVIDIA 12.4.131\n", "host_compiler_unsupported"),
     ("RuntimeError: Output channels > 65536 not supported by cuDNN frontend plan\n", "library_bug"),
+    # the insufficient driver on Linux (no macOS named); another hard link across file systems
+    ("cudaGetDeviceCount returned 35\n-> CUDA driver version is insufficient for CUDA runtime version\n", "no_gpu"),
+    ("ln: failed to create hard link '/mnt/data/x' => '/home/u/x': Invalid cross-device link\n",
+     "gpu_not_exposed_to_process"),
     # NCCL's P2P turned off by hand; another NVENC error; an MPS type of the project's own; torch's library with torch
     # shown
     ("NCCL_P2P_DISABLE=1 set: using SHM transport between RTX 4090s\n", "gpu_p2p_unsupported"),

@@ -461,6 +461,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         return ["build_dependency_missing", "windows_msvc_toolchain"], None
     if {"cpu_only_torch_with_gpu", "no_gpu"} <= s and value(facts, "context", "os") == "macos":
         return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
+    if ev.get("kind") == "cuda_error" and s == {"driver_too_old"} and value(facts, "context", "os") == "macos" and \
+            not _has_gpu(facts):
+        # CUDA's driver on macOS (CUDA 10.2 was the last release for it) answers "insufficient driver" where the Mac has
+        # no NVIDIA GPU (an AMD or Intel one): an older CUDA driver than the runtime, else no GPU CUDA can use
+        return ["driver_too_old", "no_gpu"], "macOS, where most Macs have no NVIDIA GPU and CUDA ended with 10.2"
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):
         return first("cpu_only_torch_with_gpu", "torch is a CPU-only build ('+cpu')")
     if "cpu_only_torch_with_gpu" in s and value(facts, "torch", "cuda") and len(c) > 1:
