@@ -1,19 +1,20 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""explain, round 16 (the kinds behind heldout10's misses, released): known messages in the forms copies give them
-(a CUDA error number after "error code", cudaGetErrorString quoted by a program's own check, nvidia-smi's "No device
+"""explain, round 16 (the kinds behind heldout10's misses, released): known messages in the forms copies give them (a
+CUDA error number after "error code", cudaGetErrorString quoted by a program's own check, nvidia-smi's "No device
 were found", OpenMP's Error #15 without its "OMP: " prefix, typed-over AMP and torchmetrics messages, FFmpeg's codec
 message in lower case, MKL's versioned DLL names, onnxruntime's error 126 without Windows' message, CPython's
 "positional arguments (and N keyword-only argument)" form, torch's ROCm "No HIP GPUs are available"), a libtorch
 application's link-time undefined torch symbol with a std::string in it (the string ABI), nvidia-smi crashing, and
-own messages of libraries: jax's outdated CUDA component, Theano's nvcc not on PATH, Kaldi's configure not knowing the
-toolkit, NCCL's invalid usage and internal error, CUDA IPC refused between ranks, onnxruntime's GPU provider not in
-the build, Lightning's removed hooks, Paddle's removed fluid, JupyterLab's incompatible extension, VS Code's
+own messages of libraries: jax's outdated CUDA component, Theano's nvcc not on PATH, Kaldi's configure not knowing
+the toolkit, NCCL's invalid usage and internal error, CUDA IPC refused between ranks, onnxruntime's GPU provider not
+in the build, Lightning's removed hooks, Paddle's removed fluid, JupyterLab's incompatible extension, VS Code's
 interpreter without ipykernel, CroCo's RoPE kernel not compiled, AutoAWQ's kernels missing, libtorch's harmless
 shorthash warning, SageAttention on a GPU older than Ampere, tensorflow_cc's host compiler search, torch's MPS
-convolution limit, Accelerate on RTX 40-series without P2P, NVENC refusing a setting, an MPSGraph type an older macOS SDK
-lacks, torch's own library missing after pip installed a companion alone, the LibTorch archive's string ABI, CUDA's
-insufficient driver on macOS, and nvidia-docker 1.0's driver volume across partitions. Each text is written for the test (other wordings, versions, tools than the threads); each kind
-has near-misses that must NOT get its code."""
+convolution limit, Accelerate on RTX 40-series without P2P, NVENC refusing a setting, an MPSGraph type an older macOS
+SDK lacks, torch's own library missing after pip installed a companion alone, the LibTorch archive's string ABI,
+CUDA's insufficient driver on macOS, and nvidia-docker 1.0's driver volume across partitions. Each text is written
+for the test (other wordings, versions, tools than the threads); each kind has near-misses that must NOT get its
+code."""
 
 from __future__ import annotations
 

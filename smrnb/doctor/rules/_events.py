@@ -313,7 +313,8 @@ def _driver_state_decides(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> 
 
 def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str] | None:
     """Readings the platform decides for a CUDA failure: a device image compiled at run time that the driver refuses,
-    the nvidia kernel module finding no device, a graphics-interop call the platform refuses; None otherwise."""
+    the nvidia kernel module finding no device, an insufficient driver on macOS, CUDA IPC refused between processes,
+    a graphics-interop call the platform refuses; None otherwise."""
     jit = _RUNTIME_COMPILER_RE.search(str(ev.get("line") or "")) if ev.get("name") in _INVALID_IMAGE_ERRORS else None
     if jit and "driver_below_cuda_minor" in CODES:
         # code compiled at run time on this machine (pycuda's SourceModule with the nvcc on PATH, triton with its own
@@ -329,7 +330,13 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         # the nvidia kernel module's own probe found no NVIDIA GPU (ENODEV): whatever CUDA then says of its devices
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             "the nvidia kernel module would not load: 'No such device', its probe found no NVIDIA GPU it supports")
-    if ev.get("kind") == "cuda_error" and "user_code_error" in s and "cuipcopenmemhandle" in str(ev.get("line") or "").lower():
+    if ev.get("kind") == "cuda_error" and s == {"driver_too_old"} and value(facts, "context", "os") == "macos" and \
+            not _has_gpu(facts):
+        # CUDA's driver on macOS (CUDA 10.2 was the last release for it) answers "insufficient driver" where the Mac has
+        # no NVIDIA GPU (an AMD or Intel one): an older CUDA driver than the runtime, else no GPU CUDA can use
+        return ["driver_too_old", "no_gpu"], "macOS, where most Macs have no NVIDIA GPU and CUDA ended with 10.2"
+    if ev.get("kind") == "cuda_error" and "user_code_error" in s and \
+            "cuipcopenmemhandle" in str(ev.get("line") or "").lower():
         # CUDA IPC refusing another process's memory (an invalid value or context from cuIpcOpenMemHandle): the peer's
         # GPU hidden from this process or no peer access between the two (library_messages cuda_ipc_open_refused), not
         # the arguments of the calling code (a handle MPI or NCCL made and passed on)
@@ -461,11 +468,6 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         return ["build_dependency_missing", "windows_msvc_toolchain"], None
     if {"cpu_only_torch_with_gpu", "no_gpu"} <= s and value(facts, "context", "os") == "macos":
         return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
-    if ev.get("kind") == "cuda_error" and s == {"driver_too_old"} and value(facts, "context", "os") == "macos" and \
-            not _has_gpu(facts):
-        # CUDA's driver on macOS (CUDA 10.2 was the last release for it) answers "insufficient driver" where the Mac has
-        # no NVIDIA GPU (an AMD or Intel one): an older CUDA driver than the runtime, else no GPU CUDA can use
-        return ["driver_too_old", "no_gpu"], "macOS, where most Macs have no NVIDIA GPU and CUDA ended with 10.2"
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):
         return first("cpu_only_torch_with_gpu", "torch is a CPU-only build ('+cpu')")
     if "cpu_only_torch_with_gpu" in s and value(facts, "torch", "cuda") and len(c) > 1:
