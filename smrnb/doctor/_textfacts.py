@@ -1293,18 +1293,25 @@ def _packages_built(line: str) -> list[str]:
 #: ran out: Java's heap (host memory), a test expected to fail (pytest's XFAIL), an error a program retried
 _SIGN_NOT = {"msvc": ("redistributable",),
              "oom": ("java.lang.outofmemoryerror", " xfail", "xfailed", "retrying")}
+#: whole lines that hold a sign's phrase as an environment listing's field, not as a failure: "Visual Studio 2022
+#: 17.8.3" (the IDE a report lists beside its .NET or Python versions) names no build step
+_SIGN_NOT_LINE = {"msvc": re.compile(r"\s{0,8}(?:[-*•]\s{0,4})?(?:ide\s{0,2}[:=]\s{0,4})?visual studio(?: community| "
+                                     r"professional| enterprise)? 20[0-9]{2}(?: \(?v?[0-9]{2}(?:\.[0-9]{1,5}){1,3}\)?)?"
+                                     r"\s{0,8}$")}
 #: a configuration line's trailing comment ("batch_size: 64   # was 128 -> CUDA out of memory"): a note, not an error
 _CONFIG_COMMENT_RE = re.compile(r"^\s*[A-Za-z_][\w.\-]{0,60}\s*[:=][^#\n]*\s#\s")
 
 
-def _sign_at(low: str, key: str, unless: tuple[str, ...], tries: int = 8) -> int:
-    """The first offset of ``key`` in ``low`` on a line holding none of ``unless`` (-1 when none)."""
+def _sign_at(low: str, key: str, unless: tuple[str, ...], tries: int = 8, not_line: re.Pattern | None = None) -> int:
+    """The first offset of ``key`` in ``low`` on a line holding none of ``unless`` and not matching ``not_line``
+    whole (-1 when none)."""
     i = low.find(key)
     while i != -1 and tries > 0:
         a, b = low.rfind("\n", 0, i) + 1, low.find("\n", i)
         seg = low[a:b if b != -1 else len(low)]
         c = _CONFIG_COMMENT_RE.match(seg)
-        if not any(u in seg for u in unless) and not (c and i - a >= c.end() - 2):
+        if not any(u in seg for u in unless) and not (c and i - a >= c.end() - 2) and not (
+                not_line is not None and not_line.fullmatch(seg)):
             return i
         i, tries = low.find(key, i + len(key)), tries - 1
     return i if tries > 0 else -1
@@ -1313,7 +1320,8 @@ def _sign_at(low: str, key: str, unless: tuple[str, ...], tries: int = 8) -> int
 def _scan_signs(r: _Reader, text: str, low: str) -> None:
     """Every sign whose phrase occurs (each once, at its first occurrence): one search per phrase."""
     for sign, layer, keys, weak in SIGNS:
-        hits = [(i, k) for k in keys for i in (_sign_at(low, k, _SIGN_NOT.get(sign, ())),) if i != -1]
+        hits = [(i, k) for k in keys for i in (_sign_at(low, k, _SIGN_NOT.get(sign, ()), not_line=_SIGN_NOT_LINE.get(sign)),)
+                if i != -1]
         if hits:
             i, k = min(hits)
             a, line = _line_at(text, i, after=0)

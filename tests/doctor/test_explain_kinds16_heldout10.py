@@ -131,6 +131,19 @@ READINGS = [
     # an MPSGraph type the macOS SDK does not declare
     ("/src/backends/mps/runtime/MPSDevice.mm:77:3: error: unknown type name 'MPSGraphCompilationDescriptor'\n",
      ["toolkit_below_extension_minimum", "driver_too_old"]),
+    # fairseq's compiled modules not built
+    ("  File \"fairseq/models/nat/levenshtein_utils.py\", line 14, in load_libnat\n    from fairseq import libnat_cuda\n"
+     "ImportError: cannot import name 'libnat_cuda' from 'fairseq' (/work/fairseq/fairseq/__init__.py)\n",
+     ["extension_not_compiled"]),
+    ("ImportError: Please build Cython components with: `pip install --editable .` or `python setup.py build_ext "
+     "--inplace`\n", ["extension_not_compiled"]),
+    # TorchSharp not finding its native libtorch (not referenced, or not where the host loads from)
+    ("Unhandled exception. System.NotSupportedException: This application or script uses TorchSharp but doesn't "
+     "contain a reference to libtorch-cuda-12.1-win-x64, Version=2.2.1.1.\n", ["library_not_found", "library_bug"]),
+    # the same where the report lists the IDE among its versions (an environment field, no build step)
+    ("Environment:\nVisual Studio 2022 17.9.2\n.NET Framework 4.8\nSystem.NotSupportedException: This application or "
+     "script uses TorchSharp but doesn't contain a reference to libtorch-cpu-win-x64, Version=2.1.0.1.\n",
+     ["library_not_found", "library_bug"]),
     # CUDA's "insufficient driver" on macOS without an NVIDIA GPU named: the driver, else no GPU CUDA can use
     ("MacBook Pro (macOS 10.13), CUDA 10.1 installed\ncudaGetDeviceCount returned 35\n-> CUDA driver version is "
      "insufficient for CUDA runtime version\n", ["driver_too_old", "no_gpu"]),
@@ -203,6 +216,9 @@ NOT = [
     # a CUDA compiler that works; MPS channels below the limit or another device's message
     ("-- The CUDA compiler identification is NVIDIA 12.4.131\n", "host_compiler_unsupported"),
     ("RuntimeError: Output channels > 65536 not supported by cuDNN frontend plan\n", "library_bug"),
+    # a name fairseq has as Python; TorchSharp's native library loaded
+    ("ImportError: cannot import name 'libnat_utils' from 'fairseq'\n", "extension_not_compiled"),
+    ("TorchSharp: loaded libtorch-cpu-win-x64 2.2.1.1 from runtimes/win-x64/native\n", "library_not_found"),
     # the insufficient driver on Linux (no macOS named); another hard link across file systems
     ("cudaGetDeviceCount returned 35\n-> CUDA driver version is insufficient for CUDA runtime version\n", "no_gpu"),
     ("ln: failed to create hard link '/mnt/data/x' => '/home/u/x': Invalid cross-device link\n",
