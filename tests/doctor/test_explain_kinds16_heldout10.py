@@ -144,6 +144,10 @@ READINGS = [
     ("Environment:\nVisual Studio 2022 17.9.2\n.NET Framework 4.8\nSystem.NotSupportedException: This application or "
      "script uses TorchSharp but doesn't contain a reference to libtorch-cpu-win-x64, Version=2.1.0.1.\n",
      ["library_not_found", "library_bug"]),
+    # a function missing from a package's compiled module, no release of the package shown
+    ("  File \"raymarch/render.py\", line 40, in march\n"
+     "AttributeError: module 'raymarch.cuda.csrc' has no attribute 'march_rays_train'\n",
+     ["extension_not_compiled", "package_api_version_mismatch"]),
     # CUDA's "insufficient driver" on macOS without an NVIDIA GPU named: the driver, else no GPU CUDA can use
     ("MacBook Pro (macOS 10.13), CUDA 10.1 installed\ncudaGetDeviceCount returned 35\n-> CUDA driver version is "
      "insufficient for CUDA runtime version\n", ["driver_too_old", "no_gpu"]),
@@ -219,6 +223,8 @@ NOT = [
     # a name fairseq has as Python; TorchSharp's native library loaded
     ("ImportError: cannot import name 'libnat_utils' from 'fairseq'\n", "extension_not_compiled"),
     ("TorchSharp: loaded libtorch-cpu-win-x64 2.2.1.1 from runtimes/win-x64/native\n", "library_not_found"),
+    # a function missing from a plain module of the project's own
+    ("AttributeError: module 'models.utils' has no attribute 'fused_forward'\n", "extension_not_compiled"),
     # the insufficient driver on Linux (no macOS named); another hard link across file systems
     ("cudaGetDeviceCount returned 35\n-> CUDA driver version is insufficient for CUDA runtime version\n", "no_gpu"),
     ("ln: failed to create hard link '/mnt/data/x' => '/home/u/x': Invalid cross-device link\n",

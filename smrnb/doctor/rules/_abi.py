@@ -615,6 +615,12 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if (len(parts) > 1 or ev.get("attribute")) and _an_installed_distribution(facts, ev, parts[0]):
         return ["package_api_version_mismatch"]  # (an attribute missing from the package itself: its name cut off)
+    mod = parts[-2] if ev.get("attribute") and len(parts) > 2 else ""
+    if mod and (mod.lower().endswith(_COMPILED_SUFFIXES) or mod in _COMPILED_NAMES):
+        # a function missing from a package's compiled module ('nerfacc.cuda.csrc', 'pkg._C') where no release of the
+        # package is shown: the module is a stub or a build of other sources (a JIT build that failed, a wheel
+        # without the kernels, a stale build); building it from the installed sources first, another release second
+        return ["extension_not_compiled", "package_api_version_mismatch"]
     if len(parts) > 1 or ev.get("attribute"):
         return []  # a module of a folder of the project's own (the working directory, PYTHONPATH): no release to pin
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
