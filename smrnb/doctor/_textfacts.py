@@ -1334,9 +1334,8 @@ def _scan_signs(r: _Reader, text: str, low: str) -> None:
 _GPU_COUNT_RE = re.compile(r"\b(?:(?:number of|num|n)[ _](?:gpus?|cuda[ _](?:gpus?|devices))|(?:cuda )?gpu[ _]count|"
                            r"(?:visible|available|detected) (?:gpus|cuda devices))\W{0,4}(?:is|=|:|->)?\W{0,3}"
                            r"([0-9]{1,3})\b|\b(?:found|detected|using) ([0-9]{1,3}) (?:gpus?|cuda devices?)\b")
-#: 'no GPU available' in words, as users and tools write it ("there are no CUDA GPUs available", "no GPU found"), and
-#: torch's own message in its ROCm builds, whose CUDA words are hipified ("RuntimeError: No HIP GPUs are available")
-_NO_GPUS_SAID_RE = re.compile(r"\bno (?:cuda[- ]?|nvidia |hip |rocm[- ]?)?(?:gpus?|cuda devices?|cuda-capable devices?)"
+#: 'no GPU available' in words, as users and tools write it ("there are no CUDA GPUs available", "no GPU found")
+_NO_GPUS_SAID_RE = re.compile(r"\bno (?:cuda[- ]?|nvidia )?(?:gpus?|cuda devices?|cuda-capable devices?)"
                               r"(?: (?:are|is|were|was))? (?:available|found|detected)\b")
 #: a GPU of another vendor named (the machine's graphics is not NVIDIA's: CUDA has nothing to run on)
 _OTHER_GPU_RE = re.compile(r"\b(?:intel(?:\(r\))? (?:iris|uhd|hd|arc)\b[^,;\n)]{0,24}|iris xe|uhd graphics \d{3}|"

@@ -56,10 +56,14 @@ READINGS = [
     ("  File \"app/audio.py\", line 12, in load\n    y = librosa.core.resample(y, 44100, 16000)\n"
      "TypeError: resample() takes 1 positional argument but 3 positional arguments (and 1 keyword-only argument) "
      "were given\nlibrosa 0.10.1\n", ["package_api_version_mismatch", "user_code_error"]),
-    # torch's ROCm builds: "No CUDA GPUs are available" hipified
+    # torch's ROCm builds: "No CUDA GPUs are available" hipified (the devices not given, else a ROCm wheel on a machine
+    # without an AMD GPU); an NVIDIA GPU named: the ROCm wheel first
     ("  File \"/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py\", line 302, in _lazy_init\n"
      "    torch._C._cuda_init()\nRuntimeError: No HIP GPUs are available\n",
-     ["gpu_not_exposed_to_process", "no_gpu"]),
+     ["gpu_not_exposed_to_process", "cpu_only_torch_with_gpu"]),
+    ("RUN pip install torch --index-url https://download.pytorch.org/whl/rocm6.2\n$ nvidia-smi -L\n"
+     "GPU 0: NVIDIA A10G (UUID: GPU-5d1e)\nRuntimeError: No HIP GPUs are available\n",
+     ["cpu_only_torch_with_gpu", "no_gpu"]),
     # a libtorch application's link-time undefined torch symbol with a std::string: the string ABI first
     ("/usr/bin/ld: main.o: in function `main':\nmain.cpp:(.text+0x8c): undefined reference to "
      "`torch::jit::load(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, "

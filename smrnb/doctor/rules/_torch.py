@@ -552,7 +552,7 @@ def _other_backend_codes(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
 
 
 #: library_messages rows of the ROCm runtime finding no AMD GPU
-ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device"})
+ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device", "torch_rocm_no_hip_gpus"})
 
 
 def _rocm_on_nvidia(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
