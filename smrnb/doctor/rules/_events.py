@@ -331,9 +331,10 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             "the nvidia kernel module would not load: 'No such device', its probe found no NVIDIA GPU it supports")
     if ev.get("kind") == "cuda_error" and s == {"driver_too_old"} and value(facts, "context", "os") == "macos" and \
-            not _has_gpu(facts):
+            not _has_gpu(facts) and not value(facts, "driver", "other_gpus"):
         # CUDA's driver on macOS (CUDA 10.2 was the last release for it) answers "insufficient driver" where the Mac has
-        # no NVIDIA GPU (an AMD or Intel one): an older CUDA driver than the runtime, else no GPU CUDA can use
+        # no NVIDIA GPU (an AMD or Intel one): an older CUDA driver than the runtime, else no GPU CUDA can use (the
+        # other vendor's GPU named: decide's reading, no_gpu first)
         return ["driver_too_old", "no_gpu"], "macOS, where most Macs have no NVIDIA GPU and CUDA ended with 10.2"
     if ev.get("kind") == "cuda_error" and "user_code_error" in s and \
             "cuipcopenmemhandle" in str(ev.get("line") or "").lower():
