@@ -5,4 +5,8 @@ import sys
 
 from smrnb._bootstrap import main
 
-sys.exit(main())
+rc = main()
+from smrnb._cli import guard_shutdown  # noqa: E402  (after the command: a Ctrl-C while Python shuts down)
+
+guard_shutdown()
+sys.exit(rc)

@@ -17,7 +17,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # while torch and the steps are imported: nothing has run yet
         print("smrnb: interrupted (Ctrl-C) while starting; nothing was written", file=sys.stderr, flush=True)
         return 130
-    return pipeline_main(argv)
+    rc = pipeline_main(argv)
+    if argv is None:  # the `smrnb` program itself: a Ctrl-C while it shuts down is answered (pipeline.cli)
+        guard_shutdown()
+    return rc
+
+
+def guard_shutdown() -> None:
+    """After a pipeline command ran in this process (``smrnb.pipeline.cli.guard_shutdown``); nothing otherwise."""
+    cli = sys.modules.get("smrnb.pipeline.cli")
+    if cli is not None:
+        cli.guard_shutdown()
 
 
 if __name__ == "__main__":  # pragma: no cover

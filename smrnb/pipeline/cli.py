@@ -14,6 +14,7 @@ import ctypes
 import importlib
 import json
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -308,6 +309,7 @@ class _Kept:
         self.reset()
 
     def reset(self) -> None:
+        self.ran: str | None = None  # the command main() ran in this process
         self.files: list[tuple[Path, tuple[int, int] | None]] = []
         self.stage: str | None = None
         self.folder: str | None = None
@@ -336,6 +338,17 @@ class _Kept:
         else:
             kept = "nothing was written"
         return f"smrnb {command}: interrupted (Ctrl-C){during}; {kept}"
+
+
+def guard_shutdown() -> None:
+    """For a program (``smrnb``, ``python -m smrnb``; not a caller of :func:`main` in its own process) whose
+    :func:`main` ran a command in this process and returned: a Ctrl-C while the interpreter shuts down (torch's and
+    OpenMP's teardown take a fraction of a second after the report) is ignored, so the process ends with the
+    command's own exit status after its last line ("wrote ...") instead of dying by the signal without a word. The
+    outputs were written whole and reported before. Only in the main thread. (CPython keeps an ignored SIGINT
+    through finalization; a Python handler would be reset to the default there.)"""
+    if _KEPT.ran and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _KEPT = _Kept()
@@ -608,6 +621,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _param_flags_hint(args, unknown, reg)
         parser.parse_args(argv)  # exits 2 on bad flags or values (one line, no generic usage text)
     _KEPT.reset()
+    _KEPT.ran = args.command if args.command in ("run", "demo", "step", "batch") else None
     try:
         if args.command == "steps":
             _print_steps(reg, args.format)
@@ -634,4 +648,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    guard_shutdown()
+    sys.exit(code)

@@ -257,6 +257,35 @@ def test_ctrl_c_during_a_run_says_what_was_kept_in_one_line(tmp_path):
     assert sorted(x.name for x in out.iterdir()) == ["notes.txt"]
 
 
+@pytest.mark.parametrize("entry", [["-m", "smrnb.pipeline.cli"], ["-m", "smrnb"]])
+def test_ctrl_c_after_the_report_ends_with_the_runs_own_status_not_the_signal(tmp_path, entry):
+    # the report ("wrote .../mesh.glb") is printed, then Python and torch take a fraction of a second to shut down: a
+    # Ctrl-C there used to kill the process by the signal (status -2, no word) after a complete run
+    import os
+    import signal
+    import time
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("source: {path: sample, stride: 4, max_frames: 6}\nsteps:\n  - step: tsdf\n"
+                   "    params: {voxel_size: 0.02}\n  - step: extract_mesh\n  - step: export\n"
+                   "    params: {path: mesh.glb}\n")
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, *entry, "run", str(cfg), "--output", str(out)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    seen, t0 = b"", time.monotonic()
+    os.set_blocking(p.stdout.fileno(), False)
+    while b"wrote " not in seen and p.poll() is None and time.monotonic() - t0 < TIMEOUT:
+        seen += p.stdout.read() or b""
+        time.sleep(0.005)
+    time.sleep(0.05)
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=60)
+    assert p.returncode == 0, (p.returncode, stderr.decode()[-2000:])
+    assert "Traceback" not in stderr.decode() + stdout.decode()
+    assert (out / "mesh.glb").stat().st_size > 1000
+
+
 def test_demo_refuses_the_users_file_before_any_work_and_its_default_folder_is_never_reused(tmp_path):
     from smrnb._files import default_output_folder
 
