@@ -228,6 +228,14 @@ def test_textured_glb_reads_back_as_textured_mesh(tmp_path):
         read_input(("textured_mesh",), plain)
 
 
+def _default_sigint() -> None:
+    """In the child before exec: SIGINT's default action (a suite started in the background of a non-interactive
+    shell ignores SIGINT, and a child would inherit that and never see the Ctrl-C these tests send)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_during_a_run_says_what_was_kept_in_one_line(tmp_path):
     import os
     import signal
@@ -240,7 +248,8 @@ def test_ctrl_c_during_a_run_says_what_was_kept_in_one_line(tmp_path):
     cfg.write_text("source: {path: sample, stride: 2}\nsteps:\n  - step: tsdf\n    params: {voxel_size: 0.01}\n"
                    "  - step: extract_mesh\n  - step: export\n    params: {path: mesh.glb}\n")
     p = subprocess.Popen([sys.executable, "-m", "smrnb.pipeline.cli", "run", str(cfg), "--output", str(out)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=_default_sigint)
     seen, t0 = b"", time.monotonic()
     os.set_blocking(p.stderr.fileno(), False)
     while b"running tsdf" not in seen and p.poll() is None and time.monotonic() - t0 < TIMEOUT:
@@ -271,7 +280,7 @@ def test_ctrl_c_after_the_report_ends_with_the_runs_own_status_not_the_signal(tm
                    "    params: {path: mesh.glb}\n")
     out = tmp_path / "out"
     p = subprocess.Popen([sys.executable, *entry, "run", str(cfg), "--output", str(out)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, start_new_session=True)
+                         stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_default_sigint)
     seen, t0 = b"", time.monotonic()
     os.set_blocking(p.stdout.fileno(), False)
     while b"wrote " not in seen and p.poll() is None and time.monotonic() - t0 < TIMEOUT:
