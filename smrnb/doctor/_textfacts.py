@@ -127,6 +127,9 @@ class _Reader:
         self.frame_pending = False
         #: the last "from m import a, b" line read: (m, its names, whether the names go on past the line)
         self.from_import: tuple[str, list[str], bool] | None = None
+        #: a bare "cannot import name 'x'" read before any from-import line (a title over the traceback, the
+        #: traceback's last line cut off): (name, line), named by the first from-import line that imports it
+        self.bare_import: tuple[str, str] | None = None
 
     def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
         d = self.facts[layer]
@@ -1127,10 +1130,17 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         if m:
             names = m.group(2).replace("(", " ").replace(",", " ").split()
             r.from_import = (m.group(1), names, m.group(2).rstrip().endswith("("))
+            if r.bare_import and r.bare_import[0] in names:
+                r.event("torch", "module_missing", r.bare_import[1], WEIGHT["module"],
+                        module=f"{m.group(1)}.{r.bare_import[0]}", import_name=True)
+                r.bare_import = None
     if "cannot import name" in low:
         found = _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line)
         for name, mod in found:
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True)
+        if not found and not r.from_import and r.bare_import is None:
+            first = _IMPORT_BARE_RE.search(line)
+            r.bare_import = (first.group(1), line) if first else None
         bare = None if found or not r.from_import else _IMPORT_BARE_RE.search(line)
         if bare and (bare.group(1) in r.from_import[1] or r.from_import[2]):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{r.from_import[0]}.{bare.group(1)}",

@@ -77,7 +77,12 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
     if not drv:
         return  # not collected (a text that shows nothing of the driver)
     if drv.get("status") == "broken":
-        yield broken_driver_finding(drv)
+        if not (drv.get("broken_kind") == "not_loaded" and from_text(facts, "driver", "broken_kind") and
+                has_sign(facts, "colab") and not (layer(facts, "context").get("container") or
+                                                  layer(facts, "context").get("slurm"))):
+            yield broken_driver_finding(drv)
+        # (in a Google Colab runtime no driver reached is a runtime without a GPU accelerator: the message's
+        # readings, no_gpu first, say so; tables nvidia_smi_messages and rules._events._platform_decides)
         return
     if drv.get("status") == "unavailable":
         yield Finding("driver_unavailable", "driver", "warning", "The NVIDIA driver did not answer",

@@ -350,7 +350,28 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         return ["opengl_egl_unavailable"] + [x for x in c if x != "opengl_egl_unavailable"][:MAX_READINGS - 1], (
             "the call that failed is a CUDA graphics-interop call (cudaGraphics*GL*/D3D*): the platform gives CUDA no "
             "access to the graphics context")
+    if ev.get("table") == "container_messages" and ev.get("key") in _DOCKER_GPU_REQUEST_ROWS and \
+            value(facts, "context", "os") == "macos" and not _has_gpu(facts):
+        # docker run --gpus on a Mac: Docker Desktop runs containers in a Linux VM that no NVIDIA GPU reaches, and the
+        # Mac has none CUDA can use (Apple silicon, or an AMD/Intel GPU): no GPU to give, whatever the daemon lacks
+        return ["no_gpu", "gpu_not_exposed_to_process"], (
+            "the container was started on macOS, whose Docker runs a Linux VM without an NVIDIA GPU")
+    if s & {"driver_broken", "gpu_not_exposed_to_process", "no_gpu"} and has_sign(facts, "colab") and \
+            (ev.get("key") in _NO_DRIVER_ROWS or ev.get("sign") == "nvrm") and not _has_gpu(facts) and \
+            not _in_container_or_job(facts):
+        # Google Colab's driver is the service's: nvidia-smi failing to reach it (or NVML finding none) in a Colab
+        # runtime is a runtime started without a GPU accelerator (Runtime > Change runtime type), not a broken install
+        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+            "a Google Colab runtime, whose driver comes with a GPU accelerator chosen for the runtime")
     return None
+
+
+#: container_messages rows of docker's GPU request refused (moby's 'could not select device driver', no nvidia runtime)
+_DOCKER_GPU_REQUEST_ROWS = frozenset({"no_device_driver", "unknown_runtime"})
+#: nvidia_smi_messages rows of no driver reached (nvidia-smi's 'couldn't communicate', NVML's driver not loaded / its
+#: library not found); the nvrm sign ('nvidia-smi has failed') is the same failure told in prose
+_NO_DRIVER_ROWS = frozenset({"couldnt_communicate", "driver_not_loaded_pynvml", "library_not_found_pynvml",
+                             "nvml_lib_not_found"})
 
 
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
