@@ -377,6 +377,11 @@ _FROM_IMPORT_LINE_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}[0-9]{1,6}\s{1,8}|
 #: an object's attribute missing ("AttributeError: 'EnforcedForest' object has no attribute 'node'"); None's left out
 _OBJ_ATTR_RE = re.compile(r"AttributeError: '(?!NoneType')([A-Za-z_][A-Za-z0-9_.]{0,100})' object has no attribute "
                           r"'([A-Za-z0-9_]{1,80})'")
+#: a class's attribute missing where the class is shown by its dotted qualified name ("type object
+#: 'MinkowskiEngineBackend._C.RegionType' has no attribute 'HYPERCUBE'"): CPython prints tp_name, the qualified name
+#: of an extension module's type (pybind11, C types), the bare name of a class defined in Python
+_TYPE_ATTR_RE = re.compile(r"type object '([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z0-9_]{1,60}){2,6})' has no attribute "
+                           r"'([A-Za-z0-9_]{1,80})'")
 _NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '([A-Za-z0-9_]{1,80})'|\s*$)")
 #: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "peft=0.10.0"):
 #: a distribution the text says is installed, or was, in that release
@@ -439,6 +444,10 @@ _CUDA_ERROR_QUOTED_RE = re.compile(r"CUDA [Ee]rror '([A-Za-z][A-Za-z ()/-]{2,80}
 _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:[^\s']{1,120}:[0-9]{1,6} )?(?:(-?[0-9]{1,5}) )?'([A-Za-z][^'\n]{1,80}?)\.?'", re.IGNORECASE)
 #: TensorFlow's gpu_device.cc: "CUDA runtime implicit initialization on GPU:0 failed. Status: <cudaGetErrorString>"
 _TF_STATUS_RE = re.compile(r"initialization on GPU:[0-9]{1,3} failed\. Status: ([A-Za-z][A-Za-z ()/'-]{2,80}?)\.?(?:$|\n|\s{2}|[\"`])")
+#: a driver API call named with its failure, pycuda's form ("cuInit failed: initialization error", "cuMemAlloc failed:
+#: out of memory": pycuda's call guard, the function's name and cuGetErrorString; recalled, its source not opened in
+#: round 17): a CUDA word for a short message
+_DRIVER_CALL_FAILED_RE = re.compile(r"\bcu[A-Z][A-Za-z0-9_]{2,40} failed: ")
 _GO_NVML_RE = re.compile(r"(?<![A-Za-z0-9_])(ERROR_[A-Z_]{3,40})\b")
 _ENUM_NAME_RE = re.compile(r"\b((?:cudaError|CUDA_ERROR_|NVML_ERROR_|NVRTC_ERROR_)[A-Za-z0-9_]{1,60})")
 
@@ -597,6 +606,10 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                  "after apt upgrade", "after system update", "after updating ubuntu",
                                  "unattended-upgrade"), False),
     ("dataloader", "torch", ("dataloader", "num_workers", "data loader worker"), True),
+    # a process forked from one that may have initialised CUDA (CUDA's state does not survive fork: the child's cuInit
+    # or first call fails)
+    ("forked_child", "driver", ("multiprocessing", "os.fork", "forked", "fork()", "set_start_method",
+                                "spawns a child", "in the child process"), True),
     # a suspend/resume (or hibernation) of the machine told with the failure: the driver's state after it
     ("suspend_said", "driver", ("after suspend", "after a suspend", "suspend my", "suspend the", "i suspend",
                                 "system suspends", "suspend/resume", "suspend and resume", "suspend-resume",
@@ -615,6 +628,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
 
 
 def _scan_libraries(r: _Reader, line: str, low: str) -> None:
+    if ".dylib" in low:
+        _scan_dylibs(r, line, low)
     if ".so" not in low and ".dll" not in low:
         return
     if "stubs/libcuda.so" in low and _stub_answered(line, low):
@@ -644,6 +659,27 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
         for name in _DLL_RE.findall(line):
             fam, ver = _dll_family(name)
             r.event("loader", "library_missing", line, WEIGHT["library"] + 4, library=name, family=fam, version=ver)
+
+
+#: a macOS library by its install name ('@rpath/libcudart.8.0.dylib', 'libcublas.dylib'): the version sits before
+#: .dylib, where Linux puts it after .so
+_DYLIB_RE = re.compile(r"(?<![A-Za-z0-9_+\-])lib([A-Za-z0-9_+\-]{1,60}?)((?:\.[0-9][0-9A-Za-z_]{0,8}){0,3})\.dylib(?![A-Za-z0-9_])")
+
+
+def _scan_dylibs(r: _Reader, line: str, low: str) -> None:
+    """macOS's libraries (dyld's 'Library not loaded: @rpath/libcudart.8.0.dylib', a listing of /usr/local/cuda/lib):
+    named as the Linux file of the same library and release (libcudart.so.8.0) for its family, missing where dyld's
+    or dlopen's words say so."""
+    missing = "library not loaded" in low or "image not found" in low or "(no such file)" in low
+    for m in _DYLIB_RE.finditer(line):
+        name = m.group(0)
+        fam, ver = lib_family(f"lib{m.group(1)}.so{m.group(2)}")
+        if missing and fam:
+            r.event("loader", "library_missing", line, WEIGHT["library"], library=name, family=fam, version=ver)
+        r.fact("loader", "libraries_named", [], line)
+        named = r.facts["loader"]["libraries_named"]
+        if name not in named and len(named) < 40:
+            named.append(name)
 
 
 #: what follows the toolkit's stub libcuda when it is the object that answered (the loader's or dlsym's "PATH: message"),
@@ -1151,6 +1187,10 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         _scan_called_names(r, line)
     if "object has no attribute" in low and "attributeerror" in low:
         _scan_attribute_in_package(r, line)
+    if "has no attribute" in low and "type object '" in low:
+        for qual, attr in _TYPE_ATTR_RE.findall(line)[:1]:
+            r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{qual}.{attr}", attribute=True,
+                    type_object=True)
     if "has no attribute" in low and "module '" in low:
         for mod, attr in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
@@ -1764,7 +1804,8 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
             for msg, row in msgs:  # a short message counts only beside a CUDA word (not a tool's own words)
                 # a long message quoted without its closing plural "s" ("... between these two device") counts too
                 if (msg in ll or (len(msg) >= 30 and msg.endswith("s") and msg[:-1] in ll)) and \
-                        (len(msg) >= 30 or "cuda" in ll or ("nvrtc" in ll and row.table == "nvrtc_results")):
+                        (len(msg) >= 30 or "cuda" in ll or ("nvrtc" in ll and row.table == "nvrtc_results")
+                         or _DRIVER_CALL_FAILED_RE.search(line)):
                     _enum_event(r, row, "message", line)
     for line in _lines_with(text, low, "cuda error: "):
         for msg in _CUDA_ERROR_MSG_RE.findall(line + "\n"):

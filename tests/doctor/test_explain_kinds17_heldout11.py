@@ -2,6 +2,8 @@
 """explain, round 17 (the kinds behind heldout11's misses, released): torch's other device-mismatch messages (an RNN's
 input and weights, nn.DataParallel's module not on device_ids[0], torch 1.x's "Expected object of backend"), pinning a
 tensor that is already on the GPU, mmcv's op without an implementation for the device (its CUDA ops not built),
+a compiled module's class without a member, nvcc's "Unknown option" without its prefix, cuInit's initialization error
+in a forked child (pycuda's "<call> failed:" form), macOS's dyld missing a CUDA library, torchvision half-imported,
 newer setuptools without pkg_resources.packaging, glibc's "FATAL: kernel too old", torch's extension builder parsing
 its own sm_90a, VS Code's "Kernel ... is not usable", nvidia-smi failing in a Google Colab runtime (a runtime without a
 GPU accelerator), docker run --gpus on a Mac (no NVIDIA GPU to give), and a bare "cannot import name 'x'" read before
@@ -63,6 +65,23 @@ READINGS = [
     ("ImportError: cannot import name 'ConvAlgo'\n\nTraceback (most recent call last):\n"
      "  File \"/usr/lib/python3.8/site-packages/spconv/pytorch/conv.py\", line 30, in <module>\n"
      "    from cumm.conv.bases import ConvAlgo, ConvOpType\n...\n", ["package_api_version_mismatch"]),
+    # a compiled module's class (shown by its qualified name) without a member: another release's name, else a typo
+    ("AttributeError: type object 'open3d.cpu.pybind.geometry.TriangleMesh' has no attribute 'create_from_point_cloud_"
+     "poisson_v2'\n", ["package_api_version_mismatch", "user_code_error"]),
+    # nvcc's "Unknown option" without its "nvcc fatal :" prefix, for an option only nvcc has
+    ("build fails: Unknown option '--expt-relaxed-constexpr' with the CUDA 7.0 toolkit\n", ["nvcc_option_unsupported"]),
+    # cuInit's 'initialization error' in a forked child (pycuda's "<call> failed: <message>" form)
+    ("the parent calls cuda.init(), then a multiprocessing worker (fork) calls it again:\n"
+     "pycuda._driver.LogicError: cuInit failed: initialization error\n", ["user_code_error", "driver_broken"]),
+    ("pycuda._driver.MemoryError: cuMemAlloc failed: out of memory\n", ["cuda_oom"]),
+    # macOS's loader missing a CUDA library by its install name
+    ("dyld[812]: Library not loaded: @rpath/libcublas.10.dylib\n  Referenced from: /Users/me/bin/solver\n"
+     "  Reason: tried: '/usr/local/cuda/lib/libcublas.10.dylib' (no such file)\n",
+     ["cudart_not_found", "prebuilt_binary_wrong_cuda"]),
+    # torchvision failing half-way through its own import: a release for another torch
+    ("  File \"/opt/conda/lib/python3.10/site-packages/torchvision/_meta_registrations.py\", line 18, in wrapper\n"
+     "AttributeError: partially initialized module 'torchvision' has no attribute 'extension' (most likely due to a "
+     "circular import)\n", ["companion_built_for_other_torch", "package_api_version_mismatch"]),
 ]
 
 
@@ -98,6 +117,23 @@ NOT = [
     # a bare "cannot import name" whose from-import line imports other names
     ("ImportError: cannot import name 'ConvAlgo'\n  File \"/usr/lib/python3.8/site-packages/app/run.py\", line 3\n"
      "    from cumm.conv.bases import ConvOpType\n", "package_api_version_mismatch"),
+    # a class of the program's own (a bare name) without the attribute
+    ("AttributeError: type object 'Config' has no attribute 'lr'\n", "package_api_version_mismatch"),
+    # another tool's unknown option; nvcc's --threads told without nvcc's prefix (other tools have the word too)
+    ("samtools sort: unknown option --threads=8\n", "nvcc_option_unsupported"),
+    ("unknown option '--split-mode' for rsync\n", "nvcc_option_unsupported"),
+    # cuInit's initialization error with no fork told; a fork told with another CUDA error
+    ("pycuda._driver.LogicError: cuInit failed: initialization error\n", "user_code_error"),
+    ("multiprocessing worker: pycuda._driver.LogicError: cuInit failed: no CUDA-capable device is detected\n",
+     "user_code_error"),
+    # a macOS library that loaded; another library than CUDA's missing
+    ("loaded /usr/local/cuda/lib/libcudart.10.2.dylib\n", "cudart_not_found"),
+    ("dyld: Library not loaded: @rpath/libomp.dylib\n  Reason: image not found\n", "cudart_not_found"),
+    # a circular import of the project's own torchvision.py; torchvision's attribute missing without the circular import
+    ("  File \"/home/me/exp/torchvision.py\", line 2, in <module>\n    import torchvision\nAttributeError: partially "
+     "initialized module 'torchvision' has no attribute 'models' (most likely due to a circular import)\n",
+     "companion_built_for_other_torch"),
+    ("AttributeError: module 'torchvision' has no attribute 'extension'\n", "companion_built_for_other_torch"),
 ]
 
 

@@ -545,6 +545,17 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # a file of the user's own in the traceback is named like the package (trimesh.py beside the script, outside
         # every installed tree and the package's own folder): Python imports it in the package's place
         return ["user_code_error"]
+    if ev.get("attribute") and parts[0] in ("torchvision", "torchaudio") and \
+            "partially initialized module" in str(ev.get("line") or "") and not _shadowing_file(facts, parts[0]):
+        # torchvision/torchaudio failing half-way through their own import (their torch.ops registrations, _meta_
+        # registrations' torchvision.extension) with no file of the user's own shadowing them: a release built for
+        # another torch than the installed one (torch upgraded or downgraded alone), else a release without the name
+        return ["companion_built_for_other_torch", "package_api_version_mismatch"]
+    if ev.get("type_object") and len(parts) > 2:
+        # a class of a compiled module (its qualified name: pybind11's and C types') lacking a member: the module was
+        # built and imports, so the code uses a name of another release of it (an enum member renamed, a method
+        # added later), else its own misspelling of the name
+        return ["package_api_version_mismatch", "user_code_error"]
     if parts[0] == "torch" and len(parts) == 1 and not ev.get("attribute"):
         notebook = has_sign(facts, "in_notebook")
         if building:

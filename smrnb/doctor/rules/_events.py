@@ -454,6 +454,12 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return first("no_gpu", "no NVIDIA driver or GPU on this machine")
     if {"driver_broken", "user_code_error"} <= s:
         said = str(ev.get("line") or "").lower()
+        if ("cuinit" in said or "init failure" in said or "init failed" in said) and has_sign(facts, "forked_child") and \
+                "initialization error" in said:
+            # cuInit's own 'initialization error' (CUDA_ERROR_NOT_INITIALIZED) in a process forked from one that
+            # initialised CUDA: CUDA's state does not survive fork(), the child must be started with spawn; else the
+            # driver's initialisation itself failed
+            return ["user_code_error", "driver_broken"], "the text tells of a forked (multiprocessing) child process"
         if "cuinit" in said or "init failure" in said or "init failed" in said:
             return first("driver_broken", "the call that failed is the driver's initialisation (cuInit) itself, which "
                                           "no calling code can skip")
