@@ -3,7 +3,7 @@
 input and weights, nn.DataParallel's module not on device_ids[0], torch 1.x's "Expected object of backend"), pinning a
 tensor that is already on the GPU, mmcv's op without an implementation for the device (its CUDA ops not built),
 a compiled module's class without a member, nvcc's "Unknown option" without its prefix, cuInit's initialization error
-in a forked child (pycuda's "<call> failed:" form), macOS's dyld missing a CUDA library, torchvision half-imported,
+in a forked child (pycuda's "<call> failed:" form), macOS's dyld missing a CUDA library, torchvision half-imported, numba finding no compute capability for its toolkit,
 newer setuptools without pkg_resources.packaging, glibc's "FATAL: kernel too old", torch's extension builder parsing
 its own sm_90a, VS Code's "Kernel ... is not usable", nvidia-smi failing in a Google Colab runtime (a runtime without a
 GPU accelerator), docker run --gpus on a Mac (no NVIDIA GPU to give), and a bare "cannot import name 'x'" read before
@@ -82,6 +82,10 @@ READINGS = [
     ("  File \"/opt/conda/lib/python3.10/site-packages/torchvision/_meta_registrations.py\", line 18, in wrapper\n"
      "AttributeError: partially initialized module 'torchvision' has no attribute 'extension' (most likely due to a "
      "circular import)\n", ["companion_built_for_other_torch", "package_api_version_mismatch"]),
+    # numba's CUDA target with a toolkit whose capabilities it cannot list (older than it supports, else newer)
+    ("$ conda list | grep cudatoolkit\ncudatoolkit 9.2 0\n  File \"numba/cuda/cudadrv/nvvm.py\", line 388, in "
+     "find_closest_arch\nNvvmSupportError: No supported GPU compute capabilities found. Please check your cudatoolkit "
+     "version matches your CUDA version.\n", ["toolkit_below_extension_minimum", "package_api_version_mismatch"]),
 ]
 
 
@@ -134,6 +138,9 @@ NOT = [
      "initialized module 'torchvision' has no attribute 'models' (most likely due to a circular import)\n",
      "companion_built_for_other_torch"),
     ("AttributeError: module 'torchvision' has no attribute 'extension'\n", "companion_built_for_other_torch"),
+    # numba refusing one GPU older than its toolkit supports (the GPU, not the toolkit)
+    ("NvvmSupportError: GPU compute capability 3.0 is not supported(requires >=3.5)\n",
+     "toolkit_below_extension_minimum"),
 ]
 
 
