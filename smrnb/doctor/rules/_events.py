@@ -350,6 +350,13 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         return ["opengl_egl_unavailable"] + [x for x in c if x != "opengl_egl_unavailable"][:MAX_READINGS - 1], (
             "the call that failed is a CUDA graphics-interop call (cudaGraphics*GL*/D3D*): the platform gives CUDA no "
             "access to the graphics context")
+    said = str(ev.get("line") or "").lower()
+    if {"driver_broken", "user_code_error"} <= s and "cuinit" in said and "initialization error" in said and \
+            has_sign(facts, "forked_child"):
+        # cuInit's own 'initialization error' (CUDA_ERROR_NOT_INITIALIZED) in a process forked from one that
+        # initialised CUDA: CUDA's state does not survive fork(), the child must be started with spawn; else the
+        # driver's initialisation itself failed
+        return ["user_code_error", "driver_broken"], "the text tells of a forked (multiprocessing) child process"
     if ev.get("table") == "container_messages" and ev.get("key") in _DOCKER_GPU_REQUEST_ROWS and \
             value(facts, "context", "os") == "macos" and not _has_gpu(facts):
         # docker run --gpus on a Mac: Docker Desktop runs containers in a Linux VM that no NVIDIA GPU reaches, and the
@@ -454,12 +461,6 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return first("no_gpu", "no NVIDIA driver or GPU on this machine")
     if {"driver_broken", "user_code_error"} <= s:
         said = str(ev.get("line") or "").lower()
-        if ("cuinit" in said or "init failure" in said or "init failed" in said) and has_sign(facts, "forked_child") and \
-                "initialization error" in said:
-            # cuInit's own 'initialization error' (CUDA_ERROR_NOT_INITIALIZED) in a process forked from one that
-            # initialised CUDA: CUDA's state does not survive fork(), the child must be started with spawn; else the
-            # driver's initialisation itself failed
-            return ["user_code_error", "driver_broken"], "the text tells of a forked (multiprocessing) child process"
         if "cuinit" in said or "init failure" in said or "init failed" in said:
             return first("driver_broken", "the call that failed is the driver's initialisation (cuInit) itself, which "
                                           "no calling code can skip")
