@@ -199,6 +199,9 @@ _DYLD_SYMBOL_RE = re.compile(r"Symbol not found: _([A-Za-z_][A-Za-z0-9_]{0,600})
 _UNDEF_REF_RE = re.compile(r"undefined reference to [`'‘\"]?([A-Za-z_][A-Za-z0-9_]{2,200})")
 #: GNU ld's demangled name of an undefined torch symbol at link time ("undefined reference to
 #: `c10::Error::Error(std::__cxx11::basic_string<...> const&, ...)'"): an application linked against libtorch
+#: GNU ld's undefined reference to a C++ standard library symbol that is not a string of the cxx11 ABI
+#: ("undefined reference to `std::runtime_error::runtime_error(char const*)'")
+_UNDEF_STD_REF_RE = re.compile(r"undefined reference to [`'‘](std::(?!__cxx11::)[^'’`\n]{1,300})['’]")
 _UNDEF_TORCH_REF_RE = re.compile(r"undefined reference to [`'‘]((?:c10|at|torch|caffe2)::[^'’`\n]{1,600})['’]")
 #: a CUDA math/communication library's API function as its headers name it (cusparseSpMM, cublasLtMatmul, ncclCommInitRank)
 _CUDA_API_RE = re.compile(r"\b((?:cusparse|cublasLt|cublas|cufft|curand|cusolver[A-Z]{0,2}|cudnn|nccl|nvjpeg|npp)"
@@ -409,7 +412,10 @@ _INCLUDER_RE = re.compile(r"([^\s:'\"]{1,300}\.(?:h|hpp|hxx|cuh|cu|cpp|cc|cxx|c)
 _LINK_RE = re.compile(r"(?:cannot find|library not found for|找不到) -l([A-Za-z0-9_+\-]{1,60})")
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
-_FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))? \(from versions: ([^)\n]{0,200})\)")
+#: pip's "Could not find a version that satisfies the requirement X[spec] [(from Y)] (from versions: ...)": Y is the
+#: package that requires X (pip's InstallRequirement.__str__ adds "(from <comes_from>)" for a dependency)
+_FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))?"
+                               r"(?: \(from ([A-Za-z0-9_.\-]{1,60})[^()\n]{0,80}\))? \(from versions: ([^)\n]{0,200})\)")
 #: a CUDA / NVML / NVRTC error given by number: the forms runtimes and frameworks print it in
 _CUDA_ERRNUM_RES = (
     re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|Cuda error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"
@@ -497,6 +503,10 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                               "build backend returned an error", "failed to build", "setup.py", "building wheel",
                               "preparing metadata", "building editable", "pyproject.toml", "pip install",
                               "requirement already satisfied", "collecting "), True),
+    # pip building a source tree it was given (a folder, a git URL: a project's own extension, a submodule of it)
+    ("pip_source_build", "toolkit", ("pip-req-build-", "pip install ./", "pip install -e ./", "pip install -e .",
+                                     "pip install .", "pip install git+", "pip3 install ./", "pip3 install git+",
+                                     "pip install submodules/", "pip install third_party/"), True),
     ("build_requirements_failed", "toolkit", ("getting requirements to build wheel ... error",
                                               "getting requirements to build wheel did not run successfully",
                                               "get_requires_for_build_wheel", "getting requirements to build editable"),
@@ -771,6 +781,9 @@ def _scan_symbols(r: _Reader, line: str, low: str) -> None:
         for sym in _UNDEF_TORCH_REF_RE.findall(line)[:2]:
             r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner="torch", needed_by=None,
                     version_lib=None, at="link")
+    if "undefined reference to" in low and "std::" in line:
+        for sym in _UNDEF_STD_REF_RE.findall(line)[:1]:
+            r.event("toolkit", "stdlib_undefined_at_link", line, WEIGHT["symbol"], symbol=sym)
     if "not defined" in low and "symbol " in low:
         for sym, lib in _SYM_NOT_DEFINED_RE.findall(line):
             r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=lib_family(lib)[0],
@@ -1187,6 +1200,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         _scan_called_names(r, line)
     if "object has no attribute" in low and "attributeerror" in low:
         _scan_attribute_in_package(r, line)
+        _scan_optional_import(r, line)
     if "has no attribute" in low and "type object '" in low:
         for qual, attr in _TYPE_ATTR_RE.findall(line)[:1]:
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{qual}.{attr}", attribute=True,
@@ -1227,13 +1241,17 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if "failed" in low or "could not build" in low:
         for name in _FAILED_BUILD_RE.findall(line)[:4]:
             r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package=name.lower())
+    if "errored out with exit status" in low and "pip-req-build-" in low and "setup.py" in low:
+        # pip before 21.2 running setup.py of a checkout it made (a git URL, a folder): the build failed, its reason in
+        # the lines above (src/pip/_internal/utils/subprocess.py: "Command errored out with exit status {}: {}")
+        r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package="a pip-req-build checkout")
     if "looking in" in low:
         for v in _LINKS_RE.findall(line):
             r.fact("kaolin", "links_page", v, line)
     if "from versions" in low:
-        for pkg, req, versions in _FROM_VERSIONS_RE.findall(line):
+        for pkg, req, parent, versions in _FROM_VERSIONS_RE.findall(line):
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
-                    versions=versions.strip())
+                    versions=versions.strip(), **({"required_by": parent.lower()} if parent else {}))
 
 
 def _scan_attribute_in_package(r: _Reader, line: str) -> None:
@@ -1247,6 +1265,22 @@ def _scan_attribute_in_package(r: _Reader, line: str) -> None:
         if top:
             r.event("torch", "attribute_in_package", line, WEIGHT["module"] + 10, package=top.lower(), object=obj,
                     attribute=attr)
+
+
+#: PyG's compiled companions, which PyG and the projects on it import optionally ("try: import torch_cluster / except
+#: ImportError: torch_cluster = None": torch_geometric/nn/pool/__init__.py, utils/dropout.py)
+_OPTIONAL_COMPANIONS = frozenset({"torch_cluster", "torch_scatter", "torch_sparse"})
+_NONE_ATTR_RE = re.compile(r"AttributeError: 'NoneType' object has no attribute '([A-Za-z_]\w{0,80})'")
+
+
+def _scan_optional_import(r: _Reader, line: str) -> None:
+    """'NoneType' has no attribute X where the text called ``companion.X(`` (``torch.called_names``): the module is
+    None because its optional import failed (not installed, or its compiled library did not load), read as that
+    module missing (``torch.module_missing``, ``none_import``)."""
+    m = _NONE_ATTR_RE.search(line)
+    top = (r.facts["torch"].get("called_names") or {}).get(m.group(1)) if m else None
+    if top in _OPTIONAL_COMPANIONS:
+        r.event("torch", "module_missing", line, WEIGHT["module"], module=top, none_import=True)
 
 
 def _scan_signature(r: _Reader, line: str) -> None:

@@ -487,7 +487,17 @@ def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], 
 #: of them missing is the package missing, not another release's)
 _TORCH_FAMILY = {"torchvision": frozenset({"transforms", "datasets", "models", "utils"}),
                  "torchaudio": frozenset({"transforms", "functional", "datasets"}),
-                 "torch_geometric": frozenset({"data", "nn", "datasets", "utils", "transforms"})}
+                 "torch_geometric": frozenset({"data", "nn", "datasets", "utils", "transforms"}),
+                 # PyG's compiled companions and spconv: each a package of its own, installed beside torch from a wheel
+                 # made for torch's release and CUDA (data.pyg.org/whl; spconv-cuXYZ on PyPI, spconv's README)
+                 "torch_scatter": frozenset(), "torch_sparse": frozenset(), "torch_cluster": frozenset(),
+                 "spconv": frozenset()}  # (spconv.pytorch missing: spconv 1.x is installed, another API)
+#: the pip command for a companion whose wheel is chosen by torch's CUDA (not the plain PyPI name)
+_COMPANION_INSTALL = {"spconv": "python -m pip install spconv-cu<xyz>   # xyz: torch's CUDA, e.g. spconv-cu118 "
+                                "(spconv's README)",
+                      **{p: f"python -m pip install {p.replace('_', '-')} -f https://data.pyg.org/whl/torch-<ver>+<cu>"
+                            ".html   # the page of the installed torch (PyG's install page)"
+                         for p in ("torch_scatter", "torch_sparse", "torch_cluster")}}
 
 @builds("torch_not_installed")
 def _package_not_installed(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
@@ -498,11 +508,45 @@ def _package_not_installed(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict
         return default_build("torch_not_installed", ev)
     return {"title": f"{top} is not installed in the Python that runs the code",
             "fix": f"{top} is not installed in the Python that runs this code (torch is a separate package): install "
-                   f"the {top} release made for the installed torch into that Python (`python -m pip install {top}` "
+                   f"the {top} release made for the installed torch into that Python (the command below "
                    "with the kernel's python, %pip install in a notebook; pytorch.org/get-started and the package's "
                    "own install page list the matching releases and their CUDA variants).",
-            "commands": ["python -c \"import sys, torch; print(sys.executable, torch.__version__)\"",
-                         f"python -m pip install {top}"]}
+            "commands": ["python -c \"import sys, torch; print(sys.executable, torch.__version__, torch.version.cuda)\"",
+                         _COMPANION_INSTALL.get(top, f"python -m pip install {top}")]}
+
+
+#: packages whose __init__ imports none of these subpackages (an attribute access finds them only once imported):
+#: pytorch3d's __init__.py holds only __version__ (facebookresearch/pytorch3d, pytorch3d/__init__.py); scikit-image
+#: before 0.20 imported no subpackage (0.20 added lazy loading through lazy_loader); PIL's __init__ imports none of
+#: its modules (Pillow docs: "from PIL import Image"); matplotlib's does not import pyplot
+SUBMODULES_NOT_IMPORTED: dict[str, frozenset[str]] = {
+    "pytorch3d": frozenset({"structures", "loss", "renderer", "ops", "io", "transforms", "utils", "datasets",
+                            "implicitron", "vis"}),
+    "skimage": frozenset({"measure", "io", "color", "filters", "transform", "feature", "morphology", "segmentation",
+                          "draw", "exposure", "util", "metrics", "restoration", "registration", "graph", "data"}),
+    "PIL": frozenset({"Image", "ImageDraw", "ImageFont", "ImageOps", "ImageFilter", "ImageEnhance"}),
+    "matplotlib": frozenset({"pyplot"})}
+
+
+def submodule_not_imported(ev: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(package, subpackage) when ``ev`` is 'module X has no attribute Y' for a subpackage Y of
+    :data:`SUBMODULES_NOT_IMPORTED`, else None."""
+    parts = str(ev.get("module") or "").split(".")
+    if ev.get("kind") == "module_missing" and ev.get("attribute") and len(parts) == 2 and \
+            parts[1] in SUBMODULES_NOT_IMPORTED.get(parts[0], ()):
+        return parts[0], parts[1]
+    return None
+
+
+def submodule_finding(pkg: str, sub: str, code: str) -> dict[str, Any]:
+    """The words of the two readings of a subpackage used without its import."""
+    who = "another installed package's code" if code == "library_bug" else "the calling code"
+    return {"title": f"{pkg}.{sub} is used without `import {pkg}.{sub}` ({who}): `import {pkg}` does not load it",
+            "fix": f"`import {pkg}` does not import its subpackage {sub} (the package's __init__ leaves it out), so "
+                   f"`{pkg}.{sub}` exists only once something imports it: add `import {pkg}.{sub}` (or `from {pkg}.{sub} "
+                   f"import ...`) before the call" + (" in that package's code, or take its release that does (report "
+                                                      "it upstream)" if code == "library_bug" else "") + ".",
+            "commands": [f"python -c \"import {pkg}.{sub}; print({pkg}.{sub}.__file__)\"   # the subpackage is there"]}
 
 
 #: released packages (import names) of smrnb users' stacks that a text names without showing them installed: the
@@ -556,6 +600,13 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # built and imports, so the code uses a name of another release of it (an enum member renamed, a method
         # added later), else its own misspelling of the name
         return ["package_api_version_mismatch", "user_code_error"]
+    if ev.get("attribute") and len(parts) == 2 and parts[1] in SUBMODULES_NOT_IMPORTED.get(parts[0], ()):
+        # 'module X has no attribute Y' where Y is a subpackage X's __init__ does not import: Python binds a submodule
+        # to its parent only once something imports it (the language reference, 'The import system', 5.4.2
+        # Submodules), so `import X` then `X.Y.f()` fails whatever the release: the calling code's missing import
+        # (`import X.Y`), the user's own or, where another installed package's code calls it, that package's bug
+        others = set(value(facts, "torch", "packages_installed") or []) - {parts[0]}
+        return ["library_bug", "user_code_error"] if others else ["user_code_error", "library_bug"]
     if parts[0] == "torch" and len(parts) == 1 and not ev.get("attribute"):
         notebook = has_sign(facts, "in_notebook")
         if building:
@@ -601,6 +652,12 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if compiled or (last.startswith("_") and not last.startswith("__") and not ev.get("import_name")):
         # a private name imported from a module ('cannot import name _helper from pkg.mod') is a function, not a
         # compiled submodule
+        if len(parts) == 2 and parts[0] in STACK_PACKAGES and not last.startswith("_") and not (
+                ev.get("own_import") or ev.get("import_name") or ev.get("attribute")):
+            # a released package's named compiled module imported by the calling code itself ('torch_cluster.knn_cuda'):
+            # never built, or a module of an older release the calling code was written for (releases rename and
+            # merge their compiled modules: torch_cluster 1.3's knn_cuda is not a module of its later releases)
+            return ["extension_not_compiled", "package_api_version_mismatch"]
         return ["extension_not_compiled"]
     if ev.get("own_import"):
         # an installed package's own file imports a module of its own that the install lacks: a compiled module never

@@ -96,8 +96,45 @@ def kaolin_findings(facts: Facts) -> Iterable[Finding]:
 KAOLIN_WHEEL_PAGE = "https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-{torch}_cu{cuda}.html"
 
 
+def _other_package(facts: Facts, ev: dict[str, Any]) -> str:
+    """The package pip found no release of when it is not kaolin ("" for kaolin, or when the text names none): the
+    event's own, else the first pip_no_match of the text (a reading of a similar report carries no package)."""
+    pkg = str(ev.get("package") or (ev.get("groups") or {}).get("pkg") or "")
+    if not pkg and ev.get("kind") != "pip_no_match":
+        pkg = next((str(e.get("package") or "") for e in events(facts, "kaolin", "pip_no_match")), "")
+    return "" if pkg in ("", "kaolin") or has_sign(facts, "kaolin") else pkg
+
+
+def _no_wheel_other(pkg: str, ev: dict[str, Any]) -> dict[str, Any]:
+    """pip found no file of ``pkg`` that fits this interpreter (its Python version, OS, CPU; a CUDA build's own index
+    not given), or conda no build of it that fits the other packages asked for: the words name that package and its
+    own install page, never kaolin's."""
+    line = str(ev.get("line") or "")[:160]
+    if str(ev.get("key") or "").startswith("conda_"):
+        return {"title": f"conda finds no build of {pkg} that fits the other packages asked for",
+                "fix": str(ev.get("meaning") or "conda finds no build combination that satisfies every package asked "
+                           "for: ask for the versions the other packages' builds need."),
+                "commands": [f"conda search '{pkg}'   # the builds the channels hold",
+                             f"conda install <packages> {pkg}=<the version the conflict chains name>   # or no pin"]}
+    return {"title": f"pip finds no {pkg} release for this Python / platform (from versions: "
+                     f"{str(ev.get('versions') or 'none')[:40] or 'none'})",
+            "evidence": [f"pip: {line}"] if line else [],
+            "fix": f"pip saw no file of {pkg} that fits this interpreter: no wheel of it for this Python version, OS or "
+                   f"CPU (or its CUDA builds live on an index of their own the command did not name). Check which "
+                   f"releases and wheel tags {pkg} publishes on its install page (https://pypi.org/project/{pkg}/#files "
+                   f"and the project's README), then use a Python that one exists for, its own index, or build it "
+                   f"from source.",
+            "commands": ["python -c \"import sys, platform; print(sys.version, platform.machine())\"",
+                         f"python -m pip index versions {pkg}   # the releases pip can see for this interpreter",
+                         f"python -m pip download {pkg} --no-deps -d /tmp/x -v   # the files pip skipped, and why"],
+            "severity": "error"}
+
+
 @builds("kaolin_no_wheel_for_combo")
 def _no_wheel(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    other = _other_package(facts, ev)
+    if other:
+        return _no_wheel_other(other, ev)
     page = value(facts, "kaolin", "links_page")
     extra = [f"pip saw only the PyPI placeholder: {str(ev.get('line') or '')[:120]}"]
     if page:
@@ -131,5 +168,13 @@ def kaolin_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "kaolin", "pip_no_match"):
         if ev.get("package") == "kaolin" or has_sign(facts, "kaolin"):
             yield from resolve(facts, ev, ["kaolin_no_wheel_for_combo"])
+        elif ev.get("required_by") and str(ev.get("versions") or "").strip() in ("", "none"):
+            # a dependency of the package being installed found nowhere pip looked (pip's "(from Y)": an index or a
+            # wheel page given with --no-index / -f holds Y but not X): install X first; else no file of X fits
+            yield from resolve(facts, {**ev, "weight": 26}, ["build_dependency_missing", "kaolin_no_wheel_for_combo"])
+        elif ev.get("package") not in ("torch", "torchvision", "torchaudio"):
+            # any other package with no release pip can use here (the corpus' code for no wheel of a combination,
+            # worded for that package): no file of it for this Python version, OS or CPU, or its own index not given
+            yield from resolve(facts, {**ev, "weight": 28}, ["kaolin_no_wheel_for_combo"])
     for ev in events(facts, "kaolin", "message"):
         yield from resolve(facts, ev)

@@ -484,8 +484,8 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 # raw kernel) skips (conda docs, 'Managing environments': activation sets PATH for the DLLs)
                 yield from resolve(facts, ev, ["library_not_found", "env_not_propagated_to_kernel"])
                 continue
-            yield from resolve(facts, ev, ["library_not_found"] + (_module_dll_reading(facts, m.group(1)) if theirs
-                                                                   else []))
+            yield from resolve(facts, {**ev, "bug": "wheel_lacks_dll", "module": m.group(1)} if theirs else ev,
+                               ["library_not_found"] + (_module_dll_reading(facts, m.group(1)) if theirs else []))
             continue
         if ev.get("key") == "exec_required_file_not_found" and _SCRIPT_NOT_STARTED_RE.search(str(ev.get("line") or "")):
             continue  # a script whose #! interpreter is missing ('/bin/bash\r' of CRLF line ends): no binary's kind
@@ -571,12 +571,14 @@ _TORCH_EXT_MODULE_RE = re.compile(r"_ext|[a-z][a-z0-9_]{1,40}_(?:ext|cuda|C)")
 def _module_dll_reading(facts: Mapping[str, Any], module: str) -> list[str]:
     """The second reading of a DLL missing for a compiled module other than torch's: torch's own DLLs when the text is
     about torch (an extension imported before torch); else, where the text names a CUDA release, the CUDA runtime DLL
-    of the release the package's binary was built for (cudart64_12.dll beside a CUDA 11 install); else none."""
+    of the release the package's binary was built for (cudart64_12.dll beside a CUDA 11 install); else the package's
+    own wheel, which lacks a DLL it needs (a Visual C++ runtime it neither bundles nor links statically, a library its
+    packaging left out: a release that ships it is the fix)."""
     imported = {str(x).split(".")[0].lower() for x in (value(facts, "loader", "modules_imported") or [])}
     installed = {str(x).lower() for x in (value(facts, "torch", "packages_installed") or [])}
     if value(facts, "torch", "version") or "torch" in imported | installed or _TORCH_EXT_MODULE_RE.fullmatch(module):
         return ["torch_libs_not_loaded"]
-    return ["prebuilt_binary_wrong_cuda"] if value(facts, "toolkit", "cuda_named") else []
+    return ["prebuilt_binary_wrong_cuda"] if value(facts, "toolkit", "cuda_named") else ["library_bug"]
 
 
 def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
@@ -831,6 +833,16 @@ _LIBSTDCXX_RE = re.compile(r"([^\s:'\"`]{0,300}libstdc\+\+\.so[.0-9]{0,12})")
 
 @builds("libstdcxx_too_old")
 def _libstdcxx(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("kind") == "stdlib_undefined_at_link":  # the linker's, at build time (rules.toolkit)
+        return {"title": f"The link finds no {str(ev.get('symbol'))[:100]}: the libstdc++ it links is older than the "
+                         "compiler's headers",
+                "fix": "The objects were compiled by a GCC whose C++ headers are newer than the libstdc++ the linker "
+                       "picks (an Anaconda/conda environment's older libstdc++ first on the library path, or one "
+                       "compiler's objects linked with another's runtime): build with the compiler that matches the "
+                       "environment's libstdc++ (conda's gxx in a conda environment), or link the newer libstdc++.",
+                "commands": ["g++ --version; g++ -print-file-name=libstdc++.so",
+                             "echo $LIBRARY_PATH $LD_LIBRARY_PATH   # a conda env's lib before the compiler's?",
+                             "conda install -c conda-forge gxx_linux-64   # conda env: a compiler of its own libstdc++"]}
     ver = str(ev.get("version") or (ev.get("groups") or {}).get("ver") or "GLIBCXX_x")
     m = _LIBSTDCXX_RE.search(str(ev.get("library") or ev.get("line") or ""))
     path = m.group(1) if m and "/" in m.group(1) else None

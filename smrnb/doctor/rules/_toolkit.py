@@ -289,6 +289,13 @@ def _build_dep(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         cmd = f"apt-file search lib{lib}.so"
     else:
         cmd = CODES_TABLE["build_dependency_missing"].check
+    if ev.get("required_by") and ev.get("package"):  # pip: a dependency of the package installed found nowhere
+        dep, parent = str(ev["package"]), str(ev["required_by"])
+        return {"title": f"{dep}, which {parent} requires, is not found where pip looked",
+                "fix": f"pip installs {parent} but finds no release of its dependency {dep} where it looked (a wheel page "
+                       f"or index given with -f/--no-index that holds only {parent}): install {dep} first from its own "
+                       f"source (PyPI or its project's install page), then {parent}.",
+                "commands": [f"python -m pip install {dep}", f"python -m pip install {parent}   # with the same -f page"]}
     what = h or (f"-l{lib}" if lib else None)
     said = str(ev.get("meaning") or "").split(": ")[0].rstrip(".")  # a table row's own sentence, already a title
     return {"title": f"The build needs {what}, which is not installed" if what else said or
@@ -359,6 +366,11 @@ def _nvcc_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 @builds("host_compiler_unsupported")
 def _host_cc(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("kind") == "stdlib_undefined_at_link":
+        return {"title": "The compiler does not match the C++ runtime the build links (mixed GCC installations)",
+                "fix": "Another compiler than the one the environment's C++ runtime belongs to builds the objects: pick "
+                       "one toolchain (the system gcc with the system libstdc++, or the environment's own compiler).",
+                "commands": ["which -a gcc g++ c++; g++ --version", "export CC=<gcc> CXX=<g++>   # one toolchain"]}
     g = (ev.get("groups") or {}).get("max") or value(facts, "toolkit", "max_gcc_for_build_nvcc")
     have = value(facts, "toolkit", "gcc") or {}
     return {"title": f"gcc is newer than nvcc accepts{(' (gcc ' + str(g) + ' at most)') if g else ''}"
@@ -473,10 +485,21 @@ def build_messages(facts: Facts) -> Iterable[Finding]:
         for f in resolve(facts, ev, _sign_codes(facts, str(ev.get("sign")))):
             missing += [f] if f.code == "cuda_home_missing" else []
             yield _nvcc_missing_in_notebook(facts, f)
+    for ev in events(facts, "toolkit", "stdlib_undefined_at_link"):
+        # the linker finds no definition of a C++ standard library symbol the objects use: they were compiled with a
+        # GCC whose headers are newer than the libstdc++ the link picks (an Anaconda environment's older copy first on
+        # the library path, a compiler mixed with another's runtime); GCC's libstdc++ ABI policy: symbols are added in
+        # later releases, never removed
+        yield from resolve(facts, {**ev, "weight": 30}, ["libstdcxx_too_old", "host_compiler_unsupported"])
     for ev in events(facts, "toolkit", "build_failed"):
         if _project_name(str(ev.get("package"))) in _cuda_extension_projects():
             # pip failed to build a CUDA extension and the text shows no compiler line that says why
             yield from resolve(facts, {**ev, "weight": 34, "groups": {"name": ev.get("package")}},
+                               ["extension_build_failed"])
+        elif has_sign(facts, "pip_source_build"):
+            # pip failed to build a source tree it was given (./gridencoder, a submodule, a git URL): in these stacks a
+            # project's own compiled extension, its compiler's reason elsewhere (ranked after any that says it)
+            yield from resolve(facts, {**ev, "weight": 24, "groups": {"name": ev.get("package")}},
                                ["extension_build_failed"])
     dropped = [e for e in events(facts, "context", "sign") if e.get("sign") == "env_dropped"]
     if missing and dropped:  # sudo, a scheduler or a spawner resets the environment that had the toolkit

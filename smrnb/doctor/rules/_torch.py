@@ -102,6 +102,10 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
 # ------------------------------------------------------------------ torch's messages, read in a text or probed
 @builds("user_code_error")
 def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    from smrnb.doctor.rules._abi import submodule_finding, submodule_not_imported
+
+    if sub := submodule_not_imported(ev):
+        return submodule_finding(*sub, "user_code_error")
     what = ev.get("message") if ev.get("kind") == "cuda_error" else ev.get("meaning")
     name = f"{ev.get('name')}: " if ev.get("kind") == "cuda_error" else ""
     title = f"Not your environment: {name}{str(what or 'an error of the calling code').rstrip('.')}"
@@ -148,7 +152,11 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
 
 @builds("library_bug")
 def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    from smrnb.doctor.rules._abi import submodule_finding, submodule_not_imported
+
     key, bug = str(ev.get("key") or ""), ev.get("bug")
+    if sub := submodule_not_imported(ev):
+        return submodule_finding(*sub, "library_bug")
     if key.startswith("mps_") or bug == "mps_crash":
         op = key == "mps_op_not_implemented" or key == "mps_dtype_unsupported"
         return {"title": ("torch's MPS backend lacks this operation in the installed release" if op else
@@ -177,6 +185,25 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [f"pip show {pkg}   # the release that crashes",
                              f"pip install --upgrade {pkg}   # a release with the fix, or: pip install '{pkg}==<the "
                              "release before>'"]}
+    if ev.get("kind") == "cuda_error" and not key:  # a kernel's fault (an enum whose readings include a release's bug)
+        return {"title": f"{ev.get('name') or 'A CUDA error'}: a bug of the kernel that faulted (a release of torch or "
+                         "of the extension that launched it)",
+                "fix": "A GPU kernel faulted: where the inputs are valid, the kernel of the release that launched it "
+                       "(torch's or an extension's) is at fault; compute-sanitizer names the kernel, and that package's "
+                       "other release (its issue tracker) is the fix.",
+                "commands": ["CUDA_LAUNCH_BLOCKING=1 compute-sanitizer --tool memcheck python <your script>   # the "
+                             "kernel and the bad access",
+                             "pip show torch <the extension>   # the releases, for their issue trackers; try another"]}
+    if bug == "wheel_lacks_dll":  # rules.loader: Windows' DLL load failed for a package's own compiled module
+        mod = ev.get("module") or "the module"
+        return {"title": f"The package's build of {mod} lacks a DLL it needs (its release's packaging)",
+                "fix": f"The installed release of the package that ships {mod} does not bring a DLL its compiled module "
+                       "needs (a Visual C++ runtime it neither bundles nor links statically, a library left out of the "
+                       "wheel): a later release of the package that ships it is the fix; installing the missing "
+                       "runtime (the Visual C++ Redistributable) works around it.",
+                "commands": ["pip show <the package>   # the release, for its issue tracker",
+                             "pip install --upgrade <the package>",
+                             "# or install the latest Visual C++ Redistributable (x64) from Microsoft"]}
     if key in _BUG_ROW_COMMANDS:
         return {"title": _row_title(ev), "detail": str(ev.get("meaning") or ""), "commands": _BUG_ROW_COMMANDS[key]}
     where = (ev.get("groups") or {}).get("file")
@@ -502,7 +529,15 @@ def _built_for_other_python(facts: Facts, ev: dict[str, Any]) -> list[str] | Non
     named = value(facts, "loader", "pythons_named") or []
     if built and any(v != built for v in named):
         return ["kernel_wrong_python"]
+    if built and _PY2_NO_MODULE_RE.search(str(ev.get("line") or "")):
+        # Python 2's wording (import.c: "No module named %.200s"); Python 3 quotes the name (importlib._bootstrap's
+        # _ERR_MSG "No module named {!r}"): a Python 2 ran the code beside a module built for CPython 3.x
+        return ["kernel_wrong_python"]
     return None
+
+
+#: the import error of Python 2, whose message names the module without quotes
+_PY2_NO_MODULE_RE = re.compile(r"ImportError: No module named [A-Za-z_]")
 
 
 #: the most shared memory one block can use on any GPU (bytes: 227 KB, compute capability 9.0 and 10.x; CUDA C++
