@@ -193,7 +193,10 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "other release (its issue tracker) is the fix.",
                 "commands": ["CUDA_LAUNCH_BLOCKING=1 compute-sanitizer --tool memcheck python <your script>   # the "
                              "kernel and the bad access",
-                             "pip show torch <the extension>   # the releases, for their issue trackers; try another"]}
+                             "pip show torch <the extension>   # the releases, for their issue trackers; try another"],
+                # behind the calling code's reading (an enum whose first reading is user_code_error) it is no failure
+                # of the environment either: a note, as that first reading, so the exit status stays 0
+                **({"severity": "info"} if list(ev.get("codes") or [])[:1] == ["user_code_error"] else {})}
     if bug == "wheel_lacks_dll":  # rules.loader: Windows' DLL load failed for a package's own compiled module
         mod = ev.get("module") or "the module"
         return {"title": f"The package's build of {mod} lacks a DLL it needs (its release's packaging)",
