@@ -413,9 +413,11 @@ _LINK_RE = re.compile(r"(?:cannot find|library not found for|找不到) -l([A-Za
 _LNK_RE = re.compile(r"cannot open input file '([A-Za-z0-9_\-]{1,60})\.lib'")
 _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
 #: pip's "Could not find a version that satisfies the requirement X[spec] [(from Y)] (from versions: ...)": Y is the
-#: package that requires X (pip's InstallRequirement.__str__ adds "(from <comes_from>)" for a dependency)
+#: package that requires X (pip/_internal/req/req_install.py, InstallRequirement.__str__ adds " (from {comes_from})";
+#: a requirements file's "-r file (line n)" is no package and is not read as one)
 _FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))?"
-                               r"(?: \(from ([A-Za-z0-9_.\-]{1,60})[^()\n]{0,80}\))? \(from versions: ([^)\n]{0,200})\)")
+                               r"(?: \(from ([A-Za-z0-9_][A-Za-z0-9_.\-]{0,59})[^()\n]{0,80}\))? \(from versions: "
+                               r"([^)\n]{0,200})\)")
 #: a CUDA / NVML / NVRTC error given by number: the forms runtimes and frameworks print it in
 _CUDA_ERRNUM_RES = (
     re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|Cuda error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"

@@ -87,6 +87,9 @@ NOT = [
     # pip finding releases (another version asked for than it has): no dependency missing; kaolin keeps its own words
     ("ERROR: Could not find a version that satisfies the requirement numpy==3.0 (from versions: 1.26.0, 1.26.4)\n",
      "build_dependency_missing"),
+    # pip's "(from -r file)": a requirements file asked for it, no package requires it
+    ("ERROR: Could not find a version that satisfies the requirement fvcore (from -r req.txt) (from versions: none)\n",
+     "build_dependency_missing"),
     # pip installing a package from PyPI that fails to build a pure wheel (no source tree of the user's)
     ("  ERROR: Failed building wheel for pycocotools\nFailed to build pycocotools\n", "extension_build_failed"),
     # pip installing a folder whose build went through
