@@ -236,6 +236,23 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _run_until(cmd: list[str], marker: bytes, stream: str) -> tuple[subprocess.Popen, bytes]:
+    """Start ``cmd`` in its own session (SIGINT's default restored) and read ``stream`` ("stdout" or "stderr")
+    until ``marker`` shows, the process ends or TIMEOUT passes: the process and what was read."""
+    import os
+    import time
+
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=_default_sigint)
+    pipe = getattr(p, stream)
+    seen, t0 = b"", time.monotonic()
+    os.set_blocking(pipe.fileno(), False)
+    while marker not in seen and p.poll() is None and time.monotonic() - t0 < TIMEOUT:
+        seen += pipe.read() or b""
+        time.sleep(0.005)
+    return p, seen
+
+
 def test_ctrl_c_during_a_run_says_what_was_kept_in_one_line(tmp_path):
     import os
     import signal
@@ -247,14 +264,8 @@ def test_ctrl_c_during_a_run_says_what_was_kept_in_one_line(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("source: {path: sample, stride: 2}\nsteps:\n  - step: tsdf\n    params: {voxel_size: 0.01}\n"
                    "  - step: extract_mesh\n  - step: export\n    params: {path: mesh.glb}\n")
-    p = subprocess.Popen([sys.executable, "-m", "smrnb.pipeline.cli", "run", str(cfg), "--output", str(out)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                         preexec_fn=_default_sigint)
-    seen, t0 = b"", time.monotonic()
-    os.set_blocking(p.stderr.fileno(), False)
-    while b"running tsdf" not in seen and p.poll() is None and time.monotonic() - t0 < TIMEOUT:
-        seen += p.stderr.read() or b""
-        time.sleep(0.02)
+    p, seen = _run_until([sys.executable, "-m", "smrnb.pipeline.cli", "run", str(cfg), "--output", str(out)],
+                         b"running tsdf", "stderr")
     time.sleep(0.3)
     os.killpg(p.pid, signal.SIGINT)
     stdout, stderr = p.communicate(timeout=60)
@@ -279,13 +290,7 @@ def test_ctrl_c_after_the_report_ends_with_the_runs_own_status_not_the_signal(tm
                    "    params: {voxel_size: 0.02}\n  - step: extract_mesh\n  - step: export\n"
                    "    params: {path: mesh.glb}\n")
     out = tmp_path / "out"
-    p = subprocess.Popen([sys.executable, *entry, "run", str(cfg), "--output", str(out)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_default_sigint)
-    seen, t0 = b"", time.monotonic()
-    os.set_blocking(p.stdout.fileno(), False)
-    while b"wrote " not in seen and p.poll() is None and time.monotonic() - t0 < TIMEOUT:
-        seen += p.stdout.read() or b""
-        time.sleep(0.005)
+    p, _ = _run_until([sys.executable, *entry, "run", str(cfg), "--output", str(out)], b"wrote ", "stdout")
     time.sleep(0.05)
     if p.poll() is None:
         os.killpg(p.pid, signal.SIGINT)
