@@ -6,7 +6,7 @@ import sys
 from smrnb._bootstrap import main
 
 rc = main()
-from smrnb._cli import guard_shutdown  # noqa: E402  (after the command: a Ctrl-C while Python shuts down)
+from smrnb._cli import guard_shutdown  # noqa: E402  (after the command: a Ctrl-C while Python shuts down is ignored)
 
 guard_shutdown()
 sys.exit(rc)

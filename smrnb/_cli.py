@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
         print("smrnb: interrupted (Ctrl-C) while starting; nothing was written", file=sys.stderr, flush=True)
         return 130
     rc = pipeline_main(argv)
-    if argv is None:  # the `smrnb` program itself: a Ctrl-C while it shuts down is answered (pipeline.cli)
+    if argv is None:  # the `smrnb` program itself: a Ctrl-C while Python shuts down is ignored (pipeline.cli)
         guard_shutdown()
     return rc
 
