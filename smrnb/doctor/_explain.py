@@ -187,8 +187,8 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
     rule recognised (up to two) or that one rule read one way without this machine's facts (one more, of another
     cause that is an error or a warning, not a note, when it has at least ``MIN_SHARE_BESIDE_A_RULE`` of the readers'
     mixed vote and the rule's code does not name it as the neighbour it is told from); each an ``info`` finding whose
-    sources say ``similar reports``, ranked after every rule's finding. Where the machine's facts decided, or the rule's one finding is a note, no guess is
-    added."""
+    sources say ``similar reports``, ranked after every rule's finding. Where the machine's facts decided, or the
+    rule's one finding is a note, no guess is added."""
     from smrnb.doctor import _similar
 
     index = _similar.shipped() if index is None else index

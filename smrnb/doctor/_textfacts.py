@@ -197,11 +197,11 @@ _MD_ESCAPED_SYMBOL_RE = re.compile(r"(?<=undefined symbol: )_Z[A-Za-z0-9_*\\]{2,
 #: C++'s _ZN3c10...)
 _DYLD_SYMBOL_RE = re.compile(r"Symbol not found: _([A-Za-z_][A-Za-z0-9_]{0,600})")
 _UNDEF_REF_RE = re.compile(r"undefined reference to [`'‘\"]?([A-Za-z_][A-Za-z0-9_]{2,200})")
-#: GNU ld's demangled name of an undefined torch symbol at link time ("undefined reference to
-#: `c10::Error::Error(std::__cxx11::basic_string<...> const&, ...)'"): an application linked against libtorch
 #: GNU ld's undefined reference to a C++ standard library symbol that is not a string of the cxx11 ABI
 #: ("undefined reference to `std::runtime_error::runtime_error(char const*)'")
 _UNDEF_STD_REF_RE = re.compile(r"undefined reference to [`'‘](std::(?!__cxx11::)[^'’`\n]{1,300})['’]")
+#: GNU ld's demangled name of an undefined torch symbol at link time ("undefined reference to
+#: `c10::Error::Error(std::__cxx11::basic_string<...> const&, ...)'"): an application linked against libtorch
 _UNDEF_TORCH_REF_RE = re.compile(r"undefined reference to [`'‘]((?:c10|at|torch|caffe2)::[^'’`\n]{1,600})['’]")
 #: a CUDA math/communication library's API function as its headers name it (cusparseSpMM, cublasLtMatmul, ncclCommInitRank)
 _CUDA_API_RE = re.compile(r"\b((?:cusparse|cublasLt|cublas|cufft|curand|cusolver[A-Z]{0,2}|cudnn|nccl|nvjpeg|npp)"
@@ -1189,11 +1189,11 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         found = _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line)
         for name, mod in found:
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True)
-        if not found and not r.from_import and r.bare_import is None:
-            first = _IMPORT_BARE_RE.search(line)
-            r.bare_import = (first.group(1), line) if first else None
-        bare = None if found or not r.from_import else _IMPORT_BARE_RE.search(line)
-        if bare and (bare.group(1) in r.from_import[1] or r.from_import[2]):
+        bare = None if found else _IMPORT_BARE_RE.search(line)
+        if bare and not r.from_import:
+            if r.bare_import is None:  # named by the first from-import line read later that imports it
+                r.bare_import = (bare.group(1), line)
+        elif bare and (bare.group(1) in r.from_import[1] or r.from_import[2]):
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{r.from_import[0]}.{bare.group(1)}",
                     import_name=True)
     if "typeerror" in low and "()" in low:

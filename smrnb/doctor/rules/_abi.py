@@ -499,6 +499,7 @@ _COMPANION_INSTALL = {"spconv": "python -m pip install spconv-cu<xyz>   # xyz: t
                             ".html   # the page of the installed torch (PyG's install page)"
                          for p in ("torch_scatter", "torch_sparse", "torch_cluster")}}
 
+
 @builds("torch_not_installed")
 def _package_not_installed(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     """torch itself, or one of its companions (``_TORCH_FAMILY``) a text shows missing: the finding names the package
@@ -600,7 +601,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # built and imports, so the code uses a name of another release of it (an enum member renamed, a method
         # added later), else its own misspelling of the name
         return ["package_api_version_mismatch", "user_code_error"]
-    if ev.get("attribute") and len(parts) == 2 and parts[1] in SUBMODULES_NOT_IMPORTED.get(parts[0], ()):
+    if submodule_not_imported(ev):
         # 'module X has no attribute Y' where Y is a subpackage X's __init__ does not import: Python binds a submodule
         # to its parent only once something imports it (the language reference, 'The import system', 5.4.2
         # Submodules), so `import X` then `X.Y.f()` fails whatever the release: the calling code's missing import

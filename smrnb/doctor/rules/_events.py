@@ -315,7 +315,9 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
     """Readings the platform decides for a CUDA failure: a device image compiled at run time that the driver refuses,
     the nvidia kernel module finding no device, an insufficient driver on macOS, CUDA IPC refused between processes,
     a graphics-interop call the platform refuses; None otherwise."""
-    jit = _RUNTIME_COMPILER_RE.search(str(ev.get("line") or "")) if ev.get("name") in _INVALID_IMAGE_ERRORS else None
+    said = str(ev.get("line") or "")
+    low = said.lower()
+    jit = _RUNTIME_COMPILER_RE.search(said) if ev.get("name") in _INVALID_IMAGE_ERRORS else None
     if jit and "driver_below_cuda_minor" in CODES:
         # code compiled at run time on this machine (pycuda's SourceModule with the nvcc on PATH, triton with its own
         # ptxas) is for this very GPU, so an image the driver calls invalid is one of a newer toolchain than the driver
@@ -337,21 +339,20 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         # other vendor's GPU named: decide's reading, no_gpu first)
         return ["driver_too_old", "no_gpu"], "macOS, where most Macs have no NVIDIA GPU and CUDA ended with 10.2"
     if ev.get("kind") == "cuda_error" and "user_code_error" in s and \
-            "cuipcopenmemhandle" in str(ev.get("line") or "").lower():
+            "cuipcopenmemhandle" in low:
         # CUDA IPC refusing another process's memory (an invalid value or context from cuIpcOpenMemHandle): the peer's
         # GPU hidden from this process or no peer access between the two (library_messages cuda_ipc_open_refused), not
         # the arguments of the calling code (a handle MPI or NCCL made and passed on)
         return ["gpu_not_exposed_to_process", "gpu_p2p_unsupported"], (
             "the call that failed is cuIpcOpenMemHandle, which maps another process's GPU memory into this one")
     if ev.get("name") in ("cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM") and "opengl_egl_unavailable" in \
-            CODES and _GRAPHICS_INTEROP_RE.search(str(ev.get("line") or "")):
+            CODES and _GRAPHICS_INTEROP_RE.search(said):
         # a CUDA-OpenGL/Direct3D interop call refused by the platform (WSL 2 has no CUDA-GL interop): the graphics
         # context CUDA cannot reach, not a broken driver
         return ["opengl_egl_unavailable"] + [x for x in c if x != "opengl_egl_unavailable"][:MAX_READINGS - 1], (
             "the call that failed is a CUDA graphics-interop call (cudaGraphics*GL*/D3D*): the platform gives CUDA no "
             "access to the graphics context")
-    said = str(ev.get("line") or "").lower()
-    if {"driver_broken", "user_code_error"} <= s and "cuinit" in said and "initialization error" in said and \
+    if {"driver_broken", "user_code_error"} <= s and "cuinit" in low and "initialization error" in low and \
             has_sign(facts, "forked_child"):
         # cuInit's own 'initialization error' (CUDA_ERROR_NOT_INITIALIZED) in a process forked from one that
         # initialised CUDA: CUDA's state does not survive fork(), the child must be started with spawn; else the
