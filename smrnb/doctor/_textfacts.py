@@ -591,6 +591,9 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("wsl", "context", ("wsl", "microsoft-standard"), True),
     # an NVIDIA Jetson board (its JetPack / Linux for Tegra): PyPI's aarch64 torch wheels there are CPU-only
     ("jetson", "context", ("jetson", "jetpack", "l4t", "nvidia tegra", "tegra194", "tegra234", "tegra210"), True),
+    # AMD's GPU platform (ROCm/HIP) named: the machine's GPU is AMD's, which CUDA builds (an extension's CUDA kernels)
+    # cannot use (round 18)
+    ("rocm_platform", "driver", ("rocm", "hip-clang", "amdgpu"), True),
     # code asking for the CUDA device by name (torch's / CTranslate2's / faster-whisper's device argument)
     ("cuda_device_asked", "context", ('device="cuda"', "device='cuda'", "device=cuda", "--device cuda",
                                       '("cuda"', "('cuda'", '"cuda", compute_type', "'cuda', compute_type"), True),
@@ -1424,7 +1427,7 @@ _GPU_COUNT_RE = re.compile(r"\b(?:(?:number of|num|n)[ _](?:gpus?|cuda[ _](?:gpu
 _NO_GPUS_SAID_RE = re.compile(r"\bno (?:cuda[- ]?|nvidia )?(?:gpus?|cuda devices?|cuda-capable devices?)"
                               r"(?: (?:are|is|were|was))? (?:available|found|detected)\b")
 #: a GPU of another vendor named (the machine's graphics is not NVIDIA's: CUDA has nothing to run on)
-_OTHER_GPU_RE = re.compile(r"\b(?:intel(?:\(r\))? (?:iris|uhd|hd|arc)\b[^,;\n)]{0,24}|iris xe|uhd graphics \d{3}|"
+_OTHER_GPU_RE = re.compile(r"\b(?:intel(?:\(r\)|®)? ?(?:iris|uhd|hd|arc|xe)\b[^,;\n)]{0,24}|iris xe|uhd graphics \d{3}|"
                            r"(?:amd )?radeon\b[^,;\n)]{0,20}|amd (?:rx|gpu)\b[^,;\n)]{0,12}|apple m[1-4]\b[^,;\n)]{0,10}|"
                            r"integrated (?:intel |amd )?(?:gpu|graphics))")
 

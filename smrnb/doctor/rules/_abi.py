@@ -590,6 +590,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # a file of the user's own in the traceback is named like the package (trimesh.py beside the script, outside
         # every installed tree and the package's own folder): Python imports it in the package's place
         return ["user_code_error"]
+    if not ev.get("attribute") and _shadowed_submodule(facts, ev, parts):
+        # (round 18) a submodule missing where the package is a file of the user's own (torchvision.py importing
+        # torchvision.transforms): the file is a module, not the package, so it has no submodules at all
+        return ["user_code_error"]
     if ev.get("attribute") and parts[0] in ("torchvision", "torchaudio") and \
             "partially initialized module" in str(ev.get("line") or "") and not _shadowing_file(facts, parts[0]):
         # torchvision/torchaudio failing half-way through their own import (their torch.ops registrations, _meta_
@@ -707,6 +711,39 @@ def _shadowing_file(facts: Mapping[str, Any], top: str) -> str:
     return ""
 
 
+#: the words of an extension built without its GPU code (pytorch3d's 'Not compiled with GPU support', detectron2's)
+_NO_GPU_BUILD_WORDS = ("not compiled with gpu support", "not compiled with cuda support", "not built with cuda")
+
+
+def _not_compiled_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
+    """The readings of an extension without its compiled (GPU) code: built without it, unless the machine has no
+    NVIDIA GPU to build for (ROCm/AMD's platform or another vendor's GPU named, macOS) and none of NVIDIA's is shown:
+    CUDA kernels could not run there at all, whatever the build (no_gpu first)."""
+    low = str(ev.get("line") or "").lower()
+    if any(w in low for w in _NO_GPU_BUILD_WORDS) and not (value(facts, "driver", "gpus") or
+                                                           value(facts, "driver", "driver_version")) and (
+            has_sign(facts, "rocm_platform") or value(facts, "driver", "other_gpus") or
+            value(facts, "context", "os") == "macos"):
+        return ["no_gpu", "extension_not_compiled"]
+    return ["extension_not_compiled"]
+
+
+def _shadowed_submodule(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> bool:
+    """Whether a missing module is a submodule of a package that a traceback file of the user's own shadows: Python 3's
+    'No module named X.Y' (its "'X' is not a package") with X.py of the user's own in the traceback, or Python 2's
+    bare 'No module named Y' (it names only the last part) where the text imports a package X that such a file
+    shadows."""
+    if ev.get("import_name") or not parts[0]:
+        return False
+    if len(parts) > 1:
+        return bool(_shadowing_file(facts, parts[0]))
+    line = str(ev.get("line") or "")
+    if not re.search(r"No module named [A-Za-z_]", line):
+        return False  # Python 3 quotes the full dotted name: a bare name there is a top-level module
+    imported = [str(m) for m in value(facts, "loader", "modules_imported") or []]
+    return any(m.lower() != parts[0].lower() and _shadowing_file(facts, m) for m in imported)
+
+
 def _package_itself(ev: Mapping[str, Any]) -> bool:
     """Whether a 'cannot import name' names no file for the package (a title, Python before 3.8) or its
     ``__init__.py`` under site-/dist-packages (an installed release)."""
@@ -817,7 +854,7 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
         elif ev.get("sign") == "cannot_import_c":
             if "undefined symbol" in str(ev.get("line") or "").lower():
                 continue  # the loader opened the module's file and read its symbols: it was built
-            yield from resolve(facts, ev, ["extension_not_compiled"])
+            yield from resolve(facts, ev, _not_compiled_codes(facts, ev))
     for ev in events(facts, "toolkit", "header_missing"):
         if torch_header_of_torch(ev):
             continue  # rules.torch: torch's own header needs a header this torch did not install

@@ -359,11 +359,15 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         # driver's initialisation itself failed
         return ["user_code_error", "driver_broken"], "the text tells of a forked (multiprocessing) child process"
     if ev.get("table") == "container_messages" and ev.get("key") in _DOCKER_GPU_REQUEST_ROWS and \
-            value(facts, "context", "os") == "macos" and not _has_gpu(facts):
+            (value(facts, "context", "os") == "macos" or value(facts, "driver", "other_gpus")) and not _has_gpu(facts):
         # docker run --gpus on a Mac: Docker Desktop runs containers in a Linux VM that no NVIDIA GPU reaches, and the
         # Mac has none CUDA can use (Apple silicon, or an AMD/Intel GPU): no GPU to give, whatever the daemon lacks
+        # (round 18: the same where the text names the machine's GPU as another vendor's, Intel's or AMD's, and no
+        # NVIDIA one: the daemon has no NVIDIA device to hand over)
         return ["no_gpu", "gpu_not_exposed_to_process"], (
-            "the container was started on macOS, whose Docker runs a Linux VM without an NVIDIA GPU")
+            "the container was started on macOS, whose Docker runs a Linux VM without an NVIDIA GPU"
+            if value(facts, "context", "os") == "macos" else
+            f"the machine's GPU is {value(facts, 'driver', 'other_gpus')[0]} (not NVIDIA's)")
     if s & {"driver_broken", "gpu_not_exposed_to_process", "no_gpu"} and has_sign(facts, "colab") and \
             (ev.get("key") in _NO_DRIVER_ROWS or ev.get("sign") == "nvrm") and not _has_gpu(facts) and \
             not _in_container_or_job(facts):
