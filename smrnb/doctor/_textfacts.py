@@ -256,6 +256,10 @@ _BUILT_RE = re.compile(r"(?:[Ff]ailed building wheel for|[Bb]uilding wheel for|[
 #: pip's own words for a package whose build failed
 _FAILED_BUILD_RE = re.compile(r"(?:[Ff]ailed building wheel for|[Cc]ould not build wheels for|[Ff]ailed to build|"
                               r"[Ff]ailed building editable for) ([A-Za-z0-9][A-Za-z0-9_.\-]{0,60})")
+#: pip's legacy install (setup.py install, no wheel built) of a package, its spinner ending in 'error' (pip 21-22:
+#: src/pip/_internal/operations/install/legacy.py, "Running setup.py install for %s", then 'error: legacy-install-failure')
+_LEGACY_INSTALL_FAILED_RE = re.compile(r"[Rr]unning setup\.py (?:install|develop) for ([A-Za-z0-9][A-Za-z0-9_.\-]{0,60}) "
+                                       r"\.\.\. error")
 _PIP_INSTALL_RE = re.compile(r"\bpip3? install ([^\n#]{1,400})")
 #: pip install options that take a value (the value is not a package)
 _PIP_VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
@@ -385,7 +389,8 @@ _OBJ_ATTR_RE = re.compile(r"AttributeError: '(?!NoneType')([A-Za-z_][A-Za-z0-9_.
 #: of an extension module's type (pybind11, C types), the bare name of a class defined in Python
 _TYPE_ATTR_RE = re.compile(r"type object '([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z0-9_]{1,60}){2,6})' has no attribute "
                            r"'([A-Za-z0-9_]{1,80})'")
-_NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '([A-Za-z0-9_]{1,80})'|\s*$)")
+_NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '([A-Za-z0-9_]{1,80})'|"
+                         r" ([A-Za-z_][A-Za-z0-9_]{0,80})(?=`|\s*$)|\s*$)")
 #: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "peft=0.10.0"):
 #: a distribution the text says is installed, or was, in that release
 _NAMED_RELEASE_RE = re.compile(r"\b([A-Za-z][A-Za-z0-9_\-]{1,40})(?:\s{0,2}={1,2}\s{0,2}|\s{1,2}version:?\s{1,2}|\s{1,2})v?"
@@ -1135,9 +1140,18 @@ def _installed_package_imports_its_own(r: _Reader, mod: str) -> bool:
     return any(f"{k}/{parent.replace('.', '/').lower()}/" in path for k in ("site-packages", "dist-packages"))
 
 
+#: a call of an extension's compiled module by its Python wrapper (``_C.rasterize_gaussians(``, ``_backend.morton3D(``),
+#: torch's own ``torch._C`` left out (round 18)
+_EXT_OP_CALL_RE = re.compile(r"(?<![\w.])(?:_C|_backend|_ext|_cuda|_ops)\.[A-Za-z_]\w{0,80}\(")
+
+
 def _scan_python(r: _Reader, line: str, low: str) -> None:
     if r.frame_pending:
         r.call_line, r.frame_pending = line.strip()[:400], False
+    if "incompatible function arguments" in low and _EXT_OP_CALL_RE.search(r.call_line):
+        # pybind11 refusing the arguments an extension's own wrapper passes its compiled module: the two come from
+        # different builds or sources (a stale _C beside newer Python files, or the reverse)
+        r.event("abi", "sign", line, WEIGHT["sign"], sign="extension_op_call", phrase=r.call_line[:80])
     if "-packages" in low or ".egg" in low or "installed" in low or "satisfied" in low or low.startswith("name:"):
         shown = r.facts["torch"].get("packages_installed") or []
         tops = [m.group(1) or m.group(2) or m.group(3) for m in _INSTALLED_PKG_RE.finditer(line[:4000])]
@@ -1211,7 +1225,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{qual}.{attr}", attribute=True,
                     type_object=True)
     if "has no attribute" in low and "module '" in low:
-        for mod, attr in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
+        for mod, quoted, bare in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
+            attr = quoted or bare  # (round 18: a name written without quotes, a report's paraphrase or placeholder)
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
                     attribute=True)
     if "." in line and any(ch.isdigit() for ch in line[:400]):
@@ -1245,6 +1260,9 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
                 r.fact("toolkit", "building", built, line, replace=True)
     if "failed" in low or "could not build" in low:
         for name in _FAILED_BUILD_RE.findall(line)[:4]:
+            r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package=name.lower())
+    if "... error" in low and "running setup.py" in low:
+        for name in _LEGACY_INSTALL_FAILED_RE.findall(line)[:2]:
             r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package=name.lower())
     if "errored out with exit status" in low and "pip-req-build-" in low and "setup.py" in low:
         # pip before 21.2 running setup.py of a checkout it made (a git URL, a folder): the build failed, its reason in

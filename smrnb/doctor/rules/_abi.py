@@ -460,6 +460,14 @@ def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str
     name = str(ev.get("name") or "")
     if not name or name.startswith("__"):
         return []
+    parts = str(ev.get("callee") or "").split(".")
+    if len(parts) == 2 and parts[1] in ("forward", "backward") and re.match(r"_[A-Za-z]", parts[0]) and \
+            ev.get("how") == "takes":
+        # (round 18) a private torch.autograd.Function of an extension's wrapper (class _Morton3D: forward(ctx, ...),
+        # called through _Morton3D.apply) given another number of arguments: the calling code and the installed
+        # wrapper are of different releases of the extension (a copy installed from an older checkout), else the
+        # wrapper's own bug
+        return ["package_api_version_mismatch", "library_bug"]
     if _called_package(facts, name):
         return ["package_api_version_mismatch", "user_code_error"]
     return []

@@ -268,6 +268,16 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         if m and near:
             return ["user_code_error", *(x for x in c if x != "user_code_error")], (
                 f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a misspelt name")
+    if ev.get("key") == "pybind11_incompatible_arguments" and has_sign(facts, "extension_op_call"):
+        # the call pybind11 refused is an extension's wrapper calling its own compiled module (_C.x(...)): the
+        # Python files and the compiled module disagree on the signature, one of them from another build (round 18)
+        return ["package_api_version_mismatch", "library_bug"], (
+            "the refused call is the extension's own wrapper calling its compiled module: the two are of different "
+            "builds (rebuild the extension from the sources its Python files come from)")
+    if ev.get("key") == "mmcv_version_range":
+        inside = _version_inside_range(str(ev.get("line") or ""))
+        if inside:
+            return ["library_bug", "package_api_version_mismatch"], inside
     if ev.get("key") in _HALF_ON_DEVICE_ROWS and (_has_gpu(facts) or has_sign(facts, "cuda_device_asked")):
         return ["user_code_error", "gpu_below_extension_minimum"], (
             "the code runs on an NVIDIA GPU: one without efficient float16 (compute capability below 7.0)")
@@ -285,6 +295,30 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
     newer_ok = _driver_runs_cuda_in_use(facts) if ev.get("name") in _NEWER_DRIVER_ERRORS else None
     if newer_ok:
         return [x for x in c if x not in ("driver_below_cuda_minor", "driver_too_old")], newer_ok
+    return None
+
+
+#: OpenMMLab's version assertion: the installed mmcv and the range the package accepts (round 18)
+_MMCV_RANGE_RE = re.compile(r"MMCV==(\d{1,3}(?:\.\d{1,4}){0,3}) is used but incompatible\. Please install "
+                            r"mmcv>=(\d{1,3}(?:\.\d{1,4}){0,3}), ?(<=?)(\d{1,3}(?:\.\d{1,4}){0,3})\b(?![\w.]*[a-z])")
+
+
+def _version_inside_range(line: str) -> str | None:
+    """Why an OpenMMLab package refusing an mmcv inside the very range it names is its own check's fault: its version
+    comparison (mmcv's digit_version of the 1.3 releases compared lists of unequal length, so 1.3.0 > 1.3); None when
+    the version is outside the range, or one of them is not plain numbers (rc/dev releases order otherwise)."""
+    m = _MMCV_RANGE_RE.search(line)
+    if not m:
+        return None
+
+    def key(v: str) -> tuple[int, ...]:
+        nums = [int(x) for x in v.split(".")]
+        return tuple(nums + [0] * (4 - len(nums)))
+
+    have, low, op, high = key(m.group(1)), key(m.group(2)), m.group(3), key(m.group(4))
+    if low <= have and (have <= high if op == "<=" else have < high):
+        return (f"mmcv {m.group(1)} is inside the range the check names (>={m.group(2)}, {op}{m.group(4)}): the "
+                "package's version check compares wrongly (a release with the fixed check, or mmcv's own fix)")
     return None
 
 
