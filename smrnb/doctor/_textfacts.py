@@ -1739,8 +1739,43 @@ def _scan_cudnn_mismatch(r: _Reader, line: str, low: str) -> None:
             r.event("loader", "sign", line, WEIGHT["sign"], sign="cudnn_mismatch", phrase=said[1][:80], groups=said[0])
 
 
+#: the text telling that another package's presence decides a failure (round 18): uninstalling it cures it, or it
+#: happens when that package is installed and the package of the text is then imported
+_COINSTALL_RE = re.compile(r"\buninstall(?:ing|ed)? [`'\"]?([A-Za-z][\w.-]{1,40})[`'\"]? (?:remedies|fixes|solves|resolves|"
+                           r"avoids)|\bwhen (?:i have |i've |you have )?[`'\"]?([A-Za-z][\w.-]{1,40})[`'\"]? (?:is )?installed"
+                           r"(?: (?:via|with|through) (?:pip|conda))?,? [`'\"]?import ", re.IGNORECASE)
+
+
+def _scan_coinstall(r: _Reader, line: str) -> None:
+    """Another package whose presence the text says decides the failure (``loader`` sign ``coinstall_decides``)."""
+    m = _COINSTALL_RE.search(line)
+    if m:
+        r.event("loader", "sign", line, WEIGHT["sign"], sign="coinstall_decides", phrase=m.group(0)[:80],
+                package=m.group(1) or m.group(2))
+
+
+#: torch's CUDA extensions that compile a module named _C (round 18): named in the text's prose, a '_C' that fails to
+#: load is theirs unless the traceback shows torch's own import
+_TORCH_EXTENSION_NAME_RE = re.compile(r"\b(pytorch3d|detectron2|diff[_-]gaussian[_-]rasterization|simple[_-]knn|"
+                                      r"tinycudann|nvdiffrast|gsplat|nerfacc|torchsparse|mmcv|kaolin|spconv|"
+                                      r"torch[_-](?:scatter|sparse|cluster|spline[_-]conv))\b", re.IGNORECASE)
+
+
+def _scan_extension_named(r: _Reader, line: str) -> None:
+    for m in _TORCH_EXTENSION_NAME_RE.finditer(line[:2000]):
+        named = r.facts["loader"].get("extensions_named") or []
+        name = m.group(1).lower().replace("-", "_")
+        if name not in named and len(named) < 8:
+            r.fact("loader", "extensions_named", [*named, name], line, replace=True)
+
+
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
+    if "_" in low or "3d" in low or "mmcv" in low or "kaolin" in low or "nerfacc" in low or "gsplat" in low or \
+            "nvdiffrast" in low or "tinycudann" in low or "spconv" in low or "detectron2" in low:
+        _scan_extension_named(r, line)
+    if "install" in low and len(line) < 2000:
+        _scan_coinstall(r, line)
     _scan_cudnn_mismatch(r, line, low)
     _scan_libraries(r, line, low)
     _scan_symbols(r, line, low)

@@ -83,6 +83,13 @@ READINGS = [
      ["package_api_version_mismatch", "library_bug"]),
     ("TypeError: _TruncExp.forward() takes 2 positional arguments but 3 were given\n",
      ["package_api_version_mismatch", "library_bug"]),
+    # an import-time crash that comes and goes with another package installed: their native libraries clash
+    ("$ python -c \"import open3d\"\nSegmentation fault (core dumped)\nIt happens only when I have pyrender "
+     "installed, import open3d alone works in a fresh env; uninstalling pyrender fixes it.\n",
+     ["native_library_conflict", "library_bug"]),
+    # Windows' missing procedure while importing a _C in a text about a torch extension (not torch's own import)
+    ("Built nvdiffrast on Windows 11 against torch 2.1, then upgraded torch\nImportError: DLL load failed while "
+     "importing _C: The specified procedure could not be found.\n", ["abi_torch_version_mismatch"]),
 ]
 
 
@@ -129,6 +136,13 @@ NOT = [
      "__init__(): incompatible constructor arguments. The following argument types are supported:\n",
      "library_bug"),
     ("TypeError: Encoder.forward() takes 2 positional arguments but 3 were given\n", "package_api_version_mismatch"),
+    # a crash where the user reinstalled the same package (no other package decides it)
+    ("Segmentation fault (core dumped) at import. I tried pip uninstall open3d and reinstalling, still crashes.\n",
+     "native_library_conflict"),
+    # torch's own _C failing in a text that names an extension
+    ("Installed nvdiffrast on Windows 11\n  File \"C:\\Python311\\Lib\\site-packages\\torch\\__init__.py\", line 139, in "
+     "<module>\n    from torch._C import *\nImportError: DLL load failed while importing _C: The specified procedure "
+     "could not be found.\n", "abi_torch_version_mismatch"),
 ]
 
 

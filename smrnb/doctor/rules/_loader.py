@@ -593,7 +593,9 @@ def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> 
         # torch's own compiled core has that name too: an extension's only where the text imports another package
         # (its traceback: "from diff_gaussian_rasterization import ..." then "from . import _C") and not torch's _C
         imported = {str(x).split(".")[0] for x in value(facts, "loader", "modules_imported") or []}
-        return bool(imported - {"torch"}) and not has_sign(facts, "torch_own_import")
+        # (round 18: or where the text names a torch CUDA extension that builds a _C of its own, pytorch3d's, in prose)
+        return bool(imported - {"torch"} or value(facts, "loader", "extensions_named")) and \
+            not has_sign(facts, "torch_own_import")
     # the compiled module torch's extension builder names by convention (_ext, <project>_ext) is a torch extension
     # even where the text shows no torch release (a title of one line)
     return bool(value(facts, "torch", "version")) or _TORCH_EXT_MODULE_RE.fullmatch(m.group(1)) is not None
@@ -672,6 +674,7 @@ def _crash_readings(facts: Mapping[str, Any]) -> Iterator[Finding]:
         yield from resolve(facts, {"kind": "state", "from": "text", "line": line, "weight": 16, "bug": "mps_crash",
                                    "fact": "the process crashed on torch's MPS backend"}, ["library_bug"])
     order = [e for e in events(facts, "loader", "sign") if e.get("sign") == "import_order"]
+    coinstall = [e for e in events(facts, "loader", "sign") if e.get("sign") == "coinstall_decides"]
     mods = [str(m) for m in value(facts, "loader", "modules_imported") or []]
     at = value(facts, "loader", "crashed_at_import")
     if order:
@@ -680,6 +683,12 @@ def _crash_readings(facts: Mapping[str, Any]) -> Iterator[Finding]:
         ev = {"kind": "state", "from": "text", "line": line, "modules": mods, "weight": 20 if at else 28,
               "fact": f"crashed {'at import ' + str(at) if at else 'in a process'} importing {', '.join(mods)}"}
         yield from resolve(facts, ev, ["native_library_conflict"])
+    elif coinstall:
+        # (round 18) the text says the crash comes and goes with another package installed (uninstalling it cures it):
+        # that package's native libraries and the crashing one's clash in the process (two copies of a library, a
+        # symbol resolved to the other's), whatever is imported
+        yield from resolve(facts, {**coinstall[0], "line": line, "modules": [*mods, str(coinstall[0].get("package"))],
+                                   "weight": 24}, ["native_library_conflict", "library_bug"])
     regression = [e for e in events(facts, "torch", "sign") if e.get("sign") == "regression_said"]
     if regression and not order and len(mods) < 2:
         pkg = mods[0] if mods else None
