@@ -87,6 +87,11 @@ READINGS = [
     ("$ python -c \"import open3d\"\nSegmentation fault (core dumped)\nIt happens only when I have pyrender "
      "installed, import open3d alone works in a fresh env; uninstalling pyrender fixes it.\n",
      ["native_library_conflict", "library_bug"]),
+    # a failure inside a library the text says was just upgraded (X==V): that release's bug, else code written for the
+    # release before (an API it changed)
+    ("Since upgrading to `ipywidgets==8.0.1` the slider fails:\n  File \"/opt/conda/lib/python3.10/site-packages/"
+     "ipywidgets/widgets/widget_int.py\", line 50, in __init__\nTraitError: The 'readout_format' trait of an "
+     "IntSlider instance expected a valid format\n", ["library_bug", "package_api_version_mismatch"]),
     # Windows' missing procedure while importing a _C in a text about a torch extension (not torch's own import)
     ("Built nvdiffrast on Windows 11 against torch 2.1, then upgraded torch\nImportError: DLL load failed while "
      "importing _C: The specified procedure could not be found.\n", ["abi_torch_version_mismatch"]),
@@ -136,6 +141,10 @@ NOT = [
      "__init__(): incompatible constructor arguments. The following argument types are supported:\n",
      "library_bug"),
     ("TypeError: Encoder.forward() takes 2 positional arguments but 3 were given\n", "package_api_version_mismatch"),
+    # an upgrade of another package than the one failing
+    ("Since upgrading to `jupyterlab==4.1.0` the widget fails:\n  File \"/opt/conda/lib/python3.10/site-packages/"
+     "ipywidgets/widgets/widget.py\", line 500, in __init__\nTraitError: The 'value' trait of an IntSlider instance "
+     "expected an int, not the float 3.5.\n", "package_api_version_mismatch"),
     # a crash where the user reinstalled the same package (no other package decides it)
     ("Segmentation fault (core dumped) at import. I tried pip uninstall open3d and reinstalling, still crashes.\n",
      "native_library_conflict"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from smrnb.doctor import tables
@@ -692,7 +692,23 @@ def regression_told(facts: Facts) -> Iterable[Finding]:
     if said and not crashed:
         yield from resolve(facts, {**said[0], "weight": 30, "bug": "regression", "package": None,
                                    "fact": f"the text says the failure began with an update ({said[0].get('phrase')})"},
-                           ["library_bug"])
+                           ["library_bug"] + (["package_api_version_mismatch"] if _upgraded_library_failing(
+                               facts, said[0]) else []))
+
+
+#: a package pinned in pip's form on a line ("after upgrading to `ipywidgets==7.0.0`")
+_PINNED_RE = re.compile(r"\b([A-Za-z][A-Za-z0-9_.-]{1,40})==[0-9]")
+
+
+def _upgraded_library_failing(facts: Facts, ev: Mapping[str, Any]) -> bool:
+    """Whether the update the text names is of a package (``X==V``) whose own installed files the traceback runs in
+    (round 18): code calling it that was written for its earlier release is the other reading of the regression
+    (an API the release changed), beside the release's own bug."""
+    line = str(ev.get("line") or "")
+    if not re.search(r"\b(?:upgrad|updat)", line.lower()):
+        return False
+    shown = {str(p).lower() for p in value(facts, "torch", "packages_installed") or []}
+    return any(m.group(1).lower().replace("-", "_") in shown for m in _PINNED_RE.finditer(line))
 
 
 @rule("torch")
