@@ -1404,7 +1404,13 @@ _SIGN_NOT = {"msvc": ("redistributable",),
 #: 17.8.3" (the IDE a report lists beside its .NET or Python versions) names no build step
 _SIGN_NOT_LINE = {"msvc": re.compile(r"\s{0,8}(?:[-*•]\s{0,4})?(?:ide\s{0,2}[:=]\s{0,4})?visual studio(?: community| "
                                      r"professional| enterprise)? 20[0-9]{2}(?: \(?v?[0-9]{2}(?:\.[0-9]{1,5}){1,3}\)?)?"
-                                     r"\s{0,8}$")}
+                                     r"\s{0,8}$"),
+                  # the terminal where Jupyter is launched, or where the error shows or a reproduction is typed, with
+                  # no word that code works there (round 18b: "an error in the notebook, works in the terminal" stays)
+                  "terminal_works": re.compile(
+                      r"(?:.{0,300}?(?:notebook (?:run|started|launched|opened) from|\blaunch(?:ing|ed)?\b)|"
+                      r"(?!.{0,300}?(?:\bworks?\b|\bworked\b|\bfine\b|success|\bloads?\b|no errors?|"
+                      r"without (?:any )?errors?)).{0,300}?(?:\berrors?\b|\breproduce\b)).*")}
 #: a configuration line's trailing comment ("batch_size: 64   # was 128 -> CUDA out of memory"): a note, not an error
 _CONFIG_COMMENT_RE = re.compile(r"^\s*[A-Za-z_][\w.\-]{0,60}\s*[:=][^#\n]*\s#\s")
 

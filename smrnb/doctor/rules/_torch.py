@@ -45,7 +45,9 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
                       Fix(why("torch_import_failed", "A missing CUDA library is usually a loader path or a torch "
                               "build for another CUDA; an undefined symbol a mixed install."),
                           (f"smr-doctor explain {_shell_quote(err)}",)))
-    if gpus and not torch.get("cuda") and not torch.get("hip"):
+    # torch's CUDA release known to be none (the probe's torch.version.cuda, a text's '+cpu' build): a text that names
+    # a GPU and a torch version but not torch's CUDA says nothing of a CPU-only build (round 18b: 0 of 17 right)
+    if gpus and "cuda" in torch and not torch.get("cuda") and not torch.get("hip"):
         cmds = []
         ok = torch_variants_for_driver(torch.get("version_base") or "", drv.get("driver_version") or "")
         if ok:
