@@ -644,6 +644,15 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                    "doesn't recognize my gpu", "does not recognize my gpu", "not using the gpu",
                                    "not using my gpu"), False),
     ("shm_named", "context", ("/dev/shm", "shm-size", "shm_size", "--ipc", "shared memory"), True),
+    # the user says the machine has no (NVIDIA) GPU at all: a GPU not given to the process is not the reading then
+    ("no_gpu_said", "driver", ("i don't have a gpu", "i don't have gpu", "i dont have a gpu", "i dont have gpu",
+                               "i don't have an nvidia", "i don't have nvidia", "don't have any nvidia",
+                               "i do not have a gpu", "i do not have an nvidia", "i have no gpu", "i have no nvidia",
+                               "don't have any gpu", "don't have a dedicated gpu", "without a dedicated gpu",
+                               "without any gpu", "w/o any gpu", "w/o gpu", "without an nvidia gpu",
+                               "machine has no gpu", "machine without gpu", "laptop without gpu", "has no nvidia gpu",
+                               "no nvidia gpu on", "cpu only nodes", "cpu-only nodes", "没有gpu", "没有显卡", "没有独显",
+                               "没有nvidia"), False),
 )
 
 

@@ -98,3 +98,29 @@ def test_a_terminal_where_the_code_works_is_still_the_sign(said):
     signs = {e.get("sign") for e in res.facts.get("jupyter", {}).get("events") or ()}
     assert "terminal_works" in signs
     assert "kernel_wrong_python" in rule_codes(text), rule_codes(text, n=3)
+
+
+# --- the user says the machine has no NVIDIA GPU: no GPU first, not a GPU kept from the process -------------------------
+
+@pytest.mark.parametrize("text", [
+    "Tried the CLI on my office PC, I don't have an NVIDIA card in it.\n"
+    "OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n",
+    "Our cluster's cpu-only nodes fail at start-up:\nCUDA error: no CUDA-capable device is detected\n",
+    "ps: i have no gpu, only the integrated one\nRuntimeError: No CUDA GPUs are available\n",
+])
+def test_a_machine_said_to_have_no_gpu_reads_no_gpu_first(text):
+    assert rule_codes(text)[0] == "no_gpu", rule_codes(text, n=3)
+
+
+@pytest.mark.parametrize("text", [
+    # torch's own words about a CPU-only machine are no statement of the user's
+    "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are "
+    "running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu')\n",
+    # in a container the GPU not given stays a reading first, whatever the host
+    "docker run --rm my-image python run.py   (the host has no NVIDIA GPU on it? it has an RTX 3060)\n"
+    "OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n",
+])
+def test_no_gpu_said_is_not_read_from_torch_or_inside_a_container(text):
+    res = explain_result(text, similar=False)
+    assert not any("the text says the machine has no NVIDIA GPU" in e for f in res.findings for e in f.evidence), \
+        rule_codes(text, n=3)

@@ -409,6 +409,12 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         # runtime is a runtime started without a GPU accelerator (Runtime > Change runtime type), not a broken install
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             "a Google Colab runtime, whose driver comes with a GPU accelerator chosen for the runtime")
+    if "no_gpu" in s and s & {"gpu_not_exposed_to_process", "driver_broken", "driver_too_old"} and \
+            has_sign(facts, "no_gpu_said") and not _has_gpu(facts) and not _in_container_or_job(facts):
+        # the user says the machine has no (NVIDIA) GPU, and no GPU is named nor a container or job shown: no device to
+        # give the process, no driver to break (round 18b: gpu_not_exposed_to_process was first on such texts)
+        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+            "the text says the machine has no NVIDIA GPU")
     return None
 
 
