@@ -216,3 +216,52 @@ def test_naive_bayes_posterior_is_a_distribution_that_favours_the_cause_of_share
     idx = _similar.Index({"libcudart": 1.0, "cannot open": 1.0, "no kernel": 1.0, "image": 1.0}, reports)
     post = idx.bayes({"libcudart": 2.0, "cannot open": 1.0})
     assert abs(sum(post.values()) - 1) < 1e-9 and post["a"] > 0.9 > post["b"]
+
+
+def _tiny_index() -> _similar.Index:
+    """An index of eight made-up reports: three of an installed library's changed API raising a plain bug in its own
+    files, five of a CUDA runtime library missing (a term in half of the reports or more carries no weight)."""
+    lib = ('Traceback (most recent call last):\n  File "run_{n}.py", line 9, in <module>\n    out = model.render(x)\n'
+           '  File "/opt/conda/lib/python3.10/site-packages/meshkit/render.py", line {n}, in render\n'
+           '    self.backend.rasterize_points(x)\nAttributeError: \'Backend\' object has no attribute \'rasterize_points\'')
+    cuda = "ImportError: libcudart.so.1{n}.0: cannot open shared object file: No such file or directory"
+    rows = [{"id": f"lib-{n}", "url": f"https://example.org/lib/{n}", "cause": "package_api_version_mismatch",
+             "text": lib.format(n=n), "fix": "install the release the code was written for"} for n in (1, 2, 3)]
+    rows += [{"id": f"cuda-{n}", "url": f"https://example.org/cuda/{n}", "cause": "cudart_not_found",
+              "text": cuda.format(n=n), "fix": "make the runtime visible"} for n in (1, 2, 3, 4, 5)]
+    return _similar.Index.build(rows)
+
+
+def test_a_plain_bug_raised_in_a_librarys_files_may_be_backed_by_a_clear_vote():
+    # an AttributeError of a library's own object, raised in its site-packages file, no word of the field: held back
+    # by the field's gate, yet a clear vote of the reports may read it (a library's changed API)
+    text = ('Traceback (most recent call last):\n  File "demo.py", line 4, in <module>\n    img = model.render(pts)\n'
+            '  File "/usr/lib/python3/dist-packages/meshkit/render.py", line 77, in render\n'
+            '    self.backend.rasterize_points(pts)\n'
+            "AttributeError: 'Backend' object has no attribute 'rasterize_points'")
+    assert not _similar.reads_as_a_failure_of_the_field(text)
+    assert _similar._fails_beside_a_vote(text)
+    read = _tiny_index().readings(text)
+    assert read and read[0].code == "package_api_version_mismatch"
+
+
+@pytest.mark.parametrize("last", [
+    "NameError: name 'rasterize_points' is not defined",
+    "ZeroDivisionError: division by zero",
+    "SyntaxError: invalid syntax",
+    "KeyError: 'backend'",
+])
+def test_a_slip_in_the_persons_own_file_is_not_backed_by_a_vote(last):
+    # the same words of a library, but the last exception is a plain bug raised in the person's own file: no
+    # reading unless a known report is very like it
+    text = ('Traceback (most recent call last):\n  File "demo.py", line 4, in <module>\n'
+            '    img = model.render(pts) / count  # meshkit rasterize_points backend\n' + last)
+    assert not _similar._fails_beside_a_vote(text)
+    # ... while the same exception raised inside an installed package's files may be (a package that no longer
+    # runs on this Python: a SyntaxError in its site-packages file)
+    inside = text.replace('File "demo.py"', 'File "/home/u/.local/lib/python3.7/site-packages/meshkit/__init__.py"')
+    assert _similar._fails_beside_a_vote(inside)
+
+
+def test_words_that_tell_of_no_failure_are_not_backed_by_a_vote():
+    assert not _similar._fails_beside_a_vote("meshkit render works now with the new backend, thanks")
