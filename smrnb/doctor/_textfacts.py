@@ -130,6 +130,9 @@ class _Reader:
         #: a bare "cannot import name 'x'" read before any from-import line (a title over the traceback, the
         #: traceback's last line cut off): (name, line), named by the first from-import line that imports it
         self.bare_import: tuple[str, str] | None = None
+        #: TorchScript's "Tried to access nonexistent attribute or method 'x' of type 'T'" read, its frame (printed
+        #: after the message) not yet: (line, type)
+        self.script_attr: tuple[str, str] | None = None
 
     def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
         d = self.facts[layer]
@@ -422,7 +425,13 @@ _LINKS_RE = re.compile(r"Looking in (?:links|indexes): (\S{1,300})")
 #: a requirements file's "-r file (line n)" is no package and is not read as one)
 _FROM_VERSIONS_RE = re.compile(r"requirement ([A-Za-z0-9_.\-]{1,60})(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))?"
                                r"(?: \(from ([A-Za-z0-9_][A-Za-z0-9_.\-]{0,59})[^()\n]{0,80}\))? \(from versions: "
-                               r"([^)\n]{0,200})\)")
+                               r"([^)\n]{0,200})(\)?)")
+#: pip's two lines without the versions it saw (cut from a pasted log, or an older pip's): "Could not find a version
+#: that satisfies the requirement X (from Y)" and "No matching distribution found for X" (src/pip/_internal/
+#: resolution/legacy/resolver.py and index/package_finder.py: the first with " (from versions: ...)" appended)
+_NO_VERSION_RE = re.compile(r"(?:satisfies the requirement|No matching distribution found for) ([A-Za-z0-9_.\-]{1,60})"
+                            r"(?:[=<>!~]{1,2}([0-9][0-9A-Za-z.+]{0,24}))?(?: \(from ([A-Za-z0-9_][A-Za-z0-9_.\-]{0,59})"
+                            r"[^()\n]{0,80}\))?")
 #: a CUDA / NVML / NVRTC error given by number: the forms runtimes and frameworks print it in
 _CUDA_ERRNUM_RES = (
     re.compile(r"(?:cuda runtime error|CUDA error|CUDA Error|Cuda error|cudaError|CUDA_ERROR|CUresult|nvmlReturn|NVML error|nvrtc error)"
@@ -1175,6 +1184,9 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         m = _TB_FILE_RE.match(line.strip())
         path = m.group(1).replace("\\", "/") if m else ""
         r.frame, r.call_line, r.frame_pending = path, "", bool(path)
+        if r.script_attr and path:
+            _scan_exception_in_package(r, r.script_attr[0], "TorchScript", script_type=r.script_attr[1])
+            r.script_attr = None
         if path and not any(k in path.lower() for k in ("site-packages/", "dist-packages/", ".egg/", "<")):
             files = r.facts["torch"].get("source_files") or []
             if path not in files and len(files) < 40:
@@ -1226,9 +1238,18 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         _scan_signature(r, line)
     if len(line) < 600 and (("(" in line and "." in line) or "import " in line):
         _scan_called_names(r, line)
+    if "assertionerror" in low or "syntaxerror" in low:
+        m = _EXC_LINE_RE.match(line.strip())
+        if m:
+            _scan_exception_in_package(r, line, m.group(1))
+    if "nonexistent attribute or method" in low:
+        m = _SCRIPT_ATTR_RE.search(line)
+        r.script_attr = (line, m.group(1)) if m else None
     if "object has no attribute" in low and "attributeerror" in low:
         _scan_attribute_in_package(r, line)
         _scan_optional_import(r, line)
+    if "object has no attribute" in low and "' object" in low:
+        _scan_class_attribute(r, line)
     if "has no attribute" in low and "type object '" in low:
         for qual, attr in _TYPE_ATTR_RE.findall(line)[:1]:
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{qual}.{attr}", attribute=True,
@@ -1281,9 +1302,17 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for v in _LINKS_RE.findall(line):
             r.fact("kaolin", "links_page", v, line)
     if "from versions" in low:
-        for pkg, req, parent, versions in _FROM_VERSIONS_RE.findall(line):
+        for pkg, req, parent, versions, closed in _FROM_VERSIONS_RE.findall(line):
+            # the list cut at the line's end (it goes on in the next line): versions were seen, which ones not read
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=pkg.lower(), requested=req or None,
-                    versions=versions.strip(), **({"required_by": parent.lower()} if parent else {}))
+                    versions=versions.strip() if closed else (versions.strip() or "..."),
+                    **({"required_by": parent.lower()} if parent else {}))
+    elif "satisfies the requirement" in low or "no matching distribution found for" in low:
+        m = _NO_VERSION_RE.search(line)
+        if m and not any(e.get("kind") == "pip_no_match" for e in r.events["kaolin"]):  # one reading of one failure
+            r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=m.group(1).lower().rstrip("."),
+                    requested=m.group(2) or None, versions="not shown",
+                    **({"required_by": m.group(3).lower()} if m.group(3) else {}))
 
 
 def _scan_attribute_in_package(r: _Reader, line: str) -> None:
@@ -1297,6 +1326,58 @@ def _scan_attribute_in_package(r: _Reader, line: str) -> None:
         if top:
             r.event("torch", "attribute_in_package", line, WEIGHT["module"] + 10, package=top.lower(), object=obj,
                     attribute=attr)
+
+
+#: a Python exception's own line, as a traceback ends (Markdown's bold marks around it kept out): the exceptions read
+#: by where they were raised
+_EXC_LINE_RE = re.compile(r"^[*`>\s]{0,4}(AssertionError|SyntaxError)\b")
+#: TorchScript's compiler on a scripted function's attribute (torch/csrc/jit/frontend/sugared_value.cpp; the torch
+#: docs' jit_language_reference: "Tried to access nonexistent attribute or method 'name' of type '__torch__.MyClass'")
+_SCRIPT_ATTR_RE = re.compile(r"Tried to access nonexistent attribute or method '[A-Za-z_]\w{0,80}' of type "
+                             r"'([A-Za-z_][\w.]{0,120})")
+#: packages whose own assertions check the calling code's use of their API (torch's argument checks): not read as
+#: an installed package's code of another release
+_API_CHECKING_PACKAGES = frozenset({"torch"})
+
+
+def _scan_exception_in_package(r: _Reader, line: str, exc: str, script_type: str = "") -> None:
+    """An exception raised by the traceback's innermost frame (``r.frame``): where that file is an installed package's
+    own (under site-/dist-packages), ``torch.exception_in_package`` (``package``, ``exception``: AssertionError,
+    SyntaxError, TorchScript for a scripted function's attribute of a torch type); where it is the project's own file
+    (a source checkout's, not installed), an AssertionError is ``torch.assert_in_own_code``: the project checks its
+    inputs (data, paths, configuration) there."""
+    path = r.frame.replace("\\", "/")
+    if not path or path.startswith("<"):
+        return
+    m = _INSTALLED_PKG_RE.search(path) if ("-packages/" in path or ".egg" in path) else None
+    top = ((m.group(1) or m.group(2)) if m else "").lower()
+    if exc == "TorchScript" and not (script_type == "Tensor" or script_type.startswith("torch.")):
+        return  # a scripted class of the code's own ('__torch__.MyClass'), a container type: not a torch release's
+    if top and top not in _API_CHECKING_PACKAGES:
+        r.event("torch", "exception_in_package", line, WEIGHT["module"] + 10, package=top, exception=exc)
+    elif not m and exc == "AssertionError" and path.endswith(".py"):
+        r.event("torch", "assert_in_own_code", line, WEIGHT["weak_sign"] + 6, file=path[-200:])
+
+
+#: an object of a named class without an attribute, with or without the exception's name (a title quotes the message
+#: alone): "'SLURMCluster' object has no attribute 'scheduler_info'"; dotted names (a compiled module's type) and
+#: None are read apart
+_CLASS_ATTR_RE = re.compile(r"(?<![\w.])'((?!NoneType')[A-Z][A-Za-z0-9_]{0,80})' object has no attribute '([A-Za-z_]\w{0,80})'")
+
+
+def _scan_class_attribute(r: _Reader, line: str) -> None:
+    """An object of a class (a CamelCase name) without the attribute the code asks for, raised outside an installed
+    package's own file (``torch.class_attribute_missing``: ``object``, ``attribute``): the calling code uses an API of
+    the object's class that its installed release does not have (the class is mostly a library's), or the code asks
+    for the wrong attribute or got another object than it thinks (its own mistake); raised inside an installed
+    package, it is ``attribute_in_package``'s."""
+    path = r.frame.replace("\\", "/")
+    if "-packages/" in path or ".egg" in path:
+        return
+    m = _CLASS_ATTR_RE.search(line)
+    if m:
+        r.event("torch", "class_attribute_missing", line, WEIGHT["weak_sign"] + 4, object=m.group(1),
+                attribute=m.group(2))
 
 
 #: PyG's compiled companions, which PyG and the projects on it import optionally ("try: import torch_cluster / except

@@ -116,7 +116,9 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any]) -> dict[str, Any]:
                            "for: ask for the versions the other packages' builds need."),
                 "commands": [f"conda search '{pkg}'   # the builds the channels hold",
                              f"conda install <packages> {pkg}=<the version the conflict chains name>   # or no pin"]}
-    return {"title": f"pip finds no {pkg} release for this Python / platform (from versions: "
+    wheel = str((ev.get("groups") or {}).get("wheel") or "") if ev.get("key") == "pip_unsupported_wheel" else ""
+    return {"title": f"pip refuses {wheel}: its tags fit another Python than this one" if wheel else
+                     f"pip finds no {pkg} release for this Python / platform (from versions: "
                      f"{str(ev.get('versions') or 'none')[:40] or 'none'})",
             "evidence": [f"pip: {line}"] if line else [],
             "fix": f"pip saw no file of {pkg} that fits this interpreter: no wheel of it for this Python version, OS or "

@@ -654,6 +654,24 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         # attribute is that failure's symptom, and a table row reading the same line knows it better
         if not any(e.get("line") == ev.get("line") for e in events(facts, kind="message")):
             yield from resolve(facts, ev, ["package_api_version_mismatch", "library_bug"])
+    messages = events(facts, kind="message")
+    for ev in [] if symptom else events(facts, "torch", "exception_in_package"):
+        if not any(_same_message(e, ev) for e in messages):
+            yield from resolve(facts, ev, _exception_in_package_codes(facts, ev))
+    if not symptom and not events(facts, "torch", "attribute_in_package"):
+        for ev in events(facts, "torch", "class_attribute_missing")[:1]:
+            # an object of a class without the attribute the code asks for, raised in the project's own code (or no
+            # frame shown): the code written for another release of the class's package (a method renamed or
+            # removed: DataFrame.append in pandas 2), else the code's own mistake (another object than it thinks,
+            # trimesh's Scene for a mesh); the words alone do not tell, so both
+            if not any(_same_message(e, ev) for e in messages):
+                yield from resolve(facts, ev, ["package_api_version_mismatch", "user_code_error"])
+    if not symptom and not messages and not events(facts, "torch", "exception_in_package"):
+        for ev in events(facts, "torch", "assert_in_own_code")[:1]:
+            # the project's own check of its inputs failed (a dataset folder of another layout, a value out of range):
+            # the inputs, or the code, are to change; a text any table row reads (a version check's words, torch's
+            # own messages) is that row's
+            yield from resolve(facts, ev, ["user_code_error"])
     t = layer(facts, "torch")
     if t.get("cpu_build") and from_text(facts, "torch", "cpu_build"):
         line = (t.get("read_from") or {}).get("version", "")
@@ -667,6 +685,29 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         line = (t.get("read_from") or {}).get("version_wanted", "")
         yield from resolve(facts, {"kind": "state", "from": "text", "weight": 22, "line": line,
                                    "fact": f"torch {have} where {wanted} was expected"}, ["cpu_only_torch_with_gpu"])
+
+
+def _same_message(message: dict[str, Any], ev: dict[str, Any]) -> bool:
+    """Whether a table row's event reads the exception of ``ev``: the same line, or a line holding its message (a
+    title that repeats the traceback's last line)."""
+    line, said = str(ev.get("line") or ""), str(message.get("line") or "")
+    words = line.split(": ", 1)[1].strip()[:60] if ": " in line else ""
+    return said == line or (len(words) >= 12 and words in said)
+
+
+def _exception_in_package_codes(facts: Facts, ev: dict[str, Any]) -> list[str]:
+    """What an exception raised by an installed package's own code means (``torch.exception_in_package``). A
+    SyntaxError there: the installed release's source does not parse under this Python (syntax of a newer Python
+    than the release was published for: its bug, fixed in a later release; else another release of it fits this
+    Python). An AssertionError (the package's check of what it was given) or TorchScript's missing attribute of a
+    torch type in its scripted code: the calling code, or torch, is of another release than the package was written
+    for (spconv 1.x code on spconv 2, a gsplat signature that changed, a torch_sparse for a newer torch); the second
+    reading is the package's own bug where no code of the project's own calls it in the text, else the calling code's
+    mistake (the text shows the project's frames: its inputs may be what the check refuses)."""
+    if ev.get("exception") == "SyntaxError":
+        return ["library_bug", "package_api_version_mismatch"]
+    own = bool(value(facts, "torch", "source_files")) and ev.get("exception") == "AssertionError"
+    return ["package_api_version_mismatch", "user_code_error" if own else "library_bug"]
 
 
 @rule("torch")
