@@ -1208,6 +1208,13 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         if archs:  # torch.cuda.get_arch_list() printed: the architectures this torch carries code for
             r.fact("torch", "arch_list", archs[:24], line)
     if "no module named" in low:
+        bad = _MODULE_NAME_WITH_DASH_RE.search(line)
+        if bad:  # no import statement can ask for this name: the code that passed it to importlib is wrong
+            path = r.frame.replace("\\", "/")
+            installed = "-packages/" in path or ".egg" in path
+            r.event("torch", "module_name_invalid", line, WEIGHT["module"] + 4, module=bad.group(1),
+                    frame="own" if path and not installed else ("installed" if installed else ""))
+            return
         for m in _NO_MODULE_RE.findall(line):
             m = m.rstrip(".").replace("-", "_")
             if "." not in m and r.from_import and r.from_import[0].endswith("." + m):
@@ -1376,8 +1383,17 @@ def _scan_class_attribute(r: _Reader, line: str) -> None:
         return
     m = _CLASS_ATTR_RE.search(line)
     if m:
+        # where the class comes from: a package the text imports it from, or Python's suggestion of a near name
+        # ("Did you mean: '_add_gaussian_splats'?": the name is the class's, renamed), against a frame of the project's
+        # own that may define the class itself
+        shown = m.group(1) in (r.facts["torch"].get("called_names") or {}) or "did you mean" in line.lower()
         r.event("torch", "class_attribute_missing", line, WEIGHT["weak_sign"] + 4, object=m.group(1),
-                attribute=m.group(2))
+                attribute=m.group(2), own_frame=bool(path), library_class=shown)
+
+
+#: Python's import error for a name with a dash ("ModuleNotFoundError: No module named 'imjoy-jupyterlab-extension'"):
+#: no import statement can name it, so the code passed a distribution's name to importlib.import_module / __import__
+_MODULE_NAME_WITH_DASH_RE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]{1,80}-[A-Za-z0-9_.-]{1,80})'")
 
 
 #: PyG's compiled companions, which PyG and the projects on it import optionally ("try: import torch_cluster / except

@@ -655,6 +655,11 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         if not any(e.get("line") == ev.get("line") for e in events(facts, kind="message")):
             yield from resolve(facts, ev, ["package_api_version_mismatch", "library_bug"])
     messages = events(facts, kind="message")
+    for ev in events(facts, "torch", "module_name_invalid")[:1]:
+        # a module name with a dash asked of importlib (a distribution's name for its module's): the asking code's bug,
+        # the installed package's where the text shows no frame of the project's own
+        yield from resolve(facts, ev, ["user_code_error", "library_bug"] if ev.get("frame") == "own" else
+                           ["library_bug", "user_code_error"])
     for ev in [] if symptom else events(facts, "torch", "exception_in_package"):
         if not any(_same_message(e, ev) for e in messages):
             yield from resolve(facts, ev, _exception_in_package_codes(facts, ev))
@@ -663,9 +668,13 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             # an object of a class without the attribute the code asks for, raised in the project's own code (or no
             # frame shown): the code written for another release of the class's package (a method renamed or
             # removed: DataFrame.append in pandas 2), else the code's own mistake (another object than it thinks,
-            # trimesh's Scene for a mesh); the words alone do not tell, so both
+            # trimesh's Scene for a mesh); the words alone do not tell, so both. Raised in a file of the project's own
+            # with nothing showing the class is a package's, the class may be the project's own (its bug, or the
+            # user's edit): the first reading alone, leaving room for what similar reports say
             if not any(_same_message(e, ev) for e in messages):
-                yield from resolve(facts, ev, ["package_api_version_mismatch", "user_code_error"])
+                seen = events(facts, "torch", "class_attribute_missing")  # a title repeats the traceback's line
+                both = any(e.get("library_class") for e in seen) or not any(e.get("own_frame") for e in seen)
+                yield from resolve(facts, ev, ["package_api_version_mismatch"] + (["user_code_error"] if both else []))
     if not symptom and not messages and not events(facts, "torch", "exception_in_package"):
         for ev in events(facts, "torch", "assert_in_own_code")[:1]:
             # the project's own check of its inputs failed (a dataset folder of another layout, a value out of range):
