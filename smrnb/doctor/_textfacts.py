@@ -1163,6 +1163,19 @@ def _installed_package_imports_its_own(r: _Reader, mod: str) -> bool:
 _EXT_OP_CALL_RE = re.compile(r"(?<![\w.])(?:_C|_backend|_ext|_cuda|_ops)\.[A-Za-z_]\w{0,80}\(")
 
 
+def _project_package_import(r: _Reader, mod: str) -> bool:
+    """Whether the top-level module ``mod`` that cannot be imported is named by a deep import (``from
+    games.flat_splatting.scene.model import X``: three parts or more) in the traceback's innermost file, a file of
+    the project's own in one of its folders (``scripts/save.py``, not under site-/dist-packages): the project's own
+    package, looked for where Python puts the script's folder on sys.path, not the project's root."""
+    path = r.frame.replace("\\", "/")
+    if "." in mod or not r.from_import or not r.from_import[0].startswith(mod + ".") or \
+            r.from_import[0].count(".") < 2 or "/" not in path.strip("/") or path.startswith("<"):
+        return False
+    return not any(k in path.lower() for k in ("site-packages/", "dist-packages/", ".egg")) and \
+        f"/{mod.lower()}/" not in path.lower()
+
+
 def _scan_python(r: _Reader, line: str, low: str) -> None:
     if r.frame_pending:
         r.call_line, r.frame_pending = line.strip()[:400], False
@@ -1220,6 +1233,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             if "." not in m and r.from_import and r.from_import[0].endswith("." + m):
                 m = r.from_import[0]  # Python 2 names the last part only ("from open3d.linux import *": 'linux')
             own = {"own_import": True} if _installed_package_imports_its_own(r, m) else {}
+            if not own and _project_package_import(r, m):
+                own = {"project_import": r.from_import[0]}
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own)
     if "from " in low and " import " in low:
         m = _FROM_IMPORT_LINE_RE.match(line)

@@ -58,6 +58,15 @@ READINGS = [
      "found and is required by transformers\n", ["build_dependency_missing"]),
     ("    raise DistributionNotFound(req)\npkg_resources.DistributionNotFound: msgpack-python\n",
      ["build_dependency_missing"]),
+    # pkg_resources: an installed dependency outside the range another installed distribution declares
+    ("pkg_resources.ContextualVersionConflict: (tornado 6.1 (/usr/lib/python3/dist-packages), "
+     "Requirement.parse('tornado<6,>=5'), {'distributed'})\n", ["package_api_version_mismatch"]),
+    ("error: numpy 1.16.6 is installed but numpy>=1.18.5 is required by {'pandas'}\n", ["package_api_version_mismatch"]),
+    # gsplat's CUDA backend left None (its JIT build found no toolkit, or failed)
+    ("  File \"/opt/conda/lib/python3.10/site-packages/gsplat/cuda/_wrapper.py\", line 212, in fully_fused_projection\n"
+     "    return _make_lazy_cuda_func(\"fully_fused_projection_fwd\")(means, covars)\nAttributeError: 'NoneType' object "
+     "has no attribute 'fully_fused_projection_fwd'\n", ["extension_not_compiled", "cuda_home_missing"]),
+    ("gsplat: No CUDA toolkit found. gsplat will be disabled.\n", ["cuda_home_missing", "extension_not_compiled"]),
     # conda 4.x's solver: no build fits the specifications asked for
     ("Solving package specifications: .\nUnsatisfiableError: The following specifications were found to be in "
      "conflict:\n  - python 3.9*\n  - pytorch3d -> python >=3.7,<3.9.0a0\nUse \"conda info <package>\" to see the "
@@ -86,6 +95,10 @@ READINGS = [
      "those steps only if you trust the source of the checkpoint.\n\tWeightsUnpickler error: Unsupported global: "
      "GLOBAL argparse.Namespace was not an allowed global by default.\n",
      ["package_api_version_mismatch", "user_code_error"]),
+    # a script in a folder of the project importing the project's own package deep: run by its path, the project's
+    # root is not on sys.path
+    ("Traceback (most recent call last):\n  File \"tools/export_mesh.py\", line 9, in <module>\n    from splatkit.render."
+     "mesh.extract import MeshExtractor\nModuleNotFoundError: No module named 'splatkit'\n", ["user_code_error"]),
     # a module name with a dash asked of importlib: the asking code's bug
     ("  File \"/opt/conda/lib/python3.11/site-packages/vizkit/utils/_deps.py\", line 30, in check\n"
      "    importlib.import_module(name)\nModuleNotFoundError: No module named 'vizkit-svg'\n",
@@ -118,6 +131,8 @@ NOT = [
      "build_dependency_missing"),
     ("INFO:    fakeroot command not found\nINFO:    Installing some packages may fail\nINFO:    Creating SIF file...\n"
      "INFO:    Build complete: torch.sif\n", "build_dependency_missing"),
+    # a toolkit's release said against another (not a Python requirement)
+    ("CUDA 11.8 is installed but 12.1 is required by this build\n", "package_api_version_mismatch"),
     # SELinux allowing (an audit of a granted permission)
     ("audit: type=1403 avc:  granted  { setenforce } for  pid=1 comm=\"systemd\" scontext=system_u:system_r:init_t:s0\n",
      "loader_security_policy"),
@@ -131,6 +146,9 @@ NOT = [
     # a SyntaxError in the project's own file
     ("  File \"train.py\", line 12\n    print \"epoch\", i\n    ^\nSyntaxError: Missing parentheses in call to 'print'\n",
      "library_bug"),
+    # a released package the text knows, imported deep by the project's script: not the project's own package
+    ("  File \"tools/train.py\", line 9, in <module>\n    from mmcv.runner.hooks import HOOKS\n"
+     "ModuleNotFoundError: No module named 'mmcv'\n", "user_code_error"),
     # a dash in a name the user typed in prose (Python itself names the module it looked for)
     ("I get: No module named 'pointnet2-ops' when I run train.py\n", "library_bug"),
     # a wheel for another OS stays the platform's alone

@@ -704,6 +704,12 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if len(parts) > 1 or ev.get("attribute"):
         return []  # a module of a folder of the project's own (the working directory, PYTHONPATH): no release to pin
+    if ev.get("project_import") and not _an_installed_distribution(facts, ev, parts[0]):
+        # a package named like no release the text shows, imported deep (its own subpackages) by a script in a folder
+        # of the project (scripts/x.py): the project's own package, which Python does not find when the script is run
+        # by its path (sys.path[0] is the script's folder, not the project's root): run it from the root as a module
+        # (python -m scripts.x) or with the root on PYTHONPATH
+        return ["user_code_error"]
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return kernel_python_codes(facts)
     return []
