@@ -125,6 +125,9 @@ NOT = [
     ("    out = model.encoder(x)\nAttributeError: 'NoneType' object has no attribute 'encoder'\n",
      "package_api_version_mismatch"),
     ("    h = feats.shape[0]\nAttributeError: 'list' object has no attribute 'shape'\n", "package_api_version_mismatch"),
+    # a class of the project's own file (nothing shows a package's): its own bug or the user's edit, no rule reading
+    ("  File \"/home/u/splat-tools/render.py\", line 80, in <module>\n    alphas = loader.opacities[mask]\n"
+     "AttributeError: 'SplatLoader' object has no attribute 'opacities'\n", "package_api_version_mismatch"),
     # Apptainer without fakeroot whose command went through (run/exec's own wording, or no FATAL)
     ("INFO:    User not listed in /etc/subuid, trying root-mapped namespace\nINFO:    fakeroot command not found, "
      "using only root-mapped namespace\nFATAL:   could not open image /data/x.sif: failed to retrieve path\n",

@@ -669,12 +669,13 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             # frame shown): the code written for another release of the class's package (a method renamed or
             # removed: DataFrame.append in pandas 2), else the code's own mistake (another object than it thinks,
             # trimesh's Scene for a mesh); the words alone do not tell, so both. Raised in a file of the project's own
-            # with nothing showing the class is a package's, the class may be the project's own (its bug, or the
-            # user's edit): the first reading alone, leaving room for what similar reports say
+            # with nothing showing the class is a package's, the class may be the project's own (its bug, fixed in
+            # its repository, or the user's edit): no reading of the rules, what similar reports say instead
+            seen = events(facts, "torch", "class_attribute_missing")  # a title repeats the traceback's line
+            if any(e.get("own_frame") for e in seen) and not any(e.get("library_class") for e in seen):
+                break
             if not any(_same_message(e, ev) for e in messages):
-                seen = events(facts, "torch", "class_attribute_missing")  # a title repeats the traceback's line
-                both = any(e.get("library_class") for e in seen) or not any(e.get("own_frame") for e in seen)
-                yield from resolve(facts, ev, ["package_api_version_mismatch"] + (["user_code_error"] if both else []))
+                yield from resolve(facts, ev, ["package_api_version_mismatch", "user_code_error"])
     if not symptom and not messages and not events(facts, "torch", "exception_in_package"):
         for ev in events(facts, "torch", "assert_in_own_code")[:1]:
             # the project's own check of its inputs failed (a dataset folder of another layout, a value out of range):
