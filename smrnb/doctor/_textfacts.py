@@ -1163,6 +1163,23 @@ def _installed_package_imports_its_own(r: _Reader, mod: str) -> bool:
 _EXT_OP_CALL_RE = re.compile(r"(?<![\w.])(?:_C|_backend|_ext|_cuda|_ops)\.[A-Za-z_]\w{0,80}\(")
 
 
+def _scan_no_module(r: _Reader, line: str) -> None:
+    """Python's "No module named X" (``torch.module_missing``); a name with a dash in Python's own line keeps the
+    frame that asked for it (``dashed``: no import statement can name it, importlib was given a distribution's name)."""
+    bad = _MODULE_NAME_WITH_DASH_RE.search(line)
+    path = r.frame.replace("\\", "/")
+    installed = "-packages/" in path or ".egg" in path
+    dashed = {"dashed": "own" if path and not installed else ("installed" if installed else "none")} if bad else {}
+    for m in _NO_MODULE_RE.findall(line):
+        m = m.rstrip(".").replace("-", "_")
+        if "." not in m and r.from_import and r.from_import[0].endswith("." + m):
+            m = r.from_import[0]  # Python 2 names the last part only ("from open3d.linux import *": 'linux')
+        own: dict[str, Any] = {"own_import": True} if _installed_package_imports_its_own(r, m) else {}
+        if not own and _project_package_import(r, m):
+            own = {"project_import": r.from_import[0]}
+        r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own, **dashed)
+
+
 def _project_package_import(r: _Reader, mod: str) -> bool:
     """Whether the top-level module ``mod`` that cannot be imported is named by a deep import (``from
     games.flat_splatting.scene.model import X``: three parts or more) in the traceback's innermost file, a file of
@@ -1221,21 +1238,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         if archs:  # torch.cuda.get_arch_list() printed: the architectures this torch carries code for
             r.fact("torch", "arch_list", archs[:24], line)
     if "no module named" in low:
-        bad = _MODULE_NAME_WITH_DASH_RE.search(line)
-        if bad:  # no import statement can ask for this name: the code that passed it to importlib is wrong
-            path = r.frame.replace("\\", "/")
-            installed = "-packages/" in path or ".egg" in path
-            r.event("torch", "module_name_invalid", line, WEIGHT["module"] + 4, module=bad.group(1),
-                    frame="own" if path and not installed else ("installed" if installed else ""))
-            return
-        for m in _NO_MODULE_RE.findall(line):
-            m = m.rstrip(".").replace("-", "_")
-            if "." not in m and r.from_import and r.from_import[0].endswith("." + m):
-                m = r.from_import[0]  # Python 2 names the last part only ("from open3d.linux import *": 'linux')
-            own = {"own_import": True} if _installed_package_imports_its_own(r, m) else {}
-            if not own and _project_package_import(r, m):
-                own = {"project_import": r.from_import[0]}
-            r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own)
+        _scan_no_module(r, line)
     if "from " in low and " import " in low:
         m = _FROM_IMPORT_LINE_RE.match(line)
         if m:
@@ -1408,6 +1411,7 @@ def _scan_class_attribute(r: _Reader, line: str) -> None:
 
 #: Python's import error for a name with a dash ("ModuleNotFoundError: No module named 'imjoy-jupyterlab-extension'"):
 #: no import statement can name it, so the code passed a distribution's name to importlib.import_module / __import__
+#: (or the user wrote the package's name for its module's in the message)
 _MODULE_NAME_WITH_DASH_RE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]{1,80}-[A-Za-z0-9_.-]{1,80})'")
 
 

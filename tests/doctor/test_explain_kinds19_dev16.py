@@ -40,9 +40,10 @@ READINGS = [
     ("Traceback (most recent call last):\n  File \"train.py\", line 41, in <module>\n    ds = Frames(args.root)\n"
      "  File \"/home/u/proj/data/frames.py\", line 12, in __init__\n    assert len(self.images) > 0, \"no images in "
      "root\"\nAssertionError: no images in root\n", ["user_code_error"]),
-    # an object of a named class without the attribute asked for, outside installed code: both readings
-    ("    df = df.append(row, ignore_index=True)\nAttributeError: 'DataFrame' object has no attribute 'append'\n",
-     ["package_api_version_mismatch", "user_code_error"]),
+    # an object of a package's class (imported from it, or Python's suggestion of a renamed member) without the
+    # attribute asked for, outside installed code: both readings
+    ("from pandas import DataFrame\n...\n    df = df.append(row, ignore_index=True)\nAttributeError: 'DataFrame' "
+     "object has no attribute 'append'\n", ["package_api_version_mismatch", "user_code_error"]),
     ("'ViserServer' object has no attribute 'add_point_cloud'. Did you mean: '_add_point_cloud'?\n",
      ["package_api_version_mismatch", "user_code_error"]),
     # gsplat's block_width check (a caller of another gsplat signature)
@@ -128,6 +129,8 @@ NOT = [
     # a class of the project's own file (nothing shows a package's): its own bug or the user's edit, no rule reading
     ("  File \"/home/u/splat-tools/render.py\", line 80, in <module>\n    alphas = loader.opacities[mask]\n"
      "AttributeError: 'SplatLoader' object has no attribute 'opacities'\n", "package_api_version_mismatch"),
+    # a bare class name with nothing showing whose class it is (a class defined in Python prints its bare name)
+    ("AttributeError: 'Pipeline' object has no attribute 'run_all'\n", "package_api_version_mismatch"),
     # Apptainer without fakeroot whose command went through (run/exec's own wording, or no FATAL)
     ("INFO:    User not listed in /etc/subuid, trying root-mapped namespace\nINFO:    fakeroot command not found, "
      "using only root-mapped namespace\nFATAL:   could not open image /data/x.sif: failed to retrieve path\n",

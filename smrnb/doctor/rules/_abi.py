@@ -593,6 +593,13 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     mod = str(ev.get("module") or "")
     parts = mod.split(".")
     last = parts[-1]
+    if ev.get("dashed") and not (_an_installed_distribution(facts, ev, parts[0]) or source_built_module(parts[0])
+                                 or parts[0] in _TORCH_FAMILY):
+        # Python's own line names a module with a dash, which no import statement can ask for: code passed a
+        # distribution's name to importlib (itkwidgets' import_module("imjoy-jupyterlab-extension")), a bug of that
+        # code, the installed package's unless the project's own frame asked; a package the doctor knows, so named,
+        # is that package (the user wrote its distribution's name)
+        return ["user_code_error", "library_bug"] if ev.get("dashed") == "own" else ["library_bug", "user_code_error"]
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
     if ev.get("attribute") and len(parts) == 2 and _shadowing_file(facts, parts[0]):
         # a file of the user's own in the traceback is named like the package (trimesh.py beside the script, outside

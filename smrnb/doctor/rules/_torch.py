@@ -655,11 +655,6 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         if not any(e.get("line") == ev.get("line") for e in events(facts, kind="message")):
             yield from resolve(facts, ev, ["package_api_version_mismatch", "library_bug"])
     messages = events(facts, kind="message")
-    for ev in events(facts, "torch", "module_name_invalid")[:1]:
-        # a module name with a dash asked of importlib (a distribution's name for its module's): the asking code's bug,
-        # the installed package's where the text shows no frame of the project's own
-        yield from resolve(facts, ev, ["user_code_error", "library_bug"] if ev.get("frame") == "own" else
-                           ["library_bug", "user_code_error"])
     for ev in [] if symptom else events(facts, "torch", "exception_in_package"):
         if not any(_same_message(e, ev) for e in messages):
             yield from resolve(facts, ev, _exception_in_package_codes(facts, ev))
@@ -668,11 +663,13 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             # an object of a class without the attribute the code asks for, raised in the project's own code (or no
             # frame shown): the code written for another release of the class's package (a method renamed or
             # removed: DataFrame.append in pandas 2), else the code's own mistake (another object than it thinks,
-            # trimesh's Scene for a mesh); the words alone do not tell, so both. Raised in a file of the project's own
-            # with nothing showing the class is a package's, the class may be the project's own (its bug, fixed in
-            # its repository, or the user's edit): no reading of the rules, what similar reports say instead
+            # trimesh's Scene for a mesh); the words alone do not tell, so both. Only where the text shows the class
+            # is a package's (imported from it, or Python's "Did you mean" of a renamed member): a class defined in
+            # Python prints its bare name, the project's own as a library's, and the project's own class is its bug
+            # or the user's edit (no reading of the rules; what similar reports say instead)
             seen = events(facts, "torch", "class_attribute_missing")  # a title repeats the traceback's line
-            if any(e.get("own_frame") for e in seen) and not any(e.get("library_class") for e in seen):
+            imported = value(facts, "torch", "called_names") or {}  # read anywhere in the text (an import below it)
+            if not any(e.get("library_class") or e.get("object") in imported for e in seen):
                 break
             if not any(_same_message(e, ev) for e in messages):
                 yield from resolve(facts, ev, ["package_api_version_mismatch", "user_code_error"])
