@@ -125,6 +125,7 @@ class _Reader:
         self.frame = ""  # the file of the last traceback frame read (the calling code of an error read next)
         self.call_line = ""  # the source line Python printed under that frame (the call that failed)
         self.frame_pending = False
+        self.asked_torch_cuda = False  # the line before asked an interactive Python for torch.version.cuda
         #: the last "from m import a, b" line read: (m, its names, whether the names go on past the line)
         self.from_import: tuple[str, list[str], bool] | None = None
         #: a bare "cannot import name 'x'" read before any from-import line (a title over the traceback, the
@@ -1900,6 +1901,22 @@ def _scan_extension_named(r: _Reader, line: str) -> None:
             r.fact("loader", "extensions_named", [*named, name], line, replace=True)
 
 
+#: an interactive Python asked for torch's CUDA release (">>> print(torch.version.cuda)", "In [3]: torch.version.cuda",
+#: the prompt stripped as explain prepares a text) and its answer on the next line ("10.2", "Out[3]: '11.8'"): a release there is torch's CUDA build
+_ASK_TORCH_CUDA_RE = re.compile(r"^\s{0,8}(?:>>>|In \[[0-9]{1,4}\]:)?\s{0,4}(?:print\()?torch\.version\.cuda\)?\s{0,4}$")
+_ANSWER_CUDA_RE = re.compile(r"^\s{0,8}(?:Out\[[0-9]{1,4}\]:\s{0,4})?'?([0-9]{1,2}\.[0-9]{1,2})'?\s{0,4}$")
+
+
+def _scan_repl_answer(r: _Reader, line: str, low: str) -> None:
+    """torch.version.cuda asked on the line before and answered on this one (an interactive session pasted)."""
+    if r.asked_torch_cuda and len(line) < 40:
+        m = _ANSWER_CUDA_RE.match(line)
+        if m:
+            r.fact("torch", "cuda", m.group(1), line)
+            r.fact("torch", "installed", True, line)
+    r.asked_torch_cuda = "torch.version.cuda" in low and len(line) < 80 and bool(_ASK_TORCH_CUDA_RE.match(line))
+
+
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
     if "_" in low or "3d" in low or "mmcv" in low or "kaolin" in low or "nerfacc" in low or "gsplat" in low or \
@@ -1907,6 +1924,7 @@ def _scan_line(r: _Reader, line: str, low: str) -> None:
         _scan_extension_named(r, line)
     if "install" in low and len(line) < 2000:
         _scan_coinstall(r, line)
+    _scan_repl_answer(r, line, low)
     _scan_cudnn_mismatch(r, line, low)
     _scan_libraries(r, line, low)
     _scan_symbols(r, line, low)

@@ -415,6 +415,10 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         # give the process, no driver to break (round 18b: gpu_not_exposed_to_process was first on such texts)
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             "the text says the machine has no NVIDIA GPU")
+    if ev.get("key") == "torch_distributed_no_nccl" and value(facts, "context", "os") in ("windows", "macos"):
+        # torch's Windows and macOS builds have no NCCL at all (CUDA build or not): the code's choice of backend
+        return ["user_code_error", "cpu_only_torch_with_gpu"], (
+            f"{value(facts, 'context', 'os')}, where no torch build has NCCL (gloo is its backend)")
     return None
 
 

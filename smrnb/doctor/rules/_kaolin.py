@@ -11,6 +11,7 @@ from smrnb.doctor._codes import meanings
 from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
+from smrnb.doctor.rules._abi import _table_packages
 from smrnb.doctor.rules._context import layer
 from smrnb.doctor.rules._events import builds, events, has_sign, resolve, value
 
@@ -164,6 +165,29 @@ def _gate(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
             "commands": ["IGNORE_TORCH_VER=1 pip install --no-build-isolation .   # in kaolin's source tree"]}
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one inserted, deleted or replaced letter, or two swapped neighbours."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k in range(len(short)) if short[k] != long_[k]), len(short))
+    return short[i:] == long_[i + 1:]
+
+
+def _misspelt(pkg: str) -> str:
+    """The package of the doctor's tables (seven letters or more) that ``pkg``, itself none of them, is one letter
+    off (pip's project names compare with '-', '_' and '.' alike and case-folded: PEP 503); "" if none."""
+    name = pkg.lower().replace("-", "_").replace(".", "_")
+    known = _table_packages()
+    if len(name) < 6 or name in known:
+        return ""
+    return next((k for k in sorted(known) if len(k) >= 7 and k.replace("_", "").isalnum() and _one_edit(name, k)), "")
+
+
 @rule("kaolin")
 def kaolin_messages(facts: Facts) -> Iterable[Finding]:
     """pip finding no kaolin for a wheel page, and kaolin's setup checks (tables/extension_checks.csv)."""
@@ -174,6 +198,12 @@ def kaolin_messages(facts: Facts) -> Iterable[Finding]:
             # a dependency of the package being installed found nowhere pip looked (pip's "(from Y)": an index or a
             # wheel page given with --no-index / -f holds Y but not X): install X first; else no file of X fits
             yield from resolve(facts, {**ev, "weight": 26}, ["build_dependency_missing", "kaolin_no_wheel_for_combo"])
+        elif (meant := _misspelt(str(ev.get("package") or ""))) and str(ev.get("versions") or "").strip() in (
+                "", "none"):
+            # a name one letter off a package the doctor knows (bitsandbyte, xformer): no index has it because no
+            # such project exists, a typo in the install command; no release for this platform second
+            yield from resolve(facts, {**ev, "weight": 26, "meant": meant},
+                               ["user_code_error", "kaolin_no_wheel_for_combo"])
         elif ev.get("package") not in ("torch", "torchvision", "torchaudio"):
             # any other package with no release pip can use here (the corpus' code for no wheel of a combination,
             # worded for that package): no file of it for this Python version, OS or CPU, or its own index not given

@@ -122,6 +122,10 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         title = (f"Not your environment: the code asks for the {device} device, which this process never set up (the "
                  "extension that registers it, e.g. intel_extension_for_pytorch for xpu, not imported; or code written "
                  "for another machine's GPU: cuda on an NVIDIA machine)")
+    if ev.get("kind") == "pip_no_match" and ev.get("meant"):  # a project name one letter off a known package's
+        pkg, meant = str(ev.get("package") or ""), str(ev["meant"]).replace("_", "-")
+        return {"title": f"Not your environment: no index has a project '{pkg}' (a typo of '{meant}'?)",
+                "commands": [f"pip install {meant}   # the package's own name", f"pip index versions {meant}"]}
     if ev.get("key") in _USER_ROW_COMMANDS:  # a tool's check of its configuration or build command, not a CUDA kernel
         return {"title": title[:200], "evidence": evidence, "commands": _USER_ROW_COMMANDS[str(ev["key"])]}
     return {"title": title[:200], "evidence": evidence,
@@ -149,6 +153,25 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
     "argument_redefined": ["# print the build's nvcc command (make VERBOSE=1, cmake --build . -v) and give the option "
                            "once"],
     "container_driver_file_in_image": _IMAGE_DRIVER_FILES,
+    # round 19b: a launch command or code meeting a Jupyter kernel, not a CUDA kernel
+    "jupyter_kernel_argv_argparse": ["args = parser.parse_args([])   # in a notebook: the defaults (or a list of the "
+                                     "script's arguments), or parser.parse_known_args()[0]"],
+    "asyncio_run_in_running_loop": ["result = await main()   # in a notebook cell: the kernel's loop already runs",
+                                    "pip install nest_asyncio   # then nest_asyncio.apply() where a library needs it"],
+    "asyncio_loop_already_running": ["pip install -U nest_asyncio   # then nest_asyncio.apply() before the library "
+                                     "runs its loop"],
+    "pickle_main_attribute_spawn": ["# move the function or class into a .py module and import it from there"],
+    "ipykernel_outstream_no_fd": ["# run the code as a script (python script.py), or use getattr(sys.stdout, 'buffer', "
+                                  "sys.stdout) in the code that writes"],
+    "address_already_in_use": ["ss -ltnp | grep <port>   # the process holding the port (netstat -ano on Windows)",
+                               "torchrun --master_port <another free port> ...   # or MASTER_PORT=<port>"],
+    "torch_env_rendezvous_unset": ["torchrun --nproc_per_node=<GPUs> <script> ...   # sets RANK, WORLD_SIZE, "
+                                   "MASTER_ADDR, MASTER_PORT"],
+    "torch_distributed_no_nccl": ["python -c \"import torch, torch.distributed as d; print(torch.version.cuda, "
+                                  "d.is_nccl_available())\"", "# on Windows / macOS: init_process_group('gloo')"],
+    "torch_launch_local_rank_underscore": ["torchrun --nproc_per_node=<GPUs> <script> ...   # LOCAL_RANK in the "
+                                           "environment, no --local_rank argument"],
+    "jupyterlab_classic_notebook_js": ["%matplotlib widget   # ipympl's backend, in place of %matplotlib notebook"],
 }
 
 
