@@ -214,7 +214,11 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
               *(f"like {n}" for n in near),
               *((f"told from its neighbour: {entry.told_from}",) if entry.told_from else ()))
         what = re.split(r"(?<=[\w)'])[.;] ", entry.meaning, maxsplit=1)[0]
-        title = "like known reports of: " + (what if len(what) <= 140 else what[:137].rstrip() + "...")
+        if len(what) > 140:  # cut at a word boundary (and before an opened quote or bracket), never mid-word
+            what = re.sub(r"\s+\S*$", "", what[:138]).rstrip(" ,;:(") + "..."
+            if what.count("(") > what.count(")"):
+                what = what[:what.rfind("(")].rstrip(" ,;:") + "..."
+        title = "like known reports of: " + what
         out.append(Finding(r.code, entry.layer, "info", title, ev,
                            Fix(entry.fix, (entry.check,) if entry.check else (), tuple(rep.url for rep, _ in r.reports[:3])),
                            rank=900 + len(out), sources=(SIMILAR_REPORTS,)))
@@ -302,6 +306,12 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
             found = found + _similar_findings(prepared, found, None if similar is True else similar, bool(facts))
         except Exception:  # a broken index never costs the rules' findings
             pass
+    try:
+        from smrnb.doctor._printed import true_to_text
+
+        found = true_to_text(found, prepared, merged)
+    except Exception:  # the commands as the rules wrote them
+        pass
     return Explained(found, recognised, merged, summary(text_facts))
 
 

@@ -235,7 +235,9 @@ def install_plan(torch: dict[str, Any] | None, driver: dict[str, Any] | None, to
         nvcc = matching_nvcc(toolkit, tcuda)
         if nvcc is None:
             lines.append(f"# no nvcc {tcuda} found: install the toolkit matching torch.version.cuda first, e.g.")
-            lines.append(f"#   conda install -c nvidia cuda-nvcc={tcuda} cuda-cudart-dev={tcuda}")
+            from smrnb.doctor.rules._context import conda_nvcc_command
+
+            lines.append("#   " + conda_nvcc_command(str(tcuda)).lstrip("# "))
             lines.append("#   (then CUDA_HOME=$CONDA_PREFIX)")
             env.append('export CUDA_HOME="$CONDA_PREFIX"')
             notes.append(f"no installed nvcc matches torch's CUDA {tcuda}")

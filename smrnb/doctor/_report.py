@@ -287,6 +287,14 @@ class Report:
         env = self.meta.get("environment")
         return dict(env) if isinstance(env, Mapping) else environment_summary(self.facts)
 
+    def layer_title(self, layer: str) -> str:
+        """The layer's heading; the kaolin layer's rows that are about another package (pip finding no wheel of
+        triton) are headed by what they are about, not by kaolin."""
+        fs = self._by_layer(layer)
+        if layer == "kaolin" and fs and not any("kaolin" in f.title.lower() for f in fs):
+            return "Package releases and wheels (pip)"
+        return LAYER_TITLES.get(layer, layer)
+
     def to_text(self, verbose: bool = False) -> str:
         """Plain text, one ✅/❌/⚠️/ℹ️ line per finding (like ``conda doctor``), grouped by layer; the
         head names torch's version and build (CPU / CUDA x.y) and the nvcc in use."""
@@ -296,7 +304,7 @@ class Report:
         lines.append("")
         for layer in self.layers():
             st, reason = self._layer_status(layer)
-            head = f"[{layer}] {LAYER_TITLES.get(layer, layer)}"
+            head = f"[{layer}] {self.layer_title(layer)}"
             label = self.layer_label(layer)
             if label and label != "ok":
                 head += f"  ({label})"
@@ -453,7 +461,7 @@ def render_html(report: Report) -> str:
         worst = fs[0].severity if fs else ("ok" if st == "ok" else "info")
         parts.append(f'<div class="smrnb-layer" data-layer="{_e(layer)}" style="border-color:{COLORS[worst]}">')
         label = report.layer_label(layer)
-        parts.append(f"<b>{_e(LAYER_TITLES.get(layer, layer))}</b> <span class='smrnb-muted'>[{_e(layer)}"
+        parts.append(f"<b>{_e(self.layer_title(layer))}</b> <span class='smrnb-muted'>[{_e(layer)}"
                      f"{(': ' + _e(label)) if label else ''}]</span>")
         if not fs:
             parts.append(f"<div class='smrnb-muted'>{STATUS_ICONS.get(st, '')} {_e(_empty_words(st, reason))}</div>")

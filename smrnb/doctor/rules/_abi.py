@@ -363,6 +363,17 @@ def row_field(ev: Mapping[str, Any], field: str) -> str:
     return str(row.fields.get(field) or "").strip() if row is not None else ""
 
 
+def pip_names(library: str) -> str:
+    """The pip names a table's ``library`` column gives (``OpenMMLab (mmcv, mmengine)`` -> ``mmcv mmengine``,
+    ``ipywidgets (Jupyter widgets)`` -> ``ipywidgets``); ``""`` where it names no package (``Python (...)``)."""
+    head, _, inner = str(library).partition("(")
+    names = [n.strip() for n in inner.rstrip(") ").split(",")] if inner else []
+    if names and all(re.fullmatch(r"[A-Za-z][\w.-]*", n) for n in names):
+        return " ".join(names)
+    head = head.strip()
+    return head if re.fullmatch(r"[A-Za-z][\w.-]*", head) and head.lower() not in ("python", "cpython") else ""
+
+
 @builds("package_api_version_mismatch")
 def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     mod = str(ev.get("module") or "")
@@ -375,7 +386,7 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                              "requirements file, or update the call to the installed release's signature"]}
     if not mod:  # a library's own message (tables/library_messages.csv): its meaning says which release of what
         meaning = str(ev.get("meaning") or "")
-        lib = row_field(ev, "library")
+        lib = pip_names(row_field(ev, "library"))
         title = meaning.split(": ")[0].rstrip(".") or f"The installed {lib or 'package'} is another release than the code needs"
         return {"title": title, "detail": meaning if ": " in meaning else "",
                 "commands": [f"pip show {lib}   # the installed release" if lib else "pip list",

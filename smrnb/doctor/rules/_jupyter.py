@@ -87,8 +87,12 @@ def _wrong_python(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     where = ("in a notebook: the kernel may run another Python than the one it was installed into" if notebook else
              "although it is installed: this Python may be another than the one it was installed into")
     return {"title": f"No module named '{mod}' {where}" if mod else "The kernel runs another Python than the terminal",
-            "commands": ["import sys; print(sys.executable)   # in the notebook, against `which python` in the terminal",
+            "commands": ['python -c "import sys; print(sys.executable)"   # in the terminal; in a notebook cell: '
+                         "import sys; print(sys.executable): two different paths are two Pythons",
                          _kaolin_into_kernel(facts) if top == "kaolin" else
+                         "pip install ipykernel && python -m ipykernel install --user --name <env>   # in the environment "
+                         "that lacks ipykernel (its python -m pip where pip is another's)" if top == "ipykernel" or
+                         "ipykernel" in str(ev.get("line") or "").lower() else
                          f"%pip install {top}   # into the kernel's own Python" if top else
                          "python -m ipykernel install --user --name <env>   # from the environment that has the packages"]}
 

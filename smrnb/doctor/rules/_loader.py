@@ -397,6 +397,16 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
 def _shadowed(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     fam = ev.get("owner") or ev.get("family") or ""
     what = f"{ev.get('version_lib') or fam} " if (ev.get("version_lib") or fam) not in ("", "other") else ""
+    line = str(ev.get("line") or "")
+    owner = next((name for rx, name in ((r"\bjax(?:lib)?\b", "JAX"), (r"\btensorflow\b|\bTF_", "TensorFlow"),
+                                        (r"\bcupy\b", "CuPy")) if re.search(rx, line, re.IGNORECASE)), "")
+    if owner:  # another framework's own check: its build, not torch's, names the version it needs
+        return {"title": f"An older {what}library is loaded than the one {owner} was built against",
+                "commands": ["echo $LD_LIBRARY_PATH",
+                             "pip list 2>/dev/null | grep -iE 'nvidia-(cublas|cudnn|cusparse|nccl|nvjitlink)'   # the "
+                             "CUDA wheels installed into this environment",
+                             "unset LD_LIBRARY_PATH   # or drop the toolkit's lib64 (or the conda env's lib) from it, so "
+                             "the newer copy of the pip wheels is loaded"]}
     return {"title": f"An older {what}library is loaded before the one torch ships",
             "commands": ["echo $LD_LIBRARY_PATH",
                          "python -c \"import torch\" ; ldd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')"
@@ -415,7 +425,7 @@ def _undef(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
             "An undefined symbol: built against another library version",
             "commands": [f"nm -D --defined-only <the library that should define it> | grep '{sym[:60]}'",
                          "pip install --force-reinstall --no-cache-dir <the package that owns "
-                         + (str(lib) if lib else "the extension") + ">"],
+                         + (re.sub(r"[`*<>]", "", os.path.basename(str(lib))) if lib else "the extension") + ">"],
             "evidence": [f"demangled: {dem}"] if dem else []}
 
 

@@ -1,0 +1,198 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""What explain prints, made true to the pasted text: the last pass over a text's findings.
+
+The rules write a fix's commands from facts; where a command keeps a placeholder that the text itself fills
+(the package a traceback's ``site-packages/<package>/`` path names, the CUDA release of ``/usr/local/cuda-<x.y>``),
+where it is not runnable as printed (a Python line in a shell block), or where it is a POSIX command on a text from
+Windows or a GNU-only flag on a text from macOS, this pass says what the text says. It changes titles, fixes and
+commands only, never which findings there are or their order."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from smrnb.doctor._model import Finding, Fix
+
+#: a package folder a traceback or a build log names (``.../site-packages/pytorch3d/_C.so``)
+_SITE_PKG_RE = re.compile(r"(?:site|dist)-packages[\\/]+([A-Za-z_][A-Za-z0-9_]*)(?=[\\/])")
+#: folders under site-packages that are no package a user installed (or not the one to reinstall)
+_NOT_THE_PACKAGE = {"torch", "pip", "setuptools", "pkg_resources", "_distutils_hack", "IPython", "ipykernel",
+                    "tornado", "traitlets", "jupyter_client", "jupyter_core", "runpy", "importlib", "numpy",
+                    "transformers", "accelerate"}
+#: a CUDA toolkit folder the text names (``/usr/local/cuda-11.6``, ``cuda-11.6_ubuntu``, ``CUDA\v11.6``)
+_CUDA_DIR_RE = re.compile(r"/usr/local/cuda-(\d{1,2}\.\d)\b|(?<![A-Za-z])cuda[-_](\d{1,2}\.\d)(?![\d.])|"
+                          r"CUDA[\\/]+v(\d{1,2}\.\d)\b", re.IGNORECASE)
+#: nvcc's own version line
+_NVCC_RELEASE_RE = re.compile(r"Cuda compilation tools, release (\d{1,2}\.\d)")
+#: torch.utils.cpp_extension.load(): a JIT build (no package to pip-install)
+_JIT_RE = re.compile(r"cpp_extension\.py\S*\s*,?\s*line \d+, in (?:load|_jit_compile|load_inline|_write_ninja_file"
+                     r"_and_build_library)\b|[\\/]torch_extensions[\\/]", re.IGNORECASE)
+_JIT_DIR_RE = re.compile(r"([~\w./\\:-]*[\\/]torch_extensions[\\/](?:[\w.-]+[\\/])?[\w.-]+)")
+#: what only a POSIX shell runs (on a text from Windows)
+_POSIX_RE = re.compile(r"(?:^|[;&|]\s*)(?:export |which |ls |grep |rm -rf |nm |ldd |file |uname|cat |sudo |apt(?:-get)? |"
+                       r"lspci|df -h|ldconfig |unset |echo \$|echo \")|\$\(|\$[A-Z_]{2,}|/tmp/|\| ?grep\b|/dev/|"
+                       r"/usr/local\b")
+_LINUX_NOTE = "   # Linux/macOS shell (bash): on Windows use PowerShell's equivalents"
+#: POSIX commands of the rules and what runs in Windows' cmd/PowerShell instead
+_WINDOWS_EQUIVALENTS = (  # a pattern of the whole command, and the command (str.format of its groups)
+    (re.compile(r"^which -a nvcc; ls -d /usr/local/cuda\*$"),
+     'where nvcc & dir "%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA"   # cmd: every nvcc on PATH and the '
+     "installed toolkits"),
+    (re.compile(r"^export CUDA_HOME=/usr/local/cuda-(\S+) PATH=/usr/local/cuda-\S+/bin:\$PATH(.*)$"),
+     'set "CUDA_HOME=%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v{0}" & set '
+     '"PATH=%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v{0}\\bin;%PATH%"'
+     "   # cmd{1}"),
+    (re.compile(r"^export CUDA_HOME=/usr/local/cuda-(\S+)(.*)$"),
+     'set "CUDA_HOME=%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v{0}"   # cmd{1}'),
+    (re.compile(r'^nvidia-smi; echo "CUDA_VISIBLE_DEVICES=\$CUDA_VISIBLE_DEVICES".*$'),
+     "nvidia-smi & echo CUDA_VISIBLE_DEVICES=%CUDA_VISIBLE_DEVICES%   # cmd: the GPUs the driver sees and the "
+     "variable that hides them"),
+    (re.compile(r"^lspci \| grep -i nvidia$"),
+     'powershell -Command "Get-CimInstance Win32_VideoController | Select-Object Name, DriverVersion"   # the GPUs '
+     "Windows sees"),
+    (re.compile(r"^(.*?) 2>&1 \| grep -m1 -B5 -iE? '[^']*'(.*)$"),
+     '{0} 2>&1 | findstr /I "error killed"{1}'),
+    (re.compile(r"^echo \$LD_LIBRARY_PATH$"), "echo %PATH%   # cmd: Windows loads DLLs from the folders on PATH"),
+    (re.compile(r"^pip show -f (\S+) \| grep -E '.*$"),
+     'pip show -f {0} | findstr /I ".pyd"   # the compiled modules it installed'),
+    (re.compile(r'^echo "\$(\w+)"$'), "echo %{0}%"),
+)
+
+
+def _site_package(text: str) -> str:
+    """The one package folder under site-packages the text's paths name (besides torch and the notebook's own),
+    ``""`` when none or several."""
+    found = dict.fromkeys(m.group(1) for m in _SITE_PKG_RE.finditer(text) if m.group(1) not in _NOT_THE_PACKAGE
+                          and not m.group(1).startswith("_"))
+    return next(iter(found)) if len(found) == 1 else ""
+
+
+def _cuda_release(text: str) -> str:
+    """The CUDA release the text's own toolkit path or nvcc line names (``""`` when none, or several)."""
+    got = {next(g for g in m.groups() if g) for m in _CUDA_DIR_RE.finditer(text)}
+    got |= set(_NVCC_RELEASE_RE.findall(text))
+    return next(iter(got)) if len(got) == 1 else ""
+
+
+def _os(facts: Mapping[str, Any] | None) -> str:
+    ctx = facts.get("context") if isinstance(facts, Mapping) else None
+    return str(ctx.get("os") or "") if isinstance(ctx, Mapping) else ""
+
+
+def _torch_cuda(facts: Mapping[str, Any] | None) -> str:
+    t = facts.get("torch") if isinstance(facts, Mapping) else None
+    v = str(t.get("cuda") or "") if isinstance(t, Mapping) else ""
+    return v if re.fullmatch(r"\d{1,2}\.\d", v) else ""
+
+
+def _pkg_placeholder(cmd: str, pkg: str) -> str:
+    return re.sub(r"<(?:package(?:-owning-[^<>]*)?|the package that owns [^<>]*|the package)>", pkg, cmd)
+
+
+def _jit_commands(text: str, windows: bool) -> list[str]:
+    """A ``torch.utils.cpp_extension.load()`` build: clear its build folder (named where the text shows it) and rerun."""
+    m = _JIT_DIR_RE.search(text)
+    where = m.group(1) if m else ""
+    if windows:
+        folder = where if where and ":" in where else "%LOCALAPPDATA%\\torch_extensions"
+        return [f'rmdir /s /q "{folder}"   # cmd: the JIT build folder of torch.utils.cpp_extension.load(); then rerun '
+                "the script: the build log's first 'error' line is the cause"]
+    folder = where if where.startswith(("/", "~")) else "~/.cache/torch_extensions"
+    return [f"rm -rf {folder}   # the JIT build folder of torch.utils.cpp_extension.load() (TORCH_EXTENSIONS_DIR "
+            "where set); then rerun the script: the build log's first 'error' line is the cause",
+            "MAX_JOBS=1 python <your script> 2>&1 | grep -m1 -B5 -iE 'error|killed'   # one compile job at a time"]
+
+
+def _windows(cmd: str) -> str:
+    body = cmd.split("   #", 1)[0]
+    if body.lstrip().startswith("#") or not _POSIX_RE.search(body):
+        return cmd
+    for rx, rep in _WINDOWS_EQUIVALENTS:
+        m = rx.match(cmd)
+        if m:
+            return rep.format(*m.groups()).replace("   # cmd   # ", "   # cmd: ")
+    return cmd.replace("-d /tmp/x", "-d pip-files") if "-d /tmp/x" in cmd else cmd + _LINUX_NOTE
+
+
+def _macos(cmd: str) -> str:
+    return cmd.replace("nm -D --defined-only", "nm -gU").replace("ldd ", "otool -L ") if " -D " in cmd or "ldd " in cmd \
+        else cmd
+
+
+def _gpu_cc(facts: Mapping[str, Any] | None) -> tuple[str, str, int]:
+    """The text's GPU (name, compute capability) where it names one, and its driver's major release (0: unknown)."""
+    drv = facts.get("driver") if isinstance(facts, Mapping) else None
+    if not isinstance(drv, Mapping):
+        return "", "", 0
+    gpus = [g for g in drv.get("gpus") or () if isinstance(g, Mapping) and g.get("compute_capability")]
+    ccs = {str(g["compute_capability"]) for g in gpus}
+    m = re.match(r"(\d{3})\.", str(drv.get("driver_version") or drv.get("version") or ""))
+    name = str(gpus[0].get("name") or "the GPU") if len(ccs) == 1 else ""
+    return name, (next(iter(ccs)) if len(ccs) == 1 else ""), int(m.group(1)) if m else 0
+
+
+#: nvidia-smi's compute_cap field came with driver 510 (older ones answer 'Field "compute_cap" is not a valid field')
+_COMPUTE_CAP_DRIVER = 510
+_CC_QUERY = "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1)"
+
+
+def _compute_cap(c: str, facts: Mapping[str, Any] | None) -> str:
+    """A command that asks nvidia-smi for compute_cap, given the text's GPU's capability where the text names the
+    GPU, and never left to a driver older than the field."""
+    if "compute_cap" not in c:
+        return c
+    name, cc, drv = _gpu_cc(facts)
+    if cc:
+        c = c.replace(_CC_QUERY, cc)
+        if c.startswith("nvidia-smi --query-gpu=name,compute_cap"):
+            return f"nvidia-smi --query-gpu=name --format=csv   # {name}: compute capability {cc} (smrnb's GPU table)"
+        return c
+    if drv and drv < _COMPUTE_CAP_DRIVER:
+        c = c.replace(_CC_QUERY, "<X.Y>")
+        if c.startswith("nvidia-smi --query-gpu=name,compute_cap"):
+            return (f"nvidia-smi --query-gpu=name --format=csv   # driver {drv} predates the compute_cap field (510+): "
+                    "look the name up on https://developer.nvidia.com/cuda-gpus")
+    return c
+
+
+def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
+    os_ = _os(facts)
+    pkg = _site_package(text)
+    cuda = _cuda_release(text)
+    jit = bool(_JIT_RE.search(text))
+    out: list[str] = []
+    for c in f.fix.commands if f.fix else ():
+        if jit and re.search(r"pip install [^#]*<package>", c):
+            out += _jit_commands(text, os_ == "windows")
+            continue
+        if pkg:
+            c = _pkg_placeholder(c, pkg)
+        tc = _torch_cuda(facts) if "torch.version.cuda" in c else ""
+        if cuda or tc:  # the text's toolkit folder or nvcc; where the command pins torch's CUDA, the text's torch's
+            c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{tc or cuda}")
+        c = _compute_cap(c, facts)
+        c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
+        if os_ == "windows":
+            c = _windows(c)
+        elif os_ == "macos":
+            c = _macos(c)
+        out.append(c)
+    return tuple(dict.fromkeys(out))
+
+
+def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
+    """``found`` with each fix's commands filled from the text and fit for its platform (module doc)."""
+    out = []
+    for f in found:
+        if f.fix is None or not f.fix.commands:
+            out.append(f)
+            continue
+        cmds = _commands(f, text, facts)
+        out.append(f if cmds == f.fix.commands else replace(f, fix=Fix(f.fix.why, cmds, f.fix.docs)))
+    return out
+
+
+__all__ = ["true_to_text"]
