@@ -362,6 +362,54 @@ _PROMPT_RE = re.compile(r"(?m)(?:^|(?<=[\s(\[]))([A-Za-z_][A-Za-z0-9_.-]{0,31})@
                         r"[ \t]*[$#%>][ \t]|[ \t]+~)")
 
 
+#: a user's own folder outside /home that shared machines give: ``/scratch/NAME``, ``/data-sdb/NAME``,
+#: ``/mnt/NAME`` (or one level deeper, ``/mnt/disk1/NAME``, ``/data/users/NAME``)
+_USER_ROOT_RE = re.compile(r"(?<![\w.~/<>-])(/(?:scratch|data[\w-]{0,12}|mnt|nfs|gpfs|lustre|storage|work|share|"
+                           r"export)(?:/(?:users?|people|home|[a-z]{0,8}\d{1,3}|ssd|hdd|sd[a-z]|nvme\w{0,6}|"
+                           r"disk\w{0,3}))?/)([A-Za-z][A-Za-z0-9_.-]{1,40})(?=/)")
+#: folder names under such a root that are no one's name (a disk, a share, a project folder)
+_NOT_A_PERSON = {
+    "data", "datasets", "dataset", "disk", "disks", "nas", "nfs", "share", "shared", "storage", "ssd", "hdd", "home",
+    "users", "user", "tmp", "temp", "local", "projects", "project", "models", "model", "work", "scratch", "cache",
+    "lustre", "gpfs", "public", "common", "group", "groups", "apps", "app", "software", "opt", "lib", "libs", "src",
+    "code", "repos", "repo", "workspace", "workspaces", "output", "outputs", "input", "results", "checkpoints", "logs",
+    "conda", "miniconda3", "anaconda3", "envs", "env", "venv", "docker", "containers", "images", "wsl", "wslg", "efs",
+    "fsx", "volume", "volumes", "backup", "media", "usb", "cdrom", "raid", "pool", "bulk", "fast", "slow", "archive",
+    "train", "test", "val", "hf", "huggingface", "torch", "cuda", "nvidia", "python", "pip", "build", "dist", "git",
+}
+
+
+def _person_folder(m: re.Match[str], names: frozenset[str] = frozenset()) -> str:
+    """``/scratch/NAME/`` (a cluster's per-user folder) and, under a data disk or a mount, a folder that is a
+    person's: a user name the text shows elsewhere, a ``first.last`` name, or one under ``users``/``home``/``people``;
+    a project's folder there (``/data/maskgct/``) stays."""
+    root, name = m.group(1), m.group(2)
+    low = name.lower()
+    if len(name) <= 1 or low in _NOT_A_PERSON or re.search(r"\d{3}|\.(?:py|so|txt|json|ya?ml|d)$", low):
+        return m.group(0)
+    person = (name in names or root.startswith("/scratch/") or re.search(r"/(?:users?|people|home)/$", root)
+              or re.fullmatch(r"[a-z]{2,20}\.[a-z]{2,20}", name))
+    return root + "<user>" if person else m.group(0)
+
+
+def _names_shown(text: str) -> set[str]:
+    """The user names the text's home paths and shell prompts show (``/home/NAME``, ``NAME@host:~$``)."""
+    names = {m.group(2) for m in _HOME_PATH_RE.finditer(text) if m.group(2).lower() not in _NOT_A_USER}
+    names |= {m.group(1) for m in _PROMPT_RE.finditer(text)}
+    names = {n for n in names if "<" not in n}
+    names |= {m.group(2) for m in _USER_ROOT_RE.finditer(text) if _person_folder(m, frozenset(names)) != m.group(0)}
+    return {n for n in names if len(n) >= 3 and n.lower() not in _NOT_A_PERSON and n != "<user>"}
+
+
+def _env_of_name(text: str, names: set[str]) -> str:
+    """A conda or venv environment named from a user name (``envs/fjs_mm`` of user fjs): that part redacted."""
+    for n in sorted(names, key=len, reverse=True):
+        e = re.escape(n)
+        text = re.sub(rf"((?:[\\/]envs[\\/]|[\\/]\.?venvs?[\\/]|^\(|\s\()(?:[\w.-]*?[_.-])?){e}(?=[_.-]|[\\/)\s]|$)",
+                      r"\g<1><user>", text, flags=re.MULTILINE)
+    return text
+
+
 def _home_name(m: re.Match[str]) -> str:
     return m.group(0) if m.group(2).lower() in _NOT_A_USER else m.group(1) + "<user>"
 
@@ -373,6 +421,8 @@ def redact_identity(text: str, replacements: Mapping[str, str] | None = None) ->
     never the same letters as an English word: "the toolkit root"), its host names (whole words), and the user
     and host of every shell prompt the text shows (``bob@lab-gpu-3:~$``)."""
     reps = identity_strings() if replacements is None else dict(replacements)
+    names = _names_shown(text)
+    known = frozenset(names)
     for s in sorted(reps, key=len, reverse=True):
         r = reps[s]
         if r == s:
@@ -387,4 +437,6 @@ def redact_identity(text: str, replacements: Mapping[str, str] | None = None) ->
         else:
             text = re.sub(rf"(?<![{_NAME_CHARS}]){e}(?![A-Za-z0-9_-])", r, text)
     text = _PROMPT_RE.sub("<user>@<host>", text)
-    return _HOME_PATH_RE.sub(_home_name, text)
+    text = _HOME_PATH_RE.sub(_home_name, text)
+    text = _USER_ROOT_RE.sub(lambda m: _person_folder(m, known), text)
+    return _env_of_name(text, names) if names else text

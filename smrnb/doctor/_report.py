@@ -461,7 +461,7 @@ def render_html(report: Report) -> str:
         worst = fs[0].severity if fs else ("ok" if st == "ok" else "info")
         parts.append(f'<div class="smrnb-layer" data-layer="{_e(layer)}" style="border-color:{COLORS[worst]}">')
         label = report.layer_label(layer)
-        parts.append(f"<b>{_e(self.layer_title(layer))}</b> <span class='smrnb-muted'>[{_e(layer)}"
+        parts.append(f"<b>{_e(report.layer_title(layer))}</b> <span class='smrnb-muted'>[{_e(layer)}"
                      f"{(': ' + _e(label)) if label else ''}]</span>")
         if not fs:
             parts.append(f"<div class='smrnb-muted'>{STATUS_ICONS.get(st, '')} {_e(_empty_words(st, reason))}</div>")
