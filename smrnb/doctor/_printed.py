@@ -183,10 +183,53 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
     return tuple(dict.fromkeys(out))
 
 
+_NVDIFFRAST_RE = re.compile(r"nvdiffrast|Rasteri[sz]e(?:GL|Cuda)Context|\bdr\.", re.IGNORECASE)
+_TRIED_CUDA_CONTEXT_RE = re.compile(r"\b(?:chang(?:e|ed|ing)|switch(?:ed|ing)?|tried|trying|use[ds]?|using|replac(?:e|ed|ing))\b[^\n]{0,80}"
+                                    r"RasterizeCudaContext",
+                                    re.IGNORECASE)
+#: a job script's or a command line's GPU request
+_SLURM_GPU_RE = re.compile(r"--gres\b|--gpus|--gpus-per|\bgres[:=]|--gpu\b|\bgpu:\d|-G ?\d", re.IGNORECASE)
+_SLURM_PART_RE = re.compile(r"(?:#SBATCH|sbatch|srun|salloc)[^\n]*?(?:-p ?|--partition[= ])([\w.-]+)")
+
+
+def _by_text(f: Finding, text: str) -> Finding:
+    """A fix the text tells more precisely than the code's own: the package a library's own check belongs to, an
+    OpenGL reading without nvdiffrast, a Slurm refusal of a job that asks for no GPU."""
+    if f.fix is None:
+        return f
+    cmds = list(f.fix.commands)
+    title, why = f.title, f.fix.why
+    if f.code == "opengl_egl_unavailable" and any("RasterizeCudaContext" in c for c in cmds) and (
+            not _NVDIFFRAST_RE.search(text) or _TRIED_CUDA_CONTEXT_RE.search(text)):
+        cmds = [c for c in cmds if "RasterizeCudaContext" not in c]  # not nvdiffrast's, or the text tried it
+    if f.code == "library_bug" and "torch" not in text.lower() and any(c.startswith("pip show torch") for c in cmds):
+        pkg = _site_package(text)
+        cmds = [f"pip show {pkg}   # the release, for its issue tracker" if pkg else
+                "pip list   # the releases of the libraries the traceback's frames belong to, for their issue trackers",
+                f"pip install --upgrade {pkg}   # or the release before the one that broke" if pkg else
+                "# install the releases the project pins (its requirements file): the library whose call failed "
+                "may be another release or fork than the code was written for"]
+    if f.code == "slurm_gpu_request_rejected" and not _SLURM_GPU_RE.search(text) and re.search(
+            r"node configuration is not available", text, re.IGNORECASE):
+        part = _SLURM_PART_RE.search(text)
+        p = part.group(1) if part else "<partition>"
+        title = "Slurm found no node that fits the job's request (the job asks for no GPU: CPUs, memory or nodes)"
+        why = ("Slurm refused the job at submission because no node of the partition has what it asks for: the text's "
+               "job requests no GPU, so the number of tasks or CPUs (-n/--ntasks, -c/--cpus-per-task), the memory "
+               "(--mem) or the node count (-N) exceeds what one node of that partition offers; compare with sinfo and "
+               "lower the request (or choose another partition).")
+        cmds = [f"sinfo -p {p} -o '%P %c %m %D %G'   # CPUs, memory (MB), node count and GRES per node",
+                f"scontrol show partition {p}   # its limits (MaxNodes, MaxCPUsPerNode, MaxMemPerNode)"]
+    if cmds == list(f.fix.commands) and title == f.title and why == f.fix.why:
+        return f
+    return replace(f, title=title, fix=Fix(why, tuple(cmds), f.fix.docs))
+
+
 def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
     """``found`` with each fix's commands filled from the text and fit for its platform (module doc)."""
     out = []
     for f in found:
+        f = _by_text(f, text)
         if f.fix is None or not f.fix.commands:
             out.append(f)
             continue

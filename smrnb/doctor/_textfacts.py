@@ -367,7 +367,7 @@ _LLP_RE = re.compile(r"\b(LD_LIBRARY_PATH|PATH) ?[=:] ?['\"]?([^\s'\";]{1,2000})
 _CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A-Za-z,\-]{0,60})")
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
 #: a hyphen in the name is a distribution's name typed for the module's ('pointnet2-ops'): read as its import name
-_NO_MODULE_RE = re.compile(r"(?:No|no) module named '?([A-Za-z0-9_.]{1,100}(?:-[A-Za-z0-9_]{1,40}(?=['\s.,]|$))?)")
+_NO_MODULE_RE = re.compile(r"(?:No|no) module named '?([A-Za-z0-9_.]{1,100}(?:(?:-[A-Za-z0-9_]{1,40}){1,4}(?=['\s.,]|$))?)")
 _IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
 #: a top-level Python package the text shows installed: its files under site-/dist-packages (or an egg), or
 #: pip naming it installed ("Requirement already satisfied: x", "Successfully installed x-1.0", pip show's "Name: x")
@@ -1172,13 +1172,14 @@ def _scan_no_module(r: _Reader, line: str) -> None:
     installed = "-packages/" in path or ".egg" in path
     dashed = {"dashed": "own" if path and not installed else ("installed" if installed else "none")} if bad else {}
     for m in _NO_MODULE_RE.findall(line):
+        hyphen = {"pip_name": m.rstrip(".")} if "-" in m else {}  # a name no import finds: the code names a pip name
         m = m.rstrip(".").replace("-", "_")
         if "." not in m and r.from_import and r.from_import[0].endswith("." + m):
             m = r.from_import[0]  # Python 2 names the last part only ("from open3d.linux import *": 'linux')
         own: dict[str, Any] = {"own_import": True} if _installed_package_imports_its_own(r, m) else {}
         if not own and _project_package_import(r, m):
             own = {"project_import": r.from_import[0]}
-        r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own, **dashed)
+        r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own, **dashed, **hyphen)
 
 
 def _project_package_import(r: _Reader, mod: str) -> bool:

@@ -86,6 +86,16 @@ def _wrong_python(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     notebook = "in_notebook" in signs(facts) or bool(layer(facts, "jupyter").get("in_kernel"))
     where = ("in a notebook: the kernel may run another Python than the one it was installed into" if notebook else
              "although it is installed: this Python may be another than the one it was installed into")
+    if mod and "-" in str(ev.get("pip_name") or mod):  # a pip name: no import finds a module whose name has a hyphen
+        under = str(mod).replace("-", "_")
+        mod = ev.get("pip_name") or mod
+        return {"title": f"No module named '{mod}': a name with '-' is a pip name, never an importable module "
+                         f"(the module would be {under})",
+                "fix": f"Python cannot import a name with a hyphen: the code that imports '{mod}' names the package's "
+                       f"pip name instead of its module ({under}); correct the import (or update the package whose "
+                       "code does it), installing another package does not help.",
+                "commands": [f"pip show {mod}   # installed? its files show the module's real name",
+                             f"python -c \"import {under}\"   # the importable name"]}
     return {"title": f"No module named '{mod}' {where}" if mod else "The kernel runs another Python than the terminal",
             "commands": ['python -c "import sys; print(sys.executable)"   # in the terminal; in a notebook cell: '
                          "import sys; print(sys.executable): two different paths are two Pythons",
