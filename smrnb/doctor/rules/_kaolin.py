@@ -106,7 +106,30 @@ def _other_package(facts: Facts, ev: dict[str, Any]) -> str:
     return "" if pkg in ("", "kaolin") or has_sign(facts, "kaolin") else pkg
 
 
-def _no_wheel_other(pkg: str, ev: dict[str, Any]) -> dict[str, Any]:
+#: projects a GPU/ML setup installs by name: a name pip finds nothing of, one letter from one of these, is a typo
+_WELL_KNOWN = ("bitsandbytes", "triton", "xformers", "flash-attn", "flash_attn", "torchvision", "torchaudio",
+               "transformers", "accelerate", "deepspeed", "kaolin", "nvdiffrast", "pytorch3d", "open3d", "mmcv",
+               "mmcv-full", "mmdet", "mmengine", "detectron2", "spconv", "cumm", "tensorflow", "jax", "jaxlib",
+               "onnxruntime", "onnxruntime-gpu", "cupy", "numpy", "opencv-python", "ninja", "ipykernel", "ipywidgets",
+               "jupyterlab", "notebook", "tinycudann", "diffusers", "safetensors", "sentencepiece", "tokenizers",
+               "torch-scatter", "torch-sparse", "torch-geometric", "pyvista", "trimesh", "open-clip-torch", "peft",
+               "vllm", "auto-gptq", "optimum", "scipy", "scikit-learn", "pandas", "matplotlib")
+#: projects that publish no Windows wheel (a Python change does not help there)
+_NO_WINDOWS_WHEEL = {"triton", "triton-nightly", "vllm", "deepspeed", "flash-attn", "flash_attn"}
+
+
+def _typo_of(pkg: str) -> str:
+    """The well-known project ``pkg`` is a misspelling of (one edit away), ``""`` when none."""
+    import difflib
+
+    low = pkg.lower()
+    if low in _WELL_KNOWN:
+        return ""
+    close = difflib.get_close_matches(low, _WELL_KNOWN, n=1, cutoff=0.9)
+    return close[0] if close else ""
+
+
+def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "") -> dict[str, Any]:
     """pip found no file of ``pkg`` that fits this interpreter (its Python version, OS, CPU; a CUDA build's own index
     not given), or conda no build of it that fits the other packages asked for: the words name that package and its
     own install page, never kaolin's."""
@@ -118,8 +141,8 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [f"conda search '{pkg}'   # the builds the channels hold",
                              f"conda install <packages> {pkg}=<the version the conflict chains name>   # or no pin"]}
     wheel = str((ev.get("groups") or {}).get("wheel") or "") if ev.get("key") == "pip_unsupported_wheel" else ""
-    return {"title": f"pip refuses {wheel}: its tags fit another Python than this one" if wheel else
-                     f"pip finds no {pkg} release for this Python / platform (from versions: "
+    out = {"title": f"pip refuses {wheel}: its tags fit another Python than this one" if wheel else
+                    f"pip finds no {pkg} release for this Python / platform (from versions: "
                      f"{str(ev.get('versions') or 'none')[:40] or 'none'})",
             "evidence": [f"pip: {line}"] if line else [],
             "fix": f"pip saw no file of {pkg} that fits this interpreter: no wheel of it for this Python version, OS or "
@@ -131,13 +154,26 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any]) -> dict[str, Any]:
                          f"python -m pip index versions {pkg}   # the releases pip can see for this interpreter",
                          f"python -m pip download {pkg} --no-deps -d /tmp/x -v   # the files pip skipped, and why"],
             "severity": "error"}
+    typo = _typo_of(pkg)
+    if typo and str(ev.get("versions") or "none").strip().lower() in ("", "none"):  # no release at all: the name
+        out.update(title=f"pip finds no project named {pkg} (from versions: none): a misspelling of {typo}?",
+                   fix=f"pip found no release at all of a project named {pkg}: it is most likely a misspelling of "
+                       f"{typo} (https://pypi.org/project/{typo}/). Install it by its right name; where {pkg} is meant, "
+                       f"it is on no index pip was given.",
+                   commands=[f"python -m pip index versions {typo}   # the right name's releases",
+                             f"pip install {typo}"])
+    elif pkg.lower() in _NO_WINDOWS_WHEEL and os_name == "windows":
+        out["fix"] = (f"{pkg} publishes no wheel for Windows (Linux only): no Python version helps there. Use it under "
+                      "WSL2 or Linux, a community Windows build the project's README names, or leave it out where it is "
+                      "optional. " + out["fix"])
+    return out
 
 
 @builds("kaolin_no_wheel_for_combo")
 def _no_wheel(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     other = _other_package(facts, ev)
     if other:
-        return _no_wheel_other(other, ev)
+        return _no_wheel_other(other, ev, str(layer(facts, "context").get("os") or ""))
     page = value(facts, "kaolin", "links_page")
     extra = [f"pip saw only the PyPI placeholder: {str(ev.get('line') or '')[:120]}"]
     if page:
