@@ -158,6 +158,34 @@ def _compute_cap(c: str, facts: Mapping[str, Any] | None) -> str:
     return c
 
 
+_RELEASE_PH_RE = re.compile(r"^pip install '([\w.-]+)==<the release the code names>'(.*)$")
+_UP_RE = re.compile(r"\b(?:upgrad\w*|updat\w*|newer|too old|outdated|at least)\b", re.IGNORECASE)
+_DOWN_RE = re.compile(r"\b(?:downgrad\w*|too new|removed in|deprecated|no longer)\b", re.IGNORECASE)
+
+
+def _release_named(c: str, text: str) -> str:
+    """``pip install '<pkg>==<the release the code names>'`` with what the text says of the release: a requirement
+    it prints (``pkg>=1.2``), the release it moved from and to, or the direction its words give (an upgrade)."""
+    m = _RELEASE_PH_RE.match(c)
+    if not m:
+        return c
+    pkg = m.group(1)
+    name = re.sub(r"[-_.]", "[-_.]", re.escape(pkg).replace("\\", ""))
+    req = re.search(rf"(?<![\w-]){name}\s*(>=|~=|<=|<(?!=)|>(?!=))\s*(\d+(?:\.\w+){{0,3}})", text, re.IGNORECASE)
+    if req:
+        return f"pip install '{pkg}{req.group(1)}{req.group(2)}'   # the release the text's requirement names"
+    moved = re.search(rf"(?<![\w-]){name}\b[^\n]{{0,60}}?\bfrom (?:v|version )?(\d+(?:\.\w+){{1,3}}) to "
+                      rf"(?:v|version )?(\d+(?:\.\w+){{1,3}})", text, re.IGNORECASE)
+    if moved:
+        return (f"pip install '{pkg}=={moved.group(1)}'   # the release before the text's change to {moved.group(2)} "
+                f"(or update the code to {moved.group(2)}'s API)")
+    lines = [ln for ln in text.split("\n") if re.search(rf"(?<![\w-]){name}(?![\w-])", ln, re.IGNORECASE)]
+    near = "\n".join(lines)
+    if _UP_RE.search(near) and not _DOWN_RE.search(near):
+        return f"pip install --upgrade '{pkg}'   # the text says its release is too old"
+    return c
+
+
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _os(facts)
     pkg = _site_package(text)
@@ -174,6 +202,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if cuda or tc:  # the text's toolkit folder or nvcc; where the command pins torch's CUDA, the text's torch's
             c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{tc or cuda}")
         c = _compute_cap(c, facts)
+        c = _release_named(c, text)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
             c = _windows(c)

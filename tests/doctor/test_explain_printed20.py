@@ -219,3 +219,28 @@ def test_environment_named_from_the_user_is_hidden():
                                   "/mnt/c/Users/Public/x.py", "site-packages/mmcv/_ext.so", "/mnt/data/models/ckpt"])
 def test_redaction_keeps_system_and_project_paths(path):
     assert redact_identity(path, {}) == path
+
+
+# ------------------------------------------------------------------ the release the text names
+@pytest.mark.parametrize("text, want", [
+    ("ImportError: cannot import name 'secure_write' from 'jupyter_core.paths'\n"
+     "jupyter-server 2.14 requires jupyter_core>=5.1, but you have jupyter-core 4.7.1 which is incompatible.\n",
+     ">=5.1"),
+    ("ModuleNotFoundError: No module named 'mmcv._ext'\nI changed mmcv from 1.7.1 to 2.0.0 and now this happens\n",
+     "1.7.1"),
+])
+def test_release_placeholder_filled_from_what_the_text_says(text, want):
+    from smrnb.doctor._printed import _release_named
+
+    pkg = "jupyter_core" if "jupyter" in text else "mmcv"
+    got = _release_named(f"pip install '{pkg}==<the release the code names>'   # see its requirements file", text)
+    assert want in got and "<the release" not in got, got
+    assert _parses(got)
+
+
+def test_installed_release_is_not_taken_for_the_one_the_code_names():
+    from smrnb.doctor._printed import _release_named
+
+    text = "Successfully installed spconv==2.1.0\nAttributeError: module 'spconv' has no attribute 'SparseConv3d'\n"
+    got = _release_named("pip install 'spconv==<the release the code names>'   # see its requirements file", text)
+    assert "2.1.0" not in got
