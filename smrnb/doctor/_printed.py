@@ -257,7 +257,12 @@ def _by_text(f: Finding, text: str) -> Finding:
 def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
     """``found`` with each fix's commands filled from the text and fit for its platform (module doc)."""
     out = []
+    said = [f.title.rstrip(".").lower() for f in found if f.code != "user_code_error" and len(f.title) >= 24]
     for f in found:
+        rest = f.title.split("Not your environment: ", 1)[1].lower() if f.title.startswith("Not your environment: ") \
+            else ""
+        if f.code == "user_code_error" and f.severity == "info" and rest and any(rest.startswith(t) for t in said):
+            continue  # the same reading as another finding's, said twice (a warning and a note): once
         f = _by_text(f, text)
         if f.fix is None or not f.fix.commands:
             out.append(f)

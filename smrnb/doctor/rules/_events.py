@@ -31,6 +31,15 @@ BUILDERS: dict[str, Builder] = {}
 MAX_READINGS = 3
 
 
+def cut_at_word(text: str, width: int) -> str:
+    """``text`` no longer than ``width``: cut at a word boundary with an ellipsis, never mid-word."""
+    text = str(text)
+    if len(text) <= width:
+        return text
+    head = re.sub(r"\s+\S*$", "", text[:width - 2]).rstrip(" ,;:(/")
+    return (head or text[:width - 3]) + "..."
+
+
 def builds(*codes: str) -> Callable[[Builder], Builder]:
     """Register the finding builder of ``codes``: ``fn(facts, event) -> {"title", "commands", "evidence",
     "detail", "severity", "rank", "check"}`` (all optional) or None when the event does not show this cause after all."""
@@ -600,7 +609,7 @@ def default_build(code: str, ev: Mapping[str, Any]) -> dict[str, Any]:
     meaning = str((ev.get("meaning") if not first or first[0] == code else None) or CODES[code].meaning)
     # the first clause, its parentheses left out ("On NVSwitch systems (HGX/DGX) CUDA cannot start ..." keeps its end)
     title = re.sub(r" \([^()]{0,200}\)", "", meaning.split(": ")[0]).rstrip(".")
-    return {"title": title[:160], "commands": [CODES[code].check] if CODES[code].check else []}
+    return {"title": cut_at_word(title, 160), "commands": [CODES[code].check] if CODES[code].check else []}
 
 
 #: how often a cause is the root when a text shows several (lower first): a broken driver before the

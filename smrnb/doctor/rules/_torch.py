@@ -15,7 +15,7 @@ from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
 from smrnb.doctor.rules._driver import torch_variants_for_driver
-from smrnb.doctor.rules._events import builds, events, from_text, has_sign, resolve, value
+from smrnb.doctor.rules._events import builds, cut_at_word, events, from_text, has_sign, resolve, value
 
 CODES = meanings("rules.torch")  # this module's codes, from the one table (codes.py)
 
@@ -127,8 +127,8 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return {"title": f"Not your environment: no index has a project '{pkg}' (a typo of '{meant}'?)",
                 "commands": [f"pip install {meant}   # the package's own name", f"pip index versions {meant}"]}
     if ev.get("key") in _USER_ROW_COMMANDS:  # a tool's check of its configuration or build command, not a CUDA kernel
-        return {"title": title[:200], "evidence": evidence, "commands": _USER_ROW_COMMANDS[str(ev["key"])]}
-    return {"title": title[:200], "evidence": evidence,
+        return {"title": cut_at_word(title, 200), "evidence": evidence, "commands": _USER_ROW_COMMANDS[str(ev["key"])]}
+    return {"title": cut_at_word(title, 200), "evidence": evidence,
             "commands": ["CUDA_LAUNCH_BLOCKING=1 python <your script>   # the traceback then names the failing call",
                          "# on CPU the same code raises a readable error: run one batch with device='cpu'"]}
 
