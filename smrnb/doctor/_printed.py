@@ -257,12 +257,16 @@ def _by_text(f: Finding, text: str) -> Finding:
 def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
     """``found`` with each fix's commands filled from the text and fit for its platform (module doc)."""
     out = []
-    said = [f.title.rstrip(".").lower() for f in found if f.code != "user_code_error" and len(f.title) >= 24]
+    said = {f.title.rstrip(".").lower(): f.code for f in found if f.code != "user_code_error" and len(f.title) >= 24}
     for f in found:
         rest = f.title.split("Not your environment: ", 1)[1].lower() if f.title.startswith("Not your environment: ") \
             else ""
-        if f.code == "user_code_error" and f.severity == "info" and rest and any(rest.startswith(t) for t in said):
-            continue  # the same reading as another finding's, said twice (a warning and a note): once
+        same = next((code for t, code in said.items() if rest.startswith(t)), "") if rest else ""
+        if f.code == "user_code_error" and f.severity == "info" and same:
+            # the same message as another finding's, its words said twice (a warning and a note): the note says
+            # only what it adds, the other reading of that one message
+            f = replace(f, title="Not your environment, the other reading: the project's own code or config is at "
+                                 f"fault (the same message as [{same}], read as the code's error)")
         f = _by_text(f, text)
         if f.fix is None or not f.fix.commands:
             out.append(f)
