@@ -186,6 +186,10 @@ def _release_named(c: str, text: str) -> str:
     return c
 
 
+#: dyld's "Expected in: /usr/lib/libobjc.A.dylib" (the library the symbol should come from)
+_EXPECTED_IN_RE = re.compile(r"Expected in: (?:flat namespace\s*)?(/[^\s'\"]+\.dylib)\b")
+
+
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _os(facts)
     pkg = _site_package(text)
@@ -203,6 +207,9 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{tc or cuda}")
         c = _compute_cap(c, facts)
         c = _release_named(c, text)
+        lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
+        if lib:  # macOS' dyld names the library that should define the symbol
+            c = c.replace("<the library that should define it>", lib.group(1))
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
             c = _windows(c)
