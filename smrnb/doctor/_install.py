@@ -44,6 +44,24 @@ class InstallPlan:
                 "wheel_page": self.wheel_page, "wheel_available": self.wheel_available, "notes": list(self.notes)}
 
 
+def conda_nvcc_command(cuda: str) -> str:
+    """Install an nvcc of CUDA ``cuda`` (``"12.1"``) into the active conda env (no root needed). The nvidia
+    channel's split packages (cuda-nvcc, cuda-cudart-dev) begin with CUDA 11.3 (its first label is
+    nvidia/label/cuda-11.3.0); before that, conda-forge's cudatoolkit-dev (10.1.243 to 11.x, Linux; it runs NVIDIA's
+    installer into the env) has nvcc, and for older releases only NVIDIA's own installer does."""
+    try:
+        major, minor = (int(x) for x in str(cuda).split(".")[:2])
+    except ValueError:
+        return f"conda install -c nvidia cuda-nvcc={cuda} cuda-cudart-dev={cuda}"
+    if (major, minor) >= (11, 3):
+        return f"conda install -c nvidia cuda-nvcc={cuda} cuda-cudart-dev={cuda}"
+    if (major, minor) >= (10, 1):
+        return (f"conda install -c conda-forge cudatoolkit-dev={cuda}   # Linux; the nvidia channel's cuda-nvcc "
+                "begins with CUDA 11.3")
+    return (f"# no conda package has an nvcc {cuda}: NVIDIA's installer from https://developer.nvidia.com/"
+            "cuda-toolkit-archive (--toolkit --silent --toolkitpath=<a folder>), then CUDA_HOME=<that folder>")
+
+
 def cc_to_int(cc: str | None) -> int | None:
     """``"9.0" -> 90``, ``"12.1" -> 121``."""
     v = tables.parse_version(cc)
@@ -235,8 +253,6 @@ def install_plan(torch: dict[str, Any] | None, driver: dict[str, Any] | None, to
         nvcc = matching_nvcc(toolkit, tcuda)
         if nvcc is None:
             lines.append(f"# no nvcc {tcuda} found: install the toolkit matching torch.version.cuda first, e.g.")
-            from smrnb.doctor.rules._context import conda_nvcc_command
-
             lines.append("#   " + conda_nvcc_command(str(tcuda)).lstrip("# "))
             lines.append("#   (then CUDA_HOME=$CONDA_PREFIX)")
             env.append('export CUDA_HOME="$CONDA_PREFIX"')

@@ -102,7 +102,7 @@ def test_hyphenated_module_is_never_pip_installed_cut_at_the_hyphen():
 
 
 def test_conda_nvcc_for_cuda_10_is_a_package_that_exists():
-    from smrnb.doctor.rules._context import conda_nvcc_command
+    from smrnb.doctor._install import conda_nvcc_command
 
     assert "cuda-nvcc=10" not in conda_nvcc_command("10.2")
     assert "cudatoolkit-dev=10.2" in conda_nvcc_command("10.2")

@@ -61,24 +61,6 @@ def env_fix_commands(facts: Facts, assignments: Mapping[str, str], module: str |
     return out
 
 
-def conda_nvcc_command(cuda: str) -> str:
-    """Install an nvcc of CUDA ``cuda`` (``"12.1"``) into the active conda env (no root needed). The nvidia
-    channel's split packages (cuda-nvcc, cuda-cudart-dev) begin with CUDA 11.3 (its first label is
-    nvidia/label/cuda-11.3.0); before that, conda-forge's cudatoolkit-dev (10.1.243 to 11.x, Linux; it runs NVIDIA's
-    installer into the env) has nvcc, and for older releases only NVIDIA's own installer does."""
-    try:
-        major, minor = (int(x) for x in str(cuda).split(".")[:2])
-    except ValueError:
-        return f"conda install -c nvidia cuda-nvcc={cuda} cuda-cudart-dev={cuda}"
-    if (major, minor) >= (11, 3):
-        return f"conda install -c nvidia cuda-nvcc={cuda} cuda-cudart-dev={cuda}"
-    if (major, minor) >= (10, 1):
-        return (f"conda install -c conda-forge cudatoolkit-dev={cuda}   # Linux; the nvidia channel's cuda-nvcc "
-                "begins with CUDA 11.3")
-    return (f"# no conda package has an nvcc {cuda}: NVIDIA's installer from https://developer.nvidia.com/"
-            "cuda-toolkit-archive (--toolkit --silent --toolkitpath=<a folder>), then CUDA_HOME=<that folder>")
-
-
 def _slurm_export(s: Mapping[str, Any]) -> Iterable[Finding]:
     """``sbatch --export=NONE`` (or ``--export=A,B`` without ALL) starts the job without the submitting
     shell's variables: the CUDA ones a job needs are then missing unless the script sets them."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -120,8 +121,6 @@ _NO_WINDOWS_WHEEL = {"triton", "triton-nightly", "vllm", "deepspeed", "flash-att
 
 def _typo_of(pkg: str) -> str:
     """The well-known project ``pkg`` is a misspelling of (one edit away), ``""`` when none."""
-    import difflib
-
     low = pkg.lower()
     if low in _WELL_KNOWN:
         return ""

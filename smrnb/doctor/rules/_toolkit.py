@@ -14,11 +14,18 @@ from smrnb.doctor import tables
 from smrnb.doctor._codes import CODES as CODES_TABLE
 from smrnb.doctor._codes import meanings
 from smrnb.doctor._codes import why as fix_wording
-from smrnb.doctor._install import cc_to_int, int_to_cc, matching_nvcc, nvcc_supported_ccs, toolkit_dir_for
+from smrnb.doctor._install import (
+    cc_to_int,
+    conda_nvcc_command,
+    int_to_cc,
+    matching_nvcc,
+    nvcc_supported_ccs,
+    toolkit_dir_for,
+)
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._abi import torch_header_of_torch
-from smrnb.doctor.rules._context import conda_nvcc_command, env_fix_commands, layer
+from smrnb.doctor.rules._context import env_fix_commands, layer
 from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, resolve, value
 
 CODES = meanings("rules.toolkit")  # this module's codes, from the one table (codes.py)
