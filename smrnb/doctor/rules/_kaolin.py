@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -107,25 +106,8 @@ def _other_package(facts: Facts, ev: dict[str, Any]) -> str:
     return "" if pkg in ("", "kaolin") or has_sign(facts, "kaolin") else pkg
 
 
-#: projects a GPU/ML setup installs by name: a name pip finds nothing of, one letter from one of these, is a typo
-_WELL_KNOWN = ("bitsandbytes", "triton", "xformers", "flash-attn", "flash_attn", "torchvision", "torchaudio",
-               "transformers", "accelerate", "deepspeed", "kaolin", "nvdiffrast", "pytorch3d", "open3d", "mmcv",
-               "mmcv-full", "mmdet", "mmengine", "detectron2", "spconv", "cumm", "tensorflow", "jax", "jaxlib",
-               "onnxruntime", "onnxruntime-gpu", "cupy", "numpy", "opencv-python", "ninja", "ipykernel", "ipywidgets",
-               "jupyterlab", "notebook", "tinycudann", "diffusers", "safetensors", "sentencepiece", "tokenizers",
-               "torch-scatter", "torch-sparse", "torch-geometric", "pyvista", "trimesh", "open-clip-torch", "peft",
-               "vllm", "auto-gptq", "optimum", "scipy", "scikit-learn", "pandas", "matplotlib")
 #: projects that publish no Windows wheel (a Python change does not help there)
 _NO_WINDOWS_WHEEL = {"triton", "triton-nightly", "vllm", "deepspeed", "flash-attn", "flash_attn"}
-
-
-def _typo_of(pkg: str) -> str:
-    """The well-known project ``pkg`` is a misspelling of (one edit away), ``""`` when none."""
-    low = pkg.lower()
-    if low in _WELL_KNOWN:
-        return ""
-    close = difflib.get_close_matches(low, _WELL_KNOWN, n=1, cutoff=0.9)
-    return close[0] if close else ""
 
 
 def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "") -> dict[str, Any]:
@@ -153,7 +135,7 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "") -> dict[str
                          f"python -m pip index versions {pkg}   # the releases pip can see for this interpreter",
                          f"python -m pip download {pkg} --no-deps -d /tmp/x -v   # the files pip skipped, and why"],
             "severity": "error"}
-    typo = _typo_of(pkg)
+    typo = str(ev.get("meant") or "").replace("_", "-")  # a name one letter off a known package's (_misspelt)
     if typo and str(ev.get("versions") or "none").strip().lower() in ("", "none"):  # no release at all: the name
         out.update(title=f"pip finds no project named {pkg} (from versions: none): a misspelling of {typo}?",
                    fix=f"pip found no release at all of a project named {pkg}: it is most likely a misspelling of "

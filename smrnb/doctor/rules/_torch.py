@@ -102,12 +102,28 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
 
 
 # ------------------------------------------------------------------ torch's messages, read in a text or probed
+def _hyphenated_module(ev: dict[str, Any], code: str) -> dict[str, Any] | None:
+    """A missing module named with hyphens (``No module named 'napari-plugin-engine'``): a pip name that no import can
+    find, asked for by the code (round 19a reads whose code: ``library_bug`` or ``user_code_error``); the words name it."""
+    name = str(ev.get("pip_name") or "")
+    if not (ev.get("dashed") and name):
+        return None
+    mod = name.replace("-", "_")
+    who = "your code" if code == "user_code_error" else "the library's code"
+    return {"title": f"{'Not your environment: ' if code == 'user_code_error' else ''}No module named '{name}': "
+                     f"{who} asks for a pip name with hyphens, which no import can find (its module is '{mod}')",
+            "commands": [f"python -c \"import {mod}\"   # the import name of the distribution {name}",
+                         f"pip show {name}   # whether the distribution is installed at all"]}
+
+
 @builds("user_code_error")
 def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import submodule_finding, submodule_not_imported
 
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "user_code_error")
+    if hyph := _hyphenated_module(ev, "user_code_error"):
+        return hyph
     what = ev.get("message") if ev.get("kind") == "cuda_error" else ev.get("meaning")
     name = f"{ev.get('name')}: " if ev.get("kind") == "cuda_error" else ""
     title = f"Not your environment: {name}{str(what or 'an error of the calling code').rstrip('.')}"
@@ -182,6 +198,8 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     key, bug = str(ev.get("key") or ""), ev.get("bug")
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "library_bug")
+    if hyph := _hyphenated_module(ev, "library_bug"):
+        return hyph
     if key.startswith("mps_") or bug == "mps_crash":
         op = key == "mps_op_not_implemented" or key == "mps_dtype_unsupported"
         return {"title": ("torch's MPS backend lacks this operation in the installed release" if op else
