@@ -116,9 +116,11 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     text : str
         The error text.
     live : bool
-        Also collect this machine's facts now: they fill what the text does not say (each finding says
-        which facts came from the text and which from this machine, and both where they disagree), and
-        the live errors/warnings of the layers the text points at are added.
+        Also collect this machine's facts now. Where a fact the text shows contradicts this machine's (OS,
+        torch or its CUDA, nvcc, driver, GPU, container/job, Python, a site-packages folder), the text is read
+        alone as with ``live=False`` and ``meta["read_alone"]`` says why; else they fill what the text does not
+        say (each finding says which facts came from the text and which from this machine, and both where they
+        disagree), and the live errors/warnings of the layers the text points at are added.
     layers, timeout, ctx
         As for :func:`diagnose` (only used when ``live``).
 
@@ -146,16 +148,23 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     wanted, _ = expand_layers(layers)
     ctx = ctx if ctx is not None else ProbeContext(timeout=float(timeout))
     facts = collect(ctx, wanted)
-    res = explain_result(text, ctx.facts)
+    res = explain_result(text, ctx.facts, same_machine=True)
+    if res.read_alone:  # the text shows another machine: read alone, as offline; nothing of this machine is shown
+        shown = [ly for ly in LAYERS if any(f.layer == ly for f in res.findings)] if res.recognised else []
+        return Report({}, res.findings, _meta(shown, t0, matched=len(res.findings), live=True, recognised=res.recognised,
+                                              read=res.read, ranked=True, read_alone=res.read_alone))
     found = res.findings
     touched = {f.layer for f in found if not f.guessed}  # a guess adds no live findings
     text_codes = {f.code for f in found}
     live_findings = [f for f in evaluate(ctx.facts, wanted)
                      if f.layer in touched and f.severity in ("error", "warning") and f.code not in text_codes]
+    if not res.recognised:  # a text read as no known cause (or only notes of a failure): no finding of the machine's
+        live_findings = []
     shown = [ly for ly in LAYERS if ly in touched] if res.recognised else []
+    env = {f"this machine: {k}": v for k, v in environment_summary({ly: facts[ly] for ly in shown if ly in facts}).items()}
     return Report({ly: facts[ly] for ly in shown if ly in facts}, found + live_findings,
                   _meta(shown, t0, matched=len(found), live=True, recognised=res.recognised, read=res.read,
-                        ranked=True))
+                        ranked=True, environment=env))
 
 
 # name -> module that defines it, imported on first use (PEP 562): ``import smrnb.doctor`` loads only what

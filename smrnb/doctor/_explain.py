@@ -21,6 +21,8 @@ adds live facts.
 from __future__ import annotations
 
 import math
+import os
+import platform
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -52,12 +54,147 @@ def explain_codes() -> dict[str, str]:
 @dataclass
 class Explained:
     """What explain made of a text: ``findings`` (ranked, one per cause), ``recognised`` (a finding of a
-    cause), ``facts`` (merged, with provenance) and ``read`` (what the text showed, one line per kind)."""
+    cause), ``facts`` (merged, with provenance), ``read`` (what the text showed, one line per kind) and
+    ``read_alone`` (where this machine's facts were given but the text shows another machine: the one line that says
+    so, the text having been read alone; ``""`` otherwise)."""
 
     findings: list[Finding]
     recognised: bool
     facts: dict[str, Any] = field(default_factory=dict)
     read: list[str] = field(default_factory=list)
+    read_alone: str = ""
+
+
+# ------------------------------------------------------------------ is the text of this machine?
+def _nums(v: Any) -> list[str]:
+    return re.findall(r"[0-9]+", str(v or "").split("+")[0])
+
+
+def _version_differs(text_v: Any, live_v: Any, parts: int = 3) -> bool:
+    """Whether a version the text shows differs from this machine's, on the components the text gives (``1.12``
+    against ``1.12.1`` agrees; ``1.12`` against ``2.13.0`` does not) and on a local tag both give (``+cu121``)."""
+    t, lv = _nums(text_v)[:parts], _nums(live_v)[:parts]
+    if not t or not lv:
+        return False
+    if t != lv[:len(t)]:
+        return True
+    tt, lt = str(text_v).partition("+")[2].lower(), str(live_v).partition("+")[2].lower()
+    return bool(tt and lt and tt != lt)
+
+
+def _live_os(live: Mapping[str, Any]) -> str:
+    ctx = live.get("context") if isinstance(live.get("context"), Mapping) else {}
+    if ctx.get("os"):
+        return str(ctx["os"])
+    system = platform.system().lower()
+    return "windows" if system == "windows" else "macos" if system == "darwin" else system or "linux"
+
+
+def _live_python(live: Mapping[str, Any]) -> str:
+    for layer, key in (("context", "python_version"), ("kaolin", "python_version")):
+        d = live.get(layer)
+        if isinstance(d, Mapping) and d.get(key):
+            return str(d[key])
+    return platform.python_version()
+
+
+def _gpu_names(gpus: Any) -> list[str]:
+    return [re.sub(r"^nvidia\s+|\s+", " ", str(g.get("name") or "").lower()).strip() for g in gpus or ()
+            if isinstance(g, Mapping) and g.get("name")]
+
+
+#: a site-packages (or dist-packages) folder in a Linux/macOS path the text shows
+_SITE_RE = re.compile(r"(/[^\s:'\"()<>,;]+?/(?:site|dist)-packages)(?=/|\b)")
+
+
+def _strings(v: Any, depth: int = 0):
+    if depth > 4:
+        return
+    if isinstance(v, str):
+        yield v
+    elif isinstance(v, Mapping):
+        for x in v.values():
+            yield from _strings(x, depth + 1)
+    elif isinstance(v, (list, tuple)):
+        for x in v[:50]:
+            yield from _strings(x, depth + 1)
+
+
+def machine_contradictions(text_facts: Mapping[str, Any], live: Mapping[str, Any] | None) -> list[tuple[str, str, str]]:
+    """The facts the text shows that contradict the same facts probed on this machine: ``(what, the text's value,
+    this machine's value)`` each; an empty list where nothing contradicts (the text may come from this machine).
+
+    Only facts read reliably on both sides decide: the OS (a Windows or macOS text on Linux), torch's version and
+    its CUDA, the nvcc release a text prints, the driver's version, an NVIDIA GPU named or which one, a container or
+    a Slurm job the text shows where this machine is in none, the Python the text names, and a site-packages folder
+    of the text that does not exist here."""
+    if not live:
+        return []
+
+    def get(src: Mapping[str, Any] | None, layer: str) -> Mapping[str, Any]:
+        d = src.get(layer) if src else None
+        return d if isinstance(d, Mapping) and d.get("status") != "unavailable" else {}
+
+    out: list[tuple[str, str, str]] = []
+    tc, lc = get(text_facts, "context"), get(live, "context")
+    if tc.get("os") and tc["os"] != _live_os(live):
+        out.append(("OS", str(tc["os"]).replace("windows", "Windows").replace("macos", "macOS"),
+                    _live_os(live).capitalize()))
+    tt, lt = get(text_facts, "torch"), get(live, "torch")
+    if lt.get("installed") and lt.get("version"):
+        if tt.get("version") and _version_differs(tt["version"], lt["version"]):
+            out.append(("torch", f"torch {tt['version']}", f"torch {lt['version']}"))
+        elif tt.get("cuda") and (not lt.get("cuda") and not lt.get("hip") or lt.get("cuda") and
+                                 _version_differs(tt["cuda"], lt["cuda"], 2)):
+            out.append(("torch's CUDA", f"torch for CUDA {tt['cuda']}",
+                        f"torch {lt['version']}" + (f" for CUDA {lt['cuda']}" if lt.get("cuda") else " without CUDA")))
+    tk, lk = get(text_facts, "toolkit"), get(live, "toolkit")
+    text_nvcc = tk.get("build_nvcc_version") or next((n.get("version") for n in tk.get("nvccs") or ()
+                                                      if isinstance(n, Mapping) and n.get("version")), None)
+    if text_nvcc and lk:
+        live_nvccs = {str(n.get("version")) for n in lk.get("nvccs") or () if isinstance(n, Mapping) and n.get("version")}
+        if lk.get("build_nvcc_version"):
+            live_nvccs.add(str(lk["build_nvcc_version"]))
+        if not any(not _version_differs(text_nvcc, v, 2) for v in live_nvccs):
+            out.append(("nvcc", f"nvcc {text_nvcc}", ("nvcc " + ", ".join(sorted(live_nvccs))) if live_nvccs
+                        else "no nvcc"))
+    td, ld = get(text_facts, "driver"), live.get("driver") if isinstance(live.get("driver"), Mapping) else {}
+    live_gpus = _gpu_names(ld.get("gpus"))
+    text_gpus = _gpu_names(td.get("gpus"))
+    if ld.get("status") == "absent" and not live_gpus:
+        if text_gpus:
+            out.append(("GPU", f"an NVIDIA GPU ({td['gpus'][0].get('name')})", "no NVIDIA driver or GPU"))
+        elif td.get("driver_version"):
+            out.append(("driver", f"NVIDIA driver {td['driver_version']}", "no NVIDIA driver"))
+    elif ld.get("status") == "ok":
+        if td.get("driver_version") and ld.get("driver_version") and _version_differs(td["driver_version"],
+                                                                                        ld["driver_version"]):
+            out.append(("driver", f"NVIDIA driver {td['driver_version']}", f"driver {ld['driver_version']}"))
+        elif text_gpus and live_gpus and not any(t in g or g in t for t in text_gpus for g in live_gpus):
+            out.append(("GPU", f"an NVIDIA GPU ({td['gpus'][0].get('name')})", f"a {(ld['gpus'][0] or {}).get('name')}"))
+    if lc:
+        if tc.get("container") and not lc.get("container"):
+            out.append(("container", "a container", "no container"))
+        elif tc.get("slurm") and not lc.get("slurm"):
+            out.append(("job", "a Slurm job", "no Slurm job"))
+    pythons = [str(v) for v in (get(text_facts, "loader").get("pythons_named") or ())]
+    if pythons and all(_version_differs(v, _live_python(live), 2) for v in pythons):
+        out.append(("Python", "Python " + pythons[0], "Python " + ".".join(_nums(_live_python(live))[:2])))
+    if not any(w == "OS" for w, _, _ in out):
+        for s in _strings(text_facts):
+            m = _SITE_RE.search(s)
+            if m and not os.path.isdir(m.group(1)):
+                out.append(("path", m.group(1), "no such folder"))
+                break
+    return out
+
+
+def read_alone_line(found: list[tuple[str, str, str]]) -> str:
+    """The one line an output prints where the text was read alone: what the text shows and this machine has."""
+    shown = "; ".join(t for _, t, _ in found[:3])
+    here = "; ".join(v for _, _, v in found[:3])
+    return (f"read as text alone: the text shows {shown}; this machine has {here} -- run smr-doctor on the machine "
+            "where it failed")
 
 
 def _prepared(text: str | bytes) -> str:
@@ -281,19 +418,50 @@ def _weighed(text: str, found: list[Finding]) -> list[Finding]:
     return found
 
 
-def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, similar: Any = True) -> Explained:
+#: the notes that are an answer of their own: the error is not the environment's (the user's code), or one of before
+_VERDICT_NOTES = frozenset({"user_code_error"})
+
+
+def _only_notes_of_a_failure(text: str, found: list[Finding]) -> bool:
+    """Whether the rules' findings are notes only (no error, no warning, none that says the error is not the
+    environment's or one of before) while the text reads as a failure: such a text is *not recognised*, never an
+    all-clear (a failed wheel build answered with "Build kaolin with --no-build-isolation" as a note)."""
+    if not found or any(f.severity in ("error", "warning") or f.code in _VERDICT_NOTES or
+                        f.title.startswith(("Not your environment", "before, not now")) for f in found):
+        return False
+    return bool(_FAILED_LINE_RE.search(text)) and not _went_well(text)
+
+
+def _text_first(found: list[Finding], alone: set[str]) -> list[Finding]:
+    """``found`` (of the text merged with this machine's facts) with the findings the text alone gives first: one
+    that needed this machine's facts never ranks above one the text itself shows; and on those the text alone gives,
+    no line of this machine's facts (they did not decide it)."""
+    own = [replace(f, evidence=tuple(e for e in f.evidence if not e.startswith("from this machine: ")))
+           for f in found if f.code in alone]
+    return own + [f for f in found if f.code not in alone]
+
+
+def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, similar: Any = True,
+                   same_machine: bool = False) -> Explained:
     """Everything explain makes of ``text`` (with this machine's ``facts`` from ``collect`` when given);
     never raises. ``similar``: add readings of the nearest known reports where the rules give fewer than two
-    (True: the shipped index; an :class:`smrnb.doctor._similar.Index`: that one; False: none)."""
+    (True: the shipped index; an :class:`smrnb.doctor._similar.Index`: that one; False: none). ``same_machine``
+    (with ``facts``): first decide whether the text comes from this machine (:func:`machine_contradictions`); where
+    a fact it shows contradicts this machine's, the text is read alone and :attr:`Explained.read_alone` says why."""
+    alone_line = ""
     try:
         prepared = _prepared(text)  # once: the readers and the similar reports read the same text
         text_facts = read_text(prepared) if prepared else {}
+        if facts and same_machine and text_facts:
+            differ = machine_contradictions(text_facts, facts)
+            if differ:
+                alone_line, facts = read_alone_line(differ), None
         merged = merge(text_facts, facts)
         if not text_facts:
             found = []
         elif facts:
             alone = {f.code for f in decide_facts(merge(text_facts, None))}
-            found = decide_facts(merged, alone)
+            found = _text_first(decide_facts(merged, alone), alone)
         else:
             found = decide_facts(merged)
         found = _weighed(prepared, found)
@@ -301,9 +469,15 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
         return Explained([Finding("rule_failed", "loader", "info", "explain failed", (f"{type(exc).__name__}: {exc}",))],
                          False)
     recognised = any(is_cause(f.code) for f in found)
+    notes_only = recognised and _only_notes_of_a_failure(prepared, found)
+    if notes_only:
+        recognised = False
     if similar is not False:
         try:
-            found = found + _similar_findings(prepared, found, None if similar is True else similar, bool(facts))
+            have = {f.code for f in found}
+            found = found + [g for g in _similar_findings(prepared, [] if notes_only else found,
+                                                          None if similar is True else similar, bool(facts))
+                             if g.code not in have]
         except Exception:  # a broken index never costs the rules' findings
             pass
     try:
@@ -312,7 +486,7 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
         found = true_to_text(found, prepared, merged)
     except Exception:  # the commands as the rules wrote them
         pass
-    return Explained(found, recognised, merged, summary(text_facts))
+    return Explained(found, recognised, merged, summary(text_facts), alone_line)
 
 
 def explain_text(text: str | bytes, facts: Mapping[str, Any] | None = None, max_findings: int = 20,

@@ -177,6 +177,8 @@ class Report:
                     "how to find out more)")
         n = {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
         head = f"{n['error']} error(s), {n['warning']} warning(s), {n['info']} note(s)"
+        if "recognised" in self.meta:  # an explained text: no "layers ok" of this machine's probes
+            return head
         states = [self._layer_state(layer) for layer in self.layers()]
         looked = [s for s in states if s != ""]
         if not looked:
@@ -207,7 +209,8 @@ class Report:
         if n_warn:
             parts.append(f"{n_warn} warning" + ("s" if n_warn > 1 else ""))
         if st not in ("ok", ""):
-            parts.append(st + (f": {reason}" if reason else ""))
+            mine = "this machine: " if "recognised" in self.meta else ""  # an explained text: the probe is this machine's
+            parts.append(mine + st + (f": {reason}" if reason else ""))
         elif not parts and st == "ok":
             parts.append("ok")
         return "; ".join(parts)
@@ -220,8 +223,12 @@ class Report:
     def _head_lines(self) -> list[str]:
         """The lines under the summary of an explain report: the likely causes, or what was read and the
         next steps when nothing was recognised."""
+        alone = [str(self.meta["read_alone"])] if self.meta.get("read_alone") else []
         if not self.recognised:
             read = [str(x) for x in self.meta.get("read") or []]
+            notes = [f for f in self.findings if not f.guessed and f.severity == "info" and f.code != "rule_failed"]
+            noted = (["notes of the rules (none names the cause of this failure):"] +
+                     [f"  ℹ️ [{f.code}] {f.title}" for f in notes]) if notes else []
             guesses = [f for f in self.findings if f.guessed]
             like = []
             if guesses:
@@ -231,11 +238,11 @@ class Report:
                     near = [e[len("like "):] for e in f.evidence if e.startswith("like ")][:2]
                     like.append(f"  ? [{f.code}] {f.title}")
                     like += [f"      like {n}" for n in near]
-            return (["what the text shows:"] + [f"  - {x}" for x in read] if read else
-                    ["what the text shows: no versions, paths, libraries, symbols or error codes the doctor reads"]) + \
-                like + ["next steps:"] + [f"  $ {c}" for c in NEXT_STEPS]
+            return alone + (["what the text shows:"] + [f"  - {x}" for x in read] if read else
+                            ["what the text shows: no versions, paths, libraries, symbols or error codes the doctor "
+                             "reads"]) + noted + like + ["next steps:"] + [f"  $ {c}" for c in NEXT_STEPS]
         likely = self._likely()
-        out = []
+        out = list(alone)
         for i, f in enumerate(likely[:3]):
             if f.guessed:  # a guess beside the rules' reading says so on its line
                 near = next((e[len("like "):].split(" (")[0] for e in f.evidence if e.startswith("like ")), "")
@@ -276,6 +283,7 @@ class Report:
             d["summary"]["recognised"] = self.recognised
             d["recognised"] = self.recognised
             d["next_steps"] = [] if self.recognised else list(NEXT_STEPS)
+            d["read_alone"] = str(self.meta.get("read_alone") or "")
         return _sanitize(d, self._secrets)
 
     def to_json(self, indent: int | None = 2) -> str:
