@@ -286,7 +286,8 @@ def _provenance_lines(facts: Mapping[str, Any], used: frozenset) -> tuple[list[s
     return lines[:6], sources
 
 
-def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -> list[Finding]:
+def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None,
+                 event_codes: set[str] | None = None) -> list[Finding]:
     """The findings of merged ``facts`` that rest on the text, ranked, one per code (best rank kept).
 
     A finding rests on the text when its rule read an event of the text, or (``text_codes`` given: the codes
@@ -305,6 +306,8 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None) -
         if "text" not in sources or (text_codes is not None and not from_event and f.code not in text_codes
                                      and f.layer not in about):
             continue  # a finding of the machine alone (or about a layer the text shows nothing of): the live report's
+        if from_event and event_codes is not None:
+            event_codes.add(f.code)  # its rule read an event of the text (the text's own error line)
         rank = f.rank if f.rank != 50 else PRIORITY.get(f.code, 25) + 4
         ev = list(f.evidence)
         if not any(e.startswith("evidence: ") for e in ev):
@@ -418,27 +421,25 @@ def _weighed(text: str, found: list[Finding]) -> list[Finding]:
     return found
 
 
-#: the notes that are an answer of their own: the error is not the environment's (the user's code), or one of before
-_VERDICT_NOTES = frozenset({"user_code_error"})
-
-
 def _only_notes_of_a_failure(text: str, found: list[Finding]) -> bool:
     """Whether the rules' findings are notes only (no error, no warning, none that says the error is not the
     environment's or one of before) while the text reads as a failure: such a text is *not recognised*, never an
     all-clear (a failed wheel build answered with "Build kaolin with --no-build-isolation" as a note)."""
-    if not found or any(f.severity in ("error", "warning") or f.code in _VERDICT_NOTES or
+    if not found or any(f.severity in ("error", "warning") or  # a note that is an answer of its own: the user's code
                         f.title.startswith(("Not your environment", "before, not now")) for f in found):
         return False
     return bool(_FAILED_LINE_RE.search(text)) and not _went_well(text)
 
 
-def _text_first(found: list[Finding], alone: set[str]) -> list[Finding]:
-    """``found`` (of the text merged with this machine's facts) with the findings the text alone gives first: one
-    that needed this machine's facts never ranks above one the text itself shows; and on those the text alone gives,
-    no line of this machine's facts (they did not decide it)."""
-    own = [replace(f, evidence=tuple(e for e in f.evidence if not e.startswith("from this machine: ")))
-           for f in found if f.code in alone]
-    return own + [f for f in found if f.code not in alone]
+def _text_first(found: list[Finding], alone: set[str], events: set[str]) -> list[Finding]:
+    """``found`` (of the text merged with this machine's facts) with a finding that rests on no event of the text
+    and that the text alone does not give (a fact of the text joined to this machine's) after every other: it never
+    ranks above one the text's own error line shows; and on those the text alone gives, no line of this machine's
+    facts (they did not decide it)."""
+    out = [replace(f, evidence=tuple(e for e in f.evidence if not e.startswith("from this machine: ")))
+           if f.code in alone else f for f in found]
+    return [f for f in out if f.code in alone or f.code in events] + \
+        [f for f in out if f.code not in alone and f.code not in events]
 
 
 def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, similar: Any = True,
@@ -461,7 +462,8 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
             found = []
         elif facts:
             alone = {f.code for f in decide_facts(merge(text_facts, None))}
-            found = _text_first(decide_facts(merged, alone), alone)
+            events: set[str] = set()
+            found = _text_first(decide_facts(merged, alone, events), alone, events)
         else:
             found = decide_facts(merged)
         found = _weighed(prepared, found)

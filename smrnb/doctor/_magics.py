@@ -248,6 +248,7 @@ EXPLAIN_LAST = "%smr_doctor --explain-last"
 def diagnosis_line(text: str) -> str | None:
     """One line for an error whose text explain recognises (its first finding: the same code and title as
     ``smrnb.explain(text)``), else None: the hook says nothing about what it does not know."""
+    from smrnb.doctor._codes import is_cause
     from smrnb.doctor._explain import (
         explain_result,  # the readers and the rules: loaded at the first traceback
     )
@@ -255,7 +256,7 @@ def diagnosis_line(text: str) -> str | None:
     # capped and normalised there: a 1 MB message costs what its head and tail cost; the readings of similar
     # known reports are guesses, which the hook never says
     res = explain_result(text, similar=False)
-    if not res.recognised:
+    if not any(is_cause(f.code) for f in res.findings):  # (a failure with only notes: the note, as explain lists it)
         return None
     f = res.findings[0]
     others = [g.code for g in res.findings[1:3] if any(e.startswith("another reading") for e in g.evidence)]
