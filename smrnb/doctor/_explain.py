@@ -107,6 +107,10 @@ def _gpu_names(gpus: Any) -> list[str]:
 _SITE_RE = re.compile(r"(/[^\s:'\"()<>,;]+?/(?:site|dist)-packages)(?=/|\b)")
 
 
+#: a home folder in a path the text shows (/home/NAME, /Users/NAME)
+_HOME_RE = re.compile(r"(?<![\w.~-])(/(?:home|Users)/[^/\s'\"()<>,;:]+)/")
+
+
 def _strings(v: Any, depth: int = 0):
     if depth > 4:
         return
@@ -177,12 +181,14 @@ def machine_contradictions(text_facts: Mapping[str, Any], live: Mapping[str, Any
             out.append(("container", "a container", "no container"))
         elif tc.get("slurm") and not lc.get("slurm"):
             out.append(("job", "a Slurm job", "no Slurm job"))
-    pythons = [str(v) for v in (get(text_facts, "loader").get("pythons_named") or ())]
+    tl = get(text_facts, "loader")
+    tags = [str(v) for v in (tl.get("module_python_tags") or {}).values() if v]  # a compiled module's cpython-39
+    pythons = tags or [str(v) for v in (tl.get("pythons_named") or ())]
     if pythons and all(_version_differs(v, _live_python(live), 2) for v in pythons):
         out.append(("Python", "Python " + pythons[0], "Python " + ".".join(_nums(_live_python(live))[:2])))
     if not any(w == "OS" for w, _, _ in out):
         for s in _strings(text_facts):
-            m = _SITE_RE.search(s)
+            m = _SITE_RE.search(s) or _HOME_RE.search(s)
             if m and not os.path.isdir(m.group(1)):
                 out.append(("path", m.group(1), "no such folder"))
                 break

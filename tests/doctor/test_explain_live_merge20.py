@@ -189,6 +189,9 @@ def test_the_decision_names_the_facts_that_decided():
     assert machine_contradictions(read("torch 2.4.1+cu121"), GPU_SERVER) == []
     assert [w for w, _, _ in machine_contradictions(read("torch 2.4.1+cu118"), GPU_SERVER)] == ["torch"]
     assert machine_contradictions(read("anything"), None) == []
+    so = ("ImportError: /home/nobody-here-r20a/proj/ops/nms_cuda.cpython-39-x86_64-linux-gnu.so: undefined symbol: "
+          "_ZNK2at6Tensor8data_ptrIfEEPT_v\n")
+    assert [w for w, _, _ in machine_contradictions(read(so), GPU_SERVER)] == ["Python", "path"]
 
 
 # ------------------------------------------------------------------ a failure is never an all-clear
