@@ -215,8 +215,42 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             c = _windows(c)
         elif os_ == "macos":
             c = _macos(c)
+        out.append(_pip_names(c))
+    return _once(out)
+
+
+#: a pip command and its arguments (before a comment)
+_PIP_ARGS_RE = re.compile(r"^((?:python -m )?pip3? (?:show|install|uninstall|download)\b)([^#'\"]*?)(\s*#.*)?$")
+
+
+def _pip_names(c: str) -> str:
+    """Every argument of a printed ``pip show/install`` is a name: a display label pasted as the argument ("cumm /
+    spconv (tensorview)", a bash syntax error) becomes the names it lists ("cumm spconv"), its prose dropped."""
+    m = _PIP_ARGS_RE.match(c)
+    if not m or not re.search(r"\s/\s|[()]", m.group(2)):
+        return c
+    args = re.sub(r"\([^()]*\)|[()]", " ", m.group(2))
+    args = " ".join(a for a in args.split() if a != "/" and a not in ("and", "or"))
+    return f"{m.group(1)} {args}{m.group(3) or ''}" if args else c
+
+
+def _once(cmds: list[str]) -> tuple[str, ...]:
+    """No command printed twice in one finding: the same command (its comment aside) is kept once, at its first
+    place, with the comment that one of them gives."""
+    out: list[str] = []
+    at: dict[str, int] = {}
+    for c in cmds:
+        key = re.split(r"\s+#", c, maxsplit=1)[0].strip()
+        if not key:  # a comment line: itself only
+            key = c
+        if key in at:
+            i = at[key]
+            if len(c) > len(out[i]) and out[i].strip() == key:
+                out[i] = c
+            continue
+        at[key] = len(out)
         out.append(c)
-    return tuple(dict.fromkeys(out))
+    return tuple(out)
 
 
 _NVDIFFRAST_RE = re.compile(r"nvdiffrast|Rasteri[sz]e(?:GL|Cuda)Context|\bdr\.", re.IGNORECASE)

@@ -1034,7 +1034,18 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
             r.fact("toolkit", "torch_cuda_arch_list_env", v.strip(), line)
 
 
+#: quoting and Markdown marks around a value read from text (a backtick of inline code, quotes, emphasis)
+_VALUE_MARKS = "`'\"*_"
+
+
+def _unquoted(value: str) -> str:
+    """A value read from text without the quoting and Markdown marks around it ("`/usr/local/cuda" ->
+    "/usr/local/cuda"), before its shape is judged (round 21)."""
+    return value.strip().strip(_VALUE_MARKS).strip()
+
+
 def _home(r: _Reader, value: str, var: str, line: str, problem: Any, implied: bool = False) -> None:
+    value = _unquoted(value) or value
     key = "cuda_home_env" if var == "CUDA_HOME" else "cuda_path_env"
     if not implied:
         r.fact("toolkit", key, value, line)
@@ -1047,7 +1058,7 @@ def _home(r: _Reader, value: str, var: str, line: str, problem: Any, implied: bo
 
 
 def _nvcc_path(r: _Reader, path: str, line: str, problem: Any) -> None:
-    path = path.strip().strip("'\"")
+    path = _unquoted(path) or path
     home = re.sub(r"[/\\]bin[/\\]nvcc(?:\.exe)?$", "", path)
     if home == path:
         return
@@ -1557,11 +1568,31 @@ def _sign_at(low: str, key: str, unless: tuple[str, ...], tries: int = 8, not_li
     return i if tries > 0 else -1
 
 
+#: the Windows signs that are a word of prose only (not a path, a DLL, a wheel tag, an error code or a shell)
+_WINDOWS_PROSE = frozenset({"windows", "win10", "win11", "win 10", "win 11"})
+#: a Linux release named (round 21: "fails on Fedora Linux 39 ... works on Windows 11 & WSL2" is a Linux text)
+_LINUX_RELEASE_RE = re.compile(r"\b(?:fedora|ubuntu|debian|centos|rhel|red hat|rocky linux|almalinux|opensuse|"
+                               r"arch linux|linux mint|amazon linux|oracle linux)\b")
+
+_WINDOWS_SAID_RE = re.compile(r"\w*error\b|exception|not (?:yet )?supported|unsupported")
+
+
+def _windows_only_named(low: str, keys: set[str]) -> bool:
+    """Windows is only named in prose (no Windows path, DLL, wheel tag, WinError or PowerShell) while the text names
+    a Linux release: Windows is where it is compared with (or works), not the machine that fails."""
+    if not keys <= _WINDOWS_PROSE or not _LINUX_RELEASE_RE.search(low):
+        return False
+    # a message that says Windows ("RuntimeError: Windows not yet supported for torch.compile") is the machine's
+    return not any(_WINDOWS_SAID_RE.search(ln) for ln in low.splitlines() if any(k in ln for k in keys))
+
+
 def _scan_signs(r: _Reader, text: str, low: str) -> None:
     """Every sign whose phrase occurs (each once, at its first occurrence): one search per phrase."""
     for sign, layer, keys, weak in SIGNS:
         hits = [(i, k) for k in keys for i in (_sign_at(low, k, _SIGN_NOT.get(sign, ()), not_line=_SIGN_NOT_LINE.get(sign)),)
                 if i != -1]
+        if hits and sign == "windows" and _windows_only_named(low, {k for _, k in hits}):
+            continue
         if hits:
             i, k = min(hits)
             a, line = _line_at(text, i, after=0)

@@ -281,6 +281,23 @@ def _wrong_cuda_of_message(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict
             "commands": cmds, "evidence": evidence}
 
 
+#: a library's own message that names no file, with what it looks for (round 21: never a filler word where a name
+#: belongs in a command): row key -> (title, commands)
+_UNNAMED_LIBS: dict[str, tuple[str, list[str]]] = {
+    "torchaudio_no_backend": (
+        "torchaudio found no audio I/O backend (soundfile, sox or FFmpeg)",
+        ["python -c \"import torchaudio; print(torchaudio.__version__, torchaudio.list_audio_backends())\"",
+         "pip install soundfile   # the soundfile backend (its wheel ships libsndfile)",
+         "ffmpeg -version   # or FFmpeg's shared libraries, a release torchaudio supports: "
+         "conda install -c conda-forge 'ffmpeg<7'"]),
+    "torchaudio_ffmpeg_not_found": (
+        "torchaudio's FFmpeg extension: FFmpeg's shared libraries (libavutil, libavcodec, libavformat) not found",
+        ["ldconfig -p | grep -E 'libavutil|libavcodec|libavformat'",
+         "conda install -c conda-forge 'ffmpeg<7'   # FFmpeg's shared libraries of a release torchaudio supports "
+         "(4 to 6); or the OS's: sudo apt-get install ffmpeg"]),
+}
+
+
 @builds("library_not_found")
 def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     lib = str(ev.get("library") or (ev.get("groups") or {}).get("lib") or "the library")
@@ -288,6 +305,9 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
     fam = ev.get("family")
     win = on_windows(facts, ev, lib)
     named = bool(ev.get("library") or (ev.get("groups") or {}).get("lib"))
+    if not cmds and not named and str(ev.get("key")) in _UNNAMED_LIBS:
+        title, cmds = _UNNAMED_LIBS[str(ev.get("key"))]
+        return {"title": title, "commands": list(cmds), "evidence": evidence, "detail": search_path_detail(win)}
     if not cmds and win and not named:
         # Windows' ERROR_MOD_NOT_FOUND names no DLL: the module's file exists, one of the DLLs it depends on is
         # missing; for torch's own (c10.dll, torch_cpu.dll, torch_python.dll) the usual ones are the MSVC runtime
@@ -311,6 +331,9 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
         cmds = ["# install the Microsoft Visual C++ Redistributable (x64), then open a new terminal",
                 "pip install --force-reinstall --no-cache-dir torch --index-url https://download.pytorch.org/whl/<cuXYZ>",
                 f"where {lib}"]
+    elif not cmds and not named:
+        cmds = ["# the text names no library file: find its name (lib<name>.so) in the full error output, then: "
+                "ldconfig -p | grep <name>; apt-file search <name>"]
     elif not cmds:
         cmds = [f"ldconfig -p | grep {lib.split('.so')[0]}",
                 "sudo apt-get install libegl1 libgl1   # EGL / OpenGL" if fam == "gl" else
