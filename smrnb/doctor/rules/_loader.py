@@ -331,9 +331,6 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
         cmds = ["# install the Microsoft Visual C++ Redistributable (x64), then open a new terminal",
                 "pip install --force-reinstall --no-cache-dir torch --index-url https://download.pytorch.org/whl/<cuXYZ>",
                 f"where {lib}"]
-    elif not cmds and not named:
-        cmds = ["# the text names no library file: find its name (lib<name>.so) in the full error output, then: "
-                "ldconfig -p | grep <name>; apt-file search <name>"]
     elif not cmds:
         cmds = [f"ldconfig -p | grep {lib.split('.so')[0]}",
                 "sudo apt-get install libegl1 libgl1   # EGL / OpenGL" if fam == "gl" else
