@@ -283,7 +283,7 @@ def _wrong_cuda_of_message(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict
 
 #: a library's own message that names no file, with what it looks for (round 21: never a filler word where a name
 #: belongs in a command): row key -> (title, commands)
-_UNNAMED_LIBS: dict[str, tuple[str, list[str]]] = {
+_NO_FILE_NAMED: dict[str, tuple[str, list[str]]] = {
     "torchaudio_no_backend": (
         "torchaudio found no audio I/O backend (soundfile, sox or FFmpeg)",
         ["python -c \"import torchaudio; print(torchaudio.__version__, torchaudio.list_audio_backends())\"",
@@ -305,8 +305,8 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
     fam = ev.get("family")
     win = on_windows(facts, ev, lib)
     named = bool(ev.get("library") or (ev.get("groups") or {}).get("lib"))
-    if not cmds and not named and str(ev.get("key")) in _UNNAMED_LIBS:
-        title, cmds = _UNNAMED_LIBS[str(ev.get("key"))]
+    if not cmds and not named and str(ev.get("key")) in _NO_FILE_NAMED:
+        title, cmds = _NO_FILE_NAMED[str(ev.get("key"))]
         return {"title": title, "commands": list(cmds), "evidence": evidence, "detail": search_path_detail(win)}
     if not cmds and win and not named:
         # Windows' ERROR_MOD_NOT_FOUND names no DLL: the module's file exists, one of the DLLs it depends on is
