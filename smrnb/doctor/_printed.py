@@ -187,6 +187,68 @@ def _release_named(c: str, text: str) -> str:
 
 
 #: dyld's "Expected in: /usr/lib/libobjc.A.dylib" (the library the symbol should come from)
+#: import names that are not the name pip installs: the distribution each project's own install docs name
+#: (scikit-image.org "Installing scikit-image"; scikit-learn.org "Installing scikit-learn"; pypi.org/project/
+#: opencv-python; pillow.readthedocs.io "Installation"; pyyaml.org/wiki/PyYAMLDocumentation)
+PIP_DISTRIBUTION = {"skimage": "scikit-image", "sklearn": "scikit-learn", "cv2": "opencv-python", "pil": "pillow",
+                    "yaml": "pyyaml"}
+#: projects whose PyPI name is another project or a placeholder, or that are not on PyPI: what their own install
+#: pages install instead (github.com/NVIDIA/apex README "Installation"; pytorch3d INSTALL.md; detectron2
+#: docs/tutorials/install.md; nvdiffrast docs "Installation"; tiny-cuda-nn README "PyTorch extension"; kaolin docs
+#: "Installation")
+PIP_FROM_SOURCE = {
+    "apex": ("git+https://github.com/NVIDIA/apex", "NVIDIA apex builds from its repository (the PyPI 'apex' is an "
+             "unrelated project): its README builds the CUDA extension with --config-settings "
+             "'--build-option=--cpp_ext' --config-settings '--build-option=--cuda_ext'"),
+    "pytorch3d": ("'git+https://github.com/facebookresearch/pytorch3d.git@stable'",
+                  "pytorch3d installs from its repository or its prebuilt wheels (INSTALL.md), not from PyPI"),
+    "detectron2": ("'git+https://github.com/facebookresearch/detectron2.git'",
+                   "detectron2 is not on PyPI: it installs from its repository (its install.md)"),
+    "nvdiffrast": ("git+https://github.com/NVlabs/nvdiffrast.git",
+                   "nvdiffrast installs from its repository (its docs' Installation), not from PyPI"),
+    "tinycudann": ("'git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch'",
+                   "tinycudann (tiny-cuda-nn's PyTorch bindings) is not on PyPI: it builds from its repository"),
+    "kaolin": ("kaolin -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-<torch version>_cu<cuda>.html",
+               "kaolin's wheels come from NVIDIA's index for the installed torch and CUDA (its docs' Installation)"),
+}
+_PIP_CMD_RE = re.compile(r"\bpip3? (install|show|uninstall|download)\b([^#;&|]*)")
+_PIP_ARG_RE = re.compile(r"(?<=\s)(?:(['\"])([A-Za-z][\w.-]*)(\[[^\]]*\])?([=<>!~][^'\"]*)?\1|"
+                         r"([A-Za-z][\w.-]*)(\[[^\]\s]*\])?([=<>!~]=?[^\s'\"]*)?)(?=\s|$)")
+
+
+def pip_names(c: str) -> str:
+    """``c`` with every package a pip command names as pip knows it: an import name by its distribution (skimage ->
+    scikit-image) and, for ``pip install``, a project not on PyPI (or whose PyPI name is another project) by what its
+    own install page installs, with a comment saying so."""
+    m = _PIP_CMD_RE.search(c)
+    if not m:
+        return c
+    verb, args = m.group(1), m.group(2)
+    notes: list[str] = []
+    own_index = bool(re.search(r"\s(?:-f|--find-links|--index-url|--extra-index-url|-i)[\s=]", args))  # names its source
+
+    def one(a: re.Match[str]) -> str:
+        q = a.group(1) or ""
+        name, extra, spec = (a.group(2), a.group(3), a.group(4)) if q else (a.group(5), a.group(6), a.group(7))
+        extra, spec = extra or "", spec or ""
+        key = name.lower().replace("-", "_")
+        if verb == "install" and key in PIP_FROM_SOURCE and not own_index:
+            what, note = PIP_FROM_SOURCE[key]
+            notes.append(note)
+            return what
+        if key in PIP_DISTRIBUTION:
+            return f"{q}{PIP_DISTRIBUTION[key]}{extra}{spec}{q}"
+        return a.group(0)
+
+    new = _PIP_ARG_RE.sub(one, " " + args)[1:]
+    if new == args:
+        return c
+    out = c[:m.start(2)] + new + c[m.end(2):]
+    if notes:
+        out += ("   # " if "#" not in out else "; ") + "; ".join(dict.fromkeys(notes))
+    return out
+
+
 _EXPECTED_IN_RE = re.compile(r"Expected in: (?:flat namespace\s*)?(/[^\s'\"]+\.dylib)\b")
 
 
@@ -210,6 +272,10 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
         if lib:  # macOS' dyld names the library that should define the symbol
             c = c.replace("<the library that should define it>", lib.group(1))
+        built = _built_package(text) if "--no-build-isolation" in c else ""
+        if built and built != "torch":  # the build that fails is the package's, not that of the module it lacks
+            c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=built: m.group(1) + b, c)
+        c = pip_names(c)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
             c = _windows(c)
@@ -262,6 +328,28 @@ _SLURM_GPU_RE = re.compile(r"--gres\b|--gpus|--gpus-per|\bgres[:=]|--gpu\b|\bgpu
 _SLURM_PART_RE = re.compile(r"(?:#SBATCH|sbatch|srun|salloc)[^\n]*?(?:-p ?|--partition[= ])([\w.-]+)")
 
 
+#: torch's own code in a text: a frame or module path inside the torch package (not its headers) or its C++ namespaces
+_TORCH_OWN_RE = re.compile(r"[\\/]torch[\\/](?!include\b|lib[\\/]include\b)[\w.]|\b(?:c10|at|torch)::|"
+                           r"\btorch\.(?:nn|cuda|utils|autograd|_C|distributed|optim|jit|fx|_dynamo|_inductor|library|"
+                           r"serialization|onnx)\b")
+#: the package pip builds in the text's log: its unpacked source folder or pip's own lines
+_PIP_BUILT_RE = re.compile(r"[\\/]pip-(?:install|req-build)-\w+[\\/]([A-Za-z][\w.-]*?)_[0-9a-f]{32}[\\/]|"
+                           r"(?:Building wheel for|Running setup\.py (?:install|develop) for|Failed to build) "
+                           r"([A-Za-z][\w.-]*)")
+
+
+def _built_package(text: str) -> str:
+    """The one package the text's pip log builds, ``""`` when none or several."""
+    found = dict.fromkeys((m.group(1) or m.group(2)).lower().replace("_", "-") for m in _PIP_BUILT_RE.finditer(text))
+    return next(iter(found)) if len(found) == 1 else ""
+
+
+#: torch.serialization's refusal to restore CUDA tensors, which names its own fix (torch/serialization.py)
+_MAP_LOCATION_RE = re.compile(r"Attempting to deserialize object on (?:a )?CUDA device[^\n]*|"
+                              r"please use torch\.load with map_location", re.IGNORECASE)
+_NO_CUDA_CODES = {"no_gpu", "cpu_only_torch_with_gpu", "gpu_not_exposed_to_process", "torch_cuda_unavailable"}
+
+
 def _by_text(f: Finding, text: str) -> Finding:
     """A fix the text tells more precisely than the code's own: the package a library's own check belongs to, an
     OpenGL reading without nvdiffrast, a Slurm refusal of a job that asks for no GPU."""
@@ -272,13 +360,20 @@ def _by_text(f: Finding, text: str) -> Finding:
     if f.code == "opengl_egl_unavailable" and any("RasterizeCudaContext" in c for c in cmds) and (
             not _NVDIFFRAST_RE.search(text) or _TRIED_CUDA_CONTEXT_RE.search(text)):
         cmds = [c for c in cmds if "RasterizeCudaContext" not in c]  # not nvdiffrast's, or the text tried it
-    if f.code == "library_bug" and "torch" not in text.lower() and any(c.startswith("pip show torch") for c in cmds):
+    if f.code == "library_bug" and not _TORCH_OWN_RE.search(text) and any(c.startswith("pip show torch") for c in cmds):
         pkg = _site_package(text)
         cmds = [f"pip show {pkg}   # the release, for its issue tracker" if pkg else
                 "pip list   # the releases of the libraries the traceback's frames belong to, for their issue trackers",
                 f"pip install --upgrade {pkg}   # or the release before the one that broke" if pkg else
                 "# install the releases the project pins (its requirements file): the library whose call failed "
                 "may be another release or fork than the code was written for"]
+    if f.code in _NO_CUDA_CODES and _MAP_LOCATION_RE.search(text) and not any("map_location" in c for c in cmds):
+        # torch.serialization's own message: a checkpoint saved from a GPU, loaded where torch sees none
+        why = ("torch's own message names the fix: the checkpoint was saved on a GPU and torch.load restores its "
+               "tensors onto CUDA, which this process does not have; on a machine without a GPU load it onto the CPU "
+               "with map_location (the rest of this fix only matters if this machine should have a GPU). " + why)
+        cmds = ["python -c \"import torch; torch.load('<checkpoint file>', map_location=torch.device('cpu'))\"   # "
+                "in the code: torch.load(..., map_location='cpu'), as torch's message says"] + cmds
     if f.code == "slurm_gpu_request_rejected" and not _SLURM_GPU_RE.search(text) and re.search(
             r"node configuration is not available", text, re.IGNORECASE):
         part = _SLURM_PART_RE.search(text)
