@@ -124,7 +124,7 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "") -> dict[str
     wheel = str((ev.get("groups") or {}).get("wheel") or "") if ev.get("key") == "pip_unsupported_wheel" else ""
     out = {"title": f"pip refuses {wheel}: its tags fit another Python than this one" if wheel else
                     f"pip finds no {pkg} release for this Python / platform (from versions: "
-                     f"{str(ev.get('versions') or 'none')[:40] or 'none'})",
+                    f"{str(ev.get('versions') or 'none')[:40] or 'none'})",
             "evidence": [f"pip: {line}"] if line else [],
             "fix": f"pip saw no file of {pkg} that fits this interpreter: no wheel of it for this Python version, OS or "
                    f"CPU (or its CUDA builds live on an index of their own the command did not name). Check which "
