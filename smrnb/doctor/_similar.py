@@ -150,8 +150,13 @@ def _reads_as_a_failure(text: str) -> bool:
     if not (_FAILURE.search(t) or _EXCEPTION.search(t)):
         return False
     last = list(_LAST_EXCEPTION.finditer(t))
-    return not (last and last[-1].group(1) in PLAIN_BUGS and not _DOMAIN.search(
-        _VALUE_REPR.sub("", _QUOTED.sub("", last[-1].group(0)))))
+    return not (last and last[-1].group(1) in PLAIN_BUGS and not _speaks_of_the_field(last[-1]))
+
+
+def _speaks_of_the_field(last: re.Match[str]) -> bool:
+    """Whether an exception's line (a :data:`_LAST_EXCEPTION` match) says something of the field outside its quoted
+    names and the values torch prints (:data:`_VALUE_REPR`)."""
+    return bool(_DOMAIN.search(_VALUE_REPR.sub("", _QUOTED.sub("", last.group(0)))))
 
 
 def reads_as_a_failure_of_the_field(text: str) -> bool:
@@ -443,8 +448,8 @@ def _fails_beside_a_vote(text: str) -> bool:
     last = list(_LAST_EXCEPTION.finditer(t))
     if not last or last[-1].group(1) not in PLAIN_BUGS:
         return True
-    if last[-1].group(1) in _INPUT_CHECKS:
-        return _reads_as_a_failure(t)
+    if last[-1].group(1) in _INPUT_CHECKS:  # what _reads_as_a_failure(t) answers here, its searches not repeated
+        return _speaks_of_the_field(last[-1])
     frames = _FRAME.findall(t)
     if frames:
         return bool(_PACKAGE_FILE.search(frames[-1]))
