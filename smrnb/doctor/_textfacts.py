@@ -368,7 +368,10 @@ _CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
 #: a hyphen in the name is a distribution's name typed for the module's ('pointnet2-ops'): read as its import name
 _NO_MODULE_RE = re.compile(r"(?:No|no) module named '?([A-Za-z0-9_.]{1,100}(?:(?:-[A-Za-z0-9_]{1,40}){1,4}(?=['\s.,]|$))?)")
-_IMPORT_NAME_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from '([A-Za-z0-9_.]{1,100})'")
+#: Python's words, and a report's retyping of them (round 22: "Cannot import name", the names in double quotes,
+#: backticks, mismatched quotes or none): the message decides, not how its quotes were typed
+_IMPORT_NAME_RE = re.compile(r"[Cc]annot import name [`'\"]?([A-Za-z0-9_]{1,80})[`'\"]? from "
+                            r"(?!partially initialized\b)[`'\"]?([A-Za-z0-9_.]{1,100})(?:[`'\"]|(?=\s{0,4}\(|\s{0,20}$))")
 #: a top-level Python package the text shows installed: its files under site-/dist-packages (or an egg), or
 #: pip naming it installed ("Requirement already satisfied: x", "Successfully installed x-1.0", pip show's "Name: x")
 _INSTALLED_PKG_RE = re.compile(
@@ -382,8 +385,8 @@ _IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from
 #: Python before 3.7 (and a title) names only the name ("ImportError: cannot import name 'x'", Python 2 unquoted): the
 #: module is the one the traceback's last from-import line names ("from distributed.utils import a, x"; IPython's
 #: "---> 10 from m import (" whose names follow on the next lines)
-_IMPORT_BARE_RE = re.compile(r"cannot import name '?([A-Za-z0-9_]{1,80})'?\s{0,20}$")
-_FROM_IMPORT_LINE_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}[0-9]{1,6}\s{1,8}|[0-9]{1,6}\s{1,8})?from ([A-Za-z_][A-Za-z0-9_.]{0,100}) "
+_IMPORT_BARE_RE = re.compile(r"[Cc]annot import name [`'\"]?([A-Za-z0-9_]{1,80})[`'\"]?\s{0,20}$")
+_FROM_IMPORT_LINE_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}(?:[0-9]{1,6}\s{1,8})?|[0-9]{1,6}\s{1,8})?from ([A-Za-z_][A-Za-z0-9_.]{0,100}) "
                                   r"import ([A-Za-z0-9_, (*]{1,400})")
 #: an object's attribute missing ("AttributeError: 'EnforcedForest' object has no attribute 'node'"); None's left out
 _OBJ_ATTR_RE = re.compile(r"AttributeError: '(?!NoneType')([A-Za-z_][A-Za-z0-9_.]{0,100})' object has no attribute "
