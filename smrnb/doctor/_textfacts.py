@@ -1158,7 +1158,9 @@ def _gpu_name_re() -> re.Pattern[str]:
 
 
 def _gpu_name(line: str) -> str | None:
-    m = _gpu_name_re().search(line[:1000])
+    from smrnb.doctor import tables
+
+    m = _gpu_name_re().search(tables.split_gpu_vendor(line[:1000]))
     return m.group(0).strip() if m else None
 
 

@@ -320,10 +320,21 @@ def compute_capability_for_gpu(name: str) -> str | None:
     Used only when the driver does not report the capability itself (drivers before ~510)."""
     if not name:
         return None
+    name = split_gpu_vendor(name)
     for p in _gpu_patterns():
         if p.pattern.search(name):
             return p.cc
     return None
+
+
+#: a vendor or line word written onto the model without a space ("TeslaV100", "NVIDIAA100", "GeForceRTX3090",
+#: "QuadroRTX8000"): the table's patterns begin at a word boundary
+_GLUED_VENDOR_RE = re.compile(r"\b(NVIDIA|Tesla|GeForce|Quadro|TITAN)(?-i:(?=[A-Z0-9]))", re.IGNORECASE)
+
+
+def split_gpu_vendor(name: str) -> str:
+    """``name`` with a space after a vendor or line word glued to the model ("TeslaV100" -> "Tesla V100")."""
+    return _GLUED_VENDOR_RE.sub(r"\1 ", name)
 
 
 # --- torch -> CUDA variants ------------------------------------------------------------------
