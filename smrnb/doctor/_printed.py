@@ -350,6 +350,57 @@ _MAP_LOCATION_RE = re.compile(r"Attempting to deserialize object on (?:a )?CUDA 
 _NO_CUDA_CODES = {"no_gpu", "cpu_only_torch_with_gpu", "gpu_not_exposed_to_process", "torch_cuda_unavailable"}
 
 
+#: the host gcc's release as a text shows it: CMake's "No known features for CXX compiler "GNU" version 9.3.0" and
+#: "The CXX compiler identification is GNU 9.3.0", gcc's "gcc version 9.3.0" and "gcc (Ubuntu 9.3.0-17ubuntu1) 9.3.0"
+_GCC_RELEASE_RE = re.compile(r"\"GNU\"\s+version\s+(\d{1,2})\.\d|compiler identification is GNU (\d{1,2})\.\d|"
+                             r"\bgcc version (\d{1,2})\.\d|\b(?:gcc|g\+\+)(?:-\d+)? \([^()\n]{1,80}\) (\d{1,2})\.\d")
+#: host_config.h's own refusal names nvcc's newest gcc
+_GCC_LIMIT_RE = re.compile(r"gcc versions later than (\d{1,2}) are not supported")
+_CMAKE_NO_FEATURES_RE = re.compile(r"[Nn]o known features for (?:C|CXX|CUDA) compiler")
+
+
+def _gcc_release(text: str) -> str:
+    """The one gcc major the text shows (``""`` when none, or several)."""
+    got = {next(g for g in m.groups() if g) for m in _GCC_RELEASE_RE.finditer(text)}
+    return next(iter(got)) if len(got) == 1 else ""
+
+
+def _host_compiler(f: Finding, text: str, cmds: list[str], title: str, why: str) -> tuple[list[str], str, str]:
+    """host_compiler_unsupported against what the text shows: nvcc's newest gcc from host_config.h's own words, else
+    from the CUDA release the text names (tables/nvcc_gcc.csv, per release's crt/host_config.h), compared with the
+    text's gcc: a gcc nvcc accepts is not called too new (a CMake that knows no features of the compiler is CMake's
+    own limit or a stale cache), and ``gcc-<n>`` is the newest gcc nvcc accepts."""
+    from smrnb.doctor import tables
+
+    limit = _GCC_LIMIT_RE.search(text)
+    cuda = _cuda_release(text)
+    most = int(limit.group(1)) if limit else (tables.max_gcc_for_nvcc(cuda) if cuda else None)
+    have = _gcc_release(text)
+    if not most:
+        return cmds, title, why
+    nvcc = f"nvcc {cuda}" if cuda else "nvcc"
+    if have and int(have) <= most and not limit:
+        cmake = bool(_CMAKE_NO_FEATURES_RE.search(text))
+        title = (f"The build refused gcc {have}, which {nvcc} accepts (gcc {most} at most): not a gcc too new for nvcc"
+                 + ("; CMake knows no features of that compiler" if cmake else ""))
+        why = (f"The text's gcc {have} is within what {nvcc} accepts (its crt/host_config.h refuses only gcc newer than "
+               f"{most}), so an older gcc will not help. "
+               + ("CMake says it knows no language features for the compiler: a CMake older than the compiler, or a "
+                  "build folder configured before with another compiler (its CMakeCache.txt); update CMake or "
+                  "configure a fresh build folder." if cmake else
+                  "The build's first error line names what it refuses."))
+        cmds = (["cmake --version; gcc --version   # a CMake older than the compiler knows none of its features",
+                 "rm -rf build && cmake . -B build   # configure afresh: the old cache may hold another compiler"]
+                if cmake else ["gcc --version; nvcc --version"])
+        return cmds, title, why
+    cmds = [re.sub(r"<n>", str(most), c) + ("" if "<n>" not in c or "#" in c else
+                                           f"   # the newest gcc {nvcc} accepts")
+            for c in cmds]
+    if have and int(have) > most and "newer than nvcc accepts" in title and f"gcc {have}" not in title:
+        title = f"gcc {have} is newer than {nvcc} accepts (gcc {most} at most)"
+    return cmds, title, why
+
+
 def _by_text(f: Finding, text: str) -> Finding:
     """A fix the text tells more precisely than the code's own: the package a library's own check belongs to, an
     OpenGL reading without nvdiffrast, a Slurm refusal of a job that asks for no GPU."""
@@ -374,6 +425,8 @@ def _by_text(f: Finding, text: str) -> Finding:
                "with map_location (the rest of this fix only matters if this machine should have a GPU). " + why)
         cmds = ["python -c \"import torch; torch.load('<checkpoint file>', map_location=torch.device('cpu'))\"   # "
                 "in the code: torch.load(..., map_location='cpu'), as torch's message says"] + cmds
+    if f.code == "host_compiler_unsupported" and "C++ runtime" not in title:
+        cmds, title, why = _host_compiler(f, text, cmds, title, why)
     if f.code == "slurm_gpu_request_rejected" and not _SLURM_GPU_RE.search(text) and re.search(
             r"node configuration is not available", text, re.IGNORECASE):
         part = _SLURM_PART_RE.search(text)
