@@ -252,6 +252,53 @@ def pip_names(c: str) -> str:
 _EXPECTED_IN_RE = re.compile(r"Expected in: (?:flat namespace\s*)?(/[^\s'\"]+\.dylib)\b")
 
 
+#: the loader's "LIB: undefined symbol: SYM" (the library that needs the symbol, as the text shows it)
+_UNDEF_LIB_RE = re.compile(r"([^\s:'\"()]+\.(?:so(?:\.\d+)*|dylib|pyd))\s*:\s*undefined symbol:\s*([^\s,]+)")
+#: a library file the text names (its path as shown)
+_LIB_FILE_RE = re.compile(r"(?<![\w.])((?:[A-Za-z]:)?[\w./\\+-]*?[\w+-]+\.(?:so(?:\.\d+)*|dll|pyd|dylib))(?![\w.])")
+#: a missing header (the compiler's "fatal error: x.h: No such file") or library (the linker's "cannot find -lx")
+_MISSING_HEADER_RE = re.compile(r"fatal error: ([\w./+-]+\.h(?:pp|h)?): No such file|"
+                                r"fatal error C1083: Cannot open include file: '([\w./+-]+\.h(?:pp|h)?)'")
+_MISSING_LINK_RE = re.compile(r"cannot find -l([\w.+-]+)")
+
+
+def _one(found: list[str]) -> str:
+    got = list(dict.fromkeys(x for x in found if x))
+    return got[0] if len(got) == 1 else ""
+
+
+def _library_named(c: str, text: str) -> str:
+    """A command's library placeholder with the library the text names, else a comment saying what to look for: no
+    filler word where a name belongs (round 22)."""
+    if "<the library that should define it>" in c:
+        sym = re.search(r"grep '([^']*)'", c)
+        sym_ = sym.group(1) if sym else ""
+        if not sym_:
+            return ("# the text names no symbol: list the libraries the failing module loads (ldd on Linux, the "
+                    "Dependencies tool on Windows) and look for one of another release than it was built with")
+        lib = _one([m.group(1) for m in _UNDEF_LIB_RE.finditer(text) if m.group(2) == sym_])
+        if lib:
+            return (f"for l in $(ldd {lib} | awk '/=> \\// {{print $3}}'); do nm -D --defined-only \"$l\" 2>/dev/null | "
+                    f"grep -q '{sym_}' && echo \"$l\"; done   # which library {lib.split('/')[-1]} loads defines "
+                    f"{sym_} (none: the one it needs is another release)")
+        return (f"# which library should define '{sym_}': run nm -D --defined-only on each library that ldd lists for "
+                "the failing module, and grep for the symbol")
+    if "<the library named>" in c:
+        lib = _one(_LIB_FILE_RE.findall(text))
+        if lib:
+            return c.replace("<the library named>", lib)
+        return ("# the text names no library file: run file on the library the error names (and uname -m): its "
+                "architecture must be this machine's")
+    if "<the missing header or library>" in c:
+        header = _one([a or b for a, b in _MISSING_HEADER_RE.findall(text)])
+        link = _one(_MISSING_LINK_RE.findall(text))
+        if header or link:
+            return c.replace("<the missing header or library>", header.split("/")[-1] if header else f"lib{link}.so")
+        return ("# the text names no missing header or library: the build log's first 'error' line says what the "
+                "build lacks")
+    return c
+
+
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _os(facts)
     pkg = _site_package(text)
@@ -272,6 +319,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
         if lib:  # macOS' dyld names the library that should define the symbol
             c = c.replace("<the library that should define it>", lib.group(1))
+        c = _library_named(c, text)
         built = _built_package(text) if "--no-build-isolation" in c else ""
         if built and built != "torch":  # the build that fails is the package's, not that of the module it lacks
             c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=built: m.group(1) + b, c)
@@ -401,6 +449,33 @@ def _host_compiler(f: Finding, text: str, cmds: list[str], title: str, why: str)
     return cmds, title, why
 
 
+#: a text that asks for torch's CPU build itself: a requirement pinning '+cpu' or torch's CPU index
+_CPU_TORCH_ASKED_RE = re.compile(r"\btorch\s*==\s*[\d.]+\+cpu\b|download\.pytorch\.org/whl/cpu\b")
+#: the pages a pip command or a requirements file names for --find-links
+_FIND_LINKS_RE = re.compile(r"(?:^|\s)(?:-f|--find-links)[ =]+(https?://\S+)", re.MULTILINE)
+
+
+def _companion_build(cmds: list[str], title: str, why: str, text: str) -> tuple[list[str], str, str]:
+    """cpu_only_torch_with_gpu where the text asks for torch's CPU build itself and what fails is another package's
+    build (a companion such as torch-scatter): no CUDA torch reinstall the text does not ask for, but the failing
+    build's fix, its prebuilt wheel from the page the text names where it names one."""
+    built = _built_package(text)
+    if not built or built == "torch" or not _CPU_TORCH_ASKED_RE.search(text) or not any(
+            "download.pytorch.org/whl/cu" in c for c in cmds):
+        return cmds, title, why
+    pages = [u for u in _FIND_LINKS_RE.findall(text) if "download.pytorch.org" not in u]
+    keep = [c for c in cmds if "download.pytorch.org/whl/cu" not in c and "--force-reinstall torch" not in c]
+    new = ([f"pip install {built} -f {pages[0]}   # its prebuilt wheel for this torch, from the page the text names"]
+           if len(pages) == 1 else [])
+    new.append(f"pip install --no-build-isolation {built}   # or build it against the torch installed first (its "
+               "setup.py imports torch)")
+    title = title + ": the CPU build the text's requirements ask for"
+    why = (f"The text asks for torch's CPU build itself, so a CUDA torch is not its fix: what fails is the build of "
+           f"{built}. Install its prebuilt wheel for this torch, or build it with the installed torch visible "
+           "(--no-build-isolation). Only where this machine should use a GPU: " + why[:1].lower() + why[1:])
+    return keep + new, title, why
+
+
 def _by_text(f: Finding, text: str) -> Finding:
     """A fix the text tells more precisely than the code's own: the package a library's own check belongs to, an
     OpenGL reading without nvdiffrast, a Slurm refusal of a job that asks for no GPU."""
@@ -425,6 +500,8 @@ def _by_text(f: Finding, text: str) -> Finding:
                "with map_location (the rest of this fix only matters if this machine should have a GPU). " + why)
         cmds = ["python -c \"import torch; torch.load('<checkpoint file>', map_location=torch.device('cpu'))\"   # "
                 "in the code: torch.load(..., map_location='cpu'), as torch's message says"] + cmds
+    if f.code == "cpu_only_torch_with_gpu":
+        cmds, title, why = _companion_build(cmds, title, why, text)
     if f.code == "host_compiler_unsupported" and "C++ runtime" not in title:
         cmds, title, why = _host_compiler(f, text, cmds, title, why)
     if f.code == "slurm_gpu_request_rejected" and not _SLURM_GPU_RE.search(text) and re.search(
