@@ -29,7 +29,9 @@ _CUDA_DIR_RE = re.compile(r"/usr/local/cuda-(\d{1,2}\.\d)\b|(?<![A-Za-z])cuda[-_
 _NVCC_RELEASE_RE = re.compile(r"Cuda compilation tools, release (\d{1,2}\.\d)")
 #: torch.utils.cpp_extension.load(): a JIT build (no package to pip-install)
 _JIT_RE = re.compile(r"cpp_extension\.py\S*\s*,?\s*line \d+, in (?:load|_jit_compile|load_inline|_write_ninja_file"
-                     r"_and_build_library)\b|[\\/]torch_extensions[\\/]", re.IGNORECASE)
+                     r"_and_build_library)\b|[\\/]torch_extensions[\\/]|Error building extension ['‘`\"]", re.IGNORECASE)
+#: the extension cpp_extension's JIT build names ("Error building extension 'nvdiffrast_plugin'")
+_JIT_NAME_RE = re.compile(r"Error building extension ['‘`\"]([\w.-]{1,80})['’`\"]", re.IGNORECASE)
 _JIT_DIR_RE = re.compile(r"([~\w./\\:-]*[\\/]torch_extensions[\\/](?:[\w.-]+[\\/])?[\w.-]+)")
 #: what only a POSIX shell runs (on a text from Windows)
 _POSIX_RE = re.compile(r"(?:^|[;&|]\s*)(?:export |which |ls |grep |rm -rf |nm |ldd |file |uname|cat |sudo |apt(?:-get)? |"
@@ -100,7 +102,9 @@ def _jit_commands(text: str, windows: bool) -> list[str]:
         folder = where if where and ":" in where else "%LOCALAPPDATA%\\torch_extensions"
         return [f'rmdir /s /q "{folder}"   # cmd: the JIT build folder of torch.utils.cpp_extension.load(); then rerun '
                 "the script: the build log's first 'error' line is the cause"]
-    folder = where if where.startswith(("/", "~")) else "~/.cache/torch_extensions"
+    named = _JIT_NAME_RE.search(text)
+    folder = where if where.startswith(("/", "~")) else (
+        f"~/.cache/torch_extensions/*/{named.group(1)}" if named else "~/.cache/torch_extensions")
     return [f"rm -rf {folder}   # the JIT build folder of torch.utils.cpp_extension.load() (TORCH_EXTENSIONS_DIR "
             "where set); then rerun the script: the build log's first 'error' line is the cause",
             "MAX_JOBS=1 python <your script> 2>&1 | grep -m1 -B5 -iE 'error|killed'   # one compile job at a time"]
@@ -245,7 +249,7 @@ def pip_names(c: str) -> str:
         return c
     out = c[:m.start(2)] + new + c[m.end(2):]
     if notes:
-        out += ("   # " if "#" not in out else "; ") + "; ".join(dict.fromkeys(notes))
+        out += ("   # " if not re.search(r"\s#", out) else "; ") + "; ".join(dict.fromkeys(notes))
     return out
 
 
@@ -320,9 +324,14 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if lib:  # macOS' dyld names the library that should define the symbol
             c = c.replace("<the library that should define it>", lib.group(1))
         c = _library_named(c, text)
-        built = _built_package(text) if "--no-build-isolation" in c else ""
+        built = _built_package(text) if "--no-build-isolation" in c or "pip" in c and "<package>" in c else ""
         if built and built != "torch":  # the build that fails is the package's, not that of the module it lacks
             c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=built: m.group(1) + b, c)
+        if re.search(r"\bpip3? (?:install|show|uninstall)\b[^#]*<package>", c):
+            # the package pip built in the text's log, else the one the text's own pip command installs
+            named = built if built and built != "torch" else _installed_by_the_text(text)
+            if named and (re.fullmatch(r"[A-Za-z0-9][\w.-]*", named) or re.search(r"\bpip3? install\b", c)):
+                c = c.replace("<package>", named)  # a folder or a URL only where pip installs it
         c = pip_names(c)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
@@ -380,15 +389,51 @@ _SLURM_PART_RE = re.compile(r"(?:#SBATCH|sbatch|srun|salloc)[^\n]*?(?:-p ?|--par
 _TORCH_OWN_RE = re.compile(r"[\\/]torch[\\/](?!include\b|lib[\\/]include\b)[\w.]|\b(?:c10|at|torch)::|"
                            r"\btorch\.(?:nn|cuda|utils|autograd|_C|distributed|optim|jit|fx|_dynamo|_inductor|library|"
                            r"serialization|onnx)\b")
-#: the package pip builds in the text's log: its unpacked source folder or pip's own lines
-_PIP_BUILT_RE = re.compile(r"[\\/]pip-(?:install|req-build)-\w+[\\/]([A-Za-z][\w.-]*?)_[0-9a-f]{32}[\\/]|"
-                           r"(?:Building wheel for|Running setup\.py (?:install|develop) for|Failed to build) "
-                           r"([A-Za-z][\w.-]*)")
+#: the package pip builds in the text's log, by its unpacked source folder (``pip-install-*/<pkg>_<hash>/``): pip's
+#: own build lines ("Building wheel for x", "Failed building wheel for x", "Running setup.py install for x") are read
+#: with the text reader's own pattern (_textfacts._BUILT_RE, whose names make fact toolkit.building). The fact itself
+#: cannot be read here: it also holds the arguments of every `pip install` line, prose after one included
+#: ("`pip install ./gridencoder`, it can not work" gives 'it', 'can', ...), which is not what pip built
+_PIP_FOLDER_RE = re.compile(r"[\\/]pip-(?:install|req-build)-\w+[\\/]([A-Za-z][\w.-]*?)_[0-9a-f]{32}[\\/]")
+_NOT_BUILT = ("installable", "wheels", "the", "some", "one")
 
 
 def _built_package(text: str) -> str:
     """The one package the text's pip log builds, ``""`` when none or several."""
-    found = dict.fromkeys((m.group(1) or m.group(2)).lower().replace("_", "-") for m in _PIP_BUILT_RE.finditer(text))
+    from smrnb.doctor._textfacts import _BUILT_RE
+
+    names = [m.group(1) for m in _PIP_FOLDER_RE.finditer(text)]
+    names += [n for n in _BUILT_RE.findall(text) if n.lower() not in _NOT_BUILT]
+    found = dict.fromkeys(n.lower().rstrip(".").replace("_", "-") for n in names)
+    return next(iter(found)) if len(found) == 1 else ""
+
+
+#: the text's own ``pip install`` command, and its targets (a name, a folder, a URL)
+_TEXT_PIP_INSTALL_RE = re.compile(r"(?:^|[\s>$`\"'])pip3? install ([^\n#`]{1,300})", re.MULTILINE)
+_PIP_OPTION_WITH_VALUE = {"-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f",
+                          "--find-links", "-t", "--target", "--prefix", "--root", "--config-settings", "-C",
+                          "--global-option", "--install-option", "--cache-dir", "--src", "--log"}
+
+
+def _installed_by_the_text(text: str) -> str:
+    """The one target of the text's own ``pip install`` commands (``-e .``, ``./gridencoder``,
+    ``git+https://.../pytorch3d.git``, a name), ``""`` when none or several."""
+    found: dict[str, None] = {}
+    for m in _TEXT_PIP_INSTALL_RE.finditer(text):
+        toks = m.group(1).split()
+        skip = False
+        for tok in toks[:16]:
+            tok = tok.strip("\"'").rstrip(",;")
+            if skip:
+                skip = False
+                continue
+            if tok.startswith("-"):
+                skip = "=" not in tok and tok in _PIP_OPTION_WITH_VALUE
+                continue
+            if tok in ("&&", "|", ";", "2>&1") or not re.fullmatch(r"[\w.+:/@=<>~!\[\],-]{1,200}", tok):
+                break
+            found[tok] = None
+            break  # the first target of each command: the words after it may be prose
     return next(iter(found)) if len(found) == 1 else ""
 
 
