@@ -303,6 +303,48 @@ def _library_named(c: str, text: str) -> str:
     return c
 
 
+#: an import statement of code (a script's line, IPython's "---> 3 from x import y", a REPL's ">>> import x")
+_CODE_IMPORT_RE = re.compile(r"^\s{0,12}(?:>>> ?|In \[\d+\]: ?|-{0,8}> ?\d* {0,8}|\d{1,6} {1,8})?"
+                             r"(?:from ([A-Za-z_]\w*)(?:\.[\w.]*)? import |import ([A-Za-z_]\w*)\s*$)", re.MULTILINE)
+#: an import that failed: Python's ImportError / OSError / ModuleNotFoundError line, Windows' "DLL load failed"
+_IMPORT_FAILED_RE = re.compile(r"^\s{0,12}(?:ImportError|OSError|ModuleNotFoundError)\b|DLL load failed", re.MULTILINE)
+_NOT_AN_OWNER = {"os", "sys", "re", "json", "importlib", "ctypes", "typing", "collections", "__future__"}
+
+
+def _failing_import(text: str) -> str:
+    """The top-level package of the last import statement the text shows before its last failed import (the
+    traceback's innermost import: ``from torch._C import *`` -> torch), ``""`` when none."""
+    errs = list(_IMPORT_FAILED_RE.finditer(text))
+    if not errs:
+        return ""
+    tops = [a or b for a, b in _CODE_IMPORT_RE.findall(text[:errs[-1].start()]) if (a or b) not in _NOT_AN_OWNER]
+    return tops[-1] if tops else ""
+
+
+_OWNS_RE = re.compile(r"<the package that owns ([^<>\s]+)>")
+
+
+def _owner_named(c: str, text: str) -> str:
+    """A reinstall's owner placeholder with the package the text shows: the site-packages folder of the path that
+    names the library, else the package whose import failed."""
+    m = _OWNS_RE.search(c)
+    if m and m.group(1) != "the":
+        lib = re.escape(m.group(1))
+        owner = re.search(rf"(?:site|dist)-packages[\\/]+([A-Za-z_]\w*)[\\/][^\s:'\"]*?{lib}", text)
+        if owner:
+            return c.replace(m.group(0), owner.group(1))
+    if not re.search(r"<(?:package-owning-the-extension|the package that owns the extension|the package)>|"
+                     r"(?:--force-reinstall|uninstall -y)[^#]*<package>", c):
+        return c
+    top = _failing_import(text)
+    if not top:
+        return c
+    if top == "torch" and "rebuild against this torch" in c:
+        return ""  # torch's own library: there is no extension to rebuild against it
+    c = re.sub(r"<(?:package-owning-the-extension|the package that owns [^<>]*|the package)>", top, c)
+    return re.sub(r"((?:--force-reinstall|uninstall -y)[^#]*)<package>", lambda x: x.group(1) + top, c)
+
+
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _os(facts)
     pkg = _site_package(text)
@@ -324,6 +366,9 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if lib:  # macOS' dyld names the library that should define the symbol
             c = c.replace("<the library that should define it>", lib.group(1))
         c = _library_named(c, text)
+        c = _owner_named(c, text)
+        if not c:
+            continue
         built = _built_package(text) if "--no-build-isolation" in c or "pip" in c and "<package>" in c else ""
         if built and built != "torch":  # the build that fails is the package's, not that of the module it lacks
             c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=built: m.group(1) + b, c)
