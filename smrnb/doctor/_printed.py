@@ -5,7 +5,7 @@ The rules write a fix's commands from facts; where a command keeps a placeholder
 (the package a traceback's ``site-packages/<package>/`` path names, the CUDA release of ``/usr/local/cuda-<x.y>``),
 where it is not runnable as printed (a Python line in a shell block), or where it is a POSIX command on a text from
 Windows or a GNU-only flag on a text from macOS, this pass says what the text says. It changes titles, fixes and
-commands only, never which findings there are or their order."""
+commands (and the command that decides between readings) only, never which findings there are or their order."""
 
 from __future__ import annotations
 
@@ -277,6 +277,8 @@ def _library_named(c: str, text: str) -> str:
     if "<the library that should define it>" in c:
         sym = re.search(r"grep '([^']*)'", c)
         sym_ = sym.group(1) if sym else ""
+        if not sym and "<symbol>" in c:  # the check's own placeholder: the one symbol the text says is undefined
+            sym_ = _one(re.findall(r"undefined (?:symbol|reference to)[: ]\s*`?([\w:@.$]+)", text))
         if not sym_:
             return ("# the text names no symbol: list the libraries the failing module loads (ldd on Linux, the "
                     "Dependencies tool on Windows) and look for one of another release than it was built with")
@@ -610,6 +612,25 @@ def _by_text(f: Finding, text: str) -> Finding:
     return replace(f, title=title, fix=Fix(why, tuple(cmds), f.fix.docs))
 
 
+_DECIDES_RE = re.compile(r"(what decides: `)([^`]*)(`)")
+
+
+def _evidence(f: Finding, text: str) -> Finding:
+    """The command that decides between readings, filled as a fix's commands are: the package or library the text
+    names, else what to look for (no filler word where a name belongs)."""
+    pkg = _site_package(text)
+
+    def fill(m: re.Match[str]) -> str:
+        c = m.group(2)
+        if pkg:
+            c = _pkg_placeholder(c, pkg).replace("<the library>", pkg)
+        c = _owner_named(_library_named(c, text), text) or c
+        return m.group(1) + c + m.group(3)
+
+    ev = tuple(_DECIDES_RE.sub(fill, e) if "what decides: `" in e else e for e in f.evidence)
+    return f if ev == f.evidence else replace(f, evidence=ev)
+
+
 def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
     """``found`` with each fix's commands filled from the text and fit for its platform (module doc)."""
     out = []
@@ -623,7 +644,7 @@ def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | Non
             # only what it adds, the other reading of that one message
             f = replace(f, title="Not your environment, the other reading: the project's own code or config is at "
                                  f"fault (the same message as [{same}], read as the code's error)")
-        f = _by_text(f, text)
+        f = _evidence(_by_text(f, text), text)
         if f.fix is None or not f.fix.commands:
             out.append(f)
             continue

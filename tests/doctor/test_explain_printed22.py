@@ -115,6 +115,9 @@ def test_no_filler_library_words_in_any_printed_command():
             assert not re.search(r"<the (?:missing header or library|library that should define it|library named)>",
                                  body), (text[:40], c)
             assert "grep ''" not in c and "grep the library" not in c and "search the library" not in c, c
+        for f in _result(text).findings:  # nor in the command that decides between readings
+            for e in f.evidence:
+                assert not re.search(r"<the (?:missing header or library|library that should define it)>", e), e
 
 
 # ------------------------------------------------------------------ item 4: placeholders the text fills
