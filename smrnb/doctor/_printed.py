@@ -138,7 +138,9 @@ def _gpu_cc(facts: Mapping[str, Any] | None) -> tuple[str, str, int]:
     return name, (next(iter(ccs)) if len(ccs) == 1 else ""), int(m.group(1)) if m else 0
 
 
-#: nvidia-smi's compute_cap field came with driver 510 (older ones answer 'Field "compute_cap" is not a valid field')
+#: nvidia-smi's compute_cap field is missing from older drivers, which answer 'Field "compute_cap" is not a valid field to
+#: query.' (seen with nvidia-smi 470.182.03 in huggingface/candle#733 and 470.82.01 in NVIDIA/TensorRT-LLM#735); 510 as
+#: the first driver that has it is not verified in NVIDIA's release notes (a driver between 470 and 510 gets no query)
 _COMPUTE_CAP_DRIVER = 510
 _CC_QUERY = "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1)"
 
@@ -208,8 +210,9 @@ PIP_FROM_SOURCE = {
                   "pytorch3d installs from its repository or its prebuilt wheels (INSTALL.md), not from PyPI"),
     "detectron2": ("'git+https://github.com/facebookresearch/detectron2.git'",
                    "detectron2 is not on PyPI: it installs from its repository (its install.md)"),
-    "nvdiffrast": ("git+https://github.com/NVlabs/nvdiffrast.git",
-                   "nvdiffrast installs from its repository (its docs' Installation), not from PyPI"),
+    "nvdiffrast": ("git+https://github.com/NVlabs/nvdiffrast.git --no-build-isolation",
+                   "nvdiffrast installs from its repository with --no-build-isolation, its setup importing the installed "
+                   "torch (its docs' Installation), not from PyPI"),
     "tinycudann": ("'git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch'",
                    "tinycudann (tiny-cuda-nn's PyTorch bindings) is not on PyPI: it builds from its repository"),
     "kaolin": ("kaolin -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-<torch version>_cu<cuda>.html",

@@ -197,3 +197,12 @@ Collecting torch-cluster
     assert not any("download.pytorch.org/whl/cu" in c for c in cmds), cmds
     assert any(c.startswith("pip install torch-cluster -f https://data.pyg.org/whl/torch-2.0.0+cpu.html") for c in cmds), \
         cmds
+
+
+def test_nvdiffrast_from_its_repository_builds_against_the_installed_torch():
+    # nvdiffrast's docs (Installation): pip install git+https://github.com/NVlabs/nvdiffrast.git --no-build-isolation,
+    # its setup importing the torch already installed; without the flag pip's isolated build has no torch
+    from smrnb.doctor._printed import pip_names
+    out = pip_names("pip install nvdiffrast")
+    assert "git+https://github.com/NVlabs/nvdiffrast.git --no-build-isolation" in out, out
+    assert out.count("--no-build-isolation") >= 1 and "pip install nvdiffrast " not in out + " "
