@@ -320,6 +320,25 @@ _TRITON_VER_RE = re.compile(r"\btriton\b(?![._/])[^0-9\n'\"]{0,24}?v?([0-9]\.[0-
 _COLLECT_ENV_RE = re.compile(r"^\s{0,4}(CUDA used to build PyTorch|Is CUDA available|CUDA runtime version): ?(.{0,40})$")
 #: the MPS (Apple GPU) backend named as a word ("device='mps'", "when using mps", "MPS backend")
 _MPS_RE = re.compile(r"(?<![a-z0-9_])mps(?![a-z0-9_])")
+#: a project's files told missing from its repository or release (what a reader checks after "No module named"):
+#: "there is no `data` folder", "I can't find the centerpoint_fusion.py", "some files ... are missing", "you didn't
+#: upload your data folder", "not included in the repo"
+_FILES_MISSING_RE = re.compile(
+    r"\bthere (?:is|are|'s) no [`'\"]?[\w./-]{1,80}[`'\"]? (?:sub)?(?:folder|directory|dir|file|module|package)s?\b|"
+    r"\b(?:can'?t|cannot|could ?n'?t|could not|unable to|failed to) (?:find|locate) (?:the |any |a |file )?[`'\"]?"
+    r"[\w/.-]{1,100}\.py\b|"
+    r"\bfiles?\b.{0,120}?\b(?:are|is|were|was) missing\b|\bmissing (?:files|folders|modules|source files)\b|"
+    r"\b(?:didn'?t|did not|forgot to|forget to|forgotten to) (?:upload|commit|push|include|add)\b"
+    r"(?=.{0,60}\b(?:folder|directory|file|module|package|code|\.py)\b)|"
+    r"\bnot (?:been )?(?:uploaded|committed|pushed)\b|"
+    r"\b(?:is|are|was|were)(?:n'?t| not) (?:in|included in|part of) (?:the|your|this) (?:repo|repository|release)\b")
+#: a file of the user's own named like a module told in prose, beside the script or in the folder the program starts
+#: in ("a file called `decorator.py` in the same folder", "my own file named numpy.py"): Python puts that folder first
+#: on sys.path, so the file shadows the installed module of that name
+_SHADOW_FILE_SAID_RE = re.compile(
+    r"\b(?:a |my |your |own |local )?(?:file|script|module) (?:called|named) [`'\"]?([A-Za-z_][A-Za-z0-9_]{0,60})\.py\b"
+    r"[`'\"]?(?=.{0,80}\b(?:same (?:folder|directory|dir)|working directory|current (?:folder|directory)|cwd|"
+    r"where (?:you|i) (?:run|start|launch)|shadow))", re.IGNORECASE)
 #: a regression told in prose: the failure began with a release of the library ("before the 0.2 release", "worked
 #: with 1.12", "since upgrading to 2.1", "didn't face this issue before")
 _REGRESSION_RE = re.compile(
@@ -1198,6 +1217,67 @@ def _scan_no_module(r: _Reader, line: str) -> None:
         r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own, **dashed, **hyphen)
 
 
+#: the package file Python names after "partially initialized module 'x' (most likely due to a circular import)"
+_PARTIAL_FILE_RE = re.compile(r"circular import\)\s{0,4}\(([^()\n]{1,400}?[/\\]__init__\.py)\)")
+
+
+def _submodule_absent(r: _Reader, line: str, name: str, mod: str) -> dict[str, Any]:
+    """``{"submodule_absent": file}`` where 'cannot import name X from partially initialized module P' is a package's
+    own ``__init__.py`` importing its submodule X (``from . import X``, or X a lower-case module name and P's file an
+    ``__init__.py``): for a submodule, ``from P import X`` imports ``P.X`` first and, when no such module exists,
+    swallows that ModuleNotFoundError and reports the missing attribute (importlib's ``_handle_fromlist``), which a
+    package still being initialised words as a circular import: the package's folder lacks the module."""
+    if f"partially initialized module '{mod}'" not in line or not re.fullmatch(r"[a-z][a-z0-9_]{0,80}", name):
+        return {}
+    m = _PARTIAL_FILE_RE.search(line)
+    path = m.group(1).replace("\\", "/") if m else ""
+    relative = r.call_line.startswith("from . import") and name in r.call_line.replace(",", " ").split()
+    if path.lower().endswith("/" + mod.replace(".", "/").lower() + "/__init__.py") or relative:
+        return {"submodule_absent": path or r.frame or mod}
+    return {}
+
+
+#: a module a traceback's frame in an installed package imports ("import trame", "from triangle import x"): the
+#: package's own import of another distribution
+_IMPORT_STMT_RE = re.compile(r"^(?:from ([A-Za-z_][A-Za-z0-9_]{0,80})(?:\.[A-Za-z0-9_.]{0,100})? import |"
+                             r"import ([A-Za-z_][A-Za-z0-9_]{0,80}))")
+
+
+#: the names of Python's import failures, in any form ("cannot import name 'x'" bare, inside another message)
+_FAILED_IMPORT_RE = re.compile(r"(?:cannot import name|no module named) '?([A-Za-z_][A-Za-z0-9_.]{0,100})'?",
+                               re.IGNORECASE)
+
+
+def _note_failed_import(r: _Reader, line: str) -> None:
+    """Every module or name an import failure of the text names (``torch.imports_failed``, their dotted parts)."""
+    seen = list(r.facts["torch"].get("imports_failed") or [])
+    for name in _FAILED_IMPORT_RE.findall(line)[:4]:
+        for part in name.rstrip(".").split("."):
+            if part and part not in seen and len(seen) < 24:
+                seen.append(part)
+                r.fact("torch", "imports_failed", seen, line, replace=True)
+
+
+def _package_of_frame(path: str) -> str:
+    """The installed package (top-level import name, lower-case) whose file ``path`` is, or ""."""
+    path = path.replace("\\", "/")
+    m = _INSTALLED_PKG_RE.search(path) if ("-packages/" in path or ".egg" in path) else None
+    return ((m.group(1) or m.group(2)) if m else "").lower()
+
+
+def _note_package_import(r: _Reader, line: str) -> None:
+    """An installed package's frame whose source line imports another top-level module
+    (``torch.package_imports``: module -> the importing package)."""
+    top = _package_of_frame(r.frame)
+    m = _IMPORT_STMT_RE.match(r.call_line)
+    mod = (m.group(1) or m.group(2)) if m and top else ""
+    if mod and mod.lower() != top:
+        seen = dict(r.facts["torch"].get("package_imports") or {})
+        if mod not in seen and len(seen) < 16:
+            seen[mod] = top
+            r.fact("torch", "package_imports", seen, line, replace=True)
+
+
 def _project_package_import(r: _Reader, mod: str) -> bool:
     """Whether the top-level module ``mod`` that cannot be imported is named by a deep import (``from
     games.flat_splatting.scene.model import X``: three parts or more) in the traceback's innermost file, a file of
@@ -1214,6 +1294,8 @@ def _project_package_import(r: _Reader, mod: str) -> bool:
 def _scan_python(r: _Reader, line: str, low: str) -> None:
     if r.frame_pending:
         r.call_line, r.frame_pending = line.strip()[:400], False
+        if "import " in r.call_line:
+            _note_package_import(r, line)
     if "incompatible function arguments" in low and _EXT_OP_CALL_RE.search(r.call_line):
         # pybind11 refusing the arguments an extension's own wrapper passes its compiled module: the two come from
         # different builds or sources (a stale _C beside newer Python files, or the reverse)
@@ -1266,10 +1348,13 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
                 r.event("torch", "module_missing", r.bare_import[1], WEIGHT["module"],
                         module=f"{m.group(1)}.{r.bare_import[0]}", import_name=True)
                 r.bare_import = None
+    if "cannot import name" in low or "no module named" in low:
+        _note_failed_import(r, line)
     if "cannot import name" in low:
         found = _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line)
         for name, mod in found:
-            r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True)
+            r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True,
+                    **_submodule_absent(r, line, name, mod))
         bare = None if found else _IMPORT_BARE_RE.search(line)
         if bare and not r.from_import:
             if r.bare_import is None:  # named by the first from-import line read later that imports it
@@ -1763,6 +1848,14 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         m = _REGRESSION_RE.search(low)
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
+    if (".py" in low or "folder" in low or "file" in low or "director" in low or "upload" in low or "repo" in low
+            or "module" in low or "commit" in low):
+        m = _FILES_MISSING_RE.search(low)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="files_missing_said", phrase=m.group(0)[:80])
+        m = _SHADOW_FILE_SAID_RE.search(line)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="shadow_file_said", phrase=m.group(1))
     if "import" in low:
         for a, b in _ORDER_MODULES_RE.findall(low)[:2]:
             for top in (a, b):

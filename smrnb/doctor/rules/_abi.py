@@ -449,9 +449,76 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     Python; a kernel that installed packages and was not restarted since (IPython's or Colab's restart note in the
     text) first. Empty when the text does not say which."""
     codes = _module_codes(facts, ev)
+    top = str(ev.get("module") or "").split(".")[0]
+    if codes[:1] in ([], ["package_api_version_mismatch"], ["user_code_error"]) and top not in _TORCH_FAMILY and \
+            top != "torch" and has_sign(facts, "files_missing_said"):
+        # (round 22) the module's file or folder told absent from the project's code ("there is no `data` folder",
+        # "I can't find centerpoint_fusion.py", "you didn't upload ..."): a reader who looked finds the repository or
+        # the release lacks what its own code imports (a folder .gitignore left out, stale imports of files never
+        # committed): the maintainers' fix, before another release of the package or the calling code's mistake
+        codes = ["library_bug", *(c for c in codes if c != "library_bug")]
+    elif codes[:1] in ([], ["kernel_wrong_python"], ["torch_not_installed"], ["package_api_version_mismatch"]) and \
+            _imported_by_installed_package(facts, ev) and "library_bug" not in codes:
+        # (round 22) an installed package's own file imports another distribution that is not installed ("from
+        # trame.app import ..." in pyvista/trame/jupyter.py, "from triangle import ..." in trimesh/creation.py): this
+        # Python lacks it, or the package imports a dependency it neither declares nor guards (an optional one
+        # imported unconditionally, a conda recipe's requirements behind setup.py's): the package's release to fix
+        codes = [*codes[:1], "library_bug", *codes[1:]]
     if restart_said(facts) and "kernel_restart_needed" not in codes:
         codes = ["kernel_restart_needed"] + codes
     return codes
+
+
+def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: str) -> dict[str, Any] | None:
+    """(round 22) The words of a module missing from a project's own code (library_bug: its folder or repository
+    lacks the file; user_code_error: the user's copy does), or imported by an installed package that does not bring
+    it (library_bug); None for other module events."""
+    if ev.get("kind") != "module_missing":
+        return None
+    mod = str(ev.get("module") or "")
+    parent, _, last = mod.rpartition(".")
+    where = str(ev.get("submodule_absent") or "")
+    if code == "library_bug" and _imported_by_installed_package(facts, ev):
+        by = str((value(facts, "torch", "package_imports") or {}).get(mod.split(".")[0]))
+        dist = mod.split(".")[0]
+        return {"title": f"{by}'s own code imports {dist}, which is not installed: a dependency {by} neither installs "
+                         "nor guards (its release's packaging), or an optional one to install",
+                "fix": f"The installed {by} imports {dist} in its own files, and this Python has no {dist}: the "
+                       f"package's release imports a dependency its requirements (or its conda recipe) do not bring, "
+                       f"or an optional one without a guard. Install {dist} into the same Python, or take the release "
+                       f"of {by} that declares or guards it.",
+                "commands": [f"pip show {by}   # the release, and what it Requires", f"pip install {dist}   # into the "
+                             "Python that runs the code (python -m pip ...)",
+                             f"pip install --upgrade {by}   # a release that declares or guards the import"]}
+    if code == "library_bug" and (where or has_sign(facts, "files_missing_said")):
+        what = f"{parent}'s folder has no module {last}" if where and parent else f"{mod} is not in the project's code"
+        return {"title": f"{what}: the project's repository or release lacks a file its own code imports",
+                "fix": f"The project's own code imports {mod}, and its checkout (or installed release) has no such "
+                       "file or folder: files never committed (a .gitignore that left them out), imports of files the "
+                       "maintainers removed. Pull the maintainers' fixed code (or report it); until then, remove the "
+                       "stale import or restore the file from the release it belongs to.",
+                "commands": ["git pull   # in the project's checkout: the maintainers' fix",
+                             "git status --ignored   # files the repository leaves out",
+                             f"python -c \"import {parent or mod}; print({parent or mod}.__file__)\"   # the copy "
+                             "Python imports"]}
+    if code == "user_code_error" and where:
+        return {"title": f"Not your environment: {parent}'s own __init__.py imports its submodule {last}, which "
+                         f"its folder lacks (a file removed or renamed in this copy, or a file of yours named "
+                         f"{parent.split('.')[0]} shadowing the package)",
+                "commands": [f"ls {where.rsplit('/', 1)[0] if '/' in where else parent.replace('.', '/')}   # {last}.py "
+                             f"or {last}/ should be there",
+                             f"python -c \"import {parent}; print({parent}.__file__)\""]}
+    return None
+
+
+def _imported_by_installed_package(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
+    """Whether the missing top-level module ``ev`` names is imported by an installed package's own frame of the
+    traceback (``torch.package_imports``), another package than itself and not torch's family."""
+    mod = str(ev.get("module") or "")
+    if "." in mod or ev.get("import_name") or ev.get("attribute"):
+        return False  # a module of a package that is there, or a name of it: the release's API, not its absence
+    by = str((value(facts, "torch", "package_imports") or {}).get(mod) or "")
+    return bool(by) and by not in _TORCH_FAMILY and by != "torch" and not ev.get("own_import")
 
 
 #: the usual short names of packages in calling code (``np.array(``, ``o3d.geometry.TriangleMesh(``)
@@ -669,6 +736,16 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if parts[0] == "triton":
         # torch's inductor imports triton's internals, which change between releases: each torch release pins one
         return ["companion_built_for_other_torch"]
+    if ev.get("submodule_absent") and not (last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or
+                                           last in _COMPILED_NAMES or last.startswith("_")):
+        # (round 22) 'cannot import name x from partially initialized module P (.../P/__init__.py)': P's own __init__
+        # imports its submodule x (`from . import x`), which its folder lacks (Python swallows the submodule's
+        # ModuleNotFoundError and words the missing name as a circular import): a project's checkout, or a package's
+        # release, without a file its own code imports (never committed, left out of the package); the project's
+        # maintainers' fix, else a file the user removed or a name of the user's own shadowing P
+        path = str(ev.get("submodule_absent") or "").lower()
+        installed = any(k in path for k in ("site-packages/", "dist-packages/", ".egg/"))
+        return ["library_bug", "package_api_version_mismatch" if installed else "user_code_error"]
     if ev.get("import_name") and _from_python_file(str(ev.get("line") or "")):
         # 'cannot import name X from Y (.../y.py)': Y is a Python file, so X is a name it defines (or no longer
         # defines), never a compiled submodule of it: the code and the installed release of Y disagree; a file of

@@ -118,10 +118,20 @@ def _hyphenated_module(ev: dict[str, Any], code: str) -> dict[str, Any] | None:
 
 @builds("user_code_error")
 def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    from smrnb.doctor.rules._abi import submodule_finding, submodule_not_imported
+    from smrnb.doctor.rules._abi import module_owner_finding, submodule_finding, submodule_not_imported
 
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "user_code_error")
+    if owned := module_owner_finding(facts, ev, "user_code_error"):
+        return owned
+    if ev.get("sign") == "shadow_file_said":
+        name = str(ev.get("phrase") or "<name>")
+        return {"title": f"Not your environment: {ev.get('meaning')}",
+                "fix": f"Python puts the folder of the script (or the folder a tool starts in) first on sys.path, so a "
+                       f"file {name}.py there is imported in place of the installed module {name}: rename the file "
+                       f"(and remove its {name}.pyc / __pycache__), or start the program from another folder.",
+                "commands": [f"python -c \"import {name}; print({name}.__file__)\"   # in that folder: the file "
+                             "imported", f"mv {name}.py my_{name}.py && rm -rf __pycache__/{name}.*"]}
     if hyph := _hyphenated_module(ev, "user_code_error"):
         return hyph
     what = ev.get("message") if ev.get("kind") == "cuda_error" else ev.get("meaning")
@@ -193,11 +203,13 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
 
 @builds("library_bug")
 def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    from smrnb.doctor.rules._abi import submodule_finding, submodule_not_imported
+    from smrnb.doctor.rules._abi import module_owner_finding, submodule_finding, submodule_not_imported
 
     key, bug = str(ev.get("key") or ""), ev.get("bug")
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "library_bug")
+    if owned := module_owner_finding(facts, ev, "library_bug"):
+        return owned
     if hyph := _hyphenated_module(ev, "library_bug"):
         return hyph
     if key.startswith("mps_") or bug == "mps_crash":
@@ -785,6 +797,24 @@ def regression_told(facts: Facts) -> Iterable[Finding]:
                                    "fact": f"the text says the failure began with an update ({said[0].get('phrase')})"},
                            ["library_bug"] + (["package_api_version_mismatch"] if _upgraded_library_failing(
                                facts, said[0]) else []))
+
+
+@rule("torch")
+def shadowing_file_told(facts: Facts) -> Iterable[Finding]:
+    """(round 22) A file of the user's own named like a module, told in prose beside the folder the program starts in
+    ("a file called `decorator.py` in the same folder you run `jupyter notebook`"), where the text's import failure
+    names that module: Python puts the script's (or the working) folder first on sys.path, so the file is imported in
+    the installed module's place (the language reference, 'The import system'; sys.path's first entry): renaming
+    the file is the fix, not the environment."""
+    said = [e for e in events(facts, "torch", "sign") if e.get("sign") == "shadow_file_said"]
+    if not said:
+        return
+    name = str(said[0].get("phrase") or "")
+    if name.lower() not in [str(n).lower() for n in value(facts, "torch", "imports_failed") or []]:
+        return
+    yield from resolve(facts, {**said[0], "weight": 20, "key": "", "meaning": f"a file of yours named {name}.py "
+                               f"shadows the module {name} (Python imports the file from the folder it starts in)"},
+                       ["user_code_error"])
 
 
 #: a package pinned in pip's form on a line ("after upgrading to `ipywidgets==7.0.0`")
