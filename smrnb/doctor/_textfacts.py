@@ -578,6 +578,15 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                 "same python", "same interpreter", "same sys.executable"), True),
     ("package_said_installed", "torch", ("all requested packages already installed", "requirement already satisfied"),
      False),
+    # (round 22) the code that fails is the project's as published, told by the person who runs it: an error its
+    # message lays on the calling code is that project's code's, not the person's
+    ("code_unchanged_said", "torch", ("code related to models is unchanged", "code is unchanged", "code was unchanged",
+                                      "didn't change anything in the code", "did not change anything in the code",
+                                      "haven't changed anything in the code", "have not changed anything in the code",
+                                      "didn't modify the code", "did not modify the code", "haven't modified the code",
+                                      "have not modified the code", "without modifying the code",
+                                      "without any modification to the code", "unmodified code", "the original code "
+                                      "without"), False),
     # the user says the module was built or installed (pip's listing, their words): a compiled module missing all the
     # same is not only one never built
     ("module_said_installed", "abi", ("pip show", "successfully compiled", "compiled and installed",

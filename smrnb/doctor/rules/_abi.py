@@ -448,6 +448,11 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     without its compiled module, code written for another release of a package, or a kernel of another
     Python; a kernel that installed packages and was not restarted since (IPython's or Colab's restart note in the
     text) first. Empty when the text does not say which."""
+    if shadow_named(facts, ev):
+        # (round 22) the person says a file of theirs is named like this module, in the folder the program starts in:
+        # sys.path's first entry (the script's folder, or the working folder of `python -m` and of a kernel) puts
+        # that file in the module's place, whatever is installed
+        return ["user_code_error"]
     codes = _module_codes(facts, ev)
     top = str(ev.get("module") or "").split(".")[0]
     if codes[:1] in ([], ["package_api_version_mismatch"], ["user_code_error"]) and top not in _TORCH_FAMILY and \
@@ -467,6 +472,27 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if restart_said(facts) and "kernel_restart_needed" not in codes:
         codes = ["kernel_restart_needed"] + codes
     return codes
+
+
+def shadow_named(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
+    """The module name of a file of the user's own told to shadow it (``torch.sign`` shadow_file_said) where the
+    module event ``ev`` names it (one of its dotted parts), else ""."""
+    for e in events(facts, "torch", "sign"):
+        name = str(e.get("phrase") or "") if e.get("sign") == "shadow_file_said" else ""
+        if name and name.lower() in str(ev.get("module") or "").lower().split("."):
+            return name
+    return ""
+
+
+def shadow_finding(name: str) -> dict[str, Any]:
+    """The words of a file of the user's own shadowing the module ``name``."""
+    return {"title": f"Not your environment: a file of yours named {name}.py shadows the module {name} (Python "
+                     "imports the file from the folder it starts in)",
+            "fix": f"Python puts the folder of the script (or the folder a tool starts in) first on sys.path, so a file "
+                   f"{name}.py there is imported in place of the module {name}: rename the file (and remove its "
+                   f"__pycache__ copy), or start the program from another folder.",
+            "commands": [f"python -c \"import {name}; print({name}.__file__)\"   # in that folder: the file imported",
+                         f"mv {name}.py my_{name}.py && rm -rf __pycache__/{name}.*"]}
 
 
 def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: str) -> dict[str, Any] | None:
@@ -501,6 +527,8 @@ def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: 
                              "git status --ignored   # files the repository leaves out",
                              f"python -c \"import {parent or mod}; print({parent or mod}.__file__)\"   # the copy "
                              "Python imports"]}
+    if code == "user_code_error" and (name := shadow_named(facts, ev)):
+        return shadow_finding(name)
     if code == "user_code_error" and where:
         return {"title": f"Not your environment: {parent}'s own __init__.py imports its submodule {last}, which "
                          f"its folder lacks (a file removed or renamed in this copy, or a file of yours named "

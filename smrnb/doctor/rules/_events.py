@@ -301,6 +301,11 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         return ["library_bug", "user_code_error"], (
             f"the fault is reported from {str(own[0])[-80:]}, a project's own CUDA kernel (not torch's): a bug of that "
             "kernel (its launch configuration, its indexing), else the inputs the calling code gives it")
+    if c[:1] == ["user_code_error"] and ev.get("kind") == "message" and has_sign(facts, "code_unchanged_said"):
+        # (round 22) the person runs the project's code as published ("all code related to models is unchanged"): a
+        # misuse the message lays on the calling code is then the project's code's (a bug of it, or of the releases
+        # it was written for), the person's data or configuration second
+        return ["library_bug", *c], "the text says the code that fails is unchanged: the project's code, as published"
     newer_ok = _driver_runs_cuda_in_use(facts) if ev.get("name") in _NEWER_DRIVER_ERRORS else None
     if newer_ok:
         return [x for x in c if x not in ("driver_below_cuda_minor", "driver_too_old")], newer_ok

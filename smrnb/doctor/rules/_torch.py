@@ -118,20 +118,14 @@ def _hyphenated_module(ev: dict[str, Any], code: str) -> dict[str, Any] | None:
 
 @builds("user_code_error")
 def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    from smrnb.doctor.rules._abi import module_owner_finding, submodule_finding, submodule_not_imported
+    from smrnb.doctor.rules._abi import module_owner_finding, shadow_finding, submodule_finding, submodule_not_imported
 
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "user_code_error")
     if owned := module_owner_finding(facts, ev, "user_code_error"):
         return owned
     if ev.get("sign") == "shadow_file_said":
-        name = str(ev.get("phrase") or "<name>")
-        return {"title": f"Not your environment: {ev.get('meaning')}",
-                "fix": f"Python puts the folder of the script (or the folder a tool starts in) first on sys.path, so a "
-                       f"file {name}.py there is imported in place of the installed module {name}: rename the file "
-                       f"(and remove its {name}.pyc / __pycache__), or start the program from another folder.",
-                "commands": [f"python -c \"import {name}; print({name}.__file__)\"   # in that folder: the file "
-                             "imported", f"mv {name}.py my_{name}.py && rm -rf __pycache__/{name}.*"]}
+        return shadow_finding(str(ev.get("phrase") or "<name>"))
     if hyph := _hyphenated_module(ev, "user_code_error"):
         return hyph
     what = ev.get("message") if ev.get("kind") == "cuda_error" else ev.get("meaning")
@@ -262,6 +256,16 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["pip show <the package>   # the release, for its issue tracker",
                              "pip install --upgrade <the package>",
                              "# or install the latest Visual C++ Redistributable (x64) from Microsoft"]}
+    if ev.get("kind") == "message" and list(ev.get("codes") or [])[:1] == ["user_code_error"] and \
+            has_sign(facts, "code_unchanged_said"):
+        meaning = str(ev.get("meaning") or "an error of the calling code").rstrip(".")
+        return {"title": cut_at_word(f"The project's own code, unchanged as the text says, fails: {meaning}", 200),
+                "fix": "The message lays the error on the calling code, and the person runs the project's code as "
+                       "published: a bug of that code, or code written for other releases of its libraries (torch's "
+                       "checks grow stricter); the project's issue tracker and the releases its requirements name "
+                       "decide.",
+                "commands": ["pip list   # the releases in use, against the project's requirements file",
+                             "git log -1 && git status   # the project's revision, and that nothing is changed"]}
     if key in _BUG_ROW_COMMANDS:
         return {"title": _row_title(ev), "detail": str(ev.get("meaning") or ""), "commands": _BUG_ROW_COMMANDS[key]}
     where = (ev.get("groups") or {}).get("file")
@@ -809,9 +813,12 @@ def shadowing_file_told(facts: Facts) -> Iterable[Finding]:
     said = [e for e in events(facts, "torch", "sign") if e.get("sign") == "shadow_file_said"]
     if not said:
         return
+    from smrnb.doctor.rules._abi import shadow_named
+
     name = str(said[0].get("phrase") or "")
-    if name.lower() not in [str(n).lower() for n in value(facts, "torch", "imports_failed") or []]:
-        return
+    if name.lower() not in [str(n).lower() for n in value(facts, "torch", "imports_failed") or []] or \
+            any(shadow_named(facts, ev) for ev in events(facts, "torch", "module_missing")):
+        return  # (a module event naming it reads it: module_codes)
     yield from resolve(facts, {**said[0], "weight": 20, "key": "", "meaning": f"a file of yours named {name}.py "
                                f"shadows the module {name} (Python imports the file from the folder it starts in)"},
                        ["user_code_error"])
