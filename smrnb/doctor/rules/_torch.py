@@ -118,7 +118,12 @@ def _hyphenated_module(ev: dict[str, Any], code: str) -> dict[str, Any] | None:
 
 @builds("user_code_error")
 def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    from smrnb.doctor.rules._abi import module_owner_finding, shadow_finding, submodule_finding, submodule_not_imported
+    from smrnb.doctor.rules._abi import (
+        module_owner_finding,
+        shadow_finding,
+        submodule_finding,
+        submodule_not_imported,
+    )
 
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "user_code_error")
