@@ -1323,6 +1323,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         m = _TB_FILE_RE.match(line.strip())
         path = m.group(1).replace("\\", "/") if m else ""
         r.frame, r.call_line, r.frame_pending = path, "", bool(path)
+        if path:  # (round 22) the installed package of the last frame read ("" for a file of the project's own)
+            r.fact("torch", "last_frame_package", _package_of_frame(path), line, replace=True)
         if r.script_attr and path:
             _scan_exception_in_package(r, r.script_attr[0], "TorchScript", script_type=r.script_attr[1])
             r.script_attr = None

@@ -6,7 +6,10 @@ code lives and what the person says of it): a package's own __init__ importing a
 is no `data` folder", "I can't find centerpoint_fusion.py", "you didn't upload ..."); an installed package's own
 file importing another distribution that is not installed (an optional dependency imported unconditionally, a
 recipe without the requirement); a file of the user's own told to shadow a module (sys.path's first entry); a
-message that lays the error on the calling code where the person says the project's code is unchanged. Each text
+message that lays the error on the calling code where the person says the project's code is unchanged; a kernel
+fault reported from an installed extension's own Python file (its kernel as the second reading); conda's channels
+without a build of a package for this platform (PackagesNotFoundError, conda 4.3's 'Package missing in current
+<subdir> channels', env create's ResolvePackageNotFound: no build for the combination, of any package). Each text
 is written for the test (other wordings, packages and tools than the threads); each kind has near-misses that must
 NOT get its code."""
 
@@ -60,6 +63,17 @@ READINGS = [
      "[torch.FloatTensor [64, 128]], which is output 0 of ReluBackward0, is at version 1; expected version 0 "
      "instead.\nI didn't change anything in the code, I just ran train.sh from the README.\n",
      ["library_bug", "user_code_error"]),
+    # a kernel fault reported from an installed extension's own Python file: the inputs first, its kernel second
+    ("  File \"/opt/conda/lib/python3.10/site-packages/torch_scatter/scatter.py\", line 21, in scatter_sum\n    "
+     "return out.scatter_add_(dim, index, src)\nRuntimeError: CUDA error: an illegal memory access was encountered\n",
+     ["user_code_error", "library_bug"]),
+    # conda's channels without a build for this platform (today's wording, conda 4.3's, env create's build pins)
+    ("Solving environment: failed\n\nPackagesNotFoundError: The following packages are not available from current "
+     "channels:\n\n  - open3d=0.9\n\nCurrent channels:\n\n  - https://repo.anaconda.com/pkgs/main/osx-arm64\n",
+     ["kaolin_no_wheel_for_combo"]),
+    ("PackageNotFoundError: Package missing in current win-64 channels:\n  - pytorch3d\n", ["kaolin_no_wheel_for_combo"]),
+    ("$ conda env create -f environment.yml\nResolvePackageNotFound:\n  - libgcc-ng=11.2.0\n  - _openmp_mutex=5.1\n",
+     ["kaolin_no_wheel_for_combo"]),
 ]
 
 
@@ -97,12 +111,30 @@ NOT = [
     # the code told unchanged on a failure that no message lays on the calling code (an out-of-memory)
     ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\nI didn't change anything in the "
      "code.\n", "library_bug"),
+    # a kernel fault reported from torch's own file, or from the calling code's: not an extension's kernel
+    ("  File \"/usr/lib/python3/dist-packages/torch/nn/functional.py\", line 2210, in embedding\n    return "
+     "torch.embedding(weight, input)\nRuntimeError: CUDA error: an illegal memory access was encountered\n",
+     "library_bug"),
+    ("  File \"/home/ana/proj/model.py\", line 40, in forward\n    x = x[idx]\nRuntimeError: CUDA error: an illegal "
+     "memory access was encountered\n", "library_bug"),
+    # importlib.metadata's PackageNotFoundError is a distribution not installed here, no channel's missing build
+    ("importlib.metadata.PackageNotFoundError: No package metadata was found for flashinfer\n",
+     "kaolin_no_wheel_for_combo"),
 ]
 
 
 @pytest.mark.parametrize(("text", "code"), NOT)
 def test_other_kinds_do_not_get_the_code(text, code):
     assert code not in rule_codes(text, n=3)
+
+
+def test_conda_row_matches_its_example_and_names_no_kaolin():
+    from smrnb.doctor import tables
+
+    row = next(r for r in tables.message_rows("library_messages") if r.key == "conda_packages_not_found")
+    assert row.pattern.search(str(row.fields.get("example") or ""))
+    f = explain_result(READINGS[13][0], similar=False).findings[0]
+    assert "kaolin" not in f.title.lower() and any(c.startswith("conda info") for c in f.fix.commands)
 
 
 def test_submodule_absent_is_read_from_the_package_file():

@@ -301,6 +301,14 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         return ["library_bug", "user_code_error"], (
             f"the fault is reported from {str(own[0])[-80:]}, a project's own CUDA kernel (not torch's): a bug of that "
             "kernel (its launch configuration, its indexing), else the inputs the calling code gives it")
+    by = str(value(facts, "torch", "last_frame_package") or "") if ev.get("name") in _KERNEL_FAULTS else ""
+    if by and by not in ("torch", "torchvision", "torchaudio") and c == ["user_code_error"] and ev.get("from") != "live":
+        # (round 22) a kernel's fault reported from an installed extension's own Python file (the traceback's
+        # innermost frame is torch_sparse/spspmm.py, not the calling code's nor torch's): the inputs the calling code
+        # gives it first, else that extension's kernel (its release: sparse and custom ops have faulted on valid
+        # inputs); where the inputs are valid, its issue tracker and another release decide
+        return ["user_code_error", "library_bug"], (f"the fault is reported from {by}'s own code: the inputs first, "
+                                                    f"else a kernel of the installed {by} release")
     if c[:1] == ["user_code_error"] and ev.get("kind") == "message" and has_sign(facts, "code_unchanged_said"):
         # (round 22) the person runs the project's code as published ("all code related to models is unchanged"): a
         # misuse the message lays on the calling code is then the project's code's (a bug of it, or of the releases

@@ -152,6 +152,13 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "") -> dict[str
 
 @builds("kaolin_no_wheel_for_combo")
 def _no_wheel(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("key") == "conda_packages_not_found":  # (round 22) conda's channels: no build for this platform's subdir
+        return {"title": "conda's channels have no build of the package (at the version asked) for this platform and "
+                         "Python",
+                "fix": str(ev.get("meaning") or ""),
+                "commands": ["conda info   # the platform (subdir) and the channels conda searched",
+                             "conda search '<package>' --info   # the builds and versions the channels hold",
+                             "conda search -c conda-forge '<package>'   # another channel; or pip install <package>"]}
     other = _other_package(facts, ev)
     if other:
         return _no_wheel_other(other, ev, str(layer(facts, "context").get("os") or ""))
