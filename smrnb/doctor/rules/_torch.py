@@ -271,6 +271,20 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "decide.",
                 "commands": ["pip list   # the releases in use, against the project's requirements file",
                              "git log -1 && git status   # the project's revision, and that nothing is changed"]}
+    if ev.get("kind") == "message" and list(ev.get("codes") or [])[:1] == ["user_code_error"] and \
+            key not in _BUG_ROW_COMMANDS:
+        # (round 22) a misuse the message lays on the calling code (tensors on two devices), read second as the bug of
+        # the code that called: a project's or a library's the person runs, not their own; no failure of the
+        # environment either, so a note like the first reading
+        meaning = str(ev.get("meaning") or "an error of the calling code").rstrip(".")
+        return {"title": cut_at_word("Not your environment either way: where the calling code is a project's or a "
+                                     f"library's you run (the traceback's frames), its bug: {meaning}", 200),
+                "fix": "The message lays the error on the code that called the operation; where that code is not "
+                       "yours (the traceback's innermost frames are a project's or an installed library's files), it "
+                       "is that code's bug: its issue tracker, or its fixed release, is the fix.",
+                "commands": ["pip list   # the releases of the libraries the traceback's frames belong to",
+                             "pip install --upgrade <the package whose frame called it>   # a release with the fix"],
+                "severity": "info"}
     if key in _BUG_ROW_COMMANDS:
         return {"title": _row_title(ev), "detail": str(ev.get("meaning") or ""), "commands": _BUG_ROW_COMMANDS[key]}
     where = (ev.get("groups") or {}).get("file")
