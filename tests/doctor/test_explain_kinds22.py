@@ -52,6 +52,10 @@ READINGS = [
     ("ModuleNotFoundError: No module named 'mapbox_earcut'\n...\n  File \"C:\\Miniconda3\\envs\\geo\\lib\\"
      "site-packages\\polytools\\triangulate.py\", line 88, in earcut\n    import mapbox_earcut as earcut\n",
      ["library_bug"]),
+    # a CUDA extension project's own module built apart from it (a csrc/ folder with its own setup.py): never built
+    ("  File \"/opt/conda/lib/python3.10/site-packages/flash_attn/ops/fused_dense.py\", line 12, in <module>\n    "
+     "import fused_dense_lib as fused_dense_cuda\nModuleNotFoundError: No module named 'fused_dense_lib'\n",
+     ["extension_not_compiled", "library_bug"]),
     # a file of the user's own told to shadow a module
     ("ImportError: cannot import name 'wraps' from 'functools'\nI had a file named functools.py in the same folder "
      "as my script.\n", ["user_code_error"]),
@@ -63,6 +67,13 @@ READINGS = [
      "[torch.FloatTensor [64, 128]], which is output 0 of ReluBackward0, is at version 1; expected version 0 "
      "instead.\nI didn't change anything in the code, I just ran train.sh from the README.\n",
      ["library_bug", "user_code_error"]),
+    # torch's two-devices check: the calling code first, the bug of a project's or library's calling code second
+    ("  File \"/opt/venv/lib/python3.11/site-packages/imgpipe/pipeline.py\", line 311, in __call__\n    latents = "
+     "latents * self.scheduler.sigmas[0]\nRuntimeError: Expected all tensors to be on the same device, but found at "
+     "least two devices, cuda:0 and cpu!\n", ["user_code_error", "library_bug"]),
+    ("RuntimeError: Expected tensor for argument #1 'indices' to have the same device as tensor for argument #2 "
+     "'weight'; but device 0 does not equal -1 (while checking arguments for embedding)\n",
+     ["user_code_error", "library_bug"]),
     # a kernel fault reported from an installed extension's own Python file: the inputs first, its kernel second
     ("  File \"/opt/conda/lib/python3.10/site-packages/torch_scatter/scatter.py\", line 21, in scatter_sum\n    "
      "return out.scatter_add_(dim, index, src)\nRuntimeError: CUDA error: an illegal memory access was encountered\n",
@@ -117,6 +128,10 @@ NOT = [
      "library_bug"),
     ("  File \"/home/ana/proj/model.py\", line 40, in forward\n    x = x[idx]\nRuntimeError: CUDA error: an illegal "
      "memory access was encountered\n", "library_bug"),
+    # a shape mismatch stays the calling code's alone
+    ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)\n", "library_bug"),
+    # a top-level module a package that builds no CUDA extension imports: no extension_not_compiled reading
+    (READINGS[6][0], "extension_not_compiled"),
     # importlib.metadata's PackageNotFoundError is a distribution not installed here, no channel's missing build
     ("importlib.metadata.PackageNotFoundError: No package metadata was found for flashinfer\n",
      "kaolin_no_wheel_for_combo"),
@@ -133,8 +148,19 @@ def test_conda_row_matches_its_example_and_names_no_kaolin():
 
     row = next(r for r in tables.message_rows("library_messages") if r.key == "conda_packages_not_found")
     assert row.pattern.search(str(row.fields.get("example") or ""))
-    f = explain_result(READINGS[13][0], similar=False).findings[0]
+    f = explain_result(next(t for t, _ in READINGS if "win-64 channels" in t), similar=False).findings[0]
     assert "kaolin" not in f.title.lower() and any(c.startswith("conda info") for c in f.fix.commands)
+
+
+def test_the_second_reading_of_a_calling_code_check_is_a_note():
+    from smrnb.doctor import explain
+
+    text = ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and "
+            "cpu!\n")
+    fs = explain_result(text, similar=False).findings
+    assert [f.code for f in fs[:2]] == ["user_code_error", "library_bug"]
+    assert fs[1].severity == "info" and "Not your environment" in fs[1].title
+    assert explain(text, live=False).exit_code == 0
 
 
 def test_submodule_absent_is_read_from_the_package_file():
@@ -147,7 +173,7 @@ def test_submodule_absent_is_read_from_the_package_file():
 @pytest.mark.parametrize(("text", "words"), [
     (READINGS[0][0], ("geomkit's folder has no module meshes", "git pull")),
     (READINGS[6][0], ("meshview's own code imports aiohttp_cors", "pip install aiohttp_cors")),
-    (READINGS[8][0], ("functools.py", "mv functools.py")),
+    (READINGS[9][0], ("functools.py", "mv functools.py")),
 ])
 def test_findings_name_the_module_and_what_to_run(text, words):
     f = explain_result(text, similar=False).findings[0]

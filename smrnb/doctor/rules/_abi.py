@@ -468,6 +468,11 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # trame.app import ..." in pyvista/trame/jupyter.py, "from triangle import ..." in trimesh/creation.py): this
         # Python lacks it, or the package imports a dependency it neither declares nor guards (an optional one
         # imported unconditionally, a conda recipe's requirements behind setup.py's): the package's release to fix
+        by = str((value(facts, "torch", "package_imports") or {}).get(top) or "")
+        if not codes and by in _cuda_extension_projects():
+            # a CUDA extension's project importing a top-level module of its own that is built apart from it (flash-attn's
+            # rotary_emb and fused_dense_lib from csrc/ folders, each its own setup.py): never built, else its packaging
+            codes = ["extension_not_compiled"]
         codes = [*codes[:1], "library_bug", *codes[1:]]
     if restart_said(facts) and "kernel_restart_needed" not in codes:
         codes = ["kernel_restart_needed"] + codes
@@ -690,6 +695,18 @@ def _table_packages() -> frozenset[str]:
     names = {"torch", "torchvision", "torchaudio", "triton", "kaolin"}
     names |= {str(r.fields.get("project") or "") for r in tables.message_rows("extension_checks")}
     names |= {str(r.fields.get("library") or "") for r in tables.message_rows("library_messages")}
+    for r in tables.rows("extension_minimums"):
+        names |= {r["project"], *str(r.get("names") or "").split()}
+    return frozenset(w.replace("-", "_").lower() for n in names for w in re.split(r"[^A-Za-z0-9_.-]+", n) if w)
+
+
+@functools.cache
+def _cuda_extension_projects() -> frozenset[str]:
+    """The CUDA extension projects of the doctor's tables (extension_checks.csv, extension_minimums.csv), import
+    names."""
+    from smrnb.doctor import tables
+
+    names = {str(r.fields.get("project") or "") for r in tables.message_rows("extension_checks")}
     for r in tables.rows("extension_minimums"):
         names |= {r["project"], *str(r.get("names") or "").split()}
     return frozenset(w.replace("-", "_").lower() for n in names for w in re.split(r"[^A-Za-z0-9_.-]+", n) if w)
