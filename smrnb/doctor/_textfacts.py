@@ -1211,6 +1211,7 @@ _EXT_OP_CALL_RE = re.compile(r"(?<![\w.])(?:_C|_backend|_ext|_cuda|_ops)\.[A-Za-
 def _scan_no_module(r: _Reader, line: str) -> None:
     """Python's "No module named X" (``torch.module_missing``); a name with a dash in Python's own line keeps the
     frame that asked for it (``dashed``: no import statement can name it, importlib was given a distribution's name)."""
+    _note_failed_import(r, line)
     bad = _MODULE_NAME_WITH_DASH_RE.search(line)
     path = r.frame.replace("\\", "/")
     installed = "-packages/" in path or ".egg" in path
@@ -1277,6 +1278,8 @@ def _package_of_frame(path: str) -> str:
 def _note_package_import(r: _Reader, line: str) -> None:
     """An installed package's frame whose source line imports another top-level module
     (``torch.package_imports``: module -> the importing package)."""
+    if "import " not in r.call_line:
+        return
     top = _package_of_frame(r.frame)
     m = _IMPORT_STMT_RE.match(r.call_line)
     mod = (m.group(1) or m.group(2)) if m and top else ""
@@ -1303,8 +1306,7 @@ def _project_package_import(r: _Reader, mod: str) -> bool:
 def _scan_python(r: _Reader, line: str, low: str) -> None:
     if r.frame_pending:
         r.call_line, r.frame_pending = line.strip()[:400], False
-        if "import " in r.call_line:
-            _note_package_import(r, line)
+        _note_package_import(r, line)
     if "incompatible function arguments" in low and _EXT_OP_CALL_RE.search(r.call_line):
         # pybind11 refusing the arguments an extension's own wrapper passes its compiled module: the two come from
         # different builds or sources (a stale _C beside newer Python files, or the reverse)
@@ -1359,9 +1361,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
                 r.event("torch", "module_missing", r.bare_import[1], WEIGHT["module"],
                         module=f"{m.group(1)}.{r.bare_import[0]}", import_name=True)
                 r.bare_import = None
-    if "cannot import name" in low or "no module named" in low:
-        _note_failed_import(r, line)
     if "cannot import name" in low:
+        _note_failed_import(r, line)
         found = _IMPORT_NAME_RE.findall(line) + _IMPORT_PARTIAL_RE.findall(line)
         for name, mod in found:
             r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", import_name=True,
