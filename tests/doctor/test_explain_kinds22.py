@@ -9,7 +9,9 @@ recipe without the requirement); a file of the user's own told to shadow a modul
 message that lays the error on the calling code where the person says the project's code is unchanged; a kernel
 fault reported from an installed extension's own Python file (its kernel as the second reading); conda's channels
 without a build of a package for this platform (PackagesNotFoundError, conda 4.3's 'Package missing in current
-<subdir> channels', env create's ResolvePackageNotFound: no build for the combination, of any package). Each text
+<subdir> channels', env create's ResolvePackageNotFound: no build for the combination, of any package); a class
+name of two words or more that the code never defines (NameError), which a wildcard or guarded import was to bring:
+the installed release's API first, the code's missing import second. Each text
 is written for the test (other wordings, packages and tools than the threads); each kind has near-misses that must
 NOT get its code."""
 
@@ -74,6 +76,11 @@ READINGS = [
     ("RuntimeError: Expected tensor for argument #1 'indices' to have the same device as tensor for argument #2 "
      "'weight'; but device 0 does not equal -1 (while checking arguments for embedding)\n",
      ["user_code_error", "library_bug"]),
+    # a class of two words or more the code never defines, from a wildcard or guarded import: the release's API first
+    ("from open3d import *\n  File \"viz.py\", line 8, in <module>\n    mesh = TriangleMesh()\nNameError: name "
+     "'TriangleMesh' is not defined\n", ["package_api_version_mismatch", "user_code_error"]),
+    ("----> 3 w = ImageWidget(data)\nNameError: name 'ImageWidget' is not defined\n",
+     ["package_api_version_mismatch", "user_code_error"]),
     # a kernel fault reported from an installed extension's own Python file: the inputs first, its kernel second
     ("  File \"/opt/conda/lib/python3.10/site-packages/torch_scatter/scatter.py\", line 21, in scatter_sum\n    "
      "return out.scatter_add_(dim, index, src)\nRuntimeError: CUDA error: an illegal memory access was encountered\n",
@@ -132,6 +139,10 @@ NOT = [
     ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)\n", "library_bug"),
     # a top-level module a package that builds no CUDA extension imports: no extension_not_compiled reading
     (READINGS[6][0], "extension_not_compiled"),
+    # a one-word name (a module alias, a class of the standard library) or a module's name: no release reading
+    ("NameError: name 'Image' is not defined\n", "package_api_version_mismatch"),
+    ("NameError: name 'torch' is not defined\n", "package_api_version_mismatch"),
+    ("NameError: name 'CUDA_HOME' is not defined\n", "package_api_version_mismatch"),
     # importlib.metadata's PackageNotFoundError is a distribution not installed here, no channel's missing build
     ("importlib.metadata.PackageNotFoundError: No package metadata was found for flashinfer\n",
      "kaolin_no_wheel_for_combo"),
@@ -143,11 +154,22 @@ def test_other_kinds_do_not_get_the_code(text, code):
     assert code not in rule_codes(text, n=3)
 
 
-def test_conda_row_matches_its_example_and_names_no_kaolin():
+@pytest.mark.parametrize("key", ("conda_packages_not_found", "python_class_name_undefined"))
+def test_new_rows_match_their_example_and_stay_linear(key):
+    import re
+    import time
+
     from smrnb.doctor import tables
 
-    row = next(r for r in tables.message_rows("library_messages") if r.key == "conda_packages_not_found")
+    row = next(r for r in tables.message_rows("library_messages") if r.key == key)
     assert row.pattern.search(str(row.fields.get("example") or ""))
+    hay = "a" * 200_000 + " ".join(re.findall(r"[A-Za-z]{3,}", row.pattern.pattern)) * 200
+    t0 = time.perf_counter()
+    row.pattern.search(hay)
+    assert time.perf_counter() - t0 < 0.5
+
+
+def test_conda_row_names_no_kaolin():
     f = explain_result(next(t for t, _ in READINGS if "win-64 channels" in t), similar=False).findings[0]
     assert "kaolin" not in f.title.lower() and any(c.startswith("conda info") for c in f.fix.commands)
 

@@ -196,6 +196,9 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
                                   "d.is_nccl_available())\"", "# on Windows / macOS: init_process_group('gloo')"],
     "torch_launch_local_rank_underscore": ["torchrun --nproc_per_node=<GPUs> <script> ...   # LOCAL_RANK in the "
                                            "environment, no --local_rank argument"],
+    "python_class_name_undefined": ["grep -n 'import' <your script>   # where the class was to come from (a "
+                                    "wildcard or guarded import)", "pip show <that package>   # the release, against "
+                                    "the one the code (its examples, its requirements) was written for"],
     "jupyterlab_classic_notebook_js": ["%matplotlib widget   # ipympl's backend, in place of %matplotlib notebook"],
 }
 
