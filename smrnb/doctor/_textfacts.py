@@ -324,7 +324,7 @@ _MPS_RE = re.compile(r"(?<![a-z0-9_])mps(?![a-z0-9_])")
 #: "there is no `data` folder", "I can't find the centerpoint_fusion.py", "some files ... are missing", "you didn't
 #: upload your data folder", "not included in the repo"
 _FILES_MISSING_RE = re.compile(
-    r"\bthere (?:is|are|'s) no [`'\"]?[\w./-]{1,80}[`'\"]? (?:sub)?(?:folder|directory|dir|file|module|package)s?\b|"
+    r"\bthere (?:is|are|'s) no (?!such\b)[`'\"]?[\w./-]{1,80}[`'\"]? (?:sub)?(?:folder|directory|dir|file)s?\b|"
     r"\b(?:can'?t|cannot|could ?n'?t|could not|unable to|failed to) (?:find|locate) (?:the |any |a |file )?[`'\"]?"
     r"[\w/.-]{1,100}\.py\b|"
     r"\bfiles?\b.{0,120}?\b(?:are|is|were|was) missing\b|\bmissing (?:files|folders|modules|source files)\b|"

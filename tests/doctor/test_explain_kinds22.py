@@ -120,6 +120,9 @@ NOT = [
     # files missing in words about a data folder, with no import failure: no reading of code
     ("FileNotFoundError: [Errno 2] No such file or directory: 'data/train/images'\nthere is no `images` folder in "
      "my dataset\n", "library_bug"),
+    # a module the person lacks, told in words, and "no such file": no repository reading
+    ("ModuleNotFoundError: No module named 'cv2'\nthere is no cv2 module in this env, and there is no such file\n",
+     "library_bug"),
     # a file named like a module said in prose without it failing to import: no shadowing reading
     ("I have a file named utils.py in the same folder.\nRuntimeError: CUDA error: device-side assert triggered\n",
      "library_bug"),
