@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from smrnb.doctor import _textfacts
 from smrnb.doctor._model import Finding, Fix
 
 #: a package folder a traceback or a build log names (``.../site-packages/pytorch3d/_C.so``)
@@ -445,24 +446,20 @@ _TORCH_OWN_RE = re.compile(r"[\\/]torch[\\/](?!include\b|lib[\\/]include\b)[\w.]
 #: cannot be read here: it also holds the arguments of every `pip install` line, prose after one included
 #: ("`pip install ./gridencoder`, it can not work" gives 'it', 'can', ...), which is not what pip built
 _PIP_FOLDER_RE = re.compile(r"[\\/]pip-(?:install|req-build)-\w+[\\/]([A-Za-z][\w.-]*?)_[0-9a-f]{32}[\\/]")
-_NOT_BUILT = ("installable", "wheels", "the", "some", "one")
 
 
 def _built_package(text: str) -> str:
     """The one package the text's pip log builds, ``""`` when none or several."""
-    from smrnb.doctor._textfacts import _BUILT_RE
-
     names = [m.group(1) for m in _PIP_FOLDER_RE.finditer(text)]
-    names += [n for n in _BUILT_RE.findall(text) if n.lower() not in _NOT_BUILT]
+    names += [n for n in _textfacts._BUILT_RE.findall(text) if n.lower() not in _textfacts.NOT_BUILT_WORDS]
     found = dict.fromkeys(n.lower().rstrip(".").replace("_", "-") for n in names)
     return next(iter(found)) if len(found) == 1 else ""
 
 
 #: the text's own ``pip install`` command, and its targets (a name, a folder, a URL)
 _TEXT_PIP_INSTALL_RE = re.compile(r"(?:^|[\s>$`\"'])pip3? install ([^\n#`]{1,300})", re.MULTILINE)
-_PIP_OPTION_WITH_VALUE = {"-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f",
-                          "--find-links", "-t", "--target", "--prefix", "--root", "--config-settings", "-C",
-                          "--global-option", "--install-option", "--cache-dir", "--src", "--log"}
+#: pip's options that take a value, as the text reader knows them, less the editable one: ``-e .``'s folder is the target
+_PIP_OPTION_WITH_VALUE = _textfacts._PIP_VALUE_OPTIONS - {"-e", "--editable"}
 
 
 def _installed_by_the_text(text: str) -> str:
@@ -470,16 +467,8 @@ def _installed_by_the_text(text: str) -> str:
     ``git+https://.../pytorch3d.git``, a name), ``""`` when none or several."""
     found: dict[str, None] = {}
     for m in _TEXT_PIP_INSTALL_RE.finditer(text):
-        toks = m.group(1).split()
-        skip = False
-        for tok in toks[:16]:
-            tok = tok.strip("\"'").rstrip(",;")
-            if skip:
-                skip = False
-                continue
-            if tok.startswith("-"):
-                skip = "=" not in tok and tok in _PIP_OPTION_WITH_VALUE
-                continue
+        for tok in _textfacts.pip_arguments(m.group(1), 16, _PIP_OPTION_WITH_VALUE,
+                                            lambda t: t.strip("\"'").rstrip(",;")):
             if tok in ("&&", "|", ";", "2>&1") or not re.fullmatch(r"[\w.+:/@=<>~!\[\],-]{1,200}", tok):
                 break
             found[tok] = None

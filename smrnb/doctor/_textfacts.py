@@ -1612,21 +1612,36 @@ _EXT_PY_TAG_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60})\.(?:cp|cpython-)3(
 _PY_VERSION_SAID_RE = re.compile(r"\bpython\s?v?(?:ersion\s)?(3\.[0-9]{1,2})(?![0-9])")
 
 
+#: words pip's build-line pattern takes for a package that are not one ("Building wheels for collected packages",
+#: "Failed to build installable wheels", "Running setup.py install for the ...")
+NOT_BUILT_WORDS = ("installable", "wheels", "the", "some", "one")
+
+
+def pip_arguments(args: str, limit: int, value_options: frozenset[str] = _PIP_VALUE_OPTIONS,
+                  clean=lambda tok: tok):
+    """The words of a ``pip install`` command's arguments (``args``, its first ``limit`` words read, each through
+    ``clean`` first) that are neither an option nor the value of one of ``value_options`` (``-r reqs.txt``,
+    ``--index-url URL``; ``--opt=value`` is one word)."""
+    skip = False
+    for tok in args.split()[:limit]:
+        tok = clean(tok)
+        if skip:
+            skip = False
+            continue
+        if tok.startswith("-"):
+            skip = "=" not in tok and tok in value_options
+            continue
+        yield tok
+
+
 def _packages_built(line: str) -> list[str]:
     """The packages pip builds or installs on this line: its build lines ("Failed building wheel for X",
     "Running setup.py install for X") and the arguments of a ``pip install`` command (options and their values,
     paths, URLs and requirement files left out; version specifiers cut)."""
-    out = [m for m in _BUILT_RE.findall(line) if m.lower() not in ("installable", "wheels", "the", "some", "one")]
+    out = [m for m in _BUILT_RE.findall(line) if m.lower() not in NOT_BUILT_WORDS]
     m = _PIP_INSTALL_RE.search(line)
     if m:
-        skip = False
-        for tok in m.group(1).split()[:24]:
-            if skip:
-                skip = False
-                continue
-            if tok.startswith("-"):
-                skip = "=" not in tok and tok in _PIP_VALUE_OPTIONS
-                continue
+        for tok in pip_arguments(m.group(1), 24):
             if any(c in tok for c in "/\\:") or tok.startswith(".") or tok.endswith((".txt", ".whl")) or tok in ("&&", "|"):
                 continue
             name = re.split(r"[<>=!~\[;@]", tok.strip("'\"`"), maxsplit=1)[0]  # a Markdown `pip install x` too
