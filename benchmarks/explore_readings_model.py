@@ -2,12 +2,14 @@
 labelled cause higher on parts it never saw?
 
     python benchmarks/explore_readings_model.py dev16,dev17,heldout12,heldout13,dev15,dev14
+    python benchmarks/explore_readings_model.py dev16,heldout12 --l1     # a sparse (L1) model, C=100: minutes a part
 
 For each target part, every other corpus part (never a held-out one, ``similar.HELD_OUT``) trains; the target's
 labelled texts (not ``unknown``) are scored ungated: is the labelled cause (or an ``also``) among the model's first
 two causes? Compared in the same run: the shipped mix (:mod:`smrnb.doctor._similar`: neighbours 0.1, naive Bayes 0.45,
 its linear model 0.45) and a multinomial logistic regression on TF-IDF of the same word terms plus character 3-5-grams
-within words (scikit-learn, C=10). Needs scikit-learn, which smrnb does not depend on (``pip install scikit-learn``);
+within words (scikit-learn, C=10; with ``--l1``, an L1 penalty, C=100, saga: sparse weights, counted per cause; the
+L1 penalty as ``l1_ratio=1`` needs scikit-learn 1.8 or later). Needs scikit-learn, which smrnb does not depend on (``pip install scikit-learn``);
 without it the script says so and exits 2. Results: benchmarks/RESULTS_explain.md ("Round 22").
 """
 
@@ -50,6 +52,8 @@ def main(argv: list[str]) -> int:
     from smrnb.doctor._explain import _prepared
     from smrnb.doctor._similar import terms
 
+    l1 = "--l1" in argv
+    argv = [a for a in argv if a != "--l1"]
     targets = (argv[0] if argv else "dev16,dev17,heldout12,heldout13,dev15,dev14").split(",")
     parts = similar.parts()
     rows = {p: similar.rows([p]) for p in parts}
@@ -65,14 +69,17 @@ def main(argv: list[str]) -> int:
                                 max_features=300_000)]
         x_train = hstack([v.fit_transform([r["_t"] for r in train]) for v in vecs]).tocsr()
         x_test = hstack([v.transform([r["_t"] for r in test]) for v in vecs]).tocsr()
-        model = LogisticRegression(C=10, max_iter=3000).fit(x_train, [r["cause"] for r in train])
+        model = (LogisticRegression(C=100, l1_ratio=1.0, solver="saga", max_iter=300, tol=1e-3) if l1 else
+                 LogisticRegression(C=10, max_iter=3000)).fit(x_train, [r["cause"] for r in train])
         top = np.argsort(-model.decision_function(x_test), axis=1)[:, :2]
         lr = sum(bool({r["cause"], *r["also"]} & {model.classes_[j] for j in tt}) for r, tt in zip(test, top))
         index = similar.built(exclude=(t,))
         mix = sum(bool({r["cause"], *r["also"]} & set(shipped_mix(index, r["text"]))) for r in test)
         scores["shipped mix"].append(mix / len(test))
         scores["word+char LR"].append(lr / len(test))
-        print(f"{t} ({len(test)} texts): shipped mix {mix / len(test):.3f}, word+char LR {lr / len(test):.3f}", flush=True)
+        kept = (model.coef_ != 0).sum(axis=1)
+        print(f"{t} ({len(test)} texts): shipped mix {mix / len(test):.3f}, word+char LR {lr / len(test):.3f} "
+              f"(non-zero weights a cause: mean {kept.mean():.0f}, most {kept.max()})", flush=True)
     for name, s in scores.items():
         print(f"{name}: mean {sum(s) / len(s):.3f}")
     return 0
