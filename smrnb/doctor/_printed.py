@@ -65,19 +65,23 @@ _WINDOWS_EQUIVALENTS = (  # a pattern of the whole command, and the command (str
 )
 
 
+def _one(found: list[str]) -> str:
+    """The one distinct non-empty value of ``found``, ``""`` when none or several."""
+    got = list(dict.fromkeys(x for x in found if x))
+    return got[0] if len(got) == 1 else ""
+
+
 def _site_package(text: str) -> str:
     """The one package folder under site-packages the text's paths name (besides torch and the notebook's own),
     ``""`` when none or several."""
-    found = dict.fromkeys(m.group(1) for m in _SITE_PKG_RE.finditer(text) if m.group(1) not in _NOT_THE_PACKAGE
-                          and not m.group(1).startswith("_"))
-    return next(iter(found)) if len(found) == 1 else ""
+    return _one([m.group(1) for m in _SITE_PKG_RE.finditer(text) if m.group(1) not in _NOT_THE_PACKAGE
+                 and not m.group(1).startswith("_")])
 
 
 def _cuda_release(text: str) -> str:
     """The CUDA release the text's own toolkit path or nvcc line names (``""`` when none, or several)."""
-    got = {next(g for g in m.groups() if g) for m in _CUDA_DIR_RE.finditer(text)}
-    got |= set(_NVCC_RELEASE_RE.findall(text))
-    return next(iter(got)) if len(got) == 1 else ""
+    return _one([next(g for g in m.groups() if g) for m in _CUDA_DIR_RE.finditer(text)]
+                + _NVCC_RELEASE_RE.findall(text))
 
 
 def _os(facts: Mapping[str, Any] | None) -> str:
@@ -270,11 +274,6 @@ _MISSING_HEADER_RE = re.compile(r"fatal error: ([\w./+-]+\.h(?:pp|h)?): No such 
 _MISSING_LINK_RE = re.compile(r"cannot find -l([\w.+-]+)")
 
 
-def _one(found: list[str]) -> str:
-    got = list(dict.fromkeys(x for x in found if x))
-    return got[0] if len(got) == 1 else ""
-
-
 def _library_named(c: str, text: str) -> str:
     """A command's library placeholder with the library the text names, else a comment saying what to look for: no
     filler word where a name belongs (round 22)."""
@@ -452,8 +451,7 @@ def _built_package(text: str) -> str:
     """The one package the text's pip log builds, ``""`` when none or several."""
     names = [m.group(1) for m in _PIP_FOLDER_RE.finditer(text)]
     names += [n for n in _textfacts._BUILT_RE.findall(text) if n.lower() not in _textfacts.NOT_BUILT_WORDS]
-    found = dict.fromkeys(n.lower().rstrip(".").replace("_", "-") for n in names)
-    return next(iter(found)) if len(found) == 1 else ""
+    return _one([n.lower().rstrip(".").replace("_", "-") for n in names])
 
 
 #: the text's own ``pip install`` command, and its targets (a name, a folder, a URL)
@@ -465,15 +463,15 @@ _PIP_OPTION_WITH_VALUE = _textfacts._PIP_VALUE_OPTIONS - {"-e", "--editable"}
 def _installed_by_the_text(text: str) -> str:
     """The one target of the text's own ``pip install`` commands (``-e .``, ``./gridencoder``,
     ``git+https://.../pytorch3d.git``, a name), ``""`` when none or several."""
-    found: dict[str, None] = {}
+    found: list[str] = []
     for m in _TEXT_PIP_INSTALL_RE.finditer(text):
         for tok in _textfacts.pip_arguments(m.group(1), 16, _PIP_OPTION_WITH_VALUE,
                                             lambda t: t.strip("\"'").rstrip(",;")):
             if tok in ("&&", "|", ";", "2>&1") or not re.fullmatch(r"[\w.+:/@=<>~!\[\],-]{1,200}", tok):
                 break
-            found[tok] = None
+            found.append(tok)
             break  # the first target of each command: the words after it may be prose
-    return next(iter(found)) if len(found) == 1 else ""
+    return _one(found)
 
 
 #: torch.serialization's refusal to restore CUDA tensors, which names its own fix (torch/serialization.py)
@@ -493,8 +491,7 @@ _CMAKE_NO_FEATURES_RE = re.compile(r"[Nn]o known features for (?:C|CXX|CUDA) com
 
 def _gcc_release(text: str) -> str:
     """The one gcc major the text shows (``""`` when none, or several)."""
-    got = {next(g for g in m.groups() if g) for m in _GCC_RELEASE_RE.finditer(text)}
-    return next(iter(got)) if len(got) == 1 else ""
+    return _one([next(g for g in m.groups() if g) for m in _GCC_RELEASE_RE.finditer(text)])
 
 
 def _host_compiler(f: Finding, text: str, cmds: list[str], title: str, why: str) -> tuple[list[str], str, str]:
