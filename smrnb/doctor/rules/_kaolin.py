@@ -228,9 +228,32 @@ def kaolin_messages(facts: Facts) -> Iterable[Finding]:
             # such project exists, a typo in the install command; no release for this platform second
             yield from resolve(facts, {**ev, "weight": 26, "meant": meant},
                                ["user_code_error", "kaolin_no_wheel_for_combo"])
-        elif ev.get("package") not in ("torch", "torchvision", "torchaudio"):
+        elif ev.get("package") not in _TORCH_WHEELS:
             # any other package with no release pip can use here (the corpus' code for no wheel of a combination,
             # worded for that package): no file of it for this Python version, OS or CPU, or its own index not given
             yield from resolve(facts, {**ev, "weight": 28}, ["kaolin_no_wheel_for_combo"])
+        elif not ev.get("required_by") and value(facts, "context", "os") != "macos" and \
+                value(facts, "context", "python_bits") != 32:
+            # (round 23) torch itself (or torchvision / torchaudio) asked of pip and not found, neither a Mac's CUDA
+            # build (cuda_torch_on_macos) nor a 32-bit Python's (no_wheel_for_32bit_python) nor another package's pin:
+            yield from resolve(facts, {**ev, "weight": 28}, _torch_no_match_codes(facts, ev))
     for ev in events(facts, "kaolin", "message"):
         yield from resolve(facts, ev)
+
+
+#: the distributions PyTorch publishes itself (its own index beside PyPI)
+_TORCH_WHEELS = ("torch", "torchvision", "torchaudio")
+
+
+def _torch_no_match_codes(facts: Facts, ev: dict[str, Any]) -> list[str]:
+    """What pip finding no torch (torchvision, torchaudio) means. A local version asked for (``torch==1.12.0+cu102``,
+    ``+cpu``) where the versions pip saw carry none and no wheel page was given: PyPI holds no local versions (PEP 440:
+    local version labels are not for public index servers; PyTorch publishes its +cuXYZ / +cpu builds on
+    download.pytorch.org only), so the command lacks PyTorch's index: the command's mistake first, no build for the
+    combination second. Otherwise no file of that release fits this interpreter (a Python newer than the release's
+    wheels, an OS or CPU it has none for): the corpus' code for no wheel of a combination."""
+    requested, seen = str(ev.get("requested") or ""), str(ev.get("versions") or "")
+    if "+" in requested and seen not in ("", "none", "not shown", "...") and "+" not in seen and \
+            not value(facts, "kaolin", "links_page"):
+        return ["user_code_error", "kaolin_no_wheel_for_combo"]
+    return ["kaolin_no_wheel_for_combo"]

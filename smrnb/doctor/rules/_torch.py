@@ -151,6 +151,14 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         pkg, meant = str(ev.get("package") or ""), str(ev["meant"]).replace("_", "-")
         return {"title": f"Not your environment: no index has a project '{pkg}' (a typo of '{meant}'?)",
                 "commands": [f"pip install {meant}   # the package's own name", f"pip index versions {meant}"]}
+    if ev.get("kind") == "pip_no_match" and "+" in str(ev.get("requested") or ""):  # (round 23) _torch_no_match_codes
+        pkg, req = str(ev.get("package") or "torch"), str(ev.get("requested") or "")
+        local = req.split("+", 1)[1]
+        return {"title": f"Not your environment: the command asks PyPI for {pkg}=={req}, a local version (+{local}) "
+                         "that only PyTorch's own index holds, and names no such index",
+                "commands": [f"pip install {pkg}=={req} -f https://download.pytorch.org/whl/torch_stable.html",
+                             f"pip install {pkg}=={req.split('+', 1)[0]} --index-url "
+                             f"https://download.pytorch.org/whl/{local}   # the same build from its own index"]}
     if ev.get("key") in _USER_ROW_COMMANDS:  # a tool's check of its configuration or build command, not a CUDA kernel
         return {"title": cut_at_word(title, 200), "evidence": evidence, "commands": _USER_ROW_COMMANDS[str(ev["key"])]}
     return {"title": cut_at_word(title, 200), "evidence": evidence,
@@ -168,6 +176,17 @@ _TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, an
                    "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
+    "jupyter_notebook_not_utf8": ["file -i <notebook>.ipynb   # the encoding the file is in",
+                                  "iconv -f cp1252 -t utf-8 <notebook>.ipynb > fixed.ipynb   # (the encoding file -i "
+                                  "names) then open fixed.ipynb"],
+    "checked_convert_overflow": ["# take the fill value from the tensor's own dtype: t.masked_fill(mask, "
+                                 "torch.finfo(t.dtype).min), not -1e9 or torch.finfo(torch.float32).min",
+                                 "python -c \"import torch; print(torch.finfo(torch.float16))\"   # the range half "
+                                 "precision holds (+-65504)"],
+    "dynamo_windows_unsupported": ["# run without compiling: remove the torch.compile call (or the project's compile "
+                                   "option), or run on Linux / WSL2",
+                                   "python -c \"import torch; print(torch.__version__)\"   # the release that refuses "
+                                   "Windows"],
     "lightning_gpu_index_missing": ["python -c \"import torch; print(torch.cuda.device_count())\"   # the indices "
                                     "are 0..count-1", "echo $CUDA_VISIBLE_DEVICES"],
     "trtllm_mpi_size_mismatch": ["mpirun -n <tp_size x pp_size> python3 run.py ...   # one rank per GPU the engine "
@@ -298,6 +317,14 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 23) CUDA runtime API a project's source uses and a newer toolkit removed: the toolkit that builds, and the
+    # port of the project's code
+    "cuda12_texture_references_removed": ["nvcc --version   # CUDA 12.0 removed texture references",
+                                          "# build with a CUDA 11.x toolkit, or a release of the project ported to "
+                                          "texture objects (cudaCreateTextureObject)"],
+    "cuda13_device_prop_fields_removed": ["nvcc --version   # CUDA 13.0 removed these cudaDeviceProp fields",
+                                          "# build with a CUDA 12.x toolkit, or a release of the project that reads "
+                                          "them with cudaDeviceGetAttribute (cudaDevAttrClockRate, ...)"],
     "tcpstore_without_libuv": ["set USE_LIBUV=0   (cmd; PowerShell: $env:USE_LIBUV=\"0\") before the script starts",
                                "pip install --upgrade torch   # later releases default to use_libuv=0 on Windows"],
     "wsl_libcuda_not_symlink": ["ls -l /usr/lib/wsl/lib/   # regular files where soname links belong",
