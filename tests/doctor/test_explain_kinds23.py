@@ -7,7 +7,9 @@ removed cudaDeviceProp fields: the project's release to fix); Trainer flags Ligh
 got an unexpected keyword argument 'gpus'": code written for another release); torch.compile refused on Windows by
 the torch releases that had no Windows support (the calling code's call first); and pip finding no torch release (no
 wheel for the combination, or a local version +cuXYZ asked of PyPI, which holds none: the command's mistake first); and a
-notebook file that is not UTF-8 ("Unreadable Notebook: ... UnicodeDecodeError": the file, not the environment).
+notebook file that is not UTF-8 ("Unreadable Notebook: ... UnicodeDecodeError": the file, not the environment); a
+widget's front-end missing in the widget manager's other words ("Failed to load model class 'X' from module 'Y'",
+the bare "Error displaying widget").
 Each text is written for the test (other wordings, tools and packages than the threads); each kind has near-misses
 that must NOT get its code."""
 
@@ -60,6 +62,12 @@ READINGS = [
     ("[W 10:02:11.120 NotebookApp] Unreadable Notebook: /home/ana/course/lab3.ipynb UnicodeDecodeError('utf-8', "
      "b'{\\n \"cells\"', 2210, 2211, 'invalid continuation byte')\n", ["user_code_error"]),
     ("HTTPError: 400 (bad format): /srv/notebooks/report.ipynb is not UTF-8 encoded\n", ["user_code_error"]),
+    # a widget's JavaScript missing from the page, in the widget manager's other words (a module's model class it
+    # cannot load; the renderer's bare message when the view cannot be created)
+    ("[Open Browser Console for more detailed log - Double click to close this message]\nFailed to load model class "
+     "'FigureModel' from module 'jupyter-matplotlib'\n", ["threejs_extension_missing", "package_api_version_mismatch"]),
+    ("In JupyterLab every cell that shows a mesh only prints **Error displaying widget** instead of the viewer.\n",
+     ["threejs_extension_missing", "package_api_version_mismatch"]),
 ]
 
 
@@ -94,6 +102,9 @@ NOT = [
      "user_code_error"),
     ("SyntaxError: (unicode error) 'utf-8' codec can't decode byte 0x92 in position 3: invalid start byte\n",
      "user_code_error"),
+    # widgets named in prose, and a model file another loader cannot read: no widget front-end
+    ("Error displaying widgets inline is a known limitation of the static HTML export.\n", "threejs_extension_missing"),
+    ("OSError: Failed to load model from checkpoint 'ckpt/model.pth'\n", "threejs_extension_missing"),
 ]
 
 
@@ -106,7 +117,7 @@ def test_other_kinds_do_not_get_the_code(text, code):
     ("torch_messages", "checked_convert_overflow"), ("torch_messages", "dynamo_windows_unsupported"),
     ("library_messages", "cuda12_texture_references_removed"),
     ("library_messages", "cuda13_device_prop_fields_removed"), ("library_messages", "lightning2_trainer_flag_removed"),
-    ("library_messages", "jupyter_notebook_not_utf8"),
+    ("library_messages", "jupyter_notebook_not_utf8"), ("library_messages", "jupyter_widget_frontend_missing"),
 ])
 def test_new_rows_match_their_example_and_stay_linear(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)
