@@ -9,7 +9,8 @@ the torch releases that had no Windows support (the calling code's call first); 
 wheel for the combination, or a local version +cuXYZ asked of PyPI, which holds none: the command's mistake first); and a
 notebook file that is not UTF-8 ("Unreadable Notebook: ... UnicodeDecodeError": the file, not the environment); a
 widget's front-end missing in the widget manager's other words ("Failed to load model class 'X' from module 'Y'",
-the bare "Error displaying widget").
+the bare "Error displaying widget"); and the T-Rex miner's own driver checks ("Can't start miner, video driver is too
+old", "CUDA initialize error": an old driver in its maintainers' words).
 Each text is written for the test (other wordings, tools and packages than the threads); each kind has near-misses
 that must NOT get its code."""
 
@@ -68,6 +69,10 @@ READINGS = [
      "'FigureModel' from module 'jupyter-matplotlib'\n", ["threejs_extension_missing", "package_api_version_mismatch"]),
     ("In JupyterLab every cell that shows a mesh only prints **Error displaying widget** instead of the viewer.\n",
      ["threejs_extension_missing", "package_api_version_mismatch"]),
+    # the T-Rex miner's own driver checks (a version's own wording, and the older 'miner' one)
+    ("20220119 20:22:48 ERROR: Can't start T-Rex, CUDA initialize error, memory dump: eyJhIjoiR2E1\n",
+     ["driver_too_old", "driver_broken"]),
+    ("Can't start miner, video driver is too old\n", ["driver_too_old", "driver_broken"]),
 ]
 
 
@@ -105,6 +110,9 @@ NOT = [
     # widgets named in prose, and a model file another loader cannot read: no widget front-end
     ("Error displaying widgets inline is a known limitation of the static HTML export.\n", "threejs_extension_missing"),
     ("OSError: Failed to load model from checkpoint 'ckpt/model.pth'\n", "threejs_extension_missing"),
+    # the miner failing for its pool or its configuration: not the driver
+    ("ERROR: Can't start miner, unable to resolve pool host eth.example.org\n", "driver_too_old"),
+    ("ERROR: Can't start T-Rex, failed to load config file config.json\n", "driver_too_old"),
 ]
 
 
@@ -118,6 +126,7 @@ def test_other_kinds_do_not_get_the_code(text, code):
     ("library_messages", "cuda12_texture_references_removed"),
     ("library_messages", "cuda13_device_prop_fields_removed"), ("library_messages", "lightning2_trainer_flag_removed"),
     ("library_messages", "jupyter_notebook_not_utf8"), ("library_messages", "jupyter_widget_frontend_missing"),
+    ("library_messages", "trex_miner_driver_check"),
 ])
 def test_new_rows_match_their_example_and_stay_linear(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)
