@@ -310,6 +310,9 @@ class Report:
         lines += self._head_lines()
         lines += [f"  {k}: {v}" for k, v in self.environment().items()]
         lines.append("")
+        # an explain report's likely causes show their evidence and fix whatever their severity: "not your environment"
+        # (an info finding) is the answer there, and what to do about it is part of the answer
+        named = {id(f) for f in self._likely()[:2] if not f.guessed}
         for layer in self.layers():
             st, reason = self._layer_status(layer)
             head = f"[{layer}] {self.layer_title(layer)}"
@@ -322,7 +325,7 @@ class Report:
                 lines.append(f"  {STATUS_ICONS.get(st, '✅')} {_empty_words(st, reason)}")
             for f in fs:
                 lines.append(f"  {ICONS[f.severity]} {f.title}  [{f.code}]")
-                if verbose or f.severity in ("error", "warning"):
+                if verbose or f.severity in ("error", "warning") or id(f) in named:
                     for ev in f.evidence:
                         lines.append(f"      - {ev}")
                     if f.fix:

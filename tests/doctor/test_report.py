@@ -325,3 +325,23 @@ def test_markdown_redacts_the_user_and_host_of_a_pasted_shell_prompt(prompt):
     for name in ("bob", "lab-gpu-server-3", "pi@", "raspberrypi", "alice", "node12", "carol", "mbp", "4f2a9c"):
         assert name not in out, (name, out)
     assert redact_identity("write to bob@example.com", {}) == "write to bob@example.com"  # an address is no prompt
+
+
+def test_an_explain_reports_likely_causes_show_their_fix_whatever_their_severity():
+    """'Not your environment' is an info finding, and explain's answer: its evidence and fix are printed in the text
+    form as an error's are; a note that is not one of the two likely causes keeps its one line."""
+    from smrnb.doctor import explain
+
+    r = explain("RuntimeError: value cannot be converted to type at::Half without overflow", live=False)
+    first = r._likely()[0]
+    assert first.severity == "info" and first.fix and first.fix.commands
+    text = r.to_text()
+    assert f"fix: {first.fix.why}" in text
+    assert all(f"$ {c.splitlines()[0]}" in text for c in first.fix.commands)
+    # the live doctor's notes (no ranked causes) stay one line each
+    note = Finding("context_conda", "context", "info", "A conda environment is active",
+                   fix=Fix("conda env config vars are the fix channel", ["conda env config vars list"]))
+    plain = Report(FACTS, [*FINDINGS, note]).to_text()
+    assert "ℹ️ A conda environment is active  [context_conda]" in plain
+    assert "conda env config vars list" not in plain and "fix: conda env config vars" not in plain
+    assert "conda env config vars list" in Report(FACTS, [*FINDINGS, note]).to_text(verbose=True)
