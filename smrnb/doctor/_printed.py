@@ -264,28 +264,57 @@ def pip_names(c: str) -> str:
 _EXPECTED_IN_RE = re.compile(r"Expected in: (?:flat namespace\s*)?(/[^\s'\"]+\.dylib)\b")
 
 
-#: the loader's "LIB: undefined symbol: SYM" (the library that needs the symbol, as the text shows it)
-_UNDEF_LIB_RE = re.compile(r"([^\s:'\"()]+\.(?:so(?:\.\d+)*|dylib|pyd))\s*:\s*undefined symbol:\s*([^\s,]+)")
 #: a library file the text names (its path as shown)
 _LIB_FILE_RE = re.compile(r"(?<![\w.])((?:[A-Za-z]:)?[\w./\\+-]*?[\w+-]+\.(?:so(?:\.\d+)*|dll|pyd|dylib))(?![\w.])")
-#: a missing header (the compiler's "fatal error: x.h: No such file") or library (the linker's "cannot find -lx")
-_MISSING_HEADER_RE = re.compile(r"fatal error: ([\w./+-]+\.h(?:pp|h)?): No such file|"
-                                r"fatal error C1083: Cannot open include file: '([\w./+-]+\.h(?:pp|h)?)'")
-_MISSING_LINK_RE = re.compile(r"cannot find -l([\w.+-]+)")
 
 
-def _library_named(c: str, text: str) -> str:
+def _text_events(facts: Mapping[str, Any] | None, kind: str) -> list[dict[str, Any]]:
+    """The text reader's events of ``kind`` (``undefined_symbol``, ``header_missing``, ``link_lib_missing``): what the
+    text says is missing, read once by _textfacts and not again here."""
+    if not isinstance(facts, Mapping):
+        return []
+    return [e for e in _textfacts.events_of(dict(facts)) if e.get("kind") == kind and e.get("from", "text") == "text"]
+
+
+def _path_shown(path: str) -> str:
+    """A library path as a command can take it: the reader's ``needed_by`` keeps the bracket or backtick that opened
+    it ("(/lib/libp11-kit.so.0: undefined symbol"); a glob, a placeholder or a path cut short ("`*/iou3d/x.so",
+    "/.../lib/libtorch_cpu.so") is no path a command can take, ``""``."""
+    path = path.lstrip("`([{\"'")
+    return "" if not path or re.search(r"[*?<>`$…]|\.\.\.", path) else path
+
+
+def _missing_named(facts: Mapping[str, Any] | None) -> str:
+    """The one header (``cuda_runtime.h``; a directory-style one whole: ``Eigen/Dense``) or linker library
+    (``-lcudart`` as ``libcudart.so``, MSVC's ``cudart.lib``) the text says is missing, ``""`` when none or several."""
+    headers = [str(e.get("header") or "") for e in _text_events(facts, "header_missing")]
+    header = _one([h.split("/")[-1] if "." in h.split("/")[-1] else h for h in headers])
+    if header:
+        return header
+    return _one([(f"{e['lib']}.lib" if "cannot open input file" in str(e.get("line") or "").lower() else
+                  f"lib{e['lib']}.so") for e in _text_events(facts, "link_lib_missing") if e.get("lib")])
+
+
+def _library_named(c: str, text: str, facts: Mapping[str, Any] | None) -> str:
     """A command's library placeholder with the library the text names, else a comment saying what to look for: no
-    filler word where a name belongs (round 22)."""
+    filler word where a name belongs (round 22). The symbol, the library that needs it and the missing header or
+    ``-l`` library are the text reader's events (loader.undefined_symbol, toolkit.header_missing,
+    toolkit.link_lib_missing)."""
     if "<the library that should define it>" in c:
         sym = re.search(r"grep '([^']*)'", c)
+        undefined = _text_events(facts, "undefined_symbol") if "<symbol>" in c or sym else []
         sym_ = sym.group(1) if sym else ""
         if not sym and "<symbol>" in c:  # the check's own placeholder: the one symbol the text says is undefined
-            sym_ = _one(re.findall(r"undefined (?:symbol|reference to)[: ]\s*`?([\w:@.$]+)", text))
+            sym_ = _one([str(e.get("symbol") or "") for e in undefined])
         if not sym_:
             return ("# the text names no symbol: list the libraries the failing module loads (ldd on Linux, the "
                     "Dependencies tool on Windows) and look for one of another release than it was built with")
-        lib = _one([m.group(1) for m in _UNDEF_LIB_RE.finditer(text) if m.group(2) == sym_])
+        needed = [str(e.get("needed_by") or "") for e in undefined if e.get("symbol") == sym_]
+        lib = _one([_path_shown(n) for n in needed])
+        name = _one([re.split(r"[\\/]", n)[-1] for n in needed])
+        if not lib and name and re.fullmatch(r"[\w.+-]+", name):  # its path cut short or a glob: the file's name
+            return (f"# which library should define '{sym_}': run ldd on {name} (its full path, which the text does not "
+                    "show whole), then nm -D --defined-only on each library it lists, and grep for the symbol")
         if lib:
             return (f"for l in $(ldd {lib} | awk '/=> \\// {{print $3}}'); do nm -D --defined-only \"$l\" 2>/dev/null | "
                     f"grep -q '{sym_}' && echo \"$l\"; done   # which library {lib.split('/')[-1]} loads defines "
@@ -299,10 +328,9 @@ def _library_named(c: str, text: str) -> str:
         return ("# the text names no library file: run file on the library the error names (and uname -m): its "
                 "architecture must be this machine's")
     if "<the missing header or library>" in c:
-        header = _one([a or b for a, b in _MISSING_HEADER_RE.findall(text)])
-        link = _one(_MISSING_LINK_RE.findall(text))
-        if header or link:
-            return c.replace("<the missing header or library>", header.split("/")[-1] if header else f"lib{link}.so")
+        missing = _missing_named(facts)
+        if missing:
+            return c.replace("<the missing header or library>", missing)
         return ("# the text names no missing header or library: the build log's first 'error' line says what the "
                 "build lacks")
     return c
@@ -370,7 +398,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
         if lib:  # macOS' dyld names the library that should define the symbol
             c = c.replace("<the library that should define it>", lib.group(1))
-        c = _library_named(c, text)
+        c = _library_named(c, text, facts)
         c = _owner_named(c, text)
         if not c:
             continue
@@ -604,7 +632,7 @@ def _by_text(f: Finding, text: str) -> Finding:
 _DECIDES_RE = re.compile(r"(what decides: `)([^`]*)(`)")
 
 
-def _evidence(f: Finding, text: str) -> Finding:
+def _evidence(f: Finding, text: str, facts: Mapping[str, Any] | None) -> Finding:
     """The command that decides between readings, filled as a fix's commands are: the package or library the text
     names, else what to look for (no filler word where a name belongs)."""
     pkg = _site_package(text)
@@ -613,7 +641,7 @@ def _evidence(f: Finding, text: str) -> Finding:
         c = m.group(2)
         if pkg:
             c = _pkg_placeholder(c, pkg).replace("<the library>", pkg)
-        c = _owner_named(_library_named(c, text), text) or c
+        c = _owner_named(_library_named(c, text, facts), text) or c
         return m.group(1) + c + m.group(3)
 
     ev = tuple(_DECIDES_RE.sub(fill, e) if "what decides: `" in e else e for e in f.evidence)
@@ -633,7 +661,7 @@ def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | Non
             # only what it adds, the other reading of that one message
             f = replace(f, title="Not your environment, the other reading: the project's own code or config is at "
                                  f"fault (the same message as [{same}], read as the code's error)")
-        f = _evidence(_by_text(f, text), text)
+        f = _evidence(_by_text(f, text), text, facts)
         if f.fix is None or not f.fix.commands:
             out.append(f)
             continue
