@@ -108,11 +108,31 @@ def _jit_commands(text: str, windows: bool) -> list[str]:
         return [f'rmdir /s /q "{folder}"   # cmd: the JIT build folder of torch.utils.cpp_extension.load(); then rerun '
                 "the script: the build log's first 'error' line is the cause"]
     named = _JIT_NAME_RE.search(text)
+    script = _script_named(text)
     folder = where if where.startswith(("/", "~")) else (
         f"~/.cache/torch_extensions/*/{named.group(1)}" if named else "~/.cache/torch_extensions")
     return [f"rm -rf {folder}   # the JIT build folder of torch.utils.cpp_extension.load() (TORCH_EXTENSIONS_DIR "
             "where set); then rerun the script: the build log's first 'error' line is the cause",
-            "MAX_JOBS=1 python <your script> 2>&1 | grep -m1 -B5 -iE 'error|killed'   # one compile job at a time"]
+            f"MAX_JOBS=1 python {script} 2>&1 | grep -m1 -B5 -iE 'error|killed'   # one compile job at a time"
+            if script else "# then rerun what calls torch.utils.cpp_extension.load() (the script or notebook cell the "
+            "traceback starts in) with MAX_JOBS=1 set: one compile job at a time, and its first 'error' line"]
+
+
+#: a script the text runs: a command line's ``python [-u] x.py`` (a prompt's, a Dockerfile's, prose's)
+_SCRIPT_RUN_RE = re.compile(r"(?:^|[\s$>`'\"(])python(?:\d(?:\.\d+)?)?(?:\.exe)?\s+(?:-[uOBsSE]\s+|-[WX]\s*\S+\s+)*"
+                            r"([\w~./\\:-]{0,200}?[\w-]+\.py)(?=[\s`'\");&|]|$)", re.MULTILINE)
+#: a traceback's outermost frame of a script (``File "train.py", line 3, in <module>``)
+_SCRIPT_FRAME_RE = re.compile(r'File "([^"\n<>]{0,300}?[\w-]+\.py)", line \d+, in <module>')
+
+
+def _script_named(text: str) -> str:
+    """The one script the text runs (its command line's ``python x.py``, else its traceback's ``<module>`` frame of a
+    file outside site-packages), ``""`` when none or several."""
+    ran = _one(_SCRIPT_RUN_RE.findall(text))
+    if ran or _SCRIPT_RUN_RE.search(text):
+        return ran
+    return _one([f for f in _SCRIPT_FRAME_RE.findall(text) if not re.search(r"(?:site|dist)-packages|[\\/]lib[\\/]python"
+                                                                              r"\d|[\\/]bin[\\/]", f)])
 
 
 def _windows(cmd: str) -> str:
@@ -244,8 +264,10 @@ def pip_names(c: str) -> str:
         name, extra, spec = (a.group(2), a.group(3), a.group(4)) if q else (a.group(5), a.group(6), a.group(7))
         extra, spec = extra or "", spec or ""
         key = name.lower().replace("-", "_")
-        if verb == "install" and key in PIP_FROM_SOURCE and not own_index:
-            what, note = PIP_FROM_SOURCE[key]
+        bare = key.replace("_", "")  # tiny-cuda-nn, tinycudann: one project, however its name is written
+        source = next((k for k in PIP_FROM_SOURCE if k.replace("_", "") == bare), "")
+        if verb == "install" and source and not own_index:
+            what, note = PIP_FROM_SOURCE[source]
             notes.append(note)
             return what
         if key in PIP_DISTRIBUTION:
@@ -402,12 +424,13 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         c = _owner_named(c, text)
         if not c:
             continue
+        c = _script_filled(_show_named(c, text, facts), text)
         built = _built_package(text) if "--no-build-isolation" in c or "pip" in c and "<package>" in c else ""
         if built and built != "torch":  # the build that fails is the package's, not that of the module it lacks
             c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=built: m.group(1) + b, c)
         if re.search(r"\bpip3? (?:install|show|uninstall)\b[^#]*<package>", c):
             # the package pip built in the text's log, else the one the text's own pip command installs
-            named = built if built and built != "torch" else _installed_by_the_text(text)
+            named = built if built and built != "torch" else _installed_by_the_text(text) or _prose_package(text)
             if named and (re.fullmatch(r"[A-Za-z0-9][\w.-]*", named) or re.search(r"\bpip3? install\b", c)):
                 c = c.replace("<package>", named)  # a folder or a URL only where pip installs it
         c = pip_names(c)
@@ -629,6 +652,55 @@ def _by_text(f: Finding, text: str) -> Finding:
     return replace(f, title=title, fix=Fix(why, tuple(cmds), f.fix.docs))
 
 
+#: a package named in prose or a title: "gsplat fails to build", "I installed pymeshlab via pip", "when I import x"
+_PROSE_PACKAGE_RE = re.compile(
+    r"(?:^|[.!?]\s)\s*([A-Za-z][\w.-]{1,40}) (?:fails|failed|won't|will not|can't|cannot|does not|doesn't) (?:to )?"
+    r"(?:build|install|compile|import)\b|"
+    r"\b(?:installed|installing|built|building|compiled|compiling) ([A-Za-z][\w.-]{1,40}) (?:via|with|from|using) "
+    r"(?:pip|conda|source|setup\.py)\b|"
+    r"\bwhen I (?:try to |tried to )?(?:import|install|build|compile) ([A-Za-z][\w.-]{1,40})\b", re.MULTILINE)
+#: words in those places that are no package
+_NOT_A_PACKAGE_WORD = {"it", "this", "that", "them", "the", "a", "an", "package", "packages", "extension", "library",
+                       "module", "code", "project", "wheel", "everything", "anything", "something", "nothing", "i",
+                       "we", "he", "she", "they", "pip", "conda", "setup.py", "requirements", "cuda", "gcc", "cmake"}
+
+
+def _script_filled(c: str, text: str) -> str:
+    """``<your script>`` / ``<script>`` with the one script the text runs (:func:`_script_named`)."""
+    if "script>" not in c or not re.search(r"<(?:your )?script>", c):
+        return c
+    script = _script_named(text)
+    return re.sub(r"<(?:your )?script>", lambda _m: f'"{script}"' if " " in script else script, c) if script else c
+
+
+def _prose_package(text: str) -> str:
+    """The one package the text's prose or title says fails to build, install or import, ``""`` when none or
+    several."""
+    found = [next(g for g in m.groups() if g).rstrip(".") for m in _PROSE_PACKAGE_RE.finditer(text[:20000])]
+    return _one([n for n in found if n.lower() not in _NOT_A_PACKAGE_WORD])
+
+
+def _imported_package(text: str, facts: Mapping[str, Any] | None) -> str:
+    """The one top-level package a part of which the text says is missing (the reader's torch.module_missing:
+    ``No module named 'kaolin.nnsearch'``, ``cannot import name 'x' from 'y'``; not ``No module named 'x_plugin'``,
+    a module that may be no package), else the package whose import failed, ``""`` when none or several."""
+    mods = _one([str(e.get("module") or "").split(".")[0] for e in _text_events(facts, "module_missing")
+                 if "." in str(e.get("module") or "")])  # a top-level module missing itself may be no package
+    return mods or _failing_import(text)
+
+
+def _show_named(c: str, text: str, facts: Mapping[str, Any] | None) -> str:
+    """``pip show <the library>`` / ``pip show <the package>`` where no site-packages path names the package: the
+    package whose module or import the text says failed, else ``pip list`` with what to look for in it."""
+    m = re.match(r"(pip3? show )<(?:the library|the package)>(\s.*)?$", c)
+    if not m:
+        return c
+    pkg = _imported_package(text, facts)
+    if pkg and pkg not in ("torch",):
+        return pip_names(m.group(1) + pkg + (m.group(2) or ""))
+    return "pip list   # the installed releases: find the package the error names (its module, import or frame)"
+
+
 _DECIDES_RE = re.compile(r"(what decides: `)([^`]*)(`)")
 
 
@@ -642,6 +714,7 @@ def _evidence(f: Finding, text: str, facts: Mapping[str, Any] | None) -> Finding
         if pkg:
             c = _pkg_placeholder(c, pkg).replace("<the library>", pkg)
         c = _owner_named(_library_named(c, text, facts), text) or c
+        c = _script_filled(_show_named(c, text, facts), text)
         return m.group(1) + c + m.group(3)
 
     ev = tuple(_DECIDES_RE.sub(fill, e) if "what decides: `" in e else e for e in f.evidence)
