@@ -23,6 +23,7 @@ from typing import Any
 from smrnb._errors import SmrnbTypeError
 from smrnb._version import __version__
 from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, Finding, ProbeContext, check_timeout
+from smrnb.doctor._redact import process_secrets, text_secrets
 from smrnb.doctor._report import Report, environment_summary
 from smrnb.doctor.probes import collect, expand_layers
 from smrnb.doctor.rules import evaluate
@@ -139,11 +140,14 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     if not isinstance(text, str):
         raise SmrnbTypeError(f"text must be a str (the error to explain), got {type(text).__name__}")
     t0 = time.perf_counter()
+    # the text's own secrets (a value given to a secret-named variable, a token, a URL's password), redacted in every
+    # form wherever they appear again without their name (a quoted line, a path)
+    secrets = process_secrets() + text_secrets(text, 8)
     if not live:
         res = explain_result(text)
         shown = [ly for ly in LAYERS if any(f.layer == ly for f in res.findings)] if res.recognised else []
         return Report({}, res.findings, _meta(shown, t0, matched=len(res.findings), live=False,
-                                              recognised=res.recognised, read=res.read, ranked=True))
+                                              recognised=res.recognised, read=res.read, ranked=True), secrets=secrets)
     timeout = check_timeout(timeout)
     wanted, _ = expand_layers(layers)
     ctx = ctx if ctx is not None else ProbeContext(timeout=float(timeout))
@@ -152,7 +156,7 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     if res.read_alone:  # the text shows another machine: read alone, as offline; nothing of this machine is shown
         shown = [ly for ly in LAYERS if any(f.layer == ly for f in res.findings)] if res.recognised else []
         return Report({}, res.findings, _meta(shown, t0, matched=len(res.findings), live=True, recognised=res.recognised,
-                                              read=res.read, ranked=True, read_alone=res.read_alone))
+                                              read=res.read, ranked=True, read_alone=res.read_alone), secrets=secrets)
     found = res.findings
     touched = {f.layer for f in found if not f.guessed}  # a guess adds no live findings
     text_codes = {f.code for f in found}
@@ -164,7 +168,7 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
     env = {f"this machine: {k}": v for k, v in environment_summary({ly: facts[ly] for ly in shown if ly in facts}).items()}
     return Report({ly: facts[ly] for ly in shown if ly in facts}, found + live_findings,
                   _meta(shown, t0, matched=len(found), live=True, recognised=res.recognised, read=res.read,
-                        ranked=True, environment=env))
+                        ranked=True, environment=env), secrets=secrets)
 
 
 # name -> module that defines it, imported on first use (PEP 562): ``import smrnb.doctor`` loads only what

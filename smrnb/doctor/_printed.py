@@ -16,6 +16,7 @@ from typing import Any
 
 from smrnb.doctor import _textfacts
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor._redact import REDACTED, redact_text, text_secrets
 
 #: a package folder a traceback or a build log names (``.../site-packages/pytorch3d/_C.so``)
 _SITE_PKG_RE = re.compile(r"(?:site|dist)-packages[\\/]+([A-Za-z_][A-Za-z0-9_]*)(?=[\\/])")
@@ -121,18 +122,23 @@ def _jit_commands(text: str, windows: bool) -> list[str]:
 #: a script the text runs: a command line's ``python [-u] x.py`` (a prompt's, a Dockerfile's, prose's)
 _SCRIPT_RUN_RE = re.compile(r"(?:^|[\s$>`'\"(])python(?:\d(?:\.\d+)?)?(?:\.exe)?\s+(?:-[uOBsSE]\s+|-[WX]\s*\S+\s+)*"
                             r"([\w~./\\:-]{0,200}?[\w-]+\.py)(?=[\s`'\");&|]|$)", re.MULTILINE)
-#: a traceback's outermost frame of a script (``File "train.py", line 3, in <module>``)
-_SCRIPT_FRAME_RE = re.compile(r'File "([^"\n<>]{0,300}?[\w-]+\.py)", line \d+, in <module>')
+#: a traceback's frame (``File "train.py", line 3, in <module>``)
+_FRAME_RE = re.compile(r'File "([^"\n<>]{0,300}?)", line \d+, in (\S+)')
+_TB_HEAD = "Traceback (most recent call last):"
 
 
 def _script_named(text: str) -> str:
-    """The one script the text runs (its command line's ``python x.py``, else its traceback's ``<module>`` frame of a
-    file outside site-packages), ``""`` when none or several."""
+    """The one script the text runs: its command line's ``python x.py``, else the outermost frame of its tracebacks
+    (the first after each ``Traceback (most recent call last):``) where that frame is a ``<module>`` of a ``.py`` file
+    of the user's (not a package's ``__init__.py``, nothing under site-packages); ``""`` when none or several."""
     ran = _one(_SCRIPT_RUN_RE.findall(text))
     if ran or _SCRIPT_RUN_RE.search(text):
         return ran
-    return _one([f for f in _SCRIPT_FRAME_RE.findall(text) if not re.search(r"(?:site|dist)-packages|[\\/]lib[\\/]python"
-                                                                              r"\d|[\\/]bin[\\/]", f)])
+    starts = [m.end() for m in re.finditer(re.escape(_TB_HEAD), text)] or [0]
+    outer = [m for m in (_FRAME_RE.search(text, at) for at in starts) if m]
+    return _one([m.group(1) for m in outer if m.group(2) == "<module>" and m.group(1).endswith(".py")
+                 and not re.search(r"(?:site|dist)-packages|[\\/]lib[\\/]python\d|[\\/]bin[\\/]|(?:^|[\\/])__\w+__\.py$",
+                                   m.group(1))])
 
 
 def _windows(cmd: str) -> str:
@@ -400,6 +406,23 @@ def _owner_named(c: str, text: str) -> str:
     return re.sub(r"((?:--force-reinstall|uninstall -y)[^#]*)<package>", lambda x: x.group(1) + top, c)
 
 
+#: a home folder in a path a command copied from the text (``/home/NAME/``, macOS' ``/Users/NAME/``, Windows'
+#: ``C:\\Users\\NAME\\``, a name with spaces there too)
+_POSIX_HOME_RE = re.compile(r"(?<![\w.~/$:%-])/(?:home|Users)/([A-Za-z0-9_][\w.-]{0,63})(?=/)")
+_WINDOWS_HOME_RE = re.compile(r"\b[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/)([^\\/:*?\"'<>|\n]{1,64})(?=[\\/])", re.IGNORECASE)
+_SHARED_HOMES = {"public", "default", "default user", "all users", "shared"}
+
+
+def _home_free(c: str) -> str:
+    """A printed command with the home folder of a path it copied from the text written as the variable that names
+    it (``$HOME``, ``%USERPROFILE%``): the same folder for the user who runs it, and no user name in any output form
+    (round 23: the fills copy paths, the redaction of identities covers markdown only)."""
+    if "/home/" not in c and "/Users/" not in c and "sers" not in c:
+        return c
+    c = _WINDOWS_HOME_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _SHARED_HOMES else "%USERPROFILE%", c)
+    return _POSIX_HOME_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _SHARED_HOMES else "$HOME", c)
+
+
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _os(facts)
     pkg = _site_package(text)
@@ -408,7 +431,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
     out: list[str] = []
     for c in f.fix.commands if f.fix else ():
         if jit and re.search(r"pip install [^#]*<package>", c):
-            out += _jit_commands(text, os_ == "windows")
+            out += [_home_free(j) for j in _jit_commands(text, os_ == "windows")]
             continue
         if pkg:
             c = _pkg_placeholder(c, pkg)
@@ -439,7 +462,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             c = _windows(c)
         elif os_ == "macos":
             c = _macos(c)
-        out.append(_pip_names(c))
+        out.append(_home_free(_pip_names(c)))
     return _once(out)
 
 
@@ -518,7 +541,8 @@ def _installed_by_the_text(text: str) -> str:
     for m in _TEXT_PIP_INSTALL_RE.finditer(text):
         for tok in _textfacts.pip_arguments(m.group(1), 16, _PIP_OPTION_WITH_VALUE,
                                             lambda t: t.strip("\"'").rstrip(",;")):
-            if tok in ("&&", "|", ";", "2>&1") or not re.fullmatch(r"[\w.+:/@=<>~!\[\],-]{1,200}", tok):
+            if tok in ("&&", "|", ";", "2>&1") or REDACTED in tok or not re.fullmatch(r"[\w.+:/@=<>~!\[\],-]{1,200}",
+                                                                                   tok):
                 break
             found.append(tok)
             break  # the first target of each command: the words after it may be prose
@@ -714,15 +738,39 @@ def _evidence(f: Finding, text: str, facts: Mapping[str, Any] | None) -> Finding
         if pkg:
             c = _pkg_placeholder(c, pkg).replace("<the library>", pkg)
         c = _owner_named(_library_named(c, text, facts), text) or c
-        c = _script_filled(_show_named(c, text, facts), text)
+        c = _home_free(_script_filled(_show_named(c, text, facts), text))
         return m.group(1) + c + m.group(3)
 
     ev = tuple(_DECIDES_RE.sub(fill, e) if "what decides: `" in e else e for e in f.evidence)
     return f if ev == f.evidence else replace(f, evidence=ev)
 
 
+def _without_secrets(text: str, facts: Mapping[str, Any] | None) -> tuple[str, Mapping[str, Any] | None]:
+    """The text and its events as the fills read them: every secret the redaction recognises (by name, by shape, URL
+    userinfo, a private key's lines) replaced by ``<redacted>`` wherever it appears, its name beside it or not, and no
+    event read from a line that held one. A fill copies a word out of its line ("pip install --token V pkg" gives
+    V as the package), away from the name that marks it secret: what it copies from is redacted first."""
+    secrets = text_secrets(text)
+    safe = text
+    for v in sorted(secrets, key=len, reverse=True):
+        safe = re.sub(rf"(?<!\w){re.escape(v)}(?!\w)", REDACTED, safe)
+    safe = redact_text(safe)
+    if safe == text or not isinstance(facts, Mapping):
+        return safe, facts
+
+    def clean(e: Any) -> bool:
+        line = str(e.get("line") or "") if isinstance(e, Mapping) else ""
+        return not any(v in line for v in secrets) and redact_text(line) == line
+
+    kept = {ly: ({**d, "events": [e for e in d.get("events") or () if clean(e)]} if isinstance(d, Mapping) and
+                 d.get("events") else d) for ly, d in facts.items()}
+    return safe, kept
+
+
 def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
-    """``found`` with each fix's commands filled from the text and fit for its platform (module doc)."""
+    """``found`` with each fix's commands filled from the text and fit for its platform (module doc); the fills read
+    the text with its secrets redacted (:func:`_without_secrets`)."""
+    text, facts = _without_secrets(text, facts)
     out = []
     said = {f.title.rstrip(".").lower(): f.code for f in found if f.code != "user_code_error" and len(f.title) >= 24}
     for f in found:

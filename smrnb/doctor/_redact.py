@@ -264,6 +264,35 @@ def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
     return s
 
 
+def text_secrets(s: str, min_len: int = _MIN_SECRET_LEN) -> list[str]:
+    """The secrets :func:`redact_text` recognises in ``s`` by name, by shape, as URL userinfo or as a private key's
+    lines, each once: so that the same value is redacted where it appears again without its name (a pasted
+    ``AWS_SECRET_ACCESS_KEY=v`` and, further on, ``v`` alone), and so that what explain copies from a text into a
+    command (a package, a folder, a script) is never one of them. Linear, as redact_text: the same expressions."""
+    if not isinstance(s, str) or not s:
+        return []
+    found: list[str] = []
+    if "PRIVATE KEY-----" in s:
+        for b in _KEY_BEGIN.finditer(s):
+            e = _KEY_END.search(s, b.end())
+            found += [ln.strip() for ln in s[b.end():e.start() if e else len(s)].replace("\\n", "\n").split("\n")]
+    if "://" in s:
+        for m in _USERINFO.finditer(s):
+            info = m.group(0)[3:-1]
+            found += [info, *info.split(":", 1)[1:]]
+    found += TOKEN_SHAPES.findall(s)
+    up = s.upper()
+    rxs = ([_BEARER] if "BEARER" in up else []) + ([_AUTH_HEADER] if "AUTHORI" in up else [])
+    if any(m in up for m in TEXT_MARKERS):
+        rxs += [_ASSIGN, _PAIR, _FIELD, _FLAG]
+    if "PASSWORD" in up or "PASSWD" in up or "ACCOUNT" in up:
+        rxs.append(_NETRC)
+    for rx in rxs:
+        found += [v.strip().strip("\"'").strip() for v in rx.split(s)[2::3]]
+    return [v for v in dict.fromkeys(found) if len(v) >= min_len and v.lower() not in _NOT_SECRET_VALUES
+            and v != REDACTED]
+
+
 def sanitize(obj: Any, secrets: list[str] | tuple[str, ...] | None = None) -> Any:
     """A copy of ``obj`` (JSON-like) with secrets replaced by ``"<redacted>"``.
 
@@ -350,6 +379,9 @@ def identity_strings() -> dict[str, str]:
 #: ``/Users/NAME``, Windows' ``C:\\Users\\NAME`` (either slash, doubled backslashes of a JSON or repr string)
 _HOME_PATH_RE = re.compile(r"((?:/home|/Users|/export/home|\b[A-Za-z]:(?:\\{1,2}|/)Users)(?:\\{1,2}|/))"
                            r"([^\s\\/:*?\"'<>|`]{1,64})", re.IGNORECASE)
+#: a Windows user folder whose name has spaces ("C:\\Users\\Jane Roe\\..."): up to four words, up to the next separator
+_WIN_HOME_SPACED_RE = re.compile(r"(\b[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/))"
+                                 r"([^\s\\/:*?\"'<>|`]{1,64}(?: [^\s\\/:*?\"'<>|`]{1,64}){1,3})(?=\\|/)", re.IGNORECASE)
 #: folders under a Users directory that are no one's name
 _NOT_A_USER = {"public", "default", "default user", "all users", "shared", "<user>"}
 _NAME_CHARS = "A-Za-z0-9_.-"
@@ -437,6 +469,8 @@ def redact_identity(text: str, replacements: Mapping[str, str] | None = None) ->
         else:
             text = re.sub(rf"(?<![{_NAME_CHARS}]){e}(?![A-Za-z0-9_-])", r, text)
     text = _PROMPT_RE.sub("<user>@<host>", text)
+    if "sers" in text:
+        text = _WIN_HOME_SPACED_RE.sub(_home_name, text)
     text = _HOME_PATH_RE.sub(_home_name, text)
     text = _USER_ROOT_RE.sub(lambda m: _person_folder(m, known), text)
     return _env_of_name(text, names) if names else text
