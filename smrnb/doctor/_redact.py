@@ -17,7 +17,8 @@ pasted text can neither drive the terminal nor hide what it shows. Secrets are r
   ``Authorization`` / ``Bearer`` credentials anywhere on a line, and the token formats of well-known
   services (GitHub, Hugging Face, AWS, Slack, OpenAI, GCP, GitLab, PyPI, npm, Google OAuth, Stripe, JWTs);
 * **by value**: every value a secret-named variable has in this process's environment (now and at
-  start), wherever it appears;
+  start), wherever it appears; and, for explain, every secret a pasted text shows by name or by shape
+  (:func:`text_secrets`), wherever it appears again without its name;
 * **kernelspec env values**: names are shown, values only for path-like variables
   (:func:`display_env`);
 * **identity**, for markdown pasted into a public bug report: the home directory, the user name and the
