@@ -213,7 +213,8 @@ _CUDA_API_RE = re.compile(r"\b((?:cusparse|cublasLt|cublas|cufft|curand|cusolver
 _CUDA_LIB_OWNERS = frozenset({"cusparse", "cublas", "cufft", "curand", "cusolver", "cudnn", "nccl", "nvjitlink"})
 _SYM_NOT_DEFINED_RE = re.compile(r"symbol ([A-Za-z_][A-Za-z0-9_]{0,300}),? version (lib[A-Za-z0-9_+.]{1,60}) not defined")
 _VERLIB_RE = re.compile(r"version (lib[A-Za-z0-9_]{1,40}\.so(?:\.[0-9]{1,4}){0,2})")
-_NEEDED_BY_RE = re.compile(r"([^\s:'\"]{1,300}\.so[^\s:'\"]{0,40}) ?: ?undefined symbol")
+#: (an opening bracket or backtick quoting the path is not part of it: "(/lib/x.so: undefined symbol ...)")
+_NEEDED_BY_RE = re.compile(r"([^\s:'\"(`‘][^\s:'\"]{0,299}\.so[^\s:'\"]{0,40}) ?: ?undefined symbol")
 _SYMVER_RE = re.compile(r"(?:(\S{1,300}): )?version [`'‘]?((?:GLIBCXX|CXXABI|GLIBC|CUDA|libcublas|[A-Za-z]{2,12})_[0-9.A-Za-z_]{1,40})['’]? "
                         r"(?:not found(?: \(required by ([^)\s]{1,300})\))?|\(required by ([^)\s]{1,300})\))")
 _SM_RE = re.compile(r"\b(?:sm|compute)_([0-9]{2,3}[a-z]?)\b")

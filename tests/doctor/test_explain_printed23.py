@@ -214,3 +214,15 @@ def test_the_texts_secrets_are_found_by_name_shape_url_and_key():
     for s in ("wJalrXUtnFEMIK7MDENG", "abc123def456", "pw12345", "hf_AbCdEfGhIjKlMnOpQrStUvWx"):
         assert s in got, (s, got)
     assert not re.search(r"\bpip\b|install", " ".join(got))
+
+
+@pytest.mark.parametrize("quoted", ["({}: undefined symbol: ffi_type_pointer, version LIBFFI_BASE_7.0)",
+                                    "`{}: undefined symbol: _ZN3c104cuda9SetDeviceEi`",
+                                    "ImportError: {}: undefined symbol: _ZN3c104cuda9SetDeviceEi"])
+def test_the_reader_records_the_library_that_needs_a_symbol_without_its_quoting(quoted):
+    """The text reader's ``needed_by`` is the library's path, not the bracket or backtick quoting it."""
+    from smrnb.doctor._textfacts import events_of, read_text
+
+    lib = "/opt/envs/a/lib/python3.11/site-packages/iou3d_cuda.cpython-311-x86_64-linux-gnu.so"
+    evs = [e for e in events_of(read_text(quoted.format(lib))) if e.get("kind") == "undefined_symbol"]
+    assert evs and {e.get("needed_by") for e in evs} == {lib}
