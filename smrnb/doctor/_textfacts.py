@@ -1395,6 +1395,10 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for qual, attr in _TYPE_ATTR_RE.findall(line)[:1]:
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{qual}.{attr}", attribute=True,
                     type_object=True)
+        for cls, attr in _TYPE_BARE_ATTR_RE.findall(line)[:1]:
+            full = _removed_class_attrs().get((cls, attr))
+            if full:  # (round 23e) a class named alone whose member tables/removed_apis.csv says a release removed
+                r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True)
     if "has no attribute" in low and "module '" in low:
         for mod, quoted, bare in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
             attr = quoted or bare  # (round 18: a name written without quotes, a report's paraphrase or placeholder)
@@ -1595,14 +1599,52 @@ def _device_sources(r: _Reader, line: str) -> None:
             r.fact("torch", "device_sources", [*files, path], line, replace=True)
 
 
+#: "type object 'Image' has no attribute 'ANTIALIAS'": a class Python names without its module
+_TYPE_BARE_ATTR_RE = re.compile(r"type object '([A-Z][A-Za-z0-9_]{0,60})' has no attribute '([A-Za-z0-9_]{1,80})'")
+
+
+@functools.cache
+def _removed_class_attrs() -> dict[tuple[str, str], str]:
+    """(class, member) -> the dotted name, for the rows of tables/removed_apis.csv whose module's last part is named
+    like a class (Pillow's ``PIL.Image``, whose constants Python also reports on the ``Image`` class)."""
+    from smrnb.doctor import tables
+
+    out: dict[tuple[str, str], str] = {}
+    for row in tables.rows("removed_apis"):
+        last = row["module"].rsplit(".", 1)[-1]
+        if row.get("name") and "." in row["module"] and last[:1].isupper():
+            out.setdefault((last, row["name"]), f"{row['module']}.{row['name']}")
+    return out
+
+
 def _named_releases(r: _Reader, line: str) -> None:
     """Names the text gives a release number (``loader.packages_released``, lower-case, ``-`` as ``_``)."""
     named = r.facts["loader"].get("packages_released") or []
-    for name, _ver in _NAMED_RELEASE_RE.findall(line[:2000])[:16]:
+    for name, ver in _NAMED_RELEASE_RE.findall(line[:2000])[:16]:
         n = name.replace("-", "_").lower()
         if n not in named and len(named) < 64:
             named = [*named, n]
             r.fact("loader", "packages_released", named, line, replace=True)
+        _note_release(r, n, ver, line)
+    m = _LISTED_RELEASE_RE.search(line[:400])
+    if m:
+        name, ver = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        _note_release(r, name.replace("-", "_").lower(), ver, line)
+
+
+#: a release as pip's and conda's own listings print it: ``pip list`` / ``conda list`` columns ("numpy   1.21.6"),
+#: pip's "Requirement already satisfied: numpy in /usr/lib/python3/dist-packages (1.21.5)"
+_LISTED_RELEASE_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.\-]{0,60})\s{2,}v?([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?)"
+                                r"(?:\s|$)|Requirement already satisfied: ([A-Za-z][A-Za-z0-9_.\-]{0,60})[^\n(]{0,300}"
+                                r"\(([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?)")
+
+
+def _note_release(r: _Reader, name: str, ver: str, line: str) -> None:
+    """(round 23e) Each release named with a package (``loader.package_releases``), for tables/removed_apis.csv."""
+    releases = dict(r.facts["loader"].get("package_releases") or {})
+    if name and ver and ver not in releases.get(name, []) and len(releases) < 64 and len(releases.get(name, [])) < 8:
+        releases[name] = [*releases.get(name, []), ver]
+        r.fact("loader", "package_releases", releases, line, replace=True)
 
 
 #: an item of a printed torch.cuda.get_arch_list() ("['sm_50', 'sm_60', 'compute_90']")

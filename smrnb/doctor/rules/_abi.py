@@ -374,9 +374,85 @@ def pip_names(library: str) -> str:
     return head if re.fullmatch(r"[A-Za-z][\w.-]*", head) and head.lower() not in ("python", "cpython") else ""
 
 
+#: NumPy 2.0's own AttributeError for a name it removed (numpy/__init__.py __getattr__ with _expired_attrs_2_0.py)
+_OWN_REMOVAL_RE = re.compile(r"`np\.(\w{1,40})` was removed in the NumPy 2\.0 release")
+
+
+def _release_tuple(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"[0-9]+", str(v))[:3])
+
+
+@functools.cache
+def _removed_api_rows() -> dict[str, dict[str, str]]:
+    """tables/removed_apis.csv by the dotted name Python's own line names (``module`` + ``.name``; ``module`` alone
+    for a removed module)."""
+    from smrnb.doctor import tables
+
+    out: dict[str, dict[str, str]] = {}
+    for r in tables.rows("removed_apis"):
+        full = r["module"] + (f".{r['name']}" if r.get("name") else "")
+        out.setdefault(full, r)
+    return out
+
+
+def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, str] | None:
+    """(round 23e) The row of tables/removed_apis.csv naming what a "this name is not there" event of Python's own
+    (``module 'X' has no attribute 'Y'``, ``cannot import name 'Y' from 'X'``, ``No module named 'X.Y'``, ``type object
+    'C' has no attribute 'Y'``) names: a release of that library (or of Python) removed or renamed it. None for a name
+    no release removed (a typo, a module of the project's own, a name never in the library), and None where every
+    release of the library the text names is older than the removal (the table does not explain it then)."""
+    if ev.get("kind") != "module_missing" or ev.get("dashed") or ev.get("none_import"):
+        return None
+    mod = str(ev.get("module") or "")
+    rows = _removed_api_rows()
+    row = rows.get(mod)  # (a class named alone, "type object 'Image'", is read as its module's name: _textfacts)
+    parts = mod.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        if row is not None or ev.get("import_name") or ev.get("attribute"):
+            break
+        # a submodule of a removed module ("No module named 'distutils.util'" on Python 3.12) went with it
+        up = rows.get(".".join(parts[:i]))
+        row = up if up is not None and up.get("form") == "module" else None
+    if row is None:
+        return None
+    lib = row["library"].lower().replace("-", "_")
+    removed = _release_tuple(row["removed_in"])
+    if lib == "python":
+        named = [str(v) for v in value(facts, "loader", "pythons_named") or []]
+    else:
+        releases = value(facts, "loader", "package_releases") or {}
+        named = [str(v) for k in {lib, row["module"].split(".")[0].lower()} for v in releases.get(k) or []]
+    if named and all(_release_tuple(v) < removed for v in named):
+        return None  # the release shown predates the removal: something else lacks the name
+    return row
+
+
+def removed_api_fix(row: Mapping[str, str]) -> dict[str, Any]:
+    """The title, detail, commands and evidence of a name tables/removed_apis.csv says a release removed."""
+    what = row["module"] + (f".{row['name']}" if row.get("name") else "")
+    lib, ver = row["library"], row["removed_in"]
+    if lib.lower() == "python":
+        pin = (f"conda create -n py-older python=3.{_release_tuple(ver)[1] - 1}   # a Python older than {ver}, "
+               "which still has it")
+    else:
+        pin = f'pip install "{lib}<{ver}"   # the last release before the one that removed it'
+    repl = row.get("replacement") or ""
+    return {"title": f"{what} was removed in {'Python' if lib.lower() == 'python' else lib} {ver}: the code was "
+                     "written for an older release",
+            "detail": f"Replacement: {repl}" if repl else "",
+            "commands": [pin, f"# or change the code: {what} -> {repl}" if repl else f"pip show {lib}",
+                         *([] if lib.lower() == "python" else [f"pip show {lib.lower()}   # the installed release"])],
+            "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']}; "
+                         f"verified: {row['verified']})"]}
+
+
+
 @builds("package_api_version_mismatch")
 def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     mod = str(ev.get("module") or "")
+    row = removed_api(facts, ev)
+    if row is not None:
+        return removed_api_fix(row)
     if ev.get("kind") == "signature_mismatch":  # a call of a package's function written for another release
         top = _called_package(facts, str(ev.get("name") or ""))
         callee = str(ev.get("callee") or ev.get("name") or "the function")
@@ -384,6 +460,10 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                 "commands": [f"pip show {top}   # the installed release" if top else "pip list",
                              f"pip install '{top or '<package>'}==<the release the code names>'   # see its "
                              "requirements file, or update the call to the installed release's signature"]}
+    own = _OWN_REMOVAL_RE.search(str(ev.get("line") or "")) if not mod else None
+    row = _removed_api_rows().get(f"numpy.{own.group(1)}") if own else None
+    if row is not None:  # (round 23e) NumPy 2.0's own words for a name tables/removed_apis.csv names
+        return removed_api_fix(row)
     if not mod:  # a library's own message (tables/library_messages.csv): its meaning says which release of what
         meaning = str(ev.get("meaning") or "")
         lib = pip_names(row_field(ev, "library"))
@@ -738,6 +818,12 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # registrations' torchvision.extension) with no file of the user's own shadowing them: a release built for
         # another torch than the installed one (torch upgraded or downgraded alone), else a release without the name
         return ["companion_built_for_other_torch", "package_api_version_mismatch"]
+    row = removed_api(facts, ev)
+    if row is not None:
+        # (round 23e) a name a release of the library (or of Python) removed or renamed, by its release notes
+        # (tables/removed_apis.csv): the code was written for an older release (the row's codes: Pillow 10's
+        # constants also read as the calling library's bug, its release not updated)
+        return [c for c in str(row.get("codes") or "package_api_version_mismatch").split("|") if c]
     if ev.get("type_object") and len(parts) > 2:
         # a class of a compiled module (its qualified name: pybind11's and C types') lacking a member: the module was
         # built and imports, so the code uses a name of another release of it (an enum member renamed, a method

@@ -361,8 +361,6 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
                                    "transformers.__version__)\"   # releases that cast trainable weights",
                                    "# keep trainable parameters float32 under GradScaler (no model.half() before "
                                    "training), or the library release its code was written for"],
-    "pillow10_removed_constant": ["pip show pillow   # 10 or later removed the constant",
-                                  "pip install 'Pillow<10'   # or the calling library's release written for Pillow 10"],
 }
 
 

@@ -19,6 +19,8 @@ Files
 ``extension_minimums.csv`` a CUDA extension (its pip and import names) -> the oldest nvcc its setup.py builds with
 ``source_built_modules.csv`` a CUDA extension built from a project's source tree (no PyPI wheel of that import
     name) -> the project and the command that builds it
+``removed_apis.csv``  a module or name (``module``, ``name``) -> the release of its library (or of Python) that
+    removed or renamed it, its replacement and the release note that says so (round 23e; read by rules._abi)
 
 The domain's enumerations and messages, each row naming the finding code it indicates, are described in
 :mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
