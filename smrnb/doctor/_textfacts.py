@@ -1392,13 +1392,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if "object has no attribute" in low and "' object" in low:
         _scan_class_attribute(r, line)
     if "has no attribute" in low and "type object '" in low:
-        for qual, attr in _TYPE_ATTR_RE.findall(line)[:1]:
-            r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{qual}.{attr}", attribute=True,
-                    type_object=True)
-        for cls, attr in _TYPE_BARE_ATTR_RE.findall(line)[:1]:
-            full = _removed_class_attrs().get((cls, attr))
-            if full:  # (round 23e) a class named alone whose member tables/removed_apis.csv says a release removed
-                r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True)
+        _scan_type_object(r, line)
     if "has no attribute" in low and "module '" in low:
         for mod, quoted, bare in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
             attr = quoted or bare  # (round 18: a name written without quotes, a report's paraphrase or placeholder)
@@ -1597,6 +1591,18 @@ def _device_sources(r: _Reader, line: str) -> None:
         files = r.facts["torch"].get("device_sources") or []
         if path not in files and len(files) < 16:
             r.fact("torch", "device_sources", [*files, path], line, replace=True)
+
+
+def _scan_type_object(r: _Reader, line: str) -> None:
+    """Python's "type object 'C' has no attribute 'A'" (``torch.module_missing``): C qualified (a compiled module's
+    class), or (round 23e) C named alone where tables/removed_apis.csv says a release removed A from it."""
+    for qual, attr in _TYPE_ATTR_RE.findall(line)[:1]:
+        r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{qual}.{attr}", attribute=True,
+                type_object=True)
+    for cls, attr in _TYPE_BARE_ATTR_RE.findall(line)[:1]:
+        full = _removed_class_attrs().get((cls, attr))
+        if full:
+            r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True)
 
 
 #: "type object 'Image' has no attribute 'ANTIALIAS'": a class Python names without its module
