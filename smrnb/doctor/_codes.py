@@ -680,6 +680,26 @@ CODES: dict[str, Code] = {
         check='pip show <the package>   # its installed version',
         source="Python's import system ('No module named X.Y', 'cannot import name X from Y'); CPython's "
                "TypeError of a call that does not fit its callee's signature (Python/ceval.c)"),
+    "package_no_build_for_platform": _c("context",
+        "pip, uv or conda finds no release or file of a package (not kaolin) that this interpreter, OS, "
+        "CPU or CUDA can use ('No matching distribution found for torch-scatter', open3d on a Python newer "
+        "than its wheels, onnxruntime-gpu on aarch64, a conda package with no build for this platform's "
+        "subdir): the package publishes no build for this combination, or its builds live on an index "
+        "of their own the command did not name.",
+        fix="The package publishes no build this interpreter can use (its Python version, OS, CPU or "
+            "CUDA): install it from the package's own index or wheel page when it has one, use a Python "
+            "and platform it publishes builds for, or build it from source.",
+        told_from="kaolin_no_wheel_for_combo: the same for kaolin itself (its own wheel pages); "
+                  "user_code_error: a misspelt package name (no project of that name at all); "
+                  "build_dependency_missing: a dependency absent from the only index or page given",
+        check='python -c "import sys, platform; print(sys.version, platform.machine())"; '
+              'python -m pip index versions <the package>',
+        source="pip's resolver (src/pip/_internal/resolution/resolvelib/factory.py: 'Could not find a "
+               "version that satisfies the requirement {req} (from versions: {versions})', 'No matching "
+               "distribution found for {req}'); PEP 425 wheel tags; conda/exceptions.py "
+               "PackagesNotFoundError; uv's 'doesn't have a source distribution or wheel for the current "
+               "platform'",
+        home="rules.kaolin"),
     "prebuilt_binary_wrong_cuda": _c("loader",
         'An extension needs the CUDA libraries of another CUDA major version than the installed torch '
         '(libcudart.so.11.0 with a cu13 torch): it was built for another CUDA.',

@@ -1440,6 +1440,10 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if "looking in" in low:
         for v in _LINKS_RE.findall(line):
             r.fact("kaolin", "links_page", v, line)
+    if any(w in low for w in _INDEX_UNREACHABLE_WORDS):
+        # (round 23) pip could not reach an index (DNS, proxy, TLS, a timeout): its "from versions: none" that follows
+        # says nothing of the builds the package publishes
+        r.fact("kaolin", "index_unreachable", line.strip()[:160], line)
     if "from versions" in low:
         for pkg, req, parent, versions, closed in _FROM_VERSIONS_RE.findall(line):
             # the list cut at the line's end (it goes on in the next line): versions were seen, which ones not read
@@ -1452,6 +1456,13 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=m.group(1).lower().rstrip("."),
                     requested=m.group(2) or None, versions="not shown",
                     **({"required_by": m.group(3).lower()} if m.group(3) else {}))
+
+
+#: pip's words (and urllib3's, requests') for an index it could not reach at all
+_INDEX_UNREACHABLE_WORDS = ("could not fetch url", "failed to establish a new connection",
+                            "temporary failure in name resolution", "certificate_verify_failed", "proxyerror",
+                            "readtimeouterror", "connecttimeouterror", "network is unreachable",
+                            "name or service not known", "getaddrinfo failed")
 
 
 def _scan_attribute_in_package(r: _Reader, line: str) -> None:

@@ -1,7 +1,7 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """explain, round 17b (the kinds behind dev15's remaining misses): pip finding no release of a package other than
-kaolin (the corpus' kaolin_no_wheel_for_combo, worded for that package), or of a dependency another package requires
-(pip's "(from Y)": build_dependency_missing first); conda's solver conflict for a package; pip's build of a source
+kaolin (package_no_build_for_platform since round 23, kaolin_no_wheel_for_combo worded for that package before), or of
+a dependency another package requires (pip's "(from Y)": build_dependency_missing first); conda's solver conflict for a package; pip's build of a source
 tree it was given (a folder, a git URL) failing with no compiler line; nvcc refusing a device-only call from code it
 compiles for the host; GNU ld's undefined reference to a C++ standard library symbol (an older libstdc++ linked than
 the compiler's headers); a package's own compiled module whose DLL is missing on Windows (its wheel's packaging
@@ -22,18 +22,18 @@ from ._rules import rule_codes
 READINGS = [
     # pip: no release of a package for this interpreter (any package: the corpus' code, worded for it)
     ("ERROR: Could not find a version that satisfies the requirement open3d==0.17.0 (from versions: none)\n"
-     "ERROR: No matching distribution found for open3d==0.17.0\n", ["kaolin_no_wheel_for_combo"]),
+     "ERROR: No matching distribution found for open3d==0.17.0\n", ["package_no_build_for_platform"]),
     ("ERROR: Could not find a version that satisfies the requirement pymeshlab (from versions: none)\n",
-     ["kaolin_no_wheel_for_combo"]),
+     ["package_no_build_for_platform"]),
     # pip: a dependency of the package being installed found nowhere it looked (--no-index / -f page)
     ("ERROR: Could not find a version that satisfies the requirement iopath (from pytorch3d) (from versions: none)\n",
-     ["build_dependency_missing", "kaolin_no_wheel_for_combo"]),
+     ["build_dependency_missing", "package_no_build_for_platform"]),
     ("ERROR: Could not find a version that satisfies the requirement ninja>=1.10 (from gsplat==1.0.0) (from "
-     "versions: none)\n", ["build_dependency_missing", "kaolin_no_wheel_for_combo"]),
+     "versions: none)\n", ["build_dependency_missing", "package_no_build_for_platform"]),
     # conda's solver: no build of a package fits the others asked for
     ("UnsatisfiableError: The following specifications were found to be incompatible with each other:\n\nOutput in "
      "format: Requested package -> Available versions\n\nPackage pytorch conflicts for:\ntorchaudio=2.0 -> "
-     "pytorch==2.0.0\npytorch=1.13\n", ["kaolin_no_wheel_for_combo"]),
+     "pytorch==2.0.0\npytorch=1.13\n", ["package_no_build_for_platform"]),
     # pip building a folder or a git checkout it was given: failed, the compiler's reason not in the text
     ("$ pip install ./submodules/raymarching\n  error: subprocess-exited-with-error\n  ERROR: Failed building wheel "
      "for raymarching\nFailed to build raymarching\n", ["extension_build_failed"]),
@@ -137,7 +137,7 @@ def test_other_kinds_do_not_get_the_code(text, code):
      "cudatoolkit"),
 ])
 def test_no_release_finding_names_its_own_package(text, pkg):
-    found = [f for f in explain_result(text, similar=False).findings if f.code == "kaolin_no_wheel_for_combo"]
+    found = [f for f in explain_result(text, similar=False).findings if f.code == "package_no_build_for_platform"]
     assert found
     words = " ".join([found[0].title, found[0].fix.why, *found[0].fix.commands]).lower()
     assert pkg in words and "kaolin" not in words

@@ -71,7 +71,7 @@ READINGS = [
     # conda 4.x's solver: no build fits the specifications asked for
     ("Solving package specifications: .\nUnsatisfiableError: The following specifications were found to be in "
      "conflict:\n  - python 3.9*\n  - pytorch3d -> python >=3.7,<3.9.0a0\nUse \"conda info <package>\" to see the "
-     "dependencies for each package.\n", ["kaolin_no_wheel_for_combo"]),
+     "dependencies for each package.\n", ["package_no_build_for_platform"]),
     # SELinux refusing a library's text relocation
     ("type=AVC msg=audit(1712345678.123:456): avc:  denied  { execmod } for  pid=4242 comm=\"python\" "
      "path=\"/opt/env/lib/libfoo.so\" dev=\"dm-0\" ino=1234 scontext=unconfined_u:unconfined_r:unconfined_t:s0 "
@@ -85,12 +85,12 @@ READINGS = [
      "build: failed to run %setup script: exit status 1\n", ["user_code_error", "build_dependency_missing"]),
     # pip's no-match lines without the versions it saw, or with the list cut at the line's end
     ("ERROR: Could not find a version that satisfies the requirement spconv-cu102 (from mmdet3d)\nERROR: No matching "
-     "distribution found for spconv-cu102\n", ["kaolin_no_wheel_for_combo"]),
+     "distribution found for spconv-cu102\n", ["package_no_build_for_platform"]),
     ("ERROR: Could not find a version that satisfies the requirement pymeshlab==2023.12 (from versions: \n"
-     "    0.1.8, 0.1.9, 0.2, 2021.7)\n", ["kaolin_no_wheel_for_combo"]),
+     "    0.1.8, 0.1.9, 0.2, 2021.7)\n", ["package_no_build_for_platform"]),
     # a wheel of another Python (its platform one every Linux of the last years runs)
     ("ERROR: torch-1.4.0-cp36-cp36m-manylinux1_x86_64.whl is not a supported wheel on this platform.\n",
-     ["kaolin_no_wheel_for_combo", "wrong_architecture_binary"]),
+     ["package_no_build_for_platform", "wrong_architecture_binary"]),
     # torch.load's weights_only default (torch 2.6) against a checkpoint of pickled objects
     ("UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two options, do "
      "those steps only if you trust the source of the checkpoint.\n\tWeightsUnpickler error: Unsupported global: "
@@ -159,7 +159,7 @@ NOT = [
     ("I get: No module named 'pointnet2-ops' when I run train.py\n", "library_bug"),
     # a wheel for another OS stays the platform's alone
     ("ERROR: gsplat-1.4.0+pt23cu118-cp310-cp310-win_amd64.whl is not a supported wheel on this platform.\n"
-     "Ubuntu 22.04\n", "kaolin_no_wheel_for_combo"),
+     "Ubuntu 22.04\n", "package_no_build_for_platform"),
 ]
 
 
@@ -171,4 +171,4 @@ def test_other_kinds_do_not_get_the_code(text, code):
 def test_wheel_of_another_python_names_its_own_package():
     f = explain_result("ERROR: torch-1.4.0-cp36-cp36m-manylinux1_x86_64.whl is not a supported wheel on this "
                        "platform.\n", similar=False).findings[0]
-    assert f.code == "kaolin_no_wheel_for_combo" and "torch-1.4.0" in f.title and "kaolin" not in f.title.lower()
+    assert f.code == "package_no_build_for_platform" and "torch-1.4.0" in f.title and "kaolin" not in f.title.lower()

@@ -86,9 +86,9 @@ READINGS = [
      ["threejs_extension_missing"]),
     # a project name one letter off a known package: a typo in the install command
     ("ERROR: Could not find a version that satisfies the requirement accelerat (from versions: none)\n"
-     "ERROR: No matching distribution found for accelerat\n", ["user_code_error", "kaolin_no_wheel_for_combo"]),
+     "ERROR: No matching distribution found for accelerat\n", ["user_code_error", "package_no_build_for_platform"]),
     ("ERROR: Could not find a version that satisfies the requirement xformer==0.0.23 (from versions: none)\n",
-     ["user_code_error", "kaolin_no_wheel_for_combo"]),
+     ["user_code_error", "package_no_build_for_platform"]),
     # NVlabs' custom_ops plugin (StyleGAN3, EG3D, GET3D) failing its JIT build
     ("Setting up PyTorch plugin \"filtered_lrelu_plugin\"... Failed!\n",
      ["extension_not_compiled", "extension_build_failed"]),

@@ -88,10 +88,10 @@ READINGS = [
     # conda's channels without a build for this platform (today's wording, conda 4.3's, env create's build pins)
     ("Solving environment: failed\n\nPackagesNotFoundError: The following packages are not available from current "
      "channels:\n\n  - open3d=0.9\n\nCurrent channels:\n\n  - https://repo.anaconda.com/pkgs/main/osx-arm64\n",
-     ["kaolin_no_wheel_for_combo"]),
-    ("PackageNotFoundError: Package missing in current win-64 channels:\n  - pytorch3d\n", ["kaolin_no_wheel_for_combo"]),
+     ["package_no_build_for_platform"]),
+    ("PackageNotFoundError: Package missing in current win-64 channels:\n  - pytorch3d\n", ["package_no_build_for_platform"]),
     ("$ conda env create -f environment.yml\nResolvePackageNotFound:\n  - libgcc-ng=11.2.0\n  - _openmp_mutex=5.1\n",
-     ["kaolin_no_wheel_for_combo"]),
+     ["package_no_build_for_platform"]),
 ]
 
 
@@ -148,7 +148,7 @@ NOT = [
     ("NameError: name 'CUDA_HOME' is not defined\n", "package_api_version_mismatch"),
     # importlib.metadata's PackageNotFoundError is a distribution not installed here, no channel's missing build
     ("importlib.metadata.PackageNotFoundError: No package metadata was found for flashinfer\n",
-     "kaolin_no_wheel_for_combo"),
+     "package_no_build_for_platform"),
 ]
 
 

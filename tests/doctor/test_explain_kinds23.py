@@ -54,11 +54,11 @@ READINGS = [
     ("RuntimeError: Windows not yet supported for inductor\n", ["user_code_error", "library_bug"]),
     # pip finding no torch: a release for no wheel of this Python, and a local version asked of PyPI
     ("ERROR: Could not find a version that satisfies the requirement torchvision==0.9.0 (from versions: 0.15.0, "
-     "0.15.1, 0.16.0)\nERROR: No matching distribution found for torchvision==0.9.0\n", ["kaolin_no_wheel_for_combo"]),
-    ("ERROR: No matching distribution found for torch==2.0.1\n", ["kaolin_no_wheel_for_combo"]),
+     "0.15.1, 0.16.0)\nERROR: No matching distribution found for torchvision==0.9.0\n", ["package_no_build_for_platform"]),
+    ("ERROR: No matching distribution found for torch==2.0.1\n", ["package_no_build_for_platform"]),
     ("ERROR: Could not find a version that satisfies the requirement torchaudio==2.1.0+cu121 (from versions: 2.0.2, "
      "2.1.0, 2.1.1)\nERROR: No matching distribution found for torchaudio==2.1.0+cu121\n",
-     ["user_code_error", "kaolin_no_wheel_for_combo"]),
+     ["user_code_error", "package_no_build_for_platform"]),
     # a notebook file that is not UTF-8 (the classic notebook's words, and jupyter_server's)
     ("[W 10:02:11.120 NotebookApp] Unreadable Notebook: /home/ana/course/lab3.ipynb UnicodeDecodeError('utf-8', "
      "b'{\\n \"cells\"', 2210, 2211, 'invalid continuation byte')\n", ["user_code_error"]),
@@ -98,7 +98,7 @@ NOT = [
     ("RuntimeError: Python 3.12+ not yet supported for torch.compile\n", "library_bug"),
     # pip finding no package that is not torch's, and a torch pin of another package's requirements
     ("ERROR: No matching distribution found for torch==1.1.0 (from legacy-embedder==0.1.4)\n",
-     "kaolin_no_wheel_for_combo"),
+     "package_no_build_for_platform"),
     # a local version with PyTorch's own wheel page given: not the missing index
     ("Looking in links: https://download.pytorch.org/whl/torch_stable.html\nERROR: Could not find a version that "
      "satisfies the requirement torch==1.8.0+cu111 (from versions: 1.11.0, 1.12.0)\n", "user_code_error"),

@@ -1,12 +1,15 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""Rules of the kaolin layer: installed?, wheel for this torch/CUDA/Python?, version gate, import."""
+"""Rules of the kaolin layer: installed?, wheel for this torch/CUDA/Python?, version gate, import; and pip / conda / uv
+finding no build of another package for this platform (package_no_build_for_platform, round 23)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from smrnb.doctor import tables
+from smrnb.doctor._codes import CODES as TABLE
 from smrnb.doctor._codes import meanings
 from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._model import Finding, Fix
@@ -110,7 +113,26 @@ def _other_package(facts: Facts, ev: dict[str, Any]) -> str:
 _NO_WINDOWS_WHEEL = {"triton", "triton-nightly", "vllm", "deepspeed", "flash-attn", "flash_attn"}
 
 
-def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "") -> dict[str, Any]:
+#: packages whose builds for a torch / CUDA live on an index or wheel page of their own, not (only) on PyPI
+_OWN_WHEEL_PAGES = {
+    **{p: "https://data.pyg.org/whl/ (torch-<torch>+<cuXYZ|cpu>.html)" for p in (
+        "torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv", "pyg-lib")},
+    **{p: "https://download.pytorch.org/whl/ (cpu, cuXYZ)" for p in ("torch", "torchvision", "torchaudio")},
+    "mmcv-full": "https://download.openmmlab.com/mmcv/dist/<cuXYZ>/<torchX.Y>/index.html",
+    "mmcv": "https://download.openmmlab.com/mmcv/dist/<cuXYZ>/<torchX.Y>/index.html",
+    "dgl": "https://data.dgl.ai/wheels/<cuXYZ>/repo.html",
+    "jaxlib": "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html",
+    "flash-attn": "https://github.com/Dao-AILab/flash-attention/releases",
+}
+
+
+def _own_page(pkg: str, facts: Facts | None) -> str:
+    """The package's own index or wheel page: the one the text's pip looked in (-f / --index-url), else the table's."""
+    page = value(facts, "kaolin", "links_page") if facts is not None else None
+    return str(page or _OWN_WHEEL_PAGES.get(pkg.lower().replace("_", "-"), ""))
+
+
+def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "", facts: Facts | None = None) -> dict[str, Any]:
     """pip found no file of ``pkg`` that fits this interpreter (its Python version, OS, CPU; a CUDA build's own index
     not given), or conda no build of it that fits the other packages asked for: the words name that package and its
     own install page, never kaolin's."""
@@ -130,7 +152,8 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "") -> dict[str
                    f"CPU (or its CUDA builds live on an index of their own the command did not name). Check which "
                    f"releases and wheel tags {pkg} publishes on its install page (https://pypi.org/project/{pkg}/#files "
                    f"and the project's README), then use a Python that one exists for, its own index, or build it "
-                   f"from source.",
+                   f"from source." + (f" {pkg}'s own index or wheel page: {own}." if (own := _own_page(pkg, facts))
+                                      else ""),
             "commands": ["python -c \"import sys, platform; print(sys.version, platform.machine())\"",
                          f"python -m pip index versions {pkg}   # the releases pip can see for this interpreter",
                          f"python -m pip download {pkg} --no-deps -d /tmp/x -v   # the files pip skipped, and why"],
@@ -152,16 +175,9 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "") -> dict[str
 
 @builds("kaolin_no_wheel_for_combo")
 def _no_wheel(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    if ev.get("key") == "conda_packages_not_found":  # (round 22) conda's channels: no build for this platform's subdir
-        return {"title": "conda's channels have no build of the package (at the version asked) for this platform and "
-                         "Python",
-                "fix": str(ev.get("meaning") or ""),
-                "commands": ["conda info   # the platform (subdir) and the channels conda searched",
-                             "conda search '<package>' --info   # the builds and versions the channels hold",
-                             "conda search -c conda-forge '<package>'   # another channel; or pip install <package>"]}
     other = _other_package(facts, ev)
-    if other:
-        return _no_wheel_other(other, ev, str(layer(facts, "context").get("os") or ""))
+    if other:  # (a reading of a similar report read as kaolin's) the words name the text's package, never kaolin
+        return _no_wheel_other(other, ev, str(layer(facts, "context").get("os") or ""), facts)
     page = value(facts, "kaolin", "links_page")
     extra = [f"pip saw only the PyPI placeholder: {str(ev.get('line') or '')[:120]}"]
     if page:
@@ -180,6 +196,48 @@ def _no_wheel(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         "# none for this torch: build from source with IGNORE_TORCH_VER=1 pip install --no-build-isolation ."]
     return {"title": "No kaolin wheel for this torch / CUDA / Python", "evidence": extra, "commands": cmds,
             "severity": "error"}  # pip stopped: nothing was installed
+
+
+#: uv sync's words for a locked distribution with no file for this platform ("Distribution `X==1.0 @ registry+...`")
+_UV_DIST_RE = re.compile(r"Distribution `?([A-Za-z][A-Za-z0-9_.\-]{0,60})==")
+
+
+def _platform_package(facts: Facts, ev: dict[str, Any]) -> str:
+    """The package a package manager found no build of (the event's own, a row's ``pkg`` group, uv sync's
+    distribution, else the text's first pip_no_match); "" when the text names none."""
+    pkg = str(ev.get("package") or (ev.get("groups") or {}).get("pkg") or "")
+    if not pkg and (m := _UV_DIST_RE.search(str(ev.get("line") or ""))):
+        pkg = m.group(1)
+    if not pkg and ev.get("kind") != "pip_no_match":
+        pkg = next((str(e.get("package") or "") for e in events(facts, "kaolin", "pip_no_match")), "")
+    return pkg.lower()
+
+
+@builds("package_no_build_for_platform")
+def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 23) no release or file of a package (not kaolin) that this interpreter, OS, CPU or CUDA can use:
+    worded for that package, its own index or wheel page where the text or the table names one."""
+    pkg = _platform_package(facts, ev)
+    if ev.get("key") == "conda_packages_not_found":  # (round 22) conda's channels: no build for this platform's subdir
+        what = f"build of {pkg}" if pkg else "build of the package"
+        return {"title": f"conda's channels have no {what} (at the version asked) for this platform and Python",
+                "fix": str(ev.get("meaning") or ""),
+                "commands": ["conda info   # the platform (subdir) and the channels conda searched",
+                             f"conda search '{pkg or '<package>'}' --info   # the builds and versions the channels hold",
+                             f"conda search -c conda-forge '{pkg or '<package>'}'   # another channel; or pip install "
+                             f"{pkg or '<package>'}"]}
+    if ev.get("key") == "uv_no_wheel_for_platform":
+        name = pkg or "the package"
+        return {"title": f"uv finds no wheel of {name} for this Python / platform",
+                "evidence": [f"uv: {str(ev.get('line') or '')[:160]}"],
+                "fix": str(ev.get("meaning") or ""),
+                "commands": ["python -c \"import sys, platform; print(sys.version, platform.machine())\"",
+                             f"uv pip install {name} --python <a Python it has wheels for>   # uv's hint lists the "
+                             "tags available" if pkg else "uv python list   # the Pythons uv can use"]}
+    if str(ev.get("key") or "").startswith("conda_") or (pkg and pkg != "kaolin"):
+        return _no_wheel_other(pkg or "the package", ev, str(layer(facts, "context").get("os") or ""), facts)
+    return {"title": "No build of the package for this Python / platform",
+            "commands": [TABLE["package_no_build_for_platform"].check]}
 
 
 @builds("kaolin_version_gate")
@@ -218,20 +276,25 @@ def kaolin_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "kaolin", "pip_no_match"):
         if ev.get("package") == "kaolin" or has_sign(facts, "kaolin"):
             yield from resolve(facts, ev, ["kaolin_no_wheel_for_combo"])
+        elif value(facts, "kaolin", "index_unreachable") and str(ev.get("versions") or "").strip() in (
+                "", "none", "not shown"):
+            # (round 23) pip never reached the index (DNS, proxy, TLS, a timeout): it saw no release of anything, so
+            # nothing is known of the package's builds; no reading of the platform
+            continue
         elif ev.get("required_by") and str(ev.get("versions") or "").strip() in ("", "none"):
             # a dependency of the package being installed found nowhere pip looked (pip's "(from Y)": an index or a
             # wheel page given with --no-index / -f holds Y but not X): install X first; else no file of X fits
-            yield from resolve(facts, {**ev, "weight": 26}, ["build_dependency_missing", "kaolin_no_wheel_for_combo"])
+            yield from resolve(facts, {**ev, "weight": 26}, ["build_dependency_missing", NO_BUILD])
         elif (meant := _misspelt(str(ev.get("package") or ""))) and str(ev.get("versions") or "").strip() in (
                 "", "none"):
             # a name one letter off a package the doctor knows (bitsandbyte, xformer): no index has it because no
             # such project exists, a typo in the install command; no release for this platform second
             yield from resolve(facts, {**ev, "weight": 26, "meant": meant},
-                               ["user_code_error", "kaolin_no_wheel_for_combo"])
+                               ["user_code_error", NO_BUILD])
         elif ev.get("package") not in _TORCH_WHEELS:
-            # any other package with no release pip can use here (the corpus' code for no wheel of a combination,
-            # worded for that package): no file of it for this Python version, OS or CPU, or its own index not given
-            yield from resolve(facts, {**ev, "weight": 28}, ["kaolin_no_wheel_for_combo"])
+            # any other package with no release pip can use here (round 23: its own code, no longer kaolin's): no
+            # file of it for this Python version, OS or CPU, or its own index not given
+            yield from resolve(facts, {**ev, "weight": 28}, [NO_BUILD])
         elif not ev.get("required_by") and value(facts, "context", "os") != "macos" and \
                 value(facts, "context", "python_bits") != 32:
             # (round 23) torch itself (or torchvision / torchaudio) asked of pip and not found, neither a Mac's CUDA
@@ -240,6 +303,10 @@ def kaolin_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "kaolin", "message"):
         yield from resolve(facts, ev)
 
+
+#: (round 23) the code of no build of a package other than kaolin for this interpreter / OS / CPU / CUDA (kaolin's own:
+#: kaolin_no_wheel_for_combo, its wheel pages)
+NO_BUILD = "package_no_build_for_platform"
 
 #: the distributions PyTorch publishes itself (its own index beside PyPI)
 _TORCH_WHEELS = ("torch", "torchvision", "torchaudio")
@@ -251,9 +318,9 @@ def _torch_no_match_codes(facts: Facts, ev: dict[str, Any]) -> list[str]:
     local version labels are not for public index servers; PyTorch publishes its +cuXYZ / +cpu builds on
     download.pytorch.org only), so the command lacks PyTorch's index: the command's mistake first, no build for the
     combination second. Otherwise no file of that release fits this interpreter (a Python newer than the release's
-    wheels, an OS or CPU it has none for): the corpus' code for no wheel of a combination."""
+    wheels, an OS or CPU it has none for): no build of the package for this platform."""
     requested, seen = str(ev.get("requested") or ""), str(ev.get("versions") or "")
     if "+" in requested and seen not in ("", "none", "not shown", "...") and "+" not in seen and \
             not value(facts, "kaolin", "links_page"):
-        return ["user_code_error", "kaolin_no_wheel_for_combo"]
-    return ["kaolin_no_wheel_for_combo"]
+        return ["user_code_error", NO_BUILD]
+    return [NO_BUILD]

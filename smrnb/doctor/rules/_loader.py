@@ -643,8 +643,8 @@ def wheel_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> tuple[list[s
     needing a newer glibc than this system's (symbol_version_missing: PEP 600's manylinux_x_y is glibc x.y). Both
     readings when the text names neither. Where only the Python tags can differ (the platform fits, or is one every
     Linux of the last years runs: manylinux1/2010/2014), the wheel is for another interpreter (another Python version,
-    or ABI: cp27m against a cp27mu build): no file of that release fits this Python (kaolin_no_wheel_for_combo, worded
-    for the wheel's package), another platform second where the text does not show the machine."""
+    or ABI: cp27m against a cp27mu build): no file of that release fits this Python (package_no_build_for_platform,
+    kaolin_no_wheel_for_combo for a kaolin wheel), another platform second where the text does not show the machine."""
     wheel = str((ev.get("groups") or {}).get("wheel") or "")
     parts = wheel[:-4].split("-") if wheel.endswith(".whl") else []
     if len(parts) < 5:
@@ -662,12 +662,18 @@ def wheel_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> tuple[list[s
         have = tuple(int(x) for x in re.findall(r"\d+", str(glibc))[:2])
         if have < need:
             return ["symbol_version_missing"], {**extra, "needs_glibc": ".".join(map(str, need)), "have_glibc": glibc}
-        return ["kaolin_no_wheel_for_combo"], {**extra, "package": parts[0].lower()}
+        return [_no_build(parts[0])], {**extra, "package": parts[0].lower()}
     if need and need > (2, 17):
         return ["symbol_version_missing", "wrong_architecture_binary"], {**extra, "needs_glibc": ".".join(map(str, need))}
     if need:
-        return ["kaolin_no_wheel_for_combo", "wrong_architecture_binary"], {**extra, "package": parts[0].lower()}
+        return [_no_build(parts[0]), "wrong_architecture_binary"], {**extra, "package": parts[0].lower()}
     return ["wrong_architecture_binary"], extra
+
+
+def _no_build(dist: str) -> str:
+    """The code of no file of a release for this interpreter: kaolin's own for a kaolin wheel (its wheel pages), the
+    platform's for any other package (round 23)."""
+    return "kaolin_no_wheel_for_combo" if dist.lower() == "kaolin" else "package_no_build_for_platform"
 
 
 def _manylinux_glibc(platform_tag: str) -> tuple[int, int] | None:
