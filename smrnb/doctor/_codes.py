@@ -680,7 +680,7 @@ CODES: dict[str, Code] = {
         check='pip show <the package>   # its installed version',
         source="Python's import system ('No module named X.Y', 'cannot import name X from Y'); CPython's "
                "TypeError of a call that does not fit its callee's signature (Python/ceval.c)"),
-    "package_no_build_for_platform": _c("context",
+    "package_no_build_for_platform": _c("kaolin",
         "pip, uv or conda finds no release or file of a package (not kaolin) that this interpreter, OS, "
         "CPU or CUDA can use ('No matching distribution found for torch-scatter', open3d on a Python newer "
         "than its wheels, onnxruntime-gpu on aarch64, a conda package with no build for this platform's "
@@ -698,8 +698,7 @@ CODES: dict[str, Code] = {
                "version that satisfies the requirement {req} (from versions: {versions})', 'No matching "
                "distribution found for {req}'); PEP 425 wheel tags; conda/exceptions.py "
                "PackagesNotFoundError; uv's 'doesn't have a source distribution or wheel for the current "
-               "platform'",
-        home="rules.kaolin"),
+               "platform'"),
     "prebuilt_binary_wrong_cuda": _c("loader",
         'An extension needs the CUDA libraries of another CUDA major version than the installed torch '
         '(libcudart.so.11.0 with a cu13 torch): it was built for another CUDA.',

@@ -1437,13 +1437,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         # pip before 21.2 running setup.py of a checkout it made (a git URL, a folder): the build failed, its reason in
         # the lines above (src/pip/_internal/utils/subprocess.py: "Command errored out with exit status {}: {}")
         r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package="a pip-req-build checkout")
-    if "looking in" in low:
-        for v in _LINKS_RE.findall(line):
-            r.fact("kaolin", "links_page", v, line)
-    if any(w in low for w in _INDEX_UNREACHABLE_WORDS):
-        # (round 23) pip could not reach an index (DNS, proxy, TLS, a timeout): its "from versions: none" that follows
-        # says nothing of the builds the package publishes
-        r.fact("kaolin", "index_unreachable", line.strip()[:160], line)
+    _scan_pip_index(r, line, low)
     if "from versions" in low:
         for pkg, req, parent, versions, closed in _FROM_VERSIONS_RE.findall(line):
             # the list cut at the line's end (it goes on in the next line): versions were seen, which ones not read
@@ -1456,6 +1450,17 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.event("kaolin", "pip_no_match", line, WEIGHT["row"] + 4, package=m.group(1).lower().rstrip("."),
                     requested=m.group(2) or None, versions="not shown",
                     **({"required_by": m.group(3).lower()} if m.group(3) else {}))
+
+
+def _scan_pip_index(r: _Reader, line: str, low: str) -> None:
+    """The index pip looked in (``kaolin.links_page``), and an index it could not reach at all
+    (``kaolin.index_unreachable``, round 23: DNS, proxy, TLS, a timeout; its "from versions: none" that follows then
+    says nothing of the builds the package publishes)."""
+    if "looking in" in low:
+        for v in _LINKS_RE.findall(line):
+            r.fact("kaolin", "links_page", v, line)
+    if any(w in low for w in _INDEX_UNREACHABLE_WORDS):
+        r.fact("kaolin", "index_unreachable", line.strip()[:160], line)
 
 
 #: pip's words (and urllib3's, requests') for an index it could not reach at all
