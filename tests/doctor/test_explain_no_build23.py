@@ -161,3 +161,33 @@ def test_near_misses_do_not_read_first_as_the_new_code(text):
 @pytest.mark.parametrize("text", NEAR[2:])
 def test_near_misses_other_than_a_typo_do_not_get_the_new_code_at_all(text):
     assert NEW not in rule_codes(text, n=3)
+
+
+def test_the_label_split_is_applied_to_every_part_and_to_the_readers_guesses():
+    """split_no_build.py's rule holds in every labelled part and reader's file: kaolin's code only where the text
+    names kaolin; the rename keeps other rows and is idempotent (a reader's row decided by its corpus text)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent / "corpus"
+    spec = importlib.util.spec_from_file_location("split_no_build", here / "split_no_build.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    texts = mod._texts()
+    for part in [*here.glob("*.jsonl"), *here.glob("*/*.jsonl")]:
+        for ln in part.read_text(encoding="utf-8").splitlines():
+            if ln.strip():
+                assert mod.migrate_line(ln) == ln, (part.name, ln[:120])  # nothing left to migrate
+                row = json.loads(ln)
+                codes = [row.get("cause"), *(row.get("also") or ()), *(row.get("codes") or ())]
+                text = str(row.get("text") or texts.get(str(row.get("id")), ""))
+                if "kaolin_no_wheel_for_combo" in codes and text:
+                    assert "kaolin" in text.lower(), (part.name, row.get("id"))
+    old = {"id": "x", "text": "ERROR: No matching distribution found for torch-scatter==2.1.2", "cause":
+           "kaolin_no_wheel_for_combo", "also": ["user_code_error"], "fix": "kaolin_no_wheel_for_combo was wrong"}
+    line = json.dumps(old)
+    new = mod.migrate_line(line)
+    assert json.loads(new) == {**old, "cause": "package_no_build_for_platform"} and mod.migrate_line(new) == new
+    kept = json.dumps({**old, "text": "pip install kaolin==0.17.0 ... No matching distribution found for kaolin"})
+    assert mod.migrate_line(kept) == kept

@@ -12,6 +12,9 @@ anyone running this script on any part gets the same labels:
   ``package_no_build_for_platform``; nothing else in the row, and no other row, changes;
 - a changed row keeps its bytes apart from the label (the label's JSON string is replaced in place, and the result
   is checked against the parsed row); files are rewritten only where a row changed;
+- a reader's row of ``agreement/expert_*.jsonl`` (an ``id`` and the ``codes`` a reader named from the text alone) is
+  decided by the text of the corpus row of that id (every ``*.jsonl`` beside this script): the reader named the old
+  code under the old convention, so the same rename applies to its ``codes``;
 - it prints, per part, how many rows changed; running it again changes nothing (idempotent).
 
 Usage: ``python tests/doctor/corpus/split_no_build.py tests/doctor/corpus/*.jsonl tests/doctor/corpus/*/*.jsonl``
@@ -22,17 +25,35 @@ from __future__ import annotations
 import json
 import re
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 OLD = "kaolin_no_wheel_for_combo"
 NEW = "package_no_build_for_platform"
 
+_CODES_RE = re.compile(r'("codes"\s*:\s*\[)([^\]]*)(\])')
 _CAUSE_RE = re.compile(r'("cause"\s*:\s*)"' + OLD + '"')
 _ALSO_RE = re.compile(r'("also"\s*:\s*\[)([^\]]*)(\])')
 
 
+@lru_cache(maxsize=1)
+def _texts() -> dict[str, str]:
+    """Every corpus row's text by its id (the parts beside this script), for the readers' rows."""
+    out: dict[str, str] = {}
+    for part in sorted(Path(__file__).resolve().parent.glob("*.jsonl")):
+        for ln in part.read_text(encoding="utf-8").splitlines():
+            if ln.strip():
+                r = json.loads(ln)
+                out.setdefault(str(r.get("id")), str(r.get("text") or ""))
+    return out
+
+
 def migrate_row(row: dict) -> dict | None:
     """The row with its labels migrated, or None when it keeps them (kaolin in its text, or no old label)."""
+    if "codes" in row and "cause" not in row:  # a reader's row: its text is the corpus row's of its id
+        if OLD not in (row.get("codes") or ()) or "kaolin" in _texts().get(str(row.get("id")), "").lower():
+            return None
+        return {**row, "codes": [NEW if c == OLD else c for c in row["codes"]]}
     labels = [row.get("cause"), *(row.get("also") or ())]
     if OLD not in labels or "kaolin" in str(row.get("text") or "").lower():
         return None
@@ -54,6 +75,9 @@ def migrate_line(line: str) -> str:
     if want is None:
         return line
     new = body
+    if "codes" in want:
+        new = _CODES_RE.sub(lambda m: m.group(1) + m.group(2).replace('"' + OLD + '"', '"' + NEW + '"') + m.group(3),
+                            new, count=1)
     if row.get("cause") == OLD:
         new = _CAUSE_RE.sub(lambda m: m.group(1) + '"' + NEW + '"', new, count=1)
     if OLD in (row.get("also") or ()):
