@@ -8,7 +8,8 @@ Accuracy = the right cause among the first two findings (an ``unknown`` cause: t
 the rules alone and with the readings of similar known reports from an index built without the part scored,
 also through each copy transform of a pasted text (non-breaking spaces, other Unicode spaces, zero-width
 characters, ANSI colours, CRLF, ``> `` quotes, smart quotes). Timing (this thread's CPU time, best of 2):
-explain on 1 MB and 10 MB logs and on 10 MB of each adversarial unit of the tests, the exception hook on a
+explain on 1 MB and 10 MB logs and on 10 MB of each adversarial unit of the tests, smrnb.explain(live=False) on
+10 MB of four shapes (blank lines, a key with no END, random text, random bytes), the exception hook on a
 1 MB RuntimeError message (30 000 to 1 000 000 colons) and redaction of 10 MB built against backtracking
 patterns (the slowest of them is printed); bars 10 MB <= 1 s, hook <= 50 ms. Only aggregate numbers are
 printed for the test part.
@@ -59,6 +60,30 @@ UNITS = ["a:", ":", '"KEY":', "KEY=", "=", "@", '"', "sk-", "undefined symbol: _
          "sbatch: error: --gres=gpu:1 ", "peer access is not supported between these two device ",
          "error " + "a" * 1990 + "\n", "error " + "ab " * 660 + "\n",
          "TypeError: " + "a" * 500 + "() got an unexpected keyword argument 'x'\n"]
+
+
+#: shapes no repeated unit makes (round 23's audit), each 10 MB and an error line, timed through smrnb.explain
+SHAPES = ("blank lines", "key with no end", "random text", "random bytes")
+
+
+def _shape(name: str) -> str:
+    """As tests/doctor/test_corpus.py's: blank lines, a private key's header and base64 lines with no END line,
+    random printable text in lines, random bytes decoded as UTF-8 with replacements."""
+    import random
+
+    rnd = random.Random(23)
+    if name == "blank lines":
+        body = "\n" * 10_000_000
+    elif name == "key with no end":
+        b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        body = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(
+            "".join(rnd.choices(b64, k=64)) for _ in range(150_000))
+    elif name == "random text":
+        printable = "".join(chr(c) for c in range(32, 127))
+        body = "\n".join("".join(rnd.choices(printable, k=rnd.randint(20, 140))) for _ in range(125_000))
+    else:
+        body = rnd.randbytes(10_000_000).decode("utf-8", errors="replace")
+    return body + "\nOSError: libcublas.so.12: cannot open shared object file: No such file or directory\n"
 
 
 def _index_without(corpus: str, part: str, also: tuple[str, ...] = ()):
@@ -117,6 +142,11 @@ def main() -> int:
              for u in UNITS}
     w = max(worst, key=worst.get)
     print(f"explain 10 MB, slowest of {len(UNITS)} adversarial units ({w!r} repeated): {worst[w]:.3f} s")
+    from smrnb.doctor import explain
+
+    shapes = {name: _shape(name) for name in SHAPES}
+    times = {name: _t(lambda t: explain(t, live=False), text) for name, text in shapes.items()}
+    print("smrnb.explain(live=False) on 10 MB of " + ", ".join(f"{n}: {v:.3f} s" for n, v in times.items()))
     for n in (30_000, 200_000, 1_000_000):
         print(f"hook RuntimeError with {n} colons: {1000 * _t(diagnosis_line, 'RuntimeError: ' + ':' * n):.1f} ms")
     from smrnb.doctor._redact import redact_text
