@@ -383,6 +383,21 @@ _WENT_WELL_RE = re.compile(r"\b(?:all good|all tests? passed|(?:completed|finish
 #: pytest's last line when no test failed ("===== 41 passed, 1 xfailed in 12.31s =====")
 _PYTEST_PASSED_RE = re.compile(r"^=+ (?:[0-9]+ (?:passed|xfailed|xpassed|skipped|deselected|warnings?)(?:, )?)+"
                                r" in [0-9.]+s\b[^=]*=+$")
+#: the end of a sentence within a line (what comes before a success phrase in its own sentence is read)
+_SENTENCE_END_RE = re.compile(r"[.!?;](?:\s|$)")
+#: the end of a clause within a line (a sentence's, a comma's, a colon's, a dash's, a log prefix's)
+_CLAUSE_END_RE = re.compile(r"[.!?;:,](?:\s|$)|\s[-\u2013\u2014]{1,2}\s|[\]|>]\s")
+#: a negation just before the success phrase, in its clause ("not all good", "isn't quite all good")
+_NEGATED_RE = re.compile(r"(?:\b(?:not|never|no longer|nowhere near|far from|hardly|barely)|n[\u2019']t)"
+                         r"(?:\s+[\w\u2019']+){0,2}\s*$", re.IGNORECASE)
+#: a sentence that plans, asks or makes a condition of the success phrase rather than says it happened ("TODO: make
+#: sure all good before release", "is it all good now?", "once it works now ...")
+_NOT_SAID_RE = re.compile(r"\b(?:todo|fixme|xxx|make sure|ensure|check (?:that|if|whether)|verify|should|must|"
+                          r"need(?:s|ed)? to|want|wait(?:ing)? (?:for|until)|hop(?:e|es|ing)|until|once|if|whether|"
+                          r"to be|will|would|plan(?:s|ned)?|expect(?:s|ed)? to|so that)\b|"
+                          r"^\W*(?:is|are|was|were|do|does|did|can|could|has|have|why|how)\b", re.IGNORECASE)
+#: what, after the success phrase in its line, takes it back ("all good: still failing", "all good except ...")
+_TAKEN_BACK_RE = re.compile(r"\?|\b(?:but|except|still|not|fail(?:s|ing|ure)?|broken|before)\b", re.IGNORECASE)
 #: a line of a failure (what a line after the one that says the run went well must not be)
 _FAILED_LINE_RE = re.compile(r"error|exception|traceback|fatal|failed|abort|killed|segmentation|core dumped",
                              re.IGNORECASE)
@@ -391,13 +406,26 @@ _TF_IGNORE = "ignore above cudart dlerror if you do not have a gpu"
 _TAIL_LINES = 3
 
 
+def _says_it_went_well(ln: str, said: re.Match[str]) -> bool:
+    """Whether the success phrase ``said`` in the line ``ln`` says that the run now succeeds: a line of its own, or
+    a sentence that states it; not negated in its clause, not asked, planned or made a condition of in its sentence,
+    not taken back after it ("not all good: still failing", "TODO: make sure all good before release" are not)."""
+    before = ln[:said.start()]
+    sentence = _SENTENCE_END_RE.split(before)[-1]
+    clause = _CLAUSE_END_RE.split(before)[-1]
+    end = _SENTENCE_END_RE.search(ln, said.end())
+    after = ln[said.end():end.end() if end else len(ln)]  # to its sentence's end mark, a question's "?" with it
+    return not (_NEGATED_RE.search(clause) or _NOT_SAID_RE.search(sentence) or "?" in said.group(0)
+                or _TAKEN_BACK_RE.search(after))
+
+
 def _went_well(text: str) -> str:
     """The line among the last few of ``text`` that says the run went well, after which no line tells of a
     failure (``""`` when none): an error earlier in such a text happened before, and was got past."""
     tail = [ln.strip() for ln in text.rstrip().split("\n")[-_TAIL_LINES:] if ln.strip()]
     for i, ln in enumerate(tail):
         said = _WENT_WELL_RE.search(ln)
-        if not (said or _PYTEST_PASSED_RE.match(ln)):
+        if not (said or _PYTEST_PASSED_RE.match(ln)) or (said and not _says_it_went_well(ln, said)):
             continue
         rest = [ln[said.end():] if said else "", *tail[i + 1:]]
         if not any(_FAILED_LINE_RE.search(x) for x in rest) and not (
