@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from smrnb.doctor import _textfacts
+from smrnb.doctor import _textfacts, tables
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._redact import REDACTED, redact_text, text_secrets
 
@@ -449,8 +449,10 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             continue
         c = _script_filled(_show_named(c, text, facts), text)
         built = _built_package(text) if "--no-build-isolation" in c or "pip" in c and "<package>" in c else ""
-        if built and built != "torch":  # the build that fails is the package's, not that of the module it lacks
-            c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=built: m.group(1) + b, c)
+        target = _isolated_target(c, built, text)
+        if target:  # the build that fails is the package's, not that of the module it lacks
+            c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=target: m.group(1) + b, c)
+        c = _variant_filled(_kernel_named(_kaolin_filled(c, text), text), f.title)
         if re.search(r"\bpip3? (?:install|show|uninstall)\b[^#]*<package>", c):
             # the package pip built in the text's log, else the one the text's own pip command installs
             named = built if built and built != "torch" else _installed_by_the_text(text) or _prose_package(text)
@@ -526,6 +528,119 @@ def _built_package(text: str) -> str:
     names = [m.group(1) for m in _PIP_FOLDER_RE.finditer(text)]
     names += [n for n in _textfacts._BUILT_RE.findall(text) if n.lower() not in _textfacts.NOT_BUILT_WORDS]
     return _one([n.lower().rstrip(".").replace("_", "-") for n in names])
+
+
+#: a target of the text's own pip command that a printed command may repeat unquoted: a name with an exact pin, a folder
+_PLAIN_TARGET_RE = re.compile(r"git\+https?://[\w./@:%-]+|[A-Za-z0-9][\w.-]*(?:==[\w.+!-]+)?|\.{1,2}(?:/[\w.-]+)*/?|\./[\w./-]+")
+
+
+def _isolated_target(c: str, built: str, text: str) -> str:
+    """What a printed ``pip install --no-build-isolation torch`` should build: the package pip built in the text
+    (with the version the text's own pip command pins for it), else the one target of the text's own ``pip install``;
+    ``""`` when the text names none but torch (torch itself is a wheel: building it without isolation is no fix)."""
+    if not re.search(r"--no-build-isolation\b[^#]*?\storch(?=\s|$)", c):
+        return ""
+    own = _installed_by_the_text(text)
+    own = own if _PLAIN_TARGET_RE.fullmatch(own) else ""
+    name = re.split(r"==", own, maxsplit=1)[0].lower().replace("_", "-")
+    if built and built != "torch":
+        return own if name == built else built
+    return own if own and name not in ("torch", "pytorch") else ""
+
+
+#: an environment a text names: conda's prompt "(myenv) $", "conda activate myenv", a conda env's folder
+#: ".../envs/myenv/", a venv's interpreter or activate script ".../myenv/bin/python", "python -m venv myenv", and a
+#: kernelspec's own folder ".../jupyter/kernels/myenv" (the kernel ``--name`` replaces)
+_ENV_NAME = r"([A-Za-z_][\w.-]{0,63})"
+_ENV_NAMED_RE = re.compile(
+    r"(?:^|[\s:>])\(" + _ENV_NAME + r"\)\s*(?:\$|#|>|PS\b|[A-Za-z]:\\|[\w.-]+@[\w.-]+|~)|"
+    r"\b(?:conda|mamba|micromamba|workon|pyenv) activate\s+(?:-n\s+)?" + _ENV_NAME + r"(?=\s|$|[;&|'\"`])|"
+    r"[\\/]envs[\\/]" + _ENV_NAME + r"[\\/]|"
+    r"[\\/]" + _ENV_NAME + r"[\\/](?:bin|Scripts)[\\/](?:python[\d.]*|activate|pip3?)(?:\.exe)?\b|"
+    r"\b(?:python3? -m venv|virtualenv)\s+" + _ENV_NAME + r"(?=\s|$)|"
+    r"[\\/]jupyter[\\/]kernels[\\/]" + _ENV_NAME + r"(?=[\\/\s]|$)", re.MULTILINE)
+#: folders above bin/ that are no environment of the user's (the system's, a conda installation's base folder)
+_NOT_AN_ENV = {"usr", "local", "opt", "root", "home", "conda", "anaconda", "anaconda3", "miniconda", "miniconda3",
+               "miniforge", "miniforge3", "mambaforge", "micromamba", "condabin", "python3", "python", "ipykernel",
+               "system", "sbin", "snap", "lib", "tmp", "homebrew", "linuxbrew", "sw", "tools", "software", "apps"}
+
+
+def _env_named(text: str) -> str:
+    """The one environment the text names (:data:`_ENV_NAMED_RE`), conda's ``base`` only where it names no other;
+    ``""`` when none or several."""
+    found = [next(g for g in m.groups() if g) for m in _ENV_NAMED_RE.finditer(text[:200000])]
+    found = [n for n in found if n.lower() not in _NOT_AN_ENV and not n.startswith(".") and not n[0].isdigit()
+             and not re.fullmatch(r"python[\d.]*", n, re.IGNORECASE)]
+    return _one([n for n in found if n != "base"]) or _one(found)
+
+
+def _kernel_named(c: str, text: str) -> str:
+    """``ipykernel install --name <env>`` with the one environment the text names."""
+    if "--name <env>" not in c:
+        return c
+    env = _env_named(text)
+    return c.replace("--name <env>", f"--name {env}") if env else c
+
+
+#: the text's torch build with its CUDA ("2.1.1+cu121") and the kaolin release it has ("kaolin 0.14.0" in pip list,
+#: "kaolin==0.14.0", "kaolin-0.14.0-cp310-...whl", "kaolin.__version__" printed as "kaolin version 0.14.0")
+_TORCH_BUILD_RE = re.compile(r"(?<![\w.])(\d\.\d{1,2}\.\d{1,2})\+cu(\d{3})\b")
+_KAOLIN_RELEASE_RE = re.compile(r"\bkaolin(?:==|-|\s+(?:version\s+|v)?)(\d\.\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
+
+
+def _kaolin_filled(c: str, text: str) -> str:
+    """kaolin's wheel-page command with the text's torch build and kaolin release: the release the text has where
+    the table lists its wheel for that torch, else the newest release that has one (the command says so), else a
+    comment instead of a command that would find no wheel."""
+    m = re.match(r"(%?pip install kaolin==)(\S+)( -f \S*torch-)(\S+?)_cu(\S+?)\.html(?:\s+#\s*(.*))?$", c)
+    if not m or "<" not in c:
+        return c
+    ver, tv, cu, said = m.group(2), m.group(4), m.group(5), m.group(6) or ""
+    has = _one(_KAOLIN_RELEASE_RE.findall(text)) if "<" in ver else ver
+    if "<" in tv or "<" in cu:
+        build = _one([f"{a}_{b}" for a, b in _TORCH_BUILD_RE.findall(text)])
+        if not build:  # the release alone: the page stays to fill
+            return c.replace("kaolin==<version>", f"kaolin=={has}") if has else c
+        tv, cu = build.split("_")
+    with_wheel = [r.version for r in tables.kaolin_releases() if r.has_wheel(tv, cu)]
+    page = tables.kaolin_wheel_page(tv, cu)
+    if has and has in with_wheel:
+        return f"{m.group(1)}{has} -f {page}" + (f"   # {said}" if said else "")
+    if with_wheel:
+        why = f"kaolin {has} has no wheel for torch {tv}+cu{cu}; " if has else ""
+        return (f"{m.group(1)}{with_wheel[0]} -f {page}   # " + (f"{said}; " if said else "") +
+                f"{why}kaolin {with_wheel[0]} is the newest release with a wheel for it")
+    near = "; ".join(f"kaolin {r.version}: {', '.join(r.wheels[-2:])}" for r in tables.kaolin_releases()[:2])
+    return (f"# no kaolin release has a wheel for torch {tv}+cu{cu} (smrnb's table): install a torch that one has a "
+            f"wheel for ({near}), or build kaolin from source against this torch")
+
+
+_ANY_VARIANT = "<a CUDA variant built for the GPU>"
+
+
+def _variant_filled(c: str, title: str) -> str:
+    """PyTorch's index for a GPU whose arch the finding names (``(sm_90)``) where no torch release is pinned: the
+    newest torch release's oldest CUDA variant that compiles for it (tables torch_cuda and nvcc_archs; the oldest
+    runs on the most drivers), the others named beside it; else a comment saying which CUDA to pick."""
+    if _ANY_VARIANT not in c:
+        return c
+    arch = _one(re.findall(r"\bsm_(\d{2,3})\b", title))
+    if not arch:
+        return c
+    n = int(arch)
+    newest = max(tables.rows("torch_cuda"), key=lambda r: tables.version_key(r["torch"]))
+    ok = [v for v in newest["variants"].split() if n in (tables.nvcc_archs(f"{v[2:-1]}.{v[-1]}") or ())]
+    if ok:
+        others = f" (or {', '.join(ok[1:])} where nvidia-smi's 'CUDA Version' is that new)" if ok[1:] else ""
+        return (c.replace(_ANY_VARIANT, ok[0]) + f"   # torch {newest['torch']}'s oldest CUDA variant that compiles "
+                f"for sm_{arch}{others}")
+    rows = list(tables.rows("nvcc_archs"))
+    have = [r["cuda"] for r in rows if n in [int(a) for a in r["archs"].split()]]
+    if not have:
+        return c + f"   # no CUDA release in smrnb's table compiles for sm_{arch}: pick the variant its vendor names"
+    upto = " or newer" if have[-1] == rows[-1]["cuda"] else f" to {have[-1]}.x"
+    return c + (f"   # pick a variant of CUDA {have[0]}{upto} (the CUDA releases that compile for sm_{arch}), of a torch "
+                f"release that publishes one")
 
 
 #: the text's own ``pip install`` command, and its targets (a name, a folder, a URL)
