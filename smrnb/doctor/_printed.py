@@ -611,8 +611,10 @@ def _kaolin_filled(c: str, text: str) -> str:
         return (f"{m.group(1)}{with_wheel[0]} -f {page}   # " + (f"{said}; " if said else "") +
                 f"{why}kaolin {with_wheel[0]} is the newest release with a wheel for it")
     near = "; ".join(f"kaolin {r.version}: {', '.join(r.wheels[-2:])}" for r in tables.kaolin_releases()[:2])
-    return (f"# no kaolin release has a wheel for torch {tv}+cu{cu} (smrnb's table): install a torch that one has a "
-            f"wheel for ({near}), or build kaolin from source against this torch")
+    return (f"{m.group(1)}<version> -f {page}   # " + (f"{said}; " if said else "") +
+            f"no kaolin release in smrnb's table has a wheel for torch {tv}+cu{cu}" +
+            (f" ({has} has none)" if has else "") + f": the page lists a newer one if any; else install a torch "
+            f"one has a wheel for ({near}), or build kaolin from source against this torch")
 
 
 _ANY_VARIANT = "<a CUDA variant built for the GPU>"
