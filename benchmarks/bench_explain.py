@@ -62,30 +62,6 @@ UNITS = ["a:", ":", '"KEY":', "KEY=", "=", "@", '"', "sk-", "undefined symbol: _
          "TypeError: " + "a" * 500 + "() got an unexpected keyword argument 'x'\n"]
 
 
-#: shapes no repeated unit makes (round 23's audit), each 10 MB and an error line, timed through smrnb.explain
-SHAPES = ("blank lines", "key with no end", "random text", "random bytes")
-
-
-def _shape(name: str) -> str:
-    """As tests/doctor/test_corpus.py's: blank lines, a private key's header and base64 lines with no END line,
-    random printable text in lines, random bytes decoded as UTF-8 with replacements."""
-    import random
-
-    rnd = random.Random(23)
-    if name == "blank lines":
-        body = "\n" * 10_000_000
-    elif name == "key with no end":
-        b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-        body = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(
-            "".join(rnd.choices(b64, k=64)) for _ in range(150_000))
-    elif name == "random text":
-        printable = "".join(chr(c) for c in range(32, 127))
-        body = "\n".join("".join(rnd.choices(printable, k=rnd.randint(20, 140))) for _ in range(125_000))
-    else:
-        body = rnd.randbytes(10_000_000).decode("utf-8", errors="replace")
-    return body + "\nOSError: libcublas.so.12: cannot open shared object file: No such file or directory\n"
-
-
 def _index_without(corpus: str, part: str, also: tuple[str, ...] = ()):
     """The index of similar known reports built from every part of ``corpus`` the shipped one is built from,
     but ``part`` (and the parts ``also`` names: to score a commit as its main was, before parts added later)."""
@@ -143,8 +119,9 @@ def main() -> int:
     w = max(worst, key=worst.get)
     print(f"explain 10 MB, slowest of {len(UNITS)} adversarial units ({w!r} repeated): {worst[w]:.3f} s")
     from smrnb.doctor import explain
+    from smrnb.doctor._corpus import SHAPES, shape
 
-    shapes = {name: _shape(name) for name in SHAPES}
+    shapes = {name: shape(name) for name in SHAPES}
     times = {name: _t(lambda t: explain(t, live=False), text) for name, text in shapes.items()}
     print("smrnb.explain(live=False) on 10 MB of " + ", ".join(f"{n}: {v:.3f} s" for n, v in times.items()))
     for n in (30_000, 200_000, 1_000_000):

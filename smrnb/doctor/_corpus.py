@@ -35,3 +35,28 @@ def accuracy(rows: list[dict], top: int = 2, transform=None, similar=True) -> tu
     """(right, total) for ``rows``: the right cause among the first ``top`` findings of explain (an
     ``unknown`` cause: the text not recognised); ``transform`` changes each text first (a copy's artifacts)."""
     return sum(is_right(r, top, transform, similar) for r in rows), len(rows)
+
+
+#: 10 MB shapes no repeated unit makes (round 23's audit), each ending in an error line: explain's time on them is
+#: bounded by the corpus tests and printed by the benchmark
+SHAPES = ("blank lines", "key with no end", "random text", "random bytes")
+
+
+def shape(name: str) -> str:
+    """10 MB of one of :data:`SHAPES`: blank lines, a private key's header and base64 lines with no END line,
+    random printable text in lines, random bytes decoded as UTF-8 with replacements; then an error line."""
+    import random
+
+    rnd = random.Random(23)
+    if name == "blank lines":
+        body = "\n" * 10_000_000
+    elif name == "key with no end":
+        b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        body = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(
+            "".join(rnd.choices(b64, k=64)) for _ in range(150_000))
+    elif name == "random text":
+        printable = "".join(chr(c) for c in range(32, 127))
+        body = "\n".join("".join(rnd.choices(printable, k=rnd.randint(20, 140))) for _ in range(125_000))
+    else:
+        body = rnd.randbytes(10_000_000).decode("utf-8", errors="replace")
+    return body + "\nOSError: libcublas.so.12: cannot open shared object file: No such file or directory\n"

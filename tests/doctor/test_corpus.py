@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from smrnb.doctor import _evidence
-from smrnb.doctor._corpus import accuracy, load
+from smrnb.doctor._corpus import SHAPES, accuracy, load, shape
 from smrnb.doctor._explain import explain_text
 from smrnb.doctor._magics import diagnosis_line
 
@@ -145,36 +145,15 @@ def test_explain_of_10_mb_takes_at_most_a_second(unit):
     assert _cpu(explain_text, text, bar=1.0) <= 1.0
 
 
-def _shape(name: str) -> str:
-    """10 MB of a shape no repeated unit makes (round 23's audit): blank lines, a private key's header and base64
-    lines with no END line, random printable text in lines, random bytes decoded as UTF-8 with replacements; then
-    an error line."""
-    import random
-
-    rnd = random.Random(23)
-    if name == "blank lines":
-        body = "\n" * 10_000_000
-    elif name == "key with no end":
-        b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-        body = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(
-            "".join(rnd.choices(b64, k=64)) for _ in range(150_000))
-    elif name == "random text":
-        body = "\n".join("".join(rnd.choices(_PRINTABLE, k=rnd.randint(20, 140))) for _ in range(125_000))
-    else:
-        body = rnd.randbytes(10_000_000).decode("utf-8", errors="replace")
-    return body + "\nOSError: libcublas.so.12: cannot open shared object file: No such file or directory\n"
 
 
-_PRINTABLE = "".join(chr(c) for c in range(32, 127))
-
-
-@pytest.mark.parametrize("name", ["blank lines", "key with no end", "random text", "random bytes"])
+@pytest.mark.parametrize("name", SHAPES)
 def test_explain_of_10_mb_of_other_shapes_is_bounded(name):
     # smrnb.explain as the notebook calls it: the text's secrets, the readers, the fills; a generous bound that the
     # code before round 23 fails (7.2, 1.7, 1.8 and 1.5 s CPU for these shapes; now 0.03-0.85 s)
     from smrnb.doctor import explain
 
-    text = _shape(name)
+    text = shape(name)
     assert _cpu(lambda t: explain(t, live=False), text, bar=1.25) <= 1.25
 
 
