@@ -9,6 +9,7 @@ Used by the benchmark and the corpus tests; prints nothing itself.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 from smrnb.doctor._explain import explain_result
