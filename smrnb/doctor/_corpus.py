@@ -46,8 +46,6 @@ SHAPES = ("blank lines", "key with no end", "random text", "random bytes")
 def shape(name: str) -> str:
     """10 MB of one of :data:`SHAPES`: blank lines, a private key's header and base64 lines with no END line,
     random printable text in lines, random bytes decoded as UTF-8 with replacements; then an error line."""
-    import random
-
     rnd = random.Random(23)
     if name == "blank lines":
         body = "\n" * 10_000_000
