@@ -53,8 +53,14 @@ _TOKEN_RX = {
     "ghp_": r"ghp_[A-Za-z0-9]{20,}", "gho_": r"gho_[A-Za-z0-9]{20,}", "ghu_": r"ghu_[A-Za-z0-9]{20,}",
     "ghs_": r"ghs_[A-Za-z0-9]{20,}", "ghr_": r"ghr_[A-Za-z0-9]{20,}", "github_pat_": r"github_pat_[A-Za-z0-9_]{20,}",
     "hf_": r"hf_[A-Za-z0-9]{20,}", "AKIA": r"AKIA[0-9A-Z]{16}(?![0-9A-Z])", "ASIA": r"ASIA[0-9A-Z]{16}(?![0-9A-Z])",
-    "xox": r"xox[abposre]-[A-Za-z0-9-]{8,}", "sk-": r"sk-[A-Za-z0-9_-]{16,}",
-    "AIza": r"AIza[0-9A-Za-z_-]{35,}", "glpat-": r"glpat-[0-9A-Za-z_-]{20,}", "pypi-": r"pypi-[A-Za-z0-9_-]{40,}",
+    "xox": r"xox[abposre]-[A-Za-z0-9-]{8,}", "xapp-": r"xapp-[0-9]-[A-Za-z0-9-]{8,}", "sk-": r"sk-[A-Za-z0-9_-]{16,}",
+    "AIza": r"AIza[0-9A-Za-z_-]{35,}",
+    # GitLab's prefixed tokens (personal, deploy, runner, trigger, CI job, OAuth, feed, incoming mail, agent); a
+    # PAT is 20 characters after ``glpat-``, newer ones end in ``.01.<base36>``
+    "gl": r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent|rtr|wt|ffct)-[0-9A-Za-z_./-]{12,}",
+    # PyPI's API tokens are macaroons (``pypi-AgEIcHlwaS5vcmc...``, 150+ characters); NVIDIA's NGC / build.nvidia.com
+    # keys ``nvapi-`` + 64 base64url characters; Docker Hub's personal access tokens ``dckr_pat_``
+    "pypi-": r"pypi-[A-Za-z0-9_-]{24,}", "nvapi-": r"nvapi-[A-Za-z0-9_-]{20,}", "dckr_pat_": r"dckr_pat_[A-Za-z0-9_-]{16,}",
     "npm_": r"npm_[A-Za-z0-9]{36,}", "ya29.": r"ya29\.[0-9A-Za-z_-]{20,}", "sk_live_": r"sk_live_[0-9A-Za-z]{16,}",
     "rk_live_": r"rk_live_[0-9A-Za-z]{16,}",
     # a JSON Web Token: three base64url parts (header.payload.signature), the header always {"... = eyJ
@@ -79,7 +85,7 @@ _SHAPE_SUBS = tuple((lit, re.compile(re.escape(lit) + f"(?<!{_TOKEN_BEFORE.get(l
 #: URL userinfo: with a password (``user:pass@``), long enough to be a token (20+ characters), or a token
 #: without a colon of 8+ characters holding a digit (``https://a1b2c3d4e5@host``); a plain user name
 #: (``ssh://git@host``) stays
-_USERINFO = re.compile(r"://(?<=[A-Za-z0-9+.\-]://)(?:[^\s/?#@\"'<>:]{0,511}:[^\s/?#@\"'<>]{0,511}"
+_USERINFO = re.compile(r"://(?<=[A-Za-z0-9+.\-]://)(?:[^\s/?#@\"'<>:]{0,511}:[^\s/?#\"'<>]{0,511}"
                        r"|[^\s/?#@\"'<>]{20,512}|(?=[^\s/?#@\"'<>:]{0,511}[0-9])[^\s/?#@\"'<>:]{8,512})@")
 #: parts of a name that mark its value secret in a text (any case): the environment's markers and those a
 #: pasted text shows (a cookie's session id, a key file's private key, a database's ``*_PWD`` / ``*_PASS``)
@@ -106,11 +112,11 @@ _BEARER = re.compile(r"(?a)\b([Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,20})([A-Za-z0-9._~
 #: ``NAME=value``, ``NAME = value`` (shell, Python, INI, .env, ``--name=value``); value quoted, or up to a
 #: blank / ; , & / quote
 _ASSIGN = re.compile(r"(?a)(\b(?=\w*[ \t]{0,20}=)" + _MARKED + r"\w+[ \t]{0,20}=[ \t]{0,20})"
-                     r"(\"[^\"\n]{0,1024}\"|'[^'\n]{0,1024}'|[^\s;,'\"&]{1,1024})")
+                     r"(\"[^\"\n]{0,1024}\"|'[^'\n]{0,1024}'|(?:[^\s;,'\"&]|&(?![\w.-]{1,64}=)){1,1024})")
 #: ``"NAME": "value"`` (JSON, Python dicts), ``["NAME"] = "value"`` (``os.environ``), ``("NAME", "value")``
 #: (``os.putenv``, ``setdefault``); the quotes of the value are kept
-_PAIR = re.compile(r"(?a)([\"']" + _MARKED_NAME + r"[\w.-]+[\"']\]?[ \t]{0,20}[:=,][ \t]{0,20}[\"'])"
-                   r"([^\"'\n]{0,1024})(?=[\"'])")
+_PAIR = re.compile(r"(?a)(\\{0,3}[\"']" + _MARKED_NAME + r"[\w.-]+\\{0,3}[\"']\]?[ \t]{0,20}[:=,][ \t]{0,20}"
+                   r"\\{0,3}[\"'])([^\"'\n]{0,1024}?)(?=\\{0,3}[\"'])")
 #: ``name: value`` at the start of a line (YAML, HTTP headers such as ``Authorization: Basic ...``,
 #: ``Cookie: ...``, ``X-Api-Key: ...``): the rest of the line. An exception's name (``KeyError: ...``) is
 #: no field, and a plain number or version (``max_tokens: 512``, ``tokenizers: 0.15``) no secret.
@@ -125,6 +131,70 @@ _FLAG = re.compile(r"(?a)(-" + _MARKED + r"\w+[ \t]{1,20})([^\s\"'-][^\s\"']{0,1
 #: ``.netrc`` lines: ``machine HOST login USER password SECRET``
 _NETRC = re.compile(r"(?am)(^[ \t]{0,40}(?:machine|default)\b[^\n]{0,2048}?\b(?:password|passwd|account)[ \t]{1,20})"
                     r"(\S{1,1024})")
+# Round 23: forms a blind audit found echoed on a quoted line (``(line: ...)``, a fact's "from the text" line).
+# Each starts at a literal or a word start and has only bounded or disjoint repetitions, as the ones above.
+#: ``key: value`` anywhere in a line (YAML flow, a header pasted mid-line, ``CUDA_HOME: /x  password: v``) for
+#: names that are a secret's whole name or end in one (``db_password``, ``x-api-key``); a number or version
+#: (``token: 512``), and for ``pwd`` a path (``pwd: /home/x`` is the shell's), stay
+def _inline_field(words: tuple[str, ...], plain_word_stays: bool) -> re.Pattern[str]:
+    return re.compile(
+        r"(?a)((?<![\w.-])(?:[\w]{1,40}[_.-])?(?:" + "|".join(_ci(w) for w in words)
+        + r")[\"']?[ \t]{0,5}:[ \t]{1,20}" + _SCHEME + r")(?![0-9][0-9.]{0,40}(?:[\s,;)\]}]|$))"
+        + (r"(?![a-z]{1,40}(?:[\s,;:.)\]}]|$))" if plain_word_stays else "")
+        + r"(?<![Pp][Ww][Dd]: )(?<![Pp][Ww][Dd]:)(?![\w-]{1,20}[ \t]{1,20}<redacted>)"
+        r"(\"[^\"\n]{1,1024}\"|'[^'\n]{1,1024}'|[^\s\"',;)\]}<][^\s\"',;)\]}]{0,1023})")
+
+
+_INLINE_FIELD = _inline_field(("password", "passwd", "passphrase", "secret", "api_key", "api-key", "apikey",
+                               "access_key", "access-key", "private_key", "private-key", "secret_key", "client_secret",
+                               "pwd"), plain_word_stays=False)
+#: names that also occur in an error's prose (``Unexpected token: export``, ``auth: expired``): a plain
+#: lower-case word after them stays
+_INLINE_FIELD_PROSE = _inline_field(("token", "auth", "credentials", "credential"), plain_word_stays=True)
+#: ``NAME=value`` for names that are a secret without the words: a personal access token (``GH_PAT``,
+#: ``GITHUB_PAT``, ``*_PAT``) and a password's short names (``pw``, ``pass``, ``*_PW``, ``*_PASS``)
+_SHORT_ASSIGN = re.compile(r"(?a)(\b(?:\w{0,64}_)?(?:PAT|[Pp][Ww]|[Pp]ass|PASS)[ \t]{0,20}=[ \t]{0,20})"
+                           r"(\"[^\"\n]{1,1024}\"|'[^'\n]{1,1024}'|[^\s;,'\"&$][^\s;,'\"&]{0,1023})")
+#: the password options of common tools: ``docker login -p V`` (podman, nerdctl, buildah, skopeo, helm registry),
+#: ``curl -u user:V`` / ``--user`` / ``-U`` / ``--proxy-user``, ``sshpass -p V`` / ``-pV``, ``mysql -pV``
+#: (attached: ``-p V`` with a blank names a database), in the same command (before ``&&``, ``;``, ``|``)
+_TOOL_PW = re.compile(
+    r"(?a)((?:\b(?:docker|podman|nerdctl|buildah|skopeo|helm[ \t]+registry|oras)[ \t]+login\b[^\n;&|]{0,512}?[ \t]-p[ \t]*"
+    r"|\bsshpass\b[^\n;&|]{0,128}?[ \t]-p[ \t]*"
+    r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n;&|]{0,512}?[ \t]-p"
+    r"|\bcurl\b[^\n;&|]{0,1024}?[ \t](?:-u[ \t]*|-U[ \t]*|--user[ \t=]{1,5}|--proxy-user[ \t=]{1,5})[\"']?[^\s:\"']{0,128}:)"
+    r")([^\s\"'-][^\s\"']{0,1023}|\"[^\"\n]{1,1024}\"|'[^'\n]{1,1024}')")
+#: ``.netrc`` entries inline (``machine h login u password V``), not only at a line's start
+_NETRC_INLINE = re.compile(r"(?a)(\b(?:machine|login)[ \t]{1,20}\S{1,256}[ \t]{1,20}(?:login[ \t]{1,20}\S{1,256}[ \t]{1,20})?"
+                           r"(?:password|passwd)[ \t]{1,20})(\S{1,1024})")
+#: a conda token channel: ``https://conda.anaconda.org/t/<token>/channel``
+_CONDA_TOKEN = re.compile(r"(?a)(://[^\s/\"'<>]{1,256}/t/)([^\s/\"'<>]{6,512})(?=/)")
+#: signed-URL parameters: S3 (``X-Amz-Signature``, ``X-Amz-Credential``), GCS (``X-Goog-Signature``,
+#: ``X-Goog-Credential``), Azure SAS (``sig``), CloudFront / S3 v2 (``Signature``)
+_URL_SIG = re.compile(r"(?a)([?&;](?:" + "|".join(_ci(w) for w in (
+    "X-Amz-Signature", "X-Amz-Credential", "X-Goog-Signature", "X-Goog-Credential", "sig", "Signature")) + r")=)"
+    r"([^\s&#\"'<>]{1,2048})")
+#: URL-encoded ``password%3Dvalue`` / ``%22token%22%3A%22value`` (up to the next encoded ``&`` or quote)
+_URLENC = re.compile(r"(?a)(\b" + _MARKED + r"\w+(?:%22)?%3[AaDd](?:%20)?(?:%22)?)((?:[^\s&\"'%]|%(?!26|22)[0-9A-Fa-f]{2}){1,1024})")
+#: a W&B API key (40 hex) after the word ``wandb`` in the same line (``wandb login <key>``, ``wandb key <key>``)
+_WANDB = re.compile(r"(?ai)(\bwandb\b[^\n]{0,64}?)(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-z])")
+#: ``name:secret@host`` without a scheme: scp / rsync (``user:pw@host:/path``), a UNC path (``\\user:pw@host``), a
+#: registry reference (``registry/u:pw@image``). Not an image's ``name:tag@sha256:...`` digest, not an email.
+_BARE_USERINFO = re.compile(r"(?a)((?<![\w.:$-])[A-Za-z_][\w.$-]{0,63}:)([^\s@/\\:\"'<>()\[\]]{1,256})"
+                            r"(?=@(?!sha\d{3}:|[0-9a-f]{32})[A-Za-z0-9])")
+#: each pattern with the literals (in lower case) one of which it needs: a pass runs only when one occurs
+_R23 = ((_INLINE_FIELD, ("pass", "secret", "api", "access", "private", "pwd")),
+        (_INLINE_FIELD_PROSE, ("token", "auth", "credential")), (_SHORT_ASSIGN, ("pat", "pw", "pass")),
+        (_TOOL_PW, ("login", "sshpass", "mysql", "mariadb", "curl")), (_NETRC_INLINE, ("password", "passwd")),
+        (_CONDA_TOKEN, ("/t/",)), (_URL_SIG, ("sig",)), (_URLENC, ("%3",)), (_WANDB, ("wandb",)),
+        (_BARE_USERINFO, ("@",)))
+
+
+def _r23_active(low: str) -> list[re.Pattern[str]]:
+    """The round-23 patterns one of whose literals occurs in ``low`` (the text in lower case)."""
+    return [rx for rx, lits in _R23 if any(lit in low for lit in lits)]
+
+
 #: a PEM private-key block (also inside a JSON string, with ``\n`` escapes): its body is redacted
 _KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----")
@@ -262,6 +332,8 @@ def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
                 s = _split_redact(rx, s)
     if "PASSWORD" in up or "PASSWD" in up or "ACCOUNT" in up:
         s = _split_redact(_NETRC, s)
+    for rx in _r23_active(s.lower()):
+        s = _split_redact(rx, s)
     return s
 
 
@@ -290,6 +362,9 @@ def text_secrets(s: str, min_len: int = _MIN_SECRET_LEN) -> list[str]:
         rxs.append(_NETRC)
     for rx in rxs:
         found += [v.strip().strip("\"'").strip() for v in rx.split(s)[2::3]]
+    for rx in _r23_active(s.lower()):  # shown again elsewhere only when it looks like one (no plain word)
+        found += [v for v in (v.strip().strip("\"'").strip() for v in rx.split(s)[2::3])
+                  if len(v) >= 6 and not v.isalpha() and not v.startswith(("/", "~", "$"))]
     return [v for v in dict.fromkeys(found) if len(v) >= min_len and v.lower() not in _NOT_SECRET_VALUES
             and v != REDACTED]
 
