@@ -168,7 +168,7 @@ _TOOL_PW = re.compile(
 _NETRC_INLINE = re.compile(r"(?a)(\b(?:machine|login)[ \t]{1,20}\S{1,256}[ \t]{1,20}(?:login[ \t]{1,20}\S{1,256}[ \t]{1,20})?"
                            r"(?:password|passwd)[ \t]{1,20})(\S{1,1024})")
 #: a conda token channel: ``https://conda.anaconda.org/t/<token>/channel``
-_CONDA_TOKEN = re.compile(r"(?a)(://[^\s/\"'<>]{1,256}/t/)([^\s/\"'<>]{6,512})(?=/)")
+_CONDA_TOKEN = re.compile(r"(?a)(://[^\s/\"'<>]{1,256}/t/)([^\s/\"'<>)]{6,512})")
 #: signed-URL parameters: S3 (``X-Amz-Signature``, ``X-Amz-Credential``), GCS (``X-Goog-Signature``,
 #: ``X-Goog-Credential``), Azure SAS (``sig``), CloudFront / S3 v2 (``Signature``)
 _URL_SIG = re.compile(r"(?a)([?&;](?:" + "|".join(_ci(w) for w in (
