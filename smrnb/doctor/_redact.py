@@ -141,7 +141,7 @@ def _inline_field(words: tuple[str, ...], plain_word_stays: bool) -> re.Pattern[
         r"(?a)((?<![\w.-])(?:[\w]{1,40}[_.-])?(?:" + "|".join(_ci(w) for w in words)
         + r")[\"']?[ \t]{0,5}:[ \t]{1,20}" + _SCHEME + r")(?![0-9][0-9.]{0,40}(?:[\s,;)\]}]|$))"
         + (r"(?![a-z]{1,40}(?:[\s,;:.)\]}]|$))" if plain_word_stays else "")
-        + r"(?<![Pp][Ww][Dd]: )(?<![Pp][Ww][Dd]:)(?![\w-]{1,20}[ \t]{1,20}<redacted>)"
+        + r"(?<![Pp][Ww][Dd]: )(?<![Pp][Ww][Dd]:)(?![\w-]{1,20}[ \t]{1,20}<redacted>|[\"']?<redacted>)"
         r"(\"[^\"\n]{1,1024}\"|'[^'\n]{1,1024}'|[^\s\"',;)\]}<][^\s\"',;)\]}]{0,1023})")
 
 
