@@ -9,6 +9,7 @@ commands (and the command that decides between readings) only, never which findi
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -862,37 +863,64 @@ def _evidence(f: Finding, text: str, facts: Mapping[str, Any] | None) -> Finding
     return f if ev == f.evidence else replace(f, evidence=ev)
 
 
-#: secrets replaced one expression each up to this many; more (a private key's lines: thousands) in one pass
-_FEW_SECRETS = 16
+#: secrets looked for one ``str.find`` scan each up to this many; more (a private key's lines: thousands) in one
+#: pass over the places a value may start
+_FEW_SECRETS = 256
 #: where a value may start: a non-space character not after a word character (``(?<!\w)``)
 _VALUE_START_RE = re.compile(r"(?<!\w)\S")
 
 
+def _apart(text: str, i: int, j: int) -> bool:
+    r"""``text[i:j]`` stands apart: no word character (``\w``) just before ``i`` or just at ``j``."""
+    return not ((i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"))
+                or (j < len(text) and (text[j].isalnum() or text[j] == "_")))
+
+
 def _values_redacted(text: str, secrets: list[str]) -> str:
     """``text`` with each of ``secrets`` replaced by ``<redacted>`` where it stands apart (no word character just
-    before or after it), the longest first. A few: one ``re.sub`` each; many (a 10 MB key with no END line gave
-    8,000 lines, 8,000 passes: 40 s, round 23): one pass over the places a value may start, each looked up by its
-    first characters (linear in the text)."""
-    if len(secrets) <= _FEW_SECRETS:
-        for v in sorted(secrets, key=len, reverse=True):
-            text = re.sub(rf"(?<!\w){re.escape(v)}(?!\w)", REDACTED, text)
+    before or after it), a longer one before a shorter one it overlaps. Up to :data:`_FEW_SECRETS`: each found with
+    ``str.find`` (C), the places kept that overlap no longer one's (a regular expression a secret took 3 ms on
+    half a megabyte, and a random text shows dozens of ``a:b@c``: round 23s); many (a 10 MB key with no END line
+    gave 8,000 lines, 8,000 passes: 40 s, round 23): one pass over the places a value may start, each looked up
+    by its first characters. Linear in the text either way."""
+    secrets = [v for v in dict.fromkeys(secrets) if v]
+    if not secrets:
         return text
-    k = min(len(v) for v in secrets)
-    by_head: dict[str, list[str]] = {}
-    for v in sorted(secrets, key=len, reverse=True):
-        by_head.setdefault(v[:k], []).append(v)
-    out, last, n = [], 0, len(text)
-    for m in _VALUE_START_RE.finditer(text):
-        i = m.start()
-        if i < last:
-            continue
-        for v in by_head.get(text[i:i + k], ()):
-            j = i + len(v)
-            if text.startswith(v, i) and not (j < n and (text[j].isalnum() or text[j] == "_")):
-                out += (text[last:i], REDACTED)
-                last = j
-                break
-    return "".join(out) + text[last:] if out else text
+    spans: list[tuple[int, int]] = []
+    if len(secrets) <= _FEW_SECRETS:
+        taken: list[tuple[int, int]] = []  # sorted, disjoint
+        for v in sorted(secrets, key=len, reverse=True):
+            i = text.find(v)
+            while i != -1:
+                j = i + len(v)
+                k = bisect.bisect_left(taken, (i, j))
+                if _apart(text, i, j) and not (k and taken[k - 1][1] > i) and not (k < len(taken) and taken[k][0] < j):
+                    taken.insert(k, (i, j))
+                i = text.find(v, i + 1)
+        spans = taken
+    else:
+        k = min(len(v) for v in secrets)
+        by_head: dict[str, list[str]] = {}
+        for v in sorted(secrets, key=len, reverse=True):
+            by_head.setdefault(v[:k], []).append(v)
+        last = 0
+        for m in _VALUE_START_RE.finditer(text):
+            i = m.start()
+            if i < last:
+                continue
+            for v in by_head.get(text[i:i + k], ()):
+                j = i + len(v)
+                if text.startswith(v, i) and _apart(text, i, j):
+                    spans.append((i, j))
+                    last = j
+                    break
+    if not spans:
+        return text
+    out, last = [], 0
+    for i, j in spans:
+        out += (text[last:i], REDACTED)
+        last = j
+    return "".join(out) + text[last:]
 
 
 def _without_secrets(text: str, facts: Mapping[str, Any] | None) -> tuple[str, Mapping[str, Any] | None]:

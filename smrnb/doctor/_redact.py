@@ -182,17 +182,96 @@ _WANDB = re.compile(r"(?ai)(\bwandb\b[^\n]{0,64}?)(?<![0-9a-f])([0-9a-f]{40})(?!
 #: registry reference (``registry/u:pw@image``). Not an image's ``name:tag@sha256:...`` digest, not an email.
 _BARE_USERINFO = re.compile(r"(?a)((?<![\w.:$-])[A-Za-z_][\w.$-]{0,63}:)([^\s@/\\:\"'<>()\[\]]{1,256})"
                             r"(?=@(?!sha\d{3}:|[0-9a-f]{32})[A-Za-z0-9])")
-#: each pattern with the literals (in lower case) one of which it needs: a pass runs only when one occurs
-_R23 = ((_INLINE_FIELD, ("pass", "secret", "api", "access", "private", "pwd")),
-        (_INLINE_FIELD_PROSE, ("token", "auth", "credential")), (_SHORT_ASSIGN, ("pat", "pw", "pass")),
+#: each pattern with the literals (lower case) one of which its match holds, or an expression its match holds that
+#: starts at a literal (a cheap scan in C): the pattern runs only on the lines that hold one (every round-23
+#: pattern matches within a line). On 10 MB of random printable text these words are rare, so the patterns' work
+#: is on a few hundred lines, not on every word start: run on the whole capped text the ten passes took 0.19 s,
+#: three times an explain (round 23's revert); the lines are found with ``str.find`` on a lower-cased copy (a
+#: case-insensitive alternation took 10-25 ms a pattern)
+_R23 = ((_SHORT_ASSIGN, ("pat", "pw", "pass")),
+        (_INLINE_FIELD, ("pass", "secret", "api", "access", "private", "pwd")),
+        (_INLINE_FIELD_PROSE, ("token", "auth", "credential")),
         (_TOOL_PW, ("login", "sshpass", "mysql", "mariadb", "curl")), (_NETRC_INLINE, ("password", "passwd")),
         (_CONDA_TOKEN, ("/t/",)), (_URL_SIG, ("sig",)), (_URLENC, ("%3",)), (_WANDB, ("wandb",)),
-        (_BARE_USERINFO, ("@",)))
+        (_BARE_USERINFO, re.compile(r":[^\s@/\\:\"'<>()\[\]]{1,256}@[A-Za-z0-9]")))
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
-def _r23_active(low: str) -> list[re.Pattern[str]]:
-    """The round-23 patterns one of whose literals occurs in ``low`` (the text in lower case)."""
-    return [rx for rx, lits in _R23 if any(lit in low for lit in lits)]
+def _lower_same_length(s: str) -> str:
+    """``s`` in lower case, each character where it was (``str.lower`` makes one character two for U+0130)."""
+    low = s.lower()
+    if len(low) == len(s):
+        return low
+    low = s.replace("\u0130", "I").lower()
+    return low if len(low) == len(s) else s.translate(_ASCII_LOWER)
+
+
+#: hits of a pattern's literals beyond which it runs on the whole text (a line a hit: gathering lines costs a few
+#: Python steps each, the whole text one pass in C)
+_LINES_AT_MOST = 4096
+
+
+def _hit_lines(s: str, low: str, lits: tuple[str, ...] | re.Pattern[str],
+               counts: dict[str, int]) -> list[tuple[int, int]] | None:
+    """The spans of the lines of ``s`` holding one of ``lits`` (found in ``low``) or a match of the expression
+    ``lits``, in order; ``None`` when there are more than :data:`_LINES_AT_MOST` hits (the whole text then). Each
+    search starts at the end of the line of the last hit: one scan of the text, and per line one look back.
+    ``counts`` keeps each literal's count in ``low`` (a literal holding one counted absent is absent: "passwd")."""
+    spans: set[tuple[int, int]] = set()
+    if isinstance(lits, re.Pattern):
+        m = lits.search(s)
+        while m is not None:
+            if len(spans) >= _LINES_AT_MOST:
+                return None
+            a, b = s.rfind("\n", 0, m.start()) + 1, s.find("\n", m.end())
+            b = len(s) if b == -1 else b
+            spans.add((a, b))
+            m = lits.search(s, b)
+        return sorted(spans)
+    n = 0
+    for lit in lits:
+        if lit not in counts:
+            counts[lit] = 0 if any(c == 0 and k in lit for k, c in counts.items()) else low.count(lit)
+        n += counts[lit]
+        if n > _LINES_AT_MOST:
+            return None
+    for lit in lits if n else ():
+        i = low.find(lit)
+        while i != -1:
+            a, b = s.rfind("\n", 0, i) + 1, s.find("\n", i)
+            b = len(s) if b == -1 else b
+            spans.add((a, b))
+            i = low.find(lit, b)
+    return sorted(spans)
+
+
+def _r23_split(s: str) -> tuple[str, list[str]]:
+    """``s`` with the round-23 patterns' secrets redacted, and the secrets they found. Each pattern runs once, in C,
+    on the lines holding one of its literals joined by newlines (a line's neighbours are lines, as in ``s``), or on
+    the whole text when they are many; the lines it changed are put back in place. Linear in the text."""
+    found: list[str] = []
+    low = ""
+    counts: dict[str, int] = {}
+    for rx, lits in _R23:
+        if not low:
+            low, counts = _lower_same_length(s), {}
+        spans = _hit_lines(s, low, lits, counts)
+        if spans == []:
+            continue
+        parts = rx.split(s if spans is None else "\n".join(s[a:b] for a, b in spans))
+        if len(parts) == 1:
+            continue
+        found += parts[2::3]
+        parts[2::3] = [REDACTED] * (len(parts) // 3)
+        done = "".join(parts)
+        if spans is not None:
+            out, last = [], 0
+            for (a, b), line in zip(spans, done.split("\n")):
+                out += (s[last:a], line)
+                last = b
+            done = "".join(out) + s[last:]
+        s, low = done, ""
+    return s, found
 
 
 #: a PEM private-key block (also inside a JSON string, with ``\n`` escapes): its body is redacted
@@ -332,9 +411,7 @@ def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
                 s = _split_redact(rx, s)
     if "PASSWORD" in up or "PASSWD" in up or "ACCOUNT" in up:
         s = _split_redact(_NETRC, s)
-    for rx in _r23_active(s.lower()):
-        s = _split_redact(rx, s)
-    return s
+    return _r23_split(s)[0]
 
 
 def text_secrets(s: str, min_len: int = _MIN_SECRET_LEN) -> list[str]:
@@ -344,6 +421,22 @@ def text_secrets(s: str, min_len: int = _MIN_SECRET_LEN) -> list[str]:
     command (a package, a folder, a script) is never one of them. Linear, as redact_text: the same expressions."""
     if not isinstance(s, str) or not s:
         return []
+    global _last_secrets
+    last = _last_secrets
+    if s is last[0] or (len(s) == len(last[0]) and s == last[0]):  # explain reads one text twice: capped, prepared
+        found = last[1]
+    else:
+        found = _found_secrets(s)
+        _last_secrets = (s, found)
+    return [v for v in found if len(v) >= min_len and v.lower() not in _NOT_SECRET_VALUES and v != REDACTED]
+
+
+#: the last text :func:`text_secrets` read and what it found (a comparison of two equal strings is one memcmp)
+_last_secrets: tuple[str, list[str]] = ("", [])
+
+
+def _found_secrets(s: str) -> list[str]:
+    """:func:`text_secrets`' candidates, each once, before the length and plain-word filters."""
     found: list[str] = []
     if "PRIVATE KEY-----" in s:
         for b in _KEY_BEGIN.finditer(s):
@@ -362,11 +455,10 @@ def text_secrets(s: str, min_len: int = _MIN_SECRET_LEN) -> list[str]:
         rxs.append(_NETRC)
     for rx in rxs:
         found += [v.strip().strip("\"'").strip() for v in rx.split(s)[2::3]]
-    for rx in _r23_active(s.lower()):  # shown again elsewhere only when it looks like one (no plain word)
-        found += [v for v in (v.strip().strip("\"'").strip() for v in rx.split(s)[2::3])
-                  if len(v) >= 6 and not v.isalpha() and not v.startswith(("/", "~", "$"))]
-    return [v for v in dict.fromkeys(found) if len(v) >= min_len and v.lower() not in _NOT_SECRET_VALUES
-            and v != REDACTED]
+    # shown again elsewhere only when it looks like one (no plain word)
+    found += [v for v in (v.strip().strip("\"'").strip() for v in _r23_split(s)[1])
+              if len(v) >= 6 and not v.isalpha() and not v.startswith(("/", "~", "$"))]
+    return list(dict.fromkeys(found))
 
 
 def sanitize(obj: Any, secrets: list[str] | tuple[str, ...] | None = None) -> Any:

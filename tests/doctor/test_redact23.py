@@ -134,7 +134,9 @@ def test_near_misses_stay_visible_in_every_form(line):
 
 @pytest.mark.parametrize("unit", ["x pw=", "a: password: ", "curl -u a:", "sshpass -p ", "login a password ",
                                   "://h/t/abcdefgh/", "?sig=", "token%3D", "wandb ", "a:b@", r"\"token\": \"",
-                                  "https://u:p@@@", "password=&&&"])
+                                  "https://u:p@@@", "password=&&&",
+                                  # a hit on every line: the lines are gathered up to a bound, then the whole text
+                                  "x pw=1\n", "a:b@c\n", "password: \n", "pat\n", "%3D\n"])
 def test_new_forms_stay_linear(unit):
     small, big = unit * (200_000 // len(unit)), unit * (2_000_000 // len(unit))
     t0 = time.process_time()
