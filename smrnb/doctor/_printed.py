@@ -623,8 +623,10 @@ _ANY_VARIANT = "<a CUDA variant built for the GPU>"
 
 def _variant_filled(c: str, title: str) -> str:
     """PyTorch's index for a GPU whose arch the finding names (``(sm_90)``) where no torch release is pinned: the
-    newest torch release's oldest CUDA variant that compiles for it (tables torch_cuda and nvcc_archs; the oldest
-    runs on the most drivers), the others named beside it; else a comment saying which CUDA to pick."""
+    newest torch release's oldest CUDA variant whose wheels carry kernels for it (table torch_wheel_archs: PyTorch's
+    support matrix; where it has no row, the variants whose nvcc compiles for it, table nvcc_archs), the oldest
+    running on the most drivers, the others named beside it; else a comment saying which CUDA to pick. (nvcc 12.8
+    still compiles for Volta, but torch 2.11's cu128 wheels carry no Volta kernels.)"""
     if _ANY_VARIANT not in c:
         return c
     arch = _one(re.findall(r"\bsm_(\d{2,3})\b", title))
@@ -632,10 +634,12 @@ def _variant_filled(c: str, title: str) -> str:
         return c
     n = int(arch)
     newest = max(tables.rows("torch_cuda"), key=lambda r: tables.version_key(r["torch"]))
-    ok = [v for v in newest["variants"].split() if n in (tables.nvcc_archs(f"{v[2:-1]}.{v[-1]}") or ())]
+    runs = {v: tables.torch_wheel_runs(newest["torch"], v, n) for v in newest["variants"].split()}
+    ok = [v for v, r in runs.items() if r or (r is None and n in (tables.nvcc_archs(f"{v[2:-1]}.{v[-1]}") or ()))]
     if ok:
         others = f" (or {', '.join(ok[1:])} where nvidia-smi's 'CUDA Version' is that new)" if ok[1:] else ""
-        return (c.replace(_ANY_VARIANT, ok[0]) + f"   # torch {newest['torch']}'s oldest CUDA variant that compiles "
+        how = "whose wheels carry kernels" if runs[ok[0]] else "that compiles"
+        return (c.replace(_ANY_VARIANT, ok[0]) + f"   # torch {newest['torch']}'s oldest CUDA variant {how} "
                 f"for sm_{arch}{others}")
     rows = list(tables.rows("nvcc_archs"))
     have = [r["cuda"] for r in rows if n in [int(a) for a in r["archs"].split()]]

@@ -14,6 +14,8 @@ Files
 ``nvcc_gcc.csv``      nvcc major.minor (first release of a row) -> newest host gcc major
 ``gpu_cc.csv``        GPU marketing-name regex -> compute capability
 ``torch_cuda.csv``    torch major.minor -> CUDA variants on download.pytorch.org, PyPI default
+``torch_wheel_archs.csv`` torch major.minor and CUDA variant -> the compute capabilities its wheels carry kernels
+    for (and the one shipped as PTX too): PyTorch's support matrix (RELEASE.md), not what nvcc can compile
 ``kaolin.json``       kaolin release -> Python / torch range and ``{torch}_cu{cuda}`` wheel pages
 ``pythreejs_labext.csv`` pythreejs version -> the ``jupyter-threejs`` lab extension version it ships
 ``extension_minimums.csv`` a CUDA extension (its pip and import names) -> the oldest nvcc its setup.py builds with
@@ -88,6 +90,7 @@ __all__ = [
     "threejs_labext_for_pythreejs",
     "torch_cuda_indexes",
     "torch_cuda_variants",
+    "torch_wheel_runs",
     "triton_for_torch",
     "version_key",
 ]
@@ -360,6 +363,19 @@ def torch_cuda_variants(torch_version: str) -> TorchVariants | None:
         if parse_version(r["torch"]) == v[:2]:
             return TorchVariants(r["torch"], tuple(r["variants"].split()), r["pypi_default"],
                                  r["verified"], r["source"])
+    return None
+
+
+def torch_wheel_runs(torch_version: str, variant: str, cc: int) -> bool | None:
+    """Whether torch ``major.minor``'s ``variant`` wheels (``cu126``) carry kernels a GPU of compute capability ``cc``
+    (``70`` = 7.0, ``120`` = 12.0) runs: machine code of its major at or below its minor (8.6's runs on 8.9), or PTX
+    of an arch at or below it (JIT-compiled); None when the table has no row for them."""
+    v = parse_version(torch_version)
+    for r in rows("torch_wheel_archs"):
+        if v and parse_version(r["torch"]) == v[:2] and r["variant"] == variant:
+            archs = [int(a) for a in r["archs"].split()]
+            ptx = int(r["ptx"]) if r["ptx"].strip() else None
+            return any(a // 10 == cc // 10 and a <= cc for a in archs) or (ptx is not None and ptx <= cc)
     return None
 
 
