@@ -133,6 +133,18 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
         names a cause. A text with none is *not recognised*: the report says so first, lists what was read
         and the next steps, and its exit status is 3 (never an all-clear).
     """
+    from smrnb.doctor._evidence import forget_capped
+    from smrnb.doctor._redact import forget_secrets
+
+    try:
+        return _explain_text(text, live, layers, timeout, ctx)
+    finally:  # one explain's memos (its text as capped, the secrets read in it) are not kept after it: up to 10 MB
+        forget_capped()
+        forget_secrets()
+
+
+def _explain_text(text: str, live: bool, layers: Iterable[str] | None, timeout: float, ctx: ProbeContext | None) -> Report:
+    """:func:`explain`'s work."""
     from smrnb.doctor._explain import explain_result  # the readers and the rules: loaded on first use
 
     if isinstance(text, (bytes, bytearray)):  # a log opened in binary mode

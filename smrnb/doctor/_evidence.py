@@ -41,6 +41,12 @@ def cap_text(text: str) -> str:
     return capped
 
 
+def forget_capped() -> None:
+    """Drop :func:`cap_text`'s memo (its last input, up to 10 MB, and the capped form): called when an explain ends."""
+    global _last_capped
+    _last_capped = ("", "")
+
+
 #: a run of three or more blank (or whitespace-only) lines: kept as two empty lines, before the head and tail are
 #: cut, so that a log padded with blank lines keeps its words in the part read, and no reader walks 500 000 empty
 #: lines (10 MB of newlines took 7.9 s, round 23). One pass in C, linear: each try starts at a newline and

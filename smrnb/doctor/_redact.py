@@ -435,6 +435,12 @@ def text_secrets(s: str, min_len: int = _MIN_SECRET_LEN) -> list[str]:
 _last_secrets: tuple[str, list[str]] = ("", [])
 
 
+def forget_secrets() -> None:
+    """Drop :func:`text_secrets`' memo (its last text and what it found): called when an explain ends."""
+    global _last_secrets
+    _last_secrets = ("", [])
+
+
 def _found_secrets(s: str) -> list[str]:
     """:func:`text_secrets`' candidates, each once, before the length and plain-word filters."""
     found: list[str] = []
