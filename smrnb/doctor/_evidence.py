@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from smrnb.doctor._redact import window
 from smrnb.doctor.probes._toolkit import cuda_home_shape_problem
 
 #: bytes of text kept from the head and from the tail of a long log
@@ -80,7 +81,7 @@ def _capped(text: str) -> str:
     out = []
     for ln in text.split("\n"):
         if len(ln) > LINE_CHARS:
-            ln = ln[: LINE_CHARS // 2] + " ... " + ln[-LINE_CHARS // 2:]
+            ln = window(ln, 0, LINE_CHARS // 2) + " ... " + window(ln, len(ln) - LINE_CHARS // 2, len(ln))
         out.append(ln)
     return "\n".join(out)
 

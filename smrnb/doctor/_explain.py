@@ -34,6 +34,7 @@ from smrnb.doctor._evidence import cap_text
 from smrnb.doctor._install import build_arch_list, nvcc_archs  # noqa: F401 (re-exported)
 from smrnb.doctor._model import LAYERS, SIMILAR_REPORTS, Finding, Fix
 from smrnb.doctor._paste import decode, normalise
+from smrnb.doctor._redact import quote
 from smrnb.doctor._symbols import demangle, is_torch_symbol, string_abi  # noqa: F401 (re-exported)
 from smrnb.doctor._textfacts import read_text, summary
 from smrnb.doctor.rules import evaluate_traced
@@ -284,7 +285,7 @@ def _provenance_lines(facts: Mapping[str, Any], used: frozenset) -> tuple[list[s
             sources.update(("text", "machine"))
         elif prov == "text":
             where = (d.get("read_from") or {}).get(key)
-            lines.append(f"from the text: {layer}.{key} = {_show(d[key])}" + (f" (line: {where[:120]})" if where else ""))
+            lines.append(f"from the text: {layer}.{key} = {_show(d[key])}" + (f" (line: {quote(where, 120)})" if where else ""))
             sources.add("text")
         else:
             lines.append(f"from this machine: {layer}.{key} = {_show(d[key])}")

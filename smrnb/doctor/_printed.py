@@ -17,7 +17,7 @@ from typing import Any
 
 from smrnb.doctor import _textfacts, tables
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor._redact import REDACTED, redact_text, text_secrets
+from smrnb.doctor._redact import REDACTED, redact_text, redacted_and_secrets
 
 #: a package folder a traceback or a build log names (``.../site-packages/pytorch3d/_C.so``)
 _SITE_PKG_RE = re.compile(r"(?:site|dist)-packages[\\/]+([A-Za-z_][A-Za-z0-9_]*)(?=[\\/])")
@@ -932,9 +932,8 @@ def _without_secrets(text: str, facts: Mapping[str, Any] | None) -> tuple[str, M
     userinfo, a private key's lines) replaced by ``<redacted>`` wherever it appears, its name beside it or not, and no
     event read from a line that held one. A fill copies a word out of its line ("pip install --token V pkg" gives
     V as the package), away from the name that marks it secret: what it copies from is redacted first."""
-    secrets = text_secrets(text)
-    safe = _values_redacted(text, secrets)
-    safe = redact_text(safe)
+    safe, secrets = redacted_and_secrets(text)
+    safe = _values_redacted(safe, secrets)
     if safe == text or not isinstance(facts, Mapping):
         return safe, facts
 

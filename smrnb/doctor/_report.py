@@ -425,8 +425,13 @@ _CSS = """
 """
 
 
+#: the secrets of the report being rendered (:func:`render_html` sets them): every string is redacted before it is
+#: escaped (a redaction of the escaped page would read ``&lt;redacted&gt;`` as a value and cut it)
+_html_secrets: tuple[str, ...] = ()
+
+
 def _e(s: Any) -> str:
-    return html.escape(str(s), quote=True)
+    return html.escape(redact_text(str(s), _html_secrets), quote=True)
 
 
 def _cmd_block(cmd: str) -> str:
@@ -453,7 +458,18 @@ def _finding_html(f: Finding) -> str:
 
 
 def render_html(report: Report) -> str:
-    """The notebook rendering: a header, then one section per layer with its findings."""
+    """The notebook rendering: a header, then one section per layer with its findings. Every string in it is
+    redacted (by the report's secrets, by shape and by name), then escaped (:func:`_e`); here rather than in
+    _repr_html_: the DoctorView widget calls render_html directly."""
+    global _html_secrets
+    _html_secrets = tuple(getattr(report, "_secrets", ()))
+    try:
+        return _render_html(report)
+    finally:
+        _html_secrets = ()
+
+
+def _render_html(report: Report) -> str:
     n_err, n_warn = len(report.errors), len(report.warnings)
     head_color = COLORS["error"] if n_err else COLORS["warning"] if n_warn else COLORS["ok"]
     if not report.recognised:
@@ -486,5 +502,4 @@ def render_html(report: Report) -> str:
     if el is not None:
         parts.append(f"<div class='smrnb-muted'>collected in {float(el):.2f} s</div>")
     parts.append("</div>")
-    # the last step, here rather than in _repr_html_: the DoctorView widget calls render_html directly
-    return redact_text("".join(parts), getattr(report, "_secrets", ()))
+    return "".join(parts)

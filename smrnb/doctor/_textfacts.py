@@ -29,6 +29,8 @@ from typing import Any
 
 from smrnb.doctor._evidence import lib_family, symbol_owner
 from smrnb.doctor._model import LAYERS
+from smrnb.doctor._redact import quote
+from smrnb.doctor._redact import window as quote_window
 
 try:  # the expression parser: one module name since 3.11, another before
     from re import _parser as _sre_parse  # type: ignore[attr-defined]
@@ -140,7 +142,7 @@ class _Reader:
         if value is None or (key in d and not replace):
             return
         d[key] = value
-        d.setdefault("read_from", {})[key] = line.strip()[:240]
+        d.setdefault("read_from", {})[key] = quote(line.strip(), 240)
 
     def event(self, layer: str, kind: str, line: str, weight: int, **fields: Any) -> None:
         key = (layer, kind, *sorted((k, str(v)) for k, v in fields.items() if k not in ("groups", "phrase", "meaning")))
@@ -148,7 +150,7 @@ class _Reader:
             return
         self._seen.add(key)
         self.n_events += 1
-        self.events[layer].append({"kind": kind, "from": "text", "weight": weight, "line": line.strip()[:300],
+        self.events[layer].append({"kind": kind, "from": "text", "weight": weight, "line": quote(line.strip(), 300),
                                    **fields})
 
     def result(self) -> dict[str, dict[str, Any]]:
@@ -2205,7 +2207,7 @@ def _scan_tables(r: _Reader, text: str, low: str) -> None:
         if project == "kaolin":
             layer = "kaolin"
         groups = {k: v for k, v in m.groupdict().items() if v is not None}
-        line = m.string[max(0, m.start() - 120): m.end() + 60].split("\n")
+        line = quote_window(m.string, m.start() - 120, m.end() + 60).split("\n")
         shown = next((ln for ln in line if m.group(0)[:20] in ln), m.group(0))
         r.event(layer, "message", shown, _row_weight(gate), table=table, key=row.key, codes=list(row.codes),
                 meaning=row.meaning, groups=groups, project=project)

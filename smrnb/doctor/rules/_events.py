@@ -21,6 +21,7 @@ from typing import Any
 from smrnb.doctor import tables
 from smrnb.doctor._codes import CODES, why
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor._redact import quote
 
 Facts = Mapping[str, Any]
 Builder = Callable[[Facts, dict[str, Any]], "dict[str, Any] | None"]
@@ -684,7 +685,7 @@ def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None 
         return None
     entry = CODES[code]
     line = str(ev.get("line") or "")
-    ev_lines = [f"evidence: {describe(ev)} (from {origin(ev)}; line: {line[:160]})"]
+    ev_lines = [f"evidence: {describe(ev)} (from {origin(ev)}; line: {quote(line, 160)})"]
     ev_lines += [str(x) for x in got.get("evidence") or ()]
     ev_lines += [str(x) for x in extra]
     if how:
