@@ -214,7 +214,7 @@ _PW_WORDS = ("passwort", "kennwort", "mot de passe", "contraseña", "contrasena"
              "haslo", "parola", "salasana", "lösenord", "losenord", "passord", "heslo", "jelszó", "jelszo", "пароль",
              "密码", "密碼", "パスワード", "비밀번호")
 _PW_OTHER = re.compile(r"(?i)((?=[" + "".join(sorted({c for w in _PW_WORDS for c in (w[0], w[0].upper())})) + r"])"
-                       r"(?<!\w)(?:" + "|".join(re.escape(w) for w in _PW_WORDS) + r")(?:(?:[ \t]{1,3}[a-zà-ÿ]{1,12}){0,4}[ \t]{0,3}[:：=][ \t]{0,3}"
+                       r"(?<![A-Za-zÀ-ÿ])(?:" + "|".join(re.escape(w) for w in _PW_WORDS) + r")(?:(?:[ \t]{1,3}[a-zà-ÿ]{1,12}){0,4}[ \t]{0,3}[:：=][ \t]{0,3}"
                        r"|[ \t]{1,3}))(\"[^\"\n]{1,1024}\"|'[^'\n]{1,1024}'|[^\s\"'][^\s\"']{0,1023})")
 #: more tools' password options: ``sqlcmd`` / ``bcp -P V``, ``redis-cli -a V`` / ``--pass V``, ``ldapsearch -w V``,
 #: ``mongosh -p V``, ``smbclient -U user%V``, and ``setx NAME V`` for a secret-named variable (Windows)
