@@ -394,6 +394,11 @@ _OTHER_CPU_BUILDS: dict[str, tuple[str, str]] = {
                    "build for the installed torch"),
     "open3d": ("open3d", "# Open3D's CUDA build: the Linux x86-64 pip wheel, or a source build with "
                          "-DBUILD_CUDA_MODULE=ON (the Windows and macOS wheels have no CUDA)"),
+    # (round 24a) OpenCV's CUDA modules come only with a build made WITH_CUDA=ON (getCudaEnabledDeviceCount() is 0
+    # otherwise); pycolmap's PyPI wheels are built without CUDA (patch_match_stereo is missing from them)
+    "opencv": ("OpenCV", "# a build of OpenCV with -DWITH_CUDA=ON (and opencv_contrib's cuda* modules): the opencv-python "
+                         "wheels and OpenCvSharp's NuGet runtimes have none"),
+    "pycolmap": ("pycolmap", "# build pycolmap from COLMAP's sources with CUDA found (its PyPI wheels are CPU-only)"),
 }
 
 
