@@ -700,6 +700,9 @@ def _other_backend_codes(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
     return ["user_code_error", "cpu_only_torch_with_gpu"]
 
 
+#: library_messages rows of onnxruntime's CUDA execution provider failing to start or missing (round 24a)
+ORT_CUDA_FAILURE_ROWS = frozenset({"ort_create_cuda_provider_failed", "ort_provider_unavailable", "ort_cuda_not_loaded",
+                                   "ort_provider_bridge_failed"})
 #: library_messages rows of the ROCm runtime finding no AMD GPU
 ROCM_NO_DEVICE_ROWS = frozenset({"hip_no_device", "torch_rocm_no_hip_gpus"})
 
@@ -730,6 +733,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     lib_events = events(facts, "torch", "message", table="library_messages")
     named_network_failure = any(e.get("key") in NCCL_NETWORK_ROWS for e in lib_events)
     nvenc_lib_missing = any(e.get("key") == "ffmpeg_nvenc_library_not_loaded" for e in lib_events)
+    ort_cpu_package = any(e.get("key") == "onnxruntime_cpu_package_installed" for e in lib_events)
     for ev in lib_events:
         if ev.get("key") in UNNAMED_CUDA_FAILURE_ROWS and named_cuda_error:
             continue
@@ -740,6 +744,12 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             continue
         if ev.get("key") in AFTERMATH_ROWS:
             ev = {**ev, "weight": max(int(ev.get("weight", 30)), AFTERMATH_WEIGHT)}
+        if ort_cpu_package and ev.get("key") in ORT_CUDA_FAILURE_ROWS:
+            # (round 24a) onnxruntime's CUDA provider failing where the text installs the CPU package (onnxruntime,
+            # not onnxruntime-gpu): the CPU build first, the row's own readings (the CUDA libraries it loads) after
+            yield from resolve(facts, ev, ["cpu_only_torch_with_gpu", *(c for c in ev.get("codes") or ()
+                                                                        if c != "cpu_only_torch_with_gpu")])
+            continue
         yield from resolve(facts, ev, _rocm_on_nvidia(facts, ev) or _shared_memory_codes(ev))
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == "cuda_unavailable":
