@@ -509,7 +509,7 @@ def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, 
 
 _COMPILED_SUFFIXES = ("_c", "_ext", "_cuda", "_cpp", "_cpu", "_cuda_kernel", "_backend", "cuda", "_C")
 #: compiled modules whose names have none of those suffixes (apex's amp_C, gsplat's csrc)
-_COMPILED_NAMES = ("amp_C", "csrc")
+_COMPILED_NAMES = ("amp_C", "csrc", "pmeshlab")  # (round 24a) PyMeshLab's compiled core: pymeshlab/__init__.py does `from .pmeshlab import *`
 
 
 #: the namespaces of torch's own headers (installed under torch/include)
