@@ -66,7 +66,7 @@ READINGS = [
     ("$ ./run_gpu_container.sh\nbash: nvidia-docker: command not found\n", "gpu_not_exposed_to_process"),
     ("Error: crun: error executing hook `/usr/bin/nvidia-ctk` (exit code: 1): OCI runtime error\n",
      "gpu_not_exposed_to_process"),
-    ("cudaGetDeviceCount returned 100 when I start the trainer over Remote Desktop; from the console it works\n",
+    ("Blender renders only on the CPU when I start it from an RDP session; at the console the RTX 4000 is used.\n",
      "gpu_not_exposed_to_process"),
     # out of memory in other words
     ("GPU0 CUDA error in func 'search_nonce' at line 88 : out of memory\n", "cuda_oom"),
@@ -92,15 +92,15 @@ READINGS = [
      "'monotonic_align.monotonic_align'\n", "extension_not_compiled"),
     ("  File \"scripts/run.py\", line 20, in <module>\n    import pyngp as ngp\nModuleNotFoundError: No module named "
      "'pyngp'\n", "extension_not_compiled"),
-    ("  File \"/home/u/venvs/mesh/lib/python3.12/site-packages/pymeshlab/__init__.py\", line 11, in <module>\n    from "
-     ".pmeshlab import *\nModuleNotFoundError: No module named 'pymeshlab.pmeshlab'\n", "extension_not_compiled"),
+    ("ModuleNotFoundError: No module named 'pymeshlab.pmeshlab' (pymeshlab 2023.12 installed with pip install . from a "
+     "clone)\n", "extension_not_compiled"),
     # OpenMM, TensorRT, MindSpore
     ("openmm.OpenMMException: There is no registered Platform called \"CUDA\"\n", "prebuilt_binary_wrong_cuda"),
     ("[03/01/2025-10:00:00] [TRT] [E] Unable to open library: nvinfer_builder_resource_10.dll\n", "cudart_not_found"),
     ("CMake Error at cmake/gpu.cmake:40 (message):\n  Failed to find cudnn header file, please set environment variable\n"
      "  CUDNN_HOME to cudnn installation position.\n", "cudart_not_found"),
     # two toolkits
-    ("nvcc fatal   : Path to libdevice library not specified\nmake: *** [Makefile:30: kernels.o] Error 1\n",
+    ("[ 40%] Building NVCC (Device) object src/decoder.cu.o\nerror: path to libdevice not specified\n",
      "multiple_cuda_toolkits"),
     ("ImportError: /opt/ext/build/_ops.so: undefined symbol: __cudaPushCallConfiguration\n", "multiple_cuda_toolkits"),
     # compute capability refused, rocBLAS without the GPU's kernels
