@@ -109,6 +109,9 @@ READINGS = [
      "no_kernel_image_for_gpu"),
     # cuDNN NOT_INITIALIZED: a cuDNN of another CUDA as well as memory
     ("Could not create cudnn handle: CUDNN_STATUS_NOT_INITIALIZED\n", "prebuilt_binary_wrong_cuda"),
+    # a program finding no GPU on native Windows, where torch's default wheel is the CPU build
+    ("Windows 11 with an RTX 3060\n(tts) C:\\Users\\mia\\tts> python app.py\nWARNING:voice.gpu:No GPU found, use CPU "
+     "instead\n", "cpu_only_torch_with_gpu"),
     # 'not compiled with CUDA' beside a CUDA torch listed: the CPU build kept as a reading
     ("raise AssertionError(\"Torch not compiled with CUDA enabled\")\nAssertionError: Torch not compiled with CUDA "
      "enabled\nWindows 11\ntorch                     2.3.1+cu121\n", "cpu_only_torch_with_gpu"),
@@ -154,6 +157,7 @@ NEAR_MISSES = [
     ("ImportError: /opt/ext/build/_ops.so: undefined symbol: _ZN2at6TensorC1Ev\n", "multiple_cuda_toolkits"),
     ("Compute capability 8.6 supported, using sm_86 kernels\n", "gpu_below_extension_minimum"),
     ("cudnnCreate returned CUDNN_STATUS_SUCCESS\n", "prebuilt_binary_wrong_cuda"),
+    ("root@3f2a9c:/app# python train.py\nRuntimeError: No CUDA GPUs are available\n", "cpu_only_torch_with_gpu"),
 ]
 
 

@@ -401,6 +401,12 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
                 "nvrm": ["driver_broken"], "nvidia_smi_missing": ["gpu_not_exposed_to_process", "no_gpu"],
                 "no_devices_seen": ["gpu_not_exposed_to_process", "no_gpu"]}.get(
             str(ev.get("sign")))
+        if code and ev.get("sign") == "no_cuda_gpus" and value(facts, "context", "os") == "windows" and not (
+                value(facts, "context", "container") or value(facts, "context", "wsl")):
+            # (round 24a) a program finding no CUDA GPU on native Windows: there, torch's default wheel (PyPI's, what
+            # a requirements file installs) is the CPU build, so the CPU build is the second reading beside a GPU the
+            # process does not see
+            code = [code[0], "cpu_only_torch_with_gpu", *code[1:]]
         if code:
             yield from resolve(facts, ev, code)
 
