@@ -112,6 +112,10 @@ READINGS = [
     # a program finding no GPU on native Windows, where torch's default wheel is the CPU build
     ("Windows 11 with an RTX 3060\n(tts) C:\\Users\\mia\\tts> python app.py\nWARNING:voice.gpu:No GPU found, use CPU "
      "instead\n", "cpu_only_torch_with_gpu"),
+    # torch.cuda.is_available() False on native Windows (a launcher's own check of it): PyPI's CPU wheel first
+    ("  File \"D:\\sd\\webui\\modules\\launch_utils.py\", line 386, in prepare_environment\n    raise RuntimeError(\n"
+     "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this "
+     "check\n", "cpu_only_torch_with_gpu"),
     # 'not compiled with CUDA' beside a CUDA torch listed: the CPU build kept as a reading
     ("raise AssertionError(\"Torch not compiled with CUDA enabled\")\nAssertionError: Torch not compiled with CUDA "
      "enabled\nWindows 11\ntorch                     2.3.1+cu121\n", "cpu_only_torch_with_gpu"),
@@ -158,6 +162,8 @@ NEAR_MISSES = [
     ("Compute capability 8.6 supported, using sm_86 kernels\n", "gpu_below_extension_minimum"),
     ("cudnnCreate returned CUDNN_STATUS_SUCCESS\n", "prebuilt_binary_wrong_cuda"),
     ("root@3f2a9c:/app# python train.py\nRuntimeError: No CUDA GPUs are available\n", "cpu_only_torch_with_gpu"),
+    ("root@3f2a9c:/app# ./webui.sh\nRuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to "
+     "COMMANDLINE_ARGS variable to disable this check\n", "cpu_only_torch_with_gpu"),
 ]
 
 

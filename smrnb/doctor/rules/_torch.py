@@ -586,6 +586,10 @@ def _arch_rejected(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          'export TORCH_CUDA_ARCH_LIST="8.6"   # major.minor values (not sm_86) that this torch knows']}
 
 
+#: torch_messages rows that say torch.cuda.is_available() returned False (an assert of it; a launcher's own check of it)
+UNAVAILABLE_ROWS = frozenset({"assert_cuda_available", "webui_torch_cuda_test"})
+
+
 def unavailable_codes(facts: Facts) -> list[str]:
     """What ``torch.cuda.is_available() == False`` means from what else the facts show: a CPU build of torch;
     in a container or a job that must be given the GPU, a process not given it (the symptom second); else the
@@ -600,6 +604,14 @@ def unavailable_codes(facts: Facts) -> list[str]:
     if value(facts, "context", "container") or value(facts, "context", "slurm") or value(
             facts, "context", "cuda_visible_devices") is not None:
         return ["gpu_not_exposed_to_process", "torch_cuda_unavailable"]
+    if value(facts, "context", "os") == "windows" and not value(facts, "context", "wsl") and not value(
+            facts, "driver", "other_gpus"):
+        # (round 24a) native Windows, no other vendor's GPU named: torch's wheel from PyPI (what pip and a requirements
+        # file install there) is the CPU build, the CUDA builds come from download.pytorch.org; with an NVIDIA GPU or
+        # driver shown that is the reading, without one no NVIDIA GPU at all is the last
+        if value(facts, "driver", "gpus") or value(facts, "driver", "driver_version"):
+            return ["cpu_only_torch_with_gpu", "torch_cuda_unavailable"]
+        return ["cpu_only_torch_with_gpu", "torch_cuda_unavailable", "no_gpu"]
     if not (value(facts, "driver", "gpus") or value(facts, "driver", "driver_version")):
         if value(facts, "toolkit", "cuda_named") and not value(facts, "torch", "cuda") and \
                 value(facts, "context", "os") != "macos":
@@ -727,7 +739,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "torch", "message", table="torch_messages"):
         if ev.get("key") == "dataloader_worker_exited" and not _shm_likely(facts):
             continue  # a worker that died outside a container: the host's OOM killer, a crash in the worker, ...
-        yield from resolve(facts, ev, unavailable_codes(facts) if ev.get("key") == "assert_cuda_available" else
+        yield from resolve(facts, ev, unavailable_codes(facts) if ev.get("key") in UNAVAILABLE_ROWS else
                            _other_backend_codes(facts, ev))
     named_cuda_error = bool(events(facts, "driver", "cuda_error"))
     lib_events = events(facts, "torch", "message", table="library_messages")
