@@ -72,6 +72,11 @@ READINGS = [
     ("GPU0 CUDA error in func 'search_nonce' at line 88 : out of memory\n", "cuda_oom"),
     ("  File \"train_nnabla.py\", line 77, in <module>\n    solver.update()\nRuntimeError: memory error in alloc\n",
      "cuda_oom"),
+    ("[0 NVIDIA GeForce GTX 1050]  queueC=2[8]\nvkWaitForFences failed -4\nupscale failed\n", "cuda_oom"),
+    # the host driver's procfs entry missing when the container toolkit mounts it
+    ("docker: Error response from daemon: OCI runtime create failed: nvidia-container-cli: mount error: mount operation "
+     "failed: /data/docker/overlay2/9c1e/merged/proc/driver/nvidia/gpus/0000:01:00.0: no such file or directory: "
+     "unknown.\n", "driver_broken"),
     # the compiler refused by the project, GCC 5.5's headers under nvcc
     ("CMake Error at CMakeLists.txt:12 (message):\n  Must use gcc >= 10 to build this project, you are using GNU-8.4.0\n",
      "host_compiler_unsupported"),
@@ -145,6 +150,9 @@ NEAR_MISSES = [
     ("Remote Desktop Connection Manager 2.7 is installed on the laptop\n", "gpu_not_exposed_to_process"),
     ("GPU0 CUDA error in func 'search_nonce' at line 88 : invalid argument\n", "cuda_oom"),
     ("RuntimeError: memory error in allocator configuration file\n", "cuda_oom"),
+    ("vkQueueSubmit returned 0 (VK_SUCCESS) for every tile\n", "cuda_oom"),
+    ("nvidia-container-cli: mount error: mount operation failed: /data/merged/usr/bin/nvidia-smi: permission denied\n",
+     "driver_broken"),
     ("You must use gcc to compile the C sources of this package.\n", "host_compiler_unsupported"),
     ("kernel.cu(41): error: argument of type \"float *\" is incompatible with parameter of type \"double *\"\n",
      "host_compiler_unsupported"),
@@ -189,7 +197,8 @@ ROWS = ["glfw_no_opengl_driver", "x_glx_protocol_error", "magnum_egl_no_cuda_dev
         "chatglm_cpm_kernels_missing", "qwen_flash_attn_optional_kernel", "openmm_no_cuda_platform",
         "tensorrt_unable_to_open_library", "mindspore_cudnn_not_found", "compute_capability_not_supported",
         "pycolmap_wheel_without_cuda", "onnxruntime_cpu_package_installed", "nvcc_libdevice_not_found",
-        "cuda_launch_configuration_symbols", "sapien_no_rendering_device", "rocblas_tensile_arch"]
+        "cuda_launch_configuration_symbols", "sapien_no_rendering_device", "rocblas_tensile_arch", "vulkan_device_lost",
+        "container_cli_proc_driver_missing"]
 
 
 @pytest.mark.parametrize("key", ROWS)
