@@ -53,6 +53,11 @@ READINGS = [
     ("$ pip install onnxruntime==1.17.0\n...\n2024-03-02 10:11:12 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 "
      "CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. Please reference the requirements\n",
      "cpu_only_torch_with_gpu"),
+    # a program reporting that it picked the CPU
+    ("PC: Windows 10, GeForce RTX 2070 8 GB\n[INFO] loading pipeline\n[INFO] Using device: cpu\nsampling is very slow\n",
+     "cpu_only_torch_with_gpu"),
+    # FFmpeg's NVENC driver minimum in other words
+    ("[h264_nvenc @ 0x55d0c8] Minimum required Nvidia driver is 570 or newer\n", "driver_too_old"),
     # the NVIDIA kernel module
     ("[   12.004] NVRM: GPU 0000:65:00.0: RmInitAdapter failed! (0x22:0x56:762)\n[   12.005] NVRM: GPU 0000:65:00.0: "
      "rm_init_adapter failed, device minor number 0\n", "driver_broken"),
@@ -142,6 +147,8 @@ NEAR_MISSES = [
     ("AttributeError: module 'pycolmap' has no attribute 'Reconstructionn'\n", "cpu_only_torch_with_gpu"),
     ("$ pip install onnxruntime-gpu==1.17.0\n[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 "
      "CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider.\n", "cpu_only_torch_with_gpu"),
+    ("Using device: cuda:0 (GeForce RTX 2070)\n", "cpu_only_torch_with_gpu"),
+    ("Minimum required Python is 3.9 or newer\n", "driver_too_old"),
     ("[    3.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14\n", "driver_broken"),
     ("modprobe: FATAL: Module snd_hda_intel not found in directory /lib/modules/6.8.0\n", "driver_broken"),
     ("WARNING: The nvidia-drm module will not be installed.\n", "driver_broken"),
@@ -198,7 +205,7 @@ ROWS = ["glfw_no_opengl_driver", "x_glx_protocol_error", "magnum_egl_no_cuda_dev
         "tensorrt_unable_to_open_library", "mindspore_cudnn_not_found", "compute_capability_not_supported",
         "pycolmap_wheel_without_cuda", "onnxruntime_cpu_package_installed", "nvcc_libdevice_not_found",
         "cuda_launch_configuration_symbols", "sapien_no_rendering_device", "rocblas_tensile_arch", "vulkan_device_lost",
-        "container_cli_proc_driver_missing"]
+        "container_cli_proc_driver_missing", "program_chose_cpu_device", "nvenc_driver_api_too_old"]
 
 
 @pytest.mark.parametrize("key", ROWS)
