@@ -45,6 +45,9 @@ READINGS = [
     # pycolmap's CPU wheel
     ("  File \"mvs.py\", line 31, in dense\n    pycolmap.patch_match_stereo(ws)\nAttributeError: module 'pycolmap' "
      "has no attribute 'patch_match_stereo'\n", "cpu_only_torch_with_gpu"),
+    # Open3D without a CUDA device while torch has one: also a build for another CUDA major
+    ("Ubuntu 22.04, CUDA 12.1: o3d.core.cuda.device_count() returns 0 while torch.cuda.device_count() is 1\n",
+     "prebuilt_binary_wrong_cuda"),
     # torch without XPU
     ("  File \"/opt/venv/lib/python3.11/site-packages/torch/xpu/__init__.py\", line 120, in _lazy_init\n    raise "
      "AssertionError(\"Torch not compiled with XPU enabled\")\nAssertionError: Torch not compiled with XPU enabled\n",
@@ -148,6 +151,7 @@ NEAR_MISSES = [
     ("$ pip install onnxruntime-gpu==1.17.0\n[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 "
      "CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider.\n", "cpu_only_torch_with_gpu"),
     ("Using device: cuda:0 (GeForce RTX 2070)\n", "cpu_only_torch_with_gpu"),
+    ("o3d.core.cuda.device_count() returns 1 and the ML ops run on the GPU\n", "prebuilt_binary_wrong_cuda"),
     ("Minimum required Python is 3.9 or newer\n", "driver_too_old"),
     ("[    3.1] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14\n", "driver_broken"),
     ("modprobe: FATAL: Module snd_hda_intel not found in directory /lib/modules/6.8.0\n", "driver_broken"),
