@@ -107,6 +107,9 @@ READINGS = [
      "'pyngp'\n", "extension_not_compiled"),
     ("ModuleNotFoundError: No module named 'pymeshlab.pmeshlab' (pymeshlab 2023.12 installed with pip install . from a "
      "clone)\n", "extension_not_compiled"),
+    # a known torch extension's compiled module refused by Windows' loader (a procedure of torch missing)
+    ("Hy3DPaint: ImportError: DLL load failed while importing custom_rasterizer_kernel: The specified procedure could not "
+     "be found.\n", "abi_torch_version_mismatch"),
     # OpenMM, TensorRT, MindSpore
     ("openmm.OpenMMException: There is no registered Platform called \"CUDA\"\n", "prebuilt_binary_wrong_cuda"),
     ("[03/01/2025-10:00:00] [TRT] [E] Unable to open library: nvinfer_builder_resource_10.dll\n", "cudart_not_found"),
@@ -175,6 +178,8 @@ NEAR_MISSES = [
     ("ModuleNotFoundError: No module named 'monotonic'\n", "extension_not_compiled"),
     ("openmm.OpenMMException: There is no registered Platform called \"OpenCL\"\n", "prebuilt_binary_wrong_cuda"),
     ("Unable to open file: model.onnx\n", "cudart_not_found"),
+    ("ImportError: DLL load failed while importing win32api: The specified procedure could not be found.\n",
+     "abi_torch_version_mismatch"),
     ("-- Found cudnn library file at /usr/lib/x86_64-linux-gnu/libcudnn.so.8\n", "cudart_not_found"),
     ("libdevice.10.bc found in /usr/local/cuda/nvvm/libdevice\n", "multiple_cuda_toolkits"),
     ("ImportError: /opt/ext/build/_ops.so: undefined symbol: _ZN2at6TensorC1Ev\n", "multiple_cuda_toolkits"),

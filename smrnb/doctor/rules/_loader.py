@@ -628,7 +628,12 @@ def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> 
             not has_sign(facts, "torch_own_import")
     # the compiled module torch's extension builder names by convention (_ext, <project>_ext) is a torch extension
     # even where the text shows no torch release (a title of one line)
-    return bool(value(facts, "torch", "version")) or _TORCH_EXT_MODULE_RE.fullmatch(m.group(1)) is not None
+    # (round 24a) or a torch CUDA extension's own compiled module that only its project's source tree builds
+    # (tables/source_built_modules.csv: custom_rasterizer_kernel)
+    from smrnb.doctor.rules._abi import source_built_module
+
+    return bool(value(facts, "torch", "version")) or _TORCH_EXT_MODULE_RE.fullmatch(m.group(1)) is not None or \
+        bool(source_built_module(m.group(1)))
 
 
 #: the oldest glibc of the legacy manylinux tags (PEP 513, 571, 599)
