@@ -119,6 +119,11 @@ READINGS = [
     ("[ 40%] Building NVCC (Device) object src/decoder.cu.o\nerror: path to libdevice not specified\n",
      "multiple_cuda_toolkits"),
     ("ImportError: /opt/ext/build/_ops.so: undefined symbol: __cudaPushCallConfiguration\n", "multiple_cuda_toolkits"),
+    ("Multiple CUDA versions are installed on this box (11.8 and 12.4); cmake is picking up the old nvcc\n",
+     "multiple_cuda_toolkits"),
+    # a JIT-built extension finding no CUDA toolkit
+    ("nerfacc's cuda_toolkit_available() returns False even though /usr/local/cuda/bin/nvcc exists\n",
+     "cuda_home_missing"),
     # compute capability refused, rocBLAS without the GPU's kernels
     ("GPU #0: GeForce GT 730 - Compute Capability 3.5 is not supported by this build\n", "gpu_below_extension_minimum"),
     ("rocBLAS error: Cannot read /opt/rocm-6.0.2/lib/rocblas/library/TensileLibrary.dat: No such file or directory\n",
@@ -184,6 +189,8 @@ NEAR_MISSES = [
     ("libdevice.10.bc found in /usr/local/cuda/nvvm/libdevice\n", "multiple_cuda_toolkits"),
     ("ImportError: /opt/ext/build/_ops.so: undefined symbol: _ZN2at6TensorC1Ev\n", "multiple_cuda_toolkits"),
     ("Compute capability 8.6 supported, using sm_86 kernels\n", "gpu_below_extension_minimum"),
+    ("Two versions of numpy are installed in this environment\n", "multiple_cuda_toolkits"),
+    ("cuda_toolkit_available() returns True and the kernels compile\n", "cuda_home_missing"),
     ("cudnnCreate returned CUDNN_STATUS_SUCCESS\n", "prebuilt_binary_wrong_cuda"),
     ("root@3f2a9c:/app# python train.py\nRuntimeError: No CUDA GPUs are available\n", "cpu_only_torch_with_gpu"),
     ("root@3f2a9c:/app# ./webui.sh\nRuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to "
@@ -214,7 +221,8 @@ ROWS = ["glfw_no_opengl_driver", "x_glx_protocol_error", "magnum_egl_no_cuda_dev
         "tensorrt_unable_to_open_library", "mindspore_cudnn_not_found", "compute_capability_not_supported",
         "pycolmap_wheel_without_cuda", "onnxruntime_cpu_package_installed", "nvcc_libdevice_not_found",
         "cuda_launch_configuration_symbols", "sapien_no_rendering_device", "rocblas_tensile_arch", "vulkan_device_lost",
-        "container_cli_proc_driver_missing", "program_chose_cpu_device", "nvenc_driver_api_too_old"]
+        "container_cli_proc_driver_missing", "program_chose_cpu_device", "nvenc_driver_api_too_old",
+        "jit_extension_no_cuda_toolkit", "two_cuda_installs_said"]
 
 
 @pytest.mark.parametrize("key", ROWS)
