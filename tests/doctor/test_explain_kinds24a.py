@@ -70,6 +70,9 @@ READINGS = [
      "driver\n", "driver_broken"),
     ("ERROR: Unable to load the 'nvidia-drm' kernel module.\nERROR: Installation has failed.\n", "driver_broken"),
     ("Error: failed to start container: lstat /dev/nvidia-uvm: no such file or directory\n", "driver_broken"),
+    # nvidia-smi refused a setting (root, or a container's SYS_ADMIN capability)
+    ("$ nvidia-smi -i 1 -lgc 1200,1800\nFailed to set locked GPU clocks for GPU 00000000:3B:00.0: Insufficient "
+     "Permissions\n", "gpu_device_permission_denied"),
     # the container toolkit missing, Remote Desktop
     ("$ ./run_gpu_container.sh\nbash: nvidia-docker: command not found\n", "gpu_not_exposed_to_process"),
     ("Error: crun: error executing hook `/usr/bin/nvidia-ctk` (exit code: 1): OCI runtime error\n",
@@ -166,6 +169,7 @@ NEAR_MISSES = [
     ("WARNING: The nvidia-drm module will not be installed.\n", "driver_broken"),
     ("lstat /mnt/data/images: no such file or directory\n", "driver_broken"),
     ("nvidia-docker version 2.13.0 is installed and works\n", "gpu_not_exposed_to_process"),
+    ("Power limit for GPU 00000000:3B:00.0 was set to 250.00 W from 300.00 W.\n", "gpu_device_permission_denied"),
     ("Remote Desktop Connection Manager 2.7 is installed on the laptop\n", "gpu_not_exposed_to_process"),
     ("GPU0 CUDA error in func 'search_nonce' at line 88 : invalid argument\n", "cuda_oom"),
     ("RuntimeError: memory error in allocator configuration file\n", "cuda_oom"),
@@ -222,7 +226,8 @@ ROWS = ["glfw_no_opengl_driver", "x_glx_protocol_error", "magnum_egl_no_cuda_dev
         "pycolmap_wheel_without_cuda", "onnxruntime_cpu_package_installed", "nvcc_libdevice_not_found",
         "cuda_launch_configuration_symbols", "sapien_no_rendering_device", "rocblas_tensile_arch", "vulkan_device_lost",
         "container_cli_proc_driver_missing", "program_chose_cpu_device", "nvenc_driver_api_too_old",
-        "jit_extension_no_cuda_toolkit", "two_cuda_installs_said"]
+        "jit_extension_no_cuda_toolkit", "two_cuda_installs_said",
+        "nvidia_smi_setting_no_permission"]
 
 
 @pytest.mark.parametrize("key", ROWS)
