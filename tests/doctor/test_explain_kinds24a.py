@@ -73,6 +73,8 @@ READINGS = [
     # nvidia-smi refused a setting (root, or a container's SYS_ADMIN capability)
     ("$ nvidia-smi -i 1 -lgc 1200,1800\nFailed to set locked GPU clocks for GPU 00000000:3B:00.0: Insufficient "
      "Permissions\n", "gpu_device_permission_denied"),
+    ("$ sudo nvidia-docker-plugin\nnvidia-docker-plugin | 2017/01/09 10:12:01 Error: Could not load NVML library\n",
+     "library_not_found"),
     # the container toolkit missing, Remote Desktop
     ("$ ./run_gpu_container.sh\nbash: nvidia-docker: command not found\n", "gpu_not_exposed_to_process"),
     ("Error: crun: error executing hook `/usr/bin/nvidia-ctk` (exit code: 1): OCI runtime error\n",
@@ -227,7 +229,7 @@ ROWS = ["glfw_no_opengl_driver", "x_glx_protocol_error", "magnum_egl_no_cuda_dev
         "cuda_launch_configuration_symbols", "sapien_no_rendering_device", "rocblas_tensile_arch", "vulkan_device_lost",
         "container_cli_proc_driver_missing", "program_chose_cpu_device", "nvenc_driver_api_too_old",
         "jit_extension_no_cuda_toolkit", "two_cuda_installs_said",
-        "nvidia_smi_setting_no_permission"]
+        "nvidia_smi_setting_no_permission", "nvidia_docker_nvml_not_loaded"]
 
 
 @pytest.mark.parametrize("key", ROWS)
