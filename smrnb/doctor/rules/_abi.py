@@ -920,11 +920,8 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # the traceback runs in the package's source tree (python started in its checkout): that tree, without the
         # compiled modules an install built, shadows the installed package
         return ["extension_not_compiled", "package_api_version_mismatch"]
-    if ev.get("attribute") and len(parts) == 3 and parts[1] == "_C" and parts[0] not in _TORCH_FAMILY and \
-            parts[0] != "torch":
-        # (round 24a) a function missing from a package's own compiled core (kaolin._C, pkg._C) where the package is
-        # installed: the build compiled only part of its sources (a CUDA build that skipped the GPU files, a stale
-        # _C of an earlier build left in a develop install); rebuilding it first, another release second
+    if ev.get("attribute") and len(parts) == 3 and parts[1] == "_C" and parts[0] not in (*_TORCH_FAMILY, "torch"):
+        # (round 24a) a function missing from an installed package's own _C: a partial or stale build first
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if (len(parts) > 1 or ev.get("attribute")) and _an_installed_distribution(facts, ev, parts[0]):
         return ["package_api_version_mismatch"]  # (an attribute missing from the package itself: its name cut off)

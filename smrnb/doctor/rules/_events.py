@@ -572,11 +572,7 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):
         return first("cpu_only_torch_with_gpu", "torch is a CPU-only build ('+cpu')")
     if "cpu_only_torch_with_gpu" in s and value(facts, "torch", "cuda") and len(c) > 1:
-        # a CUDA build of torch shown (a pip list, a version line): the other readings first; the CPU build stays the
-        # last reading (round 24a), since the torch that raised may not be the one listed (another environment
-        # started the failing process: "Torch not compiled with CUDA enabled" is what the running torch says)
-        c.remove("cpu_only_torch_with_gpu")
-        c.append("cpu_only_torch_with_gpu")
+        c.append(c.pop(c.index("cpu_only_torch_with_gpu")))  # (round 24a) a CUDA torch listed: the CPU build last
     if "cuda_home_malformed" in s and len(s) > 1 and value(facts, "toolkit", "cuda_home_malformed"):
         return first("cuda_home_malformed", "the CUDA_HOME value is not one toolkit directory")
     if {"library_shadowed_older_copy", "symbol_version_missing"} <= s:
