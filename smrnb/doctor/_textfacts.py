@@ -136,6 +136,8 @@ class _Reader:
         #: TorchScript's "Tried to access nonexistent attribute or method 'x' of type 'T'" read, its frame (printed
         #: after the message) not yet: (line, type)
         self.script_attr: tuple[str, str] | None = None
+        #: a notebook cell's frame read (IPython's "<ipython-input-N-...>" / "Cell In[N]"): the calling code's own
+        self.cell_frame = False
 
     def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
         d = self.facts[layer]
@@ -356,7 +358,22 @@ _REGRESSION_RE = re.compile(
     r"\b(?:works?|worked|working|was fine|ran fine) (?:fine |well )?(?:in|with|on) (?:the |all )?(?:previous|older|earlier|"
     r"last) (?:versions?|releases?|builds?|commits?)\b|"
     r"\bafter (?:the |an? )?(?:update|upgrade) \(?v?[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? ?(?:->|=>|→|to) ?v?[0-9]|"
-    r"\b(?:last )?working commit\b|\bnew in (?:the )?last [0-9]{1,3} (?:days|weeks)\b")
+    r"\b(?:last )?working commit\b|\bnew in (?:the )?last [0-9]{1,3} (?:days|weeks)\b|"
+    # (round 24) an earlier release named as the one that works: going back to it fixes the failure ("downgrading
+    # pytorch to 1.12.1 will solve the problem", "I reinstalled version 2.14 and it works again"), it is said fine
+    # ("3.14 is fine"), the failure is said absent from it ("doesn't occur on torch 2.11"), or the failure began with
+    # a named release ("ever since around ollama-cuda version 0.12.4", "==1.22.0 is working but ==1.23.0 is failing")
+    r"\b(?:downgrad(?:e|ed|ing)|roll(?:ed|ing)? back|revert(?:ed|ing)?|go(?:ing)? back|went back)(?: it| them)? "
+    r"(?!(?:the |my |to )?(?:nvidia |gpu |display )?(?:drivers?|kernel|cuda|os|ubuntu|system|python|gcc|g\+\+|nvcc)\b)"
+    r"(?:[a-z][\w.+-]{0,30} )?(?:back )?to (?:the )?(?:[a-z][\w.+-]{0,30} )?(?:version |release |v)?[0-9]{1,2}\.[0-9]|"
+    r"\breinstall(?:ed|ing)? (?:the )?(?:previous |older |old )?(?:version|release|v) ?[0-9]{1,2}\.[0-9]|"
+    r"(?<![<>=] )(?<![<>=\d.])(?<!ubuntu )(?<!debian )(?<!centos )(?<!python )(?<!cuda )(?<!driver )"
+    r"\bv?[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? (?:is|was) (?:fine|working fine)\b|"
+    r"\b(?:doesn't|does not|didn't|did not) (?:occur|happen|appear) (?:on|with|in|for) (?:[a-z][\w.+-]{0,30} )?"
+    r"v?[0-9]{1,2}\.[0-9]|"
+    r"\b(?:ever )?since (?:around |about )?(?:[a-z][\w.+-]{0,30} )?(?:version |release |v)[0-9]{1,2}\.[0-9]|"
+    r"\bprevious (?:version|release)s? (?:i can|works|worked|is fine|was fine)\b|"
+    r"==[0-9][\w.]{0,20} (?:is|was) working,? but [\w.-]{0,40}==[0-9][\w.]{0,20} (?:is|was) fail")
 #: an import order told in prose ("importing open3d before torch", "import torch first then cv2")
 _ORDER_MODULES_RE = re.compile(r"\bimport(?:ing|ed|s)? `?([A-Za-z_][A-Za-z0-9_]{1,40})`? (?:module |package )?"
                                r"(?:before|after|then|prior to) (?:import(?:ing)? )?`?([A-Za-z_][A-Za-z0-9_]{1,40})`?")
@@ -1385,6 +1402,12 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         m = _EXC_LINE_RE.match(line.strip())
         if m:
             _scan_exception_in_package(r, line, m.group(1))
+    if "ipython-input" in low or "cell in[" in low:
+        r.cell_frame = True
+    if "error: " in low and r.frame and ("-packages/" in r.frame or "-packages\\" in r.frame):
+        m = _GENERIC_EXC_LINE_RE.match(line.strip())
+        if m:
+            _scan_generic_exception_in_package(r, line, m.group(1))
     if "nonexistent attribute or method" in low:
         m = _SCRIPT_ATTR_RE.search(line)
         r.script_attr = (line, m.group(1)) if m else None
@@ -1495,6 +1518,38 @@ _SCRIPT_ATTR_RE = re.compile(r"Tried to access nonexistent attribute or method '
 #: packages whose own assertions check the calling code's use of their API (torch's argument checks): not read as
 #: an installed package's code of another release
 _API_CHECKING_PACKAGES = frozenset({"torch"})
+
+
+#: (round 24) a Python exception of the kinds a package's own code raises on a state it did not expect (an object it
+#: got as None, a key or index it assumed, a file of its own it opens), as a traceback ends
+_GENERIC_EXC_LINE_RE = re.compile(r"^[*`>\s]{0,4}(TypeError|KeyError|FileNotFoundError|IndexError|ValueError|"
+                                  r"UnboundLocalError|AttributeError(?=: 'NoneType' object has no attribute))\b: ")
+#: packages whose own checks of their arguments raise these exceptions for the calling code's values (an argument of
+#: the wrong type, shape or range): not read as the package's own fault
+_ARGUMENT_CHECKING_PACKAGES = frozenset({"torch", "numpy", "pandas", "scipy", "sklearn", "tensorflow", "keras", "jax",
+                                         "jaxlib", "PIL", "cv2", "matplotlib", "json", "yaml", "pydantic", "click",
+                                         "argparse", "typer", "omegaconf", "hydra"})
+
+
+def _scan_generic_exception_in_package(r: _Reader, line: str, exc: str) -> None:
+    """(round 24) A generic Python exception (TypeError, KeyError, IndexError, ValueError, FileNotFoundError, an
+    attribute of None) raised by the traceback's innermost frame where that file is an installed package's own
+    (``torch.exception_in_package`` with ``generic``): the package's code met a state it did not expect. Read only
+    where the traceback shows no file of the project's own (a script, a notebook's cell) calling it, so that no value
+    of the calling code's can be what the package refused; a package that checks its arguments this way (numpy,
+    pandas, torch) is left out."""
+    path = r.frame.replace("\\", "/")
+    m = _INSTALLED_PKG_RE.search(path)
+    top = (m.group(1) or m.group(2) or "") if m else ""
+    if not top or top in _ARGUMENT_CHECKING_PACKAGES or top.lower() in _ARGUMENT_CHECKING_PACKAGES:
+        return
+    if exc == "FileNotFoundError" and "-packages" not in line.split("rror: ", 1)[-1]:
+        return  # a program or a file of the calling code's not found, not one of the package's own files
+    own = [f for f in r.facts["torch"].get("source_files") or [] if "/bin/" not in f and "\\bin\\" not in f]
+    if own or r.cell_frame:
+        return
+    r.event("torch", "exception_in_package", line, WEIGHT["weak_sign"] + 30, package=top.lower(), exception=exc,
+            generic=True)
 
 
 def _scan_exception_in_package(r: _Reader, line: str, exc: str, script_type: str = "") -> None:
@@ -1938,7 +1993,9 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
     if "mps" in low and _MPS_RE.search(low):
         r.event("torch", "sign", line, WEIGHT["sign"], sign="mps_backend", phrase="mps")
     if ("before" in low or "since" in low or "after" in low or "until" in low or "with" in low or " in " in low
-            or "regression" in low or "broke" in low or "commit" in low):
+            or "regression" in low or "broke" in low or "commit" in low or " to " in low or "reinstall" in low
+            or " is fine" in low or " was fine" in low or " on " in low or " for " in low or "previous" in low
+            or "working" in low):
         m = _REGRESSION_RE.search(low)
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
