@@ -374,6 +374,17 @@ _REGRESSION_RE = re.compile(
     r"\b(?:ever )?since (?:around |about )?(?:[a-z][\w.+-]{0,30} )?(?:version |release |v)[0-9]{1,2}\.[0-9]|"
     r"\bprevious (?:version|release)s? (?:i can|works|worked|is fine|was fine)\b|"
     r"==[0-9][\w.]{0,20} (?:is|was) working,? but [\w.-]{0,40}==[0-9][\w.]{0,20} (?:is|was) fail")
+#: (round 24) a named release of a package said to break the code that uses it ("gsplat 1.0 breaks nerfstudio", "new
+#: diffusers version breaks an import", "functional_tensor errors out in torchvision 0.17"): an API that release
+#: changed, which the calling code was not written for; the system's parts (the C library, the driver, CUDA, the OS,
+#: Python, the compiler) are not read so
+_RELEASE_BREAKS_RE = re.compile(
+    r"\b(?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|debian|windows|macos|python|gcc|clang|nvcc|cmake)\b)"
+    r"([a-z][\w-]{1,30}) (?:version |release |v)?[0-9]{1,2}(?:\.[0-9x]{1,3}){1,2} (?:breaks|broke|removed|moved)\b|"
+    r"\bnew(?:er|est)? (?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|windows|python|gcc|nvcc)\b)([a-z][\w-]{1,30}) "
+    r"(?:version|release) (?:breaks|broke)\b|"
+    r"\b(?:errors? out|fails?|breaks?) (?:in|with) (?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|windows|python|"
+    r"gcc|nvcc)\b)([a-z][\w-]{1,30}) (?:version |v)?[0-9]{1,2}\.[0-9]")
 #: an import order told in prose ("importing open3d before torch", "import torch first then cv2")
 _ORDER_MODULES_RE = re.compile(r"\bimport(?:ing|ed|s)? `?([A-Za-z_][A-Za-z0-9_]{1,40})`? (?:module |package )?"
                                r"(?:before|after|then|prior to) (?:import(?:ing)? )?`?([A-Za-z_][A-Za-z0-9_]{1,40})`?")
@@ -1999,6 +2010,11 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         m = _REGRESSION_RE.search(low)
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
+    if "break" in low or "broke" in low or "removed" in low or "moved" in low or "error" in low or "fail" in low:
+        m = _RELEASE_BREAKS_RE.search(low)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="release_breaks_said", phrase=m.group(0),
+                    package=m.group(1) or m.group(2) or m.group(3))
     if (".py" in low or "folder" in low or "file" in low or "director" in low or "upload" in low or "repo" in low
             or "module" in low or "commit" in low):
         m = _FILES_MISSING_RE.search(low)

@@ -460,6 +460,19 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                 "commands": [f"pip show {top}   # the installed release" if top else "pip list",
                              f"pip install '{top or '<package>'}==<the release the code names>'   # see its "
                              "requirements file, or update the call to the installed release's signature"]}
+    if ev.get("sign") == "release_breaks_said":  # (round 24) rules._torch.release_breaks_told
+        pkg = str(ev.get("package") or "")
+        return {"title": f"The code was written for another release of {pkg or 'a package it uses'}: the release the "
+                         "text names changed its API",
+                "commands": [f"pip show {pkg}   # the installed release" if pkg else "pip list",
+                             f"pip install '{pkg or '<package>'}==<the release the code was written for>'   # see the "
+                             "project's requirements file, or port the code to the new API"]}
+    if ev.get("generic") and ev.get("package"):  # (round 24) a generic exception raised in an installed package
+        pkg = str(ev["package"])
+        return {"title": f"{pkg} fails in its own code: a library it uses may be of another release than it was "
+                         "written for",
+                "commands": ["pip list   # the releases of the libraries beside it",
+                             f"pip show {pkg}   # its requirements: the releases it was written for"]}
     own = _OWN_REMOVAL_RE.search(str(ev.get("line") or "")) if not mod else None
     row = _removed_api_rows().get(f"numpy.{own.group(1)}") if own else None
     if row is not None:  # (round 23e) NumPy 2.0's own words for a name tables/removed_apis.csv names

@@ -255,6 +255,31 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["compute-sanitizer --tool memcheck python <your script>   # the kernel and the bad access",
                              "nvcc --version   # the toolkit whose thrust/CUB the extension was compiled with",
                              "# rebuild the extension with another CUDA toolkit (a newer 11.x/12.x) and rerun"]}
+    if ev.get("generic") and ev.get("package"):  # (round 24) a generic exception raised in an installed package
+        pkg, exc = str(ev["package"]), str(ev.get("exception") or "an exception")
+        return {"title": f"{exc} raised inside {pkg}'s own code, not the calling code's: a bug of its installed "
+                         "release",
+                "fix": f"The traceback ends inside the installed {pkg} and no code of the project's own calls it in the "
+                       f"text: {pkg}'s release met a state it does not handle (its own bug, or a file its package left "
+                       "out). Search its issue tracker for the message; a later release (or the one before) is the fix.",
+                "commands": [f"pip show {pkg}   # the release, for its issue tracker",
+                             f"pip install --upgrade {pkg}   # or the release before the one that fails"]}
+    if ev.get("sign") == "release_breaks_said":  # (round 24) the second reading of release_breaks_told
+        pkg = str(ev.get("package") or "the package")
+        return {"title": f"A bug of the {pkg} release the text names",
+                "fix": f"Where the calling code uses {pkg}'s API as documented, the release the text names broke it: "
+                       "its issue tracker, and its later release (or the one before), are the fix.",
+                "commands": [f"pip show {pkg}   # the installed release", f"pip install --upgrade {pkg}   # a release "
+                             "with the fix, or the one before"]}
+    if bug == "regression" and not ev.get("package") and ev.get("sign") == "regression_said":
+        return {"title": "A failure that began with a release: that release's bug (the text names a release that works)",
+                "fix": "The text says an earlier release (or another one) of the software works: the failing release "
+                       "has a bug (a regression). Install the release that works, or a later one with the fix (its "
+                       "issue tracker names it).",
+                "commands": ["pip list   # the installed releases: find the package the error names (its module, "
+                             "import or frame)",
+                             "pip install '<the package>==<the release the text says works>'   # or a later release "
+                             "with the fix"]}
     if bug == "regression":
         pkg = ev.get("package") or "<the package>"
         return {"title": f"A crash that began with a release of {pkg if ev.get('package') else 'a library'}",
@@ -878,6 +903,22 @@ def regression_told(facts: Facts) -> Iterable[Finding]:
                                    "fact": f"the text says the failure began with an update ({said[0].get('phrase')})"},
                            ["library_bug"] + (["package_api_version_mismatch"] if _upgraded_library_failing(
                                facts, said[0]) else []))
+
+
+@rule("torch")
+def release_breaks_told(facts: Facts) -> Iterable[Finding]:
+    """(round 24) A named release of a package said to break the code that uses it ("gsplat 1.0 breaks nerfstudio",
+    "new diffusers version breaks an import", "errors out in torchvision 0.17"): the calling code was written for
+    another release of that package (an API it moved, renamed or removed): the release the code was written for, or
+    the code's port to the new API, is the fix; that release's own bug second. Ranked after the readings of the
+    failure's own words."""
+    said = [e for e in events(facts, "torch", "sign") if e.get("sign") == "release_breaks_said"]
+    if said:
+        pkg = str(said[0].get("package") or "")
+        yield from resolve(facts, {**said[0], "weight": 30, "package": pkg or None,
+                                   "fact": f"the text says a release of {pkg or 'a package'} breaks the code "
+                                           f"({said[0].get('phrase')})"},
+                           ["package_api_version_mismatch", "library_bug"])
 
 
 @rule("torch")
