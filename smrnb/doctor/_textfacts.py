@@ -385,6 +385,13 @@ _RELEASE_BREAKS_RE = re.compile(
     r"(?:version|release) (?:breaks|broke)\b|"
     r"\b(?:errors? out|fails?|breaks?) (?:in|with) (?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|windows|python|"
     r"gcc|nvcc)\b)([a-z][\w-]{1,30}) (?:version |v)?[0-9]{1,2}\.[0-9]")
+#: (round 24) a package said to show (or import) an older release than the one just installed ("upgraded to 3.2.0 but
+#: still seeing 1.2.1", "reinstalled it but somehow it's still finding a wrong version"): another copy of it comes
+#: first on the import path (a user site-packages, an apt-installed copy), or a notebook's kernel imported it before
+_STILL_OLD_RELEASE_RE = re.compile(
+    r"\b(?:upgraded|updated|installed|reinstalled|reinstall(?: it)?|upgrade(?: it)?)\b[^\n]{0,60}?\bbut (?:somehow )?"
+    r"(?:it's |it is |i'm |i am |python |it )?still (?:seeing|showing|shows|finding|finds|importing|imports|loading|"
+    r"loads|reports?|reporting) (?:a |the )?(?:wrong|old|older|previous|v?[0-9]{1,2}\.[0-9])")
 #: an import order told in prose ("importing open3d before torch", "import torch first then cv2")
 _ORDER_MODULES_RE = re.compile(r"\bimport(?:ing|ed|s)? `?([A-Za-z_][A-Za-z0-9_]{1,40})`? (?:module |package )?"
                                r"(?:before|after|then|prior to) (?:import(?:ing)? )?`?([A-Za-z_][A-Za-z0-9_]{1,40})`?")
@@ -2010,6 +2017,10 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         m = _REGRESSION_RE.search(low)
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
+    if "still " in low and " but " in low:
+        m = _STILL_OLD_RELEASE_RE.search(low)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="old_release_still_seen", phrase=m.group(0))
     if "break" in low or "broke" in low or "removed" in low or "moved" in low or "error" in low or "fail" in low:
         m = _RELEASE_BREAKS_RE.search(low)
         if m:

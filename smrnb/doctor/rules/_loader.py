@@ -420,6 +420,21 @@ def _shadowed(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     line = str(ev.get("line") or "")
     owner = next((name for rx, name in ((r"\bjax(?:lib)?\b", "JAX"), (r"\btensorflow\b|\bTF_", "TensorFlow"),
                                         (r"\bcupy\b", "CuPy")) if re.search(rx, line, re.IGNORECASE)), "")
+    if ev.get("sign") == "old_release_still_seen":  # (round 24) rules._torch.old_release_still_seen
+        return {"title": "Another, older copy of the package is imported before the one just installed",
+                "fix": "Python imports the first copy of a package on its path: an older copy (a user site-packages "
+                       "one in ~/.local, one installed by apt or into another environment on PYTHONPATH) hides the "
+                       "release just installed; uninstall the older copy (with the installer that put it there) so "
+                       "one copy is left.",
+                "commands": ["python -c \"import <package>; print(<package>.__version__, <package>.__file__)\"   # "
+                             "which copy is imported", "python -m pip list -v   # each package's location",
+                             "python -m pip uninstall <package>   # repeat until no copy is left, then install once"]}
+    if ev.get("key") == "dyld_incompatible_library_version":  # (round 24) macOS's loader, any library
+        return {"title": "An older copy of a library (a stale build or install) is found before the one the binary "
+                         "was linked against",
+                "commands": ["otool -L <the binary the message names>   # the libraries and compatibility versions it "
+                             "needs", "echo $DYLD_LIBRARY_PATH",
+                             "python setup.py clean   # for a source build: then build again, no stale copy left"]}
     if owner:  # another framework's own check: its build, not torch's, names the version it needs
         return {"title": f"An older {what}library is loaded than the one {owner} was built against",
                 "commands": ["echo $LD_LIBRARY_PATH",

@@ -234,9 +234,11 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if hyph := _hyphenated_module(ev, "library_bug"):
         return hyph
     if key.startswith("mps_") or bug == "mps_crash":
-        op = key == "mps_op_not_implemented" or key == "mps_dtype_unsupported"
+        op = key in ("mps_op_not_implemented", "mps_dtype_unsupported", "mps_bfloat16_unsupported")
         return {"title": ("torch's MPS backend lacks this operation in the installed release" if op else
-                          "The process crashed in torch's MPS (Apple GPU) backend: a bug of that backend"),
+                          "The process crashed in torch's MPS (Apple GPU) backend: a bug of that backend"
+                          if bug == "mps_crash" or not key.startswith("mps_") else
+                          "A bug of torch's MPS (Apple GPU) backend in the installed release"),
                 "commands": ["python -c \"import torch; print(torch.__version__)\"",
                              "pip install --upgrade torch   # MPS gains operators and fixes in every release; or the "
                              "nightly: pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/cpu",
@@ -342,6 +344,13 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 24) a project's CMake still linking the legacy NVTX library newer CUDA 12 toolkits no longer ship
+    "nvtx_legacy_library_missing": ["nvcc --version   # the toolkit: NVTX 3 is header-only (include/nvtx3/nvToolsExt.h)",
+                                    "# update the project (or PyTorch) to a release whose CMake uses the header-only "
+                                    "NVTX 3 (CUDA::nvtx3), or build with a toolkit that still ships nvToolsExt"],
+    "jax_metal_plugin_jax_mismatch": ["pip show jax jaxlib jax-metal   # the three releases",
+                                      "pip install 'jax==0.5.0' 'jaxlib==0.5.0'   # the jax the jax-metal 0.1.1 plugin "
+                                      "was built for (or JAX_PLATFORMS=cpu)"],
     # (round 23) CUDA runtime API a project's source uses and a newer toolkit removed: the toolkit that builds, and the
     # port of the project's code
     "cuda12_texture_references_removed": ["nvcc --version   # CUDA 12.0 removed texture references",
@@ -562,6 +571,11 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if idx not in tables.torch_cuda_indexes():  # a CUDA PyTorch publishes no wheel index for (a source build's)
         idx = "<cuXYZ>"
     line = str(ev.get("line") or "") + " " + str(ev.get("module") or "")
+    if ev.get("key") == "jax_metal_plugin_jax_mismatch":  # (round 24) a JAX plugin, not a torch companion
+        return {"title": "The jax-metal plugin was built for another jax release than the one installed",
+                "commands": ["pip show jax jaxlib jax-metal   # the three releases",
+                             "pip install 'jax==0.5.0' 'jaxlib==0.5.0'   # the jax the jax-metal 0.1.1 plugin was built "
+                             "for (or JAX_PLATFORMS=cpu)"]}
     if "triton" in line.lower() or ev.get("triton"):
         pin = tables.triton_for_torch(tv) if tv else None
         have = value(facts, "torch", "triton_version")
@@ -903,6 +917,21 @@ def regression_told(facts: Facts) -> Iterable[Finding]:
                                    "fact": f"the text says the failure began with an update ({said[0].get('phrase')})"},
                            ["library_bug"] + (["package_api_version_mismatch"] if _upgraded_library_failing(
                                facts, said[0]) else []))
+
+
+@rule("torch")
+def old_release_still_seen(facts: Facts) -> Iterable[Finding]:
+    """(round 24) A package said to show an older release than the one just installed ("upgraded to 3.2.0 but still
+    seeing 1.2.1"): Python imports another copy of it that comes first on its path (a user site-packages copy, one
+    apt or another environment installed), so the new one is never imported; in a notebook, the kernel that imported
+    the package before the upgrade first (a restart loads the new one). Ranked after the failure's own words."""
+    said = [e for e in events(facts, "torch", "sign") if e.get("sign") == "old_release_still_seen"]
+    if said:
+        codes = ["kernel_restart_needed", "library_shadowed_older_copy"] if has_sign(facts, "in_notebook") else \
+            ["library_shadowed_older_copy"]
+        yield from resolve(facts, {**said[0], "weight": 28, "fact": f"the text says an older release is still seen "
+                                                                    f"after the install ({said[0].get('phrase')})"},
+                           codes)
 
 
 @rule("torch")
