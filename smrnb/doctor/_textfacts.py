@@ -390,8 +390,9 @@ _RELEASE_BREAKS_RE = re.compile(
 #: first on the import path (a user site-packages, an apt-installed copy), or a notebook's kernel imported it before
 _STILL_OLD_RELEASE_RE = re.compile(
     r"\b(?:upgraded|updated|installed|reinstalled|reinstall(?: it)?|upgrade(?: it)?)\b[^\n]{0,60}?\bbut (?:somehow )?"
-    r"(?:it's |it is |i'm |i am |python |it )?still (?:seeing|showing|shows|finding|finds|importing|imports|loading|"
-    r"loads|reports?|reporting) (?:a |the )?(?:wrong|old|older|previous|v?[0-9]{1,2}\.[0-9])")
+    r"(?:(?:it|python|pip|jupyter|the kernel)(?:'s| is| was)? |i'm |i am |i )?still (?:see|seeing|showing|shows|"
+    r"finding|finds|importing|imports|loading|loads|reports?|reporting) (?:a |the )?"
+    r"(?:wrong|old|older|previous|v?[0-9]{1,2}\.[0-9])")
 #: an import order told in prose ("importing open3d before torch", "import torch first then cv2")
 _ORDER_MODULES_RE = re.compile(r"\bimport(?:ing|ed|s)? `?([A-Za-z_][A-Za-z0-9_]{1,40})`? (?:module |package )?"
                                r"(?:before|after|then|prior to) (?:import(?:ing)? )?`?([A-Za-z_][A-Za-z0-9_]{1,40})`?")
