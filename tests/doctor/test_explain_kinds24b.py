@@ -8,7 +8,7 @@ to break the code that uses it (the code written for another release first); an 
 install (another copy imported first; in a notebook, the kernel first); and messages: a CMake build looking for the
 legacy nvToolsExt library, jax-metal built for an older jax, macOS dyld's "Incompatible library version", torch's MPS
 backend without bfloat16 or with a too-small placeholder, torch 0.x's dtype words and a convolution's channel check
-printed without brackets.
+printed without brackets, and NCCL's watchdog timing out a collective not every rank entered.
 Each text is written for the test (other wordings, tools and packages than the threads); each kind has near-misses
 that must NOT get its code."""
 
@@ -67,6 +67,9 @@ READINGS = [
      "6291456\n", "library_bug"),
     ("  File \"train.py\", line 51, in step\n    loss.backward()\nRuntimeError: expected DoubleTensor but found "
      "FloatTensor\n", "user_code_error"),
+    ("[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout: "
+     "WorkNCCL(SeqNum=9120, OpType=BROADCAST, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600321 "
+     "milliseconds before timing out.\n", "user_code_error"),
     ("RuntimeError: Given groups=1, weight of size 32 1 5 5, expected input[16, 28, 28, 1] to have 1 channels, but got "
      "28 channels instead\n", "user_code_error"),
 ]
@@ -105,6 +108,9 @@ NOT = [
     # MPS words of other causes keep theirs
     ("TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64.\n",
      "library_bug"),
+    # a store's connect timeout at start-up is no collective that ranks entered unevenly
+    ("torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/2 clients joined.\n",
+     "user_code_error"),
     # another dtype message (the same element type) is no old dtype mismatch
     ("RuntimeError: expected scalar type Long but found Int\n", "cuda_oom"),
 ]
@@ -119,7 +125,7 @@ def test_other_kinds_do_not_get_the_code(text, code):
     ("library_messages", "nvtx_legacy_library_missing"), ("library_messages", "jax_metal_plugin_jax_mismatch"),
     ("library_messages", "dyld_incompatible_library_version"), ("torch_messages", "mps_bfloat16_unsupported"),
     ("torch_messages", "mps_placeholder_buffer_too_small"), ("torch_messages", "scalar_type"),
-    ("torch_messages", "conv_channels"),
+    ("torch_messages", "conv_channels"), ("torch_messages", "nccl_watchdog_collective_timeout"),
 ])
 def test_new_rows_match_their_example_and_stay_linear(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)

@@ -176,6 +176,10 @@ _TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, an
                    "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
+    "nccl_watchdog_collective_timeout": ["NCCL_DEBUG=INFO TORCH_NCCL_TRACE_BUFFER_SIZE=2000 <the job>   # which rank "
+                                         "did not enter the collective", "# every rank must call the same collectives "
+                                         "in the same order: keep rank-0-only validation/saving outside them, then "
+                                         "dist.barrier(); or init_process_group(timeout=timedelta(hours=2))"],
     "jupyter_notebook_not_utf8": ["file -i <notebook>.ipynb   # the encoding the file is in",
                                   "iconv -f cp1252 -t utf-8 <notebook>.ipynb > fixed.ipynb   # (the encoding file -i "
                                   "names) then open fixed.ipynb"],
