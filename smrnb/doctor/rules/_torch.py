@@ -348,6 +348,9 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    "windows_fail_fast_exit": ["# the program's own log just before the exit names the failed check (ollama: "
+                               "%LOCALAPPDATA%\\Ollama\\server.log)",
+                               "# install the program's newer release (or the one before the one that fails)"],
     # (round 24) a project's CMake still linking the legacy NVTX library newer CUDA 12 toolkits no longer ship
     "nvtx_legacy_library_missing": ["nvcc --version   # the toolkit: NVTX 3 is header-only (include/nvtx3/nvToolsExt.h)",
                                     "# update the project (or PyTorch) to a release whose CMake uses the header-only "
