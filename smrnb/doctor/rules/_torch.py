@@ -348,6 +348,10 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    "cuda_headers_glibc_c23_noexcept": ["ldd --version   # glibc 2.41 or later declares sinpi/cospi noexcept",
+                                        "nvcc --version   # a CUDA release whose crt/math_functions.h has the fix, "
+                                        "else NVIDIA's patch to that header (or build in a container with an older "
+                                        "glibc)"],
     "windows_fail_fast_exit": ["# the program's own log just before the exit names the failed check (ollama: "
                                "%LOCALAPPDATA%\\Ollama\\server.log)",
                                "# install the program's newer release (or the one before the one that fails)"],
