@@ -9,7 +9,7 @@ install (another copy imported first; in a notebook, the kernel first); and mess
 legacy nvToolsExt library, jax-metal built for an older jax, macOS dyld's "Incompatible library version", torch's MPS
 backend without bfloat16 or with a too-small placeholder, torch 0.x's dtype words and a convolution's channel check
 printed without brackets, NCCL's watchdog timing out a collective not every rank entered, and Windows' fail-fast exit (0xC0000409: the
-program's own abort), and CUDA's math headers against glibc 2.41's noexcept C23 functions.
+program's own abort), and CUDA's math headers against glibc 2.41's noexcept C23 functions, and setuptools finding no file a package's build was to produce.
 Each text is written for the test (other wordings, tools and packages than the threads); each kind has near-misses
 that must NOT get its code."""
 
@@ -76,6 +76,8 @@ READINGS = [
     ("/usr/include/x86_64-linux-gnu/bits/mathcalls.h(81): error: exception specification is incompatible with that "
      "of previous function \"sinpif\" (declared at line 2588 of /opt/cuda/targets/x86_64-linux/include/crt/"
      "math_functions.h)\n", "library_bug"),
+    ("running build_ext\ncopying build/lib.win-amd64-cpython-311/fastsplat/_backend.pyd -> fastsplat\nerror: can't "
+     "copy 'widgets/static/viewer.min.js': doesn't exist or not a regular file\n", "library_bug"),
     ("RuntimeError: Given groups=1, weight of size 32 1 5 5, expected input[16, 28, 28, 1] to have 1 channels, but got "
      "28 channels instead\n", "user_code_error"),
 ]
@@ -119,6 +121,8 @@ NOT = [
     # the project's own function declared twice with other exception specifications is its own code
     ("src/io.cpp(12): error: exception specification is incompatible with that of previous function \"load_mesh\"\n",
      "library_bug"),
+    # a file of the user's own that the command names is no build output
+    ("cp: cannot stat 'weights/model.pt': No such file or directory\n", "library_bug"),
     # a store's connect timeout at start-up is no collective that ranks entered unevenly
     ("torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/2 clients joined.\n",
      "user_code_error"),
@@ -138,6 +142,7 @@ def test_other_kinds_do_not_get_the_code(text, code):
     ("torch_messages", "mps_placeholder_buffer_too_small"), ("torch_messages", "scalar_type"),
     ("torch_messages", "conv_channels"), ("torch_messages", "nccl_watchdog_collective_timeout"),
     ("library_messages", "windows_fail_fast_exit"), ("library_messages", "cuda_headers_glibc_c23_noexcept"),
+    ("library_messages", "setuptools_built_file_missing"),
 ])
 def test_new_rows_match_their_example_and_stay_linear(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)

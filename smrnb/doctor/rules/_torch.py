@@ -348,6 +348,10 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    "setuptools_built_file_missing": ["ls build/lib*/   # what the build step did produce (another name? nothing?)",
+                                      "pip install -v . 2>&1 | less   # the build step's own output above the copy",
+                                      "# a release of the project (or of the build tool it pins: cmake, npm) with "
+                                      "the fix"],
     "cuda_headers_glibc_c23_noexcept": ["ldd --version   # glibc 2.41 or later declares sinpi/cospi noexcept",
                                         "nvcc --version   # a CUDA release whose crt/math_functions.h has the fix, "
                                         "else NVIDIA's patch to that header (or build in a container with an older "
