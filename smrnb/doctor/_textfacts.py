@@ -373,6 +373,9 @@ _REGRESSION_RE = re.compile(
     r"v?[0-9]{1,2}\.[0-9]|"
     r"\b(?:ever )?since (?:around |about )?(?:[a-z][\w.+-]{0,30} )?(?:version |release |v)[0-9]{1,2}\.[0-9]|"
     r"\bprevious (?:version|release)s? (?:i can|works|worked|is fine|was fine)\b|"
+    r"\b(?:since|after) (?:i |we )?(?:made|did|ran|applied) (?:the |an? )?"
+    r"(?!(?:nvidia |gpu )?(?:drivers?|kernel|cuda|os|ubuntu|system|python)\b)(?:[a-z][\w.+-]{0,30} )?(?:v|version )?"
+    r"[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? (?:upgrade|update)\b|"
     r"==[0-9][\w.]{0,20} (?:is|was) working,? but [\w.-]{0,40}==[0-9][\w.]{0,20} (?:is|was) fail")
 #: (round 24) a named release of a package said to break the code that uses it ("gsplat 1.0 breaks nerfstudio", "new
 #: diffusers version breaks an import", "functional_tensor errors out in torchvision 0.17"): an API that release
@@ -692,7 +695,7 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("compat_package", "driver", ("cuda-compat", "/compat/libcuda", "cuda/compat", "forward compatibility package",
                                   "forward-compatibility package"), True),
     # a crash told in prose (the shell's own words are rows of torch_messages.csv)
-    ("crash_said", "torch", ("core dump", "segfault", "kernel died", "kernel dies", "kernel appears to have died",
+    ("crash_said", "torch", ("core dump", "segfault", "segmentation fault", "kernel died", "kernel dies", "kernel appears to have died",
                              "kernel crashes", "kernel crashed", "kernel keeps dying", "kernel restarting",
                              "python crashes", "python crashed", "process crashed", "crashes when", "crashed when",
                              "crashes on import", "crashes at import"), False),

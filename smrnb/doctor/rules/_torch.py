@@ -348,6 +348,10 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    "package_own_data_file_missing": ["pip show -f <the package> | grep -i <the file's name>   # whether the installed "
+                                      "release ships it at all",
+                                      "pip install --force-reinstall --no-cache-dir <the package>   # a partial "
+                                      "install; else its later release or a source install"],
     "setuptools_built_file_missing": ["ls build/lib*/   # what the build step did produce (another name? nothing?)",
                                       "pip install -v . 2>&1 | less   # the build step's own output above the copy",
                                       "# a release of the project (or of the build tool it pins: cmake, npm) with "
