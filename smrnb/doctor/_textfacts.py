@@ -428,7 +428,8 @@ _LLP_RE = re.compile(r"\b(LD_LIBRARY_PATH|PATH) ?[=:] ?['\"]?([^\s'\";]{1,2000})
 _CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A-Za-z,\-]{0,60})")
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
 #: a hyphen in the name is a distribution's name typed for the module's ('pointnet2-ops'): read as its import name
-_NO_MODULE_RE = re.compile(r"(?:No|no) module named '?([A-Za-z0-9_.]{1,100}(?:(?:-[A-Za-z0-9_]{1,40}){1,4}(?=['\s.,]|$))?)")
+_NO_MODULE_RE = re.compile(r"(?:No|no) module named [`'\"‘“]?([A-Za-z0-9_.]{1,100}(?:(?:-[A-Za-z0-9_]{1,40}){1,4}"
+                           r"(?=[`'\"’”\s.,]|$))?)")
 #: Python's words, and a report's retyping of them (round 22: "Cannot import name", the names in double quotes,
 #: backticks, mismatched quotes or none): the message decides, not how its quotes were typed
 _IMPORT_NAME_RE = re.compile(r"[Cc]annot import name [`'\"]?([A-Za-z0-9_]{1,80})[`'\"]? from "

@@ -83,6 +83,9 @@ READINGS = [
      "copy 'widgets/static/viewer.min.js': doesn't exist or not a regular file\n", "library_bug"),
     ("E0412 loader: Texture file (/home/ci/.venv/lib/python3.12/site-packages/pyvista/assets/skybox.ktx) not found\n",
      "library_bug"),
+    # Python's words with the module name retyped in backticks, a notebook run from another environment
+    ("After `pip install plotly-resampler` in my venv, the notebook (started with jupyter lab from base) says "
+     "No module named `plotly_resampler`\n", "kernel_wrong_python"),
     # a segmentation fault told in lowercase prose, two native packages imported: their runtimes clash
     ("import open3d as o3d\nimport pyrender\nscene = pyrender.Scene()\nthis gives a segmentation fault on my "
      "machine\n", "native_library_conflict"),
