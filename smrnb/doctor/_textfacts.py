@@ -367,8 +367,6 @@ _REGRESSION_RE = re.compile(
     r"(?!(?:the |my |to )?(?:nvidia |gpu |display )?(?:drivers?|kernel|cuda|os|ubuntu|system|python|gcc|g\+\+|nvcc)\b)"
     r"(?:[a-z][\w.+-]{0,30} )?(?:back )?to (?:the )?(?:[a-z][\w.+-]{0,30} )?(?:version |release |v)?[0-9]{1,2}\.[0-9]|"
     r"\breinstall(?:ed|ing)? (?:the )?(?:previous |older |old )?(?:version|release|v) ?[0-9]{1,2}\.[0-9]|"
-    r"(?<![<>=] )(?<![<>=\d.])(?<!ubuntu )(?<!debian )(?<!centos )(?<!python )(?<!cuda )(?<!driver )"
-    r"\bv?[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? (?:is|was) (?:fine|working fine)\b|"
     r"\b(?:doesn't|does not|didn't|did not) (?:occur|happen|appear) (?:on|with|in|for) (?:[a-z][\w.+-]{0,30} )?"
     r"v?[0-9]{1,2}\.[0-9]|"
     r"\b(?:ever )?since (?:around |about )?(?:[a-z][\w.+-]{0,30} )?(?:version |release |v)[0-9]{1,2}\.[0-9]|"
@@ -377,13 +375,19 @@ _REGRESSION_RE = re.compile(
     r"(?!(?:nvidia |gpu )?(?:drivers?|kernel|cuda|os|ubuntu|system|python)\b)(?:[a-z][\w.+-]{0,30} )?(?:v|version )?"
     r"[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? (?:upgrade|update)\b|"
     r"==[0-9][\w.]{0,20} (?:is|was) working,? but [\w.-]{0,40}==[0-9][\w.]{0,20} (?:is|was) fail")
+#: (round 24) a release said fine, read in the words just before " is fine" / " was fine" ("3.14 is fine"; not a
+#: version bound ">= 2.1.0 is fine", nor an OS, Python, CUDA or driver release)
+_RELEASE_FINE_RE = re.compile(r"(?<![<>=] )(?<![<>=\d.])(?<!ubuntu )(?<!debian )(?<!centos )(?<!python )(?<!cuda )"
+                              r"(?<!driver )\bv?[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? (?:is|was) (?:working )?fine$")
+#: (round 24) the system's parts, whose release breaking something is no Python package's API
+_SYSTEM_PARTS = frozenset({"glibc", "libc", "driver", "drivers", "nvidia", "cuda", "kernel", "ubuntu", "debian",
+                           "windows", "macos", "python", "gcc", "clang", "nvcc", "cmake"})
 #: (round 24) a named release of a package said to break the code that uses it ("gsplat 1.0 breaks nerfstudio", "new
 #: diffusers version breaks an import", "functional_tensor errors out in torchvision 0.17"): an API that release
 #: changed, which the calling code was not written for; the system's parts (the C library, the driver, CUDA, the OS,
-#: Python, the compiler) are not read so
+#: Python, the compiler) are not read so. The first form is read in the words just before its verb.
+_RELEASE_BEFORE_VERB_RE = re.compile(r"\b([a-z][\w-]{1,30}) (?:version |release |v)?[0-9]{1,2}(?:\.[0-9x]{1,3}){1,2}$")
 _RELEASE_BREAKS_RE = re.compile(
-    r"\b(?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|debian|windows|macos|python|gcc|clang|nvcc|cmake)\b)"
-    r"([a-z][\w-]{1,30}) (?:version |release |v)?[0-9]{1,2}(?:\.[0-9x]{1,3}){1,2} (?:breaks|broke|removed|moved)\b|"
     r"\bnew(?:er|est)? (?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|windows|python|gcc|nvcc)\b)([a-z][\w-]{1,30}) "
     r"(?:version|release) (?:breaks|broke)\b|"
     r"\b(?:errors? out|fails?|breaks?) (?:in|with) (?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|windows|python|"
@@ -696,8 +700,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("compat_package", "driver", ("cuda-compat", "/compat/libcuda", "cuda/compat", "forward compatibility package",
                                   "forward-compatibility package"), True),
     # a crash told in prose (the shell's own words are rows of torch_messages.csv)
-    ("crash_said", "torch", ("core dump", "segfault", "segmentation fault", "kernel died", "kernel dies", "kernel appears to have died",
-                             "kernel crashes", "kernel crashed", "kernel keeps dying", "kernel restarting",
+    ("crash_said", "torch", ("core dump", "segfault", "segmentation fault", "kernel died", "kernel dies",
+                             "kernel appears to have died", "kernel crashes", "kernel crashed", "kernel keeps dying", "kernel restarting",
                              "python crashes", "python crashed", "process crashed", "crashes when", "crashed when",
                              "crashes on import", "crashes at import"), False),
     # the GPU worked on this machine before, and nothing the user did changed it (a driver's state, not a setup)
@@ -2002,6 +2006,23 @@ def _said_absent(after: str) -> bool:
     return hit != -1 and not any(w in after[:hit] for w in ("work", "fine", "show", "output", " ok", "print", "but"))
 
 
+def _scan_release_breaks(r: _Reader, line: str, low: str) -> None:
+    """(round 24) ``release_breaks_said``: a named release of a package said to break the code that uses it."""
+    pkg, phrase = "", ""
+    for verb in (" breaks", " broke", " removed", " moved"):
+        i = low.find(verb)
+        m = _RELEASE_BEFORE_VERB_RE.search(low[max(0, i - 60):i]) if i > 0 else None
+        if m and m.group(1) not in _SYSTEM_PARTS:
+            pkg, phrase = m.group(1), m.group(0) + verb
+            break
+    if not pkg:
+        m = _RELEASE_BREAKS_RE.search(low)
+        if not m:
+            return
+        pkg, phrase = m.group(1) or m.group(2) or "", m.group(0)
+    r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="release_breaks_said", phrase=phrase, package=pkg or None)
+
+
 def _scan_prose(r: _Reader, line: str, low: str) -> None:
     """What a user says in prose: the MPS backend, a regression that began with a release, an import order
     between two named packages (``loader.modules_imported`` gets both, in the order said)."""
@@ -2020,6 +2041,9 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
             or " is fine" in low or " was fine" in low or " on " in low or " for " in low or "previous" in low
             or "working" in low):
         m = _REGRESSION_RE.search(low)
+        j = low.find(" fine") if not m else -1
+        if j > 0:  # "3.14 is fine": the words just before it
+            m = _RELEASE_FINE_RE.search(low[max(0, j - 40):j + 5])
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
     if "still " in low and " but " in low:
@@ -2027,10 +2051,7 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="old_release_still_seen", phrase=m.group(0))
     if "break" in low or "broke" in low or "removed" in low or "moved" in low or "error" in low or "fail" in low:
-        m = _RELEASE_BREAKS_RE.search(low)
-        if m:
-            r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="release_breaks_said", phrase=m.group(0),
-                    package=m.group(1) or m.group(2) or m.group(3))
+        _scan_release_breaks(r, line, low)
     if (".py" in low or "folder" in low or "file" in low or "director" in low or "upload" in low or "repo" in low
             or "module" in low or "commit" in low):
         m = _FILES_MISSING_RE.search(low)
