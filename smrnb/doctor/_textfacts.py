@@ -1429,12 +1429,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         m = _EXC_LINE_RE.match(line.strip())
         if m:
             _scan_exception_in_package(r, line, m.group(1))
-    if "ipython-input" in low or "cell in[" in low:
-        r.cell_frame = True
-    if "error: " in low and r.frame and ("-packages/" in r.frame or "-packages\\" in r.frame):
-        m = _GENERIC_EXC_LINE_RE.match(line.strip())
-        if m:
-            _scan_generic_exception_in_package(r, line, m.group(1))
+    _scan_generic_exception_in_package(r, line, low)
     if "nonexistent attribute or method" in low:
         m = _SCRIPT_ATTR_RE.search(line)
         r.script_attr = (line, m.group(1)) if m else None
@@ -1558,13 +1553,19 @@ _ARGUMENT_CHECKING_PACKAGES = frozenset({"torch", "numpy", "pandas", "scipy", "s
                                          "argparse", "typer", "omegaconf", "hydra"})
 
 
-def _scan_generic_exception_in_package(r: _Reader, line: str, exc: str) -> None:
+def _scan_generic_exception_in_package(r: _Reader, line: str, low: str) -> None:
     """(round 24) A generic Python exception (TypeError, KeyError, IndexError, ValueError, FileNotFoundError, an
     attribute of None) raised by the traceback's innermost frame where that file is an installed package's own
     (``torch.exception_in_package`` with ``generic``): the package's code met a state it did not expect. Read only
     where the traceback shows no file of the project's own (a script, a notebook's cell) calling it, so that no value
     of the calling code's can be what the package refused; a package that checks its arguments this way (numpy,
     pandas, torch) is left out."""
+    if "ipython-input" in low or "cell in[" in low:
+        r.cell_frame = True
+    m = _GENERIC_EXC_LINE_RE.match(line.strip()) if "error: " in low and "-packages" in r.frame else None
+    if not m:
+        return
+    exc = m.group(1)
     path = r.frame.replace("\\", "/")
     m = _INSTALLED_PKG_RE.search(path)
     top = (m.group(1) or m.group(2) or "") if m else ""
