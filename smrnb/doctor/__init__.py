@@ -134,12 +134,14 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
         and the next steps, and its exit status is 3 (never an all-clear).
     """
     from smrnb.doctor._evidence import forget_capped
+    from smrnb.doctor._explain import forget_prepared
     from smrnb.doctor._redact import forget_secrets
 
     try:
         return _explain_text(text, live, layers, timeout, ctx)
-    finally:  # one explain's memos (its text as capped, the secrets read in it) are not kept after it: up to 10 MB
+    finally:  # one explain's memos (its text as capped and prepared, the secrets read in it) are not kept after it
         forget_capped()
+        forget_prepared()
         forget_secrets()
 
 
@@ -153,12 +155,12 @@ def _explain_text(text: str, live: bool, layers: Iterable[str] | None, timeout: 
         raise SmrnbTypeError(f"text must be a str (the error to explain), got {type(text).__name__}")
     t0 = time.perf_counter()
     # the text's own secrets (a value given to a secret-named variable, a token, a URL's password), redacted in every
-    # form wherever they appear again without their name (a quoted line, a path). Read in the text as capped (the
-    # text every output quotes from, :func:`cap_text`): the redaction's expressions over all of a 10 MB text took
-    # 1.5-2 s (round 23), the capped text is at most ~0.7 MB
-    from smrnb.doctor._evidence import cap_text
+    # form wherever they appear again without their name (a quoted line, a path). Read in the text as capped and
+    # normalised (the text every output quotes from, _prepared): the redaction's expressions over all of a 10 MB text
+    # took 1.5-2 s (round 23), the capped text is at most ~0.7 MB; the fills read the same text (one pass, round 24)
+    from smrnb.doctor._explain import _prepared
 
-    secrets = process_secrets() + text_secrets(cap_text(text), 8)
+    secrets = process_secrets() + text_secrets(_prepared(text), 8)
     if not live:
         res = explain_result(text)
         shown = [ly for ly in LAYERS if any(f.layer == ly for f in res.findings)] if res.recognised else []

@@ -206,12 +206,30 @@ def read_alone_line(found: list[tuple[str, str, str]]) -> str:
 
 def _prepared(text: str | bytes) -> str:
     """A pasted error decoded, capped and normalised, as the readers and the similar reports read it; ``""`` for an
-    empty text (or one that is no text)."""
+    empty text (or one that is no text). The last one is remembered (by identity): explain prepares its text first to
+    read its secrets, then to read it."""
+    global _last_prepared
+    if isinstance(text, str) and text is _last_prepared[0]:
+        return _last_prepared[1]
+    raw = text
     if isinstance(text, (bytes, bytearray)):
         text = decode(bytes(text))[0]
     if not isinstance(text, str) or not text.strip():
         return ""
-    return normalise(cap_text(text))
+    out = normalise(cap_text(text))
+    if isinstance(raw, str):
+        _last_prepared = (raw, out)
+    return out
+
+
+#: the last text :func:`_prepared` prepared, and its prepared form (dropped when explain returns: forget_prepared)
+_last_prepared: tuple[str, str] = ("", "")
+
+
+def forget_prepared() -> None:
+    """Drop :func:`_prepared`'s memo."""
+    global _last_prepared
+    _last_prepared = ("", "")
 
 
 def read(text: str | bytes) -> dict[str, dict[str, Any]]:

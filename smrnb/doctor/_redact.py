@@ -36,6 +36,7 @@ import getpass
 import os
 import re
 import socket
+import string
 from collections.abc import Mapping
 from typing import Any
 
@@ -242,9 +243,17 @@ _TELEGRAM = re.compile(r"(?a)((?<![0-9]))([0-9]{6,12}:AA[A-Za-z0-9_-]{30,})")
 _PUTTY_MAC = re.compile(r"(Private-MAC:[ \t]{0,5})([0-9A-Fa-f]{16,})")
 #: a run of 16+ characters of a key's alphabets (base64, base64url, hex) standing alone: a secret when it is 32+
 #: long and reads as random (:func:`_random_token`: an AWS secret access key, an NGC or ed25519 key, a PEM body line
-#: quoted alone, a bot token with no prefix to know it by), or follows a secret-named word (:func:`_long_run_secret`)
-_LONG_RUN = re.compile(r"(?<![A-Za-z0-9+/=_.-])[A-Za-z0-9+/=_.-]{16,1024}(?![A-Za-z0-9+/=_.-])")
+#: quoted alone, a bot token with no prefix to know it by), or follows a secret-named word (:func:`_long_run_secret`);
+#: a run holds a digit and starts with neither ``/`` nor ``.`` (a path is no candidate: a log's every line has one)
+_LONG_RUN = re.compile(r"(?<![A-Za-z0-9+/=_.-])(?![/.])(?=[A-Za-z+/=_.-]{0,1023}[0-9])[A-Za-z0-9+/=_.-]{16,1024}"
+                       r"(?![A-Za-z0-9+/=_.-])")
 _UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+
+
+#: ``str.translate`` tables that delete the ASCII upper-case letters, lower-case letters, digits (a count in C)
+_UPPER = str.maketrans("", "", string.ascii_uppercase)
+_LOWER = str.maketrans("", "", string.ascii_lowercase)
+_DIGITS = str.maketrans("", "", string.digits)
 
 
 def _kind(c: str) -> int:
@@ -258,16 +267,12 @@ def _random_token(t: str) -> bool:
     ...``: evidence the doctor needs), a path or a UUID; and its letters' and digits' kinds change at 40 % or more of
     the steps (a random base64 key: ~60 %; camel-case names less). Over the corpus' 3,523 texts it holds for two
     runs, both keys; for 96 % of random base64 / base64url keys of 32-84 characters."""
-    up = lo = dg = 0
-    for c in t:
-        up += c.isupper()
-        lo += c.islower()
-        dg += c.isdigit()
-    if up < 2 or lo < 2 or dg < 2:
-        return False
     if t.startswith(("/", ".", "_Z", "ZN", "ZTI", "ZTV", "ZTS")) or "//" in t or "=" in t.rstrip("="):
+        return False  # the cheap tests first (a path, a mangled name, an assignment), in C
+    if sum(t.count(c) for c in "-./_") > len(t) // 10 + 1 or t.count("_") > 2:
         return False
-    if sum(t.count(c) for c in "-./_") > len(t) // 10 + 1 or t.count("_") > 2 or _UUID.search(t):
+    if (len(t) - len(t.translate(_UPPER)) < 2 or len(t) - len(t.translate(_LOWER)) < 2
+            or len(t) - len(t.translate(_DIGITS)) < 2 or _UUID.search(t)):
         return False
     a = [c for c in t if c.isalnum()]
     return sum(_kind(x) != _kind(y) for x, y in zip(a, a[1:])) >= 0.4 * (len(a) - 1)
@@ -281,8 +286,8 @@ def _long_run_secret(s: str, m: re.Match[str]) -> bool:
     if len(t) >= 32 and _random_token(t):
         return True
     a = m.start()
-    return (a > 0 and s[a - 1] in " \t" and any(c.isdigit() for c in t) and any(c.isalpha() for c in t)
-            and _SPACED_NAME.search(s, max(0, a - 48), a) is not None)
+    return (a > 0 and s[a - 1] in " \t" and _SPACED_NAME.search(s, max(0, a - 48), a) is not None
+            and len(t.translate(_DIGITS)) < len(t) and not t.isdigit())
 
 
 #: each pattern with the literals (lower case) one of which its match holds, or an expression its match holds that
