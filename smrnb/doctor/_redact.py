@@ -142,7 +142,7 @@ _AUTH_HEADER = re.compile(r"(?a)(\b" + _ci("Authori") + "[SsZz]" + _ci("ation") 
                           r"[\"']?" + _SCHEME + r")([^\s\"',;]{1,1024})")
 #: ``--name value`` / ``-name value`` / ``--telegram-token value``: the dashes at a word's start
 #: (``secretstorage-keyring-token release`` is a package's name and a word)
-_FLAG = re.compile(r"(?a)((?<![\w.-])-{1,2}(?=[\w-]*?" + _MARKERS_RX + r")\w[\w-]{0,64}(?<!file)(?<!path)(?<!dir)(?<!type)(?<!mode)[ \t]{1,20})" + _PLAIN_VALUE
+_FLAG = re.compile(r"(?a)(-(?<![\w.-]-)-?(?=[\w-]*?" + _MARKERS_RX + r")\w[\w-]{0,64}+(?<!file)(?<!path)(?<!dir)(?<!type)(?<!mode)[ \t]{1,20}+)" + _PLAIN_VALUE
                    + r"([^\s\"'-][^\s\"']{0,1023})")
 #: ``.netrc`` lines: ``machine HOST login USER password SECRET``
 _NETRC = re.compile(r"(?am)(^[ \t]{0,40}(?:machine|default)\b[^\n]{0,2048}?\b(?:password|passwd|account)[ \t]{1,20})"
@@ -321,6 +321,9 @@ def _lower_same_length(s: str) -> str:
     return low if len(low) == len(s) else s.translate(_ASCII_LOWER)
 
 
+#: a text longer than this is first read for the set of its characters: a literal holding a character it lacks is
+#: absent without a scan (10 MB of one repeated unit holds a few characters, and some 90 literals were 90 scans)
+_BIG = 1_000_000
 #: hits of a pattern's literals beyond which it runs on the whole text (a line a hit: gathering lines costs a few
 #: Python steps each, the whole text one pass in C)
 _LINES_AT_MOST = 4096
@@ -373,6 +376,9 @@ def _r23_split(s: str) -> tuple[str, list[str]]:
     for rx, lits in _R23:
         if not low:
             low, counts = _lower_same_length(s), {}
+            if len(s) > _BIG:  # a literal with a character the text lacks is absent (one set, not a scan each)
+                have = frozenset(low)
+                counts = {lit: 0 for _, xs in _R23 if isinstance(xs, tuple) for lit in xs if not have.issuperset(lit)}
         spans = _hit_lines(s, low, lits, counts)
         if spans == []:
             continue
@@ -570,8 +576,9 @@ def _redact(s: str, secrets: list[str] | tuple[str, ...], found: list[str] | Non
                 info = m.group(0)[3:-1]
                 found += [info, *info.split(":", 1)[1:]]
         s = _USERINFO.sub("://" + REDACTED + "@", s)
+    have = frozenset(s) if len(s) > _BIG else None  # (the characters of a long text: a literal needs all of its)
     for lit, rx in _SHAPE_SUBS:
-        if lit in s:
+        if (have is None or have.issuperset(lit)) and lit in s:
             if found is not None:
                 found += rx.findall(s)
             s = rx.sub(REDACTED, s)
@@ -580,7 +587,7 @@ def _redact(s: str, secrets: list[str] | tuple[str, ...], found: list[str] | Non
         s = _split_redact(_BEARER, s, found)
     if "AUTHORI" in up:
         s = _split_redact(_AUTH_HEADER, s, found)
-    if any(m in up for m in TEXT_MARKERS):
+    if any((have is None or have.issuperset(m) or have.issuperset(m.lower())) and m in up for m in TEXT_MARKERS):
         for rx, lit in ((_ASSIGN, "="), (_PAIR, "\"'"), (_FIELD, ":"), (_FLAG, "-")):
             if any(c in s for c in lit):
                 s = _split_redact(rx, s, found)
@@ -590,6 +597,9 @@ def _redact(s: str, secrets: list[str] | tuple[str, ...], found: list[str] | Non
     if found is not None:  # shown again elsewhere only when it looks like one (no plain word, no path)
         found += [v for v in (v.strip().strip("\"'").strip() for v in more)
                   if len(v) >= 6 and not v.isalpha() and not v.startswith(("/", "~", "$"))]
+    if have is not None and not have.intersection(string.digits):
+        return s  # a long run is a candidate only with a digit in it: none in the text (one set, not a pass)
+    if found is not None:
         found += [m.group() for m in _LONG_RUN.finditer(s) if _long_run_secret(s, m)]
     return _LONG_RUN.sub(lambda m: REDACTED if _long_run_secret(s, m) else m.group(), s)
 
