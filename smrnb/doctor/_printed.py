@@ -9,7 +9,6 @@ commands (and the command that decides between readings) only, never which findi
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -882,8 +881,8 @@ def _apart(text: str, i: int, j: int) -> bool:
 
 def _values_redacted(text: str, secrets: list[str]) -> str:
     """``text`` with each of ``secrets`` replaced by ``<redacted>`` where it stands apart (no word character just
-    before or after it), a longer one before a shorter one it overlaps. Up to :data:`_FEW_SECRETS`: each found with
-    ``str.find`` (C), the places kept that overlap no longer one's (a regular expression a secret took 3 ms on
+    before or after it); places that overlap are hidden as one. Up to :data:`_FEW_SECRETS`: each found with
+    ``str.find`` (C), the places sorted and merged (a regular expression a secret took 3 ms on
     half a megabyte, and a random text shows dozens of ``a:b@c``: round 23s); many (a 10 MB key with no END line
     gave 8,000 lines, 8,000 passes: 40 s, round 23): one pass over the places a value may start, each looked up
     by its first characters. Linear in the text either way."""
@@ -892,16 +891,18 @@ def _values_redacted(text: str, secrets: list[str]) -> str:
         return text
     spans: list[tuple[int, int]] = []
     if len(secrets) <= _FEW_SECRETS:
-        taken: list[tuple[int, int]] = []  # sorted, disjoint
-        for v in sorted(secrets, key=len, reverse=True):
+        found = []
+        for v in secrets:
             i = text.find(v)
             while i != -1:
-                j = i + len(v)
-                k = bisect.bisect_left(taken, (i, j))
-                if _apart(text, i, j) and not (k and taken[k - 1][1] > i) and not (k < len(taken) and taken[k][0] < j):
-                    taken.insert(k, (i, j))
+                if _apart(text, i, i + len(v)):
+                    found.append((i, i + len(v)))
                 i = text.find(v, i + 1)
-        spans = taken
+        for i, j in sorted(found):  # overlapping places merged: all of each secret hidden, whichever is longer
+            if spans and i < spans[-1][1]:
+                spans[-1] = (spans[-1][0], max(spans[-1][1], j))
+            else:
+                spans.append((i, j))
     else:
         k = min(len(v) for v in secrets)
         by_head: dict[str, list[str]] = {}
