@@ -84,8 +84,6 @@ _TOKEN_BEFORE = {"eyJ": r"[A-Za-z0-9_.-]"}
 # repetition is one character class that nothing after it can make backtrack, so a failed attempt costs
 # at most its bounded prefix. A word is taken whole with ``(?=(\w+))\N`` (an atomic group: it is never
 # re-split on backtracking), and a name is recognised by a lazy look-ahead for a marker inside it.
-#: the token shapes as one pattern (for ``search``)
-TOKEN_SHAPES = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(_TOKEN_RX.values()) + ")")
 #: one pattern per shape, starting with its literal (searched for in C) and then looking behind it for a
 #: word character, so only the occurrences of the literal cost anything (and only one per run of the
 #: characters a token is made of, so a failed attempt never re-scans a run another attempt scanned)
@@ -367,7 +365,8 @@ def _hit_lines(s: str, low: str, lits: tuple[str, ...] | re.Pattern[str],
 
 
 def _r23_split(s: str) -> tuple[str, list[str]]:
-    """``s`` with the round-23 patterns' secrets redacted, and the secrets they found. Each pattern runs once, in C,
+    """``s`` with the round-23 patterns' secrets redacted, and the secrets they found (stripped as
+    :func:`_split_redact` strips them). Each pattern runs once, in C,
     on the lines holding one of its literals joined by newlines (a line's neighbours are lines, as in ``s``), or on
     the whole text when they are many; the lines it changed are put back in place. Linear in the text."""
     found: list[str] = []
@@ -382,12 +381,10 @@ def _r23_split(s: str) -> tuple[str, list[str]]:
         spans = _hit_lines(s, low, lits, counts)
         if spans == []:
             continue
-        parts = rx.split(s if spans is None else "\n".join(s[a:b] for a, b in spans))
-        if len(parts) == 1:
+        text = s if spans is None else "\n".join(s[a:b] for a, b in spans)
+        done = _split_redact(rx, text, found)
+        if done is text:
             continue
-        found += parts[2::3]
-        parts[2::3] = [REDACTED] * (len(parts) // 3)
-        done = "".join(parts)
         if spans is not None:
             out, last = [], 0
             for (a, b), line in zip(spans, done.split("\n")):
@@ -550,7 +547,7 @@ def redact_text(s: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
 
     Linear time: the secret values are replaced with ``str.replace``; the shapes, URL userinfo and
     values of secret-like names with one ``re.sub`` each, in C, by expressions that never backtrack
-    over more than a fixed length (see the comment above ``TOKEN_SHAPES``). A pass is skipped when its
+    over more than a fixed length (see the comment above ``_SHAPE_SUBS``). A pass is skipped when its
     literal cannot occur."""
     return _redact(s, secrets, None)
 
@@ -595,8 +592,7 @@ def _redact(s: str, secrets: list[str] | tuple[str, ...], found: list[str] | Non
         s = _split_redact(_NETRC, s, found)
     s, more = _r23_split(s)
     if found is not None:  # shown again elsewhere only when it looks like one (no plain word, no path)
-        found += [v for v in (v.strip().strip("\"'").strip() for v in more)
-                  if len(v) >= 6 and not v.isalpha() and not v.startswith(("/", "~", "$"))]
+        found += [v for v in more if len(v) >= 6 and not v.isalpha() and not v.startswith(("/", "~", "$"))]
     if have is not None and not have.intersection(string.digits):
         return s  # a long run is a candidate only with a digit in it: none in the text (one set, not a pass)
     if found is not None:
