@@ -817,6 +817,11 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # is that package (the user wrote its distribution's name)
         return ["user_code_error", "library_bug"] if ev.get("dashed") == "own" else ["library_bug", "user_code_error"]
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
+    if not (ev.get("attribute") or ev.get("import_name")) and _not_a_package(ev, parts):
+        # (round 25a) importlib's "No module named 'X.Y'; 'X' is not a package" (_find_and_load_unlocked): X was
+        # imported and is a plain module, not a package, so it has no submodules: a file of the user's own named X.py
+        # (the script itself, a file beside it) imported in the package's place
+        return ["user_code_error"]
     if ev.get("attribute") and len(parts) == 2 and _shadowing_file(facts, parts[0]):
         # a file of the user's own in the traceback is named like the package (trimesh.py beside the script, outside
         # every installed tree and the package's own folder): Python imports it in the package's place
@@ -879,6 +884,14 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["torch_api_incompatible_source"]
     if parts[0] == "triton":
         # torch's inductor imports triton's internals, which change between releases: each torch release pins one
+        torchy = ("torch", "triton", "torchvision", "torchaudio")
+        shown = [str(p).lower() for p in value(facts, "torch", "packages_installed") or []]
+        by = str(value(facts, "torch", "last_frame_package") or "").lower() or (
+            shown[-1] if len(shown) == 1 else "")
+        if len(parts) > 1 and by and by not in torchy and not any(p in torchy for p in shown):
+            # (round 25a) another installed package's own frame imports the triton module (unsloth's
+            # `from triton.common.build import libcuda_dirs`): that package was written for another triton release
+            return ["package_api_version_mismatch", "companion_built_for_other_torch"]
         return ["companion_built_for_other_torch"]
     if ev.get("submodule_absent") and not (last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or
                                            last in _COMPILED_NAMES or last.startswith("_")):
@@ -899,7 +912,12 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         if any(k in path for k in ("site-packages/", "dist-packages/", ".egg/")) or _an_installed_distribution(
                 facts, ev, parts[0]):
             return ["package_api_version_mismatch"]
-        return []
+        return _found_module_lacks_name(facts, ev, parts)
+    if _torch_private_attribute(ev, parts):
+        # (round 25a) a private name of torch's own Python modules ('module torch.distributed has no attribute
+        # _all_gather_base', looked up by apex) missing: the installed torch is another release than the calling
+        # package was written for (private names come and go between releases; torch's compiled _C is left out)
+        return ["package_api_version_mismatch", "library_bug"]
     compiled = last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES
     if compiled or (last.startswith("_") and not last.startswith("__") and not ev.get("import_name")):
         # a private name imported from a module ('cannot import name _helper from pkg.mod') is a function, not a
@@ -945,7 +963,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # without the kernels, a stale build); building it from the installed sources first, another release second
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if len(parts) > 1 or ev.get("attribute"):
-        return []  # a module of a folder of the project's own (the working directory, PYTHONPATH): no release to pin
+        return _found_module_lacks_name(facts, ev, parts)
     if ev.get("project_import") and not _an_installed_distribution(facts, ev, parts[0]):
         # a package named like no release the text shows, imported deep (its own subpackages) by a script in a folder
         # of the project (scripts/x.py): the project's own package, which Python does not find when the script is run
@@ -955,6 +973,58 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
         return kernel_python_codes(facts)
     return []
+
+
+#: importlib's words when the parent of a dotted module is a plain module ("No module named 'X.Y'; 'X' is not a
+#: package": importlib/_bootstrap.py _find_and_load_unlocked, _ERR_MSG + "; {!r} is not a package")
+_NOT_A_PACKAGE_RE = re.compile(r"; '([A-Za-z0-9_.]{1,100})' is not a package")
+
+
+def _not_a_package(ev: Mapping[str, Any], parts: list[str]) -> bool:
+    """Whether Python's own line says the missing module's parent is a plain module, not a package."""
+    m = _NOT_A_PACKAGE_RE.search(str(ev.get("line") or "")) if len(parts) > 1 else None
+    return bool(m) and m.group(1) == ".".join(parts[:-1])
+
+
+def _torch_private_attribute(ev: Mapping[str, Any], parts: list[str]) -> bool:
+    """Whether ``ev`` is a private attribute (``_name``) missing from torch or one of its Python modules (not its
+    compiled ``torch._C`` nor a CUDA module of it)."""
+    if not ev.get("attribute") or parts[0] != "torch" or len(parts) < 2:
+        return False
+    last = parts[-1]
+    return last.startswith("_") and not last.startswith("__") and last != "_C" and not any(
+        p.startswith("_C") or p.lower().endswith(_COMPILED_SUFFIXES) for p in parts[1:-1])
+
+
+def _found_module_lacks_name(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> list[str]:
+    """(round 25a) A dotted module, or a name of a module, that Python's import machinery did not find after it
+    found the module above it: "No module named 'X.Y'" (importlib names the full dotted name only once X imported:
+    a missing X is "No module named 'X'"), "module 'X' has no attribute 'Y'", "cannot import name 'Y' from 'X'". The
+    module X is there, so the name is absent from the copy of X installed: a release of X without it (removed,
+    renamed, or added later than the installed one: package_api_version_mismatch), else X's own release is broken
+    or the calling package does not guard it (library_bug). Where X's files are shown in a folder of the project's
+    own (the from-file path outside every installed tree, no checkout of a package named X), the project's checkout
+    lacks what its own code imports: library_bug first, the person's own copy second."""
+    line = str(ev.get("line") or "")
+    if "partially initialized" in line or ev.get("type_object"):
+        return []  # a circular import, a compiled type's member: read elsewhere
+    if not (ev.get("attribute") or ev.get("import_name")) and not re.search(r"No module named [`'\"]", line):
+        return []  # Python 2's unquoted words name the full dotted name when the top package itself is missing
+    last = parts[-1].lower()
+    if len(parts) > 1 and not (ev.get("attribute") or ev.get("import_name")) and (
+            last.endswith(("_op", "_ops")) or last.startswith("cpp") or last == parts[-2].lower()):
+        # a compiled op's module by its build's naming (torch.utils.cpp_extension's CppExtension names: voxel_op,
+        # cpp_subsampling; a module built in place in its own folder, X/X.so): never built in this checkout
+        return ["extension_not_compiled", "package_api_version_mismatch"]
+    m = _FROM_FILE_RE.search(line)
+    path = m.group(1).replace("\\", "/").lower() if m else ""
+    top = parts[0].lower()
+    if path.startswith("/") or re.match(r"[a-z]:/", path):
+        installed = any(k in path for k in ("site-packages/", "dist-packages/", ".egg/"))
+        checkout = re.search(rf"/{re.escape(top)}[\w.-]{{0,40}}/{re.escape(top)}/", path)
+        if not installed and not checkout:
+            return ["library_bug", "user_code_error"]
+    return ["package_api_version_mismatch", "library_bug"]
 
 
 def _shadowing_file(facts: Mapping[str, Any], top: str) -> str:
