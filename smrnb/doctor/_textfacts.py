@@ -462,7 +462,7 @@ _OBJ_ATTR_RE = re.compile(r"AttributeError: '(?!NoneType')([A-Za-z_][A-Za-z0-9_.
 #: of an extension module's type (pybind11, C types), the bare name of a class defined in Python
 _TYPE_ATTR_RE = re.compile(r"type object '([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z0-9_]{1,60}){2,6})' has no attribute "
                            r"'([A-Za-z0-9_]{1,80})'")
-_NO_ATTR_RE = re.compile(r"module '([A-Za-z0-9_.]{1,100})' has no attribute(?: '([A-Za-z0-9_]{1,80})'|"
+_NO_ATTR_RE = re.compile(r"module ['\"]([A-Za-z0-9_.]{1,100})['\"] has no attribute(?: ['\"]([A-Za-z0-9_]{1,80})['\"]|"
                          r" ([A-Za-z_][A-Za-z0-9_]{0,80})(?=`|\s*$)|\s*$)")
 #: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "peft=0.10.0"):
 #: a distribution the text says is installed, or was, in that release
@@ -1440,7 +1440,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         _scan_class_attribute(r, line)
     if "has no attribute" in low and "type object '" in low:
         _scan_type_object(r, line)
-    if "has no attribute" in low and "module '" in low:
+    if "has no attribute" in low and ("module '" in low or 'module "' in low):  # (round 25a) or retyped in "
         for mod, quoted, bare in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
             attr = quoted or bare  # (round 18: a name written without quotes, a report's paraphrase or placeholder)
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
@@ -2588,6 +2588,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     text = english_loader_lines(_rejoin_wrapped_sonames(text))
     _scan_lines(r, text, budget_s)
     low = text.lower()
+    _unplaced_bare_import(r, low)
     _scan_signs(r, text, low)
     _scan_stale_release(r, text, low)
     _scan_tf_release(r, text)
@@ -2597,6 +2598,20 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _context_from_signs(r)
     _broken_driver(r)
     return r.result()
+
+
+def _unplaced_bare_import(r: _Reader, low: str) -> None:
+    """(round 25a) Python's bare "cannot import name 'X'" (Python before 3.7, a title over the report) with no
+    from-import line naming X's module anywhere in the text: ``torch.module_missing`` of X alone (``bare_name``):
+    a from-import found its module and the module lacks X. A text that tells of a circular import is left out
+    (Python 3.6 words a circular import the same way)."""
+    if r.bare_import is None or "circular" in low:
+        return
+    name, line = r.bare_import
+    if name.startswith("_"):
+        return  # a compiled module's name (detectron2's _C) or a private one: read by the extension rows
+    r.event("torch", "module_missing", line, WEIGHT["module"], module=name, import_name=True, bare_name=True)
+    r.bare_import = None
 
 
 #: pip replacing a release ("Successfully uninstalled pandas-0.22.0", src/pip/_internal/req/req_uninstall.py)

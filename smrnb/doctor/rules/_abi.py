@@ -485,10 +485,23 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                 "commands": [f"pip show {lib}   # the installed release" if lib else "pip list",
                              *(["pip install 'numpy<2'   # or a release of the failing package built for NumPy 2"]
                                if lib.lower() == "numpy" else [])]}
+    if ev.get("bare_name"):  # (round 25a) the name alone: the import line names its package
+        return {"title": f"{mod} cannot be imported from the installed release of its package: the code was written "
+                         "for another release",
+                "commands": [f"grep -rn \"import.*\\b{mod}\\b\" --include=*.py .   # the import line: 'from PKG... "
+                             f"import {mod}' names the package",
+                             "pip show <PKG>   # the installed release; the project's requirements name the one it "
+                             "was written for"]}
     top = mod.split(".")[0]
+    releases = (value(facts, "loader", "package_releases") or {}).get(top.lower()) or []
+    ver = str(releases[-1]) if releases else ""
     return {"title": f"{mod} does not exist in the installed {top}: the code was written for another release",
             "commands": [f"pip show {top}   # the installed release",
-                         f"pip install '{top}==<the release the code names>'   # see its requirements file"]}
+                         # (round 25a) a bound only from a release the text gives; else the project's own pins
+                         f'pip install "{top}<{ver}"   # a release before the {ver} shown, if the code was written '
+                         f"for an older one (else: pip install -U {top})" if ver else
+                         "pip install -r requirements.txt   # the releases the project was written for (its setup.py "
+                         "or pyproject.toml names them too)"]}
 
 
 @builds("no_kernel_image_for_gpu")
@@ -627,6 +640,30 @@ def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: 
                              "Python imports"]}
     if code == "user_code_error" and (name := shadow_named(facts, ev)):
         return shadow_finding(name)
+    own = own_module_path(ev)
+    if own and code in ("library_bug", "user_code_error"):
+        # (round 25a) the module's file is the project's own (_found_module_lacks_name)
+        folder = own.rsplit("/", 1)[0]
+        return {"title": (f"{parent} (the project's own {own}) has no {last}: the project's checkout lacks what its "
+                          "own code imports" if code == "library_bug" else
+                          f"Not your environment: your copy of {own} has no {last} (a file edited, renamed or left "
+                          "from another version of the project)"),
+                "commands": [f"grep -n \"{last}\" {own}   # defined there?", f"git -C {folder} status   # files changed "
+                             "in your copy", f"git -C {folder} pull   # the maintainers' fixed code"]}
+    if code == "library_bug" and not ev.get("dashed") and (parent or ev.get("bare_name")):
+        # (round 25a) a name missing from a module Python found (_found_module_lacks_name)
+        top = mod.split(".")[0] if parent else "its package"
+        return {"title": f"{mod} is missing from the copy of {top} that Python imports: that release (or checkout) "
+                         "is incomplete, or the code calling it does not handle a release without it",
+                "fix": f"Python found {parent or 'the module'} but not {last}. If the installed release is the one the "
+                       "code was written for, the package (or the project's checkout) lacks what its own code uses: "
+                       "reinstall it, or take the maintainers' fixed release; a package calling another one should "
+                       "guard a name that other release lacks.",
+                "commands": ([f"python -c \"import {top}; print({top}.__file__, getattr({top}, '__version__', ''))\""
+                              "   # the copy Python imports, and its release",
+                              f"pip install --force-reinstall --no-deps {top}   # an incomplete install"]
+                             if parent else ["pip list   # the releases installed"])
+                + ["git pull   # in a project's checkout: the maintainers' fix"]}
     if code == "user_code_error" and where:
         return {"title": f"Not your environment: {parent}'s own __init__.py imports its submodule {last}, which "
                          f"its folder lacks (a file removed or renamed in this copy, or a file of yours named "
@@ -809,6 +846,11 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     mod = str(ev.get("module") or "")
     parts = mod.split(".")
     last = parts[-1]
+    if ev.get("bare_name"):
+        # (round 25a) "cannot import name 'X'" with no module named anywhere: the from-import found its module (a
+        # module missing is "No module named"), and that module's installed release lacks X (another release's API),
+        # else the release that should define it is broken (library_bug); the import line names the package
+        return ["package_api_version_mismatch", "library_bug"]
     if ev.get("dashed") and not (_an_installed_distribution(facts, ev, parts[0]) or source_built_module(parts[0])
                                  or parts[0] in _TORCH_FAMILY):
         # Python's own line names a module with a dash, which no import statement can ask for: code passed a
@@ -1008,6 +1050,8 @@ def _found_module_lacks_name(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
     line = str(ev.get("line") or "")
     if "partially initialized" in line or ev.get("type_object"):
         return []  # a circular import, a compiled type's member: read elsewhere
+    if own_module_path(ev):
+        return ["library_bug", "user_code_error"]
     if not (ev.get("attribute") or ev.get("import_name")) and not re.search(r"No module named [`'\"]", line):
         return []  # Python 2's unquoted words name the full dotted name when the top package itself is missing
     last = parts[-1].lower()
@@ -1016,15 +1060,23 @@ def _found_module_lacks_name(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
         # a compiled op's module by its build's naming (torch.utils.cpp_extension's CppExtension names: voxel_op,
         # cpp_subsampling; a module built in place in its own folder, X/X.so): never built in this checkout
         return ["extension_not_compiled", "package_api_version_mismatch"]
-    m = _FROM_FILE_RE.search(line)
-    path = m.group(1).replace("\\", "/").lower() if m else ""
-    top = parts[0].lower()
-    if path.startswith("/") or re.match(r"[a-z]:/", path):
-        installed = any(k in path for k in ("site-packages/", "dist-packages/", ".egg/"))
-        checkout = re.search(rf"/{re.escape(top)}[\w.-]{{0,40}}/{re.escape(top)}/", path)
-        if not installed and not checkout:
-            return ["library_bug", "user_code_error"]
     return ["package_api_version_mismatch", "library_bug"]
+
+
+def own_module_path(ev: Mapping[str, Any]) -> str:
+    """(round 25a) The file Python's "cannot import name 'Y' from 'X' (PATH)" names where it is the project's own: an
+    absolute path outside every installed tree and not a source checkout of a package named X (``.../X-dev/X/``);
+    "" otherwise."""
+    if ev.get("kind") != "module_missing" or not ev.get("import_name"):
+        return ""
+    line = str(ev.get("line") or "")
+    m = _FROM_FILE_RE.search(line) if "partially initialized" not in line else None
+    path = m.group(1).replace("\\", "/") if m else ""
+    low, top = path.lower(), str(ev.get("module") or "").split(".")[0].lower()
+    if not (low.startswith("/") or re.match(r"[a-z]:/", low)) or any(
+            k in low for k in ("site-packages/", "dist-packages/", ".egg/")):
+        return ""
+    return "" if re.search(rf"/{re.escape(top)}[\w.-]{{0,40}}/{re.escape(top)}/", low) else path
 
 
 def _shadowing_file(facts: Mapping[str, Any], top: str) -> str:
