@@ -196,7 +196,9 @@ _NOT_THERE_WORDS = ("cannot open shared object", "no such file", "not found", "c
 _DRIVER_VER_RE = re.compile(r"[0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?")
 _UNDEF_RE = re.compile(r"undefined symbol ?:? ?[\"'`]?([A-Za-z_][A-Za-z0-9_@.$]{0,600})")
 #: a traceback's frame line: File "PATH", line N
-_TB_FILE_RE = re.compile(r'File "([^"\n]{1,400})", line \d')
+_TB_FILE_RE = re.compile(r'File "([^"\n]{1,400})", line \d'
+                         # (round 25a) IPython 8's frame header: "File /path/pkg/core.py:233, in Job.__init__(...)"
+                         r'|File ((?:[A-Za-z]:)?[/\\~][^\s"\n]{0,400}\.py):\d{1,6}, in ')
 #: a mangled C++ name whose underscores a Markdown renderer turned into emphasis marks (``*ZN3c10...``, ``\\*ZN...``)
 _MD_SYMBOL_RE = re.compile(r"undefined symbol: \\?\*(Z[A-Za-z0-9_*\\]{2,600})", re.IGNORECASE)
 #: a mangled name after "undefined symbol: " once Markdown's escaped underscores are put back
@@ -1368,9 +1370,9 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             if top and top not in shown and len(shown) < 64:
                 shown.append(top)
                 r.fact("torch", "packages_installed", shown, line, replace=True)
-    if low.lstrip().startswith('file "'):  # a traceback's file outside every installed tree: a source checkout's
-        m = _TB_FILE_RE.match(line.strip())
-        path = m.group(1).replace("\\", "/") if m else ""
+    if low.lstrip().startswith(('file "', "file /", "file ~", "file c:", "file d:")):  # a traceback's file outside
+        m = _TB_FILE_RE.match(line.strip())  # every installed tree: a source checkout's
+        path = (m.group(1) or m.group(2)).replace("\\", "/") if m else ""
         r.frame, r.call_line, r.frame_pending = path, "", bool(path)
         if path:  # (round 22) the installed package of the last frame read ("" for a file of the project's own)
             r.fact("torch", "last_frame_package", _package_of_frame(path), line, replace=True)
@@ -1545,7 +1547,7 @@ _API_CHECKING_PACKAGES = frozenset({"torch"})
 #: (round 24) a Python exception of the kinds a package's own code raises on a state it did not expect (an object it
 #: got as None, a key or index it assumed, a file of its own it opens), as a traceback ends
 _GENERIC_EXC_LINE_RE = re.compile(r"^[*`>\s]{0,4}(TypeError|KeyError|FileNotFoundError|IndexError|ValueError|"
-                                  r"UnboundLocalError|AttributeError(?=: 'NoneType' object has no attribute))\b: ")
+                                  r"UnboundLocalError|AttributeError(?=: (?!module ['\"])[^\n]{0,200}has no attribute))\b: ")
 #: packages whose own checks of their arguments raise these exceptions for the calling code's values (an argument of
 #: the wrong type, shape or range): not read as the package's own fault
 _ARGUMENT_CHECKING_PACKAGES = frozenset({"torch", "numpy", "pandas", "scipy", "sklearn", "tensorflow", "keras", "jax",
@@ -1577,7 +1579,7 @@ def _scan_generic_exception_in_package(r: _Reader, line: str, low: str) -> None:
     if own or r.cell_frame:
         return
     r.event("torch", "exception_in_package", line, WEIGHT["weak_sign"] + 30, package=top.lower(), exception=exc,
-            generic=True)
+            generic=True, **({"of_none": True} if "'NoneType'" in line else {}))
 
 
 def _scan_exception_in_package(r: _Reader, line: str, exc: str, script_type: str = "") -> None:

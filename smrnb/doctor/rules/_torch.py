@@ -900,10 +900,13 @@ def _exception_in_package_codes(facts: Facts, ev: dict[str, Any]) -> list[str]:
     for (spconv 1.x code on spconv 2, a gsplat signature that changed, a torch_sparse for a newer torch); the second
     reading is the package's own bug where no code of the project's own calls it in the text, else the calling code's
     mistake (the text shows the project's frames: its inputs may be what the check refuses)."""
-    if ev.get("generic") and ev.get("exception") == "AttributeError":
+    if ev.get("generic") and ev.get("exception") == "AttributeError" and ev.get("of_none"):
         # (round 24) an attribute of None inside the package: a value it did not get (its own bug, or the caller's
         # value, round 16's near-miss), no other release's API
         return ["library_bug"]
+    # (round 25a) another object's attribute missing inside the package's own code (ipydatawidgets asking traitlets'
+    # class for _instance_inits): its own bug, or a library it uses of another release than it was written for
+    # (the generic reading below)
     if ev.get("exception") == "SyntaxError" or ev.get("generic"):
         # (round 24) a generic exception (an attribute of None, a TypeError, a file of its own not found) raised by
         # the package's own code with no code of the project's calling it: the release's bug first, another release
