@@ -716,9 +716,11 @@ def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str
 
 def _called_package(facts: Mapping[str, Any], name: str) -> str:
     """The installed package the text shows ``name`` coming from (``torch.called_names``), or ""."""
-    top = str((value(facts, "torch", "called_names") or {}).get(name) or "") if name else ""
-    top = _IMPORT_ALIASES.get(top, top)
-    return top if top and _an_installed_distribution(facts, {}, top) else ""
+    raw = str((value(facts, "torch", "called_names") or {}).get(name) or "") if name else ""
+    top = _IMPORT_ALIASES.get(raw, raw)
+    # (round 25a) a package's conventional short name (`import MinkowskiEngine as ME`, then `ME.SparseTensor(`) is
+    # that package, whether or not the text shows it installed
+    return top if top and (raw in _IMPORT_ALIASES or _an_installed_distribution(facts, {}, top)) else ""
 
 
 def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], top: str) -> bool:
