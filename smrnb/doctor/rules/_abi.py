@@ -447,6 +447,20 @@ def removed_api_fix(row: Mapping[str, str]) -> dict[str, Any]:
 
 
 
+#: (round 25a) message rows whose package_api_version_mismatch is the release of a program or project the text does
+#: not name as a package: what to run
+_CLI_RELEASE = ["<the program> --help   # the options and subcommands of the installed release",
+                "pip show <the program's package>   # its release; the command in a README may be written for another "
+                "one (its docs for that release, or pip install '<the package>==<that release>')"]
+_API_ROW_COMMANDS: dict[str, list[str]] = {
+    "argparse_unrecognized_arguments": _CLI_RELEASE, "cli_invalid_or_misplaced_choice": _CLI_RELEASE,
+    "yacs_nonexistent_config_key": ["python -c \"import <the package>; print(<the package>.__file__)\"   # the copy "
+                                    "imported: a fork's config needs the fork's package, not the upstream release",
+                                    "grep -rn \"<the key's last part>\" --include=*.py <that folder>   # where its "
+                                    "defaults define the key, if anywhere"],
+}
+
+
 @builds("package_api_version_mismatch")
 def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     mod = str(ev.get("module") or "")
@@ -477,6 +491,9 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
     row = _removed_api_rows().get(f"numpy.{own.group(1)}") if own else None
     if row is not None:  # (round 23e) NumPy 2.0's own words for a name tables/removed_apis.csv names
         return removed_api_fix(row)
+    if not mod and str(ev.get("key") or "") in _API_ROW_COMMANDS:  # (round 25a) a program's own command line/config
+        return {"title": str(ev.get("meaning") or "").split(": ")[0].rstrip("."),
+                "commands": _API_ROW_COMMANDS[str(ev["key"])]}
     if not mod:  # a library's own message (tables/library_messages.csv): its meaning says which release of what
         meaning = str(ev.get("meaning") or "")
         lib = pip_names(row_field(ev, "library"))

@@ -176,6 +176,27 @@ _TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, an
                    "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 25a) a command line, a notebook file, a viewer's folder of the person's own
+    "argparse_unrecognized_arguments": ["<the program> --help   # the options the installed release defines (the "
+                                        "program is the name before ': error:')",
+                                        "pip show <the program's package>   # its release: a README's command may be "
+                                        "written for another one"],
+    "cli_invalid_or_misplaced_choice": ["<the program> --help   # the subcommands registered: a plugin's method "
+                                        "appears once its package is installed (pip install -e . in its folder)",
+                                        "# an option applies to the subcommand just before it: put a dataparser's "
+                                        "options after the dataparser's name"],
+    "nbformat_not_json_html": ["head -c 200 <the notebook>.ipynb   # '<!DOCTYPE html' is a saved web page",
+                               "curl -L -o <the notebook>.ipynb https://raw.githubusercontent.com/<owner>/<repo>/"
+                               "<branch>/<path>.ipynb   # the raw file (or git clone the repository)"],
+    "nbformat_not_json": ["python -m json.tool <the notebook>.ipynb > /dev/null   # where its JSON breaks",
+                          "git checkout -- <the notebook>.ipynb   # or download the file again"],
+    "yacs_nonexistent_config_key": ["grep -n \"<the key's last part>\" <the config file>.yaml   # the key the file "
+                                    "sets", "# a key the installed code does not define: remove it from the file, or "
+                                    "install the code (a fork) the file was written for"],
+    "sibr_gaussian_viewer_no_cfg_args": ["ls <the folder -m names>   # a training output holds cfg_args, "
+                                         "point_cloud/ and cameras.json",
+                                         "SIBR_gaussianViewer_app -m output/<run>   # the folder train.py wrote "
+                                         "(its -m / --model_path)"],
     "nccl_watchdog_collective_timeout": ["NCCL_DEBUG=INFO TORCH_NCCL_TRACE_BUFFER_SIZE=2000 <the job>   # which rank "
                                          "did not enter the collective", "# every rank must call the same collectives "
                                          "in the same order: keep rank-0-only validation/saving outside them, then "
@@ -348,6 +369,18 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 25a)
+    "nbformat_not_json": ["python -m json.tool <the notebook>.ipynb > /dev/null   # where its JSON breaks (conflict "
+                          "markers <<<<<<<, a cut or empty file)",
+                          "git lfs pull   # a Git LFS pointer in the file's place",
+                          "git log -1 -- <the notebook>.ipynb   # the commit that broke it, for the project's issue "
+                          "tracker"],
+    "nbformat_not_json_html": ["git log -1 -- <the notebook>.ipynb   # a web page committed in the notebook's place: "
+                               "the project's issue tracker"],
+    "colab_utf8_locale_required": ["import locale; locale.getpreferredencoding = lambda *a: 'UTF-8'   # in a cell, "
+                                   "before the ! commands",
+                                   "# or Runtime > Restart session, and run the ! commands before importing the "
+                                   "package that changed the locale"],
     "package_own_data_file_missing": ["pip show -f <the package> | grep -i <the file's name>   # whether the installed "
                                       "release ships it at all",
                                       "pip install --force-reinstall --no-cache-dir <the package>   # a partial "
