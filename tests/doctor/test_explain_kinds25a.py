@@ -7,7 +7,10 @@ project's own module (its file outside every installed tree) its checkout's faul
 package" (a file of the user's own named X.py); a private name of torch's Python modules (apex, deepspeed) another
 torch release; triton's module imported by another package that package's release; torch's "Numpy is not available"
 and Cython's "numpy.dtype size changed"; an attribute missing inside an installed package's own code with no frame of
-the project's; IPython 8's frame header; a callee named through a package's conventional short name.
+the project's; IPython 8's frame header; a callee named through a package's conventional short name; and the
+messages of the user_code_error and library_bug misses: argparse's and tyro's refusals of a command line, nbformat's
+NotJSONError (a saved web page, or the project's broken file), SIBR's missing cfg_args, Colab's UTF-8 locale check,
+yacs' "Non-existent config key".
 Each text is written for the test (other wordings, tools and packages than the threads); each kind has near-misses
 that must NOT get its code."""
 
@@ -74,6 +77,22 @@ READINGS = [
 ]
 
 
+# (round 25a) the messages of the user_code_error and library_bug misses
+READINGS += [
+    ("train.py: error: unrecognized arguments: --lr_decay 0.5\n", "user_code_error"),
+    ("usage: main.py [-h] [--model {vit_b,vit_l}]\nmain.py: error: argument --model: invalid choice: 'vit_h' (choose "
+     "from 'vit_b', 'vit_l')\n", "user_code_error"),
+    ("\u256d\u2500 Parsing error \u2500\u2500\u2500\u256e\n\u2502 Unrecognized or misplaced options: "
+     "--pipeline.model.near-plane \u2502\n", "user_code_error"),
+    ("[W 10:02:11.120 NotebookApp] Unreadable Notebook: /home/u/demo.ipynb NotJSONError('Notebook does not appear to be "
+     "JSON: \\'<!DOCTYPE html>\\\\n<html lang=\"en\"...',)\n", "user_code_error"),
+    ("nbformat.reader.NotJSONError: Notebook does not appear to be JSON: ''\n", "library_bug"),
+    ("[SIBR] ##  ERROR  ##:   config file 'cfg_args' not found at D:\\splats\\bonsai\n", "user_code_error"),
+    ("NotImplementedError: A UTF-8 locale is required. Got ISO-8859-1\n", "library_bug"),
+    ("KeyError: 'Non-existent config key: SOLVER.WARMUP_SCHEDULE'\n", API),
+]
+
+
 @pytest.mark.parametrize(("text", "code"), READINGS, ids=[t[:50] for t, _ in READINGS])
 def test_kind_reads_as_its_cause(text, code):
     assert code in rule_codes(text, n=2), (text, rule_codes(text, n=4))
@@ -111,6 +130,21 @@ NOT = [
 ]
 
 
+# (round 25a) near the messages: other words, other rows
+NOT += [
+    ("KeyError: 'config key missing: foo'\n", API),
+    ("Could not find config file 'settings.yaml'\n", "user_code_error"),
+    ("json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n", "library_bug"),
+    # Jupyter's own argv given to a script's argparse is the kernel row's, not another release of the program
+    ("ipykernel_launcher.py: error: unrecognized arguments: -f /root/.local/share/jupyter/runtime/kernel-1b2c.json\n",
+     API),
+]
+
+
+def test_the_local_rank_row_keeps_its_reading():
+    assert rule_codes("train.py: error: unrecognized arguments: --local-rank=0\n", n=2) == [API, "user_code_error"]
+
+
 @pytest.mark.parametrize(("text", "code"), NOT, ids=[t[:50] for t, _ in NOT])
 def test_other_kinds_do_not_get_the_code(text, code):
     assert code not in rule_codes(text, n=3), (text, rule_codes(text, n=4))
@@ -130,6 +164,10 @@ def test_a_compiled_ops_module_reads_unbuilt():
 
 @pytest.mark.parametrize(("table", "key"), [
     ("library_messages", "torch_numpy_not_available"), ("library_messages", "cython_numpy_type_size_changed"),
+    ("library_messages", "argparse_unrecognized_arguments"), ("library_messages", "cli_invalid_or_misplaced_choice"),
+    ("library_messages", "nbformat_not_json_html"), ("library_messages", "nbformat_not_json"),
+    ("library_messages", "sibr_gaussian_viewer_no_cfg_args"), ("library_messages", "colab_utf8_locale_required"),
+    ("library_messages", "yacs_nonexistent_config_key"),
 ])
 def test_new_rows_match_their_example_and_stay_linear(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)
@@ -170,3 +208,12 @@ def test_library_bug_reading_names_the_package_and_a_reinstall():
 def test_numpy_fix_pins_numpy_below_2():
     f = _first("RuntimeError: Numpy is not available\n")[0]
     assert f.code == API and any("numpy<2" in c for c in f.fix.commands)
+
+
+def test_message_rows_print_their_own_commands():
+    f = _first("ns-train: error: unrecognized arguments: --trainer.load-dir outputs/x\n")[0]
+    assert f.code == "user_code_error" and any("--help" in c for c in f.fix.commands), f.fix.commands
+    f = _first("NotImplementedError: A UTF-8 locale is required. Got ANSI_X3.4-1968\n")[0]
+    assert f.code == "library_bug" and "Colab" in f.title and any("getpreferredencoding" in c for c in f.fix.commands)
+    f = _first("nbformat.reader.NotJSONError: Notebook does not appear to be JSON: ''\n")[0]
+    assert f.code == "library_bug" and any("json.tool" in c for c in f.fix.commands), f.fix.commands
