@@ -439,7 +439,7 @@ _NO_MODULE_RE = re.compile(r"(?:No|no) module named [`'\"‘“]?([A-Za-z0-9_.]{
 #: Python's words, and a report's retyping of them (round 22: "Cannot import name", the names in double quotes,
 #: backticks, mismatched quotes or none): the message decides, not how its quotes were typed
 _IMPORT_NAME_RE = re.compile(r"[Cc]annot import name [`'\"]?([A-Za-z0-9_]{1,80})[`'\"]? from "
-                            r"(?!partially initialized\b)[`'\"]?([A-Za-z0-9_.]{1,100})(?:[`'\"]|(?=\s{0,4}\(|\s{0,20}$))")
+                            r"(?!partially initialized\b)[`'\"]?([A-Za-z0-9_.-]{1,100})(?:[`'\"]|(?=\s{0,4}\(|\s{0,20}$))")
 #: a top-level Python package the text shows installed: its files under site-/dist-packages (or an egg), or
 #: pip naming it installed ("Requirement already satisfied: x", "Successfully installed x-1.0", pip show's "Name: x")
 _INSTALLED_PKG_RE = re.compile(
@@ -1728,6 +1728,8 @@ def _removed_class_attrs() -> dict[tuple[str, str], str]:
 
 def _named_releases(r: _Reader, line: str) -> None:
     """Names the text gives a release number (``loader.packages_released``, lower-case, ``-`` as ``_``)."""
+    for name, ver in _VERSION_ATTR_RE.findall(line[:2000])[:4]:  # (round 25a) "k3d.__version__ -> '2.0.12'"
+        _note_release(r, name.lower(), ver, line)
     named = r.facts["loader"].get("packages_released") or []
     for name, ver in _NAMED_RELEASE_RE.findall(line[:2000])[:16]:
         n = name.replace("-", "_").lower()
@@ -1741,6 +1743,10 @@ def _named_releases(r: _Reader, line: str) -> None:
         _note_release(r, name.replace("-", "_").lower(), ver, line)
 
 
+#: (round 25a) a module's __version__ printed with its value on the same line ("k3d.__version__ '2.0.12'",
+#: "print(monai.__version__) -> 1.3.0")
+_VERSION_ATTR_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60})\.__version__\b[^\n0-9]{0,40}?([0-9]{1,3}\.[0-9]{1,3}"
+                              r"(?:\.[0-9]{1,4})?)")
 #: a release as pip's and conda's own listings print it: ``pip list`` / ``conda list`` columns ("numpy   1.21.6"),
 #: pip's "Requirement already satisfied: numpy in /usr/lib/python3/dist-packages (1.21.5)"
 _LISTED_RELEASE_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.\-]{0,60})\s{2,}v?([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?)"
@@ -2123,7 +2129,7 @@ def _repl_result(prev: str, line: str) -> str | None:
 
 def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
     t0 = time.perf_counter()
-    prev, prev_raw, prev_import = "", "", None
+    prev, prev_raw, prev_import, prev_version = "", "", None, ""
     seen: dict[str, str | None] = {}
     for i, line in enumerate(text.split("\n")):
         if i % 64 == 0 and time.perf_counter() - t0 > budget_s:
@@ -2137,6 +2143,10 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
         prev, prev_raw = low, line
         if joined:
             _scan_cuda_available(r, joined, joined)
+        if "__version__" in prev_version and len(line) < 40:  # (round 25a) a REPL's value of X.__version__
+            for name, ver in _VERSION_ATTR_RE.findall(f"{prev_version.strip()} -> {line.strip()}")[:1]:
+                _note_release(r, name.lower(), ver, line)
+        prev_version = line
         if echoed and not line.lstrip().startswith(("$", "#", ">")) and " " not in line.strip():
             _scan_paths(r, f"${echoed.group(1)} = {line.strip()}", f"${echoed.group(1)} = {line.strip()}".lower())
         if line in seen:  # a line read before gives nothing new (facts: the first value wins; events: each once)

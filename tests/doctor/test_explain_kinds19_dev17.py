@@ -104,8 +104,6 @@ def test_message_reads_as_its_cause(text, want):
 
 
 NOT = [
-    # argparse rejecting an argument of the user's own command line in a terminal: not the kernel's
-    ("train.py: error: unrecognized arguments: --lr0 0.01\n", "user_code_error"),
     # a running loop told of in a log line that is no error of asyncio's
     ("INFO: event loop is running, 3 tasks pending\n", "library_bug"),
     # pickling a lambda (not a __main__ lookup in a spawned child) keeps what it had: no new reading for it here
@@ -189,3 +187,12 @@ def test_repl_answer_of_torch_version_cuda_is_read():
     # a release on the line after another question, or a question with more on its line, is no answer of it
     assert "cuda" not in read_text("print(torch.__version__)\n11.1\n").get("torch", {})
     assert "cuda" not in read_text("print(torch.version.cuda, torch.__version__)\n11.1\n").get("torch", {})
+
+
+def test_an_argparse_refusal_in_a_terminal_is_not_the_kernels():
+    # argparse rejecting an argument of the user's own command line in a terminal: not the kernel's row (round 25a's
+    # argparse row reads the command line as the user's, user_code_error, on purpose: so the row, not the code)
+    from smrnb.doctor._explain import explain_text
+
+    fs = explain_text("train.py: error: unrecognized arguments: --lr0 0.01\n", None, similar=False)
+    assert not any("kernel" in f.title.lower() or "jupyter" in f.title.lower() for f in fs), [f.title for f in fs]

@@ -28,21 +28,24 @@ READINGS = [
     # a dotted module missing: Python found the package above it
     ("Traceback (most recent call last):\n  File \"/home/li/seg/export.py\", line 4, in <module>\n    from "
      "segment_anything.utils.onnx import SamOnnxModel\nModuleNotFoundError: No module named "
-     "'segment_anything.utils.onnx'\n", API),
-    ("E   ModuleNotFoundError: No module named 'gymnasium.wrappers.monitoring'\n", API),
-    ("after upgrading, `import albumentations.augmentations.transforms` gives\nModuleNotFoundError: No module named "
+     "'segment_anything.utils.onnx'\n$ pip install segment-anything\n", API),
+    ("E   ModuleNotFoundError: No module named 'gymnasium.wrappers.monitoring'\n$ pip list\ngymnasium        1.0.0\n",
+     API),
+    ("$ pip install -U albumentations\n`import albumentations.augmentations.transforms` then gives\n"
+     "ModuleNotFoundError: No module named "
      "\"albumentations.augmentations.transforms\"\n", API),
     # a name missing from a module, in Python's words or retyped in double quotes
-    ("AttributeError: module 'gradio' has no attribute 'Box'\n", API),
-    ("    ed = emd_tools.EarthMover(a, b)\nAttributeError: module 'emd_tools' has no attribute 'EarthMover'\n", API),
+    ("AttributeError: module 'gradio' has no attribute 'Box'\n>>> gradio.__version__\n'4.12.0'\n", API),
+    ("pip install emd-tools\n    ed = emd_tools.EarthMover(a, b)\nAttributeError: module 'emd_tools' has no "
+     "attribute 'EarthMover'\n", API),
     ("the error says module \"skimage.measure\" has no attribute \"marching_cubes_classic\"\n", API),
-    ("ImportError: cannot import name 'VectorQuantizer2' from 'taming.modules.vqvae.quantize' (unknown location)\n",
-     API),
+    ("ImportError: cannot import name 'VectorQuantizer2' from 'vqtorch.nn' (unknown location)\n$ pip list | grep "
+     "vqtorch\nvqtorch        0.1.0\n", API),
     ("ImportError: cannot import name 'ModelManager' from 'diffsynth' "
      "(/home/kai/code/DiffSynth-Studio/diffsynth/__init__.py)\n", API),
     # the name alone (Python before 3.7, a title)
-    ("ImportError: cannot import name 'AdamW'\n", API),
-    ("ImportError: cannot import name DataParallelCriterion\n", BUG),
+    ("ImportError: cannot import name 'AdamW'\ntransformers      4.46.0\ntorch             2.5.1\n", API),
+    ("ImportError: cannot import name DataParallelCriterion\n$ pip install torch-encoding==1.2.1\n", BUG),
     # the project's own module lacks the name its own code imports
     ("ImportError: cannot import name 'build_sampler' from 'lib.datasets' "
      "(/home/zoe/work/mvsnet/lib/datasets/__init__.py)\n", BUG),
@@ -117,6 +120,9 @@ NOT = [
     ("ImportError: cannot import name 'Trainer' from partially initialized module 'trainer' (most likely due to a "
      "circular import) (/home/u/trainer.py)\n", API),
     ("ImportError: cannot import name 'config'\nI think it's a circular import between my two files.\n", API),
+    # a module the text shows nowhere as a distribution may be a folder of the project's own: no release to pin
+    ("ModuleNotFoundError: No module named 'scene_tools.render'\n", API),
+    ("AttributeError: module 'mesh_ops' has no attribute 'simplify'\n", API),
     # a top-level module missing is not another release's API (round 25n's)
     ("ModuleNotFoundError: No module named 'einops'\n", API),
     # a file of the user's own named like the package
@@ -184,7 +190,7 @@ def test_fix_bounds_the_release_the_text_shows():
 
 
 def test_fix_without_a_release_names_the_projects_requirements():
-    f = _first("ModuleNotFoundError: No module named 'gymnasium.wrappers.monitoring'\n")[0]
+    f = _first("ModuleNotFoundError: No module named 'gymnasium.wrappers.monitoring'\n$ pip install gymnasium\n")[0]
     assert f.code == API and any("pip show gymnasium" in c for c in f.fix.commands)
     assert any("requirements" in c for c in f.fix.commands) and not any("<" in c.split("#")[0] for c in
                                                                          f.fix.commands), f.fix.commands
@@ -200,7 +206,7 @@ def test_fix_of_the_projects_own_module_names_its_file():
 
 
 def test_library_bug_reading_names_the_package_and_a_reinstall():
-    fs = _first("ModuleNotFoundError: No module named 'gymnasium.wrappers.monitoring'\n")
+    fs = _first("ModuleNotFoundError: No module named 'gymnasium.wrappers.monitoring'\n$ pip install gymnasium\n")
     bug = next(f for f in fs if f.code == BUG)
     assert "gymnasium" in bug.title and any("--force-reinstall" in c for c in bug.fix.commands)
 

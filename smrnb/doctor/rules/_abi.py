@@ -454,6 +454,10 @@ _CLI_RELEASE = ["<the program> --help   # the options and subcommands of the ins
                 "one (its docs for that release, or pip install '<the package>==<that release>')"]
 _API_ROW_COMMANDS: dict[str, list[str]] = {
     "argparse_unrecognized_arguments": _CLI_RELEASE, "cli_invalid_or_misplaced_choice": _CLI_RELEASE,
+    "torch_schema_argument_type": ["# the 'Declaration:' line under the message: the installed release's signature",
+                                   "pip show <the package of the function or operator: image:: is torchvision's, "
+                                   "torch_sparse's scripted classes its own>   # its release, against the one the "
+                                   "calling code was written for"],
     "yacs_nonexistent_config_key": ["python -c \"import <the package>; print(<the package>.__file__)\"   # the copy "
                                     "imported: a fork's config needs the fork's package, not the upstream release",
                                     "grep -rn \"<the key's last part>\" --include=*.py <that folder>   # where its "
@@ -576,7 +580,8 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # sys.path's first entry (the script's folder, or the working folder of `python -m` and of a kernel) puts
         # that file in the module's place, whatever is installed
         return ["user_code_error"]
-    codes = _module_codes(facts, ev)
+    early = _round25a_codes(facts, ev, str(ev.get("module") or "").split("."))
+    codes = early if early is not None else _module_codes(facts, ev)
     top = str(ev.get("module") or "").split(".")[0]
     if codes[:1] in ([], ["package_api_version_mismatch"], ["user_code_error"]) and top not in _TORCH_FAMILY and \
             top != "torch" and has_sign(facts, "files_missing_said"):
@@ -865,11 +870,6 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     mod = str(ev.get("module") or "")
     parts = mod.split(".")
     last = parts[-1]
-    if ev.get("bare_name"):
-        # (round 25a) "cannot import name 'X'" with no module named anywhere: the from-import found its module (a
-        # module missing is "No module named"), and that module's installed release lacks X (another release's API),
-        # else the release that should define it is broken (library_bug); the import line names the package
-        return ["package_api_version_mismatch", "library_bug"]
     if ev.get("dashed") and not (_an_installed_distribution(facts, ev, parts[0]) or source_built_module(parts[0])
                                  or parts[0] in _TORCH_FAMILY):
         # Python's own line names a module with a dash, which no import statement can ask for: code passed a
@@ -878,11 +878,6 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # is that package (the user wrote its distribution's name)
         return ["user_code_error", "library_bug"] if ev.get("dashed") == "own" else ["library_bug", "user_code_error"]
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
-    if not (ev.get("attribute") or ev.get("import_name")) and _not_a_package(ev, parts):
-        # (round 25a) importlib's "No module named 'X.Y'; 'X' is not a package" (_find_and_load_unlocked): X was
-        # imported and is a plain module, not a package, so it has no submodules: a file of the user's own named X.py
-        # (the script itself, a file beside it) imported in the package's place
-        return ["user_code_error"]
     if ev.get("attribute") and len(parts) == 2 and _shadowing_file(facts, parts[0]):
         # a file of the user's own in the traceback is named like the package (trimesh.py beside the script, outside
         # every installed tree and the package's own folder): Python imports it in the package's place
@@ -943,17 +938,8 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["build_dependency_missing", "torch_not_found_at_build"]
     if mod in ("torch._six", "torch.six") or last == "_six":
         return ["torch_api_incompatible_source"]
-    if parts[0] == "triton":
-        # torch's inductor imports triton's internals, which change between releases: each torch release pins one
-        torchy = ("torch", "triton", "torchvision", "torchaudio")
-        shown = [str(p).lower() for p in value(facts, "torch", "packages_installed") or []]
-        by = str(value(facts, "torch", "last_frame_package") or "").lower() or (
-            shown[-1] if len(shown) == 1 else "")
-        if len(parts) > 1 and by and by not in torchy and not any(p in torchy for p in shown):
-            # (round 25a) another installed package's own frame imports the triton module (unsloth's
-            # `from triton.common.build import libcuda_dirs`): that package was written for another triton release
-            return ["package_api_version_mismatch", "companion_built_for_other_torch"]
-        return ["companion_built_for_other_torch"]
+    if parts[0] == "triton":  # torch's inductor imports triton's internals (_triton_codes)
+        return _triton_codes(facts, parts)
     if ev.get("submodule_absent") and not (last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or
                                            last in _COMPILED_NAMES or last.startswith("_")):
         # (round 22) 'cannot import name x from partially initialized module P (.../P/__init__.py)': P's own __init__
@@ -974,11 +960,6 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
                 facts, ev, parts[0]):
             return ["package_api_version_mismatch"]
         return _found_module_lacks_name(facts, ev, parts)
-    if _torch_private_attribute(ev, parts):
-        # (round 25a) a private name of torch's own Python modules ('module torch.distributed has no attribute
-        # _all_gather_base', looked up by apex) missing: the installed torch is another release than the calling
-        # package was written for (private names come and go between releases; torch's compiled _C is left out)
-        return ["package_api_version_mismatch", "library_bug"]
     compiled = last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES
     if compiled or (last.startswith("_") and not last.startswith("__") and not ev.get("import_name")):
         # a private name imported from a module ('cannot import name _helper from pkg.mod') is a function, not a
@@ -1079,7 +1060,27 @@ def _found_module_lacks_name(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
         # a compiled op's module by its build's naming (torch.utils.cpp_extension's CppExtension names: voxel_op,
         # cpp_subsampling; a module built in place in its own folder, X/X.so): never built in this checkout
         return ["extension_not_compiled", "package_api_version_mismatch"]
+    if not (_release_shown(facts, parts[0]) or _checkout_path(ev)):
+        return []  # a module the text shows nowhere as a distribution may be a folder of the project's own
     return ["package_api_version_mismatch", "library_bug"]
+
+
+def _release_shown(facts: Mapping[str, Any], top: str) -> bool:
+    """(round 25a) Whether the text shows ``top`` as a distribution of its own: a release of it named ("monai 0.8",
+    pip's or conda's listing, ``top.__version__`` printed) or a ``pip install`` of it."""
+    t = _import_name(top)
+    releases = value(facts, "loader", "package_releases") or {}
+    built = value(facts, "toolkit", "building") or []
+    return t in {_import_name(str(k)) for k in releases} or t in {_import_name(str(b)) for b in built}
+
+
+def _checkout_path(ev: Mapping[str, Any]) -> bool:
+    """(round 25a) Whether Python's 'from X (PATH)' shows X imported from a source checkout of a package named X
+    (``.../X-dev/X/__init__.py``, an editable install)."""
+    m = _FROM_FILE_RE.search(str(ev.get("line") or ""))
+    top = str(ev.get("module") or "").split(".")[0].lower()
+    path = m.group(1).replace("\\", "/").lower() if m else ""
+    return bool(top) and bool(re.search(rf"/{re.escape(top)}[\w.-]{{0,40}}/{re.escape(top)}/", path))
 
 
 def own_module_path(ev: Mapping[str, Any]) -> str:
@@ -1096,6 +1097,40 @@ def own_module_path(ev: Mapping[str, Any]) -> str:
             k in low for k in ("site-packages/", "dist-packages/", ".egg/")):
         return ""
     return "" if re.search(rf"/{re.escape(top)}[\w.-]{{0,40}}/{re.escape(top)}/", low) else path
+
+
+def _round25a_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> list[str] | None:
+    """(round 25a) The readings decided before the others, else None:
+    - "cannot import name 'X'" with no module named anywhere (``bare_name``): the from-import found its module (a
+      module missing is "No module named"), and that module's installed release lacks X (another release's API), else
+      the release that should define it is broken (library_bug); read only where the text is about the
+      environment's releases (a release named, a pip install): a name alone may be the project's own module's;
+    - importlib's "No module named 'X.Y'; 'X' is not a package" (_find_and_load_unlocked): X imported and is a plain
+      module, not a package: a file of the user's own named X.py in the package's place;
+    - a private name of torch's own Python modules ('module torch.distributed has no attribute _all_gather_base',
+      looked up by apex): the installed torch is another release than the calling package was written for (private
+      names come and go between releases; torch's compiled _C, and torch._six's own reading, left out)."""
+    if ev.get("bare_name"):
+        shown = value(facts, "loader", "package_releases") or value(facts, "toolkit", "building")
+        return ["package_api_version_mismatch", "library_bug"] if shown else []
+    if not (ev.get("attribute") or ev.get("import_name")) and _not_a_package(ev, parts):
+        return ["user_code_error"]
+    if _torch_private_attribute(ev, parts) and parts[-1] != "_six":
+        return ["package_api_version_mismatch", "library_bug"]
+    return None
+
+
+def _triton_codes(facts: Mapping[str, Any], parts: list[str]) -> list[str]:
+    """A triton module missing: torch's inductor imports triton's internals, which change between releases (each torch
+    release pins one): torch's companion of another release; (round 25a) where another installed package's own frame
+    imports it (unsloth's `from triton.common.build import libcuda_dirs`, no torch frame shown), that package was
+    written for another triton release."""
+    torchy = ("torch", "triton", "torchvision", "torchaudio")
+    shown = [str(p).lower() for p in value(facts, "torch", "packages_installed") or []]
+    by = str(value(facts, "torch", "last_frame_package") or "").lower() or (shown[-1] if len(shown) == 1 else "")
+    if len(parts) > 1 and by and by not in torchy and not any(p in torchy for p in shown):
+        return ["package_api_version_mismatch", "companion_built_for_other_torch"]
+    return ["companion_built_for_other_torch"]
 
 
 def _shadowing_file(facts: Mapping[str, Any], top: str) -> str:
