@@ -93,6 +93,12 @@ READINGS += [
     ("[SIBR] ##  ERROR  ##:   config file 'cfg_args' not found at D:\\splats\\bonsai\n", "user_code_error"),
     ("NotImplementedError: A UTF-8 locale is required. Got ISO-8859-1\n", "library_bug"),
     ("KeyError: 'Non-existent config key: SOLVER.WARMUP_SCHEDULE'\n", API),
+    # torch's schema refusing an argument's type (a scripted class of an installed package, an operator)
+    ("RuntimeError: __init__(__torch__.spmat.Storage self, Tensor? row, Tensor? col) -> (None):\nExpected a value of "
+     "type 'Optional[Tensor]' for argument 'row' but instead found type 'int'.\n", API),
+    # a REPL's value of X.__version__ shows X as a distribution
+    ("AttributeError: module 'plotter3d' has no attribute 'volume'\n>>> import plotter3d\n>>> plotter3d.__version__\n"
+     "'0.9.1'\n", API),
 ]
 
 
@@ -173,7 +179,7 @@ def test_a_compiled_ops_module_reads_unbuilt():
     ("library_messages", "argparse_unrecognized_arguments"), ("library_messages", "cli_invalid_or_misplaced_choice"),
     ("library_messages", "nbformat_not_json_html"), ("library_messages", "nbformat_not_json"),
     ("library_messages", "sibr_gaussian_viewer_no_cfg_args"), ("library_messages", "colab_utf8_locale_required"),
-    ("library_messages", "yacs_nonexistent_config_key"),
+    ("library_messages", "yacs_nonexistent_config_key"), ("library_messages", "torch_schema_argument_type"),
 ])
 def test_new_rows_match_their_example_and_stay_linear(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)
