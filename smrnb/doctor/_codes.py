@@ -445,6 +445,29 @@ CODES: dict[str, Code] = {
         check='gcc --version; nvcc --version',
         source="CUDA host_config.h '#error -- unsupported GNU version!' (tables/nvcc_gcc.csv); "
                "torch.utils.cpp_extension compiler checks"),
+    "host_memory_exhausted": _c("context",
+        "The machine's (CPU) memory ran out, not the GPU's: the kernel's out-of-memory killer ended a process "
+        "('Killed', 'DataLoader worker (pid N) is killed by signal: Killed', 'Out of memory: Killed process', "
+        "'oom-kill'), Python or numpy could not allocate ('MemoryError', 'Unable to allocate 12.0 GiB for an array "
+        "with shape'), Windows' commit limit was reached ('[WinError 1455] The paging file is too small'), or a "
+        "parallel build's compilers were killed ('Killed signal terminated program cc1plus', nvcc's 'died due to "
+        "signal 9').",
+        fix="The machine ran out of host (CPU) memory, so the process (or a compiler of a parallel build) was "
+            "killed or refused memory: use less at once (fewer DataLoader workers, a smaller batch or dataset in "
+            "memory, MAX_JOBS=1-4 for a build), give the job or container more memory (Slurm --mem, docker "
+            "--memory), or add swap (on Windows a larger paging file).",
+        told_from="cuda_oom: the GPU's memory runs out ('CUDA out of memory'), not the host's; "
+                  "container_shm_too_small: /dev/shm, the shared memory the workers pass batches in, is full "
+                  "('Bus error'), not the host's RAM",
+        check="free -h; dmesg -T | grep -i -e 'out of memory' -e oom-kill   # the kernel names the process it "
+              "killed (journalctl -k on systemd)",
+        source="Linux mm/oom_kill.c ('Out of memory: Killed process %d (%s)', 'invoked oom-killer'), the shell's "
+               "report of SIGKILL (strsignal: 'Killed'); torch/csrc/DataLoader.cpp ('DataLoader worker (pid {}) "
+               "is killed by signal: {}'); Python's MemoryError (docs.python.org library/exceptions); numpy "
+               "numpy/core/_exceptions.py _ArrayMemoryError ('Unable to allocate {} for an array with shape {} and "
+               "data type {}'); Windows system error 1455 ERROR_COMMITMENT_LIMIT ('The paging file is too small "
+               "for this operation to complete.'); gcc's driver ('%s signal terminated program %s'); "
+               "torch.utils.cpp_extension's MAX_JOBS"),
     "kaolin_import_failed": _c("kaolin",
         'Importing kaolin in a subprocess failed (the error says which layer).',
         text=False),
@@ -486,7 +509,8 @@ CODES: dict[str, Code] = {
             "kernel of that environment (python -m ipykernel install) and select it, or install into the "
             "kernel's own Python (%pip install).",
         severity='warning',
-        told_from='env_not_propagated_to_kernel: the same Python, with variables lost',
+        told_from='env_not_propagated_to_kernel: the same Python, with variables lost; python_package_missing: '
+                  'no notebook, the Python that runs the script lacks the package',
         check='import sys; print(sys.executable)   # in the notebook, against `which python` in the '
               'terminal',
         source='jupyter_client kernelspec argv (ipykernel writes sys.executable); tables/jupyter_kernel.csv'),
@@ -676,7 +700,8 @@ CODES: dict[str, Code] = {
             "API.",
         severity='warning',
         told_from="torch_api_incompatible_source: a compiled extension's source uses a removed torch "
-                  "API; kernel_wrong_python: the package is missing from this Python altogether",
+                  "API; python_package_missing (kernel_wrong_python in a notebook): the package is missing from "
+                  "this Python altogether",
         check='pip show <the package>   # its installed version',
         source="Python's import system ('No module named X.Y', 'cannot import name X from Y'); CPython's "
                "TypeError of a call that does not fit its callee's signature (Python/ceval.c)"),
@@ -699,6 +724,24 @@ CODES: dict[str, Code] = {
                "distribution found for {req}'); PEP 425 wheel tags; conda/exceptions.py "
                "PackagesNotFoundError; uv's 'doesn't have a source distribution or wheel for the current "
                "platform'"),
+    "port_in_use": _c("context",
+        "A network port another process already holds: a server socket could not bind it (EADDRINUSE, 'Address "
+        "already in use', torch.distributed's TCPStore 'The server socket has failed to listen on any local "
+        "network address', TensorBoard's 'could not bind to port 6006, it was already in use'), or a server moved "
+        "to another port than the one asked for (Jupyter's 'The port 8888 is already in use', Dask's 'Port 8787 "
+        "is already in use').",
+        fix="Another process (another job, a run that crashed and left its processes alive, a server started "
+            "earlier) holds the port: find and stop it, or give this one another free port (torchrun "
+            "--master_port / MASTER_PORT, jupyter --port, tensorboard --port, 0 where the tool picks a free one).",
+        told_from="nccl_network_unreachable: a connection to a peer fails, no port is held here; user_code_error: "
+                  "the launch command itself is wrong (a variable unset, an argument the script rejects)",
+        check="ss -ltnp | grep :<port>   # the process holding it (lsof -i :<port>; netstat -ano on Windows)",
+        source="POSIX bind() EADDRINUSE (errno 98 on Linux, 48 on macOS: 'Address already in use'); Winsock "
+               "WSAEADDRINUSE 10048; torch/csrc/distributed/c10d/socket.cpp ('The server socket has failed to "
+               "listen on any local network address'); tensorboard/program.py TensorBoardPortInUseError ('TensorBoard "
+               "could not bind to port %d, it was already in use'); jupyter_server serverapp.py / notebook "
+               "notebookapp.py ('The port %i is already in use, trying another port.'); distributed/node.py "
+               "('Port {} is already in use. Perhaps you already have a cluster running?')"),
     "prebuilt_binary_wrong_cuda": _c("loader",
         'An extension needs the CUDA libraries of another CUDA major version than the installed torch '
         '(libcudart.so.11.0 with a cu13 torch): it was built for another CUDA.',
@@ -711,6 +754,25 @@ CODES: dict[str, Code] = {
               'the binary asks for',
         source="sonames of the CUDA libraries carry the CUDA major (libcudart.so.11.0, libcublas.so.12); "
                "glibc 'cannot open shared object file'"),
+    "python_package_missing": _c("torch",
+        "A Python package (not torch or a companion, not a compiled extension that failed to build) is not installed "
+        "in the Python that runs the code: 'ModuleNotFoundError: No module named 'plyfile'' from a script; the "
+        "import name may differ from the name pip installs (cv2: opencv-python, PIL: Pillow, yaml: PyYAML, "
+        "sklearn: scikit-learn).",
+        fix="The package is not installed in the Python that runs this code: install it with that Python's own pip "
+            "(python -m pip install <its distribution>, the distribution being the name pip knows, which can differ "
+            "from the import name) or from the project's requirements file.",
+        severity="warning",
+        told_from="kernel_wrong_python: installed, but in another Python than the notebook kernel's; "
+                  "package_api_version_mismatch: the package is installed and lacks a submodule or name the code "
+                  "imports; extension_not_compiled: a compiled module of a package that was never built; "
+                  "torch_not_installed: torch itself or a companion",
+        check='python -c "import sys; print(sys.executable)"; python -m pip show <package>   # the Python that '
+              'runs the code, and whether it has the package',
+        source="CPython Lib/importlib/_bootstrap.py ('No module named {!r}': ModuleNotFoundError, "
+               "docs.python.org library/exceptions); pip's user guide ('python -m pip install' runs the pip of "
+               "that interpreter); the distribution names of each project's own install page (PyPI: "
+               "opencv-python, Pillow, PyYAML, scikit-learn, scikit-image)"),
     "rule_failed": _c("loader",
         'A rule of the doctor itself failed; the report says which.',
         text=False, home="rules"),

@@ -226,9 +226,23 @@ def _release_named(c: str, text: str) -> str:
 #: dyld's "Expected in: /usr/lib/libobjc.A.dylib" (the library the symbol should come from)
 #: import names that are not the name pip installs: the distribution each project's own install docs name
 #: (scikit-image.org "Installing scikit-image"; scikit-learn.org "Installing scikit-learn"; pypi.org/project/
-#: opencv-python; pillow.readthedocs.io "Installation"; pyyaml.org/wiki/PyYAMLDocumentation)
+#: opencv-python; pillow.readthedocs.io "Installation"; pyyaml.org/wiki/PyYAMLDocumentation). Round 25 (a package
+#: missing from the Python that runs the code, python_package_missing), each by its project's install page or PyPI
+#: page: Beautiful Soup's docs "Installing Beautiful Soup" (beautifulsoup4), dateutil.readthedocs.io
+#: (python-dateutil), pyopengl.sourceforge.net (PyOpenGL), pypi.org/project/python-dotenv, pymupdf.readthedocs.io
+#: "Installation" (PyMuPDF, imported as fitz), gitpython.readthedocs.io (GitPython, imported as git),
+#: pyzmq.readthedocs.io (pyzmq), pyserial.readthedocs.io (pyserial, imported as serial), python-docx.readthedocs.io,
+#: pygobject.gnome.org (PyGObject, imported as gi), wxpython.org (wxPython), libigl.github.io/libigl-python-bindings
+#: (libigl, imported as igl), scikit-video.org, umap-learn.readthedocs.io (umap-learn), hydra.cc "Installation"
+#: (hydra-core), pycryptodome.readthedocs.io (pycryptodome, imported as Crypto), github.com/facebookresearch/faiss
+#: INSTALL.md (faiss-cpu / faiss-gpu wheels), github.com/mlfoundations/open_clip (open_clip_torch), attrs.org (attrs,
+#: imported as attr)
 PIP_DISTRIBUTION = {"skimage": "scikit-image", "sklearn": "scikit-learn", "cv2": "opencv-python", "pil": "pillow",
-                    "yaml": "pyyaml"}
+                    "yaml": "pyyaml", "bs4": "beautifulsoup4", "dateutil": "python-dateutil", "opengl": "PyOpenGL",
+                    "dotenv": "python-dotenv", "fitz": "PyMuPDF", "zmq": "pyzmq", "serial": "pyserial",
+                    "docx": "python-docx", "gi": "PyGObject", "wx": "wxPython", "igl": "libigl",
+                    "skvideo": "scikit-video", "umap": "umap-learn", "hydra": "hydra-core", "crypto": "pycryptodome",
+                    "faiss": "faiss-cpu", "open_clip": "open_clip_torch", "attr": "attrs"}
 #: projects whose PyPI name is another project or a placeholder, or that are not on PyPI: what their own install
 #: pages install instead (github.com/NVIDIA/apex README "Installation"; pytorch3d INSTALL.md; detectron2
 #: docs/tutorials/install.md; nvdiffrast docs "Installation"; tiny-cuda-nn README "PyTorch extension"; kaolin docs

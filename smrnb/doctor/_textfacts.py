@@ -1273,6 +1273,8 @@ def _scan_no_module(r: _Reader, line: str) -> None:
         own: dict[str, Any] = {"own_import": True} if _installed_package_imports_its_own(r, m) else {}
         if not own and _project_package_import(r, m):
             own = {"project_import": r.from_import[0]}
+        elif "." not in m and r.from_import and r.from_import[0].startswith(m + "."):
+            own = {"imported_as": r.from_import[0]}  # (round 25) the import that asked for it: its parts below m
         r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own, **dashed, **hyphen)
 
 

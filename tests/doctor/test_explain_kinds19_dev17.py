@@ -40,12 +40,13 @@ READINGS = [
     ("    sys.stdout.buffer.write(data)\nAttributeError: 'OutStream' object has no attribute 'buffer'\n",
      ["library_bug", "user_code_error"]),
     ("    faulthandler.enable()\nio.UnsupportedOperation: fileno\n", ["library_bug", "user_code_error"]),
-    # torch.distributed: the rendezvous port held by another job (torch 2.x's TCPStore, 1.x's bare message, Windows)
+    # torch.distributed: the rendezvous port held by another job (torch 2.x's TCPStore, 1.x's bare message, Windows);
+    # round 25: a code of its own, port_in_use (was user_code_error)
     ("torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: "
-     "29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use\n", ["user_code_error"]),
-    ("OSError: [Errno 98] Address already in use\n", ["user_code_error"]),
+     "29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use\n", ["port_in_use"]),
+    ("OSError: [Errno 98] Address already in use\n", ["port_in_use"]),
     ("OSError: [WinError 10048] Only one usage of each socket address (protocol/network address/port) is normally "
-     "permitted\n", ["user_code_error"]),
+     "permitted\n", ["port_in_use"]),
     # env:// rendezvous without the launcher's variables
     ("ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR "
      "expected, but not set\n", ["user_code_error"]),
@@ -152,8 +153,12 @@ def test_typo_finding_names_the_package_meant():
     assert any(c.startswith("pip install bitsandbytes") for c in f.fix.commands)
 
 
+def test_a_port_held_gives_the_launchers_own_port_option():  # round 25: port_in_use, no longer user_code_error
+    f = explain_result("RuntimeError: Address already in use\n", similar=False).findings[0]
+    assert f.code == "port_in_use" and not any("CUDA_LAUNCH_BLOCKING" in c for c in f.fix.commands)
+
+
 @pytest.mark.parametrize(("text", "word"), [
-    ("RuntimeError: Address already in use\n", "master_port"),
     ("ipykernel_launcher.py: error: unrecognized arguments: -f /x/kernel-1.json\n", "parse_args([])"),
     ("ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable RANK expected, "
      "but not set\n", "torchrun"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -583,25 +584,30 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     early = _round25a_codes(facts, ev, str(ev.get("module") or "").split("."))
     codes = early if early is not None else _module_codes(facts, ev)
     top = str(ev.get("module") or "").split(".")[0]
-    if codes[:1] in ([], ["package_api_version_mismatch"], ["user_code_error"]) and top not in _TORCH_FAMILY and \
+    if codes[:1] in ([], ["package_api_version_mismatch"], ["user_code_error"], ["python_package_missing"]) and \
+            top not in _TORCH_FAMILY and \
             top != "torch" and has_sign(facts, "files_missing_said"):
         # (round 22) the module's file or folder told absent from the project's code ("there is no `data` folder",
         # "I can't find centerpoint_fusion.py", "you didn't upload ..."): a reader who looked finds the repository or
         # the release lacks what its own code imports (a folder .gitignore left out, stale imports of files never
         # committed): the maintainers' fix, before another release of the package or the calling code's mistake
         codes = ["library_bug", *(c for c in codes if c != "library_bug")]
-    elif codes[:1] in ([], ["kernel_wrong_python"], ["torch_not_installed"], ["package_api_version_mismatch"]) and \
-            _imported_by_installed_package(facts, ev) and "library_bug" not in codes:
+    elif codes[:1] in ([], ["kernel_wrong_python"], ["torch_not_installed"], ["package_api_version_mismatch"],
+                       ["python_package_missing"]) and _imported_by_installed_package(facts, ev) and \
+            "library_bug" not in codes:
         # (round 22) an installed package's own file imports another distribution that is not installed ("from
         # trame.app import ..." in pyvista/trame/jupyter.py, "from triangle import ..." in trimesh/creation.py): this
         # Python lacks it, or the package imports a dependency it neither declares nor guards (an optional one
         # imported unconditionally, a conda recipe's requirements behind setup.py's): the package's release to fix
         by = str((value(facts, "torch", "package_imports") or {}).get(top) or "")
-        if not codes and by in _cuda_extension_projects():
+        if codes in ([], ["python_package_missing"]) and by in _cuda_extension_projects():
             # a CUDA extension's project importing a top-level module of its own that is built apart from it (flash-attn's
             # rotary_emb and fused_dense_lib from csrc/ folders, each its own setup.py): never built, else its packaging
             codes = ["extension_not_compiled"]
-        codes = [*codes[:1], "library_bug", *codes[1:]]
+        # (round 25) a plain package the installed one imports: the package's release first, as before; the install
+        # of the missing one into this Python second
+        codes = ["library_bug", *codes] if codes == ["python_package_missing"] else [*codes[:1], "library_bug",
+                                                                                        *codes[1:]]
     if restart_said(facts) and "kernel_restart_needed" not in codes:
         codes = ["kernel_restart_needed"] + codes
     return codes
@@ -1012,9 +1018,88 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # by its path (sys.path[0] is the script's folder, not the project's root): run it from the root as a module
         # (python -m scripts.x) or with the root on PYTHONPATH
         return ["user_code_error"]
-    if has_sign(facts, "in_notebook", "terminal_works", "package_said_installed"):
+    return _top_level_codes(facts, ev)
+
+
+def _top_level_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
+    """A top-level module missing that no rule above reads: a notebook's kernel of another Python; said installed
+    (or importing in a terminal), another Python first and, outside a notebook, the package missing from the Python
+    that runs the code second (the install went to another); else a plain package missing (round 25)."""
+    if has_sign(facts, "in_notebook"):
         return kernel_python_codes(facts)
-    return []
+    plain = package_not_installed(facts, ev)
+    if has_sign(facts, "terminal_works", "package_said_installed"):
+        return kernel_python_codes(facts) + (["python_package_missing"] if plain else [])
+    return ["python_package_missing"] if plain else []
+
+
+#: Python's standard library (a Python built without one of its modules: no pip install brings it), and Python 2's
+#: modules Python 3 renamed or removed (code written for Python 2)
+_STDLIB = frozenset(sys.stdlib_module_names) | {
+    "urllib2", "urlparse", "httplib", "ConfigParser", "Queue", "cPickle", "StringIO", "cStringIO", "Tkinter",
+    "tkMessageBox", "commands", "HTMLParser", "__builtin__", "thread", "SocketServer", "xmlrpclib", "cookielib",
+    "exceptions", "sets", "md5", "sha", "imp", "distutils", "asyncore", "asynchat", "smtpd"}
+#: top-level names that are a project's own folders far more often than a distribution on PyPI (a script run from
+#: another folder than the project's root does not find them): no install brings them
+_PROJECT_FOLDER_NAMES = frozenset({
+    "utils", "util", "models", "model", "lib", "libs", "src", "core", "common", "config", "configs", "tools", "modules",
+    "data", "dataset", "networks", "network", "helpers", "scripts", "options", "losses", "layers",
+    "experiments", "app", "main", "test", "tests"})
+
+
+def package_not_installed(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
+    """(round 25) Whether the module event ``ev`` is a plain Python package missing from the Python that runs the
+    code (``python_package_missing``): Python's 'No module named X' for a top-level X (never a submodule or a name of a
+    package that is there: that is the installed release's API) that is not torch or a companion, not a compiled or
+    source-built module (those are decided before), not a module of Python's own standard library (a Python built
+    without it: no pip install brings it), not a usual name of a project's own folder, not imported three parts deep
+    or as the folder around a source-built module, not one slip off a package of the stack, and not asked for in a
+    build (its environment decides there)."""
+    mod = str(ev.get("module") or "")
+    if ev.get("kind") != "module_missing" or "." in mod or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,80}", mod):
+        return False
+    if any(ev.get(k) for k in ("attribute", "import_name", "dashed", "none_import", "own_import", "project_import",
+                               "type_object", "submodule_absent", "pip_name")):
+        return False
+    if mod.lower() in ("torch", "pytorch") or mod.lower() in _TORCH_FAMILY or mod.startswith("_") or \
+            source_built_module(mod):
+        return False
+    if mod in _STDLIB or mod.lower() in _PROJECT_FOLDER_NAMES:
+        return False
+    below = str(ev.get("imported_as") or "").split(".")[1:]
+    if len(below) >= 2 or any(source_built_module(p) for p in below):
+        # imported three parts deep (from vision.fair.detectron2.demo import X), or as the folder around a CUDA
+        # extension only a source tree builds (from pointnet2_ops_lib.pointnet2_ops import x): the project's own
+        # package tree, which Python does not find from the folder the script runs in; no install brings it
+        return False
+    if _typo_of_known(mod):
+        return False  # a name one slip off a package the doctor knows (ipwidgets): the import is misspelt
+    if any(e.get("line") == ev.get("line") and e.get("table") in ("library_messages", "torch_messages")
+           for e in events(facts, kind="message")):
+        return False  # a table row reads the same line (a server's own words for its kernels not built): it knows it
+    # a build in the text (its compiler's or setup.py's words, pip building a source tree, a build's requirements):
+    # the build's environment decides, not this Python (pip_build alone is any pip install: not a build)
+    return not has_sign(facts, "build_context", "torch_absent_at_build", "pip_source_build", "build_requirements_failed")
+
+
+def _typo_of_known(name: str) -> str:
+    """The package of the stack (:data:`STACK_PACKAGES`) that ``name`` is one edit off (a letter left out, added,
+    changed, or two swapped; names of six letters or more), else ""."""
+    low = name.lower()
+    if len(low) < 6 or low in STACK_PACKAGES:
+        return ""
+    for known in STACK_PACKAGES:
+        a, b = (low, known) if len(low) >= len(known) else (known, low)
+        if len(a) - len(b) > 1 or a == b:
+            continue
+        if len(a) == len(b):
+            diff = [i for i in range(len(a)) if a[i] != b[i]]
+            if len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]]):
+                return known
+        elif any(a[:i] + a[i + 1:] == b for i in range(len(a))):
+            return known
+    return ""
 
 
 #: importlib's words when the parent of a dotted module is a plain module ("No module named 'X.Y'; 'X' is not a

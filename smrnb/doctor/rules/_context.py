@@ -5,6 +5,7 @@ so that it reaches *this* kernel (Slurm job, JupyterHub spawner, systemd unit, c
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -169,3 +170,119 @@ def _shm(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     cmds.append("NCCL_SHM_DISABLE=1 python ...   # NCCL without shared memory (slower); DataLoader: num_workers=0")
     return {"title": f"/dev/shm is too small for {what}" + (" in this container" if ctx.get("container") else ""),
             "commands": cmds}
+
+
+# ------------------------------------------------------------------ round 25: the host's ports and memory
+#: a port a message names ("port: 29500", "bind to [::]:29500", "port 8888", "127.0.0.1:6006")
+_PORT_RE = re.compile(r"\b[Pp]ort:?\s{0,2}(\d{2,5})\b|\]:(\d{2,5})\b|\b(?:\d{1,3}\.){3}\d{1,3}:(\d{2,5})\b|"
+                      r"\blocalhost:(\d{2,5})\b")
+
+
+def _lines_read(facts: Facts) -> str:
+    """Every line the text reader took a fact or an event from (what the text shows of the tools that ran)."""
+    out: list[str] = []
+    for d in facts.values():
+        if isinstance(d, dict):
+            out += [str(v) for v in (d.get("read_from") or {}).values()]
+            out += [str(e.get("line") or "") for e in d.get("events") or () if isinstance(e, dict)]
+    return "\n".join(out)
+
+
+def _port_of(ev: Mapping[str, Any], facts: Facts) -> str:
+    """The port the failing server asked for: the row's own group, else one the event's line (or, for
+    torch.distributed, MASTER_PORT set in the text) names."""
+    port = str((ev.get("groups") or {}).get("port") or "")
+    if port:
+        return port
+    m = _PORT_RE.search(str(ev.get("line") or ""))
+    if m:
+        return next(g for g in m.groups() if g)
+    m = re.search(r"\bMASTER_PORT[=:]\s?(\d{2,5})\b|--master_port[= ](\d{2,5})\b", _lines_read(facts))
+    return next((g for g in m.groups() if g), "") if m else ""
+
+
+@builds("port_in_use")
+def _port_in_use(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    """A port another process holds: who holds it, and the tool's own way to another port (torchrun's
+    --master_port, jupyter's and tensorboard's --port, Dask's dashboard address, Gradio's server_port)."""
+    port = _port_of(ev, facts)
+    where = f":{port}" if port else ":<port>"
+    text = (str(ev.get("line") or "") + "\n" + _lines_read(facts)).lower()
+    windows = (facts.get("context") or {}).get("os") == "windows" or "winerror" in text or "wsa" in text
+    find = (f"netstat -ano | findstr {where}   # the PID holding the port; taskkill /PID <pid> /F stops it" if windows
+            else f"ss -ltnp | grep '{where}'   # the process holding the port (or: lsof -i {where}); kill <pid> stops it")
+    other = str(int(port) + 1) if port.isdigit() and int(port) < 65535 else "<another free port>"
+    key = str(ev.get("key") or "")
+    if key == "tensorboard_port_in_use" or "tensorboard" in text and key != "gradio_no_empty_port":
+        tool, cmd = "TensorBoard", f"tensorboard --logdir <your log dir> --port {other}   # --port 0: any free port"
+    elif key == "gradio_no_empty_port" or "gradio" in text:
+        tool, cmd = "Gradio", f"GRADIO_SERVER_PORT={other} python <your app>   # or demo.launch(server_port={other})"
+    elif any(w in text for w in ("torch.distributed", "torchrun", "master_port", "tcpstore", "distnetworkerror",
+                                 "c10d", "server socket", "init_process_group")):
+        tool, cmd = "torch.distributed", (f"torchrun --master_port {other} ...   # or MASTER_PORT={other} for "
+                                          "torch.distributed.launch / init_process_group; one port per job on a machine")
+    elif "dask" in text or "distributed/node.py" in text or "perhaps you already have a cluster running" in text:
+        tool, cmd = "Dask", "client.close(); cluster.close()   # the earlier cluster; or Client(dashboard_address=':0')"
+    elif any(w in text for w in ("notebookapp", "serverapp", "labapp", "jupyter")):
+        tool, cmd = "Jupyter", f"jupyter server list   # the servers running; jupyter server stop {port or '<port>'}, or " \
+                               f"jupyter lab --port {other}"
+    else:
+        tool, cmd = "", f"# start the server on another port ({other}), or 0 where the tool picks a free one"
+    return {"title": f"Port {port or '(the one asked for)'} is already held by another process"
+                     + (f" ({tool})" if tool else ""),
+            "commands": [find, cmd]}
+
+
+#: library_messages rows of the host's memory running out (round 25)
+HOST_MEMORY_ROWS = frozenset({"dataloader_worker_killed", "kernel_oom_killer", "shell_reports_killed",
+                              "python_memory_error", "numpy_unable_to_allocate", "windows_paging_file_too_small",
+                              "compiler_killed_out_of_memory"})
+#: rows whose words also name a GPU library's failed allocation (cudf/rmm raise MemoryError for device memory)
+_GENERIC_HOST_ROWS = frozenset({"python_memory_error", "shell_reports_killed"})
+
+
+def gpu_memory_named(facts: Facts) -> bool:
+    """Whether the text reads a GPU's memory running out anywhere (a reading of cuda_oom: torch's allocator, a CUDA
+    error of a failed allocation, a GPU library's out-of-memory row): then a bare MemoryError or 'Killed' is that."""
+    return any("cuda_oom" in (e.get("codes") or ()) or e.get("sign") in ("oom", "oom_said")
+               or str(e.get("name") or "") in ("cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY")
+               for e in events(facts))
+
+
+def host_memory_codes(facts: Facts, ev: Mapping[str, Any]) -> list[str] | None:
+    """The codes of a host-memory row (:data:`HOST_MEMORY_ROWS`): none where the row's words are generic (a bare
+    MemoryError, 'Killed') and the text reads the GPU's memory running out (its own rows decide); else the row's."""
+    if ev.get("key") in _GENERIC_HOST_ROWS and gpu_memory_named(facts):
+        return []
+    return None
+
+
+@builds("host_memory_exhausted")
+def _host_memory(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    """The host's memory exhausted: what the kernel says it killed, and the way to use less memory at once for the
+    kind of process that was killed (a DataLoader's workers, a parallel build, Windows' paging file, an array)."""
+    key, line = str(ev.get("key") or ""), str(ev.get("line") or "")
+    windows = key == "windows_paging_file_too_small" or (facts.get("context") or {}).get("os") == "windows"
+    look = ("# Task Manager > Performance > Memory: 'Committed' against its limit (RAM + paging file)" if windows else
+            "free -h; dmesg -T | grep -i -e 'out of memory' -e oom-kill   # the process the kernel killed "
+            "(journalctl -k; in a Slurm job: sacct -j <job> -o JobID,MaxRSS,ReqMem,State)")
+    if key == "compiler_killed_out_of_memory":
+        return {"title": "A compiler of a parallel build was killed: the build ran out of host memory",
+                "commands": [look, "MAX_JOBS=2 pip install --no-build-isolation -v <package>   # fewer "
+                             "parallel compilers (torch's cpp_extension reads MAX_JOBS; make -j2, "
+                             "CMAKE_BUILD_PARALLEL_LEVEL=2 for other builds)"]}
+    if key == "windows_paging_file_too_small":
+        return {"title": "Windows' commit limit was reached (the paging file is too small): the host's memory ran out",
+                "commands": [look, "# System > Advanced system settings > Performance > Settings > Advanced > Virtual "
+                             "memory: a larger paging file (or system managed) on the drive with space, then restart",
+                             "# fewer processes loading torch at once: DataLoader(num_workers=0 or 2)"]}
+    worker = key == "dataloader_worker_killed" or "worker" in line.lower()
+    size = str((ev.get("groups") or {}).get("size") or "")
+    return {"title": ("A DataLoader worker was killed: the host's memory ran out" if worker else
+                      f"The host's memory ran out (an array of {size} could not be allocated)" if size else
+                      "The process was killed or refused memory: the host's (CPU) memory ran out, not the GPU's"),
+            "commands": [look, "DataLoader(..., num_workers=2, prefetch_factor=2)   # each worker holds its own copy of "
+                         "what the dataset keeps in memory" if worker else
+                         "# less data in memory at once: a smaller batch or chunk, float32/float16 for float64, "
+                         "np.memmap or a dataset that reads from disk",
+                         "# or more memory for the job: Slurm --mem=<GB>G, docker run --memory <GB>g, more swap"]}

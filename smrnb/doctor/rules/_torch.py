@@ -12,8 +12,9 @@ from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._install import arch_covers, nvcc_archs
 from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor._printed import PIP_DISTRIBUTION
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._context import layer
+from smrnb.doctor.rules._context import HOST_MEMORY_ROWS, host_memory_codes, layer
 from smrnb.doctor.rules._driver import torch_variants_for_driver
 from smrnb.doctor.rules._events import builds, cut_at_word, events, from_text, has_sign, resolve, value
 
@@ -232,8 +233,6 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
     "pickle_main_attribute_spawn": ["# move the function or class into a .py module and import it from there"],
     "ipykernel_outstream_no_fd": ["# run the code as a script (python script.py), or use getattr(sys.stdout, 'buffer', "
                                   "sys.stdout) in the code that writes"],
-    "address_already_in_use": ["ss -ltnp | grep <port>   # the process holding the port (netstat -ano on Windows)",
-                               "torchrun --master_port <another free port> ...   # or MASTER_PORT=<port>"],
     "torch_env_rendezvous_unset": ["torchrun --nproc_per_node=<GPUs> <script> ...   # sets RANK, WORLD_SIZE, "
                                    "MASTER_ADDR, MASTER_PORT"],
     "torch_distributed_no_nccl": ["python -c \"import torch, torch.distributed as d; print(torch.version.cuda, "
@@ -454,6 +453,26 @@ def _row_title(ev: dict[str, Any]) -> str:
     """The first clause of a message row's meaning, as a finding's title."""
     meaning = str(ev.get("meaning") or "a bug in a library's release")
     return re.sub(r" \([^()]*\)", "", meaning.split(": ")[0]).rstrip(".")[:160]
+
+
+@builds("python_package_missing")
+def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
+    """(round 25) A plain package missing from the Python that runs the code: its install into that Python, by the
+    name pip knows (the import name's distribution where they differ: cv2 -> opencv-python), and the check of which
+    Python that is."""
+    mod = str(ev.get("module") or "").split(".")[0]
+    if not mod:
+        return None
+    dist = PIP_DISTRIBUTION.get(mod.lower().replace("-", "_"), mod)
+    other = dist.lower().replace("_", "-") != mod.lower().replace("_", "-")
+    return {"title": f"No module named '{mod}': the package is not installed in the Python that runs the code"
+                     + (f" (pip installs it as {dist})" if other else ""),
+            "evidence": [f"Python imports the module {mod} from the distribution {dist}"] if other else [],
+            "commands": [f"python -m pip install {dist}   # with the python that runs the code"
+                         + (f"; '{mod}' is the import name, {dist} the name pip knows" if other else ""),
+                         'python -c "import sys; print(sys.executable)"   # that Python (a venv or conda env must be '
+                         "active: which python)",
+                         "python -m pip install -r requirements.txt   # where the project lists what it needs"]}
 
 
 @builds("cuda_oom")
@@ -853,6 +872,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             yield from resolve(facts, ev, ["cpu_only_torch_with_gpu", *(c for c in ev.get("codes") or ()
                                                                         if c != "cpu_only_torch_with_gpu")])
             continue
+        if ev.get("key") in HOST_MEMORY_ROWS and host_memory_codes(facts, ev) == []:
+            continue  # (round 25) a bare MemoryError or 'Killed' where the text reads the GPU's memory running out
         yield from resolve(facts, ev, _rocm_on_nvidia(facts, ev) or _shared_memory_codes(ev))
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == "cuda_unavailable":
