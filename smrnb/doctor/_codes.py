@@ -776,6 +776,27 @@ CODES: dict[str, Code] = {
     "rule_failed": _c("loader",
         'A rule of the doctor itself failed; the report says which.',
         text=False, home="rules"),
+    "script_code_in_kernel": _c("jupyter",
+        "Code written for a plain script process runs in a Jupyter (IPython) kernel, whose process differs: "
+        "sys.stdout and sys.stderr are ipykernel's OutStream (no fileno(), no .buffer: 'io.UnsupportedOperation: "
+        "fileno'), the kernel's asyncio loop is already running ('asyncio.run() cannot be called from a running "
+        "event loop', 'This event loop is already running'), worker processes started with spawn cannot import the "
+        "notebook's __main__ (\"Can't get attribute 'f' on <module '__main__' (built-in)>\"), and sys.argv holds the "
+        "kernel launcher's arguments (argparse: 'ipykernel_launcher.py: error: unrecognized arguments: -f').",
+        fix="The code assumes a script's process and runs in a notebook kernel: run it as a script (python "
+            "file.py), or adapt it to the kernel: await the coroutine instead of asyncio.run (nest_asyncio for a "
+            "library that runs its own loop), move functions and classes that worker processes use into a .py "
+            "module and import them, parse_args([]) for argparse, and no fileno()/.buffer on sys.stdout.",
+        severity="warning",
+        told_from="user_code_error: the code is wrong in any process; library_bug: a library's release does not "
+                  "support running in a kernel (its fix is that release); kernel_wrong_python: the kernel's Python, "
+                  "not its process",
+        check='python <the code saved as a .py file>   # the same code as a script: it runs there',
+        source="ipykernel ipykernel/iostream.py OutStream (fileno() raises io.UnsupportedOperation('fileno'), no "
+               "'buffer'); CPython Lib/asyncio/runners.py ('asyncio.run() cannot be called from a running event "
+               "loop') and base_events.py _check_running ('This event loop is already running'); CPython "
+               "Lib/pickle.py find_class (\"Can't get attribute {!r} on {!r}\") with multiprocessing's spawn start "
+               "method; ipykernel's launcher argv ('-f <connection file>') read by argparse"),
     "slurm_export_dropped_env": _c("context",
         'The Slurm job was submitted with --export=NONE (or a list without ALL): LD_LIBRARY_PATH, '
         'CUDA_HOME and the CUDA entries of PATH of the submitting shell did not reach the job.',

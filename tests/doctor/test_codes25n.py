@@ -1,6 +1,6 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """Round 25n: codes for causes the code table lacked (issue 25): python_package_missing, port_in_use,
-host_memory_exhausted; their readings in several wordings, their near-misses, printed fixes, and the corpus'
+host_memory_exhausted, script_code_in_kernel; their readings in several wordings, their near-misses, printed fixes, and the corpus'
 relabelling script (tests/doctor/corpus/split_new_codes25.py)."""
 
 from __future__ import annotations
@@ -201,6 +201,48 @@ def test_memory_near_misses(text):
     assert "host_memory_exhausted" not in rule_codes(text, n=3)
 
 
+# ------------------------------------------------------------------ script_code_in_kernel
+KERNEL = [
+    "---------------------------------------------------------------------------\nUnsupportedOperation              "
+    "        Traceback (most recent call last)\nCell In[3], line 2\n----> 2 faulthandler.enable()\n\n"
+    "UnsupportedOperation: fileno\n",
+    "  File \"/tmp/ipykernel_4242/1234.py\", line 12, in <module>\n    asyncio.run(main())\nRuntimeError: asyncio.run() "
+    "cannot be called from a running event loop\n",
+    "AttributeError: Can't get attribute 'square' on <module '__main__' (built-in)>\n",
+    "usage: ipykernel_launcher.py [-h] [--lr LR]\nipykernel_launcher.py: error: unrecognized arguments: -f "
+    "/root/.local/share/jupyter/runtime/kernel-7c1e.json\nSystemExit: 2\n",
+]
+
+
+@pytest.mark.parametrize("text", KERNEL)
+def test_script_code_meeting_a_kernels_process_gets_its_code(text):
+    # ipykernel's OutStream: mostly a library's code that assumes a terminal (the row's first reading), the code's own
+    # second; the others: the code's own first
+    want = ["library_bug", "script_code_in_kernel"] if "fileno" in text else ["script_code_in_kernel"]
+    assert rule_codes(text, n=len(want)) == want
+
+
+def test_a_library_running_its_own_loop_in_a_kernel_is_its_bug_first_then_the_kernel():
+    text = ("  File \"/opt/conda/lib/python3.11/asyncio/base_events.py\", line 630, in run_until_complete\n    "
+            "self._check_running()\nRuntimeError: This event loop is already running\n")
+    assert rule_codes(text, n=2) == ["library_bug", "script_code_in_kernel"]
+
+
+def test_the_kernel_fix_names_the_change_and_the_script():
+    f = explain_result(KERNEL[1], similar=False).findings[0]
+    assert "asyncio loop" in f.title and f.fix.commands[0].startswith("result = await main()")
+    assert any(".py file" in c for c in f.fix.commands)
+
+
+@pytest.mark.parametrize("text", [
+    "train.py: error: unrecognized arguments: --lr0 0.01\n",  # the script's own arguments, no kernel
+    "INFO: event loop is running, 3 tasks pending\n",
+    "AttributeError: Can't get attribute 'Net' on <module '__mp_main__' from '/home/me/train.py'>\n",
+])
+def test_kernel_near_misses(text):
+    assert "script_code_in_kernel" not in rule_codes(text, n=3)
+
+
 @pytest.mark.parametrize("key", ["address_already_in_use", "tensorboard_port_in_use", "server_port_already_in_use",
                                  "gradio_no_empty_port", "dataloader_worker_killed", "kernel_oom_killer",
                                  "shell_reports_killed", "python_memory_error", "numpy_unable_to_allocate",
@@ -209,7 +251,8 @@ def test_the_rows_match_their_example_and_stay_linear(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
 
 
-@pytest.mark.parametrize("code", ["python_package_missing", "port_in_use", "host_memory_exhausted"])
+@pytest.mark.parametrize("code", ["python_package_missing", "port_in_use", "host_memory_exhausted",
+                                  "script_code_in_kernel"])
 def test_each_code_has_its_row(code):
     e = CODES[code]
     assert e.fix and e.told_from and e.check and e.source and "text" in e.homes
@@ -246,6 +289,8 @@ def _row(cause, text, also=()):
     (_row("unknown", "Segmentation fault (core dumped)"), None),
     (_row("extension_build_failed", MEMORY[7]), ("host_memory_exhausted", ["extension_build_failed"])),
     (_row("extension_build_failed", "error: command 'nvcc' failed with exit status 1"), None),
+    (_row("user_code_error", KERNEL[1]), ("script_code_in_kernel", ["user_code_error"])),
+    (_row("library_bug", KERNEL[0]), None),  # a library's release that does not support a kernel stays its bug
 ])
 def test_the_relabelling_decides_by_the_label_and_the_text(row, want):
     mod = _split()

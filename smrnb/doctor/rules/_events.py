@@ -649,7 +649,7 @@ PRIORITY: dict[str, int] = {
     "cuda_home_incomplete": 26, "library_not_found": 30, "package_api_version_mismatch": 30,
     "multiple_cuda_toolkits": 40, "extension_build_failed": 40, "driver_cuda_version_not_toolkit": 28,
     "torch_cuda_unavailable": 26, "kernel_restart_needed": 19, "nccl_network_unreachable": 14,
-    "python_package_missing": 21, "port_in_use": 14, "host_memory_exhausted": 14,
+    "python_package_missing": 21, "port_in_use": 14, "host_memory_exhausted": 14, "script_code_in_kernel": 16,
 }
 
 

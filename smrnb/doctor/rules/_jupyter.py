@@ -161,3 +161,35 @@ def old_release_after_install(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "jupyter", "sign"):
         if ev.get("sign") == "old_release_imported":
             yield from resolve(facts, {**ev, "weight": 26}, ["kernel_restart_needed"])
+
+
+#: (round 25) what each message row of code meeting a kernel's process asks of the code (moved from rules._torch's
+#: user_code_error rows of round 19b)
+_KERNEL_ROW_COMMANDS: dict[str, list[str]] = {
+    "jupyter_kernel_argv_argparse": ["args = parser.parse_args([])   # in a notebook: the defaults (or a list of the "
+                                     "script's arguments), or parser.parse_known_args()[0]"],
+    "asyncio_run_in_running_loop": ["result = await main()   # in a notebook cell: the kernel's loop already runs",
+                                    "pip install nest_asyncio   # then nest_asyncio.apply() where a library needs it"],
+    "asyncio_loop_already_running": ["pip install -U nest_asyncio   # then nest_asyncio.apply() before the library "
+                                     "runs its loop"],
+    "pickle_main_attribute_spawn": ["# move the function or class into a .py module and import it from there"],
+    "ipykernel_outstream_no_fd": ["# run the code as a script (python script.py), or use getattr(sys.stdout, 'buffer', "
+                                  "sys.stdout) in the code that writes"],
+}
+#: the part of a kernel's process each row meets
+_KERNEL_PART = {"jupyter_kernel_argv_argparse": "sys.argv holds the kernel launcher's arguments",
+                "asyncio_run_in_running_loop": "the kernel's asyncio loop is already running",
+                "asyncio_loop_already_running": "the kernel's asyncio loop is already running",
+                "pickle_main_attribute_spawn": "spawned workers cannot import the notebook's __main__",
+                "ipykernel_outstream_no_fd": "sys.stdout is ipykernel's OutStream (no file descriptor, no buffer)"}
+
+
+@builds("script_code_in_kernel")
+def _script_in_kernel(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 25) Code written for a script's process in a Jupyter kernel: which part of the kernel's process it
+    meets, and the change (or the script) that fits."""
+    key = str(ev.get("key") or "")
+    part = _KERNEL_PART.get(key, "the kernel's process is not a script's")
+    return {"title": f"Code written for a script runs in a Jupyter kernel: {part}",
+            "commands": [*_KERNEL_ROW_COMMANDS.get(key, []), "python <the notebook's code saved as a .py file>   # "
+                         "the same code as a script"]}

@@ -223,16 +223,6 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
     "argument_redefined": ["# print the build's nvcc command (make VERBOSE=1, cmake --build . -v) and give the option "
                            "once"],
     "container_driver_file_in_image": _IMAGE_DRIVER_FILES,
-    # round 19b: a launch command or code meeting a Jupyter kernel, not a CUDA kernel
-    "jupyter_kernel_argv_argparse": ["args = parser.parse_args([])   # in a notebook: the defaults (or a list of the "
-                                     "script's arguments), or parser.parse_known_args()[0]"],
-    "asyncio_run_in_running_loop": ["result = await main()   # in a notebook cell: the kernel's loop already runs",
-                                    "pip install nest_asyncio   # then nest_asyncio.apply() where a library needs it"],
-    "asyncio_loop_already_running": ["pip install -U nest_asyncio   # then nest_asyncio.apply() before the library "
-                                     "runs its loop"],
-    "pickle_main_attribute_spawn": ["# move the function or class into a .py module and import it from there"],
-    "ipykernel_outstream_no_fd": ["# run the code as a script (python script.py), or use getattr(sys.stdout, 'buffer', "
-                                  "sys.stdout) in the code that writes"],
     "torch_env_rendezvous_unset": ["torchrun --nproc_per_node=<GPUs> <script> ...   # sets RANK, WORLD_SIZE, "
                                    "MASTER_ADDR, MASTER_PORT"],
     "torch_distributed_no_nccl": ["python -c \"import torch, torch.distributed as d; print(torch.version.cuda, "

@@ -1,9 +1,10 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
-"""Round 25: the corpus' labels of three causes that had no code, moved to the codes they now have.
+"""Round 25: the corpus' labels of four causes that had no code, moved to the codes they now have.
 
-Until round 25 the labellers stretched other codes over three causes (CAUSES.md said so): a Python package missing from
+Until round 25 the labellers stretched other codes over four causes (CAUSES.md said so): a Python package missing from
 the Python that runs a script was ``kernel_wrong_python``; a port another process holds was ``user_code_error``; the
-host's (CPU) memory running out was ``unknown`` (or, for a compiler of a parallel build killed, ``extension_build_failed``).
+host's (CPU) memory running out was ``unknown`` (or, for a compiler of a parallel build killed, ``extension_build_failed``);
+code written for a script meeting a Jupyter kernel's process was ``user_code_error``.
 The decision is the row's existing label and its text alone, so that anyone running this script on any part gets the
 same labels. For every row of every ``*.jsonl`` part given on the command line:
 
@@ -25,6 +26,11 @@ same labels. For every row of every ``*.jsonl`` part given on the command line:
   Python's MemoryError, numpy's "Unable to allocate ... for an array", a compiler "Killed signal terminated program" /
   nvcc's "died due to signal 9") and no GPU memory running out (:data:`GPU_MEMORY_RE`); or ``cause`` is
   ``extension_build_failed`` and the text holds a compiler killed (:data:`COMPILER_KILLED_RE`).
+
+- ``script_code_in_kernel`` (round 25's fourth): ``cause`` is ``user_code_error`` and the text holds a script's code
+  meeting a Jupyter kernel's process (:data:`KERNEL_PROCESS_RE`: "UnsupportedOperation: fileno", "'OutStream' object has
+  no attribute", "This event loop is already running", "cannot be called from a running event loop", "Can't get
+  attribute 'f' on <module '__main__'", "ipykernel_launcher.py: error:").
 
 A moved row's ``cause`` becomes the new code and its old cause goes first into ``also`` (so that no answer that was right
 becomes wrong), except ``unknown``, which stands alone (the row's ``also`` stays as it was); nothing else in the row,
@@ -88,6 +94,12 @@ HOST_MEMORY_RE = re.compile(r"WinError 1455|[Tt]he paging file is too small|is k
                             r"Out of memory: Kill(?:ed)? process|oom-kill|invoked oom-killer|\bOOMKilled\b|"
                             r"(?<![\w.])MemoryError\b|Unable to allocate [\d.]+ ?[KMGTPE]?i?B for an array|"
                             + COMPILER_KILLED_RE.pattern)
+#: code written for a script meeting a Jupyter kernel's process (ipykernel's OutStream, the kernel's running asyncio
+#: loop, spawn workers and the notebook's __main__, the kernel launcher's argv)
+KERNEL_PROCESS_RE = re.compile(r"UnsupportedOperation: fileno|'OutStream' object has no attribute|This event loop is "
+                               r"already running|cannot be called from a running event loop|Cannot run the event loop "
+                               r"while another loop is running|Can't get attribute '[^'\n]{1,100}' on <module "
+                               r"'__main__'|\b(?:ipykernel|colab_kernel)_launcher(?:\.py)?: error:")
 GPU_MEMORY_RE = re.compile(r"CUDA out of memory|OutOfMemoryError|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|"
                            r"\brmm\b|CUDA error[^\n]{0,80}out of memory", re.IGNORECASE)
 
@@ -108,6 +120,7 @@ def _host_memory(text: str) -> bool:
 SPLITS: tuple[tuple[str, str, object], ...] = (
     ("python_package_missing", "kernel_wrong_python", _package_missing),
     ("port_in_use", "user_code_error", lambda t: bool(PORT_RE.search(t))),
+    ("script_code_in_kernel", "user_code_error", lambda t: bool(KERNEL_PROCESS_RE.search(t))),
     ("host_memory_exhausted", "unknown", _host_memory),
     ("host_memory_exhausted", "extension_build_failed", lambda t: bool(COMPILER_KILLED_RE.search(t))),
 )
