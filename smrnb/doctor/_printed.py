@@ -234,15 +234,15 @@ def _release_named(c: str, text: str) -> str:
 #: pyzmq.readthedocs.io (pyzmq), pyserial.readthedocs.io (pyserial, imported as serial), python-docx.readthedocs.io,
 #: pygobject.gnome.org (PyGObject, imported as gi), wxpython.org (wxPython), libigl.github.io/libigl-python-bindings
 #: (libigl, imported as igl), scikit-video.org, umap-learn.readthedocs.io (umap-learn), hydra.cc "Installation"
-#: (hydra-core), pycryptodome.readthedocs.io (pycryptodome, imported as Crypto), github.com/facebookresearch/faiss
-#: INSTALL.md (faiss-cpu / faiss-gpu wheels), github.com/mlfoundations/open_clip (open_clip_torch), attrs.org (attrs,
-#: imported as attr)
+#: (hydra-core), pycryptodome.readthedocs.io (pycryptodome, imported as Crypto), github.com/mlfoundations/open_clip
+#: (open_clip_torch), attrs.org (attrs, imported as attr). Not faiss: its CPU and GPU builds are two distributions
+#: (faiss-cpu, faiss-gpu), and the name is rewritten in every printed pip command, uninstall included
 PIP_DISTRIBUTION = {"skimage": "scikit-image", "sklearn": "scikit-learn", "cv2": "opencv-python", "pil": "pillow",
                     "yaml": "pyyaml", "bs4": "beautifulsoup4", "dateutil": "python-dateutil", "opengl": "PyOpenGL",
                     "dotenv": "python-dotenv", "fitz": "PyMuPDF", "zmq": "pyzmq", "serial": "pyserial",
                     "docx": "python-docx", "gi": "PyGObject", "wx": "wxPython", "igl": "libigl",
                     "skvideo": "scikit-video", "umap": "umap-learn", "hydra": "hydra-core", "crypto": "pycryptodome",
-                    "faiss": "faiss-cpu", "open_clip": "open_clip_torch", "attr": "attrs"}
+                    "open_clip": "open_clip_torch", "attr": "attrs"}
 #: projects whose PyPI name is another project or a placeholder, or that are not on PyPI: what their own install
 #: pages install instead (github.com/NVIDIA/apex README "Installation"; pytorch3d INSTALL.md; detectron2
 #: docs/tutorials/install.md; nvdiffrast docs "Installation"; tiny-cuda-nn README "PyTorch extension"; kaolin docs
