@@ -679,8 +679,10 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                               "runtimeclassname", "in a container", "inside a container", "in the container",
                               "inside the container", "container image"), True),
     ("slurm", "context", ("srun", "sbatch", "slurm", "#sbatch", "salloc", "--gres"), True),
+    # (round 25b) python.exe and a backslashed site-packages: a Windows Python on any drive letter (a portable
+    # build on X:\\)
     ("windows", "context", ("c:\\", "d:\\", "e:\\", "f:\\", "win_amd64", ".dll", "windows", "winerror", "powershell",
-                            "win10", "win11", "win 10", "win 11"), True),
+                            "win10", "win11", "win 10", "win 11", "python.exe", "\\site-packages\\"), True),
     ("macos", "context", ("macbook", "macos", "mac os", "apple silicon", "apple m1", "apple m2", "apple m3",
                           " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend"), True),
     ("wsl", "context", ("wsl", "microsoft-standard"), True),

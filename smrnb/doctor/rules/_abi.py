@@ -555,7 +555,9 @@ def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, 
     return {"title": "No kernel image for this GPU in a binary that ran", "evidence": evidence, "commands": cmds}
 
 
-_COMPILED_SUFFIXES = ("_c", "_ext", "_cuda", "_cpp", "_cpu", "_cuda_kernel", "_backend", "cuda", "_C")
+#: (round 25b) "_ops"/"_op": a project's compiled operators (pointnet2_ops, pointgroup_ops, voxel_op of
+#: PointPillars' ops/ folder), built by its own setup.py and absent until then
+_COMPILED_SUFFIXES = ("_c", "_ext", "_cuda", "_cpp", "_cpu", "_cuda_kernel", "_backend", "cuda", "_C", "_ops", "_op")
 #: compiled modules whose names have none of those suffixes (apex's amp_C, gsplat's csrc)
 _COMPILED_NAMES = ("amp_C", "csrc", "pmeshlab")  # (round 24a) PyMeshLab's compiled core: pymeshlab/__init__.py does `from .pmeshlab import *`
 
@@ -945,7 +947,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if mod in ("torch._six", "torch.six") or last == "_six":
         return ["torch_api_incompatible_source"]
     if parts[0] == "triton":  # torch's inductor imports triton's internals (_triton_codes)
-        return _triton_codes(facts, parts)
+        return _triton_codes(facts, ev, parts)
     if ev.get("submodule_absent") and not (last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or
                                            last in _COMPILED_NAMES or last.startswith("_")):
         # (round 22) 'cannot import name x from partially initialized module P (.../P/__init__.py)': P's own __init__
@@ -1205,11 +1207,15 @@ def _round25a_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list
     return None
 
 
-def _triton_codes(facts: Mapping[str, Any], parts: list[str]) -> list[str]:
+def _triton_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> list[str]:
     """A triton module missing: torch's inductor imports triton's internals, which change between releases (each torch
     release pins one): torch's companion of another release; (round 25a) where another installed package's own frame
     imports it (unsloth's `from triton.common.build import libcuda_dirs`, no torch frame shown), that package was
-    written for another triton release."""
+    written for another triton release; (round 25b) triton itself missing on native Windows: triton publishes Linux
+    wheels only (its README's supported platforms), so torch, xformers and unsloth find none; a Windows build of it is
+    a fork's (triton-windows), into a full Python (the embedded one lacks the headers it compiles with)."""
+    if len(parts) == 1 and not ev.get("import_name") and value(facts, "context", "os") == "windows":
+        return ["package_no_build_for_platform", "companion_built_for_other_torch"]
     torchy = ("torch", "triton", "torchvision", "torchaudio")
     shown = [str(p).lower() for p in value(facts, "torch", "packages_installed") or []]
     by = str(value(facts, "torch", "last_frame_package") or "").lower() or (shown[-1] if len(shown) == 1 else "")

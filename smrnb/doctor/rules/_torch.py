@@ -494,6 +494,9 @@ _OTHER_CPU_BUILDS: dict[str, tuple[str, str]] = {
     "opencv": ("OpenCV", "# a build of OpenCV with -DWITH_CUDA=ON (and opencv_contrib's cuda* modules): the opencv-python "
                          "wheels and OpenCvSharp's NuGet runtimes have none"),
     "pycolmap": ("pycolmap", "# build pycolmap from COLMAP's sources with CUDA found (its PyPI wheels are CPU-only)"),
+    # (round 25b) pip builds llama.cpp from source: CPU-only unless CMAKE_ARGS asks for its CUDA backend
+    "llama-cpp-python": ("llama-cpp-python", 'CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python --force-reinstall '
+                                             "--no-cache-dir   # -DLLAMA_CUBLAS=on for releases before 0.2.80"),
 }
 
 
@@ -731,7 +734,9 @@ def unavailable_codes(facts: Facts) -> list[str]:
 #: driver libraries (printed on every ldconfig run, harmless), DeepSpeed's CPU optimizer and CuPy's core that a failed
 #: build or load left unusable: readings of their own only below whatever error the text shows
 AFTERMATH_ROWS = frozenset({"python_finaliser_exception_ignored", "torchvision_image_extension", "jax_no_gpu_fallback",
-                            "deepspeed_cpu_op_not_built", "cupy_not_correctly_installed", "wsl_libcuda_not_symlink"})
+                            "deepspeed_cpu_op_not_built", "cupy_not_correctly_installed", "wsl_libcuda_not_symlink",
+                            # (round 25b) pip's summary of a failed source build: the build's own error above it decides
+                            "pip_failed_installable_wheels"})
 AFTERMATH_WEIGHT = 70
 #: library_messages rows that say a CUDA call inside the library failed without saying which error it returned (NCCL's
 #: ncclUnhandledCudaError): their own reading is a guess for when the text shows no more; where the text names the CUDA
