@@ -625,8 +625,9 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                          "after starting the kernel", "previously imported in this runtime"), False),
     ("same_python", "jupyter", ("same environment", "same env ", "same conda env", "same virtualenv", "same venv",
                                 "same python", "same interpreter", "same sys.executable"), True),
-    ("package_said_installed", "torch", ("all requested packages already installed", "requirement already satisfied"),
-     False),
+    # (round 25b) "X is installed and works" (elsewhere: another program, another environment runs it)
+    ("package_said_installed", "torch", ("all requested packages already installed", "requirement already satisfied",
+                                         "is installed and works", "is installed and working"), False),
     # (round 22) the code that fails is the project's as published, told by the person who runs it: an error its
     # message lays on the calling code is that project's code's, not the person's
     ("code_unchanged_said", "torch", ("code related to models is unchanged", "code is unchanged", "code was unchanged",
@@ -658,6 +659,9 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     # fails to load there is one torch's own _C needs, found through its RPATH ($ORIGIN/lib), not an extension's
     ("torch_own_import", "torch", ("from torch._c import", "import torch._c", "torch/_c.cpython", "torch\\_c.cp"),
      False),
+    # (round 25b) torch's __init__ on Windows loading the DLLs of its own lib folder (_load_dll_libraries: 'Error
+    # loading "<dll>" or one of its dependencies.'): a DLL of torch's own failed, not an extension's
+    ("torch_own_dll_error", "torch", ('" or one of its dependencies',), False),
     ("cudnn_mismatch", "loader", ("cudnn version mismatch", "cudnn version incompatibility", "was compiled against",
                                   "loaded runtime cudnn", "is compiled with cudnn", "but cudnn version in your",
                                   "but cuda runtime version in your", "with header v"), False),

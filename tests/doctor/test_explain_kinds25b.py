@@ -9,7 +9,8 @@ from source for a Python without wheels); Vulkan's missing layers and Mesa's sof
 PyOpenGL without the GL function; Jupyter's widget and K3D front-ends, jupyter_core's missing subcommand; build tools
 and libraries missing (sudo's secure_path, mujoco-py's MuJoCo, setuptools' requirement off PyPI, a CMake configure
 step, pip's summary of a failed build); conda's uninitialised shell; dyld's library built for a newer macOS; compiled modules
-by their shape (_ops / _op) and KPConv's cpp_wrappers.
+by their shape (_ops / _op) and KPConv's cpp_wrappers; a package's unbuilt source tree shadowing it;
+a package said installed and working elsewhere; torch's own DLL failing to load on Windows.
 Each text is written for the test (other wordings, tools and packages than the threads); each kind has near-misses
 that must NOT get its code."""
 
@@ -119,6 +120,16 @@ READINGS = [
      "extension_not_compiled"),
     ("    import cpp_wrappers.cpp_neighbors.radius_neighbors as cpp_neighbors\n"
      "ModuleNotFoundError: No module named 'cpp_wrappers.cpp_neighbors.radius_neighbors'\n", "extension_not_compiled"),
+    # a package's unbuilt source tree shadowing the installed one (python started in the repository's root)
+    (">>> import torch\nTraceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n  File "
+     "\"/home/dev/pytorch/torch/__init__.py\", line 20, in <module>\n    from .version import __version__\n"
+     "ModuleNotFoundError: No module named 'torch.version'\n", "extension_not_compiled"),
+    # a package said to be installed and working elsewhere: another Python runs the script
+    ("ModuleNotFoundError: No module named 'pyrep'\nPyRep is installed and works with the examples of its repo.\n",
+     "kernel_wrong_python"),
+    # torch's own DLL failing on Windows (no extension involved)
+    ("OSError: [WinError 127] The specified procedure could not be found. Error loading \"D:\\envs\\gnn\\lib\\"
+     "site-packages\\torch\\lib\\shm.dll\" or one of its dependencies.\n", "torch_import_failed"),
 ]
 
 
@@ -163,6 +174,13 @@ NOT = [
     # a module of the project's own with no compiled shape
     ("    from utils.data_ops_helper import load\nModuleNotFoundError: No module named 'utils.data_ops_helper'\n",
      "extension_not_compiled"),
+    # another package's DLL in the same words is not torch's import
+    ("OSError: [WinError 127] The specified procedure could not be found. Error loading \"C:\\venv\\lib\\"
+     "site-packages\\paddle\\..\\nvidia\\cudnn\\bin\\cudnn_ops64_9.dll\" or one of its dependencies.\n",
+     "torch_import_failed"),
+    # a folder of the project's own (no released package of that name) is no package's source tree
+    ("  File \"/home/u/proj/models/__init__.py\", line 3, in <module>\n    from .version import VERSION\n"
+     "ModuleNotFoundError: No module named 'models.version'\n", "extension_not_compiled"),
     # the Open3D wheel built for another torch: its version message, not a platform without ML ops
     ("Exception: Version mismatch: Open3D needs PyTorch version 1.13.*, but version 2.1.0 is installed!\n",
      "package_no_build_for_platform"),

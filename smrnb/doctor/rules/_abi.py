@@ -1308,7 +1308,14 @@ def _from_source_checkout(facts: Mapping[str, Any], top: str) -> bool:
     t = top.lower()
     if t not in _table_packages():
         return False
-    return any(f"/{t}/{t}/" in p.lower() for p in value(facts, "torch", "source_files") or [])
+    paths = [str(p).replace("\\", "/").lower() for p in value(facts, "torch", "source_files") or []]
+    if any(f"/{t}/{t}/" in p for p in paths):
+        return True
+    # (round 25b) the package's own __init__.py outside every installed tree: Python started in (or with on its path)
+    # the repository's root, whose unbuilt package folder shadows the installed one (torch's /workspace/torch/
+    # __init__.py without the torch/version.py and _C its build generates)
+    return any(p.endswith(f"/{t}/__init__.py") and not any(k in p for k in ("site-packages/", "dist-packages/", ".egg"))
+               for p in paths)
 
 
 #: what the setup.py of CUDA extensions imports at its top (flash-attn: packaging, psutil, ninja; apex, detectron2:

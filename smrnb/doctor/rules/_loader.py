@@ -542,6 +542,13 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
                 "Error relocating") and any(e.get("key") == "musl_library_not_found"
                                             for e in events(facts, "loader", "message", table="loader_errors")):
             continue  # the symbols of a library musl could not find (its own row reads that), not a glibc binary
+        if ev.get("key") == "win_proc_not_found" and _torch_own_dll_failed(facts):
+            # (round 25b) torch's own __init__ loading a DLL of its torch\lib folder ('Error loading "...\torch\lib\
+            # caffe2_detectron_ops.dll" or one of its dependencies'): no extension is involved; an older copy of a
+            # library it imports from found first (another package's OpenMP/MKL, System32), and torch's import failing
+            # whatever the package being installed
+            yield from resolve(facts, ev, ["library_shadowed_older_copy", "torch_import_failed"])
+            continue
         if ev.get("key") == "win_proc_not_found" and _torch_extension_import(facts, ev):
             yield from resolve(facts, ev, ["abi_torch_version_mismatch", *ev.get("codes", ())])
             continue
@@ -626,6 +633,15 @@ def _module_dll_reading(facts: Mapping[str, Any], module: str) -> list[str]:
     if value(facts, "torch", "version") or "torch" in imported | installed or _TORCH_EXT_MODULE_RE.fullmatch(module):
         return ["torch_libs_not_loaded"]
     return ["prebuilt_binary_wrong_cuda"] if value(facts, "toolkit", "cuda_named") else ["library_bug"]
+
+
+def _torch_own_dll_failed(facts: Mapping[str, Any]) -> bool:
+    """Whether torch's __init__ (Windows) says a DLL of its own lib folder failed to load ('Error loading
+    "...\\torch\\lib\\x.dll" or one of its dependencies.'); another package's same words (Paddle loading cuDNN's DLLs)
+    are not torch's."""
+    return any(e.get("sign") == "torch_own_dll_error" and re.search(r"[\\/]torch[\\/]lib[\\/]", str(e.get("line") or ""),
+                                                                     re.IGNORECASE)
+               for e in events(facts, "torch", "sign"))
 
 
 def _torch_extension_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
