@@ -6,7 +6,7 @@ Lightning finding no GPU); jaxlib's CUDA kernels missing a CUDA runtime symbol a
 (builds for another CUDA); TensorFlow's native module failing on Windows; platforms without a build (triton on
 Windows, Open3D's ML ops, NVIDIA's apt repositories not configured, bitsandbytes before Windows support, PyAV built
 from source for a Python without wheels); Vulkan's missing layers and Mesa's software Vulkan, GLX without a visual,
-PyOpenGL without the GL function; Jupyter's widget and K3D front-ends, jupyter_core's missing subcommand; build tools
+PyOpenGL without the GL function, MuJoCo's GL loaders without a context; Jupyter's widget and K3D front-ends, jupyter_core's missing subcommand; build tools
 and libraries missing (sudo's secure_path, mujoco-py's MuJoCo, setuptools' requirement off PyPI, a CMake configure
 step, pip's summary of a failed build); conda's uninitialised shell; dyld's library built for a newer macOS; compiled modules
 by their shape (_ops / _op) and KPConv's cpp_wrappers; a package's unbuilt source tree shadowing it;
@@ -86,6 +86,10 @@ READINGS = [
      "Signal 11 caught.\n", "opengl_egl_unavailable"),
     # GLX without a usable visual; PyOpenGL without the GL function
     ("RuntimeError: glXChooseVisual failed (ssh -X session)\n", "opengl_egl_unavailable"),
+    # MuJoCo's renderer without an OpenGL context (headless, or another GLEW)
+    ("env.render()\nmujoco.FatalError: gladLoadGL error\n", "opengl_egl_unavailable"),
+    ("Creating window glfw\nERROR: GLEW initalization error: Missing GL version\n\nPress Enter to exit ...\n",
+     "opengl_egl_unavailable"),
     ("OpenGL.error.NullFunctionError: Attempt to call an undefined function glCreateShader, check for "
      "bool(glCreateShader) before calling\n", "opengl_egl_unavailable"),
     # widget front-ends
@@ -163,6 +167,8 @@ NOT = [
      "before calling\n", "opengl_egl_unavailable"),
     # a shell's own command not found (not under sudo) is no secure_path
     ("bash: nvcc: command not found\n", "env_not_propagated_to_kernel"),
+    # MuJoCo's own model errors are no rendering context
+    ("ValueError: XML Error: Schema violation: unrecognized element\nElement 'geom2', line 7\n", "opengl_egl_unavailable"),
     # mujoco-py's licence key, not MuJoCo itself
     ("You appear to be missing a License Key for mujoco.  We expected to find the file here: /root/.mujoco/mjkey.txt\n",
      "build_dependency_missing"),
@@ -200,6 +206,7 @@ NEW_ROWS = [
     "k3d_unknown_object_type", "jupyter_subcommand_not_found", "sudo_command_not_found", "mujoco_py_mujoco_missing",
     "setuptools_no_distribution_found", "pip_failed_installable_wheels", "conda_shell_not_initialised",
     "dyld_built_for_newer_macos", "cufft_internal_error_new_gpu", "setup_cmake_configure_failed",
+    "mujoco_gl_loader_no_context",
 ]
 
 
