@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from smrnb.doctor import explain
 from smrnb.doctor._codes import CODES
 from smrnb.doctor._explain import explain_result
 
@@ -127,7 +128,7 @@ def test_a_port_another_process_holds_gets_its_code(text):
 
 @pytest.mark.parametrize(("text", "words"), [
     (PORT[0], ("ss -ltnp | grep ':29500'", "torchrun --master_port 29501")),
-    (PORT[5], (":6006", "tensorboard --logdir <your log dir> --port 6007")),
+    (PORT[5], (":6006", "tensorboard --logdir runs --port 6007")),
     (PORT[6], (":8888", "jupyter server list")),
     (PORT[8], (":7860", "GRADIO_SERVER_PORT=7861")),
 ])
@@ -347,3 +348,20 @@ def test_the_split_is_applied_to_every_part_of_this_checkout():
                     olds = [o for n, o, _ in mod.SPLITS if n == row["cause"]]
                     old = next((c for c in row.get("also") or () if c in olds), "unknown")
                     assert mod.split_of(old, row["text"]) == row["cause"], (part.name, row["id"])
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    # no port in the text: the tool's documented default, said so, in commands that run as printed
+    ("OSError: [Errno 98] Address already in use\n  File \"train.py\", line 9, in main\n"
+     "    dist.init_process_group('nccl')\n", ("ss -ltnp | grep ':29500'", "torchrun --master_port 29501")),
+    ("  File \"/opt/conda/lib/python3.10/site-packages/tensorboard/program.py\", line 1\n"
+     "OSError: [Errno 98] Address already in use\n", ("ss -ltnp | grep ':6006'", "--port 6007")),
+    # no port and no tool: every listening port, no placeholder
+    ("OSError: [Errno 98] Address already in use\n", ("ss -ltnp   # every listening port",)),
+])
+def test_a_port_the_text_does_not_name_gets_runnable_commands(text, words):
+    rep = explain(text, live=False)
+    f = next(f for f in rep.findings if f.code == "port_in_use")
+    cmds = "\n".join(f.fix.commands)
+    assert all(w in cmds for w in words), cmds
+    assert "<port>" not in cmds and "<another free port>" not in cmds and "<your" not in cmds, cmds

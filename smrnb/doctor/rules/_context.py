@@ -201,35 +201,66 @@ def _port_of(ev: Mapping[str, Any], facts: Facts) -> str:
     return next((g for g in m.groups() if g), "") if m else ""
 
 
+#: each tool's own default port, used where the text names none (torchrun/torch.distributed.launch --master-port 29500,
+#: Jupyter's ServerApp.port 8888, TensorBoard's --port 6006, Gradio's server_port 7860, Dask's scheduler 8786 and
+#: dashboard 8787: each tool's documented default)
+_DEFAULT_PORTS = {"torch.distributed": "29500", "Jupyter": "8888", "TensorBoard": "6006", "Gradio": "7860",
+                  "Dask": "8787"}
+
+
+def _port_tool(key: str, text: str) -> str:
+    """The tool whose server failed to bind, by the row that read it or the text's words ("" when none)."""
+    if key == "tensorboard_port_in_use" or "tensorboard" in text and key != "gradio_no_empty_port":
+        return "TensorBoard"
+    if key == "gradio_no_empty_port" or "gradio" in text:
+        return "Gradio"
+    if any(w in text for w in ("torch.distributed", "torchrun", "master_port", "tcpstore", "distnetworkerror", "c10d",
+                               "server socket", "init_process_group")):
+        return "torch.distributed"
+    if "dask" in text or "distributed/node.py" in text or "perhaps you already have a cluster running" in text:
+        return "Dask"
+    if any(w in text for w in ("notebookapp", "serverapp", "labapp", "jupyter")):
+        return "Jupyter"
+    return ""
+
+
 @builds("port_in_use")
 def _port_in_use(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     """A port another process holds: who holds it, and the tool's own way to another port (torchrun's
-    --master_port, jupyter's and tensorboard's --port, Dask's dashboard address, Gradio's server_port)."""
-    port = _port_of(ev, facts)
-    where = f":{port}" if port else ":<port>"
+    --master_port, jupyter's and tensorboard's --port, Dask's dashboard address, Gradio's server_port). Where the
+    text names no port, the tool's default (:data:`_DEFAULT_PORTS`), said so; with no tool either, every listening
+    port: each command runs as printed."""
     text = (str(ev.get("line") or "") + "\n" + _lines_read(facts)).lower()
+    tool = _port_tool(str(ev.get("key") or ""), text)
+    port = _port_of(ev, facts)
+    said = port
+    if not port and tool in _DEFAULT_PORTS:
+        port = _DEFAULT_PORTS[tool]
     windows = (facts.get("context") or {}).get("os") == "windows" or "winerror" in text or "wsa" in text
-    find = (f"netstat -ano | findstr {where}   # the PID holding the port; taskkill /PID <pid> /F stops it" if windows
-            else f"ss -ltnp | grep '{where}'   # the process holding the port (or: lsof -i {where}); kill <pid> stops it")
-    other = str(int(port) + 1) if port.isdigit() and int(port) < 65535 else "<another free port>"
-    key = str(ev.get("key") or "")
-    if key == "tensorboard_port_in_use" or "tensorboard" in text and key != "gradio_no_empty_port":
-        tool, cmd = "TensorBoard", f"tensorboard --logdir <your log dir> --port {other}   # --port 0: any free port"
-    elif key == "gradio_no_empty_port" or "gradio" in text:
-        tool, cmd = "Gradio", f"GRADIO_SERVER_PORT={other} python <your app>   # or demo.launch(server_port={other})"
-    elif any(w in text for w in ("torch.distributed", "torchrun", "master_port", "tcpstore", "distnetworkerror",
-                                 "c10d", "server socket", "init_process_group")):
-        tool, cmd = "torch.distributed", (f"torchrun --master_port {other} ...   # or MASTER_PORT={other} for "
-                                          "torch.distributed.launch / init_process_group; one port per job on a machine")
-    elif "dask" in text or "distributed/node.py" in text or "perhaps you already have a cluster running" in text:
-        tool, cmd = "Dask", "client.close(); cluster.close()   # the earlier cluster; or Client(dashboard_address=':0')"
-    elif any(w in text for w in ("notebookapp", "serverapp", "labapp", "jupyter")):
-        tool, cmd = "Jupyter", f"jupyter server list   # the servers running; jupyter server stop {port or '<port>'}, or " \
-                               f"jupyter lab --port {other}"
+    if port:
+        find = (f"netstat -ano | findstr :{port}   # the PID holding the port; taskkill /PID <pid> /F stops it" if windows
+                else f"ss -ltnp | grep ':{port}'   # the process holding the port (or: lsof -i :{port}); kill <pid> stops it")
     else:
-        tool, cmd = "", f"# start the server on another port ({other}), or 0 where the tool picks a free one"
-    return {"title": f"Port {port or '(the one asked for)'} is already held by another process"
-                     + (f" ({tool})" if tool else ""),
+        find = ("netstat -ano   # every listening port and the PID holding it; taskkill /PID <pid> /F stops it" if windows
+                else "ss -ltnp   # every listening port and the process holding it; kill <pid> stops it")
+    other = str(int(port) + 1) if port.isdigit() and int(port) < 65535 else "0"
+    if tool == "TensorBoard":
+        m = re.search(r"--logdir[= ]([^\s'\"]{1,200})", _lines_read(facts))
+        cmd = (f"tensorboard --logdir {m.group(1) if m else 'runs'} --port {other}   # --port 0: any free port"
+               + ("" if m else "; runs/ is where torch's SummaryWriter writes by default, else your log dir"))
+    elif tool == "Gradio":
+        cmd = f"GRADIO_SERVER_PORT={other} python app.py   # your app's script; or demo.launch(server_port={other})"
+    elif tool == "torch.distributed":
+        cmd = (f"torchrun --master_port {other} ...   # or MASTER_PORT={other} for torch.distributed.launch / "
+               "init_process_group; one port per job on a machine")
+    elif tool == "Dask":
+        cmd = "client.close(); cluster.close()   # the earlier cluster; or Client(dashboard_address=':0')"
+    elif tool == "Jupyter":
+        cmd = f"jupyter server list   # the servers running; jupyter server stop {port}, or jupyter lab --port {other}"
+    else:
+        cmd = "# start the server on another port, or on port 0 where the tool picks a free one"
+    name = said or (f"{port} (the {tool} default; the text names none)" if port else "(the one asked for)")
+    return {"title": f"Port {name} is already held by another process" + (f" ({tool})" if tool else ""),
             "commands": [find, cmd]}
 
 
