@@ -2272,6 +2272,23 @@ def _scan_repl_answer(r: _Reader, line: str, low: str) -> None:
     r.asked_torch_cuda = "torch.version.cuda" in low and len(line) < 80 and bool(_ASK_TORCH_CUDA_RE.match(line))
 
 
+#: (round 25) the port a server asked to bind, as code and tools print it: socket.bind(("0.0.0.0", 5000)), a server's
+#: (host, port) tuple (HTTPServer(('', 8000), Handler)), a keyword port=8000 (uvicorn.run, launch(server_port=...)),
+#: an address host:port (c10d's "[::]:12355", "0.0.0.0:7860", "localhost:8888")
+_BIND_PORT_RE = re.compile(
+    r"""\.bind\(\(\s{0,3}['"][^'"\n]{0,100}['"]\s{0,3},\s{0,3}(\d{2,5})\s{0,3}\)"""
+    r"""|\w*Server\(\(\s{0,3}['"][^'"\n]{0,100}['"]\s{0,3},\s{0,3}(\d{2,5})\s{0,3}\)"""
+    r"""|\b(?:server_)?port\s{0,2}=\s{0,2}(\d{2,5})\b"""
+    r"""|\[::\]:(\d{2,5})\b|\b(?:0\.0\.0\.0|127\.0\.0\.1|localhost):(\d{2,5})\b""")
+
+
+def _scan_bind_port(r: _Reader, line: str) -> None:
+    """(round 25) The port a server asked for (:data:`_BIND_PORT_RE`), for port_in_use's commands: the first one."""
+    m = _BIND_PORT_RE.search(line[:2000])
+    if m:
+        r.fact("context", "bind_port", next(g for g in m.groups() if g), line)
+
+
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
     if "_" in low or "3d" in low or "mmcv" in low or "kaolin" in low or "nerfacc" in low or "gsplat" in low or \
@@ -2279,6 +2296,8 @@ def _scan_line(r: _Reader, line: str, low: str) -> None:
         _scan_extension_named(r, line)
     if "install" in low and len(line) < 2000:
         _scan_coinstall(r, line)
+    if "bind" in low or "port" in low or "server" in low or "socket" in low or "localhost:" in low:
+        _scan_bind_port(r, line)
     _scan_repl_answer(r, line, low)
     _scan_cudnn_mismatch(r, line, low)
     _scan_libraries(r, line, low)

@@ -1084,13 +1084,28 @@ def package_not_installed(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bo
     return not has_sign(facts, "build_context", "torch_absent_at_build", "pip_source_build", "build_requirements_failed")
 
 
+#: (round 25) widely used packages a misspelt import is one edit off ("import pandsa"): printing `pip install pandsa`
+#: would install whatever holds that name on PyPI (typo-squatting), so such a name gets no install command
+_COMMON_PACKAGES = frozenset({
+    "pandas", "matplotlib", "requests", "seaborn", "tqdm", "pillow", "imageio", "einops", "transformers",
+    "tensorflow", "keras", "plotly", "networkx", "sympy", "numba", "pytest", "jupyter", "datasets", "accelerate",
+    "diffusers", "xformers", "pyyaml", "opencv", "openai", "gradio", "fastapi", "uvicorn", "flask", "django",
+    "pydantic", "tensorboard", "wandb", "lightning", "pytorch_lightning", "torchvision", "torchaudio", "plyfile",
+    "pyvista", "pyrender", "kornia", "nvdiffrast", "trimesh", "scikit_image", "scikit_learn", "statsmodels",
+    "beautifulsoup4", "selenium", "boto3", "redis", "psycopg2", "sqlalchemy", "pymongo", "hydra", "omegaconf"})
+
+
 def _typo_of_known(name: str) -> str:
-    """The package of the stack (:data:`STACK_PACKAGES`) that ``name`` is one edit off (a letter left out, added,
-    changed, or two swapped; names of six letters or more), else ""."""
+    """The package of the stack (:data:`STACK_PACKAGES`) or a widely used one (:data:`_COMMON_PACKAGES`) that ``name``
+    is one edit off (a letter left out, added, changed, or two swapped; names of six letters or more; shorter names
+    only two neighbouring letters swapped, "tqmd"), else ""."""
     low = name.lower()
-    if len(low) < 6 or low in STACK_PACKAGES:
+    if low in STACK_PACKAGES or low in _COMMON_PACKAGES or len(low) < 4:
         return ""
-    for known in STACK_PACKAGES:
+    if len(low) < 6:
+        return next((k for k in STACK_PACKAGES | _COMMON_PACKAGES if len(k) == len(low) and any(
+            low[:i] + low[i + 1] + low[i] + low[i + 2:] == k for i in range(len(low) - 1))), "")
+    for known in sorted(STACK_PACKAGES | _COMMON_PACKAGES):
         a, b = (low, known) if len(low) >= len(known) else (known, low)
         if len(a) - len(b) > 1 or a == b:
             continue

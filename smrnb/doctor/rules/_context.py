@@ -190,7 +190,8 @@ def _lines_read(facts: Facts) -> str:
 
 def _port_of(ev: Mapping[str, Any], facts: Facts) -> str:
     """The port the failing server asked for: the row's own group, else one the event's line (or, for
-    torch.distributed, MASTER_PORT set in the text) names."""
+    torch.distributed, MASTER_PORT set in the text) names, else the one the text shows the code or a tool asking to
+    bind (``context.bind_port``: socket.bind, a server's address tuple, port=, host:port)."""
     port = str((ev.get("groups") or {}).get("port") or "")
     if port:
         return port
@@ -198,7 +199,9 @@ def _port_of(ev: Mapping[str, Any], facts: Facts) -> str:
     if m:
         return next(g for g in m.groups() if g)
     m = re.search(r"\bMASTER_PORT[=:]\s?(\d{2,5})\b|--master_port[= ](\d{2,5})\b", _lines_read(facts))
-    return next((g for g in m.groups() if g), "") if m else ""
+    if m:
+        return next(g for g in m.groups() if g)
+    return str((facts.get("context") or {}).get("bind_port") or "")  # the port the code or a tool asked to bind
 
 
 #: each tool's own default port, used where the text names none (torchrun/torch.distributed.launch --master-port 29500,
@@ -219,6 +222,8 @@ def _port_tool(key: str, text: str) -> str:
         return "torch.distributed"
     if "dask" in text or "distributed/node.py" in text or "perhaps you already have a cluster running" in text:
         return "Dask"
+    if "uvicorn" in text:
+        return "uvicorn"
     if any(w in text for w in ("notebookapp", "serverapp", "labapp", "jupyter")):
         return "Jupyter"
     return ""
@@ -237,12 +242,17 @@ def _port_in_use(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if not port and tool in _DEFAULT_PORTS:
         port = _DEFAULT_PORTS[tool]
     windows = (facts.get("context") or {}).get("os") == "windows" or "winerror" in text or "wsa" in text
-    if port:
+    # macOS has no ss: lsof there (its errno 48 for EADDRINUSE, a /Users/ or Homebrew path)
+    mac = (facts.get("context") or {}).get("os") == "macos" or "errno 48]" in text or "/users/" in text
+    if port and mac and not windows:
+        find = f"lsof -nP -i :{port}   # the process holding the port; kill <pid> stops it"
+    elif port:
         find = (f"netstat -ano | findstr :{port}   # the PID holding the port; taskkill /PID <pid> /F stops it" if windows
                 else f"ss -ltnp | grep ':{port}'   # the process holding the port (or: lsof -i :{port}); kill <pid> stops it")
     else:
         find = ("netstat -ano   # every listening port and the PID holding it; taskkill /PID <pid> /F stops it" if windows
-                else "ss -ltnp   # every listening port and the process holding it; kill <pid> stops it")
+                else "lsof -nP -iTCP -sTCP:LISTEN   # every listening port and the process holding it; kill <pid> stops it"
+                if mac else "ss -ltnp   # every listening port and the process holding it; kill <pid> stops it")
     other = str(int(port) + 1) if port.isdigit() and int(port) < 65535 else "0"
     if tool == "TensorBoard":
         m = re.search(r"--logdir[= ]([^\s'\"]{1,200})", _lines_read(facts))
@@ -253,6 +263,8 @@ def _port_in_use(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     elif tool == "torch.distributed":
         cmd = (f"torchrun --master_port {other} ...   # or MASTER_PORT={other} for torch.distributed.launch / "
                "init_process_group; one port per job on a machine")
+    elif tool == "uvicorn":
+        cmd = f"uvicorn main:app --port {other}   # main: your app's module; in code: uvicorn.run(app, port={other})"
     elif tool == "Dask":
         cmd = "client.close(); cluster.close()   # the earlier cluster; or Client(dashboard_address=':0')"
     elif tool == "Jupyter":

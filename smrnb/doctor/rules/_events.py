@@ -268,10 +268,34 @@ _THC_STATE_RE = re.compile(r"THCGeneral\.c(?:pp)?\b")
 _HALF_ON_DEVICE_ROWS = frozenset({"ctranslate2_float16_unsupported"})
 
 
+#: (round 25) library_messages rows of a script's code meeting a Jupyter kernel's process whose words alone do not show
+#: the kernel (an asyncio loop already running, spawn workers and __main__, fileno refused): a notebook in the text
+#: decides for script_code_in_kernel, first; none, for the calling code's own doing
+_KERNEL_PROCESS_ROWS = frozenset({"asyncio_run_in_running_loop", "asyncio_loop_already_running",
+                                  "pickle_main_attribute_spawn", "ipykernel_outstream_no_fd"})
+
+
+def _kernel_process_reading(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str] | None:
+    """A kernel-process row's readings: the kernel first where the text shows one (a notebook's signs, a spawned
+    worker's "<module '__main__' (built-in)>": the parent's __main__ had no file, an interactive session's); a script
+    nesting asyncio.run with no kernel shown, its own code's; else the row's order (a library running its own loop
+    first where only the library's frame shows)."""
+    line = str(ev.get("line") or "").lower()
+    rest = [x for x in c if x != "script_code_in_kernel"]
+    if has_sign(facts, "in_notebook") or value(facts, "jupyter", "in_kernel") or "'__main__' (built-in)" in line:
+        return ["script_code_in_kernel", *rest], "the text shows a Jupyter kernel (or an interactive session) running the code"
+    if ev.get("key") == "asyncio_run_in_running_loop":
+        return ["user_code_error", *(x for x in rest if x != "user_code_error")], (
+            "no notebook or kernel in the text: the code itself calls asyncio.run where its own loop already runs")
+    return None
+
+
 def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str] | None:
     """Readings the event's own words decide before the other facts: a registry name one typing slip from a type every
     OpenMMLab release registers (a misspelt config), a call asking for a newer driver from a driver whose CUDA is not
     older than the CUDA in use (the call's request, not the driver's age); None otherwise."""
+    if ev.get("key") in _KERNEL_PROCESS_ROWS and "script_code_in_kernel" in s:
+        return _kernel_process_reading(c, facts, ev)
     if ev.get("key") == "openmmlab_registry_missing" and "user_code_error" in s:
         m = _REGISTRY_NAME_RE.search(str(ev.get("line") or ""))
         near = [t for t in _OPENMMLAB_TYPES if m and typing_slip(m.group(1), t)]

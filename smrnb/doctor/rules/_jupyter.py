@@ -191,5 +191,5 @@ def _script_in_kernel(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     key = str(ev.get("key") or "")
     part = _KERNEL_PART.get(key, "the kernel's process is not a script's")
     return {"title": f"Code written for a script runs in a Jupyter kernel: {part}",
-            "commands": [*_KERNEL_ROW_COMMANDS.get(key, []), "python <the notebook's code saved as a .py file>   # "
-                         "the same code as a script"]}
+            "commands": [*_KERNEL_ROW_COMMANDS.get(key, []), "jupyter nbconvert --to script notebook.ipynb && python "
+                         "notebook.py   # the same code as a script (notebook.ipynb: your notebook's file)"]}
