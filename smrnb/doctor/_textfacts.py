@@ -2296,7 +2296,8 @@ def _scan_line(r: _Reader, line: str, low: str) -> None:
         _scan_extension_named(r, line)
     if "install" in low and len(line) < 2000:
         _scan_coinstall(r, line)
-    if "bind" in low or "port" in low or "server" in low or "socket" in low or "localhost:" in low:
+    if "bind((" in low or "server((" in low or "port" in low and "=" in low or "]:" in low or "0.0.0.0:" in low or \
+            "127.0.0.1:" in low or "localhost:" in low:  # a literal each of _BIND_PORT_RE's forms needs
         _scan_bind_port(r, line)
     _scan_repl_answer(r, line, low)
     _scan_cudnn_mismatch(r, line, low)

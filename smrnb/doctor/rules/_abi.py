@@ -1093,6 +1093,8 @@ _COMMON_PACKAGES = frozenset({
     "pydantic", "tensorboard", "wandb", "lightning", "pytorch_lightning", "torchvision", "torchaudio", "plyfile",
     "pyvista", "pyrender", "kornia", "nvdiffrast", "trimesh", "scikit_image", "scikit_learn", "statsmodels",
     "beautifulsoup4", "selenium", "boto3", "redis", "psycopg2", "sqlalchemy", "pymongo", "hydra", "omegaconf"})
+#: what a misspelt import is compared with, in a fixed order (the first one edit off is named)
+_TYPO_TARGETS = tuple(sorted(STACK_PACKAGES | _COMMON_PACKAGES))
 
 
 def _typo_of_known(name: str) -> str:
@@ -1103,9 +1105,9 @@ def _typo_of_known(name: str) -> str:
     if low in STACK_PACKAGES or low in _COMMON_PACKAGES or len(low) < 4:
         return ""
     if len(low) < 6:
-        return next((k for k in STACK_PACKAGES | _COMMON_PACKAGES if len(k) == len(low) and any(
+        return next((k for k in _TYPO_TARGETS if len(k) == len(low) and any(
             low[:i] + low[i + 1] + low[i] + low[i + 2:] == k for i in range(len(low) - 1))), "")
-    for known in sorted(STACK_PACKAGES | _COMMON_PACKAGES):
+    for known in _TYPO_TARGETS:
         a, b = (low, known) if len(low) >= len(known) else (known, low)
         if len(a) - len(b) > 1 or a == b:
             continue

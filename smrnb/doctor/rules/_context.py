@@ -188,17 +188,18 @@ def _lines_read(facts: Facts) -> str:
     return "\n".join(out)
 
 
-def _port_of(ev: Mapping[str, Any], facts: Facts) -> str:
+def _port_of(ev: Mapping[str, Any], facts: Facts, read: str) -> str:
     """The port the failing server asked for: the row's own group, else one the event's line (or, for
     torch.distributed, MASTER_PORT set in the text) names, else the one the text shows the code or a tool asking to
-    bind (``context.bind_port``: socket.bind, a server's address tuple, port=, host:port)."""
+    bind (``context.bind_port``: socket.bind, a server's address tuple, port=, host:port). ``read``: the lines the
+    text reader read (:func:`_lines_read`)."""
     port = str((ev.get("groups") or {}).get("port") or "")
     if port:
         return port
     m = _PORT_RE.search(str(ev.get("line") or ""))
     if m:
         return next(g for g in m.groups() if g)
-    m = re.search(r"\bMASTER_PORT[=:]\s?(\d{2,5})\b|--master_port[= ](\d{2,5})\b", _lines_read(facts))
+    m = re.search(r"\bMASTER_PORT[=:]\s?(\d{2,5})\b|--master_port[= ](\d{2,5})\b", read)
     if m:
         return next(g for g in m.groups() if g)
     return str((facts.get("context") or {}).get("bind_port") or "")  # the port the code or a tool asked to bind
@@ -235,9 +236,10 @@ def _port_in_use(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     --master_port, jupyter's and tensorboard's --port, Dask's dashboard address, Gradio's server_port). Where the
     text names no port, the tool's default (:data:`_DEFAULT_PORTS`), said so; with no tool either, every listening
     port: each command runs as printed."""
-    text = (str(ev.get("line") or "") + "\n" + _lines_read(facts)).lower()
+    read = _lines_read(facts)
+    text = (str(ev.get("line") or "") + "\n" + read).lower()
     tool = _port_tool(str(ev.get("key") or ""), text)
-    port = _port_of(ev, facts)
+    port = _port_of(ev, facts, read)
     said = port
     if not port and tool in _DEFAULT_PORTS:
         port = _DEFAULT_PORTS[tool]
@@ -255,7 +257,7 @@ def _port_in_use(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 if mac else "ss -ltnp   # every listening port and the process holding it; kill <pid> stops it")
     other = str(int(port) + 1) if port.isdigit() and int(port) < 65535 else "0"
     if tool == "TensorBoard":
-        m = re.search(r"--logdir[= ]([^\s'\"]{1,200})", _lines_read(facts))
+        m = re.search(r"--logdir[= ]([^\s'\"]{1,200})", read)
         cmd = (f"tensorboard --logdir {m.group(1) if m else 'runs'} --port {other}   # --port 0: any free port"
                + ("" if m else "; runs/ is where torch's SummaryWriter writes by default, else your log dir"))
     elif tool == "Gradio":
