@@ -141,14 +141,52 @@ def _script_named(text: str) -> str:
                                    m.group(1))])
 
 
+#: a POSIX shell's variables set for one command (``CUDA_LAUNCH_BLOCKING=1 python x.py``, ``TORCH_CUDA_ARCH_LIST="8.9"
+#: pip install .``), at a command's start or after ``&&``: cmd and PowerShell read the first word as the program
+_ENV_PREFIX_RE = re.compile(r"(^|&&\s*)((?:[A-Z_][A-Z0-9_]*=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'&|;]+)\s+)+)(?=[A-Za-z.])")
+_ENV_ONE_RE = re.compile(r"([A-Z_][A-Z0-9_]*)=(?:\"([^\"\n]*)\"|'([^'\n]*)'|(\S+))")
+#: a variable exported with a plain value (``export MAX_JOBS=2``; a path or ``$VAR`` has its own row below)
+_EXPORT_PLAIN_RE = re.compile(r"^export ([A-Z_][A-Z0-9_]*)=([\w.-]+)\s*$")
+#: a single-quoted argument standing alone (``pip install 'git+https://...'``; not one inside a double-quoted string)
+_SINGLE_QUOTED_ARG_RE = re.compile(r"(?<=\s)'([^'\"\s]+)'(?=\s|$)")
+#: ``rm -rf build/`` of a source tree (cmd: ``rmdir /s /q build``)
+#: (``2>nul &``: a folder that is not there stops nothing, as ``rm -rf`` does not)
+_RM_BUILD_RE = re.compile(r"(^|&&\s*)rm -rf ((?:\./)?[\w.-]+)/?\s*(?:&&\s*|$)")
+
+
+def _cmd_env(body: str) -> str:
+    """A POSIX command line's one-command variables and ``rm -rf folder/`` in cmd's words (``set "NAME=value" &&``,
+    ``rmdir /s /q folder``); the rest as it was."""
+    def env(m: re.Match[str]) -> str:
+        sets = " && ".join(f'set "{v.group(1)}={next(g for g in v.groups()[1:] if g is not None)}"'
+                           for v in _ENV_ONE_RE.finditer(m.group(2)))
+        return f"{m.group(1)}{sets} && "
+    body = _ENV_PREFIX_RE.sub(env, body)
+    body = _EXPORT_PLAIN_RE.sub(r'set "\1=\2"', body)
+    body = _SINGLE_QUOTED_ARG_RE.sub(r'"\1"', body)  # cmd passes single quotes on as part of the argument
+    return _RM_BUILD_RE.sub(lambda m: f"{m.group(1)}rmdir /s /q {m.group(2)} 2>nul" + (" & " if m.group(0).rstrip()
+                                                                                        .endswith("&&") else ""), body)
+
+
 def _windows(cmd: str) -> str:
-    body = cmd.split("   #", 1)[0]
-    if body.lstrip().startswith("#") or not _POSIX_RE.search(body):
+    """A rule's POSIX command on a text from Windows: cmd's equivalent where one is known (the rows of
+    :data:`_WINDOWS_EQUIVALENTS`; a command's one-command variables and ``rm -rf folder`` by :func:`_cmd_env`), else
+    the command with a note that it is a POSIX shell's."""
+    body, sep, note = cmd.partition("   #")
+    if body.lstrip().startswith("#"):
+        return cmd
+    converted = _cmd_env(body)
+    if converted != body and not _POSIX_RE.search(converted):  # cmd's own words, where nothing POSIX is left
+        return converted + (f"   # cmd:{note}" if sep else "   # cmd")
+    if not _POSIX_RE.search(body):
         return cmd
     for rx, rep in _WINDOWS_EQUIVALENTS:
         m = rx.match(cmd)
         if m:
-            return rep.format(*m.groups()).replace("   # cmd   # ", "   # cmd: ")
+            out = rep.format(*m.groups()).replace("   # cmd   # ", "   # cmd: ")
+            head, sep2, tail = out.partition("   #")
+            head2 = _cmd_env(head)
+            return out if head2 == head else head2 + (f"   #{tail}" if sep2 else "   # cmd")
     return cmd.replace("-d /tmp/x", "-d pip-files") if "-d /tmp/x" in cmd else cmd + _LINUX_NOTE
 
 
@@ -473,6 +511,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             if named and (re.fullmatch(r"[A-Za-z0-9][\w.-]*", named) or re.search(r"\bpip3? install\b", c)):
                 c = c.replace("<package>", named)  # a folder or a URL only where pip installs it
         c = pip_names(c)
+        c = _jobs_unnamed(c)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
             c = _windows(c)
@@ -480,6 +519,21 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             c = _macos(c)
         out.append(_home_free(_pip_names(c)))
     return _once(out)
+
+
+#: a build rerun with fewer compile jobs whose package the text names nowhere (``MAX_JOBS=2 pip install ... <package>``)
+_JOBS_UNNAMED_RE = re.compile(r"^MAX_JOBS=(\d+) (?:python -m )?pip3? install\b[^#]*<package>[^#]*?(?:\s*#\s*(.*))?$")
+
+
+def _jobs_unnamed(c: str) -> str:
+    """A rerun of a build with fewer compile jobs whose package the text does not name: the variable set for the
+    shell, to rerun the build's own command with (runnable as printed; no ``<package>`` left)."""
+    m = _JOBS_UNNAMED_RE.match(c)
+    if not m:
+        return c
+    why = f"; {m.group(2)}" if m.group(2) else ""
+    first = "; its log's first 'error' line is the cause" if "grep" in c.split("#", 1)[0] else ""
+    return f"export MAX_JOBS={m.group(1)}   # then run the build's command again in this shell{first}{why}"
 
 
 #: a pip command and its arguments (before a comment)

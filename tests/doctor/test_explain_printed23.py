@@ -176,8 +176,9 @@ def test_no_output_form_prints_a_secret_of_the_text(text, secrets):
 
 def test_what_the_fills_copy_is_read_with_the_secrets_redacted():
     text = "$ pip install --token s3cr3tT0kenValue99 fastsplat\n" + BUILD
-    printed = [c for c in _printed_lines(text) if "pip install" in c]
-    assert printed and not any("s3cr3tT0kenValue99" in c or "<redacted>" in c for c in printed), printed
+    printed = _printed_lines(text)  # (round 26: no pip target is left that the text names safely: the variable)
+    assert printed and not any("s3cr3tT0kenValue99" in c or "<redacted>" in c or "<package>" in c
+                               for c in printed), printed
 
 
 @pytest.mark.parametrize("text, user", [

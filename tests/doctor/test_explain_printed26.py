@@ -1,0 +1,104 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Round 26: a printed command runs as printed where the text shows the shell it will run in.
+
+A POSIX shell's one-command variables (``CUDA_LAUNCH_BLOCKING=1 python train.py``,
+``TORCH_CUDA_ARCH_LIST="8.9" pip install .``) are a program name to cmd and PowerShell; a single-quoted argument
+keeps its quotes in cmd (``pip install 'numpy<2'`` redirects from a file named ``2'``). On a text from Windows the
+printed pass writes them in cmd's words. A rerun of a build with fewer compile jobs whose package the text names
+nowhere is the variable set for the build's own command, not ``pip install ... <package>``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from smrnb.doctor._explain import explain_result
+from smrnb.doctor._printed import _windows
+
+CORPUS = Path(__file__).parent / "corpus"
+#: a POSIX one-command variable before a program (at a command's start or after &&)
+_ENV_PREFIX = re.compile(r"(?:^|&&\s*)[A-Z_][A-Z0-9_]*=\S+\s+[a-z.]")
+WIN = "C:\\Users\\me\\proj> python train.py\n"
+
+
+def _commands(text: str) -> list[str]:
+    return [c for f in explain_result(text, similar=False).findings for c in (f.fix.commands if f.fix else ())]
+
+
+def test_a_windows_texts_launch_blocking_rerun_is_cmds():
+    cmds = _commands(WIN + "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert any(c.startswith('set "CUDA_LAUNCH_BLOCKING=1" && python train.py') for c in cmds), cmds
+    assert not any(_ENV_PREFIX.search(c.split("   #")[0]) for c in cmds), cmds
+
+
+def test_a_windows_texts_arch_rebuild_is_cmds():
+    cmds = _commands(WIN + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+                     "GPU: NVIDIA GeForce RTX 4090\nsite-packages\\pytorch3d\\_C.pyd\n")
+    rebuild = [c for c in cmds if "TORCH_CUDA_ARCH_LIST" in c]
+    assert rebuild and all(c.startswith('rmdir /s /q build 2>nul & set "TORCH_CUDA_ARCH_LIST=8.9" && pip install ')
+                           for c in rebuild), rebuild
+
+
+def test_the_same_texts_on_linux_keep_the_posix_forms():
+    cmds = _commands("$ python train.py\nRuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert any(c.startswith("CUDA_LAUNCH_BLOCKING=1 python train.py") for c in cmds), cmds
+
+
+@pytest.mark.parametrize("posix, cmd", [
+    ("CUDA_LAUNCH_BLOCKING=1 python x.py   # why", 'set "CUDA_LAUNCH_BLOCKING=1" && python x.py   # cmd: why'),
+    ('FOO=1 BAR="a b" python x.py', 'set "FOO=1" && set "BAR=a b" && python x.py   # cmd'),
+    ("export MAX_JOBS=2   # then", 'set "MAX_JOBS=2"   # cmd: then'),
+    ("pip install 'numpy<2'", 'pip install "numpy<2"   # cmd'),
+    ("rm -rf build/ && pip install .", "rmdir /s /q build 2>nul & pip install .   # cmd"),
+    # a POSIX part left: the command as it was, with the note that it is a POSIX shell's
+    ("ls /usr/local/cuda && CUDA_HOME=/usr/local/cuda python setup.py install",
+     "ls /usr/local/cuda && CUDA_HOME=/usr/local/cuda python setup.py install   # Linux/macOS shell (bash): on "
+     "Windows use PowerShell's equivalents"),
+    # a quote inside a double-quoted Python line is Python's, not the shell's
+    ('python -c "import torch; print(\'x\')"', 'python -c "import torch; print(\'x\')"'),
+    ("# a comment line", "# a comment line"),
+])
+def test_posix_forms_in_cmds_words(posix, cmd):
+    assert _windows(posix) == cmd
+
+
+def test_a_build_killed_with_no_package_named_sets_the_variable():
+    cmds = _commands("c++: fatal error: Killed signal terminated program cc1plus\ncompilation terminated.\n")
+    assert any(c.startswith("export MAX_JOBS=2   # then run the build's command again") for c in cmds), cmds
+    assert not any("<package>" in c for c in cmds), cmds
+
+
+def test_a_build_killed_with_its_package_named_reruns_it():
+    cmds = _commands("Building wheel for flash-attn (setup.py) ...\n"
+                     "c++: fatal error: Killed signal terminated program cc1plus\n")
+    assert any(c.startswith("MAX_JOBS=2 pip install --no-build-isolation -v flash-attn") for c in cmds), cmds
+
+
+def _corpus_rows():
+    if not CORPUS.is_dir():
+        pytest.skip("the corpus folder is absent")
+    for part in sorted(CORPUS.glob("*.jsonl")):
+        with open(part, encoding="utf-8") as fh:
+            yield from (json.loads(ln) for ln in fh if ln.strip())
+
+
+def test_no_corpus_text_gets_a_posix_variable_on_windows_or_an_unnamed_rerun():
+    """Over every corpus text: where the text reads as Windows, no printed command starts a program with a POSIX
+    one-command variable unless it carries the POSIX note; nowhere a ``MAX_JOBS=N pip install ... <package>``
+    (before round 26: 37 and 44 such commands)."""
+    env, unnamed, windows = [], [], 0
+    for r in _corpus_rows():
+        res = explain_result(r["text"], similar=False)
+        win = (res.facts.get("context") or {}).get("os") == "windows"
+        windows += win
+        for c in (c for f in res.findings for c in (f.fix.commands if f.fix else ())):
+            body = c.split("   #")[0]
+            if win and _ENV_PREFIX.search(body) and "Linux/macOS shell" not in c:
+                env.append((r["id"], c))
+            if re.search(r"MAX_JOBS=\d[^#]*<package>", body):
+                unnamed.append((r["id"], c))
+    assert windows > 100  # the sweep reads many Windows texts
+    assert not env and not unnamed, (env[:5], unnamed[:5])
