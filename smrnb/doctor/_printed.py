@@ -190,6 +190,49 @@ def _windows(cmd: str) -> str:
     return cmd.replace("-d /tmp/x", "-d pip-files") if "-d /tmp/x" in cmd else cmd + _LINUX_NOTE
 
 
+#: the shell a Windows text shows: PowerShell's prompt (``PS C:\\proj>``) or its name, else cmd (a ``C:\\...>`` prompt,
+#: Anaconda Prompt's ``(base) C:\\...>``, or none: cmd's prompts are most of what Windows users paste)
+_PS_SHOWN_RE = re.compile(r"(?m)^[ \t>]*PS [A-Za-z]:\\|\bPowerShell\b|\bpwsh(?:\.exe)?\b", re.IGNORECASE)
+_CMD_SHOWN_RE = re.compile(r"(?m)^[ \t>]*(?:\([\w.-]{1,40}\)\s*)?[A-Za-z]:\\[^>\n]{0,200}>(?!>)|\bcmd(?:\.exe)?\b|"
+                           r"Command Prompt|Anaconda Prompt", re.IGNORECASE)
+
+
+def _windows_shell(text: str) -> str:
+    """``"powershell"`` where a Windows text shows PowerShell and not cmd, else ``"cmd"``."""
+    return "powershell" if _PS_SHOWN_RE.search(text) and not _CMD_SHOWN_RE.search(text) else "cmd"
+
+
+#: a cmd form's one-command variable, its variables and its commands that PowerShell reads otherwise
+_SET_RE = re.compile(r'\bset "([A-Za-z_][A-Za-z0-9_]*)=([^"]*)"')
+_PERCENT_VAR_RE = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)%")
+_RMDIR_RE = re.compile(r"\brmdir /s /q (\"[^\"]+\"|\S+)(?: 2>nul)?")
+_WHERE_RE = re.compile(r"(^|[;&]\s*)where (?=\S)")
+
+
+def _for_shell(c: str, shell: str) -> str:
+    """A command of a Windows text (cmd's form, :func:`_windows`) in the words of the shell the text shows: in cmd a
+    note after ``#`` is no comment (pip reads '#' as a requirement), so it follows ``& rem``; in PowerShell, ``set``
+    sets no environment variable, ``%X%`` is not expanded, ``&&`` is no operator in Windows PowerShell 5.1 and ``where``
+    is Where-Object: ``$env:X = "v";``, ``$env:X``, ``;``, ``where.exe``, ``Remove-Item``."""
+    if c.lstrip().startswith("#"):  # a comment line
+        body, note = "", c.lstrip()[1:]
+    else:
+        body, _, note = c.partition("   #")
+    note = re.sub(r"^\s*cmd\b:?\s*", "", note).strip()
+    if shell == "cmd":  # REM's rest of the line is not parsed for & | < > (cmd's parser: REM is read as one token)
+        if not body.strip():  # a comment line
+            return "rem " + note if note else c
+        return f"{body.rstrip()} & rem {note}" if note else body.rstrip()
+    if not body.strip():
+        return "# " + note if note else c
+    ps = _SET_RE.sub(lambda m: f'$env:{m.group(1)} = "{m.group(2)}"', body)
+    ps = _RMDIR_RE.sub(lambda m: f"Remove-Item -Recurse -Force {m.group(1)} -ErrorAction SilentlyContinue", ps)
+    ps = _PERCENT_VAR_RE.sub(r"$env:\1", ps)
+    ps = ps.replace(" && ", "; ").replace(" & ", "; ")
+    ps = _WHERE_RE.sub(lambda m: f"{m.group(1)}where.exe ", ps)
+    return f"{ps.rstrip()}   # {note}" if note else ps.rstrip()
+
+
 def _macos(cmd: str) -> str:
     return cmd.replace("nm -D --defined-only", "nm -gU").replace("ldd ", "otool -L ") if " -D " in cmd or "ldd " in cmd \
         else cmd
@@ -518,6 +561,9 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         elif os_ == "macos":
             c = _macos(c)
         out.append(_home_free(_pip_names(c)))
+    if os_ == "windows":
+        shell = _windows_shell(text)
+        out = [_for_shell(c, shell) for c in out]
     return _once(out)
 
 

@@ -343,11 +343,13 @@ def test_the_split_is_applied_to_every_part_of_this_checkout():
     split's test."""
     mod = _split()
     for part in [*CORPUS.glob("*.jsonl"), *CORPUS.glob("*/*.jsonl")]:
+        # the sixteenth and later collections were labelled with the codes: their labellers' own reading, no move
+        labelled_with_them = part.parent.name == "sixteenth" or part.name in ("heldout16.jsonl", "dev19.jsonl")
         for ln in part.read_text(encoding="utf-8").splitlines():
             if ln.strip():
                 assert mod.migrate_line(ln) == ln, (part.name, ln[:120])
                 row = json.loads(ln)
-                if row.get("cause") in mod.NEW_CODES and row.get("text"):
+                if row.get("cause") in mod.NEW_CODES and row.get("text") and not labelled_with_them:
                     olds = [o for n, o, _ in mod.SPLITS if n == row["cause"]]
                     old = next((c for c in row.get("also") or () if c in olds), "unknown")
                     assert mod.split_of(old, row["text"]) == row["cause"], (part.name, row["id"])

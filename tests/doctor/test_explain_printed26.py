@@ -4,7 +4,9 @@
 A POSIX shell's one-command variables (``CUDA_LAUNCH_BLOCKING=1 python train.py``,
 ``TORCH_CUDA_ARCH_LIST="8.9" pip install .``) are a program name to cmd and PowerShell; a single-quoted argument
 keeps its quotes in cmd (``pip install 'numpy<2'`` redirects from a file named ``2'``). On a text from Windows the
-printed pass writes them in cmd's words. A rerun of a build with fewer compile jobs whose package the text names
+printed pass writes them in the words of the shell the text shows (blind audit 26): cmd's (``set "X=v" &&``, a note
+after ``& rem``: cmd has no ``#`` comment, pip reads ``#`` as a requirement) or, where the text shows PowerShell,
+PowerShell's (``$env:X = "v";``, ``$env:VAR``, ``where.exe``, ``Remove-Item``; ``&&`` is no operator in 5.1). A rerun of a build with fewer compile jobs whose package the text names
 nowhere is the variable set for the build's own command, not ``pip install ... <package>``."""
 
 from __future__ import annotations
@@ -30,8 +32,24 @@ def _commands(text: str) -> list[str]:
 
 def test_a_windows_texts_launch_blocking_rerun_is_cmds():
     cmds = _commands(WIN + "RuntimeError: CUDA error: an illegal memory access was encountered\n")
-    assert any(c.startswith('set "CUDA_LAUNCH_BLOCKING=1" && python train.py') for c in cmds), cmds
-    assert not any(_ENV_PREFIX.search(c.split("   #")[0]) for c in cmds), cmds
+    assert any(c.startswith('set "CUDA_LAUNCH_BLOCKING=1" && python train.py & rem ') for c in cmds), cmds
+    assert not any(_ENV_PREFIX.search(c.split(" & rem ")[0]) for c in cmds), cmds
+    assert not any("#" in c for c in cmds), cmds  # cmd has no '#' comment
+
+
+def test_a_powershell_texts_rerun_is_powershells():
+    cmds = _commands("PS C:\\Users\\ana\\proj> python train.py\n"
+                     "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert any(c.startswith('$env:CUDA_LAUNCH_BLOCKING = "1"; python train.py   # ') for c in cmds), cmds
+    assert not any('set "' in c or "&&" in c or " & rem" in c for c in cmds), cmds
+
+
+def test_a_powershell_texts_toolkit_and_rebuild_are_powershells():
+    cmds = _commands("PS C:\\src\\ext> pip install .\nOSError: CUDA_HOME environment variable is not set. Please set "
+                     "it to your CUDA install root.\ntorch 2.3.1+cu121\n")
+    assert any(c.startswith('$env:CUDA_HOME = "$env:ProgramFiles\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.1"')
+               for c in cmds), cmds
+    assert not any("%ProgramFiles%" in c or 'set "' in c for c in cmds), cmds
 
 
 def test_a_windows_texts_arch_rebuild_is_cmds():
@@ -40,6 +58,23 @@ def test_a_windows_texts_arch_rebuild_is_cmds():
     rebuild = [c for c in cmds if "TORCH_CUDA_ARCH_LIST" in c]
     assert rebuild and all(c.startswith('rmdir /s /q build 2>nul & set "TORCH_CUDA_ARCH_LIST=8.9" && pip install ')
                            for c in rebuild), rebuild
+    assert all(" & rem " in c and "#" not in c for c in rebuild), rebuild
+
+
+@pytest.mark.parametrize("cmd_form, cmd, powershell", [
+    ('set "X=1" && python x.py   # cmd: why', 'set "X=1" && python x.py & rem why', '$env:X = "1"; python x.py   # why'),
+    ("pip install pillow   # the name pip knows", "pip install pillow & rem the name pip knows",
+     "pip install pillow   # the name pip knows"),
+    ("# then rerun <pid>", "rem then rerun <pid>", "# then rerun <pid>"),
+    ('rmdir /s /q build 2>nul & set "A=8.6" && pip install .   # cmd', 'rmdir /s /q build 2>nul & set "A=8.6" && pip '
+     'install .', 'Remove-Item -Recurse -Force build -ErrorAction SilentlyContinue; $env:A = "8.6"; pip install .'),
+    ("echo %PATH%   # cmd: folders", "echo %PATH% & rem folders", "echo $env:PATH   # folders"),
+    ("where cl", "where cl", "where.exe cl"),
+])
+def test_cmds_form_in_the_shell_the_text_shows(cmd_form, cmd, powershell):
+    from smrnb.doctor._printed import _for_shell
+    assert _for_shell(cmd_form, "cmd") == cmd
+    assert _for_shell(cmd_form, "powershell") == powershell
 
 
 def test_the_same_texts_on_linux_keep_the_posix_forms():
@@ -87,17 +122,20 @@ def _corpus_rows():
 
 def test_no_corpus_text_gets_a_posix_variable_on_windows_or_an_unnamed_rerun():
     """Over every corpus text: where the text reads as Windows, no printed command starts a program with a POSIX
-    one-command variable unless it carries the POSIX note; nowhere a ``MAX_JOBS=N pip install ... <package>``
-    (before round 26: 37 and 44 such commands)."""
+    one-command variable unless it carries the POSIX note, and none of cmd's carries a '#' note; nowhere a
+    ``MAX_JOBS=N pip install ... <package>`` (before round 26: 37 and 44 such commands)."""
     env, unnamed, windows = [], [], 0
     for r in _corpus_rows():
         res = explain_result(r["text"], similar=False)
         win = (res.facts.get("context") or {}).get("os") == "windows"
         windows += win
         for c in (c for f in res.findings for c in (f.fix.commands if f.fix else ())):
-            body = c.split("   #")[0]
+            body = c.split("   #")[0].split(" & rem ")[0]
             if win and _ENV_PREFIX.search(body) and "Linux/macOS shell" not in c:
                 env.append((r["id"], c))
+            if win and "   #" in c and " & rem " not in c and not c.startswith(("rem ", "# ")) and "$env:" not in c \
+                    and not re.search(r"(?m)^\s*PS [A-Za-z]:", r["text"]) and "powershell" not in r["text"].lower():
+                env.append((r["id"], c))  # a '#' note in cmd's form: pip reads '#' as a requirement
             if re.search(r"MAX_JOBS=\d[^#]*<package>", body):
                 unnamed.append((r["id"], c))
     assert windows > 100  # the sweep reads many Windows texts
