@@ -24,7 +24,7 @@ import functools
 import re
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from smrnb.doctor._evidence import lib_family, symbol_owner
@@ -2629,6 +2629,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _scan_lines(r, text, budget_s)
     low = text.lower()
     _unplaced_bare_import(r, low)
+    _removed_api_forms(r, text, low)
     _scan_signs(r, text, low)
     _scan_stale_release(r, text, low)
     _scan_tf_release(r, text)
@@ -2638,6 +2639,84 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _context_from_signs(r)
     _broken_driver(r)
     return r.result()
+
+
+#: (round 26a) an object of a class without the member the code asks for, in Python's words, with either quote
+#: ("AttributeError: 'Trimesh' object has no attribute 'remove_duplicate_faces'", a title without the exception)
+_INSTANCE_ATTR_RE = re.compile(r"""['"]([A-Za-z_][A-Za-z0-9_]{1,60})['"] object has no attribute ['"]([A-Za-z0-9_]{1,80})['"]""")
+#: (round 26a) an import statement quoted in a report ("from torchvision.models.utils import load_state_dict_from_url",
+#: "import mmcv.runner"): its module and the names it imports
+_QUOTED_FROM_IMPORT_RE = re.compile(r"(?<![\w.])from ([A-Za-z_][A-Za-z0-9_.]{0,100}) import ([A-Za-z0-9_, ()]{1,300})")
+_QUOTED_IMPORT_RE = re.compile(r"(?<![\w.])import ([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){1,4})\b")
+#: (round 26a) a report's own words that the quoted import fails ("throws an error", "no longer works", "was removed")
+_FAILS_SAID_RE = re.compile(r"\b(?:errors?|fails?|failed|failing|throws?|thrown|raises?|no longer|does ?n[o']t work|"
+                            r"not work(?:ing)?|broken|removed?|remove[ds]?|deprecated|gone)\b")
+#: (round 26a) a Python exception line other than the import's own: the text fails elsewhere, not at the quoted import
+_OTHER_EXCEPTION_RE = re.compile(r"\b(?!ImportError|ModuleNotFoundError|AttributeError)[A-Z][A-Za-z]{2,40}(?:Error|Exception):")
+#: (round 26a) a package's usual alias in code, taken as its name in the text ("pd.DataFrame", "np.")
+_PACKAGE_ALIASES = {"pandas": ("pd.",), "numpy": ("np.",), "matplotlib": ("plt.",), "tensorflow": ("tf.",)}
+
+
+def _package_named(low: str, row: Mapping[str, str]) -> bool:
+    """(round 26a) The text names the row's package: its import name or distribution as a word, an alias of it
+    (``pd.``), or a class named after it (``Trimesh``)."""
+    top = row["module"].split(".")[0].lower()
+    names = {top, row["library"].lower()}
+    if any(re.search(rf"(?<![a-z0-9_]){re.escape(n)}(?![a-z0-9_])", low) for n in names):
+        return True
+    return any(a in low for a in _PACKAGE_ALIASES.get(top, ()))
+
+
+def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
+    """(round 26a) The forms a name tables/removed_apis.csv says a release removed takes in a pasted text beyond
+    Python's module-level lines: an object of the package's class without the removed method (``'Trimesh' object has
+    no attribute 'remove_duplicate_faces'``, where the text names the package or the class is named after it, and the
+    text does not define the class itself), and, in a text with no Python error of its own, the import statement it
+    quotes and says fails (``from torchvision.models.utils import load_state_dict_from_url`` "throws an error"):
+    ``torch.module_missing`` of the row's dotted name."""
+    from smrnb.doctor import tables
+
+    rows = {r_["module"] + (f".{r_['name']}" if r_.get("name") else ""): r_ for r_ in tables.rows("removed_apis")}
+    if " object has no attribute " in low:
+        for cls, attr in _INSTANCE_ATTR_RE.findall(text)[:4]:
+            full = _removed_class_attrs().get((cls, attr))
+            row = rows.get(full or "")
+            if row is None or f"class {cls.lower()}(" in low or f"class {cls.lower()}:" in low:
+                continue
+            if cls.lower().startswith(row["module"].split(".")[0].lower()) or _package_named(low, row):
+                line = next((ln for ln in text.splitlines() if f"{cls}' object has no attribute" in ln
+                             or f'{cls}" object has no attribute' in ln), cls)
+                r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True,
+                        instance=cls)
+                return
+    if "import " not in low or any(e.get("kind") == "module_missing" for e in r.events["torch"]):
+        return
+    if _OTHER_EXCEPTION_RE.search(text) or not _FAILS_SAID_RE.search(low):
+        return
+    for line in text.splitlines()[:400]:
+        if "import " not in line:
+            continue
+        found = None
+        for mod, names in _QUOTED_FROM_IMPORT_RE.findall(line)[:2]:
+            for name in names.replace("(", " ").replace(")", " ").replace(",", " ").split()[:12]:
+                found = found or (f"{mod}.{name}" if f"{mod}.{name}" in rows else None)
+            found = found or _removed_module_of(rows, mod)
+        for mod in _QUOTED_IMPORT_RE.findall(line)[:2]:
+            found = found or _removed_module_of(rows, mod)
+        if found:
+            r.event("torch", "module_missing", line, WEIGHT["module"], module=found, import_name=True,
+                    import_quoted=True)
+            return
+
+
+def _removed_module_of(rows: Mapping[str, Mapping[str, str]], mod: str) -> str | None:
+    """(round 26a) The dotted name of a removed module (a row of form ``module``) that is ``mod`` or holds it."""
+    parts = mod.split(".")
+    for i in range(len(parts), 1, -1):
+        key = ".".join(parts[:i])
+        if key in rows and rows[key].get("form") == "module":
+            return key
+    return None
 
 
 def _unplaced_bare_import(r: _Reader, low: str) -> None:

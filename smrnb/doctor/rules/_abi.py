@@ -396,6 +396,22 @@ def _removed_api_rows() -> dict[str, dict[str, str]]:
     return out
 
 
+@functools.cache
+def _removed_by_bare_name() -> dict[str, dict[str, str]]:
+    """(round 26a) The rows of tables/removed_apis.csv by a removed name alone, for Python's bare "cannot import name
+    'X'" with no module: only a distinctive name (8 characters or more, with an underscore or an inner capital: not
+    'Config', 'Registry', 'Image') that every row naming it gives to one library."""
+    from smrnb.doctor import tables
+
+    by: dict[str, list[dict[str, str]]] = {}
+    for r in tables.rows("removed_apis"):
+        name = r.get("name") or ""
+        if r.get("form") in ("import", "attribute") and len(name) >= 8 and (
+                "_" in name.strip("_") or any(c.isupper() for c in name[1:])):
+            by.setdefault(name, []).append(r)
+    return {n: rs[0] for n, rs in by.items() if len({r["library"] for r in rs}) == 1}
+
+
 def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, str] | None:
     """(round 23e) The row of tables/removed_apis.csv naming what a "this name is not there" event of Python's own
     (``module 'X' has no attribute 'Y'``, ``cannot import name 'Y' from 'X'``, ``No module named 'X.Y'``, ``type object
@@ -407,6 +423,8 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
     mod = str(ev.get("module") or "")
     rows = _removed_api_rows()
     row = rows.get(mod)  # (a class named alone, "type object 'Image'", is read as its module's name: _textfacts)
+    if row is None and ev.get("bare_name"):
+        row = _removed_by_bare_name().get(mod)  # (round 26a) "cannot import name 'load_state_dict_from_url'" alone
     parts = mod.split(".")
     for i in range(len(parts) - 1, 0, -1):
         if row is not None or ev.get("import_name") or ev.get("attribute"):
@@ -446,6 +464,25 @@ def removed_api_fix(row: Mapping[str, str]) -> dict[str, Any]:
             "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']}; "
                          f"verified: {row['verified']})"]}
 
+
+
+def removed_api_caller_fix(row: Mapping[str, str]) -> dict[str, Any]:
+    """(round 26a) The second reading of a name tables/removed_apis.csv says a release removed: the code calling it is
+    a project's (or another package's) not updated for that release; its maintainers' fix, or a pin in its
+    requirements."""
+    what = row["module"] + (f".{row['name']}" if row.get("name") else "")
+    lib, ver, repl = row["library"], row["removed_in"], row.get("replacement") or ""
+    name = row.get("name") or row["module"].rsplit(".", 1)[-1]
+    return {"title": f"The project calling {what} was not updated for {lib} {ver}, which removed it: its maintainers' "
+                     f"fix (or a pin of {lib} below {ver} in its requirements) is due",
+            "fix": f"Where the call is in a project's or another package's code (its file in the traceback, not "
+                   f"yours), that code was written for {lib} before {ver} and its requirements do not pin it: update "
+                   f"the project (its maintainers may have ported it{' to ' + repl if repl else ''}), or report it. "
+                   f"Where the call is your own code, the first reading is the whole story.",
+            "commands": [f"grep -rn \"{name}\" --include=*.py .   # the calls to port",
+                         "git pull   # in the project's checkout: the maintainers' port, if any",
+                         f"grep -n -i \"{lib}\" requirements*.txt setup.py pyproject.toml   # the release it pins"],
+            "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']})"]}
 
 
 #: (round 25a) message rows whose package_api_version_mismatch is the release of a program or project the text does
@@ -645,6 +682,8 @@ def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: 
     mod = str(ev.get("module") or "")
     parent, _, last = mod.rpartition(".")
     where = str(ev.get("submodule_absent") or "")
+    if code == "library_bug" and (row := removed_api(facts, ev)) is not None:
+        return removed_api_caller_fix(row)
     if code == "library_bug" and _imported_by_installed_package(facts, ev):
         by = str((value(facts, "torch", "package_imports") or {}).get(mod.split(".")[0]))
         dist = mod.split(".")[0]
@@ -1216,7 +1255,8 @@ def _round25a_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list
       names come and go between releases; torch's compiled _C, and torch._six's own reading, left out)."""
     if ev.get("bare_name"):
         shown = value(facts, "loader", "package_releases") or value(facts, "toolkit", "building")
-        return ["package_api_version_mismatch", "library_bug"] if shown else []
+        # (round 26a) or a distinctive name tables/removed_apis.csv says a release removed (removed_api)
+        return ["package_api_version_mismatch", "library_bug"] if shown or removed_api(facts, ev) else []
     if not (ev.get("attribute") or ev.get("import_name")) and _not_a_package(ev, parts):
         return ["user_code_error"]
     if _torch_private_attribute(ev, parts) and parts[-1] != "_six":
