@@ -1729,7 +1729,7 @@ def _removed_class_attrs() -> dict[tuple[str, str], str]:
     out: dict[tuple[str, str], str] = {}
     for row in tables.rows("removed_apis"):
         last = row["module"].rsplit(".", 1)[-1]
-        if row.get("name") and "." in row["module"] and last[:1].isupper():
+        if row.get("name") and "." in row["module"] and last[:1].isupper() and row.get("form") != "keyword":
             out.setdefault((last, row["name"]), f"{row['module']}.{row['name']}")
     return out
 
@@ -2654,7 +2654,12 @@ _FAILS_SAID_RE = re.compile(r"\b(?:errors?|fails?|failed|failing|throws?|thrown|
 #: (round 26a) a Python exception line other than the import's own: the text fails elsewhere, not at the quoted import
 _OTHER_EXCEPTION_RE = re.compile(r"\b(?!ImportError|ModuleNotFoundError|AttributeError)[A-Z][A-Za-z]{2,40}(?:Error|Exception):")
 #: (round 26a) a package's usual alias in code, taken as its name in the text ("pd.DataFrame", "np.")
-_PACKAGE_ALIASES = {"pandas": ("pd.",), "numpy": ("np.",), "matplotlib": ("plt.",), "tensorflow": ("tf.",)}
+_PACKAGE_ALIASES = {"pandas": ("pd.",), "numpy": ("np.",), "matplotlib": ("plt.",), "tensorflow": ("tf.",),
+                    "pytorch_lightning": ("pl.", "lightning")}
+#: (round 26a) Python's refusal of a keyword argument ("TypeError: Trainer.__init__() got an unexpected keyword
+#: argument 'gpus'"; before Python 3.10 a bare "__init__()"): the callee's dotted name and the keyword
+_UNEXPECTED_KEYWORD_RE = re.compile(r"((?:[A-Za-z_][A-Za-z0-9_]{0,60}\.){0,4}[A-Za-z_][A-Za-z0-9_]{0,60})\(\) got an "
+                                    r"unexpected keyword argument ['\"]([A-Za-z_][A-Za-z0-9_]{0,60})['\"]")
 
 
 def _package_named(low: str, row: Mapping[str, str]) -> bool:
@@ -2689,6 +2694,8 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
                 r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True,
                         instance=cls)
                 return
+    if "unexpected keyword argument" in low and _removed_keyword(r, text, low, rows):
+        return
     if "import " not in low or any(e.get("kind") == "module_missing" for e in r.events["torch"]):
         return
     if _OTHER_EXCEPTION_RE.search(text) or not _FAILS_SAID_RE.search(low):
@@ -2707,6 +2714,26 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
             r.event("torch", "module_missing", line, WEIGHT["module"], module=found, import_name=True,
                     import_quoted=True)
             return
+
+
+def _removed_keyword(r: _Reader, text: str, low: str, rows: Mapping[str, Mapping[str, str]]) -> bool:
+    """(round 26a) A keyword argument a release removed from a package's callable (rows of form ``keyword``: the
+    callable's dotted name, the keyword), refused in Python's words: the callee Python names (its last part), or for a
+    bare ``__init__()`` a call of the row's class the text shows (``Trainer(``); where the text names the package.
+    ``torch.module_missing`` of the row's dotted name (``keyword``)."""
+    for callee, kw in _UNEXPECTED_KEYWORD_RE.findall(text)[:2]:
+        parts = [p for p in callee.split(".") if p not in ("__init__", "__new__", "__call__")]
+        for full, row in rows.items():
+            if row.get("form") != "keyword" or row.get("name") != kw:
+                continue
+            last = row["module"].rsplit(".", 1)[-1]
+            if not (parts and parts[-1] == last) and not (not parts and f"{last.lower()}(" in low):
+                continue
+            if _package_named(low, row):
+                line = next((ln for ln in text.splitlines() if "unexpected keyword argument" in ln), kw)
+                r.event("torch", "module_missing", line, WEIGHT["module"], module=full, attribute=True, keyword=kw)
+                return True
+    return False
 
 
 def _removed_module_of(rows: Mapping[str, Mapping[str, str]], mod: str) -> str | None:

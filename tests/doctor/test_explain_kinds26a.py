@@ -69,6 +69,14 @@ READINGS = [
      "tensorflow 2.0"),
     ("ModuleNotFoundError: No module named 'transformers.modeling_roberta'\n", "transformers 4.0"),
     ("    leaves = jax.tree_leaves(params)\nAttributeError: module 'jax' has no attribute 'tree_leaves'\n", "jax 0.6.0"),
+    # a keyword argument a release removed, refused in Python's words
+    ("    frame = pd.read_csv(csv_path, sep=';', error_bad_lines=False)\nTypeError: read_csv() got an unexpected "
+     "keyword argument 'error_bad_lines'\n", "pandas 2.0"),
+    ("Traceback (most recent call last):\n  File \"fit.py\", line 3, in <module>\n    enc = OneHotEncoder(sparse=False)"
+     "\nTypeError: __init__() got an unexpected keyword argument 'sparse'\n$ pip list | grep scikit\n"
+     "scikit-learn              1.5.1\n", "scikit-learn 1.4"),
+    ("    out.to_csv(dst, index=False, line_terminator='\\n')\nTypeError: NDFrame.to_csv() got an unexpected keyword "
+     "argument 'line_terminator'\n$ python -c 'import pandas; print(pandas.__version__)'\n2.1.4\n", "pandas 2.0"),
 ]
 
 
@@ -106,6 +114,10 @@ NEAR_MISSES = [
     "from torchvision.models import resnet50 throws an error\n",
     # the quoted import with no word that it fails
     "I use `from torchvision.models.utils import load_state_dict_from_url` in my fork.\n",
+    # a removed keyword refused by a callable of the project's own (no package named, another class)
+    "TypeError: read_csv() got an unexpected keyword argument 'error_bad_lines'\n",
+    "import pandas as pd\nTypeError: CsvLoader.__init__() got an unexpected keyword argument 'error_bad_lines'\n",
+    "import pytorch_lightning as pl\nTypeError: MyTrainer.__init__() got an unexpected keyword argument 'gpus'\n",
     # a release shown older than the removal: something else lacks the name
     "AttributeError: 'Trimesh' object has no attribute 'remove_duplicate_faces'\ntrimesh 3.23.5\n",
 ]
@@ -126,3 +138,6 @@ def test_fix_names_the_release_the_replacement_and_both_fixes():
     assert "torch.hub.load_state_dict_from_url" in "\n".join(f.fix.commands)
     f = _removal(READINGS[2][0])
     assert "getbbox" in f.fix.why and "pillow10_freetypefont_getsize" in " ".join(map(str, f.evidence))
+    f = _removal(READINGS[-3][0])  # read_csv(error_bad_lines=)
+    assert f.title.startswith("The error_bad_lines= argument of pandas.read_csv() was removed in pandas 2.0")
+    assert "on_bad_lines" in "\n".join(f.fix.commands)

@@ -145,7 +145,7 @@ def test_the_table_is_broad_and_every_row_names_its_source_and_verification():
     for r in ROWS:
         assert r["source"].strip() and ("http" in r["source"] or "/" in r["source"]), r["key"]
         assert r["verified"] in ("yes", "partial"), r["key"]
-        assert r["form"] in ("attribute", "import", "module"), r["key"]
+        assert r["form"] in ("attribute", "import", "module", "keyword"), r["key"]  # (round 26a) keyword
         assert re.fullmatch(r"\d{1,3}\.\d{1,3}(?:\.\d{1,3})?", r["removed_in"]), r["key"]
         assert all(c in CODES for c in r["codes"].split("|")), r["key"]
         assert r["replacement"].strip(), r["key"]

@@ -449,6 +449,8 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
 def removed_api_fix(row: Mapping[str, str]) -> dict[str, Any]:
     """The title, detail, commands and evidence of a name tables/removed_apis.csv says a release removed."""
     what = row["module"] + (f".{row['name']}" if row.get("name") else "")
+    if row.get("form") == "keyword":  # (round 26a) a keyword argument of a callable
+        what = f"the {row['name']}= argument of {row['module']}()"
     lib, ver = row["library"], row["removed_in"]
     if lib.lower() == "python":
         pin = (f"conda create -n py-older python=3.{_release_tuple(ver)[1] - 1}   # a Python older than {ver}, "
@@ -456,7 +458,8 @@ def removed_api_fix(row: Mapping[str, str]) -> dict[str, Any]:
     else:
         pin = f'pip install "{lib}<{ver}"   # the last release before the one that removed it'
     repl = row.get("replacement") or ""
-    return {"title": f"{what} was removed in {'Python' if lib.lower() == 'python' else lib} {ver}: the code was "
+    head = what[:1].upper() + what[1:] if row.get("form") == "keyword" else what
+    return {"title": f"{head} was removed in {'Python' if lib.lower() == 'python' else lib} {ver}: the code was "
                      "written for an older release",
             "detail": f"Replacement: {repl}" if repl else "",
             "commands": [pin, f"# or change the code: {what} -> {repl}" if repl else f"pip show {lib}",
@@ -471,6 +474,8 @@ def removed_api_caller_fix(row: Mapping[str, str]) -> dict[str, Any]:
     a project's (or another package's) not updated for that release; its maintainers' fix, or a pin in its
     requirements."""
     what = row["module"] + (f".{row['name']}" if row.get("name") else "")
+    if row.get("form") == "keyword":
+        what = f"{row['module']}() with {row['name']}="
     lib, ver, repl = row["library"], row["removed_in"], row.get("replacement") or ""
     name = row.get("name") or row["module"].rsplit(".", 1)[-1]
     return {"title": f"The project calling {what} was not updated for {lib} {ver}, which removed it: its maintainers' "
