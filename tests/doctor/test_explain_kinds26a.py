@@ -69,6 +69,11 @@ READINGS = [
      "tensorflow 2.0"),
     ("ModuleNotFoundError: No module named 'transformers.modeling_roberta'\n", "transformers 4.0"),
     ("    leaves = jax.tree_leaves(params)\nAttributeError: module 'jax' has no attribute 'tree_leaves'\n", "jax 0.6.0"),
+    ("    from gym.wrappers import Monitor\nImportError: cannot import name 'Monitor' from 'gym.wrappers' "
+     "(/home/rl/.venv/lib/python3.10/site-packages/gym/wrappers/__init__.py)\n", "gym 0.23"),
+    ("ImportError: cannot import name 'HfFolder'\n", "huggingface_hub 1.0"),
+    ("    from skimage.feature import plot_matches\nImportError: cannot import name 'plot_matches' from "
+     "'skimage.feature' (/opt/conda/lib/python3.12/site-packages/skimage/feature/__init__.py)\n", "scikit-image 0.25"),
     # a keyword argument a release removed, refused in Python's words
     ("    frame = pd.read_csv(csv_path, sep=';', error_bad_lines=False)\nTypeError: read_csv() got an unexpected "
      "keyword argument 'error_bad_lines'\n", "pandas 2.0"),
@@ -130,6 +135,8 @@ def test_near_misses_get_no_removal_finding(text):
 
 def test_fix_names_the_release_the_replacement_and_both_fixes():
     f = _removal(READINGS[0][0])
+    assert f.title.endswith("(the text shows trimesh 4.11.0)")  # the release the text prints, as evidence
+    assert "the text shows trimesh 4.11.0, not older than 4.10" in f.evidence
     cmds = "\n".join(f.fix.commands)
     assert 'pip install "trimesh<4.10"' in cmds
     assert "mesh.update_faces(mesh.unique_faces())" in cmds + f.fix.why

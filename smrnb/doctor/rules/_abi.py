@@ -446,8 +446,20 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
     return row
 
 
-def removed_api_fix(row: Mapping[str, str]) -> dict[str, Any]:
-    """The title, detail, commands and evidence of a name tables/removed_apis.csv says a release removed."""
+def _releases_shown(facts: Mapping[str, Any] | None, row: Mapping[str, str]) -> list[str]:
+    """(round 26a) The releases of the row's library (or Python) the text shows (a pip list line, 'trimesh 4.11.0')."""
+    if not facts:
+        return []
+    if row["library"].lower() == "python":
+        return [str(v) for v in value(facts, "loader", "pythons_named") or []][:2]
+    releases = value(facts, "loader", "package_releases") or {}
+    names = dict.fromkeys([row["library"].lower().replace("-", "_"), row["module"].split(".")[0].lower()])
+    return [str(v) for k in names for v in releases.get(k) or []][:2]
+
+
+def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The title, detail, commands and evidence of a name tables/removed_apis.csv says a release removed; (round 26a)
+    the release the text shows, where it shows one, in the title and evidence."""
     what = row["module"] + (f".{row['name']}" if row.get("name") else "")
     if row.get("form") == "keyword":  # (round 26a) a keyword argument of a callable
         what = f"the {row['name']}= argument of {row['module']}()"
@@ -459,13 +471,16 @@ def removed_api_fix(row: Mapping[str, str]) -> dict[str, Any]:
         pin = f'pip install "{lib}<{ver}"   # the last release before the one that removed it'
     repl = row.get("replacement") or ""
     head = what[:1].upper() + what[1:] if row.get("form") == "keyword" else what
-    return {"title": f"{head} was removed in {'Python' if lib.lower() == 'python' else lib} {ver}: the code was "
-                     "written for an older release",
+    shown = _releases_shown(facts, row)
+    name = "Python" if lib.lower() == "python" else lib
+    return {"title": f"{head} was removed in {name} {ver}: the code was written for an older release"
+                     + (f" (the text shows {name} {' / '.join(shown)})" if shown else ""),
             "detail": f"Replacement: {repl}" if repl else "",
             "commands": [pin, f"# or change the code: {what} -> {repl}" if repl else f"pip show {lib}",
                          *([] if lib.lower() == "python" else [f"pip show {lib.lower()}   # the installed release"])],
             "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']}; "
-                         f"verified: {row['verified']})"]}
+                         f"verified: {row['verified']})",
+                         *([f"the text shows {name} {' / '.join(shown)}, not older than {ver}"] if shown else [])]}
 
 
 
@@ -513,7 +528,7 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
     mod = str(ev.get("module") or "")
     row = removed_api(facts, ev)
     if row is not None:
-        return removed_api_fix(row)
+        return removed_api_fix(row, facts)
     if ev.get("kind") == "signature_mismatch":  # a call of a package's function written for another release
         top = _called_package(facts, str(ev.get("name") or ""))
         callee = str(ev.get("callee") or ev.get("name") or "the function")
@@ -537,7 +552,7 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
     own = _OWN_REMOVAL_RE.search(str(ev.get("line") or "")) if not mod else None
     row = _removed_api_rows().get(f"numpy.{own.group(1)}") if own else None
     if row is not None:  # (round 23e) NumPy 2.0's own words for a name tables/removed_apis.csv names
-        return removed_api_fix(row)
+        return removed_api_fix(row, facts)
     if not mod and str(ev.get("key") or "") in _API_ROW_COMMANDS:  # (round 25a) a program's own command line/config
         return {"title": str(ev.get("meaning") or "").split(": ")[0].rstrip("."),
                 "commands": _API_ROW_COMMANDS[str(ev["key"])]}
