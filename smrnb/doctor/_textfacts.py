@@ -2654,8 +2654,7 @@ _FAILS_SAID_RE = re.compile(r"\b(?:errors?|fails?|failed|failing|throws?|thrown|
 #: (round 26a) a Python exception line other than the import's own: the text fails elsewhere, not at the quoted import
 _OTHER_EXCEPTION_RE = re.compile(r"\b(?!ImportError|ModuleNotFoundError|AttributeError)[A-Z][A-Za-z]{2,40}(?:Error|Exception):")
 #: (round 26a) a package's usual alias in code, taken as its name in the text ("pd.DataFrame", "np.")
-_PACKAGE_ALIASES = {"pandas": ("pd.",), "numpy": ("np.",), "matplotlib": ("plt.",), "tensorflow": ("tf.",),
-                    "pytorch_lightning": ("pl.", "lightning")}
+_PACKAGE_ALIASES = {"pandas": ("pd.",), "numpy": ("np.",), "matplotlib": ("plt.",), "tensorflow": ("tf.",)}
 #: (round 26a) Python's refusal of a keyword argument ("TypeError: Trainer.__init__() got an unexpected keyword
 #: argument 'gpus'"; before Python 3.10 a bare "__init__()"): the callee's dotted name and the keyword
 _UNEXPECTED_KEYWORD_RE = re.compile(r"((?:[A-Za-z_][A-Za-z0-9_]{0,60}\.){0,4}[A-Za-z_][A-Za-z0-9_]{0,60})\(\) got an "
@@ -2667,36 +2666,57 @@ def _package_named(low: str, row: Mapping[str, str]) -> bool:
     (``pd.``), or a class named after it (``Trimesh``)."""
     top = row["module"].split(".")[0].lower()
     names = {top, row["library"].lower()}
-    if any(re.search(rf"(?<![a-z0-9_]){re.escape(n)}(?![a-z0-9_])", low) for n in names):
+    if any(n in low and re.search(rf"(?<![a-z0-9_]){re.escape(n)}(?![a-z0-9_])", low) for n in names):
         return True
     return any(a in low for a in _PACKAGE_ALIASES.get(top, ()))
+
+
+@functools.cache
+def _removed_rows_by_name() -> dict[str, dict[str, str]]:
+    """(round 26a) tables/removed_apis.csv by its dotted name (``module`` + ``.name``)."""
+    from smrnb.doctor import tables
+
+    return {r["module"] + (f".{r['name']}" if r.get("name") else ""): r for r in tables.rows("removed_apis")}
+
+
+def _lines_holding(text: str, low: str, words: str, limit: int = 4) -> list[str]:
+    """(round 26a) The lines of ``text`` that hold ``words`` (lower-case), the first ``limit`` of them, each cut to 600
+    characters around the words: found by ``str.find``, so a 10 MB text costs one scan, not a split."""
+    out, at = [], low.find(words)
+    while at >= 0 and len(out) < limit:
+        start, stop = low.rfind("\n", 0, at) + 1, low.find("\n", at)
+        stop = len(low) if stop < 0 else stop
+        out.append(text[max(start, at - 300):min(stop, at + 300)])
+        at = low.find(words, stop)
+    return out
+
+
+#: (round 26a) the quoted-import form is read in a report's size (a pasted issue), not in a long log
+_QUOTED_IMPORT_TEXT_MAX = 100_000
 
 
 def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
     """(round 26a) The forms a name tables/removed_apis.csv says a release removed takes in a pasted text beyond
     Python's module-level lines: an object of the package's class without the removed method (``'Trimesh' object has
     no attribute 'remove_duplicate_faces'``, where the text names the package or the class is named after it, and the
-    text does not define the class itself), and, in a text with no Python error of its own, the import statement it
-    quotes and says fails (``from torchvision.models.utils import load_state_dict_from_url`` "throws an error"):
-    ``torch.module_missing`` of the row's dotted name."""
-    from smrnb.doctor import tables
-
-    rows = {r_["module"] + (f".{r_['name']}" if r_.get("name") else ""): r_ for r_ in tables.rows("removed_apis")}
-    if " object has no attribute " in low:
-        for cls, attr in _INSTANCE_ATTR_RE.findall(text)[:4]:
+    text does not define the class itself), a removed keyword argument (``_removed_keyword``), and, in a text with no
+    Python error of its own, the import statement it quotes and says fails (``from torchvision.models.utils import
+    load_state_dict_from_url`` "throws an error"): ``torch.module_missing`` of the row's dotted name."""
+    rows = _removed_rows_by_name()
+    for line in _lines_holding(text, low, " object has no attribute "):
+        for cls, attr in _INSTANCE_ATTR_RE.findall(line)[:2]:
             full = _removed_class_attrs().get((cls, attr))
             row = rows.get(full or "")
             if row is None or f"class {cls.lower()}(" in low or f"class {cls.lower()}:" in low:
                 continue
             if cls.lower().startswith(row["module"].split(".")[0].lower()) or _package_named(low, row):
-                line = next((ln for ln in text.splitlines() if f"{cls}' object has no attribute" in ln
-                             or f'{cls}" object has no attribute' in ln), cls)
                 r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True,
-                        instance=cls)
+                        instance=cls, framed='file "' in low)
                 return
     if "unexpected keyword argument" in low and _removed_keyword(r, text, low, rows):
         return
-    if "import " not in low or any(e.get("kind") == "module_missing" for e in r.events["torch"]):
+    if len(text) > _QUOTED_IMPORT_TEXT_MAX or "import " not in low or any(
+            e.get("kind") == "module_missing" for e in r.events["torch"]):
         return
     if _OTHER_EXCEPTION_RE.search(text) or not _FAILS_SAID_RE.search(low):
         return
@@ -2719,20 +2739,21 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
 def _removed_keyword(r: _Reader, text: str, low: str, rows: Mapping[str, Mapping[str, str]]) -> bool:
     """(round 26a) A keyword argument a release removed from a package's callable (rows of form ``keyword``: the
     callable's dotted name, the keyword), refused in Python's words: the callee Python names (its last part), or for a
-    bare ``__init__()`` a call of the row's class the text shows (``Trainer(``); where the text names the package.
-    ``torch.module_missing`` of the row's dotted name (``keyword``)."""
-    for callee, kw in _UNEXPECTED_KEYWORD_RE.findall(text)[:2]:
-        parts = [p for p in callee.split(".") if p not in ("__init__", "__new__", "__call__")]
-        for full, row in rows.items():
-            if row.get("form") != "keyword" or row.get("name") != kw:
-                continue
-            last = row["module"].rsplit(".", 1)[-1]
-            if not (parts and parts[-1] == last) and not (not parts and f"{last.lower()}(" in low):
-                continue
-            if _package_named(low, row):
-                line = next((ln for ln in text.splitlines() if "unexpected keyword argument" in ln), kw)
-                r.event("torch", "module_missing", line, WEIGHT["module"], module=full, attribute=True, keyword=kw)
-                return True
+    bare ``__init__()`` a call of the row's class the text shows (``OneHotEncoder(``); where the text names the
+    package. ``torch.module_missing`` of the row's dotted name (``keyword``)."""
+    for line in _lines_holding(text, low, "unexpected keyword argument", 2):
+        for callee, kw in _UNEXPECTED_KEYWORD_RE.findall(line)[:1]:
+            parts = [p for p in callee.split(".") if p not in ("__init__", "__new__", "__call__")]
+            for full, row in rows.items():
+                if row.get("form") != "keyword" or row.get("name") != kw:
+                    continue
+                last = row["module"].rsplit(".", 1)[-1]
+                if not (parts and parts[-1] == last) and not (not parts and f"{last.lower()}(" in low):
+                    continue
+                if _package_named(low, row):
+                    r.event("torch", "module_missing", line, WEIGHT["module"], module=full, attribute=True,
+                            keyword=kw, framed='file "' in low)
+                    return True
     return False
 
 

@@ -100,6 +100,14 @@ def test_the_calling_projects_update_is_the_second_reading(text):
     assert "was not updated for" in bug.title and "tables/removed_apis.csv" in " ".join(map(str, bug.evidence))
 
 
+def test_a_snippet_of_the_users_own_code_reads_its_change_second():
+    text = ("import pandas as pd\nresults = results.append({'epoch': e}, ignore_index=True)\n"
+            "AttributeError: 'DataFrame' object has no attribute 'append'\n")
+    assert rule_codes(text, n=2) == [API, "user_code_error"], rule_codes(text, n=4)
+    own = [f for f in explain_result(text, similar=False).findings if f.code == "user_code_error"][0]
+    assert "your code calls pandas.DataFrame.append" in own.title and "pandas.concat" in own.title
+
+
 NEAR_MISSES = [
     # a class of the project's own named like a library's, defined in the text
     "class DataFrame:\n    def __init__(self):\n        self.rows = []\n\nAttributeError: 'DataFrame' object has no "

@@ -457,6 +457,16 @@ def _releases_shown(facts: Mapping[str, Any] | None, row: Mapping[str, str]) -> 
     return [str(v) for k in names for v in releases.get(k) or []][:2]
 
 
+def _removed_row_codes(row: Mapping[str, str], ev: Mapping[str, Any]) -> list[str]:
+    """The codes of a name tables/removed_apis.csv says a release removed (the row's); (round 26a) an object's method
+    or a keyword refused with no traceback frame in the text (a snippet of the user's own code calling it): no
+    project's code is shown calling it, so the user's code to change second, not the calling project's update."""
+    codes = [c for c in str(row.get("codes") or "package_api_version_mismatch").split("|") if c]
+    if ev.get("framed") is False and "library_bug" in codes:
+        codes = [c for c in codes if c != "library_bug"] + ["user_code_error"]
+    return codes
+
+
 def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The title, detail, commands and evidence of a name tables/removed_apis.csv says a release removed; (round 26a)
     the release the text shows, where it shows one, in the title and evidence."""
@@ -502,6 +512,22 @@ def removed_api_caller_fix(row: Mapping[str, str]) -> dict[str, Any]:
             "commands": [f"grep -rn \"{name}\" --include=*.py .   # the calls to port",
                          "git pull   # in the project's checkout: the maintainers' port, if any",
                          f"grep -n -i \"{lib}\" requirements*.txt setup.py pyproject.toml   # the release it pins"],
+            "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']})"]}
+
+
+def removed_api_own_fix(row: Mapping[str, str]) -> dict[str, Any]:
+    """(round 26a) The user's own code calling a name tables/removed_apis.csv says a release removed (a snippet with
+    no traceback frame of a project's file): the code to change."""
+    what = row["module"] + (f".{row['name']}" if row.get("name") else "")
+    if row.get("form") == "keyword":
+        what = f"{row['module']}() with {row['name']}="
+    lib, ver, repl = row["library"], row["removed_in"], row.get("replacement") or ""
+    name = row.get("name") or row["module"].rsplit(".", 1)[-1]
+    return {"title": f"Not your environment: your code calls {what}, which {lib} {ver} removed"
+                     + (f": change it to {repl}" if repl else ""),
+            "fix": f"The call is in your own code (the text shows no project's file calling it): port it to the "
+                   f"installed release{' (' + repl + ')' if repl else ''}, or keep {lib} below {ver}.",
+            "commands": [f"grep -rn \"{name}\" --include=*.py --include=*.ipynb .   # the calls to change"],
             "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']})"]}
 
 
@@ -702,8 +728,9 @@ def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: 
     mod = str(ev.get("module") or "")
     parent, _, last = mod.rpartition(".")
     where = str(ev.get("submodule_absent") or "")
-    if code == "library_bug" and (row := removed_api(facts, ev)) is not None:
-        return removed_api_caller_fix(row)
+    if (code == "library_bug" or (code == "user_code_error" and ev.get("framed") is False)) and (
+            row := removed_api(facts, ev)) is not None:  # (round 26a) _removed_row_codes' second readings
+        return removed_api_caller_fix(row) if code == "library_bug" else removed_api_own_fix(row)
     if code == "library_bug" and _imported_by_installed_package(facts, ev):
         by = str((value(facts, "torch", "package_imports") or {}).get(mod.split(".")[0]))
         dist = mod.split(".")[0]
@@ -964,7 +991,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # (round 23e) a name a release of the library (or of Python) removed or renamed, by its release notes
         # (tables/removed_apis.csv): the code was written for an older release (the row's codes: Pillow 10's
         # constants also read as the calling library's bug, its release not updated)
-        return [c for c in str(row.get("codes") or "package_api_version_mismatch").split("|") if c]
+        return _removed_row_codes(row, ev)
     if ev.get("type_object") and len(parts) > 2:
         # a class of a compiled module (its qualified name: pybind11's and C types') lacking a member: the module was
         # built and imports, so the code uses a name of another release of it (an enum member renamed, a method
