@@ -1630,8 +1630,11 @@ def _scan_class_attribute(r: _Reader, line: str) -> None:
         # ("Did you mean: '_add_gaussian_splats'?": the name is the class's, renamed), against a frame of the project's
         # own that may define the class itself
         shown = m.group(1) in (r.facts["torch"].get("called_names") or {}) or "did you mean" in line.lower()
+        # (round 26b) typed code of the person's own (a notebook's cell, a REPL's or exec's <stdin>/<string>) told
+        # apart from a project's files (a checkout's modules and entry scripts) and from no frame shown
+        typed = r.cell_frame or path.startswith("<")
         r.event("torch", "class_attribute_missing", line, WEIGHT["weak_sign"] + 4, object=m.group(1),
-                attribute=m.group(2), own_frame=bool(path), library_class=shown)
+                attribute=m.group(2), own_frame=bool(path), library_class=shown, **({"typed": True} if typed else {}))
 
 
 #: Python's import error for a name with a dash ("ModuleNotFoundError: No module named 'imjoy-jupyterlab-extension'"):
@@ -1745,12 +1748,16 @@ def _named_releases(r: _Reader, line: str) -> None:
             named = [*named, n]
             r.fact("loader", "packages_released", named, line, replace=True)
         _note_release(r, n, ver, line)
+    for ver, name in _VERSION_OF_RE.findall(line[:2000])[:2]:  # (round 26b) "In version 4.4.9 of trimesh"
+        _note_release(r, name.replace("-", "_").lower(), ver, line)
     m = _LISTED_RELEASE_RE.search(line[:400])
     if m:
         name, ver = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         _note_release(r, name.replace("-", "_").lower(), ver, line)
 
 
+#: (round 26b) a release named before its package ("In version 4.4.9 of trimesh", "version 0.10 of gsplat")
+_VERSION_OF_RE = re.compile(r"\b[Vv]ersion v?([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?) of (?:the )?([A-Za-z][A-Za-z0-9_\-]{1,40})\b")
 #: (round 25a) a module's __version__ printed with its value on the same line ("k3d.__version__ '2.0.12'",
 #: "print(monai.__version__) -> 1.3.0")
 _VERSION_ATTR_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60})\.__version__\b[^\n0-9]{0,40}?([0-9]{1,3}\.[0-9]{1,3}"

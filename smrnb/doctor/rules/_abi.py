@@ -562,6 +562,8 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                 "commands": [f"pip show {top}   # the installed release" if top else "pip list",
                              f"pip install '{top or '<package>'}==<the release the code names>'   # see its "
                              "requirements file, or update the call to the installed release's signature"]}
+    if ev.get("kind") == "class_attribute_missing":  # (round 26b) class_attribute_codes
+        return project_class_fix(ev, "package_api_version_mismatch", value(facts, "loader", "package_releases") or {})
     if ev.get("sign") == "release_breaks_said":  # (round 24) rules._torch.release_breaks_told
         pkg = str(ev.get("package") or "")
         return {"title": f"The code was written for another release of {pkg or 'a package it uses'}: the release the "
@@ -804,6 +806,69 @@ def _imported_by_installed_package(facts: Mapping[str, Any], ev: Mapping[str, An
 _IMPORT_ALIASES = {"np": "numpy", "o3d": "open3d", "tf": "tensorflow", "pd": "pandas", "nn": "torch", "F": "torch",
                    "tm": "torchmetrics", "pl": "pytorch_lightning", "L": "lightning", "ti": "taichi", "wp": "warp",
                    "ME": "MinkowskiEngine", "pcu": "point_cloud_utils"}
+
+
+def class_attribute_codes(facts: Mapping[str, Any], seen: list[dict[str, Any]]) -> list[str]:
+    """What an object of a named class without the attribute the code asks for means, raised outside every installed
+    package's own file (``torch.class_attribute_missing``; a title repeats the traceback's line, so all of them).
+
+    Where the text shows the class is a package's (imported from it, Python's "Did you mean" of a renamed member, or
+    (round 26b) the class named as a package whose release the text gives: ``trimesh 4.11.0`` beside 'Trimesh'), the
+    calling code was written for another release of that package (a method renamed or removed), else the code's own
+    mistake. (round 26b) Otherwise the class is the project's own (a checkout's ``MiniCam``, ``GSplatLoader``,
+    ``DiGModel``), asked for by the project's own files or with no frame shown: the project's code is inconsistent
+    with itself, its bug (fixed upstream; ``git log``/its issues decide), else the project expects another release of
+    a package that builds the object (``pip show`` against its requirements decides); code the person typed (a
+    notebook's cell, a REPL) asking its own class: nothing (a plain bug of theirs, or what similar reports say)."""
+    imported = value(facts, "torch", "called_names") or {}  # read anywhere in the text (an import below it)
+    releases = value(facts, "loader", "package_releases") or {}
+    objects = {str(e.get("object") or "") for e in seen}
+    if any(e.get("library_class") for e in seen) or objects & set(imported) or \
+            any(o.lower() in releases or o.lower().replace("_", "") in releases for o in objects):
+        return ["package_api_version_mismatch", "user_code_error"]
+    if any(e.get("typed") for e in seen):
+        return []
+    return ["library_bug", "package_api_version_mismatch"]
+
+
+def project_class_fix(ev: Mapping[str, Any], code: str, releases: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """(round 26b) The title, fix and commands of an object's attribute missing (``class_attribute_codes``): the
+    project's own class (its bug first, another release of a package it calls second), or a package's class."""
+    obj, attr = str(ev.get("object") or "the object"), str(ev.get("attribute") or "the attribute")
+    pkg = next((k for k in (releases or {}) if k in (obj.lower(), obj.lower().replace("_", ""))), "")
+    if code == "library_bug":
+        return {"title": f"The project's own code asks its {obj} for {attr}, which it lacks: the project's bug (its "
+                         "files disagree)",
+                "fix": ("The traceback ends in the project's own files (not an installed package's, not code typed "
+                        "in a notebook)" if ev.get("own_frame") else "No frame is shown: a project's own class (no "
+                        "package's name or release is given for it); the traceback's last file decides whose") +
+                       f": they ask {obj} for {attr} and nothing gave it one. The project's files "
+                       "disagree: a bug that later commits fix, a half-updated checkout or a local edit. Its git log and "
+                       "issue tracker decide; where they show no fix, read the second reading (another release of a "
+                       "package it uses).",
+                "commands": ["git status; git log -3 --oneline   # in the project's folder: local edits, an old "
+                             "checkout", "git pull   # the project's fix, where upstream has one (search its issues "
+                             "for the message)",
+                             f"grep -rn \"{attr}\" --include=*.py .   # where the project defines or sets it"]}
+    if pkg:
+        ver = ", ".join(str(v) for v in (releases or {}).get(pkg) or [])
+        return {"title": f"{obj}.{attr} is not in the installed {pkg}{' ' + ver if ver else ''}: the code was written "
+                         f"for another release of {pkg}",
+                "fix": f"The text names {pkg}{' ' + ver if ver else ''} and the code asks its {obj} for {attr}, which "
+                       "that release does not have (renamed or removed, or added later). Install the release the "
+                       "code was written for (the project's requirements), or port the call to the installed API; "
+                       "where the code was never right for any release, it is the code's own mistake.",
+                "commands": [f"pip show {pkg}   # the installed release",
+                             f"pip install '{pkg}==<the release the code was written for>'   # see the project's "
+                             "requirements file"]}
+    return {"title": f"{obj} lacks {attr}: the code may expect another release of the package that defines or builds "
+                     f"{obj}",
+            "fix": f"Where {obj} comes from a package (or is built from one's objects), the code was written for "
+                   "another release of it: compare the installed releases with the ones the project pins. Its "
+                   "requirements decide.",
+            "commands": ["pip list   # the installed releases",
+                         "pip install -r requirements.txt   # the releases the project pins (or its environment.yml, "
+                         "setup.py)"]}
 
 
 def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:

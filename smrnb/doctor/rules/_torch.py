@@ -280,6 +280,10 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "out). Search its issue tracker for the message; a later release (or the one before) is the fix.",
                 "commands": [f"pip show {pkg}   # the release, for its issue tracker",
                              f"pip install --upgrade {pkg}   # or the release before the one that fails"]}
+    if ev.get("kind") == "class_attribute_missing" and ev.get("project_class"):
+        from smrnb.doctor.rules._abi import project_class_fix
+
+        return project_class_fix(ev, "library_bug")
     if ev.get("sign") == "release_breaks_said":  # (round 24) the second reading of release_breaks_told
         pkg = str(ev.get("package") or "the package")
         return {"title": f"A bug of the {pkg} release the text names",
@@ -878,7 +882,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
                 "oom": "cuda_oom", "oom_said": "cuda_oom", "companion": "companion_built_for_other_torch"}.get(str(ev.get("sign")))
         if code:
             yield from resolve(facts, ev, [code])
-    from smrnb.doctor.rules._abi import module_codes, signature_codes
+    from smrnb.doctor.rules._abi import class_attribute_codes, module_codes, signature_codes
 
     for ev in events(facts, "torch", "module_missing"):
         yield from resolve(facts, ev, _built_for_other_python(facts, ev) or module_codes(facts, ev))
@@ -906,11 +910,10 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             # Python prints its bare name, the project's own as a library's, and the project's own class is its bug
             # or the user's edit (no reading of the rules; what similar reports say instead)
             seen = events(facts, "torch", "class_attribute_missing")  # a title repeats the traceback's line
-            imported = value(facts, "torch", "called_names") or {}  # read anywhere in the text (an import below it)
-            if not any(e.get("library_class") or e.get("object") in imported for e in seen):
-                break
-            if not any(_same_message(e, ev) for e in messages):
-                yield from resolve(facts, ev, ["package_api_version_mismatch", "user_code_error"])
+            codes = class_attribute_codes(facts, seen)
+            if codes and not any(_same_message(e, ev) for e in messages):
+                yield from resolve(facts, {**ev, "project_class": codes[0] == "library_bug",
+                                               "own_frame": any(e.get("own_frame") for e in seen)}, codes)
     if not symptom and not messages and not events(facts, "torch", "exception_in_package"):
         for ev in events(facts, "torch", "assert_in_own_code")[:1]:
             # the project's own check of its inputs failed (a dataset folder of another layout, a value out of range):
