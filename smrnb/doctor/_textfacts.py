@@ -377,6 +377,15 @@ _REGRESSION_RE = re.compile(
     r"(?!(?:nvidia |gpu )?(?:drivers?|kernel|cuda|os|ubuntu|system|python)\b)(?:[a-z][\w.+-]{0,30} )?(?:v|version )?"
     r"[0-9]{1,2}\.[0-9]{1,3}(?:\.[0-9]{1,3})? (?:upgrade|update)\b|"
     r"==[0-9][\w.]{0,20} (?:is|was) working,? but [\w.-]{0,40}==[0-9][\w.]{0,20} (?:is|was) fail")
+#: (round 26b) an update to the latest release told with its subject ("after I today updated ComfyUI to latest
+#: version", "since we upgraded diffusers to the newest"), and the same setup said to work until now ("it was working
+#: before", "was working well by today morning"): something changed, no release named (the regression's reading
+#: ranks after every reading of the error's own words: a runtime or driver that changed with it reads first)
+_REGRESSION_VAGUE_RE = re.compile(
+    r"\b(?:since|after) (?:i |we )?(?:today |just |recently |yesterday )?(?:updated|upgraded|updating|upgrading) "
+    r"(?!(?:the |my )?(?:nvidia |gpu )?(?:drivers?|kernel|cuda|os|ubuntu|system|python|windows|macos)\b)"
+    r"(?:[a-z][\w.+-]{0,30} )?to (?:the )?(?:latest|newest|new|last)\b|"
+    r"\b(?:was|were) working (?:fine |well |perfectly |great )?(?:before|yesterday|until|by today|earlier)\b")
 #: (round 24) a release said fine, read in the words just before " is fine" / " was fine" ("3.14 is fine"; not a
 #: version bound ">= 2.1.0 is fine", nor an OS, Python, CUDA or driver release)
 _RELEASE_FINE_RE = re.compile(r"(?<![<>=] )(?<![<>=\d.])(?<!ubuntu )(?<!debian )(?<!centos )(?<!python )(?<!cuda )"
@@ -393,7 +402,10 @@ _RELEASE_BREAKS_RE = re.compile(
     r"\bnew(?:er|est)? (?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|windows|python|gcc|nvcc)\b)([a-z][\w-]{1,30}) "
     r"(?:version|release) (?:breaks|broke)\b|"
     r"\b(?:errors? out|fails?|breaks?) (?:in|with) (?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|windows|python|"
-    r"gcc|nvcc)\b)([a-z][\w-]{1,30}) (?:version |v)?[0-9]{1,2}\.[0-9]")
+    r"gcc|nvcc)\b)([a-z][\w-]{1,30}) (?:version |v)?[0-9]{1,2}\.[0-9]|"
+    # (round 26b) "it no longer works with the new version of torchvision"
+    r"\bno longer works? (?:with|in|on|under) (?:the )?new(?:er|est)? (?:version|release) of "
+    r"(?!(?:glibc|libc|driver|nvidia|cuda|kernel|ubuntu|windows|python|gcc|nvcc)\b)([a-z][\w-]{1,30})")
 #: (round 24) a package said to show (or import) an older release than the one just installed ("upgraded to 3.2.0 but
 #: still seeing 1.2.1", "reinstalled it but somehow it's still finding a wrong version"): another copy of it comes
 #: first on the import path (a user site-packages, an apt-installed copy), or a notebook's kernel imported it before
@@ -2043,7 +2055,7 @@ def _scan_release_breaks(r: _Reader, line: str, low: str) -> None:
         m = _RELEASE_BREAKS_RE.search(low)
         if not m:
             return
-        pkg, phrase = m.group(1) or m.group(2) or "", m.group(0)
+        pkg, phrase = m.group(1) or m.group(2) or m.group(3) or "", m.group(0)
     r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="release_breaks_said", phrase=phrase, package=pkg or None)
 
 
@@ -2070,11 +2082,17 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
             m = _RELEASE_FINE_RE.search(low[max(0, j - 40):j + 5])
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
+        elif "working" in low or "updat" in low or "upgrad" in low:
+            m = _REGRESSION_VAGUE_RE.search(low)
+            if m:
+                r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0),
+                        vague=True)
     if "still " in low and " but " in low:
         m = _STILL_OLD_RELEASE_RE.search(low)
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="old_release_still_seen", phrase=m.group(0))
-    if "break" in low or "broke" in low or "removed" in low or "moved" in low or "error" in low or "fail" in low:
+    if "break" in low or "broke" in low or "removed" in low or "moved" in low or "error" in low or "fail" in low or \
+            "no longer" in low:
         _scan_release_breaks(r, line, low)
     if (".py" in low or "folder" in low or "file" in low or "director" in low or "upload" in low or "repo" in low
             or "module" in low or "commit" in low):

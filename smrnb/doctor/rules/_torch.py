@@ -291,6 +291,18 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "its issue tracker, and its later release (or the one before), are the fix.",
                 "commands": [f"pip show {pkg}   # the installed release", f"pip install --upgrade {pkg}   # a release "
                              "with the fix, or the one before"]}
+    if bug == "regression" and not ev.get("package") and ev.get("sign") == "regression_said" and ev.get("vague"):
+        return {"title": "A failure that began with an update (the text says the same setup worked before): the new "
+                         "release's bug, or a package it changed",
+                "fix": f"The text says it worked before ('{str(ev.get('phrase') or '')[:80]}'): what changed since "
+                       "decides. An update (pip, conda, git pull of the project) brought a release with a bug (its "
+                       "issue tracker names the fix), or one another package was not written for. Compare the "
+                       "releases installed now with the ones that worked; going back to those is the quick fix.",
+                "commands": ["pip list   # the releases installed now; conda list --revisions shows what changed",
+                             "git log -3 --oneline   # in the project's folder, after a git pull: the commits it "
+                             "brought",
+                             "pip install '<the package>==<the release that worked>'   # or a later release with the "
+                             "fix"]}
     if bug == "regression" and not ev.get("package") and ev.get("sign") == "regression_said":
         return {"title": "A failure that began with a release: that release's bug (the text names a release that works)",
                 "fix": "The text says an earlier release (or another one) of the software works: the failing release "
@@ -991,7 +1003,8 @@ def regression_told(facts: Facts) -> Iterable[Finding]:
     crashed = any(e.get("key") in CRASH_ROWS for e in events(facts, "torch", "message", table="torch_messages")) or \
         any(e.get("sign") == "crash_said" for e in events(facts, "torch", "sign"))
     if said and not crashed:
-        yield from resolve(facts, {**said[0], "weight": 30, "bug": "regression", "package": None,
+        vague = all(e.get("vague") for e in said)  # (round 26b) no release named: after every other reading
+        yield from resolve(facts, {**said[0], "weight": 60 if vague else 30, "bug": "regression", "package": None,
                                    "fact": f"the text says the failure began with an update ({said[0].get('phrase')})"},
                            ["library_bug"] + (["package_api_version_mismatch"] if _upgraded_library_failing(
                                facts, said[0]) else []))
