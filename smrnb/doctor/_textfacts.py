@@ -1679,8 +1679,13 @@ def _scan_signature(r: _Reader, line: str) -> None:
         if not parts and r.call_line:  # Python before 3.10 prints a bare __init__(): the class is the call's
             m = _FIRST_CALL_RE.search(r.call_line)
             parts = m.group(1).split(".")[-1:] if m else []
+        name = parts[-1] if parts else ""
+        # (round 26b) the innermost frame's own source line makes the call (not a callback a library calls with
+        # its own arguments, torch's ``forward_call(*args)``), and the installed package that frame is of
+        here = bool(name) and re.search(rf"(?<![\w]){re.escape(name)}\(", r.call_line) is not None
         r.event("torch", "signature_mismatch", line, WEIGHT["module"] + 4, callee=callee,
-                name=parts[-1] if parts else "", how=how.split(" ")[0], frame=r.frame)
+                name=name, how=how.split(" ")[0], frame=r.frame,
+                **({"caller_package": _package_of_frame(r.frame)} if here and _package_of_frame(r.frame) else {}))
 
 
 def _scan_called_names(r: _Reader, line: str) -> None:

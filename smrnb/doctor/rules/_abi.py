@@ -555,6 +555,8 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
     row = removed_api(facts, ev)
     if row is not None:
         return removed_api_fix(row, facts)
+    if ev.get("kind") == "signature_mismatch" and ev.get("caller_package"):  # (round 26b) signature_codes
+        return caller_package_fix(facts, ev, "package_api_version_mismatch")
     if ev.get("kind") == "signature_mismatch":  # a call of a package's function written for another release
         top = _called_package(facts, str(ev.get("name") or ""))
         callee = str(ev.get("callee") or ev.get("name") or "the function")
@@ -871,6 +873,33 @@ def project_class_fix(ev: Mapping[str, Any], code: str, releases: Mapping[str, A
                          "setup.py)"]}
 
 
+def caller_package_fix(facts: Mapping[str, Any], ev: Mapping[str, Any], code: str) -> dict[str, Any]:
+    """(round 26b) The title, fix and commands of an installed package's own call that does not fit its callee's
+    signature (``signature_codes``' ``caller_package``): two packages' releases that do not fit, or the caller's bug."""
+    caller, callee = str(ev.get("caller_package") or "the package"), str(ev.get("callee") or "the function")
+    raw = str((value(facts, "torch", "called_names") or {}).get(str(ev.get("name") or "")) or "")
+    other = _IMPORT_ALIASES.get(raw, raw) if raw and raw != caller else ""
+    pkg = other or "the function's package"
+    if code == "library_bug":
+        return {"title": f"A bug of the installed {caller}: its own call of {callee}() does not fit",
+                "fix": f"The traceback ends in {caller}'s own file, whose line calls {callee}() with arguments it "
+                       f"refuses. Where the installed {pkg} is the release {caller} requires, {caller}'s release has the bug: "
+                       "its issue tracker and a later release (or the one before) are the fix.",
+                "commands": [f"pip show {caller}   # the release, for its issue tracker",
+                             f"pip install --upgrade {caller}   # or the release before the one that fails"]}
+    return {"title": f"{caller} calls {callee}() as another release of {pkg} defines it: the two packages' installed "
+                     "releases do not fit",
+            "fix": f"The traceback ends in the installed {caller}'s own line calling {callee}(): the arguments it "
+                   f"passes fit another release of {pkg} than the one installed (a keyword "
+                   f"added or removed, a parameter made keyword-only). {caller}'s requirements name the releases it "
+                   f"was written for: install those, or a release of {caller} written for the installed one.",
+            "commands": [f"pip show {caller}   # its release and its Requires: line",
+                         f"pip show {other}   # the installed release of the function's package" if other else
+                         "pip list   # the release of the package that defines the function",
+                         f"pip install --upgrade {caller}   # a release written for the installed one, or pin the "
+                         "other to the release it needs"]}
+
+
 def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """What a call that does not fit its callee's signature means (``torch.signature_mismatch``: 'got an unexpected
     keyword argument', 'missing N required positional arguments', 'takes N positional arguments but M were given'):
@@ -889,6 +918,15 @@ def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str
         # called through _Morton3D.apply) given another number of arguments: the calling code and the installed
         # wrapper are of different releases of the extension (a copy installed from an older checkout), else the
         # wrapper's own bug
+        return ["package_api_version_mismatch", "library_bug"]
+    caller = str(ev.get("caller_package") or "")
+    if caller and caller not in ("torch", "tensorflow", "keras", "jax"):
+        # (round 26b) an installed package's own line calls a function the arguments do not fit: the calling
+        # package and the callee's (another package, or a module of its own built or installed apart) are of
+        # releases that do not fit each other (librosa 0.10 made resample's rates keyword-only, and a
+        # transcription package written for 0.9 calls it positionally), else the calling package's own bug; the
+        # code of the person's own is no reading (it is not the caller). A framework's own frame calling back
+        # (torch's forward_call) is the calling code's forward, not a release's
         return ["package_api_version_mismatch", "library_bug"]
     if _called_package(facts, name):
         return ["package_api_version_mismatch", "user_code_error"]

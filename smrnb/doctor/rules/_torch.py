@@ -280,6 +280,10 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "out). Search its issue tracker for the message; a later release (or the one before) is the fix.",
                 "commands": [f"pip show {pkg}   # the release, for its issue tracker",
                              f"pip install --upgrade {pkg}   # or the release before the one that fails"]}
+    if ev.get("kind") == "signature_mismatch" and ev.get("caller_package"):  # (round 26b) rules._abi
+        from smrnb.doctor.rules._abi import caller_package_fix
+
+        return caller_package_fix(facts, ev, "library_bug")
     if ev.get("kind") == "class_attribute_missing" and ev.get("project_class"):
         from smrnb.doctor.rules._abi import project_class_fix
 
