@@ -565,7 +565,7 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                              f"pip install '{top or '<package>'}==<the release the code names>'   # see its "
                              "requirements file, or update the call to the installed release's signature"]}
     if ev.get("kind") == "class_attribute_missing":  # (round 26b) class_attribute_codes
-        return project_class_fix(ev, "package_api_version_mismatch", value(facts, "loader", "package_releases") or {})
+        return project_class_fix(facts, ev, "package_api_version_mismatch")
     if ev.get("sign") == "release_breaks_said":  # (round 24) rules._torch.release_breaks_told
         pkg = str(ev.get("package") or "")
         return {"title": f"The code was written for another release of {pkg or 'a package it uses'}: the release the "
@@ -670,6 +670,8 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # sys.path's first entry (the script's folder, or the working folder of `python -m` and of a kernel) puts
         # that file in the module's place, whatever is installed
         return ["user_code_error"]
+    if misspelt_import(facts, ev):
+        return ["user_code_error"]
     early = _round25a_codes(facts, ev, str(ev.get("module") or "").split("."))
     codes = early if early is not None else _module_codes(facts, ev)
     top = str(ev.get("module") or "").split(".")[0]
@@ -700,6 +702,49 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if restart_said(facts) and "kernel_restart_needed" not in codes:
         codes = ["kernel_restart_needed"] + codes
     return codes
+
+
+def misspelt_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
+    """(round 26b) The package a top-level module Python cannot import is one slip off (``_typo_of_known``'s
+    comparison), where the text lists that package installed (pip list's or conda list's row, a release named with
+    it, its files under site-packages) and not the name imported: the import statement is misspelt ("import
+    lightening" with lightning 2.0.3 listed), whatever the kernel or the environment; else ""."""
+    mod = str(ev.get("module") or "")
+    if ev.get("kind") != "module_missing" or "." in mod or any(ev.get(k) for k in (
+            "attribute", "import_name", "dashed", "none_import", "type_object", "pip_name")):
+        return ""
+    shown = {_import_name(str(p)) for p in value(facts, "torch", "packages_installed") or []}
+    shown |= {_import_name(str(p)) for p in value(facts, "loader", "package_releases") or {}}
+    low = mod.lower()
+    if not low or low in shown or len(low) < 6:
+        return ""
+    known = _typo_of_known(mod)
+    if known and _import_name(known) in shown:
+        return known
+    return next((k for k in sorted(shown) if len(k) >= 6 and _one_edit(low, k)), "")
+
+
+def _one_edit(low: str, known: str) -> bool:
+    """Whether ``low`` is one edit off ``known`` (a letter left out, added or changed, or two neighbours swapped)."""
+    a, b = (low, known) if len(low) >= len(known) else (known, low)
+    if len(a) - len(b) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    return any(a[:i] + a[i + 1:] == b for i in range(len(a)))
+
+
+def misspelt_finding(mod: str, known: str) -> dict[str, Any]:
+    """(round 26b) The words of a misspelt import (``misspelt_import``)."""
+    return {"title": f"Not your environment: the code imports {mod}, a misspelling of {known}, which the text shows "
+                     "installed",
+            "fix": f"Python looks for a module named exactly {mod}; the installed package is {known}. Correct the "
+                   "import statement (no install is needed, and installing the misspelt name could fetch an unrelated "
+                   "package from PyPI).",
+            "commands": [f"python -c \"import {known}; print({known}.__file__)\"   # the installed package imports",
+                         f"grep -rn \"import {mod}\" --include=*.py --include=*.ipynb .   # the line to correct"]}
 
 
 def shadow_named(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
@@ -833,11 +878,14 @@ def class_attribute_codes(facts: Mapping[str, Any], seen: list[dict[str, Any]]) 
     return ["library_bug", "package_api_version_mismatch"]
 
 
-def project_class_fix(ev: Mapping[str, Any], code: str, releases: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def project_class_fix(facts: Mapping[str, Any], ev: Mapping[str, Any], code: str) -> dict[str, Any]:
     """(round 26b) The title, fix and commands of an object's attribute missing (``class_attribute_codes``): the
     project's own class (its bug first, another release of a package it calls second), or a package's class."""
     obj, attr = str(ev.get("object") or "the object"), str(ev.get("attribute") or "the attribute")
-    pkg = next((k for k in (releases or {}) if k in (obj.lower(), obj.lower().replace("_", ""))), "")
+    releases = value(facts, "loader", "package_releases") or {}
+    pkg = next((k for k in releases if k in (obj.lower(), obj.lower().replace("_", ""))), "")
+    raw = "" if ev.get("project_class") else str((value(facts, "torch", "called_names") or {}).get(obj) or "")
+    pkg = pkg or _IMPORT_ALIASES.get(raw, raw)
     if code == "library_bug":
         return {"title": f"The project's own code asks its {obj} for {attr}, which it lacks: the project's bug (its "
                          "files disagree)",
@@ -853,11 +901,12 @@ def project_class_fix(ev: Mapping[str, Any], code: str, releases: Mapping[str, A
                              "for the message)",
                              f"grep -rn \"{attr}\" --include=*.py .   # where the project defines or sets it"]}
     if pkg:
-        ver = ", ".join(str(v) for v in (releases or {}).get(pkg) or [])
+        ver = ", ".join(str(v) for v in releases.get(pkg) or [])
         return {"title": f"{obj}.{attr} is not in the installed {pkg}{' ' + ver if ver else ''}: the code was written "
                          f"for another release of {pkg}",
-                "fix": f"The text names {pkg}{' ' + ver if ver else ''} and the code asks its {obj} for {attr}, which "
-                       "that release does not have (renamed or removed, or added later). Install the release the "
+                "fix": f"The text shows {obj} is {pkg}'s and the code asks it for {attr}, which the installed "
+                       f"release{' (' + ver + ')' if ver else ''} does not have (renamed or removed, or added later). "
+                       "Install the release the "
                        "code was written for (the project's requirements), or port the call to the installed API; "
                        "where the code was never right for any release, it is the code's own mistake.",
                 "commands": [f"pip show {pkg}   # the installed release",

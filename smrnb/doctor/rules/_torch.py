@@ -120,6 +120,8 @@ def _hyphenated_module(ev: dict[str, Any], code: str) -> dict[str, Any] | None:
 @builds("user_code_error")
 def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import (
+        misspelt_finding,
+        misspelt_import,
         module_owner_finding,
         shadow_finding,
         submodule_finding,
@@ -132,6 +134,8 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return owned
     if ev.get("sign") == "shadow_file_said":
         return shadow_finding(str(ev.get("phrase") or "<name>"))
+    if known := misspelt_import(facts, ev):  # (round 26b)
+        return misspelt_finding(str(ev.get("module")), known)
     if hyph := _hyphenated_module(ev, "user_code_error"):
         return hyph
     what = ev.get("message") if ev.get("kind") == "cuda_error" else ev.get("meaning")
@@ -287,7 +291,7 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if ev.get("kind") == "class_attribute_missing" and ev.get("project_class"):
         from smrnb.doctor.rules._abi import project_class_fix
 
-        return project_class_fix(ev, "library_bug")
+        return project_class_fix(facts, ev, "library_bug")
     if ev.get("sign") == "release_breaks_said":  # (round 24) the second reading of release_breaks_told
         pkg = str(ev.get("package") or "the package")
         return {"title": f"A bug of the {pkg} release the text names",
