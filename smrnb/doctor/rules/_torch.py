@@ -231,6 +231,10 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
                                    "MASTER_ADDR, MASTER_PORT"],
     "torch_distributed_no_nccl": ["python -c \"import torch, torch.distributed as d; print(torch.version.cuda, "
                                   "d.is_nccl_available())\"", "# on Windows / macOS: init_process_group('gloo')"],
+    # (round 26b) an import order of the person's script
+    "isaacgym_torch_imported_first": ["grep -n -e \"^import\" -e \"^from\" <the script>   # isaacgym's import must "
+                                      "come before torch's and before every module that imports torch",
+                                      "python -c \"import isaacgym, torch\"   # the order that works"],
     "torch_launch_local_rank_underscore": ["torchrun --nproc_per_node=<GPUs> <script> ...   # LOCAL_RANK in the "
                                            "environment, no --local_rank argument"],
     "python_class_name_undefined": ["grep -n 'import' <your script>   # where the class was to come from (a "
