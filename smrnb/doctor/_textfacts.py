@@ -1649,6 +1649,19 @@ def _scan_class_attribute(r: _Reader, line: str) -> None:
                 attribute=m.group(2), own_frame=bool(path), library_class=shown, **({"typed": True} if typed else {}))
 
 
+def _class_attribute_told(r: _Reader, text: str) -> None:
+    """(round 26b) ``told`` on each ``torch.class_attribute_missing`` where the text says more than the message (what
+    ran: "when starting JupyterLab", "happens when calling self.strategy.step() in get_outputs()"): a report about a
+    program, not the bare line alone, which shows nothing of whose class it is."""
+    seen = [e for e in r.events["torch"] if e["kind"] == "class_attribute_missing"]
+    if not seen:
+        return
+    rest = _CLASS_ATTR_RE.sub(" ", text[:20000]).replace("AttributeError", " ")
+    if len(re.findall(r"[^\W\d_]{3,}", rest)) >= 2:
+        for e in seen:
+            e["told"] = True
+
+
 #: Python's import error for a name with a dash ("ModuleNotFoundError: No module named 'imjoy-jupyterlab-extension'"):
 #: no import statement can name it, so the code passed a distribution's name to importlib.import_module / __import__
 #: (or the user wrote the package's name for its module's in the message)
@@ -1765,7 +1778,8 @@ def _named_releases(r: _Reader, line: str) -> None:
             named = [*named, n]
             r.fact("loader", "packages_released", named, line, replace=True)
         _note_release(r, n, ver, line)
-    for ver, name in _VERSION_OF_RE.findall(line[:2000])[:2]:  # (round 26b) "In version 4.4.9 of trimesh"
+    for ver, name in _VERSION_OF_RE.findall(line[:2000])[:2] if "ersion " in line else ():  # (round 26b) "In
+        # version 4.4.9 of trimesh"
         _note_release(r, name.replace("-", "_").lower(), ver, line)
     m = _LISTED_RELEASE_RE.search(line[:400])
     if m:
@@ -2658,6 +2672,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     text = english_loader_lines(_rejoin_wrapped_sonames(text))
     _scan_lines(r, text, budget_s)
     low = text.lower()
+    _class_attribute_told(r, text)
     _unplaced_bare_import(r, low)
     _removed_api_forms(r, text, low)
     _scan_signs(r, text, low)

@@ -83,6 +83,10 @@ NOT = [
      "attribute 'plot'\n", API),
     (">>> s = Solver()\n>>> s.step()\nTraceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
      "AttributeError: 'Solver' object has no attribute 'step'\n", BUG),
+    # one script alone may be the person's own; the bare line alone shows nothing of whose class it is
+    ("  File \"/home/li/work/fit.py\", line 30, in <module>\n    r = est.score_all(X)\nAttributeError: 'Estimator' "
+     "object has no attribute 'score_all'\n", BUG),
+    ("AttributeError: 'Renderer' object has no attribute 'draw_points'\n", BUG),
     # None and the built-in types are read apart
     ("  File \"/home/u/proj/train.py\", line 12, in main\n    cfg.lr\nAttributeError: 'NoneType' object has no "
      "attribute 'lr'\n", BUG),
@@ -130,7 +134,8 @@ def _findings(text: str):
 
 
 def test_project_class_fix_says_what_decides():
-    fs = _findings("  File \"/home/a/cam-proj/utils/geom.py\", line 16, in to_points\n    K = view.intrinsics\n"
+    fs = _findings("  File \"/home/a/cam-proj/view.py\", line 40, in <module>\n    pts = to_points(view)\n"
+                   "  File \"/home/a/cam-proj/utils/geom.py\", line 16, in to_points\n    K = view.intrinsics\n"
                    "AttributeError: 'MiniView' object has no attribute 'intrinsics'\n")
     assert [f.code for f in fs[:2]] == [BUG, API]
     assert "MiniView" in fs[0].title and "project" in fs[0].title

@@ -863,7 +863,9 @@ def class_attribute_codes(facts: Mapping[str, Any], seen: list[dict[str, Any]]) 
     (round 26b) the class named as a package whose release the text gives: ``trimesh 4.11.0`` beside 'Trimesh'), the
     calling code was written for another release of that package (a method renamed or removed), else the code's own
     mistake. (round 26b) Otherwise the class is the project's own (a checkout's ``MiniCam``, ``GSplatLoader``,
-    ``DiGModel``), asked for by the project's own files or with no frame shown: the project's code is inconsistent
+    ``DiGModel``), asked for by the project's own files (a checkout's tree: frames in two of its folders, or a folder
+    of GitHub's archive, ``-master``) or with no frame shown in a report that tells what ran (not the bare line
+    alone): the project's code is inconsistent
     with itself, its bug (fixed upstream; ``git log``/its issues decide), else the project expects another release of
     a package that builds the object (``pip show`` against its requirements decides); code the person typed (a
     notebook's cell, a REPL) asking its own class: nothing (a plain bug of theirs, or what similar reports say)."""
@@ -875,6 +877,16 @@ def class_attribute_codes(facts: Mapping[str, Any], seen: list[dict[str, Any]]) 
         return ["package_api_version_mismatch", "user_code_error"]
     if any(e.get("typed") for e in seen):
         return []
+    own = [str(f) for f in value(facts, "torch", "source_files") or [] if not str(f).startswith("<")]
+    if own:
+        # a checkout's tree: its entry script and a module in a folder of its own (view.py, then
+        # .../utils/point_utils.py), or a folder GitHub's archive names (safer-splat-master/); one script alone may
+        # be the person's own (rounds 16 and 19's near-misses: /home/ana/proj/train.py)
+        dirs = {f.replace("\\", "/").rsplit("/", 1)[0] if "/" in f.replace("\\", "/") else "" for f in own}
+        if len(dirs) < 2 and not any(re.search(r"-(?:master|main)[/\\]", f) for f in own):
+            return []
+    elif not any(e.get("told") for e in seen):
+        return []  # the bare line alone (rounds 13 and 19's near-misses): nothing shows whose class it is
     return ["library_bug", "package_api_version_mismatch"]
 
 
