@@ -1452,6 +1452,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         if m:
             _scan_exception_in_package(r, line, m.group(1))
     _scan_generic_exception_in_package(r, line, low)
+    if "errno 2" in low and "setup.py" in r.frame:
+        _scan_sdist_missing_file(r, line)
     if "nonexistent attribute or method" in low:
         m = _SCRIPT_ATTR_RE.search(line)
         r.script_attr = (line, m.group(1)) if m else None
@@ -1600,6 +1602,24 @@ def _scan_generic_exception_in_package(r: _Reader, line: str, low: str) -> None:
         return
     r.event("torch", "exception_in_package", line, WEIGHT["weak_sign"] + 30, package=top.lower(), exception=exc,
             generic=True, **({"of_none": True} if "'NoneType'" in line else {}))
+
+
+#: (round 26b) a package's setup.py run by pip from the source distribution it downloaded, unpacked in pip's temporary
+#: build folder (pip < 20: /tmp/pip-build-XXXX/<name>/setup.py; later: /tmp/pip-install-XXXX/<name>_<hash>/setup.py)
+_PIP_SDIST_SETUP_RE = re.compile(r"(?:^|/)pip-(?:build|install)-[A-Za-z0-9_]{1,40}/[^/]{1,120}/setup\.py$")
+#: Python's error for a file that open() does not find, named relative to the working folder (setup.py's own tree)
+_RELATIVE_ENOENT_RE = re.compile(r"^[*`>\s]{0,4}(?:IOError|FileNotFoundError|OSError): \[Errno 2\] No such file or "
+                                 r"directory: '((?![/\\~])(?![A-Za-z]:)[^'\n]{1,200})'")
+
+
+def _scan_sdist_missing_file(r: _Reader, line: str) -> None:
+    """(round 26b) ``torch.sdist_file_missing``: setup.py, run by pip from a source distribution it downloaded, opens a
+    file of its own tree (requirements.txt, README.md, a version file) that the distribution does not hold: the
+    release was packaged without it (its MANIFEST.in or build backend left it out), whatever this machine has."""
+    m = _RELATIVE_ENOENT_RE.match(line.strip())
+    if m and _PIP_SDIST_SETUP_RE.search(r.frame.replace("\\", "/")):
+        r.event("torch", "sdist_file_missing", line, WEIGHT["module"], file=m.group(1),
+                package=re.sub(r"_[0-9a-f]{16,}$", "", r.frame.replace("\\", "/").rsplit("/", 2)[-2]))
 
 
 def _scan_exception_in_package(r: _Reader, line: str, exc: str, script_type: str = "") -> None:

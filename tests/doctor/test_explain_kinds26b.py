@@ -59,6 +59,12 @@ READINGS = [
      "ModuleNotFoundError: No module named 'matplotlb'\n", USER, None),
     ("$ pip list | grep open3d\nopen3d          0.18.0\n$ python view.py\n  File \"view.py\", line 1, in <module>\n"
      "    import opend3d as o3d\nModuleNotFoundError: No module named 'opend3d'\n", USER, None),
+    # a source distribution without a file its own setup.py reads, as pip builds it
+    ("Collecting tiny-rig==0.3.1\n  Downloading tiny-rig-0.3.1.tar.gz (12 kB)\n    ERROR: Command errored out with exit "
+     "status 1:\n    Traceback (most recent call last):\n      File \"<string>\", line 1, in <module>\n      File "
+     "\"/tmp/pip-install-q8w1x2_z/tiny-rig_3f9c2b1a7d6e4c5b8a9f0e1d2c3b4a59/setup.py\", line 6, in <module>\n"
+     "        long_description = open('README.md').read()\n    FileNotFoundError: [Errno 2] No such file or directory: "
+     "'README.md'\n", BUG, None),
     # Isaac Gym's own refusal
     ("  File \"/home/k/isaacgym/python/isaacgym/gymdeps.py\", line 21, in _import_deps\n    raise ImportError(\"PyTorch "
      "was imported before isaacgym modules.  Please import torch after isaacgym modules.\")\nImportError: PyTorch was "
@@ -109,6 +115,11 @@ NOT = [
     ("$ pip list\nnumpy     1.26.4\n  File \"run.py\", line 1, in <module>\n    import plyfile\nModuleNotFoundError: "
      "No module named 'plyfile'\n", USER),
     ("ModuleNotFoundError: No module named 'lightening'\n", "python_package_missing"),
+    # setup.py of the person's own checkout, or a file named by its absolute path: no release's packaging
+    ("  File \"/home/u/code/rig/setup.py\", line 6, in <module>\n    open('README.md')\nFileNotFoundError: [Errno 2] No "
+     "such file or directory: 'README.md'\n", BUG),
+    ("  File \"/tmp/pip-install-q8w1x2_z/tiny-rig_3f9c2b1a7d6e4c5b8a9f0e1d2c3b4a59/setup.py\", line 9, in <module>\n"
+     "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'\n", BUG),
     # Isaac Gym's other import errors are no import order
     ("ImportError: libpython3.7m.so.1.0: cannot open shared object file: No such file or directory\n  File "
      "\"/home/k/isaacgym/python/isaacgym/gymapi.py\"\n", USER),
@@ -165,6 +176,13 @@ def test_update_fix_says_what_changed_decides():
                   "export failed with code 3\n")[0]
     assert f.code == BUG and "update" in f.title
     assert any("conda list --revisions" in c for c in f.fix.commands), f.fix.commands
+
+
+def test_sdist_fix_names_the_package_and_the_file():
+    f = _findings("    File \"/tmp/pip-install-ab12cd34/tiny_rig_3f9c2b1a7d6e4c5b8a9f0e1d2c3b4a59/setup.py\", line 6, "
+                  "in <module>\n    FileNotFoundError: [Errno 2] No such file or directory: 'requirements.txt'\n")[0]
+    assert f.code == BUG and "tiny_rig" in f.title and "requirements.txt" in f.title, f.title
+    assert any(c.startswith("pip download --no-deps --no-binary :all: tiny_rig") for c in f.fix.commands)
 
 
 def test_misspelt_import_fix_corrects_the_line_and_installs_nothing():

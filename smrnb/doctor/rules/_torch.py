@@ -288,6 +288,18 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "out). Search its issue tracker for the message; a later release (or the one before) is the fix.",
                 "commands": [f"pip show {pkg}   # the release, for its issue tracker",
                              f"pip install --upgrade {pkg}   # or the release before the one that fails"]}
+    if ev.get("kind") == "sdist_file_missing":  # (round 26b) a source distribution without a file its setup.py reads
+        pkg, file = str(ev.get("package") or "the package"), str(ev.get("file") or "a file")
+        return {"title": f"{pkg}'s source distribution lacks {file}, which its own setup.py reads: the release was "
+                         "packaged without it",
+                "fix": f"pip downloaded {pkg}'s source distribution and ran its setup.py, which opens {file} from its "
+                       "own folder; the archive does not hold it (its MANIFEST.in or build backend left it out). "
+                       "Nothing on this machine provides it: install a release that ships a wheel or packages the "
+                       "file (the one before, or a later fix), or install from the project's repository.",
+                "commands": [f"pip download --no-deps --no-binary :all: {pkg}   # the source archive: its file list "
+                             f"(tar tzf / unzip -l) has no {file}",
+                             f"pip install '{pkg}!=<the failing release>'   # or: pip install "
+                             f"git+https://github.com/<owner>/{pkg}"]}
     if ev.get("kind") == "signature_mismatch" and ev.get("caller_package"):  # (round 26b) rules._abi
         from smrnb.doctor.rules._abi import caller_package_fix
 
@@ -921,6 +933,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         if not any(e.get("line") == ev.get("line") for e in events(facts, kind="message")):
             yield from resolve(facts, ev, ["package_api_version_mismatch", "library_bug"])
     messages = events(facts, kind="message")
+    for ev in events(facts, "torch", "sdist_file_missing")[:1]:  # (round 26b) the release's packaging
+        yield from resolve(facts, ev, ["library_bug"])
     for ev in [] if symptom else events(facts, "torch", "exception_in_package"):
         if not any(_same_message(e, ev) for e in messages):
             yield from resolve(facts, ev, _exception_in_package_codes(facts, ev))
