@@ -507,6 +507,14 @@ def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
 
 @builds("cuda_oom")
 def _oom(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("key") == "tf_cudnn_handle_failed":  # (round 26c) TensorFlow maps nearly all GPU memory at start
+        return {"title": "cuDNN could not start inside TensorFlow: most often no GPU memory was left for it",
+                "detail": "TensorFlow maps nearly all of the GPU's memory when it starts; let it grow on demand. Where "
+                          "that does not help, the cuDNN loaded is of another release than TensorFlow's build (the "
+                          "'Loaded runtime CuDNN library' line decides).",
+                "commands": ["nvidia-smi   # other processes holding memory",
+                             "TF_FORCE_GPU_ALLOW_GROWTH=true python <your script>   # or "
+                             "tf.config.experimental.set_memory_growth(gpu, True) before any op"]}
     return {"title": "The GPU ran out of memory",
             "commands": ["nvidia-smi   # other processes holding memory",
                          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python <your script>   # fragmentation",
@@ -537,6 +545,19 @@ _OTHER_CPU_BUILDS: dict[str, tuple[str, str]] = {
     # (round 25b) pip builds llama.cpp from source: CPU-only unless CMAKE_ARGS asks for its CUDA backend
     "llama-cpp-python": ("llama-cpp-python", 'CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python --force-reinstall '
                                              "--no-cache-dir   # -DLLAMA_CUBLAS=on for releases before 0.2.80"),
+    # (round 26c) each framework's documented GPU package: Paddle's GPU wheels come from its own index per CUDA
+    # (paddlepaddle.org.cn install guide); TensorFlow's CUDA libraries with the and-cuda extra (Linux/WSL2 only);
+    # MXNet's GPU builds are packages of their own per CUDA (mxnet-cu112); CTranslate2's Linux/Windows x86-64 wheels
+    # carry CUDA (other platforms and source builds without -DWITH_CUDA=ON do not)
+    "paddlepaddle": ("paddlepaddle", "pip uninstall -y paddlepaddle && python -m pip install paddlepaddle-gpu -i "
+                                     "https://www.paddlepaddle.org.cn/packages/stable/cu126/   # Paddle's GPU package "
+                                     "(cu118/cu126: a CUDA the driver supports)"),
+    "tensorflow": ("tensorflow", 'pip install "tensorflow[and-cuda]"   # Linux or WSL2; native Windows has no GPU build '
+                                 "after 2.10"),
+    "mxnet": ("mxnet", "pip uninstall -y mxnet && pip install mxnet-cu112   # MXNet's GPU package for the CUDA "
+                       "installed (mxnet-cuXYZ)"),
+    "ctranslate2": ("ctranslate2", "pip install --force-reinstall ctranslate2   # the Linux/Windows x86-64 wheels carry "
+                                   "CUDA 12 and cuDNN 9; a source build needs -DWITH_CUDA=ON -DWITH_CUDNN=ON"),
 }
 
 
@@ -667,6 +688,23 @@ def _variant_for_arch(arch: str | None, torch_version: str | None) -> str | None
     return ok[-1] if ok else None
 
 
+#: (round 26c) library_messages rows of another framework's companion (its own title and documented install): jax's
+#: CUDA plugin released in lockstep with jaxlib; DGL's libraries built per torch release (its wheel index per torch and
+#: CUDA)
+_OTHER_COMPANIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "jax_plugin_incompatible_jaxlib": (
+        "jax's CUDA plugin is of another release than jaxlib, so jax ignores it and runs on the CPU",
+        ("pip list 2>/dev/null | grep -iE '^jax'   # jax, jaxlib, jax-cuda12-plugin, jax-cuda12-pjrt: one release",
+         'pip install -U "jax[cuda12]"   # all four of one release (jax[cuda13] for a CUDA 13 driver)')),
+    "dgl_sparse_library_missing": (
+        "DGL has no library built for the installed torch (its sparse/graphbolt libraries are built per torch release)",
+        ("python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
+         "pip install --force-reinstall dgl -f https://data.dgl.ai/wheels/torch-<major.minor>/<cuXYZ>/repo.html   "
+         "# DGL's build for this torch and CUDA")),
+}
+_OTHER_COMPANIONS["dgl_graphbolt_library_missing"] = _OTHER_COMPANIONS["dgl_sparse_library_missing"]
+
+
 @builds("companion_built_for_other_torch")
 def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     tv = value(facts, "torch", "version_base")
@@ -680,6 +718,9 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["pip show jax jaxlib jax-metal   # the three releases",
                              "pip install 'jax==0.5.0' 'jaxlib==0.5.0'   # the jax the jax-metal 0.1.1 plugin was built "
                              "for (or JAX_PLATFORMS=cpu)"]}
+    if ev.get("key") in _OTHER_COMPANIONS:  # (round 26c) another framework's plugin or per-torch library
+        title, cmds = _OTHER_COMPANIONS[str(ev["key"])]
+        return {"title": title, "commands": list(cmds)}
     if "triton" in line.lower() or ev.get("triton"):
         pin = tables.triton_for_torch(tv) if tv else None
         have = value(facts, "torch", "triton_version")
@@ -776,7 +817,10 @@ def unavailable_codes(facts: Facts) -> list[str]:
 AFTERMATH_ROWS = frozenset({"python_finaliser_exception_ignored", "torchvision_image_extension", "jax_no_gpu_fallback",
                             "deepspeed_cpu_op_not_built", "cupy_not_correctly_installed", "wsl_libcuda_not_symlink",
                             # (round 25b) pip's summary of a failed source build: the build's own error above it decides
-                            "pip_failed_installable_wheels"})
+                            "pip_failed_installable_wheels",
+                            # (round 26c) TensorFlow's CUDA runtime stub logs its INFO line at every import (the
+                            # failure that follows, if any, decides); CuPy's import failure wraps the original error
+                            "tf_cudart_stub_no_cuda_runtime", "cupy_failed_to_import"})
 AFTERMATH_WEIGHT = 70
 #: library_messages rows that say a CUDA call inside the library failed without saying which error it returned (NCCL's
 #: ncclUnhandledCudaError): their own reading is a guess for when the text shows no more; where the text names the CUDA
