@@ -46,6 +46,16 @@ READINGS = [
     ("tensorflow.python.framework.errors_impl.UnknownError:  Failed to get convolution algorithm. This is probably "
      "because cuDNN failed to initialize, so try looking to see if a warning log message was printed above.\n"
      "\t [[node sequential/conv2d/Conv2D (defined at train.py:41) ]]\n", "cuda_oom"),
+    # TensorFlow lists no GPU (the guide's check)
+    ("import tensorflow as tf\nprint(\"Num GPUs Available: \", len(tf.config.list_physical_devices('GPU')))\n"
+     "Num GPUs Available:  0\n", "cudart_not_found"),
+    ("In [3]: tf.config.list_physical_devices('GPU')\nOut[3]: []\n", "cudart_not_found"),
+    (">>> tf.config.list_physical_devices()\n[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]\n",
+     "prebuilt_binary_wrong_cuda"),
+    # llama.cpp asked to offload layers without a GPU backend
+    ("./llama-cli -m model.gguf -ngl 99\nwarning: no usable GPU found, --gpu-layers option will be ignored\n"
+     "warning: one possible reason is that llama.cpp was compiled without GPU support\n"
+     "warning: consult docs/build.md for compilation instructions\n", "cpu_only_torch_with_gpu"),
     # jax: the CUDA plugin of another release than jaxlib
     ("/usr/local/lib/python3.12/dist-packages/jaxlib/plugin_support.py:71: RuntimeWarning: JAX plugin "
      "jax_cuda12_plugin version 0.6.0 is installed, but it is not compatible with the installed jaxlib version 0.7.2, "
@@ -142,6 +152,13 @@ NOT = [
     # a CuPy installed once, its own CUDA error: not two packages
     ("cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is "
      "insufficient for CUDA runtime version\n", "library_shadowed_older_copy"),
+    # llama.cpp's "compiled without GPU support" is not bitsandbytes' CPU library
+    ("warning: no usable GPU found, --gpu-layers option will be ignored\nwarning: one possible reason is that "
+     "llama.cpp was compiled without GPU support\n", "library_bug"),
+    # TensorFlow listing its GPU
+    (">>> tf.config.list_physical_devices('GPU')\n[PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]\n",
+     "cudart_not_found"),
+    ("Num GPUs Available:  2\n", "cudart_not_found"),
     # TensorFlow's own out-of-memory allocating a tensor on the CPU is not the GPU's
     ("ResourceExhaustedError: OOM when allocating tensor with shape[512,512] and type float on "
      "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n", "cuda_oom"),
@@ -166,7 +183,8 @@ NEW_ROWS = [
     "tf_windows_nvcuda_not_found", "tf_cudnn_handle_failed", "jax_plugin_incompatible_jaxlib",
     "paddle_not_compiled_with_cuda", "paddle_gpu_package_no_device",
     "cupy_multiple_packages", "cupy_failed_to_import", "numba_cuda_disabled_env", "vllm_failed_to_infer_device",
-    "bnb_cuda_setup_cudart_not_detected", "dgl_sparse_library_missing",
+    "bnb_cuda_setup_cudart_not_detected", "dgl_sparse_library_missing", "llama_cpp_no_usable_gpu", "tf_gpu_list_empty",
+    "bnb_cpu_library",
 ]
 
 
@@ -177,6 +195,12 @@ def test_new_rows_match_their_example_and_stay_linear(key):
 
 def _first(text: str):
     return explain_result(text, similar=False).findings[0]
+
+
+def test_llama_cpp_fix_builds_its_cuda_backend():
+    f = _first("warning: no usable GPU found, --gpu-layers option will be ignored\n")
+    assert f.code == "cpu_only_torch_with_gpu" and "llama.cpp" in f.title
+    assert any("GGML_CUDA" in c for c in f.fix.commands)
 
 
 def test_paddle_fix_installs_the_gpu_package():

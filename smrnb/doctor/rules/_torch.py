@@ -556,6 +556,9 @@ _OTHER_CPU_BUILDS: dict[str, tuple[str, str]] = {
                                  "after 2.10"),
     "mxnet": ("mxnet", "pip uninstall -y mxnet && pip install mxnet-cu112   # MXNet's GPU package for the CUDA "
                        "installed (mxnet-cuXYZ)"),
+    "llama.cpp": ("llama.cpp", "cmake -B build -DGGML_CUDA=ON && cmake --build build --config Release   # llama.cpp's "
+                               'CUDA backend (llama-cpp-python: CMAKE_ARGS="-DGGML_CUDA=on" pip install '
+                               "llama-cpp-python --force-reinstall --no-cache-dir)"),
     "ctranslate2": ("ctranslate2", "pip install --force-reinstall ctranslate2   # the Linux/Windows x86-64 wheels carry "
                                    "CUDA 12 and cuDNN 9; a source build needs -DWITH_CUDA=ON -DWITH_CUDNN=ON"),
 }
