@@ -56,6 +56,14 @@ READINGS = [
     ("./llama-cli -m model.gguf -ngl 99\nwarning: no usable GPU found, --gpu-layers option will be ignored\n"
      "warning: one possible reason is that llama.cpp was compiled without GPU support\n"
      "warning: consult docs/build.md for compilation instructions\n", "cpu_only_torch_with_gpu"),
+    # xformers without its compiled library
+    ("WARNING[XFORMERS]: Need to compile C++ extensions to use all xFormers features.\n    Please install xformers "
+     "properly (see https://github.com/facebookresearch/xformers#installing-xformers)\n  Memory-efficient attention, "
+     "SwiGLU, sparse and more won't be available.\n", "extension_not_compiled"),
+    # TensorRT 8.4/8.5's words for an engine of another release
+    ("[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::40] Error Code 1: Serialization (Serialization assertion "
+     "stdVersionRead == serializationVersion failed.Version tag does not match. Note: Current Version: 213, Serialized "
+     "Engine Version: 232)\n", "prebuilt_binary_wrong_cuda"),
     # jax: the CUDA plugin of another release than jaxlib
     ("/usr/local/lib/python3.12/dist-packages/jaxlib/plugin_support.py:71: RuntimeWarning: JAX plugin "
      "jax_cuda12_plugin version 0.6.0 is installed, but it is not compatible with the installed jaxlib version 0.7.2, "
@@ -124,6 +132,8 @@ INFORMATIONAL = [
     "Runtime API Version: 11.8\nW0101 gpu_resources.cc:164] device: 0, cuDNN Version: 8.9.\nPaddlePaddle works well on "
     "1 GPU.\nPaddlePaddle is installed successfully! Let's start deep learning with PaddlePaddle now.\n",
     "INFO 05-28 14:02:21 [__init__.py:239] Automatically detected platform cuda.\n",
+    "[WARNING]  async_io requires the dev libaio .so object and headers but these were not found.\n[WARNING]  async_io: "
+    "please install the libaio-dev package with apt\n",
     "CUDA SETUP: CUDA runtime path found: /usr/local/cuda/lib64/libcudart.so\nCUDA SETUP: Highest compute capability "
     "among GPUs detected: 8.6\nCUDA SETUP: Loading binary /venv/lib/python3.10/site-packages/bitsandbytes/"
     "libbitsandbytes_cuda118.so...\n",
