@@ -69,15 +69,26 @@ READINGS = [
      "jax_cuda12_plugin version 0.6.0 is installed, but it is not compatible with the installed jaxlib version 0.7.2, "
      "so it will not be used.\n  warnings.warn(\n>>> jax.devices()\n[CpuDevice(id=0)]\n",
      "companion_built_for_other_torch"),
+    # TensorFlow leaves out a GPU below its multiprocessor minimum
+    ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1469] Ignoring visible gpu device (device: 0, name: GeForce GT "
+     "710, pci bus id: 0000:01:00.0, compute capability: 3.5) with Cuda multiprocessor count: 1. The minimum required "
+     "count is 8. You can adjust this requirement with the env var TF_MIN_GPU_MULTIPROCESSOR_COUNT.\n",
+     "gpu_below_extension_minimum"),
     # PaddlePaddle: the CPU package asked for the GPU
     ("    paddle.set_device('gpu')\n  File \"/opt/py/lib/python3.9/site-packages/paddle/device/__init__.py\", line 287, "
      "in set_device\nValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA\n",
      "cpu_only_torch_with_gpu"),
     ("ValueError: The device should not be <re.Match object; span=(0, 5), match='gpu:1'>, since PaddlePaddle is not "
      "compiled with CUDA\n", "cpu_only_torch_with_gpu"),
+    ("E0301 place.cc:412] Cannot use GPU because you have installed CPU version PaddlePaddle.\nIf you want to use "
+     "GPU, please try to install GPU version PaddlePaddle by: pip install paddlepaddle-gpu\n", "cpu_only_torch_with_gpu"),
+    ("Config use_gpu cannot be set as true while you are using paddlepaddle cpu version ! \nPlease try: \n\t1. Install "
+     "paddlepaddle-gpu to run model on GPU\n", "cpu_only_torch_with_gpu"),
     # PaddlePaddle: its GPU package finds no device
     ("/home/u/.venv/lib/python3.10/site-packages/paddle/base/framework.py:688: UserWarning: You are using GPU version "
      "Paddle, but your CUDA device is not set properly. CPU device will be used by default.\n  warnings.warn(\n",
+     "gpu_not_exposed_to_process"),
+    ("RuntimeError: Invalid CUDAPlace(0), must inside [0, 0), because GPU number on your machine is 0\n",
      "gpu_not_exposed_to_process"),
     ("WARNING:root:You are using GPU version Paddle Fluid, But Your CUDA Device is not set properly\n Original Error "
      "is \n", "gpu_not_exposed_to_process"),
@@ -159,6 +170,8 @@ NOT = [
      "companion_built_for_other_torch"),
     # another tool's "failed to infer" is not vLLM's platform detection
     ("RuntimeError: Failed to infer device type in CameraCalibration.create\n", "gpu_not_exposed_to_process"),
+    # Paddle's CUDAPlace beyond the GPUs the machine has (two of them) is the calling code's index
+    ("Invalid CUDAPlace(2), must inside [0, 2), because GPU number on your machine is 2\n", "gpu_not_exposed_to_process"),
     # a CuPy installed once, its own CUDA error: not two packages
     ("cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is "
      "insufficient for CUDA runtime version\n", "library_shadowed_older_copy"),
@@ -194,7 +207,7 @@ NEW_ROWS = [
     "paddle_not_compiled_with_cuda", "paddle_gpu_package_no_device",
     "cupy_multiple_packages", "cupy_failed_to_import", "numba_cuda_disabled_env", "vllm_failed_to_infer_device",
     "bnb_cuda_setup_cudart_not_detected", "dgl_sparse_library_missing", "llama_cpp_no_usable_gpu", "tf_gpu_list_empty",
-    "bnb_cpu_library",
+    "bnb_cpu_library", "tf_gpu_below_core_count",
 ]
 
 
@@ -211,6 +224,14 @@ def test_llama_cpp_fix_builds_its_cuda_backend():
     f = _first("warning: no usable GPU found, --gpu-layers option will be ignored\n")
     assert f.code == "cpu_only_torch_with_gpu" and "llama.cpp" in f.title
     assert any("GGML_CUDA" in c for c in f.fix.commands)
+
+
+def test_tensorflow_core_count_fix_names_its_env_var():
+    f = _first("Ignoring visible gpu device (device: 1, name: GeForce GT 1030, pci bus id: 0000:04:00.0, compute "
+               "capability: 6.1) with core count: 3. The minimum required count is 8. You can adjust this requirement "
+               "with the env var TF_MIN_GPU_MULTIPROCESSOR_COUNT.\n")
+    assert f.code == "gpu_below_extension_minimum"
+    assert any("TF_MIN_GPU_MULTIPROCESSOR_COUNT=3" in c for c in f.fix.commands)
 
 
 def test_paddle_fix_installs_the_gpu_package():

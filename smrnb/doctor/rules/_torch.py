@@ -760,6 +760,12 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 @builds("gpu_below_extension_minimum")
 def _gpu_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("key") == "tf_gpu_below_core_count":  # (round 26c) TensorFlow's multiprocessor minimum, an env var
+        have = (ev.get("groups") or {}).get("have") or "<the count printed>"
+        return {"title": "TensorFlow ignores this GPU: it has fewer multiprocessors than TensorFlow's minimum",
+                "commands": ["nvidia-smi --query-gpu=name,compute_cap --format=csv",
+                             f"TF_MIN_GPU_MULTIPROCESSOR_COUNT={have} python <your script>   # TensorFlow's "
+                             "documented switch for this minimum (default 8)"]}
     return {"title": "The GPU is older than the extension supports",
             "commands": ["nvidia-smi --query-gpu=name,compute_cap --format=csv"]}
 
