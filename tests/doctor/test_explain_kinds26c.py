@@ -113,6 +113,9 @@ READINGS = [
      "CUDA SETUP: Problem: The main issue seems to be that the main CUDA runtime library was not detected.\n"
      "CUDA SETUP: Solution 1: To solve the issue the libcudart.so location needs to be added to the LD_LIBRARY_PATH "
      "variable\n", "cudart_not_found"),
+    ("CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed? If you are on a cluster, make "
+     "sure you are on a CUDA machine!\nCUDA SETUP: Loading binary /venv/lib/python3.10/site-packages/bitsandbytes/"
+     "libbitsandbytes_cpu.so...\n", "gpu_not_exposed_to_process"),
     # DGL: its sparse library built per torch release
     ("FileNotFoundError: Cannot find DGL C++ sparse library at /opt/py/site-packages/dgl/dgl_sparse/"
      "libdgl_sparse_pytorch_2.4.1.so\n", "companion_built_for_other_torch"),
@@ -143,6 +146,12 @@ INFORMATIONAL = [
     "Runtime API Version: 11.8\nW0101 gpu_resources.cc:164] device: 0, cuDNN Version: 8.9.\nPaddlePaddle works well on "
     "1 GPU.\nPaddlePaddle is installed successfully! Let's start deep learning with PaddlePaddle now.\n",
     "INFO 05-28 14:02:21 [__init__.py:239] Automatically detected platform cuda.\n",
+    "INFO 03-11 14:47:27 __init__.py:187] No platform detected, vLLM is running on UnspecifiedPlatform\n"
+    "INFO 03-11 14:47:27 __init__.py:174] Platform plugin ascend is activated\n",
+    "[03/01/2024-10:00:00] [TRT] [W] CUDA lazy loading is not enabled. Enabling it can significantly reduce device "
+    "memory usage and speed up TensorRT initialization. See \"Lazy Loading\" section of CUDA documentation\n",
+    "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1934] Could not identify NUMA node of platform GPU id 0, "
+    "defaulting to 0.  Your kernel may not have been built with NUMA support.\n",
     "[WARNING]  async_io requires the dev libaio .so object and headers but these were not found.\n[WARNING]  async_io: "
     "please install the libaio-dev package with apt\n",
     "CUDA SETUP: CUDA runtime path found: /usr/local/cuda/lib64/libcudart.so\nCUDA SETUP: Highest compute capability "
@@ -207,7 +216,7 @@ NEW_ROWS = [
     "paddle_not_compiled_with_cuda", "paddle_gpu_package_no_device",
     "cupy_multiple_packages", "cupy_failed_to_import", "numba_cuda_disabled_env", "vllm_failed_to_infer_device",
     "bnb_cuda_setup_cudart_not_detected", "dgl_sparse_library_missing", "llama_cpp_no_usable_gpu", "tf_gpu_list_empty",
-    "bnb_cpu_library", "tf_gpu_below_core_count",
+    "bnb_cpu_library", "tf_gpu_below_core_count", "bnb_libcuda_not_found",
 ]
 
 
