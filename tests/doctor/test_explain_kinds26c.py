@@ -64,6 +64,9 @@ READINGS = [
     ("[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::40] Error Code 1: Serialization (Serialization assertion "
      "stdVersionRead == serializationVersion failed.Version tag does not match. Note: Current Version: 213, Serialized "
      "Engine Version: 232)\n", "prebuilt_binary_wrong_cuda"),
+    # a ggml CUDA build without this GPU's architecture
+    ("llama_model_load_from_file: using device CUDA0 (Tesla T4) - 14930 MiB free\n/src/ggml/src/ggml-cuda/common.cuh:"
+     "112: ggml was not compiled with any CUDA arch <= 750\nAborted (core dumped)\n", "no_kernel_image_for_gpu"),
     # jax: the CUDA plugin of another release than jaxlib
     ("/usr/local/lib/python3.12/dist-packages/jaxlib/plugin_support.py:71: RuntimeWarning: JAX plugin "
      "jax_cuda12_plugin version 0.6.0 is installed, but it is not compatible with the installed jaxlib version 0.7.2, "
@@ -217,6 +220,7 @@ NEW_ROWS = [
     "cupy_multiple_packages", "cupy_failed_to_import", "numba_cuda_disabled_env", "vllm_failed_to_infer_device",
     "bnb_cuda_setup_cudart_not_detected", "dgl_sparse_library_missing", "llama_cpp_no_usable_gpu", "tf_gpu_list_empty",
     "bnb_cpu_library", "tf_gpu_below_core_count", "bnb_libcuda_not_found",
+    "ggml_no_cuda_arch_for_gpu",
 ]
 
 
