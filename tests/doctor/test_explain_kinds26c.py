@@ -118,7 +118,7 @@ READINGS = [
      "variable\n", "cudart_not_found"),
     ("CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed? If you are on a cluster, make "
      "sure you are on a CUDA machine!\nCUDA SETUP: Loading binary /venv/lib/python3.10/site-packages/bitsandbytes/"
-     "libbitsandbytes_cpu.so...\n", "gpu_not_exposed_to_process"),
+     "libbitsandbytes_cpu.so...\n", "library_bug"),  # its loader's unversioned libcuda.so name, the second reading
     # DGL: its sparse library built per torch release
     ("FileNotFoundError: Cannot find DGL C++ sparse library at /opt/py/site-packages/dgl/dgl_sparse/"
      "libdgl_sparse_pytorch_2.4.1.so\n", "companion_built_for_other_torch"),
