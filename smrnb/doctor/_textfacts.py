@@ -2883,10 +2883,10 @@ def _uninstalled_then_shown(text: str) -> tuple[str, str, str, str, str] | None:
 
 #: a TensorFlow release named ("tensorflow==2.16.1", "tensorflow-gpu 2.12", "TensorFlow version: 2.15",
 #: "tf.__version__ ... 2.13.0", "tensorflow[and-cuda]==2.17.0")
-_TF_RELEASE_RE = re.compile(r"\b(?:tensorflow(?:[-_]gpu|[-_]intel)?(?:\[[\w,-]{1,30}\])?|tf)(?:\s{0,2}(?:==?|:)\s{0,2}|\s{1,2}version(?:\s(?:is|=))?:?\s{0,2}|"
+_TF_RELEASE_RE = re.compile(r"\b(?:tensorflow(?:[-_]gpu|[-_]intel)?(?:\[[\w,-]{1,30}\])?|tf)(?:\s{0,2}(?:==?|:)\s{0,2}|\s{1,2}version(?:\s(?:is|=|\(use command below\)))?:?\s{0,2}|"
                             r"\s{1,2}v?|\.__version__\W{0,12}\n?[>\s'\"]{0,8})v?(\d\.\d{1,2})(?:\.\d{1,3})?\b", re.I)
 #: code asking TensorFlow for its GPUs
-_TF_GPU_QUERY_RE = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"]GPU|is_gpu_available|"
+_TF_GPU_QUERY_RE = re.compile(r"list_physical_devices\(\s*(?:device_type\s*=\s*)?(?:['\"]GPU|None\s*\)|\))|is_gpu_available|"
                               r"gpu_device_name\(|num gpus available|list_local_devices\(", re.I)
 
 
@@ -2911,7 +2911,10 @@ def _scan_tf_release(r: _Reader, text: str) -> None:
 _TF_NO_GPU_RE = re.compile(r"(?:^|[\s>:=])\[\s*\](?!\S)|\bempty\s+(?:device\s+)?list\b|\b(?:returns?|returned|returning|"
                            r"gives?|gave|got|get|shows?|showed|prints?|printed)\s+(?:an?\s+)?(?:empty|nothing|none\b|"
                            r"\[\s*\])|num\s+gpus?\s+available\W{0,4}0\b|is_gpu_available\(\)[^\n]{0,40}\n?\s*(?:>>>\s*)?False\b|"
-                           r"skipping registering gpu devices", re.I | re.M)
+                           r"skipping registering gpu devices|"
+                           # (round 26c) all physical devices listed, the CPU alone (tf.config's PhysicalDevice repr)
+                           r"^\s{0,4}(?:Out\[\d{1,4}\]:\s{0,2})?\[\s{0,4}PhysicalDevice\(name='/physical_device:CPU:0',\s{0,2}"
+                           r"device_type='CPU'\)\s{0,4}\]\s*$", re.I | re.M)
 
 
 #: a notebook cell's pip install of one release ("!pip install pandas==0.23.4", "%pip install -U pbr==3.1.1")

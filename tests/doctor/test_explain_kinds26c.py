@@ -46,12 +46,12 @@ READINGS = [
     ("tensorflow.python.framework.errors_impl.UnknownError:  Failed to get convolution algorithm. This is probably "
      "because cuDNN failed to initialize, so try looking to see if a warning log message was printed above.\n"
      "\t [[node sequential/conv2d/Conv2D (defined at train.py:41) ]]\n", "cuda_oom"),
-    # TensorFlow lists no GPU (the guide's check)
-    ("import tensorflow as tf\nprint(\"Num GPUs Available: \", len(tf.config.list_physical_devices('GPU')))\n"
-     "Num GPUs Available:  0\n", "cudart_not_found"),
-    ("In [3]: tf.config.list_physical_devices('GPU')\nOut[3]: []\n", "cudart_not_found"),
-    (">>> tf.config.list_physical_devices()\n[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]\n",
-     "prebuilt_binary_wrong_cuda"),
+    # TensorFlow lists no GPU: all its physical devices, the CPU alone (the reader's TF rule); its issue template's
+    # version field; native Windows before 2.11 (its GPU build loads the CUDA DLLs of its release)
+    ("- TensorFlow version (use command below): 2.4.1\n>>> tf.config.list_physical_devices()\n"
+     "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]\n", "cudart_not_found"),
+    ("C:\\Users\\me> python\ntensorflow 2.6.0 on Windows 10\n>>> tf.config.list_physical_devices('GPU')\n[]\n",
+     "cudart_not_found"),
     # llama.cpp asked to offload layers without a GPU backend
     ("./llama-cli -m model.gguf -ngl 99\nwarning: no usable GPU found, --gpu-layers option will be ignored\n"
      "warning: one possible reason is that llama.cpp was compiled without GPU support\n"
@@ -190,10 +190,12 @@ NOT = [
     # llama.cpp's "compiled without GPU support" is not bitsandbytes' CPU library
     ("warning: no usable GPU found, --gpu-layers option will be ignored\nwarning: one possible reason is that "
      "llama.cpp was compiled without GPU support\n", "library_bug"),
-    # TensorFlow listing its GPU
-    (">>> tf.config.list_physical_devices('GPU')\n[PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]\n",
-     "cudart_not_found"),
-    ("Num GPUs Available:  2\n", "cudart_not_found"),
+    # TensorFlow listing its GPU beside the CPU
+    ("tensorflow 2.15\n>>> tf.config.list_physical_devices()\n[PhysicalDevice(name='/physical_device:CPU:0', "
+     "device_type='CPU'), PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]\n", "cudart_not_found"),
+    # native Windows from 2.11 is the CPU-only wheels' reading, not a CUDA library missing
+    ("C:\\Users\\me> python\ntensorflow 2.15.0 on Windows 10\n>>> tf.config.list_physical_devices()\n"
+     "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]\n", "cudart_not_found"),
     # TensorFlow's own out-of-memory allocating a tensor on the CPU is not the GPU's
     ("ResourceExhaustedError: OOM when allocating tensor with shape[512,512] and type float on "
      "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu\n", "cuda_oom"),
@@ -218,7 +220,7 @@ NEW_ROWS = [
     "tf_windows_nvcuda_not_found", "tf_cudnn_handle_failed", "jax_plugin_incompatible_jaxlib",
     "paddle_not_compiled_with_cuda", "paddle_gpu_package_no_device",
     "cupy_multiple_packages", "cupy_failed_to_import", "numba_cuda_disabled_env", "vllm_failed_to_infer_device",
-    "bnb_cuda_setup_cudart_not_detected", "dgl_sparse_library_missing", "llama_cpp_no_usable_gpu", "tf_gpu_list_empty",
+    "bnb_cuda_setup_cudart_not_detected", "dgl_sparse_library_missing", "llama_cpp_no_usable_gpu",
     "bnb_cpu_library", "tf_gpu_below_core_count", "bnb_libcuda_not_found",
     "ggml_no_cuda_arch_for_gpu",
 ]

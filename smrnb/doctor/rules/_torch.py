@@ -1265,17 +1265,23 @@ def tensorflow_finds_no_gpu_on_linux(facts: Facts) -> Iterable[Finding]:
     not found, only warns ("Cannot dlopen some GPU libraries ... Skipping registering GPU devices") and goes on with
     the CPU (tensorflow/core/common_runtime/gpu/gpu_device.cc); the pip wheels since 2.14 take them from the
     nvidia-* wheels ("tensorflow[and-cuda]", tensorflow.org/install/pip), which the loader must find. Native Windows
-    (no GPU since 2.11) is the rule above's."""
-    yield from _tensorflow_gpu_reading(facts, False, "tf_gpu_none", 12, "cudart_not_found")
+    (no GPU since 2.11) is the rule above's; before 2.11 its GPU build loads the CUDA DLLs of its release the same way
+    (self_check.py's cudart64_NNN.dll), so it is read here too (round 26c)."""
+    yield from _tensorflow_gpu_reading(facts, False, "tf_gpu_none", 12, "cudart_not_found", windows_below_minor=11)
 
 
 def _tensorflow_gpu_reading(facts: Facts, native_windows: bool, sign: str, weight: int, code: str,
-                            since_minor: int = 0) -> Iterable[Finding]:
+                            since_minor: int = 0, windows_below_minor: int = 0) -> Iterable[Finding]:
     """``code`` read (at ``weight``) from the text's first TensorFlow ``sign``, where the text names a TensorFlow 2.x
-    (2.``since_minor`` or later) and runs on native Windows or not, as ``native_windows`` says."""
+    (2.``since_minor`` or later) and runs on native Windows or not, as ``native_windows`` says (native Windows also
+    below 2.``windows_below_minor``)."""
     ver = str(value(facts, "torch", "tensorflow_version") or "")
     windows = value(facts, "context", "os") == "windows" and not value(facts, "context", "wsl")
-    if windows != native_windows or not ver.startswith("2.") or (since_minor and int(ver.split(".")[1]) < since_minor):
+    if not ver.startswith("2."):
+        return
+    minor = int(ver.split(".")[1])
+    if (windows != native_windows and not (windows and minor < windows_below_minor)) or \
+            (since_minor and minor < since_minor):
         return
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == sign:
