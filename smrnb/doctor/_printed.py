@@ -9,6 +9,7 @@ commands (and the command that decides between readings) only, never which findi
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -72,6 +73,7 @@ def _one(found: list[str]) -> str:
     return got[0] if len(got) == 1 else ""
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _site_package(text: str) -> str:
     """The one package folder under site-packages the text's paths name (besides torch and the notebook's own),
     ``""`` when none or several."""
@@ -79,6 +81,7 @@ def _site_package(text: str) -> str:
                  and not m.group(1).startswith("_")])
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _cuda_release(text: str) -> str:
     """The CUDA release the text's own toolkit path or nvcc line names (``""`` when none, or several)."""
     return _one([next(g for g in m.groups() if g) for m in _CUDA_DIR_RE.finditer(text)]
@@ -127,6 +130,7 @@ _FRAME_RE = re.compile(r'File "([^"\n<>]{0,300}?)", line \d+, in (\S+)')
 _TB_HEAD = "Traceback (most recent call last):"
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _script_named(text: str) -> str:
     """The one script the text runs: its command line's ``python x.py``, else the outermost frame of its tracebacks
     (the first after each ``Traceback (most recent call last):``) where that frame is a ``<module>`` of a ``.py`` file
@@ -192,13 +196,17 @@ def _windows(cmd: str) -> str:
 
 #: the shell a Windows text shows: PowerShell's prompt (``PS C:\\proj>``) or its name, else cmd (a ``C:\\...>`` prompt,
 #: Anaconda Prompt's ``(base) C:\\...>``, or none: cmd's prompts are most of what Windows users paste)
-_PS_SHOWN_RE = re.compile(r"(?m)^[ \t>]*PS [A-Za-z]:\\|\bPowerShell\b|\bpwsh(?:\.exe)?\b", re.IGNORECASE)
-_CMD_SHOWN_RE = re.compile(r"(?m)^[ \t>]*(?:\([\w.-]{1,40}\)\s*)?[A-Za-z]:\\[^>\n]{0,200}>(?!>)|\bcmd(?:\.exe)?\b|"
-                           r"Command Prompt|Anaconda Prompt", re.IGNORECASE)
+_PS_SHOWN_RE = re.compile(r"(?m)^[ \t>]*PS [A-Za-z]:\\|\b(?:PowerShell|powershell|POWERSHELL|pwsh)\b")
+_CMD_SHOWN_RE = re.compile(r"(?m)^[ \t>]*(?:\([\w.-]{1,40}\)\s*)?[A-Za-z]:\\[^>\n]{0,200}>(?!>)|\b(?:cmd|CMD)(?:\.exe)?\b|"
+                           r"Command Prompt|Anaconda Prompt")
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _windows_shell(text: str) -> str:
-    """``"powershell"`` where a Windows text shows PowerShell and not cmd, else ``"cmd"``."""
+    """``"powershell"`` where a Windows text shows PowerShell and not cmd, else ``"cmd"`` (the literals first: a long
+    text without them is not searched)."""
+    if not ("PS " in text or "owerShell" in text or "owershell" in text or "OWERSHELL" in text or "pwsh" in text):
+        return "cmd"
     return "powershell" if _PS_SHOWN_RE.search(text) and not _CMD_SHOWN_RE.search(text) else "cmd"
 
 
@@ -467,6 +475,7 @@ _IMPORT_FAILED_RE = re.compile(r"^[^\S\n]{0,12}(?:ImportError|OSError|ModuleNotF
 _NOT_AN_OWNER = {"os", "sys", "re", "json", "importlib", "ctypes", "typing", "collections", "__future__"}
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _failing_import(text: str) -> str:
     """The top-level package of the last import statement the text shows before its last failed import (the
     traceback's innermost import: ``from torch._C import *`` -> torch), ``""`` when none."""
@@ -637,6 +646,7 @@ _TORCH_OWN_RE = re.compile(r"[\\/]torch[\\/](?!include\b|lib[\\/]include\b)[\w.]
 _PIP_FOLDER_RE = re.compile(r"[\\/]pip-(?:install|req-build)-\w+[\\/]([A-Za-z][\w.-]*?)_[0-9a-f]{32}[\\/]")
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _built_package(text: str) -> str:
     """The one package the text's pip log builds, ``""`` when none or several."""
     names = [m.group(1) for m in _PIP_FOLDER_RE.finditer(text)]
@@ -679,6 +689,7 @@ _NOT_AN_ENV = {"usr", "local", "opt", "root", "home", "conda", "anaconda", "anac
                "system", "sbin", "snap", "lib", "tmp", "homebrew", "linuxbrew", "sw", "tools", "software", "apps"}
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _env_named(text: str) -> str:
     """The one environment the text names (:data:`_ENV_NAMED_RE`), conda's ``base`` only where it names no other;
     ``""`` when none or several."""
@@ -769,6 +780,7 @@ _TEXT_PIP_INSTALL_RE = re.compile(r"(?:^|[\s>$`\"'])pip3? install ([^\n#`]{1,300
 _PIP_OPTION_WITH_VALUE = _textfacts._PIP_VALUE_OPTIONS - {"-e", "--editable"}
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _installed_by_the_text(text: str) -> str:
     """The one target of the text's own ``pip install`` commands (``-e .``, ``./gridencoder``,
     ``git+https://.../pytorch3d.git``, a name), ``""`` when none or several."""
@@ -799,6 +811,7 @@ _GCC_LIMIT_RE = re.compile(r"gcc versions later than (\d{1,2}) are not supported
 _CMAKE_NO_FEATURES_RE = re.compile(r"[Nn]o known features for (?:C|CXX|CUDA) compiler")
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _gcc_release(text: str) -> str:
     """The one gcc major the text shows (``""`` when none, or several)."""
     return _one([next(g for g in m.groups() if g) for m in _GCC_RELEASE_RE.finditer(text)])
@@ -932,6 +945,7 @@ def _script_filled(c: str, text: str) -> str:
     return re.sub(r"<(?:your )?script>", lambda _m: f'"{script}"' if " " in script else script, c) if script else c
 
 
+@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
 def _prose_package(text: str) -> str:
     """The one package the text's prose or title says fails to build, install or import, ``""`` when none or
     several."""
@@ -1061,9 +1075,25 @@ def _without_secrets(text: str, facts: Mapping[str, Any] | None) -> tuple[str, M
     return safe, kept
 
 
+#: the fills that read the whole text, remembered within one explain (:func:`true_to_text` clears them before and after:
+#: a text is read once for all its findings, and no text outlives its explain)
+_TEXT_READS = (_site_package, _cuda_release, _script_named, _windows_shell, _failing_import, _built_package, _env_named,
+               _installed_by_the_text, _gcc_release, _prose_package)
+
+
 def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
     """``found`` with each fix's commands filled from the text and fit for its platform (module doc); the fills read
     the text with its secrets redacted (:func:`_without_secrets`)."""
+    for fn in _TEXT_READS:
+        fn.cache_clear()
+    try:
+        return _true_to_text(found, text, facts)
+    finally:
+        for fn in _TEXT_READS:
+            fn.cache_clear()
+
+
+def _true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
     text, facts = _without_secrets(text, facts)
     out = []
     said = {f.title.rstrip(".").lower(): f.code for f in found if f.code != "user_code_error" and len(f.title) >= 24}
