@@ -445,6 +445,23 @@ _LLP_RE = re.compile(r"\b(LD_LIBRARY_PATH|PATH) ?[=:] ?['\"]?([^\s'\";]{1,2000})
 #: a value of CUDA_VISIBLE_DEVICES as a shell, a job or a library prints it ("=1", ": 0,1", "os.environ[...]: ")
 _CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A-Za-z,\-]{0,60})")
 _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,80})")
+#: an extension's build architectures as its build is told them (round 26d): nvcc's ``-gencode=arch=compute_80,code=sm_80``,
+#: torch's ``TORCH_CUDA_ARCH_LIST=8.0;8.6+PTX``, CMake's / tiny-cuda-nn's ``(TCNN_|CMAKE_)CUDA_ARCHITECTURES=75``
+_GENCODE_RE = re.compile(r"-gencode[= ]{1,2}arch=compute_(\d{2,3})[a-z]?,\s?code=\[?(?:sm|compute)_(\d{2,3})")
+_CMAKE_ARCHS_RE = re.compile(r"\b(?:TCNN_|CMAKE_)CUDA_ARCHITECTURES ?= ?['\"]?(\d{2,3}(?:[;, ]\d{2,3}){0,12})\b")
+
+
+def _extension_archs(line: str) -> list[str]:
+    """The architectures (``80``, ``86``) an extension's build is told in ``line``, in order, each once."""
+    out: list[str] = []
+    for v in _ARCH_LIST_RE.findall(line):
+        out += [f"{m.group(1)}{m.group(2)}" for m in re.finditer(r"(?<![\d.])(\d{1,2})\.(\d)(?![\d.])", v)]
+    out += [m.group(2) for m in _GENCODE_RE.finditer(line)]
+    for m in _CMAKE_ARCHS_RE.finditer(line):
+        out += re.split(r"[;, ]", m.group(1))
+    return list(dict.fromkeys(a for a in out if a))
+
+
 #: a hyphen in the name is a distribution's name typed for the module's ('pointnet2-ops'): read as its import name
 _NO_MODULE_RE = re.compile(r"(?:No|no) module named [`'\"‘“]?([A-Za-z0-9_.]{1,100}(?:(?:-[A-Za-z0-9_]{1,40}){1,4}"
                            r"(?=[`'\"’”\s.,]|$))?)")
@@ -700,7 +717,7 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("windows", "context", ("c:\\", "d:\\", "e:\\", "f:\\", "win_amd64", ".dll", "windows", "winerror", "powershell",
                             "win10", "win11", "win 10", "win 11", "python.exe", "\\site-packages\\"), True),
     ("macos", "context", ("macbook", "macos", "mac os", "apple silicon", "apple m1", "apple m2", "apple m3",
-                          " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend"), True),
+                          " m1 ", "m1 max", "m1 pro", "darwin", "macosx_", "mps backend", "\"/users/"), True),
     ("wsl", "context", ("wsl", "microsoft-standard"), True),
     # an NVIDIA Jetson board (its JetPack / Linux for Tegra): PyPI's aarch64 torch wheels there are CPU-only
     ("jetson", "context", ("jetson", "jetpack", "l4t", "nvidia tegra", "tegra194", "tegra234", "tegra210"), True),
@@ -1130,6 +1147,10 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
     if "torch_cuda_arch_list" in low:
         for v in _ARCH_LIST_RE.findall(line):
             r.fact("toolkit", "torch_cuda_arch_list_env", v.strip(), line)
+    if "torch_cuda_arch_list" in low or "gencode" in low or "arch=compute_" in low or "cuda_architectures" in low:
+        archs = _extension_archs(line)
+        if archs:
+            r.fact("toolkit", "extension_archs", archs, line)
 
 
 #: quoting and Markdown marks around a value read from text (a backtick of inline code, quotes, emphasis)
@@ -2423,6 +2444,8 @@ def _scan_tables(r: _Reader, text: str, low: str, chars: frozenset[str] | None =
             continue
         layer = TABLE_LAYER[table]
         project = row.fields.get("project") if table == "extension_checks" else None
+        if project and row.fields.get("kind") == "condition" and not _names_project(low, project):
+            continue  # (round 26d) a build variable's condition is that project's only where the text names it
         if project == "kaolin":
             layer = "kaolin"
         groups = {k: v for k, v in m.groupdict().items() if v is not None}
@@ -2430,6 +2453,12 @@ def _scan_tables(r: _Reader, text: str, low: str, chars: frozenset[str] | None =
         shown = next((ln for ln in line if m.group(0)[:20] in ln), m.group(0))
         r.event(layer, "message", shown, _row_weight(gate), table=table, key=row.key, codes=list(row.codes),
                 meaning=row.meaning, groups=groups, project=project)
+
+
+def _names_project(low: str, project: str) -> bool:
+    """Whether the (lower-cased) text names ``project`` (``tiny-cuda-nn`` also as ``tiny_cuda_nn``/``tinycudann``)."""
+    p = project.lower()
+    return any(v in low for v in {p, p.replace("-", "_"), p.replace("-", "")})
 
 
 def _row_weight(gate: tuple[str, ...] | None) -> int:

@@ -116,6 +116,40 @@ def gpu_ccs(facts: Facts) -> list[str]:
             if isinstance(g, Mapping) and g.get("compute_capability")]
 
 
+def _runs_on(archs: Iterable[str], cc: int) -> bool:
+    """Machine code of ``archs`` (``80``, ``86``) runs on compute capability ``cc``: one of its major at or below it."""
+    return any(int(a) // 10 == cc // 10 and int(a) <= cc for a in archs if str(a).isdigit())
+
+
+def _extension_lacks_gpu(facts: Facts, ccs: list[str]) -> str:
+    """(round 26d) Why 'no kernel image' is an extension's and not torch's, or "": the text tells an extension's build
+    architectures (TORCH_CUDA_ARCH_LIST=, -gencode, TCNN_/CMAKE_CUDA_ARCHITECTURES=) that lack the GPU, and torch's
+    wheels carry it: those of the torch release (and CUDA variant) the text shows (tables/torch_wheel_archs.csv), or,
+    where it shows none, those of the newest release in one of its variants; on a Jetson (JetPack's torch, built for
+    the board) the extension's archs alone decide."""
+    from smrnb.doctor._install import cc_to_int
+
+    ext = [str(a) for a in value(facts, "toolkit", "extension_archs") or []]
+    nums = [n for n in (cc_to_int(cc) for cc in ccs) if n]
+    if not ext or not nums or any(_runs_on(ext, n) for n in nums):
+        return ""
+    said = f"the extension was built for {', '.join(f'sm_{a}' for a in ext)}, not the GPU's {', '.join(ccs)}"
+    if has_sign(facts, "jetson"):
+        return said + " (a Jetson: JetPack's torch is built for the board)"
+    tv, tc = value(facts, "torch", "version_base"), value(facts, "torch", "cuda")
+    if tv:
+        known = tables.torch_cuda_variants(str(tv))
+        variants = [f"cu{str(tc).replace('.', '')}"] if tc else list(known.variants if known else ())
+        runs = [tables.torch_wheel_runs(str(tv), v, n) for v in variants for n in nums]
+        if runs and all(r is True for r in runs):
+            return said + f"; torch {tv}'s wheels carry it"
+        return ""
+    newest = max(tables.rows("torch_cuda"), key=lambda r: tables.version_key(r["torch"]))
+    if all(any(tables.torch_wheel_runs(newest["torch"], v, n) for v in newest["variants"].split()) for n in nums):
+        return said + f"; torch's current wheels ({newest['torch']}) carry it"
+    return ""
+
+
 def describe(ev: Mapping[str, Any]) -> str:
     """A short name of what an event is: ``loader_errors:cannot_open_cudart``, ``cudaErrorAssert (710)``."""
     kind = ev.get("kind")
@@ -572,6 +606,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
                              "an extension lacks them")
             return first("torch_wheel_lacks_gpu_arch", f"torch's arch list ({' '.join(arch_list)}) lacks compute "
                          f"capability {', '.join(ccs)}")
+        why_ext = _extension_lacks_gpu(facts, ccs)
+        if why_ext:
+            return first("no_kernel_image_for_gpu", why_ext)
     if {"unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"} <= s:
         # a compiler that does not know the GPU: the toolkit's nvcc/NVRTC, or the NVRTC of torch's own CUDA (torch
         # ships it and compiles with it at run time); torch's CUDA release against the GPU decides
@@ -595,6 +632,13 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):
         return first("cpu_only_torch_with_gpu", "torch is a CPU-only build ('+cpu')")
+    if {"cuda_home_missing", "cpu_only_torch_with_gpu"} <= s and not value(facts, "torch", "cpu_build") and (
+            value(facts, "torch", "cuda") or value(facts, "context", "os") == "macos"):
+        # (round 26d) torch finding no toolkit where the text shows a CUDA build of torch (its '+cu121', its
+        # torch.version.cuda), or on macOS (PyTorch publishes no CUDA build for it): not the CPU build
+        return [x for x in c if x != "cpu_only_torch_with_gpu"], (
+            f"torch is a CUDA {value(facts, 'torch', 'cuda')} build" if value(facts, "torch", "cuda") else
+            "macOS: PyTorch has no CUDA build for it")
     if "cpu_only_torch_with_gpu" in s and value(facts, "torch", "cuda") and len(c) > 1:
         c.append(c.pop(c.index("cpu_only_torch_with_gpu")))  # (round 24a) a CUDA torch listed: the CPU build last
     if "cuda_home_malformed" in s and len(s) > 1 and value(facts, "toolkit", "cuda_home_malformed"):
