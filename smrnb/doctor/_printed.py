@@ -562,6 +562,10 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             named = built if built and built != "torch" else _installed_by_the_text(text) or _prose_package(text)
             if named and (re.fullmatch(r"[A-Za-z0-9][\w.-]*", named) or re.search(r"\bpip3? install\b", c)):
                 c = c.replace("<package>", named)  # a folder or a URL only where pip installs it
+        c = _torch_index_guard(c, text, os_)
+        c = _wsl_guard(c, text, facts)
+        if not c:
+            continue
         c = pip_names(c)
         c = _jobs_unnamed(c)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
@@ -574,6 +578,50 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         shell = _windows_shell(text)
         out = [_for_shell(c, shell) for c in out]
     return _once(out)
+
+
+#: a torch (re)install from PyTorch's CUDA index (download.pytorch.org/whl/cuXYZ)
+_TORCH_CUDA_INDEX_RE = re.compile(r"^(?:python -m )?pip3? install\b[^#]*\btorch\b[^#]*download\.pytorch\.org/whl/cu")
+_JETSON_RE = re.compile(r"\b(?:jetson|jetpack|l4t|tegra\w*)\b", re.IGNORECASE)
+_NGC_TORCH_RE = re.compile(r"\bnvcr\.io/nvidia/pytorch:([\w.-]{1,40})")
+
+
+def _torch_index_guard(c: str, text: str, os_: str) -> str:
+    """(round 26d) No torch from PyTorch's CUDA index where none of its builds fits the machine: macOS (PyTorch
+    publishes no CUDA build for it), a Jetson (JetPack's torch is NVIDIA's build for the board; the index's aarch64
+    wheels are not), an NGC PyTorch container (the image's torch is NVIDIA's build: its tag decides)."""
+    if not _TORCH_CUDA_INDEX_RE.search(c):
+        return c
+    if os_ == "macos":
+        return "# macOS: PyTorch publishes no CUDA build for macOS (no NVIDIA GPU or driver there); use the CPU/MPS build"
+    if _JETSON_RE.search(text):
+        return ("# Jetson: install NVIDIA's torch wheel for this JetPack release (docs.nvidia.com/deeplearning/frameworks/"
+                "install-pytorch-jetson-platform), not one from download.pytorch.org")
+    ngc = _NGC_TORCH_RE.search(text)
+    if ngc:
+        return (f"# inside nvcr.io/nvidia/pytorch:{ngc.group(1)} keep the image's torch (NVIDIA's build): pick the image "
+                "tag whose CUDA this driver runs (NGC's support matrix), or update the host's driver")
+    return c
+
+
+#: WSL2 as a text shows it: its kernel's name, its driver-library folder, NVML's answer there
+_WSL_RE = re.compile(r"microsoft-standard-wsl|/usr/lib/wsl/|\bWSL ?2?\b|GPU access blocked by the operating system",
+                     re.IGNORECASE)
+#: what loads, unloads or reinstalls a Linux NVIDIA kernel module (none exists under WSL2)
+_KMOD_RE = re.compile(r"^(?:sudo )?(?:modprobe|rmmod|reboot)\b|\bsudo (?:modprobe|rmmod|reboot)\b|^dkms status")
+_WSL_DRIVER = ("# WSL2: the NVIDIA driver is the Windows host's (no Linux kernel module): run 'wsl --shutdown' in "
+               "Windows (PowerShell) and reopen WSL, or update the Windows NVIDIA driver; never install a Linux "
+               "driver inside WSL")
+
+
+def _wsl_guard(c: str, text: str, facts: Mapping[str, Any] | None) -> str:
+    """(round 26d) Under WSL2 no Linux NVIDIA kernel module is loaded or rebuilt and no reboot helps: the first such
+    command becomes the Windows side's step (a comment line), the others are dropped (``""``)."""
+    ctx = facts.get("context") if isinstance(facts, Mapping) else None
+    wsl = isinstance(ctx, Mapping) and bool(ctx.get("wsl"))
+    if not _KMOD_RE.search(c) or not (wsl or _WSL_RE.search(text)):
+        return c
+    return _WSL_DRIVER
 
 
 #: a build rerun with fewer compile jobs whose package the text names nowhere (``MAX_JOBS=2 pip install ... <package>``)

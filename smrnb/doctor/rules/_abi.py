@@ -314,11 +314,33 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
     else:
         title = f"Undefined symbol {short}: the extension was built against another torch"
         cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
-                "rm -rf build/ && pip install --no-build-isolation --no-cache-dir --force-reinstall .   "
-                "# rebuild the extension against the torch that is installed"]
+                _rebuild_against_torch(facts, str(lib or ""))]
     if lib and "kaolin" in str(lib):
         cmds.append(_kaolin_command(facts))
     return {"title": title, "evidence": evidence, "commands": cmds}
+
+
+_INSTALLED_AT_RE = re.compile(r"[\\/](?:site|dist)-packages[\\/]+([A-Za-z][\w]*)[\\/]")
+
+
+def _rebuild_against_torch(facts: Mapping[str, Any], lib: str) -> str:
+    """(round 26d) The rebuild of an extension that lacks a symbol of the installed torch: where its module lies in
+    site-packages (an installed package, not a source tree being built), that package reinstalled (a PyG operator
+    package from PyG's wheel index for this torch), never ``rm -rf build/`` of the current folder; else the source
+    tree rebuilt."""
+    m = _INSTALLED_AT_RE.search(lib)
+    if not m or m.group(1) == "torch":
+        return ("rm -rf build/ && pip install --no-build-isolation --no-cache-dir --force-reinstall .   "
+                "# in the extension's source tree: rebuild it against the torch that is installed")
+    pkg = m.group(1)
+    if per_torch_wheel(lib):
+        tv, tc = value(facts, "torch", "version_base"), value(facts, "torch", "cuda")
+        mm = ".".join(str(tv).split(".")[:2]) + ".0" if tv else "<torch major.minor>.0"
+        var = f"cu{str(tc).replace('.', '')}" if tc else ("cpu" if value(facts, "torch", "cpu_build") else "<cuXYZ|cpu>")
+        return (f"pip install --force-reinstall --no-cache-dir {pkg.replace('_', '-')} -f "
+                f"https://data.pyg.org/whl/torch-{mm}+{var}.html   # its wheel made for the installed torch")
+    return (f"pip install --no-build-isolation --no-cache-dir --force-reinstall {pkg}   # rebuild (or install the "
+            "release made) for the installed torch")
 
 
 def _kaolin_command(facts: Mapping[str, Any]) -> str:
