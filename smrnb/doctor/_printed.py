@@ -468,8 +468,10 @@ def _library_named(c: str, text: str, facts: Mapping[str, Any] | None) -> str:
 
 
 #: an import statement of code (a script's line, IPython's "---> 3 from x import y", a REPL's ">>> import x")
-_CODE_IMPORT_RE = re.compile(r"^[^\S\n]{0,12}(?:>>> ?|In \[\d+\]: ?|-{0,8}> ?\d* {0,8}|\d{1,6} {1,8})?"
-                             r"(?:from ([A-Za-z_]\w*)(?:\.[\w.]*)? import |import ([A-Za-z_]\w*)\s*$)", re.MULTILINE)
+_CODE_IMPORT_RE = re.compile(r"^[^\S\n]{0,12}(?:>>> ?|In \[\d+\]: ?|-{0,8}> ?\d* {0,8}|\d{1,6} {1,8}|"
+                             r"[^\n]{0,120}\bpython[\d.]* -c ['\"])?"
+                             r"(?:from ([A-Za-z_]\w*)(?:\.[\w.]*)? import |import ([A-Za-z_]\w*)(?:\.[\w.]*)?"
+                             r"(?: as \w+)?\s*(?:$|;|['\"]\s*$))", re.MULTILINE)
 #: an import that failed: Python's ImportError / OSError / ModuleNotFoundError line, Windows' "DLL load failed"
 _IMPORT_FAILED_RE = re.compile(r"^[^\S\n]{0,12}(?:ImportError|OSError|ModuleNotFoundError)\b|DLL load failed", re.MULTILINE)
 _NOT_AN_OWNER = {"os", "sys", "re", "json", "importlib", "ctypes", "typing", "collections", "__future__"}
@@ -562,6 +564,8 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             named = built if built and built != "torch" else _installed_by_the_text(text) or _prose_package(text)
             if named and (re.fullmatch(r"[A-Za-z0-9][\w.-]*", named) or re.search(r"\bpip3? install\b", c)):
                 c = c.replace("<package>", named)  # a folder or a URL only where pip installs it
+        c = _cuda_build_named(c, facts)
+        c = _extension_folder_named(c, text)
         c = _torch_index_guard(c, text, os_)
         c = _wsl_guard(c, text, facts)
         if not c:
@@ -578,6 +582,51 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         shell = _windows_shell(text)
         out = [_for_shell(c, shell) for c in out]
     return _once(out)
+
+
+#: (round 26d) distributions published once per CUDA release, by import name: the pattern of their installed names, and
+#: the name for a CUDA release ``(major, minor)`` (spconv's README: spconv-cu113 ... spconv-cu126, PyPI's
+#: spconv-cu118/-cu120/-cu124/-cu126 seen; CuPy's installation guide: cupy-cuda11x, cupy-cuda12x, cupy-cuda13x)
+_SPCONV_CUDAS = (113, 114, 116, 117, 118, 120, 124, 126)
+_PER_CUDA_DIST = {
+    "spconv": (r"^(spconv|cumm)(-cu[0-9]+)?==",
+               lambda mj, mn: next((f"spconv-cu{v}" for v in reversed(_SPCONV_CUDAS)
+                                    if v // 10 == mj and v % 10 <= mn), "")),
+    "cupy": (r"^cupy(-cuda[0-9]+x?)?==", lambda mj, mn: f"cupy-cuda{mj}x" if mj >= 11 else ""),
+}
+
+
+def _cuda_build_named(c: str, facts: Mapping[str, Any] | None) -> str:
+    """A reinstall of a package published once per CUDA release (spconv, cupy) by the distribution for torch's CUDA
+    the text shows, and its uninstall by whichever of its builds is installed (``pip freeze``), not its import name."""
+    m = re.match(r"^((?:python -m )?pip3? )(install|uninstall -y)\b([^#]*?)\b(spconv|cupy)\b(?![\w.-])(.*)$", c)
+    if not m:
+        return c
+    pat, name_for = _PER_CUDA_DIST[m.group(4)]
+    if m.group(2).startswith("uninstall"):
+        return f"pip freeze | grep -iE '{pat}' | cut -d= -f1 | xargs pip uninstall -y   # the {m.group(4)} build installed"
+    tc = re.match(r"(\d+)\.(\d)", _torch_cuda(facts) or "")
+    dist = name_for(int(tc.group(1)), int(tc.group(2))) if tc else ""
+    if not dist:
+        return c
+    return f"{m.group(1)}install{m.group(3)}{dist}{m.group(5)}"
+
+
+#: a CUDA/C++ source file of a source tree the text builds (``/home/ana/DCNv2/src/cuda/dcn_v2_cuda.cu``): its top folder
+_SOURCE_TREE_RE = re.compile(r"[\\/]([A-Za-z][\w.-]{1,60})[\\/](?:src|csrc|cuda|lib|ops)[\\/][\w./\\-]*?\.(?:cu|cpp|cc|h|cuh)\b")
+
+
+def _extension_folder_named(c: str, text: str) -> str:
+    """(round 26d) ``pip install --upgrade <the extension>`` where the text builds one source tree (DCNv2's folder):
+    what to do there, as a comment naming it (a source checkout is no PyPI name to upgrade)."""
+    if "<the extension>" not in c:
+        return c
+    trees = {m.group(1) for m in _SOURCE_TREE_RE.finditer(text)} - {"torch", "site-packages", "include"}
+    if len(trees) != 1:
+        return c
+    tree = trees.pop()
+    return (f"# {tree}: a release or fork of it written for this torch (its source still uses the removed API), then "
+            f"rebuild it in its folder (rm -rf build/ there first)")
 
 
 #: a torch (re)install from PyTorch's CUDA index (download.pytorch.org/whl/cuXYZ)

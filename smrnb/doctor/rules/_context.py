@@ -326,7 +326,7 @@ def _host_memory(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     return {"title": ("A DataLoader worker was killed: the host's memory ran out" if worker else
                       f"The host's memory ran out (an array of {size} could not be allocated)" if size else
                       "The process was killed or refused memory: the host's (CPU) memory ran out, not the GPU's"),
-            "commands": [look, "DataLoader(..., num_workers=2, prefetch_factor=2)   # each worker holds its own copy of "
+            "commands": [look, "# in the Python code: DataLoader(..., num_workers=2, prefetch_factor=2)   # each worker holds its own copy of "
                          "what the dataset keeps in memory" if worker else
                          "# less data in memory at once: a smaller batch or chunk, float32/float16 for float64, "
                          "np.memmap or a dataset that reads from disk",
