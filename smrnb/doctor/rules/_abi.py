@@ -313,8 +313,9 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                 "--no-cache-dir --force-reinstall .   # rebuild with torch's ABI flag"]
     else:
         title = f"Undefined symbol {short}: the extension was built against another torch"
-        cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
-                _rebuild_against_torch(facts, str(lib or ""))]
+        cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\""]
+        if not (lib and "kaolin" in str(lib)):  # kaolin's own wheel command follows
+            cmds.append(_rebuild_against_torch(facts, str(lib or "")))
     if lib and "kaolin" in str(lib):
         cmds.append(_kaolin_command(facts))
     return {"title": title, "evidence": evidence, "commands": cmds}

@@ -150,6 +150,32 @@ def _extension_lacks_gpu(facts: Facts, ccs: list[str]) -> str:
     return ""
 
 
+def _whose_kernels(facts: Facts) -> tuple[str, str] | None:
+    """'no kernel image' read as torch's or an extension's (the code and why), or None where the text cannot tell:
+    torch's arch list the text prints against the GPU, else an extension's build archs (_extension_lacks_gpu)."""
+    from smrnb.doctor._install import arch_covers
+
+    arch_list, ccs = value(facts, "torch", "arch_list"), gpu_ccs(facts)
+    if isinstance(arch_list, list) and arch_list and ccs:
+        if all(arch_covers(arch_list, cc)[0] for cc in ccs):
+            return "no_kernel_image_for_gpu", (f"torch has kernels for compute capability {', '.join(ccs)}: an "
+                                               "extension lacks them")
+        return "torch_wheel_lacks_gpu_arch", (f"torch's arch list ({' '.join(arch_list)}) lacks compute capability "
+                                              f"{', '.join(ccs)}")
+    why_ext = _extension_lacks_gpu(facts, ccs)
+    return ("no_kernel_image_for_gpu", why_ext) if why_ext else None
+
+
+def _no_cpu_build(facts: Facts) -> str:
+    """(round 26d) Why torch finding no toolkit is not the CPU build, or "": the text shows a CUDA build of torch (its
+    '+cu121', its torch.version.cuda), or runs on macOS (PyTorch publishes no CUDA build for it)."""
+    if value(facts, "torch", "cpu_build"):
+        return ""
+    if value(facts, "torch", "cuda"):
+        return f"torch is a CUDA {value(facts, 'torch', 'cuda')} build"
+    return "macOS: PyTorch has no CUDA build for it" if value(facts, "context", "os") == "macos" else ""
+
+
 def describe(ev: Mapping[str, Any]) -> str:
     """A short name of what an event is: ``loader_errors:cannot_open_cudart``, ``cudaErrorAssert (710)``."""
     kind = ev.get("kind")
@@ -597,18 +623,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         if ev.get("name") == "CUDA_ERROR_NOT_INITIALIZED":
             c = ["user_code_error", "driver_broken"]  # a driver API call before cuInit (after a fork), else init failed
     if {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"} <= s:
-        from smrnb.doctor._install import arch_covers
-
-        arch_list, ccs = value(facts, "torch", "arch_list"), gpu_ccs(facts)
-        if isinstance(arch_list, list) and arch_list and ccs:
-            if all(arch_covers(arch_list, cc)[0] for cc in ccs):
-                return first("no_kernel_image_for_gpu", f"torch has kernels for compute capability {', '.join(ccs)}: "
-                             "an extension lacks them")
-            return first("torch_wheel_lacks_gpu_arch", f"torch's arch list ({' '.join(arch_list)}) lacks compute "
-                         f"capability {', '.join(ccs)}")
-        why_ext = _extension_lacks_gpu(facts, ccs)
-        if why_ext:
-            return first("no_kernel_image_for_gpu", why_ext)
+        whose = _whose_kernels(facts)
+        if whose:
+            return [whose[0]], whose[1]
     if {"unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"} <= s:
         # a compiler that does not know the GPU: the toolkit's nvcc/NVRTC, or the NVRTC of torch's own CUDA (torch
         # ships it and compiles with it at run time); torch's CUDA release against the GPU decides
@@ -632,13 +649,8 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         return first("no_gpu", "macOS: no NVIDIA GPU, no CUDA build of torch")
     if {"cpu_only_torch_with_gpu"} & s and value(facts, "torch", "cpu_build"):
         return first("cpu_only_torch_with_gpu", "torch is a CPU-only build ('+cpu')")
-    if {"cuda_home_missing", "cpu_only_torch_with_gpu"} <= s and not value(facts, "torch", "cpu_build") and (
-            value(facts, "torch", "cuda") or value(facts, "context", "os") == "macos"):
-        # (round 26d) torch finding no toolkit where the text shows a CUDA build of torch (its '+cu121', its
-        # torch.version.cuda), or on macOS (PyTorch publishes no CUDA build for it): not the CPU build
-        return [x for x in c if x != "cpu_only_torch_with_gpu"], (
-            f"torch is a CUDA {value(facts, 'torch', 'cuda')} build" if value(facts, "torch", "cuda") else
-            "macOS: PyTorch has no CUDA build for it")
+    if {"cuda_home_missing", "cpu_only_torch_with_gpu"} <= s and _no_cpu_build(facts):
+        return [x for x in c if x != "cpu_only_torch_with_gpu"], _no_cpu_build(facts)
     if "cpu_only_torch_with_gpu" in s and value(facts, "torch", "cuda") and len(c) > 1:
         c.append(c.pop(c.index("cpu_only_torch_with_gpu")))  # (round 24a) a CUDA torch listed: the CPU build last
     if "cuda_home_malformed" in s and len(s) > 1 and value(facts, "toolkit", "cuda_home_malformed"):
