@@ -517,15 +517,21 @@ def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = No
 
 
 
+def _removed_named(row: Mapping[str, str]) -> tuple[str, str, str, str, str]:
+    """A tables/removed_apis.csv row's words: what the code calls (``mod.name``, ``f() with k=``), the library, the
+    release that removed it, its replacement and the name to grep for."""
+    what = row["module"] + (f".{row['name']}" if row.get("name") else "")
+    if row.get("form") == "keyword":
+        what = f"{row['module']}() with {row['name']}="
+    name = row.get("name") or row["module"].rsplit(".", 1)[-1]
+    return what, row["library"], row["removed_in"], row.get("replacement") or "", name
+
+
 def removed_api_caller_fix(row: Mapping[str, str]) -> dict[str, Any]:
     """(round 26a) The second reading of a name tables/removed_apis.csv says a release removed: the code calling it is
     a project's (or another package's) not updated for that release; its maintainers' fix, or a pin in its
     requirements."""
-    what = row["module"] + (f".{row['name']}" if row.get("name") else "")
-    if row.get("form") == "keyword":
-        what = f"{row['module']}() with {row['name']}="
-    lib, ver, repl = row["library"], row["removed_in"], row.get("replacement") or ""
-    name = row.get("name") or row["module"].rsplit(".", 1)[-1]
+    what, lib, ver, repl, name = _removed_named(row)
     return {"title": f"The project calling {what} was not updated for {lib} {ver}, which removed it: its maintainers' "
                      f"fix (or a pin of {lib} below {ver} in its requirements) is due",
             "fix": f"Where the call is in a project's or another package's code (its file in the traceback, not "
@@ -541,11 +547,7 @@ def removed_api_caller_fix(row: Mapping[str, str]) -> dict[str, Any]:
 def removed_api_own_fix(row: Mapping[str, str]) -> dict[str, Any]:
     """(round 26a) The user's own code calling a name tables/removed_apis.csv says a release removed (a snippet with
     no traceback frame of a project's file): the code to change."""
-    what = row["module"] + (f".{row['name']}" if row.get("name") else "")
-    if row.get("form") == "keyword":
-        what = f"{row['module']}() with {row['name']}="
-    lib, ver, repl = row["library"], row["removed_in"], row.get("replacement") or ""
-    name = row.get("name") or row["module"].rsplit(".", 1)[-1]
+    what, lib, ver, repl, name = _removed_named(row)
     return {"title": f"Not your environment: your code calls {what}, which {lib} {ver} removed"
                      + (f": change it to {repl}" if repl else ""),
             "fix": f"The call is in your own code (the text shows no project's file calling it): port it to the "
