@@ -194,9 +194,10 @@ def _windows(cmd: str) -> str:
     return cmd.replace("-d /tmp/x", "-d pip-files") if "-d /tmp/x" in cmd else cmd + _LINUX_NOTE
 
 
-#: the shell a Windows text shows: PowerShell's prompt (``PS C:\\proj>``) or its name, else cmd (a ``C:\\...>`` prompt,
+#: the shell a Windows text shows: PowerShell's prompt (``PS C:\\proj>``, a conda environment's ``(base) PS C:\\proj>``)
+#: or its name, else cmd (a ``C:\\...>`` prompt,
 #: Anaconda Prompt's ``(base) C:\\...>``, or none: cmd's prompts are most of what Windows users paste)
-_PS_SHOWN_RE = re.compile(r"(?m)^[ \t>]*PS [A-Za-z]:\\|\b(?:PowerShell|powershell|POWERSHELL|pwsh)\b")
+_PS_SHOWN_RE = re.compile(r"(?m)^[ \t>]*(?:\([\w.-]{1,40}\)\s*)?PS [A-Za-z]:\\|\b(?:PowerShell|powershell|POWERSHELL|pwsh)\b")
 _CMD_SHOWN_RE = re.compile(r"(?m)^[ \t>]*(?:\([\w.-]{1,40}\)\s*)?[A-Za-z]:\\[^>\n]{0,200}>(?!>)|\b(?:cmd|CMD)(?:\.exe)?\b|"
                            r"Command Prompt|Anaconda Prompt")
 

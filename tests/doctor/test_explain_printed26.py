@@ -44,6 +44,13 @@ def test_a_powershell_texts_rerun_is_powershells():
     assert not any('set "' in c or "&&" in c or " & rem" in c for c in cmds), cmds
 
 
+def test_a_conda_environments_powershell_prompt_is_powershell():
+    # (the blind audit's texts: "(base) PS C:\\Users\\ana\\apex> pip install ...")
+    cmds = _commands("(mesh) PS C:\\Users\\ana\\neus> python exp_runner.py\n"
+                     "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    assert any(c.startswith('$env:CUDA_LAUNCH_BLOCKING = "1"; python exp_runner.py') for c in cmds), cmds
+
+
 def test_a_powershell_texts_toolkit_and_rebuild_are_powershells():
     cmds = _commands("PS C:\\src\\ext> pip install .\nOSError: CUDA_HOME environment variable is not set. Please set "
                      "it to your CUDA install root.\ntorch 2.3.1+cu121\n")
@@ -134,7 +141,7 @@ def test_no_corpus_text_gets_a_posix_variable_on_windows_or_an_unnamed_rerun():
             if win and _ENV_PREFIX.search(body) and "Linux/macOS shell" not in c:
                 env.append((r["id"], c))
             if win and "   #" in c and " & rem " not in c and not c.startswith(("rem ", "# ")) and "$env:" not in c \
-                    and not re.search(r"(?m)^\s*PS [A-Za-z]:", r["text"]) and "powershell" not in r["text"].lower():
+                    and not re.search(r"(?m)^\s*(?:\([\w.-]+\)\s*)?PS [A-Za-z]:", r["text"]) and "powershell" not in r["text"].lower():
                 env.append((r["id"], c))  # a '#' note in cmd's form: pip reads '#' as a requirement
             if re.search(r"MAX_JOBS=\d[^#]*<package>", body):
                 unnamed.append((r["id"], c))
