@@ -242,7 +242,29 @@ def _for_shell(c: str, shell: str) -> str:
     return f"{ps.rstrip()}   # {note}" if note else ps.rstrip()
 
 
+#: the CUDA 10.2 release notes: "CUDA 10.2 (Toolkit and NVIDIA driver) is the last release to support macOS"
+#: (https://docs.nvidia.com/cuda/archive/10.2/cuda-toolkit-release-notes/, 2.1 General CUDA): a Mac has no NVIDIA driver, nvcc or CUDA torch;
+#: torch's GPU there is Metal's ("mps", torch.backends.mps)
+_NO_CUDA_ON_MACOS = "macOS has no NVIDIA driver or CUDA (CUDA 10.2 was the last release for macOS)"
+#: Linux commands of the rules and what a Mac runs instead (a pattern of the whole command, str.format of its groups)
+_MACOS_EQUIVALENTS = (
+    (re.compile(r"^nvidia-smi$"),
+     'python -c "import torch; print(torch.backends.mps.is_available())"   # ' + _NO_CUDA_ON_MACOS
+     + ": torch's GPU on a Mac is device 'mps'"),
+    (re.compile(r"^lspci \| grep -i nvidia$"),
+     "system_profiler SPDisplaysDataType | grep -i -e chipset -e metal   # the GPU macOS sees"),
+    (re.compile(r"^ss -ltnp \| grep ':(\d{1,5})'(.*)$"), "lsof -nP -iTCP:{0} -sTCP:LISTEN{1}"),
+    (re.compile(r"^export CUDA_HOME=/usr/local/cuda\S*(?: PATH=\S+)?(?:\s+#.*)?$"),
+     "# " + _NO_CUDA_ON_MACOS + ": build a CUDA extension on a Linux or Windows machine with an NVIDIA GPU, or use "
+     "the package's CPU or MPS build where it has one"),
+)
+
+
 def _macos(cmd: str) -> str:
+    for rx, rep in _MACOS_EQUIVALENTS:
+        m = rx.match(cmd)
+        if m:
+            return rep.format(*m.groups())
     return cmd.replace("nm -D --defined-only", "nm -gU").replace("ldd ", "otool -L ") if " -D " in cmd or "ldd " in cmd \
         else cmd
 
@@ -555,6 +577,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if not c:
             continue
         c = _script_filled(_show_named(c, text, facts), text)
+        c = _launch_filled(c, text)
         built = _built_package(text) if "--no-build-isolation" in c or "pip" in c and "<package>" in c else ""
         target = _isolated_target(c, built, text)
         if target:  # the build that fails is the package's, not that of the module it lacks
@@ -687,6 +710,30 @@ def _jobs_unnamed(c: str) -> str:
     why = f"; {m.group(2)}" if m.group(2) else ""
     first = "; its log's first 'error' line is the cause" if "grep" in c.split("#", 1)[0] else ""
     return f"export MAX_JOBS={m.group(1)}   # then run the build's command again in this shell{first}{why}"
+
+
+#: a launcher's command the rules print with ``...`` for the rest of the person's command line, and the option it adds
+_LAUNCHERS = (("docker run --gpus all ...", "docker run", "--gpus all", "--gpus"),
+              ("srun --gres=gpu:1 ...", "srun", "--gres=gpu:1", "--gres"))
+#: the text's own command line of a launcher (at a line's start, after a shell prompt or ``$``), up to a comment or a
+#: pipe
+_LAUNCH_LINE_RE = {name: re.compile(rf"(?m)(?:^|[$#%>]\s)\s*({re.escape(name)}\s[^\n#|;&]{{1,300}})") for _, name, _, _ in
+                   _LAUNCHERS}
+
+
+def _launch_filled(c: str, text: str) -> str:
+    """A launcher's ``...`` (``docker run --gpus all ...``, ``srun --gres=gpu:1 ...``) with the rest of the text's own
+    command line of that launcher where the text shows one without the option (the last such line; none with a secret
+    in it): the person's command with the option added, runnable as printed."""
+    for printed, name, option, key in _LAUNCHERS:
+        if not c.startswith(printed):
+            continue
+        lines = [m.group(1).rstrip() for m in _LAUNCH_LINE_RE[name].finditer(text)]
+        lines = [ln for ln in lines if key not in ln and REDACTED not in ln and "<" not in ln]
+        if lines:
+            rest = lines[-1][len(name):].strip()
+            return f"{name} {option} {rest}" + c[len(printed):]
+    return c
 
 
 #: a pip command and its arguments (before a comment)

@@ -147,3 +147,57 @@ def test_no_corpus_text_gets_a_posix_variable_on_windows_or_an_unnamed_rerun():
                 unnamed.append((r["id"], c))
     assert windows > 100  # the sweep reads many Windows texts
     assert not env and not unnamed, (env[:5], unnamed[:5])
+
+
+# ------------------------------------------------------------------ macOS (blind audit 26: Linux/CUDA commands on a Mac)
+MAC = "ana@mbp proj % python3 train.py --device cuda\nTraceback (most recent call last):\n" \
+      "  File \"/Users/ana/proj/train.py\", line 12, in <module>\n    x = x.to(\"cuda\")\n"
+
+
+def test_a_macs_no_gpu_finding_asks_for_mps_not_nvidia_smi():
+    cmds = _commands(MAC + "AssertionError: Torch not compiled with CUDA enabled\n")
+    assert not any(c.split("   #")[0].strip() in ("nvidia-smi", "lspci | grep -i nvidia") for c in cmds), cmds
+    assert any("torch.backends.mps.is_available()" in c for c in cmds), cmds
+
+
+def test_a_macs_cuda_home_finding_sets_no_toolkit_path():
+    cmds = _commands("ana@mbp nvdiffrast % pip install .\n      File \"/Users/ana/venv/lib/python3.11/site-packages/"
+                     "torch/utils/cpp_extension.py\", line 1076, in CUDAExtension\n"
+                     "      OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n")
+    assert not any(c.startswith("export CUDA_HOME=") for c in cmds), cmds
+    assert any(c.startswith("# macOS has no NVIDIA driver or CUDA") for c in cmds), cmds
+
+
+@pytest.mark.parametrize("linux, mac", [
+    ("ss -ltnp | grep ':6006'   # the holder", "lsof -nP -iTCP:6006 -sTCP:LISTEN   # the holder"),
+    ("nvidia-smi", 'python -c "import torch; print(torch.backends.mps.is_available())"   # macOS has no NVIDIA driver '
+                   "or CUDA (CUDA 10.2 was the last release for macOS): torch's GPU on a Mac is device 'mps'"),
+    ("ldd x.so", "otool -L x.so"),
+    ("pip list", "pip list"),
+])
+def test_linux_forms_on_a_mac(linux, mac):
+    from smrnb.doctor._printed import _macos
+    assert _macos(linux) == mac
+
+
+# ------------------------------------------------------------------ a launcher's '...' (blind audit 26, V10)
+_NO_DRIVER = ("/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py:118: UserWarning: CUDA initialization: "
+              "Found no NVIDIA driver on your system.\nFalse 12.1\n")
+
+
+def test_the_texts_docker_run_gets_the_gpus_option():
+    cmds = _commands("root@0f1e2d3c4b5a:/workspace# python -c 'import torch; print(torch.cuda.is_available())'\n"
+                     + _NO_DRIVER + "$ docker run -it --rm -v $PWD:/workspace pytorch/pytorch:2.2.0-cuda12.1-cudnn8-"
+                     "runtime bash\n")
+    assert any(c.startswith("docker run --gpus all -it --rm -v $PWD:/workspace pytorch/pytorch:2.2.0-cuda12.1-cudnn8-"
+                            "runtime bash   # ") for c in cmds), cmds
+    assert not any(c.startswith("docker run --gpus all ...") for c in cmds), cmds
+
+
+@pytest.mark.parametrize("line", ["$ docker run --gpus all -it img bash\n",  # the option given: the cause is elsewhere
+                                  "$ docker run -e HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWx img bash\n"])  # a secret
+def test_a_docker_run_with_the_option_or_a_secret_is_not_copied(line):
+    cmds = _commands("root@0f1e2d3c4b5a:/workspace# python train.py\n" + _NO_DRIVER + line)
+    assert not any("hf_AbCd" in c or "AbCdEfGh" in c for c in cmds), cmds
+    assert not any(c.startswith("docker run --gpus all -") for c in cmds), cmds
+    assert any(c.startswith("docker run --gpus all ...") for c in cmds), cmds  # the reading is there, unfilled
