@@ -676,7 +676,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                    "from the command line", "from command line", "in a terminal"), False),
     ("sys_executable", "jupyter", ("sys.executable", "which python", "kernelspec", "!pip"), False),
     # Google Colab: one Python, whose kernel '!pip' installs into (no second environment on the machine)
-    ("colab", "jupyter", ("colab", "/content/"), True),
+    # (round 26: Colab's own note under every ImportError of a cell, google.colab's import hook)
+    ("colab", "jupyter", ("colab", "/content/", "manually install dependencies using either !pip or !apt"), True),
     ("env_var_set", "loader", ("ld_library_path", ".bashrc", ".profile", "bash_profile", "pythonpath",
                                "module load", "printenv", "export "), True),
     ("kaolin", "kaolin", ("kaolin",), True),

@@ -201,3 +201,26 @@ def test_a_docker_run_with_the_option_or_a_secret_is_not_copied(line):
     assert not any("hf_AbCd" in c or "AbCdEfGh" in c for c in cmds), cmds
     assert not any(c.startswith("docker run --gpus all -") for c in cmds), cmds
     assert any(c.startswith("docker run --gpus all ...") for c in cmds), cmds  # the reading is there, unfilled
+
+
+# ------------------------------------------------------------------ Colab (blind audit 26, V7)
+COLAB_NOTE = ("\n---------------------------------------------------------------------------\nNOTE: If your import is "
+              "failing due to a missing package, you can\nmanually install dependencies using either !pip or !apt.\n")
+
+
+def test_a_colab_cells_missing_package_is_installed_into_the_runtime():
+    text = ("ModuleNotFoundError                       Traceback (most recent call last)\n<ipython-input-4-2b1c8e0a1d55> "
+            "in <cell line: 2>()\n----> 2 import open3d as o3d\nModuleNotFoundError: No module named 'open3d'\n"
+            + COLAB_NOTE)
+    f = explain_result(text, similar=False).findings
+    assert f[0].code == "python_package_missing", [x.code for x in f]
+    assert f[0].fix.commands[0].startswith("%pip install open3d")
+    assert not any(x.code in ("kernel_wrong_python", "env_not_propagated_to_kernel") for x in f), [x.code for x in f]
+    assert not any("ipykernel install" in c for x in f for c in x.fix.commands)
+
+
+def test_a_jupyter_cells_missing_package_keeps_the_kernels_reading():
+    text = ("ModuleNotFoundError                       Traceback (most recent call last)\nCell In[4], line 2\n"
+            "----> 2 import open3d as o3d\nModuleNotFoundError: No module named 'open3d'\n"
+            "It works when I run python in the terminal.\n")
+    assert explain_result(text, similar=False).findings[0].code == "kernel_wrong_python"

@@ -222,6 +222,8 @@ def kernel_python_codes(facts: Facts) -> list[str]:
     that started before the install (the text says it was not restarted since, or that the notebook runs the
     terminal's Python): then a restart first, another Python second."""
     notebook = has_sign(facts, "in_notebook") or bool(value(facts, "jupyter", "in_kernel"))
+    if has_sign(facts, "colab"):  # (round 26) Colab's runtime has one Python: the package is not installed in it
+        return ["kernel_restart_needed", "python_package_missing"] if restart_said(facts) else ["python_package_missing"]
     if restart_said(facts) or (notebook and has_sign(facts, "same_python")):
         return ["kernel_restart_needed", "kernel_wrong_python"]
     return ["kernel_wrong_python"]

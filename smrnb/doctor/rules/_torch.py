@@ -495,6 +495,13 @@ def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
         return None
     dist = PIP_DISTRIBUTION.get(mod.lower().replace("-", "_"), mod)
     other = dist.lower().replace("_", "-") != mod.lower().replace("_", "-")
+    if has_sign(facts, "colab"):  # (round 26) a Colab cell: the runtime's one Python, installed into from a cell
+        return {"title": f"No module named '{mod}': the package is not installed in the Colab runtime"
+                         + (f" (pip installs it as {dist})" if other else ""),
+                "evidence": [f"Python imports the module {mod} from the distribution {dist}"] if other else [],
+                "commands": [f"%pip install {dist}   # in a cell: into the runtime's Python"
+                             + (f"; '{mod}' is the import name, {dist} the name pip knows" if other else ""),
+                             "# a new runtime starts without it: keep the %pip line at the notebook's top"]}
     return {"title": f"No module named '{mod}': the package is not installed in the Python that runs the code"
                      + (f" (pip installs it as {dist})" if other else ""),
             "evidence": [f"Python imports the module {mod} from the distribution {dist}"] if other else [],
