@@ -67,13 +67,26 @@ _WINDOWS_EQUIVALENTS = (  # a pattern of the whole command, and the command (str
 )
 
 
+#: the fills that read the whole text, remembered within one explain (:func:`true_to_text` clears them before and after:
+#: a text is read once for all its findings, and no text outlives its explain); :func:`_per_explain` fills it
+_TEXT_READS: list[Any] = []
+
+
+def _per_explain(fn: Any) -> Any:
+    """A pure reading of the whole text (``fn(text)``), remembered for one explain: cached, and listed in
+    :data:`_TEXT_READS` so that :func:`true_to_text` clears it."""
+    cached = functools.lru_cache(maxsize=2)(fn)
+    _TEXT_READS.append(cached)
+    return cached
+
+
 def _one(found: list[str]) -> str:
     """The one distinct non-empty value of ``found``, ``""`` when none or several."""
     got = list(dict.fromkeys(x for x in found if x))
     return got[0] if len(got) == 1 else ""
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _site_package(text: str) -> str:
     """The one package folder under site-packages the text's paths name (besides torch and the notebook's own),
     ``""`` when none or several."""
@@ -81,7 +94,7 @@ def _site_package(text: str) -> str:
                  and not m.group(1).startswith("_")])
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _cuda_release(text: str) -> str:
     """The CUDA release the text's own toolkit path or nvcc line names (``""`` when none, or several)."""
     return _one([next(g for g in m.groups() if g) for m in _CUDA_DIR_RE.finditer(text)]
@@ -130,7 +143,7 @@ _FRAME_RE = re.compile(r'File "([^"\n<>]{0,300}?)", line \d+, in (\S+)')
 _TB_HEAD = "Traceback (most recent call last):"
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _script_named(text: str) -> str:
     """The one script the text runs: its command line's ``python x.py``, else the outermost frame of its tracebacks
     (the first after each ``Traceback (most recent call last):``) where that frame is a ``<module>`` of a ``.py`` file
@@ -202,7 +215,7 @@ _CMD_SHOWN_RE = re.compile(r"(?m)^[ \t>]*(?:\([\w.-]{1,40}\)\s*)?[A-Za-z]:\\[^>\
                            r"Command Prompt|Anaconda Prompt")
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _windows_shell(text: str) -> str:
     """``"powershell"`` where a Windows text shows PowerShell and not cmd, else ``"cmd"`` (the literals first: a long
     text without them is not searched)."""
@@ -500,7 +513,7 @@ _IMPORT_FAILED_RE = re.compile(r"^[^\S\n]{0,12}(?:ImportError|OSError|ModuleNotF
 _NOT_AN_OWNER = {"os", "sys", "re", "json", "importlib", "ctypes", "typing", "collections", "__future__"}
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _failing_import(text: str) -> str:
     """The top-level package of the last import statement the text shows before its last failed import (the
     traceback's innermost import: ``from torch._C import *`` -> torch), ``""`` when none."""
@@ -677,9 +690,8 @@ def _torch_index_guard(c: str, text: str, os_: str) -> str:
     return c
 
 
-#: WSL2 as a text shows it: its kernel's name, its driver-library folder, NVML's answer there
-_WSL_RE = re.compile(r"microsoft-standard-wsl|/usr/lib/wsl/|\bWSL ?2?\b|GPU access blocked by the operating system",
-                     re.IGNORECASE)
+#: NVML's answer under WSL2, which the reader's ``wsl`` sign (context.wsl: "wsl", "microsoft-standard") does not hold
+_WSL_NVML = "gpu access blocked by the operating system"
 #: what loads, unloads or reinstalls a Linux NVIDIA kernel module (none exists under WSL2)
 _KMOD_RE = re.compile(r"^(?:sudo )?(?:modprobe|rmmod|reboot)\b|\bsudo (?:modprobe|rmmod|reboot)\b|^dkms status")
 _WSL_DRIVER = ("# WSL2: the NVIDIA driver is the Windows host's (no Linux kernel module): run 'wsl --shutdown' in "
@@ -690,9 +702,10 @@ _WSL_DRIVER = ("# WSL2: the NVIDIA driver is the Windows host's (no Linux kernel
 def _wsl_guard(c: str, text: str, facts: Mapping[str, Any] | None) -> str:
     """(round 26d) Under WSL2 no Linux NVIDIA kernel module is loaded or rebuilt and no reboot helps: the first such
     command becomes the Windows side's step (a comment line), the others are dropped (``""``)."""
+    if not _KMOD_RE.search(c):
+        return c
     ctx = facts.get("context") if isinstance(facts, Mapping) else None
-    wsl = isinstance(ctx, Mapping) and bool(ctx.get("wsl"))
-    if not _KMOD_RE.search(c) or not (wsl or _WSL_RE.search(text)):
+    if not (isinstance(ctx, Mapping) and ctx.get("wsl")) and _WSL_NVML not in text.lower():
         return c
     return _WSL_DRIVER
 
@@ -791,7 +804,7 @@ _TORCH_OWN_RE = re.compile(r"[\\/]torch[\\/](?!include\b|lib[\\/]include\b)[\w.]
 _PIP_FOLDER_RE = re.compile(r"[\\/]pip-(?:install|req-build)-\w+[\\/]([A-Za-z][\w.-]*?)_[0-9a-f]{32}[\\/]")
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _built_package(text: str) -> str:
     """The one package the text's pip log builds, ``""`` when none or several."""
     names = [m.group(1) for m in _PIP_FOLDER_RE.finditer(text)]
@@ -834,7 +847,7 @@ _NOT_AN_ENV = {"usr", "local", "opt", "root", "home", "conda", "anaconda", "anac
                "system", "sbin", "snap", "lib", "tmp", "homebrew", "linuxbrew", "sw", "tools", "software", "apps"}
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _env_named(text: str) -> str:
     """The one environment the text names (:data:`_ENV_NAMED_RE`), conda's ``base`` only where it names no other;
     ``""`` when none or several."""
@@ -925,7 +938,7 @@ _TEXT_PIP_INSTALL_RE = re.compile(r"(?:^|[\s>$`\"'])pip3? install ([^\n#`]{1,300
 _PIP_OPTION_WITH_VALUE = _textfacts._PIP_VALUE_OPTIONS - {"-e", "--editable"}
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _installed_by_the_text(text: str) -> str:
     """The one target of the text's own ``pip install`` commands (``-e .``, ``./gridencoder``,
     ``git+https://.../pytorch3d.git``, a name), ``""`` when none or several."""
@@ -956,7 +969,7 @@ _GCC_LIMIT_RE = re.compile(r"gcc versions later than (\d{1,2}) are not supported
 _CMAKE_NO_FEATURES_RE = re.compile(r"[Nn]o known features for (?:C|CXX|CUDA) compiler")
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _gcc_release(text: str) -> str:
     """The one gcc major the text shows (``""`` when none, or several)."""
     return _one([next(g for g in m.groups() if g) for m in _GCC_RELEASE_RE.finditer(text)])
@@ -1090,7 +1103,7 @@ def _script_filled(c: str, text: str) -> str:
     return re.sub(r"<(?:your )?script>", lambda _m: f'"{script}"' if " " in script else script, c) if script else c
 
 
-@functools.lru_cache(maxsize=2)  # a pure reading of the text: once per explain, not once per finding (_TEXT_READS)
+@_per_explain
 def _prose_package(text: str) -> str:
     """The one package the text's prose or title says fails to build, install or import, ``""`` when none or
     several."""
@@ -1218,12 +1231,6 @@ def _without_secrets(text: str, facts: Mapping[str, Any] | None) -> tuple[str, M
     kept = {ly: ({**d, "events": [e for e in d.get("events") or () if clean(e)]} if isinstance(d, Mapping) and
                  d.get("events") else d) for ly, d in facts.items()}
     return safe, kept
-
-
-#: the fills that read the whole text, remembered within one explain (:func:`true_to_text` clears them before and after:
-#: a text is read once for all its findings, and no text outlives its explain)
-_TEXT_READS = (_site_package, _cuda_release, _script_named, _windows_shell, _failing_import, _built_package, _env_named,
-               _installed_by_the_text, _gcc_release, _prose_package)
 
 
 def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:

@@ -1738,9 +1738,9 @@ def _scan_signature(r: _Reader, line: str) -> None:
         # (round 26b) the innermost frame's own source line makes the call (not a callback a library calls with
         # its own arguments, torch's ``forward_call(*args)``), and the installed package that frame is of
         here = bool(name) and re.search(rf"(?<![\w]){re.escape(name)}\(", r.call_line) is not None
+        caller = _package_of_frame(r.frame) if here else ""
         r.event("torch", "signature_mismatch", line, WEIGHT["module"] + 4, callee=callee,
-                name=name, how=how.split(" ")[0], frame=r.frame,
-                **({"caller_package": _package_of_frame(r.frame)} if here and _package_of_frame(r.frame) else {}))
+                name=name, how=how.split(" ")[0], frame=r.frame, **({"caller_package": caller} if caller else {}))
 
 
 def _scan_called_names(r: _Reader, line: str) -> None:
@@ -2481,14 +2481,15 @@ def _message_gates() -> dict[str, tuple[tuple[str, Any], ...]]:
     return {g: tuple(v) for g, v in gates.items()}
 
 
-def _lines_with(text: str, low: str, needle: str, limit: int = 200) -> Iterable[str]:
-    """The lines of ``text`` that hold ``needle`` (searched in ``low``), each once, at most ``limit``."""
+def _lines_with(text: str, low: str, needle: str, limit: int = 200, around: int = 0) -> Iterable[str]:
+    """The lines of ``text`` that hold ``needle`` (searched in ``low``), each once, at most ``limit``; with ``around``,
+    each cut to that many characters either side of the needle (a 10 MB line is not copied whole)."""
     i, n = low.find(needle), 0
     while i != -1 and n < limit:
         a = text.rfind("\n", 0, i) + 1
         b = text.find("\n", i)
         b = len(text) if b == -1 else b
-        yield text[a:b]
+        yield text[max(a, i - around):min(b, i + around)] if around else text[a:b]
         n += 1
         i = low.find(needle, b)
 
@@ -2785,18 +2786,6 @@ def _removed_rows_by_name() -> dict[str, dict[str, str]]:
     return {r["module"] + (f".{r['name']}" if r.get("name") else ""): r for r in tables.rows("removed_apis")}
 
 
-def _lines_holding(text: str, low: str, words: str, limit: int = 4) -> list[str]:
-    """(round 26a) The lines of ``text`` that hold ``words`` (lower-case), the first ``limit`` of them, each cut to 600
-    characters around the words: found by ``str.find``, so a 10 MB text costs one scan, not a split."""
-    out, at = [], low.find(words)
-    while at >= 0 and len(out) < limit:
-        start, stop = low.rfind("\n", 0, at) + 1, low.find("\n", at)
-        stop = len(low) if stop < 0 else stop
-        out.append(text[max(start, at - 300):min(stop, at + 300)])
-        at = low.find(words, stop)
-    return out
-
-
 #: (round 26a) the quoted-import form is read in a report's size (a pasted issue), not in a long log
 _QUOTED_IMPORT_TEXT_MAX = 100_000
 
@@ -2809,7 +2798,7 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
     Python error of its own, the import statement it quotes and says fails (``from torchvision.models.utils import
     load_state_dict_from_url`` "throws an error"): ``torch.module_missing`` of the row's dotted name."""
     rows = _removed_rows_by_name()
-    for line in _lines_holding(text, low, " object has no attribute "):
+    for line in _lines_with(text, low, " object has no attribute ", 4, around=300):
         for cls, attr in _INSTANCE_ATTR_RE.findall(line)[:2]:
             full = _removed_class_attrs().get((cls, attr))
             row = rows.get(full or "")
@@ -2847,7 +2836,7 @@ def _removed_keyword(r: _Reader, text: str, low: str, rows: Mapping[str, Mapping
     callable's dotted name, the keyword), refused in Python's words: the callee Python names (its last part), or for a
     bare ``__init__()`` a call of the row's class the text shows (``OneHotEncoder(``); where the text names the
     package. ``torch.module_missing`` of the row's dotted name (``keyword``)."""
-    for line in _lines_holding(text, low, "unexpected keyword argument", 2):
+    for line in _lines_with(text, low, "unexpected keyword argument", 2, around=300):
         for callee, kw in _UNEXPECTED_KEYWORD_RE.findall(line)[:1]:
             parts = [p for p in callee.split(".") if p not in ("__init__", "__new__", "__call__")]
             for full, row in rows.items():

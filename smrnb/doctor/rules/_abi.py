@@ -493,16 +493,14 @@ def _removed_row_codes(row: Mapping[str, str], ev: Mapping[str, Any]) -> list[st
 def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The title, detail, commands and evidence of a name tables/removed_apis.csv says a release removed; (round 26a)
     the release the text shows, where it shows one, in the title and evidence."""
-    what = row["module"] + (f".{row['name']}" if row.get("name") else "")
+    what, lib, ver, repl, _ = _removed_named(row)
     if row.get("form") == "keyword":  # (round 26a) a keyword argument of a callable
         what = f"the {row['name']}= argument of {row['module']}()"
-    lib, ver = row["library"], row["removed_in"]
     if lib.lower() == "python":
         pin = (f"conda create -n py-older python=3.{_release_tuple(ver)[1] - 1}   # a Python older than {ver}, "
                "which still has it")
     else:
         pin = f'pip install "{lib}<{ver}"   # the last release before the one that removed it'
-    repl = row.get("replacement") or ""
     head = what[:1].upper() + what[1:] if row.get("form") == "keyword" else what
     shown = _releases_shown(facts, row)
     name = "Python" if lib.lower() == "python" else lib
