@@ -606,6 +606,8 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
     row = _removed_api_rows().get(f"numpy.{own.group(1)}") if own else None
     if row is not None:  # (round 23e) NumPy 2.0's own words for a name tables/removed_apis.csv names
         return removed_api_fix(row, facts)
+    if not mod and ev.get("key") == "pip_requirement_conflict":  # (round 27a) pip's conflict note: its own pin
+        return _pip_conflict_fix(ev)
     if not mod and str(ev.get("key") or "") in _API_ROW_COMMANDS:  # (round 25a) a program's own command line/config
         return {"title": str(ev.get("meaning") or "").split(": ")[0].rstrip("."),
                 "commands": _API_ROW_COMMANDS[str(ev["key"])]}
@@ -634,6 +636,22 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                          f"for an older one (else: pip install -U {top})" if ver else
                          "pip install -r requirements.txt   # the releases the project was written for (its setup.py "
                          "or pyproject.toml names them too)"]}
+
+
+def _pip_conflict_fix(ev: Mapping[str, Any]) -> dict[str, Any]:
+    """(round 27a) pip's "X V requires Y<spec>, but you have Y W which is incompatible": Y pinned to what X declares,
+    or X's release made for the installed Y."""
+    g = ev.get("groups") or {}
+    line = str(ev.get("line") or "")
+    pkg = line.split(" requires ")[0].split()[-2] if " requires " in line and len(line.split(" requires ")[0].split()) >= 2 else ""
+    dep, spec, have = str(g.get("dep") or "<library>"), str(g.get("spec") or "").strip(), str(g.get("have") or "")
+    want = f"{dep}{spec}" if spec else dep
+    return {"title": f"{pkg or 'A package'} requires {want}, but {dep} {have or '(another release)'} is installed: "
+                     "the package was made for another release of it",
+            "commands": [f'pip install "{want}"   # the release {pkg or "the package"} declares (pip check lists every '
+                         "conflict left)",
+                         f"pip show {dep} {pkg}".rstrip() + "   # the releases installed; where another package needs "
+                         f"{dep} {have or 'as installed'}, the two need separate environments"]}
 
 
 @builds("no_kernel_image_for_gpu")
@@ -1080,7 +1098,30 @@ SUBMODULES_NOT_IMPORTED: dict[str, frozenset[str]] = {
     "skimage": frozenset({"measure", "io", "color", "filters", "transform", "feature", "morphology", "segmentation",
                           "draw", "exposure", "util", "metrics", "restoration", "registration", "graph", "data"}),
     "PIL": frozenset({"Image", "ImageDraw", "ImageFont", "ImageOps", "ImageFilter", "ImageEnhance"}),
-    "matplotlib": frozenset({"pyplot"})}
+    "matplotlib": frozenset({"pyplot"}),
+    # (round 27a) numba's __init__ imports its core and decorators, not its CUDA target (numba docs, 'Writing CUDA
+    # Kernels': `from numba import cuda`); scikit-learn's imports none of its estimator subpackages (its docs import
+    # each: `from sklearn.model_selection import ...`); scipy's before 1.9 imported none of its subpackages (1.9 added
+    # lazy loading: scipy/__init__.py's `submodules` list and __getattr__, read in scipy 1.17 installed here); the
+    # standard library's xml/__init__.py holds only its docstring and concurrent/__init__.py nothing (CPython 3.11,
+    # read here); importlib's __init__ imports _bootstrap, not util, machinery, metadata or resources (os.path is no
+    # such case: os imports it)
+    "numba": frozenset({"cuda"}),
+    "sklearn": frozenset({"model_selection", "metrics", "linear_model", "preprocessing", "cluster", "decomposition",
+                          "ensemble", "neighbors", "svm", "tree", "feature_extraction", "feature_selection",
+                          "manifold", "pipeline", "datasets", "mixture", "naive_bayes", "neural_network",
+                          "impute", "compose", "covariance", "cross_decomposition", "discriminant_analysis",
+                          "gaussian_process", "inspection", "isotonic", "kernel_approximation", "kernel_ridge",
+                          "multiclass", "multioutput", "random_projection", "semi_supervised", "calibration",
+                          "dummy"}),
+    "scipy": frozenset({"sparse", "linalg", "signal", "ndimage", "spatial", "optimize", "interpolate", "stats",
+                        "special", "io", "integrate", "fft", "fftpack", "cluster", "odr", "misc"}),
+    "xml": frozenset({"etree", "dom", "sax", "parsers"}),
+    "concurrent": frozenset({"futures"}),
+    "importlib": frozenset({"util", "machinery", "metadata", "resources", "abc"})}
+#: (round 27a) packages that load their subpackages lazily from a release on: the attribute error is then a release
+#: before it (scipy 1.9's lazy loading), a second reading beside the missing import
+SUBMODULES_LAZY_SINCE: dict[str, str] = {"scipy": "1.9"}
 
 
 def submodule_not_imported(ev: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -1190,7 +1231,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # Submodules), so `import X` then `X.Y.f()` fails whatever the release: the calling code's missing import
         # (`import X.Y`), the user's own or, where another installed package's code calls it, that package's bug
         others = set(value(facts, "torch", "packages_installed") or []) - {parts[0]}
-        return ["library_bug", "user_code_error"] if others else ["user_code_error", "library_bug"]
+        codes = ["library_bug", "user_code_error"] if others else ["user_code_error", "library_bug"]
+        if parts[0] in SUBMODULES_LAZY_SINCE:  # (round 27a) a release before its lazy loading: the second reading
+            codes = [codes[0], "package_api_version_mismatch"]
+        return codes
     if parts[0] == "torch" and len(parts) == 1 and not ev.get("attribute"):
         notebook = has_sign(facts, "in_notebook")
         if building:

@@ -79,8 +79,22 @@ def jupyter_findings(facts: Facts) -> Iterable[Finding]:
 
 
 # ------------------------------------------------------------------ a notebook's signs
+#: (round 27a) library_messages rows whose second reading is another Python than the one the package went into,
+#: with no kernel: jupyter's own subcommand, a console script's distribution, PyVista's notebook backend
+_OTHER_PYTHON_ROWS = {
+    "jupyter_subcommand_not_found": "The jupyter that ran belongs to another Python than the one the package went into "
+                                    "(another jupyter earlier on PATH)",
+    "console_script_distribution_missing": "pip installed into another Python than the one on the script's first line",
+    "pyvista_notebook_backend_failed": "The kernel runs another Python than the one PyVista's backend packages went into",
+}
+
+
 @builds("kernel_wrong_python")
 def _wrong_python(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("key") in _OTHER_PYTHON_ROWS:  # (round 27a) a command-line program's Python, not a kernel's
+        return {"title": _OTHER_PYTHON_ROWS[str(ev["key"])],
+                "commands": ["which -a python pip jupyter   # more than one: the first on PATH runs",
+                             "python -m pip --version   # the Python pip installs into"]}
     mod = ev.get("module")
     top = str(mod).split(".")[0] if mod else None
     notebook = "in_notebook" in signs(facts) or bool(layer(facts, "jupyter").get("in_kernel"))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 from collections.abc import Iterable, Mapping
@@ -138,6 +139,24 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return misspelt_finding(str(ev.get("module")), known)
     if hyph := _hyphenated_module(ev, "user_code_error"):
         return hyph
+    if ev.get("key") == "jupyter_subcommand_not_found" and ev.get("meant"):  # (round 27a) _round27a_row
+        sub, meant = str(ev.get("subcommand") or ""), str(ev["meant"])
+        return {"title": f"Not your environment: jupyter has no subcommand '{sub}' (jupyter {meant} was meant: "
+                         f"jupyter runs jupyter-<its first argument>)",
+                "fix": f"jupyter looks for an executable named jupyter-{sub} because its first argument was '{sub}': "
+                       f"the command's spelling, not a missing package; run jupyter {meant}.",
+                "commands": [f"jupyter {meant}", "jupyter --help   # the subcommands installed beside this jupyter"]}
+    if ev.get("key") == "torch_distributed_barrier_device_ids_not_nccl":  # (round 27a)
+        backend = str((ev.get("groups") or {}).get("backend") or "gloo")
+        return {"title": f"Not your environment: dist.barrier(device_ids=...) on the {backend} backend (device_ids is "
+                         "NCCL's only)",
+                "fix": f"barrier's device_ids argument exists for NCCL only; the process group runs {backend} (on "
+                       "Windows and macOS torch has no NCCL, so DDP code written for Linux falls back to gloo): call "
+                       "barrier() without device_ids, or on Windows train on one GPU or with DataParallel instead of "
+                       "torch.distributed; on Linux with a CUDA torch, init_process_group(backend='nccl').",
+                "commands": ["grep -rn \"barrier(device_ids\" --include=*.py .   # the call to change: dist.barrier()",
+                             "python -c \"import torch.distributed as d; print(d.is_nccl_available(), "
+                             "d.is_gloo_available())\"   # NCCL in this torch build?"]}
     what = ev.get("message") if ev.get("kind") == "cuda_error" else ev.get("meaning")
     name = f"{ev.get('name')}: " if ev.get("kind") == "cuda_error" else ""
     title = f"Not your environment: {name}{str(what or 'an error of the calling code').rstrip('.')}"
@@ -490,6 +509,8 @@ def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
     """(round 25) A plain package missing from the Python that runs the code: its install into that Python, by the
     name pip knows (the import name's distribution where they differ: cv2 -> opencv-python), and the check of which
     Python that is."""
+    if row := _row_install_finding(ev):  # (round 27a)
+        return row
     mod = str(ev.get("module") or "").split(".")[0]
     if not mod:
         return None
@@ -713,6 +734,21 @@ _OTHER_COMPANIONS: dict[str, tuple[str, tuple[str, ...]]] = {
          "# DGL's build for this torch and CUDA")),
 }
 _OTHER_COMPANIONS["dgl_graphbolt_library_missing"] = _OTHER_COMPANIONS["dgl_sparse_library_missing"]
+#: (round 27a) xformers and TorchCodec: each release's wheels are built for one torch release (FACTS.md, round 27a)
+_OTHER_COMPANIONS["xformers_no_operator_found"] = (
+    "xformers found no attention kernel it can run: its compiled operators do not fit the installed torch (or the "
+    "reasons listed under the message name another limit)",
+    ("python -m xformers.info   # which operators are built and available, and the torch it was built for",
+     "pip install -U xformers --index-url https://download.pytorch.org/whl/<cuXYZ of torch.version.cuda>   # the "
+     "xformers release built for the installed torch (0.0.33: torch 2.9.0, 0.0.32: 2.8.0, 0.0.31: 2.7.1, "
+     "0.0.29.post2: 2.6.0, 0.0.28.post3: 2.5.1)"))
+_OTHER_COMPANIONS["torchcodec_could_not_load"] = (
+    "TorchCodec could not load its libraries: a TorchCodec release made for another torch, or no FFmpeg shared "
+    "libraries of a supported major",
+    ("pip show torch torchcodec | grep -E '^(Name|Version)'   # TorchCodec 0.7/0.6: torch 2.8; 0.5-0.3: 2.7; "
+     "0.2: 2.6 (its README's table)",
+     "ffmpeg -version   # FFmpeg's major (4-7 for these releases) and its shared libraries (conda install "
+     "\"ffmpeg<8\" -c conda-forge)"))
 
 
 @builds("companion_built_for_other_torch")
@@ -936,6 +972,79 @@ def _rocm_on_nvidia(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
     return ["cpu_only_torch_with_gpu", "no_gpu"]
 
 
+#: (round 27a) jupyter_core's subcommands (jupyter X runs jupyter-X) and the distribution whose console_scripts
+#: install each: notebook (jupyter-notebook; Notebook <7 also jupyter-nbextension, -serverextension,
+#: -bundlerextension), jupyterlab (jupyter-lab, -labextension, -labhub), nbclassic, nbconvert (jupyter-nbconvert,
+#: -dejavu), jupyter_client (jupyter-kernelspec, -kernel, -run), jupyter_console, qtconsole, jupyter_server,
+#: nbclient (jupyter-execute), nbformat (jupyter-trust), jupyter_core (jupyter-troubleshoot, -migrate), read in
+#: their pyproject.toml/setup.py [project.scripts] / console_scripts
+JUPYTER_SUBCOMMANDS: dict[str, str] = {
+    "notebook": "notebook", "nbextension": "notebook<7", "serverextension": "notebook<7",
+    "bundlerextension": "notebook<7", "lab": "jupyterlab", "labextension": "jupyterlab", "labhub": "jupyterlab",
+    "nbclassic": "nbclassic", "nbconvert": "nbconvert", "dejavu": "nbconvert", "kernelspec": "jupyter_client",
+    "kernel": "jupyter_client", "run": "jupyter_client", "console": "jupyter_console", "qtconsole": "qtconsole",
+    "server": "jupyter_server", "execute": "nbclient", "trust": "nbformat", "troubleshoot": "jupyter_core",
+    "migrate": "jupyter_core"}
+
+
+def _jupyter_subcommand_meant(sub: str) -> str | None:
+    """The known subcommand an unknown jupyter-<sub> is a misspelling of (notebooks -> notebook), else None."""
+    if sub in JUPYTER_SUBCOMMANDS:
+        return None
+    close = difflib.get_close_matches(sub.lower(), JUPYTER_SUBCOMMANDS, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _round27a_row(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
+    """(round 27a) The event and readings of library_messages rows that name what to install in their groups:
+    jupyter_core's subcommand (a misspelt one is the command's spelling; a known one its package), a console script's
+    own distribution (another Python's pip where the text shows pip installing it). None: the row's own codes."""
+    key, groups = ev.get("key"), ev.get("groups") or {}
+    if key == "jupyter_subcommand_not_found":
+        sub = str(groups.get("sub") or "")
+        if meant := _jupyter_subcommand_meant(sub):
+            return {**ev, "meant": meant, "subcommand": sub}, ["user_code_error", "python_package_missing"]
+        return {**ev, "subcommand": sub, "install": JUPYTER_SUBCOMMANDS.get(sub, "")}, None
+    if key == "pyvista_notebook_backend_failed":
+        return {**ev, "install": "pyvista[jupyter]"}, None
+    if key == "console_script_distribution_missing":
+        dist = str(groups.get("dist") or groups.get("edist") or "")
+        said = has_sign(facts, "package_said_installed", "module_said_installed")
+        return {**ev, "install": dist}, ["python_package_missing", "kernel_wrong_python"] if said else \
+            ["python_package_missing"]
+    return ev, None
+
+
+def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+    """(round 27a) python_package_missing's words for the rows of :func:`_round27a_row` (a jupyter subcommand's
+    package, a console script's distribution), else None."""
+    key = ev.get("key")
+    if key == "jupyter_subcommand_not_found":
+        sub, pkg = str(ev.get("subcommand") or "<name>"), str(ev.get("install") or "")
+        pip = f'"{pkg}"' if "<" in pkg else pkg
+        return {"title": f"jupyter {sub}: no jupyter-{sub} beside the jupyter that ran: "
+                         + (f"{pkg.split('<')[0]} is not installed in its Python" if pkg else
+                            "the package that provides it is not installed in its Python"),
+                "commands": ["head -1 \"$(command -v jupyter)\"   # the Python whose jupyter runs",
+                             f"python -m pip install {pip or '<the package that provides jupyter-' + sub + '>'}   "
+                             "# with that Python",
+                             "jupyter --paths; which -a jupyter   # another jupyter earlier on PATH"]}
+    if key == "pyvista_notebook_backend_failed":
+        return {"title": "PyVista's notebook backend could not import its packages in the kernel's Python (it fell "
+                         "back to a static image)",
+                "commands": ["%pip install 'pyvista[jupyter]'   # in a notebook cell: trame, its widgets and ipywidgets "
+                             "into the kernel's own Python",
+                             "import sys; print(sys.executable)   # in a cell: the kernel's Python"]}
+    if key == "console_script_distribution_missing":
+        dist = str(ev.get("install") or "<the distribution>")
+        return {"title": f"The console script's own distribution {dist} is not installed in the Python that runs it",
+                "commands": ["head -1 \"$(command -v <the script>)\"   # the Python on the script's first line",
+                             f"<that python> -m pip install {dist}   # into that Python (or the project: pip install "
+                             "-e . with it)",
+                             "python -m pip --version   # the Python pip installs into: another one is the cause"]}
+    return None
+
+
 @rule("torch")
 def torch_messages(facts: Facts) -> Iterable[Finding]:
     """torch's own messages (tables/torch_messages.csv), CUDA errors by number, name or message
@@ -969,7 +1078,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             continue
         if ev.get("key") in HOST_MEMORY_ROWS and host_memory_codes(facts, ev) == []:
             continue  # (round 25) a bare MemoryError or 'Killed' where the text reads the GPU's memory running out
-        yield from resolve(facts, ev, _rocm_on_nvidia(facts, ev) or _shared_memory_codes(ev))
+        ev, own = _round27a_row(facts, ev)
+        yield from resolve(facts, ev, own or _rocm_on_nvidia(facts, ev) or _shared_memory_codes(ev))
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == "cuda_unavailable":
             yield from resolve(facts, ev, unavailable_codes(facts))
