@@ -736,10 +736,12 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
             # a CUDA extension's project importing a top-level module of its own that is built apart from it (flash-attn's
             # rotary_emb and fused_dense_lib from csrc/ folders, each its own setup.py): never built, else its packaging
             codes = ["extension_not_compiled"]
-        # (round 25) a plain package the installed one imports: the package's release first, as before; the install
-        # of the missing one into this Python second
-        codes = ["library_bug", *codes] if codes == ["python_package_missing"] else [*codes[:1], "library_bug",
-                                                                                        *codes[1:]]
+        # (round 27a) a plain package the installed one imports: the install of the missing one into this Python
+        # first (what the person does now), the package's release second (its metadata lacks the dependency: pip show
+        # <package>'s Requires decides); until round 27a the other way round
+        codes = [*codes[:1], "library_bug", *codes[1:]] if codes else ["library_bug"]
+        if COMPILED_PART_OF.get(top) == by:  # (round 27a) the package's compiled part, a distribution of its own
+            codes = ["extension_not_compiled", "python_package_missing"]
     if restart_said(facts) and "kernel_restart_needed" not in codes:
         codes = ["kernel_restart_needed"] + codes
     return codes
@@ -878,6 +880,12 @@ def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: 
                              f"or {last}/ should be there",
                              f"python -c \"import {parent}; print({parent}.__file__)\""]}
     return None
+
+
+#: (round 27a) distributions that are another package's compiled part, installed apart from it: jax's jaxlib (jax's
+#: own docs before 0.4: 'pip install --upgrade jax jaxlib'; jax/lib/__init__.py imports jaxlib and, from 0.2.x,
+#: raises "jax requires jaxlib to be installed" where it is absent)
+COMPILED_PART_OF: dict[str, str] = {"jaxlib": "jax"}
 
 
 def _imported_by_installed_package(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
