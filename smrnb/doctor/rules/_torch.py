@@ -872,7 +872,10 @@ AFTERMATH_ROWS = frozenset({"python_finaliser_exception_ignored", "torchvision_i
                             "pip_failed_installable_wheels",
                             # (round 26c) TensorFlow's CUDA runtime stub logs its INFO line at every import (the
                             # failure that follows, if any, decides); CuPy's import failure wraps the original error
-                            "tf_cudart_stub_no_cuda_runtime", "cupy_failed_to_import"})
+                            "tf_cudart_stub_no_cuda_runtime", "cupy_failed_to_import",
+                            # (round 27a) pip's conflict note, printed after an install that went on: a failure the
+                            # text also shows decides first
+                            "pip_requirement_conflict"})
 AFTERMATH_WEIGHT = 70
 #: library_messages rows that say a CUDA call inside the library failed without saying which error it returned (NCCL's
 #: ncclUnhandledCudaError): their own reading is a guess for when the text shows no more; where the text names the CUDA
