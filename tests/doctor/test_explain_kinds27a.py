@@ -225,3 +225,10 @@ def test_package_import_second_reading_says_what_decides():
                    "<module>\n    import psutil\nModuleNotFoundError: No module named 'psutil'\n")
     assert [f.code for f in fs[:2]] == [MISSING, "library_bug"]
     assert any("pip show dgl" in c for c in fs[1].fix.commands), fs[1].fix.commands
+
+
+def test_jaxlib_is_jax_compiled_part():
+    fs = _findings("  File \"/usr/local/lib/python3.7/site-packages/jax/lib/__init__.py\", line 23, in <module>\n"
+                   "    import jaxlib\nModuleNotFoundError: No module named 'jaxlib'\n")
+    assert [f.code for f in fs[:2]] == ["extension_not_compiled", MISSING]
+    assert any("jaxlib" in c and "--no-build-isolation" not in c for c in fs[0].fix.commands), fs[0].fix.commands

@@ -370,6 +370,14 @@ def _torch_api(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
 def _not_compiled(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     what = ev.get("module") or ev.get("project") or ""
     pkg = str(what).split(".")[0] if what else "<package>"
+    if owner := COMPILED_PART_OF.get(pkg):  # (round 27a) a compiled part distributed apart from its package
+        return {"title": f"{pkg}, {owner}'s compiled part, is not installed: it is a distribution of its own",
+                "fix": f"{owner} imports {pkg}, its compiled backend, which pip installs as a distribution of its own "
+                       f"(releases of {owner} that do not require it leave it out): install {pkg} of a release {owner} "
+                       "accepts into the same Python.",
+                "commands": [f"pip show {owner}   # its release: {pkg} must be of a release {owner} accepts",
+                             f'pip install -U "{owner}" {pkg}   # both, of matching releases ({owner}\'s install '
+                             "page names the GPU variant)"]}
     return {"title": "The package's compiled module was never built" + (f" ({what})" if what else ""),
             "commands": [f"pip install --no-build-isolation --force-reinstall --no-cache-dir {pkg}   # with its "
                          "CUDA extension (FORCE_CUDA=1 where the package reads it)",
