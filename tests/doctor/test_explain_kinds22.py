@@ -50,10 +50,11 @@ READINGS = [
     ("Traceback (most recent call last):\n  File \"plot.py\", line 1, in <module>\n    import meshview\n  File "
      "\"/usr/local/lib/python3.10/dist-packages/meshview/__init__.py\", line 7, in <module>\n    from "
      "meshview.web import serve\n  File \"/usr/local/lib/python3.10/dist-packages/meshview/web.py\", line 2, in "
-     "<module>\n    import aiohttp_cors\nModuleNotFoundError: No module named 'aiohttp_cors'\n", ["library_bug"]),
+     "<module>\n    import aiohttp_cors\nModuleNotFoundError: No module named 'aiohttp_cors'\n",
+     ["python_package_missing", "library_bug"]),  # (round 27a) its install first, the package's metadata second
     ("ModuleNotFoundError: No module named 'mapbox_earcut'\n...\n  File \"C:\\Miniconda3\\envs\\geo\\lib\\"
      "site-packages\\polytools\\triangulate.py\", line 88, in earcut\n    import mapbox_earcut as earcut\n",
-     ["library_bug"]),
+     ["python_package_missing", "library_bug"]),
     # a CUDA extension project's own module built apart from it (a csrc/ folder with its own setup.py): never built
     ("  File \"/opt/conda/lib/python3.10/site-packages/flash_attn/ops/fused_dense.py\", line 12, in <module>\n    "
      "import fused_dense_lib as fused_dense_cuda\nModuleNotFoundError: No module named 'fused_dense_lib'\n",
@@ -187,7 +188,7 @@ def test_submodule_absent_is_read_from_the_package_file():
 
 @pytest.mark.parametrize(("text", "words"), [
     (READINGS[0][0], ("geomkit's folder has no module meshes", "git pull")),
-    (READINGS[6][0], ("meshview's own code imports aiohttp_cors", "pip install aiohttp_cors")),
+    (READINGS[6][0], ("No module named 'aiohttp_cors'", "pip install aiohttp_cors")),  # (round 27a) its install
     (READINGS[9][0], ("functools.py", "mv functools.py")),
 ])
 def test_findings_name_the_module_and_what_to_run(text, words):
