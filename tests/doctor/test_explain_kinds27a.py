@@ -7,7 +7,20 @@ known one's package, a misspelt one's spelling); torch.distributed's barrier(dev
 dispatcher finding no operator and TorchCodec's loader (a build for another torch); an ipywidget shown as its text
 repr; PyVista's notebook backend; a console script whose own distribution is not installed in its Python.
 Each text is written for the test (other wordings, packages and paths than the threads); each kind has near-misses
-that must NOT get its code."""
+that must NOT get its code.
+
+The released parts' texts of each message (distinct texts; a labeller's copy counted once), before -> after:
+pip's conflict note for another library 1 (package_api_version_mismatch: nothing -> it), for torch 2 (companion,
+unchanged); an installed package's import of a missing module 3 (trimesh library_bug and instruct-nerf2nerf
+api/library_bug: both readings kept in the first two, order swapped; jaxlib extension_not_compiled: library_bug,
+python_package_missing -> extension_not_compiled, python_package_missing); 'numba' has no attribute 'cuda' 1
+(user_code_error: extension_not_compiled -> user_code_error); jupyter-<sub> not found 4 (three jupyter-notebook
+kernel_wrong_python: kept second; jupyter-notebooks user_code_error: kernel_wrong_python -> user_code_error);
+device_ids on gloo 1 (user_code_error: nothing -> it; NCCL's and libuv's 4 unchanged); xformers' 'No operator
+found' 2 (companion: the bare line nothing -> companion), TorchCodec 1 (companion/library_not_found: nothing -> both);
+a widget's text repr 1 (threejs: nothing -> it), PyVista's backend 1 (build_dependency_missing/kernel_wrong_python:
+nothing -> python_package_missing, kernel_wrong_python); a console script's distribution 2 (python_package_missing:
+build_dependency_missing -> it; kernel_wrong_python/python_package_missing: nothing -> both)."""
 
 from __future__ import annotations
 
