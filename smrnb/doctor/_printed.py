@@ -282,9 +282,31 @@ def _macos(cmd: str) -> str:
         else cmd
 
 
-def _gpu_cc(facts: Mapping[str, Any] | None) -> tuple[str, str, int]:
-    """The text's GPU (name, compute capability) where it names one, and its driver's major release (0: unknown)."""
+#: (round 27b) a GPU type a Slurm request names: ``--gres=gpu:v100:1``, ``#SBATCH --gres=gpu:h100:2``,
+#: ``--gpus=a100:2``, ``--gpus-per-node=a100_80gb:4``, scontrol's ``gres/gpu:v100=1`` (Slurm's gres.conf Type names:
+#: the site's own, most often the model)
+_SLURM_GPU_TYPE_RE = re.compile(r"(?:--gres[= ]|\bgres[=/])gpu:([A-Za-z][\w-]{1,40}):\d|"
+                                r"--gpus(?:-per-(?:node|task|socket))?[= ]([A-Za-z][\w-]{1,40}):\d")
+
+
+@_per_explain
+def _slurm_gpu(text: str) -> tuple[str, str]:
+    """(round 27b) The GPU (type, compute capability) the text's Slurm request names, by smrnb's GPU table
+    (tables/gpu_cc.csv); ``("", "")`` when none, several or not in the table."""
+    names = [next(g for g in m.groups() if g) for m in _SLURM_GPU_TYPE_RE.finditer(text)]
+    ccs = _one([tables.compute_capability_for_gpu(re.sub(r"[_-]+", " ", n)) or "" for n in names])
+    return (_one(names) or names[0], ccs) if ccs and names else ("", "")
+
+
+def _gpu_cc(facts: Mapping[str, Any] | None, text: str = "") -> tuple[str, str, int]:
+    """The text's GPU (name, compute capability) where it names one, and its driver's major release (0: unknown);
+    with no GPU the driver shows, the one the text's Slurm request names (:func:`_slurm_gpu`)."""
     drv = facts.get("driver") if isinstance(facts, Mapping) else None
+    if not isinstance(drv, Mapping) or not any(isinstance(g, Mapping) and g.get("compute_capability")
+                                               for g in drv.get("gpus") or ()):
+        name, cc = _slurm_gpu(text) if text else ("", "")
+        if cc:
+            return f"the {name} the Slurm request names", cc, 0
     if not isinstance(drv, Mapping):
         return "", "", 0
     gpus = [g for g in drv.get("gpus") or () if isinstance(g, Mapping) and g.get("compute_capability")]
@@ -301,12 +323,12 @@ _COMPUTE_CAP_DRIVER = 510
 _CC_QUERY = "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1)"
 
 
-def _compute_cap(c: str, facts: Mapping[str, Any] | None) -> str:
+def _compute_cap(c: str, facts: Mapping[str, Any] | None, text: str = "") -> str:
     """A command that asks nvidia-smi for compute_cap, given the text's GPU's capability where the text names the
     GPU, and never left to a driver older than the field."""
     if "compute_cap" not in c:
         return c
-    name, cc, drv = _gpu_cc(facts)
+    name, cc, drv = _gpu_cc(facts, text)
     if cc:
         c = c.replace(_CC_QUERY, cc)
         if c.startswith("nvidia-smi --query-gpu=name,compute_cap"):
@@ -317,6 +339,35 @@ def _compute_cap(c: str, facts: Mapping[str, Any] | None) -> str:
         if c.startswith("nvidia-smi --query-gpu=name,compute_cap"):
             return (f"nvidia-smi --query-gpu=name --format=csv   # driver {drv} predates the compute_cap field (510+): "
                     "look the name up on https://developer.nvidia.com/cuda-gpus")
+    return c
+
+
+#: (round 27b) extensions whose build reads its own variable for the GPU architectures, not torch's
+#: TORCH_CUDA_ARCH_LIST: tiny-cuda-nn's bindings/torch/setup.py reads TCNN_CUDA_ARCHITECTURES ("86", "75;86"; else the
+#: GPU present at build time); spconv's kernels are cumm's, whose build reads CUMM_CUDA_ARCH_LIST ("8.6"; cumm's
+#: README / build scripts). gsplat, nvdiffrast (a JIT build), MinkowskiEngine and pytorch3d build with
+#: torch.utils.cpp_extension: TORCH_CUDA_ARCH_LIST is theirs
+_TCNN_RE = re.compile(r"tinycudann|tiny-cuda-nn|TCNN_CUDA_ARCHITECTURES|\btcnn_", re.IGNORECASE)
+_SPCONV_RE = re.compile(r"\bspconv\b|\bcumm\b")
+_ARCH_REBUILD_RE = re.compile(r"^(rm -rf build/ && )?TORCH_CUDA_ARCH_LIST=\"([^\"]+)\" (pip install [^#]*?) \.(\s+#.*)?$")
+_TCNN_SOURCE = "'git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch'"
+
+
+def _arch_variable(c: str, text: str) -> str:
+    """(round 27b) A rebuild for the GPU's architecture with the variable the text's extension reads: tiny-cuda-nn's
+    TCNN_CUDA_ARCHITECTURES (no dot: 86) and its bindings' source, spconv/cumm's CUMM_CUDA_ARCH_LIST beside torch's."""
+    m = _ARCH_REBUILD_RE.match(c)
+    if not m:
+        return c
+    arch, pip = m.group(2), m.group(3)
+    if _TCNN_RE.search(text):
+        num = arch.replace("+PTX", "").replace(".", "") if "$(" not in arch else arch.replace(" | head -1)",
+                                                                                               " | head -1 | tr -d .)")
+        return (f'TCNN_CUDA_ARCHITECTURES="{num}" {pip} {_TCNN_SOURCE}   # tiny-cuda-nn reads TCNN_CUDA_ARCHITECTURES '
+                "(its bindings/torch/setup.py), not TORCH_CUDA_ARCH_LIST")
+    if _SPCONV_RE.search(text):
+        return (f'{m.group(1) or ""}CUMM_CUDA_ARCH_LIST="{arch}" TORCH_CUDA_ARCH_LIST="{arch}" {pip} .   # in cumm\'s '
+                "source tree, then spconv's: spconv's kernels are cumm's, whose build reads CUMM_CUDA_ARCH_LIST")
     return c
 
 
@@ -580,7 +631,8 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         tc = _torch_cuda(facts) if "torch.version.cuda" in c else ""
         if cuda or tc:  # the text's toolkit folder or nvcc; where the command pins torch's CUDA, the text's torch's
             c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{tc or cuda}")
-        c = _compute_cap(c, facts)
+        c = _compute_cap(c, facts, text)
+        c = _arch_variable(c, text)
         c = _release_named(c, text)
         lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
         if lib:  # macOS' dyld names the library that should define the symbol
@@ -589,13 +641,13 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         c = _owner_named(c, text)
         if not c:
             continue
-        c = _script_filled(_show_named(c, text, facts), text)
-        c = _launch_filled(c, text)
+        c = _notebook_env(_script_filled(_show_named(c, text, facts), text), text)
+        c = _torchrun_filled(_launch_filled(c, text), text)
         built = _built_package(text) if "--no-build-isolation" in c or "pip" in c and "<package>" in c else ""
         target = _isolated_target(c, built, text)
         if target:  # the build that fails is the package's, not that of the module it lacks
             c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=target: m.group(1) + b, c)
-        c = _variant_filled(_kernel_named(_kaolin_filled(c, text), text), f.title)
+        c = _variant_filled(_kernel_named(_kaolin_filled(c, text), text), f.title, _slurm_gpu(text)[1])
         if re.search(r"\bpip3? (?:install|show|uninstall)\b[^#]*<package>", c):
             # the package pip built in the text's log, else the one the text's own pip command installs
             named = built if built and built != "torch" else _installed_by_the_text(text) or _prose_package(text)
@@ -747,6 +799,42 @@ def _launch_filled(c: str, text: str) -> str:
             rest = lines[-1][len(name):].strip()
             return f"{name} {option} {rest}" + c[len(printed):]
     return c
+
+
+#: (round 27b) the text's own command line that starts a distributed script: torchrun / torch.distributed.run or
+#: .launch, srun, or python itself, with a ``.py`` script (at a line's start or after a prompt), up to a comment or pipe
+_DDP_LINE_RE = re.compile(r"(?m)(?:^|[$#%>]\s)\s*((?:srun|torchrun|python3?(?: -m torch\.distributed\.(?:run|launch))?)"
+                          r"\s[^\n#|;&<>]{0,300}?\.py\b[^\n#|;&<>]{0,300})")
+_PRINTED_TORCHRUN_RE = re.compile(r"^torchrun --master_port (\d{1,5}) \.\.\.(.*)$")
+
+
+def _torchrun_filled(c: str, text: str) -> str:
+    """(round 27b) ``torchrun --master_port N ...`` with the text's own command line in place of ``...`` (the last
+    one; none that held a secret): torchrun's with its port replaced, srun's or python's with MASTER_PORT set for it
+    (init_process_group's env:// reads it; srun passes the environment on); else the script the traceback runs, its
+    arguments to add. Runnable as printed."""
+    m = _PRINTED_TORCHRUN_RE.match(c)
+    if not m:
+        return c
+    port, note = m.group(1), m.group(2)
+    lines = [ln.strip() for ln in _DDP_LINE_RE.findall(text) if REDACTED not in ln]
+    if lines:
+        line = re.sub(r"\s--master[_-]port[= ]\S+", "", lines[-1])
+        head = re.match(r"torchrun|python3? -m torch\.distributed\.(?:run|launch)", line)
+        if head:
+            return f"{head.group(0)} --master_port {port}{line[head.end():]}{note}"
+        return (f"MASTER_PORT={port} {line}   # init_process_group's env:// reads MASTER_PORT"
+                + (" (srun passes the environment on)" if line.startswith("srun") else "")
+                + f"; with torchrun: torchrun --master_port {port}; one port per job on a machine")
+    script = _script_named(text)
+    if not script or not script.endswith(".py"):
+        return c
+    script = f'"{script}"' if " " in script else script
+    if re.search(r"(?m)^srun: ", text):  # the job ran under srun
+        return (f"MASTER_PORT={port} srun python {script}   # with the job's own srun options and the script's "
+                "arguments; init_process_group's env:// reads MASTER_PORT (srun passes the environment on); one port per "
+                "job on a machine")
+    return f"torchrun --master_port {port} {script}   # with the script's own arguments{note.replace('   #', ';', 1)}"
 
 
 #: a pip command and its arguments (before a comment)
@@ -903,7 +991,7 @@ def _kaolin_filled(c: str, text: str) -> str:
 _ANY_VARIANT = "<a CUDA variant built for the GPU>"
 
 
-def _variant_filled(c: str, title: str) -> str:
+def _variant_filled(c: str, title: str, cc: str = "") -> str:
     """PyTorch's index for a GPU whose arch the finding names (``(sm_90)``) where no torch release is pinned: the
     newest torch release's oldest CUDA variant whose wheels carry kernels for it (table torch_wheel_archs: PyTorch's
     support matrix; where it has no row, the variants whose nvcc compiles for it, table nvcc_archs), the oldest
@@ -911,7 +999,7 @@ def _variant_filled(c: str, title: str) -> str:
     still compiles for Volta, but torch 2.11's cu128 wheels carry no Volta kernels.)"""
     if _ANY_VARIANT not in c:
         return c
-    arch = _one(re.findall(r"\bsm_(\d{2,3})\b", title))
+    arch = _one(re.findall(r"\bsm_(\d{2,3})\b", title)) or cc.replace(".", "")  # (27b) or the Slurm request's GPU
     if not arch:
         return c
     n = int(arch)
@@ -1101,6 +1189,27 @@ def _script_filled(c: str, text: str) -> str:
         return c
     script = _script_named(text)
     return re.sub(r"<(?:your )?script>", lambda _m: f'"{script}"' if " " in script else script, c) if script else c
+
+
+#: (round 27b) a notebook cell's frame: IPython's "Cell In[3], line 2" (8.x), "<ipython-input-3-...>" (7.x), a prompt
+#: "In [3]:" and ipykernel's cell file "/tmp/ipykernel_123/456.py"
+_NOTEBOOK_CELL_RE = re.compile(r"\bCell In ?\[\d{1,5}\]|<ipython-input-\d{1,5}-|^[^\S\n]{0,8}In \[\d{1,5}\]:|"
+                               r"[\\/]ipykernel_\d+[\\/]\d+\.py", re.MULTILINE)
+#: a rerun of the script with variables set for it (``CUDA_LAUNCH_BLOCKING=1 python <your script>``)
+_ENV_RERUN_RE = re.compile(r"^((?:[A-Z_][A-Z0-9_]*=[\w.:;+-]+ )+)python3? <(?:your )?script>(?:\s+#\s*(.*))?$")
+
+
+def _notebook_env(c: str, text: str) -> str:
+    """(round 27b) ``CUDA_LAUNCH_BLOCKING=1 python <your script>`` where the error is a notebook cell's and the text
+    runs no script: the kernel is the process to run with the variable, set before torch initialises CUDA (a
+    variable set after that is not read): in the first cell, before ``import torch``, then the kernel restarted."""
+    m = _ENV_RERUN_RE.match(c)
+    if not m or not _NOTEBOOK_CELL_RE.search(text):
+        return c
+    sets = "; ".join(f'os.environ["{k}"] = "{v}"' for k, v in re.findall(r"([A-Z_][A-Z0-9_]*)=(\S+)", m.group(1)))
+    why = f" ({m.group(2)})" if m.group(2) else ""
+    return (f"# a notebook: restart the kernel, then in its first cell, before import torch: import os; {sets}; and run "
+            f"the cells again{why}")
 
 
 @_per_explain

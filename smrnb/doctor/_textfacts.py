@@ -2366,7 +2366,13 @@ _BIND_PORT_RE = re.compile(
     r"""\.bind\(\(\s{0,3}['"][^'"\n]{0,100}['"]\s{0,3},\s{0,3}(\d{2,5})\s{0,3}\)"""
     r"""|\w*Server\(\(\s{0,3}['"][^'"\n]{0,100}['"]\s{0,3},\s{0,3}(\d{2,5})\s{0,3}\)"""
     r"""|\b(?:server_)?port\s{0,2}=\s{0,2}(\d{2,5})\b"""
-    r"""|\[::\]:(\d{2,5})\b|\b(?:0\.0\.0\.0|127\.0\.0\.1|localhost):(\d{2,5})\b""")
+    r"""|\[::\]:(\d{2,5})\b|\b(?:0\.0\.0\.0|127\.0\.0\.1|localhost):(\d{2,5})\b"""
+    # (round 27b) werkzeug's own refusal (werkzeug/serving.py run_simple: "Port {port} is in use by another program.
+    # Either identify and stop that program, or start the server with a different port."; Flask's and Dash's server),
+    # a command line's --port N / --port=N, and -p N of a server's command line (jupyter, tensorboard, flask run,
+    # streamlit run, docker run's host port of -p 5000:5000)
+    r"""|\bPort (\d{2,5}) is in use by another program\b|(?:^|\s)--(?:server[._-])?port[= ](\d{2,5})\b"""
+    r"""|\b(?:jupyter(?:-lab|-notebook)?|tensorboard|flask run|streamlit run|docker run)\b[^\n]{0,300}?\s-p ?(\d{2,5})\b""")
 
 
 def _scan_bind_port(r: _Reader, line: str) -> None:
@@ -2383,8 +2389,8 @@ def _scan_line(r: _Reader, line: str, low: str) -> None:
         _scan_extension_named(r, line)
     if "install" in low and len(line) < 2000:
         _scan_coinstall(r, line)
-    if "bind((" in low or "server((" in low or "port" in low and "=" in low or "]:" in low or "0.0.0.0:" in low or \
-            "127.0.0.1:" in low or "localhost:" in low:  # a literal each of _BIND_PORT_RE's forms needs
+    if "bind((" in low or "server((" in low or "port" in low and ("=" in low or "--" in low or " in use " in low) or "]:" in low or "0.0.0.0:" in low or \
+            "127.0.0.1:" in low or "localhost:" in low or " -p" in low:  # a literal each of _BIND_PORT_RE's forms needs
         _scan_bind_port(r, line)
     _scan_repl_answer(r, line, low)
     _scan_cudnn_mismatch(r, line, low)

@@ -225,6 +225,8 @@ def _port_tool(key: str, text: str) -> str:
         return "Dask"
     if "uvicorn" in text:
         return "uvicorn"
+    if "is in use by another program" in text or "werkzeug" in text:  # (round 27b) werkzeug's run_simple's own words
+        return "Flask/werkzeug"
     if any(w in text for w in ("notebookapp", "serverapp", "labapp", "jupyter")):
         return "Jupyter"
     return ""
@@ -267,6 +269,9 @@ def _port_in_use(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                "init_process_group; one port per job on a machine")
     elif tool == "uvicorn":
         cmd = f"uvicorn main:app --port {other}   # main: your app's module; in code: uvicorn.run(app, port={other})"
+    elif tool == "Flask/werkzeug":
+        cmd = (f"flask run --port {other}   # or in the code: app.run(port={other}) (Dash: app.run(port={other})); "
+               "werkzeug's own message: stop that program or start the server with a different port")
     elif tool == "Dask":
         cmd = "client.close(); cluster.close()   # the earlier cluster; or Client(dashboard_address=':0')"
     elif tool == "Jupyter":
