@@ -46,6 +46,9 @@ _WINDOWS_EQUIVALENTS = (  # a pattern of the whole command, and the command (str
     (re.compile(r"^which -a nvcc; ls -d /usr/local/cuda\*$"),
      'where nvcc & dir "%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA"   # cmd: every nvcc on PATH and the '
      "installed toolkits"),
+    (re.compile(r"^ls -d /usr/local/cuda\*/bin/nvcc; which -a nvcc(.*)$"),  # (round 27b)
+     'where nvcc & dir "%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA"   # cmd: every nvcc on PATH and the '
+     "installed toolkits"),
     (re.compile(r"^export CUDA_HOME=/usr/local/cuda-(\S+) PATH=/usr/local/cuda-\S+/bin:\$PATH(.*)$"),
      'set "CUDA_HOME=%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v{0}" & set '
      '"PATH=%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v{0}\\bin;%PATH%"'
@@ -231,6 +234,24 @@ _RMDIR_RE = re.compile(r"\brmdir /s /q (\"[^\"]+\"|\S+)(?: 2>nul)?")
 _WHERE_RE = re.compile(r"(^|[;&]\s*)where (?=\S)")
 
 
+#: (round 27b) a POSIX ``which`` a note or a what-decides line names as a command (``: which python``, ``(which -a
+#: nvcc)``, ```which pip```): not prose's "which"
+_WHICH_CMD_RE = re.compile(r"(?<=[:(`;]\s)which (-a )?(python3?|pip3?|nvcc|gcc|conda|jupyter|nvidia-smi|cl)(?=$|[)`;,]|\s(?:&&|;))|"
+                           r"(?<=[(`])which (-a )?(python3?|pip3?|nvcc|gcc|conda|jupyter|nvidia-smi|cl)(?=$|[)`;,])")
+
+
+def _which_for_shell(note: str, shell: str) -> str:
+    """``which python`` in a Windows text's note or what-decides line in its shell's words: cmd's ``where python``,
+    PowerShell's ``Get-Command python`` (``-All`` for ``which -a``)."""
+    if "which " not in note:
+        return note
+
+    def one(m: re.Match[str]) -> str:
+        every, prog = (m.group(1), m.group(2)) if m.group(2) else (m.group(3), m.group(4))
+        return f"where {prog}" if shell == "cmd" else f"Get-Command {prog}" + (" -All" if every else "")
+    return _WHICH_CMD_RE.sub(one, note)
+
+
 def _for_shell(c: str, shell: str) -> str:
     """A command of a Windows text (cmd's form, :func:`_windows`) in the words of the shell the text shows: in cmd a
     note after ``#`` is no comment (pip reads '#' as a requirement), so it follows ``& rem``; in PowerShell, ``set``
@@ -240,7 +261,7 @@ def _for_shell(c: str, shell: str) -> str:
         body, note = "", c.lstrip()[1:]
     else:
         body, _, note = c.partition("   #")
-    note = re.sub(r"^\s*cmd\b:?\s*", "", note).strip()
+    note = _which_for_shell(re.sub(r"^\s*cmd\b:?\s*", "", note).strip(), shell)
     if shell == "cmd":  # REM's rest of the line is not parsed for & | < > (cmd's parser: REM is read as one token)
         if not body.strip():  # a comment line
             return "rem " + note if note else c
@@ -369,6 +390,72 @@ def _arch_variable(c: str, text: str) -> str:
         return (f'{m.group(1) or ""}CUMM_CUDA_ARCH_LIST="{arch}" TORCH_CUDA_ARCH_LIST="{arch}" {pip} .   # in cumm\'s '
                 "source tree, then spconv's: spconv's kernels are cumm's, whose build reads CUMM_CUDA_ARCH_LIST")
     return c
+
+
+#: (round 27b) mmcv 1.x came as two packages: mmcv-full, with the CUDA ops (mmcv.ops, its compiled mmcv._ext), and
+#: mmcv, the lite build without them (open-mmlab's mmcv 1.x README / docs/en/get_started/installation.md "There are
+#: two versions of MMCV": mmcv-full "comprehensive, with full features and various CUDA ops out of box", mmcv "lite,
+#: without CUDA ops"); OpenMMLab's 1.x projects (mmdet 2.x, mmseg 0.x, mmdet3d 0.x) install mmcv-full (their install
+#: docs: mim install mmcv-full). mmcv 2.0 renamed them mmcv (full) and mmcv-lite
+_MMCV_BELOW_2_RE = re.compile(r"""^pip install (["']?)mmcv<2(?:\.0){0,2}\1(.*)$""")
+#: a text whose mmcv 1.x is the lite package: its own pip names mmcv 1.x, no mmcv-full and no compiled op anywhere
+_MMCV_LITE_RE = re.compile(r"\bmmcv(?:==|-|\s+)1\.\d")
+_MMCV_FULL_RE = re.compile(r"mmcv[-_]full|mmcv\.ops|mmcv\._ext|mmcv[\\/]ops[\\/]|_ext\.\w*\.(?:so|pyd)", re.IGNORECASE)
+
+
+def _mmcv_full(c: str, text: str) -> str:
+    """(round 27b) A pin of mmcv below 2 as the package that has mmcv 1.x's CUDA ops, mmcv-full (mim picks its
+    prebuilt wheel for the installed torch and CUDA), unless the text's mmcv 1.x is the lite package."""
+    m = _MMCV_BELOW_2_RE.match(c)
+    if not m or (_MMCV_LITE_RE.search(text) and not _MMCV_FULL_RE.search(text)):
+        return c
+    return ('pip install -U openmim && mim install "mmcv-full<2"   # mmcv 1.x with its CUDA ops is the package '
+            "mmcv-full (mmcv<2 from PyPI is the lite build, without mmcv.ops); mim picks its wheel for this torch and "
+            "CUDA" + (f"; {m.group(2).strip().lstrip('#').strip()}" if m.group(2).strip() else ""))
+
+
+#: (round 27b) the newest Python each release line below a pin the rules print supports (its wheels on PyPI and its
+#: release notes' "Python versions supported" / PyPI classifiers): (package, the pin's bound) -> (last release below
+#: it, its newest Python). numpy 1.19.x: 3.6-3.9 (1.19.3 added 3.9 wheels); numpy 1.23.x: 3.8-3.11 (1.23.2 added 3.11);
+#: numpy 1.26.x: 3.9-3.12; scipy 1.1.0: 2.7, 3.4-3.7; scipy 1.2.x (the LTS line): 2.7, 3.4-3.7; scipy 1.12.0 and
+#: 1.13.x: 3.9-3.12; torch 0.4.1: 2.7, 3.5-3.7; torch 1.7.1: 3.6-3.9; torch 1.12.1: 3.7-3.10; torch 1.13.1: 3.7-3.11;
+#: open3d 0.7.0: 2.7, 3.5-3.7; open3d 0.9.0: 3.5-3.8 (open3d's release notes; 3.9 wheels came later). mmcv is not
+#: here: mmcv<2 from PyPI is an sdist that installs on later Pythons (its CUDA ops are mmcv-full's)
+_PIN_NEWEST_PYTHON = {("numpy", "1.20"): ("1.19.5", 9), ("numpy", "1.24"): ("1.23.5", 11),
+                      ("numpy", "2"): ("1.26.4", 12), ("numpy", "2.0"): ("1.26.4", 12),
+                      ("scipy", "1.2"): ("1.1.0", 7), ("scipy", "1.3"): ("1.2.3", 7),
+                      ("scipy", "1.13"): ("1.12.0", 12), ("scipy", "1.14"): ("1.13.1", 12),
+                      ("torch", "1.0"): ("0.4.1", 7), ("torch", "1.8"): ("1.7.1", 9),
+                      ("torch", "1.13"): ("1.12.1", 10), ("torch", "2.0"): ("1.13.1", 11),
+                      ("open3d", "0.8"): ("0.7.0", 7), ("open3d", "0.10"): ("0.9.0", 8)}
+#: the Python a text shows: a site-packages path's python3.11/, Windows' Python311\, a wheel's cp311 tag, "Python 3.11.4"
+_TEXT_PYTHON_RE = re.compile(r"\bpython3\.(\d{1,2})[\\/]|[\\/]Python3(\d{1,2})[\\/]|\bcp3(\d{1,2})\b|"
+                             r"\bPython ?3\.(\d{1,2})(?:\.\d{1,2})?\b", re.IGNORECASE)
+_PIN_RE = re.compile(r"""^(?:python -m )?pip3? install (["']?)(numpy|scipy|torch|open3d)<([\d.]+)\1(.*)$""")
+
+
+@_per_explain
+def _text_python(text: str) -> int:
+    """The one Python 3 minor the text shows (:data:`_TEXT_PYTHON_RE`), 0 when none or several."""
+    got = _one([next(g for g in m.groups() if g) for m in _TEXT_PYTHON_RE.finditer(text)])
+    return int(got) if got else 0
+
+
+def _pin_for_python(c: str, text: str) -> str:
+    """(round 27b) A pin below a release whose line supports no Python as new as the text's (``scipy<1.2`` on Python
+    3.11: no scipy 1.1 installs there): said so, with the Python that runs it, instead of a pin pip cannot meet."""
+    m = _PIN_RE.match(c)
+    if not m:
+        return c
+    pkg, bound = m.group(2), m.group(3)
+    last = _PIN_NEWEST_PYTHON.get((pkg, bound))
+    py = _text_python(text)
+    if not last or not py or py <= last[1]:
+        return c
+    rel, top = last
+    return (f'conda create -n {pkg}-below-{bound} python=3.{top} "{pkg}<{bound}"   # no {pkg}<{bound} installs on the '
+            f"text's Python 3.{py} ({pkg} {rel}, the last release below {bound}, supports Python 3.{top} at most): "
+            f"run the code in a Python 3.{top} environment, or change the code for the installed {pkg}")
 
 
 _RELEASE_PH_RE = re.compile(r"^pip install '([\w.-]+)==<the release the code names>'(.*)$")
@@ -633,7 +720,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{tc or cuda}")
         c = _compute_cap(c, facts, text)
         c = _arch_variable(c, text)
-        c = _release_named(c, text)
+        c = _pin_for_python(_mmcv_full(_release_named(c, text), text), text)
         lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
         if lib:  # macOS' dyld names the library that should define the symbol
             c = c.replace("<the library that should define it>", lib.group(1))
@@ -1258,6 +1345,9 @@ def _evidence(f: Finding, text: str, facts: Mapping[str, Any] | None) -> Finding
         return m.group(1) + c + m.group(3)
 
     ev = tuple(_DECIDES_RE.sub(fill, e) if "what decides: `" in e else e for e in f.evidence)
+    if _os(facts) == "windows":  # (round 27b) a POSIX which in a Windows text's line, in its shell's words
+        shell = _windows_shell(text)
+        ev = tuple(_which_for_shell(e, shell) for e in ev)
     return f if ev == f.evidence else replace(f, evidence=ev)
 
 

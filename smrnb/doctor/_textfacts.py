@@ -2694,7 +2694,10 @@ def _broken_driver(r: _Reader) -> None:
             kind = _BROKEN_ROWS.get(str(e.get("key"))) if e["kind"] == "message" else _BROKEN_ENUMS.get(str(e.get("name")))
             if kind == "not_loaded" and r.facts["context"].get("container"):
                 continue  # in a container the same words mean a GPU not given to it (rules decide)
-            if kind and r.facts["driver"].get("status") != "broken":
+            # (round 27b) a mismatch the text shows decides over a driver that does not answer ("couldn't
+            # communicate" is what nvidia-smi says when the module refuses a library of another release)
+            if kind and (r.facts["driver"].get("status") != "broken" or kind == "version_mismatch" and
+                         r.facts["driver"].get("broken_kind") == "not_loaded"):
                 d = r.facts["driver"]
                 d.update(status="broken", broken_kind=kind, message=e["line"])
                 d.setdefault("read_from", {})["status"] = e["line"]
