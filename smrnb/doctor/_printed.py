@@ -61,6 +61,9 @@ _WINDOWS_EQUIVALENTS = (  # a pattern of the whole command, and the command (str
     (re.compile(r"^lspci \| grep -i nvidia$"),
      'powershell -Command "Get-CimInstance Win32_VideoController | Select-Object Name, DriverVersion"   # the GPUs '
      "Windows sees"),
+    (re.compile(r"^nvidia-smi; lspci \| grep -i nvidia$"),  # (round 27b) a what-decides line
+     'nvidia-smi & powershell -Command "Get-CimInstance Win32_VideoController | Select-Object Name, DriverVersion"   '
+     "# the driver's GPUs and the GPUs Windows sees"),
     (re.compile(r"^(.*?) 2>&1 \| grep -m1 -B5 -iE? '[^']*'(.*)$"),
      '{0} 2>&1 | findstr /I "error killed"{1}'),
     (re.compile(r"^echo \$LD_LIBRARY_PATH$"), "echo %PATH%   # cmd: Windows loads DLLs from the folders on PATH"),
@@ -1345,9 +1348,14 @@ def _evidence(f: Finding, text: str, facts: Mapping[str, Any] | None) -> Finding
         return m.group(1) + c + m.group(3)
 
     ev = tuple(_DECIDES_RE.sub(fill, e) if "what decides: `" in e else e for e in f.evidence)
-    if _os(facts) == "windows":  # (round 27b) a POSIX which in a Windows text's line, in its shell's words
+    if _os(facts) == "windows":  # (round 27b) a POSIX command or which in a Windows text's line, in its shell's words
         shell = _windows_shell(text)
-        ev = tuple(_which_for_shell(e, shell) for e in ev)
+
+        def win(m: re.Match[str]) -> str:
+            c = m.group(2)
+            w = _windows(c)
+            return m.group(1) + (_for_shell(w, shell) if w != c and not w.endswith(_LINUX_NOTE) else c) + m.group(3)
+        ev = tuple(_which_for_shell(_DECIDES_RE.sub(win, e) if "what decides: `" in e else e, shell) for e in ev)
     return f if ev == f.evidence else replace(f, evidence=ev)
 
 

@@ -250,3 +250,18 @@ def test_near_miss_no_mismatch_keeps_not_loaded():
     f = next(f for f in _findings(COULDNT + "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n")
              if f.code == "driver_broken")
     assert "not loaded" in f.title, f.title
+
+
+@pytest.mark.parametrize("prompt, want", [("C:\\Users\\ana\\proj>", "nvidia-smi & powershell -Command"),
+                                          ("PS C:\\Users\\ana\\proj>", "nvidia-smi; powershell -Command")])
+def test_a_windows_what_decides_line_is_its_shells(prompt, want):
+    f = next(f for f in _findings(prompt + ' python -c "import torch; print(torch.cuda.is_available())"\nFalse\n')
+             if f.code == "no_gpu")
+    decides = [e for e in f.evidence if "what decides: `" in e]
+    assert decides and all("lspci" not in e and want in e for e in decides), decides
+
+
+def test_near_miss_a_linux_what_decides_line_keeps_lspci():
+    f = next(f for f in _findings('$ python -c "import torch; print(torch.cuda.is_available())"\nFalse\n')
+             if f.code == "no_gpu")
+    assert any("lspci | grep -i nvidia" in e for e in f.evidence), f.evidence
