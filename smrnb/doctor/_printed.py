@@ -1242,6 +1242,10 @@ def _by_text(f: Finding, text: str) -> Finding:
                 "in the code: torch.load(..., map_location='cpu'), as torch's message says"] + cmds
     if f.code == "cpu_only_torch_with_gpu":
         cmds, title, why = _companion_build(cmds, title, why, text)
+    if f.code == "driver_broken" and "not loaded" in title and _WSL_NVML in text.lower():
+        # (round 27b) NVML's own words under WSL2, where no Linux kernel module exists to be loaded
+        title = ("NVIDIA driver not reachable under WSL2: NVML says 'GPU access blocked by the operating system' (the "
+                 "Windows host's driver decides)")
     if f.code == "host_compiler_unsupported" and "C++ runtime" not in title:
         cmds, title, why = _host_compiler(f, text, cmds, title, why)
     if f.code == "slurm_gpu_request_rejected" and not _SLURM_GPU_RE.search(text) and re.search(

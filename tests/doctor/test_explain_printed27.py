@@ -265,3 +265,9 @@ def test_near_miss_a_linux_what_decides_line_keeps_lspci():
     f = next(f for f in _findings('$ python -c "import torch; print(torch.cuda.is_available())"\nFalse\n')
              if f.code == "no_gpu")
     assert any("lspci | grep -i nvidia" in e for e in f.evidence), f.evidence
+
+
+def test_wsls_nvml_message_is_the_title_not_a_kernel_module():
+    f = next(f for f in _findings("ana@DESKTOP-9:~$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the "
+                                  "operating system\n") if f.code == "driver_broken")
+    assert "WSL2" in f.title and "not loaded" not in f.title, f.title
