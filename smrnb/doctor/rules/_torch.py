@@ -139,7 +139,7 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return misspelt_finding(str(ev.get("module")), known)
     if hyph := _hyphenated_module(ev, "user_code_error"):
         return hyph
-    if ev.get("key") == "jupyter_subcommand_not_found" and ev.get("meant"):  # (round 27a) _round27a_row
+    if ev.get("key") == "jupyter_subcommand_not_found" and ev.get("meant"):  # (round 27a) _what_a_row_installs
         sub, meant = str(ev.get("subcommand") or ""), str(ev["meant"])
         return {"title": f"Not your environment: jupyter has no subcommand '{sub}' (jupyter {meant} was meant: "
                          f"jupyter runs jupyter-<its first argument>)",
@@ -998,7 +998,7 @@ def _jupyter_subcommand_meant(sub: str) -> str | None:
     return close[0] if close else None
 
 
-def _round27a_row(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
+def _what_a_row_installs(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
     """(round 27a) The event and readings of library_messages rows that name what to install in their groups:
     jupyter_core's subcommand (a misspelt one is the command's spelling; a known one its package), a console script's
     own distribution (another Python's pip where the text shows pip installing it). None: the row's own codes."""
@@ -1019,7 +1019,7 @@ def _round27a_row(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, Any], lis
 
 
 def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
-    """(round 27a) python_package_missing's words for the rows of :func:`_round27a_row` (a jupyter subcommand's
+    """(round 27a) python_package_missing's words for the rows of :func:`_what_a_row_installs` (a jupyter subcommand's
     package, a console script's distribution), else None."""
     key = ev.get("key")
     if key == "jupyter_subcommand_not_found":
@@ -1081,7 +1081,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             continue
         if ev.get("key") in HOST_MEMORY_ROWS and host_memory_codes(facts, ev) == []:
             continue  # (round 25) a bare MemoryError or 'Killed' where the text reads the GPU's memory running out
-        ev, own = _round27a_row(facts, ev)
+        ev, own = _what_a_row_installs(facts, ev)
         yield from resolve(facts, ev, own or _rocm_on_nvidia(facts, ev) or _shared_memory_codes(ev))
     for ev in events(facts, "torch", "sign"):
         if ev.get("sign") == "cuda_unavailable":
