@@ -2249,6 +2249,10 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
                 _scan_python(r, line, low)  # but a from-import line read since may name the module it names in part
             if prev_import and "import" not in low and any(w in low for w in _CRASH_WORDS):
                 r.fact("loader", "crashed_at_import", prev_import, line)
+            if "error: " in low and "-packages" in r.frame:
+                # (round 27c) a title that repeats the traceback's last line: read first with no frame above it,
+                # the same line under an installed package's frame is where the exception was raised
+                _scan_generic_exception_in_package(r, line, low)
             prev_import = seen[line]
             continue
         _scan_line(r, line, low)
@@ -2758,8 +2762,10 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
 
 
 #: (round 26a) an object of a class without the member the code asks for, in Python's words, with either quote
-#: ("AttributeError: 'Trimesh' object has no attribute 'remove_duplicate_faces'", a title without the exception)
-_INSTANCE_ATTR_RE = re.compile(r"""['"]([A-Za-z_][A-Za-z0-9_]{1,60})['"] object has no attribute ['"]([A-Za-z0-9_]{1,80})['"]""")
+#: ("AttributeError: 'Trimesh' object has no attribute 'remove_duplicate_faces'", a title without the exception);
+#: (round 27c) the class also under its module's dotted name, as pybind11 types print ('tensorrt.tensorrt.ICudaEngine')
+_INSTANCE_ATTR_RE = re.compile(r"""['"](?:[A-Za-z_][A-Za-z0-9_]{0,40}\.){0,3}([A-Za-z_][A-Za-z0-9_]{1,60})['"] object has no """
+                               r"""attribute ['"]([A-Za-z0-9_]{1,80})['"]""")
 #: (round 26a) an import statement quoted in a report ("from torchvision.models.utils import load_state_dict_from_url",
 #: "import mmcv.runner"): its module and the names it imports
 _QUOTED_FROM_IMPORT_RE = re.compile(r"(?<![\w.])from ([A-Za-z_][A-Za-z0-9_.]{0,100}) import ([A-Za-z0-9_, ()]{1,300})")

@@ -477,6 +477,18 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
     return row
 
 
+def _removed_member_row(line: str) -> dict[str, str] | None:
+    """(round 27c) The tables/removed_apis.csv row of an object's missing member in Python's words ("'tensorrt.tensorrt.
+    ICudaEngine' object has no attribute 'get_binding_shape'"): the class's member a release removed, or None."""
+    from smrnb.doctor._textfacts import _INSTANCE_ATTR_RE, _removed_class_attrs
+
+    for cls, attr in _INSTANCE_ATTR_RE.findall(line)[:1]:
+        full = _removed_class_attrs().get((cls, attr))
+        if full:
+            return _removed_api_rows().get(full)
+    return None
+
+
 def _releases_shown(facts: Mapping[str, Any] | None, row: Mapping[str, str]) -> list[str]:
     """(round 26a) The releases of the row's library (or Python) the text shows (a pip list line, 'trimesh 4.11.0')."""
     if not facts:
@@ -568,6 +580,22 @@ _CLI_RELEASE = ["<the program> --help   # the options and subcommands of the ins
                 "pip show <the program's package>   # its release; the command in a README may be written for another "
                 "one (its docs for that release, or pip install '<the package>==<that release>')"]
 _API_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 27c) syntax of a newer Python than the one running (tables/library_messages.csv, Python's own message)
+    "py_union_operator_before_310": ["python --version   # X | None between classes needs Python 3.10 or later",
+                                     "conda create -n py310 python=3.10   # a Python the code was written for",
+                                     "pip install '<the package whose file holds the line>==<a release for this "
+                                     "Python>'   # its python_requires names the Pythons a release supports"],
+    "py_dict_union_before_39": ["python --version   # dict | dict needs Python 3.9 or later",
+                                "conda create -n py39 python=3.9   # a Python the code was written for",
+                                "pip install '<the package whose file holds the line>==<a release for this Python>'"],
+    # (round 27c) an installer too old for the package's metadata (setuptools' own messages)
+    "setuptools_invalid_environment_marker": ["python -m pip install --upgrade pip setuptools   # in the Python that "
+                                              "installs (an old virtualenv's pip 1.x reads no PEP 508 markers)",
+                                              "python -m pip install <the package>   # again, with the new pip"],
+    "setuptools_pep621_unknown_project": ["python -m pip install --upgrade pip setuptools   # setuptools 61+ reads "
+                                          "pyproject.toml's [project] table",
+                                          "pip uninstall -y UNKNOWN && pip install .   # the empty UNKNOWN 0.0.0 out, "
+                                          "then the project again"],
     "argparse_unrecognized_arguments": _CLI_RELEASE, "cli_invalid_or_misplaced_choice": _CLI_RELEASE,
     "torch_schema_argument_type": ["# the 'Declaration:' line under the message: the installed release's signature",
                                    "pip show <the package of the function or operator: image:: is torchvision's, "
@@ -616,6 +644,10 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
         return removed_api_fix(row, facts)
     if not mod and ev.get("key") == "pip_requirement_conflict":  # (round 27a) pip's conflict note: its own pin
         return _pip_conflict_fix(ev)
+    if not mod and ev.get("key") == "extension_type_lacks_method":
+        row = _removed_member_row(str(ev.get("line") or ""))
+        if row is not None:  # (round 27c) a compiled class's member tables/removed_apis.csv says a release removed
+            return removed_api_fix(row, facts)
     if not mod and str(ev.get("key") or "") in _API_ROW_COMMANDS:  # (round 25a) a program's own command line/config
         return {"title": str(ev.get("meaning") or "").split(": ")[0].rstrip("."),
                 "commands": _API_ROW_COMMANDS[str(ev["key"])]}

@@ -417,6 +417,19 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 27c) a package's release using syntax of a newer Python than it declares support for
+    "py_union_operator_before_310": ["python --version   # before 3.10: the release's X | None annotations fail",
+                                     "pip install --upgrade <the package whose file holds the line>   # a release "
+                                     "fixed for this Python (or run Python 3.10+)"],
+    "py_dict_union_before_39": ["python --version   # before 3.9: dict | dict fails",
+                                "pip install --upgrade <the package whose file holds the line>   # a release fixed "
+                                "for this Python (or run Python 3.9+)"],
+    "setuptools_invalid_environment_marker": ["pip download --no-deps --no-binary :all: <the package>   # its setup.py: "
+                                              "the marker it writes (a malformed one is its bug)",
+                                              "python -m pip install --upgrade pip setuptools"],
+    "setuptools_pep621_unknown_project": ["grep -n -A3 'build-system' pyproject.toml   # a requires pin below "
+                                          "setuptools 61 is the project's bug",
+                                          "python -m pip install --upgrade pip setuptools"],
     # (round 25a)
     "nbformat_not_json": ["python -m json.tool <the notebook>.ipynb > /dev/null   # where its JSON breaks (conflict "
                           "markers <<<<<<<, a cut or empty file)",

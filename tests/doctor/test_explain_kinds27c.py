@@ -1,0 +1,131 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 27c (dev20's Python-level misses, read as mechanisms): a title that repeats the traceback's last
+line no longer hides the exception raised in an installed package's own file (the generic reading of round 24);
+syntax of a newer Python than the one running, in Python's own message (PEP 604's X | None before 3.10, PEP 584's
+dict | dict before 3.9); an installer too old for the package's metadata, in setuptools' own words (an environment
+marker its pkg_resources cannot read; a PEP 621 project built as UNKNOWN 0.0.0 by setuptools before 61); TensorRT 10's
+removals of the binding API (tables/removed_apis.csv), with the class printed under its module's dotted name.
+Each text is written for the test (other wordings and packages than the threads); each kind has near-misses that
+must NOT get its code."""
+
+from __future__ import annotations
+
+import pytest
+
+from smrnb.doctor._explain import explain_result
+
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
+
+READINGS = [
+    # a title repeating the last line, over a traceback ending in an installed package's own file
+    ("TypeError: 'type' object is not subscriptable\n\nRunning the CLI after pip install:\n$ fastseg\n"
+     "Traceback (most recent call last):\n  File \"/usr/local/bin/fastseg\", line 5, in <module>\n"
+     "    from fastseg.cli import main\n...\n  File \"/home/u/.local/lib/python3.8/site-packages/fastseg/schema.py\", "
+     "line 12, in Box\n    corners: tuple[float, float]\nTypeError: 'type' object is not subscriptable\n",
+     "library_bug"),
+    ("KeyError: 'sample_rate'\nwhen I start the server:\nTraceback (most recent call last):\n"
+     "  File \"/opt/conda/lib/python3.10/site-packages/audiokit/loader.py\", line 88, in _meta\n"
+     "    return cfg['sample_rate']\nKeyError: 'sample_rate'\n", "library_bug"),
+    # PEP 604 unions before Python 3.10
+    ("TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'\npython 3.9.7, viewerlib 0.3.1\n",
+     "library_bug"),
+    ("  File \"/venv/lib/python3.8/site-packages/tinyhttp/models.py\", line 20, in Request\n"
+     "    body: bytes | None = None\nTypeError: unsupported operand type(s) for |: 'type' and 'NoneType'\n",
+     "package_api_version_mismatch"),
+    ("TypeError: unsupported operand type(s) for |: 'types.GenericAlias' and 'NoneType'\n", "library_bug"),
+    ("TypeError: unsupported operand type(s) for |: '_GenericAlias' and 'type'\n", "package_api_version_mismatch"),
+    # PEP 584 dict union before Python 3.9
+    ("    merged = defaults | overrides\nTypeError: unsupported operand type(s) for |: 'dict' and 'dict'\n",
+     "library_bug"),
+    # setuptools too old for the environment markers
+    ("Downloading/unpacking nbformat\n  Running setup.py egg_info for package nbformat\n    error in nbformat setup "
+     "command: Invalid environment marker: python_version < \"3.5\"\n", "package_api_version_mismatch"),
+    ("distutils.errors.DistutilsSetupError: Invalid environment marker: platform_system == \"Windows\"\n",
+     "package_api_version_mismatch"),
+    # a PEP 621 project built as UNKNOWN 0.0.0
+    ("Building wheels for collected packages: UNKNOWN\n  Building wheel for UNKNOWN (pyproject.toml) ... done\n"
+     "Successfully built UNKNOWN\nInstalling collected packages: UNKNOWN\nSuccessfully installed UNKNOWN-0.0.0\n",
+     "package_api_version_mismatch"),
+    ("$ pip install -e .\n...\nSuccessfully installed UNKNOWN-0.0.0\n$ python -c 'import mytool'\n"
+     "ModuleNotFoundError: No module named 'mytool'\n", "library_bug"),
+    # TensorRT 10's removed binding API, the class under its module's dotted name
+    ("  File \"trt_infer.py\", line 52, in allocate\n    shape = engine.get_binding_shape(i)\n"
+     "AttributeError: 'tensorrt_bindings.tensorrt.ICudaEngine' object has no attribute 'get_binding_shape'\n"
+     "tensorrt 10.0.1\n", "package_api_version_mismatch"),
+    ("AttributeError: 'tensorrt.tensorrt.IExecutionContext' object has no attribute 'execute_async_v2'\n"
+     "TensorRT Version: 10.3.0\n", "package_api_version_mismatch"),
+    ("for i in range(engine.num_bindings):\nAttributeError: 'tensorrt.tensorrt.ICudaEngine' object has no attribute "
+     "'num_bindings'\n", "package_api_version_mismatch"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), READINGS, ids=[t[:50] for t, _ in READINGS])
+def test_kind_reads_as_its_cause(text, code):
+    assert code in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+NOT = [
+    # the repeated title over a traceback of the project's own files: the project's code, not a package's
+    ("KeyError: 'label'\nTraceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 40, in <module>\n"
+     "    y = row['label']\nKeyError: 'label'\n", "library_bug"),
+    # an int | int, a set union and a bitwise or of arrays: no union of classes
+    ("TypeError: unsupported operand type(s) for |: 'int' and 'str'\n", "library_bug"),
+    ("TypeError: unsupported operand type(s) for |: 'set' and 'list'\n", "package_api_version_mismatch"),
+    # uv's own marker file and a marker in a requirement that pip itself reads
+    ("error: invalid environment marker: /home/u/.cache/tool/env.json\n", "package_api_version_mismatch"),
+    # a package named for real, not UNKNOWN
+    ("Successfully installed unknownlib-1.0.2\n", "package_api_version_mismatch"),
+    ("Successfully installed UNKNOWNS-2.0\n", "package_api_version_mismatch"),
+    # a method TensorRT 10 keeps (get_tensor_shape) missing on another class: no TensorRT removal row
+    ("AttributeError: 'tensorrt.tensorrt.ICudaEngine' object has no attribute 'get_tensor_shapes'\n",
+     "library_bug"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), NOT, ids=[t[:50] for t, _ in NOT])
+def test_other_kinds_do_not_get_the_code(text, code):
+    assert code not in rule_codes(text, n=3), (text, rule_codes(text, n=4))
+
+
+NEW_ROWS = ["py_union_operator_before_310", "py_dict_union_before_39", "setuptools_invalid_environment_marker",
+            "setuptools_pep621_unknown_project"]
+
+
+@pytest.mark.parametrize("key", NEW_ROWS)
+def test_new_rows_match_their_example_and_stay_linear(key):
+    assert_row_matches_its_example_and_stays_linear("library_messages", key)
+
+
+def _findings(text: str):
+    return explain_result(text, similar=False).findings
+
+
+def test_tensorrt_fix_names_the_release_and_the_replacement():
+    f = _findings("AttributeError: 'tensorrt_bindings.tensorrt.ICudaEngine' object has no attribute "
+                  "'get_binding_shape'\ntensorrt 10.0.1\n")[0]
+    assert f.code == "package_api_version_mismatch"
+    assert "removed in tensorrt 10.0" in f.title and "10.0.1" in f.title
+    assert any("get_tensor_shape" in c for c in f.fix.commands)
+
+
+def test_union_fix_names_python_310():
+    fs = _findings("TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'\n")
+    assert [f.code for f in fs][:2] == ["library_bug", "package_api_version_mismatch"]
+    assert "Python 3.10" in fs[0].title
+    assert any("python=3.10" in c for c in fs[1].fix.commands)
+
+
+def test_marker_and_unknown_fixes_upgrade_pip_and_setuptools():
+    for text in ("error in foo setup command: Invalid environment marker: python_version>=\"3.3\"\n",
+                 "Successfully installed UNKNOWN-0.0.0\n"):
+        f = _findings(text)[0]
+        assert f.code == "package_api_version_mismatch"
+        assert any("install --upgrade pip setuptools" in c for c in f.fix.commands), f.fix.commands
+
+
+def test_repeated_title_keeps_the_package_reading():
+    text = ("TypeError: 'type' object is not subscriptable\nTraceback (most recent call last):\n"
+            "  File \"/usr/lib/python3.8/site-packages/pkgx/types.py\", line 3, in <module>\n"
+            "    x: list[int]\nTypeError: 'type' object is not subscriptable\n")
+    f = _findings(text)[0]
+    assert f.code == "library_bug" and "pkgx" in f.title
