@@ -4,7 +4,10 @@ line no longer hides the exception raised in an installed package's own file (th
 syntax of a newer Python than the one running, in Python's own message (PEP 604's X | None before 3.10, PEP 584's
 dict | dict before 3.9); an installer too old for the package's metadata, in setuptools' own words (an environment
 marker its pkg_resources cannot read; a PEP 621 project built as UNKNOWN 0.0.0 by setuptools before 61); TensorRT 10's
-removals of the binding API (tables/removed_apis.csv), with the class printed under its module's dotted name.
+removals of the binding API and diffusers 0.25's DIFFUSERS_CACHE (tables/removed_apis.csv), the class printed under its
+module's dotted name; a library's own bug told by the tool's own message: pybind11's default argument of a type not
+registered (two compiled modules of other builds), torch's autograd refusing a custom Function's gradient shape,
+Python's signal handler set from a worker thread, spconv 1.x's CUDA hash failing to build.
 Each text is written for the test (other wordings and packages than the threads); each kind has near-misses that
 must NOT get its code."""
 
@@ -56,6 +59,30 @@ READINGS = [
      "TensorRT Version: 10.3.0\n", "package_api_version_mismatch"),
     ("for i in range(engine.num_bindings):\nAttributeError: 'tensorrt.tensorrt.ICudaEngine' object has no attribute "
      "'num_bindings'\n", "package_api_version_mismatch"),
+    # diffusers 0.25's removed cache constant
+    ("  File \"/app/pipeline.py\", line 9, in <module>\n    from diffusers.utils import DIFFUSERS_CACHE, "
+     "is_accelerate_available\nImportError: cannot import name 'DIFFUSERS_CACHE' from 'diffusers.utils'\n",
+     "package_api_version_mismatch"),
+    # pybind11's default argument of a type no module registered (two wheels of other builds)
+    ("  File \"/env/lib/python3.11/site-packages/spconv/algo.py\", line 18, in <module>\n    from spconv.core_cc.cumm "
+     "import x\nImportError: arg(): could not convert default argument 'mask: tv::Tensor' in function 'gen' into a "
+     "Python object (type not registered yet?)\n", "library_bug"),
+    ("ImportError: arg(): could not convert default argument into a Python object (type not registered yet?). "
+     "#define PYBIND11_DETAILED_ERROR_MESSAGES or compile in debug mode for more information.\n",
+     "package_api_version_mismatch"),
+    # a custom autograd Function's backward of the wrong shape
+    ("    loss.backward()\nRuntimeError: Function _RasterizePointsBackward returned an invalid gradient at index 3 - "
+     "got [1024, 2] but expected shape compatible with [1024, 3]\n", "library_bug"),
+    ("RuntimeError: Function MyVoxelPoolBackward returned an invalid gradient at index 0 - got [8, 64] but expected "
+     "shape compatible with [8, 128]\n", "user_code_error"),
+    # a signal handler installed from a worker thread
+    ("  File \"/env/lib/python3.10/site-packages/lightning/fabric/plugins/environments/slurm.py\", line 70\n"
+     "    signal.signal(signal.SIGUSR1, handler)\nValueError: signal only works in main thread of the main "
+     "interpreter\n", "library_bug"),
+    ("ValueError: signal only works in main thread (inside the Ray actor)\n", "user_code_error"),
+    # spconv 1.x's bundled CUDA hash
+    ("[120/4000]\ncudahash: Completely failed to build\nCuda error in file 'src/cuhash/hash_table.cpp' in line 194 : "
+     "an illegal memory access was encountered.\n", "library_bug"),
 ]
 
 
@@ -79,6 +106,14 @@ NOT = [
     # a method TensorRT 10 keeps (get_tensor_shape) missing on another class: no TensorRT removal row
     ("AttributeError: 'tensorrt.tensorrt.ICudaEngine' object has no attribute 'get_tensor_shapes'\n",
      "library_bug"),
+    # torch's own autograd nodes (numbered) and DataParallel's Broadcast: no extension's backward
+    ("RuntimeError: Function ConvolutionBackward0 returned an invalid gradient at index 1 - got [128, 255, 3, 3] but "
+     "expected shape compatible with [128, 256, 3, 3]\n", "library_bug"),
+    ("RuntimeError: Function BroadcastBackward returned an invalid gradient at index 395 - got [0] but expected shape "
+     "compatible with [0, 4, 1, 1]\n", "library_bug"),
+    # another pybind11 message (a function's incompatible arguments), and a hash that built
+    ("TypeError: run(): incompatible function arguments. The following argument types are supported:\n", "library_bug"),
+    ("cudahash: built the table in 2 attempts\n", "library_bug"),
 ]
 
 
@@ -88,7 +123,8 @@ def test_other_kinds_do_not_get_the_code(text, code):
 
 
 NEW_ROWS = ["py_union_operator_before_310", "py_dict_union_before_39", "setuptools_invalid_environment_marker",
-            "setuptools_pep621_unknown_project"]
+            "setuptools_pep621_unknown_project", "pybind11_default_arg_type_unregistered",
+            "autograd_custom_function_gradient_shape", "python_signal_not_main_thread", "cuhash_failed_to_build"]
 
 
 @pytest.mark.parametrize("key", NEW_ROWS)
@@ -129,3 +165,10 @@ def test_repeated_title_keeps_the_package_reading():
             "    x: list[int]\nTypeError: 'type' object is not subscriptable\n")
     f = _findings(text)[0]
     assert f.code == "library_bug" and "pkgx" in f.title
+
+
+def test_custom_backward_fix_reads_both_ways():
+    fs = _findings("RuntimeError: Function _RasterizeGaussiansBackward returned an invalid gradient at index 2 - got "
+                   "[0, 0, 3] but expected shape compatible with [0, 16, 3]\n")
+    assert [f.code for f in fs][:2] == ["library_bug", "user_code_error"]
+    assert "custom autograd Function" in fs[0].title

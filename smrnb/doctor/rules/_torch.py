@@ -424,6 +424,20 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
     "py_dict_union_before_39": ["python --version   # before 3.9: dict | dict fails",
                                 "pip install --upgrade <the package whose file holds the line>   # a release fixed "
                                 "for this Python (or run Python 3.9+)"],
+    "pybind11_default_arg_type_unregistered": ["pip list | grep -i -E 'spconv|cumm|pybind'   # the releases of the "
+                                               "compiled modules that share types",
+                                               "pip install --upgrade --force-reinstall <the package>   # a release "
+                                               "whose wheels are built together (spconv with the cumm it pins)"],
+    "autograd_custom_function_gradient_shape": ["# the Function named: its forward's input shapes against the shapes its "
+                                                "backward returns (the 'got' and 'expected' above)",
+                                                "pip install --upgrade --force-reinstall <the extension>   # or rebuild "
+                                                "it from the same revision as the Python code calling it"],
+    "python_signal_not_main_thread": ["# the frame above the ValueError: the library calling signal.signal from a "
+                                      "worker thread",
+                                      "pip install --upgrade <that library>   # or its option not to install "
+                                      "handlers, or run it in the main thread"],
+    "cuhash_failed_to_build": ["# spconv 1.x: SparseConv3d(..., use_hash=False) / SubMConv3d(..., use_hash=False)",
+                               "pip install spconv-cu<xyz>   # spconv 2.x (xyz: torch's CUDA), which has its own hash"],
     "setuptools_invalid_environment_marker": ["pip download --no-deps --no-binary :all: <the package>   # its setup.py: "
                                               "the marker it writes (a malformed one is its bug)",
                                               "python -m pip install --upgrade pip setuptools"],
