@@ -7,7 +7,8 @@ marker its pkg_resources cannot read; a PEP 621 project built as UNKNOWN 0.0.0 b
 removals of the binding API and diffusers 0.25's DIFFUSERS_CACHE (tables/removed_apis.csv), the class printed under its
 module's dotted name; a library's own bug told by the tool's own message: pybind11's default argument of a type not
 registered (two compiled modules of other builds), torch's autograd refusing a custom Function's gradient shape,
-Python's signal handler set from a worker thread, spconv 1.x's CUDA hash failing to build.
+Python's signal handler set from a worker thread, spconv 1.x's CUDA hash failing to build; a top-level compiled module
+that imports and lacks a function its Python code calls (a build of another revision).
 Each text is written for the test (other wordings and packages than the threads); each kind has near-misses that
 must NOT get its code."""
 
@@ -80,6 +81,10 @@ READINGS = [
      "    signal.signal(signal.SIGUSR1, handler)\nValueError: signal only works in main thread of the main "
      "interpreter\n", "library_bug"),
     ("ValueError: signal only works in main thread (inside the Ray actor)\n", "user_code_error"),
+    # a top-level compiled module that imports and lacks a function (a build of another revision)
+    ("  File \"/src/fastattn/ops.py\", line 40, in warmup\n    fastattn_ext.fused_rope(q, k)\nAttributeError: module "
+     "'fastattn_ext' has no attribute 'fused_rope'\n", "package_api_version_mismatch"),
+    ("AttributeError: module 'voxelize_backend' has no attribute 'hard_voxelize_v2'\n", "package_api_version_mismatch"),
     # spconv 1.x's bundled CUDA hash
     ("[120/4000]\ncudahash: Completely failed to build\nCuda error in file 'src/cuhash/hash_table.cpp' in line 194 : "
      "an illegal memory access was encountered.\n", "library_bug"),
@@ -111,6 +116,10 @@ NOT = [
      "expected shape compatible with [128, 256, 3, 3]\n", "library_bug"),
     ("RuntimeError: Function BroadcastBackward returned an invalid gradient at index 395 - got [0] but expected shape "
      "compatible with [0, 4, 1, 1]\n", "library_bug"),
+    # a module of the package's own, not compiled, lacking a name; a compiled module still importing itself
+    ("AttributeError: module 'fastattn' has no attribute 'fused_rope'\n", "extension_not_compiled"),
+    ("AttributeError: partially initialized module 'fastattn_ext' has no attribute 'x' (most likely due to a "
+     "circular import)\n", "package_api_version_mismatch"),
     # another pybind11 message (a function's incompatible arguments), and a hash that built
     ("TypeError: run(): incompatible function arguments. The following argument types are supported:\n", "library_bug"),
     ("cudahash: built the table in 2 attempts\n", "library_bug"),
@@ -172,3 +181,10 @@ def test_custom_backward_fix_reads_both_ways():
                    "[0, 0, 3] but expected shape compatible with [0, 16, 3]\n")
     assert [f.code for f in fs][:2] == ["library_bug", "user_code_error"]
     assert "custom autograd Function" in fs[0].title
+
+
+def test_compiled_module_lacking_a_function_rebuilds_from_the_same_source():
+    fs = _findings("AttributeError: module 'exllamav2_ext' has no attribute 'count_match'\n")
+    f = next(f for f in fs if f.code == "package_api_version_mismatch")
+    assert "exllamav2_ext lacks count_match" in f.title
+    assert any("pip uninstall -y exllamav2 " in c for c in f.fix.commands)

@@ -477,6 +477,27 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
     return row
 
 
+def _compiled_top_lacks_function(ev: Mapping[str, Any], parts: list[str]) -> bool:
+    """(round 27c) Python's "module 'X_ext' has no attribute 'f'" for a top-level module named as a compiled one
+    (``_COMPILED_SUFFIXES``: exllamav2_ext, a project's foo_cuda), not torch's own: the module imported, and lacks f."""
+    top = parts[0] if parts else ""
+    return bool(ev.get("attribute")) and len(parts) == 2 and top not in ("torch", "_C") and not top.startswith("__") \
+        and (top.lower().endswith(_COMPILED_SUFFIXES) or top in _COMPILED_NAMES) and "partially initialized" not in \
+        str(ev.get("line") or "")
+
+
+def compiled_top_fix(mod: str) -> dict[str, Any]:
+    """(round 27c) The fix of a top-level compiled module lacking a function its package's Python code calls."""
+    top, fn = (mod.split(".") + [""])[:2]
+    pkg = re.sub(r"(?:_ext|_C|_c|_cuda|_cpp|_backend|_ops|_op)$", "", top) or top
+    return {"title": f"The compiled module {top} lacks {fn}, which the Python code calling it expects: the two are of "
+                     "different revisions (a prebuilt wheel older than the source, a stale build)",
+            "commands": [f"python -c \"import {top}; print({top}.__file__)\"   # the build that is loaded (site-packages "
+                         "or the checkout)",
+                         f"pip uninstall -y {pkg} && pip install --no-build-isolation .   # in the checkout: the "
+                         "extension built from the same revision as its Python code (or the wheel of that release)"]}
+
+
 def _removed_member_row(line: str) -> dict[str, str] | None:
     """(round 27c) The tables/removed_apis.csv row of an object's missing member in Python's words ("'tensorrt.tensorrt.
     ICudaEngine' object has no attribute 'get_binding_shape'"): the class's member a release removed, or None."""
@@ -666,6 +687,8 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                              f"import {mod}' names the package",
                              "pip show <PKG>   # the installed release; the project's requirements name the one it "
                              "was written for"]}
+    if _compiled_top_lacks_function(ev, mod.split(".")):  # (round 27c) module 'X_ext' has no attribute 'f'
+        return compiled_top_fix(mod)
     top = mod.split(".")[0]
     releases = (value(facts, "loader", "package_releases") or {}).get(top.lower()) or []
     ver = str(releases[-1]) if releases else ""
@@ -1368,6 +1391,11 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if ev.get("attribute") and len(parts) == 3 and parts[1] == "_C" and parts[0] not in (*_TORCH_FAMILY, "torch"):
         # (round 24a) a function missing from an installed package's own _C: a partial or stale build first
+        return ["extension_not_compiled", "package_api_version_mismatch"]
+    if _compiled_top_lacks_function(ev, parts):
+        # (round 27c) a top-level compiled module ('exllamav2_ext') that imports and lacks a function the Python code
+        # calls: it was built, from another revision than that code (a prebuilt wheel older than the checkout, a
+        # stale build); rebuilding it from the same source first, the release pairing second
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if (len(parts) > 1 or ev.get("attribute")) and _an_installed_distribution(facts, ev, parts[0]):
         return ["package_api_version_mismatch"]  # (an attribute missing from the package itself: its name cut off)
