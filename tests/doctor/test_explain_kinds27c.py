@@ -8,7 +8,10 @@ removals of the binding API and diffusers 0.25's DIFFUSERS_CACHE (tables/removed
 module's dotted name; a library's own bug told by the tool's own message: pybind11's default argument of a type not
 registered (two compiled modules of other builds), torch's autograd refusing a custom Function's gradient shape,
 Python's signal handler set from a worker thread, spconv 1.x's CUDA hash failing to build; a top-level compiled module
-that imports and lacks a function its Python code calls (a build of another revision).
+that imports and lacks a function its Python code calls (a build of another revision); the calling code's mistake in
+the tools' own words (mmcv's imread given no image, SAM 2 run from its clone's parent folder, Python's name mangling of a
+special method missing its trailing underscores, Slurm's refused node count, llama-cpp-python's Llama cleaned up after
+its model failed to load).
 Each text is written for the test (other wordings and packages than the threads); each kind has near-misses that
 must NOT get its code."""
 
@@ -85,6 +88,19 @@ READINGS = [
     ("  File \"/src/fastattn/ops.py\", line 40, in warmup\n    fastattn_ext.fused_rope(q, k)\nAttributeError: module "
      "'fastattn_ext' has no attribute 'fused_rope'\n", "package_api_version_mismatch"),
     ("AttributeError: module 'voxelize_backend' has no attribute 'hard_voxelize_v2'\n", "package_api_version_mismatch"),
+    # the tools' own words for the calling code's mistake
+    ("  File \"/env/lib/python3.8/site-packages/mmcv/image/io.py\", line 177, in imread\n    raise TypeError('\"img\" "
+     "must be a numpy array or a str or '\nTypeError: \"img\" must be a numpy array or a str or a pathlib.Path object\n",
+     "user_code_error"),
+    ("RuntimeError: You're likely running Python from the parent directory of the sam2 repository (i.e. the "
+     "directory where https://github.com/facebookresearch/sam2 is cloned into).\n", "user_code_error"),
+    ("    super(Net, self).__init(cfg)\nAttributeError: 'super' object has no attribute '_Net__init'\n",
+     "user_code_error"),
+    ("AttributeError: 'Trainer' object has no attribute '_Trainer__call'\n", "user_code_error"),
+    ("sbatch: error: invalid node count `2:ppn=8'\n", "user_code_error"),
+    ("srun: error: \"1:gpus=1\" is not a valid node count\n", "user_code_error"),
+    ("llm = LlamaCpp(model_path='./models/7B/ggml-model-q4_0.bin')\nAttributeError: 'Llama' object has no attribute "
+     "'_ctx'\n", "user_code_error"),
     # spconv 1.x's bundled CUDA hash
     ("[120/4000]\ncudahash: Completely failed to build\nCuda error in file 'src/cuhash/hash_table.cpp' in line 194 : "
      "an illegal memory access was encountered.\n", "library_bug"),
@@ -120,6 +136,10 @@ NOT = [
     ("AttributeError: module 'fastattn' has no attribute 'fused_rope'\n", "extension_not_compiled"),
     ("AttributeError: partially initialized module 'fastattn_ext' has no attribute 'x' (most likely due to a "
      "circular import)\n", "package_api_version_mismatch"),
+    # a private attribute of the class's own (mangled, as meant) and another object's missing context
+    ("AttributeError: 'Net' object has no attribute '_Net__cache'\n", "user_code_error"),
+    ("AttributeError: 'Llama' object has no attribute 'tokenize_fast'\n", "user_code_error"),
+    ("TypeError: img must be a numpy array\n", "user_code_error"),
     # another pybind11 message (a function's incompatible arguments), and a hash that built
     ("TypeError: run(): incompatible function arguments. The following argument types are supported:\n", "library_bug"),
     ("cudahash: built the table in 2 attempts\n", "library_bug"),
@@ -131,7 +151,8 @@ def test_other_kinds_do_not_get_the_code(text, code):
     assert code not in rule_codes(text, n=3), (text, rule_codes(text, n=4))
 
 
-NEW_ROWS = ["py_union_operator_before_310", "py_dict_union_before_39", "setuptools_invalid_environment_marker",
+NEW_ROWS = ["mmcv_imread_not_array_or_path", "sam2_repository_parent_directory", "python_mangled_dunder_typo",
+            "slurm_invalid_node_count", "llama_cpp_del_after_failed_init", "py_union_operator_before_310", "py_dict_union_before_39", "setuptools_invalid_environment_marker",
             "setuptools_pep621_unknown_project", "pybind11_default_arg_type_unregistered",
             "autograd_custom_function_gradient_shape", "python_signal_not_main_thread", "cuhash_failed_to_build"]
 
@@ -188,3 +209,9 @@ def test_compiled_module_lacking_a_function_rebuilds_from_the_same_source():
     f = next(f for f in fs if f.code == "package_api_version_mismatch")
     assert "exllamav2_ext lacks count_match" in f.title
     assert any("pip uninstall -y exllamav2 " in c for c in f.fix.commands)
+
+
+def test_slurm_node_count_fix_is_slurms_own():
+    f = _findings("sbatch: error: \"1:ppn=1\" is not a valid node count\n")[0]
+    assert f.code == "user_code_error" and "node count" in f.title
+    assert any("--nodes=1" in c for c in f.fix.commands) and not any("CUDA_LAUNCH_BLOCKING" in c for c in f.fix.commands)

@@ -200,6 +200,22 @@ _TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, an
                    "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 27c) the tools' own words for the calling code's mistake
+    "mmcv_imread_not_array_or_path": ["# print the value passed to inference_detector / imread: a path string or a "
+                                      "numpy array, not None or a PIL image",
+                                      "python -c \"import os,sys; print(os.path.exists(sys.argv[1]))\" <the image path>"],
+    "sam2_repository_parent_directory": ["cd sam2 && python <your script>   # from inside the clone (or from your home "
+                                         "folder), not from the folder that holds it",
+                                         "python -c \"import sam2; print(sam2.__file__)\"   # must be .../sam2/sam2/"
+                                         "__init__.py or site-packages, not the clone's top folder"],
+    "python_mangled_dunder_typo": ["grep -n \"__init(\\|__call(\\|__new(\" <the file of the frame>   # the special method "
+                                   "without its trailing __: write __init__(...)"],
+    "slurm_invalid_node_count": ["#SBATCH --nodes=1   # a number or min-max, then --ntasks-per-node=<n> / "
+                                 "--cpus-per-task=<n> for PBS's ppn",
+                                 "grep -rn \"ppn\" <the job template>   # a PBS/Torque form passed to sbatch"],
+    "llama_cpp_del_after_failed_init": ["ls -l <the model_path>   # relative to the folder the program runs in",
+                                        "pip show llama-cpp-python   # GGUF files need 0.1.79 or later; GGML files an "
+                                        "older release"],
     # (round 25a) a command line, a notebook file, a viewer's folder of the person's own
     "argparse_unrecognized_arguments": ["<the program> --help   # the options the installed release defines (the "
                                         "program is the name before ': error:')",
