@@ -101,6 +101,9 @@ READINGS = [
     ("srun: error: \"1:gpus=1\" is not a valid node count\n", "user_code_error"),
     ("llm = LlamaCpp(model_path='./models/7B/ggml-model-q4_0.bin')\nAttributeError: 'Llama' object has no attribute "
      "'_ctx'\n", "user_code_error"),
+    # vLLM's bf16 check, its words lower-cased by the report
+    ("valueerror: bfloat16 is only supported on gpus with compute capability of at least 8.0. your tesla v100 gpu has "
+     "compute capability 7.0.\n", "gpu_below_extension_minimum"),
     # spconv 1.x's bundled CUDA hash
     ("[120/4000]\ncudahash: Completely failed to build\nCuda error in file 'src/cuhash/hash_table.cpp' in line 194 : "
      "an illegal memory access was encountered.\n", "library_bug"),
