@@ -2548,6 +2548,11 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
                    or _reworded(msg))
             if row is not None and row.codes != ("none",):
                 _enum_event(r, row, "message", line)
+    for line in _lines_with(text, low, "cudaapierror: ["):  # (round 27c) numba's CUresult, by its number
+        for num in _NUMBA_CUDA_API_RE.findall(line):
+            row = tables.cu_result(int(num))
+            if row is not None and row.codes != ("none",):
+                _enum_event(r, row, "number", line)
     for line in _lines_with(text, low, " failed. status: "):  # TensorFlow: cudaGetErrorString after "Status: "
         for msg in _TF_STATUS_RE.findall(line + "\n"):
             row = tables.cuda_error(msg.strip()) or _reworded(msg)
@@ -2631,6 +2636,11 @@ def _number_row(tables: Any, table: str, num: int, llow: str) -> Any:
         if row.message and row.message.lower().rstrip(".") in llow:
             return row
     return next((row for row in rows if row.numbering == "current"), None)
+
+
+#: (round 27c) numba's driver error (numba/cuda/cudadrv/driver.py: CudaAPIError(retcode, msg), whose __str__ is
+#: '[%s] %s' % (code, msg)): the CUresult's number in brackets, its message often cut off in a report
+_NUMBA_CUDA_API_RE = re.compile(r"CudaAPIError: \[(\d{1,4})\]")
 
 
 def _enum_event(r: _Reader, row: Any, how: str, line: str) -> None:

@@ -11,7 +11,7 @@ Python's signal handler set from a worker thread, spconv 1.x's CUDA hash failing
 that imports and lacks a function its Python code calls (a build of another revision); the calling code's mistake in
 the tools' own words (mmcv's imread given no image, SAM 2 run from its clone's parent folder, Python's name mangling of a
 special method missing its trailing underscores, Slurm's refused node count, llama-cpp-python's Llama cleaned up after
-its model failed to load).
+its model failed to load); numba's CudaAPIError by its CUresult number.
 Each text is written for the test (other wordings and packages than the threads); each kind has near-misses that
 must NOT get its code."""
 
@@ -104,6 +104,9 @@ READINGS = [
     # vLLM's bf16 check, its words lower-cased by the report
     ("valueerror: bfloat16 is only supported on gpus with compute capability of at least 8.0. your tesla v100 gpu has "
      "compute capability 7.0.\n", "gpu_below_extension_minimum"),
+    # numba's CUresult by its number (its message cut off)
+    ("  File \"/env/lib/python3.10/site-packages/numba/cuda/cudadrv/driver.py\", line 327, in _check_ctypes_error\n"
+     "    raise CudaAPIError(retcode, msg)\nnumba.cuda.cudadrv.driver.CudaAPIError: [34]\n", "cuda_stub_driver_loaded"),
     # spconv 1.x's bundled CUDA hash
     ("[120/4000]\ncudahash: Completely failed to build\nCuda error in file 'src/cuhash/hash_table.cpp' in line 194 : "
      "an illegal memory access was encountered.\n", "library_bug"),
@@ -143,6 +146,8 @@ NOT = [
     ("AttributeError: 'Net' object has no attribute '_Net__cache'\n", "user_code_error"),
     ("AttributeError: 'Llama' object has no attribute 'tokenize_fast'\n", "user_code_error"),
     ("TypeError: img must be a numpy array\n", "user_code_error"),
+    # a number in brackets that is no numba driver error
+    ("ValueError: [34] is not a valid shape\n", "cuda_stub_driver_loaded"),
     # another pybind11 message (a function's incompatible arguments), and a hash that built
     ("TypeError: run(): incompatible function arguments. The following argument types are supported:\n", "library_bug"),
     ("cudahash: built the table in 2 attempts\n", "library_bug"),
