@@ -140,6 +140,7 @@ NOT = [
      "compatible with [0, 4, 1, 1]\n", "library_bug"),
     # a module of the package's own, not compiled, lacking a name; a compiled module still importing itself
     ("AttributeError: module 'fastattn' has no attribute 'fused_rope'\n", "extension_not_compiled"),
+    ("AttributeError: module 'mesh_ops' has no attribute 'simplify'\n", "package_api_version_mismatch"),
     ("AttributeError: partially initialized module 'fastattn_ext' has no attribute 'x' (most likely due to a "
      "circular import)\n", "package_api_version_mismatch"),
     # a private attribute of the class's own (mangled, as meant) and another object's missing context

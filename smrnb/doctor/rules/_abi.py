@@ -477,12 +477,19 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
     return row
 
 
+#: (round 27c) the suffixes of a top-level module's name that a build gives only to a compiled module (not _ops/_op:
+#: a project's Python package is named mesh_ops as often)
+_COMPILED_TOP_SUFFIXES = ("_ext", "_C", "_cuda", "_cpp", "_cuda_kernel", "_backend")
+
+
 def _compiled_top_lacks_function(ev: Mapping[str, Any], parts: list[str]) -> bool:
     """(round 27c) Python's "module 'X_ext' has no attribute 'f'" for a top-level module named as a compiled one
-    (``_COMPILED_SUFFIXES``: exllamav2_ext, a project's foo_cuda), not torch's own: the module imported, and lacks f."""
+    (exllamav2_ext, a project's foo_cuda), not torch's own: the module imported and lacks f, which the Python code
+    calling it expects: it was built, from another revision than that code (a prebuilt wheel older than the checkout,
+    a stale build): rebuilding it from the same source first (extension_not_compiled), the release pairing second."""
     top = parts[0] if parts else ""
     return bool(ev.get("attribute")) and len(parts) == 2 and top not in ("torch", "_C") and not top.startswith("__") \
-        and (top.lower().endswith(_COMPILED_SUFFIXES) or top in _COMPILED_NAMES) and "partially initialized" not in \
+        and (top.endswith(_COMPILED_TOP_SUFFIXES) or top in _COMPILED_NAMES) and "partially initialized" not in \
         str(ev.get("line") or "")
 
 
@@ -1392,10 +1399,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if ev.get("attribute") and len(parts) == 3 and parts[1] == "_C" and parts[0] not in (*_TORCH_FAMILY, "torch"):
         # (round 24a) a function missing from an installed package's own _C: a partial or stale build first
         return ["extension_not_compiled", "package_api_version_mismatch"]
-    if _compiled_top_lacks_function(ev, parts):
-        # (round 27c) a top-level compiled module ('exllamav2_ext') that imports and lacks a function the Python code
-        # calls: it was built, from another revision than that code (a prebuilt wheel older than the checkout, a
-        # stale build); rebuilding it from the same source first, the release pairing second
+    if _compiled_top_lacks_function(ev, parts):  # (round 27c) built, from another revision than its Python code
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if (len(parts) > 1 or ev.get("attribute")) and _an_installed_distribution(facts, ev, parts[0]):
         return ["package_api_version_mismatch"]  # (an attribute missing from the package itself: its name cut off)
