@@ -1314,19 +1314,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
             codes = [codes[0], "package_api_version_mismatch"]
         return codes
     if parts[0] == "torch" and len(parts) == 1 and not ev.get("attribute"):
-        notebook = has_sign(facts, "in_notebook")
-        if building:
-            return ["torch_not_found_at_build"] + (["kernel_wrong_python"] if notebook else [])
-        if notebook:
-            # torch installed for another Python than the kernel's, or not installed at all (an image or an
-            # environment made without it): the second unless the text says torch is installed
-            said = has_sign(facts, "torch_said_installed", "package_said_installed")
-            return kernel_python_codes(facts) + ([] if said else ["torch_not_installed"])
-        if has_sign(facts, "torch_said_installed"):
-            # torch is installed, yet not where this import looks: pip's isolated build environment (installing a
-            # package) or another Python (a kernel, a venv); `pip install -v` / `sys.executable` decide
-            return ["torch_not_found_at_build", "kernel_wrong_python"]
-        return ["torch_not_installed"]  # the Python that ran the script has no torch
+        return _torch_itself_missing_codes(facts, building)
     if parts[0] in _TORCH_FAMILY and not (ev.get("import_name") or ev.get("attribute")) and (
             len(parts) == 1 or (len(parts) == 2 and parts[1] in _TORCH_FAMILY[parts[0]])):
         # torch's companion itself (or a module it has had since its first releases) is missing: the package is not
@@ -1418,6 +1406,24 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # (python -m scripts.x) or with the root on PYTHONPATH
         return ["user_code_error"]
     return _top_level_codes(facts, ev)
+
+
+def _torch_itself_missing_codes(facts: Mapping[str, Any], building: bool) -> list[str]:
+    """``No module named 'torch'``: pip's isolated build environment while building, another Python than a
+    notebook kernel's, or no torch in the Python that ran the script."""
+    notebook = has_sign(facts, "in_notebook")
+    if building:
+        return ["torch_not_found_at_build"] + (["kernel_wrong_python"] if notebook else [])
+    if notebook:
+        # torch installed for another Python than the kernel's, or not installed at all (an image or an
+        # environment made without it): the second unless the text says torch is installed
+        said = has_sign(facts, "torch_said_installed", "package_said_installed")
+        return kernel_python_codes(facts) + ([] if said else ["torch_not_installed"])
+    if has_sign(facts, "torch_said_installed"):
+        # torch is installed, yet not where this import looks: pip's isolated build environment (installing a
+        # package) or another Python (a kernel, a venv); `pip install -v` / `sys.executable` decide
+        return ["torch_not_found_at_build", "kernel_wrong_python"]
+    return ["torch_not_installed"]  # the Python that ran the script has no torch
 
 
 def _top_level_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
