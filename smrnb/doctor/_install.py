@@ -173,6 +173,35 @@ def nvcc_archs(nvcc: str | None) -> list[int] | None:
     return sorted(int(a) for a in best["archs"].split()) if best else None
 
 
+def first_nvcc_for(cc: int) -> str | None:
+    """The first CUDA release whose nvcc compiles for compute capability ``cc`` (as 120), by tables/nvcc_archs.csv
+    (its rows are the releases where the list changed: 11.8 added 89 and 90, 12.8 added 100, 101 and 120), or None."""
+    for r in sorted(tables.rows("nvcc_archs"), key=lambda r: tables.version_key(r["cuda"])):
+        if str(cc) in r["archs"].split():
+            return str(r["cuda"])
+    return None
+
+
+def newer_toolkit_command(gpu_archs: list[str], nvcc: str | None) -> str | None:
+    """Where a GPU of ``gpu_archs`` is newer than every arch the nvcc release ``nvcc`` builds (so
+    :func:`build_arch_list` falls back to an older arch's PTX, which the driver compiles at first use), the build for
+    the GPU's own code with the first toolkit that has it: ``CUDA_HOME``, ``PATH`` and ``TORCH_CUDA_ARCH_LIST`` set for
+    that release. None when the nvcc builds every GPU named, or no release in the table does."""
+    have = nvcc_archs(nvcc)
+    caps = sorted({int(d) for d in ("".join(ch for ch in str(a) if ch.isdigit()) for a in gpu_archs)
+                   if d and 2 <= len(d) <= 3})
+    newer = [c for c in caps if have is not None and c not in have and c > max(have, default=0)]
+    firsts = [first_nvcc_for(c) for c in newer]
+    if not newer or None in firsts:
+        return None
+    cuda = max(firsts, key=tables.version_key)
+    own = ";".join(f"{c // 10}.{c % 10}" for c in newer)
+    return (f'export CUDA_HOME=/usr/local/cuda-{cuda} PATH=/usr/local/cuda-{cuda}/bin:$PATH '
+            f'TORCH_CUDA_ARCH_LIST="{own}"   # better, with CUDA {cuda} or later installed: the first nvcc that builds '
+            f"sm_{newer[-1]} (nvcc {nvcc} cannot), the GPU's own code instead of PTX; torch must then be of a CUDA "
+            f"variant at least as new (torch.version.cuda)")
+
+
 #: embedded (Jetson/Tegra) archs: never the PTX fallback for a discrete GPU
 _TEGRA_ARCHS = frozenset({32, 53, 62, 72, 87, 88, 101, 110})
 

@@ -49,6 +49,13 @@ _WINDOWS_EQUIVALENTS = (  # a pattern of the whole command, and the command (str
     (re.compile(r"^ls -d /usr/local/cuda\*/bin/nvcc; which -a nvcc(.*)$"),  # (round 27b)
      'where nvcc & dir "%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA"   # cmd: every nvcc on PATH and the '
      "installed toolkits"),
+    (re.compile(r'^export CUDA_HOME=/usr/local/cuda-(\S+) PATH=/usr/local/cuda-\S+/bin:\$PATH '
+                r'TORCH_CUDA_ARCH_LIST="([^"]*)"   #(.*)$'),  # a newer toolkit's build for the GPU's own code
+     'set "CUDA_HOME=%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v{0}" & set '
+     '"PATH=%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v{0}\\bin;%PATH%" & set "TORCH_CUDA_ARCH_LIST={1}"'
+     "   # cmd:{2}"),
+    (re.compile(r'^export TORCH_CUDA_ARCH_LIST="([^"]*)"(.*)$'),
+     'set "TORCH_CUDA_ARCH_LIST={0}"{1}'),
     (re.compile(r"^export CUDA_HOME=/usr/local/cuda-(\S+) PATH=/usr/local/cuda-\S+/bin:\$PATH(.*)$"),
      'set "CUDA_HOME=%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v{0}" & set '
      '"PATH=%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA\\v{0}\\bin;%PATH%"'

@@ -441,6 +441,8 @@ _WIN_PATH_OPEN_RE = re.compile(r"[A-Za-z]:\\[^'\"\n]*$")
 _NVCC_PATH_RE = re.compile(r"((?:[A-Za-z]:)?[^\s'\"=:]{0,200}[/\\]bin[/\\]nvcc(?:\.exe)?)\b")
 _INCLUDE_RE = re.compile(r"-I ?([^\s'\"]{0,200}cuda[^\s'\"]{0,80}[/\\]include)\b", re.IGNORECASE)
 _CUDA_DIR_VER_RE = re.compile(r"cuda-?([0-9]{1,2}\.[0-9]{1,2})\b", re.IGNORECASE)
+#: the Windows installer's toolkit folder (``C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4``)
+_WIN_CUDA_DIR_VER_RE = re.compile(r"[\\/]CUDA[\\/]v([0-9]{1,2}\.[0-9]{1,2})$", re.IGNORECASE)
 _LLP_RE = re.compile(r"\b(LD_LIBRARY_PATH|PATH) ?[=:] ?['\"]?([^\s'\";]{1,2000})")
 #: a value of CUDA_VISIBLE_DEVICES as a shell, a job or a library prints it ("=1", ": 0,1", "os.environ[...]: ")
 _CVD_RE = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,3} ?(?:==?|:) ?['\"]?([0-9A-Za-z,\-]{0,60})")
@@ -1110,8 +1112,10 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
             _home(r, v, var if var in ("CUDA_HOME", "CUDA_PATH") else "CUDA_HOME", line, cuda_home_problem)
     if "nvcc" in low and ("/bin/nvcc" in low or "\\bin\\nvcc" in low):
         quoted = []
-        if "'" in line:  # a quoted path a build tried (spaces and colons included)
-            for i, piece in enumerate(line.split("'")):
+        for q in ("'", '"'):  # a quoted path a build tried (spaces and colons included; Windows' ninja quotes with ")
+            if q not in line:
+                continue
+            for i, piece in enumerate(line.split(q)):
                 if i % 2 == 0:  # outside quotes (a quote cut off at the start): the last word only
                     piece = piece.split()[-1] if piece.split() else ""
                 if piece.endswith(("/bin/nvcc", "\\bin\\nvcc", "/bin/nvcc.exe", "\\bin\\nvcc.exe")) \
@@ -1184,7 +1188,7 @@ def _nvcc_path(r: _Reader, path: str, line: str, problem: Any) -> None:
         return
     r.fact("toolkit", "build_nvcc", path, line)
     r.fact("toolkit", "build_cuda_home", home, line)
-    m = _CUDA_DIR_VER_RE.search(home)
+    m = _CUDA_DIR_VER_RE.search(home) or _WIN_CUDA_DIR_VER_RE.search(home)
     _nvcc(r, line, version=m.group(1) if m else None, path=path)
     if home and problem(home):
         _home(r, home, "CUDA_HOME", line, problem, implied=True)

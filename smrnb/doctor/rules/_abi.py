@@ -726,7 +726,7 @@ def _pip_conflict_fix(ev: Mapping[str, Any]) -> dict[str, Any]:
 
 @builds("no_kernel_image_for_gpu")
 def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
-    from smrnb.doctor._install import build_arch_list
+    from smrnb.doctor._install import build_arch_list, newer_toolkit_command
 
     ccs = [cc for cc in (value(facts, "driver", "gpus") or []) if isinstance(cc, Mapping)]
     caps = [str(g.get("compute_capability")) for g in ccs if g.get("compute_capability")]
@@ -750,6 +750,8 @@ def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, 
             f"rm -rf build/ && {arch} pip install --no-build-isolation --no-cache-dir --force-reinstall "
             + ("git+https://github.com/NVIDIAGameWorks/kaolin   # IGNORE_TORCH_VER=1 when torch is outside its range"
                if kaolin else ".   # in the extension's source tree")]
+    if al and (newer := newer_toolkit_command(caps or named, nv)):  # a GPU newer than the nvcc in use
+        cmds.append(newer)
     return {"title": "No kernel image for this GPU in a binary that ran", "evidence": evidence, "commands": cmds}
 
 

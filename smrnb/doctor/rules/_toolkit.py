@@ -438,7 +438,7 @@ def _multiple(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 @builds("unsupported_gpu_arch")
 def _unsupported_arch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    from smrnb.doctor._install import build_arch_list
+    from smrnb.doctor._install import build_arch_list, newer_toolkit_command
 
     groups = ev.get("groups") or {}
     req = groups.get("arch") or groups.get("value")
@@ -452,6 +452,8 @@ def _unsupported_arch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     al = build_arch_list(wanted, nv) if nv else None
     if al:
         cmds.append(f'export TORCH_CUDA_ARCH_LIST="{al}"   # computed from {", ".join(dict.fromkeys(wanted))} and nvcc {nv}')
+        if newer := newer_toolkit_command(wanted, nv):  # a GPU newer than the nvcc: its own code with a newer toolkit
+            cmds.append(newer)
     elif wanted:
         cmds.append('export TORCH_CUDA_ARCH_LIST="<X.Y>+PTX"   # X.Y: the highest arch `nvcc --list-gpu-arch` prints '
                     "below the GPU's; or a newer toolkit")
