@@ -477,6 +477,51 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
     return row
 
 
+@functools.cache
+def _added_api_rows() -> dict[str, dict[str, str]]:
+    """(round 27d) tables/added_apis.csv (the reverse of removed_apis.csv: what a release ADDED, from its release
+    notes) by the dotted name Python's own line names (``module`` + ``.name``; ``module`` alone for a module)."""
+    from smrnb.doctor import tables
+
+    return {r["module"] + (f".{r['name']}" if r.get("name") else ""): r for r in tables.rows("added_apis")}
+
+
+def added_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, str] | None:
+    """(round 27d) The row of tables/added_apis.csv naming what a "this name is not there" event of Python's own
+    names (``module 'drjit' has no attribute 'syntax'``, ``cannot import name 'X' from 'pkg'``, ``No module named
+    'torch.nn.attention'``): a later release of that library added it, so the installed one is older than the code's.
+    A module row only for "No module named" (an attribute of a parent is a submodule not imported, round 23's
+    reading), a name row only for the attribute or import form; None where the text shows a release of the library
+    at or after the one that added it (then something else lacks the name: a shadowing file, a broken install)."""
+    if ev.get("kind") != "module_missing" or ev.get("dashed") or ev.get("none_import") or ev.get("bare_name"):
+        return None
+    row = _added_api_rows().get(str(ev.get("module") or ""))
+    if row is None or (row.get("form") == "module") != (not (ev.get("attribute") or ev.get("import_name"))):
+        return None
+    shown = _releases_shown(facts, row)
+    if shown and any(_release_tuple(v) >= _release_tuple(row["added_in"]) for v in shown):
+        return None
+    return row
+
+
+def added_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """(round 27d) The title, commands and evidence of a name tables/added_apis.csv says a later release added."""
+    what = row["module"] + (f".{row['name']}" if row.get("name") else "")
+    lib, ver = row["library"], row["added_in"]
+    shown = _releases_shown(facts, row)
+    return {"title": f"{what} arrived in {lib} {ver}: the installed {lib} is older than the code was written for"
+                     + (f" (the text shows {lib} {' / '.join(shown)})" if shown else ""),
+            "detail": f"{lib} {ver} added {what} (its release notes); a release before it has no such name, so the "
+                      f"code needs {lib} {ver} or later. Where `pip show {lib}` already says {ver} or later, the "
+                      "Python that runs the code is another one (a kernel, a second environment), or a file named "
+                      f"like {what.split('.')[0]} shadows it.",
+            "commands": [f"pip show {lib}   # the installed release (in the Python that runs the code: python -m pip)",
+                         f'pip install -U "{lib}>={ver}"   # the release that added {what}, or later'],
+            "evidence": [f"tables/added_apis.csv {row['key']}: added in {lib} {ver} (source: {row['source']}; "
+                         f"verified: {row['verified']})",
+                         *([f"the text shows {lib} {' / '.join(shown)}, older than {ver}"] if shown else [])]}
+
+
 #: (round 27c) the suffixes of a top-level module's name that a build gives only to a compiled module (not _ops/_op:
 #: a project's Python package is named mesh_ops as often)
 _COMPILED_TOP_SUFFIXES = ("_ext", "_C", "_cuda", "_cpp", "_cuda_kernel", "_backend")
@@ -642,6 +687,8 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
     row = removed_api(facts, ev)
     if row is not None:
         return removed_api_fix(row, facts)
+    if (row := added_api(facts, ev)) is not None:  # (round 27d) a name a later release added
+        return added_api_fix(row, facts)
     if ev.get("kind") == "signature_mismatch" and ev.get("caller_package"):  # (round 26b) signature_codes
         return caller_package_fix(facts, ev, "package_api_version_mismatch")
     if ev.get("kind") == "signature_mismatch":  # a call of a package's function written for another release
@@ -1300,6 +1347,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # (tables/removed_apis.csv): the code was written for an older release (the row's codes: Pillow 10's
         # constants also read as the calling library's bug, its release not updated)
         return _removed_row_codes(row, ev)
+    if (row := added_api(facts, ev)) is not None:
+        # (round 27d) a name a later release added (tables/added_apis.csv, from its release notes): the installed
+        # release is older than the code's; the calling code's own mistake (a name of another package) second
+        return [c for c in row["codes"].split("|") if c]
     if ev.get("type_object") and len(parts) > 2:
         # a class of a compiled module (its qualified name: pybind11's and C types') lacking a member: the module was
         # built and imports, so the code uses a name of another release of it (an enum member renamed, a method

@@ -23,6 +23,8 @@ Files
     name) -> the project and the command that builds it
 ``removed_apis.csv``  a module or name (``module``, ``name``) -> the release of its library (or of Python) that
     removed or renamed it, its replacement and the release note that says so (round 23e; read by rules._abi)
+``added_apis.csv``    the reverse: a module or name -> the release of its library that ADDED it, and the release note
+    that says so (round 27d; read by rules._abi: the installed release is older than the code's)
 
 The domain's enumerations and messages, each row naming the finding code it indicates, are described in
 :mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
