@@ -832,6 +832,8 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["user_code_error"]
     if misspelt_import(facts, ev):
         return ["user_code_error"]
+    if bare := _bare_folder_reading(ev):  # (round 27d) the module imported is a bare folder, not the package
+        return bare
     early = _round25a_codes(facts, ev, str(ev.get("module") or "").split("."))
     codes = early if early is not None else _module_codes(facts, ev)
     top = str(ev.get("module") or "").split(".")[0]
@@ -864,6 +866,71 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if restart_said(facts) and "kernel_restart_needed" not in codes:
         codes = ["kernel_restart_needed"] + codes
     return codes
+
+
+#: (round 27d) top-level names that are namespace packages by design (PEP 420): several distributions install
+#: into them (google-genai as google.genai, google-cloud-*, azure-*, matplotlib's mpl_toolkits, NVIDIA's nvidia-*
+#: wheels), so "from google import genai" failing there is that distribution missing
+_NAMESPACE_ROOTS = frozenset({"google", "azure", "mpl_toolkits", "nvidia", "jaraco", "zope", "sphinxcontrib"})
+
+
+def _bare_folder_reading(ev: Mapping[str, Any]) -> list[str]:
+    """(round 27d) Python's own words for a module that is a bare folder (a PEP 420 namespace package), not the
+    installed package: "cannot import name 'X' from 'P' (unknown location)" (CPython's import_from, Python/ceval.c:
+    the location is the module's __file__, None for a namespace package) and "module 'P' has no attribute
+    '__version__'" (a package defines it in its __init__.py; a folder without one has none). A folder named P on
+    sys.path first (the working folder, a checkout's subfolder) shadows the installed package (user_code_error),
+    else the package's files are gone and only its folder is left (python_package_missing); a namespace root by
+    design (google, azure, nvidia...) lacks the distribution that installs P.X. [] for other events."""
+    if ev.get("kind") != "module_missing" or ev.get("dashed"):
+        return []
+    parts = str(ev.get("module") or "").split(".")
+    line = str(ev.get("line") or "")
+    if ev.get("import_name") and len(parts) == 2 and "(unknown location)" in line:
+        return ["python_package_missing"] if parts[0] in _NAMESPACE_ROOTS else \
+            ["user_code_error", "python_package_missing"]
+    if ev.get("attribute") and len(parts) == 2 and parts[1] == "__version__" and parts[0] not in _NAMESPACE_ROOTS:
+        return ["user_code_error", "python_package_missing"]
+    return []
+
+
+def bare_folder_fix(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+    """(round 27d) The words of _bare_folder_reading's first reading (a folder shadowing the package), else None."""
+    if _bare_folder_reading(ev)[:1] != ["user_code_error"]:
+        return None
+    top = str(ev.get("module") or "").split(".")[0]
+    return {"title": f"Not your environment: the {top} Python imported is a bare folder named {top} (no __init__.py), "
+                     f"not the installed package",
+            "fix": f"Python's words say the module {top} has no file (\"unknown location\") or no __version__: it is "
+                   f"a folder named {top} found on sys.path before the installed package (the folder you start in, a "
+                   f"checkout's subfolder), or all that is left of an install whose files were removed. Rename or "
+                   f"move that folder (or start from another folder); if the folder is in site-packages, reinstall "
+                   f"the package.",
+            "commands": [f"python -c \"import {top}; print({top}.__path__)\"   # the folder imported as {top}",
+                         f"ls -d {top} */{top} 2>/dev/null   # a folder of that name where the program starts",
+                         f"pip install --force-reinstall --no-deps {top}   # if the folder is the installed one, "
+                         "emptied (use the package's pip name)"]}
+
+
+def bare_folder_missing_fix(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+    """(round 27d) The words of _bare_folder_reading's python_package_missing reading: the distribution that installs
+    P.X into a namespace root (google.genai), or the package's files gone with its folder left; else None."""
+    reading = _bare_folder_reading(ev)
+    if "python_package_missing" not in reading:
+        return None
+    mod = str(ev.get("module") or "")
+    top = mod.split(".")[0]
+    if reading[0] == "python_package_missing":
+        return {"title": f"{mod} is not installed: {top} is a namespace shared by several distributions, and none "
+                         f"installed here provides {mod}",
+                "commands": [f"python -c \"import {top}; print(list({top}.__path__))\"   # the folders that make up "
+                             f"the {top} namespace",
+                             f"python -m pip install <the distribution of {mod} (its docs' pip line: google-genai for "
+                             "google.genai)>   # into the Python that runs the code"]}
+    return {"title": f"The installed {top} has lost its files: only a folder named {top} is left (a half-finished "
+                     "uninstall or upgrade)",
+            "commands": [f"python -c \"import {top}; print({top}.__path__)\"   # the folder imported",
+                         f"python -m pip install --force-reinstall {top}   # its files back (the package's pip name)"]}
 
 
 def misspelt_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:

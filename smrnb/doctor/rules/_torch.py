@@ -121,6 +121,7 @@ def _hyphenated_module(ev: dict[str, Any], code: str) -> dict[str, Any] | None:
 @builds("user_code_error")
 def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import (
+        bare_folder_fix,
         misspelt_finding,
         misspelt_import,
         module_owner_finding,
@@ -131,6 +132,8 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "user_code_error")
+    if bare := bare_folder_fix(ev):  # (round 27d)
+        return bare
     if owned := module_owner_finding(facts, ev, "user_code_error"):
         return owned
     if ev.get("sign") == "shadow_file_said":
@@ -554,6 +557,10 @@ def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
     Python that is."""
     if row := _row_install_finding(ev):  # (round 27a)
         return row
+    from smrnb.doctor.rules._abi import bare_folder_missing_fix
+
+    if bare := bare_folder_missing_fix(ev):  # (round 27d) a bare folder in the package's place
+        return bare
     mod = str(ev.get("module") or "").split(".")[0]
     if not mod:
         return None
