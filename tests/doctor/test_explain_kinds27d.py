@@ -19,7 +19,7 @@ import pytest
 
 from smrnb.doctor._explain import explain_result
 
-from ._rules import rule_codes
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
 
 TABLE = Path(__file__).resolve().parents[2] / "smrnb" / "doctor" / "tables" / "added_apis.csv"
 
@@ -62,6 +62,15 @@ READINGS = [
     ("ImportError: cannot import name 'genai' from 'google' (unknown location)\n", "python_package_missing"),
     ("    from azure import storage\nImportError: cannot import name 'storage' from 'azure' (unknown location)\n",
      "python_package_missing"),
+    # a COLMAP model with distorted cameras given to a Gaussian Splatting loader
+    ("  File \"/home/u/gaussian-splatting/scene/dataset_readers.py\", line 97, in readColmapCameras\n    assert False, "
+     "\"Colmap camera model not handled: only undistorted datasets (PINHOLE or SIMPLE_PINHOLE cameras) supported!\"\n"
+     "AssertionError: Colmap camera model not handled: only undistorted datasets (PINHOLE or SIMPLE_PINHOLE cameras) "
+     "supported!\n", "user_code_error"),
+    ("python main.py fit --data.path data/garden\nRuntimeError: Unsupported camera model: only PINHOLE or "
+     "SIMPLE_PINHOLE currently. Please undistort your images with the command below first:\n  colmap "
+     "image_undistorter --image_path data/garden/images --input_path data/garden/sparse/0 --output_path "
+     "data/garden/dense\n", "user_code_error"),
 ]
 
 NOT = [
@@ -74,6 +83,10 @@ NOT = [
     ("AttributeError: module 'drjit' has no attribute 'sytnax'\n", "tables/added_apis.csv"),
     # a bare name with no module: not decided by the table
     ("ImportError: cannot import name 'FluxPipeline'\n", "tables/added_apis.csv"),
+    # another tool's camera-model message (a numeric id, a SLAM config): not the Gaussian Splatting loaders' row
+    ("RuntimeError: Unsupported camera model: 2\n", "gs_colmap_camera_not_undistorted"),
+    ("terminate called after throwing an instance of 'std::runtime_error'\n  what():  Unsupported camera model: ATAN\n",
+     "gs_colmap_camera_not_undistorted"),
 ]
 
 NOT_CODES = [
@@ -109,6 +122,16 @@ def test_kind_reads_as_its_cause(text, code):
 @pytest.mark.parametrize(("text", "source"), NOT, ids=[t[:50] for t, _ in NOT])
 def test_table_does_not_read_other_texts(text, source):
     assert not any(source in " ".join(map(str, f.evidence)) for f in _findings(text)), text
+
+
+def test_new_row_matches_its_example_and_stays_linear():
+    assert_row_matches_its_example_and_stays_linear("library_messages", "gs_colmap_camera_not_undistorted")
+
+
+def test_colmap_fix_undistorts():
+    text = "AssertionError: Colmap camera model not handled: only undistorted datasets (PINHOLE or SIMPLE_PINHOLE)\n"
+    f = _findings(text)[0]
+    assert f.code == "user_code_error" and "image_undistorter" in " ".join(f.fix.commands)
 
 
 @pytest.mark.parametrize(("text", "code"), NOT_CODES, ids=[t[:50] for t, _ in NOT_CODES])

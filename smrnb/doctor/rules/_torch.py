@@ -216,6 +216,13 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
     "slurm_invalid_node_count": ["#SBATCH --nodes=1   # a number or min-max, then --ntasks-per-node=<n> / "
                                  "--cpus-per-task=<n> for PBS's ppn",
                                  "grep -rn \"ppn\" <the job template>   # a PBS/Torque form passed to sbatch"],
+    # (round 27d) a COLMAP model with distorted cameras given to a Gaussian Splatting loader
+    "gs_colmap_camera_not_undistorted": ["head -n 4 <the dataset>/sparse/0/cameras.txt   # the camera model (or: "
+                                         "colmap model_converter --input_path <sparse/0> --output_path <sparse/0> "
+                                         "--output_type TXT first)",
+                                         "colmap image_undistorter --image_path <the dataset>/images --input_path "
+                                         "<the dataset>/sparse/0 --output_path <the dataset>/undistorted "
+                                         "--output_type COLMAP   # then train on <the dataset>/undistorted"],
     "llama_cpp_del_after_failed_init": ["ls -l <the model_path>   # relative to the folder the program runs in",
                                         "pip show llama-cpp-python   # GGUF files need 0.1.79 or later; GGML files an "
                                         "older release"],
