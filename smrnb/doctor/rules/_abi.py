@@ -881,7 +881,9 @@ def _bare_folder_reading(ev: Mapping[str, Any]) -> list[str]:
     '__version__'" (a package defines it in its __init__.py; a folder without one has none). A folder named P on
     sys.path first (the working folder, a checkout's subfolder) shadows the installed package (user_code_error),
     else the package's files are gone and only its folder is left (python_package_missing); a namespace root by
-    design (google, azure, nvidia...) lacks the distribution that installs P.X. [] for other events."""
+    design (google, azure, nvidia...) lacks the distribution that installs P.X. __version__ missing is also an older
+    release that defines none (spconv 1.x; the corpus's openpcdet-1371, mmdetection3d-2688): that reading first.
+    [] for other events."""
     if ev.get("kind") != "module_missing" or ev.get("dashed"):
         return []
     parts = str(ev.get("module") or "").split(".")
@@ -890,13 +892,15 @@ def _bare_folder_reading(ev: Mapping[str, Any]) -> list[str]:
         return ["python_package_missing"] if parts[0] in _NAMESPACE_ROOTS else \
             ["user_code_error", "python_package_missing"]
     if ev.get("attribute") and len(parts) == 2 and parts[1] == "__version__" and parts[0] not in _NAMESPACE_ROOTS:
-        return ["user_code_error", "python_package_missing"]
+        # an older release that defines none (spconv 1.x), or a folder left by another distribution's uninstall
+        # (mmcv-full and mmcv share one folder) first, a folder of the user's named P second
+        return ["package_api_version_mismatch", "user_code_error"]
     return []
 
 
 def bare_folder_fix(ev: Mapping[str, Any]) -> dict[str, Any] | None:
     """(round 27d) The words of _bare_folder_reading's first reading (a folder shadowing the package), else None."""
-    if _bare_folder_reading(ev)[:1] != ["user_code_error"]:
+    if "user_code_error" not in _bare_folder_reading(ev):
         return None
     top = str(ev.get("module") or "").split(".")[0]
     return {"title": f"Not your environment: the {top} Python imported is a bare folder named {top} (no __init__.py), "
