@@ -6,7 +6,7 @@ module named 'P.X'" for a name a later release of P added read as the installed 
 module that is a bare folder in Python's own words ("cannot import name 'X' from 'P' (unknown location)": the module
 has no __file__, a PEP 420 namespace package; "module 'P' has no attribute '__version__'"): a folder named P shadowing
 the installed package first, the install's files gone second; a namespace root by design (google, azure, nvidia)
-lacking the distribution of P.X.
+lacking the distribution of P.X; the Gaussian Splatting COLMAP loaders' own words for a model with distorted cameras.
 Each text is written for the test (other wordings and packages than the threads); each kind has near-misses that
 must NOT get its code."""
 
