@@ -43,6 +43,12 @@ _POSIX_RE = re.compile(r"(?:^|[;&|]\s*)(?:export |which |ls |grep |rm -rf |nm |l
 _LINUX_NOTE = "   # Linux/macOS shell (bash): on Windows use PowerShell's equivalents"
 #: POSIX commands of the rules and what runs in Windows' cmd/PowerShell instead
 _WINDOWS_EQUIVALENTS = (  # a pattern of the whole command, and the command (str.format of its groups)
+    # (round 27e, blind audit 27) the jupyter subcommand fix's bash lines: cmd's where lists every match on PATH
+    (re.compile(r'^head -1 "\$\(command -v jupyter\)"   #(.*)$'),
+     "where jupyter   # cmd: the first is the one that runs; its environment's python.exe (the folder above Scripts) is its Python"),
+    (re.compile(r"^jupyter --paths; which -a jupyter   #(.*)$"),
+     "jupyter --paths & where jupyter   # cmd:{0}"),
+    (re.compile(r"^which -a python pip jupyter   #(.*)$"), "where python pip jupyter   # cmd:{0}"),
     (re.compile(r"^which -a nvcc; ls -d /usr/local/cuda\*$"),
      'where nvcc & dir "%ProgramFiles%\\NVIDIA GPU Computing Toolkit\\CUDA"   # cmd: every nvcc on PATH and the '
      "installed toolkits"),
@@ -1451,6 +1457,61 @@ def _without_secrets(text: str, facts: Mapping[str, Any] | None) -> tuple[str, M
     return safe, kept
 
 
+#: (round 27e) an index a text installs from: pip's options, pip.conf's keys, pip's variables and its "Looking in
+#: indexes:" line (pip's own words, pip/_internal/index/collector.py / models/search_scope.py get_formatted_locations)
+_INDEX_GIVEN_RE = re.compile(
+    r"(?:(--extra-index-url|--index-url|(?<![\w-])-i)(?:\s+|=)|^[ \t]*(extra-index-url|index-url)[ \t]*=[ \t]*|"
+    r"\bPIP_(EXTRA_INDEX_URL|INDEX_URL)=|Looking in indexes:[ \t]*(?:[^\s,]+,[ \t]*)*)[\"']?(https?://[^\s,\"']+)",
+    re.MULTILINE)
+#: indexes whose names anyone may register on (PyPI and its mirrors) or of a vendor the doctor knows: not private
+_PUBLIC_INDEX_RE = re.compile(
+    r"^(?:[\w.-]*\.)?(?:pypi\.org|pypi\.python\.org|pythonhosted\.org|download\.pytorch\.org|pypi\.nvidia\.com|"
+    r"pypi\.ngc\.nvidia\.com|data\.pyg\.org|nvidia-kaolin\.s3[\w.-]*|dl\.fbaipublicfiles\.com|"
+    r"[\w.-]*(?:mirror|tuna|aliyun|douban|ustc|huaweicloud|tencent|bfsu|sjtu)[\w.-]*)$", re.IGNORECASE)
+#: the pip commands that fetch a package by name from an index
+_PIP_FETCH_RE = re.compile(r"^((?:python3? -m |py -m )?pip3? (?:install|download|index versions))\b(?![^#]*(?:--index-url|"
+                           r"--extra-index-url|(?<![\w-])-i\s|download\.pytorch\.org|--find-links|(?<![\w-])-f\s))")
+
+
+@_per_explain
+def _private_index(text: str) -> tuple[str, str]:
+    """(round 27e) The option and URL of a private index the text installs from (not PyPI, its mirrors or a vendor
+    index the doctor knows), its credentials as placeholders (the text is read redacted: ``<redacted>@``), else
+    ``("", "")``. A name fetched without it comes from public PyPI, where anyone may have registered that name
+    (dependency confusion)."""
+    if "http" not in text or "ndex" not in text:
+        return "", ""
+    for m in _INDEX_GIVEN_RE.finditer(text):
+        url = m.group(4).rstrip(".;)")
+        host = re.sub(r"^https?://(?:[^@/]*@)?", "", url).split("/", 1)[0].split(":", 1)[0]
+        if not host or _PUBLIC_INDEX_RE.match(host):
+            continue
+        extra = "extra" in (m.group(1) or m.group(2) or m.group(3) or "").lower()
+        url = re.sub(r"^(https?://)[^@/]*@", r"\1<user>:<token>@", url)
+        return ("--extra-index-url" if extra else "--index-url"), url
+    return "", ""
+
+
+def _on_private_index(f: Finding, cmds: tuple[str, ...], text: str) -> tuple[Finding, tuple[str, ...]]:
+    """(round 27e) A fix's pip commands and links kept on the private index the text installs from
+    (:func:`_private_index`): the index with its credentials as placeholders, never PyPI's page or a bare name."""
+    opt, url = _private_index(text)
+    if not opt:
+        return f, cmds
+    out = tuple(_PIP_FETCH_RE.sub(lambda m: f'{m.group(1)} {opt} "{url}"', c) for c in cmds)
+    why = f.fix.why if f.fix else ""
+    why2 = re.sub(r"\(?https://pypi\.org/project/[^\s)]*(?: and the project's README)?\)?",
+                  f"(the private index the text installs from, {url}: with --index-url, not public PyPI, where anyone "
+                  "may have registered the same name)", why)
+    if f.code in ("package_no_build_for_platform", "python_package_missing") and "private index" not in why2:
+        why2 += (f" The text installs from a private index ({url}): keep it in every pip command (a bare name fetches "
+                 "whatever public package has it); on that index 'from versions: none' also means the credentials "
+                 "were refused or the name differs there.")
+    if out == cmds and why2 == why or f.fix is None:
+        return f, out
+    return replace(f, fix=Fix(why2, out, f.fix.docs)), out
+
+
 def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
     """``found`` with each fix's commands filled from the text and fit for its platform (module doc); the fills read
     the text with its secrets redacted (:func:`_without_secrets`)."""
@@ -1481,6 +1542,7 @@ def _true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | No
             out.append(f)
             continue
         cmds = _commands(f, text, facts)
+        f, cmds = _on_private_index(f, cmds, text)
         out.append(f if cmds == f.fix.commands else replace(f, fix=Fix(f.fix.why, cmds, f.fix.docs)))
     return out
 

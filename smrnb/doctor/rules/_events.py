@@ -525,8 +525,9 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
             "the text says the machine has no NVIDIA GPU")
     if ev.get("key") == "torch_distributed_no_nccl" and value(facts, "context", "os") in ("windows", "macos"):
-        # torch's Windows and macOS builds have no NCCL at all (CUDA build or not): the code's choice of backend
-        return ["user_code_error", "cpu_only_torch_with_gpu"], (
+        # torch's Windows and macOS builds have no NCCL at all (CUDA build or not): the code's choice of backend;
+        # (round 27e, blind audit 27) no CPU-only reading beside it: no torch reinstall gives NCCL there
+        return ["user_code_error"], (
             f"{value(facts, 'context', 'os')}, where no torch build has NCCL (gloo is its backend)")
     return None
 

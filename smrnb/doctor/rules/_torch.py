@@ -512,7 +512,7 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
     "cuda13_device_prop_fields_removed": ["nvcc --version   # CUDA 13.0 removed these cudaDeviceProp fields",
                                           "# build with a CUDA 12.x toolkit, or a release of the project that reads "
                                           "them with cudaDeviceGetAttribute (cudaDevAttrClockRate, ...)"],
-    "tcpstore_without_libuv": ["set USE_LIBUV=0   (cmd; PowerShell: $env:USE_LIBUV=\"0\") before the script starts",
+    "tcpstore_without_libuv": ["USE_LIBUV=0 python <your script>   # USE_LIBUV=0 in the environment before the script starts",
                                "pip install --upgrade torch   # later releases default to use_libuv=0 on Windows"],
     "wsl_libcuda_not_symlink": ["ls -l /usr/lib/wsl/lib/   # regular files where soname links belong",
                                 "# harmless for CUDA; a later Windows driver, or links recreated in "
@@ -852,10 +852,19 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              f"pip install --force-reinstall --no-cache-dir {pyg} -f "
                              f"https://data.pyg.org/whl/torch-{mm}+{var}.html"]}
     who = "torchaudio" if "torchaudio" in str(ev.get("line") or "") else "torchvision"
+    from smrnb.doctor.rules._abi import companion_for_torch
+
+    rel = companion_for_torch(who, str(tv or ""))
+    check = f"python -c \"import torch, {who}; print(torch.__version__, {who}.__version__)\""
+    if rel:  # (round 27e) the companion of the installed torch's line, torch left as it is
+        return {"title": f"{who} does not match the installed torch",
+                "commands": [check, f'pip install "{who}=={rel}" --index-url https://download.pytorch.org/whl/{idx}'
+                                    f"   # the {who} of torch {tv}'s release line; torch stays"
+                                    + ("; cuXYZ: torch.version.cuda without the dot (cu121 for 12.1), cpu for a CPU build"
+                                       if idx == "<cuXYZ>" else "")]}
     return {"title": f"{who} does not match the installed torch",
-            "commands": ["python -c \"import torch, torchvision; print(torch.__version__, torchvision.__version__)\"",
-                         f"pip install --force-reinstall torch=={tv or '<ver>'} {who}==<the matching release> "
-                         f"--index-url https://download.pytorch.org/whl/{idx}"]}
+            "commands": [check, f"pip install --force-reinstall torch=={tv or '<ver>'} {who}==<the matching release> "
+                                f"--index-url https://download.pytorch.org/whl/{idx}"]}
 
 
 @builds("gpu_below_extension_minimum")
