@@ -719,6 +719,51 @@ def _home_free(c: str) -> str:
     return _POSIX_HOME_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _SHARED_HOMES else "$HOME", c)
 
 
+#: (round 27e) the release a text says fixed the failure, or worked ("fixed in 4.38.1", "worked on transformers 4.37.2")
+_FIXED_IN_RE = re.compile(r"\bfixed in (?:([A-Za-z][\w-]{1,40})[ =]=?)?v?(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+_WORKED_ON_RE = re.compile(r"\bwork(?:s|ed)(?: fine)? (?:on|with|in|under) (?:([A-Za-z][\w-]{1,40})[ =]=?)?v?"
+                           r"(\d+\.\d+(?:\.\d+)?)\b", re.IGNORECASE)
+#: a package named with a release: "installed transformers 4.38.0", "pandas==2.2.0"
+_NAMED_RELEASE_RE = re.compile(r"\b([A-Za-z][\w-]{1,40})(?:==| v?)(\d+\.\d+(?:\.\d+)?)\b")
+_NOT_A_RELEASED_NAME = {"on", "in", "with", "to", "from", "python", "python3", "version", "release", "fixed", "v",
+                        "and", "or", "is", "was", "the", "line", "cuda", "since", "before", "after", "under"}
+
+
+@_per_explain
+def _release_said(text: str) -> tuple[str, str, str]:
+    """(round 27e) ``(package, release, how)``: the release a text says fixed the failure (``how`` "fixed") or worked
+    ("worked"), with the package it names beside it or elsewhere with a release of the same major line; else
+    ``("", "", "")``."""
+    for rx, how in ((_FIXED_IN_RE, "fixed"), (_WORKED_ON_RE, "worked")):
+        m = rx.search(text)
+        if not m:
+            continue
+        pkg, rel = m.group(1) or "", m.group(2)
+        if pkg.lower() in _NOT_A_RELEASED_NAME:
+            pkg = ""
+        if not pkg:
+            major = rel.split(".")[0]
+            named = [n.group(1) for n in _NAMED_RELEASE_RE.finditer(text) if n.group(1).lower() not in
+                     _NOT_A_RELEASED_NAME and n.group(2).split(".")[0] == major and n.group(2) != rel]
+            pkg = _one(named)
+        if pkg:
+            return pkg, rel, how
+    return "", "", ""
+
+
+def _works_filled(c: str, text: str) -> str:
+    """``'<the package>==<the release the text says works>'`` with the package and release the text says fixed it or
+    worked (:func:`_release_said`)."""
+    if "<the release the text says works>" not in c:
+        return c
+    pkg, rel, how = _release_said(text)
+    if not pkg:
+        return c
+    if how == "fixed":
+        return f'pip install "{pkg}>={rel}"   # the release the text says fixed it'
+    return f'pip install "{pkg}=={rel}"   # the release the text says worked; or a later one with the fix'
+
+
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _os(facts)
     pkg = _site_package(text)
@@ -736,7 +781,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{tc or cuda}")
         c = _compute_cap(c, facts, text)
         c = _arch_variable(c, text)
-        c = _pin_for_python(_mmcv_full(_release_named(c, text), text), text)
+        c = _pin_for_python(_mmcv_full(_release_named(_works_filled(c, text), text), text), text)
         lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
         if lib:  # macOS' dyld names the library that should define the symbol
             c = c.replace("<the library that should define it>", lib.group(1))
@@ -1229,6 +1274,12 @@ def _companion_build(cmds: list[str], title: str, why: str, text: str) -> tuple[
     return keep + new, title, why
 
 
+#: (round 27e) Python's suggestion on a missing attribute
+_TYPO_SUGGESTED_RE = re.compile(r"has no attribute '([A-Za-z_]\w{0,80})'\.? Did you mean: '([A-Za-z_]\w{0,80})'\?")
+#: (round 27e) a text that shows CUDA or a GPU at all
+_CUDA_SHOWN_RE = re.compile(r"cuda|\bgpu|device-side|nvidia|cudnn|cublas|nccl", re.IGNORECASE)
+
+
 def _by_text(f: Finding, text: str) -> Finding:
     """A fix the text tells more precisely than the code's own: the package a library's own check belongs to, an
     OpenGL reading without nvdiffrast, a Slurm refusal of a job that asks for no GPU."""
@@ -1243,6 +1294,8 @@ def _by_text(f: Finding, text: str) -> Finding:
         pkg = _site_package(text)
         cmds = [f"pip show {pkg}   # the release, for its issue tracker" if pkg else
                 "pip list   # the releases of the libraries the traceback's frames belong to, for their issue trackers",
+                _works_filled("<the release the text says works>", text).replace("<the release the text says works>",
+                                                                                  "") or
                 f"pip install --upgrade {pkg}   # or the release before the one that broke" if pkg else
                 "# install the releases the project pins (its requirements file): the library whose call failed "
                 "may be another release or fork than the code was written for"]
@@ -1255,6 +1308,18 @@ def _by_text(f: Finding, text: str) -> Finding:
                 "in the code: torch.load(..., map_location='cpu'), as torch's message says"] + cmds
     if f.code == "cpu_only_torch_with_gpu":
         cmds, title, why = _companion_build(cmds, title, why, text)
+    typo = _TYPO_SUGGESTED_RE.search(text) if f.code == "user_code_error" else None
+    if typo and not any("Did you mean" in c for c in cmds):
+        # (round 27e) Python's own suggestion names the fix
+        cmds = [f"# Did you mean: '{typo.group(2)}'? (Python's own suggestion): the code asks for '{typo.group(1)}'; "
+                "correct the name on the line the traceback ends at"] + cmds
+    if f.code == "user_code_error" and any("CUDA_LAUNCH_BLOCKING" in c for c in cmds) and not _CUDA_SHOWN_RE.search(text):
+        # (round 27e, blind audit 27) no CUDA in the text (pandas, unpickling, an attribute): no CUDA debugging
+        cmds = [c for c in cmds if "CUDA_LAUNCH_BLOCKING" not in c and "on CPU the same code" not in c] + [
+            "python -m pdb -c continue <your script>   # stops at the error: print the values the failing call got",
+            "# fix the call at the last frame of the code's own in the traceback (its arguments, keys, paths or data)"]
+        why = ("This is not your environment: the failing call (or its inputs) is wrong. The last frame of the code's "
+               "own in the traceback is the call to check: the values, keys, paths, shapes or types it passes.")
     if f.code == "driver_broken" and "not loaded" in title and _WSL_NVML in text.lower():
         # (round 27b) NVML's own words under WSL2, where no Linux kernel module exists to be loaded
         title = ("NVIDIA driver not reachable under WSL2: NVML says 'GPU access blocked by the operating system' (the "
@@ -1479,7 +1544,7 @@ def _private_index(text: str) -> tuple[str, str]:
     index the doctor knows), its credentials as placeholders (the text is read redacted: ``<redacted>@``), else
     ``("", "")``. A name fetched without it comes from public PyPI, where anyone may have registered that name
     (dependency confusion)."""
-    if "http" not in text or "ndex" not in text:
+    if "http" not in text or "ndex" not in text and " -i" not in text:
         return "", ""
     for m in _INDEX_GIVEN_RE.finditer(text):
         url = m.group(4).rstrip(".;)")

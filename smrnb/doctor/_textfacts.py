@@ -1691,8 +1691,35 @@ def _scan_class_attribute(r: _Reader, line: str) -> None:
         # (round 26b) typed code of the person's own (a notebook's cell, a REPL's or exec's <stdin>/<string>) told
         # apart from a project's files (a checkout's modules and entry scripts) and from no frame shown
         typed = r.cell_frame or path.startswith("<")
+        # (round 27e, blind audit 27) Python's suggestion a typo away from the name asked for (two letters swapped or
+        # one changed: 'train_laoder' / 'train_loader'), on a class the text imports from no package: the code's typo
+        sug = _DID_YOU_MEAN_RE.search(line)
+        typo = bool(sug) and m.group(1) not in (r.facts["torch"].get("called_names") or {}) and \
+            _one_typo(m.group(2), sug.group(1))
         r.event("torch", "class_attribute_missing", line, WEIGHT["weak_sign"] + 4, object=m.group(1),
-                attribute=m.group(2), own_frame=bool(path), library_class=shown, **({"typed": True} if typed else {}))
+                attribute=m.group(2), own_frame=bool(path), library_class=shown, **({"typed": True} if typed else {}),
+                **({"typo": True} if typo else {}))
+
+
+#: Python's own suggestion of a near name (Python 3.10+: "... Did you mean: 'train_loader'?")
+_DID_YOU_MEAN_RE = re.compile(r"Did you mean: '([A-Za-z_]\w{0,80})'\?")
+
+
+def _one_typo(asked: str, meant: str) -> bool:
+    """(round 27e) Two names that differ by two neighbouring letters swapped, one letter changed, or one letter left out
+    inside the name (a typo), not by a prefix, an underscore or a suffix (a member renamed)."""
+    if asked == meant or min(len(asked), len(meant)) < 4:
+        return False
+    if abs(len(asked) - len(meant)) == 1:  # one letter left out or doubled inside the name (not an end, not '_')
+        short, long_ = sorted((asked, meant), key=len)
+        return any(long_[:i] + long_[i + 1:] == short and long_[i] != "_" for i in range(1, len(long_) - 1))
+    if len(asked) != len(meant):
+        return False
+    diff = [i for i, (a, b) in enumerate(zip(asked, meant)) if a != b]
+    if len(diff) == 1:
+        return asked[diff[0]] != "_" and meant[diff[0]] != "_"
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and asked[diff[0]] == meant[diff[1]] and \
+        asked[diff[1]] == meant[diff[0]]
 
 
 def _class_attribute_told(r: _Reader, text: str) -> None:
@@ -2153,6 +2180,10 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
             if m:
                 r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0),
                         vague=True)
+    if "fixed in" in low:  # (round 27e) "fixed in 2.2.1": the text names the release that fixed the failure
+        m = _FIXED_IN_RELEASE_RE.search(low)
+        if m:
+            r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="fixed_in_said", phrase=m.group(0))
     if "still " in low and " but " in low:
         m = _STILL_OLD_RELEASE_RE.search(low)
         if m:
@@ -2747,6 +2778,10 @@ def _context_from_signs(r: _Reader) -> None:
 
 #: texts longer than this (characters) have their set of characters read once (:func:`read_text`)
 _CHARS_FROM = 100_000
+
+
+#: (round 27e) "fixed in 2.2.1", "fixed in transformers 4.38.1": a release the text says fixed the failure
+_FIXED_IN_RELEASE_RE = re.compile(r"\bfixed in (?:[a-z][\w-]{1,40}[ =]=?)?v?\d+\.\d+(?:\.\d+)?\b")
 
 
 def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str, Any]]:

@@ -699,6 +699,14 @@ _CLI_RELEASE = ["<the program> --help   # the options and subcommands of the ins
                 "pip show <the program's package>   # its release; the command in a README may be written for another "
                 "one (its docs for that release, or pip install '<the package>==<that release>')"]
 _API_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 27e, blind audit 27) APIs their own messages say moved or were removed (tables/library_messages.csv)
+    "openai_api_removed_in_v1": ["pip show openai   # 1.0 or later: the module-level API is gone",
+                                 "openai migrate   # openai's own tool: ports the code to the 1.0 client (OpenAI())",
+                                 'pip install "openai==0.28"   # or, where the code cannot change, the old API, as '
+                                 "openai's message says"],
+    "pydantic_basesettings_moved": ["pip install pydantic-settings   # then in the code: from pydantic_settings import "
+                                    "BaseSettings",
+                                    'pip install "pydantic<2"   # only where the code cannot change'],
     # (round 27c) syntax of a newer Python than the one running (tables/library_messages.csv, Python's own message)
     "py_union_operator_before_310": ["python --version   # X | None between classes needs Python 3.10 or later",
                                      "conda create -n py310 python=3.10   # a Python the code was written for",
@@ -1157,6 +1165,9 @@ def class_attribute_codes(facts: Mapping[str, Any], seen: list[dict[str, Any]]) 
     imported = value(facts, "torch", "called_names") or {}  # read anywhere in the text (an import below it)
     releases = value(facts, "loader", "package_releases") or {}
     objects = {str(e.get("object") or "") for e in seen}
+    if any(e.get("typo") for e in seen):
+        # (round 27e, blind audit 27) Python's suggestion a typo away from the name asked for: the code's typo first
+        return ["user_code_error", "package_api_version_mismatch"]
     if any(e.get("library_class") for e in seen) or objects & set(imported) or \
             any(o.lower() in releases or o.lower().replace("_", "") in releases for o in objects):
         return ["package_api_version_mismatch", "user_code_error"]

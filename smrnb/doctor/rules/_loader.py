@@ -335,6 +335,9 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
         cmds = [f"ldconfig -p | grep {lib.split('.so')[0]}",
                 "sudo apt-get install libegl1 libgl1   # EGL / OpenGL" if fam == "gl" else
                 f"apt-file search {lib}   # or: conda search / pip the package that ships it"]
+        if not named:  # (round 27e, blind audit 27) no file named: never the words "the library" as grep's pattern
+            cmds = ["ldd <the module's .so file> | grep 'not found'   # the message names no library file: ldd names "
+                    "the one the loader cannot find (its own line 'cannot open shared object file' does too)"]
     return {"title": f"{_who(ev)}{lib} not found by the loader", "commands": cmds, "evidence": evidence,
             "detail": f"ld.so will fail with '{lib}: cannot open shared object file'." if ev.get("from") == "live" and
             not win else search_path_detail(win)}

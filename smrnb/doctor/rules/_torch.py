@@ -203,6 +203,12 @@ _TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, an
                    "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 27e, blind audit 27) Python's own words for two of the code's modules importing each other
+    "python_circular_import_own": ["# the traceback's frames show the cycle (a imports b, b imports a): move one of the "
+                                   "two imports into the function that uses it, or import the module (import pkg.mod) "
+                                   "instead of the name",
+                                   "# a file of the code's own named like a package (random.py, torch.py, app.py beside "
+                                   "an app package) gives the same message: rename it"],
     # (round 27c) the tools' own words for the calling code's mistake
     "mmcv_imread_not_array_or_path": ["# print the value passed to inference_detector / imread: a path string or a "
                                       "numpy array, not None or a PIL image",
@@ -1081,7 +1087,20 @@ def _what_a_row_installs(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, An
         said = has_sign(facts, "package_said_installed", "module_said_installed")
         return {**ev, "install": dist}, ["python_package_missing", "kernel_wrong_python"] if said else \
             ["python_package_missing"]
+    if key == "python_console_script_not_found":  # (round 27e) a package's console script not on PATH
+        script = str(groups.get("script") or groups.get("zscript") or "")
+        return {**ev, "script": script, "install": _SCRIPT_DISTRIBUTIONS.get(script, script)}, None
     return ev, None
+
+
+#: (round 27e) console scripts and the distribution that installs them (each package's console_scripts entry point);
+#: the module python -m runs in their place where there is one
+_SCRIPT_DISTRIBUTIONS = {"tensorboard": "tensorboard", "torchrun": "torch", "accelerate": "accelerate",
+                         "huggingface-cli": "huggingface_hub", "wandb": "wandb", "gdown": "gdown",
+                         "streamlit": "streamlit", "gradio": "gradio", "deepspeed": "deepspeed", "nvitop": "nvitop",
+                         "gpustat": "gpustat", "yolo": "ultralytics"}
+_SCRIPT_MODULES = {"tensorboard": "tensorboard.main", "torchrun": "torch.distributed.run", "streamlit": "streamlit",
+                   "wandb": "wandb", "gdown": "gdown", "nvitop": "nvitop", "gpustat": "gpustat"}
 
 
 def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -1098,6 +1117,18 @@ def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
                              f"python -m pip install {pip or '<the package that provides jupyter-' + sub + '>'}   "
                              "# with that Python",
                              "jupyter --paths; which -a jupyter   # another jupyter earlier on PATH"]}
+    if key == "python_console_script_not_found":  # (round 27e)
+        script, dist = str(ev.get("script") or ""), str(ev.get("install") or "")
+        mod = _SCRIPT_MODULES.get(script)
+        return {"title": f"{script}: command not found: {dist} is not installed in this environment, or its scripts "
+                         "folder is not on PATH",
+                "commands": [f"python -m pip show {dist}   # installed in the Python on PATH?",
+                             f"python -m pip install {dist}   # with the python that should run it (a venv or conda "
+                             "env: activate it first)",
+                             "python -c \"import sysconfig; print(sysconfig.get_path('scripts'))\"   # where its "
+                             f"{script} goes: that folder must be on PATH",
+                             *([f"python -m {mod} ...   # the same program without PATH (the arguments you gave "
+                                f"{script})"] if mod else [])]}
     if key == "pyvista_notebook_backend_failed":
         return {"title": "PyVista's notebook backend could not import its packages in the kernel's Python (it fell "
                          "back to a static image)",
@@ -1241,6 +1272,9 @@ def _exception_in_package_codes(facts: Facts, ev: dict[str, Any]) -> list[str]:
         # the package's own code with no code of the project's calling it: the release's bug first, another release
         # of a library it uses second (the event's weight ranks it after every reading of the text's own words)
         return ["library_bug", "package_api_version_mismatch"]
+    if ev.get("exception") == "AssertionError" and has_sign(facts, "fixed_in_said"):
+        # (round 27e, blind audit 27) the package's own assertion and a release the text says fixed it: its bug
+        return ["library_bug", "package_api_version_mismatch"]
     own = bool(value(facts, "torch", "source_files")) and ev.get("exception") == "AssertionError"
     return ["package_api_version_mismatch", "user_code_error" if own else "library_bug"]
 
@@ -1269,7 +1303,13 @@ def regression_told(facts: Facts) -> Iterable[Finding]:
         any(e.get("sign") == "crash_said" for e in events(facts, "torch", "sign"))
     if said and not crashed:
         vague = all(e.get("vague") for e in said)  # (round 26b) no release named: after every other reading
-        yield from resolve(facts, {**said[0], "weight": 60 if vague else 30, "bug": "regression", "package": None,
+        if not vague and not any(re.search(r"\d", str(e.get("phrase") or "")) for e in said) and _removed_named_in(facts):
+            # (round 27e, blind audit 27) "after upgrading" beside a name a release removed (np.float): the removal
+            # is what the update brought, no release the text says works
+            vague = True
+            said = [{**said[0], "vague": True}]
+        weight = 60 if vague else 30
+        yield from resolve(facts, {**said[0], "weight": weight, "bug": "regression", "package": None,
                                    "fact": f"the text says the failure began with an update ({said[0].get('phrase')})"},
                            ["library_bug"] + (["package_api_version_mismatch"] if _upgraded_library_failing(
                                facts, said[0]) else []))
@@ -1329,6 +1369,15 @@ def shadowing_file_told(facts: Facts) -> Iterable[Finding]:
 
 #: a package pinned in pip's form on a line ("after upgrading to `ipywidgets==7.0.0`")
 _PINNED_RE = re.compile(r"\b([A-Za-z][A-Za-z0-9_.-]{1,40})==[0-9]")
+
+
+def _removed_named_in(facts: Facts) -> bool:
+    """(round 27e) Whether the text's "not there" errors name something tables/removed_apis.csv says a release
+    removed."""
+    from smrnb.doctor.rules._abi import removed_api
+
+    return any(removed_api(facts, ev) is not None for layer in ("abi", "torch", "loader")
+               for ev in events(facts, layer, "module_missing"))
 
 
 def _upgraded_library_failing(facts: Facts, ev: Mapping[str, Any]) -> bool:
