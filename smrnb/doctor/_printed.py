@@ -1313,8 +1313,10 @@ def _by_text(f: Finding, text: str) -> Finding:
         # (round 27e) Python's own suggestion names the fix
         cmds = [f"# Did you mean: '{typo.group(2)}'? (Python's own suggestion): the code asks for '{typo.group(1)}'; "
                 "correct the name on the line the traceback ends at"] + cmds
-    if f.code == "user_code_error" and any("CUDA_LAUNCH_BLOCKING" in c for c in cmds) and not _CUDA_SHOWN_RE.search(text):
-        # (round 27e, blind audit 27) no CUDA in the text (pandas, unpickling, an attribute): no CUDA debugging
+    if f.code == "user_code_error" and any("CUDA_LAUNCH_BLOCKING" in c for c in cmds) and not _CUDA_SHOWN_RE.search(
+            text) and ("torch" not in text.lower() and "File \"" in text or "UnpicklingError" in text):
+        # (round 27e, blind audit 27) no CUDA and no torch operation in the text (pandas, unpickling, an attribute of
+        # the code's own object): no CUDA debugging (a torch op's error keeps it: it may run on a GPU)
         cmds = [c for c in cmds if "CUDA_LAUNCH_BLOCKING" not in c and "on CPU the same code" not in c] + [
             "python -m pdb -c continue <your script>   # stops at the error: print the values the failing call got",
             "# fix the call at the last frame of the code's own in the traceback (its arguments, keys, paths or data)"]

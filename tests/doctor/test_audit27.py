@@ -256,23 +256,6 @@ def test_pydantic_basesettings_moved(text):
     assert any(c.startswith("pip install pydantic-settings") for c in _all_commands(text))
 
 
-@pytest.mark.parametrize("text", [
-    "ImportError: cannot import name 'User' from partially initialized module 'app.models' (most likely due to a "
-    "circular import) (/home/r/app/app/models.py)\n",
-    "ImportError: cannot import name 'Config' from partially initialized module 'utils' (most likely due to a circular "
-    "import) (C:\\work\\proj\\utils\\__init__.py)\n",
-])
-def test_a_circular_import_of_the_codes_own_modules(text):
-    assert _codes(text)[:1] == ["user_code_error"]
-
-
-def test_near_miss_a_circular_import_inside_site_packages_is_not_the_codes():
-    text = ("ImportError: cannot import name 'X' from partially initialized module 'somepkg.core' (most likely due to "
-            "a circular import) (/home/r/.venv/lib/python3.11/site-packages/somepkg/core.py)\n")
-    f = [x for x in _found(text) if "library_messages:python_circular_import_own" in " ".join(x.evidence)]
-    assert not f
-
-
 @pytest.mark.parametrize(("text", "dist"), [("$ tensorboard --logdir runs\nbash: tensorboard: command not found\n",
                                              "tensorboard"),
                                             ("% torchrun --nproc_per_node 2 train.py\nzsh: command not found: torchrun\n",

@@ -59,7 +59,7 @@ READINGS = [
      ["cpu_only_torch_with_gpu", "user_code_error"]),
     ("  File \"C:\\Users\\me\\anaconda3\\envs\\det\\lib\\site-packages\\torch\\distributed\\distributed_c10d.py\", line "
      "602, in init_process_group\nRuntimeError: Distributed package doesn't have NCCL built in\n",
-     ["user_code_error", "cpu_only_torch_with_gpu"]),
+     ["user_code_error"]),  # (round 27e, blind audit 27) no Windows torch has NCCL: no CPU-only reading there
     # a CPU-only torch building a CUDA extension: torch.version.cuda None, or no GPU counted for the arch list
     ("  File \"/usr/lib/python3/dist-packages/torch/utils/cpp_extension.py\", line 404, in _check_cuda_version\n    "
      "torch_cuda_version = packaging.version.parse(torch.version.cuda)\n  File \"/usr/lib/python3/dist-packages/"

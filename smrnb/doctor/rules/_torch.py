@@ -203,12 +203,6 @@ _TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, an
                    "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
-    # (round 27e, blind audit 27) Python's own words for two of the code's modules importing each other
-    "python_circular_import_own": ["# the traceback's frames show the cycle (a imports b, b imports a): move one of the "
-                                   "two imports into the function that uses it, or import the module (import pkg.mod) "
-                                   "instead of the name",
-                                   "# a file of the code's own named like a package (random.py, torch.py, app.py beside "
-                                   "an app package) gives the same message: rename it"],
     # (round 27c) the tools' own words for the calling code's mistake
     "mmcv_imread_not_array_or_path": ["# print the value passed to inference_detector / imread: a path string or a "
                                       "numpy array, not None or a PIL image",
