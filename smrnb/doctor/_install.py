@@ -173,6 +173,12 @@ def nvcc_archs(nvcc: str | None) -> list[int] | None:
     return sorted(int(a) for a in best["archs"].split()) if best else None
 
 
+def _capabilities(gpu_archs: list[str]) -> list[int]:
+    """GPU arch(s) as written (``"sm_86"``, ``"8.6"``, ``"86"``, ``"compute_120"``) as sorted capabilities (86, 120)."""
+    return sorted({int(d) for d in ("".join(ch for ch in str(a) if ch.isdigit()) for a in gpu_archs)
+                   if d and 2 <= len(d) <= 3})
+
+
 def first_nvcc_for(cc: int) -> str | None:
     """The first CUDA release whose nvcc compiles for compute capability ``cc`` (as 120), by tables/nvcc_archs.csv
     (its rows are the releases where the list changed: 11.8 added 89 and 90, 12.8 added 100, 101 and 120), or None."""
@@ -188,8 +194,7 @@ def newer_toolkit_command(gpu_archs: list[str], nvcc: str | None) -> str | None:
     the GPU's own code with the first toolkit that has it: ``CUDA_HOME``, ``PATH`` and ``TORCH_CUDA_ARCH_LIST`` set for
     that release. None when the nvcc builds every GPU named, or no release in the table does."""
     have = nvcc_archs(nvcc)
-    caps = sorted({int(d) for d in ("".join(ch for ch in str(a) if ch.isdigit()) for a in gpu_archs)
-                   if d and 2 <= len(d) <= 3})
+    caps = _capabilities(gpu_archs)
     newer = [c for c in caps if have is not None and c not in have and c > max(have, default=0)]
     firsts = [first_nvcc_for(c) for c in newer]
     if not newer or None in firsts:
@@ -212,8 +217,7 @@ def build_arch_list(gpu_archs: list[str], nvcc: str | None) -> str | None:
     An arch the nvcc supports is kept (``8.6``); a newer one becomes the highest arch the nvcc has, with
     PTX the driver compiles for the newer GPU (``8.6+PTX``); None when no arch is given (or none can run).
     """
-    caps = sorted({int(d) for d in ("".join(ch for ch in str(a) if ch.isdigit()) for a in gpu_archs)
-                   if d and 2 <= len(d) <= 3})
+    caps = _capabilities(gpu_archs)
     if not caps:
         return None
     have = nvcc_archs(nvcc)
