@@ -583,47 +583,66 @@ def _removed_row_codes(row: Mapping[str, str], ev: Mapping[str, Any]) -> list[st
     return codes
 
 
-#: (round 27e) torch's release line for each torchvision / torchaudio line (pytorch/vision README's compatibility table,
-#: pytorch/audio's "Compatibility Matrix": torchaudio 2.x is torch 2.x's; torchaudio 0.1x is torch 1.1x's)
-_TORCH_PAIRS = {
-    "torchvision": {"0.11": "1.10", "0.12": "1.11", "0.13": "1.12", "0.14": "1.13", "0.15": "2.0", "0.16": "2.1",
-                    "0.17": "2.2", "0.18": "2.3", "0.19": "2.4", "0.20": "2.5", "0.21": "2.6", "0.22": "2.7",
-                    "0.23": "2.8"},
-    "torchaudio": {"0.10": "1.10", "0.11": "1.11", "0.12": "1.12", "0.13": "1.13", "2.0": "2.0", "2.1": "2.1",
-                   "2.2": "2.2", "2.3": "2.3", "2.4": "2.4", "2.5": "2.5", "2.6": "2.6", "2.7": "2.7", "2.8": "2.8"},
-}
+def _torch_pairs() -> dict[str, dict[str, str]]:
+    """(round 27e; round 28v: read from tables/torch_companions.csv, each row sourced) torch's release line for each
+    torchvision / torchaudio line: torchvision's README compatibility table (torch 2.13 -> torchvision 0.28 as
+    published with torchvision 0.29.2) and torchaudio's installation Compatibility Matrix (torchaudio 2.x is torch
+    2.x's, 0.1x is torch 1.1x's; torchaudio 2.11 supports torch 2.11 and later)."""
+    from smrnb.doctor.tables import _read
+
+    out: dict[str, dict[str, str]] = {}
+    for r in _read.rows("torch_companions"):
+        out.setdefault(r["library"], {})[r["line"]] = r["torch"]
+    return out
+
+
+def _torch_pair_exception(lib: str, torch_release: str) -> str:
+    """(round 28v) The companion release of a torch patch release whose patch number differs from torch's
+    (torch_companions.csv's ``exceptions``: torch 2.0.0 -> torchvision 0.15.1 / torchaudio 2.0.1, the wheels of
+    PyTorch's previous-versions page); "" for the others."""
+    from smrnb.doctor.tables import _read
+
+    for r in _read.rows("torch_companions"):
+        if r["library"] == lib:
+            for pair in str(r.get("exceptions") or "").split():
+                t, _, c = pair.partition("=")
+                if t == torch_release:
+                    return c
+    return ""
 
 
 def _companion_pair_pin(lib: str, removed_in: str) -> str:
     """(round 27e) The last torchvision / torchaudio line before ``removed_in`` pinned with the torch of its release
     line, from PyTorch's own index: the companion alone below the installed release makes pip replace torch to satisfy
     it (on Windows from PyPI, whose torch is CPU-only)."""
-    lines = list(_TORCH_PAIRS[lib])
+    pairs = _torch_pairs()[lib]
+    lines = list(pairs)
     older = [v for v in lines if _release_tuple(v) < _release_tuple(removed_in)]
     if not older:
         return f"# {lib} before {removed_in}: pin it with the torch of its release line, never alone"
     line = older[-1]
-    return (f'pip install "torch=={_TORCH_PAIRS[lib][line]}.*" "{lib}=={line}.*" --index-url '
+    return (f'pip install "torch=={pairs[line]}.*" "{lib}=={line}.*" --index-url '
             f"https://download.pytorch.org/whl/<cuXYZ>   # only where the code cannot change: the pair of one "
             f"release line (the companion alone makes pip replace torch, from PyPI a CPU-only one on Windows); "
             f"cuXYZ: the installed torch's CUDA (torch.version.cuda)")
 
 
 def companion_for_torch(lib: str, torch_version: str) -> str:
-    """(round 27e) The torchvision / torchaudio release of the installed torch's release line (:data:`_TORCH_PAIRS`):
-    the same patch number (torch 2.3.1 -> torchvision 0.18.1, torchaudio 2.3.1; torch 2.0.x -> torchvision
-    0.15.x+1), else the line (``0.18.*``) where the text gives no patch; "" for a torch the table lacks."""
+    """(round 27e) The torchvision / torchaudio release of the installed torch's release line (:func:`_torch_pairs`):
+    the same patch number (torch 2.3.1 -> torchvision 0.18.1, torchaudio 2.3.1), or the table's exception (torch
+    2.0.1 -> torchvision 0.15.2, torchaudio 2.0.2), else the line (``0.18.*``) where the text gives no patch; "" for
+    a torch the table lacks."""
     m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", torch_version or "")
-    if not m or lib not in _TORCH_PAIRS:
+    pairs = _torch_pairs()
+    if not m or lib not in pairs:
         return ""
     mm = f"{m.group(1)}.{m.group(2)}"
-    line = next((c for c, t in _TORCH_PAIRS[lib].items() if t == mm), "")
+    line = next((c for c, t in pairs[lib].items() if t == mm), "")
     if not line:
         return ""
     if m.group(3) is None:
         return f"{line}.*"
-    patch = int(m.group(3)) + (1 if lib == "torchvision" and mm == "2.0" else 0)
-    return f"{line}.{patch}"
+    return _torch_pair_exception(lib, f"{mm}.{m.group(3)}") or f"{line}.{m.group(3)}"
 
 
 def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -635,7 +654,7 @@ def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = No
     if lib.lower() == "python":
         pin = (f"conda create -n py-older python=3.{_release_tuple(ver)[1] - 1}   # a Python older than {ver}, "
                "which still has it")
-    elif lib.lower() in _TORCH_PAIRS:  # (round 27e) a companion pinned alone makes pip replace torch (PyPI's CPU-only on Windows)
+    elif lib.lower() in _torch_pairs():  # (round 27e) a companion pinned alone makes pip replace torch (PyPI's CPU-only on Windows)
         pin = _companion_pair_pin(lib.lower(), ver)
     else:
         pin = f'pip install "{lib}<{ver}"   # the last release before the one that removed it'
@@ -645,7 +664,7 @@ def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = No
     return {"title": f"{head} was removed in {name} {ver}: the code was written for an older release"
                      + (f" (the text shows {name} {' / '.join(shown)})" if shown else ""),
             "detail": f"Replacement: {repl}" if repl else "",
-            "commands": [*([f"# change the code: {what} -> {repl}", pin] if repl and lib.lower() in _TORCH_PAIRS else
+            "commands": [*([f"# change the code: {what} -> {repl}", pin] if repl and lib.lower() in _torch_pairs() else
                            [pin, f"# or change the code: {what} -> {repl}" if repl else f"pip show {lib}"]),
                          *([] if lib.lower() == "python" else [f"pip show {lib.lower()}   # the installed release"])],
             "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']}; "

@@ -23,6 +23,9 @@ Files
     name) -> the project and the command that builds it
 ``removed_apis.csv``  a module or name (``module``, ``name``) -> the release of its library (or of Python) that
     removed or renamed it, its replacement and the release note that says so (round 23e; read by rules._abi)
+``torch_companions.csv`` a torchvision / torchaudio release line -> the torch release line it is built for, and the
+    torch patch releases whose companion has another patch number (torchvision's README table, torchaudio's
+    Compatibility Matrix, PyTorch's previous-versions page; round 28v; read by rules._abi)
 ``added_apis.csv``    the reverse: a module or name -> the release of its library that ADDED it, and the release note
     that says so (round 27d; read by rules._abi: the installed release is older than the code's)
 
