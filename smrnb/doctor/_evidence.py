@@ -66,7 +66,12 @@ def _capped(text: str) -> str:
         spans: set[tuple[int, int]] = set()
         kept = 0  # characters of the lines kept (each cut to LINE_CHARS)
         for key in MIDDLE_KEYS:  # str.find scans (C speed), each jumping to the next line after a hit
+            # (round 28p) in a text beyond ASCII (each key searched in its three forms): one search for what the key
+            # and its capitalised form share (key[1:]), so that an absent key costs two scans of the middle, not three
+            i_rest = mid.find(key[1:]) if hay is mid else 0
             for k in ((key,) if hay is not mid else dict.fromkeys((key, key.capitalize(), key.upper()))):
+                if i_rest == -1 and k != key.upper():
+                    continue  # the key and its capitalised form both hold key[1:]: absent
                 i = hay.find(k)
                 while i != -1 and len(spans) < MIDDLE_LINES and kept < MIDDLE_CHARS:
                     a = mid.rfind("\n", 0, i) + 1

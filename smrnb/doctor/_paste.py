@@ -19,7 +19,9 @@ import unicodedata
 #: end with BEL or ST (ESC \\)
 _ANSI_RE = re.compile(r"\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b[@-Z\\-_]")
 #: colour codes whose ESC was lost in a copy ("[31mERROR[0m")
-_BARE_SGR_RE = re.compile(r"(?<![\w\]\[])\[(?:[0-9]{1,3};){0,4}[0-9]{1,3}m")
+#: (the test of the character before the "[" made after it: an expression that starts with a literal is searched for
+#: it first, at C speed)
+_BARE_SGR_RE = re.compile(r"\[(?<![\w\]\[]\[)(?:[0-9]{1,3};){0,4}[0-9]{1,3}m")
 #: ``> `` quote prefixes (mail, forums, chat; nested ``> > ``)
 _QUOTE_RE = re.compile(r"^[ \t]{0,8}(?:>[ \t]?){1,8}", re.MULTILINE)
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e"))
@@ -27,6 +29,10 @@ _OTHER = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201a"): "'", ord("\u201
           ord("\u201c"): '"', ord("\u201d"): '"', ord("\u201e"): '"', ord("\u201f"): '"', ord("\u2033"): '"',
           ord("\u2013"): "-", ord("\u2014"): "--", ord("\u2212"): "-", ord("\u2028"): "\n", ord("\u2029"): "\n"}
 _TABLE = {**_ZERO_WIDTH, **_OTHER}
+#: (round 28p) the characters of _TABLE, each replaced by one search of them: str.translate reads a text beyond Latin-1
+#: (a log of random bytes) a character at a time in Python's mapping, 20 times as long; the same replacements
+_TABLE_RE = re.compile("[" + "".join(map(chr, _TABLE)) + "]")
+_TABLE_STR = {chr(k): v or "" for k, v in _TABLE.items()}
 #: control characters other than tab and newline (a copy's stray NULs, bells, backspaces)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES_RE = re.compile(r"[^\S\n\t]")  # every Unicode space but newline and tab (after NFKC: few remain)
@@ -85,7 +91,7 @@ def normalise(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text).translate(_TABLE)
+        text = _TABLE_RE.sub(lambda m: _TABLE_STR[m.group()], unicodedata.normalize("NFKC", text))
         text = _SPACES_RE.sub(" ", text)
     text = _CONTROL_RE.sub("", text)
     if "\t" in text:

@@ -28,11 +28,16 @@ _NOT_THE_PACKAGE = {"torch", "pip", "setuptools", "pkg_resources", "_distutils_h
 #: a CUDA toolkit folder the text names (``/usr/local/cuda-11.6``, ``cuda-11.6_ubuntu``, ``CUDA\v11.6``)
 _CUDA_DIR_RE = re.compile(r"/usr/local/cuda-(\d{1,2}\.\d)\b|(?<![A-Za-z])cuda[-_](\d{1,2}\.\d)(?![\d.])|"
                           r"CUDA[\\/]+v(\d{1,2}\.\d)\b", re.IGNORECASE)
+#: (round 28p) what every match of _CUDA_DIR_RE holds, in any case: searched first (the expression that ignores case
+#: and starts with no literal reads a long text at a tenth of this speed)
+_CUDA_WORD_RE = re.compile("cuda", re.IGNORECASE)
 #: nvcc's own version line
 _NVCC_RELEASE_RE = re.compile(r"Cuda compilation tools, release (\d{1,2}\.\d)")
 #: torch.utils.cpp_extension.load(): a JIT build (no package to pip-install)
 _JIT_RE = re.compile(r"cpp_extension\.py\S*\s*,?\s*line \d+, in (?:load|_jit_compile|load_inline|_write_ninja_file"
                      r"_and_build_library)\b|[\\/]torch_extensions[\\/]|Error building extension ['‘`\"]", re.IGNORECASE)
+#: (round 28p) what every match of _JIT_RE holds, in any case (searched first, as _CUDA_WORD_RE)
+_JIT_WORD_RE = re.compile("extens", re.IGNORECASE)
 #: the extension cpp_extension's JIT build names ("Error building extension 'nvdiffrast_plugin'")
 _JIT_NAME_RE = re.compile(r"Error building extension ['‘`\"]([\w.-]{1,80})['’`\"]", re.IGNORECASE)
 _JIT_DIR_RE = re.compile(r"([~\w./\\:-]*[\\/]torch_extensions[\\/](?:[\w.-]+[\\/])?[\w.-]+)")
@@ -116,7 +121,7 @@ def _site_package(text: str) -> str:
 @_per_explain
 def _cuda_release(text: str) -> str:
     """The CUDA release the text's own toolkit path or nvcc line names (``""`` when none, or several)."""
-    return _one([next(g for g in m.groups() if g) for m in _CUDA_DIR_RE.finditer(text)]
+    return _one([next(g for g in m.groups() if g) for m in (_CUDA_DIR_RE.finditer(text) if _CUDA_WORD_RE.search(text) else ())]
                 + _NVCC_RELEASE_RE.findall(text))
 
 
@@ -330,7 +335,8 @@ _SLURM_GPU_TYPE_RE = re.compile(r"(?:--gres[= ]|\bgres[=/])gpu:([A-Za-z][\w-]{1,
 def _slurm_gpu(text: str) -> tuple[str, str]:
     """(round 27b) The GPU (type, compute capability) the text's Slurm request names, by smrnb's GPU table
     (tables/gpu_cc.csv); ``("", "")`` when none, several or not in the table."""
-    names = [next(g for g in m.groups() if g) for m in _SLURM_GPU_TYPE_RE.finditer(text)]
+    names = [next(g for g in m.groups() if g) for m in _SLURM_GPU_TYPE_RE.finditer(text)] \
+        if "gres" in text or "--gpus" in text else []  # (round 28p) a literal each of its forms holds: one search
     ccs = _one([tables.compute_capability_for_gpu(re.sub(r"[_-]+", " ", n)) or "" for n in names])
     return (_one(names) or names[0], ccs) if ccs and names else ("", "")
 
@@ -674,6 +680,8 @@ def _failing_import(text: str) -> str:
     errs = list(_IMPORT_FAILED_RE.finditer(text))
     if not errs:
         return ""
+    if text.find("import ", 0, errs[-1].start()) == -1:  # (round 28p) what every import statement holds
+        return ""
     tops = [a or b for a, b in _CODE_IMPORT_RE.findall(text[:errs[-1].start()]) if (a or b) not in _NOT_AN_OWNER]
     return tops[-1] if tops else ""
 
@@ -687,7 +695,8 @@ def _owner_named(c: str, text: str) -> str:
     m = _OWNS_RE.search(c)
     if m and m.group(1) != "the":
         lib = re.escape(m.group(1))
-        owner = re.search(rf"(?:site|dist)-packages[\\/]+([A-Za-z_]\w*)[\\/][^\s:'\"]*?{lib}", text)
+        owner = re.search(rf"(?:site|dist)-packages[\\/]+([A-Za-z_]\w*)[\\/][^\s:'\"]*?{lib}", text) \
+            if "-packages" in text else None
         if owner:
             return c.replace(m.group(0), owner.group(1))
     if not re.search(r"<(?:package-owning-the-extension|the package that owns the extension|the package)>|"
@@ -768,7 +777,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
     os_ = _os(facts)
     pkg = _site_package(text)
     cuda = _cuda_release(text)
-    jit = bool(_JIT_RE.search(text))
+    jit = bool(_JIT_WORD_RE.search(text) and _JIT_RE.search(text))
     out: list[str] = []
     for c in f.fix.commands if f.fix else ():
         if jit and re.search(r"pip install [^#]*<package>", c):
@@ -1043,8 +1052,10 @@ _PIP_FOLDER_RE = re.compile(r"[\\/]pip-(?:install|req-build)-\w+[\\/]([A-Za-z][\
 @_per_explain
 def _built_package(text: str) -> str:
     """The one package the text's pip log builds, ``""`` when none or several."""
-    names = [m.group(1) for m in _PIP_FOLDER_RE.finditer(text)]
-    names += [n for n in _textfacts._BUILT_RE.findall(text) if n.lower() not in _textfacts.NOT_BUILT_WORDS]
+    # (round 28p) each expression only where the text holds a literal every match of it holds (one search first)
+    names = [m.group(1) for m in _PIP_FOLDER_RE.finditer(text)] if "pip-" in text else []
+    if "uild" in text or "unning setup.py" in text:
+        names += [n for n in _textfacts._BUILT_RE.findall(text) if n.lower() not in _textfacts.NOT_BUILT_WORDS]
     return _one([n.lower().rstrip(".").replace("_", "-") for n in names])
 
 

@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from smrnb.doctor._evidence import lib_family, symbol_owner
+from smrnb.doctor._evidence import cuda_home_problem, lib_family, symbol_owner
 from smrnb.doctor._model import LAYERS
 from smrnb.doctor._redact import quote
 from smrnb.doctor._redact import window as quote_window
@@ -295,6 +295,9 @@ _SIGNATURE_RE = re.compile(r"TypeError: ([A-Za-z_][\w]{0,80}(?:\.[A-Za-z_][\w]{0
 #: a name the text shows as an attribute of a package it calls (``torchmetrics.functional.accuracy(``,
 #: ``face_alignment.FaceAlignment(``): groups the first name, the called name
 _QUALIFIED_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w{0,40})(?:\.[A-Za-z_]\w{0,60}){0,4}\.([A-Za-z_]\w{0,80})\(")
+#: (round 28p) the end every match of _QUALIFIED_CALL_RE has (``.name(``): one search for a literal first, the
+#: expression only on a line that holds it
+_CALL_TAIL_RE = re.compile(r"\.[A-Za-z_]\w{0,80}\(")
 #: the first call of a traceback's source line (``settings = GaussianRasterizationSettings(``)
 _FIRST_CALL_RE = re.compile(r"([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,5})\(")
 #: the names of a ``from package import a, b as c`` statement
@@ -791,7 +794,7 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
         return
     if "stubs/libcuda.so" in low and _stub_answered(line, low):
         _stub_driver_loaded(r, line)
-    missing = any(w in low for w in _MISSING_WORDS) and "undefined symbol" not in low and "version `" not in low \
+    missing = any(map(low.__contains__, _MISSING_WORDS)) and "undefined symbol" not in low and "version `" not in low \
         and "version '" not in low and "procedure could not be found" not in low
     if ".so" in low:
         # the loader names the file it could not open right before its message ("X: cannot open shared object
@@ -812,7 +815,7 @@ def _scan_libraries(r: _Reader, line: str, low: str) -> None:
             named = r.facts["loader"]["libraries_named"]
             if name not in named and len(named) < 40:
                 named.append(name)
-    if ".dll" in low and missing and not any(w in low for w in _DLL_INIT_FAILED_WORDS):
+    if ".dll" in low and missing and not any(map(low.__contains__, _DLL_INIT_FAILED_WORDS)):
         for name in _DLL_RE.findall(line):
             fam, ver = _dll_family(name)
             r.event("loader", "library_missing", line, WEIGHT["library"] + 4, library=name, family=fam, version=ver)
@@ -1102,8 +1105,6 @@ def _nvcc(r: _Reader, line: str, version: str | None = None, path: str | None = 
 
 
 def _scan_paths(r: _Reader, line: str, low: str) -> None:
-    from smrnb.doctor._evidence import cuda_home_problem
-
     if "cuda_home" in low or "cuda_path" in low or "cuda_root" in low or "cuda_toolkit_root" in low:
         for var, v in _CUDA_HOME_RE.findall(line) + _SAID_VALUE_RE.findall(line):
             v = v.strip().rstrip(".,;`'\"")
@@ -1223,14 +1224,12 @@ def _capability_below_minimum(r: _Reader, line: str, low: str) -> None:
         return
     need = less.group(2) if less else need_m.group(1)
     haves = [less.group(1)] if less else [h for h in _CC_HAVE_RE.findall(low) if h != need]
-    if (haves and float(haves[0]) < float(need)) or (not haves and any(w in low for w in _CC_REFUSED)):
+    if (haves and float(haves[0]) < float(need)) or (not haves and any(map(low.__contains__, _CC_REFUSED))):
         r.event("toolkit", "sign", line, WEIGHT["sign"], sign="gpu_too_old_for_extension",
                 phrase=f"compute capability {haves[0] if haves else '?'} below {need}")
 
 
 def _scan_gpus(r: _Reader, line: str, low: str) -> None:
-    from smrnb.doctor import tables
-
     gpus = r.facts["driver"].get("gpus_named") or []
     if "capabilit" in low and len(line) < 2000:
         _capability_below_minimum(r, line, low)
@@ -1258,6 +1257,8 @@ def _scan_gpus(r: _Reader, line: str, low: str) -> None:
             or "geforce" in low or "titan" in low):
         name = _gpu_name(line)
         if name and not any(g.get("name") == name for g in gpus) and len(gpus) < 8:
+            from smrnb.doctor import tables  # (here, not per line: round 28p)
+
             gpus.append({"name": name, "compute_capability": tables.compute_capability_for_gpu(name)})
             r.facts["driver"]["gpus_named"] = gpus
             r.facts["driver"].setdefault("read_from", {}).setdefault("gpus_named", line.strip()[:240])
@@ -1495,7 +1496,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             attr = quoted or bare  # (round 18: a name written without quotes, a report's paraphrase or placeholder)
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
                     attribute=True)
-    if "." in line and any(ch.isdigit() for ch in line[:400]):
+    if "." in line and any(map(str.isdigit, line[:400])) and _RELEASE_DIGITS_RE.search(line, 0, 2000):
         _named_releases(r, line)
     if "fatal error" in low or "cannot open source file" in low:
         line = _english_enoent(line)
@@ -1556,7 +1557,7 @@ def _scan_pip_index(r: _Reader, line: str, low: str) -> None:
     if "looking in" in low:
         for v in _LINKS_RE.findall(line):
             r.fact("kaolin", "links_page", v, line)
-    if any(w in low for w in _INDEX_UNREACHABLE_WORDS):
+    if any(map(low.__contains__, _INDEX_UNREACHABLE_WORDS)):
         r.fact("kaolin", "index_unreachable", line.strip()[:160], line)
 
 
@@ -1783,7 +1784,8 @@ def _scan_called_names(r: _Reader, line: str) -> None:
         for mod, names in _FROM_IMPORT_RE.findall(line)[:2]:
             top = mod.split(".")[0]
             pairs += [(n.split(" as ")[-1].strip(), top) for n in names.split(",")[:16]]
-    pairs += [(name, top) for top, name in _QUALIFIED_CALL_RE.findall(line)[:6]]
+    if _CALL_TAIL_RE.search(line):
+        pairs += [(name, top) for top, name in _QUALIFIED_CALL_RE.findall(line)[:6]]
     called = r.facts["torch"].get("called_names") or {}
     new = {n: t for n, t in pairs if n and n.isidentifier() and t not in _STDLIB and t not in ("self", "cls")
            and n not in called}
@@ -1838,6 +1840,11 @@ def _removed_class_attrs() -> dict[tuple[str, str], str]:
         if row.get("name") and "." in row["module"] and last[:1].isupper() and row.get("form") != "keyword":
             out.setdefault((last, row["name"]), f"{row['module']}.{row['name']}")
     return out
+
+
+#: (round 28p) what every expression of :func:`_named_releases` needs in the line's first 2,000 characters (a
+#: release ``1.2``): a line without it is not read by them (one search, not four)
+_RELEASE_DIGITS_RE = re.compile(r"[0-9]\.[0-9]")
 
 
 def _named_releases(r: _Reader, line: str) -> None:
@@ -1980,11 +1987,11 @@ def _windows_only_named(low: str, keys: set[str]) -> bool:
     return not any(_WINDOWS_SAID_RE.search(ln) for ln in low.splitlines() if any(k in ln for k in keys))
 
 
-def _scan_signs(r: _Reader, text: str, low: str, chars: frozenset[str] | None = None) -> None:
+def _scan_signs(r: _Reader, text: str, low: str, holds: _Holds | None = None) -> None:
     """Every sign whose phrase occurs (each once, at its first occurrence): one search per phrase (none for a phrase
-    holding a character not in ``chars``, the text's)."""
+    that ``holds`` says the text cannot hold)."""
     for sign, layer, keys, weak in SIGNS:
-        hits = [(i, k) for k in keys if chars is None or chars.issuperset(k)
+        hits = [(i, k) for k in keys if holds is None or holds(k)
                 for i in (_sign_at(low, k, _SIGN_NOT.get(sign, ()), not_line=_SIGN_NOT_LINE.get(sign)),) if i != -1]
         if hits and sign == "windows" and _windows_only_named(low, {k for _, k in hits}):
             continue
@@ -2057,13 +2064,13 @@ def _scan_claims(r: _Reader, line: str, low: str) -> None:
 def _scan_platform(r: _Reader, line: str, low: str) -> None:
     """The machine a text describes: its Linux release and C library, its CPU architecture, a cloud GPU machine type
     (``driver.gpus``), triton's release, and torch's collect_env lines about this torch."""
-    from smrnb.doctor import tables
+    if "libc" in low or any(map(low.__contains__, _OS_WORDS)):
+        from smrnb.doctor import tables  # (here, not per line: round 28p)
 
-    if "libc" in low or any(w in low for w in _OS_WORDS):
         m = _GLIBC_VER_RE.search(low)
         if m:
             r.fact("context", "glibc", m.group(1), line)
-        named = tables.glibc_for_os(low) if any(w in low for w in _OS_WORDS) else None
+        named = tables.glibc_for_os(low) if any(map(low.__contains__, _OS_WORDS)) else None
         if named:
             r.fact("context", "os_release", named[0], line)
             r.fact("context", "glibc", named[1], line)
@@ -2074,6 +2081,8 @@ def _scan_platform(r: _Reader, line: str, low: str) -> None:
     if "32" in low and _PY32_RE.search(low):
         r.fact("context", "python_bits", 32, line)
     if "large" in low or "gpu-" in low or "standard-" in low or "standard_nc" in low:
+        from smrnb.doctor import tables
+
         got = tables.cloud_gpu(low)
         if got:
             gpus = r.facts["driver"].get("gpus_named") or []
@@ -2282,7 +2291,7 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
         if line in seen:  # a line read before gives nothing new (facts: the first value wins; events: each once)
             if r.from_import and ("no module named" in low or "cannot import name" in low):
                 _scan_python(r, line, low)  # but a from-import line read since may name the module it names in part
-            if prev_import and "import" not in low and any(w in low for w in _CRASH_WORDS):
+            if prev_import and "import" not in low and any(map(low.__contains__, _CRASH_WORDS)):
                 r.fact("loader", "crashed_at_import", prev_import, line)
             if "error: " in low and "-packages" in r.frame:
                 # (round 27c) a title that repeats the traceback's last line: read first with no frame above it,
@@ -2291,7 +2300,7 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
             prev_import = seen[line]
             continue
         _scan_line(r, line, low)
-        if "import" not in low and prev_import and any(w in low for w in _CRASH_WORDS):
+        if "import" not in low and prev_import and any(map(low.__contains__, _CRASH_WORDS)):
             r.fact("loader", "crashed_at_import", prev_import, line)
         prev_import = _last_import(r, line) if "import" in low else None
         if len(seen) < _SEEN_LINES:
@@ -2374,7 +2383,18 @@ _TORCH_EXTENSION_NAME_RE = re.compile(r"\b(pytorch3d|detectron2|diff[_-]gaussian
                                       r"torch[_-](?:scatter|sparse|cluster|spline[_-]conv))\b", re.IGNORECASE)
 
 
-def _scan_extension_named(r: _Reader, line: str) -> None:
+#: (round 28p) a word each name of _TORCH_EXTENSION_NAME_RE holds, lower-cased: a line whose lower-cased form holds
+#: none of them names none, unless it holds one of the four letters that the expression's case-insensitive match takes
+#: for an ASCII letter and that lower-casing does not turn into it (U+0130, U+0131, U+017F, U+212A: every such letter
+#: of Unicode, checked over all code points)
+_EXTENSION_NAME_WORDS = ("torch", "detectron2", "diff", "simple", "tinycudann", "nvdiffrast", "gsplat", "nerfacc",
+                         "mmcv", "kaolin", "spconv")
+_FOLDED_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def _scan_extension_named(r: _Reader, line: str, low: str) -> None:
+    if not any(map(low.__contains__, _EXTENSION_NAME_WORDS)) and not any(map(line.__contains__, _FOLDED_TO_ASCII)):
+        return
     for m in _TORCH_EXTENSION_NAME_RE.finditer(line[:2000]):
         named = r.facts["loader"].get("extensions_named") or []
         name = m.group(1).lower().replace("-", "_")
@@ -2425,7 +2445,7 @@ def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
     if "_" in low or "3d" in low or "mmcv" in low or "kaolin" in low or "nerfacc" in low or "gsplat" in low or \
             "nvdiffrast" in low or "tinycudann" in low or "spconv" in low or "detectron2" in low:
-        _scan_extension_named(r, line)
+        _scan_extension_named(r, line, low)
     if "install" in low and len(line) < 2000:
         _scan_coinstall(r, line)
     if "bind((" in low or "server((" in low or "port" in low and ("=" in low or "--" in low or " in use " in low) or "]:" in low or "0.0.0.0:" in low or \
@@ -2461,9 +2481,9 @@ def _line_at(text: str, i: int, after: int = 400) -> tuple[int, str]:
     return a, text[a: min(len(text), max(b, i) + after)]
 
 
-def _scan_tables(r: _Reader, text: str, low: str, chars: frozenset[str] | None = None) -> None:
-    """Every message-table row whose expression matches, run only around its required literal (a literal holding a
-    character not in ``chars``, the text's, is absent)."""
+def _scan_tables(r: _Reader, text: str, low: str, holds: _Holds | None = None) -> None:
+    """Every message-table row whose expression matches, run only around its required literal (one that ``holds``
+    says the text cannot hold is absent)."""
     for table, row, gate in _table_rows():
         m = None
         if gate is None:
@@ -2471,7 +2491,7 @@ def _scan_tables(r: _Reader, text: str, low: str, chars: frozenset[str] | None =
                 m = row.pattern.search(text)
         else:
             for lit in gate:
-                if chars is not None and not chars.issuperset(lit):
+                if holds is not None and not holds(lit):
                     continue
                 i = low.find(lit)
                 tries = 0
@@ -2776,8 +2796,50 @@ def _context_from_signs(r: _Reader) -> None:
         r.facts["jupyter"].setdefault("in_kernel", True)
 
 
-#: texts longer than this (characters) have their set of characters read once (:func:`read_text`)
+#: texts longer than this (characters) have their set of characters and of words read once (:func:`read_text`)
 _CHARS_FROM = 100_000
+#: a word of a lower-cased text as :class:`_Holds` reads it, and what separates two
+_WORD_RE = re.compile(r"[a-z0-9_]+")
+_NOT_WORD_RE = re.compile(r"[^a-z0-9_]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_parts(lit: str) -> tuple[tuple[str, ...], str, str]:
+    """What the words of ``lit`` (lower-case) say of every text that holds it: ``(whole, end, start)``. ``whole``: the
+    words with a non-word character on both sides within it (each is then a whole word of the text); ``end``: the last
+    4 characters of its first word where that word ends at a non-word character but ``lit`` starts with it (a word of
+    the text then ends with them); ``start``: the first 4 of its last word where that word follows a non-word
+    character and ends ``lit`` (a word of the text starts with them); ``""`` where there is no such word or it is
+    shorter. ``"cannot open shared object"`` -> ``(("open", "shared"), "nnot", "obje")``."""
+    parts = _NOT_WORD_RE.split(lit)
+    if len(parts) < 2:  # one word, or none: it may stand anywhere within a word of the text
+        return (), "", ""
+    first, last = parts[0], parts[-1]
+    return (tuple(w for w in parts[1:-1] if w), first[-4:] if len(first) >= 4 else "",
+            last[:4] if len(last) >= 4 else "")
+
+
+class _Holds:
+    """(round 28p) Which literals a long lower-cased text may hold, told without a scan of it: a literal holding a
+    character the text lacks, a whole word that is none of the text's words, or a first (last) word that no word of
+    the text ends (starts) with (:func:`_word_parts`), is absent. Exact: it never says absent of a literal the text
+    holds (10 MB of random text capped is some 4,000 lines in which no table row's or sign's phrase of two words or
+    more occurs: a few passes here, not 1,800 scans of the whole text)."""
+
+    __slots__ = ("chars", "words", "ends", "starts")
+
+    def __init__(self, low: str) -> None:
+        self.chars = frozenset(low)
+        self.words = frozenset(_WORD_RE.findall(low))
+        long = [w for w in self.words if len(w) >= 4]
+        self.ends = frozenset(w[-4:] for w in long)
+        self.starts = frozenset(w[:4] for w in long)
+
+    def __call__(self, lit: str) -> bool:
+        if not self.chars.issuperset(lit):
+            return False
+        whole, end, start = _word_parts(lit)
+        return self.words.issuperset(whole) and (not end or end in self.ends) and (not start or start in self.starts)
 
 
 #: (round 27e) "fixed in 2.2.1", "fixed in transformers 4.38.1": a release the text says fixed the failure
@@ -2793,16 +2855,17 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     text = english_loader_lines(_rejoin_wrapped_sonames(text))
     _scan_lines(r, text, budget_s)
     low = text.lower()
-    # a long text's characters, once: a phrase or a row's literal holding a character the text lacks is absent
-    # without a scan (a capped 10 MB log is some 700 kB, each scan of it half a millisecond, some 2,000 of them)
-    chars = frozenset(low) if len(low) > _CHARS_FROM else None
+    # a long text's characters and words, once: a phrase or a row's literal holding a character or a whole word the
+    # text lacks is absent without a scan (a capped 10 MB log is some 700 kB, each scan of it half a millisecond,
+    # some 2,000 of them)
+    holds = _Holds(low) if len(low) > _CHARS_FROM else None
     _class_attribute_told(r, text)
     _unplaced_bare_import(r, low)
     _removed_api_forms(r, text, low)
-    _scan_signs(r, text, low, chars)
+    _scan_signs(r, text, low, holds)
     _scan_stale_release(r, text, low)
     _scan_tf_release(r, text)
-    _scan_tables(r, text, low, chars)
+    _scan_tables(r, text, low, holds)
     _scan_enums(r, text, low)
     _derive(r)
     _context_from_signs(r)
@@ -3046,12 +3109,15 @@ def _pinned_then_other(text: str) -> tuple[str, str, str, str, str] | None:
 _WRAPPED_SONAME_RE = re.compile(r"((?:^|[\s/'\"(])lib[A-Za-z0-9_+-]{1,60}(?:\.so|\.s|\.)?)[ \t]*\n(?!lib)"
                                 r"([A-Za-z0-9_+.-]{1,70}:)", re.M)
 _SONAME_RE = re.compile(r"lib[A-Za-z0-9_+-]{1,60}\.so(?:\.[0-9]{1,6}){0,4}:")
+#: (round 28p) the part of every match of _WRAPPED_SONAME_RE from its "lib" to the line break: an expression that starts
+#: with a literal, searched first at C speed (the whole expression starts with a line's start or one of five characters)
+_WRAPPED_SONAME_END_RE = re.compile(r"lib[A-Za-z0-9_+-]{1,60}(?:\.so|\.s|\.)?[ \t]*\n(?!lib)[A-Za-z0-9_+.-]{1,70}:")
 
 
 def _rejoin_wrapped_sonames(text: str) -> str:
     """``text`` with a shared object's name that a line break cut in two put back together (only where the two parts
     make one such name)."""
-    if "lib" not in text or "\n" not in text:
+    if "lib" not in text or "\n" not in text or not _WRAPPED_SONAME_END_RE.search(text):
         return text
 
     def join(m: re.Match) -> str:
