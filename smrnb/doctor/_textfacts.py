@@ -138,6 +138,12 @@ class _Reader:
         self.script_attr: tuple[str, str] | None = None
         #: a notebook cell's frame read (IPython's "<ipython-input-N-...>" / "Cell In[N]"): the calling code's own
         self.cell_frame = False
+        #: (round 28a) the traceback's innermost frame read so far: "own" (a file of the person's: outside site-/
+        #: dist-packages and the Python installation; a notebook's cell; typed code), "stdlib" (Python's own library)
+        #: or an installed package's top-level name; the last own frame's file and the source line under it
+        self.inner_kind = ""
+        self.own_frame = ""
+        self.own_call = ""
 
     def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
         d = self.facts[layer]
@@ -1399,10 +1405,122 @@ def _project_package_import(r: _Reader, mod: str) -> bool:
         f"/{mod.lower()}/" not in path.lower()
 
 
+#: (round 28a) a frame's file of Python's own library: ``.../lib/python3.X/`` (not its site-packages), Windows'
+#: ``...\\Python310\\Lib\\`` and a conda root's or environment's ``Lib``, the frozen import machinery
+_STDLIB_FRAME_RE = re.compile(r"(?:^|/)lib/python[23][0-9.]{0,5}/(?!(?:site|dist)-packages/)"
+                              r"|/python[0-9]{0,3}/lib/(?!(?:site|dist)-packages/)"
+                              r"|/(?:ana|mini)conda[23]?/(?:envs/[^/]{1,80}/)?lib/(?!(?:site|dist)-packages/)"
+                              r"|^<frozen |^<decorator-gen", re.IGNORECASE)
+#: (round 28a) IPython 7's frame of a library file ("/usr/lib/python3/dist-packages/x.py in f(a, b)")
+_IPY7_FRAME_RE = re.compile(r"^\s{0,4}((?:[A-Za-z]:)?[/\\~][^\s]{0,400}\.py) in [\w<>]{1,80}\(")
+
+
+def _note_frame_kind(r: _Reader, path: str) -> None:
+    """(round 28a) Whose file the traceback's frame ``path`` is (``r.inner_kind``): an installed package's, Python's own
+    library, a program's entry script under a bin folder, or the person's own (``r.own_frame``: a script, a module of
+    their project, typed code)."""
+    p = path.replace("\\", "/")
+    low = p.lower()
+    if "-packages/" in low or ".egg" in low:
+        r.inner_kind = _package_of_frame(p) or "package"
+    elif _STDLIB_FRAME_RE.search(p) or (p.startswith("<") and not p.startswith(("<stdin>", "<string>", "<ipython-"))):
+        r.inner_kind = "stdlib"
+    elif "/bin/" in low or "/scripts/" in low and low.endswith("-script.py"):
+        r.inner_kind = "bin"
+    else:
+        r.inner_kind, r.own_frame, r.own_call = "own", p, ""
+
+
+def _note_cell_frame(r: _Reader, line: str) -> None:
+    """(round 28a) A notebook cell's frame (IPython 8's "Cell In[3], line 1", 7's "<ipython-input-3-...> in <module>")
+    and the line it ran ("----> 1 labels[len(labels)]"); IPython 7's frame of a library file after it."""
+    s = line.strip()
+    m = _IPY7_FRAME_RE.match(line)
+    if m:
+        _note_frame_kind(r, m.group(1))
+    elif s.startswith("---->") and r.inner_kind == "own":
+        r.own_call = re.sub(r"^---->\s*[0-9]*\s?", "", s)[:400]
+    elif s.lower().startswith(("cell in[", "cell in [", "input in [", "<ipython-input-")):
+        r.inner_kind, r.own_frame, r.own_call = "own", "<cell>", ""
+
+
+#: (round 28a) a built-in exception of Python's raised on the person's own values, as a traceback ends
+_OWN_EXC_RE = re.compile(r"^[*`>\s]{0,4}(?:json\.decoder\.|json\.|simplejson\.errors\.)?(FileNotFoundError|IOError|"
+                         r"KeyError|IndexError|JSONDecodeError|TypeError|AttributeError|ImportError): (.{1,400})")
+#: Python's errno 2 message and the path it names (FileNotFoundError; IOError before Python 3)
+_ENOENT_PATH_RE = re.compile(r"\[Errno 2\] No such file or directory: ['\"]([^'\"\n]{1,300})['\"]")
+#: a path that is a library's, a toolkit's, a model cache's or a program's, not a data file of the person's
+_LIBRARY_PATH_RE = re.compile(r"(?:site|dist)-packages|\.(?:so|dll|dylib|pyd|h|hpp|cuh?|cpp|whl)(?:\.[0-9]+)*$|"
+                              r"cuda|nvcc|nvidia|/usr/|/opt/|/proc/|/sys/|/dev/|\.cache|huggingface|hub/|"
+                              r"torch_extensions|/bin/|^[A-Za-z0-9_-]{1,40}$", re.IGNORECASE)
+#: packages that open a path the calling code gives them (pandas.read_csv, np.load, Image.open, torch.load)
+_PATH_OPENING_PACKAGES = frozenset({"pandas", "numpy", "PIL", "cv2", "imageio", "yaml", "torch", "h5py", "scipy",
+                                    "matplotlib", "soundfile", "librosa", "pickle"})
+#: the self attribute the person's method reads (``self.accel`` in ``self.vel += self.accel * dt``)
+_SELF_ATTR_RE = r"\bself\.{}\b"
+
+
+def _scan_own_code_exception(r: _Reader, line: str) -> None:
+    """(round 28a) ``torch.own_code_exception``: one of Python's built-in exceptions raised on the person's own values
+    in the person's own code (the traceback's last frame outside site-/dist-packages and the Python installation: a
+    script, a module of their project, a notebook's cell), not by a library's: a data path of theirs not found
+    (``path``), a key missing from a dict or the environment of theirs, an index past a list's end, their data file
+    that is not JSON, a method of their own class reading an attribute the object was never given, two modules of
+    theirs importing each other. ``where`` says whose frame raised it ("own", "stdlib" or the package opening the
+    path)."""
+    m = _OWN_EXC_RE.match(line.strip())
+    if not m or r.inner_kind not in ("own", "stdlib", *_PATH_OPENING_PACKAGES):
+        return
+    exc, msg = m.group(1), m.group(2)
+    fields: dict[str, Any] = {}
+    if exc in ("FileNotFoundError", "IOError"):
+        p = _ENOENT_PATH_RE.search(msg)
+        if not p or _LIBRARY_PATH_RE.search(p.group(1).replace("\\", "/")):
+            return
+        fields = {"path": p.group(1)}
+    elif r.inner_kind in _PATH_OPENING_PACKAGES:
+        return  # a package's own check of its arguments: its own readings
+    elif exc == "KeyError":
+        k = re.match(r"""^(['"])([^'"\n]{1,120})\1\s*$""", msg.strip())
+        if not k or (r.inner_kind == "stdlib" and "environ" not in r.own_call):
+            return  # a key of a package's table (a model type, a registry) raised through the standard library
+        fields = {"key": k.group(2), **({"environ": True} if "environ" in r.own_call else {})}
+    elif exc == "IndexError":
+        if r.inner_kind != "own" or "out of range" not in msg:
+            return
+        fields = {"index": True}
+    elif exc == "JSONDecodeError":
+        if not re.search(r"\bjson\.loads?\(|\.json\(", r.own_call):
+            return  # a library's JSON (pip's, an HTTP response read by a package)
+        fields = {"json": True}
+    elif exc == "AttributeError":
+        a = re.match(r"""^'([A-Z][A-Za-z0-9_]{0,80})' object has no attribute '([A-Za-z_][A-Za-z0-9_]{0,80})'""", msg)
+        if not a or r.inner_kind != "own" or not re.search(_SELF_ATTR_RE.format(re.escape(a.group(2))), r.own_call):
+            return
+        fields = {"object": a.group(1), "attribute": a.group(2), "self_attr": True}
+    elif exc == "ImportError":
+        c = re.match(r"cannot import name '(\w{1,80})' from partially initialized module '([\w.]{1,120})' \(most likely "
+                     r"due to a circular import\) \(([^)\n]{1,300})\)", msg)
+        path = c.group(3).replace("\\", "/") if c else ""
+        files = [f.replace("\\", "/") for f in r.facts["torch"].get("source_files") or []]
+        if not c or r.inner_kind != "own" or path not in files or path == r.own_frame:
+            return  # a cycle the frames do not show (a submodule missing from a package's own __init__ reads so too)
+        fields = {"module": c.group(2), "name": c.group(1), "circular": True}
+    else:
+        return
+    r.event("torch", "own_code_exception", line, WEIGHT["module"], exception=exc, where=r.inner_kind,
+            file=r.own_frame[-200:], call=r.own_call[:200], **fields)
+
+
 def _scan_python(r: _Reader, line: str, low: str) -> None:
     if r.frame_pending:
         r.call_line, r.frame_pending = line.strip()[:400], False
         _note_package_import(r, line)
+        if r.inner_kind == "own":
+            r.own_call = r.call_line
+    if "cell in[" in low or "<ipython-input-" in low or "input in [" in low or ".py in " in low or \
+            (r.own_frame == "<cell>" and line.lstrip().startswith("---->")):
+        _note_cell_frame(r, line)
     if "incompatible function arguments" in low and _EXT_OP_CALL_RE.search(r.call_line):
         # pybind11 refusing the arguments an extension's own wrapper passes its compiled module: the two come from
         # different builds or sources (a stale _C beside newer Python files, or the reverse)
@@ -1421,6 +1539,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         m = _TB_FILE_RE.match(line.strip())  # every installed tree: a source checkout's
         path = (m.group(1) or m.group(2)).replace("\\", "/") if m else ""
         r.frame, r.call_line, r.frame_pending = path, "", bool(path)
+        if path:
+            _note_frame_kind(r, path)
         if path:  # (round 22) the installed package of the last frame read ("" for a file of the project's own)
             r.fact("torch", "last_frame_package", _package_of_frame(path), line, replace=True)
         if r.script_attr and path:
@@ -1479,6 +1599,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         if m:
             _scan_exception_in_package(r, line, m.group(1))
     _scan_generic_exception_in_package(r, line, low)
+    if r.own_frame and ("error" in low or "exception" in low):
+        _scan_own_code_exception(r, line)
     if "errno 2" in low and "setup.py" in r.frame:
         _scan_sdist_missing_file(r, line)
     if "nonexistent attribute or method" in low:
@@ -2860,6 +2982,9 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     # some 2,000 of them)
     holds = _Holds(low) if len(low) > _CHARS_FROM else None
     _class_attribute_told(r, text)
+    _own_definitions(r, text)
+    if "conflict is caused by" in low:
+        _pip_conflict(r, text)
     _unplaced_bare_import(r, low)
     _removed_api_forms(r, text, low)
     _scan_signs(r, text, low, holds)
@@ -2871,6 +2996,77 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _context_from_signs(r)
     _broken_driver(r)
     return r.result()
+
+
+#: (round 28a) pip's resolver explaining a ResolutionImpossible (src/pip/_internal/resolution/resolvelib/factory.py,
+#: _report_single_requirement_conflict / get_installation_error: "The conflict is caused by:", then "The user
+#: requested X==1", "A 2.0 depends on X>=2"; pip < 23: "A 2.0 has requirement X>=2")
+_PIP_USER_REQUESTED_RE = re.compile(r"^\s{0,12}The user requested \(?(?:constraint )?([A-Za-z0-9][A-Za-z0-9._-]{0,80})"
+                                    r"(?:\[[^\]\n]{0,80}\])?\s?([<>=!~][^;\n]{0,120})?")
+_PIP_DEPENDS_ON_RE = re.compile(r"^\s{0,12}([A-Za-z0-9][A-Za-z0-9._-]{0,80}) ([0-9][A-Za-z0-9.+!_-]{0,40}) (?:depends on|has "
+                                r"requirement) ([A-Za-z0-9][A-Za-z0-9._-]{0,80})(?:\[[^\]\n]{0,80}\])?\s?"
+                                r"([<>=!~][^;\n]{0,120})?")
+
+
+def _pip_conflict(r: _Reader, text: str) -> None:
+    """(round 28a) ``kaolin.pip_conflict``: pip's resolver giving up on requirements that conflict (ResolutionImpossible
+    after "The conflict is caused by:"): the pins the user asked for (``requested``: name -> specifier) and what each
+    release pip tried requires (``depends``: [package, release, requirement, specifier])."""
+    block = text.split("conflict is caused by", 1)[1][:6000]
+    requested: dict[str, str] = {}
+    depends: list[list[str]] = []
+    for raw in block.split("\n")[1:40]:
+        if "To fix this" in raw or "ResolutionImpossible" in raw:
+            break
+        if m := _PIP_USER_REQUESTED_RE.match(raw):
+            requested.setdefault(m.group(1).lower().replace("_", "-"), (m.group(2) or "").strip())
+        elif m := _PIP_DEPENDS_ON_RE.match(raw):
+            depends.append([m.group(1).lower().replace("_", "-"), m.group(2), m.group(3).lower().replace("_", "-"),
+                            (m.group(4) or "").strip()])
+    if depends:
+        line = next((x for x in text.split("\n") if "conflict is caused by" in x.lower()), "The conflict is caused by:")
+        r.event("kaolin", "pip_conflict", line, WEIGHT["row"] + 8, requested=requested, depends=depends[:12])
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """(round 28a) Two names of 4+ letters one letter apart (one changed, added or left out, at any place)."""
+    if a == b or min(len(a), len(b)) < 4 or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+#: (round 28a) a module file the text names outside any installed tree ("util.py", "helpers/util.py")
+_PY_FILE_NAMED_RE = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]{2,60})\.py\b")
+_NO_MODULE_NAMED_RE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_.]{0,120})'")
+
+
+def _own_definitions(r: _Reader, text: str) -> None:
+    """(round 28a) What the text shows of the person's own code beside a Python error: a function refusing a keyword
+    whose definition the text shows in their code (``def build_model(``, or said "build_model is defined in
+    /home/a/proj/models.py"): ``own_def`` on its ``torch.signature_mismatch``; a module that cannot be imported one
+    letter off a module file of theirs the text names (``helpers.utilz`` beside ``helpers/util.py``):
+    ``torch.own_code_exception`` with ``meant``."""
+    for ev in r.events["torch"]:
+        name = str(ev.get("name") or "") if ev["kind"] == "signature_mismatch" else ""
+        if not name or ev.get("caller_package") or "-packages" in str(ev.get("frame") or ""):
+            continue
+        said = re.search(rf"\b{re.escape(name)}\b(?:\(\))?`? is defined in ['\"`]?([^\s'\"`,;)]{{1,300}})", text)
+        if re.search(rf"^\s{{0,40}}def {re.escape(name)}\(", text, re.MULTILINE) or \
+                (said and not re.search(r"(?:site|dist)-packages|\.egg", said.group(1))):
+            ev["own_def"] = True
+    m = _NO_MODULE_NAMED_RE.search(text) if "No module named" in text else None
+    if not m:
+        return
+    last = m.group(1).rsplit(".", 1)[-1]
+    files = {f.group(1) for f in _PY_FILE_NAMED_RE.finditer(text[:20000])
+             if "-packages" not in text[max(0, f.start() - 200):f.start()].rsplit("\n", 1)[-1]}
+    meant = next((f for f in sorted(files) if _one_edit(last, f)), None)
+    if meant:
+        r.event("torch", "own_code_exception", m.group(0), WEIGHT["module"], exception="ModuleNotFoundError",
+                module=m.group(1), meant=meant, file=r.own_frame[-200:], call=r.own_call[:200], where=r.inner_kind)
 
 
 #: (round 26a) an object of a class without the member the code asks for, in Python's words, with either quote

@@ -762,6 +762,10 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
         return removed_api_fix(row, facts)
     if (row := added_api(facts, ev)) is not None:  # (round 27d) a name a later release added
         return added_api_fix(row, facts)
+    if ev.get("kind") == "pip_conflict":  # (round 28a) rules._kaolin
+        from smrnb.doctor.rules._kaolin import pip_conflict_fix
+
+        return pip_conflict_fix(ev)
     if ev.get("kind") == "signature_mismatch" and ev.get("caller_package"):  # (round 26b) signature_codes
         return caller_package_fix(facts, ev, "package_api_version_mismatch")
     if ev.get("kind") == "signature_mismatch":  # a call of a package's function written for another release
@@ -1306,6 +1310,10 @@ def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str
         return ["package_api_version_mismatch", "library_bug"]
     if _called_package(facts, name):
         return ["package_api_version_mismatch", "user_code_error"]
+    if ev.get("own_def"):
+        # (round 28a) the text shows the callee defined in the person's own code: their call and their definition
+        # disagree (a keyword the function does not take), no release of a package
+        return ["user_code_error"]
     return []
 
 

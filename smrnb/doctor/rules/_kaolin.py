@@ -302,6 +302,45 @@ def kaolin_messages(facts: Facts) -> Iterable[Finding]:
             yield from resolve(facts, {**ev, "weight": 28}, _torch_no_match_codes(facts, ev))
     for ev in events(facts, "kaolin", "message"):
         yield from resolve(facts, ev)
+    for ev in events(facts, "kaolin", "pip_conflict")[:1]:
+        # (round 28a) pip's resolver: the pins asked for and what the releases it tried require cannot all hold. A
+        # torch companion requiring another torch than the one pinned: the companion of that torch; else the
+        # requirements pin releases that do not fit each other (the one to move is the pin the conflict names)
+        companion = any(d[0] in _TORCH_COMPANIONS and d[2] == "torch" for d in ev.get("depends") or [])
+        yield from resolve(facts, ev, ["companion_built_for_other_torch"] if companion else
+                           ["package_api_version_mismatch"])
+
+
+#: (round 28a) packages built against one torch release, which pin it (torchvision 0.18.0 requires torch==2.3.0)
+_TORCH_COMPANIONS = frozenset({"torchvision", "torchaudio", "torchtext", "torchdata", "xformers", "torch-tensorrt",
+                               "torchao", "torchrec"})
+
+
+def pip_conflict_fix(ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 28a) The pins pip's resolver says conflict, and the commands that align them: the pinned requirement
+    moved to what the package needs, or the package pinned to a release that accepts the pin."""
+    requested = dict(ev.get("requested") or {})
+    deps = [d for d in ev.get("depends") or [] if len(d) == 4]
+    pinned = next((d for d in deps if requested.get(d[2])), deps[0])
+    pkg, ver, dep, spec = pinned
+    mine = requested.get(dep, "")
+    said = "; ".join(f"{p} {v} requires {d}{s or ' (any)'}" for p, v, d, s in deps[:4])
+    cmds = []
+    if spec:
+        cmds.append(f"pip install \"{dep}{spec}\" \"{pkg}=={ver}\"   # move your pin of {dep} to what {pkg} {ver} "
+                    "needs (edit it in requirements.txt)")
+    if mine:
+        cmds.append(f"pip install \"{dep}{mine}\" \"{pkg}<{ver}\"   # or keep {dep}{mine} and let pip pick an "
+                    f"older {pkg} that accepts it")
+    cmds.append(f"pip index versions {pkg}   # the releases of {pkg} there are (each one's requirements: pip "
+                f"download --no-deps {pkg}==<release>)")
+    return {"title": f"pip cannot satisfy the requirements together: {said}"
+                     + (f", and the command pins {dep}{mine}" if mine else ""),
+            "fix": "pip's resolver found no set of releases that meets every requirement: the pins asked for (the "
+                   "command's, a requirements file's) and what the releases it tried require exclude each other. "
+                   "Loosen or move the pin the conflict names (not every pin: the others may be needed), or pin the "
+                   "package that requires it to a release that accepts it.",
+            "commands": cmds}
 
 
 #: (round 23) the code of no build of a package other than kaolin for this interpreter / OS / CPU / CUDA (kaolin's own:

@@ -160,6 +160,8 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["grep -rn \"barrier(device_ids\" --include=*.py .   # the call to change: dist.barrier()",
                              "python -c \"import torch.distributed as d; print(d.is_nccl_available(), "
                              "d.is_gloo_available())\"   # NCCL in this torch build?"]}
+    if ev.get("kind") == "own_code_exception" or ev.get("own_def"):  # (round 28a)
+        return own_code_fix(ev, windows=value(facts, "context", "os") == "windows")
     what = ev.get("message") if ev.get("kind") == "cuda_error" else ev.get("meaning")
     name = f"{ev.get('name')}: " if ev.get("kind") == "cuda_error" else ""
     title = f"Not your environment: {name}{str(what or 'an error of the calling code').rstrip('.')}"
@@ -191,6 +193,97 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     return {"title": cut_at_word(title, 200), "evidence": evidence,
             "commands": ["CUDA_LAUNCH_BLOCKING=1 python <your script>   # the traceback then names the failing call",
                          "# on CPU the same code raises a readable error: run one batch with device='cpu'"]}
+
+
+def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
+    """(round 28a) The title and what to look at for one of Python's built-in exceptions raised on the person's own
+    values in their own code (``torch.own_code_exception``)."""
+    where = str(ev.get("file") or "")
+    where = "a notebook cell" if where == "<cell>" else (where.rsplit("/", 1)[-1] or "your code")
+    call = str(ev.get("call") or "")
+    if ev.get("path"):
+        path = str(ev["path"])
+        return {"title": f"Not your environment: the file '{path}' does not exist where {where} looks for it",
+                "fix": f"{where} opens '{path}'" + (", a path relative to the folder Python runs in (not the "
+                       "script's folder)" if not path.startswith(("/", "~")) and ":" not in path[:3] else "") +
+                       ": the data is elsewhere, not downloaded yet, or the name is spelt otherwise. Run from the "
+                       "folder the path is relative to, or give the full path.",
+                "commands": [f"dir \"{path}\"   # from the folder you run Python in" if windows else
+                             f"ls -la '{path}'   # from the folder you run Python in (pwd; os.getcwd() in a notebook)",
+                             "python -c \"import os; print(os.getcwd())\"   # the folder a relative path starts from"]}
+    if ev.get("key"):
+        key = str(ev["key"])
+        if ev.get("environ"):
+            return {"title": f"Not your environment's install: the environment variable {key} is not set in the "
+                             "process",
+                    "fix": f"{where} reads os.environ['{key}'], which the shell (or .env file, service, notebook "
+                           "kernel) that started Python does not set: export it first, or read it with "
+                           f"os.environ.get('{key}', <default>).",
+                    "commands": [f"echo $env:{key}   # empty: not set in this PowerShell" if windows else
+                                 f"echo ${key}   # empty: not set in this shell",
+                                 f"$env:{key} = \"<value>\"   # then run again from the same PowerShell" if windows else
+                                 f"export {key}=<value>   # then run again from the same shell"]}
+        return {"title": f"Not your environment: the key '{key}' is not in the dict {where} reads (its config or "
+                         "data)",
+                "fix": f"The dict {where} indexes ({call[:100] or 'its config or data'}) has no key '{key}': "
+                       "the config file or data lacks it, or it is spelt or nested otherwise. Print the dict's keys "
+                       "where it is read, or use .get() with a default.",
+                "commands": [f"grep -rn \"{key}\" --include=*.py --include=*.yaml --include=*.yml --include=*.json "
+                             ".   # where the key is set and read", "# print(sorted(cfg.keys())) just before the "
+                             "failing line: the keys it has"]}
+    if ev.get("json"):
+        return {"title": f"Not your environment: the file {where} parses is not valid JSON (empty, HTML or another "
+                         "format)",
+                "fix": "json.load / json.loads raised on the file's contents: 'Expecting value: line 1 column 1 "
+                       "(char 0)' is an empty file (or one that is not JSON at all: an HTML error page, a YAML or CSV "
+                       "file); other positions point at the character that breaks it.",
+                "commands": ["head -c 300 <the file>   # what it holds", "python -m json.tool <the file>   # the "
+                             "first place the JSON breaks"]}
+    if ev.get("own_def"):  # a signature_mismatch whose callee the text shows defined in the person's code
+        name, callee = str(ev.get("name") or "the function"), str(ev.get("callee") or ev.get("name") or "")
+        return {"title": f"Not your environment: the call passes {callee}() an argument its definition in your "
+                         "code does not take",
+                "fix": f"{name} is your own function (the text shows its definition outside any installed package): "
+                       "the call and the def disagree. Add the parameter to the def (or **kwargs), or drop it from "
+                       "the call; where two files define it, the one imported is not the one edited.",
+                "commands": [f"grep -rn \"def {name}(\" --include=*.py .   # every definition: which one is imported",
+                             f"python -c \"import inspect, <its module> as m; print(inspect.signature(m.{name}))\"   # "
+                             "the signature Python sees"]}
+    if ev.get("meant"):
+        mod, meant = str(ev.get("module") or ""), str(ev["meant"])
+        fixed = mod.rsplit(".", 1)[0] + "." + meant if "." in mod else meant
+        return {"title": f"Not your environment: no module '{mod}', and the text shows your file {meant}.py (a name "
+                         "one letter off)",
+                "fix": f"The import names '{mod}' and your project has {meant}.py: the import (or the file) is "
+                       f"misspelt; import {fixed}, or rename the file. No package to install: pip's '{mod}' would be "
+                       "someone else's.",
+                "commands": [f"grep -rn \"{mod}\" --include=*.py .   # the imports to correct to {fixed}",
+                             f"python -c \"import {fixed}\"   # from the project's folder (the one holding it)"]}
+    if ev.get("index"):
+        return {"title": f"Not your environment: an index past the end of a sequence in {where}",
+                "fix": "The code indexes a list (or tuple, string) at a position it does not have: indices run "
+                       "from 0 to len - 1 (x[len(x)] is one past the end), or the list is shorter (empty) than the code "
+                       "assumes.",
+                "commands": [f"# print(len(seq)) just before the failing line{': ' + call[:100] if call else ''}"]}
+    if ev.get("self_attr"):
+        obj, attr = str(ev.get("object") or "the object"), str(ev.get("attribute") or "the attribute")
+        return {"title": f"Not your environment: your class {obj} reads self.{attr}, which is never set on it",
+                "fix": f"A method of {obj} in {where} reads self.{attr} and the object has none: __init__ (or the "
+                       "method that should set it) does not assign it, assigns it under another name, or runs after "
+                       "this one.",
+                "commands": [f"grep -n \"self.{attr}\" --include=*.py -r .   # where it is set (self.{attr} = ...) "
+                             "and read"]}
+    if ev.get("circular"):
+        mod = str(ev.get("module") or "the module")
+        return {"title": f"Not your environment: two of your modules import each other ({mod} is imported while "
+                         "it is still loading)",
+                "fix": "The traceback's frames show the cycle: a module imports a name from another that imports "
+                       "the first back before it has defined that name. Move one of the two imports into the "
+                       "function that uses it, import the module (import a.b) instead of the name, or move the shared "
+                       "code into a third module.",
+                "commands": [f"grep -rn \"from {mod} import\\|import {mod}\" --include=*.py .   # the imports of the "
+                             "cycle"]}
+    return {"title": "Not your environment: an error of your own code or data", "commands": []}
 
 
 #: what shows driver files baked into a container image, and the fix
@@ -816,6 +909,10 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if idx not in tables.torch_cuda_indexes():  # a CUDA PyTorch publishes no wheel index for (a source build's)
         idx = "<cuXYZ>"
     line = str(ev.get("line") or "") + " " + str(ev.get("module") or "")
+    if ev.get("kind") == "pip_conflict":  # (round 28a) rules._kaolin
+        from smrnb.doctor.rules._kaolin import pip_conflict_fix
+
+        return pip_conflict_fix(ev)
     if ev.get("key") == "jax_metal_plugin_jax_mismatch":  # (round 24) a JAX plugin, not a torch companion
         return {"title": "The jax-metal plugin was built for another jax release than the one installed",
                 "commands": ["pip show jax jaxlib jax-metal   # the three releases",
@@ -1216,6 +1313,13 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             if codes and not any(_same_message(e, ev) for e in messages):
                 yield from resolve(facts, {**ev, "project_class": codes[0] == "library_bug",
                                                "own_frame": any(e.get("own_frame") for e in seen)}, codes)
+    for ev in [] if events(facts, "toolkit", "build_failed") else events(facts, "torch", "own_code_exception")[:1]:
+        # (round 28a) one of Python's built-in exceptions on the person's own values in the person's own code (a data
+        # path, a config key, an index, a JSON file, an attribute of their own object, their modules' cycle): not the
+        # environment; a table row reading the same line knows it better
+        # (a module's line is also a kernel row's, which reads it only in a notebook)
+        if ev.get("circular") or ev.get("meant") or (not symptom and not any(_same_message(e, ev) for e in messages)):
+            yield from resolve(facts, ev, ["user_code_error"])
     if not symptom and not messages and not events(facts, "torch", "exception_in_package"):
         for ev in events(facts, "torch", "assert_in_own_code")[:1]:
             # the project's own check of its inputs failed (a dataset folder of another layout, a value out of range):
