@@ -525,7 +525,7 @@ CODES: dict[str, Code] = {
         told_from="kernel_wrong_python: the kernel runs another Python altogether (a restart does not help: install "
                   "into the kernel's Python); env_not_propagated_to_kernel: a variable, not a package, changed after "
                   "the kernel started",
-        check='import sys, importlib.metadata as md; print(sys.executable, md.version("<package>"), '
+        check='import sys, importlib.metadata as md, <package>; print(sys.executable, md.version("<package>"), '
               '<package>.__version__)   # in the notebook: the installed and the imported release',
         source="IPython core/magics/packaging.py (%pip/%conda print 'Note: you may need to restart the kernel to use "
                "updated packages.'); Python's import system (a module is executed once and cached in sys.modules; "

@@ -472,9 +472,13 @@ def _pin_for_python(c: str, text: str) -> str:
     pkg, bound = m.group(2), m.group(3)
     last = _PIN_NEWEST_PYTHON.get((pkg, bound))
     py = _text_python(text)
-    if not last or not py or py <= last[1]:
+    if not last or (py and py <= last[1]) or (not py and last[1] > 9):
         return c
     rel, top = last
+    if not py:  # (round 28a, blind audit 27) no Python shown, and the release line ends before every current Python
+        return (f'conda create -n {pkg}-below-{bound} python=3.{top} "{pkg}<{bound}"   # {pkg} {rel}, the last release '
+                f"below {bound}, supports Python 3.{top} at most (a Python past its end of life): only in such an "
+                "environment; on a current Python the code change above is the fix")
     return (f'conda create -n {pkg}-below-{bound} python=3.{top} "{pkg}<{bound}"   # no {pkg}<{bound} installs on the '
             f"text's Python 3.{py} ({pkg} {rel}, the last release below {bound}, supports Python 3.{top} at most): "
             f"run the code in a Python 3.{top} environment, or change the code for the installed {pkg}")

@@ -3128,8 +3128,10 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
             if row is None or f"class {cls.lower()}(" in low or f"class {cls.lower()}:" in low:
                 continue
             if cls.lower().startswith(row["module"].split(".")[0].lower()) or _package_named(low, row):
+                # (round 28a) the person's own line that calls it (``df = df.append(...)``): its call, to grep for
+                m = re.search(rf"([A-Za-z_][\w.]{{0,60}}\.{re.escape(attr)}\()", r.own_call)
                 r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True,
-                        instance=cls, framed='file "' in low)
+                        instance=cls, framed='file "' in low, **({"call": m.group(1)} if m else {}))
                 return
     if "unexpected keyword argument" in low and _removed_keyword(r, text, low, rows):
         return

@@ -195,3 +195,52 @@ def test_near_miss_a_successful_install_is_no_conflict():
     text = ("Collecting pandas==2.2.0\nRequirement already satisfied: numpy>=1.22.4 in ./venv/lib/python3.10/"
             "site-packages (from pandas==2.2.0) (1.26.4)\nSuccessfully installed pandas-2.2.0\n")
     assert rule_codes(text) == []
+
+
+# blind audit 27's harmful or not runnable commands
+def _commands(text: str) -> list[str]:
+    return [c for f in explain_result(text, similar=False).findings for c in f.fix.commands]
+
+
+@pytest.mark.parametrize("text", [
+    "Traceback (most recent call last):\n  File \"/home/sam/thesis/load.py\", line 4, in <module>\n"
+    "    img = scipy.misc.imread(p)\nAttributeError: module 'scipy.misc' has no attribute 'imread'\n",
+    "Traceback (most recent call last):\n  File \"/home/p/reg.py\", line 9, in <module>\n"
+    "    r = o3d.registration.registration_icp(a, b, 0.02)\nAttributeError: module 'open3d' has no attribute "
+    "'registration'\n",
+])
+def test_an_old_releases_pin_comes_after_the_code_change_with_the_python_it_needs(text):
+    cmds = _commands(text)
+    assert cmds[0].startswith("# change the code:")
+    pin = next(c for c in cmds if "<1.2" in c or "<0.10" in c)
+    assert pin.startswith("conda create -n ") and " python=3." in pin
+
+
+def test_xformers_beside_a_cuda_torch_gets_no_cpu_only_reading():
+    text = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.0.1+cu118 with CUDA 1108 (you have 2.2.0+cu118)\n    Python  3.10.11 (you have 3.10.12)\n"
+            "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+            "     query       : shape=(1, 1024, 8, 64) (torch.float16)\n")
+    codes = rule_codes(text, n=3)
+    assert codes[0] == "companion_built_for_other_torch" and "cpu_only_torch_with_gpu" not in codes
+
+
+def test_the_kernel_restart_check_imports_the_package_it_prints():
+    text = ("%pip install -U diffusers\nSuccessfully installed diffusers-0.30.0\nNote: you may need to restart the "
+            "kernel to use updated packages.\n-----------------------------------------------------------------------"
+            "----\nImportError                               Traceback (most recent call last)\nCell In[2], line 1\n"
+            "----> 1 from diffusers import FluxPipeline\nImportError: cannot import name 'FluxPipeline' from "
+            "'diffusers' (/opt/conda/lib/python3.10/site-packages/diffusers/__init__.py)\n")
+    f = next(x for x in explain_result(text, similar=False).findings if x.code == "kernel_restart_needed")
+    said = " ".join(f.evidence) + " ".join(_commands(text))
+    assert "importlib.metadata as md, diffusers;" in said
+
+
+def test_a_removed_methods_grep_is_the_texts_own_call():
+    text = ("In [5]: frame = frame.append({\"a\": 1}, ignore_index=True)\n-------------------------------------------"
+            "--------------------------------\nAttributeError                            Traceback (most recent call "
+            "last)\nCell In[5], line 1\n----> 1 frame = frame.append({\"a\": 1}, ignore_index=True)\n\n"
+            "AttributeError: 'DataFrame' object has no attribute 'append'\npandas 2.2.1\n")
+    cmds = _commands(text)
+    assert any(c.startswith('grep -rnF "frame.append("') for c in cmds)
+    assert not any(c.startswith('grep -rn "append"') for c in cmds)

@@ -664,8 +664,9 @@ def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = No
     return {"title": f"{head} was removed in {name} {ver}: the code was written for an older release"
                      + (f" (the text shows {name} {' / '.join(shown)})" if shown else ""),
             "detail": f"Replacement: {repl}" if repl else "",
-            "commands": [*([f"# change the code: {what} -> {repl}", pin] if repl and lib.lower() in _torch_pairs() else
-                           [pin, f"# or change the code: {what} -> {repl}" if repl else f"pip show {lib}"]),
+            # (round 28a, blind audit 27) the code change first wherever the row names one: a pin of an old release
+            # may have no build for the Python in use (scipy<1.2, open3d<0.10), and a companion pinned alone moves torch
+            "commands": [*([f"# change the code: {what} -> {repl}", pin] if repl else [pin, f"pip show {lib}"]),
                          *([] if lib.lower() == "python" else [f"pip show {lib.lower()}   # the installed release"])],
             "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']}; "
                          f"verified: {row['verified']})",
@@ -700,15 +701,18 @@ def removed_api_caller_fix(row: Mapping[str, str]) -> dict[str, Any]:
             "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']})"]}
 
 
-def removed_api_own_fix(row: Mapping[str, str]) -> dict[str, Any]:
+def removed_api_own_fix(row: Mapping[str, str], call: str | None = None) -> dict[str, Any]:
     """(round 26a) The user's own code calling a name tables/removed_apis.csv says a release removed (a snippet with
-    no traceback frame of a project's file): the code to change."""
+    no traceback frame of a project's file): the code to change; (round 28a) grepped for as the text's own line calls
+    it (``df.append(``, not every ``append``), else as a call of the removed member."""
     what, lib, ver, repl, name = _removed_named(row)
+    grep = f"grep -rnF \"{call}\"" if call else f"grep -rn \"{name}\"" if row.get("form") == "keyword" or not \
+        row.get("name") else f"grep -rnF \".{name}(\""
     return {"title": f"Not your environment: your code calls {what}, which {lib} {ver} removed"
                      + (f": change it to {repl}" if repl else ""),
             "fix": f"The call is in your own code (the text shows no project's file calling it): port it to the "
                    f"installed release{' (' + repl + ')' if repl else ''}, or keep {lib} below {ver}.",
-            "commands": [f"grep -rn \"{name}\" --include=*.py --include=*.ipynb .   # the calls to change"],
+            "commands": [f"{grep} --include=*.py --include=*.ipynb .   # the calls to change"],
             "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']})"]}
 
 
@@ -1089,7 +1093,7 @@ def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: 
     where = str(ev.get("submodule_absent") or "")
     if (code == "library_bug" or (code == "user_code_error" and ev.get("framed") is False)) and (
             row := removed_api(facts, ev)) is not None:  # (round 26a) _removed_row_codes' second readings
-        return removed_api_caller_fix(row) if code == "library_bug" else removed_api_own_fix(row)
+        return removed_api_caller_fix(row) if code == "library_bug" else removed_api_own_fix(row, ev.get("call"))
     if code == "library_bug" and _imported_by_installed_package(facts, ev):
         by = str((value(facts, "torch", "package_imports") or {}).get(mod.split(".")[0]))
         dist = mod.split(".")[0]
