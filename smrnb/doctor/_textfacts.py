@@ -1423,6 +1423,8 @@ def _note_frame_kind(r: _Reader, path: str) -> None:
     low = p.lower()
     if "-packages/" in low or ".egg" in low:
         r.inner_kind = _package_of_frame(p) or "package"
+    elif re.search(r"/pip-(?:build|install|req-build)-", low):  # pip's build of a downloaded package (its setup.py)
+        r.inner_kind = "package"
     elif _STDLIB_FRAME_RE.search(p) or (p.startswith("<") and not p.startswith(("<stdin>", "<string>", "<ipython-"))):
         r.inner_kind = "stdlib"
     elif "/bin/" in low or "/scripts/" in low and low.endswith("-script.py"):

@@ -195,6 +195,16 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          "# on CPU the same code raises a readable error: run one batch with device='cpu'"]}
 
 
+def _library_checkout(path: str) -> bool:
+    """(round 28a) A frame's file in a source checkout of a library the doctor's tables know, its repository's folder
+    holding its package's folder of the same name (``/src/jupyterhub/jupyterhub/singleuser.py``, installed in develop
+    mode): the library's code, not the person's own."""
+    from smrnb.doctor.rules._abi import _table_packages
+
+    m = re.search(r"/([A-Za-z_][A-Za-z0-9_-]{1,60})/\1/", path)
+    return bool(m) and m.group(1).replace("-", "_").lower() in _table_packages()
+
+
 def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
     """(round 28a) The title and what to look at for one of Python's built-in exceptions raised on the person's own
     values in their own code (``torch.own_code_exception``)."""
@@ -1318,6 +1328,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         # path, a config key, an index, a JSON file, an attribute of their own object, their modules' cycle): not the
         # environment; a table row reading the same line knows it better
         # (a module's line is also a kernel row's, which reads it only in a notebook)
+        if _library_checkout(str(ev.get("file") or "")):
+            continue
         if ev.get("circular") or ev.get("meant") or (not symptom and not any(_same_message(e, ev) for e in messages)):
             yield from resolve(facts, ev, ["user_code_error"])
     if not symptom and not messages and not events(facts, "torch", "exception_in_package"):
