@@ -1415,12 +1415,15 @@ _STDLIB_FRAME_RE = re.compile(r"(?:^|/)lib/python[23][0-9.]{0,5}/(?!(?:site|dist
 _IPY7_FRAME_RE = re.compile(r"^\s{0,4}((?:[A-Za-z]:)?[/\\~][^\s]{0,400}\.py) in [\w<>]{1,80}\(")
 
 
-def _note_frame_kind(r: _Reader, path: str) -> None:
+def _note_frame_kind(r: _Reader, path: str, line: str = "") -> None:
     """(round 28a) Whose file the traceback's frame ``path`` is (``r.inner_kind``): an installed package's, Python's own
     library, a program's entry script under a bin folder, or the person's own (``r.own_frame``: a script, a module of
-    their project, typed code)."""
+    their project, typed code); (round 22) ``torch.last_frame_package``, the installed package of the last frame read
+    ("" for a file of the project's own)."""
     p = path.replace("\\", "/")
     low = p.lower()
+    if line:
+        r.fact("torch", "last_frame_package", _package_of_frame(p), line, replace=True)
     if "-packages/" in low or ".egg" in low:
         r.inner_kind = _package_of_frame(p) or "package"
     elif re.search(r"/pip-(?:build|install|req-build)-", low):  # pip's build of a downloaded package (its setup.py)
@@ -1433,9 +1436,12 @@ def _note_frame_kind(r: _Reader, path: str) -> None:
         r.inner_kind, r.own_frame, r.own_call = "own", p, ""
 
 
-def _note_cell_frame(r: _Reader, line: str) -> None:
+def _note_cell_frame(r: _Reader, line: str, low: str) -> None:
     """(round 28a) A notebook cell's frame (IPython 8's "Cell In[3], line 1", 7's "<ipython-input-3-...> in <module>")
     and the line it ran ("----> 1 labels[len(labels)]"); IPython 7's frame of a library file after it."""
+    if not ("cell in[" in low or "<ipython-input-" in low or "input in [" in low or ".py in " in low or
+            (r.own_frame == "<cell>" and line.lstrip().startswith("---->"))):
+        return
     s = line.strip()
     m = _IPY7_FRAME_RE.match(line)
     if m:
@@ -1460,6 +1466,16 @@ _PATH_OPENING_PACKAGES = frozenset({"pandas", "numpy", "PIL", "cv2", "imageio", 
                                     "matplotlib", "soundfile", "librosa", "pickle"})
 #: the self attribute the person's method reads (``self.accel`` in ``self.vel += self.accel * dt``)
 _SELF_ATTR_RE = r"\bself\.{}\b"
+
+
+def _scan_own_code(r: _Reader, line: str, low: str) -> None:
+    """(round 28a) The lines of a traceback that tell the person's own code (:func:`_note_cell_frame`, the source line
+    under their frame) and the exception raised on it (:func:`_scan_own_code_exception`)."""
+    if r.inner_kind == "own" and r.call_line and not r.frame_pending and line.strip()[:400] == r.call_line:
+        r.own_call = r.call_line
+    _note_cell_frame(r, line, low)
+    if r.own_frame and ("error" in low or "exception" in low):
+        _scan_own_code_exception(r, line)
 
 
 def _scan_own_code_exception(r: _Reader, line: str) -> None:
@@ -1518,11 +1534,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if r.frame_pending:
         r.call_line, r.frame_pending = line.strip()[:400], False
         _note_package_import(r, line)
-        if r.inner_kind == "own":
-            r.own_call = r.call_line
-    if "cell in[" in low or "<ipython-input-" in low or "input in [" in low or ".py in " in low or \
-            (r.own_frame == "<cell>" and line.lstrip().startswith("---->")):
-        _note_cell_frame(r, line)
+    _scan_own_code(r, line, low)
     if "incompatible function arguments" in low and _EXT_OP_CALL_RE.search(r.call_line):
         # pybind11 refusing the arguments an extension's own wrapper passes its compiled module: the two come from
         # different builds or sources (a stale _C beside newer Python files, or the reverse)
@@ -1541,10 +1553,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         m = _TB_FILE_RE.match(line.strip())  # every installed tree: a source checkout's
         path = (m.group(1) or m.group(2)).replace("\\", "/") if m else ""
         r.frame, r.call_line, r.frame_pending = path, "", bool(path)
-        if path:
-            _note_frame_kind(r, path)
         if path:  # (round 22) the installed package of the last frame read ("" for a file of the project's own)
-            r.fact("torch", "last_frame_package", _package_of_frame(path), line, replace=True)
+            _note_frame_kind(r, path, line)
         if r.script_attr and path:
             _scan_exception_in_package(r, r.script_attr[0], "TorchScript", script_type=r.script_attr[1])
             r.script_attr = None
@@ -1601,8 +1611,6 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         if m:
             _scan_exception_in_package(r, line, m.group(1))
     _scan_generic_exception_in_package(r, line, low)
-    if r.own_frame and ("error" in low or "exception" in low):
-        _scan_own_code_exception(r, line)
     if "errno 2" in low and "setup.py" in r.frame:
         _scan_sdist_missing_file(r, line)
     if "nonexistent attribute or method" in low:

@@ -86,7 +86,9 @@ def test_each_form_names_the_release_its_replacement_the_commands_and_the_source
     assert f"removed in {release}" in f.title
     assert any(c.startswith(pin) for c in f.fix.commands[:2])  # (round 27e) a torch companion: the code change first
     # (a Windows text: cmd's comment line, round 26)
-    assert any(c.startswith(("# or change the code:", "rem or change the code:", "# change the code:")) and replacement in c
+    # (round 28a, blind audit 27: the code change first wherever the row names one)
+    assert any(c.startswith(("# or change the code:", "rem or change the code:", "# change the code:",
+                             "rem change the code:")) and replacement in c
                for c in f.fix.commands)
     src = next(str(e) for e in f.evidence if "tables/removed_apis.csv" in str(e))
     assert "source: http" in src or "source: python/cpython" in src

@@ -645,6 +645,33 @@ def companion_for_torch(lib: str, torch_version: str) -> str:
     return _torch_pair_exception(lib, f"{mm}.{m.group(3)}") or f"{line}.{m.group(3)}"
 
 
+def pip_conflict_fix(ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 28a) The pins pip's resolver says conflict, and the commands that align them: the pinned requirement
+    moved to what the package needs, or the package pinned to a release that accepts the pin."""
+    requested = dict(ev.get("requested") or {})
+    deps = [d for d in ev.get("depends") or [] if len(d) == 4]
+    pinned = next((d for d in deps if requested.get(d[2])), deps[0])
+    pkg, ver, dep, spec = pinned
+    mine = requested.get(dep, "")
+    said = "; ".join(f"{p} {v} requires {d}{s or ' (any)'}" for p, v, d, s in deps[:4])
+    cmds = []
+    if spec:
+        cmds.append(f"pip install \"{dep}{spec}\" \"{pkg}=={ver}\"   # move your pin of {dep} to what {pkg} {ver} "
+                    "needs (edit it in requirements.txt)")
+    if mine:
+        cmds.append(f"pip install \"{dep}{mine}\" \"{pkg}<{ver}\"   # or keep {dep}{mine} and let pip pick an "
+                    f"older {pkg} that accepts it")
+    cmds.append(f"pip index versions {pkg}   # the releases of {pkg} there are (each one's requirements: pip "
+                f"download --no-deps {pkg}==<release>)")
+    return {"title": f"pip cannot satisfy the requirements together: {said}"
+                     + (f", and the command pins {dep}{mine}" if mine else ""),
+            "fix": "pip's resolver found no set of releases that meets every requirement: the pins asked for (the "
+                   "command's, a requirements file's) and what the releases it tried require exclude each other. "
+                   "Loosen or move the pin the conflict names (not every pin: the others may be needed), or pin the "
+                   "package that requires it to a release that accepts it.",
+            "commands": cmds}
+
+
 def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The title, detail, commands and evidence of a name tables/removed_apis.csv says a release removed; (round 26a)
     the release the text shows, where it shows one, in the title and evidence."""
@@ -767,8 +794,6 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
     if (row := added_api(facts, ev)) is not None:  # (round 27d) a name a later release added
         return added_api_fix(row, facts)
     if ev.get("kind") == "pip_conflict":  # (round 28a) rules._kaolin
-        from smrnb.doctor.rules._kaolin import pip_conflict_fix
-
         return pip_conflict_fix(ev)
     if ev.get("kind") == "signature_mismatch" and ev.get("caller_package"):  # (round 26b) signature_codes
         return caller_package_fix(facts, ev, "package_api_version_mismatch")

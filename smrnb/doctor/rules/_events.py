@@ -540,6 +540,15 @@ _NO_DRIVER_ROWS = frozenset({"couldnt_communicate", "driver_not_loaded_pynvml", 
                              "nvml_lib_not_found"})
 
 
+def _xformers_beside_cuda_torch(facts: Facts, ev: Mapping[str, Any]) -> bool:
+    """(round 28a, blind audit 27) xformers' dispatcher finding no operator beside a CUDA torch the text shows
+    (xformers' own warning: "built for: PyTorch 2.1.0+cu121 ... (you have 2.3.1+cu121)"): no CPU build in the text;
+    its reasons ('device=cpu', "wasn't build with CUDA support") would say one."""
+    line = str(ev.get("line") or "").lower()
+    return ev.get("key") == "xformers_no_operator_found" and "+cu" in str(value(facts, "torch", "version") or "") \
+        and "build with cuda support" not in line and "device=cpu" not in line
+
+
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
@@ -654,12 +663,7 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         return first("cpu_only_torch_with_gpu", "torch is a CPU-only build ('+cpu')")
     if {"cuda_home_missing", "cpu_only_torch_with_gpu"} <= s and _no_cpu_build(facts):
         return [x for x in c if x != "cpu_only_torch_with_gpu"], _no_cpu_build(facts)
-    if ev.get("key") == "xformers_no_operator_found" and "cpu_only_torch_with_gpu" in s and len(c) > 1 and \
-            "+cu" in str(value(facts, "torch", "version") or "") and "build with cuda support" not in \
-            str(ev.get("line") or "").lower() and "device=cpu" not in str(ev.get("line") or "").lower():
-        # (round 28a, blind audit 27) xformers' dispatcher beside a CUDA torch the text shows (xformers' own warning:
-        # "built for: PyTorch 2.1.0+cu121 ... (you have 2.3.1+cu121)"): no CPU build in the text; its reasons
-        # ('device=cpu', "wasn't build with CUDA support") would say one
+    if "cpu_only_torch_with_gpu" in s and len(c) > 1 and _xformers_beside_cuda_torch(facts, ev):
         return [x for x in c if x != "cpu_only_torch_with_gpu"], "the text shows a CUDA build of torch (+cu)"
     if "cpu_only_torch_with_gpu" in s and value(facts, "torch", "cuda") and len(c) > 1:
         c.append(c.pop(c.index("cpu_only_torch_with_gpu")))  # (round 24a) a CUDA torch listed: the CPU build last

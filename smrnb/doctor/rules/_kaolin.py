@@ -316,33 +316,6 @@ _TORCH_COMPANIONS = frozenset({"torchvision", "torchaudio", "torchtext", "torchd
                                "torchao", "torchrec"})
 
 
-def pip_conflict_fix(ev: dict[str, Any]) -> dict[str, Any]:
-    """(round 28a) The pins pip's resolver says conflict, and the commands that align them: the pinned requirement
-    moved to what the package needs, or the package pinned to a release that accepts the pin."""
-    requested = dict(ev.get("requested") or {})
-    deps = [d for d in ev.get("depends") or [] if len(d) == 4]
-    pinned = next((d for d in deps if requested.get(d[2])), deps[0])
-    pkg, ver, dep, spec = pinned
-    mine = requested.get(dep, "")
-    said = "; ".join(f"{p} {v} requires {d}{s or ' (any)'}" for p, v, d, s in deps[:4])
-    cmds = []
-    if spec:
-        cmds.append(f"pip install \"{dep}{spec}\" \"{pkg}=={ver}\"   # move your pin of {dep} to what {pkg} {ver} "
-                    "needs (edit it in requirements.txt)")
-    if mine:
-        cmds.append(f"pip install \"{dep}{mine}\" \"{pkg}<{ver}\"   # or keep {dep}{mine} and let pip pick an "
-                    f"older {pkg} that accepts it")
-    cmds.append(f"pip index versions {pkg}   # the releases of {pkg} there are (each one's requirements: pip "
-                f"download --no-deps {pkg}==<release>)")
-    return {"title": f"pip cannot satisfy the requirements together: {said}"
-                     + (f", and the command pins {dep}{mine}" if mine else ""),
-            "fix": "pip's resolver found no set of releases that meets every requirement: the pins asked for (the "
-                   "command's, a requirements file's) and what the releases it tried require exclude each other. "
-                   "Loosen or move the pin the conflict names (not every pin: the others may be needed), or pin the "
-                   "package that requires it to a release that accepts it.",
-            "commands": cmds}
-
-
 #: (round 23) the code of no build of a package other than kaolin for this interpreter / OS / CPU / CUDA (kaolin's own:
 #: kaolin_no_wheel_for_combo, its wheel pages)
 NO_BUILD = "package_no_build_for_platform"

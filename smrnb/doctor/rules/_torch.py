@@ -920,7 +920,7 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         idx = "<cuXYZ>"
     line = str(ev.get("line") or "") + " " + str(ev.get("module") or "")
     if ev.get("kind") == "pip_conflict":  # (round 28a) rules._kaolin
-        from smrnb.doctor.rules._kaolin import pip_conflict_fix
+        from smrnb.doctor.rules._abi import pip_conflict_fix
 
         return pip_conflict_fix(ev)
     if ev.get("key") == "jax_metal_plugin_jax_mismatch":  # (round 24) a JAX plugin, not a torch companion
@@ -1328,8 +1328,9 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         # path, a config key, an index, a JSON file, an attribute of their own object, their modules' cycle): not the
         # environment; a table row reading the same line knows it better
         # (a module's line is also a kernel row's, which reads it only in a notebook)
-        if _library_checkout(str(ev.get("file") or "")):
-            continue
+        if _library_checkout(str(ev.get("file") or "")) or (ev.get("self_attr") and class_attribute_codes(
+                facts, events(facts, "torch", "class_attribute_missing"))):
+            continue  # (a project's checkout in two folders or GitHub's archive: its bug, round 26b's reading)
         if ev.get("circular") or ev.get("meant") or (not symptom and not any(_same_message(e, ev) for e in messages)):
             yield from resolve(facts, ev, ["user_code_error"])
     if not symptom and not messages and not events(facts, "torch", "exception_in_package"):
