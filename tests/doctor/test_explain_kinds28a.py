@@ -126,6 +126,17 @@ NEAR = [
     # an attribute of a library's object, not read from self
     ("Traceback (most recent call last):\n  File \"/home/a/p.py\", line 7, in <module>\n    df = df.append(row)\n"
      "AttributeError: 'DataFrame' object has no attribute 'append'\n"),
+    # a library's source checkout installed in develop mode, and a downloaded package's setup.py in pip's build folder
+    ("    Traceback (most recent call last):\n      File \"/src/jupyterhub/jupyterhub/singleuser.py\", line 95, in "
+     "get_user\n        user = auth_data['user']\n    KeyError: 'user'\n"),
+    ("    Traceback (most recent call last):\n      File \"<string>\", line 1, in <module>\n      File \"/tmp/pip-install-"
+     "x1y2z3/somepkg_0123456789abcdef0123/setup.py\", line 8, in <module>\n        with open('requirements.txt') as f:\n"
+     "    FileNotFoundError: [Errno 2] No such file or directory: 'requirements.txt'\n"),
+    # a project's checkout (frames in two of its folders): the project's bug first (round 26b)
+    ("(splat) D:\\work\\mesh-splat> python train.py -s data/chair\nTraceback (most recent call last):\n"
+     "  File \"D:\\work\\mesh-splat\\train.py\", line 120, in training\n    gaussians.densify(grads)\n"
+     "  File \"D:\\work\\mesh-splat\\scene\\gaussian_model.py\", line 402, in densify\n"
+     "    n = self.max_radii.shape[0]\nAttributeError: 'GaussianModel' object has no attribute 'max_radii'\n"),
     # a module no file of theirs is near
     ("Traceback (most recent call last):\n  File \"/home/k/proj/train.py\", line 3, in <module>\n    import yaml\n"
      "ModuleNotFoundError: No module named 'yaml'\n"),
