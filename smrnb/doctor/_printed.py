@@ -130,6 +130,22 @@ def _os(facts: Mapping[str, Any] | None) -> str:
     return str(ctx.get("os") or "") if isinstance(ctx, Mapping) else ""
 
 
+#: (round 28c) a Linux shell's prompt (``user@host:~$``, ``[user@host dir]$``) or WSL's kernel name: the commands of a
+#: WSL2 text run in its Linux shell, not in the Windows one it was started from
+_LINUX_PROMPT_RE = re.compile(r"(?m)^\S{0,40}?[\w.-]+@[\w.-]+:[^\s$#]{0,200}[$#](?:\s|$)|^\[[\w.-]+@[\w.-]+ [^\]\n]{1,100}\][$#]"
+                              r"|microsoft-standard")
+
+
+def _shell_os(facts: Mapping[str, Any] | None, text: str) -> str:
+    """The OS whose shell runs the printed commands: a WSL2 text's Linux shell (its prompt shown) is Linux's, though the
+    text names Windows."""
+    os_ = _os(facts)
+    ctx = facts.get("context") if isinstance(facts, Mapping) else None
+    if os_ == "windows" and isinstance(ctx, Mapping) and ctx.get("wsl") and _LINUX_PROMPT_RE.search(text):
+        return "linux"
+    return os_
+
+
 def _torch_cuda(facts: Mapping[str, Any] | None) -> str:
     t = facts.get("torch") if isinstance(facts, Mapping) else None
     v = str(t.get("cuda") or "") if isinstance(t, Mapping) else ""
@@ -778,7 +794,7 @@ def _works_filled(c: str, text: str) -> str:
 
 
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
-    os_ = _os(facts)
+    os_ = _shell_os(facts, text)
     pkg = _site_package(text)
     cuda = _cuda_release(text)
     jit = bool(_JIT_WORD_RE.search(text) and _JIT_RE.search(text))
@@ -940,7 +956,9 @@ def _jobs_unnamed(c: str) -> str:
 
 #: a launcher's command the rules print with ``...`` for the rest of the person's command line, and the option it adds
 _LAUNCHERS = (("docker run --gpus all ...", "docker run", "--gpus all", "--gpus"),
-              ("srun --gres=gpu:1 ...", "srun", "--gres=gpu:1", "--gres"))
+              ("srun --gres=gpu:1 ...", "srun", "--gres=gpu:1", "--gres"),
+              ("apptainer exec --nv ...", "apptainer exec", "--nv", "--nv"),
+              ("singularity exec --nv ...", "singularity exec", "--nv", "--nv"))
 #: the text's own command line of a launcher (at a line's start, after a shell prompt or ``$``), up to a comment or a
 #: pipe
 _LAUNCH_LINE_RE = {name: re.compile(rf"(?m)(?:^|[$#%>]\s)\s*({re.escape(name)}\s[^\n#|;&]{{1,300}})") for _, name, _, _ in
@@ -958,6 +976,8 @@ def _launch_filled(c: str, text: str) -> str:
         lines = [ln for ln in lines if key not in ln and REDACTED not in ln and "<" not in ln]
         if lines:
             rest = lines[-1][len(name):].strip()
+            if rest.count('"') % 2 or rest.count("'") % 2:  # (round 28c) cut inside a quoted argument (at its ';')
+                rest = rest[:min(i for i in (rest.find('"'), rest.find("'")) if i != -1)].rstrip() + " ..."
             return f"{name} {option} {rest}" + c[len(printed):]
     return c
 
@@ -1447,7 +1467,7 @@ def _evidence(f: Finding, text: str, facts: Mapping[str, Any] | None) -> Finding
         return m.group(1) + c + m.group(3)
 
     ev = tuple(_DECIDES_RE.sub(fill, e) if "what decides: `" in e else e for e in f.evidence)
-    if _os(facts) == "windows":  # (round 27b) a POSIX command or which in a Windows text's line, in its shell's words
+    if _shell_os(facts, text) == "windows":  # (round 27b) a POSIX command or which in a Windows text's line, in its shell's words
         shell = _windows_shell(text)
 
         def win(m: re.Match[str]) -> str:

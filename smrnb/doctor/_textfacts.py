@@ -2909,12 +2909,33 @@ def _broken_driver(r: _Reader) -> None:
 _NOT_ONLY_SLURM = frozenset({"cvd_empty", "cvd_local_indices", "module_function_missing"})
 
 
+#: (round 28c) the container tool a text's words name (the ``container`` sign's phrase, a container message's row):
+#: Apptainer/Singularity start a GPU with ``--nv``, Kubernetes with a pod's ``nvidia.com/gpu`` limit, Podman with a
+#: CDI device; Docker where none of them is named
+_CONTAINER_KINDS = (("apptainer", "apptainer"), ("singularity", "singularity"), ("kubectl", "kubernetes"),
+                    ("podman", "podman"))
+_CONTAINER_ROW_KINDS = {"k8s_no_limit": "kubernetes"}
+
+
+def _container_kind(r: _Reader) -> str:
+    said = {str(e.get("phrase") or "") for ly in LAYERS for e in r.events[ly]
+            if e["kind"] == "sign" and e.get("sign") == "container"}
+    for word, kind in _CONTAINER_KINDS:
+        if word in said:
+            return kind
+    for e in r.events["context"]:
+        kind = _CONTAINER_ROW_KINDS.get(str(e.get("key")))
+        if e.get("table") == "container_messages" and kind:
+            return kind
+    return "docker"
+
+
 def _context_from_signs(r: _Reader) -> None:
     signs = {e.get("sign") for ly in LAYERS for e in r.events[ly] if e["kind"] == "sign"}
     ctx = r.facts["context"]
     if "container" in signs or any(e.get("table") == "container_messages" and e.get("key") != "torch_no_driver"
                                    for e in r.events["context"]):
-        ctx.setdefault("container", "docker")
+        ctx.setdefault("container", _container_kind(r))
     if "slurm" in signs or any(e.get("table") == "slurm_gpu" and e.get("key") not in _NOT_ONLY_SLURM
                                for e in r.events["context"]):
         ctx.setdefault("slurm", {"job_id": None})

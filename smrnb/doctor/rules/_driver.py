@@ -340,13 +340,44 @@ def origin_name(ev: Mapping[str, Any]) -> str:
     return "the error text" if ev.get("from") != "live" else "this machine"
 
 
+#: (round 28c) how each container tool gives a container the GPU, other than Docker's ``--gpus``: Podman through the
+#: NVIDIA Container Toolkit's CDI spec (docs.nvidia.com/datacenter/cloud-native/container-toolkit, "Support for
+#: Container Device Interface": nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml, nvidia-ctk cdi list, podman run
+#: --device nvidia.com/gpu=all), Apptainer/Singularity with ``--nv`` (apptainer.org/docs/user "GPU Support": --nv binds
+#: the host's driver libraries and /dev/nvidia* into the container), Kubernetes with the NVIDIA device plugin's
+#: ``nvidia.com/gpu`` resource in the container's ``resources.limits`` (kubernetes.io "Schedule GPUs": GPUs are
+#: requested only in limits)
+_CONTAINER_GPU = {
+    "podman": ["sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml   # the CDI spec of this host's GPUs (again "
+               "after each driver update)",
+               "nvidia-ctk cdi list   # must list nvidia.com/gpu=all",
+               "podman run --device nvidia.com/gpu=all ...   # the GPU as a CDI device"],
+    "apptainer": ["apptainer exec --nv ...   # --nv binds the host's NVIDIA driver libraries and /dev/nvidia* into "
+                  "the container"],
+    "singularity": ["singularity exec --nv ...   # --nv binds the host's NVIDIA driver libraries and /dev/nvidia* into "
+                    "the container"],
+    "kubernetes": ["# Kubernetes: the pod's container needs 'resources: limits: nvidia.com/gpu: 1' (the NVIDIA device "
+                   "plugin's resource, on a GPU node), then the pod created again"],
+}
+#: (round 28c) WSL2's GPU is the Windows host's driver's (CUDA on WSL User Guide: no Linux driver inside WSL)
+_WSL_WINDOWS_DRIVER = ("# WSL2: the GPU comes from the Windows NVIDIA driver: update it in Windows, then 'wsl "
+                       "--shutdown' (PowerShell) and reopen WSL; never install a Linux driver inside WSL")
+
+
 @builds("gpu_not_exposed_to_process")
 def _not_exposed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     ctx = facts.get("context") or {}
     cmds = ["nvidia-smi; echo \"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"; ls -l /dev/nvidia*"]
-    if ctx.get("container") or not ctx.get("slurm"):
+    tool = str(ctx.get("container") or "")
+    if ctx.get("wsl") and not tool and not ctx.get("slurm"):
+        # (round 28c) under WSL2 no container or job gives the GPU: the Windows host's driver does
+        cmds.append(_WSL_WINDOWS_DRIVER)
+    elif tool in _CONTAINER_GPU:
+        cmds += _CONTAINER_GPU[tool]
+    elif tool or not ctx.get("slurm"):
         cmds.append("docker run --gpus all ...   # needs the NVIDIA Container Toolkit (nvidia-ctk runtime configure)")
-    if ctx.get("slurm") or not ctx.get("container"):
+    if (ctx.get("slurm") or not tool and not ctx.get("wsl")) and not (tool in ("apptainer", "singularity")
+                                                                        and value(facts, "driver", "gpus")):
         cmds.append("srun --gres=gpu:1 ...   # or #SBATCH --gres=gpu:1 / --gpus=1")
     if has_sign(facts, "pip_build", "build_context"):
         cmds.append("TORCH_CUDA_ARCH_LIST=<X.Y> FORCE_CUDA=1 pip install ...   # building in a GPU-less docker build")

@@ -230,6 +230,11 @@ def kernel_python_codes(facts: Facts) -> list[str]:
 
 
 # ------------------------------------------------------------------ deciding between a row's codes
+#: (round 28c) NVIDIA's CUDA on WSL User Guide (11.4 onwards): CUDA on WSL 2 with the R470 and later Windows drivers (the
+#: earlier ones were preview drivers of Windows Insider builds)
+_WSL_MIN_DRIVER = 470
+
+
 def _in_container_or_job(facts: Facts) -> bool:
     return bool(value(facts, "context", "container") or value(facts, "context", "slurm")
                 or value(facts, "context", "wsl"))
@@ -607,6 +612,17 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             "the display went black with the error: Windows' display-driver watchdog (TDR) reset the GPU under a "
             "long kernel")
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
+        wsl_only = value(facts, "context", "wsl") and not (value(facts, "context", "container")
+                                                           or value(facts, "context", "slurm"))
+        dv = str(value(facts, "driver", "driver_version") or "")
+        if wsl_only and "driver_broken" in s and re.fullmatch(r"\d{3}(?:\.\d+)*", dv) and int(dv[:3]) < _WSL_MIN_DRIVER:
+            # (round 28c) WSL2's GPU is the Windows driver's; one older than CUDA on WSL 2's first production drivers
+            c = ["driver_broken"] + [x for x in c if x not in ("driver_broken", "no_gpu")]
+            return c[:MAX_READINGS], (f"under WSL2 the Windows NVIDIA driver gives the GPU, and the text's {dv} is older "
+                                      f"than R{_WSL_MIN_DRIVER}, the first production drivers with CUDA on WSL 2")
+        if wsl_only:
+            c = ["gpu_not_exposed_to_process"] + [x for x in c if x not in ("gpu_not_exposed_to_process", "no_gpu")]
+            return c, "under WSL2 the Windows NVIDIA driver gives the GPU to WSL (no Linux driver inside it)"
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
             if "no_gpu" in c and not _runtime_reports_host(ev):
