@@ -836,7 +836,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         c = _wsl_guard(c, text, facts)
         if not c:
             continue
-        c = pip_names(c)
+        c = pip_names(_distro_gcc(c, text))
         c = _jobs_unnamed(c)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
@@ -844,10 +844,34 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         elif os_ == "macos":
             c = _macos(c)
         out.append(_home_free(_pip_names(c)))
+    out = _conda_nvcc_unshown(out, text, os_)
     if os_ == "windows":
         shell = _windows_shell(text)
         out = [_for_shell(c, shell) for c in out]
     return _once(out)
+
+
+#: (round 28c) a conda environment the text shows (conda's own name or variable, an environment's folder or prompt)
+_CONDA_SHOWN_RE = re.compile(r"conda|mamba|/envs/|\\envs\\|^\(base\)", re.IGNORECASE | re.MULTILINE)
+_CONDA_NVCC_RE = re.compile(r"^conda install -c (?:nvidia|conda-forge) (?:cuda-nvcc|cudatoolkit-dev)=(\d{1,2}\.\d)\b")
+
+
+def _conda_nvcc_unshown(cmds: list[str], text: str, os_: str) -> list[str]:
+    """(round 28c) An nvcc from conda's nvidia channel only where the text shows conda; else a toolkit of that release
+    where NVIDIA's installer puts it (/usr/local/cuda-X.Y), and no ``CUDA_HOME="$CONDA_PREFIX"``."""
+    if os_ not in ("", "linux") or _CONDA_SHOWN_RE.search(text):
+        return cmds
+    out: list[str] = []
+    for c in cmds:
+        m = _CONDA_NVCC_RE.match(c)
+        if m:
+            d = f"/usr/local/cuda-{m.group(1)}"
+            c = (f"export CUDA_HOME={d} PATH={d}/bin:$PATH   # a CUDA {m.group(1)} toolkit installed there (NVIDIA's "
+                 "installer or package)")
+        elif c.startswith('export CUDA_HOME="$CONDA_PREFIX"'):
+            continue
+        out.append(c)
+    return out
 
 
 #: (round 26d) distributions published once per CUDA release, by import name: the pattern of their installed names, and
@@ -937,6 +961,41 @@ def _wsl_guard(c: str, text: str, facts: Mapping[str, Any] | None) -> str:
     if not (isinstance(ctx, Mapping) and ctx.get("wsl")) and _WSL_NVML not in text.lower():
         return c
     return _WSL_DRIVER
+
+
+#: (round 28c) the rules' Debian/Ubuntu way to an older gcc (``sudo apt-get install gcc-N g++-N``) and the variables that
+#: name its compilers
+_APT_GCC_RE = re.compile(r"^sudo apt-get install gcc-(\d{1,2}) g\+\+-\d{1,2}\b")
+_CC_GCC_RE = re.compile(r"^export CC=gcc-(\d{1,2}) CXX=g\+\+-\d{1,2} CUDAHOSTCXX=g\+\+-\d{1,2}\b")
+#: a Red Hat family text: Fedora (its prompt, release or package suffix), RHEL and its rebuilds (el7/el8/el9), and
+#: whether it is the 7 series (yum, devtoolset) or later (dnf, gcc-toolset)
+_FEDORA_RE = re.compile(r"\bfedora\b|\.fc\d{2}\b", re.IGNORECASE)
+_EL_RE = re.compile(r"\b(?:centos|rhel|red hat enterprise|rocky|almalinux|alma linux)\b|\.el[789]\b", re.IGNORECASE)
+_EL7_RE = re.compile(r"\b(?:centos|rhel|red hat enterprise linux)(?: linux)?(?: release)? ?7\b|\.el7\b", re.IGNORECASE)
+
+
+def _distro_gcc(c: str, text: str) -> str:
+    """(round 28c) An older gcc on a Red Hat family text, where there is no apt-get: RHEL 8/9 and rebuilds install
+    ``gcc-toolset-N`` with dnf (its compilers in /opt/rh/gcc-toolset-N/root/usr/bin), RHEL/CentOS 7 ``devtoolset-N``
+    with yum (Red Hat Developer Toolset, /opt/rh/devtoolset-N/...), Fedora has neither: conda-forge's gcc N, whose
+    compilers are named ``x86_64-conda-linux-gnu-gcc`` / ``-g++`` (conda-forge's gxx_linux-64)."""
+    m = _APT_GCC_RE.match(c) or _CC_GCC_RE.match(c)
+    if not m or not (_FEDORA_RE.search(text) or _EL_RE.search(text)):
+        return c
+    n = m.group(1)
+    apt = c.startswith("sudo apt-get")
+    if _FEDORA_RE.search(text):
+        if apt:
+            return (f"conda install -c conda-forge gxx_linux-64={n}   # gcc {n} in a conda environment (Fedora has no "
+                    "apt-get)")
+        cc = '"$CONDA_PREFIX/bin/x86_64-conda-linux-gnu-gcc"'
+        cxx = '"$CONDA_PREFIX/bin/x86_64-conda-linux-gnu-g++"'
+        return f"export CC={cc} CXX={cxx} CUDAHOSTCXX={cxx}   # conda-forge's gcc {n}"
+    tool = f"devtoolset-{n}" if _EL7_RE.search(text) else f"gcc-toolset-{n}"
+    if apt:
+        return f"sudo {'yum' if tool.startswith('devtoolset') else 'dnf'} install {tool}   # gcc {n} beside the system's"
+    d = f"/opt/rh/{tool}/root/usr/bin"
+    return f"export CC={d}/gcc CXX={d}/g++ CUDAHOSTCXX={d}/g++"
 
 
 #: a build rerun with fewer compile jobs whose package the text names nowhere (``MAX_JOBS=2 pip install ... <package>``)

@@ -2073,7 +2073,9 @@ _SIGN_NOT = {"msvc": ("redistributable",),
              "oom": ("java.lang.outofmemoryerror", " xfail", "xfailed", "retrying")}
 #: whole lines that hold a sign's phrase as an environment listing's field, not as a failure: "Visual Studio 2022
 #: 17.8.3" (the IDE a report lists beside its .NET or Python versions) names no build step
-_SIGN_NOT_LINE = {"msvc": re.compile(r"\s{0,8}(?:[-*•]\s{0,4})?(?:ide\s{0,2}[:=]\s{0,4})?visual studio(?: community| "
+_SIGN_NOT_LINE = {# (round 28c) a compiler's command line names the extension's sources (scatter_cuda.cu), not an import
+                  "cannot_import_c": re.compile(r".*(?:\bnvcc\b|\bc\+\+ |\bgcc |\bcl(?:\.exe)? ).* -c \S+\.(?:cu|cpp|cc|c)\b.*"),
+                  "msvc": re.compile(r"\s{0,8}(?:[-*•]\s{0,4})?(?:ide\s{0,2}[:=]\s{0,4})?visual studio(?: community| "
                                      r"professional| enterprise)? 20[0-9]{2}(?: \(?v?[0-9]{2}(?:\.[0-9]{1,5}){1,3}\)?)?"
                                      r"\s{0,8}$"),
                   # the terminal where Jupyter is launched, or where the error shows or a reproduction is typed, with

@@ -389,8 +389,15 @@ def _host_cc(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 @builds("windows_msvc_toolchain")
 def _msvc(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    return {"title": "The MSVC toolchain is not usable for this build",
-            "commands": ["where cl", "# from an 'x64 Native Tools Command Prompt for VS' of a version nvcc supports"]}
+    cmds = ["where cl", "# from an 'x64 Native Tools Command Prompt for VS' of a version nvcc supports"]
+    if ev.get("key") == "unsupported_msvc" and "unsupported microsoft visual studio" in str(ev.get("line") or "").lower():
+        # (round 28c) crt/host_config.h refuses an MSVC newer than the toolkit knows (_MSC_VER): an older MSVC toolset
+        # beside it (Visual Studio Installer, individual components) or a newer CUDA toolkit; the nvcc flag at one's risk
+        cmds.append("# nvcc refuses this MSVC version (cl's 'Version 19.xx'): install an older MSVC v143 toolset beside it "
+                    "(Visual Studio Installer, Individual components) and build from its prompt (vcvars64.bat "
+                    "-vcvars_ver=14.xx), or a CUDA toolkit that accepts this MSVC; -allow-unsupported-compiler only at "
+                    "your own risk")
+    return {"title": "The MSVC toolchain is not usable for this build", "commands": cmds}
 
 
 @builds("torch_not_found_at_build")
@@ -566,6 +573,9 @@ def _sign_codes(facts: Facts, sign: str) -> list[str]:
         return ["torch_not_found_at_build"]
     if sign == "pip_build" and has_sign(facts, "torch_absent_at_build"):
         return []
+    if sign == "gcc_unsupported" and any("windows_msvc_toolchain" in (e.get("codes") or ())
+                                         for e in events(facts, "toolkit", "message")):
+        return []  # (round 28c) host_config.h's message names MSVC: the host compiler is cl.exe, not gcc
     return {"msvc": ["windows_msvc_toolchain"], "gcc_unsupported": ["host_compiler_unsupported"],
             "ninja_absent": ["ninja_missing"], "gpu_too_old_for_extension": ["gpu_below_extension_minimum"],
             "nvrtc_arch": ["unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"],
