@@ -793,6 +793,12 @@ def _works_filled(c: str, text: str) -> str:
     return f'pip install "{pkg}=={rel}"   # the release the text says worked; or a later one with the fix'
 
 
+#: (round 28c) a module a text's ``python -c "import X"`` or a traceback's source line imports
+_IMPORTED_RE = re.compile(r"(?m)(?:-c [\"']|^\s{2,}|;\s?)(?:import|from) ([A-Za-z_][\w.]{0,80})")
+#: nvcc's own message about an option's value ("nvcc fatal   : Value 'c++20' is not defined for option 'std'")
+_NVCC_OPTION_RE = re.compile(r"(?:Value|Keyword) '[^'\n]{0,80}' is not defined for option '([\w-]{1,40})'")
+
+
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _shell_os(facts, text)
     pkg = _site_package(text)
@@ -805,9 +811,13 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             continue
         if pkg:
             c = _pkg_placeholder(c, pkg)
-        tc = _torch_cuda(facts) if "torch.version.cuda" in c else ""
+        # (round 28c) a toolkit for CUDA_HOME is torch's CUDA release (cpp_extension checks nvcc against it)
+        tc = _torch_cuda(facts) if "torch.version.cuda" in c or re.search(r"\bCUDA_(?:HOME|PATH)=/usr/local/cuda-<x\.y>", c) \
+            else ""
         if cuda or tc:  # the text's toolkit folder or nvcc; where the command pins torch's CUDA, the text's torch's
             c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{tc or cuda}")
+            if f"/usr/local/cuda-{tc or cuda}" in c:
+                c = c.replace("cuda-toolkit-<x>-<y>", "cuda-toolkit-" + (tc or cuda).replace(".", "-"))
         c = _compute_cap(c, facts, text)
         c = _arch_variable(c, text)
         c = _pin_for_python(_mmcv_full(_release_named(_works_filled(c, text), text), text), text)
@@ -830,6 +840,20 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             named = built if built and built != "torch" else _installed_by_the_text(text) or _prose_package(text)
             if named and (re.fullmatch(r"[A-Za-z0-9][\w.-]*", named) or re.search(r"\bpip3? install\b", c)):
                 c = c.replace("<package>", named)  # a folder or a URL only where pip installs it
+        if "<the release the text says works>" in c:
+            continue  # (round 28c) the text names no release that works: no pin to print
+        if "<extension module>" in c:  # (round 28c) the module the text's own import that failed names
+            mods = [m for m in _IMPORTED_RE.findall(text) if m.split(".")[0] != "torch"]
+            if mods:
+                c = c.replace("<extension module>", mods[-1])
+        if 'python -c "import <package>"' in c:  # (round 28c) the top module of the text's last import
+            mods = [m.split(".")[0] for m in _IMPORTED_RE.findall(text) if m.split(".")[0] != "torch"]
+            if mods:
+                c = c.replace('python -c "import <package>"', f'python -c "import {mods[-1]}"')
+        if "<the option>" in c:  # (round 28c) the option nvcc's own message names
+            opt = _NVCC_OPTION_RE.search(text)
+            if opt:
+                c = c.replace("<the option>", f"'-{opt.group(1)}'")
         c = _cuda_build_named(c, facts)
         c = _extension_folder_named(c, text)
         c = _torch_index_guard(c, text, os_)

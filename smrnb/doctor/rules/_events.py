@@ -266,7 +266,19 @@ def _device_count_reading(facts: Facts, c: list[str]) -> tuple[list[str], str] |
             ["driver_too_old", "driver_broken"]
         return codes, "Error 500 (named symbol not found): the libcuda loaded lacks an entry point of this CUDA runtime"
     rest = [x for x in c if x != "forward_compat_unsupported"]
+    if nums[0] == 802 and (_has_gpu(facts) or _fabric_named(facts)):
+        # (round 28c) cudaErrorSystemNotReady with a driver that answers (nvidia-smi lists the GPUs) or the fabric
+        # manager named: the NVSwitch fabric is not ready, not a kernel module that is not loaded
+        rest = ["fabric_manager_not_running"] + [x for x in rest if x != "fabric_manager_not_running"]
+        return rest, ("Error 802 (system not yet initialized) while the driver answers or the text names the fabric "
+                      "manager: NVSwitch's fabric is not ready")
     return (rest, f"Error {nums[0]} is not forward compatibility's refusal (804)") if rest else None
+
+
+def _fabric_named(facts: Facts) -> bool:
+    """(round 28c) a line the text reader read names NVIDIA's fabric manager (its service or its own log)."""
+    return any("fabricmanager" in str(e.get("line") or "").lower() or "fabric manager" in str(e.get("line") or "").lower()
+               for ly in ("driver", "context", "torch") for e in (facts.get(ly) or {}).get("events") or ())
 
 
 #: faults of a kernel while it runs or is launched (driver_types.h / cuda.h): the kernel's own code, or its inputs
@@ -567,6 +579,12 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     def first(code: str, how: str) -> tuple[list[str], str]:
         return [code], how
 
+    if {"driver_broken", "gpu_hardware_fault"} <= s:
+        hw = next((e for e in events(facts, "driver", "message") if list(e.get("codes") or ()) == ["gpu_hardware_fault"]),
+                  None)
+        if hw is not None:  # (round 28c) the kernel's own log (an Xid) says the GPU failed: not a module not loaded
+            return ["gpu_hardware_fault", "driver_broken"], (
+                f"the text's kernel log reports the GPU's own failure ({str(hw.get('line') or '').strip()[:90]})")
     if {"cudart_not_found", "prebuilt_binary_wrong_cuda"} <= s:
         lm, have = _lib_major(ev), cuda_majors(facts)
         if lm and have:
