@@ -1074,6 +1074,20 @@ def _cuda_named(r: _Reader, line: str, low: str) -> None:
         r.fact("toolkit", "cuda_named", named, line)
 
 
+#: (round 28c) torch's version printed on the line after the code that prints it (``print(torch.__version__)`` in a
+#: REPL, a notebook's Out[n], a script's output)
+_PRINTED_TORCH_VERSION_RE = re.compile(r"torch\.__version__\b[^\n]{0,80}\n(?:Out\[\d+\]:\s*)?['\"]?(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)"
+                                       r"(?:\+(cu\d{2,3}|cpu|rocm[\d.]+))?['\"]?[ \t]*(?:\n|$)")
+
+
+def _printed_torch_version(r: _Reader, text: str) -> None:
+    if "__version__" not in text:
+        return
+    for m in _PRINTED_TORCH_VERSION_RE.finditer(text):
+        _torch_version(r, m.group(1), m.group(2) or "", m.group(0).split("\n")[-2] if m.group(0).endswith("\n")
+                       else m.group(0).split("\n")[-1])
+
+
 def _torch_version(r: _Reader, ver: str, tag: str, line: str) -> None:
     d = r.facts["torch"]
     if d.get("version") and "+" in str(d["version"]) and not tag:
@@ -3009,6 +3023,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
         return {}
     text = english_loader_lines(_rejoin_wrapped_sonames(text))
     _scan_lines(r, text, budget_s)
+    _printed_torch_version(r, text)
     low = text.lower()
     # a long text's characters and words, once: a phrase or a row's literal holding a character or a whole word the
     # text lacks is absent without a scan (a capped 10 MB log is some 700 kB, each scan of it half a millisecond,

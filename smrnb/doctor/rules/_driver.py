@@ -182,6 +182,8 @@ def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:
         cmds = ("sudo modprobe nvidia && nvidia-smi   # load it; the error says why it does not",
                 "sudo dmesg | grep -iE 'nvrm|nvidia' | tail -20",
                 "dkms status; mokutil --sb-state   # module built for this kernel? Secure Boot on?",
+                "sudo dkms autoinstall && sudo modprobe nvidia   # after a kernel update: build the module for the "
+                "running kernel first (or reinstall the driver's nvidia-dkms package)",
                 "sudo reboot   # after a driver or kernel update")
     return Finding("driver_broken", "driver", "error", title, tuple(ev),
                    Fix(why("driver_broken", detail), cmds,
@@ -369,6 +371,11 @@ def _not_exposed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     ctx = facts.get("context") or {}
     cmds = ["nvidia-smi; echo \"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"; ls -l /dev/nvidia*"]
     tool = str(ctx.get("container") or "")
+    if ctx.get("cuda_visible_devices") is not None and not tool and not ctx.get("slurm") and not ctx.get("wsl"):
+        # (round 28c) the variable the text shows set hides the GPUs: no container or job to give them
+        cmds.append("unset CUDA_VISIBLE_DEVICES   # then remove the line that sets it (~/.bashrc, ~/.zshrc, the "
+                    "script or the notebook)")
+        return {"title": "This process is not given the GPU", "commands": cmds}
     if ctx.get("wsl") and not tool and not ctx.get("slurm"):
         # (round 28c) under WSL2 no container or job gives the GPU: the Windows host's driver does
         cmds.append(_WSL_WINDOWS_DRIVER)

@@ -570,6 +570,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
     c = [x for x in codes if x in CODES]
+    if "cpu_only_torch_with_gpu" in c and len(c) > 1 and value(facts, "torch", "cuda") and \
+            not value(facts, "torch", "cpu_build"):
+        c.remove("cpu_only_torch_with_gpu")  # (round 28c) the text shows torch's CUDA build (+cuXYZ): no CPU-only reading
+    if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
+        c.remove("prebuilt_binary_wrong_cuda")  # (round 28c) the same binary loads in a terminal: not of another CUDA
     s = set(c)
     said = _message_decides(c, s, facts, ev) or _driver_state_decides(c, facts, ev) or \
         _platform_decides(c, s, facts, ev)
@@ -606,7 +611,7 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
         if got:
             return got
     if {"driver_broken", "forward_compat_unsupported"} <= s and ("compat" in llp or has_sign(facts, "compat_package")):
-        return ["forward_compat_unsupported", "driver_broken"], (
+        return ["forward_compat_unsupported"] + ([] if "compat" in llp else ["driver_broken"]), (
             f"LD_LIBRARY_PATH holds a CUDA forward-compatibility directory ({llp[:120]})" if "compat" in llp else
             "the text names the CUDA forward-compatibility package (cuda-compat)")
     if {"driver_broken", "forward_compat_unsupported"} <= s:
@@ -648,13 +653,18 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return c, "the process runs in a container or a job, which must be given the GPU"
         cvd = value(facts, "context", "cuda_visible_devices")
         if cvd is not None and "gpu_not_exposed_to_process" in s:
-            c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
+            c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process" and not (
+                _has_gpu(facts) and x in ("no_gpu", "driver_broken"))]  # (round 28c) nvidia-smi answers: neither
             return c[:MAX_READINGS], (f"CUDA_VISIBLE_DEVICES={cvd!s} chooses which GPUs CUDA shows this process"
                                       + (" (empty: none)" if not cvd else ""))
         if has_sign(facts, "worked_before") and "driver_broken" in s:
             # the GPU worked here and nothing in the setup changed: the driver's state (a kernel or driver update
             # without a reboot, a module unloaded, a suspend), not a missing GPU or a process not given it
             c = ["driver_broken"] + [x for x in c if x not in ("driver_broken", "no_gpu")]
+            if any("kernel" in str(e.get("phrase") or "") for e in events(facts, "driver", "sign")
+                   if e.get("sign") == "worked_before"):  # (round 28c) the kernel changed: its module must be rebuilt
+                return c[:MAX_READINGS], ("the GPU worked before the kernel update the text names: the driver's module "
+                                          "must be built (DKMS) and loaded for the new kernel")
             return c[:MAX_READINGS], "the GPU worked on this machine before and the setup did not change"
         if _has_gpu(facts) and "no_gpu" in s:
             c.remove("no_gpu")
