@@ -438,12 +438,45 @@ def _says_it_went_well(ln: str, said: re.Match[str]) -> bool:
                 or _TAKEN_BACK_RE.search(after))
 
 
+#: (round 28c) pip's own last lines after a build or install that worked ("Successfully built X Y", "Successfully
+#: installed X-1.0 Y-2.0": pip's wheel and install commands), and the names of a build pip says failed ("Failed to
+#: build X", "ERROR: Failed building wheel for X", "Building wheel for X (setup.py) ... error", "Running setup.py
+#: install for X ... error")
+_PIP_SUCCESS_RE = re.compile(r"^Successfully (built|installed) ((?:[A-Za-z0-9][\w.+-]*\s*){1,40})$")
+_PIP_FAILED_RE = re.compile(r"(?im)^\s*(?:ERROR: )?(?:Failed to build|Failed building wheel for) ([A-Za-z0-9][\w.-]*(?:[ ,]+"
+                            r"[A-Za-z0-9][\w.-]*)*)\s*$|^\s*(?:Building wheel|Running setup\.py install) for ([A-Za-z0-9]"
+                            r"[\w.-]*)\b.*\berror\b")
+
+
+def _norm_dist(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name.lower())
+
+
+def _pip_rebuilt(text: str, ln: str) -> bool:
+    """(round 28c) ``ln`` is pip's success line for the package whose build the text shows failing: every package pip
+    said failed is among those it now built or installed; where the failure names none, one of them is a package the
+    text named before (its pip command's argument). A success of another package is no rerun of the failed build."""
+    m = _PIP_SUCCESS_RE.match(ln)
+    if not m:
+        return False
+    done = {_norm_dist(re.sub(r"-\d[\w.+!]*$", "", n) if m.group(1) == "installed" else n) for n in m.group(2).split()}
+    failed = {_norm_dist(n) for g in _PIP_FAILED_RE.findall(text) for x in g if x for n in re.split(r"[ ,]+", x) if n}
+    if failed:
+        return failed <= done
+    before = _norm_dist(text[:text.rfind(ln)])
+    return any(len(d) > 3 and d in before for d in done)
+
+
 def _went_well(text: str) -> str:
     """The line among the last few of ``text`` that says the run went well, after which no line tells of a
     failure (``""`` when none): an error earlier in such a text happened before, and was got past."""
     tail = [ln.strip() for ln in text.rstrip().split("\n")[-_TAIL_LINES:] if ln.strip()]
     for i, ln in enumerate(tail):
         said = _WENT_WELL_RE.search(ln)
+        if not said and _pip_rebuilt(text, ln):
+            if not any(_FAILED_LINE_RE.search(x) for x in tail[i + 1:]):
+                return ln
+            continue
         if not (said or _PYTEST_PASSED_RE.match(ln)) or (said and not _says_it_went_well(ln, said)):
             continue
         rest = [ln[said.end():] if said else "", *tail[i + 1:]]
