@@ -90,6 +90,7 @@ _WORD = re.compile(r"[a-z_][a-z0-9_]{1,30}")
 #: rate" or "mean absolute error" of a training log), an exception's name, or a failure the field's tools print ...
 _FAILURE = re.compile(
     r"(?<!absolute )(?<!squared )(?<!mean )(?<!relative )(?<!validation )(?<!training )(?<!test )(?<!train )"
+    r"(?<!val )(?<!abs )(?<!top-1 )(?<!top-5 )"
     r"\berror\b(?!\s*(?:rate|bars?)\b)|\bfatal\b|\bfail(?:ed|s|ure|ing)?\b|\bcannot\b|\bcan't\b|\bcould ?n[o']t\b|"
     r"\bunable to\b|\bnot found\b|\bno such\b|\bundefined\b|\babort(?:ed)?\b|segmentation fault|core dumped|"
     r"\binvalid\b|\bdenied\b|\bkilled\b|not supported|\bunsupported\b|\bmismatch(?:es|ed)?\b|\bincompatible\b|"
@@ -144,7 +145,16 @@ _OUTSIDE = re.compile(r"No space left on device|Disk quota exceeded|DUE TO TIME 
                       r"Found conflicts!|"
                       # Windows' commit limit (ERROR_COMMITMENT_LIMIT, 1455 'The paging file is too small for this
                       # operation to complete'): host memory, not the library named beside it
-                      r"\[WinError 1455\]|paging file is too small")
+                      r"\[WinError 1455\]|paging file is too small|"
+                      # (round 28c) git's refused credentials (git's http.c 'Authentication failed for', GitHub's
+                      # 'Support for password authentication was removed', ssh's 'Permission denied (publickey)')
+                      r"\bAuthentication failed for '|Support for password authentication was removed|"
+                      r"Permission denied \(publickey\)|could not read Username for '|"
+                      # (round 28c) a training log's metrics ('val error rate', 'top-1 error', 'mean abs error') in a
+                      # text with no failure, exception or error message anywhere: no failure to read
+                      r"\A(?![\s\S]*(?:Traceback|[A-Z][A-Za-z]*(?:Error|Exception)\b|\bERROR\b|\b[Ee]rror:|\b[Ff]atal\b|"
+                      r"\bFATAL\b|\b[Ff]ail(?:ed|s|ure)\b|Segmentation fault|\bKilled\b|\bnot found\b|\bcannot\b))"
+                      r"[\s\S]*?\b(?:[Ee]rror rate|top-[15] error|val(?:idation)?[ _]error|mean abs(?:olute)? error)\b")
 #: a quoted name in an exception's line ('NoneType' object has no attribute 'cuda'): not what the line is about
 #: (a quoted path is: "No such file or directory: '/usr/local/cuda/bin/nvcc'")
 _QUOTED = re.compile(r"'[A-Za-z_][A-Za-z0-9_.]{0,100}'|\"[A-Za-z_][A-Za-z0-9_.]{0,100}\"")
