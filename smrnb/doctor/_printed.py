@@ -804,6 +804,8 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
     pkg = _site_package(text)
     cuda = _cuda_release(text)
     jit = bool(_JIT_WORD_RE.search(text) and _JIT_RE.search(text))
+    low = text.lower()
+    tf_only = "tensorflow" in low and "torch" not in low
     out: list[str] = []
     for c in f.fix.commands if f.fix else ():
         if jit and re.search(r"pip install [^#]*<package>", c):
@@ -860,6 +862,10 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         c = _wsl_guard(c, text, facts)
         if not c:
             continue
+        if tf_only and (re.search(r"\btorch\b", c.split("   #")[0]) or "<package" in c):
+            continue  # (round 28c) a TensorFlow text without torch: no torch command, no package left unnamed
+        if c.startswith("OPENBLAS_CORETYPE=") and not _ARM_SHOWN_RE.search(text):
+            continue  # (round 28c) OpenBLAS' ARM core types only where the text shows an ARM machine
         c = pip_names(_distro_gcc(c, text))
         c = _jobs_unnamed(c)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
@@ -996,6 +1002,11 @@ _CC_GCC_RE = re.compile(r"^export CC=gcc-(\d{1,2}) CXX=g\+\+-\d{1,2} CUDAHOSTCXX
 _FEDORA_RE = re.compile(r"\bfedora\b|\.fc\d{2}\b", re.IGNORECASE)
 _EL_RE = re.compile(r"\b(?:centos|rhel|red hat enterprise|rocky|almalinux|alma linux)\b|\.el[789]\b", re.IGNORECASE)
 _EL7_RE = re.compile(r"\b(?:centos|rhel|red hat enterprise linux)(?: linux)?(?: release)? ?7\b|\.el7\b", re.IGNORECASE)
+
+
+#: (round 28c) an ARM machine the text shows (its architecture, a Jetson/Tegra board, an ARM server or core)
+_ARM_SHOWN_RE = re.compile(r"aarch64|arm64|\barmv\d|\barm\b|jetson|tegra|\borin\b|raspberry|graviton|cortex-a|neoverse|"
+                           r"ampere altra", re.IGNORECASE)
 
 
 def _distro_gcc(c: str, text: str) -> str:

@@ -1296,7 +1296,10 @@ def _gpu_name_re() -> re.Pattern[str]:
     from smrnb.doctor import tables
 
     pats = "|".join(f"(?:{p.pattern.pattern})" for p in tables._gpu_patterns())
-    return re.compile(r"(?:NVIDIA |Tesla |GeForce |Quadro )?(?:" + pats + r")(?: [A-Za-z0-9]{1,8}){0,2}")
+    # (round 28c) a model's suffix words ("Ti", "SUPER", "80GB"), not the sentence's next words ("with CUDA", "GPU with",
+    # "after updating")
+    return re.compile(r"(?:NVIDIA |Tesla |GeForce |Quadro )?(?:" + pats + r")(?: (?!(?i:with|gpu|gpus|is|are|and|or|on|"
+                      r"for|the|cuda|in|at|has|was|not|after|before|from|to|of|but|but|card|node)\b)[A-Za-z0-9]{1,8}){0,2}")
 
 
 def _gpu_name(line: str) -> str | None:

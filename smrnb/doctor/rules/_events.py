@@ -760,8 +760,22 @@ def default_build(code: str, ev: Mapping[str, Any]) -> dict[str, Any]:
     first = list(ev.get("codes") or ())[:1]
     meaning = str((ev.get("meaning") if not first or first[0] == code else None) or CODES[code].meaning)
     # the first clause, its parentheses left out ("On NVSwitch systems (HGX/DGX) CUDA cannot start ..." keeps its end)
-    title = re.sub(r" \([^()]{0,200}\)", "", meaning.split(": ")[0]).rstrip(".")
+    title = re.sub(r" \([^()]{0,200}\)", "", first_clause(meaning)).rstrip(".")
     return {"title": cut_at_word(title, 160), "commands": [CODES[code].check] if CODES[code].check else []}
+
+
+def first_clause(meaning: str) -> str:
+    """(round 28c) A row's meaning up to its first ': ' or '; ' outside parentheses ("... not on PATH (on Windows: no Visual
+    Studio developer environment)." is one clause, not cut inside its parenthesis)."""
+    depth = 0
+    for i, ch in enumerate(meaning):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif ch in ":;" and depth == 0 and meaning[i + 1:i + 2] == " ":
+            return meaning[:i]
+    return meaning
 
 
 #: how often a cause is the root when a text shows several (lower first): a broken driver before the

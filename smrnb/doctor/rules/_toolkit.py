@@ -26,7 +26,7 @@ from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._abi import torch_header_of_torch
 from smrnb.doctor.rules._context import env_fix_commands, layer
-from smrnb.doctor.rules._events import builds, events, finding, from_text, has_sign, resolve, value
+from smrnb.doctor.rules._events import builds, events, finding, first_clause, from_text, has_sign, resolve, value
 
 CODES = meanings("rules.toolkit")  # this module's codes, from the one table (codes.py)
 
@@ -304,7 +304,7 @@ def _build_dep(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        f"source (PyPI or its project's install page), then {parent}.",
                 "commands": [f"python -m pip install {dep}", f"python -m pip install {parent}   # with the same -f page"]}
     what = h or (f"-l{lib}" if lib else None)
-    said = str(ev.get("meaning") or "").split(": ")[0].rstrip(".")  # a table row's own sentence, already a title
+    said = re.sub(r" \([^()]{0,200}\)", "", first_clause(str(ev.get("meaning") or ""))).rstrip(".")  # the row's own title
     return {"title": f"The build needs {what}, which is not installed" if what else said or
             "A build dependency is missing", "commands": [cmd]}
 

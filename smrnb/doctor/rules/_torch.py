@@ -306,6 +306,12 @@ _TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, an
                    "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 28c) torch checks shapes and devices on the host before any kernel is launched: the error is raised
+    # synchronously at the call the traceback names (no CUDA_LAUNCH_BLOCKING needed)
+    "mat_shapes": ["# raised at the call the traceback's last frame of your code names, before any kernel runs: print "
+                   "x.shape there and compare it with the layer's in_features (nn.Linear(in_features, ...))"],
+    "two_devices": ["# raised at the call the traceback's last frame of your code names, before any kernel runs: print "
+                    "each tensor's .device there and move them to one (model.to(device), x.to(device))"],
     # (round 27c) the tools' own words for the calling code's mistake
     "mmcv_imread_not_array_or_path": ["# print the value passed to inference_detector / imread: a path string or a "
                                       "numpy array, not None or a PIL image",
