@@ -1021,8 +1021,8 @@ def _distro_gcc(c: str, text: str) -> str:
     apt = c.startswith("sudo apt-get")
     if _FEDORA_RE.search(text):
         if apt:
-            return (f"conda install -c conda-forge gxx_linux-64={n}   # gcc {n} in a conda environment (Fedora has no "
-                    "apt-get)")
+            return (f"conda install -c conda-forge gxx_linux-64={n}   # gcc {n} in a conda environment, beside Fedora's "
+                    "own gcc")
         cc = '"$CONDA_PREFIX/bin/x86_64-conda-linux-gnu-gcc"'
         cxx = '"$CONDA_PREFIX/bin/x86_64-conda-linux-gnu-g++"'
         return f"export CC={cc} CXX={cxx} CUDAHOSTCXX={cxx}   # conda-forge's gcc {n}"

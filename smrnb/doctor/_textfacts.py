@@ -763,6 +763,8 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                  "after apt upgrade", "after system update", "after updating ubuntu",
                                  "unattended-upgrade"), False),
     ("dataloader", "torch", ("dataloader", "num_workers", "data loader worker"), True),
+    # (round 28c) NVIDIA's fabric manager named (its service, its log): an NVSwitch system's fabric in question
+    ("fabric_manager", "driver", ("fabricmanager", "fabric manager", "fabric-manager"), True),
     # a process forked from one that may have initialised CUDA (CUDA's state does not survive fork: the child's cuInit
     # or first call fails)
     ("forked_child", "driver", ("multiprocessing", "os.fork", "forked", "fork()", "set_start_method",

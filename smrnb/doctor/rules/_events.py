@@ -277,8 +277,7 @@ def _device_count_reading(facts: Facts, c: list[str]) -> tuple[list[str], str] |
 
 def _fabric_named(facts: Facts) -> bool:
     """(round 28c) a line the text reader read names NVIDIA's fabric manager (its service or its own log)."""
-    return any("fabricmanager" in str(e.get("line") or "").lower() or "fabric manager" in str(e.get("line") or "").lower()
-               for ly in ("driver", "context", "torch") for e in (facts.get(ly) or {}).get("events") or ())
+    return has_sign(facts, "fabric_manager")
 
 
 #: faults of a kernel while it runs or is launched (driver_types.h / cuda.h): the kernel's own code, or its inputs

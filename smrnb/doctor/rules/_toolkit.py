@@ -26,7 +26,16 @@ from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._abi import torch_header_of_torch
 from smrnb.doctor.rules._context import env_fix_commands, layer
-from smrnb.doctor.rules._events import builds, events, finding, first_clause, from_text, has_sign, resolve, value
+from smrnb.doctor.rules._events import (
+    builds,
+    events,
+    finding,
+    first_clause,
+    from_text,
+    has_sign,
+    resolve,
+    value,
+)
 
 CODES = meanings("rules.toolkit")  # this module's codes, from the one table (codes.py)
 
