@@ -565,30 +565,68 @@ def _xformers_beside_cuda_torch(facts: Facts, ev: Mapping[str, Any]) -> bool:
         and "build with cuda support" not in line and "device=cpu" not in line
 
 
+def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
+    """(round 28c) Readings the text's own facts rule out: a CPU-only torch where the text shows torch's CUDA build
+    (+cuXYZ) and the message itself does not say torch has no CUDA ("Torch not compiled with CUDA enabled" is the
+    running torch's own word, whatever a listing shows); a binary of another CUDA where the same binary loads in a
+    terminal."""
+    if "cpu_only_torch_with_gpu" in c and len(c) > 1 and value(facts, "torch", "cuda") and not value(
+            facts, "torch", "cpu_build") and "compiled with cuda" not in str(ev.get("line") or "").lower():
+        c.remove("cpu_only_torch_with_gpu")
+    if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
+        c.remove("prebuilt_binary_wrong_cuda")
+    return c
+
+
+def _worked_before(facts: Facts) -> str:
+    """What decides a driver that worked before: the kernel update the text names (its module must be rebuilt), else
+    a state of the driver with the setup unchanged."""
+    if any("kernel" in str(e.get("phrase") or "") for e in events(facts, "driver", "sign") if e.get("sign") == "worked_before"):
+        return "the GPU worked before the kernel update the text names: the driver's module must be built (DKMS) and " \
+               "loaded for the new kernel"
+    return "the GPU worked on this machine before and the setup did not change"
+
+
+def _hardware_decides(s: set[str], facts: Facts) -> tuple[list[str], str] | None:
+    """(round 28c) The kernel's own log (an NVRM Xid line whose row reads a hardware fault only) says the GPU failed:
+    not a driver module that is not loaded."""
+    if not {"driver_broken", "gpu_hardware_fault"} <= s:
+        return None
+    hw = next((e for e in events(facts, "driver", "message") if list(e.get("codes") or ()) == ["gpu_hardware_fault"]),
+              None)
+    if hw is None:
+        return None
+    return ["gpu_hardware_fault", "driver_broken"], (
+        f"the text's kernel log reports the GPU's own failure ({str(hw.get('line') or '').strip()[:90]})")
+
+
+def _wsl_decides(c: list[str], s: set[str], facts: Facts) -> tuple[list[str], str] | None:
+    """(round 28c) Under WSL2 (no container, no job) the Windows driver gives the GPU: one older than R470, CUDA on WSL
+    2's first production drivers, is the driver's reading first; else the GPU not given to WSL."""
+    if not value(facts, "context", "wsl") or value(facts, "context", "container") or value(facts, "context", "slurm"):
+        return None
+    dv = str(value(facts, "driver", "driver_version") or "")
+    if "driver_broken" in s and re.fullmatch(r"\d{3}(?:\.\d+)*", dv) and int(dv[:3]) < _WSL_MIN_DRIVER:
+        c = ["driver_broken"] + [x for x in c if x not in ("driver_broken", "no_gpu")]
+        return c[:MAX_READINGS], (f"under WSL2 the Windows NVIDIA driver gives the GPU, and the text's {dv} is older "
+                                  f"than R{_WSL_MIN_DRIVER}, the first production drivers with CUDA on WSL 2")
+    c = ["gpu_not_exposed_to_process"] + [x for x in c if x not in ("gpu_not_exposed_to_process", "no_gpu")]
+    return c, "under WSL2 the Windows NVIDIA driver gives the GPU to WSL (no Linux driver inside it)"
+
+
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
-    c = [x for x in codes if x in CODES]
-    if "cpu_only_torch_with_gpu" in c and len(c) > 1 and value(facts, "torch", "cuda") and \
-            not value(facts, "torch", "cpu_build"):
-        c.remove("cpu_only_torch_with_gpu")  # (round 28c) the text shows torch's CUDA build (+cuXYZ): no CPU-only reading
-    if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
-        c.remove("prebuilt_binary_wrong_cuda")  # (round 28c) the same binary loads in a terminal: not of another CUDA
+    c = _ruled_out([x for x in codes if x in CODES], facts, ev)
     s = set(c)
     said = _message_decides(c, s, facts, ev) or _driver_state_decides(c, facts, ev) or \
-        _platform_decides(c, s, facts, ev)
+        _platform_decides(c, s, facts, ev) or _hardware_decides(s, facts)
     if said:
         return said
 
     def first(code: str, how: str) -> tuple[list[str], str]:
         return [code], how
 
-    if {"driver_broken", "gpu_hardware_fault"} <= s:
-        hw = next((e for e in events(facts, "driver", "message") if list(e.get("codes") or ()) == ["gpu_hardware_fault"]),
-                  None)
-        if hw is not None:  # (round 28c) the kernel's own log (an Xid) says the GPU failed: not a module not loaded
-            return ["gpu_hardware_fault", "driver_broken"], (
-                f"the text's kernel log reports the GPU's own failure ({str(hw.get('line') or '').strip()[:90]})")
     if {"cudart_not_found", "prebuilt_binary_wrong_cuda"} <= s:
         lm, have = _lib_major(ev), cuda_majors(facts)
         if lm and have:
@@ -634,17 +672,8 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             "the display went black with the error: Windows' display-driver watchdog (TDR) reset the GPU under a "
             "long kernel")
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
-        wsl_only = value(facts, "context", "wsl") and not (value(facts, "context", "container")
-                                                           or value(facts, "context", "slurm"))
-        dv = str(value(facts, "driver", "driver_version") or "")
-        if wsl_only and "driver_broken" in s and re.fullmatch(r"\d{3}(?:\.\d+)*", dv) and int(dv[:3]) < _WSL_MIN_DRIVER:
-            # (round 28c) WSL2's GPU is the Windows driver's; one older than CUDA on WSL 2's first production drivers
-            c = ["driver_broken"] + [x for x in c if x not in ("driver_broken", "no_gpu")]
-            return c[:MAX_READINGS], (f"under WSL2 the Windows NVIDIA driver gives the GPU, and the text's {dv} is older "
-                                      f"than R{_WSL_MIN_DRIVER}, the first production drivers with CUDA on WSL 2")
-        if wsl_only:
-            c = ["gpu_not_exposed_to_process"] + [x for x in c if x not in ("gpu_not_exposed_to_process", "no_gpu")]
-            return c, "under WSL2 the Windows NVIDIA driver gives the GPU to WSL (no Linux driver inside it)"
+        if wsl := _wsl_decides(c, s, facts):
+            return wsl
         if _in_container_or_job(facts):
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
             if "no_gpu" in c and not _runtime_reports_host(ev):
@@ -660,11 +689,7 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             # the GPU worked here and nothing in the setup changed: the driver's state (a kernel or driver update
             # without a reboot, a module unloaded, a suspend), not a missing GPU or a process not given it
             c = ["driver_broken"] + [x for x in c if x not in ("driver_broken", "no_gpu")]
-            if any("kernel" in str(e.get("phrase") or "") for e in events(facts, "driver", "sign")
-                   if e.get("sign") == "worked_before"):  # (round 28c) the kernel changed: its module must be rebuilt
-                return c[:MAX_READINGS], ("the GPU worked before the kernel update the text names: the driver's module "
-                                          "must be built (DKMS) and loaded for the new kernel")
-            return c[:MAX_READINGS], "the GPU worked on this machine before and the setup did not change"
+            return c[:MAX_READINGS], _worked_before(facts)
         if _has_gpu(facts) and "no_gpu" in s:
             c.remove("no_gpu")
             return c, "the machine has an NVIDIA driver and GPU (nvidia-smi answers)"
