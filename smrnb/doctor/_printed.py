@@ -430,6 +430,30 @@ def _arch_variable(c: str, text: str) -> str:
     return c
 
 
+#: (round 28b) the arch list the text itself builds with, and a printed one
+_TEXT_ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST=[\"']?((?:\d{1,2}\.\d(?:\+PTX)?[; ]?){1,12})")
+_PRINTED_ARCH_LIST_RE = re.compile(r'TORCH_CUDA_ARCH_LIST="((?:\d{1,2}\.\d(?:\+PTX)?;?){1,12})"')
+_RM_BUILD_REMOTE_RE = re.compile(r"^rm -rf build/ && (?=[^#]*\bpip3? install\b(?![^#]*\s\.(?:\s|$))[^#]*"
+                                 r"(?:git\+https?://|\s[A-Za-z][\w.-]*(?:==[\w.+-]+)?(?:\s|$)))")
+
+
+def _build_kept(c: str, text: str) -> str:
+    """(round 28b, blind audit 28) A printed source build keeps every arch the text builds for (an A6000's 8.6
+    beside an H100's 9.0), and ``rm -rf build/`` only where pip builds the current folder (``.``): joined to a
+    ``git+https`` or a PyPI name it would delete a build/ of whatever folder the user is in."""
+    if not re.search(r"\bpip3? install\b[^#]*\s\.(?:\s|$)", c.split("#", 1)[0]):
+        c = re.sub(r"^rm -rf build/ && ", "", c) if c.startswith("rm -rf build/ && ") and "pip" in c else c
+    printed, shown = _PRINTED_ARCH_LIST_RE.search(c), _TEXT_ARCH_LIST_RE.search(text)
+    if printed and shown:
+        have = printed.group(1).split(";")
+        more = [a for a in re.split(r"[; ]", shown.group(1)) if a and a.replace("+PTX", "") not in
+                {h.replace("+PTX", "") for h in have}]
+        if more:
+            both = sorted(set(have + more), key=lambda a: float(a.replace("+PTX", "")))
+            c = c.replace(printed.group(0), f'TORCH_CUDA_ARCH_LIST="{";".join(both)}"', 1)
+    return c
+
+
 #: (round 27b) mmcv 1.x came as two packages: mmcv-full, with the CUDA ops (mmcv.ops, its compiled mmcv._ext), and
 #: mmcv, the lite build without them (open-mmlab's mmcv 1.x README / docs/en/get_started/installation.md "There are
 #: two versions of MMCV": mmcv-full "comprehensive, with full features and various CUDA ops out of box", mmcv "lite,
@@ -450,6 +474,48 @@ def _mmcv_full(c: str, text: str) -> str:
     return ('pip install -U openmim && mim install "mmcv-full<2"   # mmcv 1.x with its CUDA ops is the package '
             "mmcv-full (mmcv<2 from PyPI is the lite build, without mmcv.ops); mim picks its wheel for this torch and "
             "CUDA" + (f"; {m.group(2).strip().lstrip('#').strip()}" if m.group(2).strip() else ""))
+
+
+#: (round 28b, blind audit 28) an unpinned reinstall or uninstall of mmcv the rules print, and the mmcv the text shows
+_MMCV_PLAIN_RE = re.compile(r"^(?P<head>(?:python -m )?pip3? (?P<verb>install|uninstall -y)\b[^#]*?\s)mmcv(?=\s|$)(?![^#]*[=<>])")
+_MMCV_SHOWN_RE = re.compile(r"\bmmcv([-_]full)?(?:==|\s+v?|-)(\d\.\d{1,2}\.\d{1,2}(?:rc\d)?)\b", re.IGNORECASE)
+
+
+def _mmcv_release(c: str, text: str, facts: Mapping[str, Any] | None) -> str:
+    """(round 28b) mmcv as the text shows it: ``mmcv-full`` uninstalled by its own name; never an unpinned
+    ``pip install mmcv`` (PyPI's newest: mmcv 2.2 is refused by mmdet 3.x, mmcv 2 is another API than mmcv-full 1.x)
+    but the text's release from OpenMMLab's index for the text's torch and CUDA (mmcv's installation docs:
+    ``pip install mmcv==2.1.0 -f https://download.openmmlab.com/mmcv/dist/cu121/torch2.1/index.html``), pip
+    building that release from source against the installed torch where the index has no wheel for them."""
+    if re.match(r"^# or rebuild against this torch: pip install\b[^#]*\smmcv$", c):
+        return ""  # the pinned line below is that rebuild where OpenMMLab has no wheel
+    m = _MMCV_PLAIN_RE.match(c)
+    if not m or "mim install" in c:
+        return c
+    shown = _MMCV_SHOWN_RE.search(text)
+    full = bool(re.search(r"mmcv[-_]full", text, re.IGNORECASE)) and not (shown and not shown.group(1)
+                                                                            and shown.group(2).startswith("2"))
+    name = "mmcv-full" if full else "mmcv"
+    if m.group("verb") != "install":
+        return f"pip uninstall -y {name}" + ("   #" + c.split("#", 1)[1] if "#" in c else "")
+    rel = shown.group(2) if shown else ""
+    if not rel:
+        return (f'pip install -U openmim && mim install "{name}==<the release the project needs>"   # never an '
+                "unpinned mmcv (PyPI's newest is another API; mmdet 3.x refuses mmcv 2.2); mim picks the wheel "
+                "made for this torch and CUDA")
+    tv, tc = _value(facts, "version_base"), _value(facts, "cuda")
+    mm = ".".join(str(tv).split(".")[:2]) if tv else ""
+    if not (mm and tc):
+        return (f'pip install -U openmim && mim install "{name}=={rel}"   # the release the text shows; mim picks '
+                "its wheel made for this torch and CUDA")
+    return (f'pip install --no-build-isolation --no-deps "{name}=={rel}" -f https://download.openmmlab.com/mmcv/dist/'
+            f"cu{str(tc).replace('.', '')}/torch{mm}/index.html   # the release the text shows, OpenMMLab's wheel "
+            f"for torch {mm} and CUDA {tc} where it publishes one, else built here against this torch")
+
+
+def _value(facts: Mapping[str, Any] | None, key: str) -> Any:
+    d = (facts or {}).get("torch") or {}
+    return d.get(key) if isinstance(d, Mapping) else None
 
 
 #: (round 27b) the newest Python each release line below a pin the rules print supports (its wheels on PyPI and its
@@ -821,8 +887,9 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             if f"/usr/local/cuda-{tc or cuda}" in c:
                 c = c.replace("cuda-toolkit-<x>-<y>", "cuda-toolkit-" + (tc or cuda).replace(".", "-"))
         c = _compute_cap(c, facts, text)
-        c = _arch_variable(c, text)
+        c = _build_kept(_arch_variable(c, text), text)
         c = _pin_for_python(_mmcv_full(_release_named(_works_filled(c, text), text), text), text)
+        c = _mmcv_release(c, text, facts)
         lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
         if lib:  # macOS' dyld names the library that should define the symbol
             c = c.replace("<the library that should define it>", lib.group(1))
@@ -867,6 +934,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if c.startswith("OPENBLAS_CORETYPE=") and not _ARM_SHOWN_RE.search(text):
             continue  # (round 28c) OpenBLAS' ARM core types only where the text shows an ARM machine
         c = pip_names(_distro_gcc(c, text))
+        c = _no_deps(c)
         c = _jobs_unnamed(c)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
@@ -1125,6 +1193,25 @@ def _pip_names(c: str) -> str:
     args = re.sub(r"\([^()]*\)|[()]", " ", m.group(2))
     args = " ".join(a for a in args.split() if a != "/" and a not in ("and", "or"))
     return f"{m.group(1)} {args}{m.group(3) or ''}" if args else c
+
+
+#: (round 28b) a pip install that force-reinstalls, and what it installs (its non-option words before any comment)
+_FORCE_RE = re.compile(r"^(?P<head>.*?\bpip3? install\b)(?P<args>[^#]*?--force-reinstall\b[^#]*?)(?P<tail>\s*(?:#.*)?)$")
+_OPTION_VALUE_RE = re.compile(r"\s(?:-f|--find-links|--index-url|--extra-index-url|-i|-c|-r|--config-settings|-C)[ =]\S+")
+
+
+def _no_deps(c: str) -> str:
+    """(round 28b, blind audit 28) ``--force-reinstall`` makes pip reinstall every dependency too, from the index:
+    torch (and numpy) replaced under gsplat, mmcv, pytorch3d, torch-scatter. A printed force-reinstall of anything but
+    torch itself gets ``--no-deps`` (torch's own keeps its dependencies: its CUDA libraries and triton come with it)."""
+    m = _FORCE_RE.match(c)
+    if not m or "--no-deps" in c:
+        return c
+    names = [re.split(r"[=<>!~\[ ]", a.strip("'\""), maxsplit=1)[0].lower()
+             for a in _OPTION_VALUE_RE.sub(" ", m.group("args")).split() if not a.startswith("-")]
+    if "torch" in names or "pytorch" in names:
+        return c
+    return m.group("head") + m.group("args").replace("--force-reinstall", "--force-reinstall --no-deps", 1) + m.group("tail")
 
 
 def _once(cmds: list[str]) -> tuple[str, ...]:
@@ -1720,6 +1807,38 @@ def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | Non
             fn.cache_clear()
 
 
+#: (round 28b) a printed command that replaces torch: a pip install whose targets include torch itself
+_TORCH_REPLACED_RE = re.compile(r"^(?:python3? -m |py(?: -3\.\d+)? -m )?pip3? install\b[^#]*?\s['\"]?torch(?:[=<>~!]|['\"]?(?:\s|$))")
+_TORCH_WORD_RE = re.compile(r"torch", re.IGNORECASE)
+
+
+def _torch_kept(f: Finding, cmds: tuple[str, ...], text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """(round 28b, blind audit 28) No torch replacement the text does not implicate: none where the text shows no
+    torch at all (an nvcc program of the user's own, deviceQuery in a container), none for a CPU-only-torch reading
+    where the text shows torch's CUDA build (``2.1.0+cu121``)."""
+    cuda_torch = bool(_torch_cuda(facts)) and not _value(facts, "cpu_build")
+    if _TORCH_WORD_RE.search(text):
+        if f.code != "cpu_only_torch_with_gpu" or not cuda_torch:
+            return cmds
+        kept = tuple(c for c in cmds if not _TORCH_REPLACED_RE.match(c))
+        return kept if kept else cmds
+    # no torch in the text: no torch command at all (its checks, its reinstall, its extension builder's arch list)
+    kept = [c for c in cmds if not _TORCH_WORD_RE.search(c)]
+    own = _NVCC_ARCH_RE.search(text)
+    cc = _gpu_cc(facts, text)[1].replace(".", "")
+    if own and cc.isdigit() and cc != own.group(2) and f.code in ("torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu",
+                                                                   "unsupported_gpu_arch"):
+        # the user's own nvcc command: its -arch replaced by code for this GPU (and the arch it asked for kept)
+        line = own.group(0).strip()
+        gen = f"-gencode arch=compute_{cc},code=sm_{cc} -gencode arch=compute_{own.group(2)},code=sm_{own.group(2)}"
+        kept.append(line.replace(own.group(1), gen, 1) + f"   # code for this GPU (sm_{cc}); sm_{own.group(2)} kept")
+    return tuple(kept) if kept else cmds
+
+
+#: (round 28b) the text's own nvcc command line with a single -arch=sm_XX
+_NVCC_ARCH_RE = re.compile(r"(?m)(?<![\w/.-])nvcc\s[^\n#|;&]*?(-arch[= ]sm_(\d{2,3}))(?![\w])[^\n#|;&]*")
+
+
 def _true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:
     text, facts = _without_secrets(text, facts)
     out = []
@@ -1737,7 +1856,7 @@ def _true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | No
         if f.fix is None or not f.fix.commands:
             out.append(f)
             continue
-        cmds = _commands(f, text, facts)
+        cmds = _torch_kept(f, _commands(f, text, facts), text, facts)
         f, cmds = _on_private_index(f, cmds, text)
         out.append(f if cmds == f.fix.commands else replace(f, fix=Fix(f.fix.why, cmds, f.fix.docs)))
     return out

@@ -969,10 +969,19 @@ def _scan_symbols(r: _Reader, line: str, low: str) -> None:
 _BARE_CPU_VER_RE = re.compile(r"(?<![\w.+-])([12]\.[0-9]{1,2}\.[0-9]{1,2})\+cpu\b")
 
 
+def _in_url(line: str, at: int) -> bool:
+    """(round 28b) Whether position ``at`` of ``line`` lies in a URL: a wheel page named for a torch release
+    (PyG's https://data.pyg.org/whl/torch-2.0.0+cu118.html) says which torch a wheel was made for, not which is installed."""
+    start = max(line.rfind(ch, 0, at) for ch in " \t(<'\"`")
+    return "://" in line[start + 1: at]
+
+
 def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "torch" in low:
         for m in _TORCH_VER_RE.finditer(line):
             ver, tag = m.group(1), (m.group(2) or "").lower()
+            if _in_url(line, m.start()):
+                continue  # (round 28b) a wheel page's name (data.pyg.org/whl/torch-2.0.0+cu118.html), not the torch installed
             if _WISHED_RE.search(low[max(0, m.start() - 40): m.start()]):
                 r.fact("torch", "version_wanted", ver + (f"+{tag}" if tag else ""), line)
                 continue  # the release the user expected, not the one installed
@@ -1017,10 +1026,13 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
         _cuda_named(r, line, low)
     if "torch" in low and "+" in line:
         for m in _TAGGED_VER_RE.finditer(line):
+            if _in_url(line, m.start()):
+                continue
             if _WISHED_RE.search(low[max(0, m.start() - 40): m.start()]):
                 r.fact("torch", "version_wanted", f"{m.group(1)}+{m.group(2).lower()}", line)
-            elif not any(c in low[max(0, m.start() - 16): m.start()] for c in _COMPANIONS) and not _other_package(
-                    low[max(0, m.start() - 40): m.start()]):
+            elif not any(c in low[max(0, m.start() - 60): m.start()].rstrip(" \t=:v")[-16:] for c in _COMPANIONS) \
+                    and not _other_package(low[max(0, m.start() - 40): m.start()]):
+                # (round 28b) a companion's name before its version, also across `pip list`'s column padding
                 _torch_version(r, m.group(1), m.group(2).lower(), line)
     if "libtorch-" in low and "shared-with-deps" in low:
         # the LibTorch archive's name tells its string ABI: libtorch-cxx11-abi-shared-with-deps-X (new, std::__cxx11)
@@ -2438,6 +2450,9 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
         if "__version__" in prev_version and len(line) < 40:  # (round 25a) a REPL's value of X.__version__
             for name, ver in _VERSION_ATTR_RE.findall(f"{prev_version.strip()} -> {line.strip()}")[:1]:
                 _note_release(r, name.lower(), ver, line)
+                tagged = _TAGGED_VER_RE.fullmatch(line.strip()) if name.lower() == "torch" else None
+                if tagged:  # (round 28b) torch's own answer, "2.4.0+cu124", names its CUDA build
+                    _torch_version(r, tagged.group(1), tagged.group(2).lower(), line)
         prev_version = line
         if echoed and not line.lstrip().startswith(("$", "#", ">")) and " " not in line.strip():
             _scan_paths(r, f"${echoed.group(1)} = {line.strip()}", f"${echoed.group(1)} = {line.strip()}".lower())

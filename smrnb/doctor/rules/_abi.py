@@ -305,12 +305,12 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
     elif flag is None and flavour != "none":
         evidence.append("if torch is an old-ABI build (pip wheels before 2.7) this reading changes: "
                         "`python -c \"import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)\"` decides")
-    want = "1" if flag else "0" if flag is not None else "<torch's flag>"
     if code == "cxx11_abi_mismatch":
         title = f"Undefined symbol {short}: the extension and torch use different C++ ABIs"
         cmds = ["python -c \"import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)\"",
-                f"rm -rf build/ && CXXFLAGS=-D_GLIBCXX_USE_CXX11_ABI={want} pip install --no-build-isolation "
-                "--no-cache-dir --force-reinstall .   # rebuild with torch's ABI flag"]
+                "rm -rf build/ && pip install --no-build-isolation --no-cache-dir --force-reinstall .   # in the "
+                "extension's source tree, no CXXFLAGS/CFLAGS that set -D_GLIBCXX_USE_CXX11_ABI: torch's "
+                "cpp_extension passes torch's own flag (never force it by hand)"]
     else:
         title = f"Undefined symbol {short}: the extension was built against another torch"
         cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\""]

@@ -218,9 +218,11 @@ def _cudart(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
              "RPATH-loaded runtime is already mapped", *([f"where {lib}", "pip list | findstr nvidia-"] if win else
                                                           [f"ldconfig -p | grep {lib.split('.so')[0]}",
                                                            "pip list 2>/dev/null | grep nvidia-"])]
-    if m:
-        cmds.append(runtime_wheel_command(m) + "   # the runtime as a pip wheel")
     tc = value(facts, "torch", "cuda")
+    if m and not (tc and major(str(tc)) and major(str(tc)) != m):
+        # (round 28b, blind audit 28) never a CUDA m runtime beside a torch of another CUDA major: two runtimes in
+        # one process; there the binary needs its build for torch's CUDA (prebuilt_binary_wrong_cuda)
+        cmds.append(runtime_wheel_command(m) + "   # the runtime as a pip wheel")
     evidence += [f"the binary asks for {lib}" + (f" (CUDA {m}.x)" if m else "")] + ([f"torch here is built for CUDA {tc}"]
                                                                                     if tc else [])
     return {"title": f"{_who(ev)}{lib} not found by the loader" if ev.get("from") == "live" else
