@@ -1496,6 +1496,10 @@ _TYPO_SUGGESTED_RE = re.compile(r"has no attribute '([A-Za-z_]\w{0,80})'\.? Did 
 _CUDA_SHOWN_RE = re.compile(r"cuda|\bgpu|device-side|nvidia|cudnn|cublas|nccl", re.IGNORECASE)
 
 
+#: (round 28b) Windows' py launcher with a version running a script (``py -3.12 demo.py``)
+_PY_LAUNCHER_RE = re.compile(r"(?m)(?:^|>\s*|\$\s+)(py -3(?:\.\d{1,2})?)\s+[\w.\\/:-]+\.py\b")
+
+
 def _by_text(f: Finding, text: str) -> Finding:
     """A fix the text tells more precisely than the code's own: the package a library's own check belongs to, an
     OpenGL reading without nvdiffrast, a Slurm refusal of a job that asks for no GPU."""
@@ -1542,6 +1546,13 @@ def _by_text(f: Finding, text: str) -> Finding:
         # (round 27b) NVML's own words under WSL2, where no Linux kernel module exists to be loaded
         title = ("NVIDIA driver not reachable under WSL2: NVML says 'GPU access blocked by the operating system' (the "
                  "Windows host's driver decides)")
+    launcher = _PY_LAUNCHER_RE.search(text) if f.code == "torch_not_installed" else None
+    if launcher and "torch" in f.title.split(" is not installed")[0] and not any(" -m pip install" in c for c in cmds):
+        # (round 28b, blind audit 28) Windows' py launcher picks the interpreter: its pip is that Python's
+        py = launcher.group(1)
+        cmds = [f"{py} -c \"import sys; print(sys.executable)\"   # the Python that ran the script",
+                f"{py} -m pip install torch --index-url https://download.pytorch.org/whl/cu126   # into that Python; "
+                "a CUDA variant the driver supports (nvidia-smi's 'CUDA Version'), whl/cpu without an NVIDIA GPU"]
     if f.code == "host_compiler_unsupported" and "C++ runtime" not in title:
         cmds, title, why = _host_compiler(f, text, cmds, title, why)
     if f.code == "slurm_gpu_request_rejected" and not _SLURM_GPU_RE.search(text) and re.search(

@@ -221,3 +221,30 @@ def test_no_abi_flag_forced_by_hand():
     cmds = _all_commands(text)
     assert not [c for c in cmds if "-D_GLIBCXX_USE_CXX11_ABI=" in c and not c.lstrip().startswith("#")], cmds
     assert not [c for c in cmds if "<torch's flag>" in c], cmds
+
+
+# ---- H4, F10, F11 ----
+
+def test_an_arch_newer_than_torch_gets_no_older_arch_list():
+    text = ("(venv) $ TORCH_CUDA_ARCH_LIST=\"12.0\" pip install --no-build-isolation git+https://github.com/NVlabs/"
+            "nvdiffrast.git\n        File \"/home/o/venv/lib/python3.11/site-packages/torch/utils/cpp_extension.py\", "
+            "line 1974, in _get_cuda_arch_flags\n          raise ValueError(f\"Unknown CUDA arch ({arch}) or GPU not "
+            "supported\")\n      ValueError: Unknown CUDA arch (12.0) or GPU not supported\ntorch==2.5.1+cu124, RTX 5080\n")
+    cmds = _all_commands(text)
+    assert not [c for c in cmds if 'TORCH_CUDA_ARCH_LIST="8.6"' in c], cmds
+
+
+@pytest.mark.parametrize(("need", "gcc"), [("3.4.32", "13.2"), ("3.4.30", "12.1"), ("3.4.29", "11.1")])
+def test_glibcxx_names_the_gcc_that_first_has_it(need, gcc):
+    text = (f"ImportError: /home/x/miniconda3/envs/rec/bin/../lib/libstdc++.so.6: version `GLIBCXX_{need}' not found "
+            "(required by /home/x/miniconda3/envs/rec/lib/python3.11/site-packages/kaolin/_C.so)\n")
+    joined = "\n".join(_all_commands(text))
+    assert f"'libstdcxx-ng>={gcc}'" in joined, joined
+
+
+def test_the_py_launcher_installs_into_its_own_python():
+    text = ("C:\\Users\\lee\\proj>py -3.12 demo.py\nTraceback (most recent call last):\n  File "
+            "\"C:\\Users\\lee\\proj\\demo.py\", line 1, in <module>\n    import torch\n"
+            "ModuleNotFoundError: No module named 'torch'\n")
+    cmds = _all_commands(text)
+    assert any(c.startswith("py -3.12 -m pip install torch") for c in cmds), cmds

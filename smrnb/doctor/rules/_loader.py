@@ -856,6 +856,25 @@ def _gcc_hint(version: str | None) -> str:
     return f"GLIBCXX_{version}" if version else "the needed GLIBCXX version"
 
 
+#: (round 28b, blind audit 28) the GCC release whose libstdc++ first has GLIBCXX_3.4.N: libstdc++'s manual, ABI Policy
+#: and Guidelines, "Symbol versioning" history (https://gcc.gnu.org/onlinedocs/libstdc++/manual/abi.html: GCC 12.1.0:
+#: GLIBCXX_3.4.30, 13.1.0: 3.4.31, 13.2.0: 3.4.32, 14.1.0: 3.4.33, per the gcc r13-7295 and 2024-04 14.1 doc
+#: patches); conda-forge's libstdcxx-ng / libstdcxx carry GCC's release as their version
+_GLIBCXX_GCC = {20: "4.9", 21: "5.1", 22: "6.1", 23: "7.1", 24: "7.2", 25: "8.1", 26: "9.1", 27: "9.2", 28: "9.3",
+                29: "11.1", 30: "12.1", 31: "13.1", 32: "13.2", 33: "14.1", 34: "15.1"}
+
+
+def libstdcxx_command(version: str | None) -> str:
+    """The conda install of a libstdc++ that has ``GLIBCXX_<version>`` (3.4.32 -> GCC 13.2's), not a bound that
+    an older one satisfies."""
+    m = re.search(r"3\.4\.(\d{1,2})\b", str(version or ""))
+    gcc = _GLIBCXX_GCC.get(int(m.group(1))) if m else None
+    if not gcc:
+        return "conda install -c conda-forge 'libstdcxx-ng>=12'   # conda envs: a newer libstdc++"
+    return (f"conda install -c conda-forge 'libstdcxx-ng>={gcc}'   # conda envs: GLIBCXX_3.4.{m.group(1)} first came "
+            f"with GCC {gcc}'s libstdc++ (libstdc++'s ABI docs)")
+
+
 @rule("loader")
 def symbol_versions(facts: Mapping[str, Any]) -> Iterator[Finding]:
     lf = facts.get("loader") or {}
@@ -877,7 +896,7 @@ def symbol_versions(facts: Mapping[str, Any]) -> Iterator[Finding]:
                      f"libstdc++ {loaded}: {path} (newest GLIBCXX_{ext.get('glibcxx_loaded')})"),
                     Fix(why("libstdcxx_too_old", f"Needed: {_gcc_hint(ext.get('glibcxx_needed'))}."),
                         (f"strings {path} | grep -c GLIBCXX_{ext.get('glibcxx_needed')}   # 0 here",
-                         "conda install -c conda-forge 'libstdcxx-ng>=12'   # conda envs: newer libstdc++",
+                         libstdcxx_command(ext.get("glibcxx_needed")),
                          "ls /usr/lib/x86_64-linux-gnu/libstdc++.so.6*   # the system one, if newer: put its "
                          "directory first on LD_LIBRARY_PATH at start (smr-doctor fix kernelspec)")))
             else:
@@ -941,7 +960,7 @@ def _libstdcxx(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     path = m.group(1) if m and "/" in m.group(1) else None
     by = ev.get("required_by") or (ev.get("groups") or {}).get("by")
     cmds = ([f"strings {path} | grep -c {ver}   # 0 here"] if path else []) + [
-        "conda install -c conda-forge 'libstdcxx-ng>=12'   # conda envs: a newer libstdc++",
+        libstdcxx_command(ver),
         "ls /usr/lib/x86_64-linux-gnu/libstdc++.so.6*   # the system one, if newer: put its directory first on "
         "LD_LIBRARY_PATH at start (smr-doctor fix kernelspec)"]
     return {"title": f"{ver} not found in the libstdc++ loaded", "commands": cmds,

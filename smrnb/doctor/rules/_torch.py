@@ -995,6 +995,15 @@ def _gpu_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 @builds("arch_list_value_rejected")
 def _arch_rejected(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     arch = (ev.get("groups") or {}).get("arch") or ""
+    if re.fullmatch(r"\d{1,2}\.\d(?:\+PTX)?", arch):
+        # (round 28b, blind audit 28) a well-formed arch this torch does not know: a GPU newer than the torch; an
+        # older arch's list (8.6) builds code the GPU cannot run, so the fix is a torch that knows it first
+        return {"title": f"torch's extension builder does not know the arch {arch!r}: the GPU is newer than this torch",
+                "commands": ["python -c \"import torch; print(torch.__version__, torch.cuda.get_arch_list())\"   # the "
+                             "archs this torch knows",
+                             f"# first a torch that knows {arch} (a release and CUDA variant whose wheels carry it), "
+                             f'then TORCH_CUDA_ARCH_LIST="{arch}" again: a list without the GPU\'s own arch builds code '
+                             "it cannot run"]}
     return {"title": f"torch's extension builder does not know the arch {arch!r}" if arch else
             "torch's extension builder does not know this architecture",
             "commands": ["python -c \"import torch; print(torch.__version__)\"   # new GPUs need a newer torch",
