@@ -1820,34 +1820,16 @@ def true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | Non
 
 #: (round 28b) a printed command that replaces torch: a pip install whose targets include torch itself
 _TORCH_REPLACED_RE = re.compile(r"^(?:python3? -m |py(?: -3\.\d+)? -m )?pip3? install\b[^#]*?\s['\"]?torch(?:[=<>~!]|['\"]?(?:\s|$))")
-_TORCH_WORD_RE = re.compile(r"torch", re.IGNORECASE)
 
 
 def _torch_kept(f: Finding, cmds: tuple[str, ...], text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
-    """(round 28b, blind audit 28) No torch replacement the text does not implicate: none where the text shows no
-    torch at all (an nvcc program of the user's own, deviceQuery in a container), none for a CPU-only-torch reading
-    where the text shows torch's CUDA build (``2.1.0+cu121``)."""
+    """(round 28b, blind audit 28) No torch replacement the text contradicts: none for a CPU-only-torch reading where
+    the text shows torch's CUDA build (``2.1.0+cu121``)."""
     cuda_torch = bool(_torch_cuda(facts)) and not _value(facts, "cpu_build")
-    if _TORCH_WORD_RE.search(text):
-        if f.code != "cpu_only_torch_with_gpu" or not cuda_torch:
-            return cmds
-        kept = tuple(c for c in cmds if not _TORCH_REPLACED_RE.match(c))
-        return kept if kept else cmds
-    # no torch in the text: no torch command at all (its checks, its reinstall, its extension builder's arch list)
-    kept = [c for c in cmds if not _TORCH_WORD_RE.search(c)]
-    own = _NVCC_ARCH_RE.search(text)
-    cc = _gpu_cc(facts, text)[1].replace(".", "")
-    if own and cc.isdigit() and cc != own.group(2) and f.code in ("torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu",
-                                                                   "unsupported_gpu_arch"):
-        # the user's own nvcc command: its -arch replaced by code for this GPU (and the arch it asked for kept)
-        line = own.group(0).strip()
-        gen = f"-gencode arch=compute_{cc},code=sm_{cc} -gencode arch=compute_{own.group(2)},code=sm_{own.group(2)}"
-        kept.append(line.replace(own.group(1), gen, 1) + f"   # code for this GPU (sm_{cc}); sm_{own.group(2)} kept")
-    return tuple(kept) if kept else cmds
-
-
-#: (round 28b) the text's own nvcc command line with a single -arch=sm_XX
-_NVCC_ARCH_RE = re.compile(r"(?m)(?<![\w/.-])nvcc\s[^\n#|;&]*?(-arch[= ]sm_(\d{2,3}))(?![\w])[^\n#|;&]*")
+    if f.code != "cpu_only_torch_with_gpu" or not cuda_torch:
+        return cmds
+    kept = tuple(c for c in cmds if not _TORCH_REPLACED_RE.match(c))
+    return kept if kept else cmds
 
 
 def _true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | None) -> list[Finding]:

@@ -156,7 +156,7 @@ SCATTER = ("ana@box:~/proj$ python demo.py\n  File \"/home/ana/.venv/lib/python3
 def test_an_installed_wheels_undefined_symbol_reinstalls_it():
     cmds = _commands(SCATTER)
     assert not any("rm -rf build/" in c for c in cmds), cmds
-    assert any(c.startswith("pip install --force-reinstall --no-cache-dir torch-scatter -f https://data.pyg.org/whl/")
+    assert any(c.startswith("pip install --force-reinstall --no-deps --no-cache-dir torch-scatter -f https://data.pyg.org/whl/")
                for c in cmds), cmds
 
 
