@@ -859,7 +859,9 @@ def _gcc_hint(version: str | None) -> str:
 #: (round 28b, blind audit 28) the GCC release whose libstdc++ first has GLIBCXX_3.4.N: libstdc++'s manual, ABI Policy
 #: and Guidelines, "Symbol versioning" history (https://gcc.gnu.org/onlinedocs/libstdc++/manual/abi.html: GCC 12.1.0:
 #: GLIBCXX_3.4.30, 13.1.0: 3.4.31, 13.2.0: 3.4.32, 14.1.0: 3.4.33, per the gcc r13-7295 and 2024-04 14.1 doc
-#: patches); conda-forge's libstdcxx-ng / libstdcxx carry GCC's release as their version
+#: patches; GCC 9.2.0: 3.4.27, 9.3.0 and 10.1.0: 3.4.28, 11.1.0: libstdc++.so.6.0.29 per gcc r11-7392's abi.xml diff,
+#: read in the gcc-cvs archive; 4.9-8.1 and 15.1 as that history lists them, not re-read); conda-forge's libstdcxx-ng /
+#: libstdcxx carry GCC's release as their version
 _GLIBCXX_GCC = {20: "4.9", 21: "5.1", 22: "6.1", 23: "7.1", 24: "7.2", 25: "8.1", 26: "9.1", 27: "9.2", 28: "9.3",
                 29: "11.1", 30: "12.1", 31: "13.1", 32: "13.2", 33: "14.1", 34: "15.1"}
 
