@@ -237,3 +237,33 @@ def test_the_py_launcher_installs_into_its_own_python():
             "ModuleNotFoundError: No module named 'torch'\n")
     cmds = _all_commands(text)
     assert any(c.startswith("py -3.12 -m pip install torch") for c in cmds), cmds
+
+
+# (after round 28v's note) xformers' own "built for another torch" warning is xformers', not torchvision's: the
+# companion builder named torchvision for every companion but torchaudio
+@pytest.mark.parametrize("text", [
+    "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+    "    PyTorch 2.10.0+cu128 with CUDA 1208 (you have 2.11.0+cu130)\n"
+    "    Python  3.10.19 (you have 3.13.9)\n"
+    "  Please reinstall xformers (see https://github.com/facebookresearch/xformers#installing-xformers)\n",
+    "Aug 12 10:38:34 host app[1]: [xformers|WARNING]WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. "
+    "xFormers was built for:\nAug 12 10:38:34 host app[1]:     PyTorch 2.1.0+cu121 with CUDA 1201 (you have "
+    "2.3.1+cu121)\nAug 12 10:38:34 host app[1]:     Python  3.10.13 (you have 3.10.14)\n",
+])
+def test_xformers_built_for_another_torch_is_xformers_not_torchvision(text):
+    f = explain_result(text, similar=False).findings[0]
+    assert f.code == "companion_built_for_other_torch"
+    assert "xformers" in f.title and "torchvision" not in f.title
+    cmds = " ".join(f.fix.commands)
+    assert "torchvision" not in cmds and "xformers" in cmds
+    assert "--force-reinstall torch" not in cmds
+
+
+def test_torchvision_companion_stays_torchvision():
+    text = ("RuntimeError: Couldn't load custom C++ ops. This can happen if your PyTorch and torchvision versions are "
+            "incompatible, or if you had errors while compiling torchvision from source. For further information on "
+            "the compatible versions, check https://github.com/pytorch/vision#installation for the compatibility "
+            "matrix.\ntorch 2.5.1+cu124, torchvision 0.19.0\n")
+    f = explain_result(text, similar=False).findings[0]
+    assert "xformers" not in f.title
+    assert any("torchvision" in c for c in f.fix.commands)

@@ -947,6 +947,12 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              f"pip install 'triton=={pin}.*'   # the triton this torch release pins" if pin else
                              "pip install --force-reinstall torch   # brings the triton it pins (Linux x86-64); on "
                              "Windows the triton-windows release made for this torch"]}
+    if "xformers" in line.lower():  # xformers' own warning ("xFormers was built for: PyTorch A ... (you have B)"):
+        # its wheels are built for one torch release each (FACTS.md, round 27a), and it is no torchvision
+        info, reinstall = _OTHER_COMPANIONS["xformers_no_operator_found"][1]
+        return {"title": "xformers was built for another torch than the installed one" + (f" ({tv})" if tv else ""),
+                "commands": [info, reinstall if idx == "<cuXYZ>" else
+                             reinstall.replace("<cuXYZ of torch.version.cuda>", idx)]}
     from smrnb.doctor.rules._abi import per_torch_wheel
 
     pyg = per_torch_wheel(str(ev.get("needed_by") or ev.get("line") or ""))
