@@ -17,6 +17,13 @@ from smrnb.doctor.probes._toolkit import cuda_home_shape_problem
 #: bytes of text kept from the head and from the tail of a long log
 HEAD_CHARS = 256 * 1024
 TAIL_CHARS = 256 * 1024
+#: lines kept from the head and from the tail of a long log (round 29): a log of short lines (step counters,
+#: progress, 3-character lines) holds 130,000 lines in its head and tail characters, each a pass of the per-line
+#: readers; 3,000 lines of an ordinary log (80-90 characters) are about its 256 kB anyway. With the middle's
+#: MIDDLE_LINES, no reader sees more than 8,000 lines (some 0.35 s of the per-line readers at 40 us a line), so what
+#: is read is decided by the text, and the per-line scan's CPU-time budget is a safety net for lines dense with signs
+HEAD_LINES = 3000
+TAIL_LINES = 3000
 #: characters kept of one line (head and tail halves)
 LINE_CHARS = 2000
 #: lines kept from the middle of a long log: those holding one of MIDDLE_KEYS, at most MIDDLE_LINES of them and
@@ -55,11 +62,35 @@ def forget_capped() -> None:
 _BLANK_RUN_RE = re.compile(r"\n[^\S\n]*\n[^\S\n]*\n\s*\n")
 
 
+def _head_end(text: str) -> int:
+    """Where the kept head ends: HEAD_CHARS characters, or the end of its HEAD_LINES-th line if sooner."""
+    end = min(len(text), HEAD_CHARS)
+    if text.count("\n", 0, end) <= HEAD_LINES:
+        return end
+    i = -1
+    for _ in range(HEAD_LINES):
+        i = text.find("\n", i + 1)
+    return i
+
+
+def _tail_start(text: str) -> int:
+    """Where the kept tail starts: TAIL_CHARS characters from the end, or the start of its TAIL_LINES-th line
+    from the end if later."""
+    start = max(0, len(text) - TAIL_CHARS)
+    if text.count("\n", start) <= TAIL_LINES:
+        return start
+    i = len(text)
+    for _ in range(TAIL_LINES):
+        i = text.rfind("\n", 0, i)
+    return i + 1
+
+
 def _capped(text: str) -> str:
     if "\n\n" in text or "\n " in text or "\n\r" in text or "\n\t" in text:
         text = _BLANK_RUN_RE.sub("\n\n\n", text)
-    if len(text) > HEAD_CHARS + TAIL_CHARS:  # head, tail, and the middle's error lines (up to MIDDLE_LINES)
-        mid = text[HEAD_CHARS:-TAIL_CHARS]
+    head_end, tail_start = _head_end(text), _tail_start(text)
+    if head_end < tail_start:  # head, tail, and the middle's error lines (up to MIDDLE_LINES)
+        mid = text[head_end:tail_start]
         # one lower-cased copy searched once per key (an ASCII text keeps its length when lower-cased); else
         # each key in its three usual cases
         hay = mid.lower() if mid.isascii() else mid
@@ -82,7 +113,7 @@ def _capped(text: str) -> str:
                         kept += min(b - a, LINE_CHARS) + 1
                     i = hay.find(k, b)
         middle = [mid[a: min(b, a + LINE_CHARS)] for a, b in sorted(spans)]
-        text = text[:HEAD_CHARS] + "\n...\n" + "\n".join(middle) + "\n...\n" + text[-TAIL_CHARS:]
+        text = text[:head_end] + "\n...\n" + "\n".join(middle) + "\n...\n" + text[tail_start:]
     out = []
     for ln in text.split("\n"):
         if len(ln) > LINE_CHARS:

@@ -136,12 +136,17 @@ _LINUX_PROMPT_RE = re.compile(r"(?m)^\S{0,40}?[\w.-]+@[\w.-]+:[^\s$#]{0,200}[$#]
                               r"|microsoft-standard")
 
 
+@_per_explain
+def _linux_prompt(text: str) -> bool:
+    return bool(_LINUX_PROMPT_RE.search(text))
+
+
 def _shell_os(facts: Mapping[str, Any] | None, text: str) -> str:
     """The OS whose shell runs the printed commands: a WSL2 text's Linux shell (its prompt shown) is Linux's, though the
     text names Windows."""
     os_ = _os(facts)
     ctx = facts.get("context") if isinstance(facts, Mapping) else None
-    if os_ == "windows" and isinstance(ctx, Mapping) and ctx.get("wsl") and _LINUX_PROMPT_RE.search(text):
+    if os_ == "windows" and isinstance(ctx, Mapping) and ctx.get("wsl") and _linux_prompt(text):
         return "linux"
     return os_
 
