@@ -453,6 +453,13 @@ def _build_kept(c: str, text: str) -> str:
         have = printed.group(1).split(";")
         more = [a for a in re.split(r"[; ]", shown.group(1)) if a and a.replace("+PTX", "") not in
                 {h.replace("+PTX", "") for h in have}]
+        # (round 29, blind audit 29) but not an arch the command's nvcc cannot build (the text's own failure: nvcc
+        # 12.1 and "12.0"): the command's own CUDA_HOME's release, else the text's toolkit
+        home = re.search(r"CUDA_HOME=\S*?cuda-(\d{1,2}\.\d)\b", c)
+        archs = tables.nvcc_archs(home.group(1) if home else _cuda_release(text) or "")
+        if archs:
+            more = [a for a in more if not re.fullmatch(r"\d{1,2}\.\d", a.replace("+PTX", ""))
+                    or int(a.replace("+PTX", "").replace(".", "")) in archs]
         if more:
             both = sorted(set(have + more), key=lambda a: float(a.replace("+PTX", "")))
             c = c.replace(printed.group(0), f'TORCH_CUDA_ARCH_LIST="{";".join(both)}"', 1)
@@ -1499,6 +1506,16 @@ def _companion_build(cmds: list[str], title: str, why: str, text: str) -> tuple[
 _TYPO_SUGGESTED_RE = re.compile(r"has no attribute '([A-Za-z_]\w{0,80})'\.? Did you mean: '([A-Za-z_]\w{0,80})'\?")
 #: (round 27e) a text that shows CUDA or a GPU at all
 _CUDA_SHOWN_RE = re.compile(r"cuda|\bgpu|device-side|nvidia|cudnn|cublas|nccl", re.IGNORECASE)
+#: (round 29) an error the CUDA runtime (or a library on it) reports, possibly at a later call than the one that
+#: caused it: where CUDA_LAUNCH_BLOCKING=1 helps (torch's own hint "CUDA kernel errors might be asynchronously
+#: reported at some other API call"; cudaError_t / CUresult names; cuBLAS / cuDNN / NCCL statuses)
+#: a Python traceback (a script's frames, a notebook cell's)
+_TRACEBACK_SHOWN_RE = re.compile(r'File "|Traceback \(most recent call last\)|^Cell In\[|<ipython-input-', re.MULTILINE)
+_NOTEBOOK_CELL_RE = re.compile(r"^Cell In\[|<ipython-input-|^In \[\d+\]:", re.MULTILINE)
+_ASYNC_CUDA_ERROR_RE = re.compile(r"CUDA error|cudaError|CUDA_ERROR_|device-side assert|illegal memory access|"
+                                  r"misaligned address|illegal instruction|launch failure|asynchronously reported|"
+                                  r"CUBLAS_STATUS|CUDNN_STATUS|NCCL error|CUDA_EXCEPTION|cudaErrorLaunch",
+                                  re.IGNORECASE)
 
 
 #: (round 28b) Windows' py launcher with a version running a script (``py -3.12 demo.py``)
@@ -1538,15 +1555,25 @@ def _by_text(f: Finding, text: str) -> Finding:
         # (round 27e) Python's own suggestion names the fix
         cmds = [f"# Did you mean: '{typo.group(2)}'? (Python's own suggestion): the code asks for '{typo.group(1)}'; "
                 "correct the name on the line the traceback ends at"] + cmds
-    if f.code == "user_code_error" and any("CUDA_LAUNCH_BLOCKING" in c for c in cmds) and not _CUDA_SHOWN_RE.search(
-            text) and ("torch" not in text.lower() and "File \"" in text or "UnpicklingError" in text):
+    if f.code == "user_code_error" and ("CUDA_LAUNCH_BLOCKING" in why or any("CUDA_LAUNCH_BLOCKING" in c for c in cmds)) \
+            and (not _CUDA_SHOWN_RE.search(text) and ("torch" not in text.lower() and "File \"" in text
+                                                      or "UnpicklingError" in text)
+                 or _TRACEBACK_SHOWN_RE.search(text) and not _ASYNC_CUDA_ERROR_RE.search(text)):
         # (round 27e, blind audit 27) no CUDA and no torch operation in the text (pandas, unpickling, an attribute of
-        # the code's own object): no CUDA debugging (a torch op's error keeps it: it may run on a GPU)
-        cmds = [c for c in cmds if "CUDA_LAUNCH_BLOCKING" not in c and "on CPU the same code" not in c] + [
-            "python -m pdb -c continue <your script>   # stops at the error: print the values the failing call got",
-            "# fix the call at the last frame of the code's own in the traceback (its arguments, keys, paths or data)"]
-        why = ("This is not your environment: the failing call (or its inputs) is wrong. The last frame of the code's "
-               "own in the traceback is the call to check: the values, keys, paths, shapes or types it passes.")
+        # the code's own object): no CUDA debugging. (Round 29, blind audit 29) nor for a traceback whose error is
+        # raised at the call (a NameError, a dtype or shape check, a state_dict's sizes, two devices):
+        # CUDA_LAUNCH_BLOCKING only moves an error the CUDA runtime reports later, asynchronously, to its call
+        kept = [c for c in cmds if "CUDA_LAUNCH_BLOCKING" not in c and "on CPU the same code" not in c]
+        if len(kept) < len(cmds):
+            cmds = kept + ([
+                "%debug   # in the next cell: the debugger at the error; print the values the failing call got"]
+                if _NOTEBOOK_CELL_RE.search(text) else [
+                "python -m pdb -c continue <your script>   # stops at the error: print the values the failing call got"
+            ]) + ["# fix the call at the last frame of the code's own in the traceback (its arguments, keys, paths or "
+                  "data)"]
+        why = ("This is not your environment: the failing call (or its inputs) is wrong. The last frame of the "
+               "code's own in the traceback is the call to check: the values, keys, paths, shapes or types it "
+               "passes.")
     if f.code == "driver_broken" and "not loaded" in title and _WSL_NVML in text.lower():
         # (round 27b) NVML's own words under WSL2, where no Linux kernel module exists to be loaded
         title = ("NVIDIA driver not reachable under WSL2: NVML says 'GPU access blocked by the operating system' (the "

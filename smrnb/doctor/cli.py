@@ -167,6 +167,13 @@ def _main(argv: Sequence[str] | None) -> int:
             if encoding not in ("utf-8", "utf-8-sig"):
                 print(f"smr-doctor explain: the input is not UTF-8; read as {encoding}", file=sys.stderr)
         if not text.strip():
+            if args.json:  # (round 29, audit 29) a tool reading --json gets JSON for an empty paste too
+                usage = "explain needs an error text (argument, or on stdin)"
+                print(json.dumps({"summary": {"errors": 0, "warnings": 0, "exit_code": 2, "text": usage,
+                                              "recognised": False}, "findings": [], "facts": {}, "recognised": False,
+                                  "next_steps": [], "error": usage}, indent=2))
+                print(f"smr-doctor: error: {usage}", file=sys.stderr)
+                return 2
             parser.error("explain needs an error text (argument, or on stdin)")
         report = explain(text, live=not args.offline, layers=args.layer, timeout=args.timeout)
         return _emit(report, args)
