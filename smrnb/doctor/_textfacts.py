@@ -2034,12 +2034,14 @@ def _named_releases(r: _Reader, line: str) -> None:
     for name, ver in _VERSION_ATTR_RE.findall(line[:2000])[:4]:  # (round 25a) "k3d.__version__ -> '2.0.12'"
         _note_release(r, name.lower(), ver, line)
     named = r.facts["loader"].get("packages_released") or []
-    for name, ver in _NAMED_RELEASE_RE.findall(line[:2000])[:16]:
+    for m in list(_NAMED_RELEASE_RE.finditer(line, 0, 2000))[:16]:
+        name, ver = m.groups()
         n = name.replace("-", "_").lower()
         if n not in named and len(named) < 64:
             named = [*named, n]
             r.fact("loader", "packages_released", named, line, replace=True)
-        _note_release(r, n, ver, line)
+        if not _CHANGED_IN_RE.search(line, max(0, m.start() - 40), m.start()):
+            _note_release(r, n, ver, line)
     for ver, name in _VERSION_OF_RE.findall(line[:2000])[:2] if "ersion " in line else ():  # (round 26b) "In
         # version 4.4.9 of trimesh"
         _note_release(r, name.replace("-", "_").lower(), ver, line)
@@ -2049,6 +2051,10 @@ def _named_releases(r: _Reader, line: str) -> None:
         _note_release(r, name.replace("-", "_").lower(), ver, line)
 
 
+#: (round 29, blind audit 29) a release named as the one that deprecated, removed or added a name ("The aliases was
+#: originally deprecated in NumPy 1.20", "removed in SciPy 1.14"): a library's history, not the release installed
+_CHANGED_IN_RE = re.compile(r"\b(?:deprecated|removed|added|introduced|renamed|expired|dropped|new)\s+(?:in|since|as of|"
+                            r"with|from)\s+(?:the\s+)?(?:release\s+|version\s+)?$", re.IGNORECASE)
 #: (round 26b) a release named before its package ("In version 4.4.9 of trimesh", "version 0.10 of gsplat")
 _VERSION_OF_RE = re.compile(r"\b[Vv]ersion v?([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?) of (?:the )?([A-Za-z][A-Za-z0-9_\-]{1,40})\b")
 #: (round 25a) a module's __version__ printed with its value on the same line ("k3d.__version__ '2.0.12'",

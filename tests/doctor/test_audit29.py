@@ -103,3 +103,33 @@ def test_the_kept_arch_list_holds_only_archs_the_nvcc_builds():
         listed = c.split('TORCH_CUDA_ARCH_LIST="', 1)[1].split('"', 1)[0]
         if "CUDA_HOME=" not in c.split("#", 1)[0]:  # this nvcc (11.8): never 12.0, the text's own failure
             assert "12.0" not in listed, c
+
+
+@pytest.mark.parametrize("said, installed", [
+    ("The aliases was originally deprecated in NumPy 1.20; see the release note.", None),
+    ("`np.sctypes` was removed in the NumPy 2.0 release. Access dtypes explicitly instead.", None),
+    ("This function was added in scipy 1.14, see the docs.", None),
+    ("I have numpy 1.26.4 installed.", "1.26.4"),
+])
+def test_a_release_that_changed_a_name_is_not_the_one_installed(said, installed):
+    from smrnb.doctor._explain import read
+
+    text = ("Traceback (most recent call last):\n  File \"prep.py\", line 9, in <module>\n    x = np.zeros(3, np.float)\n"
+            "AttributeError: module 'numpy' has no attribute 'float'.\n" + said + "\n")
+    rel = (read(text).get("loader") or {}).get("package_releases") or {}
+    got = [v for k, vs in rel.items() if k in ("numpy", "scipy") for v in vs]
+    assert got == ([installed] if installed else []), rel
+
+
+def test_the_numpy_alias_pin_is_the_removing_release():
+    text = ("Traceback (most recent call last):\n  File \"/home/u/proj/prep.py\", line 41, in <module>\n"
+            "    depth = depth.astype(np.float)\n"
+            "  File \"/home/u/venv/lib/python3.10/site-packages/numpy/__init__.py\", line 305, in __getattr__\n"
+            "    raise AttributeError(__former_attrs__[attr])\n"
+            "AttributeError: module 'numpy' has no attribute 'float'.\n"
+            "`np.float` was a deprecated alias for the builtin `float`. To avoid this error in existing code, use "
+            "`float` by itself.\nThe aliases was originally deprecated in NumPy 1.20; for more details and guidance see "
+            "the original release note at:\n    https://numpy.org/devdocs/release/1.20.0-notes.html#deprecations\n")
+    cmds = [c for f in explain_text(text)[:1] for c in f.fix.commands]
+    assert any('numpy<1.24' in c for c in cmds), cmds
+    assert not any("1.20" in c.split("#", 1)[0] for c in cmds), cmds
