@@ -133,3 +133,20 @@ def test_the_numpy_alias_pin_is_the_removing_release():
     cmds = [c for f in explain_text(text)[:1] for c in f.fix.commands]
     assert any('numpy<1.24' in c for c in cmds), cmds
     assert not any("1.20" in c.split("#", 1)[0] for c in cmds), cmds
+
+
+@pytest.mark.parametrize("assertion, pkg, spec", [
+    ("AssertionError: MMCV==2.2.0 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.2.0.", "mmcv",
+     "mmcv>=2.0.0rc4,<2.2.0"),
+    ("AssertionError: MMCV==1.0.5 is used but incompatible. Please install mmcv>=1.1.5, <=1.3.", "mmcv-full",
+     "mmcv-full>=1.1.5,<=1.3"),
+])
+def test_an_openmmlab_range_is_installed_as_the_message_names_it(assertion, pkg, spec):
+    text = ("Traceback (most recent call last):\n  File \"tools/train.py\", line 12, in <module>\n"
+            "    from mmdet.apis import init_random_seed\n  File \"/home/li/mmdetection/mmdet/__init__.py\", line 24, "
+            "in <module>\n    assert (mmcv_version >= digit_version(mmcv_minimum_version)\n" + assertion + "\n")
+    first = explain_text(text)[0]
+    assert first.code == "package_api_version_mismatch"
+    cmds = list(first.fix.commands)
+    assert f"pip show {pkg}   # the installed release" in cmds and not any("OpenMMLab" in c.split("#")[0] for c in cmds)
+    assert any(f'mim install "{spec}"' in c for c in cmds), cmds

@@ -32,6 +32,11 @@ from smrnb.doctor.rules._events import (
 CODES = meanings("rules.abi")  # this module's codes, from the one table (codes.py)
 
 
+#: (round 29) a library's message that names the release range to install ("Please install mmcv>=2.0.0rc4, <2.2.0.",
+#: "please install numpy>=1.22,<2"): the package and its specifiers, as pip reads them
+_PLEASE_INSTALL_RE = re.compile(r"\b[Pp]lease (?:install|use|upgrade to|downgrade to) ([A-Za-z][\w.-]{0,60}?)"
+                                r"((?:\s?(?:>=|<=|==|~=|!=|<|>)\s?[0-9][\w.+]{0,20},?){1,3})")
+
 def _name(path: Any) -> str:
     return os.path.basename(str(path))
 
@@ -836,6 +841,17 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
         meaning = str(ev.get("meaning") or "")
         lib = pip_names(row_field(ev, "library"))
         title = meaning.split(": ")[0].rstrip(".") or f"The installed {lib or 'package'} is another release than the code needs"
+        asked = _PLEASE_INSTALL_RE.search(str(ev.get("line") or ""))
+        if asked:  # (round 29, blind audit 29) the message names the range to install: that range, its package shown
+            pkg, spec = asked.group(1), re.sub(r"\s+", "", asked.group(2)).rstrip(".,;")
+            if pkg.lower() == "mmcv" and re.search(r"(?:^|,)(?:>=|==|~=)1\.", spec):
+                pkg = "mmcv-full"  # mmcv 1.x's CUDA ops are the package mmcv-full (_printed._mmcv_full's reading)
+            return {"title": title, "detail": meaning if ": " in meaning else "",
+                    "commands": [f"pip show {pkg}   # the installed release",
+                                 f'pip install -U openmim && mim install "{pkg}{spec}"   # the range the message asks '
+                                 "for; mim picks OpenMMLab's prebuilt wheel for this torch and CUDA (pip alone builds "
+                                 "mmcv from its source)" if pkg.lower().startswith("mmcv") else
+                                 f'pip install "{pkg}{spec}"   # the range the message asks for']}
         return {"title": title, "detail": meaning if ": " in meaning else "",
                 "commands": [f"pip show {lib}   # the installed release" if lib else "pip list",
                              *(["pip install 'numpy<2'   # or a release of the failing package built for NumPy 2"]
