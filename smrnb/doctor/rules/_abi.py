@@ -872,7 +872,9 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
             "commands": [f"pip show {top}   # the installed release",
                          # (round 25a) a bound only from a release the text gives; else the project's own pins
                          f'pip install "{top}<{ver}"   # a release before the {ver} shown, if the code was written '
-                         f"for an older one (else: pip install -U {top})" if ver else
+                         "for an older one: the name may have left several releases earlier, so the release the "
+                         "project's requirements pin, or the library's changelog names, is the one to install (else: "
+                         f"pip install -U {top})" if ver else
                          "pip install -r requirements.txt   # the releases the project was written for (its setup.py "
                          "or pyproject.toml names them too)"]}
 
