@@ -150,3 +150,13 @@ def test_an_openmmlab_range_is_installed_as_the_message_names_it(assertion, pkg,
     cmds = list(first.fix.commands)
     assert f"pip show {pkg}   # the installed release" in cmds and not any("OpenMMLab" in c.split("#")[0] for c in cmds)
     assert any(f'mim install "{spec}"' in c for c in cmds), cmds
+
+
+def test_pypi_in_pips_index_list_is_not_the_packages_own_page():
+    text = ("$ pip install torch-cluster --extra-index-url https://mirror.example.org/simple\n"
+            "Looking in indexes: https://pypi.org/simple, https://mirror.example.org/simple\n"
+            "ERROR: Could not find a version that satisfies the requirement torch-cluster (from versions: none)\n"
+            "ERROR: No matching distribution found for torch-cluster\n")
+    f = next(f for f in explain_text(text) if f.code == "package_no_build_for_platform")
+    assert "own index or wheel page: https://data.pyg.org/whl/" in f.fix.why
+    assert "pypi.org/simple," not in f.fix.why

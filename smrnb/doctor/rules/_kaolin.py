@@ -128,8 +128,10 @@ _OWN_WHEEL_PAGES = {
 
 def _own_page(pkg: str, facts: Facts | None) -> str:
     """The package's own index or wheel page: the one the text's pip looked in (-f / --index-url), else the table's."""
-    page = value(facts, "kaolin", "links_page") if facts is not None else None
-    return str(page or _OWN_WHEEL_PAGES.get(pkg.lower().replace("_", "-"), ""))
+    page = str(value(facts, "kaolin", "links_page") or "" if facts is not None else "").rstrip(",;.")
+    if re.match(r"https?://(?:pypi\.org|pypi\.python\.org|files\.pythonhosted\.org)(?:/|$)", page):
+        page = ""  # (round 29, blind audit 29) pip's "Looking in indexes: https://pypi.org/simple, ...": PyPI itself
+    return page or _OWN_WHEEL_PAGES.get(pkg.lower().replace("_", "-"), "")
 
 
 def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "", facts: Facts | None = None) -> dict[str, Any]:
