@@ -651,6 +651,25 @@ _PIP_ARG_RE = re.compile(r"(?<=\s)(?:(['\"])([A-Za-z][\w.-]*)(\[[^\]]*\])?([=<>!
                          r"([A-Za-z][\w.-]*)(\[[^\]\s]*\])?([=<>!~]=?[^\s'\"]*)?)(?=\s|$)")
 
 
+def _source_with_spec(source: str, what: str, spec: str) -> str:
+    """(round 29, blind audit 29) A project's own install (``PIP_FROM_SOURCE``) keeps the release the command asked
+    for: kaolin's wheel page takes pip's specifier; a git install takes the tag of an exact release (``@v0.7.4``), and
+    for a range the tag to choose is named, never ``@stable`` (the newest release) for "a release before X"."""
+    if not spec:
+        return what
+    if source == "kaolin":
+        return what.replace("kaolin", f'"kaolin{spec}"', 1)
+    if "git+" not in what:
+        return what
+    exact = re.fullmatch(r"==\s*v?([0-9][\w.]*)", spec)
+    tag = f"@v{exact.group(1)}" if exact else f"@<the tag of a release {spec.replace('<', 'below ')} (git tag -l)>"
+    base = re.sub(r"@stable(?=['\s]|$)", "", what)
+    m = re.match(r"^(['\"]?)(git\+\S+?)(#[^'\"\s]*)?\1(\s.*)?$", base)
+    if not m:
+        return what
+    return f"{m.group(1)}{m.group(2).rstrip('/')}{tag}{m.group(3) or ''}{m.group(1)}{m.group(4) or ''}"
+
+
 def pip_names(c: str) -> str:
     """``c`` with every package a pip command names as pip knows it: an import name by its distribution (skimage ->
     scikit-image) and, for ``pip install``, a project not on PyPI (or whose PyPI name is another project) by what its
@@ -672,7 +691,7 @@ def pip_names(c: str) -> str:
         if verb == "install" and source and not own_index:
             what, note = PIP_FROM_SOURCE[source]
             notes.append(note)
-            return what
+            return _source_with_spec(source, what, spec)
         if key in PIP_DISTRIBUTION:
             return f"{q}{PIP_DISTRIBUTION[key]}{extra}{spec}{q}"
         return a.group(0)
@@ -946,6 +965,8 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if c.startswith("OPENBLAS_CORETYPE=") and not _ARM_SHOWN_RE.search(text):
             continue  # (round 28c) OpenBLAS' ARM core types only where the text shows an ARM machine
         c = pip_names(_distro_gcc(c, text))
+        if "torch-<torch version>_cu<cuda>.html" in c:  # (round 29) kaolin's page as pip_names wrote it: the text's torch
+            c = _kaolin_filled(c, text)
         c = _no_deps(c)
         c = _jobs_unnamed(c)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
@@ -1340,6 +1361,14 @@ def _kaolin_filled(c: str, text: str) -> str:
     the table lists its wheel for that torch, else the newest release that has one (the command says so), else a
     comment instead of a command that would find no wheel."""
     m = re.match(r"(%?pip install kaolin==)(\S+)( -f \S*torch-)(\S+?)_cu(\S+?)\.html(?:\s+#\s*(.*))?$", c)
+    if not m and "torch-<torch version>_cu<cuda>.html" in c:
+        # (round 29, blind audit 29) kaolin's page for a release range or no release (pip_names' form): the page of
+        # the torch build the text shows
+        build = _one([f"{a}_{b}" for a, b in _TORCH_BUILD_RE.findall(text)])
+        if build:
+            tv, cu = build.split("_")
+            return c.replace("https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-<torch version>_cu<cuda>.html",
+                             tables.kaolin_wheel_page(tv, cu))
     if not m or "<" not in c:
         return c
     ver, tv, cu, said = m.group(2), m.group(4), m.group(5), m.group(6) or ""

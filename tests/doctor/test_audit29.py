@@ -160,3 +160,26 @@ def test_pypi_in_pips_index_list_is_not_the_packages_own_page():
     f = next(f for f in explain_text(text) if f.code == "package_no_build_for_platform")
     assert "own index or wheel page: https://data.pyg.org/whl/" in f.fix.why
     assert "pypi.org/simple," not in f.fix.why
+
+
+@pytest.mark.parametrize("cmd, want, never", [
+    ('pip install "kaolin<0.17.0"', '"kaolin<0.17.0" -f https://nvidia-kaolin', None),
+    ('pip install "pytorch3d<0.7.5"', "pytorch3d.git@<the tag of a release below 0.7.5", "@stable"),
+    ("pip install pytorch3d==0.7.4", "pytorch3d.git@v0.7.4'", "@stable"),
+    ('pip install "tinycudann==1.7"', "tiny-cuda-nn@v1.7#subdirectory=bindings/torch'", None),
+    ("pip install pytorch3d", "pytorch3d.git@stable'", None),
+])
+def test_a_projects_own_install_keeps_the_release_asked_for(cmd, want, never):
+    from smrnb.doctor._printed import pip_names
+
+    out = pip_names(cmd)
+    assert want in out, out
+    assert never is None or never not in out.split("#")[0], out
+
+
+def test_kaolins_page_is_the_texts_torch_build():
+    text = ("kaolin 0.17.0 with torch 2.4.0+cu121:\nTraceback (most recent call last):\n  File \"/home/j/dibr/fit.py\", "
+            "line 3, in <module>\n    from kaolin.graphics import DIBRenderer\n"
+            "ModuleNotFoundError: No module named 'kaolin.graphics'\n")
+    cmds = [c for f in explain_text(text)[:1] for c in f.fix.commands if "kaolin" in c and "-f " in c]
+    assert cmds and all("torch-2.4.0_cu121.html" in c and '"kaolin<0.17.0"' in c for c in cmds), cmds
