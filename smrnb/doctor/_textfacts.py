@@ -1499,8 +1499,10 @@ def _note_cell_frame(r: _Reader, line: str, low: str) -> None:
 #: (round 28a) a built-in exception of Python's raised on the person's own values, as a traceback ends
 _OWN_EXC_RE = re.compile(r"^[*`>\s]{0,4}(?:json\.decoder\.|json\.|simplejson\.errors\.)?(FileNotFoundError|IOError|"
                          r"KeyError|IndexError|JSONDecodeError|TypeError|AttributeError|ImportError): (.{1,400})")
-#: Python's errno 2 message and the path it names (FileNotFoundError; IOError before Python 3)
-_ENOENT_PATH_RE = re.compile(r"\[Errno 2\] No such file or directory: ['\"]([^'\"\n]{1,300})['\"]")
+#: Python's errno 2 message and the path it names (FileNotFoundError; IOError before Python 3). (Round 29, blind audit
+#: 29) errno 2 is ENOENT in any locale: strerror's words are the C library's of the user's language ("Datei oder
+#: Verzeichnis nicht gefunden", "没有那个文件或目录"), so any words without a colon stand for them
+_ENOENT_PATH_RE = re.compile(r"\[Errno 2\] [^:\n]{1,80}: ['\"]([^'\"\n]{1,300})['\"]")
 #: a path that is a library's, a toolkit's, a model cache's or a program's, not a data file of the person's
 _LIBRARY_PATH_RE = re.compile(r"(?:site|dist)-packages|\.(?:so|dll|dylib|pyd|h|hpp|cuh?|cpp|whl)(?:\.[0-9]+)*$|"
                               r"cuda|nvcc|nvidia|/usr/|/opt/|/proc/|/sys/|/dev/|\.cache|huggingface|hub/|"

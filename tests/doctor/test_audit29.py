@@ -183,3 +183,13 @@ def test_kaolins_page_is_the_texts_torch_build():
             "ModuleNotFoundError: No module named 'kaolin.graphics'\n")
     cmds = [c for f in explain_text(text)[:1] for c in f.fix.commands if "kaolin" in c and "-f " in c]
     assert cmds and all("torch-2.4.0_cu121.html" in c and '"kaolin<0.17.0"' in c for c in cmds), cmds
+
+
+@pytest.mark.parametrize("strerror", ["Datei oder Verzeichnis nicht gefunden", "没有那个文件或目录",
+                                      "Aucun fichier ou dossier de ce type", "No such file or directory"])
+def test_a_missing_data_file_is_read_in_any_locale(strerror):
+    text = ("Traceback (most recent call last):\n  File \"/home/k/scan/load.py\", line 6, in <module>\n"
+            "    with open(\"scans/room_01.ply\", \"rb\") as f:\n"
+            f"FileNotFoundError: [Errno 2] {strerror}: 'scans/room_01.ply'\n")
+    first = explain_text(text)[0]
+    assert first.code == "user_code_error" and "scans/room_01.ply" in first.title
