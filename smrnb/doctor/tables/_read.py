@@ -10,6 +10,10 @@ from pathlib import Path
 #: the folder holding the data files (tests point it at a copy)
 HERE = Path(__file__).resolve().parent
 
+#: (round 29v) what every table's ``verified`` column holds: its row read in the named source (``yes``), read in
+#: part or in a secondary copy of it (``partial``), or not reached (``no``); one word for the middle case in every table
+VERIFIED = ("yes", "partial", "no")
+
 
 @functools.cache
 def rows(name: str) -> tuple[dict[str, str], ...]:
