@@ -917,6 +917,64 @@ _OTHER_COMPANIONS["torchcodec_could_not_load"] = (
      "\"ffmpeg<8\" -c conda-forge)"))
 
 
+#: (round 29v) torch's companions a line may name (pip's "X 1.2 requires torch==...", a module path), PyPI's spelling;
+#: tables/torch_companions.csv pairs torchvision and torchaudio only: the others get no pin from those columns
+_COMPANION_NAMES = re.compile(
+    r"(?<![\w.-])(?:lib)?(torchvision|torchaudio|torchtext|torchdata|torchrec|torchao|torchcodec|torch[-_]tensorrt|"
+    r"torch[-_](?:scatter|sparse|cluster|spline[-_]conv)|pyg[-_]lib|fbgemm[-_]gpu(?:[-_]cpu)?|mmcv(?:[-_]full)?)"
+    r"(?![\w-])", re.IGNORECASE)
+#: (round 29v) the wheel index of a companion not paired by torch_companions.csv: PyTorch's own index (torchtext,
+#: torchdata, torchrec, torchao, torch-tensorrt, fbgemm-gpu publish per-CUDA wheels there), OpenMMLab's per torch and
+#: CUDA for mmcv (its installation guide: download.openmmlab.com/mmcv/dist/<cuXYZ>/torch<major.minor>/index.html)
+_PYTORCH_INDEX_COMPANIONS = frozenset({"torchtext", "torchdata", "torchrec", "torchao", "torch-tensorrt", "fbgemm-gpu"})
+
+
+def _companion_named(facts: Facts, ev: Mapping[str, Any]) -> str:
+    """(round 29v) The companion an event names (PyPI's spelling): its line, module or binary first, then its table
+    row's ``library`` (mmcv's device registry message names no package), then the one companion the text shows
+    installed; "" when none is named (never torchvision for another companion)."""
+    for said in (ev.get("line"), ev.get("module"), ev.get("needed_by")):
+        m = _COMPANION_NAMES.search(str(said or ""))
+        if m:
+            return m.group(1).lower().replace("_", "-")
+    if ev.get("table") and ev.get("key"):
+        row = next((r for r in tables.rows(str(ev["table"])) if r.get("key") == ev["key"]), None)
+        m = _COMPANION_NAMES.fullmatch(str((row or {}).get("library") or "").strip())
+        if m:
+            return m.group(1).lower().replace("_", "-")
+    shown = [str(p).lower().replace("_", "-") for p in value(facts, "torch", "packages_installed") or []]
+    named = [p for p in shown if _COMPANION_NAMES.fullmatch(p)]
+    return named[0] if len(set(named)) == 1 else ""
+
+
+def _companion_unpaired(who: str, tv: Any, idx: str) -> dict[str, Any]:
+    """(round 29v) The fix for a companion tables/torch_companions.csv does not pair with torch releases (torchtext,
+    torchdata, mmcv, PyG's operator packages named by pip, ...) or for none named: its installed release and the one
+    made for the installed torch, with no pin read from torchvision's or torchaudio's column."""
+    from smrnb.doctor.rules._abi import _PER_TORCH_WHEELS
+
+    name = who or "<the companion>"
+    show = f"pip show torch {who or '<the companion the message names>'} | grep -E '^(Name|Version)'"
+    made = f"<the {name} release made for torch {tv}>" if tv else f"<the {name} release made for the installed torch>"
+    if who.replace("-", "_") in _PER_TORCH_WHEELS:  # PyG's wheel index per torch release and CUDA variant
+        mm = ".".join(str(tv).split(".")[:2]) + ".0" if tv else "<torch major.minor>.0"
+        var = idx if idx != "<cuXYZ>" else "<cuXYZ|cpu>"
+        cmd = f"pip install --force-reinstall --no-cache-dir {who} -f https://data.pyg.org/whl/torch-{mm}+{var}.html"
+    elif who.startswith("mmcv"):
+        mm = ".".join(str(tv).split(".")[:2]) if tv else "<torch major.minor>"
+        cmd = (f'pip install --force-reinstall --no-cache-dir "{who}" -f https://download.openmmlab.com/mmcv/dist/'
+               f"{idx}/torch{mm}/index.html   # OpenMMLab's wheels for this torch and CUDA (or mim install {who})")
+    elif who in _PYTORCH_INDEX_COMPANIONS:
+        cmd = (f'pip install "{who}=={made}" --index-url https://download.pytorch.org/whl/{idx}   # its release notes '
+               "name the torch each release pairs with; torch stays")
+    else:
+        cmd = (f"pip install --force-reinstall \"{name}=={made}\"   # the companion the message names, "
+               "reinstalled for the installed torch; torch stays")
+    return {"title": f"{name} does not match the installed torch" if who else
+                     "A companion of torch was built for another torch than the installed one",
+            "commands": [show, cmd]}
+
+
 @builds("companion_built_for_other_torch")
 def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     tv = value(facts, "torch", "version_base")
@@ -970,7 +1028,9 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
                              f"pip install --force-reinstall --no-cache-dir {pyg} -f "
                              f"https://data.pyg.org/whl/torch-{mm}+{var}.html"]}
-    who = "torchaudio" if "torchaudio" in str(ev.get("line") or "") else "torchvision"
+    who = _companion_named(facts, ev)
+    if who not in ("torchvision", "torchaudio"):  # (round 29v) no other companion's column of torch_companions.csv
+        return _companion_unpaired(who, tv, idx)
     from smrnb.doctor.rules._abi import companion_for_torch
 
     rel = companion_for_torch(who, str(tv or ""))
