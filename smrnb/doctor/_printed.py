@@ -625,7 +625,8 @@ PIP_DISTRIBUTION = {"skimage": "scikit-image", "sklearn": "scikit-learn", "cv2":
                     "dotenv": "python-dotenv", "fitz": "PyMuPDF", "zmq": "pyzmq", "serial": "pyserial",
                     "docx": "python-docx", "gi": "PyGObject", "wx": "wxPython", "igl": "libigl",
                     "skvideo": "scikit-video", "umap": "umap-learn", "hydra": "hydra-core", "crypto": "pycryptodome",
-                    "open_clip": "open_clip_torch", "attr": "attrs"}
+                    "open_clip": "open_clip_torch", "attr": "attrs",
+                    "pkg_resources": "setuptools"}  # (round 29) pkg_resources is a module of setuptools' distribution
 #: projects whose PyPI name is another project or a placeholder, or that are not on PyPI: what their own install
 #: pages install instead (github.com/NVIDIA/apex README "Installation"; pytorch3d INSTALL.md; detectron2
 #: docs/tutorials/install.md; nvdiffrast docs "Installation"; tiny-cuda-nn README "PyTorch extension"; kaolin docs

@@ -193,3 +193,17 @@ def test_a_missing_data_file_is_read_in_any_locale(strerror):
             f"FileNotFoundError: [Errno 2] {strerror}: 'scans/room_01.ply'\n")
     first = explain_text(text)[0]
     assert first.code == "user_code_error" and "scans/room_01.ply" in first.title
+
+
+def test_pkg_resources_packaging_gets_setuptools_below_70():
+    text = ("Traceback (most recent call last):\n  File \"setup.py\", line 3, in <module>\n"
+            "    from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "  File \"/srv/env/lib/python3.10/site-packages/torch/utils/cpp_extension.py\", line 28, in <module>\n"
+            "    from pkg_resources import packaging  # type: ignore[attr-defined]\n"
+            "ImportError: cannot import name 'packaging' from 'pkg_resources' "
+            "(/srv/env/lib/python3.10/site-packages/pkg_resources/__init__.py)\n")
+    found = explain_text(text)
+    cmds = [c for f in found[:2] for c in f.fix.commands]
+    assert any('setuptools<70' in c for c in cmds), cmds
+    assert not any(c.startswith(("pip install --upgrade torch", "pip show pkg_resources")) for f in found
+                   for c in f.fix.commands), [c for f in found for c in f.fix.commands]

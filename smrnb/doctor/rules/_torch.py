@@ -552,6 +552,13 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 29, blind audit 29) setuptools 70 no longer exposes pkg_resources' vendored packaging, which the code
+    # (torch 2.1's cpp_extension, a package's setup.py) imports (tables/library_messages.csv's row and its source)
+    "setuptools_pkg_resources_packaging_removed": [
+        "pip show setuptools   # 70 or later no longer has pkg_resources.packaging",
+        'pip install "setuptools<70"   # then run the build again with --no-build-isolation (an isolated build '
+        "installs the newest setuptools for itself); or a release of the importing package that imports packaging "
+        "directly (torch 2.2 and later for torch.utils.cpp_extension)"],
     # (round 27c) a package's release using syntax of a newer Python than it declares support for
     "py_union_operator_before_310": ["python --version   # before 3.10: the release's X | None annotations fail",
                                      "pip install --upgrade <the package whose file holds the line>   # a release "
