@@ -207,3 +207,35 @@ def test_pkg_resources_packaging_gets_setuptools_below_70():
     assert any('setuptools<70' in c for c in cmds), cmds
     assert not any(c.startswith(("pip install --upgrade torch", "pip show pkg_resources")) for f in found
                    for c in f.fix.commands), [c for f in found for c in f.fix.commands]
+
+
+_COMPILED = ("Traceback (most recent call last):\n  File \"/home/r/nerf/train.py\", line 212, in <module>\n"
+             "    out = model_c(rays)\n  File \"/opt/venv/lib/python3.11/site-packages/torch/_dynamo/output_graph.py\", "
+             "line 1446, in _call_user_compiler\n    raise BackendCompilerFailed(self.compiler_fn, e) from e\n"
+             "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n{inner}\n\n"
+             "Set TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more information\n\n"
+             "You can suppress this exception and fall back to eager by setting:\n    import torch._dynamo\n"
+             "    torch._dynamo.config.suppress_errors = True\n")
+
+
+def test_torch_compilers_own_assertion_is_a_library_bug():
+    found = explain_text(_COMPILED.format(inner="AssertionError: expected size 4==4, stride 1==16 at dim=1"))
+    assert found[0].code == "library_bug" and "torch.compile" in found[0].title
+    cmds = list(found[0].fix.commands)
+    assert any("suppress_errors" in c for c in cmds) and any("TORCH_LOGS" in c for c in cmds)
+
+
+@pytest.mark.parametrize("inner", [
+    "RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at "
+    "https://github.com/openai/triton",
+    "CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmpx/main.c', '-O3', '-shared', '-fPIC', '-o', "
+    "'/tmp/tmpx/cuda_utils.so', '-lcuda']' returned non-zero exit status 1.",
+])
+def test_a_compiler_backend_failing_for_the_environment_is_not_read_as_torchs_bug(inner):
+    found = explain_text(_COMPILED.format(inner=inner))
+    assert not found or "torch.compile's backend" not in found[0].title
+
+
+def test_an_inductor_assertion_naming_a_missing_library_is_not_read_as_torchs_bug():
+    found = explain_text(_COMPILED.format(inner="AssertionError: libcuda.so cannot found!"))
+    assert found and "torch.compile's backend" not in found[0].title

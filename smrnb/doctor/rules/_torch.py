@@ -552,6 +552,14 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 29, blind audit 29) torch.compile's backend failing in its own code (tables/torch_messages.csv)
+    "inductor_internal_error": [
+        "pip show torch   # the release, for pytorch/pytorch's issue tracker (search the assertion's line)",
+        "pip install --upgrade torch   # a release whose compiler has the fix (torchvision/torchaudio with it, of the "
+        "same line)",
+        'TORCH_LOGS="+dynamo" TORCHDYNAMO_VERBOSE=1 python <your script>   # the full log for a bug report',
+        "# meanwhile run the model without torch.compile, or before the compiled call: import torch._dynamo; "
+        "torch._dynamo.config.suppress_errors = True   (eager for the graphs that fail, as torch's message says)"],
     # (round 29, blind audit 29) setuptools 70 no longer exposes pkg_resources' vendored packaging, which the code
     # (torch 2.1's cpp_extension, a package's setup.py) imports (tables/library_messages.csv's row and its source)
     "setuptools_pkg_resources_packaging_removed": [
