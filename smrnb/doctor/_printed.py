@@ -897,6 +897,61 @@ _IMPORTED_RE = re.compile(r"(?m)(?:-c [\"']|^\s{2,}|;\s?)(?:import|from) ([A-Za-
 _NVCC_OPTION_RE = re.compile(r"(?:Value|Keyword) '[^'\n]{0,80}' is not defined for option '([\w-]{1,40})'")
 
 
+_FORCE_REINSTALL_RE = re.compile(r"^(?:#[^:]*:\s*)?pip install [^#]*--force-reinstall (?:--no-deps )?([A-Za-z][\w.-]*)(?=\s|$)")
+
+
+def _clean_rebuild(built_by: str) -> str:
+    """The project's build command with its own build folder removed first (an in-tree build would relink the objects
+    compiled for the old CUDA) and, for pip, the installed torch used (--no-build-isolation: an isolated build
+    installs the newest torch from PyPI to build against); the table's prose and comments kept as a comment."""
+    parts = re.split(r"\s#\s", built_by + " ", maxsplit=1)  # a comment, not a URL's #fragment
+    cmd, note = parts[0].strip(), (parts[1] if len(parts) > 1 else "")
+    m = re.match(r"^(.*?)\s*\((in the [^()]{1,60} checkout)\)$", cmd)
+    if m:
+        cmd, note = m.group(1), f"{m.group(2)}; {note.strip()}".rstrip("; ")
+    tail = f"   # {note.strip()}" if note.strip() else ""
+    m = re.match(r"^cd (\S+) && (.*)$", cmd)
+    if m:
+        rest = _clean_rebuild(m.group(2))
+        return f"cd {m.group(1)} && {rest}{tail}"
+    m = re.match(r"^pip install (\S+?)/?\.?$", cmd)
+    if m and "://" in m.group(1):
+        return _clean_rebuild_pip(cmd) + tail
+    if m and m.group(1) not in (".", ""):
+        return f"rm -rf {m.group(1)}/build && pip install --no-build-isolation {m.group(1)}/{tail}"
+    if re.match(r"^(?:python3? setup\.py|pip3? install)\b", cmd):
+        return f"rm -rf build && {_clean_rebuild_pip(cmd)}{tail}"
+    return cmd + tail  # a project's own script or CMake: its own build folder, left to it
+
+
+def _clean_rebuild_pip(cmd: str) -> str:
+    return re.sub(r"^pip install (?!.*--no-build-isolation)", "pip install --no-build-isolation ", cmd)
+
+
+def _source_built_rebuilt(cmds: list[str]) -> list[str]:
+    """(round 29, blind audit 29) A reinstall by name of a module only its project's source tree builds
+    (tables/source_built_modules.csv: pointnet2_ops, chamfer_3D, ...): a PyPI project of that name is another package,
+    or none; the rebuild in the project's checkout instead (the table's command), once."""
+    from smrnb.doctor.rules._abi import source_built_module
+    from smrnb.doctor.tables import _read
+
+    out: list[str] = []
+    for c in cmds:
+        m = _FORCE_REINSTALL_RE.match(c)
+        mod = source_built_module(m.group(1).replace("-", "_")) if m else ""
+        row = next((r for r in _read.rows("source_built_modules") if r["module"] == mod), None) if mod else None
+        if row is None:
+            out.append(c)
+            continue
+        rebuild = _clean_rebuild(row["built_by"].strip('"'))
+        line = rebuild + ("; " if "   # " in rebuild else "   # ") + (
+            f"in the {row['project']} checkout {mod} was built in: it is built from that source (no PyPI package of this "
+            "name builds it), against the installed torch")
+        if line not in out:
+            out.append(line)
+    return out
+
+
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _shell_os(facts, text)
     pkg = _site_package(text)
@@ -976,6 +1031,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         elif os_ == "macos":
             c = _macos(c)
         out.append(_home_free(_pip_names(c)))
+    out = _source_built_rebuilt(out)
     out = _conda_nvcc_unshown(out, text, os_)
     if os_ == "windows":
         shell = _windows_shell(text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 
 import pytest
@@ -239,3 +240,34 @@ def test_a_compiler_backend_failing_for_the_environment_is_not_read_as_torchs_bu
 def test_an_inductor_assertion_naming_a_missing_library_is_not_read_as_torchs_bug():
     found = explain_text(_COMPILED.format(inner="AssertionError: libcuda.so cannot found!"))
     assert found and "torch.compile's backend" not in found[0].title
+
+
+def test_a_source_built_module_is_rebuilt_in_its_checkout_not_reinstalled_by_name():
+    text = ("$ python -c \"import torch; print(torch.__version__)\"\n2.3.1+cu121\n"
+            "$ python train.py -s data/garden\nTraceback (most recent call last):\n"
+            "  File \"/home/m/gaussian-splatting/train.py\", line 16, in <module>\n"
+            "    from diff_gaussian_rasterization import GaussianRasterizationSettings\n"
+            "  File \"/home/m/miniconda3/envs/gs/lib/python3.10/site-packages/diff_gaussian_rasterization/__init__.py\", "
+            "line 15, in <module>\n    from . import _C\n"
+            "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n")
+    cmds = [c for f in explain_text(text)[:2] for c in f.fix.commands]
+    assert not any(re.match(r"pip install [^#]*--force-reinstall[^#]*diff_gaussian_rasterization", c) for c in cmds), cmds
+    assert any(c.startswith("rm -rf submodules/diff-gaussian-rasterization/build && pip install --no-build-isolation "
+                            "submodules/diff-gaussian-rasterization/") for c in cmds), cmds
+
+
+@pytest.mark.parametrize("built_by, want", [
+    ("pip install pointnet2_ops_lib/.", "rm -rf pointnet2_ops_lib/build && pip install --no-build-isolation "
+                                        "pointnet2_ops_lib/"),
+    ("cd chamfer3D && python setup.py install", "cd chamfer3D && rm -rf build && python setup.py install"),
+    ("pip install git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch",
+     "pip install --no-build-isolation git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch"),
+    ("python setup.py install (in the lietorch checkout)", "rm -rf build && python setup.py install   # in the "
+                                                           "lietorch checkout"),
+    ("cmake . -B build && cmake --build build -j   # with Python found by CMake",
+     "cmake . -B build && cmake --build build -j   # with Python found by CMake"),
+])
+def test_the_clean_rebuild_of_a_table_row(built_by, want):
+    from smrnb.doctor._printed import _clean_rebuild
+
+    assert _clean_rebuild(built_by) == want
