@@ -19,17 +19,18 @@ HEAD_CHARS = 256 * 1024
 TAIL_CHARS = 256 * 1024
 #: lines kept from the head and from the tail of a long log (round 29): a log of short lines (step counters,
 #: progress, 3-character lines) holds 130,000 lines in its head and tail characters, each a pass of the per-line
-#: readers; 3,000 lines of an ordinary log (80-90 characters) are about its 256 kB anyway. With the middle's
-#: MIDDLE_LINES, no reader sees more than 8,000 lines (some 0.35 s of the per-line readers at 40 us a line), so what
-#: is read is decided by the text, and the per-line scan's CPU-time budget is a safety net for lines dense with signs
-HEAD_LINES = 3000
-TAIL_LINES = 3000
+#: readers; 2,500 lines of an ordinary log (100 characters) are about its 256 kB anyway. With the middle's
+#: MIDDLE_LINES, no reader sees more than 6,000 lines (0.2-0.32 s of the per-line readers on realistic logs, 35-55 us
+#: a line), so what is read is decided by the text, and the per-line scan's CPU-time budget is a safety net for
+#: lines dense with signs
+HEAD_LINES = 2500
+TAIL_LINES = 2500
 #: characters kept of one line (head and tail halves)
 LINE_CHARS = 2000
 #: lines kept from the middle of a long log: those holding one of MIDDLE_KEYS, at most MIDDLE_LINES of them and
 #: MIDDLE_CHARS characters in all (2,000 lines of 2,000 characters would be 4 MB: every later scan of the text, a
 #: search per table row among them, would read them all)
-MIDDLE_LINES = 2000
+MIDDLE_LINES = 1000  # (round 29: was 2,000)
 MIDDLE_CHARS = 192 * 1024
 MIDDLE_KEYS = ("error", "fatal", "undefined symbol", "not found", "no such file", "unsupported", "mismatch")
 

@@ -51,9 +51,10 @@ def test_a_log_of_short_lines_is_capped_in_lines(text):
 
 
 def test_an_ordinary_log_keeps_its_head_and_tail_characters():
-    # 80-character lines: 256 kB of head is some 3,300 lines, under HEAD_LINES: the line cap changes nothing
-    line = "/usr/local/lib/python3.11/site-packages/pkg/a.cpp:12:3: warning: unused variable 'x' [-Wunused]\n"
-    text = "".join(f"{i:06d} {line}" for i in range(120_000))
+    # a compiler's warnings (125-character lines): 256 kB of head is some 2,100 lines, under HEAD_LINES: the line cap
+    # changes nothing
+    line = "/usr/local/lib/python3.11/site-packages/pkg/src/a.cpp:12:3: warning: unused variable 'x' [-Wunused-variable]\n"
+    text = "".join(f"[{i:06d}] {line}" for i in range(100_000))
     capped = _evidence.cap_text(text)
     head = capped.split("\n...\n", 1)[0]
     assert head == text[:_evidence.HEAD_CHARS]
