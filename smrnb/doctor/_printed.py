@@ -991,6 +991,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if target:  # the build that fails is the package's, not that of the module it lacks
             c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=target: m.group(1) + b, c)
         c = _variant_filled(_kernel_named(_kaolin_filled(c, text), text), f.title, _slurm_gpu(text)[1])
+        c = _git_release(c, text)
         if re.search(r"\bpip3? (?:install|show|uninstall)\b[^#]*<package>", c):
             # the package pip built in the text's log, else the one the text's own pip command installs
             named = built if built and built != "torch" else _installed_by_the_text(text) or _prose_package(text)
@@ -1450,6 +1451,54 @@ def _kaolin_filled(c: str, text: str) -> str:
             f"one has a wheel for ({near}), or build kaolin from source against this torch")
 
 
+#: (round 29a) a git-hosted extension whose tags are ``v<release>`` (kaolin's v0.17.0, pytorch3d's v0.7.8,
+#: nvdiffrast's v0.3.3: their GitHub releases), by the repository's name
+_V_TAGGED = {"kaolin": "NVIDIAGameWorks/kaolin", "pytorch3d": "facebookresearch/pytorch3d", "nvdiffrast": "NVlabs/nvdiffrast"}
+_GIT_INSTALL_RE = re.compile(r"^(?P<env>(?:[A-Z_][A-Z0-9_]*=(?:\"[^\"]*\"|\S+) )*)(?P<pip>pip3? install\b[^#]*?)"
+                             r"\s(?P<url>git\+https://github\.com/(?P<repo>[\w.-]+/(?P<name>[\w.-]+?))(?:\.git)?)"
+                             r"(?P<rest>(?:\s[^#]*?)?)(?P<tail>\s*(?:#.*)?)$")
+#: a source build of the current folder the text shows: setup.py's commands, pip's editable or folder install
+_SOURCE_BUILD_RE = re.compile(r"\bpython3?\s+setup\.py\s+(develop|install|build_ext|bdist_wheel)\b|"
+                              r"\bpip3?\s+install\s+(?:-[-\w]+\s+)*(-e\s+\.|--editable\s+\.|\.)(?=\s|$)", re.MULTILINE)
+
+
+def _release_of(name: str, text: str) -> str:
+    """The one release of ``name`` the text gives: ``kaolin==0.17.0``, ``kaolin 0.17.0``, ``kaolin-0.17.0-cp310...whl``,
+    ``kaolin.__version__`` and the value printed after it; "" when none or several."""
+    n = re.escape(name)
+    found = re.findall(rf"\b{n}(?:==|-|\s+(?:version\s+|v)?)(\d+\.\d{{1,2}}\.\d{{1,2}})\b", text, re.IGNORECASE)
+    found += re.findall(rf"\b{n}\.__version__[^\n]{{0,40}}?\n?[^\n\d]{{0,12}}(\d+\.\d{{1,2}}\.\d{{1,2}})\b", text)
+    return _one(found)
+
+
+def _git_release(c: str, text: str) -> str:
+    """(round 29a, blind audit 28 H10) A rebuild of a git-hosted extension installs the user's release, not the git
+    HEAD: in the source tree the text built from (``python setup.py develop``), or at the release the text gives
+    (``@v0.17.0``); else the command as the rule wrote it."""
+    m = _GIT_INSTALL_RE.match(c)
+    if not m or m.group("name").lower() not in _V_TAGGED or "@" in m.group("url"):
+        return c
+    name = m.group("name").lower()
+    if not re.search(rf"\b{name}\b", text, re.IGNORECASE):
+        return c
+    built = _SOURCE_BUILD_RE.search(text)
+    if built:
+        editable = bool(built.group(1) == "develop" or (built.group(2) or "").startswith(("-e", "--editable")))
+        where = re.search(rf"(?:\bcd\s+|\s)((?:~|/)[\w./-]*/{name}(?:-src)?)(?:/setup\.py)?\b", text, re.IGNORECASE)
+        head = f"cd {where.group(1)} && " if where else ""
+        pip = re.sub(r"\s--force-reinstall\b|\s--no-deps\b", "", m.group("pip"))
+        note = "" if where else f"   # in {name}'s source tree, the one the text built from"
+        rest = m.group("rest").strip()
+        return f"{head}rm -rf build && {m.group('env')}{pip.strip()} {rest + ' ' if rest else ''}" \
+               f"{'-e .' if editable else '.'}{note}"
+    rel = _release_of(name, text)
+    if rel:
+        said = m.group("tail").strip().lstrip("#").strip()
+        return f"{m.group('env')}{m.group('pip')} {m.group('url')}@v{rel}{m.group('rest').rstrip()}   # the " \
+               f"text's release, {rel}" + (f"; {said}" if said else "")
+    return c
+
+
 _ANY_VARIANT = "<a CUDA variant built for the GPU>"
 
 
@@ -1473,6 +1522,12 @@ def _variant_filled(c: str, title: str, cc: str = "") -> str:
         how = "whose wheels carry kernels" if runs[ok[0]] else "that compiles"
         return (c.replace(_ANY_VARIANT, ok[0]) + f"   # torch {newest['torch']}'s oldest CUDA variant {how} "
                 f"for sm_{arch}{others}")
+    last = tables.torch_last_for_arch(n)
+    if last and re.match(r"^pip3? install --force-reinstall torch --index-url https://download\.pytorch\.org/whl/"
+                         + re.escape(_ANY_VARIANT) + "$", c):
+        # (round 29a, blind audit 28 F9) a GPU no current wheel carries: the last release whose wheels did
+        return (f"pip install torch=={last[0]} --index-url https://download.pytorch.org/whl/{last[1]}   # the last torch "
+                f"release whose {last[1]} wheels carry kernels for sm_{arch} (newer releases dropped it)")
     rows = list(tables.rows("nvcc_archs"))
     have = [r["cuda"] for r in rows if n in [int(a) for a in r["archs"].split()]]
     if not have:

@@ -472,6 +472,11 @@ _ARCH_LIST_RE = re.compile(r"TORCH_CUDA_ARCH_LIST ?= ?['\"]?([0-9A-Za-z.;+ _]{1,
 #: torch's ``TORCH_CUDA_ARCH_LIST=8.0;8.6+PTX``, CMake's / tiny-cuda-nn's ``(TCNN_|CMAKE_)CUDA_ARCHITECTURES=75``
 _GENCODE_RE = re.compile(r"-gencode[= ]{1,2}arch=compute_(\d{2,3})[a-z]?,\s?code=\[?(?:sm|compute)_(\d{2,3})")
 _CMAKE_ARCHS_RE = re.compile(r"\b(?:TCNN_|CMAKE_)CUDA_ARCHITECTURES ?= ?['\"]?(\d{2,3}(?:[;, ]\d{2,3}){0,12})\b")
+#: (round 29a) nvcc's own short option for one architecture (``-arch=sm_80``, ``-arch sm_61``,
+#: ``--gpu-architecture=compute_80``: nvcc --help), as a user's nvcc command or a Makefile passes it
+_NVCC_ARCH_RE = re.compile(r"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s?(?:sm|compute)_(\d{2,3})[a-z]?\b")
+#: (round 29a) a user's own nvcc command that compiles a CUDA source file (``nvcc -O2 -arch=sm_80 -o saxpy saxpy.cu``)
+_NVCC_CU_CMD_RE = re.compile(r"(?:^|[$#>]\s{0,4})((?:[\w./-]*/)?nvcc(?:\.exe)?\s[^\n|;&`]{0,300}?[\w./\\-]+\.cu\b[^\n|;&`]{0,200})")
 
 
 def _extension_archs(line: str) -> list[str]:
@@ -480,6 +485,7 @@ def _extension_archs(line: str) -> list[str]:
     for v in _ARCH_LIST_RE.findall(line):
         out += [f"{m.group(1)}{m.group(2)}" for m in re.finditer(r"(?<![\d.])(\d{1,2})\.(\d)(?![\d.])", v)]
     out += [m.group(2) for m in _GENCODE_RE.finditer(line)]
+    out += [m.group(1) for m in _NVCC_ARCH_RE.finditer(line)] if "arch" in line else []
     for m in _CMAKE_ARCHS_RE.finditer(line):
         out += re.split(r"[;, ]", m.group(1))
     return list(dict.fromkeys(a for a in out if a))
@@ -1199,10 +1205,15 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
     if "torch_cuda_arch_list" in low:
         for v in _ARCH_LIST_RE.findall(line):
             r.fact("toolkit", "torch_cuda_arch_list_env", v.strip(), line)
-    if "torch_cuda_arch_list" in low or "gencode" in low or "arch=compute_" in low or "cuda_architectures" in low:
+    if "torch_cuda_arch_list" in low or "gencode" in low or "arch=compute_" in low or "cuda_architectures" in low or \
+            "-arch" in low or "--gpu-architecture" in low:
         archs = _extension_archs(line)
         if archs:
             r.fact("toolkit", "extension_archs", archs, line)
+    if "nvcc" in low and ".cu" in low:
+        m = _NVCC_CU_CMD_RE.search(line.strip())
+        if m:  # (round 29a) the user's own nvcc build of a .cu file
+            r.fact("toolkit", "nvcc_command", m.group(1).strip(), line)
 
 
 #: quoting and Markdown marks around a value read from text (a backtick of inline code, quotes, emphasis)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -281,6 +282,12 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     # where the newest CUDA the driver runs is not known, no comparison says it is too old: a message does
     title = driver_too_old_title(dv, tc, dcuda, used, compared=bool(dcuda))
     cmds = ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports"]
+    image = _cuda_image(facts) if not tc and not value(facts, "torch", "version") else None
+    if image and used:
+        # (round 29a, blind audit 28 F8) the CUDA is a container image's (nvidia/cuda:12.2.2-...) and no torch is in
+        # the text: the host driver, or an image of a CUDA it runs (tables/cuda_driver.csv, cuda_family.csv)
+        return {"title": title, "evidence": evidence, "commands": cmds + _image_commands(image, used, dcuda, dv),
+                "docs": DRIVER_DOCS}
     if dcuda:
         runs = indexes_for_driver_cuda(dcuda, dv)
         tv = str(value(facts, "torch", "version") or "").split("+")[0]
@@ -302,6 +309,38 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         cmds.append("# update the NVIDIA driver (needs root), or install the torch build of a CUDA release "
                     "'nvidia-smi' says it supports: https://pytorch.org/get-started/previous-versions/")
     return {"title": title, "evidence": evidence, "commands": cmds, "docs": DRIVER_DOCS}
+
+
+#: (round 29a) a CUDA container image a text runs: NVIDIA's ``nvidia/cuda:12.2.2-devel-ubuntu22.04`` (Docker Hub or NGC)
+_CUDA_IMAGE_RE = re.compile(r"\b((?:nvcr\.io/)?nvidia/cuda):(\d{1,2}\.\d{1,2})(?:\.\d{1,2})?([\w.-]*)")
+
+
+def _cuda_image(facts: Facts) -> re.Match[str] | None:
+    """The ``nvidia/cuda:<version>`` image of the line the text's CUDA version was read from, if any."""
+    line = str(((facts.get("toolkit") or {}).get("read_from") or {}).get("cuda_named") or "")
+    return _CUDA_IMAGE_RE.search(line)
+
+
+def _image_commands(image: re.Match[str], used: str, dcuda: str | None, dv: str | None) -> list[str]:
+    """The host driver an image's CUDA needs (its GA row, and its major's minimum under minor-version
+    compatibility), or an image of a CUDA release this driver runs, both from the tables."""
+    ga = tables.min_driver_for_cuda(used)
+    u = tables.parse_version(used) or (0,)
+    fam = tables.family_min_driver(u[0])
+    out = [f"# update the host's NVIDIA driver (needs root) to >= {ga.min_driver if ga else fam} for CUDA {used}"
+           + (f" (any CUDA {u[0]}.x image runs from {fam} on, under minor-version compatibility)"
+              if fam and ga and fam != ga.min_driver else "")]
+    d = tables.parse_version(dcuda) if dcuda else None
+    if d and len(d) >= 2:
+        same = [r.cuda for r in tables.cuda_releases() if (tables.parse_version(r.cuda) or (0,))[0] == d[0]]
+        dfam = tables.family_min_driver(d[0])
+        compat = bool(d[0] >= 11 and same and dfam and dv and tables.version_key(dv) >= tables.version_key(dfam))
+        newest = max(same, key=tables.version_key) if compat else dcuda
+        out.append(f"# or an image of CUDA {newest} or older ({image.group(1)}:{newest}.x{image.group(3)} tags): this "
+                   f"driver runs CUDA <= {dcuda} natively" + (
+                       f", and CUDA {d[0]}.x up to {newest} under minor-version compatibility"
+                       if compat and newest != dcuda else ""))
+    return out
 
 
 def _cuda_of(variant: str) -> str:

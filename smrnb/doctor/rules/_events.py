@@ -269,7 +269,10 @@ def _device_count_reading(facts: Facts, c: list[str]) -> tuple[list[str], str] |
     if nums[0] == 802 and (_has_gpu(facts) or _fabric_named(facts)):
         # (round 28c) cudaErrorSystemNotReady with a driver that answers (nvidia-smi lists the GPUs) or the fabric
         # manager named: the NVSwitch fabric is not ready, not a kernel module that is not loaded
-        rest = ["fabric_manager_not_running"] + [x for x in rest if x != "fabric_manager_not_running"]
+        # (round 29a, blind audit 28 c09) 802 is no insufficient driver (35): no driver_too_old reading; a driver whose
+        # nvidia-smi lists the GPUs is loaded: no driver_broken reading either
+        drop = {"fabric_manager_not_running", "driver_too_old"} | ({"driver_broken"} if _has_gpu(facts) else set())
+        rest = ["fabric_manager_not_running"] + [x for x in rest if x not in drop]
         return rest, ("Error 802 (system not yet initialized) while the driver answers or the text names the fabric "
                       "manager: NVSwitch's fabric is not ready")
     return (rest, f"Error {nums[0]} is not forward compatibility's refusal (804)") if rest else None

@@ -874,13 +874,23 @@ def _torch_lacks(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     tv = value(facts, "torch", "version_base")
     variant = _variant_for_arch(arch, tv)
     tc = value(facts, "torch", "cuda")
+    if variant and tc and variant == f"cu{str(tc).replace('.', '')}" and ev.get("sign") != "nvrtc_arch":
+        variant = None  # (round 29a) the very build the text shows failing: no reinstall of it
     title = ("The installed torch has no kernels for this GPU" if ev.get("sign") != "nvrtc_arch" else
              f"torch's CUDA{' ' + tc if tc else ''} is older than this GPU: its runtime compiler (NVRTC) cannot "
              "target it")
+    n = int("".join(ch for ch in str(arch or "") if ch.isdigit()) or 0)
+    last = tables.torch_last_for_arch(n) if n and not variant else None
+    # (round 29a, blind audit 28 F9) a GPU older than every current wheel: the last release whose wheels carry it
+    # (tables/torch_wheel_archs_dropped.csv), pinned with its index
+    install = (f"pip install torch=={last[0]} --index-url https://download.pytorch.org/whl/{last[1]}   # the last "
+               f"torch release whose {last[1]} wheels carry kernels for {arch} (newer releases dropped it); "
+               "torchvision/torchaudio of that release with it" if last else
+               f"pip install --force-reinstall torch{('==' + tv) if tv and variant else ''} --index-url "
+               f"https://download.pytorch.org/whl/{variant or '<a CUDA variant built for the GPU>'}")
     return {"title": title + (f" ({arch})" if arch else ""),
             "commands": ["python -c \"import torch; print(torch.__version__, torch.cuda.get_arch_list())\"",
-                         f"pip install --force-reinstall torch{('==' + tv) if tv and variant else ''} --index-url "
-                         f"https://download.pytorch.org/whl/{variant or '<a CUDA variant built for the GPU>'}"]}
+                         install]}
 
 
 def _variant_for_arch(arch: str | None, torch_version: str | None) -> str | None:
@@ -894,9 +904,11 @@ def _variant_for_arch(arch: str | None, torch_version: str | None) -> str | None
     n = int("".join(ch for ch in str(arch or "") if ch.isdigit()) or 0)
     if not n:
         return tv.variants[-1]
-    # a variant whose CUDA release compiles for the GPU (tables/nvcc_archs.csv: sm_89 needs 11.8, sm_120 12.8;
-    # CUDA 13 dropped Maxwell, Pascal and Volta)
-    ok = [v for v in tv.variants if n in (nvcc_archs(f"{v[2:-1]}.{v[-1]}") or ())]
+    # a variant whose wheels carry kernels for the GPU where tables/torch_wheel_archs.csv has its row (round 29a),
+    # else whose CUDA release compiles for it (tables/nvcc_archs.csv: sm_89 needs 11.8, sm_120 12.8; CUDA 13 dropped
+    # Maxwell, Pascal and Volta)
+    runs = {v: tables.torch_wheel_runs(torch_version, v, n) for v in tv.variants}
+    ok = [v for v in tv.variants if runs[v] or (runs[v] is None and n in (nvcc_archs(f"{v[2:-1]}.{v[-1]}") or ()))]
     return ok[-1] if ok else None
 
 

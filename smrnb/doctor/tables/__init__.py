@@ -96,6 +96,7 @@ __all__ = [
     "torch_cuda_indexes",
     "torch_cuda_variants",
     "torch_wheel_runs",
+    "torch_last_for_arch",
     "triton_for_torch",
     "version_key",
 ]
@@ -381,6 +382,15 @@ def torch_wheel_runs(torch_version: str, variant: str, cc: int) -> bool | None:
             archs = [int(a) for a in r["archs"].split()]
             ptx = int(r["ptx"]) if r["ptx"].strip() else None
             return any(a // 10 == cc // 10 and a <= cc for a in archs) or (ptx is not None and ptx <= cc)
+    return None
+
+
+def torch_last_for_arch(cc: int) -> tuple[str, str] | None:
+    """(round 29a) The last torch release and CUDA variant (``("2.7.1", "cu118")``) whose wheels carry kernels for
+    compute capability ``cc`` (``37``), from torch_wheel_archs_dropped.csv; None where it has no sourced row."""
+    for r in rows("torch_wheel_archs_dropped"):
+        if r["cc"].strip() == str(cc) and r["verified"] in ("yes", "partial") and r["last_torch"] and r["variant"]:
+            return r["last_torch"], r["variant"]
     return None
 
 
