@@ -1482,7 +1482,10 @@ def _git_release(c: str, text: str) -> str:
     if not re.search(rf"\b{name}\b", text, re.IGNORECASE):
         return c
     built = _SOURCE_BUILD_RE.search(text)
-    if built:
+    ours = re.search(rf"\b{name}\b[^\n]{{0,60}}\b(?:from source|source tree|from its source|setup\.py)|"
+                     rf"git clone[^\n]*{name}|[\\/]{name}(?:-src)?(?:[\\/](?:setup\.py)?)?(?=\s|$)|\bcd\s+\S*{name}\b",
+                     text, re.IGNORECASE)
+    if built and ours:
         editable = bool(built.group(1) == "develop" or (built.group(2) or "").startswith(("-e", "--editable")))
         where = re.search(rf"(?:\bcd\s+|\s)((?:~|/)[\w./-]*/{name}(?:-src)?)(?:/setup\.py)?\b", text, re.IGNORECASE)
         head = f"cd {where.group(1)} && " if where else ""

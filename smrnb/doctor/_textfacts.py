@@ -1212,7 +1212,9 @@ def _scan_paths(r: _Reader, line: str, low: str) -> None:
             r.fact("toolkit", "extension_archs", archs, line)
     if "nvcc" in low and ".cu" in low:
         m = _NVCC_CU_CMD_RE.search(line.strip())
-        if m:  # (round 29a) the user's own nvcc build of a .cu file
+        if m and not re.search(r"\s-c\s|torch|TORCH|python|site-packages|pip-", m.group(1)):
+            # (round 29a) the user's own nvcc build of a .cu file into a program (not a compile-only step of an
+            # extension's build: cpp_extension's nvcc lines carry -c and -DTORCH_EXTENSION_NAME)
             r.fact("toolkit", "nvcc_command", m.group(1).strip(), line)
 
 

@@ -70,6 +70,15 @@ def test_the_users_own_nvcc_build_gets_its_nvcc_command_with_the_gpus_arch(text,
     assert not any("rm -rf build" in c for c in cmds), cmds
 
 
+def test_an_extensions_compile_step_is_not_the_users_nvcc_command():
+    """Near-miss: cpp_extension's own nvcc line (-c, -DTORCH_EXTENSION_NAME) in a pip build log: no nvcc line printed."""
+    text = ("Building wheel for myops (setup.py) ... done\n/usr/local/cuda/bin/nvcc -I/tmp/pip-req-build-x/include -c "
+            "/tmp/pip-req-build-x/src/k.cu -o build/temp/src/k.o -DTORCH_EXTENSION_NAME=_C -arch=sm_80\n"
+            "Successfully installed myops-0.1\nGTX 1080\nRuntimeError: CUDA error: no kernel image is available for "
+            "execution on the device\n")
+    assert not any(re.match(r"^(?:\\S*/)?nvcc\\s", c) for c in _all_commands(text))
+
+
 def test_a_torch_extension_build_with_the_same_gpu_keeps_its_pip_rebuild():
     """Near-miss: a torch extension (torch shown, pip's build) on a GTX 1080: no nvcc line, the extension's rebuild."""
     text = ("torch 2.4.1+cu121, GTX 1080\n$ TORCH_CUDA_ARCH_LIST=\"8.0\" pip install --no-build-isolation .\n"
@@ -165,7 +174,7 @@ def test_the_wheel_archs_of_older_releases_are_read():
     assert tables.torch_wheel_runs("2.1.2", "cu118", 37) is True
     assert tables.torch_wheel_runs("2.4.0", "cu121", 90) is True
     assert tables.torch_wheel_runs("2.4.0", "cu121", 37) is False
-    assert tables.torch_wheel_runs("2.5.1", "cu124", 120) is True  # 9.0's PTX JIT-compiles for it
+    assert tables.torch_wheel_runs("2.5.1", "cu124", 120) is False  # its 9.0+PTX is not counted for Blackwell
 
 
 # ---- c09: error 802 with the GPUs listed ----
@@ -215,6 +224,14 @@ def test_kaolins_rebuild_is_the_users_release_and_torch_stays(tail, want):
     assert rebuild and want in rebuild[0] and "8.6;9.0" in rebuild[0], rebuild
     assert not any("rm -rf build" in c and "git+https" in c for c in cmds), cmds
     assert not any(re.search(r"kaolin(?:\.git)?(?:\s|$)", c.split("   #")[0]) and "git+https" in c for c in cmds), cmds
+
+
+def test_another_projects_source_build_is_not_kaolins_tree():
+    """Near-miss: the text builds the user's own project from '.', kaolin is only imported: kaolin's git install."""
+    text = KAOLIN_H100.replace("kaolin built from source on our old A6000 box", "our renderer on the old A6000 box") + \
+        "$ cd ~/work/renderer && TORCH_CUDA_ARCH_LIST=\"8.6\" pip install -e .\n"
+    cmds = [c for c in _all_commands(text) if "TORCH_CUDA_ARCH_LIST" in c]
+    assert cmds and "git+https://github.com/NVIDIAGameWorks/kaolin" in cmds[0] and "-e ." not in cmds[0], cmds
 
 
 def test_kaolin_without_a_release_or_a_source_build_keeps_the_git_install():

@@ -134,6 +134,9 @@ def test_pytorchs_index_for_the_gpus_arch_is_a_variant_that_compiles_for_it(gpu,
 
 def test_an_arch_no_variant_of_the_newest_torch_compiles_for_keeps_a_comment_saying_what_to_pick():
     c = "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/<a CUDA variant built for the GPU>"
+    got = _printed._variant_filled(c, "The installed torch has no kernels for this GPU (sm_35)")
+    assert got.startswith(c + "   # pick a variant of CUDA ") and "sm_35" in got
+    # (round 29a) where tables/torch_wheel_archs_dropped.csv names the last release whose wheels carry it: that pin
     got = _printed._variant_filled(c, "The installed torch has no kernels for this GPU (sm_37)")
-    assert got.startswith(c + "   # pick a variant of CUDA ") and "sm_37" in got
+    assert got.startswith("pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118"), got
     assert _printed._variant_filled(c, "The installed torch has no kernels for this GPU") == c
