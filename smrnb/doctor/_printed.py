@@ -515,7 +515,7 @@ def _mmcv_release(c: str, text: str, facts: Mapping[str, Any] | None) -> str:
         return (f'pip install -U openmim && mim install "{name}==<the release the project needs>"   # never an '
                 "unpinned mmcv (PyPI's newest is another API; mmdet 3.x refuses mmcv 2.2); mim picks the wheel "
                 "made for this torch and CUDA")
-    tv, tc = _value(facts, "version_base"), _value(facts, "cuda")
+    tv, tc = _value(facts, "version_base"), _torch_cuda(facts)  # (round 29a) torch.cuda of its X.Y shape only
     mm = ".".join(str(tv).split(".")[:2]) if tv else ""
     if not (mm and tc):
         return (f'pip install -U openmim && mim install "{name}=={rel}"   # the release the text shows; mim picks '
