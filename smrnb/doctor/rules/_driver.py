@@ -283,7 +283,7 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     title = driver_too_old_title(dv, tc, dcuda, used, compared=bool(dcuda))
     cmds = ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports"]
     image = _cuda_image(facts) if not tc and not value(facts, "torch", "version") else None
-    if image and used:
+    if image and used and tables.min_driver_for_cuda(used):  # a CUDA release the table knows
         # (round 29a, blind audit 28 F8) the CUDA is a container image's (nvidia/cuda:12.2.2-...) and no torch is in
         # the text: the host driver, or an image of a CUDA it runs (tables/cuda_driver.csv, cuda_family.csv)
         return {"title": title, "evidence": evidence, "commands": cmds + _image_commands(image, used, dcuda, dv),
