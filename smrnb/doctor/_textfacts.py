@@ -1513,7 +1513,7 @@ def _note_cell_frame(r: _Reader, line: str, low: str) -> None:
 
 #: (round 28a) a built-in exception of Python's raised on the person's own values, as a traceback ends
 _OWN_EXC_RE = re.compile(r"^[*`>\s]{0,4}(?:json\.decoder\.|json\.|simplejson\.errors\.)?(FileNotFoundError|IOError|"
-                         r"KeyError|IndexError|JSONDecodeError|TypeError|AttributeError|ImportError): (.{1,400})")
+                         r"KeyError|IndexError|JSONDecodeError|TypeError|AttributeError|ImportError|NameError): (.{1,400})")
 #: Python's errno 2 message and the path it names (FileNotFoundError; IOError before Python 3). (Round 29, blind audit
 #: 29) errno 2 is ENOENT in any locale: strerror's words are the C library's of the user's language ("Datei oder
 #: Verzeichnis nicht gefunden", "没有那个文件或目录"), so any words without a colon stand for them
@@ -1537,6 +1537,21 @@ def _scan_own_code(r: _Reader, line: str, low: str) -> None:
     _note_cell_frame(r, line, low)
     if r.own_frame and ("error" in low or "exception" in low):
         _scan_own_code_exception(r, line)
+
+
+#: (round 29b) the endings of a compiled module's name (an extension's optional import: ``_C``, ``awq_ext``), whose
+#: NameError is that import's failure (tables/library_messages.csv's rows), not a name the code never defined
+_COMPILED_NAME_ENDS = ("_c", "_ext", "_cuda", "_cpp", "_ops", "_op", "_backend", "_kernels", "_lib")
+
+
+def _defined_in_text(text: str, name: str) -> bool:
+    """(round 29b) Whether the text shows ``name`` bound by code (imported, ``as name``, defined, assigned): then the
+    NameError is a binding that did not run (an import inside try/except that failed, a branch not taken), not a
+    name the code never binds."""
+    text = text[:200000]
+    n = re.escape(name)
+    return re.search(rf"\bimport (?:[\w.]+ as )?{n}\b|\bimport [\w., ]*\b{n}\b|\bas {n}\b|\bdef {n}\(|"
+                     rf"\bclass {n}\b|^\s*{n}\s*=[^=]|\bfor {n} in\b|\bglobal {n}\b", text, re.MULTILINE) is not None
 
 
 def _scan_own_code_exception(r: _Reader, line: str) -> None:
@@ -1585,6 +1600,12 @@ def _scan_own_code_exception(r: _Reader, line: str) -> None:
         if not c or r.inner_kind != "own" or path not in files or path == r.own_frame:
             return  # a cycle the frames do not show (a submodule missing from a package's own __init__ reads so too)
         fields = {"module": c.group(2), "name": c.group(1), "circular": True}
+    elif exc == "NameError":
+        n = re.match(r"(?:global )?name '([A-Za-z_]\w{0,80})' is not defined", msg)
+        if not n or r.inner_kind != "own" or n.group(1).startswith("_") or \
+                n.group(1).lower().endswith(_COMPILED_NAME_ENDS):
+            return  # a library's frame, a compiled module's guarded import (a name the text binds: _own_definitions)
+        fields = {"undefined": n.group(1)}
     else:
         return
     r.event("torch", "own_code_exception", line, WEIGHT["module"], exception=exc, where=r.inner_kind,
@@ -1797,6 +1818,12 @@ _ARGUMENT_CHECKING_PACKAGES = frozenset({"torch", "numpy", "pandas", "scipy", "s
                                          "argparse", "typer", "omegaconf", "hydra"})
 
 
+#: (round 29b) torch's companions, left to the torch tables as torch itself is (_ARGUMENT_CHECKING_PACKAGES)
+_TORCH_COMPANIONS = frozenset({"torchvision", "torchaudio", "torchtext"})
+#: (round 29b) a source line that imports (passes the package no value of the caller's)
+_IMPORT_LINE_RE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s")
+
+
 def _scan_generic_exception_in_package(r: _Reader, line: str, low: str) -> None:
     """(round 24) A generic Python exception (TypeError, KeyError, IndexError, ValueError, FileNotFoundError, an
     attribute of None) raised by the traceback's innermost frame where that file is an installed package's own
@@ -1819,6 +1846,15 @@ def _scan_generic_exception_in_package(r: _Reader, line: str, low: str) -> None:
         return  # a program or a file of the calling code's not found, not one of the package's own files
     own = [f for f in r.facts["torch"].get("source_files") or [] if "/bin/" not in f and "\\bin\\" not in f]
     if own or r.cell_frame:
+        if exc in ("TypeError", "ValueError") and r.own_call and top.lower() not in _TORCH_COMPANIONS and \
+                not _IMPORT_LINE_RE.match(r.own_call) and not _SIGNATURE_RE.search(line):
+            # (round 29b) the person's own frame (a script, a cell) calls into the package, whose frame raised last:
+            # the values the call passed (``own_call``), or the package's handling of them. Not an import (it
+            # passes no value: the package's own code at import), not a call's signature refused (signature_codes),
+            # not torch's companions (their accepted types changed with releases: torchvision's transforms took
+            # tensors from 0.8; torch's own tables read them)
+            r.event("torch", "exception_in_package", line, WEIGHT["weak_sign"] + 30, package=top.lower(),
+                    exception=exc, generic=True, own_call=r.own_call[:200], own_file=r.own_frame[-200:])
         return
     r.event("torch", "exception_in_package", line, WEIGHT["weak_sign"] + 30, package=top.lower(), exception=exc,
             generic=True, **({"of_none": True} if "'NoneType'" in line else {}))
@@ -3150,13 +3186,34 @@ _PY_FILE_NAMED_RE = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]{2,60})\.py\b"
 _NO_MODULE_NAMED_RE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_.]{0,120})'")
 
 
+#: (round 29b) a class constructed in the text's code (``vec = Vector3(1, 2, 3)``, ``ME.SparseTensor(``): its name
+_CONSTRUCTED_RE = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w{0,40}\.){0,3}([A-Z][A-Za-z0-9]{1,60})\(([^()\n]{0,400})")
+
+
+def _constructed_class(r: _Reader, ev: dict[str, Any], text: str) -> None:
+    """(round 29b) Python before 3.10 words a constructor's refusal as a bare ``__init__() got an unexpected keyword
+    argument 'k'`` (3.10 adds the class: ``Vector3.__init__()``); with no traceback frame whose source line makes the
+    call, the class is the one the text's code constructs from a package (``torch.called_names``): the one call of a
+    class imported from a package, the one passing ``k=`` where the keyword is named. ``name`` on the event."""
+    called = r.facts["torch"].get("called_names") or {}
+    kw = re.search(r"unexpected keyword argument '(\w{1,80})'", str(ev.get("line") or ""))
+    found = {m.group(1) for m in _CONSTRUCTED_RE.finditer(text[:50000])
+             if m.group(1) in called and (not kw or re.search(rf"\b{kw.group(1)}\s*=", m.group(2)))}
+    if str(ev.get("callee") or "") in ("__init__", "__new__") and len(found) == 1:
+        ev["name"] = found.pop()
+
+
 def _own_definitions(r: _Reader, text: str) -> None:
     """(round 28a) What the text shows of the person's own code beside a Python error: a function refusing a keyword
     whose definition the text shows in their code (``def build_model(``, or said "build_model is defined in
     /home/a/proj/models.py"): ``own_def`` on its ``torch.signature_mismatch``; a module that cannot be imported one
     letter off a module file of theirs the text names (``helpers.utilz`` beside ``helpers/util.py``):
     ``torch.own_code_exception`` with ``meant``."""
+    r.events["torch"] = [e for e in r.events["torch"] if not (  # (round 29b) a NameError's name the text binds
+        e["kind"] == "own_code_exception" and e.get("undefined") and _defined_in_text(text, str(e["undefined"])))]
     for ev in r.events["torch"]:
+        if ev["kind"] == "signature_mismatch" and not ev.get("name") and not ev.get("frame"):
+            _constructed_class(r, ev, text)
         name = str(ev.get("name") or "") if ev["kind"] == "signature_mismatch" else ""
         if not name or ev.get("caller_package") or "-packages" in str(ev.get("frame") or ""):
             continue

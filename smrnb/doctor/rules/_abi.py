@@ -1217,6 +1217,24 @@ def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: 
                 "commands": [f"ls {where.rsplit('/', 1)[0] if '/' in where else parent.replace('.', '/')}   # {last}.py "
                              f"or {last}/ should be there",
                              f"python -c \"import {parent}; print({parent}.__file__)\""]}
+    if code == "user_code_error" and parent and (ev.get("attribute") or ev.get("import_name")) and \
+            re.fullmatch(r"[A-Za-z_][\w.]{0,200}", mod):
+        # (round 29b) _who_asks: the person's code asks a package's module for a name no release of it may have
+        top, key = mod.split(".")[0], last.lower()[:6]
+        return {"title": f"Not your environment: your code asks {parent} for {last}, which that package may never "
+                         "have had (a name spelt otherwise, another package's, a submodule to import first, an alias "
+                         "bound to something else)",
+                "fix": f"Python found {parent} and it has no {last}. If the package's documentation of the installed "
+                       f"release (or any release) has no {last}, the code is wrong: correct the name, import it from the "
+                       f"package that defines it, `import {mod}` first if it is a submodule, or check what the name "
+                       f"{parent.split('.')[-1]} is bound to (`import x as y` of another module, a file of yours named "
+                       f"{top}.py); if a release has it, the first reading (that release) applies.",
+                "check": f"the package's documentation (or changelog) of its releases: {last} in none of them -> "
+                         f"the code's name is wrong; in a release other than the installed one -> that release",
+                "commands": [f"python -c \"import {parent} as m; print(m.__file__, getattr(m, '__version__', ''), "
+                             f"[n for n in dir(m) if '{key}' in n.lower()])\"   # the copy imported, its release, the "
+                             f"names like {last} it has",
+                             f"grep -rn \"{last}\" --include=*.py .   # where your code uses it"]}
     return None
 
 
@@ -1471,7 +1489,11 @@ SUBMODULES_NOT_IMPORTED: dict[str, frozenset[str]] = {
                         "special", "io", "integrate", "fft", "fftpack", "cluster", "odr", "misc"}),
     "xml": frozenset({"etree", "dom", "sax", "parsers"}),
     "concurrent": frozenset({"futures"}),
-    "importlib": frozenset({"util", "machinery", "metadata", "resources", "abc"})}
+    "importlib": frozenset({"util", "machinery", "metadata", "resources", "abc"}),
+    # (round 29b) mujoco's __init__ imports its compiled bindings, gl_context and renderer, not its viewer
+    # (google-deepmind/mujoco python/mujoco/__init__.py; its docs, 'Interactive viewer': "provided ... in the
+    # mujoco.viewer module", used after `import mujoco.viewer`)
+    "mujoco": frozenset({"viewer"})}
 #: (round 27a) packages that load their subpackages lazily from a release on: the attribute error is then a release
 #: before it (scipy 1.9's lazy loading), a second reading beside the missing import
 SUBMODULES_LAZY_SINCE: dict[str, str] = {"scipy": "1.9"}
@@ -1539,6 +1561,18 @@ def _cuda_extension_projects() -> frozenset[str]:
     for r in tables.rows("extension_minimums"):
         names |= {r["project"], *str(r.get("names") or "").split()}
     return frozenset(w.replace("-", "_").lower() for n in names for w in re.split(r"[^A-Za-z0-9_.-]+", n) if w)
+
+
+def _who_asks(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> str:
+    """(round 29b) The second reading of a name missing from an installed package's module ("module 'X' has no
+    attribute 'Y'", "cannot import name 'Y' from 'X'"): Python says only that the module object it imported lacks the
+    name (CPython's module_getattro and import_from), so either the installed release lacks it (another release has
+    it: the first reading) or no release has it and the code asking is wrong. Whose code asks is the traceback's last
+    frame: an installed package's own file (its import of another package's name: that package's bug, it does not
+    guard the release it meets), else the person's own code or a notebook cell (or no frame: the line they typed): a
+    name spelt otherwise, another package's name, a submodule to import first, an alias bound to something else."""
+    by = str(value(facts, "torch", "last_frame_package") or "")
+    return "library_bug" if by or ev.get("own_import") else "user_code_error"
 
 
 def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
@@ -1628,7 +1662,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         path = m.group(1).replace("\\", "/").lower() if m else ""
         if any(k in path for k in ("site-packages/", "dist-packages/", ".egg/")) or _an_installed_distribution(
                 facts, ev, parts[0]):
-            return ["package_api_version_mismatch"]
+            return ["package_api_version_mismatch", _who_asks(facts, ev, parts)]
         return _found_module_lacks_name(facts, ev, parts)
     compiled = last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES
     if compiled or (last.startswith("_") and not last.startswith("__") and not ev.get("import_name")):
@@ -1656,9 +1690,9 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # 'cannot import name X from Y' with Y a top-level package (no file named, or its __init__.py under
         # site-/dist-packages): the installed release of Y does not define X (removed or renamed since the calling
         # code was written, or not added yet); Python prints the file of a project's own module
-        return ["package_api_version_mismatch"]
+        return ["package_api_version_mismatch", _who_asks(facts, ev, parts)]
     if ev.get("import_name") and len(parts) > 2 and _imported_by_another_installed_package(facts, parts[0]):
-        return ["package_api_version_mismatch"]
+        return ["package_api_version_mismatch", _who_asks(facts, ev, parts)]
     if len(parts) > 1 and _from_source_checkout(facts, parts[0]):
         # the traceback runs in the package's source tree (python started in its checkout): that tree, without the
         # compiled modules an install built, shadows the installed package
@@ -1669,7 +1703,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if _compiled_top_lacks_function(ev, parts):  # (round 27c) built, from another revision than its Python code
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if (len(parts) > 1 or ev.get("attribute")) and _an_installed_distribution(facts, ev, parts[0]):
-        return ["package_api_version_mismatch"]  # (an attribute missing from the package itself: its name cut off)
+        return ["package_api_version_mismatch", _who_asks(facts, ev, parts)]  # (an attribute missing from the package itself: its name cut off)
     mod = parts[-2] if ev.get("attribute") and len(parts) > 2 else ""
     if mod and (mod.lower().endswith(_COMPILED_SUFFIXES) or mod in _COMPILED_NAMES):
         # a function missing from a package's compiled module ('nerfacc.cuda.csrc', 'pkg._C') where no release of the

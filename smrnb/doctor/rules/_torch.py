@@ -160,6 +160,19 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["grep -rn \"barrier(device_ids\" --include=*.py .   # the call to change: dist.barrier()",
                              "python -c \"import torch.distributed as d; print(d.is_nccl_available(), "
                              "d.is_gloo_available())\"   # NCCL in this torch build?"]}
+    if ev.get("kind") == "exception_in_package" and ev.get("own_call"):  # (round 29b) _exception_in_package_codes
+        pkg, exc, call = str(ev.get("package") or "the package"), str(ev.get("exception")), str(ev["own_call"])
+        kind = "type" if exc == "TypeError" else "value"
+        return {"title": f"Not your environment: {pkg} refuses a {kind} your code passes it ({exc} in its frame, "
+                         f"called by {cut_at_word(call, 80)})",
+                "check": f"print the arguments of {cut_at_word(call, 60)} against {pkg}'s documentation of the call: "
+                         f"a {kind} it does not take -> change the call; all as documented -> {pkg}'s bug",
+                "fix": f"Python's {exc} means an argument of an inappropriate {kind}: {pkg}'s code raised it on what "
+                       f"your call passed (directly, or through a config or data file it reads). Print the values just "
+                       f"before the call and compare them with what {pkg}'s documentation of that release asks for "
+                       "(None, a tensor for an array, a list for a tuple, a string for a number, a shape).",
+                "commands": [f"python -m pdb -c continue {ev.get('own_file') or '<your script>'}   # stops at the error: "
+                             "`up` to your frame, print the arguments"]}
     if ev.get("kind") == "own_code_exception" or ev.get("own_def"):  # (round 28a)
         return own_code_fix(ev, windows=value(facts, "context", "os") == "windows")
     what = ev.get("message") if ev.get("kind") == "cuda_error" else ev.get("meaning")
@@ -293,6 +306,16 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                        "code into a third module.",
                 "commands": [f"grep -rn \"from {mod} import\\|import {mod}\" --include=*.py .   # the imports of the "
                              "cycle"]}
+    if ev.get("undefined"):  # (round 29b) Python's NameError in the person's own frame
+        name = str(ev["undefined"])
+        return {"title": f"Not your environment: {where} uses the name '{name}', which it never defines or imports",
+                "fix": f"Python raised NameError: '{name}' is bound nowhere in the scope of the failing line "
+                       f"({call[:100] or where}). Import it from the module that defines it, or define it before that "
+                       "line; in a notebook, a cell that did so was not run in this kernel (Restart & Run All), or the "
+                       "name is spelt otherwise.",
+                "check": f"grep -n \"{name}\" in the failing file: no import or definition of it above the line",
+                "commands": [f"grep -rn \"{name}\" --include=*.py --include=*.ipynb .   # where it is meant to be "
+                             "imported or defined"]}
     return {"title": "Not your environment: an error of your own code or data", "commands": []}
 
 
@@ -433,6 +456,17 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["compute-sanitizer --tool memcheck python <your script>   # the kernel and the bad access",
                              "nvcc --version   # the toolkit whose thrust/CUB the extension was compiled with",
                              "# rebuild the extension with another CUDA toolkit (a newer 11.x/12.x) and rerun"]}
+    if ev.get("generic") and ev.get("package") and ev.get("own_call"):  # (round 29b) called from the person's code
+        pkg, exc, call = str(ev["package"]), str(ev.get("exception") or "an exception"), str(ev["own_call"])
+        return {"title": f"{exc} raised inside {pkg} on values your code passes it: {pkg}'s bug where the call "
+                         "fits its documentation",
+                "check": f"{pkg}'s documentation of the call ({call[:80]}): the arguments fit it -> its bug (report it "
+                         "with a minimal example; a later release may fix it); they do not -> the call is to change",
+                "fix": f"The traceback ends inside the installed {pkg}, called by your {call[:100]}. Where the "
+                       f"arguments are what {pkg}'s documentation asks for, its release mishandles them: search its "
+                       "issue tracker for the message, try its latest release, report it with a minimal example.",
+                "commands": [f"pip show {pkg}   # the release, for its issue tracker",
+                             f"pip install --upgrade {pkg}   # its latest release: the same error -> report it"]}
     if ev.get("generic") and ev.get("package"):  # (round 24) a generic exception raised in an installed package
         pkg, exc = str(ev["package"]), str(ev.get("exception") or "an exception")
         return {"title": f"{exc} raised inside {pkg}'s own code, not the calling code's: a bug of its installed "
@@ -1479,6 +1513,11 @@ def _exception_in_package_codes(facts: Facts, ev: dict[str, Any]) -> list[str]:
     for (spconv 1.x code on spconv 2, a gsplat signature that changed, a torch_sparse for a newer torch); the second
     reading is the package's own bug where no code of the project's own calls it in the text, else the calling code's
     mistake (the text shows the project's frames: its inputs may be what the check refuses)."""
+    if ev.get("generic") and ev.get("own_call"):
+        # (round 29b) a TypeError/ValueError raised by the package's frame, called from the person's own frame (a
+        # script, a cell): Python's documented meaning of the two (an argument of an inappropriate type / value) puts
+        # the values the call passed first; the package mishandling values it documents as valid second
+        return ["user_code_error", "library_bug"]
     if ev.get("generic") and ev.get("exception") == "AttributeError" and ev.get("of_none"):
         # (round 24) an attribute of None inside the package: a value it did not get (its own bug, or the caller's
         # value, round 16's near-miss), no other release's API
