@@ -3212,6 +3212,12 @@ def _own_definitions(r: _Reader, text: str) -> None:
     r.events["torch"] = [e for e in r.events["torch"] if not (  # (round 29b) a NameError's name the text binds
         e["kind"] == "own_code_exception" and e.get("undefined") and _defined_in_text(text, str(e["undefined"])))]
     for ev in r.events["torch"]:
+        if ev["kind"] == "module_missing" and (ev.get("attribute") or ev.get("import_name")):
+            last = re.escape(str(ev.get("module") or "").rsplit(".", 1)[-1])
+            # (round 29b) the person's code using the name, pasted beside Python's error line (rules._abi._who_asks)
+            if last and re.search(rf"^(?!.*(?:Error|error|Exception)\b).*(?:\.{last}\b|\bimport\b.*\b{last}\b)",
+                                  text[:50000], re.MULTILINE):
+                ev["code_shown"] = True
         if ev["kind"] == "signature_mismatch" and not ev.get("name") and not ev.get("frame"):
             _constructed_class(r, ev, text)
         name = str(ev.get("name") or "") if ev["kind"] == "signature_mismatch" else ""

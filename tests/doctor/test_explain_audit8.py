@@ -183,10 +183,8 @@ def test_a_kernel_without_ipykernel_is_still_another_python():
     "ERROR: Cannot install torch==2.0.1 and torchvision==0.17.0 because these package versions have conflicting "
     "dependencies.\nERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-"
     "resolution/#dealing-with-dependency-conflicts\n",
-    'Traceback (most recent call last):\n  File "mesh.py", line 20, in <module>\n    kal.ops.mesh.check_sign(verts, '
-    'faces, points)\n  File "/usr/local/lib/python3.10/site-packages/kaolin/ops/mesh/check_sign.py", line 67, in '
-    'check_sign\n    raise ValueError(f"Expected faces to be of shape (num_faces, 3) but got {faces.shape}")\n'
-    "ValueError: Expected faces to be of shape (num_faces, 3) but got torch.Size([1200, 4])\n",
+    # (round 29b: kaolin's ValueError on the faces the person's mesh.py passes is read now, user_code_error then
+    # library_bug: test_explain_kinds29b's PASSED_VALUES)
     # (round 25: Windows' WinError 1455 has a code now, host_memory_exhausted: tests/doctor/test_codes25n.py)
 ])
 def test_no_guess_outside_the_field(text):

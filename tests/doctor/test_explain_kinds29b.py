@@ -153,6 +153,64 @@ def test_a_bare_init_refusing_arguments_is_the_constructed_class(text):
     assert rule_codes(text) == ["package_api_version_mismatch", "user_code_error"]
 
 
+# a TypeError/ValueError raised in a package's frame that the person's own frame calls: the values passed first
+PASSED_VALUES = [
+    ("Traceback (most recent call last):\n  File \"/home/ana/proj/viz.py\", line 12, in <module>\n"
+     "    fig = plot_cloud(points, colors=\"red\")\n  File \"/home/ana/.venv/lib/python3.10/site-packages/pointviz/"
+     "plot.py\", line 88, in plot_cloud\n    raise TypeError(f\"colors must be an array of shape (N, 3), got "
+     "{type(colors)}\")\nTypeError: colors must be an array of shape (N, 3), got <class 'str'>\n"),
+    ("---------------------------------------------------------------------------\nValueError"
+     "                                Traceback (most recent call last)\nCell In[6], line 2\n"
+     "----> 2 mesh = trimesh.Trimesh(vertices=v, faces=f_idx)\n\nFile /opt/conda/lib/python3.11/site-packages/"
+     "trimesh/base.py:190, in Trimesh.__init__(self, vertices, faces)\n--> 190     raise ValueError('faces must be "
+     "(n, 3) int')\n\nValueError: faces must be (n, 3) int\n"),
+]
+
+PASSED_VALUES.append(  # (round 29b, formerly test_explain_audit8's 'no guess outside the field')
+    'Traceback (most recent call last):\n  File "mesh.py", line 20, in <module>\n    kal.ops.mesh.check_sign(verts, '
+    'faces, points)\n  File "/usr/local/lib/python3.10/site-packages/kaolin/ops/mesh/check_sign.py", line 67, in '
+    'check_sign\n    raise ValueError(f"Expected faces to be of shape (num_faces, 3) but got {faces.shape}")\n'
+    "ValueError: Expected faces to be of shape (num_faces, 3) but got torch.Size([1200, 4])\n")
+
+PASSED_NEAR = [
+    # an import passes no value: the package's own code at import
+    ("Traceback (most recent call last):\n  File \"main.py\", line 1, in <module>\n"
+     "    from open3d.ml.torch.layers import SparseConv\n  File \"/home/u/env/lib/python3.8/site-packages/open3d/ml/"
+     "torch/__init__.py\", line 38, in <module>\n    match = '.'.join(_ver.release[:2] + ('*',))\n"
+     "TypeError: sequence item 0: expected str instance, int found\n"),
+    # a call's signature refused inside the package: signature_codes' reading, not the values
+    ("Traceback (most recent call last):\n  File \"demo/pcd_demo.py\", line 20, in main\n"
+     "    model = init_detector(args.config, args.checkpoint)\n  File \"/home/u/envs/mm/lib/python3.7/site-packages/"
+     "mmcv/utils/registry.py\", line 212, in build\n    return self.build_func(*args, **kwargs, registry=self)\n"
+     "TypeError: build_model_from_cfg() got multiple values for argument 'registry'\n"),
+]
+
+
+@pytest.mark.parametrize("text", PASSED_VALUES)
+def test_a_packages_type_or_value_error_on_the_callers_values_reads_the_call_then_the_package(text):
+    assert rule_codes(text) == ["user_code_error", "library_bug"]
+
+
+@pytest.mark.parametrize("text", PASSED_NEAR)
+def test_passed_value_near_misses_are_not_read_as_the_callers_values(text):
+    assert "user_code_error" not in rule_codes(text, n=1)
+
+
+def test_a_name_asked_from_a_file_of_another_name_is_no_shadowing_file():
+    # (formerly a near-miss of test_explain_kinds16_dev15: run.py shadows no package named trimesh)
+    text = ("  File \"/home/ana/proj/run.py\", line 3, in <module>\n    mesh = trimesh.load('a.stl')\n"
+            "AttributeError: module 'trimesh' has no attribute 'load'\n")
+    assert rule_codes(text) == ["package_api_version_mismatch", "user_code_error"]
+    f = _finding(text, "user_code_error")
+    assert "your code asks trimesh for load" in f.title and "shadow" not in f.title
+
+
+def test_no_frame_and_no_code_keeps_the_one_reading():
+    # no cue of whose code asks: the one reading, as before (test_explain_kinds27a's numba, 27d's vllm)
+    assert rule_codes("AttributeError: module 'numba' has no attribute 'jit_module_v2'\n") == \
+        ["package_api_version_mismatch"]
+
+
 def _finding(text: str, code: str):
     return next(f for f in explain_result(text, similar=False).findings if f.code == code)
 
@@ -165,5 +223,9 @@ def test_the_printed_readings_say_what_decides():
     f = _finding(NAME_ERRORS[0], "user_code_error")
     assert "'bsz'" in f.title and "train.py" in f.title
     assert any('grep -rn "bsz"' in c for c in f.fix.commands)
+    f = _finding(PASSED_VALUES[0], "user_code_error")
+    assert "pointviz" in f.title and "plot_cloud" in f.title and "Not your environment" in f.title
+    f = _finding(PASSED_VALUES[0], "library_bug")
+    assert any("what decides" in e and "documentation" in e for e in f.evidence)
     f = _finding(NAME_ERRORS[1], "user_code_error")
     assert "a notebook cell" in f.title and "Restart & Run All" in f.fix.why

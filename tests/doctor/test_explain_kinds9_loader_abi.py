@@ -79,7 +79,8 @@ READINGS = [
     ("AttributeError: module 'open3d' has no attribute 'registration'\nI use open3d 0.13.0 from pip\n",
      ["package_api_version_mismatch"]),
     ("Name: spconv-cu120\nVersion: 2.3.6\n>>> from spconv import SparseConvTensor\n"
-     "ImportError: cannot import name 'SparseConvTensor' from 'spconv'\n", ["package_api_version_mismatch"]),
+     "ImportError: cannot import name 'SparseConvTensor' from 'spconv'\n", ["package_api_version_mismatch",
+                                                                         "user_code_error"]),  # (round 29b) typed
     ("AttributeError: module 'torchaudio' has no attribute\n", ["package_api_version_mismatch"]),
     # the C and C++ runtimes' versions: glibc's relocation message and the tag said missing in words
     ("./app: relocation error: /opt/app/lib/libopencv_core.so.4.5: symbol _ZNSt15__exception_ptr13exception_ptrD1Ev "

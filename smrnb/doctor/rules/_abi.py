@@ -1571,8 +1571,12 @@ def _who_asks(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str])
     frame: an installed package's own file (its import of another package's name: that package's bug, it does not
     guard the release it meets), else the person's own code or a notebook cell (or no frame: the line they typed): a
     name spelt otherwise, another package's name, a submodule to import first, an alias bound to something else."""
-    by = str(value(facts, "torch", "last_frame_package") or "")
-    return "library_bug" if by or ev.get("own_import") else "user_code_error"
+    by = value(facts, "torch", "last_frame_package")
+    if by or ev.get("own_import"):
+        return "library_bug" if ev.get("attribute") or ev.get("import_name") else ""
+    if by == "" or ev.get("code_shown"):
+        return "user_code_error"  # a frame of the person's own, or their code using the name shown
+    return ""  # no frame and no code: no cue of whose code asks, the one reading
 
 
 def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
@@ -1662,7 +1666,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         path = m.group(1).replace("\\", "/").lower() if m else ""
         if any(k in path for k in ("site-packages/", "dist-packages/", ".egg/")) or _an_installed_distribution(
                 facts, ev, parts[0]):
-            return ["package_api_version_mismatch", _who_asks(facts, ev, parts)]
+            return ["package_api_version_mismatch", *filter(None, [_who_asks(facts, ev, parts)])]
         return _found_module_lacks_name(facts, ev, parts)
     compiled = last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or last in _COMPILED_NAMES
     if compiled or (last.startswith("_") and not last.startswith("__") and not ev.get("import_name")):
@@ -1690,9 +1694,9 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # 'cannot import name X from Y' with Y a top-level package (no file named, or its __init__.py under
         # site-/dist-packages): the installed release of Y does not define X (removed or renamed since the calling
         # code was written, or not added yet); Python prints the file of a project's own module
-        return ["package_api_version_mismatch", _who_asks(facts, ev, parts)]
+        return ["package_api_version_mismatch", *filter(None, [_who_asks(facts, ev, parts)])]
     if ev.get("import_name") and len(parts) > 2 and _imported_by_another_installed_package(facts, parts[0]):
-        return ["package_api_version_mismatch", _who_asks(facts, ev, parts)]
+        return ["package_api_version_mismatch", *filter(None, [_who_asks(facts, ev, parts)])]
     if len(parts) > 1 and _from_source_checkout(facts, parts[0]):
         # the traceback runs in the package's source tree (python started in its checkout): that tree, without the
         # compiled modules an install built, shadows the installed package
@@ -1703,7 +1707,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if _compiled_top_lacks_function(ev, parts):  # (round 27c) built, from another revision than its Python code
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if (len(parts) > 1 or ev.get("attribute")) and _an_installed_distribution(facts, ev, parts[0]):
-        return ["package_api_version_mismatch", _who_asks(facts, ev, parts)]  # (an attribute missing from the package itself: its name cut off)
+        return ["package_api_version_mismatch", *filter(None, [_who_asks(facts, ev, parts)])]  # (an attribute missing from the package itself: its name cut off)
     mod = parts[-2] if ev.get("attribute") and len(parts) > 2 else ""
     if mod and (mod.lower().endswith(_COMPILED_SUFFIXES) or mod in _COMPILED_NAMES):
         # a function missing from a package's compiled module ('nerfacc.cuda.csrc', 'pkg._C') where no release of the

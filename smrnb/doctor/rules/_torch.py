@@ -421,6 +421,36 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
 }
 
 
+def _passed_values_library_bug(ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 29b) The second reading of a TypeError/ValueError raised in a package's frame that the person's own frame
+    calls (_exception_in_package_codes): the package mishandling values its documentation allows."""
+    pkg, exc, call = str(ev["package"]), str(ev.get("exception") or "an exception"), str(ev["own_call"])
+    return {"title": f"{exc} raised inside {pkg} on values your code passes it: {pkg}'s bug where the call "
+                     "fits its documentation",
+            "check": f"{pkg}'s documentation of the call ({call[:80]}): the arguments fit it -> its bug (report it "
+                     "with a minimal example; a later release may fix it); they do not -> the call is to change",
+            "fix": f"The traceback ends inside the installed {pkg}, called by your {call[:100]}. Where the "
+                   f"arguments are what {pkg}'s documentation asks for, its release mishandles them: search its "
+                   "issue tracker for the message, try its latest release, report it with a minimal example.",
+            "commands": [f"pip show {pkg}   # the release, for its issue tracker",
+                         f"pip install --upgrade {pkg}   # its latest release: the same error -> report it"]}
+
+
+def _generic_library_bug(ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 24) A generic exception raised in an installed package's own code with no code of the project's own
+    calling it: a bug of its release; (round 29b) called from the person's own frame: _passed_values_library_bug."""
+    if ev.get("own_call"):
+        return _passed_values_library_bug(ev)
+    pkg, exc = str(ev["package"]), str(ev.get("exception") or "an exception")
+    return {"title": f"{exc} raised inside {pkg}'s own code, not the calling code's: a bug of its installed "
+                     "release",
+            "fix": f"The traceback ends inside the installed {pkg} and no code of the project's own calls it in the "
+                   f"text: {pkg}'s release met a state it does not handle (its own bug, or a file its package left "
+                   "out). Search its issue tracker for the message; a later release (or the one before) is the fix.",
+            "commands": [f"pip show {pkg}   # the release, for its issue tracker",
+                         f"pip install --upgrade {pkg}   # or the release before the one that fails"]}
+
+
 @builds("library_bug")
 def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import module_owner_finding, submodule_finding, submodule_not_imported
@@ -456,26 +486,8 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["compute-sanitizer --tool memcheck python <your script>   # the kernel and the bad access",
                              "nvcc --version   # the toolkit whose thrust/CUB the extension was compiled with",
                              "# rebuild the extension with another CUDA toolkit (a newer 11.x/12.x) and rerun"]}
-    if ev.get("generic") and ev.get("package") and ev.get("own_call"):  # (round 29b) called from the person's code
-        pkg, exc, call = str(ev["package"]), str(ev.get("exception") or "an exception"), str(ev["own_call"])
-        return {"title": f"{exc} raised inside {pkg} on values your code passes it: {pkg}'s bug where the call "
-                         "fits its documentation",
-                "check": f"{pkg}'s documentation of the call ({call[:80]}): the arguments fit it -> its bug (report it "
-                         "with a minimal example; a later release may fix it); they do not -> the call is to change",
-                "fix": f"The traceback ends inside the installed {pkg}, called by your {call[:100]}. Where the "
-                       f"arguments are what {pkg}'s documentation asks for, its release mishandles them: search its "
-                       "issue tracker for the message, try its latest release, report it with a minimal example.",
-                "commands": [f"pip show {pkg}   # the release, for its issue tracker",
-                             f"pip install --upgrade {pkg}   # its latest release: the same error -> report it"]}
     if ev.get("generic") and ev.get("package"):  # (round 24) a generic exception raised in an installed package
-        pkg, exc = str(ev["package"]), str(ev.get("exception") or "an exception")
-        return {"title": f"{exc} raised inside {pkg}'s own code, not the calling code's: a bug of its installed "
-                         "release",
-                "fix": f"The traceback ends inside the installed {pkg} and no code of the project's own calls it in the "
-                       f"text: {pkg}'s release met a state it does not handle (its own bug, or a file its package left "
-                       "out). Search its issue tracker for the message; a later release (or the one before) is the fix.",
-                "commands": [f"pip show {pkg}   # the release, for its issue tracker",
-                             f"pip install --upgrade {pkg}   # or the release before the one that fails"]}
+        return _generic_library_bug(ev)
     if ev.get("kind") == "sdist_file_missing":  # (round 26b) a source distribution without a file its setup.py reads
         pkg, file = str(ev.get("package") or "the package"), str(ev.get("file") or "a file")
         return {"title": f"{pkg}'s source distribution lacks {file}, which its own setup.py reads: the release was "
