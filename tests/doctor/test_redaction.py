@@ -238,7 +238,11 @@ def test_control_stripping_time_is_linear(unit):
     from smrnb.doctor._redact import strip_controls
 
     small, big = unit * (200_000 // len(unit)), unit * (2_000_000 // len(unit))
-    assert _cpu(strip_controls, big) <= 15 * _cpu(strip_controls, small) + 0.05
+    # each size the best of three runs: one run of the 2 MB case took 0.26-0.48 s and one of the 0.2 MB case
+    # 0.022-0.046 s on the same idle machine (a clean-clone CI run failed on 0.44 against 0.023: 19x, not a
+    # quadratic cost); the bound is unchanged
+    assert min(_cpu(strip_controls, big) for _ in range(3)) <= 15 * min(_cpu(strip_controls, small)
+                                                                       for _ in range(3)) + 0.05
 
 
 # ---------------------------------------------------------------------- secrets by shape, in any syntax
