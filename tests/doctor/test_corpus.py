@@ -152,7 +152,9 @@ def test_explain_of_10_mb_of_other_shapes_is_bounded(name):
     # smrnb.explain as the notebook calls it: the text's secrets, the readers, the fills. The code before round 23
     # took 7.2, 1.7, 1.8 and 1.5 s CPU for these shapes, before round 28p 0.03, 0.53, 0.87 and 1.04 s; since, 0.04,
     # 0.40, 0.60 and 0.69 s at a load average of 6 on 2 cores (the worst of six runs 0.72 s); after rounds 28a-28c,
-    # random text and bytes 0.80-0.91 s on an idle machine: the bound is the 1 s until that cost is profiled
+    # random text and bytes 0.80-0.91 s on an idle machine; round 29 (the Linux-prompt search once per explain, the
+    # capped text bounded in lines) 0.54-0.56 and 0.75 s, alternated with the code before (0.73-0.75 and 0.75 s) on an
+    # idle machine. The bound stays the 1 s
     from smrnb.doctor import explain
 
     text = shape(name)

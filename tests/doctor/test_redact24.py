@@ -211,5 +211,8 @@ def test_new_forms_stay_linear(unit):
             out.append(time.process_time() - t0)
         return min(out)
 
-    # ten times the text in at most fifteen times the time (a quadratic form would take a hundred times)
-    assert best(big) <= 15 * best(small) + 0.1
+    # ten times the text in at most thirty times the time (a quadratic form would take a hundred times). Round 29:
+    # measured idle, 密码： at 0.2 / 0.5 / 1 / 2 / 4 MB took 0.019 / 0.047 / 0.092 / 0.28 / 0.61 s: linear but for a
+    # step between 1 and 2 MB (memory, not the expression; strip_controls shows the same step), so 0.2 -> 2 MB is
+    # 14-21x (two clean-clone CI runs failed on the former 15x bound)
+    assert best(big) <= 30 * best(small) + 0.1
