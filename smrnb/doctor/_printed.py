@@ -932,17 +932,16 @@ def _source_built_rebuilt(cmds: list[str]) -> list[str]:
     """(round 29, blind audit 29) A reinstall by name of a module only its project's source tree builds
     (tables/source_built_modules.csv: pointnet2_ops, chamfer_3D, ...): a PyPI project of that name is another package,
     or none; the rebuild in the project's checkout instead (the table's command), once."""
-    from smrnb.doctor.rules._abi import source_built_module
-    from smrnb.doctor.tables import _read
+    from smrnb.doctor.rules._abi import source_built_row
 
     out: list[str] = []
     for c in cmds:
         m = _FORCE_REINSTALL_RE.match(c)
-        mod = source_built_module(m.group(1).replace("-", "_")) if m else ""
-        row = next((r for r in _read.rows("source_built_modules") if r["module"] == mod), None) if mod else None
+        row = source_built_row(m.group(1).replace("-", "_")) if m else None
         if row is None:
             out.append(c)
             continue
+        mod = row["module"]
         rebuild = _clean_rebuild(row["built_by"].strip('"'))
         line = rebuild + ("; " if "   # " in rebuild else "   # ") + (
             f"in the {row['project']} checkout {mod} was built in: it is built from that source (no PyPI package of this "

@@ -2016,17 +2016,24 @@ def _package_itself(ev: Mapping[str, Any]) -> bool:
     return path.endswith("__init__.py") and any(k in path for k in ("site-packages/", "dist-packages/"))
 
 
-def source_built_module(name: str) -> str:
+def source_built_row(name: str) -> Mapping[str, str] | None:
     """The row of ``source_built_modules.csv`` (a CUDA extension that only its project's source tree builds) whose
-    import name is ``name`` (or, for a row marked ``prefix``, starts it: a fork's renamed copy), as its module name;
-    ``""`` for any other name."""
+    import name is ``name`` (or, for a row marked ``prefix``, starts it: a fork's renamed copy); None for any other
+    name."""
     from smrnb.doctor.tables import _read
 
     for r in _read.rows("source_built_modules"):
         mod = r["module"]
         if name == mod or (r.get("prefix") == "yes" and name.startswith(mod + "_")):
-            return mod
-    return ""
+            return r
+    return None
+
+
+def source_built_module(name: str) -> str:
+    """The module name of ``name``'s row of ``source_built_modules.csv`` (:func:`source_built_row`); ``""`` for any
+    other name."""
+    row = source_built_row(name)
+    return row["module"] if row else ""
 
 
 def _imported_by_another_installed_package(facts: Mapping[str, Any], top: str) -> bool:
