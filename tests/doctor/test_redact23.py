@@ -139,9 +139,14 @@ def test_near_misses_stay_visible_in_every_form(line):
                                   "x pw=1\n", "a:b@c\n", "password: \n", "pat\n", "%3D\n"])
 def test_new_forms_stay_linear(unit):
     small, big = unit * (200_000 // len(unit)), unit * (2_000_000 // len(unit))
-    t0 = time.process_time()
-    redact_text(small)
-    t1 = time.process_time()
-    redact_text(big)
-    t2 = time.process_time()
-    assert t2 - t1 <= 15 * (t1 - t0) + 0.1
+    # each size the best of three runs, ten times the text in at most thirty times the time: a quadratic form is
+    # a hundredfold; a step between 1 and 2 MB (memory) puts a linear form at 14-21x (test_redaction's _linear)
+    def best(text: str) -> float:
+        out = float("inf")
+        for _ in range(3):
+            t0 = time.process_time()
+            redact_text(text)
+            out = min(out, time.process_time() - t0)
+        return out
+
+    assert best(big) <= 30 * best(small) + 0.1

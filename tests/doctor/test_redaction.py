@@ -171,6 +171,13 @@ def _cpu(fn, *args, bar: float = float("inf")) -> float:
     return best
 
 
+def _linear(fn, small: str, big: str) -> bool:
+    """Whether ten times the text takes at most thirty times the CPU time, each size the best of three runs: a
+    quadratic pass is a hundredfold; one run varies by half on a shared machine, and a step between 1 and 2 MB
+    (memory, measured for every form) puts 0.2 -> 2 MB at 14-21x even when the pass is linear."""
+    return min(_cpu(fn, big) for _ in range(3)) <= 30 * min(_cpu(fn, small) for _ in range(3)) + 0.05
+
+
 @pytest.mark.parametrize("unit", ADVERSARIAL)
 def test_redaction_of_10_mb_adversarial_text_is_bounded(unit):
     # a guard against a pass that backtracks or rescans (which takes minutes on 10 MB), not the speed measure: the bar
@@ -184,7 +191,7 @@ def test_redaction_of_10_mb_adversarial_text_is_bounded(unit):
 @pytest.mark.parametrize("unit", ["sk-", '"KEY":', "KEY=", "a://a:b@"])
 def test_redaction_time_is_linear(unit):
     small, big = unit * (200_000 // len(unit)), unit * (2_000_000 // len(unit))
-    assert _cpu(redact_text, big) <= 15 * _cpu(redact_text, small) + 0.05
+    assert _linear(redact_text, small, big)
 
 
 def test_adversarial_runs_are_still_redacted():
@@ -303,7 +310,7 @@ def test_text_that_only_looks_like_a_field_is_left_alone():
                                   "a://a1234567@"])
 def test_shape_redaction_time_is_linear_and_bounded(unit):
     small, big = unit * (200_000 // len(unit)), unit * (2_000_000 // len(unit))
-    assert _cpu(redact_text, big) <= 15 * _cpu(redact_text, small) + 0.05
+    assert _linear(redact_text, small, big)
     # the same guard as above against backtracking (minutes), not a speed measure: "\nKEY: " repeated, a name to
     # redact every 6 characters, took 2.9 s CPU for 10 MB on a 2-core machine ~1.45x slower than the last one while
     # a test run shared it
