@@ -21,6 +21,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import sys
 from typing import Any
 
 from smrnb.doctor._elf import (
@@ -31,6 +32,7 @@ from smrnb.doctor._elf import (
     other_abi_spelling,
     read_elf,
 )
+from smrnb.doctor._ldso import load_ld_cache, read_mapped_libraries, resolve_needed
 from smrnb.doctor._model import ProbeContext
 from smrnb.doctor.probes._loader import extensions_of_interest, torch_dir_from
 
@@ -141,6 +143,37 @@ def _lookup_any(libs: list[str], names: list[str]) -> dict[str, str | None]:
     return where
 
 
+def _unresolved_plain(names: list[str], libs: list[str]) -> list[str]:
+    """The plain (C, unversioned, non-weak) undefined symbols of an extension that nothing it can be bound to defines:
+    not torch's libraries, not its resolved NEEDED libraries nor theirs (two levels), not the Python executable, not
+    any shared object this process has mapped (libpython, libc, ...). Python imports an extension with RTLD_NOW, so one
+    such name is ``ImportError: ...: undefined symbol: NAME``. Where the executable cannot be read, nothing is claimed
+    (``[]``): the Python C API is defined there or in libpython."""
+    if not names:
+        return []
+    exe = os.path.realpath(sys.executable or "")
+    if not exe or read_elf(exe, symbols=False) is None:
+        return []
+    where = _lookup_any([*libs, exe, *read_mapped_libraries().values()], names)
+    rest = [n for n in names if where[n] is None]
+    seen = set(libs)
+    level = [p for p in libs if p]
+    cache = None
+    for _ in range(2):  # the NEEDED libraries of the libraries it binds to (libcudart's, libGL's ...)
+        if not rest or not level:
+            break
+        cache = load_ld_cache() if cache is None else cache
+        nxt: list[str] = []
+        for lib in level[:64]:
+            got = resolve_needed(lib, os.environ, mapped={}, ld_cache=cache, elsewhere=[])
+            nxt += [e["path"] for e in (got.get("resolved") or {}).values() if e.get("path") and e["path"] not in seen]
+        seen.update(nxt)
+        found = _lookup_any(list(dict.fromkeys(nxt)), rest)
+        rest = [n for n in rest if found[n] is None]
+        level = nxt
+    return rest[:MAX_REPORTED]
+
+
 def torch_string_abi(ctx: ProbeContext, libs: list[str]) -> tuple[bool | None, str | None]:
     """(torch uses the cxx11 string ABI?, where that came from)."""
     tf = ctx.facts.get("torch") or {}
@@ -213,9 +246,11 @@ def check_extension(path: str, libs: list[str], torch_cxx11: bool | None, gpus: 
         diagnosis = "cxx11_abi_mismatch" if abi_cause else "abi_torch_version_mismatch"
         unresolved.append({"mangled": n, "demangled": d, "abi": flav, "other_abi_defined": cp_found,
                            "diagnosis": diagnosis})
+    plain = [s.name for s in info.undefined if not s.weak and s.version is None and not s.name.startswith("_Z")]
     facts: dict[str, Any] = {
         "path": path, "status": "ok", "symbols_read": info.symbols_read,
         "torch_undefined": len(torch_undef), "unresolved_count": len(unresolved_names), "unresolved": unresolved,
+        "unresolved_other": _unresolved_plain(plain, [*libs, *(other_libs or [])]) if info.symbols_read else [],
         "uses_old_abi": old, "uses_cxx11_abi": cxx11, "torch_cxx11_abi": torch_cxx11,
         "checked_in": [os.path.basename(p) for p in libs],
         "defined_in": {os.path.basename(p): sum(1 for v in where.values() if v == p)

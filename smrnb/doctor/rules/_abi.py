@@ -179,7 +179,8 @@ def extensions_ok(facts: Mapping[str, Any]) -> Iterator[Finding]:
         le = loader_by_path.get(path)
         if ext.get("status") != "ok" or le is None or le.get("status") != "ok":
             continue
-        if le.get("missing") or le.get("version_missing") or ext.get("unresolved_count") or ext.get("unresolved"):
+        if le.get("missing") or le.get("version_missing") or ext.get("unresolved_count") or ext.get("unresolved") \
+                or ext.get("unresolved_other"):
             continue
         if any(g.get("ok") is False for g in ext.get("gpu_images") or []):
             continue

@@ -470,6 +470,34 @@ def _undef(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
 
 
 @rule("loader")
+def extension_plain_symbols_undefined(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """(blind audit 30) A checked extension (``--extension``, ``--package``, kaolin's) needs plain C symbols that
+    nothing it can be bound to defines (the abi probe's ``unresolved_other``): Python imports it with RTLD_NOW, so the
+    import fails with ``undefined symbol: NAME``, whatever its torch symbols."""
+    missing = {e.get("path") for e in value(facts, "loader", "extensions") or []
+               if isinstance(e, Mapping) and (e.get("missing") or e.get("status") != "ok")}
+    for ext in value(facts, "abi", "extensions") or []:
+        if not isinstance(ext, Mapping) or ext.get("status") != "ok" or not ext.get("unresolved_other"):
+            continue
+        if ext.get("path") in missing:
+            continue  # a NEEDED library is missing (its own finding): the symbols may well be that library's
+        path, names = str(ext.get("path")), [str(n) for n in ext["unresolved_other"]]
+        checked = ", ".join(os.path.basename(str(p)) for p in ext.get("checked_in") or []) or "no torch library"
+        base = re.sub(r"[`*<>]", "", os.path.basename(path))
+        yield Finding(
+            "extension_undefined_symbol", "loader", "error",
+            f"{base} will fail to import: undefined symbol {names[0][:80]}"
+            + (f" and {len(names) - 1} more" if len(names) > 1 else ""),
+            (f"{path} needs {', '.join(names[:5])}{' ...' if len(names) > 5 else ''}: defined by none of its "
+             f"resolved libraries (and theirs), torch's ({checked}), the Python executable or the libraries this "
+             "process has loaded",
+             f"python -c \"import {base.split('.')[0]}\" fails with ImportError: {path}: undefined symbol: {names[0]}"),
+            Fix(why("extension_undefined_symbol", "Or its build left out the object file that defines the symbol."),
+                (f"nm -D --defined-only <the library that should define it> | grep '{names[0][:60]}'",
+                 f"pip install --force-reinstall --no-cache-dir {package_name(path, f'<the package that owns {base}>')}")))
+
+
+@rule("loader")
 def undefined_symbols(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """Undefined symbols that are not torch's, and symbol versions a library lacks, read in an error text."""
     for ev in events(facts, "loader", "undefined_symbol"):

@@ -1,0 +1,115 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Blind audit 30 (the doctor on a machine, from the docs only): what it found, held here.
+
+* X01: ``--extension`` called a module fine whose plain C symbol nothing defines (``import`` fails with
+  ``undefined symbol``): the abi probe now looks plain undefined symbols up in everything the module can be bound
+  to, and the loader layer reports ``extension_undefined_symbol``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "smrnb.doctor.cli"]
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+
+def _doctor(*args: str, env: dict | None = None) -> tuple[int, dict]:
+    p = subprocess.run([*CLI, *args, "--json"], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    return p.returncode, json.loads(p.stdout)
+
+
+def _gcc(path: Path, source: str, *args: str) -> Path:
+    src = path.parent / (path.name.split(".")[0] + "_src.c")
+    src.write_text(source)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(path), str(src), *args], check=True, capture_output=True)
+    return path
+
+
+def _ext(d: Path, name: str, source: str, *args: str) -> Path:
+    return _gcc(d / f"{name}.cpython-311-x86_64-linux-gnu.so", source, *args)
+
+
+def _codes(d: dict) -> dict[str, dict]:
+    return {f["code"]: f for f in d["findings"]}
+
+
+@needs_gcc
+def test_a_plain_symbol_nothing_defines_is_an_undefined_symbol_not_fine(tmp_path):
+    so = _ext(tmp_path, "undefmod", "extern int frobnicate_v2(int);\nint PyInit_undefmod(void){return frobnicate_v2(3);}")
+    # what Python itself says of this module
+    p = subprocess.run([sys.executable, "-c", "import undefmod"], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert "undefined symbol: frobnicate_v2" in p.stderr
+    rc, d = _doctor("--extension", str(so), "--layer", "loader", "--layer", "abi")
+    c = _codes(d)
+    assert rc == 1 and "extension_ok" not in c, d["findings"]
+    f = c["extension_undefined_symbol"]
+    assert f["severity"] == "error" and "frobnicate_v2" in f["title"] and "undefmod" in f["title"]
+    assert any("frobnicate_v2" in cmd for cmd in f["fix"]["commands"])
+
+
+@needs_gcc
+def test_python_api_libc_libm_and_needed_libraries_define_their_symbols(tmp_path):
+    lib = _gcc(tmp_path / "libsmrtwo.so", "int two(void){return 2;}")
+    _gcc(tmp_path / "libsmrone.so", "extern int two(void); int one(void){return two() - 1;}",
+         f"-L{tmp_path}", "-lsmrtwo", f"-Wl,-rpath,{tmp_path}")
+    src = ("#include <Python.h>\n#include <math.h>\nextern int one(void);\n"
+           "PyObject* f(void){return PyFloat_FromDouble(sqrt((double)one()));}\n")
+    inc = subprocess.run([sys.executable, "-c", "import sysconfig;print(sysconfig.get_paths()['include'])"],
+                         capture_output=True, text=True).stdout.strip()
+    so = _ext(tmp_path, "goodmod", src, f"-I{inc}", f"-L{tmp_path}", "-lsmrone", "-lm", f"-Wl,-rpath,{tmp_path}")
+    rc, d = _doctor("--extension", str(so), "--layer", "loader", "--layer", "abi")
+    assert rc == 0 and "extension_undefined_symbol" not in _codes(d) and "extension_ok" in _codes(d), d["findings"]
+    # the library two levels down gone: the module's own names (one, the Python API) are still all defined; what
+    # libsmrone lacks is the loader's finding of libsmrone, not an undefined symbol of this module
+    lib.unlink()
+    rc, d = _doctor("--extension", str(so), "--layer", "loader", "--layer", "abi")
+    assert "extension_undefined_symbol" not in _codes(d), d["findings"]
+
+
+@needs_gcc
+def test_a_missing_needed_library_is_reported_alone(tmp_path):
+    dep = _gcc(tmp_path / "libsmrfoo.so.3", "int foo_answer(void){return 42;}", "-Wl,-soname,libsmrfoo.so.3")
+    so = _ext(tmp_path, "needfoo", "extern int foo_answer(void); int g(void){return foo_answer();}",
+              str(dep))
+    dep.unlink()
+    rc, d = _doctor("--extension", str(so), "--layer", "loader", "--layer", "abi")
+    c = _codes(d)
+    assert rc == 1 and "library_not_found" in c and "extension_undefined_symbol" not in c, d["findings"]
+
+
+def test_every_compiled_module_of_this_environment_binds(tmp_path):
+    """Every .so of the installed packages and of the standard library imports here (they are in use), so none may
+    have a plain symbol the probe calls undefined."""
+    import glob
+    import sysconfig
+
+    from smrnb.doctor._elf import read_elf
+    from smrnb.doctor._ldso import load_ld_cache, resolve_needed
+    from smrnb.doctor.probes._abi import _unresolved_plain
+
+    cache = load_ld_cache()
+    files = glob.glob(sysconfig.get_paths()["purelib"] + "/**/*.so", recursive=True)
+    files += glob.glob(sysconfig.get_paths()["platstdlib"] + "/lib-dynload/*.so")
+    checked, flagged = 0, {}
+    for f in files:
+        info = read_elf(f, symbols=True)
+        got = resolve_needed(f, os.environ, mapped={}, ld_cache=cache, elsewhere=[]) if info else {}
+        if info is None or got.get("missing"):
+            continue
+        plain = [s.name for s in info.undefined if not s.weak and s.version is None and not s.name.startswith("_Z")]
+        checked += 1
+        r = _unresolved_plain(plain, [e["path"] for e in got["resolved"].values() if e.get("path")])
+        if r:
+            flagged[f] = r[:3]
+    assert checked > 20 and not flagged, flagged
