@@ -113,3 +113,51 @@ def test_every_compiled_module_of_this_environment_binds(tmp_path):
         if r:
             flagged[f] = r[:3]
     assert checked > 20 and not flagged, flagged
+
+
+def _live(cvd=None, gpus=None, slurm=None, driver="580.65.06", container=None, **drv):
+    from smrnb.doctor.rules import evaluate
+
+    g = [{"index": i, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "uuid": f"GPU-{i}aaa"}
+         for i in range(2)] if gpus is None else gpus
+    facts = {"driver": {"status": "ok" if g else "absent", "source": "nvidia-smi", "driver_version": driver if g else
+                        None, "cuda_driver_version": "13.0" if g else None, "gpus": g, **drv},
+             "torch": {"status": "ok", "installed": True, "version": "2.9.1+cpu", "version_base": "2.9.1", "cuda": None},
+             "context": {"status": "ok", "cuda_visible_devices": cvd, "slurm": slurm, "container": container}}
+    return {f.code: f for f in evaluate(facts, layers=["driver", "torch", "context"])}
+
+
+@pytest.mark.parametrize("cvd", ["", "-1", "NoDevFiles", "2", "GPU-ffff", " -1,0"])
+def test_a_cuda_visible_devices_that_shows_no_gpu_is_named(cvd):
+    f = _live(cvd)["gpu_not_exposed_to_process"]
+    assert f.severity == "error" and "CUDA_VISIBLE_DEVICES" in f.title
+    assert any("unset CUDA_VISIBLE_DEVICES" in c for c in f.fix.commands)
+
+
+@pytest.mark.parametrize("cvd", [None, "0", "1", "0,1", "1,0", "GPU-0", "GPU-1aaa", "MIG-abc"])
+def test_a_cuda_visible_devices_that_shows_a_gpu_is_not_a_finding(cvd):
+    assert "gpu_not_exposed_to_process" not in _live(cvd)
+
+
+def test_a_slurm_job_with_no_device_is_not_given_one_not_a_cpu_machine():
+    no_dev = dict(nvidia_smi="/usr/bin/nvidia-smi", reason="nvidia-smi failed: No devices were found")
+    c = _live(gpus=[], slurm={"job_id": "48213"}, **no_dev)
+    assert "no_gpu" not in c and c["gpu_not_exposed_to_process"].severity == "error"
+    assert "48213" in c["gpu_not_exposed_to_process"].title
+    assert any("--gres=gpu:1" in x for x in c["gpu_not_exposed_to_process"].fix.commands)
+    # no job and no container: a driver that lists no device is a machine without one (as before)
+    assert "no_gpu" in _live(gpus=[], **no_dev) and "gpu_not_exposed_to_process" not in _live(gpus=[], **no_dev)
+    # no nvidia-smi at all in the job: nothing says a driver is there
+    assert "gpu_not_exposed_to_process" not in _live(gpus=[], slurm={"job_id": "1"}, reason="no NVIDIA driver")
+
+
+@pytest.mark.parametrize("driver,want", [("470.82.01", 'torch==2.7.*" --index-url https://download.pytorch.org/whl/cu118'),
+                                         ("525.60.13", "whl/cu12")])
+def test_a_cpu_torch_on_an_old_driver_gets_a_build_the_driver_runs(driver, want):
+    from smrnb.doctor import tables
+
+    f = _live(driver=driver)["cpu_only_torch_with_gpu"]
+    cmds = " ".join(f.fix.commands)
+    assert want in cmds and "choose the CUDA variant on pytorch.org" not in cmds, cmds
+    if tables.torch_cuda_variants("2.9.1") is not None and driver.startswith("470"):
+        assert "no CUDA build of torch 2.9.1 runs on driver 470.82.01" in cmds

@@ -126,6 +126,9 @@ def probe(ctx: ProbeContext, *, root: str = "/") -> dict[str, Any]:
         "os_id": osr.get("ID"),
         "glibc": glibc.split()[-1] if glibc else None,
         "secret_variable_names": sorted(k for k in env if is_secret_name(k)),
+        # (blind audit 30) the GPUs CUDA shows this process: "" / "-1" / "NoDevFiles" (Slurm's, no GPU allocated) hide
+        # every GPU nvidia-smi lists; None when unset
+        "cuda_visible_devices": env.get("CUDA_VISIBLE_DEVICES"),
         "nccl_socket_ifname": nccl_socket_ifname(env.get("NCCL_SOCKET_IFNAME"), os.path.join(root, "sys", "class", "net")),
         "not_checked": not_checked,
     }

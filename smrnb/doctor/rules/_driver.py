@@ -71,6 +71,29 @@ def indexes_for_driver_cuda(dcuda: str, driver: str | None = None) -> list[str]:
     return out
 
 
+def _visible_none(value: Any, gpus: list[Mapping[str, Any]]) -> str:
+    """Why a CUDA_VISIBLE_DEVICES value shows CUDA none of ``gpus`` ("" when it shows some, or cannot tell). CUDA reads
+    the comma-separated list up to its first entry that names no device (CUDA C++ Programming Guide, "CUDA
+    Environment Variables"; a negative index or a name such as Slurm's "NoDevFiles" ends it), so an empty value, or a
+    first entry that is not an index below the device count nor a GPU-/MIG- UUID, shows none."""
+    if value is None:
+        return ""
+    first = str(value).split(",")[0].strip()
+    if not first:
+        return "CUDA_VISIBLE_DEVICES is set to an empty value: CUDA shows this process no device"
+    if first.upper().startswith(("GPU-", "MIG-")):
+        uuids = [str(g.get("uuid") or "") for g in gpus]
+        if first.upper().startswith("GPU-") and all(uuids) and not any(u.lower().startswith(first.lower()) for u in uuids):
+            return f"CUDA_VISIBLE_DEVICES names {first}, a UUID of none of this node's GPUs"
+        return ""
+    if re.fullmatch(r"\d{1,3}", first):
+        if int(first) >= len(gpus):
+            return f"CUDA_VISIBLE_DEVICES starts with device {first}; this node has devices 0-{len(gpus) - 1}"
+        return ""
+    return (f"CUDA_VISIBLE_DEVICES starts with {first!r}, which names no device (a negative index, or Slurm's "
+            "'NoDevFiles' for a job given no GPU): CUDA stops there and shows none")
+
+
 @rule("driver")
 def driver_findings(facts: Facts) -> Iterable[Finding]:
     drv = facts.get("driver") or {}
@@ -97,12 +120,44 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
             facts, "driver", "driver_version"):
         yield from _text_driver_versions(facts)
         return
+    ctx = layer(facts, "context")
+    if (drv.get("status") == "absent" or not drv.get("gpus")) and drv.get("nvidia_smi") and (
+            ctx.get("slurm") or ctx.get("container")) and not from_text(facts, "context"):
+        # (blind audit 30, L09) nvidia-smi is installed (a driver) but sees no device inside a Slurm job or a
+        # container: the job or container was not given a GPU (no --gres / --gpus), not a machine without one
+        where = (f"Slurm job {(ctx.get('slurm') or {}).get('job_id')}" if ctx.get("slurm") else
+                 f"a {ctx.get('container')} container")
+        yield Finding("gpu_not_exposed_to_process", "driver", "error", f"No GPU is given to {where}",
+                      (drv.get("reason") or "nvidia-smi lists no GPU",
+                       f"nvidia-smi is installed ({drv.get('nvidia_smi')}): the node has an NVIDIA driver; {where} "
+                       "sees no GPU"),
+                      Fix(why("gpu_not_exposed_to_process", ""),
+                          ("srun --gres=gpu:1 ...   # or #SBATCH --gres=gpu:1 / --gpus=1 in the job script",
+                           "scontrol show job $SLURM_JOB_ID | grep -iE 'tres|gres'   # what the job was given")
+                          if ctx.get("slurm") else
+                          ("docker run --gpus all ...   # needs the NVIDIA Container Toolkit (nvidia-ctk runtime "
+                           "configure)",)))
+        return
     if drv.get("status") == "absent" or not drv.get("gpus"):
         ev = [drv.get("reason") or "no GPU reported"]
         if torch.get("cuda"):
             ev.append(f"torch {torch.get('version')} is a CUDA {torch['cuda']} build; it will run on the CPU here")
         yield Finding("no_gpu", "driver", "info", "No NVIDIA GPU on this machine: CPU only", tuple(ev))
         return
+    hidden = _visible_none(ctx.get("cuda_visible_devices"), drv["gpus"]) if not from_text(
+        facts, "context", "cuda_visible_devices") else None
+    if hidden:
+        # (blind audit 30, L06-L08) CUDA shows this process none of the GPUs nvidia-smi lists
+        yield Finding("gpu_not_exposed_to_process", "driver", "error",
+                      f"CUDA_VISIBLE_DEVICES={ctx.get('cuda_visible_devices')!r} hides every GPU from this process",
+                      (f"nvidia-smi lists {len(drv['gpus'])} GPU(s): "
+                       + ", ".join(str(g.get("name")) for g in drv["gpus"][:4]), hidden),
+                      Fix(why("gpu_not_exposed_to_process", ""),
+                          ("echo \"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"",
+                           "unset CUDA_VISIBLE_DEVICES   # or set it to the GPUs to use (0, 0,1); then remove the line "
+                           "that sets it (~/.bashrc, the job script, the kernel spec's env)"
+                           if not ctx.get("slurm") else
+                           "srun --gres=gpu:1 ...   # in a Slurm job CUDA_VISIBLE_DEVICES is Slurm's: ask for a GPU")))
     driver = drv.get("driver_version") or ""
     gpus = ", ".join(f"{g.get('name')} (CC {g.get('compute_capability')})" for g in drv["gpus"])
     ev = [f"driver {driver}, supports CUDA up to {drv.get('cuda_driver_version')} (source: {drv.get('source')})",

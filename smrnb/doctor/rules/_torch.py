@@ -26,6 +26,18 @@ def _shell_quote(text: str) -> str:
     return shlex.quote(text)
 
 
+def _newest_torch_for_driver(driver: str) -> tuple[str, str] | None:
+    """(torch major.minor, CUDA variant): the newest torch release of tables/torch_cuda.csv with a CUDA build that
+    ``driver`` runs, and that build's newest variant; None where none does."""
+    best = None
+    for r in tables.rows("torch_cuda"):
+        ok = torch_variants_for_driver(r["torch"], driver)
+        v = tables.parse_version(r["torch"])
+        if ok and v and (best is None or v > best[0]):
+            best = (v, r["torch"], ok[-1])
+    return (best[1], best[2]) if best else None
+
+
 @rule("torch")
 def torch_findings(facts: Facts) -> Iterable[Finding]:
     torch = facts.get("torch") or {}
@@ -55,6 +67,20 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
         if ok:
             cmds.append(f"pip install --force-reinstall torch=={torch.get('version_base')} "
                         f"--index-url https://download.pytorch.org/whl/{ok[-1]}")
+        elif drv.get("driver_version"):
+            # (blind audit 30, L02) no CUDA build of this torch runs on this driver: the newest torch release with
+            # one that does (tables/torch_cuda.csv), or a newer driver
+            older = _newest_torch_for_driver(drv["driver_version"])
+            known = tables.torch_cuda_variants(torch.get("version_base") or "") is not None
+            cmds.append(f"# no CUDA build of torch {torch.get('version_base')} runs on driver {drv['driver_version']}: "
+                        "update the NVIDIA driver (needs root), or install an older torch:" if known else
+                        f"# torch {torch.get('version_base')}'s CUDA builds are not in the doctor's table: the variant "
+                        f"on pytorch.org that driver {drv['driver_version']} runs (nvidia-smi's 'CUDA Version' is its "
+                        "newest CUDA), or:")
+            if older:
+                cmds.append(f"pip install --force-reinstall \"torch=={older[0]}.*\" --index-url "
+                            f"https://download.pytorch.org/whl/{older[1]}   # the newest torch with a build this driver "
+                            "runs")
         else:
             cmds.append("pip install --force-reinstall torch  # choose the CUDA variant on pytorch.org")
         yield Finding("cpu_only_torch_with_gpu", "torch", "warning", f"CPU-only torch {version} on a GPU machine",
