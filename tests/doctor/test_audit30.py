@@ -161,3 +161,22 @@ def test_a_cpu_torch_on_an_old_driver_gets_a_build_the_driver_runs(driver, want)
     assert want in cmds and "choose the CUDA variant on pytorch.org" not in cmds, cmds
     if tables.torch_cuda_variants("2.9.1") is not None and driver.startswith("470"):
         assert "no CUDA build of torch 2.9.1 runs on driver 470.82.01" in cmds
+
+
+def test_a_package_with_no_compiled_module_is_named_in_every_form(tmp_path):
+    site = tmp_path / "site"
+    (site / "puredemo").mkdir(parents=True)
+    (site / "puredemo" / "__init__.py").write_text("")
+    info = site / "puredemo-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: puredemo\nVersion: 1.0\n")
+    (info / "RECORD").write_text("puredemo/__init__.py,,\npuredemo-1.0.dist-info/METADATA,,\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    for form in ([], ["--markdown"]):
+        p = subprocess.run([*CLI, "--package", "puredemo", "--layer", "loader", *form], capture_output=True, text=True,
+                           timeout=120, env=env)
+        assert "puredemo" in p.stdout and "no compiled module" in p.stdout, (form, p.stdout[-2000:])
+    html = subprocess.run([sys.executable, "-c", "import smrnb.doctor as d; print(d.diagnose(layers=['loader'], "
+                           "packages=['puredemo'])._repr_html_())"], capture_output=True, text=True, timeout=120,
+                          env=env).stdout
+    assert "puredemo" in html and "no compiled module" in html, html[-2000:]

@@ -106,8 +106,12 @@ def evaluate_traced(facts: Facts, layers: Iterable[str] | None = None) -> list[t
         lf = facts.get(layer)
         if layer in wanted and isinstance(lf, dict) and lf.get("not_checked"):
             items = [str(x) for x in lf["not_checked"]]
-            out.append((Finding("could_not_look", layer, "info",
-                                f"{len(items)} part(s) of this layer could not be checked", tuple(items)), frozenset()))
+            # (blind audit 30, X09) what was not checked is in the title: the text and HTML reports show a note's title
+            # only (a package with no compiled module was named in the JSON evidence alone)
+            one = "; ".join(items)
+            title = items[0] if len(items) == 1 else f"{len(items)} part(s) of this layer could not be checked: " + (
+                one if len(one) <= 240 else one[:240].rsplit(" ", 1)[0] + " ...")
+            out.append((Finding("could_not_look", layer, "info", title, tuple(items)), frozenset()))
     log: set[tuple[str, str]] = set()
     traced = {ly: (_Traced(ly, d, log) if isinstance(d, dict) else d) for ly, d in facts.items()}
     for layer, fn in list(_RULES):
