@@ -1052,7 +1052,7 @@ def codes_markdown() -> str:
         "`user_code_error` (info) says that an error is not the environment's; a text with no finding of a",
         "code that has a fix is reported as not recognised (exit status 3), never as an all-clear.",
         "The severity column is a finding's severity where its cause makes something fail (a pasted error, a",
-        "build with a CUDA torch). The live report gives a warning instead where nothing installed fails by it",
+        "build with a CUDA torch). The live report gives a warning or a note where nothing installed fails by it",
         "yet: a toolkit, CUDA_HOME or driver-for-toolkit cause beside a CPU-only torch or a toolkit no build",
         "uses, and a CPU-only torch beside a GPU (it runs, on the CPU). An error of before that the text says",
         "was followed by a good run is a note.",

@@ -180,3 +180,18 @@ def test_a_package_with_no_compiled_module_is_named_in_every_form(tmp_path):
                            "packages=['puredemo'])._repr_html_())"], capture_output=True, text=True, timeout=120,
                           env=env).stdout
     assert "puredemo" in html and "no compiled module" in html, html[-2000:]
+
+
+@pytest.mark.parametrize("tcuda,env,want", [(None, "/opt/cuda-nonvcc", "info"), ("12.4", "/opt/cuda-nonvcc", "warning"),
+                                            (None, None, None)])
+def test_a_cuda_home_with_no_nvcc_is_said(tcuda, env, want):
+    from smrnb.doctor.rules import evaluate
+
+    facts = {"torch": {"status": "ok", "installed": True, "version": "2.9.1" + (f"+cu{tcuda.replace('.', '')}" if tcuda
+                                                                                  else "+cpu"), "cuda": tcuda},
+             "toolkit": {"status": "ok", "nvccs": [], "build_nvcc": None, "build_nvcc_version": None,
+                         "build_cuda_home": env or "/usr/local/cuda", "cuda_home_env": env}}
+    found = [f for f in evaluate(facts, layers=["toolkit"]) if f.code == "cuda_home_missing"]
+    assert [f.severity for f in found] == ([want] if want else []), found
+    if want == "info":
+        assert "/opt/cuda-nonvcc" in found[0].title and "bin/nvcc" in found[0].title

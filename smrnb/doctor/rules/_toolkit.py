@@ -110,6 +110,18 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
         yield Finding("cuda_home_missing", "toolkit", "warning", "No CUDA toolkit for building extensions",
                       tuple(ev),
                       _set_cuda_home_fix(facts, fix_wording("cuda_home_missing", f"Here: nvcc {tcuda}."), target, tcuda))
+    elif not tcuda and not tk.get("cuda_home_malformed") and "build_nvcc" in tk and build_nvcc is None and (
+            tk.get("cuda_home_env") or tk.get("cuda_path_env")):
+        # (blind audit 30, L12) a CUDA_HOME set by hand that holds no bin/nvcc, beside a CPU-only torch: nothing
+        # installed fails by it yet (a note, as cuda_home_incomplete's), but a CUDA build would
+        var = "CUDA_HOME" if tk.get("cuda_home_env") else "CUDA_PATH"
+        yield Finding("cuda_home_missing", "toolkit", "info",
+                      f"{var}={tk.get('build_cuda_home') or tk.get('cuda_home_env') or tk.get('cuda_path_env')} holds no "
+                      "bin/nvcc: no CUDA extension can be built",
+                      (f"torch.utils.cpp_extension would use {var}={tk.get('build_cuda_home')} (no bin/nvcc there)",
+                       f"nvcc found: {', '.join(n['path'] + ' (' + str(n.get('version')) + ')' for n in nvccs) or 'none'}",
+                       f"torch: {torch.get('version')} (CPU build)" if torch.get("installed") else "torch: not installed"),
+                      _set_cuda_home_fix(facts, fix_wording("cuda_home_missing"), target, tcuda))
     elif build_nvcc and tk.get("build_cuda_home") and tk.get("build_cuda_home_has_headers") is False:
         yield Finding("cuda_home_incomplete", "toolkit", "warning" if tcuda else "info",
                       f"CUDA_HOME={tk['build_cuda_home']} has nvcc but no CUDA headers",
