@@ -265,6 +265,16 @@ def diagnosis_line(text: str) -> str | None:
     return f"smrnb doctor: [{f.code}] {f.title}{alt}. Details and fix: {EXPLAIN_LAST}"
 
 
+def _unquoted(text: str) -> str:
+    """(blind audit 30, N07) ``%smr_doctor --explain "..."``: IPython splits a magic's line without removing quotes,
+    so the text came with the quotes the user wrapped it in (and was read as another text than the command line's
+    ``smr-doctor explain``). One pair of the same quote around the whole text goes, where that quote is not in it."""
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'" and t[0] not in t[1:-1]:
+        return t[1:-1]
+    return text
+
+
 def _set_hook(ip: Any, on: bool) -> None:
     st = _STATE.get(id(ip))
     if on:
@@ -349,7 +359,7 @@ def _make_magics_class() -> type:
                         return None
                     report = explain(last, live=not args.offline, layers=args.layer, timeout=timeout)
                 elif args.explain:
-                    report = explain(" ".join(args.explain), live=not args.offline, layers=args.layer,
+                    report = explain(_unquoted(" ".join(args.explain)), live=not args.offline, layers=args.layer,
                                      timeout=timeout)
                 else:
                     try:

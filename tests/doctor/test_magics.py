@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -256,3 +257,23 @@ def test_explain_last_explains_what_the_hook_named(ip, capsys):
         ip.run_line_magic("smr_doctor", "--explain x --explain-last")
     with pytest.raises(UsageError, match="no installed distribution named 'no-such-dist-xyz'"):
         ip.run_line_magic("smr_doctor", "--package no-such-dist-xyz --layer loader")
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: could not parse the frobnication config at line 3 (expected ':' after key 'widget_span')",
+    UNDEF, "RuntimeError: Ninja is required to load C++ extensions"])
+def test_explain_option_reads_the_text_the_command_line_reads(ip, text):
+    """(blind audit 30, N07) IPython keeps the quotes a user wraps --explain's text in: the magic reads the same text
+    as ``smr-doctor explain`` (a ValueError the command line leaves unguessed got similar-report guesses)."""
+    from smrnb.doctor import explain
+
+    want = explain(text, live=False).to_json()
+    for q in ('"', "'"):
+        if q in text:
+            continue
+        got = ip.run_line_magic("smr_doctor", f"--offline --explain {q}{text}{q}")
+        assert json.loads(got.to_json())["findings"] == json.loads(want)["findings"], q
+    # a text with its own quotes inside is passed on as it is
+    from smrnb.doctor._magics import _unquoted
+
+    assert _unquoted('"a" and "b"') == '"a" and "b"' and _unquoted("'x: y'") == "x: y"
