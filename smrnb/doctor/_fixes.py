@@ -259,7 +259,7 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
     if name is None:
         name = _default_name(existing, facts)
     replaced = name in existing
-    if replaced and not force and not dry_run:
+    if replaced and not force:  # (blind audit 30, F03) a dry run says what the real one would do: refuse
         raise SmrnbValueError(f"name {name!r} is an existing kernelspec ({mgr.find_kernel_specs()[name]}); "
                               "choose another name or pass force=True (--force) to replace it")
     notes: list[str] = []

@@ -183,9 +183,8 @@ def _main(argv: Sequence[str] | None) -> int:
         print(_redacted(snippets_text(facts=report.facts)), end="")
         return 0
     try:
-        dry = write_kernelspec(args.name, dry_run=True, force=args.force, facts=report.facts)
-        print(dry.describe())
         if args.dry_run:
+            print(write_kernelspec(args.name, dry_run=True, force=args.force, facts=report.facts).describe())
             return 0
         res = write_kernelspec(args.name, force=args.force, facts=report.facts)
     except SmrnbError as exc:
@@ -195,7 +194,6 @@ def _main(argv: Sequence[str] | None) -> int:
         print(_redacted(f"smr-doctor fix kernelspec: could not back up or write the kernelspec (nothing was "
                         f"removed): {exc}"), file=sys.stderr)
         return 1
-    print()
     print(res.describe())
     return 0
 

@@ -154,8 +154,14 @@ def test_fix_kernelspec_dry_run_then_write_then_refuse(tmp_path):
     rc, out, _, _ = run(["fix", "kernelspec", "--name", "t1"], env=env)
     kj = json.loads((tmp_path / "kernels" / "t1" / "kernel.json").read_text())
     assert rc == 0 and kj["env"]["LD_LIBRARY_PATH"] == "/opt/lib-for-kernel"
+    assert out.startswith("Wrote ") and "Dry run" not in out  # (blind audit 30, F03) a real run shows no dry run
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1"], env=env)
-    assert rc == 1 and "existing kernelspec" in err and "--force" in err
+    assert rc == 1 and "existing kernelspec" in err and "--force" in err and "Dry run" not in out
+    # the dry run says what the real run would do: refuse the existing name without --force
+    rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1", "--dry-run"], env=env)
+    assert rc == 1 and "existing kernelspec" in err and "replacing" not in out
+    rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1", "--dry-run", "--force"], env=env)
+    assert rc == 0 and "(replacing the existing spec, backed up first to " in out
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1", "--force"], env=env)
     assert rc == 0 and "(replaced; the previous spec is backed up in " in out
     backups = list((tmp_path / "smrnb-kernelspec-backups").iterdir())
