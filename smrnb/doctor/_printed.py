@@ -951,6 +951,24 @@ def _source_built_rebuilt(cmds: list[str]) -> list[str]:
     return out
 
 
+def _one_live_toolkit(cmd: str, facts: Mapping[str, Any] | None) -> str:
+    """(blind audit 30, E01) A toolkit placeholder the text leaves open, where explain runs on a machine whose probe
+    found CUDA toolkits of exactly one release (this machine's nvcc paths, not the text's) and torch's CUDA, where
+    known, is that release: that toolkit's own directory (``/usr/local/cuda-13.0``, not a wrapper's ``/usr/local``)."""
+    tk = facts.get("toolkit") if isinstance(facts, Mapping) else None
+    if not isinstance(tk, Mapping) or (tk.get("provenance") or {}).get("nvccs") != "live":
+        return cmd
+    nvccs = [n for n in tk.get("nvccs") or [] if isinstance(n, Mapping) and n.get("version")]
+    torch = facts.get("torch") if isinstance(facts, Mapping) else None
+    tcuda = torch.get("cuda") if isinstance(torch, Mapping) else None
+    if len({n["version"] for n in nvccs}) != 1 or (tcuda and tcuda != nvccs[0]["version"]):
+        return cmd
+    homes = [p[: -len("/bin/nvcc")] for n in nvccs for p in (n.get("paths") or [n.get("path")])
+             if isinstance(p, str) and p.endswith("/bin/nvcc") and n.get("has_headers") is not False]
+    named = [h for h in homes if re.fullmatch(r"/usr/local/cuda-\d+\.\d+", h)] or homes
+    return cmd.replace("/usr/local/cuda-<x.y>", named[0]) if named else cmd
+
+
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _shell_os(facts, text)
     pkg = _site_package(text)
@@ -972,6 +990,8 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{tc or cuda}")
             if f"/usr/local/cuda-{tc or cuda}" in c:
                 c = c.replace("cuda-toolkit-<x>-<y>", "cuda-toolkit-" + (tc or cuda).replace(".", "-"))
+        if "/usr/local/cuda-<x.y>" in c:
+            c = _one_live_toolkit(c, facts)
         c = _compute_cap(c, facts, text)
         c = _build_kept(_arch_variable(c, text), text)
         c = _pin_for_python(_mmcv_full(_release_named(_works_filled(c, text), text), text), text)

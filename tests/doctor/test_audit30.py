@@ -195,3 +195,28 @@ def test_a_cuda_home_with_no_nvcc_is_said(tcuda, env, want):
     assert [f.severity for f in found] == ([want] if want else []), found
     if want == "info":
         assert "/opt/cuda-nonvcc" in found[0].title and "bin/nvcc" in found[0].title
+
+
+def _tk(*nvccs, prov="live", tcuda=None):
+    return {"toolkit": {"nvccs": list(nvccs), "provenance": {"nvccs": prov}}, "torch": {"cuda": tcuda}}
+
+
+WRAP = {"path": "/usr/local/bin/nvcc", "paths": ["/usr/local/bin/nvcc"], "version": "13.0", "has_headers": False}
+REAL = {"path": "/usr/local/cuda/bin/nvcc", "paths": ["/usr/local/cuda/bin/nvcc", "/usr/local/cuda-13.0/bin/nvcc"],
+        "version": "13.0", "has_headers": True}
+CMD = "export CUDA_HOME=/usr/local/cuda-<x.y> PATH=/usr/local/cuda-<x.y>/bin:$PATH"
+
+
+@pytest.mark.parametrize("facts,want", [
+    (_tk(WRAP, REAL), "/usr/local/cuda-13.0"),
+    (_tk(WRAP, REAL, tcuda="13.0"), "/usr/local/cuda-13.0"),
+    (_tk(WRAP, REAL, prov="text"), None),  # a text's nvcc is another machine's
+    (_tk(WRAP, REAL, tcuda="12.4"), None),  # torch's CUDA is another release
+    (_tk(REAL, dict(REAL, paths=["/opt/cuda-12.4/bin/nvcc"], version="12.4")), None),  # two releases: which?
+    (_tk(WRAP), None),  # only a wrapper without headers
+])
+def test_a_toolkit_placeholder_is_filled_from_the_one_toolkit_this_machine_has(facts, want):
+    from smrnb.doctor._printed import _one_live_toolkit
+
+    got = _one_live_toolkit(CMD, facts)
+    assert got == (CMD.replace("/usr/local/cuda-<x.y>", want) if want else CMD)
