@@ -2192,7 +2192,15 @@ _SIGN_NOT_LINE = {# (round 28c) a compiler's command line names the extension's 
                   "terminal_works": re.compile(
                       r"(?:.{0,300}?(?:notebook (?:run|started|launched|opened) from|\blaunch(?:ing|ed)?\b)|"
                       r"(?!.{0,300}?(?:\bworks?\b|\bworked\b|\bfine\b|success|\bloads?\b|no errors?|"
-                      r"without (?:any )?errors?)).{0,300}?(?:\berrors?\b|\breproduce\b)).*")}
+                      r"without (?:any )?errors?)).{0,300}?(?:\berrors?\b|\breproduce\b)).*"),
+                  # (round 30c) WSL named as where the same thing works, or as not used ("the same command runs fine on
+                  # the same machine with Windows 11 & WSL2", "Windows 11 (not using WSL)"): not the failing machine,
+                  # whose libraries and GPU path WSL's reading would change; a line that also says it fails is WSL's
+                  "wsl": re.compile(
+                      r"(?!.*\b(?:but|however|fails?|failed|failing|errors?|crash\w*|broken|doesn'?t|does not|don'?t|"
+                      r"not work\w*|can'?t|cannot)\b).*(?:\b(?:works?|worked|working|runs?|ran|running)\b.{0,40}?"
+                      r"\b(?:fine|well|ok|okay|perfectly|correctly|flawlessly)\b|\bnot (?:using|on|in|under|via)\b|"
+                      r"\bwithout\b).{0,80}?(?:wsl|microsoft-standard).*")}
 #: a configuration line's trailing comment ("batch_size: 64   # was 128 -> CUDA out of memory"): a note, not an error
 _CONFIG_COMMENT_RE = re.compile(r"^\s*[A-Za-z_][\w.\-]{0,60}\s*[:=][^#\n]*\s#\s")
 

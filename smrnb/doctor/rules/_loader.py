@@ -382,6 +382,12 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
         yield from resolve(facts, ev, library_missing_codes(facts, ev))
 
 
+#: a mangled name in the namespace torch's source build gives its bundled ONNX (pytorch/pytorch CMakeLists.txt:
+#: set(ONNX_NAMESPACE "onnx_torch" CACHE STRING "A namespace for ONNX; needed to build with other frameworks that share
+#: ONNX.") unless USE_SYSTEM_ONNX): only torch's own libraries define it
+_TORCH_ONNX_SYM_RE = re.compile(r"_ZN[KVRO]*10onnx_torch")
+
+
 def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """The codes an undefined symbol may mean, by who defines it (torch's own symbols are the abi layer's)."""
     owner, sym, nb = ev.get("owner"), str(ev.get("symbol") or ""), str(ev.get("needed_by") or "")
@@ -404,11 +410,13 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["nvcc_torch_cuda_mismatch", "extension_undefined_symbol"]
     if "torchvision" in nb or "torchaudio" in nb:
         return ["companion_built_for_other_torch", "extension_undefined_symbol"]
-    if re.match(r"TH[A-Z]", sym) and re.search(r"[/\\]torch[/\\](?:lib[/\\]lib[^/\\]{1,60}\.so|_C\.)", nb):
+    if (re.match(r"TH[A-Z]", sym) or _TORCH_ONNX_SYM_RE.match(sym)) and re.search(r"[/\\]torch[/\\](?:lib[/\\]lib[^/\\]{1,60}\.so|_C\.)", nb):
         # one of torch's own libraries (torch/lib/libATen.so, torch/_C...so) lacks a symbol of torch's own TH/THC/THNN
         # libraries: its files come from two builds (a stale library left by an earlier source build or install, a
         # libtorch that LD_LIBRARY_PATH puts first); else the extension layer's reading of a torch of another release.
-        # A symbol of another library (MKL's iJIT_NotifyEvent) is that library's release, read below
+        # A symbol of another library (MKL's iJIT_NotifyEvent) is that library's release, read below.
+        # (round 30c) Likewise a function of the ONNX copy torch builds into its own libraries under its own namespace
+        # onnx_torch:: (_TORCH_ONNX_SYM_RE): no other package defines it
         return ["library_shadowed_older_copy", "abi_torch_version_mismatch"]
     if "__cxx11" in sym and sym.startswith("_Z") and not sym.startswith(("_ZNSt", "_ZNKSt", "_ZSt", "_ZNSs", "_ZNKSs")):
         # a library's own function taking a std::__cxx11 string or list (GCC's new C++ ABI) that the library does not
@@ -549,6 +557,15 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
             continue
         if ev.get("key") == "file_too_short" and "libcuda.so" in str(ev.get("line") or ""):
             continue  # (round 25b) an empty libcuda.so.1: a container's placeholder, read by library_messages' row
+        if ev.get("key") in ("win_mod_not_found", "win_proc_not_found") and _companion_module_failed(facts, ev):
+            # (round 30c) torchvision's/torchaudio's own compiled module (_C.pyd, torchvision.dll): it imports torch
+            # first, so torch's DLLs are loaded; what it then misses (a DLL of the CUDA variant it was built for:
+            # torch_cuda.dll beside a CPU torch) or a torch function it does not find is a companion built for another
+            # torch (release or CUDA variant); else a DLL of its own not on the search path, or an older copy first
+            yield from resolve(facts, ev, ["companion_built_for_other_torch",
+                                           "library_not_found" if ev.get("key") == "win_mod_not_found" else
+                                           "library_shadowed_older_copy"])
+            continue
         if ev.get("key") == "win_mod_not_found":
             # a DLL the module needs is missing; for a compiled module other than torch's own, torch's DLLs are
             # among them (an extension imported before torch), so that reading comes second
@@ -666,6 +683,29 @@ def _module_dll_reading(facts: Mapping[str, Any], module: str) -> list[str]:
     if value(facts, "torch", "version") or "torch" in imported | installed or _TORCH_EXT_MODULE_RE.fullmatch(module):
         return ["torch_libs_not_loaded"]
     return ["prebuilt_binary_wrong_cuda"] if value(facts, "toolkit", "cuda_named") else ["library_bug"]
+
+
+#: a companion's own compiled module or native library named on Windows: torchvision\_C.pyd, torchvision.dll (the R
+#: torch package's), torchaudio\lib\libtorchaudio.pyd
+_COMPANION_DLL_RE = re.compile(r"(?<![\w-])(?:torchvision|torchaudio)(?:[\\/](?:lib[\\/])?(?:lib)?\w{0,40}\.(?:pyd|dll)|\.dll)\b",
+                               re.IGNORECASE)
+
+
+def _companion_module_failed(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
+    """Whether Windows' loader error came for torchvision's or torchaudio's own compiled module: CPython's "DLL load
+    failed while importing _C" (or an older Python's bare "DLL load failed") where the text's import of that _C is the
+    companion's ("from torchvision import _C": ``torch.called_names``), or the message (or a library the text says
+    failed to load) names the companion's .pyd/.dll. Not torch's own _C (its import reads apart)."""
+    if has_sign(facts, "torch_own_import") or _torch_own_dll_failed(facts):
+        return False
+    line = str(ev.get("line") or "")
+    m = _WIN_IMPORT_RE.search(line)
+    called = str((value(facts, "torch", "called_names") or {}).get("_C") or "").split(".")[0].lower()
+    if (not m or m.group(1) == "_C") and called in _COMPANIONS and "dll load failed" in line.lower():
+        return True
+    if _COMPANION_DLL_RE.search(line):
+        return True
+    return any(_COMPANION_DLL_RE.search(str(e.get("library") or "")) for e in events(facts, "loader", "library_missing"))
 
 
 def _torch_own_dll_failed(facts: Mapping[str, Any]) -> bool:
