@@ -1388,6 +1388,22 @@ def _scan_no_module(r: _Reader, line: str) -> None:
         r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own, **dashed, **hyphen)
 
 
+#: (round 30c) Python's "No module named X" retyped in a title without its "named" ("No module custom_rasterizer",
+#: "No module name chamfer"): read only for a module that only its project's source tree builds
+#: (tables/source_built_modules.csv), so a prose "no module is loaded" is not a module
+_NO_MODULE_RETYPED_RE = re.compile(r"\b[Nn]o module(?: name)? [`'\"‘“]?([A-Za-z_][A-Za-z0-9_]{1,60})[`'\"’”]?(?=[\s.,:;!?]|$)")
+
+
+def _scan_no_module_retyped(r: _Reader, line: str) -> None:
+    """(round 30c) "No module X" / "No module name X" for a source-built module X (``torch.module_missing``)."""
+    from smrnb.doctor.tables import _read
+
+    built = {row["module"] for row in _read.rows("source_built_modules")}
+    for m in _NO_MODULE_RETYPED_RE.findall(line):
+        if m in built:
+            r.event("torch", "module_missing", line, WEIGHT["module"], module=m)
+
+
 #: the package file Python names after "partially initialized module 'x' (most likely due to a circular import)"
 _PARTIAL_FILE_RE = re.compile(r"circular import\)\s{0,4}\(([^()\n]{1,400}?[/\\]__init__\.py)\)")
 
@@ -1662,6 +1678,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.fact("torch", "arch_list", archs[:24], line)
     if "no module named" in low:
         _scan_no_module(r, line)
+    elif "no module" in low:
+        _scan_no_module_retyped(r, line)
     if "from " in low and " import " in low:
         m = _FROM_IMPORT_LINE_RE.match(line)
         if m:

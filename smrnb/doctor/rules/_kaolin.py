@@ -17,6 +17,7 @@ from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._abi import _table_packages
 from smrnb.doctor.rules._context import layer
 from smrnb.doctor.rules._events import builds, events, has_sign, resolve, value
+from smrnb.doctor.rules._loader import WINDOWS_API_SET_PREFIX
 
 CODES = meanings("rules.kaolin")  # this module's codes, from the one table (codes.py)
 
@@ -236,6 +237,16 @@ def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["python -c \"import sys, platform; print(sys.version, platform.machine())\"",
                              f"uv pip install {name} --python <a Python it has wheels for>   # uv's hint lists the "
                              "tags available" if pkg else "uv python list   # the Pythons uv can use"]}
+    lib = str(ev.get("library") or "")
+    if lib.lower().startswith(WINDOWS_API_SET_PREFIX):
+        # (round 30c) rules._loader.library_missing_codes: an API set of Windows itself, missing on an older Windows
+        return {"title": f"{lib} is an API set of Windows itself: this Windows release is older than the one the "
+                         "program was built for",
+                "detail": f"{lib} is no file to install: Windows provides it from the release that introduced it "
+                       "(api-ms-win-core-path-l1-1-0.dll: Windows 8; CPython 3.9 and later, and programs bundling "
+                       "them, no longer support Windows 7). Use a build made for this Windows (one bundling Python "
+                       "3.8 or older) or a newer Windows.",
+                "commands": ["winver   # the Windows release", "python --version   # 3.9 and later need Windows 8.1+"]}
     if str(ev.get("key") or "").startswith("conda_") or (pkg and pkg != "kaolin"):
         return _no_wheel_other(pkg or "the package", ev, str(layer(facts, "context").get("os") or ""), facts)
     return {"title": "No build of the package for this Python / platform",

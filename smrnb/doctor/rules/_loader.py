@@ -86,6 +86,10 @@ def _cuda_build_dll(line: str) -> bool:
 
 #: torch's companion packages, published one release per torch release (each pins the torch it was built with)
 _COMPANIONS = ("torchvision", "torchaudio", "torchtext")
+#: the API sets of Windows' own core (learn.microsoft.com, "Windows API sets": a contract the loader resolves to the OS's
+#: host DLL; each function's page names its set and the oldest Windows with it, PathCchCanonicalizeEx:
+#: api-ms-win-core-path-l1-1-0.dll, Windows 8); not api-ms-win-crt-* (the universal CRT, installable on Windows 7)
+WINDOWS_API_SET_PREFIX = "api-ms-win-core-"
 
 
 def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
@@ -96,6 +100,13 @@ def library_missing_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> li
     name = str(ev.get("library") or "")
     fam = ev.get("family")
     low = name.lower()
+    if low.startswith(WINDOWS_API_SET_PREFIX):
+        # (round 30c) an API set of Windows itself ("api-ms-win-core-path-l1-1-0.dll is missing from your computer"):
+        # the loader maps it onto the OS's own DLLs, and a Windows release older than the contract lacks it (the
+        # PathCch functions of api-ms-win-core-path-l1-1-0: Windows 8 and later; CPython 3.9+ needs them and supports
+        # no Windows 7): the program's build is for a newer Windows, no file to install. The universal C runtime's
+        # api-ms-win-crt-* sets are a redistributable (KB2999226, the VC++ runtime): missing files, not this
+        return ["package_no_build_for_platform", "library_not_found"]
     if fam == "torch" and low.startswith(("libtorch_cuda_cu.", "libtorch_cuda_cpp.")):
         # only torch 1.11 and 1.12 split libtorch_cuda.so in two: the binary was built for one of them
         return ["abi_torch_version_mismatch", "torch_libs_not_loaded"]
