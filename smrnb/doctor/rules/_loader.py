@@ -399,6 +399,14 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
 _TORCH_ONNX_SYM_RE = re.compile(r"_ZN[KVRO]*10onnx_torch")
 
 
+def _torch_own_lib_symbol(ev: Mapping[str, Any]) -> bool:
+    """Whether an undefined symbol is one of torch's own build (its TH/THC/THNN libraries', its bundled ONNX's
+    onnx_torch::) that one of torch's own libraries (torch/lib/lib*.so, torch/_C...so) lacks."""
+    sym, nb = str(ev.get("symbol") or ""), str(ev.get("needed_by") or "")
+    return bool((re.match(r"TH[A-Z]", sym) or _TORCH_ONNX_SYM_RE.match(sym))
+                and re.search(r"[/\\]torch[/\\](?:lib[/\\]lib[^/\\]{1,60}\.so|_C\.)", nb))
+
+
 def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """The codes an undefined symbol may mean, by who defines it (torch's own symbols are the abi layer's)."""
     owner, sym, nb = ev.get("owner"), str(ev.get("symbol") or ""), str(ev.get("needed_by") or "")
@@ -421,7 +429,7 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["nvcc_torch_cuda_mismatch", "extension_undefined_symbol"]
     if "torchvision" in nb or "torchaudio" in nb:
         return ["companion_built_for_other_torch", "extension_undefined_symbol"]
-    if (re.match(r"TH[A-Z]", sym) or _TORCH_ONNX_SYM_RE.match(sym)) and re.search(r"[/\\]torch[/\\](?:lib[/\\]lib[^/\\]{1,60}\.so|_C\.)", nb):
+    if _torch_own_lib_symbol(ev):
         # one of torch's own libraries (torch/lib/libATen.so, torch/_C...so) lacks a symbol of torch's own TH/THC/THNN
         # libraries: its files come from two builds (a stale library left by an earlier source build or install, a
         # libtorch that LD_LIBRARY_PATH puts first); else the extension layer's reading of a torch of another release.
@@ -459,6 +467,19 @@ def _shadowed(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["otool -L <the binary the message names>   # the libraries and compatibility versions it "
                              "needs", "echo $DYLD_LIBRARY_PATH",
                              "python setup.py clean   # for a source build: then build again, no stale copy left"]}
+    if ev.get("kind") == "undefined_symbol" and _torch_own_lib_symbol(ev):
+        # (round 30c) symbol_codes: torch's own library lacks a symbol of torch's own build (TH*, onnx_torch::)
+        lib = os.path.basename(str(ev.get("needed_by") or "")) or "torch's library"
+        return {"title": f"torch's own {lib} lacks a function of torch's own build: torch's files come from two "
+                         "builds (an older copy loaded first)",
+                "fix": "torch's own libraries must come from one build: a stale library left by an earlier source "
+                       "build or install in torch/lib, or a libtorch (LibTorch for C++, another torch) that "
+                       "LD_LIBRARY_PATH puts first, is loaded instead of the one this torch ships. Remove that "
+                       "directory from LD_LIBRARY_PATH, or uninstall torch until no copy is left and install it once "
+                       "(python setup.py clean before a source build).",
+                "commands": ["echo $LD_LIBRARY_PATH   # a libtorch or another torch's lib directory here is loaded first",
+                             "pip uninstall -y torch   # repeat until pip finds none, then install torch once",
+                             "python setup.py clean   # in a torch source tree, before building again"]}
     if owner:  # another framework's own check: its build, not torch's, names the version it needs
         return {"title": f"An older {what}library is loaded than the one {owner} was built against",
                 "commands": ["echo $LD_LIBRARY_PATH",
@@ -568,12 +589,12 @@ def loader_messages(facts: Mapping[str, Any]) -> Iterator[Finding]:
             continue
         if ev.get("key") == "file_too_short" and "libcuda.so" in str(ev.get("line") or ""):
             continue  # (round 25b) an empty libcuda.so.1: a container's placeholder, read by library_messages' row
-        if ev.get("key") in ("win_mod_not_found", "win_proc_not_found") and _companion_module_failed(facts, ev):
+        if ev.get("key") in ("win_mod_not_found", "win_proc_not_found") and (who := _companion_module_failed(facts, ev)):
             # (round 30c) torchvision's/torchaudio's own compiled module (_C.pyd, torchvision.dll): it imports torch
             # first, so torch's DLLs are loaded; what it then misses (a DLL of the CUDA variant it was built for:
             # torch_cuda.dll beside a CPU torch) or a torch function it does not find is a companion built for another
             # torch (release or CUDA variant); else a DLL of its own not on the search path, or an older copy first
-            yield from resolve(facts, ev, ["companion_built_for_other_torch",
+            yield from resolve(facts, {**ev, "module": who}, ["companion_built_for_other_torch",
                                            "library_not_found" if ev.get("key") == "win_mod_not_found" else
                                            "library_shadowed_older_copy"])
             continue
@@ -698,25 +719,27 @@ def _module_dll_reading(facts: Mapping[str, Any], module: str) -> list[str]:
 
 #: a companion's own compiled module or native library named on Windows: torchvision\_C.pyd, torchvision.dll (the R
 #: torch package's), torchaudio\lib\libtorchaudio.pyd
-_COMPANION_DLL_RE = re.compile(r"(?<![\w-])(?:torchvision|torchaudio)(?:[\\/](?:lib[\\/])?(?:lib)?\w{0,40}\.(?:pyd|dll)|\.dll)\b",
+_COMPANION_DLL_RE = re.compile(r"(?<![\w-])(torchvision|torchaudio)(?:[\\/](?:lib[\\/])?(?:lib)?\w{0,40}\.(?:pyd|dll)|\.dll)\b",
                                re.IGNORECASE)
 
 
-def _companion_module_failed(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
+def _companion_module_failed(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
     """Whether Windows' loader error came for torchvision's or torchaudio's own compiled module: CPython's "DLL load
     failed while importing _C" (or an older Python's bare "DLL load failed") where the text's import of that _C is the
     companion's ("from torchvision import _C": ``torch.called_names``), or the message (or a library the text says
-    failed to load) names the companion's .pyd/.dll. Not torch's own _C (its import reads apart)."""
+    failed to load) names the companion's .pyd/.dll: its name, else "". Not torch's own _C (its import reads apart)."""
     if has_sign(facts, "torch_own_import") or _torch_own_dll_failed(facts):
-        return False
+        return ""
     line = str(ev.get("line") or "")
     m = _WIN_IMPORT_RE.search(line)
     called = str((value(facts, "torch", "called_names") or {}).get("_C") or "").split(".")[0].lower()
     if (not m or m.group(1) == "_C") and called in _COMPANIONS and "dll load failed" in line.lower():
-        return True
-    if _COMPANION_DLL_RE.search(line):
-        return True
-    return any(_COMPANION_DLL_RE.search(str(e.get("library") or "")) for e in events(facts, "loader", "library_missing"))
+        return called
+    # the file a loader could not load, as the text names it: a library event's, or the "Error loading "<file>" or one
+    # of its dependencies" line of a framework's own loader (the message event holds its first part only)
+    named = [line] + [str(e.get("library") or "") for e in events(facts, "loader", "library_missing")] + [
+        str(e.get("line") or "") for e in events(facts, "torch", "sign") if e.get("sign") == "torch_own_dll_error"]
+    return next((h.group(1).lower() for n in named if (h := _COMPANION_DLL_RE.search(n))), "")
 
 
 def _torch_own_dll_failed(facts: Mapping[str, Any]) -> bool:
