@@ -1394,6 +1394,14 @@ def _scan_no_module(r: _Reader, line: str) -> None:
 _NO_MODULE_RETYPED_RE = re.compile(r"\b[Nn]o module(?: name)? [`'\"‘“]?([A-Za-z_][A-Za-z0-9_]{1,60})[`'\"’”]?(?=[\s.,:;!?]|$)")
 
 
+def _scan_no_module_any(r: _Reader, line: str, low: str) -> None:
+    """Python's "No module named X", or (round 30c) its retyping without "named" for a source-built module."""
+    if "no module named" in low:
+        _scan_no_module(r, line)
+    else:
+        _scan_no_module_retyped(r, line)
+
+
 def _scan_no_module_retyped(r: _Reader, line: str) -> None:
     """(round 30c) "No module X" / "No module name X" for a source-built module X (``torch.module_missing``)."""
     from smrnb.doctor.tables import _read
@@ -1676,10 +1684,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         archs = _ARCH_ITEM_RE.findall(line)
         if archs:  # torch.cuda.get_arch_list() printed: the architectures this torch carries code for
             r.fact("torch", "arch_list", archs[:24], line)
-    if "no module named" in low:
-        _scan_no_module(r, line)
-    elif "no module" in low:
-        _scan_no_module_retyped(r, line)
+    if "no module" in low:
+        _scan_no_module_any(r, line, low)
     if "from " in low and " import " in low:
         m = _FROM_IMPORT_LINE_RE.match(line)
         if m:

@@ -97,7 +97,9 @@ WIN_DLL = ("C:\\Users\\ana\\miniconda3\\envs\\det\\lib\\site-packages\\torchvisi
 READ_ALONE_ON_A_CPU_CONTAINER = [
     (SHM_RTX, ("the text shows an NVIDIA GPU (RTX 3090)", "this machine has no NVIDIA driver or GPU"),
      "container_shm_too_small", ("cpu_only_torch_with_gpu", "2.13.0", "from this machine")),
-    (WIN_DLL, ("the text shows Windows", "this machine has Linux"), "library_not_found",
+    # (round 30c) torchvision's own _C failing on Windows reads as torchvision built for another torch first (its DLLs
+    # of another torch or CUDA variant), library_not_found second
+    (WIN_DLL, ("the text shows Windows", "this machine has Linux"), "companion_built_for_other_torch",
      ("nvcc 13.0", "/usr/local/bin/nvcc", "toolkit.gcc", "CUDA_HOME=/usr/local has nvcc", "in this container")),
 ]
 
