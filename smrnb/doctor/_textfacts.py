@@ -3158,6 +3158,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     holds = _Holds(low) if len(low) > _CHARS_FROM else None
     _class_attribute_told(r, text)
     _own_definitions(r, text)
+    _user_values(r, text, low)
     if "conflict is caused by" in low:
         _pip_conflict(r, text)
     _unplaced_bare_import(r, low)
@@ -3233,6 +3234,70 @@ def _constructed_class(r: _Reader, ev: dict[str, Any], text: str) -> None:
              if m.group(1) in called and (not kw or re.search(rf"\b{kw.group(1)}\s*=", m.group(2)))}
     if str(ev.get("callee") or "") in ("__init__", "__new__") and len(found) == 1:
         ev["name"] = found.pop()
+
+
+#: (round 30a) a tensor's or array's shape unpacked into names on the source line just above Python's unpacking error
+#: (``batch_size, num_vertices = vertices.shape[:2]``): the value passed has another number of dimensions
+_SHAPE_UNPACK_RE = re.compile(r"^[ \t>|]{0,40}(?P<src>[A-Za-z_][\w ,()*]{0,120}=\s{0,4}(?P<obj>[A-Za-z_][\w.\[\]'\"]{0,80})"
+                              r"\.(?:shape|size\(\s{0,2}\))(?:\[[^\]\n]{0,20}\])?)\s*\n(?:[^\n]{0,300}\n){0,2}?[^\n]{0,40}"
+                              r"ValueError: (?:not enough|too many) values to unpack", re.MULTILINE)
+#: (round 30a) an image or frame read by OpenCV into a name (cv2.imread returns None for a path it cannot read, a
+#: VideoCapture's read() (False, None) past the last frame or for a stream it cannot open: OpenCV's documentation)
+_CV2_READ_RE = re.compile(r"^[ \t>]{0,40}(?:[A-Za-z_]\w{0,40}\s{0,2},\s{0,2})?(?P<name>[A-Za-z_]\w{0,60})\s{0,2}=\s{0,2}"
+                          r"(?P<call>cv2\.imread\(|[A-Za-z_][\w.]{0,60}\.read\(\s{0,2}\))", re.MULTILINE)
+#: (round 30a) Python's error on a value that is None used as an array
+_NONE_AS_ARRAY_RE = re.compile(r"(?:AttributeError|TypeError): 'NoneType' object (?:has no attribute "
+                               r"'(?P<attr>shape|copy|astype|ndim|dtype|size|reshape|transpose|mean|flatten)'|"
+                               r"is not subscriptable)")
+#: (round 30a) json's decoding error with the position Python's json module reports (Lib/json/decoder.py
+#: JSONDecodeError: '%s: line %d column %d (char %d)')
+_JSON_DECODE_RE = re.compile(r"JSONDecodeError: (?P<msg>[^\n:]{1,80}): line (?P<line>\d{1,9}) column (?P<col>\d{1,9}) "
+                             r"\(char \d{1,12}\)")
+#: (round 30a) a JSON file named by the text (a source line's literal, a command's argument)
+_JSON_FILE_RE = re.compile(r"""["'/\s(]((?:[\w.~-]{1,80}/){0,12}[\w.-]{1,120}\.json)\b(?!\.)""")
+
+
+#: (round 30a) PyYAML's syntax errors (lib/yaml/scanner.py, parser.py) with the mark of where the document breaks
+#: (lib/yaml/error.py Mark.__str__: '  in "%s", line %d, column %d'), in a .yaml/.yml file
+_YAML_ERROR_RE = re.compile(r"(?P<exc>ScannerError|ParserError): (?P<msg>[^\n]{1,120})\n(?:[^\n]{0,300}\n){0,8}?"
+                            r"[ \t]{0,8}in \"(?P<file>[^\"\n]{1,300}\.ya?ml)\", line (?P<line>\d{1,9}), "
+                            r"column (?P<col>\d{1,9})")
+
+
+def _user_values(r: _Reader, text: str, low: str) -> None:
+    """(round 30a) What the text shows of a value or file of the person's that an error was raised on: a shape
+    unpacked into more names than the value has dimensions (``torch.shape_unpacked``: the source line); an image or
+    frame OpenCV returned as None and then used as an array (``torch.own_code_exception`` with ``reader``); a JSON file
+    the text names that does not parse past its first character, a YAML file PyYAML's scanner or parser marks
+    (``torch.own_code_exception`` with ``data_file``)."""
+    if "values to unpack" in low:
+        m = _SHAPE_UNPACK_RE.search(text[:200000])
+        if m:
+            r.fact("torch", "shape_unpacked", m.group("src").strip()[:200], m.group("src").strip())
+    if "'nonetype' object" in low and ("cv2" in low or ".read(" in low):
+        n = _NONE_AS_ARRAY_RE.search(text)
+        reads = [c for c in _CV2_READ_RE.finditer(text[:200000]) if n and  # the code pasted above or below the error
+                 ("cv2.imread" in c.group("call") or re.search(r"cv2\.VideoCapture\(", text[:c.start()]))]
+        name = reads[-1].group("name") if reads else ""
+        if n and name and re.search(rf"\b{re.escape(name)}(?:\.(?:{n.group('attr') or 'shape'})\b|\[)",
+                                    text[reads[-1].end():reads[-1].end() + 2000]):
+            r.event("torch", "own_code_exception", n.group(0), WEIGHT["module"], exception="AttributeError",
+                    where="own", file=r.own_frame[-200:], call=reads[-1].group(0).strip()[:200], reader=name,
+                    reader_call="cv2.imread" if "imread" in reads[-1].group("call") else "VideoCapture.read")
+    if "jsondecodeerror" in low and not any(e["kind"] == "own_code_exception" for e in r.events["torch"]):
+        j = _JSON_DECODE_RE.search(text)
+        files = [f for f in _JSON_FILE_RE.findall(text[:j.start()]) if not _LIBRARY_PATH_RE.search(f)] if j else []
+        if j and files and (j.group("line"), j.group("col")) != ("1", "1"):
+            r.event("torch", "own_code_exception", j.group(0), WEIGHT["module"], exception="JSONDecodeError",
+                    where="own", file=r.own_frame[-200:], call="", json=True, data_file=files[-1][-200:],
+                    data_at=f"line {j.group('line')} column {j.group('col')}", data_msg=j.group("msg"), data="JSON")
+    y = _YAML_ERROR_RE.search(text) if ("scannererror" in low or "parsererror" in low) else None
+    if y and not _LIBRARY_PATH_RE.search(y.group("file")) and \
+            not any(e["kind"] == "own_code_exception" for e in r.events["torch"]):
+        r.event("torch", "own_code_exception", y.group(0).strip()[:300], WEIGHT["module"], exception=y.group("exc"),
+                where="own", file=r.own_frame[-200:], call="", data_file=y.group("file")[-200:],
+                data_at=f"line {y.group('line')} column {y.group('col')}", data_msg=y.group("msg").strip()[:80],
+                data="YAML")
 
 
 def _own_definitions(r: _Reader, text: str) -> None:

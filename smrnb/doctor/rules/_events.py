@@ -344,6 +344,15 @@ def typing_slip(word: str, name: str) -> bool:
 _THC_STATE_RE = re.compile(r"THCGeneral\.c(?:pp)?\b")
 
 
+#: (round 30a) message rows of a shape, broadcast or index check on values: the calling code's values, or a library's
+#: handling of them where the raise is in its frame (both); raised in the person's own frame, theirs alone
+_VALUE_SHAPE_ROWS = frozenset({"index_out_of_bounds_dim", "numpy_broadcast_shapes", "size_of_tensor",
+                               "cat_sizes_mismatch"})
+#: (round 30a) frames whose raise is the argument check of the call, not a library's own computation ("": the
+#: person's own file; torch's and NumPy's Python wrappers)
+_VALUE_CHECKING_PACKAGES = frozenset({"", "torch", "numpy", "torchvision", "torchaudio"})
+
+
 #: library_messages rows refusing a float16 compute type on the device in use: the CPU, or a GPU without efficient
 #: float16 when the text shows one
 _HALF_ON_DEVICE_ROWS = frozenset({"ctranslate2_float16_unsupported"})
@@ -383,6 +392,22 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         if m and near:
             return ["user_code_error", *(x for x in c if x != "user_code_error")], (
                 f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a misspelt name")
+    if ev.get("key") == "unpack_count_mismatch" and value(facts, "torch", "shape_unpacked"):
+        # (round 30a) the unpacked value is a tensor's or array's shape: the value has another number of dimensions
+        # than the code reads (a library's documented input contract: kaolin's batched (batch_size, V, 3)), the value
+        # the calling code passed first where its frame shows, else a library passing its own value on
+        own = bool(value(facts, "torch", "source_files")) or has_sign(facts, "in_notebook")
+        why = (f"the line unpacks a shape ({str(value(facts, 'torch', 'shape_unpacked'))[:80]}): the value passed has "
+               "another number of dimensions than it reads; ")
+        if own and value(facts, "torch", "last_frame_package") == "":
+            return ["user_code_error"], why + "the line is the calling code's own"
+        return (["user_code_error", "library_bug"], why + "the calling code's value first") if own else (
+            ["library_bug", "user_code_error"], why + "no calling code shown")
+    by = str(value(facts, "torch", "last_frame_package") or "") if ev.get("key") in _VALUE_SHAPE_ROWS else ""
+    if ev.get("key") in _VALUE_SHAPE_ROWS and "library_bug" in s and by.lower() in _VALUE_CHECKING_PACKAGES:
+        # (round 30a) a shape or index check raised in the person's own frame (or torch's, NumPy's argument checks,
+        # or no frame shown): the values the code passes, the one reading; raised in another library's frame, both
+        return ["user_code_error"], "not raised in another library's frame: the values the calling code passes"
     if ev.get("key") == "pybind11_incompatible_arguments" and has_sign(facts, "extension_op_call"):
         # the call pybind11 refused is an extension's wrapper calling its own compiled module (_C.x(...)): the
         # Python files and the compiled module disagree on the signature, one of them from another build (round 18)

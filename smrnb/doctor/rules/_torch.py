@@ -186,6 +186,8 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["grep -rn \"barrier(device_ids\" --include=*.py .   # the call to change: dist.barrier()",
                              "python -c \"import torch.distributed as d; print(d.is_nccl_available(), "
                              "d.is_gloo_available())\"   # NCCL in this torch build?"]}
+    if ev.get("key") == "unpack_count_mismatch" and value(facts, "torch", "shape_unpacked"):  # (round 30a)
+        return _shape_unpack_fix(facts)
     if ev.get("kind") == "exception_in_package" and ev.get("own_call"):  # (round 29b) _exception_in_package_codes
         pkg, exc, call = str(ev.get("package") or "the package"), str(ev.get("exception")), str(ev["own_call"])
         kind = "type" if exc == "TypeError" else "value"
@@ -234,6 +236,26 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          "# on CPU the same code raises a readable error: run one batch with device='cpu'"]}
 
 
+def _shape_unpack_fix(facts: Facts) -> dict[str, Any]:
+    """(round 30a) A shape unpacked into more (or fewer) names than the value has dimensions: the value's shape is what
+    to look at; kaolin's mesh functions document batched tensors (docs/modules/kaolin.ops.mesh.rst: vertices of shape
+    (batch_size, num_vertices, 3))."""
+    src = str(value(facts, "torch", "shape_unpacked"))
+    by = str(value(facts, "torch", "last_frame_package") or "")
+    fix = (f"The failing line ({src[:100]}) unpacks a tensor's (or array's) shape into a fixed number of names, and "
+           "the value has another number of dimensions: a batch dimension missing (one sample passed where a batch is "
+           "expected) or added, or another layout. Print value.shape just before the call and compare it with what the "
+           "function's documentation asks for.")
+    if by == "kaolin":
+        fix += (" kaolin's mesh functions take batched tensors: vertices of shape (batch_size, num_vertices, 3), "
+                "faces (num_faces, 3); a single mesh's vertices go in as vertices.unsqueeze(0) (verts[None]).")
+    return {"title": "Not your environment: the value passed has another number of dimensions than the code unpacks "
+                     f"from its shape{' (kaolin takes batched tensors)' if by == 'kaolin' else ''}",
+            "fix": fix, "check": "print(x.shape) for each tensor passed to the call, against its documented shape",
+            "commands": ["# print(verts.shape, faces.shape) just before the call: (batch, V, 3) and (F, 3) for kaolin's "
+                         "mesh ops" if by == "kaolin" else "# print(x.shape) just before the call your frame makes"]}
+
+
 def _library_checkout(path: str) -> bool:
     """(round 28a) A frame's file in a source checkout of a library the doctor's tables know, its repository's folder
     holding its package's folder of the same name (``/src/jupyterhub/jupyterhub/singleuser.py``, installed in develop
@@ -280,6 +302,33 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                 "commands": [f"grep -rn \"{key}\" --include=*.py --include=*.yaml --include=*.yml --include=*.json "
                              ".   # where the key is set and read", "# print(sorted(cfg.keys())) just before the "
                              "failing line: the keys it has"]}
+    if ev.get("data_file"):  # (round 30a) a JSON or YAML file the text names, broken where the parser stopped
+        f, at, kind = str(ev["data_file"]), str(ev.get("data_at") or ""), str(ev.get("data") or "JSON")
+        tool = f"python -m json.tool {f}" if kind == "JSON" else \
+            f"python -c \"import yaml,sys; yaml.safe_load(open(sys.argv[1]))\" {f}"
+        return {"title": f"Not your environment: the {kind} file {f.rsplit('/', 1)[-1]} is malformed "
+                         f"({ev.get('data_msg')} at {at})",
+                "fix": f"The {kind} parser stopped at {at} of {f}, the file the text names: its text breaks {kind} "
+                       "there (" + ("a missing comma or bracket, a trailing comma, single quotes" if kind == "JSON" else
+                                    "an indentation that does not line up, a tab, a ':' or '#' in an unquoted value") +
+                       ", a file cut short while it was written). Repair or regenerate the file (the tool or script "
+                       "that wrote it); no package to install.",
+                "check": f"{tool}   # prints where it breaks",
+                "commands": [f"{tool}   # the line and column where it breaks"]}
+    if ev.get("reader"):  # (round 30a) OpenCV's reader returned None and the code used it as an array
+        name, call = str(ev["reader"]), str(ev.get("reader_call") or "cv2.imread")
+        video = call != "cv2.imread"
+        return {"title": f"Not your environment: {call} returned None, and the code uses '{name}' as an image",
+                "fix": (f"{call} returns (False, None) once the video has no frame left, or when the capture never "
+                        "opened (a wrong path or camera index, a codec OpenCV's build lacks): check the returned flag "
+                        "(if not ok: break) and cap.isOpened()." if video else
+                        "cv2.imread does not raise for a file it cannot read: it returns None (a wrong or relative "
+                        "path, a file that is not an image, a path with non-ASCII characters on Windows). Check the "
+                        "path it was given, and test the result (if img is None: raise FileNotFoundError(path)).") +
+                       f" The error is raised where '{name}' is first used as an array, not at the read.",
+                "check": f"print the path given to {call} and os.path.exists(path) before the call",
+                "commands": ["python -c \"import os,sys; print(os.path.abspath(sys.argv[1]), os.path.exists(sys.argv[1]))\" "
+                             "<the path>   # from the folder you run Python in"]}
     if ev.get("json"):
         return {"title": f"Not your environment: the file {where} parses is not valid JSON (empty, HTML or another "
                          "format)",
@@ -361,6 +410,20 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
                    "x.shape there and compare it with the layer's in_features (nn.Linear(in_features, ...))"],
     "two_devices": ["# raised at the call the traceback's last frame of your code names, before any kernel runs: print "
                     "each tensor's .device there and move them to one (model.to(device), x.to(device))"],
+    # (round 30a) shape and index checks on the calling code's values: the shapes the message prints are what to read
+    "cat_sizes_mismatch": ["# print([t.shape for t in tensors]) just before the torch.cat your frame calls: all sizes "
+                           "but the concatenated dimension must agree (an input size the network's strides divide: a "
+                           "multiple of 32 for most U-Nets)"],
+    "index_out_of_bounds_dim": ["# print(len(x) or x.shape, i) just before the failing line: indices run 0 .. size-1 "
+                                "(a loop reading x[i + 1] stops at range(len(x) - 1))"],
+    "numpy_broadcast_shapes": ["# print(a.shape, b.shape) just before the failing line: shapes are compared from the "
+                               "last dimension, each pair equal or 1 (an (H, W) mask on an (H, W, 3) image: "
+                               "mask[..., None])"],
+    "detectron2_dataset_not_registered": [
+        "grep -rn \"register_coco_instances\\|DatasetCatalog.register\" --include=*.py .   # the registration: it must "
+        "run before the trainer is built, in the process (and each worker) that builds it",
+        "python -c \"from detectron2.data import DatasetCatalog; print(DatasetCatalog.list())\"   # names registered "
+        "on import alone"],
     # (round 27c) the tools' own words for the calling code's mistake
     "mmcv_imread_not_array_or_path": ["# print the value passed to inference_detector / imread: a path string or a "
                                       "numpy array, not None or a PIL image",
@@ -484,6 +547,14 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     key, bug = str(ev.get("key") or ""), ev.get("bug")
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "library_bug")
+    if key == "unpack_count_mismatch" and value(facts, "torch", "shape_unpacked"):  # (round 30a)
+        by = str(value(facts, "torch", "last_frame_package") or "the library")
+        return {"title": f"Else {by}'s own handling of a value of the documented shape (its release's bug)",
+                "check": f"the shape of each tensor passed against {by}'s documentation of the call: as documented "
+                         f"-> {by}'s bug (its issue tracker, another release); not -> the calling code's value",
+                "fix": f"Only where the values passed have the shapes {by}'s documentation of that release asks for "
+                       "does the unpacking in its frame point at its own code: report it with the shapes printed.",
+                "commands": [f"pip show {by}   # the release, for its documentation and issue tracker"]}
     if owned := module_owner_finding(facts, ev, "library_bug"):
         return owned
     if hyph := _hyphenated_module(ev, "library_bug"):
