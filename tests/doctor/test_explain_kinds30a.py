@@ -49,10 +49,6 @@ OWN_VALUES = [
      "    T = poses[i + 1]\nIndexError: index 71 is out of bounds for dimension 0 with size 71\n"),
     ("Traceback (most recent call last):\n  File \"C:\\Users\\ida\\seg\\label.py\", line 17, in <module>\n"
      "    c = colors[lbl]\nIndexError: index 21 is out of bounds for axis 0 with size 21\n"),
-    # torch's elementwise sizes, in the person's frame
-    ("Traceback (most recent call last):\n  File \"/home/u/nerf/render.py\", line 30, in <module>\n"
-     "    pts = rays_o + rays_d * z\nRuntimeError: The size of tensor a (1024) must match the size of tensor b (64) at "
-     "non-singleton dimension 1\n"),
 ]
 
 
@@ -72,10 +68,6 @@ LIBRARY_FRAME = [
      "    images = softmax_rgb_blend(\n  File \"/home/x/envs/p3d/lib/python3.8/site-packages/pytorch3d/renderer/"
      "blending.py\", line 188, in softmax_rgb_blend\n    z_inv = (zfar - fragments.zbuf) / (zfar - znear) * mask\n"
      "RuntimeError: The size of tensor a (50) must match the size of tensor b (2) at non-singleton dimension 3\n"),
-    ("Traceback (most recent call last):\n  File \"/home/a/proj/aug.py\", line 12, in <module>\n"
-     "    out = albumentations_pipeline(image=img, mask=m)\n  File \"/opt/conda/lib/python3.10/site-packages/"
-     "imgaug/augmenters/meta.py\", line 2001, in _augment_images\n    result = image * alpha\n"
-     "ValueError: operands could not be broadcast together with shapes (256,256,4) (256,256,3)\n"),
 ]
 
 
@@ -110,9 +102,6 @@ JSON_FILES = [
      "    meta = load_from_json(data_dir / \"transforms.json\")\n  File \"/opt/conda/lib/python3.10/site-packages/"
      "nerfstudio/utils/io.py\", line 33, in load_from_json\n    return json.load(file)\n"
      "json.decoder.JSONDecodeError: Expecting ',' delimiter: line 1204 column 9 (char 40512)\n"),
-    ("python train.py --config configs/scene.json\n  File \"/home/k/proj/train.py\", line 20, in load_cfg\n"
-     "    cfg = json.load(f)\njson.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 14 "
-     "column 5 (char 301)\n"),
     # PyYAML's scanner on the person's config
     ("Traceback (most recent call last):\n  File \"/home/t/proj/train.py\", line 12, in <module>\n"
      "    cfg = yaml.safe_load(open(args.config))\nyaml.scanner.ScannerError: mapping values are not allowed here\n"
@@ -235,7 +224,7 @@ def test_printed_fixes_say_what_to_look_at():
     assert "cv2.imread returned None" in out and "os.path.exists" in out
     out = _printed(JSON_FILES[0])
     assert "transforms.json" in out and "line 1204 column 9" in out and "python -m json.tool" in out
-    out = _printed(JSON_FILES[2])
+    out = _printed(JSON_FILES[1])
     assert "YAML file lego.yaml" in out and "yaml.safe_load" in out and "line 7 column 14" in out
     out = _printed(DETECTRON2[0])
     assert "DatasetCatalog.register" in out and "pip install" not in out
@@ -251,3 +240,31 @@ def test_a_shape_unpacked_in_the_persons_own_frame_is_their_code_alone():
     text = ("Traceback (most recent call last):\n  File \"/home/a/p/prep.py\", line 7, in <module>\n"
             "    h, w = img.shape\nValueError: too many values to unpack (expected 2)\n")
     assert rule_codes(text) == ["user_code_error"]
+
+
+def test_a_yaml_constructor_error_is_no_broken_file():
+    text = ("yaml.constructor.ConstructorError: could not determine a constructor for the tag "
+            "'tag:yaml.org,2002:python/object/apply:numpy.core.multiarray.scalar'\n  in \"cfg.yaml\", line 4, column 9\n")
+    assert "YAML file" not in " ".join(f.title for f in explain_result(text, similar=False).findings)
+
+
+# wordings earlier rounds already read (round 28c's size_of_tensor row, round 29b's ValueError in a package called by
+# the person's frame, round 28a's own json.load): kept as guards, they pass before this round too
+EARLIER = [
+    (("Traceback (most recent call last):\n  File \"/home/u/nerf/render.py\", line 30, in <module>\n"
+      "    pts = rays_o + rays_d * z\nRuntimeError: The size of tensor a (1024) must match the size of tensor "
+      "b (64) at non-singleton dimension 1\n"), ["user_code_error"]),
+    (("Traceback (most recent call last):\n  File \"/home/a/proj/aug.py\", line 12, in <module>\n"
+      "    out = albumentations_pipeline(image=img, mask=m)\n  File \"/opt/conda/lib/python3.10/site-packages/"
+      "imgaug/augmenters/meta.py\", line 2001, in _augment_images\n    result = image * alpha\n"
+      "ValueError: operands could not be broadcast together with shapes (256,256,4) (256,256,3)\n"),
+     ["user_code_error", "library_bug"]),
+    (("python train.py --config configs/scene.json\n  File \"/home/k/proj/train.py\", line 20, in load_cfg\n"
+      "    cfg = json.load(f)\njson.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 14 "
+      "column 5 (char 301)\n"), ["user_code_error"]),
+]
+
+
+@pytest.mark.parametrize(("text", "codes"), EARLIER)
+def test_wordings_earlier_rounds_read_keep_their_readings(text, codes):
+    assert rule_codes(text) == codes

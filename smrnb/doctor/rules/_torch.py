@@ -236,6 +236,17 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          "# on CPU the same code raises a readable error: run one batch with device='cpu'"]}
 
 
+def _calling_package_commands(facts: Facts) -> list[str]:
+    """(round 30a) What to run for the bug of the code that called an operation: the installed package of the
+    traceback's last frame where the text shows one (not torch's own wrappers), else the releases to look through."""
+    by = str(value(facts, "torch", "last_frame_package") or "")
+    if by and by.lower() not in ("torch", "torchvision", "torchaudio", "numpy"):
+        return [f"pip show {by}   # the release whose frame raised it, for its issue tracker",
+                f"pip install --upgrade {by}   # a release with the fix, where the values passed fit its documentation"]
+    return ["pip list   # the releases of the libraries the traceback's frames belong to",
+            "pip install --upgrade <the package whose frame called it>   # a release with the fix"]
+
+
 def _shape_unpack_fix(facts: Facts) -> dict[str, Any]:
     """(round 30a) A shape unpacked into more (or fewer) names than the value has dimensions: the value's shape is what
     to look at; kaolin's mesh functions document batched tensors (docs/modules/kaolin.ops.mesh.rst: vertices of shape
@@ -554,7 +565,8 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          f"-> {by}'s bug (its issue tracker, another release); not -> the calling code's value",
                 "fix": f"Only where the values passed have the shapes {by}'s documentation of that release asks for "
                        "does the unpacking in its frame point at its own code: report it with the shapes printed.",
-                "commands": [f"pip show {by}   # the release, for its documentation and issue tracker"]}
+                "commands": [f"pip show {by}   # the release, for its documentation and issue tracker"],
+                "severity": "info"}  # behind the calling code's reading, no failure of the environment either
     if owned := module_owner_finding(facts, ev, "library_bug"):
         return owned
     if hyph := _hyphenated_module(ev, "library_bug"):
@@ -682,9 +694,7 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "fix": "The message lays the error on the code that called the operation; where that code is not "
                        "yours (the traceback's innermost frames are a project's or an installed library's files), it "
                        "is that code's bug: its issue tracker, or its fixed release, is the fix.",
-                "commands": ["pip list   # the releases of the libraries the traceback's frames belong to",
-                             "pip install --upgrade <the package whose frame called it>   # a release with the fix"],
-                "severity": "info"}
+                "commands": _calling_package_commands(facts), "severity": "info"}
     if key in _BUG_ROW_COMMANDS:
         return {"title": _row_title(ev), "detail": str(ev.get("meaning") or ""), "commands": _BUG_ROW_COMMANDS[key]}
     where = (ev.get("groups") or {}).get("file")
