@@ -3281,8 +3281,12 @@ def _user_values(r: _Reader, text: str, low: str) -> None:
         name = reads[-1].group("name") if reads else ""
         if n and name and re.search(rf"\b{re.escape(name)}(?:\.(?:{n.group('attr') or 'shape'})\b|\[)",
                                     text[reads[-1].end():reads[-1].end() + 2000]):
+            end = text.find("\n", reads[-1].start())
+            cap = re.search(r"cv2\.VideoCapture\([^\n]{0,200}", text[:reads[-1].start()])
             r.event("torch", "own_code_exception", n.group(0), WEIGHT["module"], exception="AttributeError",
-                    where="own", file=r.own_frame[-200:], call=reads[-1].group(0).strip()[:200], reader=name,
+                    where="own", file=r.own_frame[-200:], reader=name,
+                    call=text[reads[-1].start():end if end != -1 else len(text)].strip()[:200],
+                    opened=cap.group(0)[:200] if cap and "imread" not in reads[-1].group("call") else "",
                     reader_call="cv2.imread" if "imread" in reads[-1].group("call") else "VideoCapture.read")
     if "jsondecodeerror" in low and not any(e["kind"] == "own_code_exception" for e in r.events["torch"]):
         j = _JSON_DECODE_RE.search(text)

@@ -221,7 +221,7 @@ def _printed(text: str) -> str:
 
 def test_printed_fixes_say_what_to_look_at():
     out = _printed(CV2_NONE[0])
-    assert "cv2.imread returned None" in out and "os.path.exists" in out
+    assert "cv2.imread returned None" in out and "ls -la 'frames/rgb_0001.jpg'" in out
     out = _printed(JSON_FILES[0])
     assert "transforms.json" in out and "line 1204 column 9" in out and "python -m json.tool" in out
     out = _printed(JSON_FILES[1])

@@ -328,6 +328,8 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                 "commands": [f"{tool}   # the line and column where it breaks"]}
     if ev.get("reader"):  # (round 30a) OpenCV's reader returned None and the code used it as an array
         name, call = str(ev["reader"]), str(ev.get("reader_call") or "cv2.imread")
+        lit = re.search(r"""(?:imread|VideoCapture)\(\s{0,4}(?:r|f)?["']([^"'\n{}]{1,200})["']\s{0,4}[,)]""",
+                        str(ev.get("call") or "") + " " + str(ev.get("opened") or ""))
         video = call != "cv2.imread"
         return {"title": f"Not your environment: {call} returned None, and the code uses '{name}' as an image",
                 "fix": (f"{call} returns (False, None) once the video has no frame left, or when the capture never "
@@ -338,8 +340,9 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                         "path it was given, and test the result (if img is None: raise FileNotFoundError(path)).") +
                        f" The error is raised where '{name}' is first used as an array, not at the read.",
                 "check": f"print the path given to {call} and os.path.exists(path) before the call",
-                "commands": ["python -c \"import os,sys; print(os.path.abspath(sys.argv[1]), os.path.exists(sys.argv[1]))\" "
-                             "<the path>   # from the folder you run Python in"]}
+                "commands": [(f"dir \"{lit.group(1)}\"" if windows else f"ls -la '{lit.group(1)}'") +
+                             "   # from the folder you run Python in (a relative path starts there)" if lit else "python -c \"import os,sys; print(os.path.abspath(sys.argv[1]), "
+                             "os.path.exists(sys.argv[1]))\" <the path>   # from the folder you run Python in"]}
     if ev.get("json"):
         return {"title": f"Not your environment: the file {where} parses is not valid JSON (empty, HTML or another "
                          "format)",
