@@ -68,6 +68,10 @@ LIBRARY_FRAME = [
      "    images = softmax_rgb_blend(\n  File \"/home/x/envs/p3d/lib/python3.8/site-packages/pytorch3d/renderer/"
      "blending.py\", line 188, in softmax_rgb_blend\n    z_inv = (zfar - fragments.zbuf) / (zfar - znear) * mask\n"
      "RuntimeError: The size of tensor a (50) must match the size of tensor b (2) at non-singleton dimension 3\n"),
+    ("Traceback (most recent call last):\n  File \"/home/a/mt/test.py\", line 33, in <module>\n    out = net(img)\n"
+     "  File \"/opt/conda/lib/python3.9/site-packages/timm/models/vision_transformer.py\", line 410, in forward_head\n"
+     "    return x @ self.proj.t()\n"
+     "RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x1024 and 768x1000)\n"),
 ]
 
 

@@ -347,7 +347,7 @@ _THC_STATE_RE = re.compile(r"THCGeneral\.c(?:pp)?\b")
 #: (round 30a) message rows of a shape, broadcast or index check on values: the calling code's values, or a library's
 #: handling of them where the raise is in its frame (both); raised in the person's own frame, theirs alone
 _VALUE_SHAPE_ROWS = frozenset({"index_out_of_bounds_dim", "numpy_broadcast_shapes", "size_of_tensor",
-                               "cat_sizes_mismatch"})
+                               "cat_sizes_mismatch", "mat_shapes"})
 #: (round 30a) frames whose raise is the argument check of the call, not a library's own computation ("": the
 #: person's own file; torch's and NumPy's Python wrappers)
 _VALUE_CHECKING_PACKAGES = frozenset({"", "torch", "numpy", "torchvision", "torchaudio"})
