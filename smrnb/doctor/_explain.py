@@ -347,6 +347,47 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None,
     return [g for _, _, g in sorted(best.values(), key=lambda t: (t[0], t[1]))]
 
 
+#: (round 30b, blind audit 29) a sign of the field's failures: Python (a traceback, a module, pip, conda, a notebook),
+#: CUDA or a GPU, torch and its kin, a C/C++/CUDA compiler or build, the loader, a container or a scheduler
+_FIELD_SIGN_RE = re.compile(
+    r'Traceback \(most recent call last\)|File "[^"\n]{1,300}", line \d|\.pyx?\b|\bpython[\d.]*\b|\bpip3?\b|'
+    r'\bconda\b|\bimport\b|\bipython|\.ipynb\b|jupyter|ipykernel|site-packages|module named|'
+    r'\b(?:ModuleNotFound|Import|Attribute|Type|Value|Key|Index|Name|Runtime|OS|Assertion|FileNotFound|NotImplemented|'
+    r'Memory|Unpickling|JSONDecode)Error\b|'
+    r'cuda|cudnn|cublas|nccl|nvrtc|nvml|nvidia|\bgpus?\b|\bnvcc\b|ptxas|\bsm_\d|compute capability|\bdriver\b|torch|'
+    r'tensorflow|\bjax|triton|xformers|kaolin|\bmps\b|rocm|\bhip\b|'
+    r'\bgcc\b|g\+\+|\bclang|\bcl\.exe|msvc|visual studio|cmake|ninja|\bmake(?:file)?\b|'
+    r'\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp)[:"(\s]|collect2|\bld\b|setup\.py|cpp_extension|\bwheel|'
+    r'\.so\b|\.so\.\d|\.dll\b|\.dylib\b|\.pyd\b|dlopen|undefined symbol|shared object|shared librar|libstdc|glibc|'
+    r'docker|container|singularity|apptainer|slurm|srun|sbatch|kubernetes|\bwsl|segmentation fault|core dumped|'
+    r'out of memory|/dev/shm', re.IGNORECASE)
+#: ... another language's toolchain: rustc/cargo (error[E0382], src/main.rs:5), npm/yarn, the JVM's "Exception in
+#: thread" and its frames, git's "fatal:", Go's panic
+_OTHER_TOOLCHAIN_RE = re.compile(
+    r'\berror\[E\d{4}\]|\bcargo\b|\brustc\b|\.rs:\d+|\bnpm ERR!|\bnode_modules\b|\byarn\b|Exception in thread "|'
+    r'\.java:\d+\)|^\s+at [\w.$]+\([\w.]+\.(?:java|kt|scala):\d+\)|^fatal: |^\$ git |\bgoroutine \d+|^panic: ',
+    re.MULTILINE)
+#: ... a person's words of a problem, in a text with no failure's word or exception ("I am getting unknow runtime",
+#: "neither ... worked for me")
+_PROBLEM_SAID_RE = re.compile(r"\bi(?: a|')m getting\b|\bi (?:get|got)\b|\bworked\b|\bproblem|\bissue|\bhelp\b|\?|"
+                              r"\bwrong\b|\bbug\b|\bunknown?\b|\bbroken?\b|\bbreaks?\b|\bnot\b|n't\b|\bno\b",
+                              re.IGNORECASE)
+
+
+def _may_be_guessed(text: str) -> bool:
+    """(round 30b, blind audit 29) Whether a text may get readings of similar reports, which are the field's failures
+    only (docs/troubleshooting.md): not one of another language's toolchain that shows no sign of the field (a Rust
+    borrow error, npm's ERESOLVE, a Java NullPointerException, git's refusal), nor a text that shows no failure at all
+    and says of no problem (a healthy training log). Studied on the twelve newest released parts (leave-one-part-out):
+    no text's reading changes; the readings' own gate (:func:`smrnb.doctor._similar.reads_as_a_failure_of_the_field`)
+    is unchanged."""
+    from smrnb.doctor import _similar
+
+    if _OTHER_TOOLCHAIN_RE.search(text) and not _FIELD_SIGN_RE.search(text):
+        return False
+    return bool(_similar._FAILURE.search(text) or _similar._EXCEPTION.search(text) or _PROBLEM_SAID_RE.search(text))
+
+
 def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
     """Readings of the nearest known reports (:mod:`smrnb.doctor._similar`) for a text (:func:`_prepared`) no
     rule recognised (up to two) or that one rule read one way without this machine's facts (one more, of another
@@ -357,6 +398,8 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
     from smrnb.doctor import _similar
 
     index = _similar.shipped() if index is None else index
+    if not _may_be_guessed(text):
+        return []  # (round 30b) another language's toolchain, or no failure at all: outside the field's reports
     if index is None or len(found) > 1 or (found and live) or any(f.severity == "info" for f in found):
         return []  # two readings of the rules, the machine's facts, or a note ("not your environment"): no guess
     told = _TABLE[found[0].code].told_from if found else ""  # the neighbours its rule tells it from

@@ -1128,7 +1128,7 @@ def _extension_folder_named(c: str, text: str) -> str:
 
 
 #: a torch (re)install from PyTorch's CUDA index (download.pytorch.org/whl/cuXYZ)
-_TORCH_CUDA_INDEX_RE = re.compile(r"^(?:python -m )?pip3? install\b[^#]*\btorch\b[^#]*download\.pytorch\.org/whl/cu")
+_TORCH_CUDA_INDEX_RE = re.compile(r"^(?:python -m )?pip3? install\b[^#]*\btorch\b[^#]*download\.pytorch\.org/whl/<?cu")
 _JETSON_RE = re.compile(r"\b(?:jetson|jetpack|l4t|tegra\w*)\b", re.IGNORECASE)
 _NGC_TORCH_RE = re.compile(r"\bnvcr\.io/nvidia/pytorch:([\w.-]{1,40})")
 
@@ -1640,6 +1640,8 @@ def _host_compiler(f: Finding, text: str, cmds: list[str], title: str, why: str)
 
 #: a text that asks for torch's CPU build itself: a requirement pinning '+cpu' or torch's CPU index
 _CPU_TORCH_ASKED_RE = re.compile(r"\btorch\s*==\s*[\d.]+\+cpu\b|download\.pytorch\.org/whl/cpu\b")
+#: PyTorch's CUDA index in a command: a variant (whl/cu121) or round 30b's placeholder (whl/<cuXYZ>)
+_TORCH_CUDA_WHL_RE = re.compile(r"download\.pytorch\.org/whl/<?cu")
 #: the pages a pip command or a requirements file names for --find-links
 _FIND_LINKS_RE = re.compile(r"(?:^|\s)(?:-f|--find-links)[ =]+(https?://\S+)", re.MULTILINE)
 
@@ -1650,10 +1652,10 @@ def _companion_build(cmds: list[str], title: str, why: str, text: str) -> tuple[
     build's fix, its prebuilt wheel from the page the text names where it names one."""
     built = _built_package(text)
     if not built or built == "torch" or not _CPU_TORCH_ASKED_RE.search(text) or not any(
-            "download.pytorch.org/whl/cu" in c for c in cmds):
+            _TORCH_CUDA_WHL_RE.search(c) for c in cmds):
         return cmds, title, why
     pages = [u for u in _FIND_LINKS_RE.findall(text) if "download.pytorch.org" not in u]
-    keep = [c for c in cmds if "download.pytorch.org/whl/cu" not in c and "--force-reinstall torch" not in c]
+    keep = [c for c in cmds if not _TORCH_CUDA_WHL_RE.search(c) and "--force-reinstall torch" not in c]
     new = ([f"pip install {built} -f {pages[0]}   # its prebuilt wheel for this torch, from the page the text names"]
            if len(pages) == 1 else [])
     new.append(f"pip install --no-build-isolation {built}   # or build it against the torch installed first (its "

@@ -3171,7 +3171,34 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _derive(r)
     _context_from_signs(r)
     _broken_driver(r)
+    _gpu_said(r, low)
     return r.result()
+
+
+#: (round 30b, blind audit 29) a word that shows a GPU or CUDA in use: a GPU or its vendor named, a CUDA device, call,
+#: library, wheel tag or release (``context.gpu_said``); a CPU-only torch "on a machine with an NVIDIA GPU"
+#: (cpu_only_torch_with_gpu) needs one. ASCII-letter bounds, not \b: "cuda是10.1" names CUDA
+_GPU_SAID_RE = re.compile(r"(?<![a-z])(?:gpus?|nvidia|geforce|rtx|gtx|tesla|quadro|titan|cudnn|nvcc|cuda|cu1\d\d)(?![a-z])|"
+                          r"[a-z0-9]_cuda(?![a-z])|cuda:\d|\.cuda\(")
+#: the words of torch's own build helpers that name CUDA only to find its toolkit (cpp_extension's CUDAExtension,
+#: library_paths(cuda=True), _join_cuda_home and its "CUDA_HOME environment variable is not set. Please set it to your
+#: CUDA install root."): a CUDA build asked for, not a GPU on the machine; a line's other words still count (cpp_extension's
+#: "No CUDA runtime is found, using CUDA_HOME='...\\CUDA\\v11.6'" names a toolkit installed and torch finding no GPU)
+_GPU_SAID_NOT_RE = re.compile(r"cuda_home|cudaextension|cpp_extension|cuda install root|library_paths\(cuda=true\)")
+
+
+def _gpu_said(r: _Reader, low: str) -> None:
+    """(round 30b) ``context.gpu_said``: the first line that shows a GPU or CUDA in use (:data:`_GPU_SAID_RE`) outside
+    the words of torch's build helpers that only look for the toolkit (:data:`_GPU_SAID_NOT_RE`)."""
+    for n, m in enumerate(_GPU_SAID_RE.finditer(low)):
+        if n >= 200:  # a long build log of the helpers' lines only: bounded
+            return
+        start = max(low.rfind("\n", 0, m.start()) + 1, m.start() - 200)  # the match's line, 200 characters around
+        end = low.find("\n", m.end(), m.end() + 200)
+        near = low[start:end if end >= 0 else m.end() + 200]
+        if _GPU_SAID_RE.search(_GPU_SAID_NOT_RE.sub(" ", near)):
+            r.fact("context", "gpu_said", True, near)
+            return
 
 
 #: (round 28a) pip's resolver explaining a ResolutionImpossible (src/pip/_internal/resolution/resolvelib/factory.py,

@@ -841,6 +841,8 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
     if not mod:  # a library's own message (tables/library_messages.csv): its meaning says which release of what
         meaning = str(ev.get("meaning") or "")
         lib = pip_names(row_field(ev, "library"))
+        if not lib and ev.get("key") == "library_says_name_removed":  # (round 30b) the library whose frame raised it
+            lib = pip_names(str(value(facts, "torch", "last_frame_package") or ""))
         title = meaning.split(": ")[0].rstrip(".") or f"The installed {lib or 'package'} is another release than the code needs"
         asked = _PLEASE_INSTALL_RE.search(str(ev.get("line") or ""))
         if asked:  # (round 29, blind audit 29) the message names the range to install: that range, its package shown
@@ -853,8 +855,11 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                                  "for; mim picks OpenMMLab's prebuilt wheel for this torch and CUDA (pip alone builds "
                                  "mmcv from its source)" if pkg.lower().startswith("mmcv") else
                                  f'pip install "{pkg}{spec}"   # the range the message asks for']}
+        said = str(ev.get("line") or "").split(": ", 1)[-1].strip()
         return {"title": title, "detail": meaning if ": " in meaning else "",
-                "commands": [f"pip show {lib}   # the installed release" if lib else "pip list",
+                "commands": [*([f"# {said}   <- the library's own words: change the call as they say"]
+                               if ev.get("key") == "library_says_name_removed" and said else []),
+                             f"pip show {lib}   # the installed release" if lib else "pip list",
                              *(["pip install 'numpy<2'   # or a release of the failing package built for NumPy 2"]
                                if lib.lower() == "numpy" else [])]}
     if ev.get("bare_name"):  # (round 25a) the name alone: the import line names its package

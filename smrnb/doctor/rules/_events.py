@@ -593,6 +593,16 @@ def _xformers_beside_cuda_torch(facts: Facts, ev: Mapping[str, Any]) -> bool:
         and "build with cuda support" not in line and "device=cpu" not in line
 
 
+def gpu_shown(facts: Facts) -> bool:
+    """(round 30b, blind audit 29) Whether a GPU or CUDA in use is shown: a word of the text (``context.gpu_said``: a
+    GPU, its vendor, a CUDA device, call, library or release; not the lines of torch's build helpers that only look for
+    the toolkit), a GPU or driver the text names, or this machine's GPUs. A CPU-only torch is a cause only "on a machine
+    with an NVIDIA GPU" (CODES.md): a CPU kernel's internal assert beside torch '+cpu', or a CUDA_HOME that is not set
+    while a CUDA extension is configured, shows none (torch '+cpu' alone is the machine's choice)."""
+    return bool(value(facts, "context", "gpu_said") or value(facts, "driver", "gpus") or
+                value(facts, "driver", "gpus_named") or value(facts, "driver", "driver_version"))
+
+
 def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
     """(round 28c) Readings the text's own facts rule out: a CPU-only torch where the text shows torch's CUDA build
     (+cuXYZ) and the message itself does not say torch has no CUDA ("Torch not compiled with CUDA enabled" is the
@@ -601,6 +611,8 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
     if "cpu_only_torch_with_gpu" in c and len(c) > 1 and value(facts, "torch", "cuda") and not value(
             facts, "torch", "cpu_build") and "compiled with cuda" not in str(ev.get("line") or "").lower():
         c.remove("cpu_only_torch_with_gpu")
+    if "cpu_only_torch_with_gpu" in c and not gpu_shown(facts):
+        c.remove("cpu_only_torch_with_gpu")  # (round 30b) "a CPU-only torch on a machine with an NVIDIA GPU": no GPU
     if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
         c.remove("prebuilt_binary_wrong_cuda")
     return c

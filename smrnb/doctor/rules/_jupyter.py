@@ -12,7 +12,7 @@ from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import layer
-from smrnb.doctor.rules._events import builds, events, kernel_python_codes, resolve, signs
+from smrnb.doctor.rules._events import builds, events, has_sign, kernel_python_codes, resolve, signs
 
 CODES = meanings("rules.jupyter")  # this module's codes, from the one table (codes.py)
 
@@ -133,6 +133,12 @@ def _kaolin_into_kernel(facts: Facts) -> str:
 _HINT_ROWS = {"pip_restart_note": 20, "bang_pip": 16, "kernel_restarting": 10}
 
 
+def _variable_decides(facts: Facts) -> bool:
+    """(round 30b) A failure an environment variable decides: a library the loader did not find (LD_LIBRARY_PATH,
+    PATH), a toolkit not found (CUDA_HOME, nvcc on PATH)."""
+    return bool(events(facts, "loader", "library_missing") or has_sign(facts, "nvcc_missing", "env_dropped"))
+
+
 @rule("jupyter")
 def notebook_messages(facts: Facts) -> Iterable[Finding]:
     """A kernel of another Python (tables/jupyter_kernel.csv), and a notebook where what works in a terminal
@@ -155,8 +161,11 @@ def notebook_messages(facts: Facts) -> Iterable[Finding]:
         # variable (then the kernel never got it), each reading with the other second; a kernel said to run the
         # same Python, or not restarted since the install, first needs a restart
         py = resolve(facts, {**first, "weight": 18 if env_set is None else 26}, kernel_python_codes(facts))
+        # (round 30b, blind audit 29) a variable only where the text sets one or fails on what a variable finds (the
+        # loader's library path, CUDA_HOME): "I installed it in a terminal" and a module the kernel cannot import is
+        # the kernel's Python, no variable named
         env = resolve(facts, {**(env_set or first), "weight": 22 if env_set is None else 16},
-                      ["env_not_propagated_to_kernel"])
+                      ["env_not_propagated_to_kernel"]) if env_set is not None or _variable_decides(facts) else []
         yield from py + env
     elif env_set is not None:
         yield from resolve(facts, {**env_set, "weight": 30}, ["env_not_propagated_to_kernel"])

@@ -16,7 +16,7 @@ from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._printed import PIP_DISTRIBUTION
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import HOST_MEMORY_ROWS, host_memory_codes, layer
-from smrnb.doctor.rules._driver import torch_variants_for_driver
+from smrnb.doctor.rules._driver import indexes_for_driver_cuda, torch_variants_for_driver
 from smrnb.doctor.rules._events import builds, cut_at_word, events, from_text, has_sign, resolve, value
 
 CODES = meanings("rules.torch")  # this module's codes, from the one table (codes.py)
@@ -967,6 +967,13 @@ def _torch_import(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
             "commands": ['python -c "import torch"   # in the environment that fails: its last error line says why']}
 
 
+#: (round 30b, blind audit 29) torch's CUDA build where the text names no driver: how to pick its variant, none guessed
+CUDA_TORCH_PICKED = ("pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/<cuXYZ>   # only "
+                     "if the line above prints None (torch.version.cuda): <cuXYZ> is a CUDA variant not newer than the 'CUDA Version' "
+                     "nvidia-smi prints (cu118 for 11.8, cu121 for 12.1, ...; pytorch.org/get-started/locally lists "
+                     "this torch's)")
+
+
 @builds("cpu_only_torch_with_gpu")
 def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import row_field
@@ -979,8 +986,8 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return {"title": "A build for AMD GPUs (ROCm/HIP) runs on a machine whose GPU is NVIDIA's",
                 "detail": "The ROCm runtime finds no AMD GPU here; the build for NVIDIA GPUs is the one to install.",
                 "commands": ["python -c \"import torch; print(torch.__version__, torch.version.hip, torch.version.cuda)\"",
-                             "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126   "
-                             "# torch: a CUDA build; a HIP program: build it for HIP's NVIDIA platform "
+                             CUDA_TORCH_PICKED.split("   #")[0] + "   # torch: a CUDA build (<cuXYZ>: a CUDA not newer "
+                             "than nvidia-smi's 'CUDA Version'); a HIP program: build it for HIP's NVIDIA platform "
                              "(HIP_PLATFORM=nvidia, where HIP supports it)"]}
     if ev.get("framework") == "tensorflow":
         return {"title": f"TensorFlow {ev.get('version')} has no GPU build for native Windows (the last is 2.10)",
@@ -997,9 +1004,15 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     tv = value(facts, "torch", "version_base")
     drv = value(facts, "driver", "driver_version") or ""
     ok = torch_variants_for_driver(tv or "", drv) if tv and drv else []
-    cmd = (f"pip install --force-reinstall torch=={tv} --index-url https://download.pytorch.org/whl/{ok[-1]}" if ok else
-           "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126   # a CUDA variant "
-           "the driver supports (nvidia-smi 'CUDA Version' is its newest)")
+    dcuda = str(value(facts, "driver", "cuda_driver_version") or "")
+    runs = indexes_for_driver_cuda(dcuda, drv or None) if dcuda and not ok else []
+    # (round 30b, blind audit 29) the CUDA variant from the text's driver (its version, or nvidia-smi's 'CUDA
+    # Version'), else how to pick it: never a guessed one, and only where torch says it has no CUDA
+    cmd = (f"pip install --force-reinstall torch=={tv} --index-url https://download.pytorch.org/whl/{ok[-1]}   # only if "
+           "the line above prints None (torch.version.cuda)" if ok else
+           f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{runs[-1]}   # only if "
+           f"the line above prints None (torch.version.cuda): the newest CUDA variant the driver's CUDA {dcuda} runs" if runs else
+           CUDA_TORCH_PICKED)
     evidence = ([f"torch's own header {ev['included_from']} includes {ev.get('header')}, which this torch did not "
                  "install: a torch without its CUDA headers (a CPU-only build, or a broken install)"]
                 if ev.get("included_from") else [])
