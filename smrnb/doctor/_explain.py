@@ -374,18 +374,23 @@ _PROBLEM_SAID_RE = re.compile(r"\bi(?: a|')m getting\b|\bi (?:get|got)\b|\bworke
                               re.IGNORECASE)
 
 
-def _may_be_guessed(text: str) -> bool:
+def _may_be_guessed(text: str, found: list[Finding]) -> bool:
     """(round 30b, blind audit 29) Whether a text may get readings of similar reports, which are the field's failures
     only (docs/troubleshooting.md): not one of another language's toolchain that shows no sign of the field (a Rust
-    borrow error, npm's ERESOLVE, a Java NullPointerException, git's refusal), nor a text that shows no failure at all
-    and says of no problem (a healthy training log). Studied on the twelve newest released parts (leave-one-part-out):
-    no text's reading changes; the readings' own gate (:func:`smrnb.doctor._similar.reads_as_a_failure_of_the_field`)
-    is unchanged."""
+    borrow error, npm's ERESOLVE, a Java NullPointerException, git's refusal), nor, where no rule read it, a text that
+    shows no failure at all and says of no problem (a healthy training log). Read in the text's head (what the reports
+    read, :data:`smrnb.doctor._similar.MAX_CHARS`) and, for the failure, its last 2,000 characters (a long log's
+    last error). Studied leave-one-part-out on the twelve newest released parts: no text's score changes; the
+    readings' own gate (:func:`smrnb.doctor._similar.reads_as_a_failure_of_the_field`) and constants are unchanged."""
     from smrnb.doctor import _similar
 
-    if _OTHER_TOOLCHAIN_RE.search(text) and not _FIELD_SIGN_RE.search(text):
+    head = text[:_similar.MAX_CHARS]
+    if _OTHER_TOOLCHAIN_RE.search(head) and not _FIELD_SIGN_RE.search(head):
         return False
-    return bool(_similar._FAILURE.search(text) or _similar._EXCEPTION.search(text) or _PROBLEM_SAID_RE.search(text))
+    if found:
+        return True
+    parts = (head, text[-2000:]) if len(text) > _similar.MAX_CHARS else (head,)
+    return any(r.search(p) for r in (_similar._EXCEPTION, _PROBLEM_SAID_RE, _similar._FAILURE) for p in parts)
 
 
 def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
@@ -398,7 +403,7 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
     from smrnb.doctor import _similar
 
     index = _similar.shipped() if index is None else index
-    if not _may_be_guessed(text):
+    if not _may_be_guessed(text, found):
         return []  # (round 30b) another language's toolchain, or no failure at all: outside the field's reports
     if index is None or len(found) > 1 or (found and live) or any(f.severity == "info" for f in found):
         return []  # two readings of the rules, the machine's facts, or a note ("not your environment"): no guess

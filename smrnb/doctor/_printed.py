@@ -1667,6 +1667,18 @@ def _companion_build(cmds: list[str], title: str, why: str, text: str) -> tuple[
     return keep + new, title, why
 
 
+def _companion_wheel(cmds: list[str], text: str) -> list[str]:
+    """(round 30b) A companion's build that found no torch where the text's requirements name the companion's wheel
+    page (``-f https://data.pyg.org/whl/torch-2.0.0+cpu.html``): its prebuilt wheel from that page first (no build);
+    round 22's fix under the CPU-build reading, which a text with no GPU shown no longer gets."""
+    built = _built_package(text)
+    pages = [u for u in _FIND_LINKS_RE.findall(text) if "download.pytorch.org" not in u]
+    if not built or built == "torch" or len(pages) != 1 or any(f" -f {pages[0]}" in c for c in cmds):
+        return cmds
+    return [f"pip install {built} -f {pages[0]}   # its prebuilt wheel for this torch, from the page the text names",
+            *cmds]
+
+
 #: (round 27e) Python's suggestion on a missing attribute
 _TYPO_SUGGESTED_RE = re.compile(r"has no attribute '([A-Za-z_]\w{0,80})'\.? Did you mean: '([A-Za-z_]\w{0,80})'\?")
 #: (round 27e) a text that shows CUDA or a GPU at all
@@ -1715,6 +1727,8 @@ def _by_text(f: Finding, text: str) -> Finding:
                 "in the code: torch.load(..., map_location='cpu'), as torch's message says"] + cmds
     if f.code == "cpu_only_torch_with_gpu":
         cmds, title, why = _companion_build(cmds, title, why, text)
+    if f.code == "torch_not_found_at_build":
+        cmds = _companion_wheel(cmds, text)
     typo = _TYPO_SUGGESTED_RE.search(text) if f.code == "user_code_error" else None
     if typo and not any("Did you mean" in c for c in cmds):
         # (round 27e) Python's own suggestion names the fix

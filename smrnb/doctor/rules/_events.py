@@ -603,6 +603,15 @@ def gpu_shown(facts: Facts) -> bool:
                 value(facts, "driver", "gpus_named") or value(facts, "driver", "driver_version"))
 
 
+def _gpu_to_show(facts: Facts, ev: Mapping[str, Any]) -> bool:
+    """(round 30b) Whether the CPU-build reading of ``ev`` needs a GPU shown elsewhere (:func:`gpu_shown`): torch's
+    '+cpu' listed beside a failure (a state, which says nothing of a GPU itself), and a CUDA_HOME that is not set with no
+    CPU torch shown (cpp_extension's toolkit lookup; with torch '+cpu' shown, CUDA_HOME is None because of it, torch 2.3
+    and later). A library's own message about its missing GPU build (onnxruntime's providers, FFmpeg's NVENC, OpenCV's
+    CUDA module, torch's "not compiled with CUDA") is itself the GPU asked for."""
+    return ev.get("kind") == "state" or (ev.get("key") == "cuda_home_not_set" and not value(facts, "torch", "cpu_build"))
+
+
 def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
     """(round 28c) Readings the text's own facts rule out: a CPU-only torch where the text shows torch's CUDA build
     (+cuXYZ) and the message itself does not say torch has no CUDA ("Torch not compiled with CUDA enabled" is the
@@ -611,7 +620,7 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
     if "cpu_only_torch_with_gpu" in c and len(c) > 1 and value(facts, "torch", "cuda") and not value(
             facts, "torch", "cpu_build") and "compiled with cuda" not in str(ev.get("line") or "").lower():
         c.remove("cpu_only_torch_with_gpu")
-    if "cpu_only_torch_with_gpu" in c and not gpu_shown(facts):
+    if "cpu_only_torch_with_gpu" in c and _gpu_to_show(facts, ev) and not gpu_shown(facts):
         c.remove("cpu_only_torch_with_gpu")  # (round 30b) "a CPU-only torch on a machine with an NVIDIA GPU": no GPU
     if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
         c.remove("prebuilt_binary_wrong_cuda")
