@@ -368,9 +368,10 @@ _OTHER_TOOLCHAIN_RE = re.compile(
     r'\.java:\d+\)|^\s+at [\w.$]+\([\w.]+\.(?:java|kt|scala):\d+\)|^fatal: |^\$ git |\bgoroutine \d+|^panic: ',
     re.MULTILINE)
 #: ... a person's words of a problem, in a text with no failure's word or exception ("I am getting unknow runtime",
-#: "neither ... worked for me")
+#: "neither ... worked for me"), a hang among them ("Infinite cuda extention build", "stuck at", "hangs forever")
 _PROBLEM_SAID_RE = re.compile(r"\bi(?: a|')m getting\b|\bi (?:get|got)\b|\bworked\b|\bproblem|\bissue|\bhelp\b|\?|"
-                              r"\bwrong\b|\bbug\b|\bunknown?\b|\bbroken?\b|\bbreaks?\b|\bnot\b|n't\b|\bno\b",
+                              r"\bwrong\b|\bbug\b|\bunknown?\b|\bbroken?\b|\bbreaks?\b|\bnot\b|n't\b|\bno\b|"
+                              r"\binfinit|\bforever\b|\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|\bfreez|\bfroze",
                               re.IGNORECASE)
 
 

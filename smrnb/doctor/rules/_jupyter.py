@@ -161,11 +161,13 @@ def notebook_messages(facts: Facts) -> Iterable[Finding]:
         # variable (then the kernel never got it), each reading with the other second; a kernel said to run the
         # same Python, or not restarted since the install, first needs a restart
         py = resolve(facts, {**first, "weight": 18 if env_set is None else 26}, kernel_python_codes(facts))
-        # (round 30b, blind audit 29) a variable only where the text sets one or fails on what a variable finds (the
-        # loader's library path, CUDA_HOME): "I installed it in a terminal" and a module the kernel cannot import is
-        # the kernel's Python, no variable named
+        # (round 30b, blind audit 29) a module the kernel cannot import after "I installed it in a terminal" is the
+        # kernel's Python, no variable: a variable only where the text sets one or fails on what a variable finds
+        # (the loader's library path, CUDA_HOME); a failure of another kind (a command not on the kernel's PATH, a
+        # dead kernel) keeps both readings
         env = resolve(facts, {**(env_set or first), "weight": 22 if env_set is None else 16},
-                      ["env_not_propagated_to_kernel"]) if env_set is not None or _variable_decides(facts) else []
+                      ["env_not_propagated_to_kernel"]) if env_set is not None or _variable_decides(facts) or not \
+            events(facts, "torch", "module_missing") else []
         yield from py + env
     elif env_set is not None:
         yield from resolve(facts, {**env_set, "weight": 30}, ["env_not_propagated_to_kernel"])
