@@ -64,7 +64,7 @@ def test_python_api_libc_libm_and_needed_libraries_define_their_symbols(tmp_path
     _gcc(tmp_path / "libsmrone.so", "extern int two(void); int one(void){return two() - 1;}",
          f"-L{tmp_path}", "-lsmrtwo", f"-Wl,-rpath,{tmp_path}")
     src = ("#include <Python.h>\n#include <math.h>\nextern int one(void);\n"
-           "PyObject* f(void){return PyFloat_FromDouble(sqrt((double)one()));}\n")
+           "PyObject* PyInit_goodmod(void){return PyFloat_FromDouble(sqrt((double)one()));}\n")
     inc = subprocess.run([sys.executable, "-c", "import sysconfig;print(sysconfig.get_paths()['include'])"],
                          capture_output=True, text=True).stdout.strip()
     so = _ext(tmp_path, "goodmod", src, f"-I{inc}", f"-L{tmp_path}", "-lsmrone", "-lm", f"-Wl,-rpath,{tmp_path}")
@@ -73,6 +73,15 @@ def test_python_api_libc_libm_and_needed_libraries_define_their_symbols(tmp_path
     # the library two levels down gone: the module's own names (one, the Python API) are still all defined; what
     # libsmrone lacks is the loader's finding of libsmrone, not an undefined symbol of this module
     lib.unlink()
+    rc, d = _doctor("--extension", str(so), "--layer", "loader", "--layer", "abi")
+    assert "extension_undefined_symbol" not in _codes(d), d["findings"]
+
+
+@needs_gcc
+def test_a_plugin_library_is_not_checked_alone(tmp_path):
+    """A shared library that is no Python module (no PyInit_): a plugin loaded into a process that defines its plain
+    names (nvshmem's PMIx bootstrap needs pmix_value_load from the MPI it is loaded into) is not called broken."""
+    so = _gcc(tmp_path / "libsmrplugin.so", "extern int pmix_like_load(int);\nint boot(void){return pmix_like_load(1);}")
     rc, d = _doctor("--extension", str(so), "--layer", "loader", "--layer", "abi")
     assert "extension_undefined_symbol" not in _codes(d), d["findings"]
 

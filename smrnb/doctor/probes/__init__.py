@@ -54,7 +54,7 @@ DEPENDS: dict[str, tuple[str, ...]] = {
 #: layers whose facts a layer's *rules* read (collected too, concurrently, not shown): e.g. the driver is
 #: compared with every nvcc a build would use, whatever torch is installed
 RULE_NEEDS: dict[str, tuple[str, ...]] = {
-    "driver": ("torch", "toolkit"),
+    "driver": ("torch", "toolkit", "context"),  # context: CUDA_VISIBLE_DEVICES, a Slurm job, a container
     "torch": ("driver",),
     "toolkit": ("driver", "torch"),
 }

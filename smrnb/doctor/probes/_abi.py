@@ -246,7 +246,11 @@ def check_extension(path: str, libs: list[str], torch_cxx11: bool | None, gpus: 
         diagnosis = "cxx11_abi_mismatch" if abi_cause else "abi_torch_version_mismatch"
         unresolved.append({"mangled": n, "demangled": d, "abi": flav, "other_abi_defined": cp_found,
                            "diagnosis": diagnosis})
-    plain = [s.name for s in info.undefined if not s.weak and s.version is None and not s.name.startswith("_Z")]
+    # plain names only of a Python extension module (it defines PyInit_<name>): Python dlopens it with RTLD_NOW; a
+    # plugin library (nvshmem's PMIx bootstrap) is loaded into a process that defines its names, not checked alone
+    module = any(s.name.startswith("PyInit_") for s in info.defined)
+    plain = [s.name for s in info.undefined if module and not s.weak and s.version is None
+             and not s.name.startswith("_Z")]
     facts: dict[str, Any] = {
         "path": path, "status": "ok", "symbols_read": info.symbols_read,
         "torch_undefined": len(torch_undef), "unresolved_count": len(unresolved_names), "unresolved": unresolved,
