@@ -229,3 +229,33 @@ def test_a_toolkit_placeholder_is_filled_from_the_one_toolkit_this_machine_has(f
 
     got = _one_live_toolkit(CMD, facts)
     assert got == (CMD.replace("/usr/local/cuda-<x.y>", want) if want else CMD)
+
+
+def _e02() -> str:
+    """This machine's own "Torch not compiled with CUDA enabled" (its torch's path in the traceback)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    cuda_init = os.path.join(os.path.dirname(spec.origin), "cuda", "__init__.py") if spec and spec.origin else ""
+    return ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    x = torch.zeros(3).cuda()\n'
+            f'  File "{cuda_init}", line 403, in _lazy_init\n'
+            '    raise AssertionError("Torch not compiled with CUDA enabled")\n'
+            'AssertionError: Torch not compiled with CUDA enabled\n')
+
+
+@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="this machine has an NVIDIA driver (nvidia-smi)")
+def test_explain_on_a_machine_without_a_gpu_does_not_offer_a_cuda_torch():
+    from smrnb.doctor import explain
+    from smrnb.doctor._model import ProbeContext
+
+    E02 = _e02()
+    live = explain(E02, live=True, ctx=ProbeContext(timeout=5.0))
+    assert (live.facts.get("driver") or {}).get("status") == "absent", live.facts.get("driver")  # merged, not alone
+    codes = [f.code for f in live.findings]
+    assert codes[:1] == ["no_gpu"] and "cpu_only_torch_with_gpu" not in codes, codes
+    assert not any("force-reinstall torch" in c for f in live.findings if f.fix for c in f.fix.commands)
+    # the text read alone (another machine's, or --offline): the CPU build is the reading, as before
+    assert [f.code for f in explain(E02, live=False).findings][:1] == ["cpu_only_torch_with_gpu"]
+    # a text that names its own GPU is another machine's: not decided by this one
+    named = E02 + "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1234)\n"
+    assert "no_gpu" not in [f.code for f in explain(named, live=True, ctx=ProbeContext(timeout=5.0)).findings][:1]

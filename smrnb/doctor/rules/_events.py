@@ -603,6 +603,14 @@ def gpu_shown(facts: Facts) -> bool:
                 value(facts, "driver", "gpus_named") or value(facts, "driver", "driver_version"))
 
 
+def _no_gpu_here(facts: Facts) -> bool:
+    """Whether this machine's probe (explain with live facts, not a text read alone) found no NVIDIA driver or GPU and
+    the text names none (a GPU or driver of its own would be another machine's): code that asks for CUDA here (".cuda()")
+    meets a machine without a GPU, whatever torch's build."""
+    drv = facts.get("driver")
+    return bool(isinstance(drv, Mapping) and drv.get("status") == "absent" and not from_text(facts, "driver"))
+
+
 def _gpu_to_show(facts: Facts, ev: Mapping[str, Any]) -> bool:
     """(round 30b) Whether the CPU-build reading of ``ev`` needs a GPU shown elsewhere (:func:`gpu_shown`): torch's
     '+cpu' listed beside a failure (a state, which says nothing of a GPU itself), and a CUDA_HOME that is not set with no
@@ -622,6 +630,11 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         c.remove("cpu_only_torch_with_gpu")
     if "cpu_only_torch_with_gpu" in c and _gpu_to_show(facts, ev) and not gpu_shown(facts):
         c.remove("cpu_only_torch_with_gpu")  # (round 30b) "a CPU-only torch on a machine with an NVIDIA GPU": no GPU
+    if "cpu_only_torch_with_gpu" in c and _no_gpu_here(facts):
+        # (blind audit 30, E01/E02) explain on the machine where it failed, which has no NVIDIA GPU, and a text that
+        # shows none: the CPU build is no cause there ("on a machine with an NVIDIA GPU"); the machine's reading is
+        c[c.index("cpu_only_torch_with_gpu")] = "no_gpu"
+        c[:] = list(dict.fromkeys(c))
     if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
         c.remove("prebuilt_binary_wrong_cuda")
     return c
