@@ -259,3 +259,18 @@ def test_explain_on_a_machine_without_a_gpu_does_not_offer_a_cuda_torch():
     # a text that names its own GPU is another machine's: not decided by this one
     named = E02 + "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1234)\n"
     assert "no_gpu" not in [f.code for f in explain(named, live=True, ctx=ProbeContext(timeout=5.0)).findings][:1]
+
+
+@pytest.mark.parametrize("name,runtime", [
+    ("_ZSt17__throw_bad_allocv", True), ("_ZNSt13basic_filebufIcSt11char_traitsIcEEC1EOS2_", True),
+    ("_ZNSs4_Rep20_S_empty_rep_storageE", True), ("_ZTTSt14basic_ifstreamIcSt11char_traitsIcEE", True),
+    ("_ZTTNSt7__cxx1119basic_istringstreamIwSt11char_traitsIwESaIwEEE", True), ("_ZTISt9exception", True),
+    ("_ZTVN10__cxxabiv117__class_type_infoE", True), ("_ZNKSt9type_info15__is_function_pEv", True),
+    ("_Znwm", True), ("_ZdlPvm", True), ("_ZThn16_NSt9basic_iosIcSt11char_traitsIcEED0Ev", True),
+    # torch's and an extension's own names stay checked
+    ("_ZN3c105ErrorC2ENS_14SourceLocationESs", False), ("_Z16THPVariable_WrapN2at10TensorBaseE", False),
+    ("_ZTVN3c1011StorageImplE", False), ("_ZNK2at6Tensor7is_cudaEv", False)])
+def test_the_cxx_runtime_names_are_libstdcxx_not_torch(name, runtime):
+    from smrnb.doctor.probes._abi import CXX_RUNTIME_SYMBOL
+
+    assert bool(CXX_RUNTIME_SYMBOL.match(name)) is runtime

@@ -39,6 +39,13 @@ from smrnb.doctor.probes._loader import extensions_of_interest, torch_dir_from
 #: a mangled name whose outermost scope is a torch namespace (also vtables/typeinfo of their types)
 TORCH_SYMBOL = re.compile(r"^_Z(?:T[VIS])?N?[rVK]*(?:3c10|2at|5torch|6caffe2)")
 
+#: a mangled name of the C++ runtime itself (std::, std::string / streams by their substitutions, __cxxabiv1::,
+#: __gnu_cxx::, operator new / delete; their vtables, VTTs, typeinfo and thunks): libstdc++ defines it, loaded by every torch process; torch 2.11's CUDA
+#: libtorch.so refers to 139 such names unversioned without libstdc++ among its NEEDED (measured on an H100), which made
+#: ``--package torch`` call torch's own library broken
+CXX_RUNTIME_SYMBOL = re.compile(r"^_Z(?:T[VITSC]|T[hv][n\d_]+)?N?[rVK]*(?:S[tsiodab]|10__cxxabiv1|9__gnu_cxx)"
+                                r"|^_Z(?:nw|na|dl|da)[a-zA-Z]")
+
 #: well-known symbols that tell which string ABI a torch build uses (c10::Error's constructor)
 _CXX11_PROBE = "_ZN3c105ErrorC1ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"
 _OLD_PROBE = "_ZN3c105ErrorC1ENS_14SourceLocationESs"
@@ -223,7 +230,8 @@ def check_extension(path: str, libs: list[str], torch_cxx11: bool | None, gpus: 
                 "embedded_archs": None, "has_ptx": None}
     torch_undef = [s.name for s in info.undefined if not s.weak and is_torch_symbol(s.name)]
     candidates = torch_undef + [s.name for s in info.undefined if not s.weak and s.version is None
-                                and s.name.startswith("_Z") and not is_torch_symbol(s.name)]
+                                and s.name.startswith("_Z") and not is_torch_symbol(s.name)
+                                and not CXX_RUNTIME_SYMBOL.match(s.name)]
     where = _lookup_any(libs, candidates) if libs else dict.fromkeys(candidates)
     rest = [n for n in candidates if where[n] is None]
     if rest and other_libs:
