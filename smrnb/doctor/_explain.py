@@ -404,10 +404,10 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
     from smrnb.doctor import _similar
 
     index = _similar.shipped() if index is None else index
-    if not _may_be_guessed(text, found):
-        return []  # (round 30b) another language's toolchain, or no failure at all: outside the field's reports
     if index is None or len(found) > 1 or (found and live) or any(f.severity == "info" for f in found):
         return []  # two readings of the rules, the machine's facts, or a note ("not your environment"): no guess
+    if not _may_be_guessed(text, found):
+        return []  # (round 30b) another language's toolchain, or no failure at all: outside the field's reports
     told = _TABLE[found[0].code].told_from if found else ""  # the neighbours its rule tells it from
     if not text:
         return []

@@ -1654,10 +1654,9 @@ def _companion_build(cmds: list[str], title: str, why: str, text: str) -> tuple[
     if not built or built == "torch" or not _CPU_TORCH_ASKED_RE.search(text) or not any(
             _TORCH_CUDA_WHL_RE.search(c) for c in cmds):
         return cmds, title, why
-    pages = [u for u in _FIND_LINKS_RE.findall(text) if "download.pytorch.org" not in u]
     keep = [c for c in cmds if not _TORCH_CUDA_WHL_RE.search(c) and "--force-reinstall torch" not in c]
-    new = ([f"pip install {built} -f {pages[0]}   # its prebuilt wheel for this torch, from the page the text names"]
-           if len(pages) == 1 else [])
+    page = _one_page(text)
+    new = [_page_wheel(built, page)] if page else []
     new.append(f"pip install --no-build-isolation {built}   # or build it against the torch installed first (its "
                "setup.py imports torch)")
     title = title + ": the CPU build the text's requirements ask for"
@@ -1667,16 +1666,25 @@ def _companion_build(cmds: list[str], title: str, why: str, text: str) -> tuple[
     return keep + new, title, why
 
 
+def _one_page(text: str) -> str:
+    """The one --find-links page the text names other than PyTorch's own (``-f
+    https://data.pyg.org/whl/torch-2.0.0+cpu.html``); "" where it names none or several."""
+    pages = [u for u in _FIND_LINKS_RE.findall(text) if "download.pytorch.org" not in u]
+    return pages[0] if len(pages) == 1 else ""
+
+
+def _page_wheel(built: str, page: str) -> str:
+    return f"pip install {built} -f {page}   # its prebuilt wheel for this torch, from the page the text names"
+
+
 def _companion_wheel(cmds: list[str], text: str) -> list[str]:
     """(round 30b) A companion's build that found no torch where the text's requirements name the companion's wheel
-    page (``-f https://data.pyg.org/whl/torch-2.0.0+cpu.html``): its prebuilt wheel from that page first (no build);
-    round 22's fix under the CPU-build reading, which a text with no GPU shown no longer gets."""
-    built = _built_package(text)
-    pages = [u for u in _FIND_LINKS_RE.findall(text) if "download.pytorch.org" not in u]
-    if not built or built == "torch" or len(pages) != 1 or any(f" -f {pages[0]}" in c for c in cmds):
+    page (:func:`_one_page`): its prebuilt wheel from that page first (no build); round 22's fix under the CPU-build
+    reading, which a text with no GPU shown no longer gets."""
+    built, page = _built_package(text), _one_page(text)
+    if not built or built == "torch" or not page or any(f" -f {page}" in c for c in cmds):
         return cmds
-    return [f"pip install {built} -f {pages[0]}   # its prebuilt wheel for this torch, from the page the text names",
-            *cmds]
+    return [_page_wheel(built, page), *cmds]
 
 
 #: (round 27e) Python's suggestion on a missing attribute

@@ -40,9 +40,9 @@ from smrnb.doctor.probes._loader import extensions_of_interest, torch_dir_from
 TORCH_SYMBOL = re.compile(r"^_Z(?:T[VIS])?N?[rVK]*(?:3c10|2at|5torch|6caffe2)")
 
 #: a mangled name of the C++ runtime itself (std::, std::string / streams by their substitutions, __cxxabiv1::,
-#: __gnu_cxx::, operator new / delete; their vtables, VTTs, typeinfo and thunks): libstdc++ defines it, loaded by every torch process; torch 2.11's CUDA
-#: libtorch.so refers to 139 such names unversioned without libstdc++ among its NEEDED (measured on an H100), which made
-#: ``--package torch`` call torch's own library broken
+#: __gnu_cxx::, operator new / delete; their vtables, VTTs, typeinfo and thunks): libstdc++ defines it, loaded by
+#: every torch process; torch 2.11's CUDA libtorch.so refers to 139 such names unversioned without libstdc++ among its
+#: NEEDED (measured on an H100), which made ``--package torch`` call torch's own library broken
 CXX_RUNTIME_SYMBOL = re.compile(r"^_Z(?:T[VITSC]|T[hv][n\d_]+)?N?[rVK]*(?:S[tsiodab]|10__cxxabiv1|9__gnu_cxx)"
                                 r"|^_Z(?:nw|na|dl|da)[a-zA-Z]")
 
@@ -161,8 +161,11 @@ def _unresolved_plain(names: list[str], libs: list[str]) -> list[str]:
     exe = os.path.realpath(sys.executable or "")
     if not exe or read_elf(exe, symbols=False) is None:
         return []
-    where = _lookup_any([*libs, exe, *read_mapped_libraries().values()], names)
+    where = _lookup_any([*libs, exe], names)
     rest = [n for n in names if where[n] is None]
+    if rest:  # the shared objects this process has mapped: read (/proc/self/maps) only for names still open
+        mapped = _lookup_any(list(read_mapped_libraries().values()), rest)
+        rest = [n for n in rest if mapped[n] is None]
     seen = set(libs)
     level = [p for p in libs if p]
     cache = None

@@ -135,8 +135,7 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
                           ("srun --gres=gpu:1 ...   # or #SBATCH --gres=gpu:1 / --gpus=1 in the job script",
                            "scontrol show job $SLURM_JOB_ID | grep -iE 'tres|gres'   # what the job was given")
                           if ctx.get("slurm") else
-                          ("docker run --gpus all ...   # needs the NVIDIA Container Toolkit (nvidia-ctk runtime "
-                           "configure)",)))
+                          (_DOCKER_GPUS,)))
         return
     if drv.get("status") == "absent" or not drv.get("gpus"):
         ev = [drv.get("reason") or "no GPU reported"]
@@ -456,6 +455,8 @@ _CONTAINER_GPU = {
                    "plugin's resource, on a GPU node), then the pod created again"],
 }
 #: (round 28c) WSL2's GPU is the Windows host's driver's (CUDA on WSL User Guide: no Linux driver inside WSL)
+#: Docker's way of giving a container the GPU
+_DOCKER_GPUS = "docker run --gpus all ...   # needs the NVIDIA Container Toolkit (nvidia-ctk runtime configure)"
 _WSL_WINDOWS_DRIVER = ("# WSL2: the GPU comes from the Windows NVIDIA driver: update it in Windows, then 'wsl "
                        "--shutdown' (PowerShell) and reopen WSL; never install a Linux driver inside WSL")
 
@@ -476,7 +477,7 @@ def _not_exposed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     elif tool in _CONTAINER_GPU:
         cmds += _CONTAINER_GPU[tool]
     elif tool or not ctx.get("slurm"):
-        cmds.append("docker run --gpus all ...   # needs the NVIDIA Container Toolkit (nvidia-ctk runtime configure)")
+        cmds.append(_DOCKER_GPUS)
     if (ctx.get("slurm") or not tool and not ctx.get("wsl")) and not (tool in ("apptainer", "singularity")
                                                                         and value(facts, "driver", "gpus")):
         cmds.append("srun --gres=gpu:1 ...   # or #SBATCH --gres=gpu:1 / --gpus=1")

@@ -403,8 +403,8 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
             return ["user_code_error"], why + "the line is the calling code's own"
         return (["user_code_error", "library_bug"], why + "the calling code's value first") if own else (
             ["library_bug", "user_code_error"], why + "no calling code shown")
-    by = str(value(facts, "torch", "last_frame_package") or "") if ev.get("key") in _VALUE_SHAPE_ROWS else ""
-    if ev.get("key") in _VALUE_SHAPE_ROWS and "library_bug" in s and by.lower() in _VALUE_CHECKING_PACKAGES:
+    if ev.get("key") in _VALUE_SHAPE_ROWS and "library_bug" in s and str(
+            value(facts, "torch", "last_frame_package") or "").lower() in _VALUE_CHECKING_PACKAGES:
         # (round 30a) a shape or index check raised in the person's own frame (or torch's, NumPy's argument checks,
         # or no frame shown): the values the code passes, the one reading; raised in another library's frame, both
         return ["user_code_error"], "not raised in another library's frame: the values the calling code passes"
