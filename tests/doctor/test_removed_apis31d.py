@@ -129,6 +129,17 @@ TEXTS = [
     # nvdiffrast 0.4
     ("    import nvdiffrast.tensorflow as dr\nModuleNotFoundError: No module named 'nvdiffrast.tensorflow'\n",
      "nvdiffrast04_tensorflow", "nvdiffrast.torch"),
+    # diffusers 0.21, mmcv 2.0's registry, kaolin 0.9's model zoo, TensorFlow 2.16's estimator
+    ("  File \"/ws/sr/pipeline_sr.py\", line 28, in <module>\n    from diffusers.utils import randn_tensor\n"
+     f"ImportError: cannot import name 'randn_tensor' from 'diffusers.utils' ({SP}/diffusers/utils/__init__.py)\n",
+     "diffusers021_utils_randn_tensor", "diffusers.utils.torch_utils.randn_tensor"),
+    ("    from mmcv.cnn import MODELS\nImportError: cannot import name 'MODELS' from 'mmcv.cnn' "
+     f"({SP}/mmcv/cnn/__init__.py)\n", "mmcv2_cnn_models", "mmengine.registry.MODELS"),
+    ("  File \"demo.py\", line 3, in <module>\n    from kaolin.models.PointNet import PointNetClassifier\n"
+     "ModuleNotFoundError: No module named 'kaolin.models'\n", "kaolin09_models", "v0.1 tag"),
+    ("  File \"/ws/wide_deep/train.py\", line 40, in main\n    est = tf.estimator.DNNClassifier(feature_columns=cols, "
+     "hidden_units=[64, 32])\nAttributeError: module 'tensorflow' has no attribute 'estimator'\n", "tf216_estimator",
+     "tensorflow<2.16"),
     # triton 3.2, through the package importing it
     ("  File \"/venv/lib/python3.11/site-packages/bitsandbytes/triton/int8_matmul_mixed_dequantize.py\", line 12, in "
      "<module>\n    from triton.ops.matmul_perf_model import early_config_prune, estimate_matmul_time\n"
