@@ -806,6 +806,21 @@ CODES: dict[str, Code] = {
         told_from='env_not_propagated_to_kernel: a variable lost another way (sudo, a kernelspec)',
         check='scontrol show job $SLURM_JOB_ID | grep -i export',
         source="sbatch(1) --export (NONE: only SLURM_* variables reach the job); SLURM_EXPORT_ENV"),
+    "slurm_memory_request_rejected": _c("context",
+        "Slurm refused the job at submission because no node of the partition can give the memory it asks for "
+        "('Memory specification can not be satisfied', then 'Requested node configuration is not available'; "
+        "'Memory required by task is not available' for --mem-per-cpu past the partition's limit): the request, "
+        "not the program, is refused; nothing ran.",
+        fix="Slurm refused the job's memory request at submission: no node of the partition offers that much memory "
+            "to jobs (its RealMemory, less what the site reserves, or MaxMemPerNode/MaxMemPerCPU): ask for less "
+            "(--mem, --mem-per-cpu, or leave --mem out where the site gives a default), or choose a partition whose "
+            "nodes have it.",
+        told_from="host_memory_exhausted: the job ran and was killed for memory ('Detected 1 oom_kill event', "
+                  "'Exceeded job memory limit'); slurm_gpu_request_rejected: the GPU part of the request was refused",
+        check="sinfo -o '%P %m %c %D'   # memory (MB) per node of each partition; scontrol show partition <p>",
+        source="SchedMD/slurm src/slurmctld/node_scheduler.c _set_err_msg ('Memory specification can not be "
+               "satisfied', at 284c3b95f0) before ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE; src/common/slurm_errno.c "
+               "ESLURM_INVALID_TASK_MEMORY ('Memory required by task is not available'); tables/slurm_gpu.csv"),
     "slurm_gpu_request_rejected": _c("context",
         "Slurm refused the job's GPU request at submission ('Requested node configuration is not "
         "available', 'Invalid generic resource (gres) specification', QOS limits).",
@@ -814,6 +829,21 @@ CODES: dict[str, Code] = {
         told_from='gpu_not_exposed_to_process: the job ran, but without a GPU',
         check="sinfo -o '%P %G %D'",
         source='SchedMD slurm src/common/slurm_errno.c (tables/slurm_gpu.csv)'),
+    "source_needs_newer_torch": _c("abi",
+        "A compiled extension's source uses a torch C++ API that the installed torch does not have yet (a later "
+        "release added it: TORCH_LIBRARY_FRAGMENT in 1.8, c10::Float8_e4m3fn in 2.1): the compiler says the name is "
+        "undeclared or not a member. The mirror of torch_api_incompatible_source.",
+        fix="The extension's source was written for a newer torch than the one installed: it uses a torch C++ API a "
+            "later torch release added. Install a torch at least that release (with its matching torchvision/"
+            "torchaudio) and rebuild, or use a release of the extension written for the installed torch.",
+        told_from="torch_api_incompatible_source: the source uses an API a later torch REMOVED (the installed torch "
+                  "is too new); abi_torch_version_mismatch: a built binary, not its source",
+        check='python -c "import torch; print(torch.__version__)"   # against the release that added the name '
+              '(tables/added_apis.csv)',
+        source="tables/added_apis.csv rows of form cpp (torch's release notes and pull requests: pytorch/pytorch "
+               "#47320 TORCH_LIBRARY_FRAGMENT, #37049 TORCH_LIBRARY in torch/library.h); the compilers' own words "
+               "for an unknown name (gcc 'was not declared in this scope' / 'is not a member of', clang 'no member "
+               "named', nvcc/EDG 'identifier \"X\" is undefined')"),
     "static_tls_exhausted": _c("loader",
         "A library using initial-exec TLS (libgomp, libGLdispatch, OpenBLAS on aarch64) was loaded after "
         "the static TLS reserve ran out ('cannot allocate memory in static TLS block').",

@@ -147,14 +147,38 @@ def _first_up(names: list[str]) -> str:
 def context_messages(facts: Facts) -> Iterable[Finding]:
     """The NVIDIA container toolkit's, Docker's, Kubernetes' and Slurm's messages about GPUs
     (tables/container_messages.csv, tables/slurm_gpu.csv), read in a text or produced by a probe."""
-    for ev in events(facts, "context", "message"):
+    evs = list(events(facts, "context", "message"))
+    memory = any(ev.get("key") == "mem_spec_unsatisfiable" for ev in evs)
+    for ev in evs:
         if ev.get("key") in _SLURM_ONLY_WITH_A_JOB and not layer(facts, "context").get("slurm"):
             continue  # CUDA_VISIBLE_DEVICES=0 means a job's renumbered GPU only inside a Slurm job
+        if memory and ev.get("key") in _SLURM_REFUSAL_ROWS and "node configuration" in str(ev.get("line") or ""):
+            # (round 31b) slurmctld's _set_err_msg names the reason of this same refusal on the line before
+            # ('Memory specification can not be satisfied'): the memory asked for, not a GPU, was refused
+            continue
         yield from resolve(facts, ev)
 
 
 #: Slurm rows that are a cause only inside a job (the table's sign needs the job for company)
 _SLURM_ONLY_WITH_A_JOB = frozenset({"cvd_local_indices"})
+#: (round 31b) the rows of Slurm's generic refusal, whose reason another line may name
+_SLURM_REFUSAL_ROWS = frozenset({"node_config", "unable_to_allocate"})
+#: a partition the text's job names (-p gpu, --partition=gpu, #SBATCH -p gpu)
+_PARTITION_RE = re.compile(r"(?:--partition[= ]|(?<![\w-])-p ?)([A-Za-z0-9_.-]{1,40})")
+
+
+@builds("slurm_memory_request_rejected")
+def _slurm_memory(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 31b) Slurm refused the job's memory request: the partition's memory per node, and the request lowered."""
+    m = next((m for line in _lines_read(facts).splitlines() if re.search(r"srun|sbatch|salloc|SBATCH", line)
+              for m in [_PARTITION_RE.search(line)] if m), None)
+    p = m.group(1) if m else "<partition>"
+    return {"title": "Slurm refused the job at submission: no node of the partition can give it the memory it asks "
+                     "for (--mem / --mem-per-cpu)",
+            "commands": [f"sinfo -p {p} -o '%P %m %c %D'   # memory (MB) per node, CPUs, node count",
+                         f"scontrol show partition {p} | grep -i -e MaxMem -e DefMem   # the partition's limits",
+                         "#SBATCH --mem=<GB>G   # at most what a node offers (RealMemory less the site's reserve); "
+                         "or leave --mem out where the site sets a default"]}
 
 
 @builds("container_shm_too_small")
@@ -285,6 +309,7 @@ def _port_in_use(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: library_messages rows of the host's memory running out (round 25)
 HOST_MEMORY_ROWS = frozenset({"dataloader_worker_killed", "kernel_oom_killer", "shell_reports_killed",
+                              "slurm_job_memory_limit_killed",
                               "python_memory_error", "numpy_unable_to_allocate", "windows_paging_file_too_small",
                               "compiler_killed_out_of_memory"})
 #: rows whose words also name a GPU library's failed allocation (cudf/rmm raise MemoryError for device memory)
@@ -321,6 +346,12 @@ def _host_memory(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [look, "MAX_JOBS=2 pip install --no-build-isolation -v <package>   # fewer "
                              "parallel compilers (torch's cpp_extension reads MAX_JOBS; make -j2, "
                              "CMAKE_BUILD_PARALLEL_LEVEL=2 for other builds)"]}
+    if key == "slurm_job_memory_limit_killed":
+        # (round 31b) Slurm's accounting killed the step for passing the job's own memory limit, not the node's
+        return {"title": "Slurm killed the job step: it used more memory than the job asked for (--mem)",
+                "commands": ["sacct -j <jobid> -o JobID,State,ReqMem,MaxRSS   # what it asked for against its peak",
+                             "#SBATCH --mem=<GB>G   # more than MaxRSS (up to what a node offers: sinfo -o '%P %m')",
+                             "# or less data in memory at once: a smaller batch, fewer DataLoader workers"]}
     if key == "windows_paging_file_too_small":
         return {"title": "Windows' commit limit was reached (the paging file is too small): the host's memory ran out",
                 "commands": [look, "# System > Advanced system settings > Performance > Settings > Advanced > Virtual "
