@@ -1403,12 +1403,13 @@ def _scan_no_module_any(r: _Reader, line: str, low: str) -> None:
 
 
 def _scan_no_module_retyped(r: _Reader, line: str) -> None:
-    """(round 30c) "No module X" / "No module name X" for a source-built module X (``torch.module_missing``)."""
-    from smrnb.doctor.tables import _read
+    """(round 30c) "No module X" / "No module name X" for a source-built module X (``torch.module_missing``); (round
+    31b) by the one lookup the rules use (``rules._abi.source_built_row``: a row marked ``prefix`` names its forks'
+    renamed copies too, diff_gaussian_rasterization_w_pose)."""
+    from smrnb.doctor.rules._abi import source_built_row
 
-    built = {row["module"] for row in _read.rows("source_built_modules")}
     for m in _NO_MODULE_RETYPED_RE.findall(line):
-        if m in built:
+        if source_built_row(m) is not None:
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m)
 
 
@@ -3163,6 +3164,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
         _pip_conflict(r, text)
     _unplaced_bare_import(r, low)
     _removed_api_forms(r, text, low)
+    _newer_torch_api(r, text, low)
     _scan_signs(r, text, low, holds)
     _scan_stale_release(r, text, low)
     _scan_tf_release(r, text)
@@ -3409,6 +3411,50 @@ def _removed_rows_by_name() -> dict[str, dict[str, str]]:
 
 #: (round 26a) the quoted-import form is read in a report's size (a pasted issue), not in a long log
 _QUOTED_IMPORT_TEXT_MAX = 100_000
+
+
+#: (round 31b) a C/C++/CUDA compiler's words for a name it does not know (gcc: 'was not declared in this scope', 'is not
+#: a member of', 'does not name a type', 'has no member named', the constructor line of an unknown macro used at file
+#: scope; clang: 'use of undeclared identifier', 'no member named', 'unknown type name', 'unexpected namespace name';
+#: nvcc's EDG front end: 'identifier "X" is undefined', 'namespace "c10" has no member "X"'; MSVC C2065 / C3861 / C2039)
+_UNKNOWN_NAME_RE = re.compile(
+    r"was not declared in this scope|has not been declared|is not a member of|does not name a type|has no member|"
+    r"no member named|use of undeclared identifier|unknown type name|unexpected namespace name|is undefined\b|"
+    r"undeclared identifier|identifier not found|expected constructor, destructor, or type conversion|"
+    r"\bC(?:2065|3861|2039)\b")
+#: a compiler's error line: 'file.cpp:5:24: error:', 'file.cu(31): error:', 'file.cpp(5): error C2065:'
+_COMPILER_ERROR_RE = re.compile(r"\.(?:c|cc|cpp|cxx|cu|cuh|h|hh|hpp)(?::\d+(?::\d+)?:|\(\d+\)\s?:?) ?(?:fatal )?error\b",
+                                re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1)
+def _cpp_added_rows() -> tuple[tuple[dict[str, str], re.Pattern[str]], ...]:
+    """(round 31b) tables/added_apis.csv's rows of form cpp (a torch C++ name a release added), each with the
+    expression of its name as a whole identifier (an at::k-prefixed dtype constant too: kFloat8_e4m3fn)."""
+    from smrnb.doctor import tables
+
+    return tuple((row, re.compile(rf"(?<![A-Za-z0-9_])k?{re.escape(row['name'])}(?![A-Za-z0-9_])"))
+                 for row in tables.rows("added_apis") if row.get("form") == "cpp" and row.get("name"))
+
+
+def _newer_torch_api(r: _Reader, text: str, low: str) -> None:
+    """(round 31b) ``abi.newer_api``: a compiler's error that a name is unknown, where the name (on the error line, or
+    on the source line it quotes next) is a torch C++ API tables/added_apis.csv says a later torch added
+    (TORCH_LIBRARY_FRAGMENT in 1.8): the source was written for a newer torch than the one it is built against.
+    Notes ('note: in expansion of macro') and include chains are not the line the compiler quotes."""
+    if "error" not in low or not any(row["name"].lower() in low for row, _ in _cpp_added_rows()):
+        return
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:20000]):
+        if len(line) > 2000 or not _COMPILER_ERROR_RE.search(line) or not _UNKNOWN_NAME_RE.search(line):
+            continue
+        quoted = [x for x in lines[i + 1:i + 3] if "note:" not in x and "error" not in x.lower()
+                  and "in file included" not in x.lower() and "in function" not in x.lower()]
+        for row, name_re in _cpp_added_rows():
+            if name_re.search(line) or any(name_re.search(x) for x in quoted[:1]):
+                r.event("abi", "newer_api", line, WEIGHT["row"] + 2, key=row["key"], name=row["name"],
+                        added_in=row["added_in"], library=row["library"])
+                return
 
 
 def _removed_api_forms(r: _Reader, text: str, low: str) -> None:

@@ -372,6 +372,49 @@ def _torch_api(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
                          "python -c \"import torch; print(torch.__version__)\""]}
 
 
+def _torch_releases_shown(facts: Mapping[str, Any]) -> list[str]:
+    """(round 31b) The torch releases the text shows: torch's own version line, a pip/conda listing or 'pytorch 1.7.1'."""
+    releases = value(facts, "loader", "package_releases") or {}
+    shown = [str(value(facts, "torch", "version") or "")] + [str(v) for k in ("torch", "pytorch")
+                                                            for v in releases.get(k) or []]
+    return [v for v in dict.fromkeys(shown) if v][:3]
+
+
+def _torch_shown_at_or_after(facts: Mapping[str, Any], release: str) -> bool:
+    """(round 31b) Whether the text shows a torch at or after ``release``: then that torch has the name, and what
+    the compiler lacks is an include or another torch on the build's path, not a newer torch."""
+    return bool(release) and any(_release_tuple(v) >= _release_tuple(release) for v in _torch_releases_shown(facts))
+
+
+@builds("source_needs_newer_torch")
+def _newer_torch(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 31b) A torch C++ name a later torch added (tables/added_apis.csv, form cpp), unknown to the compiler."""
+    name, ver = str(ev.get("name") or "a torch C++ API"), str(ev.get("added_in") or "")
+    shown = _torch_releases_shown(facts)
+    key = str(ev.get("key") or "")
+    row = next((r for r in _cpp_rows() if r["key"] == key), None)
+    return {"title": f"The extension's source uses {name}, which torch {ver} added: it was written for a newer torch "
+                     "than the one it is built against" + (f" (the text shows torch {' / '.join(shown)})" if shown else ""),
+            "detail": f"torch {ver} added {name}; a torch before it has no such name, so the build needs torch {ver} or "
+                      "later (or a release of the extension written for the installed torch). Where the torch in "
+                      "the building Python is already that new, the build compiled against another torch's headers "
+                      "(pip's isolated build environment: --no-build-isolation), or the source lacks the include.",
+            "commands": ["python -c \"import torch; print(torch.__version__)\"   # the torch the build compiles against",
+                         f'pip install "torch>={ver}"   # with its matching torchvision/torchaudio (pytorch.org\'s '
+                         "install line for the CUDA the driver supports), then rebuild: pip install "
+                         "--no-build-isolation -v .",
+                         "# or: git checkout <a tag of the extension written for the installed torch>"],
+            "evidence": [f"tables/added_apis.csv {key}: added in torch {ver} (source: {row['source']}; verified: "
+                         f"{row['verified']})"] if row else []}
+
+
+def _cpp_rows() -> tuple[dict[str, str], ...]:
+    """(round 31b) tables/added_apis.csv's rows of form cpp (torch C++ names)."""
+    from smrnb.doctor import tables
+
+    return tuple(r for r in tables.rows("added_apis") if r.get("form") == "cpp")
+
+
 @builds("extension_not_compiled")
 def _not_compiled(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     what = ev.get("module") or ev.get("project") or ""
@@ -489,7 +532,8 @@ def _added_api_rows() -> dict[str, dict[str, str]]:
     notes) by the dotted name Python's own line names (``module`` + ``.name``; ``module`` alone for a module)."""
     from smrnb.doctor import tables
 
-    return {r["module"] + (f".{r['name']}" if r.get("name") else ""): r for r in tables.rows("added_apis")}
+    return {r["module"] + (f".{r['name']}" if r.get("name") else ""): r for r in tables.rows("added_apis")
+            if r.get("form") != "cpp"}  # (round 31b) C++ names: read from a compiler's error, never Python's
 
 
 def added_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, str] | None:
@@ -2129,6 +2173,9 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
             f = finding(code, facts, {**ev, "_code": code}, reading=i, how=how if i == 0 else None)
             if f is not None:
                 yield f
+    for ev in events(facts, "abi", "newer_api"):
+        if not _torch_shown_at_or_after(facts, str(ev.get("added_in") or "")):
+            yield from resolve(facts, ev, ["source_needs_newer_torch"])
     for ev in events(facts, "abi", "sign"):
         if ev.get("sign") == "torch_api_removed":
             yield from resolve(facts, ev, ["torch_api_incompatible_source"])

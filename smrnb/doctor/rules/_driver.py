@@ -126,16 +126,12 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
         # (blind audit 30, L09) nvidia-smi is installed (a driver) but sees no device inside a Slurm job or a
         # container: the job or container was not given a GPU (no --gres / --gpus), not a machine without one
         where = (f"Slurm job {(ctx.get('slurm') or {}).get('job_id')}" if ctx.get("slurm") else
-                 f"a {ctx.get('container')} container")
+                 f"{'an' if str(ctx.get('container'))[:1] in 'aeiou' else 'a'} {ctx.get('container')} container")
         yield Finding("gpu_not_exposed_to_process", "driver", "error", f"No GPU is given to {where}",
                       (drv.get("reason") or "nvidia-smi lists no GPU",
                        f"nvidia-smi is installed ({drv.get('nvidia_smi')}): the node has an NVIDIA driver; {where} "
                        "sees no GPU"),
-                      Fix(why("gpu_not_exposed_to_process", ""),
-                          ("srun --gres=gpu:1 ...   # or #SBATCH --gres=gpu:1 / --gpus=1 in the job script",
-                           "scontrol show job $SLURM_JOB_ID | grep -iE 'tres|gres'   # what the job was given")
-                          if ctx.get("slurm") else
-                          (_DOCKER_GPUS,)))
+                      Fix(why("gpu_not_exposed_to_process", ""), _not_exposed_live(facts)))
         return
     if drv.get("status") == "absent" or not drv.get("gpus"):
         ev = [drv.get("reason") or "no GPU reported"]
@@ -208,18 +204,30 @@ def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:
     ev = [f"{drv.get('source')}: {drv.get('message') or drv.get('reason')}"]
     if drv.get("library_version"):
         ev.append(f"driver libraries (NVML): {drv['library_version']}")
-    if "kernel_module_version" in drv:  # only what the probe looked at
+    unread = "kernel_module_version" in drv and not drv.get("kernel_module_version")
+    if "kernel_module_version" in drv and kind == "version_mismatch" and unread:
+        # (round 31b, blind audit 30 L04) NVML's mismatch is a module that answered with another version than its
+        # libraries, so a module was there when it answered: /proc/driver/nvidia/version missing now means its version
+        # cannot be read here (a container that does not mount /proc/driver/nvidia), or the module was unloaded since
+        ev.append("the kernel module's version could not be read here (/proc/driver/nvidia/version does not exist): "
+                  "NVML's mismatch means a module of another version answered it, so either this is a container that "
+                  "does not show /proc/driver/nvidia, or that module was unloaded since; modinfo names the version "
+                  "modprobe would load")
+    elif "kernel_module_version" in drv:  # only what the probe looked at
         kmod = drv.get("kernel_module_version")
         ev.append(f"loaded kernel module: {kmod}" if kmod else
                   "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version does not exist)")
     if kind == "version_mismatch":
-        title = "NVIDIA driver broken: the kernel module and the driver libraries are of different versions"
+        title = ("NVIDIA driver broken: the kernel module and the driver libraries are of different versions"
+                 + (" (NVML says so; the module's own version cannot be read here)" if unread else ""))
         detail = "Without a reboot, stop everything using the GPU and reload the module."
         cmds: tuple[str, ...] = (
             "sudo reboot   # simplest",
             "# or, with nothing using the GPU (stop X / display manager, nvidia-persistenced, jobs):\n"
             "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia && nvidia-smi",
             "cat /proc/driver/nvidia/version; dpkg -l | grep -E 'nvidia-(driver|utils)'   # the two versions")
+        if unread:
+            cmds = (*cmds, "modinfo -F version nvidia   # the module's version on disk (on the host, not in a container)")
     elif kind == "init_failed":
         title = "NVIDIA driver installed, but CUDA cannot initialise it (cuInit fails)"
         detail = ("The driver answers but its initialisation fails: most often the nvidia_uvm module (not loaded, or "
@@ -484,6 +492,17 @@ def _not_exposed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if has_sign(facts, "pip_build", "build_context"):
         cmds.append("TORCH_CUDA_ARCH_LIST=<X.Y> FORCE_CUDA=1 pip install ...   # building in a GPU-less docker build")
     return {"title": "This process is not given the GPU", "commands": cmds}
+
+
+def _not_exposed_live(facts: Facts) -> tuple[str, ...]:
+    """(round 31b) The commands of a live Slurm job or container whose nvidia-smi sees no device: the
+    gpu_not_exposed_to_process builder's (Docker's --gpus, Podman's CDI device, Apptainer/Singularity's --nv,
+    Kubernetes' nvidia.com/gpu limit, Slurm's --gres), less its look at nvidia-smi (the check just ran it), and in a
+    job what Slurm gave it."""
+    cmds = [c for c in _not_exposed(facts, {})["commands"] if not c.startswith("nvidia-smi;")]
+    if layer(facts, "context").get("slurm"):
+        cmds.append("scontrol show job $SLURM_JOB_ID | grep -iE 'tres|gres'   # what the job was given")
+    return tuple(cmds)
 
 
 @builds("no_gpu")
