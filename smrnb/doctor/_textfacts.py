@@ -1404,12 +1404,12 @@ def _scan_no_module_any(r: _Reader, line: str, low: str) -> None:
 
 def _scan_no_module_retyped(r: _Reader, line: str) -> None:
     """(round 30c) "No module X" / "No module name X" for a source-built module X (``torch.module_missing``); (round
-    31b) by the one lookup the rules use (``rules._abi.source_built_row``: a row marked ``prefix`` names its forks'
+    31b) by the one lookup the rules use (``tables.source_built_row``: a row marked ``prefix`` names its forks'
     renamed copies too, diff_gaussian_rasterization_w_pose)."""
-    from smrnb.doctor.rules._abi import source_built_row
+    from smrnb.doctor import tables
 
     for m in _NO_MODULE_RETYPED_RE.findall(line):
-        if source_built_row(m) is not None:
+        if tables.source_built_row(m) is not None:
             r.event("torch", "module_missing", line, WEIGHT["module"], module=m)
 
 

@@ -193,12 +193,13 @@ def test_a_mismatch_with_no_module_version_read_says_what_the_two_facts_mean():
     text = " ".join(f.evidence)
     assert "no NVIDIA kernel module is loaded" not in text
     assert "could not be read here" in text and "container" in text and "unloaded" in text
-    assert "cannot be read here" in f.title
-    assert any(c.startswith("modinfo -F version nvidia") for c in f.fix.commands)
+    assert "modinfo -F version nvidia" in text
+    # one cause with explain's reading of the same message (tests/doctor/test_explain.py): title and commands as before
+    assert f.title == "NVIDIA driver broken: the kernel module and the driver libraries are of different versions"
 
 
 def test_a_mismatch_with_the_module_read_is_as_before():
     f = _broken(kernel_module_version="570.86.15", library_version="580.95.05")
     assert "loaded kernel module: 570.86.15" in f.evidence
     assert f.title == "NVIDIA driver broken: the kernel module and the driver libraries are of different versions"
-    assert not any(c.startswith("modinfo") for c in f.fix.commands)
+    assert not any("modinfo" in e for e in f.evidence)

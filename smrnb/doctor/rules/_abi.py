@@ -2069,14 +2069,10 @@ def _package_itself(ev: Mapping[str, Any]) -> bool:
 def source_built_row(name: str) -> Mapping[str, str] | None:
     """The row of ``source_built_modules.csv`` (a CUDA extension that only its project's source tree builds) whose
     import name is ``name`` (or, for a row marked ``prefix``, starts it: a fork's renamed copy); None for any other
-    name."""
-    from smrnb.doctor.tables import _read
+    name (:func:`smrnb.doctor.tables.source_built_row`, the one lookup the text reader shares)."""
+    from smrnb.doctor import tables
 
-    for r in _read.rows("source_built_modules"):
-        mod = r["module"]
-        if name == mod or (r.get("prefix") == "yes" and name.startswith(mod + "_")):
-            return r
-    return None
+    return tables.source_built_row(name)
 
 
 def source_built_module(name: str) -> str:

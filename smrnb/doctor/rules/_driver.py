@@ -211,23 +211,20 @@ def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:
         # cannot be read here (a container that does not mount /proc/driver/nvidia), or the module was unloaded since
         ev.append("the kernel module's version could not be read here (/proc/driver/nvidia/version does not exist): "
                   "NVML's mismatch means a module of another version answered it, so either this is a container that "
-                  "does not show /proc/driver/nvidia, or that module was unloaded since; modinfo names the version "
-                  "modprobe would load")
+                  "does not show /proc/driver/nvidia, or that module was unloaded since (on the host, `modinfo -F "
+                  "version nvidia` names the version modprobe would load)")
     elif "kernel_module_version" in drv:  # only what the probe looked at
         kmod = drv.get("kernel_module_version")
         ev.append(f"loaded kernel module: {kmod}" if kmod else
                   "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version does not exist)")
     if kind == "version_mismatch":
-        title = ("NVIDIA driver broken: the kernel module and the driver libraries are of different versions"
-                 + (" (NVML says so; the module's own version cannot be read here)" if unread else ""))
+        title = "NVIDIA driver broken: the kernel module and the driver libraries are of different versions"
         detail = "Without a reboot, stop everything using the GPU and reload the module."
         cmds: tuple[str, ...] = (
             "sudo reboot   # simplest",
             "# or, with nothing using the GPU (stop X / display manager, nvidia-persistenced, jobs):\n"
             "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia && nvidia-smi",
             "cat /proc/driver/nvidia/version; dpkg -l | grep -E 'nvidia-(driver|utils)'   # the two versions")
-        if unread:
-            cmds = (*cmds, "modinfo -F version nvidia   # the module's version on disk (on the host, not in a container)")
     elif kind == "init_failed":
         title = "NVIDIA driver installed, but CUDA cannot initialise it (cuInit fails)"
         detail = ("The driver answers but its initialisation fails: most often the nvidia_uvm module (not loaded, or "

@@ -27,7 +27,8 @@ Files
     torch patch releases whose companion has another patch number (torchvision's README table, torchaudio's
     Compatibility Matrix, PyTorch's previous-versions page; round 28v; read by rules._abi)
 ``added_apis.csv``    the reverse: a module or name -> the release of its library that ADDED it, and the release note
-    that says so (round 27d; read by rules._abi: the installed release is older than the code's)
+    that says so (round 27d; read by rules._abi: the installed release is older than the code's); rows of form
+    ``cpp`` name a torch C++ API, read from a compiler's error (round 31b: source_needs_newer_torch)
 
 The domain's enumerations and messages, each row naming the finding code it indicates, are described in
 :mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
@@ -89,6 +90,7 @@ __all__ = [
     "nvrtc_result",
     "parse_version",
     "rows",
+    "source_built_row",
     "cloud_gpu",
     "glibc_for_os",
     "loader_translations",
@@ -100,6 +102,17 @@ __all__ = [
     "triton_for_torch",
     "version_key",
 ]
+
+
+def source_built_row(name: str) -> dict[str, str] | None:
+    """The row of ``source_built_modules.csv`` (a CUDA extension that only its project's source tree builds) whose
+    import name is ``name`` (or, for a row marked ``prefix``, starts it: a fork's renamed copy); None for any other
+    name. The one lookup of the table: the rules (``rules._abi``) and the text reader (round 31b) share it."""
+    for r in rows("source_built_modules"):
+        mod = r["module"]
+        if name == mod or (r.get("prefix") == "yes" and name.startswith(mod + "_")):
+            return r
+    return None
 
 
 def clear_caches() -> None:
