@@ -43,7 +43,7 @@ _JIT_NAME_RE = re.compile(r"Error building extension ['â€˜`\"]([\w.-]{1,80})['â€
 _JIT_DIR_RE = re.compile(r"([~\w./\\:-]*[\\/]torch_extensions[\\/](?:[\w.-]+[\\/])?[\w.-]+)")
 #: what only a POSIX shell runs (on a text from Windows)
 _POSIX_RE = re.compile(r"(?:^|[;&|]\s*)(?:export |which |ls |grep |rm -rf |nm |ldd |file |uname|cat |sudo |apt(?:-get)? |"
-                       r"lspci|df -h|ldconfig |unset |echo \$|echo \")|\$\(|\$[A-Z_]{2,}|/tmp/|\| ?grep\b|/dev/|"
+                       r"lspci|df -h|ldconfig |unset |echo \$|echo \"|head -c )|\$\(|\$[A-Z_]{2,}|/tmp/|\| ?grep\b|/dev/|"
                        r"/usr/local\b")
 _LINUX_NOTE = "   # Linux/macOS shell (bash): on Windows use PowerShell's equivalents"
 #: POSIX commands of the rules and what runs in Windows' cmd/PowerShell instead
@@ -84,6 +84,8 @@ _WINDOWS_EQUIVALENTS = (  # a pattern of the whole command, and the command (str
      "# the driver's GPUs and the GPUs Windows sees"),
     (re.compile(r"^(.*?) 2>&1 \| grep -m1 -B5 -iE? '[^']*'(.*)$"),
      '{0} 2>&1 | findstr /I "error killed"{1}'),
+    (re.compile(r"^head -c \d+ (<[^<>]+>\.\w+|\S+)(.*)$"),  # (round 31a) the file's first lines
+     'powershell -Command "Get-Content -TotalCount 3 \'{0}\'"{1}'),
     (re.compile(r"^echo \$LD_LIBRARY_PATH$"), "echo %PATH%   # cmd: Windows loads DLLs from the folders on PATH"),
     (re.compile(r"^pip show -f (\S+) \| grep -E '.*$"),
      'pip show -f {0} | findstr /I ".pyd"   # the compiled modules it installed'),
@@ -210,6 +212,7 @@ _ENV_ONE_RE = re.compile(r"([A-Z_][A-Z0-9_]*)=(?:\"([^\"\n]*)\"|'([^'\n]*)'|(\S+
 #: a variable exported with a plain value (``export MAX_JOBS=2``; a path or ``$VAR`` has its own row below)
 _EXPORT_PLAIN_RE = re.compile(r"^export ([A-Z_][A-Z0-9_]*)=([\w.-]+)\s*$")
 #: a single-quoted argument standing alone (``pip install 'git+https://...'``; not one inside a double-quoted string)
+_PIP_INSTALL_HEAD_RE = re.compile(r"^(?:python -m )?pip3? install\s")
 _SINGLE_QUOTED_ARG_RE = re.compile(r"(?<=\s)'([^'\"\s]+)'(?=\s|$)")
 #: ``rm -rf build/`` of a source tree (cmd: ``rmdir /s /q build``)
 #: (``2>nul &``: a folder that is not there stops nothing, as ``rm -rf`` does not)
@@ -226,6 +229,8 @@ def _cmd_env(body: str) -> str:
     body = _ENV_PREFIX_RE.sub(env, body)
     body = _EXPORT_PLAIN_RE.sub(r'set "\1=\2"', body)
     body = _SINGLE_QUOTED_ARG_RE.sub(r'"\1"', body)  # cmd passes single quotes on as part of the argument
+    if _PIP_INSTALL_HEAD_RE.match(body):  # (round 31a) a pip target with a placeholder of words: 'x==<the release ...>'
+        body = re.sub(r"(?<=\s)'([^'\"\n]+)'(?=\s|$)", r'"\1"', body)
     return _RM_BUILD_RE.sub(lambda m: f"{m.group(1)}rmdir /s /q {m.group(2)} 2>nul" + (" & " if m.group(0).rstrip()
                                                                                         .endswith("&&") else ""), body)
 
@@ -250,6 +255,88 @@ def _windows(cmd: str) -> str:
             head2 = _cmd_env(head)
             return out if head2 == head else head2 + (f"   #{tail}" if sep2 else "   # cmd")
     return cmd.replace("-d /tmp/x", "-d pip-files") if "-d /tmp/x" in cmd else cmd + _LINUX_NOTE
+
+
+#: (round 31a) a part of a POSIX command that has no meaning on Windows: the Linux loader's variables and tools (ldd,
+#: ldconfig, LD_LIBRARY_PATH, LD_DEBUG, LD_PRELOAD), the kernel's devices and modules (/dev/nvidia*, lsmod, /proc), a
+#: gcc for the host compiler (nvcc on Windows uses MSVC's cl), GNU file/uname/iconv and the system folders
+_NO_WINDOWS_PART_RE = re.compile(r"\b(?:ldd|ldconfig|lsmod|unset|uname|iconv|apt(?:-get)?|sudo|nm|findmnt)\b|^\s*file\s|"
+                                 r"\bLD_(?:LIBRARY_PATH|DEBUG|PRELOAD)\b|/dev/|/proc/|/usr/|\bexport CC=|\bhead -c\b|"
+                                 r"\bsort -u\b|\$\(|\$[A-Za-z_]")
+#: grep's forms cmd's findstr reads: a recursive search of the Python files, and a filter of another command's lines
+_GREP_RN_RE = re.compile(r'^grep -rn ("[^"\n]+"|\'[^\'\n]+\') --include=\*\.py \.$')
+_GREP_PIPE_RE = re.compile(r"^(?P<head>.+?)\s*\|\s*grep (?P<opts>(?:-[iEw]+ )*)(?:-- )?(?P<pat><[^<>\n]+>|'[^'\n]*'|\"[^\"\n]*\"|\S+)$")
+_LS_RE = re.compile(r"^ls(?: -[ld]+)? (?P<arg><[^<>\n]+>|\"[^\"]+\"|\S+)$")
+_LDCONFIG_GREP_RE = re.compile(r"^ldconfig -p \| grep (<[^<>\n]+>|\S+)$")
+_ECHO_VAR_RE = re.compile(r"^echo \$\{?([A-Za-z_]\w*)\}?$")
+
+
+def _windows_part(part: str) -> str:
+    """One part of a POSIX command (between ``;`` and ``&&``) in cmd's words, or "" where it has no Windows meaning."""
+    part = part.strip().replace("2>/dev/null", "2>nul")
+    m = _GREP_RN_RE.match(part)
+    if m:
+        return f'findstr /s /n /c:"{m.group(1)[1:-1]}" *.py'
+    m = _ECHO_VAR_RE.match(part)
+    if m:
+        return f"echo %{m.group(1)}%"
+    m = _LDCONFIG_GREP_RE.match(part)
+    if m and not m.group(1).startswith(("-", "'", '"')):  # the DLL on PATH (Windows loads DLLs from PATH's folders)
+        name = m.group(1).rsplit("/", 1)[-1]
+        return f'where "{name}"' if name.startswith("<") else f"where {name}"
+    m = _GREP_PIPE_RE.match(part)
+    if m and not _NO_WINDOWS_PART_RE.search(m.group("head")):
+        if m.group("pat").startswith("<"):  # a placeholder, quoted (cmd reads a bare < as a redirection)
+            return f'{m.group("head")} | findstr /i /c:"{m.group("pat")}"'
+        pat = m.group("pat").strip("'\"")
+        alts = pat.split("|")
+        if "-c" in m.group("opts") or any(re.search(r"[\\()\[\]$^*+?{}.]", a) for a in alts) or any(" " in a for a in alts):
+            return ""  # a regular expression findstr reads otherwise
+        return f'{m.group("head")} | findstr{" /i" if "i" in m.group("opts") else ""} "{" ".join(alts)}"'
+    m = _LS_RE.match(part)
+    if m and not _NO_WINDOWS_PART_RE.search(part) and "*" not in part:
+        arg = m.group("arg").strip('"').replace("/", "\\")
+        return f'dir "{arg}"'
+    if _NO_WINDOWS_PART_RE.search(part) or _POSIX_RE.search(part):
+        return ""
+    return part
+
+
+def _outside_quotes_split(body: str) -> list[str]:
+    """``body`` split at its ``;`` and ``&&`` outside quotes (a ``python -c "a; b"`` stays whole)."""
+    out, cur, q, i = [], [], "", 0
+    while i < len(body):
+        ch = body[i]
+        if q:
+            q = "" if ch == q else q
+        elif ch in "'\"":
+            q = ch
+        elif ch == "<" and re.match(r"<[^<>\n]+>", body[i:]):  # a placeholder of words ("<the file's name>"): whole
+            j = body.index(">", i) + 1
+            cur.append(body[i:j])
+            i = j
+            continue
+        elif ch == ";" or body.startswith("&&", i):
+            out.append("".join(cur))
+            cur, i = [], i + (2 if ch == "&" else 1)
+            continue
+        cur.append(ch)
+        i += 1
+    return [*out, "".join(cur)]
+
+
+def _windows_parts(cmd: str) -> str:
+    """(round 31a, issue 25) A POSIX command :func:`_windows` left as it was (its note says so) on a text from Windows:
+    each part in cmd's words (:func:`_windows_part`), the parts with no Windows meaning left out; "" where none is
+    left. A person copies it into cmd: an ``export``, ``ldd``, ``LD_LIBRARY_PATH`` or ``$(...)`` there fails or does
+    nothing."""
+    body, sep, note = cmd[:-len(_LINUX_NOTE)].partition("   #") if cmd.endswith(_LINUX_NOTE) else cmd.partition("   #")
+    parts = [p for p in _outside_quotes_split(body) if p.strip()]
+    done = [_windows_part(p) for p in parts]
+    if not all(done) and (len(parts) == 1 or not any(done)):
+        return ""
+    kept = " & ".join(d for d in done if d)
+    return kept + (f"   # cmd:{note}" if sep and note.strip() else "   # cmd")
 
 
 #: the shell a Windows text shows: PowerShell's prompt (``PS C:\\proj>``, a conda environment's ``(base) PS C:\\proj>``)
@@ -336,7 +423,42 @@ _MACOS_EQUIVALENTS = (
 )
 
 
+#: (round 31a) Linux-only lookups on a text from macOS: ldconfig's cache, apt-file, /proc/cpuinfo
+_MAC_LDCONFIG_RE = re.compile(r"^ldconfig -p \| grep (?P<pat>.+?)(?P<note>\s+#.*)?$")
+_MAC_APT_FILE_RE = re.compile(r"^apt-file search (?P<what>\S+)(?P<note>\s+#.*)?$")
+_BREW_OPT_RE = re.compile(r"^(?:/usr/local|/opt/homebrew)/opt/([\w@.+-]+)/")
+_MAC_CUDA_RE = re.compile(r"cuda|cudnn|nccl|nvidia|cublas|libnv", re.IGNORECASE)
+_PROC_CPUINFO_RE = re.compile(r"^grep [^#]*/proc/cpuinfo\b[^#]*(?:#\s*(.*))?$")
+
+
+def _macos_lookup(cmd: str) -> str | None:
+    """(round 31a, issue 25) ldconfig, apt-file and /proc/cpuinfo on a text from macOS (none of them is there): a
+    Homebrew formula's or the library's own folder, sysctl's CPU features; "" where the lookup has no macOS meaning
+    (NVIDIA's libraries: macOS has no CUDA); None where the command is none of these."""
+    m = _MAC_LDCONFIG_RE.match(cmd)
+    if m:
+        pat = m.group("pat").strip("'\"")
+        if _MAC_CUDA_RE.search(pat) or " " in pat or pat.startswith("-"):
+            return ""
+        if pat.startswith("/"):
+            return f"ls -l {pat}   # the library the loader looked for"
+        name = pat.split("/")[-1]
+        return f"find /usr/local/lib /opt/homebrew/lib -name '{name}' 2>/dev/null   # where Homebrew installed it, if it did"
+    m = _MAC_APT_FILE_RE.match(cmd)
+    if m:
+        b = _BREW_OPT_RE.match(m.group("what"))
+        return f"brew info {b.group(1)}   # the Homebrew formula whose folder the library was linked from" if b else ""
+    m = _PROC_CPUINFO_RE.match(cmd)
+    if m:
+        return ("sysctl -n machdep.cpu.features machdep.cpu.leaf7_features   # the instruction sets this CPU has "
+                "(an Intel Mac; on Apple silicon, x86 code runs under Rosetta 2, which has no AVX)")
+    return None
+
+
 def _macos(cmd: str) -> str:
+    looked = _macos_lookup(cmd)
+    if looked is not None:
+        return looked
     for rx, rep in _MACOS_EQUIVALENTS:
         m = rx.match(cmd)
         if m:
@@ -1044,12 +1166,18 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if "torch-<torch version>_cu<cuda>.html" in c:  # (round 29) kaolin's page as pip_names wrote it: the text's torch
             c = _kaolin_filled(c, text)
         c = _no_deps(c)
-        c = _jobs_unnamed(c)
+        c = _glossed(_private_named(_jobs_unnamed(c)))
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
             c = _windows(c)
+            if c.endswith(_LINUX_NOTE):  # (round 31a) no POSIX command on a Windows text: its parts in cmd's words
+                c = _windows_parts(c)
+                if not c:
+                    continue
         elif os_ == "macos":
             c = _macos(c)
+            if not c:
+                continue
         out.append(_home_free(_pip_names(c)))
     out = _source_built_rebuilt(out)
     out = _conda_nvcc_unshown(out, text, os_)
@@ -1057,6 +1185,83 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         shell = _windows_shell(text)
         out = [_for_shell(c, shell) for c in out]
     return _once(out)
+
+
+#: (round 31a, issue 25) a placeholder of a printed command (``<package>``, ``<x.y>``, a trailing ``...``)
+_PLACEHOLDER_RE = re.compile(r"(?<!<)<(?![<=&0-9])([^<>\n]{1,160})>(?!&)|(?<![.\w/])\.\.\.(?![.\w/])")
+_TORCH_PAGE = "the installed torch's release (torch.__version__ without its +local part: 2.1.0)"
+_CUDA_NODOT = "torch's CUDA without its dot (torch.version.cuda: 121 for 12.1)"
+_CU_VARIANT = "cu and torch.version.cuda without its dot (cu121 for 12.1), cpu for a CPU build"
+#: what to put for each placeholder a rule prints (a pattern of its token and the text before it, and the words)
+_GLOSSES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(rx), tok, words) for rx, tok, words in (
+    (r"torch==<ver>$", "ver", "the torch release to install (its companion's matching release beside it)"),
+    (r"kaolin==<(?:ver|version)>$", "", "a kaolin release the page lists for this torch and CUDA"),
+    (r"==<version>$", "version", "a release of the package"),
+    (r"torch-<(?:ver|torch|torch version)>$", "", _TORCH_PAGE),
+    (r"torch-<major\.minor>$", "major.minor", "the installed torch's major.minor (2.1)"),
+    (r"torch-<torch major\.minor>$", "torch major.minor", "the installed torch's major.minor (2.1)"),
+    (r"_cu<(?:xy|cuda)>$", "", _CUDA_NODOT),
+    (r"<cu>$", "cu", "cu and " + _CUDA_NODOT + ", or cpu"),
+    (r"<cuXYZ(?:\|cpu| or cpu)?>$", "", _CU_VARIANT),
+    (r"<x\.y>$", "x.y", "the CUDA release of the toolkit to use: torch.version.cuda's (12.1)"),
+    (r"<X\.Y>(?:\+PTX)?$", "X.Y", "the GPU's compute capability (nvidia-smi --query-gpu=compute_cap --format=csv: 8.6)"),
+    (r"cuda-toolkit-<x>-<y>$", "x-y", "the CUDA release's major and minor (cuda-toolkit-12-1)"),
+    (r"<package-owning-the-extension>$", "package-owning-the-extension",
+     "the pip package whose compiled module failed to load (pip show -f NAME lists its files)"),
+    (r"<packages>$", "", "the packages you asked to install"),
+    (r"<package>$", "", "the package the error is about (the one its traceback's site-packages path or the "
+                                 "failing build names)"),
+    (r"<n>$", "n", "a gcc major release nvcc accepts (nvcc's host_config.h names the newest)"),
+    (r"<(?:gcc|g\+\+)>$", "", "one toolchain's compilers (gcc-11 and g++-11)"),
+    (r"<script>$", "script", "your program's file (train.py)"),
+    (r"<env>$", "env", "a name for the kernel (the environment's own name)"),
+    (r"<command>$", "command", "the command to run with these variables"),
+    (r"<GPUs>$", "GPUs", "how many GPUs to use"),
+    (r"<notebook>$", "notebook", "your notebook's file name"),
+    (r"<os>$", "os", "the OS of the machine (win-x64 or linux-x64)"),
+    (r"<(?:owner|repo|branch|path)>$", "", "the notebook's place on GitHub (owner/repo/branch/path)"),
+    (r"<extension>$", "extension", "the extension module that fails to import"),
+    (r"<image>$", "image", "the container image"),
+    (r"<partition>$", "partition", "the Slurm partition the job asks for"),
+    (r"<run>$", "run", "the run's output folder"),
+    (r"\.\.\.$", "...", "the rest of your own command (its image or script and their arguments)"),
+))
+
+
+#: (round 31a, issue 25) a pip target that is a private module's name (``_raymarching_face``, ``_socket``): PEP 508 names
+#: start with a letter or digit, so pip refuses it ("Invalid requirement")
+_PRIVATE_TARGET_RE = re.compile(r"(\bpip3? (?:install|uninstall|show|download)\b[^#|&;]*?\s)(_\w+)(?=\s|$)")
+
+
+def _private_named(c: str) -> str:
+    """A pip command whose target is a module's private name: the words of the package that installs it instead."""
+    return _PRIVATE_TARGET_RE.sub(lambda m: f"{m.group(1)}<the package that installs {m.group(2)}>", c)
+
+
+def _glossed(c: str) -> str:
+    """(round 31a, issue 25) ``c`` with what to put for each placeholder its note does not already name, said in its
+    note (``# x.y: the CUDA release ...``); a placeholder that is words (``<the package that owns it>``) says it
+    itself. ``file PATH; ls -l <it>``: the path the command already names."""
+    if c.lstrip().startswith("#"):
+        return c
+    c = re.sub(r"^(file (\S+); ls -l) <it>", r"\1 \2", c)
+    body, sep, note = c.partition("   #")
+    said: list[str] = []
+    for m in _PLACEHOLDER_RE.finditer(body):
+        inner = m.group(1) or "..."
+        if len(inner.split()) >= 2 and m.group(1):
+            continue  # words: it says what to put
+        if re.search(rf"(?<![\w<]){re.escape(inner)}(?![\w>])|<{re.escape(inner)}>", note):
+            continue  # the note names it already
+        for rx, tok, words in _GLOSSES:
+            if rx.search(body[:m.end()]):
+                line = f"{tok or inner}: {words}"
+                if line not in said:
+                    said.append(line)
+                break
+    if not said:
+        return c
+    return f"{body}   #{note}; {'; '.join(said)}" if sep else f"{body.rstrip()}   # {'; '.join(said)}"
 
 
 #: (round 28c) a conda environment the text shows (conda's own name or variable, an environment's folder or prompt)
@@ -1576,9 +1781,22 @@ def _installed_by_the_text(text: str) -> str:
             if tok in ("&&", "|", ";", "2>&1") or REDACTED in tok or not re.fullmatch(r"[\w.+:/@=<>~!\[\],-]{1,200}",
                                                                                    tok):
                 break
+            if not re.search(r"[/:@\\]", tok) and (tok.lower() in _PROSE_AFTER_PIP or not _PIP_TARGET_RE.fullmatch(tok)):
+                break  # (round 31a) prose ("pip install successfully.", "pip install from PyPI"): no package's name
             found.append(tok)
             break  # the first target of each command: the words after it may be prose
     return _one(found)
+
+
+#: (round 31a, issue 25) a name pip reads as a requirement (PEP 508: a letter or digit at each end; extras, a version)
+_PIP_TARGET_RE = re.compile(r"[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?(?:\[[\w,.-]+\])?(?:[=<>!~]=?[\w.*+!-]+(?:,[=<>!~]=?[\w.*+!-]+)*)?|"
+                            r"\.{1,2}")
+#: words that follow "pip install" in a sentence, not in a command ("I did pip install from PyPI", "pip install
+#: successfully", "pip install it again")
+_PROSE_AFTER_PIP = {"from", "the", "it", "this", "that", "them", "with", "successfully", "succeeded", "failed", "fails",
+                    "works", "worked", "via", "using", "and", "or", "of", "in", "on", "to", "a", "an", "is", "was",
+                    "but", "command", "again", "all", "everything", "manually", "first", "now", "then", "still", "also",
+                    "didn't", "does", "did", "doesn't", "will", "would", "should", "can", "could", "as", "for", "but"}
 
 
 #: torch.serialization's refusal to restore CUDA tensors, which names its own fix (torch/serialization.py)

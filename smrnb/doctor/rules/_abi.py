@@ -419,6 +419,8 @@ def _cpp_rows() -> tuple[dict[str, str], ...]:
 def _not_compiled(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     what = ev.get("module") or ev.get("project") or ""
     pkg = str(what).split(".")[0] if what else "<package>"
+    if pkg.startswith("_"):  # (round 31a) a private module's name is no distribution pip installs ("Invalid requirement")
+        pkg = f"<the package that installs {pkg}>"
     if owner := COMPILED_PART_OF.get(pkg):  # (round 27a) a compiled part distributed apart from its package
         return {"title": f"{pkg}, {owner}'s compiled part, is not installed: it is a distribution of its own",
                 "fix": f"{owner} imports {pkg}, its compiled backend, which pip installs as a distribution of its own "

@@ -141,11 +141,14 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "", facts: Fact
     own install page, never kaolin's."""
     line = str(ev.get("line") or "")[:160]
     if str(ev.get("key") or "").startswith("conda_"):
+        # (round 31a, issue 25) conda's words only for a package's name: "the package" is two specs to conda
+        spec = pkg if re.fullmatch(r"[A-Za-z0-9][\w.-]*", pkg) else "<the package conda names>"
         return {"title": f"conda finds no build of {pkg} that fits the other packages asked for",
                 "fix": str(ev.get("meaning") or "conda finds no build combination that satisfies every package asked "
                            "for: ask for the versions the other packages' builds need."),
-                "commands": [f"conda search '{pkg}'   # the builds the channels hold",
-                             f"conda install <packages> {pkg}=<the version the conflict chains name>   # or no pin"]}
+                "commands": [f"conda search '{spec}'   # the builds the channels hold",
+                             f"conda install <the packages you asked for> {spec}=<the version the conflict chains name>"
+                             "   # or no pin"]}
     wheel = str((ev.get("groups") or {}).get("wheel") or "") if ev.get("key") == "pip_unsupported_wheel" else ""
     out = {"title": f"pip refuses {wheel}: its tags fit another Python than this one" if wheel else
                     f"pip finds no {pkg} release for this Python / platform (from versions: "

@@ -1061,7 +1061,9 @@ def _libstdcxx(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
                              "conda install -c conda-forge gxx_linux-64   # conda env: a compiler of its own libstdc++"]}
     ver = str(ev.get("version") or (ev.get("groups") or {}).get("ver") or "GLIBCXX_x")
     m = _LIBSTDCXX_RE.search(str(ev.get("library") or ev.get("line") or ""))
-    path = m.group(1) if m and "/" in m.group(1) else None
+    path = m.group(1).lstrip("([{<") if m and "/" in m.group(1) else None
+    if path and not re.fullmatch(r"/[\w./+-]+", path) or path and "/.../" in path:
+        path = None  # (round 31a) a path the text elides (".../anaconda3/lib/...") or quotes in brackets: none to run on
     by = ev.get("required_by") or (ev.get("groups") or {}).get("by")
     cmds = ([f"strings {path} | grep -c {ver}   # 0 here"] if path else []) + [
         libstdcxx_command(ver),

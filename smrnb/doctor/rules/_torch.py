@@ -996,11 +996,17 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["python -c \"import tensorflow as tf; print(tf.__version__, "
                              "tf.config.list_physical_devices('GPU'))\"",
                              'pip install "tensorflow<2.11"   # the last native-Windows GPU release (or WSL2)']}
-    if lib and lib.lower() != "torch":
-        pkg, cmd = _OTHER_CPU_BUILDS.get(lib.lower(), (lib, f"pip show {lib}   # then install its CUDA build"))
+    # (round 31a, issue 25) the row's library by name (``OpenCV``, ``torch (ROCm builds)``); a row that names a program's
+    # own words instead ("a program's own device choice": the program's torch picked the CPU) is torch's
+    if lib and lib.lower() != "torch" and re.match(r"[A-Za-z0-9][\w.+-]*(?:\s*[(/]|$)", lib) \
+            and not lib.lower().startswith("torch "):
+        pkg, cmd = _OTHER_CPU_BUILDS.get(lib.lower(), (lib, ""))
+        # pip's words only for a distribution's name: "pip show XLA (jax, TensorFlow)" is no command a shell runs
+        name = pkg if re.fullmatch(r"[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?", pkg) else ""
+        cmd = cmd or (f"pip show {name}   # then install its CUDA build" if name else "")
         return {"title": f"{pkg} is a CPU-only build" + (f": {lib} runs on the CPU" if pkg != lib else ""),
                 "detail": f"Here it is {pkg}, not torch: reinstalling torch changes nothing.",
-                "commands": [f"pip show {pkg}", cmd]}
+                "commands": [c for c in (f"pip show {name}" if name else "", cmd) if c]}
     tv = value(facts, "torch", "version_base")
     drv = value(facts, "driver", "driver_version") or ""
     ok = torch_variants_for_driver(tv or "", drv) if tv and drv else []
