@@ -99,7 +99,9 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
         if not paths and isinstance(ctx.facts.get("loader"), dict):
             ctx.facts["loader"].setdefault("not_checked", []).append(
                 f"package {name}: its RECORD lists no compiled module (.so/.pyd): nothing to check")
-    findings = evaluate(ctx.facts, wanted)
+    from smrnb.doctor._printed import said_in_words
+
+    findings = said_in_words(evaluate(ctx.facts, wanted))
     extra = {"packages": found} if found else {}
     return Report(facts, findings, _meta(wanted, t0, timeout_s=float(timeout),
                                          environment=environment_summary(ctx.facts), **extra))
@@ -178,7 +180,9 @@ def _explain_text(text: str, live: bool, layers: Iterable[str] | None, timeout: 
     found = res.findings
     touched = {f.layer for f in found if not f.guessed}  # a guess adds no live findings
     text_codes = {f.code for f in found}
-    live_findings = [f for f in evaluate(ctx.facts, wanted)
+    from smrnb.doctor._printed import said_in_words
+
+    live_findings = [f for f in said_in_words(evaluate(ctx.facts, wanted))
                      if f.layer in touched and f.severity in ("error", "warning") and f.code not in text_codes]
     if not res.recognised:  # a text read as no known cause (or only notes of a failure): no finding of the machine's
         live_findings = []

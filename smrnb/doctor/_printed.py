@@ -293,6 +293,8 @@ def _windows_part(part: str) -> str:
         if "-c" in m.group("opts") or any(re.search(r"[\\()\[\]$^*+?{}.]", a) for a in alts) or any(" " in a for a in alts):
             return ""  # a regular expression findstr reads otherwise
         return f'{m.group("head")} | findstr{" /i" if "i" in m.group("opts") else ""} "{" ".join(alts)}"'
+    if part == "uname -m":  # this Python's machine and bitness (a 32-bit Python loads no 64-bit DLL)
+        return "python -c \"import platform, struct; print(platform.machine(), struct.calcsize('P') * 8)\""
     m = _LS_RE.match(part)
     if m and not _NO_WINDOWS_PART_RE.search(part) and "*" not in part:
         arg = m.group("arg").strip('"').replace("/", "\\")
@@ -438,12 +440,14 @@ def _macos_lookup(cmd: str) -> str | None:
     m = _MAC_LDCONFIG_RE.match(cmd)
     if m:
         pat = m.group("pat").strip("'\"")
-        if _MAC_CUDA_RE.search(pat) or " " in pat or pat.startswith("-"):
-            return ""
+        if " " in pat or pat.startswith("-") or "|" in pat:
+            return ""  # a pattern of several names (NVIDIA's EGL/GLX libraries: no NVIDIA driver on a Mac) or words
         if pat.startswith("/"):
             return f"ls -l {pat}   # the library the loader looked for"
         name = pat.split("/")[-1]
-        return f"find /usr/local/lib /opt/homebrew/lib -name '{name}' 2>/dev/null   # where Homebrew installed it, if it did"
+        cuda = " /usr/local/cuda/lib" if _MAC_CUDA_RE.search(name) else ""  # (CUDA for macOS ended with 10.2)
+        return (f"find /usr/local/lib /opt/homebrew/lib{cuda} -name '{name}' 2>/dev/null   # where it is installed, "
+                "if anywhere")
     m = _MAC_APT_FILE_RE.match(cmd)
     if m:
         b = _BREW_OPT_RE.match(m.group("what"))
@@ -1208,6 +1212,7 @@ _GLOSSES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(rx), 
     (r"cuda-toolkit-<x>-<y>$", "x-y", "the CUDA release's major and minor (cuda-toolkit-12-1)"),
     (r"<package-owning-the-extension>$", "package-owning-the-extension",
      "the pip package whose compiled module failed to load (pip show -f NAME lists its files)"),
+    (r"<package-owning-[^<>]+>$", "", "the pip package that installed that file (pip show -f NAME lists its files)"),
     (r"<packages>$", "", "the packages you asked to install"),
     (r"<package>$", "", "the package the error is about (the one its traceback's site-packages path or the "
                                  "failing build names)"),
@@ -1236,6 +1241,20 @@ _PRIVATE_TARGET_RE = re.compile(r"(\bpip3? (?:install|uninstall|show|download)\b
 def _private_named(c: str) -> str:
     """A pip command whose target is a module's private name: the words of the package that installs it instead."""
     return _PRIVATE_TARGET_RE.sub(lambda m: f"{m.group(1)}<the package that installs {m.group(2)}>", c)
+
+
+def said_in_words(found: list[Finding]) -> list[Finding]:
+    """(round 31a, issue 25) The findings of this machine (``diagnose``; explain's live findings beside a text) with
+    each command's placeholders said in words and no private module's name as a pip target (:func:`_glossed`,
+    :func:`_private_named`): explain's text findings get the same in :func:`_commands`."""
+    out = []
+    for f in found:
+        if f.fix is None or not f.fix.commands:
+            out.append(f)
+            continue
+        cmds = tuple(_glossed(_private_named(c)) for c in f.fix.commands)
+        out.append(f if cmds == f.fix.commands else replace(f, fix=Fix(f.fix.why, cmds, f.fix.docs)))
+    return out
 
 
 def _glossed(c: str) -> str:
@@ -1796,7 +1815,7 @@ _PIP_TARGET_RE = re.compile(r"[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?(?:\[[\w,.-]+\])
 _PROSE_AFTER_PIP = {"from", "the", "it", "this", "that", "them", "with", "successfully", "succeeded", "failed", "fails",
                     "works", "worked", "via", "using", "and", "or", "of", "in", "on", "to", "a", "an", "is", "was",
                     "but", "command", "again", "all", "everything", "manually", "first", "now", "then", "still", "also",
-                    "didn't", "does", "did", "doesn't", "will", "would", "should", "can", "could", "as", "for", "but"}
+                    "didn't", "does", "did", "doesn't", "will", "would", "should", "can", "could", "as", "for"}
 
 
 #: torch.serialization's refusal to restore CUDA tensors, which names its own fix (torch/serialization.py)
@@ -2292,4 +2311,4 @@ def _true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | No
     return out
 
 
-__all__ = ["true_to_text"]
+__all__ = ["said_in_words", "true_to_text"]

@@ -225,9 +225,13 @@ def _cudart(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     evidence, cmds = _needed_commands(ev)
     m = major(ver) if fam == "cudart" else None
     win = on_windows(facts, ev, lib)
+    # (round 31a, issue 25) no library named: the CUDA libraries by their names' stem ("grep the CUDA library" greps
+    # for "the" in two files)
+    named = lib != "the CUDA library"
+    look, grep = (lib, lib.split(".so")[0]) if named else ("cudart64_*.dll", "-i -E 'libcuda|libcudart|libcublas|libcudnn'")
     cmds += ["python -c \"import torch\"   # torch's own CUDA wheels: import torch before the extension so its "
-             "RPATH-loaded runtime is already mapped", *([f"where {lib}", "pip list | findstr nvidia-"] if win else
-                                                          [f"ldconfig -p | grep {lib.split('.so')[0]}",
+             "RPATH-loaded runtime is already mapped", *([f"where {look}", "pip list | findstr nvidia-"] if win else
+                                                          [f"ldconfig -p | grep {grep}",
                                                            "pip list 2>/dev/null | grep nvidia-"])]
     tc = value(facts, "torch", "cuda")
     if m and not (tc and major(str(tc)) and major(str(tc)) != m):
