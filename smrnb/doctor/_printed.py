@@ -402,7 +402,7 @@ def _for_shell(c: str, shell: str) -> str:
     ps = _SET_RE.sub(lambda m: f'$env:{m.group(1)} = "{m.group(2)}"', body)
     ps = _RMDIR_RE.sub(lambda m: f"Remove-Item -Recurse -Force {m.group(1)} -ErrorAction SilentlyContinue", ps)
     ps = _PERCENT_VAR_RE.sub(r"$env:\1", ps)
-    ps = ps.replace(" && ", "; ").replace(" & ", "; ")
+    ps = ps.replace(" && ", "; ").replace(" & ", "; ").replace(" 2>nul", " 2>$null")  # (round 31a) PowerShell's null
     ps = _WHERE_RE.sub(lambda m: f"{m.group(1)}where.exe ", ps)
     return f"{ps.rstrip()}   # {note}" if note else ps.rstrip()
 

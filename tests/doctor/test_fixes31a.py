@@ -6,8 +6,8 @@ builders: ``bash -n`` for POSIX lines (cmd and PowerShell lines checked as such)
 (``packaging``), conda specs, index addresses and download.pytorch.org variants for the torch named, environment
 assignments, placeholders the finding does not explain in words, the text's platform (no ``export``/``ldd``/
 ``LD_LIBRARY_PATH`` for a Windows text, no ``ldconfig``/``apt``/``/proc`` for a Mac's), deletions and uninstalls of
-packages the text does not name. A permanent sweep over a deterministic half of the corpus (and every text that
-reads as Windows or macOS), and one test per fault fixed."""
+packages the text does not name. A permanent sweep over a deterministic third of the corpus (and every text that
+shows Windows or macOS), the faked machines' reports, and one test per fault fixed."""
 
 from __future__ import annotations
 
@@ -64,16 +64,16 @@ def _commands(key: str, code: str | None = None) -> list[str]:
 
 
 def test_every_printed_command_of_the_corpus_sweep_is_runnable_as_printed():
-    """A deterministic half of the corpus (every other text) and every text that shows Windows or macOS: no
+    """A deterministic third of the corpus (every third text) and every text that shows Windows or macOS: no
     printed command fails a check (before round 31a, over the whole corpus, 165 of 2,410 distinct commands failed:
     97 with a placeholder nothing explains, 61 another platform's, 9 a requirement pip refuses, 3 quotes, 1 syntax)."""
     bad, seen = [], 0
     for i, (key, r) in enumerate(_rows().items()):
-        if i % 2 and not _PLATFORM_SHOWN_RE.search(r["text"]):
+        if i % 3 and not _PLATFORM_SHOWN_RE.search(r["text"]):
             continue
         seen += 1
         bad += [(key, *b) for b in _failures(key)]
-    assert seen > 2000
+    assert seen > 1500
     assert not bad, bad[:8]
 
 
@@ -199,6 +199,8 @@ def test_a_posix_command_on_windows_is_cmds_or_nothing(parts, sep, note):
     if out:
         printed = _for_shell(out, "cmd")
         assert not check(printed, "windows", "torch nvidia", ""), printed
+        ps = _for_shell(out, "powershell")  # PowerShell 5.1 cannot open the device nul as a file: $null
+        assert " 2>nul" not in ps and " & " not in ps.split("   #")[0], ps
 
 
 @SWEEP
