@@ -3163,6 +3163,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     if "conflict is caused by" in low:
         _pip_conflict(r, text)
     _unplaced_bare_import(r, low)
+    _sibling_import_missing(r, text)
     _removed_api_forms(r, text, low)
     _newer_torch_api(r, text, low)
     _scan_signs(r, text, low, holds)
@@ -3543,6 +3544,46 @@ def _unplaced_bare_import(r: _Reader, low: str) -> None:
         return  # a compiled module's name (detectron2's _C) or a private one: read by the extension rows
     r.event("torch", "module_missing", line, WEIGHT["module"], module=name, import_name=True, bare_name=True)
     r.bare_import = None
+
+
+#: (round 31c) a package's own relative import of a sibling module, as a traceback or the person quotes it: "from
+#: .pvt_dia import pvt_small_dia" (IPython's "---> 11 " and a frame's indent before it), "from . import voxel_field"
+_RELATIVE_IMPORT_RE = re.compile(r"^[ \t>|-]{0,12}(?:\d{1,5}[ \t]+)?from \.(?:([A-Za-z_]\w{0,80})[ \t]+import[ \t]|"
+                                 r"[ \t]+import[ \t]+\(?([A-Za-z_][\w, \t]{0,300}))", re.M)
+
+
+#: modules a package's build writes into its source tree (setup.py's version.py, setuptools-scm's _version.py): missing
+#: from a source tree that was never built (Python started inside it: torch's "No module named 'torch.version'"), not
+#: from a release
+_GENERATED_MODULES = frozenset({"version", "_version", "git_version", "__version__", "_C", "_ext"})
+
+
+def _sibling_import_missing(r: _Reader, text: str) -> None:
+    """(round 31c) "No module named 'P.X'" where the text shows a relative import of X (``from .X import ...`` or
+    ``from . import X``): the package's (or the project's) own module imports a sibling file its folder lacks, so
+    Python words the missing sibling with the importing package's dotted name (importlib's _find_and_load of
+    ``P.X`` from P's ``__path__``). ``submodule_absent`` as for round 22's partially initialised module; the rules
+    leave a compiled module's name (``_C``, ``*_cuda``) to the extension readings."""
+    if "from ." not in text:
+        return
+    names: set[str] = set()
+    for m in _RELATIVE_IMPORT_RE.finditer(text[:200_000]):
+        if m.group(1):
+            names.add(m.group(1))
+        else:
+            names.update(n for n in re.split(r"[\s,()]+", m.group(2) or "") if n and n != "as")
+        if len(names) > 40:
+            break
+    for ev in r.events["torch"]:
+        mod = str(ev.get("module") or "")
+        parent, _, last = mod.rpartition(".")
+        if ev.get("kind") == "module_missing" and parent and last in names and not ev.get("submodule_absent") and \
+                not ev.get("import_name") and "no module named" in str(ev.get("line") or "").lower() and \
+                mod.split(".")[0] not in ("torch", "torchvision", "torchaudio") and last not in _GENERATED_MODULES:
+            folder = parent.replace(".", "/")
+            m = re.search(r"[^\s'\"()]{0,300}(?:site-packages|dist-packages|\.egg)[/\\][^\s'\"()]{0,200}?" +
+                          re.escape(folder) + r"(?=[/\\])", text.replace("\\", "/")[:200_000])
+            ev["submodule_absent"] = f"{m.group(0) if m else folder}/{last}.py"
 
 
 #: pip replacing a release ("Successfully uninstalled pandas-0.22.0", src/pip/_internal/req/req_uninstall.py)
