@@ -412,6 +412,17 @@ _RELEASE_FINE_RE = re.compile(r"(?<![<>=] )(?<![<>=\d.])(?<!ubuntu )(?<!debian )
 #: (round 24) the system's parts, whose release breaking something is no Python package's API
 _SYSTEM_PARTS = frozenset({"glibc", "libc", "driver", "drivers", "nvidia", "cuda", "kernel", "ubuntu", "debian",
                            "windows", "macos", "python", "gcc", "clang", "nvcc", "cmake"})
+#: (round 31c) a named release of a package said to be buggy or broken itself ("nerfacc==0.3.4 has bug", "a bug inside
+#: nerfacc lib v 0.3.4", "regression in gsplat 1.0.1", "Mitsuba 3.7.0 is broken"): the text's own verdict on that
+#: release; the system's parts (_SYSTEM_PARTS) are not read so
+_RELEASE_V = r"v?(\d{1,4}\.\d{1,4}(?:\.\d{1,4}){0,2}(?:\.?(?:post|rc|a|b|dev)\d{0,4})?)"
+_RELEASE_P = r"([a-z][a-z0-9_.-]{1,40}?)"
+_RELEASE_BUG_RE = re.compile(
+    rf"\b{_RELEASE_P}(?:\s?==\s?|\s(?:v(?:ersion)?\s?|release\s)?|-){_RELEASE_V}\s(?:(?P<bug>(?:has|have|had|contains?|"
+    rf"introduced)\s(?:a\s|an?\s\w{{1,20}}\s|some\s)?bugs?\b)|(?:is|was)\s(?:broken|buggy)\b)|"
+    rf"\b(?P<bug2>bugs?)\s(?:in|inside|of|with)\s(?:the\s)?{_RELEASE_P}(?:\s(?:lib(?:rary)?|package))?\s"
+    rf"(?:v(?:ersion)?\s?|release\s|==)?{_RELEASE_V}\b|"
+    rf"\b(?P<bug3>regression)\s(?:in|of)\s{_RELEASE_P}\s(?:v(?:ersion)?\s?|release\s|==)?{_RELEASE_V}\b", re.I)
 #: (round 24) a named release of a package said to break the code that uses it ("gsplat 1.0 breaks nerfstudio", "new
 #: diffusers version breaks an import", "functional_tensor errors out in torchvision 0.17"): an API that release
 #: changed, which the calling code was not written for; the system's parts (the C library, the driver, CUDA, the OS,
@@ -2462,6 +2473,14 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
             if m:
                 r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0),
                         vague=True)
+    if ("bug" in low or "broken" in low or "regression" in low) and (m := _RELEASE_BUG_RE.search(line[:2000])):
+        # (round 31c) a named release said to be buggy itself: that release's bug (release_bug_told)
+        g = m.groups()
+        pkg, ver = next((g[i], g[i + 1]) for i in (0, 4, 7) if g[i])
+        if pkg.lower().rstrip(".-") not in _SYSTEM_PARTS:
+            r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="release_bug_said", phrase=m.group(0)[:80],
+                    package=pkg.lower().rstrip(".-"), version=ver, bug=bool(m.group("bug") or m.group("bug2") or
+                                                                           m.group("bug3")))
     if "fixed in" in low:  # (round 27e) "fixed in 2.2.1": the text names the release that fixed the failure
         m = _FIXED_IN_RELEASE_RE.search(low)
         if m:

@@ -620,6 +620,17 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         from smrnb.doctor.rules._abi import project_class_fix
 
         return project_class_fix(facts, ev, "library_bug")
+    if ev.get("sign") == "release_bug_said":  # (round 31c) release_bug_told: the text's verdict on a named release
+        pkg, ver = str(ev.get("package") or "the package"), str(ev.get("version") or "")
+        return {"title": f"{pkg} {ver}, the release the text says is broken: its bug (the release before, or a later "
+                         "fixed one)",
+                "check": f"pip install '{pkg}!={ver}' (the release before) with the same code: it works -> {pkg} {ver}'s "
+                         f"bug; it fails the same -> the code's own reading",
+                "fix": f"The text says {pkg} {ver} itself is broken ('{str(ev.get('phrase') or '')[:60]}'): install the "
+                       f"release before it, or a later one whose notes name the fix; {pkg}'s issue tracker for that "
+                       "release says which.",
+                "commands": [f"pip show {pkg}   # the installed release", f"pip install '{pkg}!={ver}'   # pip picks "
+                             f"the newest release other than {ver}; or pin the one before: pip install '{pkg}<{ver}'"]}
     if ev.get("sign") == "release_breaks_said":  # (round 24) the second reading of release_breaks_told
         pkg = str(ev.get("package") or "the package")
         return {"title": f"A bug of the {pkg} release the text names",
@@ -1742,6 +1753,24 @@ def release_breaks_told(facts: Facts) -> Iterable[Finding]:
         yield from resolve(facts, {**said[0], "weight": 30, "package": pkg or None,
                                    "fact": f"the text says a release of {pkg or 'a package'} breaks the code "
                                            f"({said[0].get('phrase')})"},
+                           ["package_api_version_mismatch", "library_bug"])
+
+
+@rule("torch")
+def release_bug_told(facts: Facts) -> Iterable[Finding]:
+    """(round 31c) A named release of a package the text says is buggy or broken itself ("nerfacc==0.3.4 has bug", "a
+    bug inside nerfacc lib v 0.3.4", "regression in gsplat 1.0.1", "Mitsuba 3.7.0 is broken"): that release's bug
+    (the one before it, or a later fixed one), the calling code written for another release second (what changed
+    decides: the code, or the package's release); "is broken" without a bug said, the other way round. Ranked after
+    the readings of the failure's own words."""
+    said = [e for e in events(facts, "torch", "sign") if e.get("sign") == "release_bug_said"]
+    if said:
+        pkg = str(said[0].get("package") or "")
+        yield from resolve(facts, {**said[0], "weight": 30, "fact": f"the text says {pkg} {said[0].get('version')} "
+                                                                    f"is broken ({said[0].get('phrase')})"},
+                           ["library_bug", "package_api_version_mismatch"] if said[0].get("bug") else
+                           # "is broken" without a bug said: often code written for the release before (what
+                           # changed decides), as release_breaks_told
                            ["package_api_version_mismatch", "library_bug"])
 
 
