@@ -535,6 +535,9 @@ _TYPE_ATTR_RE = re.compile(r"type object '([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za
                            r"'([A-Za-z0-9_]{1,80})'")
 _NO_ATTR_RE = re.compile(r"module ['\"]([A-Za-z0-9_.]{1,100})['\"] has no attribute(?: ['\"]([A-Za-z0-9_]{1,80})['\"]|"
                          r" ([A-Za-z_][A-Za-z0-9_]{0,80})(?=`|\s*$)|\s*$)")
+#: (round 31c) Python 2's AttributeError of a module, which names no module (Objects/moduleobject.c of 2.7: "'module'
+#: object has no attribute '%.400s'")
+_PY2_NO_ATTR_RE = re.compile(r"AttributeError: 'module' object has no attribute '([A-Za-z_][A-Za-z0-9_]{0,80})'")
 #: a name with a release number right after it ("open3d v0.12.0", "Pillow 10.0.0", "jax==0.4.20", "peft=0.10.0"):
 #: a distribution the text says is installed, or was, in that release
 _NAMED_RELEASE_RE = re.compile(r"\b([A-Za-z][A-Za-z0-9_\-]{1,40})(?:\s{0,2}={1,2}\s{0,2}|\s{1,2}version:?\s{1,2}|\s{1,2})v?"
@@ -1745,6 +1748,14 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         for mod, quoted, bare in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
             attr = quoted or bare  # (round 18: a name written without quotes, a report's paraphrase or placeholder)
             r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
+                    attribute=True)
+    if "'module' object has no attribute" in low and (m := _PY2_NO_ATTR_RE.search(line)) and r.call_line:
+        # (round 31c) Python 2 names no module ("'module' object has no attribute 'hann_window'"): the source line
+        # printed under the last frame names it ("window=torch.hann_window")
+        attr = m.group(1)
+        if own := re.search(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){0,4})\." +
+                            re.escape(attr) + r"\b", r.call_line):
+            r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{own.group(1)}.{attr}",
                     attribute=True)
     if "." in line and any(map(str.isdigit, line[:400])) and _RELEASE_DIGITS_RE.search(line, 0, 2000):
         _named_releases(r, line)
