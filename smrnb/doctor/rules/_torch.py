@@ -687,6 +687,19 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["pip show <the package>   # the release, for its issue tracker",
                              "pip install --upgrade <the package>",
                              "# or install the latest Visual C++ Redistributable (x64) from Microsoft"]}
+    if key == "jupyterlab_classic_notebook_js":  # (round 31c) the package that writes the JavaScript
+        return {"title": "Or a package writes this JavaScript (on its import or its display): its release supports "
+                         "only the classic Notebook",
+                "check": "the cell that prints it: only an import or a package's own display call -> the package's "
+                         "JavaScript; your own %%javascript / display(Javascript(...)) or %matplotlib notebook -> "
+                         "the code's",
+                "fix": "Where the error appears when a package is imported or shows its output (no JavaScript of "
+                       "your own, no %matplotlib notebook), the package writes JavaScript for the classic Notebook's "
+                       "global objects: a later release of it that checks the front end, or the classic Notebook "
+                       "(nbclassic), is the fix; its issue tracker says which.",
+                "commands": ["pip show <the package imported in that cell>   # the release, for its issue tracker",
+                             "pip install --upgrade <that package>   # or run it in the classic Notebook: "
+                             "pip install nbclassic && jupyter nbclassic"], "severity": "info"}
     if ev.get("kind") == "message" and list(ev.get("codes") or [])[:1] == ["user_code_error"] and \
             has_sign(facts, "code_unchanged_said"):
         meaning = str(ev.get("meaning") or "an error of the calling code").rstrip(".")
