@@ -798,6 +798,10 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
                                         "nvcc --version   # a CUDA release whose crt/math_functions.h has the fix, "
                                         "else NVIDIA's patch to that header (or build in a container with an older "
                                         "glibc)"],
+    # (round 31c) a GLFW bundled by the package that predates Apple Silicon (tables/library_messages.csv)
+    "glfw_cocoa_no_service_port": ["uname -m   # arm64: an Apple Silicon Mac, whose displays the old lookup cannot name",
+                                   "pip install --upgrade <the package that opens the window: open3d, ...>   # a "
+                                   "release bundling a GLFW that knows Apple Silicon"],
     "windows_fail_fast_exit": ["# the program's own log just before the exit names the failed check (ollama: "
                                "%LOCALAPPDATA%\\Ollama\\server.log)",
                                "# install the program's newer release (or the one before the one that fails)"],
