@@ -802,6 +802,10 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
     "glfw_cocoa_no_service_port": ["uname -m   # arm64: an Apple Silicon Mac, whose displays the old lookup cannot name",
                                    "pip install --upgrade <the package that opens the window: open3d, ...>   # a "
                                    "release bundling a GLFW that knows Apple Silicon"],
+    # (round 31c) a file opened at the path of the CI machine that built the release (tables/library_messages.csv)
+    "ci_build_path_file_missing": ["# the path names the build machine's workspace, not yours: nothing to create here",
+                                   "# install the program's next release (or nightly) with the fix, or build it from "
+                                   "source, which generates the file and finds it"],
     "windows_fail_fast_exit": ["# the program's own log just before the exit names the failed check (ollama: "
                                "%LOCALAPPDATA%\\Ollama\\server.log)",
                                "# install the program's newer release (or the one before the one that fails)"],
