@@ -412,6 +412,10 @@ _RELEASE_FINE_RE = re.compile(r"(?<![<>=] )(?<![<>=\d.])(?<!ubuntu )(?<!debian )
 #: (round 24) the system's parts, whose release breaking something is no Python package's API
 _SYSTEM_PARTS = frozenset({"glibc", "libc", "driver", "drivers", "nvidia", "cuda", "kernel", "ubuntu", "debian",
                            "windows", "macos", "python", "gcc", "clang", "nvcc", "cmake"})
+#: (round 31c) a Windows command prompt (cmd's "<folder>>", conda's "(env) " before it, quoted in a sentence) whose
+#: folder holds a space, running a build or Python command in it
+_PROMPT_PATH_SPACE_RE = re.compile(r"^[^\n]{0,80}?(?:\(\S{1,40}\)\s)?\"?([A-Z]:\\[^<>|\n\"]{0,200}? [^<>|\n\"]{0,200}?)>\s{0,2}"
+                                   r"(?:cmake|python|py|pip|nvcc|make|ninja|msbuild|git|setup|conda|\.\\)\b", re.I)
 #: (round 31c) a named release of a package said to be buggy or broken itself ("nerfacc==0.3.4 has bug", "a bug inside
 #: nerfacc lib v 0.3.4", "regression in gsplat 1.0.1", "Mitsuba 3.7.0 is broken"): the text's own verdict on that
 #: release; the system's parts (_SYSTEM_PARTS) are not read so
@@ -2492,6 +2496,11 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="release_bug_said", phrase=m.group(0)[:80],
                     package=pkg.lower().rstrip(".-"), version=ver, bug=bool(m.group("bug") or m.group("bug2") or
                                                                            m.group("bug3")))
+    if ":\\" in line and " " in line and ">" in line and (m := _PROMPT_PATH_SPACE_RE.match(line)) and \
+            "program files" not in m.group(1).lower():
+        # (round 31c) a Windows prompt whose folder has a space in it ("E:\software for programming\...\instant-ngp>
+        # cmake --build build"): the folder a build runs in
+        r.event("context", "sign", line, WEIGHT["weak_sign"], sign="workdir_space", phrase=m.group(1)[:120])
     if "fixed in" in low:  # (round 27e) "fixed in 2.2.1": the text names the release that fixed the failure
         m = _FIXED_IN_RELEASE_RE.search(low)
         if m:

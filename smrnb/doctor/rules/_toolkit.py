@@ -553,6 +553,10 @@ _SYMPTOM_ROWS = frozenset({"deepspeed:cpu_adam_op_not_built"})
 def _symptom(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
     """``ev`` and the codes to read it as: a symptom row's own when the text shows nothing else of the build, else
     only its first code, ranked after the rest: another message of the loader or the toolkit is the failure itself."""
+    if ev.get("key") == "single_input_file" and has_sign(facts, "workdir_space"):
+        # (round 31c) the build runs in a folder whose path has a space, which the project's build files pass to nvcc
+        # unquoted (two words: two inputs): their bug; an MSVC-style option is the other reading
+        return {**ev, "space_path": True}, ["library_bug", "nvcc_option_unsupported"]
     if ev.get("key") == "single_input_file" and value(facts, "context", "os") != "windows" and \
             not has_sign(facts, "windows", "msvc"):
         # nvcc took a second input file on a build outside Windows: no MSVC-style option is involved; the build's

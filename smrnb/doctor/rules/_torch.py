@@ -687,6 +687,18 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["pip show <the package>   # the release, for its issue tracker",
                              "pip install --upgrade <the package>",
                              "# or install the latest Visual C++ Redistributable (x64) from Microsoft"]}
+    if key == "single_input_file" and ev.get("space_path"):  # (round 31c) rules._toolkit._symptom
+        where = next((str(e.get("phrase") or "") for e in events(facts, kind="sign") if e.get("sign") == "workdir_space"),
+                     "the build's folder")
+        return {"title": f"The build passes its folder's path unquoted, and '{cut_at_word(where, 80)}' holds a space: "
+                         "nvcc reads the two halves as two inputs",
+                "check": "the same build in a folder without spaces: it compiles -> the unquoted path (the project's "
+                         "build files); it fails the same -> an option nvcc does not parse",
+                "fix": "The project's build files (CMakeLists.txt, a setup.py's nvcc command) put a path on nvcc's "
+                       "command line without quotes, so a folder name with a space splits into two arguments: their "
+                       "bug (report it). Move (or clone) the project to a path without spaces and build again.",
+                "commands": ["git clone --recursive <the project's URL> C:\\src\\<project>   # a path without spaces",
+                             "cmake --build build --config RelWithDebInfo -v   # the nvcc command, its unquoted path"]}
     if key == "jupyterlab_classic_notebook_js":  # (round 31c) the package that writes the JavaScript
         return {"title": "Or a package writes this JavaScript (on its import or its display): its release supports "
                          "only the classic Notebook",
