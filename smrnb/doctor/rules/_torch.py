@@ -229,6 +229,8 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [f"pip install {pkg}=={req} -f https://download.pytorch.org/whl/torch_stable.html",
                              f"pip install {pkg}=={req.split('+', 1)[0]} --index-url "
                              f"https://download.pytorch.org/whl/{local}   # the same build from its own index"]}
+    if (said := _LIBRARY_SAYS_BUG.get(str(ev.get("key") or ""), {}).get("user_code_error")) is not None:
+        return dict(said)  # (round 31c) the second reading of a library's own bug message
     if ev.get("key") in _USER_ROW_COMMANDS:  # a tool's check of its configuration or build command, not a CUDA kernel
         return {"title": cut_at_word(title, 200), "evidence": evidence, "commands": _USER_ROW_COMMANDS[str(ev["key"])]}
     return {"title": cut_at_word(title, 200), "evidence": evidence,
@@ -417,6 +419,95 @@ _IMAGE_DRIVER_FILES = ["docker run --rm --entrypoint sh <image> -c 'ls -l /usr/l
 _TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, and whether an unversioned libcuda.so exists",
                    "pip install --upgrade triton   # later releases look for libcuda.so.1 (or set TRITON_LIBCUDA_PATH)"]
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
+#: (round 31c) rows of a library's own message saying the failure is its bug (numba's "This should not have happened",
+#: JAX's "This is a bug in JAX's shape-checking rules; please report it!", pybind11's GIL check, CPython's check of a
+#: C function's result, TorchDynamo's internal error): each reading's words, the library's release first, the calling
+#: code's second, each with what decides
+_LIBRARY_SAYS_BUG: dict[str, dict[str, dict[str, Any]]] = {
+    "numba_internal_error": {
+        "library_bug": {
+            "title": "Numba says the failure is its own: a bug of its compiler in the installed release",
+            "check": "the same function on the newest Numba (pip install -U numba llvmlite): it compiles -> the old "
+                     "release's bug; it fails the same -> report it with a minimal reproducer, or rewrite the part the "
+                     "traceback's lowering names",
+            "fix": "Numba's compiler failed in its own code (a LoweringError or InternalError it marks as one to "
+                   "report): install its newest release (with the llvmlite it pins), and report the error with a "
+                   "minimal reproducer if it stays; compiling the function without the construct the message names "
+                   "(or running it without @jit) works around it.",
+            "commands": ["python -c \"import numba, llvmlite; print(numba.__version__, llvmlite.__version__)\"",
+                         "pip install --upgrade numba llvmlite   # the newest release, with the llvmlite it pins"]},
+        "user_code_error": {
+            "title": "Else a feature of the function Numba does not support in nopython mode, reaching its "
+                     "compiler's internals",
+            "check": "the function without @jit (or with the construct the traceback's lowering step names removed): "
+                     "it runs -> a construct Numba does not compile; report it all the same",
+            "fix": "Numba's supported-Python list (the language features and NumPy calls nopython mode compiles) "
+                   "against the function's code: rewrite the construct it lacks.",
+            "commands": ["NUMBA_DISABLE_JIT=1 python <your script>   # the same code without Numba's compiler"],
+            "severity": "info"}},
+    "jax_shape_check_bug": {
+        "library_bug": {
+            "title": "JAX says its shape checks let through a computation XLA refuses: a bug of the jax release",
+            "check": "the shapes in the message's first line against what the call documents: valid -> JAX's bug "
+                     "(try the newest jax and jaxlib, report it); not -> the calling code's values",
+            "fix": "XLA refused a computation that JAX's own shape rules accepted: install the newest jax with its "
+                   "jaxlib (a later release checks or compiles it), and report it with the shapes if it stays.",
+            "commands": ["python -c \"import jax, jaxlib; print(jax.__version__, jaxlib.__version__)\"",
+                         "pip install --upgrade jax jaxlib"]},
+        "user_code_error": {
+            "title": "Else the shapes the code passes: XLA's words before JAX's name them",
+            "check": "print the shapes of the call's arguments (jax.eval_shape) against what the operation takes",
+            "fix": "The message's first line is XLA's: the operands' shapes it refused. Where they are not what the "
+                   "operation takes, the calling code's values are wrong and JAX's check merely missed them.",
+            "commands": ["python -c \"import jax; print(jax.eval_shape(<your function>, <its arguments>))\""],
+            "severity": "info"}},
+    "pybind11_gil_not_held": {
+        "library_bug": {
+            "title": "A compiled extension touched a Python object without holding the GIL: a bug of its C++ code",
+            "check": "the extension the traceback or core dump names (gdb -ex bt, or faulthandler): a package's -> its "
+                     "release; your own pybind11 module -> its code",
+            "fix": "pybind11 aborted because an extension's C++ code (a thread of its own, a callback, a destructor "
+                   "run at exit) changed a reference count without the GIL: a later release of that extension is the "
+                   "fix; in your own module, hold py::gil_scoped_acquire around the Python objects it touches.",
+            "commands": ["python -X faulthandler <your script>   # the frames at the abort name the extension",
+                         "pip install --upgrade <that extension>"]},
+        "user_code_error": {
+            "title": "Else your own pybind11 module's C++ code, where you wrote the extension",
+            "check": "the module at the abort's frames is yours -> acquire the GIL where it touches Python objects",
+            "fix": "Where the extension is your own, wrap the code that creates, copies or destroys py::object values "
+                   "outside Python's threads in py::gil_scoped_acquire (and release it only around pure C++ work).",
+            "commands": ["python -X faulthandler <your script>"], "severity": "info"}},
+    "cpython_null_without_error": {
+        "library_bug": {
+            "title": "A C extension's function broke CPython's calling convention: a bug of that extension's release",
+            "check": "the object the SystemError names (its module): pip show it; the same call on its latest release",
+            "fix": "CPython's SystemError names a compiled function that returned NULL without an exception (or a "
+                   "result with one set): the extension owning it is at fault. Install its later release (or the "
+                   "pair of releases its project pins, where it calls another compiled library), and report it if it "
+                   "stays.",
+            "commands": ["pip show <the package of the function the SystemError names>",
+                         "pip install --upgrade --force-reinstall <that package>"]}},
+    "dynamo_internal_error": {
+        "library_bug": {
+            "title": "torch.compile's graph capture (TorchDynamo) failed in its own code: a bug of the torch release",
+            "check": "the model without torch.compile: it runs -> torch's compiler (another torch release, or "
+                     "suppress_errors meanwhile); it fails the same -> the model's code",
+            "fix": "TorchDynamo raised InternalTorchDynamoError, its wrapper for an exception in its own tracing code: "
+                   "a bug of the installed torch's compiler, which a later release may fix. Run without "
+                   "torch.compile meanwhile, or let it fall back to eager for the graphs that fail.",
+            "commands": ["pip install --upgrade torch   # a release whose compiler has the fix (torchvision/torchaudio "
+                         "of the same line)",
+                         "# meanwhile: import torch._dynamo; torch._dynamo.config.suppress_errors = True"]},
+        "user_code_error": {
+            "title": "Else the model's own code raises the wrapped exception while TorchDynamo traces it",
+            "check": "the same forward without torch.compile: the wrapped exception again -> the model's code",
+            "fix": "Where the model fails the same without torch.compile, the exception Dynamo wrapped is the model's "
+                   "own: its frame in the traceback is what to change.",
+            "commands": ["python <your script> with the torch.compile call removed   # the model's own error, if it "
+                         "is one"], "severity": "info"}},
+}
+
+
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
     # (round 28c) torch checks shapes and devices on the host before any kernel is launched: the error is raised
     # synchronously at the call the traceback names (no CUDA_LAUNCH_BLOCKING needed)
@@ -687,6 +778,8 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["pip show <the package>   # the release, for its issue tracker",
                              "pip install --upgrade <the package>",
                              "# or install the latest Visual C++ Redistributable (x64) from Microsoft"]}
+    if (said := _LIBRARY_SAYS_BUG.get(key, {}).get("library_bug")) is not None:
+        return dict(said)  # (round 31c) a library's own message saying the failure is its bug
     if key == "single_input_file" and ev.get("space_path"):  # (round 31c) rules._toolkit._symptom
         where = next((str(e.get("phrase") or "") for e in events(facts, kind="sign") if e.get("sign") == "workdir_space"),
                      "the build's folder")
