@@ -315,7 +315,11 @@ _FIRST_CALL_RE = re.compile(r"([A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){0,5})\("
 _FROM_IMPORT_RE = re.compile(r"(?:^|[\s;>:])from ([A-Za-z_][\w.]{0,80}) import \(?([\w ,]{1,400})")
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 #: how a crash of the process reads (shell, IDE, faulthandler)
-_CRASH_WORDS = ("segmentation fault", "sigsegv", "sigabrt", "aborted (core dumped)", "fatal python error")
+#: (round 31c) and glibc's heap checks aborting the process (malloc/malloc.c malloc_printerr: "free(): invalid pointer",
+#: "double free or corruption (out)", "munmap_chunk(): invalid pointer", "corrupted size vs. prev_size")
+_CRASH_WORDS = ("segmentation fault", "sigsegv", "sigabrt", "aborted (core dumped)", "fatal python error",
+                "free(): invalid pointer", "double free or corruption", "munmap_chunk(): invalid pointer",
+                "corrupted size vs. prev_size")
 #: a notebook's cell as users name it ("run cell 1", "in the first cell", "cell [3]", "the cell output")
 _CELL_RE = re.compile(r"\b(?:(?:run|running|ran|execute|executing|executed|the|this|that|first|next|same|second|"
                       r"last|a|in|my|each|every) (?:code )?cells?|cells? ?\[?[0-9]{1,3}\]?|cell outputs?)\b")

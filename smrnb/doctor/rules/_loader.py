@@ -879,6 +879,16 @@ def _crash_readings(facts: Mapping[str, Any]) -> Iterator[Finding]:
         # symbol resolved to the other's), whatever is imported
         yield from resolve(facts, {**coinstall[0], "line": line, "modules": [*mods, str(coinstall[0].get("package"))],
                                    "weight": 24}, ["native_library_conflict", "library_bug"])
+    elif at and at.split(".")[0] not in ("torch", "numpy", "tensorflow") and len(mods) < 2:
+        # (round 31c) the process died right at `import X` (the line after it is the crash), X the one package of its
+        # own shown and no code of the person's run yet: X's native code crashed while loading, its release's bug (a
+        # broken binary, fixed by the release before or after), or a library X loads clashing with one already in
+        # the process; after every reading of the text's own words (torch, NumPy and TensorFlow crashing at import
+        # are their own rows' readings: CPU instructions, a mixed install)
+        yield from resolve(facts, {"kind": "state", "from": "text", "line": line, "modules": mods or [at],
+                                   "weight": 30, "bug": "import_crash", "package": at,
+                                   "fact": f"the process crashed at `import {at}`"},
+                           ["library_bug", "native_library_conflict"])
     regression = [e for e in events(facts, "torch", "sign") if e.get("sign") == "regression_said"]
     if regression and not order and len(mods) < 2:
         pkg = mods[0] if mods else None

@@ -750,6 +750,21 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              "import or frame)",
                              "pip install '<the package>==<the release the text says works>'   # or a later release "
                              "with the fix"]}
+    if bug == "import_crash":  # (round 31c) rules._loader._crash_readings
+        pkg = str(ev.get("package") or "the package")
+        top = pkg.split(".")[0]
+        return {"title": f"The process crashed while `import {pkg}` loaded its native code: a broken binary of that "
+                         "release",
+                "check": f"python -X faulthandler -c \"import {pkg}\" alone, in a fresh environment: it crashes -> "
+                         f"{top}'s release (the one before, or a later one); it imports -> another library loaded with "
+                         "it clashes",
+                "fix": f"The crash comes before any code of yours runs, while {pkg} loads its compiled modules: a "
+                       f"binary of that {top} release that is broken on this system (its issue tracker names the "
+                       "release to use), or one built for other releases of the libraries it links (torch, CUDA). "
+                       "Install the release before it, or a later fixed one.",
+                "commands": [f"python -X faulthandler -c \"import {pkg}\"   # the native frame that crashes",
+                             f"pip show {top}   # the release, for its issue tracker",
+                             f"pip install '{top}==<the release before>'   # or a later one with the fix"]}
     if bug == "regression":
         pkg = ev.get("package") or "<the package>"
         return {"title": f"A crash that began with a release of {pkg if ev.get('package') else 'a library'}",
