@@ -380,6 +380,14 @@ def _kernel_process_reading(c: list[str], facts: Facts, ev: Mapping[str, Any]) -
     return None
 
 
+#: (round 31c) the folder pip's "neither 'setup.py' nor 'pyproject.toml' found" names (pip's "Directory 'x' is not
+#: installable", "The directory 'x' cannot be installed", "file:///x does not appear to be a Python project")
+_PIP_NOT_PROJECT_DIR_RE = re.compile(r"(?:[Dd]irectory '([^'\n]{1,300})'|file://([^\s'\n]{1,300}) does not appear)")
+#: folders projects keep their git submodules (and vendored sources) in
+_SUBMODULE_DIR_RE = re.compile(r"(?:^|[/\\])(?:submodules?|third[_-]?party|3rdparty|thirdparty|external|externals|extern|"
+                               r"deps|vendor|ext|libs?)(?:[/\\]|$)", re.I)
+
+
 def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str] | None:
     """Readings the event's own words decide before the other facts: a registry name one typing slip from a type every
     OpenMMLab release registers (a misspelt config), a call asking for a newer driver from a driver whose CUDA is not
@@ -392,6 +400,14 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         if m and near:
             return ["user_code_error", *(x for x in c if x != "user_code_error")], (
                 f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a misspelt name")
+    if ev.get("key") == "pip_directory_not_a_project" and "library_bug" not in s and (
+            m := _PIP_NOT_PROJECT_DIR_RE.search(str(ev.get("line") or ""))) and \
+            not _SUBMODULE_DIR_RE.search(m.group(1) or m.group(2)):
+        # (round 31c) a folder with no setup.py / pyproject.toml outside the folders projects keep git submodules in:
+        # an empty submodule still reads first (a ZIP download, a clone without --recursive), the project's own
+        # instructions installing a folder that is no package (its repository's bug) second
+        return [*c[:1], "library_bug", *c[1:]], (f"'{(m.group(1) or m.group(2))[-80:]}' is not under a submodule "
+                                                 "folder: an empty submodule, or the project's instructions")
     if ev.get("key") == "unpack_count_mismatch" and value(facts, "torch", "shape_unpacked"):
         # (round 30a) the unpacked value is a tensor's or array's shape: the value has another number of dimensions
         # than the code reads (a library's documented input contract: kaolin's batched (batch_size, V, 3)), the value

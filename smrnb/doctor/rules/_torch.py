@@ -487,6 +487,18 @@ _LIBRARY_SAYS_BUG: dict[str, dict[str, dict[str, Any]]] = {
                    "stays.",
             "commands": ["pip show <the package of the function the SystemError names>",
                          "pip install --upgrade --force-reinstall <that package>"]}},
+    "pip_directory_not_a_project": {  # (round 31c) rules._events._message_decides: not a submodule folder
+        "library_bug": {
+            "title": "Else the project's instructions install a folder that is no Python package: its repository's bug",
+            "check": "git submodule status (in the project's checkout): the folder listed -> an empty submodule (the "
+                     "first reading); not listed, and the repository's own copy of the folder has no setup.py or "
+                     "pyproject.toml either -> the instructions' step is wrong (skip it, or install what it means)",
+            "fix": "Where the folder is the project's own (no submodule) and its repository has no packaging file "
+                   "there, the install step that runs pip on it is the project's mistake: skip it (its code is used "
+                   "from the checkout), install the packages that folder needs from the project's requirements, and "
+                   "tell the maintainers.",
+            "commands": ["git submodule status   # an empty submodule is listed here", "git ls-files <that folder> | "
+                         "head   # what the repository holds there"]}},
     "dynamo_internal_error": {
         "library_bug": {
             "title": "torch.compile's graph capture (TorchDynamo) failed in its own code: a bug of the torch release",
