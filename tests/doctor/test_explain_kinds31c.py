@@ -73,6 +73,9 @@ READINGS = [
     (">>> import graphkit\nfree(): invalid pointer\nAborted (core dumped)\n", "library_bug"),
     (">>> import meshops\nSegmentation fault (core dumped)\n", "library_bug"),
     ("$ python -c 'import pcl_tools'\ndouble free or corruption (out)\nAborted (core dumped)\n", "library_bug"),
+    # a limit macro retyped in backticks in a title (nvcc's / GCC's own forms were read before)
+    ("`FLT_MAX` undefined in CUDA 12.6 for the raster examples\n", "library_bug"),
+    ("`INT_MAX` is not declared when building with gcc 13\n", "library_bug"),
     # pip given a project folder (not a submodule folder) with no packaging file
     ("$ cd lrm && pip install -e .\nObtaining file:///home/me/Any3D/lrm\nERROR: file:///home/me/Any3D/lrm does not "
      "appear to be a Python project: neither 'setup.py' nor 'pyproject.toml' found.\n", "library_bug"),
@@ -133,6 +136,8 @@ NOT = [
      "library_bug"),
     ("ERROR: file:///home/me/proj/third_party/nvdiffrast does not appear to be a Python project: neither 'setup.py' "
      "nor 'pyproject.toml' found.\n", "library_bug"),
+    # a limit macro named without backticks in prose: not read
+    ("FLT_MAX is fine here, the build fails later\n", "library_bug"),
     # GLFW without a display on Linux: not the macOS lookup
     ("glfw.GLFWError: (65544) b'X11: The DISPLAY environment variable is missing'\n", "library_bug"),
 ]
@@ -205,3 +210,9 @@ def test_import_crash_fix_names_the_package():
     f = _finding(">>> import graphkit\nfree(): invalid pointer\nAborted (core dumped)\n", "library_bug")
     print(f.title, f.fix.commands, sep="\n")
     assert "import graphkit" in f.title and any("faulthandler" in c for c in f.fix.commands)
+
+
+def test_ci_path_fix_says_nothing_to_create():
+    f = _finding("Failed to open file: D:\\a\\SplatView\\SplatView\\shaders\\rast.spv\n", "library_bug")
+    print(f.title, f.fix.why, f.fix.commands, sep="\n")
+    assert "machine that built its release" in f.title and "nightly" in f.fix.why

@@ -421,8 +421,9 @@ _TRITON_LIBCUDA = ["ldconfig -p | grep libcuda   # the driver's libcuda.so.1, an
 #: message rows whose user_code_error is a tool's check of its own configuration or command line: what to look at
 #: (round 31c) rows of a library's own message saying the failure is its bug (numba's "This should not have happened",
 #: JAX's "This is a bug in JAX's shape-checking rules; please report it!", pybind11's GIL check, CPython's check of a
-#: C function's result, TorchDynamo's internal error): each reading's words, the library's release first, the calling
-#: code's second, each with what decides
+#: C function's result, TorchDynamo's internal error), and of a release's own defect its words show (a GLFW older than
+#: Apple Silicon, a file at the CI runner's path, a limit macro without its header, a folder that is no package): each
+#: reading's words, the library's release first, the calling code's second, each with what decides
 _LIBRARY_SAYS_BUG: dict[str, dict[str, dict[str, Any]]] = {
     "numba_internal_error": {
         "library_bug": {
@@ -487,6 +488,40 @@ _LIBRARY_SAYS_BUG: dict[str, dict[str, dict[str, Any]]] = {
                    "stays.",
             "commands": ["pip show <the package of the function the SystemError names>",
                          "pip install --upgrade --force-reinstall <that package>"]}},
+    "glfw_cocoa_no_service_port": {
+        "library_bug": {
+            "title": "The GLFW the package bundles cannot name this Mac's display: a GLFW release older than Apple "
+                     "Silicon",
+            "check": "uname -m: arm64 (Apple Silicon) -> the bundled GLFW's release (a later package release); x86_64 "
+                     "-> a session without a display (SSH, a headless Mac)",
+            "fix": "GLFW's macOS backend names displays through IOKit's IODisplayConnect services, which Apple Silicon "
+                   "does not have: a package bundling such a GLFW (Open3D 0.10 and other releases of 2020) fails "
+                   "there. Install a later release of the package that opens the window (it bundles a newer GLFW).",
+            "commands": ["uname -m   # arm64: an Apple Silicon Mac",
+                         "pip install --upgrade <the package that opens the window: open3d, ...>"]}},
+    "ci_build_path_file_missing": {
+        "library_bug": {
+            "title": "The program opens a file at a path of the machine that built its release: its packaging's bug",
+            "check": "the path begins with a CI runner's workspace (D:\\a\\<repo>\\<repo>\\, /home/runner/work/"
+                     "<repo>/<repo>/): no file to create on this machine; the next release (or nightly) decides",
+            "fix": "The file (a generated shader, a data or model file) is looked up where the release was built, a "
+                   "GitHub Actions runner's workspace: the release was packaged without it or with its build-time "
+                   "path compiled in. Install the next release (or nightly) with the fix, or build the program from "
+                   "source, which generates the file and finds it.",
+            "commands": ["# the path names the build machine's workspace, not yours: nothing to create here",
+                         "# install the program's next release (or nightly), or build it from source"]}},
+    "std_limit_macro_undeclared": {
+        "library_bug": {
+            "title": "The source uses a limit macro (FLT_MAX, INT_MAX...) without including its header: the "
+                     "project's source, which newer toolkit headers no longer cover",
+            "check": "grep the file the compiler names for #include <cfloat> / <climits>: absent -> the source's bug",
+            "fix": "The macro comes from <cfloat> (FLT_*, DBL_*) or <climits> (INT_*, LONG_*); the source compiled "
+                   "only while another header included it on the way, which this toolkit's (or compiler's) headers "
+                   "no longer do. Add the #include to the files that use it and rebuild, or pull the project's fixed "
+                   "source.",
+            "commands": ["grep -rn -e FLT_MAX -e DBL_MAX -e INT_MAX --include='*.cu' --include='*.cpp' "
+                         "--include='*.h' .   # the files that use it",
+                         "# add #include <cfloat> (or <climits>) at the top of each, then rebuild"]}},
     "pip_directory_not_a_project": {  # (round 31c) rules._events._message_decides: not a submodule folder
         "library_bug": {
             "title": "Else the project's instructions install a folder that is no Python package: its repository's bug",
@@ -930,14 +965,6 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
                                         "nvcc --version   # a CUDA release whose crt/math_functions.h has the fix, "
                                         "else NVIDIA's patch to that header (or build in a container with an older "
                                         "glibc)"],
-    # (round 31c) a GLFW bundled by the package that predates Apple Silicon (tables/library_messages.csv)
-    "glfw_cocoa_no_service_port": ["uname -m   # arm64: an Apple Silicon Mac, whose displays the old lookup cannot name",
-                                   "pip install --upgrade <the package that opens the window: open3d, ...>   # a "
-                                   "release bundling a GLFW that knows Apple Silicon"],
-    # (round 31c) a file opened at the path of the CI machine that built the release (tables/library_messages.csv)
-    "ci_build_path_file_missing": ["# the path names the build machine's workspace, not yours: nothing to create here",
-                                   "# install the program's next release (or nightly) with the fix, or build it from "
-                                   "source, which generates the file and finds it"],
     "windows_fail_fast_exit": ["# the program's own log just before the exit names the failed check (ollama: "
                                "%LOCALAPPDATA%\\Ollama\\server.log)",
                                "# install the program's newer release (or the one before the one that fails)"],
