@@ -408,7 +408,11 @@ _REGRESSION_VAGUE_RE = re.compile(
     r"\b(?:since|after) (?:i |we )?(?:today |just |recently |yesterday )?(?:updated|upgraded|updating|upgrading) "
     r"(?!(?:the |my )?(?:nvidia |gpu )?(?:drivers?|kernel|cuda|os|ubuntu|system|python|windows|macos)\b)"
     r"(?:[a-z][\w.+-]{0,30} )?to (?:the )?(?:latest|newest|new|last)\b|"
-    r"\b(?:was|were) working (?:fine |well |perfectly |great )?(?:before|yesterday|until|by today|earlier)\b")
+    r"\b(?:was|were) working (?:fine |well |perfectly |great )?(?:before|yesterday|until|by today|earlier)\b|"
+    # (round 31c) "it worked in previous versions", "works with an older release": a release before this one worked
+    r"\b(?:worked|works|was working|used to work)(?: fine| well| ok)? (?:in|with|on) (?:the |an? )?"
+    r"(?:previous|older|earlier|prior|last) (?:versions?|releases?)\b(?! of (?:the )?(?:ubuntu|debian|centos|linux|"
+    r"windows|macos|os|python|cuda|nvidia|drivers?|kernel|gcc)\b)")
 #: (round 24) a release said fine, read in the words just before " is fine" / " was fine" ("3.14 is fine"; not a
 #: version bound ">= 2.1.0 is fine", nor an OS, Python, CUDA or driver release)
 _RELEASE_FINE_RE = re.compile(r"(?<![<>=] )(?<![<>=\d.])(?<!ubuntu )(?<!debian )(?<!centos )(?<!python )(?<!cuda )"
@@ -2487,7 +2491,7 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
             m = _RELEASE_FINE_RE.search(low[max(0, j - 40):j + 5])
         if m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
-        elif "working" in low or "updat" in low or "upgrad" in low:
+        elif "working" in low or "updat" in low or "upgrad" in low or "work" in low:
             m = _REGRESSION_VAGUE_RE.search(low)
             if m:
                 r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0),

@@ -76,6 +76,9 @@ READINGS = [
     # a limit macro retyped in backticks in a title (nvcc's / GCC's own forms were read before)
     ("`FLT_MAX` undefined in CUDA 12.6 for the raster examples\n", "library_bug"),
     ("`INT_MAX` is not declared when building with gcc 13\n", "library_bug"),
+    # a release before said to work, no number ("it worked in previous versions")
+    ("KeyError: 'uv_attr'\nIt worked in previous versions of the shader package.\n", "library_bug"),
+    ("ValueError: bad vertex layout\nthis used to work with an older release\n", "library_bug"),
     # pip given a project folder (not a submodule folder) with no packaging file
     ("$ cd lrm && pip install -e .\nObtaining file:///home/me/Any3D/lrm\nERROR: file:///home/me/Any3D/lrm does not "
      "appear to be a Python project: neither 'setup.py' nor 'pyproject.toml' found.\n", "library_bug"),
@@ -136,6 +139,8 @@ NOT = [
      "library_bug"),
     ("ERROR: file:///home/me/proj/third_party/nvdiffrast does not appear to be a Python project: neither 'setup.py' "
      "nor 'pyproject.toml' found.\n", "library_bug"),
+    # an older release of the OS or Python said to work is not the package's release
+    ("KeyError: 'uv_attr'\nIt worked on an older version of Ubuntu\n", "library_bug"),
     # a limit macro named without backticks in prose: not read
     ("FLT_MAX is fine here, the build fails later\n", "library_bug"),
     # GLFW without a display on Linux: not the macOS lookup
