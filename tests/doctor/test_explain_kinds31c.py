@@ -79,6 +79,11 @@ READINGS = [
     # a release before said to work, no number ("it worked in previous versions")
     ("KeyError: 'uv_attr'\nIt worked in previous versions of the shader package.\n", "library_bug"),
     ("ValueError: bad vertex layout\nthis used to work with an older release\n", "library_bug"),
+    # NCCL's unhandled CUDA error inside torch's own process group (the NCCL its wheel pins)
+    ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+     "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3\n", "library_bug"),
+    ("RuntimeError: NCCL error in: /opt/pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled cuda error, NCCL "
+     "version 2.10.3\n", "library_bug"),
     # pip given a project folder (not a submodule folder) with no packaging file
     ("$ cd lrm && pip install -e .\nObtaining file:///home/me/Any3D/lrm\nERROR: file:///home/me/Any3D/lrm does not "
      "appear to be a Python project: neither 'setup.py' nor 'pyproject.toml' found.\n", "library_bug"),
@@ -141,6 +146,9 @@ NOT = [
      "nor 'pyproject.toml' found.\n", "library_bug"),
     # an older release of the OS or Python said to work is not the package's release
     ("KeyError: 'uv_attr'\nIt worked on an older version of Ubuntu\n", "library_bug"),
+    # NCCL's unhandled CUDA error of a program built apart (a distribution's libnccl of another CUDA): not torch's
+    ("NCCL failure common.cu:908 'unhandled cuda error'\ncuda 8.0.61, nccl 2.1.15 from the network repo\n",
+     "library_bug"),
     # a limit macro named without backticks in prose: not read
     ("FLT_MAX is fine here, the build fails later\n", "library_bug"),
     # GLFW without a display on Linux: not the macOS lookup

@@ -400,6 +400,14 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         if m and near:
             return ["user_code_error", *(x for x in c if x != "user_code_error")], (
                 f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a misspelt name")
+    if ev.get("key") == "nccl_unhandled_cuda_error" and any(
+            w in str(ev.get("line") or "").lower() for w in ("processgroupnccl", "distbackenderror")):
+        # (round 31c) NCCL inside torch's own process group: the NCCL torch's wheel pins (nvidia-nccl-cuXX) is built
+        # for torch's own CUDA, so a CUDA call failing inside it is that NCCL release's bug (a newer wheel fixes it) or
+        # a driver older than torch's CUDA; a library built for another CUDA (the distribution's libnccl packages of
+        # a framework built apart) third
+        return ["library_bug", "driver_too_old", *(x for x in c if x not in ("library_bug", "driver_too_old"))], (
+            "the NCCL of torch's own process group (ProcessGroupNCCL): the one its wheel pins, built for its CUDA")
     if ev.get("key") == "pip_directory_not_a_project" and "library_bug" not in s and (
             m := _PIP_NOT_PROJECT_DIR_RE.search(str(ev.get("line") or ""))) and \
             not _SUBMODULE_DIR_RE.search(m.group(1) or m.group(2)):

@@ -488,6 +488,22 @@ _LIBRARY_SAYS_BUG: dict[str, dict[str, dict[str, Any]]] = {
                    "stays.",
             "commands": ["pip show <the package of the function the SystemError names>",
                          "pip install --upgrade --force-reinstall <that package>"]}},
+    "nccl_unhandled_cuda_error": {  # (round 31c) rules._events._message_decides: torch's own process group
+        "library_bug": {
+            "title": "A CUDA call failed inside the NCCL torch loads: a bug of that NCCL release (a newer "
+                     "nvidia-nccl wheel)",
+            "check": "NCCL_DEBUG=INFO names the CUDA call and its error; python -c \"import torch; "
+                     "print(torch.cuda.nccl.version())\" the NCCL release: a newer one fixes it -> its bug; the call "
+                     "reports an old driver -> the driver",
+            "fix": "torch's process group runs the NCCL its wheel installs (nvidia-nccl-cu12 / -cu11 / -cu13), built for "
+                   "torch's own CUDA: a CUDA call failing inside it is mostly a bug of that NCCL release, fixed in a "
+                   "later one (its release notes name it). Upgrade the nvidia-nccl wheel of torch's CUDA line, or "
+                   "install the torch release that pins the fixed NCCL.",
+            "commands": ["NCCL_DEBUG=INFO torchrun <your usual arguments>   # the CUDA call that failed, and NCCL's "
+                         "version",
+                         "python -c \"import torch; print(torch.version.cuda, torch.cuda.nccl.version())\"",
+                         "pip install --upgrade nvidia-nccl-cu12   # the wheel of torch's CUDA line (cu11 / cu13 for "
+                         "those builds)"]}},
     "glfw_cocoa_no_service_port": {
         "library_bug": {
             "title": "The GLFW the package bundles cannot name this Mac's display: a GLFW release older than Apple "
