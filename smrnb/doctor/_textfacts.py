@@ -2346,10 +2346,18 @@ def _scan_gpu_counts(r: _Reader, line: str, low: str) -> None:
                 r.fact("driver", "other_gpus", other, line, replace=True)
 
 
+#: (round 31c) torch.cuda.is_available() said or printed True, its words right after the call
+_AVAILABLE_TRUE_RE = re.compile(r"(?<![\w.])torch\.cuda\.is_available\(\)[`'\"]?\s{0,3}(?:is|returns?|->|gives|==|=|:|"
+                                r"prints?)\s{0,3}[`'\"]?true\b")
+
+
 def _scan_cuda_available(r: _Reader, line: str, low: str) -> None:
     if "is_available()" in low and ("false" in low or "返回false" in low):  # torch.cuda.is_available() -> False
         r.event("torch", "sign", line, WEIGHT["sign"] + 6, sign="cuda_unavailable", phrase="is_available() false")
         r.fact("torch", "cuda_available", False, line)
+    if "is_available()" in low and "true" in low and _AVAILABLE_TRUE_RE.search(low):
+        # (round 31c) torch.cuda.is_available() said True ("`torch.cuda.is_available()` is `True`")
+        r.fact("torch", "cuda_available", True, line)
     if "device_count()" in low:
         for n in _DEVICE_COUNT_RE.findall(low):
             r.fact("torch", "device_count", int(n), line)

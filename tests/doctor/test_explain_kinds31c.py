@@ -84,6 +84,10 @@ READINGS = [
      "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3\n", "library_bug"),
     ("RuntimeError: NCCL error in: /opt/pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled cuda error, NCCL "
      "version 2.10.3\n", "library_bug"),
+    # torch's own two answers disagree: is_available() True, device_count() 0
+    ("In my environment `torch.cuda.is_available()` is `True` but `torch.cuda.device_count()` is `0`.\n",
+     "library_bug"),
+    (">>> torch.cuda.is_available() returns True\n>>> torch.cuda.device_count() -> 0\n", "library_bug"),
     # pip given a project folder (not a submodule folder) with no packaging file
     ("$ cd lrm && pip install -e .\nObtaining file:///home/me/Any3D/lrm\nERROR: file:///home/me/Any3D/lrm does not "
      "appear to be a Python project: neither 'setup.py' nor 'pyproject.toml' found.\n", "library_bug"),
@@ -148,6 +152,9 @@ NOT = [
     ("KeyError: 'uv_attr'\nIt worked on an older version of Ubuntu\n", "library_bug"),
     # NCCL's unhandled CUDA error of a program built apart (a distribution's libnccl of another CUDA): not torch's
     ("NCCL failure common.cu:908 'unhandled cuda error'\ncuda 8.0.61, nccl 2.1.15 from the network repo\n",
+     "library_bug"),
+    # another library's is_available, or a wish: not torch's answer
+    ("How to make o3d.core.cuda.is_available() True, I got a Nvidia GPU\ntorch.cuda.device_count() is 0\n",
      "library_bug"),
     # a limit macro named without backticks in prose: not read
     ("FLT_MAX is fine here, the build fails later\n", "library_bug"),

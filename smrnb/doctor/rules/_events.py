@@ -659,6 +659,9 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         # shows none: the CPU build is no cause there ("on a machine with an NVIDIA GPU"); the machine's reading is
         c[c.index("cpu_only_torch_with_gpu")] = "no_gpu"
         c[:] = list(dict.fromkeys(c))
+    if "cpu_only_torch_with_gpu" in c and len(c) > 1 and value(facts, "torch", "cuda_available") is True:
+        # (round 31c) torch.cuda.is_available() said True: this torch has CUDA
+        c.remove("cpu_only_torch_with_gpu")
     if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
         c.remove("prebuilt_binary_wrong_cuda")
     return c

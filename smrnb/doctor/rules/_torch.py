@@ -813,6 +813,21 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              "import or frame)",
                              "pip install '<the package>==<the release the text says works>'   # or a later release "
                              "with the fix"]}
+    if bug == "available_without_devices":  # (round 31c) available_without_devices
+        return {"title": "torch says CUDA is available and counts no device: its two checks disagree, a bug of the "
+                         "torch release",
+                "check": "python -c \"import torch; print(torch.__version__, torch.cuda.is_available(), "
+                         "torch.cuda.device_count())\" in a fresh process, then with PYTORCH_NVML_BASED_CUDA_CHECK=1: the "
+                         "same disagreement -> torch's release (the one before, or a later fix); agreeing -> the "
+                         "devices changed within the process",
+                "fix": "torch.cuda.is_available() is answered from the device count (or NVML's under "
+                       "PYTORCH_NVML_BASED_CUDA_CHECK=1), so a True beside a count of 0 is torch's own checks "
+                       "disagreeing: a bug of the installed release (its issue tracker names the release to use). "
+                       "Install the torch release before it, or the one with the fix.",
+                "commands": ["python -c \"import torch; print(torch.__version__, torch.cuda.is_available(), "
+                             "torch.cuda.device_count())\"", "echo $CUDA_VISIBLE_DEVICES   # set before the first "
+                             "CUDA call of the process, or not at all",
+                             "pip install 'torch==<the release before>'   # or a later one with the fix"]}
     if bug == "import_crash":  # (round 31c) rules._loader._crash_readings
         pkg = str(ev.get("package") or "the package")
         top = pkg.split(".")[0]
@@ -1950,6 +1965,21 @@ def release_breaks_told(facts: Facts) -> Iterable[Finding]:
                                    "fact": f"the text says a release of {pkg or 'a package'} breaks the code "
                                            f"({said[0].get('phrase')})"},
                            ["package_api_version_mismatch", "library_bug"])
+
+
+@rule("torch")
+def available_without_devices(facts: Facts) -> Iterable[Finding]:
+    """(round 31c) torch.cuda.is_available() True and torch.cuda.device_count() 0 in the text: torch answers
+    is_available() from the device count (or NVML's, under PYTORCH_NVML_BASED_CUDA_CHECK=1), so the two disagree only
+    where torch's own checks disagree (its release's bug) or the visible devices changed between the calls
+    (CUDA_VISIBLE_DEVICES set after CUDA was first asked): torch's release first, the process's devices second."""
+    t = layer(facts, "torch")
+    if t.get("cuda_available") is True and t.get("device_count") == 0 and from_text(facts, "torch", "cuda_available"):
+        line = str((t.get("read_from") or {}).get("device_count") or "")
+        yield from resolve(facts, {"kind": "state", "from": "text", "line": line, "weight": 12,
+                                   "bug": "available_without_devices",
+                                   "fact": "torch.cuda.is_available() True and torch.cuda.device_count() 0"},
+                           ["library_bug", "gpu_not_exposed_to_process"])
 
 
 @rule("torch")
