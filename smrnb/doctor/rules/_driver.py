@@ -545,6 +545,8 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "driver", "sign"):
         if cpu_build_said and ev.get("sign") == "no_devices_seen":
             continue
+        if ev.get("sign") == "no_devices_seen" and value(facts, "torch", "cuda_available") is True:
+            continue  # (round 31c) torch said CUDA is available: the count of 0 is rules._torch.available_without_devices
         code = {"no_cuda_gpus": ["gpu_not_exposed_to_process", "no_gpu"], "egl": ["opengl_egl_unavailable"],
                 "no_kernel_image": ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"],
                 "nvrm": ["driver_broken"], "nvidia_smi_missing": ["gpu_not_exposed_to_process", "no_gpu"],
