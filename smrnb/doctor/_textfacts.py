@@ -427,6 +427,13 @@ _PROMPT_PATH_SPACE_RE = re.compile(r"^[^\n]{0,80}?(?:\(\S{1,40}\)\s)?\"?([A-Z]:\
 #: (round 31c) a named release of a package said to be buggy or broken itself ("nerfacc==0.3.4 has bug", "a bug inside
 #: nerfacc lib v 0.3.4", "regression in gsplat 1.0.1", "Mitsuba 3.7.0 is broken"): the text's own verdict on that
 #: release; the system's parts (_SYSTEM_PARTS) are not read so
+#: words before a release number that name no package ("version 1.2 has a bug", "the latest 0.3 is broken")
+_NOT_A_PACKAGE = frozenset({"version", "release", "v", "the", "it", "this", "that", "which", "latest", "new", "newest",
+                            "old", "older", "previous", "current", "last", "my", "our", "build", "commit", "branch",
+                            "tag", "update", "upgrade", "think", "guess", "believe", "feel", "seems", "seem", "found",
+                            "see", "saw", "because", "since", "but", "and", "so", "as", "where", "when", "if", "that's",
+                            "maybe", "probably", "also", "now", "still", "then", "in", "on", "with", "of", "for", "a",
+                            "an", "is", "was", "using", "use", "used", "installed", "install"})
 _RELEASE_V = r"v?(\d{1,4}\.\d{1,4}(?:\.\d{1,4}){0,2}(?:\.?(?:post|rc|a|b|dev)\d{0,4})?)"
 _RELEASE_P = r"([a-z][a-z0-9_.-]{1,40}?)"
 _RELEASE_BUG_RE = re.compile(
@@ -2508,7 +2515,7 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         # (round 31c) a named release said to be buggy itself: that release's bug (release_bug_told)
         g = m.groups()
         pkg, ver = next((g[i], g[i + 1]) for i in (0, 4, 7) if g[i])
-        if pkg.lower().rstrip(".-") not in _SYSTEM_PARTS:
+        if pkg.lower().rstrip(".-") not in _SYSTEM_PARTS | _NOT_A_PACKAGE:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="release_bug_said", phrase=m.group(0)[:80],
                     package=pkg.lower().rstrip(".-"), version=ver, bug=bool(m.group("bug") or m.group("bug2") or
                                                                            m.group("bug3")))

@@ -128,6 +128,8 @@ NOT = [
     ("Python 3.12 is broken for this project\nModuleNotFoundError: No module named 'distutils'\n", "library_bug"),
     ("CUDA 12.1 has a bug with my driver\n", "library_bug"),
     ("Ubuntu 22.04 is broken for this build of the kernel module\n", "library_bug"),
+    # a release number without a package before it
+    ("I think version 1.2 has a bug, or my config is wrong\nKeyError: 'layers'\n", "library_bug"),
     # Python 3's own form stays what it was; Python 2's without a source line naming the module is not read
     ("AttributeError: 'module' object has no attribute 'foo'\n", "package_api_version_mismatch"),
     # numba's typing error blames the code, not numba
