@@ -3226,6 +3226,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
         _pip_conflict(r, text)
     _unplaced_bare_import(r, low)
     _sibling_import_missing(r, text)
+    _prose_import_pulls(r, text)
     _removed_api_forms(r, text, low)
     _newer_torch_api(r, text, low)
     _scan_signs(r, text, low, holds)
@@ -3606,6 +3607,31 @@ def _unplaced_bare_import(r: _Reader, low: str) -> None:
         return  # a compiled module's name (detectron2's _C) or a private one: read by the extension rows
     r.event("torch", "module_missing", line, WEIGHT["module"], module=name, import_name=True, bare_name=True)
     r.bare_import = None
+
+
+#: (round 31c) the one package the person imports, in a REPL (">>> import dgl", "In [1]: import dgl"), python -c, or
+#: prose ("when I import dgl")
+_PERSON_IMPORT_RE = re.compile(r"^\s{0,8}(?:>>>|In \[\d{1,4}\]:)\s{0,4}import ([A-Za-z_]\w{0,60})\s*$|"
+                               r"python3? -c ['\"]import ([A-Za-z_]\w{0,60})['\";]|"
+                               r"\b[Ww]hen (?:I |i )?(?:try to )?import(?:ing)? `?([A-Za-z_]\w{0,60})`?\b", re.M)
+
+
+def _prose_import_pulls(r: _Reader, text: str) -> None:
+    """(round 31c) ``torch.package_imports`` for "No module named 'Y'" (Y a top-level module) right after the person
+    imports another package X and nothing else (a REPL's or python -c's import, "when I import X"), where no traceback
+    frame said who imports Y: X's own import of Y, as a frame of X importing it (round 22's reading: Y missing from
+    this Python first, X's release not declaring it second)."""
+    if "no module named" not in text.lower() or r.facts["torch"].get("package_imports"):
+        return
+    people = [a or b or c for a, b, c in _PERSON_IMPORT_RE.findall(text[:200_000])]
+    if len(set(people)) != 1 or people[0].lower() in ("torch", "numpy"):
+        return
+    by = people[0]
+    missing = [str(e.get("module") or "") for e in r.events["torch"] if e.get("kind") == "module_missing"]
+    tops = {m for m in missing if m and "." not in m}
+    if len(tops) == 1 and (mod := next(iter(tops))).lower() != by.lower() and not any(
+            e.get("import_name") or e.get("attribute") for e in r.events["torch"] if e.get("kind") == "module_missing"):
+        r.fact("torch", "package_imports", {mod: by.lower()}, f"import {by}", replace=True)
 
 
 #: (round 31c) a package's own relative import of a sibling module, as a traceback or the person quotes it: "from

@@ -88,6 +88,10 @@ READINGS = [
     ("In my environment `torch.cuda.is_available()` is `True` but `torch.cuda.device_count()` is `0`.\n",
      "library_bug"),
     (">>> torch.cuda.is_available() returns True\n>>> torch.cuda.device_count() -> 0\n", "library_bug"),
+    # the one package the person imports pulls a module this Python lacks: its release not declaring it second
+    ("When I import graphlib2 it returns ModuleNotFoundError: No module named 'psutil'\n", "library_bug"),
+    ("In [1]: import meshkit\nModuleNotFoundError: No module named 'rtree'\n", "library_bug"),
+    ("$ python -c \"import meshkit\"\nModuleNotFoundError: No module named 'rtree'\n", "library_bug"),
     # pip given a project folder (not a submodule folder) with no packaging file
     ("$ cd lrm && pip install -e .\nObtaining file:///home/me/Any3D/lrm\nERROR: file:///home/me/Any3D/lrm does not "
      "appear to be a Python project: neither 'setup.py' nor 'pyproject.toml' found.\n", "library_bug"),
@@ -158,6 +162,9 @@ NOT = [
     # another library's is_available, or a wish: not torch's answer
     ("How to make o3d.core.cuda.is_available() True, I got a Nvidia GPU\ntorch.cuda.device_count() is 0\n",
      "library_bug"),
+    # the person's import of the missing module itself, or of two packages: no other package's import
+    (">>> import rtree\nModuleNotFoundError: No module named 'rtree'\n", "library_bug"),
+    (">>> import meshkit\n>>> import viewkit\nModuleNotFoundError: No module named 'rtree'\n", "library_bug"),
     # a limit macro named without backticks in prose: not read
     ("FLT_MAX is fine here, the build fails later\n", "library_bug"),
     # GLFW without a display on Linux: not the macOS lookup
