@@ -92,6 +92,11 @@ READINGS = [
     ("When I import graphlib2 it returns ModuleNotFoundError: No module named 'psutil'\n", "library_bug"),
     ("In [1]: import meshkit\nModuleNotFoundError: No module named 'rtree'\n", "library_bug"),
     ("$ python -c \"import meshkit\"\nModuleNotFoundError: No module named 'rtree'\n", "library_bug"),
+    # a GitHub release asset the code downloads said missing
+    ("Downloading: https://github.com/acme/depthnet/releases/download/v3_0/dpt_large-2f21e586.pt returns 404\n",
+     "library_bug"),
+    ("torch.hub.load fails: the link github.com/acme/segnet/releases/download/v1/model.pth does not exist anymore\n",
+     "library_bug"),
     # pip given a project folder (not a submodule folder) with no packaging file
     ("$ cd lrm && pip install -e .\nObtaining file:///home/me/Any3D/lrm\nERROR: file:///home/me/Any3D/lrm does not "
      "appear to be a Python project: neither 'setup.py' nor 'pyproject.toml' found.\n", "library_bug"),
@@ -165,6 +170,9 @@ NOT = [
     # the person's import of the missing module itself, or of two packages: no other package's import
     (">>> import rtree\nModuleNotFoundError: No module named 'rtree'\n", "library_bug"),
     (">>> import meshkit\n>>> import viewkit\nModuleNotFoundError: No module named 'rtree'\n", "library_bug"),
+    # a release asset named without a failure on its line
+    ("pip install https://github.com/acme/kit/releases/download/v1/kit-1.0-py3-none-any.whl\nERROR: No matching "
+     "distribution found for torch==1.4.0\n", "library_bug"),
     # a limit macro named without backticks in prose: not read
     ("FLT_MAX is fine here, the build fails later\n", "library_bug"),
     # GLFW without a display on Linux: not the macOS lookup
@@ -191,6 +199,7 @@ def test_guards_kept():
 
 
 @pytest.mark.parametrize("key", ["glfw_cocoa_no_service_port", "ci_build_path_file_missing", "numba_internal_error",
+                                 "github_release_asset_missing",
                                  "jax_shape_check_bug", "pybind11_gil_not_held", "cpython_null_without_error",
                                  "ipykernel_outstream_no_fd"])
 def test_new_rows_match_their_examples(key):

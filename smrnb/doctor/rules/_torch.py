@@ -504,6 +504,18 @@ _LIBRARY_SAYS_BUG: dict[str, dict[str, dict[str, Any]]] = {
                          "python -c \"import torch; print(torch.version.cuda, torch.cuda.nccl.version())\"",
                          "pip install --upgrade nvidia-nccl-cu12   # the wheel of torch's CUDA line (cu11 / cu13 for "
                          "those builds)"]}},
+    "github_release_asset_missing": {
+        "library_bug": {
+            "title": "The project's GitHub release has no such file: its maintainers' release (or the code's URL)",
+            "check": "the release page of that tag (https://github.com/<owner>/<repo>/releases/tag/<tag>): the file "
+                     "listed under another name -> the code's URL is stale (the project's updated code); absent -> "
+                     "the maintainers' upload",
+            "fix": "The code downloads a file from the project's GitHub release assets and that asset does not exist "
+                   "(renamed, replaced, never uploaded, or another tag): update the project's code (its new URL), or "
+                   "fetch the file by hand from the release that has it and put it where the code looks (torch hub: "
+                   "~/.cache/torch/hub/checkpoints/).",
+            "commands": ["curl -sIL <the URL the text shows> | head -1   # 404: the asset is not there",
+                         "git pull   # in the project's checkout: its updated URL, if the maintainers fixed it"]}},
     "glfw_cocoa_no_service_port": {
         "library_bug": {
             "title": "The GLFW the package bundles cannot name this Mac's display: a GLFW release older than Apple "
