@@ -554,6 +554,30 @@ _TYPE_ATTR_RE = re.compile(r"type object '([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za
                            r"'([A-Za-z0-9_]{1,80})'")
 _NO_ATTR_RE = re.compile(r"module ['\"]([A-Za-z0-9_.]{1,100})['\"] has no attribute(?: ['\"]([A-Za-z0-9_]{1,80})['\"]|"
                          r" ([A-Za-z_][A-Za-z0-9_]{0,80})(?=`|\s*$)|\s*$)")
+def _scan_module_attr(r: _Reader, line: str, low: str) -> None:
+    """A module's attribute missing (``torch.module_missing`` with ``attribute``): Python 3's "module 'x' has no
+    attribute 'y'" (the attribute's name cut off: the module alone; round 18: a name written without quotes, a
+    report's paraphrase or placeholder), (round 31c) Python 2's "'module' object has no attribute 'y'"."""
+    for mod, quoted, bare in _NO_ATTR_RE.findall(line):
+        attr = quoted or bare
+        r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
+                attribute=True)
+    if "'module' object has no attribute" in low:
+        _scan_py2_module_attr(r, line)
+
+
+def _scan_py2_module_attr(r: _Reader, line: str) -> None:
+    """(round 31c) Python 2 names no module ("'module' object has no attribute 'hann_window'"): the source line printed
+    under the last frame names it ("window=torch.hann_window"): ``torch.module_missing`` as Python 3's form."""
+    m = _PY2_NO_ATTR_RE.search(line)
+    if not m or not r.call_line:
+        return
+    attr = m.group(1)
+    if own := re.search(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){0,4})\." +
+                        re.escape(attr) + r"\b", r.call_line):
+        r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{own.group(1)}.{attr}", attribute=True)
+
+
 #: (round 31c) Python 2's AttributeError of a module, which names no module (Objects/moduleobject.c of 2.7: "'module'
 #: object has no attribute '%.400s'")
 _PY2_NO_ATTR_RE = re.compile(r"AttributeError: 'module' object has no attribute '([A-Za-z_][A-Za-z0-9_]{0,80})'")
@@ -1763,19 +1787,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         _scan_class_attribute(r, line)
     if "has no attribute" in low and "type object '" in low:
         _scan_type_object(r, line)
-    if "has no attribute" in low and ("module '" in low or 'module "' in low):  # (round 25a) or retyped in "
-        for mod, quoted, bare in _NO_ATTR_RE.findall(line):  # the attribute's name cut off: the module alone
-            attr = quoted or bare  # (round 18: a name written without quotes, a report's paraphrase or placeholder)
-            r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{mod}.{attr}" if attr else mod,
-                    attribute=True)
-    if "'module' object has no attribute" in low and (m := _PY2_NO_ATTR_RE.search(line)) and r.call_line:
-        # (round 31c) Python 2 names no module ("'module' object has no attribute 'hann_window'"): the source line
-        # printed under the last frame names it ("window=torch.hann_window")
-        attr = m.group(1)
-        if own := re.search(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){0,4})\." +
-                            re.escape(attr) + r"\b", r.call_line):
-            r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{own.group(1)}.{attr}",
-                    attribute=True)
+    if "has no attribute" in low and ("module '" in low or 'module "' in low or "'module' object" in low):
+        _scan_module_attr(r, line, low)  # (round 25a) or retyped in "; (round 31c) Python 2's form
     if "." in line and any(map(str.isdigit, line[:400])) and _RELEASE_DIGITS_RE.search(line, 0, 2000):
         _named_releases(r, line)
     if "fatal error" in low or "cannot open source file" in low:
@@ -3651,7 +3664,8 @@ def _sibling_import_missing(r: _Reader, text: str) -> None:
     ``from . import X``): the package's (or the project's) own module imports a sibling file its folder lacks, so
     Python words the missing sibling with the importing package's dotted name (importlib's _find_and_load of
     ``P.X`` from P's ``__path__``). ``submodule_absent`` as for round 22's partially initialised module; the rules
-    leave a compiled module's name (``_C``, ``*_cuda``) to the extension readings."""
+    leave a compiled module's name (``_C``, ``*_cuda``) to the extension readings, and an installed package's frame
+    importing its own module (``own_import``: its compiled part not built first) to round 16's reading."""
     if "from ." not in text:
         return
     names: set[str] = set()
@@ -3666,7 +3680,8 @@ def _sibling_import_missing(r: _Reader, text: str) -> None:
         mod = str(ev.get("module") or "")
         parent, _, last = mod.rpartition(".")
         if ev.get("kind") == "module_missing" and parent and last in names and not ev.get("submodule_absent") and \
-                not ev.get("import_name") and "no module named" in str(ev.get("line") or "").lower() and \
+                not ev.get("import_name") and not ev.get("own_import") and \
+                "no module named" in str(ev.get("line") or "").lower() and \
                 mod.split(".")[0] not in ("torch", "torchvision", "torchaudio") and last not in _GENERATED_MODULES:
             folder = parent.replace(".", "/")
             m = re.search(r"[^\s'\"()]{0,300}(?:site-packages|dist-packages|\.egg)[/\\][^\s'\"()]{0,200}?" +

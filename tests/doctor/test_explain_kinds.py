@@ -364,9 +364,15 @@ def test_cudnns_sub_library_not_found_is_a_cuda_library_missing(text):
 
 
 # ------------------------------------------------------------------ a library's CUDA part failing, no file named
+def test_nccls_unhandled_cuda_error_in_torchs_process_group_is_that_nccls_release():
+    # (round 31c) torch's own process group runs the NCCL its wheel pins, built for torch's CUDA
+    text = ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled cuda "
+            "error, NCCL version 2.14.3")
+    assert _codes(text) == ["library_bug", "driver_too_old"]
+    assert "NCCL" in explain_text(text)[0].title
+
+
 @pytest.mark.parametrize("text", [
-    "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled cuda error, "
-    "NCCL version 2.14.3",
     "NCCL failure common.cu:393 'unhandled cuda error'",
     "tensorflow.python.framework.errors_impl.UnknownError: ncclCommInitRank failed: unhandled cuda error",
 ])

@@ -720,6 +720,81 @@ def _generic_library_bug(ev: dict[str, Any]) -> dict[str, Any]:
                          f"pip install --upgrade {pkg}   # or the release before the one that fails"]}
 
 
+def _round31c_library_bug(facts: Facts, ev: dict[str, Any], key: str, bug: Any) -> dict[str, Any] | None:
+    """(round 31c) The words of the library_bug readings round 31c adds: a release the text says is broken, torch's
+    two CUDA answers disagreeing, a crash at one package's import, a library's own message that it has a bug
+    (_LIBRARY_SAYS_BUG), nvcc's second input from a folder with a space, classic-Notebook JavaScript of a package;
+    None for other events."""
+    if ev.get("sign") == "release_bug_said":  # (round 31c) release_bug_told: the text's verdict on a named release
+        pkg, ver = str(ev.get("package") or "the package"), str(ev.get("version") or "")
+        return {"title": f"{pkg} {ver}, the release the text says is broken: its bug (the release before, or a later "
+                         "fixed one)",
+                "check": f"pip install '{pkg}!={ver}' (the release before) with the same code: it works -> {pkg} {ver}'s "
+                         f"bug; it fails the same -> the code's own reading",
+                "fix": f"The text says {pkg} {ver} itself is broken ('{str(ev.get('phrase') or '')[:60]}'): install the "
+                       f"release before it, or a later one whose notes name the fix; {pkg}'s issue tracker for that "
+                       "release says which.",
+                "commands": [f"pip show {pkg}   # the installed release", f"pip install '{pkg}!={ver}'   # pip picks "
+                             f"the newest release other than {ver}; or pin the one before: pip install '{pkg}<{ver}'"]}
+    if bug == "available_without_devices":  # (round 31c) available_without_devices
+        return {"title": "torch says CUDA is available and counts no device: its two checks disagree, a bug of the "
+                         "torch release",
+                "check": "python -c \"import torch; print(torch.__version__, torch.cuda.is_available(), "
+                         "torch.cuda.device_count())\" in a fresh process, then with PYTORCH_NVML_BASED_CUDA_CHECK=1: the "
+                         "same disagreement -> torch's release (the one before, or a later fix); agreeing -> the "
+                         "devices changed within the process",
+                "fix": "torch.cuda.is_available() is answered from the device count (or NVML's under "
+                       "PYTORCH_NVML_BASED_CUDA_CHECK=1), so a True beside a count of 0 is torch's own checks "
+                       "disagreeing: a bug of the installed release (its issue tracker names the release to use). "
+                       "Install the torch release before it, or the one with the fix.",
+                "commands": ["python -c \"import torch; print(torch.__version__, torch.cuda.is_available(), "
+                             "torch.cuda.device_count())\"", "echo $CUDA_VISIBLE_DEVICES   # set before the first "
+                             "CUDA call of the process, or not at all",
+                             "pip install 'torch==<the release before>'   # or a later one with the fix"]}
+    if bug == "import_crash":  # (round 31c) rules._loader._crash_readings
+        pkg = str(ev.get("package") or "the package")
+        top = pkg.split(".")[0]
+        return {"title": f"The process crashed while `import {pkg}` loaded its native code: a broken binary of that "
+                         "release",
+                "check": f"python -X faulthandler -c \"import {pkg}\" alone, in a fresh environment: it crashes -> "
+                         f"{top}'s release (the one before, or a later one); it imports -> another library loaded with "
+                         "it clashes",
+                "fix": f"The crash comes before any code of yours runs, while {pkg} loads its compiled modules: a "
+                       f"binary of that {top} release that is broken on this system (its issue tracker names the "
+                       "release to use), or one built for other releases of the libraries it links (torch, CUDA). "
+                       "Install the release before it, or a later fixed one.",
+                "commands": [f"python -X faulthandler -c \"import {pkg}\"   # the native frame that crashes",
+                             f"pip show {top}   # the release, for its issue tracker",
+                             f"pip install '{top}==<the release before>'   # or a later one with the fix"]}
+    if (said := _LIBRARY_SAYS_BUG.get(key, {}).get("library_bug")) is not None:
+        return dict(said)  # (round 31c) a library's own message saying the failure is its bug
+    if key == "single_input_file" and ev.get("space_path"):  # (round 31c) rules._toolkit._symptom
+        where = next((str(e.get("phrase") or "") for e in events(facts, kind="sign") if e.get("sign") == "workdir_space"),
+                     "the build's folder")
+        return {"title": f"The build passes its folder's path unquoted, and '{cut_at_word(where, 80)}' holds a space: "
+                         "nvcc reads the two halves as two inputs",
+                "check": "the same build in a folder without spaces: it compiles -> the unquoted path (the project's "
+                         "build files); it fails the same -> an option nvcc does not parse",
+                "fix": "The project's build files (CMakeLists.txt, a setup.py's nvcc command) put a path on nvcc's "
+                       "command line without quotes, so a folder name with a space splits into two arguments: their "
+                       "bug (report it). Move (or clone) the project to a path without spaces and build again.",
+                "commands": ["git clone --recursive <the project's URL> C:\\src\\<project>   # a path without spaces",
+                             "cmake --build build --config RelWithDebInfo -v   # the nvcc command, its unquoted path"]}
+    if key == "jupyterlab_classic_notebook_js":  # (round 31c) the package that writes the JavaScript
+        return {"title": "Or a package writes this JavaScript (on its import or its display): its release supports "
+                         "only the classic Notebook",
+                "check": "the cell that prints it: only an import or a package's own display call -> the package's "
+                         "JavaScript; your own %%javascript / display(Javascript(...)) or %matplotlib notebook -> "
+                         "the code's",
+                "fix": "Where the error appears when a package is imported or shows its output (no JavaScript of "
+                       "your own, no %matplotlib notebook), the package writes JavaScript for the classic Notebook's "
+                       "global objects: a later release of it that checks the front end, or the classic Notebook "
+                       "(nbclassic), is the fix; its issue tracker says which.",
+                "commands": ["pip show <the package imported in that cell>   # the release, for its issue tracker",
+                             "pip install --upgrade <that package>   # or run it in the classic Notebook: "
+                             "pip install nbclassic && jupyter nbclassic"], "severity": "info"}
+    return None
+
 @builds("library_bug")
 def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import module_owner_finding, submodule_finding, submodule_not_imported
@@ -738,7 +813,7 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "severity": "info"}  # behind the calling code's reading, no failure of the environment either
     if owned := module_owner_finding(facts, ev, "library_bug"):
         return owned
-    if hyph := _hyphenated_module(ev, "library_bug"):
+    if (hyph := _hyphenated_module(ev, "library_bug")) or (hyph := _round31c_library_bug(facts, ev, key, bug)):
         return hyph
     if key.startswith("mps_") or bug == "mps_crash":
         op = key in ("mps_op_not_implemented", "mps_dtype_unsupported", "mps_bfloat16_unsupported")
@@ -786,17 +861,6 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         from smrnb.doctor.rules._abi import project_class_fix
 
         return project_class_fix(facts, ev, "library_bug")
-    if ev.get("sign") == "release_bug_said":  # (round 31c) release_bug_told: the text's verdict on a named release
-        pkg, ver = str(ev.get("package") or "the package"), str(ev.get("version") or "")
-        return {"title": f"{pkg} {ver}, the release the text says is broken: its bug (the release before, or a later "
-                         "fixed one)",
-                "check": f"pip install '{pkg}!={ver}' (the release before) with the same code: it works -> {pkg} {ver}'s "
-                         f"bug; it fails the same -> the code's own reading",
-                "fix": f"The text says {pkg} {ver} itself is broken ('{str(ev.get('phrase') or '')[:60]}'): install the "
-                       f"release before it, or a later one whose notes name the fix; {pkg}'s issue tracker for that "
-                       "release says which.",
-                "commands": [f"pip show {pkg}   # the installed release", f"pip install '{pkg}!={ver}'   # pip picks "
-                             f"the newest release other than {ver}; or pin the one before: pip install '{pkg}<{ver}'"]}
     if ev.get("sign") == "release_breaks_said":  # (round 24) the second reading of release_breaks_told
         pkg = str(ev.get("package") or "the package")
         return {"title": f"A bug of the {pkg} release the text names",
@@ -825,36 +889,6 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              "import or frame)",
                              "pip install '<the package>==<the release the text says works>'   # or a later release "
                              "with the fix"]}
-    if bug == "available_without_devices":  # (round 31c) available_without_devices
-        return {"title": "torch says CUDA is available and counts no device: its two checks disagree, a bug of the "
-                         "torch release",
-                "check": "python -c \"import torch; print(torch.__version__, torch.cuda.is_available(), "
-                         "torch.cuda.device_count())\" in a fresh process, then with PYTORCH_NVML_BASED_CUDA_CHECK=1: the "
-                         "same disagreement -> torch's release (the one before, or a later fix); agreeing -> the "
-                         "devices changed within the process",
-                "fix": "torch.cuda.is_available() is answered from the device count (or NVML's under "
-                       "PYTORCH_NVML_BASED_CUDA_CHECK=1), so a True beside a count of 0 is torch's own checks "
-                       "disagreeing: a bug of the installed release (its issue tracker names the release to use). "
-                       "Install the torch release before it, or the one with the fix.",
-                "commands": ["python -c \"import torch; print(torch.__version__, torch.cuda.is_available(), "
-                             "torch.cuda.device_count())\"", "echo $CUDA_VISIBLE_DEVICES   # set before the first "
-                             "CUDA call of the process, or not at all",
-                             "pip install 'torch==<the release before>'   # or a later one with the fix"]}
-    if bug == "import_crash":  # (round 31c) rules._loader._crash_readings
-        pkg = str(ev.get("package") or "the package")
-        top = pkg.split(".")[0]
-        return {"title": f"The process crashed while `import {pkg}` loaded its native code: a broken binary of that "
-                         "release",
-                "check": f"python -X faulthandler -c \"import {pkg}\" alone, in a fresh environment: it crashes -> "
-                         f"{top}'s release (the one before, or a later one); it imports -> another library loaded with "
-                         "it clashes",
-                "fix": f"The crash comes before any code of yours runs, while {pkg} loads its compiled modules: a "
-                       f"binary of that {top} release that is broken on this system (its issue tracker names the "
-                       "release to use), or one built for other releases of the libraries it links (torch, CUDA). "
-                       "Install the release before it, or a later fixed one.",
-                "commands": [f"python -X faulthandler -c \"import {pkg}\"   # the native frame that crashes",
-                             f"pip show {top}   # the release, for its issue tracker",
-                             f"pip install '{top}==<the release before>'   # or a later one with the fix"]}
     if bug == "regression":
         pkg = ev.get("package") or "<the package>"
         return {"title": f"A crash that began with a release of {pkg if ev.get('package') else 'a library'}",
@@ -883,33 +917,6 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["pip show <the package>   # the release, for its issue tracker",
                              "pip install --upgrade <the package>",
                              "# or install the latest Visual C++ Redistributable (x64) from Microsoft"]}
-    if (said := _LIBRARY_SAYS_BUG.get(key, {}).get("library_bug")) is not None:
-        return dict(said)  # (round 31c) a library's own message saying the failure is its bug
-    if key == "single_input_file" and ev.get("space_path"):  # (round 31c) rules._toolkit._symptom
-        where = next((str(e.get("phrase") or "") for e in events(facts, kind="sign") if e.get("sign") == "workdir_space"),
-                     "the build's folder")
-        return {"title": f"The build passes its folder's path unquoted, and '{cut_at_word(where, 80)}' holds a space: "
-                         "nvcc reads the two halves as two inputs",
-                "check": "the same build in a folder without spaces: it compiles -> the unquoted path (the project's "
-                         "build files); it fails the same -> an option nvcc does not parse",
-                "fix": "The project's build files (CMakeLists.txt, a setup.py's nvcc command) put a path on nvcc's "
-                       "command line without quotes, so a folder name with a space splits into two arguments: their "
-                       "bug (report it). Move (or clone) the project to a path without spaces and build again.",
-                "commands": ["git clone --recursive <the project's URL> C:\\src\\<project>   # a path without spaces",
-                             "cmake --build build --config RelWithDebInfo -v   # the nvcc command, its unquoted path"]}
-    if key == "jupyterlab_classic_notebook_js":  # (round 31c) the package that writes the JavaScript
-        return {"title": "Or a package writes this JavaScript (on its import or its display): its release supports "
-                         "only the classic Notebook",
-                "check": "the cell that prints it: only an import or a package's own display call -> the package's "
-                         "JavaScript; your own %%javascript / display(Javascript(...)) or %matplotlib notebook -> "
-                         "the code's",
-                "fix": "Where the error appears when a package is imported or shows its output (no JavaScript of "
-                       "your own, no %matplotlib notebook), the package writes JavaScript for the classic Notebook's "
-                       "global objects: a later release of it that checks the front end, or the classic Notebook "
-                       "(nbclassic), is the fix; its issue tracker says which.",
-                "commands": ["pip show <the package imported in that cell>   # the release, for its issue tracker",
-                             "pip install --upgrade <that package>   # or run it in the classic Notebook: "
-                             "pip install nbclassic && jupyter nbclassic"], "severity": "info"}
     if ev.get("kind") == "message" and list(ev.get("codes") or [])[:1] == ["user_code_error"] and \
             has_sign(facts, "code_unchanged_said"):
         meaning = str(ev.get("meaning") or "an error of the calling code").rstrip(".")
