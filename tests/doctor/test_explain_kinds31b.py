@@ -44,9 +44,6 @@ READINGS = [
     ("csrc/ops.cpp:14:1: error: expected constructor, destructor, or type conversion before '(' token\n"
      "   14 | TORCH_LIBRARY_FRAGMENT(myops, m) {\n      | ^\nerror: command 'gcc' failed with exit status 1\n",
      "source_needs_newer_torch"),
-    ("src/box_iou.cpp:31:5: error: 'TORCH_CHECK' was not declared in this scope\n"
-     "     TORCH_CHECK(boxes.dim() == 2, \"boxes must be 2-D\");\n     ^~~~~~~~~~~\ntorch==1.1.0\n",
-     "source_needs_newer_torch"),
     ("kernels/fp8_gemm.cu(58): error: namespace \"c10\" has no member \"Float8_e4m3fn\"\n"
      "1 error detected in the compilation of \"kernels/fp8_gemm.cu\".\nPyTorch version: 2.0.1+cu118\n",
      "source_needs_newer_torch"),
@@ -81,6 +78,9 @@ NEAR_MISSES = [
     # a removed torch API (the installed torch is too NEW): torch_api_incompatible_source's, not this one
     ("src/nms.cpp:12:23: error: 'AT_CHECK' was not declared in this scope\n     AT_CHECK(x.is_cuda(), \"x\");\n",
      "source_needs_newer_torch"),
+    # TORCH_CHECK (torch 1.2, 2019) unknown: a file built without torch's headers, not a torch before 1.2
+    ("src/box_iou.cpp:31:5: error: 'TORCH_CHECK' was not declared in this scope\n"
+     "     TORCH_CHECK(boxes.dim() == 2, \"boxes must be 2-D\");\n     ^~~~~~~~~~~\n", "source_needs_newer_torch"),
     # the text shows a torch that has the name: something else (an include, another torch's headers)
     ("src/box_iou.cpp:31:5: error: 'TORCH_CHECK' was not declared in this scope\n"
      "     TORCH_CHECK(boxes.dim() == 2, \"boxes\");\ntorch==2.1.0\n", "source_needs_newer_torch"),
