@@ -1573,7 +1573,6 @@ _TRIED_CUDA_CONTEXT_RE = re.compile(r"\b(?:chang(?:e|ed|ing)|switch(?:ed|ing)?|t
                                     re.IGNORECASE)
 #: a job script's or a command line's GPU request
 _SLURM_GPU_RE = re.compile(r"--gres\b|--gpus|--gpus-per|\bgres[:=]|--gpu\b|\bgpu:\d|-G ?\d", re.IGNORECASE)
-_SLURM_PART_RE = re.compile(r"(?:#SBATCH|sbatch|srun|salloc)[^\n]*?(?:-p ?|--partition[= ])([\w.-]+)")
 
 
 #: torch's own code in a text: a frame or module path inside the torch package (not its headers) or its C++ namespaces
@@ -2013,8 +2012,9 @@ def _by_text(f: Finding, text: str) -> Finding:
         cmds, title, why = _host_compiler(f, text, cmds, title, why)
     if f.code == "slurm_gpu_request_rejected" and not _SLURM_GPU_RE.search(text) and re.search(
             r"node configuration is not available", text, re.IGNORECASE):
-        part = _SLURM_PART_RE.search(text)
-        p = part.group(1) if part else "<partition>"
+        from smrnb.doctor.rules._context import slurm_partition
+
+        p = slurm_partition(text) or "<partition>"
         title = "Slurm found no node that fits the job's request (the job asks for no GPU: CPUs, memory or nodes)"
         why = ("Slurm refused the job at submission because no node of the partition has what it asks for: the text's "
                "job requests no GPU, so the number of tasks or CPUs (-n/--ntasks, -c/--cpus-per-task), the memory "

@@ -203,3 +203,18 @@ def test_a_mismatch_with_the_module_read_is_as_before():
     assert "loaded kernel module: 570.86.15" in f.evidence
     assert f.title == "NVIDIA driver broken: the kernel module and the driver libraries are of different versions"
     assert not any("modinfo" in e for e in f.evidence)
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # (tidy of round 31) the one partition reading: "--ntasks-per-node" / "--cpus-per-gpu" hold a "-p" that is no option
+    ("#SBATCH --nodes=10\n#SBATCH --ntasks-per-node=36\n"
+     "sbatch: error: Batch job submission failed: Requested node configuration is not available\n", "<partition>"),
+    ("sbatch --cpus-per-gpu=4 -p booster job.sh\n"
+     "sbatch: error: Batch job submission failed: Requested node configuration is not available\n", "booster"),
+    ("#SBATCH --partition=gpu\n#SBATCH --mem=900G\nsbatch: error: Memory specification can not be satisfied\n"
+     "sbatch: error: Batch job submission failed: Requested node configuration is not available\n", "gpu"),
+])
+def test_the_partition_a_slurm_command_names_and_no_other_dash_p(text, want):
+    cmds = [c for f in explain_result(text, similar=False).findings for c in (f.fix.commands if f.fix else ())
+            if c.startswith("sinfo")]
+    assert cmds and all(c.startswith(f"sinfo -p {want} ") for c in cmds), cmds

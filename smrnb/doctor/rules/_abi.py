@@ -391,8 +391,10 @@ def _newer_torch(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
     """(round 31b) A torch C++ name a later torch added (tables/added_apis.csv, form cpp), unknown to the compiler."""
     name, ver = str(ev.get("name") or "a torch C++ API"), str(ev.get("added_in") or "")
     shown = _torch_releases_shown(facts)
+    from smrnb.doctor import tables
+
     key = str(ev.get("key") or "")
-    row = next((r for r in _cpp_rows() if r["key"] == key), None)
+    row = next((r for r in tables.rows("added_apis") if r["key"] == key), None)  # the event's own row, to cite
     return {"title": f"The extension's source uses {name}, which torch {ver} added: it was written for a newer torch "
                      "than the one it is built against" + (f" (the text shows torch {' / '.join(shown)})" if shown else ""),
             "detail": f"torch {ver} added {name}; a torch before it has no such name, so the build needs torch {ver} or "
@@ -406,13 +408,6 @@ def _newer_torch(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                          "# or: git checkout <a tag of the extension written for the installed torch>"],
             "evidence": [f"tables/added_apis.csv {key}: added in torch {ver} (source: {row['source']}; verified: "
                          f"{row['verified']})"] if row else []}
-
-
-def _cpp_rows() -> tuple[dict[str, str], ...]:
-    """(round 31b) tables/added_apis.csv's rows of form cpp (torch C++ names)."""
-    from smrnb.doctor import tables
-
-    return tuple(r for r in tables.rows("added_apis") if r.get("form") == "cpp")
 
 
 @builds("extension_not_compiled")

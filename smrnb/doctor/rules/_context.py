@@ -163,16 +163,22 @@ def context_messages(facts: Facts) -> Iterable[Finding]:
 _SLURM_ONLY_WITH_A_JOB = frozenset({"cvd_local_indices"})
 #: (round 31b) the rows of Slurm's generic refusal, whose reason another line may name
 _SLURM_REFUSAL_ROWS = frozenset({"node_config", "unable_to_allocate"})
-#: a partition the text's job names (-p gpu, --partition=gpu, #SBATCH -p gpu)
-_PARTITION_RE = re.compile(r"(?:--partition[= ]|(?<![\w-])-p ?)([A-Za-z0-9_.-]{1,40})")
+#: a partition a Slurm command of the text names (``srun -p gpu``, ``sbatch --partition=gpu``, ``#SBATCH -p gpu``; not
+#: the ``-p`` inside ``--cpus-per-task``)
+_PARTITION_RE = re.compile(r"(?:#SBATCH|sbatch|srun|salloc)[^\n]*?(?:--partition[= ]|(?<![\w-])-p ?)([A-Za-z0-9_.-]{1,40})")
+
+
+def slurm_partition(text: str) -> str | None:
+    """The partition the text's first Slurm command that names one asks for (``srun -p gpu``: ``gpu``); None where
+    none does. The one reading of it: this rule's fix and :mod:`smrnb.doctor._printed`'s share it."""
+    m = _PARTITION_RE.search(text)
+    return m.group(1) if m else None
 
 
 @builds("slurm_memory_request_rejected")
 def _slurm_memory(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     """(round 31b) Slurm refused the job's memory request: the partition's memory per node, and the request lowered."""
-    m = next((m for line in _lines_read(facts).splitlines() if re.search(r"srun|sbatch|salloc|SBATCH", line)
-              for m in [_PARTITION_RE.search(line)] if m), None)
-    p = m.group(1) if m else "<partition>"
+    p = slurm_partition(_lines_read(facts)) or "<partition>"
     return {"title": "Slurm refused the job at submission: no node of the partition can give it the memory it asks "
                      "for (--mem / --mem-per-cpu)",
             "commands": [f"sinfo -p {p} -o '%P %m %c %D'   # memory (MB) per node, CPUs, node count",
