@@ -1001,7 +1001,14 @@ def nvcc_for_gpu(cmd: str, caps: list[str], had: list[str]) -> str:
 #: PointPillars' ops/ folder), built by its own setup.py and absent until then
 _COMPILED_SUFFIXES = ("_c", "_ext", "_cuda", "_cpp", "_cpu", "_cuda_kernel", "_backend", "cuda", "_C", "_ops", "_op")
 #: compiled modules whose names have none of those suffixes (apex's amp_C, gsplat's csrc)
-_COMPILED_NAMES = ("amp_C", "csrc", "pmeshlab")  # (round 24a) PyMeshLab's compiled core: pymeshlab/__init__.py does `from .pmeshlab import *`
+_COMPILED_NAMES = ("amp_C", "csrc", "pmeshlab", "SCN")  # (round 24a) PyMeshLab's compiled core: pymeshlab/__init__.py does `from .pmeshlab import *`
+# (round 32a) SparseConvNet's SCN: its setup.py lists packages=['sparseconvnet', 'sparseconvnet.SCN'] and builds
+# CUDAExtension('sparseconvnet.SCN', ['sparseconvnet/SCN/cuda.cu', ..., 'sparseconvnet/SCN/pybind.cpp']): the folder
+# of its C++ sources has the compiled module's name, so without the build (or from the checkout) 'sparseconvnet.SCN'
+# is that folder, imported as a namespace package that has none of the module's functions (facebookresearch/
+# SparseConvNet setup.py; issue 56: "module 'sparseconvnet.SCN' has no attribute 'Metadata_2'", fixed by develop.sh)
+#: the names of :data:`_COMPILED_NAMES` a package's source tree also holds as a folder of the module's sources
+_SOURCE_FOLDER_NAMES = ("SCN",)
 
 
 #: the namespaces of torch's own headers (installed under torch/include)
@@ -1752,6 +1759,10 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # (round 24a) a function missing from an installed package's own _C: a partial or stale build first
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if _compiled_top_lacks_function(ev, parts):  # (round 27c) built, from another revision than its Python code
+        return ["extension_not_compiled", "package_api_version_mismatch"]
+    if ev.get("attribute") and len(parts) > 2 and parts[-2] in _SOURCE_FOLDER_NAMES:
+        # (round 32a) a function missing from a compiled module whose name is also its sources' folder: that folder,
+        # imported in place of the module that was never built (or is shadowed by the checkout), whatever is installed
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if (len(parts) > 1 or ev.get("attribute")) and _an_installed_distribution(facts, ev, parts[0]):
         return ["package_api_version_mismatch", *filter(None, [_who_asks(facts, ev, parts)])]  # (an attribute missing from the package itself: its name cut off)

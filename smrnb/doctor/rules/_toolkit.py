@@ -577,9 +577,14 @@ def _project_name(name: str) -> str:
 
 @functools.cache
 def _cuda_extension_projects() -> frozenset[str]:
-    """The CUDA extensions whose setup checks the doctor's tables hold (extension_checks.csv, extension_minimums.csv)."""
+    """The CUDA extensions whose setup checks the doctor's tables hold (extension_checks.csv, extension_minimums.csv),
+    and (round 32a) the CUDA extensions only a project's source tree builds (source_built_modules.csv): their setup.py
+    names the distribution as the module (tiny-cuda-nn bindings/torch/setup.py setup(name="tinycudann"), torch-ngp
+    freqencoder/setup.py setup(name='freqencoder'), graphdeco-inria/diff-gaussian-rasterization setup.py
+    setup(name="diff_gaussian_rasterization")), so pip's "Failed building wheel for tinycudann" is that build."""
     names = {str(row.fields.get("project") or "") for row in tables.message_rows("extension_checks")}
     names |= {r["project"] for r in tables.rows("extension_minimums")}
+    names |= {r["module"] for r in tables.rows("source_built_modules")}
     return frozenset(_project_name(n) for n in names if n)
 
 

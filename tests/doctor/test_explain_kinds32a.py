@@ -1,0 +1,93 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 32a (the build side): pip failing to build a CUDA extension that only a project's source tree builds
+(tables/source_built_modules.csv: tinycudann, freqencoder, diff_gaussian_rasterization, ...) is that extension's build
+(extension_build_failed); CMake's "CMAKE_CUDA_ARCHITECTURES must be non-empty if set" (an empty architecture list);
+torch's c10/util/C++17.h "#error You need C++17 to compile PyTorch" read as the cxx17_required row; dm_control's
+mjbindings that its setup.py generates (extension_not_compiled when a checkout lacks them); SparseConvNet's
+'sparseconvnet.SCN', whose sources' folder has the compiled module's name (extension_not_compiled).
+Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
+
+READINGS = [
+    # pip failing to build a source-built CUDA extension (its setup.py names the distribution as the module)
+    ("  Building wheel for tinycudann (setup.py) ... error\n  ERROR: Failed building wheel for tinycudann\n"
+     "  Running setup.py clean for tinycudann\nFailed to build tinycudann\n"
+     "ERROR: Could not build wheels for tinycudann, which is required to install pyproject.toml-based projects\n",
+     "extension_build_failed"),
+    ("$ pip install ./freqencoder\nProcessing ./freqencoder\n  error: subprocess-exited-with-error\n"
+     "ERROR: Failed building wheel for freqencoder\nFailed to build freqencoder\n", "extension_build_failed"),
+    ("Building wheels for collected packages: diff_gaussian_rasterization\n"
+     "  Building wheel for diff_gaussian_rasterization (setup.py) ... error\n"
+     "  ERROR: Failed building wheel for diff_gaussian_rasterization\n", "extension_build_failed"),
+    # CMake's empty CUDA architecture list, in CMake >= 3.20's module and in 3.18's inline check
+    ("-- The CUDA compiler identification is NVIDIA 12.1.105\n"
+     "CMake Error at /usr/share/cmake-3.22/Modules/Internal/CMakeCUDAArchitecturesValidate.cmake:7 (message):\n"
+     "  CMAKE_CUDA_ARCHITECTURES must be non-empty if set.\nCall Stack (most recent call first):\n"
+     "  /usr/share/cmake-3.22/Modules/CMakeDetermineCUDACompiler.cmake:112 (cmake_cuda_architectures_validate)\n"
+     "  CMakeLists.txt:4 (project)\n-- Configuring incomplete, errors occurred!\n", "extension_build_failed"),
+    ("CMake Error at /opt/cmake/share/cmake-3.18/Modules/CMakeDetermineCUDACompiler.cmake:277 (message):\n"
+     "  CMAKE_CUDA_ARCHITECTURES must be non-empty if set.\nCall Stack (most recent call first):\n"
+     "  CMakeLists.txt:2 (project)\n", "extension_build_failed"),
+    # torch's own header refusing a pre-C++17 compile (an extension's setup.py passing -std=c++14)
+    ("/opt/conda/lib/python3.10/site-packages/torch/include/c10/util/C++17.h:24:2: error: #error You need C++17 to "
+     "compile PyTorch\n   24 | #error You need C++17 to compile PyTorch\n      |  ^~~~~\n"
+     "error: command '/usr/bin/gcc' failed with exit code 1\n", "library_bug"),
+    ("torch/include/c10/util/C++17.h:27:2: error: #error You need C++17 to compile PyTorch\n", "host_compiler_unsupported"),
+    # dm_control's generated MuJoCo bindings missing from a checkout
+    ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    from dm_control import suite\n"
+     "  File \"/home/u/src/dm_control/dm_control/mujoco/wrapper/mjbindings/__init__.py\", line 20, in <module>\n"
+     "    from dm_control.mujoco.wrapper.mjbindings import constants\n"
+     "ImportError: cannot import name 'constants' from partially initialized module "
+     "'dm_control.mujoco.wrapper.mjbindings' (most likely due to a circular import) "
+     "(/home/u/src/dm_control/dm_control/mujoco/wrapper/mjbindings/__init__.py)\n", "extension_not_compiled"),
+    ("ImportError: cannot import name 'enums' from 'dm_control.mujoco.wrapper.mjbindings' "
+     "(/work/dm_control/dm_control/mujoco/wrapper/mjbindings/__init__.py)\n", "extension_not_compiled"),
+    # SparseConvNet's SCN: the sources' folder imported in place of the compiled module
+    ("  File \"/home/u/SparseConvNet/sparseconvnet/metadata.py\", line 17, in Metadata\n"
+     "    return getattr(sparseconvnet.SCN, 'Metadata_%d' % dim)()\n"
+     "AttributeError: module 'sparseconvnet.SCN' has no attribute 'Metadata_3'\n", "extension_not_compiled"),
+    ("AttributeError: module 'sparseconvnet.SCN' has no attribute 'cuda_float_SubmanifoldConvolution_updateOutput'\n",
+     "extension_not_compiled"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), READINGS)
+def test_kind_reads_as_its_cause(text, code):
+    assert code in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+NEAR_MISSES = [
+    # a pure-Python or non-CUDA package whose wheel failed: not read as a CUDA extension's build
+    ("ERROR: Failed building wheel for pyyaml\nFailed to build pyyaml\n", "extension_build_failed"),
+    ("ERROR: Could not build wheels for tokenizers, which is required to install pyproject.toml-based projects\n",
+     "extension_build_failed"),
+    # CMake given an architecture it accepts syntactically that nvcc refuses: nvcc's code, not the empty list
+    ("CMake Error at /usr/share/cmake-3.22/Modules/Internal/CMakeCUDAArchitecturesValidate.cmake:7 (message):\n"
+     "  CMAKE_CUDA_ARCHITECTURES must be set\n", "extension_build_failed"),
+    # C++17 said by a user, not torch's #error
+    ("I think you need C++17 to compile this project, my gcc is 5.4\n", "host_compiler_unsupported"),
+    # another name missing from dm_control's bindings package (a release without a function): not the generated files
+    ("ImportError: cannot import name 'mjlib' from 'dm_control.mujoco.wrapper.mjbindings.functions' "
+     "(/usr/lib/python3/site-packages/dm_control/mujoco/wrapper/mjbindings/functions.py)\n", "extension_not_compiled"),
+    ("ImportError: cannot import name 'constants' from 'dm_control.utils' "
+     "(/usr/lib/python3.10/site-packages/dm_control/utils/__init__.py)\n", "extension_not_compiled"),
+    # a Python module of SparseConvNet lacking a name: not the compiled SCN
+    ("AttributeError: module 'sparseconvnet' has no attribute 'SubmanifoldConvolution2'\n", "extension_not_compiled"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), NEAR_MISSES)
+def test_other_kinds_do_not_get_the_code(text, code):
+    assert code not in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+@pytest.mark.parametrize(("table", "key"), [("library_messages", "cmake_cuda_architectures_empty"),
+                                            ("library_messages", "dm_control_mjbindings_not_generated"),
+                                            ("cpp_extension_checks", "cxx17_required")])
+def test_rows_match_their_examples(table, key):
+    assert_row_matches_its_example_and_stays_linear(table, key)
