@@ -4,7 +4,10 @@
 (extension_build_failed); CMake's "CMAKE_CUDA_ARCHITECTURES must be non-empty if set" (an empty architecture list);
 torch's c10/util/C++17.h "#error You need C++17 to compile PyTorch" read as the cxx17_required row; dm_control's
 mjbindings that its setup.py generates (extension_not_compiled when a checkout lacks them); SparseConvNet's
-'sparseconvnet.SCN', whose sources' folder has the compiled module's name (extension_not_compiled).
+'sparseconvnet.SCN', whose sources' folder has the compiled module's name (extension_not_compiled); apt's unmet
+dependencies (build_dependency_missing, the apt side of dpkg's row); Bend's hvm built without nvcc on PATH ('CUDA not
+available!' after 'Error reading result from hvm'); CTranslate2's classes missing when its compiled _ext was not built
+(its __init__.py swallows that ImportError); instant-ngp's testbed executable, renamed instant-ngp.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -53,6 +56,30 @@ READINGS = [
      "AttributeError: module 'sparseconvnet.SCN' has no attribute 'Metadata_3'\n", "extension_not_compiled"),
     ("AttributeError: module 'sparseconvnet.SCN' has no attribute 'cuda_float_SubmanifoldConvolution_updateOutput'\n",
      "extension_not_compiled"),
+    # apt unable to install a package whose dependency no configured repository has (Docker's repository not set up)
+    ("$ sudo apt-get install -y nvidia-docker2\nReading package lists... Done\nBuilding dependency tree\n"
+     "Some packages could not be installed. This may mean that you have\nrequested an impossible situation.\n"
+     "The following packages have unmet dependencies:\n"
+     " nvidia-docker2 : Depends: docker-ce (>= 18.06.0~ce~3-0~ubuntu) but it is not installable or\n"
+     "                  docker-ee (>= 18.06.0~ce~3-0~ubuntu) but it is not installable\n"
+     "E: Unable to correct problems, you have held broken packages.\n", "build_dependency_missing"),
+    ("E: Unmet dependencies. Try 'apt --fix-broken install' with no packages (or specify a solution).\n",
+     "build_dependency_missing"),
+    # Bend's runtime (hvm) installed while nvcc was not on PATH: built without its CUDA backend
+    ("$ bend run-cu sorter.bend -s\nErrors:\nError reading result from hvm. Output :\nCUDA not available!\n\n",
+     "cuda_home_missing"),
+    # CTranslate2's compiled module never built: its classes missing from the package
+    ("  File \"/opt/venv/lib/python3.11/site-packages/faster_whisper/transcribe.py\", line 128, in __init__\n"
+     "    self.model = ctranslate2.models.Whisper(\n"
+     "AttributeError: module 'ctranslate2.models' has no attribute 'Whisper'\n", "extension_not_compiled"),
+    (">>> import ctranslate2\n>>> ctranslate2.Translator('ende_ctranslate2/', device='cpu')\n"
+     "AttributeError: module 'ctranslate2' has no attribute 'Translator'\n", "extension_not_compiled"),
+    # instant-ngp's executable renamed from testbed to instant-ngp
+    ("~/instant-ngp$ ./build/testbed --scene data/nerf/fox\nbash: ./build/testbed: No such file or directory\n",
+     "package_api_version_mismatch"),
+    ("PS C:\\src\\instant-ngp> .\\build\\testbed.exe --scene data\\nerf\\fox\n"
+     ".\\build\\testbed.exe : The term '.\\build\\testbed.exe' is not recognized as the name of a cmdlet, function, "
+     "script file, or operable program.\n", "package_api_version_mismatch"),
 ]
 
 
@@ -78,6 +105,20 @@ NEAR_MISSES = [
      "(/usr/lib/python3.10/site-packages/dm_control/utils/__init__.py)\n", "extension_not_compiled"),
     # a Python module of SparseConvNet lacking a name: not the compiled SCN
     ("AttributeError: module 'sparseconvnet' has no attribute 'SubmanifoldConvolution2'\n", "extension_not_compiled"),
+    # apt that installed everything, and a package apt cannot find at all: not an unmet dependency
+    ("The following NEW packages will be installed:\n  nvidia-docker2\n0 upgraded, 1 newly installed, 0 to remove\n",
+     "build_dependency_missing"),
+    # a script's own "CUDA not available!" (torch finds no GPU), not hvm's
+    ("$ python train.py\nCUDA not available!\nTraining on CPU\n", "cuda_home_missing"),
+    # a name CTranslate2's compiled module never had (a typo, or a faster-whisper helper): not the module missing
+    ("AttributeError: module 'ctranslate2' has no attribute 'WhisperModel'\n", "extension_not_compiled"),
+    # CTranslate2's library not found by the loader: that library first, not the compiled module unbuilt
+    ("AttributeError: module 'ctranslate2' has no attribute 'Translator'\n"
+     "ImportError: libctranslate2.so: cannot open shared object file: No such file or directory\n",
+     "extension_not_compiled"),
+    # instant-ngp's testbed running and failing: not a missing executable
+    ("./build/testbed --scene data/nerf/fox\nUncaught exception: Could not initialize GLFW window\n",
+     "package_api_version_mismatch"),
 ]
 
 
@@ -88,6 +129,10 @@ def test_other_kinds_do_not_get_the_code(text, code):
 
 @pytest.mark.parametrize(("table", "key"), [("library_messages", "cmake_cuda_architectures_empty"),
                                             ("library_messages", "dm_control_mjbindings_not_generated"),
+                                            ("library_messages", "apt_unmet_dependencies"),
+                                            ("library_messages", "hvm_built_without_cuda"),
+                                            ("library_messages", "ctranslate2_ext_not_built"),
+                                            ("library_messages", "instant_ngp_testbed_renamed"),
                                             ("cpp_extension_checks", "cxx17_required")])
 def test_rows_match_their_examples(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)

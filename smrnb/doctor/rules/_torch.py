@@ -1574,6 +1574,9 @@ AFTERMATH_ROWS = frozenset({"python_finaliser_exception_ignored", "torchvision_i
                             # text also shows decides first
                             "pip_requirement_conflict"})
 AFTERMATH_WEIGHT = 70
+#: (round 32a) rows of a compiled module that did not import, read from the names missing after it: a library the
+#: loader could not open, where the text shows one (libctranslate2.so not found), says why and decides first
+LOADER_AFTERMATH_ROWS = frozenset({"ctranslate2_ext_not_built"})
 #: library_messages rows that say a CUDA call inside the library failed without saying which error it returned (NCCL's
 #: ncclUnhandledCudaError): their own reading is a guess for when the text shows no more; where the text names the CUDA
 #: error (NCCL's "Last error: Cuda failure '<cudaGetErrorString>'", a "CUDA error: ..." line), that error is read
@@ -1793,7 +1796,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             continue  # FFmpeg prints the minimum driver after any library it could not load: the library is the cause
         if ev.get("key") in UNNAMED_SYSTEM_FAILURE_ROWS and named_network_failure:
             continue
-        if ev.get("key") in AFTERMATH_ROWS:
+        if ev.get("key") in AFTERMATH_ROWS or (ev.get("key") in LOADER_AFTERMATH_ROWS and
+                                               events(facts, "loader", "library_missing")):
             ev = {**ev, "weight": max(int(ev.get("weight", 30)), AFTERMATH_WEIGHT)}
         if ort_cpu_package and ev.get("key") in ORT_CUDA_FAILURE_ROWS:
             # (round 24a) onnxruntime's CUDA provider failing where the text installs the CPU package (onnxruntime,
