@@ -1459,6 +1459,23 @@ def _scan_no_module_any(r: _Reader, line: str, low: str) -> None:
         _scan_no_module_retyped(r, line)
 
 
+#: Python's NameError for a name the code never bound ("NameError: name 'corr_sampler' is not defined"; Python 2's
+#: "global name ... is not defined"), CPython Python/ceval.c NAME_ERROR_MSG
+_NAME_UNDEFINED_RE = re.compile(r"NameError: (?:global )?name '([A-Za-z_]\w{0,80})' is not defined")
+
+
+def _scan_guarded_import_undefined(r: _Reader, line: str) -> None:
+    """(round 32a) A NameError for a CUDA extension only its project's source tree builds (tables/
+    source_built_modules.csv): the project imports it inside try/except (RAFT-Stereo's core/corr.py: ``try: import
+    corr_sampler except: pass``), so the module never built is a NameError at its first use, read as that module
+    missing (``torch.module_missing``, ``guarded_import``)."""
+    from smrnb.doctor import tables
+
+    m = _NAME_UNDEFINED_RE.search(line)
+    if m and tables.source_built_row(m.group(1)) is not None:
+        r.event("torch", "module_missing", line, WEIGHT["module"], module=m.group(1), guarded_import=True)
+
+
 def _scan_no_module_retyped(r: _Reader, line: str) -> None:
     """(round 30c) "No module X" / "No module name X" for a source-built module X (``torch.module_missing``); (round
     31b) by the one lookup the rules use (``tables.source_built_row``: a row marked ``prefix`` names its forks'
@@ -1626,6 +1643,14 @@ def _scan_own_code(r: _Reader, line: str, low: str) -> None:
 _COMPILED_NAME_ENDS = ("_c", "_ext", "_cuda", "_cpp", "_ops", "_op", "_backend", "_kernels", "_lib")
 
 
+def _source_built(name: str) -> bool:
+    """(round 32a) Whether ``name`` is a CUDA extension only its project's source tree builds (a NameError of it is
+    its guarded import's failure: :func:`_scan_guarded_import_undefined`)."""
+    from smrnb.doctor import tables
+
+    return tables.source_built_row(name) is not None
+
+
 def _defined_in_text(text: str, name: str) -> bool:
     """(round 29b) Whether the text shows ``name`` bound by code (imported, ``as name``, defined, assigned): then the
     NameError is a binding that did not run (an import inside try/except that failed, a branch not taken), not a
@@ -1685,7 +1710,7 @@ def _scan_own_code_exception(r: _Reader, line: str) -> None:
     elif exc == "NameError":
         n = re.match(r"(?:global )?name '([A-Za-z_]\w{0,80})' is not defined", msg)
         if not n or r.inner_kind != "own" or n.group(1).startswith("_") or \
-                n.group(1).lower().endswith(_COMPILED_NAME_ENDS):
+                n.group(1).lower().endswith(_COMPILED_NAME_ENDS) or _source_built(n.group(1)):
             return  # a library's frame, a compiled module's guarded import (a name the text binds: _own_definitions)
         fields = {"undefined": n.group(1)}
     else:
@@ -1744,6 +1769,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.fact("torch", "arch_list", archs[:24], line)
     if "no module" in low:
         _scan_no_module_any(r, line, low)
+    if "is not defined" in low:
+        _scan_guarded_import_undefined(r, line)
     if "from " in low and " import " in low:
         m = _FROM_IMPORT_LINE_RE.match(line)
         if m:

@@ -7,7 +7,8 @@ mjbindings that its setup.py generates (extension_not_compiled when a checkout l
 'sparseconvnet.SCN', whose sources' folder has the compiled module's name (extension_not_compiled); apt's unmet
 dependencies (build_dependency_missing, the apt side of dpkg's row); Bend's hvm built without nvcc on PATH ('CUDA not
 available!' after 'Error reading result from hvm'); CTranslate2's classes missing when its compiled _ext was not built
-(its __init__.py swallows that ImportError); instant-ngp's testbed executable, renamed instant-ngp.
+(its __init__.py swallows that ImportError); instant-ngp's testbed executable, renamed instant-ngp; a NameError for a
+source-built module (RAFT-Stereo's corr_sampler, RAFT's alt_cuda_corr, imported inside try/except).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -56,6 +57,15 @@ READINGS = [
      "AttributeError: module 'sparseconvnet.SCN' has no attribute 'Metadata_3'\n", "extension_not_compiled"),
     ("AttributeError: module 'sparseconvnet.SCN' has no attribute 'cuda_float_SubmanifoldConvolution_updateOutput'\n",
      "extension_not_compiled"),
+    # RAFT-Stereo's / RAFT's correlation samplers, imported inside try/except: unbuilt, a NameError at first use
+    ("  File \"/home/u/RAFT-Stereo/core/corr.py\", line 22, in forward\n"
+     "    corr, = corr_sampler.forward(volume, coords, radius)\n"
+     "NameError: name 'corr_sampler' is not defined\n", "extension_not_compiled"),
+    ("  File \"/data/RAFT/core/corr.py\", line 80, in __call__\n"
+     "    corr, = alt_cuda_corr.forward(fmap1_i, fmap2_i, coords_i, r)\n"
+     "NameError: name 'alt_cuda_corr' is not defined\n", "extension_not_compiled"),
+    ("Traceback (most recent call last):\n  File \"demo.py\", line 9, in <module>\n    import corr_sampler\n"
+     "ModuleNotFoundError: No module named 'corr_sampler'\n", "extension_not_compiled"),
     # apt unable to install a package whose dependency no configured repository has (Docker's repository not set up)
     ("$ sudo apt-get install -y nvidia-docker2\nReading package lists... Done\nBuilding dependency tree\n"
      "Some packages could not be installed. This may mean that you have\nrequested an impossible situation.\n"
@@ -105,6 +115,9 @@ NEAR_MISSES = [
      "(/usr/lib/python3.10/site-packages/dm_control/utils/__init__.py)\n", "extension_not_compiled"),
     # a Python module of SparseConvNet lacking a name: not the compiled SCN
     ("AttributeError: module 'sparseconvnet' has no attribute 'SubmanifoldConvolution2'\n", "extension_not_compiled"),
+    # a NameError of the person's own name (not a source-built module): their code, not an extension unbuilt
+    ("  File \"/home/u/proj/train.py\", line 40, in main\n    out = my_sampler(x)\n"
+     "NameError: name 'my_sampler' is not defined\n", "extension_not_compiled"),
     # apt that installed everything, and a package apt cannot find at all: not an unmet dependency
     ("The following NEW packages will be installed:\n  nvidia-docker2\n0 upgraded, 1 newly installed, 0 to remove\n",
      "build_dependency_missing"),
