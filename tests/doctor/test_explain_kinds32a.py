@@ -37,6 +37,11 @@ READINGS = [
     ("CMake Error at /opt/cmake/share/cmake-3.18/Modules/CMakeDetermineCUDACompiler.cmake:277 (message):\n"
      "  CMAKE_CUDA_ARCHITECTURES must be non-empty if set.\nCall Stack (most recent call first):\n"
      "  CMakeLists.txt:2 (project)\n", "extension_build_failed"),
+    # ... and a value CMake refuses (torch's 8.6 or nvcc's sm_86 form, where CMake wants 86)
+    ("CMake Error at /usr/share/cmake-3.26/Modules/Internal/CMakeCUDAArchitecturesValidate.cmake:7 (message):\n"
+     "  CMAKE_CUDA_ARCHITECTURES:\n\n    sm_86\n\n  is not one of the following:\n\n"
+     "    * a semicolon-separated list of integers, each optionally\n      followed by '-real' or '-virtual'\n"
+     "    * a special value: all, all-major, native\n\nCall Stack (most recent call first):\n", "extension_build_failed"),
     # torch's own header refusing a pre-C++17 compile (an extension's setup.py passing -std=c++14)
     ("/opt/conda/lib/python3.10/site-packages/torch/include/c10/util/C++17.h:24:2: error: #error You need C++17 to "
      "compile PyTorch\n   24 | #error You need C++17 to compile PyTorch\n      |  ^~~~~\n"
@@ -142,6 +147,7 @@ def test_other_kinds_do_not_get_the_code(text, code):
 
 @pytest.mark.parametrize(("table", "key"), [("library_messages", "cmake_cuda_architectures_empty"),
                                             ("library_messages", "dm_control_mjbindings_not_generated"),
+                                            ("library_messages", "cmake_cuda_architectures_invalid"),
                                             ("library_messages", "apt_unmet_dependencies"),
                                             ("library_messages", "hvm_built_without_cuda"),
                                             ("library_messages", "ctranslate2_ext_not_built"),
