@@ -71,6 +71,13 @@ READINGS = [
      "NameError: name 'alt_cuda_corr' is not defined\n", "extension_not_compiled"),
     ("Traceback (most recent call last):\n  File \"demo.py\", line 9, in <module>\n    import corr_sampler\n"
      "ModuleNotFoundError: No module named 'corr_sampler'\n", "extension_not_compiled"),
+    # CMake's generator without its build program (make or ninja not installed)
+    ("      *** Configuring CMake...\n      loading initial cache file /tmp/tmpx/build/CMakeInit.txt\n"
+     "      CMake Error: CMake was unable to find a build program corresponding to \"Ninja\".  CMAKE_MAKE_PROGRAM is "
+     "not set.  You probably need to select a different build tool.\n"
+     "      CMake Error: CMAKE_C_COMPILER not set, after EnableLanguage\n"
+     "      -- Configuring incomplete, errors occurred!\n      *** CMake configuration failed\n",
+     "build_dependency_missing"),
     # apt unable to install a package whose dependency no configured repository has (Docker's repository not set up)
     ("$ sudo apt-get install -y nvidia-docker2\nReading package lists... Done\nBuilding dependency tree\n"
      "Some packages could not be installed. This may mean that you have\nrequested an impossible situation.\n"
@@ -123,6 +130,8 @@ NEAR_MISSES = [
     # a NameError of the person's own name (not a source-built module): their code, not an extension unbuilt
     ("  File \"/home/u/proj/train.py\", line 40, in main\n    out = my_sampler(x)\n"
      "NameError: name 'my_sampler' is not defined\n", "extension_not_compiled"),
+    # CMake told to use a generator it does not know at all: a typo in -G, not a build tool missing
+    ("CMake Error: Could not create named generator Unix Makefile\n", "build_dependency_missing"),
     # apt that installed everything, and a package apt cannot find at all: not an unmet dependency
     ("The following NEW packages will be installed:\n  nvidia-docker2\n0 upgraded, 1 newly installed, 0 to remove\n",
      "build_dependency_missing"),
@@ -149,6 +158,7 @@ def test_other_kinds_do_not_get_the_code(text, code):
                                             ("library_messages", "dm_control_mjbindings_not_generated"),
                                             ("library_messages", "cmake_cuda_architectures_invalid"),
                                             ("library_messages", "apt_unmet_dependencies"),
+                                            ("library_messages", "cmake_build_program_not_found"),
                                             ("library_messages", "hvm_built_without_cuda"),
                                             ("library_messages", "ctranslate2_ext_not_built"),
                                             ("library_messages", "instant_ngp_testbed_renamed"),
