@@ -1023,7 +1023,7 @@ _IMPORTED_RE = re.compile(r"(?m)(?:-c [\"']|^\s{2,}|;\s?)(?:import|from) ([A-Za-
 _NVCC_OPTION_RE = re.compile(r"(?:Value|Keyword) '[^'\n]{0,80}' is not defined for option '([\w-]{1,40})'")
 
 
-_FORCE_REINSTALL_RE = re.compile(r"^(?:#[^:]*:\s*)?pip install [^#]*--force-reinstall (?:--no-deps )?([A-Za-z][\w.-]*)(?=\s|$)")
+_FORCE_REINSTALL_RE = re.compile(r"^(?:#[^:]*:\s*)?pip install [^#]*--force-reinstall (?:--[a-z][\w-]* )*([A-Za-z][\w.-]*)(?=\s|$)")
 
 
 def _clean_rebuild(built_by: str) -> str:
