@@ -486,8 +486,18 @@ CODES: dict[str, Code] = {
         source="kaolin's wheel pages https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-{torch}_cu{cu"
                "da}.html (tables/kaolin.json)"),
     "kaolin_not_installed": _c("kaolin",
-        'kaolin is not installed; smrnb works without it (the install command is given).',
-        text=False),
+        'kaolin is not installed; smrnb works without it (the install command is given). Read in a text (round '
+        '32c): a project whose optional kaolin import failed says so in its own words (TRELLIS: FlexiCubes '
+        'undefined, \'Please install kaolin and diso to use the mesh extractor.\').',
+        fix="kaolin is not installed in this environment: install the kaolin build made for this torch and CUDA "
+            "from its wheel page (pip install kaolin -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/"
+            "torch-<torch>_cu<cuda>.html), or build it from source; then run again.",
+        severity='info',
+        told_from="python_package_missing: another package than kaolin; kaolin_no_wheel_for_combo: kaolin has "
+                  "no wheel for this torch/CUDA at all",
+        source="microsoft/TRELLIS trellis/representations/mesh/cube2mesh.py (try: from .flexicubes.flexicubes "
+               "import FlexiCubes / except: print('Please install kaolin and diso to use the mesh extractor.')); "
+               "tables/library_messages.csv trellis_flexicubes_needs_kaolin"),
     "kaolin_ok": _c("kaolin",
         'kaolin is installed and imports.',
         text=False),

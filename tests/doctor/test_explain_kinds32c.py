@@ -1,0 +1,96 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 32c (packages, Python and kernels) read by the tool's own message: TRELLIS's FlexiCubes left
+undefined when its kaolin import failed; MuJoCo's MJCF schema check of another release; vLLM's MiniCPM-V versions;
+OpenCV's strict argument parser; the web UI's xformers install on a Windows Python other than 3.10; PyPI's
+pytorch3d placeholder; Notebook 7's removed modules only in Python 3's quoted form.
+Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
+
+from __future__ import annotations
+
+import pytest
+
+from smrnb.doctor import tables
+
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
+
+READINGS = [
+    # TRELLIS: the FlexiCubes import inside try/except failed (kaolin missing)
+    ("  File \"/content/TRELLIS/trellis/representations/mesh/cube2mesh.py\", line 38, in __init__\n"
+     "    self.mesh_extractor = FlexiCubes(device=device)\nNameError: name 'FlexiCubes' is not defined\n",
+     "kaolin_not_installed"),
+    ("[SPARSE] Backend: spconv\nPlease install kaolin and diso to use the mesh extractor.\nTraceback (most recent call "
+     "last):\n  File \"app.py\", line 12, in <module>\n", "kaolin_not_installed"),
+    # MuJoCo's schema check of a model of another release
+    ("ValueError: XML Error: Schema violation: unrecognized attribute: 'collision'\nElement 'option', line 3\n",
+     "package_api_version_mismatch"),
+    ("mujoco.FatalError: XML Error: Schema violation: unrecognized attribute: 'kv'\nElement 'position', line 88\n",
+     "package_api_version_mismatch"),
+    # vLLM's MiniCPM-V version dispatch
+    ("ValueError: Currently, MiniCPMV only supports versions 2.0, 2.5, 2.6, 4.0. Got version: (4, 5)\n",
+     "package_api_version_mismatch"),
+    ("  File \"/usr/local/lib/python3.12/site-packages/vllm/model_executor/models/minicpmv.py\", line 1601, in "
+     "__new__\n    raise ValueError(\nValueError: Currently, MiniCPMV only supports versions 2.0, 2.5, and 2.6\n",
+     "package_api_version_mismatch"),
+    # OpenCV's strict parser of a sequence argument
+    ("    cv2.circle(img, (x, y), 3, (0, 255, 0), -1)\ncv2.error: OpenCV(4.8.0) :-1: error: (-5:Bad argument) in "
+     "function 'circle'\n> Overload resolution failed:\n>  - Can't parse 'center'. Sequence item with index 0 has a "
+     "wrong type\n", "package_api_version_mismatch"),
+    ("TypeError: Can't parse 'dsize'. Sequence item with index 1 has a wrong type\n", "package_api_version_mismatch"),
+    # the web UI on a Windows Python other than 3.10
+    ("venv \"C:\\sd\\venv\\Scripts\\Python.exe\"\nPython 3.11.4 (tags/v3.11.4:d2340ef, Jun  7 2023, 05:45:37) [MSC "
+     "v.1934 64 bit (AMD64)]\nInstallation of xformers is not supported in this version of Python.\n",
+     "package_no_build_for_platform"),
+    ("Python 3.9.13 (tags/v3.9.13:6de2ca5, May 17 2022, 16:36:42) [MSC v.1929 64 bit (AMD64)]\nCommit hash: 0123abc\n"
+     "Launching Web UI with arguments: --xformers\nCannot import xformers\n", "package_no_build_for_platform"),
+    # PyPI's pytorch3d placeholder
+    ("$ pip install pytorch3d\nSuccessfully installed pytorch3d-0.0.1\n$ python -c 'import pytorch3d'\n"
+     "ModuleNotFoundError: No module named 'pytorch3d'\n", "package_no_build_for_platform"),
+    ("ModuleNotFoundError: No module named 'pytorch3d' even though I ran pip3 install pytorch3d\n",
+     "package_no_build_for_platform"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), READINGS, ids=[t[:50] for t, _ in READINGS])
+def test_kind_reads_as_its_cause(text, code):
+    assert code in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+NOT = [
+    # another class undefined: not TRELLIS's kaolin import
+    ("NameError: name 'MeshRenderer' is not defined\n", "kaolin_not_installed"),
+    # MuJoCo's other XML errors (a file not found, a malformed document): not the schema of another release
+    ("ValueError: XML Error: Error opening file 'scene.xml': No such file or directory\n",
+     "package_api_version_mismatch"),
+    # another model's own version check, not vLLM's dispatch
+    ("ValueError: This checkpoint only supports versions of transformers>=4.40\n", "package_api_version_mismatch"),
+    # OpenCV's other argument errors (a sequence of the wrong length)
+    ("cv2.error: Can't parse 'pt1'. Expected sequence length 2, got 3\n", "package_api_version_mismatch"),
+    # the web UI on Windows with Python 3.10, or on Linux: xformers is installed there
+    ("Python 3.10.6 (tags/v3.10.6:9c7b4bd, Aug  1 2022, 21:53:49) [MSC v.1932 64 bit (AMD64)]\nLaunching Web UI with "
+     "arguments: --xformers\nCannot import xformers\n", "package_no_build_for_platform"),
+    ("Python 3.8.10 (default, Nov 14 2022, 12:59:47) [GCC 9.4.0]\nLaunching Web UI with arguments: --xformers\n"
+     "Cannot import xformers\n", "package_no_build_for_platform"),
+    # pytorch3d installed from its wheel page, or another package
+    ("pip install pytorch3d -f https://dl.fbaipublicfiles.com/pytorch3d/packaging/wheels/py39_cu113_pyt1110/"
+     "download.html\nModuleNotFoundError: No module named 'pytorch3d'\n", "package_no_build_for_platform"),
+    ("pip install pytorch3d-lite\nModuleNotFoundError: No module named 'pytorch3d'\n", "package_no_build_for_platform"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), NOT, ids=[t[:50] for t, _ in NOT])
+def test_other_kinds_do_not_get_the_code(text, code):
+    assert code not in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+def test_notebook7_reading_needs_python3_form():
+    # Notebook 7 needs Python >= 3.8, whose ModuleNotFoundError quotes the name; Python 2's unquoted form is not it
+    row = next(r for r in tables.message_rows("library_messages") if r.key == "notebook7_removed_module")
+    assert row.pattern.search("ModuleNotFoundError: No module named 'notebook.notebookapp'")
+    assert not row.pattern.search("ImportError: No module named notebook.notebookapp")
+
+
+@pytest.mark.parametrize("key", ["trellis_flexicubes_needs_kaolin", "mujoco_xml_schema_unrecognized",
+                                 "vllm_minicpmv_version_unsupported", "opencv_sequence_item_wrong_type",
+                                 "webui_xformers_python_unsupported", "pytorch3d_pypi_placeholder"])
+def test_rows_match_their_examples(key):
+    assert_row_matches_its_example_and_stays_linear("library_messages", key)
