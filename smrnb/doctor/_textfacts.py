@@ -2285,7 +2285,12 @@ def _packages_built(line: str) -> list[str]:
 #: library) is missing is about loading DLLs, not about the MSVC build toolchain; an out-of-memory error where no GPU
 #: ran out: Java's heap (host memory), a test expected to fail (pytest's XFAIL), an error a program retried
 _SIGN_NOT = {"msvc": ("redistributable",),
-             "oom": ("java.lang.outofmemoryerror", " xfail", "xfailed", "retrying")}
+             "oom": ("java.lang.outofmemoryerror", " xfail", "xfailed", "retrying"),
+             # (round 32c) "crashes after importing this" names one thing loaded (an extension, a node), not an order
+             # of two packages' imports; the order readings need two
+             "import_order": ("after importing this", "after importing it ", "after importing it.",
+                              "after importing it,", "after import this", "after importing the extension",
+                              "after importing the node")}
 #: whole lines that hold a sign's phrase as an environment listing's field, not as a failure: "Visual Studio 2022
 #: 17.8.3" (the IDE a report lists beside its .NET or Python versions) names no build step
 _SIGN_NOT_LINE = {# (round 28c) a compiler's command line names the extension's sources (scatter_cuda.cu), not an import

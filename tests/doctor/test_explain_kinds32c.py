@@ -2,7 +2,9 @@
 """explain, round 32c (packages, Python and kernels) read by the tool's own message: TRELLIS's FlexiCubes left
 undefined when its kaolin import failed; MuJoCo's MJCF schema check of another release; vLLM's MiniCPM-V versions;
 OpenCV's strict argument parser; the web UI's xformers install on a Windows Python other than 3.10; PyPI's
-pytorch3d placeholder; Notebook 7's removed modules only in Python 3's quoted form.
+pytorch3d placeholder; Notebook 7's removed modules only in Python 3's quoted form. Narrowed: Visual Studio named
+where the failure is a crash and no build (the IDE as a dump viewer) is no MSVC toolchain; "after importing this" is
+no import order of two packages.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -74,7 +76,31 @@ NOT = [
     ("pip install pytorch3d -f https://dl.fbaipublicfiles.com/pytorch3d/packaging/wheels/py39_cu113_pyt1110/"
      "download.html\nModuleNotFoundError: No module named 'pytorch3d'\n", "package_no_build_for_platform"),
     ("pip install pytorch3d-lite\nModuleNotFoundError: No module named 'pytorch3d'\n", "package_no_build_for_platform"),
+    # (narrowed) a crash dump opened in Visual Studio, no build: not the MSVC toolchain
+    ("The app exits silently. Windows Event Viewer: Exception code: 0xc0000005. I attached Visual Studio and it stops "
+     "in meshlab.dll\n", "windows_msvc_toolchain"),
+    ("Process finished with exit code -1073741819 (0xC0000005)\nthe Visual Studio debugger shows an access violation "
+     "in render.pyd\n", "windows_msvc_toolchain"),
+    # (narrowed) one thing imported before a crash: no order of two packages' imports
+    ("Segmentation fault (core dumped) after importing this custom node\n", "native_library_conflict"),
 ]
+
+
+GUARDS = [
+    # a build where Visual Studio is named stays the toolchain's (with a crash code in the same text too)
+    ("running build_ext\nbuilding 'rasterizer._C' extension\nI opened the x64 Native Tools prompt of Visual Studio "
+     "2019 and the build still fails\nerror: command 'cl.exe' failed: No such file or directory\n",
+     "windows_msvc_toolchain"),
+    ("Process finished with exit code -1073741819 (0xC0000005)\nbuilding 'knn' extension\nVisual Studio 2022 Build "
+     "Tools installed\n", "windows_msvc_toolchain"),
+    # an order of two packages' imports stays the clash of their native libraries
+    ("Segmentation fault (core dumped) if I import open3d after import torch\n", "native_library_conflict"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), GUARDS, ids=[t[:50] for t, _ in GUARDS])
+def test_earlier_readings_kept(text, code):
+    assert code in rule_codes(text, n=2), (text, rule_codes(text, n=4))
 
 
 @pytest.mark.parametrize(("text", "code"), NOT, ids=[t[:50] for t, _ in NOT])

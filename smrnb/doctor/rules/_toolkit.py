@@ -596,12 +596,28 @@ def _nvcc_missing_in_notebook(facts: Facts, f: Finding) -> Finding:
     return f
 
 
+def _crash_without_build(facts: Facts) -> bool:
+    """(round 32c) The text's failure is a process crash (tables/torch_messages.csv's crash rows: SIGSEGV, Windows'
+    STATUS_ACCESS_VIOLATION 0xC0000005, an abort) and it shows no build: no message of the toolkit or loader layer, no
+    build that failed, no build step's words."""
+    from smrnb.doctor.rules._loader import CRASH_ROWS
+
+    crash = any(e.get("key") in CRASH_ROWS for e in events(facts, "torch", "message", table="torch_messages"))
+    return crash and not (events(facts, "toolkit", "message") or events(facts, "loader", "message")
+                          or events(facts, "toolkit", "build_failed")
+                          or has_sign(facts, "build_context", "pip_build", "pip_source_build"))
+
+
 def _sign_codes(facts: Facts, sign: str) -> list[str]:
     if sign == "nvcc_missing":
         return ["cuda_home_malformed"] if value(facts, "toolkit", "cuda_home_malformed") else ["cuda_home_missing"]
     if sign in ("torch_absent_at_build", "build_requirements_failed"):
         return ["torch_not_found_at_build"]
     if sign == "pip_build" and has_sign(facts, "torch_absent_at_build"):
+        return []
+    if sign == "msvc" and _crash_without_build(facts):
+        # (round 32c) Visual Studio named in a text whose failure is a process crash (an access violation 0xC0000005,
+        # a segfault) and no build: the IDE used as a debugger to open a crash dump, not a toolchain that failed
         return []
     if sign == "gcc_unsupported" and any("windows_msvc_toolchain" in (e.get("codes") or ())
                                          for e in events(facts, "toolkit", "message")):
