@@ -2,7 +2,7 @@
 """explain, round 32c (packages, Python and kernels) read by the tool's own message: TRELLIS's FlexiCubes left
 undefined when its kaolin import failed; MuJoCo's MJCF schema check of another release; vLLM's MiniCPM-V versions;
 OpenCV's strict argument parser; the web UI's xformers install on a Windows Python other than 3.10; PyPI's
-pytorch3d placeholder; Notebook 7's removed modules only in Python 3's quoted form. Narrowed: Visual Studio named
+pytorch3d placeholder; JupyterHub's spawn failing in the jupyterhub/jupyterhub image (the Hub only, no Notebook); Notebook 7's removed modules only in Python 3's quoted form. Narrowed: Visual Studio named
 where the failure is a crash and no build (the IDE as a dump viewer) is no MSVC toolchain; "after importing this" is
 no import order of two packages.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
@@ -49,6 +49,14 @@ READINGS = [
      "ModuleNotFoundError: No module named 'pytorch3d'\n", "package_no_build_for_platform"),
     ("ModuleNotFoundError: No module named 'pytorch3d' even though I ran pip3 install pytorch3d\n",
      "package_no_build_for_platform"),
+    # JupyterHub's spawn in the jupyterhub/jupyterhub image, which has no Notebook
+    ("$ docker run -d -p 8000:8000 --name hub jupyterhub/jupyterhub jupyterhub\n[W 2024-02-01 10:00:01.020 JupyterHub "
+     "user:692] alice's server never showed up at http://127.0.0.1:40001/user/alice/ after 30 seconds. Giving up\n"
+     "Spawn failed: Server at http://127.0.0.1:40001/user/alice/ didn't respond in 30 seconds\n",
+     "python_package_missing"),
+    ("500 : Internal Server Error\nSpawn failed: Server at http://127.0.0.1:51234/user/bob/ didn't respond in 30 "
+     "seconds\nI started the hub with\n    docker run -p 8000:8000 -d quay.io/jupyterhub/jupyterhub:4.0 jupyterhub\n",
+     "python_package_missing"),
 ]
 
 
@@ -76,6 +84,11 @@ NOT = [
     ("pip install pytorch3d -f https://dl.fbaipublicfiles.com/pytorch3d/packaging/wheels/py39_cu113_pyt1110/"
      "download.html\nModuleNotFoundError: No module named 'pytorch3d'\n", "package_no_build_for_platform"),
     ("pip install pytorch3d-lite\nModuleNotFoundError: No module named 'pytorch3d'\n", "package_no_build_for_platform"),
+    # the spawn failing where the users' servers run in images of their own (DockerSpawner), or the singleuser image
+    ("Spawn failed: Server at http://172.18.0.5:8888/user/alice/ didn't respond in 30 seconds\nc.DockerSpawner.image "
+     "= 'jupyter/base-notebook'\ndocker run -d --name hub my-hub-image\n", "python_package_missing"),
+    ("docker run -d jupyterhub/singleuser:4.0\nSpawn failed: Server at http://127.0.0.1:8888 didn't respond\n",
+     "python_package_missing"),
     # (narrowed) a crash dump opened in Visual Studio, no build: not the MSVC toolchain
     ("The app exits silently. Windows Event Viewer: Exception code: 0xc0000005. I attached Visual Studio and it stops "
      "in meshlab.dll\n", "windows_msvc_toolchain"),
@@ -117,6 +130,7 @@ def test_notebook7_reading_needs_python3_form():
 
 @pytest.mark.parametrize("key", ["trellis_flexicubes_needs_kaolin", "mujoco_xml_schema_unrecognized",
                                  "vllm_minicpmv_version_unsupported", "opencv_sequence_item_wrong_type",
-                                 "webui_xformers_python_unsupported", "pytorch3d_pypi_placeholder"])
+                                 "webui_xformers_python_unsupported", "pytorch3d_pypi_placeholder",
+                                 "jupyterhub_image_has_no_notebook"])
 def test_rows_match_their_examples(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)

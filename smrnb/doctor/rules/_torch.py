@@ -1745,6 +1745,14 @@ def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
                              f"python -m pip install {pip or '<the package that provides jupyter-' + sub + '>'}   "
                              "# with that Python",
                              "jupyter --paths; which -a jupyter   # another jupyter earlier on PATH"]}
+    if key == "jupyterhub_image_has_no_notebook":  # (round 32c) tables/library_messages.csv's row and its source
+        return {"title": "The jupyterhub/jupyterhub image has no Jupyter Notebook for the single-user servers it spawns",
+                "evidence": ["the image holds only the Hub (jupyterhub/jupyterhub README, Docker): "
+                             "jupyterhub-singleuser needs notebook (or jupyterlab) in the same container"],
+                "commands": ["docker exec -it <container> python3 -m pip install notebook   # or jupyterlab; then "
+                             "log in again",
+                             "# lasting: a derivative image: FROM jupyterhub/jupyterhub + RUN python3 -m pip install "
+                             "notebook"]}
     if key == "python_console_script_not_found":  # (round 27e)
         script, dist = str(ev.get("script") or ""), str(ev.get("install") or "")
         mod = _SCRIPT_MODULES.get(script)
