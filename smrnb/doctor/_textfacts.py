@@ -1424,6 +1424,11 @@ def _installed_package_imports_its_own(r: _Reader, mod: str) -> bool:
 _EXT_OP_CALL_RE = re.compile(r"(?<![\w.])(?:_C|_backend|_ext|_cuda|_ops)\.[A-Za-z_]\w{0,80}\(")
 
 
+#: (round 32c) CPython 2's ImportError for a module not found: the name unquoted (Python/import.c "No module named
+#: %.200s"); Python 3 prints it quoted ("No module named %R", ModuleNotFoundError from 3.6)
+_PY2_NO_MODULE_RE = re.compile(r"(?:^|[\s\"'`(])ImportError: No module named [A-Za-z_][\w.]{0,100}(?=\s*$|[\"'`)]|\s)")
+
+
 def _scan_no_module(r: _Reader, line: str) -> None:
     """Python's "No module named X" (``torch.module_missing``); a name with a dash in Python's own line keeps the
     frame that asked for it (``dashed``: no import statement can name it, importlib was given a distribution's name)."""
@@ -1442,7 +1447,8 @@ def _scan_no_module(r: _Reader, line: str) -> None:
             own = {"project_import": r.from_import[0]}
         elif "." not in m and r.from_import and r.from_import[0].startswith(m + "."):
             own = {"imported_as": r.from_import[0]}  # (round 25) the import that asked for it: its parts below m
-        r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own, **dashed, **hyphen)
+        py2 = {"python2": True} if _PY2_NO_MODULE_RE.search(line) else {}
+        r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own, **dashed, **hyphen, **py2)
 
 
 #: (round 30c) Python's "No module named X" retyped in a title without its "named" ("No module custom_rasterizer",

@@ -4,7 +4,8 @@ undefined when its kaolin import failed; MuJoCo's MJCF schema check of another r
 OpenCV's strict argument parser; the web UI's xformers install on a Windows Python other than 3.10; PyPI's
 pytorch3d placeholder; JupyterHub's spawn failing in the jupyterhub/jupyterhub image (the Hub only, no Notebook); Notebook 7's removed modules only in Python 3's quoted form. Narrowed: Visual Studio named
 where the failure is a crash and no build (the IDE as a dump viewer) is no MSVC toolchain; "after importing this" is
-no import order of two packages.
+no import order of two packages. CPython 2's unquoted "ImportError: No module named x" (a Python 2 ran the code):
+another interpreter than the package's second.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ READINGS = [
      "user:692] alice's server never showed up at http://127.0.0.1:40001/user/alice/ after 30 seconds. Giving up\n"
      "Spawn failed: Server at http://127.0.0.1:40001/user/alice/ didn't respond in 30 seconds\n",
      "python_package_missing"),
+    # CPython 2's own form: the interpreter second
+    ("  File \"train.py\", line 3, in <module>\n    import open3d\nImportError: No module named open3d\n",
+     "kernel_wrong_python"),
+    ("Running the sample gives \"ImportError: No module named carla\" on my machine\n", "kernel_wrong_python"),
     ("500 : Internal Server Error\nSpawn failed: Server at http://127.0.0.1:51234/user/bob/ didn't respond in 30 "
      "seconds\nI started the hub with\n    docker run -p 8000:8000 -d quay.io/jupyterhub/jupyterhub:4.0 jupyterhub\n",
      "python_package_missing"),
@@ -89,6 +94,11 @@ NOT = [
      "= 'jupyter/base-notebook'\ndocker run -d --name hub my-hub-image\n", "python_package_missing"),
     ("docker run -d jupyterhub/singleuser:4.0\nSpawn failed: Server at http://127.0.0.1:8888 didn't respond\n",
      "python_package_missing"),
+    # Python 3's quoted forms: no Python 2 shown
+    ("  File \"train.py\", line 3, in <module>\n    import open3d\nModuleNotFoundError: No module named 'open3d'\n",
+     "kernel_wrong_python"),
+    ("  File \"train.py\", line 3, in <module>\n    import open3d\nImportError: No module named 'open3d'\n",
+     "kernel_wrong_python"),
     # (narrowed) a crash dump opened in Visual Studio, no build: not the MSVC toolchain
     ("The app exits silently. Windows Event Viewer: Exception code: 0xc0000005. I attached Visual Studio and it stops "
      "in meshlab.dll\n", "windows_msvc_toolchain"),

@@ -1065,6 +1065,13 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         codes = [*codes[:1], "library_bug", *codes[1:]] if codes else ["library_bug"]
         if COMPILED_PART_OF.get(top) == by:  # (round 27a) the package's compiled part, a distribution of its own
             codes = ["extension_not_compiled", "python_package_missing"]
+    if ev.get("python2") and codes in (["python_package_missing"], ["torch_not_installed"]) and \
+            len(events(facts, "torch", "module_missing")) == 1:
+        # (round 32c) CPython 2's own form of the message (Python/import.c: ImportError "No module named %.200s", the
+        # name unquoted; Python 3 quotes it, "No module named %R", and raises ModuleNotFoundError since 3.6): a Python
+        # 2 ran the code, mostly another interpreter than the Python 3 the package was installed into (`python` still
+        # 2.7 beside pip3, conda's env not active): that interpreter second, where nothing else is
+        codes = [codes[0], "kernel_wrong_python"]
     if restart_said(facts) and "kernel_restart_needed" not in codes:
         codes = ["kernel_restart_needed"] + codes
     return codes
