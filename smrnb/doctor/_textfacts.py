@@ -1439,7 +1439,7 @@ def _scan_no_module(r: _Reader, line: str) -> None:
     dashed = {"dashed": "own" if path and not installed else ("installed" if installed else "none")} if bad else {}
     for m in _NO_MODULE_RE.findall(line):
         hyphen = {"pip_name": m.rstrip(".")} if "-" in m else {}  # a name no import finds: the code names a pip name
-        m = m.rstrip(".").replace("-", "_")
+        m = said = m.rstrip(".").replace("-", "_")
         if "." not in m and r.from_import and r.from_import[0].endswith("." + m):
             m = r.from_import[0]  # Python 2 names the last part only ("from open3d.linux import *": 'linux')
         own: dict[str, Any] = {"own_import": True} if _installed_package_imports_its_own(r, m) else {}
@@ -1448,6 +1448,11 @@ def _scan_no_module(r: _Reader, line: str) -> None:
         elif "." not in m and r.from_import and r.from_import[0].startswith(m + "."):
             own = {"imported_as": r.from_import[0]}  # (round 25) the import that asked for it: its parts below m
         py2 = {"python2": True} if _PY2_NO_MODULE_RE.search(line) else {}
+        if py2 and "." in said and not own:
+            # (round 32c) Python 2 names the whole dotted name only when its first part is not found (import.c's
+            # load_next reports the rest of the name from the part that failed: "import os.foo" -> "No module named
+            # foo", "import foo.bar" with no foo -> "No module named foo.bar"): the top-level package is missing
+            m = m.split(".")[0]
         r.event("torch", "module_missing", line, WEIGHT["module"], module=m, **own, **dashed, **hyphen, **py2)
 
 

@@ -5,7 +5,8 @@ OpenCV's strict argument parser; the web UI's xformers install on a Windows Pyth
 pytorch3d placeholder; JupyterHub's spawn failing in the jupyterhub/jupyterhub image (the Hub only, no Notebook); Notebook 7's removed modules only in Python 3's quoted form. Narrowed: Visual Studio named
 where the failure is a crash and no build (the IDE as a dump viewer) is no MSVC toolchain; "after importing this" is
 no import order of two packages. CPython 2's unquoted "ImportError: No module named x" (a Python 2 ran the code):
-another interpreter than the package's second.
+another interpreter than the package's second; its dotted name means the top-level package is missing (Python 2
+names the whole name only when its first part is not found).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -144,3 +145,23 @@ def test_notebook7_reading_needs_python3_form():
                                  "jupyterhub_image_has_no_notebook"])
 def test_rows_match_their_examples(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
+
+
+@pytest.mark.parametrize("text", [
+    "  File \"run.py\", line 2, in <module>\n    import meshkit.io\nImportError: No module named meshkit.io\n",
+    "  File \"app.py\", line 5, in <module>\n    from flaskext.sqlalchemy import SQLAlchemy\nImportError: No module "
+    "named flaskext.sqlalchemy\n"])
+def test_python2_dotted_name_is_the_package_missing(text):
+    # Python 2's load_next names the rest of the name from the part it could not find: the first part is missing,
+    # not a submodule of an installed release
+    codes = rule_codes(text, n=2)
+    assert codes[:1] == ["python_package_missing"] and "package_api_version_mismatch" not in codes, codes
+
+
+def test_python2_last_part_keeps_the_import_it_came_from():
+    # Python 2 names only the last part where the package exists ("from open3d.linux import *" -> 'linux'): the
+    # earlier readings of that import stay (not a top-level package missing)
+    text = ">>> import open3d\n  File \"open3d/__init__.py\", line 9, in <module>\n    from open3d.linux import *\n" \
+           "ImportError: No module named linux\n"
+    assert "package_api_version_mismatch" in rule_codes(text, n=2), rule_codes(text, n=4)
+
