@@ -261,6 +261,9 @@ _TORCH_CUDA_RES = (re.compile(r"CUDA used to build PyTorch: ?([0-9]{1,2}\.[0-9]{
                    re.compile(r"torch\.version\.cuda\W{1,6}([0-9]{1,2}\.[0-9]{1,2})"))
 _DETECTED_CUDA_RE = re.compile(r"detected CUDA version \(([0-9]{1,2}\.[0-9]{1,2})")
 _CUDA_WANTED_RE = re.compile(r"(?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-runtime)[= ]{1,2}([0-9]{1,2}\.[0-9]{1,2})")
+#: (round 32b) the NCCL release a log names: NCCL's own banner ("NCCL INFO NCCL version 2.18.5+cuda12.2", init.cc
+#: showVersion) and torch's c10d error suffix (", NCCL version 2.18.1", ProcessGroupNCCL's getNcclVersion())
+_NCCL_VER_RE = re.compile(r"\bNCCL version:?\s{0,3}v?(\d+\.\d+\.\d+)")
 _DRIVER_HDR_RE = re.compile(r"Driver Version: ?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
 _SMI_HDR_RE = re.compile(r"NVIDIA-SMI ([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
 _CUDA_VER_RE = re.compile(r"CUDA (?:Version|version)[ :=]{0,3}([0-9]{1,2}\.[0-9]{1,2})")
@@ -1077,6 +1080,9 @@ def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "detected cuda version" in low:
         for v in _DETECTED_CUDA_RE.findall(line):
             _nvcc(r, line, version=v)
+    if "nccl version" in low:
+        for v in _NCCL_VER_RE.findall(line):
+            r.fact("torch", "nccl_version", v, line)
     if "driver version" in low or "nvidia-smi" in low:
         for v in _DRIVER_HDR_RE.findall(line) + _SMI_HDR_RE.findall(line):
             r.fact("driver", "driver_version", v, line)

@@ -278,6 +278,18 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                     "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
                                  "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
                                  "(or install the wheel made) for the installed torch"]}
+        if ev.get("key") == "extension_op_not_registered":  # (round 32b) tables/torch_messages.csv: torch.ops lookup
+            ns = re.search(r"No such operator ([A-Za-z_]\w*)|'_OpNamespace' '(\w+)'", str(ev.get("line") or ""))
+            pkg = (ns.group(1) or ns.group(2)) if ns else "<package>"
+            return {"title": f"torch has no {pkg}:: operators: {pkg}'s compiled library is not loaded (built for "
+                             "another torch release, or not built)",
+                    "evidence": [f"torch.ops.{pkg} finds no operator: the library registering them was never loaded "
+                                 "into this torch (a package built for another torch release often only warns at "
+                                 "import and goes on)"],
+                    "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
+                                 f"python -m {pkg}.info   # xformers: the torch it was built for",
+                                 f"pip install --force-reinstall {pkg}==<the release made for this torch>   # or "
+                                 "rebuild it against this torch (--no-build-isolation)"]}
         if str(ev.get("key") or "").startswith("torchsharp_"):  # tables/library_messages.csv's TorchSharp rows
             return {"title": "TorchSharp's LibTorchSharp and the libtorch it loads are of different releases",
                     "evidence": ["each TorchSharp release is built against one libtorch release and needs the native "

@@ -408,6 +408,19 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         # a framework built apart) third
         return ["library_bug", "driver_too_old", *(x for x in c if x not in ("library_bug", "driver_too_old"))], (
             "the NCCL of torch's own process group (ProcessGroupNCCL): the one its wheel pins, built for its CUDA")
+    if ev.get("key") == "nccl_internal_error" and str(value(facts, "torch", "nccl_version") or "").startswith("2.18."):
+        # (round 32b) NCCL 2.18's proxy answered every failed proxy operation (the network transport's connect and
+        # progress: ncclRemoteError / ncclSystemError of src/misc/socket.cc, src/transport/net_ib.cc) as
+        # ncclInternalError; 2.19 passes the operation's own result back (NVIDIA/nccl src/proxy.cc,
+        # v2.18.6-1..v2.19.3-1: ncclPollProxyResponse returns resp.res, proxyProgressAsync sets it from the op's
+        # res). NCCL's maintainer: "With NCCL 2.18, all network errors will be erroneously reported as 'Internal
+        # Error'" (NVIDIA/nccl#1092), "If you are running with NCCL 2.18, you can ignore that message, and simply run
+        # again setting NCCL_DEBUG=WARN" (NVIDIA/nccl-tests#275). So under 2.18 the network between the ranks first,
+        # the release's own bug second
+        return ["nccl_network_unreachable", "library_bug", *(x for x in c if x not in (
+            "nccl_network_unreachable", "library_bug"))], (
+            f"NCCL {value(facts, 'torch', 'nccl_version')} (2.18) reports a network transport's failure as "
+            "'internal error': NCCL_DEBUG=WARN shows the real one")
     if ev.get("key") == "pip_directory_not_a_project" and "library_bug" not in s and (
             m := _PIP_NOT_PROJECT_DIR_RE.search(str(ev.get("line") or ""))) and \
             not _SUBMODULE_DIR_RE.search(m.group(1) or m.group(2)):

@@ -1,0 +1,102 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 32b (loading and running) read by its mechanism, keyed on the tool's own message: NCCL 2.18's
+"internal error" (its proxy's result for a network transport's failure); glibc's ld.so assertion in
+_dl_check_map_versions (two builds of native libraries that do not belong together in one process); onnxruntime's
+compiled module that did not load (its "Cannot load onnxruntime.capi" warning, the "cannot import name
+'get_all_providers'" that follows, its Windows "CUDA Toolkit X not installed on the machine"); torch.ops finding no
+operator of a package's namespace (its compiled library not loaded).
+Each positive list holds a wording written for the test (the tool's message as its source prints it, in a plausible
+log); each kind has near-misses that must NOT get its code."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
+
+READINGS = [
+    # NCCL 2.18: a network transport's failure answered as ncclInternalError by the proxy
+    ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, "
+     "internal error - please report this issue to the NCCL developers, NCCL version 2.18.1\n",
+     "nccl_network_unreachable"),
+    ("gpu-a07:31877:31877 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n...\nnccl-tests/src/common.cu:891 "
+     "gpu-a07 pid 31877: Test NCCL failure common.cu:958 'internal error - please report this issue to the NCCL "
+     "developers / '\n", "nccl_network_unreachable"),
+    ("RuntimeError: NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1207, internal "
+     "error - please report this issue to the NCCL developers, NCCL version 2.18.6\nncclInternalError: Internal check "
+     "failed.\n", "nccl_network_unreachable"),
+    # glibc's loader: a Verneed entry naming a library not among the ones loaded for it
+    ("$ python render.py --scene lego\nInconsistency detected by ld.so: dl-version.c: 205: _dl_check_map_versions: "
+     "Assertion `needed != NULL' failed!\n", "native_library_conflict"),
+    ("running the exported binary on the cluster node prints only\nInconsistency detected by ld.so: dl-version.c: "
+     "224:\n_dl_check_map_versions: Assertion `needed != NULL' failed!\n", "native_library_conflict"),
+    # onnxruntime's compiled module not loaded (releases up to 1.8 only warned, then the names were missing)
+    ("C:\\venv\\lib\\site-packages\\onnxruntime\\capi\\_pybind_state.py:14: UserWarning: Cannot load "
+     "onnxruntime.capi. Error: 'DLL load failed: The specified module could not be found.'.\n  warnings.warn(\"Cannot "
+     "load onnxruntime.capi. Error: '{0}'.\".format(str(e)))\n", "cudart_not_found"),
+    ("  File \"C:\\venv\\lib\\site-packages\\onnxruntime\\__init__.py\", line 13, in <module>\n    from "
+     "onnxruntime.capi._pybind_state import get_all_providers, get_available_providers, get_device, set_seed, \\\n"
+     "ImportError: cannot import name 'get_all_providers' from 'onnxruntime.capi._pybind_state'\n",
+     "cudart_not_found"),
+    ("  File \"D:\\env\\lib\\site-packages\\onnxruntime\\capi\\_pybind_state.py\", line 22, in <module>\n    raise "
+     "ImportError(f\"CUDA Toolkit {CUDA_VERSION} not installed on the machine.\")\nImportError: CUDA Toolkit 11.0 not "
+     "installed on the machine.\n", "cudart_not_found"),
+    ("ImportError: cuDNN 8 not installed on the machine.\n", "cudart_not_found"),
+    # torch.ops: no operator of a package's namespace registered (its compiled library not loaded)
+    ("  File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 191, in apply\n    out, lse, "
+     "rng_seed, rng_offset = cls.OPERATOR(\n  File \"/venv/lib/python3.10/site-packages/torch/_ops.py\", line 502, in "
+     "__call__\nRuntimeError: No such operator xformers::efficient_attention_forward_cutlass\n",
+     "abi_torch_version_mismatch"),
+    ("  File \"/venv/lib/python3.11/site-packages/torch/_ops.py\", line 921, in __getattr__\n    raise "
+     "AttributeError(\nAttributeError: '_OpNamespace' 'pointops' object has no attribute 'furthestsampling'\n",
+     "abi_torch_version_mismatch"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), READINGS, ids=[t[:50] for t, _ in READINGS])
+def test_kind_reads_as_its_cause(text, code):
+    assert code in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+NOT = [
+    # NCCL's internal error of another release than 2.18: its own check failed (library_bug stays the reading)
+    ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, internal error - please "
+     "report this issue to the NCCL developers, NCCL version 2.19.3\n", "nccl_network_unreachable"),
+    ("NCCL INFO NCCL version 2.14.3+cuda11.7\nRuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled cuda "
+     "error, NCCL version 2.14.3\n", "nccl_network_unreachable"),
+    # another ld.so inconsistency (not the version check's), and the version check's own missing-version error
+    ("Inconsistency detected by ld.so: dl-close.c: 811: _dl_close: Assertion `map->l_init_called' failed!\n",
+     "native_library_conflict"),
+    ("ImportError: /lib/x86_64-linux-gnu/libm.so.6: version `GLIBC_2.29' not found (required by ./ext.so)\n",
+     "native_library_conflict"),
+    # another package's missing name, and onnxruntime's provider list without CUDA (the CPU package)
+    ("ImportError: cannot import name 'get_all_models' from 'timm.models'\n", "cudart_not_found"),
+    ("ImportError: cannot import name 'get_device' from 'accelerate.utils'\n", "cudart_not_found"),
+    # torch's own operators, and torchvision's (a companion built for another torch: its own reading)
+    ("RuntimeError: No such operator aten::_foreach_add_\n", "abi_torch_version_mismatch"),
+    ("RuntimeError: No such operator torchvision::nms\n", "abi_torch_version_mismatch"),
+    ("error: No such operator '+' for the given operand types\n", "abi_torch_version_mismatch"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), NOT, ids=[t[:50] for t, _ in NOT])
+def test_other_kinds_do_not_get_the_code(text, code):
+    assert code not in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+def test_guards_kept():
+    # NCCL's internal error without a release named stays the release's bug; under 2.18 the bug is second
+    assert rule_codes("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, internal error - please report this "
+                      "issue to the NCCL developers\n", n=1) == ["library_bug"]
+    assert rule_codes("NCCL error in: ProcessGroupNCCL.cpp:1333, internal error - please report this issue to the "
+                      "NCCL developers, NCCL version 2.18.3\n") == ["nccl_network_unreachable", "library_bug"]
+    # torchvision's missing operator stays the companion's reading
+    assert rule_codes("RuntimeError: No such operator torchvision::nms\n", n=1) == ["companion_built_for_other_torch"]
+
+
+@pytest.mark.parametrize(("table", "key"), [
+    ("loader_errors", "dl_version_needed_assert"), ("library_messages", "ort_capi_not_loaded"),
+    ("library_messages", "ort_cuda_release_not_installed"), ("library_messages", "nccl_internal_error"),
+    ("torch_messages", "extension_op_not_registered")])
+def test_rows_match_their_examples_and_stay_linear(table, key):
+    assert_row_matches_its_example_and_stays_linear(table, key)
