@@ -294,8 +294,9 @@ _PIP_VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e
                                 "--trusted-host", "--progress-bar", "--upgrade-strategy"})
 _PKG_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,60}")
 #: an import statement of Python code (a script, a REPL's ``>>>``, an IPython ``In [1]:``)
-_IMPORT_RE = re.compile(r"\s{0,12}(?:>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import ([A-Za-z_][\w.]{0,80})|from ([A-Za-z_][\w.]{0,80}) "
+_IMPORT_RE = re.compile(r"\s{0,12}(?:`?>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import ([A-Za-z_][\w.]{0,80})|from ([A-Za-z_][\w.]{0,80}) "
                         r"import )")
+#: (round 32b) a REPL prompt may open a Markdown code span ("`>>> import chamfer`")
 _STATEMENT_SPLIT_RE = re.compile(r";|-c [\"']")
 #: CPython's TypeError of a call that does not fit the callee's signature (Python/ceval.c and Objects/call.c:
 #: "got an unexpected keyword argument", "missing N required positional argument(s)", "takes N positional arguments
@@ -2632,6 +2633,15 @@ def _scan_imports(r: _Reader, line: str) -> None:
         if top not in mods and len(mods) < 12:
             mods.append(top)
             r.fact("loader", "modules_imported", mods, line, replace=True)
+    if _PROMPT_RE.match(line):  # (round 32b) typed at an interactive prompt (not a traceback's source line)
+        for top in _imported(line):
+            typed = r.facts["loader"].get("prompt_imports") or []
+            if top not in typed and len(typed) < 12:
+                r.fact("loader", "prompt_imports", [*typed, top], line, replace=True)
+
+
+#: (round 32b) a line typed at Python's or IPython's prompt, also inside a Markdown code span
+_PROMPT_RE = re.compile(r"\s{0,12}`?(?:>>> ?|In \[[0-9]{1,5}\]: ?)")
 
 
 def _imported(line: str) -> list[str]:

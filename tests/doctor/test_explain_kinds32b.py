@@ -42,6 +42,15 @@ READINGS = [
      "ImportError(f\"CUDA Toolkit {CUDA_VERSION} not installed on the machine.\")\nImportError: CUDA Toolkit 11.0 not "
      "installed on the machine.\n", "cudart_not_found"),
     ("ImportError: cuDNN 8 not installed on the machine.\n", "cudart_not_found"),
+    # a torch extension typed first at the prompt, torch never imported: its at::/c10:: symbols came from torch's
+    # libraries loaded RTLD_GLOBAL by import torch (the extension's own build against another torch stays first)
+    ("`>>> import chamfer`\n`Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\nImportError: "
+     "/home/me/envs/r/lib/python3.7/site-packages/chamfer-0.0.0-py3.7-linux-x86_64.egg/chamfer.cpython-37m-x86_64-"
+     "linux-gnu.so: undefined symbol: _ZN2at19UndefinedTensorImpl10_singletonE`\n", "torch_libs_not_loaded"),
+    ("In [1]: import emd_cuda\n---------------------------------------------------------------------------\n"
+     "ImportError: /opt/conda/lib/python3.6/site-packages/emd_cuda.cpython-36m-x86_64-linux-gnu.so: undefined "
+     "symbol: _ZN3c104cuda20getCurrentCUDAStreamEa\n",
+     "torch_libs_not_loaded"),
     # torch.ops: no operator of a package's namespace registered (its compiled library not loaded)
     ("  File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 191, in apply\n    out, lse, "
      "rng_seed, rng_offset = cls.OPERATOR(\n  File \"/venv/lib/python3.10/site-packages/torch/_ops.py\", line 502, in "
@@ -69,6 +78,11 @@ NOT = [
      "native_library_conflict"),
     ("ImportError: /lib/x86_64-linux-gnu/libm.so.6: version `GLIBC_2.29' not found (required by ./ext.so)\n",
      "native_library_conflict"),
+    # the extension imported by a package's own source line (torch imported by that package), or after torch
+    ("    import flash_attn_2_cuda as flash_attn_cuda\nImportError: /venv/lib/python3.10/site-packages/flash_attn_2_cuda"
+     ".cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n", "torch_libs_not_loaded"),
+    (">>> import torch\n>>> import chamfer\nImportError: /venv/lib/python3.8/site-packages/chamfer.cpython-38-x86_64-"
+     "linux-gnu.so: undefined symbol: _ZN2at19UndefinedTensorImpl10_singletonE\n", "torch_libs_not_loaded"),
     # another package's missing name, and onnxruntime's provider list without CUDA (the CPU package)
     ("ImportError: cannot import name 'get_all_models' from 'timm.models'\n", "cudart_not_found"),
     ("ImportError: cannot import name 'get_device' from 'accelerate.utils'\n", "cudart_not_found"),

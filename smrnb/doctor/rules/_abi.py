@@ -2166,6 +2166,18 @@ def per_torch_wheel(path: str) -> str:
     return next((n for n in _PER_TORCH_WHEELS if f"/{n}/" in low or low.startswith(f"{n}/") or f"{n}." in low), "")
 
 
+def _extension_imported_before_torch(facts: Mapping[str, Any], needed_by: str) -> bool:
+    """(round 32b) The module whose torch symbol is undefined is the first import typed at the text's prompt ("`>>>
+    import chamfer`"), and the text imports no torch: torch before 1.x's libtorch_global_deps loaded torch._C with
+    RTLD_GLOBAL (torch/__init__.py: sys.setdlopenflags(_dl_flags.RTLD_GLOBAL | _dl_flags.RTLD_LAZY); from torch._C
+    import *), so an extension that does not list torch's libraries as its own dependencies found the at:: / c10::
+    symbols only once torch was imported. Its own build against another torch is still the first reading."""
+    typed = [str(m).lower() for m in value(facts, "loader", "prompt_imports") or []]
+    mods = [str(m).lower() for m in value(facts, "loader", "modules_imported") or []]
+    base = re.split(r"[/\\]", needed_by)[-1].split(".")[0].lower()
+    return bool(typed and base and typed[0] == base and "torch" not in mods)
+
+
 @rule("abi")
 def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """Undefined torch symbols (read in an error text or seen by the probe), torch APIs the source uses that
@@ -2188,6 +2200,8 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
             readings = ["cxx11_abi_mismatch", "abi_torch_version_mismatch"]
         how = "the abi probe's check of the extension" if _static_verdict(facts, sym)[0] else (
             f"torch's _GLIBCXX_USE_CXX11_ABI={int(bool(_torch_flag(facts)))}" if _torch_flag(facts) is not None else None)
+        if len(readings) == 1 and _extension_imported_before_torch(facts, nb):
+            readings = [*readings, "torch_libs_not_loaded"]
         if len(readings) == 1 and any(name in nb for name in _PER_TORCH_WHEELS):
             # PyG's operator packages ship one wheel per torch release (data.pyg.org/whl/torch-X+cuY): a wheel made
             # for another torch reads the same as a build against another torch (when the C++ ABI is not in doubt)
