@@ -51,6 +51,10 @@ READINGS = [
      "ImportError: /opt/conda/lib/python3.6/site-packages/emd_cuda.cpython-36m-x86_64-linux-gnu.so: undefined "
      "symbol: _ZN3c104cuda20getCurrentCUDAStreamEa\n",
      "torch_libs_not_loaded"),
+    # TensorFlow's session with no GPU device registered ('Device mapping: no known devices.') where the GPU works
+    ("2017-02-19 21:03:11 I tensorflow/core/common_runtime/direct_session.cc:257] Device mapping:\n\nDevice mapping: "
+     "no known devices.\nMatMul: (MatMul): /job:localhost/replica:0/task:0/cpu:0\n", "cpu_only_torch_with_gpu"),
+    ("GPU: no known devices, although ./deviceQuery prints Result = PASS\n", "cpu_only_torch_with_gpu"),
     # torch.ops: no operator of a package's namespace registered (its compiled library not loaded)
     ("  File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 191, in apply\n    out, lse, "
      "rng_seed, rng_offset = cls.OPERATOR(\n  File \"/venv/lib/python3.10/site-packages/torch/_ops.py\", line 502, in "
@@ -83,6 +87,11 @@ NOT = [
      ".cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n", "torch_libs_not_loaded"),
     (">>> import torch\n>>> import chamfer\nImportError: /venv/lib/python3.8/site-packages/chamfer.cpython-38-x86_64-"
      "linux-gnu.so: undefined symbol: _ZN2at19UndefinedTensorImpl10_singletonE\n", "torch_libs_not_loaded"),
+    # TensorFlow's device mapping that lists a GPU; another program's 'no known devices'
+    ("I tensorflow/core/common_runtime/direct_session.cc:300] Device mapping:\n/job:localhost/replica:0/task:0/"
+     "device:GPU:0 -> device: 0, name: GeForce GTX 1080, pci bus id: 0000:01:00.0, compute capability: 6.1\n",
+     "cpu_only_torch_with_gpu"),
+    ("[SERVICE] No known devices found, retrying discovery after delay\n", "cpu_only_torch_with_gpu"),
     # another package's missing name, and onnxruntime's provider list without CUDA (the CPU package)
     ("ImportError: cannot import name 'get_all_models' from 'timm.models'\n", "cudart_not_found"),
     ("ImportError: cannot import name 'get_device' from 'accelerate.utils'\n", "cudart_not_found"),
@@ -111,6 +120,6 @@ def test_guards_kept():
 @pytest.mark.parametrize(("table", "key"), [
     ("loader_errors", "dl_version_needed_assert"), ("library_messages", "ort_capi_not_loaded"),
     ("library_messages", "ort_cuda_release_not_installed"), ("library_messages", "nccl_internal_error"),
-    ("torch_messages", "extension_op_not_registered")])
+    ("torch_messages", "extension_op_not_registered"), ("library_messages", "tf_device_mapping_no_devices")])
 def test_rows_match_their_examples_and_stay_linear(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)
