@@ -2633,15 +2633,17 @@ def _scan_imports(r: _Reader, line: str) -> None:
         if top not in mods and len(mods) < 12:
             mods.append(top)
             r.fact("loader", "modules_imported", mods, line, replace=True)
-    if _PROMPT_RE.match(line):  # (round 32b) typed at an interactive prompt (not a traceback's source line)
+    if _TYPED_RE.match(line):  # (round 32b) typed by the person (not a traceback's indented source line)
         for top in _imported(line):
-            typed = r.facts["loader"].get("prompt_imports") or []
+            typed = r.facts["loader"].get("typed_imports") or []
             if top not in typed and len(typed) < 12:
-                r.fact("loader", "prompt_imports", [*typed, top], line, replace=True)
+                r.fact("loader", "typed_imports", [*typed, top], line, replace=True)
 
 
-#: (round 32b) a line typed at Python's or IPython's prompt, also inside a Markdown code span
-_PROMPT_RE = re.compile(r"\s{0,12}`?(?:>>> ?|In \[[0-9]{1,5}\]: ?)")
+#: (round 32b) an import statement the person typed: at Python's or IPython's prompt (the paste normaliser drops
+#: ">>> " as a quote prefix, so most arrive bare), also inside a Markdown code span, or a script's top-level line;
+#: a traceback's source lines are indented four spaces
+_TYPED_RE = re.compile(r"[ \t]{0,2}`?(?:>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import|from) ")
 
 
 def _imported(line: str) -> list[str]:

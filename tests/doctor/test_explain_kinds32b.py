@@ -47,6 +47,9 @@ READINGS = [
     ("`>>> import chamfer`\n`Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\nImportError: "
      "/home/me/envs/r/lib/python3.7/site-packages/chamfer-0.0.0-py3.7-linux-x86_64.egg/chamfer.cpython-37m-x86_64-"
      "linux-gnu.so: undefined symbol: _ZN2at19UndefinedTensorImpl10_singletonE`\n", "torch_libs_not_loaded"),
+    (">>> import pointnet2_cuda\nTraceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
+     "ImportError: /home/u/.local/lib/python3.8/site-packages/pointnet2_cuda.cpython-38-x86_64-linux-gnu.so: undefined "
+     "symbol: _ZN3c1019UndefinedTensorImpl10_singletonE\n", "torch_libs_not_loaded"),
     ("In [1]: import emd_cuda\n---------------------------------------------------------------------------\n"
      "ImportError: /opt/conda/lib/python3.6/site-packages/emd_cuda.cpython-36m-x86_64-linux-gnu.so: undefined "
      "symbol: _ZN3c104cuda20getCurrentCUDAStreamEa\n",
@@ -55,6 +58,13 @@ READINGS = [
     ("2017-02-19 21:03:11 I tensorflow/core/common_runtime/direct_session.cc:257] Device mapping:\n\nDevice mapping: "
      "no known devices.\nMatMul: (MatMul): /job:localhost/replica:0/task:0/cpu:0\n", "cpu_only_torch_with_gpu"),
     ("GPU: no known devices, although ./deviceQuery prints Result = PASS\n", "cpu_only_torch_with_gpu"),
+    # Windows: a torch CUDA extension's compiled module (imported by its package after torch) misses a DLL, and the
+    # text names a CUDA release: the CUDA runtime DLL of the release the prebuilt binary was built with
+    ("  File \"C:\\envs\\det\\lib\\site-packages\\mmcv\\utils\\ext_loader.py\", line 13, in load_ext\n    ext = "
+     "importlib.import_module('mmcv.' + name)\nImportError: DLL load failed while importing _ext: The specified module "
+     "could not be found.\nCUDA 11.3, Windows 10\n", "prebuilt_binary_wrong_cuda"),
+    ("ImportError: DLL load failed while importing selective_scan_cuda: 找不到指定的模块。\n（cuda12.1）\n",
+     "prebuilt_binary_wrong_cuda"),
     # torch.ops: no operator of a package's namespace registered (its compiled library not loaded)
     ("  File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 191, in apply\n    out, lse, "
      "rng_seed, rng_offset = cls.OPERATOR(\n  File \"/venv/lib/python3.10/site-packages/torch/_ops.py\", line 502, in "
@@ -92,6 +102,11 @@ NOT = [
      "device:GPU:0 -> device: 0, name: GeForce GTX 1080, pci bus id: 0000:01:00.0, compute capability: 6.1\n",
      "cpu_only_torch_with_gpu"),
     ("[SERVICE] No known devices found, retrying discovery after delay\n", "cpu_only_torch_with_gpu"),
+    # the same DLL failure with no CUDA release named, or of the module typed at the prompt (imported before torch)
+    ("ImportError: DLL load failed while importing _ext: The specified module could not be found.\n",
+     "prebuilt_binary_wrong_cuda"),
+    (">>> import knn_cuda\nImportError: DLL load failed while importing knn_cuda: The specified module could not be "
+     "found.\nCUDA 11.8\n", "prebuilt_binary_wrong_cuda"),
     # another package's missing name, and onnxruntime's provider list without CUDA (the CPU package)
     ("ImportError: cannot import name 'get_all_models' from 'timm.models'\n", "cudart_not_found"),
     ("ImportError: cannot import name 'get_device' from 'accelerate.utils'\n", "cudart_not_found"),

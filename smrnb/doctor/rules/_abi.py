@@ -2167,12 +2167,12 @@ def per_torch_wheel(path: str) -> str:
 
 
 def _extension_imported_before_torch(facts: Mapping[str, Any], needed_by: str) -> bool:
-    """(round 32b) The module whose torch symbol is undefined is the first import typed at the text's prompt ("`>>>
-    import chamfer`"), and the text imports no torch: torch before 1.x's libtorch_global_deps loaded torch._C with
+    """(round 32b) The module whose torch symbol is undefined is the first import the person typed (at the prompt,
+    "`>>> import chamfer`", or a top-level line; not a traceback's source line), and the text imports no torch: torch before 1.x's libtorch_global_deps loaded torch._C with
     RTLD_GLOBAL (torch/__init__.py: sys.setdlopenflags(_dl_flags.RTLD_GLOBAL | _dl_flags.RTLD_LAZY); from torch._C
     import *), so an extension that does not list torch's libraries as its own dependencies found the at:: / c10::
     symbols only once torch was imported. Its own build against another torch is still the first reading."""
-    typed = [str(m).lower() for m in value(facts, "loader", "prompt_imports") or []]
+    typed = [str(m).lower() for m in value(facts, "loader", "typed_imports") or []]
     mods = [str(m).lower() for m in value(facts, "loader", "modules_imported") or []]
     base = re.split(r"[/\\]", needed_by)[-1].split(".")[0].lower()
     return bool(typed and base and typed[0] == base and "torch" not in mods)

@@ -717,6 +717,15 @@ def _module_dll_reading(facts: Mapping[str, Any], module: str) -> list[str]:
     imported = {str(x).split(".")[0].lower() for x in (value(facts, "loader", "modules_imported") or [])}
     installed = {str(x).lower() for x in (value(facts, "torch", "packages_installed") or [])}
     if value(facts, "torch", "version") or "torch" in imported | installed or _TORCH_EXT_MODULE_RE.fullmatch(module):
+        typed = {str(x).lower() for x in (value(facts, "loader", "typed_imports") or [])}
+        if _TORCH_EXT_MODULE_RE.fullmatch(module) and value(facts, "toolkit", "cuda_named") and \
+                module.lower() not in typed:
+            # (round 32b) a compiled module named as torch's CUDA extensions are (mmcv's _ext, <op>_cuda), imported by
+            # its package's own Python (which imports torch first), in a text that names a CUDA release: Windows
+            # resolves torch's DLLs by name once loaded, so what it misses is most often a DLL of the CUDA release
+            # the prebuilt binary was built with (cudart64_110.dll beside a torch of CUDA 10.2): _extension_after_torch's
+            # reading where the package's import is not shown; torch not yet imported second
+            return ["prebuilt_binary_wrong_cuda", "torch_libs_not_loaded"]
         return ["torch_libs_not_loaded"]
     return ["prebuilt_binary_wrong_cuda"] if value(facts, "toolkit", "cuda_named") else ["library_bug"]
 
