@@ -149,6 +149,8 @@ class _Reader:
         self.inner_kind = ""
         self.own_frame = ""
         self.own_call = ""
+        #: (round 32b) the whole text the lines are read from (a command continued on the lines after one)
+        self.text = ""
 
     def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
         d = self.facts[layer]
@@ -2511,6 +2513,15 @@ def _scan_container_command(r: _Reader, line: str, low: str) -> None:
     if not m:
         return
     cmd = low[m.start():]
+    if cmd.rstrip().endswith(("\\", "`", "^")) and r.text:
+        # (round 32b) a command continued on the next lines (a shell's "\", PowerShell's "`", cmd's "^"): its
+        # options there count too ("docker run -it \\n    --gpus all \\n    image")
+        at = r.text.find(line)
+        rest = r.text[at + len(line):at + len(line) + 2000].lower().split("\n") if at >= 0 else []
+        for more in rest[1:40]:
+            cmd += " " + more
+            if not more.rstrip().endswith(("\\", "`", "^")):
+                break
     given = low[m.start():].startswith("nvidia-docker") or any(f in cmd for f in _GPU_FLAGS)
     r.fact("context", "container", "podman" if "podman" in m.group(0) else "docker", line)
     r.fact("context", "container_gpu_flag", given, line)
@@ -3286,6 +3297,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     if not isinstance(text, str) or not text.strip():
         return {}
     text = english_loader_lines(_rejoin_wrapped_sonames(text))
+    r.text = text
     _scan_lines(r, text, budget_s)
     _printed_torch_version(r, text)
     low = text.lower()

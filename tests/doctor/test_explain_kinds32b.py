@@ -65,6 +65,12 @@ READINGS = [
      "could not be found.\nCUDA 11.3, Windows 10\n", "prebuilt_binary_wrong_cuda"),
     ("ImportError: DLL load failed while importing selective_scan_cuda: 找不到指定的模块。\n（cuda12.1）\n",
      "prebuilt_binary_wrong_cuda"),
+    # the text's own container command gives the container no GPU: CUDA's runtime finds no driver library inside it
+    ("$ docker run --rm -it -v $PWD:/ws -w /ws nvcr.io/nvidia/pytorch:24.01-py3 python train.py\nRuntimeError: CUDA "
+     "error: CUDA driver version is insufficient for CUDA runtime version\n", "gpu_not_exposed_to_process"),
+    ("podman run -it \\\n  -v /data:/data \\\n  caffe-gpu:latest ./run.sh\nF0311 common.cpp:152] Check failed: error == "
+     "cudaSuccess (35 vs. 0)  CUDA driver version is insufficient for CUDA runtime version\n",
+     "gpu_not_exposed_to_process"),
     # torch.ops: no operator of a package's namespace registered (its compiled library not loaded)
     ("  File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 191, in apply\n    out, lse, "
      "rng_seed, rng_offset = cls.OPERATOR(\n  File \"/venv/lib/python3.10/site-packages/torch/_ops.py\", line 502, in "
@@ -107,6 +113,13 @@ NOT = [
      "prebuilt_binary_wrong_cuda"),
     (">>> import knn_cuda\nImportError: DLL load failed while importing knn_cuda: The specified module could not be "
      "found.\nCUDA 11.8\n", "prebuilt_binary_wrong_cuda"),
+    # the GPU given on a continued line or by the NVIDIA runtime; no container command at all
+    ("docker run -it \\\n    --gpus all \\\n    nvcr.io/nvidia/pytorch:23.10-py3 bash\nRuntimeError: CUDA error: CUDA "
+     "driver version is insufficient for CUDA runtime version\n", "gpu_not_exposed_to_process"),
+    ("docker run --runtime=nvidia --rm -it rapidsai/rapidsai:latest\nGDFError: CUDA ERROR. cudaErrorInsufficientDriver: "
+     "CUDA driver version is insufficient for CUDA runtime version\n", "gpu_not_exposed_to_process"),
+    ("cudaGetDeviceCount returned 35\n-> CUDA driver version is insufficient for CUDA runtime version\n"
+     "Result = FAIL\n", "gpu_not_exposed_to_process"),
     # another package's missing name, and onnxruntime's provider list without CUDA (the CPU package)
     ("ImportError: cannot import name 'get_all_models' from 'timm.models'\n", "cudart_not_found"),
     ("ImportError: cannot import name 'get_device' from 'accelerate.utils'\n", "cudart_not_found"),

@@ -562,6 +562,16 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         # no NVIDIA GPU (an AMD or Intel one): an older CUDA driver than the runtime, else no GPU CUDA can use (the
         # other vendor's GPU named: decide's reading, no_gpu first)
         return ["driver_too_old", "no_gpu"], "macOS, where most Macs have no NVIDIA GPU and CUDA ended with 10.2"
+    if "driver_too_old" in s and "insufficient" in low and value(facts, "context", "container_gpu_flag") is False:
+        # (round 32b) the text's own docker/podman run gives the container no GPU (no --gpus, NVIDIA runtime or
+        # device): the NVIDIA runtime mounts the host driver's libcuda into the container at start, and a CUDA runtime
+        # that finds no driver library answers cudaErrorInsufficientDriver (35) whatever the host driver's age.
+        # NVIDIA's nvidia-docker maintainer (NVIDIA/nvidia-docker#24, 'CUDA driver version is insufficient despite
+        # sufficient drivers'): "we need to mount the driver libraries from the host inside the container when it is
+        # started"; the NVIDIA Container Toolkit docs (docker run --runtime=nvidia / --gpus all)
+        return ["gpu_not_exposed_to_process", "driver_too_old"], (
+            "the text's container command gives the container no GPU (no --gpus / NVIDIA runtime): no driver "
+            "library inside it, which CUDA's runtime reports as an insufficient driver")
     if ev.get("kind") == "cuda_error" and "user_code_error" in s and \
             "cuipcopenmemhandle" in low:
         # CUDA IPC refusing another process's memory (an invalid value or context from cuIpcOpenMemHandle): the peer's
