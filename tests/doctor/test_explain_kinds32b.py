@@ -71,6 +71,11 @@ READINGS = [
     ("podman run -it \\\n  -v /data:/data \\\n  caffe-gpu:latest ./run.sh\nF0311 common.cpp:152] Check failed: error == "
      "cudaSuccess (35 vs. 0)  CUDA driver version is insufficient for CUDA runtime version\n",
      "gpu_not_exposed_to_process"),
+    # EGL_BAD_ACCESS from eglMakeCurrent: the context held by another thread or another GL user of the process
+    ("import open3d as o3d\nimport pyrender\nr = pyrender.OffscreenRenderer(640, 480)\nOpenGL.error.GLError: GLError(\n"
+     "\terr = 12290,\n\tbaseOperation = eglMakeCurrent,\n\tcArguments = (\n", "native_library_conflict"),
+    ("RuntimeError: eglMakeCurrent failed with EGL_BAD_ACCESS (0x3002) while a second viewer was open\n",
+     "native_library_conflict"),
     # torch.ops: no operator of a package's namespace registered (its compiled library not loaded)
     ("  File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 191, in apply\n    out, lse, "
      "rng_seed, rng_offset = cls.OPERATOR(\n  File \"/venv/lib/python3.10/site-packages/torch/_ops.py\", line 502, in "
@@ -120,6 +125,10 @@ NOT = [
      "CUDA driver version is insufficient for CUDA runtime version\n", "gpu_not_exposed_to_process"),
     ("cudaGetDeviceCount returned 35\n-> CUDA driver version is insufficient for CUDA runtime version\n"
      "Result = FAIL\n", "gpu_not_exposed_to_process"),
+    # another EGL error of eglMakeCurrent, and EGL_BAD_ACCESS's number in another call
+    ("OpenGL.error.GLError: GLError(\n\terr = 12296,\n\tbaseOperation = eglMakeCurrent,\n", "native_library_conflict"),
+    ("OpenGL.error.GLError: GLError(\n\terr = 12290,\n\tbaseOperation = eglCreatePbufferSurface,\n",
+     "native_library_conflict"),
     # another package's missing name, and onnxruntime's provider list without CUDA (the CPU package)
     ("ImportError: cannot import name 'get_all_models' from 'timm.models'\n", "cudart_not_found"),
     ("ImportError: cannot import name 'get_device' from 'accelerate.utils'\n", "cudart_not_found"),
@@ -148,6 +157,7 @@ def test_guards_kept():
 @pytest.mark.parametrize(("table", "key"), [
     ("loader_errors", "dl_version_needed_assert"), ("library_messages", "ort_capi_not_loaded"),
     ("library_messages", "ort_cuda_release_not_installed"), ("library_messages", "nccl_internal_error"),
-    ("torch_messages", "extension_op_not_registered"), ("library_messages", "tf_device_mapping_no_devices")])
+    ("torch_messages", "extension_op_not_registered"), ("library_messages", "tf_device_mapping_no_devices"),
+    ("library_messages", "egl_make_current_bad_access")])
 def test_rows_match_their_examples_and_stay_linear(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)
