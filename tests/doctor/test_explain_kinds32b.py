@@ -76,6 +76,11 @@ READINGS = [
      "\terr = 12290,\n\tbaseOperation = eglMakeCurrent,\n\tcArguments = (\n", "native_library_conflict"),
     ("RuntimeError: eglMakeCurrent failed with EGL_BAD_ACCESS (0x3002) while a second viewer was open\n",
      "native_library_conflict"),
+    # MXNet's convolution asking more scratch memory than its workspace allows
+    ("[09:12:40] src/operator/nn/./deconvolution-inl.h:228: Check failed: param_.workspace >= required_size (10485760 vs."
+     " 41943040) :\nMinimum workspace size: 167772160 Bytes\nGiven: 41943040 Bytes\n", "cuda_oom"),
+    ("mxnet.base.MXNetError: [10:01:02] src/operator/./convolution-inl.h:251: Check failed: (param_.workspace) >= "
+     "(scol.Size() + sdst.Size())\nMinimum workspace size: 402653184\nGiven: 134217728\n", "cuda_oom"),
     # torch.ops: no operator of a package's namespace registered (its compiled library not loaded)
     ("  File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 191, in apply\n    out, lse, "
      "rng_seed, rng_offset = cls.OPERATOR(\n  File \"/venv/lib/python3.10/site-packages/torch/_ops.py\", line 502, in "
@@ -129,6 +134,9 @@ NOT = [
     ("OpenGL.error.GLError: GLError(\n\terr = 12296,\n\tbaseOperation = eglMakeCurrent,\n", "native_library_conflict"),
     ("OpenGL.error.GLError: GLError(\n\terr = 12290,\n\tbaseOperation = eglCreatePbufferSurface,\n",
      "native_library_conflict"),
+    # another program's workspace line without MXNet's 'Given:' after it
+    ("[solver.cpp:88] Minimum workspace size: 1048576 bytes requested for the factorization; using the default\n",
+     "cuda_oom"),
     # another package's missing name, and onnxruntime's provider list without CUDA (the CPU package)
     ("ImportError: cannot import name 'get_all_models' from 'timm.models'\n", "cudart_not_found"),
     ("ImportError: cannot import name 'get_device' from 'accelerate.utils'\n", "cudart_not_found"),
@@ -158,6 +166,6 @@ def test_guards_kept():
     ("loader_errors", "dl_version_needed_assert"), ("library_messages", "ort_capi_not_loaded"),
     ("library_messages", "ort_cuda_release_not_installed"), ("library_messages", "nccl_internal_error"),
     ("torch_messages", "extension_op_not_registered"), ("library_messages", "tf_device_mapping_no_devices"),
-    ("library_messages", "egl_make_current_bad_access")])
+    ("library_messages", "egl_make_current_bad_access"), ("library_messages", "mxnet_conv_workspace_too_small")])
 def test_rows_match_their_examples_and_stay_linear(table, key):
     assert_row_matches_its_example_and_stays_linear(table, key)
