@@ -1188,6 +1188,11 @@ def _printed_torch_version(r: _Reader, text: str) -> None:
 
 def _torch_version(r: _Reader, ver: str, tag: str, line: str) -> None:
     d = r.facts["torch"]
+    seen = d.get("versions_shown") or []
+    if ver not in seen and len(seen) < 8 and "e.g." not in line.lower():
+        # (round 32b) every torch release the text shows installed, in order (not an issue template's example:
+        # "Backend Library & Version (e.g., PyTorch 0.4.1, ...)")
+        r.fact("torch", "versions_shown", [*seen, ver], line, replace=True)
     if d.get("version") and "+" in str(d["version"]) and not tag:
         return
     if d.get("version") and not tag:

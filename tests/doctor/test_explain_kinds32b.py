@@ -81,6 +81,11 @@ READINGS = [
      " 41943040) :\nMinimum workspace size: 167772160 Bytes\nGiven: 41943040 Bytes\n", "cuda_oom"),
     ("mxnet.base.MXNetError: [10:01:02] src/operator/./convolution-inl.h:251: Check failed: (param_.workspace) >= "
      "(scol.Size() + sdst.Size())\nMinimum workspace size: 402653184\nGiven: 134217728\n", "cuda_oom"),
+    # two torch releases shown installed in the environment that crashes (conda's pytorch beside pip's torch)
+    ("$ python -c 'import torch_scatter'\nSegmentation fault (core dumped)\n$ conda list | grep torch\npytorch    2.0.1    "
+     "py3.10_cuda11.8_cudnn8.7.0_0    pytorch\n$ pip list | grep torch\ntorch    1.13.1\n", "abi_torch_version_mismatch"),
+    ("Fatal Python error: Segmentation fault when importing dgl\n* PyTorch version: 2.1.0\n* torch in pip freeze: "
+     "torch==1.12.0\n", "abi_torch_version_mismatch"),
     # torch.ops: no operator of a package's namespace registered (its compiled library not loaded)
     ("  File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 191, in apply\n    out, lse, "
      "rng_seed, rng_offset = cls.OPERATOR(\n  File \"/venv/lib/python3.10/site-packages/torch/_ops.py\", line 502, in "
@@ -137,6 +142,11 @@ NOT = [
     # another program's workspace line without MXNet's 'Given:' after it
     ("[solver.cpp:88] Minimum workspace size: 1048576 bytes requested for the factorization; using the default\n",
      "cuda_oom"),
+    # two torch releases tried in turn, or no crash with them
+    ("It worked with torch 1.13.1, but after upgrading to torch 2.0.1 I get\nSegmentation fault (core dumped)\n",
+     "abi_torch_version_mismatch"),
+    ("PyTorch version: 2.1.0\npip freeze: torch==1.12.0\nModuleNotFoundError: No module named 'einops'\n",
+     "abi_torch_version_mismatch"),
     # another package's missing name, and onnxruntime's provider list without CUDA (the CPU package)
     ("ImportError: cannot import name 'get_all_models' from 'timm.models'\n", "cudart_not_found"),
     ("ImportError: cannot import name 'get_device' from 'accelerate.utils'\n", "cudart_not_found"),

@@ -278,6 +278,14 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                     "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
                                  "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
                                  "(or install the wheel made) for the installed torch"]}
+        if ev.get("kind") == "state" and str(ev.get("fact") or "").startswith("the text shows torch "):
+            # (round 32b) two_torch_releases
+            return {"title": "Two torch releases are installed in one environment: extensions of one load against the "
+                             "other's libraries",
+                    "evidence": [str(ev.get("fact"))],
+                    "commands": ["conda list | grep -i torch; pip list 2>/dev/null | grep -i torch   # both managers",
+                                 "pip uninstall -y torch; conda remove --force pytorch   # then install one torch and "
+                                 "the extensions (PyG's wheels) made for it"]}
         if ev.get("key") == "extension_op_not_registered":  # (round 32b) tables/torch_messages.csv: torch.ops lookup
             ns = re.search(r"No such operator ([A-Za-z_]\w*)|'_OpNamespace' '(\w+)'", str(ev.get("line") or ""))
             pkg = (ns.group(1) or ns.group(2)) if ns else "<package>"
@@ -2176,6 +2184,39 @@ def _extension_imported_before_torch(facts: Mapping[str, Any], needed_by: str) -
     mods = [str(m).lower() for m in value(facts, "loader", "modules_imported") or []]
     base = re.split(r"[/\\]", needed_by)[-1].split(".")[0].lower()
     return bool(typed and base and typed[0] == base and "torch" not in mods)
+
+
+#: (round 32b) words that put a torch release in the past or beside the one in use ("worked with torch 1.13",
+#: "upgraded from 1.9", "downgrading to 1.8"): two releases in such a text are two attempts, not one environment
+_RELEASES_COMPARED_RE = re.compile(r"\b(?:work(?:s|ed|ing)?|fine|upgrad\w*|downgrad\w*|switch\w*|before|previous"
+                                   r"|older|newer|instead|tried|also tested|reinstall\w*)\b")
+
+
+@rule("abi")
+def two_torch_releases(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """(round 32b) The text shows two torch releases installed in the environment that fails (a report's 'PyTorch
+    version: 1.12.1' beside `conda list`'s 'torch 1.9.1'), and the failure is a crash or an undefined symbol: conda's
+    pytorch and pip's torch install into the same site-packages (two dist-infos, one torch/ folder of mixed files),
+    so extensions built for one release load against the other's libraries. Not read where the text compares
+    releases (one that worked, an upgrade): those are attempts in turn."""
+    shown = [str(v) for v in value(facts, "torch", "versions_shown") or []]
+    minors = {tuple(v.split(".")[:2]) for v in shown}
+    if len(minors) < 2:
+        return
+    said = " ".join(str(x) for x in ((value(facts, "torch", "read_from") or {}).get("versions_shown"),))
+    if _RELEASES_COMPARED_RE.search(said.lower()):
+        return
+    crash = next((e for e in events(facts, "torch", "sign") if e.get("sign") == "crash_said"), None) or next(
+        (e for e in events(facts, "loader", "undefined_symbol") if e.get("owner") in ("torch", "c10")), None)
+    if crash is None or any(_RELEASES_COMPARED_RE.search(str(e.get("line") or "").lower())
+                            for e in events(facts, "torch", "sign") if e.get("sign") == "crash_said"):
+        return
+    f = finding("abi_torch_version_mismatch", facts, {
+        "kind": "state", "from": "text", "weight": 18, "line": str(crash.get("line") or ""),
+        "fact": f"the text shows torch {shown[0]} and torch {shown[1]} installed in one environment"},
+        how=f"two torch releases shown installed ({', '.join(shown[:3])}): extensions of one load against the other")
+    if f is not None:
+        yield f
 
 
 @rule("abi")
