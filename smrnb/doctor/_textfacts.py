@@ -295,10 +295,10 @@ _PIP_VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e
                                 "--python-version", "--implementation", "--abi", "--cache-dir", "--src", "--log",
                                 "--trusted-host", "--progress-bar", "--upgrade-strategy"})
 _PKG_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,60}")
-#: an import statement of Python code (a script, a REPL's ``>>>``, an IPython ``In [1]:``)
+#: an import statement of Python code (a script, a REPL's ``>>>``, an IPython ``In [1]:``; round 32b: a prompt may
+#: open a Markdown code span, "`>>> import chamfer`")
 _IMPORT_RE = re.compile(r"\s{0,12}(?:`?>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import ([A-Za-z_][\w.]{0,80})|from ([A-Za-z_][\w.]{0,80}) "
                         r"import )")
-#: (round 32b) a REPL prompt may open a Markdown code span ("`>>> import chamfer`")
 _STATEMENT_SPLIT_RE = re.compile(r";|-c [\"']")
 #: CPython's TypeError of a call that does not fit the callee's signature (Python/ceval.c and Objects/call.c:
 #: "got an unexpected keyword argument", "missing N required positional argument(s)", "takes N positional arguments

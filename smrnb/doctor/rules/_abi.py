@@ -279,7 +279,7 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                                  "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
                                  "(or install the wheel made) for the installed torch"]}
         if ev.get("kind") == "state" and str(ev.get("fact") or "").startswith("the text shows torch "):
-            # (round 32b) two_torch_releases
+            # (round 32b) rule two_torch_releases: two torch releases installed in one environment
             return {"title": "Two torch releases are installed in one environment: extensions of one load against the "
                              "other's libraries",
                     "evidence": [str(ev.get("fact"))],
@@ -2176,10 +2176,11 @@ def per_torch_wheel(path: str) -> str:
 
 def _extension_imported_before_torch(facts: Mapping[str, Any], needed_by: str) -> bool:
     """(round 32b) The module whose torch symbol is undefined is the first import the person typed (at the prompt,
-    "`>>> import chamfer`", or a top-level line; not a traceback's source line), and the text imports no torch: torch before 1.x's libtorch_global_deps loaded torch._C with
-    RTLD_GLOBAL (torch/__init__.py: sys.setdlopenflags(_dl_flags.RTLD_GLOBAL | _dl_flags.RTLD_LAZY); from torch._C
-    import *), so an extension that does not list torch's libraries as its own dependencies found the at:: / c10::
-    symbols only once torch was imported. Its own build against another torch is still the first reading."""
+    "`>>> import chamfer`", or a top-level line; not a traceback's source line), and the text imports no torch:
+    torch before its libtorch_global_deps loaded torch._C with RTLD_GLOBAL (torch/__init__.py:
+    sys.setdlopenflags(_dl_flags.RTLD_GLOBAL | _dl_flags.RTLD_LAZY); from torch._C import *), so an extension that
+    does not list torch's libraries as its own dependencies found the at:: / c10:: symbols only once torch was
+    imported. Its own build against another torch is still the first reading."""
     typed = [str(m).lower() for m in value(facts, "loader", "typed_imports") or []]
     mods = [str(m).lower() for m in value(facts, "loader", "modules_imported") or []]
     base = re.split(r"[/\\]", needed_by)[-1].split(".")[0].lower()
@@ -2203,7 +2204,7 @@ def two_torch_releases(facts: Mapping[str, Any]) -> Iterator[Finding]:
     minors = {tuple(v.split(".")[:2]) for v in shown}
     if len(minors) < 2:
         return
-    said = " ".join(str(x) for x in ((value(facts, "torch", "read_from") or {}).get("versions_shown"),))
+    said = str((value(facts, "torch", "read_from") or {}).get("versions_shown") or "")  # the second release's line
     if _RELEASES_COMPARED_RE.search(said.lower()):
         return
     crash = next((e for e in events(facts, "torch", "sign") if e.get("sign") == "crash_said"), None) or next(
