@@ -2181,10 +2181,15 @@ def _extension_imported_before_torch(facts: Mapping[str, Any], needed_by: str) -
     sys.setdlopenflags(_dl_flags.RTLD_GLOBAL | _dl_flags.RTLD_LAZY); from torch._C import *), so an extension that
     does not list torch's libraries as its own dependencies found the at:: / c10:: symbols only once torch was
     imported. Its own build against another torch is still the first reading."""
-    typed = [str(m).lower() for m in value(facts, "loader", "typed_imports") or []]
-    mods = [str(m).lower() for m in value(facts, "loader", "modules_imported") or []]
+    lf = facts.get("loader")
+    # a look that the finding's evidence does not list (dict.get past rules._Traced): the facts read with value()
+    # below are its evidence, and only where they decide
+    typed = dict.get(lf, "typed_imports") if isinstance(lf, dict) else None
     base = re.split(r"[/\\]", needed_by)[-1].split(".")[0].lower()
-    return bool(typed and base and typed[0] == base and "torch" not in mods)
+    if not (typed and base and str(typed[0]).lower() == base):
+        return False
+    return bool(value(facts, "loader", "typed_imports")) and "torch" not in [
+        str(m).lower() for m in value(facts, "loader", "modules_imported") or []]
 
 
 #: (round 32b) words that put a torch release in the past or beside the one in use ("worked with torch 1.13",

@@ -717,9 +717,8 @@ def _module_dll_reading(facts: Mapping[str, Any], module: str) -> list[str]:
     imported = {str(x).split(".")[0].lower() for x in (value(facts, "loader", "modules_imported") or [])}
     installed = {str(x).lower() for x in (value(facts, "torch", "packages_installed") or [])}
     if value(facts, "torch", "version") or "torch" in imported | installed or _TORCH_EXT_MODULE_RE.fullmatch(module):
-        typed = {str(x).lower() for x in (value(facts, "loader", "typed_imports") or [])}
-        if _TORCH_EXT_MODULE_RE.fullmatch(module) and value(facts, "toolkit", "cuda_named") and \
-                module.lower() not in typed:
+        if _TORCH_EXT_MODULE_RE.fullmatch(module) and value(facts, "toolkit", "cuda_named") and module.lower() not in {
+                str(x).lower() for x in (value(facts, "loader", "typed_imports") or [])}:
             # (round 32b) a compiled module named as torch's CUDA extensions are (mmcv's _ext, <op>_cuda), imported by
             # its package's own Python (which imports torch first), in a text that names a CUDA release: Windows
             # resolves torch's DLLs by name once loaded, so what it misses is most often a DLL of the CUDA release
