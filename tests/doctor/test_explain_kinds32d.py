@@ -1,0 +1,144 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 32d: errors of the person's own code, data, command line or settings that a tool's own message
+proves (user_code_error), read from that message as its source prints it, never from a reporter's sentence.
+
+- pybind11's load_type: "Unable to cast Python instance to C++ type (compile in debug mode for details)" (release
+  builds) / "Unable to cast Python instance of type <class 'X'> to C++ type 'Y'" (debug builds): a value handed to a
+  pybind11 library is of a type that does not convert (dev21/meshlab-873: numpy arrays to PyMeshLab's float
+  parameters).
+- Triton under TRITON_INTERPRET=1: @triton.jit returns an InterpretedFunction, which lacks a JITFunction's attributes
+  ("'InterpretedFunction' object has no attribute 'cache_key'", dev19/triton-4322).
+- An option run as the command: dash's "exec: --nv: not found", Go's os/exec 'exec: "--gpus": executable file not
+  found in $PATH' (runc, Docker, Apptainer), bash's "--nv: command not found": the option stands after the image
+  (heldout12/jade-hpc-gpu-github-io-82).
+- IPython's builtins outside IPython: "NameError: name 'display' is not defined" / 'get_ipython' (IPython's
+  InteractiveShell.init_builtins / init_user_ns; heldout14/meshplot-11).
+- OpenMMLab's build_from_cfg wrapping a dataset's KeyError as 'KeyError: "NuScenesDataset: \'infos\'"': the
+  annotation/info file lacks the key the dataset class reads (heldout13/mmdetection3d-769).
+- An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
+  ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
+Near-misses share words but not the mechanism and keep their own codes."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
+
+CODE = "user_code_error"
+
+POSITIVE = {
+    "pybind11_cast": [
+        # dev21/meshlab-873 (the corpus' wording)
+        "import pymeshlab as ml\nms = ml.MeshSet()\nms.load_new_mesh('mesh.ply')\n"
+        "ms.apply_filter('matrix_set_from_translation_rotation_scale', translationx=tx, translationy=ty)\n"
+        "RuntimeError: Unable to cast Python instance to C++ type (compile in debug mode for details)",
+        # pybind11's debug-build wording (include/pybind11/cast.h load_type), not from the corpus
+        "Traceback (most recent call last):\n  File \"clean.py\", line 17, in <module>\n"
+        "    pcd.points = o3d.utility.Vector3dVector(pts)\nRuntimeError: Unable to cast Python instance of type "
+        "<class 'list'> to C++ type 'Eigen::Matrix<double, 3, 1, 0, 3, 1>'",
+        # TorchScript's argument cast quoting pybind11's release-build message
+        "RuntimeError: forward() Expected a value of type 'Tensor' for argument 'input' but instead found type "
+        "'list'.\nPosition: 1\nDeclaration: forward(__torch__.Net self, Tensor input) -> (Tensor)\n"
+        "Cast error details: Unable to cast Python instance to C++ type (compile in debug mode for details)",
+    ],
+    "triton_interpret": [
+        # dev19/triton-4322
+        "python3 triton/python/triton/tools/compile.py --kernel-name add_kernel --signature \"*fp32,*fp32,*fp32,i32,64\" "
+        "--grid=1024,1024,1024 01-vector-add.py\n  File \"/work/triton/python/triton/compiler/compiler.py\", line 109, "
+        "in hash\n    key = f\"{self.fn.cache_key}-{self.attrs.hash()}-{sorted_sig}-{sorted_constants}\"\n"
+        "AttributeError: 'InterpretedFunction' object has no attribute 'cache_key'",
+        # an autotuner's launch under the interpreter, not from the corpus
+        "Traceback (most recent call last):\n  File \"bench.py\", line 40, in <module>\n    matmul(a, b)\n"
+        "  File \"/opt/venv/lib/python3.11/site-packages/triton/runtime/autotuner.py\", line 133, in kernel_call\n"
+        "    self.fn.run(\nAttributeError: 'InterpretedFunction' object has no attribute 'run'",
+    ],
+    "option_as_command": [
+        # heldout12/jade-hpc-gpu-github-io-82
+        "module load singularity\nsingbatch /jmain01/home/u/tf-1.9.0-GPU.simg ./script.sh\nSingularity-2.4 loaded\n"
+        "/.singularity.d/actions/exec: 9: exec: --nv: not found",
+        # Go's os/exec error as runc reports it through Docker, not from the corpus
+        "$ docker run tensorflow/tensorflow:latest-gpu --gpus all python -c 'import tensorflow'\n"
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container "
+        "process caused: exec: \"--gpus\": executable file not found in $PATH: unknown.",
+        # bash's wording in a wrapper script, not from the corpus
+        "$ ./run_in_container.sh train.py\nrun_in_container.sh: line 4: --nv: command not found",
+    ],
+    "ipython_builtin": [
+        # heldout14/meshplot-11
+        "NameError: name 'display' is not defined\nwhen I use  'plot'  I get the error",
+        # a notebook exported to a script (nbconvert writes magics as get_ipython() calls), not from the corpus
+        "Traceback (most recent call last):\n  File \"train_export.py\", line 12, in <module>\n"
+        "    get_ipython().run_line_magic('matplotlib', 'inline')\nNameError: name 'get_ipython' is not defined",
+    ],
+    "openmmlab_dataset_key": [
+        # heldout13/mmdetection3d-769
+        "python tools/test.py configs/fcos3d/fcos3d_r101_caffe_fpn_gn-head_dcn_2x8_1x_nus-mono3d_finetune.py "
+        "model/weights/fcos3d.pth --eval mAP\nKeyError: \"NuScenesDataset: 'infos'\"",
+        # mmcv 1.x's wrapper twice (a RepeatDataset around the dataset), not from the corpus
+        "Traceback (most recent call last):\n  File \"tools/train.py\", line 190, in main\n"
+        "    datasets = [build_dataset(cfg.data.train)]\n  File \"/home/u/miniconda3/envs/openmmlab/lib/python3.8/"
+        "site-packages/mmcv/utils/registry.py\", line 72, in build_from_cfg\n"
+        "    raise type(e)(f'{obj_cls.__name__}: {e}')\nKeyError: \"RepeatDataset: \\\"KittiDataset: 'annos'\\\"\"",
+    ],
+    "shape_assert": [
+        # dev20/detectron2-2168
+        "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
+        "    x = getattr(t, meth)(x)\n  File \"/usr/local/lib/python3.6/dist-packages/detectron2/data/transforms/"
+        "transform.py\", line 130, in apply_segmentation\n    segmentation = self.apply_image(segmentation, "
+        "interp=Image.NEAREST)\n  File \"/usr/local/lib/python3.6/dist-packages/detectron2/data/transforms/"
+        "transform.py\", line 102, in apply_image\n    assert img.shape[:2] == (self.h, self.w)\nAssertionError",
+        # another package's check of its input's rank, not from the corpus
+        "Traceback (most recent call last):\n  File \"align.py\", line 30, in <module>\n    out = warp(img, H)\n"
+        "  File \"/usr/local/lib/python3.10/dist-packages/kornia/geometry/transform/imgwarp.py\", line 88, in "
+        "warp_perspective\n    assert len(src.shape) == 4, src.shape\nAssertionError: torch.Size([3, 256, 256])",
+    ],
+}
+
+#: texts that share words with a reading but not its mechanism: user_code_error is not among the first two
+NEAR_MISS = {
+    # pybind11's other direction: a C++ return value the binding cannot convert (the library's binding)
+    "pybind11_return": "Traceback (most recent call last):\n  File \"run.py\", line 5, in <module>\n"
+                       "    m = mylib.make_mesh()\nTypeError: Unable to convert function return value to a Python type! "
+                       "The signature was\n\t() -> mylib::Mesh",
+    # a JITFunction (no interpreter) lacking an attribute: another Triton release's API
+    "triton_jit": "Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.11/site-packages/triton/compiler/"
+                  "compiler.py\", line 109, in hash\n    key = f\"{self.fn.cache_key}-{self.attrs.hash()}\"\n"
+                  "AttributeError: 'JITFunction' object has no attribute 'cache_key'",
+    # a real program missing from the container (no option): the NVIDIA runtime not used
+    "docker_program": "docker: Error response from daemon: OCI runtime create failed: container_linux.go:296: starting "
+                      "container process caused \"exec: \\\"nvidia-smi\\\": executable file not found in $PATH\": "
+                      "unknown.",
+    # a program missing from a build's shell (no option)
+    "sh_nvcc": "building ...\n/bin/sh: 1: nvcc: not found\nmake: *** [Makefile:132: obj/conv.o] Error 127",
+    # a name of the code's own that starts like IPython's
+    "display_mesh": "NameError: name 'display_mesh' is not defined",
+    # a registry's lookup of a class name, no key of a data file
+    "registry_name": "KeyError: 'NuScenesDataset'",
+    # an installed package's assertion of its own state, no shape compared: another release's API
+    "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
+                      "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
+}
+
+
+@pytest.mark.parametrize("text", [t for ts in POSITIVE.values() for t in ts],
+                         ids=[f"{k}-{i}" for k, ts in POSITIVE.items() for i in range(len(ts))])
+def test_user_code_error_read_from_the_tools_message(text: str) -> None:
+    assert CODE in rule_codes(text), rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text", list(NEAR_MISS.values()), ids=list(NEAR_MISS))
+def test_near_misses_are_not_user_code_error(text: str) -> None:
+    assert CODE not in rule_codes(text), rule_codes(text, n=5)
+
+
+def test_shape_assert_puts_the_data_first() -> None:
+    """The package's shape check names the calling code's data first, another release of the package second."""
+    assert rule_codes(POSITIVE["shape_assert"][0]) == ["user_code_error", "package_api_version_mismatch"]
+    assert rule_codes(NEAR_MISS["version_assert"])[:1] == ["package_api_version_mismatch"]
+
+
+@pytest.mark.parametrize("key", ["pybind11_cast_failed", "triton_interpreter_function", "option_run_as_command",
+                                 "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing"])
+def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
+    assert_row_matches_its_example_and_stays_linear("library_messages", key)
