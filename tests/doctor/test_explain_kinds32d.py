@@ -15,6 +15,9 @@ proves (user_code_error), read from that message as its source prints it, never 
   InteractiveShell.init_builtins / init_user_ns; heldout14/meshplot-11).
 - OpenMMLab's build_from_cfg wrapping a dataset's KeyError as 'KeyError: "NuScenesDataset: \'infos\'"': the
   annotation/info file lacks the key the dataset class reads (heldout13/mmdetection3d-769).
+- ctypes' "ArgumentError: argument 2: <class 'TypeError'>: wrong type" (Python 3.11+: "argument 2: TypeError: wrong
+  type"): a C function called through ctypes got a value of a type its C argument does not take (heldout15/numba-1976:
+  float grid dimensions).
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
 Near-misses share words but not the mechanism and keep their own codes."""
@@ -81,6 +84,17 @@ POSITIVE = {
         "site-packages/mmcv/utils/registry.py\", line 72, in build_from_cfg\n"
         "    raise type(e)(f'{obj_cls.__name__}: {e}')\nKeyError: \"RepeatDataset: \\\"KittiDataset: 'annos'\\\"\"",
     ],
+    "ctypes_argument": [
+        # heldout15/numba-1976
+        "    number_of_blocks = ((N / threads_per_block[0]) + 1, (N / threads_per_block[1]) + 1)\n"
+        "    mmult[number_of_blocks, threads_per_block](d_a, d_b, d_c)\n"
+        "ctypes.ArgumentError: argument 2: <class 'TypeError'>: wrong type",
+        # Python 3.11's wording through a library's ctypes binding, not from the corpus
+        "Traceback (most recent call last):\n  File \"gen.py\", line 22, in <module>\n    out = llm.eval(tokens)\n"
+        "  File \"/opt/venv/lib/python3.11/site-packages/llama_cpp/llama_cpp.py\", line 788, in llama_eval\n"
+        "    return _lib.llama_eval(ctx, tokens, n_tokens, n_past, n_threads)\n"
+        "ctypes.ArgumentError: argument 3: TypeError: wrong type",
+    ],
     "shape_assert": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
@@ -115,6 +129,9 @@ NEAR_MISS = {
     "display_mesh": "NameError: name 'display_mesh' is not defined",
     # a registry's lookup of a class name, no key of a data file
     "registry_name": "KeyError: 'NuScenesDataset'",
+    # a C function that crashed (no argument refused by ctypes)
+    "ctypes_crash": "Traceback (most recent call last):\n  File \"run.py\", line 9, in <module>\n    lib.process(buf)\n"
+                    "OSError: exception: access violation reading 0x0000000000000000",
     # an installed package's assertion of its own state, no shape compared: another release's API
     "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
                       "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
@@ -139,6 +156,7 @@ def test_shape_assert_puts_the_data_first() -> None:
 
 
 @pytest.mark.parametrize("key", ["pybind11_cast_failed", "triton_interpreter_function", "option_run_as_command",
-                                 "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing"])
+                                 "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing",
+                                 "ctypes_argument_type"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
