@@ -18,6 +18,9 @@ proves (user_code_error), read from that message as its source prints it, never 
 - ctypes' "ArgumentError: argument 2: <class 'TypeError'>: wrong type" (Python 3.11+: "argument 2: TypeError: wrong
   type"): a C function called through ctypes got a value of a type its C argument does not take (heldout15/numba-1976:
   float grid dimensions).
+- transformers' from_pretrained given a quantization_config for an already quantized checkpoint: "'BitsAndBytesConfig'
+  object has no attribute 'get_loading_attributes'" (merge_quantization_configs; dev21/qwen3-795) and its later
+  "The model is quantized with GPTQConfig but you are passing a BitsAndBytesConfig config".
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
 Near-misses share words but not the mechanism and keep their own codes."""
@@ -95,6 +98,19 @@ POSITIVE = {
         "    return _lib.llama_eval(ctx, tokens, n_tokens, n_past, n_threads)\n"
         "ctypes.ArgumentError: argument 3: TypeError: wrong type",
     ],
+    "quantized_requantized": [
+        # dev21/qwen3-795
+        "bash finetune.sh -m /mnt/workspace/.cache/modelscope/hub/qwen/Qwen2-1___5B-Instruct-GPTQ-Int4 -d data.jsonl "
+        "--deepspeed ds_config_zero2.json --use_lora True --q_lora True\n...\n"
+        "AttributeError: 'BitsAndBytesConfig' object has no attribute 'get_loading_attributes'",
+        # the later transformers' ValueError, not from the corpus
+        "Traceback (most recent call last):\n  File \"qlora.py\", line 31, in <module>\n    model = AutoModelForCausalLM."
+        "from_pretrained(\"TheBloke/Llama-2-7B-GPTQ\", quantization_config=bnb_config)\n  File \"/opt/conda/lib/"
+        "python3.10/site-packages/transformers/quantizers/auto.py\", line 208, in merge_quantization_configs\n"
+        "    raise ValueError(\nValueError: The model is quantized with GPTQConfig but you are passing a "
+        "BitsAndBytesConfig config. Please make sure to pass the same quantization config class to `from_pretrained` "
+        "with different loading attributes.",
+    ],
     "shape_assert": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
@@ -132,6 +148,8 @@ NEAR_MISS = {
     # a C function that crashed (no argument refused by ctypes)
     "ctypes_crash": "Traceback (most recent call last):\n  File \"run.py\", line 9, in <module>\n    lib.process(buf)\n"
                     "OSError: exception: access violation reading 0x0000000000000000",
+    # the same config class lacking another attribute (no pre-quantized checkpoint in the message)
+    "bnb_to_dict": "AttributeError: 'BitsAndBytesConfig' object has no attribute 'to_dict'",
     # an installed package's assertion of its own state, no shape compared: another release's API
     "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
                       "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
@@ -157,6 +175,6 @@ def test_shape_assert_puts_the_data_first() -> None:
 
 @pytest.mark.parametrize("key", ["pybind11_cast_failed", "triton_interpreter_function", "option_run_as_command",
                                  "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing",
-                                 "ctypes_argument_type"])
+                                 "ctypes_argument_type", "transformers_quantized_model_other_config"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
