@@ -21,6 +21,8 @@ proves (user_code_error), read from that message as its source prints it, never 
 - transformers' from_pretrained given a quantization_config for an already quantized checkpoint: "'BitsAndBytesConfig'
   object has no attribute 'get_loading_attributes'" (merge_quantization_configs; dev21/qwen3-795) and its later
   "The model is quantized with GPTQConfig but you are passing a BitsAndBytesConfig config".
+- A WebSocket endpoint opened as a page: tornado's 'Can "Upgrade" only to "WebSocket".', websockets' "You cannot access
+  a WebSocket server directly with a browser" (dev15/nerfstudio-772: the viewer's websocket port opened in a browser).
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
 Near-misses share words but not the mechanism and keep their own codes."""
@@ -111,6 +113,14 @@ POSITIVE = {
         "BitsAndBytesConfig config. Please make sure to pass the same quantization config class to `from_pretrained` "
         "with different loading attributes.",
     ],
+    "websocket_page": [
+        # dev15/nerfstudio-772
+        "When running viewer with `ns-train nerfacto --vis viewer` in the browser on localhost:7007 I see only:"
+        " Can \"Upgrade\" only to \"WebSocket\".",
+        # the websockets library's 426 body, not from the corpus
+        "$ curl http://127.0.0.1:8080/\nFailed to open a WebSocket connection: invalid Connection header: keep-alive."
+        "\n\nYou cannot access a WebSocket server directly with a browser. You need a WebSocket client.",
+    ],
     "shape_assert": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
@@ -150,6 +160,8 @@ NEAR_MISS = {
                     "OSError: exception: access violation reading 0x0000000000000000",
     # the same config class lacking another attribute (no pre-quantized checkpoint in the message)
     "bnb_to_dict": "AttributeError: 'BitsAndBytesConfig' object has no attribute 'to_dict'",
+    # a WebSocket client refused by its server (no page opened on the websocket port)
+    "ws_rejected": "websockets.exceptions.InvalidStatusCode: server rejected WebSocket connection: HTTP 403",
     # an installed package's assertion of its own state, no shape compared: another release's API
     "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
                       "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
@@ -175,6 +187,7 @@ def test_shape_assert_puts_the_data_first() -> None:
 
 @pytest.mark.parametrize("key", ["pybind11_cast_failed", "triton_interpreter_function", "option_run_as_command",
                                  "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing",
-                                 "ctypes_argument_type", "transformers_quantized_model_other_config"])
+                                 "ctypes_argument_type", "transformers_quantized_model_other_config",
+                                 "websocket_endpoint_opened_as_page"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
