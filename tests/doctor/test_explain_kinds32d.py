@@ -23,6 +23,8 @@ proves (user_code_error), read from that message as its source prints it, never 
   "The model is quantized with GPTQConfig but you are passing a BitsAndBytesConfig config".
 - A WebSocket endpoint opened as a page: tornado's 'Can "Upgrade" only to "WebSocket".', websockets' "You cannot access
   a WebSocket server directly with a browser" (dev15/nerfstudio-772: the viewer's websocket port opened in a browser).
+- 3D Gaussian Splatting's scene loader on a distorted COLMAP model: "Colmap camera model not handled: only undistorted
+  datasets (PINHOLE or SIMPLE_PINHOLE cameras) supported!" (dev21/gaussian-opacity-fields-14).
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
 Near-misses share words but not the mechanism and keep their own codes."""
@@ -121,6 +123,17 @@ POSITIVE = {
         "$ curl http://127.0.0.1:8080/\nFailed to open a WebSocket connection: invalid Connection header: keep-alive."
         "\n\nYou cannot access a WebSocket server directly with a browser. You need a WebSocket client.",
     ],
+    "gs_distorted_camera": [
+        # dev21/gaussian-opacity-fields-14
+        "colmap camera model not handled\nI shot a video using the ordinary lens of an iPhone. The data has no "
+        "distortion, but when I train, it prompts me that a distorted camera model was used.",
+        # the loader's full assertion in a traceback, not from the corpus
+        "Traceback (most recent call last):\n  File \"train.py\", line 255, in <module>\n    training(lp.extract(args))"
+        "\n  File \"/home/u/gaussian-splatting/scene/dataset_readers.py\", line 98, in readColmapCameras\n    assert "
+        "False, \"Colmap camera model not handled: only undistorted datasets (PINHOLE or SIMPLE_PINHOLE cameras) "
+        "supported!\"\nAssertionError: Colmap camera model not handled: only undistorted datasets (PINHOLE or "
+        "SIMPLE_PINHOLE cameras) supported!",
+    ],
     "shape_assert": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
@@ -162,6 +175,8 @@ NEAR_MISS = {
     "bnb_to_dict": "AttributeError: 'BitsAndBytesConfig' object has no attribute 'to_dict'",
     # a WebSocket client refused by its server (no page opened on the websocket port)
     "ws_rejected": "websockets.exceptions.InvalidStatusCode: server rejected WebSocket connection: HTTP 403",
+    # another program's camera model refusal (no COLMAP model given to a 3DGS loader)
+    "other_camera_model": "ValueError: Camera model OPENCV_FISHEYE is not supported by this pipeline",
     # an installed package's assertion of its own state, no shape compared: another release's API
     "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
                       "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
@@ -188,6 +203,6 @@ def test_shape_assert_puts_the_data_first() -> None:
 @pytest.mark.parametrize("key", ["pybind11_cast_failed", "triton_interpreter_function", "option_run_as_command",
                                  "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing",
                                  "ctypes_argument_type", "transformers_quantized_model_other_config",
-                                 "websocket_endpoint_opened_as_page"])
+                                 "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
