@@ -25,6 +25,8 @@ proves (user_code_error), read from that message as its source prints it, never 
   a WebSocket server directly with a browser" (dev15/nerfstudio-772: the viewer's websocket port opened in a browser).
 - 3D Gaussian Splatting's scene loader on a distorted COLMAP model: "Colmap camera model not handled: only undistorted
   datasets (PINHOLE or SIMPLE_PINHOLE cameras) supported!" (dev21/gaussian-opacity-fields-14).
+- UnityGaussianSplatting's creator on a PLY that is not a trained splat file: "PLY vertex size mismatch, expected 248
+  but file has 60" (GaussianSplatAssetCreator.cs; heldout12/unitygaussiansplatting-18: the model root's input.ply).
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
 Near-misses share words but not the mechanism and keep their own codes."""
@@ -134,6 +136,14 @@ POSITIVE = {
         "supported!\"\nAssertionError: Colmap camera model not handled: only undistorted datasets (PINHOLE or "
         "SIMPLE_PINHOLE cameras) supported!",
     ],
+    "splat_ply_layout": [
+        # heldout12/unitygaussiansplatting-18
+        "Error when creating a new splat using the tool\nusing paper's splats samples like Room, bicycle or playroom, "
+        "the creator outputs an error:\n...\n\"PLY vertex size mismatch\" on the window and nothing is created.",
+        # the creator's full message as its source prints it, not from the corpus
+        "Creating splat asset from C:/splats/bicycle/point_cloud/iteration_7000/compressed.ply\n"
+        "PLY vertex size mismatch, expected 248 but file has 60\nUnityEngine.Debug:LogError (object)",
+    ],
     "shape_assert": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
@@ -177,6 +187,8 @@ NEAR_MISS = {
     "ws_rejected": "websockets.exceptions.InvalidStatusCode: server rejected WebSocket connection: HTTP 403",
     # another program's camera model refusal (no COLMAP model given to a 3DGS loader)
     "other_camera_model": "ValueError: Camera model OPENCV_FISHEYE is not supported by this pipeline",
+    # a PLY file cut short (its reader's own error: the file, not which file was picked)
+    "ply_truncated": "plyfile.PlyElementParseError: element 'vertex': early end-of-file",
     # an installed package's assertion of its own state, no shape compared: another release's API
     "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
                       "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
@@ -203,6 +215,7 @@ def test_shape_assert_puts_the_data_first() -> None:
 @pytest.mark.parametrize("key", ["pybind11_cast_failed", "triton_interpreter_function", "option_run_as_command",
                                  "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing",
                                  "ctypes_argument_type", "transformers_quantized_model_other_config",
-                                 "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera"])
+                                 "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera",
+                                 "unity_gaussian_splat_ply_layout"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
