@@ -27,6 +27,8 @@ proves (user_code_error), read from that message as its source prints it, never 
   datasets (PINHOLE or SIMPLE_PINHOLE cameras) supported!" (dev21/gaussian-opacity-fields-14).
 - UnityGaussianSplatting's creator on a PLY that is not a trained splat file: "PLY vertex size mismatch, expected 248
   but file has 60" (GaussianSplatAssetCreator.cs; heldout12/unitygaussiansplatting-18: the model root's input.ply).
+- scikit-image's marching_cubes on a volume without the level asked: "Surface level must be within volume data range."
+  (skimage/measure/_marching_cubes_lewiner.py; dev15/tsdf-fusion-python-37: a TSDF fused from a 4x4 intrinsic matrix).
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
 Near-misses share words but not the mechanism and keep their own codes."""
@@ -144,6 +146,16 @@ POSITIVE = {
         "Creating splat asset from C:/splats/bicycle/point_cloud/iteration_7000/compressed.ply\n"
         "PLY vertex size mismatch, expected 248 but file has 60\nUnityEngine.Debug:LogError (object)",
     ],
+    "marching_cubes_level": [
+        # dev15/tsdf-fusion-python-37
+        "I tried a different data, and modified the voxel_size to 0.1\nValueError: Surface level must be within volume "
+        "data range.\nfrom the function\nmeasure.marching_cubes_lewiner(tsdf_vol, level=0)\nat\ntsdf_vol.get_point_cloud()",
+        # scikit-image's raise in a traceback, not from the corpus
+        "Traceback (most recent call last):\n  File \"extract_mesh.py\", line 61, in <module>\n    verts, faces, normals, _ "
+        "= measure.marching_cubes(sdf, level=0.0, spacing=(vs, vs, vs))\n  File \"/opt/conda/lib/python3.10/site-packages"
+        "/skimage/measure/_marching_cubes_lewiner.py\", line 136, in marching_cubes\n    raise ValueError(\"Surface level "
+        "must be within volume data range.\")\nValueError: Surface level must be within volume data range.",
+    ],
     "shape_assert": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
@@ -189,6 +201,8 @@ NEAR_MISS = {
     "other_camera_model": "ValueError: Camera model OPENCV_FISHEYE is not supported by this pipeline",
     # a PLY file cut short (its reader's own error: the file, not which file was picked)
     "ply_truncated": "plyfile.PlyElementParseError: element 'vertex': early end-of-file",
+    # another program's words for a mesh without a surface
+    "no_surface": "RuntimeError: No surface found at the given iso value",
     # an installed package's assertion of its own state, no shape compared: another release's API
     "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
                       "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
@@ -216,6 +230,6 @@ def test_shape_assert_puts_the_data_first() -> None:
                                  "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing",
                                  "ctypes_argument_type", "transformers_quantized_model_other_config",
                                  "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera",
-                                 "unity_gaussian_splat_ply_layout"])
+                                 "unity_gaussian_splat_ply_layout", "skimage_marching_cubes_no_surface"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
