@@ -243,7 +243,10 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if (said := _LIBRARY_SAYS_BUG.get(str(ev.get("key") or ""), {}).get("user_code_error")) is not None:
         return dict(said)  # (round 31c) the second reading of a library's own bug message
     if ev.get("key") in _USER_ROW_COMMANDS:  # a tool's check of its configuration or build command, not a CUDA kernel
-        return {"title": cut_at_word(title, 200), "evidence": evidence, "commands": _USER_ROW_COMMANDS[str(ev["key"])]}
+        # (round 32d) rows of a tool's words for what was passed, set or run: their meaning is the fix, not a kernel's
+        own = {"fix": str(ev.get("meaning") or "")} if ev.get("key") in _ROUND32D_ROWS and ev.get("meaning") else {}
+        return {"title": cut_at_word(title, 200), "evidence": evidence, "commands": _USER_ROW_COMMANDS[str(ev["key"])],
+                **own}
     return {"title": cut_at_word(title, 200), "evidence": evidence,
             "commands": ["CUDA_LAUNCH_BLOCKING=1 python <your script>   # the traceback then names the failing call",
                          "# on CPU the same code raises a readable error: run one batch with device='cpu'"]}
@@ -594,6 +597,14 @@ _LIBRARY_SAYS_BUG: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
+#: (round 32d) library_messages.csv rows whose meaning is the finding's fix (a tool's words for what the person passed,
+#: set or ran: no CUDA kernel to find with CUDA_LAUNCH_BLOCKING)
+_ROUND32D_ROWS = frozenset({
+    "pybind11_cast_failed", "triton_interpreter_function", "option_run_as_command", "ipython_builtin_outside_ipython",
+    "openmmlab_dataset_key_missing", "ctypes_argument_type", "transformers_quantized_model_other_config",
+    "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera", "unity_gaussian_splat_ply_layout",
+    "skimage_marching_cubes_no_surface", "isat_sam_checkpoint_missing", "dockerfile_workdir_empty",
+    "instant_ngp_scene_file_as_network_config"})
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
     # (round 28c) torch checks shapes and devices on the host before any kernel is launched: the error is raised
     # synchronously at the call the traceback names (no CUDA_LAUNCH_BLOCKING needed)
@@ -698,6 +709,44 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
                                     "wildcard or guarded import)", "pip show <that package>   # the release, against "
                                     "the one the code (its examples, its requirements) was written for"],
     "jupyterlab_classic_notebook_js": ["%matplotlib widget   # ipympl's backend, in place of %matplotlib notebook"],
+    # (round 32d) the tools' own words for what the person passed, set or ran (tables/library_messages.csv)
+    "pybind11_cast_failed": ["# print(type(v), getattr(v, 'shape', None)) for each argument of the failing call: one "
+                             "float where a number is asked (float(x), not a numpy array or Series), a list of the "
+                             "element type the binding takes"],
+    "triton_interpreter_function": ["env | grep TRITON_INTERPRET   # 1 selects the interpreter",
+                                    "unset TRITON_INTERPRET   # (or TRITON_INTERPRET=0) before compiling or tuning "
+                                    "kernels"],
+    "option_run_as_command": ["singularity exec --nv -B /data:/data image.sif python script.py   # options before the "
+                              "image", "docker run --gpus all image:tag python script.py   # options before the image"],
+    "ipython_builtin_outside_ipython": ["from IPython.display import display   # at the top of the script",
+                                        "# or the library's non-notebook mode (meshplot.offline()), or run it in "
+                                        "Jupyter"],
+    "openmmlab_dataset_key_missing": ["python -c \"import mmengine,sys; d=mmengine.load(sys.argv[1]); "
+                                      "print(type(d), list(d)[:10] if isinstance(d, dict) else len(d))\" <ann_file>   "
+                                      "# the keys the info file has",
+                                      "python tools/create_data.py <dataset> --root-path <data> --out-dir <data>   # "
+                                      "info files of this release"],
+    "ctypes_argument_type": ["# print(type(a), a) for each argument of the call the traceback names: ints where the C "
+                             "side takes integers (// not /, int(x)), no None or numpy scalars"],
+    "transformers_quantized_model_other_config": ["python -c \"from transformers import AutoConfig; "
+                                                  "print(AutoConfig.from_pretrained('<model>').quantization_config)\"   "
+                                                  "# already quantized: load the unquantized model to quantize it"],
+    "websocket_endpoint_opened_as_page": ["# open the URL the program prints for its page (the viewer link with "
+                                          "?websocket_port=...), not the websocket port itself",
+                                          "ssh -L 7007:localhost:7007 <user>@<server>   # a remote machine's port, "
+                                          "forwarded"],
+    "gaussian_splatting_distorted_camera": ["python convert.py -s <scene> --skip_matching   # colmap image_undistorter: "
+                                            "PINHOLE cameras in <scene>/sparse/0"],
+    "unity_gaussian_splat_ply_layout": ["# choose <model>/point_cloud/iteration_<N>/point_cloud.ply, not input.ply"],
+    "skimage_marching_cubes_no_surface": ["python -c \"import numpy as np; v=np.load('<volume>.npy'); "
+                                          "print(v.min(), v.max())\"   # the level must lie between the two"],
+    "isat_sam_checkpoint_missing": ["# download sam_vit_h_4b8939.pth (or the model chosen) from "
+                                    "https://github.com/facebookresearch/segment-anything#model-checkpoints into the "
+                                    "tool's checkpoints folder (segment_any/)"],
+    "dockerfile_workdir_empty": ["grep -n \"WORKDIR\\|ARG\\|ENV\" Dockerfile   # the variable WORKDIR uses must be "
+                                 "set by an ARG or ENV above it"],
+    "instant_ngp_scene_file_as_network_config": ["./instant-ngp --scene data/nerf/fox --network configs/nerf/base.json"
+                                                 "   # the scene to --scene, a config of configs/nerf/ to --network"],
 }
 
 
