@@ -45,7 +45,8 @@ def kaolin_findings(facts: Facts) -> Iterable[Finding]:
         yield Finding("kaolin_not_installed", "kaolin", "info",
                       "kaolin is not installed (smrnb falls back to plain PyTorch)",
                       tuple(k.get("install_notes") or ()),
-                      Fix(f"Install command for this environment ({k.get('install_kind_suggested')}):",
+                      Fix(fix_wording("kaolin_not_installed",
+                                      f"Install command for this environment ({k.get('install_kind_suggested')}):"),
                           (cmd,) if cmd else (), INSTALL_DOCS))
         if tbase and k.get("wheel_available") is False:
             near = _nearest_wheels(tbase, tcuda)
