@@ -722,8 +722,8 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
                                                   "# already quantized: load the unquantized model to quantize it"],
     "websocket_endpoint_opened_as_page": ["# open the URL the program prints for its page (the viewer link with "
                                           "?websocket_port=...), not the websocket port itself",
-                                          "ssh -L 7007:localhost:7007 <user>@<server>   # a remote machine's port, "
-                                          "forwarded"],
+                                          "ssh -L 7007:localhost:7007 <user>@<server>   # <user>@<server>: your login on the "
+                                          "machine the program runs on; its port forwarded to this one"],
     "gaussian_splatting_distorted_camera": ["python convert.py -s <scene> --skip_matching   # colmap image_undistorter: "
                                             "PINHOLE cameras in <scene>/sparse/0"],
     "unity_gaussian_splat_ply_layout": ["# choose <model>/point_cloud/iteration_<N>/point_cloud.ply, not input.ply"],
@@ -1800,8 +1800,8 @@ def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
         return {"title": "The jupyterhub/jupyterhub image has no Jupyter Notebook for the single-user servers it spawns",
                 "evidence": ["the image holds only the Hub (jupyterhub/jupyterhub README, Docker): "
                              "jupyterhub-singleuser needs notebook (or jupyterlab) in the same container"],
-                "commands": ["docker exec -it <container> python3 -m pip install notebook   # or jupyterlab; then "
-                             "log in again",
+                "commands": ["docker exec -it <container> python3 -m pip install notebook   # <container>: the Hub's "
+                             "container (docker ps); or jupyterlab; then log in again",
                              "# lasting: a derivative image: FROM jupyterhub/jupyterhub + RUN python3 -m pip install "
                              "notebook"]}
     if key == "python_console_script_not_found":  # (round 27e)
