@@ -329,6 +329,11 @@ _CRASH_WORDS = ("segmentation fault", "sigsegv", "sigabrt", "aborted (core dumpe
 #: a notebook's cell as users name it ("run cell 1", "in the first cell", "cell [3]", "the cell output")
 _CELL_RE = re.compile(r"\b(?:(?:run|running|ran|execute|executing|executed|the|this|that|first|next|same|second|"
                       r"last|a|in|my|each|every) (?:code )?cells?|cells? ?\[?[0-9]{1,3}\]?|cell outputs?)\b")
+#: (round 32f) a notebook the person runs, named ("when I start the notebook", "in a fresh jupyter notebook", "open a
+#: notebook", "my notebook's kernel"); not the Jupyter Notebook package ("No module named notebook", "pip install
+#: notebook", "the notebook package")
+_NOTEBOOK_SAID_RE = re.compile(r"\b(?:in|from|inside|the|a|my|this|that|our|fresh|new|same|ipython|juptyer|jupyter) notebooks?\b"
+                               r"(?!(?:'s)? (?:package|module|server extension|version|release)s?\b)")
 #: torch said to be installed ("I installed torch already", "torch is already installed", "have pytorch installed")
 _TORCH_SAID_INSTALLED_RE = re.compile(
     r"\b(?:installed|have|has|had) (?:the |a )?(?:py)?torch\b(?! ?(?:==|>|<|version))|"
@@ -736,8 +741,12 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     # a Windows conda environment's path (its DLLs in Library\\bin reach PATH only by activating the environment)
     ("conda_env_windows", "context", ("\\envs\\", "\\anaconda3\\", "\\miniconda3\\", "\\miniforge3\\",
                                       "\\mambaforge\\"), True),
-    ("in_notebook", "jupyter", ("notebook", "jupyter", "ipykernel", "ipython-input", "jupyterhub", "cell in[",
-                                "colab", "!conda ", "%conda ", "%pip "), True),
+    # (round 32f) a notebook shown by a kernel's or IPython's own output (its frames "<ipython-input-", "Cell In[",
+    # ipykernel's modules, a notebook file, Jupyter's server log "[I 16:34:25.527 NotebookApp]", Colab, a cell's
+    # magics) or by the person naming the notebook they run (:data:`_NOTEBOOK_SAID_RE`); not by the bare word
+    # "notebook", which names the Jupyter Notebook package too ("No module named notebook.notebookapp")
+    ("in_notebook", "jupyter", ("jupyter", "ipykernel", "ipython-input", "jupyterhub", "cell in[", ".ipynb",
+                                "notebookapp]", "serverapp]", "labapp]", "colab", "!conda ", "%conda ", "%pip "), True),
     ("kernel_not_restarted", "jupyter", ("without restarting the kernel", "before restarting the kernel",
                                          "didn't restart the kernel", "did not restart the kernel",
                                          "haven't restarted the kernel", "have not restarted the kernel",
@@ -2450,6 +2459,10 @@ def _scan_claims(r: _Reader, line: str, low: str) -> None:
         m = _CELL_RE.search(low)
         if m:
             r.event("jupyter", "sign", line, WEIGHT["weak_sign"], sign="in_notebook", phrase=m.group(0))
+    if "notebook" in low:  # (round 32f) the notebook the person runs, named ("when I start the notebook")
+        m = _NOTEBOOK_SAID_RE.search(low)
+        if m:
+            r.event("jupyter", "sign", line, WEIGHT["weak_sign"], sign="in_notebook", phrase=m.group(0))
     if "torch" in low and "install" in low:
         m = _TORCH_SAID_INSTALLED_RE.search(low)
         if m:
@@ -2892,7 +2905,7 @@ def _scan_line(r: _Reader, line: str, low: str) -> None:
     if len(line) < 2000 and ("gpu" in low or "device" in low or "intel" in low or "iris" in low or "radeon" in low
                              or "amd" in low or "apple m" in low or "integrated" in low):
         _scan_gpu_counts(r, line, low)
-    if "cell" in low or ("torch" in low and "install" in low):
+    if "cell" in low or "notebook" in low or ("torch" in low and "install" in low):
         _scan_claims(r, line, low)
     if len(line) < 2000:
         _scan_prose(r, line, low)
