@@ -1806,15 +1806,10 @@ def _installed_by_the_text(text: str) -> str:
     return _one(found)
 
 
-#: (round 31a, issue 25) a name pip reads as a requirement (PEP 508: a letter or digit at each end; extras, a version)
-_PIP_TARGET_RE = re.compile(r"[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?(?:\[[\w,.-]+\])?(?:[=<>!~]=?[\w.*+!-]+(?:,[=<>!~]=?[\w.*+!-]+)*)?|"
-                            r"\.{1,2}")
-#: words that follow "pip install" in a sentence, not in a command ("I did pip install from PyPI", "pip install
-#: successfully", "pip install it again")
-_PROSE_AFTER_PIP = {"from", "the", "it", "this", "that", "them", "with", "successfully", "succeeded", "failed", "fails",
-                    "works", "worked", "via", "using", "and", "or", "of", "in", "on", "to", "a", "an", "is", "was",
-                    "but", "command", "again", "all", "everything", "manually", "first", "now", "then", "still", "also",
-                    "didn't", "does", "did", "doesn't", "will", "would", "should", "can", "could", "as", "for"}
+#: (round 31a, issue 25; round 32f: shared with the text reader, :mod:`smrnb.doctor._textfacts`) a name pip reads as a
+#: requirement, and the words that follow "pip install" in a sentence, not in a command
+_PIP_TARGET_RE = _textfacts.PIP_TARGET_RE
+_PROSE_AFTER_PIP = _textfacts.PROSE_AFTER_PIP
 
 
 #: torch.serialization's refusal to restore CUDA tensors, which names its own fix (torch/serialization.py)

@@ -295,6 +295,18 @@ _PIP_VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-e
                                 "--python-version", "--implementation", "--abi", "--cache-dir", "--src", "--log",
                                 "--trusted-host", "--progress-bar", "--upgrade-strategy"})
 _PKG_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,60}")
+#: (round 31a, issue 25) a name pip reads as a requirement (PEP 508: a letter or digit at each end; extras, a version)
+PIP_TARGET_RE = re.compile(r"[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?(?:\[[\w,.-]+\])?(?:[=<>!~]=?[\w.*+!-]+(?:,[=<>!~]=?[\w.*+!-]+)*)?|"
+                            r"\.{1,2}")
+#: words that follow "pip install" in a sentence, not in a command ("I did pip install from PyPI", "pip install
+#: successfully", "pip install it again")
+PROSE_AFTER_PIP = {"from", "the", "it", "this", "that", "them", "with", "successfully", "succeeded", "failed", "fails",
+                   "works", "worked", "via", "using", "and", "or", "of", "in", "on", "to", "a", "an", "is", "was",
+                   "but", "command", "again", "all", "everything", "manually", "first", "now", "then", "still", "also",
+                   "didn't", "does", "did", "doesn't", "will", "would", "should", "can", "could", "as", "for",
+                   # (round 32f) "pip install fails with the following error"
+                   "following", "without", "into", "my", "your", "some", "not", "error", "errors", "gives", "throws",
+                   "returns", "says"}
 #: an import statement of Python code (a script, a REPL's ``>>>``, an IPython ``In [1]:``; round 32b: a prompt may
 #: open a Markdown code span, "`>>> import chamfer`")
 _IMPORT_RE = re.compile(r"\s{0,12}(?:`?>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import ([A-Za-z_][\w.]{0,80})|from ([A-Za-z_][\w.]{0,80}) "
@@ -2301,15 +2313,23 @@ def pip_arguments(args: str, limit: int, value_options: frozenset[str] = _PIP_VA
 
 def _packages_built(line: str) -> list[str]:
     """The packages pip builds or installs on this line: its build lines ("Failed building wheel for X",
-    "Running setup.py install for X") and the arguments of a ``pip install`` command (options and their values,
-    paths, URLs and requirement files left out; version specifiers cut)."""
-    out = [m for m in _BUILT_RE.findall(line) if m.lower() not in NOT_BUILT_WORDS]
+    "Running setup.py install for X") and the requirements of a ``pip install`` command (options and their values,
+    paths, URLs and requirement files left out; version specifiers cut). (round 32f) A command's requirements end at
+    the first word that is none (PEP 508's name form, :data:`PIP_TARGET_RE`) or a sentence's (:data:`PROSE_AFTER_PIP`):
+    "pip install fails with the following error" names no package, "I ran pip install spconv and it failed" one."""
+    out = [m for m in _BUILT_RE.findall(line) if m.lower() not in NOT_BUILT_WORDS and m.lower() not in PROSE_AFTER_PIP]
     m = _PIP_INSTALL_RE.search(line)
     if m:
-        for tok in pip_arguments(m.group(1), 24):
+        args = m.group(1)
+        if line.count("`", 0, m.start()) % 2:  # a command in a Markdown code span ends with it
+            args = args.split("`", 1)[0]
+        for tok in pip_arguments(args, 24):
             if any(c in tok for c in "/\\:") or tok.startswith(".") or tok.endswith((".txt", ".whl")) or tok in ("&&", "|"):
                 continue
-            name = re.split(r"[<>=!~\[;@]", tok.strip("'\"`"), maxsplit=1)[0]  # a Markdown `pip install x` too
+            tok = tok.rstrip(".,;").strip("'\"`").rstrip(".,;")  # a Markdown `pip install x` too, a sentence's end
+            if tok.lower() in PROSE_AFTER_PIP or not PIP_TARGET_RE.fullmatch(tok):
+                break
+            name = re.split(r"[<>=!~\[;@]", tok, maxsplit=1)[0]
             if _PKG_NAME_RE.fullmatch(name):
                 out.append(name)
     return out[:4]
