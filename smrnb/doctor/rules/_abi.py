@@ -1626,10 +1626,14 @@ def _table_packages() -> frozenset[str]:
 
     names = {"torch", "torchvision", "torchaudio", "triton", "kaolin"}
     names |= {str(r.fields.get("project") or "") for r in tables.message_rows("extension_checks")}
-    names |= {str(r.fields.get("library") or "") for r in tables.message_rows("library_messages")}
     for r in tables.rows("extension_minimums"):
         names |= {r["project"], *str(r.get("names") or "").split()}
-    return frozenset(w.replace("-", "_").lower() for n in names for w in re.split(r"[^A-Za-z0-9_.-]+", n) if w)
+    out = {w.replace("-", "_").lower() for n in names for w in re.split(r"[^A-Za-z0-9_.-]+", n) if w}
+    # (round 32f) library_messages.csv's library cell is for people: only the names its strict parse gives
+    # (tables._enums.library_import_names), never the words of its descriptions ("a", "with", "library")
+    for r in tables.message_rows("library_messages"):
+        out.update(tables.library_import_names(str(r.fields.get("library") or "")))
+    return frozenset(out)
 
 
 @functools.cache

@@ -27,6 +27,14 @@ Messages (a regular expression ``pattern`` per row, an ``example`` it matches, t
                              calling code such as tensors on two devices) and the cuBLAS/cuDNN status names it prints
 ``library_messages.csv``     the own messages of the other GPU libraries a notebook loads beside torch (NCCL, jax,
                              numba, bitsandbytes, onnxruntime, TensorFlow's and numpy's CPU checks, HIP/ROCm)
+                             Its ``library`` cell names the library for people; the Python packages the
+                             doctor reads from it (:func:`library_import_names`, round 32f) are only its items
+                             (split at ``(``, ``)``, ``,``, ``;``, ``:``, `` / ``) that are one name: outside the
+                             parentheses a project's own name in any case (``CuPy``, ``dm_control``,
+                             ``mmcv / mmengine``), inside them only a lowercase package or module name as Python
+                             spells it (``OpenMMLab (mmcv, mmdet)``, ``Python (argparse, tyro)``); capitalised
+                             details there (classes, tools, platforms), file names and any item of several words
+                             (a description: ``a build told in prose``, ``(its testbed)``) give none
 
 Situations without a message have an empty ``pattern``. Two plain tables complete them:
 ``nvcc_options.csv`` (options, values and architectures each nvcc release added or removed) and
@@ -225,6 +233,38 @@ class MessageMatch:
     row: MessageRow
     start: int
     groups: Mapping[str, str]
+
+
+#: (round 32f) one name of a ``library`` cell: a letter, then letters and digits joined by single ``-``, ``_`` or ``.``
+_LIBRARY_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
+#: a file's name, not a package's (``launch.py``, ``crt/math_functions.h``, ``llama.cpp``, ``CUDA.jl``)
+_FILE_SUFFIX_RE = re.compile(r"\.(?:py|h|hpp|c|cc|cpp|cu|cuh|cmake|jl|so|dll|txt|json|yaml)$", re.IGNORECASE)
+
+
+def library_import_names(cell: str) -> tuple[str, ...]:
+    """(round 32f) The Python packages a ``library`` cell of library_messages.csv names, as import names (lowercase,
+    ``-`` as ``_``, a dotted module's top package): its one-name items outside the parentheses (any case: the
+    project's own spelling, ``Open3D``), and the lowercase one-name items inside them (``(mmcv, mmdet)``); a
+    description's words never (``a build told in prose``, ``Python bindings of system libraries``), nor a class, tool or
+    platform named in the parentheses (``(ResizeTransform)``, ``(SiftGPU)``, ``(Windows)``), nor a file's name."""
+    out: list[str] = []
+    depth = 0
+    for piece in re.split(r"([()])", str(cell or "").replace("::", ".")):  # boost::compute: one C++ name
+        if piece in ("(", ")"):
+            depth += 1 if piece == "(" else -1
+            continue
+        for item in re.split(r"[,;:]", piece):
+            item = item.strip()
+            parts = re.split(r"\s+/\s+", item) if " / " in item else item.split("/") if " " not in item else [item]
+            for name in (p.strip() for p in parts):
+                if not _LIBRARY_NAME_RE.fullmatch(name) or _FILE_SUFFIX_RE.search(name):
+                    continue
+                if depth > 0 and name != name.lower():
+                    continue
+                top = name.split(".")[0].replace("-", "_").lower()
+                if top not in out:
+                    out.append(top)
+    return tuple(out)
 
 
 @functools.cache
