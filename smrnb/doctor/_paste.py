@@ -4,7 +4,7 @@
 Browsers, chat tools, terminals and mail clients change a text on its way to the doctor without
 changing what it says: non-breaking and other Unicode spaces, zero-width characters, "smart" quotes,
 fullwidth punctuation, ANSI colour and OSC (hyperlink, title) sequences of a terminal, CRLF line ends,
-``> `` quote prefixes of a mail or a forum quote, and markdown's ``**bold**`` markers. :func:`normalise` undoes all of them (NFKC first,
+``> `` quote prefixes of a mail or a forum quote (not a Python REPL's ``>>> `` prompt), and markdown's ``**bold**`` markers. :func:`normalise` undoes all of them (NFKC first,
 which maps compatibility forms such as U+00A0, U+3000 or fullwidth ``：`` to their plain forms), so
 explain reads the same facts from every copy of one error. Every step is one linear pass.
 """
@@ -24,6 +24,12 @@ _ANSI_RE = re.compile(r"\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b\[[0-?]{0,
 _BARE_SGR_RE = re.compile(r"\[(?<![\w\]\[]\[)(?:[0-9]{1,3};){0,4}[0-9]{1,3}m")
 #: ``> `` quote prefixes (mail, forums, chat; nested ``> > ``)
 _QUOTE_RE = re.compile(r"^[ \t]{0,8}(?:>[ \t]?){1,8}", re.MULTILINE)
+#: (round 32f) a Python REPL's session: a ``>>> `` prompt's line followed by the interpreter's answer (a line that is no
+#: quote) or by a ``... `` continuation prompt; a mail's third quote level is followed by more quoted lines
+_REPL_RE = re.compile(r"^[ \t]{0,8}>>>(?: [^\n]*)?\n(?:\.\.\.(?: |$)|[ \t]{0,8}[^\s>])", re.MULTILINE)
+#: the quote prefixes of a text that holds a REPL session: every quote level but the prompt ``>>> `` itself
+#: ("> >>> import torch" is a quoted prompt line: the quote goes, the prompt stays)
+_QUOTE_NOT_PROMPT_RE = re.compile(r"^[ \t]{0,8}(?:(?!>>>(?:[ \t]|$))>[ \t]?){1,8}", re.MULTILINE)
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e"))
 _OTHER = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201a"): "'", ord("\u201b"): "'", ord("\u2032"): "'",
           ord("\u201c"): '"', ord("\u201d"): '"', ord("\u201e"): '"', ord("\u201f"): '"', ord("\u2033"): '"',
@@ -81,7 +87,8 @@ codecs.register_error(_CP1252_FALLBACK, _latin1_for_undefined)
 
 def normalise(text: str) -> str:
     """``text`` as it was before it was copied: plain spaces and quotes, no zero-width characters, no
-    terminal escape sequences, ``\\n`` line ends, no ``> `` quote prefixes. Linear time; never raises."""
+    terminal escape sequences, ``\\n`` line ends, no ``> `` quote prefixes (a REPL session's ``>>> `` prompts kept).
+    Linear time; never raises."""
     if not isinstance(text, str) or not text:
         return text if isinstance(text, str) else ""
     if "\x1b" in text:
@@ -97,7 +104,8 @@ def normalise(text: str) -> str:
     if "\t" in text:
         text = _INNER_TABS_RE.sub(" ", text)
     if ">" in text:
-        text = _QUOTE_RE.sub("", text)
+        # (round 32f) a REPL's ">>> " prompt is no quote: its lines keep it, so the readers see what was typed
+        text = (_QUOTE_NOT_PROMPT_RE if ">>>" in text and _REPL_RE.search(text) else _QUOTE_RE).sub("", text)
     if "**" in text:  # markdown bold pasted around words of a message ("no **CUDA-capable device**")
         text = text.replace("**", "")
     return text

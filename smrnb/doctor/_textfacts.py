@@ -565,7 +565,9 @@ _IMPORT_PARTIAL_RE = re.compile(r"cannot import name '([A-Za-z0-9_]{1,80})' from
 #: module is the one the traceback's last from-import line names ("from distributed.utils import a, x"; IPython's
 #: "---> 10 from m import (" whose names follow on the next lines)
 _IMPORT_BARE_RE = re.compile(r"[Cc]annot import name [`'\"]?([A-Za-z0-9_]{1,80})[`'\"]?\s{0,20}$")
-_FROM_IMPORT_LINE_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}(?:[0-9]{1,6}\s{1,8})?|[0-9]{1,6}\s{1,8})?from ([A-Za-z_][A-Za-z0-9_.]{0,100}) "
+#: (round 32f) a REPL's prompt (">>> from m import x", "... from m import y": the paste normaliser keeps it)
+_FROM_IMPORT_LINE_RE = re.compile(r"^\s{0,40}(?:-{0,4}>\s{0,4}(?:[0-9]{1,6}\s{1,8})?|[0-9]{1,6}\s{1,8}|(?:>>>|\.\.\.) ?)?"
+                                  r"from ([A-Za-z_][A-Za-z0-9_.]{0,100}) "
                                   r"import ([A-Za-z0-9_, (*]{1,400})")
 #: an object's attribute missing ("AttributeError: 'EnforcedForest' object has no attribute 'node'"); None's left out
 _OBJ_ATTR_RE = re.compile(r"AttributeError: '(?!NoneType')([A-Za-z_][A-Za-z0-9_.]{0,100})' object has no attribute "
@@ -1973,7 +1975,7 @@ _ARGUMENT_CHECKING_PACKAGES = frozenset({"torch", "numpy", "pandas", "scipy", "s
 #: (round 29b) torch's companions, left to the torch tables as torch itself is (_ARGUMENT_CHECKING_PACKAGES)
 _TORCH_COMPANIONS = frozenset({"torchvision", "torchaudio", "torchtext"})
 #: (round 29b) a source line that imports (passes the package no value of the caller's)
-_IMPORT_LINE_RE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s")
+_IMPORT_LINE_RE = re.compile(r"^\s*(?:(?:>>>|\.\.\.) ?)?(?:from\s+[\w.]+\s+)?import\s")  # a REPL's prompt too
 
 
 def _scan_generic_exception_in_package(r: _Reader, line: str, low: str) -> None:
@@ -2689,9 +2691,9 @@ def _scan_imports(r: _Reader, line: str) -> None:
                 r.fact("loader", "typed_imports", [*typed, top], line, replace=True)
 
 
-#: (round 32b) an import statement the person typed: at Python's or IPython's prompt (the paste normaliser drops
-#: ">>> " as a quote prefix, so most arrive bare), also inside a Markdown code span, or a script's top-level line;
-#: a traceback's source lines are indented four spaces
+#: (round 32b) an import statement the person typed: at Python's or IPython's prompt (round 32f: the paste normaliser
+#: keeps a REPL session's ">>> "; a prompt stripped as a mail's quote arrives bare), also inside a Markdown code span,
+#: or a script's top-level line; a traceback's source lines are indented four spaces
 _TYPED_RE = re.compile(r"[ \t]{0,2}`?(?:>>> ?|In \[[0-9]{1,5}\]: ?)?(?:import|from) ")
 
 
