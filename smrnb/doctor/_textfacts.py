@@ -2346,7 +2346,12 @@ _SIGN_NOT = {"msvc": ("redistributable",),
              # of two packages' imports; the order readings need two
              "import_order": ("after importing this", "after importing it ", "after importing it.",
                               "after importing it,", "after import this", "after importing the extension",
-                              "after importing the node")}
+                              "after importing the node"),
+             # (round 32i) a line naming a symbol version of the C library or libstdc++ ("the Conda package was
+             # compiled against a newer version (the error says `version 'GLIBC_2.18' not found`)"): the system's
+             # glibc/libstdc++ older than the binary's build machine (the loader's own message, read by
+             # symbol_version_not_found), not a CUDA or cuDNN release loaded against another
+             "cudnn_mismatch": ("glibc_2.", "glibcxx_3.4", "cxxabi_1.3")}
 #: whole lines that hold a sign's phrase as an environment listing's field, not as a failure: "Visual Studio 2022
 #: 17.8.3" (the IDE a report lists beside its .NET or Python versions) names no build step
 _SIGN_NOT_LINE = {# (round 28c) a compiler's command line names the extension's sources (scatter_cuda.cu), not an import
