@@ -1,0 +1,111 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 32i (builds, loaders and Python environments): Open3D's ML version gate for TensorFlow (as for
+PyTorch: extension_torch_version_gate); coremltools' native modules not loaded ('Unable to load CoreML.framework.
+Cannot make predictions.', 'BlobWriter not loaded': extension_not_compiled); nvcc's 'identifier "CUDA_R_16BF" is
+undefined' (a cudaDataType_t value, or a cuBLAS enum, newer than the toolkit's headers: toolkit_below_extension_minimum);
+a line naming GLIBC_2.xx that says 'was compiled against' is the C library's, not a cuDNN/CUDA release mismatch
+(symbol_version_missing alone); nvtop's 'No GPU to monitor.' (its NVML not loaded: library_not_found); the loader's
+bare 'ImportError: libc10_cuda.so' as an issue title cuts it (a CPU-only torch under a CUDA extension).
+Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
+
+READINGS = [
+    # Open3D's ML gate, TensorFlow's form (the corpus') and the older 'Tensorflow' spelling; the PyTorch form stays
+    ("Exception: Version mismatch: Open3D needs TensorFlow version 2.4.*, but version 2.5.2 is installed!\n",
+     "extension_torch_version_gate"),
+    ("Traceback (most recent call last):\n  File \"run.py\", line 2, in <module>\n    import open3d.ml.tf as ml3d\n"
+     "  File \"/opt/venv/lib/python3.7/site-packages/open3d/ml/tf/__init__.py\", line 36, in <module>\n"
+     "    raise Exception('Version mismatch: Open3D needs Tensorflow version {}, but'\n"
+     "Exception: Version mismatch: Open3D needs Tensorflow version 2.3.*, but version 2.4.1 is installed!\n",
+     "extension_torch_version_gate"),
+    ("Exception: Version mismatch: Open3D needs PyTorch version 1.8.*, but version 1.13.1+cu117 is installed!\n",
+     "extension_torch_version_gate"),
+    # coremltools' libcoremlpython / libmilstoragepython not loaded
+    ("  File \"/Users/me/miniconda3/envs/cm/lib/python3.12/site-packages/coremltools/models/model.py\", line 680, "
+     "in predict\n    raise Exception(\"Unable to load CoreML.framework. Cannot make predictions.\")\n"
+     "Exception: Unable to load CoreML.framework. Cannot make predictions.\n", "extension_not_compiled"),
+    ("WARNING:coremltools:Failed to load _MLModelProxy: No module named 'coremltools.libcoremlpython'\n"
+     "Traceback (most recent call last):\n  File \"export.py\", line 9, in <module>\n    out = mlmodel.predict(x)\n",
+     "extension_not_compiled"),
+    ("Fail to import BlobWriter from libmilstoragepython. No module named 'coremltools.libmilstoragepython'\n"
+     "  File \"C:\\py313\\Lib\\site-packages\\coremltools\\converters\\mil\\backend\\mil\\load.py\", line 499, in export\n"
+     "    raise RuntimeError(\"BlobWriter not loaded\")\nRuntimeError: BlobWriter not loaded\n",
+     "extension_not_compiled"),
+    # a CUDA data type / cuBLAS enum the toolkit's headers lack (nvcc 10.2 building bfloat16 code)
+    ("csrc/fused_dense_cuda.cu(88): error: identifier \"CUDA_R_16BF\" is undefined\n"
+     "Cuda compilation tools, release 10.2, V10.2.89\n", "toolkit_below_extension_minimum"),
+    ("gemm.cu(41): error: identifier \"CUBLAS_COMPUTE_32F_FAST_TF32\" is undefined\n"
+     "1 error detected in the compilation of \"gemm.cu\".\n", "toolkit_below_extension_minimum"),
+    # GLIBC_ said missing on a line that also says 'compiled against': the C library alone
+    ("ImportError: the wheel was compiled against a newer glibc: /lib64/libc.so.6: version `GLIBC_2.28' not found "
+     "(required by /opt/env/lib/python3.9/site-packages/onnxruntime/capi/onnxruntime_pybind11_state.so)\n",
+     "symbol_version_missing"),
+    # nvtop finding nothing to list (its NVML not loaded)
+    ("$ nvtop\nNo GPU to monitor.\n$ nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1234)\n", "library_not_found"),
+    ("$ ./build/src/nvtop\nNo GPU to monitor.\n", "library_not_found"),
+    # the loader's bare soname (a title cut before ': cannot open shared object file')
+    ("ImportError: libc10_cuda.so after pip install of the prebuilt wheel\n", "cpu_only_torch_with_gpu"),
+    ("ImportError: libtorch_cuda.so\n", "cpu_only_torch_with_gpu"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), READINGS)
+def test_kind_reads_as_its_cause(text, code):
+    assert code in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+def test_glibc_line_is_not_a_cudnn_mismatch():
+    text = ("`import tokenizers` fails on CentOS 7: the conda package was compiled against a newer version "
+            "(the error says `version 'GLIBC_2.18' not found`)\n")
+    assert rule_codes(text, n=1) == ["symbol_version_missing"], rule_codes(text, n=4)
+
+
+NEAR_MISSES = [
+    # Open3D's other messages: not the version gate
+    ("Exception: Open3D was not compiled with TensorFlow support\n", "extension_torch_version_gate"),
+    # coremltools' own conversion errors (a model it cannot convert): not its native module missing
+    ("ValueError: Unable to determine the type of the model, i.e. the source framework. Please provide the value of "
+     "argument \"source\"\n", "extension_not_compiled"),
+    ("RuntimeError: PyTorch convert function for op 'unflatten' not implemented.\n", "extension_not_compiled"),
+    # a project's own macro undefined (detectron2's CUDA_1D_KERNEL_LOOP, caffe's CUDA_KERNEL_LOOP): not CUDA's API
+    ("csrc/nms_rotated_cuda.cu(35): error: identifier \"CUDA_1D_KERNEL_LOOP\" is undefined\n",
+     "toolkit_below_extension_minimum"),
+    ("src/roi_align_kernel.cu(20): error: identifier \"CUDA_KERNEL_LOOP\" is undefined\n",
+     "toolkit_below_extension_minimum"),
+    # a real cuDNN mismatch line stays one (no GLIBC_ on it)
+    # (asserted positively below), and a GLIBCXX line is libstdc++'s, not a cuDNN release
+    ("OSError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.29' not found (the package was "
+     "compiled against a newer libstdc++)\n", "prebuilt_binary_wrong_cuda"),
+    # a script's own comment or message that there is no GPU to watch: not nvtop's
+    ("if not torch.cuda.is_available():\n    return True  # No GPU to monitor\n", "library_not_found"),
+    # the loader's full message for torch's CPU library (libc10.so): not a CUDA torch missing
+    ("ImportError: libc10.so: cannot open shared object file: No such file or directory\n", "cpu_only_torch_with_gpu"),
+    # an undefined symbol in libc10_cuda.so named by its path: not the library missing
+    ("ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libc10_cuda.so: undefined symbol: "
+     "_ZN3c104cuda20CUDACachingAllocator9allocatorE\n", "cpu_only_torch_with_gpu"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), NEAR_MISSES)
+def test_other_kinds_do_not_get_the_code(text, code):
+    assert code not in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+def test_cudnn_mismatch_line_still_read():
+    text = "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.\n"
+    assert "library_shadowed_older_copy" in rule_codes(text, n=2), rule_codes(text, n=4)
+
+
+@pytest.mark.parametrize(("table", "key"), [("library_messages", "open3d_ml_torch_version"),
+                                            ("library_messages", "coremltools_framework_not_loaded"),
+                                            ("library_messages", "coremltools_blobwriter_not_loaded"),
+                                            ("library_messages", "nvtop_no_gpu_to_monitor"),
+                                            ("nvcc_errors", "cuda_api_identifier_undefined"),
+                                            ("loader_errors", "cannot_open_torch_cuda_lib")])
+def test_rows_match_their_examples(table, key):
+    assert_row_matches_its_example_and_stays_linear(table, key)
