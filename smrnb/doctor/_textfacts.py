@@ -1230,6 +1230,8 @@ def _torch_version(r: _Reader, ver: str, tag: str, line: str) -> None:
         d.setdefault("read_from", {}).update(cuda=line.strip()[:240], cpu_build=line.strip()[:240])
     elif tag.startswith("cu") and len(tag) >= 4:
         r.fact("torch", "cuda", f"{tag[2:-1]}.{tag[-1]}", line, replace=True)
+    elif (m := re.match(r"rocm([0-9]{1,2}\.[0-9]{1,2})", tag.lower())):  # (round 32i) torch's ROCm build ("+rocm6.0")
+        r.fact("torch", "hip", m.group(1), line, replace=True)
 
 
 def _nvcc(r: _Reader, line: str, version: str | None = None, path: str | None = None,
@@ -2909,8 +2911,40 @@ def _scan_bind_port(r: _Reader, line: str) -> None:
         r.fact("context", "bind_port", next(g for g in m.groups() if g), line)
 
 
+#: (round 32i) the ROCm release installed on the machine as its own tools print it: a ROCm package's Debian version
+#: (``apt show rocm-libs``: "Version: 6.4.0.60400-47~22.04", ROCm's packaging scheme <major>.<minor>.<patch>.<major*10000
+#: + minor*100 + patch>, ROCm/ROCm's docs on package versions), a versioned install folder (/opt/rocm-6.4.0), hipcc's
+#: "HIP version: 6.4.43482-0f2d60242" (hipcc --version of the ROCm toolkit that builds extensions)
+_ROCM_PKG_VER_RE = re.compile(r"\bVersion: ([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{5,6})-")
+_ROCM_DIR_RE = re.compile(r"/opt/rocm-([0-9]{1,2}\.[0-9]{1,2})(?:\.[0-9]{1,2})?\b")
+_HIPCC_VER_RE = re.compile(r"^\s{0,4}HIP version: ([0-9]{1,2}\.[0-9]{1,2})\.[0-9]{3,6}")
+#: a HIP runtime error as HIP and the projects built on it print it ("HIP Function Failed (...) shared object
+#: initialization failed", "HIP error: invalid device function", "hipErrorSharedObjectInitFailed")
+#: torch's ROCm release as listings print it: ``pip list``'s padded column ("torch    2.4.1+rocm6.0"), torch's
+#: collect_env ("ROCM used to build PyTorch: 6.0.32830-d62f6a171", torch/utils/collect_env.py: hip_compiled_version)
+_TORCH_ROCM_RE = re.compile(r"^\s*torch\s{2,}[0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?(?:\.dev[0-9]{0,10})?\+rocm([0-9]{1,2}\.[0-9]{1,2})"
+                            r"|ROCM used to build PyTorch: ([0-9]{1,2}\.[0-9]{1,2})\.")
+_HIP_ERROR_RE = re.compile(r"\bHIP (?:Function Failed|error\b|runtime error)|\bhipError[A-Z]\w{3,60}")
+
+
+def _scan_rocm(r: _Reader, line: str) -> None:
+    """(round 32i) The machine's ROCm release (``toolkit.rocm_release``) and a HIP runtime error (``toolkit.hip_error``)."""
+    m = _ROCM_PKG_VER_RE.search(line)
+    if m and int(m.group(4)) == int(m.group(1)) * 10000 + int(m.group(2)) * 100 + int(m.group(3)):
+        r.fact("toolkit", "rocm_release", f"{m.group(1)}.{m.group(2)}", line)
+    for rx in (_ROCM_DIR_RE, _HIPCC_VER_RE):
+        if (m := rx.search(line)):
+            r.fact("toolkit", "rocm_release", m.group(1), line)
+    if _HIP_ERROR_RE.search(line):
+        r.fact("toolkit", "hip_error", True, line)
+    if (m := _TORCH_ROCM_RE.search(line)) and not r.facts["torch"].get("hip"):
+        r.fact("torch", "hip", m.group(1) or m.group(2), line)
+
+
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
+    if "version: " in low or "/opt/rocm-" in low or "hip" in low or "rocm" in low:
+        _scan_rocm(r, line)
     if "_" in low or "3d" in low or "mmcv" in low or "kaolin" in low or "nerfacc" in low or "gsplat" in low or \
             "nvdiffrast" in low or "tinycudann" in low or "spconv" in low or "detectron2" in low:
         _scan_extension_named(r, line, low)

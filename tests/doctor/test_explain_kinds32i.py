@@ -5,7 +5,9 @@ Cannot make predictions.', 'BlobWriter not loaded': extension_not_compiled); nvc
 undefined' (a cudaDataType_t value, or a cuBLAS enum, newer than the toolkit's headers: toolkit_below_extension_minimum);
 a line naming GLIBC_2.xx that says 'was compiled against' is the C library's, not a cuDNN/CUDA release mismatch
 (symbol_version_missing alone); nvtop's 'No GPU to monitor.' (its NVML not loaded: library_not_found); the loader's
-bare 'ImportError: libc10_cuda.so' as an issue title cuts it (a CPU-only torch under a CUDA extension).
+bare 'ImportError: libc10_cuda.so' as an issue title cuts it (a CPU-only torch under a CUDA extension); torch built
+for one ROCm release beside the machine's other ROCm (hipcc) and a HIP error in an extension's frame
+(nvcc_torch_cuda_mismatch, ROCm's pair).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -51,6 +53,17 @@ READINGS = [
     # the loader's bare soname (a title cut before ': cannot open shared object file')
     ("ImportError: libc10_cuda.so after pip install of the prebuilt wheel\n", "cpu_only_torch_with_gpu"),
     ("ImportError: libtorch_cuda.so\n", "cpu_only_torch_with_gpu"),
+    # torch built for one ROCm, the machine's hipcc another, HIP failing in an extension built here
+    ("$ hipcc --version\nHIP version: 6.2.41133-dd7f95766\nAMD clang version 18.0.0git\n$ pip list | grep torch\n"
+     "torch                2.3.1+rocm5.7\n"
+     "  File \"/opt/venv/lib/python3.10/site-packages/bitsandbytes/functional.py\", line 1402, in dequantize_4bit\n"
+     "    lib.cdequantize_blockwise_bf16_nf4(*args)\nRuntimeError: HIP Function Failed "
+     "(/tmp/pip-req-build-x1/csrc/ck_tile/host/kernel_launch_hip.hpp,51) shared object initialization failed\n",
+     "nvcc_torch_cuda_mismatch"),
+    ("ROCM used to build PyTorch: 6.1.40091-a8dbc0c19\nls /opt/rocm-6.3.1/bin/hipcc\n"
+     "  File \"/home/u/.local/lib/python3.11/site-packages/xformers/ops/fmha/ck.py\", line 300, in apply\n"
+     "    out, lse = cls.OPERATOR(**kw)\nRuntimeError: HIP error: hipErrorSharedObjectInitFailed\n",
+     "nvcc_torch_cuda_mismatch"),
 ]
 
 
@@ -86,6 +99,20 @@ NEAR_MISSES = [
     # the loader's full message for torch's CPU library (libc10.so): not a CUDA torch missing
     ("ImportError: libc10.so: cannot open shared object file: No such file or directory\n", "cpu_only_torch_with_gpu"),
     # an undefined symbol in libc10_cuda.so named by its path: not the library missing
+    # torch's ROCm and the machine's the same release; and a HIP error in torch's own frame (no extension built here)
+    ("HIP version: 6.0.32830-d62f6a171\ntorch                2.3.1+rocm6.0\n"
+     "  File \"/opt/venv/lib/python3.10/site-packages/flash_attn/flash_attn_interface.py\", line 90, in fwd\n"
+     "    out = flash_attn_gpu.fwd(q, k, v)\nRuntimeError: HIP error: hipErrorSharedObjectInitFailed\n",
+     "nvcc_torch_cuda_mismatch"),
+    ("HIP version: 6.2.41133-dd7f95766\ntorch                2.3.1+rocm5.7\n"
+     "  File \"/opt/venv/lib/python3.10/site-packages/torch/nn/modules/linear.py\", line 116, in forward\n"
+     "    return F.linear(input, self.weight, self.bias)\nRuntimeError: HIP error: hipErrorSharedObjectInitFailed\n",
+     "nvcc_torch_cuda_mismatch"),
+    # a Debian version that is not ROCm's scheme (the fourth field not major*10000+minor*100+patch)
+    ("Version: 6.4.0.12345-1\ntorch                2.3.1+rocm6.0\n"
+     "  File \"/opt/venv/lib/python3.10/site-packages/flash_attn/flash_attn_interface.py\", line 90, in fwd\n"
+     "    out = flash_attn_gpu.fwd(q, k, v)\nRuntimeError: HIP error: hipErrorSharedObjectInitFailed\n",
+     "nvcc_torch_cuda_mismatch"),
     ("ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libc10_cuda.so: undefined symbol: "
      "_ZN3c104cuda20CUDACachingAllocator9allocatorE\n", "cpu_only_torch_with_gpu"),
 ]

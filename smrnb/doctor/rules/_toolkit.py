@@ -373,6 +373,17 @@ def _nvcc_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     nv = groups.get("nvcc") or value(facts, "toolkit", "build_nvcc_version")
     tc = groups.get("torch") or value(facts, "torch", "cuda")
     nv = str(nv).replace("%s", "") if nv else nv
+    if ev.get("rocm"):  # (round 32i) _rocm_vs_torch: ROCm's pair, hipcc's release against torch.version.hip
+        hip, rocm = ev["rocm"]
+        return {"title": f"The machine's ROCm is {rocm} but torch was built for ROCm {hip}: an extension built here "
+                         "does not match torch's HIP runtime",
+                "fix": f"Build the extension with the ROCm release torch was built for ({hip}: ROCM_HOME and PATH at "
+                       f"/opt/rocm-{hip}), or install the torch built for the machine's ROCm {rocm} (the index "
+                       f"https://download.pytorch.org/whl/rocm{rocm}) and rebuild the extension.",
+                "commands": ["python -c \"import torch; print(torch.__version__, torch.version.hip)\"",
+                             "hipcc --version; ls -d /opt/rocm*",
+                             f"pip install torch --index-url https://download.pytorch.org/whl/rocm{rocm}   # then "
+                             "rebuild the extension (pip install --no-build-isolation --no-cache-dir ...)"]}
     out = {"title": f"nvcc is CUDA {nv} but torch was built with CUDA {tc}" if nv and tc else
            "nvcc and torch use different CUDA versions",
            "commands": ["python -c \"import torch; print(torch.version.cuda)\"", "nvcc --version",
@@ -628,12 +639,34 @@ def _sign_codes(facts: Facts, sign: str) -> list[str]:
             "multiple_nvcc": ["multiple_cuda_toolkits"]}.get(sign, [])
 
 
+def _rocm_vs_torch(facts: Facts, tk: Mapping[str, Any]) -> Iterable[Finding]:
+    """(round 32i) ROCm's counterpart of nvcc_torch_cuda_mismatch: a torch built for one ROCm release ("2.4.1+rocm6.0",
+    torch.version.hip) on a machine whose ROCm toolkit is another (a rocm package's version, /opt/rocm-X.Y, hipcc's
+    "HIP version"), and a HIP runtime error raised in another package's frame (an extension compiled here with the
+    machine's hipcc): the extension's code objects and HIP runtime are the machine's release, torch's are the one its
+    wheel bundles. torch.utils.cpp_extension builds ROCm extensions with ROCM_HOME's hipcc (torch/utils/
+    cpp_extension.py _find_rocm_home, _check_cuda_version's ROCm branch compares nothing); the pair must match, as
+    nvcc's release must match torch.version.cuda's major."""
+    hip, rocm = str(value(facts, "torch", "hip") or ""), str(tk.get("rocm_release") or "")
+    pkg = str(value(facts, "torch", "last_frame_package") or "").lower()
+    if not (hip and rocm and tk.get("hip_error")) or pkg in ("", "torch", "package") or \
+            tables.parse_version(hip)[:2] == tables.parse_version(rocm)[:2]:
+        return
+    f = finding("nvcc_torch_cuda_mismatch", facts, {
+        "kind": "state", "from": "text", "weight": 20, "line": (tk.get("read_from") or {}).get("rocm_release", ""),
+        "rocm": (hip, rocm),
+        "fact": f"torch built for ROCm {hip}, the machine's ROCm (its hipcc) is {rocm}; HIP failed in {pkg}"})
+    if f is not None:
+        yield f
+
+
 def _text_compilers(facts: Facts) -> Iterable[Finding]:
     """The host gcc and the GPUs a text shows against the nvcc release it shows (tables/nvcc_gcc.csv,
     tables/nvcc_archs.csv): the checks the live rule makes on probed compilers."""
     from smrnb.doctor._install import nvcc_archs
 
     tk = layer(facts, "toolkit")
+    yield from _rocm_vs_torch(facts, tk)
     gcc, mx, nv = tk.get("gcc") or {}, tk.get("max_gcc_for_build_nvcc"), tk.get("build_nvcc_version")
     line = (tk.get("read_from") or {}).get("gcc", "")
     if gcc.get("major") and mx and gcc["major"] > mx:
