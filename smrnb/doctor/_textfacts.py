@@ -2941,6 +2941,31 @@ def _scan_rocm(r: _Reader, line: str) -> None:
         r.fact("torch", "hip", m.group(1) or m.group(2), line)
 
 
+#: (round 32i) torch's own __init__.py calling a function of its compiled core that the core lacks: the frame of
+#: torch/__init__.py(c), its source line calling _C.<name> (CPython's or IPython's listing of it), then Python 3's
+#: "module 'torch._C' has no attribute '<name>'" or Python 2's "'module' object has no attribute '<name>'"
+#: (Objects/moduleobject.c). torch/__init__.py and torch/_C*.so ship in one wheel, built together: a _C without a
+#: function its own __init__.py calls is another build's (two torch installs mixed in one site-packages, a source
+#: tree's stale _C, a torch/ folder of another release earlier on sys.path)
+_TORCH_INIT_C_ATTR_RE = re.compile(
+    r"torch[/\\]__init__\.pyc?\b[^\n]{0,200}\n(?:[^\n]{0,300}\n){0,6}?[^\n]{0,40}\b_C\.([A-Za-z_][A-Za-z0-9_]{0,60})\b"
+    r"[^\n]{0,300}\n(?:[^\n]{0,300}\n){0,8}?[^\n]{0,40}AttributeError: (?:module ['\"]torch\._C['\"]|'module' object) "
+    r"has no attribute '\1'")
+
+
+def _torch_init_c_attr(r: _Reader, text: str) -> None:
+    """(round 32i) :data:`_TORCH_INIT_C_ATTR_RE`: ``torch.init_c_attr``, the name torch's own __init__ found missing in
+    its _C; Python 2's form (no module named) read as the module_missing event Python 3's gives."""
+    m = _TORCH_INIT_C_ATTR_RE.search(text[:200_000])
+    if not m:
+        return
+    line = text[m.start(0):m.end(0)].splitlines()[-1]
+    r.fact("torch", "init_c_attr", m.group(1), line)
+    mod = f"torch._C.{m.group(1)}"
+    if not any(e.get("kind") == "module_missing" and e.get("module") == mod for e in r.events["torch"]):
+        r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=mod, attribute=True)
+
+
 def _scan_line(r: _Reader, line: str, low: str) -> None:
     """Every per-line reader on one line of the text."""
     if "version: " in low or "/opt/rocm-" in low or "hip" in low or "rocm" in low:
@@ -3395,6 +3420,8 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _removed_api_forms(r, text, low)
     _newer_torch_api(r, text, low)
     _scan_signs(r, text, low, holds)
+    if "has no attribute" in low and "__init__.py" in low and "_c." in low:
+        _torch_init_c_attr(r, text)
     _scan_stale_release(r, text, low)
     _scan_tf_release(r, text)
     _scan_tables(r, text, low, holds)

@@ -7,7 +7,8 @@ a line naming GLIBC_2.xx that says 'was compiled against' is the C library's, no
 (symbol_version_missing alone); nvtop's 'No GPU to monitor.' (its NVML not loaded: library_not_found); the loader's
 bare 'ImportError: libc10_cuda.so' as an issue title cuts it (a CPU-only torch under a CUDA extension); torch built
 for one ROCm release beside the machine's other ROCm (hipcc) and a HIP error in an extension's frame
-(nvcc_torch_cuda_mismatch, ROCm's pair).
+(nvcc_torch_cuda_mismatch, ROCm's pair); torch's own __init__.py calling a function its _C lacks (two builds
+mixed: library_shadowed_older_copy).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -64,6 +65,15 @@ READINGS = [
      "  File \"/home/u/.local/lib/python3.11/site-packages/xformers/ops/fmha/ck.py\", line 300, in apply\n"
      "    out, lse = cls.OPERATOR(**kw)\nRuntimeError: HIP error: hipErrorSharedObjectInitFailed\n",
      "nvcc_torch_cuda_mismatch"),
+    # torch's own __init__.py calling a function its compiled _C lacks (Python 3's and Python 2's forms)
+    ("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import torch\n"
+     "  File \"/home/u/.local/lib/python3.8/site-packages/torch/__init__.py\", line 465, in <module>\n"
+     "    _C._initExtension(manager_path())\nAttributeError: module 'torch._C' has no attribute '_initExtension'\n",
+     "library_shadowed_older_copy"),
+    ("Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
+     "  File \"/usr/local/lib/python2.7/dist-packages/torch/__init__.py\", line 53, in <module>\n"
+     "    _C._initExtension()\nAttributeError: 'module' object has no attribute '_initExtension'\n",
+     "library_shadowed_older_copy"),
 ]
 
 
@@ -113,6 +123,13 @@ NEAR_MISSES = [
      "  File \"/opt/venv/lib/python3.10/site-packages/flash_attn/flash_attn_interface.py\", line 90, in fwd\n"
      "    out = flash_attn_gpu.fwd(q, k, v)\nRuntimeError: HIP error: hipErrorSharedObjectInitFailed\n",
      "nvcc_torch_cuda_mismatch"),
+    # torch._C lacking a CUDA function in torch/cuda/__init__.py (a CPU-only build), or the person's own call of a
+    # private _C name: not torch's own __init__ against its _C
+    ("  File \"/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py\", line 350, in set_device\n"
+     "    torch._C._cuda_setDevice(device)\nAttributeError: module 'torch._C' has no attribute '_cuda_setDevice'\n",
+     "library_shadowed_older_copy"),
+    ("  File \"/home/u/proj/model.py\", line 12, in <module>\n    torch._C._jit_set_profiling_mode(False)\n"
+     "AttributeError: module 'torch._C' has no attribute '_jit_set_profiling_mode'\n", "library_shadowed_older_copy"),
     ("ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libc10_cuda.so: undefined symbol: "
      "_ZN3c104cuda20CUDACachingAllocator9allocatorE\n", "cpu_only_torch_with_gpu"),
 ]

@@ -1676,6 +1676,13 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # is that package (the user wrote its distribution's name)
         return ["user_code_error", "library_bug"] if ev.get("dashed") == "own" else ["library_bug", "user_code_error"]
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
+    if ev.get("attribute") and parts[:2] == ["torch", "_C"] and len(parts) == 3 and \
+            value(facts, "torch", "init_c_attr") == last:
+        # (round 32i) torch's own __init__.py calls a function its compiled _C lacks: both ship in one wheel, built
+        # together, so this _C is another build's than the Python files beside it (two torch installs mixed in one
+        # site-packages, a source build's stale _C, another torch folder earlier on sys.path): remove every copy and
+        # install one; torch then does not import at all
+        return ["library_shadowed_older_copy", "torch_import_failed"]
     if ev.get("attribute") and len(parts) == 2 and _shadowing_file(facts, parts[0]):
         # a file of the user's own in the traceback is named like the package (trimesh.py beside the script, outside
         # every installed tree and the package's own folder): Python imports it in the package's place

@@ -465,6 +465,17 @@ def _shadowed(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["python -c \"import <package>; print(<package>.__version__, <package>.__file__)\"   # "
                              "which copy is imported", "python -m pip list -v   # each package's location",
                              "python -m pip uninstall <package>   # repeat until no copy is left, then install once"]}
+    if ev.get("kind") == "module_missing" and str(ev.get("module") or "").startswith("torch._C.") and \
+            value(facts, "torch", "init_c_attr"):  # (round 32i) rules._abi._module_codes: torch's __init__ vs its _C
+        return {"title": "torch's own Python files and its compiled torch._C come from different builds (two torch "
+                         "installs mixed, or a stale _C)",
+                "fix": "torch/__init__.py calls a function its compiled _C does not have: the two are from different "
+                       "releases or builds (pip over conda, a source build over a wheel, a torch folder of another "
+                       "release earlier on sys.path). Uninstall torch until no copy is left, then install one.",
+                "commands": ["python -c \"import sys; print(sys.path)\"; pip list -v 2>/dev/null | grep -i torch; "
+                             "conda list torch",
+                             "pip uninstall -y torch; pip uninstall -y torch   # until pip finds none; conda remove "
+                             "pytorch where conda installed it; then install torch once"]}
     if ev.get("key") == "dyld_incompatible_library_version":  # (round 24) macOS's loader, any library
         return {"title": "An older copy of a library (a stale build or install) is found before the one the binary "
                          "was linked against",
