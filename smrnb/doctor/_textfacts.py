@@ -2924,6 +2924,10 @@ _HIPCC_VER_RE = re.compile(r"^\s{0,4}HIP version: ([0-9]{1,2}\.[0-9]{1,2})\.[0-9
 #: collect_env ("ROCM used to build PyTorch: 6.0.32830-d62f6a171", torch/utils/collect_env.py: hip_compiled_version)
 _TORCH_ROCM_RE = re.compile(r"^\s*torch\s{2,}[0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?(?:\.dev[0-9]{0,10})?\+rocm([0-9]{1,2}\.[0-9]{1,2})"
                             r"|ROCM used to build PyTorch: ([0-9]{1,2}\.[0-9]{1,2})\.")
+#: (round 32i) a build for ROCm/HIP: CMake's HIP package config (hip-config.cmake, find_package(hip)), hipcc, hipify,
+#: ROCm's install root or its variables (ROCM_PATH, ROCM_HOME, HIP_PATH)
+_HIP_BUILD_RE = re.compile(r"\bhip-config\.cmake\b|\bhipcc\b|\bhipify(?:-perl|-clang)?\b|/opt/rocm(?:-[0-9.]{1,10})?/|"
+                           r"\b(?:ROCM_PATH|ROCM_HOME|HIP_PATH)\b")
 _HIP_ERROR_RE = re.compile(r"\bHIP (?:Function Failed|error\b|runtime error)|\bhipError[A-Z]\w{3,60}")
 
 
@@ -2937,6 +2941,8 @@ def _scan_rocm(r: _Reader, line: str) -> None:
             r.fact("toolkit", "rocm_release", m.group(1), line)
     if _HIP_ERROR_RE.search(line):
         r.fact("toolkit", "hip_error", True, line)
+    if _HIP_BUILD_RE.search(line):
+        r.fact("toolkit", "hip_build", True, line)
     if (m := _TORCH_ROCM_RE.search(line)) and not r.facts["torch"].get("hip"):
         r.fact("torch", "hip", m.group(1) or m.group(2), line)
 

@@ -8,7 +8,8 @@ a line naming GLIBC_2.xx that says 'was compiled against' is the C library's, no
 bare 'ImportError: libc10_cuda.so' as an issue title cuts it (a CPU-only torch under a CUDA extension); torch built
 for one ROCm release beside the machine's other ROCm (hipcc) and a HIP error in an extension's frame
 (nvcc_torch_cuda_mismatch, ROCm's pair); torch's own __init__.py calling a function its _C lacks (two builds
-mixed: library_shadowed_older_copy).
+mixed: library_shadowed_older_copy); a ROCm/HIP build (hipcc, hip-config.cmake, ROCM_PATH) asking for a CUDA header:
+a CUDA-only dependency in its ROCm port's place (build_dependency_missing).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -74,6 +75,13 @@ READINGS = [
      "  File \"/usr/local/lib/python2.7/dist-packages/torch/__init__.py\", line 53, in <module>\n"
      "    _C._initExtension()\nAttributeError: 'module' object has no attribute '_initExtension'\n",
      "library_shadowed_older_copy"),
+    # a ROCm build asking for a CUDA header (a CUDA-only dependency in its port's place)
+    ("/opt/rocm-6.0.2/bin/hipcc -O3 -c src/reduce.hip -o build/reduce.o\n"
+     "In file included from src/reduce.hip:4:\n/usr/include/cub/util_arch.cuh:39:10: fatal error: 'cuda_runtime_api.h' "
+     "file not found\n#include <cuda_runtime_api.h>\n", "build_dependency_missing"),
+    ("CMake Error at CMakeLists.txt:20 (find_package):\n  By not providing \"Findhip.cmake\" ... \"hip-config.cmake\"\n"
+     "/usr/include/thrust/system/cuda/config.h:33:10: fatal error: cuda_runtime.h: No such file or directory\n",
+     "build_dependency_missing"),
 ]
 
 
@@ -138,6 +146,13 @@ NEAR_MISSES = [
 @pytest.mark.parametrize(("text", "code"), NEAR_MISSES)
 def test_other_kinds_do_not_get_the_code(text, code):
     assert code not in rule_codes(text, n=2), (text, rule_codes(text, n=4))
+
+
+def test_cuda_build_missing_cuda_header_stays_the_toolkits():
+    # a CUDA build (nvcc, no HIP) missing the same header: the CUDA toolkit's first, not a dependency's port
+    text = ("/usr/local/cuda-11.8/bin/nvcc -c src/reduce.cu -o build/reduce.o\n"
+            "/usr/include/thrust/system/cuda/config.h:33:10: fatal error: cuda_runtime.h: No such file or directory\n")
+    assert rule_codes(text, n=1) == ["cuda_home_incomplete"], rule_codes(text, n=4)
 
 
 def test_cudnn_mismatch_line_still_read():

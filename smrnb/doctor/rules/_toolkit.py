@@ -260,6 +260,12 @@ def header_codes(ev: Mapping[str, Any], facts: Facts | None = None) -> list[str]
         return ["windows_msvc_toolchain", "build_dependency_missing"]  # MSVC without the Windows SDK / UCRT
     if not h.startswith(_CUDA_HEADER_PREFIXES):
         return ["build_dependency_missing"]
+    if facts is not None and value(facts, "toolkit", "hip_build") and not value(facts, "toolkit", "build_nvcc"):
+        # (round 32i) a build for ROCm (hip-config.cmake, hipcc, ROCM_PATH) needs no CUDA header: its sources are
+        # hipified and its libraries are the ROCm ports (rocThrust/hipCUB for thrust/CUB, hipBLAS ...); a CUDA header
+        # asked for is a CUDA-only dependency picked in the port's place (libthrust-dev's thrust/system/cuda), or a
+        # source left un-hipified: that dependency first, not a CUDA toolkit to install
+        return ["build_dependency_missing", "cuda_home_incomplete"]
     toolkit_shown = facts is not None and any(value(facts, "toolkit", k) for k in ("build_cuda_home", "cuda_home_env",
                                                                                    "build_nvcc"))
     shown = toolkit_shown or (facts is not None and bool(value(facts, "toolkit", "cuda_include_dir")))
