@@ -1889,6 +1889,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
     if "ld_library_path" in low and ("os.environ" in low or "%env" in low or "putenv" in low or "%set_env" in low):
         r.event("loader", "env_set_in_process", line, WEIGHT["sign"], variable="LD_LIBRARY_PATH")
+    if ".tar.gz" in low and ("downloading" in low or "using cached" in low) and (m := _SDIST_RE.search(line)):
+        r.fact("toolkit", "sdist", m.group(1), line)  # (round 32i) the first source distribution pip fetched
     if "wheel" in low or "setup.py" in low or "pip install" in low or "pip3 install" in low or "failed to build" in low:
         for name in _packages_built(line):
             built = r.facts["toolkit"].get("building") or []
@@ -2970,6 +2972,12 @@ def _torch_init_c_attr(r: _Reader, text: str) -> None:
     mod = f"torch._C.{m.group(1)}"
     if not any(e.get("kind") == "module_missing" and e.get("module") == mod for e in r.events["torch"]):
         r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=mod, attribute=True)
+
+
+#: (round 32i) pip fetching a package's source distribution ("Downloading pyopenjtalk-0.3.0.tar.gz (1.5 MB)", "Using
+#: cached flash_attn-2.8.3.tar.gz"): the package whose build steps follow
+_SDIST_RE = re.compile(r"\b(?:Downloading|Using cached) (?:\S{0,200}/)?([A-Za-z][A-Za-z0-9_.]{0,60}?(?:-[A-Za-z][A-Za-z0-9_]{0,30})*)"
+                       r"-[0-9][A-Za-z0-9_.+]{0,30}\.tar\.gz\b")
 
 
 def _scan_line(r: _Reader, line: str, low: str) -> None:

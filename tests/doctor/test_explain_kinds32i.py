@@ -9,7 +9,9 @@ bare 'ImportError: libc10_cuda.so' as an issue title cuts it (a CPU-only torch u
 for one ROCm release beside the machine's other ROCm (hipcc) and a HIP error in an extension's frame
 (nvcc_torch_cuda_mismatch, ROCm's pair); torch's own __init__.py calling a function its _C lacks (two builds
 mixed: library_shadowed_older_copy); a ROCm/HIP build (hipcc, hip-config.cmake, ROCM_PATH) asking for a CUDA header:
-a CUDA-only dependency in its ROCm port's place (build_dependency_missing).
+a CUDA-only dependency in its ROCm port's place (build_dependency_missing); pip's 'Getting requirements to build
+wheel ... error' for a source distribution that is no torch extension, in a text without torch: another build
+dependency (build_dependency_missing) as the second reading after torch missing at build.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -82,6 +84,11 @@ READINGS = [
     ("CMake Error at CMakeLists.txt:20 (find_package):\n  By not providing \"Findhip.cmake\" ... \"hip-config.cmake\"\n"
      "/usr/include/thrust/system/cuda/config.h:33:10: fatal error: cuda_runtime.h: No such file or directory\n",
      "build_dependency_missing"),
+    # pip asking the build requirements of a source distribution that is no torch extension, no torch in the text
+    ("Collecting pyworld\n  Downloading pyworld-0.3.4.tar.gz (251 kB)\n  Installing build dependencies ... done\n"
+     "  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n", "build_dependency_missing"),
+    ("Collecting madmom\n  Using cached madmom-0.16.1.tar.gz (20.0 MB)\n"
+     "  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n", "build_dependency_missing"),
 ]
 
 
@@ -138,6 +145,11 @@ NEAR_MISSES = [
      "library_shadowed_older_copy"),
     ("  File \"/home/u/proj/model.py\", line 12, in <module>\n    torch._C._jit_set_profiling_mode(False)\n"
      "AttributeError: module 'torch._C' has no attribute '_jit_set_profiling_mode'\n", "library_shadowed_older_copy"),
+    # the same for a torch extension's sdist (flash-attn), or with torch in the text: torch missing at build alone
+    ("Collecting flash-attn\n  Downloading flash_attn-2.5.8.tar.gz (2.5 MB)\n"
+     "  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n", "build_dependency_missing"),
+    ("torch==2.3.0 is installed\nCollecting pyworld\n  Downloading pyworld-0.3.4.tar.gz (251 kB)\n"
+     "  Getting requirements to build wheel ... error\n", "build_dependency_missing"),
     ("ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libc10_cuda.so: undefined symbol: "
      "_ZN3c104cuda20CUDACachingAllocator9allocatorE\n", "cpu_only_torch_with_gpu"),
 ]

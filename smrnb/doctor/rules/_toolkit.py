@@ -628,6 +628,15 @@ def _crash_without_build(facts: Facts) -> bool:
 def _sign_codes(facts: Facts, sign: str) -> list[str]:
     if sign == "nvcc_missing":
         return ["cuda_home_malformed"] if value(facts, "toolkit", "cuda_home_malformed") else ["cuda_home_missing"]
+    if sign == "build_requirements_failed" and (sd := str(value(facts, "toolkit", "sdist") or "")) and \
+            _project_name(sd) not in _cuda_extension_projects() and "torch" not in sd.lower() and \
+            not any(value(facts, "torch", k) for k in ("version", "installed", "hip", "cuda")):
+        # (round 32i) pip ran the setup.py of a source distribution it fetched to ask its build requirements
+        # (PEP 517 get_requires_for_build_wheel) and that failed, for a package the doctor does not know as a torch
+        # extension, in a text that shows no torch: torch missing from the isolated build environment stays the first
+        # reading in these stacks; another tool or module the setup.py runs or imports (cmake, Cython, numpy) the
+        # second
+        return ["torch_not_found_at_build", "build_dependency_missing"]
     if sign in ("torch_absent_at_build", "build_requirements_failed"):
         return ["torch_not_found_at_build"]
     if sign == "pip_build" and has_sign(facts, "torch_absent_at_build"):
