@@ -11,7 +11,9 @@ for one ROCm release beside the machine's other ROCm (hipcc) and a HIP error in 
 mixed: library_shadowed_older_copy); a ROCm/HIP build (hipcc, hip-config.cmake, ROCM_PATH) asking for a CUDA header:
 a CUDA-only dependency in its ROCm port's place (build_dependency_missing); pip's 'Getting requirements to build
 wheel ... error' for a source distribution that is no torch extension, in a text without torch: another build
-dependency (build_dependency_missing) as the second reading after torch missing at build.
+dependency (build_dependency_missing) as the second reading after torch missing at build; a bare 'pip install' typed
+in a Windows embeddable Python's folder (ComfyUI portable's python_embeded), another Python's pip
+(kernel_wrong_python).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -89,6 +91,11 @@ READINGS = [
      "  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n", "build_dependency_missing"),
     ("Collecting madmom\n  Using cached madmom-0.16.1.tar.gz (20.0 MB)\n"
      "  × Getting requirements to build wheel did not run successfully.\n  │ exit code: 1\n", "build_dependency_missing"),
+    # a bare pip typed in a Windows embeddable Python's folder (ComfyUI portable): another Python's pip
+    ("C:\\AI\\ComfyUI_windows_portable\\python_embeded>pip install insightface-0.7.3-cp311-cp311-win_amd64.whl\n"
+     "Requirement already satisfied: numpy in c:\\users\\me\\appdata\\roaming\\python\\python311\\site-packages\n"
+     "ModuleNotFoundError: No module named 'insightface'\n", "kernel_wrong_python"),
+    ("E:\\tools\\python_embedded>pip3 install onnxruntime-gpu\n", "kernel_wrong_python"),
 ]
 
 
@@ -150,6 +157,10 @@ NEAR_MISSES = [
      "  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n", "build_dependency_missing"),
     ("torch==2.3.0 is installed\nCollecting pyworld\n  Downloading pyworld-0.3.4.tar.gz (251 kB)\n"
      "  Getting requirements to build wheel ... error\n", "build_dependency_missing"),
+    # the embedded Python's own pip run through its python.exe: the right Python
+    ("D:\\ComfyUI_windows_portable\\python_embeded>python.exe -s -m pip install triton-3.1.0-cp311-cp311-win_amd64.whl\n",
+     "kernel_wrong_python"),
+    ("D:\\ComfyUI_windows_portable>python_embeded\\python.exe -m pip install onnxruntime-gpu\n", "kernel_wrong_python"),
     ("ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libc10_cuda.so: undefined symbol: "
      "_ZN3c104cuda20CUDACachingAllocator9allocatorE\n", "cpu_only_torch_with_gpu"),
 ]
@@ -176,6 +187,7 @@ def test_cudnn_mismatch_line_still_read():
                                             ("library_messages", "coremltools_framework_not_loaded"),
                                             ("library_messages", "coremltools_blobwriter_not_loaded"),
                                             ("library_messages", "nvtop_no_gpu_to_monitor"),
+                                            ("library_messages", "embedded_python_bare_pip"),
                                             ("nvcc_errors", "cuda_api_identifier_undefined"),
                                             ("loader_errors", "cannot_open_torch_cuda_lib")])
 def test_rows_match_their_examples(table, key):

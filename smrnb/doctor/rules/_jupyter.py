@@ -86,11 +86,18 @@ _OTHER_PYTHON_ROWS = {
                                     "(another jupyter earlier on PATH)",
     "console_script_distribution_missing": "pip installed into another Python than the one on the script's first line",
     "pyvista_notebook_backend_failed": "The kernel runs another Python than the one PyVista's backend packages went into",
+    # (round 32i) tables/library_messages.csv: a Windows embeddable Python's folder, where 'pip' is another Python's
+    "embedded_python_bare_pip": "The 'pip' typed in the embedded Python's folder belongs to another Python: the package "
+                                "went there, not into the embedded python.exe (use python.exe -m pip)",
 }
 
 
 @builds("kernel_wrong_python")
 def _wrong_python(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    if ev.get("key") == "embedded_python_bare_pip":
+        return {"title": _OTHER_PYTHON_ROWS["embedded_python_bare_pip"],
+                "commands": ["where pip   # the pip.exe that ran: another Python's Scripts folder",
+                             ".\\python.exe -s -m pip install <the package or wheel>   # in the embedded Python's folder"]}
     if ev.get("key") in _OTHER_PYTHON_ROWS:  # (round 27a) a command-line program's Python, not a kernel's
         return {"title": _OTHER_PYTHON_ROWS[str(ev["key"])],
                 "commands": ["which -a python pip jupyter   # more than one: the first on PATH runs",
