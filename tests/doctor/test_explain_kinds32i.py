@@ -13,7 +13,8 @@ a CUDA-only dependency in its ROCm port's place (build_dependency_missing); pip'
 wheel ... error' for a source distribution that is no torch extension, in a text without torch: another build
 dependency (build_dependency_missing) as the second reading after torch missing at build; a bare 'pip install' typed
 in a Windows embeddable Python's folder (ComfyUI portable's python_embeded), another Python's pip
-(kernel_wrong_python).
+(kernel_wrong_python); an undefined symbol whose mangling tells the C++ string ABI (GCC's B5cxx11 tag, the old
+ABI's Ss parameter, TensorFlow's untagged CheckOpMessageBuilder::NewString): cxx11_abi_mismatch.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -96,6 +97,14 @@ READINGS = [
      "Requirement already satisfied: numpy in c:\\users\\me\\appdata\\roaming\\python\\python311\\site-packages\n"
      "ModuleNotFoundError: No module named 'insightface'\n", "kernel_wrong_python"),
     ("E:\\tools\\python_embedded>pip3 install onnxruntime-gpu\n", "kernel_wrong_python"),
+    # the C++ string ABI told by the symbol: the untagged NewString of TensorFlow's CHECK macros, GCC's [abi:cxx11]
+    # tag of a string-returning function, the old ABI's std::string parameter (Ss)
+    ("    lib = tf.load_op_library('./build/roi_pooling.so')\ntensorflow.python.framework.errors_impl.NotFoundError: "
+     "./build/roi_pooling.so: undefined symbol: _ZN10tensorflow8internal21CheckOpMessageBuilder9NewStringEv\n",
+     "cxx11_abi_mismatch"),
+    ("NotFoundError: /home/u/ops/zero_out.so: undefined symbol: "
+     "_ZNK10tensorflow8OpKernel11type_stringB5cxx11Ev\n", "cxx11_abi_mismatch"),
+    ("ImportError: /opt/app/lib/_mesh_ext.so: undefined symbol: _ZN7meshlib6loader4openERKSs\n", "cxx11_abi_mismatch"),
 ]
 
 
@@ -161,6 +170,9 @@ NEAR_MISSES = [
     ("D:\\ComfyUI_windows_portable\\python_embeded>python.exe -s -m pip install triton-3.1.0-cp311-cp311-win_amd64.whl\n",
      "kernel_wrong_python"),
     ("D:\\ComfyUI_windows_portable>python_embeded\\python.exe -m pip install onnxruntime-gpu\n", "kernel_wrong_python"),
+    # a symbol with no std::string in it (a destructor, a class's own method): another release, not the ABI flag
+    ("NotFoundError: ./custom.so: undefined symbol: _ZN10tensorflow8OpKernelD2Ev\n", "cxx11_abi_mismatch"),
+    ("ImportError: /opt/app/lib/_mesh_ext.so: undefined symbol: _ZN7meshlib6loader4openEPKci\n", "cxx11_abi_mismatch"),
     ("ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libc10_cuda.so: undefined symbol: "
      "_ZN3c104cuda20CUDACachingAllocator9allocatorE\n", "cpu_only_torch_with_gpu"),
 ]

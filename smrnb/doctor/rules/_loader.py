@@ -411,6 +411,14 @@ def _torch_own_lib_symbol(ev: Mapping[str, Any]) -> bool:
                 and re.search(r"[/\\]torch[/\\](?:lib[/\\]lib[^/\\]{1,60}\.so|_C\.)", nb))
 
 
+#: (round 32i) the old C++ ABI's std::string (the standard substitution Ss for std::basic_string<char>) as a function's
+#: parameter: by const reference, by pointer, by value after the name's end
+_OLD_ABI_STRING_PARAM_RE = re.compile(r"(?:RKSs|PKSs|ESs|PSs)")
+#: (round 32i) functions that return a std::string, in their untagged (old ABI) mangled form: the new ABI's carries
+#: B5cxx11 ("_ZN10tensorflow8internal21CheckOpMessageBuilder9NewStringB5cxx11Ev")
+_UNTAGGED_STRING_RETURNERS = frozenset({"_ZN10tensorflow8internal21CheckOpMessageBuilder9NewStringEv"})
+
+
 def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     """The codes an undefined symbol may mean, by who defines it (torch's own symbols are the abi layer's)."""
     owner, sym, nb = ev.get("owner"), str(ev.get("symbol") or ""), str(ev.get("needed_by") or "")
@@ -441,6 +449,16 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # (round 30c) Likewise a function of the ONNX copy torch builds into its own libraries under its own namespace
         # onnx_torch:: (_TORCH_ONNX_SYM_RE): no other package defines it
         return ["library_shadowed_older_copy", "abi_torch_version_mismatch"]
+    if sym.startswith("_Z") and not sym.startswith(("_ZNSt", "_ZNKSt", "_ZSt", "_ZNSs", "_ZNKSs")) and (
+            "B5cxx11" in sym or _OLD_ABI_STRING_PARAM_RE.search(sym) or sym in _UNTAGGED_STRING_RETURNERS):
+        # (round 32i) the other two forms of one ABI choice: GCC's [abi:cxx11] tag (B5cxx11) that the new ABI adds to
+        # a function returning a std::string ("NewStringB5cxx11Ev"), and the old ABI's std::string as a parameter
+        # (Ss: "ERKSs", const std::string&); a function that returns a std::string and carries no tag is the old
+        # ABI's form of it, known by name: TensorFlow's CheckOpMessageBuilder::NewString(), which every op's CHECK /
+        # OP_REQUIRES macros reference (tensorflow/tensorflow#9137: NewStringEv missing where TF defines
+        # NewStringB5cxx11Ev; TensorFlow's 'Create an op' guide: build with TF's own -D_GLIBCXX_USE_CXX11_ABI from
+        # tf.sysconfig.get_compile_flags())
+        return ["cxx11_abi_mismatch", "extension_undefined_symbol"]
     if "__cxx11" in sym and sym.startswith("_Z") and not sym.startswith(("_ZNSt", "_ZNKSt", "_ZSt", "_ZNSs", "_ZNKSs")):
         # a library's own function taking a std::__cxx11 string or list (GCC's new C++ ABI) that the library does not
         # define: it was built with the old ABI (_GLIBCXX_USE_CXX11_ABI=0, as TensorFlow's pip wheels before 2.9 and
