@@ -14,7 +14,8 @@ wheel ... error' for a source distribution that is no torch extension, in a text
 dependency (build_dependency_missing) as the second reading after torch missing at build; a bare 'pip install' typed
 in a Windows embeddable Python's folder (ComfyUI portable's python_embeded), another Python's pip
 (kernel_wrong_python); an undefined symbol whose mangling tells the C++ string ABI (GCC's B5cxx11 tag, the old
-ABI's Ss parameter, TensorFlow's untagged CheckOpMessageBuilder::NewString): cxx11_abi_mismatch.
+ABI's Ss parameter, TensorFlow's untagged CheckOpMessageBuilder::NewString): cxx11_abi_mismatch; XLA's 'libdevice not
+found at ./libdevice.10.bc' and its warning before it (cuda_home_missing, as XLA's other toolkit-part messages).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -105,6 +106,11 @@ READINGS = [
     ("NotFoundError: /home/u/ops/zero_out.so: undefined symbol: "
      "_ZNK10tensorflow8OpKernel11type_stringB5cxx11Ev\n", "cxx11_abi_mismatch"),
     ("ImportError: /opt/app/lib/_mesh_ext.so: undefined symbol: _ZN7meshlib6loader4openERKSs\n", "cxx11_abi_mismatch"),
+    # XLA's own words for libdevice missing (TensorFlow's InternalError, XLA's warning before it)
+    ("tensorflow.python.framework.errors_impl.InternalError: libdevice not found at ./libdevice.10.bc "
+     "[Op:__inference_train_function_1234]\n", "cuda_home_missing"),
+    ("W external/xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:522] libdevice is required by this HLO module "
+     "but was not found at ./libdevice.10.bc\n", "cuda_home_missing"),
 ]
 
 
@@ -173,6 +179,8 @@ NEAR_MISSES = [
     # a symbol with no std::string in it (a destructor, a class's own method): another release, not the ABI flag
     ("NotFoundError: ./custom.so: undefined symbol: _ZN10tensorflow8OpKernelD2Ev\n", "cxx11_abi_mismatch"),
     ("ImportError: /opt/app/lib/_mesh_ext.so: undefined symbol: _ZN7meshlib6loader4openEPKci\n", "cxx11_abi_mismatch"),
+    # a test's own skip message about libdevice (no .bc file named, no XLA): not XLA's error
+    ("        self.skipTest(f\"libdevice not found at {expected}\")\n", "cuda_home_missing"),
     ("ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libc10_cuda.so: undefined symbol: "
      "_ZN3c104cuda20CUDACachingAllocator9allocatorE\n", "cpu_only_torch_with_gpu"),
 ]
@@ -200,6 +208,7 @@ def test_cudnn_mismatch_line_still_read():
                                             ("library_messages", "coremltools_blobwriter_not_loaded"),
                                             ("library_messages", "nvtop_no_gpu_to_monitor"),
                                             ("library_messages", "embedded_python_bare_pip"),
+                                            ("library_messages", "xla_no_cuda_toolkit_parts"),
                                             ("nvcc_errors", "cuda_api_identifier_undefined"),
                                             ("loader_errors", "cannot_open_torch_cuda_lib")])
 def test_rows_match_their_examples(table, key):
