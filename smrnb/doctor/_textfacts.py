@@ -2961,6 +2961,12 @@ _TORCH_INIT_C_ATTR_RE = re.compile(
     r"has no attribute '\1'")
 
 
+#: (round 32i) Lua Torch7 (torch/distro): its package manager and packages (luarocks, rockspecs, cutorch, cunn's THCUNN,
+#: LuaJIT). There THC is cutorch's library (torch/cutorch lib/THC), a separate rock that cunn's rockspec depends on
+#: ('cutorch >= 1.0'), not a PyTorch API that a release removed
+_LUA_TORCH_RE = re.compile(r"\b(?:luarocks|cutorch|THCUNN|torch7|torch-cunn|rockspec|luajit)\b", re.IGNORECASE)
+
+
 def _torch_init_c_attr(r: _Reader, text: str) -> None:
     """(round 32i) :data:`_TORCH_INIT_C_ATTR_RE`: ``torch.init_c_attr``, the name torch's own __init__ found missing in
     its _C; Python 2's form (no module named) read as the module_missing event Python 3's gives."""
@@ -3436,6 +3442,8 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _scan_signs(r, text, low, holds)
     if "has no attribute" in low and "__init__.py" in low and "_c." in low:
         _torch_init_c_attr(r, text)
+    if "thc" in low and (m := _LUA_TORCH_RE.search(text[:200_000])):
+        r.fact("toolkit", "lua_torch", True, text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end())][:300])
     _scan_stale_release(r, text, low)
     _scan_tf_release(r, text)
     _scan_tables(r, text, low, holds)

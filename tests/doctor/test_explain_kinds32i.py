@@ -15,7 +15,9 @@ dependency (build_dependency_missing) as the second reading after torch missing 
 in a Windows embeddable Python's folder (ComfyUI portable's python_embeded), another Python's pip
 (kernel_wrong_python); an undefined symbol whose mangling tells the C++ string ABI (GCC's B5cxx11 tag, the old
 ABI's Ss parameter, TensorFlow's untagged CheckOpMessageBuilder::NewString): cxx11_abi_mismatch; XLA's 'libdevice not
-found at ./libdevice.10.bc' and its warning before it (cuda_home_missing, as XLA's other toolkit-part messages).
+found at ./libdevice.10.bc' and its warning before it (cuda_home_missing, as XLA's other toolkit-part messages); THC
+missing in a Lua Torch7 build (luarocks, cunn's THCUNN): cutorch's library, a rock to install first
+(build_dependency_missing), not PyTorch's removed API.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -111,6 +113,12 @@ READINGS = [
      "[Op:__inference_train_function_1234]\n", "cuda_home_missing"),
     ("W external/xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:522] libdevice is required by this HLO module "
      "but was not found at ./libdevice.10.bc\n", "cuda_home_missing"),
+    # Lua Torch7's THC (cutorch's library) missing in a rock's build: that rock first
+    ("$ luarocks install stnbhwd\n[ 50%] Building NVCC (Device) object CMakeFiles/custn.dir/cuda/stn_cuda.cu.o\n"
+     "/tmp/luarocks_stnbhwd/stnbhwd/utils.h:4:17: fatal error: THC.h: No such file or directory\n #include \"THC.h\"\n",
+     "build_dependency_missing"),
+    ("~/torch/extra/cunn/lib/THCUNN/THCUNN.h:1:21: fatal error: THC/THC.h: No such file or directory\n"
+     "Error: Build error: Failed building.\n", "build_dependency_missing"),
 ]
 
 
@@ -181,6 +189,9 @@ NEAR_MISSES = [
     ("ImportError: /opt/app/lib/_mesh_ext.so: undefined symbol: _ZN7meshlib6loader4openEPKci\n", "cxx11_abi_mismatch"),
     # a test's own skip message about libdevice (no .bc file named, no XLA): not XLA's error
     ("        self.skipTest(f\"libdevice not found at {expected}\")\n", "cuda_home_missing"),
+    # a PyTorch extension's source using THC (removed in torch 1.11): torch's API, not a Lua rock to install
+    ("/home/u/proj/lib/roi_align/src/roi_align_cuda.cpp:2:10: fatal error: THC/THC.h: No such file or directory\n"
+     "error: command '/usr/bin/gcc' failed with exit code 1\ntorch 1.13.1\n", "build_dependency_missing"),
     ("ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libc10_cuda.so: undefined symbol: "
      "_ZN3c104cuda20CUDACachingAllocator9allocatorE\n", "cpu_only_torch_with_gpu"),
 ]

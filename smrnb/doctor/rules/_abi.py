@@ -2272,7 +2272,12 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if not _torch_shown_at_or_after(facts, str(ev.get("added_in") or "")):
             yield from resolve(facts, ev, ["source_needs_newer_torch"])
     for ev in events(facts, "abi", "sign"):
-        if ev.get("sign") == "torch_api_removed":
+        if ev.get("sign") == "torch_api_removed" and value(facts, "toolkit", "lua_torch") and \
+                "thc" in str(ev.get("phrase") or "").lower():
+            # (round 32i) a Lua Torch7 build (luarocks, cunn's THCUNN): THC is cutorch's library, a rock of its own
+            # that the build needs installed first, not a PyTorch API a release removed
+            yield from resolve(facts, ev, ["build_dependency_missing"])
+        elif ev.get("sign") == "torch_api_removed":
             yield from resolve(facts, ev, ["torch_api_incompatible_source"])
         elif ev.get("sign") == "cannot_import_c":
             if "undefined symbol" in str(ev.get("line") or "").lower():
@@ -2282,4 +2287,5 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if torch_header_of_torch(ev):
             continue  # rules.torch: torch's own header needs a header this torch did not install
         if str(ev.get("header") or "").lower().startswith("thc/"):
-            yield from resolve(facts, {**ev, "phrase": ev.get("header")}, ["torch_api_incompatible_source"])
+            yield from resolve(facts, {**ev, "phrase": ev.get("header")}, ["build_dependency_missing"] if value(
+                facts, "toolkit", "lua_torch") else ["torch_api_incompatible_source"])  # (round 32i) as above
