@@ -788,7 +788,10 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                       "is already installed", "successfully installed "), False),
     ("terminal_works", "jupyter", ("in terminal", "in my terminal", "from terminal", "works in the terminal",
                                    "in the terminal", "from the terminal", "终端", "command line works",
-                                   "from the command line", "from command line", "in a terminal"), False),
+                                   "from the command line", "from command line", "in a terminal",
+                                   # (round 32i) Jupyter's terminal front end: a kernel started from the shell, with
+                                   # its environment (jupyter_console starts it through the same kernelspec)
+                                   "jupyter console"), False),
     ("sys_executable", "jupyter", ("sys.executable", "which python", "kernelspec", "!pip"), False),
     # Google Colab: one Python, whose kernel '!pip' installs into (no second environment on the machine)
     # (round 26: Colab's own note under every ImportError of a cell, google.colab's import hook)

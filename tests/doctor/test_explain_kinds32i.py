@@ -17,7 +17,8 @@ in a Windows embeddable Python's folder (ComfyUI portable's python_embeded), ano
 ABI's Ss parameter, TensorFlow's untagged CheckOpMessageBuilder::NewString): cxx11_abi_mismatch; XLA's 'libdevice not
 found at ./libdevice.10.bc' and its warning before it (cuda_home_missing, as XLA's other toolkit-part messages); THC
 missing in a Lua Torch7 build (luarocks, cunn's THCUNN): cutorch's library, a rock to install first
-(build_dependency_missing), not PyTorch's removed API.
+(build_dependency_missing), not PyTorch's removed API; a notebook kernel failing where `jupyter console` (a kernel
+started from the shell, with its environment) works: the terminal_works sign's readings.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -119,6 +120,12 @@ READINGS = [
      "build_dependency_missing"),
     ("~/torch/extra/cunn/lib/THCUNN/THCUNN.h:1:21: fatal error: THC/THC.h: No such file or directory\n"
      "Error: Build error: Failed building.\n", "build_dependency_missing"),
+    # a notebook kernel that dies on an import that works in a kernel started from the shell (jupyter console)
+    ("In the notebook `import pyopenvdb` -> Kernel Restarting: The kernel appears to have died. It will restart "
+     "automatically.\nThe same in jupyter console works:\n$ jupyter console\nIn [1]: import pyopenvdb\nIn [2]:\n",
+     "env_not_propagated_to_kernel"),
+    ("jupyter lab: the kernel appears to have died after `import cv2`\n"
+     "but in `jupyter console --kernel=py310` the import works fine.\n", "env_not_propagated_to_kernel"),
 ]
 
 
@@ -192,6 +199,9 @@ NEAR_MISSES = [
     # a PyTorch extension's source using THC (removed in torch 1.11): torch's API, not a Lua rock to install
     ("/home/u/proj/lib/roi_align/src/roi_align_cuda.cpp:2:10: fatal error: THC/THC.h: No such file or directory\n"
      "error: command '/usr/bin/gcc' failed with exit code 1\ntorch 1.13.1\n", "build_dependency_missing"),
+    # jupyter-console as a package pip installs: no terminal where the code works
+    ("In the notebook the kernel appears to have died when I import pyopenvdb.\n"
+     "Successfully installed jupyter-console-6.6.3 ipykernel-6.29.0\n", "env_not_propagated_to_kernel"),
     ("ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libc10_cuda.so: undefined symbol: "
      "_ZN3c104cuda20CUDACachingAllocator9allocatorE\n", "cpu_only_torch_with_gpu"),
 ]
