@@ -879,7 +879,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
 
 
 #: CUDA's graphics-interoperability calls (cudaGraphicsGLRegisterImage, cudaGraphicsD3D11RegisterResource, ...)
-_GRAPHICS_INTEROP_RE = re.compile(r"\bcu(?:da)?Graphics(?:GL|D3D\d{1,2}|EGL|VDPAU)\w{0,40}")
+#: (round 32h) or the location cupoch's visualizer prints after a failed call ("Error: <message>\t<file>:<line>",
+#: neka-nat/cupoch src/cupoch/utility/platform.h cudaSafeCall): its src/cupoch/visualization/shader/*_shader.cu files
+#: call only graphics-interop functions (cudaGraphicsGLRegisterBuffer, cudaGraphicsMapResources) through it
+_GRAPHICS_INTEROP_RE = re.compile(r"\bcu(?:da)?Graphics(?:GL|D3D\d{1,2}|EGL|VDPAU)\w{0,40}|"
+                                  r"operation not supported on this OS[ \t]{1,4}\w{1,40}_shader\.cu:\d+")
 #: codes of a process that finds no usable CUDA device (the machine may have none at all)
 _NO_DEVICE_CODES = frozenset({"driver_too_old", "driver_broken", "gpu_not_exposed_to_process", "no_gpu",
                               "torch_cuda_unavailable", "cpu_only_torch_with_gpu"})
