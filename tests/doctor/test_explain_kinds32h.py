@@ -1,0 +1,125 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 32h: the GPU, the driver and running, read from the tool's own message as its source prints it.
+
+- BackdoorBox's 'This machine has no cuda devices!' (core/attacks/base.py, core/defenses/*: the schedule's
+  CUDA_VISIBLE_DEVICES is put into os.environ, then torch.cuda.device_count() > 0 is asserted): the index hides the
+  GPUs (dev7/backdoorbox-58), gpu_not_exposed_to_process.
+- OpenVINO's GPU plugin (clDNN ocl_toolkit/ocl_builder does_device_match_config): 'No OpenCL device found which would
+  match provided configuration: <device>: invalid vendor type' lists OpenCL devices that are not Intel's; no Intel GPU
+  is there (heldout11/openvino-97), no_gpu.
+- ncnn's create_gpu_instance: 'vkEnumeratePhysicalDevices failed N' (src/gpu.cpp): the Vulkan driver(s) could not list
+  the GPUs (heldout11/sourcebook-dataset-11), driver_broken (driver_too_old second).
+- GNU ld (BFD): '<file>: file not recognized: file truncated' (bfd/bfd.c bfd_errmsgs), binary_corrupt; where the file
+  is a CUDA library of a Jetson L4T image (/usr/lib/aarch64-linux-gnu/libcublas.so ...), the empty placeholder the
+  NVIDIA runtime mounts over (heldout9/jetson-inference-1290), gpu_not_exposed_to_process with it.
+- cupoch's cudaSafeCall location of a failed interop call in its visualizer's shader files ('Error: OS call failed or
+  operation not supported on this OS\tphong_shader.cu:330'): the CUDA-GL interop mechanism the named cudaGraphicsGL*
+  calls already read (heldout8/cupoch-118), opengl_egl_unavailable first.
+Near-misses share words but not the mechanism and keep their own codes."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
+
+POSITIVE = {
+    "gpu_not_exposed_to_process": [
+        # dev7/backdoorbox-58 (the corpus' wording)
+        "AssertionError: This machine has no cuda devices! (Have been solved)\n\nIf you encounter the following "
+        "error: AssertionError: This machine has no cuda devices!",
+        # BackdoorBox's assert in a traceback, not from the corpus
+        "Traceback (most recent call last):\n  File \"test_BadNets.py\", line 112, in <module>\n    badnets.train(schedule)\n"
+        "  File \"/home/u/BackdoorBox/core/attacks/base.py\", line 187, in train\n"
+        "    assert torch.cuda.device_count() > 0, 'This machine has no cuda devices!'\n"
+        "AssertionError: This machine has no cuda devices!",
+        # the empty CUDA libraries of a Jetson L4T r32 image built without the NVIDIA runtime (heldout9's wording)
+        "libcudart.so, libcublas.so do not exist in container dustynv/jetson-inference:r32.4.3\n"
+        "/usr/lib/aarch64-linux-gnu/libcublas.so  file not recognized: File truncated\n"
+        "root@2705d68d0852:/# file /usr/lib/aarch64-linux-gnu/libcublas.so.10.2.2.89\n"
+        "/usr/lib/aarch64-linux-gnu/libcublas.so.10.2.2.89: empty",
+        # the same during a docker build of an l4t-base image linking cuDNN, not from the corpus
+        "Step 7/12 : RUN cmake .. && make -j4\n[ 96%] Linking CXX executable trt_demo\n"
+        "/usr/bin/ld: /usr/lib/aarch64-linux-gnu/libcudnn.so.8: file not recognized: file truncated\n"
+        "collect2: error: ld returned 1 exit status",
+    ],
+    "no_gpu": [
+        # heldout11/openvino-97
+        "GPU plugin problem\n\n failed to create engine: No OpenCL device found which would match provided "
+        "configuration:\n    GeForce GTX 970: invalid vendor type\n\nWhat should I do to fix this problem?",
+        # clDNN listing two non-Intel devices, one of them failing both checks, not from the corpus
+        "[ ERROR ] Failed to create plugin GPU for device GPU\nRuntimeError: No OpenCL device found which would match "
+        "provided configuration:\n    Ellesmere: invalid vendor type\n    pthread-AMD Ryzen 7 3700X 8-Core Processor: "
+        "invalid device type\n    pthread-AMD Ryzen 7 3700X 8-Core Processor: invalid vendor type",
+    ],
+    "driver_broken": [
+        # heldout11/sourcebook-dataset-11
+        "invalid gpu device\n\nvkEnumeratePhysicalDevices failed 5\n[Model]models/RealESRGAN-SourceBook-latest-fp16.bin\n"
+        "invalid gpu device",
+        # ncnn's message with an error VkResult, in a waifu2x-ncnn-vulkan run, not from the corpus
+        "PS C:\\tools\\waifu2x-ncnn-vulkan> .\\waifu2x-ncnn-vulkan.exe -i in.png -o out.png -n 2 -s 2\n"
+        "vkEnumeratePhysicalDevices failed -3\ninvalid gpu device",
+    ],
+    "binary_corrupt": [
+        # BFD's older capitalisation (heldout9/jetson-inference-1290's line)
+        "/usr/lib/aarch64-linux-gnu/libcublas.so  file not recognized: File truncated",
+        # a static library cut short by a full disk, not from the corpus
+        "[100%] Linking CXX shared library libdet.so\n/usr/bin/ld: /home/u/deps/lib/libprotobuf.a: file not "
+        "recognized: file truncated\ncollect2: error: ld returned 1 exit status\nmake[2]: *** [libdet.so] Error 1",
+    ],
+    "opengl_egl_unavailable": [
+        # heldout8/cupoch-118
+        "collision::CollisionResult with 120 collisions.\nError: OS call failed or operation not supported on this "
+        "OS\tphong_shader.cu:330",
+        # another of cupoch's shaders, not from the corpus
+        "pcd = cph.io.read_point_cloud('bunny.pcd')\ncph.visualization.draw_geometries([pcd])\n"
+        "Error: OS call failed or operation not supported on this OS\tsimple_shader.cu:212",
+    ],
+}
+
+NEAR_MISS = {
+    # BackdoorBox's own success line names its cuda devices: no failure
+    "gpu_not_exposed_to_process": "This machine has 2 cuda devices, and use 1 of them to train.\n"
+                                  "Epoch:1/200, iteration:100/391, lr: 0.1, loss: 1.93",
+    # a web application's 'Invalid vendor type' is not an OpenCL device check
+    "no_gpu": "AppError: Invalid vendor type. Must be PRIME, MY_SHOP or QUICK_SHOP\n    at updateStore "
+              "(/app/controllers/store.js:88:19)",
+    # a count the program prints after a successful enumeration: no failure
+    "driver_broken": "vkEnumeratePhysicalDevices returned count 2\n[0 NVIDIA GeForce RTX 3060]  queueC=2[8]  "
+                     "queueG=0[16]  queueT=1[2]",
+    # a file of another format is not a truncated one
+    "binary_corrupt": "/usr/bin/ld: /home/u/build/model.o: file not recognized: file format not recognized\n"
+                      "collect2: error: ld returned 1 exit status",
+    # cudaErrorOperatingSystem at a compute kernel's file, no graphics interop
+    "opengl_egl_unavailable": "Error: OS call failed or operation not supported on this OS\tvoxel_kernels.cu:88",
+}
+
+
+@pytest.mark.parametrize("code,text", [(c, t) for c, ts in POSITIVE.items() for t in ts])
+def test_the_tools_message_gives_its_code_among_the_first_two(code: str, text: str) -> None:
+    assert code in rule_codes(text), rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("code,text", list(NEAR_MISS.items()), ids=list(NEAR_MISS))
+def test_near_misses_do_not_give_the_code(code: str, text: str) -> None:
+    assert code not in rule_codes(text), rule_codes(text, n=5)
+
+
+def test_l4t_placeholder_is_not_read_off_jetson_paths() -> None:
+    """A truncated library outside a Jetson image's CUDA libraries is only a damaged file."""
+    text = "/usr/bin/ld: /usr/lib/x86_64-linux-gnu/libcublas.so.11: file not recognized: file truncated"
+    assert "gpu_not_exposed_to_process" not in rule_codes(text), rule_codes(text, n=5)
+    assert "binary_corrupt" in rule_codes(text)
+
+
+def test_cupoch_interop_failure_reads_graphics_first() -> None:
+    text = POSITIVE["opengl_egl_unavailable"][0]
+    assert rule_codes(text)[:1] == ["opengl_egl_unavailable"], rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("table,key", [
+    ("library_messages", "backdoorbox_no_cuda_devices"), ("library_messages", "cldnn_invalid_vendor_type"),
+    ("library_messages", "ncnn_enumerate_physical_devices_failed"), ("library_messages", "l4t_cuda_library_placeholder"),
+    ("library_messages", "cuda_gl_interop_unsupported"), ("loader_errors", "bfd_file_truncated")])
+def test_rows_match_their_examples(table: str, key: str) -> None:
+    assert_row_matches_its_example_and_stays_linear(table, key)
