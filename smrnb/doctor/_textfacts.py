@@ -271,7 +271,8 @@ _SMI_HDR_RE = re.compile(r"NVIDIA-SMI ([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
 _CUDA_VER_RE = re.compile(r"CUDA (?:Version|version)[ :=]{0,3}([0-9]{1,2}\.[0-9]{1,2})")
 _DRIVER_FOUND_RE = re.compile(r"found version ([0-9]{4,6})\)")
 #: a driver release named in prose ("my driver version is 470.141.03", "NVIDIA driver 535.104.05")
-_PROSE_DRIVER_RE = re.compile(r"\bdriver(?: version)?(?: is| =| of|:)? ?v?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\b",
+#: (round 32h) or an issue template's markdown value ("* Driver: `367.48`", NVIDIA/nvidia-docker's template)
+_PROSE_DRIVER_RE = re.compile(r"\bdriver(?: version)?(?: is| =| of|:)? ?`?v?([0-9]{3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\b",
                               re.IGNORECASE)
 #: a CUDA version named in prose or a path ("CUDA 11.7", "cuda11.4", "CUDA Toolkit 12.1", "cuda-11.8"); not
 #: torch's ("torch.version.cuda", "pytorch-cuda=") and not a CUDA error number

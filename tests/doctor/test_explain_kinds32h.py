@@ -141,3 +141,33 @@ def test_cupoch_interop_failure_reads_graphics_first() -> None:
     ("loader_errors", "bfd_file_truncated")])
 def test_rows_match_their_examples(table: str, key: str) -> None:
     assert_row_matches_its_example_and_stays_linear(table, key)
+
+
+INSUFFICIENT_DESPITE_DRIVER = [
+    # dev10/nvidia-docker-191: the image's CUDA 7.5 and the host's driver 367.48 (CUDA <= 8.0), CUDA used in a build step
+    "error #35 - installed CUDA driver version older than runtime even though 361.42 driver is installed?\n"
+    "THCudaCheck FAIL file=/torch/extra/cutorch/lib/THC/THCGeneral.c line=20 error=35 : CUDA driver version is "
+    "insufficient for CUDA runtime version\n* Host\n  * Os: `Ubuntu 16.04`\n  * Driver: `367.48`\n* Image\n"
+    "  * Base: `nvidia/cuda:7.5-cudnn5-devel-ubuntu14.04`",
+    # torch's CUDA 11.8 build and nvidia-smi's driver 535 (CUDA 12.2): a stub libcuda found first, not from the corpus
+    "$ nvidia-smi\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+    "$ python -c 'import torch; print(torch.__version__); torch.zeros(1).cuda()'\n2.1.0+cu118\n"
+    "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+]
+
+
+@pytest.mark.parametrize("text", INSUFFICIENT_DESPITE_DRIVER)
+def test_insufficient_driver_with_a_sufficient_driver_is_the_process_not_given_it(text: str) -> None:
+    assert rule_codes(text) == ["gpu_not_exposed_to_process", "driver_too_old"], rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text", [
+    # the driver (CUDA <= 11.4) older than torch's CUDA 12.1: the driver is too old
+    "| NVIDIA-SMI 470.256.02   Driver Version: 470.256.02   CUDA Version: 11.4     |\ntorch 2.3.1+cu121\n"
+    "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+    # a CUDA the reporter names in prose is not the binary's (funakoshi-miner's shape)
+    "| NVIDIA-SMI 384.90                 Driver Version: 384.90\nDriver 384.90, using cuda 9.0.\n"
+    "CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+])
+def test_insufficient_driver_near_misses_keep_driver_too_old_first(text: str) -> None:
+    assert rule_codes(text)[:1] != ["gpu_not_exposed_to_process"], rule_codes(text, n=5)

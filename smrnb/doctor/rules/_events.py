@@ -572,6 +572,25 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
         return ["gpu_not_exposed_to_process", "driver_too_old"], (
             "the text's container command gives the container no GPU (no --gpus / NVIDIA runtime): no driver "
             "library inside it, which CUDA's runtime reports as an insufficient driver")
+    if "driver_too_old" in s and "insufficient" in low and "found version" not in low and \
+            "gpu_not_exposed_to_process" in CODES and value(facts, "driver", "driver_version"):
+        # (round 32h) cudaErrorInsufficientDriver (35) where the driver the text names runs the CUDA in use (its
+        # newest CUDA, tables/cuda_driver.csv, at or above the CUDA of the torch build, the build's nvcc or the CUDA
+        # the text names): the CUDA runtime found no driver library of that driver, not an old one. cudart answers
+        # 35 when libcuda.so.1 cannot be loaded (a container without the NVIDIA runtime, a docker build step, which
+        # never has the GPU) or a stub libcuda is found first (toolkit's lib64/stubs on LD_LIBRARY_PATH); the
+        # nvidia-docker maintainers (NVIDIA/nvidia-docker#24, 'CUDA driver version is insufficient despite sufficient
+        # drivers': "we need to mount the driver libraries from the host inside the container when it is started")
+        # the CUDA of the failing code, known: torch's build, the build's nvcc, or a CUDA container image's tag (not a
+        # CUDA the reporter names in prose, often the driver's own or another toolkit's)
+        image_line = str(((facts.get("toolkit") or {}).get("read_from") or {}).get("cuda_named") or "")
+        used = value(facts, "torch", "cuda") or value(facts, "toolkit", "build_nvcc_version") or (
+            cuda_in_use(facts) if _CUDA_IMAGE_TAG_RE.search(image_line) else None)
+        dmax = value(facts, "driver", "cuda_driver_version")
+        if dmax and used and tables.version_key(dmax) >= tables.version_key(used):
+            return ["gpu_not_exposed_to_process", "driver_too_old"], (
+                f"the driver the text names runs CUDA <= {dmax}, and the code uses CUDA {used}: the process found no "
+                "library of that driver (a container or docker build step without the NVIDIA runtime, a stub libcuda)")
     if ev.get("kind") == "cuda_error" and "user_code_error" in s and \
             "cuipcopenmemhandle" in low:
         # CUDA IPC refusing another process's memory (an invalid value or context from cuIpcOpenMemHandle): the peer's
@@ -884,6 +903,8 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
 #: call only graphics-interop functions (cudaGraphicsGLRegisterBuffer, cudaGraphicsMapResources) through it
 _GRAPHICS_INTEROP_RE = re.compile(r"\bcu(?:da)?Graphics(?:GL|D3D\d{1,2}|EGL|VDPAU)\w{0,40}|"
                                   r"operation not supported on this OS[ \t]{1,4}\w{1,40}_shader\.cu:\d+")
+#: (round 32h) a CUDA container image's tag naming its CUDA release (nvidia/cuda:7.5-cudnn5-devel-ubuntu14.04)
+_CUDA_IMAGE_TAG_RE = re.compile(r"\bnvidia/cuda:\d{1,2}\.\d")
 #: codes of a process that finds no usable CUDA device (the machine may have none at all)
 _NO_DEVICE_CODES = frozenset({"driver_too_old", "driver_broken", "gpu_not_exposed_to_process", "no_gpu",
                               "torch_cuda_unavailable", "cpu_only_torch_with_gpu"})
