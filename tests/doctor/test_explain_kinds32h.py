@@ -171,3 +171,20 @@ def test_insufficient_driver_with_a_sufficient_driver_is_the_process_not_given_i
 ])
 def test_insufficient_driver_near_misses_keep_driver_too_old_first(text: str) -> None:
     assert rule_codes(text)[:1] != ["gpu_not_exposed_to_process"], rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text", [
+    # heldout9/obs-studio-7724: OBS's dialog copied by text recognition (a space for the name's last underscore)
+    "NVENC Error: init_encoder_h264: nv.nvEncinitialize Encodersen >session, &enc->params) failed: 8 "
+    "(NV_ENC_ERR_INVALID PARAM),\nIf you use software encoding, you can record without problems.",
+    # OBS's own wording (jim-nvenc.c nv_failed: '%s: %s failed: %d (%s)'), not from the corpus
+    "14:02:11.402: [jim-nvenc: 'simple_video_recording'] init_encoder_hevc: nv.nvEncInitializeEncoder("
+    "enc->session, &enc->params) failed: 8 (NV_ENC_ERR_INVALID_PARAM)",
+])
+def test_nvenc_invalid_param_reads_the_gpus_encoder(text: str) -> None:
+    assert "gpu_below_extension_minimum" in rule_codes(text), rule_codes(text, n=5)
+
+
+def test_nvenc_other_errors_are_not_invalid_param() -> None:
+    text = "init_encoder_h264: nv.nvEncEncodePicture(enc->session, &params) failed: 6 (NV_ENC_ERR_INVALID_PTR)"
+    assert "gpu_below_extension_minimum" not in rule_codes(text), rule_codes(text, n=5)
