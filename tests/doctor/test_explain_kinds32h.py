@@ -138,7 +138,7 @@ def test_cupoch_interop_failure_reads_graphics_first() -> None:
     ("library_messages", "backdoorbox_no_cuda_devices"), ("library_messages", "cldnn_invalid_vendor_type"),
     ("library_messages", "ncnn_enumerate_physical_devices_failed"), ("library_messages", "l4t_cuda_library_placeholder"),
     ("library_messages", "cuda_gl_interop_unsupported"), ("library_messages", "lxd_incus_no_nvidia_container_cli"),
-    ("loader_errors", "bfd_file_truncated")])
+    ("library_messages", "cudajl_no_suitable_cuda"), ("loader_errors", "bfd_file_truncated")])
 def test_rows_match_their_examples(table: str, key: str) -> None:
     assert_row_matches_its_example_and_stays_linear(table, key)
 
@@ -188,3 +188,21 @@ def test_nvenc_invalid_param_reads_the_gpus_encoder(text: str) -> None:
 def test_nvenc_other_errors_are_not_invalid_param() -> None:
     text = "init_encoder_h264: nv.nvEncEncodePicture(enc->session, &params) failed: 6 (NV_ENC_ERR_INVALID_PTR)"
     assert "gpu_below_extension_minimum" not in rule_codes(text), rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text", [
+    # heldout9/diffeqflux-jl-453
+    "ERROR: LoadError: InitError: Could not find a suitable CUDA installation",
+    # CUDA.jl's initialisation in a REPL, with its driver warning before it, not from the corpus
+    "julia> using CUDA\n┌ Warning: This version of CUDA.jl only supports NVIDIA drivers for CUDA 10.1 or higher (yours is "
+    "for CUDA 10.0.0)\n└ @ CUDA ~/.julia/packages/CUDA/YeS8q/src/initialization.jl:105\n"
+    "ERROR: InitError: Could not find a suitable CUDA installation\nStacktrace:\n [1] error(s::String)",
+])
+def test_cudajl_no_suitable_cuda_reads_driver_then_toolkit(text: str) -> None:
+    assert rule_codes(text) == ["driver_too_old", "toolkit_below_extension_minimum"], rule_codes(text, n=5)
+
+
+def test_cudajl_stub_library_is_not_read_so() -> None:
+    text = ("ERROR: LoadError: InitError: Cannot use the CUDA stub libraries. You either don't have the NVIDIA driver "
+            "installed, or it is not properly discoverable.")
+    assert "toolkit_below_extension_minimum" not in rule_codes(text), rule_codes(text, n=5)
