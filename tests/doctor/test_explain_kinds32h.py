@@ -138,7 +138,8 @@ def test_cupoch_interop_failure_reads_graphics_first() -> None:
     ("library_messages", "backdoorbox_no_cuda_devices"), ("library_messages", "cldnn_invalid_vendor_type"),
     ("library_messages", "ncnn_enumerate_physical_devices_failed"), ("library_messages", "l4t_cuda_library_placeholder"),
     ("library_messages", "cuda_gl_interop_unsupported"), ("library_messages", "lxd_incus_no_nvidia_container_cli"),
-    ("library_messages", "cudajl_no_suitable_cuda"), ("loader_errors", "bfd_file_truncated")])
+    ("library_messages", "cudajl_no_suitable_cuda"), ("library_messages", "xmrig_cuda_no_devices"),
+    ("loader_errors", "bfd_file_truncated")])
 def test_rows_match_their_examples(table: str, key: str) -> None:
     assert_row_matches_its_example_and_stays_linear(table, key)
 
@@ -206,3 +207,25 @@ def test_cudajl_stub_library_is_not_read_so() -> None:
     text = ("ERROR: LoadError: InitError: Cannot use the CUDA stub libraries. You either don't have the NVIDIA driver "
             "installed, or it is not properly discoverable.")
     assert "toolkit_below_extension_minimum" not in rule_codes(text), rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text", [
+    # dev11/xmrig-cuda-79
+    "CUDA disabled (no device)\nI am using the \"xmrig-6.6.2\" with \"xmrig-cuda-6.5.0-cuda11_1-win64.zip\", and my GPU "
+    "is Nvidia GeForce RTX 2060, 6GB\nBut the CUDA plugin doesn't work, returning \"CUDA disabled (no device)\"",
+    # XMRig's own start-up summary (CudaBackend.cpp printDisabled), not from the corpus
+    " * ABOUT        XMRig/6.21.0 gcc/9.4.0\n * CPU          Intel(R) Core(TM) i7-7700 CPU @ 3.60GHz (1) 64-bit AES\n"
+    " * OPENCL       disabled\n * CUDA         disabled (no devices)\n * DONATE       1%",
+])
+def test_xmrig_cuda_no_devices_reads_the_driver_first(text: str) -> None:
+    assert rule_codes(text)[:1] == ["driver_too_old"], rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text", [
+    # CUDA left disabled in the config: no reason printed
+    " * OPENCL       disabled\n * CUDA         disabled\n * DONATE       1%",
+    # OpenCL's platform without devices is not the CUDA plugin's
+    " * OPENCL       disabled (no devices)\n * CUDA         disabled",
+])
+def test_xmrig_other_disabled_lines_are_not_read_so(text: str) -> None:
+    assert "driver_too_old" not in rule_codes(text), rule_codes(text, n=5)
