@@ -139,6 +139,7 @@ def test_cupoch_interop_failure_reads_graphics_first() -> None:
     ("library_messages", "ncnn_enumerate_physical_devices_failed"), ("library_messages", "l4t_cuda_library_placeholder"),
     ("library_messages", "cuda_gl_interop_unsupported"), ("library_messages", "lxd_incus_no_nvidia_container_cli"),
     ("library_messages", "cudajl_no_suitable_cuda"), ("library_messages", "xmrig_cuda_no_devices"),
+    ("library_messages", "k8s_mig_memory_info_no_permission"), ("container_messages", "ngc_driver_release_too_old"),
     ("loader_errors", "bfd_file_truncated")])
 def test_rows_match_their_examples(table: str, key: str) -> None:
     assert_row_matches_its_example_and_stays_linear(table, key)
@@ -229,3 +230,48 @@ def test_xmrig_cuda_no_devices_reads_the_driver_first(text: str) -> None:
 ])
 def test_xmrig_other_disabled_lines_are_not_read_so(text: str) -> None:
     assert "driver_too_old" not in rule_codes(text), rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text", [
+    # heldout8/k8s-device-plugin-399 (its copy misspells NVML's 'Permissions')
+    "On the node with mig enabled, nvidia-device-plugin reports an error when it starts\nerror starting plugins: unable "
+    "to add default resources to config: error visiting devices: error visiting device: error visiting device: error "
+    "getting device memory info: Insufficient Pemmissions",
+    # the plugin's log as go-nvlib prints NVML's string, not from the corpus
+    "I0412 08:13:22.512811       1 main.go:256] Retreiving plugins.\nE0412 08:13:22.530114       1 main.go:123] error "
+    "starting plugins: error getting plugins: unable to create plugins: error visiting devices: error getting device "
+    "memory info: Insufficient Permissions",
+])
+def test_mig_memory_info_refused_is_a_permission(text: str) -> None:
+    assert "gpu_device_permission_denied" in rule_codes(text), rule_codes(text, n=5)
+
+
+def test_mig_memory_info_other_nvml_errors_are_not_a_permission() -> None:
+    text = "error starting plugins: error visiting devices: error getting device memory info: Unknown Error"
+    assert "gpu_device_permission_denied" not in rule_codes(text), rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text", [
+    # the entrypoint's two lines and its bracketed status, not from the corpus (a Triton 21.10 image, driver 455)
+    "=============================\n== Triton Inference Server ==\n=============================\n\nNVIDIA Release 21.10 "
+    "(build 28453983)\n\nERROR: This container was built for NVIDIA Driver Release 470.57 or later, but\n"
+    "       version 455.45.01 was detected and compatibility mode is UNAVAILABLE.\n\n"
+    "       [[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]",
+    # a TensorRT 20.03 image on driver 418, not from the corpus
+    "NVIDIA TensorRT 7.0.0 (c) 2016-2020, NVIDIA CORPORATION.  All rights reserved.\n\nERROR: This container was built "
+    "for NVIDIA Driver Release 440.33 or later, but\n       version 418.67 was detected and compatibility mode is "
+    "UNAVAILABLE.",
+])
+def test_ngc_entrypoint_driver_release_is_driver_too_old(text: str) -> None:
+    assert rule_codes(text)[:1] == ["driver_too_old"], rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text", [
+    # no version read at all (WSL 2 has no /proc/driver/nvidia/version): not a comparison of versions
+    "ERROR: This container was built for NVIDIA Driver Release 515.48 or later, but\n       version  was detected and "
+    "compatibility mode is UNAVAILABLE.\n\n       [[]]",
+    # the compatibility package made up for the old driver
+    "NOTE: Legacy NVIDIA Driver detected.  Compatibility mode ENABLED.",
+])
+def test_ngc_entrypoint_near_misses_are_not_driver_too_old(text: str) -> None:
+    assert "driver_too_old" not in rule_codes(text)[:1], rule_codes(text, n=5)

@@ -338,8 +338,12 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     used = None if tc else cuda_in_use(facts)
     evidence += ([f"torch is built for CUDA {tc}"] if tc else [f"the text uses CUDA {used}"] if used else []) + (
         [f"driver version {dv}"] if dv else [])
-    # where the newest CUDA the driver runs is not known, no comparison says it is too old: a message does
-    title = driver_too_old_title(dv, tc, dcuda, used, compared=bool(dcuda))
+    # where the newest CUDA the driver runs is not known, no comparison says it is too old: a message does; (round
+    # 32h) nor where it is known and runs the CUDA in use (a driver's CUDA read from tables/cuda_driver.csv at or
+    # above it): then too the message alone says so, and the title says "may be"
+    cuda = tc or used
+    compared = bool(dcuda) and not (cuda and tables.version_key(dcuda) >= tables.version_key(cuda))
+    title = driver_too_old_title(dv, tc, dcuda if compared else None, used, compared=compared)
     cmds = ["nvidia-smi   # 'CUDA Version' is the newest CUDA the driver supports"]
     image = _cuda_image(facts) if not tc and not value(facts, "torch", "version") else None
     if image and used and tables.min_driver_for_cuda(used):  # a CUDA release the table knows
