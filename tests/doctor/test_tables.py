@@ -51,7 +51,10 @@ def test_driver_tables():
     assert tables.newest_cuda_for_driver("535.129.03") == "12.2"
     assert tables.newest_cuda_for_driver("470.57.02") == "11.4"
     assert tables.newest_cuda_for_driver("570.26") == "12.8"
-    assert tables.newest_cuda_for_driver("390.1") is None
+    # (round 32h) the release notes' Table 3 rows of CUDA 7.0-9.2 are in the table: 390.1 runs CUDA 9.0 (>= 384.81,
+    # < 9.1's 390.46); a driver below CUDA 7.0's 346.46 is not known
+    assert tables.newest_cuda_for_driver("390.1") == "9.0"
+    assert tables.newest_cuda_for_driver("340.108") is None
     releases = tables.cuda_releases()
     assert releases[0].cuda == "13.2"
     assert all(tables.version_key(a.cuda) >= tables.version_key(b.cuda) for a, b in zip(releases, releases[1:]))
