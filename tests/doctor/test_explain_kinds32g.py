@@ -1,0 +1,111 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 32g: a library's own bug (library_bug) or the person's own code (user_code_error), read from the
+tool's own message as its source prints it, never from a reporter's sentence.
+
+- PyG's extensions (torch_scatter, torch_sparse, torch_cluster, torch_spline_conv) refusing a CUDA that differs from
+  torch's only in the minor version, from CUDA 11 on ("PyTorch has CUDA version 11.0 and torch_scatter has CUDA version
+  11.2"): older releases checked major and minor, current ones the major only (CUDA 11's minor-version compatibility),
+  so the installed release's check is the fault (heldout8/pytorch_scatter-187). A CUDA 10 minor or a major difference
+  keeps its reading (another build of the companion).
+- MinkowskiEngine's "The coord map already exists for the given tensor stride" (coords_manager.cpp): a second sparse
+  tensor on a shared coordinate manager without force_creation (dev12/minkowskiengine-154).
+- XLA's "Could not find registered platform with name: \"rocm\". Available platform names are: ... CUDA": jax asked for
+  ROCm ('rocm', or older jax's 'gpu' alias) on a CUDA jaxlib (heldout8/jax-12335); a jaxlib with no CUDA platform keeps
+  the CPU-only reading.
+- tiny-cuda-nn's CUDA_CHECK_THROW ("<tiny-cuda-nn header>:<line> cudaX(...) failed with error an illegal memory
+  access"): its own kernels' out-of-bounds access at its own synchronisation point, tiny-cuda-nn#272
+  (heldout8/nerfstudio-1534).
+Near-misses share words but not the mechanism and keep their own codes."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
+
+POSITIVE = {
+    "library_bug": [
+        # heldout8/pytorch_scatter-187 (the corpus' wording)
+        "Hi, I followed the instructions in the README to install torch-scatter with CUDA v11.0 (cu110)\n"
+        "RuntimeError: Detected that PyTorch and torch_scatter were compiled with different CUDA versions. PyTorch has "
+        "CUDA version 11.0 and torch_scatter has CUDA version 11.2. Please reinstall the torch_scatter that matches "
+        "your PyTorch install.\n(Pytorch 1.7.1+cu110)",
+        # torch_sparse's same check in a traceback, not from the corpus
+        "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    import torch_sparse\n"
+        "  File \"/opt/conda/lib/python3.9/site-packages/torch_sparse/__init__.py\", line 40, in <module>\n"
+        "    raise RuntimeError(\nRuntimeError: Detected that PyTorch and torch_sparse were compiled with different "
+        "CUDA versions. PyTorch has CUDA version 11.3 and torch_sparse has CUDA version 11.6. Please reinstall the "
+        "torch_sparse that matches your PyTorch install.",
+        # heldout8/nerfstudio-1534 (the corpus' wording)
+        "ns-train error\nterminate called after throwing an instance of 'std::runtime_error'\n  what():  /home/w/nerf/"
+        "ngp_pl/tiny-cuda-nn/include/tiny-cuda-nn/multi_stream.h:83 cudaEventRecord(m_event, m_stream) failed with "
+        "error an illegal memory access was encountered\nAborted (core dumped)",
+        # tiny-cuda-nn's check at another synchronisation point, not from the corpus
+        "Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\n"
+        "RuntimeError: /tmp/pip-req-build-0x1f/include/tiny-cuda-nn/gpu_memory.h:590 cudaStreamSynchronize(stream) "
+        "failed with error an illegal memory access was encountered",
+    ],
+    "user_code_error": [
+        # dev12/minkowskiengine-154 (the corpus' wording)
+        "RuntimeError: src/coords_manager.cpp:312, assertion (false) faild. The coord map already exists for the given "
+        "tensor stride  tensor_stride:  [1, 1, 1] For more information, please refer to the SparseTensor creation "
+        "documentation available at:https://stanfordvl.github.io/MinkowskiEngine/sparse_tensor.html",
+        # the assertion's other wording (coords_manager.cpp of 0.4.x), not from the corpus
+        "  File \"/usr/local/lib/python3.8/dist-packages/MinkowskiEngine/SparseTensor.py\", line 276, in __init__\n"
+        "    self.initialize_coords(coords, coords_key, force_creation)\nRuntimeError: /tmp/MinkowskiEngine/src/"
+        "coords_manager.cpp:216, assertion (false) failed. The coord map already exists for the given tensor stride "
+        "tensor_stride: [2, 2, 2]. To enforce creation, set true for force_creation.",
+        # heldout8/jax-12335 (the corpus' wording)
+        "import jax\njax.config.update('jax_platforms', 'gpu')\njax.default_backend()\nreturns\nRuntimeError: Unable "
+        "to initialize backend 'rocm': NOT_FOUND: Could not find registered platform with name: \"rocm\". Available "
+        "platform names are: Interpreter CUDA Host",
+        # JAX_PLATFORMS=rocm on a CUDA jaxlib, not from the corpus
+        "$ JAX_PLATFORMS=rocm python -c 'import jax; print(jax.devices())'\nRuntimeError: Unable to initialize backend "
+        "'rocm': NOT_FOUND: Could not find registered platform with name: \"rocm\". Available platform names are: Host "
+        "CUDA (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)",
+    ],
+}
+
+#: texts that share words with a reading but not its mechanism: (text, the code that must not be among the first two)
+NEAR_MISS = {
+    # CUDA 10's minor versions differ: another build of the companion, not the check's fault
+    "pyg_cuda10_minor": ("RuntimeError: Detected that PyTorch and torch_scatter were compiled with different CUDA "
+                         "versions. PyTorch has CUDA version 10.1 and torch_scatter has CUDA version 10.2. Please "
+                         "reinstall the torch_scatter that matches your PyTorch install.", "library_bug"),
+    # the major differs: a wheel of another CUDA
+    "pyg_major": ("RuntimeError: Detected that PyTorch and torch_sparse were compiled with different CUDA versions. "
+                  "PyTorch has CUDA version 12.1 and torch_sparse has CUDA version 11.8. Please reinstall the "
+                  "torch_sparse that matches your PyTorch install.", "library_bug"),
+    # another MinkowskiEngine assertion (the coordinates' size, not a second map)
+    "minkowski_other": ("RuntimeError: src/coords_manager.cpp:179, assertion (coords.size(1) == D + 1) failed. The "
+                        "coordinate dimension (coords.size(1)) must match the size of tensor stride.",
+                        "user_code_error"),
+    # a CPU-only jaxlib asked for CUDA: no CUDA platform at all
+    "xla_cpu_only": ("INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': NOT_FOUND: Could not find "
+                     "registered platform with name: \"cuda\". Available platform names are: Interpreter Host",
+                     "user_code_error"),
+    # tiny-cuda-nn's check reporting out of memory, not an illegal access
+    "tcnn_oom": ("RuntimeError: /tmp/pip-req-build-0x1f/include/tiny-cuda-nn/gpu_memory.h:558 cudaMalloc(&rawptr, "
+                 "n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory", "library_bug"),
+}
+
+
+@pytest.mark.parametrize("code,text", [(c, t) for c, ts in POSITIVE.items() for t in ts],
+                         ids=[f"{c}-{i}" for c, ts in POSITIVE.items() for i in range(len(ts))])
+def test_read_from_the_tools_message(code: str, text: str) -> None:
+    assert code in rule_codes(text), rule_codes(text, n=5)
+
+
+@pytest.mark.parametrize("text,code", list(NEAR_MISS.values()), ids=list(NEAR_MISS))
+def test_near_misses_keep_their_reading(text: str, code: str) -> None:
+    assert code not in rule_codes(text), rule_codes(text, n=5)
+
+
+def test_cpu_only_jaxlib_keeps_its_reading() -> None:
+    assert "cpu_only_torch_with_gpu" in rule_codes(NEAR_MISS["xla_cpu_only"][0]), rule_codes(NEAR_MISS["xla_cpu_only"][0])
+
+
+@pytest.mark.parametrize("key", ["pyg_ext_cuda_minor_check", "minkowski_coords_key_exists",
+                                 "xla_rocm_asked_on_cuda_build", "tcnn_check_illegal_access"])
+def test_rows_match_their_examples(key: str) -> None:
+    assert_row_matches_its_example_and_stays_linear("library_messages", key)
