@@ -3219,6 +3219,15 @@ def _scan_error_numbers(r: _Reader, text: str, low: str) -> None:
         while i != -1 and n < 200:
             a, line = _line_at(text, i, after=0)
             llow = line.lower()
+            # (round 32g) Warp's "Failed to get driver entry point '%s' (CUDA error %u)" (NVIDIA/warp
+            # warp/native/warp.cu get_driver_entry_point) gives the result of the entry-point lookup
+            # (cuGetProcAddress / cudaGetDriverEntryPoint), not an operation's error: library_messages.csv's
+            # warp_entry_point_invalid reads it, the number is no error of the code that runs
+            if re.search(r"failed to get driver entry point '\w{2,60}' \(cuda error 1\)", llow):
+                n += 1
+                j = text.find("\n", i)
+                i = -1 if j == -1 else low.find(key, j)
+                continue
             for rx in _CUDA_ERRNUM_RES:
                 for num in rx.findall(line):
                     table = ("nvml_errors" if "nvml" in llow else "nvrtc_results" if "nvrtc" in llow else

@@ -15,6 +15,10 @@ tool's own message as its source prints it, never from a reporter's sentence.
 - tiny-cuda-nn's CUDA_CHECK_THROW ("<tiny-cuda-nn header>:<line> cudaX(...) failed with error an illegal memory
   access"): its own kernels' out-of-bounds access at its own synchronisation point, tiny-cuda-nn#272
   (heldout8/nerfstudio-1534).
+- Warp's "Failed to get driver entry point 'cuDeviceGetUuid' (CUDA error 1)" (warp.cu get_driver_entry_point): the
+  number is the entry-point lookup's result, which library_messages.csv's warp_entry_point_invalid reads (a Warp
+  release before its fix on R580 drivers), not an error of the code that runs (user_code_error no longer comes first;
+  heldout11/leisaac-35, dev7/gauss_gym-16).
 Near-misses share words but not the mechanism and keep their own codes."""
 
 from __future__ import annotations
@@ -44,6 +48,15 @@ POSITIVE = {
         "Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    loss.backward()\n"
         "RuntimeError: /tmp/pip-req-build-0x1f/include/tiny-cuda-nn/gpu_memory.h:590 cudaStreamSynchronize(stream) "
         "failed with error an illegal memory access was encountered",
+        # heldout11/leisaac-35 (the corpus' wording)
+        "install isaaclab 2.2.1 with isaacsim 5.0 in windows OS\nWarp CUDA error: Failed to get driver entry point "
+        "'cuDeviceGetUuid' (CUDA error 1)\nWarp CUDA error: Function cuDeviceGetUuid_f: a suitable driver entry point "
+        "was not found\nWarp CUDA error 36: API call is not supported in the installed CUDA driver (in function "
+        "cuda_init, C:\\g\\163821891\\warp\\native\\warp.cu:277)",
+        # another entry point in a Linux log, not from the corpus
+        "Module warp.sim loaded\nWarp CUDA error: Failed to get driver entry point 'cuCtxCreate' (CUDA error 1)\n"
+        "Warp CUDA error: Function cuCtxCreate_f: a suitable driver entry point was not found\nWarp 1.7.1 initialized:"
+        "\n   CUDA Toolkit 12.8, Driver 13.0",
     ],
     "user_code_error": [
         # dev12/minkowskiengine-154 (the corpus' wording)
@@ -88,6 +101,16 @@ NEAR_MISS = {
     "tcnn_oom": ("RuntimeError: /tmp/pip-req-build-0x1f/include/tiny-cuda-nn/gpu_memory.h:558 cudaMalloc(&rawptr, "
                  "n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory", "library_bug"),
 }
+
+
+def test_warp_entry_point_number_is_no_error_of_the_code() -> None:
+    """The lookup's result number is not read as an operation's CUDA_ERROR_INVALID_VALUE (user_code_error)."""
+    text = "Warp CUDA error: Failed to get driver entry point 'cuDeviceGetUuid' (CUDA error 1)"
+    assert rule_codes(text)[:1] == ["library_bug"], rule_codes(text, n=5)
+    # an operation's own CUDA_ERROR_INVALID_VALUE keeps its reading
+    for other in ("Warp CUDA error: cuMemcpyAsync failed (CUDA error 1)",
+                  "CUDA error 1 at /build/llama.cpp/ggml-cuda.cu:5065: invalid argument"):
+        assert rule_codes(other)[:1] == ["user_code_error"], rule_codes(other, n=5)
 
 
 @pytest.mark.parametrize("code,text", [(c, t) for c, ts in POSITIVE.items() for t in ts],
