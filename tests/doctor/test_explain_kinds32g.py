@@ -19,6 +19,10 @@ tool's own message as its source prints it, never from a reporter's sentence.
   number is the entry-point lookup's result, which library_messages.csv's warp_entry_point_invalid reads (a Warp
   release before its fix on R580 drivers), not an error of the code that runs (user_code_error no longer comes first;
   heldout11/leisaac-35, dev7/gauss_gym-16).
+- NCCL's own CUDA check naming an invalid argument ("Cuda failure 'invalid argument'", "Cuda failure 1 'invalid
+  argument'": checks.h CUDACHECK / CUCHECK under "Last error:"): a CUDA call NCCL builds itself from its communicator,
+  so the NCCL release first, the calling code second (heldout6/vllm-3688: NCCL 2.18.1's bug with a custom
+  all-reduce). A program's own "CUDA error: invalid argument" and nccl-tests' "Test CUDA failure" keep user_code_error.
 Near-misses share words but not the mechanism and keep their own codes."""
 
 from __future__ import annotations
@@ -57,6 +61,19 @@ POSITIVE = {
         "Module warp.sim loaded\nWarp CUDA error: Failed to get driver entry point 'cuCtxCreate' (CUDA error 1)\n"
         "Warp CUDA error: Function cuCtxCreate_f: a suitable driver entry point was not found\nWarp 1.7.1 initialized:"
         "\n   CUDA Toolkit 12.8, Driver 13.0",
+        # heldout6/vllm-3688 (the corpus' wording, cut)
+        "(RayWorkerVllm pid=4028887) ERROR 03-28 21:38:23 ray_utils.py:44] torch.distributed.DistBackendError: NCCL "
+        "error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled cuda error (run with "
+        "NCCL_DEBUG=INFO for details), NCCL version 2.18.1\n(RayWorkerVllm pid=4028887) ERROR 03-28 21:38:23 "
+        "ray_utils.py:44] ncclUnhandledCudaError: Call to CUDA function failed.\n(RayWorkerVllm pid=4028887) ERROR "
+        "03-28 21:38:23 ray_utils.py:44] Last error:\n(RayWorkerVllm pid=4028887) ERROR 03-28 21:38:23 "
+        "ray_utils.py:44] Cuda failure 'invalid argument'",
+        # NCCL_DEBUG=INFO's WARN line of the runtime check, and CUCHECK's form with the CUresult, not from the corpus
+        "node1:1234:1290 [0] enqueue.cc:1116 NCCL WARN Cuda failure 'invalid argument'\nnode1:1234:1290 [0] NCCL "
+        "INFO group.cc:64 -> 1 [Async thread]\nRuntimeError: NCCL error: unhandled cuda error, NCCL version 2.18.1",
+        "NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled cuda error "
+        "(run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3\nncclUnhandledCudaError: Call to CUDA function "
+        "failed.\nLast error:\nCuda failure 1 'invalid argument'",
     ],
     "user_code_error": [
         # dev12/minkowskiengine-154 (the corpus' wording)
@@ -98,6 +115,11 @@ NEAR_MISS = {
                      "registered platform with name: \"cuda\". Available platform names are: Interpreter Host",
                      "user_code_error"),
     # tiny-cuda-nn's check reporting out of memory, not an illegal access
+    # nccl-tests' own CUDA call (the test program's check), and a program's own CUDA error: the calling code
+    "nccl_tests_own_call": ("Test CUDA failure common.cu:892 'invalid argument'\n .. node1 pid 1234: Test failure "
+                            "common.cu:401", "library_bug"),
+    "program_invalid_argument": ("RuntimeError: CUDA error: invalid argument\nCUDA kernel errors might be "
+                                 "asynchronously reported at some other API call", "library_bug"),
     "tcnn_oom": ("RuntimeError: /tmp/pip-req-build-0x1f/include/tiny-cuda-nn/gpu_memory.h:558 cudaMalloc(&rawptr, "
                  "n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory", "library_bug"),
 }

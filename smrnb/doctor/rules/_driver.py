@@ -375,6 +375,10 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 
 #: (round 29a) a CUDA container image a text runs: NVIDIA's ``nvidia/cuda:12.2.2-devel-ubuntu22.04`` (Docker Hub or NGC)
+#: NCCL's own CUDA checks (NVIDIA/nccl src/include/checks.h CUDACHECK: WARN("Cuda failure '%s'", cudaGetErrorString(err));
+#: CUCHECK: WARN("Cuda failure %d '%s'", err, errStr)), not nccl-tests' "Test CUDA failure" of the test's own calls
+_NCCL_CUDA_FAILURE_RE = re.compile(r"\bCuda failure (?:[0-9]{1,4} )?'")
+_INVALID_VALUE_NAMES = frozenset({"cudaErrorInvalidValue", "CUDA_ERROR_INVALID_VALUE"})
 _CUDA_IMAGE_RE = re.compile(r"\b((?:nvcr\.io/)?nvidia/cuda):(\d{1,2}\.\d{1,2})(?:\.\d{1,2})?([\w.-]*)")
 
 
@@ -537,6 +541,12 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
     other enumerations) and nvidia-smi / NVML messages, whoever reported them: each becomes the codes its
     table row names, narrowed by the facts."""
     for ev in events(facts, "driver", "cuda_error"):
+        if ev.get("name") in _INVALID_VALUE_NAMES and _NCCL_CUDA_FAILURE_RE.search(str(ev.get("line") or "")):
+            # (round 32g) the invalid argument of a CUDA call NCCL makes itself: NCCL checks the caller's arguments
+            # first (ncclInvalidArgument, ncclInvalidUsage) and builds every argument of its internal CUDA calls from
+            # the communicator it set up, so the NCCL release is at fault first, the calling code second
+            yield from resolve(facts, {**ev, "inside": "nccl"}, ["library_bug", "user_code_error"])
+            continue
         yield from resolve(facts, ev)
     for ev in events(facts, "driver", "message"):
         if ev.get("key") == "cuda_version_column":

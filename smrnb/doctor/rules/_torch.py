@@ -946,6 +946,17 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [f"pip show {pkg}   # the release that crashes",
                              f"pip install --upgrade {pkg}   # a release with the fix, or: pip install '{pkg}==<the "
                              "release before>'"]}
+    if ev.get("kind") == "cuda_error" and ev.get("inside") == "nccl":  # (round 32g) rules._driver.driver_events
+        return {"title": f"{ev.get('name') or 'A CUDA error'} of a CUDA call NCCL makes itself: a bug of the NCCL "
+                         "release",
+                "fix": "NCCL's own CUDA check (its 'Cuda failure' line under 'Last error:') failed with an invalid "
+                       "argument in a call NCCL builds from its own communicator: that NCCL release's bug (or its "
+                       "interplay with a feature such as a custom all-reduce). Install a newer NCCL (the "
+                       "nvidia-nccl-cu* wheel torch uses, or the system libnccl2 the program loads), or turn off the "
+                       "feature that triggers it; NCCL_DEBUG=INFO names the call.",
+                "commands": ["python -c \"import torch; print(torch.cuda.nccl.version())\"   # the NCCL torch loads",
+                             "pip install --upgrade nvidia-nccl-cu12   # a newer NCCL for torch's CUDA 12 wheels",
+                             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ALL <your command>   # the call that failed"]}
     if ev.get("kind") == "cuda_error" and not key:  # a kernel's fault (an enum whose readings include a release's bug)
         return {"title": f"{ev.get('name') or 'A CUDA error'}: a bug of the kernel that faulted (a release of torch or "
                          "of the extension that launched it)",
