@@ -1887,6 +1887,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.event("toolkit", "header_missing", line, WEIGHT["header"] + 6, header=h, included_from=None)
     if "cannot find -l" in low or "library not found for -l" in low or "找不到 -l" in low:
         for lib in _LINK_RE.findall(line):
+            if lib.upper() in _CMAKE_FALSE_NAMES:
+                continue  # (round 32g) a build variable's false value, not a library: library_messages' cmake_false_library
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
     if "cannot open input file" in low:
         for lib in _LNK_RE.findall(line):
@@ -3252,6 +3254,10 @@ def _number_row(tables: Any, table: str, num: int, llow: str) -> Any:
             return row
     return next((row for row in rows if row.numbering == "current"), None)
 
+
+#: (round 32g) CMake's false constants (cmake-commands(7) if(): 0, OFF, NO, FALSE, N, IGNORE, NOTFOUND): a "library"
+#: of that name on a link line is a variable's value (a find result or a cache entry set to false), never a file
+_CMAKE_FALSE_NAMES = frozenset({"FALSE", "OFF", "NO", "NOTFOUND", "IGNORE"})
 
 #: (round 27c) numba's driver error (numba/cuda/cudadrv/driver.py: CudaAPIError(retcode, msg), whose __str__ is
 #: '[%s] %s' % (code, msg)): the CUresult's number in brackets, its message often cut off in a report

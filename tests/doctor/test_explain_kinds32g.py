@@ -23,6 +23,10 @@ tool's own message as its source prints it, never from a reporter's sentence.
   argument'": checks.h CUDACHECK / CUCHECK under "Last error:"): a CUDA call NCCL builds itself from its communicator,
   so the NCCL release first, the calling code second (heldout6/vllm-3688: NCCL 2.18.1's bug with a custom
   all-reduce). A program's own "CUDA error: invalid argument" and nccl-tests' "Test CUDA failure" keep user_code_error.
+- The linker asked for a library named after one of CMake's false constants ("cannot find -lfalse", lld's "unable to
+  find library -lOFF"): a build variable's false value on the link line (the project's find logic of an outdated
+  release, or a cache entry set by hand), never a library to install (heldout9/opencv-22274: CUDA_nppicom_LIBRARY
+  false). A real library's name keeps build_dependency_missing.
 Near-misses share words but not the mechanism and keep their own codes."""
 
 from __future__ import annotations
@@ -74,6 +78,12 @@ POSITIVE = {
         "NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled cuda error "
         "(run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3\nncclUnhandledCudaError: Call to CUDA function "
         "failed.\nLast error:\nCuda failure 1 'invalid argument'",
+        # heldout9/opencv-22274 (the corpus' wording, cut)
+        "/usr/bin/ld: cannot find -lfalse: No such file or directory Ubuntu 20.04\nI have made NO changes to the base "
+        "opencv code.\n[CMakeCache.txt]",
+        # lld's wording on a CMake link line, not from the corpus
+        "[100%] Linking CXX executable app\nld.lld: error: unable to find library -lOFF\nclang: error: linker command "
+        "failed with exit code 1 (use -v to see invocation)",
     ],
     "user_code_error": [
         # dev12/minkowskiengine-154 (the corpus' wording)
@@ -120,6 +130,10 @@ NEAR_MISS = {
                             "common.cu:401", "library_bug"),
     "program_invalid_argument": ("RuntimeError: CUDA error: invalid argument\nCUDA kernel errors might be "
                                  "asynchronously reported at some other API call", "library_bug"),
+    # a real library missing from the link, and a name that only begins like the constant
+    "ld_real_library": ("/usr/bin/ld: cannot find -lcudart\ncollect2: error: ld returned 1 exit status", "library_bug"),
+    "ld_falsecolor": ("/usr/bin/ld: cannot find -lfalsecolor\ncollect2: error: ld returned 1 exit status",
+                      "library_bug"),
     "tcnn_oom": ("RuntimeError: /tmp/pip-req-build-0x1f/include/tiny-cuda-nn/gpu_memory.h:558 cudaMalloc(&rawptr, "
                  "n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory", "library_bug"),
 }
@@ -151,6 +165,7 @@ def test_cpu_only_jaxlib_keeps_its_reading() -> None:
 
 
 @pytest.mark.parametrize("key", ["pyg_ext_cuda_minor_check", "minkowski_coords_key_exists",
-                                 "xla_rocm_asked_on_cuda_build", "tcnn_check_illegal_access"])
+                                 "xla_rocm_asked_on_cuda_build", "tcnn_check_illegal_access",
+                                 "cmake_false_library"])
 def test_rows_match_their_examples(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
