@@ -27,6 +27,10 @@ tool's own message as its source prints it, never from a reporter's sentence.
   find library -lOFF"): a build variable's false value on the link line (the project's find logic of an outdated
   release, or a cache entry set by hand), never a library to install (heldout9/opencv-22274: CUDA_nppicom_LIBRARY
   false). A real library's name keeps build_dependency_missing.
+- triton's ptxas refusing PTX exactly one ISA minor above its own from 8.6 on ("Unsupported .version 8.6; current
+  version is '8.5'"): triton writes the .version its CUDA-to-PTX map gives for the very ptxas it runs, and releases
+  before the fix mapped CUDA 12.x to 8.x (compiler.py ptx_get_version: 12.6's ptxas knows 8.5), heldout5/triton-4576.
+  An older ptxas picked by hand (8.4 against 7.8) and nvcc's own ptxas keep their readings.
 Near-misses share words but not the mechanism and keep their own codes."""
 
 from __future__ import annotations
@@ -84,6 +88,14 @@ POSITIVE = {
         # lld's wording on a CMake link line, not from the corpus
         "[100%] Linking CXX executable app\nld.lld: error: unable to find library -lOFF\nclang: error: linker command "
         "failed with exit code 1 (use -v to see invocation)",
+        # heldout5/triton-4576 (the corpus' wording, cut)
+        "While using Triton with CUDA 12.6, I receive the following error.\n\nE                   RuntimeError: Internal "
+        "Triton PTX codegen error:\nE                   ptxas /tmp/tmpqgu1f9dk.ptx, line 5; fatal   : Unsupported "
+        ".version 8.6; current version is '8.5'\nE                   ptxas fatal   : Ptx assembly aborted due to errors",
+        # CUDA 12.8's ptxas under a triton release before the fix, not from the corpus
+        "  File \"/opt/venv/lib/python3.11/site-packages/triton/backends/nvidia/compiler.py\", line 297, in make_cubin\n"
+        "    raise RuntimeError(f'{error}\\n'\nRuntimeError: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas "
+        "fatal   : Unsupported .version 8.8; current version is '8.7'",
     ],
     "user_code_error": [
         # dev12/minkowskiengine-154 (the corpus' wording)
@@ -134,6 +146,12 @@ NEAR_MISS = {
     "ld_real_library": ("/usr/bin/ld: cannot find -lcudart\ncollect2: error: ld returned 1 exit status", "library_bug"),
     "ld_falsecolor": ("/usr/bin/ld: cannot find -lfalsecolor\ncollect2: error: ld returned 1 exit status",
                       "library_bug"),
+    # nvcc's own ptxas one step behind (no triton), and triton's PTX for a much older ptxas picked by hand
+    "nvcc_ptxas": ("nvcc -arch=sm_90 -c kernel.cu\nptxas /tmp/tmpxft_0000_kernel.ptx, line 5; fatal   : Unsupported "
+                   ".version 8.6; current version is '8.5'\nptxas fatal   : Ptx assembly aborted due to errors",
+                   "library_bug"),
+    "triton_old_ptxas": ("RuntimeError: Internal Triton PTX codegen error:\nptxas /tmp/tmpa.ptx, line 5; fatal   : "
+                         "Unsupported .version 8.4; current version is '7.8'", "library_bug"),
     "tcnn_oom": ("RuntimeError: /tmp/pip-req-build-0x1f/include/tiny-cuda-nn/gpu_memory.h:558 cudaMalloc(&rawptr, "
                  "n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory", "library_bug"),
 }

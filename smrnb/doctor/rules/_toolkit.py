@@ -459,6 +459,19 @@ def _triton_ptxas(facts: Facts, ev: Mapping[str, Any]) -> bool:
     return "triton" in str(ev.get("line") or "").lower() or has_sign(facts, "triton_ptxas")
 
 
+def _triton_ptx_map_off(ev: Mapping[str, Any]) -> bool:
+    """triton's PTX ISA exactly one minor above the one its ptxas knows, from PTX ISA 8.6 on ("Unsupported .version 8.6;
+    current version is '8.5'"): triton derives the .version it writes from the release of the very ptxas it runs
+    (ptx_get_version(cuda_version) of that ptxas's --version), and its releases before the fix mapped CUDA 12.x to
+    PTX 8.x (80 + minor), while CUDA 12.6's ptxas knows 8.5, 12.8's 8.7 and 12.9's 8.8 (triton-lang/triton
+    python/triton/backends/nvidia/compiler.py, later third_party/nvidia/backend/compiler.py: 'if minor < 6: return 80 +
+    minor else: return 80 + minor - 1'); an older ptxas picked by hand lags by more than one step."""
+    g = ev.get("groups") or {}
+    m_ver = re.fullmatch(r"8\.(\d)", str(g.get("ver") or ""))
+    m_cur = re.fullmatch(r"8\.(\d)", str(g.get("cur") or ""))
+    return bool(m_ver and m_cur and int(m_ver.group(1)) >= 6 and int(m_ver.group(1)) - int(m_cur.group(1)) == 1)
+
+
 @builds("multiple_cuda_toolkits")
 def _multiple(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if ev.get("triton"):
@@ -523,6 +536,11 @@ def build_messages(facts: Facts) -> Iterable[Finding]:
     libraries the compiler or linker cannot find, and the signs of a build (build isolation, ninja, MSVC)."""
     missing: list[Finding] = []
     for ev in events(facts, "toolkit", "message"):
+        if ev.get("key") == "ptxas_unsupported_version" and _triton_ptxas(facts, ev) and _triton_ptx_map_off(ev):
+            # (round 32g) triton's CUDA-to-PTX map one ISA above what its own ptxas knows
+            yield from resolve(facts, {**ev, "triton": True, "bug": "triton_ptx_map"},
+                               ["library_bug", "multiple_cuda_toolkits"])
+            continue
         if ev.get("key") == "ptxas_unsupported_version" and _triton_ptxas(facts, ev):
             # triton's own PTX (a torch.compile or triton kernel) fed to a ptxas too old for it: no nvcc or CUDA_HOME
             # is involved; triton runs TRITON_PTXAS_PATH when set, else the ptxas it ships

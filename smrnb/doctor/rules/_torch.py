@@ -946,6 +946,17 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [f"pip show {pkg}   # the release that crashes",
                              f"pip install --upgrade {pkg}   # a release with the fix, or: pip install '{pkg}==<the "
                              "release before>'"]}
+    if bug == "triton_ptx_map":  # (round 32g) rules._toolkit.build_messages
+        g = ev.get("groups") or {}
+        return {"title": f"triton wrote PTX ISA {g.get('ver') or '8.x'} for a ptxas that knows {g.get('cur') or 'one less'}:"
+                         " the installed triton release maps this CUDA to one PTX version too many",
+                "fix": "triton derives the PTX .version it writes from the release of the ptxas it runs; its releases "
+                       "before the fix map CUDA 12.x to PTX 8.x, while CUDA 12.6's ptxas knows PTX 8.5 (12.8's 8.7, "
+                       "12.9's 8.8). Install the triton release with the fix (the one a newer torch pins), or point "
+                       "TRITON_PTXAS_PATH at a ptxas of CUDA 12.5 or older.",
+                "commands": ["pip show triton torch   # the triton release; torch pins its own",
+                             "pip install --upgrade triton   # a release whose CUDA-to-PTX map knows this CUDA",
+                             "export TRITON_PTXAS_PATH=/usr/local/cuda-12.4/bin/ptxas   # or a ptxas its map knows"]}
     if ev.get("kind") == "cuda_error" and ev.get("inside") == "nccl":  # (round 32g) rules._driver.driver_events
         return {"title": f"{ev.get('name') or 'A CUDA error'} of a CUDA call NCCL makes itself: a bug of the NCCL "
                          "release",
