@@ -21,8 +21,8 @@ tool's own message as its source prints it, never from a reporter's sentence.
   heldout11/leisaac-35, dev7/gauss_gym-16).
 - NCCL's own CUDA check naming an invalid argument ("Cuda failure 'invalid argument'", "Cuda failure 1 'invalid
   argument'": checks.h CUDACHECK / CUCHECK under "Last error:"): a CUDA call NCCL builds itself from its communicator,
-  so the NCCL release first, the calling code second (heldout6/vllm-3688: NCCL 2.18.1's bug with a custom
-  all-reduce). A program's own "CUDA error: invalid argument" and nccl-tests' "Test CUDA failure" keep user_code_error.
+  so the NCCL release's bug is the second reading beside the runtime table's first (heldout6/vllm-3688: NCCL 2.18.1's
+  bug with a custom all-reduce). A program's own "CUDA error: invalid argument" and nccl-tests' "Test CUDA failure" keep user_code_error.
 - The linker asked for a library named after one of CMake's false constants ("cannot find -lfalse", lld's "unable to
   find library -lOFF"): a build variable's false value on the link line (the project's find logic of an outdated
   release, or a cache entry set by hand), never a library to install (heldout9/opencv-22274: CUDA_nppicom_LIBRARY
@@ -31,6 +31,11 @@ tool's own message as its source prints it, never from a reporter's sentence.
   version is '8.5'"): triton writes the .version its CUDA-to-PTX map gives for the very ptxas it runs, and releases
   before the fix mapped CUDA 12.x to 8.x (compiler.py ptx_get_version: 12.6's ptxas knows 8.5), heldout5/triton-4576.
   An older ptxas picked by hand (8.4 against 7.8) and nvcc's own ptxas keep their readings.
+- "No module named 'X.Y'" raised by importing X itself: the frame is site-packages/X/__init__.py, or the statement
+  just before the error is `import X` (Python runs X's __init__.py, which imports a submodule this copy of X lacks):
+  the release (or the install) first (heldout11/iopath-5: iopath's release imported iopath.tabular it did not ship).
+  A compiled submodule (X._C, X._ext) keeps extension_not_compiled; `from X.Y import ...` by the calling code keeps
+  its reading.
 Near-misses share words but not the mechanism and keep their own codes."""
 
 from __future__ import annotations
@@ -96,6 +101,17 @@ POSITIVE = {
         "  File \"/opt/venv/lib/python3.11/site-packages/triton/backends/nvidia/compiler.py\", line 297, in make_cubin\n"
         "    raise RuntimeError(f'{error}\\n'\nRuntimeError: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas "
         "fatal   : Unsupported .version 8.8; current version is '8.7'",
+        # heldout11/iopath-5 (the corpus' wording, cut)
+        "ModuleNotFoundError: No module named 'iopath.tabular'\n!pip install detectron2 -f https://dl.fbaipublicfiles"
+        ".com/detectron2/wheels/cu102/torch1.7/index.html\n...\nEven without using detectron2 simply calling:\n"
+        "`import iopath` results in \nModuleNotFoundError: No module named 'iopath.tabular'",
+        # the traceback of the same import, the package's own __init__.py as the frame, not from the corpus
+        "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n  File \"/usr/local/lib/"
+        "python3.7/dist-packages/iopath/__init__.py\", line 3, in <module>\n    from iopath.tabular.tabular_io import "
+        "TabularUriParser, TabularPathHandler\nModuleNotFoundError: No module named 'iopath.tabular'",
+        # a prompt's import of another package, not from the corpus
+        ">>> import torch_geometric\nTraceback (most recent call last):\nModuleNotFoundError: No module named "
+        "'torch_geometric.typing'",
     ],
     "user_code_error": [
         # dev12/minkowskiengine-154 (the corpus' wording)
@@ -152,6 +168,10 @@ NEAR_MISS = {
                    "library_bug"),
     "triton_old_ptxas": ("RuntimeError: Internal Triton PTX codegen error:\nptxas /tmp/tmpa.ptx, line 5; fatal   : "
                          "Unsupported .version 8.4; current version is '7.8'", "library_bug"),
+    # the calling code's own import of a submodule, and a compiled submodule never built
+    "from_submodule": ("from iopath.common import file_io\nModuleNotFoundError: No module named 'iopath.common'",
+                       "library_bug"),
+    "compiled_submodule": (">>> import mmcv\nModuleNotFoundError: No module named 'mmcv._ext'", "library_bug"),
     "tcnn_oom": ("RuntimeError: /tmp/pip-req-build-0x1f/include/tiny-cuda-nn/gpu_memory.h:558 cudaMalloc(&rawptr, "
                  "n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of memory", "library_bug"),
 }

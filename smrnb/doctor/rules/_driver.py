@@ -543,9 +543,10 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "driver", "cuda_error"):
         if ev.get("name") in _INVALID_VALUE_NAMES and _NCCL_CUDA_FAILURE_RE.search(str(ev.get("line") or "")):
             # (round 32g) the invalid argument of a CUDA call NCCL makes itself: NCCL checks the caller's arguments
-            # first (ncclInvalidArgument, ncclInvalidUsage) and builds every argument of its internal CUDA calls from
-            # the communicator it set up, so the NCCL release is at fault first, the calling code second
-            yield from resolve(facts, {**ev, "inside": "nccl"}, ["library_bug", "user_code_error"])
+            # first (ncclInvalidArgument, ncclInvalidUsage) and builds the arguments of its internal CUDA calls from
+            # the communicator it set up, so beside the runtime table's reading (the calling code, first as
+            # test_explain_cuda_failure_and_indexes keeps it) the NCCL release's bug is the second
+            yield from resolve(facts, {**ev, "inside": "nccl"}, ["user_code_error", "library_bug"])
             continue
         yield from resolve(facts, ev)
     for ev in events(facts, "driver", "message"):
