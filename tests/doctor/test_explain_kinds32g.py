@@ -207,3 +207,32 @@ def test_cpu_only_jaxlib_keeps_its_reading() -> None:
                                  "cmake_false_library"])
 def test_rows_match_their_examples(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
+
+
+OS_CALL_REFUSED_IN_CONTAINER = [
+    # dev10/llama-cpp-python-645 (the corpus' wording): unknown, nothing recognised
+    "cuda error 304 when using Docker cuda-simple\n...\ndocker run --gpus=all -ti -p 8080:8080 \\\n  -v "
+    "$PWD/model.bin:/content/saved-model/model.bin --cap-add SYS_RESOURCE -e USE_MLOCK=0 -e "
+    "MODEL=/content/saved-model/model.bin llama-cpp-python bash\n\npython3 -m llama_cpp.server\nCUDA error 304 at "
+    "/tmp/pip-install-jyfgheyj/llama-cpp-python_1b0933bab9d24ed297e7d077c7ec53f5/vendor/llama.cpp/ggml-cuda.cu:5065: "
+    "OS call failed or operation not supported on this OS",
+    # the runtime's name in a container given the GPU by the NVIDIA runtime, not from the corpus
+    "$ docker run --runtime=nvidia --gpus all -it myimage python train.py\nRuntimeError: CUDA error: OS call failed "
+    "or operation not supported on this OS (cudaErrorOperatingSystem)",
+]
+
+
+@pytest.mark.parametrize("text", OS_CALL_REFUSED_IN_CONTAINER)
+def test_os_call_refused_in_a_gpu_container_is_not_read_as_driver_or_code(text: str) -> None:
+    """cudaErrorOperatingSystem (304) inside a container given the GPU: the container's limits (seccomp profile,
+    capabilities, memlock), which no code names: neither driver_broken nor user_code_error."""
+    assert not {"driver_broken", "user_code_error"} & set(rule_codes(text, n=5)), rule_codes(text, n=5)
+
+
+def test_os_call_refused_outside_a_container_keeps_its_readings() -> None:
+    text = "CUDA error 304 at ggml-cuda.cu:5065: OS call failed or operation not supported on this OS"
+    assert rule_codes(text) == ["driver_broken", "user_code_error"], rule_codes(text, n=5)
+    # graphics interop in a container keeps the platform's reading
+    gl = ("docker run --gpus all -it viewer\nRuntimeError: cudaGraphicsGLRegisterImage failed: OS call failed or "
+          "operation not supported on this OS")
+    assert rule_codes(gl)[:1] == ["opengl_egl_unavailable"], rule_codes(gl, n=5)

@@ -378,6 +378,8 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 #: NCCL's own CUDA checks (NVIDIA/nccl src/include/checks.h CUDACHECK: WARN("Cuda failure '%s'", cudaGetErrorString(err));
 #: CUCHECK: WARN("Cuda failure %d '%s'", err, errStr)), not nccl-tests' "Test CUDA failure" of the test's own calls
 _NCCL_CUDA_FAILURE_RE = re.compile(r"\bCuda failure (?:[0-9]{1,4} )?'")
+#: CUDA's graphics-interop calls (rules._events reads a 304 from them as the platform's missing GL/D3D access)
+_GRAPHICS_CALL_RE = re.compile(r"\bcu(?:da)?Graphics(?:GL|D3D\d{1,2}|EGL|VDPAU)\w{0,40}")
 _INVALID_VALUE_NAMES = frozenset({"cudaErrorInvalidValue", "CUDA_ERROR_INVALID_VALUE"})
 _CUDA_IMAGE_RE = re.compile(r"\b((?:nvcr\.io/)?nvidia/cuda):(\d{1,2}\.\d{1,2})(?:\.\d{1,2})?([\w.-]*)")
 
@@ -540,7 +542,19 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
     """CUDA runtime/driver, NVML and NVRTC errors by number, name or message (tables/cuda_errors.csv and the
     other enumerations) and nvidia-smi / NVML messages, whoever reported them: each becomes the codes its
     table row names, narrowed by the facts."""
+    # (round 32g) an OS call the CUDA driver makes refused (cudaErrorOperatingSystem, 304, "OS call failed or
+    # operation not supported on this OS") inside a container given the GPU: the container's own limits (its seccomp
+    # profile, capabilities, locked-memory limit) refuse what the host allows; the driver answers (the GPU was given)
+    # and no argument of the code is involved, so neither of the table's readings (driver_broken, user_code_error)
+    # holds and no code names the container's profile: the line is read as no CUDA error at all (the 801 its words
+    # also fit included)
+    os_refused = {str(e.get("line") or "") for e in events(facts, "driver", "cuda_error")
+                  if e.get("name") in ("cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM")
+                  and not _GRAPHICS_CALL_RE.search(str(e.get("line") or ""))} \
+        if value(facts, "context", "container") and value(facts, "context", "container_gpu_flag") else set()
     for ev in events(facts, "driver", "cuda_error"):
+        if str(ev.get("line") or "") in os_refused:
+            continue
         if ev.get("name") in _INVALID_VALUE_NAMES and _NCCL_CUDA_FAILURE_RE.search(str(ev.get("line") or "")):
             # (round 32g) the invalid argument of a CUDA call NCCL makes itself: NCCL checks the caller's arguments
             # first (ncclInvalidArgument, ncclInvalidUsage) and builds the arguments of its internal CUDA calls from
