@@ -550,8 +550,9 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
     # also fit included)
     os_refused = {str(e.get("line") or "") for e in events(facts, "driver", "cuda_error")
                   if e.get("name") in ("cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM")
-                  and not _GRAPHICS_CALL_RE.search(str(e.get("line") or ""))} \
-        if value(facts, "context", "container") and value(facts, "context", "container_gpu_flag") else set()
+                  and not _GRAPHICS_CALL_RE.search(str(e.get("line") or ""))}
+    if os_refused and not (value(facts, "context", "container") and value(facts, "context", "container_gpu_flag")):
+        os_refused = set()
     for ev in events(facts, "driver", "cuda_error"):
         if str(ev.get("line") or "") in os_refused:
             continue
