@@ -3476,14 +3476,16 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
 
 
 def _own_package_import(r: _Reader, text: str) -> None:
-    """(round 32g) "No module named 'X.Y'" raised by importing X itself: the traceback's frame is the installed
-    package's own __init__.py (site-packages/X/__init__.py, "in <module>"), or the statement just before the error is
-    `import X` (a prompt, a line of its own, a code span). Importing a package runs its __init__.py, which imports
-    its own submodule Y that this copy of X lacks (CPython importlib._bootstrap: 'No module named {!r}' with the full
-    dotted name): ``package_self_import`` on the module event, "init_frame" or "statement"."""
+    """(round 32g) "No module named 'X.Y'" raised by importing X itself, the statement just before the error being
+    `import X` (a prompt, a line of its own, a code span) with no traceback between. Importing a package runs its
+    __init__.py, which imports its own submodule Y that this copy of X lacks (CPython importlib._bootstrap: 'No module
+    named {!r}' with the full dotted name): ``package_self_import`` on the module event ("statement"). A traceback
+    whose frame is X's own __init__.py keeps the earlier rounds' reading (another release of X first:
+    test_explain_readings, test_explain_kinds16_dev14)."""
     for ev in r.events["torch"]:
         mod = str(ev.get("module") or "")
-        if ev.get("kind") != "module_missing" or mod.count(".") < 1 or ev.get("package_self_import"):
+        if ev.get("kind") != "module_missing" or mod.count(".") < 1 or ev.get("package_self_import") or \
+                ev.get("attribute") or "no module named '" not in str(ev.get("line") or "").lower():
             continue
         top = mod.split(".")[0]
         if not re.fullmatch(r"[A-Za-z_]\w{0,40}", top):
@@ -3491,19 +3493,11 @@ def _own_package_import(r: _Reader, text: str) -> None:
         said, at, n = str(ev.get("line") or "")[:80], -1, 0
         while said and n < 10 and (at := text.find(said, at + 1)) != -1:  # each place the error is printed
             n += 1
-            frames = _FRAME_FILE_RE.findall(text[max(0, at - 600):at])
-            if frames and re.search(r"[/\\](?:site|dist)-packages[/\\]" + re.escape(top) + r"[/\\]__init__\.py$",
-                                    frames[-1]):
-                ev["package_self_import"] = "init_frame"
-                break
             if re.search(r"(?:^|\n|>>> |`)import " + re.escape(top) + r"(?![\w.])[^\n]{0,40}\n(?:[^\n]{0,200}\n){0,2}$",
-                         text[max(0, at - 500):at]):
+                         text[max(0, at - 500):at]) and 'File "' not in text[max(0, at - 500):at]:
                 ev["package_self_import"] = "statement"
                 break
 
-
-#: a traceback frame's file ('  File "/x/y.py", line 3, in <module>'), the last one before an error
-_FRAME_FILE_RE = re.compile(r'File "([^"\n]{1,300})", line \d{1,6}, in <module>')
 
 
 #: (round 30b, blind audit 29) a word that shows a GPU or CUDA in use: a GPU or its vendor named, a CUDA device, call,

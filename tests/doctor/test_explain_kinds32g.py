@@ -31,11 +31,11 @@ tool's own message as its source prints it, never from a reporter's sentence.
   version is '8.5'"): triton writes the .version its CUDA-to-PTX map gives for the very ptxas it runs, and releases
   before the fix mapped CUDA 12.x to 8.x (compiler.py ptx_get_version: 12.6's ptxas knows 8.5), heldout5/triton-4576.
   An older ptxas picked by hand (8.4 against 7.8) and nvcc's own ptxas keep their readings.
-- "No module named 'X.Y'" raised by importing X itself: the frame is site-packages/X/__init__.py, or the statement
-  just before the error is `import X` (Python runs X's __init__.py, which imports a submodule this copy of X lacks):
-  the release (or the install) first (heldout11/iopath-5: iopath's release imported iopath.tabular it did not ship).
-  A compiled submodule (X._C, X._ext) keeps extension_not_compiled; `from X.Y import ...` by the calling code keeps
-  its reading.
+- "No module named 'X.Y'" raised by importing X itself, `import X` just before the error with no traceback between
+  (Python runs X's __init__.py, which imports a submodule this copy of X lacks): the release (or the install) first
+  (heldout11/iopath-5: iopath's release imported iopath.tabular it did not ship). A traceback whose frame is X's own
+  __init__.py keeps the earlier rounds' reading (another release of X first); a compiled submodule (X._C, X._ext)
+  keeps extension_not_compiled; `from X.Y import ...` by the calling code keeps its reading.
 Near-misses share words but not the mechanism and keep their own codes."""
 
 from __future__ import annotations
@@ -105,10 +105,6 @@ POSITIVE = {
         "ModuleNotFoundError: No module named 'iopath.tabular'\n!pip install detectron2 -f https://dl.fbaipublicfiles"
         ".com/detectron2/wheels/cu102/torch1.7/index.html\n...\nEven without using detectron2 simply calling:\n"
         "`import iopath` results in \nModuleNotFoundError: No module named 'iopath.tabular'",
-        # the traceback of the same import, the package's own __init__.py as the frame, not from the corpus
-        "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n  File \"/usr/local/lib/"
-        "python3.7/dist-packages/iopath/__init__.py\", line 3, in <module>\n    from iopath.tabular.tabular_io import "
-        "TabularUriParser, TabularPathHandler\nModuleNotFoundError: No module named 'iopath.tabular'",
         # a prompt's import of another package, not from the corpus
         ">>> import torch_geometric\nTraceback (most recent call last):\nModuleNotFoundError: No module named "
         "'torch_geometric.typing'",

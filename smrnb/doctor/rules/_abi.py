@@ -1064,8 +1064,7 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # (round 32g, _textfacts._own_package_import) importing X alone fails on X's own submodule: X's __init__.py
         # imports what this copy of X lacks, a release (or an install) without it; where the text shows only the
         # statement, a folder of the project's own named X found first is the other reading
-        return ["library_bug", "package_api_version_mismatch"] if ev["package_self_import"] == "init_frame" else \
-            ["library_bug", "user_code_error"]
+        return ["library_bug", "user_code_error"]
     if codes[:1] in ([], ["package_api_version_mismatch"], ["user_code_error"], ["python_package_missing"]) and \
             top not in _TORCH_FAMILY and \
             top != "torch" and has_sign(facts, "files_missing_said"):

@@ -1663,6 +1663,16 @@ NCCL_NETWORK_ROWS = frozenset({"nccl_connect_failed", "nccl_socket_call_failed",
                                "nccl_no_socket_interface", "nccl_ib_completion_error", "nccl_remote_error"})
 
 
+def _driver_not_older(facts: Facts) -> bool:
+    """Whether the text shows the driver's CUDA (cuDriverGetVersion, nvidia-smi's header) at least the CUDA in use."""
+    from smrnb.doctor import tables
+    from smrnb.doctor.rules._events import cuda_in_use
+
+    dmax, used = value(facts, "driver", "cuda_driver_version"), cuda_in_use(facts)
+    a, b = tables.parse_version(str(dmax or "")), tables.parse_version(str(used or ""))
+    return bool(a and b and a[:2] >= b[:2])
+
+
 def _built_for_other_python(facts: Facts, ev: dict[str, Any]) -> list[str] | None:
     """A module that cannot be imported while the text shows its compiled file built for one CPython release
     ("ngp.cp310-win_amd64.pyd") and names another Python: CPython imports an extension module only when its tag is
@@ -1871,6 +1881,12 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
     ort_cpu_package = any(e.get("key") == "onnxruntime_cpu_package_installed" for e in lib_events)
     for ev in lib_events:
         if ev.get("key") in UNNAMED_CUDA_FAILURE_ROWS and named_cuda_error:
+            continue
+        if ev.get("key") == "warp_entry_point_invalid" and _driver_not_older(facts):
+            # (round 32g) Warp's entry-point failure where the text shows a driver whose CUDA is not older than the
+            # one in use (Warp's banner 'CUDA Toolkit 12.8, Driver 13.0'): the row's second reading, a driver too
+            # old, is ruled out (test_explain_kinds10); Warp's release is the one
+            yield from resolve(facts, ev, ["library_bug"])
             continue
         if nvenc_lib_missing and ev.get("key") == "nvenc_driver_api_too_old" and \
                 "minimum required" in str(ev.get("line") or "").lower():
