@@ -3034,6 +3034,30 @@ def _line_at(text: str, i: int, after: int = 400) -> tuple[int, str]:
     return a, text[a: min(len(text), max(b, i) + after)]
 
 
+#: (round 32j) how far before a row's literal a wrapped message may start: lines, characters
+_BACK_LINES, _BACK_CHARS = 3, 600
+
+
+@functools.cache
+def _spans_lines(pattern: str) -> bool:
+    """Whether a row's expression can match across a line break (``\\s``, ``\\n``, ``\\W``, a dot-all flag, a
+    negated class that does not leave out ``\\n``: ``\\((?P<cc>[^)]+)\\)``)."""
+    return bool(re.search(r"\\[snW]|\(\?[a-zA-Z]*s|\[\^(?![^\]]*\\n)", pattern))
+
+
+def _lines_back(text: str, a: int) -> int:
+    """The start of the line up to :data:`_BACK_LINES` lines before position ``a`` (a line's start), at most
+    :data:`_BACK_CHARS` characters back (always a line's start: an anchored row's ``^`` stays a line's start)."""
+    lo = max(0, a - _BACK_CHARS)
+    b = a
+    for _ in range(_BACK_LINES):
+        j = text.rfind("\n", lo, b - 1)
+        if j == -1:
+            return 0 if lo == 0 else b
+        b = j + 1
+    return b
+
+
 def _scan_tables(r: _Reader, text: str, low: str, holds: _Holds | None = None) -> None:
     """Every message-table row whose expression matches, run only around its required literal (one that ``holds``
     says the text cannot hold is absent)."""
@@ -3051,6 +3075,16 @@ def _scan_tables(r: _Reader, text: str, low: str, holds: _Holds | None = None) -
                 while i != -1 and tries < 20:
                     a, window = _line_at(text, i)
                     m = row.pattern.search(window)
+                    if not m and a > 0 and _spans_lines(row.pattern.pattern):
+                        # (round 32j) a message wrapped so that its literal sits on a later line than the match's
+                        # start ("nvcc fatal\n  : Unsupported host compiler", "... with CUDA capability sm_120\nis
+                        # not compatible"): the few lines before the literal's, a match kept only where it reaches
+                        # the literal's line (one wholly before it is found at its own literal)
+                        b0 = _lines_back(text, a)
+                        wide = text[b0: a + len(window)]
+                        m = row.pattern.search(wide)
+                        if m and m.end() <= a - b0:
+                            m = None
                     if m and any(("{" in v or v in ("%s", "%d")) for v in m.groupdict().values() if v):
                         m = None  # the source line of a traceback ("...({})".format(x)), not the message
                     if m:
