@@ -3036,6 +3036,9 @@ def _line_at(text: str, i: int, after: int = 400) -> tuple[int, str]:
 
 #: (round 32j) how far before a row's literal a wrapped message may start: lines, characters
 _BACK_LINES, _BACK_CHARS = 3, 600
+#: (round 32j) how far after a row's literal a row whose expression allows lines between its parts may reach (the
+#: table's longest such allowance is 12 lines: library_messages face_alignment_landmarks_type_renamed)
+_FWD_LINES, _FWD_CHARS = 13, 4000
 
 
 @functools.cache
@@ -3058,6 +3061,19 @@ def _lines_back(text: str, a: int) -> int:
     return b
 
 
+def _lines_forward(text: str, i: int) -> int:
+    """The end of the line up to :data:`_FWD_LINES` lines after the line holding position ``i``, at most
+    :data:`_FWD_CHARS` characters after ``i``."""
+    hi = min(len(text), i + _FWD_CHARS)
+    b = i
+    for _ in range(_FWD_LINES + 1):
+        j = text.find("\n", b, hi)
+        if j == -1:
+            return hi
+        b = j + 1
+    return b - 1
+
+
 def _scan_tables(r: _Reader, text: str, low: str, holds: _Holds | None = None) -> None:
     """Every message-table row whose expression matches, run only around its required literal (one that ``holds``
     says the text cannot hold is absent)."""
@@ -3075,15 +3091,18 @@ def _scan_tables(r: _Reader, text: str, low: str, holds: _Holds | None = None) -
                 while i != -1 and tries < 20:
                     a, window = _line_at(text, i)
                     m = row.pattern.search(window)
-                    if not m and a > 0 and _spans_lines(row.pattern.pattern):
+                    if not m and _spans_lines(row.pattern.pattern):
                         # (round 32j) a message wrapped so that its literal sits on a later line than the match's
                         # start ("nvcc fatal\n  : Unsupported host compiler", "... with CUDA capability sm_120\nis
-                        # not compatible"): the few lines before the literal's, a match kept only where it reaches
-                        # the literal's line (one wholly before it is found at its own literal)
-                        b0 = _lines_back(text, a)
-                        wide = text[b0: a + len(window)]
+                        # not compatible"), or a row whose expression allows lines between its parts (a traceback's
+                        # frames between "assert torch.cuda.is_available()" and "AssertionError") past the 400
+                        # characters: the few lines before the literal's and the lines after it, a match kept only
+                        # where it reaches the literal's line and starts where the first window would have let it
+                        # (one wholly before or after is found at its own literal)
+                        b0, end = _lines_back(text, a), a + len(window)
+                        wide = text[b0: max(end, _lines_forward(text, i))]
                         m = row.pattern.search(wide)
-                        if m and m.end() <= a - b0:
+                        if m and (m.end() <= a - b0 or m.start() >= end - b0):
                             m = None
                     if m and any(("{" in v or v in ("%s", "%d")) for v in m.groupdict().values() if v):
                         m = None  # the source line of a traceback ("...({})".format(x)), not the message

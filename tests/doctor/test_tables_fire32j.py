@@ -161,3 +161,38 @@ def test_a_capability_line_far_before_the_warning_is_not_joined():
     text = ("Using device sm_120\n\n\n\n\n"
             "Warning: this build is not compatible with the current PyTorch installation.\n")
     assert ("torch_messages", "capability_not_compatible") not in _row_events(text)
+
+
+_FRAME = ('  File "/home/user/miniconda3/envs/project-env/lib/python3.10/site-packages/torch/utils/cpp_extension.py", '
+          'line 1%03d, in build_extensions')
+
+
+@pytest.mark.parametrize(("table", "row"), [p for p in _rows() if "\n" in p.values[1].example])
+def test_every_row_allowing_frames_between_its_lines_fires_with_them(table, row):
+    # a row whose expression allows lines between its parts ((?:[^\n]*\n){0,8}?) fires however long those lines are,
+    # within what the row allows (the reader's window once stopped 400 characters after the literal's line)
+    lines, dead = row.example.split("\n"), []
+    for at in range(1, len(lines)):
+        for k in range(1, 9):
+            text = "\n".join(lines[:at] + [_FRAME % n for n in range(k)] + lines[at:])
+            if row.pattern.search(text) and (table, row.key) not in _row_events(_PRE + text + _POST):
+                dead.append((at, k))
+    assert not dead, (table, row.key, dead)
+
+
+def test_assert_cuda_available_with_frames_between_is_the_assertion():
+    # a launcher's own check (torch_messages assert_cuda_available), the assert printed by a chained traceback
+    text = ("Traceback (most recent call last):\n"
+            '  File "/workspace/gaussian-splatting/train.py", line 41, in <module>\n'
+            "    assert torch.cuda.is_available(), 'CUDA device required for rasterization'\n"
+            + "\n".join(_FRAME % n for n in range(5)) +
+            "\nAssertionError: CUDA device required for rasterization\n")
+    assert ("torch_messages", "assert_cuda_available") in _row_events(text)
+
+
+def test_assert_cuda_available_beyond_the_rows_allowance_is_not_joined():
+    # the row allows at most 8 lines between: an AssertionError twelve lines later is another failure's
+    text = ("    assert torch.cuda.is_available(), 'CUDA device required'\n"
+            + "\n".join(_FRAME % n for n in range(12)) +
+            "\nAssertionError: shapes differ\n")
+    assert ("torch_messages", "assert_cuda_available") not in _row_events(text)
