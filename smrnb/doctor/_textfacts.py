@@ -1773,6 +1773,29 @@ def _scan_own_code_exception(r: _Reader, line: str) -> None:
             file=r.own_frame[-200:], call=r.own_call[:200], **fields)
 
 
+def _scan_pip_builds(r: _Reader, line: str, low: str) -> None:
+    """What pip fetched and built in a line of its log: the first source distribution fetched, the packages being
+    built (from pip's own messages or a pip install command's requirements) and the builds that failed."""
+    if ".tar.gz" in low and ("downloading" in low or "using cached" in low) and (m := _SDIST_RE.search(line)):
+        r.fact("toolkit", "sdist", m.group(1), line)  # (round 32i) the first source distribution pip fetched
+    if "wheel" in low or "setup.py" in low or "pip install" in low or "pip3 install" in low or "failed to build" in low:
+        for name in _packages_built(line):
+            built = r.facts["toolkit"].get("building") or []
+            if name not in built and len(built) < 8:
+                built.append(name)
+                r.fact("toolkit", "building", built, line, replace=True)
+    if "failed" in low or "could not build" in low:
+        for name in _FAILED_BUILD_RE.findall(line)[:4]:
+            r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package=name.lower())
+    if "... error" in low and "running setup.py" in low:
+        for name in _LEGACY_INSTALL_FAILED_RE.findall(line)[:2]:
+            r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package=name.lower())
+    if "errored out with exit status" in low and "pip-req-build-" in low and "setup.py" in low:
+        # pip before 21.2 running setup.py of a checkout it made (a git URL, a folder): the build failed, its reason in
+        # the lines above (src/pip/_internal/utils/subprocess.py: "Command errored out with exit status {}: {}")
+        r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package="a pip-req-build checkout")
+
+
 def _scan_python(r: _Reader, line: str, low: str) -> None:
     if r.frame_pending:
         r.call_line, r.frame_pending = line.strip()[:400], False
@@ -1895,24 +1918,7 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
             r.event("toolkit", "link_lib_missing", line, WEIGHT["link"], lib=lib)
     if "ld_library_path" in low and ("os.environ" in low or "%env" in low or "putenv" in low or "%set_env" in low):
         r.event("loader", "env_set_in_process", line, WEIGHT["sign"], variable="LD_LIBRARY_PATH")
-    if ".tar.gz" in low and ("downloading" in low or "using cached" in low) and (m := _SDIST_RE.search(line)):
-        r.fact("toolkit", "sdist", m.group(1), line)  # (round 32i) the first source distribution pip fetched
-    if "wheel" in low or "setup.py" in low or "pip install" in low or "pip3 install" in low or "failed to build" in low:
-        for name in _packages_built(line):
-            built = r.facts["toolkit"].get("building") or []
-            if name not in built and len(built) < 8:
-                built.append(name)
-                r.fact("toolkit", "building", built, line, replace=True)
-    if "failed" in low or "could not build" in low:
-        for name in _FAILED_BUILD_RE.findall(line)[:4]:
-            r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package=name.lower())
-    if "... error" in low and "running setup.py" in low:
-        for name in _LEGACY_INSTALL_FAILED_RE.findall(line)[:2]:
-            r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package=name.lower())
-    if "errored out with exit status" in low and "pip-req-build-" in low and "setup.py" in low:
-        # pip before 21.2 running setup.py of a checkout it made (a git URL, a folder): the build failed, its reason in
-        # the lines above (src/pip/_internal/utils/subprocess.py: "Command errored out with exit status {}: {}")
-        r.event("toolkit", "build_failed", line, WEIGHT["sign"] + 6, package="a pip-req-build checkout")
+    _scan_pip_builds(r, line, low)
     _scan_pip_index(r, line, low)
     if "from versions" in low:
         for pkg, req, parent, versions, closed in _FROM_VERSIONS_RE.findall(line):

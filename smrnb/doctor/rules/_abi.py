@@ -1670,18 +1670,11 @@ def _who_asks(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str])
     return ""  # no frame and no code: no cue of whose code asks, the one reading
 
 
-def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
-    mod = str(ev.get("module") or "")
-    parts = mod.split(".")
+def _shadowed_or_mixed_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> list[str] | None:
+    """A module's name missing because another copy stands in the package's place: torch's own _C from another build
+    than its Python files, a file of the user's named like the package, a companion built for another torch; None
+    where none of these is shown."""
     last = parts[-1]
-    if ev.get("dashed") and not (_an_installed_distribution(facts, ev, parts[0]) or source_built_module(parts[0])
-                                 or parts[0] in _TORCH_FAMILY):
-        # Python's own line names a module with a dash, which no import statement can ask for: code passed a
-        # distribution's name to importlib (itkwidgets' import_module("imjoy-jupyterlab-extension")), a bug of that
-        # code, the installed package's unless the project's own frame asked; a package the doctor knows, so named,
-        # is that package (the user wrote its distribution's name)
-        return ["user_code_error", "library_bug"] if ev.get("dashed") == "own" else ["library_bug", "user_code_error"]
-    building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
     if ev.get("attribute") and parts[:2] == ["torch", "_C"] and len(parts) == 3 and \
             value(facts, "torch", "init_c_attr") == last:
         # (round 32i) torch's own __init__.py calls a function its compiled _C lacks: both ship in one wheel, built
@@ -1703,6 +1696,23 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # registrations' torchvision.extension) with no file of the user's own shadowing them: a release built for
         # another torch than the installed one (torch upgraded or downgraded alone), else a release without the name
         return ["companion_built_for_other_torch", "package_api_version_mismatch"]
+    return None
+
+
+def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
+    mod = str(ev.get("module") or "")
+    parts = mod.split(".")
+    last = parts[-1]
+    if ev.get("dashed") and not (_an_installed_distribution(facts, ev, parts[0]) or source_built_module(parts[0])
+                                 or parts[0] in _TORCH_FAMILY):
+        # Python's own line names a module with a dash, which no import statement can ask for: code passed a
+        # distribution's name to importlib (itkwidgets' import_module("imjoy-jupyterlab-extension")), a bug of that
+        # code, the installed package's unless the project's own frame asked; a package the doctor knows, so named,
+        # is that package (the user wrote its distribution's name)
+        return ["user_code_error", "library_bug"] if ev.get("dashed") == "own" else ["library_bug", "user_code_error"]
+    building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
+    if (mixed := _shadowed_or_mixed_codes(facts, ev, parts)) is not None:
+        return mixed
     row = removed_api(facts, ev)
     if row is not None:
         # (round 23e) a name a release of the library (or of Python) removed or renamed, by its release notes
