@@ -3190,9 +3190,12 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
             row = names.get("NVML_" + m.group(1))
             if row is not None:
                 _enum_event(r, row, "name", line)
+    hip_text = bool(_HIP_TEXT_RE.search(text))
     for gate, msgs in _message_gates().items():
         for line in _lines_with(text, low, gate, limit=50):
             ll = line.lower()
+            if hip_text and _hip_line(line):
+                continue  # (round 32k) HIP's string, read by hip_errors.csv (_scan_hip)
             for msg, row in msgs:  # a short message counts only beside a CUDA word (not a tool's own words)
                 # a long message quoted without its closing plural "s" ("... between these two device") counts too
                 if (msg in ll or (len(msg) >= 30 and msg.endswith("s") and msg[:-1] in ll)) and \
@@ -3239,6 +3242,61 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
                     if "nvml" not in line.lower():  # those were read above
                         _enum_event(r, row, "message", line)
     _scan_error_numbers(r, text, low)
+    if hip_text:
+        _scan_hip(r, text, low)
+
+
+#: (round 32k) a text that is HIP's (ROCm's): torch's ROCm build words its errors "HIP error: <hipGetErrorString>"
+#: (c10/hip, hipified from c10/cuda's "CUDA error: "), hipError_t names, HIP's own debugging variables
+#: (AMD_SERIALIZE_KERNEL, TORCH_USE_HIP_DSA), a "+rocm" build of torch, ROCm's install root, an AMD gfx target
+_HIP_TEXT_RE = re.compile(r"\bHIP (?:error|Function Failed|runtime error)\b|\bhipError[A-Z]\w{2,60}|\+rocm[0-9]|"
+                          r"/opt/rocm\b|\bgfx(?:9|10|11|12)[0-9a-f]{1,2}\b|\bAMD_SERIALIZE_KERNEL\b|\bTORCH_USE_HIP_DSA\b|"
+                          r"\bROCm\b|\bROCR_VISIBLE_DEVICES\b|\bHIP_VISIBLE_DEVICES\b")
+#: a line that names HIP (its word, a hip* call or hipError name) or, in a HIP text, does not name CUDA
+_HIP_LINE_RE = re.compile(r"\bHIP\b|\bhip[A-Z]\w{2,60}")
+
+
+def _hip_line(line: str) -> bool:
+    """Whether a line of a HIP text is HIP's: it names HIP, or it names no CUDA (a string quoted alone)."""
+    return bool(_HIP_LINE_RE.search(line)) or "cuda" not in line.lower()
+
+
+def _scan_hip(r: _Reader, text: str, low: str) -> None:
+    """(round 32k) HIP runtime errors (tables/hip_errors.csv) in a text that is HIP's: named (``hipErrorInvalidImage``,
+    hipGetErrorName) or quoted by their hipGetErrorString string ("HIP error: shared object initialization failed").
+    A string shorter than 18 characters ("invalid argument", "out of memory") counts only on a line that names HIP."""
+    from smrnb.doctor import tables
+
+    for line in _lines_with(text, low, "hiperror"):
+        if "error from hipgetdevicecount" in line.lower():
+            continue  # torch's own warning (library_messages.csv hip_device_count) reads it with its readings
+        for m in re.finditer(r"\b(hipError[A-Z]\w{2,60})\b", line):
+            row = tables.hip_error(m.group(1))
+            if row is not None and row.codes != ("none",) and row.name not in _HIP_READ_ELSEWHERE:
+                _enum_event(r, row, "name", line)
+    seen: set[str] = set()
+    for row in sorted(tables.hip_error_rows(), key=lambda x: -len(x.message)):
+        msg = row.message.lower().rstrip(".")
+        if row.codes == ("none",) or len(msg) < 12 or msg in seen:
+            continue
+        seen.add(msg)  # two names share one string ("device kernel image is invalid"): the first in the header reads it
+        if row.name in _HIP_READ_ELSEWHERE:
+            continue
+        for line in _lines_with(text, low, msg, limit=5):
+            if "error from hipgetdevicecount" in line.lower():
+                continue
+            ll = line.lower()
+            if _HIP_LINE_RE.search(line) or (len(msg) >= 18 and "cuda" not in ll and re.search(
+                    r"(?:^|[:'\"]\s{0,3})" + re.escape(msg) + r"\s{0,3}[.!'\"]?\s*$", ll)):
+                # a line that names no HIP: the string quoted whole at its end (hipGetErrorString's text alone)
+                _enum_event(r, row, "message", line)
+
+
+#: (round 32k) hipError_t rows that library_messages.csv's HIP rows read with their own narrowing (hip_no_device and
+#: _torch.py's ROCM_NO_DEVICE_ROWS for a ROCm build on an NVIDIA machine, hip_insufficient_driver, hip_no_binary,
+#: hip_oom, hip_invalid_device_function): hip_errors.csv documents them, the scan leaves them to those rows
+_HIP_READ_ELSEWHERE = frozenset({"hipErrorNoDevice", "hipErrorInsufficientDriver", "hipErrorNoBinaryForGpu",
+                                 "hipErrorOutOfMemory", "hipErrorInvalidDeviceFunction"})
 
 
 def _words(msg: str) -> frozenset[str]:

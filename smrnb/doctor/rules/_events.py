@@ -14,6 +14,7 @@ set of commands whether its facts came from a text or from the machine.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -986,11 +987,64 @@ def _package_named(facts: Facts, ev: Mapping[str, Any]) -> str:
     return top if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,60}", top) else ""
 
 
+#: (round 32k) the fix of a HIP runtime error's reading (tables/hip_errors.csv): ROCm's tools, not CUDA's. rocminfo
+#: prints the GPU's gfx target (ROCm/rocminfo), rocm-smi its state; HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES hide
+#: GPUs (ROCm docs, "GPU isolation techniques"); /dev/kfd and /dev/dri/renderD* belong to the render and video groups
+#: (ROCm install docs, "Configuring permissions for GPU access"); a container needs --device=/dev/kfd --device=/dev/dri
+#: (ROCm docs, "Running ROCm Docker containers"); HSA_OVERRIDE_GFX_VERSION makes the runtime report another gfx target
+#: (ROCR-Runtime's environment variables, rocm.docs.amd.com "ROCm environment variables")
+HIP_FIXES: dict[str, dict[str, Any]] = {
+    "torch_wheel_lacks_gpu_arch": {
+        "title": "The ROCm build in use has no loadable code object for this AMD GPU's gfx target",
+        "fix": "HIP could not find or load a code object for this GPU's gfx target (the one rocminfo prints): install "
+               "a ROCm build of torch (or rebuild the extension, PYTORCH_ROCM_ARCH=<gfx target>) that includes "
+               "it; for a consumer GPU that ROCm does not list, HSA_OVERRIDE_GFX_VERSION runs it as the closest "
+               "supported target (10.3.0 for RDNA2 gfx103x, 11.0.0 for RDNA3 gfx110x).",
+        "commands": ["rocminfo | grep -m1 -o 'gfx[0-9a-f]*'",
+                     "python -c \"import torch; print(torch.__version__, torch.version.hip, torch.cuda.get_arch_list())\"",
+                     "HSA_OVERRIDE_GFX_VERSION=10.3.0 python -c \"import torch; print(torch.ones(1, device='cuda') + 1)\""
+                     "   # RDNA2 (gfx103x); 11.0.0 for RDNA3 (gfx110x)"]},
+    "nvcc_torch_cuda_mismatch": {
+        "title": "Code built by another ROCm release than the HIP runtime that loads it",
+        "fix": "The code object was built by a ROCm (hipcc) other than the one whose HIP runtime runs it (torch's "
+               "+rocmX.Y against the machine's /opt/rocm): use the torch built for the installed ROCm and rebuild "
+               "the extension with it.",
+        "commands": ["python -c \"import torch; print(torch.__version__, torch.version.hip)\"",
+                     "hipcc --version; ls -d /opt/rocm*"]},
+    "gpu_device_permission_denied": {
+        "title": "This user may not open /dev/kfd or /dev/dri/renderD* (the AMD GPU's device files)",
+        "fix": "The HIP runtime counts only the GPUs it can open: add the user to the groups that own /dev/kfd and "
+               "/dev/dri/renderD* (render and video), then log in again.",
+        "commands": ["ls -l /dev/kfd /dev/dri/render*; id",
+                     "sudo usermod -a -G render,video $USER   # then log out and in"]},
+    "gpu_not_exposed_to_process": {
+        "title": "This process is not given the AMD GPU",
+        "fix": "The ROCm runtime sees no GPU to use here: HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES hide it, or the "
+               "container is not given /dev/kfd and /dev/dri.",
+        "commands": ["rocminfo | grep -i gfx; rocm-smi",
+                     "echo \"HIP_VISIBLE_DEVICES=$HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES=$ROCR_VISIBLE_DEVICES\"",
+                     "docker run --device=/dev/kfd --device=/dev/dri --group-add video ...   # ...: the rest of your "
+                     "own command (its image and arguments)"]},
+    "driver_broken": {
+        "title": "The ROCm runtime or the amdgpu driver failed",
+        "fix": "The HIP runtime or the amdgpu kernel driver under it failed: check that rocminfo and rocm-smi list the "
+               "GPU, then reinstall the ROCm release (or the amdgpu-dkms driver) that the GPU and torch need.",
+        "commands": ["rocminfo | grep -i gfx; rocm-smi"]},
+}
+
+
+def _hip_build(code: str, facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 32k) The finding of a HIP runtime error's reading: its code's ROCm fix (:data:`HIP_FIXES`)."""
+    return dict(HIP_FIXES[code])
+
+
 def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None = None, reading: int = 0,
             how: str | None = None, extra: Iterable[str] = ()) -> Finding | None:
     """The finding of ``code`` for event ``ev`` (built by the code's registered builder), or None when the
     builder says the event does not show it. ``reading`` > 0 marks another reading of the same text."""
     built = BUILDERS.get(code)
+    if ev.get("table") == "hip_errors" and code in HIP_FIXES:  # (round 32k) a HIP runtime error: ROCm's fix
+        built = functools.partial(_hip_build, code)
     try:
         got = built(facts, dict(ev)) if built is not None else default_build(code, ev)
     except Exception as exc:  # a builder bug must not hide the cause: the table's words instead

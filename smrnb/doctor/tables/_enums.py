@@ -170,6 +170,32 @@ def nvml_error(key: object) -> EnumRow | None:
     return enum_lookup("nvml_errors", key)
 
 
+#: (round 32k) HIP's runtime errors (``hip_errors.csv``: ``hipError_t`` of ROCm/HIP's hip_runtime_api.h, each with the
+#: string ``hipGetErrorString`` returns, ROCm/clr hipamd/src/hip_error.cpp): read the way ``cuda_errors`` is, for a
+#: text that is HIP's (a ROCm build of torch says "HIP error: <string>"). Kept out of :data:`ENUM_TABLES`: many of
+#: its strings are CUDA's words ("shared object initialization failed", "invalid device function"), and what
+#: they mean on ROCm differs, so the text's other facts decide which table reads them (``_textfacts._scan_hip``)
+@functools.cache
+def hip_error_rows() -> tuple[EnumRow, ...]:
+    """Every ``hipError_t`` row of ``hip_errors.csv`` (table ``hip_errors``)."""
+    return tuple(EnumRow("hip_errors", int(r["number"]), r["name"], r["numbering"] or "current", r["message"],
+                         r["meaning"], _codes(r["code"]), r["first_seen"], r["last_seen"], r["verified"],
+                         r["source"]) for r in _rows("hip_errors"))
+
+
+def hip_error(key: object) -> EnumRow | None:
+    """A ``hipError_t`` by number, name (``hipErrorSharedObjectInitFailed``, case-insensitive) or the exact
+    ``hipGetErrorString`` string; None when nothing matches."""
+    if isinstance(key, bool) or not isinstance(key, (int, str)):
+        return None
+    rows = hip_error_rows()
+    if isinstance(key, int) or re.fullmatch(r"\s*-?\d+\s*", key):
+        return next((r for r in rows if r.number == int(key)), None)
+    low = key.strip().lower().rstrip(".")
+    return next((r for r in rows if r.name.lower() == low), None) or \
+        next((r for r in rows if r.message.lower().rstrip(".") == low), None)
+
+
 @functools.cache
 def _name_index() -> tuple[re.Pattern[str], dict[str, EnumRow]]:
     index: dict[str, EnumRow] = {}
