@@ -80,3 +80,13 @@ def test_hip_table_is_hips_header() -> None:
     assert tables.hip_error("hipErrorInvalidDevice").number == 101
     assert tables.hip_error("no ROCm-capable device is detected").name == "hipErrorNoDevice"
     assert all(r.source and r.verified in ("yes", "partial", "no") and r.codes for r in rows)
+
+
+def test_hip_message_rows_take_rocms_fix() -> None:
+    # library_messages.csv's HIP rows keep their codes; their fix is ROCm's (no CUDA wheel index, no nvidia-smi)
+    text = "torch 2.3.0+rocm5.7\nRuntimeError: HIP error: invalid device function\n"
+    found = explain_result(text, similar=False).findings[:2]
+    assert [f.code for f in found] == ["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"]
+    cmds = " ".join(c for f in found for c in f.fix.commands)
+    assert "rocminfo" in cmds and "PYTORCH_ROCM_ARCH" in cmds
+    assert "nvidia-smi" not in cmds and "whl/cu" not in cmds

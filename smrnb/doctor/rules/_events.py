@@ -1004,6 +1004,15 @@ HIP_FIXES: dict[str, dict[str, Any]] = {
                      "python -c \"import torch; print(torch.__version__, torch.version.hip, torch.cuda.get_arch_list())\"",
                      "HSA_OVERRIDE_GFX_VERSION=10.3.0 python -c \"import torch; print(torch.ones(1, device='cuda') + 1)\""
                      "   # RDNA2 (gfx103x); 11.0.0 for RDNA3 (gfx110x)"]},
+    "no_kernel_image_for_gpu": {
+        "title": "A binary that ran has no code object for this AMD GPU's gfx target",
+        "fix": "A kernel of the program (an extension built here, or a package's wheel) was not compiled for the gfx "
+               "target rocminfo prints: rebuild it for that target (torch.utils.cpp_extension reads "
+               "PYTORCH_ROCM_ARCH), or install a release built for it.",
+        "commands": ["rocminfo | grep -m1 -o 'gfx[0-9a-f]*'",
+                     "rm -rf build/ && PYTORCH_ROCM_ARCH=\"$(rocminfo | grep -m1 -o 'gfx[0-9a-f]*')\" pip install "
+                     "--no-build-isolation --no-cache-dir --force-reinstall --no-deps .   # in the extension's source "
+                     "tree"]},
     "nvcc_torch_cuda_mismatch": {
         "title": "Code built by another ROCm release than the HIP runtime that loads it",
         "fix": "The code object was built by a ROCm (hipcc) other than the one whose HIP runtime runs it (torch's "
@@ -1033,6 +1042,11 @@ HIP_FIXES: dict[str, dict[str, Any]] = {
 }
 
 
+#: library_messages.csv's rows of HIP's own messages (invalid device function, no code object for the GPU, torch's
+#: hipGetDeviceCount warning, rocBLAS's Tensile library for a gfx target): their readings take ROCm's fix too
+HIP_MESSAGE_ROWS = frozenset({"hip_invalid_device_function", "hip_no_binary", "hip_device_count", "rocblas_tensile_arch"})
+
+
 def _hip_build(code: str, facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     """(round 32k) The finding of a HIP runtime error's reading: its code's ROCm fix (:data:`HIP_FIXES`)."""
     return dict(HIP_FIXES[code])
@@ -1043,7 +1057,8 @@ def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None 
     """The finding of ``code`` for event ``ev`` (built by the code's registered builder), or None when the
     builder says the event does not show it. ``reading`` > 0 marks another reading of the same text."""
     built = BUILDERS.get(code)
-    if ev.get("table") == "hip_errors" and code in HIP_FIXES:  # (round 32k) a HIP runtime error: ROCm's fix
+    if (ev.get("table") == "hip_errors" or ev.get("key") in HIP_MESSAGE_ROWS) and code in HIP_FIXES:
+        # (round 32k) a HIP runtime error (or library_messages.csv's HIP rows): ROCm's fix, not CUDA's
         built = functools.partial(_hip_build, code)
     try:
         got = built(facts, dict(ev)) if built is not None else default_build(code, ev)
