@@ -8,6 +8,9 @@ Enumerations (one row per code, with the finding code it indicates):
 ``cu_results.csv``     every ``CUresult`` (``cuda.h``)
 ``nvrtc_results.csv``  every ``nvrtcResult`` (``nvrtc.h``)
 ``nvml_errors.csv``    every ``nvmlReturn_t`` (``nvml.h``)
+``hip_errors.csv``     (round 32k) every ``hipError_t`` of ROCm's HIP (``hip_runtime_api.h``; ``message``: clr's
+                       ``hipGetErrorString``), read only in a text that is HIP's (:func:`hip_error`; not an
+                       :data:`ENUM_TABLES` member: its strings are CUDA's words with ROCm's meanings)
 
 ``first_seen`` / ``last_seen`` are the first and last CUDA release *among the headers read* that have the
 row (11.7 is the oldest read for most: an earlier ``first_seen`` is not claimed). ``message`` is what
