@@ -846,6 +846,47 @@ def _round31c_library_bug(facts: Facts, ev: dict[str, Any], key: str, bug: Any) 
                              "pip install nbclassic && jupyter nbclassic"], "severity": "info"}
     return None
 
+
+def _gpu_code_release_bug(ev: dict[str, Any], key: str, bug: Any) -> dict[str, Any] | None:
+    """library_bug's finding where GPU code of a release is at fault: triton's CUDA-to-PTX map one version ahead of its
+    ptxas, NCCL's own CUDA call, a kernel that faulted; None for another event."""
+    if bug == "triton_ptx_map":  # (round 32g) rules._toolkit.build_messages
+        g = ev.get("groups") or {}
+        return {"title": f"triton wrote PTX ISA {g.get('ver') or '8.x'} for a ptxas that knows {g.get('cur') or 'one less'}:"
+                         " the installed triton release maps this CUDA to one PTX version too many",
+                "fix": "triton derives the PTX .version it writes from the release of the ptxas it runs; its releases "
+                       "before the fix map CUDA 12.x to PTX 8.x, while CUDA 12.6's ptxas knows PTX 8.5 (12.8's 8.7, "
+                       "12.9's 8.8). Install the triton release with the fix (the one a newer torch pins), or point "
+                       "TRITON_PTXAS_PATH at a ptxas of CUDA 12.5 or older.",
+                "commands": ["pip show triton torch   # the triton release; torch pins its own",
+                             "pip install --upgrade triton   # a release whose CUDA-to-PTX map knows this CUDA",
+                             "export TRITON_PTXAS_PATH=/usr/local/cuda-12.4/bin/ptxas   # or a ptxas its map knows"]}
+    if ev.get("kind") == "cuda_error" and ev.get("inside") == "nccl":  # (round 32g) rules._driver.driver_events
+        return {"title": f"{ev.get('name') or 'A CUDA error'} of a CUDA call NCCL makes itself: a bug of the NCCL "
+                         "release",
+                "fix": "NCCL's own CUDA check (its 'Cuda failure' line under 'Last error:') failed with an invalid "
+                       "argument in a call NCCL builds from its own communicator: that NCCL release's bug (or its "
+                       "interplay with a feature such as a custom all-reduce). Install a newer NCCL (the "
+                       "nvidia-nccl-cu* wheel torch uses, or the system libnccl2 the program loads), or turn off the "
+                       "feature that triggers it; NCCL_DEBUG=INFO names the call.",
+                "commands": ["python -c \"import torch; print(torch.cuda.nccl.version())\"   # the NCCL torch loads",
+                             "pip install --upgrade nvidia-nccl-cu12   # a newer NCCL for torch's CUDA 12 wheels",
+                             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ALL <your command>   # the call that failed"]}
+    if ev.get("kind") == "cuda_error" and not key:  # a kernel's fault (an enum whose readings include a release's bug)
+        return {"title": f"{ev.get('name') or 'A CUDA error'}: a bug of the kernel that faulted (a release of torch or "
+                         "of the extension that launched it)",
+                "fix": "A GPU kernel faulted: where the inputs are valid, the kernel of the release that launched it "
+                       "(torch's or an extension's) is at fault; compute-sanitizer names the kernel, and that package's "
+                       "other release (its issue tracker) is the fix.",
+                "commands": ["CUDA_LAUNCH_BLOCKING=1 compute-sanitizer --tool memcheck python <your script>   # the "
+                             "kernel and the bad access",
+                             "pip show torch <the extension>   # the releases, for their issue trackers; try another"],
+                # behind the calling code's reading (an enum whose first reading is user_code_error) it is no failure
+                # of the environment either: a note, as that first reading, so the exit status stays 0
+                **({"severity": "info"} if list(ev.get("codes") or [])[:1] == ["user_code_error"] else {})}
+    return None
+
+
 @builds("library_bug")
 def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import module_owner_finding, submodule_finding, submodule_not_imported
@@ -946,40 +987,8 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [f"pip show {pkg}   # the release that crashes",
                              f"pip install --upgrade {pkg}   # a release with the fix, or: pip install '{pkg}==<the "
                              "release before>'"]}
-    if bug == "triton_ptx_map":  # (round 32g) rules._toolkit.build_messages
-        g = ev.get("groups") or {}
-        return {"title": f"triton wrote PTX ISA {g.get('ver') or '8.x'} for a ptxas that knows {g.get('cur') or 'one less'}:"
-                         " the installed triton release maps this CUDA to one PTX version too many",
-                "fix": "triton derives the PTX .version it writes from the release of the ptxas it runs; its releases "
-                       "before the fix map CUDA 12.x to PTX 8.x, while CUDA 12.6's ptxas knows PTX 8.5 (12.8's 8.7, "
-                       "12.9's 8.8). Install the triton release with the fix (the one a newer torch pins), or point "
-                       "TRITON_PTXAS_PATH at a ptxas of CUDA 12.5 or older.",
-                "commands": ["pip show triton torch   # the triton release; torch pins its own",
-                             "pip install --upgrade triton   # a release whose CUDA-to-PTX map knows this CUDA",
-                             "export TRITON_PTXAS_PATH=/usr/local/cuda-12.4/bin/ptxas   # or a ptxas its map knows"]}
-    if ev.get("kind") == "cuda_error" and ev.get("inside") == "nccl":  # (round 32g) rules._driver.driver_events
-        return {"title": f"{ev.get('name') or 'A CUDA error'} of a CUDA call NCCL makes itself: a bug of the NCCL "
-                         "release",
-                "fix": "NCCL's own CUDA check (its 'Cuda failure' line under 'Last error:') failed with an invalid "
-                       "argument in a call NCCL builds from its own communicator: that NCCL release's bug (or its "
-                       "interplay with a feature such as a custom all-reduce). Install a newer NCCL (the "
-                       "nvidia-nccl-cu* wheel torch uses, or the system libnccl2 the program loads), or turn off the "
-                       "feature that triggers it; NCCL_DEBUG=INFO names the call.",
-                "commands": ["python -c \"import torch; print(torch.cuda.nccl.version())\"   # the NCCL torch loads",
-                             "pip install --upgrade nvidia-nccl-cu12   # a newer NCCL for torch's CUDA 12 wheels",
-                             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ALL <your command>   # the call that failed"]}
-    if ev.get("kind") == "cuda_error" and not key:  # a kernel's fault (an enum whose readings include a release's bug)
-        return {"title": f"{ev.get('name') or 'A CUDA error'}: a bug of the kernel that faulted (a release of torch or "
-                         "of the extension that launched it)",
-                "fix": "A GPU kernel faulted: where the inputs are valid, the kernel of the release that launched it "
-                       "(torch's or an extension's) is at fault; compute-sanitizer names the kernel, and that package's "
-                       "other release (its issue tracker) is the fix.",
-                "commands": ["CUDA_LAUNCH_BLOCKING=1 compute-sanitizer --tool memcheck python <your script>   # the "
-                             "kernel and the bad access",
-                             "pip show torch <the extension>   # the releases, for their issue trackers; try another"],
-                # behind the calling code's reading (an enum whose first reading is user_code_error) it is no failure
-                # of the environment either: a note, as that first reading, so the exit status stays 0
-                **({"severity": "info"} if list(ev.get("codes") or [])[:1] == ["user_code_error"] else {})}
+    if (gpu := _gpu_code_release_bug(ev, key, bug)) is not None:
+        return gpu
     if bug == "wheel_lacks_dll":  # rules.loader: Windows' DLL load failed for a package's own compiled module
         mod = ev.get("module") or "the module"
         return {"title": f"The package's build of {mod} lacks a DLL it needs (its release's packaging)",
