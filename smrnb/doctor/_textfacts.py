@@ -3388,6 +3388,24 @@ def _enum_event(r: _Reader, row: Any, how: str, line: str) -> None:
 
 
 # ------------------------------------------------------------------ derived facts
+#: (round 32l) what shows a Windows machine's driver (NVIDIA's Windows x86_64 column of the release notes' Table 3):
+#: a drive-letter path, nvidia-smi.exe, a DLL, Windows 10/11, nvidia-smi's Windows table (its "TCC/WDDM" driver-model
+#: column, a row's WDDM or TCC), a Windows wheel tag, a WinError; and WSL 2, whose nvidia-smi prints the Windows host
+#: driver's number (the "wsl" sign)
+_WINDOWS_DRIVER_RE = re.compile(r"(?<![\w/])[a-z]:\\|\bnvidia-smi\.exe\b|\.dll\b|\bwin(?:dows)? ?1[01]\b|\bwddm\b|"
+                                r"\btcc\s*\||\bwin_amd64\b|\bwinerror\b|\bpython\.exe\b")
+
+
+def _driver_platform(r: _Reader) -> str:
+    """The driver column (tables.driver_platform) of the machine the text shows: "windows" where it shows Windows
+    (``_WINDOWS_DRIVER_RE``) or WSL, else "linux"."""
+    from smrnb.doctor import tables
+
+    low = r.text[:200_000].lower()
+    wsl = any(e.get("sign") == "wsl" for e in r.events["context"] if e["kind"] == "sign")
+    return tables.driver_platform("windows" if _WINDOWS_DRIVER_RE.search(low) else None, wsl)
+
+
 def _derive(r: _Reader) -> None:
     from smrnb.doctor import tables
 
@@ -3397,8 +3415,10 @@ def _derive(r: _Reader) -> None:
     if named:
         drv["gpus"] = [{"index": i, **g} for i, g in enumerate(named)]
         drv.setdefault("read_from", {})["gpus"] = drv.get("read_from", {}).pop("gpus_named", "")
+    if drv.get("driver_version") and _driver_platform(r) == "windows":
+        drv["platform"] = "windows"  # (round 32l) its number is read against the Windows column
     if drv.get("cuda_driver_version") is None and drv.get("driver_version"):
-        v = tables.newest_cuda_for_driver(drv["driver_version"])
+        v = tables.newest_cuda_for_driver(drv["driver_version"], drv.get("platform") or "linux")
         if v:
             drv["cuda_driver_version"] = v
             drv["cuda_driver_version_from"] = "table"

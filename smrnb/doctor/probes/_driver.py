@@ -28,7 +28,9 @@ answer", which says nothing about whether a driver is installed.
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from typing import Any
 
 from smrnb.doctor import tables
@@ -93,6 +95,8 @@ def probe(ctx: ProbeContext, *, use_nvml: bool = True, proc: str = "/proc") -> d
     if use_nvml:
         facts, nvml_error = _via_nvml()
         if facts is not None:
+            if facts.get("driver_version") and _platform(proc) == "windows":
+                facts["platform"] = "windows"  # (round 32l) a Windows driver's number: the Windows column
             return facts
         if nvml_error and broken_kind(nvml_error):
             # libnvidia-ml.so loaded, the kernel side failed: an installed, broken driver. nvidia-smi
@@ -206,6 +210,19 @@ def parse_query_csv(text: str, with_cc: bool) -> list[dict[str, Any]]:
     return gpus
 
 
+def _platform(proc: str = "/proc") -> str:
+    """The driver column of this machine (tables.driver_platform): Windows, or WSL 2 (a "microsoft" kernel in
+    /proc/version: its nvidia-smi prints the Windows host driver's number), else Linux."""
+    if sys.platform == "win32":
+        return "windows"
+    try:
+        with open(os.path.join(proc, "version"), encoding="utf-8", errors="replace") as fh:
+            wsl = "microsoft" in fh.read(4096).lower()
+    except OSError:
+        wsl = False
+    return tables.driver_platform(None, wsl)
+
+
 def _via_nvidia_smi(ctx: ProbeContext, nvml_error: str | None, proc: str = "/proc") -> dict[str, Any]:
     smi = ctx.which("nvidia-smi")
     base = {"source": "nvidia-smi", "driver_version": None, "cuda_driver_version": None, "gpus": []}
@@ -252,9 +269,13 @@ def _via_nvidia_smi(ctx: ProbeContext, nvml_error: str | None, proc: str = "/pro
     if hdr.ok:
         m = _CUDA_HDR.search(hdr.stdout)
         cuda = m.group(1) if m else None
+    if _platform(proc) == "windows":
+        # (round 32l) on Windows, and in WSL 2 (whose nvidia-smi prints the Windows host driver), the driver's number
+        # is read against the Windows column of the release notes' tables
+        base["platform"] = "windows"
     if cuda is None:
         # no header (hung or odd): the release table says what this driver supports at least
-        cuda = tables.newest_cuda_for_driver(driver)
+        cuda = tables.newest_cuda_for_driver(driver, base.get("platform") or "linux")
         base["cuda_driver_version_from"] = "table"
     return {"status": "ok", **base, "nvidia_smi": smi, "driver_version": driver,
             "cuda_driver_version": cuda, "gpus": gpus}

@@ -29,6 +29,13 @@ CODES = meanings("rules.driver")  # this module's codes, from the one table (cod
 DRIVER_DOCS = ("https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",)
 
 
+def driver_platform(facts: Facts) -> str:
+    """(round 32l) The driver column (tables.driver_platform) the driver's number is read against: "windows" where the
+    driver layer says so (``driver.platform``: a text that shows Windows or WSL 2, _textfacts._WINDOWS_DRIVER_RE; the
+    probe on Windows or in WSL 2, whose nvidia-smi prints the Windows host driver), else "linux"."""
+    return "windows" if layer(facts, "driver").get("platform") == "windows" else "linux"
+
+
 def _cmp(a: str, b: str) -> int:
     va, vb = tables.parse_version(a) or (), tables.parse_version(b) or ()
     n = max(len(va), len(vb))
@@ -36,21 +43,21 @@ def _cmp(a: str, b: str) -> int:
     return (va > vb) - (va < vb)
 
 
-def torch_variants_for_driver(torch_version: str, driver: str) -> list[str]:
-    """torch CUDA variants (``cu126``...) of this torch release that ``driver`` can run."""
+def torch_variants_for_driver(torch_version: str, driver: str, platform: str = "linux") -> list[str]:
+    """torch CUDA variants (``cu126``...) of this torch release that ``driver`` (of ``platform``) can run."""
     tv = tables.torch_cuda_variants(torch_version)
     if tv is None:
         return []
     out = []
     for v in tv.variants:
         cuda = f"{v[2:-1]}.{v[-1]}"
-        fam = tables.family_min_driver(cuda)
+        fam = tables.family_min_driver(cuda, platform)
         if fam and _cmp(driver, fam) >= 0:
             out.append(v)
     return out
 
 
-def indexes_for_driver_cuda(dcuda: str, driver: str | None = None) -> list[str]:
+def indexes_for_driver_cuda(dcuda: str, driver: str | None = None, platform: str = "linux") -> list[str]:
     """The torch CUDA wheel indexes (``tables.torch_cuda_indexes``) a driver that runs CUDA <= ``dcuda`` can run,
     oldest first: a CUDA not newer than ``dcuda`` natively; a newer minor of the same major (11 on) under minor-version
     compatibility when the driver reaches the major's minimum (``driver``, or when unknown the driver of ``dcuda``'s
@@ -59,9 +66,9 @@ def indexes_for_driver_cuda(dcuda: str, driver: str | None = None) -> list[str]:
     if not d or len(d) < 2:
         return []
     if not driver:
-        ga = tables.min_driver_for_cuda(dcuda)
+        ga = tables.min_driver_for_cuda(dcuda, platform)
         driver = ga.min_driver if ga else None
-    fam = tables.family_min_driver(d[0])
+    fam = tables.family_min_driver(d[0], platform)
     compat = bool(d[0] >= 11 and fam and driver and _cmp(driver, fam) >= 0)
     out = []
     for v in tables.torch_cuda_indexes():
@@ -158,11 +165,12 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
     ev = [f"driver {driver}, supports CUDA up to {drv.get('cuda_driver_version')} (source: {drv.get('source')})",
           f"GPUs: {gpus}"]
     tcuda = torch.get("cuda")
+    plat = driver_platform(facts)
     if tcuda and driver:
-        fam = tables.family_min_driver(tcuda)
+        fam = tables.family_min_driver(tcuda, plat)
         ev.append(f"torch {torch.get('version')} needs driver >= {fam} (CUDA {tcuda.split('.')[0]}.x family)")
         if fam and _cmp(driver, fam) < 0:
-            ok_variants = torch_variants_for_driver(torch.get("version_base") or "", driver)
+            ok_variants = torch_variants_for_driver(torch.get("version_base") or "", driver, plat)
             cmds = ["# update the NVIDIA driver (needs root), e.g. the R580 branch for CUDA 13"]
             if ok_variants:
                 v = ok_variants[-1]
@@ -176,7 +184,7 @@ def driver_findings(facts: Facts) -> Iterable[Finding]:
                                   + (f" Variants this driver runs: {', '.join(ok_variants)}." if ok_variants else "")),
                               tuple(cmds), DRIVER_DOCS))
             return
-        ga = tables.min_driver_for_cuda(tcuda)
+        ga = tables.min_driver_for_cuda(tcuda, plat)
         if ga and _cmp(driver, ga.min_driver) < 0:
             yield Finding("driver_below_cuda_minor", "driver", "info",
                           f"Driver {driver} runs CUDA {tcuda} through minor-version compatibility",
@@ -277,7 +285,7 @@ def driver_vs_toolkits(facts: Facts) -> Iterable[Finding]:
         if not ver or ver in seen:
             continue
         seen.add(ver)
-        fam = tables.family_min_driver(ver)
+        fam = tables.family_min_driver(ver, driver_platform(facts))
         if not fam or _cmp(driver, fam) >= 0:
             continue
         is_build = bool(build_nvcc) and build_nvcc in (n.get("paths") or [])
@@ -320,6 +328,14 @@ def _text_driver_versions(facts: Facts) -> Iterable[Finding]:
     line = (drv.get("read_from") or {}).get("cuda_driver_version", "")
     ev = {"kind": "state", "from": "text", "weight": 16, "line": line,
           "fact": f"the driver runs CUDA <= {dmax}; torch uses CUDA {tcuda}"}
+    dv, plat = drv.get("driver_version"), driver_platform(facts)
+    fam = tables.family_min_driver(tcuda, plat) if same_major and dv else None
+    if fam and _cmp(str(dv), fam) < 0:
+        # (round 32l) minor-version compatibility needs the major's minimum driver (release notes Table 2: CUDA 12.x
+        # >= 525.60.13 on Linux, >= 528.33 on Windows; 11.x >= 450.80.02 / 452.39): a driver of the same major below
+        # it (a Windows 527.56 that prints 'CUDA Version: 12.0') does not run a newer minor's binary at all
+        same_major = False
+        ev["fact"] += f"; CUDA {major(tcuda)}.x minor-version compatibility needs driver >= {fam} ({plat}), this is {dv}"
     f = finding("driver_below_cuda_minor" if same_major else "driver_too_old", facts, ev)
     if f is not None:
         yield f
@@ -349,10 +365,11 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if image and used and tables.min_driver_for_cuda(used):  # a CUDA release the table knows
         # (round 29a, blind audit 28 F8) the CUDA is a container image's (nvidia/cuda:12.2.2-...) and no torch is in
         # the text: the host driver, or an image of a CUDA it runs (tables/cuda_driver.csv, cuda_family.csv)
-        return {"title": title, "evidence": evidence, "commands": cmds + _image_commands(image, used, dcuda, dv),
+        return {"title": title, "evidence": evidence,
+                "commands": cmds + _image_commands(image, used, dcuda, dv, driver_platform(facts)),
                 "docs": DRIVER_DOCS}
     if dcuda:
-        runs = indexes_for_driver_cuda(dcuda, dv)
+        runs = indexes_for_driver_cuda(dcuda, dv, driver_platform(facts))
         tv = str(value(facts, "torch", "version") or "").split("+")[0]
         tvars = tables.torch_cuda_variants(tv) if tv else None
         mine = [v for v in (tvars.variants if tvars else ()) if v in runs]
@@ -390,19 +407,20 @@ def _cuda_image(facts: Facts) -> re.Match[str] | None:
     return _CUDA_IMAGE_RE.search(line)
 
 
-def _image_commands(image: re.Match[str], used: str, dcuda: str | None, dv: str | None) -> list[str]:
+def _image_commands(image: re.Match[str], used: str, dcuda: str | None, dv: str | None,
+                    platform: str = "linux") -> list[str]:
     """The host driver an image's CUDA needs (its GA row, and its major's minimum under minor-version
     compatibility), or an image of a CUDA release this driver runs, both from the tables."""
-    ga = tables.min_driver_for_cuda(used)
+    ga = tables.min_driver_for_cuda(used, platform)
     u = tables.parse_version(used) or (0,)
-    fam = tables.family_min_driver(u[0])
+    fam = tables.family_min_driver(u[0], platform)
     out = [f"# update the host's NVIDIA driver (needs root) to >= {ga.min_driver if ga else fam} for CUDA {used}"
            + (f" (any CUDA {u[0]}.x image runs from {fam} on, under minor-version compatibility)"
               if fam and ga and fam != ga.min_driver else "")]
     d = tables.parse_version(dcuda) if dcuda else None
     if d and len(d) >= 2:
         same = [r.cuda for r in tables.cuda_releases() if (tables.parse_version(r.cuda) or (0,))[0] == d[0]]
-        dfam = tables.family_min_driver(d[0])
+        dfam = tables.family_min_driver(d[0], platform)
         compat = bool(d[0] >= 11 and same and dfam and dv and tables.version_key(dv) >= tables.version_key(dfam))
         newest = max(same, key=tables.version_key) if compat else dcuda
         out.append(f"# or an image of CUDA {newest} or older ({image.group(1)}:{newest}.x{image.group(3)} tags): this "

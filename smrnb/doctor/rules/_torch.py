@@ -16,7 +16,7 @@ from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._printed import PIP_DISTRIBUTION
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import HOST_MEMORY_ROWS, host_memory_codes, layer
-from smrnb.doctor.rules._driver import indexes_for_driver_cuda, torch_variants_for_driver
+from smrnb.doctor.rules._driver import driver_platform, indexes_for_driver_cuda, torch_variants_for_driver
 from smrnb.doctor.rules._events import builds, cut_at_word, events, from_text, has_sign, resolve, value
 
 CODES = meanings("rules.torch")  # this module's codes, from the one table (codes.py)
@@ -26,12 +26,12 @@ def _shell_quote(text: str) -> str:
     return shlex.quote(text)
 
 
-def _newest_torch_for_driver(driver: str) -> tuple[str, str] | None:
+def _newest_torch_for_driver(driver: str, platform: str = "linux") -> tuple[str, str] | None:
     """(torch major.minor, CUDA variant): the newest torch release of tables/torch_cuda.csv with a CUDA build that
     ``driver`` runs, and that build's newest variant; None where none does."""
     best = None
     for r in tables.rows("torch_cuda"):
-        ok = torch_variants_for_driver(r["torch"], driver)
+        ok = torch_variants_for_driver(r["torch"], driver, platform)
         v = tables.parse_version(r["torch"])
         if ok and v and (best is None or v > best[0]):
             best = (v, r["torch"], ok[-1])
@@ -63,14 +63,15 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
     # a GPU and a torch version but not torch's CUDA says nothing of a CPU-only build (round 18b: 0 of 17 right)
     if gpus and "cuda" in torch and not torch.get("cuda") and not torch.get("hip"):
         cmds = []
-        ok = torch_variants_for_driver(torch.get("version_base") or "", drv.get("driver_version") or "")
+        ok = torch_variants_for_driver(torch.get("version_base") or "", drv.get("driver_version") or "",
+                                       driver_platform(facts))
         if ok:
             cmds.append(f"pip install --force-reinstall torch=={torch.get('version_base')} "
                         f"--index-url https://download.pytorch.org/whl/{ok[-1]}")
         elif drv.get("driver_version"):
             # (blind audit 30, L02) no CUDA build of this torch runs on this driver: the newest torch release with
             # one that does (tables/torch_cuda.csv), or a newer driver
-            older = _newest_torch_for_driver(drv["driver_version"])
+            older = _newest_torch_for_driver(drv["driver_version"], driver_platform(facts))
             known = tables.torch_cuda_variants(torch.get("version_base") or "") is not None
             cmds.append(f"# no CUDA build of torch {torch.get('version_base')} runs on driver {drv['driver_version']}: "
                         "update the NVIDIA driver (needs root), or install an older torch:" if known else
@@ -1332,9 +1333,10 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [c for c in (f"pip show {name}" if name else "", cmd) if c]}
     tv = value(facts, "torch", "version_base")
     drv = value(facts, "driver", "driver_version") or ""
-    ok = torch_variants_for_driver(tv or "", drv) if tv and drv else []
+    plat = driver_platform(facts)
+    ok = torch_variants_for_driver(tv or "", drv, plat) if tv and drv else []
     dcuda = str(value(facts, "driver", "cuda_driver_version") or "")
-    runs = indexes_for_driver_cuda(dcuda, drv or None) if dcuda and not ok else []
+    runs = indexes_for_driver_cuda(dcuda, drv or None, plat) if dcuda and not ok else []
     # (round 30b, blind audit 29) the CUDA variant from the text's driver (its version, or nvidia-smi's 'CUDA
     # Version'), else how to pick it: never a guessed one, and only where torch says it has no CUDA
     cmd = (f"pip install --force-reinstall torch=={tv} --index-url https://download.pytorch.org/whl/{ok[-1]}   # only if "

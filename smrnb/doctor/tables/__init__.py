@@ -8,8 +8,8 @@ row can be corrected without touching logic. Adding a CUDA release is one line i
 
 Files
 -----
-``cuda_driver.csv``   CUDA release -> minimum Linux x86_64 driver (NVIDIA release notes, Table 3)
-``cuda_family.csv``   CUDA major -> minimum driver under minor-version compatibility
+``cuda_driver.csv``   CUDA release -> minimum Linux x86_64 and Windows x86_64 driver (NVIDIA release notes, Table 3)
+``cuda_family.csv``   CUDA major -> minimum driver under minor-version compatibility (Linux, Windows; Table 2)
 ``nvcc_archs.csv``    nvcc major.minor (first release of a row) -> compute capabilities it compiles for
 ``nvcc_gcc.csv``      nvcc major.minor (first release of a row) -> newest host gcc major
 ``gpu_cc.csv``        GPU marketing-name regex -> compute capability
@@ -41,6 +41,7 @@ code those rows use is a code of the one table (:mod:`smrnb.doctor._codes`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -74,6 +75,7 @@ __all__ = [
     "enum_rows_in_text",
     "extension_minimum",
     "family_min_driver",
+    "driver_platform",
     "first_match",
     "kaolin_release",
     "kaolin_releases",
@@ -161,50 +163,77 @@ class CudaRelease:
     min_driver: str  # "570.124.06"
     verified: str
     source: str
+    min_driver_windows: str = ""  # "572.61"; "" where Table 3 says N/A (CUDA 13.x ships no Windows toolkit driver)
+
+
+#: (round 32l) the platforms of NVIDIA's two driver columns: Linux x86_64 and Windows x86_64 (a WSL 2 machine runs the
+#: Windows driver: its nvidia-smi prints the Windows driver's number). Windows drivers are numbered apart (Table 3:
+#: CUDA 12.0 Update 1 needs 525.85.12 on Linux, 528.33 on Windows), so a Windows number read against the Linux column
+#: can be told it is too old (or new enough) by the wrong minimum.
+PLATFORMS = ("linux", "windows")
+
+
+def _for_platform(r: CudaRelease, platform: str) -> CudaRelease:
+    """``r`` with ``min_driver`` of ``platform``'s column. Where Table 3 has no Windows number (N/A: CUDA 13.x) the Linux
+    one stays: it is the branch's floor (R580 for 13.0), and a Windows driver of that branch is numbered above it."""
+    if platform == "windows" and r.min_driver_windows:
+        return dataclasses.replace(r, min_driver=r.min_driver_windows)
+    return r
+
+
+def driver_platform(os_name: object = None, wsl: object = False) -> str:
+    """The driver column a machine's driver number is read against: "windows" on Windows and in WSL 2 (whose
+    nvidia-smi prints the Windows host driver's number), else "linux"."""
+    return "windows" if os_name == "windows" or wsl else "linux"
 
 
 @functools.cache
-def cuda_releases() -> tuple[CudaRelease, ...]:
-    """Every CUDA release row, newest first."""
-    out = [CudaRelease(r["cuda"], r["release"], r["min_driver"], r["verified"], r["source"])
+def cuda_releases(platform: str = "linux") -> tuple[CudaRelease, ...]:
+    """Every CUDA release row, newest first; ``min_driver`` from ``platform``'s column ("linux" or "windows")."""
+    out = [_for_platform(CudaRelease(r["cuda"], r["release"], r["min_driver"], r["verified"], r["source"],
+                                     r.get("min_driver_windows") or ""), platform)
            for r in rows("cuda_driver")]
     out.sort(key=lambda r: (version_key(r.cuda), version_key(r.min_driver)), reverse=True)
     return tuple(out)
 
 
-def min_driver_for_cuda(cuda: str) -> CudaRelease | None:
+def min_driver_for_cuda(cuda: str, platform: str = "linux") -> CudaRelease | None:
     """The GA row (lowest driver) of the toolkit ``cuda`` (``"12.8"``, ``"12.8.93"``): the driver
-    that toolkit release needs for its *full* feature set. None when the table lacks that minor."""
+    that toolkit release needs for its *full* feature set, on ``platform`` ("linux" or "windows"). None when the
+    table lacks that minor."""
     v = parse_version(cuda)
     if not v or len(v) < 2:
         return None
-    same = [r for r in cuda_releases() if parse_version(r.cuda)[:2] == v[:2]]
+    same = [r for r in cuda_releases(platform) if parse_version(r.cuda)[:2] == v[:2]]
     if not same:
         return None
     return min(same, key=lambda r: version_key(r.min_driver))
 
 
 @functools.cache
-def _families() -> dict[int, str]:
-    return {int(r["major"]): r["min_driver"] for r in rows("cuda_family")}
+def _families(platform: str = "linux") -> dict[int, str]:
+    return {int(r["major"]): (r.get("min_driver_windows") or r["min_driver"]) if platform == "windows" else
+            r["min_driver"] for r in rows("cuda_family")}
 
 
-def family_min_driver(cuda: str | int) -> str | None:
+def family_min_driver(cuda: str | int, platform: str = "linux") -> str | None:
     """Minimum driver for *any* binary built with CUDA major ``cuda`` under minor-version
-    compatibility (13 -> "580", 12 -> "525.60.13", 11 -> "450.80.02"); None if unknown."""
+    compatibility (13 -> "580", 12 -> "525.60.13", 11 -> "450.80.02"; on Windows 12 -> "528.33", 11 -> "452.39");
+    None if unknown."""
     v = parse_version(cuda)
-    return _families().get(v[0]) if v else None
+    return _families(platform).get(v[0]) if v else None
 
 
-def newest_cuda_for_driver(driver: str) -> str | None:
-    """The newest CUDA minor whose GA driver requirement ``driver`` meets (from the release table),
-    e.g. ``"535.129.03" -> "12.2"``; None for unparsable or too-old drivers."""
+def newest_cuda_for_driver(driver: str, platform: str = "linux") -> str | None:
+    """The newest CUDA minor whose GA driver requirement ``driver`` meets (from the release table, ``platform``'s
+    column), e.g. ``"535.129.03" -> "12.2"``, Windows ``"528.02" -> "12.0"``; None for unparsable or too-old
+    drivers."""
     d = parse_version(driver)
     if not d:
         return None
     best: tuple[int, ...] | None = None
-    for r in cuda_releases():
-        ga = min_driver_for_cuda(r.cuda)
+    for r in cuda_releases(platform):
+        ga = min_driver_for_cuda(r.cuda, platform)
         if ga and _cmp(d, parse_version(ga.min_driver) or ()) >= 0:
             cv = parse_version(r.cuda) or ()
             if best is None or cv > best:
