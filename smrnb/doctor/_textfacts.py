@@ -3396,14 +3396,17 @@ _WINDOWS_DRIVER_RE = re.compile(r"(?<![\w/])[a-z]:\\|\bnvidia-smi\.exe\b|\.dll\b
                                 r"\btcc\s*\||\bwin_amd64\b|\bwinerror\b|\bpython\.exe\b")
 
 
-def _driver_platform(r: _Reader) -> str:
+def _driver_platform(r: _Reader) -> tuple[str, str]:
     """The driver column (tables.driver_platform) of the machine the text shows: "windows" where it shows Windows
-    (``_WINDOWS_DRIVER_RE``) or WSL, else "linux"."""
+    (``_WINDOWS_DRIVER_RE``) or WSL, else "linux"; and the line that shows it."""
     from smrnb.doctor import tables
 
-    low = r.text[:200_000].lower()
-    wsl = any(e.get("sign") == "wsl" for e in r.events["context"] if e["kind"] == "sign")
-    return tables.driver_platform("windows" if _WINDOWS_DRIVER_RE.search(low) else None, wsl)
+    text = r.text[:200_000]
+    m = _WINDOWS_DRIVER_RE.search(text.lower())
+    wsl = [e for e in r.events["context"] if e["kind"] == "sign" and e.get("sign") == "wsl"]
+    line = (text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) % (len(text) + 1)].strip()[:300] if m
+            else str(wsl[0].get("line") or "")[:300] if wsl else "")
+    return tables.driver_platform("windows" if m else None, bool(wsl)), line
 
 
 def _derive(r: _Reader) -> None:
@@ -3415,8 +3418,10 @@ def _derive(r: _Reader) -> None:
     if named:
         drv["gpus"] = [{"index": i, **g} for i, g in enumerate(named)]
         drv.setdefault("read_from", {})["gpus"] = drv.get("read_from", {}).pop("gpus_named", "")
-    if drv.get("driver_version") and _driver_platform(r) == "windows":
+    plat = _driver_platform(r) if drv.get("driver_version") else ("linux", "")
+    if plat[0] == "windows":
         drv["platform"] = "windows"  # (round 32l) its number is read against the Windows column
+        drv.setdefault("read_from", {})["platform"] = plat[1]
     if drv.get("cuda_driver_version") is None and drv.get("driver_version"):
         v = tables.newest_cuda_for_driver(drv["driver_version"], drv.get("platform") or "linux")
         if v:

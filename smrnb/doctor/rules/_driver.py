@@ -330,7 +330,9 @@ def _text_driver_versions(facts: Facts) -> Iterable[Finding]:
           "fact": f"the driver runs CUDA <= {dmax}; torch uses CUDA {tcuda}"}
     dv, plat = drv.get("driver_version"), driver_platform(facts)
     fam = tables.family_min_driver(tcuda, plat) if same_major and dv else None
-    if fam and _cmp(str(dv), fam) < 0:
+    # (a number shortened as a reporter writes it, "525.60", is compared on the parts it shows)
+    shown = len(tables.parse_version(dv) or ()) if fam else 0
+    if fam and shown and _cmp(str(dv), ".".join(fam.split(".")[:shown])) < 0:
         # (round 32l) minor-version compatibility needs the major's minimum driver (release notes Table 2: CUDA 12.x
         # >= 525.60.13 on Linux, >= 528.33 on Windows; 11.x >= 450.80.02 / 452.39): a driver of the same major below
         # it (a Windows 527.56 that prints 'CUDA Version: 12.0') does not run a newer minor's binary at all
