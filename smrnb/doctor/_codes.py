@@ -276,7 +276,7 @@ CODES: dict[str, Code] = {
         text=False),
     "driver_too_old": _c("driver",
         "The NVIDIA driver is older than the minimum for torch's CUDA major (13.x >= 580, 12.x >= 525, "
-        "11.x >= 450).",
+        "11.x >= 450; a Windows driver: 12.x >= 528.33, 11.x >= 452.39).",
         fix='The NVIDIA driver is older than the minimum for the CUDA version torch (or the binary) was '
             'built with: update the driver, or install a torch variant built for a CUDA the driver '
             'supports.',
