@@ -2932,8 +2932,6 @@ def _scan_bind_port(r: _Reader, line: str) -> None:
 _ROCM_PKG_VER_RE = re.compile(r"\bVersion: ([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{5,6})-")
 _ROCM_DIR_RE = re.compile(r"/opt/rocm-([0-9]{1,2}\.[0-9]{1,2})(?:\.[0-9]{1,2})?\b")
 _HIPCC_VER_RE = re.compile(r"^\s{0,4}HIP version: ([0-9]{1,2}\.[0-9]{1,2})\.[0-9]{3,6}")
-#: a HIP runtime error as HIP and the projects built on it print it ("HIP Function Failed (...) shared object
-#: initialization failed", "HIP error: invalid device function", "hipErrorSharedObjectInitFailed")
 #: torch's ROCm release as listings print it: ``pip list``'s padded column ("torch    2.4.1+rocm6.0"), torch's
 #: collect_env ("ROCM used to build PyTorch: 6.0.32830-d62f6a171", torch/utils/collect_env.py: hip_compiled_version)
 _TORCH_ROCM_RE = re.compile(r"^\s*torch\s{2,}[0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?(?:\.dev[0-9]{0,10})?\+rocm([0-9]{1,2}\.[0-9]{1,2})"
@@ -2942,6 +2940,8 @@ _TORCH_ROCM_RE = re.compile(r"^\s*torch\s{2,}[0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,
 #: ROCm's install root or its variables (ROCM_PATH, ROCM_HOME, HIP_PATH)
 _HIP_BUILD_RE = re.compile(r"\bhip-config\.cmake\b|\bhipcc\b|\bhipify(?:-perl|-clang)?\b|/opt/rocm(?:-[0-9.]{1,10})?/|"
                            r"\b(?:ROCM_PATH|ROCM_HOME|HIP_PATH)\b")
+#: a HIP runtime error as HIP and the projects built on it print it ("HIP Function Failed (...) shared object
+#: initialization failed", "HIP error: invalid device function", "hipErrorSharedObjectInitFailed")
 _HIP_ERROR_RE = re.compile(r"\bHIP (?:Function Failed|error\b|runtime error)|\bhipError[A-Z]\w{3,60}")
 
 
