@@ -3190,10 +3190,12 @@ def _scan_enums(r: _Reader, text: str, low: str) -> None:
             row = names.get("NVML_" + m.group(1))
             if row is not None:
                 _enum_event(r, row, "name", line)
-    hip_text = bool(_HIP_TEXT_RE.search(text))
+    hip_text = None  # (round 32k) whether the text is HIP's: searched once, where a message's line asks
     for gate, msgs in _message_gates().items():
         for line in _lines_with(text, low, gate, limit=50):
             ll = line.lower()
+            if hip_text is None:
+                hip_text = _is_hip_text(text)
             if hip_text and _hip_line(line):
                 continue  # (round 32k) HIP's string, read by hip_errors.csv (_scan_hip)
             for msg, row in msgs:  # a short message counts only beside a CUDA word (not a tool's own words)
@@ -3254,6 +3256,24 @@ _HIP_TEXT_RE = re.compile(r"\bHIP (?:error|Function Failed|runtime error)\b|\bhi
                           r"\bROCm\b|\bROCR_VISIBLE_DEVICES\b|\bHIP_VISIBLE_DEVICES\b")
 #: a line that names HIP (its word, a hip* call or hipError name) or, in a HIP text, does not name CUDA
 _HIP_LINE_RE = re.compile(r"\bHIP\b|\bhip[A-Z]\w{2,60}")
+
+
+#: the literal each form of :data:`_HIP_TEXT_RE` begins with: a text without any of them is not HIP's, and one with
+#: them is tried where they stand (a bounded number of places each), not by a search of the whole text per form
+_HIP_TEXT_LITERALS = ("HIP ", "hipError", "+rocm", "/opt/rocm", "gfx", "AMD_SERIALIZE_KERNEL", "TORCH_USE_HIP_DSA",
+                      "ROCm", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
+
+
+def _is_hip_text(text: str, tries: int = 1000) -> bool:
+    """Whether ``text`` is HIP's (:data:`_HIP_TEXT_RE` somewhere in it), found from the forms' literals: each literal's
+    first ``tries`` places are matched against the expression (a 10 MB text of one literal repeated stays linear)."""
+    for lit in _HIP_TEXT_LITERALS:
+        i, n = text.find(lit), 0
+        while i != -1 and n < tries:
+            if _HIP_TEXT_RE.match(text, i):
+                return True
+            i, n = text.find(lit, i + 1), n + 1
+    return False
 
 
 def _hip_line(line: str) -> bool:
