@@ -69,6 +69,16 @@ def test_an_error_in_the_function_is_reported_and_the_helper_stays():
 
 
 def test_ctrl_c_while_waiting_stops_the_helper_not_the_caller():
+    # Python's own Ctrl-C handler, as in a terminal or a kernel: a suite started in the background of a non-interactive
+    # shell (nohup ... &) inherits an ignored SIGINT, and Python then installs no handler (see tests/pipeline/test_cli.py)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _ctrl_c_while_waiting()
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _ctrl_c_while_waiting():
     _native.call(f"{T}:echo", {}, timeout=60, what="echo")
     pid = _native.helper_pid()
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
