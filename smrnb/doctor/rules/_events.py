@@ -91,6 +91,15 @@ def value(facts: Facts, layer: str, key: str) -> Any:
     return d.get(key)
 
 
+def _peek(facts: Facts, layer: str, key: str) -> Any:
+    """:func:`value` without noting the read (``dict.get`` of the traced layer): for a fact that may decide nothing."""
+    d = facts.get(layer)
+    if not isinstance(d, Mapping):
+        return None
+    get = functools.partial(dict.get, d) if isinstance(d, dict) else d.get
+    return None if get("status") == "unavailable" else get(key)
+
+
 def major(v: Any) -> int | None:
     m = re.match(r"\s*(\d+)", str(v)) if v is not None else None
     return int(m.group(1)) if m else None
@@ -163,8 +172,44 @@ def _whose_kernels(facts: Facts) -> tuple[str, str] | None:
                                                "extension lacks them")
         return "torch_wheel_lacks_gpu_arch", (f"torch's arch list ({' '.join(arch_list)}) lacks compute capability "
                                               f"{', '.join(ccs)}")
+    wheel = _wheel_kernels(facts, ccs)
+    if wheel:
+        return wheel
     why_ext = _extension_lacks_gpu(facts, ccs)
     return ("no_kernel_image_for_gpu", why_ext) if why_ext else None
+
+
+#: a pip wheel's local version names its CUDA variant: ``2.11.0+cu130``, ``1.7.1+cu92``
+_WHEEL_VARIANT_RE = re.compile(r"\+(cu\d{2,3})\b")
+
+
+def _wheel_kernels(facts: Facts, ccs: list[str]) -> tuple[str, str] | None:
+    """(round 33) 'no kernel image' read from torch's own wheel, or None: where torch's version shows a pip wheel's CUDA
+    variant (``2.11.0+cu130``, from the text or this machine) and the GPU's compute capability is known, PyTorch's
+    release notes (tables/torch_wheel_archs.csv) say whether that variant's wheels carry kernels the GPU runs. They
+    do: torch's own operations run there, so the binary without them is an extension. They do not: torch's. A
+    conda or source build (no ``+cu`` variant) and a release or variant the table lacks decide nothing."""
+    from smrnb.doctor._install import cc_to_int
+
+    # read without noting: a finding's evidence names the facts its rule read, and these decide only below
+    full, base = str(_peek(facts, "torch", "version") or ""), _peek(facts, "torch", "version_base")
+    m = _WHEEL_VARIANT_RE.search(full)
+    nums = [cc_to_int(cc) for cc in ccs]
+    if not m or not base or not nums or not all(nums):
+        return None
+    runs = [tables.torch_wheel_runs(str(base), m.group(1), n) for n in nums]
+    if any(r is None for r in runs):
+        return None
+    value(facts, "torch", "version"), value(facts, "torch", "version_base")  # they decide: noted as read
+    caps = ", ".join(ccs)
+    if all(runs):
+        return "no_kernel_image_for_gpu", (f"torch {full}'s wheels carry kernels for compute capability {caps} "
+                                           "(PyTorch's release notes): the binary without them is an extension")
+    # torch first; an extension that failed may lack the GPU too (it is rebuilt against the torch that replaces this one)
+    return "torch_wheel_lacks_gpu_arch", f"torch {full}'s wheels have no kernels for compute capability {caps}" + _WHEEL_LACKS
+
+
+_WHEEL_LACKS = " (PyTorch's release notes)"
 
 
 def _no_cpu_build(facts: Facts) -> str:
@@ -837,7 +882,8 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"} <= s:
         whose = _whose_kernels(facts)
         if whose:
-            return [whose[0]], whose[1]
+            return ([whose[0]] if whose[0] == "no_kernel_image_for_gpu" or not whose[1].endswith(_WHEEL_LACKS)
+                    else ["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"]), whose[1]
     if {"unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"} <= s:
         # a compiler that does not know the GPU: the toolkit's nvcc/NVRTC, or the NVRTC of torch's own CUDA (torch
         # ships it and compiles with it at run time); torch's CUDA release against the GPU decides

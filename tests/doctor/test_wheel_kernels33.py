@@ -1,0 +1,96 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Round 33: 'no kernel image' decided by torch's own wheel.
+
+Found on an H100 lent as the GPU server (torch 2.11.0+cu130, driver 580): ``smr-doctor explain`` of a bare "CUDA
+error: no kernel image is available for execution on the device" gave, beside the extension reading, "The installed
+torch has no kernels for this GPU (sm_90)" as an error, with a torch reinstall, though that torch's wheels carry sm_90
+(PyTorch's release notes: cu130 builds Turing 7.5 to Blackwell 12.0). Where torch's version shows a pip wheel's CUDA
+variant (from the text or from this machine) and the GPU's compute capability is known, tables/torch_wheel_archs.csv
+decides whose kernels are missing; a conda or source build (no ``+cu``) and a release the table lacks decide nothing.
+"""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import smrnb.doctor as doctor
+from smrnb.doctor import cli
+from smrnb.doctor._explain import explain_result
+
+NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+def _codes(text):
+    return [f.code for f in explain_result(text, similar=False).findings]
+
+
+@pytest.mark.parametrize("text", [
+    # a pip wheel that carries sm_86, on an RTX 3090: the binary without sm_86 is an extension
+    "torch 2.4.1+cu121, GPU: NVIDIA GeForce RTX 3090\nTraceback (most recent call last):\n"
+    "  File \"/opt/venv/lib/python3.10/site-packages/simple_knn/__init__.py\", line 4, in distCUDA2\n" + NO_KERNEL,
+    # the same in the words of `python -m torch.utils.collect_env`
+    "PyTorch version: 2.5.1+cu124\nIs debug build: False\nCUDA used to build PyTorch: 12.4\n"
+    "GPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB\n\n" + NO_KERNEL,
+])
+def test_a_wheel_that_carries_the_gpu_leaves_the_extension_reading_alone(text):
+    codes = _codes(text)
+    assert codes[0] == "no_kernel_image_for_gpu", codes
+    assert "torch_wheel_lacks_gpu_arch" not in codes
+
+
+@pytest.mark.parametrize("text", [
+    # torch 2.11's cu128 wheels dropped Volta (pytorch/pytorch#172352): a V100 gets no torch kernels from them
+    "pip list | grep torch\ntorch 2.11.0+cu128\nnvidia-smi: Tesla V100-SXM2-32GB\n" + NO_KERNEL,
+    # cu117 wheels of torch 2.0 stop at sm_86: an H100 runs none of them
+    "torch.__version__ = 2.0.1+cu117\nDevice: NVIDIA H100 PCIe\n" + NO_KERNEL,
+])
+def test_a_wheel_without_the_gpu_is_torchs_own_first(text):
+    # an extension that failed may lack the GPU as well: it is rebuilt against the torch that replaces this one
+    assert _codes(text)[:2] == ["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"]
+
+
+@pytest.mark.parametrize("text", [
+    # no pip variant: a conda or source build's archs are not the wheel table's
+    "torch 2.4.1, GPU: NVIDIA GeForce RTX 3090\n" + NO_KERNEL,
+    # a release the table has no row for
+    "torch 1.2.0+cu92, GPU: NVIDIA GeForce RTX 3090\n" + NO_KERNEL,
+    # no GPU named: nothing to compare
+    "torch 2.4.1+cu121\n" + NO_KERNEL,
+])
+def test_without_a_wheel_variant_a_known_release_or_a_gpu_both_readings_stay(text):
+    codes = _codes(text)
+    assert {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"} <= set(codes[:2]), codes
+
+
+H100_CU130 = {
+    "driver": {"status": "ok", "driver_version": "580.159.04", "cuda_driver_version": "13.0",
+               "gpus": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}]},
+    # as the static probe reads it: no import of torch, so no arch list
+    "torch": {"status": "ok", "installed": True, "version": "2.11.0+cu130", "version_base": "2.11.0", "cuda": "13.0",
+              "hip": None},
+    "context": {"status": "ok", "container": None, "slurm": None, "python_version": "3.12.3"},
+}
+
+
+@pytest.fixture()
+def machine(monkeypatch):
+    def use(facts):
+        def fake_collect(ctx=None, layers=None, deadline=None):
+            ctx.facts.update(copy.deepcopy(facts))
+            return copy.deepcopy(facts)
+        monkeypatch.setattr(doctor, "collect", fake_collect)
+    return use
+
+
+def test_on_the_machine_its_torch_wheel_decides_and_the_report_says_why(machine, capsys):
+    machine(H100_CU130)
+    rc = cli.main(["explain", NO_KERNEL])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "[no_kernel_image_for_gpu]" in out
+    assert "[torch_wheel_lacks_gpu_arch]" not in out and "pip install --force-reinstall torch" not in out
+    assert "torch 2.11.0+cu130's wheels carry kernels for compute capability 9.0" in out
+    rc = cli.main(["explain", "--offline", NO_KERNEL])  # the text alone cannot decide: both readings
+    out = capsys.readouterr().out
+    assert "[torch_wheel_lacks_gpu_arch]" in out and "[no_kernel_image_for_gpu]" in out
