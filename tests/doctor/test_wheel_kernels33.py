@@ -94,3 +94,35 @@ def test_on_the_machine_its_torch_wheel_decides_and_the_report_says_why(machine,
     rc = cli.main(["explain", "--offline", NO_KERNEL])  # the text alone cannot decide: both readings
     out = capsys.readouterr().out
     assert "[torch_wheel_lacks_gpu_arch]" in out and "[no_kernel_image_for_gpu]" in out
+
+
+# ------------------------------------------------------------------ the live report: torch's wheel against the GPUs
+def _torch_findings(version, gpus):
+    from smrnb.doctor.rules import evaluate
+
+    facts = {"driver": {"status": "ok", "driver_version": "580.159.04", "cuda_driver_version": "13.0",
+                        "gpus": [{"index": i, "name": n, "compute_capability": cc} for i, (n, cc) in enumerate(gpus)]},
+             "torch": {"status": "ok", "installed": True, "version": version, "version_base": version.split("+")[0],
+                       "cuda": "13.0", "hip": None}}
+    return [f for f in evaluate(facts) if f.layer == "torch"]
+
+
+def test_the_live_report_reads_the_gpu_against_its_torch_wheel_where_torch_was_not_imported():
+    # the H100 lent as the GPU server: the report said only "torch's compiled GPU architectures were not read"
+    (f,) = _torch_findings("2.11.0+cu130", [("NVIDIA H100 80GB HBM3", "9.0")])
+    assert (f.code, f.severity) == ("torch_gpu_arch_ok", "ok")
+    assert any("sm_90" in e and "release notes" in e for e in f.evidence)
+    assert any("--import-check" in e for e in f.evidence)  # what reads torch's own list
+
+
+def test_a_gpu_its_torch_wheel_dropped_is_an_error_with_a_variant_that_carries_it():
+    found = _torch_findings("2.11.0+cu128", [("Tesla V100-SXM2-32GB", "7.0"), ("NVIDIA A100-SXM4-80GB", "8.0")])
+    lacks = [f for f in found if f.code == "torch_wheel_lacks_gpu_arch"]
+    assert [f.title for f in lacks] == ["torch 2.11.0+cu128 has no kernels for Tesla V100-SXM2-32GB (CC 7.0)"]
+    assert "whl/cu126" in lacks[0].fix.commands[0]  # 2.11's cu126 wheels keep Volta
+    assert [f.code for f in found if "A100" in f.title] == ["torch_gpu_arch_ok"]
+
+
+@pytest.mark.parametrize("version", ["2.11.0", "1.2.0+cu92"])
+def test_without_a_wheel_variant_or_a_release_the_table_has_the_list_is_not_read(version):
+    assert [f.code for f in _torch_findings(version, [("NVIDIA H100 80GB HBM3", "9.0")])] == ["torch_arch_list_unknown"]

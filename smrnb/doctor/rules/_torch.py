@@ -13,7 +13,7 @@ from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._install import arch_covers, nvcc_archs
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor._printed import PIP_DISTRIBUTION
+from smrnb.doctor._printed import _ANY_VARIANT, PIP_DISTRIBUTION, _variant_filled
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import HOST_MEMORY_ROWS, host_memory_codes, layer
 from smrnb.doctor.rules._driver import driver_platform, indexes_for_driver_cuda, torch_variants_for_driver
@@ -97,7 +97,10 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
                           ("echo $CUDA_VISIBLE_DEVICES", "nvidia-smi")))
     if torch.get("cuda") and gpus:
         arch_list = torch.get("arch_list")
-        if not arch_list:
+        listed = None if arch_list else _wheel_archs(torch)
+        if listed:
+            yield from _gpus_against_wheel(torch, gpus, version, listed)
+        elif not arch_list:
             yield Finding("torch_arch_list_unknown", "torch", "info",
                           "torch's compiled GPU architectures were not read",
                           ("torch is not imported in this process",),
@@ -128,6 +131,53 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
                       f"torch's CUDA runtime comes from {' + '.join(origins)}",
                       tuple(f"{lib['name']}: {lib['path'] or 'resolved by the system loader'} ({lib['origin']})"
                             for lib in libs[:8]))
+
+
+#: a pip wheel's local version names its CUDA variant: ``2.11.0+cu130``
+_WHEEL_VARIANT_RE = re.compile(r"\+(cu\d{2,3})\b")
+
+
+def _wheel_archs(torch: Mapping[str, Any]) -> tuple[str, list[int], int | None] | None:
+    """(round 33) The GPU architectures PyTorch's release notes list for the wheel torch's version names
+    (``2.11.0+cu130``: tables/torch_wheel_archs.csv): ``(variant, archs, ptx)``, or None for a conda or source build
+    (no ``+cu`` variant) or a release the table lacks."""
+    m = _WHEEL_VARIANT_RE.search(str(torch.get("version") or ""))
+    base = tables.parse_version(str(torch.get("version_base") or ""))
+    if not m or not base:
+        return None
+    for r in tables.rows("torch_wheel_archs"):
+        if tables.parse_version(r["torch"]) == base[:2] and r["variant"] == m.group(1):
+            return m.group(1), [int(a) for a in r["archs"].split()], int(r["ptx"]) if r["ptx"].strip() else None
+    return None
+
+
+def _gpus_against_wheel(torch: Mapping[str, Any], gpus: list[Mapping[str, Any]], version: str,
+                        listed: tuple[str, list[int], int | None]) -> Iterable[Finding]:
+    """(round 33) Each GPU against the architectures of torch's wheel, where torch was not imported to read its own
+    list (found on an H100 lent as the GPU server: the report said only that the list was not read)."""
+    from smrnb.doctor._install import cc_to_int
+
+    variant, archs, ptx = listed
+    said = (f"torch {version}'s {variant} wheels carry sm_{' sm_'.join(map(str, archs))}"
+            + (f" and PTX of compute_{ptx}" if ptx else "") + " (PyTorch's release notes; tables/torch_wheel_archs.csv)")
+    decide = "not read from this torch's files: `smr-doctor --import-check` reads torch.cuda.get_arch_list()"
+    for g in gpus:
+        cc = g.get("compute_capability")
+        n = cc_to_int(str(cc)) if cc else None
+        if not n:
+            continue
+        ev = (f"GPU {g.get('name')}: compute capability {cc}", said, decide)
+        runs = tables.torch_wheel_runs(str(torch.get("version_base")), variant, n)
+        if runs:
+            yield Finding("torch_gpu_arch_ok", "torch", "ok",
+                          f"torch {version} runs on {g.get('name')} (its wheels carry compute capability {cc})", ev)
+        elif runs is False:
+            yield Finding("torch_wheel_lacks_gpu_arch", "torch", "error",
+                          f"torch {version} has no kernels for {g.get('name')} (CC {cc})", ev,
+                          Fix(why("torch_wheel_lacks_gpu_arch", "CUDA ops fail with 'no kernel image is available for "
+                                  "execution on the device'."),
+                              (_variant_filled("pip install --force-reinstall torch --index-url "
+                                               f"https://download.pytorch.org/whl/{_ANY_VARIANT}", "", str(cc)),)))
 
 
 # ------------------------------------------------------------------ torch's messages, read in a text or probed
