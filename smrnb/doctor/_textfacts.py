@@ -2367,7 +2367,12 @@ _SIGN_NOT = {"msvc": ("redistributable",),
              # compiled against a newer version (the error says `version 'GLIBC_2.18' not found`)"): the system's
              # glibc/libstdc++ older than the binary's build machine (the loader's own message, read by
              # symbol_version_not_found), not a CUDA or cuDNN release loaded against another
-             "cudnn_mismatch": ("glibc_2.", "glibcxx_3.4", "cxxabi_1.3")}
+             "cudnn_mismatch": ("glibc_2.", "glibcxx_3.4", "cxxabi_1.3"),
+             # (round 33) ninja ran and the build it ran failed: Python's subprocess.CalledProcessError "Command
+             # '['ninja', '-v']' returned non-zero exit status 1" (torch.utils.cpp_extension's _run_ninja_build); a
+             # ninja that is not there is "No such file or directory: 'ninja'" or "Ninja is required". Found building a
+             # real extension on the lent H100, whose ninja is on PATH: explain said "ninja is not on PATH" first
+             "ninja_absent": ("returned non-zero exit status",)}
 #: whole lines that hold a sign's phrase as an environment listing's field, not as a failure: "Visual Studio 2022
 #: 17.8.3" (the IDE a report lists beside its .NET or Python versions) names no build step
 _SIGN_NOT_LINE = {# (round 28c) a compiler's command line names the extension's sources (scatter_cuda.cu), not an import

@@ -11,6 +11,7 @@ decides whose kernels are missing; a conda or source build (no ``+cu``) and a re
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 
@@ -126,3 +127,37 @@ def test_a_gpu_its_torch_wheel_dropped_is_an_error_with_a_variant_that_carries_i
 @pytest.mark.parametrize("version", ["2.11.0", "1.2.0+cu92"])
 def test_without_a_wheel_variant_or_a_release_the_table_has_the_list_is_not_read(version):
     assert [f.code for f in _torch_findings(version, [("NVIDIA H100 80GB HBM3", "9.0")])] == ["torch_arch_list_unknown"]
+
+
+# ------------------------------------------------------------------ real texts of the lent H100 (tests/doctor/device)
+DEVICE = Path(__file__).parent / "device"
+
+
+def test_a_build_whose_ninja_ran_and_failed_is_no_missing_ninja():
+    # "Command '['ninja', '-v']' returned non-zero exit status 2": ninja ran; nvcc's error line is the cause
+    codes = _codes((DEVICE / "build_fail_h100.log").read_text())
+    assert codes[0] == "extension_build_failed", codes
+    assert "ninja_missing" not in codes
+    # ninja itself absent, in the words torch.utils.cpp_extension and subprocess use for it
+    for absent in ("RuntimeError: Ninja is required to load C++ extensions",
+                   "FileNotFoundError: [Errno 2] No such file or directory: 'ninja'"):
+        assert "ninja_missing" in _codes(absent)[:2], absent
+
+
+def test_a_note_of_the_machine_alone_is_no_reading_of_the_text(machine, capsys):
+    # the lent H100 suggested a kaolin source build: its note "Build kaolin with --no-build-isolation" came out as
+    # "or:" under the failed build of another extension
+    machine({**H100_CU130, "kaolin": {"status": "ok", "installed": False, "install_kind_suggested": "source"}})
+    rc = cli.main(["explain", (DEVICE / "build_fail_h100.log").read_text()])
+    out = capsys.readouterr().out
+    assert rc == 1 and "most likely: [extension_build_failed]" in out
+    assert "torch_not_found_at_build" not in out
+
+
+def test_the_sm80_extension_on_the_h100_is_the_extensions_on_the_machine_and_both_offline(machine, capsys):
+    text = (DEVICE / "run_sm80_on_h100.txt").read_text()
+    assert {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"} <= set(_codes(text)[:2])
+    machine(H100_CU130)
+    cli.main(["explain", text])
+    out = capsys.readouterr().out
+    assert "most likely: [no_kernel_image_for_gpu]" in out and "[torch_wheel_lacks_gpu_arch]" not in out
