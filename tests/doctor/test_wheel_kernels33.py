@@ -11,6 +11,9 @@ decides whose kernels are missing; a conda or source build (no ``+cu``) and a re
 from __future__ import annotations
 
 import copy
+import platform
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -161,3 +164,27 @@ def test_the_sm80_extension_on_the_h100_is_the_extensions_on_the_machine_and_bot
     cli.main(["explain", text])
     out = capsys.readouterr().out
     assert "most likely: [no_kernel_image_for_gpu]" in out and "[torch_wheel_lacks_gpu_arch]" not in out
+
+
+def test_a_cuda_home_that_does_not_exist_is_never_said_to_have_nvcc(machine, capsys):
+    # the lent H100, CUDA_HOME=/usr/local/cuda-99 (no such folder) for a JIT build: the build's text names
+    # /usr/local/cuda-99/bin/nvcc ("not found"); merged with this machine's probe, explain said both "does not exist"
+    # and "CUDA_HOME=/usr/local/cuda-99 has nvcc but no CUDA headers"
+    facts = {"toolkit": {
+        "status": "ok", "cuda_home_env": "/usr/local/cuda-99", "cuda_home_malformed": True,
+        "cuda_home_malformed_why": "does not exist", "cuda_home_malformed_var": "CUDA_HOME",
+        "build_cuda_home": "/usr/local/cuda-99", "build_cuda_home_exists": False, "build_cuda_home_has_headers": False,
+        "build_nvcc": None, "build_nvcc_version": None,
+        "nvccs": [{"path": "/usr/local/cuda/bin/nvcc", "version": "13.0", "paths": ["/usr/local/cuda/bin/nvcc"],
+                   "toolkit_dir": "/usr/local/cuda", "has_headers": True}]}}
+    # the H100's paths as this machine's (else the text is read alone: another machine's site-packages)
+    here = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    text = (DEVICE / "build_cuda_home_missing_dir_h100.log").read_text().replace(
+        "/opt/torch/.venv/lib/python3.12/site-packages", sysconfig.get_paths()["purelib"]).replace("python3.12", here)
+    machine({**H100_CU130, "context": {**H100_CU130["context"], "python_version": platform.python_version()},
+             "toolkit": facts["toolkit"]})
+    rc = cli.main(["explain", text])
+    out = capsys.readouterr().out
+    assert "read as text alone" not in out
+    assert rc == 1 and "most likely: [cuda_home_malformed]" in out and "does not exist" in out
+    assert "cuda_home_incomplete" not in out and "has nvcc but no CUDA headers" not in out

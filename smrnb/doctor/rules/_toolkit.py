@@ -122,7 +122,11 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                        f"nvcc found: {', '.join(n['path'] + ' (' + str(n.get('version')) + ')' for n in nvccs) or 'none'}",
                        f"torch: {torch.get('version')} (CPU build)" if torch.get("installed") else "torch: not installed"),
                       _set_cuda_home_fix(facts, fix_wording("cuda_home_missing"), target, tcuda))
-    elif build_nvcc and tk.get("build_cuda_home") and tk.get("build_cuda_home_has_headers") is False:
+    elif build_nvcc and tk.get("build_cuda_home") and tk.get("build_cuda_home_has_headers") is False and not (
+            tk.get("cuda_home_malformed") or tk.get("build_cuda_home_exists") is False):
+        # (round 33) not where CUDA_HOME is no directory at all (found on the lent H100: a build's text naming
+        # CUDA_HOME's bin/nvcc, "not found", merged with this machine's CUDA_HOME that does not exist, read as
+        # "has nvcc but no CUDA headers" beside "does not exist")
         yield Finding("cuda_home_incomplete", "toolkit", "warning" if tcuda else "info",
                       f"CUDA_HOME={tk['build_cuda_home']} has nvcc but no CUDA headers",
                       (f"torch would use CUDA_HOME={tk['build_cuda_home']} (derived from {build_nvcc})",
