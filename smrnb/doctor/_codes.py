@@ -209,10 +209,12 @@ CODES: dict[str, Code] = {
         source="c10/cuda/CUDACachingAllocator.cpp ('CUDA out of memory. Tried to allocate'); "
                "cudaErrorMemoryAllocation (driver_types.h)"),
     "cuda_stub_driver_loaded": _c("loader",
-        "The process loaded the toolkit's stub libcuda.so (lib64/stubs, meant only for linking) instead "
-        "of the driver's libcuda.so.1 ('CUDA driver is a stub library').",
-        fix="The toolkit's stub libcuda.so (lib64/stubs) is loaded instead of the driver: remove the "
-            "stubs directory from LD_LIBRARY_PATH (it is only for linking).",
+        "The process loaded the toolkit's stub libcuda.so (lib64/stubs, meant only for linking), or another "
+        "libcuda.so.1 that is not the driver's (an empty or foreign file earlier on LD_LIBRARY_PATH), instead "
+        "of the driver's libcuda.so.1 ('CUDA driver is a stub library', 'Found no NVIDIA driver').",
+        fix="A libcuda that is not the driver's (the toolkit's stub from lib64/stubs, or another file named "
+            "libcuda.so.1) is loaded instead of the driver: remove its directory from LD_LIBRARY_PATH (the stub is "
+            "only for linking).",
         told_from='gpu_not_exposed_to_process: no libcuda at all; library_shadowed_older_copy: an older '
                   'real copy of a CUDA library',
         check="echo $LD_LIBRARY_PATH | tr ':' '\\n' | grep stubs",

@@ -11,6 +11,7 @@ decides whose kernels are missing; a conda or source build (no ``+cu``) and a re
 from __future__ import annotations
 
 import copy
+import os
 import platform
 import sys
 import sysconfig
@@ -188,3 +189,58 @@ def test_a_cuda_home_that_does_not_exist_is_never_said_to_have_nvcc(machine, cap
     assert "read as text alone" not in out
     assert rc == 1 and "most likely: [cuda_home_malformed]" in out and "does not exist" in out
     assert "cuda_home_incomplete" not in out and "has nvcc but no CUDA headers" not in out
+
+
+# ------------------------------------------------------------------ a libcuda.so.1 first on LD_LIBRARY_PATH
+def _elf(path, size=64):
+    path.write_bytes(b"\x7fELF" + b"\0" * (size - 4))
+
+
+def test_the_first_libcuda_on_the_path_is_told_from_the_drivers(tmp_path):
+    from smrnb.doctor.probes._loader import libcuda_on_path
+
+    empty, text, stub, drv, wsl, gone = (tmp_path / n for n in ("empty", "text", "stub", "drv", "wsl", "gone"))
+    for d in (empty, text, stub / "stubs", drv, wsl, gone):
+        d.mkdir(parents=True)
+    (empty / "libcuda.so.1").write_bytes(b"")
+    (text / "libcuda.so.1").write_text("not a library\n")
+    _elf(stub / "stubs" / "libcuda.so")
+    (stub / "libcuda.so.1").symlink_to(stub / "stubs" / "libcuda.so")
+    _elf(drv / "libcuda.so.580.159.04")
+    (drv / "libcuda.so.1").symlink_to("libcuda.so.580.159.04")
+    _elf(wsl / "libcuda.so.1.1")  # WSL's small forwarding library is the driver's there
+    (wsl / "libcuda.so.1").symlink_to("libcuda.so.1.1")
+    (gone / "libcuda.so.1").symlink_to(gone / "libcuda.so.999")
+    assert libcuda_on_path(f"{empty}:{drv}")["not_driver"] == "empty"
+    assert libcuda_on_path(f"/nonexistent::{text}")["not_driver"] == "not an ELF library"
+    assert libcuda_on_path(str(stub))["not_driver"] == "the CUDA toolkit's link-time stub"
+    assert libcuda_on_path(f"{drv}:{empty}")["not_driver"] is None  # the driver's comes first
+    assert libcuda_on_path(str(wsl))["not_driver"] is None
+    assert "missing" in libcuda_on_path(str(gone))["not_driver"]
+    assert libcuda_on_path("") is None and libcuda_on_path(None) is None and libcuda_on_path("/nonexistent") is None
+
+
+def test_the_live_report_names_an_empty_libcuda_first_on_the_path(tmp_path):
+    # the doctor's own process, started with LD_LIBRARY_PATH holding an empty libcuda.so.1 (as on the lent H100)
+    import subprocess
+
+    (tmp_path / "libcuda.so.1").write_bytes(b"")
+    env = {**os.environ, "LD_LIBRARY_PATH": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", "--layer", "loader"], env=env,
+                         capture_output=True, text=True, timeout=120).stdout
+    assert "[cuda_stub_driver_loaded]" in out and f"{tmp_path}/libcuda.so.1: empty" in out
+
+
+def test_torchs_no_driver_with_an_empty_libcuda_first_on_the_machine(machine, capsys):
+    # torch: "Found no NVIDIA driver on your system" on the lent H100, whose driver works, an empty libcuda.so.1
+    # first on LD_LIBRARY_PATH; offline: no_gpu, then gpu_not_exposed_to_process
+    here = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    text = (DEVICE / "empty_libcuda_first_h100.txt").read_text().replace(
+        "/opt/torch/.venv/lib/python3.12/site-packages", sysconfig.get_paths()["purelib"]).replace("python3.12", here)
+    machine({**H100_CU130, "context": {**H100_CU130["context"], "python_version": platform.python_version()},
+             "loader": {"status": "ok", "libcuda_on_path": {"path": "/tmp/sc2/fakelib/libcuda.so.1",
+                                                             "realpath": "/tmp/sc2/fakelib/libcuda.so.1", "size": 0,
+                                                             "not_driver": "empty"}}})
+    rc = cli.main(["explain", text])
+    out = capsys.readouterr().out
+    assert rc == 1 and "most likely: [cuda_stub_driver_loaded]" in out, out[:600]

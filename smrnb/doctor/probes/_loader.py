@@ -103,6 +103,7 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
     if ld_cache is None:
         not_checked.append("neither /etc/ld.so.cache nor `ldconfig -p` could be read: libraries found only through "
                            "the loader cache may be reported missing")
+    libcuda = libcuda_on_path((ld_env or {}).get("LD_LIBRARY_PATH"))
     changed = start_env_changes(start, now)
     only_new = libraries_only_findable_via_new_dirs(
         [r["path"] for r in results if r.get("status") == "ok"], start, now, mapped, ld_cache)
@@ -119,5 +120,32 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
         "torch_import_libraries": preloaded,
         "ld_cache": {"entries": len(ld_cache) if ld_cache is not None else None, "source": cache_source},
         "torch_imported": "torch" in sys.modules,
+        "libcuda_on_path": libcuda,
         "not_checked": not_checked,
     }
+
+
+def libcuda_on_path(ld_library_path: str | None) -> dict[str, Any] | None:
+    """(round 33) The first ``libcuda.so.1`` a directory of ``LD_LIBRARY_PATH`` holds (the dynamic loader takes it
+    before the driver's in the loader cache; CUDA's runtime and torch open ``libcuda.so.1`` by that name), with why it
+    is not the driver's where it is not: ``empty``, ``not an ELF library``, or the toolkit's link-time stub (a file
+    named ``libcuda.so`` behind the link, or one in a ``stubs`` directory; the driver's is ``libcuda.so.<driver
+    version>``, WSL's ``libcuda.so.1.1``). None where no directory of it has one. Found on the lent H100: an empty
+    ``libcuda.so.1`` first on ``LD_LIBRARY_PATH`` made torch say "Found no NVIDIA driver on your system"."""
+    for d in (ld_library_path or "").split(":"):
+        path = os.path.join(d, "libcuda.so.1") if d else ""
+        if not path or not os.path.lexists(path):
+            continue
+        real = os.path.realpath(path)
+        try:
+            size = os.path.getsize(real)
+            with open(real, "rb") as f:
+                elf = f.read(4) == b"\x7fELF"
+        except OSError:
+            return {"path": path, "realpath": real, "not_driver": "a link to nothing (the file it names is missing)"}
+        why = ("empty" if size == 0 else "not an ELF library" if not elf else
+               "the CUDA toolkit's link-time stub" if os.path.basename(real) == "libcuda.so" or
+               "stubs" in real.replace("\\", "/").split("/") else None)
+        return {"path": path, "realpath": real, "size": size, "not_driver": why}
+    return None
+

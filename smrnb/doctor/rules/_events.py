@@ -819,6 +819,11 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"} and "/stubs" in llp:
         return ["cuda_stub_driver_loaded"] + c[:MAX_READINGS - 1], (
             f"LD_LIBRARY_PATH holds a stubs directory ({llp[:120]}): the toolkit's stub libcuda.so is loaded")
+    lc = value(facts, "loader", "libcuda_on_path")
+    if s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"} and isinstance(lc, Mapping) and lc.get("not_driver"):
+        # (round 33) the machine's LD_LIBRARY_PATH puts a libcuda.so.1 that is not the driver's first
+        return ["cuda_stub_driver_loaded"] + [x for x in c if x != "cuda_stub_driver_loaded"][:MAX_READINGS - 1], (
+            f"{lc.get('path')} comes first on LD_LIBRARY_PATH and is not the driver's ({lc['not_driver']})")
     if ev.get("key") == "device_count_unexpected" or (
             ev.get("kind") == "cuda_error" and "error from cudaGetDeviceCount" in str(ev.get("line") or "")):
         got = _device_count_reading(facts, c)

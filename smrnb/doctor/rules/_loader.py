@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -395,6 +396,29 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
             yield from resolve(facts, ev, library_missing_codes(facts, ev))
     for ev in events(facts, "loader", "library_missing"):
         yield from resolve(facts, ev, library_missing_codes(facts, ev))
+
+
+@rule("loader")
+def libcuda_not_the_drivers(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """(round 33) A ``libcuda.so.1`` first on ``LD_LIBRARY_PATH`` that is not the driver's (probes/_loader.py's
+    ``libcuda_on_path``): CUDA's runtime loads it instead of the driver's and reports no driver, or a stub."""
+    lf = facts.get("loader") or {}
+    lc = lf.get("libcuda_on_path") if lf.get("status") == "ok" else None
+    if not isinstance(lc, Mapping) or not lc.get("not_driver"):
+        return
+    d = os.path.dirname(str(lc.get("path")))
+    yield Finding("cuda_stub_driver_loaded", "loader", "error",
+                  f"LD_LIBRARY_PATH puts a libcuda.so.1 that is not the driver's first ({lc['not_driver']})",
+                  (f"{lc.get('path')}" + (f" -> {lc.get('realpath')}" if lc.get("realpath") != lc.get("path") else "")
+                   + f": {lc['not_driver']}",
+                   "CUDA's runtime and torch open libcuda.so.1 by name: the loader takes LD_LIBRARY_PATH's before the "
+                   "driver's in its cache; CUDA then says no driver (cudaErrorInsufficientDriver, 'Found no NVIDIA "
+                   "driver') or 'CUDA driver is a stub library'"),
+                  Fix(why("cuda_stub_driver_loaded"),
+                      (f"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF {shlex.quote(d)} | paste -sd:)"
+                       "   # that directory off the path; for Jupyter: in the kernelspec's env, then restart the kernel",
+                       "ldconfig -p | grep 'libcuda.so.1 '   # the driver's, which the loader then finds")),
+                  sources=("machine",))
 
 
 #: a mangled name in the namespace torch's source build gives its bundled ONNX (pytorch/pytorch CMakeLists.txt:
