@@ -1997,8 +1997,29 @@ def _found_module_lacks_name(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
         # cpp_subsampling; a module built in place in its own folder, X/X.so): never built in this checkout
         return ["extension_not_compiled", "package_api_version_mismatch"]
     if not (_release_shown(facts, parts[0]) or _checkout_path(ev)):
-        return []  # a module the text shows nowhere as a distribution may be a folder of the project's own
+        if not _released_elsewhere(facts, parts[0]):
+            return []  # a module the text shows nowhere as a distribution may be a folder of the project's own
+        # (round 33k) a name only a released package has (torchtext, diffusers, pycolmap, bpy, monai, paddle): the
+        # module Python found is that package's installed release, whether or not the text names the release; whose
+        # code asks for the name decides the second reading (_who_asks), as for a release the text shows installed
+        return ["package_api_version_mismatch", _who_asks(facts, ev, parts) or "library_bug"]
     return ["package_api_version_mismatch", "library_bug"]
+
+
+def _released_elsewhere(facts: Mapping[str, Any], top: str) -> bool:
+    """(round 33k) Whether ``top`` is the import name of a released package, whether or not the text shows it
+    installed: a PyPI project's (tables/released_import_names.txt: the 15,000 most downloaded of hugovk/top-pypi-
+    packages, less the names a project's own folder may have: utils, models, data, English words outside the 1,000
+    most downloaded) or one of the doctor's own tables (kaolin, isaacgym: released outside PyPI); and the text shows no
+    folder of that name in the project's own files (a traceback's file outside every installed tree under .../top/:
+    the project's own copy, read as before)."""
+    from smrnb.doctor import tables
+
+    t = _import_name(top)
+    if t not in tables.released_import_names() and t not in _table_packages() and t not in STACK_PACKAGES:
+        return False
+    own = [str(f).replace("\\", "/").lower() for f in value(facts, "torch", "source_files") or []]
+    return not any(f"/{t}/" in f"/{p}" for p in own)
 
 
 def _release_shown(facts: Mapping[str, Any], top: str) -> bool:

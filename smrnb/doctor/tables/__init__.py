@@ -29,6 +29,9 @@ Files
 ``added_apis.csv``    the reverse: a module or name -> the release of its library that ADDED it, and the release note
     that says so (round 27d; read by rules._abi: the installed release is older than the code's); rows of form
     ``cpp`` name a torch C++ API, read from a compiler's error (round 31b: source_needs_newer_torch)
+``released_import_names.txt`` the import names of the 15,000 most downloaded PyPI projects
+    (github.com/hugovk/top-pypi-packages, its date in the file's header) less the names a project's own folder may
+    have, one a line; written by ``tools/released_import_names.py`` (round 33k; read by rules._abi)
 
 The domain's enumerations and messages, each row naming the finding code it indicates, are described in
 :mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
@@ -94,6 +97,7 @@ __all__ = [
     "hip_error_rows",
     "nvrtc_result",
     "parse_version",
+    "released_import_names",
     "rows",
     "source_built_row",
     "cloud_gpu",
@@ -120,9 +124,18 @@ def source_built_row(name: str) -> dict[str, str] | None:
     return None
 
 
+@functools.cache
+def released_import_names() -> frozenset[str]:
+    """(round 33k) The import names of released PyPI projects (``released_import_names.txt``: the 15,000 most
+    downloaded, hugovk/top-pypi-packages, less the names a project's own folder may have: ``utils``, ``models``,
+    ``data``, English words outside the 1,000 most downloaded), lower-case."""
+    with open(Path(_read.HERE) / "released_import_names.txt", encoding="utf-8") as fh:
+        return frozenset(ln.strip() for ln in fh if ln.strip() and not ln.startswith("#"))
+
+
 def clear_caches() -> None:
     """Forget loaded tables (after editing a data file, or pointing ``_read.HERE`` elsewhere)."""
-    for fn in (rows, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases, _extension_minimums,
+    for fn in (rows, released_import_names, cuda_releases, _families, _gpu_patterns, _kaolin, kaolin_releases, _extension_minimums,
                _os_glibc, _cloud_gpus, loader_translations):
         fn.cache_clear()
     _enums.clear_caches()
