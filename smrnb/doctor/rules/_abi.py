@@ -2001,8 +2001,9 @@ def _found_module_lacks_name(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
             return []  # a module the text shows nowhere as a distribution may be a folder of the project's own
         # (round 33k) a name only a released package has (torchtext, diffusers, pycolmap, bpy, monai, paddle): the
         # module Python found is that package's installed release, whether or not the text names the release; whose
-        # code asks for the name decides the second reading (_who_asks), as for a release the text shows installed
-        return ["package_api_version_mismatch", _who_asks(facts, ev, parts) or "library_bug"]
+        # code asks for the name decides the second reading (_who_asks), and with no cue of it (a from-import line
+        # alone: the calling code's, or the package's own release without a subpackage) there is none
+        return ["package_api_version_mismatch", *filter(None, [_who_asks(facts, ev, parts)])]
     return ["package_api_version_mismatch", "library_bug"]
 
 
