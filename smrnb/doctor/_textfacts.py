@@ -1895,7 +1895,11 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
         _scan_module_attr(r, line, low)  # (round 25a) or retyped in "; (round 31c) Python 2's form
     if "." in line and any(map(str.isdigit, line[:400])) and _RELEASE_DIGITS_RE.search(line, 0, 2000):
         _named_releases(r, line)
-    if "fatal error" in low or "cannot open source file" in low:
+    if ("fatal error" in low or "cannot open source file" in low) and "program_source:" not in low:
+        # (round 33d) "program_source:3:10: fatal error: 'ggml-common.h' file not found" is Metal's run-time
+        # compiler (MTLDevice newLibraryWithSource names its source program_source, its failure in
+        # MTLLibraryErrorDomain) on a program's shader source, no build's header: library_messages
+        # ggml_metal_library_compile_failed reads it
         line = _english_enoent(line)
         by = _INCLUDER_RE.search(line)
         for h in (_HEADER_RE.findall(line) + _EDG_HEADER_RE.findall(line) + _HEADER_DIR_RE.findall(line)

@@ -650,6 +650,11 @@ def _crash_without_build(facts: Facts) -> bool:
 def _sign_codes(facts: Facts, sign: str) -> list[str]:
     if sign == "nvcc_missing":
         return ["cuda_home_malformed"] if value(facts, "toolkit", "cuda_home_malformed") else ["cuda_home_missing"]
+    if sign == "build_requirements_failed" and any(e.get("key") == "python_release_unsupported" for e in
+                                                   events(facts, "torch", "message", table="library_messages")):
+        # (round 33d) the setup.py asked for its build requirements stopped on its own check of the Python
+        # ("ERROR: ipykernel requires Python version 3.4 or above."): that check is the failure, not torch
+        return []
     if sign == "build_requirements_failed" and (sd := str(value(facts, "toolkit", "sdist") or "")) and \
             _project_name(sd) not in _cuda_extension_projects() and "torch" not in sd.lower() and \
             not any(value(facts, "torch", k) for k in ("version", "installed", "hip", "cuda")):
