@@ -1,0 +1,201 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""explain, round 33d: the nineteenth collection's development half (dev22), read from the tools' own messages as
+their sources print them, never from a reporter's sentence.
+
+- pyglet's NoSuchConfigException (pyglet/canvas/base.py Screen.get_best_config, pyglet/window/__init__.py: 'No
+  standard config is available.'): the machine's OpenGL cannot give the window's configuration (dev22/manim-1337:
+  a multisampled window) -> opengl_egl_unavailable.
+- pybind11's (and nanobind's) "Unable to convert function return value to a Python type! The signature was"
+  (cpp_function::dispatcher): no caster for the returned C++ type (dev22/mujoco-2555: an enum the bindings forgot;
+  dev21/vggsfm-95: ceres types pyceres registers) -> library_bug, package_api_version_mismatch.
+- vispy gloo's "data must be 32-bit not float64" (VertexBuffer._prepare_data; dev22/cookbook-code-23) ->
+  user_code_error.
+- A browser refusing a local server's JavaScript served as text/plain (Python's mimetypes from the Windows registry;
+  jupyter/notebook#4468, notebook 5.7.7; dev22/help-545) -> library_bug.
+- pip's OSError on a file under a GitHub Actions runner's work folder (D:\\a\\..., /home/runner/work/...;
+  dev22/mix-studio-12: a portable bundle's pinned wheel folder) -> library_bug.
+- ggml's Metal shader library failing to compile at run time ("ggml_metal_init: error: Error
+  Domain=MTLLibraryErrorDomain ... program_source:3:10: fatal error: 'ggml-common.h' file not found";
+  dev22/instructlab-698) -> library_bug, and no build's missing header (program_source is Metal's run-time source).
+- A package's own Python check and pip's 'requires a different Python' (dev22/ipykernel-364, dev14/ipykernel-459)
+  -> package_no_build_for_platform first, package_api_version_mismatch second; the setup.py's own check, not torch,
+  is why pip's build-requirements step failed.
+- CARLA's client/simulator "Version mismatch detected" warning (LibCarla Simulator.cpp ValidateVersions;
+  dev22/carla-8723) -> package_api_version_mismatch.
+- ultralytics' / YOLOv5's parse_model on a YAML module the installed code lacks ("globals()[m]" -> KeyError: 'C3STR';
+  "eval(m)" -> NameError; dev22/stf-yolo-1) -> package_api_version_mismatch.
+Near-misses share words but not the mechanism and do not get the code."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._rules import assert_row_matches_its_example_and_stays_linear, rule_codes
+
+POSITIVE = [
+    # (reading, code that must be among the first two, text)
+    ("pyglet_config", "opengl_egl_unavailable",
+     # dev22/manim-1337 (the corpus' wording)
+     'pyglet.window.NoSuchConfigException when running "Get Started Example Code"\nYields the following error:\n'
+     "`pyglet.window.NoSuchConfigException`"),
+    ("pyglet_config", "opengl_egl_unavailable",
+     # pyglet's own raise in a traceback, not from the corpus
+     "Traceback (most recent call last):\n  File \"viewer.py\", line 12, in <module>\n    window = pyglet.window.Window("
+     "config=config)\n  File \"/usr/local/lib/python3.8/dist-packages/pyglet/window/xlib/__init__.py\", line 173, in "
+     "__init__\n    super(XlibWindow, self).__init__(*args, **kwargs)\n  File \"/usr/local/lib/python3.8/dist-packages/"
+     "pyglet/window/__init__.py\", line 595, in __init__\n    raise NoSuchConfigException('No standard config is "
+     "available.')\npyglet.window.NoSuchConfigException: No standard config is available."),
+    ("pybind11_return", "library_bug",
+     # dev22/mujoco-2555
+     "MuJoCo Version: 3.2.7\n>           print(f\"act_0.trntype = {act_0.trntype}\")\nE           TypeError: Unable to "
+     "convert function return value to a Python type! The signature was\nE               (arg0: mujoco._specs."
+     "MjsActuator) -> mjtTrn_"),
+    ("pybind11_return", "package_api_version_mismatch",
+     # TensorFlow's bfloat16 type under a NumPy it was not built for, not from the corpus
+     "  File \"/opt/conda/lib/python3.10/site-packages/tensorflow/python/framework/dtypes.py\", line 37, in <module>\n"
+     "    _np_bfloat16 = _pywrap_bfloat16.TF_bfloat16_type()\nTypeError: Unable to convert function return value to a "
+     "Python type! The signature was\n        () -> handle"),
+    ("vispy_32bit", "user_code_error",
+     # dev22/cookbook-code-23
+     "program['a_position'] = np.c_[\n        np.linspace(-1.0, +1.0, 1000),\n        np.random.uniform(-0.5, +0.5, "
+     "1000)]\n```\nresults in:\n```\nTypeError: data must be 32-bit not float64\n```"),
+    ("vispy_32bit", "user_code_error",
+     # vispy's raise for int64 data in a traceback, not from the corpus
+     "Traceback (most recent call last):\n  File \"plot.py\", line 30, in <module>\n    vbo = gloo.VertexBuffer(idx)\n"
+     "  File \"/home/u/.local/lib/python3.11/site-packages/vispy/gloo/buffer.py\", line 373, in _prepare_data\n"
+     "    raise TypeError('data must be 32-bit not %s'\nTypeError: data must be 32-bit not int64"),
+    ("js_text_plain", "library_bug",
+     # dev22/help-545
+     "But when I run on `Anaconda Prompt` either `jupyter lab` or `jupyter notebook` I only get a blank screen.\n"
+     "Refused to execute script from 'http://localhost:8888/lab/static/main.13de647526d0a582493b.js' because its MIME "
+     "type ('text/plain') is not executable, and strict MIME type checking is enabled."),
+    ("js_text_plain", "library_bug",
+     # Chrome's module-script wording for a local app's bundle, not from the corpus
+     "Running on local URL:  http://127.0.0.1:7860\nthe page stays blank; the console says:\nFailed to load module "
+     "script: Expected a JavaScript module script but the server responded with a MIME type of \"text/plain\". Strict "
+     "MIME type checking is enforced for module scripts per HTML spec."),
+    ("runner_path", "library_bug",
+     # dev22/mix-studio-12
+     "Processing D:\\a\\ComfyUI\\cu130_python_deps\\numpy-2.4.6-cp313-cp313-win_amd64.whl (from gguf>=0.13.0)\n\n"
+     "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
+     "'D:\\\\a\\\\ComfyUI\\\\cu130_python_deps\\\\numpy-2.4.6-cp313-cp313-win_amd64.whl'"),
+    ("runner_path", "library_bug",
+     # a Linux runner's path in a package's requirement, not from the corpus
+     "Collecting mypkg-core@ file:///home/runner/work/mypkg/mypkg/dist/mypkg_core-0.3.1-py3-none-any.whl\n"
+     "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
+     "'/home/runner/work/mypkg/mypkg/dist/mypkg_core-0.3.1-py3-none-any.whl'"),
+    ("metal_library", "library_bug",
+     # dev22/instructlab-698
+     "ggml_metal_init: error: Error Domain=MTLLibraryErrorDomain Code=3 \"program_source:3:10: fatal error: "
+     "'ggml-common.h' file not found\n#include \"ggml-common.h\"\n         ^~~~~~~~~~~~~~~\n\" UserInfo={"
+     "NSLocalizedDescription=program_source:3:10: fatal error: 'ggml-common.h' file not found\n}\n"
+     "llama_new_context_with_model: failed to initialize Metal backend"),
+    ("metal_library", "library_bug",
+     # a later llama.cpp's header, not from the corpus
+     "ggml_metal_init: loading '/Users/me/venv/lib/python3.11/site-packages/llama_cpp/ggml-metal.metal'\n"
+     "ggml_metal_init: error: Error Domain=MTLLibraryErrorDomain Code=3 \"program_source:6:10: fatal error: "
+     "'ggml-metal-impl.h' file not found\" UserInfo={NSLocalizedDescription=program_source:6:10: fatal error: "
+     "'ggml-metal-impl.h' file not found}\nllama_init_from_model: failed to initialize Metal backend"),
+    ("python_release", "package_no_build_for_platform",
+     # dev22/ipykernel-364
+     "ERROR: ipykernel requires Python version 3.4 or above\nmy default python binary is python2.7.\n"
+     ">python -m pip install ipykernel"),
+    ("python_release", "package_no_build_for_platform",
+     # pip's own wording (resolver's _check_dist_requires_python), not from the corpus
+     "Processing ./nerfstudio-0.3.4-py3-none-any.whl\nERROR: Package 'nerfstudio' requires a different Python: "
+     "3.7.12 not in '>=3.8.0'"),
+    ("python_release", "package_api_version_mismatch",
+     # dev14/ipykernel-459: the setup.py's check inside pip's build-requirements step (not torch missing)
+     "C:\\ipykernel>pip install -e .\nObtaining file:///C:/ipykernel\n  Installing build dependencies ... done\n"
+     "  Getting requirements to build wheel ... error\n  ERROR: Command errored out with exit status 1:\n   command: "
+     "'c:\\python27\\python.exe' ...\n  Complete output (1 lines):\n  ERROR: ipykernel requires Python version 3.4 "
+     "or above."),
+    ("carla_versions", "package_api_version_mismatch",
+     # dev22/carla-8723
+     "C:\\carla\\carla\\PythonAPI\\examples>python mercedes_forwarddrive.py\nWARNING: Version mismatch detected: You "
+     "are trying to connect to a simulator that might be incompatible with this API\nWARNING: Client API version     "
+     "= 0.9.15\nWARNING: Simulator API version  = 0.9.15-278-g6292059fd\nERROR: invalid color autopilot\nTraceback "
+     "(most recent call last):\n  File \"mercedes_forwarddrive.py\", line 10, in <module>\n    blueprint_library = "
+     "world.get_blueprint_library()\nValueError: role_name: colors must have 3 channels (R,G,B)"),
+    ("carla_versions", "package_api_version_mismatch",
+     # the client of another release against a packaged simulator, not from the corpus
+     "$ python3 manual_control.py\nINFO: listening to server 127.0.0.1:2000\nWARNING: Version mismatch detected: "
+     "You are trying to connect to a simulator that might be incompatible with this API\nWARNING: Client API version"
+     "     = 0.9.14\nWARNING: Simulator API version  = 0.9.13\nRuntimeError: rpc::rpc_error during call in function "
+     "get_blueprint_library"),
+    ("yaml_module", "package_api_version_mismatch",
+     # dev22/stf-yolo-1
+     "----> 3 model = YOLO('/content/STF-YOLO/cfg/models/v8/yolov8x_DW_swin_FOCUS-3.yaml')\n...\n[/usr/local/lib/"
+     "python3.10/dist-packages/ultralytics/nn/tasks.py](https://localhost:8080/#) in parse_model(d, ch, verbose)\n"
+     "...\n--> 855         m = getattr(torch.nn, m[3:]) if \"nn.\" in m else globals()[m]  # get module\n...\n"
+     "KeyError: 'C3STR'"),
+    ("yaml_module", "package_api_version_mismatch",
+     # YOLOv5's eval of the module name, not from the corpus
+     "Traceback (most recent call last):\n  File \"train.py\", line 630, in <module>\n    main(opt)\n  File "
+     "\"/content/yolov5/models/yolo.py\", line 182, in __init__\n    self.model, self.save = parse_model(deepcopy("
+     "self.yaml), ch=[ch])\n  File \"/content/yolov5/models/yolo.py\", line 301, in parse_model\n    m = eval(m) if "
+     "isinstance(m, str) else m  # eval strings\n  File \"<string>\", line 1, in <module>\nNameError: name "
+     "'C3CBAM' is not defined"),
+]
+
+#: texts that share words with a reading but not its mechanism: the code is not among the first two
+NEAR_MISS = [
+    ("another project's own NoSuchConfigException", "opengl_egl_unavailable",
+     "Traceback (most recent call last):\n  File \"app/settings.py\", line 40, in config_get\n    raise "
+     "NoSuchConfigException(\"No such config: {}\".format(j_args))\napp.errors.NoSuchConfigException: No such config: "
+     "db.host"),
+    ("pybind11's argument cast (the caller's value)", "library_bug",
+     "Traceback (most recent call last):\n  File \"run.py\", line 8, in <module>\n    ms.set_value(arr)\n"
+     "RuntimeError: Unable to cast Python instance to C++ type (compile in debug mode for details)"),
+    ("a web page's script answered by an HTML error page", "library_bug",
+     "Refused to execute script from 'https://cdn.example.org/assets/app.js' because its MIME type ('text/html') is "
+     "not executable, and strict MIME type checking is enabled."),
+    ("pip's OSError on the person's own wheel path", "library_bug",
+     "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
+     "'C:\\\\Users\\\\me\\\\Downloads\\\\torch-2.1.0-cp310-cp310-win_amd64.whl'"),
+    ("vispy without its GUI backend (float64 data shown, no dtype refusal)", "user_code_error",
+     "data = np.random.uniform(-0.5, +0.5, 1000)  # float64\ncanvas = app.Canvas(keys='interactive')\nTraceback (most "
+     "recent call last):\n  File \"/usr/lib/python3/dist-packages/vispy/app/backends/_pyqt5.py\", line 41, in "
+     "<module>\n    from PyQt5 import QtGui, QtCore\nModuleNotFoundError: No module named 'PyQt5'"),
+    ("a CUDA toolkit minimum (not Python's)", "package_no_build_for_platform",
+     "RuntimeError: FlashAttention is only supported on CUDA 11.7 and above.  Note: make sure nvcc has a supported "
+     "version by running nvcc -V."),
+    ("CARLA's simulator not reachable (no version warning)", "package_api_version_mismatch",
+     "RuntimeError: time-out of 10000ms while waiting for the simulator, make sure the simulator is ready and "
+     "connected to localhost:2000"),
+]
+
+#: a build's missing header stays build_dependency_missing (Metal's program_source narrowing leaves compilers alone)
+BUILD_HEADER = ("clang -O3 -fopenmp -c src/knn.c -o build/knn.o\nsrc/knn.c:3:10: fatal error: 'omp.h' file not found\n"
+                "#include <omp.h>\n         ^~~~~~~\n1 error generated.\nerror: command '/usr/bin/clang' failed with "
+                "exit code 1")
+
+ROWS = ["pyglet_no_such_config", "pybind11_return_value_unconvertible", "vispy_gloo_data_not_32bit",
+        "browser_js_served_text_plain", "pip_ci_runner_path_missing", "ggml_metal_library_compile_failed",
+        "carla_client_server_version_mismatch", "ultralytics_yaml_module_undefined"]
+
+
+@pytest.mark.parametrize("reading,code,text", POSITIVE, ids=[f"{p[0]}-{i}" for i, p in enumerate(POSITIVE)])
+def test_reading_gives_its_code(reading: str, code: str, text: str) -> None:
+    assert code in rule_codes(text), (reading, rule_codes(text, n=4))
+
+
+@pytest.mark.parametrize("why,code,text", NEAR_MISS, ids=[n[0] for n in NEAR_MISS])
+def test_near_miss_keeps_off_the_code(why: str, code: str, text: str) -> None:
+    assert code not in rule_codes(text), (why, rule_codes(text, n=4))
+
+
+def test_metal_shader_header_is_no_build_header() -> None:
+    text = POSITIVE[10][2]
+    assert "build_dependency_missing" not in rule_codes(text, n=4)
+    assert rule_codes(BUILD_HEADER, n=4)[:2] and "build_dependency_missing" in rule_codes(BUILD_HEADER)
+
+
+def test_python_check_is_not_torch_at_build() -> None:
+    text = POSITIVE[14][2]
+    assert "torch_not_found_at_build" not in rule_codes(text, n=4)
+
+
+@pytest.mark.parametrize("key", ROWS)
+def test_rows_match_their_examples(key: str) -> None:
+    assert_row_matches_its_example_and_stays_linear("library_messages", key)
