@@ -3827,6 +3827,34 @@ def _user_values(r: _Reader, text: str, low: str) -> None:
                 data="YAML")
 
 
+#: (round 33d) a program's own report, on a line of its own, that an import inside its try/except failed, printed by
+#: the except clause before the NameError at the name's first use (dev22/pymaf-34's core/trainer.py: ``try: from
+#: utils.renderer import ..., IUV_Renderer except: print('fail to import Renderer.')``; "Failed to import X", "Could
+#: not import X", "WARNING: unable to import X"); Python's own "cannot import name 'x'" is not one
+_GUARDED_IMPORT_SAID_RE = re.compile(
+    r"^[^\S\n]{0,8}(?:\[\w{1,12}\][^\S\n]{0,3}|[A-Za-z]{1,12}:[^\S\n]{0,3})?(?:[Ff]ail(?:ed)? to import|[Cc]ould not "
+    r"import|[Uu]nable to import)[^\S\n]+(?!name\b)['\"`]?([A-Za-z_][\w.]{0,80}?)['\"`]?[.!:]?[^\S\n]*$", re.MULTILINE)
+
+
+def _import_failure_said(r: _Reader, text: str) -> None:
+    """(round 33d) A NameError of the person's code (``torch.own_code_exception`` ``undefined``) after the program's
+    own report that a guarded import failed (:data:`_GUARDED_IMPORT_SAID_RE`): the name was to come from that import,
+    whose failure (a package or a compiled module missing) is the cause, read as that module missing
+    (``torch.module_missing`` with ``guarded_import``) in place of a name the code never binds."""
+    keep = []
+    for e in r.events["torch"]:
+        at = text.find(f"name '{e.get('undefined')}' is not defined") if e["kind"] == "own_code_exception" and \
+            e.get("undefined") else -1
+        said = _GUARDED_IMPORT_SAID_RE.search(text, 0, at) if at > 0 else None
+        if said is None:
+            keep.append(e)
+            continue
+        keep.append({"kind": "module_missing", "from": "text", "weight": WEIGHT["module"], "line": e["line"],
+                     "module": said.group(1).rstrip("."), "guarded_import": True,
+                     "said": quote(said.group(0).strip(), 200)})
+    r.events["torch"] = keep
+
+
 def _own_definitions(r: _Reader, text: str) -> None:
     """(round 28a) What the text shows of the person's own code beside a Python error: a function refusing a keyword
     whose definition the text shows in their code (``def build_model(``, or said "build_model is defined in
@@ -3835,6 +3863,8 @@ def _own_definitions(r: _Reader, text: str) -> None:
     ``torch.own_code_exception`` with ``meant``."""
     r.events["torch"] = [e for e in r.events["torch"] if not (  # (round 29b) a NameError's name the text binds
         e["kind"] == "own_code_exception" and e.get("undefined") and _defined_in_text(text, str(e["undefined"])))]
+    if "import" in text:
+        _import_failure_said(r, text)
     for ev in r.events["torch"]:
         if ev["kind"] == "module_missing" and (ev.get("attribute") or ev.get("import_name")):
             last = re.escape(str(ev.get("module") or "").rsplit(".", 1)[-1])

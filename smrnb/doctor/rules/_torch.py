@@ -1225,6 +1225,13 @@ def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
     mod = str(ev.get("module") or "").split(".")[0]
     if not mod:
         return None
+    if ev.get("said"):  # (round 33d) the program's own report of its guarded import's failure, then a NameError
+        return {"title": f"The program's import of {mod} failed before the NameError ({ev['said']}): the undefined "
+                         "name was to come from that import, whose own error names what is missing",
+                "commands": ["# run the import the program guards without its try/except (or print the exception in "
+                             "its except clause): its ImportError names the package or compiled module missing",
+                             "python -m pip install -r requirements.txt   # where the project lists what it needs; "
+                             "a compiled module of the project's own: its build step (setup.py / build script)"]}
     dist = PIP_DISTRIBUTION.get(mod.lower().replace("-", "_"), mod)
     other = dist.lower().replace("_", "-") != mod.lower().replace("_", "-")
     if has_sign(facts, "colab"):  # (round 26) a Colab cell: the runtime's one Python, installed into from a cell
