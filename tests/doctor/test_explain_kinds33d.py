@@ -136,10 +136,53 @@ POSITIVE = [
      "self.yaml), ch=[ch])\n  File \"/content/yolov5/models/yolo.py\", line 301, in parse_model\n    m = eval(m) if "
      "isinstance(m, str) else m  # eval strings\n  File \"<string>\", line 1, in <module>\nNameError: name "
      "'C3CBAM' is not defined"),
+    ("guarded_import", "python_package_missing",
+     # dev22/pymaf-34
+     "fail to import Renderer.\nINFO:utils.train_utils:log name: logs/pymaf_res50_mix\n...\nNo renderer for "
+     "visualization.\nTraceback (most recent call last):\n  File \"train.py\", line 69, in <module>\n    main(None, "
+     "ngpus_per_node, options)\n  File \"/user3/ID2462_PyMAF/core/trainer.py\", line 143, in init_fn\n    "
+     "self.iuv_maker = IUV_Renderer(output_size=cfg.MODEL.PyMAF.DP_HEATMAP_SIZE)\nNameError: name 'IUV_Renderer' is "
+     "not defined"),
+    ("guarded_import", "python_package_missing",
+     # a program's warning in another form, not from the corpus
+     "WARNING: Failed to import pytorch3d\nLoading checkpoint ckpt/model.pth\nTraceback (most recent call last):\n"
+     "  File \"demo.py\", line 88, in <module>\n    mesh = Meshes(verts=[v], faces=[f])\nNameError: name 'Meshes' is "
+     "not defined"),
+    ("spectral_norm", "package_api_version_mismatch",
+     # dev22/nifty-1
+     "  File \"/home/u/gnn/nifty/models/ssf.py\", line 29, in __init__\n    self.gc1 = spectral_norm(GCNConv(nfeat, "
+     "nhid))\n  File \"/home/u/anaconda3/envs/nifty/lib/python3.7/site-packages/torch/nn/utils/spectral_norm.py\", "
+     "line 254, in spectral_norm\n    SpectralNorm.apply(module, name, n_power_iterations, dim, eps)\n  File \"/home/"
+     "u/anaconda3/envs/nifty/lib/python3.7/site-packages/torch/nn/utils/spectral_norm.py\", line 116, in apply\n    "
+     "weight = module._parameters[name]\nKeyError: 'weight'"),
+    ("spectral_norm", "package_api_version_mismatch",
+     # torch 2's line numbers, another layer's parameter name, not from the corpus
+     "Traceback (most recent call last):\n  File \"model.py\", line 40, in <module>\n    disc = spectral_norm("
+     "SAGEConv(64, 64), name='weight')\n  File \"/opt/venv/lib/python3.11/site-packages/torch/nn/utils/"
+     "spectral_norm.py\", line 291, in spectral_norm\n    SpectralNorm.apply(module, name, n_power_iterations, dim, "
+     "eps)\n  File \"/opt/venv/lib/python3.11/site-packages/torch/nn/utils/spectral_norm.py\", line 166, in apply\n"
+     "    weight = module._parameters[name]\n             ~~~~~~~~~~~~~~~~~~^^^^^^\nKeyError: 'weight'"),
+    ("transformers_8bit", "package_api_version_mismatch",
+     # dev22/llama2rag-1
+     "load_in_8bit=True` requires Accelerate:\nImportError: Using `load_in_8bit=True` requires Accelerate: `pip "
+     "install accelerate` and the latest version of bitsandbytes `pip install -i https://test.pypi.org/simple/ "
+     "bitsandbytes` or pip install bitsandbytes`"),
+    ("transformers_8bit", "package_api_version_mismatch",
+     # the later quantizer's wording, not from the corpus
+     "  File \"/usr/local/lib/python3.10/dist-packages/transformers/quantizers/quantizer_bnb_8bit.py\", line 62, in "
+     "validate_environment\n    raise ImportError(\nImportError: Using `bitsandbytes` 8-bit quantization requires "
+     "Accelerate: `pip install accelerate` and the latest version of bitsandbytes: `pip install -i "
+     "https://pypi.org/simple/ bitsandbytes`"),
 ]
 
 #: texts that share words with a reading but not its mechanism: the code is not among the first two
 NEAR_MISS = [
+    ("a NameError with no import failure reported (prose of a failed import)", "python_package_missing",
+     "I failed to import the renderer at first so I commented it out\nTraceback (most recent call last):\n  File "
+     "\"train.py\", line 12, in <module>\n    r = make_renderer(cfg)\nNameError: name 'make_renderer' is not defined"),
+    ("a KeyError 'weight' of a checkpoint dict in the person's code", "package_api_version_mismatch",
+     "Traceback (most recent call last):\n  File \"eval.py\", line 21, in <module>\n    w = ckpt['weight']\n"
+     "KeyError: 'weight'"),
     ("another project's own NoSuchConfigException", "opengl_egl_unavailable",
      "Traceback (most recent call last):\n  File \"app/settings.py\", line 40, in config_get\n    raise "
      "NoSuchConfigException(\"No such config: {}\".format(j_args))\napp.errors.NoSuchConfigException: No such config: "
@@ -172,7 +215,8 @@ BUILD_HEADER = ("clang -O3 -fopenmp -c src/knn.c -o build/knn.o\nsrc/knn.c:3:10:
 
 ROWS = ["pyglet_no_such_config", "pybind11_return_value_unconvertible", "vispy_gloo_data_not_32bit",
         "browser_js_served_text_plain", "pip_ci_runner_path_missing", "ggml_metal_library_compile_failed",
-        "carla_client_server_version_mismatch", "ultralytics_yaml_module_undefined"]
+        "carla_client_server_version_mismatch", "ultralytics_yaml_module_undefined",
+        "transformers_8bit_needs_accelerate_bnb"]
 
 
 @pytest.mark.parametrize("reading,code,text", POSITIVE, ids=[f"{p[0]}-{i}" for i, p in enumerate(POSITIVE)])
@@ -199,3 +243,7 @@ def test_python_check_is_not_torch_at_build() -> None:
 @pytest.mark.parametrize("key", ROWS)
 def test_rows_match_their_examples(key: str) -> None:
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
+
+
+def test_torch_row_matches_its_example() -> None:
+    assert_row_matches_its_example_and_stays_linear("torch_messages", "spectral_norm_parameter_absent")
