@@ -3901,6 +3901,10 @@ _INSTANCE_ATTR_RE = re.compile(r"""['"](?:[A-Za-z_][A-Za-z0-9_]{0,40}\.){0,3}([A
 #: (round 26a) an import statement quoted in a report ("from torchvision.models.utils import load_state_dict_from_url",
 #: "import mmcv.runner"): its module and the names it imports
 _QUOTED_FROM_IMPORT_RE = re.compile(r"(?<![\w.])from ([A-Za-z_][A-Za-z0-9_.]{0,100}) import ([A-Za-z0-9_, ()]{1,300})")
+#: (round 33d) a from-import quoted without its "from" ('there is an import "diffusers.utils import randn_tensor"',
+#: dev22/trl-849): a dotted module right after the quote mark
+_QUOTED_BARE_FROM_IMPORT_RE = re.compile(r"(?<=[\"'`“‘])([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z0-9_]{1,60}){1,6}) import "
+                                         r"([A-Za-z0-9_, ()]{1,300})")
 _QUOTED_IMPORT_RE = re.compile(r"(?<![\w.])import ([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){1,4})\b")
 #: (round 26a) a report's own words that the quoted import fails ("throws an error", "no longer works", "was removed")
 _FAILS_SAID_RE = re.compile(r"\b(?:errors?|fails?|failed|failing|throws?|thrown|raises?|no longer|does ?n[o']t work|"
@@ -4012,7 +4016,7 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
         if "import " not in line:
             continue
         found = None
-        for mod, names in _QUOTED_FROM_IMPORT_RE.findall(line)[:2]:
+        for mod, names in (_QUOTED_FROM_IMPORT_RE.findall(line) + _QUOTED_BARE_FROM_IMPORT_RE.findall(line))[:2]:
             for name in names.replace("(", " ").replace(")", " ").replace(",", " ").split()[:12]:
                 found = found or (f"{mod}.{name}" if f"{mod}.{name}" in rows else None)
             found = found or _removed_module_of(rows, mod)
