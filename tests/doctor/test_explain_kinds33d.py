@@ -173,10 +173,21 @@ POSITIVE = [
      "validate_environment\n    raise ImportError(\nImportError: Using `bitsandbytes` 8-bit quantization requires "
      "Accelerate: `pip install accelerate` and the latest version of bitsandbytes: `pip install -i "
      "https://pypi.org/simple/ bitsandbytes`"),
+    ("quoted_bare_import", "package_api_version_mismatch",
+     # dev22/trl-849
+     "randn_tensor error while diffusers==0.21.4\nIn file trl/models/modeling_sd_base.py, line 27, there is an import "
+     "\"diffusers.utils import randn_tensor\".\nBut it should be \"from diffusers.utils.torch_utils import "
+     "randn_tensor\" while diffusers==0.21.4 (maybe >= 0.21.4), or it will throw an ImportError."),
+    ("quoted_bare_import", "package_api_version_mismatch",
+     # another removed name quoted the same way, not from the corpus
+     "My script has the line \"torchvision.models.utils import load_state_dict_from_url\" and it throws an error "
+     "with torchvision 0.15.2"),
 ]
 
 #: texts that share words with a reading but not its mechanism: the code is not among the first two
 NEAR_MISS = [
+    ("a quoted bare import of a name no release removed", "package_api_version_mismatch",
+     "In file app/pipe.py there is an import \"diffusers.utils import load_image\" and it throws an error."),
     ("a NameError with no import failure reported (prose of a failed import)", "python_package_missing",
      "I failed to import the renderer at first so I commented it out\nTraceback (most recent call last):\n  File "
      "\"train.py\", line 12, in <module>\n    r = make_renderer(cfg)\nNameError: name 'make_renderer' is not defined"),
