@@ -550,6 +550,17 @@ def _egl(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              "QT_QPA_PLATFORM=offscreen <the command>",
                              "xvfb-run -a <the command>   # a virtual X server (Debian/Ubuntu package xvfb)",
                              "QT_DEBUG_PLUGINS=1 <the command>   # names a libxcb-* library the plugin lacks"]}
+    if ev.get("key") == "pyglet_no_such_config":  # (round 33d) a window's configuration, not a missing EGL vendor
+        return {"title": "pyglet found no OpenGL configuration of this display that gives what the window asks for",
+                "fix": "The window asked for an OpenGL framebuffer (multisampling, a 24-bit depth buffer, an OpenGL 3.3 "
+                       "core context) that the machine's OpenGL cannot provide: a driver without it, a remote desktop or "
+                       "VM's software renderer, no GPU graphics driver installed. Ask for less (samples=0 and no "
+                       "sample_buffers in the program's window settings, a 16-bit depth buffer) or install the GPU "
+                       "vendor's graphics driver.",
+                "commands": ["glxinfo -B   # Linux: the OpenGL renderer and version in use ('llvmpipe': software)",
+                             "# Windows: the GPU vendor's driver (not Microsoft Basic Display Adapter) in Device Manager",
+                             "# in the program's window setup: pyglet.gl.Config(double_buffer=True, sample_buffers=0, "
+                             "samples=0)"]}
     return {"title": "No NVIDIA OpenGL/EGL context for the renderer",
             "commands": ["ls /usr/share/glvnd/egl_vendor.d/   # 10_nvidia.json must be there",
                          "ldconfig -p | grep -E 'libEGL_nvidia|libGLX_nvidia'",

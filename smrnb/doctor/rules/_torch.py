@@ -1198,6 +1198,26 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
                           "git log -- CMakeLists.txt   # a project's release or commit whose build files produce it"],
     "fd_sharing_ancdata": ["# right after import torch: torch.multiprocessing.set_sharing_strategy('file_system')",
                            "ulimit -n   # the open-file limit; raising it (ulimit -n 65536) is the other workaround"],
+    # (round 33d) library_messages rows whose first reading is a release's or a build's own fault
+    "pybind11_return_value_unconvertible": ["pip show <the package whose function returned it>   # the release, for "
+                                            "its issue tracker and changelog",
+                                            "pip install --upgrade <that package>   # a release whose bindings "
+                                            "register the type after '->'; or install and import the module that "
+                                            "registers it (pycolmap's ceres types: pyceres)"],
+    "browser_js_served_text_plain": ["python -c \"import mimetypes; print(mimetypes.guess_type('a.js'))\"   # "
+                                     "'text/plain' here: the Windows registry's .js Content Type",
+                                     "pip install --upgrade notebook jupyterlab jupyter_server   # servers that "
+                                     "register application/javascript for .js themselves (notebook >= 5.7.7)",
+                                     "# or set HKEY_CLASSES_ROOT\\.js 'Content Type' back to application/javascript "
+                                     "(regedit), then restart the server"],
+    "pip_ci_runner_path_missing": ["# the requirement naming the build machine's path: the requirements file or "
+                                   "bundle script that pip read (a line with D:\\a\\... or file:///home/runner/...)",
+                                   "pip install <the package>==<its version>   # from the index, without the path"],
+    "ggml_metal_library_compile_failed": ["CMAKE_ARGS=\"-DLLAMA_METAL_EMBED_LIBRARY=ON -DLLAMA_METAL=on\" pip install "
+                                          "llama-cpp-python --no-cache-dir --force-reinstall   # the Metal library "
+                                          "embedded (GGML_METAL_EMBED_LIBRARY=ON in later llama.cpp)",
+                                          "pip install --upgrade llama-cpp-python   # later releases embed it by "
+                                          "default"],
     "amp_unscale_fp16_gradients": ["python -c \"import peft, transformers; print(peft.__version__, "
                                    "transformers.__version__)\"   # releases that cast trainable weights",
                                    "# keep trainable parameters float32 under GradScaler (no model.half() before "
