@@ -182,10 +182,24 @@ POSITIVE = [
      # another removed name quoted the same way, not from the corpus
      "My script has the line \"torchvision.models.utils import load_state_dict_from_url\" and it throws an error "
      "with torchvision 0.15.2"),
+    ("size_t_pointer", "library_bug",
+     # dev22/knn-cuda-1
+     "ubgpu@ubgpu:~/github/kNN-CUDA$ sudo nvcc -o knn_cuda_with_indexes.exe knn_cuda_with_indexes.cu -lcuda\n"
+     "knn_cuda_with_indexes.cu(344): error: argument of type \"unsigned int *\" is incompatible with parameter of "
+     "type \"size_t *\"\n\nknn_cuda_with_indexes.cu(349): error: more than one instance of overloaded function "
+     "\"min\" matches the argument list:\n4 errors detected in the compilation of \"/tmp/tmpxft_00000ba3-9_knn.cpp1.ii\"."),
+    ("size_t_pointer", "library_bug",
+     # GCC's wording for the same call in a host file, not from the corpus
+     "g++ -O2 -I/usr/local/cuda/include -c src/alloc.cpp -o build/alloc.o\nsrc/alloc.cpp: In function 'void "
+     "alloc_img(int, int)':\nsrc/alloc.cpp:41:38: error: invalid conversion from 'unsigned int*' to 'size_t*' {aka "
+     "'long unsigned int*'} [-fpermissive]\n   41 |     cudaMallocPitch((void**)&d_img, &pitch, w * 4, h);"),
 ]
 
 #: texts that share words with a reading but not its mechanism: the code is not among the first two
 NEAR_MISS = [
+    ("a pointer of another element type (no size_t, no 32-bit mix)", "library_bug",
+     "kernel.cu(88): error: argument of type \"float *\" is incompatible with parameter of type \"const double *\"\n"
+     "1 error detected in the compilation of \"kernel.cu\"."),
     ("a quoted bare import of a name no release removed", "package_api_version_mismatch",
      "In file app/pipe.py there is an import \"diffusers.utils import load_image\" and it throws an error."),
     ("a NameError with no import failure reported (prose of a failed import)", "python_package_missing",
@@ -227,7 +241,7 @@ BUILD_HEADER = ("clang -O3 -fopenmp -c src/knn.c -o build/knn.o\nsrc/knn.c:3:10:
 ROWS = ["pyglet_no_such_config", "pybind11_return_value_unconvertible", "vispy_gloo_data_not_32bit",
         "browser_js_served_text_plain", "pip_ci_runner_path_missing", "ggml_metal_library_compile_failed",
         "carla_client_server_version_mismatch", "ultralytics_yaml_module_undefined",
-        "transformers_8bit_needs_accelerate_bnb"]
+        "transformers_8bit_needs_accelerate_bnb", "source_32bit_size_t_pointer"]
 
 
 @pytest.mark.parametrize("reading,code,text", POSITIVE, ids=[f"{p[0]}-{i}" for i, p in enumerate(POSITIVE)])

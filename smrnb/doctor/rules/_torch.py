@@ -1218,6 +1218,9 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
                                           "embedded (GGML_METAL_EMBED_LIBRARY=ON in later llama.cpp)",
                                           "pip install --upgrade llama-cpp-python   # later releases embed it by "
                                           "default"],
+    "source_32bit_size_t_pointer": ["# at the line the compiler names: declare the variable passed as size_t (size_t "
+                                    "pitch; not unsigned int), and give min()/max() arguments of one type",
+                                    "git pull   # a later revision of the project's source may have the fix"],
     "amp_unscale_fp16_gradients": ["python -c \"import peft, transformers; print(peft.__version__, "
                                    "transformers.__version__)\"   # releases that cast trainable weights",
                                    "# keep trainable parameters float32 under GradScaler (no model.half() before "
