@@ -80,10 +80,10 @@ POSITIVE = [
      "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
      "'D:\\\\a\\\\ComfyUI\\\\cu130_python_deps\\\\numpy-2.4.6-cp313-cp313-win_amd64.whl'"),
     ("runner_path", "library_bug",
-     # a Linux runner's path in a package's requirement, not from the corpus
-     "Collecting mypkg-core@ file:///home/runner/work/mypkg/mypkg/dist/mypkg_core-0.3.1-py3-none-any.whl\n"
+     # a macOS runner's temporary folder in a package's requirement, not from the corpus
+     "Processing /Users/runner/work/_temp/wheels/mlx_core-0.5.0-cp311-cp311-macosx_14_0_arm64.whl (from mytool==1.2)\n"
      "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
-     "'/home/runner/work/mypkg/mypkg/dist/mypkg_core-0.3.1-py3-none-any.whl'"),
+     "'/Users/runner/work/_temp/wheels/mlx_core-0.5.0-cp311-cp311-macosx_14_0_arm64.whl'"),
     ("metal_library", "library_bug",
      # dev22/instructlab-698
      "ggml_metal_init: error: Error Domain=MTLLibraryErrorDomain Code=3 \"program_source:3:10: fatal error: "
