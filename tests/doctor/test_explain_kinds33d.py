@@ -110,6 +110,16 @@ POSITIVE = [
      "  Getting requirements to build wheel ... error\n  ERROR: Command errored out with exit status 1:\n   command: "
      "'c:\\python27\\python.exe' ...\n  Complete output (1 lines):\n  ERROR: ipykernel requires Python version 3.4 "
      "or above."),
+    ("python_release", "package_no_build_for_platform",
+     # numpy's setup.py check (and many others'), not from the corpus
+     "  Getting requirements to build wheel ... error\n  File \"/tmp/pip-install-x1/numpy_5c/setup.py\", line 31, in "
+     "<module>\n    raise RuntimeError(\"Python version >= 3.9 required.\")\nRuntimeError: Python version >= 3.9 "
+     "required."),
+    ("python_release", "package_no_build_for_platform",
+     # uv's resolver, not from the corpus
+     "  \u00d7 No solution found when resolving dependencies:\n  \u2570\u2500\u25b6 Because the current Python version "
+     "(3.9.6) does not satisfy Python>=3.10 and gsplat==1.5.0 depends on Python>=3.10, we can conclude that "
+     "gsplat==1.5.0 cannot be used."),
     ("carla_versions", "package_api_version_mismatch",
      # dev22/carla-8723
      "C:\\carla\\carla\\PythonAPI\\examples>python mercedes_forwarddrive.py\nWARNING: Version mismatch detected: You "
