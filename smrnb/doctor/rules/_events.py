@@ -791,6 +791,22 @@ def _wsl_decides(c: list[str], s: set[str], facts: Facts) -> tuple[list[str], st
     return c, "under WSL2 the Windows NVIDIA driver gives the GPU to WSL (no Linux driver inside it)"
 
 
+def _stub_libcuda_decides(c: list[str], s: set[str], facts: Facts, llp: str) -> tuple[list[str], str] | None:
+    """No driver or no device read as a libcuda that is not the driver's, where LD_LIBRARY_PATH shows one: a
+    ``stubs`` directory on it (the text's or the machine's), or (round 33) the machine's first ``libcuda.so.1`` on it
+    that is not the driver's (probes/_loader.py's ``libcuda_on_path``)."""
+    if not s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"}:
+        return None
+    if "/stubs" in llp:
+        return ["cuda_stub_driver_loaded"] + c[:MAX_READINGS - 1], (
+            f"LD_LIBRARY_PATH holds a stubs directory ({llp[:120]}): the toolkit's stub libcuda.so is loaded")
+    lc = value(facts, "loader", "libcuda_on_path")
+    if isinstance(lc, Mapping) and lc.get("not_driver"):
+        return ["cuda_stub_driver_loaded"] + [x for x in c if x != "cuda_stub_driver_loaded"][:MAX_READINGS - 1], (
+            f"{lc.get('path')} comes first on LD_LIBRARY_PATH and is not the driver's ({lc['not_driver']})")
+    return None
+
+
 def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[list[str], str | None]:
     """``(readings, how)``: the codes of an event ordered by what the facts say (the first one the facts
     chose, when they could), and one line saying what decided, or None when nothing did."""
@@ -816,14 +832,8 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return ["prebuilt_binary_wrong_cuda", "cudart_not_found"], (
                 f"the library is of CUDA {lm}; the text names CUDA {', '.join(map(str, sorted(named)))}")
     llp = str(value(facts, "loader", "current_ld_library_path") or value(facts, "loader", "start_ld_library_path") or "")
-    if s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"} and "/stubs" in llp:
-        return ["cuda_stub_driver_loaded"] + c[:MAX_READINGS - 1], (
-            f"LD_LIBRARY_PATH holds a stubs directory ({llp[:120]}): the toolkit's stub libcuda.so is loaded")
-    lc = value(facts, "loader", "libcuda_on_path")
-    if s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"} and isinstance(lc, Mapping) and lc.get("not_driver"):
-        # (round 33) the machine's LD_LIBRARY_PATH puts a libcuda.so.1 that is not the driver's first
-        return ["cuda_stub_driver_loaded"] + [x for x in c if x != "cuda_stub_driver_loaded"][:MAX_READINGS - 1], (
-            f"{lc.get('path')} comes first on LD_LIBRARY_PATH and is not the driver's ({lc['not_driver']})")
+    if stub := _stub_libcuda_decides(c, s, facts, llp):
+        return stub
     if ev.get("key") == "device_count_unexpected" or (
             ev.get("kind") == "cuda_error" and "error from cudaGetDeviceCount" in str(ev.get("line") or "")):
         got = _device_count_reading(facts, c)
