@@ -12,6 +12,8 @@ explain reads the same facts from every copy of one error. Every step is one lin
 from __future__ import annotations
 
 import codecs
+import html
+import html.entities
 import re
 import unicodedata
 
@@ -91,6 +93,8 @@ def normalise(text: str) -> str:
     Linear time; never raises."""
     if not isinstance(text, str) or not text:
         return text if isinstance(text, str) else ""
+    if "&" in text:  # (round 33p) a page's source or an export: "&lt;module&gt;", "&quot;x&quot;"
+        text = unescape_html(text)
     if "\x1b" in text:
         text = _ANSI_RE.sub("", text)
     if "[" in text and "m" in text:
@@ -103,9 +107,128 @@ def normalise(text: str) -> str:
     text = _CONTROL_RE.sub("", text)
     if "\t" in text:
         text = _INNER_TABS_RE.sub(" ", text)
+    if "**" in text:  # markdown bold pasted around words of a message ("no **CUDA-capable device**")
+        text = text.replace("**", "")
+    if "\\" in text:  # (round 33p) a markdown source's escapes: "torch\\_scatter", "\\_\\_init\\_\\_.py"
+        text = unescape_markdown(text)
     if ">" in text:
         # (round 32f) a REPL's ">>> " prompt is no quote: its lines keep it, so the readers see what was typed
         text = (_QUOTE_NOT_PROMPT_RE if ">>>" in text and _REPL_RE.search(text) else _QUOTE_RE).sub("", text)
-    if "**" in text:  # markdown bold pasted around words of a message ("no **CUDA-capable device**")
-        text = text.replace("**", "")
+    if 'File "' in text and "\n" not in text:  # (round 33p) a traceback run onto one line
+        text = restore_lines(text)
     return text
+
+
+# (round 33p) escaped and flattened pastes: each undone only where the text shows the form's own marks, whole
+
+#: an HTML character reference with its semicolon: a name of HTML5's table, a decimal or a hexadecimal code point
+#: (HTML5's legacy names without one, "&notify", "&copy", are words of a text, never read as references)
+_ENTITY_RE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _entity(m: re.Match) -> str:
+    ref = m.group()
+    # a name outside HTML5's table stays: _html_escaped has refused such a text (it is no reference)
+    return html.unescape(ref) if ref[1] == "#" or ref[1:] in html.entities.html5 else ref
+
+
+def _html_escaped(text: str) -> bool:
+    """Whether ``text`` shows the escaping of a page's source or an export: it holds an HTML character reference,
+    every ``&`` of it begins a known one (an escaper turns a shell's ``&&`` into ``&amp;&amp;``: a bare ``&``,
+    ``a && b`` or ``&notify``, shows a text nobody escaped) and it has no ``<`` (an escaper writes each as ``&lt;``)."""
+    if "&" not in text or ";" not in text or "<" in text:
+        return False
+    refs = _ENTITY_RE.findall(text)
+    return (bool(refs) and len(refs) == text.count("&")
+            and all(r[1] == "#" or r[1:] in html.entities.html5 for r in refs))
+
+
+def unescape_html(text: str) -> str:
+    """``text`` with its HTML character references (``&lt;``, ``&quot;``, ``&#39;``, ``&#x27;``, ``&amp;``) read, one
+    level, where the whole text shows an escaper's marks (:func:`_html_escaped`); else ``text`` as it is. A text that
+    would still show them once read (``&amp;lt;``: escaped twice, or a reference meant literally, escaped once) is left
+    as it is too: which one it is, nothing in the text tells, and reading it again would read the meant one. One pass."""
+    if not _html_escaped(text):
+        return text
+    out = _ENTITY_RE.sub(_entity, text)
+    return text if _html_escaped(out) else out
+
+
+#: markdown's backslash escapes of the punctuation an editor escapes in pasted text (CommonMark's own syntax)
+_MD_ESCAPE_RE = re.compile(r"\\([_*\[\]<>#`])")
+#: a ``_`` or ``*`` no backslash escapes: a markdown escaper leaves none (after the bold markers are gone)
+_MD_BARE_RE = re.compile(r"(?<!\\)[_*]")
+#: a Windows path's separators: a drive (``C:\``) or a backslash before a letter or digit (``\Users``); such a text's
+#: ``\_`` may be a separator before a name (``me\_work``, ``site-packages\_distutils_hack``)
+_MD_WINDOWS_RE = re.compile(r"[A-Za-z]:\\|\\[A-Za-z0-9]")
+#: escapes no Windows path writes: a dunder escaped (``\_\_init\_\_``); ``\*``, ``\[``, ``\<``, ... that follow no
+#: name character (a separator follows one: ``Users\[user]``); a separator before an escape (``D:\a\\_work``); a
+#: snake-case name outside any path (``CUDA\_HOME=``, ``gpt\_sovits``: no separator before or after it)
+_MD_SURE_RE = re.compile(r"\\_\\_|(?<![\w.\-])\\[*\[\]<>#`]|\\\\[_*]"
+                         r"|(?<![\\A-Za-z0-9.:\-])[A-Za-z0-9][A-Za-z0-9.\-]*(?:\\_[A-Za-z0-9.\-]+)+(?![\\:A-Za-z0-9.\-])")
+
+
+def _md_escaped(text: str) -> bool:
+    """Whether ``text`` shows a markdown escaper's marks: an escape, no ``_`` or ``*`` left bare (an escaper escapes
+    every one) and, in a text with Windows paths (``C:\\``, ``\\Users``), an escape no path writes (an escaped
+    dunder, or ``\\*``, ``\\[``, ``\\<`` after no name character: ``me\\_work`` may be a separator before a name)."""
+    if "\\" not in text or not _MD_ESCAPE_RE.search(text) or _MD_BARE_RE.search(text):
+        return False
+    return not _MD_WINDOWS_RE.search(text) or bool(_MD_SURE_RE.search(text))
+
+
+def unescape_markdown(text: str) -> str:
+    """``text`` with markdown's backslash escapes (``torch\\_scatter``, ``\\_\\_init\\_\\_.py``, ``\\[notice\\]``,
+    ``\\<module\\>``) undone where the text shows an escaper's marks (:func:`_md_escaped`); else ``text`` as it is. A
+    backslash before any other character stays: ``\\\\_`` is a path's separator before an escaped ``_``. A text that
+    would still show the marks once undone (only ``\\\\_``) is left as it is. ``**`` undone is taken away as
+    :func:`normalise` takes a plain one (markdown's bold, before this step). One linear pass."""
+    if not _md_escaped(text):
+        return text
+    out = _MD_ESCAPE_RE.sub(r"\1", text).replace("**", "")  # an escaped "**" is bold as normalise reads it
+    return text if _md_escaped(out) else out
+
+
+#: a traceback frame's header run into its neighbours ('... File "x.py", line 3, in main code ...'), a traceback's
+#: head and the sentences between chained exceptions
+_FLAT_FRAME_RE = re.compile(r'(?:^|(?<= ))File "[^"\n]{0,1000}", line [0-9]{1,7}(?:, in [^\s"]{1,200})?(?= |$)')
+_FLAT_HEAD_RE = re.compile(r"(?:^|(?<= ))(?:Traceback \(most recent call last\):|During handling of the above "
+                           r"exception, another exception occurred:|The above exception was the direct cause of the "
+                           r"following exception:)(?= |$)")
+#: the exception a frame's code line is followed by: a (dotted) class name ending as Python's exceptions do, then ": "
+#: or the end ("torch.cuda.OutOfMemoryError: CUDA out of memory", "AssertionError")
+_FLAT_EXC_RE = re.compile(r"(?<= )(?:[A-Za-z_][A-Za-z0-9_]{0,60}\.){0,8}[A-Z][A-Za-z0-9_]{0,60}"
+                          r"(?:Error|Exception|Warning|Exit|Interrupt|Iteration)(?=: |:?$)")
+
+
+def restore_lines(text: str) -> str:
+    """A traceback whose newlines were lost (a one-line form field, a chat tool, an issue's title) with its records
+    on lines of their own again, as the line readers read them: ``Traceback (most recent call last):``, each
+    ``File "...", line N, in f`` and its code line, and the exception after the last frame (and after each chained
+    traceback's). Only on a text that shows it was flattened: no newline, and two frames or a traceback's head and a
+    frame; a one-line message (``RuntimeError: CUDA error: ...``) stays as it is. One linear pass."""
+    if "\n" in text or 'File "' not in text:
+        return text
+    frames = list(_FLAT_FRAME_RE.finditer(text))
+    heads = list(_FLAT_HEAD_RE.finditer(text)) if "exception" in text else []
+    if len(frames) + len(heads) < 2 or not frames:
+        return text
+    records = sorted([(m.start(), m.end(), True) for m in frames] + [(m.start(), m.end(), False) for m in heads])
+    breaks = []  # the spaces that were newlines: before and after each record, before an exception
+    for i, (start, end, frame) in enumerate(records):
+        breaks += [start, end]
+        stop = records[i + 1][0] if i + 1 < len(records) else len(text)
+        # a frame's code line, then the exception it raised (searched up to the next record only)
+        exc = _FLAT_EXC_RE.search(text, end, stop) if frame else None
+        if exc:
+            breaks.append(exc.start())
+    out, pos = [], 0
+    for b in sorted(set(breaks)):
+        if b <= pos or b >= len(text):
+            continue
+        out.append(text[pos:b].rstrip(" "))
+        pos = b
+        while pos < len(text) and text[pos] == " ":
+            pos += 1
+    out.append(text[pos:])
+    return "\n".join(seg for seg in out if seg)
