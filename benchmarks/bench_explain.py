@@ -18,7 +18,9 @@ printed for the test part.
 from __future__ import annotations
 
 import argparse
+import html
 import os
+import re
 import time
 from pathlib import Path
 
@@ -41,6 +43,10 @@ TRANSFORMS = {
     "crlf": lambda t: t.replace("\n", "\r\n"),
     "quoted": lambda t: "\n".join(f"> {ln}" for ln in t.split("\n")),
     "smart quotes": lambda t: t.replace("'", "\u2019"),
+    # (round 33p) a page's source or an export, a markdown source's escapes, a one-line field
+    "html": lambda t: html.escape(t, quote=True),
+    "md": lambda t: re.sub(r"([_*\[\]<>#`])", r"\\\1", t),
+    "oneline": lambda t: re.sub(r"\s*\n\s*", " ", t),
 }
 #: the corpus parts scored here: dev and test, and the first held-out set (scored once before any work on it, then
 #: development material); a later held-out set is scored by whoever keeps it, never by this script

@@ -111,11 +111,11 @@ def normalise(text: str) -> str:
         text = text.replace("**", "")
     if "\\" in text:  # (round 33p) a markdown source's escapes: "torch\\_scatter", "\\_\\_init\\_\\_.py"
         text = unescape_markdown(text)
+    if 'File "' in text and "\n" not in text:  # (round 33p) a traceback run onto one line
+        text = restore_lines(text)
     if ">" in text:
         # (round 32f) a REPL's ">>> " prompt is no quote: its lines keep it, so the readers see what was typed
         text = (_QUOTE_NOT_PROMPT_RE if ">>>" in text and _REPL_RE.search(text) else _QUOTE_RE).sub("", text)
-    if 'File "' in text and "\n" not in text:  # (round 33p) a traceback run onto one line
-        text = restore_lines(text)
     return text
 
 
@@ -126,20 +126,14 @@ def normalise(text: str) -> str:
 _ENTITY_RE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 
 
-def _entity(m: re.Match) -> str:
-    ref = m.group()
-    # a name outside HTML5's table stays: _html_escaped has refused such a text (it is no reference)
-    return html.unescape(ref) if ref[1] == "#" or ref[1:] in html.entities.html5 else ref
-
-
 def _html_escaped(text: str) -> bool:
     """Whether ``text`` shows the escaping of a page's source or an export: it holds an HTML character reference,
     every ``&`` of it begins a known one (an escaper turns a shell's ``&&`` into ``&amp;&amp;``: a bare ``&``,
     ``a && b`` or ``&notify``, shows a text nobody escaped) and it has no ``<`` (an escaper writes each as ``&lt;``)."""
     if "&" not in text or ";" not in text or "<" in text:
         return False
-    refs = _ENTITY_RE.findall(text)
-    return (bool(refs) and len(refs) == text.count("&")
+    refs = set(_ENTITY_RE.findall(text))
+    return (bool(refs) and sum(text.count(r) for r in refs) == text.count("&")
             and all(r[1] == "#" or r[1:] in html.entities.html5 for r in refs))
 
 
@@ -150,7 +144,17 @@ def unescape_html(text: str) -> str:
     as it is too: which one it is, nothing in the text tells, and reading it again would read the meant one. One pass."""
     if not _html_escaped(text):
         return text
-    out = _ENTITY_RE.sub(_entity, text)
+    out, amps = text, []
+    # one replace a reference (re.sub's call a match is slow); those of "&" last and in one pass, so no "&" they
+    # write begins a reference read again ("&amp;lt;" is "&lt;")
+    for ref in set(_ENTITY_RE.findall(text)):
+        value = html.unescape(ref)
+        if "&" in value:
+            amps.append(re.escape(ref))
+        else:
+            out = out.replace(ref, value)
+    if amps:
+        out = re.sub("|".join(amps), "&", out)
     return text if _html_escaped(out) else out
 
 
@@ -162,10 +166,13 @@ _MD_BARE_RE = re.compile(r"(?<!\\)[_*]")
 #: ``\_`` may be a separator before a name (``me\_work``, ``site-packages\_distutils_hack``)
 _MD_WINDOWS_RE = re.compile(r"[A-Za-z]:\\|\\[A-Za-z0-9]")
 #: escapes no Windows path writes: a dunder escaped (``\_\_init\_\_``); ``\*``, ``\[``, ``\<``, ... that follow no
-#: name character (a separator follows one: ``Users\[user]``); a separator before an escape (``D:\a\\_work``); a
-#: snake-case name outside any path (``CUDA\_HOME=``, ``gpt\_sovits``: no separator before or after it)
-_MD_SURE_RE = re.compile(r"\\_\\_|(?<![\w.\-])\\[*\[\]<>#`]|\\\\[_*]"
+#: name character (a separator follows one: ``Users\[user]``); a snake-case name outside any path (``CUDA\_HOME=``,
+#: ``gpt\_sovits``: no separator before or after it)
+_MD_SURE_RE = re.compile(r"\\_\\_|(?<![\w.\-])\\[*\[\]<>#`]"
                          r"|(?<![\\A-Za-z0-9.:\-])[A-Za-z0-9][A-Za-z0-9.\-]*(?:\\_[A-Za-z0-9.\-]+)+(?![\\:A-Za-z0-9.\-])")
+
+_MD_SEP_ESC_RE = re.compile(r"\\\\[_*]")
+_MD_DOUBLED_RE = re.compile(r"\\\\[A-Za-z0-9]")
 
 
 def _md_escaped(text: str) -> bool:
@@ -174,7 +181,11 @@ def _md_escaped(text: str) -> bool:
     dunder, or ``\\*``, ``\\[``, ``\\<`` after no name character: ``me\\_work`` may be a separator before a name)."""
     if "\\" not in text or not _MD_ESCAPE_RE.search(text) or _MD_BARE_RE.search(text):
         return False
-    return not _MD_WINDOWS_RE.search(text) or bool(_MD_SURE_RE.search(text))
+    if not _MD_WINDOWS_RE.search(text) or _MD_SURE_RE.search(text):
+        return True
+    # a separator before an escape ("D:\\a\\\\_work"), in a text whose separators are single (a repr's are doubled:
+    # "'C:\\\\Users\\\\me\\\\_work'" is no escape)
+    return "\\\\" in text and bool(_MD_SEP_ESC_RE.search(text)) and not _MD_DOUBLED_RE.search(text)
 
 
 def unescape_markdown(text: str) -> str:
@@ -185,7 +196,11 @@ def unescape_markdown(text: str) -> str:
     :func:`normalise` takes a plain one (markdown's bold, before this step). One linear pass."""
     if not _md_escaped(text):
         return text
-    out = _MD_ESCAPE_RE.sub(r"\1", text).replace("**", "")  # an escaped "**" is bold as normalise reads it
+    out = text
+    for c in "_*[]<>#`":  # one replace a character (each leaves no new escape of another): re.sub's template is slow
+        if "\\" + c in out:
+            out = out.replace("\\" + c, c)
+    out = out.replace("**", "")  # an escaped "**" is bold as normalise reads it
     return text if _md_escaped(out) else out
 
 
@@ -213,22 +228,16 @@ def restore_lines(text: str) -> str:
     heads = list(_FLAT_HEAD_RE.finditer(text)) if "exception" in text else []
     if len(frames) + len(heads) < 2 or not frames:
         return text
-    records = sorted([(m.start(), m.end(), True) for m in frames] + [(m.start(), m.end(), False) for m in heads])
-    breaks = []  # the spaces that were newlines: before and after each record, before an exception
+    records = [(m.start(), m.end(), True) for m in frames]
+    if heads:
+        records = sorted(records + [(m.start(), m.end(), False) for m in heads])
+    breaks = [0]  # where the newlines were: before and after each record, before an exception
+    search, n = _FLAT_EXC_RE.search, len(records)
     for i, (start, end, frame) in enumerate(records):
-        breaks += [start, end]
-        stop = records[i + 1][0] if i + 1 < len(records) else len(text)
+        breaks += (start, end)
         # a frame's code line, then the exception it raised (searched up to the next record only)
-        exc = _FLAT_EXC_RE.search(text, end, stop) if frame else None
+        exc = search(text, end, records[i + 1][0] if i + 1 < n else len(text)) if frame else None
         if exc:
             breaks.append(exc.start())
-    out, pos = [], 0
-    for b in sorted(set(breaks)):
-        if b <= pos or b >= len(text):
-            continue
-        out.append(text[pos:b].rstrip(" "))
-        pos = b
-        while pos < len(text) and text[pos] == " ":
-            pos += 1
-    out.append(text[pos:])
-    return "\n".join(seg for seg in out if seg)
+    breaks.append(len(text))
+    return "\n".join(filter(None, [text[a:b].strip(" ") for a, b in zip(breaks, breaks[1:])]))
