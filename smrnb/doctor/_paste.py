@@ -25,13 +25,14 @@ _ANSI_RE = re.compile(r"\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b\[[0-?]{0,
 #: it first, at C speed)
 _BARE_SGR_RE = re.compile(r"\[(?<![\w\]\[]\[)(?:[0-9]{1,3};){0,4}[0-9]{1,3}m")
 #: ``> `` quote prefixes (mail, forums, chat; nested ``> > ``)
-_QUOTE_RE = re.compile(r"^[ \t]{0,8}(?:>[ \t]?){1,8}", re.MULTILINE)
+#: (round 33p) spaces between levels too, and any number of levels: "\\>  >" read as ">  >" lost one level a pass
+_QUOTE_RE = re.compile(r"^(?:[ \t]{0,8}>[ \t]?)+", re.MULTILINE)
 #: (round 32f) a Python REPL's session: a ``>>> `` prompt's line followed by the interpreter's answer (a line that is no
 #: quote) or by a ``... `` continuation prompt; a mail's third quote level is followed by more quoted lines
 _REPL_RE = re.compile(r"^[ \t]{0,8}>>>(?: [^\n]*)?\n(?:\.\.\.(?: |$)|[ \t]{0,8}[^\s>])", re.MULTILINE)
 #: the quote prefixes of a text that holds a REPL session: every quote level but the prompt ``>>> `` itself
 #: ("> >>> import torch" is a quoted prompt line: the quote goes, the prompt stays)
-_QUOTE_NOT_PROMPT_RE = re.compile(r"^[ \t]{0,8}(?:(?!>>>(?:[ \t]|$))>[ \t]?){1,8}", re.MULTILINE)
+_QUOTE_NOT_PROMPT_RE = re.compile(r"^(?:[ \t]{0,8}(?!>>>(?:[ \t]|$))>[ \t]?)+", re.MULTILINE)
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e"))
 _OTHER = {ord("\u2018"): "'", ord("\u2019"): "'", ord("\u201a"): "'", ord("\u201b"): "'", ord("\u2032"): "'",
           ord("\u201c"): '"', ord("\u201d"): '"', ord("\u201e"): '"', ord("\u201f"): '"', ord("\u2033"): '"',
@@ -87,14 +88,12 @@ _CP1252_FALLBACK = "smrnb-cp1252-latin1"
 codecs.register_error(_CP1252_FALLBACK, _latin1_for_undefined)
 
 
-def normalise(text: str) -> str:
+def normalise(text: str, *, _references: bool = True) -> str:
     """``text`` as it was before it was copied: plain spaces and quotes, no zero-width characters, no
     terminal escape sequences, ``\\n`` line ends, no ``> `` quote prefixes (a REPL session's ``>>> `` prompts kept).
     Linear time; never raises."""
     if not isinstance(text, str) or not text:
         return text if isinstance(text, str) else ""
-    if "&" in text:  # (round 33p) a page's source or an export: "&lt;module&gt;", "&quot;x&quot;"
-        text = unescape_html(text)
     if "\x1b" in text:
         text = _ANSI_RE.sub("", text)
     if "[" in text and "m" in text:
@@ -109,13 +108,21 @@ def normalise(text: str) -> str:
         text = _INNER_TABS_RE.sub(" ", text)
     if "**" in text:  # markdown bold pasted around words of a message ("no **CUDA-capable device**")
         text = text.replace("**", "")
+    if "&" in text and _references:  # (round 33p) a page's source or an export: "&lt;module&gt;", "&quot;x&quot;"
+        read = unescape_html(text)
+        if read != text:
+            # what the references wrote goes through the steps above (&nbsp; is U+00A0, &#13; a CR); a text that
+            # shows references again then (U+FF06 "＆" read as "&") was escaped twice or meant one: it stays unread
+            read = normalise(read, _references=False)
+            if not _html_escaped(read):
+                return read
     if "\\" in text:  # (round 33p) a markdown source's escapes: "torch\\_scatter", "\\_\\_init\\_\\_.py"
         text = unescape_markdown(text)
-    if 'File "' in text and "\n" not in text:  # (round 33p) a traceback run onto one line
-        text = restore_lines(text)
     if ">" in text:
         # (round 32f) a REPL's ">>> " prompt is no quote: its lines keep it, so the readers see what was typed
         text = (_QUOTE_NOT_PROMPT_RE if ">>>" in text and _REPL_RE.search(text) else _QUOTE_RE).sub("", text)
+    if 'File "' in text and "\n" not in text:  # (round 33p) a traceback run onto one line
+        text = restore_lines(text)
     return text
 
 
@@ -201,7 +208,8 @@ def unescape_markdown(text: str) -> str:
         if "\\" + c in out:
             out = out.replace("\\" + c, c)
     out = out.replace("**", "")  # an escaped "**" is bold as normalise reads it
-    return text if _md_escaped(out) else out
+    # (an escape before a reference's "#", "&\\#38;", is no markdown a page's export shows)
+    return text if _md_escaped(out) or ("&" in out and _html_escaped(out)) else out
 
 
 #: a traceback frame's header run into its neighbours ('... File "x.py", line 3, in main code ...'), a traceback's
@@ -240,4 +248,6 @@ def restore_lines(text: str) -> str:
         if exc:
             breaks.append(exc.start())
     breaks.append(len(text))
-    return "\n".join(filter(None, [text[a:b].strip(" ") for a, b in zip(breaks, breaks[1:])]))
+    out = "\n".join(filter(None, [text[a:b].strip(" ") for a, b in zip(breaks, breaks[1:])]))
+    # no line begins with ">": a code line's ">>> " or "> " stays after its frame, so no quote prefix is made
+    return out.replace("\n>", " >") if "\n>" in out else out
