@@ -121,7 +121,7 @@ def normalise(text: str, *, _references: bool = True) -> str:
     if ">" in text:
         # (round 32f) a REPL's ">>> " prompt is no quote: its lines keep it, so the readers see what was typed
         text = (_QUOTE_NOT_PROMPT_RE if ">>>" in text and _REPL_RE.search(text) else _QUOTE_RE).sub("", text)
-    if 'File "' in text and "\n" not in text:  # (round 33p) a traceback run onto one line
+    if "\n" not in text and ('File "' in text or ": " in text):  # (round 33p) a traceback run onto one line
         text = restore_lines(text)
     return text
 
@@ -223,31 +223,63 @@ _FLAT_HEAD_RE = re.compile(r"(?:^|(?<= ))(?:Traceback \(most recent call last\):
 _FLAT_EXC_RE = re.compile(r"(?<= )(?:[A-Za-z_][A-Za-z0-9_]{0,60}\.){0,8}[A-Z][A-Za-z0-9_]{0,60}"
                           r"(?:Error|Exception|Warning|Exit|Interrupt|Iteration)(?=: |:?$)")
 
+#: pip's records (its message prefixes, and the lines of its error blocks since pip 22: "error:
+#: subprocess-exited-with-error", "× ...", "╰─> [6 lines of output]", "note: ...", "hint: ...")
+_FLAT_PIP_RE = re.compile(r"(?<= )(?:(?:ERROR|WARNING): |error: [a-z]+(?:-[a-z]+)+(?= |$)|note: |hint: |\u00d7 |\u2570\u2500> )")
+#: lines of their own a flattened text shows: a markdown fence, Python 3.11's carets (a code line's next line: 4 spaces
+#: too), "Exception ignored in: <...>" (the head of an exception raised where none can propagate, up to its ">") and
+#: a row of pip's list (a name padded to its column, then a version: "torch                    2.4.1+rocm6.0")
+_FLAT_LINE_RE = re.compile(r"(?<= )(?:```[A-Za-z0-9_+-]{0,20}(?= |$)|[\^~]{2,}(?= |$)|Exception ignored in: <[^<>]{1,300}>"
+                           r"|[A-Za-z][A-Za-z0-9_.\-]{0,80}  +[0-9][0-9A-Za-z.+_\-]{0,60}(?= |$))")
+#: the longest one-line text read for records: a form field, a chat message or an issue title holds far less (and
+#: explain cuts a line to LINE_CHARS before it normalises); a longer line is a log's, left as it is
+_FLAT_MAX_CHARS = 256 * 1024
+
 
 def restore_lines(text: str) -> str:
-    """A traceback whose newlines were lost (a one-line form field, a chat tool, an issue's title) with its records
-    on lines of their own again, as the line readers read them: ``Traceback (most recent call last):``, each
-    ``File "...", line N, in f`` and its code line, and the exception after the last frame (and after each chained
-    traceback's). Only on a text that shows it was flattened: no newline, and two frames or a traceback's head and a
-    frame; a one-line message (``RuntimeError: CUDA error: ...``) stays as it is. One linear pass."""
-    if "\n" in text or 'File "' not in text:
+    """A traceback or pip's output whose newlines were lost (a one-line form field, a chat tool, an issue's title)
+    with its records on lines of their own again, as the line readers read them: ``Traceback (most recent call
+    last):``, each ``File "...", line N, in f`` (2 spaces) and its code line (4), the exception after a frame's code,
+    the sentences between chained tracebacks, and pip's ``ERROR:`` / ``WARNING:`` lines and its error blocks
+    (``error: subprocess-exited-with-error``, ``×``, ``╰─>``, ``note:``, ``hint:``). Only on a text that shows it
+    was flattened: no newline, and two of these records (a frame and the exception after its code count two); a
+    one-line message (``RuntimeError: CUDA error: ...``, a message that names one ``File "x.py", line 3``) stays as it
+    is. One linear pass."""
+    if "\n" in text or len(text) > _FLAT_MAX_CHARS:
         return text
-    frames = list(_FLAT_FRAME_RE.finditer(text))
-    heads = list(_FLAT_HEAD_RE.finditer(text)) if "exception" in text else []
-    if len(frames) + len(heads) < 2 or not frames:
+    # where the newlines were, each with the indentation of the line it begins: a frame's 2 spaces, its code line's 4
+    breaks = [(m.start(), "") for m in _FLAT_PIP_RE.finditer(text)] if ": " in text or "\u2570" in text else []
+    records = len(breaks)
+    frames = list(_FLAT_FRAME_RE.finditer(text)) if 'File "' in text else []
+    if frames:
+        heads = list(_FLAT_HEAD_RE.finditer(text)) if "Traceback (" in text or "exception" in text else []
+        spans = [(m.start(), m.end(), True) for m in frames]
+        if heads:
+            spans = sorted(spans + [(m.start(), m.end(), False) for m in heads])
+        search, n = _FLAT_EXC_RE.search, len(spans)
+        for i, (start, end, frame) in enumerate(spans):
+            breaks += ((start, "  " if frame else ""), (end, "    " if frame else ""))
+            # a frame's code line, then the exception it raised (searched up to the next record only)
+            exc = search(text, end, spans[i + 1][0] if i + 1 < n else len(text)) if frame else None
+            if exc:
+                breaks.append((exc.start(), ""))
+                records += 1
+        records += n
+        breaks.sort()
+    if records < 2:  # one record: no sign the text was flattened
         return text
-    records = [(m.start(), m.end(), True) for m in frames]
-    if heads:
-        records = sorted(records + [(m.start(), m.end(), False) for m in heads])
-    breaks = [0]  # where the newlines were: before and after each record, before an exception
-    search, n = _FLAT_EXC_RE.search, len(records)
-    for i, (start, end, frame) in enumerate(records):
-        breaks += (start, end)
-        # a frame's code line, then the exception it raised (searched up to the next record only)
-        exc = search(text, end, records[i + 1][0] if i + 1 < n else len(text)) if frame else None
-        if exc:
-            breaks.append(exc.start())
-    breaks.append(len(text))
-    out = "\n".join(filter(None, [text[a:b].strip(" ") for a, b in zip(breaks, breaks[1:])]))
-    # no line begins with ">": a code line's ">>> " or "> " stays after its frame, so no quote prefix is made
-    return out.replace("\n>", " >") if "\n>" in out else out
+    if "``" in text or "^^" in text or "~~" in text or "Exception ignored" in text or "  " in text:
+        # lines of their own that count no record: a markdown fence, Python 3.11's carets under a code line, the
+        # head of an exception a __del__ raised, pip's list
+        for m in _FLAT_LINE_RE.finditer(text):
+            breaks += ((m.start(), "    " if m.group()[0] in "^~" else ""), (m.end(), ""))
+        breaks.sort()
+    breaks = [(0, ""), *breaks, (len(text), "")]
+    lines: list[str] = []
+    for (a, indent), (b, _) in zip(breaks, breaks[1:]):
+        line = text[a:b].strip(" ")
+        if line[:1] == ">" and lines:  # a code line's ">>> " stays on its frame's line: no quote prefix is made
+            lines[-1] += " " + line
+        elif line:
+            lines.append(indent + line)
+    return "\n".join(lines)

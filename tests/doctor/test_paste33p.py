@@ -135,13 +135,21 @@ def test_explain_reads_the_markdown_form_as_the_plain_text(plain):
 def test_flattened_traceback_gets_its_lines_back():
     flat = oneline(OOM)
     assert "\n" not in flat
-    assert restore_lines(flat) == "\n".join(ln.strip() for ln in OOM.split("\n"))
+    assert restore_lines(flat) == OOM  # Python's own layout: a frame's 2 spaces, its code line's 4
     chained = oneline(SCATTER + "\n\nDuring handling of the above exception, another exception occurred:\n\n" + OOM)
     lines = restore_lines(chained).split("\n")
     assert "During handling of the above exception, another exception occurred:" in lines
     assert lines.count("Traceback (most recent call last):") == 2
     assert lines[-1].startswith("torch.cuda.OutOfMemoryError: CUDA out of memory.")
     assert any(ln.startswith("OSError: /opt/conda/") for ln in lines)
+    # one frame and the exception after its code: two records
+    one = 'x.py fails: File "a.py", line 7, in <module> from t.u import s ImportError: cannot import name \'s\''
+    assert restore_lines(one) == ('x.py fails:\n  File "a.py", line 7, in <module>\n    from t.u import s\n'
+                                  "ImportError: cannot import name 's'")
+    # a code line that begins with ">" stays on its frame's line (no quote prefix is made)
+    assert restore_lines('Traceback (most recent call last): File "<stdin>", line 1, in <module> >>> f() '
+                         'NameError: name \'f\' is not defined').split("\n")[1] == \
+        '  File "<stdin>", line 1, in <module> >>> f()'
 
 
 @pytest.mark.parametrize("text", [
