@@ -225,12 +225,20 @@ _FLAT_EXC_RE = re.compile(r"(?<= )(?:[A-Za-z_][A-Za-z0-9_]{0,60}\.){0,8}[A-Z][A-
 
 #: pip's records (its message prefixes, and the lines of its error blocks since pip 22: "error:
 #: subprocess-exited-with-error", "× ...", "╰─> [6 lines of output]", "note: ...", "hint: ...")
-_FLAT_PIP_RE = re.compile(r"(?<= )(?:(?:ERROR|WARNING): |error: [a-z]+(?:-[a-z]+)+(?= |$)|note: |hint: |\u00d7 |\u2570\u2500> )")
+_FLAT_PIP_RE = re.compile(r"(?<= )(?:(?<![A-Z] )(?:ERROR|WARNING): |error: [a-z]+(?:-[a-z]+)+(?= |$)|note: |hint: |\u00d7 |\u2570\u2500> )")
+#: IPython's records: its head (the exception's name padded to "Traceback (most recent call last)"), a frame's head
+#: ("Cell In[3], line 2", "<ipython-input-7-e7> in <module>", "~/x.py in f(a)" up to its name, "File /x.py:233, in f")
+#: and the "---->" arrow of the line that raised (a line of its own from the arrow on)
+_FLAT_IPYTHON_RE = re.compile(r"(?<= )(?:[A-Za-z_][A-Za-z0-9_.]{0,100}(?:Error|Exception|Warning|Exit|Interrupt) {2,}"
+                              r"Traceback \(most recent call last\)|Cell In ?\[[0-9]{1,6}\], line [0-9]{1,7}"
+                              r"|<ipython-input-[A-Za-z0-9_-]{1,80}> in [^\s(]{1,200}|[~/A-Za-z][^\s\"']{0,1000}\.py in "
+                              r"[A-Za-z_<][A-Za-z0-9_<>]{0,200}|File [^\s\"]{1,1000}:[0-9]{1,7}, in [^\s(]{1,200}"
+                              r"|-{2,}> ?[0-9]{1,7}(?= ))")
 #: lines of their own a flattened text shows: a markdown fence, Python 3.11's carets (a code line's next line: 4 spaces
 #: too), "Exception ignored in: <...>" (the head of an exception raised where none can propagate, up to its ">") and
 #: a row of pip's list (a name padded to its column, then a version: "torch                    2.4.1+rocm6.0")
 _FLAT_LINE_RE = re.compile(r"(?<= )(?:```[A-Za-z0-9_+-]{0,20}(?= |$)|[\^~]{2,}(?= |$)|Exception ignored in: <[^<>]{1,300}>"
-                           r"|[A-Za-z][A-Za-z0-9_.\-]{0,80}  +[0-9][0-9A-Za-z.+_\-]{0,60}(?= |$))")
+                           r"|[A-Za-z][A-Za-z0-9_.\-]{0,80}  +[0-9]{1,6}\.[0-9A-Za-z.+_\-]{0,60}(?= |$))")
 #: the longest one-line text read for records: a form field, a chat message or an issue title holds far less (and
 #: explain cuts a line to LINE_CHARS before it normalises); a longer line is a log's, left as it is
 _FLAT_MAX_CHARS = 256 * 1024
@@ -250,15 +258,21 @@ def restore_lines(text: str) -> str:
     # where the newlines were, each with the indentation of the line it begins: a frame's 2 spaces, its code line's 4
     breaks = [(m.start(), "") for m in _FLAT_PIP_RE.finditer(text)] if ": " in text or "\u2570" in text else []
     records = len(breaks)
-    frames = list(_FLAT_FRAME_RE.finditer(text)) if 'File "' in text else []
-    if frames:
-        heads = list(_FLAT_HEAD_RE.finditer(text)) if "Traceback (" in text or "exception" in text else []
-        spans = [(m.start(), m.end(), True) for m in frames]
-        if heads:
-            spans = sorted(spans + [(m.start(), m.end(), False) for m in heads])
+    # records: (start, end, the indentation of the line it begins, of the line after it, whether an exception may
+    # follow): Python's frames, IPython's (its head, "Cell In [3], line 2", "<ipython-input-7-e7> in <module>",
+    # "~/x.py in f(a)", "File /x.py:233, in f(a)", its "----> 10" arrow line), a traceback's heads
+    spans = [(m.start(), m.end(), "  ", "    ", True) for m in _FLAT_FRAME_RE.finditer(text)] if 'File "' in text else []
+    if "Traceback (" in text or "exception" in text:
+        spans += [(m.start(), m.end(), "", "", False) for m in _FLAT_HEAD_RE.finditer(text)]
+    if " in " in text or "-> " in text:
+        # (a line of its own from the record on: a frame's arguments and the numbered lines around follow it)
+        spans += [(m.start(), m.end() if m.group().endswith(")") else m.start(), "", "", True)
+                  for m in _FLAT_IPYTHON_RE.finditer(text)]
+    if spans:
+        spans.sort()
         search, n = _FLAT_EXC_RE.search, len(spans)
-        for i, (start, end, frame) in enumerate(spans):
-            breaks += ((start, "  " if frame else ""), (end, "    " if frame else ""))
+        for i, (start, end, indent, after, frame) in enumerate(spans):
+            breaks += ((start, indent), (end, after)) if end > start else ((start, indent),)
             # a frame's code line, then the exception it raised (searched up to the next record only)
             exc = search(text, end, spans[i + 1][0] if i + 1 < n else len(text)) if frame else None
             if exc:
