@@ -162,6 +162,33 @@ def test_one_line_messages_stay(text):
     assert restore_lines(text) == text
 
 
+def test_pip_and_ipython_records_get_their_lines_back():
+    pip = ("installing spconv fails: ERROR: Could not find a version that satisfies the requirement cumm<0.5.0,>=0.4.5 "
+           "(from versions: 0.1.0, 0.5.0) ERROR: No matching distribution found for cumm<0.5.0,>=0.4.5")
+    assert restore_lines(pip).split("\n") == [
+        "installing spconv fails:",
+        "ERROR: Could not find a version that satisfies the requirement cumm<0.5.0,>=0.4.5 (from versions: 0.1.0, 0.5.0)",
+        "ERROR: No matching distribution found for cumm<0.5.0,>=0.4.5"]
+    # another tool's prefix before "ERROR:" is no pip line; one pip line alone is a one-line message
+    assert restore_lines("INTEL MKL ERROR: The specified module could not be found. Intel MKL FATAL ERROR: x") == \
+        "INTEL MKL ERROR: The specified module could not be found. Intel MKL FATAL ERROR: x"
+    assert restore_lines("ERROR: No matching distribution found for torch==1.4.0") == \
+        "ERROR: No matching distribution found for torch==1.4.0"
+    ipy = ("AttributeError                          Traceback (most recent call last) <ipython-input-7-e7953> in "
+           "<module> ----> 1 client = Client(cluster) ~/envs/x/site-packages/distributed/client.py in __init__(self) "
+           "--> 601 self.start() AttributeError: 'SLURMCluster' object has no attribute 'security'")
+    assert restore_lines(ipy).split("\n") == [
+        "AttributeError                          Traceback (most recent call last)",
+        "<ipython-input-7-e7953> in <module>", "----> 1 client = Client(cluster)",
+        "~/envs/x/site-packages/distributed/client.py in __init__(self)", "--> 601 self.start()",
+        "AttributeError: 'SLURMCluster' object has no attribute 'security'"]
+    # a date's "May  3" is no row of pip's list; "torch                    2.4.1+rocm6.0" is
+    flat = ('Traceback (most recent call last): File "a.py", line 1, in <module> import torch ImportError: x '
+            "Python 3.8.10 (May  3 2021) flash_attn               2.7.4.post1 torch                    2.4.1+rocm6.0")
+    lines = restore_lines(flat).split("\n")
+    assert "ImportError: x Python 3.8.10 (May  3 2021)" in lines and "torch                    2.4.1+rocm6.0" in lines
+
+
 def test_real_one_line_error_is_untouched():
     for text in ("RuntimeError: CUDA error: an illegal memory access was encountered",
                  'SyntaxError raised at File "setup.py", line 3 when I run pip install -e . on python 3.12'):
@@ -182,7 +209,8 @@ def test_forms_combined():
 
 _MARKS = st.sampled_from(["&", ";", "amp", "lt", "gt", "#39", "#x27", "quot", "\\", "_", "*", "**", "[", "]", "<",
                           ">", "#", "`", "C:\\", "\\U", ' File "a.py", line 3, in f ', "Traceback (most recent call "
-                          "last): ", " ValueError: x ", "\n", " ", "a", "\t", "> ", "\u00a0", "\u200b", "\x1b[0m"])
+                          "last): ", " ValueError: x ", "\n", " ", "a", "\t", "> ", "\u00a0", "\u200b", "\x1b[0m", "ERROR: ", "note: ",
+                          " ----> 1 ", "x.py in f(a) ", "```", "^^^", "torch  2.1 ", "Cell In[3], line 2"])
 
 
 @settings(max_examples=400, deadline=None)
