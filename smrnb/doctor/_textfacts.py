@@ -1013,11 +1013,12 @@ def _scan_symbols(r: _Reader, line: str, low: str) -> None:
             r.event("loader", "undefined_symbol", line, WEIGHT["symbol"], symbol=sym, owner=symbol_owner(sym),
                     needed_by=None, version_lib=None)
     if "undefined symbol" in low:
-        if "\\_" in line:
+        if "\\_" in line or ("*" in line and "symbol: _Z" in line):
             # a Markdown editor escaped every underscore ("pytorch3d/\_C.cpython-310-x86\_64-linux-gnu.so: undefined
             # symbol: \_ZN3c10..."): unescape them; a "\*" left inside such a name is an escaped asterisk, which no
-            # mangled name has
-            line = _MD_ESCAPED_SYMBOL_RE.sub(lambda m: m.group(0).replace("\\*", ""), line.replace("\\_", "_"))
+            # mangled name has (round 33p: nor a "*" the paste normaliser unescaped, where the whole text was escaped)
+            line = _MD_ESCAPED_SYMBOL_RE.sub(lambda m: m.group(0).replace("\\*", "").replace("*", ""),
+                                             line.replace("\\_", "_"))
             low = line.lower()
         if "undefined symbol: *z" in low or "undefined symbol: \\*z" in low:
             # a Markdown renderer read the mangled name's underscores as emphasis ("*ZNK3c1017Foo4init*barEv"): put
