@@ -146,6 +146,13 @@ def test_flattened_traceback_gets_its_lines_back():
     one = 'x.py fails: File "a.py", line 7, in <module> from t.u import s ImportError: cannot import name \'s\''
     assert restore_lines(one) == ('x.py fails:\n  File "a.py", line 7, in <module>\n    from t.u import s\n'
                                   "ImportError: cannot import name 's'")
+    # Python's own message form ends the exception's line; the reporter's words after it get a line of their own
+    told = ('File "a.py", line 7, in <module> from t.u import s ImportError: cannot import name \'s\' from \'t.u\' '
+            "(/x/t/u.py) These are my environments: OS: ubuntu 18.04")
+    assert restore_lines(told).split("\n")[-2:] == [
+        "ImportError: cannot import name 's' from 't.u' (/x/t/u.py)", "These are my environments: OS: ubuntu 18.04"]
+    # a message of another form runs on (where it ends, only its words could tell)
+    assert restore_lines(told.replace("cannot import name", "can't find")).split("\n")[-1].endswith("18.04")
     # a code line that begins with ">" stays on its frame's line (no quote prefix is made)
     assert restore_lines('Traceback (most recent call last): File "<stdin>", line 1, in <module> >>> f() '
                          'NameError: name \'f\' is not defined').split("\n")[1] == \
