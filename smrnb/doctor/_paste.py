@@ -4,7 +4,10 @@
 Browsers, chat tools, terminals and mail clients change a text on its way to the doctor without
 changing what it says: non-breaking and other Unicode spaces, zero-width characters, "smart" quotes,
 fullwidth punctuation, ANSI colour and OSC (hyperlink, title) sequences of a terminal, CRLF line ends,
-``> `` quote prefixes of a mail or a forum quote (not a Python REPL's ``>>> `` prompt), and markdown's ``**bold**`` markers. :func:`normalise` undoes all of them (NFKC first,
+``> `` quote prefixes of a mail or a forum quote (not a Python REPL's ``>>> `` prompt), and markdown's ``**bold**`` markers;
+(round 33p) a page's source or an export's HTML character references (:func:`unescape_html`), a markdown source's
+backslash escapes (:func:`unescape_markdown`) and a traceback or pip's output run onto one line
+(:func:`restore_lines`), each only where the whole text shows the form's own marks. :func:`normalise` undoes all of them (NFKC first,
 which maps compatibility forms such as U+00A0, U+3000 or fullwidth ``：`` to their plain forms), so
 explain reads the same facts from every copy of one error. Every step is one linear pass.
 """
@@ -25,7 +28,7 @@ _ANSI_RE = re.compile(r"\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b\[[0-?]{0,
 #: it first, at C speed)
 _BARE_SGR_RE = re.compile(r"\[(?<![\w\]\[]\[)(?:[0-9]{1,3};){0,4}[0-9]{1,3}m")
 #: ``> `` quote prefixes (mail, forums, chat; nested ``> > ``)
-#: (round 33p) spaces between levels too, and any number of levels: "\\>  >" read as ">  >" lost one level a pass
+#: (round 33p) spaces between levels too, and any number of levels: "\>  >" read as ">  >" lost one level a pass
 #: (the levels after the first as one run up to its last ">": 10 MB of "> " in one line in 0.1 s)
 _QUOTE_RE = re.compile(r"^[ \t]{0,8}>(?:[ \t>]*>)?[ \t]?", re.MULTILINE)
 #: (round 32f) a Python REPL's session: a ``>>> `` prompt's line followed by the interpreter's answer (a line that is no
