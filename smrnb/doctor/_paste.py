@@ -238,12 +238,14 @@ _FLAT_IPYTHON_RE = re.compile(r"(?<= )(?:[A-Za-z_][A-Za-z0-9_.]{0,100}(?:Error|E
                               r"|<ipython-input-[A-Za-z0-9_-]{1,80}> in [^\s(]{1,200}|[~/A-Za-z][^\s\"']{0,1000}\.py in "
                               r"[A-Za-z_<][A-Za-z0-9_<>]{0,200}|File [^\s\"]{1,1000}:[0-9]{1,7}, in [^\s(]{1,200}"
                               r"|-{2,}> ?[0-9]{1,7}(?= ))")
-#: an exception's message in the form CPython writes it (import.c's "cannot import name %R from %R (%S)", Python 3.6's
+#: an exception's message in the form CPython writes it (import.c's "cannot import name %R from %R (%S)" and its
+#: "... from partially initialized module %R (most likely due to a circular import) (%S)", Python 3.6's
 #: "cannot import name %R", "No module named %R", "module %R has no attribute %R", "%R object has no attribute %R"):
 #: it ends at its last quote (or parenthesis), so what follows on a flattened line is the reporter's, not the message
-_FLAT_CLOSED_RE = re.compile(r"(?:cannot import name '[^'\s]{1,200}'(?: from '[^'\s]{1,200}' \([^()]{0,1000}\))?"
+_FLAT_CLOSED_RE = re.compile(r"(?:cannot import name '[^'\s]{1,200}'(?: from (?:partially initialized module )?"
+                             r"'[^'\s]{1,200}' (?:\(most likely due to a circular import\) )?\([^()]{0,1000}\))?"
                              r"|No module named '[^'\s]{1,200}'|(?:module )?'[^'\s]{1,200}' (?:object )?has no "
-                             r"attribute '[^'\s]{1,200}')(?= )")
+                             r"attribute '[^'\s]{1,200}')(?= (?!from ))")
 #: lines of their own a flattened text shows: a markdown fence, Python 3.11's carets (a code line's next line: 4 spaces
 #: too), "Exception ignored in: <...>" (the head of an exception raised where none can propagate, up to its ">") and
 #: a row of pip's list (a name padded to its column, then a version: "torch                    2.4.1+rocm6.0")

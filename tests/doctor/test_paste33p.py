@@ -151,6 +151,12 @@ def test_flattened_traceback_gets_its_lines_back():
             "(/x/t/u.py) These are my environments: OS: ubuntu 18.04")
     assert restore_lines(told).split("\n")[-2:] == [
         "ImportError: cannot import name 's' from 't.u' (/x/t/u.py)", "These are my environments: OS: ubuntu 18.04"]
+    # Python 3.8's circular-import form is one message (its "from" is no reporter's word)
+    circular = ('File "a.py", line 55, in <module> from . import data ImportError: cannot import name \'data\' from '
+                "partially initialized module 't' (most likely due to a circular import) (/x/t/__init__.py)")
+    assert restore_lines(circular).split("\n")[-1] == (
+        "ImportError: cannot import name 'data' from partially initialized module 't' (most likely due to a circular "
+        "import) (/x/t/__init__.py)")
     # a message of another form runs on (where it ends, only its words could tell)
     assert restore_lines(told.replace("cannot import name", "can't find")).split("\n")[-1].endswith("18.04")
     # a code line that begins with ">" stays on its frame's line (no quote prefix is made)
