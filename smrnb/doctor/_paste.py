@@ -242,10 +242,11 @@ _FLAT_IPYTHON_RE = re.compile(r"(?<= )(?:[A-Za-z_][A-Za-z0-9_.]{0,100}(?:Error|E
 #: "... from partially initialized module %R (most likely due to a circular import) (%S)", Python 3.6's
 #: "cannot import name %R", "No module named %R", "module %R has no attribute %R", "%R object has no attribute %R"):
 #: it ends at its last quote (or parenthesis), so what follows on a flattened line is the reporter's, not the message
+#: (a "from" or a "(" after it continues it)
 _FLAT_CLOSED_RE = re.compile(r"(?:cannot import name '[^'\s]{1,200}'(?: from (?:partially initialized module )?"
                              r"'[^'\s]{1,200}' (?:\(most likely due to a circular import\) )?\([^()]{0,1000}\))?"
                              r"|No module named '[^'\s]{1,200}'|(?:module )?'[^'\s]{1,200}' (?:object )?has no "
-                             r"attribute '[^'\s]{1,200}')(?= (?!from ))")
+                             r"attribute '[^'\s]{1,200}')(?=$| (?!from |\())")
 #: lines of their own a flattened text shows: a markdown fence, Python 3.11's carets (a code line's next line: 4 spaces
 #: too), "Exception ignored in: <...>" (the head of an exception raised where none can propagate, up to its ">") and
 #: a row of pip's list (a name padded to its column, then a version: "torch                    2.4.1+rocm6.0")
