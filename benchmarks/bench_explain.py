@@ -21,6 +21,7 @@ import argparse
 import html
 import os
 import re
+import textwrap
 import time
 from pathlib import Path
 
@@ -34,7 +35,24 @@ def _t(fn, *a) -> float:
     return best
 
 
-#: how a text changes when it is copied (browsers, chat tools, terminals, mail quotes)
+def _hard_wrap(text: str, width: int) -> str:
+    """``text`` as a terminal of ``width`` columns shows it: every longer line cut into pieces of ``width``."""
+    out = []
+    for ln in text.split("\n"):
+        while len(ln) > width:
+            out.append(ln[:width])
+            ln = ln[width:]
+        out.append(ln)
+    return "\n".join(out)
+
+
+def _word_wrap(text: str, width: int) -> str:
+    """``text`` word-wrapped at ``width`` (at spaces and after a word's hyphen; a longer word cut)."""
+    return "\n".join("\n".join(textwrap.wrap(ln, width, break_long_words=True, replace_whitespace=False))
+                     if len(ln) > width else ln for ln in text.split("\n"))
+
+
+#: how a text changes when it is copied (browsers, chat tools, terminals, mail quotes, wraps)
 TRANSFORMS = {
     "nbsp": lambda t: t.replace(" ", "\u00a0"),
     "unicode spaces": lambda t: t.replace(" ", "\u202f", 3).replace(" ", "\u2007", 3).replace(" ", "\u3000", 2),
@@ -47,6 +65,13 @@ TRANSFORMS = {
     "html": lambda t: html.escape(t, quote=True),
     "md": lambda t: re.sub(r"([_*\[\]<>#`])", r"\\\1", t),
     "oneline": lambda t: re.sub(r"\s*\n\s*", " ", t),
+    # (round 33w) a terminal's hard wrap at its column (mid-word) and a mail's, chat tool's or pip panel's word wrap
+    "hard wrap 80": lambda t: _hard_wrap(t, 80),
+    "hard wrap 100": lambda t: _hard_wrap(t, 100),
+    "hard wrap 120": lambda t: _hard_wrap(t, 120),
+    "word wrap 72": lambda t: _word_wrap(t, 72),
+    "word wrap 80": lambda t: _word_wrap(t, 80),
+    "word wrap 100": lambda t: _word_wrap(t, 100),
 }
 #: the corpus parts scored here: dev and test, and the first held-out set (scored once before any work on it, then
 #: development material); a later held-out set is scored by whoever keeps it, never by this script

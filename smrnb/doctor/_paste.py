@@ -46,6 +46,7 @@ _TABLE = {**_ZERO_WIDTH, **_OTHER}
 #: (a log of random bytes) a character at a time in Python's mapping, 20 times as long; the same replacements
 _TABLE_RE = re.compile("[" + "".join(map(chr, _TABLE)) + "]")
 _TABLE_STR = {chr(k): v or "" for k, v in _TABLE.items()}
+_ZERO_WIDTH_RE = re.compile("[" + "".join(map(chr, _ZERO_WIDTH)) + "]")
 #: control characters other than tab and newline (a copy's stray NULs, bells, backspaces)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES_RE = re.compile(r"[^\S\n\t]")  # every Unicode space but newline and tab (after NFKC: few remain)
@@ -94,32 +95,61 @@ codecs.register_error(_CP1252_FALLBACK, _latin1_for_undefined)
 
 def normalise(text: str, *, _references: bool = True) -> str:
     """``text`` as it was before it was copied: plain spaces and quotes, no zero-width characters, no
-    terminal escape sequences, ``\\n`` line ends, no ``> `` quote prefixes (a REPL session's ``>>> `` prompts kept).
-    Linear time; never raises."""
+    terminal escape sequences, ``\\n`` line ends, no ``> `` quote prefixes (a REPL session's ``>>> `` prompts kept),
+    no terminal's or mail's wrap (:func:`unwrap`), no HTML references or markdown escapes of a page's or a markdown
+    source (:func:`unescape_html`, :func:`unescape_markdown`), a traceback run onto one line given its lines back
+    (:func:`restore_lines`). Linear time; never raises. (Round 33w) the steps are repeated until they change nothing
+    (at most NORMALISE_PASSES times: one step's output can be another's input, ``**>`` a quote once the bold marks
+    go), so that a normalised text is normalised already."""
     if not isinstance(text, str) or not text:
         return text if isinstance(text, str) else ""
+    unicode = True  # the first pass maps Unicode forms; a later one where another step changed the text since
+    for _ in range(NORMALISE_PASSES):
+        once, other = _normalise_once(text, unicode, _references)
+        if once == text:
+            break
+        text, unicode = once, other
+    return text
+
+
+#: the passes of :func:`normalise`'s steps (a text needs one; a text that one step's output feeds into another, two)
+NORMALISE_PASSES = 4
+
+
+def _normalise_once(text: str, unicode: bool = True, references: bool = True) -> tuple[str, bool]:
+    """One pass of :func:`normalise`'s steps (the Unicode mapping only where ``unicode``: it is idempotent, so a pass
+    after one in which it alone changed the text skips it), and whether a step other than that mapping changed the
+    text."""
+    start = text
     if "\x1b" in text:
         text = _ANSI_RE.sub("", text)
     if "[" in text and "m" in text:
         text = _BARE_SGR_RE.sub("", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not text.isascii():
-        text = _TABLE_RE.sub(lambda m: _TABLE_STR[m.group()], unicodedata.normalize("NFKC", text))
+    text = unwrap(text)  # (round 33w) a terminal's column counts the characters as they came (before NFKC)
+    other = text != start  # a step before the mapping changed the text
+    if unicode and not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        # (a zero-width character taken away can leave a new NFKC pair, "e", ZWJ, accent: the next pass maps it; the
+        # table's other replacements are ASCII starters, which compose with nothing)
+        other = other or _ZERO_WIDTH_RE.search(text) is not None
+        text = _TABLE_RE.sub(lambda m: _TABLE_STR[m.group()], text)
         text = _SPACES_RE.sub(" ", text)
+    before = text
     text = _CONTROL_RE.sub("", text)
     if "\t" in text:
         text = _INNER_TABS_RE.sub(" ", text)
     if "**" in text:  # markdown bold pasted around words of a message ("no **CUDA-capable device**")
         text = text.replace("**", "")
-    if "&" in text and _references:  # (round 33p) a page's source or an export: "&lt;module&gt;", "&quot;x&quot;"
+    if "&" in text and references:  # (round 33p) a page's source or an export: "&lt;module&gt;", "&quot;x&quot;"
         read = unescape_html(text)
         if read != text:
             # what the references wrote goes through the steps above (&nbsp; is U+00A0, &#13; a CR); a text that
             # shows references again then (U+FF06 "＆" read as "&") was escaped twice or meant one: it stays unread
             read = normalise(read, _references=False)
             if not _html_escaped(read):
-                return read
+                return read, True
     if "\\" in text:  # (round 33p) a markdown source's escapes: "torch\\_scatter", "\\_\\_init\\_\\_.py"
         text = unescape_markdown(text)
     if ">" in text:
@@ -127,7 +157,7 @@ def normalise(text: str, *, _references: bool = True) -> str:
         text = (_QUOTE_NOT_PROMPT_RE if ">>>" in text and _REPL_RE.search(text) else _QUOTE_RE).sub("", text)
     if "\n" not in text and ('File "' in text or ": " in text):  # (round 33p) a traceback run onto one line
         text = restore_lines(text)
-    return text
+    return text, other or text != before
 
 
 # (round 33p) escaped and flattened pastes: each undone only where the text shows the form's own marks, whole
@@ -313,3 +343,199 @@ def restore_lines(text: str) -> str:
         elif line:
             lines.append(indent + line)
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# (round 33w) wrapped pastes: a terminal's hard wrap at its column, a mail's or chat tool's word wrap
+
+#: the narrowest wrap width read as a wrap: a text whose longest line is shorter is never unwrapped
+MIN_WRAP_WIDTH = 40
+#: the columns terminals open with (VT100's 80 and 132, conhost's 120, and 100): one line cut at
+#: one of them is read as a wrap; at another width, two different lines cut at it are needed
+TERMINAL_WIDTHS = frozenset((80, 100, 120, 132))
+#: the start of a line that begins a record of its own (never the continuation of a wrapped line): a blank line, a
+#: traceback's lines, an exception's name, a compiler's or a logger's prefix, a prompt, a table's or a frame's border
+_RECORD_RE = re.compile(
+    r"""[ \t]*(?:$
+    |Traceback\b|File\ "|During\ handling\b|The\ above\ exception\b
+    |(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Failure)\b
+    |(?i:error|warning|note|fatal\ error|info|debug|critical|fatal|warn)\b[ \t]*[:\]]
+    |\(\w[\w.-]*\)\ |[\[|+=#*>$%`]|--|\.\.\.|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d
+    |[A-Za-z]:\\|PS\ |[\w.-]+@[\w.-]+:|[IWEF]\d{4}[ ]
+    |[^\s:]+:\d+(?::\d+)?:\ )""",
+    re.X,
+)
+#: a program's message (``cat: x: No such file or directory``) and a traceback's frame line
+_PROGRAM_RE = re.compile(r"([\w.+-]+): ")
+_FRAME_RE = re.compile(r'[ \t]*File "')
+#: the start of a line that a word wrap never makes: a label (``make: *``, ``Client:``, ``/usr/bin/ld:``), a list's
+#: bullet (not a path's piece that a wrap put first: ``packages/x.so: undefined``)
+_LABEL_RE = re.compile(r"(?:/[\w.+/-]*|[A-Za-z][\w.+-]{0,29}):(?:\s|$)|[-*] ")
+#: the narrowest word wrap read as one (mail wraps at 72 to 78 columns, chat tools and pip's panels wider)
+MIN_WORD_WRAP_WIDTH = 60
+#: how far short of the wrap width a line that a word wrap broke may plainly end (a word's length)
+WORD_WRAP_SLACK = 12
+#: characters that never start a line of their own but continue a token cut before them
+_CONTINUING = frozenset(",.;:)]}\\_")
+
+
+def _continues(line: str, nxt: str) -> bool:
+    """Whether ``nxt`` may continue ``line`` (the line before it) as a wrap cut it: no record of its own, no repeat
+    of the line's own start (a log's records of one length), no message of a command the line ran (``cat: ...`` after
+    ``$ cat x``), no code line after a traceback's frame line (its ``in`` is followed by a space and a name)."""
+    if _RECORD_RE.match(nxt):
+        return False
+    head = line.lstrip()[:6]
+    if len(head) == 6 and nxt.lstrip().startswith(head):
+        return False
+    m = _PROGRAM_RE.match(nxt)
+    if m and f" {m.group(1)} " in f" {line}":  # the command's word, not a piece of another ("rror" of "error")
+        return False
+    return not (line.endswith(", in") and _FRAME_RE.match(line) and not nxt.startswith(" "))
+
+
+def _cut_inside(line: str, nxt: str) -> bool:
+    """Whether the break between ``line`` and ``nxt`` falls where no line ends: inside a word (an ASCII letter or digit
+    before, a lower-case letter or a digit after, or two capitals), inside a name (after ``_``, or after a dot, a slash
+    or a dash that follows a letter: ``torch.|cuda``), inside a path (``/flash_attn|/layers``), after an opening or
+    before a closing quote, before a character that continues a token (``,`` ``.`` ``)`` ``\\``...), before one space
+    and a word (a cut before a space), or after a space before a word that is not capitalised (a cut after one)."""
+    if not nxt:
+        return False
+    a, b = line[-1], nxt[0]
+    if b in _CONTINUING or b == " " and nxt[1:2].strip() != "":
+        return True
+    if a == " ":
+        return not b.isupper() and b != " "
+    after = nxt[1:2]
+    word = b.isascii() and b.isalnum()
+    if a.isascii() and a.isalnum():
+        if b.islower() or b.isdigit() or b.isupper() and a.isupper() and not after.islower():
+            return True
+        if b in "/-\\" and after.isalnum():  # inside a path: the line's last word holds a slash already
+            tail = line[line.rfind(" ") + 1:]
+            return "/" in tail or "\\" in tail
+        return b in "'\"" and after in ("", " ", ",", ".", ":", ";", ")")
+    if a == "_":
+        return word
+    if a in "'\"":
+        return word and line[-2:-1] in ("", " ", "(", "=", "[")
+    return a in "./-\\" and line[-2:-1].isalnum() and (b.islower() or b.isdigit())
+
+
+def _hard_joins(lines: list[str], width: int) -> tuple[list[int], int, int]:
+    """The lines of exactly ``width`` characters that a terminal's hard wrap (every longer line cut into pieces of its
+    column) would have cut before the next, which continues them; how many different ones are cut inside a word or
+    a token, as a terminal cuts whatever the characters at its column; and how many keep the space at the cut (a
+    terminal keeps every character; a word wrap drops the space it breaks at)."""
+    nexts: dict[str, str] = {}
+    joins = []
+    read: dict[tuple[str, str], tuple[bool, bool]] = {}  # (a log's repeated lines: one reading each)
+    for i in range(len(lines) - 1):
+        line = lines[i]
+        if len(line) != width:
+            continue
+        nxt = lines[i + 1]
+        key = (line, nxt)
+        if key not in read:
+            read[key] = (_cut_inside(line, nxt), _continues(line, nxt) and not nxt.startswith(("  ", "\t")))
+        inside, continues = read[key]
+        if not inside:
+            # one line followed by two different ones, not cut inside a token: a record of that length, not a piece
+            nexts[line] = "" if nexts.setdefault(line, nxt) != nxt else nxt
+        if continues:
+            joins.append((i, inside))
+    joins = [(i, inside) for i, inside in joins if nexts.get(lines[i]) != ""]
+    kept = sum(inside and (lines[i][-1] == " " or lines[i + 1][0] == " ") for i, inside in joins)
+    return [i for i, _ in joins], len({lines[i] for i, inside in joins if inside}), kept
+
+
+def _word_joins(lines: list[str], width: int) -> tuple[list[int], int, int]:
+    """The lines that a word wrap at ``width`` columns or more would have broken before the next; how many different
+    ones show it plainly (a word's hyphen break counting for two: no line of its own ends so); and how many of those
+    are shorter than ``width``. A break: the next line starts with no space and continues the line (no record of its
+    own), its first word (or a hyphenated word's rest) would not have fit after the line (a wrap breaks a line
+    only there), and no sentence ends there before a capital. Plainly: no ``label:`` or bullet starts the next line
+    (``undefined|symbol: _ZN...`` is joined in a wrapped text, ``collect2: ...|make: *`` shows no wrap), no capital
+    follows a colon, the line reaches within ``WORD_WRAP_SLACK`` of the width, ends inside a sentence (a letter, a digit, ``,`` ``;`` ``)`` or a quote)
+    and the next goes on in lower case, with a digit or an ``_`` (a symbol's name); or the line ends in a word's
+    hyphen (``site-|packages``) and the next goes on in lower case or with a digit."""
+    joins = []
+    plain: set[str] = set()
+    short = hyphen = 0
+    continues: dict[tuple[str, str], bool] = {}  # (a log's repeated lines: one reading each)
+    for i in range(len(lines) - 1):
+        nxt = lines[i + 1]
+        if not nxt or nxt[0] in " \t" or not nxt[0].isascii() or len(lines[i]) + 1 + len(nxt) <= width:
+            continue
+        line = lines[i].rstrip(" ")
+        if not line:
+            continue
+        sp = nxt.find(" ")
+        first = nxt if sp == -1 else nxt[:sp]
+        broken = line[-1] == "-" and line[-2:-1].isalnum() and (nxt[0].islower() or nxt[0].isdigit())
+        if len(line) + (not broken) + len(first) <= width:
+            continue  # its first word (after a hyphen: the rest of the word) fits on the line: no wrap broke it there
+        if line[-1] in ".!?" and nxt[0].isupper() or "   " in nxt or "   " in line.lstrip(" "):
+            continue  # a sentence's end, or columns of a table or a listing (a word wrap keeps a line's spaces)
+        key = (line, nxt)
+        if key not in continues:
+            continues[key] = _continues(line, nxt)
+        if not continues[key]:
+            continue
+        joins.append(i)
+        if line in plain or line[-1] == ":" and nxt[0].isupper() or _LABEL_RE.match(nxt):
+            continue  # a label's line (``make: *``) or a capital after a colon: joined in a wrapped text, no sign of one
+        if broken or len(line) >= width - WORD_WRAP_SLACK and (nxt[0].islower() or nxt[0].isdigit() or nxt[0] == "_") and (
+                line[-1].isalnum() or line[-1] in ",;:)'\""):
+            plain.add(line)
+            hyphen += broken
+            short += len(lines[i]) < width
+    return joins, len(plain) + hyphen, short
+
+
+def _word_separator(line: str, nxt: str, width: int) -> str:
+    """What a word wrap took away between ``line`` and ``nxt``: nothing where it cut a word longer than the width
+    (the line's last word and the next's first make more than ``width``, and the line's does not end at a comma or a
+    colon) or broke after a word's hyphen
+    (``dist-|packages``); else one space."""
+    last = line[line.rfind(" ") + 1:]
+    sp = nxt.find(" ")
+    if len(last) + (len(nxt) if sp == -1 else sp) > width and last[-1] not in ",;:":
+        return ""  # (a word ends at a comma or a colon: the wrap broke after it)
+    return "" if len(last) > 1 and last[-1] == "-" and last[-2].isalnum() and nxt[0].isalnum() else " "
+
+
+def unwrap(text: str) -> str:
+    """``text`` as it was before a terminal hard-wrapped it at its column (lines of exactly the longest line's
+    length, each followed by a line that continues it: joined without a separator) or a mail or chat tool word-wrapped
+    it (lines broken where the next word would not fit: joined with a space). A word wrap shows in two different
+    lines broken plainly short of the width, more than the lines cut inside a word at the width (a word wrap makes
+    a line of exactly its width now and then; a terminal's wrap, only those); a hard wrap in two different lines cut
+    inside a word at the width, or one at a terminal's usual column. Linear time; a text that shows neither is
+    returned as it is."""
+    if "\n" not in text:
+        return text
+    lines = text.split("\n")
+    width = max(map(len, lines))
+    if width < MIN_WRAP_WIDTH:
+        return text
+    hard, cut, kept = _hard_joins(lines, width)
+    hard_shown = cut >= 2 or cut and width in TERMINAL_WIDTHS
+    # a cut that kept its space is a terminal's: no word wrap to look for
+    word, plain, short = _word_joins(lines, width) if width >= MIN_WORD_WRAP_WIDTH and not (
+        hard_shown and kept) else ([], 0, 0)
+    if plain >= 2 and (not hard_shown or short and not kept):
+        seps = {i: _word_separator(lines[i].rstrip(" "), lines[i + 1], width) for i in word}
+    elif hard_shown:
+        seps = dict.fromkeys(hard, "")
+    else:
+        return text
+    out: list[str] = []
+    for i, ln in enumerate(lines):
+        sep = seps.get(i - 1)
+        if sep is None:
+            out.append(ln)
+        else:
+            out[-1] = (out[-1] + ln) if not sep else out[-1].rstrip(" ") + sep + ln
+    return "\n".join(out)
