@@ -9,13 +9,11 @@ over every corpus part, offline and merged with a fake machine unlike the texts'
 """
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
 import pytest
 
-import smrnb.doctor as doctor
 from smrnb.doctor import cli, explain
 from smrnb.doctor._corpus import load
 from smrnb.doctor._explain import _FAILED_LINE_RE, _went_well, explain_result, machine_contradictions, read
@@ -55,15 +53,6 @@ WINDOWS = {
 }
 
 
-@pytest.fixture()
-def machine(monkeypatch):
-    """``machine(facts)``: this process's probes answer ``facts`` (a fake live machine) for explain."""
-    def use(facts):
-        def fake_collect(ctx=None, layers=None, deadline=None):
-            ctx.facts.update(copy.deepcopy(facts))
-            return copy.deepcopy(facts)
-        monkeypatch.setattr(doctor, "collect", fake_collect)
-    return use
 
 
 def _cli(capsys, text, *opts):

@@ -8,8 +8,9 @@ one-line error."""
 
 from __future__ import annotations
 
-import textwrap
+import importlib.util
 import time
+from pathlib import Path
 
 import pytest
 
@@ -17,21 +18,18 @@ from smrnb.doctor._explain import explain_result
 from smrnb.doctor._paste import normalise, unwrap
 
 
-def hard(text: str, width: int) -> str:
-    """``text`` as a terminal of ``width`` columns shows it: every longer line cut into pieces of ``width``."""
-    out = []
-    for ln in text.split("\n"):
-        while len(ln) > width:
-            out.append(ln[:width])
-            ln = ln[width:]
-        out.append(ln)
-    return "\n".join(out)
+def _bench():
+    """benchmarks/bench_explain.py, whose TRANSFORMS wrap texts as terminals and mail tools do: the same wraps here."""
+    spec = importlib.util.spec_from_file_location("bench_explain", Path(__file__).parents[2] / "benchmarks"
+                                                  / "bench_explain.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
-def word(text: str, width: int) -> str:
-    """``text`` as a mail or chat tool wraps it at ``width``: at word boundaries (and after a word's hyphen)."""
-    return "\n".join("\n".join(textwrap.wrap(ln, width, break_long_words=True, replace_whitespace=False))
-                     if len(ln) > width else ln for ln in text.split("\n"))
+#: a terminal's hard wrap at ``width`` columns (mid-word); a mail's or chat tool's word wrap at ``width``
+_BENCH = _bench()
+hard, word = _BENCH._hard_wrap, _BENCH._word_wrap
 
 
 ABI = """Traceback (most recent call last):

@@ -10,7 +10,6 @@ decides whose kernels are missing; a conda or source build (no ``+cu``) and a re
 """
 from __future__ import annotations
 
-import copy
 import os
 import platform
 import sys
@@ -19,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-import smrnb.doctor as doctor
 from smrnb.doctor import cli
 from smrnb.doctor._explain import explain_result
 
@@ -78,14 +76,6 @@ H100_CU130 = {
 }
 
 
-@pytest.fixture()
-def machine(monkeypatch):
-    def use(facts):
-        def fake_collect(ctx=None, layers=None, deadline=None):
-            ctx.facts.update(copy.deepcopy(facts))
-            return copy.deepcopy(facts)
-        monkeypatch.setattr(doctor, "collect", fake_collect)
-    return use
 
 
 def test_on_the_machine_its_torch_wheel_decides_and_the_report_says_why(machine, capsys):
