@@ -6,6 +6,6 @@ passing fails the suite until its line is removed here.
 """
 
 BLIND_KNOWN_FAILING: dict[str, str] = {
-    # explain on copied text (the doctor's normalisation before explain reads a text)
-    "explain_hard_wrapped_40": "misleading",
+    # (empty since round 33w: explain_hard_wrapped_40, an error hard-wrapped at 40 columns mid-word, passes since
+    # normalise undoes a terminal's hard wrap)
 }
