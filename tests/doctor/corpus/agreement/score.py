@@ -30,7 +30,8 @@ READERS = {"expert_A": ("text", slice(0, 60)), "expert_B": ("text", slice(60, 12
            "thread_C": ("thread", slice(0, 30)), "thread_D": ("thread", slice(60, 90)),
            "expert_E": ("text", "heldout14"), "expert_F": ("text", "heldout14"),
            "expert_G": ("text", "heldout17"), "expert_H": ("text", "heldout17"),
-           "expert_I": ("text", "heldout18"), "expert_J": ("text", "heldout18")}
+           "expert_I": ("text", "heldout18"), "expert_J": ("text", "heldout18"),
+           "expert_K": ("text", "heldout19"), "expert_L": ("text", "heldout19")}
 
 
 def labelled(parts) -> dict[str, dict]:
@@ -66,7 +67,7 @@ def right(label: dict, codes: list[str]) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    labels = {**labelled(SAMPLE_PARTS), **labelled([p for p in ("heldout14", "heldout17", "heldout18") if (CORPUS / f"{p}.jsonl").exists()])}
+    labels = {**labelled(SAMPLE_PARTS), **labelled([p for p in ("heldout14", "heldout17", "heldout18", "heldout19") if (CORPUS / f"{p}.jsonl").exists()])}
     doctor = {}
     if "--doctor" in argv:
         import similar
