@@ -128,7 +128,7 @@ def gpu_ccs(facts: Facts) -> list[str]:
 
 def _runs_on(archs: Iterable[str], cc: int) -> bool:
     """Machine code of ``archs`` (``80``, ``86``) runs on compute capability ``cc``: one of its major at or below it."""
-    return any(int(a) // 10 == cc // 10 and int(a) <= cc for a in archs if str(a).isdigit())
+    return tables.wheel_runs([int(a) for a in archs if str(a).isdigit()], None, cc)
 
 
 def _extension_lacks_gpu(facts: Facts, ccs: list[str]) -> str:
@@ -160,30 +160,27 @@ def _extension_lacks_gpu(facts: Facts, ccs: list[str]) -> str:
     return ""
 
 
-def _whose_kernels(facts: Facts) -> tuple[str, str] | None:
-    """'no kernel image' read as torch's or an extension's (the code and why), or None where the text cannot tell:
-    torch's arch list the text prints against the GPU, else an extension's build archs (_extension_lacks_gpu)."""
+def _whose_kernels(facts: Facts) -> tuple[list[str], str] | None:
+    """'no kernel image' read as torch's or an extension's (the readings, best first, and why), or None where the text
+    cannot tell: torch's arch list the text prints against the GPU, else torch's wheel (_wheel_kernels), else an
+    extension's build archs (_extension_lacks_gpu)."""
     from smrnb.doctor._install import arch_covers
 
     arch_list, ccs = value(facts, "torch", "arch_list"), gpu_ccs(facts)
     if isinstance(arch_list, list) and arch_list and ccs:
         if all(arch_covers(arch_list, cc)[0] for cc in ccs):
-            return "no_kernel_image_for_gpu", (f"torch has kernels for compute capability {', '.join(ccs)}: an "
-                                               "extension lacks them")
-        return "torch_wheel_lacks_gpu_arch", (f"torch's arch list ({' '.join(arch_list)}) lacks compute capability "
-                                              f"{', '.join(ccs)}")
+            return ["no_kernel_image_for_gpu"], (f"torch has kernels for compute capability {', '.join(ccs)}: an "
+                                                 "extension lacks them")
+        return ["torch_wheel_lacks_gpu_arch"], (f"torch's arch list ({' '.join(arch_list)}) lacks compute capability "
+                                                f"{', '.join(ccs)}")
     wheel = _wheel_kernels(facts, ccs)
     if wheel:
         return wheel
     why_ext = _extension_lacks_gpu(facts, ccs)
-    return ("no_kernel_image_for_gpu", why_ext) if why_ext else None
+    return (["no_kernel_image_for_gpu"], why_ext) if why_ext else None
 
 
-#: a pip wheel's local version names its CUDA variant: ``2.11.0+cu130``, ``1.7.1+cu92``
-_WHEEL_VARIANT_RE = re.compile(r"\+(cu\d{2,3})\b")
-
-
-def _wheel_kernels(facts: Facts, ccs: list[str]) -> tuple[str, str] | None:
+def _wheel_kernels(facts: Facts, ccs: list[str]) -> tuple[list[str], str] | None:
     """(round 33) 'no kernel image' read from torch's own wheel, or None: where torch's version shows a pip wheel's CUDA
     variant (``2.11.0+cu130``, from the text or this machine) and the GPU's compute capability is known, PyTorch's
     release notes (tables/torch_wheel_archs.csv) say whether that variant's wheels carry kernels the GPU runs. They
@@ -193,23 +190,21 @@ def _wheel_kernels(facts: Facts, ccs: list[str]) -> tuple[str, str] | None:
 
     # read without noting: a finding's evidence names the facts its rule read, and these decide only below
     full, base = str(_peek(facts, "torch", "version") or ""), _peek(facts, "torch", "version_base")
-    m = _WHEEL_VARIANT_RE.search(full)
+    variant = tables.torch_wheel_variant(full)
     nums = [cc_to_int(cc) for cc in ccs]
-    if not m or not base or not nums or not all(nums):
+    if not variant or not base or not nums or not all(nums):
         return None
-    runs = [tables.torch_wheel_runs(str(base), m.group(1), n) for n in nums]
+    runs = [tables.torch_wheel_runs(str(base), variant, n) for n in nums]
     if any(r is None for r in runs):
         return None
     value(facts, "torch", "version"), value(facts, "torch", "version_base")  # they decide: noted as read
     caps = ", ".join(ccs)
     if all(runs):
-        return "no_kernel_image_for_gpu", (f"torch {full}'s wheels carry kernels for compute capability {caps} "
-                                           "(PyTorch's release notes): the binary without them is an extension")
+        return ["no_kernel_image_for_gpu"], (f"torch {full}'s wheels carry kernels for compute capability {caps} "
+                                             "(PyTorch's release notes): the binary without them is an extension")
     # torch first; an extension that failed may lack the GPU too (it is rebuilt against the torch that replaces this one)
-    return "torch_wheel_lacks_gpu_arch", f"torch {full}'s wheels have no kernels for compute capability {caps}" + _WHEEL_LACKS
-
-
-_WHEEL_LACKS = " (PyTorch's release notes)"
+    return ["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"], (
+        f"torch {full}'s wheels have no kernels for compute capability {caps} (PyTorch's release notes)")
 
 
 def _no_cpu_build(facts: Facts) -> str:
@@ -897,8 +892,7 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"} <= s:
         whose = _whose_kernels(facts)
         if whose:
-            return ([whose[0]] if whose[0] == "no_kernel_image_for_gpu" or not whose[1].endswith(_WHEEL_LACKS)
-                    else ["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"]), whose[1]
+            return whose
     if {"unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"} <= s:
         # a compiler that does not know the GPU: the toolkit's nvcc/NVRTC, or the NVRTC of torch's own CUDA (torch
         # ships it and compiles with it at run time); torch's CUDA release against the GPU decides

@@ -133,22 +133,13 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
                             for lib in libs[:8]))
 
 
-#: a pip wheel's local version names its CUDA variant: ``2.11.0+cu130``
-_WHEEL_VARIANT_RE = re.compile(r"\+(cu\d{2,3})\b")
-
-
 def _wheel_archs(torch: Mapping[str, Any]) -> tuple[str, list[int], int | None] | None:
     """(round 33) The GPU architectures PyTorch's release notes list for the wheel torch's version names
     (``2.11.0+cu130``: tables/torch_wheel_archs.csv): ``(variant, archs, ptx)``, or None for a conda or source build
     (no ``+cu`` variant) or a release the table lacks."""
-    m = _WHEEL_VARIANT_RE.search(str(torch.get("version") or ""))
-    base = tables.parse_version(str(torch.get("version_base") or ""))
-    if not m or not base:
-        return None
-    for r in tables.rows("torch_wheel_archs"):
-        if tables.parse_version(r["torch"]) == base[:2] and r["variant"] == m.group(1):
-            return m.group(1), [int(a) for a in r["archs"].split()], int(r["ptx"]) if r["ptx"].strip() else None
-    return None
+    variant = tables.torch_wheel_variant(str(torch.get("version") or ""))
+    got = tables.torch_wheel_archs(str(torch.get("version_base") or ""), variant) if variant else None
+    return (variant, *got) if got else None
 
 
 def _gpus_against_wheel(torch: Mapping[str, Any], gpus: list[Mapping[str, Any]], version: str,
@@ -167,11 +158,11 @@ def _gpus_against_wheel(torch: Mapping[str, Any], gpus: list[Mapping[str, Any]],
         if not n:
             continue
         ev = (f"GPU {g.get('name')}: compute capability {cc}", said, decide)
-        runs = tables.torch_wheel_runs(str(torch.get("version_base")), variant, n)
+        runs = tables.wheel_runs(archs, ptx, n)
         if runs:
             yield Finding("torch_gpu_arch_ok", "torch", "ok",
                           f"torch {version} runs on {g.get('name')} (its wheels carry compute capability {cc})", ev)
-        elif runs is False:
+        else:
             yield Finding("torch_wheel_lacks_gpu_arch", "torch", "error",
                           f"torch {version} has no kernels for {g.get('name')} (CC {cc})", ev,
                           Fix(why("torch_wheel_lacks_gpu_arch", "CUDA ops fail with 'no kernel image is available for "

@@ -430,17 +430,38 @@ def torch_cuda_variants(torch_version: str) -> TorchVariants | None:
     return None
 
 
-def torch_wheel_runs(torch_version: str, variant: str, cc: int) -> bool | None:
-    """Whether torch ``major.minor``'s ``variant`` wheels (``cu126``) carry kernels a GPU of compute capability ``cc``
-    (``70`` = 7.0, ``120`` = 12.0) runs: machine code of its major at or below its minor (8.6's runs on 8.9), or PTX
-    of an arch at or below it (JIT-compiled); None when the table has no row for them."""
+#: a pip wheel's local version names its CUDA variant: ``2.11.0+cu130``, ``1.7.1+cu92``
+_WHEEL_VARIANT_RE = re.compile(r"\+(cu\d{2,3})\b")
+
+
+def torch_wheel_variant(version: str) -> str | None:
+    """(round 33) The CUDA variant a pip wheel's version names (``2.11.0+cu130``: ``cu130``); None for a conda or
+    source build's version (no ``+cu``)."""
+    m = _WHEEL_VARIANT_RE.search(str(version or ""))
+    return m.group(1) if m else None
+
+
+def torch_wheel_archs(torch_version: str, variant: str) -> tuple[list[int], int | None] | None:
+    """The machine-code architectures (``[75, 80, 86, 90, 100, 120]``) and the PTX (``120``, or None) of torch
+    ``major.minor``'s ``variant`` wheels (``cu126``), from table torch_wheel_archs; None when it has no row for them."""
     v = parse_version(torch_version)
     for r in rows("torch_wheel_archs"):
         if v and parse_version(r["torch"]) == v[:2] and r["variant"] == variant:
-            archs = [int(a) for a in r["archs"].split()]
-            ptx = int(r["ptx"]) if r["ptx"].strip() else None
-            return any(a // 10 == cc // 10 and a <= cc for a in archs) or (ptx is not None and ptx <= cc)
+            return [int(a) for a in r["archs"].split()], int(r["ptx"]) if r["ptx"].strip() else None
     return None
+
+
+def wheel_runs(archs: list[int], ptx: int | None, cc: int) -> bool:
+    """Whether code of ``archs`` and ``ptx`` runs on compute capability ``cc`` (``70`` = 7.0): machine code of its
+    major at or below its minor (8.6's runs on 8.9), or PTX of an arch at or below it (JIT-compiled)."""
+    return any(a // 10 == cc // 10 and a <= cc for a in archs) or (ptx is not None and ptx <= cc)
+
+
+def torch_wheel_runs(torch_version: str, variant: str, cc: int) -> bool | None:
+    """Whether torch ``major.minor``'s ``variant`` wheels (``cu126``) carry kernels a GPU of compute capability ``cc``
+    (``70`` = 7.0, ``120`` = 12.0) runs (:func:`wheel_runs`); None when the table has no row for them."""
+    got = torch_wheel_archs(torch_version, variant)
+    return None if got is None else wheel_runs(*got, cc)
 
 
 def torch_last_for_arch(cc: int) -> tuple[str, str] | None:
