@@ -928,8 +928,8 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                          "for another release",
                 "commands": [f"grep -rn \"import.*\\b{mod}\\b\" --include=*.py .   # the import line: 'from PKG... "
                              f"import {mod}' names the package",
-                             "pip show <PKG>   # the installed release; the project's requirements name the one it "
-                             "was written for"]}
+                             "pip show <PKG>   # PKG: the package that import line names; the installed release, "
+                             "where the project's requirements name the one it was written for"]}
     if _compiled_top_lacks_function(ev, mod.split(".")):  # (round 27c) module 'X_ext' has no attribute 'f'
         return compiled_top_fix(mod)
     top = mod.split(".")[0]
