@@ -31,7 +31,9 @@ READERS = {"expert_A": ("text", slice(0, 60)), "expert_B": ("text", slice(60, 12
            "expert_E": ("text", "heldout14"), "expert_F": ("text", "heldout14"),
            "expert_G": ("text", "heldout17"), "expert_H": ("text", "heldout17"),
            "expert_I": ("text", "heldout18"), "expert_J": ("text", "heldout18"),
-           "expert_K": ("text", "heldout19"), "expert_L": ("text", "heldout19")}
+           "expert_K": ("text", "heldout19"), "expert_L": ("text", "heldout19"),
+           "expert_M": ("text", "heldout20"), "expert_N": ("text", "heldout20"), "expert_O": ("text", "heldout20"),
+           "expert_P": ("text", "heldout20")}
 
 
 def labelled(parts) -> dict[str, dict]:
@@ -67,7 +69,7 @@ def right(label: dict, codes: list[str]) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    labels = {**labelled(SAMPLE_PARTS), **labelled([p for p in ("heldout14", "heldout17", "heldout18", "heldout19") if (CORPUS / f"{p}.jsonl").exists()])}
+    labels = {**labelled(SAMPLE_PARTS), **labelled([p for p in ("heldout14", "heldout17", "heldout18", "heldout19", "heldout20") if (CORPUS / f"{p}.jsonl").exists()])}
     doctor = {}
     if "--doctor" in argv:
         import similar
