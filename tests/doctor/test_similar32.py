@@ -2,8 +2,8 @@
 """Round 32: a text the field's gate holds back, that no rule reads and that fails beside the setup (a library's
 interface and the call disagree, an exception raised in a package's files, no frame shown), may get the readings that
 say it is not the setup (user_code_error, library_bug, package_api_version_mismatch), never a setup cause. Since round
-34 a plain bug raised in the person's own file does too (measured on three fresh collections: 179 -> 185 of 253, none
-lost); a text of no failure still gets none."""
+34 a plain bug raised by the person's own code does too, the person's code read first (measured on three fresh
+collections: 179 -> 183 of 253, none lost); a text of no failure still gets none."""
 
 from __future__ import annotations
 
@@ -52,6 +52,19 @@ def test_no_frame_or_a_packages_frame_fails_beside_the_setup(text):
 ])
 def test_the_persons_own_slip_fails_beside_the_setup_since_round_34(text):
     assert _similar._fails_beside_the_setup(text)
+    assert _similar._raised_by_the_persons_code(text)
+
+
+@pytest.mark.parametrize("text", [
+    OWN.format(call="sensor = mk.Sensor()", last="AttributeError: module 'meshkit' has no attribute 'Sensor'"),
+    "TuneError: Insufficient cluster resources to launch trial",
+    'Traceback (most recent call last):\n  File "run.py", line 3, in <module>\n    mk.render(s)\n'
+    '  File "/usr/lib/python3/site-packages/meshkit/render.py", line 9, in render\n    return self._draw(s)\n'
+    "AttributeError: 'Scene' object has no attribute '_draw'",
+    "meshkit render works now with the new backend, thanks",
+])
+def test_a_librarys_side_or_no_failure_is_not_the_persons_code(text):
+    assert not _similar._raised_by_the_persons_code(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -94,11 +107,12 @@ def test_a_held_back_text_gets_only_readings_that_say_it_is_not_the_setup(monkey
     assert "cudart_not_found" in {c for c, _ in index.bayes(index._query(_similar.terms(text))).items()}
     # beside a rule's finding (explain passes held_share=inf there) a held-back text still gets none
     assert index.readings(text, n=3, held_share=float("inf")) == []
-    # (round 34) the person's own value in their own file: the same three causes only, never the setup's
+    # (round 34) the person's own value in their own file: the same three causes only, theirs first, never the setup's
     own = OWN.format(call="img = img.cuda()  # render_scene camera preview Sensor",
                      last="AttributeError: 'NoneType' object has no attribute 'cuda'")
     read = index.readings(own, n=3)
     assert read and {r.code for r in read} <= _similar.NOT_THE_SETUP
+    assert read[0].code == "user_code_error"
     # words of no failure that share the reports' words: none
     assert index.readings("render_scene camera preview Sensor works now, thanks", n=3) == []
 
