@@ -2,7 +2,7 @@
 """One self-contained, offline HTML page of a viewer's scene (:meth:`Viewer.save_html`).
 
 The page carries everything it needs: three.js and its OrbitControls (npm package ``three``, MIT,
-copied into ``smrnb/widgets/_js`` by ``tools/refresh_threejs.py`` and shipped in the wheel) inlined
+copied into ``smrnb/widgets/_js`` by ``tests/tools/refresh_threejs.py`` and shipped in the wheel) inlined
 as ``data:`` URLs of an import map, and the scene's layers as base64 typed arrays (the same wire
 types the live widget uses: float32 positions, int8 normals, uint8 colours, uint32 indices). Nothing
 is fetched when the page is opened. Axes at the scene's corner with their length in metres, and the

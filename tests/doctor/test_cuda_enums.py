@@ -220,7 +220,7 @@ def test_enum_table_agrees_with_the_local_header(table, header, opener):
     assert len(parsed) > 90
     by_name = {r.name: r for r in tables.enum_rows(table) if r.numbering == "current"}
     for name, number, _doc in parsed:
-        assert name in by_name, f"{header} has {name} = {number}: run tools/cuda_enums.py"
+        assert name in by_name, f"{header} has {name} = {number}: run tests/tools/cuda_enums.py"
         assert by_name[name].number == number, name
         assert _v(by_name[name].first_seen) <= local <= _v(by_name[name].last_seen), name
     in_header = {name for name, _, _ in parsed}

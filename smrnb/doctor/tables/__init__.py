@@ -31,11 +31,11 @@ Files
     ``cpp`` name a torch C++ API, read from a compiler's error (round 31b: source_needs_newer_torch)
 ``released_import_names.txt`` the import names of the 15,000 most downloaded PyPI projects
     (github.com/hugovk/top-pypi-packages, its date in the file's header) less the names a project's own folder may
-    have, one a line; written by ``tools/released_import_names.py`` (round 33k; read by rules._abi)
+    have, one a line; written by ``tests/tools/released_import_names.py`` (round 33k; read by rules._abi)
 
 The domain's enumerations and messages, each row naming the finding code it indicates, are described in
 :mod:`smrnb.doctor.tables._enums` (re-exported here): ``cuda_errors``, ``cu_results``, ``nvrtc_results``,
-``nvml_errors`` (read from the CUDA headers by ``tools/cuda_enums.py``), ``loader_errors``, ``nvcc_errors``,
+``nvml_errors`` (read from the CUDA headers by ``tests/tools/cuda_enums.py``), ``loader_errors``, ``nvcc_errors``,
 ``nvcc_options``, ``cpp_extension_checks``, ``extension_checks``, ``nvidia_smi_messages``,
 ``container_messages``, ``slurm_gpu``, ``jupyter_kernel``, ``torch_messages``, ``library_messages`` and
 ``cuda_home_shapes``. Every

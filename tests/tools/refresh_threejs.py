@@ -1,8 +1,8 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """Refresh the three.js files that ``Viewer.save_html`` inlines, from the npm registry.
 
-    python tools/refresh_threejs.py            # the version in smrnb/widgets/_js/VERSION
-    python tools/refresh_threejs.py 0.170.0    # another one (must ship a standalone build/three.module.min.js)
+    python tests/tools/refresh_threejs.py            # the version in smrnb/widgets/_js/VERSION
+    python tests/tools/refresh_threejs.py 0.170.0    # another one (must ship a standalone build/three.module.min.js)
 
 Runs ``npm pack three@VERSION`` in a temporary folder and copies the module build, OrbitControls and the
 licence into ``smrnb/widgets/_js``.
@@ -17,7 +17,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-DEST = Path(__file__).resolve().parents[1] / "smrnb" / "widgets" / "_js"
+DEST = Path(__file__).resolve().parents[2] / "smrnb" / "widgets" / "_js"
 FILES = {"package/build/three.module.min.js": "three.module.min.js",
          "package/examples/jsm/controls/OrbitControls.js": "OrbitControls.js",
          "package/LICENSE": "LICENSE.three"}

@@ -3,7 +3,7 @@ import pickle
 import sys
 import time
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests/doctor/corpus"))
 import similar

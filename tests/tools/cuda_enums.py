@@ -1,8 +1,8 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """Refresh the doctor's CUDA enumeration tables from CUDA headers (and, where given, libraries).
 
-    python tools/cuda_enums.py                                  # the toolkit in /usr/local/cuda
-    python tools/cuda_enums.py 13.6=/opt/cuda-13.6 12.9=/tmp/wheels/cuda_runtime_12.9 ...
+    python tests/tools/cuda_enums.py                                  # the toolkit in /usr/local/cuda
+    python tests/tools/cuda_enums.py 13.6=/opt/cuda-13.6 12.9=/tmp/wheels/cuda_runtime_12.9 ...
 
 Each argument is ``RELEASE=DIR``: a toolkit or an unpacked ``nvidia-*`` wheel. Under ``DIR`` the tool looks
 for ``driver_types.h`` (``cudaError_t``), ``cuda.h`` (``CUresult``), ``nvrtc.h`` (``nvrtcResult``) and
@@ -28,7 +28,7 @@ import re
 import sys
 from pathlib import Path
 
-TABLES = Path(__file__).resolve().parents[1] / "smrnb" / "doctor" / "tables"
+TABLES = Path(__file__).resolve().parents[2] / "smrnb" / "doctor" / "tables"
 
 #: table -> (header file name, regex opening the enum body, library glob, message function)
 ENUMS = {

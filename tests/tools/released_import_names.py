@@ -5,7 +5,7 @@ that are what a traceback's top-level module name means (round 33k).
 Usage (a git snapshot of github.com/hugovk/top-pypi-packages; english-words installed only for this run)::
 
     pip install --target /tmp/ew english-words
-    PYTHONPATH=.:/tmp/ew python tools/released_import_names.py /path/to/top-pypi-packages/.git
+    PYTHONPATH=.:/tmp/ew python tests/tools/released_import_names.py /path/to/top-pypi-packages/.git
 
 Source: hugovk/top-pypi-packages ``top-pypi-packages.csv`` (the 15,000 most downloaded projects of PyPI over 30 days,
 ``top-pypi-packages.min.json``'s ``last_update``; rank = the file's order). A project's import name is its name
@@ -40,7 +40,7 @@ from pathlib import Path
 from smrnb.doctor._printed import PIP_DISTRIBUTION
 from smrnb.doctor.rules._abi import _COMMON_PACKAGES, STACK_PACKAGES, _import_name, _table_packages
 
-OUT = Path(__file__).resolve().parents[1] / "smrnb" / "doctor" / "tables" / "released_import_names.txt"
+OUT = Path(__file__).resolve().parents[2] / "smrnb" / "doctor" / "tables" / "released_import_names.txt"
 
 #: projects of the field whose import name is not their name, by their install pages: PaddlePaddle's install guide
 #: (paddlepaddle.org.cn "Installation": `pip install paddlepaddle` / `paddlepaddle-gpu`, then `import paddle`);
@@ -95,7 +95,7 @@ def main(gitdir: str) -> None:
             names.setdefault(name)
     head = (f"# import names of the {len(projects)} most downloaded PyPI projects (30 days to {when}): "
             "github.com/hugovk/top-pypi-packages top-pypi-packages.csv\n"
-            "# less the names a project's own folder may have; written by tools/released_import_names.py (round 33k), "
+            "# less the names a project's own folder may have; written by tests/tools/released_import_names.py (round 33k), "
             "whose docstring says what is left out and why\n")
     OUT.write_text(head + "".join(f"{n}\n" for n in sorted(names)), encoding="utf-8")
     print(f"{len(names)} names -> {OUT}")
