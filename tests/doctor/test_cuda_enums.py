@@ -40,7 +40,7 @@ def _known_codes() -> set[str]:
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("cuda_enums_tool", REPO / "tools" / "cuda_enums.py")
+    spec = importlib.util.spec_from_file_location("cuda_enums_tool", REPO / "tests" / "tools" / "cuda_enums.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
