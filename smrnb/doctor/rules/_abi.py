@@ -18,6 +18,7 @@ from smrnb.doctor._owner import package_name
 from smrnb.doctor._symbols import demangle, string_abi
 from smrnb.doctor.rules import rule
 from smrnb.doctor.rules._events import (
+    _peek,
     builds,
     default_build,
     events,
@@ -1607,6 +1608,98 @@ def submodule_finding(pkg: str, sub: str, code: str) -> dict[str, Any]:
             "commands": [f"python -c \"import {pkg}.{sub}; print({pkg}.{sub}.__file__)\"   # the subpackage is there"]}
 
 
+#: (round 34c) names a package has defined at its top level in every release since its first (its defining API), so
+#: "module 'P' has no attribute 'A'" for one of them is no release of P lacking it: the module Python imported as P is
+#: not the installed package but something else of that name found first on sys.path (a folder named P in the project
+#: or the folder the program starts in, which Python 3.3+ imports as a namespace package with no attributes, or a file
+#: P.py of the user's), else an install of P whose files are gone (its folder left). Read in the packages' own first
+#: releases: triton's python/triton/__init__.py has exported jit since its first Python package (openai/triton
+#: v0.x/1.0: `from .runtime import jit` / `from .code_gen import jit`); numpy/__init__.py exports array, zeros and
+#: ndarray from numpy.core since 1.0; torch/__init__.py defines Tensor, zeros, from_numpy and (since 0.4) tensor, and
+#: imports torch.nn and torch.cuda, since its first releases; cv2's compiled module has had imread since OpenCV 2.x;
+#: pandas/__init__.py exports DataFrame and read_csv since 0.x; requests/__init__.py get since 0.x; PyYAML's yaml/
+#: __init__.py load and dump since 3.0
+DEFINING_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "triton": frozenset({"jit"}),
+    "numpy": frozenset({"array", "zeros", "ndarray"}),
+    "torch": frozenset({"Tensor", "zeros", "from_numpy", "tensor", "nn", "cuda"}),
+    "cv2": frozenset({"imread"}),
+    "pandas": frozenset({"DataFrame", "read_csv"}),
+    "requests": frozenset({"get"}),
+    "yaml": frozenset({"load", "dump"}),
+}
+
+
+def defining_attribute_missing(ev: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(round 34c) (package, name) when ``ev`` is 'module P has no attribute A' for a name of P's defining API
+    (:data:`DEFINING_ATTRIBUTES`), or Python 3.13's own hint that the module is a file shadowing a library ("(consider
+    renaming '...' if it has the same name as a library you intended to import)", Objects/moduleobject.c
+    _Py_module_getattro_impl), else None."""
+    parts = str(ev.get("module") or "").split(".")
+    if ev.get("kind") != "module_missing" or not ev.get("attribute") or len(parts) != 2:
+        return None
+    line = str(ev.get("line") or "")
+    if "partially initialized" in line or "circular import" in line:
+        return None  # a circular import: Python's own words, read elsewhere
+    if parts[1] in DEFINING_ATTRIBUTES.get(parts[0], ()) or _CONSIDER_RENAMING_RE.search(line):
+        return parts[0], parts[1]
+    return None
+
+
+#: Python 3.13's hint on a module attribute missing where the module's file may shadow a library or the standard
+#: library (CPython Objects/moduleobject.c: "(consider renaming '%U' if it has the same name as a library you intended
+#: to import)", "(consider renaming '%U' since it has the same name as the standard library module named '%U' and
+#: prevents importing that standard library module)")
+_CONSIDER_RENAMING_RE = re.compile(r"\(consider renaming '[^'\n]{1,300}' (?:if|since) it has the same name as (?:a "
+                                   r"library you intended to import|the standard library module)")
+
+
+def shadowed_package_finding(pkg: str, name: str) -> dict[str, Any]:
+    """(round 34c) The words of a package's defining name missing (:func:`defining_attribute_missing`)."""
+    return {"title": f"Not your environment: the module imported as {pkg} is not the installed {pkg} (every release "
+                     f"of {pkg} defines {pkg}.{name}): a folder or file named {pkg} shadows it",
+            "fix": f"Python found something named {pkg} before the installed package: a folder {pkg}/ (a namespace "
+                   f"package without attributes) or a file {pkg}.py in the folder the program starts in or in the "
+                   f"project, or a {pkg} folder left without its files by an uninstall. Rename or move it (and its "
+                   f"__pycache__), or reinstall {pkg} if the folder printed is the installed one.",
+            "commands": [f"python -c \"import {pkg}; print(getattr({pkg}, '__file__', None), list(getattr({pkg}, "
+                         f"'__path__', [])))\"   # what was imported as {pkg}",
+                         f"ls -d {pkg} {pkg}.py */{pkg} 2>/dev/null   # a folder or file of that name in the project"]}
+
+
+def attribute_typo(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
+    """(round 34c) The name the code meant where the attribute it asks of a module is a typo of it, else "": Python's
+    own suggestion on the line ("... has no attribute 'ToTenser'. Did you mean: 'ToTensor'?", Python 3.10+
+    traceback.TracebackException's _compute_suggestion_error), or a name the same text imports from or calls on a
+    module (``torch.called_names``: ``transforms.ToTensor()``) that is one typo from it (two neighbouring letters
+    swapped, one changed, one left out inside the name: _textfacts._one_typo), not a renamed member (a prefix, a suffix,
+    an underscore)."""
+    from smrnb.doctor._textfacts import _DID_YOU_MEAN_RE, _one_typo
+
+    parts = str(ev.get("module") or "").split(".")
+    if ev.get("kind") != "module_missing" or not ev.get("attribute") or len(parts) < 2:
+        return ""
+    asked = parts[-1]
+    m = _DID_YOU_MEAN_RE.search(str(ev.get("line") or ""))
+    named = [m.group(1)] if m else []
+    # the names are peeked at (not noted as read): only a typo found makes them this reading's facts
+    named += [n for n in (_peek(facts, "torch", "called_names") or {}) if isinstance(n, str)]
+    meant = next((n for n in named if _one_typo(asked, n)), "")
+    if meant and not m:
+        value(facts, "torch", "called_names")  # noted: the reading rests on them
+    return meant
+
+
+def attribute_typo_finding(mod: str, meant: str) -> dict[str, Any]:
+    """(round 34c) The words of a module attribute misspelt (:func:`attribute_typo`)."""
+    pkg, _, asked = mod.rpartition(".")
+    return {"title": f"Not your environment: {pkg}.{asked} is a misspelling of {pkg}.{meant}",
+            "fix": f"The code asks {pkg} for '{asked}'; the name is '{meant}' (one letter apart). Correct the spelling "
+                   "in the code; no install or upgrade is needed.",
+            "commands": [f"grep -rn \"{asked}\" --include=*.py --include=*.ipynb .   # the line to correct",
+                         f"python -c \"import {pkg}; print({pkg}.{meant})\"   # the name as the package defines it"]}
+
+
 #: released packages (import names) of smrnb users' stacks that a text names without showing them installed: the
 #: Jupyter family, the Dask family, and the geometry and point-cloud libraries beside torch; a module or name missing
 #: from one of them is the installed release's API, never a folder of the project's own
@@ -1723,6 +1816,14 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # (round 27d) a name a later release added (tables/added_apis.csv, from its release notes): the installed
         # release is older than the code's; the calling code's own mistake (a name of another package) second
         return [c for c in row["codes"].split("|") if c]
+    if attribute_typo(facts, ev):
+        # (round 34c) the name asked of the module is one typo from a name Python suggests or the same text uses on a
+        # module ('ToTenser' beside transforms.ToTensor()): the code's misspelling, whatever release is installed
+        return ["user_code_error", "package_api_version_mismatch"]
+    if defining_attribute_missing(ev):
+        # (round 34c) a name every release of the package defines (triton.jit, numpy.array): the module imported is
+        # another of that name (the project's folder triton/, a file numpy.py), else an install whose files are gone
+        return ["user_code_error", "python_package_missing"]
     if ev.get("type_object") and len(parts) > 2:
         # a class of a compiled module (its qualified name: pybind11's and C types') lacking a member: the module was
         # built and imports, so the code uses a name of another release of it (an enum member renamed, a method

@@ -189,17 +189,25 @@ def _hyphenated_module(ev: dict[str, Any], code: str) -> dict[str, Any] | None:
 @builds("user_code_error")
 def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.rules._abi import (
+        attribute_typo,
+        attribute_typo_finding,
         bare_folder_fix,
+        defining_attribute_missing,
         misspelt_finding,
         misspelt_import,
         module_owner_finding,
         shadow_finding,
+        shadowed_package_finding,
         submodule_finding,
         submodule_not_imported,
     )
 
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "user_code_error")
+    if meant := attribute_typo(facts, ev):  # (round 34c)
+        return attribute_typo_finding(str(ev.get("module")), meant)
+    if shadowed := defining_attribute_missing(ev):  # (round 34c)
+        return shadowed_package_finding(*shadowed)
     if bare := bare_folder_fix(ev):  # (round 27d)
         return bare
     if owned := module_owner_finding(facts, ev, "user_code_error"):
@@ -1236,6 +1244,16 @@ def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
 
     if bare := bare_folder_missing_fix(ev):  # (round 27d) a bare folder in the package's place
         return bare
+    from smrnb.doctor.rules._abi import defining_attribute_missing
+
+    if shadowed := defining_attribute_missing(ev):  # (round 34c) the install's files gone, its folder left
+        pkg = shadowed[0]
+        return {"title": f"The installed {pkg} may have lost its files: {pkg}.{shadowed[1]}, which every release "
+                         f"defines, is missing (only a folder named {pkg} left by an uninstall or a failed upgrade)",
+                "commands": [f"python -c \"import {pkg}; print(list(getattr({pkg}, '__path__', [])))\"   # the "
+                             "folder imported",
+                             f"python -m pip install --force-reinstall {pkg}   # its files back (the package's pip "
+                             "name)"]}
     mod = str(ev.get("module") or "").split(".")[0]
     if not mod:
         return None
