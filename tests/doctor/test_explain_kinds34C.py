@@ -3,9 +3,10 @@
 tables/library_messages.csv, tables/extension_checks.csv and rules/_abi.py): transformers/accelerate offloading to disk
 without a folder (the model does not fit GPU + RAM), COLMAP's SiftGPU matcher out of GPU memory, triton's '0 active
 drivers' (torch sees no GPU), Magnum's thread-local GL context, nvdiffrast's CUDA-GL interop, onnxruntime's CUDA
-provider symbol at link time (a CPU build), tinycudann's import-time check, bash's report of a killed job and its
-translated 'command not found' of an option, Windows error 1455 by number; a module attribute misspelt, and a name every
-release of a package defines missing (another module shadows the package).
+provider symbol at link time (a CPU build), tinycudann's import-time check, bash's report of a killed job and a
+launcher's or builder's report of SIGKILL, bash's translated 'command not found' of an option, Windows error 1455 by
+number; a module attribute misspelt, and a name every release of a package defines missing (another module shadows the
+package).
 
 Each reading: texts that must give the code among the first two findings (one of the corpus, one in the tool's own
 words as its source prints them, not from the corpus), and near-misses that share words but not the mechanism."""
@@ -82,6 +83,14 @@ POSITIVE = {
                           {"host_memory_exhausted"}),
     "bash_killed_ninja": ("[412/980] Building CUDA object src/CMakeFiles/core.dir/kernels.cu.o\n"
                           "bash: line 3: 31337 Killed                  ninja -j 32\n", {"host_memory_exhausted"}),
+    # SIGKILL reported by a launcher or builder: torchrun's ProcessFailure, BuildKit, Python's subprocess
+    "sigkill_torchrun": ("[0]:\n  time      : 2024-08-25_17:31:27\n  rank      : 0 (local_rank: 0)\n"
+                         "  exitcode  : -9 (pid: 8158)\n  error_file: <N/A>\n"
+                         "  traceback : Signal 9 (SIGKILL) received by PID 8158\n", {"host_memory_exhausted"}),
+    "sigkill_buildkit": ('ERROR: failed to solve: process "/bin/sh -c pip install -r requirements.txt" did not complete '
+                         "successfully: exit code: 137", {"host_memory_exhausted"}),
+    "sigkill_subprocess": ("subprocess.CalledProcessError: Command '['ninja', '-v']' died with <Signals.SIGKILL: 9>.",
+                           {"host_memory_exhausted"}),
     # bash's translated 'command not found' of an option run as a command (a continuation line broken)
     "option_zh": ("--deepspeed_multinode_launcher: 未找到命令\n", {"user_code_error"}),
     "option_de": ("bash: --num_processes: Kommando nicht gefunden.\n", {"user_code_error"}),
@@ -148,8 +157,12 @@ NEAR_MISS = {
     "tcnn_lower_cc_warning": ("UserWarning: tinycudann was built for lower compute capability (86) than the system's "
                               "(89). Performance may be suboptimal.", {"gpu_not_exposed_to_process",
                                                                        "cpu_only_torch_with_gpu"}),
-    # SIGTERM is not the OOM killer
+    # SIGTERM is not the OOM killer; a build step's plain failure is not a kill
     "bash_terminated": ("bash: line 1:  4242 Terminated              python train.py", {"host_memory_exhausted"}),
+    "sigterm_torchrun": ("  exitcode  : -15 (pid: 8158)\n  traceback : Signal 15 (SIGTERM) received by PID 8158",
+                         {"host_memory_exhausted"}),
+    "buildkit_exit_1": ('ERROR: failed to solve: process "/bin/sh -c pip install flash-attn" did not complete '
+                        "successfully: exit code: 1", {"host_memory_exhausted"}),
     # a program (not an option) not found: a missing console script, not a broken continuation line
     "program_not_found_zh": ("bash: deepspeed: 未找到命令", {"user_code_error"}),
     # 1455 as an issue number or a line number
