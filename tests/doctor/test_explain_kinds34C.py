@@ -52,6 +52,8 @@ POSITIVE = {
     # Magnum's Context::current() assertion: habitat-sim under a threaded server; a worker thread's render
     "magnum_threaded": ("When running a Flask server with Habitat-Sim, the /step endpoint crashes with:\n"
                         "GL::Context::current(): no current context\n", {"user_code_error"}),
+    "magnum_before_gl_namespace": ("Context::current(): no current context\nAborted (core dumped)\n",
+                                   {"user_code_error"}),
     "magnum_worker": ('Traceback (most recent call last):\n  File "worker.py", line 40, in render\n'
                       "    obs = sim.get_sensor_observations()\nGL::Context::current(): no current context\n"
                       "Aborted (core dumped)\n", {"user_code_error"}),
@@ -69,6 +71,9 @@ POSITIVE = {
                            {"cpu_only_torch_with_gpu"}),
     "ort_cuda_symbol_zh": ("../lib/libObjSLAM.so：对‘OrtSessionOptionsAppendExecutionProvider_CUDA’未定义的引用\n"
                            "collect2: error: ld returned 1 exit status\n", {"cpu_only_torch_with_gpu"}),
+    "ort_cuda_symbol_msvc": ("infer.obj : error LNK2019: unresolved external symbol "
+                             "OrtSessionOptionsAppendExecutionProvider_CUDA referenced in function main\n",
+                             {"cpu_only_torch_with_gpu"}),
     # tinycudann/modules.py's import-time check: in a container; beside a CPU-only torch
     "tcnn_import_docker": ("Unable to import tinycudann during docker run. (OSError: Unknown compute capability. "
                            "Ensure PyTorch with CUDA support is installed)", {"gpu_not_exposed_to_process"}),
@@ -147,6 +152,8 @@ NEAR_MISS = {
     "magnum_no_egl_device": ("Platform::WindowlessEglApplication::tryCreateContext(): unable to find CUDA device 0 "
                              "among 2 EGL devices in total\nWindowlessContext: Unable to create windowless context\n",
                              {"user_code_error"}),
+    # Qt's own context, not Magnum's
+    "qt_context": ("QOpenGLContext::current(): no current context", {"user_code_error"}),
     # nvdiffrast's check on a plain copy: no OpenGL interop
     "nvdiffrast_memcpy": ("RuntimeError: Cuda error: 700[cudaMemcpyAsync(p.out, p.in, size, cudaMemcpyDeviceToDevice, "
                           "stream);]", {"opengl_egl_unavailable"}),
