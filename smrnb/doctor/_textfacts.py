@@ -1691,6 +1691,26 @@ def _scan_own_code(r: _Reader, line: str, low: str) -> None:
     _note_cell_frame(r, line, low)
     if r.own_frame and ("error" in low or "exception" in low):
         _scan_own_code_exception(r, line)
+    elif not r.frame and "did you mean" in low and "nameerror" in low:
+        _scan_name_typo(r, line)
+
+
+#: (round 34c) Python's NameError with its own suggestion of a near name in scope (Python 3.10+:
+#: traceback.TracebackException._compute_suggestion_error, "NameError: name 'trian_loader' is not defined. Did you
+#: mean: 'train_loader'?")
+_NAME_TYPO_RE = re.compile(r"NameError: name '([A-Za-z_]\w{0,80})' is not defined\.? Did you mean: "
+                           r"'([A-Za-z_]\w{0,80})'\?")
+
+
+def _scan_name_typo(r: _Reader, line: str) -> None:
+    """(round 34c) ``torch.own_code_exception`` of a NameError whose suggestion is one typo from the name (two
+    neighbouring letters swapped, one changed, one left out inside it: :func:`_one_typo`), where the text shows no
+    traceback frame (a frame of the person's own is read by :func:`_scan_own_code_exception`, a package's is that
+    package's): Python suggests names bound in the failing line's scope, so the code misspelt one of its own."""
+    m = _NAME_TYPO_RE.search(line)
+    if m and _one_typo(m.group(1), m.group(2)):
+        r.event("torch", "own_code_exception", line, WEIGHT["module"], exception="NameError", where="own",
+                file="", call="", undefined=m.group(1), name_meant=m.group(2))
 
 
 #: (round 29b) the endings of a compiled module's name (an extension's optional import: ``_C``, ``awq_ext``), whose
@@ -1768,6 +1788,9 @@ def _scan_own_code_exception(r: _Reader, line: str) -> None:
                 n.group(1).lower().endswith(_COMPILED_NAME_ENDS) or _source_built(n.group(1)):
             return  # a library's frame, a compiled module's guarded import (a name the text binds: _own_definitions)
         fields = {"undefined": n.group(1)}
+        sug = _NAME_TYPO_RE.search(line)
+        if sug and _one_typo(sug.group(1), sug.group(2)):
+            fields["name_meant"] = sug.group(2)  # (round 34c) Python's suggestion, one typo away
     else:
         return
     r.event("torch", "own_code_exception", line, WEIGHT["module"], exception=exc, where=r.inner_kind,

@@ -5,8 +5,8 @@ without a folder (the model does not fit GPU + RAM), COLMAP's SiftGPU matcher ou
 drivers' (torch sees no GPU), Magnum's thread-local GL context, nvdiffrast's CUDA-GL interop, onnxruntime's CUDA
 provider symbol at link time (a CPU build), tinycudann's import-time check, bash's report of a killed job and a
 launcher's or builder's report of SIGKILL, bash's translated 'command not found' of an option, Windows error 1455 by
-number; a module attribute misspelt, and a name every release of a package defines missing (another module shadows the
-package).
+number; a module attribute or a name misspelt (Python's own suggestion, or a name the text uses), and a name every
+release of a package defines missing (another module shadows the package).
 
 Each reading: texts that must give the code among the first two findings (one of the corpus, one in the tool's own
 words as its source prints them, not from the corpus), and near-misses that share words but not the mechanism."""
@@ -111,6 +111,12 @@ POSITIVE = {
     "typo_did_you_mean": ('  File "train.py", line 12, in <module>\n    loader = torch.utils.data.DataLaoder(ds)\n'
                           "AttributeError: module 'torch.utils.data' has no attribute 'DataLaoder'. Did you mean: "
                           "'DataLoader'?\n", {"user_code_error"}),
+    # Python's NameError suggestion one typo away: no frame shown; the person's own frame
+    "name_typo_bare": ("NameError: name 'trian_loader' is not defined. Did you mean: 'train_loader'?",
+                       {"user_code_error"}),
+    "name_typo_own_frame": ('Traceback (most recent call last):\n  File "/home/u/proj/train.py", line 40, in <module>\n'
+                            "    for x in trian_loader:\nNameError: name 'trian_loader' is not defined. Did you mean: "
+                            "'train_loader'?\n", {"user_code_error"}),
     # a name every release defines: triton.jit (heldout17), numpy.array, Python 3.13's own hint
     "shadow_triton": ("AttributeError: module 'triton' has no attribute 'jit'", {"user_code_error"}),
     "shadow_numpy": ('  File "/home/li/proj/run.py", line 3, in <module>\n    a = np.array([1, 2])\n'
@@ -174,6 +180,12 @@ NEAR_MISS = {
     "program_not_found_zh": ("bash: deepspeed: 未找到命令", {"user_code_error"}),
     # 1455 as an issue number or a line number
     "number_1455": ("See issue #1455 and line 1455 of the log", {"host_memory_exhausted"}),
+    # a suggestion that adds a suffix is a renamed member, not a typo; a package's own frame is the package's
+    "name_suffix_suggestion": ("NameError: name 'FlashMHA' is not defined. Did you mean: 'FlashMHA2'?",
+                               {"user_code_error"}),
+    "name_typo_in_package": ('  File "/usr/lib/python3.11/site-packages/foo/bar.py", line 40, in run\n'
+                             "    for x in trian_loader:\nNameError: name 'trian_loader' is not defined. Did you mean: "
+                             "'train_loader'?\n", {"user_code_error"}),
     # a name a release removed (numpy 1.24's np.float) is no typo and no shadowing
     "removed_numpy_float": ("AttributeError: module 'numpy' has no attribute 'float'", {"user_code_error"}),
     # a name a later release added (torch.compile in 2.0): the installed release is older
@@ -185,7 +197,7 @@ NEAR_MISS = {
 def test_near_miss(key):
     text, unwanted = NEAR_MISS[key]
     got = _first_two(text)
-    if key in ("removed_numpy_float", "added_torch_compile"):
+    if key in ("removed_numpy_float", "added_torch_compile", "name_suffix_suggestion"):
         assert got and got[0] not in unwanted, (key, got)  # the release's reading stays first
     else:
         assert not (unwanted & set(got)), (key, got)

@@ -450,6 +450,13 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                        "code into a third module.",
                 "commands": [f"grep -rn \"from {mod} import\\|import {mod}\" --include=*.py .   # the imports of the "
                              "cycle"]}
+    if ev.get("undefined") and ev.get("name_meant"):  # (round 34c) Python's suggestion, one typo away
+        name, meant = str(ev["undefined"]), str(ev["name_meant"])
+        return {"title": f"Not your environment: the code uses the name '{name}', a misspelling of '{meant}'",
+                "fix": f"Python raised NameError for '{name}' and suggests '{meant}', a name bound in that scope one "
+                       f"letter apart: correct the spelling in the code (or, where '{name}' is another module's name, "
+                       "import it).",
+                "commands": [f"grep -rn \"{name}\" --include=*.py --include=*.ipynb .   # the line to correct"]}
     if ev.get("undefined"):  # (round 29b) Python's NameError in the person's own frame
         name = str(ev["undefined"])
         return {"title": f"Not your environment: {where} uses the name '{name}', which it never defines or imports",
@@ -2056,7 +2063,7 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         if _library_checkout(str(ev.get("file") or "")) or (ev.get("self_attr") and class_attribute_codes(
                 facts, events(facts, "torch", "class_attribute_missing"))):
             continue  # (a project's checkout in two folders or GitHub's archive: its bug, round 26b's reading)
-        if ev.get("circular") or ev.get("meant") or (not symptom and not any(_same_message(e, ev) for e in messages)):
+        if ev.get("circular") or ev.get("meant") or ev.get("name_meant") or (not symptom and not any(_same_message(e, ev) for e in messages)):
             yield from resolve(facts, ev, ["user_code_error"])
     if not symptom and not messages and not events(facts, "torch", "exception_in_package"):
         for ev in events(facts, "torch", "assert_in_own_code")[:1]:
