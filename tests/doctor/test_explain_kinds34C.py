@@ -100,6 +100,11 @@ POSITIVE = {
     "option_zh": ("--deepspeed_multinode_launcher: 未找到命令\n", {"user_code_error"}),
     "option_de": ("bash: --num_processes: Kommando nicht gefunden.\n", {"user_code_error"}),
     "option_ja": ("bash: --gpus: コマンドが見つかりません\n", {"user_code_error"}),
+    # a bash command's continued lines pasted into cmd.exe or PowerShell
+    "option_cmd_exe": ("'--num_processes' is not recognized as an internal or external command,\noperable program or "
+                       "batch file.\n", {"user_code_error"}),
+    "option_powershell": ("At line:2 char:7\n+     --num_processes 2 \\\n+       ~\nMissing expression after unary "
+                          "operator '--'.\n", {"user_code_error"}),
     # Windows error 1455 (ERROR_COMMITMENT_LIMIT) by number: alone, and Rust's io::Error of a German Windows
     "win1455_alone": ("Error 1455", {"host_memory_exhausted"}),
     "win1455_rust": ("safetensors_rust.SafetensorError: Error while deserializing header: Die Auslagerungsdatei ist zu "
@@ -178,6 +183,9 @@ NEAR_MISS = {
                         "successfully: exit code: 1", {"host_memory_exhausted"}),
     # a program (not an option) not found: a missing console script, not a broken continuation line
     "program_not_found_zh": ("bash: deepspeed: 未找到命令", {"user_code_error"}),
+    # a build tool not found by cmd.exe is a missing tool, not an option run as a command
+    "cmd_tool_missing": ("'cmake' is not recognized as an internal or external command,\noperable program or batch "
+                         "file.", {"user_code_error"}),
     # 1455 as an issue number or a line number
     "number_1455": ("See issue #1455 and line 1455 of the log", {"host_memory_exhausted"}),
     # a suggestion that adds a suffix is a renamed member, not a typo; a package's own frame is the package's
