@@ -1,12 +1,13 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """Round 34c: machine/setup causes and user code errors read from the tools' own messages (their sources cited in
-tables/library_messages.csv, tables/extension_checks.csv and rules/_abi.py): transformers/accelerate offloading to disk
+tables/library_messages.csv, tables/extension_checks.csv and the rules): transformers/accelerate offloading to disk
 without a folder (the model does not fit GPU + RAM), COLMAP's SiftGPU matcher out of GPU memory, triton's '0 active
-drivers' (torch sees no GPU), Magnum's thread-local GL context, nvdiffrast's CUDA-GL interop, onnxruntime's CUDA
-provider symbol at link time (a CPU build), tinycudann's import-time check, bash's report of a killed job and a
-launcher's or builder's report of SIGKILL, bash's translated 'command not found' of an option, Windows error 1455 by
-number; a module attribute or a name misspelt (Python's own suggestion, or a name the text uses), and a name every
-release of a package defines missing (another module shadows the package).
+drivers' (torch sees no GPU), CTranslate2's float16 refusal beside a GPU that has it (the CPU in use), Magnum's
+thread-local GL context, nvdiffrast's CUDA-GL interop, onnxruntime's CUDA provider symbol at link time (a CPU build),
+tinycudann's import-time check, bash's report of a killed job and a launcher's or builder's report of SIGKILL, an
+option run as a command (bash's translated 'command not found', cmd.exe, PowerShell), Windows error 1455 by number; a
+module attribute or a name misspelt (Python's own suggestion, or a name the text uses), and a name every release of a
+package defines missing (another module shadows the package).
 
 Each reading: texts that must give the code among the first two findings (one of the corpus, one in the tool's own
 words as its source prints them, not from the corpus), and near-misses that share words but not the mechanism."""
@@ -82,6 +83,13 @@ POSITIVE = {
                               "CUDA support is installed.\")\nOSError: Unknown compute capability. Ensure PyTorch with "
                               "CUDA support is installed.\n>>> torch.__version__\n'2.1.0+cpu'\n",
                               {"cpu_only_torch_with_gpu"}),
+    # CTranslate2 refusing float16 where every GPU shown has it (compute capability >= 7.0): the model ran on the CPU
+    "ct2_half_on_cpu_quoted": ("Does anyone know if the Gefore RTX 4050 works for float16 computation? ... it still says "
+                               "that it doesn't support efficient float16 computation.", {"cpu_only_torch_with_gpu"}),
+    "ct2_half_on_cpu": ("| NVIDIA GeForce RTX 3090   On | 00000000:01:00.0 Off |\n"
+                        '  File "/opt/venv/lib/python3.10/site-packages/faster_whisper/transcribe.py", line 145, in '
+                        "__init__\nValueError: Requested float16 compute type, but the target device or backend do "
+                        "not support efficient float16 computation.\n", {"cpu_only_torch_with_gpu"}),
     # bash's job report of a command SIGKILL ended (the OOM killer): mamba in a docker build; a ninja build
     "bash_killed_mamba": ("Solving environment: ...working... bash: line 1:     7 Killed                  ${MAMBA_EXE} "
                           "env update -p ${NB_PYTHON_PREFIX} --file \".binder/environment.yml\"\n",
@@ -175,6 +183,9 @@ NEAR_MISS = {
     "tcnn_lower_cc_warning": ("UserWarning: tinycudann was built for lower compute capability (86) than the system's "
                               "(89). Performance may be suboptimal.", {"gpu_not_exposed_to_process",
                                                                        "cpu_only_torch_with_gpu"}),
+    # a Pascal GPU has no efficient float16: the GPU is the reading, not the CPU
+    "ct2_half_on_pascal": ("GPU: Tesla P100\nValueError: Requested float16 compute type, but the target device or "
+                           "backend do not support efficient float16 computation.", {"cpu_only_torch_with_gpu"}),
     # SIGTERM is not the OOM killer; a build step's plain failure is not a kill
     "bash_terminated": ("bash: line 1:  4242 Terminated              python train.py", {"host_memory_exhausted"}),
     "sigterm_torchrun": ("  exitcode  : -15 (pid: 8158)\n  traceback : Signal 15 (SIGTERM) received by PID 8158",

@@ -285,6 +285,13 @@ def _has_gpu(facts: Facts) -> bool:
     return bool(value(facts, "driver", "gpus") or value(facts, "driver", "driver_version"))
 
 
+def _all_half_capable(facts: Facts) -> bool:
+    """(round 34c) Whether the text shows GPUs and each has a known compute capability of 7.0 or above (efficient
+    float16: Volta's tensor cores and later)."""
+    ccs = [major(c) for c in gpu_ccs(facts)]
+    return bool(ccs) and len(ccs) == len(value(facts, "driver", "gpus") or []) and all(c and c >= 7 for c in ccs)
+
+
 def _lib_major(ev: Mapping[str, Any]) -> int | None:
     fam = ev.get("family")
     ver = str(ev.get("version") or "")
@@ -496,6 +503,13 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         inside = _version_inside_range(str(ev.get("line") or ""))
         if inside:
             return ["library_bug", "package_api_version_mismatch"], inside
+    if ev.get("key") in _HALF_ON_DEVICE_ROWS and _has_gpu(facts) and _all_half_capable(facts):
+        # (round 34c) every GPU shown has efficient float16 (compute capability 7.0 or above: CTranslate2's own test,
+        # src/cuda/utils.cc gpu_has_fp16_tensor_cores): the refusal is of the CPU, so the model ran there on a GPU
+        # machine: the code asked for device='cpu', or chose the CPU because its check saw no CUDA (whisperX's and
+        # faster-whisper's scripts pick "cuda" only where torch.cuda.is_available(): a CPU-only torch)
+        return ["user_code_error", "cpu_only_torch_with_gpu"], (
+            "the GPU shown has efficient float16 (compute capability 7.0 or above): the model ran on the CPU")
     if ev.get("key") in _HALF_ON_DEVICE_ROWS and (_has_gpu(facts) or has_sign(facts, "cuda_device_asked")):
         return ["user_code_error", "gpu_below_extension_minimum"], (
             "the code runs on an NVIDIA GPU: one without efficient float16 (compute capability below 7.0)")
