@@ -1608,17 +1608,17 @@ def submodule_finding(pkg: str, sub: str, code: str) -> dict[str, Any]:
             "commands": [f"python -c \"import {pkg}.{sub}; print({pkg}.{sub}.__file__)\"   # the subpackage is there"]}
 
 
-#: (round 34c) names a package has defined at its top level in every release since its first (its defining API), so
-#: "module 'P' has no attribute 'A'" for one of them is no release of P lacking it: the module Python imported as P is
-#: not the installed package but something else of that name found first on sys.path (a folder named P in the project
-#: or the folder the program starts in, which Python 3.3+ imports as a namespace package with no attributes, or a file
-#: P.py of the user's), else an install of P whose files are gone (its folder left). Read in the packages' own first
-#: releases: triton's python/triton/__init__.py has exported jit since its first Python package (openai/triton
-#: v0.x/1.0: `from .runtime import jit` / `from .code_gen import jit`); numpy/__init__.py exports array, zeros and
-#: ndarray from numpy.core since 1.0; torch/__init__.py defines Tensor, zeros, from_numpy and (since 0.4) tensor, and
-#: imports torch.nn and torch.cuda, since its first releases; cv2's compiled module has had imread since OpenCV 2.x;
-#: pandas/__init__.py exports DataFrame and read_csv since 0.x; requests/__init__.py get since 0.x; PyYAML's yaml/
-#: __init__.py load and dump since 3.0
+#: (round 34c) names a package has defined at its top level in every release (its defining API), so "module 'P' has
+#: no attribute 'A'" for one of them is no release of P lacking it: the module Python imported as P is not the
+#: installed package but something else of that name found first on sys.path (a folder named P in the project or the
+#: folder the program starts in, which Python 3.3+ imports as a namespace package with no attributes, or a file P.py of
+#: the user's), else an install of P whose files are gone (its folder left). Read in the packages' own releases:
+#: triton's python/triton/__init__.py has exported jit since 1.0 (triton-lang/triton at 1.0.0: `from .code_gen import
+#: jit, autotune, heuristics, Config, Autotuner`; 2.x and 3.x: `from .runtime import ... jit`); numpy/__init__.py
+#: exports array, zeros and ndarray from numpy.core since 1.0; torch/__init__.py defines Tensor, zeros, from_numpy and
+#: (since 0.4) tensor, and imports torch.nn and torch.cuda, since its first releases; cv2's compiled module has had
+#: imread since OpenCV 2.x; pandas/__init__.py exports DataFrame and read_csv since 0.x; requests/__init__.py get since
+#: 0.x; PyYAML's yaml/__init__.py load and dump since 3.0
 DEFINING_ATTRIBUTES: dict[str, frozenset[str]] = {
     "triton": frozenset({"jit"}),
     "numpy": frozenset({"array", "zeros", "ndarray"}),

@@ -1255,12 +1255,12 @@ def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
 
     if shadowed := defining_attribute_missing(ev):  # (round 34c) the install's files gone, its folder left
         pkg = shadowed[0]
+        dist = PIP_DISTRIBUTION.get(pkg.lower(), pkg)
         return {"title": f"The installed {pkg} may have lost its files: {pkg}.{shadowed[1]}, which every release "
                          f"defines, is missing (only a folder named {pkg} left by an uninstall or a failed upgrade)",
                 "commands": [f"python -c \"import {pkg}; print(list(getattr({pkg}, '__path__', [])))\"   # the "
                              "folder imported",
-                             f"python -m pip install --force-reinstall {pkg}   # its files back (the package's pip "
-                             "name)"]}
+                             f"python -m pip install --force-reinstall {dist}   # its files back"]}
     mod = str(ev.get("module") or "").split(".")[0]
     if not mod:
         return None
@@ -2063,7 +2063,8 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
         if _library_checkout(str(ev.get("file") or "")) or (ev.get("self_attr") and class_attribute_codes(
                 facts, events(facts, "torch", "class_attribute_missing"))):
             continue  # (a project's checkout in two folders or GitHub's archive: its bug, round 26b's reading)
-        if ev.get("circular") or ev.get("meant") or ev.get("name_meant") or (not symptom and not any(_same_message(e, ev) for e in messages)):
+        if ev.get("circular") or ev.get("meant") or ev.get("name_meant") or (
+                not symptom and not any(_same_message(e, ev) for e in messages)):
             yield from resolve(facts, ev, ["user_code_error"])
     if not symptom and not messages and not events(facts, "torch", "exception_in_package"):
         for ev in events(facts, "torch", "assert_in_own_code")[:1]:
