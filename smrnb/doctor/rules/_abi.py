@@ -1679,11 +1679,15 @@ def attribute_typo(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
     parts = str(ev.get("module") or "").split(".")
     if ev.get("kind") != "module_missing" or not ev.get("attribute") or len(parts) < 2:
         return ""
-    asked = parts[-1]
-    m = _DID_YOU_MEAN_RE.search(str(ev.get("line") or ""))
+    asked, line = parts[-1], str(ev.get("line") or "")
+    if "partially initiali" in line or "circular import" in line:
+        return ""  # Python's words of a circular import (a file named like the package): read elsewhere
+    m = _DID_YOU_MEAN_RE.search(line)
     named = [m.group(1)] if m else []
-    # the names are peeked at (not noted as read): only a typo found makes them this reading's facts
-    named += [n for n in (_peek(facts, "torch", "called_names") or {}) if isinstance(n, str)]
+    # the names are peeked at (not noted as read): only a typo found makes them this reading's facts; a name of the
+    # text differing only in case is another object (pyglet.window, the module, and pyglet.window.Window, its class)
+    named += [n for n in (_peek(facts, "torch", "called_names") or {}) if isinstance(n, str) and
+              n.lower() != asked.lower()]
     meant = next((n for n in named if _one_typo(asked, n)), "")
     if meant and not m:
         value(facts, "torch", "called_names")  # noted: the reading rests on them
