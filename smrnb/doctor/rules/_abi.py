@@ -856,6 +856,8 @@ _API_ROW_COMMANDS: dict[str, list[str]] = {
 @builds("package_api_version_mismatch")
 def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     mod = str(ev.get("module") or "")
+    if comfyui_core_missing(ev):  # (round 34b) a custom node written for a later ComfyUI
+        return comfyui_core_fix(mod, "package_api_version_mismatch")
     row = removed_api(facts, ev)
     if row is not None:
         return removed_api_fix(row, facts)
@@ -1861,6 +1863,11 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["torch_api_incompatible_source"]
     if parts[0] == "triton":  # torch's inductor imports triton's internals (_triton_codes)
         return _triton_codes(facts, ev, parts)
+    if comfyui_core_missing(ev):
+        # (round 34b) a module of ComfyUI's own tree that a custom node imports and the running ComfyUI lacks: the
+        # node was written for a later ComfyUI (its update is the fix); the node's own bug (a module ComfyUI never
+        # had, a fork's) second
+        return ["package_api_version_mismatch", "library_bug"]
     if ev.get("submodule_absent") and not (last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or
                                            last in _COMPILED_NAMES or last.startswith("_")):
         # (round 22) 'cannot import name x from partially initialized module P (.../P/__init__.py)': P's own __init__
@@ -2182,6 +2189,46 @@ def _round25a_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list
     if _torch_private_attribute(ev, parts) and parts[-1] != "_six":
         return ["package_api_version_mismatch", "library_bug"]
     return None
+
+
+#: (round 34b) top-level modules of ComfyUI's own tree (comfyanonymous/ComfyUI) that later releases added beside the
+#: ones it always had (nodes, folder_paths, latent_preview, execution, server, the comfy and comfy_extras packages):
+#: node_helpers.py (2024; its nodes.py of 2023 imports no such module), comfy_execution/ (2024), comfyui_version.py
+#: (2024-12), comfy_api/, comfy_api_nodes/ and comfy_config/ (2025). ComfyUI runs from its own folder, so these are
+#: importable by every custom node; its nodes.py load_custom_node logs the import's error as "Cannot import
+#: {module_path} module for custom nodes: {e}" (and "(IMPORT FAILED)" in its summary)
+COMFYUI_LATER_MODULES = frozenset({"node_helpers", "comfy_execution", "comfyui_version", "comfy_api", "comfy_api_nodes",
+                                   "comfy_config"})
+
+
+def comfyui_core_missing(ev: Mapping[str, Any]) -> bool:
+    """(round 34b) Python's "No module named X" for a module of ComfyUI's own tree: one its later releases added
+    (:data:`COMFYUI_LATER_MODULES`), or a submodule of its comfy / comfy_extras packages ("No module named
+    'comfy.ldm.flux'": Python names the dotted module only where the package itself imported, so comfy is there and
+    lacks it). A custom node written for another ComfyUI than the one that runs it."""
+    if ev.get("kind") != "module_missing" or any(ev.get(k) for k in ("attribute", "import_name", "dashed",
+                                                                         "none_import", "type_object")):
+        return False
+    parts = str(ev.get("module") or "").split(".")
+    return parts[0] in COMFYUI_LATER_MODULES or (parts[0] in ("comfy", "comfy_extras") and len(parts) > 1)
+
+
+def comfyui_core_fix(mod: str, code: str) -> dict[str, Any]:
+    """(round 34b) The words of :func:`comfyui_core_missing`'s two readings: ComfyUI older than the custom node, else
+    the node's own bug (it imports what no ComfyUI release has: a fork's module)."""
+    if code == "library_bug":
+        return {"title": f"Else the custom node's bug: it imports {mod}, which no ComfyUI release may have (a fork's "
+                         "module)",
+                "commands": ["# the custom node's issue tracker and README: the ComfyUI it supports",
+                             "cd custom_nodes/<the node> && git pull   # its release that imports ComfyUI's own modules"],
+                "severity": "info"}
+    return {"title": f"The running ComfyUI has no {mod}: the custom node was written for a later ComfyUI",
+            "detail": f"{mod} is a module of ComfyUI's own tree (its later releases added it); ComfyUI puts its folder "
+                      "on sys.path for every custom node, so a node importing it fails on an older ComfyUI and "
+                      "ComfyUI skips it ('IMPORT FAILED').",
+            "commands": ["cd <ComfyUI's folder> && git pull   # or ComfyUI-Manager's 'Update ComfyUI'; the portable "
+                         "build: update/update_comfyui.bat",
+                         "python -m pip install -r requirements.txt   # in ComfyUI's Python, after the update"]}
 
 
 def _triton_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> list[str]:
