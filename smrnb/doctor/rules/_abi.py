@@ -431,9 +431,29 @@ def _newer_torch(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                          f"{row['verified']})"] if row else []}
 
 
+#: (round 34b) library_messages rows whose reading is a compiled part left out of a build: what to run
+_NOT_COMPILED_ROW_COMMANDS: dict[str, list[str]] = {
+    "torchaudio_cpp_extension_missing": [
+        "python -c \"import torch, torchaudio; print(torch.__version__, torchaudio.__version__)\"   # the pair",
+        "pip install --force-reinstall torchaudio==<torch's paired release> --index-url "
+        "https://download.pytorch.org/whl/<cpu|cuXYZ>   # a wheel with the extension (Windows: a release that ships "
+        "one, or WSL2)"],
+    "caffe_built_without_nccl": [
+        "grep -n USE_NCCL CMakeLists.txt Makefile.config 2>/dev/null   # OFF / commented out: no NCCL methods in pycaffe",
+        "cmake -DUSE_NCCL=ON .. && make -j && make pycaffe   # (Makefile build: USE_NCCL := 1, then make all pycaffe)"],
+}
+
+
 @builds("extension_not_compiled")
 def _not_compiled(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    if str(ev.get("key") or "") in _NOT_COMPILED_ROW_COMMANDS:  # (round 34b) a library's own words for it
+        return {"title": str(ev.get("meaning") or "").split(": ")[0].rstrip("."),
+                "detail": str(ev.get("meaning") or ""), "commands": _NOT_COMPILED_ROW_COMMANDS[str(ev["key"])]}
     what = ev.get("module") or ev.get("project") or ""
+    if "." in str(what) and (row := source_built_row(str(what))):  # (round 34b) built in place in a project's tree
+        return {"title": f"{what} was never built: {row['project']} builds it from its C++ sources in place",
+                "commands": [f"{row['built_by'].strip()}   # in the project's checkout, with the Python that runs it",
+                             f"python -c \"import {what}\"   # then again"]}
     pkg = str(what).split(".")[0] if what else "<package>"
     if pkg.startswith("_"):  # (round 31a) a private module's name is no distribution pip installs ("Invalid requirement")
         pkg = f"<the package that installs {pkg}>"
@@ -1868,6 +1888,11 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # node was written for a later ComfyUI (its update is the fix); the node's own bug (a module ComfyUI never
         # had, a fork's) second
         return ["package_api_version_mismatch", "library_bug"]
+    if len(parts) > 2 and source_built_module(mod) and not (ev.get("import_name") or ev.get("attribute")):
+        # (round 34b) a compiled module a project builds in place inside its own package tree (Hunyuan3D-2's
+        # hy3dgen/texgen/differentiable_renderer/mesh_processor, source_built_modules.csv's dotted rows): its folder
+        # has the sources only until the project's build step ran
+        return ["extension_not_compiled"]
     if ev.get("submodule_absent") and not (last.lower().endswith(_COMPILED_SUFFIXES) or "_cuda" in last or
                                            last in _COMPILED_NAMES or last.startswith("_")):
         # (round 22) 'cannot import name x from partially initialized module P (.../P/__init__.py)': P's own __init__

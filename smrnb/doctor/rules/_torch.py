@@ -1106,6 +1106,10 @@ _BUG_ROW_COMMANDS: dict[str, list[str]] = {
         'pip install "setuptools<70"   # then run the build again with --no-build-isolation (an isolated build '
         "installs the newest setuptools for itself); or a release of the importing package that imports packaging "
         "directly (torch 2.2 and later for torch.utils.cpp_extension)"],
+    # (round 34b) a package built on Warp launching a Warp kernel with another signature than the installed Warp's
+    "warp_launch_argument_count": ["pip show warp-lang <the package whose frame called wp.launch>   # the two releases",
+                                   "pip install 'warp-lang==<the release that package supports>'   # its requirements "
+                                   "or README name it; else that package's release written for this Warp"],
     # (round 27c) a package's release using syntax of a newer Python than it declares support for
     "py_union_operator_before_310": ["python --version   # before 3.10: the release's X | None annotations fail",
                                      "pip install --upgrade <the package whose file holds the line>   # a release "
@@ -1997,6 +2001,14 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             # one in use (Warp's banner 'CUDA Toolkit 12.8, Driver 13.0'): the row's second reading, a driver too
             # old, is ruled out (test_explain_kinds10); Warp's release is the one
             yield from resolve(facts, ev, ["library_bug"])
+            continue
+        if ev.get("key") == "warp_launch_argument_count":
+            # (round 34b) Warp's launch refusing the number of arguments: another installed package's frames (a
+            # library built on Warp launching Warp's own kernels) make it that package's release against this Warp's;
+            # the launch of the person's own code (no other package's frame) is their inputs list first
+            others = [p for p in value(facts, "torch", "packages_installed") or [] if str(p).lower() != "warp"]
+            yield from resolve(facts, ev, ["package_api_version_mismatch", "library_bug"] if others else
+                               ["user_code_error", "package_api_version_mismatch"])
             continue
         if nvenc_lib_missing and ev.get("key") == "nvenc_driver_api_too_old" and \
                 "minimum required" in str(ev.get("line") or "").lower():
