@@ -1529,6 +1529,34 @@ def _scan_guarded_import_undefined(r: _Reader, line: str) -> None:
     m = _NAME_UNDEFINED_RE.search(line)
     if m and tables.source_built_row(m.group(1)) is not None:
         r.event("torch", "module_missing", line, WEIGHT["module"], module=m.group(1), guarded_import=True)
+    elif m and (full := _release_named_api(m.group(1))):
+        # (round 34b) a distinctive name a release of its library added or removed (tables/added_apis.csv,
+        # removed_apis.csv: flash-attn 2's flash_attn_varlen_func): the code imports it inside try/except (flash-attn
+        # being optional), so the installed release without it is a NameError at its first use
+        r.event("torch", "module_missing", line, WEIGHT["module"], module=full, import_name=True, guarded_import=True)
+
+
+@functools.cache
+def _release_named_apis() -> dict[str, str]:
+    """(round 34b) The names tables/added_apis.csv and removed_apis.csv give for a release of one library (import or
+    attribute form), distinctive enough to stand alone in Python's "name 'X' is not defined": 12 characters or more
+    with an inner underscore, named by rows of one library only -> the dotted name of its row."""
+    from smrnb.doctor import tables
+
+    by: dict[str, set[str]] = {}
+    full: dict[str, str] = {}
+    for table in ("added_apis", "removed_apis"):
+        for row in tables.rows(table):
+            name = row.get("name") or ""
+            if row.get("form") in ("import", "attribute") and len(name) >= 12 and "_" in name.strip("_"):
+                by.setdefault(name, set()).add(row["library"].lower())
+                full.setdefault(name, f"{row['module']}.{name}")
+    return {n: full[n] for n, libs in by.items() if len(libs) == 1}
+
+
+def _release_named_api(name: str) -> str:
+    """(round 34b) The dotted name :func:`_release_named_apis` gives ``name``, else ""."""
+    return _release_named_apis().get(name, "")
 
 
 def _scan_no_module_retyped(r: _Reader, line: str) -> None:

@@ -1841,7 +1841,12 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     if (row := added_api(facts, ev)) is not None:
         # (round 27d) a name a later release added (tables/added_apis.csv, from its release notes): the installed
         # release is older than the code's; the calling code's own mistake (a name of another package) second
-        return [c for c in row["codes"].split("|") if c]
+        codes = [c for c in row["codes"].split("|") if c]
+        if ev.get("guarded_import"):
+            # (round 34b) a NameError after the code's optional import (try/except): the package missing altogether
+            # is the other way the import fails, the code's own name no reading (it imports the name)
+            codes = [*codes[:1], "python_package_missing"]
+        return codes
     if attribute_typo(facts, ev):
         # (round 34c) the name asked of the module is one typo from a name Python suggests or the same text uses on a
         # module ('ToTenser' beside transforms.ToTensor()): the code's misspelling, whatever release is installed

@@ -1280,6 +1280,12 @@ def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
                              "a compiled module of the project's own: its build step (setup.py / build script)"]}
     dist = PIP_DISTRIBUTION.get(mod.lower().replace("-", "_"), mod)
     other = dist.lower().replace("_", "-") != mod.lower().replace("_", "-")
+    if ev.get("guarded_import") and ev.get("import_name"):  # (round 34b) a release's name, its import guarded
+        return {"title": f"Else {mod} is not installed at all: the code imports from it inside try/except, so its "
+                         f"absence is the same NameError",
+                "commands": [f"python -c \"import {mod}; print({mod}.__version__)\"   # installed? which release?",
+                             f"python -m pip install {dist}   # with the python that runs the code (the release the "
+                             "project's requirements name)"]}
     if has_sign(facts, "colab"):  # (round 26) a Colab cell: the runtime's one Python, installed into from a cell
         return {"title": f"No module named '{mod}': the package is not installed in the Colab runtime"
                          + (f" (pip installs it as {dist})" if other else ""),
