@@ -862,6 +862,11 @@ _API_ROW_COMMANDS: dict[str, list[str]] = {
                                           "pip uninstall -y UNKNOWN && pip install .   # the empty UNKNOWN 0.0.0 out, "
                                           "then the project again"],
     "argparse_unrecognized_arguments": _CLI_RELEASE, "cli_invalid_or_misplaced_choice": _CLI_RELEASE,
+    # (round 34b) a project's own setup.py option its checked-out revision does not take
+    "setup_py_option_not_recognized": ["grep -n \"sys.argv\" setup.py   # the options this revision's setup.py takes "
+                                       "out of sys.argv itself",
+                                       "git log -1 --format='%h %cd'; git checkout <the commit the instructions pin>   "
+                                       "# the revision the build command was written for"],
     "torch_schema_argument_type": ["# the 'Declaration:' line under the message: the installed release's signature",
                                    "pip show <the package of the function or operator: image:: is torchvision's, "
                                    "torch_sparse's scripted classes its own>   # its release, against the one the "

@@ -700,6 +700,10 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
                                         "program is the name before ': error:')",
                                         "pip show <the program's package>   # its release: a README's command may be "
                                         "written for another one"],
+    # (round 34b) a setup.py option the checkout's setup.py does not take
+    "setup_py_option_not_recognized": ["python setup.py --help install   # the options setuptools takes; the project's "
+                                       "own are read from sys.argv in setup.py (grep -n argv setup.py)",
+                                       "# a misspelt option: the README's build command, letter for letter"],
     "cli_invalid_or_misplaced_choice": ["<the program> --help   # the subcommands registered: a plugin's method "
                                         "appears once its package is installed (pip install -e . in its folder)",
                                         "# an option applies to the subcommand just before it: put a dataparser's "
