@@ -2058,9 +2058,12 @@ def package_not_installed(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bo
     if any(e.get("line") == ev.get("line") and e.get("table") in ("library_messages", "torch_messages")
            for e in events(facts, kind="message")):
         return False  # a table row reads the same line (a server's own words for its kernels not built): it knows it
-    # a build in the text (its compiler's or setup.py's words, pip building a source tree, a build's requirements):
-    # the build's environment decides, not this Python (pip_build alone is any pip install: not a build)
-    return not has_sign(facts, "build_context", "torch_absent_at_build", "pip_source_build", "build_requirements_failed")
+    # a build in the text (its compiler's or setup.py's words, pip's build step failing, a build's requirements):
+    # the build's environment decides, not this Python (pip_build alone is any pip install: not a build). (round 34b)
+    # pip_source_build alone ("pip install -e ." among the steps the person ran, then `python -c "import X"`) is the
+    # install before the run, not the error inside a build: pip's own words for a failed build step
+    # (subprocess-exited-with-error, build_context's) place it there
+    return not has_sign(facts, "build_context", "torch_absent_at_build", "build_requirements_failed")
 
 
 #: (round 25) widely used packages a misspelt import is one edit off ("import pandsa"): printing `pip install pandsa`
