@@ -225,6 +225,17 @@ def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     """(round 23) no release or file of a package (not kaolin) that this interpreter, OS, CPU or CUDA can use:
     worded for that package, its own index or wheel page where the text or the table names one."""
     pkg = _platform_package(facts, ev)
+    if ev.get("key") == "flash_attn_not_installed":  # (round 34b) rules._torch.torch_messages: on native Windows
+        return {"title": "flash-attn publishes no Windows wheel: on native Windows pip finds none to install (the model "
+                         "asks for FlashAttention 2)",
+                "fix": "flash-attn's releases carry Linux wheels only, and its source build on Windows is long and "
+                       "often fails: load the model without it, run under WSL2 or Linux, or use a community Windows "
+                       "wheel built for this exact torch, CUDA and Python.",
+                "commands": ["# from_pretrained(..., attn_implementation=\"sdpa\") or \"eager\"; where the model's own "
+                             "config.json names \"flash_attention_2\" (attn_implementation / use_flash_attn), set it "
+                             "there",
+                             "wsl --install   # then the project in WSL2's Linux, where pip install flash-attn finds "
+                             "wheels"]}
     if ev.get("key") == "conda_packages_not_found":  # (round 22) conda's channels: no build for this platform's subdir
         what = f"build of {pkg}" if pkg else "build of the package"
         return {"title": f"conda's channels have no {what} (at the version asked) for this platform and Python",

@@ -1972,6 +1972,15 @@ def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
                              f"{script} goes: that folder must be on PATH",
                              *([f"python -m {mod} ...   # the same program without PATH (the arguments you gave "
                                 f"{script})"] if mod else [])]}
+    if key == "flash_attn_not_installed":  # (round 34b)
+        return {"title": "flash_attn is not installed in the Python that loads the model, which asks for "
+                         "FlashAttention 2",
+                "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"   # the pair "
+                             "a flash-attn wheel must match",
+                             "pip install flash-attn --no-build-isolation   # Linux; a prebuilt wheel from "
+                             "https://github.com/Dao-AILab/flash-attention/releases avoids the long build",
+                             "# or without it: from_pretrained(..., attn_implementation=\"sdpa\") (or \"eager\"; "
+                             "a model's own config.json may name attn_implementation)"]}
     if key == "pyvista_notebook_backend_failed":
         return {"title": "PyVista's notebook backend could not import its packages in the kernel's Python (it fell "
                          "back to a static image)",
@@ -2011,6 +2020,10 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             # one in use (Warp's banner 'CUDA Toolkit 12.8, Driver 13.0'): the row's second reading, a driver too
             # old, is ruled out (test_explain_kinds10); Warp's release is the one
             yield from resolve(facts, ev, ["library_bug"])
+            continue
+        if ev.get("key") == "flash_attn_not_installed" and value(facts, "context", "os") == "windows":
+            # (round 34b) flash-attn publishes Linux wheels only: on native Windows its absence is the platform's
+            yield from resolve(facts, ev, ["package_no_build_for_platform", "python_package_missing"])
             continue
         if ev.get("key") == "warp_launch_argument_count":
             # (round 34b) Warp's launch refusing the number of arguments: another installed package's frames (a
