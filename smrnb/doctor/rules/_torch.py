@@ -950,8 +950,13 @@ def _gpu_code_release_bug(ev: dict[str, Any], key: str, bug: Any) -> dict[str, A
 
 @builds("library_bug")
 def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    from smrnb.doctor.rules._abi import (comfyui_core_fix, comfyui_core_missing, module_owner_finding, submodule_finding,
-                                         submodule_not_imported)
+    from smrnb.doctor.rules._abi import (
+        comfyui_core_fix,
+        comfyui_core_missing,
+        module_owner_finding,
+        submodule_finding,
+        submodule_not_imported,
+    )
 
     key, bug = str(ev.get("key") or ""), ev.get("bug")
     if comfyui_core_missing(ev):  # (round 34b) the custom node importing what no ComfyUI has
