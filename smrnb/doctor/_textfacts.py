@@ -736,6 +736,12 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("pip_source_build", "toolkit", ("pip-req-build-", "pip install ./", "pip install -e ./", "pip install -e .",
                                      "pip install .", "pip install git+", "pip3 install ./", "pip3 install git+",
                                      "pip install submodules/", "pip install third_party/"), True),
+    # (round 34b) pip's own line for a package's setup.py failing while pip read its metadata (pip 9-20's
+    # 'Command "python setup.py egg_info" failed with error code 1 in /tmp/pip-build-...', pip 21's form): pip found
+    # no wheel that fits and builds the source distribution (pypa/pip src/pip/_internal/utils/subprocess.py,
+    # operations/build/metadata_legacy.py)
+    ("pip_egg_info_failed", "toolkit", ('python setup.py egg_info" failed', "python setup.py egg_info did not run "
+                                        "successfully"), False),
     ("build_requirements_failed", "toolkit", ("getting requirements to build wheel ... error",
                                               "getting requirements to build wheel did not run successfully",
                                               "get_requires_for_build_wheel", "getting requirements to build editable"),

@@ -25,6 +25,8 @@ sources print them (each reading's source is cited where it is written), never f
   does not take) -> package_api_version_mismatch.
 - A plain package missing at run time after "pip install -e ." -> python_package_missing (the install is no build
   failing).
+- pip under a Python 2.7 the text shows, failing in a package's setup.py egg_info (pip's own 'Command "python
+  setup.py egg_info" failed'): no wheel for Python 2, the Python-3-only source fails -> package_no_build_for_platform.
 - transformers' "the package flash_attn seems to be not installed" / InternVL's "flash_attn is not installed." ->
   python_package_missing; on native Windows package_no_build_for_platform first (flash-attn's Linux-only wheels).
 Near-misses share words but not the mechanism and do not get the code."""
@@ -164,6 +166,17 @@ POSITIVE = [
      "git clone https://github.com/foo/splatkit && cd splatkit\npip install -e .\npython scripts/train.py --data "
      "garden\nTraceback (most recent call last):\n  File \"/home/lee/splatkit/scripts/train.py\", line 7, in <module>\n"
      "    from plyfile import PlyData\nModuleNotFoundError: No module named 'plyfile'"),
+    ("python2_sdist", "package_no_build_for_platform",
+     # heldout18/bpy-build-10
+     "Problem with install\npip install bpy && bpy_post_install\n\nresults in:\nCommand \"python setup.py egg_info\" "
+     "failed with error code 1 in /tmp/pip-build-y1jbk_c2/bpy/\n...\nubuntu 18.04, Python 2.7.17"),
+    ("python2_sdist", "package_no_build_for_platform",
+     # pip 9 under Python 2.7 building a Python-3-only release, not from the corpus
+     "$ python --version\nPython 2.7.12\n$ pip install open3d-python\nCollecting open3d-python\n  Downloading "
+     "open3d-python-0.7.0.tar.gz (1.2MB)\n    Complete output from command python setup.py egg_info:\n    "
+     "Traceback (most recent call last):\n      File \"<string>\", line 1, in <module>\n    ---------------------------"
+     "-------------\nCommand \"python setup.py egg_info\" failed with error code 1 in /tmp/pip-build-Zq3x/"
+     "open3d-python/"),
     ("flash_attn_missing", "python_package_missing",
      # transformers' own check on Linux, not from the corpus
      "Traceback (most recent call last):\n  File \"/home/u/run.py\", line 9, in <module>\n    model = AutoModel."
@@ -220,6 +233,10 @@ NEAR_MISS = [
      "│ exit code: 1\n  ╰─> [6 lines of output]\n      Traceback (most recent call last):\n        File \"setup.py\", "
      "line 3, in <module>\n          from plyfile import PlyData\n      ModuleNotFoundError: No module named "
      "'plyfile'"),
+    ("pip's egg_info failure under Python 3 is no Python 2 fallback", "package_no_build_for_platform",
+     "$ python3 --version\nPython 3.8.10\n$ pip install open3d-python\nCollecting open3d-python\n    Complete output "
+     "from command python setup.py egg_info:\n    ----------------------------------------\nCommand \"python "
+     "setup.py egg_info\" failed with error code 1 in /tmp/pip-build-Zq3x/open3d-python/"),
     ("flash-attn's missing module on Linux is no platform's lack", "package_no_build_for_platform",
      "Traceback (most recent call last):\n  File \"/home/u/run.py\", line 9, in <module>\n    model = AutoModel."
      "from_pretrained(path, attn_implementation=\"flash_attention_2\")\nImportError: FlashAttention2 has been toggled "

@@ -225,6 +225,18 @@ def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     """(round 23) no release or file of a package (not kaolin) that this interpreter, OS, CPU or CUDA can use:
     worded for that package, its own index or wheel page where the text or the table names one."""
     pkg = _platform_package(facts, ev)
+    if ev.get("sign") == "pip_egg_info_failed" and ev.get("python2"):  # (round 34b) rules._torch, Python 2's pip
+        built = [str(b) for b in value(facts, "toolkit", "building") or []]
+        name = built[0] if built else "the package"
+        return {"title": f"pip under Python {ev['python2']} found no wheel of {name} for Python 2 and its source's "
+                         "setup.py fails there: its releases are for Python 3",
+                "fix": "pip falls back to a package's source distribution where no wheel fits the interpreter; a "
+                       "setup.py written for Python 3 (or refusing Python 2) fails while pip reads its metadata. Use a "
+                       "Python 3 the package supports (python3 -m pip install ...), or the last release that still "
+                       "supported Python 2.",
+                "commands": ["python --version; python3 --version   # `python` and `pip` are Python 2's here",
+                             f"python3 -m pip install {name if built else '<the package>'}   # with a Python 3 the "
+                             "package supports"]}
     if ev.get("key") == "flash_attn_not_installed":  # (round 34b) rules._torch.torch_messages: on native Windows
         return {"title": "flash-attn publishes no Windows wheel: on native Windows pip finds none to install (the model "
                          "asks for FlashAttention 2)",

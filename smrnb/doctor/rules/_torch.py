@@ -2172,6 +2172,22 @@ def _exception_in_package_codes(facts: Facts, ev: dict[str, Any]) -> list[str]:
 
 
 @rule("torch")
+def source_build_under_python2(facts: Facts) -> Iterable[Finding]:
+    """(round 34b) pip under a Python 2.7 the text shows, failing in a package's setup.py while it reads the package's
+    metadata (``toolkit.sign`` pip_egg_info_failed): pip found no wheel of the package for Python 2 and fell back to
+    its source distribution, whose setup.py (of a release for Python 3 only) fails there; a Python 3 is the way.
+    Weighed below every reading of the failure's own words (a file the sdist lacks, a build requirement)."""
+    pythons = [str(v) for v in (value(facts, "loader", "package_releases") or {}).get("python") or []]
+    pythons += [str(v) for v in value(facts, "loader", "pythons_named") or []]
+    if not pythons or not all(v.startswith("2.") for v in pythons):
+        return
+    for ev in events(facts, "toolkit", "sign"):
+        if ev.get("sign") == "pip_egg_info_failed":
+            yield from resolve(facts, {**ev, "weight": 12, "python2": pythons[0]}, ["package_no_build_for_platform"])
+            return
+
+
+@rule("torch")
 def no_wheel_for_32bit_python(facts: Facts) -> Iterable[Finding]:
     """pip finding no release of a package (the versions it saw are none, or a placeholder's) under a 32-bit Python the
     text shows: torch, TensorFlow, Paddle and the CUDA libraries publish wheels for 64-bit Pythons only, so no file of
