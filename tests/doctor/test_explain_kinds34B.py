@@ -27,6 +27,8 @@ sources print them (each reading's source is cited where it is written), never f
   failing).
 - pip under a Python 2.7 the text shows, failing in a package's setup.py egg_info (pip's own 'Command "python
   setup.py egg_info" failed'): no wheel for Python 2, the Python-3-only source fails -> package_no_build_for_platform.
+- requests' / httpx's 404 from a server on this machine (127.0.0.1, localhost): the running server's release lacks
+  the route its client calls -> package_api_version_mismatch, the client's URL second (user_code_error).
 - transformers' "the package flash_attn seems to be not installed" / InternVL's "flash_attn is not installed." ->
   python_package_missing; on native Windows package_no_build_for_platform first (flash-attn's Linux-only wheels).
 Near-misses share words but not the mechanism and do not get the code."""
@@ -177,6 +179,16 @@ POSITIVE = [
      "Traceback (most recent call last):\n      File \"<string>\", line 1, in <module>\n    ---------------------------"
      "-------------\nCommand \"python setup.py egg_info\" failed with error code 1 in /tmp/pip-build-Zq3x/"
      "open3d-python/"),
+    ("local_api_404", "package_api_version_mismatch",
+     # heldout18/srt-ai-voice-assistant-8
+     "GPT-SoVITS切换模型发生错误。报错内容: 404 Client Error: Not Found for url: http://127.0.0.1:9683/set_gpt_weights?"
+     "weights_path=E:%5CProgram%20Files%5CGPT-SoVITS-beta0306fix2%5CGPT_weights%5Cxingzou-e15.ckpt"),
+    ("local_api_404", "package_api_version_mismatch",
+     # httpx's words for a local model server without the route, not from the corpus
+     "  File \"/home/u/.venv/lib/python3.11/site-packages/httpx/_models.py\", line 829, in raise_for_status\n    raise "
+     "HTTPStatusError(message, request=request, response=self)\nhttpx.HTTPStatusError: Client error '404 Not Found' "
+     "for url 'http://localhost:11434/api/embed'\nFor more information check: https://developer.mozilla.org/en-US/"
+     "docs/Web/HTTP/Status/404"),
     ("flash_attn_missing", "python_package_missing",
      # transformers' own check on Linux, not from the corpus
      "Traceback (most recent call last):\n  File \"/home/u/run.py\", line 9, in <module>\n    model = AutoModel."
@@ -233,6 +245,9 @@ NEAR_MISS = [
      "│ exit code: 1\n  ╰─> [6 lines of output]\n      Traceback (most recent call last):\n        File \"setup.py\", "
      "line 3, in <module>\n          from plyfile import PlyData\n      ModuleNotFoundError: No module named "
      "'plyfile'"),
+    ("a remote site's 404 is no local server's release", "package_api_version_mismatch",
+     "requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://huggingface.co/api/models/foo/"
+     "bar-7b/revision/main"),
     ("pip's egg_info failure under Python 3 is no Python 2 fallback", "package_no_build_for_platform",
      "$ python3 --version\nPython 3.8.10\n$ pip install open3d-python\nCollecting open3d-python\n    Complete output "
      "from command python setup.py egg_info:\n    ----------------------------------------\nCommand \"python "
@@ -248,7 +263,7 @@ NEAR_MISS = [
      "attention.\nGenerated 128 tokens in 3.2 s"),
 ]
 
-ROWS = ["setuptools_pkg_resources_packaging_removed", "torchaudio_cpp_extension_missing",
+ROWS = ["local_api_route_not_found", "setuptools_pkg_resources_packaging_removed", "torchaudio_cpp_extension_missing",
         "warp_launch_argument_count", "caffe_built_without_nccl", "cli_invalid_or_misplaced_choice",
         "setup_py_option_not_recognized", "flash_attn_not_installed"]
 

@@ -862,6 +862,11 @@ _API_ROW_COMMANDS: dict[str, list[str]] = {
                                           "pip uninstall -y UNKNOWN && pip install .   # the empty UNKNOWN 0.0.0 out, "
                                           "then the project again"],
     "argparse_unrecognized_arguments": _CLI_RELEASE, "cli_invalid_or_misplaced_choice": _CLI_RELEASE,
+    # (round 34b) a local server's API without the route its client calls
+    "local_api_route_not_found": ["curl -s http://127.0.0.1:<port>/docs | head   # the routes the running server "
+                                  "serves (FastAPI's docs page; else the server's README for its release)",
+                                  "cd <the server's folder> && git pull   # (or its release the client names) then "
+                                  "start its API again"],
     # (round 34b) a project's own setup.py option its checked-out revision does not take
     "setup_py_option_not_recognized": ["grep -n \"sys.argv\" setup.py   # the options this revision's setup.py takes "
                                        "out of sys.argv itself",
