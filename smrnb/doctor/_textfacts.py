@@ -1544,9 +1544,11 @@ def _scan_guarded_import_undefined(r: _Reader, line: str) -> None:
 
 @functools.cache
 def _release_named_apis() -> dict[str, str]:
-    """(round 34b) The names tables/added_apis.csv and removed_apis.csv give for a release of one library (import or
-    attribute form), distinctive enough to stand alone in Python's "name 'X' is not defined": 12 characters or more
-    with an inner underscore, named by rows of one library only -> the dotted name of its row."""
+    """(round 34b) The names tables/added_apis.csv and removed_apis.csv give for a release of one library, of their
+    import form (code binds them bare with ``from module import name``; a name of the attribute form is used as
+    ``module.name``, so it is never a NameError of its own), distinctive enough to stand alone in Python's "name 'X' is
+    not defined": 16 characters or more with two inner underscores (not gaussian_filter, kaiming_init: names code
+    also forgets to import), named by rows of one library only -> the dotted name of its row."""
     from smrnb.doctor import tables
 
     by: dict[str, set[str]] = {}
@@ -1554,7 +1556,7 @@ def _release_named_apis() -> dict[str, str]:
     for table in ("added_apis", "removed_apis"):
         for row in tables.rows(table):
             name = row.get("name") or ""
-            if row.get("form") in ("import", "attribute") and len(name) >= 12 and "_" in name.strip("_"):
+            if row.get("form") == "import" and len(name) >= 16 and name.strip("_").count("_") >= 2:
                 by.setdefault(name, set()).add(row["library"].lower())
                 full.setdefault(name, f"{row['module']}.{name}")
     return {n: full[n] for n, libs in by.items() if len(libs) == 1}

@@ -237,6 +237,9 @@ NEAR_MISS = [
     ("a name every flash-attn release has is no release's API", "package_api_version_mismatch",
      "  File \"/data/proj/models/attn.py\", line 40, in forward\n    out = flash_attn_func(q, k, v, causal=True)\n"
      "NameError: name 'flash_attn_func' is not defined"),
+    ("a short name code forgets to import is no release's API", "package_api_version_mismatch",
+     "  File \"/home/ana/proj/smooth.py\", line 14, in smooth\n    return gaussian_filter(img, sigma=2)\nNameError: "
+     "name 'gaussian_filter' is not defined"),
     ("argparse's unrecognized option is the command's own", "package_api_version_mismatch",
      "usage: train.py [-h] [--epochs EPOCHS]\ntrain.py: error: unrecognized arguments: --epoch 10"),
     ("a failed pip build of the project is the build's environment, not this Python", "python_package_missing",
