@@ -604,6 +604,32 @@ def _scan_py2_module_attr(r: _Reader, line: str) -> None:
         r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=f"{own.group(1)}.{attr}", attribute=True)
 
 
+def _callable_attr_in_text(r: _Reader, text: str) -> None:
+    """(round 34b) Python's "'function' object has no attribute 'var'" names no module: the source line Python printed
+    under the last frame does ("self.mask = ti.Vector.var(3, ti.f32, res)"; a title that repeats the error comes before
+    it, so the whole text is read). Where that dotted name, its first part read as the package its usual import alias
+    stands for (ti: taichi), is a name tables/removed_apis.csv says a release removed (taichi's ti.Vector.var, whose
+    ti.Vector later releases made a function): ``torch.module_missing`` of it, as Python's own form for a module's
+    attribute."""
+    from smrnb.doctor.rules._abi import _IMPORT_ALIASES
+
+    rows = _removed_rows_by_name()
+    for m in list(_FUNCTION_NO_ATTR_RE.finditer(text[:200000]))[:2]:
+        attr = m.group(1)
+        for own in re.finditer(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){1,4})\." +
+                               re.escape(attr) + r"\(", text[:200000]):
+            head, _, rest = own.group(1).partition(".")
+            full = f"{_IMPORT_ALIASES.get(head, head)}.{rest}.{attr}"
+            if full in rows and not any(e.get("module") == full for e in r.events["torch"]):
+                line = text[m.start():text.find("\n", m.start()) if "\n" in text[m.start():] else len(text)]
+                r.events["torch"].append({"kind": "module_missing", "from": "text", "weight": WEIGHT["module"] + 2,
+                                          "line": line.strip()[:400], "module": full, "attribute": True})
+                return
+
+
+#: (round 34b) Python's AttributeError of a function object (Objects/object.c: "'%.100s' object has no attribute
+#: '%U'", the type's name 'function')
+_FUNCTION_NO_ATTR_RE = re.compile(r"AttributeError: 'function' object has no attribute '([A-Za-z_][A-Za-z0-9_]{0,80})'")
 #: (round 31c) Python 2's AttributeError of a module, which names no module (Objects/moduleobject.c of 2.7: "'module'
 #: object has no attribute '%.400s'")
 _PY2_NO_ATTR_RE = re.compile(r"AttributeError: 'module' object has no attribute '([A-Za-z_][A-Za-z0-9_]{0,80})'")
@@ -3681,6 +3707,8 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     holds = _Holds(low) if len(low) > _CHARS_FROM else None
     _class_attribute_told(r, text)
     _own_definitions(r, text)
+    if "'function' object has no attribute" in text:
+        _callable_attr_in_text(r, text)  # (round 34b)
     _user_values(r, text, low)
     if "conflict is caused by" in low:
         _pip_conflict(r, text)

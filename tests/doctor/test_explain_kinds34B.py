@@ -19,6 +19,8 @@ sources print them (each reading's source is cited where it is written), never f
   extension_not_compiled.
 - A NameError of a distinctive name a release added or removed (flash-attn 2's flash_attn_varlen_func): the code's
   guarded import of that release's API -> package_api_version_mismatch, python_package_missing.
+- Python's "'function' object has no attribute 'var'" with the source line under the last frame naming a removed
+  name (taichi's ti.Vector.var, removed by taichi-dev/taichi#3725) -> package_api_version_mismatch.
 - argparse's whole "prog: error: argument X: invalid choice: 'v'" line with its choices cut off -> the existing
   row's readings (user_code_error, package_api_version_mismatch).
 - getopt's "error: option --x not recognized" after distutils' usage (a project's own setup.py option its checkout
@@ -189,6 +191,16 @@ POSITIVE = [
      "HTTPStatusError(message, request=request, response=self)\nhttpx.HTTPStatusError: Client error '404 Not Found' "
      "for url 'http://localhost:11434/api/embed'\nFor more information check: https://developer.mozilla.org/en-US/"
      "docs/Web/HTTP/Status/404"),
+    ("taichi_var_removed", "package_api_version_mismatch",
+     # heldout17/deepmulticap-1
+     "AttributeError: 'function' object has no attribute 'var'\nTraceback (most recent call last):\n  File "
+     "\"render_smpl.py\", line 50, in render_smpl_global_normal\n    camera = t3.Camera(res=res)\n  File \"/workspace/"
+     "DeepMultiCap/taichi_render_gpu/taichi_three/transform.py\", line 111, in __init__\n    self.mask = ti.Vector."
+     "var(3, ti.f32, self.res)\nAttributeError: 'function' object has no attribute 'var'"),
+    ("taichi_var_removed", "package_api_version_mismatch",
+     # an old taichi example under a later taichi, not from the corpus
+     "Traceback (most recent call last):\n  File \"/home/jo/sim/run.py\", line 30, in <module>\n    grid = ti.Vector."
+     "var(2, dt=ti.f32, shape=(128, 128))\nAttributeError: 'function' object has no attribute 'var'"),
     ("flash_attn_missing", "python_package_missing",
      # transformers' own check on Linux, not from the corpus
      "Traceback (most recent call last):\n  File \"/home/u/run.py\", line 9, in <module>\n    model = AutoModel."
@@ -240,6 +252,9 @@ NEAR_MISS = [
     ("a short name code forgets to import is no release's API", "package_api_version_mismatch",
      "  File \"/home/ana/proj/smooth.py\", line 14, in smooth\n    return gaussian_filter(img, sigma=2)\nNameError: "
      "name 'gaussian_filter' is not defined"),
+    ("a function of the project's own lacking an attribute is no release's API", "package_api_version_mismatch",
+     "Traceback (most recent call last):\n  File \"/home/jo/proj/stats.py\", line 8, in <module>\n    s = utils.spread."
+     "var(x)\nAttributeError: 'function' object has no attribute 'var'"),
     ("argparse's unrecognized option is the command's own", "package_api_version_mismatch",
      "usage: train.py [-h] [--epochs EPOCHS]\ntrain.py: error: unrecognized arguments: --epoch 10"),
     ("a failed pip build of the project is the build's environment, not this Python", "python_package_missing",
