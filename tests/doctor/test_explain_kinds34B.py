@@ -32,7 +32,8 @@ sources print them (each reading's source is cited where it is written), never f
 - requests' / httpx's 404 from a server on this machine (127.0.0.1, localhost): the running server's release lacks
   the route its client calls -> package_api_version_mismatch, the client's URL second (user_code_error).
 - transformers' "the package flash_attn seems to be not installed" / InternVL's "flash_attn is not installed." ->
-  python_package_missing; on native Windows package_no_build_for_platform first (flash-attn's Linux-only wheels).
+  python_package_missing; on native Windows package_no_build_for_platform first (flash-attn's Linux-only wheels), as
+  for a plain "No module named 'flash_attn'" (or vllm's) there.
 Near-misses share words but not the mechanism and do not get the code."""
 
 from __future__ import annotations
@@ -201,6 +202,14 @@ POSITIVE = [
      # an old taichi example under a later taichi, not from the corpus
      "Traceback (most recent call last):\n  File \"/home/jo/sim/run.py\", line 30, in <module>\n    grid = ti.Vector."
      "var(2, dt=ti.f32, shape=(128, 128))\nAttributeError: 'function' object has no attribute 'var'"),
+    ("linux_wheels_only_windows", "package_no_build_for_platform",
+     # flash-attn's plain import on native Windows, not from the corpus
+     "Traceback (most recent call last):\n  File \"C:\\Users\\mo\\proj\\infer.py\", line 5, in <module>\n    from "
+     "flash_attn import flash_attn_func\nModuleNotFoundError: No module named 'flash_attn'"),
+    ("linux_wheels_only_windows", "package_no_build_for_platform",
+     # vllm on native Windows, not from the corpus
+     "PS D:\\llm> python serve.py\nTraceback (most recent call last):\n  File \"D:\\llm\\serve.py\", line 1, in "
+     "<module>\n    from vllm import LLM\nModuleNotFoundError: No module named 'vllm'"),
     ("flash_attn_missing", "python_package_missing",
      # transformers' own check on Linux, not from the corpus
      "Traceback (most recent call last):\n  File \"/home/u/run.py\", line 9, in <module>\n    model = AutoModel."
@@ -263,6 +272,9 @@ NEAR_MISS = [
      "│ exit code: 1\n  ╰─> [6 lines of output]\n      Traceback (most recent call last):\n        File \"setup.py\", "
      "line 3, in <module>\n          from plyfile import PlyData\n      ModuleNotFoundError: No module named "
      "'plyfile'"),
+    ("flash_attn missing on Linux is no platform's lack", "package_no_build_for_platform",
+     "Traceback (most recent call last):\n  File \"/home/mo/proj/infer.py\", line 5, in <module>\n    from flash_attn "
+     "import flash_attn_func\nModuleNotFoundError: No module named 'flash_attn'"),
     ("a remote site's 404 is no local server's release", "package_api_version_mismatch",
      "requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://huggingface.co/api/models/foo/"
      "bar-7b/revision/main"),

@@ -1898,6 +1898,11 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["torch_api_incompatible_source"]
     if parts[0] == "triton":  # torch's inductor imports triton's internals (_triton_codes)
         return _triton_codes(facts, ev, parts)
+    if parts[0] in _LINUX_WHEELS_ONLY and len(parts) == 1 and not (ev.get("import_name") or ev.get("attribute")) \
+            and value(facts, "context", "os") == "windows":
+        # (round 34b) as triton's (_triton_codes): a package whose releases carry Linux wheels only, missing on native
+        # Windows: no pip install finds a wheel there (the platform's), else it is just not installed
+        return ["package_no_build_for_platform", "python_package_missing"]
     if comfyui_core_missing(ev):
         # (round 34b) a module of ComfyUI's own tree that a custom node imports and the running ComfyUI lacks: the
         # node was written for a later ComfyUI (its update is the fix); the node's own bug (a module ComfyUI never
@@ -2234,6 +2239,10 @@ def _round25a_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list
     return None
 
 
+#: (round 34b) import names of packages whose releases carry Linux wheels only (Dao-AILab/flash-attention's releases
+#: page and README: Linux, Windows only by a source build "with more testing needed"; vllm's installation docs: Linux
+#: only)
+_LINUX_WHEELS_ONLY = frozenset({"flash_attn", "vllm"})
 #: (round 34b) top-level modules of ComfyUI's own tree (comfyanonymous/ComfyUI) that later releases added beside the
 #: ones it always had (nodes, folder_paths, latent_preview, execution, server, the comfy and comfy_extras packages):
 #: node_helpers.py (2024; its nodes.py of 2023 imports no such module), comfy_execution/ (2024), comfyui_version.py

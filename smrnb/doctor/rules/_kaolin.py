@@ -237,6 +237,17 @@ def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["python --version; python3 --version   # `python` and `pip` are Python 2's here",
                              f"python3 -m pip install {name if built else '<the package>'}   # with a Python 3 the "
                              "package supports"]}
+    top = str(ev.get("module") or "").split(".")[0]
+    if ev.get("kind") == "module_missing" and top in ("flash_attn", "vllm"):  # (round 34b) rules._abi's reading
+        dist = top.replace("_", "-")
+        return {"title": f"{dist} publishes Linux wheels only: on native Windows no pip install finds one, so {top} "
+                         "is missing",
+                "fix": f"{dist}'s releases carry no Windows wheel; its source build on Windows is long and often fails. "
+                       "Run the project under WSL2 or Linux, use a community Windows wheel built for this exact torch, "
+                       "CUDA and Python, or leave it out where the project makes it optional.",
+                "commands": ["wsl --install   # then the project in WSL2's Linux",
+                             f"python -m pip download {dist} --no-deps -d %TEMP%\\x   # only a source archive: no "
+                             "wheel for Windows"]}
     if ev.get("key") == "flash_attn_not_installed":  # (round 34b) rules._torch.torch_messages: on native Windows
         return {"title": "flash-attn publishes no Windows wheel: on native Windows pip finds none to install (the model "
                          "asks for FlashAttention 2)",
