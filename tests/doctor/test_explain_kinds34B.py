@@ -2,9 +2,10 @@
 """explain, round 34b: heldout16-18's misses of a package-level cause, read from the tools' own messages as their
 sources print them (each reading's source is cited where it is written), never from a reporter's sentence.
 
-- setuptools 70 no longer exposes pkg_resources.packaging (pypa/setuptools#4376): the code was written for an older
-  setuptools -> package_api_version_mismatch first, the row's library_bug / build_dependency_missing after it
-  (heldout18/nerfstudio-3215, st-nerf-18).
+- setuptools 70 no longer exposes pkg_resources.packaging (pypa/setuptools#4376): outside a build (a program run,
+  the bare line) the code was written for an older setuptools -> package_api_version_mismatch first, the row's
+  library_bug / build_dependency_missing after it (heldout18/nerfstudio-3215, st-nerf-18); inside pip's build the
+  row's readings stay first (round 17).
 - triton.kernel (the 0.x line's C-source kernels) removed in triton 1.0; tl.make_block_ptr added in triton 2.1
   (tables/removed_apis.csv, added_apis.csv; heldout17/dalle-pytorch-342, triton-2024) -> package_api_version_mismatch.
 - torchaudio's "torchaudio C++ extension is not available." (torchaudio/extension/extension.py: warned only where
@@ -49,12 +50,12 @@ POSITIVE = [
      "ImportError: cannot import name 'packaging' from 'pkg_resources'\nHi,\nI got the following error when trying to "
      "run \n```\npython demo/walking_demo.py -c configs/config_walking.yml\n```"),
     ("pkg_resources_packaging", "package_api_version_mismatch",
-     # torch 2.1's cpp_extension under setuptools 70, not from the corpus
-     "Traceback (most recent call last):\n  File \"setup.py\", line 4, in <module>\n    from torch.utils.cpp_extension "
-     "import BuildExtension, CUDAExtension\n  File \"/opt/conda/lib/python3.10/site-packages/torch/utils/"
-     "cpp_extension.py\", line 28, in <module>\n    from pkg_resources import packaging  # type: ignore[attr-defined]\n"
-     "ImportError: cannot import name 'packaging' from 'pkg_resources' (/opt/conda/lib/python3.10/site-packages/"
-     "pkg_resources/__init__.py)"),
+     # torch 2.1's cpp_extension under setuptools 70, imported by a program's JIT build at run time, not from the corpus
+     "$ python train.py --config configs/nerf.yaml\nTraceback (most recent call last):\n  File \"train.py\", line 9, in "
+     "<module>\n    from torch.utils.cpp_extension import load\n  File \"/opt/conda/lib/python3.10/site-packages/torch/"
+     "utils/cpp_extension.py\", line 28, in <module>\n    from pkg_resources import packaging  # type: ignore[attr-"
+     "defined]\nImportError: cannot import name 'packaging' from 'pkg_resources' (/opt/conda/lib/python3.10/site-"
+     "packages/pkg_resources/__init__.py)"),
     ("triton_kernel_removed", "package_api_version_mismatch",
      # heldout17/dalle-pytorch-342
      "AttributeError: module 'triton' has no attribute 'kernel'"),
@@ -314,9 +315,15 @@ def test_own_warp_launch_is_the_code_first() -> None:
     assert rule_codes(text)[:1] == ["user_code_error"], rule_codes(text, n=4)
 
 
-def test_setuptools_api_first() -> None:
+def test_setuptools_api_first_outside_a_build() -> None:
+    """A program run: the environment's setuptools, newer than the code, first; inside pip's build (round 17's reading,
+    test_explain_kinds17_heldout11) the package's build code and its build requirements stay first."""
     text = POSITIVE[1][2]
     assert rule_codes(text)[:1] == ["package_api_version_mismatch"], rule_codes(text, n=4)
+    build = ("Collecting apex\n  File \"/tmp/pip-build-env-x/setup.py\", line 7, in <module>\nImportError: cannot "
+             "import name 'packaging' from 'pkg_resources' (/tmp/pip-build-env-x/overlay/lib/python3.11/site-packages/"
+             "pkg_resources/__init__.py)\n")
+    assert rule_codes(build) == ["library_bug", "build_dependency_missing"], rule_codes(build, n=4)
 
 
 @pytest.mark.parametrize("key", ROWS)

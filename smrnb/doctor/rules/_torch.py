@@ -2030,6 +2030,14 @@ def torch_messages(facts: Facts) -> Iterable[Finding]:
             # old, is ruled out (test_explain_kinds10); Warp's release is the one
             yield from resolve(facts, ev, ["library_bug"])
             continue
+        if ev.get("key") == "setuptools_pkg_resources_packaging_removed" and not has_sign(
+                facts, "pip_build", "build_context", "pip_source_build", "build_requirements_failed"):
+            # (round 34b) outside a build (a program run, or the bare line): the environment's setuptools is newer
+            # than the code was written for (pypa/setuptools#4376: 'roll back to 69.5.1'), the installed release's
+            # API first; inside pip's build (its isolated environment installs the newest setuptools itself) the
+            # row's own readings, the package's build code and its build requirements, stay first
+            yield from resolve(facts, ev, ["package_api_version_mismatch", "library_bug", "build_dependency_missing"])
+            continue
         if ev.get("key") == "flash_attn_not_installed" and value(facts, "context", "os") == "windows":
             # (round 34b) flash-attn publishes Linux wheels only: on native Windows its absence is the platform's
             yield from resolve(facts, ev, ["package_no_build_for_platform", "python_package_missing"])
