@@ -436,8 +436,8 @@ _NOT_COMPILED_ROW_COMMANDS: dict[str, list[str]] = {
     "torchaudio_cpp_extension_missing": [
         "python -c \"import torch, torchaudio; print(torch.__version__, torchaudio.__version__)\"   # the pair",
         "pip install --force-reinstall torchaudio==<torch's paired release> --index-url "
-        "https://download.pytorch.org/whl/<cpu|cuXYZ>   # a wheel with the extension (Windows: a release that ships "
-        "one, or WSL2)"],
+        "https://download.pytorch.org/whl/<cpu|cuXYZ>   # <cpu|cuXYZ>: torch's build (cpu, or cu121 for CUDA 12.1); "
+        "a wheel with the extension (Windows: a release that ships one, or WSL2)"],
     "caffe_built_without_nccl": [
         "grep -n USE_NCCL CMakeLists.txt Makefile.config 2>/dev/null   # OFF / commented out: no NCCL methods in pycaffe",
         "cmake -DUSE_NCCL=ON .. && make -j && make pycaffe   # (Makefile build: USE_NCCL := 1, then make all pycaffe)"],
@@ -863,8 +863,9 @@ _API_ROW_COMMANDS: dict[str, list[str]] = {
                                           "then the project again"],
     "argparse_unrecognized_arguments": _CLI_RELEASE, "cli_invalid_or_misplaced_choice": _CLI_RELEASE,
     # (round 34b) a local server's API without the route its client calls
-    "local_api_route_not_found": ["curl -s http://127.0.0.1:<port>/docs | head   # the routes the running server "
-                                  "serves (FastAPI's docs page; else the server's README for its release)",
+    "local_api_route_not_found": ["curl -s http://127.0.0.1:<port>/docs | head   # <port>: the server's port (in the "
+                                  "URL above); the routes the running server serves (FastAPI's docs page; else the "
+                                  "server's README for its release)",
                                   "cd <the server's folder> && git pull   # (or its release the client names) then "
                                   "start its API again"],
     # (round 34b) a project's own setup.py option its checked-out revision does not take
@@ -2072,7 +2073,11 @@ def package_not_installed(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bo
     # the build's environment decides, not this Python (pip_build alone is any pip install: not a build). (round 34b)
     # pip_source_build alone ("pip install -e ." among the steps the person ran, then `python -c "import X"`) is the
     # install before the run, not the error inside a build: pip's own words for a failed build step
-    # (subprocess-exited-with-error, build_context's) place it there
+    # (subprocess-exited-with-error, build_context's) place it there, as does a table row reading the install's own
+    # outcome ("Successfully installed UNKNOWN-0.0.0": setuptools' project without its metadata, round 27c)
+    if has_sign(facts, "pip_source_build") and any(
+            e.get("table") in ("library_messages", "torch_messages") for e in events(facts, kind="message")):
+        return False
     return not has_sign(facts, "build_context", "torch_absent_at_build", "build_requirements_failed")
 
 

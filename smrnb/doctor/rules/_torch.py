@@ -703,7 +703,8 @@ _USER_ROW_COMMANDS: dict[str, list[str]] = {
     # (round 34b) a local server answering 404: the client's URL or port first to check
     "local_api_route_not_found": ["# the client's settings: the port and path must be the server's own (the server's "
                                   "console prints the address it listens on)",
-                                  "curl -i http://127.0.0.1:<port>/<the route>   # the same 404 outside the client?"],
+                                  "curl -i http://127.0.0.1:<port>/<the route>   # <port>: the server's port; the same "
+                                  "404 outside the client?"],
     # (round 34b) a setup.py option the checkout's setup.py does not take
     "setup_py_option_not_recognized": ["python setup.py --help install   # the options setuptools takes; the project's "
                                        "own are read from sys.argv in setup.py (grep -n argv setup.py)",
