@@ -923,6 +923,16 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                    "doesn't recognize my gpu", "does not recognize my gpu", "not using the gpu",
                                    "not using my gpu"), False),
     ("shm_named", "context", ("/dev/shm", "shm-size", "shm_size", "--ipc", "shared memory"), True),
+    # (round 34a) the GPU code that runs is compiled by XLA (JAX, jaxlib, torch_xla): XLA's runtime errors and stack
+    # frames (jaxlib.xla_extension.XlaRuntimeError, jax.errors.JaxRuntimeError, xla/stream_executor/cuda/...), the
+    # package names; the JAX program itself writes no kernel
+    ("xla_compiled", "torch", ("xlaruntimeerror", "jaxruntimeerror", "xla_extension", "jaxlib", "import jax",
+                               "jax-", "jax.", "jax_", "jax==", "jax ", "xla/stream_executor", "xla/service/gpu",
+                               "xla.gpu.", "torch_xla"), False),
+    # (round 34a) a kernel the JAX program writes or brings itself (Pallas, jax-triton, an FFI / custom-call target):
+    # its faults are that code's, not XLA's
+    ("jax_own_kernel", "torch", ("pallas", "jax_triton", "triton_call", "jax.ffi", "ffi_call", "custom_call_target",
+                                 "register_custom_call_target"), False),
     # the user says the machine has no (NVIDIA) GPU at all: a GPU not given to the process is not the reading then
     ("no_gpu_said", "driver", ("i don't have a gpu", "i don't have gpu", "i dont have a gpu", "i dont have gpu",
                                "i don't have an nvidia", "i don't have nvidia", "don't have any nvidia",

@@ -339,6 +339,13 @@ _KERNEL_FAULTS = frozenset({
     "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_ILLEGAL_INSTRUCTION",
     "CUDA_ERROR_INVALID_ADDRESS_SPACE", "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_HARDWARE_STACK_ERROR"})
 #: "the API call requires a newer driver" (driver_types.h / cuda.h): a driver older than the call's CUDA release
+#: (round 34a) a kernel's bad memory address as the driver API names it (cu_results.csv), the form XLA prints
+#: (torch and the runtime API print "an illegal memory access was encountered" without it)
+_KERNEL_ADDRESS_FAULTS = frozenset({"CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_MISALIGNED_ADDRESS",
+                                    "CUDA_ERROR_INVALID_ADDRESS_SPACE"})
+#: the runtime API's names of the same faults: read from the message on a line that also names the driver's form
+_KERNEL_ADDRESS_RUNTIME = frozenset({"cudaErrorIllegalAddress", "cudaErrorMisalignedAddress",
+                                     "cudaErrorInvalidAddressSpace"})
 _NEWER_DRIVER_ERRORS = frozenset({"cudaErrorCallRequiresNewerDriver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"})
 
 
@@ -442,6 +449,19 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
     older than the CUDA in use (the call's request, not the driver's age); None otherwise."""
     if ev.get("key") in _KERNEL_PROCESS_ROWS and "script_code_in_kernel" in s:
         return _kernel_process_reading(c, facts, ev)
+    if ev.get("kind") == "cuda_error" and (ev.get("name") in _KERNEL_ADDRESS_FAULTS or (
+            ev.get("name") in _KERNEL_ADDRESS_RUNTIME and any(x in str(ev.get("line") or "")
+                                                               for x in _KERNEL_ADDRESS_FAULTS))) and \
+            has_sign(facts, "xla_compiled") and not has_sign(facts, "jax_own_kernel") and "library_bug" in CODES:
+        # (round 34a) a GPU kernel's bad address in a program whose kernels XLA writes (JAX, torch_xla): a JAX program
+        # computes with pure array operations and launches no kernel of its own, so a kernel that reads or writes
+        # outside its buffers or misaligned is one XLA generated (or a library kernel XLA calls): a bug of the
+        # jaxlib/XLA release (JAX-ReaxFF's maintainer: 'This issue stems from XLA ... Upgrading JAX to >=0.4.26
+        # fixes the issue'), the program's inputs second. XLA reports the driver's CUresult by name
+        # (xla/stream_executor/cuda/cuda_driver.cc: 'CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was
+        # encountered'). A Pallas / Triton / FFI kernel the program brings is its own code (jax_own_kernel)
+        return ["library_bug", *(x for x in c if x != "library_bug")][:MAX_READINGS], (
+            "the faulting kernel is one XLA compiled (JAX / torch_xla): the program launches no kernel of its own")
     if ev.get("key") == "openmmlab_registry_missing" and "user_code_error" in s:
         m = _REGISTRY_NAME_RE.search(str(ev.get("line") or ""))
         near = [t for t in _OPENMMLAB_TYPES if m and typing_slip(m.group(1), t)]
