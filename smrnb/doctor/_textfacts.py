@@ -149,6 +149,7 @@ class _Reader:
         self.inner_kind = ""
         self.own_frame = ""
         self.own_call = ""
+        self.ipy_frame = ""  # (round 34a) IPython's frame of an installed file, until its "---->" line
         #: (round 32b) the whole text the lines are read from (a command continued on the lines after one)
         self.text = ""
 
@@ -1662,13 +1663,15 @@ def _package_of_frame(path: str) -> str:
     return ((m.group(1) or m.group(2)) if m else "").lower()
 
 
-def _note_package_import(r: _Reader, line: str) -> None:
+def _note_package_import(r: _Reader, line: str, frame: str | None = None, call: str | None = None) -> None:
     """An installed package's frame whose source line imports another top-level module
-    (``torch.package_imports``: module -> the importing package)."""
-    if "import " not in r.call_line:
+    (``torch.package_imports``: module -> the importing package); ``frame`` and ``call`` where they are not the plain
+    traceback's (``r.frame``, ``r.call_line``: IPython's frames)."""
+    call = r.call_line if call is None else call
+    if "import " not in call:
         return
-    top = _package_of_frame(r.frame)
-    m = _IMPORT_STMT_RE.match(r.call_line)
+    top = _package_of_frame(r.frame if frame is None else frame)
+    m = _IMPORT_STMT_RE.match(call)
     mod = (m.group(1) or m.group(2)) if m and top else ""
     if mod and mod.lower() != top:
         seen = dict(r.facts["torch"].get("package_imports") or {})
@@ -1696,8 +1699,9 @@ _STDLIB_FRAME_RE = re.compile(r"(?:^|/)lib/python[23][0-9.]{0,5}/(?!(?:site|dist
                               r"|/python[0-9]{0,3}/lib/(?!(?:site|dist)-packages/)"
                               r"|/(?:ana|mini)conda[23]?/(?:envs/[^/]{1,80}/)?lib/(?!(?:site|dist)-packages/)"
                               r"|^<frozen |^<decorator-gen", re.IGNORECASE)
-#: (round 28a) IPython 7's frame of a library file ("/usr/lib/python3/dist-packages/x.py in f(a, b)")
-_IPY7_FRAME_RE = re.compile(r"^\s{0,4}((?:[A-Za-z]:)?[/\\~][^\s]{0,400}\.py) in [\w<>]{1,80}\(")
+#: (round 28a) IPython 7's frame of a library file ("/usr/lib/python3/dist-packages/x.py in f(a, b)"); (round 34a) a
+#: module's top level prints no arguments ("...\\site-packages\\pkg\\mod.py in <module>": IPython's ultratb)
+_IPY7_FRAME_RE = re.compile(r"^\s{0,4}((?:[A-Za-z]:)?[/\\~][^\s]{0,400}\.py) in (?:<module>\s*$|[\w<>]{1,80}\()")
 
 
 def _note_frame_kind(r: _Reader, path: str, line: str = "") -> None:
@@ -1731,6 +1735,15 @@ def _note_cell_frame(r: _Reader, line: str, low: str) -> None:
     m = _IPY7_FRAME_RE.match(line)
     if m:
         _note_frame_kind(r, m.group(1))
+        r.ipy_frame = m.group(1) if "-packages" in m.group(1).lower() else ""
+    elif s.startswith("---->") and r.ipy_frame:
+        # (round 34a) the line IPython marks in an installed package's frame: an import there is the package's own
+        # (torch.package_imports, as a plain traceback's 'File ".../site-packages/pkg/x.py"' and its source line)
+        before = dict(r.facts["torch"].get("package_imports") or {})
+        _note_package_import(r, line, frame=r.ipy_frame, call=re.sub(r"^---->\s*[0-9]*\s?", "", s)[:400])
+        if r.facts["torch"].get("package_imports") != before:  # the running kernel imported that package
+            r.fact("jupyter", "kernel_package_import", True, line)
+        r.ipy_frame = ""
     elif s.startswith("---->") and r.inner_kind == "own":
         r.own_call = re.sub(r"^---->\s*[0-9]*\s?", "", s)[:400]
     elif s.lower().startswith(("cell in[", "cell in [", "input in [", "<ipython-input-")):

@@ -1122,6 +1122,12 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # (round 27a) a plain package the installed one imports: the install of the missing one into this Python
         # first (what the person does now), the package's release second (its metadata lacks the dependency: pip show
         # <package>'s Requires decides); until round 27a the other way round
+        if codes[:1] == ["kernel_wrong_python"] and value(facts, "jupyter", "kernel_package_import") and \
+                not restart_said(facts):
+            # (round 34a) a notebook's kernel imports the installed package whose own file asks for the missing one:
+            # the kernel runs the Python that holds the package (its site-packages), so the missing dependency is not
+            # installed there, whatever another Python has; no other interpreter to pick
+            codes = ["python_package_missing"]
         codes = [*codes[:1], "library_bug", *codes[1:]] if codes else ["library_bug"]
         if COMPILED_PART_OF.get(top) == by:  # (round 27a) the package's compiled part, a distribution of its own
             codes = ["extension_not_compiled", "python_package_missing"]
