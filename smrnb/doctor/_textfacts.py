@@ -2706,6 +2706,15 @@ def _scan_container_command(r: _Reader, line: str, low: str) -> None:
     r.fact("context", "container_gpu_flag", given, line)
 
 
+#: (round 34a) the NVIDIA Container Toolkit's release, as its tools print it (nvidia-ctk --version: "NVIDIA Container
+#: Toolkit CLI version 1.17.0", nvidia-cdi-hook --version: "NVIDIA CDI Hook version 1.17.0", "NVIDIA Container Runtime
+#: [Hook] version 1.17.0"; NVIDIA/nvidia-container-toolkit cmd/*/main.go) or as a package listing names it
+#: (nvidia-container-toolkit[-base] 1.17.0-1, libnvidia-container1/... 1.17.0-1): ``context.nvidia_ctk_version``
+_NVIDIA_CTK_VERSION_RE = re.compile(
+    r"\bNVIDIA (?:Container Toolkit CLI|CDI Hook|Container Runtime(?: Hook)?) version v?([0-9]{1,2}\.[0-9]{1,3}\.[0-9]{1,3})\b"
+    r"|\b(?:nvidia-container-toolkit(?:-base)?|libnvidia-container(?:1|-tools))(?:/[\w,-]{1,40})?[ \t=:_-]{1,30}v?"
+    r"([0-9]{1,2}\.[0-9]{1,3}\.[0-9]{1,3})(?![0-9.])", re.IGNORECASE)
+
 #: what gives a container the GPU on its command line
 _GPU_FLAGS = ("--gpus", "--runtime=nvidia", "--runtime nvidia", "nvidia.com/gpu", "--device nvidia", "--device=nvidia",
               "/dev/kfd", "/dev/nvidia", "--device=/dev/dri", "--device /dev/dri")
@@ -2746,6 +2755,10 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         r.event("driver", "sign", line, WEIGHT["sign"], sign="nvidia_smi_missing", phrase="nvidia-smi ... not found")
     if " run" in low and ("docker" in low or "podman" in low):
         _scan_container_command(r, line, low)
+    if "nvidia" in low and "container" in low or "cdi hook" in low:
+        m = _NVIDIA_CTK_VERSION_RE.search(line)
+        if m:
+            r.fact("context", "nvidia_ctk_version", m.group(1) or m.group(2), line)
     if "sm_" in low and "torch" in low:
         m = _TORCH_LACKS_ARCH_RE.search(low)
         if m:
