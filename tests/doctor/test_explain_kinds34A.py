@@ -1,0 +1,173 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Round 34a: readings of mechanisms from the tools' own messages and facts, for the misses of heldout16-18 labelled a
+release's own bug. accelerate / transformers asking for an offload folder (the model does not fit GPU + CPU memory);
+Cycles' illegal address (its own kernels); a .blend written by a newer Blender; a submodule cloned by an SSH URL; a
+kernel's bad address in a program XLA compiles; a notebook kernel that imported the package whose own file asks for a
+missing dependency (IPython's frames); a GPU container under NVIDIA Container Toolkit 1.17.0."""
+
+from __future__ import annotations
+
+import pytest
+
+from smrnb.doctor._explain import explain_result
+from tests.doctor.test_codes25n import assert_row_matches_its_example_and_stays_linear
+
+
+def _first_two(text: str) -> list[str]:
+    return [f.code for f in explain_result(text, similar=False).findings][:2]
+
+
+POSITIVE = {
+    # accelerate's dispatch_model, as big_modeling.py raises it (not the corpus' wording: a plain traceback)
+    "accelerate_dispatch": ("Traceback (most recent call last):\n"
+                            '  File "/home/lee/chat/serve.py", line 22, in <module>\n'
+                            "    model = dispatch_model(model, device_map=device_map)\n"
+                            '  File "/opt/conda/lib/python3.10/site-packages/accelerate/big_modeling.py", line 364, in '
+                            "dispatch_model\n    raise ValueError(\n"
+                            "ValueError: We need an `offload_dir` to dispatch this model according to this `device_map`, "
+                            "the following submodules need to be offloaded: model.layers.38, model.layers.39, "
+                            "model.norm, lm_head.\n", {"user_code_error", "cuda_oom"}),
+    "toolbench_question": ('How can I solve the following error "ValueError: We need an `offload_dir` to dispatch this '
+                           'model according to this `device_map`, the following submodules need to be offloaded: "',
+                           {"user_code_error"}),
+    "transformers_offload_folder": ("  File \"/usr/local/lib/python3.10/dist-packages/transformers/modeling_utils.py\", "
+                                    "line 3601, in _load_pretrained_model\n    raise ValueError(\n"
+                                    "ValueError: The current `device_map` had weights offloaded to the disk. Please "
+                                    "provide an `offload_folder` for them. Alternatively, make sure you have "
+                                    "`safetensors` installed if the model you are using offers the weights in this "
+                                    "format.\n", {"user_code_error", "cuda_oom"}),
+    # Cycles' CUDADeviceQueue::assert_success (Blender 3.x/4.x), and the older device_cuda.cpp's cuda_assert
+    "cycles_queue": ("Blender 4.1.1\nRead blend: /home/ana/scenes/city.blend\n"
+                     "Fra:1 Mem:2331.08M (Peak 2412.66M) | Time:00:14.52 | Sample 96/512\n"
+                     "Illegal address in CUDA queue synchronize (integrator_intersect_closest "
+                     "integrator_shade_surface)\nError: Illegal address in CUDA queue synchronize "
+                     "(integrator_intersect_closest integrator_shade_surface)\n", {"library_bug", "gpu_hardware_fault"}),
+    "cycles_queue_switch_toolbox": ("Illegal address in CUDA queue copy_from_device (integrator_shade_surface "
+                                    "integrator_sorted_paths_array prefix_sum)", {"gpu_hardware_fault"}),
+    "cycles_cuda_assert": ("CUDA error: Illegal address in cuCtxSynchronize(), line 1372\n"
+                           "Refer to the Cycles GPU rendering documentation for possible solutions:\n"
+                           "https://docs.blender.org/manual/en/latest/render/cycles/gpu_rendering.html\n",
+                           {"library_bug", "gpu_hardware_fault"}),
+    # Blender's readfile warning: the running Blender is older than the file's
+    "blender_newer_file": ("$ blender -b scenes/table.blend -P render_views.py\nBlender 2.79 (sub 0)\n"
+                           "Read blend: scenes/table.blend\n"
+                           "Warning: File written by newer Blender binary (402.14), expect loss of data!\n"
+                           "Traceback (most recent call last):\n"
+                           '  File "render_views.py", line 11, in <module>\n'
+                           "    bpy.context.scene.eevee.use_gtao = True\n"
+                           "AttributeError: 'Scene' object has no attribute 'eevee'\n",
+                           {"package_api_version_mismatch"}),
+    "blender_newer_file_iwgan": ("'Error: File written by newer Blender binary (270.5), expect loss of data!\n"
+                                 "AttributeError: 'NoneType' object has no attribute 'compute_device_type''",
+                                 {"package_api_version_mismatch"}),
+    # git's submodule--helper, as git prints it in full (the corpus' text was cut after 'into submodule')
+    "submodule_ssh": ("$ git submodule update --init --recursive\n"
+                      "Cloning into '/home/kim/nerf-proj/third_party/tiny-cuda-nn'...\n"
+                      "git@github.com: Permission denied (publickey).\n"
+                      "fatal: Could not read from remote repository.\n\n"
+                      "Please make sure you have the correct access rights\nand the repository exists.\n"
+                      "fatal: clone of 'git@github.com:NVlabs/tiny-cuda-nn.git' into submodule path "
+                      "'/home/kim/nerf-proj/third_party/tiny-cuda-nn' failed\n"
+                      "Failed to clone 'third_party/tiny-cuda-nn'. Retry scheduled\n",
+                      {"build_dependency_missing", "library_bug"}),
+    "submodule_ssh_old_git": ("Clone of 'ssh://git@gitlab.com/team/renderer-core.git' into submodule path "
+                              "'ext/renderer-core' failed", {"build_dependency_missing", "library_bug"}),
+    # XLA's own driver-API error names (xla/stream_executor/cuda), in JAX's exceptions
+    "jax_illegal_address": ("Traceback (most recent call last):\n"
+                            '  File "/home/u/md/run.py", line 88, in <module>\n'
+                            "    energy = jax.jit(total_energy)(positions)\n"
+                            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime "
+                            "executable: run time error: custom call 'xla.gpu.func.launch' failed: "
+                            "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered\n",
+                            {"library_bug"}),
+    "jax_synchronize": ("E0612 10:21:33.512 external/xla/xla/stream_executor/cuda/cuda_driver.cc:1234] could not "
+                        "synchronize on CUDA context: CUDA_ERROR_MISALIGNED_ADDRESS: misaligned address :: *** Begin "
+                        "stack trace ***\n", {"library_bug"}),
+    "jax_reaxff_title": ("CUDA_ERROR_MISALIGNED_ADDRESS while running JAX-ReaxFF\n\nHi, I ran into the error "
+                         "\"CUDA_ERROR_MISALIGNED_ADDRESS\" and I did not understand why.", {"library_bug"}),
+    # IPython 7's frames of an installed package importing a module that is not installed, in a notebook
+    "notebook_dependency": ("---------------------------------------------------------------------------\n"
+                            "ModuleNotFoundError                       Traceback (most recent call last)\n"
+                            "<ipython-input-3-2b1f0a1c9e11> in <module>\n"
+                            "----> 1 import pyvista_tools\n\n"
+                            "~/miniconda3/envs/geo/lib/python3.9/site-packages/pyvista_tools/__init__.py in <module>\n"
+                            "      1 from .mesh import *\n"
+                            "----> 2 from trame.app import get_server\n\n"
+                            "ModuleNotFoundError: No module named 'trame'\n",
+                            {"python_package_missing", "library_bug"}),
+    # NVIDIA Container Toolkit 1.17.0 (nvidia-ctk's and nvidia-cdi-hook's --version)
+    "ctk_1170_podman": ("$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L\n"
+                        "Error: OCI runtime error: crun: error executing hook `/usr/bin/nvidia-cdi-hook` "
+                        "(exit code: 1)\n$ nvidia-ctk --version\nNVIDIA Container Toolkit CLI version 1.17.0\n"
+                        "commit: 5bc031544833253e3ab6a36daec376cee2c4a64d\n", {"library_bug"}),
+    "ctk_1170_hook": ("Error: OCI runtime error: --device nvidia.com/gpu=all podman nvidia container\n\n"
+                      "Same here.\n...\nnvidia-cdi-hook --version\nNVIDIA CDI Hook version 1.17.0\n", {"library_bug"}),
+}
+
+
+@pytest.mark.parametrize("key", sorted(POSITIVE))
+def test_the_mechanism_is_read(key):
+    text, codes = POSITIVE[key]
+    assert codes & set(_first_two(text)), (key, _first_two(text))
+
+
+def test_the_first_readings():
+    assert _first_two(POSITIVE["accelerate_dispatch"][0]) == ["user_code_error", "cuda_oom"]
+    assert _first_two(POSITIVE["cycles_queue"][0]) == ["library_bug", "gpu_hardware_fault"]
+    assert _first_two(POSITIVE["submodule_ssh"][0]) == ["build_dependency_missing", "library_bug"]
+    assert _first_two(POSITIVE["jax_illegal_address"][0]) == ["library_bug", "user_code_error"]
+    assert _first_two(POSITIVE["jax_synchronize"][0]) == ["library_bug", "user_code_error"]
+    assert _first_two(POSITIVE["notebook_dependency"][0]) == ["python_package_missing", "library_bug"]
+    assert _first_two(POSITIVE["ctk_1170_podman"][0]) == ["library_bug", "gpu_not_exposed_to_process"]
+
+
+NEAR = {
+    # torch's own runtime-API message of the same fault, beside a pip list naming jax: torch's kernels, not XLA's
+    "torch_illegal_address_jax_listed": ("RuntimeError: CUDA error: an illegal memory access was encountered\n"
+                                         "CUDA kernel errors might be asynchronously reported at some other API call, "
+                                         "so the stacktrace below might be incorrect.\n"
+                                         "jax                0.4.20\ntorch              2.1.0\n", "library_bug"),
+    # numba's driver error: the user's own @cuda.jit kernel
+    "numba_own_kernel": ("numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuMemcpyDtoH results in "
+                         "CUDA_ERROR_ILLEGAL_ADDRESS\n", "library_bug"),
+    # a Pallas kernel the JAX program writes itself
+    "jax_pallas_kernel": ("from jax.experimental import pallas as pl\n"
+                          "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: "
+                          "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered\n", "library_bug"),
+    # an illegal address that is not Cycles' (torch's message)
+    "not_cycles": ("RuntimeError: CUDA error: an illegal memory access was encountered\n", "gpu_hardware_fault"),
+    # a plain clone of the person's own SSH remote, no submodule: no project's setting
+    "ssh_clone_no_submodule": ("$ git clone git@github.com:kim/private-notes.git\nCloning into 'private-notes'...\n"
+                               "git@github.com: Permission denied (publickey).\n"
+                               "fatal: Could not read from remote repository.\n", "build_dependency_missing"),
+    # a .blend opened by a newer Blender: no warning, nothing read
+    "blender_older_file": ("Read blend: /home/ana/scenes/city.blend\nBlender quit\n", "package_api_version_mismatch"),
+    # accelerate placing modules on the CPU (a quantised model): its own row, the GPU memory, not the offload folder
+    "bnb_dispatched": ("ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU "
+                       "RAM to fit the quantized model.\n", "user_code_error"),
+    # the same container failure under 1.17.5: no release bug read
+    "ctk_1175": ("$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L\n"
+                 "Error: OCI runtime error: crun: error executing hook `/usr/bin/nvidia-cdi-hook` (exit code: 1)\n"
+                 "NVIDIA Container Toolkit CLI version 1.17.5\n", "library_bug"),
+    # a module missing in a notebook cell's own import: the kernel's Python, as before
+    "notebook_own_import": ("ModuleNotFoundError                       Traceback (most recent call last)\n"
+                            "<ipython-input-6-565b5172ee3f> in <module>\n"
+                            "----> 1 import trame\n\n"
+                            "ModuleNotFoundError: No module named 'trame'\n", "library_bug"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(NEAR))
+def test_near_misses_do_not_give_the_code(key):
+    text, code = NEAR[key]
+    assert code not in _first_two(text), (key, _first_two(text))
+
+
+def test_a_notebook_own_import_stays_the_kernels():
+    assert _first_two(NEAR["notebook_own_import"][0])[:1] == ["kernel_wrong_python"]
+
+
+@pytest.mark.parametrize("key", ["accelerate_offload_dir_needed", "cycles_illegal_address",
+                                 "blender_file_from_newer_blender", "git_submodule_ssh_url"])
+def test_the_rows_match_their_example_and_stay_linear(key):
+    assert_row_matches_its_example_and_stays_linear("library_messages", key)
