@@ -2312,6 +2312,10 @@ _DEVICE_SOURCE_RE = re.compile(r"(?<![\w.:/\\-])([\w.:/\\-]{0,300}?[\w-]{1,80}\.
 #: directories of torch's own CUDA kernels (ATen, THC/THCUNN, c10) and of the toolkit's headers: not a project's kernel
 #: what every match of _DEVICE_SOURCE_RE holds, searched first (a literal's search, some 1 us a line)
 _DEVICE_SOURCE_AT_RE = re.compile(r"\.cuh?[:(][0-9]")
+#: (round 34a) the error check most CUDA projects copy (talonmies' gpuErrchk / gpuAssert on Stack Overflow, "What is
+#: the canonical way to check for errors using the CUDA runtime API?": fprintf(stderr, "GPUassert: %s %s %d\\n",
+#: cudaGetErrorString(code), file, line)): the file and its line after the runtime's message, apart by a space
+_GPUASSERT_RE = re.compile(r"GPUassert: [^\n]{3,160}? ([\w.:/\\-]{0,300}?[\w-]{1,80}\.cuh?) [0-9]{1,6}\b")
 _TORCH_OR_TOOLKIT_SOURCE = ("/aten/", "/thc/", "/thcunn/", "thc/generic", "/c10/", "/caffe2/", "/torch/", "/pytorch/",
                             "/include/", "\\include\\", "toolkit/cuda")
 
@@ -2319,9 +2323,10 @@ _TORCH_OR_TOOLKIT_SOURCE = ("/aten/", "/thc/", "/thcunn/", "thc/generic", "/c10/
 def _device_sources(r: _Reader, line: str) -> None:
     """``torch.device_sources``: CUDA source files of a project (not torch's kernels, not the toolkit's headers) that a
     message names at a line, as a kernel's check or fault prints its place."""
-    if not _DEVICE_SOURCE_AT_RE.search(line, 0, 2000):
+    ga = _GPUASSERT_RE.search(line, 0, 2000) if "GPUassert" in line else None
+    if not ga and not _DEVICE_SOURCE_AT_RE.search(line, 0, 2000):
         return
-    for m in _DEVICE_SOURCE_RE.finditer(line[:2000]):
+    for m in [ga] if ga else _DEVICE_SOURCE_RE.finditer(line[:2000]):
         path = m.group(1).replace("\\", "/")
         if any(k in "/" + path.lower() for k in _TORCH_OR_TOOLKIT_SOURCE) or path.lower().startswith("thc"):
             continue

@@ -102,6 +102,10 @@ POSITIVE = {
                         "commit: 5bc031544833253e3ab6a36daec376cee2c4a64d\n", {"library_bug"}),
     "ctk_1170_hook": ("Error: OCI runtime error: --device nvidia.com/gpu=all podman nvidia container\n\n"
                       "Same here.\n...\nnvidia-cdi-hook --version\nNVIDIA CDI Hook version 1.17.0\n", {"library_bug"}),
+    # the gpuErrchk check most CUDA projects copy ("GPUassert: %s %s %d"): a project's own kernel at a line
+    "gpuassert_launch": ("GPUassert: too many resources requested for launch network_eval.cu 292", {"library_bug"}),
+    "gpuassert_path": ("Loading scene... done\nGPUassert: an illegal memory access was encountered "
+                       "/home/u/raytrace/src/kernels/shade.cu 118\n", {"library_bug"}),
 }
 
 
@@ -118,6 +122,7 @@ def test_the_first_readings():
     assert _first_two(POSITIVE["jax_illegal_address"][0]) == ["library_bug", "user_code_error"]
     assert _first_two(POSITIVE["jax_synchronize"][0]) == ["library_bug", "user_code_error"]
     assert _first_two(POSITIVE["notebook_dependency"][0]) == ["python_package_missing", "library_bug"]
+    assert _first_two(POSITIVE["gpuassert_launch"][0]) == ["library_bug", "user_code_error"]
     assert _first_two(POSITIVE["ctk_1170_podman"][0]) == ["library_bug", "gpu_not_exposed_to_process"]
 
 
@@ -149,6 +154,8 @@ NEAR = {
     "ctk_1175": ("$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L\n"
                  "Error: OCI runtime error: crun: error executing hook `/usr/bin/nvidia-cdi-hook` (exit code: 1)\n"
                  "NVIDIA Container Toolkit CLI version 1.17.5\n", "library_bug"),
+    # the same check naming a host file: no kernel's source, the calling code's launch
+    "gpuassert_host_file": ("GPUassert: too many resources requested for launch main.cpp 40\n", "library_bug"),
     # a module missing in a notebook cell's own import: the kernel's Python, as before
     "notebook_own_import": ("ModuleNotFoundError                       Traceback (most recent call last)\n"
                             "<ipython-input-6-565b5172ee3f> in <module>\n"
