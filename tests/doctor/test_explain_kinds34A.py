@@ -106,6 +106,15 @@ POSITIVE = {
     "gpuassert_launch": ("GPUassert: too many resources requested for launch network_eval.cu 292", {"library_bug"}),
     "gpuassert_path": ("Loading scene... done\nGPUassert: an illegal memory access was encountered "
                        "/home/u/raytrace/src/kernels/shade.cu 118\n", {"library_bug"}),
+    # Bazel's PackageLookupFunction: a project's BUILD file names a package its pinned external repository lacks
+    "bazel_jaxlib": ("ERROR: /build/source/jaxlib/cuda/BUILD:185:17: no such package '@tsl//tsl/cuda': BUILD file not "
+                     "found in directory 'tsl/cuda>\nERROR: Analysis of target '//jaxlib/tools:build_wheel' failed; "
+                     "build aborted: \n", {"library_bug"}),
+    "bazel_go_module": ("ERROR: /workspace/api/v3/BUILD.bazel:5:11: no such package "
+                        "'@com_github_envoyproxy_go_control_plane//envoy/service/auth/v3': BUILD file not found in "
+                        "directory 'envoy/service/auth/v3' of external repository "
+                        "@com_github_envoyproxy_go_control_plane. Add a BUILD file to a directory to mark it as a "
+                        "package. and referenced by '//api/v3:api'\n", {"library_bug", "build_dependency_missing"}),
 }
 
 
@@ -156,6 +165,10 @@ NEAR = {
                  "NVIDIA Container Toolkit CLI version 1.17.5\n", "library_bug"),
     # the same check naming a host file: no kernel's source, the calling code's launch
     "gpuassert_host_file": ("GPUassert: too many resources requested for launch main.cpp 40\n", "library_bug"),
+    # Bazel's own workspace: a target the command names that does not exist (no external repository)
+    "bazel_own_package": ("ERROR: Skipping '//tools/pip_package:build_pip_pkg': no such package 'tools/pip_package': "
+                          "BUILD file not found in any of the following directories. Add a BUILD file to a directory "
+                          "to mark it as a package.\n - /home/u/tensorflow/tools/pip_package\n", "library_bug"),
     # a module missing in a notebook cell's own import: the kernel's Python, as before
     "notebook_own_import": ("ModuleNotFoundError                       Traceback (most recent call last)\n"
                             "<ipython-input-6-565b5172ee3f> in <module>\n"
@@ -175,6 +188,7 @@ def test_a_notebook_own_import_stays_the_kernels():
 
 
 @pytest.mark.parametrize("key", ["accelerate_offload_dir_needed", "cycles_illegal_address",
-                                 "blender_file_from_newer_blender", "git_submodule_ssh_url"])
+                                 "blender_file_from_newer_blender", "git_submodule_ssh_url",
+                                 "bazel_external_package_missing"])
 def test_the_rows_match_their_example_and_stay_linear(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
