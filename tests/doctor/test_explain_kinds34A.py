@@ -115,6 +115,16 @@ POSITIVE = {
                         "directory 'envoy/service/auth/v3' of external repository "
                         "@com_github_envoyproxy_go_control_plane. Add a BUILD file to a directory to mark it as a "
                         "package. and referenced by '//api/v3:api'\n", {"library_bug", "build_dependency_missing"}),
+    # pip's "(from Y)": a dependency Y's release names, which no index has, one letter off a released project
+    "dependency_misspelt_quadricslam": ("ERROR: Could not find a version that satisfies the requirement dinstinctipy "
+                                        "(from quadricslam==1.0.1) (from versions: none)\nERROR: No matching "
+                                        "distribution found for dinstinctipy (from quadricslam==1.0.1)\n",
+                                        {"library_bug"}),
+    "dependency_misspelt_metrics": ("Collecting lightning-tools==1.2.0\n  Downloading lightning_tools-1.2.0-py3-none-"
+                                    "any.whl (41 kB)\nERROR: Could not find a version that satisfies the requirement "
+                                    "torchmetrcs>=0.11 (from lightning-tools) (from versions: none)\n"
+                                    "ERROR: No matching distribution found for torchmetrcs>=0.11\n",
+                                    {"library_bug", "build_dependency_missing"}),
 }
 
 
@@ -132,6 +142,7 @@ def test_the_first_readings():
     assert _first_two(POSITIVE["jax_synchronize"][0]) == ["library_bug", "user_code_error"]
     assert _first_two(POSITIVE["notebook_dependency"][0]) == ["python_package_missing", "library_bug"]
     assert _first_two(POSITIVE["gpuassert_launch"][0]) == ["library_bug", "user_code_error"]
+    assert _first_two(POSITIVE["dependency_misspelt_metrics"][0]) == ["library_bug", "build_dependency_missing"]
     assert _first_two(POSITIVE["ctk_1170_podman"][0]) == ["library_bug", "gpu_not_exposed_to_process"]
 
 
@@ -169,6 +180,15 @@ NEAR = {
     "bazel_own_package": ("ERROR: Skipping '//tools/pip_package:build_pip_pkg': no such package 'tools/pip_package': "
                           "BUILD file not found in any of the following directories. Add a BUILD file to a directory "
                           "to mark it as a package.\n - /home/u/tensorflow/tools/pip_package\n", "library_bug"),
+    # a real dependency no index pip looked in holds (a released name; another index's project): not a misspelling
+    "dependency_released_name": ("ERROR: Could not find a version that satisfies the requirement pytorch3d (from "
+                                 "gaussian-avatars==0.1.0) (from versions: none)\n", "library_bug"),
+    "dependency_versioned_family": ("ERROR: Could not find a version that satisfies the requirement "
+                                    "nvidia-dali-cuda130 (from video-loader==2.0) (from versions: none)\n",
+                                    "library_bug"),
+    # a misspelling in the person's own command (no "(from Y)"): theirs, not a release's
+    "own_command_misspelt": ("$ pip install torchmetrcs\nERROR: Could not find a version that satisfies the "
+                             "requirement torchmetrcs (from versions: none)\n", "library_bug"),
     # a module missing in a notebook cell's own import: the kernel's Python, as before
     "notebook_own_import": ("ModuleNotFoundError                       Traceback (most recent call last)\n"
                             "<ipython-input-6-565b5172ee3f> in <module>\n"

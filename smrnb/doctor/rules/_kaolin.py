@@ -321,6 +321,18 @@ def _misspelt(pkg: str) -> str:
     return next((k for k in sorted(known) if len(k) >= 7 and k.replace("_", "").isalnum() and _one_edit(name, k)), "")
 
 
+def _misspelt_released(pkg: str) -> str:
+    """(round 34a) The released PyPI project (tables/released_import_names.txt, or a package of the doctor's tables;
+    seven letters or more) that ``pkg``, itself none of them, is one letter off, the letter not a digit (cuda110 beside
+    cuda120 is a family of real projects, not a slip); "" if none."""
+    name = pkg.lower().replace("-", "_").replace(".", "_")
+    known = tables.released_import_names() | _table_packages()
+    if len(name) < 7 or name in known or not name.replace("_", "").isalpha():
+        return ""
+    return next((k for k in sorted(known) if abs(len(k) - len(name)) <= 1 and len(k) >= 7 and
+                 k.replace("_", "").isalpha() and _one_edit(name, k)), "")
+
+
 @rule("kaolin")
 def kaolin_messages(facts: Facts) -> Iterable[Finding]:
     """pip finding no kaolin for a wheel page, and kaolin's setup checks (tables/extension_checks.csv)."""
@@ -332,6 +344,13 @@ def kaolin_messages(facts: Facts) -> Iterable[Finding]:
             # (round 23) pip never reached the index (DNS, proxy, TLS, a timeout): it saw no release of anything, so
             # nothing is known of the package's builds; no reading of the platform
             continue
+        elif ev.get("required_by") and str(ev.get("versions") or "").strip() in ("", "none") and \
+                (meant := _misspelt_released(str(ev.get("package") or ""))):
+            # (round 34a) a dependency the requiring package's metadata names, which no index has, one letter off a
+            # released project's name (quadricslam 1.0.1's 'dinstinctipy' for distinctipy): the release misspells its
+            # own dependency (its next release fixes it; meanwhile install it with --no-deps and the real one by hand)
+            yield from resolve(facts, {**ev, "weight": 26, "meant": meant},
+                               ["library_bug", "build_dependency_missing"])
         elif ev.get("required_by") and str(ev.get("versions") or "").strip() in ("", "none"):
             # a dependency of the package being installed found nowhere pip looked (pip's "(from Y)": an index or a
             # wheel page given with --no-index / -f holds Y but not X): install X first; else no file of X fits

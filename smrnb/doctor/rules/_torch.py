@@ -979,6 +979,15 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "severity": "info"}  # behind the calling code's reading, no failure of the environment either
     if owned := module_owner_finding(facts, ev, "library_bug"):
         return owned
+    if ev.get("kind") == "pip_no_match" and ev.get("meant") and ev.get("required_by"):  # (round 34a) _misspelt_released
+        pkg, meant, by = str(ev.get("package") or ""), str(ev["meant"]).replace("_", "-"), str(ev["required_by"])
+        return {"title": f"{by}'s release names its dependency '{pkg}', which no index has: a misspelling of "
+                         f"'{meant}' in its metadata",
+                "fix": f"The {by} release requires '{pkg}', a project no index holds, one letter off '{meant}': a typo "
+                       f"in its requirements (pyproject.toml / setup.py). Install the release of {by} that fixes it; "
+                       f"meanwhile install {by} without its dependencies and '{meant}' by hand.",
+                "commands": [f"pip index versions {by}   # a newer release may fix its requirements",
+                             f"pip install --no-deps {by} && pip install {meant}"]}
     if (hyph := _hyphenated_module(ev, "library_bug")) or (hyph := _round31c_library_bug(facts, ev, key, bug)):
         return hyph
     if key.startswith("mps_") or bug == "mps_crash":
