@@ -125,6 +125,19 @@ POSITIVE = {
                                     "torchmetrcs>=0.11 (from lightning-tools) (from versions: none)\n"
                                     "ERROR: No matching distribution found for torchmetrcs>=0.11\n",
                                     {"library_bug", "build_dependency_missing"}),
+    # torch's MPS Placeholder check (aten/src/ATen/native/mps/OperationUtils.mm): a tensor left on the CPU, by the
+    # calling code or by a library's own device placement
+    "mps_placeholder_pipeline": ("Traceback (most recent call last):\n"
+                                 '  File "/Users/kim/tagger/run.py", line 30, in <module>\n'
+                                 "    out = pipe(images=img, text=prompt)\n"
+                                 '  File "/Users/kim/.venv/lib/python3.11/site-packages/torch/nn/functional.py", '
+                                 "line 2233, in embedding\n"
+                                 "    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\n"
+                                 "RuntimeError: Placeholder storage has not been allocated on MPS device!\n",
+                                 {"user_code_error", "library_bug"}),
+    "mps_placeholder_comfy": ("comfyui Prompt each time you use an image extension Placeholder storage has not been "
+                              "allocated on MPS device!\n\nDevice: mps\nTorch version: 2.3.0.dev20231231\n",
+                              {"library_bug"}),
 }
 
 
@@ -143,6 +156,7 @@ def test_the_first_readings():
     assert _first_two(POSITIVE["notebook_dependency"][0]) == ["python_package_missing", "library_bug"]
     assert _first_two(POSITIVE["gpuassert_launch"][0]) == ["library_bug", "user_code_error"]
     assert _first_two(POSITIVE["dependency_misspelt_metrics"][0]) == ["library_bug", "build_dependency_missing"]
+    assert _first_two(POSITIVE["mps_placeholder_pipeline"][0]) == ["user_code_error", "library_bug"]
     assert _first_two(POSITIVE["ctk_1170_podman"][0]) == ["library_bug", "gpu_not_exposed_to_process"]
 
 
@@ -189,6 +203,9 @@ NEAR = {
     # a misspelling in the person's own command (no "(from Y)"): theirs, not a release's
     "own_command_misspelt": ("$ pip install torchmetrcs\nERROR: Could not find a version that satisfies the "
                              "requirement torchmetrcs (from versions: none)\n", "library_bug"),
+    # MPS running out of memory: the workload, no release's bug
+    "mps_oom": ("RuntimeError: MPS backend out of memory (MPS allocated: 18.04 GB, other allocations: 384.00 KB, max "
+                "allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool.\n", "library_bug"),
     # a module missing in a notebook cell's own import: the kernel's Python, as before
     "notebook_own_import": ("ModuleNotFoundError                       Traceback (most recent call last)\n"
                             "<ipython-input-6-565b5172ee3f> in <module>\n"
