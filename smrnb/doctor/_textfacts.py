@@ -3775,6 +3775,12 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     return r.result()
 
 
+#: (round 34a) Python's chained exception (traceback.py's _context_message) and the ImportError a program raises in its
+#: handler, its message (one line)
+_GUARDED_IMPORT_REPORT_RE = re.compile(r"During handling of the above exception, another exception occurred:\s*\n"
+                                       r"(?:[^\n]{0,300}\n){0,12}?\s{0,8}ImportError: ([^\n]{1,200})")
+
+
 def _own_package_import(r: _Reader, text: str) -> None:
     """(round 32g) "No module named 'X.Y'" raised by importing X itself, the statement just before the error being
     `import X` (a prompt, a line of its own, a code span) with no traceback between. Importing a package runs its
@@ -3796,6 +3802,15 @@ def _own_package_import(r: _Reader, text: str) -> None:
             if re.search(r"(?:^|\n|>>> |`)import " + re.escape(top) + r"(?![\w.])[^\n]{0,40}\n(?:[^\n]{0,200}\n){0,2}$",
                          text[max(0, at - 500):at]) and 'File "' not in text[max(0, at - 500):at]:
                 ev["package_self_import"] = "statement"
+                break
+            after = text[at:at + 1500]
+            m = _GUARDED_IMPORT_REPORT_RE.search(after)
+            if m and re.search(r"(?<![\w.])" + re.escape(top) + r"(?![\w.])", m.group(1), re.IGNORECASE) and \
+                    mod.lower() not in m.group(1).lower() and 'File "' not in text[max(0, at - 500):at]:
+                # (round 34a) the program's guarded `import X` reports its failure as its own ImportError naming X
+                # alone (kohya's sd-scripts: except ImportError: raise ImportError("No bitsandbytes / ..."), Python
+                # chaining it after the first): importing X itself failed on X's own submodule
+                ev["package_self_import"] = "guarded"
                 break
 
 

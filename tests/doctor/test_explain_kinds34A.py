@@ -138,6 +138,16 @@ POSITIVE = {
     "mps_placeholder_comfy": ("comfyui Prompt each time you use an image extension Placeholder storage has not been "
                               "allocated on MPS device!\n\nDevice: mps\nTorch version: 2.3.0.dev20231231\n",
                               {"library_bug"}),
+    # a program's guarded `import X` reporting its failure as its own ImportError, chained after X's own submodule
+    "guarded_import_bnb": ("ModuleNotFoundError: No module named 'bitsandbytes.cuda_setup.paths'\n\nDuring handling "
+                           "of the above exception, another exception occurred:\n\nImportError: No bitsandbytes / "
+                           "bitsandbytesがインストールされていないようです\n", {"library_bug"}),
+    "guarded_import_apex": ("ModuleNotFoundError: No module named 'apex.normalization.fused_layer_norm'\n\n"
+                            "During handling of the above exception, another exception occurred:\n\n"
+                            "Traceback (most recent call last):\n"
+                            '  File "/home/u/mt/train.py", line 14, in <module>\n'
+                            "    raise ImportError(\"apex is not installed correctly: reinstall NVIDIA apex\")\n"
+                            "ImportError: apex is not installed correctly: reinstall NVIDIA apex\n", {"library_bug"}),
 }
 
 
@@ -206,6 +216,10 @@ NEAR = {
     # MPS running out of memory: the workload, no release's bug
     "mps_oom": ("RuntimeError: MPS backend out of memory (MPS allocated: 18.04 GB, other allocations: 384.00 KB, max "
                 "allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool.\n", "library_bug"),
+    # the handler's ImportError names another package than the one whose submodule is missing
+    "guarded_other_package": ("ModuleNotFoundError: No module named 'torch_scatter.utils'\n\nDuring handling of the "
+                              "above exception, another exception occurred:\n\nImportError: Please install "
+                              "torch_geometric first\n", "library_bug"),
     # a module missing in a notebook cell's own import: the kernel's Python, as before
     "notebook_own_import": ("ModuleNotFoundError                       Traceback (most recent call last)\n"
                             "<ipython-input-6-565b5172ee3f> in <module>\n"
