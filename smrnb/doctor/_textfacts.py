@@ -1699,6 +1699,9 @@ _STDLIB_FRAME_RE = re.compile(r"(?:^|/)lib/python[23][0-9.]{0,5}/(?!(?:site|dist
                               r"|/python[0-9]{0,3}/lib/(?!(?:site|dist)-packages/)"
                               r"|/(?:ana|mini)conda[23]?/(?:envs/[^/]{1,80}/)?lib/(?!(?:site|dist)-packages/)"
                               r"|^<frozen |^<decorator-gen", re.IGNORECASE)
+#: (round 34a) IPython 8's frame of a file ("File ~/env/lib/python3.9/site-packages/pkg/__init__.py:2" at a module's
+#: top level, "File /path/x.py:233, in f(a, b)" in a function: IPython's ultratb)
+_IPY8_FRAME_RE = re.compile(r"^\s{0,4}File ((?:[A-Za-z]:)?[/\\~][^\s\"]{0,400}\.py):[0-9]{1,6}(, in |\s*$)")
 #: (round 28a) IPython 7's frame of a library file ("/usr/lib/python3/dist-packages/x.py in f(a, b)"); (round 34a) a
 #: module's top level prints no arguments ("...\\site-packages\\pkg\\mod.py in <module>": IPython's ultratb)
 _IPY7_FRAME_RE = re.compile(r"^\s{0,4}((?:[A-Za-z]:)?[/\\~][^\s]{0,400}\.py) in (?:<module>\s*$|[\w<>]{1,80}\()")
@@ -1729,13 +1732,19 @@ def _note_cell_frame(r: _Reader, line: str, low: str) -> None:
     """(round 28a) A notebook cell's frame (IPython 8's "Cell In[3], line 1", 7's "<ipython-input-3-...> in <module>")
     and the line it ran ("----> 1 labels[len(labels)]"); IPython 7's frame of a library file after it."""
     if not ("cell in[" in low or "<ipython-input-" in low or "input in [" in low or ".py in " in low or
-            (r.own_frame == "<cell>" and line.lstrip().startswith("---->"))):
+            ((r.own_frame == "<cell>" or r.ipy_frame) and line.lstrip().startswith("---->")) or
+            (".py:" in low and low.lstrip().startswith("file "))):
         return
     s = line.strip()
     m = _IPY7_FRAME_RE.match(line)
+    m8 = None if m else _IPY8_FRAME_RE.match(line)
     if m:
         _note_frame_kind(r, m.group(1))
         r.ipy_frame = m.group(1) if "-packages" in m.group(1).lower() else ""
+    elif m8:  # (round 34a) IPython 8's frame of a file: the "---->" line below it is the one that ran
+        if not m8.group(2):  # a module's top level ("File .../x.py:2"): no ", in", no plain traceback's reader
+            _note_frame_kind(r, m8.group(1))
+        r.ipy_frame = m8.group(1) if "-packages" in m8.group(1).lower() else ""
     elif s.startswith("---->") and r.ipy_frame:
         # (round 34a) the line IPython marks in an installed package's frame: an import there is the package's own
         # (torch.package_imports, as a plain traceback's 'File ".../site-packages/pkg/x.py"' and its source line)

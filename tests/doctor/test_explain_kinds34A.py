@@ -148,6 +148,22 @@ POSITIVE = {
                             '  File "/home/u/mt/train.py", line 14, in <module>\n'
                             "    raise ImportError(\"apex is not installed correctly: reinstall NVIDIA apex\")\n"
                             "ImportError: apex is not installed correctly: reinstall NVIDIA apex\n", {"library_bug"}),
+    # IPython 8's frames ("File <path>.py:2" at a module's top level, then its "---->" line)
+    "notebook_dependency_ipython8": ("ModuleNotFoundError                       Traceback (most recent call last)\n"
+                                     "Cell In[3], line 1\n----> 1 import pyvista_tools\n\n"
+                                     "File ~/miniconda3/envs/geo/lib/python3.9/site-packages/pyvista_tools/"
+                                     "__init__.py:2\n      1 from .mesh import *\n"
+                                     "----> 2 from trame.app import get_server\n\n"
+                                     "ModuleNotFoundError: No module named 'trame'\n",
+                                     {"python_package_missing", "library_bug"}),
+    "notebook_dependency_meteva": ("ModuleNotFoundError: No module named 'ipywidgets'\nimport nmc_verification\n"
+                                   "-----------------------------------------------------------------------\n"
+                                   "ModuleNotFoundError                       Traceback (most recent call last)\n"
+                                   "<ipython-input-6-565b5172ee3f> in <module>\n----> 1 import nmc_verification\n"
+                                   "...\nD:\\ProgramData\\Anaconda3\\envs\\keras\\lib\\site-packages\\"
+                                   "nmc_verification\\nmc_vf_product\\presentation\\winter_olympic.py in <module>\n"
+                                   "      1 import nmc_verification\n----> 3 from ipywidgets import widgets\n"
+                                   "ModuleNotFoundError: No module named 'ipywidgets'\n", {"library_bug"}),
 }
 
 
@@ -167,6 +183,7 @@ def test_the_first_readings():
     assert _first_two(POSITIVE["gpuassert_launch"][0]) == ["library_bug", "user_code_error"]
     assert _first_two(POSITIVE["dependency_misspelt_metrics"][0]) == ["library_bug", "build_dependency_missing"]
     assert _first_two(POSITIVE["mps_placeholder_pipeline"][0]) == ["user_code_error", "library_bug"]
+    assert _first_two(POSITIVE["notebook_dependency_ipython8"][0]) == ["python_package_missing", "library_bug"]
     assert _first_two(POSITIVE["ctk_1170_podman"][0]) == ["library_bug", "gpu_not_exposed_to_process"]
 
 
