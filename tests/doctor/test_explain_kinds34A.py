@@ -260,3 +260,18 @@ def test_a_notebook_own_import_stays_the_kernels():
                                  "bazel_external_package_missing"])
 def test_the_rows_match_their_example_and_stay_linear(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
+
+
+def test_the_readings_say_what_the_release_did():
+    """The library_bug words of round 34a's readings name the release's own setting, kernel or bug, not a generic
+    'internal check failed'."""
+    def titles(key: str) -> dict[str, str]:
+        return {f.code: f.title for f in explain_result(POSITIVE[key][0], similar=False).findings}
+
+    assert "Cycles" in titles("cycles_queue")["library_bug"]
+    assert ".gitmodules" in titles("submodule_ssh")["library_bug"]
+    assert "1.17.0" in titles("ctk_1170_podman")["library_bug"]
+    assert "BUILD files" in titles("bazel_jaxlib")["library_bug"]
+    assert "distinctipy" in titles("dependency_misspelt_quadricslam")["library_bug"]
+    fixes = {f.code: f.fix for f in explain_result(POSITIVE["submodule_ssh"][0], similar=False).findings}
+    assert any("insteadOf" in c for c in fixes["build_dependency_missing"].commands)

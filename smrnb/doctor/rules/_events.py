@@ -341,7 +341,7 @@ _KERNEL_FAULTS = frozenset({
 #: "the API call requires a newer driver" (driver_types.h / cuda.h): a driver older than the call's CUDA release
 #: (round 34a) NVIDIA Container Toolkit releases whose own bug stops a GPU container from starting, and the release
 #: that fixed it (NVIDIA/nvidia-container-toolkit CHANGELOG.md)
-_NVIDIA_CTK_BROKEN = {"1.17.0": "whose bug in creating the container's symlinks (nvidia-cdi-hook create-symlinks) stops "
+NVIDIA_CTK_BROKEN = {"1.17.0": "whose bug in creating the container's symlinks (nvidia-cdi-hook create-symlinks) stops "
                                 "containers from starting: fixed in 1.17.1"}
 #: (round 34a) a kernel's bad memory address as the driver API names it (cu_results.csv), the form XLA prints
 #: (torch and the runtime API print "an illegal memory access was encountered" without it)
@@ -466,7 +466,7 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         # encountered'). A Pallas / Triton / FFI kernel the program brings is its own code (jax_own_kernel)
         return ["library_bug", *(x for x in c if x != "library_bug")][:MAX_READINGS], (
             "the faulting kernel is one XLA compiled (JAX / torch_xla): the program launches no kernel of its own")
-    if (ctk := str(value(facts, "context", "nvidia_ctk_version") or "")) in _NVIDIA_CTK_BROKEN and \
+    if (ctk := str(value(facts, "context", "nvidia_ctk_version") or "")) in NVIDIA_CTK_BROKEN and \
             "gpu_not_exposed_to_process" in s and "library_bug" in CODES:
         # (round 34a) a GPU container that does not start under an NVIDIA Container Toolkit release whose own bug stops
         # containers from starting: NVIDIA/nvidia-container-toolkit CHANGELOG.md v1.17.1 'Fixed a bug where specific
@@ -475,7 +475,7 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         # 1.17.0; its maintainer on podman#24502: 'There was an error in symlink creation that should have been
         # addressed in v1.17.1'): that release first, the container's GPU request second
         return ["library_bug", *(x for x in c if x != "library_bug")][:MAX_READINGS], (
-            f"the NVIDIA Container Toolkit is {ctk}, {_NVIDIA_CTK_BROKEN[ctk]}")
+            f"the NVIDIA Container Toolkit is {ctk}, {NVIDIA_CTK_BROKEN[ctk]}")
     if ev.get("key") == "openmmlab_registry_missing" and "user_code_error" in s:
         m = _REGISTRY_NAME_RE.search(str(ev.get("line") or ""))
         near = [t for t in _OPENMMLAB_TYPES if m and typing_slip(m.group(1), t)]

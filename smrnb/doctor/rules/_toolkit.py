@@ -336,8 +336,21 @@ def _build_dep(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [f"python -m pip install {dep}", f"python -m pip install {parent}   # with the same -f page"]}
     what = h or (f"-l{lib}" if lib else None)
     said = re.sub(r" \([^()]{0,200}\)", "", first_clause(str(ev.get("meaning") or ""))).rstrip(".")  # the row's own title
+    if not what and said and str(ev.get("key") or "") in _ROW_DEP_COMMANDS:
+        return {"title": said, "commands": _ROW_DEP_COMMANDS[str(ev["key"])]}
     return {"title": f"The build needs {what}, which is not installed" if what else said or
             "A build dependency is missing", "commands": [cmd]}
+
+
+#: (round 34a) library_messages rows whose missing dependency is a source the build fetches: what to run
+_ROW_DEP_COMMANDS = {
+    "git_submodule_ssh_url": ['git config --global url."https://github.com/".insteadOf git@github.com:   # SSH URLs '
+                              "of GitHub over HTTPS (or add an SSH key to the account)",
+                              "git submodule sync --recursive && git submodule update --init --recursive"],
+    "bazel_external_package_missing": ["bazel clean --expunge   # a partly fetched external repository, then build "
+                                       "again", "# build the release after this one, or the dependency revision its "
+                                       "WORKSPACE / MODULE.bazel pins (no --override_repository to another checkout)"],
+}
 
 
 def _triton_missing(facts: Facts) -> dict[str, Any]:

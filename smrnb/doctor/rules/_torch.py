@@ -17,7 +17,16 @@ from smrnb.doctor._printed import _ANY_VARIANT, PIP_DISTRIBUTION, _variant_fille
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import HOST_MEMORY_ROWS, host_memory_codes, layer
 from smrnb.doctor.rules._driver import driver_platform, indexes_for_driver_cuda, torch_variants_for_driver
-from smrnb.doctor.rules._events import builds, cut_at_word, events, from_text, has_sign, resolve, value
+from smrnb.doctor.rules._events import (
+    NVIDIA_CTK_BROKEN,
+    builds,
+    cut_at_word,
+    events,
+    from_text,
+    has_sign,
+    resolve,
+    value,
+)
 
 CODES = meanings("rules.torch")  # this module's codes, from the one table (codes.py)
 
@@ -1104,6 +1113,21 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "yours (the traceback's innermost frames are a project's or an installed library's files), it "
                        "is that code's bug: its issue tracker, or its fixed release, is the fix.",
                 "commands": _calling_package_commands(facts), "severity": "info"}
+    if key in _BUG_ROW_TITLES:  # (round 34a) a release's own setting or kernel the row names
+        title, commands = _BUG_ROW_TITLES[key]
+        return {"title": title, "detail": str(ev.get("meaning") or ""), "commands": commands}
+    if ev.get("table") == "container_messages" and (ctk := str(value(facts, "context", "nvidia_ctk_version") or "")) \
+            in NVIDIA_CTK_BROKEN:  # (round 34a) rules._events.NVIDIA_CTK_BROKEN
+        return {"title": f"NVIDIA Container Toolkit {ctk}: {NVIDIA_CTK_BROKEN[ctk]}",
+                "fix": f"The NVIDIA Container Toolkit {ctk} installed on the host has a bug that stops GPU containers "
+                       "from starting (its hook creating the container's symlinks). Install its fixed release (the "
+                       "nvidia-container-toolkit and nvidia-container-toolkit-base packages), regenerate the CDI "
+                       "specification, and start the container again.",
+                "commands": ["nvidia-ctk --version; nvidia-cdi-hook --version   # the installed release",
+                             "sudo apt-get install --only-upgrade nvidia-container-toolkit nvidia-container-toolkit-base"
+                             "   # (dnf upgrade on RPM systems) 1.17.1 or later",
+                             "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml   # the CDI spec of the "
+                             "new release"]}
     if key in _BUG_ROW_COMMANDS:
         return {"title": _row_title(ev), "detail": str(ev.get("meaning") or ""), "commands": _BUG_ROW_COMMANDS[key]}
     where = (ev.get("groups") or {}).get("file")
@@ -1112,6 +1136,26 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          "pip install --upgrade torch   # or the release before the one that broke"]}
 
 
+#: (round 34a) message rows whose library_bug reading is a release's own setting or kernel: its title and commands
+_BUG_ROW_TITLES: dict[str, tuple[str, list[str]]] = {
+    "cycles_illegal_address": (
+        "A Cycles render kernel faulted: a bug of that Blender/Cycles release with this scene (or an unstable GPU)",
+        ["blender --version   # the release, for Blender's bug tracker (search the kernel names in the message)",
+         "# render the same scene with another Blender release, or with the GPU at its reference clocks (no "
+         "overclock): it renders -> that release's bug / the overclock"]),
+    "git_submodule_ssh_url": (
+        "The project's .gitmodules names a submodule by an SSH URL (git@host:...): its setting, which only works with "
+        "an SSH key",
+        ['git config --global url."https://github.com/".insteadOf git@github.com:   # clone GitHub SSH URLs over '
+         "HTTPS", "git submodule sync --recursive && git submodule update --init --recursive"]),
+    "bazel_external_package_missing": (
+        "The project's BUILD files name a package its pinned external repository does not have: a bug of that "
+        "release's build",
+        ["git log -1 --oneline; git describe --tags   # the release being built, for its issue tracker",
+         "bazel clean --expunge   # drop a partly fetched external repository, then build again",
+         "# build the release after it (or the dependency revision its fix pins); no --override_repository to "
+         "another checkout"]),
+}
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
     # (round 29, blind audit 29) torch.compile's backend failing in its own code (tables/torch_messages.csv)
