@@ -60,6 +60,10 @@ POSITIVE = {
     "blender_newer_file_iwgan": ("'Error: File written by newer Blender binary (270.5), expect loss of data!\n"
                                  "AttributeError: 'NoneType' object has no attribute 'compute_device_type''",
                                  {"package_api_version_mismatch"}),
+    # Blender 4.x's own words when the file needs a newer Blender
+    "blender_newer_file_4x": ("Error: The file was saved by a newer version, open it with Blender 4.2 or later\n"
+                              "/tmp/scene.blend: File saved by a newer version of Blender (4.2), Blender 4.2 or later "
+                              "is needed to open it.\n", {"package_api_version_mismatch"}),
     # git's submodule--helper, as git prints it in full (the corpus' text was cut after 'into submodule')
     "submodule_ssh": ("$ git submodule update --init --recursive\n"
                       "Cloning into '/home/kim/nerf-proj/third_party/tiny-cuda-nn'...\n"
