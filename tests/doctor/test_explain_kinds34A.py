@@ -104,6 +104,14 @@ POSITIVE = {
                         "Error: OCI runtime error: crun: error executing hook `/usr/bin/nvidia-cdi-hook` "
                         "(exit code: 1)\n$ nvidia-ctk --version\nNVIDIA Container Toolkit CLI version 1.17.0\n"
                         "commit: 5bc031544833253e3ab6a36daec376cee2c4a64d\n", {"library_bug"}),
+    # nvidia-cdi-hook 1.17.0's own refusal of an image's symlink (create-symlinks.go), no version shown
+    "cdi_hook_link_target": ("docker: Error response from daemon: failed to create task for container: failed to "
+                             "create shim task: OCI runtime create failed: runc create failed: unable to start "
+                             "container process: error during container init: error running hook #1: error running "
+                             "hook: exit status 1, stdout: , stderr: time=\"2024-11-05T08:12:44Z\" level=error "
+                             "msg=\"failed to create link [libGLX_nvidia.so.550.120 /usr/lib/x86_64-linux-gnu/"
+                             "libGLX_indirect.so.0]: failed to check if link exists: unexpected link target: "
+                             "libGLX_mesa.so.0\": unknown\n", {"library_bug"}),
     "ctk_1170_hook": ("Error: OCI runtime error: --device nvidia.com/gpu=all podman nvidia container\n\n"
                       "Same here.\n...\nnvidia-cdi-hook --version\nNVIDIA CDI Hook version 1.17.0\n", {"library_bug"}),
     # the gpuErrchk check most CUDA projects copy ("GPUassert: %s %s %d"): a project's own kernel at a line
@@ -261,7 +269,7 @@ def test_a_notebook_own_import_stays_the_kernels():
 
 @pytest.mark.parametrize("key", ["accelerate_offload_dir_needed", "cycles_illegal_address",
                                  "blender_file_from_newer_blender", "git_submodule_ssh_url",
-                                 "bazel_external_package_missing"])
+                                 "bazel_external_package_missing", "nvidia_cdi_hook_unexpected_link_target"])
 def test_the_rows_match_their_example_and_stay_linear(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
 
@@ -276,6 +284,7 @@ def test_the_readings_say_what_the_release_did():
     assert ".gitmodules" in titles("submodule_ssh")["library_bug"]
     assert "1.17.0" in titles("ctk_1170_podman")["library_bug"]
     assert "BUILD files" in titles("bazel_jaxlib")["library_bug"]
+    assert "1.17.0" in titles("cdi_hook_link_target")["library_bug"]
     assert "distinctipy" in titles("dependency_misspelt_quadricslam")["library_bug"]
     fixes = {f.code: f.fix for f in explain_result(POSITIVE["submodule_ssh"][0], similar=False).findings}
     assert any("insteadOf" in c for c in fixes["build_dependency_missing"].commands)

@@ -1148,6 +1148,13 @@ _BUG_ROW_TITLES: dict[str, tuple[str, list[str]]] = {
         "an SSH key",
         ['git config --global url."https://github.com/".insteadOf git@github.com:   # clone GitHub SSH URLs over '
          "HTTPS", "git submodule sync --recursive && git submodule update --init --recursive"]),
+    "nvidia_cdi_hook_unexpected_link_target": (
+        "NVIDIA Container Toolkit 1.17.0's create-symlinks hook refuses a symlink the image already has: that "
+        "release's bug (fixed in 1.17.1)",
+        ["nvidia-ctk --version; nvidia-cdi-hook --version   # the installed release",
+         "sudo apt-get install --only-upgrade nvidia-container-toolkit nvidia-container-toolkit-base   # 1.17.1 or "
+         "later (dnf upgrade on RPM systems)",
+         "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml   # the CDI spec of the new release"]),
     "bazel_external_package_missing": (
         "The project's BUILD files name a package its pinned external repository does not have: a bug of that "
         "release's build",
