@@ -2720,6 +2720,24 @@ def _scan_container_command(r: _Reader, line: str, low: str) -> None:
     r.fact("context", "container_gpu_flag", given, line)
 
 
+#: (round 34a) a shell prompt that shows its working directory running a script with Python: Windows' cmd (and conda's
+#: "(env) D:\\proj>python main.py"), bash's default PS1 ("user@host:~/proj$ python main.py")
+_PROMPT_SCRIPT_RE = re.compile(
+    r"^\s{0,4}(?:\([\w.-]{1,60}\) ?)?(?:([A-Za-z]:\\[^<>:\"|?*\n]{0,200}?)>|[\w.-]{1,40}@[\w.-]{1,60}:([~/][^\s$#]{0,200})"
+    r"[$#]) {0,3}python[0-9.]{0,4}(?:\.exe)? ([\w.\\/-]{1,200}\.py)(?![\w.])")
+
+
+def _scan_prompt_script(r: _Reader, line: str) -> None:
+    """(round 34a) ``torch.entry_script``: the script a shell prompt runs, joined to the prompt's directory (a relative
+    script name), as the path its traceback's frames would give it."""
+    m = _PROMPT_SCRIPT_RE.match(line)
+    if not m:
+        return
+    cwd, script = (m.group(1) or m.group(2)).replace("\\", "/").rstrip("/"), m.group(3).replace("\\", "/")
+    path = script if script.startswith(("/", "~")) or re.match(r"[A-Za-z]:/", script) else f"{cwd}/{script}"
+    r.fact("torch", "entry_script", path, line)
+
+
 #: (round 34a) the NVIDIA Container Toolkit's release, as its tools print it (nvidia-ctk --version: "NVIDIA Container
 #: Toolkit CLI version 1.17.0", nvidia-cdi-hook --version: "NVIDIA CDI Hook version 1.17.0", "NVIDIA Container Runtime
 #: [Hook] version 1.17.0"; NVIDIA/nvidia-container-toolkit cmd/*/main.go) or as a package listing names it
@@ -2769,6 +2787,8 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         r.event("driver", "sign", line, WEIGHT["sign"], sign="nvidia_smi_missing", phrase="nvidia-smi ... not found")
     if " run" in low and ("docker" in low or "podman" in low):
         _scan_container_command(r, line, low)
+    if "python" in low and (">" in line or "$" in line) and ".py" in low:
+        _scan_prompt_script(r, line)
     if "nvidia" in low and "container" in low or "cdi hook" in low:
         m = _NVIDIA_CTK_VERSION_RE.search(line)
         if m:

@@ -176,6 +176,18 @@ POSITIVE = {
                                    "nmc_verification\\nmc_vf_product\\presentation\\winter_olympic.py in <module>\n"
                                    "      1 import nmc_verification\n----> 3 from ipywidgets import widgets\n"
                                    "ModuleNotFoundError: No module named 'ipywidgets'\n", {"library_bug"}),
+    # a shell prompt's directory and script, and the one frame of a module in a package folder below it: the
+    # checkout's own class lacks what its own method asks for
+    "prompt_checkout_windows": ("(py311) D:\\ISAT>python main.py\nTraceback (most recent call last):\n"
+                                '  File "D:\\ISAT\\ISAT\\widgets\\mainwindow.py", line 453, in open_dir\n'
+                                "    self.seganythread.wait()\n    ^^^^^^^^^^^^^^^^^\n"
+                                "AttributeError: 'MainWindow' object has no attribute 'seganythread'\n",
+                                {"library_bug"}),
+    "prompt_checkout_bash": ("kim@lab-pc:~/splat-viewer$ python app.py --scene garden\n"
+                             "Traceback (most recent call last):\n"
+                             '  File "/home/kim/splat-viewer/viewer/render_panel.py", line 88, in on_resize\n'
+                             "    self.renderer.resize(w, h)\n"
+                             "AttributeError: 'RenderPanel' object has no attribute 'renderer'\n", {"library_bug"}),
 }
 
 
@@ -249,6 +261,10 @@ NEAR = {
     "guarded_other_package": ("ModuleNotFoundError: No module named 'torch_scatter.utils'\n\nDuring handling of the "
                               "above exception, another exception occurred:\n\nImportError: Please install "
                               "torch_geometric first\n", "library_bug"),
+    # the person's own script, the only file: the prompt's directory holds it, no package folder below
+    "prompt_own_script": ("C:\\Users\\kim\\work>python train.py\nTraceback (most recent call last):\n"
+                          '  File "C:\\Users\\kim\\work\\train.py", line 40, in <module>\n'
+                          "    net.fit(x)\nAttributeError: 'Net' object has no attribute 'fit'\n", "library_bug"),
     # a module missing in a notebook cell's own import: the kernel's Python, as before
     "notebook_own_import": ("ModuleNotFoundError                       Traceback (most recent call last)\n"
                             "<ipython-input-6-565b5172ee3f> in <module>\n"

@@ -1413,6 +1413,11 @@ def class_attribute_codes(facts: Mapping[str, Any], seen: list[dict[str, Any]]) 
     if any(e.get("typed") for e in seen):
         return []
     own = [str(f) for f in value(facts, "torch", "source_files") or [] if not str(f).startswith("<")]
+    entry = str(value(facts, "torch", "entry_script") or "")
+    if own and entry and entry not in own:
+        # (round 34a) the script a shell prompt ran in its directory ("D:\\ISAT>python main.py"), where the frames
+        # show only a module it imports (D:\\ISAT\\ISAT\\widgets\\mainwindow.py): the checkout's entry script
+        own.append(entry)
     if own:
         # a checkout's tree: its entry script and a module in a folder of its own (view.py, then
         # .../utils/point_utils.py), or a folder GitHub's archive names (safer-splat-master/); one script alone may
