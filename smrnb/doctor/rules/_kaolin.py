@@ -329,7 +329,7 @@ def _misspelt_released(pkg: str) -> str:
     known = tables.released_import_names() | _table_packages()
     if len(name) < 7 or name in known or not name.replace("_", "").isalpha():
         return ""
-    return next((k for k in sorted(known) if abs(len(k) - len(name)) <= 1 and len(k) >= 7 and
+    return next((k for k in sorted(k for k in known if abs(len(k) - len(name)) <= 1 and len(k) >= 7) if
                  k.replace("_", "").isalpha() and _one_edit(name, k)), "")
 
 
