@@ -26,7 +26,7 @@ POSITIVE = {
                             "dispatch_model\n    raise ValueError(\n"
                             "ValueError: We need an `offload_dir` to dispatch this model according to this `device_map`, "
                             "the following submodules need to be offloaded: model.layers.38, model.layers.39, "
-                            "model.norm, lm_head.\n", {"user_code_error", "cuda_oom"}),
+                            "model.norm, lm_head.\n", {"cuda_oom"}),
     "toolbench_question": ('How can I solve the following error "ValueError: We need an `offload_dir` to dispatch this '
                            'model according to this `device_map`, the following submodules need to be offloaded: "',
                            {"user_code_error"}),
@@ -136,7 +136,7 @@ POSITIVE = {
                                     "any.whl (41 kB)\nERROR: Could not find a version that satisfies the requirement "
                                     "torchmetrcs>=0.11 (from lightning-tools) (from versions: none)\n"
                                     "ERROR: No matching distribution found for torchmetrcs>=0.11\n",
-                                    {"library_bug", "build_dependency_missing"}),
+                                    {"library_bug"}),
     # torch's MPS Placeholder check (aten/src/ATen/native/mps/OperationUtils.mm): a tensor left on the CPU, by the
     # calling code or by a library's own device placement
     "mps_placeholder_pipeline": ("Traceback (most recent call last):\n"
@@ -146,7 +146,7 @@ POSITIVE = {
                                  "line 2233, in embedding\n"
                                  "    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\n"
                                  "RuntimeError: Placeholder storage has not been allocated on MPS device!\n",
-                                 {"user_code_error", "library_bug"}),
+                                 {"library_bug"}),
     "mps_placeholder_comfy": ("comfyui Prompt each time you use an image extension Placeholder storage has not been "
                               "allocated on MPS device!\n\nDevice: mps\nTorch version: 2.3.0.dev20231231\n",
                               {"library_bug"}),
@@ -197,18 +197,25 @@ def test_the_mechanism_is_read(key):
     assert codes & set(_first_two(text)), (key, _first_two(text))
 
 
-def test_the_first_readings():
-    assert _first_two(POSITIVE["accelerate_dispatch"][0]) == ["user_code_error", "cuda_oom"]
-    assert _first_two(POSITIVE["cycles_queue"][0]) == ["library_bug", "gpu_hardware_fault"]
-    assert _first_two(POSITIVE["submodule_ssh"][0]) == ["build_dependency_missing", "library_bug"]
-    assert _first_two(POSITIVE["jax_illegal_address"][0]) == ["library_bug", "user_code_error"]
-    assert _first_two(POSITIVE["jax_synchronize"][0]) == ["library_bug", "user_code_error"]
-    assert _first_two(POSITIVE["notebook_dependency"][0]) == ["python_package_missing", "library_bug"]
-    assert _first_two(POSITIVE["gpuassert_launch"][0]) == ["library_bug", "user_code_error"]
-    assert _first_two(POSITIVE["dependency_misspelt_metrics"][0]) == ["library_bug", "build_dependency_missing"]
-    assert _first_two(POSITIVE["mps_placeholder_pipeline"][0]) == ["user_code_error", "library_bug"]
-    assert _first_two(POSITIVE["notebook_dependency_ipython8"][0]) == ["python_package_missing", "library_bug"]
-    assert _first_two(POSITIVE["ctk_1170_podman"][0]) == ["library_bug", "gpu_not_exposed_to_process"]
+#: the order of the readings (the release's first where the mechanism says so)
+FIRST_READINGS = {
+    "accelerate_dispatch": ["user_code_error", "cuda_oom"],
+    "cycles_queue": ["library_bug", "gpu_hardware_fault"],
+    "submodule_ssh": ["build_dependency_missing", "library_bug"],
+    "jax_illegal_address": ["library_bug", "user_code_error"],
+    "jax_synchronize": ["library_bug", "user_code_error"],
+    "notebook_dependency": ["python_package_missing", "library_bug"],
+    "gpuassert_launch": ["library_bug", "user_code_error"],
+    "dependency_misspelt_metrics": ["library_bug", "build_dependency_missing"],
+    "mps_placeholder_pipeline": ["user_code_error", "library_bug"],
+    "notebook_dependency_ipython8": ["python_package_missing", "library_bug"],
+    "ctk_1170_podman": ["library_bug", "gpu_not_exposed_to_process"],
+}
+
+
+@pytest.mark.parametrize("key", sorted(FIRST_READINGS))
+def test_the_first_readings(key):
+    assert _first_two(POSITIVE[key][0]) == FIRST_READINGS[key]
 
 
 NEAR = {
