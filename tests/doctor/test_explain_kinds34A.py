@@ -199,7 +199,7 @@ def test_the_mechanism_is_read(key):
 
 #: the order of the readings (the release's first where the mechanism says so)
 FIRST_READINGS = {
-    "accelerate_dispatch": ["user_code_error", "cuda_oom"],
+    "accelerate_dispatch": ["cuda_oom", "user_code_error"],  # round 34c's row, merged beside 34a's
     "cycles_queue": ["library_bug", "gpu_hardware_fault"],
     "submodule_ssh": ["build_dependency_missing", "library_bug"],
     "jax_illegal_address": ["library_bug", "user_code_error"],
@@ -290,7 +290,7 @@ def test_a_notebook_own_import_stays_the_kernels():
     assert _first_two(NEAR["notebook_own_import"][0])[:1] == ["kernel_wrong_python"]
 
 
-@pytest.mark.parametrize("key", ["accelerate_offload_dir_needed", "cycles_illegal_address",
+@pytest.mark.parametrize("key", ["transformers_offload_folder_needed", "cycles_illegal_address",
                                  "blender_file_from_newer_blender", "git_submodule_ssh_url",
                                  "bazel_external_package_missing", "nvidia_cdi_hook_unexpected_link_target"])
 def test_the_rows_match_their_example_and_stay_linear(key):
