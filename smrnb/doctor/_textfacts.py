@@ -612,7 +612,7 @@ def _callable_attr_in_text(r: _Reader, text: str) -> None:
     stands for (ti: taichi), is a name tables/removed_apis.csv says a release removed (taichi's ti.Vector.var, whose
     ti.Vector later releases made a function): ``torch.module_missing`` of it, as Python's own form for a module's
     attribute."""
-    from smrnb.doctor.rules._abi import _IMPORT_ALIASES
+    from smrnb.doctor import tables
 
     rows = _removed_rows_by_name()
     for m in list(_FUNCTION_NO_ATTR_RE.finditer(text[:200000]))[:2]:
@@ -620,7 +620,7 @@ def _callable_attr_in_text(r: _Reader, text: str) -> None:
         for own in re.finditer(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){1,4})\." +
                                re.escape(attr) + r"\(", text[:200000]):
             head, _, rest = own.group(1).partition(".")
-            full = f"{_IMPORT_ALIASES.get(head, head)}.{rest}.{attr}"
+            full = f"{tables.IMPORT_ALIASES.get(head, head)}.{rest}.{attr}"
             if full in rows and not any(e.get("module") == full for e in r.events["torch"]):
                 line = text[m.start():text.find("\n", m.start()) if "\n" in text[m.start():] else len(text)]
                 r.events["torch"].append({"kind": "module_missing", "from": "text", "weight": WEIGHT["module"] + 2,

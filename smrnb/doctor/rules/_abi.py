@@ -29,6 +29,7 @@ from smrnb.doctor.rules._events import (
     restart_said,
     value,
 )
+from smrnb.doctor.tables import IMPORT_ALIASES
 
 CODES = meanings("rules.abi")  # this module's codes, from the one table (codes.py)
 
@@ -1381,10 +1382,8 @@ def _imported_by_installed_package(facts: Mapping[str, Any], ev: Mapping[str, An
     return bool(by) and by not in _TORCH_FAMILY and by != "torch" and not ev.get("own_import")
 
 
-#: the usual short names of packages in calling code (``np.array(``, ``o3d.geometry.TriangleMesh(``)
-_IMPORT_ALIASES = {"np": "numpy", "o3d": "open3d", "tf": "tensorflow", "pd": "pandas", "nn": "torch", "F": "torch",
-                   "tm": "torchmetrics", "pl": "pytorch_lightning", "L": "lightning", "ti": "taichi", "wp": "warp",
-                   "ME": "MinkowskiEngine", "pcu": "point_cloud_utils"}
+#: the usual short names of packages in calling code (``tables.IMPORT_ALIASES``, which the text reader reads too)
+_IMPORT_ALIASES = IMPORT_ALIASES
 
 
 def class_attribute_codes(facts: Mapping[str, Any], seen: list[dict[str, Any]]) -> list[str]:
@@ -1840,6 +1839,35 @@ def _shadowed_or_mixed_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
     return None
 
 
+def _misnamed_or_unimported_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> list[str] | None:
+    """A module's name asked by a misspelling, a name every release defines, a compiled class's member or a submodule
+    its parent does not import (:func:`_module_codes`' readings of the name itself); None where none applies."""
+    if attribute_typo(facts, ev):
+        # (round 34c) the name asked of the module is one typo from a name Python suggests or the same text uses on a
+        # module ('ToTenser' beside transforms.ToTensor()): the code's misspelling, whatever release is installed
+        return ["user_code_error", "package_api_version_mismatch"]
+    if defining_attribute_missing(ev):
+        # (round 34c) a name every release of the package defines (triton.jit, numpy.array): the module imported is
+        # another of that name (the project's folder triton/, a file numpy.py), else an install whose files are gone
+        return ["user_code_error", "python_package_missing"]
+    if ev.get("type_object") and len(parts) > 2:
+        # a class of a compiled module (its qualified name: pybind11's and C types') lacking a member: the module was
+        # built and imports, so the code uses a name of another release of it (an enum member renamed, a method
+        # added later), else its own misspelling of the name
+        return ["package_api_version_mismatch", "user_code_error"]
+    if submodule_not_imported(ev):
+        # 'module X has no attribute Y' where Y is a subpackage X's __init__ does not import: Python binds a submodule
+        # to its parent only once something imports it (the language reference, 'The import system', 5.4.2
+        # Submodules), so `import X` then `X.Y.f()` fails whatever the release: the calling code's missing import
+        # (`import X.Y`), the user's own or, where another installed package's code calls it, that package's bug
+        others = set(value(facts, "torch", "packages_installed") or []) - {parts[0]}
+        codes = ["library_bug", "user_code_error"] if others else ["user_code_error", "library_bug"]
+        if parts[0] in SUBMODULES_LAZY_SINCE:  # (round 27a) a release before its lazy loading: the second reading
+            codes = [codes[0], "package_api_version_mismatch"]
+        return codes
+    return None
+
+
 def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     mod = str(ev.get("module") or "")
     parts = mod.split(".")
@@ -1869,29 +1897,8 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
             # is the other way the import fails, the code's own name no reading (it imports the name)
             codes = [*codes[:1], "python_package_missing"]
         return codes
-    if attribute_typo(facts, ev):
-        # (round 34c) the name asked of the module is one typo from a name Python suggests or the same text uses on a
-        # module ('ToTenser' beside transforms.ToTensor()): the code's misspelling, whatever release is installed
-        return ["user_code_error", "package_api_version_mismatch"]
-    if defining_attribute_missing(ev):
-        # (round 34c) a name every release of the package defines (triton.jit, numpy.array): the module imported is
-        # another of that name (the project's folder triton/, a file numpy.py), else an install whose files are gone
-        return ["user_code_error", "python_package_missing"]
-    if ev.get("type_object") and len(parts) > 2:
-        # a class of a compiled module (its qualified name: pybind11's and C types') lacking a member: the module was
-        # built and imports, so the code uses a name of another release of it (an enum member renamed, a method
-        # added later), else its own misspelling of the name
-        return ["package_api_version_mismatch", "user_code_error"]
-    if submodule_not_imported(ev):
-        # 'module X has no attribute Y' where Y is a subpackage X's __init__ does not import: Python binds a submodule
-        # to its parent only once something imports it (the language reference, 'The import system', 5.4.2
-        # Submodules), so `import X` then `X.Y.f()` fails whatever the release: the calling code's missing import
-        # (`import X.Y`), the user's own or, where another installed package's code calls it, that package's bug
-        others = set(value(facts, "torch", "packages_installed") or []) - {parts[0]}
-        codes = ["library_bug", "user_code_error"] if others else ["user_code_error", "library_bug"]
-        if parts[0] in SUBMODULES_LAZY_SINCE:  # (round 27a) a release before its lazy loading: the second reading
-            codes = [codes[0], "package_api_version_mismatch"]
-        return codes
+    if (named := _misnamed_or_unimported_codes(facts, ev, parts)) is not None:
+        return named
     if parts[0] == "torch" and len(parts) == 1 and not ev.get("attribute"):
         return _torch_itself_missing_codes(facts, building)
     if parts[0] in _TORCH_FAMILY and not (ev.get("import_name") or ev.get("attribute")) and (

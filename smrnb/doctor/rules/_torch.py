@@ -989,14 +989,7 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if owned := module_owner_finding(facts, ev, "library_bug"):
         return owned
     if ev.get("kind") == "pip_no_match" and ev.get("meant") and ev.get("required_by"):  # (round 34a) _misspelt_released
-        pkg, meant, by = str(ev.get("package") or ""), str(ev["meant"]).replace("_", "-"), str(ev["required_by"])
-        return {"title": f"{by}'s release names its dependency '{pkg}', which no index has: a misspelling of "
-                         f"'{meant}' in its metadata",
-                "fix": f"The {by} release requires '{pkg}', a project no index holds, one letter off '{meant}': a typo "
-                       f"in its requirements (pyproject.toml / setup.py). Install the release of {by} that fixes it; "
-                       f"meanwhile install {by} without its dependencies and '{meant}' by hand.",
-                "commands": [f"pip index versions {by}   # a newer release may fix its requirements",
-                             f"pip install --no-deps {by} && pip install {meant}"]}
+        return _misspelt_dependency_fix(ev)
     if (hyph := _hyphenated_module(ev, "library_bug")) or (hyph := _round31c_library_bug(facts, ev, key, bug)):
         return hyph
     if key.startswith("mps_") or bug == "mps_crash":
@@ -1113,6 +1106,24 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "yours (the traceback's innermost frames are a project's or an installed library's files), it "
                        "is that code's bug: its issue tracker, or its fixed release, is the fix.",
                 "commands": _calling_package_commands(facts), "severity": "info"}
+    return _library_bug_by_row(facts, ev, key)
+
+
+def _misspelt_dependency_fix(ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 34a) A release's requirements naming a dependency one letter off a released project's name."""
+    pkg, meant, by = str(ev.get("package") or ""), str(ev["meant"]).replace("_", "-"), str(ev["required_by"])
+    return {"title": f"{by}'s release names its dependency '{pkg}', which no index has: a misspelling of "
+                     f"'{meant}' in its metadata",
+            "fix": f"The {by} release requires '{pkg}', a project no index holds, one letter off '{meant}': a typo "
+                   f"in its requirements (pyproject.toml / setup.py). Install the release of {by} that fixes it; "
+                   f"meanwhile install {by} without its dependencies and '{meant}' by hand.",
+            "commands": [f"pip index versions {by}   # a newer release may fix its requirements",
+                         f"pip install --no-deps {by} && pip install {meant}"]}
+
+
+def _library_bug_by_row(facts: Facts, ev: dict[str, Any], key: str) -> dict[str, Any]:
+    """:func:`_library_bug`'s readings of a message row: a release's own setting or kernel (round 34a), the NVIDIA
+    Container Toolkit release the text shows, a row's own commands, else a library's internal check."""
     if key in _BUG_ROW_TITLES:  # (round 34a) a release's own setting or kernel the row names
         title, commands = _BUG_ROW_TITLES[key]
         return {"title": title, "detail": str(ev.get("meaning") or ""), "commands": commands}

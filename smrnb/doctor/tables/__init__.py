@@ -124,6 +124,13 @@ def source_built_row(name: str) -> dict[str, str] | None:
     return None
 
 
+#: the usual short names of packages in calling code (``np.array(``, ``o3d.geometry.TriangleMesh(``, ``ti.Vector.var(``):
+#: read by rules._abi and the text reader (round 34b), here so that neither imports the other
+IMPORT_ALIASES = {"np": "numpy", "o3d": "open3d", "tf": "tensorflow", "pd": "pandas", "nn": "torch", "F": "torch",
+                  "tm": "torchmetrics", "pl": "pytorch_lightning", "L": "lightning", "ti": "taichi", "wp": "warp",
+                  "ME": "MinkowskiEngine", "pcu": "point_cloud_utils"}
+
+
 @functools.cache
 def released_import_names() -> frozenset[str]:
     """(round 33k) The import names of released PyPI projects (``released_import_names.txt``: the 15,000 most
