@@ -171,11 +171,18 @@ def _html_escaped(text: str) -> bool:
     """Whether ``text`` shows the escaping of a page's source or an export: it holds an HTML character reference,
     every ``&`` of it begins a known one (an escaper turns a shell's ``&&`` into ``&amp;&amp;``: a bare ``&``,
     ``a && b`` or ``&notify``, shows a text nobody escaped) and it has no ``<`` (an escaper writes each as ``&lt;``)."""
+    return _escaped_refs(text) is not None
+
+
+def _escaped_refs(text: str) -> set[str] | None:
+    """The distinct character references of a text :func:`_html_escaped` reads as escaped, else None (one scan of
+    the text for them, which :func:`unescape_html` reuses: 10 MB of references cost one regex scan, not two)."""
     if "&" not in text or ";" not in text or "<" in text:
-        return False
+        return None
     refs = set(_ENTITY_RE.findall(text))
-    return (bool(refs) and sum(text.count(r) for r in refs) == text.count("&")
-            and all(r[1] == "#" or r[1:] in html.entities.html5 for r in refs))
+    ok = (bool(refs) and sum(text.count(r) for r in refs) == text.count("&")
+          and all(r[1] == "#" or r[1:] in html.entities.html5 for r in refs))
+    return refs if ok else None
 
 
 def unescape_html(text: str) -> str:
@@ -183,12 +190,13 @@ def unescape_html(text: str) -> str:
     level, where the whole text shows an escaper's marks (:func:`_html_escaped`); else ``text`` as it is. A text that
     would still show them once read (``&amp;lt;``: escaped twice, or a reference meant literally, escaped once) is left
     as it is too: which one it is, nothing in the text tells, and reading it again would read the meant one. One pass."""
-    if not _html_escaped(text):
+    refs = _escaped_refs(text)
+    if refs is None:
         return text
     out, amps = text, []
     # one replace a reference (re.sub's call a match is slow); those of "&" last and in one pass, so no "&" they
     # write begins a reference read again ("&amp;lt;" is "&lt;")
-    for ref in set(_ENTITY_RE.findall(text)):
+    for ref in refs:
         value = html.unescape(ref)
         if "&" in value:
             amps.append(re.escape(ref))
