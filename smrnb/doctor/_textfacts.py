@@ -615,14 +615,16 @@ def _callable_attr_in_text(r: _Reader, text: str) -> None:
     from smrnb.doctor import tables
 
     rows = _removed_rows_by_name()
-    for m in list(_FUNCTION_NO_ATTR_RE.finditer(text[:200000]))[:2]:
+    head_text = text[:200000]
+    for m in list(_FUNCTION_NO_ATTR_RE.finditer(head_text))[:2]:
         attr = m.group(1)
         for own in re.finditer(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){1,4})\." +
-                               re.escape(attr) + r"\(", text[:200000]):
+                               re.escape(attr) + r"\(", head_text):
             head, _, rest = own.group(1).partition(".")
             full = f"{tables.IMPORT_ALIASES.get(head, head)}.{rest}.{attr}"
             if full in rows and not any(e.get("module") == full for e in r.events["torch"]):
-                line = text[m.start():text.find("\n", m.start()) if "\n" in text[m.start():] else len(text)]
+                end = text.find("\n", m.start())
+                line = text[m.start():end if end >= 0 else len(text)]
                 r.events["torch"].append({"kind": "module_missing", "from": "text", "weight": WEIGHT["module"] + 2,
                                           "line": line.strip()[:400], "module": full, "attribute": True})
                 return

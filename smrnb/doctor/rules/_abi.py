@@ -1382,10 +1382,6 @@ def _imported_by_installed_package(facts: Mapping[str, Any], ev: Mapping[str, An
     return bool(by) and by not in _TORCH_FAMILY and by != "torch" and not ev.get("own_import")
 
 
-#: the usual short names of packages in calling code (``tables.IMPORT_ALIASES``, which the text reader reads too)
-_IMPORT_ALIASES = IMPORT_ALIASES
-
-
 def class_attribute_codes(facts: Mapping[str, Any], seen: list[dict[str, Any]]) -> list[str]:
     """What an object of a named class without the attribute the code asks for means, raised outside every installed
     package's own file (``torch.class_attribute_missing``; a title repeats the traceback's line, so all of them).
@@ -1436,7 +1432,7 @@ def project_class_fix(facts: Mapping[str, Any], ev: Mapping[str, Any], code: str
     releases = value(facts, "loader", "package_releases") or {}
     pkg = next((k for k in releases if k in (obj.lower(), obj.lower().replace("_", ""))), "")
     raw = "" if ev.get("project_class") else str((value(facts, "torch", "called_names") or {}).get(obj) or "")
-    pkg = pkg or _IMPORT_ALIASES.get(raw, raw)
+    pkg = pkg or IMPORT_ALIASES.get(raw, raw)
     if code == "library_bug":
         return {"title": f"The project's own code asks its {obj} for {attr}, which it lacks: the project's bug (its "
                          "files disagree)",
@@ -1478,7 +1474,7 @@ def caller_package_fix(facts: Mapping[str, Any], ev: Mapping[str, Any], code: st
     signature (``signature_codes``' ``caller_package``): two packages' releases that do not fit, or the caller's bug."""
     caller, callee = str(ev.get("caller_package") or "the package"), str(ev.get("callee") or "the function")
     raw = str((value(facts, "torch", "called_names") or {}).get(str(ev.get("name") or "")) or "")
-    other = _IMPORT_ALIASES.get(raw, raw) if raw and raw != caller else ""
+    other = IMPORT_ALIASES.get(raw, raw) if raw and raw != caller else ""
     pkg = other or "the function's package"
     if code == "library_bug":
         return {"title": f"A bug of the installed {caller}: its own call of {callee}() does not fit",
@@ -1540,10 +1536,10 @@ def signature_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str
 def _called_package(facts: Mapping[str, Any], name: str) -> str:
     """The installed package the text shows ``name`` coming from (``torch.called_names``), or ""."""
     raw = str((value(facts, "torch", "called_names") or {}).get(name) or "") if name else ""
-    top = _IMPORT_ALIASES.get(raw, raw)
+    top = IMPORT_ALIASES.get(raw, raw)
     # (round 25a) a package's conventional short name (`import MinkowskiEngine as ME`, then `ME.SparseTensor(`) is
     # that package, whether or not the text shows it installed
-    return top if top and (raw in _IMPORT_ALIASES or _an_installed_distribution(facts, {}, top)) else ""
+    return top if top and (raw in IMPORT_ALIASES or _an_installed_distribution(facts, {}, top)) else ""
 
 
 def _an_installed_distribution(facts: Mapping[str, Any], ev: Mapping[str, Any], top: str) -> bool:
@@ -1917,7 +1913,7 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["torch_api_incompatible_source"]
     if parts[0] == "triton":  # torch's inductor imports triton's internals (_triton_codes)
         return _triton_codes(facts, ev, parts)
-    if parts[0] in _LINUX_WHEELS_ONLY and len(parts) == 1 and not (ev.get("import_name") or ev.get("attribute")) \
+    if parts[0] in LINUX_WHEELS_ONLY and len(parts) == 1 and not (ev.get("import_name") or ev.get("attribute")) \
             and value(facts, "context", "os") == "windows":
         # (round 34b) as triton's (_triton_codes): a package whose releases carry Linux wheels only, missing on native
         # Windows: no pip install finds a wheel there (the platform's), else it is just not installed
@@ -2265,7 +2261,7 @@ def _round25a_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list
 #: (round 34b) import names of packages whose releases carry Linux wheels only (Dao-AILab/flash-attention's releases
 #: page and README: Linux, Windows only by a source build "with more testing needed"; vllm's installation docs: Linux
 #: only)
-_LINUX_WHEELS_ONLY = frozenset({"flash_attn", "vllm"})
+LINUX_WHEELS_ONLY = frozenset({"flash_attn", "vllm"})
 #: (round 34b) top-level modules of ComfyUI's own tree (comfyanonymous/ComfyUI) that later releases added beside the
 #: ones it always had (nodes, folder_paths, latent_preview, execution, server, the comfy and comfy_extras packages):
 #: node_helpers.py (2024; its nodes.py of 2023 imports no such module), comfy_execution/ (2024), comfyui_version.py

@@ -338,7 +338,6 @@ _KERNEL_FAULTS = frozenset({
     "cudaErrorInvalidConfiguration", "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
     "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_ILLEGAL_INSTRUCTION",
     "CUDA_ERROR_INVALID_ADDRESS_SPACE", "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_HARDWARE_STACK_ERROR"})
-#: "the API call requires a newer driver" (driver_types.h / cuda.h): a driver older than the call's CUDA release
 #: (round 34a) NVIDIA Container Toolkit releases whose own bug stops a GPU container from starting, and the release
 #: that fixed it (NVIDIA/nvidia-container-toolkit CHANGELOG.md)
 NVIDIA_CTK_BROKEN = {"1.17.0": "whose bug in creating the container's symlinks (nvidia-cdi-hook create-symlinks) stops "
@@ -350,6 +349,7 @@ _KERNEL_ADDRESS_FAULTS = frozenset({"CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_MI
 #: the runtime API's names of the same faults: read from the message on a line that also names the driver's form
 _KERNEL_ADDRESS_RUNTIME = frozenset({"cudaErrorIllegalAddress", "cudaErrorMisalignedAddress",
                                      "cudaErrorInvalidAddressSpace"})
+#: "the API call requires a newer driver" (driver_types.h / cuda.h): a driver older than the call's CUDA release
 _NEWER_DRIVER_ERRORS = frozenset({"cudaErrorCallRequiresNewerDriver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"})
 
 

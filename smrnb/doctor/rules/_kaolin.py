@@ -14,7 +14,7 @@ from smrnb.doctor._codes import meanings
 from smrnb.doctor._codes import why as fix_wording
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._abi import _table_packages
+from smrnb.doctor.rules._abi import LINUX_WHEELS_ONLY, _table_packages
 from smrnb.doctor.rules._context import layer
 from smrnb.doctor.rules._events import builds, events, has_sign, resolve, value
 from smrnb.doctor.rules._loader import WINDOWS_API_SET_PREFIX
@@ -238,7 +238,7 @@ def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              f"python3 -m pip install {name if built else '<the package>'}   # with a Python 3 the "
                              "package supports"]}
     top = str(ev.get("module") or "").split(".")[0]
-    if ev.get("kind") == "module_missing" and top in ("flash_attn", "vllm"):  # (round 34b) rules._abi's reading
+    if ev.get("kind") == "module_missing" and top in LINUX_WHEELS_ONLY:  # (round 34b) rules._abi's reading
         dist = top.replace("_", "-")
         return {"title": f"{dist} publishes Linux wheels only: on native Windows no pip install finds one, so {top} "
                          "is missing",
