@@ -212,19 +212,19 @@ def heldout_problems(held: list[dict], dev: list[dict], test: list[dict],
 #: threads held out, since a collection's development half cannot be worked on in the session that collects it
 HELD_TENTHS = {"heldout8": 5, "heldout9": 5, "heldout10": 5, "heldout11": 5, "heldout12": 5, "heldout13": 5,
                "heldout14": 5, "heldout15": 5, "heldout16": 5, "heldout17": 5, "heldout18": 5, "heldout19": 5,
-               "heldout20": 10}
+               "heldout20": 10, "heldout21": 10}
 #: the sixth and later collections: the held-out part and the development parts of each, in the order collected
 COLLECTIONS = (("heldout6", ("dev6", "dev7")), ("heldout7", ("dev8", "dev9")), ("heldout8", ("dev10",)),
                ("heldout9", ("dev11",)), ("heldout10", ("dev12",)), ("heldout11", ("dev13",)),
                ("heldout12", ("dev14",)), ("heldout13", ("dev15",)),
                ("heldout14", ("dev16", "dev17")), ("heldout15", ("dev18",)), ("heldout16", ("dev19",)),
                ("heldout17", ("dev20",)), ("heldout18", ("dev21",)), ("heldout19", ("dev22",)),
-               ("heldout20", ()))
+               ("heldout20", ()), ("heldout21", ()))
 
 
 def pool_part(url: str, held: str = "heldout6") -> str:
     """Where a text of a collection goes, by its thread alone (fixed before any of it was scored): ``held`` (the
-    collection's held-out part, ``heldout6`` for the sixth, ``heldout7`` for the seventh, ``heldout8`` for the eighth, ``heldout9`` for the ninth, ``heldout10`` for the tenth, ``heldout11`` for the eleventh, ``heldout12`` for the twelfth, ``heldout13`` for the thirteenth, ``heldout14`` for the fourteenth, ``heldout15`` for the fifteenth, ``heldout16`` for the sixteenth, ``heldout17`` for the seventeenth, ``heldout18`` for the eighteenth, ``heldout19`` for the nineteenth, ``heldout20`` for the twentieth, which keeps every thread) for
+    collection's held-out part, ``heldout6`` for the sixth, ``heldout7`` for the seventh, ``heldout8`` for the eighth, ``heldout9`` for the ninth, ``heldout10`` for the tenth, ``heldout11`` for the eleventh, ``heldout12`` for the twelfth, ``heldout13`` for the thirteenth, ``heldout14`` for the fourteenth, ``heldout15`` for the fifteenth, ``heldout16`` for the sixteenth, ``heldout17`` for the seventeenth, ``heldout18`` for the eighteenth, ``heldout19`` for the nineteenth, ``heldout20`` for the twentieth and ``heldout21`` for the twenty-first, which keep every thread) for
     ``HELD_TENTHS`` threads in 10, else a development part (the sixth: ``dev6`` for the first four labellers' files,
     ``dev7`` for the next four's; the seventh: ``dev8`` for labellers a-e, ``dev9`` for f-k; the eighth: ``dev10``; the ninth: ``dev11``; the tenth: ``dev12``; the eleventh: ``dev13``; the twelfth: ``dev14``; the thirteenth: ``dev15``; the fourteenth: ``dev16`` for its first wave of labellers (a-f), ``dev17`` for its second (g-l); the fifteenth: ``dev18``; the sixteenth: ``dev19``; the seventeenth: ``dev20``; the eighteenth: ``dev21``; the nineteenth: ``dev22``)."""
     key = f"{held}:" + "/".join(thread_key(url))

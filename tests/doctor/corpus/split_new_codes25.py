@@ -133,8 +133,8 @@ _CODES_RE = re.compile(r'("codes"\s*:\s*)(\[[^\]]*\])')
 
 #: the parts (and collection folders) labelled after round 25 with its codes: their labellers' own reading, never moved
 LABELLED_WITH_THE_CODES = frozenset({"heldout16", "dev19", "heldout17", "dev20", "heldout18", "dev21", "heldout19",
-                                     "dev22", "heldout20", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-                                     "twentieth"})
+                                     "dev22", "heldout20", "heldout21", "sixteenth", "seventeenth", "eighteenth",
+                                     "nineteenth", "twentieth", "twentyfirst"})
 
 
 @lru_cache(maxsize=1)
