@@ -33,7 +33,7 @@ READERS = {"expert_A": ("text", slice(0, 60)), "expert_B": ("text", slice(60, 12
            "expert_I": ("text", "heldout18"), "expert_J": ("text", "heldout18"),
            "expert_K": ("text", "heldout19"), "expert_L": ("text", "heldout19"),
            "expert_M": ("text", "heldout20"), "expert_N": ("text", "heldout20"), "expert_O": ("text", "heldout20"),
-           "expert_P": ("text", "heldout20")}
+           "expert_P": ("text", "heldout20"), "expert_Q": ("text", "heldout21"), "expert_R": ("text", "heldout21")}
 
 
 def labelled(parts) -> dict[str, dict]:
@@ -69,7 +69,8 @@ def right(label: dict, codes: list[str]) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    labels = {**labelled(SAMPLE_PARTS), **labelled([p for p in ("heldout14", "heldout17", "heldout18", "heldout19", "heldout20") if (CORPUS / f"{p}.jsonl").exists()])}
+    labels = {**labelled(SAMPLE_PARTS), **labelled([p for p in ("heldout14", "heldout17", "heldout18", "heldout19", "heldout20",
+                                                                           "heldout21") if (CORPUS / f"{p}.jsonl").exists()])}
     doctor = {}
     if "--doctor" in argv:
         import similar
