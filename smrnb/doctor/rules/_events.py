@@ -33,6 +33,11 @@ BUILDERS: dict[str, Builder] = {}
 MAX_READINGS = 3
 
 
+def _first(code: str, codes: list[str], n: int | None = MAX_READINGS) -> list[str]:
+    """``codes`` with ``code`` read first (once), at most ``n`` of them (all where ``n`` is None)."""
+    return [code, *(x for x in codes if x != code)][:n]
+
+
 def cut_at_word(text: str, width: int) -> str:
     """``text`` no longer than ``width``: cut at a word boundary with an ellipsis, never mid-word."""
     text = str(text)
@@ -464,7 +469,7 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         # fixes the issue'), the program's inputs second. XLA reports the driver's CUresult by name
         # (xla/stream_executor/cuda/cuda_driver.cc: 'CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was
         # encountered'). A Pallas / Triton / FFI kernel the program brings is its own code (jax_own_kernel)
-        return ["library_bug", *(x for x in c if x != "library_bug")][:MAX_READINGS], (
+        return _first("library_bug", c), (
             "the faulting kernel is one XLA compiled (JAX / torch_xla): the program launches no kernel of its own")
     if (ctk := str(value(facts, "context", "nvidia_ctk_version") or "")) in NVIDIA_CTK_BROKEN and \
             "gpu_not_exposed_to_process" in s and "library_bug" in CODES:
@@ -474,13 +479,13 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
         # Tegra-based systems where a container would fail to start' (the nvidia-cdi-hook's create-symlinks of
         # 1.17.0; its maintainer on podman#24502: 'There was an error in symlink creation that should have been
         # addressed in v1.17.1'): that release first, the container's GPU request second
-        return ["library_bug", *(x for x in c if x != "library_bug")][:MAX_READINGS], (
+        return _first("library_bug", c), (
             f"the NVIDIA Container Toolkit is {ctk}, {NVIDIA_CTK_BROKEN[ctk]}")
     if ev.get("key") == "openmmlab_registry_missing" and "user_code_error" in s:
         m = _REGISTRY_NAME_RE.search(str(ev.get("line") or ""))
         near = [t for t in _OPENMMLAB_TYPES if m and typing_slip(m.group(1), t)]
         if m and near:
-            return ["user_code_error", *(x for x in c if x != "user_code_error")], (
+            return _first("user_code_error", c, None), (
                 f"'{m.group(1)}' is one typing slip from '{near[0]}', a type every release registers: a misspelt name")
     if ev.get("key") == "nccl_unhandled_cuda_error" and any(
             w in str(ev.get("line") or "").lower() for w in ("processgroupnccl", "distbackenderror")):
@@ -608,7 +613,7 @@ def _driver_state_decides(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> 
             has_sign(facts, "suspend_said") and "driver_broken" in CODES:
         # a CUDA failure told with a suspend/resume (or hibernation) of the machine: the driver's state (nvidia_uvm's)
         # did not survive it; reloading nvidia_uvm or a reboot decides (the failure gone: it was the driver's state)
-        return ["driver_broken"] + [x for x in c if x != "driver_broken"][:MAX_READINGS - 1], (
+        return _first("driver_broken", c), (
             "the failure came after the machine was suspended or resumed, which the NVIDIA driver's state may not "
             "survive")
     if ev.get("name") in _PTX_JIT_ERRORS:
@@ -618,7 +623,7 @@ def _driver_state_decides(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> 
         dmax, used = value(facts, "driver", "cuda_driver_version"), cuda_in_use(facts)
         if dmax and used and tables.version_key(dmax) < tables.version_key(used):
             code = "driver_below_cuda_minor" if major(dmax) == major(used) else "driver_too_old"
-            return [code] + [x for x in c if x != code][:MAX_READINGS - 1], (
+            return _first(code, c), (
                 f"the driver runs CUDA <= {dmax} and the code is built with CUDA {used}: its PTX is too new for the "
                 "driver's JIT compiler")
     return None
@@ -643,7 +648,7 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
     if s & _NO_DEVICE_CODES and "no_gpu" in s and not _in_container_or_job(facts) and any(
             e.get("key") == "modprobe_nvidia_no_device" for e in events(facts, "torch", "message")):
         # the nvidia kernel module's own probe found no NVIDIA GPU (ENODEV): whatever CUDA then says of its devices
-        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+        return _first("no_gpu", c), (
             "the nvidia kernel module would not load: 'No such device', its probe found no NVIDIA GPU it supports")
     if ev.get("kind") == "cuda_error" and s == {"driver_too_old"} and value(facts, "context", "os") == "macos" and \
             not _has_gpu(facts) and not value(facts, "driver", "other_gpus"):
@@ -691,7 +696,7 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
             CODES and _GRAPHICS_INTEROP_RE.search(said):
         # a CUDA-OpenGL/Direct3D interop call refused by the platform (WSL 2 has no CUDA-GL interop): the graphics
         # context CUDA cannot reach, not a broken driver
-        return ["opengl_egl_unavailable"] + [x for x in c if x != "opengl_egl_unavailable"][:MAX_READINGS - 1], (
+        return _first("opengl_egl_unavailable", c), (
             "the call that failed is a CUDA graphics-interop call (cudaGraphics*GL*/D3D*): the platform gives CUDA no "
             "access to the graphics context")
     if {"driver_broken", "user_code_error"} <= s and "cuinit" in low and "initialization error" in low and \
@@ -715,13 +720,13 @@ def _platform_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, 
             not _in_container_or_job(facts):
         # Google Colab's driver is the service's: nvidia-smi failing to reach it (or NVML finding none) in a Colab
         # runtime is a runtime started without a GPU accelerator (Runtime > Change runtime type), not a broken install
-        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+        return _first("no_gpu", c), (
             "a Google Colab runtime, whose driver comes with a GPU accelerator chosen for the runtime")
     if "no_gpu" in s and s & {"gpu_not_exposed_to_process", "driver_broken", "driver_too_old"} and \
             has_sign(facts, "no_gpu_said") and not _has_gpu(facts) and not _in_container_or_job(facts):
         # the user says the machine has no (NVIDIA) GPU, and no GPU is named nor a container or job shown: no device to
         # give the process, no driver to break (round 18b: gpu_not_exposed_to_process was first on such texts)
-        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+        return _first("no_gpu", c), (
             "the text says the machine has no NVIDIA GPU")
     if ev.get("key") == "torch_distributed_no_nccl" and value(facts, "context", "os") in ("windows", "macos"):
         # torch's Windows and macOS builds have no NCCL at all (CUDA build or not): the code's choice of backend;
@@ -845,7 +850,7 @@ def _stub_libcuda_decides(c: list[str], s: set[str], facts: Facts, llp: str) -> 
             f"LD_LIBRARY_PATH holds a stubs directory ({llp[:120]}): the toolkit's stub libcuda.so is loaded")
     lc = value(facts, "loader", "libcuda_on_path")
     if isinstance(lc, Mapping) and lc.get("not_driver"):
-        return ["cuda_stub_driver_loaded"] + [x for x in c if x != "cuda_stub_driver_loaded"][:MAX_READINGS - 1], (
+        return _first("cuda_stub_driver_loaded", c), (
             f"{lc.get('path')} comes first on LD_LIBRARY_PATH and is not the driver's ({lc['not_driver']})")
     return None
 
@@ -900,17 +905,17 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if value(facts, "driver", "other_gpus") and not _has_gpu(facts) and s & _NO_DEVICE_CODES and not \
             _in_container_or_job(facts):
         # the text names another vendor's GPU and no NVIDIA one: CUDA has no device here, whatever the runtime said
-        return ["no_gpu"] + [x for x in c if x != "no_gpu"][:MAX_READINGS - 1], (
+        return _first("no_gpu", c), (
             f"the machine's GPU is {value(facts, 'driver', 'other_gpus')[0]} (not NVIDIA's)")
     if ev.get("kind") == "cuda_error" and s & {"driver_broken", "user_code_error"} and has_sign(facts, "display_reset"):
-        return ["gpu_watchdog_timeout"] + [x for x in c if x != "gpu_watchdog_timeout"][:1], (
+        return _first("gpu_watchdog_timeout", c, 2), (
             "the display went black with the error: Windows' display-driver watchdog (TDR) reset the GPU under a "
             "long kernel")
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if wsl := _wsl_decides(c, s, facts):
             return wsl
         if _in_container_or_job(facts):
-            c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process"]
+            c = _first("gpu_not_exposed_to_process", c, None)
             if "no_gpu" in c and not _runtime_reports_host(ev):
                 c.remove("no_gpu")
             return c, "the process runs in a container or a job, which must be given the GPU"
