@@ -1087,7 +1087,7 @@ def module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # sys.path's first entry (the script's folder, or the working folder of `python -m` and of a kernel) puts
         # that file in the module's place, whatever is installed
         return ["user_code_error"]
-    if misspelt_import(facts, ev):
+    if misspelt_import(facts, ev) or misspelt_common_import(facts, ev):
         return ["user_code_error"]
     if bare := _bare_folder_reading(ev):  # (round 27d) the module imported is a bare folder, not the package
         return bare
@@ -1233,6 +1233,30 @@ def misspelt_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
     return next((k for k in sorted(shown) if len(k) >= 6 and _one_edit(low, k)), "")
 
 
+def misspelt_common_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
+    """(round 35) The package of the stack or the widely used one (:func:`_typo_of_known`) a top-level module Python
+    cannot import is one slip off, where the text does not show that package installed (:func:`misspelt_import`
+    answers where it does), nothing shows the name itself installed, the import is not written in an installed
+    package's file (``torch.last_frame_package``) and the text does not name the package itself missing too: "import
+    pandsa" in a two-line traceback is the import's misspelling, which no install mends (``pip install pandsa`` would
+    fetch whatever holds that name on PyPI); else ""."""
+    mod = str(ev.get("module") or "")
+    if ev.get("kind") != "module_missing" or "." in mod or any(ev.get(k) for k in (
+            "attribute", "import_name", "dashed", "none_import", "type_object", "pip_name")):
+        return ""
+    known = _typo_of_known(mod)  # first: the facts below are read (and cited) only for a name one slip off
+    if not known or value(facts, "torch", "last_frame_package"):
+        return ""  # (or the import is written in an installed package's file: its misspelling is the package's own)
+    shown = {_import_name(str(p)) for p in value(facts, "torch", "packages_installed") or []}
+    shown |= {_import_name(str(p)) for p in value(facts, "loader", "package_releases") or {}}
+    if mod.lower() in shown:
+        return ""
+    # the text names the package itself missing too ("No module named 'torch_scatte" in a cut title, then
+    # 'torch_scatter' in full): a name cut short, not a misspelt import
+    missing = {str(e.get("module") or "").lower() for e in events(facts, kind="module_missing")}
+    return "" if known.lower() in missing else known
+
+
 def _one_edit(low: str, known: str) -> bool:
     """Whether ``low`` is one edit off ``known`` (a letter left out, added or changed, or two neighbours swapped)."""
     a, b = (low, known) if len(low) >= len(known) else (known, low)
@@ -1245,14 +1269,20 @@ def _one_edit(low: str, known: str) -> bool:
     return any(a[:i] + a[i + 1:] == b for i in range(len(a)))
 
 
-def misspelt_finding(mod: str, known: str) -> dict[str, Any]:
-    """(round 26b) The words of a misspelt import (``misspelt_import``)."""
-    return {"title": f"Not your environment: the code imports {mod}, a misspelling of {known}, which the text shows "
-                     "installed",
-            "fix": f"Python looks for a module named exactly {mod}; the installed package is {known}. Correct the "
-                   "import statement (no install is needed, and installing the misspelt name could fetch an unrelated "
-                   "package from PyPI).",
-            "commands": [f"python -c \"import {known}; print({known}.__file__)\"   # the installed package imports",
+def misspelt_finding(mod: str, known: str, shown: bool = True) -> dict[str, Any]:
+    """(round 26b) The words of a misspelt import (``misspelt_import``; ``misspelt_common_import`` where the text does
+    not show ``known`` installed, round 35)."""
+    return {"title": f"Not your environment: the code imports {mod}, a misspelling of {known}"
+                     + (", which the text shows installed" if shown else
+                        " (a widely used package; no package named like the misspelling is needed)"),
+            "fix": (f"Python looks for a module named exactly {mod}; the installed package is {known}. Correct the "
+                    "import statement (no install is needed, and installing the misspelt name could fetch an unrelated "
+                    "package from PyPI)." if shown else
+                    f"Python looks for a module named exactly {mod}, one letter off {known}. Correct the import "
+                    f"statement to {known} (installing the misspelt name could fetch an unrelated package from PyPI); "
+                    f"if {known} is then missing too, install it under its own name."),
+            "commands": [f"python -c \"import {known}; print({known}.__file__)\"   # "
+                         + ("the installed package imports" if shown else f"whether {known} is installed"),
                          f"grep -rn \"import {mod}\" --include=*.py --include=*.ipynb .   # the line to correct"]}
 
 

@@ -202,6 +202,7 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         attribute_typo_finding,
         bare_folder_fix,
         defining_attribute_missing,
+        misspelt_common_import,
         misspelt_finding,
         misspelt_import,
         module_owner_finding,
@@ -225,6 +226,8 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return shadow_finding(str(ev.get("phrase") or "<name>"))
     if known := misspelt_import(facts, ev):  # (round 26b)
         return misspelt_finding(str(ev.get("module")), known)
+    if known := misspelt_common_import(facts, ev):  # (round 35)
+        return misspelt_finding(str(ev.get("module")), known, shown=False)
     if hyph := _hyphenated_module(ev, "user_code_error"):
         return hyph
     if ev.get("key") == "jupyter_subcommand_not_found" and ev.get("meant"):  # (round 27a) _what_a_row_installs
