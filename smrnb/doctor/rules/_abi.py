@@ -1723,10 +1723,13 @@ _CONSIDER_RENAMING_RE = re.compile(r"\(consider renaming '[^'\n]{1,300}' (?:if|s
                                    r"library you intended to import|the standard library module)")
 
 
-def shadowed_package_finding(pkg: str, name: str) -> dict[str, Any]:
-    """(round 34c) The words of a package's defining name missing (:func:`defining_attribute_missing`)."""
-    return {"title": f"Not your environment: the module imported as {pkg} is not the installed {pkg} (every release "
-                     f"of {pkg} defines {pkg}.{name}): a folder or file named {pkg} shadows it",
+def shadowed_package_finding(pkg: str, name: str, circular: bool = False) -> dict[str, Any]:
+    """(round 34c) The words of a package's defining name missing (:func:`defining_attribute_missing`); (round 35a)
+    ``circular``: of Python's circular import on a released package (:func:`circular_on_released`)."""
+    why = (f"Python reports {pkg} importing itself while it loads" if circular else
+           f"every release of {pkg} defines {pkg}.{name}")
+    return {"title": f"Not your environment: the module imported as {pkg} is not the installed {pkg} ({why}): a "
+                     f"folder or file named {pkg} shadows it",
             "fix": f"Python found something named {pkg} before the installed package: a folder {pkg}/ (a namespace "
                    f"package without attributes) or a file {pkg}.py in the folder the program starts in or in the "
                    f"project, or a {pkg} folder left without its files by an uninstall. Rename or move it (and its "
@@ -1862,7 +1865,45 @@ def _shadowed_or_mixed_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
         # registrations' torchvision.extension) with no file of the user's own shadowing them: a release built for
         # another torch than the installed one (torch upgraded or downgraded alone), else a release without the name
         return ["companion_built_for_other_torch", "package_api_version_mismatch"]
+    if (circular := circular_on_released(facts, ev, parts)) is not None:
+        # (round 35a) Python's words of a released package imported while it is still loading: a file of the user's
+        # own named like it (the path Python prints, or none shown) imports itself in the package's place
+        return ["user_code_error"] if circular else ["user_code_error", "library_bug"]
     return None
+
+
+#: (round 35a) the file Python names beside a module still loading: CPython Python/ceval.c import_from ("cannot import
+#: name %R from partially initialized module %R (most likely due to a circular import) (%S)") and, Python 3.13+,
+#: Objects/moduleobject.c _Py_module_getattro_impl ("partially initialized module '%U' from '%U' has no attribute '%U'
+#: (most likely due to a circular import)"; before 3.13 without "from '%U'")
+_PARTIAL_ORIGIN_RE = re.compile(r"circular import\)\s{0,4}\(([^()\n]{1,400})\)|partially initialized module "
+                                r"'[^'\n]{1,120}' from '([^'\n]{1,400})' has no attribute")
+
+
+def circular_on_released(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> bool | None:
+    """(round 35a) Whether Python's "partially initialized module P (most likely due to a circular import)" names a
+    released package P (:func:`_released_elsewhere`) that a module of the user's own stands in for: True where the
+    file Python prints (or a traceback file of the user's own) is P.py outside every installed tree; False where no
+    file is shown and nothing else reads it (a released P whose own installed files are not in the traceback: a
+    release whose import cycles on itself would fail for every user, so the user's own P.py, or a folder P, imported
+    itself first); None where it does not apply (P's own files run, a dotted module, a name that may be a submodule P's
+    __init__ imports and its folder lacks, which Python words the same way)."""
+    line = str(ev.get("line") or "")
+    if "partially initialized module" not in line or len(parts) != 2 or not _released_elsewhere(facts, parts[0]):
+        return None
+    top = parts[0].lower()
+    m = _PARTIAL_ORIGIN_RE.search(line)
+    path = (m.group(1) or m.group(2) or "").replace("\\", "/").strip().lower() if m else ""
+    if path and path != "unknown location":
+        own = not any(k in path for k in ("site-packages/", "dist-packages/", ".egg/"))
+        return True if own and path.rsplit("/", 1)[-1] == f"{top}.py" else None
+    if _shadowing_file(facts, parts[0]):
+        return True
+    if top in {str(p).lower() for p in value(facts, "torch", "packages_installed") or []}:
+        return None  # the installed package's own files run in the traceback: its own cycle, or a half install
+    if ev.get("import_name") and not parts[1][:1].isupper():
+        return None  # 'cannot import name x' (lower case) may be a submodule of P that P's folder lacks
+    return False
 
 
 def _misnamed_or_unimported_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> list[str] | None:

@@ -201,6 +201,7 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         attribute_typo,
         attribute_typo_finding,
         bare_folder_fix,
+        circular_on_released,
         defining_attribute_missing,
         misspelt_common_import,
         misspelt_finding,
@@ -218,6 +219,10 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return attribute_typo_finding(str(ev.get("module")), meant)
     if shadowed := defining_attribute_missing(ev):  # (round 34c)
         return shadowed_package_finding(*shadowed)
+    if ev.get("kind") == "module_missing" and circular_on_released(facts, ev, str(ev.get("module") or "").split(".")) \
+            is not None:  # (round 35a)
+        return shadowed_package_finding(str(ev.get("module")).split(".")[0], str(ev.get("module")).split(".")[1],
+                                        circular=True)
     if bare := bare_folder_fix(ev):  # (round 27d)
         return bare
     if owned := module_owner_finding(facts, ev, "user_code_error"):
