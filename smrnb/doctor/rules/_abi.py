@@ -1872,6 +1872,36 @@ def _shadowed_or_mixed_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
     return None
 
 
+#: (round 35a) the standard library's Unix-only modules and names (the Python docs' "Availability: Unix" of each, and
+#: "Availability: not Windows"; https://docs.python.org/3/library/unix.html: "Unix Specific Services": posix, pwd, grp,
+#: termios, tty, pty, fcntl, resource, syslog; sys.getdlopenflags/setdlopenflags; os.fork, os.getuid, ...; signal's
+#: SIGKILL, SIGALRM, ..., signal.alarm/setitimer "Availability: Unix")
+POSIX_ONLY_MODULES = frozenset({"posix", "pwd", "grp", "termios", "tty", "pty", "fcntl", "resource", "syslog",
+                                "_posixsubprocess", "crypt"})
+POSIX_ONLY_NAMES = {
+    "sys": frozenset({"getdlopenflags", "setdlopenflags"}),
+    "os": frozenset({"fork", "forkpty", "getuid", "geteuid", "getgid", "getegid", "setuid", "setgid", "setsid",
+                     "setpgrp", "getpgid", "killpg", "uname", "sched_getaffinity", "sched_setaffinity", "getloadavg",
+                     "sysconf", "mkfifo", "nice", "chown", "lchown", "wait3", "wait4", "WNOHANG", "register_at_fork",
+                     "statvfs", "O_NONBLOCK", "geteuid", "initgroups", "getpwuid"}),
+    "signal": frozenset({"SIGKILL", "SIGALRM", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGQUIT", "SIGPIPE", "SIGCHLD",
+                         "SIGSTOP", "SIGCONT", "SIGTSTP", "alarm", "setitimer", "getitimer", "ITIMER_REAL", "pause",
+                         "pthread_kill", "pthread_sigmask", "siginterrupt"}),
+}
+
+
+def posix_only_on_windows(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
+    """(round 35a) Whether a module missing is one of the standard library's Unix-only modules or names
+    (:data:`POSIX_ONLY_MODULES`, :data:`POSIX_ONLY_NAMES`) in a text from Windows ('No module named 'fcntl'', "module
+    'sys' has no attribute 'getdlopenflags'", Python 2's "'module' object has no attribute ...")."""
+    if ev.get("kind") != "module_missing" or value(facts, "context", "os") != "windows":
+        return False
+    parts = str(ev.get("module") or "").split(".")
+    if len(parts) == 1 and not (ev.get("attribute") or ev.get("import_name")):
+        return parts[0] in POSIX_ONLY_MODULES
+    return len(parts) == 2 and bool(ev.get("attribute")) and parts[1] in POSIX_ONLY_NAMES.get(parts[0], ())
+
+
 #: (round 35a) the file Python names beside a module still loading: CPython Python/ceval.c import_from ("cannot import
 #: name %R from partially initialized module %R (most likely due to a circular import) (%S)") and, Python 3.13+,
 #: Objects/moduleobject.c _Py_module_getattro_impl ("partially initialized module '%U' from '%U' has no attribute '%U'
@@ -1949,6 +1979,13 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
     if (mixed := _shadowed_or_mixed_codes(facts, ev, parts)) is not None:
         return mixed
+    if posix_only_on_windows(facts, ev):
+        # (round 35a) a module or name Python's standard library has on Unix only, asked on Windows: the code was
+        # written for Linux/macOS; an installed package's (its last frame): that package does not support Windows (a
+        # release for it, WSL or Linux), else the person's own code's
+        if _who_asks(facts, ev, parts) == "user_code_error" and not value(facts, "torch", "last_frame_package"):
+            return ["user_code_error", "package_no_build_for_platform"]
+        return ["package_no_build_for_platform", "library_bug"]
     row = removed_api(facts, ev)
     if row is not None:
         # (round 23e) a name a release of the library (or of Python) removed or renamed, by its release notes
@@ -2144,10 +2181,13 @@ def package_not_installed(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bo
     if mod in _STDLIB or mod.lower() in _PROJECT_FOLDER_NAMES:
         return False
     below = str(ev.get("imported_as") or "").split(".")[1:]
-    if len(below) >= 2 or any(source_built_module(p) for p in below):
+    if (len(below) >= 2 and not _released_elsewhere(facts, mod)) or any(source_built_module(p) for p in below):
         # imported three parts deep (from vision.fair.detectron2.demo import X), or as the folder around a CUDA
         # extension only a source tree builds (from pointnet2_ops_lib.pointnet2_ops import x): the project's own
-        # package tree, which Python does not find from the folder the script runs in; no install brings it
+        # package tree, which Python does not find from the folder the script runs in; no install brings it.
+        # (round 35a) A released package's import name (from segment_anything.utils.amg import x) is not a project's
+        # tree: Python names the top-level package when that is what it cannot find (importlib's
+        # _find_and_load_unlocked imports the parents first), so the package itself is missing however deep the import
         return False
     if _typo_of_known(mod):
         return False  # a name one slip off a package the doctor knows (ipwidgets): the import is misspelt
