@@ -1,7 +1,11 @@
 # Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
 """explain, round 35a (heldout19's misses, read by the tool's own message): Python's "partially initialized module P
 (most likely due to a circular import)" on a released package P, with no file or the user's own P.py printed (a file
-of the user's named like the package imports itself in its place: user_code_error).
+of the user's named like the package imports itself in its place: user_code_error); ctypes' refusal of a union passed
+by value (Python 3.7.6/3.8.1+, a library's old declarations: library_bug); squashfuse's unreadable SquashFS image (a
+truncated .sif/AppImage: binary_corrupt); a Unix-only standard-library module or name asked on Windows
+(package_no_build_for_platform); Slurm's memory refusal retyped 'cannot' (slurm_memory_request_rejected); a released
+package's import name missing behind a three-part import (python_package_missing).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -25,6 +29,35 @@ READINGS = [
      "(most likely due to a circular import)\n", "user_code_error"),
     ("AttributeError: partially initialized module 'trimesh' from '/home/me/work/trimesh.py' has no attribute "
      "'load' (most likely due to a circular import)\n", "user_code_error"),
+    # CPython Modules/_ctypes/_ctypes.c converters_from_argtypes, both forms
+    ("TypeError: item 1 in _argtypes_ passes a union by value, which is unsupported.\nDuring the build of pyglet on "
+     "Debian unstable using Python 3.8 the tests fails.\n", "library_bug"),
+    ("Traceback (most recent call last):\n  File \"C:\\Python38\\lib\\site-packages\\comtypes\\__init__.py\", line 375, "
+     "in <module>\n    class _cominterface_meta(type):\nTypeError: item 2 in _argtypes_ passes a struct/union with a "
+     "bitfield by value, which is unsupported.\n", "library_bug"),
+    # squashfuse util.c sqfs_open_image, under Apptainer and an AppImage
+    ("FATAL:   container creation failed: image driver mount failure: image driver squashfuse_ll instance exited with "
+     "error: squashfuse_ll exited: Something went wrong trying to read the squashfs image.\n", "binary_corrupt"),
+    ("$ ./Cura-5.2.AppImage\nThis doesn't look like a squashfs image.\nCannot mount AppImage, please check your FUSE "
+     "setup.\n", "binary_corrupt"),
+    # Unix-only standard library on Windows (Python 2's form; an installed package importing fcntl)
+    ("OS: Windows 8\nTraceback (most recent call last):\n  File \"C:\\Anaconda2\\envs\\tf\\lib\\site-packages\\tensorflow\\"
+     "python\\__init__.py\", line 46, in <module>\n    _default_dlopen_flags = sys.getdlopenflags()\nAttributeError: "
+     "'module' object has no attribute 'getdlopenflags'\n", "package_no_build_for_platform"),
+    ("Traceback (most recent call last):\n  File \"C:\\Users\\me\\proj\\train.py\", line 4, in <module>\n    import "
+     "somepkg\n  File \"C:\\Users\\me\\miniconda3\\envs\\ds\\lib\\site-packages\\somepkg\\util.py\", line 9, in "
+     "<module>\n    import fcntl\nModuleNotFoundError: No module named 'fcntl'\n", "package_no_build_for_platform"),
+    # Slurm's reason as slurmctld words it and as people retype it
+    ("$ srun -N 1 hostname\nsrun: error: Unable to allocate resources: Memory specification can not be satisfied\n",
+     "slurm_memory_request_rejected"),
+    ("srun -N 1 hostname shows memory specification cannot be satisfied. unable to allocate resources\n",
+     "slurm_memory_request_rejected"),
+    # a released package missing behind a three-part import
+    ("from segment_anything import sam_model_registry\nfrom segment_anything.utils.amg import calculate_stability_score\n"
+     "ModuleNotFoundError: No module named 'segment_anything'\n", "python_package_missing"),
+    (">>> from diffusers.models.attention_processor import AttnProcessor2_0\nTraceback (most recent call last):\n"
+     "  File \"<stdin>\", line 1, in <module>\nModuleNotFoundError: No module named 'diffusers'\n",
+     "python_package_missing"),
 ]
 
 
@@ -45,6 +78,22 @@ NEAR_MISSES = [
      "<module>\n    from .utils.versions import require_version\nImportError: cannot import name 'AutoConfig' from "
      "partially initialized module 'transformers' (most likely due to a circular import) "
      "(/opt/conda/lib/python3.10/site-packages/transformers/__init__.py)\n", "user_code_error"),
+    # a ctypes prototype of the user's own with a wrong restype (no union): not the union refusal
+    ("TypeError: argument 1: <class 'TypeError'>: wrong type\n  File \"mylib.py\", line 7, in <module>\n", "library_bug"),
+    # squashfs words of another failure (FUSE absent: the image is fine)
+    ("fuse: failed to exec fusermount: No such file or directory\nCannot mount AppImage, please check your FUSE setup.\n"
+     "You might still be able to extract the contents of this AppImage\n", "binary_corrupt"),
+    # Unix-only names on Linux: not the platform
+    ("Traceback (most recent call last):\n  File \"/home/u/x.py\", line 1, in <module>\n    import fcntl\n"
+     "ModuleNotFoundError: No module named 'fcntl'\n", "package_no_build_for_platform"),
+    ("C:\\Users\\me> python run.py\nAttributeError: module 'os' has no attribute 'makedirss'\n",
+     "package_no_build_for_platform"),
+    # Slurm refusing GPUs, not memory
+    ("sbatch: error: Batch job submission failed: Requested node configuration is not available\n#SBATCH --gres=gpu:8\n",
+     "slurm_memory_request_rejected"),
+    # a project's own package tree three parts deep stays the project's
+    ("Traceback (most recent call last):\n  File \"demo.py\", line 3, in <module>\n    from vision.fair.detectron2.demo "
+     "import predictor\nModuleNotFoundError: No module named 'vision'\n", "python_package_missing"),
 ]
 
 
