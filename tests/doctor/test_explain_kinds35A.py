@@ -5,7 +5,9 @@ of the user's named like the package imports itself in its place: user_code_erro
 by value (Python 3.7.6/3.8.1+, a library's old declarations: library_bug); squashfuse's unreadable SquashFS image (a
 truncated .sif/AppImage: binary_corrupt); a Unix-only standard-library module or name asked on Windows
 (package_no_build_for_platform); Slurm's memory refusal retyped 'cannot' (slurm_memory_request_rejected); a released
-package's import name missing behind a three-part import (python_package_missing).
+package's import name missing behind a three-part import (python_package_missing); pip finding no project one letter
+off a released one (diffuers: user_code_error); ComfyUI's missing node types (the pack absent or failing to import:
+python_package_missing); pxr/carb missing inside Isaac Sim / Isaac Lab (imported before the app: user_code_error).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -58,6 +60,22 @@ READINGS = [
     (">>> from diffusers.models.attention_processor import AttnProcessor2_0\nTraceback (most recent call last):\n"
      "  File \"<stdin>\", line 1, in <module>\nModuleNotFoundError: No module named 'diffusers'\n",
      "python_package_missing"),
+    # pip: a name one letter off a released project, versions shown or not
+    ("ERROR: No matching distribution found for diffuers\nThe package name should be diffusers.\n", "user_code_error"),
+    ("$ pip install -r requirements.txt\nERROR: Could not find a version that satisfies the requirement "
+     "scikit_imgae (from versions: none)\nERROR: No matching distribution found for scikit_imgae\n", "user_code_error"),
+    # ComfyUI's frontend, the current dialog and the legacy one
+    ("I keep getting a message that says \"this workflow uses custom nodes you haven't installed yet.\"\n",
+     "python_package_missing"),
+    ("When loading the graph, the following node types were not found:\n  UnetLoaderGGUF\nNodes that have failed to "
+     "load will show as red on the graph.\n", "python_package_missing"),
+    # Kit's modules inside Isaac Lab / Isaac Sim
+    ("Traceback (most recent call last):\n  File \"/home/u/proj/scripts/train.py\", line 15, in <module>\n"
+     "    from isaaclab_rl.rsl_rl import handle_deprecated_rsl_rl_cfg\n  File \"/home/u/IsaacLab/source/isaaclab/"
+     "isaaclab/utils/mesh.py\", line 14, in <module>\n    from pxr import Usd, UsdGeom\nModuleNotFoundError: No module "
+     "named 'pxr'\n", "user_code_error"),
+    ("Traceback (most recent call last):\n  File \"/opt/isaac-sim/exts/isaacsim.core.utils/isaacsim/core/utils/"
+     "stage.py\", line 9, in <module>\n    import carb\nModuleNotFoundError: No module named 'carb'\n", "user_code_error"),
 ]
 
 
@@ -94,6 +112,17 @@ NEAR_MISSES = [
     # a project's own package tree three parts deep stays the project's
     ("Traceback (most recent call last):\n  File \"demo.py\", line 3, in <module>\n    from vision.fair.detectron2.demo "
      "import predictor\nModuleNotFoundError: No module named 'vision'\n", "python_package_missing"),
+    # a released project's own name, not found for this platform: not a typo
+    ("ERROR: Could not find a version that satisfies the requirement diffusers (from versions: none)\nERROR: No "
+     "matching distribution found for diffusers\n", "user_code_error"),
+    # a -gpu variant of a project (tensorflow-gpu beside tensorflow-cpu) is no typo
+    ("pip3 install --upgrade tensorflow-gpu: No matching distribution found for tensorflow-gpu\n", "user_code_error"),
+    # ComfyUI's node pack that imports and fails at run time: not the missing-node dialog
+    ("!!! Exception during processing !!! 'NoneType' object has no attribute 'shape'\n  File \"D:\\ComfyUI\\"
+     "custom_nodes\\RES4LYF\\sigmas.py\", line 40, in main\n", "python_package_missing"),
+    # pxr outside Isaac Sim: usd-core's plain package
+    ("Traceback (most recent call last):\n  File \"/home/u/tools/export_usd.py\", line 2, in <module>\n    from pxr "
+     "import Usd\nModuleNotFoundError: No module named 'pxr'\n", "user_code_error"),
 ]
 
 

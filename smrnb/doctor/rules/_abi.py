@@ -1902,6 +1902,57 @@ def posix_only_on_windows(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bo
     return len(parts) == 2 and bool(ev.get("attribute")) and parts[1] in POSIX_ONLY_NAMES.get(parts[0], ())
 
 
+#: (round 35a) top-level modules Isaac Sim's Kit provides through its extensions (omni.usd.libs: pxr; the Carbonite
+#: framework: carb; omni.* itself), importable only once SimulationApp runs (isaac-sim/IsaacSim
+#: source/extensions/isaacsim.simulation_app/docs/Overview.md: the Omniverse Toolkit "must be running before other
+#: Omniverse modules can be imported"; Isaac Lab's scripts launch AppLauncher before their other imports)
+KIT_MODULES = frozenset({"pxr", "carb", "omni", "usdrt"})
+#: folders of Isaac Sim's and Isaac Lab's own code in a traceback's paths
+_ISAAC_PATH_WORDS = ("isaaclab", "isaacsim", "isaac-sim", "isaac_sim", "orbit/source", "/kit/python", "omni/isaac")
+
+
+def kit_module_before_app(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> bool:
+    """(round 35a) Whether a top-level module missing is one Kit provides (:data:`KIT_MODULES`: pxr, carb) asked from
+    Isaac Sim's or Isaac Lab's code (a traceback path of theirs): outside Isaac Sim, pxr is usd-core's, a plain
+    package."""
+    mod = str(ev.get("module") or "")
+    if ev.get("kind") != "module_missing" or mod not in KIT_MODULES or ev.get("attribute") or ev.get("import_name"):
+        return False
+    paths = [*(value(facts, "torch", "source_files") or []), *(value(facts, "torch", "packages_installed") or [])]
+    return any(w in str(p).replace("\\", "/").lower() for p in paths for w in _ISAAC_PATH_WORDS)
+
+
+def unix_or_kit_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: str) -> dict[str, Any] | None:
+    """(round 35a) The words of :func:`posix_only_on_windows` and :func:`kit_module_before_app` for ``code``; None for
+    other events."""
+    mod = str(ev.get("module") or "")
+    if posix_only_on_windows(facts, ev):
+        by = str(value(facts, "torch", "last_frame_package") or "")
+        who = f"{by}'s code" if by else "the code"
+        return {"title": f"{mod} is Unix-only in Python's standard library and this is Windows: {who} was written for "
+                         "Linux/macOS" + ("" if code == "package_no_build_for_platform" else
+                                          " (a bug of that code where it claims Windows support)"),
+                "fix": f"Python's standard library has {mod} on Unix only (its documentation: 'Availability: Unix'), "
+                       f"so {who} cannot run on native Windows as it is. Run it where it was written for (Linux, WSL2, "
+                       "a Linux container), or install a release of the package that supports Windows (its "
+                       "installation notes); in code of your own, guard the call for Windows (os.name == 'nt').",
+                "commands": ["wsl --install   # a Linux under Windows (then install and run the package there)",
+                             *([f"pip show {by}   # its release; its documentation says which platforms it supports"]
+                               if by else [])]}
+    if kit_module_before_app(facts, ev):
+        return {"title": f"No module named '{mod}' inside Isaac Sim / Isaac Lab: Kit provides {mod} only once the "
+                         "simulation app is launched, and the script imports it (or a module that does) before that"
+                         + ("" if code == "user_code_error" else " (the project's script to fix)"),
+                "fix": f"{mod} comes with Isaac Sim's Kit extensions, on the path only after SimulationApp (Isaac Lab: "
+                       "AppLauncher(args).app) has started. Move every import of isaaclab.*/omni.*/pxr (and of "
+                       "modules importing them) below the app's launch in the script, and run it with Isaac Lab's "
+                       "Python (./isaaclab.sh -p script.py) or Isaac Sim's python.sh.",
+                "commands": ["grep -n \"^from\\|^import\\|AppLauncher\\|SimulationApp\" <the script>   # the imports above "
+                             "the app's launch",
+                             "./isaaclab.sh -p <the script> ...   # Isaac Lab's Python with Kit's paths"]}
+    return None
+
+
 #: (round 35a) the file Python names beside a module still loading: CPython Python/ceval.c import_from ("cannot import
 #: name %R from partially initialized module %R (most likely due to a circular import) (%S)") and, Python 3.13+,
 #: Objects/moduleobject.c _Py_module_getattro_impl ("partially initialized module '%U' from '%U' has no attribute '%U'
@@ -1986,6 +2037,12 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         if _who_asks(facts, ev, parts) == "user_code_error" and not value(facts, "torch", "last_frame_package"):
             return ["user_code_error", "package_no_build_for_platform"]
         return ["package_no_build_for_platform", "library_bug"]
+    if kit_module_before_app(facts, ev):
+        # (round 35a) pxr / carb (USD's and Carbonite's Python bindings) asked in Isaac Sim / Isaac Lab's code: Kit
+        # puts them on the path only once SimulationApp (AppLauncher) runs, as the omni.* modules
+        # (tables/library_messages.csv isaac_sim_module_before_app): a script importing them, or an Isaac Lab module
+        # that does, before launching the app; the script's own order (a project's script: its maintainers' fix)
+        return ["user_code_error", "library_bug"]
     row = removed_api(facts, ev)
     if row is not None:
         # (round 23e) a name a release of the library (or of Python) removed or renamed, by its release notes

@@ -224,6 +224,10 @@ def _platform_package(facts: Facts, ev: dict[str, Any]) -> str:
 def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     """(round 23) no release or file of a package (not kaolin) that this interpreter, OS, CPU or CUDA can use:
     worded for that package, its own index or wheel page where the text or the table names one."""
+    from smrnb.doctor.rules._abi import unix_or_kit_finding
+
+    if told := unix_or_kit_finding(facts, ev, NO_BUILD):  # (round 35a) a Unix-only standard-library name on Windows
+        return told
     pkg = _platform_package(facts, ev)
     if ev.get("sign") == "pip_egg_info_failed" and ev.get("python2"):  # (round 34b) rules._torch, Python 2's pip
         built = [str(b) for b in value(facts, "toolkit", "building") or []]
@@ -329,8 +333,11 @@ def _misspelt_released(pkg: str) -> str:
     known = tables.released_import_names() | _table_packages()
     if len(name) < 7 or name in known or not name.replace("_", "").isalpha():
         return ""
+    # (round 35a) a -gpu / -cpu variant of one project (tensorflow-gpu beside tensorflow-cpu, faiss-gpu and faiss-cpu)
+    # is a family of real projects, not a slip
     return next((k for k in sorted(k for k in known if abs(len(k) - len(name)) <= 1 and len(k) >= 7) if
-                 k.replace("_", "").isalpha() and _one_edit(name, k)), "")
+                 k.replace("_", "").isalpha() and _one_edit(name, k) and
+                 name.replace("gpu", "cpu") != k.replace("gpu", "cpu")), "")
 
 
 @rule("kaolin")
@@ -356,9 +363,13 @@ def kaolin_messages(facts: Facts) -> Iterable[Finding]:
             # wheel page given with --no-index / -f holds Y but not X): install X first; else no file of X fits
             yield from resolve(facts, {**ev, "weight": 26}, ["build_dependency_missing", NO_BUILD])
         elif (meant := _misspelt(str(ev.get("package") or ""))) and str(ev.get("versions") or "").strip() in (
-                "", "none"):
+                "", "none") or (meant := _misspelt_released(str(ev.get("package") or ""))) and str(
+                ev.get("versions") or "").strip() in ("", "none", "not shown"):
             # a name one letter off a package the doctor knows (bitsandbyte, xformer): no index has it because no
-            # such project exists, a typo in the install command; no release for this platform second
+            # such project exists, a typo in the install command; no release for this platform second. (round 35a)
+            # Or one letter off a released PyPI project (_misspelt_released: diffuers for diffusers, in a
+            # requirements file), pip's versions not shown: no release would be listed for a project that does not
+            # exist
             yield from resolve(facts, {**ev, "weight": 26, "meant": meant},
                                ["user_code_error", NO_BUILD])
         elif ev.get("package") not in _TORCH_WHEELS:

@@ -211,10 +211,13 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         shadowed_package_finding,
         submodule_finding,
         submodule_not_imported,
+        unix_or_kit_finding,
     )
 
     if sub := submodule_not_imported(ev):
         return submodule_finding(*sub, "user_code_error")
+    if told := unix_or_kit_finding(facts, ev, "user_code_error"):  # (round 35a)
+        return told
     if meant := attribute_typo(facts, ev):  # (round 34c)
         return attribute_typo_finding(str(ev.get("module")), meant)
     if shadowed := defining_attribute_missing(ev):  # (round 34c)
@@ -978,9 +981,12 @@ def _library_bug(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         module_owner_finding,
         submodule_finding,
         submodule_not_imported,
+        unix_or_kit_finding,
     )
 
     key, bug = str(ev.get("key") or ""), ev.get("bug")
+    if told := unix_or_kit_finding(facts, ev, "library_bug"):  # (round 35a)
+        return told
     if comfyui_core_missing(ev):  # (round 34b) the custom node importing what no ComfyUI has
         return comfyui_core_fix(str(ev.get("module") or ""), "library_bug")
     if sub := submodule_not_imported(ev):
@@ -2070,6 +2076,14 @@ def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
                              "https://github.com/Dao-AILab/flash-attention/releases avoids the long build",
                              "# or without it: from_pretrained(..., attn_implementation=\"sdpa\") (or \"eager\"; "
                              "a model's own config.json may name attn_implementation)"]}
+    if key == "comfyui_node_types_missing":  # (round 35a) tables/library_messages.csv's row
+        return {"title": "ComfyUI did not register the workflow's custom node types: the node pack is not installed, "
+                         "or it failed to import at start-up (its requirements missing from ComfyUI's own Python)",
+                "commands": ["# ComfyUI's start-up log: the line 'Cannot import ... module for custom nodes:' names "
+                             "the pack and what its import lacked",
+                             "<ComfyUI's python> -m pip install -r custom_nodes/<pack>/requirements.txt   # portable: "
+                             "python_embeded\\python.exe -m pip ...; a venv: its own python",
+                             "# then restart ComfyUI (and update ComfyUI itself where the pack needs a newer one)"]}
     if key == "pyvista_notebook_backend_failed":
         return {"title": "PyVista's notebook backend could not import its packages in the kernel's Python (it fell "
                          "back to a static image)",
