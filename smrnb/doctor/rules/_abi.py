@@ -1883,7 +1883,7 @@ POSIX_ONLY_NAMES = {
     "os": frozenset({"fork", "forkpty", "getuid", "geteuid", "getgid", "getegid", "setuid", "setgid", "setsid",
                      "setpgrp", "getpgid", "killpg", "uname", "sched_getaffinity", "sched_setaffinity", "getloadavg",
                      "sysconf", "mkfifo", "nice", "chown", "lchown", "wait3", "wait4", "WNOHANG", "register_at_fork",
-                     "statvfs", "O_NONBLOCK", "geteuid", "initgroups", "getpwuid"}),
+                     "statvfs", "initgroups"}),
     "signal": frozenset({"SIGKILL", "SIGALRM", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGQUIT", "SIGPIPE", "SIGCHLD",
                          "SIGSTOP", "SIGCONT", "SIGTSTP", "alarm", "setitimer", "getitimer", "ITIMER_REAL", "pause",
                          "pthread_kill", "pthread_sigmask", "siginterrupt"}),
