@@ -1880,6 +1880,16 @@ def _scan_own_code_exception(r: _Reader, line: str) -> None:
         if not c or r.inner_kind != "own" or path not in files or path == r.own_frame:
             return  # a cycle the frames do not show (a submodule missing from a package's own __init__ reads so too)
         fields = {"module": c.group(2), "name": c.group(1), "circular": True}
+    elif exc == "TypeError":
+        # (round 35a) CPython Objects/abstract.c PyObject_GetItem: "'%.200s' object is not subscriptable", raised on a
+        # line of the person's own that indexes it (x[...]): an object of a class without item access (a library's
+        # PointCloud, Image, a generator, a method not called). 'type' (list[int] before Python 3.9) and None (a
+        # reader's failure, read elsewhere) are left out
+        t = re.match(r"'([A-Za-z_][\w.]{0,200})' object is not subscriptable", msg)
+        if not t or r.inner_kind != "own" or t.group(1) in ("type", "NoneType") or t.group(1).endswith("Meta") or \
+                not re.search(r"[\w)\]]\[", r.own_call):
+            return
+        fields = {"not_subscriptable": t.group(1)}
     elif exc == "NameError":
         n = re.match(r"(?:global )?name '([A-Za-z_]\w{0,80})' is not defined", msg)
         if not n or r.inner_kind != "own" or n.group(1).startswith("_") or \
@@ -2950,6 +2960,9 @@ def _scan_lines(r: _Reader, text: str, budget_s: float) -> None:
                 # (round 27c) a title that repeats the traceback's last line: read first with no frame above it,
                 # the same line under an installed package's frame is where the exception was raised
                 _scan_generic_exception_in_package(r, line, low)
+            elif r.own_frame and r.inner_kind == "own" and ("error" in low or "exception" in low):
+                # (round 35a) the same title repeated under a frame of the person's own: the exception raised there
+                _scan_own_code_exception(r, line)
             prev_import = seen[line]
             continue
         _scan_line(r, line, low)

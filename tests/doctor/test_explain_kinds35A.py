@@ -7,7 +7,9 @@ truncated .sif/AppImage: binary_corrupt); a Unix-only standard-library module or
 (package_no_build_for_platform); Slurm's memory refusal retyped 'cannot' (slurm_memory_request_rejected); a released
 package's import name missing behind a three-part import (python_package_missing); pip finding no project one letter
 off a released one (diffuers: user_code_error); ComfyUI's missing node types (the pack absent or failing to import:
-python_package_missing); pxr/carb missing inside Isaac Sim / Isaac Lab (imported before the app: user_code_error).
+python_package_missing); pxr/carb missing inside Isaac Sim / Isaac Lab (imported before the app: user_code_error);
+Python's "'X' object is not subscriptable" on a line of the person's own that indexes it (user_code_error), and an
+issue title repeating the exception raised under a frame of the person's own read under that frame.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -76,6 +78,15 @@ READINGS = [
      "named 'pxr'\n", "user_code_error"),
     ("Traceback (most recent call last):\n  File \"/opt/isaac-sim/exts/isaacsim.core.utils/isaacsim/core/utils/"
      "stage.py\", line 9, in <module>\n    import carb\nModuleNotFoundError: No module named 'carb'\n", "user_code_error"),
+    # CPython's PyObject_GetItem on the person's own line (the title repeating the last line, as issues do)
+    ("TypeError: 'open3d.cuda.pybind.geometry.PointCloud' object is not subscriptable\nTraceback (most recent call "
+     "last):\n  File \"visualize.py\", line 11, in <module>\n    pcd.points = o3d.utility.Vector3dVector(cloud[:,:3])\n"
+     "TypeError: 'open3d.cuda.pybind.geometry.PointCloud' object is not subscriptable\n", "user_code_error"),
+    ("Traceback (most recent call last):\n  File \"/home/me/proj/crop.py\", line 8, in <module>\n"
+     "    left = img[0:100, 0:100]\nTypeError: 'PngImageFile' object is not subscriptable\n", "user_code_error"),
+    # a KeyError title repeated under the person's own frame
+    ("KeyError: 'val_split'\nTraceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 40, in "
+     "<module>\n    split = cfg['val_split']\nKeyError: 'val_split'\n", "user_code_error"),
 ]
 
 
@@ -123,6 +134,9 @@ NEAR_MISSES = [
     # pxr outside Isaac Sim: usd-core's plain package
     ("Traceback (most recent call last):\n  File \"/home/u/tools/export_usd.py\", line 2, in <module>\n    from pxr "
      "import Usd\nModuleNotFoundError: No module named 'pxr'\n", "user_code_error"),
+    # 'type' object is not subscriptable: list[int] before Python 3.9, in a package's frame
+    ("Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.8/site-packages/whisperx/asr.py\", line 8, "
+     "in <module>\n    def f(x: list[int]): pass\nTypeError: 'type' object is not subscriptable\n", "user_code_error"),
 ]
 
 

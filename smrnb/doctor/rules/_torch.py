@@ -446,6 +446,15 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                        "someone else's.",
                 "commands": [f"grep -rn \"{mod}\" --include=*.py .   # the imports to correct to {fixed}",
                              f"python -c \"import {fixed}\"   # from the project's folder (the one holding it)"]}
+    if ev.get("not_subscriptable"):  # (round 35a)
+        cls = str(ev["not_subscriptable"])
+        return {"title": f"Not your environment: {where} indexes a {cls.rsplit('.', 1)[-1]} object, which does not "
+                         "support [ ] (it is not an array or a list)",
+                "fix": f"Python raised TypeError because an object of class {cls} has no item access: take the array "
+                       "or list it holds first (Open3D: np.asarray(cloud.points); PIL: np.array(image)), convert it "
+                       "(list(generator)), or call the method before indexing its result (f()[0], not f[0]).",
+                "commands": [f"# print(type(x), dir(x)) for the object indexed on the failing line"
+                             f"{': ' + call[:100] if call else ''}"]}
     if ev.get("index"):
         return {"title": f"Not your environment: an index past the end of a sequence in {where}",
                 "fix": "The code indexes a list (or tuple, string) at a position it does not have: indices run "
