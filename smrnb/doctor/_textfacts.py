@@ -3814,11 +3814,32 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _scan_tables(r, text, low, holds)
     _scan_enums(r, text, low)
     _own_package_import(r, text)
+    if "invalid literal for int()" in low:
+        _option_value_not_int(r, text)
     _derive(r)
     _context_from_signs(r)
     _broken_driver(r)
     _gpu_said(r, low)
     return r.result()
+
+
+#: (round 35a) Python's int() refusing a string (CPython Objects/longobject.c PyLong_FromString: "invalid literal for
+#: int() with base %d: %R")
+_INT_LITERAL_RE = re.compile(r"invalid literal for int\(\) with base 10: '([^'\n]{2,120})'")
+
+
+def _option_value_not_int(r: _Reader, text: str) -> None:
+    """(round 35a) The torch sign ``option_value_not_int``: the string int() refused is the value the text's own
+    command gives an option ("nnUNet_plan_and_preprocess -t Task101_BrainSeg" beside "invalid literal for int() with
+    base 10: 'Task101_BrainSeg'"): the program parses that option as a number and was given a name or a path."""
+    m = _INT_LITERAL_RE.search(text)
+    if not m or re.fullmatch(r"[\s0-9.+-]*", m.group(1)):
+        return
+    opt = re.search(r"(?:^|\s)(-{1,2}[A-Za-z][\w-]{0,40})[ =]['\"]?" + re.escape(m.group(1)) + r"(?![\w.-])", text)
+    if opt:
+        line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) % (len(text) + 1)][:300]
+        r.event("torch", "sign", line or m.group(0), WEIGHT["sign"], sign="option_value_not_int",
+                phrase=f"{opt.group(1)} {m.group(1)}")
 
 
 #: (round 34a) Python's chained exception (traceback.py's _context_message) and the ImportError a program raises in its

@@ -9,7 +9,8 @@ package's import name missing behind a three-part import (python_package_missing
 off a released one (diffuers: user_code_error); ComfyUI's missing node types (the pack absent or failing to import:
 python_package_missing); pxr/carb missing inside Isaac Sim / Isaac Lab (imported before the app: user_code_error);
 Python's "'X' object is not subscriptable" on a line of the person's own that indexes it (user_code_error), and an
-issue title repeating the exception raised under a frame of the person's own read under that frame.
+issue title repeating the exception raised under a frame of the person's own read under that frame; int() refusing the
+very value the text's command gives an option (user_code_error).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -87,6 +88,12 @@ READINGS = [
     # a KeyError title repeated under the person's own frame
     ("KeyError: 'val_split'\nTraceback (most recent call last):\n  File \"/home/me/proj/train.py\", line 40, in "
      "<module>\n    split = cfg['val_split']\nKeyError: 'val_split'\n", "user_code_error"),
+    # int() refusing the value the command gives an option
+    ("I used: \"nnUNet_plan_and_preprocess -t Task101_BrainSeg --verify_dataset_integrity\" and get 'ValueError: "
+     "invalid literal for int() with base 10: 'Task101_BrainSeg'\n", "user_code_error"),
+    ("$ python tools/train.py --gpus=0,1 --epochs 20\nTraceback (most recent call last):\n  File \"/opt/venv/lib/"
+     "python3.10/site-packages/trainer/cli.py\", line 30, in main\n    n = int(args.gpus)\nValueError: invalid literal "
+     "for int() with base 10: '0,1'\n", "user_code_error"),
 ]
 
 
@@ -134,6 +141,10 @@ NEAR_MISSES = [
     # pxr outside Isaac Sim: usd-core's plain package
     ("Traceback (most recent call last):\n  File \"/home/u/tools/export_usd.py\", line 2, in <module>\n    from pxr "
      "import Usd\nModuleNotFoundError: No module named 'pxr'\n", "user_code_error"),
+    # int() refusing a value read from a file, not one the command gives
+    ("$ python eval.py --split val\nTraceback (most recent call last):\n  File \"/opt/venv/lib/python3.10/site-packages/"
+     "ds/io.py\", line 12, in read\n    n = int(fields[2])\nValueError: invalid literal for int() with base 10: "
+     "'nan'\n", "user_code_error"),
     # 'type' object is not subscriptable: list[int] before Python 3.9, in a package's frame
     ("Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.8/site-packages/whisperx/asr.py\", line 8, "
      "in <module>\n    def f(x: list[int]): pass\nTypeError: 'type' object is not subscriptable\n", "user_code_error"),

@@ -232,6 +232,15 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return owned
     if ev.get("sign") == "shadow_file_said":
         return shadow_finding(str(ev.get("phrase") or "<name>"))
+    if ev.get("sign") == "option_value_not_int":  # (round 35a) option_value_not_int
+        opt, _, val = str(ev.get("phrase") or "").partition(" ")
+        return {"title": f"Not your environment: the command gives {opt} the value '{val}', which the program "
+                         "converts with int(): that option takes a number (an id, a count, an index), not a name",
+                "fix": f"Python's int() refused '{val}': the program parses {opt} as an integer. Pass the number it "
+                       f"asks for (a task or dataset id: 101 rather than its folder name; a count), as its --help "
+                       "and documentation name it.",
+                "commands": ["<the program> --help   # what each option takes",
+                             f"# the command again with {opt} <number>"]}
     if known := misspelt_import(facts, ev):  # (round 26b)
         return misspelt_finding(str(ev.get("module")), known)
     if known := misspelt_common_import(facts, ev):  # (round 35)
@@ -2421,6 +2430,19 @@ def shadowing_file_told(facts: Facts) -> Iterable[Finding]:
     yield from resolve(facts, {**said[0], "weight": 20, "key": "", "meaning": f"a file of yours named {name}.py "
                                f"shadows the module {name} (Python imports the file from the folder it starts in)"},
                        ["user_code_error"])
+
+
+@rule("torch")
+def option_value_not_int(facts: Facts) -> Iterable[Finding]:
+    """(round 35a) int() refused the very string the text's command gives an option (_textfacts._option_value_not_int:
+    "-t Task101_BrainSeg" and "invalid literal for int() with base 10: 'Task101_BrainSeg'"): the program reads that
+    option as a number (an id, a count, an index), so the command passes a name, a path or a label where a number
+    belongs: the command's mistake (the program's --help names what the option takes), not the environment."""
+    for ev in [e for e in events(facts, "torch", "sign") if e.get("sign") == "option_value_not_int"][:1]:
+        opt, _, val = str(ev.get("phrase") or "").partition(" ")
+        yield from resolve(facts, {**ev, "weight": 22, "key": "", "meaning": f"the command gives {opt} the value "
+                                   f"'{val}', which the program converts with int(): it takes a number there (an id, "
+                                   "a count), not a name"}, ["user_code_error"])
 
 
 #: a package pinned in pip's form on a line ("after upgrading to `ipywidgets==7.0.0`")
