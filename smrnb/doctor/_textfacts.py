@@ -3816,6 +3816,8 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _own_package_import(r, text)
     if "invalid literal for int()" in low:
         _option_value_not_int(r, text)
+    if "importerror" in low and "from ." in text:
+        _relative_import_in_cell(r, text)
     _derive(r)
     _context_from_signs(r)
     _broken_driver(r)
@@ -3840,6 +3842,25 @@ def _option_value_not_int(r: _Reader, text: str) -> None:
         line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) % (len(text) + 1)][:300]
         r.event("torch", "sign", line or m.group(0), WEIGHT["sign"], sign="option_value_not_int",
                 phrase=f"{opt.group(1)} {m.group(1)}")
+
+
+#: (round 35a) IPython's frame of a notebook cell (8: "Cell In[3], line 5"; 7: "<ipython-input-3-...> in <module>";
+#: Colab's "<cell line: 33>") and, below it (no other frame or marked line between), the line it ran marked "---->"
+#: being a relative import
+_CELL_RELATIVE_IMPORT_RE = re.compile(r"(?:<cell line: ?[0-9]{1,5}>|Cell In ?\[[0-9]{1,5}\]|<ipython-input-[\w-]{1,80}>)"
+                                      r"[^\n]{0,200}\n(?:(?!\s{0,8}-{1,4}>|\s{0,8}File )[^\n]{0,300}\n){0,12}?\s{0,8}-{1,4}>\s{0,4}[0-9]{0,5}\s{1,8}"
+                                      r"(from \.{1,4}[\w.]{0,100} import [^\n]{1,200})")
+
+
+def _relative_import_in_cell(r: _Reader, text: str) -> None:
+    """(round 35a) The torch sign ``relative_import_in_cell``: an ImportError whose notebook cell ran a relative import
+    (IPython's "---->" line under the cell's frame): a cell belongs to no package, so Python cannot resolve it
+    ("attempted relative import with no known parent package", importlib._bootstrap._sanity_check), whatever is
+    installed; code copied from a package's source."""
+    m = _CELL_RELATIVE_IMPORT_RE.search(text[:200_000])
+    if m:
+        r.event("torch", "sign", m.group(1).strip()[:300], WEIGHT["sign"], sign="relative_import_in_cell",
+                phrase=m.group(1).strip()[:200])
 
 
 #: (round 34a) Python's chained exception (traceback.py's _context_message) and the ImportError a program raises in its

@@ -10,7 +10,8 @@ off a released one (diffuers: user_code_error); ComfyUI's missing node types (th
 python_package_missing); pxr/carb missing inside Isaac Sim / Isaac Lab (imported before the app: user_code_error);
 Python's "'X' object is not subscriptable" on a line of the person's own that indexes it (user_code_error), and an
 issue title repeating the exception raised under a frame of the person's own read under that frame; int() refusing the
-very value the text's command gives an option (user_code_error).
+very value the text's command gives an option (user_code_error); Python's refusal of a relative import outside a package
+(a module run as a script, a notebook cell: user_code_error), and a notebook cell shown running one.
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -94,6 +95,16 @@ READINGS = [
     ("$ python tools/train.py --gpus=0,1 --epochs 20\nTraceback (most recent call last):\n  File \"/opt/venv/lib/"
      "python3.10/site-packages/trainer/cli.py\", line 30, in main\n    n = int(args.gpus)\nValueError: invalid literal "
      "for int() with base 10: '0,1'\n", "user_code_error"),
+    # importlib's words, Python 3 and 2
+    ("Traceback (most recent call last):\n  File \"/home/me/repo/lib/models/net.py\", line 3, in <module>\n    from "
+     "..utils import load\nImportError: attempted relative import with no known parent package\n", "user_code_error"),
+    ("ValueError: Attempted relative import in non-package\n", "user_code_error"),
+    # a cell running a relative import (Colab's and IPython 8's frames)
+    ("ImportError Traceback (most recent call last)\n[( in <cell line: 33>()\n31 from torch import nn\n---> 33 from "
+     "..utils import USE_PEFT_BACKEND\n34 from .lora import LoRACompatibleLinear\n", "user_code_error"),
+    ("---------------------------------------------------------------------------\nImportError                      "
+     "         Traceback (most recent call last)\nCell In[4], line 2\n      1 import torch\n----> 2 from .models "
+     "import UNet\n\nImportError: attempted relative import with no known parent package\n", "user_code_error"),
 ]
 
 
@@ -145,6 +156,10 @@ NEAR_MISSES = [
     ("$ python eval.py --split val\nTraceback (most recent call last):\n  File \"/opt/venv/lib/python3.10/site-packages/"
      "ds/io.py\", line 12, in read\n    n = int(fields[2])\nValueError: invalid literal for int() with base 10: "
      "'nan'\n", "user_code_error"),
+    # a cell running an absolute import; a relative import only in the prose after it
+    ("ModuleNotFoundError                       Traceback (most recent call last)\nCell In[2], line 1\n----> 1 import "
+     "segment_anything\n\nModuleNotFoundError: No module named 'segment_anything'\nthe repo's file does from .utils "
+     "import x\n", "user_code_error"),
     # 'type' object is not subscriptable: list[int] before Python 3.9, in a package's frame
     ("Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.8/site-packages/whisperx/asr.py\", line 8, "
      "in <module>\n    def f(x: list[int]): pass\nTypeError: 'type' object is not subscriptable\n", "user_code_error"),

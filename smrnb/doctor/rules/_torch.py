@@ -232,6 +232,16 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return owned
     if ev.get("sign") == "shadow_file_said":
         return shadow_finding(str(ev.get("phrase") or "<name>"))
+    if ev.get("sign") == "relative_import_in_cell":  # (round 35a) relative_import_in_cell
+        stmt = str(ev.get("phrase") or "from . import x")
+        return {"title": f"Not your environment: a notebook cell runs the relative import '{stmt[:80]}', which only "
+                         "a module inside a package can run",
+                "fix": "A relative import (from . / from ..) resolves against the package of the module that runs it; "
+                       "a notebook cell (or a script run directly) has none, so Python refuses it whatever is "
+                       "installed. Import the names from the installed package by its full name (from "
+                       "<package>.utils import X), with that package installed in the kernel's Python.",
+                "commands": ["# in the cell: from <package>.<module> import <name>   (not from ..<module> import ...)",
+                             "%pip show <package>   # the package installed in this kernel"]}
     if ev.get("sign") == "option_value_not_int":  # (round 35a) option_value_not_int
         opt, _, val = str(ev.get("phrase") or "").partition(" ")
         return {"title": f"Not your environment: the command gives {opt} the value '{val}', which the program "
@@ -2443,6 +2453,15 @@ def option_value_not_int(facts: Facts) -> Iterable[Finding]:
         yield from resolve(facts, {**ev, "weight": 22, "key": "", "meaning": f"the command gives {opt} the value "
                                    f"'{val}', which the program converts with int(): it takes a number there (an id, "
                                    "a count), not a name"}, ["user_code_error"])
+
+
+@rule("torch")
+def relative_import_in_cell(facts: Facts) -> Iterable[Finding]:
+    """(round 35a) A notebook cell running a relative import (_textfacts._relative_import_in_cell): a cell is no module
+    of a package, so the import cannot resolve (Python's "attempted relative import with no known parent package"):
+    code copied from a package's source into the notebook; importing from the installed package is the fix."""
+    for ev in [e for e in events(facts, "torch", "sign") if e.get("sign") == "relative_import_in_cell"][:1]:
+        yield from resolve(facts, {**ev, "weight": 22, "key": ""}, ["user_code_error"])
 
 
 #: a package pinned in pip's form on a line ("after upgrading to `ipywidgets==7.0.0`")
