@@ -11,7 +11,8 @@ python_package_missing); pxr/carb missing inside Isaac Sim / Isaac Lab (imported
 Python's "'X' object is not subscriptable" on a line of the person's own that indexes it (user_code_error), and an
 issue title repeating the exception raised under a frame of the person's own read under that frame; int() refusing the
 very value the text's command gives an option (user_code_error); Python's refusal of a relative import outside a package
-(a module run as a script, a notebook cell: user_code_error), and a notebook cell shown running one.
+(a module run as a script, a notebook cell: user_code_error), and a notebook cell shown running one; spconv's tuner
+finding no kernel (features of another dtype than the layers', an empty input: user_code_error).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -105,6 +106,11 @@ READINGS = [
     ("---------------------------------------------------------------------------\nImportError                      "
      "         Traceback (most recent call last)\nCell In[4], line 2\n      1 import torch\n----> 2 from .models "
      "import UNet\n\nImportError: attempted relative import with no known parent package\n", "user_code_error"),
+    # spconv's tuner: 2.1's Python ValueError and 2.3's C++ assertion
+    ("ValueError: (\"can't find suitable algorithm for\", <ConvOpType.kForward: 0>)\n", "user_code_error"),
+    ("RuntimeError: /io/build/temp.linux-x86_64-cpython-310/spconv/build/core_cc/src/csrc/sparse/convops/convops/"
+     "ConvTunerSimple/ConvTunerSimple_tune_and_cache.cc(153)\n!all_profile_res.empty() assert faild. can't find "
+     "suitable algorithm for 0\n", "user_code_error"),
 ]
 
 
@@ -160,6 +166,8 @@ NEAR_MISSES = [
     ("ModuleNotFoundError                       Traceback (most recent call last)\nCell In[2], line 1\n----> 1 import "
      "segment_anything\n\nModuleNotFoundError: No module named 'segment_anything'\nthe repo's file does from .utils "
      "import x\n", "user_code_error"),
+    # cuDNN finding no convolution algorithm: not spconv's tuner
+    ("RuntimeError: Unable to find a valid cuDNN algorithm to run convolution\n", "library_bug"),
     # 'type' object is not subscriptable: list[int] before Python 3.9, in a package's frame
     ("Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.8/site-packages/whisperx/asr.py\", line 8, "
      "in <module>\n    def f(x: list[int]): pass\nTypeError: 'type' object is not subscriptable\n", "user_code_error"),
