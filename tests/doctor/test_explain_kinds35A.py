@@ -12,7 +12,8 @@ Python's "'X' object is not subscriptable" on a line of the person's own that in
 issue title repeating the exception raised under a frame of the person's own read under that frame; int() refusing the
 very value the text's command gives an option (user_code_error); Python's refusal of a relative import outside a package
 (a module run as a script, a notebook cell: user_code_error), and a notebook cell shown running one; spconv's tuner
-finding no kernel (features of another dtype than the layers', an empty input: user_code_error).
+finding no kernel (features of another dtype than the layers', an empty input: user_code_error); Mesa's 'libGL error:
+MESA-LOADER' cut short in a title (its DRI driver not loaded: no OpenGL context).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -111,6 +112,10 @@ READINGS = [
     ("RuntimeError: /io/build/temp.linux-x86_64-cpython-310/spconv/build/core_cc/src/csrc/sparse/convops/convops/"
      "ConvTunerSimple/ConvTunerSimple_tune_and_cache.cc(153)\n!all_profile_res.empty() assert faild. can't find "
      "suitable algorithm for 0\n", "user_code_error"),
+    # Mesa's loader line cut short in an issue title
+    ("Can't open viewer with the command\"python -m mujoco.viewer\" ; Error info:libGL error: MESA-LOADER...\n",
+     "opengl_egl_unavailable"),
+    ("glfw window creation fails on Ubuntu 22.04: libGL error: MESA-LOADER\n", "opengl_egl_unavailable"),
 ]
 
 
@@ -168,6 +173,8 @@ NEAR_MISSES = [
      "import x\n", "user_code_error"),
     # cuDNN finding no convolution algorithm: not spconv's tuner
     ("RuntimeError: Unable to find a valid cuDNN algorithm to run convolution\n", "library_bug"),
+    # Mesa's informational loader line: not a driver that failed to load
+    ("MESA-LOADER: device is not located on the PCI bus\nRendering with llvmpipe, 60 fps\n", "opengl_egl_unavailable"),
     # 'type' object is not subscriptable: list[int] before Python 3.9, in a package's frame
     ("Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.8/site-packages/whisperx/asr.py\", line 8, "
      "in <module>\n    def f(x: list[int]): pass\nTypeError: 'type' object is not subscriptable\n", "user_code_error"),
