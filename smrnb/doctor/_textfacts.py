@@ -3818,6 +3818,8 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
         _option_value_not_int(r, text)
     if "importerror" in low and "from ." in text:
         _relative_import_in_cell(r, text)
+    if "pointer to a bound function" in low and "type name is not allowed" in low:
+        _template_call_on_plain_member(r, text, low)
     _derive(r)
     _context_from_signs(r)
     _broken_driver(r)
@@ -3842,6 +3844,29 @@ def _option_value_not_int(r: _Reader, text: str) -> None:
         line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) % (len(text) + 1)][:300]
         r.event("torch", "sign", line or m.group(0), WEIGHT["sign"], sign="option_value_not_int",
                 phrase=f"{opt.group(1)} {m.group(1)}")
+
+
+#: (round 35a) the EDG front end's (nvcc's) error at a file and line: "a pointer to a bound function may only be used to
+#: call the function"
+_BOUND_FUNCTION_RE = re.compile(r"([\w./\\-]{1,300}\.(?:cu|cuh|cpp|cc|h|hpp))\(([0-9]{1,6})\): error: a pointer to a bound "
+                                r"function may only be used to call the function")
+
+
+def _template_call_on_plain_member(r: _Reader, text: str, low: str) -> None:
+    """(round 35a) The toolkit sign ``template_call_on_plain_member``: nvcc's "a pointer to a bound function may only
+    be used to call the function" and "type name is not allowed" at the same file and line of a torch extension's
+    source: the source calls a member as a template (tensor.data_ptr<scalar_t>()) that the installed torch's headers
+    declare as a plain function only (void* data_ptr()), so EDG parses "x.data_ptr < scalar_t > ()": the comparison
+    of a bound function, a type where an expression belongs, an empty expression. Read where the text is a torch
+    extension's build (torch/pytorch, setup.py, a csrc folder, ATen, TORCH_EXTENSION named)."""
+    if not re.search(r"torch|setup\.py|[/\\]csrc[/\\]|\baten\b|torch_extension", low):
+        return
+    for m in _BOUND_FUNCTION_RE.finditer(text[:500_000]):
+        if f"{m.group(1)}({m.group(2)}): error: type name is not allowed" in text:
+            line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) % (len(text) + 1)][:300]
+            r.event("toolkit", "sign", line or m.group(0), WEIGHT["sign"], sign="template_call_on_plain_member",
+                    phrase=f"{m.group(1)}({m.group(2)})")
+            return
 
 
 #: (round 35a) IPython's frame of a notebook cell (8: "Cell In[3], line 5"; 7: "<ipython-input-3-...> in <module>";

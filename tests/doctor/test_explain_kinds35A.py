@@ -13,7 +13,9 @@ issue title repeating the exception raised under a frame of the person's own rea
 very value the text's command gives an option (user_code_error); Python's refusal of a relative import outside a package
 (a module run as a script, a notebook cell: user_code_error), and a notebook cell shown running one; spconv's tuner
 finding no kernel (features of another dtype than the layers', an empty input: user_code_error); Mesa's 'libGL error:
-MESA-LOADER' cut short in a title (its DRI driver not loaded: no OpenGL context).
+MESA-LOADER' cut short in a title (its DRI driver not loaded: no OpenGL context); nvcc's bound-function and
+type-name errors at one line of a torch extension (a member called as a template the older torch declares plain:
+source_needs_newer_torch).
 Each kind has a wording not from the corpus and near-misses that must NOT get its code."""
 
 from __future__ import annotations
@@ -116,6 +118,14 @@ READINGS = [
     ("Can't open viewer with the command\"python -m mujoco.viewer\" ; Error info:libGL error: MESA-LOADER...\n",
      "opengl_egl_unavailable"),
     ("glfw window creation fails on Ubuntu 22.04: libGL error: MESA-LOADER\n", "opengl_egl_unavailable"),
+    # EDG's triple at one line of a torch extension's .cu
+    ("python setup.py install\n  torchsparse/backend/devoxelize/devoxelize_cuda.cu(90): error: a pointer to a bound "
+     "function may only be used to call the function\n  torchsparse/backend/devoxelize/devoxelize_cuda.cu(90): error: "
+     "type name is not allowed\n  torchsparse/backend/devoxelize/devoxelize_cuda.cu(90): error: expected an "
+     "expression\nerror: command '/usr/local/cuda/bin/nvcc' failed with exit status 1\n", "source_needs_newer_torch"),
+    ("- pytorch3d/csrc/nearest_neighbor_points/nearest_neighbor_points.cu(231): error: a pointer to a bound function "
+     "may only be used to call the function\n- pytorch3d/csrc/nearest_neighbor_points/nearest_neighbor_points.cu(231): "
+     "error: type name is not allowed\n", "source_needs_newer_torch"),
 ]
 
 
@@ -175,6 +185,9 @@ NEAR_MISSES = [
     ("RuntimeError: Unable to find a valid cuDNN algorithm to run convolution\n", "library_bug"),
     # Mesa's informational loader line: not a driver that failed to load
     ("MESA-LOADER: device is not located on the PCI bus\nRendering with llvmpipe, 60 fps\n", "opengl_egl_unavailable"),
+    # a bound function used without its call (a method missing its parentheses), no template at that line
+    ("src/kernel.cu(12): error: a pointer to a bound function may only be used to call the function\n"
+     "src/kernel.cu(40): error: type name is not allowed\npython setup.py build_ext\n", "source_needs_newer_torch"),
     # 'type' object is not subscriptable: list[int] before Python 3.9, in a package's frame
     ("Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.8/site-packages/whisperx/asr.py\", line 8, "
      "in <module>\n    def f(x: list[int]): pass\nTypeError: 'type' object is not subscriptable\n", "user_code_error"),

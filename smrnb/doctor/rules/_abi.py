@@ -410,7 +410,24 @@ def _torch_shown_at_or_after(facts: Mapping[str, Any], release: str) -> bool:
 
 @builds("source_needs_newer_torch")
 def _newer_torch(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
-    """(round 31b) A torch C++ name a later torch added (tables/added_apis.csv, form cpp), unknown to the compiler."""
+    """(round 31b) A torch C++ name a later torch added (tables/added_apis.csv, form cpp), unknown to the compiler;
+    (round 35a) a member called as a template that the installed torch declares plain (template_call_on_plain_member)."""
+    if ev.get("sign") == "template_call_on_plain_member":
+        at = str(ev.get("phrase") or "the source")
+        return {"title": f"The extension's source calls a torch member as a template ({at}: x.data_ptr<scalar_t>() "
+                         "or the like) that the installed torch declares as a plain function: the source was written "
+                         "for a newer torch than the one it is built against",
+                "detail": "nvcc reads x.data_ptr<scalar_t>() against headers with only void* data_ptr() as a "
+                          "comparison: 'a pointer to a bound function may only be used to call the function', 'type "
+                          "name is not allowed', 'expected an expression'. Torch releases that declare the templated "
+                          "member (data_ptr<T>, its accessors) compile it; install the torch the project requires "
+                          "(its README or setup.py), then rebuild.",
+                "commands": ["python -c \"import torch; print(torch.__version__)\"   # the torch the build compiles "
+                             "against",
+                             "grep -n \"<scalar_t>\\|<float>\" <the .cu file named>   # the templated calls at that "
+                             "line",
+                             "pip install --no-build-isolation -v .   # after installing the torch the project "
+                             "requires"]}
     name, ver = str(ev.get("name") or "a torch C++ API"), str(ev.get("added_in") or "")
     shown = _torch_releases_shown(facts)
     from smrnb.doctor import tables

@@ -2456,6 +2456,16 @@ def option_value_not_int(facts: Facts) -> Iterable[Finding]:
 
 
 @rule("torch")
+def template_call_on_plain_member(facts: Facts) -> Iterable[Finding]:
+    """(round 35a) nvcc's bound-function and type-name errors at one line of a torch extension's source
+    (_textfacts._template_call_on_plain_member): the source calls a torch member as a template that the installed
+    torch declares as a plain function (data_ptr<T>() against a torch with only void* data_ptr()): the source was
+    written for a newer torch; the failed build second."""
+    for ev in [e for e in events(facts, "toolkit", "sign") if e.get("sign") == "template_call_on_plain_member"][:1]:
+        yield from resolve(facts, {**ev, "weight": 24, "key": ""}, ["source_needs_newer_torch", "extension_build_failed"])
+
+
+@rule("torch")
 def relative_import_in_cell(facts: Facts) -> Iterable[Finding]:
     """(round 35a) A notebook cell running a relative import (_textfacts._relative_import_in_cell): a cell is no module
     of a package, so the import cannot resolve (Python's "attempted relative import with no known parent package"):
