@@ -424,8 +424,8 @@ def _newer_torch(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
                           "(its README or setup.py), then rebuild.",
                 "commands": ["python -c \"import torch; print(torch.__version__)\"   # the torch the build compiles "
                              "against",
-                             "grep -n \"<scalar_t>\\|<float>\" <the .cu file named>   # the templated calls at that "
-                             "line",
+                             f"grep -n \"data_ptr\\|accessor\" {at.rsplit('(', 1)[0]}   # the templated calls, at line "
+                             f"{at.rsplit('(', 1)[-1].rstrip(')')}",
                              "pip install --no-build-isolation -v .   # after installing the torch the project "
                              "requires"]}
     name, ver = str(ev.get("name") or "a torch C++ API"), str(ev.get("added_in") or "")

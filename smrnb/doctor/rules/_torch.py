@@ -241,7 +241,7 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                        "installed. Import the names from the installed package by its full name (from "
                        "<package>.utils import X), with that package installed in the kernel's Python.",
                 "commands": ["# in the cell: from <package>.<module> import <name>   (not from ..<module> import ...)",
-                             "%pip show <package>   # the package installed in this kernel"]}
+                             "%pip show <the package named>   # the package installed in this kernel"]}
     if ev.get("sign") == "option_value_not_int":  # (round 35a) option_value_not_int
         opt, _, val = str(ev.get("phrase") or "").partition(" ")
         return {"title": f"Not your environment: the command gives {opt} the value '{val}', which the program "
@@ -2109,7 +2109,7 @@ def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
                          "or it failed to import at start-up (its requirements missing from ComfyUI's own Python)",
                 "commands": ["# ComfyUI's start-up log: the line 'Cannot import ... module for custom nodes:' names "
                              "the pack and what its import lacked",
-                             "<ComfyUI's python> -m pip install -r custom_nodes/<pack>/requirements.txt   # portable: "
+                             "<the python ComfyUI runs> -m pip install -r custom_nodes/<the node pack folder>/requirements.txt   # portable: "
                              "python_embeded\\python.exe -m pip ...; a venv: its own python",
                              "# then restart ComfyUI (and update ComfyUI itself where the pack needs a newer one)"]}
     if key == "pyvista_notebook_backend_failed":
