@@ -138,6 +138,9 @@ NEAR_MISSES = [
     # a cycle among the project's own modules (no released package): not read as a shadowing file
     ("AttributeError: partially initialized module 'dialogbox_app_prefs' has no attribute 'prefs' (most likely due to "
      "a circular import)\n", "user_code_error"),
+    # a private name asked of the package (its own modules ask it: two opencv releases mixed), not a user's file
+    ("AttributeError: partially initialized module 'cv2' has no attribute '_registerMatType' (most likely due to a "
+     "circular import)\n", "user_code_error"),
     # the installed package's own files run in the traceback: its own cycle, not a file of the user's
     ("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import transformers\n"
      "  File \"/opt/conda/lib/python3.10/site-packages/transformers/__init__.py\", line 26, in <module>\n"

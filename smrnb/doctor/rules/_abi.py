@@ -2001,6 +2001,8 @@ def circular_on_released(facts: Mapping[str, Any], ev: Mapping[str, Any], parts:
         return None  # the installed package's own files run in the traceback: its own cycle, or a half install
     if ev.get("import_name") and not parts[1][:1].isupper():
         return None  # 'cannot import name x' (lower case) may be a submodule of P that P's folder lacks
+    if parts[1].startswith("_"):
+        return None  # a private name (cv2's _registerMatType): P's own modules ask it of P (two releases mixed)
     return False
 
 
