@@ -762,7 +762,11 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                               "installing build dependencies", "--no-build-isolation", "build-system.requires",
                               "build backend returned an error", "failed to build", "setup.py", "building wheel",
                               "preparing metadata", "building editable", "pyproject.toml", "pip install",
-                              "requirement already satisfied", "collecting "), True),
+                              "requirement already satisfied", "collecting ",
+                              # (round 35c) uv's build frontend (astral-sh/uv crates/uv-build-frontend/src/lib.rs;
+                              # uv 0.4-0.5: 'Build backend failed to determine metadata through ...'), uv's 'Failed
+                              # to download and build `X`'
+                              "build backend failed to", "failed to download and build"), True),
     # pip building a source tree it was given (a folder, a git URL: a project's own extension, a submodule of it)
     ("pip_source_build", "toolkit", ("pip-req-build-", "pip install ./", "pip install -e ./", "pip install -e .",
                                      "pip install .", "pip install git+", "pip3 install ./", "pip3 install git+",
@@ -775,7 +779,11 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
                                         "successfully"), False),
     ("build_requirements_failed", "toolkit", ("getting requirements to build wheel ... error",
                                               "getting requirements to build wheel did not run successfully",
-                                              "get_requires_for_build_wheel", "getting requirements to build editable"),
+                                              "get_requires_for_build_wheel", "getting requirements to build editable",
+                                              # (round 35c) uv 0.5's 'Build backend failed to determine requirements
+                                              # with `build_wheel()`' (astral-sh/uv crates/uv-build-frontend/src/
+                                              # lib.rs at 0.5.0; later 'Call to `X.get_requires_for_build_wheel`')
+                                              "failed to determine requirements with `build_"),
      False),
     ("no_kernel_image", "driver", ("no kernel image", "invalid device function"), False),
     ("nvrm", "driver", ("nvrm: no nvidia graphics adapter probed", "probe routine was not called",

@@ -877,6 +877,12 @@ def wheel_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> tuple[list[s
         return ["symbol_version_missing", "wrong_architecture_binary"], {**extra, "needs_glibc": ".".join(map(str, need))}
     if need:
         return [_no_build(parts[0]), "wrong_architecture_binary"], {**extra, "package": parts[0].lower()}
+    # (round 35c) the plain linux_<arch> tag of a wheel built on a Linux and never audited (torch's own index,
+    # torch-scatter's wheel pages) fits every Linux of that CPU: pip's supported tags end with it (packaging
+    # src/packaging/tags.py _linux_platforms yields linux_<arch> after the manylinux/musllinux ones). Refused there,
+    # the Python tag is what differs; another OS or CPU second where the text does not show the machine.
+    if plats and all(re.fullmatch(r"linux_\w+", pl) for pl in plats):
+        return [_no_build(parts[0]), "wrong_architecture_binary"], {**extra, "package": parts[0].lower()}
     return ["wrong_architecture_binary"], extra
 
 
