@@ -166,6 +166,30 @@ POSITIVE = {
         "the Rust package manager, is not installed or is not on PATH.\n      This package requires Rust and Cargo "
         "to compile extensions. Install it through\n      the system's package manager or via https://rustup.rs/\n",
         {"build_dependency_missing"}),
+    # setuptools/_distutils/spawn.py: nvcc run by name (a setup.py's own CUDA compiler) or from a CUDA_HOME without it
+    "nvcc_by_name": (
+        "building 'knn_cuda' extension\nnvcc -c src/knn.cu -o build/temp.linux-x86_64-cpython-310/src/knn.o "
+        "-Xcompiler -fPIC\nerror: command 'nvcc' failed: No such file or directory\n", {"cuda_home_missing"}),
+    "nvcc_unable_to_execute": ("unable to execute '/usr/local/cuda/bin/nvcc': No such file or directory\n"
+                               "error: command '/usr/bin/gcc' failed with exit status 1\n", {"cuda_home_missing"}),
+    # setuptools/discovery.py (61.0+): a repository root of several folders, asked for its build requirements
+    "flat_layout_editable": (
+        "$ pip install -e .\n  × Getting requirements to build editable did not run successfully.\n  │ exit code: 1\n"
+        "  ╰─> [14 lines of output]\n      error: Multiple top-level packages discovered in a flat-layout: "
+        "['configs', 'assets', 'lib'].\n\n      To avoid accidental inclusion of unwanted files or directories,\n"
+        "      setuptools will not proceed with this build.\n", {"library_bug"}),
+    "flat_layout_modules": ("error: Multiple top-level modules discovered in a flat-layout: ['train', 'eval', "
+                            "'utils'].\n", {"library_bug", "package_api_version_mismatch"}),
+    # setuptools/dist.py check_requirements / check_extras
+    "invalid_specifier_new": (
+        "  × Getting requirements to build wheel did not run successfully.\n  ╰─> error in moose setup command: "
+        "'install_requires' must be a string or iterable of strings containing valid project/version requirement "
+        "specifiers; Expected end or semicolon (after version specifier)\n      openpyxl>=2.5.0Pillow>=3.4.1\n",
+        {"library_bug", "package_api_version_mismatch"}),
+    "invalid_extras_gym": (
+        "error in gym setup command: 'extras_require' must be a dictionary whose values are strings or lists of "
+        "strings containing valid project/version requirement specifiers.\n", {"library_bug",
+                                                                              "package_api_version_mismatch"}),
     # python-poetry/poetry src/poetry/mixology/incompatibility.py
     "poetry_local_version": (
         "$ poetry add torch==2.0.0+cu118\nUpdating dependencies\nResolving dependencies...\n\nBecause myproj depends "
@@ -220,6 +244,11 @@ NEAR_MISS = {
     # Rust code that does not compile: a compiler present
     "rust_compile_error": ("      error[E0658]: use of unstable library feature 'once_cell'\n      error: could not "
                            "compile `tokenizers` (lib) due to 1 previous error\n", {"build_dependency_missing"}),
+    # nvcc that ran and failed: the compile's own output decides, no toolkit missing
+    "nvcc_ran_failed": ("error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1\n", {"cuda_home_missing"}),
+    # a package that declares its packages: no discovery refusal, the build's own failure
+    "flat_layout_absent": ("  × Getting requirements to build wheel did not run successfully.\n"
+                           "      ModuleNotFoundError: No module named 'torch'\n", {"library_bug"}),
     # poetry's conflict between two constraints: versions exist
     "poetry_conflict": ("Because myproj depends on both numpy (1.26.4) and numpy (2.0.0), version solving "
                         "failed.\n", {NB}),
@@ -245,6 +274,7 @@ def test_near_miss(key):
                                  "uv_no_version_of_package", "pip_hash_mismatch", "conda_requires_other_python",
                                  "rust_compiler_missing", "conda_incompatible_with_python",
                                  "conda_incompatible_with_glibc", "poetry_no_matching_version",
-                                 "conda_virtual_package_cuda_missing"))
+                                 "conda_virtual_package_cuda_missing", "nvcc_command_absent",
+                                 "setuptools_flat_layout_discovery", "setuptools_invalid_requirement_specifier"))
 def test_rows_match_their_examples(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)

@@ -660,10 +660,17 @@ def _crash_without_build(facts: Facts) -> bool:
                           or has_sign(facts, "build_context", "pip_build", "pip_source_build"))
 
 
+#: library_messages rows that are a setup.py's (or setuptools') own refusal while pip asked the build requirements: that
+#: refusal is the failure, not torch missing from the isolated environment (round 35c: setuptools' automatic discovery
+#: and its requirement checks, pypa/setuptools setuptools/discovery.py, setuptools/dist.py)
+_SETUP_OWN_REFUSALS = ("python_release_unsupported", "setuptools_flat_layout_discovery",
+                       "setuptools_invalid_requirement_specifier")
+
+
 def _sign_codes(facts: Facts, sign: str) -> list[str]:
     if sign == "nvcc_missing":
         return ["cuda_home_malformed"] if value(facts, "toolkit", "cuda_home_malformed") else ["cuda_home_missing"]
-    if sign == "build_requirements_failed" and any(e.get("key") == "python_release_unsupported" for e in
+    if sign == "build_requirements_failed" and any(e.get("key") in _SETUP_OWN_REFUSALS for e in
                                                    events(facts, "torch", "message", table="library_messages")):
         # (round 33d) the setup.py asked for its build requirements stopped on its own check of the Python
         # ("ERROR: ipykernel requires Python version 3.4 or above."): that check is the failure, not torch
