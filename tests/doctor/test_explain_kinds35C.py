@@ -190,6 +190,19 @@ POSITIVE = {
         "error in gym setup command: 'extras_require' must be a dictionary whose values are strings or lists of "
         "strings containing valid project/version requirement specifiers.\n", {"library_bug",
                                                                               "package_api_version_mismatch"}),
+    # dell/dkms dkms.in: the NVIDIA module not built for a new kernel (dkms 2's line breaks; an Ubuntu report glued)
+    "dkms_nvidia_apt": (
+        "Setting up nvidia-dkms-535 (535.154.05-0ubuntu0.22.04.1) ...\nBuilding initial module for 6.5.0-14-generic\n"
+        "Error! Bad return status for module build on kernel: 6.5.0-14-generic (x86_64)\nConsult /var/lib/dkms/nvidia/"
+        "535.154.05/build/make.log for more information.\ndpkg: error processing package nvidia-dkms-535 "
+        "(--configure):\n", {"driver_broken"}),
+    "dkms_nvidia_pacman": (
+        "(3/9) Install DKMS modules\n==> dkms install --no-depmod nvidia/580.95.05 -k 7.1.10-arch1-1\nError! Bad "
+        "return status for module build on kernel: 7.1.10-arch1-1 (x86_64)Consult /var/lib/dkms/nvidia/580.95.05/"
+        "build/make.log for more information.\n", {"driver_broken"}),
+    # apt-pkg/algorithms.cc pkgProblemResolver, the line alone
+    "apt_held_broken": ("$ sudo apt install cuda-toolkit-12-4\nE: Unable to correct problems, you have held broken "
+                        "packages.\n", {"build_dependency_missing"}),
     # python-poetry/poetry src/poetry/mixology/incompatibility.py
     "poetry_local_version": (
         "$ poetry add torch==2.0.0+cu118\nUpdating dependencies\nResolving dependencies...\n\nBecause myproj depends "
@@ -249,6 +262,9 @@ NEAR_MISS = {
     # a package that declares its packages: no discovery refusal, the build's own failure
     "flat_layout_absent": ("  × Getting requirements to build wheel did not run successfully.\n"
                            "      ModuleNotFoundError: No module named 'torch'\n", {"library_bug"}),
+    # DKMS failing for another module (VirtualBox's): not the NVIDIA driver
+    "dkms_virtualbox": ("Error! Bad return status for module build on kernel: 3.17.0-rc5+ (x86_64)\nConsult "
+                        "/var/lib/dkms/virtualbox/4.3.14/build/make.log for more information.\n", {"driver_broken"}),
     # poetry's conflict between two constraints: versions exist
     "poetry_conflict": ("Because myproj depends on both numpy (1.26.4) and numpy (2.0.0), version solving "
                         "failed.\n", {NB}),
@@ -275,6 +291,7 @@ def test_near_miss(key):
                                  "rust_compiler_missing", "conda_incompatible_with_python",
                                  "conda_incompatible_with_glibc", "poetry_no_matching_version",
                                  "conda_virtual_package_cuda_missing", "nvcc_command_absent",
-                                 "setuptools_flat_layout_discovery", "setuptools_invalid_requirement_specifier"))
+                                 "setuptools_flat_layout_discovery", "setuptools_invalid_requirement_specifier",
+                                 "dkms_nvidia_module_build_failed", "apt_unmet_dependencies"))
 def test_rows_match_their_examples(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
