@@ -203,6 +203,31 @@ POSITIVE = {
     # apt-pkg/algorithms.cc pkgProblemResolver, the line alone
     "apt_held_broken": ("$ sudo apt install cuda-toolkit-12-4\nE: Unable to correct problems, you have held broken "
                         "packages.\n", {"build_dependency_missing"}),
+    # pip's editable check (PEP 660): today's words and pip 21.3-22's
+    "editable_hook_new": ("$ pip install -e .\nObtaining file:///work/nerfacc\nERROR: Project file:///work/nerfacc "
+                          "uses a build backend that is missing the 'build_editable' hook, so it cannot be installed in "
+                          "editable mode. Consider using a build backend that supports PEP 660.\n",
+                          {"package_api_version_mismatch"}),
+    "editable_hook_old": ("ERROR: Project file:///home/u/gaussian-splatting/submodules/simple-knn has a "
+                          "'pyproject.toml' and its build backend is missing the 'build_editable' hook. Since it does "
+                          "not have a 'setup.py' nor a 'setup.cfg', it cannot be installed in editable mode. Consider "
+                          "using a build backend that supports PEP 660.\n", {"package_api_version_mismatch"}),
+    # setuptools/config/pyprojecttoml.py validate: a PEP 639 license string read by an older setuptools
+    "pyproject_license_old_setuptools": (
+        "  × Getting requirements to build editable did not run successfully.\n  │ exit code: 1\n  ╰─> [40 lines of "
+        "output]\n      configuration error: `project.license` must be valid exactly by one definition (2 matches "
+        "found):\n\n          - keys:\n              'file': {type: string}\n            required: ['file']\n"
+        "      ValueError: invalid pyproject.toml config: `project.license`.\n", {"package_api_version_mismatch"}),
+    "pyproject_license_bare": ("ValueError: invalid pyproject.toml config: `project.license`.\n",
+                               {"package_api_version_mismatch", "library_bug"}),
+    # setuptools/dist.py (77.0+): classifiers beside a license expression
+    "license_classifiers": (
+        "  × Getting requirements to build wheel did not run successfully.\n      setuptools.errors.InvalidConfigError: "
+        "License classifiers have been superseded by license expressions (see https://peps.python.org/pep-0639/). "
+        "Please remove:\n\n      License :: OSI Approved :: MIT License\n", {"library_bug"}),
+    "license_classifiers_bare": ("InvalidConfigError: License classifiers have been superseded by license expressions "
+                                 "(see https://peps.python.org/pep-0639/). Please remove:\n",
+                                 {"library_bug", "package_api_version_mismatch"}),
     # python-poetry/poetry src/poetry/mixology/incompatibility.py
     "poetry_local_version": (
         "$ poetry add torch==2.0.0+cu118\nUpdating dependencies\nResolving dependencies...\n\nBecause myproj depends "
@@ -265,6 +290,10 @@ NEAR_MISS = {
     # DKMS failing for another module (VirtualBox's): not the NVIDIA driver
     "dkms_virtualbox": ("Error! Bad return status for module build on kernel: 3.17.0-rc5+ (x86_64)\nConsult "
                         "/var/lib/dkms/virtualbox/4.3.14/build/make.log for more information.\n", {"driver_broken"}),
+    # setuptools' other configuration message: a deprecation warning, the build goes on
+    "setuptools_license_warning": ("SetuptoolsDeprecationWarning: License classifiers are deprecated.\n!!\n"
+                                   "        Please consider removing the following classifiers in favor of a SPDX "
+                                   "license expression:\n", {"library_bug", "package_api_version_mismatch"}),
     # poetry's conflict between two constraints: versions exist
     "poetry_conflict": ("Because myproj depends on both numpy (1.26.4) and numpy (2.0.0), version solving "
                         "failed.\n", {NB}),
@@ -292,6 +321,8 @@ def test_near_miss(key):
                                  "conda_incompatible_with_glibc", "poetry_no_matching_version",
                                  "conda_virtual_package_cuda_missing", "nvcc_command_absent",
                                  "setuptools_flat_layout_discovery", "setuptools_invalid_requirement_specifier",
-                                 "dkms_nvidia_module_build_failed", "apt_unmet_dependencies"))
+                                 "dkms_nvidia_module_build_failed", "apt_unmet_dependencies",
+                                 "pip_backend_lacks_build_editable", "setuptools_pyproject_config_invalid",
+                                 "setuptools_license_classifiers_superseded"))
 def test_rows_match_their_examples(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)

@@ -664,7 +664,8 @@ def _crash_without_build(facts: Facts) -> bool:
 #: refusal is the failure, not torch missing from the isolated environment (round 35c: setuptools' automatic discovery
 #: and its requirement checks, pypa/setuptools setuptools/discovery.py, setuptools/dist.py)
 _SETUP_OWN_REFUSALS = ("python_release_unsupported", "setuptools_flat_layout_discovery",
-                       "setuptools_invalid_requirement_specifier")
+                       "setuptools_invalid_requirement_specifier", "setuptools_pyproject_config_invalid",
+                       "setuptools_license_classifiers_superseded")
 
 
 def _sign_codes(facts: Facts, sign: str) -> list[str]:
