@@ -143,6 +143,18 @@ POSITIVE = {
     "conda_glibc_cuda_nvcc": (
         "  - feature:/linux-64::__glibc==2.12=0\n  - cuda-nvcc -> __glibc[version='>=2.17,<3.0.a0']\n"
         "Your installed version is: 2.12\n", {NB, "symbol_version_missing"}),
+    # libsolv's and resolvo's __glibc: the system's C library older than the builds (or none: not Linux)
+    "libsolv_glibc": ("Encountered problems while solving:\n  - nothing provides __glibc >=2.28,<3.0.a0 needed by "
+                      "pytorch-2.3.0-py3.10_cuda12.1_cudnn8.9.2_0\n", {NB, "symbol_version_missing"}),
+    "resolvo_glibc": ("      └─ sysroot_linux-64 2.34 would require\n         └─ __glibc >=2.34, for which no "
+                      "candidates were found.\n", {NB, "symbol_version_missing"}),
+    # uv's availability.rs: not in the registry; not in the --find-links folder under --no-index
+    "uv_not_in_registry": ("  × No solution found when resolving dependencies:\n  ╰─▶ Because diff-gaussian-"
+                           "rasterization was not found in the package registry and you require diff-gaussian-"
+                           "rasterization, we can conclude that your requirements are unsatisfiable.\n", {NB}),
+    "uv_not_in_find_links": ("  ╰─▶ Because torch-scatter was not found in the provided package locations and you "
+                             "require torch-scatter, we can conclude that your requirements are unsatisfiable.\n",
+                             {NB}),
     # apt-private/private-install.cc, apt-pkg/cacheset.cc (heldout16 carla-2815 is the corpus' own)
     "apt_carla_corpus": (
         "Package carla is not available, but is referred to by another package.\nThis may mean that the package is "
@@ -290,6 +302,10 @@ NEAR_MISS = {
     # DKMS failing for another module (VirtualBox's): not the NVIDIA driver
     "dkms_virtualbox": ("Error! Bad return status for module build on kernel: 3.17.0-rc5+ (x86_64)\nConsult "
                         "/var/lib/dkms/virtualbox/4.3.14/build/make.log for more information.\n", {"driver_broken"}),
+    # uv offline: the cache lacks it, nothing about the index's builds
+    "uv_offline": ("  ╰─▶ Because torch was not found in the cache and you require torch, we can conclude that your "
+                   "requirements are unsatisfiable.\n\n      hint: Packages were unavailable because the network was "
+                   "disabled.\n", {NB}),
     # setuptools' other configuration message: a deprecation warning, the build goes on
     "setuptools_license_warning": ("SetuptoolsDeprecationWarning: License classifiers are deprecated.\n!!\n"
                                    "        Please consider removing the following classifiers in favor of a SPDX "
