@@ -43,6 +43,10 @@ POSITIVE = {
         "tampered with them.\n    nvidia-cudnn-cu12==8.9.2.26 from https://pypi.tuna.tsinghua.edu.cn/packages/"
         "nvidia_cudnn_cu12-8.9.2.26-py3-none-manylinux1_x86_64.whl:\n        Expected sha256 5ccb2880\n"
         "             Got        1c6bd0ba\n", {"binary_corrupt"}),
+    # pip's InvalidWheel (a wheel that is no zip archive): today's words and pip 20's
+    "pip_invalid_wheel": ("Processing ./torch-2.1.0-cp310-cp310-linux_x86_64.whl\nERROR: Wheel 'torch' located at "
+                          "/home/u/dl/torch-2.1.0-cp310-cp310-linux_x86_64.whl is invalid.\n", {"binary_corrupt"}),
+    "pip_invalid_wheel_old": ("ERROR: open3d has an invalid wheel, File is not a zip file\n", {"binary_corrupt"}),
     # setuptools/_distutils/dist.py get_command_class: an old pip's legacy build; a bare setup.py
     "bdist_wheel_pip": (
         "  Running setup.py bdist_wheel for pycocotools ... error\n  Complete output from command /usr/bin/python3 -u "
@@ -255,6 +259,9 @@ NEAR_MISS = {
     "pip_hash_missing": ("ERROR: Hashes are required in --require-hashes mode, but they are missing from some "
                          "requirements. Here is a list of those requirements along with the hashes their downloaded "
                          "archives actually had.\n", {"binary_corrupt"}),
+    # a wheel refused for its tags: a valid file for another platform, not a damaged one
+    "pip_unsupported_not_invalid": ("ERROR: torch-2.1.0-cp310-cp310-win_amd64.whl is not a supported wheel on this "
+                                    "platform.\n", {"binary_corrupt"}),
     # a bdist_wheel run that worked; another command setup.py does not know (a distutils-only setup.py, 'develop')
     "bdist_wheel_done": ("  Running setup.py bdist_wheel for pycocotools ... done\n  Stored in directory: /root/.cache"
                          "\nSuccessfully built pycocotools\n", {"build_dependency_missing"}),
@@ -339,6 +346,6 @@ def test_near_miss(key):
                                  "setuptools_flat_layout_discovery", "setuptools_invalid_requirement_specifier",
                                  "dkms_nvidia_module_build_failed", "apt_unmet_dependencies",
                                  "pip_backend_lacks_build_editable", "setuptools_pyproject_config_invalid",
-                                 "setuptools_license_classifiers_superseded"))
+                                 "setuptools_license_classifiers_superseded", "pip_wheel_not_a_zip"))
 def test_rows_match_their_examples(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
