@@ -349,3 +349,13 @@ def test_near_miss(key):
                                  "setuptools_license_classifiers_superseded", "pip_wheel_not_a_zip"))
 def test_rows_match_their_examples(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
+
+
+@pytest.mark.parametrize(("key", "tool", "pkg"), (("apt_python_dev", "apt", "python3.11-dev"),
+                                                  ("mamba2_does_not_exist", "conda solver", "pytorch-cuda"),
+                                                  ("uv_no_version_local", "uv", "torch"),
+                                                  ("poetry_local_version", "poetry", "torch")))
+def test_installer_finding_names_its_tool_and_package(key, tool, pkg):
+    # the finding is worded for the installer that printed the line, not pip's "from versions"
+    f = next(f for f in explain_result(POSITIVE[key][0], similar=False).findings if f.code == NB)
+    assert tool in f.title and pkg in f.title and "pip" not in f.title, f.title

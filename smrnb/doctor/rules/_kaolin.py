@@ -220,6 +220,48 @@ def _platform_package(facts: Facts, ev: dict[str, Any]) -> str:
     return pkg.lower()
 
 
+#: (round 35c) rows of tables/library_messages.csv for other installers than pip and conda: the tool, the package
+#: its line names (the expression's first group that matched), and what to run
+_INSTALLER_NO_BUILD: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "apt_package_not_located": (
+        "apt", r"locate package ([\w.+-]+)|Package '?([\w.+-]+)'? has no",
+        ("apt-cache search '{pkg}'   # the names the configured repositories have",
+         "apt-cache policy {pkg}; lsb_release -cs; dpkg --print-architecture   # which repository has it, for which "
+         "release and CPU")),
+    "mamba_package_does_not_exist": (
+        "the conda solver (mamba / libsolv / pixi)",
+        r"nothing provides (?:requested )?([A-Za-z0-9_][\w.-]*)|([A-Za-z0-9_][\w.-]*)(?: [^\n(]*?)? does not exist|"
+        r"([A-Za-z0-9_][\w.-]*) [^\n]*?, for which no candidates",
+        ("conda search -c conda-forge '{pkg}'   # the builds a channel holds, per platform",
+         "conda info   # this platform's subdir and the channels searched")),
+    "uv_no_version_of_package": (
+        "uv", r"versions? of ([A-Za-z0-9][\w.-]*)|`([A-Za-z0-9][\w.-]*)` was found on|([A-Za-z0-9][\w.-]*) was not found",
+        ("uv pip install {pkg} --index-url <the index that publishes this version>   # or "
+         "--index-strategy unsafe-best-match",
+         "uv pip install {pkg} --python <a Python it publishes wheels for>")),
+    "poetry_no_matching_version": (
+        "poetry", r"depends on ([A-Za-z0-9][\w.-]*)",
+        ("poetry source add --priority=explicit <name> <the index that publishes it>   # e.g. the PyTorch index",
+         "poetry add --source <name> {pkg}")),
+}
+
+
+def _installer_no_build(ev: dict[str, Any]) -> dict[str, Any] | None:
+    """The wording of another installer's row (apt, the conda solvers' problem text, uv, poetry): its tool and
+    package, the row's meaning as the fix."""
+    row = _INSTALLER_NO_BUILD.get(str(ev.get("key") or ""))
+    if row is None:
+        return None
+    tool, expr, commands = row
+    line = str(ev.get("line") or "")
+    m = re.search(expr, line)
+    pkg = next((g for g in (m.groups() if m else ()) if g), "") or "the package"
+    return {"title": f"{tool} finds no installable release of {pkg} for this platform in the sources it searches",
+            "evidence": [f"{tool.split(' (')[0]}: {line[:160]}"] if line else [],
+            "fix": str(ev.get("meaning") or ""),
+            "commands": [c.format(pkg=pkg if pkg != "the package" else "<the package>") for c in commands]}
+
+
 @builds("package_no_build_for_platform")
 def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     """(round 23) no release or file of a package (not kaolin) that this interpreter, OS, CPU or CUDA can use:
@@ -228,6 +270,8 @@ def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
     if told := unix_or_kit_finding(facts, ev, NO_BUILD):  # (round 35a) a Unix-only standard-library name on Windows
         return told
+    if (own := _installer_no_build(ev)) is not None:
+        return own
     pkg = _platform_package(facts, ev)
     if ev.get("sign") == "pip_egg_info_failed" and ev.get("python2"):  # (round 34b) rules._torch, Python 2's pip
         built = [str(b) for b in value(facts, "toolkit", "building") or []]

@@ -1218,6 +1218,30 @@ _BUG_ROW_TITLES: dict[str, tuple[str, list[str]]] = {
 }
 #: message rows whose library_bug is a release of one named library or tool (not torch's internal check): what to run
 _BUG_ROW_COMMANDS: dict[str, list[str]] = {
+    # (round 35c) setuptools' automatic discovery refusing a project root of several top-level folders (setuptools 61+)
+    "setuptools_flat_layout_discovery": [
+        "# the project's setup.py: packages=find_packages(include=['<its package>*']) (or [tool.setuptools.packages."
+        "find] include = [...] in pyproject.toml); or its release that declares its packages",
+        "pip install 'setuptools<61' && pip install --no-build-isolation <the project>   # the build as before 61"],
+    # (round 35c) a requirement, a pyproject.toml field or a build backend of the project that the setuptools (or
+    # backend) in its build does not accept: the project's pin or metadata where the tool is current
+    "setuptools_invalid_requirement_specifier": [
+        "pip install -U pip setuptools   # a marker an old setuptools cannot read; then install again",
+        "pip install 'setuptools<66' && pip install --no-build-isolation <the package>   # a malformed requirement "
+        "a newer setuptools refuses (or the package's release that fixed it)"],
+    "setuptools_pyproject_config_invalid": [
+        "pip install -U setuptools && pip install --no-build-isolation <the project>   # a field form of a newer "
+        "setuptools (PEP 639 license strings: 77+)",
+        "# else the project's pyproject.toml field is wrong: its release that fixed it"],
+    "pip_backend_lacks_build_editable": [
+        "pip install -U pip 'setuptools>=64'   # PEP 660 editable builds; where the project pins an older backend in "
+        "build-system.requires, that pin is its bug",
+        "pip install <the project folder>   # without -e: a regular install needs no build_editable hook"],
+    # (round 35c) setuptools 77+ refusing License :: classifiers beside a PEP 639 license expression
+    "setuptools_license_classifiers_superseded": [
+        "# the project's pyproject.toml: remove the 'License ::' classifiers (license = \"...\" says it); or its "
+        "release that did",
+        "pip install 'setuptools<77' && pip install --no-build-isolation <the project>   # the build as before 77"],
     # (round 29, blind audit 29) torch.compile's backend failing in its own code (tables/torch_messages.csv)
     "inductor_internal_error": [
         "pip show torch   # the release, for pytorch/pytorch's issue tracker (search the assertion's line)",
