@@ -152,10 +152,7 @@ POSITIVE = {
                       "pytorch-2.3.0-py3.10_cuda12.1_cudnn8.9.2_0\n", {NB, "symbol_version_missing"}),
     "resolvo_glibc": ("      └─ sysroot_linux-64 2.34 would require\n         └─ __glibc >=2.34, for which no "
                       "candidates were found.\n", {NB, "symbol_version_missing"}),
-    # uv's availability.rs: not in the registry; not in the --find-links folder under --no-index
-    "uv_not_in_registry": ("  × No solution found when resolving dependencies:\n  ╰─▶ Because diff-gaussian-"
-                           "rasterization was not found in the package registry and you require diff-gaussian-"
-                           "rasterization, we can conclude that your requirements are unsatisfiable.\n", {NB}),
+    # uv's availability.rs: not in the --find-links folder under --no-index
     "uv_not_in_find_links": ("  ╰─▶ Because torch-scatter was not found in the provided package locations and you "
                              "require torch-scatter, we can conclude that your requirements are unsatisfiable.\n",
                              {NB}),
@@ -313,6 +310,10 @@ NEAR_MISS = {
     # DKMS failing for another module (VirtualBox's): not the NVIDIA driver
     "dkms_virtualbox": ("Error! Bad return status for module build on kernel: 3.17.0-rc5+ (x86_64)\nConsult "
                         "/var/lib/dkms/virtualbox/4.3.14/build/make.log for more information.\n", {"driver_broken"}),
+    # uv's 'not found in the package registry': a name no index has, a misspelling first (round 23's reading)
+    "uv_not_in_registry": ("  × No solution found when resolving dependencies:\n  ╰─▶ Because diff-gaussian-"
+                           "rasterization was not found in the package registry and you require diff-gaussian-"
+                           "rasterization, we can conclude that your requirements are unsatisfiable.\n", {NB}),
     # uv offline: the cache lacks it, nothing about the index's builds
     "uv_offline": ("  ╰─▶ Because torch was not found in the cache and you require torch, we can conclude that your "
                    "requirements are unsatisfiable.\n\n      hint: Packages were unavailable because the network was "
