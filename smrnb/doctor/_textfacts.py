@@ -579,8 +579,9 @@ _OBJ_ATTR_RE = re.compile(r"AttributeError: '(?!NoneType')([A-Za-z_][A-Za-z0-9_.
 #: of an extension module's type (pybind11, C types), the bare name of a class defined in Python
 _TYPE_ATTR_RE = re.compile(r"type object '([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z0-9_]{1,60}){2,6})' has no attribute "
                            r"'([A-Za-z0-9_]{1,80})'")
-#: (round 35a) Python 3.13+ names the file of a module still loading ("partially initialized module '%U' from '%U' has
-#: no attribute '%U'", CPython Objects/moduleobject.c _Py_module_getattro_impl)
+#: (round 35b) Python 3.13+ names the file of a module still being initialised ("partially initialized module '%U'
+#: from '%U' has no attribute '%U' (most likely due to a circular import)", CPython Objects/moduleobject.c
+#: _Py_module_getattro_impl): the file is read by rules._abi.module_file_in_package_place
 _NO_ATTR_RE = re.compile(r"module ['\"]([A-Za-z0-9_.]{1,100})['\"](?: from '[^'\n]{1,400}')? has no attribute(?: ['\"]([A-Za-z0-9_]{1,80})['\"]|"
                          r" ([A-Za-z_][A-Za-z0-9_]{0,80})(?=`|\s*$)|\s*$)")
 def _scan_module_attr(r: _Reader, line: str, low: str) -> None:

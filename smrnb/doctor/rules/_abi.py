@@ -1361,6 +1361,10 @@ def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: 
                              "Python imports"]}
     if code == "user_code_error" and (name := shadow_named(facts, ev)):
         return shadow_finding(name)
+    if code == "user_code_error" and (path := module_file_in_package_place(ev)):
+        # (round 35b) Python's own line names the file it imported in the package's place
+        words = shadow_finding(mod.split(".")[0])
+        return {**words, "fix": f"Python imported {path} as the module {mod.split('.')[0]}: " + words["fix"]}
     own = own_module_path(ev)
     if own and code in ("library_bug", "user_code_error"):
         # (round 25a) the module's file is the project's own (_found_module_lacks_name)
@@ -1861,6 +1865,18 @@ def _shadowed_or_mixed_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
     than its Python files, a file of the user's named like the package, a companion built for another torch; None
     where none of these is shown."""
     last = parts[-1]
+    if len(parts) == 2 and (ev.get("attribute") or ev.get("import_name")) and module_file_in_package_place(ev):
+        # (round 35b) Python's own line names the file it imported as the top-level module P, and that file is a
+        # plain P.py of the user's (outside every installed tree and the standard library, not in a folder P): the
+        # person's script or module named like the package stands in its place (it imports P, i.e. itself, still
+        # half-initialised: "circular import"; or 3.13's "consider renaming"), whatever the release installed
+        return ["user_code_error"]
+    if _partial_top_level_class(facts, ev, parts):
+        # (round 35b) "cannot import name 'Model' from partially initialized module 'P' (most likely due to a circular
+        # import)" with the file cut off: a class asked of a top-level module that is still running its own code
+        # when the name is imported from it. A file of the user's own named P.py importing P (itself) reads exactly
+        # so; a release of P whose own modules import each other in a cycle would show P's frames (none shown here)
+        return ["user_code_error", "library_bug"]
     if ev.get("attribute") and parts[:2] == ["torch", "_C"] and len(parts) == 3 and \
             value(facts, "torch", "init_c_attr") == last:
         # (round 32i) torch's own __init__.py calls a function its compiled _C lacks: both ship in one wheel, built
@@ -2004,6 +2020,57 @@ def circular_on_released(facts: Mapping[str, Any], ev: Mapping[str, Any], parts:
     if parts[1].startswith("_"):
         return None  # a private name (cv2's _registerMatType): P's own modules ask it of P (two releases mixed)
     return False
+#: (round 35b) the file Python names for a module it imported, in CPython's own messages: import_from's "cannot import
+#: name %R from partially initialized module %R (most likely due to a circular import) (%S)" (Python/ceval.c
+#: import_from; Python/import.c since 3.12), Objects/moduleobject.c _Py_module_getattro_impl's "partially initialized
+#: module '%U' from '%U' has no attribute '%U' (most likely due to a circular import)" (3.13+), and 3.13's "(consider
+#: renaming '%U' if it has the same name as a library you intended to import)" / "(consider renaming '%U' since it has
+#: the same name as the standard library module named '%U' ...)" of import_from (getattr's: defining_attribute_missing)
+_MODULE_FILE_RES = (
+    re.compile(r"from partially initiali[sz]ed module '([A-Za-z0-9_.]{1,120})' \(most likely due to a circular "
+               r"import\)\s{0,4}\(([^()\n]{1,400})\)"),
+    re.compile(r"partially initiali[sz]ed module '([A-Za-z0-9_.]{1,120})' from '([^'\n]{1,400})' has no attribute"),
+    re.compile(r"cannot import name '[^'\n]{1,120}' from '([A-Za-z0-9_.]{1,120})' \(consider renaming '([^'\n]{1,400})' "
+               r"(?:if|since) it has the same name"),
+)
+
+
+def _partial_top_level_class(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> bool:
+    """(round 35b) Whether ``ev`` is import_from's "cannot import name 'X' from partially initialized module 'P' (most
+    likely due to a circular import)" for a top-level P, X a class's name (capitalised: never a submodule, which
+    _submodule_absent reads), no file named after it (a paste that cut it) and no traceback frame inside a folder P
+    (the package's own modules importing each other)."""
+    line = str(ev.get("line") or "")
+    if not ev.get("import_name") or len(parts) != 2 or not re.match(r"[A-Z]", parts[1]) or \
+            f"from partially initialized module '{parts[0]}' (most likely due to a circular import)" not in line or \
+            re.search(r"circular import\)\s{0,4}\(", line):
+        return False
+    files = [str(f).replace("\\", "/").lower() for f in value(facts, "torch", "source_files") or []]
+    installed = {str(p).lower() for p in value(facts, "torch", "packages_installed") or []}
+    return parts[0].lower() not in installed | {str(value(facts, "torch", "last_frame_package") or "").lower()} and \
+        not any(f"/{parts[0].lower()}/" in f for f in files)
+
+
+def module_file_in_package_place(ev: Mapping[str, Any]) -> str:
+    """(round 35b) The file Python's own line names for the top-level module P it imported (:data:`_MODULE_FILE_RES`)
+    where that file is a plain ``P.py`` outside every installed tree and the standard library and not in a folder named
+    P (a package's own checkout): a file of the user's own standing in the package's place; "" otherwise. A package's
+    ``P/__init__.py`` (a package failing half-way through its own import) is not such a file."""
+    line = str(ev.get("line") or "")
+    for pattern in _MODULE_FILE_RES:
+        m = pattern.search(line)
+        if not m or "." in m.group(1):
+            continue
+        top, path = m.group(1).lower(), m.group(2).replace("\\", "/")
+        low = path.lower()
+        names = low.split("/")
+        if names[-1] != f"{top}.py" or (len(names) > 1 and names[-2] == top):
+            continue
+        if any(k in low for k in ("site-packages/", "dist-packages/", ".egg/")) or re.search(
+                r"/lib(?:64)?/python[23](?:\.\d{1,2})?/[^/]{1,120}$", low):
+            continue
+        return m.group(2)  # as Python printed it
+    return ""
 
 
 def _misnamed_or_unimported_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> list[str] | None:

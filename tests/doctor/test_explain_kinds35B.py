@@ -1,0 +1,158 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Round 35b: the Python interpreter's own messages, from CPython's source, as explain reads them: the file import_from
+and moduleobject.c name for a module still initialising (a file of the user's own in a package's place), 3.13's
+'consider renaming' hint of import_from, relative imports outside a package (importlib's _sanity_check and
+_resolve_name), an unpickled class its module lacks (pickle.find_class), and a NumPy 2 pickle read by NumPy 1."""
+
+from __future__ import annotations
+
+import pytest
+
+from smrnb.doctor._explain import explain_result
+from tests.doctor.test_codes25n import assert_row_matches_its_example_and_stays_linear
+
+
+def _first_two(text: str) -> list[str]:
+    return [f.code for f in explain_result(text, similar=False).findings][:2]
+
+
+POSITIVE = {
+    # import_from (Python/ceval.c; Python/import.c since 3.12) names the file: a script of the user's named like the package
+    "circular_own_file": ("Traceback (most recent call last):\n"
+                          '  File "/home/u/faster_whisper.py", line 1, in <module>\n'
+                          "    from faster_whisper import WhisperModel\n"
+                          '  File "/home/u/faster_whisper.py", line 1, in <module>\n'
+                          "    from faster_whisper import WhisperModel\n"
+                          "ImportError: cannot import name 'WhisperModel' from partially initialized module "
+                          "'faster_whisper' (most likely due to a circular import) (/home/u/faster_whisper.py)\n",
+                          "user_code_error"),
+    # the same message pasted alone, a Windows path (no frame shows the file)
+    "circular_own_file_windows": ("ImportError: cannot import name 'YOLO' from partially initialized module "
+                                  "'ultralytics' (most likely due to a circular import) "
+                                  "(C:\\Users\\kim\\Desktop\\ultralytics.py)\n", "user_code_error"),
+    # Python 3.13's moduleobject.c form, which names the file too
+    "circular_attribute_313": ("Traceback (most recent call last):\n"
+                               '  File "/home/u/scan/run.py", line 1, in <module>\n'
+                               "    import open3d as o3d\n"
+                               '  File "/home/u/scan/open3d.py", line 3, in <module>\n'
+                               '    pcd = o3d.io.read_point_cloud("a.ply")\n'
+                               "AttributeError: partially initialized module 'open3d' from '/home/u/scan/open3d.py' has "
+                               "no attribute 'io' (most likely due to a circular import)\n", "user_code_error"),
+    # 3.13's import_from hint
+    "consider_renaming_from": ("Traceback (most recent call last):\n"
+                               '  File "/home/u/det/ultralytics.py", line 1, in <module>\n'
+                               "    from ultralytics import YOLO\n"
+                               "ImportError: cannot import name 'YOLO' from 'ultralytics' (consider renaming "
+                               "'/home/u/det/ultralytics.py' if it has the same name as a library you intended to "
+                               "import)\n", "user_code_error"),
+    # the message without its file, a class asked of a top-level module, no frame of the package
+    "circular_class_no_file": ("ImportError: cannot import name 'WhisperModel' from partially initialized module "
+                               "'faster_whisper' (most likely due to a circular import)\n", "user_code_error"),
+    # importlib._bootstrap._sanity_check: a package's file run by its path
+    "relative_no_parent": ("Traceback (most recent call last):\n"
+                           '  File "/home/u/nerf/models/train.py", line 5, in <module>\n'
+                           "    from .network import Net\n"
+                           "ImportError: attempted relative import with no known parent package\n", "user_code_error"),
+    # a notebook cell
+    "relative_no_parent_notebook": ("ImportError                               Traceback (most recent call last)\n"
+                                    "Cell In[3], line 1\n----> 1 from .utils import load_mesh\n\n"
+                                    "ImportError: attempted relative import with no known parent package\n",
+                                    "user_code_error"),
+    # Python 2's import.c get_parent
+    "relative_python2": ("  File \"demo.py\", line 4, in <module>\n    from .lib import render\n"
+                         "ValueError: Attempted relative import in non-package\n", "user_code_error"),
+    # importlib._bootstrap._resolve_name (a ValueError before 3.9)
+    "relative_beyond_top": ("Traceback (most recent call last):\n"
+                            '  File "/home/u/proj/lib/render.py", line 3, in <module>\n'
+                            "    from ..utils import camera\n"
+                            "ValueError: attempted relative import beyond top-level package\n", "user_code_error"),
+    # pickle's find_class: a class another release of the library defined
+    "pickle_other_release": ("Traceback (most recent call last):\n"
+                             '  File "/home/u/proj/load.py", line 4, in <module>\n'
+                             "    df = pd.read_pickle('frame.pkl')\n"
+                             "AttributeError: Can't get attribute '_unpickle_block' on <module 'pandas._libs.internals' "
+                             "from '/home/u/venv/lib/python3.9/site-packages/pandas/_libs/internals.cpython-39-x86_64-"
+                             "linux-gnu.so'>\n", "package_api_version_mismatch"),
+    # a checkpoint whose model classes another revision of a project's models/ defined
+    "pickle_project_module": ("  File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 1392, in find_class\n"
+                              "    return super().find_class(mod_name, name)\n"
+                              "AttributeError: Can't get attribute 'C3k2' on <module 'models.common' from "
+                              "'/home/u/yolo/models/common.py'>\n", "package_api_version_mismatch"),
+    # a NumPy 2 pickle read by NumPy 1.x
+    "numpy2_pickle": ("Traceback (most recent call last):\n"
+                      '  File "/home/u/app/predict.py", line 9, in <module>\n'
+                      "    model = joblib.load('model.joblib')\n"
+                      "ModuleNotFoundError: No module named 'numpy._core'\n", "package_api_version_mismatch"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(POSITIVE))
+def test_the_mechanism_is_read(key):
+    text, code = POSITIVE[key]
+    assert code in _first_two(text), (key, _first_two(text))
+
+
+NEAR = {
+    # a package's own __init__.py half-initialised (torchvision against another torch): not a file of the user's
+    "circular_package_init": ("AttributeError: partially initialized module 'torchvision' from '/usr/local/lib/"
+                              "python3.11/dist-packages/torchvision/__init__.py' has no attribute 'extension' (most "
+                              "likely due to a circular import)\n", "user_code_error"),
+    # an installed single-file module in site-packages: the package's own cycle, not the user's file
+    "circular_installed_file": ("ImportError: cannot import name 'Timer' from partially initialized module 'tqdm_ext' "
+                                "(most likely due to a circular import) (/home/u/venv/lib/python3.10/site-packages/"
+                                "tqdm_ext.py)\n", "user_code_error"),
+    # an installed package whose own modules import each other (its frames shown)
+    "circular_package_frames": ("Traceback (most recent call last):\n"
+                                '  File "/home/u/run.py", line 1, in <module>\n    import mypkg\n'
+                                '  File "/home/u/venv/lib/python3.10/site-packages/mypkg/__init__.py", line 3, in '
+                                "<module>\n    from mypkg.models import Net\n"
+                                '  File "/home/u/venv/lib/python3.10/site-packages/mypkg/models.py", line 2, in '
+                                "<module>\n    from mypkg import Config\n"
+                                "ImportError: cannot import name 'Config' from partially initialized module 'mypkg' "
+                                "(most likely due to a circular import)\n", "user_code_error"),
+    # a lower-case name from a half-initialised package: a submodule its folder lacks (round 22's reading)
+    "circular_submodule_name": ("ImportError: cannot import name 'cuda_utils' from partially initialized module 'vllm' "
+                                "(most likely due to a circular import)\n", "user_code_error"),
+    # a function pickled from a notebook's __main__: spawn's own row, not another release
+    "pickle_main": ("AttributeError: Can't get attribute 'worker' on <module '__main__' (built-in)>\n",
+                    "package_api_version_mismatch"),
+    # numpy 2 installed: numpy._core exists, something else is wrong
+    "numpy2_installed": ("numpy 2.1.3\nModuleNotFoundError: No module named 'numpy._core'\n",
+                         "package_api_version_mismatch"),
+    # an absolute import of the user's own module that is missing: not a relative import
+    "absolute_import_missing": ("Traceback (most recent call last):\n"
+                                '  File "/home/u/proj/train.py", line 2, in <module>\n'
+                                "    from network import Net\n"
+                                "ModuleNotFoundError: No module named 'network'\n", "library_bug"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(NEAR))
+def test_the_near_miss_is_not_read_so(key):
+    text, code = NEAR[key]
+    assert code not in _first_two(text), (key, _first_two(text))
+
+
+#: the order of the readings (the mechanism's)
+FIRST_READINGS = {
+    "relative_no_parent": ["user_code_error", "library_bug"],
+    "relative_beyond_top": ["user_code_error", "library_bug"],
+    "circular_class_no_file": ["user_code_error", "library_bug"],
+    "pickle_other_release": ["package_api_version_mismatch", "user_code_error"],
+}
+
+
+@pytest.mark.parametrize("key", sorted(FIRST_READINGS))
+def test_the_first_readings(key):
+    assert _first_two(POSITIVE[key][0]) == FIRST_READINGS[key]
+
+
+def test_the_shadowing_file_is_named():
+    f = explain_result(POSITIVE["circular_own_file_windows"][0], similar=False).findings[0]
+    assert "ultralytics.py" in f.title and "C:\\Users\\kim\\Desktop\\ultralytics.py" in f.fix.why
+
+
+@pytest.mark.parametrize("key", ["python_relative_import_no_parent", "python_relative_import_beyond_top",
+                                 "pickle_module_attribute_missing"])
+def test_rows_match_their_examples(key):
+    assert_row_matches_its_example_and_stays_linear("library_messages", key)
