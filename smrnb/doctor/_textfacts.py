@@ -2094,7 +2094,10 @@ def _scan_pip_index(r: _Reader, line: str, low: str) -> None:
 _INDEX_UNREACHABLE_WORDS = ("could not fetch url", "failed to establish a new connection",
                             "temporary failure in name resolution", "certificate_verify_failed", "proxyerror",
                             "readtimeouterror", "connecttimeouterror", "network is unreachable",
-                            "name or service not known", "getaddrinfo failed")
+                            "name or service not known", "getaddrinfo failed",
+                            # (round 35b) pip's and urllib3's words for a Python without its ssl module: no HTTPS at all
+                            "however the ssl module in python is not available",
+                            "because the ssl module is not available")
 
 
 def _scan_attribute_in_package(r: _Reader, line: str) -> None:
@@ -4151,8 +4154,10 @@ def _own_definitions(r: _Reader, text: str) -> None:
     if not m:
         return
     last = m.group(1).rsplit(".", 1)[-1]
+    # (round 35b) nor a module of Python's own standard library (lib/python3.X/lzma.py importing its compiled _lzma)
     files = {f.group(1) for f in _PY_FILE_NAMED_RE.finditer(text[:20000])
-             if "-packages" not in text[max(0, f.start() - 200):f.start()].rsplit("\n", 1)[-1]}
+             if "-packages" not in (before := text[max(0, f.start() - 200):f.start()].rsplit("\n", 1)[-1])
+             and not re.search(r"[/\\]lib(?:64)?[/\\]python[23](?:\.\d{1,2})?[/\\]$", before)}
     meant = next((f for f in sorted(files) if _one_edit(last, f)), None)
     if meant:
         r.event("torch", "own_code_exception", m.group(0), WEIGHT["module"], exception="ModuleNotFoundError",

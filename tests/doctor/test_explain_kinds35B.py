@@ -2,7 +2,9 @@
 """Round 35b: the Python interpreter's own messages, from CPython's source, as explain reads them: the file import_from
 and moduleobject.c name for a module still initialising (a file of the user's own in a package's place), 3.13's
 'consider renaming' hint of import_from, relative imports outside a package (importlib's _sanity_check and
-_resolve_name), an unpickled class its module lacks (pickle.find_class), and a NumPy 2 pickle read by NumPy 1."""
+_resolve_name), an unpickled class its module lacks (pickle.find_class), a NumPy 2 pickle read by NumPy 1, and an
+interpreter built without a system library's headers (_ctypes, _lzma, pip's 'ssl module ... not available', zipimport's
+'zlib not available')."""
 
 from __future__ import annotations
 
@@ -83,6 +85,26 @@ POSITIVE = {
                       '  File "/home/u/app/predict.py", line 9, in <module>\n'
                       "    model = joblib.load('model.joblib')\n"
                       "ModuleNotFoundError: No module named 'numpy._core'\n", "package_api_version_mismatch"),
+    # the interpreter's own compiled modules, built only where the system library's headers were there
+    "python_without_ctypes": ("Traceback (most recent call last):\n"
+                              '  File "/home/u/proj/setup.py", line 3, in <module>\n    import ctypes\n'
+                              '  File "/home/u/.pyenv/versions/3.10.4/lib/python3.10/ctypes/__init__.py", line 8, in '
+                              "<module>\n    from _ctypes import Union, Structure, Array\n"
+                              "ModuleNotFoundError: No module named '_ctypes'\n", "build_dependency_missing"),
+    "python_without_lzma": ('  File "/opt/python/3.9.7/lib/python3.9/lzma.py", line 27, in <module>\n'
+                            "    from _lzma import *\nModuleNotFoundError: No module named '_lzma'\n",
+                            "build_dependency_missing"),
+    "python_without_sqlite": ("ModuleNotFoundError: No module named '_sqlite3'\n", "build_dependency_missing"),
+    # pip's own warning (src/pip/_internal/cli/req_command.py), then the index it never reached
+    "pip_without_ssl": ("WARNING: pip is configured with locations that require TLS/SSL, however the ssl module in "
+                        "Python is not available.\nCollecting open3d\n  Retrying (Retry(total=4, connect=None, "
+                        "read=None, redirect=None, status=None)) after connection broken by 'SSLError(\"Can't connect "
+                        "to HTTPS URL because the SSL module is not available.\")': /simple/open3d/\n"
+                        "ERROR: Could not find a version that satisfies the requirement open3d (from versions: none)\n",
+                        "build_dependency_missing"),
+    # Lib/zipimport.py
+    "zipimport_zlib": ("zipimport.ZipImportError: can't decompress data; zlib not available\n",
+                       "build_dependency_missing"),
 }
 
 
@@ -124,6 +146,12 @@ NEAR = {
                                 '  File "/home/u/proj/train.py", line 2, in <module>\n'
                                 "    from network import Net\n"
                                 "ModuleNotFoundError: No module named 'network'\n", "library_bug"),
+    # a package's own private compiled module: its build, not the interpreter's
+    "package_private_module": ("ModuleNotFoundError: No module named 'pointnet2_ops._ext'\n",
+                               "build_dependency_missing"),
+    # torch's shared memory out of file descriptors (errno 24): the open-file limit, not /dev/shm's size
+    "torch_shm_fd_limit": ("RuntimeError: unable to open shared memory object </torch_2378_1296283385_997> in "
+                           "read-write mode: Too many open files (24)\n", "container_shm_too_small"),
 }
 
 
@@ -139,6 +167,8 @@ FIRST_READINGS = {
     "relative_beyond_top": ["user_code_error", "library_bug"],
     "circular_class_no_file": ["user_code_error", "library_bug"],
     "pickle_other_release": ["package_api_version_mismatch", "user_code_error"],
+    "python_without_ctypes": ["build_dependency_missing", "extension_not_compiled"],
+    "python_without_lzma": ["build_dependency_missing", "extension_not_compiled"],
 }
 
 
@@ -153,6 +183,17 @@ def test_the_shadowing_file_is_named():
 
 
 @pytest.mark.parametrize("key", ["python_relative_import_no_parent", "python_relative_import_beyond_top",
-                                 "pickle_module_attribute_missing"])
+                                 "pickle_module_attribute_missing", "pip_python_without_ssl",
+                                 "zipimport_without_zlib"])
 def test_rows_match_their_examples(key):
     assert_row_matches_its_example_and_stays_linear("library_messages", key)
+
+
+def test_the_interpreter_build_is_named():
+    f = explain_result(POSITIVE["python_without_ctypes"][0], similar=False).findings[0]
+    assert "libffi-dev" in f.title and any("libffi-dev" in c for c in f.fix.commands)
+
+
+def test_the_fd_limit_row_still_reads_a_full_shm():
+    text = "RuntimeError: unable to write to file </torch_18692_1954506624_0>: No space left on device (28)\n"
+    assert _first_two(text)[0] == "container_shm_too_small"

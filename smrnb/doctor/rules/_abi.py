@@ -2114,6 +2114,11 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # is that package (the user wrote its distribution's name)
         return ["user_code_error", "library_bug"] if ev.get("dashed") == "own" else ["library_bug", "user_code_error"]
     building = has_sign(facts, "pip_build", "build_context", "torch_absent_at_build")
+    if len(parts) == 1 and mod in PYTHON_OPTIONAL_C_MODULES and not (ev.get("import_name") or ev.get("attribute")):
+        # (round 35b) a compiled module of Python's own standard library that CPython's build makes only where the
+        # system library's headers were there (_ctypes: libffi, _lzma, _bz2, _sqlite3, ...): this interpreter (pyenv,
+        # a source build) was built without them; install the headers, then rebuild the interpreter
+        return ["build_dependency_missing", "extension_not_compiled"]
     if (mixed := _shadowed_or_mixed_codes(facts, ev, parts)) is not None:
         return mixed
     if posix_only_on_windows(facts, ev):
@@ -2672,6 +2677,18 @@ def _from_source_checkout(facts: Mapping[str, Any], top: str) -> bool:
 
 #: what the setup.py of CUDA extensions imports at its top (flash-attn: packaging, psutil, ninja; apex, detectron2:
 #: setuptools, wheel; Cython and pybind11 builds; numpy headers) before building anything
+#: (round 35b) the standard library's optional compiled modules and the system library (Debian/Ubuntu development
+#: package) whose headers CPython's build needs for each: CPython's configure ("py_cv_module__ctypes" ... "missing"
+#: where a library is not found) and its old setup.py's "The necessary bits to build these optional modules were not
+#: found: _bz2 _ctypes _lzma ..."; the CPython devguide, 'Install dependencies' (libffi-dev, liblzma-dev, libbz2-dev,
+#: libsqlite3-dev, tk-dev, libssl-dev, libgdbm-dev, uuid-dev, libreadline-dev, libncurses-dev, zlib1g-dev); pyenv's
+#: wiki 'Suggested build environment' (the same list). A Python built without one imports the Python half (ctypes,
+#: lzma, bz2, sqlite3, tkinter) and fails on "No module named '_ctypes'"
+PYTHON_OPTIONAL_C_MODULES = {"_ctypes": "libffi-dev", "_lzma": "liblzma-dev", "_bz2": "libbz2-dev",
+                             "_sqlite3": "libsqlite3-dev", "_tkinter": "tk-dev", "_ssl": "libssl-dev",
+                             "_hashlib": "libssl-dev", "_uuid": "uuid-dev", "_gdbm": "libgdbm-dev",
+                             "_dbm": "libgdbm-dev", "_curses": "libncurses-dev", "_readline": "libreadline-dev",
+                             "zlib": "zlib1g-dev"}
 _BUILD_REQUIREMENTS = frozenset({"packaging", "wheel", "setuptools", "ninja", "cython", "pybind11", "psutil",
                                  "setuptools_scm", "cmake", "numpy", "pkg_resources", "distutils", "scikit_build"})
 

@@ -24,7 +24,7 @@ from smrnb.doctor._install import (
 )
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._abi import torch_header_of_torch
+from smrnb.doctor.rules._abi import PYTHON_OPTIONAL_C_MODULES, torch_header_of_torch
 from smrnb.doctor.rules._context import env_fix_commands, layer
 from smrnb.doctor.rules._events import (
     builds,
@@ -315,6 +315,18 @@ def _build_dep(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     low = (h or lib).lower()
     if not (h or lib) and "triton" in (str(ev.get("line") or "") + " " + str(ev.get("module") or "")).lower():
         return _triton_missing(facts)
+    if ev.get("kind") == "module_missing" and (dev := PYTHON_OPTIONAL_C_MODULES.get(str(ev.get("module") or ""))):
+        mod = str(ev["module"])
+        # (round 35b) rules._abi.PYTHON_OPTIONAL_C_MODULES: a module of the interpreter's own build
+        return {"title": f"This Python was built without its {mod} module: {dev} (the system library's headers) was "
+                         "missing when the interpreter was compiled",
+                "fix": f"{mod} is part of Python's standard library, compiled only where its system library's headers "
+                       f"are there when Python itself is built (pyenv, a source build, some minimal images): install "
+                       f"{dev} (dnf/yum: the -devel package), then rebuild or reinstall this Python, and recreate the "
+                       "virtual environments made from it; or use a Python from the system or conda, which has it.",
+                "commands": [f"sudo apt-get install {dev}   # the headers CPython's build looks for",
+                             "pyenv install --force <version>   # or rebuild: ./configure && make && make install",
+                             f"python -c \"import {mod}\"   # in the rebuilt Python"]}
     if lib == "cuda":
         cmd = "export LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LIBRARY_PATH   # libcuda: the toolkit's stub, for a build without a driver"
     elif "egl" in low or low.startswith("gl"):
@@ -347,6 +359,13 @@ _ROW_DEP_COMMANDS = {
     "git_submodule_ssh_url": ['git config --global url."https://github.com/".insteadOf git@github.com:   # SSH URLs '
                               "of GitHub over HTTPS (or add an SSH key to the account)",
                               "git submodule sync --recursive && git submodule update --init --recursive"],
+    # (round 35b) the interpreter built without a system library's headers
+    "pip_python_without_ssl": ["sudo apt-get install libssl-dev   # OpenSSL's headers (dnf: openssl-devel), then "
+                               "rebuild Python (pyenv install --force <version>)",
+                               "python -c \"import ssl; print(ssl.OPENSSL_VERSION)\"   # in the rebuilt Python",
+                               "conda activate <env>   # Windows conda: its Library\\bin (OpenSSL's DLLs) on PATH"],
+    "zipimport_without_zlib": ["sudo apt-get install zlib1g-dev   # zlib's headers (dnf: zlib-devel), then rebuild "
+                               "Python (pyenv install --force <version>)", "python -c \"import zlib\""],
     "bazel_external_package_missing": ["bazel clean --expunge   # a partly fetched external repository, then build "
                                        "again", "# build the release after this one, or the dependency revision its "
                                        "WORKSPACE / MODULE.bazel pins (no --override_repository to another checkout)"],
