@@ -1843,6 +1843,16 @@ def _defined_in_text(text: str, name: str) -> bool:
                      rf"\bclass {n}\b|^\s*{n}\s*=[^=]|\bfor {n} in\b|\bglobal {n}\b", text, re.MULTILINE) is not None
 
 
+#: (round 35b) CPython's words for an operation on None (type(None).__name__ is 'NoneType'): Objects/abstract.c
+#: PyObject_GetItem ("'%.200s' object is not subscriptable"), PyObject_GetIter ("'%.200s' object is not iterable"),
+#: PyObject_SetItem ("'%.200s' object does not support item assignment"), Objects/call.c _PyObject_MakeTpCall
+#: ("'%.200s' object is not callable"), Objects/object.c PyObject_GenericGetAttr ("'%.100s' object has no attribute
+#: '%U'") and Python/ceval.c's unpacking ("cannot unpack non-iterable %.200s object")
+_NONE_USED_RE = re.compile(r"(?:'NoneType' object (?:is not subscriptable|is not iterable|is not callable|does not "
+                           r"support item assignment|has no attribute '([A-Za-z_][A-Za-z0-9_]{0,80})')|cannot unpack "
+                           r"non-iterable NoneType object)")
+
+
 def _scan_own_code_exception(r: _Reader, line: str) -> None:
     """(round 28a) ``torch.own_code_exception``: one of Python's built-in exceptions raised on the person's own values
     in the person's own code (the traceback's last frame outside site-/dist-packages and the Python installation: a
@@ -1868,6 +1878,12 @@ def _scan_own_code_exception(r: _Reader, line: str) -> None:
         if not k or (r.inner_kind == "stdlib" and "environ" not in r.own_call):
             return  # a key of a package's table (a model type, a registry) raised through the standard library
         fields = {"key": k.group(2), **({"environ": True} if "environ" in r.own_call else {})}
+    elif exc in ("TypeError", "AttributeError") and (n := _NONE_USED_RE.match(msg)):
+        if r.inner_kind != "own" or re.search(r"(?<![\w.])_(?:C|ext|cuda|backend|lib)\b", r.own_call):
+            # None met inside a library's (or the standard library's) own code, or a compiled module's name bound to
+            # None by its guarded import (nerfacc's `getattr(_C, name)`): their readings
+            return
+        fields = {"none_value": True, **({"attribute": n.group(1)} if n.group(1) else {})}
     elif exc == "IndexError":
         if r.inner_kind != "own" or "out of range" not in msg:
             return

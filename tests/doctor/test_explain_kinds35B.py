@@ -105,6 +105,19 @@ POSITIVE = {
     # Lib/zipimport.py
     "zipimport_zlib": ("zipimport.ZipImportError: can't decompress data; zlib not available\n",
                        "build_dependency_missing"),
+    # an operation on None in the person's own frame (Objects/abstract.c, object.c, ceval.c words)
+    "none_subscripted_own": ("Traceback (most recent call last):\n"
+                             '  File "/home/u/proj/train.py", line 41, in <module>\n'
+                             '    width = cfg["model"]["width"]\n'
+                             "TypeError: 'NoneType' object is not subscriptable\n", "user_code_error"),
+    "none_attribute_own": ("Traceback (most recent call last):\n"
+                           '  File "/home/u/proj/viz.py", line 12, in <module>\n'
+                           "    h, w = depth.shape[:2]\n"
+                           "AttributeError: 'NoneType' object has no attribute 'shape'\n", "user_code_error"),
+    "none_unpacked_own": ("Traceback (most recent call last):\n"
+                          '  File "C:\\Users\\kim\\seg\\main.py", line 30, in <module>\n'
+                          "    mask, score = predict(img)\n"
+                          "TypeError: cannot unpack non-iterable NoneType object\n", "user_code_error"),
 }
 
 
@@ -152,6 +165,10 @@ NEAR = {
     # torch's shared memory out of file descriptors (errno 24): the open-file limit, not /dev/shm's size
     "torch_shm_fd_limit": ("RuntimeError: unable to open shared memory object </torch_2378_1296283385_997> in "
                            "read-write mode: Too many open files (24)\n", "container_shm_too_small"),
+    # a compiled module bound to None by a package's guarded import, called in its own folder
+    "none_compiled_module": ('  File "/home/u/src/raymarch/backend/__init__.py", line 13, in call\n'
+                             "    return getattr(_C, name)(*args)\n"
+                             "AttributeError: 'NoneType' object has no attribute 'march_rays'\n", "user_code_error"),
 }
 
 
@@ -197,3 +214,17 @@ def test_the_interpreter_build_is_named():
 def test_the_fd_limit_row_still_reads_a_full_shm():
     text = "RuntimeError: unable to write to file </torch_18692_1954506624_0>: No space left on device (28)\n"
     assert _first_two(text)[0] == "container_shm_too_small"
+
+
+#: None met inside an installed package's own code: the package's frame (round 28a's exception_in_package reading),
+#: not the person's value
+NONE_IN_PACKAGE = ("Traceback (most recent call last):\n"
+                   '  File "/home/u/proj/run.py", line 8, in <module>\n    mesh = load(path)\n'
+                   '  File "/home/u/venv/lib/python3.10/site-packages/meshkit/io.py", line 55, in load\n'
+                   "    return data['faces']\n"
+                   "TypeError: 'NoneType' object is not subscriptable\n")
+
+
+def test_none_in_a_package_frame_is_not_the_own_value_reading():
+    found = explain_result(NONE_IN_PACKAGE, similar=False).findings
+    assert found and not any("a value that is None" in f.title for f in found)

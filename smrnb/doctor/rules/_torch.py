@@ -437,6 +437,15 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                 "commands": [(f"dir \"{lit.group(1)}\"" if windows else f"ls -la '{lit.group(1)}'") +
                              "   # from the folder you run Python in (a relative path starts there)" if lit else "python -c \"import os,sys; print(os.path.abspath(sys.argv[1]), "
                              "os.path.exists(sys.argv[1]))\" <the path>   # from the folder you run Python in"]}
+    if ev.get("none_value"):  # (round 35b) an operation on None in the person's own frame
+        what = f"reads .{ev['attribute']} of" if ev.get("attribute") else "uses"
+        return {"title": f"Not your environment: your code ({where}) {what} a value that is None",
+                "fix": "A variable in the failing line of your code holds None: a function that returns nothing (no "
+                       "return, or a method that works in place such as list.sort()), a lookup that found nothing "
+                       "(dict.get, re.match, a reader given a wrong path), or an optional setting left empty. Print "
+                       "the values in that line, find which is None, and where it was assigned.",
+                "commands": [f"python -m pdb -c continue {ev.get('file') or '<your script>'}   # stops at the error: "
+                             "print the line's values"]}
     if ev.get("json"):
         return {"title": f"Not your environment: the file {where} parses is not valid JSON (empty, HTML or another "
                          "format)",
