@@ -1774,7 +1774,8 @@ def _note_cell_frame(r: _Reader, line: str, low: str) -> None:
 
 #: (round 28a) a built-in exception of Python's raised on the person's own values, as a traceback ends
 _OWN_EXC_RE = re.compile(r"^[*`>\s]{0,4}(?:json\.decoder\.|json\.|simplejson\.errors\.)?(FileNotFoundError|IOError|"
-                         r"KeyError|IndexError|JSONDecodeError|TypeError|AttributeError|ImportError|NameError): (.{1,400})")
+                         r"KeyError|IndexError|JSONDecodeError|TypeError|AttributeError|ImportError|NameError|"
+                         r"RecursionError): (.{1,400})")
 #: Python's errno 2 message and the path it names (FileNotFoundError; IOError before Python 3). (Round 29, blind audit
 #: 29) errno 2 is ENOENT in any locale: strerror's words are the C library's of the user's language ("Datei oder
 #: Verzeichnis nicht gefunden", "没有那个文件或目录"), so any words without a colon stand for them
@@ -1884,6 +1885,12 @@ def _scan_own_code_exception(r: _Reader, line: str) -> None:
             # None by its guarded import (nerfacc's `getattr(_C, name)`): their readings
             return
         fields = {"none_value": True, **({"attribute": n.group(1)} if n.group(1) else {})}
+    elif exc == "RecursionError":
+        # (round 35b) CPython's recursion limit (Python/ceval.c _Py_CheckRecursiveCall: "maximum recursion depth
+        # exceeded%s", " while calling a Python object", " in comparison", ...) hit in the person's own function
+        if r.inner_kind != "own" or not msg.startswith("maximum recursion depth exceeded"):
+            return
+        fields = {"recursion": True}
     elif exc == "IndexError":
         if r.inner_kind != "own" or "out of range" not in msg:
             return

@@ -118,6 +118,14 @@ POSITIVE = {
                           '  File "C:\\Users\\kim\\seg\\main.py", line 30, in <module>\n'
                           "    mask, score = predict(img)\n"
                           "TypeError: cannot unpack non-iterable NoneType object\n", "user_code_error"),
+    # Python/ceval.c's recursion limit in the person's own function
+    "recursion_own": ("Traceback (most recent call last):\n"
+                      '  File "/home/u/proj/octree.py", line 52, in <module>\n    root = split(points, 0)\n'
+                      '  File "/home/u/proj/octree.py", line 17, in split\n    return split(pts[mask], depth + 1)\n'
+                      '  File "/home/u/proj/octree.py", line 17, in split\n    return split(pts[mask], depth + 1)\n'
+                      "  [Previous line repeated 995 more times]\n"
+                      "RecursionError: maximum recursion depth exceeded while calling a Python object\n",
+                      "user_code_error"),
 }
 
 
@@ -228,3 +236,11 @@ NONE_IN_PACKAGE = ("Traceback (most recent call last):\n"
 def test_none_in_a_package_frame_is_not_the_own_value_reading():
     found = explain_result(NONE_IN_PACKAGE, similar=False).findings
     assert found and not any("a value that is None" in f.title for f in found)
+
+
+def test_recursion_in_a_package_frame_is_not_the_own_reading():
+    text = ('  File "/home/u/venv/lib/python3.10/site-packages/torch/fx/graph.py", line 300, in _format\n'
+            "    return self._format(x)\n  [Previous line repeated 980 more times]\n"
+            "RecursionError: maximum recursion depth exceeded while calling a Python object\n")
+    assert not any("calls itself" in f.title for f in explain_result(text, similar=False).findings)
+    assert "calls itself" in explain_result(POSITIVE["recursion_own"][0], similar=False).findings[0].title

@@ -437,6 +437,14 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                 "commands": [(f"dir \"{lit.group(1)}\"" if windows else f"ls -la '{lit.group(1)}'") +
                              "   # from the folder you run Python in (a relative path starts there)" if lit else "python -c \"import os,sys; print(os.path.abspath(sys.argv[1]), "
                              "os.path.exists(sys.argv[1]))\" <the path>   # from the folder you run Python in"]}
+    if ev.get("recursion"):  # (round 35b) the recursion limit, hit in the person's own function
+        return {"title": f"Not your environment: a function of your code ({where}) calls itself without end",
+                "fix": "Python stops a chain of calls at sys.getrecursionlimit() (1000 by default): the function in "
+                       "the repeated frame recurses on data deeper than that, or never reaches its base case (a "
+                       "property or __getattr__ that reads itself, a cycle in the data). Make it iterative or fix the "
+                       "base case; sys.setrecursionlimit only helps where the depth is real and bounded.",
+                "commands": [f"python -X faulthandler {ev.get('file') or '<your script>'}   # the repeated frame is "
+                             "the function to look at"]}
     if ev.get("none_value"):  # (round 35b) an operation on None in the person's own frame
         what = f"reads .{ev['attribute']} of" if ev.get("attribute") else "uses"
         return {"title": f"Not your environment: your code ({where}) {what} a value that is None",
