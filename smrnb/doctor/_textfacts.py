@@ -131,6 +131,8 @@ class _Reader:
         self.n_events = 0
         self.frame = ""  # the file of the last traceback frame read (the calling code of an error read next)
         self.call_line = ""  # the source line Python printed under that frame (the call that failed)
+        self.prev_frame = ""  # (round 35b) the frame before it, and its source line (a wrapper's caller)
+        self.prev_call = ""
         self.frame_pending = False
         self.asked_torch_cuda = False  # the line before asked an interactive Python for torch.version.cuda
         #: the last "from m import a, b" line read: (m, its names, whether the names go on past the line)
@@ -1982,6 +1984,8 @@ def _scan_python(r: _Reader, line: str, low: str) -> None:
     if low.lstrip().startswith(('file "', "file /", "file ~", "file c:", "file d:")):  # a traceback's file outside
         m = _TB_FILE_RE.match(line.strip())  # every installed tree: a source checkout's
         path = (m.group(1) or m.group(2)).replace("\\", "/") if m else ""
+        if path:
+            r.prev_frame, r.prev_call = r.frame, r.call_line
         r.frame, r.call_line, r.frame_pending = path, "", bool(path)
         if path:  # (round 22) the installed package of the last frame read ("" for a file of the project's own)
             _note_frame_kind(r, path, line)
@@ -2328,6 +2332,12 @@ def _scan_optional_import(r: _Reader, line: str) -> None:
         r.event("torch", "module_missing", line, WEIGHT["module"], module=top, none_import=True)
 
 
+#: (round 35b) a wrapper's line that passes its arguments on unchanged (functools.wraps decorators); the paste's
+#: normaliser may have read '**' as Markdown's bold and dropped it
+_PASS_THROUGH_RE = re.compile(r"^(?:return\s+)?(?:await\s+)?[A-Za-z_][\w.]{0,60}\(\*[A-Za-z_]\w{0,30},\s*(?:\*\*)?"
+                              r"[A-Za-z_]\w{0,30}\)$")
+
+
 def _scan_signature(r: _Reader, line: str) -> None:
     """A call that does not fit its callee's signature (``torch.signature_mismatch``): the callee, how, and the
     traceback's innermost file before it (the calling code's; empty when the text shows none)."""
@@ -2341,6 +2351,13 @@ def _scan_signature(r: _Reader, line: str) -> None:
         # its own arguments, torch's ``forward_call(*args)``), and the installed package that frame is of
         here = bool(name) and re.search(rf"(?<![\w]){re.escape(name)}\(", r.call_line) is not None
         caller = _package_of_frame(r.frame) if here else ""
+        if name and not here and _PASS_THROUGH_RE.match(r.call_line.strip()) and _package_of_frame(r.frame) and \
+                re.search(rf"(?<![\w]){re.escape(name)}\(", r.prev_call):
+            # (round 35b) the innermost frame is a package's pass-through wrapper (a decorator's `return fn(*args,
+            # **kwargs)`, huggingface_hub's validate_hf_hub_args): CPython raises the signature's TypeError at the call
+            # (Python/ceval.c, before the callee's frame exists), so the arguments are the frame before's, whose line
+            # calls the callee by name
+            caller = _package_of_frame(r.prev_frame)
         r.event("torch", "signature_mismatch", line, WEIGHT["module"] + 4, callee=callee,
                 name=name, how=how.split(" ")[0], frame=r.frame, **({"caller_package": caller} if caller else {}))
 

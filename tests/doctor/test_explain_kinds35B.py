@@ -126,6 +126,17 @@ POSITIVE = {
                       "  [Previous line repeated 995 more times]\n"
                       "RecursionError: maximum recursion depth exceeded while calling a Python object\n",
                       "user_code_error"),
+    # a signature's TypeError raised through a package's pass-through wrapper (huggingface_hub's validate_hf_hub_args):
+    # the arguments are the frame before's, an installed package's own call
+    "kwarg_through_wrapper": ("Traceback (most recent call last):\n"
+                              '  File "/home/u/proj/run.py", line 8, in <module>\n'
+                              "    pipe = StableDiffusionPipeline.from_pretrained(mid)\n"
+                              '  File "/home/u/venv/lib/python3.10/site-packages/diffusers/pipelines/pipeline_utils.py",'
+                              " line 1096, in download\n    cached_folder = snapshot_download(\n"
+                              '  File "/home/u/venv/lib/python3.10/site-packages/huggingface_hub/utils/_validators.py", '
+                              "line 118, in _inner_fn\n    return fn(*args, **kwargs)\n"
+                              "TypeError: snapshot_download() got an unexpected keyword argument 'resume_download'\n",
+                              "package_api_version_mismatch"),
 }
 
 
@@ -177,6 +188,13 @@ NEAR = {
     "none_compiled_module": ('  File "/home/u/src/raymarch/backend/__init__.py", line 13, in call\n'
                              "    return getattr(_C, name)(*args)\n"
                              "AttributeError: 'NoneType' object has no attribute 'march_rays'\n", "user_code_error"),
+    # torch calling the person's forward through its own wrapper: the person's forward, no release's
+    "forward_through_torch": ("Traceback (most recent call last):\n"
+                              '  File "/home/u/proj/train.py", line 60, in <module>\n    out = model(x, mask)\n'
+                              '  File "/home/u/venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1518,'
+                              " in _call_impl\n    return forward_call(*args, **kwargs)\n"
+                              "TypeError: Net.forward() takes 2 positional arguments but 3 were given\n",
+                              "package_api_version_mismatch"),
 }
 
 
