@@ -19,7 +19,7 @@ def _first_two(text: str) -> list[str]:
 
 
 POSITIVE = {
-    # import_from (Python/ceval.c; Python/import.c since 3.12) names the file: a script of the user's named like the package
+    # import_from (Python/ceval.c, _PyEval_ImportFrom in 3.13) names the file: a script named like the package
     "circular_own_file": ("Traceback (most recent call last):\n"
                           '  File "/home/u/faster_whisper.py", line 1, in <module>\n'
                           "    from faster_whisper import WhisperModel\n"
@@ -95,7 +95,7 @@ POSITIVE = {
                             "    from _lzma import *\nModuleNotFoundError: No module named '_lzma'\n",
                             "build_dependency_missing"),
     "python_without_sqlite": ("ModuleNotFoundError: No module named '_sqlite3'\n", "build_dependency_missing"),
-    # pip's own warning (src/pip/_internal/cli/req_command.py), then the index it never reached
+    # pip's own warning (src/pip/_internal/models/search_scope.py), then the index it never reached
     "pip_without_ssl": ("WARNING: pip is configured with locations that require TLS/SSL, however the ssl module in "
                         "Python is not available.\nCollecting open3d\n  Retrying (Retry(total=4, connect=None, "
                         "read=None, redirect=None, status=None)) after connection broken by 'SSLError(\"Can't connect "
@@ -206,10 +206,10 @@ def test_the_near_miss_is_not_read_so(key):
 
 #: the order of the readings (the mechanism's)
 FIRST_READINGS = {
+    "pickle_other_release": ["package_api_version_mismatch"],
     "relative_no_parent": ["user_code_error", "library_bug"],
     "relative_beyond_top": ["user_code_error", "library_bug"],
     "circular_class_no_file": ["user_code_error", "library_bug"],
-    "pickle_other_release": ["package_api_version_mismatch", "user_code_error"],
     "python_without_ctypes": ["build_dependency_missing", "extension_not_compiled"],
     "python_without_lzma": ["build_dependency_missing", "extension_not_compiled"],
 }

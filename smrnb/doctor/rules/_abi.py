@@ -2022,7 +2022,7 @@ def circular_on_released(facts: Mapping[str, Any], ev: Mapping[str, Any], parts:
     return False
 #: (round 35b) the file Python names for a module it imported, in CPython's own messages: import_from's "cannot import
 #: name %R from partially initialized module %R (most likely due to a circular import) (%S)" (Python/ceval.c
-#: import_from; Python/import.c since 3.12), Objects/moduleobject.c _Py_module_getattro_impl's "partially initialized
+#: import_from, _PyEval_ImportFrom in 3.13), Objects/moduleobject.c _Py_module_getattro_impl's "partially initialized
 #: module '%U' from '%U' has no attribute '%U' (most likely due to a circular import)" (3.13+), and 3.13's "(consider
 #: renaming '%U' if it has the same name as a library you intended to import)" / "(consider renaming '%U' since it has
 #: the same name as the standard library module named '%U' ...)" of import_from (getattr's: defining_attribute_missing)
