@@ -1871,12 +1871,6 @@ def _shadowed_or_mixed_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], pa
         # person's script or module named like the package stands in its place (it imports P, i.e. itself, still
         # half-initialised: "circular import"; or 3.13's "consider renaming"), whatever the release installed
         return ["user_code_error"]
-    if _partial_top_level_class(facts, ev, parts):
-        # (round 35b) "cannot import name 'Model' from partially initialized module 'P' (most likely due to a circular
-        # import)" with the file cut off: a class asked of a top-level module that is still running its own code
-        # when the name is imported from it. A file of the user's own named P.py importing P (itself) reads exactly
-        # so; a release of P whose own modules import each other in a cycle would show P's frames (none shown here)
-        return ["user_code_error", "library_bug"]
     if ev.get("attribute") and parts[:2] == ["torch", "_C"] and len(parts) == 3 and \
             value(facts, "torch", "init_c_attr") == last:
         # (round 32i) torch's own __init__.py calls a function its compiled _C lacks: both ship in one wheel, built
@@ -2035,22 +2029,6 @@ _MODULE_FILE_RES = (
 )
 
 
-def _partial_top_level_class(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> bool:
-    """(round 35b) Whether ``ev`` is import_from's "cannot import name 'X' from partially initialized module 'P' (most
-    likely due to a circular import)" for a top-level P, X a class's name (capitalised: never a submodule, which
-    _submodule_absent reads), no file named after it (a paste that cut it) and no traceback frame inside a folder P
-    (the package's own modules importing each other)."""
-    line = str(ev.get("line") or "")
-    if not ev.get("import_name") or len(parts) != 2 or not re.match(r"[A-Z]", parts[1]) or \
-            f"from partially initialized module '{parts[0]}' (most likely due to a circular import)" not in line or \
-            re.search(r"circular import\)\s{0,4}\(", line):
-        return False
-    files = [str(f).replace("\\", "/").lower() for f in value(facts, "torch", "source_files") or []]
-    installed = {str(p).lower() for p in value(facts, "torch", "packages_installed") or []}
-    return parts[0].lower() not in installed | {str(value(facts, "torch", "last_frame_package") or "").lower()} and \
-        not any(f"/{parts[0].lower()}/" in f for f in files)
-
-
 def module_file_in_package_place(ev: Mapping[str, Any]) -> str:
     """(round 35b) The file Python's own line names for the top-level module P it imported (:data:`_MODULE_FILE_RES`)
     where that file is a plain ``P.py`` outside every installed tree and the standard library and not in a folder named
@@ -2102,6 +2080,25 @@ def _misnamed_or_unimported_codes(facts: Mapping[str, Any], ev: Mapping[str, Any
     return None
 
 
+def _platform_codes(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> list[str] | None:
+    """(round 35a) A module missing because of the platform, not a package: a Unix-only name of the standard library
+    on Windows, Kit's modules asked before Isaac Sim's app runs; None otherwise."""
+    if posix_only_on_windows(facts, ev):
+        # (round 35a) a module or name Python's standard library has on Unix only, asked on Windows: the code was
+        # written for Linux/macOS; an installed package's (its last frame): that package does not support Windows (a
+        # release for it, WSL or Linux), else the person's own code's
+        if _who_asks(facts, ev, parts) == "user_code_error" and not value(facts, "torch", "last_frame_package"):
+            return ["user_code_error", "package_no_build_for_platform"]
+        return ["package_no_build_for_platform", "library_bug"]
+    if kit_module_before_app(facts, ev):
+        # (round 35a) pxr / carb (USD's and Carbonite's Python bindings) asked in Isaac Sim / Isaac Lab's code: Kit
+        # puts them on the path only once SimulationApp (AppLauncher) runs, as the omni.* modules
+        # (tables/library_messages.csv isaac_sim_module_before_app): a script importing them, or an Isaac Lab module
+        # that does, before launching the app; the script's own order (a project's script: its maintainers' fix)
+        return ["user_code_error", "library_bug"]
+    return None
+
+
 def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
     mod = str(ev.get("module") or "")
     parts = mod.split(".")
@@ -2121,19 +2118,8 @@ def _module_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         return ["build_dependency_missing", "extension_not_compiled"]
     if (mixed := _shadowed_or_mixed_codes(facts, ev, parts)) is not None:
         return mixed
-    if posix_only_on_windows(facts, ev):
-        # (round 35a) a module or name Python's standard library has on Unix only, asked on Windows: the code was
-        # written for Linux/macOS; an installed package's (its last frame): that package does not support Windows (a
-        # release for it, WSL or Linux), else the person's own code's
-        if _who_asks(facts, ev, parts) == "user_code_error" and not value(facts, "torch", "last_frame_package"):
-            return ["user_code_error", "package_no_build_for_platform"]
-        return ["package_no_build_for_platform", "library_bug"]
-    if kit_module_before_app(facts, ev):
-        # (round 35a) pxr / carb (USD's and Carbonite's Python bindings) asked in Isaac Sim / Isaac Lab's code: Kit
-        # puts them on the path only once SimulationApp (AppLauncher) runs, as the omni.* modules
-        # (tables/library_messages.csv isaac_sim_module_before_app): a script importing them, or an Isaac Lab module
-        # that does, before launching the app; the script's own order (a project's script: its maintainers' fix)
-        return ["user_code_error", "library_bug"]
+    if (platform := _platform_codes(facts, ev, parts)) is not None:
+        return platform
     row = removed_api(facts, ev)
     if row is not None:
         # (round 23e) a name a release of the library (or of Python) removed or renamed, by its release notes

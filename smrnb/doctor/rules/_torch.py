@@ -206,6 +206,7 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         misspelt_common_import,
         misspelt_finding,
         misspelt_import,
+        module_file_in_package_place,
         module_owner_finding,
         shadow_finding,
         shadowed_package_finding,
@@ -222,8 +223,9 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return attribute_typo_finding(str(ev.get("module")), meant)
     if shadowed := defining_attribute_missing(ev):  # (round 34c)
         return shadowed_package_finding(*shadowed)
-    if ev.get("kind") == "module_missing" and circular_on_released(facts, ev, str(ev.get("module") or "").split(".")) \
-            is not None:  # (round 35a)
+    if ev.get("kind") == "module_missing" and not module_file_in_package_place(ev) and \
+            circular_on_released(facts, ev, str(ev.get("module") or "").split(".")) is not None:
+        # (round 35a; where Python's line names the user's file, round 35b's words name it: module_owner_finding)
         return shadowed_package_finding(str(ev.get("module")).split(".")[0], str(ev.get("module")).split(".")[1],
                                         circular=True)
     if bare := bare_folder_fix(ev):  # (round 27d)
@@ -371,6 +373,38 @@ def _library_checkout(path: str) -> bool:
     return bool(m) and m.group(1).replace("-", "_").lower() in _table_packages()
 
 
+def _own_value_slip(ev: dict[str, Any], where: str, call: str) -> dict[str, Any] | None:
+    """(round 35) The words of :func:`own_code_fix` for a slip with a value in the person's own frame: the recursion
+    limit, an operation on None, an object indexed that has no item access; None for other events."""
+    if ev.get("recursion"):  # (round 35b) the recursion limit, hit in the person's own function
+        return {"title": f"Not your environment: a function of your code ({where}) calls itself without end",
+                "fix": "Python stops a chain of calls at sys.getrecursionlimit() (1000 by default): the function in "
+                       "the repeated frame recurses on data deeper than that, or never reaches its base case (a "
+                       "property or __getattr__ that reads itself, a cycle in the data). Make it iterative or fix the "
+                       "base case; sys.setrecursionlimit only helps where the depth is real and bounded.",
+                "commands": [f"python -X faulthandler {ev.get('file') or '<your script>'}   # the repeated frame is "
+                             "the function to look at"]}
+    if ev.get("none_value"):  # (round 35b) an operation on None in the person's own frame
+        what = f"reads .{ev['attribute']} of" if ev.get("attribute") else "uses"
+        return {"title": f"Not your environment: your code ({where}) {what} a value that is None",
+                "fix": "A variable in the failing line of your code holds None: a function that returns nothing (no "
+                       "return, or a method that works in place such as list.sort()), a lookup that found nothing "
+                       "(dict.get, re.match, a reader given a wrong path), or an optional setting left empty. Print "
+                       "the values in that line, find which is None, and where it was assigned.",
+                "commands": [f"python -m pdb -c continue {ev.get('file') or '<your script>'}   # stops at the error: "
+                             "print the line's values"]}
+    if ev.get("not_subscriptable"):  # (round 35a)
+        cls = str(ev["not_subscriptable"])
+        return {"title": f"Not your environment: {where} indexes a {cls.rsplit('.', 1)[-1]} object, which does not "
+                         "support [ ] (it is not an array or a list)",
+                "fix": f"Python raised TypeError because an object of class {cls} has no item access: take the array "
+                       "or list it holds first (Open3D: np.asarray(cloud.points); PIL: np.array(image)), convert it "
+                       "(list(generator)), or call the method before indexing its result (f()[0], not f[0]).",
+                "commands": [f"# print(type(x), dir(x)) for the object indexed on the failing line"
+                             f"{': ' + call[:100] if call else ''}"]}
+    return None
+
+
 def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
     """(round 28a) The title and what to look at for one of Python's built-in exceptions raised on the person's own
     values in their own code (``torch.own_code_exception``)."""
@@ -437,23 +471,8 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                 "commands": [(f"dir \"{lit.group(1)}\"" if windows else f"ls -la '{lit.group(1)}'") +
                              "   # from the folder you run Python in (a relative path starts there)" if lit else "python -c \"import os,sys; print(os.path.abspath(sys.argv[1]), "
                              "os.path.exists(sys.argv[1]))\" <the path>   # from the folder you run Python in"]}
-    if ev.get("recursion"):  # (round 35b) the recursion limit, hit in the person's own function
-        return {"title": f"Not your environment: a function of your code ({where}) calls itself without end",
-                "fix": "Python stops a chain of calls at sys.getrecursionlimit() (1000 by default): the function in "
-                       "the repeated frame recurses on data deeper than that, or never reaches its base case (a "
-                       "property or __getattr__ that reads itself, a cycle in the data). Make it iterative or fix the "
-                       "base case; sys.setrecursionlimit only helps where the depth is real and bounded.",
-                "commands": [f"python -X faulthandler {ev.get('file') or '<your script>'}   # the repeated frame is "
-                             "the function to look at"]}
-    if ev.get("none_value"):  # (round 35b) an operation on None in the person's own frame
-        what = f"reads .{ev['attribute']} of" if ev.get("attribute") else "uses"
-        return {"title": f"Not your environment: your code ({where}) {what} a value that is None",
-                "fix": "A variable in the failing line of your code holds None: a function that returns nothing (no "
-                       "return, or a method that works in place such as list.sort()), a lookup that found nothing "
-                       "(dict.get, re.match, a reader given a wrong path), or an optional setting left empty. Print "
-                       "the values in that line, find which is None, and where it was assigned.",
-                "commands": [f"python -m pdb -c continue {ev.get('file') or '<your script>'}   # stops at the error: "
-                             "print the line's values"]}
+    if (slip := _own_value_slip(ev, where, call)) is not None:  # (round 35)
+        return slip
     if ev.get("json"):
         return {"title": f"Not your environment: the file {where} parses is not valid JSON (empty, HTML or another "
                          "format)",
@@ -482,15 +501,6 @@ def own_code_fix(ev: dict[str, Any], windows: bool = False) -> dict[str, Any]:
                        "someone else's.",
                 "commands": [f"grep -rn \"{mod}\" --include=*.py .   # the imports to correct to {fixed}",
                              f"python -c \"import {fixed}\"   # from the project's folder (the one holding it)"]}
-    if ev.get("not_subscriptable"):  # (round 35a)
-        cls = str(ev["not_subscriptable"])
-        return {"title": f"Not your environment: {where} indexes a {cls.rsplit('.', 1)[-1]} object, which does not "
-                         "support [ ] (it is not an array or a list)",
-                "fix": f"Python raised TypeError because an object of class {cls} has no item access: take the array "
-                       "or list it holds first (Open3D: np.asarray(cloud.points); PIL: np.array(image)), convert it "
-                       "(list(generator)), or call the method before indexing its result (f()[0], not f[0]).",
-                "commands": [f"# print(type(x), dir(x)) for the object indexed on the failing line"
-                             f"{': ' + call[:100] if call else ''}"]}
     if ev.get("index"):
         return {"title": f"Not your environment: an index past the end of a sequence in {where}",
                 "fix": "The code indexes a list (or tuple, string) at a position it does not have: indices run "
