@@ -2112,6 +2112,46 @@ _SCRIPT_MODULES = {"tensorboard": "tensorboard.main", "torchrun": "torch.distrib
                    "wandb": "wandb", "gdown": "gdown", "nvitop": "nvitop", "gpustat": "gpustat"}
 
 
+#: (round 35e) tables/library_messages.csv rows whose message names what to install: the row's key -> the pip
+#: distribution(s) (None: read from the message's ``lib`` group, the library requires_backends names)
+_HF_ROW_INSTALLS: dict[str, str | None] = {
+    "hf_requires_backend": None,
+    "transformers_fast_tokenizer_needs_sentencepiece": "sentencepiece protobuf",
+    "langchain_community_not_installed": "langchain-community",
+    "transformers_needs_accelerate": "accelerate",
+}
+
+#: (round 35e) the names transformers' / diffusers' requires_backends messages give a library -> its pip distribution
+#: (src/transformers/utils/import_utils.py *_IMPORT_ERROR: 'requires the SentencePiece library', 'the PyAv library',
+#: 'the 🤗 Datasets library', 'the 🤗 Tokenizers library'); a name not here is installed by its own name, lowercased
+_HF_BACKEND_DISTS = {"sentencepiece": "sentencepiece", "pyav": "av", "🤗 datasets": "datasets",
+                     "🤗 tokenizers": "tokenizers", "protobuf": "protobuf", "timm": "timm", "scipy": "scipy",
+                     "scikit-learn": "scikit-learn", "vision": "Pillow", "pil": "Pillow", "pillow": "Pillow",
+                     "detectron2": "detectron2", "pytesseract": "pytesseract", "tensorflow": "tensorflow",
+                     "flax": "flax", "jax": "jax", "librosa": "librosa", "torchaudio": "torchaudio",
+                     "transformers": "transformers", "k-diffusion": "k-diffusion", "note_seq": "note-seq",
+                     "invisible_watermark": "invisible-watermark", "onnxruntime": "onnxruntime",
+                     "accelerate": "accelerate", "peft": "peft", "bitsandbytes": "bitsandbytes", "ftfy": "ftfy",
+                     "opencv": "opencv-python", "einops": "einops", "decord": "decord"}
+
+
+def _hf_row_install(ev: Mapping[str, Any]) -> dict[str, Any]:
+    """(round 35e) python_package_missing's words for a row of :data:`_HF_ROW_INSTALLS`: what the message asks for,
+    installed into the Python that runs the code."""
+    key = str(ev.get("key"))
+    dist = _HF_ROW_INSTALLS.get(key)
+    if dist is None:
+        lib = str((ev.get("groups") or {}).get("lib") or "").strip()
+        dist = _HF_BACKEND_DISTS.get(lib.lower(), lib.lower().replace(" ", "-")) or "<the library it names>"
+    groups = ev.get("groups") or {}
+    need = str(groups.get("need") or groups.get("need2") or "")
+    pip = f'"{dist}>={need}"' if need and " " not in dist else dist
+    return {"title": _row_title(ev),
+            "commands": [f"python -m pip install -U {pip}   # with the Python that runs the code (a notebook: %pip "
+                         "install, then restart the kernel)",
+                         'python -c "import sys; print(sys.executable)"   # that Python']}
+
+
 def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
     """(round 27a) python_package_missing's words for the rows of :func:`_what_a_row_installs` (a jupyter subcommand's
     package, a console script's distribution), else None."""
@@ -2169,6 +2209,8 @@ def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
                 "commands": ["%pip install 'pyvista[jupyter]'   # in a notebook cell: trame, its widgets and ipywidgets "
                              "into the kernel's own Python",
                              "import sys; print(sys.executable)   # in a cell: the kernel's Python"]}
+    if key in _HF_ROW_INSTALLS:  # (round 35e) the Hugging Face / langchain stack's own "install X" messages
+        return _hf_row_install(ev)
     if key == "console_script_distribution_missing":
         dist = str(ev.get("install") or "<the distribution>")
         return {"title": f"The console script's own distribution {dist} is not installed in the Python that runs it",
