@@ -2146,7 +2146,17 @@ def _hf_row_install(ev: Mapping[str, Any]) -> dict[str, Any]:
     groups = ev.get("groups") or {}
     need = str(groups.get("need") or groups.get("need2") or "")
     pip = f'"{dist}>={need}"' if need and " " not in dist else dist
-    return {"title": _row_title(ev),
+    titles = {"hf_requires_backend": f"The library the message names is not installed in the Python that runs the "
+                                     f"code: pip installs it as {dist}",
+              "transformers_fast_tokenizer_needs_sentencepiece": "The tokenizer must be converted from its slow "
+                                                                 "(sentencepiece) version, and sentencepiece is not "
+                                                                 "installed in the Python that runs the code",
+              "langchain_community_not_installed": "The code imports an integration from its old place in langchain, "
+                                                   "which now forwards it to langchain-community: not installed",
+              "transformers_needs_accelerate": "transformers needs accelerate here (device_map, low_cpu_mem_usage, "
+                                               "the Trainer, a quantizer): not installed in the Python that runs the "
+                                               "code" + (f", or older than {need}" if need else "")}
+    return {"title": titles.get(key) or _row_title(ev),
             "commands": [f"python -m pip install -U {pip}   # with the Python that runs the code (a notebook: %pip "
                          "install, then restart the kernel)",
                          'python -c "import sys; print(sys.executable)"   # that Python']}
