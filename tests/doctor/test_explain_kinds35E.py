@@ -92,6 +92,17 @@ POSITIVE = [
     ("  File \"/usr/lib/python3/site-packages/safetensors/torch.py\", line 311, in load_file\nsafetensors_rust."
      "SafetensorError: Error while deserializing header: incomplete metadata, file not fully covered",
      "binary_corrupt"),
+    # tokenizers: a tokenizer.json of a newer release (0.20's merges as pairs; serde's untagged ModelWrapper)
+    ('  File "/usr/lib/python3/site-packages/transformers/tokenization_utils_fast.py", line 111, in __init__\n'
+     "    fast_tokenizer = TokenizerFast.from_file(fast_tokenizer_file)\nException: data did not match any variant "
+     "of untagged enum ModelWrapper at line 1251003 column 3", "package_api_version_mismatch"),
+    ("Exception: data did not match any variant of untagged enum PyPreTokenizerTypeWrapper at line 69 column 3",
+     "package_api_version_mismatch"),
+    # diffusers' own accelerate checks (modeling_utils, pipeline_utils)
+    ("NotImplementedError: Loading and dispatching requires `accelerate`. Please make sure to install accelerate or "
+     "set `device_map=None`. You can install accelerate with `pip install accelerate`.", "python_package_missing"),
+    ("ValueError: Using `device_map` requires the `accelerate` library. Please install it using: `pip install "
+     "accelerate`.", "python_package_missing"),
     # transformers' torch.load floor (import_utils.check_torch_load_is_safe)
     ("ValueError: Due to a serious vulnerability issue in `torch.load`, even with `weights_only=True`, we now require "
      "users to upgrade torch to at least v2.6 in order to use the function. This version restriction does not "
@@ -127,6 +138,12 @@ NEAR_MISSES = [
     # peft refusing a layer type, not a name
     ("ValueError: Target module Conv1D() is not supported. Currently, only the following modules are supported: "
      "`torch.nn.Linear`", "user_code_error"),
+    # serde's words about another enum (a Rust program's own JSON), not tokenizers' wrappers
+    ("Error: data did not match any variant of untagged enum Value at line 3 column 1",
+     "package_api_version_mismatch"),
+    # diffusers' warning only: it loads without low_cpu_mem_usage
+    ("Cannot initialize model with low cpu memory usage because `accelerate` was not found in the environment. "
+     "Defaulting to `low_cpu_mem_usage=False`.", "python_package_missing"),
     # torch's own weights_only FutureWarning: no refusal
     ("FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses "
      "the default pickle module implicitly.", "package_api_version_mismatch"),
@@ -151,6 +168,12 @@ RELEASES = [
      "'epoch')\n  File \"/usr/lib/python3/site-packages/transformers/hf_argparser.py\", line 3\n"
      "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'",
      "removed in transformers 4.46"),
+    ('  File "/home/u/.venv/lib/python3.11/site-packages/huggingface_hub/utils/_validators.py", line 89, in '
+     "_inner_fn\n    return fn(*args, **kwargs)\nTypeError: hf_hub_download() got an unexpected keyword argument "
+     "'local_dir_use_symlinks'", "removed in huggingface_hub 1.0"),
+    ('  File "/home/u/.venv/lib/python3.11/site-packages/huggingface_hub/utils/_validators.py", line 89, in '
+     "_inner_fn\nTypeError: snapshot_download() got an unexpected keyword argument 'use_auth_token'",
+     "removed in huggingface_hub 1.0"),
     # added (tables/added_apis.csv): openai 1.0.0's clients, transformers' and diffusers' model classes
     ("ImportError: cannot import name 'OpenAI' from 'openai' (/usr/local/lib/python3.10/site-packages/openai/"
      "__init__.py)", "arrived in openai 1.0.0"),

@@ -2119,6 +2119,7 @@ _HF_ROW_INSTALLS: dict[str, str | None] = {
     "transformers_fast_tokenizer_needs_sentencepiece": "sentencepiece protobuf",
     "langchain_community_not_installed": "langchain-community",
     "transformers_needs_accelerate": "accelerate",
+    "diffusers_needs_accelerate": "accelerate",
 }
 
 #: (round 35e) the names transformers' / diffusers' requires_backends messages give a library -> its pip distribution
@@ -2153,6 +2154,8 @@ def _hf_row_install(ev: Mapping[str, Any]) -> dict[str, Any]:
                                                                  "installed in the Python that runs the code",
               "langchain_community_not_installed": "The code imports an integration from its old place in langchain, "
                                                    "which now forwards it to langchain-community: not installed",
+              "diffusers_needs_accelerate": "diffusers needs accelerate to load with a device_map: not installed in "
+                                            "the Python that runs the code",
               "transformers_needs_accelerate": "transformers needs accelerate here (device_map, low_cpu_mem_usage, "
                                                "the Trainer, a quantizer): not installed in the Python that runs the "
                                                "code" + (f", or older than {need}" if need else "")}
