@@ -103,6 +103,19 @@ POSITIVE = [
      "set `device_map=None`. You can install accelerate with `pip install accelerate`.", "python_package_missing"),
     ("ValueError: Using `device_map` requires the `accelerate` library. Please install it using: `pip install "
      "accelerate`.", "python_package_missing"),
+    # transformers' AutoConfig / AutoTokenizer meeting a model newer than the release (configuration_auto's
+    # CONFIG_MAPPING KeyError before the 'does not recognize this architecture' message; tokenization_auto)
+    ('  File "/opt/conda/lib/python3.9/site-packages/transformers/models/auto/configuration_auto.py", line 917, in '
+     'from_pretrained\n    config_class = CONFIG_MAPPING[config_dict["model_type"]]\n  File "/opt/conda/lib/'
+     'python3.9/site-packages/transformers/models/auto/configuration_auto.py", line 623, in __getitem__\n'
+     "    raise KeyError(key)\nKeyError: 'qwen2'", "package_api_version_mismatch"),
+    ('File "/transformers/models/auto/configuration_auto.py", line 723, in getitem\nraise KeyError(key)\n'
+     "KeyError: 'mistral'", "package_api_version_mismatch"),
+    ("ValueError: Tokenizer class Qwen2Tokenizer does not exist or is not currently imported.",
+     "package_api_version_mismatch"),
+    ("  File \"/srv/.venv/lib/python3.11/site-packages/transformers/models/auto/tokenization_auto.py\", line 1105, in "
+     "from_pretrained\n    raise ValueError(\nValueError: Tokenizer class TokenizersBackend does not exist or is "
+     "not currently imported.", "package_api_version_mismatch"),
     # transformers' torch.load floor (import_utils.check_torch_load_is_safe)
     ("ValueError: Due to a serious vulnerability issue in `torch.load`, even with `weights_only=True`, we now require "
      "users to upgrade torch to at least v2.6 in order to use the function. This version restriction does not "
@@ -138,6 +151,9 @@ NEAR_MISSES = [
     # peft refusing a layer type, not a name
     ("ValueError: Target module Conv1D() is not supported. Currently, only the following modules are supported: "
      "`torch.nn.Linear`", "user_code_error"),
+    # a KeyError of the person's own dict, not transformers' model mapping
+    ("  File \"train.py\", line 3, in <module>\n    cfg = mapping[\"mistral\"]\nKeyError: 'mistral'",
+     "package_api_version_mismatch"),
     # serde's words about another enum (a Rust program's own JSON), not tokenizers' wrappers
     ("Error: data did not match any variant of untagged enum Value at line 3 column 1",
      "package_api_version_mismatch"),
