@@ -190,6 +190,11 @@ RELEASES = [
     ('  File "/home/u/.venv/lib/python3.11/site-packages/huggingface_hub/utils/_validators.py", line 89, in '
      "_inner_fn\nTypeError: snapshot_download() got an unexpected keyword argument 'use_auth_token'",
      "removed in huggingface_hub 1.0"),
+    # langchain 1.0 (its v1 migration guide: chains, retrievers, indexes, hub moved to langchain-classic)
+    ("Traceback (most recent call last):\n  File \"rag.py\", line 2, in <module>\n    from langchain.chains import "
+     "RetrievalQA\nModuleNotFoundError: No module named 'langchain.chains'", "was removed in langchain 1.0"),
+    ("ImportError: cannot import name 'hub' from 'langchain' (/usr/lib/python3.12/site-packages/langchain/"
+     "__init__.py)", "was removed in langchain 1.0"),
     # added (tables/added_apis.csv): openai 1.0.0's clients, transformers' and diffusers' model classes
     ("ImportError: cannot import name 'OpenAI' from 'openai' (/usr/local/lib/python3.10/site-packages/openai/"
      "__init__.py)", "arrived in openai 1.0.0"),
@@ -214,6 +219,12 @@ def test_a_release_at_or_after_the_addition_is_not_blamed():
     # the text shows openai 1.3.5: the client class exists there, so the added_apis reading stays silent
     text = ("openai 1.3.5\nImportError: cannot import name 'OpenAI' from 'openai' (/home/u/proj/openai.py)")
     assert "arrived in openai" not in _first_title(text)
+
+
+def test_a_release_before_the_removal_is_not_blamed():
+    # the text shows langchain 0.3.27, which still has langchain.chains: not langchain 1.0's removal
+    text = "langchain 0.3.27\nModuleNotFoundError: No module named 'langchain.chains'"
+    assert "removed in langchain 1.0" not in _first_title(text)
 
 
 def test_the_install_named_is_the_message_s():
