@@ -4333,10 +4333,30 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
             found = found or _removed_module_of(rows, mod)
         for mod in _QUOTED_IMPORT_RE.findall(line)[:2]:
             found = found or _removed_module_of(rows, mod)
+        if found and _shown_before_removal(r, rows[found]):
+            # (round 35e) the text shows the library's release and every one shown predates the removal: the quoted
+            # import works there (langchain 0.0.136 still has langchain.llms), so it is not what fails
+            continue
         if found:
             r.event("torch", "module_missing", line, WEIGHT["module"], module=found, import_name=True,
                     import_quoted=True)
             return
+
+
+def _shown_before_removal(r: _Reader, row: Mapping[str, str]) -> bool:
+    """(round 35e) Whether the text shows releases of a tables/removed_apis.csv row's library (``loader.
+    package_releases``) and all of them are older than the release that removed the row's name."""
+    lib = str(row.get("library") or "").lower().replace("-", "_")
+    if not lib or lib == "python":
+        return False
+    releases = r.facts["loader"].get("package_releases") or {}
+    shown = [str(v) for k in dict.fromkeys([lib, str(row.get("module") or "").split(".")[0].lower()])
+             for v in releases.get(k) or []]
+
+    def rel(v: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in re.findall(r"[0-9]+", v)[:3])
+
+    return bool(shown) and all(rel(v) < rel(str(row.get("removed_in") or "")) for v in shown)
 
 
 def _removed_keyword(r: _Reader, text: str, low: str, rows: Mapping[str, Mapping[str, str]]) -> bool:

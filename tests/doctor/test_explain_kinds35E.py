@@ -234,3 +234,12 @@ def test_the_install_named_is_the_message_s():
     assert found and found[0].code == "python_package_missing"
     cmds = " ".join(found[0].fix.commands)
     assert "pip install -U av" in cmds, cmds
+
+
+def test_a_quoted_import_fails_for_the_removal_only_from_the_release_that_removed_it():
+    # (the quoted-import reading of tables/removed_apis.csv) a text that quotes the import and says it fails: langchain
+    # 1.0.3 removed langchain.chains; with langchain 0.0.136 shown the same import works, so it is not the failure
+    after = "After upgrading, langchain 1.0.3\nthis line fails:\nfrom langchain.chains import RetrievalQA"
+    before = "langchain 0.0.136\nthis line fails:\nfrom langchain.chains import RetrievalQA"
+    assert "was removed in langchain 1.0" in _first_title(after)
+    assert "package_api_version_mismatch" not in _top2(before)
