@@ -4304,6 +4304,8 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
     Python error of its own, the import statement it quotes and says fails (``from torchvision.models.utils import
     load_state_dict_from_url`` "throws an error"): ``torch.module_missing`` of the row's dotted name."""
     rows = _removed_rows_by_name()
+    if "can't get attribute " in low and _removed_unpickled(r, text, low, rows):
+        return
     for line in _lines_with(text, low, " object has no attribute ", 4, around=300):
         for cls, attr in _INSTANCE_ATTR_RE.findall(line)[:2]:
             full = _removed_class_attrs().get((cls, attr))
@@ -4357,6 +4359,28 @@ def _shown_before_removal(r: _Reader, row: Mapping[str, str]) -> bool:
         return tuple(int(x) for x in re.findall(r"[0-9]+", v)[:3])
 
     return bool(shown) and all(rel(v) < rel(str(row.get("removed_in") or "")) for v in shown)
+
+
+#: (round 35d) pickle's words for a class its stream names that the module no longer has (CPython Lib/pickle.py
+#: _getattribute / Modules/_pickle.c: "Can't get attribute %R on %R", the module's repr "<module 'M' from '...'>"):
+#: the name and the module
+_UNPICKLE_ATTR_RE = re.compile(r"Can't get attribute '([A-Za-z_][A-Za-z0-9_.]{0,100})' on <module '([A-Za-z_][A-Za-z0-9_.]"
+                               r"{0,100})'")
+
+
+def _removed_unpickled(r: _Reader, text: str, low: str, rows: Mapping[str, Mapping[str, str]]) -> bool:
+    """(round 35d) An object pickled by an older release of a library (a saved graph, a checkpoint holding the
+    library's class) that the installed release cannot load: pickle finds no class ``name`` in ``module``, and
+    tables/removed_apis.csv says a release removed or renamed ``module.name`` (dgl 1.0's dgl.heterograph.DGLHeteroGraph):
+    ``torch.module_missing`` of the row's dotted name. A name of ``__main__`` or of the person's own module is no row."""
+    for line in _lines_with(text, low, "can't get attribute ", 2, around=300):
+        for name, mod in _UNPICKLE_ATTR_RE.findall(line)[:1]:
+            full = f"{mod}.{name}"
+            if full in rows and rows[full].get("form") in ("import", "attribute"):
+                r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True,
+                        unpickled=True)
+                return True
+    return False
 
 
 def _removed_keyword(r: _Reader, text: str, low: str, rows: Mapping[str, Mapping[str, str]]) -> bool:
