@@ -105,6 +105,14 @@ POSITIVE = [
      "library_messages:openmmlab_dependency_range"),
     ("AssertionError: mmcv==2.1.0 is used but incompatible. Please install mmcv-full>=1.3.8, <1.8.0.\n",
      "library_messages:openmmlab_dependency_range"),
+    # detectron2 0.3: DefaultTrainer's base became TrainerBase (no arguments); a 0.2-era trainer passes three
+    ("Traceback (most recent call last):\n  File \"tools/train_net.py\", line 210, in <module>\n    args=(args,),\n"
+     "  File \"/opt/detectron2/detectron2/engine/launch.py\", line 62, in launch\n    main_func(*args)\n"
+     "  File \"tools/train_net.py\", line 184, in main\n    trainer = Trainer(cfg)\n"
+     "  File \"tools/train_net.py\", line 61, in __init__\n"
+     "    super(DefaultTrainer, self).__init__(model, data_loader, optimizer)\n"
+     "TypeError: TrainerBase.__init__() takes 1 positional argument but 4 were given\n",
+     "library_messages:detectron2_03_default_trainer_base"),
 ]
 
 
@@ -123,6 +131,9 @@ NEAR = [
     "AttributeError: 'Builder' object has no attribute 'build_engine'\n",
     # MjData of no named package (mujoco_py's own wrapper, a project's class)
     "AttributeError: 'MjData' object has no attribute 'solver_iter'\n",
+    # a trainer of the person's own whose parent takes no arguments: not detectron2's DefaultTrainer
+    "  File \"train.py\", line 40, in __init__\n    super(MyTrainer, self).__init__(model, data_loader, optimizer)\n"
+    "TypeError: __init__() takes 1 positional argument but 4 were given\n",
 ]
 
 
