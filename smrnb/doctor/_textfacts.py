@@ -4376,11 +4376,22 @@ def _removed_unpickled(r: _Reader, text: str, low: str, rows: Mapping[str, Mappi
     for line in _lines_with(text, low, "can't get attribute ", 2, around=300):
         for name, mod in _UNPICKLE_ATTR_RE.findall(line)[:1]:
             full = f"{mod}.{name}"
-            if full in rows and rows[full].get("form") in ("import", "attribute"):
+            if (full in rows and rows[full].get("form") in ("import", "attribute")) or full in _added_names():
+                # (a class tables/added_apis.csv says a later release added: the object was pickled by a newer
+                # release than the one installed, a YOLOv5 v6.2 checkpoint's models.yolo.DetectionModel)
                 r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True,
                         unpickled=True)
                 return True
     return False
+
+
+@functools.cache
+def _added_names() -> frozenset[str]:
+    """(round 35d) The dotted names of tables/added_apis.csv's Python rows with a name (not a module, not C++)."""
+    from smrnb.doctor import tables
+
+    return frozenset(f"{r['module']}.{r['name']}" for r in tables.rows("added_apis")
+                     if r.get("name") and r.get("form") in ("import", "attribute"))
 
 
 def _removed_keyword(r: _Reader, text: str, low: str, rows: Mapping[str, Mapping[str, str]]) -> bool:
