@@ -119,6 +119,18 @@ POSITIVE = [
      "AttributeError: Can't get attribute 'DetectionModel' on <module 'models.yolo' from "
      "'/home/u/catkin_ws/src/yolov5/models/yolo.py'>\n",
      "added_apis.csv yolov5_62_detectionmodel"),
+    # gym 0.22 draws classic control with pygame: the pyglet rendering module is gone
+    ("Traceback (most recent call last):\n  File \"/home/u/pendulum/env.py\", line 7, in <module>\n"
+     "    from gym.envs.classic_control import rendering\n"
+     "ImportError: cannot import name 'rendering' from 'gym.envs.classic_control' "
+     "(/home/u/.local/lib/python3.10/site-packages/gym/envs/classic_control/__init__.py)\n",
+     "removed_apis.csv gym022_classic_control_rendering"),
+    # mmcv 2.0 moved mmcv.utils' helpers to mmengine
+    ("  File \"/work/mmdetection/mmdet/core/visualization/image.py\", line 5, in <module>\n"
+     "    from mmcv.utils import ConfigDict\n"
+     "ImportError: cannot import name 'ConfigDict' from 'mmcv.utils' "
+     "(/opt/conda/lib/python3.8/site-packages/mmcv/utils/__init__.py)\n",
+     "removed_apis.csv mmcv2_utils_configdict"),
 ]
 
 
