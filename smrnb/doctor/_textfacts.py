@@ -4306,6 +4306,8 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
     rows = _removed_rows_by_name()
     if "can't get attribute " in low and _removed_unpickled(r, text, low, rows):
         return
+    if "nameerror: name " in low and " import *" in low and _removed_star_import(r, text, rows):
+        return
     for line in _lines_with(text, low, " object has no attribute ", 4, around=300):
         for cls, attr in _INSTANCE_ATTR_RE.findall(line)[:2]:
             full = _removed_class_attrs().get((cls, attr))
@@ -4382,6 +4384,27 @@ def _removed_unpickled(r: _Reader, text: str, low: str, rows: Mapping[str, Mappi
                 r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True,
                         unpickled=True)
                 return True
+    return False
+
+
+#: (round 35d) Python's NameError of a name, and a star import the text quotes (the module, as Python writes it)
+_NAME_ERROR_RE = re.compile(r"NameError: name '([A-Za-z_][A-Za-z0-9_]{0,80})' is not defined")
+_STAR_IMPORT_RE = re.compile(r"(?<![\w.])from ([A-Za-z_][A-Za-z0-9_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){0,5}) import \*")
+
+
+def _removed_star_import(r: _Reader, text: str, rows: Mapping[str, Mapping[str, str]]) -> bool:
+    """(round 35d) A name the code took from a star import (``from pyglet.gl import *``) that a later release of that
+    module no longer exports: Python's NameError of it, where tables/removed_apis.csv says a release removed or moved
+    ``module.name`` (pyglet 2.0's legacy OpenGL functions, now in pyglet.gl.gl_compat): ``torch.module_missing`` of
+    the row's dotted name. Only a module the text star-imports, only a row of a name (not a keyword)."""
+    for line in _lines_with(text, text.lower(), "nameerror: name ", 2, around=200):
+        for name in _NAME_ERROR_RE.findall(line)[:1]:
+            for mod in dict.fromkeys(_STAR_IMPORT_RE.findall(text[:200_000])[:8]):
+                row = rows.get(f"{mod}.{name}")
+                if row is not None and row.get("form") in ("import", "attribute"):
+                    r.event("torch", "module_missing", line, WEIGHT["module"], module=f"{mod}.{name}", attribute=True,
+                            star_import=True)
+                    return True
     return False
 
 

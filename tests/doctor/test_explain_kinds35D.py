@@ -131,6 +131,17 @@ POSITIVE = [
      "ImportError: cannot import name 'ConfigDict' from 'mmcv.utils' "
      "(/opt/conda/lib/python3.8/site-packages/mmcv/utils/__init__.py)\n",
      "removed_apis.csv mmcv2_utils_configdict"),
+    # pyglet 2.0: the legacy OpenGL calls left pyglet.gl (now pyglet.gl.gl_compat), GLU went; a star import then
+    # leaves the name undefined
+    ("Traceback (most recent call last):\n"
+     "  File \"/opt/venv/lib/python3.11/site-packages/gym/envs/classic_control/rendering.py\", line 27, in <module>\n"
+     "    from pyglet.gl import *\n"
+     "  File \"/opt/venv/lib/python3.11/site-packages/gym/envs/classic_control/rendering.py\", line 154, in render\n"
+     "    glPushMatrix()\nNameError: name 'glPushMatrix' is not defined\n",
+     "removed_apis.csv pyglet2_gl_glpushmatrix"),
+    ("  File \"scene.py\", line 88, in on_resize\n    pyglet.gl.gluPerspective(60.0, width / float(height), 0.1, 100.0)\n"
+     "AttributeError: module 'pyglet.gl' has no attribute 'gluPerspective'\n",
+     "removed_apis.csv pyglet2_gl_gluperspective"),
 ]
 
 
@@ -154,6 +165,9 @@ NEAR = [
     "TypeError: __init__() takes 1 positional argument but 4 were given\n",
     # pickle's same words for a class every YOLOv5 release before 6.2 has (Model): no release added or removed it
     "AttributeError: Can't get attribute 'Model' on <module 'models.yolo' from '/content/yolov7/models/yolo.py'>\n",
+    # a NameError after a star import of a module no row names, and of a name pyglet never had
+    "from mylib import *\nNameError: name 'glPushMatrix' is not defined\n",
+    "from pyglet.gl import *\nNameError: name 'my_helper' is not defined\n",
 ]
 
 
