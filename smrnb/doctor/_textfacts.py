@@ -4206,8 +4206,9 @@ def _own_definitions(r: _Reader, text: str) -> None:
 
 #: (round 26a) an object of a class without the member the code asks for, in Python's words, with either quote
 #: ("AttributeError: 'Trimesh' object has no attribute 'remove_duplicate_faces'", a title without the exception);
-#: (round 27c) the class also under its module's dotted name, as pybind11 types print ('tensorrt.tensorrt.ICudaEngine')
-_INSTANCE_ATTR_RE = re.compile(r"""['"](?:[A-Za-z_][A-Za-z0-9_]{0,40}\.){0,3}([A-Za-z_][A-Za-z0-9_]{1,60})['"] object has no """
+#: (round 27c) the class also under its module's dotted name, as pybind11 types print ('tensorrt.tensorrt.ICudaEngine');
+#: (round 35d) up to five parts before it: Open3D's 'open3d.cpu.pybind.geometry.PointCloud'
+_INSTANCE_ATTR_RE = re.compile(r"""['"](?:[A-Za-z_][A-Za-z0-9_]{0,40}\.){0,5}([A-Za-z_][A-Za-z0-9_]{1,60})['"] object has no """
                                r"""attribute ['"]([A-Za-z0-9_]{1,80})['"]""")
 #: (round 26a) an import statement quoted in a report ("from torchvision.models.utils import load_state_dict_from_url",
 #: "import mmcv.runner"): its module and the names it imports

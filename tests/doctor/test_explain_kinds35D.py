@@ -142,6 +142,15 @@ POSITIVE = [
     ("  File \"scene.py\", line 88, in on_resize\n    pyglet.gl.gluPerspective(60.0, width / float(height), 0.1, 100.0)\n"
      "AttributeError: module 'pyglet.gl' has no attribute 'gluPerspective'\n",
      "removed_apis.csv pyglet2_gl_gluperspective"),
+    # Open3D: the compiled module prints its build's path (open3d.cpu.pybind...)
+    ("  File \"global_reg.py\", line 52, in execute_fast_global_registration\n"
+     "    result = o3d.pipelines.registration.registration_fast_based_on_feature_matching(\n"
+     "AttributeError: module 'open3d.cpu.pybind.pipelines.registration' has no attribute "
+     "'registration_fast_based_on_feature_matching'\n",
+     "removed_apis.csv open3d014_registration_fast_based_on_feature_matching"),
+    ("  File \"clean.py\", line 9, in <module>\n    inlier = pcd.select_down_sample(ind)\n"
+     "AttributeError: 'open3d.cuda.pybind.geometry.PointCloud' object has no attribute 'select_down_sample'\n",
+     "removed_apis.csv open3d010_pointcloud_select_down_sample"),
 ]
 
 

@@ -558,6 +558,10 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
         return None
     mod = str(ev.get("module") or "")
     rows = _removed_api_rows()
+    if mod.startswith(("open3d.cpu.pybind.", "open3d.cuda.pybind.")):
+        # (round 35d) Open3D's compiled submodules print their build's path (python/open3d/__init__.py: 'from
+        # open3d.cpu.pybind import (camera, geometry, io, pipelines, ...)'): open3d.pipelines.registration's name
+        mod = "open3d." + mod.split(".", 3)[3]
     row = rows.get(mod)  # (a class named alone, "type object 'Image'", is read as its module's name: _textfacts)
     if row is None and ev.get("bare_name"):
         row = _removed_by_bare_name().get(mod)  # (round 26a) "cannot import name 'load_state_dict_from_url'" alone
