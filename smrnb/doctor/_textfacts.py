@@ -154,6 +154,8 @@ class _Reader:
         self.ipy_frame = ""  # (round 34a) IPython's frame of an installed file, until its "---->" line
         #: (round 32b) the whole text the lines are read from (a command continued on the lines after one)
         self.text = ""
+        #: (round 35d) a release row read pickle's "Can't get attribute" line (_removed_unpickled)
+        self.unpickled_by_row = False
 
     def fact(self, layer: str, key: str, value: Any, line: str, *, replace: bool = False) -> None:
         d = self.facts[layer]
@@ -3354,6 +3356,8 @@ def _scan_tables(r: _Reader, text: str, low: str, holds: _Holds | None = None) -
                     break
         if not m:
             continue
+        if row.key == _PICKLE_GENERIC_ROW and r.unpickled_by_row:
+            continue  # a release row read the same pickle line (_removed_unpickled)
         layer = TABLE_LAYER[table]
         project = row.fields.get("project") if table == "extension_checks" else None
         if project and row.fields.get("kind") == "condition" and not _names_project(low, project):
@@ -4364,6 +4368,8 @@ def _shown_before_removal(r: _Reader, row: Mapping[str, str]) -> bool:
     return bool(shown) and all(rel(v) < rel(str(row.get("removed_in") or "")) for v in shown)
 
 
+#: library_messages.csv's row of pickle's words for any class another release of a module lacks (round 35b)
+_PICKLE_GENERIC_ROW = "pickle_module_attribute_missing"
 #: (round 35d) pickle's words for a class its stream names that the module no longer has (CPython Lib/pickle.py
 #: _getattribute / Modules/_pickle.c: "Can't get attribute %R on %R", the module's repr "<module 'M' from '...'>"):
 #: the name and the module
@@ -4384,6 +4390,10 @@ def _removed_unpickled(r: _Reader, text: str, low: str, rows: Mapping[str, Mappi
                 # release than the one installed, a YOLOv5 v6.2 checkpoint's models.yolo.DetectionModel)
                 r.event("torch", "module_missing", line, WEIGHT["module"] + 2, module=full, attribute=True,
                         unpickled=True)
+                # the release row says more than round 35b's generic row of the same words (any pickle of another
+                # release's class): that row's event is dropped, and not read after (the merge of rounds 35b and 35d)
+                r.unpickled_by_row = True
+                r.events["torch"] = [e for e in r.events["torch"] if e.get("key") != _PICKLE_GENERIC_ROW]
                 return True
     return False
 

@@ -172,8 +172,6 @@ NEAR = [
     # a trainer of the person's own whose parent takes no arguments: not detectron2's DefaultTrainer
     "  File \"train.py\", line 40, in __init__\n    super(MyTrainer, self).__init__(model, data_loader, optimizer)\n"
     "TypeError: __init__() takes 1 positional argument but 4 were given\n",
-    # pickle's same words for a class every YOLOv5 release before 6.2 has (Model): no release added or removed it
-    "AttributeError: Can't get attribute 'Model' on <module 'models.yolo' from '/content/yolov7/models/yolo.py'>\n",
     # a NameError after a star import of a module no row names, and of a name pyglet never had
     "from mylib import *\nNameError: name 'glPushMatrix' is not defined\n",
     "from pyglet.gl import *\nNameError: name 'my_helper' is not defined\n",
@@ -186,6 +184,16 @@ def test_near_misses_get_no_release_reading(text):
     assert CODE not in [f.code for f in first]
     assert not any("removed_apis.csv" in " ".join(map(str, f.evidence)) or "added_apis.csv" in " ".join(
         map(str, f.evidence)) for f in first)
+
+
+def test_a_pickled_class_no_release_row_names_gets_no_release_reading():
+    """pickle's same words for a class every YOLOv5 release before 6.2 has (Model): no release added or removed it, so
+    no row of removed_apis / added_apis is cited. (Round 35b's row of pickle's own words, a class another release of
+    the module lacks, may still read it as package_api_version_mismatch: the merge kept that reading for every class
+    no release row names.)"""
+    text = "AttributeError: Can't get attribute 'Model' on <module 'models.yolo' from '/content/yolov7/models/yolo.py'>\n"
+    assert not any("removed_apis.csv" in " ".join(map(str, f.evidence)) or "added_apis.csv" in " ".join(
+        map(str, f.evidence)) for f in _first_two(text))
 
 
 def test_spconv_1x_shown_is_not_read_as_spconv_2():
