@@ -121,9 +121,6 @@ def test_a_text_that_is_no_failure_of_the_field_gets_no_reading(text):
 @pytest.mark.parametrize("text", [
     "Traceback (most recent call last):\n  File \"run.py\", line 2, in <module>\n    print(1/0)\n"
     "ZeroDivisionError: division by zero",
-    # a plain bug whose only field word is a quoted attribute name
-    "Traceback (most recent call last):\n  File \"infer.py\", line 12, in <module>\n    img = img.cuda()\n"
-    "AttributeError: 'NoneType' object has no attribute 'cuda'",
 ])
 def test_a_plain_bug_the_persons_code_raised_reads_as_theirs_first(text):
     # (round 34: until then such a text got no reading) only the causes that say it is not the setup, the person's
@@ -134,6 +131,18 @@ def test_a_plain_bug_the_persons_code_raised_reads_as_theirs_first(text):
     assert codes and codes[0] == "user_code_error", codes
     assert set(codes) <= _similar.NOT_THE_SETUP
     assert all("similar reports" in f.sources for f in res.findings)
+
+
+def test_an_operation_on_none_in_the_persons_code_is_read_by_a_rule_as_theirs():
+    # a plain bug whose only field word is a quoted attribute name: round 34 gave it the readings, the person's code
+    # first; round 35b's rule reads CPython's words for an operation on None raised in the person's own frame
+    text = ("Traceback (most recent call last):\n  File \"infer.py\", line 12, in <module>\n    img = img.cuda()\n"
+            "AttributeError: 'NoneType' object has no attribute 'cuda'")
+    res = explain_result(text)
+    codes = [f.code for f in res.findings]
+    assert codes and codes[0] == "user_code_error", codes
+    assert "similar reports" not in res.findings[0].sources
+    assert set(codes) <= _similar.NOT_THE_SETUP
 
 
 @pytest.mark.parametrize("text", [
