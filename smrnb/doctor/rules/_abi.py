@@ -572,8 +572,14 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
         # a submodule of a removed module ("No module named 'distutils.util'" on Python 3.12) went with it
         up = rows.get(".".join(parts[:i]))
         row = up if up is not None and up.get("form") == "module" else None
-    if row is None:
-        return None
+    if row is None or _shown_before_removal(facts, row):
+        return None  # (or the release shown predates the removal: something else lacks the name)
+    return row
+
+
+def _shown_before_removal(facts: Mapping[str, Any], row: Mapping[str, str]) -> bool:
+    """Whether every release of a tables/removed_apis.csv row's library (or Python) the text shows is older than the
+    release that removed the row's name (the row does not explain the name's absence then)."""
     lib = row["library"].lower().replace("-", "_")
     removed = _release_tuple(row["removed_in"])
     if lib == "python":
@@ -581,9 +587,7 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
     else:
         releases = value(facts, "loader", "package_releases") or {}
         named = [str(v) for k in {lib, row["module"].split(".")[0].lower()} for v in releases.get(k) or []]
-    if named and all(_release_tuple(v) < removed for v in named):
-        return None  # the release shown predates the removal: something else lacks the name
-    return row
+    return bool(named) and all(_release_tuple(v) < removed for v in named)
 
 
 @functools.cache
@@ -614,6 +618,14 @@ def added_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, str]
     return row
 
 
+def _checkout_row(row: Mapping[str, str]) -> bool:
+    """Whether a table row's module is a repository's own folder (YOLOv5's models.yolo: a project run from its
+    checkout, :data:`_PROJECT_FOLDER_NAMES`), not an installed package's: its release comes from git, and PyPI's
+    package of the library's name (where there is one) is another project's packaging."""
+    top = row["module"].split(".")[0].lower()
+    return top in _PROJECT_FOLDER_NAMES and top not in {row["library"].lower(), row["library"].lower().replace("-", "_")}
+
+
 def added_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """(round 27d) The title, commands and evidence of a name tables/added_apis.csv says a later release added."""
     what = row["module"] + (f".{row['name']}" if row.get("name") else "")
@@ -625,8 +637,11 @@ def added_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None
                       f"code needs {lib} {ver} or later. Where `pip show {lib}` already says {ver} or later, the "
                       "Python that runs the code is another one (a kernel, a second environment), or a file named "
                       f"like {what.split('.')[0]} shadows it.",
-            "commands": [f"pip show {lib}   # the installed release (in the Python that runs the code: python -m pip)",
-                         f'pip install -U "{lib}>={ver}"   # the release that added {what}, or later'],
+            "commands": ([f"git -C <the {lib} checkout> describe --tags   # the release the checkout is at",
+                          f"git -C <the {lib} checkout> pull   # {ver} or later (or: git checkout v{ver})"]
+                         if _checkout_row(row) else
+                         [f"pip show {lib}   # the installed release (in the Python that runs the code: python -m pip)",
+                          f'pip install -U "{lib}>={ver}"   # the release that added {what}, or later']),
             "evidence": [f"tables/added_apis.csv {row['key']}: added in {lib} {ver} (source: {row['source']}; "
                          f"verified: {row['verified']})",
                          *([f"the text shows {lib} {' / '.join(shown)}, older than {ver}"] if shown else [])]}
@@ -950,7 +965,9 @@ def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]
         return _pip_conflict_fix(ev)
     if not mod and ev.get("key") == "extension_type_lacks_method":
         row = _removed_member_row(str(ev.get("line") or ""))
-        if row is not None:  # (round 27c) a compiled class's member tables/removed_apis.csv says a release removed
+        if row is not None and not _shown_before_removal(facts, row):
+            # (round 27c) a compiled class's member tables/removed_apis.csv says a release removed (not where the text
+            # shows only releases before that removal: TensorRT 8.6.1 has Builder.build_engine, which 10.0 removed)
             return removed_api_fix(row, facts)
     if not mod and str(ev.get("key") or "") in _API_ROW_COMMANDS:  # (round 25a) a program's own command line/config
         return {"title": str(ev.get("meaning") or "").split(": ")[0].rstrip("."),
