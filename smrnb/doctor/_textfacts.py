@@ -4354,18 +4354,11 @@ def _removed_api_forms(r: _Reader, text: str, low: str) -> None:
 
 def _shown_before_removal(r: _Reader, row: Mapping[str, str]) -> bool:
     """(round 35e) Whether the text shows releases of a tables/removed_apis.csv row's library (``loader.
-    package_releases``) and all of them are older than the release that removed the row's name."""
-    lib = str(row.get("library") or "").lower().replace("-", "_")
-    if not lib or lib == "python":
-        return False
-    releases = r.facts["loader"].get("package_releases") or {}
-    shown = [str(v) for k in dict.fromkeys([lib, str(row.get("module") or "").split(".")[0].lower()])
-             for v in releases.get(k) or []]
+    package_releases``) and all of them are older than the release that removed the row's name (Python's own rows: no)."""
+    from smrnb.doctor import tables
 
-    def rel(v: str) -> tuple[int, ...]:
-        return tuple(int(x) for x in re.findall(r"[0-9]+", v)[:3])
-
-    return bool(shown) and all(rel(v) < rel(str(row.get("removed_in") or "")) for v in shown)
+    lib = str(row.get("library") or "").lower()
+    return bool(lib) and lib != "python" and tables.shown_before_removal(row, r.facts["loader"].get("package_releases") or {})
 
 
 #: library_messages.csv's row of pickle's words for any class another release of a module lacks (round 35b)

@@ -29,7 +29,7 @@ from smrnb.doctor.rules._events import (
     restart_said,
     value,
 )
-from smrnb.doctor.tables import IMPORT_ALIASES
+from smrnb.doctor.tables import IMPORT_ALIASES, release_tuple, shown_before_removal
 
 CODES = meanings("rules.abi")  # this module's codes, from the one table (codes.py)
 
@@ -405,7 +405,7 @@ def _torch_releases_shown(facts: Mapping[str, Any]) -> list[str]:
 def _torch_shown_at_or_after(facts: Mapping[str, Any], release: str) -> bool:
     """(round 31b) Whether the text shows a torch at or after ``release``: then that torch has the name, and what
     the compiler lacks is an include or another torch on the build's path, not a newer torch."""
-    return bool(release) and any(_release_tuple(v) >= _release_tuple(release) for v in _torch_releases_shown(facts))
+    return bool(release) and any(release_tuple(v) >= release_tuple(release) for v in _torch_releases_shown(facts))
 
 
 @builds("source_needs_newer_torch")
@@ -515,10 +515,6 @@ def pip_names(library: str) -> str:
 _OWN_REMOVAL_RE = re.compile(r"`np\.(\w{1,40})` was removed in the NumPy 2\.0 release")
 
 
-def _release_tuple(v: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"[0-9]+", str(v))[:3])
-
-
 @functools.cache
 def _removed_api_rows() -> dict[str, dict[str, str]]:
     """tables/removed_apis.csv by the dotted name Python's own line names (``module`` + ``.name``; ``module`` alone
@@ -580,14 +576,10 @@ def removed_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, st
 def _shown_before_removal(facts: Mapping[str, Any], row: Mapping[str, str]) -> bool:
     """Whether every release of a tables/removed_apis.csv row's library (or Python) the text shows is older than the
     release that removed the row's name (the row does not explain the name's absence then)."""
-    lib = row["library"].lower().replace("-", "_")
-    removed = _release_tuple(row["removed_in"])
-    if lib == "python":
-        named = [str(v) for v in value(facts, "loader", "pythons_named") or []]
-    else:
-        releases = value(facts, "loader", "package_releases") or {}
-        named = [str(v) for k in {lib, row["module"].split(".")[0].lower()} for v in releases.get(k) or []]
-    return bool(named) and all(_release_tuple(v) < removed for v in named)
+    if row["library"].lower() != "python":
+        return shown_before_removal(row, value(facts, "loader", "package_releases") or {})
+    named = [str(v) for v in value(facts, "loader", "pythons_named") or []]
+    return bool(named) and all(release_tuple(v) < release_tuple(row["removed_in"]) for v in named)
 
 
 @functools.cache
@@ -613,7 +605,7 @@ def added_api(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> dict[str, str]
     if row is None or (row.get("form") == "module") != (not (ev.get("attribute") or ev.get("import_name"))):
         return None
     shown = _releases_shown(facts, row)
-    if shown and any(_release_tuple(v) >= _release_tuple(row["added_in"]) for v in shown):
+    if shown and any(release_tuple(v) >= release_tuple(row["added_in"]) for v in shown):
         return None
     return row
 
@@ -742,7 +734,7 @@ def _companion_pair_pin(lib: str, removed_in: str) -> str:
     it (on Windows from PyPI, whose torch is CPU-only)."""
     pairs = _torch_pairs()[lib]
     lines = list(pairs)
-    older = [v for v in lines if _release_tuple(v) < _release_tuple(removed_in)]
+    older = [v for v in lines if release_tuple(v) < release_tuple(removed_in)]
     if not older:
         return f"# {lib} before {removed_in}: pin it with the torch of its release line, never alone"
     line = older[-1]
@@ -804,7 +796,7 @@ def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = No
     if row.get("form") == "keyword":  # (round 26a) a keyword argument of a callable
         what = f"the {row['name']}= argument of {row['module']}()"
     if lib.lower() == "python":
-        pin = (f"conda create -n py-older python=3.{_release_tuple(ver)[1] - 1}   # a Python older than {ver}, "
+        pin = (f"conda create -n py-older python=3.{release_tuple(ver)[1] - 1}   # a Python older than {ver}, "
                "which still has it")
     elif lib.lower() in _torch_pairs():  # (round 27e) a companion pinned alone makes pip replace torch (PyPI's CPU-only on Windows)
         pin = _companion_pair_pin(lib.lower(), ver)
@@ -1256,19 +1248,33 @@ def misspelt_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
     comparison), where the text lists that package installed (pip list's or conda list's row, a release named with
     it, its files under site-packages) and not the name imported: the import statement is misspelt ("import
     lightening" with lightning 2.0.3 listed), whatever the kernel or the environment; else ""."""
-    mod = str(ev.get("module") or "")
-    if ev.get("kind") != "module_missing" or "." in mod or any(ev.get(k) for k in (
-            "attribute", "import_name", "dashed", "none_import", "type_object", "pip_name")):
+    mod = _top_level_import(ev)
+    if not mod:
         return ""
-    shown = {_import_name(str(p)) for p in value(facts, "torch", "packages_installed") or []}
-    shown |= {_import_name(str(p)) for p in value(facts, "loader", "package_releases") or {}}
+    shown = _import_names_shown(facts)
     low = mod.lower()
-    if not low or low in shown or len(low) < 6:
+    if low in shown or len(low) < 6:
         return ""
     known = _typo_of_known(mod)
     if known and _import_name(known) in shown:
         return known
     return next((k for k in sorted(shown) if len(k) >= 6 and _one_edit(low, k)), "")
+
+
+def _top_level_import(ev: Mapping[str, Any]) -> str:
+    """The top-level module a "No module named 'x'" event names where it is a plain import of that name (not an
+    attribute or a name imported from it, a dashed or None import, a class, a pip name); "" otherwise."""
+    mod = str(ev.get("module") or "")
+    if ev.get("kind") != "module_missing" or "." in mod or any(ev.get(k) for k in (
+            "attribute", "import_name", "dashed", "none_import", "type_object", "pip_name")):
+        return ""
+    return mod
+
+
+def _import_names_shown(facts: Mapping[str, Any]) -> set[str]:
+    """The import names of the packages the text shows installed (their files, pip list's rows, releases named)."""
+    shown = {_import_name(str(p)) for p in value(facts, "torch", "packages_installed") or []}
+    return shown | {_import_name(str(p)) for p in value(facts, "loader", "package_releases") or {}}
 
 
 def misspelt_common_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
@@ -1278,16 +1284,11 @@ def misspelt_common_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> s
     package's file (``torch.last_frame_package``) and the text does not name the package itself missing too: "import
     pandsa" in a two-line traceback is the import's misspelling, which no install mends (``pip install pandsa`` would
     fetch whatever holds that name on PyPI); else ""."""
-    mod = str(ev.get("module") or "")
-    if ev.get("kind") != "module_missing" or "." in mod or any(ev.get(k) for k in (
-            "attribute", "import_name", "dashed", "none_import", "type_object", "pip_name")):
-        return ""
-    known = _typo_of_known(mod)  # first: the facts below are read (and cited) only for a name one slip off
+    mod = _top_level_import(ev)
+    known = _typo_of_known(mod) if mod else ""  # first: the facts below are read (and cited) only for a name one slip off
     if not known or value(facts, "torch", "last_frame_package"):
         return ""  # (or the import is written in an installed package's file: its misspelling is the package's own)
-    shown = {_import_name(str(p)) for p in value(facts, "torch", "packages_installed") or []}
-    shown |= {_import_name(str(p)) for p in value(facts, "loader", "package_releases") or {}}
-    if mod.lower() in shown:
+    if mod.lower() in _import_names_shown(facts):
         return ""
     # the text names the package itself missing too ("No module named 'torch_scatte" in a cut title, then
     # 'torch_scatter' in full): a name cut short, not a misspelt import

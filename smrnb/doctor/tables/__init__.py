@@ -48,8 +48,10 @@ import dataclasses
 import functools
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from smrnb.doctor.tables import _read
 from smrnb.doctor.tables._read import rows
@@ -129,6 +131,23 @@ def source_built_row(name: str) -> dict[str, str] | None:
 IMPORT_ALIASES = {"np": "numpy", "o3d": "open3d", "tf": "tensorflow", "pd": "pandas", "nn": "torch", "F": "torch",
                   "tm": "torchmetrics", "pl": "pytorch_lightning", "L": "lightning", "ti": "taichi", "wp": "warp",
                   "ME": "MinkowskiEngine", "pcu": "point_cloud_utils"}
+
+
+def release_tuple(v: object) -> tuple[int, ...]:
+    """A release's first three numbers ("2.0.3" -> (2, 0, 3), "v10.0.1" -> (10, 0, 1)), for comparing releases."""
+    return tuple(int(x) for x in re.findall(r"[0-9]+", str(v))[:3])
+
+
+def shown_before_removal(row: Mapping[str, str], package_releases: Mapping[str, Any]) -> bool:
+    """Whether the text shows releases of a tables/removed_apis.csv row's library (``package_releases``, the text
+    reader's ``loader.package_releases``; under the library's name or the row's top-level module) and every one is
+    older than the release that removed the row's name: the row does not explain the name's absence then. Read by
+    rules._abi and the text reader, here so that neither imports the other."""
+    lib = str(row.get("library") or "").lower().replace("-", "_")
+    top = str(row.get("module") or "").split(".")[0].lower()
+    shown = [str(v) for k in dict.fromkeys([lib, top]) for v in package_releases.get(k) or []]
+    removed = release_tuple(row.get("removed_in") or "")
+    return bool(shown) and all(release_tuple(v) < removed for v in shown)
 
 
 @functools.cache
