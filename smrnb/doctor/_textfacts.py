@@ -3269,6 +3269,12 @@ def _scan_line(r: _Reader, line: str, low: str) -> None:
 
 
 # ------------------------------------------------------------------ the tables, over the whole text
+def _whole_lines(text: str, start: int, end: int) -> str:
+    """The line(s) of ``text`` holding ``text[start:end]``, from the start of the first to the end of the last."""
+    stop = text.find("\n", end)
+    return text[text.rfind("\n", 0, start) + 1:stop if stop >= 0 else len(text)]
+
+
 def _line_at(text: str, i: int, after: int = 400) -> tuple[int, str]:
     a = text.rfind("\n", 0, i) + 1
     b = text.find("\n", i)
@@ -3662,7 +3668,7 @@ def _driver_platform(r: _Reader) -> tuple[str, str]:
     text = r.text[:200_000]
     m = _WINDOWS_DRIVER_RE.search(text.lower())
     wsl = [e for e in r.events["context"] if e["kind"] == "sign" and e.get("sign") == "wsl"]
-    line = (text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) % (len(text) + 1)].strip()[:300] if m
+    line = (_whole_lines(text, m.start(), m.end()).strip()[:300] if m
             else str(wsl[0].get("line") or "")[:300] if wsl else "")
     return tables.driver_platform("windows" if m else None, bool(wsl)), line
 
@@ -3897,7 +3903,7 @@ def _option_value_not_int(r: _Reader, text: str) -> None:
         return
     opt = re.search(r"(?:^|\s)(-{1,2}[A-Za-z][\w-]{0,40})[ =]['\"]?" + re.escape(m.group(1)) + r"(?![\w.-])", text)
     if opt:
-        line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) % (len(text) + 1)][:300]
+        line = _whole_lines(text, m.start(), m.end())[:300]
         r.event("torch", "sign", line or m.group(0), WEIGHT["sign"], sign="option_value_not_int",
                 phrase=f"{opt.group(1)} {m.group(1)}")
 
@@ -3919,7 +3925,7 @@ def _template_call_on_plain_member(r: _Reader, text: str, low: str) -> None:
         return
     for m in _BOUND_FUNCTION_RE.finditer(text[:500_000]):
         if f"{m.group(1)}({m.group(2)}): error: type name is not allowed" in text:
-            line = text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end()) % (len(text) + 1)][:300]
+            line = _whole_lines(text, m.start(), m.end())[:300]
             r.event("toolkit", "sign", line or m.group(0), WEIGHT["sign"], sign="template_call_on_plain_member",
                     phrase=f"{m.group(1)}({m.group(2)})")
             return
