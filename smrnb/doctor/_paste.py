@@ -141,7 +141,7 @@ def _normalise_once(text: str, unicode: bool = True, references: bool = True) ->
     if "\t" in text:
         text = _INNER_TABS_RE.sub(" ", text)
     if "**" in text:  # markdown bold pasted around words of a message ("no **CUDA-capable device**")
-        text = text.replace("**", "")
+        text = drop_bold(text)
     if "&" in text and references:  # (round 33p) a page's source or an export: "&lt;module&gt;", "&quot;x&quot;"
         read = unescape_html(text)
         if read != text:
@@ -237,6 +237,40 @@ def _md_escaped(text: str) -> bool:
     return "\\\\" in text and bool(_MD_SEP_ESC_RE.search(text)) and not _MD_DOUBLED_RE.search(text)
 
 
+#: (round 36) a double star alone (not in a run of three or more: make's "***", a redaction "/home/***/"): markdown's
+#: bold mark ("no **CUDA-capable device**", "**Error:** ...", a traceback bolded whole across its lines) unless it
+#: reads as Python's (:func:`_python_double_star`)
+_DOUBLE_STAR_RE = re.compile(r"(?<!\*)\*\*(?!\*)")
+#: what follows Python's ``**name`` unpacking (``f(*args, **kwargs)``, ``{**a, **b}``, a call's last line "**kw")
+_UNPACKED_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,80}(?:\s{0,4}[),}\]]|[ \t]{0,4}(?:\n|$))")
+_IDENT_RE = re.compile(r"[A-Za-z_]")
+_KWARGS_RE = re.compile(r"kw(?:args|ds)?\b")  # the names Python's documentation gives it, in prose too
+
+
+def _python_double_star(text: str, start: int, end: int) -> bool:
+    """Whether the ``**`` at ``text[start:end]`` reads as Python's: an unpacking (``**kwargs`` after "(", "," or "{", or
+    before ")", ",", "}" or a line's end) or a power (``x**2``, ``n ** 3``, ``(a+b)**0.5``)."""
+    # one character each, " " past either end (a mark at the start or the end of the text is no Python's)
+    before = text[start - 1] if start else " "
+    before2 = text[start - 2] if start > 1 else " "
+    after = text[end] if end < len(text) else " "
+    after2 = text[end + 1] if end + 1 < len(text) else " "
+    if _IDENT_RE.match(after) and (before in "({[," or (before == " " and before2 in ",(") or
+                                   _UNPACKED_RE.match(text, end, end + 90) or _KWARGS_RE.match(text, end, end + 7)):
+        return not before.isalnum()  # (x**y is a power, read below)
+    if (before.isalnum() or before in ")]") and (after.isalnum() or after in "(-"):
+        return True
+    return before == " " and (before2.isalnum() or before2 in ")]") and after == " " and (after2.isalnum() or
+                                                                                         after2 == "(")
+
+
+def drop_bold(text: str) -> str:
+    """``text`` without markdown's bold marks (:data:`_DOUBLE_STAR_RE`); Python's ``**`` kept. Linear time."""
+    if "**" not in text:
+        return text
+    return _DOUBLE_STAR_RE.sub(lambda m: m.group() if _python_double_star(text, m.start(), m.end()) else "", text)
+
+
 def unescape_markdown(text: str) -> str:
     """``text`` with markdown's backslash escapes (``torch\\_scatter``, ``\\_\\_init\\_\\_.py``, ``\\[notice\\]``,
     ``\\<module\\>``) undone where the text shows an escaper's marks (:func:`_md_escaped`); else ``text`` as it is. A
@@ -249,7 +283,7 @@ def unescape_markdown(text: str) -> str:
     for c in "_*[]<>#`":  # one replace a character (each leaves no new escape of another): re.sub's template is slow
         if "\\" + c in out:
             out = out.replace("\\" + c, c)
-    out = out.replace("**", "")  # an escaped "**" is bold as normalise reads it
+    out = drop_bold(out)  # an escaped "**" pair is bold as normalise reads it
     # (an escape before a reference's "#", "&\\#38;", is no markdown a page's export shows)
     return text if _md_escaped(out) or ("&" in out and _html_escaped(out)) else out
 

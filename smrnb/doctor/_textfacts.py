@@ -2467,6 +2467,35 @@ def _named_releases(r: _Reader, line: str) -> None:
     if m:
         name, ver = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         _note_release(r, name.replace("-", "_").lower(), ver, line)
+    _pip_file_releases(r, line)
+
+
+#: (round 36) pip's own forms of a release: "Successfully installed a-1.0 b-c-2.1.3" (pip/_internal/commands/install.py:
+#: "Successfully installed %s", each item ``name-version``), and a wheel's or an sdist's file name (PEP 427
+#: ``{name}-{version}(-{build})?-{python}-{abi}-{platform}.whl``, its name's "-" written "_"; PEP 625 ``{name}-{version}
+#: .tar.gz``) as pip prints it ("Downloading torch-2.1.0+cu121-cp310-cp310-linux_x86_64.whl", "Using cached ...")
+_PIP_ITEM_RE = re.compile(r"([A-Za-z][A-Za-z0-9_]{0,60}(?:[.-][A-Za-z0-9][A-Za-z0-9_]{0,40}){0,5}?)-v?([0-9]{1,4}\.[0-9]"
+                          r"{1,4}(?:\.[0-9]{1,4})?)"
+                          r"(?:[.+_a-z][A-Za-z0-9.+_]{0,40})?")
+_DIST_FILE_RE = re.compile(r"(?<![\w.+-])([A-Za-z][A-Za-z0-9_]{0,60}(?:\.[A-Za-z][A-Za-z0-9_]{0,40}){0,3})-([0-9]{1,4}\.[0-9]"
+                           r"{1,4}(?:\.[0-9]{1,4})?)[^-\s/]{0,40}(?:-[^-\s/]{1,60}){2,4}\.whl\b|(?<![\w.+-])([A-Za-z]"
+                           r"[A-Za-z0-9_]{0,60}(?:[.-][A-Za-z][A-Za-z0-9_]{0,40}){0,4})-([0-9]{1,4}\.[0-9]{1,4}(?:\.[0-9]"
+                           r"{1,4})?)[^-\s/]{0,20}\.(?:tar\.gz|zip)\b")
+
+
+def _pip_file_releases(r: _Reader, line: str) -> None:
+    """(round 36) The releases pip names as :data:`_PIP_ITEM_RE` and :data:`_DIST_FILE_RE` read them
+    (``loader.package_releases``)."""
+    head = line[:2000]
+    at = head.find("Successfully installed ")
+    if at >= 0:
+        for item in head[at + 23:].split()[:40]:
+            if m := _PIP_ITEM_RE.fullmatch(item):
+                _note_release(r, m.group(1).replace("-", "_").lower(), m.group(2), line)
+    if ".whl" in head or ".tar.gz" in head or ".zip" in head:
+        for m in list(_DIST_FILE_RE.finditer(head))[:4]:
+            name, ver = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            _note_release(r, name.replace("-", "_").lower(), ver, line)
 
 
 #: (round 29, blind audit 29) a release named as the one that deprecated, removed or added a name ("The aliases was
@@ -2482,7 +2511,7 @@ _VERSION_ATTR_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60})\.__version__\b[^
 #: a release as pip's and conda's own listings print it: ``pip list`` / ``conda list`` columns ("numpy   1.21.6"),
 #: pip's "Requirement already satisfied: numpy in /usr/lib/python3/dist-packages (1.21.5)"
 _LISTED_RELEASE_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.\-]{0,60})\s{2,}v?([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?)"
-                                r"(?:\s|$)|Requirement already satisfied: ([A-Za-z][A-Za-z0-9_.\-]{0,60})[^\n(]{0,300}"
+                                r"(?:\+[A-Za-z0-9.]{1,20})?(?:\s|$)|Requirement already satisfied: ([A-Za-z][A-Za-z0-9_.\-]{0,60})[^\n(]{0,300}"
                                 r"\(([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?)")
 
 
@@ -3849,6 +3878,8 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     r.text = text
     _scan_lines(r, text, budget_s)
     _printed_torch_version(r, text)
+    if "\nversion: " in text[:_PIP_SHOW_CHARS].lower():
+        _pip_show_releases(r, text)
     low = text.lower()
     # a long text's characters and words, once: a phrase or a row's literal holding a character or a whole word the
     # text lacks is absent without a scan (a capped 10 MB log is some 700 kB, each scan of it half a millisecond,
@@ -3887,6 +3918,21 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     _broken_driver(r)
     _gpu_said(r, low)
     return r.result()
+
+
+#: (round 36) pip show's two first lines (pip/_internal/commands/show.py print_results: "Name: %s", "Version: %s"),
+#: read in the text's first characters
+_PIP_SHOW_RE = re.compile(r"^Name: ([A-Za-z0-9][A-Za-z0-9._-]{0,80})[ \t]*\nVersion: v?([0-9]{1,3}\.[0-9]{1,3}"
+                          r"(?:\.[0-9]{1,4})?)", re.MULTILINE)
+_PIP_SHOW_CHARS = 200_000
+
+
+def _pip_show_releases(r: _Reader, text: str) -> None:
+    """(round 36) The release ``pip show`` prints for a distribution (``loader.package_releases``, as the other forms
+    of a release named with a package: lower case, ``-`` as ``_``)."""
+    for m in list(_PIP_SHOW_RE.finditer(text, 0, _PIP_SHOW_CHARS))[:16]:
+        name = m.group(1).replace("-", "_").lower()
+        _note_release(r, name, m.group(2), m.group(0).replace("\n", " "))
 
 
 #: (round 35a) Python's int() refusing a string (CPython Objects/longobject.c PyLong_FromString: "invalid literal for

@@ -25,6 +25,7 @@ from smrnb.doctor.rules._events import (
     finding,
     has_sign,
     kernel_python_codes,
+    one_edit,
     resolve,
     restart_said,
     value,
@@ -618,12 +619,16 @@ def _checkout_row(row: Mapping[str, str]) -> bool:
     return top in _PROJECT_FOLDER_NAMES and top not in {row["library"].lower(), row["library"].lower().replace("-", "_")}
 
 
-def added_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """(round 27d) The title, commands and evidence of a name tables/added_apis.csv says a later release added."""
+def added_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None, *,
+                  unpickled: bool = False) -> dict[str, Any]:
+    """(round 27d) The title, commands and evidence of a name tables/added_apis.csv says a later release added; (round
+    36) where pickle named it (``unpickled``), the saved object is what was written by the later release."""
     what = row["module"] + (f".{row['name']}" if row.get("name") else "")
     lib, ver = row["library"], row["added_in"]
     shown = _releases_shown(facts, row)
-    return {"title": f"{what} arrived in {lib} {ver}: the installed {lib} is older than the code was written for"
+    whose = (f"the saved object (a pickle, a checkpoint) was written by {lib} {ver} or later, and the installed {lib} "
+             "is older" if unpickled else f"the installed {lib} is older than the code was written for")
+    return {"title": f"{what} arrived in {lib} {ver}: {whose}"
                      + (f" (the text shows {lib} {' / '.join(shown)})" if shown else ""),
             "detail": f"{lib} {ver} added {what} (its release notes); a release before it has no such name, so the "
                       f"code needs {lib} {ver} or later. Where `pip show {lib}` already says {ver} or later, the "
@@ -789,9 +794,11 @@ def pip_conflict_fix(ev: dict[str, Any]) -> dict[str, Any]:
             "commands": cmds}
 
 
-def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = None, *,
+                    unpickled: bool = False) -> dict[str, Any]:
     """The title, detail, commands and evidence of a name tables/removed_apis.csv says a release removed; (round 26a)
-    the release the text shows, where it shows one, in the title and evidence."""
+    the release the text shows, where it shows one, in the title and evidence; (round 36) where pickle named it
+    (``unpickled``), the saved object is what an older release wrote, and no line of the code is to change."""
     what, lib, ver, repl, _ = _removed_named(row)
     if row.get("form") == "keyword":  # (round 26a) a keyword argument of a callable
         what = f"the {row['name']}= argument of {row['module']}()"
@@ -805,6 +812,18 @@ def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = No
     head = what[:1].upper() + what[1:] if row.get("form") == "keyword" else what
     shown = _releases_shown(facts, row)
     name = "Python" if lib.lower() == "python" else lib
+    if unpickled:
+        return {"title": f"{head} was removed in {name} {ver}: the saved object (a pickle, a checkpoint) was written by "
+                         "an older release, whose class the installed one no longer has"
+                         + (f" (the text shows {name} {' / '.join(shown)})" if shown else ""),
+                "detail": f"pickle stores a class by its module and name; {name} {ver} removed {what}"
+                          + (f" (now {repl})" if repl else "") + ". Load the file with a release before "
+                          f"{ver}, save its plain data (a state_dict, arrays), and load that with the installed one; "
+                          "or save it anew with the installed release.",
+                "commands": [pin, f"pip show {lib.lower()}   # the installed release"],
+                "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']}; "
+                             f"verified: {row['verified']})",
+                             *([f"the text shows {name} {' / '.join(shown)}, not older than {ver}"] if shown else [])]}
     return {"title": f"{head} was removed in {name} {ver}: the code was written for an older release"
                      + (f" (the text shows {name} {' / '.join(shown)})" if shown else ""),
             "detail": f"Replacement: {repl}" if repl else "",
@@ -828,11 +847,20 @@ def _removed_named(row: Mapping[str, str]) -> tuple[str, str, str, str, str]:
     return what, row["library"], row["removed_in"], row.get("replacement") or "", name
 
 
-def removed_api_caller_fix(row: Mapping[str, str]) -> dict[str, Any]:
+def removed_api_caller_fix(row: Mapping[str, str], *, unpickled: bool = False) -> dict[str, Any]:
     """(round 26a) The second reading of a name tables/removed_apis.csv says a release removed: the code calling it is
     a project's (or another package's) not updated for that release; its maintainers' fix, or a pin in its
-    requirements."""
+    requirements; (round 36) where pickle named it (``unpickled``), the file a project ships or downloads."""
     what, lib, ver, repl, name = _removed_named(row)
+    if unpickled:
+        return {"title": f"The saved file came with a project written for {lib} before {ver} (which removed {what}): "
+                         f"its maintainers' file saved anew (or a pin of {lib} below {ver} in its requirements) is due",
+                "fix": f"Where the file is a project's (a checkpoint or dataset it ships or downloads), it was pickled "
+                       f"with {lib} before {ver}: look for a newer file or release of the project, or report it; "
+                       "where you saved it yourself, the first reading is the whole story.",
+                "commands": ["git pull   # in the project's checkout: a newer file or loader, if any",
+                             f"grep -n -i \"{lib}\" requirements*.txt setup.py pyproject.toml   # the release it pins"],
+                "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']})"]}
     return {"title": f"The project calling {what} was not updated for {lib} {ver}, which removed it: its maintainers' "
                      f"fix (or a pin of {lib} below {ver} in its requirements) is due",
             "fix": f"Where the call is in a project's or another package's code (its file in the traceback, not "
@@ -913,16 +941,33 @@ _API_ROW_COMMANDS: dict[str, list[str]] = {
 }
 
 
+def _script_removed_fix(ev: Mapping[str, Any]) -> dict[str, Any]:
+    """(round 36) A console script that a release of its distribution removed (huggingface_hub 1.0's huggingface-cli):
+    the script in its place, and the pin that keeps the old one."""
+    gone, script = ev["script_removed"], str(ev.get("script") or "the script")
+    lib, removed, instead = gone["library"], gone["removed_in"], gone["instead"]
+    return {"title": f"{script}: command not found: {lib} {removed} removed {script}; its commands are "
+                     f"{instead}'s ({lib} {gone['added_in']} and later have {instead})",
+            "evidence": [f"{lib} {removed} removed the {script} command: {gone['source']}"],
+            "fix": f"Run the same command with {instead} ({gone['examples']}); or, for scripts written for {script}, "
+                   f"keep a release before {removed}.",
+            "commands": [f"{instead} --help   # the commands of the installed {lib} ({instead} version: its release)",
+                         f"python -m pip show {lib}   # the installed release: {removed} or later has no {script}",
+                         f"python -m pip install \"{lib}<{removed}\"   # only where a script must keep calling {script}"]}
+
+
 @builds("package_api_version_mismatch")
 def _api_version(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     mod = str(ev.get("module") or "")
+    if ev.get("script_removed"):  # (round 36) rules._torch._what_a_row_installs: a console script a release removed
+        return _script_removed_fix(ev)
     if comfyui_core_missing(ev):  # (round 34b) a custom node written for a later ComfyUI
         return comfyui_core_fix(mod, "package_api_version_mismatch")
     row = removed_api(facts, ev)
     if row is not None:
-        return removed_api_fix(row, facts)
+        return removed_api_fix(row, facts, unpickled=bool(ev.get("unpickled")))
     if (row := added_api(facts, ev)) is not None:  # (round 27d) a name a later release added
-        return added_api_fix(row, facts)
+        return added_api_fix(row, facts, unpickled=bool(ev.get("unpickled")))
     if ev.get("kind") == "pip_conflict":  # (round 28a) rules._kaolin
         return pip_conflict_fix(ev)
     if ev.get("kind") == "signature_mismatch" and ev.get("caller_package"):  # (round 26b) signature_codes
@@ -1258,7 +1303,7 @@ def misspelt_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> str:
     known = _typo_of_known(mod)
     if known and _import_name(known) in shown:
         return known
-    return next((k for k in sorted(shown) if len(k) >= 6 and _one_edit(low, k)), "")
+    return next((k for k in sorted(shown) if len(k) >= 6 and one_edit(low, k)), "")
 
 
 def _top_level_import(ev: Mapping[str, Any]) -> str:
@@ -1294,18 +1339,6 @@ def misspelt_common_import(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> s
     # 'torch_scatter' in full): a name cut short, not a misspelt import
     missing = {str(e.get("module") or "").lower() for e in events(facts, kind="module_missing")}
     return "" if known.lower() in missing else known
-
-
-def _one_edit(low: str, known: str) -> bool:
-    """Whether ``low`` is one edit off ``known`` (a letter left out, added or changed, or two neighbours swapped)."""
-    a, b = (low, known) if len(low) >= len(known) else (known, low)
-    if len(a) - len(b) > 1 or a == b:
-        return False
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
-                                  and a[diff[1]] == b[diff[0]])
-    return any(a[:i] + a[i + 1:] == b for i in range(len(a)))
 
 
 def misspelt_finding(mod: str, known: str, shown: bool = True) -> dict[str, Any]:
@@ -1357,7 +1390,8 @@ def module_owner_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: 
     where = str(ev.get("submodule_absent") or "")
     if (code == "library_bug" or (code == "user_code_error" and ev.get("framed") is False)) and (
             row := removed_api(facts, ev)) is not None:  # (round 26a) _removed_row_codes' second readings
-        return removed_api_caller_fix(row) if code == "library_bug" else removed_api_own_fix(row, ev.get("call"))
+        return removed_api_caller_fix(row, unpickled=bool(ev.get("unpickled"))) if code == "library_bug" else \
+            removed_api_own_fix(row, ev.get("call"))
     if code == "library_bug" and _imported_by_installed_package(facts, ev):
         by = str((value(facts, "torch", "package_imports") or {}).get(mod.split(".")[0]))
         dist = mod.split(".")[0]
@@ -2006,10 +2040,6 @@ def unix_or_kit_finding(facts: Mapping[str, Any], ev: Mapping[str, Any], code: s
 #: name %R from partially initialized module %R (most likely due to a circular import) (%S)") and, Python 3.13+,
 #: Objects/moduleobject.c _Py_module_getattro_impl ("partially initialized module '%U' from '%U' has no attribute '%U'
 #: (most likely due to a circular import)"; before 3.13 without "from '%U'")
-_PARTIAL_ORIGIN_RE = re.compile(r"circular import\)\s{0,4}\(([^()\n]{1,400})\)|partially initialized module "
-                                r"'[^'\n]{1,120}' from '([^'\n]{1,400})' has no attribute")
-
-
 def circular_on_released(facts: Mapping[str, Any], ev: Mapping[str, Any], parts: list[str]) -> bool | None:
     """(round 35a) Whether Python's "partially initialized module P (most likely due to a circular import)" names a
     released package P (:func:`_released_elsewhere`) that a module of the user's own stands in for: True where the
@@ -2022,8 +2052,7 @@ def circular_on_released(facts: Mapping[str, Any], ev: Mapping[str, Any], parts:
     if "partially initialized module" not in line or len(parts) != 2 or not _released_elsewhere(facts, parts[0]):
         return None
     top = parts[0].lower()
-    m = _PARTIAL_ORIGIN_RE.search(line)
-    path = (m.group(1) or m.group(2) or "").replace("\\", "/").strip().lower() if m else ""
+    path = printed_module_file(line)[1].replace("\\", "/").strip().lower()
     if path and path != "unknown location":
         own = not any(k in path for k in ("site-packages/", "dist-packages/", ".egg/"))
         return True if own and path.rsplit("/", 1)[-1] == f"{top}.py" else None
@@ -2051,6 +2080,15 @@ _MODULE_FILE_RES = (
 )
 
 
+def printed_module_file(line: str, patterns: tuple[re.Pattern[str], ...] = _MODULE_FILE_RES[:2]) -> tuple[str, str]:
+    """The module and the file one of Python's own lines names for a half-initialised module (the first of
+    ``patterns``, :data:`_MODULE_FILE_RES`, that reads it), as Python printed them; ("", "") where none does."""
+    for pattern in patterns:
+        if m := pattern.search(line):
+            return m.group(1), m.group(2)
+    return "", ""
+
+
 def module_file_in_package_place(ev: Mapping[str, Any]) -> str:
     """(round 35b) The file Python's own line names for the top-level module P it imported (:data:`_MODULE_FILE_RES`)
     where that file is a plain ``P.py`` outside every installed tree and the standard library and not in a folder named
@@ -2058,10 +2096,10 @@ def module_file_in_package_place(ev: Mapping[str, Any]) -> str:
     ``P/__init__.py`` (a package failing half-way through its own import) is not such a file."""
     line = str(ev.get("line") or "")
     for pattern in _MODULE_FILE_RES:
-        m = pattern.search(line)
-        if not m or "." in m.group(1):
+        mod, printed = printed_module_file(line, (pattern,))
+        if not mod or "." in mod:
             continue
-        top, path = m.group(1).lower(), m.group(2).replace("\\", "/")
+        top, path = mod.lower(), printed.replace("\\", "/")
         low = path.lower()
         names = low.split("/")
         if names[-1] != f"{top}.py" or (len(names) > 1 and names[-2] == top):
@@ -2069,7 +2107,7 @@ def module_file_in_package_place(ev: Mapping[str, Any]) -> str:
         if any(k in low for k in ("site-packages/", "dist-packages/", ".egg/")) or re.search(
                 r"/lib(?:64)?/python[23](?:\.\d{1,2})?/[^/]{1,120}$", low):
             continue
-        return m.group(2)  # as Python printed it
+        return printed  # as Python printed it
     return ""
 
 

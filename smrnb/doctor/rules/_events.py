@@ -388,6 +388,27 @@ _OPENMMLAB_TYPES = ("ResNet", "ResNeXt", "ResNetV1d", "ResNeSt", "Res2Net", "Reg
 _REGISTRY_NAME_RE = re.compile(r"(\w{2,80}) is not in the (?:\w+::)?\w+ registry")
 
 
+#: a project's .gitmodules naming its submodules by SSH URLs (tables/library_messages.csv git_submodule_ssh_url): the
+#: commands of both its readings (rules._torch: the project's setting; rules._toolkit: the source its build fetches)
+GIT_SUBMODULE_OVER_HTTPS = ['git config --global url."https://github.com/".insteadOf git@github.com:   # SSH URLs of '
+                            "GitHub over HTTPS (or add an SSH key to the account)",
+                            "git submodule sync --recursive && git submodule update --init --recursive"]
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one inserted, deleted or replaced letter, or two swapped neighbours (one
+    Damerau edit; the misspelt-import and misspelt-project readings of rules._abi and rules._kaolin)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k in range(len(short)) if short[k] != long_[k]), len(short))
+    return short[i:] == long_[i + 1:]
+
+
 def typing_slip(word: str, name: str) -> bool:
     """Whether ``word`` is ``name`` with one typing slip: another case, a letter typed twice or once too few, two
     neighbouring letters swapped."""

@@ -16,7 +16,7 @@ from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._abi import LINUX_WHEELS_ONLY, _table_packages
 from smrnb.doctor.rules._context import layer
-from smrnb.doctor.rules._events import builds, events, has_sign, resolve, value
+from smrnb.doctor.rules._events import builds, events, has_sign, one_edit, resolve, value
 from smrnb.doctor.rules._loader import WINDOWS_API_SET_PREFIX
 
 CODES = meanings("rules.kaolin")  # this module's codes, from the one table (codes.py)
@@ -346,19 +346,6 @@ def _gate(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
             "commands": ["IGNORE_TORCH_VER=1 pip install --no-build-isolation .   # in kaolin's source tree"]}
 
 
-def _one_edit(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` differ by one inserted, deleted or replaced letter, or two swapped neighbours."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
-                                  and a[diff[1]] == b[diff[0]])
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    i = next((k for k in range(len(short)) if short[k] != long_[k]), len(short))
-    return short[i:] == long_[i + 1:]
-
-
 def _misspelt(pkg: str) -> str:
     """The package of the doctor's tables (seven letters or more) that ``pkg``, itself none of them, is one letter
     off (pip's project names compare with '-', '_' and '.' alike and case-folded: PEP 503); "" if none."""
@@ -366,7 +353,7 @@ def _misspelt(pkg: str) -> str:
     known = _table_packages()
     if len(name) < 6 or name in known:
         return ""
-    return next((k for k in sorted(known) if len(k) >= 7 and k.replace("_", "").isalnum() and _one_edit(name, k)), "")
+    return next((k for k in sorted(known) if len(k) >= 7 and k.replace("_", "").isalnum() and one_edit(name, k)), "")
 
 
 def _misspelt_released(pkg: str) -> str:
@@ -380,7 +367,7 @@ def _misspelt_released(pkg: str) -> str:
     # (round 35a) a -gpu / -cpu variant of one project (tensorflow-gpu beside tensorflow-cpu, faiss-gpu and faiss-cpu)
     # is a family of real projects, not a slip
     return next((k for k in sorted(k for k in known if abs(len(k) - len(name)) <= 1 and len(k) >= 7) if
-                 k.replace("_", "").isalpha() and _one_edit(name, k) and
+                 k.replace("_", "").isalpha() and one_edit(name, k) and
                  name.replace("gpu", "cpu") != k.replace("gpu", "cpu")), "")
 
 

@@ -27,6 +27,7 @@ from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._abi import PYTHON_OPTIONAL_C_MODULES, torch_header_of_torch
 from smrnb.doctor.rules._context import env_fix_commands, layer
 from smrnb.doctor.rules._events import (
+    GIT_SUBMODULE_OVER_HTTPS,
     builds,
     events,
     finding,
@@ -356,9 +357,7 @@ def _build_dep(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
 #: (round 34a) library_messages rows whose missing dependency is a source the build fetches: what to run
 _ROW_DEP_COMMANDS = {
-    "git_submodule_ssh_url": ['git config --global url."https://github.com/".insteadOf git@github.com:   # SSH URLs '
-                              "of GitHub over HTTPS (or add an SSH key to the account)",
-                              "git submodule sync --recursive && git submodule update --init --recursive"],
+    "git_submodule_ssh_url": GIT_SUBMODULE_OVER_HTTPS,
     # (round 35b) the interpreter built without a system library's headers
     "pip_python_without_ssl": ["sudo apt-get install libssl-dev   # OpenSSL's headers (dnf: openssl-devel), then "
                                "rebuild Python (pyenv install --force <version>)",

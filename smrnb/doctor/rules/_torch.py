@@ -18,6 +18,7 @@ from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import HOST_MEMORY_ROWS, host_memory_codes, layer
 from smrnb.doctor.rules._driver import driver_platform, indexes_for_driver_cuda, torch_variants_for_driver
 from smrnb.doctor.rules._events import (
+    GIT_SUBMODULE_OVER_HTTPS,
     NVIDIA_CTK_BROKEN,
     builds,
     cut_at_word,
@@ -246,8 +247,7 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              "%pip show <the package named>   # the package installed in this kernel"]}
     if ev.get("sign") == "option_value_not_int":  # (round 35a) option_value_not_int
         opt, _, val = str(ev.get("phrase") or "").partition(" ")
-        return {"title": f"Not your environment: the command gives {opt} the value '{val}', which the program "
-                         "converts with int(): that option takes a number (an id, a count, an index), not a name",
+        return {"title": f"Not your environment: {ev.get('meaning')}",  # rules._torch.option_value_not_int's words
                 "fix": f"Python's int() refused '{val}': the program parses {opt} as an integer. Pass the number it "
                        f"asks for (a task or dataset id: 101 rather than its folder name; a count), as its --help "
                        "and documentation name it.",
@@ -1225,9 +1225,7 @@ _BUG_ROW_TITLES: dict[str, tuple[str, list[str]]] = {
          "overclock): it renders -> that release's bug / the overclock"]),
     "git_submodule_ssh_url": (
         "The project's .gitmodules names a submodule by an SSH URL (git@host:...): its setting, which only works with "
-        "an SSH key",
-        ['git config --global url."https://github.com/".insteadOf git@github.com:   # clone GitHub SSH URLs over '
-         "HTTPS", "git submodule sync --recursive && git submodule update --init --recursive"]),
+        "an SSH key", GIT_SUBMODULE_OVER_HTTPS),
     "nvidia_cdi_hook_unexpected_link_target": (
         "NVIDIA Container Toolkit 1.17.0's create-symlinks hook refuses a symlink the image already has: that "
         "release's bug (fixed in 1.17.1)",
@@ -2098,7 +2096,18 @@ def _what_a_row_installs(facts: Facts, ev: dict[str, Any]) -> tuple[dict[str, An
             ["python_package_missing"]
     if key == "python_console_script_not_found":  # (round 27e) a package's console script not on PATH
         script = str(groups.get("script") or groups.get("zscript") or "")
-        return {**ev, "script": script, "install": _SCRIPT_DISTRIBUTIONS.get(script, script)}, None
+        ev = {**ev, "script": script, "install": _SCRIPT_DISTRIBUTIONS.get(script, script)}
+        if (gone := _SCRIPTS_REMOVED.get(script)) is None:
+            return ev, None
+        # (round 36) a script a release of its distribution removed: that release is read first unless every release
+        # the text shows is older than it (then only the install); a text showing only later releases, the removal alone
+        shown = (value(facts, "loader", "package_releases") or {}).get(gone["library"]) or []
+        ev = {**ev, "script_removed": gone}
+        if shown and all(tables.release_tuple(v) < tables.release_tuple(gone["removed_in"]) for v in shown):
+            return {**ev, "script_removed": None}, None
+        if shown:
+            return ev, ["package_api_version_mismatch"]
+        return ev, ["package_api_version_mismatch", "python_package_missing"]
     return ev, None
 
 
@@ -2108,6 +2117,15 @@ _SCRIPT_DISTRIBUTIONS = {"tensorboard": "tensorboard", "torchrun": "torch", "acc
                          "huggingface-cli": "huggingface_hub", "wandb": "wandb", "gdown": "gdown",
                          "streamlit": "streamlit", "gradio": "gradio", "deepspeed": "deepspeed", "nvitop": "nvitop",
                          "gpustat": "gpustat", "yolo": "ultralytics"}
+#: (round 36) console scripts a release of their distribution removed: the release, the script in its place and the
+#: source
+_SCRIPTS_REMOVED: dict[str, dict[str, str]] = {
+    "huggingface-cli": {"library": "huggingface_hub", "removed_in": "1.0.0", "added_in": "0.34.0", "instead": "hf",
+                        "examples": "hf auth login; hf download <repo_id>; hf upload <repo_id> <path>",
+                        "source": "https://github.com/huggingface/huggingface_hub/releases/tag/v1.0.0 ('One CLI to Rule: "
+                                  "Goodbye huggingface-cli': the complete removal of the huggingface-cli command; the "
+                                  "hf command, introduced in v0.34.0, takes its place); https://huggingface.co/blog/hf-cli"},
+}
 _SCRIPT_MODULES = {"tensorboard": "tensorboard.main", "torchrun": "torch.distributed.run", "streamlit": "streamlit",
                    "wandb": "wandb", "gdown": "gdown", "nvitop": "nvitop", "gpustat": "gpustat"}
 
@@ -2190,8 +2208,10 @@ def _row_install_finding(ev: Mapping[str, Any]) -> dict[str, Any] | None:
     if key == "python_console_script_not_found":  # (round 27e)
         script, dist = str(ev.get("script") or ""), str(ev.get("install") or "")
         mod = _SCRIPT_MODULES.get(script)
+        gone = ev.get("script_removed")
         return {"title": f"{script}: command not found: {dist} is not installed in this environment, or its scripts "
-                         "folder is not on PATH",
+                         "folder is not on PATH" + (f" (or {dist} is {gone['removed_in']} or later, which has no "
+                                                    f"{script}: its commands are {gone['instead']}'s)" if gone else ""),
                 "commands": [f"python -m pip show {dist}   # installed in the Python on PATH?",
                              f"python -m pip install {dist}   # with the python that should run it (a venv or conda "
                              "env: activate it first)",
@@ -2557,8 +2577,8 @@ def option_value_not_int(facts: Facts) -> Iterable[Finding]:
     for ev in [e for e in events(facts, "torch", "sign") if e.get("sign") == "option_value_not_int"][:1]:
         opt, _, val = str(ev.get("phrase") or "").partition(" ")
         yield from resolve(facts, {**ev, "weight": 22, "key": "", "meaning": f"the command gives {opt} the value "
-                                   f"'{val}', which the program converts with int(): it takes a number there (an id, "
-                                   "a count), not a name"}, ["user_code_error"])
+                                   f"'{val}', which the program converts with int(): that option takes a number (an "
+                                   "id, a count, an index), not a name"}, ["user_code_error"])
 
 
 @rule("torch")
