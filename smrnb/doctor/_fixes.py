@@ -258,9 +258,11 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
         existing = set()
     if name is None:
         name = _default_name(existing, facts)
+    asked, name = name, name.lower()  # (blind audit 36, H1) Jupyter names kernels in lower case: MyKernel is mykernel
     replaced = name in existing
     if replaced and not force:  # (blind audit 30, F03) a dry run says what the real one would do: refuse
-        raise SmrnbValueError(f"name {name!r} is an existing kernelspec ({mgr.find_kernel_specs()[name]}); "
+        same = "" if asked == name else f" (kernel names ignore case: {asked!r} is {name!r})"
+        raise SmrnbValueError(f"name {asked!r} is an existing kernelspec{same} ({mgr.find_kernel_specs()[name]}); "
                               "choose another name or pass force=True (--force) to replace it")
     notes: list[str] = []
     if env is None:
@@ -285,6 +287,10 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
     target = os.path.join(target_root, name)
     if replaced:
         target = mgr.find_kernel_specs()[name]
+    elif os.path.lexists(target):
+        # (blind audit 36) a folder (or file) Jupyter does not list as a kernel, where Jupyter's install would replace it
+        raise SmrnbValueError(f"name {asked!r}: {target} exists and is no kernelspec Jupyter lists (a folder without a "
+                              "readable kernel.json?); choose another name (nothing was written)")
     backup = _backup_path(mgr, name) if replaced else None
     if dry_run:
         return KernelspecResult(name, target, kj, written=False, dry_run=True, replaced=replaced, backup=backup,

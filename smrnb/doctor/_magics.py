@@ -149,7 +149,9 @@ def change_message(changes: Mapping[str, Mapping[str, Any]], when: str) -> str:
 
 def _announce(msg: str) -> None:
     """Show ``msg`` once: as a :class:`SmrnbEnvironmentWarning` when the warning filters let it through
-    (then the warning *is* the visible message), else printed to stderr (visible whatever the filters)."""
+    (then the warning *is* the visible message), else printed to stderr (visible whatever the filters). (Blind audit
+    36, H6) the values it quotes are redacted as the reports redact them: a token or a URL's password never shows."""
+    msg = _redacted(msg)
     try:
         with warnings.catch_warnings(record=True) as seen:  # the user's filters, recording instead of showing
             warnings.warn(msg, SmrnbEnvironmentWarning, stacklevel=2)

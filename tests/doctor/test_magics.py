@@ -97,6 +97,17 @@ def test_post_run_cell_warns_after_a_cell_that_sets_ld_library_path(ip):
     assert "not read by the loader" in msg and "torch.utils.cpp_extension" in msg and "will NOT be found" not in msg
 
 
+def test_the_warning_never_shows_a_secret(ip, capsys):
+    # (blind audit 36, H6) the values a cell sets are quoted as the reports quote them: redacted
+    token, password = "hf_abcdefghijklmnopqrstuvwxyz0123456789", "S3cretPassw0rd"
+    with pytest.warns(SmrnbEnvironmentWarning) as rec:
+        ip.run_cell(f"import os; os.environ['LD_LIBRARY_PATH'] = '/opt/{token}/lib'; "
+                    f"os.environ['CUDA_HOME'] = 'https://alice:{password}@host/cuda'")
+    shown = " ".join(str(r.message) for r in rec) + capsys.readouterr().err
+    assert "LD_LIBRARY_PATH: at start" in shown and "CUDA_HOME: at start" in shown
+    assert token not in shown and password not in shown
+
+
 def test_a_cell_that_restores_the_start_value_is_silent(ip):
     start = magics._STATE[id(ip)].start
     assert start is not None

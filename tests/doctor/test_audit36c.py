@@ -1,0 +1,76 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Blind audit 36 (the live doctor, the CLI and the magic; findings H1, H5, H6 and explain's FILE argument)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+
+from smrnb import SmrnbValueError
+from smrnb.doctor._fixes import write_kernelspec
+
+ENV = {"LD_LIBRARY_PATH": "/usr/local/cuda-13.0/lib64"}
+
+
+@pytest.fixture()
+def ksm(tmp_path, monkeypatch):
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path))
+    return KernelSpecManager()
+
+
+def _users_spec(tmp_path, folder="mykernel"):
+    spec = tmp_path / "kernels" / folder
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({"argv": ["python", "-m", "ipykernel_launcher", "-f",
+                                                           "{connection_file}"], "display_name": "My precious kernel",
+                                                  "language": "python", "env": {"MY_SETTING": "1"}}))
+    (spec / "logo-64x64.png").write_bytes(b"\x89PNG the user's logo")
+    return spec
+
+
+@pytest.mark.parametrize("asked", ["MyKernel", "MYKERNEL", "mykernel"])
+def test_a_name_that_differs_only_in_case_is_refused_and_nothing_is_touched(ksm, tmp_path, asked):
+    spec = _users_spec(tmp_path)
+    before = {p.name: p.read_bytes() for p in spec.iterdir()}
+    for dry in (True, False):
+        with pytest.raises(SmrnbValueError, match="is an existing kernelspec"):
+            write_kernelspec(asked, env=ENV, ksm=ksm, dry_run=dry)
+    assert {p.name: p.read_bytes() for p in spec.iterdir()} == before
+
+
+def test_the_dry_run_names_the_folder_the_write_uses(ksm, tmp_path):
+    dry = write_kernelspec("LabGPU", env=ENV, ksm=ksm, dry_run=True)
+    real = write_kernelspec("LabGPU", env=ENV, ksm=ksm)
+    assert dry.path == real.path
+    assert os.path.isfile(tmp_path / "kernels" / "labgpu" / "kernel.json")
+    assert "labgpu" in dry.describe()
+
+
+def test_force_on_a_case_twin_backs_up_the_users_spec_first(ksm, tmp_path):
+    _users_spec(tmp_path)
+    res = write_kernelspec("MyKernel", env=ENV, ksm=ksm, force=True)
+    assert res.replaced and res.backup and os.path.isfile(os.path.join(res.backup, "logo-64x64.png"))
+    assert json.loads(open(os.path.join(res.backup, "kernel.json")).read())["env"] == {"MY_SETTING": "1"}
+
+
+def test_a_folder_jupyter_does_not_list_is_never_replaced(ksm, tmp_path):
+    odd = tmp_path / "kernels" / "notes"
+    odd.mkdir(parents=True)
+    (odd / "README.txt").write_text("the user's own file")
+    with pytest.raises(SmrnbValueError, match="exists and is no kernelspec"):
+        write_kernelspec("notes", env=ENV, ksm=ksm, force=True)
+    assert (odd / "README.txt").read_text() == "the user's own file"
+
+
+def test_the_cli_refuses_the_case_twin(tmp_path):
+    _users_spec(tmp_path)
+    env = dict(os.environ, JUPYTER_DATA_DIR=str(tmp_path), HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", "fix", "kernelspec", "--name", "MyKernel"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode != 0 and "existing kernelspec" in out.stderr
+    assert (tmp_path / "kernels" / "mykernel" / "logo-64x64.png").exists()
