@@ -74,3 +74,45 @@ def test_the_cli_refuses_the_case_twin(tmp_path):
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode != 0 and "existing kernelspec" in out.stderr
     assert (tmp_path / "kernels" / "mykernel" / "logo-64x64.png").exists()
+
+
+# --- explain FILE (F15): the file's text, not its name -------------------------------------------------------------
+
+LOG = ("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import torch\n"
+       "  File \"/opt/venv/lib/python3.10/site-packages/torch/__init__.py\", line 237, in <module>\n"
+       "    from torch._C import *  # noqa: F403\n"
+       "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n")
+
+
+def _explain(args, stdin=None, cwd=None):
+    return subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", "explain", "--offline", "--json", *args],
+                          input=stdin, capture_output=True, text=True, timeout=120, cwd=cwd,
+                          env=dict(os.environ, PYTHONPATH=os.getcwd()))
+
+
+def _codes(out):
+    return [f["code"] for f in json.loads(out.stdout)["findings"]]
+
+
+def test_explain_reads_a_file_named_alone_as_stdin_does(tmp_path):
+    (tmp_path / "build.log").write_text(LOG)
+    by_file = _explain(["build.log"], cwd=tmp_path)
+    by_stdin = _explain([], stdin=LOG)
+    assert by_file.returncode == by_stdin.returncode == 1
+    assert _codes(by_file) == _codes(by_stdin) and "cudart_not_found" in _codes(by_file)
+
+
+@pytest.mark.parametrize("make, want", [
+    (lambda p: None, "no such file"),
+    (lambda p: p.mkdir(), "not a regular file"),
+    (lambda p: os.mkfifo(p), "not a regular file"),
+])
+def test_explain_refuses_a_file_argument_it_cannot_read(tmp_path, make, want):
+    make(tmp_path / "err.log")
+    out = _explain(["err.log"], cwd=tmp_path)  # a FIFO is never opened: no hang
+    assert out.returncode == 2 and want in out.stderr and "err.log" in out.stderr
+
+
+def test_a_one_word_error_is_still_the_text(tmp_path):
+    out = _explain(["Killed"], cwd=tmp_path)
+    assert out.returncode in (0, 1, 3) and "no such file" not in out.stderr
