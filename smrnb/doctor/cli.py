@@ -4,7 +4,7 @@
 Commands::
 
     smr-doctor [check]                  collect facts, print findings (default)
-    smr-doctor explain [TEXT|-]         explain a pasted error (argument, or stdin with - / nothing)
+    smr-doctor explain [TEXT|FILE|-]    explain a pasted error (argument, a file, or stdin with - / nothing)
     smr-doctor fix kernelspec [--name N] [--dry-run] [--force]
     smr-doctor fix snippets             ~/.bashrc, sbatch, systemd, JupyterHub snippets
     smr-doctor codes [--write]          print CODES.md (every finding code), or write it beside the code
