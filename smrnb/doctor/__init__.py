@@ -15,6 +15,7 @@ Importing this package imports neither torch nor kaolin.
 from __future__ import annotations
 
 import importlib
+import shutil
 import sys
 import time
 from collections.abc import Iterable
@@ -88,6 +89,7 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     extension_paths = [str(p) for p in extension_paths] + [p for paths in found.values() for p in paths]
     wanted, _ = expand_layers(layers)
     t0 = time.perf_counter()
+    live = ctx is None  # this process's own machine (a ProbeContext given: a fabricated one)
     if ctx is None:
         ctx = ProbeContext(timeout=float(timeout), import_check=bool(import_check),
                            extension_paths=[str(p) for p in extension_paths])
@@ -102,6 +104,10 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
     from smrnb.doctor._printed import said_in_words
 
     findings = said_in_words(evaluate(ctx.facts, wanted))
+    if live:  # (blind audit 36, H5) the commands for the Python examined, not the one PATH finds first
+        from smrnb.doctor._printed import this_pythons_commands
+
+        findings = this_pythons_commands(findings, sys.executable, shutil.which("python"), shutil.which("pip"))
     extra = {"packages": found} if found else {}
     return Report(facts, findings, _meta(wanted, t0, timeout_s=float(timeout),
                                          environment=environment_summary(ctx.facts), **extra))

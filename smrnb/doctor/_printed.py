@@ -10,7 +10,9 @@ commands (and the command that decides between readings) only, never which findi
 from __future__ import annotations
 
 import functools
+import os
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -2307,3 +2309,45 @@ def _true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | No
 
 
 __all__ = ["said_in_words", "true_to_text"]
+
+
+#: (blind audit 36, H5) a command that runs pip or python by the name PATH resolves: at its start or after "&&" / ";"
+_BARE_PYTHON_RE = re.compile(r"(?:^|(?<=&& )|(?<=; ))(?:pip3?(?= )|python3?(?= -m pip )|python3?(?= ))")
+
+
+def this_pythons_commands(found: list[Finding], executable: str, path_python: str | None,
+                          path_pip: str | None) -> list[Finding]:
+    """(blind audit 36, H5) The live findings with ``pip ...``, ``python -m pip ...`` and ``python ...`` written for the
+    Python the doctor examined (``executable``: a venv used without being activated, a kernel's interpreter) where the
+    ``python`` or ``pip`` PATH resolves (``path_python``, ``path_pip``: None where none) is in another folder than
+    ``executable``: ``<executable> -m pip ...``, ``<executable> ...``. Where both are that Python's, as they are."""
+    home = os.path.dirname(executable)
+    other_python = path_python is None or os.path.dirname(path_python) != home
+    other_pip = path_pip is None or os.path.dirname(path_pip) != home
+    if not executable or not (other_python or other_pip):
+        return found
+    exe = shlex.quote(executable) if os.name != "nt" else (f'"{executable}"' if " " in executable else executable)
+
+    def mend(c: str) -> str:  # each line of a script apart (a source build's commands in one block)
+        return "\n".join(mend_line(line) for line in c.split("\n"))
+
+    def mend_line(c: str) -> str:
+        if c.lstrip().startswith(("#", "%")):
+            return c
+        body, sep, note = c.partition("   #")
+
+        def one(m: re.Match[str]) -> str:
+            word = m.group()
+            if word.startswith("pip"):
+                return f"{exe} -m pip" if other_pip else word
+            return exe if other_python else word
+        return _BARE_PYTHON_RE.sub(one, body) + sep + note
+
+    out = []
+    for f in found:
+        if f.fix is None or not f.fix.commands:
+            out.append(f)
+            continue
+        cmds = tuple(mend(c) for c in f.fix.commands)
+        out.append(f if cmds == f.fix.commands else replace(f, fix=Fix(f.fix.why, cmds, f.fix.docs)))
+    return out

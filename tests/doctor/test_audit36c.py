@@ -116,3 +116,44 @@ def test_explain_refuses_a_file_argument_it_cannot_read(tmp_path, make, want):
 def test_a_one_word_error_is_still_the_text(tmp_path):
     out = _explain(["Killed"], cwd=tmp_path)
     assert out.returncode in (0, 1, 3) and "no such file" not in out.stderr
+
+
+# --- H5: a live report's pip and python commands are the examined Python's ----------------------------------------
+
+from smrnb.doctor._model import Finding, Fix  # noqa: E402
+from smrnb.doctor._printed import this_pythons_commands  # noqa: E402
+
+
+def _one(*commands):
+    return [Finding("torch_not_found_at_build", "toolkit", "info", "t", fix=Fix("w", tuple(commands)))]
+
+
+def test_commands_name_the_examined_python_where_path_finds_another():
+    exe = "/home/u/my env/bin/python"
+    got = this_pythons_commands(_one("pip install ninja   # build tools", "python -m pip show torch",
+                                     "rm -rf build/ && pip install --no-build-isolation .",
+                                     'python -c "import torch"', "# pip install x", "%pip install y",
+                                     "git clone x\ncd x\npython -m pip install -e ."),
+                                exe, "/usr/bin/python", "/usr/bin/pip")[0].fix.commands
+    q = "'/home/u/my env/bin/python'"
+    assert got == (f"{q} -m pip install ninja   # build tools", f"{q} -m pip show torch",
+                   f"rm -rf build/ && {q} -m pip install --no-build-isolation .", f'{q} -c "import torch"',
+                   "# pip install x", "%pip install y", f"git clone x\ncd x\n{q} -m pip install -e .")
+
+
+def test_commands_stay_where_path_finds_the_examined_python():
+    found = _one("pip install ninja", "python -m pip show torch")
+    assert this_pythons_commands(found, "/v/bin/python", "/v/bin/python", "/v/bin/pip") == found
+
+
+def test_the_cli_run_from_an_unactivated_venv_prints_its_python(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env["PATH"] = str(tmp_path)  # no python, no pip on PATH
+    env["PYTHONPATH"] = os.getcwd()
+    out = subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", "--json", "--layer", "toolkit"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    cmds = [c for f in json.loads(out.stdout)["findings"] for c in (f.get("fix") or {}).get("commands", [])]
+    pips = [c for c in cmds if " -m pip " in c or c.startswith("pip")]
+    if not pips:
+        pytest.skip("this machine's toolkit report prints no pip command to check")
+    assert all(c.startswith(sys.executable) for c in pips), pips
