@@ -122,6 +122,20 @@ def _redacted(text: str) -> str:
     return redact_text(text, process_secrets())
 
 
+def _explain_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """(blind audit 36, A-M2/M3) Options explain cannot honour are usage errors, never dropped without a word: '-' beside
+    more text, and the options that inspect this machine's own files (--extension, --package, --import-check: the
+    check's, ``smr-doctor --extension PATH``)."""
+    if "-" in args.text and len(args.text) > 1:
+        parser.error("explain: '-' reads the text from stdin and must be given alone (got more text beside it: "
+                     "quote the text instead, or pass it on stdin)")
+    given = [o for o, v in (("--extension", getattr(args, "extension", None)), ("--package", getattr(args, "package", None)),
+                           ("--import-check", getattr(args, "import_check", False))) if v]
+    if given:
+        parser.error(f"explain: {', '.join(given)} inspect this machine's own files, which explain does not: run "
+                     f"them with the check (smr-doctor {given[0]} ...), then explain the text on its own")
+
+
 #: a single argument that names a file rather than holding an error: one word, with a log's or a text's suffix
 _FILE_ARG_RE = re.compile(r"[^\s]{1,4000}\.(?:txt|log|out|err|md|json|stderr|stdout)")
 
@@ -195,9 +209,12 @@ def _main(argv: Sequence[str] | None) -> int:
             parser.error(str(exc))
         return _emit(report, args)
     if cmd == "explain":
+        _explain_options(args, parser)
         text = " ".join(args.text)
         encoding = "utf-8"
         if not args.text or text.strip() == "-":
+            if sys.stdin is None or sys.stdin.closed:  # (blind audit 36, A-M1) `explain <&-`: no stdin at all
+                parser.error("explain needs an error text (argument, or on stdin): stdin is closed")
             raw = getattr(sys.stdin, "buffer", None)  # bytes as they came (a file of another encoding, a pipe)
             text, encoding = decode(raw.read()) if raw is not None else (sys.stdin.read(), "utf-8")
         elif (read := _text_file(args.text, parser)) is not None:  # (blind audit 36, F15) explain build.log

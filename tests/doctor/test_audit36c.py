@@ -157,3 +157,31 @@ def test_the_cli_run_from_an_unactivated_venv_prints_its_python(tmp_path):
     if not pips:
         pytest.skip("this machine's toolkit report prints no pip command to check")
     assert all(c.startswith(sys.executable) for c in pips), pips
+
+
+# --- A-M1..M3: explain's input and options -------------------------------------------------------------------------
+
+
+def _cli(args, **kw):
+    return subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", *args], capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=os.getcwd()), **kw)
+
+
+def test_explain_with_stdin_closed_is_a_usage_error():
+    out = subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", "explain", "--json"], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=os.getcwd()))
+    assert out.returncode == 2  # an empty stdin, as before
+    closed = subprocess.run(["sh", "-c", f"exec {sys.executable} -m smrnb.doctor.cli explain <&-"],
+                            capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=os.getcwd()))
+    assert closed.returncode == 2 and "stdin is closed" in closed.stderr and "AttributeError" not in closed.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["explain", "--extension", "/nonexistent.so", "ImportError: libcudart.so.11.0"],
+    ["explain", "--package", "no_such_pkg_zz", "ImportError: libcudart.so.11.0"],
+    ["--import-check", "explain", "ImportError: libcudart.so.11.0"],
+    ["explain", "-", "more text"],
+])
+def test_explain_never_drops_an_option_without_a_word(args):
+    out = _cli(args, input="ImportError: libcudart.so.11.0\n")
+    assert out.returncode == 2 and "explain:" in out.stderr
