@@ -189,11 +189,14 @@ class Report:
 
     def _layer_state(self, layer: str) -> str:
         """``error``, ``warning``, the probe's status (``ok``, ``absent``, ``unavailable``, ``broken``) or ""."""
-        sev = {f.severity for f in self._by_layer(layer)}
+        found = self._by_layer(layer)
+        sev = {f.severity for f in found}
         if "error" in sev:
             return "error"
         if "warning" in sev:
             return "warning"
+        if any(f.code == "rule_failed" for f in found):
+            return "unavailable"  # (blind audit 36, C-M7) a layer whose rules did not all run is not checked, never ok
         return self._layer_status(layer)[0]
 
     def layer_label(self, layer: str) -> str:

@@ -185,3 +185,17 @@ def test_explain_with_stdin_closed_is_a_usage_error():
 def test_explain_never_drops_an_option_without_a_word(args):
     out = _cli(args, input="ImportError: libcudart.so.11.0\n")
     assert out.returncode == 2 and "explain:" in out.stderr
+
+
+def test_a_layer_whose_rule_failed_is_not_counted_ok(monkeypatch):
+    # (C-M7) a rule that raises: the layer reads "not checked", never "ok"
+    from smrnb.doctor import diagnose, rules
+
+    def broken(facts):
+        raise RuntimeError("a rule's own bug")
+
+    rules._load_rule_modules()
+    monkeypatch.setattr(rules, "_RULES", [*rules._RULES, ("torch", broken)])
+    rep = diagnose(layers=["torch"], timeout=2.0)
+    assert "rule_failed" in [f.code for f in rep.findings]
+    assert "1 not checked" in rep.summary() and "1 of 1 layers ok" not in rep.summary()
