@@ -261,6 +261,7 @@ def probe(ctx: ProbeContext, *, root: str = "/usr/local") -> dict[str, Any]:
         "cuda_home_malformed_why": malformed,
         "cuda_home_malformed_var": malformed_var,
         "did_not_answer": dict(sorted(problems.items())),
+        "command_timeout_s": float(ctx.timeout),  # (blind audit 36) --timeout: a tool's silence is judged against it
         "build_cuda_home": build_home,
         "build_cuda_home_exists": bool(build_home) and os.path.isdir(build_home),
         "build_cuda_home_has_headers": has_headers,

@@ -40,6 +40,10 @@ from smrnb.doctor.rules._events import (
 
 CODES = meanings("rules.toolkit")  # this module's codes, from the one table (codes.py)
 
+#: (blind audit 36) the shortest --timeout under which a tool's silence says something about the tool (a process start
+#: and a --version answer take tens of milliseconds on an idle machine, more on a busy shared node)
+SHORTEST_FAIR_TIMEOUT = 0.5
+
 # torch.utils.cpp_extension named_arches (torch 2.13)
 NAMED_ARCHES = {
     "kepler+tesla": "3.7", "kepler": "3.5+PTX", "maxwell+tegra": "5.3", "maxwell": "5.0;5.2+PTX",
@@ -202,7 +206,17 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                                                                                   "for a local build.")))
 
     hung = tk.get("did_not_answer") or {}
-    if hung:
+    given = tk.get("command_timeout_s")
+    if hung and isinstance(given, (int, float)) and given < SHORTEST_FAIR_TIMEOUT:
+        # (blind audit 36, C-M2) a --timeout shorter than any program takes to start: the silence is the option's
+        yield Finding("tool_did_not_answer", "toolkit", "info",
+                      f"{len(hung)} build tool(s) were not given time to answer: the --timeout given ({given:g} s) is "
+                      "shorter than a program takes to start",
+                      tuple(hung.values()),
+                      Fix("Nothing is known about these tools: they were stopped before they could start. Run the "
+                          "doctor again with the default --timeout (5 s) or longer.",
+                          ("smr-doctor --timeout 5",)))
+    elif hung:
         yield Finding("tool_did_not_answer", "toolkit", "warning",
                       f"{len(hung)} build tool(s) did not answer: {', '.join(os.path.basename(k) for k in hung)}",
                       tuple(hung.values()),
