@@ -289,7 +289,7 @@ CODES: dict[str, Code] = {
                'Table 3 (tables/cuda_driver.csv)'),
     "driver_too_old_for_toolkit": _c("driver",
         'The driver is older than the minimum for a CUDA toolkit (nvcc) a build would use: what that '
-        'nvcc builds will not run here (also with a CPU-only torch).',
+        'nvcc builds will not run here (a warning beside a CPU-only torch: nothing installed fails by it yet).',
         severity="error", text=False),
     "driver_unavailable": _c("driver",
         'The driver did not answer (nvidia-smi hung or flooded its output): nothing is known about it.',

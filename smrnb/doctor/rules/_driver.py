@@ -295,7 +295,10 @@ def driver_vs_toolkits(facts: Facts) -> Iterable[Finding]:
               f"CUDA {ver.split('.')[0]}.x binaries need a driver >= {fam}",
               f"torch: {torch.get('version')} ({'CUDA ' + torch['cuda'] if torch.get('cuda') else 'CPU build'})"
               if torch.get("installed") else "torch: not installed")
-        yield Finding("driver_too_old_for_toolkit", "driver", "error" if is_build else "warning",
+        # (blind audit 36, C-M3) an error only where a build uses that nvcc for a CUDA torch: beside a CPU-only torch (or
+        # none) nothing installed fails by it yet (CODES.md's rule for a toolkit cause)
+        cuda_torch = bool(torch.get("installed") and torch.get("cuda"))
+        yield Finding("driver_too_old_for_toolkit", "driver", "error" if is_build and cuda_torch else "warning",
                       f"Driver {driver} is too old for nvcc {ver}: what it builds will not run here", ev,
                       Fix(f"Code built by nvcc {ver} fails at run time with 'CUDA driver version is insufficient for "
                           f"CUDA runtime version' on driver {driver}. Update the driver (>= {fam}), or build with a "
