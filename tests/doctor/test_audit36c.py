@@ -208,3 +208,17 @@ def test_a_timeout_too_short_to_start_a_program_is_said_not_blamed_on_the_tools(
     if not found:
         pytest.skip("no build tool on PATH here to time out")
     assert found[0]["severity"] == "info" and "--timeout given (0.001 s)" in found[0]["title"]
+
+
+def test_driver_fixes_inside_a_container_say_they_are_the_hosts(tmp_path):
+    # (C-M4) a container shares the host's kernel module: modprobe / dkms / reboot are the host's to run
+    from smrnb.doctor._model import Finding, Fix
+    from smrnb.doctor.rules._driver import on_the_host
+
+    f = Finding("driver_broken", "driver", "error", "t", fix=Fix("w", ("sudo modprobe nvidia", "sudo reboot")))
+    inside = on_the_host({"context": {"status": "ok", "container": "docker"}}, f)
+    assert inside.fix.commands[0].startswith("# inside a docker container: the driver is the host's")
+    assert "--gpus all" in inside.fix.commands[0] and inside.fix.commands[1:] == f.fix.commands
+    assert on_the_host({"context": {"status": "ok", "container": None}}, f) is f
+    other = Finding("cuda_oom", "driver", "error", "t", fix=Fix("w", ("nvidia-smi",)))
+    assert on_the_host({"context": {"status": "ok", "container": "docker"}}, other) is other

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -101,8 +102,34 @@ def _visible_none(value: Any, gpus: list[Mapping[str, Any]]) -> str:
             "'NoDevFiles' for a job given no GPU): CUDA stops there and shows none")
 
 
+#: (blind audit 36, C-M4) a command that changes the driver: only the host can run it where the doctor runs in a container
+_HOST_ONLY_RE = re.compile(r"\b(?:modprobe|rmmod|dkms|reboot|nvidia-installer|ubuntu-drivers)\b|update the NVIDIA driver|"
+                           r"apt(?:-get)? (?:install|remove|purge)[^#\n]{0,80}nvidia-(?:driver|dkms|kernel|utils)")
+_CONTAINER_RUNS = {"docker": "docker run --gpus all ...", "podman": "podman run --device nvidia.com/gpu=all ...",
+                   "kubernetes": "resources: limits: nvidia.com/gpu: 1 (the pod's spec)"}
+
+
+def on_the_host(facts: Facts, f: Finding) -> Finding:
+    """(blind audit 36, C-M4) ``f`` where the doctor runs (or the text ran) in a container and its fix changes the
+    driver: a first line saying those commands are the host's (the container shares the host's kernel module), and
+    how the container gets the GPU again; ``f`` unchanged elsewhere."""
+    where = value(facts, "context", "container")
+    if not where or f.fix is None or not any(_HOST_ONLY_RE.search(c) for c in f.fix.commands):
+        return f
+    run = _CONTAINER_RUNS.get(str(where), "the container's GPU option")
+    note = (f"# inside a {where} container: the driver is the host's; run the driver commands below on the host "
+            f"(not in the container), then start the container again with its GPU ({run})")
+    return dataclasses.replace(f, fix=Fix(f.fix.why, (note, *f.fix.commands), f.fix.docs))
+
+
 @rule("driver")
 def driver_findings(facts: Facts) -> Iterable[Finding]:
+    """The live driver's findings (:func:`_driver_findings`), each with its host-side note in a container."""
+    for f in _driver_findings(facts):
+        yield on_the_host(facts, f)
+
+
+def _driver_findings(facts: Facts) -> Iterable[Finding]:
     drv = facts.get("driver") or {}
     torch = layer(facts, "torch")
     if not drv:
@@ -273,6 +300,11 @@ def driver_too_old_title(driver: str | None, torch_cuda: str | None, driver_cuda
 @rule("driver")
 def driver_vs_toolkits(facts: Facts) -> Iterable[Finding]:
     """The driver against every nvcc a build would use: what it compiles must run on this driver."""
+    for f in _driver_vs_toolkits(facts):
+        yield on_the_host(facts, f)
+
+
+def _driver_vs_toolkits(facts: Facts) -> Iterable[Finding]:
     drv = layer(facts, "driver")
     tk = layer(facts, "toolkit")
     driver = drv.get("driver_version")
