@@ -84,6 +84,29 @@ def _set_cuda_home_fix(facts: Facts, why: str, target: str | None, cuda: str | N
     return Fix(why, tuple(cmds))
 
 
+def _did_not_answer(tk: Mapping[str, Any], hung: Mapping[str, str]) -> Iterable[Finding]:
+    """The build tools that did not answer: a warning, or (blind audit 36, C-M2) a note where the --timeout given was
+    shorter than a program takes to start."""
+    given = tk.get("command_timeout_s")
+    if hung and isinstance(given, (int, float)) and given < SHORTEST_FAIR_TIMEOUT:
+        # (blind audit 36, C-M2) a --timeout shorter than any program takes to start: the silence is the option's
+        yield Finding("tool_did_not_answer", "toolkit", "info",
+                      f"{len(hung)} build tool(s) were not given time to answer: the --timeout given ({given:g} s) is "
+                      "shorter than a program takes to start",
+                      tuple(hung.values()),
+                      Fix("Nothing is known about these tools: they were stopped before they could start. Run the "
+                          "doctor again with the default --timeout (5 s) or longer.",
+                          ("smr-doctor --timeout 5",)))
+    elif hung:
+        yield Finding("tool_did_not_answer", "toolkit", "warning",
+                      f"{len(hung)} build tool(s) did not answer: {', '.join(os.path.basename(k) for k in hung)}",
+                      tuple(hung.values()),
+                      Fix("These tools exist but hung (or printed without end) and were stopped; what they would "
+                          "report is unknown. Run them by hand to see why (a network file system, a licence or "
+                          "module system waiting, a wrapper script).",
+                          tuple(f"timeout 20 {k if k.startswith('/') else k} --version" for k in hung)))
+
+
 @rule("toolkit")
 def toolkit_findings(facts: Facts) -> Iterable[Finding]:
     tk = facts.get("toolkit") or {}
@@ -206,24 +229,7 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                                                                                   "for a local build.")))
 
     hung = tk.get("did_not_answer") or {}
-    given = tk.get("command_timeout_s")
-    if hung and isinstance(given, (int, float)) and given < SHORTEST_FAIR_TIMEOUT:
-        # (blind audit 36, C-M2) a --timeout shorter than any program takes to start: the silence is the option's
-        yield Finding("tool_did_not_answer", "toolkit", "info",
-                      f"{len(hung)} build tool(s) were not given time to answer: the --timeout given ({given:g} s) is "
-                      "shorter than a program takes to start",
-                      tuple(hung.values()),
-                      Fix("Nothing is known about these tools: they were stopped before they could start. Run the "
-                          "doctor again with the default --timeout (5 s) or longer.",
-                          ("smr-doctor --timeout 5",)))
-    elif hung:
-        yield Finding("tool_did_not_answer", "toolkit", "warning",
-                      f"{len(hung)} build tool(s) did not answer: {', '.join(os.path.basename(k) for k in hung)}",
-                      tuple(hung.values()),
-                      Fix("These tools exist but hung (or printed without end) and were stopped; what they would "
-                          "report is unknown. Run them by hand to see why (a network file system, a licence or "
-                          "module system waiting, a wrapper script).",
-                          tuple(f"timeout 20 {k if k.startswith('/') else k} --version" for k in hung)))
+    yield from _did_not_answer(tk, hung)
     if torch.get("installed") and "ninja" in tk and tk["ninja"] is None and "ninja" not in hung:
         yield Finding("ninja_missing", "toolkit", "warning", "ninja is not on PATH",
                       ("ninja --version: not found",),
