@@ -222,3 +222,21 @@ def test_driver_fixes_inside_a_container_say_they_are_the_hosts(tmp_path):
     assert on_the_host({"context": {"status": "ok", "container": None}}, f) is f
     other = Finding("cuda_oom", "driver", "error", "t", fix=Fix("w", ("nvidia-smi",)))
     assert on_the_host({"context": {"status": "ok", "container": "docker"}}, other) is other
+
+
+# --- F11: WSL2's libcuda is the Windows driver's, in /usr/lib/wsl/lib ------------------------------------------------
+
+WSL = 'ivan@DESKTOP-7Q2:~$ uname -r\n5.15.153.1-microsoft-standard-WSL2\nivan@DESKTOP-7Q2:~$ python3 -c "import torch; print(torch.cuda.is_available())"\nCould not load library libcuda.so. Error: libcuda.so: cannot open shared object file: No such file or directory\n/home/ivan/.local/lib/python3.10/site-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 500: named symbol not found (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\nFalse\nivan@DESKTOP-7Q2:~$ ls /usr/lib/wsl/lib\nlibcuda.so  libcuda.so.1  libcuda.so.1.1  libd3d12.so  libdxcore.so  libnvidia-ml.so.1  nvidia-smi\nivan@DESKTOP-7Q2:~$ echo $LD_LIBRARY_PATH\n/usr/local/cuda-11.8/lib64\n'
+
+
+def test_wsl_libcuda_not_found_points_the_loader_at_usr_lib_wsl_lib():
+    from smrnb.doctor._explain import explain_result
+
+    [f] = [f for f in explain_result(WSL, similar=False).findings if f.code == "library_not_found"]
+    cmds = list(f.fix.commands)
+    assert any(c.startswith("export LD_LIBRARY_PATH=/usr/lib/wsl/lib:") for c in cmds)
+    assert not any("apt-file search" in c or "apt-get install" in c for c in cmds)
+    linux = "\n".join(line for line in WSL.splitlines() if "wsl" not in line.lower() and "libd3d12" not in line)
+    plain = explain_result(linux, similar=False)  # the same failure on a plain Linux machine
+    assert not any("/usr/lib/wsl" in c for f in plain.findings if f.code == "library_not_found"
+                   for c in f.fix.commands)

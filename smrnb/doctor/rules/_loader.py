@@ -316,6 +316,10 @@ _NO_FILE_NAMED: dict[str, tuple[str, list[str]]] = {
 }
 
 
+#: (blind audit 36) the driver's libraries WSL2 maps from Windows (NVIDIA's CUDA on WSL user guide: /usr/lib/wsl/lib)
+_WSL_DRIVER_LIB_RE = re.compile(r"lib(?:cuda|nvidia-ml|nvcuvid|nvidia-encode|nvoptix)\.so\b")
+
+
 @builds("library_not_found")
 def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     lib = str(ev.get("library") or (ev.get("groups") or {}).get("lib") or "the library")
@@ -349,6 +353,17 @@ def _library_not_found(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str
         cmds = ["# install the Microsoft Visual C++ Redistributable (x64), then open a new terminal",
                 "pip install --force-reinstall --no-cache-dir torch --index-url https://download.pytorch.org/whl/<cuXYZ>",
                 f"where {lib}"]
+    elif not cmds and value(facts, "context", "wsl") and _WSL_DRIVER_LIB_RE.match(lib):
+        # (blind audit 36, F11) WSL2 maps the Windows driver's libcuda / NVML into /usr/lib/wsl/lib (listed in
+        # /etc/ld.so.conf.d/ld.wsl.conf): the loader's cache or LD_LIBRARY_PATH must reach it; no Linux package ships it
+        cmds = ["ls -l /usr/lib/wsl/lib/libcuda.so* /usr/lib/wsl/lib/libnvidia-ml.so*   # WSL2: the Windows driver's "
+                "libraries, mapped here",
+                "cat /etc/ld.so.conf.d/ld.wsl.conf; sudo ldconfig; ldconfig -p | grep libcuda   # the loader's cache "
+                "should list /usr/lib/wsl/lib",
+                "export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH   # for this shell (a Jupyter kernel: "
+                "smr-doctor fix kernelspec)",
+                "# never install a Linux NVIDIA driver (or a libcuda from apt) inside WSL: the Windows driver provides "
+                "it; /usr/lib/wsl/lib empty -> update the Windows driver, then 'wsl --shutdown'"]
     elif not cmds:
         cmds = [f"ldconfig -p | grep {lib.split('.so')[0]}",
                 "sudo apt-get install libegl1 libgl1   # EGL / OpenGL" if fam == "gl" else
