@@ -240,3 +240,23 @@ def test_wsl_libcuda_not_found_points_the_loader_at_usr_lib_wsl_lib():
     plain = explain_result(linux, similar=False)  # the same failure on a plain Linux machine
     assert not any("/usr/lib/wsl" in c for f in plain.findings if f.code == "library_not_found"
                    for c in f.fix.commands)
+
+
+def test_cuda_home_fixes_beside_a_cpu_torch_name_the_whole_toolkit_found():
+    # (C-M6) the wrapper /usr/local/bin/nvcc gives CUDA_HOME=/usr/local (no headers); /usr/local/cuda-13.0 is whole
+    from smrnb.doctor.rules import evaluate
+
+    nvccs = [{"path": "/usr/local/bin/nvcc", "paths": ["/usr/local/bin/nvcc"], "version": "13.0",
+              "toolkit_dir": "/usr/local", "has_headers": False},
+             {"path": "/usr/local/cuda-13.0/bin/nvcc", "paths": ["/usr/local/cuda-13.0/bin/nvcc"], "version": "13.0",
+              "toolkit_dir": "/usr/local/cuda-13.0", "has_headers": True}]
+    facts = {"torch": {"status": "ok", "installed": True, "version": "2.13.0+cpu", "cuda": None},
+             "toolkit": {"status": "ok", "nvccs": nvccs, "build_nvcc": "/usr/local/bin/nvcc",
+                         "build_cuda_home": "/usr/local", "build_cuda_home_exists": True,
+                         "build_cuda_home_has_headers": False}}
+    [f] = [f for f in evaluate(facts, layers=["toolkit"]) if f.code == "cuda_home_incomplete"]
+    assert any("export CUDA_HOME=/usr/local/cuda-13.0" in c for c in f.fix.commands)
+    facts["toolkit"].update(cuda_home_malformed=True, cuda_home_malformed_var="CUDA_HOME",
+                            cuda_home_env="/nonexistent/cuda", cuda_home_malformed_why="does not exist")
+    [g] = [f for f in evaluate(facts, layers=["toolkit"]) if f.code == "cuda_home_malformed"]
+    assert any("export CUDA_HOME=/usr/local/cuda-13.0" in c for c in g.fix.commands)

@@ -84,6 +84,15 @@ def _set_cuda_home_fix(facts: Facts, why: str, target: str | None, cuda: str | N
     return Fix(why, tuple(cmds))
 
 
+def _complete_toolkit(nvccs: list[dict[str, Any]]) -> str | None:
+    """(blind audit 36) The folder of the newest toolkit found whose include/ holds cuda_runtime.h (a whole toolkit,
+    not a wrapper script's folder), or None."""
+    whole = [n for n in nvccs if n.get("has_headers") and n.get("toolkit_dir")]
+    if not whole:
+        return None
+    return str(max(whole, key=lambda n: tables.version_key(str(n.get("version") or "0")))["toolkit_dir"])
+
+
 def _did_not_answer(tk: Mapping[str, Any], hung: Mapping[str, str]) -> Iterable[Finding]:
     """The build tools that did not answer: a warning, or (blind audit 36, C-M2) a note where the --timeout given was
     shorter than a program takes to start."""
@@ -118,6 +127,8 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
     match = matching_nvcc(tk, tcuda) if tcuda else None
     exact = match if match and match.get("version") == tcuda else None
     target = toolkit_dir_for(exact) if exact else None
+    # (blind audit 36, C-M6) beside a CPU-only torch (no CUDA to match), a complete toolkit the doctor found
+    whole = target or (None if tcuda else _complete_toolkit(nvccs))
 
     if tk.get("cuda_home_malformed"):
         var = tk.get("cuda_home_malformed_var") or ("CUDA_HOME" if tk.get("cuda_home_env") else "CUDA_PATH")
@@ -129,7 +140,7 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                        f"torch.utils.cpp_extension would look for {raw}/bin/nvcc",
                        f"torch: {torch.get('version')} ({'CUDA ' + tcuda if tcuda else 'CPU build'})"
                        if torch.get("installed") else "torch: not installed"),
-                      _set_cuda_home_fix(facts, fix_wording("cuda_home_malformed"), target, tcuda))
+                      _set_cuda_home_fix(facts, fix_wording("cuda_home_malformed"), whole, tcuda))
 
     build_nvcc, build_ver = tk.get("build_nvcc"), tk.get("build_nvcc_version")
     if tcuda and not tk.get("cuda_home_malformed") and "build_nvcc" in tk and build_nvcc is None:
@@ -149,7 +160,7 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                       (f"torch.utils.cpp_extension would use {var}={tk.get('build_cuda_home')} (no bin/nvcc there)",
                        f"nvcc found: {', '.join(n['path'] + ' (' + str(n.get('version')) + ')' for n in nvccs) or 'none'}",
                        f"torch: {torch.get('version')} (CPU build)" if torch.get("installed") else "torch: not installed"),
-                      _set_cuda_home_fix(facts, fix_wording("cuda_home_missing"), target, tcuda))
+                      _set_cuda_home_fix(facts, fix_wording("cuda_home_missing"), whole, tcuda))
     elif build_nvcc and tk.get("build_cuda_home") and tk.get("build_cuda_home_has_headers") is False and not (
             tk.get("cuda_home_malformed") or tk.get("build_cuda_home_exists") is False):
         # (round 33) not where CUDA_HOME is no directory at all (found on the lent H100: a build's text naming
@@ -162,7 +173,7 @@ def toolkit_findings(facts: Facts) -> Iterable[Finding]:
                       _set_cuda_home_fix(facts, fix_wording("cuda_home_incomplete", "cpp_extension derives CUDA_HOME as the "
                                                 "directory above the nvcc on PATH: a wrapper script like "
                                                 "/usr/local/bin/nvcc gives /usr/local."),
-                                         target or (toolkit_dir_for(match) if match else None), tcuda))
+                                         target or (toolkit_dir_for(match) if match else None) or whole, tcuda))
 
     versions = sorted({n["version"] for n in nvccs if n.get("version")}, key=tables.version_key)
     if len(versions) > 1:
