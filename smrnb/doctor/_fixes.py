@@ -91,9 +91,22 @@ def plan_env(facts: Mapping[str, Any] | None = None,
                 notes.append(f"CUDA_HOME={cuda_home!r} {why}: the kernelspec uses {better} (nvcc {tcuda}) instead")
             else:
                 notes.append(f"CUDA_HOME={cuda_home!r} {why}: left out of the kernelspec (the doctor flags it)")
-    if env.get("PATH"):
+    if env.get("PATH") and cuda_path_entries(env["PATH"]):
         out["PATH"] = env["PATH"]
+    elif env.get("PATH"):  # (blind audit 36, C-M9) nothing of CUDA's on PATH: the kernel keeps the PATH it gets
+        notes.append("PATH holds no CUDA toolkit folder: not copied (the kernel keeps the PATH Jupyter gives it)")
     return out, notes
+
+
+def cuda_path_entries(path: str) -> list[str]:
+    """(blind audit 36, C-M9) The folders of ``path`` that belong to a CUDA toolkit: a name with cuda or nvidia in it,
+    or a folder holding nvcc."""
+    out = []
+    for d in str(path).split(os.pathsep):
+        if d and d not in out and ("cuda" in d.lower() or "nvidia" in d.lower() or
+                                   os.path.isfile(os.path.join(d, "nvcc"))):
+            out.append(d)
+    return out
 
 
 def needed_env(facts: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -332,7 +345,13 @@ def snippets(env: Mapping[str, str] | None = None, facts: Mapping[str, Any] | No
     env = dict(needed_env(facts) if env is None else env)
     if not env:
         env = {"LD_LIBRARY_PATH": "/path/to/lib"}
-    exports = "\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items())
+    # (blind audit 36, C-M9) PATH as its CUDA folders before the PATH each place already has, never a snapshot of this
+    # shell's whole PATH (a ~/.bashrc, a job, every user's JupyterHub server)
+    cuda_bins = os.pathsep.join(cuda_path_entries(env.get("PATH", "")))
+    exports = "\n".join(f'export PATH={shlex.quote(cuda_bins)}:"$PATH"' if k == "PATH" and cuda_bins else
+                         f"export {k}={shlex.quote(v)}" for k, v in env.items())
+    hub = "\n".join(f"    {json.dumps(k)}: {json.dumps(cuda_bins + os.pathsep)} + os.environ.get('PATH', '')," if
+                    k == "PATH" and cuda_bins else f"    {json.dumps(k)}: {json.dumps(v)}," for k, v in env.items())
     out = {
         "bashrc": "# ~/.bashrc (then start Jupyter from a new login shell)\n" + exports,
         "sbatch": ("#!/bin/bash\n#SBATCH --job-name=jupyter\n#SBATCH --export=NONE   # do not inherit the "
@@ -340,8 +359,7 @@ def snippets(env: Mapping[str, str] | None = None, facts: Mapping[str, Any] | No
                    + "\nsrun jupyter lab --no-browser --ip=0.0.0.0"),
         "systemd": ("# systemctl --user edit jupyter.service  (or the unit that starts Jupyter)\n[Service]\n"
                     + "\n".join(f'Environment="{k}={v}"' for k, v in env.items())),
-        "jupyterhub": ("# jupyterhub_config.py\nc.Spawner.environment = "
-                       + json.dumps(env, indent=4)
+        "jupyterhub": ("# jupyterhub_config.py\nimport os\nc.Spawner.environment = {\n" + hub + "\n}"
                        + "\nc.Spawner.env_keep = c.Spawner.env_keep + " + json.dumps(sorted(env))),
     }
     ctx = (facts or {}).get("context") if facts else None

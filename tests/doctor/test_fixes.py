@@ -111,19 +111,23 @@ def test_needed_env_takes_current_values_and_a_valid_cuda_home(tmp_path):
     (cuda / "include" / "cuda_runtime.h").write_text("/* fake */\n")
     env = needed_env(environ={"LD_LIBRARY_PATH": "/a:/b", "PATH": "/usr/bin", "CUDA_HOME": f"{cuda}:/other"},
                      facts={"toolkit": {"status": "ok", "build_cuda_home": str(cuda)}})
-    assert env == {"LD_LIBRARY_PATH": "/a:/b", "PATH": "/usr/bin"}  # a malformed CUDA_HOME is not copied
-    env = needed_env(environ={"PATH": "/usr/bin"}, facts={"toolkit": {"status": "ok", "build_cuda_home": str(cuda)}})
-    assert env == {"CUDA_HOME": str(cuda), "PATH": "/usr/bin"}
+    # a malformed CUDA_HOME is not copied; (blind audit 36, C-M9) nor a PATH without a CUDA folder
+    assert env == {"LD_LIBRARY_PATH": "/a:/b"}
+    env = needed_env(environ={"PATH": f"{cuda}/bin:/usr/bin"},
+                     facts={"toolkit": {"status": "ok", "build_cuda_home": str(cuda)}})
+    assert env == {"CUDA_HOME": str(cuda), "PATH": f"{cuda}/bin:/usr/bin"}
     (cuda / "include" / "cuda_runtime.h").unlink()  # an incomplete toolkit is flagged: not baked in
     assert needed_env(environ={"PATH": "/usr/bin"}, facts={"toolkit": {"status": "ok", "build_cuda_home": str(cuda)}}) \
-        == {"PATH": "/usr/bin"}
+        == {}
 
 
 def test_bashrc_snippet_runs_in_bash_and_sets_the_values():
     text = snippets(ENV)["bashrc"]
-    script = text + "\nprintf '%s\\n' \"$LD_LIBRARY_PATH\" \"$CUDA_HOME\""
-    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=10, env={})
-    assert out.stdout.splitlines() == [ENV["LD_LIBRARY_PATH"], ENV["CUDA_HOME"]]
+    script = text + "\nprintf '%s\\n' \"$LD_LIBRARY_PATH\" \"$CUDA_HOME\" \"$PATH\""
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=10,
+                         env={"PATH": "/home/u/bin:/usr/bin"})
+    # PATH: the CUDA folder before the shell's own PATH (blind audit 36, C-M9: never a snapshot of this one's)
+    assert out.stdout.splitlines() == [ENV["LD_LIBRARY_PATH"], ENV["CUDA_HOME"], "/usr/local/cuda-13.0/bin:/home/u/bin:/usr/bin"]
     assert shlex.quote(ENV["LD_LIBRARY_PATH"]) in text
 
 
@@ -138,7 +142,8 @@ def test_jupyterhub_snippet_is_valid_config():
     code = snippets(ENV)["jupyterhub"]
     c = types.SimpleNamespace(Spawner=types.SimpleNamespace(environment={}, env_keep=["PATH", "LANG"]))
     exec(compile(code, "jupyterhub_config.py", "exec"), {"c": c})
-    assert c.Spawner.environment == ENV
+    # (blind audit 36, C-M9) PATH: the CUDA folders before the hub's own PATH, not a snapshot of this shell's
+    assert c.Spawner.environment == {**ENV, "PATH": "/usr/local/cuda-13.0/bin:" + os.environ.get("PATH", "")}
     assert set(ENV) <= set(c.Spawner.env_keep)
 
 
@@ -206,8 +211,9 @@ def test_a_cuda_home_the_doctor_flags_is_never_baked_in(tmp_path):
                        (str(other), "nvcc 13.0, but torch was built with CUDA 12.8")):
         env, notes = plan_env(facts, {"PATH": "/usr/bin", "CUDA_HOME": bad})
         assert env["CUDA_HOME"] == str(good), (bad, env)  # the matching toolkit the doctor found
+        notes = [n for n in notes if n.startswith("CUDA_HOME")]  # (a PATH without CUDA folders has its own note)
         assert len(notes) == 1 and words in notes[0] and "instead" in notes[0], notes
     env, notes = plan_env({"torch": torch, "toolkit": dict(tk, nvccs=[entry(other, "13.0")])},
                           {"PATH": "/usr/bin", "CUDA_HOME": str(tmp_path / "gone")})
-    assert "CUDA_HOME" not in env and "left out" in notes[0]
+    assert "CUDA_HOME" not in env and "left out" in notes[0] and "PATH holds no CUDA toolkit folder" in notes[1]
     assert needed_env(facts, {"PATH": "/usr/bin", "CUDA_HOME": str(good)})["CUDA_HOME"] == str(good)
