@@ -326,8 +326,9 @@ CODES: dict[str, Code] = {
         source='tables/extension_checks.csv (apex, detectron2, mmcv, pytorch3d, torch-scatter, '
                'nvdiffrast, gsplat messages)'),
     "extension_ok": _c("abi",
-        "A compiled extension's libraries resolve, its torch symbols are all defined and it carries code "
-        "for every GPU.",
+        "A compiled extension's libraries resolve, and what it has of these is in order: its torch symbols are all "
+        "defined, its plain C symbols are defined by what it binds to (a Python module), it carries code for every "
+        "GPU. The title names what was checked.",
         text=False),
     "extension_torch_version_gate": _c("toolkit",
         "An extension's setup refuses the installed torch version (detectron2 'Requires PyTorch >= 1.8', "
@@ -347,8 +348,10 @@ CODES: dict[str, Code] = {
         check='nm -D --defined-only <the library that should define it> | grep <symbol>',
         source="glibc elf/dl-lookup.c 'undefined symbol' (tables/loader_errors.csv)"),
     "extension_unreadable": _c("loader",
-        'An extension path given to the doctor is missing or is not a shared library.',
-        text=False),
+        'An extension path given to the doctor (--extension, --package, kaolin\'s) is missing, unreadable or not a '
+        'shared library the loader can map (a directory, a FIFO or device, an executable, an object file, not '
+        'ELF): it cannot be checked, and an import of it fails.',
+        severity="warning", text=False),
     "fabric_manager_not_running": _c("driver",
         "On NVSwitch systems (HGX/DGX) CUDA cannot start because the fabric is not ready: "
         "nvidia-fabricmanager is stopped or of another version than the driver ('system not yet "

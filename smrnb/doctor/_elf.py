@@ -31,9 +31,12 @@ from __future__ import annotations
 import importlib.util
 import mmap
 import os
+import platform
 import re
 import shutil
+import stat
 import struct
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -48,6 +51,7 @@ __all__ = [
     "demangle",
     "embedded_cuda_archs",
     "file_version",
+    "load_refusal",
     "lookup_symbols",
     "read_dynamic",
     "read_elf",
@@ -60,7 +64,8 @@ _DT_NULL, _DT_NEEDED, _DT_HASH, _DT_STRTAB, _DT_SYMTAB = 0, 1, 4, 5, 6
 _DT_STRSZ, _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 10, 14, 15, 29
 _DT_GNU_HASH, _DT_VERSYM, _DT_FLAGS_1 = 0x6FFFFEF5, 0x6FFFFFF0, 0x6FFFFFFB
 _DT_VERDEF, _DT_VERDEFNUM, _DT_VERNEED, _DT_VERNEEDNUM = 0x6FFFFFFC, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF
-DF_1_NODEFLIB = 0x800
+DF_1_NODEFLIB, DF_1_PIE = 0x800, 0x08000000
+_ET_REL, _ET_EXEC, _ET_DYN, _ET_CORE = 1, 2, 3, 4
 
 #: ELF e_machine values the doctor names.
 MACHINES = {3: "x86", 62: "x86_64", 183: "aarch64", 21: "ppc64", 22: "s390", 243: "riscv", 40: "arm"}
@@ -98,6 +103,7 @@ class DynamicInfo:
     runpath: tuple[str, ...]
     flags_1: int
     layout: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    e_type: int = _ET_DYN  # ELF file type: ET_DYN for a shared object (and a PIE executable), ET_EXEC, ET_REL
 
     @property
     def machine_name(self) -> str:
@@ -133,6 +139,20 @@ class _Bad(Exception):
     """The bytes are not a usable ELF object (internal; never escapes this module)."""
 
 
+def _open_regular(path: str) -> BinaryIO:
+    """``path`` opened for reading in binary, only if it is a regular file (after links): a FIFO, a device, a socket
+    or a directory raises ``_Bad`` at once. Opened non-blocking, so a FIFO never waits for a writer (blind audit 36:
+    ``--extension fifo.so`` hung the loader layer until the overall deadline)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _Bad("not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def _read_at(fh: BinaryIO, offset: int, size: int) -> bytes:
     if offset < 0 or size < 0:
         raise _Bad("negative offset")
@@ -151,7 +171,7 @@ def _parse_dynamic(fh: BinaryIO, path: str) -> DynamicInfo:
     if cls not in (1, 2) or data not in (1, 2):
         raise _Bad("bad ELF class or data encoding")
     e = "<" if data == 1 else ">"
-    machine = struct.unpack_from(e + "H", ident, 18)[0]
+    e_type, machine = struct.unpack_from(e + "HH", ident, 16)
     if cls == 2:
         phoff = struct.unpack_from(e + "Q", ident, 32)[0]
         phentsize, phnum = struct.unpack_from(e + "HH", ident, 54)
@@ -232,7 +252,7 @@ def _parse_dynamic(fh: BinaryIO, path: str) -> DynamicInfo:
     layout["verdefnum"] = first.get(_DT_VERDEFNUM, 0)
     layout["verneednum"] = first.get(_DT_VERNEEDNUM, 0)
     return DynamicInfo(path, 64 if cls == 2 else 32, data == 1, machine, soname, needed, rpath, runpath,
-                       first.get(_DT_FLAGS_1, 0), layout)
+                       first.get(_DT_FLAGS_1, 0), layout, e_type)
 
 
 def _read_at_most(fh: BinaryIO, offset: int, size: int) -> bytes:
@@ -268,7 +288,7 @@ def read_dynamic(path: str | os.PathLike[str]) -> DynamicInfo | None:
     if key in _DYN_CACHE:
         return _DYN_CACHE[key]
     try:
-        with open(p, "rb") as fh:
+        with _open_regular(p) as fh:
             info: DynamicInfo | None = _parse_dynamic(fh, p)
     except (_Bad, OSError, struct.error, ValueError, OverflowError, MemoryError):
         info = None
@@ -481,7 +501,7 @@ def read_elf(path: str | os.PathLike[str], symbols: bool = True) -> ElfInfo | No
     defs: tuple[str, ...] = ()
     fatbin = False
     try:
-        with open(p, "rb") as fh:
+        with _open_regular(p) as fh:
             strtab = _read_at_most(fh, d.layout["strtab"], d.layout["strsz"])
             try:
                 vidx, needs, defs = _versions(fh, d, strtab)
@@ -497,10 +517,10 @@ def read_elf(path: str | os.PathLike[str], symbols: bool = True) -> ElfInfo | No
                     symbols_read = True
                 except (_Bad, struct.error, ValueError, OverflowError, MemoryError):
                     undefined, defined = [], []
-    except OSError:
+    except (OSError, _Bad):
         pass
     info = ElfInfo(d.path, d.elf_class, d.little_endian, d.machine, d.soname, d.needed, d.rpath, d.runpath,
-                   d.flags_1, d.layout, tuple(undefined), tuple(defined), needs, defs, fatbin, symbols_read)
+                   d.flags_1, d.layout, d.e_type, tuple(undefined), tuple(defined), needs, defs, fatbin, symbols_read)
     if len(_ELF_MEMO) > 256:
         _ELF_MEMO.clear()
     _ELF_MEMO[memo_key] = info
@@ -508,6 +528,99 @@ def read_elf(path: str | os.PathLike[str], symbols: bool = True) -> ElfInfo | No
 
 
 _ELF_MEMO: dict[tuple[str, int, int, bool], ElfInfo] = {}
+
+
+# ----------------------------------------------------------------------------- what the loader refuses
+
+#: ``platform.machine()`` -> ELF e_machine, where the Python executable's own header cannot be read
+_PLATFORM_MACHINES = {"x86_64": 62, "amd64": 62, "i386": 3, "i686": 3, "aarch64": 183, "arm64": 183,
+                      "ppc64le": 21, "ppc64": 21, "s390x": 22, "riscv64": 243}
+
+
+def _header(path: str) -> tuple[int, int, int]:
+    """``(elf_class, e_type, e_machine)`` of a regular ELF file; ``_Bad`` (with why) or OSError otherwise."""
+    with _open_regular(path) as fh:
+        head = fh.read(64)
+    if not head:
+        raise _Bad("an empty file")
+    if head[:4] != b"\x7fELF":
+        low = head.lower()
+        raise _Bad("not an ELF file" + (" (a Git LFS pointer: the file was never fetched)"
+                                        if head.startswith(b"version https://git-lfs") else
+                                        " (an HTML page saved as a file)" if b"<html" in low or b"<!doctype" in low
+                                        else ""))
+    if len(head) < 52 or head[4] not in (1, 2) or head[5] not in (1, 2):
+        raise _Bad("a damaged ELF file (its header is truncated or invalid)")
+    e_type, machine = struct.unpack_from("<HH" if head[5] == 1 else ">HH", head, 16)
+    return (64 if head[4] == 2 else 32), e_type, machine
+
+
+def host_elf(python: str | None = None) -> tuple[int, int] | None:
+    """``(elf_class, e_machine)`` of the Python that would load an extension (``python``, default
+    ``sys.executable``), else of this platform (``platform.machine()``); None when neither is known."""
+    try:
+        cls, _, machine = _header(os.path.realpath(python or sys.executable or ""))
+        return cls, machine
+    except (_Bad, OSError, ValueError, struct.error):
+        m = _PLATFORM_MACHINES.get(platform.machine().lower())
+        return (struct.calcsize("P") * 8, m) if m else None
+
+
+def _file_kind(mode: int) -> str:
+    return ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else
+            "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else
+            "not a file")
+
+
+def load_refusal(path: str | os.PathLike[str], host: tuple[int, int] | None = None) -> dict[str, Any] | None:
+    """Why the dynamic loader would refuse ``path`` as a shared library (``dlopen``), or None when it is a
+    shared object of this machine. Only a regular file is ever opened (a FIFO or a device is named, never read).
+
+    Returns ``{"kind", "reason"}``: ``kind`` is ``missing``, ``directory``, ``not_regular``, ``unreadable``,
+    ``not_elf``, ``not_dynamic``, ``object_file``, ``executable`` (glibc: "cannot dynamically load (position-
+    independent) executable") or ``wrong_architecture`` (another CPU architecture or word size than ``host``,
+    :func:`host_elf`'s ``(elf_class, e_machine)``; then also ``machine`` and ``host_machine``). Never raises.
+    """
+    p = os.fspath(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return {"kind": "missing", "reason": "a link to nothing (the file it names is missing)"
+                if os.path.islink(p) else "file not found"}
+    except (OSError, ValueError) as exc:
+        return {"kind": "unreadable", "reason": f"cannot be read ({getattr(exc, 'strerror', None) or exc})"}
+    if stat.S_ISDIR(st.st_mode):
+        return {"kind": "directory", "reason": "is a directory, not a file"}
+    if not stat.S_ISREG(st.st_mode):
+        return {"kind": "not_regular", "reason": f"not a regular file: {_file_kind(st.st_mode)}, not opened"}
+    try:
+        cls, e_type, machine = _header(p)
+    except _Bad as exc:
+        return {"kind": "not_elf", "reason": str(exc)}
+    except (OSError, ValueError, struct.error) as exc:
+        return {"kind": "unreadable", "reason": f"cannot be read ({getattr(exc, 'strerror', None) or exc})"}
+    h = host if host is not None else host_elf()
+    if h is not None and (cls, machine) != tuple(h):
+        name, hname = MACHINES.get(machine, f"machine {machine}"), MACHINES.get(h[1], f"machine {h[1]}")
+        return {"kind": "wrong_architecture", "machine": f"{name} ({cls}-bit)", "host_machine": f"{hname} ({h[0]}-bit)",
+                "reason": f"built for {name} ({cls}-bit), but this Python runs on {hname} ({h[0]}-bit)"}
+    if e_type == _ET_REL:
+        return {"kind": "object_file", "reason": "an object file (ELF relocatable, .o), not a shared library: "
+                                                 "it must be linked with -shared"}
+    if e_type == _ET_EXEC:
+        return {"kind": "executable", "reason": "an executable, not a shared library (the loader refuses it: "
+                                                "'cannot dynamically load executable')"}
+    if e_type != _ET_DYN:
+        return {"kind": "not_elf", "reason": "a core dump, not a shared library" if e_type == _ET_CORE else
+                f"an ELF file of type {e_type}, not a shared library"}
+    d = read_dynamic(p)
+    if d is None:
+        return {"kind": "not_dynamic", "reason": "an ELF file without a usable dynamic segment (damaged)"}
+    if d.flags_1 & DF_1_PIE:
+        return {"kind": "executable", "reason": "a position-independent executable, not a shared library (the loader "
+                                                "refuses it: 'cannot dynamically load position-independent "
+                                                "executable')"}
+    return None
 
 
 def _gnu_hash(name: bytes) -> int:
@@ -729,7 +842,7 @@ def lookup_symbols(library: str | os.PathLike[str], names: Iterable[str]) -> dic
     try:
         if "gnu_hash" in d.layout:
             _prime_gnu_hashes([n.encode() for n in names])
-        with open(d.path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        with _open_regular(d.path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
             table = _HashLookup(d, buf)
             if table.kind == "gnu" and len(names) >= _VECTOR_FROM and _HAVE_NUMPY:
                 return _gnu_lookup_many(table, names)
@@ -912,7 +1025,7 @@ def embedded_cuda_archs(path: str | os.PathLike[str]) -> dict[str, Any] | None:
         from elftools.common.exceptions import ELFError
         from elftools.elf.elffile import ELFFile
 
-        with open(p, "rb") as fh:
+        with _open_regular(p) as fh:
             elf = ELFFile(fh)
             sec = None
             for i in range(elf.num_sections()):

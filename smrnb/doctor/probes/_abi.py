@@ -28,8 +28,11 @@ from smrnb.doctor._elf import (
     abi_flavour,
     demangle,
     embedded_cuda_archs,
+    host_elf,
+    load_refusal,
     lookup_symbols,
     other_abi_spelling,
+    read_dynamic,
     read_elf,
 )
 from smrnb.doctor._ldso import load_ld_cache, read_mapped_libraries, resolve_needed
@@ -52,6 +55,13 @@ _OLD_PROBE = "_ZN3c105ErrorC1ENS_14SourceLocationESs"
 
 _TORCH_LIB_NAMES = ("libc10.so", "libtorch_cpu.so", "libtorch_python.so", "libtorch.so", "libtorch_cuda.so",
                     "libc10_cuda.so", "libtorch_global_deps.so")
+
+#: the file name of a Python extension module that carries an interpreter tag (PEP 3149: ``.cpython-311-x86_64-linux-
+#: gnu.so``, the stable ABI's ``.abi3.so``, PyPy's ``.pypy310-pp73-x86_64-linux-gnu.so``)
+PY_MODULE_NAME = re.compile(r"\.(?:cpython-[^./]+|abi3|pypy[^./]*)\.so$")
+
+#: the C library's parts every process has (before glibc 2.34 libpthread and libdl were files of their own)
+_C_LIBRARIES = ("libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1")
 
 MAX_REPORTED = 50  # unresolved symbols listed (and demangled) per extension
 
@@ -150,6 +160,21 @@ def _lookup_any(libs: list[str], names: list[str]) -> dict[str, str | None]:
     return where
 
 
+def _c_libraries(cache: Any, exe: str) -> list[str]:
+    """The files of the C library's parts (libc, libm, libpthread, libdl, librt) of the Python executable's machine,
+    from the loader cache: names they define are never an undefined symbol of a module."""
+    want = read_dynamic(exe)
+    out = []
+    for name in _C_LIBRARIES:
+        for entry in (cache or {}).get(name) or []:
+            path = entry[0] if isinstance(entry, (tuple, list)) else entry
+            d = read_dynamic(path) if isinstance(path, str) else None
+            if d is not None and (want is None or (d.elf_class, d.machine) == (want.elf_class, want.machine)):
+                out.append(path)
+                break
+    return out
+
+
 def _unresolved_plain(names: list[str], libs: list[str]) -> list[str]:
     """The plain (C, unversioned, non-weak) undefined symbols of an extension that nothing it can be bound to defines:
     not torch's libraries, not its resolved NEEDED libraries nor theirs (two levels), not the Python executable, not
@@ -161,18 +186,17 @@ def _unresolved_plain(names: list[str], libs: list[str]) -> list[str]:
     exe = os.path.realpath(sys.executable or "")
     if not exe or read_elf(exe, symbols=False) is None:
         return []
-    where = _lookup_any([*libs, exe], names)
+    cache = load_ld_cache()
+    where = _lookup_any([*libs, exe, *_c_libraries(cache, exe)], names)
     rest = [n for n in names if where[n] is None]
     if rest:  # the shared objects this process has mapped: read (/proc/self/maps) only for names still open
         mapped = _lookup_any(list(read_mapped_libraries().values()), rest)
         rest = [n for n in rest if mapped[n] is None]
     seen = set(libs)
     level = [p for p in libs if p]
-    cache = None
     for _ in range(2):  # the NEEDED libraries of the libraries it binds to (libcudart's, libGL's ...)
         if not rest or not level:
             break
-        cache = load_ld_cache() if cache is None else cache
         nxt: list[str] = []
         for lib in level[:64]:
             got = resolve_needed(lib, os.environ, mapped={}, ld_cache=cache, elsewhere=[])
@@ -225,10 +249,12 @@ def check_extension(path: str, libs: list[str], torch_cxx11: bool | None, gpus: 
     They are looked up in torch's ``libs``, then in the extension's other resolved libraries
     (``other_libs``); ``torch_undefined`` counts those in torch namespaces.
     """
-    info = read_elf(path, symbols=True)
+    refused = load_refusal(path, host_elf())
+    info = read_elf(path, symbols=True) if refused is None else None
     if info is None:
-        return {"path": path, "status": "unavailable",
-                "reason": "file not found" if not os.path.exists(path) else "not a dynamic ELF object (or damaged)",
+        refused = refused or {"kind": "not_dynamic", "reason": "not a dynamic ELF object (or damaged)"}
+        return {"path": path, "status": "unavailable", "reason": refused["reason"], "refusal": refused["kind"],
+                **{k: refused[k] for k in ("machine", "host_machine") if k in refused},
                 "torch_undefined": 0, "unresolved": [], "uses_old_abi": False, "uses_cxx11_abi": False,
                 "embedded_archs": None, "has_ptx": None}
     torch_undef = [s.name for s in info.undefined if not s.weak and is_torch_symbol(s.name)]
@@ -259,13 +285,19 @@ def check_extension(path: str, libs: list[str], torch_cxx11: bool | None, gpus: 
                            "diagnosis": diagnosis})
     # plain names only of a Python extension module (it defines PyInit_<name>): Python dlopens it with RTLD_NOW; a
     # plugin library (nvshmem's PMIx bootstrap) is loaded into a process that defines its names, not checked alone
-    module = any(s.name.startswith("PyInit_") for s in info.defined)
+    # (blind audit 36) or its file name is a Python extension module's (``.cpython-311-x86_64-linux-gnu.so``,
+    # ``.abi3.so``): Python's import dlopens it (RTLD_NOW) before it looks for PyInit_, so a name nothing defines fails
+    # the import whether or not the module exports PyInit_ under its file's name
+    module = any(s.name.startswith("PyInit_") for s in info.defined) or bool(PY_MODULE_NAME.search(path))
     plain = [s.name for s in info.undefined if module and not s.weak and s.version is None
              and not s.name.startswith("_Z")]
+    facts_plain = {"plain_checked": module, "plain_undefined": len(plain) if module else sum(
+        1 for s in info.undefined if not s.weak and s.version is None and not s.name.startswith("_Z"))}
     facts: dict[str, Any] = {
         "path": path, "status": "ok", "symbols_read": info.symbols_read,
         "torch_undefined": len(torch_undef), "unresolved_count": len(unresolved_names), "unresolved": unresolved,
         "unresolved_other": _unresolved_plain(plain, [*libs, *(other_libs or [])]) if info.symbols_read else [],
+        **facts_plain,
         "uses_old_abi": old, "uses_cxx11_abi": cxx11, "torch_cxx11_abi": torch_cxx11,
         "checked_in": [os.path.basename(p) for p in libs],
         "defined_in": {os.path.basename(p): sum(1 for v in where.values() if v == p)

@@ -16,6 +16,7 @@ import os
 import sys
 from typing import Any
 
+from smrnb.doctor._elf import host_elf, load_refusal
 from smrnb.doctor._ldso import (
     libraries_only_findable_via_new_dirs,
     load_ld_cache,
@@ -72,6 +73,15 @@ def extensions_of_interest(ctx: ProbeContext, site_dirs: list[str] | None = None
     return [{"path": p, "source": s} for p, s in seen.items()]
 
 
+def unloadable_extension(path: str, refused: dict[str, Any]) -> dict[str, Any]:
+    """(blind audit 36) The facts of an extension the loader would refuse (:func:`smrnb.doctor._elf.load_refusal`: a
+    directory, a FIFO, an executable, another architecture...): ``status="unavailable"``, its ``reason`` and
+    ``refusal`` (the kind), nothing resolved."""
+    return {"path": path, "status": "unavailable", "reason": refused["reason"], "refusal": refused["kind"],
+            **{k: refused[k] for k in ("machine", "host_machine") if k in refused},
+            "needed": [], "rpath": [], "runpath": [], "resolved": {}, "missing": []}
+
+
 def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str, Any]:
     """Facts of the loader layer (schema in ``smrnb/doctor/FACTS.md``)."""
     now = dict(ctx.environ)
@@ -88,9 +98,12 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
     python = os.path.realpath(ctx.python or sys.executable)
     exts = extensions_of_interest(ctx, site_dirs)
     results = []
+    host = host_elf(python)
     for ext in exts:
-        r = resolve_needed(ext["path"], ld_env, mapped, ld_cache, loaders=[python], preloaded=preloaded,
-                           elsewhere_env=now)
+        refused = load_refusal(ext["path"], host)
+        r = (unloadable_extension(ext["path"], refused) if refused else
+             resolve_needed(ext["path"], ld_env, mapped, ld_cache, loaders=[python], preloaded=preloaded,
+                            elsewhere_env=now))
         r["source"] = ext["source"]
         results.append(r)
     not_checked = []

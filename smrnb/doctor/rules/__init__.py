@@ -9,6 +9,7 @@ uses the same table.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -25,13 +26,21 @@ RULE_MODULES: dict[str, str] = {layer: f"smrnb.doctor.rules._{layer}" for layer 
 _RULES: list[tuple[str, RuleFn]] = []
 
 
-def rule(layer: str) -> Callable[[RuleFn], RuleFn]:
-    """Register a rule for ``layer``."""
-    if layer not in LAYERS:
-        raise ValueError(f"layer must be one of {LAYERS}, got {layer!r}")
+#: rule -> the layers it also runs for, shown there, when its own layer is not checked (:func:`rule`'s ``stand_in``)
+_STAND_IN: dict[RuleFn, tuple[str, ...]] = {}
+
+
+def rule(layer: str, *, stand_in: tuple[str, ...] = ()) -> Callable[[RuleFn], RuleFn]:
+    """Register a rule for ``layer``. ``stand_in``: layers that also show its findings where ``layer`` itself is not
+    checked (blind audit 36: ``--layer abi`` alone said nothing of an ``--extension`` file that cannot be loaded,
+    a loader rule's finding); the first of them that is checked shows them."""
+    if layer not in LAYERS or any(ly not in LAYERS for ly in stand_in):
+        raise ValueError(f"layer must be one of {LAYERS}, got {layer!r} (stand_in {stand_in!r})")
 
     def deco(fn: RuleFn) -> RuleFn:
         _RULES.append((layer, fn))
+        if stand_in:
+            _STAND_IN[fn] = tuple(stand_in)
         return fn
 
     return deco
@@ -115,12 +124,13 @@ def evaluate_traced(facts: Facts, layers: Iterable[str] | None = None) -> list[t
     log: set[tuple[str, str]] = set()
     traced = {ly: (_Traced(ly, d, log) if isinstance(d, dict) else d) for ly, d in facts.items()}
     for layer, fn in list(_RULES):
-        if layer not in wanted:
+        shown = layer if layer in wanted else next((ly for ly in _STAND_IN.get(fn, ()) if ly in wanted), None)
+        if shown is None:
             continue
         log.clear()
         try:
             for f in fn(traced) or ():
-                out.append((f, frozenset(log)))
+                out.append((f if shown == layer else dataclasses.replace(f, layer=shown), frozenset(log)))
         except Exception as exc:  # a rule bug must not take the report down
             out.append((Finding("rule_failed", layer, "info", f"rule {fn.__name__} failed",
                                 (f"{type(exc).__name__}: {exc}",)), frozenset()))

@@ -205,8 +205,32 @@ def extensions_ok(facts: Mapping[str, Any]) -> Iterator[Finding]:
             ev.append(f"GPU code: {_gpu_code_text(ext)}" + ("; " + "; ".join(
                 f"GPU {g.get('index')} ({g.get('compute_capability')}) runs {g.get('via')}" for g in imgs) if imgs
                 else "; no GPU to check against"))
-        yield Finding("extension_ok", "abi", "ok", f"{_name(path)} loads: libraries, torch symbols and GPU code check out",
-                      tuple(ev))
+        title, unchecked = _checked_words(ext, resolved)
+        if unchecked:
+            ev.append(unchecked)
+        yield Finding("extension_ok", "abi", "ok", f"{_name(path)} loads: {title}", tuple(ev))
+
+
+def _checked_words(ext: Mapping[str, Any], resolved: Mapping[str, Any]) -> tuple[str, str]:
+    """(blind audit 36) What extension_ok's title may claim: only what was checked (a numpy module has no torch
+    symbols and no GPU code, libgomp no plain name to look up), and the evidence line of what was left unchecked."""
+    n_libs = len(resolved)
+    said = [f"its {n_libs} NEEDED librar{'y resolves' if n_libs == 1 else 'ies resolve'}" if n_libs else
+            "it needs no library (no DT_NEEDED)"]
+    if ext.get("torch_undefined"):
+        said.append(f"its {ext['torch_undefined']} torch symbols are defined")
+    plain = int(ext.get("plain_undefined") or 0)
+    unchecked = ""
+    if plain and ext.get("plain_checked", True):
+        said.append(f"its {plain} plain C symbol{'s are' if plain != 1 else ' is'} defined")
+    elif plain:
+        unchecked = (f"{plain} plain C symbol{'s' if plain != 1 else ''} not looked up: not a Python module (no PyInit_, "
+                     "no interpreter tag in its name), so the process that loads it (a plugin's host) may define them")
+    if ext.get("has_gpu_code"):
+        imgs = ext.get("gpu_images") or []
+        said.append("GPU code for every GPU here" if imgs else "GPU code embedded (no GPU here to check it against)")
+    title = ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1]
+    return title + ("; plain C symbols not checked (not a Python module)" if unchecked else ""), unchecked
 
 
 # ------------------------------------------------------------------ undefined torch symbols, source and modules

@@ -10,6 +10,7 @@ import shlex
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from smrnb.doctor._codes import CODES as CODE_TABLE
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._ldso import change_effect
 from smrnb.doctor._model import Finding, Fix
@@ -398,12 +399,7 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
     via_new = {(d.get("extension"), d.get("library")) for d in lf.get("only_findable_via_new_dirs") or []}
     for ext in lf.get("extensions") or []:
         if ext.get("status") != "ok":
-            yield Finding("extension_unreadable", "loader", "warning",
-                          f"{_name(ext)}: cannot be read as a shared library ({ext.get('reason', 'unreadable')})",
-                          (f"path: {ext.get('path')}",),
-                          Fix("Check the path: the doctor reads the ELF file named, it does not import it.",
-                              (f"ls -l {ext.get('path')}", f"file {ext.get('path')}")), sources=("machine",))
-            continue
+            continue  # unloadable_extensions below
         for lib in ext.get("missing") or []:
             if (ext.get("path"), lib) in via_new:
                 continue  # reported by env_changed below, with the right fix
@@ -411,6 +407,49 @@ def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
             yield from resolve(facts, ev, library_missing_codes(facts, ev))
     for ev in events(facts, "loader", "library_missing"):
         yield from resolve(facts, ev, library_missing_codes(facts, ev))
+
+
+#: (blind audit 36) what to do about an extension path the loader would refuse, by the kind of refusal
+_REFUSAL_FIX = {
+    "directory": ("Name the compiled module file itself (its .so), not the folder that holds it.",
+                  "find {q} -maxdepth 3 -name '*.so'   # the compiled modules in that folder"),
+    "not_regular": ("Name the compiled module file itself: a FIFO, a socket or a device is never opened by the doctor, "
+                    "and the loader cannot map it.", "ls -l {q}"),
+    "executable": ("This is a program, not a shared library: the loader refuses to load an executable into a process. "
+                   "Name the extension module (the .so built with -shared) instead.", "file {q}"),
+    "object_file": ("This is an object file, not a shared library: link it into one (gcc/g++ -shared, or let the "
+                    "build do it: pip install / python setup.py build_ext), then name the .so.", "file {q}"),
+}
+
+
+@rule("loader", stand_in=("abi",))
+def unloadable_extensions(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """An extension path named to the doctor (``--extension``, ``--package``, kaolin's) that the loader would refuse
+    (:func:`smrnb.doctor._elf.load_refusal`): another architecture is ``wrong_architecture_binary``; missing,
+    unreadable, a directory, a FIFO, an executable, not ELF is ``extension_unreadable``. Shown in the abi layer
+    when the loader layer is not checked (blind audit 36), never silently nothing."""
+    lf = facts.get("loader") or {}
+    if lf.get("status") != "ok":
+        return
+    for ext in lf.get("extensions") or []:
+        if not isinstance(ext, Mapping) or ext.get("status") == "ok":
+            continue
+        path, kind, reason = str(ext.get("path")), ext.get("refusal"), str(ext.get("reason") or "unreadable")
+        q = shlex.quote(path)
+        if kind == "wrong_architecture":
+            yield Finding("wrong_architecture_binary", "loader", "error",
+                          f"{_name(ext)} is built for {ext.get('machine')}, this machine is {ext.get('host_machine')}",
+                          (f"{path}: {reason}", "the loader refuses it before mapping it (glibc: 'wrong ELF class' "
+                           "for another word size, 'cannot open shared object file' for another CPU)"),
+                          Fix(why("wrong_architecture_binary"),
+                              (f"file {q}", 'python -c "import platform; print(platform.machine())"')),
+                          sources=("machine",))
+            continue
+        text, cmd = _REFUSAL_FIX.get(str(kind), ("Check the path: the doctor reads the ELF file named, it does not "
+                                                  "import it.", "ls -l {q}"))
+        cmds = tuple(dict.fromkeys((cmd.format(q=q), f"ls -ld {q}" if kind == "directory" else f"file {q}")))
+        yield Finding("extension_unreadable", "loader", CODE_TABLE["extension_unreadable"].severity,
+                      f"{_name(ext)}: {reason}", (f"path: {path}",), Fix(text, cmds), sources=("machine",))
 
 
 @rule("loader")
@@ -581,7 +620,7 @@ def _undef(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
             "evidence": [f"demangled: {dem}"] if dem else []}
 
 
-@rule("loader")
+@rule("loader", stand_in=("abi",))
 def extension_plain_symbols_undefined(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """(blind audit 30) A checked extension (``--extension``, ``--package``, kaolin's) needs plain C symbols that
     nothing it can be bound to defines (the abi probe's ``unresolved_other``): Python imports it with RTLD_NOW, so the
@@ -601,8 +640,8 @@ def extension_plain_symbols_undefined(facts: Mapping[str, Any]) -> Iterator[Find
             f"{base} will fail to import: undefined symbol {names[0][:80]}"
             + (f" and {len(names) - 1} more" if len(names) > 1 else ""),
             (f"{path} needs {', '.join(names[:5])}{' ...' if len(names) > 5 else ''}: defined by none of its "
-             f"resolved libraries (and theirs), torch's ({checked}), the Python executable or the libraries this "
-             "process has loaded",
+             f"resolved libraries (and theirs), torch's ({checked}), the C library (libc, libm, libpthread, libdl), "
+             "the Python executable or the libraries this process has loaded",
              f"python -c \"import {base.split('.')[0]}\" fails with ImportError: {path}: undefined symbol: {names[0]}"),
             Fix(why("extension_undefined_symbol", "Or its build left out the object file that defines the symbol."),
                 (f"nm -D --defined-only <the library that should define it> | grep '{names[0][:60]}'",
