@@ -1195,7 +1195,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
 
 #: (round 31a, issue 25) a placeholder of a printed command (``<package>``, ``<x.y>``, a trailing ``...``)
 _PLACEHOLDER_RE = re.compile(r"(?<!<)<(?![<=&0-9])([^<>\n]{1,160})>(?!&)|(?<![.\w/])\.\.\.(?![.\w/])")
-_TORCH_PAGE = "the installed torch's release (torch.__version__ without its +local part: 2.1.0)"
+_TORCH_PAGE = "the installed torch's release (torch.__version__ without its +local part, e.g. 2.1.0)"
 _CUDA_NODOT = "torch's CUDA without its dot (torch.version.cuda: 121 for 12.1)"
 _CU_VARIANT = "cu and torch.version.cuda without its dot (cu121 for 12.1), cpu for a CPU build"
 #: what to put for each placeholder a rule prints (a pattern of its token and the text before it, and the words)
@@ -1204,13 +1204,15 @@ _GLOSSES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(rx), 
     (r"kaolin==<(?:ver|version)>$", "", "a kaolin release the page lists for this torch and CUDA"),
     (r"==<version>$", "version", "a release of the package"),
     (r"torch-<(?:ver|torch|torch version)>$", "", _TORCH_PAGE),
-    (r"torch-<major\.minor>$", "major.minor", "the installed torch's major.minor (2.1)"),
-    (r"torch-<torch major\.minor>$", "torch major.minor", "the installed torch's major.minor (2.1)"),
+    (r"torch-<major\.minor>$", "major.minor", "the installed torch's major.minor (e.g. 2.1)"),
+    (r"torch-<torch major\.minor>$", "torch major.minor", "the installed torch's major.minor (e.g. 2.1)"),
     (r"_cu<(?:xy|cuda)>$", "", _CUDA_NODOT),
     (r"<cu>$", "cu", "cu and " + _CUDA_NODOT + ", or cpu"),
     (r"<cuXYZ(?:\|cpu| or cpu)?>$", "", _CU_VARIANT),
-    (r"<x\.y>$", "x.y", "the CUDA release of the toolkit to use: torch.version.cuda's (12.1)"),
-    (r"<X\.Y>(?:\+PTX)?$", "X.Y", "the GPU's compute capability (nvidia-smi --query-gpu=compute_cap --format=csv: 8.6)"),
+    # (round 36g, audit 36 F6) no example release here: read as the user's torch's, one the text never showed
+    (r"<x\.y>$", "x.y", "the CUDA release of the toolkit to use: torch's CUDA, which "
+                         "python -c 'import torch; print(torch.version.cuda)' prints"),
+    (r"<X\.Y>(?:\+PTX)?$", "X.Y", "the GPU's compute capability (nvidia-smi --query-gpu=compute_cap --format=csv, e.g. 8.6)"),
     (r"cuda-toolkit-<x>-<y>$", "x-y", "the CUDA release's major and minor (cuda-toolkit-12-1)"),
     (r"<package-owning-the-extension>$", "package-owning-the-extension",
      "the pip package whose compiled module failed to load (pip show -f NAME lists its files)"),

@@ -1262,16 +1262,27 @@ def _cuda_named(r: _Reader, line: str, low: str) -> None:
 
 #: (round 28c) torch's version printed on the line after the code that prints it (``print(torch.__version__)`` in a
 #: REPL, a notebook's Out[n], a script's output)
+#: (round 36g) also followed on that line by what the same print gave next: torch.version.cuda
+#: (``print(torch.__version__, torch.version.cuda)`` -> "2.5.1+cu124 12.4", "2.1.0+cpu None"), a bool, another release
 _PRINTED_TORCH_VERSION_RE = re.compile(r"torch\.__version__\b[^\n]{0,80}\n(?:Out\[\d+\]:\s*)?['\"]?(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)"
-                                       r"(?:\+(cu\d{2,3}|cpu|rocm[\d.]+))?['\"]?[ \t]*(?:\n|$)")
+                                       r"(?:\+(cu\d{2,3}|cpu|rocm[\d.]+))?['\"]?"
+                                       r"(?:[ \t]{1,4}(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|None|True|False)\b)?[ \t]*(?:\n|$)")
+#: the code printed torch.__version__ and then torch.version.cuda, in one print
+_PRINTS_VERSION_THEN_CUDA_RE = re.compile(r"torch\.__version__\s{0,3},\s{0,3}torch\.version\.cuda\b")
 
 
 def _printed_torch_version(r: _Reader, text: str) -> None:
     if "__version__" not in text:
         return
     for m in _PRINTED_TORCH_VERSION_RE.finditer(text):
-        _torch_version(r, m.group(1), m.group(2) or "", m.group(0).split("\n")[-2] if m.group(0).endswith("\n")
-                       else m.group(0).split("\n")[-1])
+        lines = m.group(0).split("\n")
+        line = lines[-2] if m.group(0).endswith("\n") else lines[-1]
+        _torch_version(r, m.group(1), m.group(2) or "", line)
+        cuda = m.group(3) or ""
+        if not m.group(2) and re.fullmatch(r"\d{1,2}\.\d", cuda) and _PRINTS_VERSION_THEN_CUDA_RE.search(lines[0]) \
+                and r.facts["torch"].get("version") == m.group(1):
+            # an untagged build (conda's, a source build) printed with its torch.version.cuda
+            r.fact("torch", "cuda", cuda, line)
 
 
 def _torch_version(r: _Reader, ver: str, tag: str, line: str) -> None:

@@ -412,10 +412,12 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         mine = [v for v in (tvars.variants if tvars else ()) if v in runs]
         pick = mine[-1] if mine else runs[-1] if runs else None
         if pick:
-            cmds.append(f"pip install --force-reinstall torch{'==' + tv if mine else ''} --index-url "
-                        f"https://download.pytorch.org/whl/{pick}   # "
+            pins = _companions_for(facts, tv if mine else "")
+            cmds.append(f"pip install --force-reinstall torch{'==' + tv if mine else ''}{''.join(' ' + p for p in pins)}"
+                        f" --index-url https://download.pytorch.org/whl/{pick}   # "
                         + (f"torch {tv}'s build for CUDA {_cuda_of(pick)}" if mine else
-                           f"the newest torch build for CUDA {_cuda_of(pick)}") + ", which this driver runs")
+                           f"the newest torch build for CUDA {_cuda_of(pick)}") + ", which this driver runs"
+                        + (f", with the {' and '.join(p.split('==')[0] for p in pins)} of its release" if pins else ""))
             if tables.version_key(_cuda_of(pick)) > tables.version_key(dcuda):
                 evidence.append(f"CUDA {_cuda_of(pick)} runs on a CUDA {dcuda} driver under minor-version "
                                 "compatibility")
@@ -426,6 +428,29 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         cmds.append("# update the NVIDIA driver (needs root), or install the torch build of a CUDA release "
                     "'nvidia-smi' says it supports: https://pytorch.org/get-started/previous-versions/")
     return {"title": title, "evidence": evidence, "commands": cmds, "docs": DRIVER_DOCS}
+
+
+#: torch's companions whose builds are made per torch release and CUDA variant (tables/torch_companions.csv pairs them)
+_PAIRED_COMPANIONS = ("torchvision", "torchaudio")
+
+
+def _companions_for(facts: Facts, tv: str) -> list[str]:
+    """(round 36g, audit 36 F4) The torchvision / torchaudio the text shows installed, to reinstall beside torch from
+    the same CUDA index: pinned to the release of torch ``tv``'s line (tables/torch_companions.csv), unpinned where
+    torch is not pinned either; one of another CUDA variant beside torch fails
+    to load ("compiled with different CUDA major versions"). A companion the table cannot pair goes unpinned: its
+    wheels pin one torch release each, so pip's resolver takes the one made for the torch beside it."""
+    from smrnb.doctor.rules._abi import companion_for_torch
+
+    shown = {str(k).lower().replace("_", "-") for k in value(facts, "loader", "package_releases") or {}}
+    shown |= {str(p).lower().replace("_", "-") for p in value(facts, "torch", "packages_installed") or []}
+    out = []
+    for lib in _PAIRED_COMPANIONS:
+        if lib not in shown:
+            continue
+        rel = companion_for_torch(lib, tv) if tv else ""
+        out.append(f"{lib}=={rel}" if rel and "*" not in rel else lib)  # unpinned: pip takes the one torch's pin fits
+    return out
 
 
 #: (round 29a) a CUDA container image a text runs: NVIDIA's ``nvidia/cuda:12.2.2-devel-ubuntu22.04`` (Docker Hub or NGC)

@@ -1720,6 +1720,33 @@ _OTHER_COMPANIONS["xformers_no_operator_found"] = (
      "pip install -U xformers --index-url https://download.pytorch.org/whl/<cuXYZ of torch.version.cuda>   # the "
      "xformers release built for the installed torch (0.0.33: torch 2.9.0, 0.0.32: 2.8.0, 0.0.31: 2.7.1, "
      "0.0.29.post2: 2.6.0, 0.0.28.post3: 2.5.1)"))
+#: (round 36g, audit 36 F2) the xformers release whose wheels are built for each torch release (facebookresearch/xformers
+#: CHANGELOG.md, read this round: "Pre-built binary wheels require PyTorch X" under each release; 0.0.28.post1 re-uploaded
+#: 0.0.28's wheels, for torch 2.4.1, with those of CUDA 12.4; 0.0.27.post2 for 2.4.0): xformers pins that exact torch,
+#: so an unpinned `pip install -U xformers` replaces the installed torch with the one the newest xformers needs
+_XFORMERS_FOR_TORCH = {
+    "2.9.0": "0.0.33", "2.8.0": "0.0.32", "2.7.1": "0.0.31", "2.7.0": "0.0.30", "2.6.0": "0.0.29.post2",
+    "2.5.1": "0.0.28.post3", "2.5.0": "0.0.28.post2", "2.4.1": "0.0.28.post1", "2.4.0": "0.0.27.post2",
+    "2.3.1": "0.0.27", "2.3.0": "0.0.26", "2.2.2": "0.0.25.post1", "2.2.1": "0.0.25", "2.2.0": "0.0.24",
+    "2.1.2": "0.0.23.post1", "2.1.1": "0.0.23"}
+
+
+def _xformers_pinned(cmd: str, tv: Any, idx: str) -> str:
+    """(round 36g, audit 36 F2) xformers' reinstall for the installed torch: the torch's CUDA index filled in, and the
+    xformers release built for that torch pinned where :data:`_XFORMERS_FOR_TORCH` knows it (torch stays); other
+    commands as they are."""
+    if not cmd.startswith("pip install -U xformers --index-url"):
+        return cmd
+    if idx != "<cuXYZ>":
+        cmd = cmd.replace("<cuXYZ of torch.version.cuda>", idx)
+    rel = _XFORMERS_FOR_TORCH.get(str(tv or ""))
+    if not rel:
+        return cmd
+    return (f"pip install xformers=={rel} --index-url https://download.pytorch.org/whl/"
+            f"{idx if idx != '<cuXYZ>' else '<cuXYZ of torch.version.cuda>'}   # xformers {rel}: the release built "
+            f"for torch {tv} (xformers pins its torch exactly; torch stays)")
+
+
 _OTHER_COMPANIONS["torchcodec_could_not_load"] = (
     "TorchCodec could not load its libraries: a TorchCodec release made for another torch, or no FFmpeg shared "
     "libraries of a supported major",
@@ -1806,7 +1833,7 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                              "for (or JAX_PLATFORMS=cpu)"]}
     if ev.get("key") in _OTHER_COMPANIONS:  # (round 26c) another framework's plugin or per-torch library
         title, cmds = _OTHER_COMPANIONS[str(ev["key"])]
-        return {"title": title, "commands": list(cmds)}
+        return {"title": title, "commands": [_xformers_pinned(c, tv, idx) for c in cmds]}
     if "triton" in line.lower() or ev.get("triton"):
         pin = tables.triton_for_torch(tv) if tv else None
         have = value(facts, "torch", "triton_version")
@@ -1821,8 +1848,7 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         # its wheels are built for one torch release each (FACTS.md, round 27a), and it is no torchvision
         info, reinstall = _OTHER_COMPANIONS["xformers_no_operator_found"][1]
         return {"title": "xformers was built for another torch than the installed one" + (f" ({tv})" if tv else ""),
-                "commands": [info, reinstall if idx == "<cuXYZ>" else
-                             reinstall.replace("<cuXYZ of torch.version.cuda>", idx)]}
+                "commands": [info, _xformers_pinned(reinstall, tv, idx)]}
     from smrnb.doctor.rules._abi import per_torch_wheel
 
     pyg = per_torch_wheel(str(ev.get("needed_by") or ev.get("line") or ""))
