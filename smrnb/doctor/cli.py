@@ -37,6 +37,7 @@ from smrnb.doctor._fixes import snippets_text, write_kernelspec
 from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, MAX_TIMEOUT, check_timeout
 from smrnb.doctor._paste import decode
 from smrnb.doctor._redact import process_secrets, redact_text
+from smrnb.doctor._scheduler import parse_scheduler_address, probe_scheduler
 
 
 def _positive_float(text: str) -> float:
@@ -103,8 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
     cd = sub.add_parser("codes", help="print the documentation of every finding code (CODES.md)")
     cd.add_argument("--write", action="store_true", help="write smrnb/doctor/CODES.md instead of printing it")
     cl = sub.add_parser("cluster", parents=[_common(False)],
-                        help="run the doctor on every worker of a Dask cluster and show what differs")
-    cl.add_argument("--scheduler", required=True, metavar="ADDRESS", help="the Dask scheduler (tcp://host:8786)")
+                        help="run the doctor on every worker of a Dask cluster and show what differs",
+                        epilog="Exit status: 0 no errors, 1 errors found (or a worker's doctor did not answer), "
+                               "2 usage error or no Dask scheduler at the address. What listens at the address is "
+                               "asked first, within --timeout seconds: a web server (the dashboard's port) or "
+                               "anything else that does not greet as a Dask scheduler is named, never waited on.")
+    cl.add_argument("--scheduler", required=True, metavar="ADDRESS",
+                    help="the Dask scheduler: tcp://HOST:PORT (8786 by default; 8787 is its dashboard), or "
+                         "tls://HOST:PORT with Dask's TLS settings (distributed.comm.tls.ca-file, .client.cert, "
+                         ".client.key)")
     return parser
 
 
@@ -200,7 +208,7 @@ def _main(argv: Sequence[str] | None) -> int:
             print(codes_markdown(), end="")
         return 0
     if cmd == "cluster":
-        return _cluster(args)
+        return _cluster(args, parser)
     if cmd == "check":
         try:
             report = diagnose(layers=args.layer, extension_paths=args.extension or (), packages=args.package or (),
@@ -253,16 +261,55 @@ def _main(argv: Sequence[str] | None) -> int:
     return 0
 
 
-def _cluster(args) -> int:
+_TLS_SETTINGS = ("Dask's TLS settings: the CA and this client's certificate and key (distributed.comm.tls.ca-file, "
+                 "distributed.comm.tls.client.cert and distributed.comm.tls.client.key in the Dask config, or "
+                 "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT and "
+                 "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY)")
+
+
+def _tls_security(addr, parser):
+    """The ``Security`` of Dask's config and the client's connection arguments for a tls:// address (a usage
+    error when no certificate is set); ``(None, {})`` for tcp://."""
+    if addr.scheme != "tls":
+        return None, {}
+    from distributed.security import Security
+
+    try:
+        security = Security()
+        conn = security.get_connection_args("client")
+    except Exception as exc:  # a certificate file that is missing or unreadable, a bad TLS version
+        parser.error(_redacted(f"--scheduler {addr} needs {_TLS_SETTINGS}; they could not be read: "
+                               f"{type(exc).__name__}: {exc}"))
+    if conn.get("ssl_context") is None:
+        parser.error(_redacted(f"--scheduler {addr} needs {_TLS_SETTINGS}; none are set (a tcp:// scheduler needs "
+                               f"none)"))
+    return security, conn
+
+
+def _cluster(args, parser) -> int:
+    try:
+        addr = parse_scheduler_address(args.scheduler)
+    except SmrnbValueError as exc:
+        parser.error(_redacted(str(exc)))
     try:
         from distributed import Client
     except ImportError:
         print('smr-doctor cluster: needs dask.distributed: pip install "smrnb[cluster]"', file=sys.stderr)
         return 2
+    security, conn = _tls_security(addr, parser)
+    # distributed waits for ever on a server that accepts and says nothing, and allocates whatever length a
+    # foreign server's first bytes spell: ask what listens there first, with a plain socket, within --timeout
+    probe = probe_scheduler(addr, args.timeout, conn.get("ssl_context"), conn.get("server_hostname"))
+    if not probe.ok:
+        where = (f"no Dask scheduler at {addr}: something listens there but does not speak Dask's protocol"
+                 if probe.listens else f"no Dask scheduler answers at {addr}")
+        print(_redacted(f"smr-doctor cluster: {where} ({probe.reason})"), file=sys.stderr)
+        return 2
     try:
-        client = Client(args.scheduler, timeout=max(10.0, args.timeout * 4))
+        client = Client(str(addr), timeout=args.timeout, security=security)
     except (OSError, TimeoutError) as exc:
-        print(f"smr-doctor cluster: no Dask scheduler answers at {args.scheduler} ({exc})", file=sys.stderr)
+        print(_redacted(f"smr-doctor cluster: no Dask scheduler answers at {addr} within --timeout {args.timeout:g} s "
+                        f"({type(exc).__name__}: {exc})"), file=sys.stderr)
         return 2
     try:
         rep = diagnose_cluster(client, layers=args.layer, timeout=args.timeout)

@@ -1,0 +1,196 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""``smr-doctor cluster --scheduler ADDRESS`` where no Dask scheduler is (round 36 audit, H2 and M8): real
+sockets on 127.0.0.1 that are not a scheduler are named within the timeout, never waited on, and their bytes
+are never taken as a length to allocate; bad addresses are usage errors naming --scheduler."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from smrnb.doctor import cli
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FOREIGN = "something listens there but does not speak Dask's protocol"
+
+
+def _needs_distributed():
+    pytest.importorskip("distributed", reason="dask.distributed is not installed (the cluster extra)")
+
+
+def _doctor(*args: str, limit: float = 60) -> tuple[subprocess.CompletedProcess, float]:
+    """The command as a user runs it, cut off after ``limit`` s (a hang fails the test, it never blocks it)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", *args], capture_output=True, text=True,
+                           timeout=limit, env=env)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"smr-doctor {' '.join(args)} was still running after {limit} s")
+    return r, time.monotonic() - t0
+
+
+class _Server:
+    """A TCP server on 127.0.0.1 that does ``greet(conn)`` with each connection, then holds it open."""
+
+    def __init__(self, greet):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.conns: list[socket.socket] = []
+        self.got: list[bytes] = []
+        self.greet = greet
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            self.greet(conn)
+
+    def close(self):
+        self.sock.close()
+        for c in self.conns:
+            c.close()
+
+
+@pytest.fixture
+def server(request):
+    srv = _Server(request.param)
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def web_server():
+    """``python -m http.server``: waits for a request, answers it."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    httpd.RequestHandlerClass.log_message = lambda *a, **k: None
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield httpd.server_address[1]
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_web_server_that_waits_for_a_request_is_named_within_the_timeout(web_server):
+    _needs_distributed()
+    r, took = _doctor("--timeout", "1", "cluster", "--scheduler", f"tcp://127.0.0.1:{web_server}")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert (f"no Dask scheduler at tcp://127.0.0.1:{web_server}: {FOREIGN} (an HTTP server: the dashboard's port?"
+            in r.stderr), r.stderr
+    assert "Traceback" not in r.stderr and took < 20
+
+
+@pytest.mark.parametrize("server", [lambda c: c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")],
+                         indirect=True)
+def test_a_server_that_answers_http_at_once_is_named_not_read_as_a_frame_length(server):
+    _needs_distributed()
+    r, took = _doctor("--timeout", "1", "cluster", "--scheduler", f"tcp://127.0.0.1:{server.port}")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert f"{FOREIGN} (an HTTP server: the dashboard's port?" in r.stderr, r.stderr
+    assert "MemoryError" not in r.stderr and "allocate" not in r.stderr and took < 20
+
+
+@pytest.mark.parametrize("server", [lambda c: None], indirect=True)
+@pytest.mark.parametrize("timeout", ["1", "2"])
+def test_a_server_that_accepts_and_says_nothing_is_not_waited_on(server, timeout):
+    _needs_distributed()
+    r, took = _doctor("--timeout", timeout, "cluster", "--scheduler", f"127.0.0.1:{server.port}")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert f"{FOREIGN} (it sent nothing within {timeout} s, and a Dask scheduler greets at once" in r.stderr, r.stderr
+    assert took < 20
+
+
+@pytest.mark.parametrize("server", [lambda c: c.sendall(struct.pack("=Q", 2**30))], indirect=True)
+def test_a_huge_length_from_a_foreign_server_is_never_allocated(server):
+    _needs_distributed()
+    r, took = _doctor("--timeout", "1", "cluster", "--scheduler", f"tcp://127.0.0.1:{server.port}")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert f"{FOREIGN} (its first bytes " in r.stderr and "announce a message of 1.0 GiB" in r.stderr, r.stderr
+    assert took < 20
+
+
+@pytest.mark.parametrize("server", [lambda c: c.sendall(struct.pack("=QQQ", 40, 1, 20) + b"x" * 4)], indirect=True)
+def test_a_length_that_the_frames_do_not_add_up_to_is_not_a_greeting(server):
+    _needs_distributed()
+    r, _ = _doctor("--timeout", "1", "cluster", "--scheduler", f"tcp://127.0.0.1:{server.port}")
+    assert r.returncode == 2 and FOREIGN in r.stderr, r.stderr
+    assert "its greeting of 40 bytes stopped after 20" in r.stderr, r.stderr
+
+
+def test_nothing_listening_is_said_with_the_reason():
+    _needs_distributed()
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        port = s.getsockname()[1]  # a port that was just free, now closed again
+    r, took = _doctor("--timeout", "1", "cluster", "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert r.returncode == 2
+    assert f"no Dask scheduler answers at tcp://127.0.0.1:{port} (connection refused" in r.stderr, r.stderr
+    assert took < 20
+
+
+@pytest.mark.parametrize(("value", "why"), [
+    ("", "an empty address"),
+    ("nonsense", "no port (the scheduler's is 8786 by default)"),
+    ("tcp://127.0.0.1", "no port"),
+    ("tcp://127.0.0.1:http", "the port 'http' is not a number from 1 to 65535"),
+    ("tcp://127.0.0.1:70000", "the port '70000' is not a number"),
+    ("ws://127.0.0.1:8786", "the scheme 'ws' is not one this command connects to (tcp or tls)"),
+    ("tcp://::1:8786", "an IPv6 host needs brackets: tcp://[::1]:8786"),
+    ("tcp://:8786", "no host"),
+])
+def test_a_bad_scheduler_value_is_a_usage_error_naming_it(value, why, capsys):
+    with pytest.raises(SystemExit) as ex:
+        cli.main(["cluster", "--scheduler", value])
+    err = capsys.readouterr().err
+    assert ex.value.code == 2, err
+    assert "--scheduler must be tcp://HOST:PORT (the scheduler's port, 8786 by default" in err and "tls://" in err
+    assert f"got {value!r}: {why}" in err
+
+
+def test_a_password_in_the_address_stays_redacted(capsys):
+    with pytest.raises(SystemExit) as ex:
+        cli.main(["cluster", "--scheduler", "tcp://alice:hunter2secret@127.0.0.1:8786"])
+    err = capsys.readouterr().err
+    assert ex.value.code == 2 and "hunter2secret" not in err and "<redacted>" in err, err
+    assert "a Dask address has no user name or password" in err
+
+
+def test_a_tls_address_without_tls_settings_is_a_usage_error(monkeypatch, capsys):
+    _needs_distributed()
+    import dask
+
+    with dask.config.set({"distributed.comm.tls.ca-file": None, "distributed.comm.tls.client.cert": None}):
+        with pytest.raises(SystemExit) as ex:
+            cli.main(["cluster", "--scheduler", "tls://127.0.0.1:1"])
+    err = capsys.readouterr().err
+    assert ex.value.code == 2, err
+    assert "--scheduler tls://127.0.0.1:1 needs Dask's TLS settings" in err and "distributed.comm.tls.ca-file" in err
+    assert "TypeError" not in err
+
+
+@pytest.mark.slow
+def test_a_real_scheduler_passes_the_probe_and_the_command_runs():
+    """The probe must not turn a real scheduler away: a scheduler with no workers gives a report of none."""
+    _needs_distributed()
+    from distributed import LocalCluster
+
+    from smrnb.doctor._scheduler import parse_scheduler_address, probe_scheduler
+
+    with LocalCluster(n_workers=0, dashboard_address=None, processes=False, protocol="tcp") as cluster:
+        addr = parse_scheduler_address(cluster.scheduler_address)
+        probe = probe_scheduler(addr, 5.0)
+        assert probe.ok and probe.listens and not probe.reason
+        r, _ = _doctor("--timeout", "5", "cluster", "--scheduler", cluster.scheduler_address, "--layer", "loader",
+                       limit=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "smr-doctor cluster: 0 worker(s) answered" in r.stdout
