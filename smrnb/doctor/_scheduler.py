@@ -151,8 +151,10 @@ def _greeting(sock: socket.socket, addr: SchedulerAddress, deadline: float, time
             reply = b""
         if reply.startswith(b"HTTP/"):
             return Probe(False, True, _http(addr))
-        return Probe(False, True, f"it sent nothing within {timeout:g} s, and a Dask scheduler greets at once "
-                                  f"(or it is too busy to: try a larger --timeout)")
+        tls = ("; a tls:// scheduler waits for the TLS handshake: if it is one, give tls://HOST:PORT"
+               if addr.scheme == "tcp" else "")
+        return Probe(False, True, f"it sent nothing within {timeout:g} s, and a Dask scheduler greets at once{tls}; "
+                                  f"a scheduler too busy to answer would need a larger --timeout")
     if end:
         how = {"closed": "closed the connection", "silent": f"sent no more within {timeout:g} s"}.get(
             end, f"failed ({end})")

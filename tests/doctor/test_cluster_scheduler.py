@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -194,3 +195,50 @@ def test_a_real_scheduler_passes_the_probe_and_the_command_runs():
                        limit=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "smr-doctor cluster: 0 worker(s) answered" in r.stdout
+
+
+@pytest.fixture
+def tls_settings(tmp_path):
+    """A self-signed certificate (its own CA) and Dask's TLS settings naming it, as the environment gives them."""
+    _needs_distributed()
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed: no certificate for a tls:// scheduler")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-subj", "/CN=localhost", "-days", "2", "-addext", "basicConstraints=critical,CA:TRUE",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"], check=True, capture_output=True,
+                   timeout=60)
+    return str(cert), str(key), {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(cert),
+                                 "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(cert),
+                                 "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(key)}
+
+
+@pytest.mark.slow
+def test_a_tls_scheduler_is_greeted_through_tls_and_its_tcp_address_is_told_apart(tls_settings, monkeypatch):
+    from distributed import LocalCluster
+    from distributed.security import Security
+
+    cert, key, env = tls_settings
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    sec = Security(tls_ca_file=cert, tls_scheduler_cert=cert, tls_scheduler_key=key, tls_client_cert=cert,
+                   tls_client_key=key, require_encryption=True)
+    with LocalCluster(n_workers=0, dashboard_address=None, processes=False, protocol="tls", security=sec) as cluster:
+        address = cluster.scheduler_address
+        r, _ = _doctor("--timeout", "5", "cluster", "--scheduler", address, "--layer", "loader", limit=120)
+        plain, took = _doctor("--timeout", "1", "cluster", "--scheduler", address.replace("tls://", "tcp://"))
+    assert r.returncode == 0 and "0 worker(s) answered" in r.stdout, r.stderr[-2000:]
+    assert plain.returncode == 2 and FOREIGN in plain.stderr and "give tls://HOST:PORT" in plain.stderr, plain.stderr
+    assert took < 20
+
+
+def test_a_tls_address_where_a_web_server_listens_fails_its_handshake_within_the_timeout(tls_settings, web_server,
+                                                                                         monkeypatch):
+    for k, v in tls_settings[2].items():
+        monkeypatch.setenv(k, v)
+    r, took = _doctor("--timeout", "1", "cluster", "--scheduler", f"tls://127.0.0.1:{web_server}")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert f"no Dask scheduler at tls://127.0.0.1:{web_server}: {FOREIGN} (the TLS handshake failed" in r.stderr, \
+        r.stderr
+    assert took < 20
