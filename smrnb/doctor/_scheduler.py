@@ -19,6 +19,7 @@ import re
 import socket
 import ssl
 import struct
+import threading
 import time
 from dataclasses import dataclass
 
@@ -173,6 +174,13 @@ def _greeting(sock: socket.socket, addr: SchedulerAddress, deadline: float, time
     return Probe(True, True)
 
 
+def _resolve(addr: SchedulerAddress, found: list) -> None:
+    try:
+        found.append(socket.getaddrinfo(addr.host, addr.port, type=socket.SOCK_STREAM))
+    except OSError as exc:
+        found.append(exc)
+
+
 def probe_scheduler(addr: SchedulerAddress, timeout: float, ssl_context: ssl.SSLContext | None = None,
                     server_hostname: str | None = None) -> Probe:
     """Connect to ``addr`` with a plain socket (through ``ssl_context`` for tls://) and read a Dask
@@ -180,10 +188,16 @@ def probe_scheduler(addr: SchedulerAddress, timeout: float, ssl_context: ssl.SSL
     server whether it speaks HTTP). Reads at most :data:`MAX_GREETING` bytes whatever the server announces.
     Never raises for what the network does."""
     deadline = time.monotonic() + timeout
+    found: list = []
+    resolver = threading.Thread(target=_resolve, args=(addr, found), daemon=True, name="smrnb-scheduler-resolve")
+    resolver.start()  # getaddrinfo has no timeout of its own: a resolver that does not answer is not waited on
+    resolver.join(timeout)
+    if not found:
+        return Probe(False, False, f"the host name {addr.host!r} did not resolve within {timeout:g} s")
+    if isinstance(found[0], OSError):
+        return Probe(False, False, f"the host {addr.host!r} is not known: {found[0].strerror or found[0]}")
     try:
-        sock = socket.create_connection((addr.host, addr.port), timeout=timeout)
-    except socket.gaierror as exc:
-        return Probe(False, False, f"the host {addr.host!r} is not known: {exc.strerror or exc}")
+        sock = socket.create_connection(found[0][0][4][:2], timeout=max(deadline - time.monotonic(), 0.001))
     except ConnectionRefusedError:
         return Probe(False, False, f"connection refused: nothing listens on port {addr.port} of {addr.host}")
     except TimeoutError:

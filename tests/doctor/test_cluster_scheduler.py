@@ -242,3 +242,17 @@ def test_a_tls_address_where_a_web_server_listens_fails_its_handshake_within_the
     assert f"no Dask scheduler at tls://127.0.0.1:{web_server}: {FOREIGN} (the TLS handshake failed" in r.stderr, \
         r.stderr
     assert took < 20
+
+
+def test_a_resolver_that_does_not_answer_is_not_waited_on(monkeypatch):
+    """getaddrinfo has no timeout: a head node's broken DNS must not hang the probe."""
+    from smrnb.doctor import _scheduler
+
+    release = threading.Event()
+    monkeypatch.setattr(_scheduler.socket, "getaddrinfo", lambda *a, **k: release.wait(30) or [])
+    t0 = time.monotonic()
+    probe = _scheduler.probe_scheduler(_scheduler.parse_scheduler_address("tcp://head.example:8786"), 0.5)
+    release.set()
+    assert time.monotonic() - t0 < 5
+    assert not probe.ok and not probe.listens
+    assert probe.reason == "the host name 'head.example' did not resolve within 0.5 s"
