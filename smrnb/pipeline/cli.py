@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from smrnb._errors import SmrnbError
+from smrnb._errors import SmrnbError, SmrnbValueError
 from smrnb._files import (
     DEMO_OUTPUT,
     atomic_write,
@@ -580,10 +580,24 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             from distributed import Client
         except ImportError:
             raise UsageError("--scheduler needs dask.distributed: pip install \"dask[distributed]\"") from None
+        from smrnb.doctor._scheduler import parse_scheduler_address, probe_scheduler
+
         try:
-            client = Client(args.scheduler, timeout=30)
-        except OSError as exc:
-            raise UsageError(f"--scheduler {args.scheduler}: no Dask scheduler answers there ({exc})") from None
+            addr = parse_scheduler_address(args.scheduler)
+        except SmrnbValueError as exc:
+            raise UsageError(str(exc)) from None
+        if addr.scheme == "tcp":
+            # (blind audit 36) distributed waits for ever on a server that accepts and says nothing, and allocates the
+            # length a foreign server's first bytes spell: ask what listens there first, within 30 s
+            probe = probe_scheduler(addr, 30.0)
+            if not probe.ok:
+                where = ("something listens there but does not speak Dask's protocol" if probe.listens else
+                         "no Dask scheduler answers there")
+                raise UsageError(f"--scheduler {addr}: {where} ({probe.reason})")
+        try:
+            client = Client(str(addr), timeout=30)
+        except (OSError, TimeoutError) as exc:
+            raise UsageError(f"--scheduler {addr}: no Dask scheduler answers there ({exc})") from None
     try:
         _KEPT.folder = args.output
         res = batch(args.configs, args.output, client=client, local=args.local, device=args.device, gpu=args.gpu,
