@@ -36,6 +36,13 @@ def owning_distribution(path: str) -> str | None:
     return owners[0] if owners else top
 
 
+def metadata_owner(name: str) -> str | None:
+    """(blind audit 36, F10) The distribution the installed packages' metadata says provides the top-level module
+    ``name`` (an import name: ``yaml`` -> ``PyYAML``), None where none does: never the import name itself as a guess."""
+    owners = _top_level_owners().get(str(name).split(".", 1)[0])
+    return owners[0] if owners else None
+
+
 def package_name(path: Any, placeholder: str) -> str:
     """The pip name of the package owning ``path`` (:func:`owning_distribution`), else ``placeholder`` (a
     text read without a path, a file outside site-packages)."""
@@ -43,4 +50,4 @@ def package_name(path: Any, placeholder: str) -> str:
     return name or placeholder
 
 
-__all__ = ["owning_distribution", "package_name"]
+__all__ = ["metadata_owner", "owning_distribution", "package_name"]

@@ -829,6 +829,10 @@ def pip_names(c: str) -> str:
     if new == args:
         return c
     out = c[:m.start(2)] + new + c[m.end(2):]
+    if verb == "install" and "git+" in new and "git+" not in args and "--no-build-isolation" not in out:
+        # (blind audit 36, F3) these projects' setup.py imports torch: pip's isolated build has none ("No module
+        # named 'torch'"), so a build from their repository uses the installed torch
+        out = out[:m.start(2)] + " --no-build-isolation" + out[m.start(2):]
     if notes:
         out += ("   # " if not re.search(r"\s#", out) else "; ") + "; ".join(dict.fromkeys(notes))
     return out
@@ -957,6 +961,46 @@ def _owner_named(c: str, text: str) -> str:
     return re.sub(r"((?:--force-reinstall|uninstall -y)[^#]*)<package>", lambda x: x.group(1) + top, c)
 
 
+_OWNER_PLACEHOLDER_RE = re.compile(r"<(?:package-owning-the-extension|the package that owns [^<>]*|the package)>|"
+                                   r"(?<=\s)<package>(?=\s|$)")
+
+
+def _owner_unknown(c: str, text: str) -> str:
+    """(blind audit 36, F10) The import name that :func:`_owner_named` would put where a reinstall names the package
+    owning the failing module, where no table, no metadata here and nothing in the text says that a distribution has
+    that name (``tensorrt_llm_ext``: an import name may be no distribution, or another project's); ``""`` where it is
+    known or nothing would be put."""
+    from smrnb.doctor._owner import metadata_owner
+    from smrnb.doctor.rules._abi import per_torch_wheel, source_built_row
+
+    if not re.search(r"(?:--force-reinstall|uninstall -y)\b", c) or not _OWNER_PLACEHOLDER_RE.search(c):
+        return ""
+    if _OWNS_RE.search(c) and _OWNS_RE.search(c).group(1) != "the":
+        return ""  # a file's owner: the text's site-packages folder of that file fills it
+    top = _failing_import(text)
+    if not top or top == "torch" or top.startswith("_"):  # a private module: _private_named says so
+        return ""
+    key = top.lower().replace("-", "_")
+    if (key in PIP_DISTRIBUTION or any(k.replace("_", "") == key.replace("_", "") for k in PIP_FROM_SOURCE)
+            or per_torch_wheel(key + ".") or source_built_row(key) is not None or key in tables.released_import_names()
+            or metadata_owner(top)):
+        return ""
+    shown = re.compile(rf"\bpip3? install\b[^\n#]*?(?<![\w.-]){re.escape(top).replace('_', '[-_.]')}(?![\w-])", re.IGNORECASE)
+    return "" if shown.search(text) else top
+
+
+def _owner_finder(c: str, text: str) -> tuple[str, str]:
+    """(blind audit 36, F10) Where the package owning the failing module is unknown (:func:`_owner_unknown`): the
+    command that finds its distribution, and ``c`` reinstalling what it prints (``""`` for a comment's alternative)."""
+    from smrnb.doctor.rules._abi import distribution_finder
+
+    unknown = _owner_unknown(c, text)
+    if not unknown:
+        return "", c
+    return distribution_finder(unknown), "" if c.startswith("#") else _OWNER_PLACEHOLDER_RE.sub(
+        "<the distribution it prints>", c)
+
+
 #: a home folder in a path a command copied from the text (``/home/NAME/``, macOS' ``/Users/NAME/``, Windows'
 #: ``C:\\Users\\NAME\\``, a name with spaces there too)
 _POSIX_HOME_RE = re.compile(r"(?<![\w.~/$:%-])/(?:home|Users)/([A-Za-z0-9_][\w.-]{0,63})(?=/)")
@@ -1079,6 +1123,65 @@ def _source_built_rebuilt(cmds: list[str]) -> list[str]:
     return out
 
 
+#: (blind audit 36, F9) a rebuild of "the extension's source tree" the rules print: ``rm -rf build/ && [VAR=..] pip
+#: install OPTIONS .   # in the extension's source tree...``
+_TREE_REBUILD_RE = re.compile(r"^rm -rf build/ && (?P<pip>(?:[A-Z_][A-Z0-9_]*=\S+ )*pip install (?:--?[\w-]+(?:=\S+)? )*)"
+                              r"\.(?P<note>\s+#.*)?$")
+#: a source tree the text shows being built: setup.py run, ``pip install .`` / ``-e .`` / a folder, a build/ folder
+_TREE_SHOWN_RE = re.compile(r"\bsetup\.py\s+(?:install|develop|build|build_ext|bdist_wheel)\b|"
+                            r"\bpip3? install\b[^\n#]*?\s(?:-e\s+)?\.{1,2}(?:/[\w.-]*)*/?(?=\s|$)|"
+                            r"[\\/]build[\\/](?:lib|temp)[\w.-]*[\\/]")
+#: the folder holding a build/ folder of a compiled module the text shows (``~/src/x/build/lib.linux-x86_64-3.10/``)
+_TREE_PATH_RE = re.compile(r"(?<![\w.-])((?:~|/)[\w./~-]*?[\w.-])/build/(?:lib|temp)[\w.-]*/")
+#: names a text's ``pip install`` may show that are torch and its own stack, not the extension
+_NOT_THE_EXTENSION = {"torch", "pytorch", "torchvision", "torchaudio", "pip", "setuptools", "wheel", "ninja", "numpy"}
+
+
+def _registry_installed(text: str) -> str:
+    """The one package the text shows installed from a registry: its site-packages folder, else the name its own
+    ``pip install NAME`` installs (not torch's stack); ``""`` where it shows none, or a source tree."""
+    pkg = _site_package(text)
+    if pkg and pkg not in _NOT_THE_EXTENSION:
+        return pkg
+    own = _installed_by_the_text(text)
+    if own and re.fullmatch(r"[A-Za-z0-9][\w.-]*", own) and own.lower() not in _NOT_THE_EXTENSION:
+        return own
+    return ""
+
+
+def _tree_rebuild(c: str, text: str) -> str:
+    """(blind audit 36, F9 / C-M12) A rebuild in "the extension's source tree" never deletes a build/ of whatever folder
+    the user stands in: where the text shows a source tree, ``cd`` to it first (its path where the text gives one);
+    where it shows the package installed from a registry (a site-packages path, ``pip install NAME``), that package
+    reinstalled by its name (pip builds it against the installed torch, or fetches the release made for it)."""
+    m = _TREE_REBUILD_RE.match(c)
+    if not m:
+        return c
+    note = (m.group("note") or "").strip().lstrip("#").strip()
+    rest = re.sub(r"^in the extension's source tree[:,;]?\s*", "", note)
+    tree = _TREE_SHOWN_RE.search(text)
+    name = "" if tree else _registry_installed(text)
+    if name:
+        return (f"{m.group('pip')}{name}   # {name} as the text installed it, by name: pip builds (or fetches) the "
+                "release for the installed torch; --no-cache-dir: not the wheel it built before" + (f"; {rest}" if rest else ""))
+    paths = list(dict.fromkeys(_TREE_PATH_RE.findall(text)))
+    where = paths[0] if len(paths) == 1 else "<the extension's source tree>"
+    return f"cd {where} && {c}"
+
+
+def _pyg_from_its_page(c: str, facts: Mapping[str, Any] | None) -> str:
+    """(blind audit 36, F3) A force-reinstall of a PyG operator package by name (torch-cluster: PyPI has only its
+    source, whose build imports torch, so pip's isolated build fails) as the wheel PyG's page has for this torch."""
+    from smrnb.doctor.rules._abi import per_torch_wheel, pyg_wheel_command
+
+    m = _FORCE_REINSTALL_RE.match(c)
+    if not m or c.startswith("#") or re.search(r"\s(?:-f|--find-links|--index-url|-i)[\s=]", c) or \
+            "--no-build-isolation" in c:
+        return c
+    pkg = per_torch_wheel(m.group(1).replace("-", "_") + ".")
+    return pyg_wheel_command(facts or {}, pkg) if pkg and m.group(1).replace("-", "_").lower() == pkg else c
+
+
 def _one_live_toolkit(cmd: str, facts: Mapping[str, Any] | None) -> str:
     """(blind audit 30, E01) A toolkit placeholder the text leaves open, where explain runs on a machine whose probe
     found CUDA toolkits of exactly one release (this machine's nvcc paths, not the text's) and torch's CUDA, where
@@ -1121,13 +1224,15 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if "/usr/local/cuda-<x.y>" in c:
             c = _one_live_toolkit(c, facts)
         c = _compute_cap(c, facts, text)
-        c = _build_kept(_arch_variable(c, text), text)
+        c = _tree_rebuild(_build_kept(_arch_variable(c, text), text), text)
         c = _pin_for_python(_mmcv_full(_release_named(_works_filled(c, text), text), text), text)
         c = _mmcv_release(c, text, facts)
         lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
         if lib:  # macOS' dyld names the library that should define the symbol
             c = c.replace("<the library that should define it>", lib.group(1))
         c = _library_named(c, text, facts)
+        finder, c = _owner_finder(c, text)
+        out += [finder] if finder else []
         c = _owner_named(c, text)
         if not c:
             continue
@@ -1171,7 +1276,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         c = pip_names(_distro_gcc(c, text))
         if "torch-<torch version>_cu<cuda>.html" in c:  # (round 29) kaolin's page as pip_names wrote it: the text's torch
             c = _kaolin_filled(c, text)
-        c = _no_deps(c)
+        c = _no_deps(_pyg_from_its_page(c, facts))
         c = _glossed(_private_named(_jobs_unnamed(c)))
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":

@@ -14,7 +14,7 @@ from typing import Any
 
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor._owner import package_name
+from smrnb.doctor._owner import metadata_owner, package_name
 from smrnb.doctor._symbols import demangle, string_abi
 from smrnb.doctor.rules import rule
 from smrnb.doctor.rules._events import (
@@ -61,10 +61,54 @@ def _reinstall_commands(path: str, facts: Mapping[str, Any]) -> tuple[str, ...]:
             "pip install kaolin -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-<torch>_cu<cuda>.html"]
         return tuple(cmds)
     return ("python -c \"import torch; print(torch.__version__)\"   # the torch to build against: "
-            f"{torch_version}",
-            "rm -rf build/   # stale objects compiled for the old torch",
-            "pip install --no-build-isolation --no-cache-dir --force-reinstall "
-            + package_name(path, f"<package-owning-{_name(path)}>"))
+            f"{torch_version}", *rebuild_of_file(path, facts))
+
+
+_BUILD_TREE_RE = re.compile(r"^(.+?)[\\/]build[\\/](?:lib|temp)[\w.-]*[\\/]")
+
+
+def rebuild_of_file(path: str, facts: Mapping[str, Any]) -> list[str]:
+    """(blind audit 36, C-M12 and B-F9) The rebuild of a compiled module the doctor found at ``path``: installed in
+    site-packages, its distribution reinstalled by name (a PyG operator package from PyG's wheel page for this torch),
+    or, where no metadata names it, how to find it; built in a source tree's build/ folder, that tree's build again
+    (``cd`` there first); elsewhere its source tree left for the user to name. Never ``rm -rf build/`` of whatever
+    folder the user stands in."""
+    norm = str(path).replace("\\", "/")
+    name = _name(path)
+    if "/site-packages/" in norm or "/dist-packages/" in norm:
+        top = norm.split("-packages/", 1)[1].split("/", 1)[0].split(".", 1)[0]
+        if per_torch_wheel(norm):
+            return [pyg_wheel_command(facts, per_torch_wheel(norm))]
+        dist = metadata_owner(top)
+        if dist:
+            return [f"pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps {dist}   # rebuild "
+                    "(or install the release made) for the installed torch"]
+        return [distribution_finder(top),
+                "# then: pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps <the distribution "
+                f"it prints>   # {name}'s package rebuilt for the installed torch"]
+    tree = _BUILD_TREE_RE.match(norm)
+    where = tree.group(1) if tree else f"<the source tree {name} was built from>"
+    return [f"cd {where} && rm -rf build/ && pip install --no-build-isolation --no-cache-dir --force-reinstall "
+            f"--no-deps .   # {path} is no installed package's file: rebuild it in its source tree, against the "
+            "installed torch (a build made in place: its own build command there)"]
+
+
+def distribution_finder(module: str) -> str:
+    """(blind audit 36, F10) How to find the pip distribution that installed the top-level module ``module``: an
+    import name is no distribution's name (it may be none, or another project's)."""
+    return (f"python -c \"import importlib.metadata as m; print(m.packages_distributions().get('{module}'))\"   # the "
+            f"pip distribution that installed {module} (None: none did, it was built from a source tree; pip show -f "
+            "NAME lists a distribution's files)")
+
+
+def pyg_wheel_command(facts: Mapping[str, Any], pkg: str) -> str:
+    """(round 26d; blind audit 36 F3) A PyG operator package (torch-scatter, torch-cluster, ...) reinstalled from PyG's
+    wheel page for the installed torch and CUDA: PyPI has only its source, whose build needs torch."""
+    tv, tc = value(facts, "torch", "version_base"), value(facts, "torch", "cuda")
+    mm = ".".join(str(tv).split(".")[:2]) + ".0" if tv else "<torch major.minor>.0"
+    var = f"cu{str(tc).replace('.', '')}" if tc else ("cpu" if value(facts, "torch", "cpu_build") else "<cuXYZ|cpu>")
+    return (f"pip install --force-reinstall --no-cache-dir {pkg.replace('_', '-')} -f "
+            f"https://data.pyg.org/whl/torch-{mm}+{var}.html   # its wheel made for the installed torch")
 
 
 @rule("abi")
@@ -383,16 +427,16 @@ def _rebuild_against_torch(facts: Mapping[str, Any], lib: str) -> str:
     package from PyG's wheel index for this torch), never ``rm -rf build/`` of the current folder; else the source
     tree rebuilt."""
     m = _INSTALLED_AT_RE.search(lib)
+    top = re.search(r"[\\/](?:site|dist)-packages[\\/]+([A-Za-z]\w*)[^\\/]*$", lib)
+    if not m and top and top.group(1) != "torch":  # (blind audit 36, F9) a top-level module file of a package
+        return (f"pip install --no-build-isolation --no-cache-dir --force-reinstall <package-owning-{_name(lib)}>   "
+                "# rebuild (or install the release made) for the installed torch")
     if not m or m.group(1) == "torch":
         return ("rm -rf build/ && pip install --no-build-isolation --no-cache-dir --force-reinstall .   "
                 "# in the extension's source tree: rebuild it against the torch that is installed")
     pkg = m.group(1)
     if per_torch_wheel(lib):
-        tv, tc = value(facts, "torch", "version_base"), value(facts, "torch", "cuda")
-        mm = ".".join(str(tv).split(".")[:2]) + ".0" if tv else "<torch major.minor>.0"
-        var = f"cu{str(tc).replace('.', '')}" if tc else ("cpu" if value(facts, "torch", "cpu_build") else "<cuXYZ|cpu>")
-        return (f"pip install --force-reinstall --no-cache-dir {pkg.replace('_', '-')} -f "
-                f"https://data.pyg.org/whl/torch-{mm}+{var}.html   # its wheel made for the installed torch")
+        return pyg_wheel_command(facts, pkg)
     return (f"pip install --no-build-isolation --no-cache-dir --force-reinstall {pkg}   # rebuild (or install the "
             "release made) for the installed torch")
 

@@ -289,12 +289,7 @@ def _wrong_cuda(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any] 
         evidence.append(f"nothing here provides CUDA {m}: found CUDA major(s) {', '.join(map(str, sorted(have)))}")
     if _torch_own_cuda_lib(facts, ev):
         return _torch_own_wrong_cuda(facts, ev, m, evidence)
-    pkg = package_name(ev.get("needed_by"), "<package>")
-    cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
-            f"pip uninstall -y {package_name(ev.get('needed_by'), '<package-owning-the-extension>')}",
-            f"pip install --no-cache-dir --force-reinstall {pkg}   # the build made for this torch's CUDA"
-            + (f" {major(tc)}" if tc else ""),
-            f"# or rebuild against this torch: pip install --no-build-isolation --no-cache-dir --force-reinstall {pkg}"]
+    cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"", *_rebuilt_for_cuda(facts, ev, tc)]
     who = _who(ev).rstrip(": ") or "a binary"
     title = (f"{who} was built for CUDA {m}, torch here uses CUDA {major(tc)}" if tc and ev.get("from") == "live" else
              f"{lib} missing: a binary built for CUDA {m}" + (f", torch here uses CUDA {tc}" if tc else ""))
@@ -322,6 +317,22 @@ def _torch_own_wrong_cuda(facts: Mapping[str, Any], ev: Mapping[str, Any], m: in
                          f" --index-url https://download.pytorch.org/whl/{idx}   # that torch release's build for "
                          "this environment's CUDA (or a fresh environment)"],
             "detail": f"{lib} belongs to CUDA {m}."}
+
+
+def _rebuilt_for_cuda(facts: Mapping[str, Any], ev: Mapping[str, Any], tc: Any) -> list[str]:
+    """The build of the failing binary's package made for torch's CUDA: one ``pip install --force-reinstall`` (it
+    replaces the package in place), never an uninstall first that leaves nothing where the install fails (blind audit
+    36, F3); a PyG operator package from PyG's wheel page for this torch (PyPI has only its source, which needs torch
+    to build)."""
+    from smrnb.doctor.rules._abi import per_torch_wheel, pyg_wheel_command
+
+    needed = str(ev.get("needed_by") or "")
+    if per_torch_wheel(needed):
+        return [pyg_wheel_command(facts, per_torch_wheel(needed))]
+    pkg = package_name(needed, "<package>")
+    return [f"pip install --no-cache-dir --force-reinstall {pkg}   # the build made for this torch's CUDA"
+            + (f" {major(tc)}" if tc else ""),
+            f"# or rebuild against this torch: pip install --no-build-isolation --no-cache-dir --force-reinstall {pkg}"]
 
 
 def _wrong_cuda_of_message(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
