@@ -648,7 +648,8 @@ def _mmcv_release(c: str, text: str, facts: Mapping[str, Any] | None) -> str:
     if not (mm and tc):
         return (f'pip install -U openmim && mim install "{name}=={rel}"   # the release the text shows; mim picks '
                 "its wheel made for this torch and CUDA")
-    return (f'pip install --no-build-isolation --no-deps "{name}=={rel}" -f https://download.openmmlab.com/mmcv/dist/'
+    force = "--force-reinstall " if "--force-reinstall" in c else ""  # (blind audit 36, F3) replaces it in place
+    return (f'pip install --no-build-isolation {force}--no-deps "{name}=={rel}" -f https://download.openmmlab.com/mmcv/dist/'
             f"cu{str(tc).replace('.', '')}/torch{mm}/index.html   # the release the text shows, OpenMMLab's wheel "
             f"for torch {mm} and CUDA {tc} where it publishes one, else built here against this torch")
 

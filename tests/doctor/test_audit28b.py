@@ -149,8 +149,9 @@ MMCV_2 = ("  File \"/home/z/miniconda3/envs/mm/lib/python3.8/site-packages/mmcv/
 def test_mmcv_full_by_its_name_and_release_no_second_runtime():
     cmds = _all_commands(MMCV_FULL)
     joined = "\n".join(cmds)
-    assert "pip uninstall -y mmcv-full" in joined, cmds
-    assert not re.search(r"pip uninstall -y mmcv(?![-\w])", joined), cmds
+    # (blind audit 36, F3) no uninstall before the install: one --force-reinstall replaces mmcv-full in place
+    assert "--force-reinstall --no-deps \"mmcv-full==1.7.2\"" in joined, cmds
+    assert not re.search(r"pip uninstall -y mmcv", joined), cmds
     assert '"mmcv-full==1.7.2"' in joined and "dist/cu124/torch2.4/index.html" in joined, cmds
     assert "nvidia-cuda-runtime-cu11" not in joined, cmds  # never a CUDA 11 runtime beside a cu124 torch
 

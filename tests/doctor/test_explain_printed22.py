@@ -151,7 +151,9 @@ def test_the_failing_imports_package_owns_the_library():
             "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory\n")
     cmds = _commands(text)
     assert not any("<package-owning-the-extension>" in c for c in cmds), cmds
-    assert any(c.startswith("pip uninstall -y mmcv") for c in cmds), cmds
+    # (blind audit 36, F3) reinstalled in place by its name, never uninstalled first
+    assert any(re.match(r"pip install [^#]*--force-reinstall [^#]*\bmmcv\b", c) for c in cmds), cmds
+    assert not any(c.startswith("pip uninstall") for c in cmds), cmds
 
 
 def test_a_library_path_names_its_owner():

@@ -63,7 +63,8 @@ def test_a_windows_texts_arch_rebuild_is_cmds():
     cmds = _commands(WIN + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
                      "GPU: NVIDIA GeForce RTX 4090\nsite-packages\\pytorch3d\\_C.pyd\n")
     rebuild = [c for c in cmds if "TORCH_CUDA_ARCH_LIST" in c]
-    assert rebuild and all(c.startswith('rmdir /s /q build 2>nul & set "TORCH_CUDA_ARCH_LIST=8.9" && pip install ')
+    # (blind audit 36, F9) pytorch3d lies in site-packages: reinstalled by its name, no build/ of the current folder
+    assert rebuild and all(c.startswith('set "TORCH_CUDA_ARCH_LIST=8.9" && pip install ') and "rmdir" not in c
                            for c in rebuild), rebuild
     assert all(" & rem " in c and "#" not in c for c in rebuild), rebuild
 

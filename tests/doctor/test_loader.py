@@ -471,7 +471,9 @@ def test_fix_commands_name_the_package_that_installed_the_extension():
     ext = {"path": so, "status": "ok", "missing": ["libcudart.so.11.0"], "resolved": {}}
     (f,) = evaluate({"loader": {"status": "ok", "extensions": [ext]}, "torch": torch}, ["loader"])
     assert f.code == "prebuilt_binary_wrong_cuda", f
-    assert "pip uninstall -y numpy" in f.fix.commands and not any("<package" in c for c in f.fix.commands), f.fix.commands
+    # (blind audit 36, F3) one --force-reinstall by that name, never an uninstall first
+    assert any(c.startswith("pip install --no-cache-dir --force-reinstall numpy") for c in f.fix.commands), f.fix.commands
+    assert not any("<package" in c or "uninstall" in c for c in f.fix.commands), f.fix.commands
     ext = {"path": so, "status": "ok", "missing": [], "resolved": {}, "version_missing": {"libm.so.6": ["GLIBC_9.99"]}}
     (f,) = evaluate({"loader": {"status": "ok", "extensions": [ext]}}, ["loader"])
     assert f.code == "symbol_version_missing" and f.fix.commands[-1].endswith("--force-reinstall numpy")
