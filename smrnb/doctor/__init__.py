@@ -35,9 +35,9 @@ __all__ = ["LAYERS", "Finding", "Report", "SmrnbEnvironmentWarning", "diagnose",
 
 #: names offered to the other smrnb packages (not part of smrnb's public API): the jupyter paths probe and
 #: the report's HTML for the widgets, the IPython extension for ``%load_ext smrnb``, the GPUs of this node
-#: (index, name, UUID, memory) for the batch runner's one worker per GPU
-INTERNAL_API = ("jupyter_paths", "list_gpus", "load_ipython_extension", "render_html", "threejs_labextension",
-                "unload_ipython_extension")
+#: (index, name, UUID, memory) for the batch runner's one worker per GPU; what listens at a Dask scheduler's address
+INTERNAL_API = ("jupyter_paths", "list_gpus", "load_ipython_extension", "parse_scheduler_address", "probe_scheduler",
+                "render_html", "threejs_labextension", "unload_ipython_extension")
 
 
 def _meta(layers: list[str], t0: float, **extra: Any) -> dict[str, Any]:
@@ -225,6 +225,8 @@ _LAZY = {
     "list_gpus": "smrnb.doctor.probes._driver",
     "threejs_labextension": "smrnb.doctor.probes._jupyter",
     "render_html": "smrnb.doctor._report",
+    "parse_scheduler_address": "smrnb.doctor._scheduler",  # (and the batch runner's --scheduler, before distributed)
+    "probe_scheduler": "smrnb.doctor._scheduler",
     "SmrnbEnvironmentWarning": "smrnb.doctor._magics",
     "load_ipython_extension": "smrnb.doctor._magics",
     "unload_ipython_extension": "smrnb.doctor._magics",

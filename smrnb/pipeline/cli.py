@@ -580,7 +580,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             from distributed import Client
         except ImportError:
             raise UsageError("--scheduler needs dask.distributed: pip install \"dask[distributed]\"") from None
-        from smrnb.doctor._scheduler import parse_scheduler_address, probe_scheduler
+        from smrnb.doctor import parse_scheduler_address, probe_scheduler
 
         try:
             addr = parse_scheduler_address(args.scheduler)
