@@ -445,6 +445,11 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
 #: (near a line's end: a long line of prose that says something went well goes on about what did not)
 _WENT_WELL_RE = re.compile(r"\b(?:all good|all tests? passed|(?:completed|finished) successfully|rerun ok|"
                            r"retry (?:ok|succeeded)|works now|epoch [0-9]+(?:/[0-9]+)? (?:finished|done))\b(?=[^\n]{0,60}$)|"
+                           # (blind audit 36 M5) "but after upgrading to torch 2.1 it works": the change ended it
+                           r"\b(?:after|since) (?:i |we )?(?:upgrad|updat|downgrad|install|reinstall|switch|rebuil|"
+                           r"reboot|restart|export|sett|add|pinn)\w* (?:(?!but\b|before\b|fail|error|crash|broke|not\b|\w*n't\b)(?:[^\n.;!?]|\.(?=\w))){0,80}?\b(?:it|everything|this|that) "
+                           r"(?:now )?(?:works|is working|worked|runs fine|ran fine)(?: now| again| fine)?\b"
+                           r"(?=[^\n]{0,60}$)|"
                            r"\b(?:your|the|this) (?:run|job|build|training|program|script) (?:did not|didn't) fail"
                            r"\W{0,3}$",
                            re.IGNORECASE)
@@ -466,6 +471,16 @@ _NOT_SAID_RE = re.compile(r"\b(?:todo|fixme|xxx|make sure|ensure|check (?:that|i
                           r"^\W*(?:is|are|was|were|do|does|did|can|could|has|have|why|how)\b", re.IGNORECASE)
 #: what, after the success phrase in its line, takes it back ("all good: still failing", "all good except ...")
 _TAKEN_BACK_RE = re.compile(r"\?|\b(?:but|except|still|not|fail(?:s|ing|ure)?|broken|before)\b", re.IGNORECASE)
+#: (blind audit 36 M4) a later line that takes the success back ("nope, still broken", "never mind, it fails
+#: again", "spoke too soon"): the failure is of now
+_TAKES_BACK_LINE_RE = re.compile(r"\b(?:nope|never ?mind|scratch that|spoke too soon|broken|fails|failing|"
+                                 r"crash(?:es|ing)|still (?:broken|fail\w*|crash\w*|(?:the )?same|not\b|happen\w*|"
+                                 r"getting|seeing|occur\w*)|(?:does|did|is|was)n[\u2019']?t work\w*|"
+                                 r"(?:does|did|is|was) not work\w*|not working|not fixed)\b", re.IGNORECASE)
+#: (blind audit 36 M4) a quoted string of a code line, opened after a call's bracket, an assignment or a print
+#: command ("print('all good')", "msg = \"finished successfully\"", "echo 'all good'"): words the code prints
+_CODE_QUOTE_BEFORE_RE = re.compile(r"(?:[(=,\[{+%]|\b(?:echo|printf|print|puts|say|log|info|warn(?:ing)?|debug))"
+                                   r"\s*[fFrRbBuU]{0,2}$")
 #: a line of a failure (what a line after the one that says the run went well must not be)
 _FAILED_LINE_RE = re.compile(r"error|exception|traceback|fatal|failed|abort|killed|segmentation|core dumped",
                              re.IGNORECASE)
@@ -479,12 +494,24 @@ def _says_it_went_well(ln: str, said: re.Match[str]) -> bool:
     a sentence that states it; not negated in its clause, not asked, planned or made a condition of in its sentence,
     not taken back after it ("not all good: still failing", "TODO: make sure all good before release" are not)."""
     before = ln[:said.start()]
+    if _quoted_in_code(before):
+        return False  # print('all good'): a line of code, no statement
     sentence = _SENTENCE_END_RE.split(before)[-1]
     clause = _CLAUSE_END_RE.split(before)[-1]
     end = _SENTENCE_END_RE.search(ln, said.end())
     after = ln[said.end():end.end() if end else len(ln)]  # to its sentence's end mark, a question's "?" with it
     return not (_NEGATED_RE.search(clause) or _NOT_SAID_RE.search(sentence) or "?" in said.group(0)
-                or _TAKEN_BACK_RE.search(after))
+                or _TAKEN_BACK_RE.search(after) or _NOT_SAID_RE.search(said.group(0)))
+
+
+def _quoted_in_code(before: str) -> bool:
+    """(blind audit 36 M4) Whether the text ``before`` a success phrase leaves it inside a quoted string that a code
+    line opens (after a call's bracket, ``=``, ``,`` or a print command): the words a program prints, not said."""
+    for q in "'\"`":
+        i = before.rfind(q)
+        if i >= 0 and before.count(q) % 2 == 1 and _CODE_QUOTE_BEFORE_RE.search(before[:i].rstrip()):
+            return True
+    return False
 
 
 #: (round 28c) pip's own last lines after a build or install that worked ("Successfully built X Y", "Successfully
@@ -529,7 +556,8 @@ def _went_well(text: str) -> str:
         if not (said or _PYTEST_PASSED_RE.match(ln)) or (said and not _says_it_went_well(ln, said)):
             continue
         rest = [ln[said.end():] if said else "", *tail[i + 1:]]
-        if not any(_FAILED_LINE_RE.search(x) for x in rest) and not (
+        if not any(_FAILED_LINE_RE.search(x) for x in rest) and not any(
+                _TAKES_BACK_LINE_RE.search(x) for x in tail[i + 1:]) and not (
                 said and not said.group(0).lower().endswith("fail") and _FAILED_LINE_RE.search(ln[:said.start()])):
             return ln
     return ""
@@ -554,6 +582,53 @@ def _weighed(text: str, found: list[Finding]) -> list[Finding]:
         return [replace(f, severity="warning", evidence=(note, *f.evidence)) if f.severity == "error" else f
                 for f in found]
     return found
+
+
+#: (blind audit 36 M6) a line of a job or shell script: a comment (#SBATCH, a shebang), an assignment, a command
+#: word a job script runs, a continued option, a brace or a continuation
+_SCRIPT_LINE_RE = re.compile(r"^\s*(?:#.*|[A-Za-z_]\w*=\S*.*|(?:export|module|ml|source|\.|conda|mamba|micromamba|"
+                             r"srun|sbatch|salloc|python[0-9.]*|torchrun|accelerate|deepspeed|cd|echo|printf|set|unset|"
+                             r"nvidia-smi|nvcc|pip[0-9.]*|bash|sh|mkdir|cp|mv|rm|ln|if|then|else|elif|fi|for|do|done|"
+                             r"while|wait|exit|date|hostname|which|ls|cat|spack|singularity|apptainer|docker|mpirun|"
+                             r"mpiexec|time|ulimit|trap|\./\S+|\S+\.sh)(?:\s.*)?|-{1,2}\w.*|[{}()]|\\)$")
+#: (blind audit 36 M6) a line of a conda environment file (environment.yml: "name: x", "channels:", "  - pytorch")
+_ENV_FILE_LINE_RE = re.compile(r"^\s*(?:#.*|-\s+\S.*|[\w.-]+:(?:\s.*)?)$")
+#: a CUDA pin of a conda environment file: pytorch-cuda's, cudatoolkit's (cuda-toolkit, cuda-version)
+_CONDA_CUDA_PIN_RE = re.compile(r"(?m)^\s*-\s+((?:pytorch-cuda|cudatoolkit|cuda-toolkit|cuda-version)\s*=?=\s*"
+                                r"([0-9]{1,2}\.[0-9]{1,2}))")
+
+
+def _a_file_not_a_run(text: str) -> str:
+    """(blind audit 36 M6) ``"script"`` or ``"environment"`` where the whole text is a job or shell script (a shebang or
+    #SBATCH first, every line a script's) or a conda environment file (dependencies:, every line YAML) that shows no
+    failure and says of no problem; ``""`` otherwise. Such a file is no run: what it sets is not what happened."""
+    from smrnb.doctor import _similar
+
+    lines = [ln for ln in text.strip().split("\n") if ln.strip()]
+    if not lines or any(r.search(text) for r in (_similar._EXCEPTION, _PROBLEM_SAID_RE, _similar._FAILURE)):
+        return ""
+    if lines[0].lstrip().startswith(("#!", "#SBATCH")) and all(_SCRIPT_LINE_RE.match(ln) for ln in lines):
+        return "script"
+    if re.search(r"(?m)^dependencies:\s*$", text) and all(_ENV_FILE_LINE_RE.match(ln) for ln in lines):
+        return "environment"
+    return ""
+
+
+def _file_notes(text: str) -> list[Finding]:
+    """(blind audit 36 M6) What a conda environment file itself holds that conflicts: two CUDA pins of different
+    versions (pytorch-cuda=12.1 beside cudatoolkit=11.8), as a note (the file shows no failure)."""
+    pins = {m.group(1).replace(" ", ""): m.group(2) for m in _CONDA_CUDA_PIN_RE.finditer(text)}
+    if len(set(pins.values())) < 2:
+        return []
+    torch_pin = next((p for p in pins if p.startswith("pytorch-cuda")), "")
+    others = [p for p in pins if p != torch_pin]
+    keep = (f"keep {torch_pin} (the CUDA of the torch build) and drop {', '.join(others)}" if torch_pin
+            else "keep the one of the torch build and drop the others")
+    return [Finding("multiple_cuda_toolkits", "toolkit", "info",
+                    "a file, not a failure: it pins two CUDA versions (" + ", ".join(pins) + ")",
+                    ("the text is a conda environment file that shows no failure; the pins it holds conflict: "
+                     + ", ".join(pins),),
+                    Fix(f"One environment gets one CUDA: {keep}, then create or update the environment from the file."))]
 
 
 def _only_notes_of_a_failure(text: str, found: list[Finding]) -> bool:
@@ -604,6 +679,9 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
         else:
             found = decide_facts(merged)
         found = _weighed(prepared, found)
+        if _a_file_not_a_run(prepared):  # (blind audit 36 M6) a script or an environment file: no finding of its text
+            text_codes = alone if facts and text_facts else {f.code for f in found}
+            found = [f for f in found if f.code not in text_codes] + _file_notes(prepared)
     except Exception as exc:  # never raises: the failure is a finding of its own, the text not recognised
         return Explained([Finding("rule_failed", "loader", "info", "explain failed", (f"{type(exc).__name__}: {exc}",))],
                          False)

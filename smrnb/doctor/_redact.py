@@ -53,7 +53,9 @@ _SECRET_SUFFIXES = ("_PWD", "_PASS")
 _TOKEN_RX = {
     "ghp_": r"ghp_[A-Za-z0-9]{20,}", "gho_": r"gho_[A-Za-z0-9]{20,}", "ghu_": r"ghu_[A-Za-z0-9]{20,}",
     "ghs_": r"ghs_[A-Za-z0-9]{20,}", "ghr_": r"ghr_[A-Za-z0-9]{20,}", "github_pat_": r"github_pat_[A-Za-z0-9_]{20,}",
-    "hf_": r"hf_[A-Za-z0-9]{20,}", "AKIA": r"AKIA[0-9A-Z]{16}(?![0-9A-Z])", "ASIA": r"ASIA[0-9A-Z]{16}(?![0-9A-Z])",
+    # (blind audit 36 L1) a Hugging Face token is hf_ + 34 letters and digits; a shortened or older one (16 to 19)
+    # is one where it holds a capital or a digit (an identifier such as hf_hub_download stops at its underscore)
+    "hf_": r"hf_(?:[A-Za-z0-9]{20,}|(?=[a-z]{0,15}[A-Z0-9])[A-Za-z0-9]{16,19})", "AKIA": r"AKIA[0-9A-Z]{16}(?![0-9A-Z])", "ASIA": r"ASIA[0-9A-Z]{16}(?![0-9A-Z])",
     "xox": r"xox[abposre]-[A-Za-z0-9-]{8,}", "xapp-": r"xapp-[0-9]-[A-Za-z0-9-]{8,}", "sk-": r"sk-[A-Za-z0-9_-]{16,}",
     "AIza": r"AIza[0-9A-Za-z_-]{35,}",
     # GitLab's prefixed tokens (personal, deploy, runner, trigger, CI job, OAuth, feed, incoming mail, agent); a

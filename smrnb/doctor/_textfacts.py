@@ -2888,6 +2888,20 @@ def _scan_release_breaks(r: _Reader, line: str, low: str) -> None:
     r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="release_breaks_said", phrase=phrase, package=pkg or None)
 
 
+#: (blind audit 36 M5) what, after "after upgrading ..." in its sentence, says the change ended the failure ("... it
+#: works", "... that fixed it", "... the error is gone")
+_CHANGE_ENDED_IT_RE = re.compile(r"^(?:(?!but\b|before\b|fail|error|crash|broke|not\b|\w*n't\b)"
+                                 r"(?:[^\n.;!?]|\.(?=\w))){0,100}?\b(?:(?:it|everything|this|that|all) (?:now )?"
+                                 r"(?:works|is working|worked|runs fine|ran fine|is fine)|fixed (?:it|the)|"
+                                 r"(?:is|was|got) (?:fixed|solved|resolved|gone))\b")
+
+
+def _change_ended_it(low: str, m: re.Match[str]) -> bool:
+    """(blind audit 36 M5) Whether the regression's words ``m`` ("after upgrading", "since updating to the latest")
+    say of a change that ended the failure rather than began it: the rest of their sentence says it works now."""
+    return m.group(0).startswith(("after ", "since ")) and bool(_CHANGE_ENDED_IT_RE.search(low[m.end():]))
+
+
 def _scan_prose(r: _Reader, line: str, low: str) -> None:
     """What a user says in prose: the MPS backend, a regression that began with a release, an import order
     between two named packages (``loader.modules_imported`` gets both, in the order said)."""
@@ -2912,11 +2926,13 @@ def _scan_prose(r: _Reader, line: str, low: str) -> None:
         j = low.find(" fine") if not m else -1
         if j > 0:  # "3.14 is fine": the words just before it
             m = _RELEASE_FINE_RE.search(low[max(0, j - 40):j + 5])
-        if m:
+        if m and _change_ended_it(low, m):
+            pass  # "but after upgrading to torch 2.1 it works": the upgrade ended the failure, no regression
+        elif m:
             r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0))
         elif "working" in low or "updat" in low or "upgrad" in low or "work" in low:
             m = _REGRESSION_VAGUE_RE.search(low)
-            if m:
+            if m and not _change_ended_it(low, m):
                 r.event("torch", "sign", line, WEIGHT["weak_sign"], sign="regression_said", phrase=m.group(0),
                         vague=True)
     if ("bug" in low or "broken" in low or "regression" in low) and (m := _RELEASE_BUG_RE.search(line[:2000])):
