@@ -38,6 +38,9 @@ _BESIDE = {
     "jupyter_kernel:kernel_restarting": "",
     # a worker that died: /dev/shm too small only in a container or where shared memory is named (rules._torch)
     "torch_messages:dataloader_worker_exited": "",
+    # (blind audit 36 M6) a job script's own line alone is a file that shows no failure: the event is read, the code
+    # only beside a failure (inside the log below, and tests/doctor/test_audit36a.py)
+    "slurm_gpu:export_none": "",
 }
 
 
