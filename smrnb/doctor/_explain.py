@@ -598,12 +598,19 @@ _CONDA_CUDA_PIN_RE = re.compile(r"(?m)^\s*-\s+((?:pytorch-cuda|cudatoolkit|cuda-
                                 r"([0-9]{1,2}\.[0-9]{1,2}))")
 
 
+#: the longest text read as a pasted job script or environment file (:func:`_a_file_not_a_run`)
+_FILE_MAX_CHARS = 200_000
+
+
 def _a_file_not_a_run(text: str) -> str:
     """(blind audit 36 M6) ``"script"`` or ``"environment"`` where the whole text is a job or shell script (a shebang or
     #SBATCH first, every line a script's) or a conda environment file (dependencies:, every line YAML) that shows no
     failure and says of no problem; ``""`` otherwise. Such a file is no run: what it sets is not what happened."""
     from smrnb.doctor import _similar
 
+    head = text.lstrip()[:8]
+    if len(text) > _FILE_MAX_CHARS or not (head.startswith(("#!", "#SBATCH")) or "dependencies:" in text):
+        return ""  # (the cheap tests first: a 10 MB log is no pasted file, and is not scanned again here)
     lines = [ln for ln in text.strip().split("\n") if ln.strip()]
     if not lines or any(r.search(text) for r in (_similar._EXCEPTION, _PROBLEM_SAID_RE, _similar._FAILURE)):
         return ""
