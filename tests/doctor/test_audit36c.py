@@ -260,3 +260,20 @@ def test_cuda_home_fixes_beside_a_cpu_torch_name_the_whole_toolkit_found():
                             cuda_home_env="/nonexistent/cuda", cuda_home_malformed_why="does not exist")
     [g] = [f for f in evaluate(facts, layers=["toolkit"]) if f.code == "cuda_home_malformed"]
     assert any("export CUDA_HOME=/usr/local/cuda-13.0" in c for c in g.fix.commands)
+
+
+# --- F14: __cudaRegisterLinkedBinary_* undefined: relocatable device code without the device link -------------------
+
+RDC = '$ python -c "import torch; print(torch.__version__)"\n2.4.0+cu121\n$ nvcc -V | tail -1\nBuild cuda_12.6.r12.6/compiler.34714021_0\n$ python -c "from torch.utils.cpp_extension import load; load(\'gridops\', [\'grid.cpp\', \'grid_kernel.cu\'], verbose=True)"\nEmitting ninja build file /home/bea/.cache/torch_extensions/py310_cu121/gridops/build.ninja...\nBuilding extension module gridops...\n[1/3] /usr/local/cuda/bin/nvcc ... -gencode=arch=compute_89,code=sm_89 -c grid_kernel.cu\n...\nImportError: /home/bea/.cache/torch_extensions/py310_cu121/gridops/gridops.so: undefined symbol: __cudaRegisterLinkedBinary_39_tmpxft_00001a2b_00000000_7_grid_kernel_cpp1_ii_3f1c2d4e\n'
+
+
+def test_a_linked_binary_registration_undefined_reads_as_no_device_link():
+    from smrnb.doctor._explain import explain_result
+
+    first = explain_result(RDC, similar=False).findings[0]
+    assert first.code == "extension_undefined_symbol" and "device-linked" in first.title
+    assert any("dlink=True" in c for c in first.fix.commands)
+    # the runtime's own registration functions keep their reading (another CUDA runtime than the build's)
+    other = RDC.replace("__cudaRegisterLinkedBinary_39_tmpxft_00001a2b_00000000_7_grid_kernel_cpp1_ii_3f1c2d4e",
+                        "__cudaRegisterFatBinaryEnd")
+    assert "device-linked" not in explain_result(other, similar=False).findings[0].title

@@ -575,6 +575,11 @@ def symbol_codes(facts: Mapping[str, Any], ev: Mapping[str, Any]) -> list[str]:
         # an OpenMP runtime function undefined: the module was built with OpenMP and the runtime (libgomp, libomp)
         # is not linked in or not found where the loader looks (macOS' @rpath to a compiler's lib directory)
         return ["library_not_found", "extension_undefined_symbol"]
+    if sym.startswith("__cudaRegisterLinkedBinary"):
+        # (blind audit 36, F14) defined by nvcc's device-link step: relocatable device code (-rdc=true / -dc) that was
+        # never device-linked (torch/utils/cpp_extension.py, CUDAExtension's "Relocatable device code linking": rdc
+        # objects need an extra -dlink step, dlink=True), not another CUDA release
+        return ["extension_undefined_symbol"]
     if owner == "cuda_runtime" and sym.startswith("__cudaRegister"):
         return ["nvcc_torch_cuda_mismatch", "extension_undefined_symbol"]
     if "torchvision" in nb or "torchaudio" in nb:
@@ -672,6 +677,18 @@ def _undef(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
     sym = str(ev.get("symbol") or (ev.get("groups") or {}).get("sym") or "")
     dem = demangle(sym) if sym.startswith("_Z") else None
     lib = ev.get("needed_by")
+    if sym.startswith("__cudaRegisterLinkedBinary"):  # (blind audit 36, F14) symbol_codes
+        return {"title": "Relocatable device code never device-linked: __cudaRegisterLinkedBinary_* is defined by "
+                         "nvcc's device-link step, which the build did not run",
+                "detail": "Code compiled with -rdc=true (or -dc) references device symbols across files; such "
+                          "objects need a device link (nvcc -dlink) before the host link "
+                          "(torch.utils.cpp_extension, CUDAExtension: 'Relocatable device code linking').",
+                "commands": ["# setup.py: CUDAExtension(..., dlink=True, extra_compile_args={'nvcc': ['-rdc=true', "
+                             "...]})   # BuildExtension then runs the device link (needs ninja)",
+                             "# or without relocatable device code: drop -rdc=true / -dc from the nvcc flags "
+                             "(extra_compile_args['nvcc'], or load()'s extra_cuda_cflags), where no kernel calls a "
+                             "__device__ function of another file",
+                             "grep -rn -e '-rdc' -e \"'-dc'\" setup.py *.py   # where the flag comes from"]}
     return {"title": f"Undefined symbol {(dem or sym)[:120]}: built against another library version" if sym else
             "An undefined symbol: built against another library version",
             "commands": [f"nm -D --defined-only <the library that should define it> | grep '{sym[:60]}'",
