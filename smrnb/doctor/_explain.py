@@ -36,7 +36,7 @@ from smrnb.doctor._model import LAYERS, SIMILAR_REPORTS, Finding, Fix
 from smrnb.doctor._paste import decode, normalise
 from smrnb.doctor._redact import quote
 from smrnb.doctor._symbols import demangle, is_torch_symbol, string_abi  # noqa: F401 (re-exported)
-from smrnb.doctor._textfacts import read_text, summary
+from smrnb.doctor._textfacts import NOT_TURNED, read_text, summary
 from smrnb.doctor.rules import evaluate_traced
 from smrnb.doctor.rules._events import PRIORITY
 
@@ -447,7 +447,7 @@ _WENT_WELL_RE = re.compile(r"\b(?:all good|all tests? passed|(?:completed|finish
                            r"retry (?:ok|succeeded)|works now|epoch [0-9]+(?:/[0-9]+)? (?:finished|done))\b(?=[^\n]{0,60}$)|"
                            # (blind audit 36 M5) "but after upgrading to torch 2.1 it works": the change ended it
                            r"\b(?:after|since) (?:i |we )?(?:upgrad|updat|downgrad|install|reinstall|switch|rebuil|"
-                           r"reboot|restart|export|sett|add|pinn)\w* (?:(?!but\b|before\b|fail|error|crash|broke|not\b|\w*n't\b)(?:[^\n.;!?]|\.(?=\w))){0,80}?\b(?:it|everything|this|that) "
+                           r"reboot|restart|export|sett|add|pinn)\w* " + NOT_TURNED + r"{0,80}?\b(?:it|everything|this|that) "
                            r"(?:now )?(?:works|is working|worked|runs fine|ran fine)(?: now| again| fine)?\b"
                            r"(?=[^\n]{0,60}$)|"
                            r"\b(?:your|the|this) (?:run|job|build|training|program|script) (?:did not|didn't) fail"

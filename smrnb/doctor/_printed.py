@@ -976,7 +976,7 @@ def _owner_unknown(c: str, text: str) -> str:
 
     if not re.search(r"(?:--force-reinstall|uninstall -y)\b", c) or not _OWNER_PLACEHOLDER_RE.search(c):
         return ""
-    if _OWNS_RE.search(c) and _OWNS_RE.search(c).group(1) != "the":
+    if (owns := _OWNS_RE.search(c)) and owns.group(1) != "the":
         return ""  # a file's owner: the text's site-packages folder of that file fills it
     top = _failing_import(text)
     if not top or top == "torch" or top.startswith("_"):  # a private module: _private_named says so
@@ -1357,13 +1357,16 @@ def said_in_words(found: list[Finding]) -> list[Finding]:
     """(round 31a, issue 25) The findings of this machine (``diagnose``; explain's live findings beside a text) with
     each command's placeholders said in words and no private module's name as a pip target (:func:`_glossed`,
     :func:`_private_named`): explain's text findings get the same in :func:`_commands`."""
+    return _each_command(found, lambda c: _glossed(_private_named(c)))
+
+
+def _each_command(found: list[Finding], mend: Any) -> list[Finding]:
+    """``found`` with ``mend`` applied to every fix command (a finding whose commands do not change is kept as it is):
+    the live findings' passes (:func:`said_in_words`, :func:`this_pythons_commands`)."""
     out = []
     for f in found:
-        if f.fix is None or not f.fix.commands:
-            out.append(f)
-            continue
-        cmds = tuple(_glossed(_private_named(c)) for c in f.fix.commands)
-        out.append(f if cmds == f.fix.commands else replace(f, fix=Fix(f.fix.why, cmds, f.fix.docs)))
+        cmds = tuple(mend(c) for c in f.fix.commands) if f.fix is not None else ()
+        out.append(f if f.fix is None or cmds == f.fix.commands else replace(f, fix=Fix(f.fix.why, cmds, f.fix.docs)))
     return out
 
 
@@ -2420,7 +2423,7 @@ __all__ = ["said_in_words", "true_to_text"]
 
 
 #: (blind audit 36, H5) a command that runs pip or python by the name PATH resolves: at its start or after "&&" / ";"
-_BARE_PYTHON_RE = re.compile(r"(?:^|(?<=&& )|(?<=; ))(?:pip3?(?= )|python3?(?= -m pip )|python3?(?= ))")
+_BARE_PYTHON_RE = re.compile(r"(?:^|(?<=&& )|(?<=; ))(?:pip3?|python3?)(?= )")
 
 
 def this_pythons_commands(found: list[Finding], executable: str, path_python: str | None,
@@ -2435,27 +2438,14 @@ def this_pythons_commands(found: list[Finding], executable: str, path_python: st
     if not executable or not (other_python or other_pip):
         return found
     exe = shlex.quote(executable) if os.name != "nt" else (f'"{executable}"' if " " in executable else executable)
+    pip, python = f"{exe} -m pip" if other_pip else None, exe if other_python else None
+    return _each_command(found, lambda c: "\n".join(_for_this_python(line, pip, python) for line in c.split("\n")))
 
-    def mend(c: str) -> str:  # each line of a script apart (a source build's commands in one block)
-        return "\n".join(mend_line(line) for line in c.split("\n"))
 
-    def mend_line(c: str) -> str:
-        if c.lstrip().startswith(("#", "%")):
-            return c
-        body, sep, note = c.partition("   #")
-
-        def one(m: re.Match[str]) -> str:
-            word = m.group()
-            if word.startswith("pip"):
-                return f"{exe} -m pip" if other_pip else word
-            return exe if other_python else word
-        return _BARE_PYTHON_RE.sub(one, body) + sep + note
-
-    out = []
-    for f in found:
-        if f.fix is None or not f.fix.commands:
-            out.append(f)
-            continue
-        cmds = tuple(mend(c) for c in f.fix.commands)
-        out.append(f if cmds == f.fix.commands else replace(f, fix=Fix(f.fix.why, cmds, f.fix.docs)))
-    return out
+def _for_this_python(line: str, pip: str | None, python: str | None) -> str:
+    """One line of a command (a script's lines apart) with its bare ``pip`` / ``python`` as ``pip`` / ``python`` (None:
+    kept as it is); a comment or a notebook's ``%pip`` line, and the note after "   #", as they are."""
+    if line.lstrip().startswith(("#", "%")):
+        return line
+    body, sep, note = line.partition("   #")
+    return _BARE_PYTHON_RE.sub(lambda m: (pip if m.group().startswith("pip") else python) or m.group(), body) + sep + note

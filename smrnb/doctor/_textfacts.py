@@ -2890,8 +2890,10 @@ def _scan_release_breaks(r: _Reader, line: str, low: str) -> None:
 
 #: (blind audit 36 M5) what, after "after upgrading ..." in its sentence, says the change ended the failure ("... it
 #: works", "... that fixed it", "... the error is gone")
-_CHANGE_ENDED_IT_RE = re.compile(r"^(?:(?!but\b|before\b|fail|error|crash|broke|not\b|\w*n't\b)"
-                                 r"(?:[^\n.;!?]|\.(?=\w))){0,100}?\b(?:(?:it|everything|this|that|all) (?:now )?"
+#: a character of a sentence that has not turned yet (no "but", "before", failure or negation starts there): what may
+#: stand between a change and the words that say it works (here and in _explain's _WENT_WELL_RE)
+NOT_TURNED = r"(?:(?!but\b|before\b|fail|error|crash|broke|not\b|\w*n't\b)(?:[^\n.;!?]|\.(?=\w)))"
+_CHANGE_ENDED_IT_RE = re.compile(r"^" + NOT_TURNED + r"{0,100}?\b(?:(?:it|everything|this|that|all) (?:now )?"
                                  r"(?:works|is working|worked|runs fine|ran fine|is fine)|fixed (?:it|the)|"
                                  r"(?:is|was|got) (?:fixed|solved|resolved|gone))\b")
 
@@ -3905,7 +3907,7 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     r.text = text
     _scan_lines(r, text, budget_s)
     _printed_torch_version(r, text)
-    if "\nversion: " in text[:_PIP_SHOW_CHARS].lower():
+    if text.find("\nVersion: ", 0, _PIP_SHOW_CHARS) >= 0:  # (the line _PIP_SHOW_RE needs, as pip prints it)
         _pip_show_releases(r, text)
     low = text.lower()
     # a long text's characters and words, once: a phrase or a row's literal holding a character or a whole word the

@@ -91,17 +91,7 @@ T45 = """$ pip list | grep torch
 torch        2.5.1+cu124
 torchvision  0.20.1+cu124
 torchaudio   2.5.1+cu124
-$ python -c "import torch; print(torch.__version__, torch.version.cuda); print(torch.cuda.is_available())"
-2.5.1+cu124 12.4
-/home/alice/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:129: UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version that has been compiled with your version of the CUDA driver. (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)
-  return torch._C._cuda_getDeviceCount() > 0
-False
-$ nvidia-smi
-+-----------------------------------------------------------------------------+
-| NVIDIA-SMI 470.199.02   Driver Version: 470.199.02   CUDA Version: 11.4     |
-|-------------------------------+----------------------+----------------------+
-|   0  Tesla V100-SXM2...  Off  | 00000000:00:1E.0 Off |                    0 |
-"""
+""" + T01  # t45.txt: t01 with the pip list that shows torch's companions
 T46 = """GPU: NVIDIA GeForce RTX 5090, torch 2.7.1+cu128, nvcc: Cuda compilation tools, release 12.4, V12.4.131
 gsplat 1.4.0 compiled from source (pip install --no-build-isolation gsplat)
 Traceback (most recent call last):

@@ -77,8 +77,8 @@ def rebuild_of_file(path: str, facts: Mapping[str, Any]) -> list[str]:
     name = _name(path)
     if "/site-packages/" in norm or "/dist-packages/" in norm:
         top = norm.split("-packages/", 1)[1].split("/", 1)[0].split(".", 1)[0]
-        if per_torch_wheel(norm):
-            return [pyg_wheel_command(facts, per_torch_wheel(norm))]
+        if pyg := per_torch_wheel(norm):
+            return [pyg_wheel_command(facts, pyg)]
         dist = metadata_owner(top)
         if dist:
             return [f"pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps {dist}   # rebuild "
@@ -880,28 +880,26 @@ def removed_api_fix(row: Mapping[str, str], facts: Mapping[str, Any] | None = No
     head = what[:1].upper() + what[1:] if row.get("form") == "keyword" else what
     shown = _releases_shown(facts, row)
     name = "Python" if lib.lower() == "python" else lib
+    since = f" (the text shows {name} {' / '.join(shown)})" if shown else ""
+    evidence = [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']}; "
+                f"verified: {row['verified']})",
+                *([f"the text shows {name} {' / '.join(shown)}, not older than {ver}"] if shown else [])]
     if unpickled:
         return {"title": f"{head} was removed in {name} {ver}: the saved object (a pickle, a checkpoint) was written by "
-                         "an older release, whose class the installed one no longer has"
-                         + (f" (the text shows {name} {' / '.join(shown)})" if shown else ""),
+                         "an older release, whose class the installed one no longer has" + since,
                 "detail": f"pickle stores a class by its module and name; {name} {ver} removed {what}"
                           + (f" (now {repl})" if repl else "") + ". Load the file with a release before "
                           f"{ver}, save its plain data (a state_dict, arrays), and load that with the installed one; "
                           "or save it anew with the installed release.",
                 "commands": [pin, f"pip show {lib.lower()}   # the installed release"],
-                "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']}; "
-                             f"verified: {row['verified']})",
-                             *([f"the text shows {name} {' / '.join(shown)}, not older than {ver}"] if shown else [])]}
-    return {"title": f"{head} was removed in {name} {ver}: the code was written for an older release"
-                     + (f" (the text shows {name} {' / '.join(shown)})" if shown else ""),
+                "evidence": evidence}
+    return {"title": f"{head} was removed in {name} {ver}: the code was written for an older release" + since,
             "detail": f"Replacement: {repl}" if repl else "",
             # (round 28a, blind audit 27) the code change first wherever the row names one: a pin of an old release
             # may have no build for the Python in use (scipy<1.2, open3d<0.10), and a companion pinned alone moves torch
             "commands": [*([f"# change the code: {what} -> {repl}", pin] if repl else [pin, f"pip show {lib}"]),
                          *([] if lib.lower() == "python" else [f"pip show {lib.lower()}   # the installed release"])],
-            "evidence": [f"tables/removed_apis.csv {row['key']}: removed in {lib} {ver} (source: {row['source']}; "
-                         f"verified: {row['verified']})",
-                         *([f"the text shows {name} {' / '.join(shown)}, not older than {ver}"] if shown else [])]}
+            "evidence": evidence}
 
 
 

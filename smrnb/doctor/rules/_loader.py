@@ -327,8 +327,8 @@ def _rebuilt_for_cuda(facts: Mapping[str, Any], ev: Mapping[str, Any], tc: Any) 
     from smrnb.doctor.rules._abi import per_torch_wheel, pyg_wheel_command
 
     needed = str(ev.get("needed_by") or "")
-    if per_torch_wheel(needed):
-        return [pyg_wheel_command(facts, per_torch_wheel(needed))]
+    if pyg := per_torch_wheel(needed):
+        return [pyg_wheel_command(facts, pyg)]
     pkg = package_name(needed, "<package>")
     return [f"pip install --no-cache-dir --force-reinstall {pkg}   # the build made for this torch's CUDA"
             + (f" {major(tc)}" if tc else ""),
