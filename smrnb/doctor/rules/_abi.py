@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._owner import metadata_owner, package_name
@@ -20,12 +21,15 @@ from smrnb.doctor.rules import rule
 from smrnb.doctor.rules._events import (
     _peek,
     builds,
+    cupy_fails,
     default_build,
     events,
     finding,
     has_sign,
     kernel_python_codes,
     one_edit,
+    own_nvcc_version,
+    own_program_fails,
     resolve,
     restart_said,
     value,
@@ -1167,6 +1171,14 @@ def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, 
         return {"title": "No kernel image for this GPU in a binary that ran", "evidence": evidence,
                 "commands": ["nvidia-smi --query-gpu=name,compute_cap --format=csv",
                              nvcc_for_gpu(str(own), caps, list(value(facts, "toolkit", "extension_archs") or []))]}
+    if cupy := cupy_fails(facts):
+        return {"title": f"No kernel image for this GPU in CuPy's binary ({cupy})", "evidence": evidence,
+                "fix": CUPY_FIX, "commands": cupy_wheel_commands(facts, cupy, caps)}
+    if own_program_fails(facts) and caps:
+        return {"title": "No kernel image for this GPU in a program built without its architecture",
+                "evidence": evidence, "commands": own_program_rebuild(facts, caps),
+                "fix": "The program (or a library it loads) was built without code for this GPU's architecture: rebuild "
+                       "it with the GPU's architecture (-gencode), with a toolkit whose nvcc knows that architecture."}
     cmds = ["nvidia-smi --query-gpu=name,compute_cap --format=csv",
             f"rm -rf build/ && {arch} pip install --no-build-isolation --no-cache-dir --force-reinstall "
             + ("git+https://github.com/NVIDIAGameWorks/kaolin   # IGNORE_TORCH_VER=1 when torch is outside its range"
@@ -1174,6 +1186,62 @@ def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, 
     if al and (newer := newer_toolkit_command(caps or named, nv)):  # a GPU newer than the nvcc in use
         cmds.append(newer)
     return {"title": "No kernel image for this GPU in a binary that ran", "evidence": evidence, "commands": cmds}
+
+
+#: (round 37f) what a CuPy failure of the GPU's architecture needs (CuPy's installation guide; CUDA_PATH: CuPy's
+#: environment-variables page, "For runtime")
+CUPY_FIX = ("CuPy's wheels are built for one CUDA major (cupy-cuda11x, cupy-cuda12x) and compile kernels with the NVRTC "
+            "of the CUDA root CUDA_PATH names (not CUDA_HOME): install the wheel for a CUDA that knows the GPU and the "
+            "driver runs, with that CUDA's toolkit where CuPy compiles; neither torch nor TORCH_CUDA_ARCH_LIST is "
+            "involved.")
+
+
+def cupy_wheel_commands(facts: Mapping[str, Any], dist: str, caps: list[str]) -> list[str]:
+    """(round 37f, blind audit 37 F2) CuPy's wheel for the CUDA major the driver runs, in place of the one installed:
+    CuPy publishes one wheel per CUDA major (cupy-cuda11x: CUDA 11.2-11.x, cupy-cuda12x: CUDA 12.x; its PyPI pages and
+    installation guide), and a wheel of a CUDA that predates the GPU (cupy-cuda102 on sm_80) has no code for it."""
+    from smrnb.doctor._install import cc_to_int, first_nvcc_for
+
+    dv = str(value(facts, "driver", "cuda_driver_version") or "")
+    need = max((first_nvcc_for(n) or "11.0" for n in (cc_to_int(c) for c in caps) if n), key=tables.version_key,
+               default="11.0")
+    major = int(dv.split(".")[0]) if dv[:2].isdigit() else 12
+    major = max(major, 11, int(need.split(".")[0]))
+    why_major = (f"nvidia-smi's CUDA Version {dv}" if dv else
+                 "for a driver of CUDA 12 or later (nvidia-smi's 'CUDA Version'); cupy-cuda11x for a CUDA 11 driver")
+    old = dist if dist != "cupy" else "cupy-cuda11x cupy-cuda12x cupy-cuda13x"  # pip skips those not installed
+    return ["nvidia-smi   # 'CUDA Version': the newest CUDA the driver runs",
+            f"pip uninstall -y {old} && pip install cupy-cuda{major}x   # CuPy's wheel for CUDA {major}.x ({why_major}); "
+            f"the GPU ({', '.join(caps) or '?'}) needs CUDA {need} or later"]
+
+
+def own_program_rebuild(facts: Mapping[str, Any], caps: list[str]) -> list[str]:
+    """(round 37f, blind audit 37 F2) A program of the user's own built without the GPU's architecture: its nvcc build
+    again with a -gencode for the GPU beside the ones it had, with a toolkit whose nvcc builds that architecture
+    (tables/nvcc_archs.csv), or with the nvcc in use the PTX of its newest architecture (the driver compiles it)."""
+    from smrnb.doctor._install import _TEGRA_ARCHS, cc_to_int, first_nvcc_for, nvcc_archs
+
+    had = [str(a) for a in value(facts, "toolkit", "extension_archs") or [] if str(a).isdigit()]
+    nums = [n for n in (cc_to_int(c) for c in caps) if n]
+    nv = own_nvcc_version(facts)
+    have = nvcc_archs(nv) if nv else None
+    lib = next(iter(value(facts, "loader", "libraries_named") or []), "the library")
+    cmds = ["nvidia-smi --query-gpu=name,compute_cap --format=csv"]
+    newer = [n for n in nums if have is not None and n not in have]
+    firsts = [f for f in (first_nvcc_for(n) for n in newer) if f]
+    if newer and firsts:
+        cuda = max(firsts, key=tables.version_key)
+        cmds.append(f"export PATH=/usr/local/cuda-{cuda}/bin:$PATH && nvcc --list-gpu-arch   # CUDA {cuda} or later "
+                    f"installed: the first nvcc that builds sm_{newer[-1]} (nvcc {nv} cannot"
+                    + (f"; with it, -gencode arch=compute_{low[-1]},code=compute_{low[-1]} gives PTX the driver "
+                       "compiles at first use" if (low := [a for a in have or [] if a < min(newer) and a not in
+                                                           _TEGRA_ARCHS]) else "") + ")")
+    archs = sorted({*map(int, had), *nums})
+    gen = " ".join(f"-gencode arch=compute_{n},code=sm_{n}" for n in archs)
+    cmds.append(f'rm -rf build && cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES="{";".join(map(str, archs))}" && '
+                f"cmake --build build   # rebuild {lib} for the GPU's architecture beside the ones it had (a build "
+                f"calling nvcc itself: {gen}); no pip: it is not a Python package")
+    return cmds
 
 
 #: nvcc's options that name the architectures to build for (nvcc --help): dropped from the user's command, which gets

@@ -136,6 +136,57 @@ def _runs_on(archs: Iterable[str], cc: int) -> bool:
     return tables.wheel_runs([int(a) for a in archs if str(a).isdigit()], None, cc)
 
 
+def torch_in_text(facts: Facts) -> bool:
+    """(round 37f) Whether the text itself shows torch: its version, CUDA build or arch list (read from the text, not
+    this machine), or a frame of torch's own files."""
+    for key in ("version", "cuda", "arch_list", "version_base"):
+        d = facts.get("torch")
+        if _peek(facts, "torch", key) and (not isinstance(d, Mapping) or
+                                           (d.get("provenance") or {}).get(key, "text") == "text"):
+            return True
+    return any("torch/" in str(f).replace("\\", "/") for f in _peek(facts, "torch", "source_files") or ())
+
+
+#: (round 37f) CuPy's own modules, as a traceback names their files (cupy/_core/core.pyx, cupy_backends/cuda/...)
+_CUPY_FILE_RE = re.compile(r"(?:^|/)cupy(?:_backends)?/")
+
+
+def cupy_fails(facts: Facts) -> str:
+    """(round 37f, blind audit 37 F2) The CuPy distribution whose code failed (``cupy-cuda102`` where the text lists
+    it, else ``cupy``), or "": the traceback's frames are CuPy's and the text shows no torch. CuPy's wheels are built
+    once per CUDA release and read their CUDA root from CUDA_PATH: neither a torch reinstall nor TORCH_CUDA_ARCH_LIST
+    changes them."""
+    files = [str(f).replace("\\", "/") for f in _peek(facts, "torch", "source_files") or ()]
+    if not any(_CUPY_FILE_RE.search(f) for f in files) or torch_in_text(facts):
+        return ""
+    value(facts, "torch", "source_files")  # it decides: noted as read
+    rel = _peek(facts, "loader", "package_releases") or {}
+    return next((str(k).replace("_", "-") for k in rel if str(k).lower().startswith("cupy")), "cupy")
+
+
+def own_program_fails(facts: Facts) -> bool:
+    """(round 37f, blind audit 37 F2) A CUDA program of the user's own (no Python traceback, import or exception, no
+    torch in the text) whose build architectures the text names (-gencode arch=compute_75,code=sm_75): its own nvcc
+    build, not a pip package."""
+    return bool(_peek(facts, "toolkit", "extension_archs")) and not _peek(facts, "torch", "source_files") and \
+        not _peek(facts, "loader", "modules_imported") and not torch_in_text(facts) and \
+        not has_sign(facts, "jetson", "kaolin") and \
+        not any(_PYTHON_ERROR_RE.match(str(e.get("line") or "")) for e in events(facts))
+
+
+#: a Python exception's line ("RuntimeError: CUDA error: ...", torch's own words for a CUDA error)
+_PYTHON_ERROR_RE = re.compile(r"\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning)\b:")
+
+
+def own_nvcc_version(facts: Facts) -> str | None:
+    """The nvcc release a program was built with: the toolkit's, else 'nvcc 11.4' as a build line names it."""
+    nv = value(facts, "toolkit", "build_nvcc_version")
+    if nv:
+        return str(nv)
+    named = (_peek(facts, "loader", "package_releases") or {}).get("nvcc") or []
+    return str(named[0]) if named and tables.parse_version(str(named[0])) else None
+
+
 def _extension_lacks_gpu(facts: Facts, ccs: list[str]) -> str:
     """(round 26d) Why 'no kernel image' is an extension's and not torch's, or "": the text tells an extension's build
     architectures (TORCH_CUDA_ARCH_LIST=, -gencode, TCNN_/CMAKE_CUDA_ARCHITECTURES=) that lack the GPU, and torch's
@@ -821,6 +872,8 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         c.remove("cpu_only_torch_with_gpu")
     if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
         c.remove("prebuilt_binary_wrong_cuda")
+    if "torch_wheel_lacks_gpu_arch" in c and len(c) > 1 and (cupy_fails(facts) or own_program_fails(facts)):
+        c.remove("torch_wheel_lacks_gpu_arch")  # (round 37f) CuPy's code or a program of its own failed, no torch shown
     return c
 
 

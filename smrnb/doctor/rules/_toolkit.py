@@ -24,11 +24,17 @@ from smrnb.doctor._install import (
 )
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor.rules import Facts, rule
-from smrnb.doctor.rules._abi import PYTHON_OPTIONAL_C_MODULES, torch_header_of_torch
+from smrnb.doctor.rules._abi import (
+    CUPY_FIX,
+    PYTHON_OPTIONAL_C_MODULES,
+    cupy_wheel_commands,
+    torch_header_of_torch,
+)
 from smrnb.doctor.rules._context import env_fix_commands, layer
 from smrnb.doctor.rules._events import (
     GIT_SUBMODULE_OVER_HTTPS,
     builds,
+    cupy_fails,
     events,
     finding,
     first_clause,
@@ -572,6 +578,8 @@ def _unsupported_arch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         and g.get("compute_capability")]
     if req:
         wanted.insert(0, str(req))
+    if cupy := cupy_fails(facts):
+        return _cupy_arch(facts, cupy, nv, wanted)
     cmds = ["nvcc --version; nvcc --list-gpu-arch"]
     al = build_arch_list(wanted, nv) if nv else None
     if al:
@@ -585,6 +593,23 @@ def _unsupported_arch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         cmds.append('export TORCH_CUDA_ARCH_LIST="<X.Y>"   # X.Y: the GPU\'s capability (nvidia-smi --query-gpu=compute_cap '
                     "--format=csv), if the nvcc in use lists it (nvcc --list-gpu-arch)")
     return {"title": "The build cannot target the requested GPU arch" + (f" ({req})" if req else ""), "commands": cmds}
+
+
+def _cupy_arch(facts: Facts, cupy: str, nv: str | None, wanted: list[str]) -> dict[str, Any]:
+    """(round 37f, blind audit 37 F2) CuPy's NVRTC (of the CUDA root CUDA_PATH names) does not know the GPU: a CUDA
+    root whose NVRTC does, through CUDA_PATH, which CuPy reads (not CUDA_HOME), or the wheel of a newer CUDA."""
+    from smrnb.doctor._install import cc_to_int, first_nvcc_for
+
+    caps = [w for w in wanted if "." in str(w)]
+    need = [f for f in (first_nvcc_for(n) for n in (cc_to_int(c) for c in caps) if n) if f]
+    cmds = []
+    if need:
+        cuda = max(need, key=tables.version_key)
+        cmds.append(f"export CUDA_PATH=/usr/local/cuda-{cuda}   # CuPy's CUDA root (CuPy reads CUDA_PATH, not "
+                    f"CUDA_HOME): CUDA {cuda} or later installed, the first whose NVRTC knows sm_"
+                    f"{max(cc_to_int(c) or 0 for c in caps)}" + (f" (CUDA {nv} does not)" if nv else ""))
+    return {"title": "CuPy's CUDA compiler (NVRTC" + (f" of CUDA {nv}" if nv else "") + ") cannot target this GPU",
+            "fix": CUPY_FIX, "commands": cmds + cupy_wheel_commands(facts, cupy, caps)}
 
 
 @builds("extension_build_failed")
