@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from smrnb.doctor import _textfacts, tables
+from smrnb.doctor._buildvars import with_build_variables
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._redact import REDACTED, redact_text, redacted_and_secrets
 
@@ -1278,7 +1279,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if "torch-<torch version>_cu<cuda>.html" in c:  # (round 29) kaolin's page as pip_names wrote it: the text's torch
             c = _kaolin_filled(c, text)
         c = _no_deps(_pyg_from_its_page(c, facts))
-        c = _glossed(_private_named(_jobs_unnamed(c)))
+        c = with_build_variables(_glossed(_private_named(_jobs_unnamed(c))), text, facts)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
             c = _windows(c)

@@ -105,3 +105,61 @@ def test_a_program_of_its_own_is_rebuilt_with_a_toolkit_that_knows_the_gpu():
     assert any("/usr/local/cuda-11.8/bin" in c and "nvcc 11.4 cannot" in c for c in cmds), cmds
     assert any('CMAKE_CUDA_ARCHITECTURES="75;89"' in c and "-gencode arch=compute_89,code=sm_89" in c for c in cmds), cmds
     assert not any("torch's current wheels" in e for f in report["findings"] for e in f["evidence"])
+
+
+# F11 -------------------------------------------------------------------------------------------------------------
+
+T27 = """$ python -c "import torch, pytorch3d; print(torch.__version__, torch.cuda.is_available(), pytorch3d.__version__)"
+2.1.0+cu118 True 0.7.5
+# pytorch3d was built with `pip install "git+https://github.com/facebookresearch/pytorch3d.git@stable"` on the login node (no GPU there)
+$ python fit_mesh.py --device cuda
+Traceback (most recent call last):
+  File "fit_mesh.py", line 88, in <module>
+    loss_chamfer, _ = chamfer_distance(sample_trg, sample_src)
+  File "/home/yu/.venv/lib/python3.10/site-packages/pytorch3d/loss/chamfer.py", line 230, in chamfer_distance
+    x_nn = knn_points(x, y, lengths1=x_lengths, lengths2=y_lengths, norm=norm, K=1)
+  File "/home/yu/.venv/lib/python3.10/site-packages/pytorch3d/ops/knn.py", line 186, in knn_points
+    p1_idx, p1_dists = _knn_points.apply(
+  File "/home/yu/.venv/lib/python3.10/site-packages/pytorch3d/ops/knn.py", line 72, in forward
+    idx, dists = _C.knn_points_idx(p1, p2, lengths1, lengths2, norm, K, version)
+RuntimeError: Not compiled with GPU support
+"""
+
+T32 = """# on the cluster's login node (no GPU), torch 2.1.2+cu118, CUDA 11.8 module loaded
+$ module load cuda/11.8
+$ python -c "import torch; print(torch.__version__, torch.cuda.is_available())"
+2.1.2+cu118 False
+$ pip install --no-build-isolation git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch
+  ...
+  Running setup.py install for tinycudann ... error
+    error: subprocess-exited-with-error
+    Traceback (most recent call last):
+      File "/tmp/pip-req-build-abc/bindings/torch/setup.py", line 52, in <module>
+        raise EnvironmentError("Unknown compute capability. Specify the target compute capabilities in the TCNN_CUDA_ARCHITECTURES environment variable or install PyTorch with the CUDA backend to detect it automatically.")
+    OSError: Unknown compute capability. Specify the target compute capabilities in the TCNN_CUDA_ARCHITECTURES environment variable or install PyTorch with the CUDA backend to detect it automatically.
+# the jobs run on A100 nodes
+"""
+
+
+def test_pytorch3d_built_without_a_gpu_gets_force_cuda_and_the_arch_list_in_the_command():
+    cmds = [c.split("   #")[0] for c in _commands(_explain(T27), "extension_not_compiled") if "pip install" in c]
+    assert cmds, _commands(_explain(T27))
+    assert all(c.startswith("FORCE_CUDA=1 TORCH_CUDA_ARCH_LIST=") and "pytorch3d" in c for c in cmds), cmds
+    archs = cmds[0].split('TORCH_CUDA_ARCH_LIST="')[1].split('"')[0].split(";")
+    assert "8.0" in archs and "9.0" in archs and "10.0" not in archs, archs  # what torch's CUDA 11.8 builds
+
+
+def test_tiny_cuda_nn_gets_tcnn_cuda_architectures_of_the_gpu_the_text_names():
+    cmds = [c.split("   #")[0] for c in _commands(_explain(T32)) if c.split("   #")[0].count("pip install")]
+    builds = [c for c in cmds if "tiny-cuda-nn" in c]
+    assert builds, cmds
+    assert all('TCNN_CUDA_ARCHITECTURES="80"' in c and "TORCH_CUDA_ARCH_LIST" not in c for c in builds), builds
+    assert not any("<X.Y>" in c for c in cmds), cmds
+
+
+def test_a_prebuilt_pytorch3d_wheel_is_left_alone():
+    from smrnb.doctor._buildvars import with_build_variables
+
+    c = "pip install pytorch3d -f https://dl.fbaipublicfiles.com/pytorch3d/packaging/wheels/py310_cu118_pyt210/download.html"
+    assert with_build_variables(c, T27, None) == c
+

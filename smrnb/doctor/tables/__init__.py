@@ -19,6 +19,8 @@ Files
 ``kaolin.json``       kaolin release -> Python / torch range and ``{torch}_cu{cuda}`` wheel pages
 ``pythreejs_labext.csv`` pythreejs version -> the ``jupyter-threejs`` lab extension version it ships
 ``extension_minimums.csv`` a CUDA extension (its pip and import names) -> the oldest nvcc its setup.py builds with
+``build_variables.csv`` a CUDA extension built from source -> the variables its setup.py reads (FORCE_CUDA=1,
+    MMCV_WITH_OPS=1; TORCH_CUDA_ARCH_LIST or TCNN_CUDA_ARCHITECTURES), set in a printed build command (round 37f)
 ``source_built_modules.csv`` a CUDA extension built from a project's source tree (no PyPI wheel of that import
     name) -> the project and the command that builds it
 ``removed_apis.csv``  a module or name (``module``, ``name``) -> the release of its library (or of Python) that
