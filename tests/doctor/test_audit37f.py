@@ -6,6 +6,7 @@ auditor's (t07, t12, t63, ...)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -163,3 +164,38 @@ def test_a_prebuilt_pytorch3d_wheel_is_left_alone():
     c = "pip install pytorch3d -f https://dl.fbaipublicfiles.com/pytorch3d/packaging/wheels/py310_cu118_pyt210/download.html"
     assert with_build_variables(c, T27, None) == c
 
+
+# F12 -------------------------------------------------------------------------------------------------------------
+
+T30 = """$ pip install -U torch    # now 2.2.0+cu121; xformers was installed before for 2.1.0
+$ python -m xformers.info
+WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:
+    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.2.0+cu121)
+    Python  3.10.13 (you have 3.10.13)
+  Please reinstall xformers (see https://github.com/facebookresearch/xformers#installing-xformers)
+  Memory-efficient attention, SwiGLU, sparse and more won't be available.
+  Set XFORMERS_MORE_DETAILS=1 for more details
+$ python sample.py
+Traceback (most recent call last):
+  ...
+  File "/home/cy/.venv/lib/python3.10/site-packages/xformers/ops/fmha/dispatch.py", line 63, in _run_priority_list
+    raise NotImplementedError(msg)
+NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:
+     query       : shape=(2, 4096, 8, 40) (torch.float16)
+     key         : shape=(2, 4096, 8, 40) (torch.float16)
+     value       : shape=(2, 4096, 8, 40) (torch.float16)
+     attn_bias   : <class 'NoneType'>
+     p           : 0.0
+`cutlassF` is not supported because:
+    xFormers wasn't build with CUDA support
+`flshattF@v2.3.6` is not supported because:
+    xFormers wasn't build with CUDA support
+"""
+
+
+def test_xformers_built_for_another_torch_keeps_only_the_pinned_release():
+    report = _explain(T30)
+    assert _codes(report) == ["companion_built_for_other_torch"], _codes(report)
+    pins = [c for c in _commands(report) if c.startswith("pip install xformers")]
+    assert pins and all("xformers==0.0.24" in c for c in pins), _commands(report)
+    assert not any(re.search(r"pip install [^#]*\bxformers(?!==)\b", c.split("#")[0]) for c in _commands(report))

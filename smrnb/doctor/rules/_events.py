@@ -872,9 +872,22 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         c.remove("cpu_only_torch_with_gpu")
     if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
         c.remove("prebuilt_binary_wrong_cuda")
+    if {"extension_not_compiled", "companion_built_for_other_torch"} <= set(c) and _built_for_other_torch(facts, ev):
+        # (round 37f, blind audit 37 F12) the same package's own words say its build is of another torch ("xFormers
+        # was built for: PyTorch 2.1.0+cu121 ... (you have 2.2.0+cu121)"): its library exists and does not load, so
+        # the release made for this torch, not an unpinned rebuild that pulls the mismatch back
+        c.remove("extension_not_compiled")
     if "torch_wheel_lacks_gpu_arch" in c and len(c) > 1 and (cupy_fails(facts) or own_program_fails(facts)):
         c.remove("torch_wheel_lacks_gpu_arch")  # (round 37f) CuPy's code or a program of its own failed, no torch shown
     return c
+
+
+def _built_for_other_torch(facts: Facts, ev: Mapping[str, Any]) -> bool:
+    """(round 37f) The text holds the package's own 'built for another torch' check (extension_checks.csv's
+    ``<package>:built_for_other`` row) beside the event of ``ev`` of the same package."""
+    pkg = str(ev.get("key") or "").partition(":")[0]
+    return bool(pkg) and ev.get("table") == "extension_checks" and any(
+        e.get("key") == f"{pkg}:built_for_other" for e in events(facts, kind="message", table="extension_checks"))
 
 
 def _worked_before(facts: Facts) -> str:
