@@ -1493,6 +1493,12 @@ def _scan_gpus(r: _Reader, line: str, low: str) -> None:
             gpus.append({"name": name, "compute_capability": tables.compute_capability_for_gpu(name)})
             r.facts["driver"]["gpus_named"] = gpus
             r.facts["driver"].setdefault("read_from", {}).setdefault("gpus_named", line.strip()[:240])
+        if name and ", " in line and "driver_version" not in r.facts["driver"]:
+            # (round 37f, blind audit 37 F14) nvidia-smi --query-gpu=name,...,driver_version --format=csv: a field of
+            # the GPU's line that is a driver release (510.47.03)
+            ver = next((f.strip() for f in line.split(",")[1:] if _DRIVER_VER_RE.fullmatch(f.strip())), None)
+            if ver:
+                r.fact("driver", "driver_version", ver, line)
     if "sm_" in low or "compute_" in low:
         archs = r.facts["toolkit"].get("archs_named") or []
         for a in _SM_RE.findall(low):

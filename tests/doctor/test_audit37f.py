@@ -199,3 +199,46 @@ def test_xformers_built_for_another_torch_keeps_only_the_pinned_release():
     pins = [c for c in _commands(report) if c.startswith("pip install xformers")]
     assert pins and all("xformers==0.0.24" in c for c in pins), _commands(report)
     assert not any(re.search(r"pip install [^#]*\bxformers(?!==)\b", c.split("#")[0]) for c in _commands(report))
+
+
+# F14 -------------------------------------------------------------------------------------------------------------
+
+T06 = """$ nvcc --version
+nvcc: NVIDIA (R) Cuda compiler driver
+Cuda compilation tools, release 12.4, V12.4.131
+$ nvidia-smi --query-gpu=name,driver_version --format=csv
+name, driver_version
+Tesla V100-SXM2-32GB, 510.47.03
+$ nvcc -o vadd vadd.cu && ./vadd
+CUDA error at vadd.cu:41 code=35(cudaErrorInsufficientDriver) "cudaMalloc(&d_a, bytes)"
+CUDA driver version is insufficient for CUDA runtime version
+"""
+
+T15 = """$ nvcc --version | grep release
+Cuda compilation tools, release 11.8, V11.8.89
+$ cmake -B build -DCMAKE_CUDA_ARCHITECTURES=86 && cmake --build build -j8
+-- The CUDA compiler identification is NVIDIA 11.8.89
+...
+[ 12%] Building CUDA object CMakeFiles/splat.dir/src/rasterize.cu.o
+nvcc fatal   : Value 'c++20' is not defined for option 'std'
+make[2]: *** [CMakeFiles/splat.dir/build.make:90: CMakeFiles/splat.dir/src/rasterize.cu.o] Error 1
+make[1]: *** [CMakeFiles/Makefile2:83: CMakeFiles/splat.dir/all] Error 2
+make: *** [Makefile:136: all] Error 2
+"""
+
+
+def test_a_plain_nvcc_program_on_driver_510_is_certainly_too_old_and_gets_an_older_toolkit():
+    report = _explain(T06)
+    f = report["findings"][0]
+    assert f["code"] == "driver_too_old" and "may be" not in f["title"] and "11.6" in f["title"], f["title"]
+    cmds = f["fix"]["commands"]
+    assert any(c.startswith("export PATH=/usr/local/cuda-11.6/bin:$PATH && nvcc -o vadd vadd.cu") for c in cmds), cmds
+    assert not any("torch" in c for c in cmds), cmds
+
+
+def test_std_cxx20_with_nvcc_11_8_says_it_needs_cuda_12():
+    report = _explain(T15)
+    f = report["findings"][0]
+    assert f["code"] == "nvcc_option_unsupported" and "CUDA 12.0" in f["title"] and "11.8" in f["title"], f["title"]
+    assert any("/usr/local/cuda-12.0/bin" in c for c in f["fix"]["commands"]), f["fix"]["commands"]
+

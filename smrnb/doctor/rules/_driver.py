@@ -22,6 +22,7 @@ from smrnb.doctor.rules._events import (
     has_sign,
     major,
     resolve,
+    torch_in_text,
     value,
 )
 
@@ -405,6 +406,14 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         return {"title": title, "evidence": evidence,
                 "commands": cmds + _image_commands(image, used, dcuda, dv, driver_platform(facts)),
                 "docs": DRIVER_DOCS}
+    own = value(facts, "toolkit", "nvcc_command") if not tc and not torch_in_text(facts) else None
+    if own and dcuda and compared:  # (round 37f, blind audit 37 F14) the user's own nvcc build, no torch in the text
+        return {"title": title, "evidence": evidence, "docs": DRIVER_DOCS,
+                "fix": f"The program was built with CUDA {cuda}, newer than the newest CUDA this driver runs ({dcuda}): "
+                       f"build it with a CUDA {dcuda} or older toolkit, or update the driver.",
+                "commands": cmds + [f"export PATH=/usr/local/cuda-{dcuda}/bin:$PATH && {own}   # a CUDA <= {dcuda} "
+                                    "toolkit installed, which this driver runs",
+                                    _driver_update_line(cuda, driver_platform(facts))]}
     if dcuda:
         runs = indexes_for_driver_cuda(dcuda, dv, driver_platform(facts))
         tv = str(value(facts, "torch", "version") or "").split("+")[0]
@@ -428,6 +437,17 @@ def _too_old(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         cmds.append("# update the NVIDIA driver (needs root), or install the torch build of a CUDA release "
                     "'nvidia-smi' says it supports: https://pytorch.org/get-started/previous-versions/")
     return {"title": title, "evidence": evidence, "commands": cmds, "docs": DRIVER_DOCS}
+
+
+def _driver_update_line(cuda: str | None, platform: str) -> str:
+    """(round 37f) The driver release a CUDA needs, as an update to make: its major's minimum under minor-version
+    compatibility (tables/cuda_family.csv) and the release's own (tables/cuda_driver.csv)."""
+    row = tables.min_driver_for_cuda(str(cuda), platform) if cuda else None
+    fam = tables.family_min_driver(str(cuda), platform) if cuda else None
+    if not row or not fam:
+        return "# or update the NVIDIA driver (needs root)"
+    return (f"# or update the NVIDIA driver (needs root): {fam} or newer runs CUDA {major(cuda)}.x programs (minor-version "
+            f"compatibility), {row.min_driver} or newer all of CUDA {cuda} (NVIDIA's release notes, Tables 2 and 3)")
 
 
 #: torch's companions whose builds are made per torch release and CUDA variant (tables/torch_companions.csv pairs them)

@@ -612,6 +612,31 @@ def _cupy_arch(facts: Facts, cupy: str, nv: str | None, wanted: list[str]) -> di
             "fix": CUPY_FIX, "commands": cmds + cupy_wheel_commands(facts, cupy, caps)}
 
 
+@builds("nvcc_option_unsupported")
+def _option_unsupported(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    """(round 37f, blind audit 37 F14) nvcc refusing an option value a later release added (tables/nvcc_options.csv:
+    -std=c++20 from CUDA 12.0): the release that first has it, against the nvcc in use."""
+    from smrnb.doctor.rules._events import default_build
+
+    got = default_build("nvcc_option_unsupported", ev)
+    g = ev.get("groups") or {}
+    opt, val = str(g.get("option") or "").lstrip("-"), str(g.get("value") or "")
+    row = tables.nvcc_option_change(f"--{opt}", val) if opt and val else None
+    if row is None or row.change != "added" or not re.fullmatch(r"\d{1,2}\.\d", row.cuda):
+        return got
+    nv = value(facts, "toolkit", "build_nvcc_version")
+    if nv and tables.version_key(str(nv)) >= tables.version_key(row.cuda):
+        return got  # the nvcc in use is new enough: the table does not explain it
+    flag = f"-{opt}={val}"
+    return {"title": f"{flag} needs CUDA {row.cuda} or later" + (f"; the nvcc in use is {nv}" if nv else ""),
+            "fix": f"nvcc accepts {flag} from CUDA {row.cuda} on (tables/nvcc_options.csv: {row.meaning.rstrip('.')}): "
+                   f"build with a CUDA {row.cuda} or newer toolkit, or ask the project's build for an older value.",
+            "commands": [*got["commands"],
+                         f"export PATH=/usr/local/cuda-{row.cuda}/bin:$PATH CUDACXX=/usr/local/cuda-{row.cuda}/bin/nvcc"
+                         f"   # CUDA {row.cuda} or later installed: the first nvcc that accepts {flag}"
+                         + (f" (nvcc {nv} does not)" if nv else "") + "; CMake reads CUDACXX in a fresh build folder"]}
+
+
 @builds("extension_build_failed")
 def _build_failed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     name = (ev.get("groups") or {}).get("name")
