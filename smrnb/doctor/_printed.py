@@ -166,10 +166,27 @@ def _pkg_placeholder(cmd: str, pkg: str) -> str:
     return re.sub(r"<(?:package(?:-owning-[^<>]*)?|the package that owns [^<>]*|the package)>", pkg, cmd)
 
 
+def _jit_folder(text: str) -> str:
+    """(round 37f, blind audit 37 F15) The JIT build folder the text shows, narrowed to the failed extension's own
+    (torch.utils.cpp_extension builds each in <TORCH_EXTENSIONS_DIR>/<py310_cu121>/<name>): never the folder of every
+    extension of that Python and CUDA where the text names the one that failed."""
+    dirs = [m.group(1) for m in _JIT_DIR_RE.finditer(text)]
+    where = dirs[0] if dirs else ""
+    named = _JIT_NAME_RE.search(text)
+    if not named or not where:
+        return where
+    name = named.group(1)
+    own = next((d for d in dirs if re.search(rf"[\\/]{re.escape(name)}$", d)), "")
+    if own:
+        return own
+    if re.search(r"[\\/]torch_extensions[\\/]py\d+_(?:cu\d+|cpu|rocm[\w.]*)$", where):
+        return where + ("\\" if "\\" in where and "/" not in where else "/") + name
+    return where
+
+
 def _jit_commands(text: str, windows: bool) -> list[str]:
     """A ``torch.utils.cpp_extension.load()`` build: clear its build folder (named where the text shows it) and rerun."""
-    m = _JIT_DIR_RE.search(text)
-    where = m.group(1) if m else ""
+    where = _jit_folder(text)
     if windows:
         folder = where if where and ":" in where else "%LOCALAPPDATA%\\torch_extensions"
         return [f'rmdir /s /q "{folder}"   # cmd: the JIT build folder of torch.utils.cpp_extension.load(); then rerun '

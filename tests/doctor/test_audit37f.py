@@ -242,3 +242,29 @@ def test_std_cxx20_with_nvcc_11_8_says_it_needs_cuda_12():
     assert f["code"] == "nvcc_option_unsupported" and "CUDA 12.0" in f["title"] and "11.8" in f["title"], f["title"]
     assert any("/usr/local/cuda-12.0/bin" in c for c in f["fix"]["commands"]), f["fix"]["commands"]
 
+
+# F15 -------------------------------------------------------------------------------------------------------------
+
+T34 = """$ pip install --no-build-isolation git+https://github.com/NVlabs/nvdiffrast/
+$ python -c "import nvdiffrast.torch as dr; glctx = dr.RasterizeGLContext()"
+Using /home/gus/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...
+Detected CUDA files, patching ldflags
+Emitting ninja build file /home/gus/.cache/torch_extensions/py310_cu121/nvdiffrast_plugin_gl/build.ninja...
+Building extension module nvdiffrast_plugin_gl...
+[1/4] c++ -MMD -MF glutil.o.d -DTORCH_EXTENSION_NAME=nvdiffrast_plugin_gl -DTORCH_API_INCLUDE_EXTENSION_H ... -DNVDR_TORCH -c /home/gus/.venv/lib/python3.10/site-packages/nvdiffrast/common/glutil.cpp -o glutil.o
+FAILED: glutil.o
+In file included from /home/gus/.venv/lib/python3.10/site-packages/nvdiffrast/common/glutil.cpp:13:
+/home/gus/.venv/lib/python3.10/site-packages/nvdiffrast/common/glutil.h:36:10: fatal error: EGL/egl.h: No such file or directory
+   36 | #include <EGL/egl.h>
+      |          ^~~~~~~~~~~
+compilation terminated.
+ninja: build stopped: subcommand failed.
+RuntimeError: Error building extension 'nvdiffrast_plugin_gl'
+"""
+
+
+def test_the_jit_cache_removal_is_the_failed_extensions_folder_only():
+    rms = [c.split("   #")[0] for c in _commands(_explain(T34)) if c.startswith("rm -rf")]
+    assert rms, _commands(_explain(T34))
+    assert all(c.rstrip("/").endswith("torch_extensions/py310_cu121/nvdiffrast_plugin_gl") for c in rms), rms
+
