@@ -268,3 +268,42 @@ def test_the_jit_cache_removal_is_the_failed_extensions_folder_only():
     assert rms, _commands(_explain(T34))
     assert all(c.rstrip("/").endswith("torch_extensions/py310_cu121/nvdiffrast_plugin_gl") for c in rms), rms
 
+
+# F16 -------------------------------------------------------------------------------------------------------------
+
+T39 = """$ nvidia-smi -L
+GPU 0: NVIDIA GeForce RTX 4080 (UUID: GPU-77aa...)
+$ docker run --rm --gpus all nvidia/cuda:12.2.0-base-ubuntu22.04 nvidia-smi
+docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].
+ERRO[0000] error waiting for container: context canceled
+$ dpkg -l | grep nvidia-container
+$
+"""
+
+T40 = """$ docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi
+docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'
+nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown.
+$ nvidia-smi
+Command 'nvidia-smi' not found, but can be installed with:
+sudo apt install nvidia-utils-535
+$ lspci | grep -i nvidia
+01:00.0 VGA compatible controller: NVIDIA Corporation AD102 [GeForce RTX 4090] (rev a1)
+"""
+
+
+def test_docker_without_the_container_toolkit_gets_its_install_not_gpus_all_again():
+    cmds = _commands(_explain(T39))
+    assert any(c.startswith("sudo apt-get update && sudo apt-get install -y nvidia-container-toolkit") for c in cmds), cmds
+    assert any(c.startswith("sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker")
+               for c in cmds), cmds
+    assert not any(c.startswith("docker run --gpus all") for c in cmds), cmds
+
+
+def test_a_host_without_a_driver_gets_a_driver_install_first():
+    report = _explain(T40)
+    assert _codes(report)[0] == "no_gpu" and "driver_broken" not in _codes(report), _codes(report)
+    assert report["findings"][0]["severity"] == "error"
+    cmds = _commands(report)
+    assert any(c.startswith("sudo ubuntu-drivers install") for c in cmds), cmds
+    assert not any(c.startswith(("docker run --gpus all", "sudo modprobe nvidia")) for c in cmds), cmds
+

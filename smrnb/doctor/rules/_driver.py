@@ -572,6 +572,18 @@ _CONTAINER_GPU = {
 #: (round 28c) WSL2's GPU is the Windows host's driver's (CUDA on WSL User Guide: no Linux driver inside WSL)
 #: Docker's way of giving a container the GPU
 _DOCKER_GPUS = "docker run --gpus all ...   # needs the NVIDIA Container Toolkit (nvidia-ctk runtime configure)"
+#: (round 37f) the NVIDIA Container Toolkit's install for Docker on Debian/Ubuntu (docs.nvidia.com/datacenter/
+#: cloud-native/container-toolkit/latest/install-guide.html, "With apt: Ubuntu, Debian" and "Configuring Docker")
+_TOOLKIT_INSTALL = (
+    "curl -fsSL https://nvidia.github.io/libnvidia-container/gpgkey | sudo gpg --dearmor -o "
+    "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg && curl -s -L "
+    "https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list | sed 's#deb https://#deb "
+    "[signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] https://#g' | sudo tee "
+    "/etc/apt/sources.list.d/nvidia-container-toolkit.list   # NVIDIA's apt repository (the Container Toolkit install "
+    "guide; dnf/zypper on other distributions)",
+    "sudo apt-get update && sudo apt-get install -y nvidia-container-toolkit",
+    "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker   # registers the NVIDIA "
+    "runtime with docker; then the same docker run --gpus all again")
 _WSL_WINDOWS_DRIVER = ("# WSL2: the GPU comes from the Windows NVIDIA driver: update it in Windows, then 'wsl "
                        "--shutdown' (PowerShell) and reopen WSL; never install a Linux driver inside WSL")
 
@@ -589,6 +601,15 @@ def _not_exposed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if ctx.get("wsl") and not tool and not ctx.get("slurm"):
         # (round 28c) under WSL2 no container or job gives the GPU: the Windows host's driver does
         cmds.append(_WSL_WINDOWS_DRIVER)
+    elif ev.get("key") == "no_device_driver":
+        # (round 37f, blind audit 37 F16) docker was given --gpus (its own message says so) and has no NVIDIA runtime
+        # registered: the NVIDIA Container Toolkit to install and configure, not --gpus again
+        return {"title": "Docker has no NVIDIA runtime: the NVIDIA Container Toolkit is not installed or not configured",
+                "fix": "docker run was given --gpus, and Docker has no NVIDIA device driver registered to give it: install "
+                       "the NVIDIA Container Toolkit on the host, register its runtime with Docker (nvidia-ctk runtime "
+                       "configure) and restart Docker; the same --gpus all then works.",
+                "commands": ["dpkg -l | grep nvidia-container-toolkit; nvidia-ctk --version   # installed?",
+                             *_TOOLKIT_INSTALL]}
     elif tool in _CONTAINER_GPU:
         cmds += _CONTAINER_GPU[tool]
     elif tool or not ctx.get("slurm"):
@@ -614,6 +635,17 @@ def _not_exposed_live(facts: Facts) -> tuple[str, ...]:
 
 @builds("no_gpu")
 def _no_gpu(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
+    gpus = [str(g.get("name")) for g in value(facts, "driver", "gpus") or [] if isinstance(g, Mapping) and g.get("name")]
+    if gpus and has_sign(facts, "nvidia_smi_missing"):
+        # (round 37f, blind audit 37 F16) the GPU is there (lspci) and nvidia-smi is not even installed: the machine
+        # has no NVIDIA driver, which a container cannot bring (the runtime mounts the host's driver libraries)
+        return {"title": f"No NVIDIA driver is installed on this machine (its GPU, {gpus[0]}, is there)", "severity": "error",
+                "fix": "The machine has an NVIDIA GPU but no NVIDIA driver (nvidia-smi is not installed; NVIDIA's "
+                       "container runtime finds no libnvidia-ml.so.1 to mount): install the driver on the host, "
+                       "reboot, and then nvidia-smi and containers given --gpus see the GPU.",
+                "commands": ["sudo ubuntu-drivers install   # Ubuntu: the recommended NVIDIA driver (ubuntu-drivers list "
+                             "shows the choices); other distributions: their nvidia-driver package",
+                             "sudo reboot", "nvidia-smi   # then the driver answers"]}
     return {"title": "No NVIDIA driver (or GPU) on this machine", "commands": ["nvidia-smi", "lspci | grep -i nvidia"],
             "detail": "torch found no NVIDIA driver: the machine or runtime has no NVIDIA GPU, or the driver is not installed."}
 

@@ -877,6 +877,13 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         # was built for: PyTorch 2.1.0+cu121 ... (you have 2.2.0+cu121)"): its library exists and does not load, so
         # the release made for this torch, not an unpinned rebuild that pulls the mismatch back
         c.remove("extension_not_compiled")
+    if c and set(c) & {"no_gpu", "gpu_not_exposed_to_process"} and has_sign(facts, "nvidia_smi_missing") and \
+            gpu_shown(facts) and any(e.get("key") == "load_library_failed" for e in events(facts, kind="message",
+                                                                                            table="container_messages")):
+        # (round 37f, blind audit 37 F16) NVIDIA's container runtime finds no libnvidia-ml.so.1 on the host, whose
+        # nvidia-smi is not even installed, and the GPU is there (lspci): the host has no driver, which neither --gpus
+        # nor a kernel module load gives
+        c[:] = ["no_gpu"]
     if "torch_wheel_lacks_gpu_arch" in c and len(c) > 1 and (cupy_fails(facts) or own_program_fails(facts)):
         c.remove("torch_wheel_lacks_gpu_arch")  # (round 37f) CuPy's code or a program of its own failed, no torch shown
     return c
