@@ -307,3 +307,33 @@ def test_a_host_without_a_driver_gets_a_driver_install_first():
     assert any(c.startswith("sudo ubuntu-drivers install") for c in cmds), cmds
     assert not any(c.startswith(("docker run --gpus all", "sudo modprobe nvidia")) for c in cmds), cmds
 
+
+# F9 --------------------------------------------------------------------------------------------------------------
+
+T03 = """Laptop, Ubuntu 22.04, worked yesterday; today after resuming from suspend:
+$ python -c "import torch; print(torch.__version__); print(torch.cuda.is_available())"
+2.2.1+cu121
+/home/leo/.venv/lib/python3.11/site-packages/torch/cuda/__init__.py:141: UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero. (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)
+  return torch._C._cuda_getDeviceCount() > 0
+False
+$ nvidia-smi
+Mon Mar 11 09:12:40 2024
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 545.29.06              Driver Version: 545.29.06    CUDA Version: 12.3     |
+|-----------------------------------------+----------------------+----------------------+
+|   0  NVIDIA GeForce RTX 3060 ...    Off | 00000000:01:00.0 Off |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+$ ./deviceQuery
+./deviceQuery Starting...
+ CUDA Device Query (Runtime API) version (CUDART static linking)
+cudaGetDeviceCount returned 999
+-> unknown error
+Result = FAIL
+"""
+
+
+def test_after_resume_the_title_is_not_an_unloaded_module_and_nvidia_uvm_is_reloaded():
+    report = _explain(T03)
+    f = report["findings"][0]
+    assert f["code"] == "driver_broken" and "not loaded" not in f["title"] and "suspend" in f["title"], f["title"]
+    assert f["fix"]["commands"][0].startswith("sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm"), f["fix"]["commands"]

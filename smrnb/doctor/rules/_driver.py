@@ -529,6 +529,18 @@ def _broken_from_event(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     from smrnb.doctor.probes._driver import broken_kind
 
     drv = dict(facts.get("driver") or {})
+    if drv.get("status") != "broken" and has_sign(facts, "suspend_said"):
+        # (round 37f, blind audit 37 F9) a failure told after a suspend/resume: the driver is loaded (nvidia-smi may
+        # well answer) and CUDA's nvidia_uvm state did not survive the resume; reloading nvidia_uvm restores it
+        return {"title": "CUDA cannot use the NVIDIA driver after a suspend/resume (nvidia_uvm's state did not survive it)",
+                "fix": "The driver is loaded, but CUDA's unified-memory module (nvidia_uvm) lost its state in the "
+                       "suspend/resume, so CUDA's initialisation fails (unknown error, 999): reload nvidia_uvm with "
+                       "nothing using the GPU, or reboot; where it happens after each resume, NVIDIA's power-management "
+                       "services (nvidia-suspend/nvidia-resume) keep the driver's state.",
+                "commands": ["sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm   # with nothing using the GPU; then "
+                             "run it again", "sudo dmesg | grep -iE 'nvrm|nvidia|uvm' | tail -20",
+                             "sudo reboot   # where nvidia_uvm is in use and will not unload"],
+                "docs": ["https://docs.nvidia.com/deploy/driver-persistence/index.html"]}
     if drv.get("status") != "broken":
         line = str(ev.get("line") or "")
         kind = broken_kind(line) or (_ERROR_BROKEN_KIND.get(str(ev.get("name")), "init_failed")
