@@ -92,6 +92,7 @@ def test_cupy_without_the_gpus_arch_gets_cupys_wheel_not_torch():
 def test_cupy_nvrtc_too_old_for_the_gpu_sets_cuda_path_not_cuda_home():
     report = _explain(T12)
     assert "torch_wheel_lacks_gpu_arch" not in _codes(report)
+    assert "user_code_error" not in _codes(report)  # NVRTC's own words: the arch is what it refused
     cmds = _commands(report, "unsupported_gpu_arch")
     assert any(c.startswith("export CUDA_PATH=/usr/local/cuda-11.8") for c in cmds), cmds
     assert not any("CUDA_HOME=" in c or "TORCH_CUDA_ARCH_LIST" in c for c in _commands(report)), cmds

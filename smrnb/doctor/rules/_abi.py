@@ -1208,7 +1208,7 @@ def cupy_wheel_commands(facts: Mapping[str, Any], dist: str, caps: list[str]) ->
     major = int(dv.split(".")[0]) if dv[:2].isdigit() else 12
     major = max(major, 11, int(need.split(".")[0]))
     why_major = (f"nvidia-smi's CUDA Version {dv}" if dv else
-                 "for a driver of CUDA 12 or later (nvidia-smi's 'CUDA Version'); cupy-cuda11x for a CUDA 11 driver")
+                 "for a driver whose 'CUDA Version' is 12 or later; cupy-cuda11x for a CUDA 11 driver")
     old = dist if dist != "cupy" else "cupy-cuda11x cupy-cuda12x cupy-cuda13x"  # pip skips those not installed
     return ["nvidia-smi   # 'CUDA Version': the newest CUDA the driver runs",
             f"pip uninstall -y {old} && pip install cupy-cuda{major}x   # CuPy's wheel for CUDA {major}.x ({why_major}); "

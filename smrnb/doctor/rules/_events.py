@@ -886,6 +886,8 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         c[:] = ["no_gpu"]
     if "torch_wheel_lacks_gpu_arch" in c and len(c) > 1 and (cupy_fails(facts) or own_program_fails(facts)):
         c.remove("torch_wheel_lacks_gpu_arch")  # (round 37f) CuPy's code or a program of its own failed, no torch shown
+    if {"user_code_error", "unsupported_gpu_arch"} <= set(c) and has_sign(facts, "nvrtc_arch") and cupy_fails(facts):
+        c.remove("user_code_error")  # (round 37f) NVRTC's own words: the option refused is CuPy's -arch for this GPU
     return c
 
 
