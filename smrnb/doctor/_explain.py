@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from smrnb.doctor._codes import CODES as _TABLE
-from smrnb.doctor._codes import is_cause, meanings
+from smrnb.doctor._codes import is_cause, meanings, setup_is_fine
 from smrnb.doctor._evidence import cap_text
 from smrnb.doctor._install import build_arch_list, nvcc_archs  # noqa: F401 (re-exported)
 from smrnb.doctor._model import LAYERS, SIMILAR_REPORTS, Finding, Fix
@@ -38,7 +38,7 @@ from smrnb.doctor._redact import quote
 from smrnb.doctor._symbols import demangle, is_torch_symbol, string_abi  # noqa: F401 (re-exported)
 from smrnb.doctor._textfacts import NOT_TURNED, read_text, summary
 from smrnb.doctor.rules import evaluate_traced
-from smrnb.doctor.rules._events import PRIORITY
+from smrnb.doctor.rules._events import PRIORITY, ruled_out_by_facts
 
 #: every code an explain finding may carry -> its meaning (a view of the one table: codes a text can show)
 CODES: dict[str, str] = meanings("text")
@@ -349,23 +349,28 @@ def decide_facts(facts: Mapping[str, Any], text_codes: set[str] | None = None,
 
 #: (round 30b, blind audit 29) a sign of the field's failures: Python (a traceback, a module, pip, conda, a notebook),
 #: CUDA or a GPU, torch and its kin, a C/C++/CUDA compiler or build, the loader, a container or a scheduler
-_FIELD_SIGN_RE = re.compile(
+_FIELD_WORDS = (
     r'Traceback \(most recent call last\)|File "[^"\n]{1,300}", line \d|\.pyx?\b|\bpython[\d.]*\b|\bpip3?\b|'
     r'\bconda\b|\bimport\b|\bipython|\.ipynb\b|jupyter|ipykernel|site-packages|module named|'
-    r'\b(?:ModuleNotFound|Import|Attribute|Type|Value|Key|Index|Name|Runtime|OS|Assertion|FileNotFound|NotImplemented|'
-    r'Memory|Unpickling|JSONDecode)Error\b|'
     r'cuda|cudnn|cublas|nccl|nvrtc|nvml|nvidia|\bgpus?\b|\bnvcc\b|ptxas|\bsm_\d|compute capability|\bdriver\b|torch|'
     r'tensorflow|\bjax|triton|xformers|kaolin|\bmps\b|rocm|\bhip\b|'
     r'\bgcc\b|g\+\+|\bclang|\bcl\.exe|msvc|visual studio|cmake|ninja|\bmake(?:file)?\b|'
     r'\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp)[:"(\s]|collect2|\bld\b|setup\.py|cpp_extension|\bwheel|'
     r'\.so\b|\.so\.\d|\.dll\b|\.dylib\b|\.pyd\b|dlopen|undefined symbol|shared object|shared librar|libstdc|glibc|'
     r'docker|container|singularity|apptainer|slurm|srun|sbatch|kubernetes|\bwsl|segmentation fault|core dumped|'
-    r'out of memory|/dev/shm', re.IGNORECASE)
+    r'out of memory|/dev/shm')
+#: (round 37e) Python's exception names, which other languages share (JavaScript's TypeError, RangeError's kin)
+_PYTHON_EXCEPTIONS = (r'\b(?:ModuleNotFound|Import|Attribute|Type|Value|Key|Index|Name|Runtime|OS|Assertion|'
+                      r'FileNotFound|NotImplemented|Memory|Unpickling|JSONDecode)Error\b')
+_FIELD_SIGN_RE = re.compile(_FIELD_WORDS + "|" + _PYTHON_EXCEPTIONS, re.IGNORECASE)
+#: ... a word of the field other than an exception's name
+_FIELD_WORD_RE = re.compile(_FIELD_WORDS, re.IGNORECASE)
 #: ... another language's toolchain: rustc/cargo (error[E0382], src/main.rs:5), npm/yarn, the JVM's "Exception in
 #: thread" and its frames, git's "fatal:", Go's panic
 _OTHER_TOOLCHAIN_RE = re.compile(
     r'\berror\[E\d{4}\]|\bcargo\b|\brustc\b|\.rs:\d+|\bnpm ERR!|\bnode_modules\b|\byarn\b|Exception in thread "|'
-    r'\.java:\d+\)|^\s+at [\w.$]+\([\w.]+\.(?:java|kt|scala):\d+\)|^fatal: |^\$ git |\bgoroutine \d+|^panic: ',
+    r'\.java:\d+\)|^\s+at [\w.$]+\([\w.]+\.(?:java|kt|scala):\d+\)|^fatal: |^\$ git |\bgoroutine \d+|^panic: |'
+    r'^\s+at [^\n]{0,200}\.(?:js|jsx|mjs|cjs|ts|tsx):\d+:\d+\)?\s*$|\bUncaught (?:\w*Error|exception)\b',
     re.MULTILINE)
 #: ... a person's words of a problem, in a text with no failure's word or exception ("I am getting unknow runtime",
 #: "neither ... worked for me"), a hang among them ("Infinite cuda extention build", "stuck at", "hangs forever")
@@ -386,15 +391,18 @@ def _may_be_guessed(text: str, found: list[Finding]) -> bool:
     from smrnb.doctor import _similar
 
     head = text[:_similar.MAX_CHARS]
-    if _OTHER_TOOLCHAIN_RE.search(head) and not _FIELD_SIGN_RE.search(head):
-        return False
+    if _OTHER_TOOLCHAIN_RE.search(head) and not _FIELD_WORD_RE.search(head):
+        return False  # (round 37e) an exception's name alone is no word of the field beside another toolchain's frames
+    if not found and not _FIELD_SIGN_RE.search(head) and not _FIELD_SIGN_RE.search(text[-2000:]):
+        return False  # (round 37e) no word of the field at all
     if found:
         return True
     parts = (head, text[-2000:]) if len(text) > _similar.MAX_CHARS else (head,)
     return any(r.search(p) for r in (_similar._EXCEPTION, _PROBLEM_SAID_RE, _similar._FAILURE) for p in parts)
 
 
-def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = False) -> list[Finding]:
+def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = False,
+                      facts: Mapping[str, Any] | None = None) -> list[Finding]:
     """Readings of the nearest known reports (:mod:`smrnb.doctor._similar`) for a text (:func:`_prepared`) no
     rule recognised (up to two) or that one rule read one way without this machine's facts (one more, of another
     cause that is an error or a warning, not a note, when it has at least ``MIN_SHARE_BESIDE_A_RULE`` of the readers'
@@ -417,7 +425,9 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
     for r in index.readings(text, n=3, **({"held_share": math.inf} if found else {})):
         if r.code in have or not is_cause(r.code) or (
                 found and (r.share < _similar.MIN_SHARE_BESIDE_A_RULE or r.code in told
-                           or _TABLE[r.code].severity == "info")):
+                           or _TABLE[r.code].severity == "info"
+                           or (setup_is_fine(r.code) and not setup_is_fine(found[0].code)))) or (
+                facts and ruled_out_by_facts(r.code, facts)):
             continue  # beside a rule's cause only another cause (an error or a warning), never "the environment is fine"
         entry = _TABLE[r.code]
         near = [f"{rep.url} (similarity {s:.2f}; fixed by: {rep.fix[:160]})" for rep, s in r.reports[:3]]
@@ -700,7 +710,7 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
         try:
             have = {f.code for f in found}
             found = found + [g for g in _similar_findings(prepared, [] if notes_only else found,
-                                                          None if similar is True else similar, bool(facts))
+                                                          None if similar is True else similar, bool(facts), merged)
                              if g.code not in have]
         except Exception:  # a broken index never costs the rules' findings
             pass

@@ -869,8 +869,10 @@ SIGNS: tuple[tuple[str, str, tuple[str, ...], bool], ...] = (
     ("cannot_import_c", "abi", ("cannot import name '_c'", "_ext' ", "scatter_cuda", "scatter_cpu",
                                 "cannot import name '_ext'", "not built with cuda", "not compiled with gpu support",
                                 "not compiled with cuda support"), False),
-    ("multiple_nvcc", "toolkit", ("which nvcc", "/usr/bin/nvcc", "nvcc -v` returns", "cudatoolkit=", "which -a nvcc",
-                                  "multiple cuda", "two cuda", "several cuda", "different cuda versions"), True),
+    ("multiple_nvcc", "toolkit", ("/usr/bin/nvcc", "cudatoolkit=", "multiple cuda", "two cuda", "several cuda",
+                                  "different cuda versions"), True),
+    # (round 37e) where an nvcc is: several toolkits only where the text shows two (rules._toolkit._toolkits_shown)
+    ("nvcc_located", "toolkit", ("which nvcc", "nvcc -v` returns", "which -a nvcc"), True),
     ("import_order", "loader", ("import torch first", "importing torch first", "torch first", "before import",
                                 "after import", "import order", "order of import", "importing torch before",
                                 "importing torch after", "if i import", "imported first", "swap the import",
@@ -1262,11 +1264,13 @@ def _cuda_named(r: _Reader, line: str, low: str) -> None:
 
 #: (round 28c) torch's version printed on the line after the code that prints it (``print(torch.__version__)`` in a
 #: REPL, a notebook's Out[n], a script's output)
+#: (round 37e) and by up to four more values the same print gave (a companion's version: "2.1.0+cu118 True 0.7.5")
 #: (round 36g) also followed on that line by what the same print gave next: torch.version.cuda
 #: (``print(torch.__version__, torch.version.cuda)`` -> "2.5.1+cu124 12.4", "2.1.0+cpu None"), a bool, another release
 _PRINTED_TORCH_VERSION_RE = re.compile(r"torch\.__version__\b[^\n]{0,80}\n(?:Out\[\d+\]:\s*)?['\"]?(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)"
                                        r"(?:\+(cu\d{2,3}|cpu|rocm[\d.]+))?['\"]?"
-                                       r"(?:[ \t]{1,4}(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|None|True|False)\b)?[ \t]*(?:\n|$)")
+                                       r"(?:[ \t]{1,4}(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?|None|True|False)\b)?"
+                                       r"(?:[ \t]{1,4}[\w.+-]{1,30}){0,4}[ \t]*(?:\n|$)")
 #: the code printed torch.__version__ and then torch.version.cuda, in one print
 _PRINTS_VERSION_THEN_CUDA_RE = re.compile(r"torch\.__version__\s{0,3},\s{0,3}torch\.version\.cuda\b")
 
@@ -1286,6 +1290,8 @@ def _printed_torch_version(r: _Reader, text: str) -> None:
 
 
 def _torch_version(r: _Reader, ver: str, tag: str, line: str) -> None:
+    if int(ver.split(".")[0]) >= 10:
+        return  # (round 37e) no torch release: a container's year.month tag (nvcr.io/nvidia/pytorch:23.10-py3)
     d = r.facts["torch"]
     seen = d.get("versions_shown") or []
     if ver not in seen and len(seen) < 8 and "e.g." not in line.lower():
@@ -2627,6 +2633,14 @@ _SIGN_NOT_LINE = {# (round 28c) a compiler's command line names the extension's 
                       r"(?:.{0,300}?(?:notebook (?:run|started|launched|opened) from|\blaunch(?:ing|ed)?\b)|"
                       r"(?!.{0,300}?(?:\bworks?\b|\bworked\b|\bfine\b|success|\bloads?\b|no errors?|"
                       r"without (?:any )?errors?)).{0,300}?(?:\berrors?\b|\breproduce\b)).*"),
+                  # (round 37e) sudo running a system command (a package manager, a file or service command, a
+                  # kernel module, an installer): an administration step, not the failing program run under sudo
+                  "env_dropped": re.compile(
+                      r"(?!.*(?:srun |sbatch |systemd|crontab|env_reset|slurm|spawn|jupyterhub))"
+                      r"(?!.*\bsudo\s+(?!(?:apt|apt-get|aptitude|dpkg|yum|dnf|zypper|pacman|snap|rm|mv|cp|ln|mkdir|"
+                      r"chmod|chown|tee|systemctl|service|modprobe|rmmod|reboot|shutdown|update-alternatives|ldconfig|"
+                      r"ubuntu-drivers|dkms|usermod|groupadd|add-apt-repository|apt-key|mount|umount)\b))"
+                      r".*\bsudo\s+.*"),
                   # (round 30c) WSL named as where the same thing works, or as not used ("the same command runs fine on
                   # the same machine with Windows 11 & WSL2", "Windows 11 (not using WSL)"): not the failing machine,
                   # whose libraries and GPU path WSL's reading would change; a line that also says it fails is WSL's
@@ -3938,7 +3952,13 @@ def read_text(text: str, budget_s: float = TIME_BUDGET_S) -> dict[str, dict[str,
     if "thc" in low and (m := _LUA_TORCH_RE.search(text[:200_000])):
         r.fact("toolkit", "lua_torch", True, text[text.rfind("\n", 0, m.start()) + 1:text.find("\n", m.end())][:300])
     _scan_stale_release(r, text, low)
+    if "torch" in low:
+        _torch_replaced(r, text)
     _scan_tf_release(r, text)
+    if "tried to allocate" in low:
+        _oom_request(r, text)
+    if "cuda:" in low or "set_device(" in low or "--gpu" in low or "--device" in low:
+        _device_index_asked(r, text)
     _scan_tables(r, text, low, holds)
     _scan_enums(r, text, low)
     _own_package_import(r, text)
@@ -4618,6 +4638,68 @@ def _sibling_import_missing(r: _Reader, text: str) -> None:
             m = re.search(r"[^\s'\"()]{0,300}(?:site-packages|dist-packages|\.egg)[/\\][^\s'\"()]{0,200}?" +
                           re.escape(folder) + r"(?=[/\\])", text.replace("\\", "/")[:200_000])
             ev["submodule_absent"] = f"{m.group(0) if m else folder}/{last}.py"
+
+
+#: (round 37e) torch replaced by another release in the text: pip's report of the torch it removed
+#: ("Successfully uninstalled torch-1.13.1"), or a pip install of torch asking to replace the installed one (-U,
+#: --upgrade, --force-reinstall) on one command line
+_TORCH_REPLACED_RE = re.compile(r"Successfully uninstalled torch-\d|\bpip3?\s+install\b(?=[^\n`]{0,300}?\s(?:-U|--upgrade|"
+                                r"--force-reinstall)(?![\w-]))(?=[^\n`]{0,300}?\s(?:py)?torch(?:[\s=<>~!`'\"]|$))",
+                                re.MULTILINE)
+
+
+def _torch_replaced(r: _Reader, text: str) -> None:
+    """(round 37e) ``torch.replaced``: the text shows torch replaced by another release (an upgrade or a
+    downgrade), so two torch releases it shows are one before and one after, not two installed at once."""
+    m = _TORCH_REPLACED_RE.search(text[:200_000])
+    if m:
+        r.fact("torch", "replaced", True, _whole_lines(text, m.start(), m.end())[:300])
+
+
+#: (round 37e) a GPU index the code or its command asks for: torch's "cuda:1", torch.cuda.set_device(1), a command's
+#: --gpu 1 / --gpu_id=1 / --device 1
+_DEVICE_INDEX_RE = re.compile(r"\bcuda:(\d{1,2})\b|\bset_device\(\s*(\d{1,2})\s*\)|\s--(?:gpus?|gpu[_-]ids?|device)[= ]"
+                              r"['\"]?(\d{1,2})(?![\w.,:])")
+
+
+#: (round 37e) nvidia-smi -L's line of each GPU ("GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5c1e...)")
+_LISTED_GPU_RE = re.compile(r"^GPU (\d{1,2}): [^\n]{1,120}\(UUID: ", re.MULTILINE)
+
+
+def _device_index_asked(r: _Reader, text: str) -> None:
+    """(round 37e) ``context.device_index_asked``: the highest GPU index the text's code or commands ask for; and
+    where it asks for one, ``driver.gpu_indices_listed``: the indices of the GPUs nvidia-smi -L lists."""
+    best = None
+    for m in list(_DEVICE_INDEX_RE.finditer(text[:200_000]))[:64]:
+        n = int(m.group(1) or m.group(2) or m.group(3))
+        if best is None or n > best[0]:
+            best = (n, _whole_lines(text, m.start(), m.end())[:300])
+    if best:
+        r.fact("context", "device_index_asked", best[0], best[1])
+        listed = sorted({int(m.group(1)) for m in _LISTED_GPU_RE.finditer(text[:200_000])})
+        if listed:
+            r.fact("driver", "gpu_indices_listed", listed, f"GPU {listed[-1]}: ...")
+
+
+#: (round 37e) torch's caching allocator's numbers: the request ("Tried to allocate 976.56 GiB") and the card's whole
+#: memory ("GPU 0 has a total capacity of 23.65 GiB"; before torch 2.1 "(GPU 0; 23.65 GiB total capacity; ...")
+_OOM_REQUEST_RE = re.compile(r"Tried to allocate ([0-9]{1,7}(?:\.[0-9]{1,3})?) ([KMGT]iB)[^\n]{0,80}?(?:total capacity of "
+                             r"([0-9]{1,7}(?:\.[0-9]{1,3})?) ([KMGT]iB)|([0-9]{1,7}(?:\.[0-9]{1,3})?) ([KMGT]iB) total "
+                             r"capacity)")
+_BYTES = {"KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40}
+
+
+def _oom_request(r: _Reader, text: str) -> None:
+    """(round 37e) ``torch.oom_request``: the allocation torch's out-of-memory message names and the GPU's total
+    memory it gives (the first such message)."""
+    m = _OOM_REQUEST_RE.search(text[:200_000])
+    if not m:
+        return
+    total, unit = (m.group(3), m.group(4)) if m.group(3) else (m.group(5), m.group(6))
+    whole = float(total) * _BYTES[unit]
+    if whole:
+        r.fact("torch", "oom_request", {"asked": f"{m.group(1)} {m.group(2)}", "total": f"{total} {unit}", "times": round(
+            float(m.group(1)) * _BYTES[m.group(2)] / whole, 1)}, _whole_lines(text, m.start(), m.end()))
 
 
 #: pip replacing a release ("Successfully uninstalled pandas-0.22.0", src/pip/_internal/req/req_uninstall.py)

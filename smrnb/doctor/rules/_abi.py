@@ -290,6 +290,14 @@ def _torch_flag(facts: Mapping[str, Any]) -> bool | None:
     return value(facts, "abi", "torch_cxx11_abi") if flag is None else flag
 
 
+def _pip_wheel_flag(facts: Mapping[str, Any]) -> bool | None:
+    """(round 37e) The C++ ABI of a torch known only by its version: a build of PyTorch's own pip index (a local
+    version, +cuXYZ or +cpu) before 2.7 is an old-ABI build (_GLIBCXX_USE_CXX11_ABI=0; the pip wheels moved to the
+    new ABI in 2.7); None for any other (conda's and PyPI's untagged builds, 2.7 and later, ROCm)."""
+    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?\+(?:cu\d{2,3}|cpu)", str(value(facts, "torch", "version") or ""))
+    return False if m and (int(m.group(1)), int(m.group(2))) < (2, 7) else None
+
+
 def _static_verdict(facts: Mapping[str, Any], sym: str) -> tuple[str | None, Mapping[str, Any] | None]:
     """The abi probe's verdict on ``sym`` when its ELF check of an extension saw the same symbol unresolved."""
     for ext in value(facts, "abi", "extensions") or []:
@@ -317,6 +325,10 @@ def torch_symbol_readings(facts: Mapping[str, Any], sym: str) -> list[str]:
             return "cxx11_abi_mismatch" if (flavour == "cxx11") != bool(torch_abi) else "abi_torch_version_mismatch"
         return "cxx11_abi_mismatch" if flavour == "old" else "abi_torch_version_mismatch"
 
+    if flag is None and flavour != "none" and (wheel := _pip_wheel_flag(facts)) is not None:
+        # (round 37e) the text's torch is a pip wheel of a known ABI: its reading first, the other one second
+        first, alt = code(wheel), code(not wheel)
+        return [first] + ([alt] if alt != first else [])
     first = code(flag)
     if flag is None and flavour != "none":  # an old-ABI torch (pip wheels before 2.7) turns one into the other
         alt = code(False)
@@ -403,7 +415,7 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
         evidence.append("torch pip wheels use the new ABI since 2.7, conda/source builds always did: an old-ABI symbol "
                         "means the extension was compiled with -D_GLIBCXX_USE_CXX11_ABI=0 (or for a pre-2.7 pip torch: "
                         "then it is a torch version mismatch)")
-    elif flag is None and flavour != "none":
+    elif flag is None and flavour != "none" and _pip_wheel_flag(facts) is None:
         evidence.append("if torch is an old-ABI build (pip wheels before 2.7) this reading changes: "
                         "`python -c \"import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)\"` decides")
     if code == "cxx11_abi_mismatch":
@@ -2933,8 +2945,8 @@ def two_torch_releases(facts: Mapping[str, Any]) -> Iterator[Finding]:
     if len(minors) < 2:
         return
     said = str((value(facts, "torch", "read_from") or {}).get("versions_shown") or "")  # the second release's line
-    if _RELEASES_COMPARED_RE.search(said.lower()):
-        return
+    if _RELEASES_COMPARED_RE.search(said.lower()) or value(facts, "torch", "replaced"):
+        return  # (round 37e) torch replaced in the text (pip's -U, "Successfully uninstalled torch-"): one after another
     crash = next((e for e in events(facts, "torch", "sign") if e.get("sign") == "crash_said"), None) or next(
         (e for e in events(facts, "loader", "undefined_symbol") if e.get("owner") in ("torch", "c10")), None)
     if crash is None or any(_RELEASES_COMPARED_RE.search(str(e.get("line") or "").lower())
@@ -2970,6 +2982,9 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
             readings = ["cxx11_abi_mismatch", "abi_torch_version_mismatch"]
         how = "the abi probe's check of the extension" if _static_verdict(facts, sym)[0] else (
             f"torch's _GLIBCXX_USE_CXX11_ABI={int(bool(_torch_flag(facts)))}" if _torch_flag(facts) is not None else None)
+        if how is None and _pip_wheel_flag(facts) is not None and len(readings) > 1:
+            how = (f"torch {value(facts, 'torch', 'version')} is a PyTorch pip wheel before 2.7, built with "
+                   "_GLIBCXX_USE_CXX11_ABI=0")
         if len(readings) == 1 and _extension_imported_before_torch(facts, nb):
             readings = [*readings, "torch_libs_not_loaded"]
         if len(readings) == 1 and any(name in nb for name in _PER_TORCH_WHEELS):

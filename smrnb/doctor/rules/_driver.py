@@ -732,6 +732,9 @@ def driver_events(facts: Facts) -> Iterable[Finding]:
             continue
         if ev.get("sign") == "no_devices_seen" and value(facts, "torch", "cuda_available") is True:
             continue  # (round 31c) torch said CUDA is available: the count of 0 is rules._torch.available_without_devices
+        if ev.get("sign") == "egl" and ev.get("phrase") == "rasterizeglcontext" and any(
+                True for _ in events(facts, "toolkit", "header_missing")):
+            continue  # (round 37e) the renderer's class named where its build stopped on a missing header: no context ran
         code = {"no_cuda_gpus": ["gpu_not_exposed_to_process", "no_gpu"], "egl": ["opengl_egl_unavailable"],
                 "no_kernel_image": ["no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch"],
                 "nvrm": ["driver_broken"], "nvidia_smi_missing": ["gpu_not_exposed_to_process", "no_gpu"],

@@ -530,6 +530,15 @@ def _message_decides(c: list[str], s: set[str], facts: Facts, ev: Mapping[str, A
     older than the CUDA in use (the call's request, not the driver's age); None otherwise."""
     if ev.get("key") in _KERNEL_PROCESS_ROWS and "script_code_in_kernel" in s:
         return _kernel_process_reading(c, facts, ev)
+    if "user_code_error" in s and "invalid device ordinal" in str(ev.get("line") or "").lower():
+        asked, listed = _peek(facts, "context", "device_index_asked"), _peek(facts, "driver", "gpu_indices_listed")
+        if isinstance(asked, int) and isinstance(listed, list) and listed and all(isinstance(i, int) for i in listed) \
+                and asked > max(listed) and value(facts, "context", "device_index_asked") is not None and \
+                value(facts, "driver", "gpu_indices_listed") is not None:
+            # (round 37e) the code asks for a GPU index past the GPUs the text lists: the index is the code's
+            return _first("user_code_error", c), (
+                f"the code asks for GPU index {asked}; the text lists {len(listed)} GPU"
+                f"{'s' if len(listed) > 1 else ''} (index {', '.join(map(str, sorted(listed)))})")
     if ev.get("kind") == "cuda_error" and (ev.get("name") in _KERNEL_ADDRESS_FAULTS or (
             ev.get("name") in _KERNEL_ADDRESS_RUNTIME and any(x in str(ev.get("line") or "")
                                                                for x in _KERNEL_ADDRESS_FAULTS))) and \
@@ -888,6 +897,17 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         c.remove("torch_wheel_lacks_gpu_arch")  # (round 37f) CuPy's code or a program of its own failed, no torch shown
     if {"user_code_error", "unsupported_gpu_arch"} <= set(c) and has_sign(facts, "nvrtc_arch") and cupy_fails(facts):
         c.remove("user_code_error")  # (round 37f) NVRTC's own words: the option refused is CuPy's -arch for this GPU
+    if "user_code_error" in c and len(c) > 1 and ev.get("kind") == "cuda_error" and has_sign(facts, "nvrtc_arch"):
+        # (round 37e) the option NVRTC refused is the GPU architecture (nvrtc's "invalid value for --gpu-architecture"):
+        # the setup's release against the GPU, not the code's arguments
+        c.remove("user_code_error")
+    if "library_bug" in c and len(c) > 1 and ev.get("table") == "torch_messages" and \
+            len(_peek(facts, "torch", "source_files") or []) == 1 and not _peek(
+            facts, "torch", "packages_installed") and _peek(facts, "torch", "last_frame_package") == "" and \
+            str((_peek(facts, "torch", "read_from") or {}).get("last_frame_package") or "").endswith("in <module>"):
+        # (round 37e) torch's check raised in the traceback's one frame, the top level of a script of no package: the
+        # script run, no library's code between it and torch
+        c.remove("library_bug")
     return c
 
 
@@ -897,6 +917,12 @@ def _built_for_other_torch(facts: Facts, ev: Mapping[str, Any]) -> bool:
     pkg = str(ev.get("key") or "").partition(":")[0]
     return bool(pkg) and ev.get("table") == "extension_checks" and any(
         e.get("key") == f"{pkg}:built_for_other" for e in events(facts, kind="message", table="extension_checks"))
+
+
+def ruled_out_by_facts(code: str, facts: Facts) -> bool:
+    """(round 37e) Whether the text's own facts rule ``code`` out as a reading (:func:`_ruled_out`): a similar
+    report's guess of a CPU-only torch beside a text showing torch's CUDA build, say."""
+    return code not in _ruled_out([code, ""], facts, {})
 
 
 def _worked_before(facts: Facts) -> str:
@@ -942,6 +968,8 @@ def _stub_libcuda_decides(c: list[str], s: set[str], facts: Facts, llp: str) -> 
     if not s & {"gpu_not_exposed_to_process", "no_gpu", "driver_broken"}:
         return None
     if "/stubs" in llp:
+        # (round 37e) the stub answers every call with an error: not the calling code's
+        c = [x for x in c if x != "user_code_error"]
         return ["cuda_stub_driver_loaded"] + c[:MAX_READINGS - 1], (
             f"LD_LIBRARY_PATH holds a stubs directory ({llp[:120]}): the toolkit's stub libcuda.so is loaded")
     lc = value(facts, "loader", "libcuda_on_path")

@@ -33,6 +33,7 @@ from smrnb.doctor.rules._abi import (
 from smrnb.doctor.rules._context import env_fix_commands, layer
 from smrnb.doctor.rules._events import (
     GIT_SUBMODULE_OVER_HTTPS,
+    _peek,
     builds,
     cupy_fails,
     events,
@@ -560,7 +561,8 @@ def _multiple(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                          "export TRITON_PTXAS_PATH=/usr/local/cuda-<x.y>/bin/ptxas   # or a toolkit new enough for "
                          f"PTX ISA {ver or '<the .version above>'}",
                          "pip show torch triton   # the triton release this torch pins"]}
-    vers = [str(n.get("version")) for n in value(facts, "toolkit", "nvccs") or [] if isinstance(n, Mapping) and n.get("version")]
+    vers = list(dict.fromkeys(str(n.get("version")) for n in value(facts, "toolkit", "nvccs") or []
+                              if isinstance(n, Mapping) and n.get("version")))  # (round 37e) each release once
     return {"title": "Another installed toolkit is picked than intended" + (f" ({', '.join(vers)})" if len(vers) > 1 else ""),
             "commands": ["which -a nvcc; ls -d /usr/local/cuda*", "export CUDA_HOME=/usr/local/cuda-<x.y> "
                          "PATH=/usr/local/cuda-<x.y>/bin:$PATH   # pin the one of torch.version.cuda"]}
@@ -670,6 +672,8 @@ def build_messages(facts: Facts) -> Iterable[Finding]:
     for ev in events(facts, "toolkit", "link_lib_missing"):
         yield from resolve(facts, ev, link_codes(ev))
     for ev in events(facts, "toolkit", "sign"):
+        if ev.get("sign") == "nvcc_located" and _toolkits_shown(facts) < 2:
+            continue  # (round 37e) one toolkit's nvcc shown (or none: `which nvcc` printed nothing)
         for f in resolve(facts, ev, _sign_codes(facts, str(ev.get("sign")))):
             missing += [f] if f.code == "cuda_home_missing" else []
             yield _nvcc_missing_in_notebook(facts, f)
@@ -767,6 +771,23 @@ _SETUP_OWN_REFUSALS = ("python_release_unsupported", "setuptools_flat_layout_dis
                        "setuptools_license_classifiers_superseded")
 
 
+def _toolkits_shown(facts: Facts) -> int:
+    """(round 37e) How many CUDA toolkits the text shows: distinct nvcc releases (its release line, the version in its
+    path: /usr/local/cuda-11.8/bin/nvcc) or distinct nvcc paths (/usr/bin/nvcc beside /usr/local/cuda/bin/nvcc)."""
+    versions, paths = set(), set()
+    for n in _peek(facts, "toolkit", "nvccs") or []:
+        if not isinstance(n, Mapping):
+            continue
+        path = str(n.get("path") or "").replace("\\", "/").rstrip("/")
+        m = re.search(r"cuda[-_/]?v?(\d{1,2}\.\d)", path.lower())
+        for v in (n.get("version"), m.group(1) if m else None):
+            if v:
+                versions.add(".".join(str(v).split(".")[:2]))
+        if path:
+            paths.add(path)
+    return max(len(versions), len(paths))
+
+
 def _sign_codes(facts: Facts, sign: str) -> list[str]:
     if sign == "nvcc_missing":
         return ["cuda_home_malformed"] if value(facts, "toolkit", "cuda_home_malformed") else ["cuda_home_missing"]
@@ -798,7 +819,7 @@ def _sign_codes(facts: Facts, sign: str) -> list[str]:
     return {"msvc": ["windows_msvc_toolchain"], "gcc_unsupported": ["host_compiler_unsupported"],
             "ninja_absent": ["ninja_missing"], "gpu_too_old_for_extension": ["gpu_below_extension_minimum"],
             "nvrtc_arch": ["unsupported_gpu_arch", "torch_wheel_lacks_gpu_arch"],
-            "multiple_nvcc": ["multiple_cuda_toolkits"]}.get(sign, [])
+            "multiple_nvcc": ["multiple_cuda_toolkits"], "nvcc_located": ["multiple_cuda_toolkits"]}.get(sign, [])
 
 
 def _rocm_vs_torch(facts: Facts, tk: Mapping[str, Any]) -> Iterable[Finding]:

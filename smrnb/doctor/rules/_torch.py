@@ -20,6 +20,7 @@ from smrnb.doctor.rules._driver import driver_platform, indexes_for_driver_cuda,
 from smrnb.doctor.rules._events import (
     GIT_SUBMODULE_OVER_HTTPS,
     NVIDIA_CTK_BROKEN,
+    _peek,
     builds,
     cut_at_word,
     events,
@@ -320,6 +321,16 @@ def _user_code(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": [f"pip install {pkg}=={req} -f https://download.pytorch.org/whl/torch_stable.html",
                              f"pip install {pkg}=={req.split('+', 1)[0]} --index-url "
                              f"https://download.pytorch.org/whl/{local}   # the same build from its own index"]}
+    if ev.get("key") == "autograd_anomaly_nan":  # (round 37e) anomaly mode's NaN in a backward function's output
+        fn = str(groups.get("fn") or "the backward function")
+        op = fn[:-len("Backward0")] if fn.endswith("Backward0") else ""
+        return {"title": f"Not your environment: {fn} returned NaN (autograd's anomaly check): the values the code "
+                         "computes, not the setup",
+                "fix": str(ev.get("meaning") or ""),
+                "commands": [f"# the forward operation of {fn}{f' ({op.lower()})' if op else ''}: print the min/max of "
+                             "its input at the failing step (a log of 0 or of a negative: clamp it, x.clamp_min(1e-8))",
+                             "# loss nan after some steps: a smaller learning rate, gradient clipping "
+                             "(torch.nn.utils.clip_grad_norm_), and under AMP the loss computed in float32"]}
     if (said := _LIBRARY_SAYS_BUG.get(str(ev.get("key") or ""), {}).get("user_code_error")) is not None:
         return dict(said)  # (round 31c) the second reading of a library's own bug message
     if ev.get("key") in _USER_ROW_COMMANDS:  # a tool's check of its configuration or build command, not a CUDA kernel
@@ -1479,6 +1490,26 @@ def _package_missing(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
                          "python -m pip install -r requirements.txt   # where the project lists what it needs"]}
 
 
+def _oom_beyond_card(facts: Facts) -> dict[str, Any] | None:
+    """(round 37e) One request more than twice the card's whole memory (``torch.oom_request``): no batch size, other
+    process or allocator setting makes it fit; the operation (an N x N pairwise matrix: torch.cdist, an attention over
+    all points) must be computed in chunks or replaced."""
+    req = _peek(facts, "torch", "oom_request")  # noted below only where it decides
+    if not isinstance(req, Mapping) or float(req.get("times") or 0) < 2:
+        return None
+    value(facts, "torch", "oom_request")
+    said, times = (str(req.get("asked")), str(req.get("total"))), float(req["times"])
+    return {"title": f"One allocation of {said[0]} is {times:.0f}x the GPU's whole memory ({said[1]}): the "
+                     "code's operation is too large at once, not the setup",
+            "fix": "Nothing in the setup makes one tensor larger than the card's whole memory fit (not freeing "
+                   "memory, not the allocator's PYTORCH_CUDA_ALLOC_CONF): the operation the traceback names builds it "
+                   "in one piece. Compute it in chunks (a loop over blocks of rows), or use an algorithm that does not "
+                   "build the whole N x N result (a k-nearest-neighbour search instead of all pairwise distances).",
+            "commands": ["# in the failing call: process the rows in chunks, e.g. for b in x.split(4096): "
+                         "torch.cdist(b, y).min(dim=1) (keep only what is needed of each block)",
+                         "# or a k-NN search (pytorch3d.ops.knn_points, faiss) instead of the whole distance matrix"]}
+
+
 @builds("cuda_oom")
 def _oom(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if ev.get("key") == "tf_cudnn_handle_failed":  # (round 26c) TensorFlow maps nearly all GPU memory at start
@@ -1489,6 +1520,8 @@ def _oom(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
                 "commands": ["nvidia-smi   # other processes holding memory",
                              "TF_FORCE_GPU_ALLOW_GROWTH=true python <your script>   # or "
                              "tf.config.experimental.set_memory_growth(gpu, True) before any op"]}
+    if big := _oom_beyond_card(facts):
+        return big
     return {"title": "The GPU ran out of memory",
             "commands": ["nvidia-smi   # other processes holding memory",
                          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python <your script>   # fragmentation",
