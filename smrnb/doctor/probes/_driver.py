@@ -70,6 +70,22 @@ def broken_kind(text: str) -> str | None:
     return None
 
 
+#: (blind audit 36, C-M5) nvidia-smi(1), RETURN VALUE: "Return code 9 - NVIDIA driver is not loaded"
+SMI_EXIT_NOT_LOADED = 9
+
+
+def smi_exit_kind(returncode: int | None, text: str) -> tuple[str | None, str]:
+    """``(broken_kind, message)`` of a failed nvidia-smi: its words first (:func:`broken_kind`); else its exit status
+    9, which its man page documents as "NVIDIA driver is not loaded" (the message then says that only the exit status
+    tells it); else ``(None, text)``."""
+    kind = broken_kind(text)
+    if kind or returncode != SMI_EXIT_NOT_LOADED:
+        return kind, text
+    said = f"it printed: {text.splitlines()[0][:200]}" if text else "it printed nothing"
+    return "not_loaded", (f"exit status 9 ({said}); nvidia-smi(1), RETURN VALUE: "
+                          "'Return code 9 - NVIDIA driver is not loaded'")
+
+
 def _broken(kind: str, message: str, source: str, proc: str, **extra: Any) -> dict[str, Any]:
     m = _NVML_LIB_VERSION.search(message)
     return {"status": "broken", "broken_kind": kind, "source": source, "message": message.strip()[:500],
@@ -250,10 +266,12 @@ def _via_nvidia_smi(ctx: ProbeContext, nvml_error: str | None, proc: str = "/pro
             return no_answer(res)
     if not res.ok:
         whole = (res.stdout + "\n" + res.stderr).strip()
-        kind = broken_kind(whole)
+        kind, said = smi_exit_kind(res.returncode, whole)
         if kind:
-            return _broken(kind, whole, "nvidia-smi", proc, nvidia_smi=smi,
-                           **({"nvml_error": nvml_error} if nvml_error else {}))
+            return _broken(kind, said, "nvidia-smi", proc, nvidia_smi=smi,
+                           **({"nvml_error": nvml_error} if nvml_error else {}),
+                           **({"exit_status_only": True, "reason": "nvidia-smi exited with status 9, its code for "
+                               "'NVIDIA driver is not loaded'"} if said != whole else {}))
         text = whole.splitlines()
         why = text[0][:300] if text else (res.error or f"exit status {res.returncode}")
         # "No devices were found": a driver without a visible GPU
@@ -379,8 +397,8 @@ def gpu_rows(ctx: ProbeContext, *, use_nvml: bool = True) -> dict[str, Any]:
                            f"nvidia-smi did not answer usefully: {res.error}", **base)
     if not res.ok:
         text = (res.stdout + "\n" + res.stderr).strip()
-        kind = broken_kind(text)
-        first = text.splitlines()[0][:300] if text else f"exit status {res.returncode}"
+        kind, said = smi_exit_kind(res.returncode, text)
+        first = said.splitlines()[0][:300] if said else f"exit status {res.returncode}"
         return {"status": "broken" if kind else "absent", **base, "reason": f"nvidia-smi failed: {first}",
                 **({"broken_kind": kind} if kind else {})}
     rows = parse_gpu_csv(res.stdout, fields)

@@ -1,0 +1,73 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Blind audit 36, C: what round 36 left of the live doctor and its options (session 37).
+
+* M5: a silent ``nvidia-smi`` exiting 9 was a confident ``gpu_not_exposed_to_process``; nvidia-smi(1)'s RETURN VALUE
+  documents 9 as "NVIDIA driver is not loaded".
+* M11: a damaged ``libc10.so`` on LD_LIBRARY_PATH (ld.so takes it before torch's own, whose libraries carry DT_RUNPATH)
+  went unseen by the loader layer; the one fix offered was "reinstall".
+* ``--layer loader`` alone did not report a plain undefined symbol; ``--layer abi`` alone did not report a missing
+  NEEDED library.
+* The lows: ``--package yaml`` (PyYAML), ``fix kernelspec`` name errors' exit status, ``codes --json``, empty or relative
+  LD_LIBRARY_PATH entries, the public API's argument checks.
+
+Every test runs the CLI in a subprocess or calls the public API, as a user does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "smrnb.doctor.cli"]
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed: the test .so files are built "
+                                                                    "with it")
+
+
+def _doctor(*args: str, env: dict[str, str] | None = None, cwd: str | None = None,
+            timeout: float = 120) -> tuple[int, dict, str]:
+    p = subprocess.run([*CLI, *args, "--json"], capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                       env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    return p.returncode, (json.loads(p.stdout) if p.stdout.strip() else {}), p.stderr
+
+
+def _codes(d: dict) -> dict[str, dict]:
+    return {f["code"]: f for f in d["findings"]}
+
+
+def _fake_smi(tmp_path: Path, body: str) -> dict[str, str]:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    smi = bindir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\n" + body + "\n")
+    smi.chmod(0o755)
+    return {"PATH": f"{bindir}:{os.environ['PATH']}"}
+
+
+# ------------------------------------------------------------------ M5: nvidia-smi's exit status 9
+
+def test_a_silent_nvidia_smi_exiting_9_is_read_as_its_man_page_says(tmp_path):
+    rc, d, err = _doctor("--layer", "driver", env=_fake_smi(tmp_path, "exit 9"))
+    c = _codes(d)
+    assert "gpu_not_exposed_to_process" not in c and "no_gpu" not in c, d["findings"]
+    f = c["driver_broken"]
+    assert "status 9" in f["title"] and "NVIDIA driver is not loaded" in f["title"]
+    assert any("printed nothing" in e and "nvidia-smi(1)" in e for e in f["evidence"])
+    assert d["facts"]["driver"]["broken_kind"] == "not_loaded" and d["facts"]["driver"]["exit_status_only"] is True
+
+
+def test_other_failures_of_nvidia_smi_keep_their_reading(tmp_path):
+    """Exit 6 with "No devices were found" is a driver without a GPU, as before; the driver's own words keep theirs."""
+    _, d, _ = _doctor("--layer", "driver", env=_fake_smi(tmp_path, "echo 'No devices were found'; exit 6"))
+    assert d["facts"]["driver"]["status"] == "absent" and "driver_broken" not in _codes(d)
+    (tmp_path / "b").mkdir()
+    _, d, _ = _doctor("--layer", "driver", env=_fake_smi(
+        tmp_path / "b", "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\"; exit 9"))
+    f = _codes(d)["driver_broken"]
+    assert "exit_status_only" not in d["facts"]["driver"] and "status 9" not in f["title"]
