@@ -71,3 +71,49 @@ def test_other_failures_of_nvidia_smi_keep_their_reading(tmp_path):
         tmp_path / "b", "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\"; exit 9"))
     f = _codes(d)["driver_broken"]
     assert "exit_status_only" not in d["facts"]["driver"] and "status 9" not in f["title"]
+
+
+# ------------------------------------------------------------------ M11: a copy of torch's library on LD_LIBRARY_PATH
+
+def _torch_lib(name: str) -> Path:
+    p = subprocess.run([sys.executable, "-c", "import importlib.util, os; s = importlib.util.find_spec('torch'); "
+                        "print(os.path.dirname(s.origin) if s else '')"], capture_output=True, text=True, timeout=60)
+    lib = Path(p.stdout.strip() or "/nonexistent") / "lib" / name
+    if not lib.is_file():
+        pytest.skip(f"torch's {name} is not installed here")
+    return lib
+
+
+def test_a_damaged_torch_library_on_ld_library_path_is_named_with_its_folder(tmp_path):
+    own = _torch_lib("libc10.so")
+    bad = tmp_path / "badlib"
+    bad.mkdir()
+    (bad / "libc10.so").write_text("version https://git-lfs.github.com/spec/v1\n")
+    rc, d, _ = _doctor("--layer", "loader", env={"LD_LIBRARY_PATH": str(bad)})
+    f = _codes(d)["binary_corrupt"]
+    assert rc == 1 and str(bad) in f["title"] and "libc10.so" in f["title"]
+    assert any(str(own) in e for e in f["evidence"])
+    cmds = f["fix"]["commands"]
+    assert any("LD_LIBRARY_PATH" in c and str(bad) in c for c in cmds)
+    assert not any("reinstall" in c for c in cmds) and "Reinstalling torch changes nothing" in f["fix"]["why"]
+
+
+def test_another_elf_named_as_torchs_library_is_a_shadowing_copy(tmp_path):
+    _torch_lib("libc10.so")
+    other = tmp_path / "other"
+    other.mkdir()
+    libm = next((p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib64/libm.so.6", "/lib64/libm.so.6")
+                 if os.path.isfile(p)), None)
+    if libm is None:
+        pytest.skip("no libm.so.6 to copy")
+    shutil.copy(libm, other / "libc10.so")
+    _, d, _ = _doctor("--layer", "loader", env={"LD_LIBRARY_PATH": f"/nonexistent:{other}"})
+    f = _codes(d)["library_shadowed_older_copy"]
+    assert str(other) in f["title"] and "libc10.so" in f["title"]
+
+
+def test_torchs_own_folder_on_ld_library_path_is_no_shadow(tmp_path):
+    own = _torch_lib("libc10.so")
+    _, d, _ = _doctor("--layer", "loader", env={"LD_LIBRARY_PATH": str(own.parent)})
+    assert not d["facts"]["loader"]["torch_libs_shadowed"]
+    assert not {"binary_corrupt", "library_shadowed_older_copy"} & set(_codes(d))

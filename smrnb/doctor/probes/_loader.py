@@ -16,8 +16,9 @@ import os
 import sys
 from typing import Any
 
-from smrnb.doctor._elf import host_elf, load_refusal
+from smrnb.doctor._elf import host_elf, load_refusal, read_dynamic
 from smrnb.doctor._ldso import (
+    _split_env_path,
     libraries_only_findable_via_new_dirs,
     load_ld_cache,
     parse_ld_cache,
@@ -117,6 +118,7 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
         not_checked.append("neither /etc/ld.so.cache nor `ldconfig -p` could be read: libraries found only through "
                            "the loader cache may be reported missing")
     libcuda = libcuda_on_path((ld_env or {}).get("LD_LIBRARY_PATH"))
+    shadowed = torch_libs_shadowed((ld_env or {}).get("LD_LIBRARY_PATH"), tdir, preloaded)
     changed = start_env_changes(start, now)
     only_new = libraries_only_findable_via_new_dirs(
         [r["path"] for r in results if r.get("status") == "ok"], start, now, mapped, ld_cache)
@@ -134,6 +136,7 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
         "ld_cache": {"entries": len(ld_cache) if ld_cache is not None else None, "source": cache_source},
         "torch_imported": "torch" in sys.modules,
         "libcuda_on_path": libcuda,
+        "torch_libs_shadowed": shadowed,
         "not_checked": not_checked,
     }
 
@@ -162,3 +165,50 @@ def libcuda_on_path(ld_library_path: str | None) -> dict[str, Any] | None:
         return {"path": path, "realpath": real, "size": size, "not_driver": why}
     return None
 
+
+
+def _takes_llp_first(requester: str) -> bool:
+    """Whether ld.so searches LD_LIBRARY_PATH before ``requester``'s own path for its NEEDED libraries: ld.so(8)
+    searches DT_RPATH first only where the object has no DT_RUNPATH; then LD_LIBRARY_PATH; then DT_RUNPATH."""
+    d = read_dynamic(requester)
+    return d is not None and (bool(d.runpath) or not d.rpath)
+
+
+def torch_libs_shadowed(ld_library_path: str | None, torch_dir: str | None,
+                        preloaded: dict[str, str]) -> list[dict[str, Any]]:
+    """(blind audit 36, C-M11) The libraries ``import torch`` maps (``preloaded``: ``{soname: torch's own path}``) that
+    a directory of ``LD_LIBRARY_PATH`` also holds, where ld.so takes that copy first: torch's libraries carry
+    DT_RUNPATH (``$ORIGIN``), which ld.so(8) searches after LD_LIBRARY_PATH. As ld.so does, the first directory
+    holding a readable file of that name decides: a file of another ELF class or machine is passed over; one that is
+    not a loadable ELF (empty, truncated, a Git LFS pointer) stops the load ("file too short", "invalid ELF header").
+    Each: ``name``, ``path`` (the copy), ``dir``, ``torch_own`` (torch's file), ``damaged`` (True: not a loadable ELF),
+    ``torch_package`` (True: a library of torch/lib itself, not a CUDA wheel's). Only torch/lib's own libraries are
+    listed when the copy is a good ELF (a CUDA library of another source can be the same release); a damaged copy of
+    any of them is."""
+    dirs = _split_env_path(ld_library_path)
+    if not dirs or not torch_dir or not preloaded:
+        return []
+    lib_dir = os.path.realpath(os.path.join(torch_dir, "lib"))
+    requesters = [p for p in glob.glob(os.path.join(torch_dir, "_C*.so")) + list(preloaded.values())]
+    if not any(_takes_llp_first(r) for r in requesters):
+        return []
+    want = read_dynamic(next(iter(preloaded.values())))
+    out: list[dict[str, Any]] = []
+    for name, own in sorted(preloaded.items()):
+        own_real = os.path.realpath(own)
+        for d in dirs:
+            cand = os.path.join(d, name)
+            if not os.path.isfile(cand) or not os.access(cand, os.R_OK):
+                continue  # ld.so passes over a missing or unreadable file
+            if os.path.realpath(cand) == own_real:
+                break
+            info = read_dynamic(cand)
+            if info is not None and want is not None and (info.elf_class, info.machine) != (want.elf_class,
+                                                                                             want.machine):
+                continue
+            own_pkg = os.path.dirname(own_real) == lib_dir
+            if info is None or own_pkg:
+                out.append({"name": name, "path": cand, "dir": d, "torch_own": own, "damaged": info is None,
+                            "torch_package": own_pkg})
+            break
+    return out

@@ -529,10 +529,42 @@ def libcuda_not_the_drivers(facts: Mapping[str, Any]) -> Iterator[Finding]:
                    "driver's in its cache; CUDA then says no driver (cudaErrorInsufficientDriver, 'Found no NVIDIA "
                    "driver') or 'CUDA driver is a stub library'"),
                   Fix(why("cuda_stub_driver_loaded"),
-                      (f"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF {shlex.quote(d)} | paste -sd:)"
-                       "   # that directory off the path; for Jupyter: in the kernelspec's env, then restart the kernel",
+                      (_off_llp(d),
                        "ldconfig -p | grep 'libcuda.so.1 '   # the driver's, which the loader then finds")),
                   sources=("machine",))
+
+
+def _off_llp(d: str) -> str:
+    """The command that takes directory ``d`` off LD_LIBRARY_PATH in this shell."""
+    return (f"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF {shlex.quote(d)} | paste -sd:)"
+            "   # that directory off the path; for Jupyter: in the kernelspec's env, then restart the kernel")
+
+
+@rule("loader")
+def torch_libs_shadowed(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """(blind audit 36, C-M11) A directory of LD_LIBRARY_PATH holds a file named as one of the libraries ``import
+    torch`` maps (probes/_loader.py's ``torch_libs_shadowed``): ld.so takes it before torch's own (ld.so(8):
+    LD_LIBRARY_PATH before DT_RUNPATH). A damaged one fails ``import torch`` ('file too short'), another build's breaks
+    it: the fix is that directory off LD_LIBRARY_PATH, not a reinstall (torch's own file is untouched)."""
+    lf = facts.get("loader") or {}
+    for s in (lf.get("torch_libs_shadowed") or []) if lf.get("status") == "ok" else []:
+        d, name = str(s.get("dir")), str(s.get("name"))
+        damaged = bool(s.get("damaged"))
+        what = "a damaged" if damaged else "another build's"
+        yield Finding("binary_corrupt" if damaged else "library_shadowed_older_copy", "loader", "error",
+                      f"LD_LIBRARY_PATH's {d} holds {what} {name}, which the loader takes before torch's own",
+                      (f"{s.get('path')}: " + ("not a loadable ELF library (empty, truncated, a Git LFS pointer or "
+                                               "another file): `import torch` fails with 'file too short' or 'invalid "
+                                               "ELF header' naming it" if damaged else
+                                               "an ELF library that is not torch's file: torch's other libraries were "
+                                               "built against their own copy (undefined symbols, crashes)"),
+                       f"torch's own: {s.get('torch_own')}",
+                       "torch's libraries find each other through their DT_RUNPATH ($ORIGIN), which ld.so(8) searches "
+                       "after LD_LIBRARY_PATH: a file of the same name on LD_LIBRARY_PATH wins"),
+                      Fix(f"Take {d} off LD_LIBRARY_PATH (or remove or rename {name} in it): torch's own copy is then "
+                          "found again. Reinstalling torch changes nothing: its own file is not the one loaded.",
+                          (_off_llp(d), f"ls -l {shlex.quote(str(s.get('path')))}   # the file that shadows torch's")),
+                      sources=("machine",))
 
 
 #: a mangled name in the namespace torch's source build gives its bundled ONNX (pytorch/pytorch CMakeLists.txt:
