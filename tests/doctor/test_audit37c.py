@@ -117,3 +117,35 @@ def test_torchs_own_folder_on_ld_library_path_is_no_shadow(tmp_path):
     _, d, _ = _doctor("--layer", "loader", env={"LD_LIBRARY_PATH": str(own.parent)})
     assert not d["facts"]["loader"]["torch_libs_shadowed"]
     assert not {"binary_corrupt", "library_shadowed_older_copy"} & set(_codes(d))
+
+
+# ------------------------------------------------------------------ each layer alone reports what belongs to it
+
+UNDEF_SRC = "int frobnicate_v2(void); int f(void){return frobnicate_v2();}\n"
+
+
+def _gcc(out: Path, source: str, *args: str) -> Path:
+    src = out.parent / (out.name.split(".")[0] + "_src.c")
+    src.write_text(source)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(out), str(src), *args], check=True, capture_output=True)
+    return out
+
+
+@needs_gcc
+def test_layer_loader_alone_reports_a_plain_undefined_symbol(tmp_path):
+    so = _gcc(tmp_path / "undef.cpython-311-x86_64-linux-gnu.so", UNDEF_SRC, "-lm")
+    rc, d, _ = _doctor("--extension", str(so), "--layer", "loader")
+    c = _codes(d)
+    assert rc == 1 and "frobnicate_v2" in c["extension_undefined_symbol"]["title"], d["findings"]
+    assert c["extension_undefined_symbol"]["layer"] == "loader"
+
+
+@needs_gcc
+def test_layer_abi_alone_reports_a_missing_needed_library(tmp_path):
+    dep = _gcc(tmp_path / "libmissingdep.so", "int g(void){return 1;}\n")
+    so = _gcc(tmp_path / "needs.so", "int g(void); int f(void){return g();}\n", f"-L{tmp_path}", "-lmissingdep")
+    dep.unlink()
+    rc, d, _ = _doctor("--extension", str(so), "--layer", "abi")
+    c = _codes(d)
+    assert rc == 1 and "libmissingdep.so" in c["library_not_found"]["title"], d["findings"]
+    assert c["library_not_found"]["layer"] == "abi" and "extension_ok" not in c

@@ -57,6 +57,9 @@ RULE_NEEDS: dict[str, tuple[str, ...]] = {
     "driver": ("torch", "toolkit", "context"),  # context: CUDA_VISIBLE_DEVICES, a Slurm job, a container
     "torch": ("driver",),
     "toolkit": ("driver", "torch"),
+    # (blind audit 36) an extension's plain C names that nothing defines are the loader's finding: the abi probe reads
+    # its symbols (`--layer loader` alone reported nothing of an `undefined symbol` import failure)
+    "loader": ("abi",),
 }
 
 #: seconds the import check (``import torch`` / ``import torch, kaolin`` in subprocesses) may take, on

@@ -449,7 +449,7 @@ def _torch_libs(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
             "The extension was loaded before torch", "commands": cmds, "evidence": evidence}
 
 
-@rule("loader")
+@rule("loader", stand_in=("abi",))
 def missing_libraries(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """Libraries the loader cannot find: probed (each extension's NEEDED entries) or read in an error text;
     one decision (:func:`library_missing_codes`, then the facts) for both."""
@@ -1223,7 +1223,7 @@ def libstdcxx_command(version: str | None) -> str:
             f"with GCC {gcc}'s libstdc++ (libstdc++'s ABI docs)")
 
 
-@rule("loader")
+@rule("loader", stand_in=("abi",))
 def symbol_versions(facts: Mapping[str, Any]) -> Iterator[Finding]:
     lf = facts.get("loader") or {}
     if lf.get("status") != "ok":
