@@ -550,6 +550,19 @@ CODES: dict[str, Code] = {
         "The kernelspec in use sets environment variables (its 'env'): they apply only to kernels "
         "started from it.",
         text=False),
+    "ld_library_path_relative": _c("loader",
+        "LD_LIBRARY_PATH has an empty entry (a leading or trailing ':', or '::') or a relative one ('.', 'lib'): "
+        "ld.so reads those against the current directory of the process, so what it loads depends on where the "
+        "process was started (and a library put there is loaded first).",
+        fix="Write LD_LIBRARY_PATH with absolute directories only: drop the empty entries (a stray ':' at either end "
+            "or '::', as `export LD_LIBRARY_PATH=/new/lib:$LD_LIBRARY_PATH` leaves when it was unset) and the "
+            "relative ones.",
+        severity="warning",
+        told_from="env_not_propagated_to_kernel: the variable changed after start; library_not_found: a library "
+                  "found nowhere",
+        check='echo "$LD_LIBRARY_PATH" | tr \':\' \'\\n\' | grep -vn "^/"   # the entries that are not absolute',
+        source="ld.so(8), LD_LIBRARY_PATH; glibc elf/dl-load.c fillin_rpath (an empty entry is the current directory)",
+        text=False),
     "library_bug": _c("torch",
         'A bug in a library or extension itself (an internal assertion of torch, a regression in one '
         'release): the environment is fine.',
@@ -950,6 +963,18 @@ CODES: dict[str, Code] = {
         told_from="kernel_wrong_python: a kernel that runs another Python, where torch is missing altogether",
         check='python -c "import torch"',
         source="import torch in a subprocess (the torch probe's import check); jupyter_client's KernelRestarter"),
+    "torch_library_shadowed": _c("loader",
+        "A directory of LD_LIBRARY_PATH holds a file named as one of the libraries `import torch` loads (libc10.so, "
+        "libtorch_cpu.so...): the loader takes it before torch's own (a damaged file, or another build's), and "
+        "`import torch` fails ('file too short', 'invalid ELF header', undefined symbols).",
+        fix="A file on LD_LIBRARY_PATH shadows torch's own library of that name: take its directory off "
+            "LD_LIBRARY_PATH (or remove the file). Reinstalling torch changes nothing: torch's own file is not the "
+            "one loaded.",
+        told_from="binary_corrupt: the damaged file is the package's own; library_shadowed_older_copy: an older copy "
+                  "of a CUDA library",
+        check='echo "$LD_LIBRARY_PATH"; ls -l <each directory of it>/libc10.so',
+        source="ld.so(8): LD_LIBRARY_PATH is searched before DT_RUNPATH, which torch's libraries carry ($ORIGIN)",
+        text=False),
     "torch_libs_not_loaded": _c("loader",
         'libc10.so / libtorch*.so not found: an extension without RPATH was loaded before `import torch`.',
         fix="torch's own libraries (libc10, libtorch_*) are found only once torch is imported: import "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import sys
 from typing import Any
 
@@ -119,6 +120,7 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
                            "the loader cache may be reported missing")
     libcuda = libcuda_on_path((ld_env or {}).get("LD_LIBRARY_PATH"))
     shadowed = torch_libs_shadowed((ld_env or {}).get("LD_LIBRARY_PATH"), tdir, preloaded)
+    relative = ld_library_path_relative((ld_env or {}).get("LD_LIBRARY_PATH"))
     changed = start_env_changes(start, now)
     only_new = libraries_only_findable_via_new_dirs(
         [r["path"] for r in results if r.get("status") == "ok"], start, now, mapped, ld_cache)
@@ -137,6 +139,7 @@ def probe(ctx: ProbeContext, *, site_dirs: list[str] | None = None) -> dict[str,
         "torch_imported": "torch" in sys.modules,
         "libcuda_on_path": libcuda,
         "torch_libs_shadowed": shadowed,
+        "ld_library_path_relative": relative,
         "not_checked": not_checked,
     }
 
@@ -212,3 +215,22 @@ def torch_libs_shadowed(ld_library_path: str | None, torch_dir: str | None,
                             "torch_package": own_pkg})
             break
     return out
+
+
+def ld_library_path_relative(value: str | None) -> dict[str, Any] | None:
+    """(blind audit 36, C-L7) The entries of ``LD_LIBRARY_PATH`` that ld.so reads against the current directory: the
+    empty ones (a leading or trailing ``:``, ``::``; glibc's fillin_rpath makes them the current directory) and the
+    relative ones (``.``, ``lib``): ``{"value", "empty": count, "relative": [entries], "cwd"}``, or None where every
+    entry is absolute (or the variable is unset or empty: then ld.so reads nothing of it)."""
+    if not value:
+        return None
+    parts = re.split(r"[:;]", value)
+    empty = sum(1 for p in parts if not p)
+    relative = [p for p in parts if p and not p.startswith("/")]
+    if not empty and not relative:
+        return None
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = None
+    return {"value": value, "empty": empty, "relative": relative, "cwd": cwd}

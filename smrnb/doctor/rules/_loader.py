@@ -550,9 +550,9 @@ def torch_libs_shadowed(facts: Mapping[str, Any]) -> Iterator[Finding]:
     for s in (lf.get("torch_libs_shadowed") or []) if lf.get("status") == "ok" else []:
         d, name = str(s.get("dir")), str(s.get("name"))
         damaged = bool(s.get("damaged"))
-        what = "a damaged" if damaged else "another build's"
-        yield Finding("binary_corrupt" if damaged else "library_shadowed_older_copy", "loader", "error",
-                      f"LD_LIBRARY_PATH's {d} holds {what} {name}, which the loader takes before torch's own",
+        yield Finding("torch_library_shadowed", "loader", "error",
+                      f"LD_LIBRARY_PATH's {d} holds {'a damaged' if damaged else 'another build of'} {name}, which "
+                      "the loader takes before torch's own",
                       (f"{s.get('path')}: " + ("not a loadable ELF library (empty, truncated, a Git LFS pointer or "
                                                "another file): `import torch` fails with 'file too short' or 'invalid "
                                                "ELF header' naming it" if damaged else
@@ -561,10 +561,31 @@ def torch_libs_shadowed(facts: Mapping[str, Any]) -> Iterator[Finding]:
                        f"torch's own: {s.get('torch_own')}",
                        "torch's libraries find each other through their DT_RUNPATH ($ORIGIN), which ld.so(8) searches "
                        "after LD_LIBRARY_PATH: a file of the same name on LD_LIBRARY_PATH wins"),
-                      Fix(f"Take {d} off LD_LIBRARY_PATH (or remove or rename {name} in it): torch's own copy is then "
-                          "found again. Reinstalling torch changes nothing: its own file is not the one loaded.",
+                      Fix(why("torch_library_shadowed", f"Here: {d} (or {name} in it)."),
                           (_off_llp(d), f"ls -l {shlex.quote(str(s.get('path')))}   # the file that shadows torch's")),
                       sources=("machine",))
+
+
+@rule("loader")
+def ld_library_path_relative(facts: Mapping[str, Any]) -> Iterator[Finding]:
+    """(blind audit 36, C-L7) LD_LIBRARY_PATH at process start with empty or relative entries (probes/_loader.py's
+    ``ld_library_path_relative``): ld.so reads them against the current directory."""
+    lf = facts.get("loader") or {}
+    rel = lf.get("ld_library_path_relative") if lf.get("status") == "ok" else None
+    if not isinstance(rel, Mapping) or not (rel.get("empty") or rel.get("relative")):
+        return
+    what = ([f"{rel['empty']} empty entr{'y' if rel['empty'] == 1 else 'ies'} (a ':' at either end or '::')"]
+            if rel.get("empty") else []) + ([f"relative: {', '.join(repr(e) for e in rel['relative'][:5])}"]
+                                            if rel.get("relative") else [])
+    yield Finding("ld_library_path_relative", "loader", CODE_TABLE["ld_library_path_relative"].severity,
+                  f"LD_LIBRARY_PATH has {' and '.join(what)}: the loader searches them in the current directory",
+                  (f"LD_LIBRARY_PATH at process start: {rel.get('value')!r}",
+                   f"this process's current directory: {rel.get('cwd')} (another start directory loads other files)",
+                   "ld.so(8): an empty entry of LD_LIBRARY_PATH is the current directory, as is a relative path's base"),
+                  Fix(why("ld_library_path_relative"),
+                      ("export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep '^/' | paste -sd:)"
+                       "   # absolute entries only; where it is set (~/.bashrc, a module file, the kernelspec's env)",)),
+                  sources=("machine",))
 
 
 #: a mangled name in the namespace torch's source build gives its bundled ONNX (pytorch/pytorch CMakeLists.txt:
