@@ -32,7 +32,8 @@ from smrnb.doctor.probes._toolkit import cuda_home_malformed
 
 #: the variables a kernelspec fix carries
 ENV_VARS: tuple[str, ...] = ("LD_LIBRARY_PATH", "CUDA_HOME", "PATH")
-_NAME_RE = re.compile(r"^[A-Za-z0-9._-]+$")
+#: (blind audit 36, C-L5) not starting with "-": `jupyter console --kernel -x` reads it as an option
+_NAME_RE = re.compile(r"^[A-Za-z0-9._][A-Za-z0-9._-]*$")
 
 
 def _facts_get(facts: Mapping[str, Any] | None, layer: str, key: str) -> Any:
@@ -263,7 +264,7 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
     if name is not None and not isinstance(name, str):
         raise SmrnbTypeError(f"name must be a str, got {type(name).__name__}")
     if name is not None and not _NAME_RE.match(name):
-        raise SmrnbValueError(f"name must contain only letters, digits, '.', '_' or '-', got {name!r}")
+        raise SmrnbValueError(f"name must contain only letters, digits, '.', '_' or '-' (not first), got {name!r}")
     mgr = _manager(ksm, data_dir)
     try:
         existing = set(mgr.find_kernel_specs())

@@ -32,7 +32,7 @@ from smrnb._files import atomic_write
 from smrnb._text import console_safe
 from smrnb.doctor import diagnose, explain
 from smrnb.doctor._cluster import diagnose_cluster
-from smrnb.doctor._codes import CODES_PATH, codes_markdown
+from smrnb.doctor._codes import CODES, CODES_PATH, codes_markdown
 from smrnb.doctor._fixes import snippets_text, write_kernelspec
 from smrnb.doctor._model import DEFAULT_TIMEOUT, LAYERS, MAX_TIMEOUT, check_timeout
 from smrnb.doctor._paste import decode
@@ -103,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print ~/.bashrc, sbatch, systemd and JupyterHub snippets")
     cd = sub.add_parser("codes", help="print the documentation of every finding code (CODES.md)")
     cd.add_argument("--write", action="store_true", help="write smrnb/doctor/CODES.md instead of printing it")
+    cd.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                    help="print every code as JSON ({code: {layer, severity, meaning, fix, ...}})")
     cl = sub.add_parser("cluster", parents=[_common(False)],
                         help="run the doctor on every worker of a Dask cluster and show what differs",
                         epilog="Exit status: 0 no errors, 1 errors found (or a worker's doctor did not answer), "
@@ -201,12 +203,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     cmd = args.command or "check"
     if cmd == "codes":
-        if args.write:
-            atomic_write(CODES_PATH, codes_markdown(), "CODES.md")
-            print(f"wrote {CODES_PATH}")
-        else:
-            print(codes_markdown(), end="")
-        return 0
+        return _codes(args, parser)
     if cmd == "cluster":
         return _cluster(args, parser)
     if cmd == "check":
@@ -250,6 +247,9 @@ def _main(argv: Sequence[str] | None) -> int:
             print(write_kernelspec(args.name, dry_run=True, force=args.force, facts=report.facts).describe())
             return 0
         res = write_kernelspec(args.name, force=args.force, facts=report.facts)
+    except SmrnbValueError as exc:  # (blind audit 36, C-L5) a name refused is a usage error (2), as elsewhere
+        parser.error(_redacted(f"fix kernelspec --name: {str(exc).replace('pass force=True (--force)', 'pass --force')}"
+                               " (nothing was written)"))
     except SmrnbError as exc:
         print(_redacted(f"smr-doctor fix kernelspec: {exc}"), file=sys.stderr)
         return 1
@@ -258,6 +258,27 @@ def _main(argv: Sequence[str] | None) -> int:
                         f"removed): {exc}"), file=sys.stderr)
         return 1
     print(res.describe())
+    return 0
+
+
+def _codes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``codes``: CODES.md, or (blind audit 36, C-L6) every code as JSON with ``--json`` before or after ``codes``;
+    the options of a check (--layer, --extension, --package, --import-check) do not apply and are usage errors."""
+    given = [o for o, v in (("--layer", args.layer), ("--extension", args.extension), ("--package", args.package),
+                           ("--import-check", args.import_check)) if v]
+    if given:
+        parser.error(f"codes: {', '.join(given)} do not apply to codes (it prints the table of every finding code)")
+    if args.write:
+        if args.json or args.markdown:
+            parser.error("codes --write writes CODES.md; --json / --markdown do not apply to it")
+        atomic_write(CODES_PATH, codes_markdown(), "CODES.md")
+        print(f"wrote {CODES_PATH}")
+    elif args.json:
+        print(json.dumps({code: {"layer": c.layer, "severity": c.severity, "meaning": c.meaning, "fix": c.fix,
+                                 "told_from": c.told_from, "check": c.check, "source": c.source, "decided_by":
+                                 list(c.homes)} for code, c in CODES.items()}, indent=1))
+    else:
+        print(codes_markdown(), end="")  # CODES.md is markdown: --markdown prints the same
     return 0
 
 

@@ -169,3 +169,45 @@ def test_empty_or_relative_ld_library_path_entries_get_a_warning(tmp_path, value
 def test_absolute_ld_library_path_entries_get_no_such_warning(tmp_path):
     _, d, _ = _doctor("--layer", "loader", env={"LD_LIBRARY_PATH": "/usr/lib:/usr/local/lib"})
     assert "ld_library_path_relative" not in _codes(d) and d["facts"]["loader"]["ld_library_path_relative"] is None
+
+
+# ------------------------------------------------------------------ L5: fix kernelspec's refused names are usage errors
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def test_fix_kernelspec_name_refusals_exit_2_in_the_clis_words(tmp_path):
+    spec = tmp_path / "kernels" / "mykernel"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({"argv": ["python", "-m", "ipykernel_launcher", "-f",
+                                                           "{connection_file}"], "display_name": "mine",
+                                                  "language": "python"}))
+    env = {"JUPYTER_DATA_DIR": str(tmp_path), "HOME": str(tmp_path)}
+    for name in ("mykernel", "MyKernel"):
+        p = _cli("fix", "kernelspec", "--name", name, env=env)
+        assert p.returncode == 2 and "existing kernelspec" in p.stderr and "--name" in p.stderr, p.stderr
+        assert "force=True" not in p.stderr and "--force" in p.stderr
+    for bad in ("-x", "a/b", "two words"):
+        p = _cli("fix", "kernelspec", f"--name={bad}", "--dry-run", env=env)
+        assert p.returncode == 2 and "--name" in p.stderr, (bad, p.stderr)
+    assert sorted(os.listdir(tmp_path / "kernels")) == ["mykernel"]
+
+
+# ------------------------------------------------------------------ L6: codes --json
+
+@pytest.mark.parametrize("args", [("--json", "codes"), ("codes", "--json")])
+def test_codes_as_json_wherever_json_is_given(args):
+    p = _cli(*args)
+    table = json.loads(p.stdout)
+    md = (ROOT / "smrnb" / "doctor" / "CODES.md").read_text()
+    assert p.returncode == 0 and len(table) == md.count("\n| `") and "driver_broken" in table
+    assert table["driver_broken"]["layer"] == "driver" and table["driver_broken"]["severity"] == "error"
+
+
+@pytest.mark.parametrize("args", [("--layer", "driver", "codes"), ("--extension", "x.so", "codes"),
+                                  ("--json", "codes", "--write")])
+def test_codes_refuses_options_it_cannot_honour(args):
+    p = _cli(*args)
+    assert p.returncode == 2 and "codes" in p.stderr and not p.stdout
