@@ -40,6 +40,25 @@ def find_distribution(name: str, path: Iterable[str] | None = None) -> md.Distri
     return None
 
 
+def import_name_owners(name: str, path: Iterable[str] | None = None) -> list[str]:
+    """(blind audit 36, C-L2) The installed distributions that provide the top-level import name ``name`` (``yaml``
+    -> ``PyYAML``, ``PIL`` -> ``Pillow``), from their metadata (``importlib.metadata.packages_distributions``, or
+    each distribution's ``top_level.txt`` / RECORD where ``path`` is given); ``[]`` when none does."""
+    want = name.strip()
+    try:
+        if path is None:
+            return sorted(set(md.packages_distributions().get(want, [])))
+        found = set()
+        for dist in md.distributions(path=list(path)):
+            tops = (dist.read_text("top_level.txt") or "").split()
+            tops += [str(f).split("/")[0].split(".")[0] for f in dist.files or () if "/" in str(f)]
+            if want in tops:
+                found.add(dist.metadata["Name"])
+        return sorted(found)
+    except Exception:  # broken metadata: no hint
+        return []
+
+
 def package_extensions(name: str, path: Iterable[str] | None = None) -> list[str]:
     """Absolute paths of the compiled modules (``.so``, ``.so.N``, ``.pyd``) the distribution ``name`` installed,
     from its RECORD, that exist on disk; ``[]`` when it lists none.
@@ -51,7 +70,11 @@ def package_extensions(name: str, path: Iterable[str] | None = None) -> list[str
         raise SmrnbValueError(f"package must be the name of an installed distribution, got {name!r}")
     dist = find_distribution(name.strip(), path)
     if dist is None:
-        raise SmrnbValueError(f"package: no installed distribution named {name!r} in this Python "
+        owners = import_name_owners(name.strip(), path)
+        hint = (f"; {name.strip()!r} is the import name of the distribution{'s' if len(owners) > 1 else ''} "
+                f"{', '.join(repr(o) for o in owners)}: pass {'one of those' if len(owners) > 1 else 'that'}"
+                if owners else "")
+        raise SmrnbValueError(f"package: no installed distribution named {name!r} in this Python{hint} "
                               "(`pip show <name>` lists what is installed)")
     out = []
     for f in dist.files or ():

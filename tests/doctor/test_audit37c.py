@@ -211,3 +211,18 @@ def test_codes_as_json_wherever_json_is_given(args):
 def test_codes_refuses_options_it_cannot_honour(args):
     p = _cli(*args)
     assert p.returncode == 2 and "codes" in p.stderr and not p.stdout
+
+
+# ------------------------------------------------------------------ L2: an import name given as --package
+
+def test_an_import_name_given_as_package_names_its_distribution():
+    from importlib.metadata import packages_distributions
+
+    owners = packages_distributions().get("yaml")
+    if not owners:
+        pytest.skip("PyYAML is not installed here")
+    p = _cli("--package", "yaml", "--layer", "abi")
+    assert p.returncode == 2 and "no installed distribution named 'yaml'" in p.stderr
+    assert f"import name of the distribution {owners[0]!r}" in p.stderr, p.stderr
+    p = _cli("--package", "no-such-dist-r37c", "--layer", "abi")
+    assert p.returncode == 2 and "import name" not in p.stderr
