@@ -59,6 +59,46 @@ def _extension_path(p: Any) -> str:
     return p
 
 
+def _layers_arg(layers: Any) -> list[str] | None:
+    """(blind audit 36, C-L9) ``layers`` as given to the public API: None (all), a layer name or an iterable of layer
+    names, at least one; anything else is refused naming the argument (``layers=[]`` was an empty report that checked
+    nothing, ``layers=5`` a bare TypeError)."""
+    if layers is None:
+        return None
+    if isinstance(layers, str):
+        layers = [layers]
+    elif isinstance(layers, (bytes, bytearray)) or not isinstance(layers, Iterable):
+        raise SmrnbTypeError(f"layers must be a layer name or an iterable of layer names ({', '.join(LAYERS)}), "
+                             f"got {type(layers).__name__} {layers!r}")
+    out = list(layers)
+    bad = [x for x in out if not isinstance(x, str)]
+    if bad:
+        raise SmrnbTypeError(f"layers must be layer names (str: {', '.join(LAYERS)}), got {type(bad[0]).__name__} "
+                             f"{bad[0]!r}")
+    if not out:
+        raise SmrnbValueError(f"layers must name at least one layer of {list(LAYERS)} (None: all of them), got []")
+    expand_layers(out)  # an unknown name: SmrnbValueError naming layers
+    return out
+
+
+def _names_arg(name: str, value: Any, what: str) -> list[Any]:
+    """An iterable argument of the public API (``extension_paths``, ``packages``): a str is one item; bytes or a
+    non-iterable are refused naming the argument."""
+    if isinstance(value, (str, os.PathLike)):
+        return [value]
+    if isinstance(value, (bytes, bytearray)) or not isinstance(value, Iterable):
+        raise SmrnbTypeError(f"{name} must be {what} (a str, or an iterable of them), got {type(value).__name__} "
+                             f"{value!r}"[:300])
+    return list(value)
+
+
+def _bool_arg(name: str, value: Any) -> bool:
+    """(blind audit 36, C-L9) A flag of the public API: True or False (``import_check='yes'`` was taken as true)."""
+    if not isinstance(value, bool):
+        raise SmrnbTypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}"[:300])
+    return value
+
+
 def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterable[str] = (),
              import_check: bool = False, timeout: float = DEFAULT_TIMEOUT,
              ctx: ProbeContext | None = None, packages: Iterable[str] | str = ()) -> Report:
@@ -92,11 +132,15 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
         (an unknown package name among them).
     """
     timeout = check_timeout(timeout)
-    if isinstance(extension_paths, str):
-        extension_paths = [extension_paths]
-    if isinstance(packages, str):
-        packages = [packages]
-    extension_paths = [_extension_path(p) for p in extension_paths]
+    layers = _layers_arg(layers)
+    import_check = _bool_arg("import_check", import_check)
+    extension_paths = [_extension_path(p) for p in _names_arg("extension_paths", extension_paths,
+                                                               "paths of compiled extension files (.so)")]
+    packages = _names_arg("packages", packages, "names of installed distributions")
+    for p in packages:  # (blind audit 36, C-L9) None was looked up as the distribution 'None'
+        if not isinstance(p, str):
+            raise SmrnbTypeError(f"packages must be names of installed distributions (str), got {type(p).__name__} "
+                                 f"{p!r}"[:300])
     found: dict[str, list[str]] = {}
     if packages:
         from smrnb.doctor._packages import package_extensions  # importlib.metadata: only when asked for
@@ -177,6 +221,9 @@ def _explain_text(text: str, live: bool, layers: Iterable[str] | None, timeout: 
         text = bytes(text).decode("utf-8", errors="replace")
     if not isinstance(text, str):
         raise SmrnbTypeError(f"text must be a str (the error to explain), got {type(text).__name__}")
+    live = _bool_arg("live", live)
+    layers = _layers_arg(layers)  # (blind audit 36, C-L9) checked with or without live, as timeout
+    timeout = check_timeout(timeout)
     t0 = time.perf_counter()
     # the text's own secrets (a value given to a secret-named variable, a token, a URL's password), redacted in every
     # form wherever they appear again without their name (a quoted line, a path). Read in the text as capped and

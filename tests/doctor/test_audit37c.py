@@ -226,3 +226,38 @@ def test_an_import_name_given_as_package_names_its_distribution():
     assert f"import name of the distribution {owners[0]!r}" in p.stderr, p.stderr
     p = _cli("--package", "no-such-dist-r37c", "--layer", "abi")
     assert p.returncode == 2 and "import name" not in p.stderr
+
+
+# ------------------------------------------------------------------ L9: the public API's argument checks
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"layers": []}, "SmrnbValueError", "layers must name at least one layer"),
+    ({"layers": 5}, "SmrnbTypeError", "layers must be a layer name"),
+    ({"layers": [None]}, "SmrnbTypeError", "layers must be layer names"),
+    ({"layers": ["abi"], "extension_paths": b"/x.so"}, "SmrnbTypeError", "extension_paths must be"),
+    ({"layers": ["abi"], "extension_paths": 5}, "SmrnbTypeError", "extension_paths must be"),
+    ({"layers": ["abi"], "packages": ["numpy", None]}, "SmrnbTypeError", "packages must be names"),
+    ({"layers": ["abi"], "packages": b"numpy"}, "SmrnbTypeError", "packages must be names"),
+    ({"layers": ["context"], "import_check": "yes"}, "SmrnbTypeError", "import_check must be True or False"),
+])
+def test_diagnose_refuses_bad_arguments_naming_them(kwargs, error, words):
+    import smrnb
+
+    with pytest.raises(Exception) as exc:
+        smrnb.diagnose(**kwargs)
+    assert type(exc.value).__name__ == error and words in str(exc.value)
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"live": "no"}, "SmrnbTypeError", "live must be True or False"),
+    ({"layers": []}, "SmrnbValueError", "layers must name at least one layer"),
+    ({"layers": 5}, "SmrnbTypeError", "layers must be a layer name"),
+    ({"live": False, "layers": "bogus"}, "SmrnbValueError", "layers must be a subset"),
+    ({"live": False, "timeout": -1}, "SmrnbValueError", "timeout must be > 0"),
+])
+def test_explain_refuses_bad_arguments_naming_them(kwargs, error, words):
+    import smrnb
+
+    with pytest.raises(Exception) as exc:
+        smrnb.explain("Killed", **kwargs)
+    assert type(exc.value).__name__ == error and words in str(exc.value)
