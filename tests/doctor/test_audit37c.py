@@ -261,3 +261,13 @@ def test_explain_refuses_bad_arguments_naming_them(kwargs, error, words):
     with pytest.raises(Exception) as exc:
         smrnb.explain("Killed", **kwargs)
     assert type(exc.value).__name__ == error and words in str(exc.value)
+
+
+# ------------------------------------------------------------------ L11: an nvidia-smi that floods is not "hung"
+
+def test_a_flooding_nvidia_smi_is_not_called_hung(tmp_path):
+    rc, d, _ = _doctor("--layer", "driver", env=_fake_smi(tmp_path, "head -c 20000000 /dev/zero | tr '\\0' x"))
+    f = _codes(d)["driver_unavailable"]
+    assert "output over" in d["facts"]["driver"]["reason"]
+    assert "hung" not in f["fix"]["why"].lower() and "without end" in f["fix"]["why"]
+    assert any("command -v nvidia-smi" in c for c in f["fix"]["commands"])
