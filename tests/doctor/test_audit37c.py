@@ -271,3 +271,13 @@ def test_a_flooding_nvidia_smi_is_not_called_hung(tmp_path):
     assert "output over" in d["facts"]["driver"]["reason"]
     assert "hung" not in f["fix"]["why"].lower() and "without end" in f["fix"]["why"]
     assert any("command -v nvidia-smi" in c for c in f["fix"]["commands"])
+
+
+# ------------------------------------------------------------------ L4: a layer alone says what the full report says of it
+
+@pytest.mark.parametrize("layer", ["toolkit", "loader", "abi"])
+def test_a_layer_alone_has_the_findings_the_full_report_shows_under_it(layer):
+    _, full, _ = _doctor("--timeout", "5")
+    _, alone, _ = _doctor("--layer", layer, "--timeout", "5")
+    assert sorted(f["code"] for f in alone["findings"]) == sorted(
+        f["code"] for f in full["findings"] if f["layer"] == layer)

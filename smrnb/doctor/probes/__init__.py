@@ -56,7 +56,7 @@ DEPENDS: dict[str, tuple[str, ...]] = {
 RULE_NEEDS: dict[str, tuple[str, ...]] = {
     "driver": ("torch", "toolkit", "context"),  # context: CUDA_VISIBLE_DEVICES, a Slurm job, a container
     "torch": ("driver",),
-    "toolkit": ("driver", "torch"),
+    "toolkit": ("driver", "torch", "kaolin"),  # kaolin: (blind audit 36, C-L4) whether kaolin is to be built from source
     # (blind audit 36) an extension's plain C names that nothing defines are the loader's finding: the abi probe reads
     # its symbols (`--layer loader` alone reported nothing of an `undefined symbol` import failure)
     "loader": ("abi",),
