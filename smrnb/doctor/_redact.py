@@ -496,6 +496,12 @@ def secret_values(*environs: Mapping[str, str] | None) -> list[str]:
     return sorted(vals, key=len, reverse=True)
 
 
+def holds_url_credentials(value: object) -> bool:
+    """(blind audit 36, C-L10) Whether ``value`` holds a URL with credentials in its userinfo (``user:pass@``, a
+    token): PIP_INDEX_URL, HTTPS_PROXY and the like, whose names say nothing of a secret."""
+    return isinstance(value, str) and _USERINFO.search(value) is not None
+
+
 def process_secrets() -> list[str]:
     """:func:`secret_values` of this process's environment, now and at start (``/proc/self/environ``)."""
     return secret_values(os.environ, read_proc_environ())

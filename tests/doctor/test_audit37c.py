@@ -281,3 +281,15 @@ def test_a_layer_alone_has_the_findings_the_full_report_shows_under_it(layer):
     _, alone, _ = _doctor("--layer", layer, "--timeout", "5")
     assert sorted(f["code"] for f in alone["findings"]) == sorted(
         f["code"] for f in full["findings"] if f["layer"] == layer)
+
+
+# ------------------------------------------------------------------ L10: variables holding a URL's credentials
+
+def test_variables_holding_url_credentials_are_named_as_secret_never_shown():
+    env = {"PIP_INDEX_URL": "https://alice:S3cretPassw0rd@pypi.example.org/simple",
+           "HTTPS_PROXY": "http://bob:Pr0xyPassw0rd@proxy:3128", "NO_PROXY": "localhost,127.0.0.1",
+           "MY_MIRROR": "https://pypi.example.org/simple"}
+    _, d, _ = _doctor("--layer", "context", env=env)
+    names = d["facts"]["context"]["secret_variable_names"]
+    assert {"PIP_INDEX_URL", "HTTPS_PROXY"} <= set(names) and not {"NO_PROXY", "MY_MIRROR"} & set(names)
+    assert "S3cretPassw0rd" not in json.dumps(d) and "Pr0xyPassw0rd" not in json.dumps(d)

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from smrnb.doctor._model import ProbeContext, is_secret_name
+from smrnb.doctor._redact import holds_url_credentials
 
 #: the variables a job's CUDA environment depends on, which an `sbatch --export=NONE` drops
 SLURM_WATCHED = ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH")
@@ -125,7 +126,8 @@ def probe(ctx: ProbeContext, *, root: str = "/") -> dict[str, Any]:
         "os_release": osr.get("PRETTY_NAME") or (f"{osr.get('NAME', '')} {osr.get('VERSION_ID', '')}".strip() or None),
         "os_id": osr.get("ID"),
         "glibc": glibc.split()[-1] if glibc else None,
-        "secret_variable_names": sorted(k for k in env if is_secret_name(k)),
+        # names only; (blind audit 36, C-L10) also those holding a URL with credentials (PIP_INDEX_URL, HTTPS_PROXY)
+        "secret_variable_names": sorted(k for k in env if is_secret_name(k) or holds_url_credentials(env[k])),
         # (blind audit 30) the GPUs CUDA shows this process: "" / "-1" / "NoDevFiles" (Slurm's, no GPU allocated) hide
         # every GPU nvidia-smi lists; None when unset
         "cuda_visible_devices": env.get("CUDA_VISIBLE_DEVICES"),
