@@ -156,10 +156,11 @@ def test_fix_kernelspec_dry_run_then_write_then_refuse(tmp_path):
     assert rc == 0 and kj["env"]["LD_LIBRARY_PATH"] == "/opt/lib-for-kernel"
     assert out.startswith("Wrote ") and "Dry run" not in out  # (blind audit 30, F03) a real run shows no dry run
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1"], env=env)
-    assert rc == 1 and "existing kernelspec" in err and "--force" in err and "Dry run" not in out
+    # (blind audit 36, C-L5) a refused name is a usage error: exit 2, as the CLI's other usage errors
+    assert rc == 2 and "existing kernelspec" in err and "--force" in err and "Dry run" not in out
     # the dry run says what the real run would do: refuse the existing name without --force
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1", "--dry-run"], env=env)
-    assert rc == 1 and "existing kernelspec" in err and "replacing" not in out
+    assert rc == 2 and "existing kernelspec" in err and "replacing" not in out
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1", "--dry-run", "--force"], env=env)
     assert rc == 0 and "(replacing the existing spec, backed up first to " in out
     rc, out, err, _ = run(["fix", "kernelspec", "--name", "t1", "--force"], env=env)
