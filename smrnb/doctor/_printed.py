@@ -1262,7 +1262,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if target:  # the build that fails is the package's, not that of the module it lacks
             c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=target: m.group(1) + b, c)
         c = _variant_filled(_kernel_named(_kaolin_filled(c, text), text), f.title, _slurm_gpu(text)[1])
-        c = _git_release(c, text)
+        c = _torch_pinned(_xformers_release(_git_release(c, text), facts), facts, os_)
         if re.search(r"\bpip3? (?:install|show|uninstall)\b[^#]*<package>", c):
             # the package pip built in the text's log, else the one the text's own pip command installs
             named = built if built and built != "torch" else _installed_by_the_text(text) or _prose_package(text)
@@ -1294,7 +1294,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             continue  # (round 28c) OpenBLAS' ARM core types only where the text shows an ARM machine
         c = pip_names(_distro_gcc(c, text))
         if "torch-<torch version>_cu<cuda>.html" in c:  # (round 29) kaolin's page as pip_names wrote it: the text's torch
-            c = _kaolin_filled(c, text)
+            c = _kaolin_page_computed(_kaolin_filled(c, text), facts, os_)
         c = _no_deps(_pyg_from_its_page(c, facts))
         c = with_build_variables(_glossed(_private_named(_jobs_unnamed(c))), text, facts)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
@@ -1325,6 +1325,7 @@ _CU_VARIANT = "cu and torch.version.cuda without its dot (cu121 for 12.1), cpu f
 #: what to put for each placeholder a rule prints (a pattern of its token and the text before it, and the words)
 _GLOSSES: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(rx), tok, words) for rx, tok, words in (
     (r"torch==<ver>$", "ver", "the torch release to install (its companion's matching release beside it)"),
+    (r"torch==<x\.y\.z>$", "x.y.z", "the installed torch's release: pip show torch's Version, without its +local part"),
     (r"kaolin==<(?:ver|version)>$", "", "a kaolin release the page lists for this torch and CUDA"),
     (r"==<version>$", "version", "a release of the package"),
     (r"torch-<(?:ver|torch|torch version)>$", "", _TORCH_PAGE),
@@ -1375,7 +1376,70 @@ def said_in_words(found: list[Finding]) -> list[Finding]:
     """(round 31a, issue 25) The findings of this machine (``diagnose``; explain's live findings beside a text) with
     each command's placeholders said in words and no private module's name as a pip target (:func:`_glossed`,
     :func:`_private_named`): explain's text findings get the same in :func:`_commands`."""
-    return _each_command(found, lambda c: _glossed(_private_named(c)))
+    return _each_command(found, lambda c: placeholders_quoted(_glossed(_private_named(c))))
+
+
+#: (round 37a, blind audit 36 M7) a placeholder a command holds: ``<x.y>``, ``<the package that owns it>``
+_PH_AT_RE = re.compile(r"<([A-Za-z.\[][^<>\n\"$`\\]{0,159})>")
+#: a cmd line's ``& rem`` note
+_REM_AT_RE = re.compile(r"&\s*rem\b", re.IGNORECASE)
+
+
+def placeholders_quoted(c: str) -> str:
+    """(round 37a, blind audit 36 M7) ``c`` with each placeholder in its code (not its note) inside double quotes:
+    ``torch=="<x.y>"``, ``cd "<the extension's source tree>"``. Unquoted, bash reads ``<x.y>`` as a redirection (``<x``
+    reads a file, ``y>`` creates or empties the next word's file); quoted it is one literal word that pip, cd or conda
+    refuse as it stands, and the note after ``#`` says what to put there. A comment line, a Python line and a
+    placeholder already inside quotes are kept."""
+    if "<" not in c:
+        return c
+    return "\n".join(_line_placeholders_quoted(ln) for ln in c.split("\n"))
+
+
+def _line_placeholders_quoted(line: str) -> str:
+    s = line.lstrip()
+    if not s or s.startswith("#") or re.match(r"(?:rem|import|from)\s|[A-Za-z_][\w.]* = ", s, re.IGNORECASE):
+        return line
+    cmd_shell = bool(re.search(r"\s&\s*rem\b", line, re.IGNORECASE)) or s.lower().startswith('set "')
+    out: list[str] = []
+    i, n, quote, word_start = 0, len(line), "", True
+    outer: list[str] = []  # the quotes around each ``$(`` open here: bash reads its inside afresh
+    while i < n:
+        ch = line[i]
+        if quote != "'" and line.startswith("$(", i) and not cmd_shell:
+            outer.append(quote)
+            out.append("$(")
+            i, quote, word_start = i + 2, "", True
+            continue
+        if not quote and ch == ")" and outer:
+            quote = outer.pop()
+            out.append(ch)
+            i += 1
+            continue
+        if quote:
+            if ch == "\\" and quote == '"' and not cmd_shell:
+                out.append(line[i:i + 2])
+                i += 2
+                continue
+            quote = "" if ch == quote else quote
+        elif ch == "\\" and not cmd_shell:
+            out.append(line[i:i + 2])
+            i += 2
+            continue
+        elif ch == '"' or (ch == "'" and not cmd_shell):
+            quote = ch
+        elif (ch == "#" and word_start) or (cmd_shell and ch == "&" and _REM_AT_RE.match(line, i)):
+            out.append(line[i:])  # the note
+            break
+        elif ch == "<" and _PH_AT_RE.match(line, i):
+            m = _PH_AT_RE.match(line, i)
+            out.append(f'"{m.group(0)}"')
+            i, word_start = m.end(), False
+            continue
+        out.append(ch)
+        word_start = not quote and ch in " \t;&|("
+        i += 1
+    return "".join(out)
 
 
 def _each_command(found: list[Finding], mend: Any) -> list[Finding]:
@@ -1822,6 +1886,89 @@ def _kaolin_filled(c: str, text: str) -> str:
             f"no kaolin release in smrnb's table has a wheel for torch {tv}+cu{cu}" +
             (f" ({has} has none)" if has else "") + f": the page lists a newer one if any; else install a torch "
             f"one has a wheel for ({near}), or build kaolin from source against this torch")
+
+
+#: (round 36g, audit 36 F2) the xformers release whose wheels are built for each torch release (facebookresearch/xformers
+#: CHANGELOG.md, read this round: "Pre-built binary wheels require PyTorch X" under each release; 0.0.28.post1 re-uploaded
+#: 0.0.28's wheels, for torch 2.4.1, with those of CUDA 12.4; 0.0.27.post2 for 2.4.0): xformers pins that exact torch,
+#: so an unpinned `pip install -U xformers` replaces the installed torch with the one the newest xformers needs
+XFORMERS_FOR_TORCH = {
+    "2.9.0": "0.0.33", "2.8.0": "0.0.32", "2.7.1": "0.0.31", "2.7.0": "0.0.30", "2.6.0": "0.0.29.post2",
+    "2.5.1": "0.0.28.post3", "2.5.0": "0.0.28.post2", "2.4.1": "0.0.28.post1", "2.4.0": "0.0.27.post2",
+    "2.3.1": "0.0.27", "2.3.0": "0.0.26", "2.2.2": "0.0.25.post1", "2.2.1": "0.0.25", "2.2.0": "0.0.24",
+    "2.1.2": "0.0.23.post1", "2.1.1": "0.0.23"}
+
+
+#: (round 37a) torch's release pinned as the installed torch's metadata says (pip show torch's Version, without its
+#: +local part; read without importing torch, which may be what fails): an unpinned ``pip install torch`` takes the
+#: newest torch, and every compiled extension breaks
+TORCH_RELEASE_KEPT = "torch==$(pip show torch | sed -n 's/^Version: \\([^+]*\\).*/\\1/p')"
+#: a reinstall of torch itself with no release (``--force-reinstall ... torch``), not one meant to change it
+_TORCH_REINSTALL_RE = re.compile(r"^((?:%|python3? -m )?pip3? install\b(?=[^#]*--force-reinstall)[^#]*?\s)torch(?=\s|$)")
+#: a note or index that means another torch on purpose (a newer release, another vendor's build)
+_TORCH_CHANGED_RE = re.compile(r"newest|oldest|torch \d+\.\d+'s|torch \d\.\d+\+|last torch|pick a variant|/whl/(?:xpu|rocm)"
+                               r"|/whl/\"?<a CUDA")
+
+
+def _torch_pinned(c: str, facts: Mapping[str, Any] | None, os_: str) -> str:
+    """(round 37a, audit 36 B's leftover) a reinstall of the same torch pinned to its release: the text's (or this
+    machine's), else as its metadata says (:data:`TORCH_RELEASE_KEPT`; on Windows ``torch==<x.y.z>``, said in words)."""
+    m = None if re.search(r"\btorch==", c) else _TORCH_REINSTALL_RE.match(c)
+    if m and not _TORCH_CHANGED_RE.search(c):
+        tv = str(_value(facts, "version_base") or str(_value(facts, "version") or "").split("+")[0])
+        pin = f"torch=={tv}" if re.fullmatch(r"\d+\.\d+(?:\.\d+)?", tv) else TORCH_RELEASE_KEPT
+        c = m.group(1) + pin + c[m.end():]
+    if os_ == "windows" and TORCH_RELEASE_KEPT in c:
+        c = c.replace(TORCH_RELEASE_KEPT, "torch==<x.y.z>")
+    return c
+
+
+#: (round 37a) a pip install of xformers with no release: its wheels are built for one torch each (above)
+_XFORMERS_UNPINNED_RE = re.compile(r"^((?:[A-Z_]+=\S+ )*pip3? install\b[^#]*?\s)xformers(?=\s|$)")
+
+
+def _xformers_release(c: str, facts: Mapping[str, Any] | None) -> str:
+    """(round 37a, audit 36 B's leftover) an unpinned xformers reinstall (the rebuild reading's) pinned to the
+    release built for the text's torch (:data:`XFORMERS_FOR_TORCH`); where that is not known, the note says how to
+    read it (``python -m xformers.info`` names the torch it was built for, ``pip show torch`` the installed one)."""
+    m = _XFORMERS_UNPINNED_RE.match(c)
+    if not m:
+        return c
+    tv = str(_value(facts, "version_base") or str(_value(facts, "version") or "").split("+")[0])
+    rel = XFORMERS_FOR_TORCH.get(tv)
+    body, sep, note = c.partition("   #")
+    if rel:
+        return (f"{m.group(1)}xformers=={rel}{body[m.end():]}   #{note + ';' if sep else ''} xformers {rel}: the release "
+                f"built for torch {tv} (torch stays)")
+    return (f"{body}   #{note + ';' if sep else ''} xformers' release built for the installed torch (pip show torch): "
+            "an xformers for another torch fails the same way")
+
+
+_KAOLIN_PAGE = "https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-<torch version>_cu<cuda>.html"
+#: (round 37a) the page's torch and CUDA as the installed torch prints them (POSIX shells' command substitution)
+_KAOLIN_PAGE_COMPUTED = ("https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-$(python -c 'import torch; "
+                         "print(torch.__version__.split(\"+\")[0])')_cu$(python -c 'import torch; "
+                         "print(torch.version.cuda.replace(\".\", \"\"))').html")
+
+
+def _kaolin_page_computed(c: str, facts: Mapping[str, Any] | None, os_: str) -> str:
+    """(round 37a, blind audit 36 M7) kaolin's wheel page that the text leaves open: the page of the torch this
+    machine's facts show (a CPU torch has none: kaolin then builds from its repository against it), else the page as
+    the installed torch prints it (``$(python -c ...)``, on a POSIX shell), never ``<torch version>`` for bash to read
+    as a redirection."""
+    if _KAOLIN_PAGE not in c:
+        return c
+    ver = str(_value(facts, "version") or "")
+    base = ver.split("+")[0] if re.fullmatch(r"\d+\.\d+\.\d+(?:\+\w+)?", ver) else ""
+    cuda = _torch_cuda(facts)
+    if base and cuda:
+        return c.replace(_KAOLIN_PAGE, tables.kaolin_wheel_page(base, cuda))
+    if base and (_value(facts, "cpu_build") or ver.endswith("+cpu")):
+        body, _, note = c.partition("   #")
+        body = body.replace(f"kaolin -f {_KAOLIN_PAGE}", tables.kaolin_repository().join(("'git+", ".git'")))
+        return (f"{body}   # kaolin's wheel pages are for CUDA builds of torch; this torch is {ver} (a CPU build): "
+                "kaolin builds from its repository against it")
+    return c if os_ == "windows" else c.replace(_KAOLIN_PAGE, _KAOLIN_PAGE_COMPUTED)
 
 
 #: (round 29a) a git-hosted extension whose tags are ``v<release>`` (kaolin's v0.17.0, pytorch3d's v0.7.8,
@@ -2433,11 +2580,12 @@ def _true_to_text(found: list[Finding], text: str, facts: Mapping[str, Any] | No
             continue
         cmds = _torch_kept(f, _commands(f, text, facts), text, facts)
         f, cmds = _on_private_index(f, cmds, text)
+        cmds = tuple(placeholders_quoted(c) for c in cmds)
         out.append(f if cmds == f.fix.commands else replace(f, fix=Fix(f.fix.why, cmds, f.fix.docs)))
     return out
 
 
-__all__ = ["said_in_words", "true_to_text"]
+__all__ = ["placeholders_quoted", "said_in_words", "true_to_text"]
 
 
 #: (blind audit 36, H5) a command that runs pip or python by the name PATH resolves: at its start or after "&&" / ";"

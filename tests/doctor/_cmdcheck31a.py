@@ -134,8 +134,30 @@ def _segments(words: list[str]) -> list[list[str]]:
     return out
 
 
+def _substitutions_held(code: str) -> str:
+    """(round 37a) ``code`` with each ``$( ... )`` (a value the command reads on the user's machine: the installed
+    torch's release) as one held word: its inside is another command, not this one's arguments."""
+    out, depth, i = [], 0, 0
+    while i < len(code):
+        if code.startswith("$(", i):
+            if depth == 0:
+                out.append("PH")
+            depth, i = depth + 1, i + 2
+            continue
+        if not depth:
+            out.append(code[i])
+        elif code[i] in "'\"":  # a quoted part of the inner command: its parentheses are words
+            j = code.find(code[i], i + 1)
+            i = len(code) if j < 0 else j
+        elif code[i] in "()":
+            depth += 1 if code[i] == "(" else -1
+        i += 1
+    return "".join(out)
+
+
 def _words(line: str) -> list[str] | None:
     try:
+        line = _substitutions_held(line)
         code = re.sub(r"(?:^|(?<=\s))[0-9]*(?:>>?|<)(?:&[0-9]|\s*[^\s;&|]+)", " ", _code_part(line))  # redirections
         lex = shlex.shlex(code, posix=True, punctuation_chars=";&|")
         lex.whitespace_split = True

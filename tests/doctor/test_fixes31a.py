@@ -270,7 +270,7 @@ def test_an_abi_rebuild_names_its_owner_placeholder_in_words():
                               "<package-owning-libext_old.so>", "pip install --force-reinstall _my_ext")))
     cmds = said_in_words([f])[0].fix.commands
     assert "package-owning-libext_old.so: the pip package that installed that file" in cmds[0], cmds
-    assert cmds[1].startswith("pip install --force-reinstall <the package that installs _my_ext>"), cmds
+    assert cmds[1].startswith("pip install --force-reinstall \"<the package that installs _my_ext>\""), cmds
     assert not any(check(c, "linux", None, "w") for c in cmds), cmds
 
 

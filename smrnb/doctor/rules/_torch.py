@@ -13,7 +13,13 @@ from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._install import arch_covers, nvcc_archs
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor._printed import _ANY_VARIANT, PIP_DISTRIBUTION, _variant_filled
+from smrnb.doctor._printed import (
+    _ANY_VARIANT,
+    PIP_DISTRIBUTION,
+    TORCH_RELEASE_KEPT,
+    XFORMERS_FOR_TORCH,
+    _variant_filled,
+)
 from smrnb.doctor.rules import Facts, rule
 from smrnb.doctor.rules._context import HOST_MEMORY_ROWS, host_memory_codes, layer
 from smrnb.doctor.rules._driver import driver_platform, indexes_for_driver_cuda, torch_variants_for_driver
@@ -1610,10 +1616,26 @@ def _torch_import(facts: Facts, ev: dict[str, Any]) -> dict[str, Any] | None:
 
 
 #: (round 30b, blind audit 29) torch's CUDA build where the text names no driver: how to pick its variant, none guessed
-CUDA_TORCH_PICKED = ("pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/<cuXYZ>   # only "
-                     "if the line above prints None (torch.version.cuda): <cuXYZ> is a CUDA variant not newer than the 'CUDA Version' "
+CUDA_TORCH_PICKED = (f"pip install --force-reinstall {TORCH_RELEASE_KEPT} --index-url https://download.pytorch.org/whl/<cuXYZ>"
+                     "   # only if the line above prints None (torch.version.cuda); torch stays at its release (the line above, "
+                     "or pip show torch, without its +cpu); <cuXYZ> is a CUDA variant not newer than the 'CUDA Version' "
                      "nvidia-smi prints (cu118 for 11.8, cu121 for 12.1, ...; pytorch.org/get-started/locally lists "
                      "this torch's)")
+
+
+def _driver_variant(tv: str, drv: bool, runs: list[str], dcuda: str) -> str:
+    """(round 37a) torch's build for the newest CUDA variant the driver's CUDA runs (``runs``, oldest first), at the
+    installed torch's release: read from the text (its newest variant the driver runs), else as torch's metadata says;
+    where the text's torch has no build the driver runs, the other release it takes is said."""
+    mine = tables.torch_cuda_variants(tv) if tv else None
+    have = [v for v in runs if mine is not None and v in mine.variants]
+    other = bool(tv and (drv or (mine is not None and not have)))  # no build of tv this driver runs
+    pin = "torch" if other else f"torch=={tv}" if tv else TORCH_RELEASE_KEPT
+    variant = have[-1] if have and not other else runs[-1]
+    return (f"pip install --force-reinstall {pin} --index-url https://download.pytorch.org/whl/{variant}   # only if the "
+            f"line above prints None (torch.version.cuda): the newest CUDA variant the driver's CUDA {dcuda} runs" +
+            (f"; torch {tv} has no build for it: this installs another torch release, rebuild its extensions after"
+             if other else "; torch stays at its release"))
 
 
 @builds("cpu_only_torch_with_gpu")
@@ -1659,9 +1681,8 @@ def _cpu_torch(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     # Version'), else how to pick it: never a guessed one, and only where torch says it has no CUDA
     cmd = (f"pip install --force-reinstall torch=={tv} --index-url https://download.pytorch.org/whl/{ok[-1]}   # only if "
            "the line above prints None (torch.version.cuda)" if ok else
-           f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{runs[-1]}   # only if "
-           f"the line above prints None (torch.version.cuda): the newest CUDA variant the driver's CUDA {dcuda} runs" if runs else
-           CUDA_TORCH_PICKED)
+           _driver_variant(tv, bool(drv), runs, dcuda) if runs else
+           CUDA_TORCH_PICKED.replace(TORCH_RELEASE_KEPT, f"torch=={tv}" if tv else TORCH_RELEASE_KEPT))
     evidence = ([f"torch's own header {ev['included_from']} includes {ev.get('header')}, which this torch did not "
                  "install: a torch without its CUDA headers (a CPU-only build, or a broken install)"]
                 if ev.get("included_from") else [])
@@ -1753,26 +1774,15 @@ _OTHER_COMPANIONS["xformers_no_operator_found"] = (
      "pip install -U xformers --index-url https://download.pytorch.org/whl/<cuXYZ of torch.version.cuda>   # the "
      "xformers release built for the installed torch (0.0.33: torch 2.9.0, 0.0.32: 2.8.0, 0.0.31: 2.7.1, "
      "0.0.29.post2: 2.6.0, 0.0.28.post3: 2.5.1)"))
-#: (round 36g, audit 36 F2) the xformers release whose wheels are built for each torch release (facebookresearch/xformers
-#: CHANGELOG.md, read this round: "Pre-built binary wheels require PyTorch X" under each release; 0.0.28.post1 re-uploaded
-#: 0.0.28's wheels, for torch 2.4.1, with those of CUDA 12.4; 0.0.27.post2 for 2.4.0): xformers pins that exact torch,
-#: so an unpinned `pip install -U xformers` replaces the installed torch with the one the newest xformers needs
-_XFORMERS_FOR_TORCH = {
-    "2.9.0": "0.0.33", "2.8.0": "0.0.32", "2.7.1": "0.0.31", "2.7.0": "0.0.30", "2.6.0": "0.0.29.post2",
-    "2.5.1": "0.0.28.post3", "2.5.0": "0.0.28.post2", "2.4.1": "0.0.28.post1", "2.4.0": "0.0.27.post2",
-    "2.3.1": "0.0.27", "2.3.0": "0.0.26", "2.2.2": "0.0.25.post1", "2.2.1": "0.0.25", "2.2.0": "0.0.24",
-    "2.1.2": "0.0.23.post1", "2.1.1": "0.0.23"}
-
-
 def _xformers_pinned(cmd: str, tv: Any, idx: str) -> str:
     """(round 36g, audit 36 F2) xformers' reinstall for the installed torch: the torch's CUDA index filled in, and the
-    xformers release built for that torch pinned where :data:`_XFORMERS_FOR_TORCH` knows it (torch stays); other
+    xformers release built for that torch pinned where :data:`smrnb.doctor._printed.XFORMERS_FOR_TORCH` knows it (torch stays); other
     commands as they are."""
     if not cmd.startswith("pip install -U xformers --index-url"):
         return cmd
     if idx != "<cuXYZ>":
         cmd = cmd.replace("<cuXYZ of torch.version.cuda>", idx)
-    rel = _XFORMERS_FOR_TORCH.get(str(tv or ""))
+    rel = XFORMERS_FOR_TORCH.get(str(tv or ""))
     if not rel:
         return cmd
     return (f"pip install xformers=={rel} --index-url https://download.pytorch.org/whl/"
