@@ -140,7 +140,7 @@ def test_the_live_check_of_a_module_of_unknown_sources_never_deletes_the_current
     if where == "build":  # the tree above build/ is the module's source tree
         assert any(_runs(c).startswith(f"cd {tmp_path / 'myext'} && rm -rf build/ && ") for c in cmds), cmds
     elif where == "loose":  # its sources are unknown: the user names them
-        assert any(_runs(c).startswith("cd <the source tree undefx.") for c in cmds), cmds
+        assert any(_runs(c).startswith('cd "<the source tree undefx.') for c in cmds), cmds
     else:  # installed, but no metadata names its distribution: how to find it, not the import name as one
         assert any("packages_distributions().get('undefx')" in c for c in cmds), cmds
         assert not any(re.search(r"pip install\b[^#]*\sundefx\b", _runs(c)) for c in cmds), cmds

@@ -103,7 +103,7 @@ def test_a_cpu_torch_with_this_machines_gpu_keeps_the_cpu_build():
 def test_the_cpu_build_reinstall_never_guesses_a_cuda_variant():
     f = next(f for f in explain_text(GPU_SHOWN[1], similar=False) if f.code == "cpu_only_torch_with_gpu")
     cmds = " ".join(f.fix.commands)
-    assert "whl/cu126" not in cmds and "whl/<cuXYZ>" in cmds and "nvidia-smi" in cmds
+    assert "whl/cu126" not in cmds and 'whl/"<cuXYZ>"' in cmds and "nvidia-smi" in cmds
     assert "only if the line above prints None" in cmds
 
 

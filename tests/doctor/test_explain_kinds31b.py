@@ -208,7 +208,7 @@ def test_a_mismatch_with_the_module_read_is_as_before():
 @pytest.mark.parametrize(("text", "want"), [
     # (tidy of round 31) the one partition reading: "--ntasks-per-node" / "--cpus-per-gpu" hold a "-p" that is no option
     ("#SBATCH --nodes=10\n#SBATCH --ntasks-per-node=36\n"
-     "sbatch: error: Batch job submission failed: Requested node configuration is not available\n", "<partition>"),
+     "sbatch: error: Batch job submission failed: Requested node configuration is not available\n", '"<partition>"'),
     ("sbatch --cpus-per-gpu=4 -p booster job.sh\n"
      "sbatch: error: Batch job submission failed: Requested node configuration is not available\n", "booster"),
     ("#SBATCH --partition=gpu\n#SBATCH --mem=900G\nsbatch: error: Memory specification can not be satisfied\n"

@@ -106,7 +106,7 @@ def test_no_release_is_printed_as_if_it_had_a_wheel_where_the_table_lists_none_f
     text = "torch 2.2.0+cu121\n" + _KAOLIN_SO + "kaolin 0.15.0\n"
     assert not any(r.has_wheel("2.2.0", "121") for r in tables.kaolin_releases())
     cmd = _one_with(text, "kaolin")
-    assert cmd.startswith("pip install kaolin==<version> -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/"
+    assert cmd.startswith("pip install kaolin==\"<version>\" -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/"
                           "torch-2.2.0_cu121.html   # no kaolin release in smrnb's table has a wheel for torch "
                           "2.2.0+cu121 (0.15.0 has none)"), cmd
     assert "kaolin==0.15.0" not in cmd

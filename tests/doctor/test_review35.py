@@ -20,7 +20,7 @@ def test_a_name_a_checkout_s_release_added_is_fixed_in_the_checkout():
     assert f.code == "package_api_version_mismatch"
     cmds = "\n".join(f.fix.commands)
     assert "pip install" not in cmds and "pip show yolov5" not in cmds, cmds
-    assert "git -C <the yolov5 checkout>" in cmds and "v6.2" in cmds, cmds
+    assert 'git -C "<the yolov5 checkout>"' in cmds and "v6.2" in cmds, cmds
 
 
 def test_a_package_s_added_name_is_still_an_install():

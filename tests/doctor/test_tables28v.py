@@ -124,7 +124,7 @@ def test_the_printed_fix_pins_the_companion_of_the_installed_torch(text, torch, 
 
 def test_a_torch_the_sources_do_not_pair_keeps_the_placeholder():
     cmd = _companion_command(AUDIO.format(torch="2.12.0"))
-    assert "torchaudio==<the matching release>" in cmd and "torchaudio==2.1" not in cmd, cmd
+    assert 'torchaudio=="<the matching release>"' in cmd and "torchaudio==2.1" not in cmd, cmd
 
 
 @pytest.mark.parametrize(("name", "cc"), [
