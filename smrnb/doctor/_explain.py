@@ -687,6 +687,11 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
             if differ:
                 alone_line, facts = read_alone_line(differ), None
         merged = merge(text_facts, facts)
+        if text_facts:  # where the text's extension is rebuilt: the rules decide it (rules._rebuild) from these facts
+            from smrnb.doctor._printed import rebuild_source
+            from smrnb.doctor.rules._rebuild import SOURCE_KEY
+
+            merged[SOURCE_KEY] = rebuild_source(prepared)
         if not text_facts:
             found = []
         elif facts:

@@ -355,8 +355,8 @@ def _windows_parts(cmd: str) -> str:
     body, sep, note = cmd[:-len(_LINUX_NOTE)].partition("   #") if cmd.endswith(_LINUX_NOTE) else cmd.partition("   #")
     parts = [p for p in _outside_quotes_split(body) if p.strip()]
     done = [_windows_part(p) for p in parts]
-    if not all(done) and (len(parts) == 1 or not any(done)):
-        return ""
+    if not all(done) and (len(parts) == 1 or all(not d or d.startswith("cd ") for d in done)):
+        return ""  # nothing left, or only the ``cd`` to where the rest would have run
     kept = " & ".join(d for d in done if d)
     return kept + (f"   # cmd:{note}" if sep and note.strip() else "   # cmd")
 
@@ -559,7 +559,12 @@ def _compute_cap(c: str, facts: Mapping[str, Any] | None, text: str = "") -> str
 #: torch.utils.cpp_extension: TORCH_CUDA_ARCH_LIST is theirs
 _TCNN_RE = re.compile(r"tinycudann|tiny-cuda-nn|TCNN_CUDA_ARCHITECTURES|\btcnn_", re.IGNORECASE)
 _SPCONV_RE = re.compile(r"\bspconv\b|\bcumm\b")
-_ARCH_REBUILD_RE = re.compile(r"^(rm -rf build/ && )?TORCH_CUDA_ARCH_LIST=\"([^\"]+)\" (pip install [^#]*?) \.(\s+#.*)?$")
+_ARCH_REBUILD_RE = re.compile(r"^((?:cd (?:<[^<>]*>|\S+) && )?rm -rf build/ && )?TORCH_CUDA_ARCH_LIST=\"([^\"]+)\" "
+                              r"(pip install [^#]*?) \.(\s+#.*)?$")
+#: the rules' reinstall by the name the text installed the package by (:func:`smrnb.doctor.rules._rebuild.tree_rebuild`)
+_ARCH_BY_NAME_RE = re.compile(r"^TORCH_CUDA_ARCH_LIST=\"([^\"]+)\" (pip install [^#]*?) ([A-Za-z0-9][\w.-]*)   # \3 as the "
+                              r"text installed it, by name: ")
+_SPCONV_NOTE = "in cumm's source tree, then spconv's: spconv's kernels are cumm's, whose build reads CUMM_CUDA_ARCH_LIST"
 _TCNN_SOURCE = "'git+https://github.com/NVlabs/tiny-cuda-nn/#subdirectory=bindings/torch'"
 
 
@@ -567,17 +572,18 @@ def _arch_variable(c: str, text: str) -> str:
     """(round 27b) A rebuild for the GPU's architecture with the variable the text's extension reads: tiny-cuda-nn's
     TCNN_CUDA_ARCHITECTURES (no dot: 86) and its bindings' source, spconv/cumm's CUMM_CUDA_ARCH_LIST beside torch's."""
     m = _ARCH_REBUILD_RE.match(c)
-    if not m:
+    named = None if m else _ARCH_BY_NAME_RE.match(c)
+    if not m and not named:
         return c
-    arch, pip = m.group(2), m.group(3)
+    arch, pip = (m.group(2), m.group(3)) if m else (named.group(1), named.group(2))
     if _TCNN_RE.search(text):
         num = arch.replace("+PTX", "").replace(".", "") if "$(" not in arch else arch.replace(" | head -1)",
                                                                                                " | head -1 | tr -d .)")
         return (f'TCNN_CUDA_ARCHITECTURES="{num}" {pip} {_TCNN_SOURCE}   # tiny-cuda-nn reads TCNN_CUDA_ARCHITECTURES '
                 "(its bindings/torch/setup.py), not TORCH_CUDA_ARCH_LIST")
     if _SPCONV_RE.search(text):
-        return (f'{m.group(1) or ""}CUMM_CUDA_ARCH_LIST="{arch}" TORCH_CUDA_ARCH_LIST="{arch}" {pip} .   # in cumm\'s '
-                "source tree, then spconv's: spconv's kernels are cumm's, whose build reads CUMM_CUDA_ARCH_LIST")
+        return f'CUMM_CUDA_ARCH_LIST="{arch}" {c}; {_SPCONV_NOTE}' if named else \
+            f'{m.group(1) or ""}CUMM_CUDA_ARCH_LIST="{arch}" TORCH_CUDA_ARCH_LIST="{arch}" {pip} .   # {_SPCONV_NOTE}'
     return c
 
 
@@ -1011,7 +1017,7 @@ def _owner_unknown(c: str, text: str) -> str:
 def _owner_finder(c: str, text: str) -> tuple[str, str]:
     """(blind audit 36, F10) Where the package owning the failing module is unknown (:func:`_owner_unknown`): the
     command that finds its distribution, and ``c`` reinstalling what it prints (``""`` for a comment's alternative)."""
-    from smrnb.doctor.rules._abi import distribution_finder
+    from smrnb.doctor.rules._rebuild import distribution_finder
 
     unknown = _owner_unknown(c, text)
     if not unknown:
@@ -1142,10 +1148,6 @@ def _source_built_rebuilt(cmds: list[str]) -> list[str]:
     return out
 
 
-#: (blind audit 36, F9) a rebuild of "the extension's source tree" the rules print: ``rm -rf build/ && [VAR=..] pip
-#: install OPTIONS .   # in the extension's source tree...``
-_TREE_REBUILD_RE = re.compile(r"^rm -rf build/ && (?P<pip>(?:[A-Z_][A-Z0-9_]*=\S+ )*pip install (?:--?[\w-]+(?:=\S+)? )*)"
-                              r"\.(?P<note>\s+#.*)?$")
 #: a source tree the text shows being built: setup.py run, ``pip install .`` / ``-e .`` / a folder, a build/ folder
 _TREE_SHOWN_RE = re.compile(r"\bsetup\.py\s+(?:install|develop|build|build_ext|bdist_wheel)\b|"
                             r"\bpip3? install\b[^\n#]*?\s(?:-e\s+)?\.{1,2}(?:/[\w.-]*)*/?(?=\s|$)|"
@@ -1168,30 +1170,21 @@ def _registry_installed(text: str) -> str:
     return ""
 
 
-def _tree_rebuild(c: str, text: str) -> str:
-    """(blind audit 36, F9 / C-M12) A rebuild in "the extension's source tree" never deletes a build/ of whatever folder
-    the user stands in: where the text shows a source tree, ``cd`` to it first (its path where the text gives one);
-    where it shows the package installed from a registry (a site-packages path, ``pip install NAME``), that package
-    reinstalled by its name (pip builds it against the installed torch, or fetches the release made for it)."""
-    m = _TREE_REBUILD_RE.match(c)
-    if not m:
-        return c
-    note = (m.group("note") or "").strip().lstrip("#").strip()
-    rest = re.sub(r"^in the extension's source tree[:,;]?\s*", "", note)
-    tree = _TREE_SHOWN_RE.search(text)
-    name = "" if tree else _registry_installed(text)
-    if name:
-        return (f"{m.group('pip')}{name}   # {name} as the text installed it, by name: pip builds (or fetches) the "
-                "release for the installed torch; --no-cache-dir: not the wheel it built before" + (f"; {rest}" if rest else ""))
-    paths = list(dict.fromkeys(_TREE_PATH_RE.findall(text)))
-    where = paths[0] if len(paths) == 1 else "<the extension's source tree>"
-    return f"cd {where} && {c}"
+def rebuild_source(text: str) -> dict[str, str]:
+    """(blind audit 36, F9 / C-M12; session 37) What the text shows of the extension's source, for the rules' one
+    decision of where its rebuild runs (:func:`smrnb.doctor.rules._rebuild.tree_rebuild`): ``tree``, the one source
+    tree whose path it shows (``""`` where it shows none, or several); ``installed``, where it shows no source tree
+    built but the package installed from a registry (a site-packages path, ``pip install NAME``), that name."""
+    if _TREE_SHOWN_RE.search(text):
+        paths = list(dict.fromkeys(_TREE_PATH_RE.findall(text)))
+        return {"tree": paths[0] if len(paths) == 1 else "", "installed": ""}
+    return {"tree": "", "installed": _registry_installed(text)}
 
 
 def _pyg_from_its_page(c: str, facts: Mapping[str, Any] | None) -> str:
     """(blind audit 36, F3) A force-reinstall of a PyG operator package by name (torch-cluster: PyPI has only its
     source, whose build imports torch, so pip's isolated build fails) as the wheel PyG's page has for this torch."""
-    from smrnb.doctor.rules._abi import per_torch_wheel, pyg_wheel_command
+    from smrnb.doctor.rules._rebuild import per_torch_wheel, pyg_wheel_command
 
     m = _FORCE_REINSTALL_RE.match(c)
     if not m or c.startswith("#") or re.search(r"\s(?:-f|--find-links|--index-url|-i)[\s=]", c) or \
@@ -1243,7 +1236,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if "/usr/local/cuda-<x.y>" in c:
             c = _one_live_toolkit(c, facts)
         c = _compute_cap(c, facts, text)
-        c = _tree_rebuild(_build_kept(_arch_variable(c, text), text), text)
+        c = _build_kept(_arch_variable(c, text), text)
         c = _pin_for_python(_mmcv_full(_release_named(_works_filled(c, text), text), text), text)
         c = _mmcv_release(c, text, facts)
         lib = _EXPECTED_IN_RE.search(text) if "<the library that should define it>" in c else None
@@ -2136,7 +2129,8 @@ def _host_compiler(f: Finding, text: str, cmds: list[str], title: str, why: str)
                   "configure a fresh build folder." if cmake else
                   "The build's first error line names what it refuses."))
         cmds = (["cmake --version; gcc --version   # a CMake older than the compiler knows none of its features",
-                 "rm -rf build && cmake . -B build   # configure afresh: the old cache may hold another compiler"]
+                 "cd <the CMake project's folder> && rm -rf build && cmake . -B build   # configure afresh: the old "
+                 "cache may hold another compiler"]
                 if cmake else ["gcc --version; nvcc --version"])
         return cmds, title, why
     cmds = [re.sub(r"<n>", str(most), c) + ("" if "<n>" not in c or "#" in c else

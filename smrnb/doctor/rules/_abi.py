@@ -15,7 +15,6 @@ from typing import Any
 from smrnb.doctor import tables
 from smrnb.doctor._codes import meanings, why
 from smrnb.doctor._model import Finding, Fix
-from smrnb.doctor._owner import metadata_owner, package_name
 from smrnb.doctor._symbols import demangle, string_abi
 from smrnb.doctor.rules import rule
 from smrnb.doctor.rules._events import (
@@ -33,6 +32,15 @@ from smrnb.doctor.rules._events import (
     resolve,
     restart_said,
     value,
+)
+from smrnb.doctor.rules._rebuild import (
+    _PER_TORCH_WHEELS,
+    IN_THE_TREE,
+    kaolin_reinstall,
+    per_torch_wheel,
+    pyg_wheel_command,
+    rebuild_of_file,
+    tree_rebuild,
 )
 from smrnb.doctor.tables import IMPORT_ALIASES, release_tuple, shown_before_removal
 
@@ -60,59 +68,11 @@ def _reinstall_commands(path: str, facts: Mapping[str, Any]) -> tuple[str, ...]:
     torch_version = (facts.get("torch") or {}).get("version")
     if _is_kaolin(path, facts):
         cmd = (facts.get("kaolin") or {}).get("install_command")
-        cmds = ["pip uninstall -y kaolin"]
-        cmds += [cmd] if isinstance(cmd, str) and cmd else [
-            "pip install kaolin -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/torch-<torch>_cu<cuda>.html"]
-        return tuple(cmds)
+        return (kaolin_reinstall(cmd if isinstance(cmd, str) and cmd else
+                                 "pip install kaolin -f https://nvidia-kaolin.s3.us-east-2.amazonaws.com/"
+                                 "torch-<torch>_cu<cuda>.html"),)
     return ("python -c \"import torch; print(torch.__version__)\"   # the torch to build against: "
             f"{torch_version}", *rebuild_of_file(path, facts))
-
-
-_BUILD_TREE_RE = re.compile(r"^(.+?)[\\/]build[\\/](?:lib|temp)[\w.-]*[\\/]")
-
-
-def rebuild_of_file(path: str, facts: Mapping[str, Any]) -> list[str]:
-    """(blind audit 36, C-M12 and B-F9) The rebuild of a compiled module the doctor found at ``path``: installed in
-    site-packages, its distribution reinstalled by name (a PyG operator package from PyG's wheel page for this torch),
-    or, where no metadata names it, how to find it; built in a source tree's build/ folder, that tree's build again
-    (``cd`` there first); elsewhere its source tree left for the user to name. Never ``rm -rf build/`` of whatever
-    folder the user stands in."""
-    norm = str(path).replace("\\", "/")
-    name = _name(path)
-    if "/site-packages/" in norm or "/dist-packages/" in norm:
-        top = norm.split("-packages/", 1)[1].split("/", 1)[0].split(".", 1)[0]
-        if pyg := per_torch_wheel(norm):
-            return [pyg_wheel_command(facts, pyg)]
-        dist = metadata_owner(top)
-        if dist:
-            return [f"pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps {dist}   # rebuild "
-                    "(or install the release made) for the installed torch"]
-        return [distribution_finder(top),
-                "# then: pip install --no-build-isolation --no-cache-dir --force-reinstall --no-deps <the distribution "
-                f"it prints>   # {name}'s package rebuilt for the installed torch"]
-    tree = _BUILD_TREE_RE.match(norm)
-    where = tree.group(1) if tree else f"<the source tree {name} was built from>"
-    return [f"cd {where} && rm -rf build/ && pip install --no-build-isolation --no-cache-dir --force-reinstall "
-            f"--no-deps .   # {path} is no installed package's file: rebuild it in its source tree, against the "
-            "installed torch (a build made in place: its own build command there)"]
-
-
-def distribution_finder(module: str) -> str:
-    """(blind audit 36, F10) How to find the pip distribution that installed the top-level module ``module``: an
-    import name is no distribution's name (it may be none, or another project's)."""
-    return (f"python -c \"import importlib.metadata as m; print(m.packages_distributions().get('{module}'))\"   # the "
-            f"pip distribution that installed {module} (None: none did, it was built from a source tree; pip show -f "
-            "NAME lists a distribution's files)")
-
-
-def pyg_wheel_command(facts: Mapping[str, Any], pkg: str) -> str:
-    """(round 26d; blind audit 36 F3) A PyG operator package (torch-scatter, torch-cluster, ...) reinstalled from PyG's
-    wheel page for the installed torch and CUDA: PyPI has only its source, whose build needs torch."""
-    tv, tc = value(facts, "torch", "version_base"), value(facts, "torch", "cuda")
-    mm = ".".join(str(tv).split(".")[:2]) + ".0" if tv else "<torch major.minor>.0"
-    var = f"cu{str(tc).replace('.', '')}" if tc else ("cpu" if value(facts, "torch", "cpu_build") else "<cuXYZ|cpu>")
-    return (f"pip install --force-reinstall --no-cache-dir {pkg.replace('_', '-')} -f "
-            f"https://data.pyg.org/whl/torch-{mm}+{var}.html   # its wheel made for the installed torch")
 
 
 @rule("abi")
@@ -191,14 +151,12 @@ def gpu_code(facts: Mapping[str, Any]) -> Iterator[Finding]:
         if _is_kaolin(path, facts):
             version = (facts.get("kaolin") or {}).get("version")
             tag = f"--branch v{str(version).split('+')[0]} " if version else ""
-            cmds = ["pip uninstall -y kaolin",
-                    f"git clone --recursive {tag}https://github.com/NVIDIAGameWorks/kaolin kaolin-src && cd kaolin-src && "
+            # one --force-reinstall build that replaces kaolin in place (no uninstall first: a failed build keeps it)
+            cmds = [f"git clone --recursive {tag}https://github.com/NVIDIAGameWorks/kaolin kaolin-src && cd kaolin-src && "
                     f"rm -rf build/ && TORCH_CUDA_ARCH_LIST=\"{arch_list}\" IGNORE_TORCH_VER=1 pip install "
-                    "--no-build-isolation --no-cache-dir .   # this machine's GPU(s)"]
+                    "--no-build-isolation --no-cache-dir --force-reinstall .   # this machine's GPU(s)"]
         else:
-            cmds = [f"TORCH_CUDA_ARCH_LIST=\"{arch_list}\" pip install --no-build-isolation --no-cache-dir "
-                    f"--force-reinstall {_distribution_of(path)}   # this machine's GPU(s); from its source tree: "
-                    "rm -rf build/ first"]
+            cmds = rebuild_of_file(path, facts, env=f"TORCH_CUDA_ARCH_LIST=\"{arch_list}\" ", note="this machine's GPU(s)")
         yield Finding(
             "no_kernel_image_for_gpu", "abi", "error",
             f"{_name(path)} has no GPU code for compute capability {', '.join(caps)}",
@@ -213,11 +171,6 @@ def _buildable_arch_list(caps: list[str], facts: Mapping[str, Any]) -> str:
 
     nv = (facts.get("toolkit") or {}).get("build_nvcc_version")
     return build_arch_list(caps, nv) or ";".join(caps)
-
-
-def _distribution_of(path: str) -> str:
-    """The pip package a compiled module belongs to (installed metadata, else the directory under site-packages)."""
-    return package_name(path, "<the package that owns " + os.path.basename(str(path)) + ">")
 
 
 @rule("abi")
@@ -421,9 +374,9 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
     if code == "cxx11_abi_mismatch":
         title = f"Undefined symbol {short}: the extension and torch use different C++ ABIs"
         cmds = ["python -c \"import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)\"",
-                "rm -rf build/ && pip install --no-build-isolation --no-cache-dir --force-reinstall .   # in the "
-                "extension's source tree, no CXXFLAGS/CFLAGS that set -D_GLIBCXX_USE_CXX11_ABI: torch's "
-                "cpp_extension passes torch's own flag (never force it by hand)"]
+                tree_rebuild(facts, path=str(lib or ""), note=f"{IN_THE_TREE}, no CXXFLAGS/CFLAGS that set "
+                             "-D_GLIBCXX_USE_CXX11_ABI: torch's cpp_extension passes torch's own flag (never force it "
+                             "by hand)")]
     else:
         title = f"Undefined symbol {short}: the extension was built against another torch"
         cmds = ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\""]
@@ -441,15 +394,14 @@ def _rebuild_against_torch(facts: Mapping[str, Any], lib: str) -> str:
     """(round 26d) The rebuild of an extension that lacks a symbol of the installed torch: where its module lies in
     site-packages (an installed package, not a source tree being built), that package reinstalled (a PyG operator
     package from PyG's wheel index for this torch), never ``rm -rf build/`` of the current folder; else the source
-    tree rebuilt."""
+    tree rebuilt (:func:`smrnb.doctor.rules._rebuild.tree_rebuild`)."""
     m = _INSTALLED_AT_RE.search(lib)
     top = re.search(r"[\\/](?:site|dist)-packages[\\/]+([A-Za-z]\w*)[^\\/]*$", lib)
     if not m and top and top.group(1) != "torch":  # (blind audit 36, F9) a top-level module file of a package
         return (f"pip install --no-build-isolation --no-cache-dir --force-reinstall <package-owning-{_name(lib)}>   "
                 "# rebuild (or install the release made) for the installed torch")
     if not m or m.group(1) == "torch":
-        return ("rm -rf build/ && pip install --no-build-isolation --no-cache-dir --force-reinstall .   "
-                "# in the extension's source tree: rebuild it against the torch that is installed")
+        return tree_rebuild(facts, path=lib, note=f"{IN_THE_TREE}: rebuild it against the torch that is installed")
     pkg = m.group(1)
     if per_torch_wheel(lib):
         return pyg_wheel_command(facts, pkg)
@@ -1192,9 +1144,9 @@ def _no_kernel_image(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, 
                 "fix": "The program (or a library it loads) was built without code for this GPU's architecture: rebuild "
                        "it with the GPU's architecture (-gencode), with a toolkit whose nvcc knows that architecture."}
     cmds = ["nvidia-smi --query-gpu=name,compute_cap --format=csv",
-            f"rm -rf build/ && {arch} pip install --no-build-isolation --no-cache-dir --force-reinstall "
-            + ("git+https://github.com/NVIDIAGameWorks/kaolin   # IGNORE_TORCH_VER=1 when torch is outside its range"
-               if kaolin else ".   # in the extension's source tree")]
+            f"{arch} pip install --no-build-isolation --no-cache-dir --force-reinstall git+https://github.com/"
+            "NVIDIAGameWorks/kaolin   # IGNORE_TORCH_VER=1 when torch is outside its range" if kaolin else
+            tree_rebuild(facts, env=f"{arch} ")]
     if al and (newer := newer_toolkit_command(caps or named, nv)):  # a GPU newer than the nvcc in use
         cmds.append(newer)
     return {"title": "No kernel image for this GPU in a binary that ran", "evidence": evidence, "commands": cmds}
@@ -2900,15 +2852,6 @@ def _from_python_file(line: str) -> bool:
 
 #: compiled companions of torch published as one wheel per torch release and CUDA (PyG's wheel index
 #: https://data.pyg.org/whl/torch-<torch>+<cuda>.html), named as their module files appear in a loader's message
-_PER_TORCH_WHEELS = ("torch_scatter", "torch_sparse", "torch_cluster", "torch_spline_conv", "pyg_lib")
-
-
-def per_torch_wheel(path: str) -> str:
-    """The PyG operator package (:data:`_PER_TORCH_WHEELS`) whose module file ``path`` names, else ``""``."""
-    low = path.replace("\\", "/").lower()
-    return next((n for n in _PER_TORCH_WHEELS if f"/{n}/" in low or low.startswith(f"{n}/") or f"{n}." in low), "")
-
-
 def _extension_imported_before_torch(facts: Mapping[str, Any], needed_by: str) -> bool:
     """(round 32b) The module whose torch symbol is undefined is the first import the person typed (at the prompt,
     "`>>> import chamfer`", or a top-level line; not a traceback's source line), and the text imports no torch:

@@ -23,6 +23,7 @@ from smrnb.doctor import tables
 from smrnb.doctor._codes import CODES, why
 from smrnb.doctor._model import Finding, Fix
 from smrnb.doctor._redact import quote
+from smrnb.doctor.rules._rebuild import PIP_REBUILD, tree_rebuild
 
 Facts = Mapping[str, Any]
 Builder = Callable[[Facts, dict[str, Any]], "dict[str, Any] | None"]
@@ -1241,10 +1242,7 @@ HIP_FIXES: dict[str, dict[str, Any]] = {
         "fix": "A kernel of the program (an extension built here, or a package's wheel) was not compiled for the gfx "
                "target rocminfo prints: rebuild it for that target (torch.utils.cpp_extension reads "
                "PYTORCH_ROCM_ARCH), or install a release built for it.",
-        "commands": ["rocminfo | grep -m1 -o 'gfx[0-9a-f]*'",
-                     "rm -rf build/ && PYTORCH_ROCM_ARCH=\"$(rocminfo | grep -m1 -o 'gfx[0-9a-f]*')\" pip install "
-                     "--no-build-isolation --no-cache-dir --force-reinstall --no-deps .   # in the extension's source "
-                     "tree"]},
+        "commands": ["rocminfo | grep -m1 -o 'gfx[0-9a-f]*'"]},  # then its rebuild for that target: _hip_build
     "nvcc_torch_cuda_mismatch": {
         "title": "Code built by another ROCm release than the HIP runtime that loads it",
         "fix": "The code object was built by a ROCm (hipcc) other than the one whose HIP runtime runs it (torch's "
@@ -1280,8 +1278,14 @@ HIP_MESSAGE_ROWS = frozenset({"hip_invalid_device_function", "hip_no_binary", "h
 
 
 def _hip_build(code: str, facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
-    """(round 32k) The finding of a HIP runtime error's reading: its code's ROCm fix (:data:`HIP_FIXES`)."""
-    return dict(HIP_FIXES[code])
+    """(round 32k) The finding of a HIP runtime error's reading: its code's ROCm fix (:data:`HIP_FIXES`); a missing
+    code object's, the extension rebuilt for the GPU's gfx target (torch.utils.cpp_extension reads PYTORCH_ROCM_ARCH)
+    where its source tree is (:func:`smrnb.doctor.rules._rebuild.tree_rebuild`)."""
+    got = dict(HIP_FIXES[code])
+    if code == "no_kernel_image_for_gpu":
+        got["commands"] = [*got["commands"], tree_rebuild(
+            facts, env="PYTORCH_ROCM_ARCH=\"$(rocminfo | grep -m1 -o 'gfx[0-9a-f]*')\" ", pip=f"{PIP_REBUILD} --no-deps")]
+    return got
 
 
 def finding(code: str, facts: Facts, ev: Mapping[str, Any], *, rank: int | None = None, reading: int = 0,

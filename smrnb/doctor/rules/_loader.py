@@ -323,12 +323,16 @@ def _rebuilt_for_cuda(facts: Mapping[str, Any], ev: Mapping[str, Any], tc: Any) 
     """The build of the failing binary's package made for torch's CUDA: one ``pip install --force-reinstall`` (it
     replaces the package in place), never an uninstall first that leaves nothing where the install fails (blind audit
     36, F3); a PyG operator package from PyG's wheel page for this torch (PyPI has only its source, which needs torch
-    to build)."""
-    from smrnb.doctor.rules._abi import per_torch_wheel, pyg_wheel_command
+    to build); a module of a source tree's build/ folder, that tree built again (:mod:`smrnb.doctor.rules._rebuild`,
+    the decision the abi rules take too)."""
+    from smrnb.doctor.rules._rebuild import built_in_tree, per_torch_wheel, pyg_wheel_command, tree_rebuild
 
     needed = str(ev.get("needed_by") or "")
     if pyg := per_torch_wheel(needed):
         return [pyg_wheel_command(facts, pyg)]
+    if built_in_tree(needed):  # a module of a source tree's build/ folder: that tree built again (no registry's name)
+        return [tree_rebuild(facts, path=needed, note=f"{needed} was built in this tree: rebuild it against this "
+                                                      "torch's CUDA" + (f" {major(tc)}" if tc else ""))]
     pkg = package_name(needed, "<package>")
     return [f"pip install --no-cache-dir --force-reinstall {pkg}   # the build made for this torch's CUDA"
             + (f" {major(tc)}" if tc else ""),

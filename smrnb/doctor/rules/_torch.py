@@ -1833,7 +1833,7 @@ def _companion_unpaired(who: str, tv: Any, idx: str) -> dict[str, Any]:
     """(round 29v) The fix for a companion tables/torch_companions.csv does not pair with torch releases (torchtext,
     torchdata, mmcv, PyG's operator packages named by pip, ...) or for none named: its installed release and the one
     made for the installed torch, with no pin read from torchvision's or torchaudio's column."""
-    from smrnb.doctor.rules._abi import _PER_TORCH_WHEELS
+    from smrnb.doctor.rules._rebuild import _PER_TORCH_WHEELS
 
     name = who or "<the companion>"
     show = f"pip show torch {who or '<the companion the message names>'} | grep -E '^(Name|Version)'"
@@ -1892,7 +1892,7 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
         info, reinstall = _OTHER_COMPANIONS["xformers_no_operator_found"][1]
         return {"title": "xformers was built for another torch than the installed one" + (f" ({tv})" if tv else ""),
                 "commands": [info, _xformers_pinned(reinstall, tv, idx)]}
-    from smrnb.doctor.rules._abi import per_torch_wheel
+    from smrnb.doctor.rules._rebuild import per_torch_wheel
 
     pyg = per_torch_wheel(str(ev.get("needed_by") or ev.get("line") or ""))
     if pyg:
