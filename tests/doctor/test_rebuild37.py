@@ -168,7 +168,7 @@ def test_explain_reinstalls_by_name_what_the_text_installed_from_a_registry(code
 def test_explain_names_the_tree_where_the_text_shows_a_build_but_no_path(code, text):
     """Before: ``rm -rf build/ && TORCH_CUDA_ARCH_LIST="$(...)" ...`` / ``rm -rf build/ && PYTORCH_ROCM_ARCH=...``."""
     cmds = _explained(text, code)
-    assert any(c.startswith("cd <the extension's source tree> && rm -rf build/ && ") for c in cmds), cmds
+    assert any(c.startswith("cd \"<the extension's source tree>\" && rm -rf build/ && ") for c in cmds), cmds
     assert not any(_bare_rm_build(c) for c in cmds), cmds
     if "hip" in text:
         assert any("PYTORCH_ROCM_ARCH=" in c for c in cmds)
