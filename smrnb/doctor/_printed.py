@@ -2307,12 +2307,41 @@ _NOT_A_PACKAGE_WORD = {"it", "this", "that", "them", "the", "a", "an", "package"
                        "we", "he", "she", "they", "pip", "conda", "setup.py", "requirements", "cuda", "gcc", "cmake"}
 
 
+#: (blind audit 37 F6) the arguments after the script of a command line the text ran (``$ python train.py --device
+#: cuda:1``): to the line's end, a comment or a shell separator; shell words of options, paths and values only
+_SCRIPT_ARGS_RE = re.compile(r"^[^\S\n]*(?:\(\S+\)\s*)?(?:[\w@.:~/-]*[$#>]\s+)?python(?:\d(?:\.\d+)?)?\s+"
+                             r"(?:-[uOBsSE]\s+)*([\w~./:-]{0,200}?[\w-]+\.py)((?:[^\S\n]+[\w~./:=,@+%-]+){1,20})"
+                             r"[^\S\n]*(?=[;&|#\n]|$)", re.MULTILINE)
+
+
+def script_arguments(text: str, script: str) -> str:
+    """(blind audit 37 F6) The arguments the text's one command line ran ``script`` with, ``""`` when it ran it
+    without any, ran it with different ones twice, or the words after it read as prose (the first is not an option,
+    a path, a file or a ``key=value``): a rerun that drops them may not meet the error again (``--device cuda:1``)."""
+    found = {m.group(2).strip() for m in _SCRIPT_ARGS_RE.finditer(text[:200000])
+             if m.group(1) == script or m.group(1).endswith(("/" + script, "\\" + script))}
+    args = _one(sorted(found))
+    first = args.split()[0] if args else ""
+    return args if first and (first.startswith("-") or re.search(r"[./=]", first)) else ""
+
+
+def _with_arguments(c: str, text: str) -> str:
+    """A rerun of the text's script (``python x.py``, ``python -m pdb -c continue x.py``) with the arguments the text
+    ran it with (:func:`script_arguments`)."""
+    m = re.search(r"\bpython3? (?:-m pdb -c continue )?([\w~./-]+\.py)(?=\s*(?:#|$))", c)
+    if not m:
+        return c
+    args = script_arguments(text, m.group(1).rsplit("/", 1)[-1]) or script_arguments(text, m.group(1))
+    return c[:m.end()] + " " + args + c[m.end():] if args else c
+
+
 def _script_filled(c: str, text: str) -> str:
     """``<your script>`` / ``<script>`` with the one script the text runs (:func:`_script_named`)."""
     if "script>" not in c or not re.search(r"<(?:your )?script>", c):
-        return c
+        return _with_arguments(c, text)
     script = _script_named(text)
-    return re.sub(r"<(?:your )?script>", lambda _m: f'"{script}"' if " " in script else script, c) if script else c
+    c = re.sub(r"<(?:your )?script>", lambda _m: f'"{script}"' if " " in script else script, c) if script else c
+    return _with_arguments(c, text)
 
 
 #: (round 27b) a notebook cell's frame: IPython's "Cell In[3], line 2" (8.x), "<ipython-input-3-...>" (7.x), a prompt
