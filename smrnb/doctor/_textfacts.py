@@ -1147,8 +1147,49 @@ def _in_url(line: str, at: int) -> bool:
     return "://" in line[start + 1: at]
 
 
+#: (blind audit 36, F7/F12) a torch row of `pip list` or `conda list`: the name, the column padding (wider than
+#: _TORCH_VER_RE's), the version, and conda's build string and channel ("pytorch  1.11.0  py3.9_cuda11.3_cudnn8.2.0_0
+#: pytorch", "torch  2.0.1  pypi_0  pypi"); and a torch dist-info / conda-meta record of site-packages or conda-meta
+_LISTED_TORCH_RE = re.compile(r"^\s{0,4}(py)?torch\s{2,60}v?([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:\+(cpu|cu[0-9]{2,3}))?"
+                              r"(?:\s{1,60}(\S{1,80})(?:\s{1,60}(\S{1,40}))?)?\s*$")
+_TORCH_RECORD_RE = re.compile(r"(?<![\w.+-])(py)?torch-([0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?)(?:\+(?:cpu|cu[0-9]{2,3}))?"
+                              r"(\.dist-info|\.egg-info|-[\w.]{1,80}\.json)\b")
+#: a PyG operator wheel's local version names the torch it was made for ("torch-scatter  2.1.2+pt21cu121")
+_PT_TAG_RE = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]{0,60}?)(?:\s{1,60}|==|-)v?[0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,4})?"
+                        r"\+pt([0-9])([0-9]{1,2})(?:cu[0-9]{2,3}|cpu)\b")
+
+
+def _listed_torch(r: _Reader, line: str, low: str) -> None:
+    """(blind audit 36, F7/F12) torch as a package manager lists it (``torch.installs_listed``: each install's
+    version and manager), and the torch a PyG wheel was made for (``loader.built_for_torch``)."""
+    m = _LISTED_TORCH_RE.match(line)
+    installs = list(r.facts["torch"].get("installs_listed") or [])
+    if m:
+        py, ver, tag, build, channel = m.groups()
+        _torch_version(r, ver, (tag or "").lower(), line)
+        pypi = "pypi" in (build or "").lower() or (channel or "").lower() == "pypi"
+        # conda list's row names its build (and a channel but for conda-forge's default); pip's own `pip list` row
+        # has none and lists a conda install too: its manager is unknown ("listed")
+        by = "pip" if pypi else "conda" if (build or py) else "listed"
+        installs.append({"name": "pytorch" if py else "torch", "version": ver, "by": by, "channel": channel})
+    for py, ver, kind in _TORCH_RECORD_RE.findall(line[:2000]):
+        by = "conda" if kind.endswith(".json") else "pip"
+        if not any(i["version"] == ver and i["by"] == by for i in installs):
+            installs.append({"name": "pytorch" if py else "torch", "version": ver, "by": by, "channel": None,
+                             "record": True})
+    if installs and len(installs) <= 8 and installs != r.facts["torch"].get("installs_listed"):
+        r.fact("torch", "installs_listed", installs, line, replace=True)
+    if "+pt" in low:
+        built = dict(r.facts["loader"].get("built_for_torch") or {})
+        for name, major, minor in _PT_TAG_RE.findall(line[:2000])[:4]:
+            built[name.lower().replace("-", "_")] = f"{major}.{minor}"
+        if built:
+            r.fact("loader", "built_for_torch", built, line, replace=True)
+
+
 def _scan_versions(r: _Reader, line: str, low: str) -> None:
     if "torch" in low:
+        _listed_torch(r, line, low)
         for m in _TORCH_VER_RE.finditer(line):
             ver, tag = m.group(1), (m.group(2) or "").lower()
             if _in_url(line, m.start()):

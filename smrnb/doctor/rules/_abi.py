@@ -263,6 +263,23 @@ def _static_verdict(facts: Mapping[str, Any], sym: str) -> tuple[str | None, Map
     return None, None
 
 
+def _wheel_for_other_torch(facts: Mapping[str, Any], needed_by: str) -> str | None:
+    """(blind audit 36, F7) The evidence that the extension's wheel was made for another torch: its package's +ptXY
+    (``loader.built_for_torch``, "torch-scatter 2.1.2+pt21cu121") against the torch release the text shows."""
+    lf = facts.get("loader")
+    if not (isinstance(lf, dict) and dict.get(lf, "built_for_torch")):  # a look the evidence does not list
+        return None
+    built = value(facts, "loader", "built_for_torch") or {}
+    m = _INSTALLED_AT_RE.search(needed_by)
+    pkg = m.group(1).lower() if m else ""
+    want = built.get(pkg) if isinstance(built, Mapping) else None
+    tv = str(value(facts, "torch", "version_base") or "") if want else ""
+    if not (want and tv) or ".".join(tv.split(".")[:2]) == want:
+        return None
+    return (f"the text shows {pkg.replace('_', '-')}'s wheel made for torch {want} (its version's +pt"
+            f"{want.replace('.', '')}) beside torch {tv}: the wheel was built for another torch release")
+
+
 def torch_symbol_readings(facts: Mapping[str, Any], sym: str) -> list[str]:
     """An undefined torch symbol: the C++ ABI flag differs (the symbol's std::string flavour against torch's
     ``_GLIBCXX_USE_CXX11_ABI``, or the abi probe's verdict) or the torch version does. Both readings, the
@@ -318,6 +335,8 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
                     "commands": ["python -c \"import torch; print(torch.__version__, torch.version.cuda)\"",
                                  "pip install --no-build-isolation --no-cache-dir --force-reinstall <package>   # rebuild "
                                  "(or install the wheel made) for the installed torch"]}
+        if ev.get("kind") == "state" and str(ev.get("fact") or "").startswith("the text shows two torch installs"):
+            return _torch_installs_fix(ev)
         if ev.get("kind") == "state" and str(ev.get("fact") or "").startswith("the text shows torch "):
             # (round 32b) rule two_torch_releases: two torch releases installed in one environment
             return {"title": "Two torch releases are installed in one environment: extensions of one load against the "
@@ -368,9 +387,13 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
         evidence.append("torch pip wheels use the new ABI since 2.7, conda/source builds always did: an old-ABI symbol "
                         "means the extension was compiled with -D_GLIBCXX_USE_CXX11_ABI=0 (or for a pre-2.7 pip torch: "
                         "then it is a torch version mismatch)")
-    elif flag is None and flavour != "none" and _pip_wheel_flag(facts) is None:
+    elif flag is None and flavour != "none" and _pip_wheel_flag(facts) is None and \
+            not _wheel_for_other_torch(facts, str(lib or "")):
         evidence.append("if torch is an old-ABI build (pip wheels before 2.7) this reading changes: "
                         "`python -c \"import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)\"` decides")
+    other = _wheel_for_other_torch(facts, str(lib or ""))
+    if other:
+        evidence.append(other)
     if code == "cxx11_abi_mismatch":
         title = f"Undefined symbol {short}: the extension and torch use different C++ ABIs"
         cmds = ["python -c \"import torch; print(torch.__version__, torch._C._GLIBCXX_USE_CXX11_ABI)\"",
@@ -385,6 +408,39 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
     if lib and "kaolin" in str(lib):
         cmds.append(_kaolin_command(facts))
     return {"title": title, "evidence": evidence, "commands": cmds}
+
+
+def _torch_installs_fix(ev: Mapping[str, Any]) -> dict[str, Any]:
+    """(blind audit 36, F12) Conda's pytorch and pip's torch (or two torch records) in one environment: which one
+    Python imports, and the other's removal."""
+    installs = [i for i in ev.get("installs") or [] if isinstance(i, Mapping)]
+    conda = next((i for i in installs if i.get("by") == "conda"), None)
+    pip = next((i for i in installs if i.get("by") == "pip"), None)
+    check = ("python -c \"import torch; print(torch.__version__, torch.__file__)\"   # the one torch Python imports: "
+             "site-packages/torch, one folder both installs wrote into")
+    if conda and pip:
+        cmds = [check, "conda list | grep -iE '^(py)?torch '   # both rows: conda's (a channel) and pip's (pypi)",
+                f"conda remove --force -y {conda.get('name')}   # drop conda's {conda.get('name')} {conda.get('version')}; "
+                "--force: not the packages that depend on it",
+                f"pip install --force-reinstall --no-deps --no-cache-dir torch=={pip.get('version')}   # pip's torch "
+                "again: conda's removal deleted files of the shared folder (or the reverse: pip uninstall -y torch, "
+                f"then conda install --force-reinstall {conda.get('name')}=={conda.get('version')})"]
+        detail = (f"conda's {conda.get('name')} {conda.get('version')} and pip's torch {pip.get('version')} both "
+                  "installed into the same site-packages/torch folder: Python imports that one folder, whose files "
+                  "come from whichever install wrote last, mixed with the other's leftovers (the traceback's torch "
+                  "path is that folder). Keep one: remove the other with the manager that installed it, then "
+                  "reinstall the one you keep so its files are whole.")
+    else:
+        cmds = [check, "pip list 2>/dev/null | grep -i torch; ls $(python -c 'import site; print(site.getsitepackages()"
+                "[0])') | grep -i '^torch-'   # each torch-*.dist-info is one install",
+                "pip uninstall -y torch; pip uninstall -y torch   # until pip says it is not installed, then one "
+                "install: pip install --force-reinstall torch==<the release you keep>"]
+        detail = ("Two torch installs are recorded in one environment, and Python imports one site-packages/torch "
+                  "folder whose files come from both: remove every record, then install one torch.")
+    return {"title": "Two torch installs in one environment (" + ("conda's and pip's" if conda and pip else
+                                                                  "two records") + "): Python imports a mix of both",
+            "evidence": [str(ev.get("fact"))], "fix": detail, "commands": cmds,
+            "rank": -10}  # before what the mix causes (an older libcudart of conda's cudatoolkit loaded first)
 
 
 _INSTALLED_AT_RE = re.compile(r"[\\/](?:site|dist)-packages[\\/]+([A-Za-z][\w]*)[\\/]")
@@ -2876,6 +2932,33 @@ _RELEASES_COMPARED_RE = re.compile(r"\b(?:work(?:s|ed|ing)?|fine|upgrad\w*|downg
                                    r"|older|newer|instead|tried|also tested|reinstall\w*)\b")
 
 
+def _torch_installs_mixed(facts: Mapping[str, Any]) -> Finding | None:
+    """(blind audit 36, F12) ``conda list`` shows conda's pytorch (a channel) and pip's torch (pypi), or the text
+    shows two torch dist-info / conda-meta records, in the environment that fails (a loader message or a crash): both
+    installed into one site-packages/torch folder, which Python imports, its files mixed from both."""
+    installs = [i for i in value(facts, "torch", "installs_listed") or [] if isinstance(i, Mapping)]
+    conda = next((i for i in installs if i.get("by") == "conda"), None)
+    pip = next((i for i in installs if i.get("by") == "pip"), None)
+    if not (conda and pip) and len({str(i.get("version")) for i in installs if i.get("record")}) < 2:
+        return None
+    fail = next((e for e in events(facts, "torch", "sign") if e.get("sign") == "crash_said"), None) or next(
+        iter(events(facts, "loader", "undefined_symbol")), None) or next(iter(events(facts, "loader", "message")), None)
+    if fail is None:
+        return None
+    if conda and pip:
+        said = (f"conda's {conda.get('name')} {conda.get('version')}"
+                + (f" (channel {conda.get('channel')})" if conda.get("channel") else "")
+                + f" and pip's {pip.get('name')} {pip.get('version')}")
+    else:
+        said = " and ".join(f"{i.get('name')} {i.get('version')} ({i.get('by')})" for i in installs
+                            if i.get("record"))
+    return finding("abi_torch_version_mismatch", facts, {
+        "kind": "state", "from": "text", "weight": 20, "line": str(fail.get("line") or ""),
+        "fact": f"the text shows two torch installs in one environment: {said}",
+        "installs": [dict(i) for i in installs[:4]]},
+        how="two torch installs listed in one environment (conda's and pip's, or two records)")
+
+
 @rule("abi")
 def two_torch_releases(facts: Mapping[str, Any]) -> Iterator[Finding]:
     """(round 32b) The text shows two torch releases installed in the environment that fails (a report's 'PyTorch
@@ -2883,6 +2966,10 @@ def two_torch_releases(facts: Mapping[str, Any]) -> Iterator[Finding]:
     pytorch and pip's torch install into the same site-packages (two dist-infos, one torch/ folder of mixed files),
     so extensions built for one release load against the other's libraries. Not read where the text compares
     releases (one that worked, an upgrade): those are attempts in turn."""
+    mixed = _torch_installs_mixed(facts)
+    if mixed is not None:
+        yield mixed
+        return
     shown = [str(v) for v in value(facts, "torch", "versions_shown") or []]
     minors = {tuple(v.split(".")[:2]) for v in shown}
     if len(minors) < 2:
@@ -2923,6 +3010,11 @@ def text_symbols_and_sources(facts: Mapping[str, Any]) -> Iterator[Finding]:
             # its flags chose differs from the libtorch archive's (libtorch-cxx11-abi-* or the pre-cxx11 one;
             # TorchConfig.cmake adds the flag, a hand-written qmake/Makefile does not) before another release does
             readings = ["cxx11_abi_mismatch", "abi_torch_version_mismatch"]
+        if _wheel_for_other_torch(facts, nb) and readings[0] == "cxx11_abi_mismatch" \
+                and not _static_verdict(facts, sym)[0]:
+            # (blind audit 36, F7) a PyG wheel whose +ptXY names another torch than the one the text shows: that wheel
+            # is the cause, whatever the symbol's string ABI (an old-ABI symbol is a pre-2.7 pip torch's too)
+            readings = ["abi_torch_version_mismatch"] + [c for c in readings if c != "abi_torch_version_mismatch"]
         how = "the abi probe's check of the extension" if _static_verdict(facts, sym)[0] else (
             f"torch's _GLIBCXX_USE_CXX11_ABI={int(bool(_torch_flag(facts)))}" if _torch_flag(facts) is not None else None)
         if how is None and _pip_wheel_flag(facts) is not None and len(readings) > 1:

@@ -1,0 +1,84 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Blind audits 36 A and B, their leftovers (session 37, worker d): explain's readings.
+
+* B-F7: an old-ABI symbol of a ``+pt21`` PyG wheel beside torch 2.3.0 (``pip list``): the wheel built for another
+  torch is the first reading, not the C++ ABI.
+* B-F12: ``conda list`` shows conda's pytorch and pip's torch in one environment: named, which one Python imports,
+  how to remove the other.
+"""
+
+from __future__ import annotations
+
+import smrnb
+
+
+def _report(text: str):
+    return smrnb.explain(text, live=False)
+
+
+def _codes(text: str) -> list[str]:
+    return [f.code for f in _report(text).findings]
+
+
+def _finding(text: str, code: str):
+    return next(f for f in _report(text).findings if f.code == code)
+
+
+B_T07 = """$ pip list | grep torch
+torch                 2.3.0
+torch-scatter         2.1.2+pt21cu121
+$ python -c "import torch_scatter"
+Traceback (most recent call last):
+  File "<string>", line 1, in <module>
+  File "/home/dan/.local/lib/python3.10/site-packages/torch_scatter/__init__.py", line 16, in <module>
+    torch.ops.load_library(spec.origin)
+  File "/home/dan/.local/lib/python3.10/site-packages/torch/_ops.py", line 1032, in load_library
+    ctypes.CDLL(path)
+  File "/usr/lib/python3.10/ctypes/__init__.py", line 374, in __init__
+    self._handle = _dlopen(self._name, mode)
+OSError: /home/dan/.local/lib/python3.10/site-packages/torch_scatter/_scatter_cuda.so: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKSsb
+"""
+
+
+def test_f7_pyg_wheel_for_other_torch_is_the_first_reading():
+    codes = _codes(B_T07)
+    assert codes[0] == "abi_torch_version_mismatch", codes
+    f = _finding(B_T07, "abi_torch_version_mismatch")
+    assert any("torch 2.1" in e and "2.3.0" in e for e in f.evidence), f.evidence
+    assert any("data.pyg.org/whl/torch-2.3.0+" in c for c in f.fix.commands), f.fix.commands
+    assert not any(c.startswith("rm -rf build/") for c in f.fix.commands)
+
+
+def test_f7_wheel_for_the_same_torch_keeps_the_abi_reading():
+    text = B_T07.replace("2.3.0\n", "2.1.2\n", 1)
+    assert _codes(text)[0] == "cxx11_abi_mismatch"
+
+
+B_T16 = """$ conda list | grep -E "torch|cuda"
+cudatoolkit               11.3.1               h2bc3f7f_2
+pytorch                   1.11.0          py3.9_cuda11.3_cudnn8.2.0_0    pytorch
+torch                     2.0.1                    pypi_0    pypi
+$ python -c "import torch"
+Traceback (most recent call last):
+  File "<string>", line 1, in <module>
+  File "/home/jo/anaconda3/envs/work/lib/python3.9/site-packages/torch/__init__.py", line 229, in <module>
+    from torch._C import *  # noqa: F403
+ImportError: /home/jo/anaconda3/envs/work/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: cudaGraphInstantiateWithFlags, version libcudart.so.11.0
+"""
+
+
+def test_f12_conda_and_pip_torch_in_one_environment_named_first():
+    rep = _report(B_T16)
+    f = rep.findings[0]
+    assert "Two torch installs" in f.title, [x.title for x in rep.findings]
+    assert any("conda's pytorch 1.11.0" in e and "pip's torch 2.0.1" in e for e in f.evidence), f.evidence
+    assert "Python imports" in f.fix.why
+    cmds = "\n".join(f.fix.commands)
+    assert "conda remove --force -y pytorch" in cmds and "torch==2.0.1" in cmds and "torch.__file__" in cmds
+
+
+def test_f12_pip_list_beside_conda_list_of_one_install_is_not_two():
+    # `pip list` lists a conda install too: one torch 1.13.1 shown by both managers is one install
+    text = B_T16.replace("torch                     2.0.1                    pypi_0    pypi",
+                         "torch                     1.11.0")
+    assert not any("Two torch installs" in f.title for f in _report(text).findings)
