@@ -1532,8 +1532,13 @@ def _scan_gpus(r: _Reader, line: str, low: str) -> None:
                 r.facts["driver"]["gpus_named"] = gpus
                 r.facts["driver"].setdefault("read_from", {}).setdefault("gpus_named", line.strip()[:240])
     if ("gpu" in low or "nvidia" in low or "rtx" in low or "gtx" in low or "tesla" in low or "quadro" in low
-            or "geforce" in low or "titan" in low):
+            or "geforce" in low or "titan" in low or (len(line) < 400 and any(map(low.__contains__, _GPU_PROSE_WORDS)))):
+        # (blind audit 36 B) prose names a GPU without the word GPU: "H200 node", "on an H100", "A100 80GB node"
         name = _gpu_name(line)
+        if name and not _GPU_WORDS_RE.search(low) and not _gpu_in_prose(line, low, name):
+            name = None  # a model's letters and digits with no word that makes it a GPU ("the L4 cache")
+        if name and any(name.lower() in str(g.get("name") or "").lower() for g in gpus):
+            name = None  # the model again, shorter ("5070 ti" after "GeForce RTX 5070 Ti")
         if name and not any(g.get("name") == name for g in gpus) and len(gpus) < 8:
             from smrnb.doctor import tables  # (here, not per line: round 28p)
 
@@ -1555,6 +1560,25 @@ def _scan_gpus(r: _Reader, line: str, low: str) -> None:
             r.facts["toolkit"]["archs_named"] = archs
 
 
+#: (blind audit 36 B) the words beside a GPU's model in prose that names no "GPU" ("H200 node", "on an H100",
+#: "A100 80GB node", "RTX 4090 box"): the line is then searched for a model of tables/gpu_cc.csv
+_GPU_PROSE_WORDS = (" node", " box", "machine", "server", "instance", "workstation", " rig", "gb ", "gb,", "on an ",
+                    "on a ", "on my ", "with an ", "with a ", "using an ", "using a ")
+
+
+_GPU_WORDS_RE = re.compile(r"gpu|nvidia|rtx|gtx|tesla|quadro|geforce|titan")
+_GPU_BEFORE_RE = re.compile(r"\b(?:on|with|using|an?|my|our|one|single|\d{1,2} ?x)\s{1,2}$")
+_GPU_AFTER_RE = re.compile(r"\s{1,2}(?:\d{2,3} ?gb\b|(?:node|box|machine|server|instance|workstation|rig|host)s?\b)")
+
+
+def _gpu_in_prose(line: str, low: str, name: str) -> bool:
+    """Whether the model ``name`` stands in ``line`` as a machine's GPU: after "on an" / "with a" / "my", or before
+    "node" / "box" / "80GB"."""
+    i = line.find(name)
+    return i >= 0 and bool(_GPU_BEFORE_RE.search(low[max(0, i - 16):i])
+                           or _GPU_AFTER_RE.match(low, i + len(name)))
+
+
 @functools.cache
 def _gpu_name_re() -> re.Pattern[str]:
     from smrnb.doctor import tables
@@ -1566,7 +1590,8 @@ def _gpu_name_re() -> re.Pattern[str]:
     # tests/doctor/test_speed29.py holds the table to it): the lookahead rejects the other positions at once (a
     # 190-character line took 350 us, 70 us with it)
     return re.compile(r"(?=[A-Z0-9])(?:NVIDIA |Tesla |GeForce |Quadro )?(?:" + pats + r")(?: (?!(?i:with|gpu|gpus|is|are|and|or|on|"
-                      r"for|the|cuda|in|at|has|was|not|after|before|from|to|of|but|but|card|node)\b)[A-Za-z0-9]{1,8}){0,2}")
+                      r"for|the|cuda|in|at|has|was|not|after|before|from|to|of|but|but|card|node|nodes|box|machine|server|instance|"
+                      r"workstation|rig|host|here|torch|pytorch)\b)[A-Za-z0-9]{1,8}){0,2}")
 
 
 def _gpu_name(line: str) -> str | None:

@@ -82,3 +82,25 @@ def test_f12_pip_list_beside_conda_list_of_one_install_is_not_two():
     text = B_T16.replace("torch                     2.0.1                    pypi_0    pypi",
                          "torch                     1.11.0")
     assert not any("Two torch installs" in f.title for f in _report(text).findings)
+
+
+NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+def _gpus(text: str) -> list[str]:
+    """The GPUs the findings' evidence says the text shows ("driver.gpus = H200 (CC 9.0)")."""
+    said = [e.split("driver.gpus = ", 1)[1].split(" (line:")[0] for f in _report(text).findings for e in f.evidence
+            if "driver.gpus = " in e]
+    return sorted(set(said))
+
+
+def test_gpu_named_in_prose_is_read_with_its_capability():
+    # blind audit 36 B (t47): "H200 node" named no GPU in the facts
+    assert _gpus("H200 node, torch 2.6.0+cu124\n" + NO_KERNEL) == ["H200 (CC 9.0)"]
+    assert _gpus("I train on an H100 with torch 2.1\n" + NO_KERNEL) == ["H100 (CC 9.0)"]
+    assert _gpus("A100 80GB node\n" + NO_KERNEL) == ["A100 80GB (CC 8.0)"]
+    assert _gpus("Running this on a T4 instance\n" + NO_KERNEL) == ["T4 (CC 7.5)"]
+
+
+def test_model_letters_without_a_gpu_word_are_not_a_gpu():
+    assert _gpus("the L4 cache of this machine\n" + NO_KERNEL) == []
