@@ -104,3 +104,46 @@ def test_gpu_named_in_prose_is_read_with_its_capability():
 
 def test_model_letters_without_a_gpu_word_are_not_a_gpu():
     assert _gpus("the L4 cache of this machine\n" + NO_KERNEL) == []
+
+
+B_T36 = """$ python --version
+Python 3.13.1
+$ pip install torch-scatter -f https://data.pyg.org/whl/torch-2.5.0+cu124.html
+Looking in links: https://data.pyg.org/whl/torch-2.5.0+cu124.html
+Collecting torch-scatter
+  Downloading torch_scatter-2.1.2.tar.gz (108 kB)
+  Preparing metadata (setup.py) ... error
+  error: subprocess-exited-with-error
+  × python setup.py egg_info did not run successfully.
+  ╰─> [6 lines of output]
+      Traceback (most recent call last):
+        File "<string>", line 2, in <module>
+        File "<pip-setuptools-caller>", line 34, in <module>
+        File "/tmp/pip-install-q1/torch-scatter_9/setup.py", line 8, in <module>
+          import torch
+      ModuleNotFoundError: No module named 'torch'
+      [end of output]
+"""
+NO_MATCH_313 = """$ python --version
+Python 3.13.1
+$ pip install torch-scatter -f https://data.pyg.org/whl/torch-2.5.0+cu124.html
+Looking in links: https://data.pyg.org/whl/torch-2.5.0+cu124.html
+ERROR: Could not find a version that satisfies the requirement torch-scatter (from versions: none)
+ERROR: No matching distribution found for torch-scatter
+"""
+
+
+def test_f13_no_pyg_wheel_for_python_313_is_said_first():
+    # blind audit 36 B-F13: torch-scatter's build matrix gave torch 2.5.0's page Python 3.8-3.12 (Python 3.13 from
+    # torch 2.6.0 on: rusty1s/pytorch_scatter dd346a9); pip fell back to the sdist
+    for text in (B_T36, NO_MATCH_313):
+        f = _report(text).findings[0]
+        assert f.code == "package_no_build_for_platform", [x.code for x in _report(text).findings]
+        assert "Python 3.13" in f.title and "torch 2.5" in f.title, f.title
+        cmds = "\n".join(f.fix.commands)
+        assert "3.8-3.12" in cmds and "https://data.pyg.org/whl/torch-2.6.0+cu124.html" in cmds, cmds
+
+
+def test_f13_a_python_the_page_has_is_no_such_finding():
+    text = B_T36.replace("Python 3.13.1", "Python 3.12.4")
+    assert not any("has no torch-scatter wheel" in f.title for f in _report(text).findings)

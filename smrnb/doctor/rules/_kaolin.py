@@ -5,7 +5,7 @@ finding no build of another package for this platform (package_no_build_for_plat
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from smrnb.doctor import tables
@@ -150,6 +150,8 @@ def _no_wheel_other(pkg: str, ev: dict[str, Any], os_name: str = "", facts: Fact
                 "commands": [f"conda search '{spec}'   # the builds the channels hold",
                              f"conda install <the packages you asked for> {spec}=<the version the conflict chains name>"
                              "   # or no pin"]}
+    if facts is not None and (gap := pyg_python_gap(facts, pkg)) is not None:
+        return _pyg_gap_fix(gap)
     wheel = str((ev.get("groups") or {}).get("wheel") or "") if ev.get("key") == "pip_unsupported_wheel" else ""
     out = {"title": f"pip refuses {wheel}: its tags fit another Python than this one" if wheel else
                     f"pip finds no {pkg} release for this Python / platform (from versions: "
@@ -262,6 +264,79 @@ def _installer_no_build(ev: dict[str, Any]) -> dict[str, Any] | None:
             "commands": [c.format(pkg=pkg if pkg != "the package" else "<the package>") for c in commands]}
 
 
+#: (blind audit 36, F13) PyG's wheel page of one torch release and CUDA variant, and its operator packages
+_PYG_PAGE_RE = re.compile(r"data\.pyg\.org/whl/torch-([0-9]{1,2}\.[0-9]{1,2})\.[0-9]{1,3}\+(cpu|cu[0-9]{2,3})\.html")
+_PYG_PACKAGES = frozenset({"torch_scatter", "torch_sparse", "torch_cluster", "torch_spline_conv", "pyg_lib"})
+
+
+def pyg_python_gap(facts: Facts, pkg: str) -> dict[str, Any] | None:
+    """(blind audit 36, F13) The PyG wheel page the text's pip looked in (``-f data.pyg.org/whl/torch-2.5.0+cu124
+    .html``) has no wheel for the Python the text shows (3.13): the page's torch, variant and Pythons
+    (tables/pyg_wheel_pythons.csv), and the torch releases whose pages have that Python; None otherwise."""
+    kf = facts.get("kaolin")
+    peek = str(dict.get(kf, "links_page") or "") if isinstance(kf, dict) else ""  # a look the evidence does not list
+    if pkg.lower().replace("-", "_") not in _PYG_PACKAGES or not _PYG_PAGE_RE.search(peek):
+        return None
+    page = str(value(facts, "kaolin", "links_page") or "")
+    m = _PYG_PAGE_RE.search(page)
+    pys = [str(p) for p in value(facts, "loader", "pythons_named") or []]
+    row = tables.pyg_wheel_pythons(m.group(1)) if m else None
+    if not (m and pys and row):
+        return None
+    pythons, _variants, verified = row
+    py = pys[0]
+    newer = (tables.parse_version(py) or ()) > (tables.parse_version(pythons[-1]) or ())
+    if py in pythons or (verified != "yes" and newer):
+        return None
+    return {"python": py, "torch": m.group(1), "variant": m.group(2), "page": page, "pythons": pythons,
+            "package": pkg.replace("_", "-"), "later": tables.pyg_torches_for_python(py)}
+
+
+def _pyg_gap_fix(gap: Mapping[str, Any]) -> dict[str, Any]:
+    """(blind audit 36, F13) The words and commands of :func:`pyg_python_gap`: no wheel on that page for this Python,
+    so pip took the source archive (or found nothing); a Python the page has, or a torch whose page has this Python."""
+    py, pkg, tv, var = gap["python"], gap["package"], gap["torch"], gap["variant"]
+    pythons = list(gap["pythons"])
+    span = f"{pythons[0]}-{pythons[-1]}"
+    with_var = [t for t, vs in gap.get("later") or [] if var in vs]
+    cmds = ["python --version   # " + py + f": PyG's torch-{tv}.0 page has {pkg} wheels for Python {span} only",
+            f"python{pythons[-1]} -m venv ~/venv-pyg && . ~/venv-pyg/bin/activate   # a Python the page has wheels for "
+            f"(or: conda create -n pyg python={pythons[-1]}); then torch {tv} and: pip install {pkg} -f {gap['page']}"]
+    if with_var:
+        t = with_var[0]
+        idx = "cpu" if var == "cpu" else var
+        cmds.append(f"pip install torch=={t}.0 --index-url https://download.pytorch.org/whl/{idx} && pip install {pkg} -f "
+                    f"https://data.pyg.org/whl/torch-{t}.0+{var}.html   # or keep Python {py}: torch {t}'s PyG page "
+                    f"has {pkg} wheels for Python {py}")
+    later = ", ".join(t for t, _ in gap.get("later") or [])
+    return {"title": f"PyG's wheel page for torch {tv} has no {pkg} wheel for Python {py}: " + (
+                "pip fell back to building its source" if gap.get("sdist") else "pip finds none to install"),
+            "evidence": [f"the text shows Python {py} and pip looking in {gap['page']}",
+                         f"that page's {pkg} wheels are for Python {span} (tables/pyg_wheel_pythons.csv: "
+                         f"torch-scatter's build matrix for torch {tv})"]
+                        + ([f"pages with Python {py} wheels: torch {later}"] if later else []),
+            "fix": f"PyG publishes {pkg} wheels per torch release, CUDA variant and Python; the torch {tv} page has none "
+                   f"for Python {py}, so pip took the source archive, whose build needs torch and a CUDA toolkit (or "
+                   "found nothing). Use a Python that page has wheels for, or a torch release whose page has wheels "
+                   f"for Python {py}; building from source (--no-build-isolation, with nvcc) is the last resort.",
+            "commands": cmds, "severity": "error"}
+
+
+@rule("kaolin")
+def pyg_page_lacks_python(facts: Facts) -> Iterable[Finding]:
+    """(blind audit 36, F13) pip fell back to a PyG operator package's source archive (``Downloading
+    torch_scatter-2.1.2.tar.gz``) while looking in a PyG wheel page with no wheel for the text's Python."""
+    tf = facts.get("toolkit")
+    sdist = str(dict.get(tf, "sdist") or "") if isinstance(tf, dict) else ""
+    gap = pyg_python_gap(facts, sdist) if sdist else None
+    if gap is None:
+        return
+    line = next((str(e.get("line")) for e in events(facts, "toolkit", "sign") if e.get("sign") == "pip_build"), "")
+    yield from resolve(facts, {"kind": "state", "from": "text", "weight": 10, "line": line or gap["page"],
+                               "key": "pyg_no_wheel_for_python", "gap": {**gap, "sdist": True}},
+                       ["package_no_build_for_platform"])
+
+
 @builds("package_no_build_for_platform")
 def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     """(round 23) no release or file of a package (not kaolin) that this interpreter, OS, CPU or CUDA can use:
@@ -270,6 +345,8 @@ def _no_build(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
     if told := unix_or_kit_finding(facts, ev, NO_BUILD):  # (round 35a) a Unix-only standard-library name on Windows
         return told
+    if ev.get("key") == "pyg_no_wheel_for_python":
+        return _pyg_gap_fix(ev["gap"])
     if (own := _installer_no_build(ev)) is not None:
         return own
     pkg = _platform_package(facts, ev)

@@ -479,6 +479,24 @@ def torch_wheel_archs(torch_version: str, variant: str) -> tuple[list[int], int 
     return None
 
 
+def pyg_wheel_pythons(torch_version: str) -> tuple[list[str], list[str], str] | None:
+    """(blind audit 36, F13) The Pythons (``["3.9", ..., "3.13"]``) PyG's wheel page of torch ``major.minor``
+    (data.pyg.org/whl/torch-X.Y.0+...) has torch-scatter wheels for, its CUDA variants where read (``[]`` where not),
+    and the row's ``verified``, from table pyg_wheel_pythons (torch-scatter's build matrix); None when it has no row."""
+    v = parse_version(torch_version)
+    for r in rows("pyg_wheel_pythons"):
+        if v and parse_version(r["torch"]) == v[:2]:
+            return r["pythons"].split(), r["variants"].split(), r["verified"]
+    return None
+
+
+def pyg_torches_for_python(python: str) -> list[tuple[str, list[str]]]:
+    """(blind audit 36, F13) The torch releases (``"2.6"``) whose PyG wheel page has wheels for ``python`` (``"3.13"``),
+    oldest first, each with its CUDA variants where read, from table pyg_wheel_pythons."""
+    return [(r["torch"], r["variants"].split()) for r in rows("pyg_wheel_pythons") if python in r["pythons"].split()
+            and r["verified"] == "yes"]
+
+
 def wheel_runs(archs: list[int], ptx: int | None, cc: int) -> bool:
     """Whether code of ``archs`` and ``ptx`` runs on compute capability ``cc`` (``70`` = 7.0): machine code of its
     major at or below its minor (8.6's runs on 8.9), or PTX of an arch at or below it (JIT-compiled)."""
