@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import html
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -348,36 +349,43 @@ class Report:
         return self._redact(f"<smrnb doctor Report: {self.summary()}; codes={self.codes}>")
 
     def to_markdown(self, redact: bool = True) -> str:
-        """Markdown for a bug report. ``redact`` hides home directory, user name and host name."""
-        out = ["### smrnb doctor report", "", f"**{self.summary()}**", ""]
+        """Markdown for a bug report. ``redact`` hides home directory, user name and host name. (blind audit 36 A,
+        L2) Every string of the text or the machine is redacted first, then escaped for Markdown (pasted ``</details>``,
+        ``<script>``, ``|``, backticks, links: literal text), and commands and facts are fenced with more backticks
+        than they hold."""
+        m, p = "m", "p"  # the pieces: the report's own Markdown, and a string to escape
+        out: list[tuple[str, str]] = [(m, "### smrnb doctor report\n\n**"), (p, self.summary()), (m, "**\n\n")]
         head = self._head_lines()
+        for ln in head:
+            out += [(m, "- "), (p, ln.strip().lstrip("-$ ").strip()), (m, "\n")] if ln.startswith("  ") else \
+                [(p, ln), (m, "\n")]
         if head:
-            out += [("- " + ln.strip().lstrip("-$ ").strip()) if ln.startswith("  ") else ln for ln in head] + [""]
+            out.append((m, "\n"))
         env = self.environment()
+        for k, v in env.items():
+            out += [(m, "- "), (p, str(k)), (m, ": "), ("span", str(v)), (m, "\n")]
         if env:
-            out += [f"- {k}: `{v}`" for k, v in env.items()] + [""]
-        out += ["| layer | status | findings |", "|---|---|---|"]
+            out.append((m, "\n"))
+        out.append((m, "| layer | status | findings |\n|---|---|---|\n"))
         for layer in self.layers():
             fs = ", ".join(f"{ICONS[f.severity]} `{f.code}`" for f in self._by_layer(layer)) or "-"
-            out.append(f"| {layer} | {self.layer_label(layer) or '-'} | {fs} |")
-        out.append("")
+            out += [(m, f"| {layer} | "), (p, self.layer_label(layer) or "-"), (m, f" | {fs} |\n")]
+        out.append((m, "\n"))
         for f in self.findings:
             if f.severity == "ok":
                 continue
-            out.append(f"#### {ICONS[f.severity]} {f.title} (`{f.code}`, {f.layer})")
+            out += [(m, f"#### {ICONS[f.severity]} "), (p, f.title), (m, f" (`{f.code}`, {f.layer})\n")]
             for ev in f.evidence:
-                out.append(f"- {ev}")
+                out += [(m, "- "), (p, ev), (m, "\n")]
             if f.fix:
-                out += ["", f"Fix: {f.fix.why}"]
-                for cmd in f.fix.commands:
-                    out += ["```bash", cmd, "```"]
+                out += [(m, "\nFix: "), (p, f.fix.why), (m, "\n")]
+                out += [("bash", cmd) for cmd in f.fix.commands]
                 for url in f.fix.docs:
-                    out.append(f"- {url}")
-            out.append("")
-        out += ["<details><summary>facts</summary>", "", "```json",
-                json.dumps(self.facts, indent=1, default=str, ensure_ascii=False), "```", "", "</details>", ""]
-        text = self._redact("\n".join(out))
-        return redact_identity(text) if redact else text
+                    out += [(m, "- "), (p, url), (m, "\n")]
+            out.append((m, "\n"))
+        out += [(m, "<details><summary>facts</summary>\n\n"),
+                ("json", json.dumps(self.facts, indent=1, default=str, ensure_ascii=False)), (m, "\n</details>\n")]
+        return _markdown_pieces(out, lambda t: redact_identity(self._redact(t)) if redact else self._redact(t))
 
     def _repr_html_(self) -> str | None:
         if self._format != "html":
@@ -397,6 +405,48 @@ class Report:
             p.text(self.to_markdown())
         else:
             p.text(self.to_text())
+
+
+# ---------------------------------------------------------------------- Markdown
+#: (blind audit 36 A, L2) a line of its own between the pieces while they are redacted together (one text: the names
+#: a home path shows are redacted in every piece); a private-use character no redaction pattern reads
+_PIECE_SEP = "\n\ue000\n"
+#: the ASCII punctuation that Markdown (CommonMark, GFM) reads in running text: each written with a backslash
+_MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>|~&#!])")
+_TICKS_RE = re.compile(r"`+")
+
+
+def _md_escape(text: str) -> str:
+    """``text`` as literal Markdown text on one line: its special punctuation backslash-escaped (a pasted
+    ``</details>``, ``<script>``, ``[x](javascript:...)``, a table's ``|`` stay text), its line breaks spaces."""
+    return _MD_SPECIAL_RE.sub(r"\\\1", " ".join(str(text).splitlines()))
+
+
+def _fence(text: str, lang: str = "") -> str:
+    """``text`` in a fenced code block whose fence is longer than any backtick run it holds."""
+    ticks = "`" * max(3, 1 + max((len(r) for r in _TICKS_RE.findall(text)), default=0))
+    return f"{ticks}{lang}\n{text}\n{ticks}\n"
+
+
+def _code_span(text: str) -> str:
+    """``text`` as inline code, its delimiters longer than any backtick run it holds."""
+    ticks = "`" * (1 + max((len(r) for r in _TICKS_RE.findall(text)), default=0))
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{' '.join(text.splitlines())}{pad}{ticks}"
+
+
+def _markdown_pieces(pieces: list[tuple[str, str]], redact: Any) -> str:
+    """The Markdown of ``pieces`` (``m``: the report's own Markdown; ``p``: text to escape; ``span``: inline code;
+    any other kind: a fenced block of that language), every piece redacted together first (``redact``), then each
+    escaped or fenced; where the redaction joined two pieces (a secret across them), the redacted whole, fenced."""
+    texts = redact(_PIECE_SEP.join(t for _, t in pieces)).split(_PIECE_SEP)
+    if len(texts) != len(pieces):  # never seen: the redacted text as it is, as code (nothing of it read as Markdown)
+        return _fence("".join(texts).replace(_PIECE_SEP, "\n"))
+    out = []
+    for (kind, _), t in zip(pieces, texts):
+        out.append(t if kind == "m" else _md_escape(t) if kind == "p" else _code_span(t) if kind == "span" else
+                   _fence(t, kind))
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------- HTML

@@ -147,3 +147,30 @@ def test_f13_no_pyg_wheel_for_python_313_is_said_first():
 def test_f13_a_python_the_page_has_is_no_such_finding():
     text = B_T36.replace("Python 3.13.1", "Python 3.12.4")
     assert not any("has no torch-scatter wheel" in f.title for f in _report(text).findings)
+
+
+PASTED_MARKUP = """/home/zelda/k.cu </details> <script>alert(1)</script> | a | b | [c](javascript:x) ![i](http://e/i.png) ``` <b>b</b>: \
+ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory
+"""
+
+
+def test_l2_markdown_keeps_pasted_markup_as_text():
+    # blind audit 36 A-L2: pasted </details>, <script>, '|', links and fences went into --markdown verbatim
+    markdown_it = __import__("pytest").importorskip("markdown_it")
+    md = _report(PASTED_MARKUP).to_markdown(redact=True)
+    html = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(md)
+    assert "<script" not in html and "<b>" not in html and "<img" not in html and "javascript:" not in \
+        "".join(__import__("re").findall(r'href="[^"]*"', html))
+    assert html.count("<details>") == 1 and html.count("</details>") == 1
+    assert "&lt;/details&gt; &lt;script&gt;alert(1)&lt;/script&gt; | a | b |" in html  # the pasted text, shown as text
+    assert "/home/&lt;user&gt;/k.cu" in html and "zelda" not in md  # the redaction's own placeholder as text
+    assert html.count("<tr>") == 2  # the layer table: its header and the loader's row, no row of the pasted '|'
+
+
+def test_l2_a_command_holding_backticks_stays_one_code_block():
+    from smrnb.doctor._model import Finding, Fix
+    from smrnb.doctor._report import Report
+
+    rep = Report({}, [Finding("cuda_oom", "torch", "error", "t", ("e",), Fix("w", ("echo ```; echo </details>",)))])
+    md = rep.to_markdown(redact=False)
+    assert "````bash\necho ```; echo </details>\n````" in md
