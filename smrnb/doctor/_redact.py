@@ -728,7 +728,7 @@ def identity_strings() -> dict[str, str]:
 #: a home directory in a path of any machine (a log pasted from another one): ``/home/NAME``, macOS's
 #: ``/Users/NAME``, Windows' ``C:\\Users\\NAME`` (either slash, doubled backslashes of a JSON or repr string)
 _HOME_PATH_RE = re.compile(r"((?:/home|/Users|/export/home|\b[A-Za-z]:(?:\\{1,2}|/)Users)(?:\\{1,2}|/))"
-                           r"([^\s\\/:*?\"'<>|`]{1,64})", re.IGNORECASE)
+                           r"([^\s\\/:*?\"'<>|`;,]{1,64})", re.IGNORECASE)  # (audit 36 A-L2) no ';' ',' in a user name
 #: a Windows user folder whose name has spaces ("C:\\Users\\Jane Roe\\..."): up to four words, up to the next separator
 _WIN_HOME_SPACED_RE = re.compile(r"(\b[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/))"
                                  r"([^\s\\/:*?\"'<>|`]{1,64}(?: [^\s\\/:*?\"'<>|`]{1,64}){1,3})(?=\\|/)", re.IGNORECASE)

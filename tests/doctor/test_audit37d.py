@@ -174,3 +174,11 @@ def test_l2_a_command_holding_backticks_stays_one_code_block():
     rep = Report({}, [Finding("cuda_oom", "torch", "error", "t", ("e",), Fix("w", ("echo ```; echo </details>",)))])
     md = rep.to_markdown(redact=False)
     assert "````bash\necho ```; echo </details>\n````" in md
+
+
+def test_l2_the_redacted_home_keeps_the_separator_after_it():
+    # blind audit 36 A-L2: "/home/zelda; this machine ..." became "/home/<user> this machine ..." in --markdown
+    from smrnb.doctor._redact import redact_identity
+
+    assert redact_identity("the text shows /home/zelda; this machine, /home/bob, C:\\Users\\Jo;", {}) == \
+        "the text shows /home/<user>; this machine, /home/<user>, C:\\Users\\<user>;"
