@@ -173,6 +173,11 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
                                          environment=environment_summary(ctx.facts), **extra))
 
 
+#: (blind audit 36 A-L3) what explain says of an empty text, in the API (SmrnbValueError), the CLI (usage error, exit
+#: status 2) and the magics (UsageError) alike
+EMPTY_TEXT = "explain needs an error text (a message, a traceback or a log)"
+
+
 def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
             timeout: float = DEFAULT_TIMEOUT, ctx: ProbeContext | None = None) -> Report:
     """Turn a pasted error (one line, a traceback or a build log) into findings with fixes.
@@ -192,6 +197,14 @@ def explain(text: str, live: bool = True, layers: Iterable[str] | None = None,
         disagree), and the live errors/warnings of the layers the text points at are added.
     layers, timeout, ctx
         As for :func:`diagnose` (only used when ``live``).
+
+    Raises
+    ------
+    SmrnbTypeError
+        ``text`` is not a str (bytes are decoded as UTF-8).
+    SmrnbValueError
+        ``text`` is empty or only white space: there is nothing to explain (the CLI's usage error, exit status 2;
+        the magics' usage error).
 
     Returns
     -------
@@ -221,6 +234,8 @@ def _explain_text(text: str, live: bool, layers: Iterable[str] | None, timeout: 
         text = bytes(text).decode("utf-8", errors="replace")
     if not isinstance(text, str):
         raise SmrnbTypeError(f"text must be a str (the error to explain), got {type(text).__name__}")
+    if not text.strip():  # (blind audit 36 A-L3) as the CLI's usage error (exit 2): nothing to explain is bad input
+        raise SmrnbValueError(EMPTY_TEXT + (f", got {'an empty text' if not text else 'only white space'}"))
     live = _bool_arg("live", live)
     layers = _layers_arg(layers)  # (blind audit 36, C-L9) checked with or without live, as timeout
     timeout = check_timeout(timeout)

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from smrnb._errors import SmrnbError, SmrnbTypeError, SmrnbValueError
-from smrnb.doctor import diagnose, explain
+from smrnb.doctor import EMPTY_TEXT, diagnose, explain
 from smrnb.doctor._fixes import snippets_text, write_kernelspec
 from smrnb.doctor._ldso import (
     change_effect,
@@ -361,8 +361,11 @@ def _make_magics_class() -> type:
                         return None
                     report = explain(last, live=not args.offline, layers=args.layer, timeout=timeout)
                 elif args.explain:
-                    report = explain(_unquoted(" ".join(args.explain)), live=not args.offline, layers=args.layer,
-                                     timeout=timeout)
+                    try:
+                        report = explain(_unquoted(" ".join(args.explain)), live=not args.offline, layers=args.layer,
+                                         timeout=timeout)
+                    except SmrnbValueError as exc:  # (blind audit 36 A-L3) an empty text: the user's argument
+                        raise UsageError(str(exc)) from None
                 else:
                     try:
                         report = diagnose(layers=args.layer, extension_paths=args.extension or (),
@@ -383,6 +386,8 @@ def _make_magics_class() -> type:
         def smr_explain(self, line: str, cell: str) -> Any:
             """Explain the error text pasted in the cell; returns a Report."""
             args = magic_arguments.parse_argstring(self.smr_explain, line)
+            if not cell.strip():  # (blind audit 36 A-L3) as %smr_doctor --explain "" and the CLI
+                raise UsageError(f"{EMPTY_TEXT}: the cell is empty")
             try:
                 report = explain(cell, live=not args.offline)
             except Exception as exc:  # never raise from a magic

@@ -182,3 +182,24 @@ def test_l2_the_redacted_home_keeps_the_separator_after_it():
 
     assert redact_identity("the text shows /home/zelda; this machine, /home/bob, C:\\Users\\Jo;", {}) == \
         "the text shows /home/<user>; this machine, /home/<user>, C:\\Users\\<user>;"
+
+
+def test_l3_an_empty_text_is_bad_input_in_the_api_as_in_the_cli():
+    # blind audit 36 A-L3: `smr-doctor explain < /dev/null` is a usage error (exit 2), smrnb.explain("") was NOT
+    # RECOGNISED: both now say the argument is empty
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    from smrnb._errors import SmrnbValueError
+
+    for text in ("", "  \n\t\n"):
+        with pytest.raises(SmrnbValueError, match="needs an error text"):
+            smrnb.explain(text, live=False)
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", "explain", "--offline"], input="", text=True,
+                       capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
+    assert p.returncode == 2 and "needs an error text" in p.stderr

@@ -288,3 +288,11 @@ def test_explain_option_reads_the_text_the_command_line_reads(ip, text):
     from smrnb.doctor._magics import _unquoted
 
     assert _unquoted('"a" and "b"') == '"a" and "b"' and _unquoted("'x: y'") == "x: y"
+
+
+def test_an_empty_text_to_explain_is_a_usage_error(ip):
+    # (blind audit 36 A-L3) as `smr-doctor explain < /dev/null` (exit 2) and smrnb.explain("") (SmrnbValueError)
+    with pytest.raises(UsageError, match="needs an error text"):
+        ip.run_line_magic("smr_doctor", '--explain ""')
+    with pytest.raises(UsageError, match="needs an error text"):
+        ip.run_cell_magic("smr_explain", "--offline", "  \n")
