@@ -395,8 +395,8 @@ def _may_be_guessed(text: str, found: list[Finding]) -> bool:
         return False  # (round 37e) an exception's name alone is no word of the field beside another toolchain's frames
     if not found and not _FIELD_SIGN_RE.search(head) and not _FIELD_SIGN_RE.search(text[-2000:]):
         return False  # (round 37e) no word of the field at all
-    if found:
-        return True
+    # (blind audit 36 A) beside a rule's finding too: a text with no failure line and no problem said (a script, a
+    # setup that a rule reads as a risk) gets no guess of what failed
     parts = (head, text[-2000:]) if len(text) > _similar.MAX_CHARS else (head,)
     return any(r.search(p) for r in (_similar._EXCEPTION, _PROBLEM_SAID_RE, _similar._FAILURE) for p in parts)
 

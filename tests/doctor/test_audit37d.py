@@ -203,3 +203,19 @@ def test_l3_an_empty_text_is_bad_input_in_the_api_as_in_the_cli():
     p = subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", "explain", "--offline"], input="", text=True,
                        capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
     assert p.returncode == 2 and "needs an error text" in p.stderr
+
+
+VERSIONS_ONLY = """nvcc --version
+Cuda compilation tools, release 11.8, V11.8.89
+python -c 'import torch; print(torch.__version__)'
+2.1.0+cu121
+"""
+
+
+def test_no_guess_from_similar_reports_beside_a_rule_where_no_failure_is_shown():
+    # blind audit 36 A (M6's last point): a text with no failure line got "a guess from similar reports" beside the
+    # rule's reading (here cpu_only_torch_with_gpu beside nvcc_torch_cuda_mismatch)
+    rep = _report(VERSIONS_ONLY)
+    assert [f.code for f in rep.findings] == ["nvcc_torch_cuda_mismatch"]
+    assert not any("similar reports" in (f.sources or ()) for f in rep.findings)
+
