@@ -219,3 +219,24 @@ def test_no_guess_from_similar_reports_beside_a_rule_where_no_failure_is_shown()
     assert [f.code for f in rep.findings] == ["nvcc_torch_cuda_mismatch"]
     assert not any("similar reports" in (f.sources or ()) for f in rep.findings)
 
+
+
+def test_t41_a_container_of_this_machine_is_said_as_this_machines():
+    # blind audit 36 B (t41): "decided by: the process runs in a container or a job" where the text shows neither
+    # (this machine's fact decided, live): the reading now says whose fact it was
+    from smrnb.doctor._explain import explain_result
+
+    text = open_b("t41")
+    res = explain_result(text, {"context": {"status": "ok", "container": "docker"}}, similar=False)
+    how = [e for f in res.findings for e in f.evidence if e.startswith("decided by: the process runs in a container")]
+    assert how and all("this machine runs in one; the text shows none" in e for e in how), how
+
+
+def open_b(name: str) -> str:
+    return {"t41": """$ nvidia-smi
+NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.
+$ uname -r
+6.8.0-49-generic
+$ dpkg -l | grep nvidia-driver
+ii  nvidia-driver-550   550.120-0ubuntu0.24.04.1   amd64   NVIDIA driver metapackage
+"""}[name]

@@ -1043,7 +1043,9 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             c = _first("gpu_not_exposed_to_process", c, None)
             if "no_gpu" in c and not _runtime_reports_host(ev):
                 c.remove("no_gpu")
-            return c, "the process runs in a container or a job, which must be given the GPU"
+            shown = any(from_text(facts, "context", k) for k in ("container", "slurm", "wsl"))
+            return c, "the process runs in a container or a job, which must be given the GPU" + (
+                "" if shown else " (this machine runs in one; the text shows none)")  # (blind audit 36 B, t41)
         cvd = value(facts, "context", "cuda_visible_devices")
         if cvd is not None and "gpu_not_exposed_to_process" in s:
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process" and not (
