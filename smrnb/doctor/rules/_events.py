@@ -338,6 +338,13 @@ def _in_container_or_job(facts: Facts) -> bool:
                 or value(facts, "context", "wsl"))
 
 
+def _whose_container(facts: Facts) -> str:
+    """(blind audit 36 B, t41) Where the container, job or WSL that decides came from: ``""`` where the text shows
+    it, else the words that say this machine's fact decided (the text shows none)."""
+    shown = any(from_text(facts, "context", k) for k in ("container", "slurm", "wsl"))
+    return "" if shown else " (this machine runs in one; the text shows none)"
+
+
 def _has_gpu(facts: Facts) -> bool:
     return bool(value(facts, "driver", "gpus") or value(facts, "driver", "driver_version"))
 
@@ -1043,9 +1050,7 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             c = _first("gpu_not_exposed_to_process", c, None)
             if "no_gpu" in c and not _runtime_reports_host(ev):
                 c.remove("no_gpu")
-            shown = any(from_text(facts, "context", k) for k in ("container", "slurm", "wsl"))
-            return c, "the process runs in a container or a job, which must be given the GPU" + (
-                "" if shown else " (this machine runs in one; the text shows none)")  # (blind audit 36 B, t41)
+            return c, "the process runs in a container or a job, which must be given the GPU" + _whose_container(facts)
         cvd = value(facts, "context", "cuda_visible_devices")
         if cvd is not None and "gpu_not_exposed_to_process" in s:
             c = ["gpu_not_exposed_to_process"] + [x for x in c if x != "gpu_not_exposed_to_process" and not (
