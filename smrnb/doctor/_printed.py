@@ -1254,7 +1254,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         target = _isolated_target(c, built, text)
         if target:  # the build that fails is the package's, not that of the module it lacks
             c = re.sub(r"(--no-build-isolation\b[^#]*?\s)torch(?=\s|$)", lambda m, b=target: m.group(1) + b, c)
-        c = _variant_filled(_kernel_named(_kaolin_filled(c, text), text), f.title, _slurm_gpu(text)[1])
+        c = _variant_filled(_kernel_named(_kaolin_filled(c, text), text), f.title, _slurm_gpu(text)[1], facts, text)
         c = _torch_pinned(_xformers_release(_git_release(c, text), facts), facts, os_)
         if re.search(r"\bpip3? (?:install|show|uninstall)\b[^#]*<package>", c):
             # the package pip built in the text's log, else the one the text's own pip command installs
@@ -2018,7 +2018,7 @@ def _git_release(c: str, text: str) -> str:
 _ANY_VARIANT = "<a CUDA variant built for the GPU>"
 
 
-def _variant_filled(c: str, title: str, cc: str = "") -> str:
+def _variant_filled(c: str, title: str, cc: str = "", facts: Mapping[str, Any] | None = None, text: str = "") -> str:
     """PyTorch's index for a GPU whose arch the finding names (``(sm_90)``) where no torch release is pinned: the
     newest torch release's oldest CUDA variant whose wheels carry kernels for it (table torch_wheel_archs: PyTorch's
     support matrix; where it has no row, the variants whose nvcc compiles for it, table nvcc_archs), the oldest
@@ -2030,6 +2030,13 @@ def _variant_filled(c: str, title: str, cc: str = "") -> str:
     if not arch:
         return c
     n = int(arch)
+    if facts is not None and re.match(r"^pip3? install --force-reinstall torch --index-url ", c):
+        # (round 37g, blind audit 37 F1) pinned to the text's torch, Python, driver and companions
+        from smrnb.doctor.rules._torchpin import pinned_torch_command
+
+        pinned = pinned_torch_command(n, facts, _text_python(text), "(NVRTC)" in title)
+        if pinned:
+            return pinned
     newest = max(tables.rows("torch_cuda"), key=lambda r: tables.version_key(r["torch"]))
     runs = {v: tables.torch_wheel_runs(newest["torch"], v, n) for v in newest["variants"].split()}
     ok = [v for v, r in runs.items() if r or (r is None and n in (tables.nvcc_archs(f"{v[2:-1]}.{v[-1]}") or ()))]

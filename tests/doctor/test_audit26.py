@@ -15,6 +15,8 @@ wordings, and the near-misses that keep today's behaviour).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from smrnb.doctor._explain import explain_result
@@ -68,7 +70,8 @@ def test_an_rtx_5090_with_an_old_torch_keeps_torchs_reinstall():
             "PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 "
             "sm_80 sm_86 sm_90.\n" + NKI)
     assert _codes(text)[:1] == ["torch_wheel_lacks_gpu_arch"]
-    assert any("--force-reinstall torch" in c for c in _commands(text))
+    # (round 37g, blind audit 37 F1) torch's reinstall, pinned to the release whose wheels carry sm_120
+    assert any(re.search(r"^pip install torch==2\.\d+\.\d+\+cu1\d+ ", c) for c in _commands(text)), _commands(text)
 
 
 def test_a_jetson_gets_no_pytorch_index():

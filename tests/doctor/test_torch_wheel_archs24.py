@@ -40,7 +40,8 @@ def test_the_oldest_variant_with_kernels_for_the_gpu_comes_first(arch, first):
     ("2.11.0", "cu130", 125, True),  # a newer 12.x: 12.0's machine code (and its PTX)
     ("2.9.0", "cu130", 130, True),   # a newer major: JIT from 12.0's PTX
     ("2.8.0", "cu128", 130, False),  # no PTX in 2.8's cu128
-    ("2.6.0", "cu126", 70, None),    # no row: not known
+    ("2.6.0", "cu126", 70, True),    # (round 37g) 2.6's rows, read from the conda packages' arch lists
+    ("1.10.2", "cu113", 86, None),   # no row: not known
 ])
 def test_torch_wheel_runs_reads_the_matrix(torch, variant, cc, runs):
     assert tables.torch_wheel_runs(torch, variant, cc) is runs

@@ -116,7 +116,7 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
         arch_list = torch.get("arch_list")
         listed = None if arch_list else _wheel_archs(torch)
         if listed:
-            yield from _gpus_against_wheel(torch, gpus, version, listed)
+            yield from _gpus_against_wheel(torch, gpus, version, listed, facts)
         elif not arch_list:
             yield Finding("torch_arch_list_unknown", "torch", "info",
                           "torch's compiled GPU architectures were not read",
@@ -160,7 +160,7 @@ def _wheel_archs(torch: Mapping[str, Any]) -> tuple[str, list[int], int | None] 
 
 
 def _gpus_against_wheel(torch: Mapping[str, Any], gpus: list[Mapping[str, Any]], version: str,
-                        listed: tuple[str, list[int], int | None]) -> Iterable[Finding]:
+                        listed: tuple[str, list[int], int | None], facts: Facts | None = None) -> Iterable[Finding]:
     """(round 33) Each GPU against the architectures of torch's wheel, where torch was not imported to read its own
     list (found on an H100 lent as the GPU server: the report said only that the list was not read)."""
     from smrnb.doctor._install import cc_to_int
@@ -185,7 +185,8 @@ def _gpus_against_wheel(torch: Mapping[str, Any], gpus: list[Mapping[str, Any]],
                           Fix(why("torch_wheel_lacks_gpu_arch", "CUDA ops fail with 'no kernel image is available for "
                                   "execution on the device'."),
                               (_variant_filled("pip install --force-reinstall torch --index-url "
-                                               f"https://download.pytorch.org/whl/{_ANY_VARIANT}", "", str(cc)),)))
+                                               f"https://download.pytorch.org/whl/{_ANY_VARIANT}", "", str(cc),
+                                               facts),)))  # (round 37g) pinned to this torch and driver
 
 
 # ------------------------------------------------------------------ torch's messages, read in a text or probed
@@ -1719,14 +1720,12 @@ def _torch_lacks(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
              f"torch's CUDA{' ' + tc if tc else ''} is older than this GPU: its runtime compiler (NVRTC) cannot "
              "target it")
     n = int("".join(ch for ch in str(arch or "") if ch.isdigit()) or 0)
-    last = tables.torch_last_for_arch(n) if n and not variant else None
-    # (round 29a, blind audit 28 F9) a GPU older than every current wheel: the last release whose wheels carry it
-    # (tables/torch_wheel_archs_dropped.csv), pinned with its index
-    install = (f"pip install torch=={last[0]} --index-url https://download.pytorch.org/whl/{last[1]}   # the last "
-               f"torch release whose {last[1]} wheels carry kernels for {arch} (newer releases dropped it); "
-               "torchvision/torchaudio of that release with it" if last else
-               f"pip install --force-reinstall torch{('==' + tv) if tv and variant else ''} --index-url "
-               f"https://download.pytorch.org/whl/{variant or '<a CUDA variant built for the GPU>'}")
+    # (round 37g, blind audit 37 F1) a GPU the text names: the reinstall is pinned where the commands are printed,
+    # with the text's Python, driver and companions (_printed._variant_filled: pinned_torch_command); (round 29a) the
+    # GPU older than every current wheel is one case of it. The same release's newest variant only where no GPU is named
+    install = ("pip install --force-reinstall torch" + (f"=={tv} --index-url https://download.pytorch.org/whl/{variant}"
+                                                        if tv and variant and not n else
+                                                        f" --index-url https://download.pytorch.org/whl/{_ANY_VARIANT}"))
     return {"title": title + (f" ({arch})" if arch else ""),
             "commands": ["python -c \"import torch; print(torch.__version__, torch.cuda.get_arch_list())\"",
                          install]}
