@@ -91,11 +91,14 @@ def with_build_variables(c: str, text: str, facts: Mapping[str, Any] | None) -> 
     if row["install"] and re.search(r"\bpip3? install(?: [^#]*)? \.\.\.(?:\s|$)", rest):
         flag = "" if "--no-build-isolation" in rest else "--no-build-isolation "
         rest = re.sub(r"\s\.\.\.(?=\s|$)", f" {flag}{row['install']}", rest, count=1)
-    sets = " ".join(s for s in (row["switch"], f'{var}="{value}"' if value else "") if s)
+    # FORCE_CUDA=1 only where the build saw no GPU: with a GPU visible these setup.py build CUDA by themselves, and on
+    # a machine with no CUDA toolkit FORCE_CUDA=1 turns a CPU build that works into one that fails
+    switch = " ".join(w for w in row["switch"].split() if not w.startswith("FORCE_CUDA=") or _NO_GPU_AT_BUILD_RE.search(text))
+    sets = " ".join(s for s in (switch, f'{var}="{value}"' if value else "") if s)
     if not sets:
         return c  # nothing the package reads to set: the command as it was
     said = f"{row['package']}'s setup.py reads " + " and ".join(
-        x for x in (*(v.split("=")[0] for v in row["switch"].split()), var) if x) + (f" ({why})" if why else "")
+        x for x in (*(v.split("=")[0] for v in switch.split()), var if value else "") if x) + (f" ({why})" if why else "")
     kept = [p for p in note.split("; ") if p.strip() and not re.search(r"X\.Y|where the package reads it|^\s*\.\.\.:|"
                                                                        r"GPU-less docker build", p)]
     return f"{lead}{sets} {rest.strip()}".strip() + "   # " + "; ".join([said, *(p.strip() for p in kept)])

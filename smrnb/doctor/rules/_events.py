@@ -889,6 +889,11 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         c.remove("cpu_only_torch_with_gpu")
     if "prebuilt_binary_wrong_cuda" in c and len(c) > 1 and has_sign(facts, "terminal_works"):
         c.remove("prebuilt_binary_wrong_cuda")
+    if "cpu_only_torch_with_gpu" in c and len(c) > 1 and any(
+            e.get("key") == "xformers:not_built_with_cuda" for e in events(facts, kind="message", table="extension_checks")):
+        # xformers says "xFormers wasn't build with CUDA support" only of a CUDA tensor (xformers/ops/fmha/common.py
+        # not_supported_reasons: device_type == "cuda" and not _built_with_cuda): torch has CUDA, xformers' library not
+        c.remove("cpu_only_torch_with_gpu")
     if {"extension_not_compiled", "companion_built_for_other_torch"} <= set(c) and _built_for_other_torch(facts, ev):
         # (round 37f, blind audit 37 F12) the same package's own words say its build is of another torch ("xFormers
         # was built for: PyTorch 2.1.0+cu121 ... (you have 2.2.0+cu121)"): its library exists and does not load, so
