@@ -60,3 +60,17 @@ def test_no_arguments_where_the_text_does_not_give_one_set(line):
     text = T66.replace("$ python train.py --device cuda:1", line)
     runs = [c for c in _commands(text) if "python train.py" in c]
     assert runs and not any("--device" in c or " and " in c for c in runs), runs
+
+
+DOCKER_NO_DRIVER = ('docker run --rm --gpus all nvidia/cuda:12.4.0-base-ubuntu22.04 nvidia-smi\n'
+                    'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n')
+
+
+def test_docker_desktop_on_windows_gets_no_apt_install():
+    """Round 37f's Container Toolkit install (apt, Debian/Ubuntu) is a Linux host's; Docker Desktop on Windows gives
+    the GPU through its WSL 2 engine (before the merge review: the apt lines on a PowerShell text)."""
+    win = _commands("PS C:\\Users\\ana> " + DOCKER_NO_DRIVER)
+    assert not any("apt-get" in c for c in win), win
+    assert any("WSL 2 based engine" in c for c in win), win
+    linux = _commands("$ " + DOCKER_NO_DRIVER)
+    assert any("apt-get install -y nvidia-container-toolkit" in c for c in linux), linux

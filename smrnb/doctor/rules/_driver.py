@@ -623,7 +623,12 @@ def _not_exposed(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
     if ctx.get("wsl") and not tool and not ctx.get("slurm"):
         # (round 28c) under WSL2 no container or job gives the GPU: the Windows host's driver does
         cmds.append(_WSL_WINDOWS_DRIVER)
-    elif ev.get("key") == "no_device_driver":
+    elif ev.get("key") == "no_device_driver" and value(facts, "context", "os") == "windows":
+        # Docker Desktop on Windows gives containers the GPU through its WSL 2 engine and the Windows driver (Docker's
+        # "GPU support in Docker Desktop for Windows": WSL 2 backend only); no Container Toolkit to install by hand
+        cmds.append("# Docker Desktop: Settings > General > 'Use the WSL 2 based engine' on, the Windows NVIDIA driver "
+                    "up to date, Docker Desktop restarted; then the same docker run --gpus all again")
+    elif ev.get("key") == "no_device_driver" and value(facts, "context", "os") != "macos":
         # (round 37f, blind audit 37 F16) docker was given --gpus (its own message says so) and has no NVIDIA runtime
         # registered: the NVIDIA Container Toolkit to install and configure, not --gpus again
         return {"title": "Docker has no NVIDIA runtime: the NVIDIA Container Toolkit is not installed or not configured",

@@ -914,13 +914,6 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         # (round 37e) the option NVRTC refused is the GPU architecture (nvrtc's "invalid value for --gpu-architecture"):
         # the setup's release against the GPU, not the code's arguments
         c.remove("user_code_error")
-    if "library_bug" in c and len(c) > 1 and ev.get("table") == "torch_messages" and \
-            len(_peek(facts, "torch", "source_files") or []) == 1 and not _peek(
-            facts, "torch", "packages_installed") and _peek(facts, "torch", "last_frame_package") == "" and \
-            str((_peek(facts, "torch", "read_from") or {}).get("last_frame_package") or "").endswith("in <module>"):
-        # (round 37e) torch's check raised in the traceback's one frame, the top level of a script of no package: the
-        # script run, no library's code between it and torch
-        c.remove("library_bug")
     return c
 
 
