@@ -1090,13 +1090,6 @@ def is_cause(code: str) -> bool:
     return bool(e and e.fix)
 
 
-def setup_is_fine(code: str) -> bool:
-    """(round 37e) True for a cause whose meaning says the setup is not at fault (a library's own bug, the code's
-    own error): no cause of the setup, so never a guess beside a rule's cause of the setup."""
-    e = CODES.get(code)
-    return bool(e and ("the environment is fine" in e.meaning or "not in the setup" in e.meaning))
-
-
 #: codes the issue requires the doctor to know (rules and explain share them)
 REQUIRED_CODES: tuple[str, ...] = (
     "abi_torch_version_mismatch", "cxx11_abi_mismatch", "unsupported_gpu_arch", "multiple_cuda_toolkits",

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from smrnb.doctor._codes import CODES as _TABLE
-from smrnb.doctor._codes import is_cause, meanings, setup_is_fine
+from smrnb.doctor._codes import is_cause, meanings
 from smrnb.doctor._evidence import cap_text
 from smrnb.doctor._install import build_arch_list, nvcc_archs  # noqa: F401 (re-exported)
 from smrnb.doctor._model import LAYERS, SIMILAR_REPORTS, Finding, Fix
@@ -393,8 +393,6 @@ def _may_be_guessed(text: str, found: list[Finding]) -> bool:
     head = text[:_similar.MAX_CHARS]
     if _OTHER_TOOLCHAIN_RE.search(head) and not _FIELD_WORD_RE.search(head):
         return False  # (round 37e) an exception's name alone is no word of the field beside another toolchain's frames
-    if not found and not _FIELD_SIGN_RE.search(head) and not _FIELD_SIGN_RE.search(text[-2000:]):
-        return False  # (round 37e) no word of the field at all
     # (blind audit 36 A) beside a rule's finding too: a text with no failure line and no problem said (a script, a
     # setup that a rule reads as a risk) gets no guess of what failed
     parts = (head, text[-2000:]) if len(text) > _similar.MAX_CHARS else (head,)
@@ -425,8 +423,7 @@ def _similar_findings(text: str, found: list[Finding], index: Any, live: bool = 
     for r in index.readings(text, n=3, **({"held_share": math.inf} if found else {})):
         if r.code in have or not is_cause(r.code) or (
                 found and (r.share < _similar.MIN_SHARE_BESIDE_A_RULE or r.code in told
-                           or _TABLE[r.code].severity == "info"
-                           or (setup_is_fine(r.code) and not setup_is_fine(found[0].code)))) or (
+                           or _TABLE[r.code].severity == "info")) or (
                 facts and ruled_out_by_facts(r.code, facts)):
             continue  # beside a rule's cause only another cause (an error or a warning), never "the environment is fine"
         entry = _TABLE[r.code]

@@ -8,7 +8,7 @@
 * F5: nvdiffrast's RasterizeGLContext named on the command line of a build that stopped on a missing EGL header: the
   header, not a runtime EGL context.
 * F7: one nvcc shown (or none: `which nvcc` printing nothing) is no "several toolkits".
-* F8: no "the environment is fine" guess beside a cause of the setup; no guess the text's facts rule out (a CPU-only
+* F8: no guess the text's facts rule out (a CPU-only
   torch beside 2.1.0+cu118 True); no "Not your environment" beside cuInit or NVRTC's refused --gpu-architecture.
 * F10: "sudo" running apt in a comment is no program run under sudo.
 * F17: an NGC container tag (nvcr.io/nvidia/pytorch:23.10-py3) is no torch release.
@@ -403,11 +403,8 @@ class _Guesses:
         return [Reading(c, 0.9, 0.5, (), 10) for c in self.codes][:n]
 
 
-def test_f8_no_the_environment_is_fine_guess_beside_a_cause_of_the_setup():
-    got = explain_result(T20, similar=_Guesses("library_bug"))
-    assert [f.code for f in got.findings] == ["cuda_home_malformed"], [f.code for f in got.findings]
-    got = explain_result(T20, similar=_Guesses("library_bug", "nvcc_torch_cuda_mismatch"))
-    assert [f.code for f in got.findings] == ["cuda_home_malformed", "nvcc_torch_cuda_mismatch"]  # a setup cause stays
+# (F8's library_bug guess beside a rule's cause of the setup is kept: dropping it cost 8 released texts whose label is
+# that library's bug, bench_explain with the similar reports, the merge review of session 37)
 
 
 # ---------------------------------------------------------------- F10
