@@ -683,6 +683,11 @@ def _value(facts: Mapping[str, Any] | None, key: str) -> Any:
     return d.get(key) if isinstance(d, Mapping) else None
 
 
+def _torch_release(facts: Mapping[str, Any] | None) -> str:
+    """torch's release in the facts, without its local part (``2.4.1`` of ``2.4.1+cu121``), ``""`` where none."""
+    return str(_value(facts, "version_base") or str(_value(facts, "version") or "").split("+")[0])
+
+
 #: (round 27b) the newest Python each release line below a pin the rules print supports (its wheels on PyPI and its
 #: release notes' "Python versions supported" / PyPI classifiers): (package, the pin's bound) -> (last release below
 #: it, its newest Python). numpy 1.19.x: 3.6-3.9 (1.19.3 added 3.9 wheels); numpy 1.23.x: 3.8-3.11 (1.23.2 added 3.11);
@@ -1908,7 +1913,7 @@ def _torch_pinned(c: str, facts: Mapping[str, Any] | None, os_: str) -> str:
     machine's), else as its metadata says (:data:`TORCH_RELEASE_KEPT`; on Windows ``torch==<x.y.z>``, said in words)."""
     m = None if re.search(r"\btorch==", c) else _TORCH_REINSTALL_RE.match(c)
     if m and not _TORCH_CHANGED_RE.search(c):
-        tv = str(_value(facts, "version_base") or str(_value(facts, "version") or "").split("+")[0])
+        tv = _torch_release(facts)
         pin = f"torch=={tv}" if re.fullmatch(r"\d+\.\d+(?:\.\d+)?", tv) else TORCH_RELEASE_KEPT
         c = m.group(1) + pin + c[m.end():]
     if os_ == "windows" and TORCH_RELEASE_KEPT in c:
@@ -1927,7 +1932,7 @@ def _xformers_release(c: str, facts: Mapping[str, Any] | None) -> str:
     m = _XFORMERS_UNPINNED_RE.match(c)
     if not m:
         return c
-    tv = str(_value(facts, "version_base") or str(_value(facts, "version") or "").split("+")[0])
+    tv = _torch_release(facts)
     rel = XFORMERS_FOR_TORCH.get(tv)
     body, sep, note = c.partition("   #")
     if rel:
@@ -2343,11 +2348,10 @@ def _with_arguments(c: str, text: str) -> str:
 
 
 def _script_filled(c: str, text: str) -> str:
-    """``<your script>`` / ``<script>`` with the one script the text runs (:func:`_script_named`)."""
-    if "script>" not in c or not re.search(r"<(?:your )?script>", c):
-        return _with_arguments(c, text)
-    script = _script_named(text)
-    c = re.sub(r"<(?:your )?script>", lambda _m: f'"{script}"' if " " in script else script, c) if script else c
+    """``<your script>`` / ``<script>`` with the one script the text runs (:func:`_script_named`), and a rerun of it
+    with the arguments the text ran it with (:func:`_with_arguments`)."""
+    if "script>" in c and re.search(r"<(?:your )?script>", c) and (script := _script_named(text)):
+        c = re.sub(r"<(?:your )?script>", lambda _m: f'"{script}"' if " " in script else script, c)
     return _with_arguments(c, text)
 
 

@@ -422,15 +422,20 @@ def _md_escape(text: str) -> str:
     return _MD_SPECIAL_RE.sub(r"\\\1", " ".join(str(text).splitlines()))
 
 
+def _longest_ticks(text: str) -> int:
+    """The length of the longest run of backticks in ``text`` (0: none)."""
+    return max((len(r) for r in _TICKS_RE.findall(text)), default=0)
+
+
 def _fence(text: str, lang: str = "") -> str:
     """``text`` in a fenced code block whose fence is longer than any backtick run it holds."""
-    ticks = "`" * max(3, 1 + max((len(r) for r in _TICKS_RE.findall(text)), default=0))
+    ticks = "`" * max(3, 1 + _longest_ticks(text))
     return f"{ticks}{lang}\n{text}\n{ticks}\n"
 
 
 def _code_span(text: str) -> str:
     """``text`` as inline code, its delimiters longer than any backtick run it holds."""
-    ticks = "`" * (1 + max((len(r) for r in _TICKS_RE.findall(text)), default=0))
+    ticks = "`" * (1 + _longest_ticks(text))
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{' '.join(text.splitlines())}{pad}{ticks}"
 

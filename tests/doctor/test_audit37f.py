@@ -10,6 +10,8 @@ import re
 import subprocess
 import sys
 
+from tests.doctor._audit37_texts import T12, T27, T34
+
 
 def _explain(text: str) -> dict:
     """smr-doctor explain --offline --json on ``text``."""
@@ -47,29 +49,6 @@ Traceback (most recent call last):
 cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available for execution on the device
 """
 
-T12 = """$ python -c "import cupy; cupy.show_config()" | head -8
-OS                           : Linux-5.15.0-105-generic-x86_64-with-glibc2.35
-Python Version               : 3.10.12
-CuPy Version                 : 12.3.0
-CuPy Platform                : NVIDIA CUDA
-NumPy Version                : 1.26.4
-CUDA Root                    : /usr/local/cuda-11.7
-nvcc PATH                    : /usr/local/cuda-11.7/bin/nvcc
-CUDA Build Version           : 11080
-$ python -c "import cupy as cp; k = cp.RawKernel(r'extern \\"C\\" __global__ void f(float* x){x[threadIdx.x]*=2;}', 'f'); k((1,),(32,),(cp.ones(32, dtype=cp.float32),))"
-Traceback (most recent call last):
-  File "cupy/cuda/compiler.py", line 705, in compile
-    nvrtc.compileProgram(self.ptr, options)
-  File "cupy_backends/cuda/libs/nvrtc.pyx", line 141, in cupy_backends.cuda.libs.nvrtc.compileProgram
-  File "cupy_backends/cuda/libs/nvrtc.pyx", line 153, in cupy_backends.cuda.libs.nvrtc.compileProgram
-  File "cupy_backends/cuda/libs/nvrtc.pyx", line 69, in cupy_backends.cuda.libs.nvrtc.check_status
-cupy_backends.cuda.libs.nvrtc.NVRTCError: NVRTC_ERROR_INVALID_OPTION (5)
-
-During handling of the above exception, another exception occurred:
-
-cupy.cuda.compiler.CompileException: nvrtc: error: invalid value for --gpu-architecture (-arch)
-(GPU: NVIDIA H100 80GB HBM3, compute capability 9.0)
-"""
 
 T63 = """$ nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader
 NVIDIA GeForce RTX 4090, 8.9
@@ -111,21 +90,6 @@ def test_a_program_of_its_own_is_rebuilt_with_a_toolkit_that_knows_the_gpu():
 
 # F11 -------------------------------------------------------------------------------------------------------------
 
-T27 = """$ python -c "import torch, pytorch3d; print(torch.__version__, torch.cuda.is_available(), pytorch3d.__version__)"
-2.1.0+cu118 True 0.7.5
-# pytorch3d was built with `pip install "git+https://github.com/facebookresearch/pytorch3d.git@stable"` on the login node (no GPU there)
-$ python fit_mesh.py --device cuda
-Traceback (most recent call last):
-  File "fit_mesh.py", line 88, in <module>
-    loss_chamfer, _ = chamfer_distance(sample_trg, sample_src)
-  File "/home/yu/.venv/lib/python3.10/site-packages/pytorch3d/loss/chamfer.py", line 230, in chamfer_distance
-    x_nn = knn_points(x, y, lengths1=x_lengths, lengths2=y_lengths, norm=norm, K=1)
-  File "/home/yu/.venv/lib/python3.10/site-packages/pytorch3d/ops/knn.py", line 186, in knn_points
-    p1_idx, p1_dists = _knn_points.apply(
-  File "/home/yu/.venv/lib/python3.10/site-packages/pytorch3d/ops/knn.py", line 72, in forward
-    idx, dists = _C.knn_points_idx(p1, p2, lengths1, lengths2, norm, K, version)
-RuntimeError: Not compiled with GPU support
-"""
 
 T32 = """# on the cluster's login node (no GPU), torch 2.1.2+cu118, CUDA 11.8 module loaded
 $ module load cuda/11.8
@@ -246,22 +210,6 @@ def test_std_cxx20_with_nvcc_11_8_says_it_needs_cuda_12():
 
 # F15 -------------------------------------------------------------------------------------------------------------
 
-T34 = """$ pip install --no-build-isolation git+https://github.com/NVlabs/nvdiffrast/
-$ python -c "import nvdiffrast.torch as dr; glctx = dr.RasterizeGLContext()"
-Using /home/gus/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...
-Detected CUDA files, patching ldflags
-Emitting ninja build file /home/gus/.cache/torch_extensions/py310_cu121/nvdiffrast_plugin_gl/build.ninja...
-Building extension module nvdiffrast_plugin_gl...
-[1/4] c++ -MMD -MF glutil.o.d -DTORCH_EXTENSION_NAME=nvdiffrast_plugin_gl -DTORCH_API_INCLUDE_EXTENSION_H ... -DNVDR_TORCH -c /home/gus/.venv/lib/python3.10/site-packages/nvdiffrast/common/glutil.cpp -o glutil.o
-FAILED: glutil.o
-In file included from /home/gus/.venv/lib/python3.10/site-packages/nvdiffrast/common/glutil.cpp:13:
-/home/gus/.venv/lib/python3.10/site-packages/nvdiffrast/common/glutil.h:36:10: fatal error: EGL/egl.h: No such file or directory
-   36 | #include <EGL/egl.h>
-      |          ^~~~~~~~~~~
-compilation terminated.
-ninja: build stopped: subcommand failed.
-RuntimeError: Error building extension 'nvdiffrast_plugin_gl'
-"""
 
 
 def test_the_jit_cache_removal_is_the_failed_extensions_folder_only():

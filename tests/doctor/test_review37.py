@@ -5,23 +5,10 @@ from __future__ import annotations
 import pytest
 
 import smrnb
+from tests.doctor._audit37_texts import T66
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
-# blind audit 37 D, t66: the argument that fails is the one a rerun must keep
-T66 = """$ nvidia-smi -L
-GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5c1e...)
-$ python train.py --device cuda:1
-torch 2.0.1+cu118
-Traceback (most recent call last):
-  File "/home/xia/train.py", line 25, in <module>
-    model = Net().to(args.device)
-  File "/home/xia/.venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1145, in to
-    return self._apply(convert)
-RuntimeError: CUDA error: invalid device ordinal
-CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
-For debugging consider passing CUDA_LAUNCH_BLOCKING=1.
-"""
 # blind audit 37 D, t54 (its head): pdb's rerun keeps --workers 8
 T54 = """$ python preprocess.py --workers 8
 torch 2.1.1+cu121

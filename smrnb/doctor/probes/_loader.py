@@ -192,7 +192,7 @@ def torch_libs_shadowed(ld_library_path: str | None, torch_dir: str | None,
     if not dirs or not torch_dir or not preloaded:
         return []
     lib_dir = os.path.realpath(os.path.join(torch_dir, "lib"))
-    requesters = [p for p in glob.glob(os.path.join(torch_dir, "_C*.so")) + list(preloaded.values())]
+    requesters = glob.glob(os.path.join(torch_dir, "_C*.so")) + list(preloaded.values())
     if not any(_takes_llp_first(r) for r in requesters):
         return []
     want = read_dynamic(next(iter(preloaded.values())))

@@ -378,6 +378,7 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
     if flag is not None:
         evidence.append(f"this torch{(' ' + str(tv)) if tv else ''} uses _GLIBCXX_USE_CXX11_ABI={1 if flag else 0}")
     verdict, u = _static_verdict(facts, sym)
+    other = _wheel_for_other_torch(facts, str(lib or ""))
     if u is not None:
         evidence.append(f"the doctor's static check of {u.get('path')} finds this symbol unresolved too"
                         + (": its other-ABI spelling IS defined in torch" if u.get("other_abi_defined") else "")
@@ -387,11 +388,9 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
         evidence.append("torch pip wheels use the new ABI since 2.7, conda/source builds always did: an old-ABI symbol "
                         "means the extension was compiled with -D_GLIBCXX_USE_CXX11_ABI=0 (or for a pre-2.7 pip torch: "
                         "then it is a torch version mismatch)")
-    elif flag is None and flavour != "none" and _pip_wheel_flag(facts) is None and \
-            not _wheel_for_other_torch(facts, str(lib or "")):
+    elif flag is None and flavour != "none" and _pip_wheel_flag(facts) is None and not other:
         evidence.append("if torch is an old-ABI build (pip wheels before 2.7) this reading changes: "
                         "`python -c \"import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)\"` decides")
-    other = _wheel_for_other_torch(facts, str(lib or ""))
     if other:
         evidence.append(other)
     if code == "cxx11_abi_mismatch":
@@ -410,12 +409,17 @@ def _torch_symbol(facts: Mapping[str, Any], ev: dict[str, Any]) -> dict[str, Any
     return {"title": title, "evidence": evidence, "commands": cmds}
 
 
+def _conda_and_pip(installs: list[Mapping[str, Any]]) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]:
+    """(blind audit 36, F12) The first torch install conda made and the first pip made, of ``torch.installs_listed``."""
+    return (next((i for i in installs if i.get("by") == "conda"), None),
+            next((i for i in installs if i.get("by") == "pip"), None))
+
+
 def _torch_installs_fix(ev: Mapping[str, Any]) -> dict[str, Any]:
     """(blind audit 36, F12) Conda's pytorch and pip's torch (or two torch records) in one environment: which one
     Python imports, and the other's removal."""
     installs = [i for i in ev.get("installs") or [] if isinstance(i, Mapping)]
-    conda = next((i for i in installs if i.get("by") == "conda"), None)
-    pip = next((i for i in installs if i.get("by") == "pip"), None)
+    conda, pip = _conda_and_pip(installs)
     check = ("python -c \"import torch; print(torch.__version__, torch.__file__)\"   # the one torch Python imports: "
              "site-packages/torch, one folder both installs wrote into")
     if conda and pip:
@@ -2937,8 +2941,7 @@ def _torch_installs_mixed(facts: Mapping[str, Any]) -> Finding | None:
     shows two torch dist-info / conda-meta records, in the environment that fails (a loader message or a crash): both
     installed into one site-packages/torch folder, which Python imports, its files mixed from both."""
     installs = [i for i in value(facts, "torch", "installs_listed") or [] if isinstance(i, Mapping)]
-    conda = next((i for i in installs if i.get("by") == "conda"), None)
-    pip = next((i for i in installs if i.get("by") == "pip"), None)
+    conda, pip = _conda_and_pip(installs)
     if not (conda and pip) and len({str(i.get("version")) for i in installs if i.get("record")}) < 2:
         return None
     fail = next((e for e in events(facts, "torch", "sign") if e.get("sign") == "crash_said"), None) or next(

@@ -147,17 +147,17 @@ def _driver_findings(facts: Facts) -> Iterable[Finding]:
         yield Finding("driver_unavailable", "driver", "warning", "The NVIDIA driver did not answer",
                       (drv.get("reason") or "unknown reason",
                        "whether a driver and GPUs are present is unknown (not the same as 'no GPU')"),
-                      Fix("A hung nvidia-smi usually means a wedged driver or a GPU that fell off the bus; the "
-                          "kernel log says which." if "output over" not in str(drv.get("reason")) else
-                          # (blind audit 36, C-L11) it answered, without end: not a hang (a wrapper script or
-                          # another program named nvidia-smi first on PATH, or a driver printing errors in a loop)
-                          "nvidia-smi printed without end and was stopped: not a hang. Look at what it prints and "
+                      # (blind audit 36, C-L11) stopped for its output's size: it answered, without end, not a hang
+                      # (a wrapper script or another program named nvidia-smi first on PATH, or a driver printing
+                      # errors in a loop)
+                      Fix("nvidia-smi printed without end and was stopped: not a hang. Look at what it prints and "
                           "which nvidia-smi runs (a wrapper script or another program of that name first on PATH, "
                           "or a driver printing errors in a loop).",
-                          ("timeout 20 nvidia-smi", "sudo dmesg | grep -iE 'nvrm|xid'")
-                          if "output over" not in str(drv.get("reason")) else
                           ("command -v nvidia-smi; file \"$(command -v nvidia-smi)\"",
-                           "timeout 20 nvidia-smi | head -c 2000")))
+                           "timeout 20 nvidia-smi | head -c 2000"))
+                      if "output over" in str(drv.get("reason")) else
+                      Fix("A hung nvidia-smi usually means a wedged driver or a GPU that fell off the bus; the "
+                          "kernel log says which.", ("timeout 20 nvidia-smi", "sudo dmesg | grep -iE 'nvrm|xid'")))
         return
     if drv.get("source") == "the error text" or from_text(facts, "driver", "cuda_driver_version") or from_text(
             facts, "driver", "driver_version"):

@@ -140,8 +140,8 @@ def _runs_on(archs: Iterable[str], cc: int) -> bool:
 def torch_in_text(facts: Facts) -> bool:
     """(round 37f) Whether the text itself shows torch: its version, CUDA build or arch list (read from the text, not
     this machine), or a frame of torch's own files."""
+    d = facts.get("torch")
     for key in ("version", "cuda", "arch_list", "version_base"):
-        d = facts.get("torch")
         if _peek(facts, "torch", key) and (not isinstance(d, Mapping) or
                                            (d.get("provenance") or {}).get(key, "text") == "text"):
             return True
@@ -908,11 +908,10 @@ def _ruled_out(c: list[str], facts: Facts, ev: Mapping[str, Any]) -> list[str]:
         c[:] = ["no_gpu"]
     if "torch_wheel_lacks_gpu_arch" in c and len(c) > 1 and (cupy_fails(facts) or own_program_fails(facts)):
         c.remove("torch_wheel_lacks_gpu_arch")  # (round 37f) CuPy's code or a program of its own failed, no torch shown
-    if {"user_code_error", "unsupported_gpu_arch"} <= set(c) and has_sign(facts, "nvrtc_arch") and cupy_fails(facts):
-        c.remove("user_code_error")  # (round 37f) NVRTC's own words: the option refused is CuPy's -arch for this GPU
-    if "user_code_error" in c and len(c) > 1 and ev.get("kind") == "cuda_error" and has_sign(facts, "nvrtc_arch"):
-        # (round 37e) the option NVRTC refused is the GPU architecture (nvrtc's "invalid value for --gpu-architecture"):
-        # the setup's release against the GPU, not the code's arguments
+    if "user_code_error" in c and len(c) > 1 and has_sign(facts, "nvrtc_arch") and (
+            ("unsupported_gpu_arch" in c and cupy_fails(facts)) or ev.get("kind") == "cuda_error"):
+        # (rounds 37e, 37f) the option NVRTC refused is the GPU architecture (nvrtc's "invalid value for
+        # --gpu-architecture"; CuPy's -arch for this GPU): the setup's release against the GPU, not the code's arguments
         c.remove("user_code_error")
     return c
 
@@ -927,7 +926,8 @@ def _built_for_other_torch(facts: Facts, ev: Mapping[str, Any]) -> bool:
 
 def ruled_out_by_facts(code: str, facts: Facts) -> bool:
     """(round 37e) Whether the text's own facts rule ``code`` out as a reading (:func:`_ruled_out`): a similar
-    report's guess of a CPU-only torch beside a text showing torch's CUDA build, say."""
+    report's guess of a CPU-only torch beside a text showing torch's CUDA build, say. Asked with a second, empty
+    reading beside it (the checks that keep a lone reading apply to a guess beside a rule's) and no event."""
     return code not in _ruled_out([code, ""], facts, {})
 
 

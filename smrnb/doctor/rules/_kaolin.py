@@ -18,6 +18,7 @@ from smrnb.doctor.rules._abi import LINUX_WHEELS_ONLY, _table_packages
 from smrnb.doctor.rules._context import layer
 from smrnb.doctor.rules._events import builds, events, has_sign, one_edit, resolve, value
 from smrnb.doctor.rules._loader import WINDOWS_API_SET_PREFIX
+from smrnb.doctor.rules._rebuild import _PER_TORCH_WHEELS
 
 CODES = meanings("rules.kaolin")  # this module's codes, from the one table (codes.py)
 
@@ -264,9 +265,9 @@ def _installer_no_build(ev: dict[str, Any]) -> dict[str, Any] | None:
             "commands": [c.format(pkg=pkg if pkg != "the package" else "<the package>") for c in commands]}
 
 
-#: (blind audit 36, F13) PyG's wheel page of one torch release and CUDA variant, and its operator packages
+#: (blind audit 36, F13) PyG's wheel page of one torch release and CUDA variant (its operator packages:
+#: rules._rebuild's _PER_TORCH_WHEELS)
 _PYG_PAGE_RE = re.compile(r"data\.pyg\.org/whl/torch-([0-9]{1,2}\.[0-9]{1,2})\.[0-9]{1,3}\+(cpu|cu[0-9]{2,3})\.html")
-_PYG_PACKAGES = frozenset({"torch_scatter", "torch_sparse", "torch_cluster", "torch_spline_conv", "pyg_lib"})
 
 
 def pyg_python_gap(facts: Facts, pkg: str) -> dict[str, Any] | None:
@@ -275,7 +276,7 @@ def pyg_python_gap(facts: Facts, pkg: str) -> dict[str, Any] | None:
     (tables/pyg_wheel_pythons.csv), and the torch releases whose pages have that Python; None otherwise."""
     kf = facts.get("kaolin")
     peek = str(dict.get(kf, "links_page") or "") if isinstance(kf, dict) else ""  # a look the evidence does not list
-    if pkg.lower().replace("-", "_") not in _PYG_PACKAGES or not _PYG_PAGE_RE.search(peek):
+    if pkg.lower().replace("-", "_") not in _PER_TORCH_WHEELS or not _PYG_PAGE_RE.search(peek):
         return None
     page = str(value(facts, "kaolin", "links_page") or "")
     m = _PYG_PAGE_RE.search(page)
