@@ -130,6 +130,65 @@ def _cuda_release(text: str) -> str:
                 + _NVCC_RELEASE_RE.findall(text))
 
 
+#: (round 38a) a CUDA release the text shows in words the toolkit-path reading leaves out: a folder or release at a
+#: sentence's end (``cuda-8.0.``), a release glued to the word (``cuda11.6``, conda's ``py3.9_cuda11.6_cudnn8``)
+_CUDA_GLUED_RE = re.compile(r"/usr/local/cuda-(\d{1,2}\.\d)\.(?!\d)|(?<![A-Za-z])cuda[-_]?(\d{1,2}\.\d)(?!\d|\.\d)",
+                            re.IGNORECASE)
+#: torch's CUDA where the text writes it and the facts did not read it: a torch release's local part
+#: (``torch 2.10.0.dev20251024+cu130``, ``Pytorch 1.6.0 + cu101``), conda's build string of pytorch
+#: (``pytorch 1.12.1 py3.9_cuda11.6_cudnn8.3.2_0``), torch_scatter's check ("PyTorch has CUDA version 10.1")
+_TEXT_TORCH_CUDA_RE = re.compile(r"\b(?:py)?torch\b[ \t=:-]*v?\d+\.\d+(?:\.\d+)?(?:\.?(?:dev|a|b|rc)\d*)?[ \t]*\+[ \t]*"
+                                 r"cu(\d{2,3})\b|\bpytorch[ \t]+\d+\.\d+(?:\.\d+)?[ \t]+py\d\.\d+_cuda(\d{1,2}\.\d)_|"
+                                 r"\bPyTorch has CUDA version (\d{1,2}\.\d)\b", re.IGNORECASE)
+
+
+def _cu_release(cu: str) -> str:
+    """``121`` -> ``12.1``, ``92`` -> ``9.2`` (a wheel's ``cuXYZ``); an ``X.Y`` as it is."""
+    return cu if "." in cu else f"{cu[:-1]}.{cu[-1]}"
+
+
+@_per_explain
+def _text_torch_cuda(text: str) -> str:
+    """(round 38a) The one CUDA release of torch the text writes (:data:`_TEXT_TORCH_CUDA_RE`), ``""`` when none or
+    several."""
+    if "cu" not in text.lower():
+        return ""
+    return _one([_cu_release(next(g for g in m.groups() if g)) for m in _TEXT_TORCH_CUDA_RE.finditer(text)])
+
+
+@_per_explain
+def _cuda_releases_shown(text: str) -> tuple[str, ...]:
+    """(round 38a) Every CUDA release the text's toolkit folders, nvcc lines, glued words (``cuda11.6``) and torch
+    builds (``+cu121``) name, each once, in order."""
+    if not _CUDA_WORD_RE.search(text):
+        return ()
+    found = [next(g for g in m.groups() if g) for m in _CUDA_DIR_RE.finditer(text)] + _NVCC_RELEASE_RE.findall(text)
+    found += [next(g for g in m.groups() if g) for m in _CUDA_GLUED_RE.finditer(text)]
+    found += [_cu_release(next(g for g in m.groups() if g)) for m in _TEXT_TORCH_CUDA_RE.finditer(text)]
+    return tuple(dict.fromkeys(found))
+
+
+def _cuda_meant(text: str, facts: Mapping[str, Any] | None, torch_first: bool) -> str:
+    """(round 38a, brief R38A item 1) The CUDA release a ``/usr/local/cuda-<x.y>`` placeholder means, as the text shows
+    it: torch's CUDA (the facts', else the one the text writes) where the command pins torch's (``torch_first``) or
+    where the text shows several releases and torch's is one of them; else the one release the text's toolkit path,
+    nvcc line or glued ``cuda11.6`` names; ``""`` where nothing, or nothing single, shows it."""
+    tc = _torch_cuda(facts) or _text_torch_cuda(text)
+    if tc and torch_first:
+        return tc
+    shown = _cuda_releases_shown(text)
+    one = _cuda_release(text) or (shown[0] if len(shown) == 1 else "")
+    return one or (tc if tc in shown else "")
+
+
+def _several_shown(c: str, text: str) -> str:
+    """(round 38a) A ``<x.y>`` placeholder left open where the text shows several CUDA releases: its note names them."""
+    shown = _cuda_releases_shown(text) if "<x.y>" in c else ()
+    if len(shown) < 2 or "   #" not in c:
+        return c
+    return f"{c} (the text shows CUDA {', '.join(sorted(shown, key=tables.version_key))})"
+
+
 def _os(facts: Mapping[str, Any] | None) -> str:
     ctx = facts.get("context") if isinstance(facts, Mapping) else None
     return str(ctx.get("os") or "") if isinstance(ctx, Mapping) else ""
@@ -1220,7 +1279,6 @@ def _one_live_toolkit(cmd: str, facts: Mapping[str, Any] | None) -> str:
 def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[str, ...]:
     os_ = _shell_os(facts, text)
     pkg = _site_package(text)
-    cuda = _cuda_release(text)
     jit = bool(_JIT_WORD_RE.search(text) and _JIT_RE.search(text))
     low = text.lower()
     tf_only = "tensorflow" in low and "torch" not in low
@@ -1232,12 +1290,11 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if pkg:
             c = _pkg_placeholder(c, pkg)
         # (round 28c) a toolkit for CUDA_HOME is torch's CUDA release (cpp_extension checks nvcc against it)
-        tc = _torch_cuda(facts) if "torch.version.cuda" in c or re.search(r"\bCUDA_(?:HOME|PATH)=/usr/local/cuda-<x\.y>", c) \
-            else ""
-        if cuda or tc:  # the text's toolkit folder or nvcc; where the command pins torch's CUDA, the text's torch's
-            c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{tc or cuda}")
-            if f"/usr/local/cuda-{tc or cuda}" in c:
-                c = c.replace("cuda-toolkit-<x>-<y>", "cuda-toolkit-" + (tc or cuda).replace(".", "-"))
+        cuda = _cuda_meant(text, facts, "torch.version.cuda" in c or bool(
+            re.search(r"\bCUDA_(?:HOME|PATH)=/usr/local/cuda-<x\.y>", c))) if "cuda-<x.y>" in c else ""
+        if cuda:  # the text's toolkit folder or nvcc; where the command pins torch's CUDA, the text's torch's
+            c = c.replace("/usr/local/cuda-<x.y>", f"/usr/local/cuda-{cuda}")
+            c = c.replace("cuda-toolkit-<x>-<y>", "cuda-toolkit-" + cuda.replace(".", "-"))
         if "/usr/local/cuda-<x.y>" in c:
             c = _one_live_toolkit(c, facts)
         c = _compute_cap(c, facts, text)
@@ -1294,7 +1351,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
         if "torch-<torch version>_cu<cuda>.html" in c:  # (round 29) kaolin's page as pip_names wrote it: the text's torch
             c = _kaolin_page_computed(_kaolin_filled(c, text), facts, os_)
         c = _no_deps(_pyg_from_its_page(c, facts))
-        c = with_build_variables(_glossed(_private_named(_jobs_unnamed(c))), text, facts)
+        c = with_build_variables(_several_shown(_glossed(_private_named(_jobs_unnamed(c))), text), text, facts)
         c = c.replace("-d /tmp/x", "-d pip-files")  # a folder of the current directory, on every OS
         if os_ == "windows":
             c = _windows(c)

@@ -1,0 +1,93 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Round 38a (blind audits 36 B and 37 D, F6): every printed command complete and runnable as printed, filled from
+what the text (explain) or the machine (diagnose) shows; a quoted "<placeholder>" only for what neither shows.
+
+1. ``/usr/local/cuda-"<x.y>"`` where the text shows the CUDA release meant (conda's ``py3.9_cuda11.6`` build of
+   pytorch, ``Pytorch 1.6.0 + cu101``, ``cuda11.6``, ``cuda-8.0.`` at a sentence's end); explain on this
+   machine: its one toolkit, as before.
+2. ``$(python -c 'import torch; ...')`` run by the Python that failed (the text's interpreter; diagnose's own).
+3. A top-level compiled module of site-packages built for another torch named by its distribution.
+4. Audit B's t14, t19, t20 leftovers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def _explain(text: str) -> dict:
+    """smr-doctor explain --offline --json on ``text``."""
+    run = subprocess.run([sys.executable, "-m", "smrnb.doctor.cli", "explain", "--offline", "--json"], input=text,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def _commands(report: dict, code: str | None = None) -> list[str]:
+    return [c for f in report["findings"] if code is None or f["code"] == code for c in (f["fix"] or {}).get("commands", [])]
+
+
+# ---- 1. the CUDA release of /usr/local/cuda-<x.y> --------------------------------------------------------------
+
+# audit 37 D's t21: a conda env's CUDA_HOME without nvcc; conda's pytorch build string names CUDA 11.6
+D_T21 = """(gs) $ conda list | grep -E "cudatoolkit|pytorch "
+cudatoolkit               11.6.2              hfc3e2af_12    conda-forge
+pytorch                   1.12.1          py3.9_cuda11.6_cudnn8.3.2_0    pytorch
+(gs) $ export CUDA_HOME=$CONDA_PREFIX
+(gs) $ echo $CUDA_HOME
+/home/alice/miniconda3/envs/gs
+(gs) $ ls $CUDA_HOME/bin | grep nvcc
+(gs) $ pip install submodules/simple-knn
+  ...
+    File "/home/alice/miniconda3/envs/gs/lib/python3.9/site-packages/torch/utils/cpp_extension.py", line 404, in _check_cuda_version
+      cuda_version_str = subprocess.check_output([nvcc, '--version']).strip().decode(*SUBPROCESS_DECODE_ARGS)
+    File "/home/alice/miniconda3/envs/gs/lib/python3.9/subprocess.py", line 1837, in _execute_child
+      raise child_exception_type(errno_num, err_msg, err_filename)
+  FileNotFoundError: [Errno 2] No such file or directory: '/home/alice/miniconda3/envs/gs/bin/nvcc'
+  error: subprocess-exited-with-error
+"""
+
+SCATTER_CU101 = """binary for Pytorch 1.6.0 + cu101 installed but Runtime error shows torch_scatter has CUDA version 10.2
+pip install torch-scatter==2.0.4 -f https://pytorch-geometric.com/whl/torch-1.6.0+cu101.html
+$ which -a nvcc
+/usr/local/cuda/bin/nvcc
+/usr/bin/nvcc
+RuntimeError: Detected that PyTorch and torch_scatter were compiled with different CUDA versions. PyTorch has CUDA \
+version 10.1 and torch_scatter has CUDA version 10.2. Please reinstall the torch_scatter that matches your PyTorch install.
+"""
+
+HEADER_MISSING = """My platform is anaconda for python 3.8 and cuda-11.3.
+/opt/conda/envs/x/lib/python3.8/site-packages/torch/include/ATen/cuda/CUDAContext.h:6:10: fatal error: cusparse.h: \
+No such file or directory
+error: command '/usr/bin/gcc' failed with exit code 1
+"""
+
+# audit 36 B's t30: CUDA_HOME is a list of two toolkits and no torch is shown: nothing tells which one
+B_T30 = """$ export CUDA_HOME=/usr/local/cuda-12.4:/usr/local/cuda-11.8
+$ pip install --no-build-isolation torch-scatter
+  ...
+  OSError: [Errno 2] No such file or directory: '/usr/local/cuda-12.4:/usr/local/cuda-11.8/bin/nvcc'
+"""
+
+
+@pytest.mark.parametrize("text,code,release", [
+    (D_T21, "cuda_home_missing", "11.6"),  # conda's build string of pytorch: torch's CUDA
+    (D_T21, "cuda_home_malformed", "11.6"),
+    (SCATTER_CU101, "multiple_cuda_toolkits", "10.1"),  # "Pytorch 1.6.0 + cu101": torch's CUDA pins the toolkit
+    (HEADER_MISSING, "cuda_home_incomplete", "11.3"),  # "cuda-11.3." at a sentence's end
+])
+def test_the_cuda_release_the_text_shows_fills_the_toolkit_folder(text, code, release):
+    cmds = [c for c in _commands(_explain(text), code) if "CUDA_HOME=" in c]
+    assert cmds, _commands(_explain(text))
+    for c in cmds:
+        assert "<x.y>" not in c, c
+        assert f"CUDA_HOME=/usr/local/cuda-{release}" in c, c
+
+
+def test_several_releases_and_nothing_to_choose_keep_the_placeholder_and_name_them():
+    cmds = [c for c in _commands(_explain(B_T30), "cuda_home_malformed") if "CUDA_HOME=" in c]
+    assert cmds and all('cuda-"<x.y>"' in c for c in cmds), cmds
+    assert all("the text shows CUDA 11.8, 12.4" in c for c in cmds), cmds
