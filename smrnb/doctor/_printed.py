@@ -1363,7 +1363,7 @@ def _commands(f: Finding, text: str, facts: Mapping[str, Any] | None) -> tuple[s
             c = _macos(c)
             if not c:
                 continue
-        out.append(_home_free(_pip_names(c)))
+        out.append(_home_free(_failed_python(_pip_names(c), text, os_)))
     out = _source_built_rebuilt(out)
     out = _conda_nvcc_unshown(out, text, os_)
     if os_ == "windows":
@@ -2680,7 +2680,8 @@ __all__ = ["placeholders_quoted", "said_in_words", "true_to_text"]
 
 
 #: (blind audit 36, H5) a command that runs pip or python by the name PATH resolves: at its start or after "&&" / ";"
-_BARE_PYTHON_RE = re.compile(r"(?:^|(?<=&& )|(?<=; ))(?:pip3?|python3?)(?= )")
+#: (round 38a) and inside a command substitution (``$(python -c 'import torch; ...')``, ``$(pip show torch | ...)``)
+_BARE_PYTHON_RE = re.compile(r"(?:^|(?<=&& )|(?<=; )|(?<=\$\())(?:pip3?|python3?)(?= )")
 
 
 def this_pythons_commands(found: list[Finding], executable: str, path_python: str | None,
@@ -2706,3 +2707,43 @@ def _for_this_python(line: str, pip: str | None, python: str | None) -> str:
         return line
     body, sep, note = line.partition("   #")
     return _BARE_PYTHON_RE.sub(lambda m: (pip if m.group().startswith("pip") else python) or m.group(), body) + sep + note
+
+
+#: (round 38a, brief R38A item 2) the interpreter a text shows: a command's own path to python (``$ /opt/conda/envs/x/
+#: bin/python train.py``), and the prefix whose site-packages its traceback's frames are in
+#: (``.../envs/x/lib/python3.10/site-packages/torch/...`` -> ``.../envs/x/bin/python``)
+_TEXT_PYTHON_PATH_RE = re.compile(r"(?:^|(?<=[\s$>'\"(=]))((?:/|~/)[^\s'\"$`;&|()<>]{0,200}?/bin/python(?:3(?:\.\d{1,2})?)?)"
+                                  r"(?=[\s'\";)]|$)", re.MULTILINE)
+_SITE_PREFIX_RE = re.compile(r"(?:^|(?<=[\s'\"(=]))((?:/|~/)[^\s'\"$`;&|()<>:]{0,200}?)/lib/python3\.\d{1,2}/site-packages/|"
+                             r"\bFile \"(/[^\"\n$`]{0,200}?)/lib/python3\.\d{1,2}/site-packages/")  # a frame's path: spaces too
+#: prefixes whose bin/ has no python of this site-packages: the system's, the user site (~/.local), pip's build
+#: environments; and those whose bin/ has python3 only (Homebrew, the python.org framework)
+_NOT_A_PYTHON_PREFIX_RE = re.compile(r"^/usr$|/\.local$|pip-build-env|/pip-|^/tmp/")
+_PYTHON3_ONLY_RE = re.compile(r"^/usr/local$|^/opt/homebrew$|Python\.framework")
+
+
+@_per_explain
+def _text_interpreter(text: str) -> str:
+    """(round 38a) The one Python the text shows failing, as a shell word (in double quotes where its path holds a
+    space, ``~/`` then ``$HOME/``): the prefix of its traceback's site-packages (``bin/python`` there), else the one
+    path to python a command runs; ``""`` where none or several (then ``python``, as PATH finds it)."""
+    if "python" not in text:
+        return ""
+    prefixes = [p for m in _SITE_PREFIX_RE.finditer(text) for p in [m.group(1) or m.group(2)]
+                if not _NOT_A_PYTHON_PREFIX_RE.search(p)]
+    prefix = _one(prefixes)
+    path = (f"{prefix}/bin/{'python3' if _PYTHON3_ONLY_RE.search(prefix) else 'python'}" if prefix else
+            "" if prefixes else _one(_TEXT_PYTHON_PATH_RE.findall(text)))
+    if not path or not re.fullmatch(r"[\w./~+@ -]+", path):
+        return ""
+    return f'"{re.sub(r"^~/", "$HOME/", path)}"' if " " in path else path
+
+
+def _failed_python(c: str, text: str, os_: str) -> str:
+    """(round 38a, brief R38A item 2) A command that computes a value with ``$(python ...)`` / ``$(pip ...)`` run by
+    the Python the text shows failing (:func:`_text_interpreter`), the bare ``python`` / ``pip`` of its lines too:
+    the ``python`` PATH finds may be another one, whose torch is not the one that failed."""
+    if "$(p" not in c or os_ == "windows" or not re.search(r"\$\((?:pip3?|python3?) ", c):
+        return c
+    py = _text_interpreter(text)
+    return "\n".join(_for_this_python(line, f"{py} -m pip", py) for line in c.split("\n")) if py else c

@@ -12,6 +12,7 @@ what the text (explain) or the machine (diagnose) shows; a quoted "<placeholder>
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -91,3 +92,54 @@ def test_several_releases_and_nothing_to_choose_keep_the_placeholder_and_name_th
     cmds = [c for c in _commands(_explain(B_T30), "cuda_home_malformed") if "CUDA_HOME=" in c]
     assert cmds and all('cuda-"<x.y>"' in c for c in cmds), cmds
     assert all("the text shows CUDA 11.8, 12.4" in c for c in cmds), cmds
+
+
+# ---- 2. the Python that computes a value: the one that failed ----------------------------------------------------
+
+# a corpus text's shape (test/gladia-928): the traceback's torch is a conda env's
+CUDNN_SHADOWED = """>>> print(torch.backends.cudnn.version())
+Traceback (most recent call last):
+  File "{prefix}/lib/python3.8/site-packages/torch/backends/cudnn/__init__.py", line 50, in _init
+    raise RuntimeError(f'{{base_error_msg}}'
+RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) but found runtime version (8, 4, 1). \
+PyTorch already comes bundled with cuDNN. One option to resolving this error is to ensure PyTorch can find the bundled \
+cuDNN.Looks like your LD_LIBRARY_PATH contains incompatible version of cudnnPlease either remove it from the path or \
+install cudnn (8, 5, 0)
+"""
+
+
+def _computed(report: dict) -> list[str]:
+    return [c for c in _commands(report) if "$(" in c and "python" in c]
+
+
+@pytest.mark.parametrize("prefix,python", [
+    ("/opt/conda/envs/server", "/opt/conda/envs/server/bin/python"),
+    ("/Users/Shared/ml envs/venv", '"/Users/Shared/ml envs/venv/bin/python"'),  # a space: quoted
+])
+def test_a_computed_command_runs_the_python_of_the_traceback(prefix, python):
+    cmds = _computed(_explain(CUDNN_SHADOWED.format(prefix=prefix)))
+    assert cmds, _commands(_explain(CUDNN_SHADOWED.format(prefix=prefix)))
+    for c in cmds:
+        assert "$(python " not in c and f"$({python} -c " in c, c
+        assert not re.search(r"(?:^|; |&& )python ", c.split("   #")[0]), c  # the line's other python is that one too
+
+
+def test_a_computed_command_keeps_python_where_the_text_shows_no_interpreter():
+    cmds = _computed(_explain(CUDNN_SHADOWED.replace('File "{prefix}/lib/python3.8/site-packages/torch/',
+                                                     'File "torch/').format(prefix="")))
+    assert cmds and all("$(python -c " in c for c in cmds), cmds
+
+
+def test_diagnose_computes_with_the_python_it_examined():
+    from smrnb.doctor._model import Finding, Fix
+    from smrnb.doctor._printed import this_pythons_commands
+
+    cmd = ("python -c \"import torch\" ; ldd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')"
+           "/lib/libtorch_cuda.so | grep -iE 'cublas|cudnn'")
+    found = [Finding("library_shadowed_older_copy", "loader", "error", "An older library is loaded",
+                     fix=Fix("why", (cmd, "pip install --force-reinstall torch==$(pip show torch | sed -n "
+                                          "'s/^Version: \\([^+]*\\).*/\\1/p')")))]
+    got = this_pythons_commands(found, "/v/bin/python", "/usr/bin/python", "/usr/bin/pip")[0].fix.commands
+    assert "$(python " not in got[0] and "ldd $(/v/bin/python -c 'import torch,os;" in got[0], got
+    assert got[0].startswith("/v/bin/python -c "), got
+    assert "torch==$(/v/bin/python -m pip show torch | " in got[1], got

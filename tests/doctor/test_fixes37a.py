@@ -239,11 +239,14 @@ def test_cpu_only_torch_reinstall_keeps_torchs_release():
             '_check_driver\n    raise AssertionError("Torch not compiled with CUDA enabled")\n'
             "AssertionError: Torch not compiled with CUDA enabled")
     cmds = [c for c in _code(explain_result(text, similar=False).findings, "cpu_only_torch_with_gpu") if "install" in c]
-    assert cmds and all("torch==$(pip show torch | sed -n 's/^Version: \\([^+]*\\).*/\\1/p')" in c for c in cmds), cmds
+    # (round 38a) pip of the Python the traceback shows (its conda env's), which the reinstall is for too
+    pip = "$HOME/anaconda3/envs/tf-gpu/bin/python -m pip"
+    assert cmds and all(f"torch==$({pip} show torch | sed -n 's/^Version: \\([^+]*\\).*/\\1/p')" in c
+                        and c.startswith(f"{pip} install ") for c in cmds), cmds
     assert not any(_problems(c) or _bash_n(c) for c in cmds), cmds
     # the pin reads pip's metadata as pip show prints it
     script = ("pip(){ printf 'Name: torch\\nVersion: 2.3.1+cpu\\nSummary: x\\n'; }; echo "
-              + re.search(r"torch==\$\(pip show torch .*?/p'\)", cmds[0]).group(0))
+              + re.search(r"torch==\$\(\S+ -m pip show torch .*?/p'\)", cmds[0]).group(0).replace(pip, "pip"))
     assert subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=10).stdout == "torch==2.3.1\n"
 
 
