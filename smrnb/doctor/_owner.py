@@ -19,7 +19,8 @@ def _top_level_owners() -> dict[str, list[str]]:
 def owning_distribution(path: str) -> str | None:
     """The distribution (pip name) that installed ``path``, a file under ``site-packages`` or
     ``dist-packages``: found through the installed packages' metadata, else the top-level folder's
-    name (pip accepts it where it is the project name, ``torch_scatter`` for ``torch-scatter``). None
+    name (pip accepts it where it is the project name, ``torch_scatter`` for ``torch-scatter``) where
+    ``tables/compiled_modules.csv`` does not name another (round 38a: ``flash_attn_2_cuda`` -> flash-attn). None
     for a file outside those folders (a source checkout, a build tree)."""
     parts = str(path).replace("\\", "/").split("/")
     for i, part in enumerate(parts[:-1]):
@@ -33,7 +34,12 @@ def owning_distribution(path: str) -> str | None:
     if not top:
         return None
     owners = _top_level_owners().get(top)
-    return owners[0] if owners else top
+    if owners:
+        return owners[0]
+    from smrnb.doctor.tables import compiled_module_distribution  # (round 38a) a module the table knows
+
+    dist = compiled_module_distribution(path)
+    return dist if dist and dist.lower().replace("-", "_") != top.lower() else top
 
 
 def metadata_owner(name: str) -> str | None:

@@ -143,3 +143,57 @@ def test_diagnose_computes_with_the_python_it_examined():
     assert "$(python " not in got[0] and "ldd $(/v/bin/python -c 'import torch,os;" in got[0], got
     assert got[0].startswith("/v/bin/python -c "), got
     assert "torch==$(/v/bin/python -m pip show torch | " in got[1], got
+
+
+# ---- 3. a top-level compiled module built for another torch: its distribution -----------------------------------
+
+_SYMBOL = "undefined symbol: _ZN3c104cuda9SetDeviceEi"
+
+
+@pytest.mark.parametrize("module,dist", [
+    ("flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so", "flash-attn"),
+    ("selective_scan_cuda.cpython-310-x86_64-linux-gnu.so", "mamba-ssm"),
+    ("causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so", "causal-conv1d"),
+    ("MinkowskiEngineBackend/_C.cpython-38-x86_64-linux-gnu.so", "MinkowskiEngine"),  # its folder is no distribution
+    ("amp_C.cpython-310-x86_64-linux-gnu.so", "git+https://github.com/NVIDIA/apex"),  # apex: from its repository
+    ("tinycudann_bindings/_86_C.cpython-310-x86_64-linux-gnu.so", "git+https://github.com/NVlabs/tiny-cuda-nn/"),
+])
+def test_a_compiled_module_built_for_another_torch_is_reinstalled_by_its_distribution(module, dist):
+    text = f"$ python train.py\nImportError: /opt/conda/lib/python3.10/site-packages/{module}: {_SYMBOL}\n"
+    cmds = [c for c in _commands(_explain(text), "abi_torch_version_mismatch") if "--force-reinstall" in c]
+    assert cmds, _commands(_explain(text))
+    for c in cmds:
+        body = c.split("   #")[0]
+        assert "<" not in body and re.search(rf"--force-reinstall (?:--no-deps )?'?{re.escape(dist)}(?![\w-])", body), c
+
+
+def test_every_compiled_module_row_parses_and_is_sourced():
+    from smrnb.doctor import tables
+
+    rows = tables.rows("compiled_modules")
+    assert len(rows) >= 15
+    for r in rows:
+        assert re.fullmatch(r"[A-Za-z_*][\w*]*(?:/[\w*]+)?", r["module"]), r
+        assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", r["distribution"]), r  # a PEP 508 name
+        assert r["verified"] in ("yes", "partial", "no") and ("setup.py" in r["source"] or "ops.py" in r["source"]), r
+        plain = r["module"].replace("*", "86")
+        assert tables.compiled_module_distribution(f"/v/lib/python3.10/site-packages/{plain}.cpython-310-x86_64-"
+                                                   "linux-gnu.so") == r["distribution"], r
+    assert tables.compiled_module_distribution("/v/lib/python3.10/site-packages/unknown_cuda.so") is None
+
+
+def test_the_live_rebuild_names_the_distribution_the_table_knows():
+    from smrnb.doctor.rules._rebuild import rebuild_of_file
+
+    cmds = rebuild_of_file("/v/lib/python3.10/site-packages/selective_scan_cuda.cpython-310-x86_64-linux-gnu.so", {})
+    assert len(cmds) == 1 and "--force-reinstall --no-deps mamba-ssm " in cmds[0], cmds
+
+
+def test_the_owner_of_a_top_level_module_is_its_distribution():
+    from smrnb.doctor._owner import owning_distribution
+
+    # not installed here: the table's distribution, not the module's name (pip has no flash_attn_2_cuda)
+    assert owning_distribution("/x/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so") \
+        == "flash-attn"
+    assert owning_distribution("/x/site-packages/MinkowskiEngineBackend/_C.cpython-38-x86_64-linux-gnu.so") \
+        == "MinkowskiEngine"

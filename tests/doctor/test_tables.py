@@ -13,7 +13,7 @@ from smrnb.doctor import tables
 
 @pytest.mark.parametrize("name", ["cuda_driver", "cuda_family", "nvcc_archs", "nvcc_gcc", "gpu_cc", "torch_cuda",
                                   "pythreejs_labext", "extension_minimums", "torch_wheel_archs",
-                                  "loader_translations"])
+                                  "loader_translations", "compiled_modules"])
 def test_every_csv_row_has_verified_and_source(name):
     rows = tables.rows(name)
     assert rows

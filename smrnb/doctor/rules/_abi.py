@@ -36,6 +36,8 @@ from smrnb.doctor.rules._events import (
 from smrnb.doctor.rules._rebuild import (
     _PER_TORCH_WHEELS,
     IN_THE_TREE,
+    PIP_REBUILD,
+    installed_name,
     kaolin_reinstall,
     per_torch_wheel,
     pyg_wheel_command,
@@ -458,11 +460,12 @@ def _rebuild_against_torch(facts: Mapping[str, Any], lib: str) -> str:
     m = _INSTALLED_AT_RE.search(lib)
     top = re.search(r"[\\/](?:site|dist)-packages[\\/]+([A-Za-z]\w*)[^\\/]*$", lib)
     if not m and top and top.group(1) != "torch":  # (blind audit 36, F9) a top-level module file of a package
-        return (f"pip install --no-build-isolation --no-cache-dir --force-reinstall <package-owning-{_name(lib)}>   "
+        # (round 38a) named by the distribution that installs it where the table knows it (flash_attn_2_cuda)
+        return (f"{PIP_REBUILD} {installed_name(lib) or f'<package-owning-{_name(lib)}>'}   "
                 "# rebuild (or install the release made) for the installed torch")
     if not m or m.group(1) == "torch":
         return tree_rebuild(facts, path=lib, note=f"{IN_THE_TREE}: rebuild it against the torch that is installed")
-    pkg = m.group(1)
+    pkg = installed_name(lib, m.group(1))
     if per_torch_wheel(lib):
         return pyg_wheel_command(facts, pkg)
     return (f"pip install --no-build-isolation --no-cache-dir --force-reinstall {pkg}   # rebuild (or install the "

@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from smrnb.doctor import tables
 from smrnb.doctor._owner import metadata_owner
 
 #: pip's rebuild of an extension against the installed torch: no isolated build (it would fetch the newest torch to
@@ -82,6 +83,18 @@ def distribution_finder(module: str) -> str:
             "NAME lists a distribution's files)")
 
 
+def installed_name(path: str, folder: str = "") -> str:
+    """(round 38a, brief R38A item 3) The distribution to reinstall for the compiled module ``path`` of site-packages,
+    whose package folder there is ``folder`` (``""``: a top-level module, ``flash_attn_2_cuda.cpython-310-*.so``):
+    the distribution ``tables/compiled_modules.csv`` names for it where that is another name than the folder's
+    (``tinycudann_bindings/_86_C`` -> tinycudann, ``MinkowskiEngineBackend/_C`` -> MinkowskiEngine; a top-level
+    module: ``flash_attn_2_cuda`` -> flash-attn), else the folder; ``""`` for a top-level module no row names."""
+    dist = tables.compiled_module_distribution(path) or ""
+    if folder and dist.lower().replace("-", "_") == folder.lower():
+        return folder  # the folder is the distribution's own name (simple_knn): as the text writes it
+    return dist or folder
+
+
 def built_in_tree(path: str) -> str:
     """The source tree above the setuptools ``build/lib*`` (``build/temp*``) folder ``path`` lies in, else ``""``."""
     m = _BUILD_TREE_RE.match(str(path).replace("\\", "/")) if path else None
@@ -120,7 +133,7 @@ def rebuild_of_file(path: str, facts: Mapping[str, Any], *, env: str = "", note:
         top = norm.split("-packages/", 1)[1].split("/", 1)[0].split(".", 1)[0]
         if pyg := per_torch_wheel(norm):
             return [pyg_wheel_command(facts, pyg)]
-        dist = metadata_owner(top)
+        dist = metadata_owner(top) or tables.compiled_module_distribution(norm)  # (round 38a) else the table's
         if dist:
             return [f"{env}{PIP_REBUILD} --no-deps {dist}   # rebuild (or install the release made) for the installed "
                     f"torch{'; ' + note if note else ''}"]
@@ -145,5 +158,5 @@ def kaolin_reinstall(cmd: str) -> str:
     return _KAOLIN_INSTALL_RE.sub(r"\1--force-reinstall ", cmd)
 
 
-__all__ = ["IN_THE_TREE", "PIP_REBUILD", "SOURCE_KEY", "TREE_PLACEHOLDER", "built_in_tree", "distribution_finder", "kaolin_reinstall",
-           "per_torch_wheel", "pyg_wheel_command", "rebuild_of_file", "text_source", "tree_rebuild"]
+__all__ = ["IN_THE_TREE", "PIP_REBUILD", "SOURCE_KEY", "TREE_PLACEHOLDER", "built_in_tree", "distribution_finder",
+           "installed_name", "kaolin_reinstall", "per_torch_wheel", "pyg_wheel_command", "rebuild_of_file", "text_source", "tree_rebuild"]

@@ -23,6 +23,9 @@ Files
     MMCV_WITH_OPS=1; TORCH_CUDA_ARCH_LIST or TCNN_CUDA_ARCHITECTURES), set in a printed build command (round 37f)
 ``source_built_modules.csv`` a CUDA extension built from a project's source tree (no PyPI wheel of that import
     name) -> the project and the command that builds it
+``compiled_modules.csv`` a compiled module of site-packages (its path there without the ``.cpython-*.so`` suffix,
+    shell-style wildcards: ``flash_attn_2_cuda``, ``tinycudann_bindings/_*_C``) -> the distribution that installs it,
+    read in the project's setup.py (round 38a; read by rules._rebuild and _owner)
 ``removed_apis.csv``  a module or name (``module``, ``name``) -> the release of its library (or of Python) that
     removed or renamed it, its replacement and the release note that says so (round 23e; read by rules._abi)
 ``torch_companions.csv`` a torchvision / torchaudio release line -> the torch release line it is built for, and the
@@ -47,6 +50,7 @@ code those rows use is a code of the one table (:mod:`smrnb.doctor._codes`).
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import functools
 import json
 import re
@@ -103,6 +107,7 @@ __all__ = [
     "parse_version",
     "released_import_names",
     "rows",
+    "compiled_module_distribution",
     "source_built_row",
     "cloud_gpu",
     "glibc_for_os",
@@ -126,6 +131,19 @@ def source_built_row(name: str) -> dict[str, str] | None:
         if name == mod or (r.get("prefix") == "yes" and name.startswith(mod + "_")):
             return r
     return None
+
+
+def compiled_module_distribution(path: str) -> str | None:
+    """(round 38a) The distribution (pip name) that installs the compiled module at ``path`` (a file under
+    site-packages or dist-packages, or its path below that folder: ``flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so``
+    -> flash-attn, ``tinycudann_bindings/_86_C.so`` -> tinycudann) from ``compiled_modules.csv``; None for a module
+    it has no row for."""
+    rel = re.split(r"[\\/](?:site|dist)-packages[\\/]+", str(path or "").replace("\\", "/"))[-1].strip("/")
+    if not rel:
+        return None
+    head, _, name = rel.rpartition("/")
+    key = (head + "/" if head else "") + name.split(".", 1)[0]
+    return next((r["distribution"] for r in rows("compiled_modules") if fnmatch.fnmatchcase(key, r["module"])), None)
 
 
 #: the usual short names of packages in calling code (``np.array(``, ``o3d.geometry.TriangleMesh(``, ``ti.Vector.var(``):
