@@ -1707,8 +1707,22 @@ _LAUNCHERS = (("docker run --gpus all ...", "docker run", "--gpus all", "--gpus"
               ("singularity exec --nv ...", "singularity exec", "--nv", "--nv"))
 #: the text's own command line of a launcher (at a line's start, after a shell prompt or ``$``), up to a comment or a
 #: pipe
-_LAUNCH_LINE_RE = {name: re.compile(rf"(?m)(?:^|[$#%>]\s)\s*({re.escape(name)}\s[^\n#|;&]{{1,300}})") for _, name, _, _ in
+_LAUNCH_LINE_RE = {name: re.compile(rf"(?m)(?:^|[$#%>]\s)\s*({re.escape(name)}\s[^\n]{{1,600}})") for _, name, _, _ in
                    _LAUNCHERS}
+
+
+def _one_command(line: str) -> str:
+    """(round 38a, audit 36 B's t14) ``line`` up to its first comment, pipe, ``;`` or ``&`` outside quotes (a
+    ``python -c "import torch; ..."`` argument is whole); ``""`` where a quote is left open (the line was cut)."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "|;&" or (ch == "#" and (i == 0 or line[i - 1].isspace())):
+            return line[:i].rstrip()
+    return "" if quote else line.rstrip()
 
 
 def _launch_filled(c: str, text: str) -> str:
@@ -1718,11 +1732,12 @@ def _launch_filled(c: str, text: str) -> str:
     for printed, name, option, key in _LAUNCHERS:
         if not c.startswith(printed):
             continue
-        lines = [m.group(1).rstrip() for m in _LAUNCH_LINE_RE[name].finditer(text)]
+        found = [m.group(1) for m in _LAUNCH_LINE_RE[name].finditer(text)]
+        lines = [_one_command(ln) or ln.rstrip() for ln in found]
         lines = [ln for ln in lines if key not in ln and REDACTED not in ln and "<" not in ln]
         if lines:
             rest = lines[-1][len(name):].strip()
-            if rest.count('"') % 2 or rest.count("'") % 2:  # (round 28c) cut inside a quoted argument (at its ';')
+            if rest.count('"') % 2 or rest.count("'") % 2:  # (round 28c) cut inside a quoted argument (an open quote)
                 rest = rest[:min(i for i in (rest.find('"'), rest.find("'")) if i != -1)].rstrip() + " ..."
             return f"{name} {option} {rest}" + c[len(printed):]
     return c
@@ -2285,7 +2300,7 @@ def _by_text(f: Finding, text: str) -> Finding:
     if f.fix is None:
         return f
     cmds = list(f.fix.commands)
-    title, why = f.title, f.fix.why
+    title, why, evidence = f.title, f.fix.why, f.evidence
     if f.code == "opengl_egl_unavailable" and any("RasterizeCudaContext" in c for c in cmds) and (
             not _NVDIFFRAST_RE.search(text) or _TRIED_CUDA_CONTEXT_RE.search(text)):
         cmds = [c for c in cmds if "RasterizeCudaContext" not in c]  # not nvdiffrast's, or the text tried it
@@ -2324,12 +2339,15 @@ def _by_text(f: Finding, text: str) -> Finding:
         # CUDA_LAUNCH_BLOCKING only moves an error the CUDA runtime reports later, asynchronously, to its call
         kept = [c for c in cmds if "CUDA_LAUNCH_BLOCKING" not in c and "on CPU the same code" not in c]
         if len(kept) < len(cmds):
-            cmds = kept + ([
-                "%debug   # in the next cell: the debugger at the error; print the values the failing call got"]
-                if _NOTEBOOK_CELL_RE.search(text) else [
-                "python -m pdb -c continue <your script>   # stops at the error: print the values the failing call got"
-            ]) + ["# fix the call at the last frame of the code's own in the traceback (its arguments, keys, paths or "
-                  "data)"]
+            stop = ("%debug   # in the next cell: the debugger at the error; print the values the failing call got"
+                    if _NOTEBOOK_CELL_RE.search(text) else
+                    "python -m pdb -c continue <your script>   # stops at the error: print the values the failing call "
+                    "got")
+            cmds = kept + [stop, "# fix the call at the last frame of the code's own in the traceback (its "
+                                 "arguments, keys, paths or data)"]
+            # (round 38a, audit 36 B's t19) the reading's what-decides too: the same stop at the call, no CUDA rerun
+            evidence = tuple(_DECIDES_RE.sub(lambda m, s=stop: m.group(1) + s + m.group(3), e)
+                             if "what decides: `CUDA_LAUNCH_BLOCKING" in e else e for e in evidence)
         why = ("This is not your environment: the failing call (or its inputs) is wrong. The last frame of the "
                "code's own in the traceback is the call to check: the values, keys, paths, shapes or types it "
                "passes.")
@@ -2358,9 +2376,9 @@ def _by_text(f: Finding, text: str) -> Finding:
                "lower the request (or choose another partition).")
         cmds = [f"sinfo -p {p} -o '%P %c %m %D %G'   # CPUs, memory (MB), node count and GRES per node",
                 f"scontrol show partition {p}   # its limits (MaxNodes, MaxCPUsPerNode, MaxMemPerNode)"]
-    if cmds == list(f.fix.commands) and title == f.title and why == f.fix.why:
+    if cmds == list(f.fix.commands) and title == f.title and why == f.fix.why and evidence == f.evidence:
         return f
-    return replace(f, title=title, fix=Fix(why, tuple(cmds), f.fix.docs))
+    return replace(f, title=title, evidence=evidence, fix=Fix(why, tuple(cmds), f.fix.docs))
 
 
 #: a package named in prose or a title: "gsplat fails to build", "I installed pymeshlab via pip", "when I import x"

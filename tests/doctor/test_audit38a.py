@@ -197,3 +197,71 @@ def test_the_owner_of_a_top_level_module_is_its_distribution():
         == "flash-attn"
     assert owning_distribution("/x/site-packages/MinkowskiEngineBackend/_C.cpython-38-x86_64-linux-gnu.so") \
         == "MinkowskiEngine"
+
+
+# ---- 4. audit 36 B's t14, t19, t20 -----------------------------------------------------------------------------
+
+B_T14 = r"""$ docker run --rm -it pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime python -c "import torch; print(torch.cuda.is_available()); torch.zeros(1).cuda()"
+/opt/conda/lib/python3.11/site-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx (Triggered internally at /opt/conda/conda-bld/pytorch_1720538438429/work/c10/cuda/CUDAFunctions.cpp:108.)
+  return torch._C._cuda_getDeviceCount() > 0
+False
+Traceback (most recent call last):
+  File "<string>", line 1, in <module>
+  File "/opt/conda/lib/python3.11/site-packages/torch/cuda/__init__.py", line 314, in _lazy_init
+    torch._C._cuda_init()
+RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
+"""
+
+B_T19 = """Traceback (most recent call last):
+  File "eval.py", line 30, in <module>
+    ckpt = torch.load("checkpoints/model_best.pth")
+  File "/home/mo/venv/lib/python3.12/site-packages/torch/serialization.py", line 1470, in load
+    raise pickle.UnpicklingError(_get_wo_message(str(e))) from None
+_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two options, \
+do those steps only if you trust the source of the checkpoint.
+\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to \
+`True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in arbitrary \
+code execution. Do it only if you got the file from a trusted source.
+\t(2) Alternatively, to load with `weights_only=True` please check the recommended steps in the following error message.
+\tWeightsUnpickler error: Unsupported global: GLOBAL numpy.core.multiarray.scalar was not an allowed global by default. \
+Please use `torch.serialization.add_safe_globals([scalar])` or the `torch.serialization.safe_globals([scalar])` context \
+manager to allowlist this global if you trust this class/function.
+"""
+
+B_T20 = """Traceback (most recent call last):
+  File "train.py", line 88, in <module>
+    loss = criterion(out, target)
+  File "/home/ned/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1553, in _wrapped_call_impl
+    return self._call_impl(*args, **kwargs)
+  File "/home/ned/venv/lib/python3.11/site-packages/torch/nn/functional.py", line 3104, in cross_entropy
+    return torch._C._nn.cross_entropy_loss(input, target, weight, _Reduction.get_enum(reduction), ignore_index, \
+label_smoothing)
+RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when \
+checking argument for argument target in method wrapper_CUDA_nll_loss2d_forward)
+"""
+
+
+def test_t14_the_users_whole_docker_command_is_kept():
+    cmds = [c for c in _commands(_explain(B_T14)) if c.startswith("docker run")]
+    assert cmds, _commands(_explain(B_T14))
+    want = ('docker run --gpus all --rm -it pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime python -c "import torch; '
+            'print(torch.cuda.is_available()); torch.zeros(1).cuda()"')
+    assert all(c.split("   #")[0] == want for c in cmds), cmds
+
+
+def test_t19_each_readings_what_decides_fits_it():
+    report = _explain(B_T19)
+    decides = [e for f in report["findings"] for e in f["evidence"] if "what decides:" in e]
+    assert decides, report["findings"]
+    assert not any("CUDA_LAUNCH_BLOCKING" in e for e in decides), decides  # an unpickling error: no CUDA kernel
+    assert not any("CUDA_LAUNCH_BLOCKING" in c for c in _commands(report)), _commands(report)
+
+
+def test_t20_no_upgrade_of_a_package_no_frame_names():
+    report = _explain(B_T20)
+    codes = [f["code"] for f in report["findings"]]
+    assert "library_bug" in codes, codes  # the reading stays
+    cmds = _commands(report, "library_bug")
+    assert not any(re.search(r"pip3? install --upgrade\s+\S*<", c.split("   #")[0]) or "--upgrade \"<" in c
+                   for c in cmds), cmds
+    assert any(c.startswith("#") and "frames" in c for c in cmds), cmds  # what to check instead

@@ -357,8 +357,11 @@ def _calling_package_commands(facts: Facts) -> list[str]:
     if by and by.lower() not in ("torch", "torchvision", "torchaudio", "numpy"):
         return [f"pip show {by}   # the release whose frame raised it, for its issue tracker",
                 f"pip install --upgrade {by}   # a release with the fix, where the values passed fit its documentation"]
+    # (round 38a, audit 36 B's t20) no package's frame shown: no upgrade of a package nobody named, what to check
     return ["pip list   # the releases of the libraries the traceback's frames belong to",
-            "pip install --upgrade <the package whose frame called it>   # a release with the fix"]
+            "# check the traceback's frames: where the call that raised is in an installed package's file "
+            "(site-packages/NAME/), upgrade that package (pip show NAME for its release and issue tracker); where "
+            "it is in your own files, the other reading holds: the calling code is yours"]
 
 
 def _shape_unpack_fix(facts: Facts) -> dict[str, Any]:
