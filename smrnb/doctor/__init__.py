@@ -157,10 +157,10 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
         ctx.extension_paths = list(ctx.extension_paths) + [str(p) for p in extension_paths]
         ctx.import_check = ctx.import_check or bool(import_check)
     facts = collect(ctx, wanted)
-    for name, paths in found.items():
-        if not paths and isinstance(ctx.facts.get("loader"), dict):
-            ctx.facts["loader"].setdefault("not_checked", []).append(
-                f"package {name}: its RECORD lists no compiled module (.so/.pyd): nothing to check")
+    for name, paths in found.items():  # (blind audit 36, C-L3) looked at, and none there: not "could not look"
+        for ly in ("loader", "abi"):
+            if not paths and isinstance(ctx.facts.get(ly), dict):
+                ctx.facts[ly].setdefault("packages_without_modules", []).append(name)
     from smrnb.doctor._printed import said_in_words
 
     findings = said_in_words(evaluate(ctx.facts, wanted))

@@ -33,12 +33,14 @@ class Code(NamedTuple):
     told_from: str = ""
     check: str = ""
     source: str = ""
+    machine_fix: str = ""  # (blind audit 36, C-L12) the fix's words where no text was given (a fix that names "the text")
 
 
 def _c(layer: str, meaning: str, *, fix: str = "", severity: str | None = None, told_from: str = "", check: str = "",
-       source: str = "", text: bool = True, home: str | None = None) -> Code:
+       source: str = "", text: bool = True, home: str | None = None, machine_fix: str = "") -> Code:
     homes = (home or f"rules.{layer}",) + (("text",) if text else ())
-    return Code(layer, homes, meaning, fix, severity or ("error" if fix else "info"), told_from, check, source)
+    return Code(layer, homes, meaning, fix, severity or ("error" if fix else "info"), told_from, check, source,
+                machine_fix)
 
 
 #: code -> Code: the doctor's whole vocabulary (keep sorted)
@@ -158,6 +160,8 @@ CODES: dict[str, Code] = {
         'onnxruntime) is installed on a machine with an NVIDIA GPU.',
         fix='This torch (or the library the text names) is a CPU-only build and cannot use the GPU: install '
             'its CUDA variant that the driver supports.',
+        machine_fix="This torch is a CPU-only build and cannot use the GPU: install its CUDA variant that the driver "
+                    "supports.",
         told_from='no_gpu: the machine has no NVIDIA GPU at all',
         check='python -c "import torch; print(torch.__version__, torch.version.cuda)"   # None: a CPU build',
         source="torch/cuda/__init__.py _lazy_init ('Torch not compiled with CUDA enabled'); the '+cpu' "
@@ -752,6 +756,11 @@ CODES: dict[str, Code] = {
                "distribution found for {req}'); PEP 425 wheel tags; conda/exceptions.py "
                "PackagesNotFoundError; uv's 'doesn't have a source distribution or wheel for the current "
                "platform'"),
+    "package_no_compiled_module": _c("loader",
+        "A distribution named with --package (packages=) installs no compiled module (its RECORD lists no .so/.pyd): "
+        "it is pure Python, so the loader and ABI checks have nothing of it to check. The doctor looked; a name that "
+        "is not installed is a usage error instead.",
+        text=False, home="rules"),
     "port_in_use": _c("context",
         "A network port another process already holds: a server socket could not bind it (EADDRINUSE, 'Address "
         "already in use', torch.distributed's TCPStore 'The server socket has failed to listen on any local "
@@ -1072,9 +1081,10 @@ def meanings(home: str) -> dict[str, str]:
     return {c: e.meaning for c, e in CODES.items() if home in e.homes}
 
 
-def why(code: str, detail: str = "") -> str:
-    """The fix wording of ``code`` (the table's ``fix``), followed by ``detail`` when given."""
-    base = CODES[code].fix
+def why(code: str, detail: str = "", *, machine: bool = False) -> str:
+    """The fix wording of ``code`` (the table's ``fix``), followed by ``detail`` when given. ``machine``: a finding of
+    this machine's facts, no text given: the table's ``machine_fix`` where the ``fix`` speaks of a text."""
+    base = (CODES[code].machine_fix if machine else "") or CODES[code].fix
     return f"{base} {detail}".strip() if base else detail
 
 
@@ -1136,7 +1146,8 @@ def codes_markdown() -> str:
 
     for code in sorted(CODES):
         e = CODES[code]
-        lines.append(f"| `{code}` | {e.layer} | {e.severity} | {cell(e.meaning)} | {cell(e.fix)} | {cell(e.told_from)} "
+        fix = e.fix + (f" (A live report, with no text: {e.machine_fix})" if e.machine_fix else "")
+        lines.append(f"| `{code}` | {e.layer} | {e.severity} | {cell(e.meaning)} | {cell(fix)} | {cell(e.told_from)} "
                      f"| {', '.join(e.homes)} | {cell(e.source)} |")
     return "\n".join(lines) + "\n"
 

@@ -655,15 +655,21 @@ def _only_notes_of_a_failure(text: str, found: list[Finding]) -> bool:
     return bool(_FAILED_LINE_RE.search(text)) and not _went_well(text)
 
 
-def _text_first(found: list[Finding], alone: set[str], events: set[str]) -> list[Finding]:
+def _decided_by(f: Finding) -> tuple[str, ...]:
+    return tuple(e for e in f.evidence if e.startswith("decided by: "))
+
+
+def _text_first(found: list[Finding], alone: Mapping[str, tuple[str, ...]], events: set[str]) -> list[Finding]:
     """``found`` (of the text merged with this machine's facts) with a finding that rests on no event of the text
     and that the text alone does not give (a fact of the text joined to this machine's) after every other: it never
     ranks above one the text's own error line shows; and on those the text alone gives, no line of this machine's
     facts (they did not decide it). A note of this machine's facts alone (round 33: "Build kaolin with
     --no-build-isolation" under a failed build of another extension on the lent H100, shown as "or:" the build's
-    failure) is the live report's, not a reading of the text: left out."""
+    failure) is the live report's, not a reading of the text: left out. ``alone``: the codes the text alone gives,
+    each with its "decided by" lines there; (blind audit 37, F13) a finding whose decision this machine's facts
+    changed keeps its lines of them (the text output says which facts came from the machine)."""
     out = [replace(f, evidence=tuple(e for e in f.evidence if not e.startswith("from this machine: ")))
-           if f.code in alone else f for f in found]
+           if f.code in alone and _decided_by(f) == alone[f.code] else f for f in found]
     return [f for f in out if f.code in alone or f.code in events] + \
         [f for f in out if f.code not in alone and f.code not in events and f.severity != "info"]
 
@@ -692,7 +698,7 @@ def explain_result(text: str | bytes, facts: Mapping[str, Any] | None = None, si
         if not text_facts:
             found = []
         elif facts:
-            alone = {f.code for f in decide_facts(merge(text_facts, None))}
+            alone = {f.code: _decided_by(f) for f in decide_facts(merge(text_facts, None))}
             events: set[str] = set()
             found = _text_first(decide_facts(merged, alone, events), alone, events)
         else:

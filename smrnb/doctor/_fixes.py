@@ -34,6 +34,8 @@ from smrnb.doctor.probes._toolkit import cuda_home_malformed
 ENV_VARS: tuple[str, ...] = ("LD_LIBRARY_PATH", "CUDA_HOME", "PATH")
 #: (blind audit 36, C-L5) not starting with "-": `jupyter console --kernel -x` reads it as an option
 _NAME_RE = re.compile(r"^[A-Za-z0-9._][A-Za-z0-9._-]*$")
+#: the mark a kernelspec this command wrote carries (``metadata.smrnb.written_by``)
+WRITTEN_BY = "smr-doctor fix kernelspec"
 
 
 def _facts_get(facts: Mapping[str, Any] | None, layer: str, key: str) -> Any:
@@ -165,7 +167,7 @@ def build_kernel_json(name: str, env: Mapping[str, str], argv: list[str] | None 
     merged = {str(k): str(v) for k, v in base["env"].items()} if isinstance(base.get("env"), dict) else {}
     merged.update(env)
     meta = dict(base["metadata"]) if isinstance(base.get("metadata"), dict) else {}
-    meta["smrnb"] = {"written_by": "smr-doctor fix kernelspec", "vars": sorted(env)}
+    meta["smrnb"] = {"written_by": WRITTEN_BY, "vars": sorted(env)}
     out = {k: v for k, v in base.items() if k not in ("argv", "display_name", "env", "metadata", "language")}
     out.update({
         "argv": list(argv) if argv else current_kernel_argv(),
@@ -189,6 +191,17 @@ class KernelspecResult:
     replaced: bool
     backup: str | None = None  # where the replaced spec was (or would be) copied first
     notes: tuple[str, ...] = ()
+    current: bool = False  # the spec this command wrote before for this Python already holds this content
+
+    def _what_was_done(self) -> str:
+        if self.current:
+            return (f"Current: {os.path.join(self.path, 'kernel.json')}, which smr-doctor wrote for this Python, "
+                    f"already holds this kernelspec; nothing was written")
+        if self.dry_run:
+            return f"Dry run: would write {os.path.join(self.path, 'kernel.json')}" + (
+                f" (replacing the existing spec, backed up first to {self.backup})" if self.replaced else "")
+        return f"Wrote {os.path.join(self.path, 'kernel.json')}" + (
+            f" (replaced; the previous spec is backed up in {self.backup})" if self.replaced else "")
 
     def describe(self) -> str:
         """What was (or would be) written. Of ``env`` every name is shown but values only of
@@ -196,13 +209,8 @@ class KernelspecResult:
         shown = dict(self.kernel_json)
         shown["env"] = display_env(self.kernel_json.get("env") or {})
         body = json.dumps(shown, indent=1)
-        if self.dry_run:
-            head = f"Dry run: would write {os.path.join(self.path, 'kernel.json')}" + (
-                f" (replacing the existing spec, backed up first to {self.backup})" if self.replaced else "")
-        else:
-            head = f"Wrote {os.path.join(self.path, 'kernel.json')}" + (
-                f" (replaced; the previous spec is backed up in {self.backup})" if self.replaced else "")
-        tail = ("" if self.dry_run else
+        head = self._what_was_done()
+        tail = ("" if self.dry_run and not self.current else
                 f"\nChoose the kernel '{self.kernel_json['display_name']}' (or `jupyter console --kernel "
                 f"{self.name}`) and restart into it: its loader then sees {', '.join(self.kernel_json['env'])}.")
         notes = "".join(f"\nnote: {n}" for n in self.notes)
@@ -215,6 +223,41 @@ def _manager(ksm: Any = None, data_dir: str | None = None) -> Any:
     from jupyter_client.kernelspec import KernelSpecManager
 
     return KernelSpecManager(data_dir=data_dir) if data_dir else KernelSpecManager()
+
+
+def _read_kernel_json(folder: str) -> dict[str, Any] | None:
+    try:
+        with open(os.path.join(folder, "kernel.json"), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _written_here(data: Mapping[str, Any] | None, python: str) -> bool:
+    """Whether ``data`` (a kernel.json) is one this command wrote for the kernel Python ``python``."""
+    meta = data.get("metadata") if isinstance(data, Mapping) else None
+    mark = meta.get("smrnb") if isinstance(meta, Mapping) else None
+    argv = data.get("argv") if isinstance(data, Mapping) else None
+    return isinstance(mark, Mapping) and mark.get("written_by") == WRITTEN_BY and isinstance(argv, list) and \
+        bool(argv) and isinstance(argv[0], str) and os.path.abspath(argv[0]) == os.path.abspath(python)
+
+
+def _own_spec(mgr: Any, existing: set[str], facts: Mapping[str, Any] | None) -> str | None:
+    """(blind audit 36, C-L5) The kernelspec this command wrote before for this kernel's Python (the one in use
+    first, else the first by name), which a run without --name rewrites (or finds current) instead of making
+    ``<name>-smrnb`` of it; None when there is none. Another Python's, or a user's own spec, is never it."""
+    py = _kernel_python(facts)
+    try:
+        dirs = mgr.find_kernel_specs()
+    except Exception:  # unreadable dirs: none of ours is known
+        return None
+    spec = _facts_get(facts, "jupyter", "kernelspec")
+    in_use = spec.get("name") if isinstance(spec, Mapping) else None
+    for n in ([in_use] if in_use in existing else []) + sorted(existing):
+        if n in dirs and _written_here(_read_kernel_json(dirs[n]), py):
+            return n
+    return None
 
 
 def _default_name(existing: set[str], facts: Mapping[str, Any] | None) -> str:
@@ -239,8 +282,10 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
     Parameters
     ----------
     name : str, optional
-        Kernelspec name (letters, digits, ``._-``). Default ``<current kernel>-smrnb``, with a
-        numeric suffix if taken. An explicit name that exists raises unless ``force``.
+        Kernelspec name (letters, digits, ``._-``). Default: the kernelspec this function wrote before for
+        the same kernel Python (rewritten in place, whole, or left as it is when it already holds this content:
+        the result's ``current``), else ``<current kernel>-smrnb``, with a numeric suffix if taken. An explicit
+        name that exists raises unless ``force``.
     dry_run : bool
         Write nothing; the result's :meth:`~KernelspecResult.describe` shows the kernel.json.
     force : bool
@@ -270,11 +315,12 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
         existing = set(mgr.find_kernel_specs())
     except Exception:  # unreadable dirs: treat as none
         existing = set()
+    own = _own_spec(mgr, existing, facts) if name is None else None
     if name is None:
-        name = _default_name(existing, facts)
+        name = own or _default_name(existing, facts)
     asked, name = name, name.lower()  # (blind audit 36, H1) Jupyter names kernels in lower case: MyKernel is mykernel
     replaced = name in existing
-    if replaced and not force:  # (blind audit 30, F03) a dry run says what the real one would do: refuse
+    if replaced and not force and not own:  # (blind audit 30, F03) a dry run says what the real one would do: refuse
         same = "" if asked == name else f" (kernel names ignore case: {asked!r} is {name!r})"
         raise SmrnbValueError(f"name {asked!r} is an existing kernelspec{same} ({mgr.find_kernel_specs()[name]}); "
                               "choose another name or pass force=True (--force) to replace it")
@@ -301,6 +347,9 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
     target = os.path.join(target_root, name)
     if replaced:
         target = mgr.find_kernel_specs()[name]
+        if own and _read_kernel_json(target) == kj:  # written before for this Python, with this content: current
+            return KernelspecResult(name, target, kj, written=False, dry_run=dry_run, replaced=False,
+                                    notes=tuple(notes), current=True)
     elif os.path.lexists(target):
         # (blind audit 36) a folder (or file) Jupyter does not list as a kernel, where Jupyter's install would replace it
         raise SmrnbValueError(f"name {asked!r}: {target} exists and is no kernelspec Jupyter lists (a folder without a "
@@ -317,7 +366,7 @@ def write_kernelspec(name: str | None = None, *, dry_run: bool = False, force: b
         os.makedirs(src)
         with open(os.path.join(src, "kernel.json"), "w", encoding="utf-8") as fh:
             json.dump(kj, fh, indent=1)
-        if replaced and force:  # the new spec swapped in whole: a failed write leaves the old one in place
+        if replaced:  # the new spec swapped in whole (--force, or our own): a failed write leaves the old one in place
             path = replace_folder(src, target, "kernelspec")
         else:
             path = mgr.install_kernel_spec(src, kernel_name=name, user=user, prefix=prefix)

@@ -220,7 +220,7 @@ def _exception_handler(shell: Any, etype: type, value: BaseException, tb: Any, t
     try:
         text = error_text(etype, value)
         _LAST_ERROR[id(shell)] = text
-        line = diagnosis_line(_redacted_last_line(text))
+        line = _hook_line(_redacted_last_line(text))
     except Exception:  # the hook must never hide the user's traceback
         line = None
     if line:
@@ -247,9 +247,17 @@ def _redacted(text: str) -> str:
 EXPLAIN_LAST = "%smr_doctor --explain-last"
 
 
-def diagnosis_line(text: str) -> str | None:
+#: the magics' --timeout when none is given
+MAGIC_TIMEOUT = 5.0
+#: the probes' timeout of the hook's look at this machine: ``%smr_doctor --explain-last``'s default, so that both read
+#: the same facts (the probes' overall deadline bounds it: 2 * timeout + 1 s where a probe hangs)
+HOOK_TIMEOUT = MAGIC_TIMEOUT
+
+
+def diagnosis_line(text: str, facts: Mapping[str, Any] | None = None) -> str | None:
     """One line for an error whose text explain recognises (its first finding: the same code and title as
-    ``smrnb.explain(text)``), else None: the hook says nothing about what it does not know."""
+    ``smrnb.explain(text, live=False)``, or with this machine's ``facts`` (``collect``) as ``smrnb.explain(text)``
+    ranks them), else None: the hook says nothing about what it does not know."""
     from smrnb.doctor._codes import is_cause
     from smrnb.doctor._explain import (
         explain_result,  # the readers and the rules: loaded at the first traceback
@@ -257,14 +265,30 @@ def diagnosis_line(text: str) -> str | None:
 
     # capped and normalised there: a 1 MB message costs what its head and tail cost; the readings of similar
     # known reports are guesses, which the hook never says
-    res = explain_result(text, similar=False)
+    res = explain_result(text, facts, similar=False, same_machine=facts is not None)
     if not any(is_cause(f.code) for f in res.findings):  # (a failure with only notes: the note, as explain lists it)
         return None
     f = res.findings[0]
     others = [g.code for g in res.findings[1:3] if any(e.startswith("another reading") for e in g.evidence)]
-    alt = (f" (or [{'] or ['.join(others)}]: the text alone cannot tell; this machine's facts decide)"
-           if others else "")
+    undecided = ("the text alone cannot tell; this machine's facts decide" if facts is None else
+                 "the text alone cannot tell, and it shows another machine than this one" if res.read_alone else
+                 "neither the text nor this machine's facts tell which")
+    alt = f" (or [{'] or ['.join(others)}]: {undecided})" if others else ""
     return f"smrnb doctor: [{f.code}] {f.title}{alt}. Details and fix: {EXPLAIN_LAST}"
+
+
+def _hook_line(text: str) -> str | None:
+    """(blind audit 36, C-L8) The hook's line, in the order ``%smr_doctor --explain-last`` gives: the text read with
+    this machine's facts, as explain (live) reads it. Where the text alone names no cause the hook is silent at once
+    (no probe runs for an error it does not know)."""
+    if diagnosis_line(text) is None:
+        return None
+    import smrnb.doctor as doctor  # its collect: the one explain's live reading calls
+    from smrnb.doctor._model import ProbeContext
+
+    ctx = ProbeContext(timeout=HOOK_TIMEOUT)
+    doctor.collect(ctx, None)
+    return diagnosis_line(text, ctx.facts)
 
 
 def _unquoted(text: str) -> str:
@@ -350,7 +374,7 @@ def _make_magics_class() -> type:
                 if not (args.explain or args.explain_last or args.fix or args.layer or args.json or args.markdown):
                     return None
             fmt = "json" if args.json else "markdown" if args.markdown else "html"
-            timeout = args.timeout if args.timeout is not None else 5.0
+            timeout = args.timeout if args.timeout is not None else MAGIC_TIMEOUT
             try:
                 if args.fix:
                     return _run_fix(args, timeout)

@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     fsub.required = True
     ks = fsub.add_parser("kernelspec", parents=[_common(False)],
                          help="write a kernelspec whose env carries LD_LIBRARY_PATH / CUDA_HOME / PATH")
-    ks.add_argument("--name", help="kernelspec name (default <current>-smrnb, never an existing one)")
+    ks.add_argument("--name", help="kernelspec name (default <current>-smrnb, or the one smr-doctor wrote "
+                    "before for this Python, rewritten in place; never another existing one)")
     ks.add_argument("--dry-run", action="store_true", help="print the kernel.json, write nothing")
     ks.add_argument("--force", action="store_true", help="replace an existing kernelspec of that name")
     fsub.add_parser("snippets", parents=[_common(False)],

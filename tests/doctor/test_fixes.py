@@ -90,10 +90,19 @@ def test_force_replaces_the_spec_as_a_unit_and_a_failed_write_leaves_it(ksm, tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kernels", "smrnb-kernelspec-backups"]
 
 
-def test_default_name_never_takes_an_existing_one(ksm):
+def test_default_name_never_takes_an_existing_one(ksm, tmp_path):
     a = write_kernelspec(env=ENV, facts=FACTS, ksm=ksm)
     b = write_kernelspec(env=ENV, facts=FACTS, ksm=ksm)
-    assert (a.name, b.name) == ("lab-py-smrnb", "lab-py-smrnb-2")
+    # (blind audit 36, C-L5) the spec it wrote for this Python is its own: found current, no second name
+    assert (a.name, b.name) == ("lab-py-smrnb", "lab-py-smrnb") and b.current and not b.written
+    assert "Current: " in b.describe() and not any(n.startswith("lab-py-smrnb-") for n in ksm.find_kernel_specs())
+    # one of that name it did not write (a user's own) is never taken
+    kj = tmp_path / "kernels" / "lab-py-smrnb" / "kernel.json"
+    users = json.loads(kj.read_text())
+    del users["metadata"]["smrnb"]
+    kj.write_text(json.dumps(users))
+    c = write_kernelspec(env=ENV, facts=FACTS, ksm=ksm)
+    assert c.name == "lab-py-smrnb-2" and c.written and json.loads(kj.read_text()) == users
     assert {"lab-py-smrnb", "lab-py-smrnb-2"} <= set(ksm.find_kernel_specs())
 
 

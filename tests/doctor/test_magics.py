@@ -156,7 +156,8 @@ def test_exception_hook_appends_a_diagnosis_and_can_be_switched_off(ip, capsys):
     assert "smrnb doctor:" not in capsys.readouterr().err
     ip.run_line_magic("smr_doctor", "--hook")
     ip.run_cell("raise OSError('libcudart.so.11.0: cannot open shared object file: No such file or directory')")
-    assert "[cudart_not_found]" in capsys.readouterr().err
+    err = capsys.readouterr().err  # (blind audit 36, C-L8) this machine's CUDA decides which of the two comes first
+    assert "smrnb doctor: [cudart_not_found]" in err or "smrnb doctor: [prebuilt_binary_wrong_cuda]" in err, err
 
 
 def test_env_switch_disables_the_hook(ip, monkeypatch):
@@ -250,16 +251,17 @@ def test_the_hooks_echoed_line_carries_no_secret(ip, capsys):
 
 def test_explain_last_explains_what_the_hook_named(ip, capsys):
     """One cause, one answer: the hook and ``%smr_doctor --explain-last`` read the same error with the same
-    engine; when the text alone cannot decide, the hook names both readings and the machine decides."""
+    engine and (blind audit 36, C-L8) this machine's facts, so both name the same cause first; offline, the text
+    alone cannot decide and gives both readings."""
     ip.run_cell("raise OSError('libcudart.so.11.0: cannot open shared object file: No such file or directory')")
     err = capsys.readouterr().err
     line = next(ln for ln in err.splitlines() if ln.startswith("smrnb doctor: ["))
-    assert line.startswith("smrnb doctor: [cudart_not_found]") and "(or [prebuilt_binary_wrong_cuda]" in line
     assert line.endswith("Details and fix: %smr_doctor --explain-last")
     offline = ip.run_line_magic("smr_doctor", "--explain-last --offline")
     assert offline.codes[:2] == ["cudart_not_found", "prebuilt_binary_wrong_cuda"]
-    live = ip.run_line_magic("smr_doctor", "--explain-last --timeout 2")
+    live = ip.run_line_magic("smr_doctor", "--explain-last")
     assert live.codes[0] in ("cudart_not_found", "prebuilt_binary_wrong_cuda")
+    assert line.startswith(f"smrnb doctor: [{live.codes[0]}]"), (line, live.codes)
     ip.run_cell("raise RuntimeError('the frobnicator gave up')")
     assert "smrnb doctor:" not in capsys.readouterr().err  # silent on what it does not know
     unknown = ip.run_line_magic("smr_doctor", "--explain-last --offline --json")

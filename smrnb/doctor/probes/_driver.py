@@ -72,6 +72,10 @@ def broken_kind(text: str) -> str | None:
 
 #: (blind audit 36, C-M5) nvidia-smi(1), RETURN VALUE: "Return code 9 - NVIDIA driver is not loaded"
 SMI_EXIT_NOT_LOADED = 9
+#: the man page's words for it, quoted by the probe's message and reason and by the driver rule's title (one place)
+SMI_EXIT_9_MEANS = "NVIDIA driver is not loaded"
+#: what an exit status 9 without the driver's own words tells: the probe's ``reason``, the driver rule's title
+SMI_EXIT_9_SAID = f"nvidia-smi exited with status 9, its code for '{SMI_EXIT_9_MEANS}'"
 
 
 def smi_exit_kind(returncode: int | None, text: str) -> tuple[str | None, str]:
@@ -83,7 +87,7 @@ def smi_exit_kind(returncode: int | None, text: str) -> tuple[str | None, str]:
         return kind, text
     said = f"it printed: {text.splitlines()[0][:200]}" if text else "it printed nothing"
     return "not_loaded", (f"exit status 9 ({said}); nvidia-smi(1), RETURN VALUE: "
-                          "'Return code 9 - NVIDIA driver is not loaded'")
+                          f"'Return code 9 - {SMI_EXIT_9_MEANS}'")
 
 
 def _broken(kind: str, message: str, source: str, proc: str, **extra: Any) -> dict[str, Any]:
@@ -270,8 +274,7 @@ def _via_nvidia_smi(ctx: ProbeContext, nvml_error: str | None, proc: str = "/pro
         if kind:
             return _broken(kind, said, "nvidia-smi", proc, nvidia_smi=smi,
                            **({"nvml_error": nvml_error} if nvml_error else {}),
-                           **({"exit_status_only": True, "reason": "nvidia-smi exited with status 9, its code for "
-                               "'NVIDIA driver is not loaded'"} if said != whole else {}))
+                           **({"exit_status_only": True, "reason": SMI_EXIT_9_SAID} if said != whole else {}))
         text = whole.splitlines()
         why = text[0][:300] if text else (res.error or f"exit status {res.returncode}")
         # "No devices were found": a driver without a visible GPU

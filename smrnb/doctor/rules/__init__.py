@@ -81,6 +81,22 @@ def evaluate(facts: Facts, layers: Iterable[str] | None = None) -> list[Finding]
     return out
 
 
+def _pure_python_packages(facts: Facts, wanted: set[str]) -> list[Finding]:
+    """(blind audit 36, C-L3) A distribution asked for (``--package``) whose RECORD lists no compiled module: the
+    doctor looked, and there is nothing of it for the loader and ABI checks (``package_no_compiled_module``), shown
+    once, under the loader layer when it was asked for, else the abi layer."""
+    for layer in ("loader", "abi"):
+        lf = facts.get(layer)
+        names = lf.get("packages_without_modules") if layer in wanted and isinstance(lf, dict) else None
+        if names:
+            return [Finding("package_no_compiled_module", layer, "info",
+                            f"package {name} has no compiled module (its RECORD lists no .so/.pyd): pure Python, "
+                            "nothing for the loader and ABI checks",
+                            (f"pip show -f {name}: none of the files it installed is a .so or .pyd",))
+                    for name in dict.fromkeys(str(n) for n in names)]
+    return []
+
+
 class _Traced(dict):
     """A layer's facts that note every key a rule reads (``get``, ``[]``, ``in``)."""
 
@@ -121,6 +137,7 @@ def evaluate_traced(facts: Facts, layers: Iterable[str] | None = None) -> list[t
             title = items[0] if len(items) == 1 else f"{len(items)} part(s) of this layer could not be checked: " + (
                 one if len(one) <= 240 else one[:240].rsplit(" ", 1)[0] + " ...")
             out.append((Finding("could_not_look", layer, "info", title, tuple(items)), frozenset()))
+    out += [(f, frozenset()) for f in _pure_python_packages(facts, wanted)]
     log: set[tuple[str, str]] = set()
     traced = {ly: (_Traced(ly, d, log) if isinstance(d, dict) else d) for ly, d in facts.items()}
     for layer, fn in list(_RULES):

@@ -280,8 +280,10 @@ def broken_driver_finding(drv: Mapping[str, Any]) -> Finding:
                 "sudo reboot   # after a driver or kernel update")
     else:
         # (blind audit 36, C-M5) an exit status without the driver's words: its documented meaning, said as such
-        title = ("nvidia-smi exits with status 9, its code for 'NVIDIA driver is not loaded'"
-                 if drv.get("exit_status_only") else "NVIDIA driver broken: installed, but its kernel module is not loaded")
+        from smrnb.doctor.probes._driver import SMI_EXIT_9_SAID
+
+        title = SMI_EXIT_9_SAID if drv.get("exit_status_only") else \
+            "NVIDIA driver broken: installed, but its kernel module is not loaded"
         detail = ("Usual causes: the driver or the kernel was updated without a reboot, a DKMS build failed for the "
                   "running kernel, or Secure Boot refused the unsigned module (in a VM or container without a GPU "
                   "attached the driver packages are simply useless).")

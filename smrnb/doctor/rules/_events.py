@@ -940,6 +940,21 @@ def _worked_before(facts: Facts) -> str:
     return "the GPU worked on this machine before and the setup did not change"
 
 
+def _worked_before_reading(c: list[str], facts: Facts) -> tuple[list[str], str]:
+    """The GPU worked here and nothing in the setup changed: the driver's state (a kernel or driver update without a
+    reboot, a module unloaded, a suspend), not a missing GPU or a process not given it."""
+    c = ["driver_broken"] + [x for x in c if x not in ("driver_broken", "no_gpu")]
+    return c[:MAX_READINGS], _worked_before(facts)
+
+
+def _only_this_machine_gives_the_gpu(facts: Facts) -> bool:
+    """(blind audit 37, F13) Whether what would decide that the process is not given the GPU (a container or job, a
+    CUDA_VISIBLE_DEVICES) is this machine's fact alone, the text showing none of it."""
+    cvd = value(facts, "context", "cuda_visible_devices")
+    return bool(_in_container_or_job(facts) and _whose_container(facts)) or (
+        not _in_container_or_job(facts) and cvd is not None and not from_text(facts, "context", "cuda_visible_devices"))
+
+
 def _hardware_decides(s: set[str], facts: Facts) -> tuple[list[str], str] | None:
     """(round 28c) The kernel's own log (an NVRM Xid line whose row reads a hardware fault only) says the GPU failed:
     not a driver module that is not loaded."""
@@ -1044,6 +1059,10 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
     if {"no_gpu", "gpu_not_exposed_to_process"} <= s or {"driver_broken", "gpu_not_exposed_to_process"} <= s:
         if wsl := _wsl_decides(c, s, facts):
             return wsl
+        if has_sign(facts, "worked_before") and "driver_broken" in s and _only_this_machine_gives_the_gpu(facts):
+            # (blind audit 37, F13) the text says the GPU worked before (a kernel update): its own evidence decides,
+            # not a container, job or CUDA_VISIBLE_DEVICES of this machine's that the text does not show
+            return _worked_before_reading(c, facts)
         if _in_container_or_job(facts):
             c = _first("gpu_not_exposed_to_process", c, None)
             if "no_gpu" in c and not _runtime_reports_host(ev):
@@ -1056,10 +1075,7 @@ def decide(codes: Iterable[str], facts: Facts, ev: Mapping[str, Any]) -> tuple[l
             return c[:MAX_READINGS], (f"CUDA_VISIBLE_DEVICES={cvd!s} chooses which GPUs CUDA shows this process"
                                       + (" (empty: none)" if not cvd else ""))
         if has_sign(facts, "worked_before") and "driver_broken" in s:
-            # the GPU worked here and nothing in the setup changed: the driver's state (a kernel or driver update
-            # without a reboot, a module unloaded, a suspend), not a missing GPU or a process not given it
-            c = ["driver_broken"] + [x for x in c if x not in ("driver_broken", "no_gpu")]
-            return c[:MAX_READINGS], _worked_before(facts)
+            return _worked_before_reading(c, facts)
         if _has_gpu(facts) and "no_gpu" in s:
             c.remove("no_gpu")
             return c, "the machine has an NVIDIA driver and GPU (nvidia-smi answers)"

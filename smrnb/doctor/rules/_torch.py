@@ -103,7 +103,8 @@ def torch_findings(facts: Facts) -> Iterable[Finding]:
             cmds.append("pip install --force-reinstall torch  # choose the CUDA variant on pytorch.org")
         yield Finding("cpu_only_torch_with_gpu", "torch", "warning", f"CPU-only torch {version} on a GPU machine",
                       (f"torch {version}: torch.version.cuda is None", f"GPU: {gpus[0].get('name')}"),
-                      Fix(why("cpu_only_torch_with_gpu", f"Variants this driver runs: {', '.join(ok)}." if ok else ""),
+                      Fix(why("cpu_only_torch_with_gpu", f"Variants this driver runs: {', '.join(ok)}." if ok else "",
+                              machine=not from_text(facts, "torch")),  # (blind audit 36, C-L12) no text: no "the text"
                           tuple(cmds)))
     if torch.get("cuda") and gpus and torch.get("cuda_available") is False:
         yield Finding("torch_cuda_unavailable", "torch", "error",
