@@ -91,3 +91,18 @@ def _few_threads():
     torch.set_num_threads(min(n, 2))
     yield
     torch.set_num_threads(n)
+
+
+@pytest.fixture(autouse=True)
+def _no_machine_seen_before():
+    """Each test starts as a fresh kernel: the exception hook has seen no earlier look at this machine (the doctor
+    keeps the last whole look of its process, smrnb.doctor.machine_facts_seen), so no test ranks by another's."""
+    import sys
+
+    doctor = sys.modules.get("smrnb.doctor")
+    if doctor is not None:
+        doctor._MACHINE.clear()
+    yield
+    doctor = sys.modules.get("smrnb.doctor")
+    if doctor is not None:
+        doctor._MACHINE.clear()

@@ -99,6 +99,24 @@ def _bool_arg(name: str, value: Any) -> bool:
     return value
 
 
+#: this process's machine as the last whole look at it (``diagnose()`` or a live ``explain`` of every layer) read it:
+#: the exception hook's facts (it never probes: it must cost milliseconds), so that once the machine was looked at the
+#: hook and ``%smr_doctor --explain-last`` rank a text's readings alike (blind audit 36, C-L8)
+_MACHINE: dict[str, Any] = {}
+
+
+def _remember_machine(facts: dict[str, Any]) -> None:
+    import copy
+
+    _MACHINE.clear()
+    _MACHINE.update(copy.deepcopy(facts))
+
+
+def machine_facts_seen() -> dict[str, Any] | None:
+    """The facts of this process's machine from the last whole look at it in this process, or None: no probe runs."""
+    return _MACHINE or None
+
+
 def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterable[str] = (),
              import_check: bool = False, timeout: float = DEFAULT_TIMEOUT,
              ctx: ProbeContext | None = None, packages: Iterable[str] | str = ()) -> Report:
@@ -157,6 +175,8 @@ def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterabl
         ctx.extension_paths = list(ctx.extension_paths) + [str(p) for p in extension_paths]
         ctx.import_check = ctx.import_check or bool(import_check)
     facts = collect(ctx, wanted)
+    if live and layers is None:
+        _remember_machine(ctx.facts)
     for name, paths in found.items():  # (blind audit 36, C-L3) looked at, and none there: not "could not look"
         for ly in ("loader", "abi"):
             if not paths and isinstance(ctx.facts.get(ly), dict):
@@ -254,8 +274,11 @@ def _explain_text(text: str, live: bool, layers: Iterable[str] | None, timeout: 
                                               recognised=res.recognised, read=res.read, ranked=True), secrets=secrets)
     timeout = check_timeout(timeout)
     wanted, _ = expand_layers(layers)
+    own = ctx is None  # this process's own machine (a ProbeContext given: a fabricated one)
     ctx = ctx if ctx is not None else ProbeContext(timeout=float(timeout))
     facts = collect(ctx, wanted)
+    if own and layers is None:
+        _remember_machine(ctx.facts)
     res = explain_result(text, ctx.facts, same_machine=True)
     if res.read_alone:  # the text shows another machine: read alone, as offline; nothing of this machine is shown
         shown = [ly for ly in LAYERS if any(f.layer == ly for f in res.findings)] if res.recognised else []

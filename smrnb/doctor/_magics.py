@@ -249,9 +249,6 @@ EXPLAIN_LAST = "%smr_doctor --explain-last"
 
 #: the magics' --timeout when none is given
 MAGIC_TIMEOUT = 5.0
-#: the probes' timeout of the hook's look at this machine: ``%smr_doctor --explain-last``'s default, so that both read
-#: the same facts (the probes' overall deadline bounds it: 2 * timeout + 1 s where a probe hangs)
-HOOK_TIMEOUT = MAGIC_TIMEOUT
 
 
 def diagnosis_line(text: str, facts: Mapping[str, Any] | None = None) -> str | None:
@@ -278,17 +275,13 @@ def diagnosis_line(text: str, facts: Mapping[str, Any] | None = None) -> str | N
 
 
 def _hook_line(text: str) -> str | None:
-    """(blind audit 36, C-L8) The hook's line, in the order ``%smr_doctor --explain-last`` gives: the text read with
-    this machine's facts, as explain (live) reads it. Where the text alone names no cause the hook is silent at once
-    (no probe runs for an error it does not know)."""
-    if diagnosis_line(text) is None:
-        return None
-    import smrnb.doctor as doctor  # its collect: the one explain's live reading calls
-    from smrnb.doctor._model import ProbeContext
+    """(blind audit 36, C-L8) The hook's line. It never probes (it runs at every traceback and must cost
+    milliseconds): where this process's machine was looked at already (``%smr_doctor``, ``--explain-last``, a live
+    ``smrnb.explain`` or ``diagnose`` of every layer), the text is ranked with those facts, as ``--explain-last``
+    ranks it; before that, by the text alone, naming the other reading this machine's facts would decide."""
+    from smrnb.doctor import machine_facts_seen
 
-    ctx = ProbeContext(timeout=HOOK_TIMEOUT)
-    doctor.collect(ctx, None)
-    return diagnosis_line(text, ctx.facts)
+    return diagnosis_line(text, machine_facts_seen())
 
 
 def _unquoted(text: str) -> str:

@@ -141,27 +141,36 @@ def ip(monkeypatch, tmp_path):
 @pytest.mark.parametrize("facts, first", [(CONTAINER_CUDA13, "prebuilt_binary_wrong_cuda"),
                                           (SERVER_CUDA11, "cudart_not_found")])
 def test_the_hook_and_explain_last_name_the_same_cause_first(ip, capsys, machine, facts, first):
-    """The rules decide between the two by the library's CUDA major against this environment's: the hook reads the
-    error with this machine's facts, as --explain-last does, so both put the same code first."""
+    """The rules decide between the two by the library's CUDA major against this environment's. The hook never
+    probes; once --explain-last has looked at this machine, the hook ranks the next such error with those facts,
+    so both put the same code first. Before that it ranks by the text and names the other reading."""
     machine(facts)
+    ip.run_cell(f"raise OSError({CUDART_11.split(': ', 1)[1]!r})")
+    before = next(ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("smrnb doctor: ["))
+    assert before.startswith("smrnb doctor: [cudart_not_found]") and "(or [prebuilt_binary_wrong_cuda]" in before
+    assert "this machine's facts decide" in before
+    rep = ip.run_line_magic("smr_doctor", "--explain-last --timeout 2")
     ip.run_cell(f"raise OSError({CUDART_11.split(': ', 1)[1]!r})")
     line = next(ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("smrnb doctor: ["))
     hook_codes = [c.split("]", 1)[0] for c in line.split("[")[1:]]
-    rep = ip.run_line_magic("smr_doctor", "--explain-last --timeout 2")
     assert rep.codes[0] == first and hook_codes[0] == first, (line, rep.codes)
     likely = rep.codes[:int(rep.meta["matched"])]
     assert hook_codes == likely[:len(hook_codes)], (line, likely)
     assert line.endswith("Details and fix: %smr_doctor --explain-last")
 
 
-def test_the_hook_stays_silent_on_an_unknown_error_without_probing(ip, capsys, monkeypatch):
+def test_the_hook_never_probes_the_machine(ip, capsys, monkeypatch):
+    """The hook runs at every traceback: it reads the text (and facts already seen), never the machine, for an
+    error it knows as for one it does not."""
     import smrnb.doctor as doctor
 
     def no_probe(*a, **k):
-        raise AssertionError("the hook probed the machine for an error it does not know")
+        raise AssertionError("the hook probed the machine")
     monkeypatch.setattr(doctor, "collect", no_probe)
     ip.run_cell("raise RuntimeError('the frobnicator gave up')")
     assert "smrnb doctor:" not in capsys.readouterr().err
+    ip.run_cell(f"raise OSError({CUDART_11.split(': ', 1)[1]!r})")
+    assert "smrnb doctor: [cudart_not_found]" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ C-L12: live words in a live report
