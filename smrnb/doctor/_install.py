@@ -181,11 +181,9 @@ def _capabilities(gpu_archs: list[str]) -> list[int]:
 
 def first_nvcc_for(cc: int) -> str | None:
     """The first CUDA release whose nvcc compiles for compute capability ``cc`` (as 120), by tables/nvcc_archs.csv
-    (its rows are the releases where the list changed: 11.8 added 89 and 90, 12.8 added 100, 101 and 120), or None."""
-    for r in sorted(tables.rows("nvcc_archs"), key=lambda r: tables.version_key(r["cuda"])):
-        if str(cc) in r["archs"].split():
-            return str(r["cuda"])
-    return None
+    (its rows are the releases where the list changed: 11.8 added 89 and 90, 12.8 added 100, 101 and 120), or None
+    (:func:`smrnb.doctor.tables.cuda_releases_for_arch`, the one reading of the table for it)."""
+    return next(iter(tables.cuda_releases_for_arch(cc)), None)
 
 
 def newer_toolkit_command(gpu_archs: list[str], nvcc: str | None) -> str | None:

@@ -350,6 +350,16 @@ def unavailable(reason: str, **extra: Any) -> dict[str, Any]:
     return {"status": "unavailable", "reason": reason, **extra}
 
 
+def value(facts: Mapping[str, Any], layer: str, key: str) -> Any:
+    """``facts[layer][key]`` when the layer was read (not :func:`unavailable`), else None. The rules' one reader of a
+    fact (``rules._events`` hands it on); here, below every rule module, so that ``rules._rebuild``, which
+    ``rules._events`` imports, reads facts with it too, without a copy."""
+    d = facts.get(layer)
+    if not isinstance(d, Mapping) or d.get("status") == "unavailable":
+        return None
+    return d.get(key)
+
+
 SECRET_MARKERS = ("TOKEN", "SECRET", "KEY", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE")
 
 

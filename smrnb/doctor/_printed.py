@@ -2128,11 +2128,11 @@ def _variant_filled(c: str, title: str, cc: str = "", facts: Mapping[str, Any] |
         # (round 29a, blind audit 28 F9) a GPU no current wheel carries: the last release whose wheels did
         return (f"pip install torch=={last[0]} --index-url https://download.pytorch.org/whl/{last[1]}   # the last torch "
                 f"release whose {last[1]} wheels carry kernels for sm_{arch} (newer releases dropped it)")
-    rows = list(tables.rows("nvcc_archs"))
-    have = [r["cuda"] for r in rows if n in [int(a) for a in r["archs"].split()]]
+    have = tables.cuda_releases_for_arch(n)
     if not have:
         return c + f"   # no CUDA release in smrnb's table compiles for sm_{arch}: pick the variant its vendor names"
-    upto = " or newer" if have[-1] == rows[-1]["cuda"] else f" to {have[-1]}.x"
+    newest = max((r["cuda"] for r in tables.rows("nvcc_archs")), key=tables.version_key)
+    upto = " or newer" if have[-1] == newest else f" to {have[-1]}.x"
     return c + (f"   # pick a variant of CUDA {have[0]}{upto} (the CUDA releases that compile for sm_{arch}), of a torch "
                 f"release that publishes one")
 

@@ -1230,8 +1230,9 @@ def cupy_wheel_commands(facts: Mapping[str, Any], dist: str, caps: list[str]) ->
     from smrnb.doctor._install import cc_to_int, first_nvcc_for
 
     dv = str(value(facts, "driver", "cuda_driver_version") or "")
-    need = max((first_nvcc_for(n) or "11.0" for n in (cc_to_int(c) for c in caps) if n), key=tables.version_key,
-               default="11.0")
+    # the first CUDA whose nvcc compiles for each GPU; an arch no row has asks for no major above CuPy's floor (11)
+    need = max((f for f in (first_nvcc_for(n) for n in (cc_to_int(c) for c in caps) if n) if f),
+               key=tables.version_key, default="11.0")
     major = int(dv.split(".")[0]) if dv[:2].isdigit() else 12
     major = max(major, 11, int(need.split(".")[0]))
     why_major = (f"nvidia-smi's CUDA Version {dv}" if dv else

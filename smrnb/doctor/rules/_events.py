@@ -21,7 +21,7 @@ from typing import Any
 
 from smrnb.doctor import tables
 from smrnb.doctor._codes import CODES, why
-from smrnb.doctor._model import Finding, Fix
+from smrnb.doctor._model import Finding, Fix, value
 from smrnb.doctor._redact import quote
 from smrnb.doctor.rules._rebuild import PIP_REBUILD, tree_rebuild
 
@@ -87,14 +87,6 @@ def signs(facts: Facts) -> set[str]:
 def has_sign(facts: Facts, *names: str) -> bool:
     s = signs(facts)
     return any(n in s for n in names)
-
-
-def value(facts: Facts, layer: str, key: str) -> Any:
-    """``facts[layer][key]`` when the layer was read (not ``unavailable``), else None."""
-    d = facts.get(layer)
-    if not isinstance(d, Mapping) or d.get("status") == "unavailable":
-        return None
-    return d.get(key)
 
 
 def _peek(facts: Facts, layer: str, key: str) -> Any:

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from smrnb.doctor import tables
+from smrnb.doctor._model import value
 from smrnb.doctor._owner import metadata_owner
 
 #: pip's rebuild of an extension against the installed torch: no isolated build (it would fetch the newest torch to
@@ -39,14 +40,6 @@ IN_THE_TREE = "in the extension's source tree"
 _BUILD_TREE_RE = re.compile(r"^(.+?)[\\/]build[\\/](?:lib|temp)[\w.-]*[\\/]")
 #: PyG's operator packages: PyPI has their sources only (the build imports torch); data.pyg.org has a wheel per torch
 _PER_TORCH_WHEELS = ("torch_scatter", "torch_sparse", "torch_cluster", "torch_spline_conv", "pyg_lib")
-
-
-def _value(facts: Mapping[str, Any], layer: str, key: str) -> Any:
-    """``facts[layer][key]`` when the layer was read (as :func:`smrnb.doctor.rules._events.value`)."""
-    d = facts.get(layer)
-    if not isinstance(d, Mapping) or d.get("status") == "unavailable":
-        return None
-    return d.get(key)
 
 
 def text_source(facts: Mapping[str, Any]) -> dict[str, str] | None:
@@ -68,9 +61,9 @@ def per_torch_wheel(path: str) -> str:
 def pyg_wheel_command(facts: Mapping[str, Any], pkg: str) -> str:
     """(round 26d; blind audit 36 F3) A PyG operator package (torch-scatter, torch-cluster, ...) reinstalled from PyG's
     wheel page for the installed torch and CUDA: PyPI has only its source, whose build needs torch."""
-    tv, tc = _value(facts, "torch", "version_base"), _value(facts, "torch", "cuda")
+    tv, tc = value(facts, "torch", "version_base"), value(facts, "torch", "cuda")
     mm = ".".join(str(tv).split(".")[:2]) + ".0" if tv else "<torch major.minor>.0"
-    var = f"cu{str(tc).replace('.', '')}" if tc else ("cpu" if _value(facts, "torch", "cpu_build") else "<cuXYZ|cpu>")
+    var = f"cu{str(tc).replace('.', '')}" if tc else ("cpu" if value(facts, "torch", "cpu_build") else "<cuXYZ|cpu>")
     return (f"pip install --force-reinstall --no-cache-dir {pkg.replace('_', '-')} -f "
             f"https://data.pyg.org/whl/torch-{mm}+{var}.html   # its wheel made for the installed torch")
 

@@ -81,6 +81,7 @@ __all__ = [
     "cuda_error",
     "cuda_home_shapes",
     "cuda_releases",
+    "cuda_releases_for_arch",
     "enum_lookup",
     "enum_rows",
     "enum_rows_in_text",
@@ -323,6 +324,16 @@ def nvcc_archs(version: str) -> tuple[int, ...] | None:
     if r is None:
         return None
     return tuple(int(a) for a in r["archs"].split())
+
+
+def cuda_releases_for_arch(cc: int) -> tuple[str, ...]:
+    """(round 38c) The CUDA releases of ``nvcc_archs.csv`` (the first release of each row, oldest first) whose nvcc
+    compiles for compute capability ``cc`` (``120``): ``("12.8", "12.9", "13.0", "13.4")``; ``()`` for none. Its first
+    is the first CUDA release whose nvcc compiles for the GPU, its last the newest row that still does (CUDA 13.0
+    dropped sm_50 to sm_72). The one reading of that question (``_install.first_nvcc_for``, ``_printed``'s variant
+    comment and the CuPy commands of ``rules._abi`` ask it here)."""
+    found = [r["cuda"] for r in rows("nvcc_archs") if str(cc) in r["archs"].split()]
+    return tuple(sorted(found, key=version_key))
 
 
 def max_gcc_for_nvcc(version: str) -> int | None:
