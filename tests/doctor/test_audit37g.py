@@ -33,8 +33,33 @@ def _commands(report: dict, code: str = "torch_wheel_lacks_gpu_arch") -> list[st
 
 
 _TORCH_INSTALL_RE = re.compile(r"\bpip3? install\b[^#]*\btorch(?:==|\s|$)")
-_PIN_RE = re.compile(r"\btorch==(\d+\.\d+\.\d+)\+(cu\d+)\b")
-_INDEX_RE = re.compile(r"--(?:extra-)?index-url https://download\.pytorch\.org/whl/(cu\d+)\b")
+_PIN_RE = re.compile(r"\btorch==(\d+\.\d+\.\d+)(?:\+(cu\d+))?(?=\s|$)")
+#: a variant's wheel index, or (round 38c: releases before 1.11) the -f page PyTorch's command of the release reads
+_INDEX_RE = re.compile(r"--(?:extra-)?index-url https://download\.pytorch\.org/whl/(cu\d+)\b"
+                       r"|-f https://download\.pytorch\.org/whl/(?:(cu\d+)/)?torch_stable\.html")
+
+
+def _index_variant(cmd: str) -> str:
+    """The CUDA variant the command's index names ("" for the one -f page of every variant)."""
+    m = _INDEX_RE.search(cmd)
+    assert m, cmd
+    return m.group(1) or m.group(2) or ""
+
+
+def _pinned_variant(cmd: str) -> tuple[str, str]:
+    """(release, variant) of a pinned torch install: the variant from the local label, else the index, else the
+    release's unlabelled PyPI variant (1.7's cu102: its command has no label and no index of its own)."""
+    m = _PIN_RE.search(cmd)
+    assert m, cmd
+    tv = tables.torch_cuda_variants(m.group(1), find_links=True)
+    assert tv is not None, cmd
+    v = m.group(2) or _index_variant(cmd)
+    if not v:
+        v = tv.pypi_default
+        assert v in tv.unlabelled, cmd  # no label only where PyTorch's command of the release has none
+    elif not m.group(2):
+        assert v in tv.unlabelled, cmd
+    return m.group(1), v
 
 
 def _python_range(torch: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -49,16 +74,17 @@ def _check_pinned(cmds: list[str], python: int | None, shown: tuple[str, ...] = 
     installs = [c.split("   #")[0] for c in cmds if _TORCH_INSTALL_RE.search(c.split("   #")[0])]
     assert installs, cmds
     for c in installs:
-        m, idx = _PIN_RE.search(c), _INDEX_RE.search(c)
-        assert m and idx and m.group(2) == idx.group(1), c
+        rel, variant = _pinned_variant(c)
+        assert _index_variant(c) in (variant, ""), c
         assert "--force-reinstall" not in c, c  # the local label picks the build; pip keeps what fits
-        tv = tables.torch_cuda_variants(m.group(1))
-        assert tv is not None and m.group(2) in tv.variants, c
+        tv = tables.torch_cuda_variants(rel, find_links=True)
+        assert variant in tv.variants, c
         if python:
-            lo, hi = _python_range(m.group(1))
+            lo, hi = _python_range(rel)
             assert lo <= (3, python) <= hi, c
         for lib in shown:
-            assert re.search(rf"\b{lib}==\d+\.\d+\.\d+\+{m.group(2)}\b", c), c
+            label = "" if {variant, lib} & set(tv.unlabelled) else rf"\+{variant}"
+            assert re.search(rf"\b{lib}==\d+\.\d+\.\d+{label}(?=\s|$)", c), c
     return _PIN_RE.search(installs[0]).group(1)
 
 
@@ -129,8 +155,8 @@ def test_t02_python38_torch17_pinned_with_its_torchvision():
     rel = _check_pinned(cmds, 8, ("torchvision",))
     assert tables.version_key(rel) >= (1, 7)  # never older than the installed 1.7.1
     install = next(c for c in cmds if "torch==" in c)
-    # the driver shown (CUDA 12.0) runs the index chosen
-    cuda = _INDEX_RE.search(install).group(1)
+    # the driver shown (CUDA 12.0) runs the variant chosen
+    cuda = _pinned_variant(install)[1]
     assert (int(cuda[2:-1]), int(cuda[-1])) <= (12, 0) or cuda.startswith("cu12"), install
 
 
@@ -140,7 +166,7 @@ def test_t11_python39_sm89_gets_a_torch_that_has_python39_wheels():
     rel = _check_pinned(cmds, 9)
     assert tables.version_key(rel) >= (1, 12)
     # sm_89: NVRTC and the GPU's own code need CUDA 11.8 (the installed cu113 build is what fails)
-    cuda = _INDEX_RE.search(next(c for c in cmds if "torch==" in c)).group(1)
+    cuda = _pinned_variant(next(c for c in cmds if "torch==" in c))[1]
     assert 89 in (nvcc_archs(f"{cuda[2:-1]}.{cuda[-1]}") or ())
 
 
@@ -203,15 +229,17 @@ def test_python38_blackwell_says_python_must_change():
 
 
 # the chooser itself, over (torch installed, Python, GPU, driver)
-_RELEASES = ["", "1.7.1", "1.11.0", "1.12.1", "1.13.1", "2.0.1", "2.3.1", "2.5.1", "2.7.1", "2.9.1", "2.11.0"]
+# (round 38c) with the releases before 1.11 (1.7-1.10) and the drivers of their CUDA (10.1, 10.2, 11.0)
+_RELEASES = ["", "1.6.0", "1.7.1", "1.8.1", "1.9.1", "1.10.1", "1.11.0", "1.12.1", "1.13.1", "2.0.1", "2.3.1",
+             "2.5.1", "2.7.1", "2.9.1", "2.11.0"]
 _CCS = [37, 50, 61, 70, 75, 80, 86, 89, 90, 100, 120]
-_DRIVER = [None, "11.4", "11.8", "12.0", "12.4", "12.8", "13.0"]
+_DRIVER = [None, "10.1", "10.2", "11.0", "11.4", "11.8", "12.0", "12.4", "12.8", "13.0"]
 
 
 def _driver_runs(d: str | None) -> list[str] | None:
     from smrnb.doctor.rules._driver import indexes_for_driver_cuda
 
-    return None if d is None else indexes_for_driver_cuda(d)
+    return None if d is None else indexes_for_driver_cuda(d, tags=tables.torch_cuda_tags())
 
 
 def test_sweep_the_pin_fits_what_it_was_given():
@@ -223,20 +251,20 @@ def test_sweep_the_pin_fits_what_it_was_given():
                     pin = torch_pin_for_gpu(n, installed, "", python, runs)
                     if pin is None:
                         continue
-                    tv = tables.torch_cuda_variants(pin.torch)
+                    tv = tables.torch_cuda_variants(pin.torch, find_links=True)
                     assert tv is not None and pin.variant in tv.variants
                     assert runs is None or pin.variant in runs
                     assert tables.torch_wheel_runs(pin.torch, pin.variant, n) is True, (installed, n, d, python, pin)
                     lo, hi = tables.version_key(pin.python_min), tables.version_key(pin.python_max)
                     assert pin.fits == (lo <= (3, python) <= hi), pin
-                    if pin.fits and installed and tables.version_key(pin.torch)[:2] >= (1, 11):
+                    if pin.fits and installed and tables.version_key(pin.torch)[:2] >= tables.version_key(installed)[:2]:
                         # the oldest: no release between the installed one and it fits as well
                         for r in tables.rows("torch_python"):
                             k = tables.version_key(r["torch"])
                             if tables.version_key(installed)[:2] <= k < tables.version_key(pin.torch)[:2] and \
                                     tables.version_key(r["python_min"]) <= (3, python) <= tables.version_key(
                                         r["python_max"]):
-                                fit = [v for v in tables.torch_cuda_variants(r["torch"]).variants
+                                fit = [v for v in tables.torch_cuda_variants(r["torch"], find_links=True).variants
                                        if (runs is None or v in runs) and tables.torch_wheel_runs(r["torch"], v, n)]
                                 assert not fit, (installed, n, d, python, pin, r["torch"], fit)
 
@@ -254,4 +282,4 @@ def test_torch_python_rows_are_sourced():
     for r in tables.rows("torch_python"):
         assert r["verified"] in ("yes", "partial") and r["source"].strip(), r
         assert tables.version_key(r["newest"])[:2] == tables.version_key(r["torch"]), r
-        assert tables.torch_cuda_variants(r["torch"]) is not None, r
+        assert tables.torch_cuda_variants(r["torch"], find_links=True) is not None, r

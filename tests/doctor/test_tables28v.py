@@ -71,7 +71,7 @@ def test_the_companion_of_each_torch_release_follows_the_sources(lib, torch, wan
 
 @pytest.mark.parametrize(("lib", "torch"), [
     ("torchaudio", "2.12.0"),  # the matrix says torchaudio 2.11 works with later torch: no 2.12 pin guessed
-    ("torchvision", "2.14.0"), ("torchvision", "1.9.0"), ("torchaudio", "3.0.0"),
+    ("torchvision", "2.14.0"), ("torchvision", "1.6.0"), ("torchaudio", "3.0.0"),
 ])
 def test_a_torch_release_the_sources_do_not_pair_gets_no_pin(lib, torch):
     assert companion_for_torch(lib, torch) == ""

@@ -49,6 +49,6 @@ def test_torch_wheel_runs_reads_the_matrix(torch, variant, cc, runs):
 
 def test_every_variant_of_the_rows_is_one_the_torch_release_publishes():
     for r in tables.rows("torch_wheel_archs"):
-        tv = tables.torch_cuda_variants(r["torch"])
+        tv = tables.torch_cuda_variants(r["torch"], find_links=True)  # (round 38c) 1.7-1.10: -f pages
         assert tv is not None and r["variant"] in tv.variants, r
         assert all(a.isdigit() for a in r["archs"].split()), r

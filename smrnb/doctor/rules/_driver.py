@@ -59,8 +59,10 @@ def torch_variants_for_driver(torch_version: str, driver: str, platform: str = "
     return out
 
 
-def indexes_for_driver_cuda(dcuda: str, driver: str | None = None, platform: str = "linux") -> list[str]:
-    """The torch CUDA wheel indexes (``tables.torch_cuda_indexes``) a driver that runs CUDA <= ``dcuda`` can run,
+def indexes_for_driver_cuda(dcuda: str, driver: str | None = None, platform: str = "linux",
+                            tags: tuple[str, ...] | None = None) -> list[str]:
+    """The torch CUDA wheel indexes (``tables.torch_cuda_indexes``; ``tags`` in its place: other variant tags, oldest
+    first) a driver that runs CUDA <= ``dcuda`` can run,
     oldest first: a CUDA not newer than ``dcuda`` natively; a newer minor of the same major (11 on) under minor-version
     compatibility when the driver reaches the major's minimum (``driver``, or when unknown the driver of ``dcuda``'s
     first release: a driver that reports CUDA 11.4 is at least 470.42.01)."""
@@ -73,7 +75,7 @@ def indexes_for_driver_cuda(dcuda: str, driver: str | None = None, platform: str
     fam = tables.family_min_driver(d[0], platform)
     compat = bool(d[0] >= 11 and fam and driver and _cmp(driver, fam) >= 0)
     out = []
-    for v in tables.torch_cuda_indexes():
+    for v in tables.torch_cuda_indexes() if tags is None else tags:
         c = (int(v[2:-1]), int(v[-1]))
         if c <= d[:2] or (compat and c[0] == d[0]):
             out.append(v)

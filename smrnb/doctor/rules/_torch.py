@@ -1919,6 +1919,17 @@ def _companion(facts: Facts, ev: dict[str, Any]) -> dict[str, Any]:
 
     rel = companion_for_torch(who, str(tv or ""))
     check = f"python -c \"import torch, {who}; print(torch.__version__, {who}.__version__)\""
+    old = tables.torch_cuda_variants(str(tv or ""), find_links=True)
+    if rel and old and old.find_links:  # (round 38c) before 1.11: the -f page of PyTorch's command of the release
+        var = f"cu{str(tc).replace('.', '')}" if tc else "<cuXYZ>"
+        var = var if var in old.variants else "<cuXYZ>"
+        label = "" if who in old.unlabelled or var in old.unlabelled else f"+{var}"
+        return {"title": f"{who} does not match the installed torch",
+                "commands": [check, f'pip install "{who}=={rel}{label}" -f {old.find_links.replace("{variant}", var)}'
+                                    f"   # the {who} of torch {tv}'s release line, as PyTorch's install command of the "
+                                    "release pins it; torch stays"
+                                    + ("; cuXYZ: torch.version.cuda without the dot (cu111 for 11.1)"
+                                       if "<cuXYZ>" in label + old.find_links.replace("{variant}", var) else "")]}
     if rel:  # (round 27e) the companion of the installed torch's line, torch left as it is
         return {"title": f"{who} does not match the installed torch",
                 "commands": [check, f'pip install "{who}=={rel}" --index-url https://download.pytorch.org/whl/{idx}'

@@ -93,7 +93,7 @@ def pinned_torch_command(n: int, facts: Facts, python: int, nvrtc: bool = False)
         python = int(next(iter(pythons)).split(".")[1])
     tc = str(value(facts, "torch", "cuda") or "")
     dcuda, dv = value(facts, "driver", "cuda_driver_version"), value(facts, "driver", "driver_version")
-    runs = indexes_for_driver_cuda(str(dcuda), dv, driver_platform(facts)) if dcuda else None
+    runs = indexes_for_driver_cuda(str(dcuda), dv, driver_platform(facts), tables.torch_cuda_tags()) if dcuda else None
     installed = tv if re.fullmatch(r"\d+\.\d+(?:\.\d+)?", tv) else ""
     variant = tables.torch_wheel_variant(str(value(facts, "torch", "version") or ""))
     listed = tables.torch_wheel_archs(installed, variant) if installed and variant else None
@@ -108,11 +108,7 @@ def pinned_torch_command(n: int, facts: Facts, python: int, nvrtc: bool = False)
     pin = torch_pin_for_gpu(n, last[0] if last else installed, "" if last else tc, python, runs, native)
     if pin is None:
         return ""
-    label = f"+{pin.variant}"
-    pins = [p + label if "==" in p else p for p in _companions_for(facts, pin.torch)]
-    index = ("--extra-index-url" if tables.version_key(pin.torch) < (2, 0) else "--index-url") + \
-        f" https://download.pytorch.org/whl/{pin.variant}"  # before 2.0: PyPI for the rest, as PyTorch's pages had it
-    cmd = f"pip install torch=={pin.torch}{label}{''.join(' ' + p for p in pins)} {index}"
+    cmd, pins = _pin_command(pin, _companions_for(facts, pin.torch))
     cuda = f"{pin.variant[2:-1]}.{pin.variant[-1]}"
     what = _which_release(pin, installed, n, bool(last)) + (
         f" and whose CUDA {cuda} NVRTC targets it" if nvrtc else f", built by a CUDA ({cuda}) that compiles for "
@@ -127,6 +123,28 @@ def pinned_torch_command(n: int, facts: Facts, python: int, nvrtc: bool = False)
     names = " and ".join(p.split("==")[0] for p in pins)
     return (f"{cmd}   # torch {pin.torch}, {what}, with wheels for {said[0]} and {said[1]}"
             + (f"; with the {names} of its release" if names else ""))
+
+
+def _pin_command(pin: TorchPin, companions: list[str]) -> tuple[str, list[str]]:
+    """The ``pip install`` of ``pin`` and the ``companions`` (``torchvision==0.14.1``), as PyTorch's install page of
+    the release writes it (tables/torch_cuda.csv): each pin with the variant's local label (``+cu117``: a different
+    build of the same release is not taken for the one installed) but where the release's command has none (1.7's
+    cu102 is PyPI's wheel; torchaudio before 1.11); the variant's wheel index (``--extra-index-url`` before 2.0, PyPI
+    for the rest, as PyTorch's pages had it), or before 1.11 the ``-f`` page the wheels are listed on. Returns the
+    command and the companions' pins."""
+    row = tables.torch_cuda_variants(pin.torch, find_links=True)
+    bare = set(row.unlabelled if row else ())
+
+    def pinned(name: str, spec: str) -> str:
+        return spec if "==" not in spec or pin.variant in bare or name in bare else f"{spec}+{pin.variant}"
+
+    pins = [pinned(p.split("==")[0], p) for p in companions]
+    if row and row.find_links:
+        index = f"-f {row.find_links.replace('{variant}', pin.variant)}"
+    else:
+        index = ("--extra-index-url" if tables.version_key(pin.torch) < (2, 0) else "--index-url") + \
+            f" https://download.pytorch.org/whl/{pin.variant}"
+    return f"pip install {pinned('torch', f'torch=={pin.torch}')}{''.join(' ' + p for p in pins)} {index}", pins
 
 
 def _which_release(pin: TorchPin, installed: str, n: int, last: bool) -> str:

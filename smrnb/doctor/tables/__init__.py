@@ -13,7 +13,9 @@ Files
 ``nvcc_archs.csv``    nvcc major.minor (first release of a row) -> compute capabilities it compiles for
 ``nvcc_gcc.csv``      nvcc major.minor (first release of a row) -> newest host gcc major
 ``gpu_cc.csv``        GPU marketing-name regex -> compute capability
-``torch_cuda.csv``    torch major.minor -> CUDA variants on download.pytorch.org, PyPI default
+``torch_cuda.csv``    torch major.minor -> CUDA variants on download.pytorch.org, PyPI default; (round 38c) for the
+    releases before 1.11 (from 1.7) the ``-f`` page PyTorch's install commands read (``find_links``) and what they
+    write without a ``+cuXYZ`` label (``unlabelled``)
 ``torch_wheel_archs.csv`` torch major.minor and CUDA variant -> the compute capabilities its wheels carry kernels
     for (and the one shipped as PTX too): PyTorch's support matrix (RELEASE.md), not what nvcc can compile
 ``kaolin.json``       kaolin release -> Python / torch range and ``{torch}_cu{cuda}`` wheel pages
@@ -115,6 +117,7 @@ __all__ = [
     "loader_translations",
     "threejs_labext_for_pythreejs",
     "torch_cuda_indexes",
+    "torch_cuda_tags",
     "torch_cuda_variants",
     "torch_wheel_runs",
     "torch_last_for_arch",
@@ -473,17 +476,28 @@ class TorchVariants:
     pypi_default: str
     verified: str
     source: str
+    #: (round 38c) what PyTorch's install command of the release writes without a ``+cuXYZ`` local label: a variant
+    #: (every package of it: 1.7's cu102 is PyPI's wheel) or a package (torchaudio before 1.11)
+    unlabelled: tuple[str, ...] = ()
+    #: (round 38c) the page pip's ``-f`` reads the release's wheels from (``{variant}`` filled in), "" where each
+    #: variant has a wheel index of its own (``https://download.pytorch.org/whl/<variant>``, from 1.11)
+    find_links: str = ""
 
 
-def torch_cuda_variants(torch_version: str) -> TorchVariants | None:
-    """CUDA variants published for torch ``major.minor`` of ``torch_version``; None if unknown."""
+def torch_cuda_variants(torch_version: str, find_links: bool = False) -> TorchVariants | None:
+    """CUDA variants published for torch ``major.minor`` of ``torch_version``; None if unknown. (round 38c) A release
+    whose wheels pip reads from a ``-f`` page (before 1.11: no ``download.pytorch.org/whl/<variant>`` index holds
+    them) only with ``find_links``: the callers that print ``--index-url .../whl/<variant>`` never get one."""
     v = parse_version(torch_version)
     if not v or len(v) < 2:
         return None
     for r in rows("torch_cuda"):
         if parse_version(r["torch"]) == v[:2]:
+            if (r.get("find_links") or "").strip() and not find_links:
+                return None
             return TorchVariants(r["torch"], tuple(r["variants"].split()), r["pypi_default"],
-                                 r["verified"], r["source"])
+                                 r["verified"], r["source"], tuple((r.get("unlabelled") or "").split()),
+                                 (r.get("find_links") or "").strip())
     return None
 
 
@@ -548,12 +562,24 @@ def torch_last_for_arch(cc: int) -> tuple[str, str] | None:
     return None
 
 
+def _cuda_tag_key(tag: str) -> tuple[int, int]:
+    """``cu92`` -> (9, 2), ``cu130`` -> (13, 0): a CUDA variant tag's release, for sorting."""
+    return int(tag[2:-1]), int(tag[-1])
+
+
 def torch_cuda_indexes() -> tuple[str, ...]:
     """Every CUDA variant with a wheel index of its own (``https://download.pytorch.org/whl/<variant>``) for the torch
     releases of the table, oldest CUDA first: ``cu102`` ... ``cu130``. A tag not in it (``cu114``, ``cu122``) names
-    no index."""
-    tags = {v for r in rows("torch_cuda") for v in r["variants"].split()}
-    return tuple(sorted(tags, key=lambda v: (int(v[2:-1]), int(v[-1]))))
+    no index. (round 38c) The releases before 1.11 (their row's ``find_links``: PyTorch's pages install them with
+    ``-f .../torch_stable.html``) add none: ``cu92``, ``cu101``, ``cu110``, ``cu111`` are tags of a wheel, no index."""
+    tags = {v for r in rows("torch_cuda") if not (r.get("find_links") or "").strip() for v in r["variants"].split()}
+    return tuple(sorted(tags, key=_cuda_tag_key))
+
+
+def torch_cuda_tags() -> tuple[str, ...]:
+    """(round 38c) Every CUDA variant of a torch release in the table, oldest CUDA first: :func:`torch_cuda_indexes`
+    and the variants of the releases before 1.11 (``cu92`` ... ``cu111``), whose wheels are read with ``-f``."""
+    return tuple(sorted({v for r in rows("torch_cuda") for v in r["variants"].split()}, key=_cuda_tag_key))
 
 
 # --- kaolin ----------------------------------------------------------------------------------
