@@ -152,3 +152,21 @@ def test_old_companion_reinstalled_from_the_page_its_release_used():
     pin = [c for c in cmds if c.startswith('pip install "torchaudio==')]
     assert pin and '"torchaudio==0.8.1"' in pin[0] and f" -f {tv.find_links}" in pin[0], cmds
     assert not [c for c in cmds if "--index-url" in c], cmds
+
+
+def test_an_old_wheel_that_carries_the_gpu_puts_the_blame_on_the_extension():
+    """Fails before: torch 1.8.1+cu111 (its wheels carry sm_86: builder's release list for CUDA 11.1) on an RTX 3090
+    whose extension has no kernel image got torch_wheel_lacks_gpu_arch as a second reading, the table having no 1.8
+    row; the decision names the table and its sources (not "PyTorch's release notes" alone: the rows before 2.8
+    come from PyTorch's wheel build scripts)."""
+    text = "\n".join(['$ python -c "import torch; print(torch.__version__)"', "1.8.1+cu111", "$ nvidia-smi -L",
+                      "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5e2a7f11-0c3b-4f5e-9a51-1d2b3c4d5e6f)",
+                      "$ python train.py", "Traceback (most recent call last):",
+                      '  File "/home/u/proj/models/dcn.py", line 40, in forward', "    out = _C.dcn_forward(x)",
+                      "RuntimeError: CUDA error: no kernel image is available for execution on the device"]) + "\n"
+    assert tables.torch_wheel_runs("1.8.1", "cu111", 86) is True
+    findings = _explain(text)["findings"]
+    assert [f["code"] for f in findings][:1] == ["no_kernel_image_for_gpu"], findings
+    assert "torch_wheel_lacks_gpu_arch" not in [f["code"] for f in findings], findings
+    said = [e for f in findings for e in f["evidence"] if e.startswith("decided by: torch 1.8.1+cu111's wheels carry")]
+    assert said and "tables/torch_wheel_archs.csv" in said[0] and "wheel build scripts" in said[0], findings

@@ -231,8 +231,9 @@ def _whose_kernels(facts: Facts) -> tuple[list[str], str] | None:
 
 def _wheel_kernels(facts: Facts, ccs: list[str]) -> tuple[list[str], str] | None:
     """(round 33) 'no kernel image' read from torch's own wheel, or None: where torch's version shows a pip wheel's CUDA
-    variant (``2.11.0+cu130``, from the text or this machine) and the GPU's compute capability is known, PyTorch's
-    release notes (tables/torch_wheel_archs.csv) say whether that variant's wheels carry kernels the GPU runs. They
+    variant (``2.11.0+cu130``, from the text or this machine) and the GPU's compute capability is known,
+    tables/torch_wheel_archs.csv (PyTorch's support matrix and its wheel build scripts: round 38c) says whether that
+    variant's wheels carry kernels the GPU runs. They
     do: torch's own operations run there, so the binary without them is an extension. They do not: torch's. A
     conda or source build (no ``+cu`` variant) and a release or variant the table lacks decide nothing."""
     from smrnb.doctor._install import cc_to_int
@@ -250,10 +251,12 @@ def _wheel_kernels(facts: Facts, ccs: list[str]) -> tuple[list[str], str] | None
     caps = ", ".join(ccs)
     if all(runs):
         return ["no_kernel_image_for_gpu"], (f"torch {full}'s wheels carry kernels for compute capability {caps} "
-                                             "(PyTorch's release notes): the binary without them is an extension")
+                                             "(tables/torch_wheel_archs.csv: PyTorch's release notes and wheel "
+                                             "build scripts): the binary without them is an extension")
     # torch first; an extension that failed may lack the GPU too (it is rebuilt against the torch that replaces this one)
     return ["torch_wheel_lacks_gpu_arch", "no_kernel_image_for_gpu"], (
-        f"torch {full}'s wheels have no kernels for compute capability {caps} (PyTorch's release notes)")
+        f"torch {full}'s wheels have no kernels for compute capability {caps} (tables/torch_wheel_archs.csv: "
+        "PyTorch's release notes and wheel build scripts)")
 
 
 def _no_cpu_build(facts: Facts) -> str:

@@ -168,7 +168,8 @@ def _gpus_against_wheel(torch: Mapping[str, Any], gpus: list[Mapping[str, Any]],
 
     variant, archs, ptx = listed
     said = (f"torch {version}'s {variant} wheels carry sm_{' sm_'.join(map(str, archs))}"
-            + (f" and PTX of compute_{ptx}" if ptx else "") + " (PyTorch's release notes; tables/torch_wheel_archs.csv)")
+            + (f" and PTX of compute_{ptx}" if ptx else "") + " (tables/torch_wheel_archs.csv: PyTorch's release "
+            "notes and wheel build scripts)")
     decide = "not read from this torch's files: `smr-doctor --import-check` reads torch.cuda.get_arch_list()"
     for g in gpus:
         cc = g.get("compute_capability")
