@@ -113,8 +113,11 @@ def _remember_machine(facts: dict[str, Any]) -> None:
 
 
 def machine_facts_seen() -> dict[str, Any] | None:
-    """The facts of this process's machine from the last whole look at it in this process, or None: no probe runs."""
-    return _MACHINE or None
+    """The facts of this process's machine from the last whole look at it in this process (a copy: a reading
+    never changes what was seen), or None: no probe runs."""
+    import copy
+
+    return copy.deepcopy(_MACHINE) if _MACHINE else None
 
 
 def diagnose(layers: Iterable[str] | str | None = None, extension_paths: Iterable[str] = (),
