@@ -14,6 +14,7 @@ Importing this package imports neither torch nor kaolin.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import os
 import shutil
@@ -106,8 +107,6 @@ _MACHINE: dict[str, Any] = {}
 
 
 def _remember_machine(facts: dict[str, Any]) -> None:
-    import copy
-
     _MACHINE.clear()
     _MACHINE.update(copy.deepcopy(facts))
 
@@ -115,8 +114,6 @@ def _remember_machine(facts: dict[str, Any]) -> None:
 def machine_facts_seen() -> dict[str, Any] | None:
     """The facts of this process's machine from the last whole look at it in this process (a copy: a reading
     never changes what was seen), or None: no probe runs."""
-    import copy
-
     return copy.deepcopy(_MACHINE) if _MACHINE else None
 
 
