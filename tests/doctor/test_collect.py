@@ -32,7 +32,7 @@ def test_layer_module_map_and_order():
     assert tuple(PROBE_MODULES) == LAYERS
     assert PROBE_MODULES["torch"] == "_torch_build"
     wanted, run = expand_layers(["abi"])
-    assert wanted == ["abi"] and run == ["driver", "torch", "loader", "abi"]
+    assert wanted == ["abi"] and run == ["driver", "torch", "toolkit", "loader", "abi"]
     with pytest.raises(SmrnbValueError, match="layers must be a subset of"):
         expand_layers(["gpu"])
 

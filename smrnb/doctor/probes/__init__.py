@@ -59,7 +59,12 @@ RULE_NEEDS: dict[str, tuple[str, ...]] = {
     "toolkit": ("driver", "torch", "kaolin"),  # kaolin: (blind audit 36, C-L4) whether kaolin is to be built from source
     # (blind audit 36) an extension's plain C names that nothing defines are the loader's finding: the abi probe reads
     # its symbols (`--layer loader` alone reported nothing of an `undefined symbol` import failure)
-    "loader": ("abi",),
+    # (round 38d, issue 25) a missing CUDA library's reading (not found, or a binary of another CUDA) compares its major
+    # with this environment's CUDA majors (rules/_events.py's cuda_majors: torch's build and every nvcc): without the
+    # toolkit's facts `--layer loader` (or abi, whose run shows the loader's findings) read a libcudart.so.11.0 missing
+    # beside a CUDA 13 toolkit as not found, where `explain` of the same error text read it as a binary of another CUDA
+    "loader": ("abi", "toolkit"),
+    "abi": ("toolkit",),
 }
 
 #: seconds the import check (``import torch`` / ``import torch, kaolin`` in subprocesses) may take, on

@@ -1,0 +1,94 @@
+# Copyright 2026 smrnb developers. Licensed under the Apache License, Version 2.0.
+"""Round 38d (issue 25: "a fact read from a text and the same fact probed live give the same finding").
+
+* A compiled module that needs ``libcudart.so.11.0``, which the loader cannot find, beside a CUDA 12 toolkit: the live
+  run (``--extension``, ``--layer loader``/``abi``) and ``explain`` of the loader's error text on the same machine take
+  their first reading from one decision (rules/_events.py's ``decide``) over the same facts.
+* One reading of tables/nvcc_archs.csv for a CUDA major newer than the table.
+* ``explain`` with this machine's facts prints this process's interpreter where the text shows none.
+
+Every test runs the CLI in a subprocess or calls the public API, as a user does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "smrnb.doctor.cli"]
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed: the test .so files are built "
+                                                                    "with it")
+_PAIR = ("cudart_not_found", "prebuilt_binary_wrong_cuda")
+
+
+def _doctor(*args: str, env: dict[str, str] | None = None, stdin: str | None = None,
+            timeout: float = 180) -> dict:
+    p = subprocess.run([*CLI, *args, "--json"], capture_output=True, text=True, timeout=timeout, input=stdin,
+                       env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    assert p.stdout.strip(), p.stderr
+    return json.loads(p.stdout)
+
+
+def _gcc(*args: str, cwd: Path) -> None:
+    subprocess.run(["gcc", "-shared", "-fPIC", *args], cwd=cwd, check=True, capture_output=True, timeout=120)
+
+
+@pytest.fixture()
+def cuda11_extension(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A real ELF that needs libcudart.so.11.0 (linked against a stand-in, then deleted) and a PATH whose first nvcc
+    is a CUDA 12.4 one (a script printing nvcc's --version)."""
+    (tmp_path / "rt.c").write_text("int cudaRuntimeStandIn(void) { return 0; }\n")
+    _gcc("-Wl,-soname,libcudart.so.11.0", "-o", "libcudart.so.11.0", "rt.c", cwd=tmp_path)
+    (tmp_path / "ext.c").write_text("int cudaRuntimeStandIn(void);\nint ext_entry(void) { return cudaRuntimeStandIn(); }\n")
+    _gcc("-o", "cuda11_ext.so", "ext.c", "-L.", "-l:libcudart.so.11.0", cwd=tmp_path)
+    (tmp_path / "libcudart.so.11.0").unlink()
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    nvcc = bindir / "nvcc"
+    nvcc.write_text("#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
+                    "echo 'Cuda compilation tools, release 12.4, V12.4.131'\n")
+    nvcc.chmod(0o755)
+    return tmp_path / "cuda11_ext.so", {"PATH": f"{bindir}:{os.environ['PATH']}"}
+
+
+def _first_of_pair(d: dict) -> str:
+    got = [f["code"] for f in d["findings"] if f["code"] in _PAIR]
+    assert got, [f["code"] for f in d["findings"]]
+    return got[0]
+
+
+def _majors_shown(d: dict) -> set[int]:
+    f = d.get("facts") or {}
+    vers = [(f.get("torch") or {}).get("cuda")] + [n.get("version") for n in (f.get("toolkit") or {}).get("nvccs") or []
+                                                   if isinstance(n, dict)]
+    return {int(str(v).split(".")[0]) for v in vers if v and str(v).split(".")[0].isdigit()}
+
+
+@needs_gcc
+def test_a_missing_cudart_reads_the_same_live_and_from_its_text(cuda11_extension):
+    """Before round 38d `--layer loader` / `--layer abi` did not collect the toolkit's facts, so the live reading of
+    the missing libcudart.so.11.0 beside a CUDA 12 nvcc was `cudart_not_found` while `explain` of the loader's own
+    message on the same machine read `prebuilt_binary_wrong_cuda` (CUDA 11 is none of this environment's)."""
+    ext, env = cuda11_extension
+    text = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+    full = _doctor("--layer", "toolkit", "--layer", "torch", env=env)
+    assert 12 in _majors_shown(full), full["facts"]
+    runs = {
+        "live": _doctor("--extension", str(ext), env=env),
+        "live --layer loader": _doctor("--extension", str(ext), "--layer", "loader", env=env),
+        "live --layer abi": _doctor("--extension", str(ext), "--layer", "abi", env=env),
+        "explain": _doctor("explain", env=env, stdin=text),
+        "explain --layer loader": _doctor("explain", "--layer", "loader", env=env, stdin=text),
+    }
+    firsts = {k: _first_of_pair(d) for k, d in runs.items()}
+    assert len(set(firsts.values())) == 1, firsts
+    # the rule's own logic: a library of a CUDA major none of torch's build or the toolkits has is another CUDA's
+    want = "cudart_not_found" if 11 in _majors_shown(full) else "prebuilt_binary_wrong_cuda"
+    assert set(firsts.values()) == {want}, firsts
