@@ -163,14 +163,14 @@ def arch_covers(arch_list: list[str], cc: str) -> tuple[bool, str]:
 
 
 def nvcc_archs(nvcc: str | None) -> list[int] | None:
-    """Compute capabilities (as 86, 90...) the nvcc release ``nvcc`` compiles for (tables/nvcc_archs.csv)."""
+    """Compute capabilities (as 86, 90...) the nvcc release ``nvcc`` compiles for (tables/nvcc_archs.csv,
+    :func:`smrnb.doctor.tables.nvcc_archs`); None where the table does not know the whole list."""
     if not nvcc:
         return None
-    best = None
-    for r in tables.rows("nvcc_archs"):
-        if tables.version_key(r["cuda"]) <= tables.version_key(nvcc):
-            best = r
-    return sorted(int(a) for a in best["archs"].split()) if best else None
+    # (round 38d) the table's one reading: a major newer than the table's is not the newest known release's list (it
+    # may have dropped the oldest of those archs, as each major did): unknown, None
+    archs = tables.nvcc_archs(nvcc)
+    return sorted(archs) if archs is not None else None
 
 
 def _capabilities(gpu_archs: list[str]) -> list[int]:
@@ -218,10 +218,11 @@ def build_arch_list(gpu_archs: list[str], nvcc: str | None) -> str | None:
     caps = _capabilities(gpu_archs)
     if not caps:
         return None
-    have = nvcc_archs(nvcc)
+    known = tables.nvcc_arch_support(nvcc) if nvcc else None
+    have = sorted(known.sure) if known is not None else None
     out = []
     for c in caps:
-        if have is None or c in have:
+        if have is None or known is None or known.compiles(c) is not False:  # (round 38d) or the table cannot say
             out.append(f"{c // 10}.{c % 10}")
         else:
             lower = [a for a in have if a < c and a not in _TEGRA_ARCHS]

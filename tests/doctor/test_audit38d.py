@@ -92,3 +92,56 @@ def test_a_missing_cudart_reads_the_same_live_and_from_its_text(cuda11_extension
     # the rule's own logic: a library of a CUDA major none of torch's build or the toolkits has is another CUDA's
     want = "cudart_not_found" if 11 in _majors_shown(full) else "prebuilt_binary_wrong_cuda"
     assert set(firsts.values()) == {want}, firsts
+
+
+# ------------------------------------------------------------------ item 2: one reading of nvcc_archs.csv
+
+def _newest_row() -> tuple[str, list[int]]:
+    from smrnb.doctor import tables
+
+    r = max(tables.rows("nvcc_archs"), key=lambda x: tables.version_key(x["cuda"]))
+    return r["cuda"], sorted(int(a) for a in r["archs"].split())
+
+
+def test_the_two_readers_of_nvcc_archs_agree_for_a_major_newer_than_the_table():
+    """_install.nvcc_archs read a major newer than the table (CUDA 14 beside rows up to 13.x) as the newest known
+    release's list; tables.nvcc_archs said None (unknown). One answer now: the whole list is unknown."""
+    from smrnb.doctor import _install, tables
+
+    newest, _ = _newest_row()
+    later = f"{int(newest.split('.')[0]) + 1}.0"
+    for v in ("10.2", "11.8", "12.4", newest, later, "9.2"):
+        t = tables.nvcc_archs(v)
+        assert _install.nvcc_archs(v) == (sorted(t) if t is not None else None), v
+    assert tables.nvcc_archs(later) is None
+
+
+def test_a_newer_major_surely_compiles_the_newest_archs_and_may_have_dropped_the_oldest():
+    from smrnb.doctor import tables
+
+    newest, archs = _newest_row()
+    m = int(newest.split(".")[0])
+    s = tables.nvcc_arch_support(f"{m + 1}.0")
+    assert s is not None and s.newer_major and s.row == newest
+    assert s.compiles(max(archs)) is True  # the newest arch the newest known release compiles
+    assert s.compiles(min(archs)) is None  # its oldest: a new major drops the oldest archs (13.0 dropped sm_50-72)
+    assert s.compiles(max(archs) + 10) is None  # newer than any known: a new major adds archs
+    dropped = [a for a in (tables.nvcc_archs("12.0") or ()) if a not in archs]
+    assert dropped and all(s.compiles(a) is False for a in dropped)  # dropped before: never taken back
+    # a release the table knows: its own row, every answer sure
+    known = tables.nvcc_arch_support(newest)
+    assert known is not None and not known.newer_major and known.compiles(min(archs)) is True
+    assert known.compiles(max(archs) + 10) is False
+
+
+def test_the_arch_list_for_a_newer_major_keeps_an_arch_the_table_cannot_rule_out():
+    """Before, nvcc 14.0 was read as 13.x's list, so a GPU newer than 13.x's newest arch got the PTX of 13.x's newest
+    ("12.1+PTX") although a new major adds archs; an arch 13.x dropped stays out."""
+    from smrnb.doctor import _install
+
+    newest, archs = _newest_row()
+    later = f"{int(newest.split('.')[0]) + 1}.0"
+    new = max(archs) + 10
+    assert _install.build_arch_list([f"sm_{new}"], later) == f"{new // 10}.{new % 10}"
+    assert _install.build_arch_list([f"sm_{max(archs)}"], later) == f"{max(archs) // 10}.{max(archs) % 10}"
+    assert _install.build_arch_list(["sm_70"], later) is None  # dropped by CUDA 13.0: no nvcc after compiles it

@@ -320,13 +320,63 @@ def _floor_row(table: str, version: str) -> dict[str, str] | None:
     return best
 
 
+@dataclass(frozen=True)
+class NvccArchs:
+    """(round 38d) What the nvcc of one CUDA release compiles for, by ``nvcc_archs.csv``: ``sure`` it does; ``unsure``
+    whether it still does (only for a major newer than the table's, ``newer_major``); ``row`` the table's row read."""
+    row: str
+    sure: tuple[int, ...]
+    unsure: tuple[int, ...] = ()
+    newer_major: bool = False
+
+    def compiles(self, cc: int) -> bool | None:
+        """Whether the nvcc compiles for compute capability ``cc`` (``120``); None when the table cannot say: an arch
+        of ``unsure``, or one newer than every arch the newest known release compiles (a new major adds some)."""
+        if cc in self.sure:
+            return True
+        if not self.newer_major:
+            return False
+        if cc in self.unsure or cc > max(self.sure + self.unsure, default=0):
+            return None
+        return False  # dropped by the newest known release already: no major has taken a dropped arch back
+
+
+def nvcc_arch_support(version: str) -> NvccArchs | None:
+    """(round 38d) The one reading of ``nvcc_archs.csv`` for nvcc ``version``: the row of its release (the greatest
+    row of the same major at or before it); None for a version older than the table or unparsable.
+
+    A major newer than the table's (CUDA 14 while the newest row is 13.x): NVIDIA's practice is that a new major drops
+    the oldest architectures (11.0: sm_30/32; 12.0: sm_35/37; 13.0: sm_50 to sm_72, the CUDA 13.0 release notes'
+    "Deprecated Architectures": Maxwell, Pascal and Volta no longer supported for offline compilation), always the
+    oldest ones, and none an architecture the major before it had added (12.x kept 11.x's 80-90, 13.x kept 12.x's
+    100-121). So it surely compiles the newest known release's archs from the oldest one the newest known major added
+    (13.x added 88, 107, 110: 88 and above), not whether the older ones (75-87) are still there; an arch the newest
+    known release no longer compiles is not compiled either."""
+    v = parse_version(version)
+    if not v or len(v) < 2:
+        return None
+    r = _floor_row("nvcc_archs", version)
+    if r is not None:
+        return NvccArchs(r["cuda"], tuple(int(a) for a in r["archs"].split()))
+    table = sorted(rows("nvcc_archs"), key=lambda x: version_key(x["cuda"]))
+    if not table or v[0] <= (parse_version(table[-1]["cuda"]) or (0,))[0]:
+        return None
+    newest = table[-1]
+    m = (parse_version(newest["cuda"]) or (0,))[0]
+    before = {a for x in table if (parse_version(x["cuda"]) or (0,))[0] < m for a in x["archs"].split()}
+    added = [int(a) for x in table if (parse_version(x["cuda"]) or (0,))[0] == m for a in x["archs"].split()
+             if a not in before]
+    archs = sorted(int(a) for a in newest["archs"].split())
+    floor = min(added, default=max(archs) + 1)
+    return NvccArchs(newest["cuda"], tuple(a for a in archs if a >= floor), tuple(a for a in archs if a < floor), True)
+
+
 def nvcc_archs(version: str) -> tuple[int, ...] | None:
     """Compute capabilities (``75`` = 7.5) nvcc ``version`` compiles for, per the table (used when
-    ``nvcc --list-gpu-arch`` is unavailable); None when the major is unknown."""
-    r = _floor_row("nvcc_archs", version)
-    if r is None:
-        return None
-    return tuple(int(a) for a in r["archs"].split())
+    ``nvcc --list-gpu-arch`` is unavailable): the whole list, so None where the table does not know it, a major older
+    or newer than the table's (:func:`nvcc_arch_support` says what is known of a newer one)."""
+    r = nvcc_arch_support(version)
+    return r.sure if r is not None and not r.newer_major else None
 
 
 def cuda_releases_for_arch(cc: int) -> tuple[str, ...]:
