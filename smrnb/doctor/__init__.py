@@ -287,10 +287,14 @@ def _explain_text(text: str, live: bool, layers: Iterable[str] | None, timeout: 
     found = res.findings
     touched = {f.layer for f in found if not f.guessed}  # a guess adds no live findings
     text_codes = {f.code for f in found}
-    from smrnb.doctor._printed import said_in_words
+    from smrnb.doctor._printed import said_in_words, text_shows_python, this_pythons_commands
 
     live_findings = [f for f in said_in_words(evaluate(ctx.facts, wanted))
                      if f.layer in touched and f.severity in ("error", "warning") and f.code not in text_codes]
+    if own:  # (round 38d) this machine's Python, examined here, as diagnose's commands: the text's where it shows none
+        which = (sys.executable, shutil.which("python"), shutil.which("pip"))
+        live_findings = this_pythons_commands(live_findings, *which)
+        found = found if text_shows_python(text) else this_pythons_commands(found, *which)
     if not res.recognised:  # a text read as no known cause (or only notes of a failure): no finding of the machine's
         live_findings = []
     shown = [ly for ly in LAYERS if ly in touched] if res.recognised else []

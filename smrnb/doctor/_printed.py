@@ -2757,6 +2757,13 @@ def _text_interpreter(text: str) -> str:
     return f'"{re.sub(r"^~/", "$HOME/", path)}"' if " " in path else path
 
 
+def text_shows_python(text: str) -> bool:
+    """(round 38d) Whether the text shows a Python of its own: a path into a site-packages (a traceback's frame) or a
+    path to a python a command runs. Where it shows none and was read with this machine's facts, the Python to run
+    is the one explain examined, this process's (:func:`this_pythons_commands`)."""
+    return "python" in text and bool(_SITE_PREFIX_RE.search(text) or _TEXT_PYTHON_PATH_RE.search(text))
+
+
 def _failed_python(c: str, text: str, os_: str) -> str:
     """(round 38a, brief R38A item 2) A command that computes a value with ``$(python ...)`` / ``$(pip ...)`` run by
     the Python the text shows failing (:func:`_text_interpreter`), the bare ``python`` / ``pip`` of its lines too:

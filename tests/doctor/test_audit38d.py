@@ -145,3 +145,47 @@ def test_the_arch_list_for_a_newer_major_keeps_an_arch_the_table_cannot_rule_out
     assert _install.build_arch_list([f"sm_{new}"], later) == f"{new // 10}.{new % 10}"
     assert _install.build_arch_list([f"sm_{max(archs)}"], later) == f"{max(archs) // 10}.{max(archs) % 10}"
     assert _install.build_arch_list(["sm_70"], later) is None  # dropped by CUDA 13.0: no nvcc after compiles it
+
+
+# ------------------------------------------------------------------ item 3: explain with this machine: its Python
+
+# a traceback whose frames show no interpreter (a path relative to the working directory), a computed command's cause
+_CUDNN_NO_PREFIX = """>>> print(torch.backends.cudnn.version())
+Traceback (most recent call last):
+  File "torch/backends/cudnn/__init__.py", line 50, in _init
+    raise RuntimeError(f'{base_error_msg}'
+RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) but found runtime version (8, 4, 1). \
+PyTorch already comes bundled with cuDNN. One option to resolving this error is to ensure PyTorch can find the bundled \
+cuDNN.Looks like your LD_LIBRARY_PATH contains incompatible version of cudnnPlease either remove it from the path or \
+install cudnn (8, 5, 0)
+"""
+
+
+def _computed(d: dict) -> list[str]:
+    return [c for f in d["findings"] for c in (f.get("fix") or {}).get("commands") or [] if "$(" in c and "python" in c]
+
+
+@pytest.fixture()
+def other_python_first(tmp_path: Path) -> dict[str, str]:
+    """PATH whose first ``python`` is in another folder than this process's interpreter (as an unactivated venv)."""
+    bindir = tmp_path / "pybin"
+    bindir.mkdir()
+    (bindir / "python").symlink_to(shutil.which("python3") or sys.executable)
+    return {"PATH": f"{bindir}:{os.environ['PATH']}"}
+
+
+def test_explain_with_this_machine_computes_with_the_python_it_examined(other_python_first):
+    """Before round 38d `smr-doctor explain` read with this machine's facts printed `$(python -c ...)` (the python PATH
+    finds first) where the text shows no interpreter; diagnose printed the interpreter it examined. Both now do."""
+    exe = sys.executable  # the CLI's interpreter (CLI[0]): the Python explain examined
+    live = _computed(_doctor("explain", env=other_python_first, stdin=_CUDNN_NO_PREFIX))
+    assert live and all(f"$({exe} -c " in c and "$(python " not in c for c in live), live
+    # read alone (--offline): no machine's interpreter, the bare python as before
+    offline = _computed(_doctor("explain", "--offline", env=other_python_first, stdin=_CUDNN_NO_PREFIX))
+    assert offline and all("$(python -c " in c and exe not in c for c in offline), offline
+
+
+def test_explain_with_this_machine_keeps_the_python_the_text_shows(other_python_first):
+    text = _CUDNN_NO_PREFIX.replace('File "torch/', 'File "/opt/conda/envs/server/lib/python3.8/site-packages/torch/')
+    cmds = _computed(_doctor("explain", env=other_python_first, stdin=text))
+    assert cmds and all("$(/opt/conda/envs/server/bin/python -c " in c and sys.executable not in c for c in cmds), cmds
