@@ -94,6 +94,78 @@ def test_a_missing_cudart_reads_the_same_live_and_from_its_text(cuda11_extension
     assert set(firsts.values()) == {want}, firsts
 
 
+
+# ------------------------------------------------------------------ the other pairs: one fact, probed and in a text
+
+#: the readings a loader / abi event (a missing library, an undefined symbol) may have
+_EVENT_CODES = {"cudart_not_found", "prebuilt_binary_wrong_cuda", "library_not_found", "extension_undefined_symbol",
+                "cxx11_abi_mismatch", "abi_torch_version_mismatch", "torch_libs_not_loaded", "nvcc_torch_cuda_mismatch",
+                "companion_built_for_other_torch", "symbol_version_missing", "libstdcxx_too_old", "env_not_propagated_to_kernel"}
+
+
+def _torch_lib_dir() -> str:
+    p = subprocess.run([sys.executable, "-c", "import importlib.util, os; s = importlib.util.find_spec('torch'); "
+                        "print(os.path.join(os.path.dirname(s.origin), 'lib') if s else '')"],
+                       capture_output=True, text=True, timeout=60)
+    d = p.stdout.strip()
+    return d if d and os.path.exists(os.path.join(d, "libc10.so")) else ""
+
+
+def _module_needing(tmp: Path, name: str, symbol: str, link: list[str]) -> Path:
+    """A Python extension module (it defines PyInit_<name>) that calls ``symbol``, linked with ``link``."""
+    (tmp / f"{name}.c").write_text(f"void {symbol}(void);\nvoid *PyInit_{name}(void) {{ {symbol}(); return 0; }}\n")
+    _gcc("-o", f"{name}.so", f"{name}.c", *link, cwd=tmp)
+    return tmp / f"{name}.so"
+
+
+def _missing_lib_case(tmp: Path) -> tuple[Path, str]:
+    (tmp / "l.c").write_text("int smrnb_test_lib_fn(void) { return 1; }\n")
+    _gcc("-Wl,-soname,libsmrnbgone.so.1", "-o", "libsmrnbgone.so.1", "l.c", cwd=tmp)
+    ext = _module_needing(tmp, "needs_gone", "smrnb_test_lib_fn", ["-L.", "-l:libsmrnbgone.so.1"])
+    (tmp / "libsmrnbgone.so.1").unlink()
+    return ext, "ImportError: libsmrnbgone.so.1: cannot open shared object file: No such file or directory"
+
+
+def _plain_symbol_case(tmp: Path) -> tuple[Path, str]:
+    ext = _module_needing(tmp, "plain_undef", "smrnb_nowhere_defined_fn", [])
+    return ext, f"ImportError: {ext}: undefined symbol: smrnb_nowhere_defined_fn"
+
+
+def _torch_symbol_case(symbol: str):
+    def make(tmp: Path) -> tuple[Path, str]:
+        lib = _torch_lib_dir()
+        if not lib:
+            pytest.skip("no torch with libc10.so installed: the extension links torch's library")
+        ext = _module_needing(tmp, "torch_undef", symbol, [f"-L{lib}", "-lc10", f"-Wl,-rpath,{lib}"])
+        return ext, f"ImportError: {ext}: undefined symbol: {symbol}"
+    return make
+
+
+@needs_gcc
+@pytest.mark.parametrize("make", [
+    pytest.param(_missing_lib_case, id="missing-library"),
+    pytest.param(_plain_symbol_case, id="plain-undefined-symbol"),
+    # torchCheckFail with the pre-C++11 std::string (Ss): the other ABI's spelling of a symbol torch defines
+    pytest.param(_torch_symbol_case("_ZN3c106detail14torchCheckFailEPKcS2_jRKSs"), id="torch-symbol-other-abi"),
+    pytest.param(_torch_symbol_case("_ZN3c1019SmrnbNoSuchFunctionEv"), id="torch-symbol-no-such-function"),
+])
+def test_a_fact_probed_live_and_read_from_its_text_give_the_same_first_code(make, tmp_path):
+    """(issue 25) Each fact probed live (--extension, whichever of the loader / abi layers is asked) and the same fact in
+    the error text it makes (explain with this machine, whole or --layer loader) give the same first reading. Before
+    round 38d `--layer loader` reported nothing of a torch symbol the extension needs and torch lacks, which
+    `explain --layer loader` of its `undefined symbol` line reports."""
+    ext, text = make(tmp_path)
+    runs = {
+        "live": _doctor("--extension", str(ext)),
+        "live --layer loader": _doctor("--extension", str(ext), "--layer", "loader"),
+        "live --layer abi": _doctor("--extension", str(ext), "--layer", "abi"),
+        "explain": _doctor("explain", stdin=text + "\n"),
+        "explain --layer loader": _doctor("explain", "--layer", "loader", stdin=text + "\n"),
+    }
+    firsts = {k: next((f["code"] for f in d["findings"] if f["code"] in _EVENT_CODES), None) for k, d in runs.items()}
+    assert None not in firsts.values() and len(set(firsts.values())) == 1, firsts
+
+
 # ------------------------------------------------------------------ item 2: one reading of nvcc_archs.csv
 
 def _newest_row() -> tuple[str, list[int]]:

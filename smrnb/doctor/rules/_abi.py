@@ -77,7 +77,10 @@ def _reinstall_commands(path: str, facts: Mapping[str, Any]) -> tuple[str, ...]:
             f"{torch_version}", *rebuild_of_file(path, facts))
 
 
-@rule("abi")
+# (round 38d, issue 25) also under `--layer loader`: a torch symbol the extension needs and torch does not define fails
+# its import ("undefined symbol: ..."), which `explain --layer loader` of that line reports; the loader's run collects
+# the abi probe's facts for it (probes.RULE_NEEDS)
+@rule("abi", stand_in=("loader",))
 def unresolved_torch_symbols(facts: Mapping[str, Any]) -> Iterator[Finding]:
     af = facts.get("abi") or {}
     if af.get("status") != "ok":
