@@ -261,3 +261,44 @@ def test_explain_with_this_machine_keeps_the_python_the_text_shows(other_python_
     text = _CUDNN_NO_PREFIX.replace('File "torch/', 'File "/opt/conda/envs/server/lib/python3.8/site-packages/torch/')
     cmds = _computed(_doctor("explain", env=other_python_first, stdin=text))
     assert cmds and all("$(/opt/conda/envs/server/bin/python -c " in c and sys.executable not in c for c in cmds), cmds
+
+
+_H200_SMI = """#!/bin/sh
+case "$*" in
+  '--query-gpu=name,driver_version,compute_cap,memory.total,uuid --format=csv,noheader')
+    echo 'NVIDIA H200, 580.159.04, 9.0, 143771 MiB, GPU-6f2b7c0e-2d1a-4c1e-9a51-0c7e3e2b9d11';;
+  '') echo '| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |'
+      echo '|   0  NVIDIA H200                    On  |   00000000:19:00.0 Off |                    0 |';;
+esac
+"""
+
+
+def _nvcc() -> str:
+    return shutil.which("nvcc") or next((p for p in ("/usr/local/cuda/bin/nvcc",) if os.access(p, os.X_OK)), "")
+
+
+@pytest.mark.skipif(not _nvcc(), reason="no nvcc: the module's GPU code is built with it")
+def test_a_gpu_arch_fact_probed_live_and_read_from_its_text_give_the_same_first_code(tmp_path):
+    """A module whose only GPU code is sm_75 on a GPU of compute capability 9.0 (nvidia-smi's answer): the abi probe
+    reads its embedded archs; the text is the CUDA runtime's error at its first kernel launch."""
+    (tmp_path / "k.cu").write_text("__global__ void kern(float *x) { x[threadIdx.x] = 1.0f; }\n"
+                                   'extern "C" void *PyInit_kmod(void) { kern<<<1, 1>>>(0); return 0; }\n')
+    subprocess.run([_nvcc(), "-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_75,code=sm_75", "k.cu", "-o",
+                    "kmod.so"], cwd=tmp_path, check=True, capture_output=True, timeout=300)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "nvidia-smi").write_text(_H200_SMI)
+    (bindir / "nvidia-smi").chmod(0o755)
+    env = {"PATH": f"{bindir}:{os.environ['PATH']}"}
+    ext = str(tmp_path / "kmod.so")
+    live = _doctor("--extension", ext, env=env)
+    gpus = (live["facts"].get("driver") or {}).get("gpus") or []
+    if not gpus or any(str(g.get("compute_capability")).startswith("7.") for g in gpus):
+        pytest.skip(f"this machine's GPU facts are not nvidia-smi's answer of 9.0 (NVML's own GPU?): {gpus}")
+    text = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    runs = {"live": live, "live --layer abi": _doctor("--extension", ext, "--layer", "abi", env=env),
+            "explain": _doctor("explain", env=env, stdin=text),
+            "explain --layer abi": _doctor("explain", "--layer", "abi", env=env, stdin=text)}
+    arch_codes = {"no_kernel_image_for_gpu", "torch_wheel_lacks_gpu_arch", "unsupported_gpu_arch"}
+    firsts = {k: next((f["code"] for f in d["findings"] if f["code"] in arch_codes), None) for k, d in runs.items()}
+    assert None not in firsts.values() and len(set(firsts.values())) == 1, firsts
