@@ -131,6 +131,19 @@ def _plain_symbol_case(tmp: Path) -> tuple[Path, str]:
     return ext, f"ImportError: {ext}: undefined symbol: smrnb_nowhere_defined_fn"
 
 
+def _symbol_version_case(tmp: Path) -> tuple[Path, str]:
+    """A module needing GLIBCXX_3.4.99 of libstdc++.so.6 (linked against a stand-in defining it, then deleted): no
+    libstdc++ has it; the loader's message names the system's copy."""
+    (tmp / "ver.map").write_text("GLIBCXX_3.4.99 { global: smrnb_new_cxx_fn; };\n")
+    (tmp / "s.c").write_text("int smrnb_new_cxx_fn(void) { return 1; }\n")
+    (tmp / "stand_in").mkdir()
+    _gcc("-Wl,--version-script=ver.map", "-Wl,-soname,libstdc++.so.6", "-o", "stand_in/libstdc++.so.6", "s.c", cwd=tmp)
+    ext = _module_needing(tmp, "needs_glibcxx", "smrnb_new_cxx_fn", ["-Lstand_in", "-l:libstdc++.so.6"])
+    shutil.rmtree(tmp / "stand_in")
+    return ext, (f"ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.99' not found "
+                 f"(required by {ext})")
+
+
 def _torch_symbol_case(symbol: str):
     def make(tmp: Path) -> tuple[Path, str]:
         lib = _torch_lib_dir()
@@ -145,6 +158,7 @@ def _torch_symbol_case(symbol: str):
 @pytest.mark.parametrize("make", [
     pytest.param(_missing_lib_case, id="missing-library"),
     pytest.param(_plain_symbol_case, id="plain-undefined-symbol"),
+    pytest.param(_symbol_version_case, id="symbol-version-missing"),
     # torchCheckFail with the pre-C++11 std::string (Ss): the other ABI's spelling of a symbol torch defines
     pytest.param(_torch_symbol_case("_ZN3c106detail14torchCheckFailEPKcS2_jRKSs"), id="torch-symbol-other-abi"),
     pytest.param(_torch_symbol_case("_ZN3c1019SmrnbNoSuchFunctionEv"), id="torch-symbol-no-such-function"),
